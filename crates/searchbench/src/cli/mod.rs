@@ -1,0 +1,139 @@
+//! The `searchbench` command line: argument parsing, dispatch, exit codes.
+
+mod dates;
+mod engine;
+mod generate;
+mod ingest;
+pub mod output;
+mod run;
+mod target;
+
+pub use target::TargetArgs;
+
+use clap::{Parser, Subcommand};
+
+/// Exit codes: what a script calling searchbench can rely on.
+pub mod exit {
+    /// Everything worked and every check passed.
+    pub const OK: i32 = 0;
+    /// The work could not be done (engine would not start, target unreachable, I/O error).
+    pub const FAILURE: i32 = 1;
+    /// Bad usage or bad input (flags, specs, files).
+    pub const USAGE: i32 = 2;
+    /// The work was done but a check failed (counts do not reconcile, wrong answers).
+    pub const CHECK_FAILED: i32 = 3;
+}
+
+/// An error at the CLI edge, carrying the exit code it maps to.
+#[derive(Debug)]
+pub struct CliError {
+    pub code: i32,
+    pub error: anyhow::Error,
+}
+
+impl CliError {
+    pub fn usage(error: impl Into<anyhow::Error>) -> Self {
+        CliError {
+            code: exit::USAGE,
+            error: error.into(),
+        }
+    }
+    pub fn check(error: impl Into<anyhow::Error>) -> Self {
+        CliError {
+            code: exit::CHECK_FAILED,
+            error: error.into(),
+        }
+    }
+}
+
+impl<E: Into<anyhow::Error>> From<E> for CliError {
+    fn from(error: E) -> Self {
+        CliError {
+            code: exit::FAILURE,
+            error: error.into(),
+        }
+    }
+}
+
+pub type CliResult = Result<(), CliError>;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "searchbench",
+    version,
+    about = "A performance lab for Elasticsearch and OpenSearch ingestion and queries",
+    long_about = "A performance lab for Elasticsearch and OpenSearch ingestion and queries.\n\n\
+        searchbench starts real engines locally from Maven Central artifacts (or talks to your \
+        cluster), and measures how fast they ingest and answer.\n\n\
+        Start here:\n  \
+        searchbench engine list                      what can run on this machine\n  \
+        searchbench engine start opensearch-2.19.1   a local node; prints its URL\n  \
+        searchbench target info --url URL            what a cluster is and how it is doing",
+    after_help = "Exit codes: 0 ok, 1 failure, 2 bad usage or input, 3 a check failed."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Start, stop and list real engines provisioned from Maven Central.
+    #[command(subcommand)]
+    Engine(engine::EngineCommand),
+    /// Look at a cluster: product, version, nodes, health.
+    #[command(subcommand)]
+    Target(target::TargetCommand),
+    /// Write a built-in workload's corpus (deterministic: same seed, same bytes).
+    Generate(generate::GenerateArgs),
+    /// Bulk-load documents into a target and say where the time went.
+    Ingest(ingest::IngestArgs),
+    /// Do the whole thing for a built-in workload: provision, set up, ingest, report, stop.
+    Run(run::RunArgs),
+    /// Parse dates exactly as Elasticsearch/OpenSearch `date` fields do.
+    #[command(subcommand)]
+    Dates(dates::DatesCommand),
+}
+
+/// Parses the arguments, runs the command, prints errors, returns the exit code.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                exit::USAGE
+            } else {
+                exit::OK
+            };
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return exit::FAILURE;
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(()) => exit::OK,
+        Err(CliError { code, error }) => {
+            eprintln!("error: {error:#}");
+            code
+        }
+    }
+}
+
+pub async fn run(cli: Cli) -> CliResult {
+    match cli.command {
+        Command::Engine(cmd) => engine::run(cmd).await,
+        Command::Target(cmd) => target::run(cmd).await,
+        Command::Generate(args) => generate::run(args).await,
+        Command::Ingest(args) => ingest::run(args).await,
+        Command::Run(args) => run::run(args).await,
+        Command::Dates(cmd) => dates::run(cmd).await,
+    }
+}

@@ -1,0 +1,131 @@
+//! `searchbench target ...` and the flags every command that talks to a cluster shares.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Subcommand};
+
+use super::{output, CliError, CliResult};
+use crate::target::{Auth, Secret, Target, TargetConfig};
+
+/// How to reach a cluster. Secrets can come from the environment so they stay out of shell history.
+#[derive(Debug, Clone, Args)]
+pub struct TargetArgs {
+    /// Cluster URL(s), e.g. http://127.0.0.1:9200; repeat or comma-separate for several nodes.
+    #[arg(
+        long = "url",
+        env = "SEARCHBENCH_URL",
+        value_delimiter = ',',
+        required = true
+    )]
+    pub urls: Vec<String>,
+    /// User for HTTP basic auth (the password comes from --password or SEARCHBENCH_PASSWORD).
+    #[arg(long, env = "SEARCHBENCH_USER")]
+    pub user: Option<String>,
+    /// Password for basic auth. Prefer the SEARCHBENCH_PASSWORD environment variable.
+    #[arg(
+        long,
+        env = "SEARCHBENCH_PASSWORD",
+        hide_env_values = true,
+        requires = "user"
+    )]
+    pub password: Option<String>,
+    /// Elasticsearch API key (the base64 `id:key` form).
+    #[arg(long, env = "SEARCHBENCH_API_KEY", hide_env_values = true, conflicts_with_all = ["user", "bearer"])]
+    pub api_key: Option<String>,
+    /// Bearer token.
+    #[arg(
+        long,
+        env = "SEARCHBENCH_BEARER",
+        hide_env_values = true,
+        conflicts_with = "user"
+    )]
+    pub bearer: Option<String>,
+    /// PEM file with a CA certificate to trust (for self-signed clusters).
+    #[arg(long, value_name = "FILE")]
+    pub ca_cert: Option<PathBuf>,
+    /// Do not verify TLS certificates. Unsafe; for throwaway test clusters only.
+    #[arg(long)]
+    pub insecure: bool,
+    /// Per-request timeout in seconds.
+    #[arg(long, default_value_t = 30, value_name = "SECS")]
+    pub timeout: u64,
+}
+
+impl TargetArgs {
+    pub fn config(&self) -> TargetConfig {
+        let auth = if let Some(key) = &self.api_key {
+            Auth::ApiKey(Secret::new(key))
+        } else if let Some(token) = &self.bearer {
+            Auth::Bearer(Secret::new(token))
+        } else if let Some(user) = &self.user {
+            Auth::Basic {
+                user: user.clone(),
+                password: Secret::new(self.password.clone().unwrap_or_default()),
+            }
+        } else {
+            Auth::None
+        };
+        TargetConfig {
+            urls: self.urls.clone(),
+            auth,
+            ca_cert: self.ca_cert.clone(),
+            insecure: self.insecure,
+            timeout: Duration::from_secs(self.timeout.max(1)),
+        }
+    }
+
+    pub fn connect(&self) -> Result<Target, CliError> {
+        if self.insecure {
+            eprintln!("warning: --insecure: TLS certificates are not verified");
+        }
+        Target::new(&self.config()).map_err(CliError::usage)
+    }
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TargetCommand {
+    /// Product (Elasticsearch or OpenSearch), version, nodes and health of a cluster.
+    Info {
+        #[command(flatten)]
+        target: TargetArgs,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub async fn run(cmd: TargetCommand) -> CliResult {
+    match cmd {
+        TargetCommand::Info { target, json } => {
+            let target = target.connect()?;
+            let info = target.info().await?;
+            if json {
+                output::json(&info)?;
+                return Ok(());
+            }
+            println!("{} {} at {}", info.product, info.version, target.url());
+            println!(
+                "cluster {:?}: health {}, {} node(s), {} active shard(s), {} unassigned",
+                info.cluster_name,
+                info.health.status,
+                info.health.number_of_nodes,
+                info.health.active_shards,
+                info.health.unassigned_shards
+            );
+            let mut table = output::table(["node", "version", "roles", "heap"]);
+            for node in &info.nodes {
+                table.add_row([
+                    node.name.clone(),
+                    node.version.clone(),
+                    node.roles.join(","),
+                    node.heap_max_bytes
+                        .map(output::bytes)
+                        .unwrap_or_else(|| "-".into()),
+                ]);
+            }
+            println!("{table}");
+            Ok(())
+        }
+    }
+}

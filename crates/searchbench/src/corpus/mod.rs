@@ -1,0 +1,54 @@
+//! Corpora: deterministic document generators and readers of the user's files.
+//!
+//! Every corpus is a [`DocSource`]: the ingest driver asks it to append the next document's
+//! JSON straight into the bulk body it is building, so a document is written once and never
+//! re-encoded on the way to the target.
+
+/// What one call to [`DocSource::next_into`] produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Item {
+    /// A document's JSON was appended to the buffer (one line, no trailing newline).
+    Doc,
+    /// An input line could not be turned into a document. Nothing was appended; the caller
+    /// records it in the failure file and goes on (or stops, with `--fail-fast`).
+    Bad(BadLine),
+}
+
+/// A malformed input line, with enough to find it and to keep it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadLine {
+    /// File name (or `-` for stdin) the line came from.
+    pub source: String,
+    /// 1-based line number in that file.
+    pub line: u64,
+    pub reason: String,
+    /// The raw line as read, so nothing is lost.
+    pub raw: Vec<u8>,
+}
+
+/// Errors that end a corpus: unreadable files, bad arguments. Bad lines are not errors.
+#[derive(Debug, thiserror::Error)]
+pub enum CorpusError {
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// A stream of documents as ready-to-send JSON bytes.
+pub trait DocSource: Send {
+    /// Appends the next document to `out` and returns `Some(Item::Doc)`, or returns
+    /// `Some(Item::Bad(..))` for a line that is not a document, or `None` at the end.
+    fn next_into(&mut self, out: &mut Vec<u8>) -> Result<Option<Item>, CorpusError>;
+
+    /// How many documents the source will yield, when known (for progress and ETA).
+    fn len_hint(&self) -> Option<u64> {
+        None
+    }
+
+    /// A short description for messages and results, e.g. `logs (seed 1, 200000 docs)`.
+    fn describe(&self) -> String;
+}

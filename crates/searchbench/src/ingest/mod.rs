@@ -1,0 +1,1 @@
+//! Ingest: batcher, bulk driver (clients, retries, backpressure), failure file, reconciliation.

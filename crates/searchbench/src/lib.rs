@@ -1,0 +1,12 @@
+//! searchbench: a performance lab for Elasticsearch and OpenSearch ingestion and queries.
+//!
+//! The library behind the `searchbench` binary. Data flows corpus → batcher → driver →
+//! target, with samples going to the recorder and results to the store; see DESIGN.md.
+
+pub mod cli;
+pub mod corpus;
+pub mod engine;
+pub mod ingest;
+pub mod measure;
+pub mod target;
+pub mod workload;

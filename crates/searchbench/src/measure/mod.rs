@@ -1,0 +1,1 @@
+//! Measurement: samples, HDR histograms, per-second timeline, statistics, attribution.

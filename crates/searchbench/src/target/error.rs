@@ -1,0 +1,101 @@
+//! Errors of the HTTP layer: each names the request and, where the server gave one, its reason.
+
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum TargetError {
+    #[error("bad URL {url:?}: {reason}")]
+    Url { url: String, reason: String },
+    #[error("cannot read CA certificate {path}: {reason}")]
+    Tls { path: PathBuf, reason: String },
+    #[error("bad credentials: {reason}")]
+    Auth { reason: String },
+    #[error("cannot build the HTTP client: {reason}")]
+    Client { reason: String },
+    #[error("{request}: cannot connect: {reason}")]
+    Connect { request: String, reason: String },
+    #[error("{request}: no answer within the timeout ({reason})")]
+    Timeout { request: String, reason: String },
+    #[error("{request}: HTTP {status}: {reason}")]
+    Status {
+        request: String,
+        status: u16,
+        reason: String,
+    },
+    #[error("{request}: the server's answer is not what we expected: {reason}")]
+    Decode { request: String, reason: String },
+    #[error("{request}: {reason}")]
+    Transport { request: String, reason: String },
+}
+
+impl TargetError {
+    pub(crate) fn from_send(request: String, e: reqwest::Error) -> Self {
+        let reason = chain(&e);
+        if e.is_timeout() {
+            TargetError::Timeout { request, reason }
+        } else if e.is_connect() {
+            TargetError::Connect { request, reason }
+        } else {
+            TargetError::Transport { request, reason }
+        }
+    }
+
+    /// The HTTP status, when the server answered with an error status.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            TargetError::Status { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+}
+
+/// The error and its causes on one line: reqwest's top-level message alone hides the cause.
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        let more = cause.to_string();
+        if !text.contains(&more) {
+            text.push_str(": ");
+            text.push_str(&more);
+        }
+        source = cause.source();
+    }
+    text
+}
+
+/// The reason an Elasticsearch/OpenSearch error body gives (`error.root_cause[0].reason`,
+/// `error.reason`, `error.type`), else a snippet of the body.
+pub fn server_reason(body: &[u8]) -> String {
+    if let Ok(v) = serde_json::from_slice::<serde_json::Value>(body) {
+        let error = &v["error"];
+        let pick = |e: &serde_json::Value| -> Option<String> {
+            let kind = e["type"].as_str();
+            let reason = e["reason"].as_str();
+            match (kind, reason) {
+                (Some(k), Some(r)) => Some(format!("{k}: {r}")),
+                (None, Some(r)) => Some(r.to_string()),
+                (Some(k), None) => Some(k.to_string()),
+                _ => None,
+            }
+        };
+        if let Some(r) = pick(error) {
+            return r;
+        }
+        if let Some(s) = error.as_str() {
+            return s.to_string();
+        }
+    }
+    let s = snippet(body);
+    if s.is_empty() {
+        "(empty body)".into()
+    } else {
+        s
+    }
+}
+
+/// The first 200 characters of a body, for error messages.
+pub fn snippet(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(&body[..body.len().min(200)]);
+    text.trim().to_string()
+}

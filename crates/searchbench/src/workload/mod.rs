@@ -1,0 +1,1 @@
+//! Built-in workloads: corpus + index setup (+ operations and ground truth where they have them).

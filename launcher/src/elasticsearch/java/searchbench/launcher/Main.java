@@ -1,0 +1,28 @@
+package searchbench.launcher;
+
+import org.codelibs.elasticsearch.runner.ElasticsearchClusterRunner;
+
+/** Starts one Elasticsearch node bound to 127.0.0.1 and keeps it up until SIGTERM (or stdin EOF). */
+public final class Main {
+    public static void main(String[] args) throws Exception {
+        Args a = Args.parse(args);
+        ElasticsearchClusterRunner runner = new ElasticsearchClusterRunner();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                runner.close();
+            } catch (Exception e) {
+                System.err.println("searchbench-launcher: close failed: " + e);
+            }
+        }));
+        runner.onBuild((number, s) -> {
+            s.put("http.port", a.httpPort);
+            s.put("transport.port", a.transportPort);
+            s.put("network.host", "127.0.0.1");
+            s.put("discovery.type", "single-node");
+            s.remove("discovery.seed_hosts");
+            s.remove("cluster.initial_master_nodes");
+            s.putList("node.roles", "master", "data", "ingest");
+        }).build(ElasticsearchClusterRunner.newConfigs().numOfNode(1).basePath(a.dataDir).clusterName(a.cluster).disableESLogger());
+        Args.announceAndWait();
+    }
+}

@@ -1,0 +1,31 @@
+package searchbench.launcher;
+
+import org.codelibs.opensearch.runner.OpenSearchRunner;
+
+/** Starts one OpenSearch node bound to 127.0.0.1 and keeps it up until SIGTERM (or stdin EOF). */
+public final class Main {
+    public static void main(String[] args) throws Exception {
+        Args a = Args.parse(args);
+        OpenSearchRunner runner = new OpenSearchRunner();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                runner.close();
+            } catch (Exception e) {
+                System.err.println("searchbench-launcher: close failed: " + e);
+            }
+        }));
+        runner.onBuild((number, s) -> {
+            s.put("http.port", a.httpPort);
+            s.put("transport.port", a.transportPort);
+            s.put("network.host", "127.0.0.1");
+            s.put("discovery.type", "single-node");
+            // The runner seeds a multi-node cluster; single-node discovery refuses these.
+            s.remove("discovery.seed_hosts");
+            s.remove("cluster.initial_cluster_manager_nodes");
+            s.remove("cluster.initial_master_nodes");
+            // Without the ingest role every ingest pipeline fails.
+            s.putList("node.roles", "cluster_manager", "data", "ingest");
+        }).build(OpenSearchRunner.newConfigs().numOfNode(1).basePath(a.dataDir).clusterName(a.cluster).disableESLogger());
+        Args.announceAndWait();
+    }
+}
