@@ -16,20 +16,28 @@ impl Jdk {
     }
 }
 
-/// Where we look, in order: `$JAVA_HOME`, then the usual JVM folders.
+/// Folders holding JDKs, searched after `$JAVA_HOME`.
+const JVM_FOLDERS: &[&str] = &[
+    "/usr/lib/jvm",
+    "/usr/local/lib/jvm",
+    "/opt/java",
+    "/opt",
+    "/Library/Java/JavaVirtualMachines",
+];
+
+/// Where we look, in order: `$JAVA_HOME`, then the usual JVM folders (or, when set, the
+/// colon-separated folders of `$SEARCHBENCH_JDK_DIRS` instead of those).
 fn candidate_homes() -> Vec<PathBuf> {
     let mut homes = Vec::new();
     if let Some(home) = std::env::var_os("JAVA_HOME").filter(|h| !h.is_empty()) {
         homes.push(PathBuf::from(home));
     }
-    for root in [
-        "/usr/lib/jvm",
-        "/usr/local/lib/jvm",
-        "/opt/java",
-        "/opt",
-        "/Library/Java/JavaVirtualMachines",
-    ] {
-        let Ok(entries) = std::fs::read_dir(root) else {
+    let roots: Vec<PathBuf> = match std::env::var_os("SEARCHBENCH_JDK_DIRS") {
+        Some(dirs) => std::env::split_paths(&dirs).collect(),
+        None => JVM_FOLDERS.iter().map(PathBuf::from).collect(),
+    };
+    for root in roots {
+        let Ok(entries) = std::fs::read_dir(&root) else {
             continue;
         };
         let mut found: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
@@ -81,4 +89,12 @@ pub fn discover() -> Vec<Jdk> {
 /// The first JDK (in search order) whose feature release is at least `min`.
 pub fn find_at_least(min: u32) -> Option<Jdk> {
     discover().into_iter().find(|j| j.feature >= min)
+}
+
+/// The folders searched, for error messages.
+pub fn searched_folders() -> String {
+    match std::env::var_os("SEARCHBENCH_JDK_DIRS") {
+        Some(dirs) => format!(" {}", dirs.to_string_lossy()),
+        None => format!(" {}", JVM_FOLDERS.join(", ")),
+    }
 }

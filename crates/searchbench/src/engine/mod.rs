@@ -21,10 +21,11 @@ use crate::target::{Target, TargetConfig};
 pub enum EngineError {
     #[error("unknown engine {name:?}; known engines: {}", names().join(", "))]
     Unknown { name: String },
-    #[error("{engine} needs a JDK {min}+ and none was found (looked in $JAVA_HOME and /usr/lib/jvm, /usr/local/lib/jvm, /opt); found: {found}. Install one, e.g. `apt-get install openjdk-{min}-jdk-headless`, or set JAVA_HOME")]
+    #[error("{engine} needs a JDK {min}+ and none was found (looked in $JAVA_HOME and the JVM folders{dirs}); found: {found}. Install one, e.g. `apt-get install openjdk-{min}-jdk-headless`, or set JAVA_HOME")]
     NoJdk {
         engine: String,
         min: u32,
+        dirs: String,
         found: String,
     },
     #[error("`mvn` is not on PATH: searchbench resolves engines from Maven Central with Maven. Install it, e.g. `apt-get install maven`")]
@@ -165,6 +166,7 @@ pub async fn start(options: &StartOptions) -> Result<Node, EngineError> {
     let jdk = jdk::find_at_least(spec.min_jdk).ok_or_else(|| EngineError::NoJdk {
         engine: spec.name.to_string(),
         min: spec.min_jdk,
+        dirs: jdk::searched_folders(),
         found: describe_jdks(),
     })?;
     let http_port = match options.port {
@@ -309,10 +311,12 @@ pub fn stop_record(record: &NodeRecord, grace: Duration) -> StopOutcome {
     outcome
 }
 
+/// Deletes what we created for a node: its data folder (unless the user chose it) and its log.
 fn remove_data(record: &NodeRecord) {
     if record.data_is_ours {
         let _ = std::fs::remove_dir_all(&record.data_dir);
     }
+    let _ = std::fs::remove_file(&record.log);
 }
 
 fn describe_jdks() -> String {
