@@ -8,5 +8,8 @@ pub mod corpus;
 pub mod engine;
 pub mod ingest;
 pub mod measure;
+pub mod query;
+pub mod report;
+pub mod store;
 pub mod target;
 pub mod workload;

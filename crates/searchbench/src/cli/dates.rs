@@ -1,15 +1,73 @@
-//! `searchbench dates parse`.
+//! `searchbench dates parse`: the isodate parser as a line filter, for checking it against
+//! other implementations. The output format is stable: `<epoch_second> <nano_of_second>` or
+//! `error`, one line per input line.
 
+use std::io::{BufRead, BufWriter, Write};
+use std::path::PathBuf;
+
+use anyhow::Context;
 use clap::Subcommand;
 
-use super::CliResult;
+use super::{CliError, CliResult};
 
 #[derive(Debug, Subcommand)]
 pub enum DatesCommand {
-    /// Not built yet.
-    Parse {},
+    /// Parse one date per input line as a `date` field of Elasticsearch/OpenSearch would.
+    ///
+    /// Writes one line per input line: `<epoch_second> <nano_of_second>` for a date the
+    /// engines accept (UTC where the input has no zone), `error` for one they reject.
+    Parse {
+        /// Mapping format: `strict_date_optional_time||epoch_millis` (the default mapping
+        /// format), `strict_date_optional_time` or `epoch_millis`.
+        #[arg(long, default_value = "strict_date_optional_time||epoch_millis")]
+        format: String,
+        /// Read from this file instead of stdin.
+        #[arg(long, value_name = "FILE")]
+        input: Option<PathBuf>,
+    },
 }
 
-pub async fn run(_cmd: DatesCommand) -> CliResult {
-    Err(anyhow::anyhow!("`searchbench dates parse` is not built yet").into())
+pub async fn run(cmd: DatesCommand) -> CliResult {
+    match cmd {
+        DatesCommand::Parse { format, input } => {
+            let format: isodate::Format = format.parse().map_err(CliError::usage)?;
+            match input {
+                Some(path) => {
+                    let file = std::fs::File::open(&path)
+                        .with_context(|| format!("cannot open {}", path.display()))
+                        .map_err(CliError::usage)?;
+                    parse_lines(format, std::io::BufReader::with_capacity(1 << 16, file), &path.display().to_string())
+                }
+                None => parse_lines(format, std::io::stdin().lock(), "stdin"),
+            }
+        }
+    }
+}
+
+fn parse_lines(format: isodate::Format, mut input: impl BufRead, name: &str) -> CliResult {
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut line = Vec::with_capacity(64);
+    let mut number = 0u64;
+    loop {
+        line.clear();
+        number += 1;
+        let read = input
+            .read_until(b'\n', &mut line)
+            .with_context(|| format!("{name}: cannot read line {number}"))?;
+        if read == 0 {
+            break;
+        }
+        // Line ends are not part of the date, as with Java's BufferedReader.readLine.
+        let mut text = line.as_slice();
+        if let Some(rest) = text.strip_suffix(b"\n") {
+            text = rest;
+        }
+        if let Some(rest) = text.strip_suffix(b"\r") {
+            text = rest;
+        }
+        isodate::write_line(&isodate::parse_with_format(format, text), &mut out).context("cannot write to stdout")?;
+    }
+    out.flush().context("cannot write to stdout")?;
+    Ok(())
 }

@@ -5,6 +5,10 @@ mod engine;
 mod generate;
 mod ingest;
 pub mod output;
+mod query;
+mod compare;
+mod report;
+pub mod results;
 mod run;
 mod target;
 
@@ -88,8 +92,17 @@ pub enum Command {
     Generate(generate::GenerateArgs),
     /// Bulk-load documents into a target and say where the time went.
     Ingest(ingest::IngestArgs),
+    /// Measure a query workload (variants × transports) and check every answer.
+    Query(query::QueryArgs),
     /// Do the whole thing for a built-in workload: provision, set up, ingest, report, stop.
     Run(run::RunArgs),
+    /// The stored results: list, show, import.
+    #[command(subcommand)]
+    Results(results::ResultsCommand),
+    /// Compare stored runs metric by metric, with confidence intervals and verdicts.
+    Compare(compare::CompareArgs),
+    /// Render stored runs as an offline HTML page, Markdown or CSV.
+    Report(report::ReportArgs),
     /// Parse dates exactly as Elasticsearch/OpenSearch `date` fields do.
     #[command(subcommand)]
     Dates(dates::DatesCommand),
@@ -134,6 +147,10 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Generate(args) => generate::run(args).await,
         Command::Ingest(args) => ingest::run(args).await,
         Command::Run(args) => run::run(args).await,
+        Command::Query(args) => query::run(args).await,
         Command::Dates(cmd) => dates::run(cmd).await,
+        Command::Results(cmd) => results::run(cmd).await,
+        Command::Compare(args) => compare::run(args).await,
+        Command::Report(args) => report::run(args).await,
     }
 }

@@ -12,12 +12,7 @@ use crate::target::{Auth, Secret, Target, TargetConfig};
 #[derive(Debug, Clone, Args)]
 pub struct TargetArgs {
     /// Cluster URL(s), e.g. http://127.0.0.1:9200; repeat or comma-separate for several nodes.
-    #[arg(
-        long = "url",
-        env = "SEARCHBENCH_URL",
-        value_delimiter = ',',
-        required = true
-    )]
+    #[arg(long = "url", env = "SEARCHBENCH_URL", value_delimiter = ',')]
     pub urls: Vec<String>,
     /// User for HTTP basic auth (the password comes from --password or SEARCHBENCH_PASSWORD).
     #[arg(long, env = "SEARCHBENCH_USER")]
@@ -98,6 +93,11 @@ pub enum TargetCommand {
 pub async fn run(cmd: TargetCommand) -> CliResult {
     match cmd {
         TargetCommand::Info { target, json } => {
+            if target.urls.is_empty() {
+                return Err(CliError::usage(anyhow::anyhow!(
+                    "--url is required (or set SEARCHBENCH_URL)"
+                )));
+            }
             let target = target.connect()?;
             let info = target.info().await?;
             if json {

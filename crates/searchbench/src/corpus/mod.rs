@@ -4,6 +4,20 @@
 //! JSON straight into the bulk body it is building, so a document is written once and never
 //! re-encoded on the way to the target.
 
+pub mod csvdoc;
+pub mod files;
+pub mod logs;
+pub mod metrics;
+pub mod rng;
+pub mod text;
+pub mod transactions;
+mod words;
+
+pub use files::{CsvReader, NdjsonReader};
+pub use logs::{Logs, LogsSpec};
+pub use metrics::{ClusterMetrics, MetricsSpec, PartitionTruth, TruthHandle};
+pub use transactions::{Transactions, TransactionsSpec};
+
 /// What one call to [`DocSource::next_into`] produced.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Item {

@@ -1,1 +1,330 @@
 //! Ingest: batcher, bulk driver (clients, retries, backpressure), failure file, reconciliation.
+//!
+//! [`ingest`] is the whole job: set the index up, hold the load-time settings, drive the bulk
+//! requests, restore the settings (also after an error), refresh, count, and say where the time
+//! went. The pieces are usable alone: [`driver::load`] for the bulk loop, [`index`] for setup.
+
+pub mod batch;
+pub mod driver;
+pub mod failures;
+pub mod index;
+pub mod response;
+pub mod source;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use reqwest::Method;
+use serde::Serialize;
+
+pub use batch::{IdMode, PoolStats};
+pub use driver::{DriverConfig, LoadOutcome};
+pub use failures::FailureFile;
+pub use index::{LoadSettings, Previous};
+
+use crate::corpus::{CorpusError, DocSource};
+use crate::measure::{self, Attribution, AttributionInput, IndexStats, Machine, Second, Summary};
+use crate::target::{Target, TargetError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum IngestError {
+    #[error(transparent)]
+    Target(#[from] TargetError),
+    #[error("reading the corpus: {0}")]
+    Corpus(#[from] CorpusError),
+    #[error("index {index:?} already exists and was not created by searchbench, so it is left alone. Pick another name with --index, or pass --replace to delete it and start afresh")]
+    Foreign { index: String },
+    #[error("{request}: {reason}")]
+    Bulk { request: String, reason: String },
+    #[error("failure file {}: {source}", path.display())]
+    Failures {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{file}:{line}: {reason} (stopped here because of --fail-fast)")]
+    FailFast {
+        file: String,
+        line: u64,
+        reason: String,
+    },
+    #[error("{0}")]
+    Config(String),
+}
+
+/// Everything [`ingest`] needs besides the target and the documents.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub driver: DriverConfig,
+    /// Index settings + mappings (the workload's), `{}` for none.
+    pub index_body: serde_json::Value,
+    /// Delete an existing index we did not create.
+    pub replace: bool,
+    pub load_settings: LoadSettings,
+    pub failures: PathBuf,
+    /// The engine's pid when we provisioned it (for its CPU time).
+    pub engine_pid: Option<u32>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Counts {
+    /// Documents and bad lines taken from the corpus.
+    pub read: u64,
+    /// Acknowledged by the target.
+    pub indexed: u64,
+    /// In the failure file: refused + unacknowledged + bad lines.
+    pub failed: u64,
+    pub refused: u64,
+    pub unacknowledged: u64,
+    pub bad_lines: u64,
+    pub retried_items: u64,
+    /// `_count` of the index after a refresh.
+    pub index_count: Option<u64>,
+    /// `read == indexed + failed` and `index_count == indexed`.
+    pub reconciled: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Cpu {
+    pub driver_secs: f64,
+    pub driver_secs_per_million_docs: Option<f64>,
+    /// Driver CPU / (wall × cores).
+    pub driver_machine_share: f64,
+    pub engine_secs: Option<f64>,
+    pub engine_machine_share: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Requests {
+    pub attempts: u64,
+    pub failed_attempts: u64,
+    pub retries: u64,
+}
+
+/// The result of one ingest: enough to compare it and to run it again.
+#[derive(Debug, Clone, Serialize)]
+pub struct IngestReport {
+    pub tool: &'static str,
+    pub tool_version: &'static str,
+    pub started_unix: u64,
+    pub corpus: String,
+    pub index: String,
+    pub previous_index: Previous,
+    pub target_url: String,
+    pub product: String,
+    pub engine_version: String,
+    pub config: DriverConfig,
+    pub load_settings: LoadSettings,
+    pub machine: Machine,
+    pub wall_secs: f64,
+    pub counts: Counts,
+    pub docs_per_sec: f64,
+    /// Uncompressed bulk body bytes per second (action lines included).
+    pub mb_per_sec: f64,
+    pub wire_mb_per_sec: f64,
+    pub requests: Requests,
+    pub service: Summary,
+    pub took: Summary,
+    pub server_stats: Option<IndexStats>,
+    pub cpu: Cpu,
+    pub attribution: Attribution,
+    pub timeline: Vec<Second>,
+    pub failures_file: Option<PathBuf>,
+    pub buffers: PoolStats,
+    pub interrupted: bool,
+    /// The error that stopped the run early, if any.
+    pub error: Option<String>,
+    pub warnings: Vec<String>,
+}
+
+impl IngestReport {
+    /// Documents that went to the failure file.
+    pub fn failed(&self) -> u64 {
+        self.counts.failed
+    }
+}
+
+/// Sets the index up, loads `source`, restores the settings, counts, and reports.
+///
+/// Errors before the load starts (unreachable target, foreign index, bad settings) are
+/// returned as `Err`. Once the load has started, the result is always a report: an error that
+/// stopped the load is in [`IngestReport::error`], with every document accounted for.
+pub async fn ingest(
+    target: &Target,
+    source: Box<dyn DocSource>,
+    plan: Plan,
+) -> Result<IngestReport, IngestError> {
+    let started_unix = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let index = plan.driver.index.clone();
+    let (product, engine_version, _) = target.product().await?;
+    let previous = index::prepare(target, &index, &plan.index_body, plan.replace).await?;
+    let saved = index::apply(target, &index, &plan.load_settings).await?;
+    let mut warnings = Vec::new();
+    let before = match IndexStats::fetch(target, &index).await {
+        Ok(s) => Some(s),
+        Err(e) => {
+            warnings.push(format!("no index stats before the load: {e}"));
+            None
+        }
+    };
+    let corpus = source.describe();
+    let failures = Arc::new(FailureFile::new(&plan.failures));
+    let engine_before = plan.engine_pid.and_then(crate::engine::process::cpu_time);
+    let cpu_before = measure::self_cpu();
+
+    let outcome = driver::load(target, source, plan.driver.clone(), failures.clone()).await;
+
+    let driver_cpu = measure::self_cpu().saturating_sub(cpu_before);
+    let engine_cpu = match (
+        engine_before,
+        plan.engine_pid.and_then(crate::engine::process::cpu_time),
+    ) {
+        (Some(b), Some(a)) => Some(a.saturating_sub(b)),
+        _ => None,
+    };
+    let after = match IndexStats::fetch(target, &index).await {
+        Ok(s) => Some(s),
+        Err(e) => {
+            warnings.push(format!("no index stats after the load: {e}"));
+            None
+        }
+    };
+    if let Err(e) = index::restore(target, &index, &saved).await {
+        warnings.push(format!(
+            "could not restore the index settings changed for the load: {e}"
+        ));
+    }
+    let index_count = match count(target, &index).await {
+        Ok(n) => Some(n),
+        Err(e) => {
+            warnings.push(format!("could not count the index: {e}"));
+            None
+        }
+    };
+    Ok(report(ReportParts {
+        started_unix,
+        corpus,
+        index,
+        previous,
+        target,
+        product: product.to_string(),
+        engine_version,
+        plan,
+        outcome,
+        driver_cpu,
+        engine_cpu,
+        stats: before.zip(after).map(|(b, a)| a.delta(&b)),
+        index_count,
+        failures: &failures,
+        warnings,
+    }))
+}
+
+/// Refresh, then `_count`.
+pub async fn count(target: &Target, index: &str) -> Result<u64, TargetError> {
+    target
+        .send(Method::POST, &format!("/{index}/_refresh"), None)
+        .await?;
+    #[derive(serde::Deserialize)]
+    struct CountAnswer {
+        count: u64,
+    }
+    let c: CountAnswer = target.get_json(&format!("/{index}/_count")).await?;
+    Ok(c.count)
+}
+
+struct ReportParts<'a> {
+    started_unix: u64,
+    corpus: String,
+    index: String,
+    previous: Previous,
+    target: &'a Target,
+    product: String,
+    engine_version: String,
+    plan: Plan,
+    outcome: LoadOutcome,
+    driver_cpu: Duration,
+    engine_cpu: Option<Duration>,
+    stats: Option<IndexStats>,
+    index_count: Option<u64>,
+    failures: &'a FailureFile,
+    warnings: Vec<String>,
+}
+
+fn report(p: ReportParts<'_>) -> IngestReport {
+    let o = &p.outcome;
+    let wall = o.wall.as_secs_f64().max(1e-9);
+    let machine = Machine::detect();
+    let failed = o.failed();
+    let reconciled = o.balanced() && p.index_count == Some(o.acked);
+    let recorder = &o.recorder;
+    let attribution = Attribution::compute(&AttributionInput {
+        wall: o.wall,
+        clients: p.plan.driver.clients,
+        service_sum: recorder.service_sum,
+        took_sum: Duration::from_millis(recorder.took_sum_ms),
+        stats: p.stats.unwrap_or_default(),
+        driver_cpu: p.driver_cpu,
+        engine_cpu: p.engine_cpu,
+        cores: machine.cores,
+    });
+    let machine_secs = wall * machine.cores.max(1) as f64;
+    let cpu = Cpu {
+        driver_secs: p.driver_cpu.as_secs_f64(),
+        driver_secs_per_million_docs: (o.acked > 0)
+            .then(|| p.driver_cpu.as_secs_f64() * 1e6 / o.acked as f64),
+        driver_machine_share: p.driver_cpu.as_secs_f64() / machine_secs,
+        engine_secs: p.engine_cpu.map(|d| d.as_secs_f64()),
+        engine_machine_share: p.engine_cpu.map(|d| d.as_secs_f64() / machine_secs),
+    };
+    let mut url = p.target.url().clone();
+    url.set_query(None);
+    IngestReport {
+        tool: "searchbench",
+        tool_version: env!("CARGO_PKG_VERSION"),
+        started_unix: p.started_unix,
+        corpus: p.corpus,
+        index: p.index,
+        previous_index: p.previous,
+        target_url: url.to_string(),
+        product: p.product,
+        engine_version: p.engine_version,
+        config: p.plan.driver.clone(),
+        load_settings: p.plan.load_settings.clone(),
+        machine,
+        wall_secs: wall,
+        counts: Counts {
+            read: o.read,
+            indexed: o.acked,
+            failed,
+            refused: o.refused,
+            unacknowledged: o.unacknowledged,
+            bad_lines: o.bad_lines,
+            retried_items: o.retried_items,
+            index_count: p.index_count,
+            reconciled,
+        },
+        docs_per_sec: o.acked as f64 / wall,
+        mb_per_sec: recorder.bytes as f64 / wall / 1e6,
+        wire_mb_per_sec: recorder.wire_bytes as f64 / wall / 1e6,
+        requests: Requests {
+            attempts: recorder.requests,
+            failed_attempts: recorder.failed_attempts,
+            retries: recorder.retried_attempts,
+        },
+        service: recorder.service(),
+        took: recorder.took(),
+        server_stats: p.stats,
+        cpu,
+        attribution,
+        timeline: recorder.timeline(),
+        failures_file: (p.failures.written() > 0).then(|| p.failures.path().to_path_buf()),
+        buffers: o.pool,
+        interrupted: o.interrupted,
+        error: o.error.as_ref().map(|e| e.to_string()),
+        warnings: p.warnings,
+    }
+}

@@ -1,1 +1,16 @@
 //! Measurement: samples, HDR histograms, per-second timeline, statistics, attribution.
+//!
+//! Everything here is cheap enough to sit on the hot path: one [`Sample`] per bulk request,
+//! recorded under a short lock into fixed-size histograms and a per-second timeline.
+
+pub mod attribution;
+pub mod cpu;
+pub mod machine;
+pub mod recorder;
+pub mod stats;
+
+pub use attribution::{Attribution, AttributionInput, Segment};
+pub use cpu::self_cpu;
+pub use machine::Machine;
+pub use recorder::{Recorder, Sample, Second, Summary};
+pub use stats::IndexStats;

@@ -31,7 +31,9 @@ pub fn node_url() -> &'static str {
         options.heap = "512m".into();
         options.attached = true; // dies with the test binary even if it is killed
         let runtime = tokio::runtime::Runtime::new().expect("tokio runtime");
-        let node = runtime.block_on(engine::start(&options)).unwrap_or_else(|e| panic!("starting the shared test node: {e}"));
+        let node = runtime
+            .block_on(engine::start(&options))
+            .unwrap_or_else(|e| panic!("starting the shared test node: {e}"));
         let url = node.url().to_string();
         *NODE.lock().expect("node lock") = Some(node);
         // The test harness leaves through exit(), which runs atexit handlers: a clean stop.

@@ -1,0 +1,107 @@
+//! `searchbench compare BASE CONTENDER...`: metric by metric, with intervals and verdicts.
+
+use clap::Args;
+
+use super::results::StoreArgs;
+use super::{output, CliError, CliResult};
+use crate::report::compare::{self, format_diff, format_n, format_value, Side, Verdict};
+
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Compare stored runs metric by metric: throughput, service-time percentiles, \
+        error rate, CPU, attribution, query cells and accuracy.\n\n\
+        Each of BASE and CONTENDER is a run id (a unique prefix is enough) or a tag selector \
+        `key=value[,key=value]` that picks every complete run with those tags: a group of \
+        repeated runs. For every metric the table gives the contender's difference from the \
+        base in percent with a 95 % bootstrap confidence interval (2000 seeded resamples, so \
+        the same runs always give the same interval), the sample counts behind it, and a \
+        verdict: better or worse when the interval excludes zero, otherwise no significant \
+        change.\n\n\
+        One run per side: the samples are the run's seconds (block bootstrap) or query \
+        coverages, so the interval covers noise within a run only. Groups of runs: one value \
+        per run and Welch's t interval, so the interval includes run-to-run noise; 5 runs per \
+        group at least. Fewer than 5 samples on a side: the difference, no verdict.",
+    after_help = "Examples:\n  \
+        searchbench compare 3fa9c2e1 7b01d4aa              two runs\n  \
+        searchbench compare 3fa9c2e1 7b01d4aa 90cc12ef     two contenders in one table\n  \
+        searchbench compare build=old build=new            repeated runs by tag\n  \
+        searchbench compare base=1 new=1 --fail-on-worse   exit 3 on a regression (CI)"
+)]
+pub struct CompareArgs {
+    #[command(flatten)]
+    pub store: StoreArgs,
+    /// The base: run id, id prefix, or key=value[,key=value] for a group of runs.
+    pub base: String,
+    /// One or more contenders, same forms as the base.
+    #[arg(required = true)]
+    pub contenders: Vec<String>,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Exit with code 3 when a contender is significantly worse on any metric.
+    #[arg(long)]
+    pub fail_on_worse: bool,
+}
+
+pub async fn run(a: CompareArgs) -> CliResult {
+    let store = a.store.open()?;
+    let base = Side::load(&store, &a.base).map_err(CliError::usage)?;
+    let contenders = a
+        .contenders
+        .iter()
+        .map(|s| Side::load(&store, s).map_err(CliError::usage))
+        .collect::<Result<Vec<_>, _>>()?;
+    let c = compare::compare(base, contenders);
+    if a.json {
+        output::json(&c)?;
+    } else {
+        let mut header = vec!["metric".to_string(), format!("{} (base)", c.base.label)];
+        for k in &c.contenders {
+            header.push(k.label.clone());
+            header.push(format!("diff [{:.0} % CI]", c.confidence * 100.0));
+            header.push("samples".into());
+            header.push("verdict".into());
+        }
+        let mut t = output::table(header);
+        for row in &c.rows {
+            let unit = if row.unit.is_empty() {
+                String::new()
+            } else {
+                format!(" {}", row.unit)
+            };
+            let mut line = vec![
+                row.label.clone(),
+                format!("{}{unit}", format_value(row.base)),
+            ];
+            for k in &row.contenders {
+                match k {
+                    Some(k) => {
+                        line.push(format!("{}{unit}", format_value(k.value)));
+                        line.push(format_diff(k));
+                        line.push(format_n(k));
+                        line.push(match k.verdict {
+                            Verdict::Better => "better ✓".into(),
+                            Verdict::Worse => "WORSE ✗".into(),
+                            v => v.name().into(),
+                        });
+                    }
+                    None => line.extend(["-".into(), String::new(), String::new(), String::new()]),
+                }
+            }
+            t.add_row(line);
+        }
+        println!("{t}");
+        for n in &c.notes {
+            println!("note: {n}");
+        }
+        if c.rows.is_empty() {
+            println!("the base run has no result to compare (incomplete?)");
+        }
+    }
+    if a.fail_on_worse && c.any_worse() {
+        return Err(CliError::check(anyhow::anyhow!(
+            "a contender is significantly worse than the base"
+        )));
+    }
+    Ok(())
+}

@@ -1,0 +1,289 @@
+//! `searchbench query WORKLOAD`: measure a query workload the way field note 002 did.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::{CliError, CliResult, TargetArgs};
+use crate::corpus::metrics::{MetricsSpec, DEFAULT_ROWS_PER_EPOCH};
+use crate::corpus::text::{parse_duration_ms, parse_start};
+use crate::corpus::LogsSpec;
+use crate::query::{self, LogsQueryOptions, QueryOptions, Transport, Truth, Variant};
+use crate::target::Target;
+use crate::workload::{self, PartitionTruth, WorkloadSpec};
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "cluster-metrics variants: A filter only, B 3× sum, C_td/C_hdr 3× percentiles \
+    (t-digest/HDR), D_td production (sums + t-digest), D_hdr.\n\
+    logs variants (each _s0 = size 0, _s10 = size 10 newest first): range_terms (range + terms \
+    on process.name), histogram (per-minute date_histogram), match (match on message), \
+    top_hosts (terms agg on host.name); one search per time slice (--slices).\n\
+    Exit code 3 when an answer is wrong (count, sum, percentile beyond its bound, hits, \
+    buckets) or a request failed."
+)]
+pub struct QueryArgs {
+    /// The workload: cluster-metrics or logs.
+    pub workload: String,
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Index to query [default: cluster-metrics, or searchbench-logs for logs].
+    #[arg(long)]
+    pub index: Option<String>,
+    /// Ground truth file (NDJSON as written by the generator); else computed from the spec below.
+    #[arg(long, value_name = "FILE")]
+    pub truth: Option<PathBuf>,
+    /// Corpus seed (for the in-process truth and --load).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[arg(long, default_value_t = DEFAULT_ROWS_PER_EPOCH)]
+    pub rows_per_epoch: u64,
+    #[arg(long, default_value_t = 5)]
+    pub epochs: u64,
+    #[arg(long, default_value_t = 1)]
+    pub first_epoch: u64,
+    /// logs: documents in the corpus (required for logs).
+    #[arg(long)]
+    pub docs: Option<u64>,
+    /// logs: first `@timestamp` of the corpus, `YYYY-MM-DD[THH:MM:SS[.fff]Z]` (default 2023-01-01).
+    #[arg(long)]
+    pub start: Option<String>,
+    /// logs: window the timestamps spread over, e.g. `1d`, `6h` (default 1d).
+    #[arg(long)]
+    pub window: Option<String>,
+    /// logs: time slices of the window; one search per variant and slice.
+    #[arg(long, default_value_t = query::logs::DEFAULT_SLICES)]
+    pub slices: usize,
+    /// Create the index and load the corpus first (the index must not exist).
+    #[arg(long)]
+    pub load: bool,
+    /// Measurement passes.
+    #[arg(long, default_value_t = 3)]
+    pub passes: u32,
+    /// Variants to run (comma-separated) [default: all of the workload's].
+    #[arg(long, value_delimiter = ',')]
+    pub variants: Option<Vec<String>>,
+    /// Transports: serial, msearch (comma-separated) [default: both for cluster-metrics,
+    /// serial for logs].
+    #[arg(long, value_delimiter = ',')]
+    pub transports: Option<Vec<String>>,
+    /// Skip the warm-up pass.
+    #[arg(long)]
+    pub no_warmup: bool,
+    /// Seed of the task shuffle.
+    #[arg(long, default_value_t = 1)]
+    pub shuffle_seed: u64,
+    /// Also run one pass with `profile: true` and report its overhead.
+    #[arg(long)]
+    pub profile: bool,
+    /// Coverages per second (latency then counts from the scheduled start).
+    #[arg(long, value_name = "R")]
+    pub rate: Option<f64>,
+    /// Do not check answers (for sinks and doubles).
+    #[arg(long)]
+    pub no_check: bool,
+    /// Write the result as JSON.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// A previous --json result: report the drift of the production cell against it.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+}
+
+pub async fn run(args: QueryArgs) -> CliResult {
+    let logs = match args.workload.as_str() {
+        "cluster-metrics" => false,
+        "logs" => true,
+        other => {
+            return Err(CliError::usage(anyhow::anyhow!(
+                "unknown query workload {other:?}; known: cluster-metrics, logs"
+            )))
+        }
+    };
+    let known: &[Variant] = if logs { &Variant::LOGS } else { &Variant::ALL };
+    let variants = match &args.variants {
+        None => known.to_vec(),
+        Some(list) => list
+            .iter()
+            .map(|s| {
+                Variant::parse_in(known, s).ok_or_else(|| {
+                    let names: Vec<_> = known.iter().map(|v| v.name()).collect();
+                    CliError::usage(anyhow::anyhow!(
+                        "unknown {} variant {s:?}; known: {}",
+                        args.workload,
+                        names.join(", ")
+                    ))
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?,
+    };
+    let transports = match &args.transports {
+        None if logs => vec![Transport::Serial],
+        None => Transport::ALL.to_vec(),
+        Some(list) => list
+            .iter()
+            .map(|s| {
+                Transport::parse(s).ok_or_else(|| {
+                    CliError::usage(anyhow::anyhow!(
+                        "unknown transport {s:?}; known: serial, msearch"
+                    ))
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?,
+    };
+    let index = args.index.clone().unwrap_or_else(|| {
+        workload::find(&args.workload)
+            .map_or("searchbench-logs", |w| w.default_index())
+            .to_string()
+    });
+    let target = args.target.connect()?;
+    let mut options = QueryOptions::new(&index);
+    options.variants = variants;
+    options.transports = transports;
+    options.passes = args.passes.max(1);
+    options.warmup = !args.no_warmup;
+    options.shuffle_seed = args.shuffle_seed;
+    options.profile = args.profile;
+    options.rate = args.rate;
+    options.check = !args.no_check;
+    options.progress = true;
+    let measured = if logs {
+        run_logs(&args, target, options).await?
+    } else {
+        run_cluster_metrics(&args, target, options).await?
+    };
+    let mut result = measured.map_err(CliError::usage)?;
+    if let Some(path) = &args.baseline {
+        result.compare_baseline(path).map_err(CliError::usage)?;
+    }
+    query::print(&result);
+    if let Some(path) = &args.json {
+        let text = serde_json::to_vec_pretty(&result)?;
+        std::fs::write(path, text)
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        eprintln!("result written to {}", path.display());
+    }
+    if !result.passed() {
+        return Err(CliError::check(anyhow::anyhow!(
+            "{} wrong answer(s), {} failed request(s)",
+            result.failures_total,
+            result.request_errors()
+        )));
+    }
+    Ok(())
+}
+
+type Measured = Result<query::QueryResult, query::QueryError>;
+
+/// Runs `job` on a single-threaded runtime of its own: the requests are sequential, and one
+/// thread spares every response a cross-thread wake-up (~10 µs per request on this path).
+async fn on_own_thread<F, Fut>(job: F) -> Result<Measured, CliError>
+where
+    F: FnOnce() -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = Measured>,
+{
+    let measured = tokio::task::spawn_blocking(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        anyhow::Ok(runtime.block_on(job()))
+    })
+    .await??;
+    Ok(measured)
+}
+
+async fn run_cluster_metrics(
+    args: &QueryArgs,
+    target: Target,
+    options: QueryOptions,
+) -> Result<Measured, CliError> {
+    let mut spec = MetricsSpec::new(args.seed);
+    spec.rows_per_epoch = args.rows_per_epoch;
+    spec.epochs = Some(args.epochs);
+    spec.first_epoch = args.first_epoch;
+    spec.resolve().map_err(CliError::usage)?;
+    let parts = if args.load {
+        eprintln!(
+            "loading {} rows into {:?} …",
+            args.rows_per_epoch * args.epochs,
+            options.index
+        );
+        query::load_cluster_metrics(&target, &options.index, &spec).await?
+    } else if let Some(path) = &args.truth {
+        query::read_truth_file(path).map_err(CliError::usage)?
+    } else {
+        query::compute_truth(&spec).map_err(CliError::usage)?
+    };
+    let truth = Truth::new(parts);
+    on_own_thread(
+        move || async move { query::run_cluster_metrics(&target, &truth, &options).await },
+    )
+    .await
+}
+
+async fn run_logs(
+    args: &QueryArgs,
+    target: Target,
+    options: QueryOptions,
+) -> Result<Measured, CliError> {
+    if args.truth.is_some() {
+        return Err(CliError::usage(anyhow::anyhow!(
+            "--truth is for cluster-metrics; the logs truth is recomputed from --seed/--docs"
+        )));
+    }
+    let Some(docs) = args.docs else {
+        return Err(CliError::usage(anyhow::anyhow!(
+            "logs needs --docs N (and the --seed, --start, --window the corpus was generated with)"
+        )));
+    };
+    let mut spec = LogsSpec::new(args.seed, docs);
+    if let Some(start) = &args.start {
+        spec.start_ms = parse_start(start).map_err(CliError::usage)?;
+    }
+    if let Some(window) = &args.window {
+        spec.window_ms = parse_duration_ms(window).map_err(CliError::usage)?;
+    }
+    if args.load {
+        eprintln!("loading {docs} logs documents into {:?} …", options.index);
+        query::load_logs(&target, &options.index, &spec).await?;
+    }
+    let options = LogsQueryOptions {
+        query: options,
+        slices: args.slices,
+    };
+    on_own_thread(move || async move { query::run_logs(&target, &spec, &options).await }).await
+}
+
+/// The query phase of `searchbench run`, after the ingest of a built-in workload: the
+/// workload's variants with the default method, answers checked against the corpus's truth.
+/// `None` for workloads without queries (transactions).
+pub(super) async fn after_ingest(
+    target: Target,
+    index: &str,
+    workload: &str,
+    spec: &WorkloadSpec,
+    truth: Vec<PartitionTruth>,
+) -> Result<Option<query::QueryResult>, CliError> {
+    let mut options = QueryOptions::new(index);
+    options.progress = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let measured = match workload {
+        "cluster-metrics" => {
+            let truth = Truth::new(truth);
+            on_own_thread(move || async move {
+                query::run_cluster_metrics(&target, &truth, &options).await
+            })
+            .await?
+        }
+        "logs" => {
+            let spec = workload::logs_spec(spec).map_err(CliError::usage)?;
+            let mut logs = LogsQueryOptions::new(index);
+            options.variants = Variant::LOGS.to_vec();
+            options.transports = vec![Transport::Serial];
+            logs.query = options;
+            on_own_thread(move || async move { query::run_logs(&target, &spec, &logs).await })
+                .await?
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(measured.map_err(CliError::from)?))
+}

@@ -1,0 +1,289 @@
+//! The user's own files as corpora: NDJSON (one JSON object per line) and CSV with a header,
+//! plain or gzip-compressed (by `.gz` extension or by the gzip magic bytes), or stdin (`-`).
+//!
+//! Bad input never ends a corpus: a line that is not a JSON object, or a CSV record with the
+//! wrong number of fields or a cell that does not fit its type, comes back as
+//! [`Item::Bad`] with the file, the 1-based line number, the reason and the raw bytes, and
+//! the next line is read as usual. Only I/O errors end the stream.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+use super::csvdoc::CsvToJson;
+use super::{transactions, BadLine, CorpusError, DocSource, Item};
+
+const READ_BUFFER: usize = 1 << 20;
+
+/// Opens `path` (`-` = stdin) for reading, decompressing gzip when the name ends in `.gz` or
+/// the content starts with the gzip magic bytes.
+pub fn open_input(path: &str) -> Result<Box<dyn BufRead + Send>, CorpusError> {
+    let io = |source| CorpusError::Io {
+        path: path.to_string(),
+        source,
+    };
+    let raw: Box<dyn Read + Send> = if path == "-" {
+        Box::new(std::io::stdin())
+    } else {
+        Box::new(File::open(path).map_err(io)?)
+    };
+    let mut reader = BufReader::with_capacity(READ_BUFFER, raw);
+    let magic = reader.fill_buf().map_err(io)?;
+    let gzip =
+        magic.starts_with(&[0x1f, 0x8b]) || Path::new(path).extension() == Some("gz".as_ref());
+    if gzip {
+        Ok(Box::new(BufReader::with_capacity(
+            READ_BUFFER,
+            flate2::bufread::MultiGzDecoder::new(reader),
+        )))
+    } else {
+        Ok(Box::new(reader))
+    }
+}
+
+/// A user file as a document source, by name: `*.csv` / `*.csv.gz` → [`CsvReader`], anything
+/// else (`*.ndjson`, `*.json`, `*.jsonl`, `-` for stdin, ... with or without `.gz`) →
+/// [`NdjsonReader`].
+pub fn open(path: &str) -> Result<Box<dyn DocSource>, CorpusError> {
+    let name = path
+        .strip_suffix(".gz")
+        .unwrap_or(path)
+        .to_ascii_lowercase();
+    if name.ends_with(".csv") {
+        Ok(Box::new(CsvReader::open(path)?))
+    } else {
+        Ok(Box::new(NdjsonReader::open(path)?))
+    }
+}
+
+fn display_name(path: &str) -> String {
+    if path == "-" {
+        "-".into()
+    } else {
+        path.to_string()
+    }
+}
+
+/// NDJSON reader: each non-blank line must be one JSON object; it is appended as is (minus
+/// the line ending), so the bytes sent are the bytes the user wrote.
+pub struct NdjsonReader {
+    name: String,
+    input: Box<dyn BufRead + Send>,
+    line: Vec<u8>,
+    line_no: u64,
+}
+
+impl std::fmt::Debug for NdjsonReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NdjsonReader")
+            .field("name", &self.name)
+            .finish()
+    }
+}
+
+impl NdjsonReader {
+    pub fn open(path: &str) -> Result<Self, CorpusError> {
+        Ok(Self::from_reader(display_name(path), open_input(path)?))
+    }
+
+    /// From any buffered reader; `name` is used in bad-line reports.
+    pub fn from_reader(name: impl Into<String>, input: Box<dyn BufRead + Send>) -> Self {
+        NdjsonReader {
+            name: name.into(),
+            input,
+            line: Vec::with_capacity(4096),
+            line_no: 0,
+        }
+    }
+}
+
+/// Why `line` is not a JSON object, if it is not. Checking the first byte first makes the
+/// common mistakes (arrays, bare values, pretty-printed JSON) cheap to report; the full
+/// validation parses without building anything (`IgnoredAny`).
+fn ndjson_problem(line: &[u8]) -> Option<String> {
+    if line.first() != Some(&b'{') {
+        return Some("not a JSON object (a line must start with '{')".into());
+    }
+    match serde_json::from_slice::<serde::de::IgnoredAny>(line) {
+        Ok(_) => None,
+        Err(e) => Some(format!("invalid JSON: {e}")),
+    }
+}
+
+impl DocSource for NdjsonReader {
+    fn next_into(&mut self, out: &mut Vec<u8>) -> Result<Option<Item>, CorpusError> {
+        loop {
+            self.line.clear();
+            let n = self
+                .input
+                .read_until(b'\n', &mut self.line)
+                .map_err(|source| CorpusError::Io {
+                    path: self.name.clone(),
+                    source,
+                })?;
+            if n == 0 {
+                return Ok(None);
+            }
+            self.line_no += 1;
+            let mut text = self.line.trim_ascii();
+            if self.line_no == 1 {
+                // Editors on Windows like to start files with a UTF-8 byte order mark.
+                text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
+            }
+            if text.is_empty() {
+                continue;
+            }
+            if let Some(reason) = ndjson_problem(text) {
+                let raw = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
+                let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+                return Ok(Some(Item::Bad(BadLine {
+                    source: self.name.clone(),
+                    line: self.line_no,
+                    reason,
+                    raw: raw.to_vec(),
+                })));
+            }
+            out.extend_from_slice(text);
+            return Ok(Some(Item::Doc));
+        }
+    }
+
+    fn describe(&self) -> String {
+        format!("NDJSON file {}", self.name)
+    }
+}
+
+/// CSV reader: the first record is the header. A header that matches a known mapping (the
+/// `transactions` DVF columns) gives typed documents with a `geo_point`; any other header
+/// gives one string field per column. Empty cells are left out of the document.
+pub struct CsvReader {
+    name: String,
+    reader: csv::Reader<Box<dyn BufRead + Send>>,
+    record: csv::ByteRecord,
+    to_json: CsvToJson,
+    typed: bool,
+}
+
+impl std::fmt::Debug for CsvReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CsvReader")
+            .field("name", &self.name)
+            .field("typed", &self.typed)
+            .finish()
+    }
+}
+
+impl CsvReader {
+    pub fn open(path: &str) -> Result<Self, CorpusError> {
+        Self::from_reader(display_name(path), open_input(path)?)
+    }
+
+    pub fn from_reader(
+        name: impl Into<String>,
+        input: Box<dyn BufRead + Send>,
+    ) -> Result<Self, CorpusError> {
+        let name = name.into();
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(true)
+            .flexible(true)
+            .from_reader(input);
+        let header = reader
+            .byte_headers()
+            .map_err(|e| csv_error(&name, e))?
+            .clone();
+        if header.is_empty() {
+            return Err(CorpusError::Invalid(format!(
+                "{name}: empty CSV (no header)"
+            )));
+        }
+        let typed = transactions::MAPPING.matches(header.iter());
+        let to_json = if typed {
+            CsvToJson::typed(&transactions::MAPPING)
+        } else {
+            CsvToJson::untyped(header.iter())
+        };
+        Ok(CsvReader {
+            name,
+            reader,
+            record: csv::ByteRecord::new(),
+            to_json,
+            typed,
+        })
+    }
+
+    /// Whether the header matched a known mapping (typed documents).
+    pub fn is_typed(&self) -> bool {
+        self.typed
+    }
+}
+
+fn csv_error(name: &str, e: csv::Error) -> CorpusError {
+    match e.into_kind() {
+        csv::ErrorKind::Io(source) => CorpusError::Io {
+            path: name.to_string(),
+            source,
+        },
+        other => CorpusError::Invalid(format!("{name}: {other:?}")),
+    }
+}
+
+impl DocSource for CsvReader {
+    fn next_into(&mut self, out: &mut Vec<u8>) -> Result<Option<Item>, CorpusError> {
+        let more = match self.reader.read_byte_record(&mut self.record) {
+            Ok(more) => more,
+            Err(e) => {
+                let line = e.position().map_or(0, |p| p.line());
+                if let csv::ErrorKind::Io(_) = e.kind() {
+                    return Err(csv_error(&self.name, e));
+                }
+                // Not valid CSV (e.g. invalid UTF-8 is not an error for byte records, so this is rare).
+                return Ok(Some(Item::Bad(BadLine {
+                    source: self.name.clone(),
+                    line,
+                    reason: format!("{e}"),
+                    raw: Vec::new(),
+                })));
+            }
+        };
+        if !more {
+            return Ok(None);
+        }
+        let line = self.record.position().map_or(0, |p| p.line());
+        let bad = |reason: String, record: &csv::ByteRecord| {
+            // The record re-joined with commas: the raw line up to CSV quoting.
+            let raw = record.iter().collect::<Vec<_>>().join(&b","[..]);
+            Ok(Some(Item::Bad(BadLine {
+                source: self.name.clone(),
+                line,
+                reason,
+                raw,
+            })))
+        };
+        if self.record.len() != self.to_json.columns() {
+            return bad(
+                format!(
+                    "{} fields, the header has {}",
+                    self.record.len(),
+                    self.to_json.columns()
+                ),
+                &self.record,
+            );
+        }
+        match self.to_json.write(self.record.iter(), out) {
+            Ok(()) => Ok(Some(Item::Doc)),
+            Err(reason) => bad(reason, &self.record),
+        }
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "CSV file {}{}",
+            self.name,
+            if self.typed {
+                " (transactions mapping)"
+            } else {
+                ""
+            }
+        )
+    }
+}

@@ -1,0 +1,258 @@
+//! Index setup: create the index from the workload's body, marked as ours in the mapping's
+//! `_meta`; never delete an index we did not create unless told to; apply load-time settings
+//! and put the old values back afterwards.
+
+use reqwest::Method;
+use serde_json::{json, Value};
+
+use super::IngestError;
+use crate::target::{Target, TargetError};
+
+/// The mark in `mappings._meta` by which we know an index is ours.
+pub const CREATED_BY: &str = "searchbench";
+
+/// What was there before we created the index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Previous {
+    /// No such index.
+    Nothing,
+    /// An index searchbench had created: deleted and created afresh.
+    Ours,
+    /// An index we did not create, deleted because of `--replace`.
+    ReplacedForeign,
+}
+
+/// Names Elasticsearch/OpenSearch accept for an index (and that are safe in a URL path).
+pub fn check_name(name: &str) -> Result<(), IngestError> {
+    let bad = |why: &str| {
+        Err(IngestError::Config(format!(
+            "invalid index name {name:?}: {why}"
+        )))
+    };
+    if name.is_empty() || name.len() > 255 {
+        return bad("must be 1 to 255 bytes");
+    }
+    if name.starts_with(['-', '_', '+', '.']) {
+        return bad("must not start with -, _, + or .");
+    }
+    if name
+        .chars()
+        .any(|c| c.is_ascii_uppercase() || "\\/*?\"<>| ,#:%&=".contains(c) || c.is_control())
+    {
+        return bad("lowercase only, and none of \\ / * ? \" < > | space , # : % & =");
+    }
+    Ok(())
+}
+
+/// Whether the answer to `GET /{index}` describes an index we created under that very name
+/// (an alias answering for another index is not ours).
+pub fn is_ours(index: &str, answer: &Value) -> bool {
+    answer
+        .get(index)
+        .and_then(|i| i.pointer("/mappings/_meta/created_by"))
+        .and_then(Value::as_str)
+        == Some(CREATED_BY)
+}
+
+/// `body` (settings + mappings) with our mark added to `mappings._meta`.
+pub fn marked_body(body: &Value) -> Value {
+    let mut body = if body.is_object() {
+        body.clone()
+    } else {
+        json!({})
+    };
+    let meta = json!({ "created_by": CREATED_BY, "tool_version": env!("CARGO_PKG_VERSION") });
+    let mappings = body
+        .as_object_mut()
+        .map(|o| o.entry("mappings").or_insert_with(|| json!({})));
+    if let Some(Value::Object(m)) = mappings {
+        let entry = m.entry("_meta").or_insert_with(|| json!({}));
+        if let (Value::Object(existing), Value::Object(ours)) = (entry, meta) {
+            existing.extend(ours);
+        }
+    }
+    body
+}
+
+/// Creates `index` afresh. An existing index we created is deleted first; one we did not
+/// create is deleted only with `replace`, else this refuses.
+pub async fn prepare(
+    target: &Target,
+    index: &str,
+    body: &Value,
+    replace: bool,
+) -> Result<Previous, IngestError> {
+    check_name(index)?;
+    let previous = match target.get_json::<Value>(&format!("/{index}")).await {
+        Ok(answer) if is_ours(index, &answer) => Previous::Ours,
+        Ok(_) if replace => Previous::ReplacedForeign,
+        Ok(_) => {
+            return Err(IngestError::Foreign {
+                index: index.to_string(),
+            })
+        }
+        Err(TargetError::Status { status: 404, .. }) => Previous::Nothing,
+        Err(e) => return Err(e.into()),
+    };
+    if previous != Previous::Nothing {
+        target
+            .send(Method::DELETE, &format!("/{index}"), None)
+            .await?;
+    }
+    let _: Value = target
+        .send_json(Method::PUT, &format!("/{index}"), &marked_body(body))
+        .await?;
+    // Primaries allocated before we start: the first bulk must not wait for them.
+    let _: Value = target
+        .get_json(&format!(
+            "/_cluster/health/{index}?wait_for_status=yellow&timeout=30s"
+        ))
+        .await?;
+    Ok(previous)
+}
+
+/// Deletes an index we created (and nothing else).
+pub async fn delete_ours(target: &Target, index: &str) -> Result<bool, IngestError> {
+    match target.get_json::<Value>(&format!("/{index}")).await {
+        Ok(answer) if is_ours(index, &answer) => {
+            target
+                .send(Method::DELETE, &format!("/{index}"), None)
+                .await?;
+            Ok(true)
+        }
+        Ok(_) | Err(TargetError::Status { status: 404, .. }) => Ok(false),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Index settings to hold during the load.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct LoadSettings {
+    /// `index.refresh_interval`, e.g. `-1` or `30s`.
+    pub refresh_interval: Option<String>,
+    /// `index.number_of_replicas`.
+    pub replicas: Option<u32>,
+    /// `index.translog.durability`: `request` or `async`.
+    pub translog_durability: Option<String>,
+}
+
+impl LoadSettings {
+    fn pairs(&self) -> Vec<(&'static str, Value)> {
+        let mut v = Vec::new();
+        if let Some(r) = &self.refresh_interval {
+            v.push(("index.refresh_interval", json!(r)));
+        }
+        if let Some(n) = self.replicas {
+            v.push(("index.number_of_replicas", json!(n.to_string())));
+        }
+        if let Some(d) = &self.translog_durability {
+            v.push(("index.translog.durability", json!(d)));
+        }
+        v
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pairs().is_empty()
+    }
+}
+
+/// The values the settings had before [`apply`]; `Null` means "was not set" (reset on restore).
+#[derive(Debug, Clone, Default)]
+pub struct Saved(Vec<(&'static str, Value)>);
+
+impl Saved {
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// Sets the load-time settings and returns what they were.
+pub async fn apply(
+    target: &Target,
+    index: &str,
+    load: &LoadSettings,
+) -> Result<Saved, IngestError> {
+    let pairs = load.pairs();
+    if pairs.is_empty() {
+        return Ok(Saved::default());
+    }
+    let current: Value = target
+        .get_json(&format!("/{index}/_settings?flat_settings=true"))
+        .await?;
+    let settings = current
+        .get(index)
+        .and_then(|i| i.get("settings"))
+        .cloned()
+        .unwrap_or(Value::Null);
+    let saved = Saved(
+        pairs
+            .iter()
+            .map(|(k, _)| (*k, settings.get(*k).cloned().unwrap_or(Value::Null)))
+            .collect(),
+    );
+    put_settings(target, index, &pairs).await?;
+    Ok(saved)
+}
+
+/// Puts back what [`apply`] changed.
+pub async fn restore(target: &Target, index: &str, saved: &Saved) -> Result<(), IngestError> {
+    if saved.0.is_empty() {
+        return Ok(());
+    }
+    put_settings(target, index, &saved.0).await
+}
+
+async fn put_settings(
+    target: &Target,
+    index: &str,
+    pairs: &[(&'static str, Value)],
+) -> Result<(), IngestError> {
+    let body: serde_json::Map<String, Value> = pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .collect();
+    let _: Value = target
+        .send_json(
+            Method::PUT,
+            &format!("/{index}/_settings"),
+            &Value::Object(body),
+        )
+        .await?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn marks_the_mapping_and_keeps_the_rest() {
+        let body = json!({"settings": {"number_of_shards": 1}, "mappings": {"_meta": {"workload": "logs"}, "properties": {"a": {"type": "keyword"}}}});
+        let marked = marked_body(&body);
+        assert_eq!(marked["mappings"]["_meta"]["created_by"], CREATED_BY);
+        assert_eq!(marked["mappings"]["_meta"]["workload"], "logs");
+        assert_eq!(marked["mappings"]["properties"]["a"]["type"], "keyword");
+        assert_eq!(marked["settings"]["number_of_shards"], 1);
+        let empty = marked_body(&Value::Null);
+        assert_eq!(empty["mappings"]["_meta"]["created_by"], CREATED_BY);
+    }
+
+    #[test]
+    fn ours_only_under_its_own_name() {
+        let answer =
+            json!({"searchbench-x": {"mappings": {"_meta": {"created_by": "searchbench"}}}});
+        assert!(is_ours("searchbench-x", &answer));
+        assert!(!is_ours("alias-of-x", &answer));
+        assert!(!is_ours("y", &json!({"y": {"mappings": {}}})));
+    }
+
+    #[test]
+    fn index_names_are_checked() {
+        assert!(check_name("searchbench-logs").is_ok());
+        assert!(check_name("Logs").is_err());
+        assert!(check_name("a/b").is_err());
+        assert!(check_name("_x").is_err());
+        assert!(check_name("").is_err());
+    }
+}

@@ -1,0 +1,86 @@
+//! Several document sources read one after the other (e.g. `--file a.ndjson --file b.ndjson`).
+
+use crate::corpus::{CorpusError, DocSource, Item};
+
+pub struct Chain {
+    sources: Vec<Box<dyn DocSource>>,
+    at: usize,
+}
+
+impl Chain {
+    pub fn new(sources: Vec<Box<dyn DocSource>>) -> Self {
+        Chain { sources, at: 0 }
+    }
+}
+
+impl DocSource for Chain {
+    fn next_into(&mut self, out: &mut Vec<u8>) -> Result<Option<Item>, CorpusError> {
+        while let Some(source) = self.sources.get_mut(self.at) {
+            match source.next_into(out)? {
+                Some(item) => return Ok(Some(item)),
+                None => self.at += 1,
+            }
+        }
+        Ok(None)
+    }
+
+    fn len_hint(&self) -> Option<u64> {
+        self.sources.iter().map(|s| s.len_hint()).sum()
+    }
+
+    fn describe(&self) -> String {
+        self.sources
+            .iter()
+            .map(|s| s.describe())
+            .collect::<Vec<_>>()
+            .join(" + ")
+    }
+}
+
+/// A source of `n` small documents, all alike but for their number: for tests and for
+/// measuring the driver without a generator.
+#[derive(Debug, Clone)]
+pub struct Counter {
+    pub n: u64,
+    pub at: u64,
+}
+
+impl DocSource for Counter {
+    fn next_into(&mut self, out: &mut Vec<u8>) -> Result<Option<Item>, CorpusError> {
+        if self.at >= self.n {
+            return Ok(None);
+        }
+        out.extend_from_slice(b"{\"n\":");
+        out.extend_from_slice(itoa::Buffer::new().format(self.at).as_bytes());
+        out.push(b'}');
+        self.at += 1;
+        Ok(Some(Item::Doc))
+    }
+
+    fn len_hint(&self) -> Option<u64> {
+        Some(self.n)
+    }
+
+    fn describe(&self) -> String {
+        format!("counter ({} docs)", self.n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chains_sources_in_order() {
+        let mut c = Chain::new(vec![
+            Box::new(Counter { n: 2, at: 0 }),
+            Box::new(Counter { n: 1, at: 0 }),
+        ]);
+        assert_eq!(c.len_hint(), Some(3));
+        let mut out = Vec::new();
+        while c.next_into(&mut out).unwrap().is_some() {
+            out.push(b'\n');
+        }
+        assert_eq!(out, b"{\"n\":0}\n{\"n\":1}\n{\"n\":0}\n");
+    }
+}

@@ -1,0 +1,203 @@
+//! Sending one coverage (all nodes of one epoch) and timing it. Bodies are built before the
+//! clock starts; the clock covers send + full response body; parsing comes after.
+
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use reqwest::header::CONTENT_TYPE;
+use serde_json::Value;
+
+use super::answer::{parse_msearch, parse_search, Answer};
+use super::plan::{search_body, Transport, Variant};
+use crate::target::Target;
+
+/// The prepared requests of one (variant, coverage).
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    pub variant: Variant,
+    pub epoch: u64,
+    /// One `_search` body per node.
+    pub searches: Vec<Bytes>,
+    /// The `_msearch` body for all nodes.
+    pub msearch: Bytes,
+}
+
+impl Prepared {
+    pub fn new(variant: Variant, epoch: u64, nodes: &[String], profile: bool) -> Self {
+        let bodies = nodes
+            .iter()
+            .map(|n| search_body(variant, n, epoch, profile))
+            .collect();
+        Prepared::from_bodies(variant, epoch, bodies)
+    }
+
+    /// Prepared requests from ready `_search` bodies (one line of JSON each).
+    pub fn from_bodies(variant: Variant, epoch: u64, bodies: Vec<Vec<u8>>) -> Self {
+        let mut msearch = Vec::new();
+        for b in &bodies {
+            msearch.extend_from_slice(b"{\"request_cache\":false}\n");
+            msearch.extend_from_slice(b);
+            msearch.push(b'\n');
+        }
+        Prepared {
+            variant,
+            epoch,
+            searches: bodies.into_iter().map(Bytes::from).collect(),
+            msearch: Bytes::from(msearch),
+        }
+    }
+}
+
+/// What one coverage gave.
+#[derive(Debug, Default)]
+pub struct Coverage {
+    /// Client wall time of the whole coverage.
+    pub wall: Duration,
+    /// Sum of server `took` over the answered searches, ms.
+    pub took_ms: u64,
+    /// (node index, answer) for every search that answered properly.
+    pub answers: Vec<(usize, Answer)>,
+    /// One reason per search that did not.
+    pub errors: Vec<String>,
+    /// Per `_search` request: client wall minus server took, µs (serial only).
+    pub overhead_us: Vec<u64>,
+}
+
+/// URLs of the two endpoints, resolved once.
+#[derive(Debug, Clone)]
+pub struct Endpoints {
+    pub search: String,
+    pub msearch: String,
+}
+
+impl Endpoints {
+    pub fn new(target: &Target, index: &str) -> Self {
+        Endpoints {
+            search: target.endpoint(0, &format!("/{index}/_search?request_cache=false")),
+            msearch: target.endpoint(0, &format!("/{index}/_msearch")),
+        }
+    }
+}
+
+/// Sends a body and reads the whole answer; `Err` names what went wrong.
+async fn post(
+    client: &reqwest::Client,
+    url: &str,
+    content_type: &'static str,
+    body: Bytes,
+) -> Result<Bytes, String> {
+    let response = client
+        .post(url)
+        .header(CONTENT_TYPE, content_type)
+        .body(body)
+        .send()
+        .await
+        .map_err(describe)?;
+    let status = response.status().as_u16();
+    let body = response.bytes().await.map_err(describe)?;
+    if !(200..300).contains(&status) {
+        return Err(format!("HTTP {status}: {}", server_reason(&body)));
+    }
+    Ok(body)
+}
+
+fn server_reason(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(&body[..body.len().min(200)]);
+    text.trim().to_string()
+}
+
+fn describe(e: reqwest::Error) -> String {
+    if e.is_timeout() {
+        "timed out".into()
+    } else if e.is_connect() {
+        format!("cannot connect: {e}")
+    } else {
+        let mut s = e.to_string();
+        let mut src = std::error::Error::source(&e);
+        while let Some(c) = src {
+            s.push_str(": ");
+            s.push_str(&c.to_string());
+            src = c.source();
+        }
+        s
+    }
+}
+
+fn json(body: &[u8]) -> Result<Value, String> {
+    serde_json::from_slice(body).map_err(|e| {
+        format!(
+            "malformed answer ({e}); body starts with {:?}",
+            server_reason(body)
+        )
+    })
+}
+
+/// Runs one coverage over `transport`.
+pub async fn coverage(
+    client: &reqwest::Client,
+    endpoints: &Endpoints,
+    prepared: &Prepared,
+    transport: Transport,
+) -> Coverage {
+    let mut out = Coverage::default();
+    let start = Instant::now();
+    match transport {
+        Transport::Serial => {
+            out.overhead_us.reserve(prepared.searches.len());
+            for (i, body) in prepared.searches.iter().enumerate() {
+                let t0 = Instant::now();
+                let result =
+                    post(client, &endpoints.search, "application/json", body.clone()).await;
+                let wall = t0.elapsed();
+                match result
+                    .and_then(|b| json(&b))
+                    .and_then(|v| parse_search(&v, prepared.variant))
+                {
+                    Ok(answer) => {
+                        let wall_us = wall.as_micros() as u64;
+                        out.overhead_us
+                            .push(wall_us.saturating_sub(answer.took_ms.saturating_mul(1000)));
+                        out.took_ms += answer.took_ms;
+                        out.answers.push((i, answer));
+                    }
+                    Err(e) => out.errors.push(format!("search {}: {e}", i + 1)),
+                }
+            }
+            out.wall = start.elapsed();
+        }
+        Transport::Msearch => {
+            let result = post(
+                client,
+                &endpoints.msearch,
+                "application/x-ndjson",
+                prepared.msearch.clone(),
+            )
+            .await;
+            out.wall = start.elapsed();
+            let n = prepared.searches.len();
+            match result
+                .and_then(|b| json(&b))
+                .and_then(|v| parse_msearch(&v, prepared.variant, n))
+            {
+                Ok(items) => {
+                    for (i, item) in items.into_iter().enumerate() {
+                        match item {
+                            Ok(answer) => {
+                                out.took_ms += answer.took_ms;
+                                out.answers.push((i, answer));
+                            }
+                            Err(e) => out.errors.push(format!("sub-search {}: {e}", i + 1)),
+                        }
+                    }
+                }
+                Err(e) => {
+                    // The whole request failed: every search in it is lost.
+                    out.errors.push(format!("msearch: {e}"));
+                    out.errors
+                        .extend((1..n).map(|_| "msearch: (same failure)".to_string()));
+                }
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,63 @@
+//! CSV export in long ("tidy") form: one value per line, summary figures and timeline alike.
+//!
+//! Columns: `run_id,kind,workload,engine,metric,unit,second,value`. `second` is empty for
+//! summary figures and set for timeline rows (`timeline.docs`, `timeline.service_mean_ms`, …).
+
+use std::fmt::Write as _;
+
+use serde_json::Value;
+
+use super::{metrics, Loaded};
+
+/// Quotes a field when it needs it (RFC 4180).
+pub fn field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+pub const HEADER: &str = "run_id,kind,workload,engine,metric,unit,second,value";
+
+pub fn render(runs: &[Loaded]) -> String {
+    let mut s = format!("{HEADER}\n");
+    for l in runs {
+        let r = &l.row;
+        let prefix = format!(
+            "{},{},{},{}",
+            field(&r.id.0),
+            field(&r.kind),
+            field(&r.workload),
+            field(r.engine.as_deref().unwrap_or(""))
+        );
+        for m in metrics::extract(r.result.as_ref().unwrap_or(&Value::Null), &l.timeline) {
+            let _ = writeln!(
+                s,
+                "{prefix},{},{},,{}",
+                field(&m.key),
+                field(m.unit),
+                m.value
+            );
+        }
+        for row in &l.timeline {
+            let Some(second) = row.get("second").and_then(Value::as_u64) else {
+                continue;
+            };
+            let Some(obj) = row.as_object() else { continue };
+            for (k, v) in obj {
+                if k == "second" {
+                    continue;
+                }
+                if let Some(v) = v.as_f64() {
+                    let _ = writeln!(
+                        s,
+                        "{prefix},{},,{second},{v}",
+                        field(&format!("timeline.{k}"))
+                    );
+                }
+            }
+        }
+    }
+    s
+}

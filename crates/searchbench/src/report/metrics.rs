@@ -1,0 +1,376 @@
+//! The comparable metrics of a stored result, read from its JSON.
+//!
+//! Reading the JSON (rather than the Rust types) keeps old results comparable when the result
+//! types grow: a field that is missing gives no metric, never an error.
+//!
+//! Ingest results (`IngestReport`): throughput, MB/s and mean service time come with
+//! per-second samples from the timeline (the first and the last second are left out: the
+//! first is ramp-up, the last is partial). Service-time percentiles, CPU and attribution are
+//! single values per run: with one run per side they get a difference but no interval.
+//! Query results (`QueryResult`): per cell took and wall with one sample per coverage; accuracy
+//! per variant as single values.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::stats::{mean, SampleKind};
+
+/// Which way is good.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    HigherBetter,
+    LowerBetter,
+    /// Shown with its difference; a change is neither good nor bad by itself.
+    Info,
+}
+
+/// One metric of one run.
+#[derive(Debug, Clone, Serialize)]
+pub struct Metric {
+    /// Stable key, e.g. `throughput_docs_per_sec`, `query.D_td.serial.took_ms`.
+    pub key: String,
+    pub label: String,
+    pub unit: &'static str,
+    pub direction: Direction,
+    pub value: f64,
+    /// Samples whose mean is `value`, when the result has them.
+    pub samples: Option<(SampleKind, Vec<f64>)>,
+}
+
+fn f(v: &Value, path: &[&str]) -> Option<f64> {
+    let mut cur = v;
+    for p in path {
+        cur = cur.get(p)?;
+    }
+    cur.as_f64()
+}
+
+fn point(
+    key: &str,
+    label: &str,
+    unit: &'static str,
+    d: Direction,
+    v: Option<f64>,
+) -> Option<Metric> {
+    let value = v.filter(|x| x.is_finite())?;
+    Some(Metric {
+        key: key.into(),
+        label: label.into(),
+        unit,
+        direction: d,
+        value,
+        samples: None,
+    })
+}
+
+fn sampled(
+    key: &str,
+    label: &str,
+    unit: &'static str,
+    d: Direction,
+    kind: SampleKind,
+    samples: Vec<f64>,
+) -> Option<Metric> {
+    let value = mean(&samples)?;
+    Some(Metric {
+        key: key.into(),
+        label: label.into(),
+        unit,
+        direction: d,
+        value,
+        samples: Some((kind, samples)),
+    })
+}
+
+/// Per-second rows without the first (ramp-up) and the last (partial) second, when there are
+/// enough of them.
+pub fn steady_seconds(timeline: &[Value]) -> &[Value] {
+    if timeline.len() >= 4 {
+        &timeline[1..timeline.len() - 1]
+    } else {
+        timeline
+    }
+}
+
+/// Is this an ingest-shaped result (an `IngestReport`)?
+pub fn is_ingest(result: &Value) -> bool {
+    result.get("docs_per_sec").is_some() && result.get("counts").is_some()
+}
+
+/// Is this a query-shaped result (a `QueryResult`, or a run with a query phase)?
+pub fn is_query(result: &Value) -> bool {
+    query_part(result).is_some()
+}
+
+/// The query result inside a result: the result itself (`searchbench query`) or its
+/// `query` member (`searchbench run`, which ingests and then queries).
+pub fn query_part(result: &Value) -> Option<&Value> {
+    let has_cells = |v: &Value| v.get("cells").is_some_and(Value::is_array);
+    if has_cells(result) {
+        Some(result)
+    } else {
+        result.get("query").filter(|q| has_cells(q))
+    }
+}
+
+/// Every metric a result offers, in display order.
+pub fn extract(result: &Value, timeline: &[Value]) -> Vec<Metric> {
+    let mut out = Vec::new();
+    if is_ingest(result) {
+        ingest(result, timeline, &mut out);
+    }
+    if let Some(q) = query_part(result) {
+        query(q, &mut out);
+    }
+    out
+}
+
+fn ingest(r: &Value, timeline: &[Value], out: &mut Vec<Metric>) {
+    use Direction::*;
+    // Under 4 seconds there is no steady part: the run's own totals, without samples.
+    let steady: &[Value] = if timeline.len() >= 4 {
+        steady_seconds(timeline)
+    } else {
+        &[]
+    };
+    let col = |name: &str, scale: f64| -> Vec<f64> {
+        steady
+            .iter()
+            .filter_map(|s| s.get(name)?.as_f64())
+            .map(|x| x * scale)
+            .collect()
+    };
+    let docs = col("docs", 1.0);
+    let per_sec = "per-second mean, first and last second left out";
+    out.extend(if docs.is_empty() {
+        point(
+            "throughput_docs_per_sec",
+            "throughput",
+            "docs/s",
+            HigherBetter,
+            f(r, &["docs_per_sec"]),
+        )
+    } else {
+        sampled(
+            "throughput_docs_per_sec",
+            &format!("throughput ({per_sec})"),
+            "docs/s",
+            HigherBetter,
+            SampleKind::PerSecond,
+            docs,
+        )
+    });
+    let mb = col("bytes", 1.0 / 1_000_000.0);
+    out.extend(if mb.is_empty() {
+        point(
+            "throughput_mb_per_sec",
+            "bulk bytes",
+            "MB/s",
+            HigherBetter,
+            f(r, &["mb_per_sec"]),
+        )
+    } else {
+        sampled(
+            "throughput_mb_per_sec",
+            "bulk bytes (per-second mean)",
+            "MB/s",
+            HigherBetter,
+            SampleKind::PerSecond,
+            mb,
+        )
+    });
+    // Seconds without a completed request have no service time.
+    let busy: Vec<f64> = steady
+        .iter()
+        .filter(|s| s.get("requests").and_then(Value::as_u64).unwrap_or(0) > 0)
+        .filter_map(|s| s.get("service_mean_ms")?.as_f64())
+        .collect();
+    out.extend(if busy.is_empty() {
+        point(
+            "service_mean_ms",
+            "service time mean",
+            "ms",
+            LowerBetter,
+            f(r, &["service", "mean_ms"]),
+        )
+    } else {
+        sampled(
+            "service_mean_ms",
+            "service time mean (per-second)",
+            "ms",
+            LowerBetter,
+            SampleKind::PerSecond,
+            busy,
+        )
+    });
+    for (k, label) in [
+        ("p50_ms", "service time p50"),
+        ("p90_ms", "service time p90"),
+        ("p99_ms", "service time p99"),
+        ("p999_ms", "service time p99.9"),
+        ("max_ms", "service time max"),
+    ] {
+        out.extend(point(
+            &format!("service_{k}"),
+            label,
+            "ms",
+            LowerBetter,
+            f(r, &["service", k]),
+        ));
+    }
+    for (k, label) in [("p50_ms", "server took p50"), ("p99_ms", "server took p99")] {
+        out.extend(point(
+            &format!("took_{k}"),
+            label,
+            "ms",
+            LowerBetter,
+            f(r, &["took", k]),
+        ));
+    }
+    // Error rate: failed attempts / attempts, per second where there are requests.
+    let per_second_errors: Vec<f64> = steady
+        .iter()
+        .filter_map(|s| {
+            let req = s.get("requests")?.as_f64()?;
+            let failed = s.get("failed_attempts")?.as_f64()?;
+            (req > 0.0).then(|| failed / req * 100.0)
+        })
+        .collect();
+    let attempts = f(r, &["requests", "attempts"]);
+    let failed = f(r, &["requests", "failed_attempts"]);
+    let overall = attempts
+        .zip(failed)
+        .and_then(|(a, f)| (a > 0.0).then(|| f / a * 100.0));
+    out.extend(if per_second_errors.is_empty() {
+        point(
+            "error_rate_pct",
+            "failed attempts",
+            "%",
+            LowerBetter,
+            overall,
+        )
+    } else {
+        sampled(
+            "error_rate_pct",
+            "failed attempts (per-second)",
+            "%",
+            LowerBetter,
+            SampleKind::PerSecond,
+            per_second_errors,
+        )
+    });
+    out.extend(point(
+        "driver_cpu_secs_per_million_docs",
+        "driver CPU per million docs",
+        "s",
+        LowerBetter,
+        f(r, &["cpu", "driver_secs_per_million_docs"]),
+    ));
+    out.extend(point(
+        "engine_cpu_share",
+        "engine CPU share of machine",
+        "%",
+        Info,
+        f(r, &["cpu", "engine_machine_share"]).map(|x| x * 100.0),
+    ));
+    for (section, what) in [("budget", "share of wall"), ("background", "share of wall")] {
+        let rows = r
+            .get("attribution")
+            .and_then(|a| a.get(section))
+            .and_then(Value::as_array);
+        for row in rows.into_iter().flatten() {
+            let (Some(name), Some(share)) = (
+                row.get("name").and_then(Value::as_str),
+                row.get("share").and_then(Value::as_f64),
+            ) else {
+                continue;
+            };
+            out.extend(point(
+                &format!("attribution.{section}.{name}"),
+                &format!("attribution: {name} ({what})"),
+                "%",
+                Info,
+                Some(share * 100.0),
+            ));
+        }
+    }
+}
+
+fn query(r: &Value, out: &mut Vec<Metric>) {
+    use Direction::*;
+    for cell in r
+        .get("cells")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let (Some(v), Some(t)) = (
+            cell.get("variant").and_then(Value::as_str),
+            cell.get("transport").and_then(Value::as_str),
+        ) else {
+            continue;
+        };
+        let ok: Vec<&Value> = cell
+            .get("samples")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter(|s| s.get("ok").and_then(Value::as_bool).unwrap_or(false))
+            .collect();
+        for (field, label) in [("took_ms", "took"), ("wall_ms", "wall")] {
+            let samples: Vec<f64> = ok.iter().filter_map(|s| s.get(field)?.as_f64()).collect();
+            let key = format!("query.{v}.{t}.{field}");
+            let label = format!("{v} {t}: {label} per coverage");
+            out.extend(if samples.is_empty() {
+                point(&key, &label, "ms", LowerBetter, f(cell, &[field, "mean"]))
+            } else {
+                sampled(
+                    &key,
+                    &label,
+                    "ms",
+                    LowerBetter,
+                    SampleKind::PerCoverage,
+                    samples,
+                )
+            });
+        }
+        out.extend(point(
+            &format!("query.{v}.{t}.errors"),
+            &format!("{v} {t}: failed searches"),
+            "",
+            LowerBetter,
+            f(cell, &["errors"]),
+        ));
+    }
+    for acc in r
+        .get("accuracy")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let Some(v) = acc.get("variant").and_then(Value::as_str) else {
+            continue;
+        };
+        if acc.get("algo").is_some_and(|a| !a.is_null()) {
+            out.extend(point(
+                &format!("accuracy.{v}.pct_max_err"),
+                &format!("{v}: largest percentile error"),
+                "%",
+                LowerBetter,
+                f(acc, &["pct_max_err"]),
+            ));
+        }
+        let wrong = ["count_wrong", "sum_wrong", "pct_over_bound", "pct_null"]
+            .iter()
+            .filter_map(|k| f(acc, &[k]))
+            .sum::<f64>();
+        out.extend(point(
+            &format!("accuracy.{v}.wrong"),
+            &format!("{v}: wrong answers"),
+            "",
+            LowerBetter,
+            Some(wrong),
+        ));
+    }
+}

@@ -1,0 +1,148 @@
+//! Reports: comparing stored results with statistics, and rendering one or more of them as a
+//! self-contained HTML page, Markdown or CSV.
+//!
+//! * [`stats`]: the seeded bootstrap behind every interval.
+//! * [`metrics`]: which numbers of a result are compared, read from its JSON.
+//! * [`compare`]: difference, interval, sample counts and verdict per metric.
+//! * [`html`], [`markdown`], [`csv_file`]: renderings.
+
+pub mod compare;
+pub mod csv_file;
+pub mod html;
+pub mod markdown;
+pub mod metrics;
+pub mod stats;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::store::{RunId, RunRow, Store, StoreError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("encoding the report data: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error("nothing to report: name at least one run")]
+    NoRuns,
+}
+
+/// A stored run with its timeline, ready to render.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    pub row: RunRow,
+    pub timeline: Vec<Value>,
+}
+
+/// Loads runs by id, id prefix or `k=v` tag selector (a selector may give several runs).
+pub fn load(store: &Store, selectors: &[String]) -> Result<Vec<Loaded>, ReportError> {
+    let mut out: Vec<Loaded> = Vec::new();
+    for s in selectors {
+        for row in store.select(s)? {
+            if out.iter().any(|l| l.row.id == row.id) {
+                continue;
+            }
+            let timeline = compare::timeline_of(store, &row)?;
+            out.push(Loaded { row, timeline });
+        }
+    }
+    if out.is_empty() {
+        return Err(ReportError::NoRuns);
+    }
+    Ok(out)
+}
+
+/// The first run is the base, every other run a contender (one run each).
+pub fn comparison_of(runs: &[Loaded]) -> Option<compare::Comparison> {
+    if runs.len() < 2 {
+        return None;
+    }
+    let side =
+        |l: &Loaded| compare::Side::from_runs(&l.row.id.0, &[(l.row.clone(), l.timeline.clone())]);
+    Some(compare::compare(
+        side(&runs[0]),
+        runs[1..].iter().map(side).collect(),
+    ))
+}
+
+fn write(path: &Path, text: &str) -> Result<(), ReportError> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|source| ReportError::Write {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    }
+    std::fs::write(path, text).map_err(|source| ReportError::Write {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Writes the HTML report of `runs` to `path`.
+pub fn write_html(runs: &[Loaded], path: &Path) -> Result<(), ReportError> {
+    write(path, &html::render(runs, comparison_of(runs).as_ref())?)
+}
+
+pub fn write_markdown(runs: &[Loaded], path: &Path) -> Result<(), ReportError> {
+    write(path, &markdown::render(runs, comparison_of(runs).as_ref()))
+}
+
+pub fn write_csv(runs: &[Loaded], path: &Path) -> Result<(), ReportError> {
+    write(path, &csv_file::render(runs))
+}
+
+/// Where [`write_run_report`] puts a run's page: `reports/<id>.html` next to the store.
+pub fn default_html_path(store: &Store, id: &RunId) -> PathBuf {
+    store
+        .path()
+        .parent()
+        .unwrap_or_else(|| Path::new("."))
+        .join("reports")
+        .join(format!("{id}.html"))
+}
+
+/// Writes the HTML report of one stored run to [`default_html_path`] and returns the path.
+/// This is what `searchbench run` calls after saving its result.
+pub fn write_run_report(store: &Store, id: &RunId) -> Result<PathBuf, ReportError> {
+    let runs = load(store, std::slice::from_ref(&id.0))?;
+    let path = default_html_path(store, id);
+    write_html(&runs, &path)?;
+    Ok(path)
+}
+
+/// `2026-11-21 09:27 UTC` from unix seconds (no time-zone database needed).
+pub fn utc(unix: u64) -> String {
+    let days = (unix / 86_400) as i64;
+    let rem = unix % 86_400;
+    // Civil-from-days (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02} UTC",
+        rem / 3600,
+        rem % 3600 / 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn utc_dates() {
+        assert_eq!(super::utc(0), "1970-01-01 00:00 UTC");
+        assert_eq!(super::utc(1_700_000_000), "2023-11-14 22:13 UTC");
+    }
+}

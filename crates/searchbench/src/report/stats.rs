@@ -1,0 +1,229 @@
+//! Statistics for comparisons: a seeded, deterministic bootstrap confidence interval of the
+//! relative difference between two sets of samples.
+//!
+//! Per-second samples of one run are autocorrelated (a merge slows several seconds in a row),
+//! so resampling single seconds would give intervals that are too narrow. We use a circular
+//! block bootstrap with blocks of `ceil(n^(1/3))` consecutive samples; for independent samples
+//! (one value per repeated run, one per query coverage) the block length is 1, the classic
+//! bootstrap. One value per repeated run is few values (5 to 10): there the percentile
+//! bootstrap is too narrow, and Welch's t interval is used instead.
+
+use serde::Serialize;
+
+/// Fewer samples than this on either side: no verdict, only the difference.
+pub const MIN_SAMPLES: usize = 5;
+/// Bootstrap resamples.
+pub const RESAMPLES: usize = 2000;
+/// Two-sided confidence level.
+pub const CONFIDENCE: f64 = 0.95;
+/// The fixed seed: the same inputs always give the same interval.
+pub const SEED: u64 = 0x5EA2_C4BE_4C40_0007;
+
+/// SplitMix64: small, fast, good enough for resampling, and stable across platforms.
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed)
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in `0..n` (n > 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        ((self.next_u64() as u128 * n as u128) >> 64) as usize
+    }
+}
+
+/// How the samples relate to each other.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SampleKind {
+    /// Consecutive seconds of one run: block bootstrap.
+    PerSecond,
+    /// Independent measurements (one per query coverage): classic bootstrap.
+    PerCoverage,
+    /// One value per repeated run: classic bootstrap.
+    PerRun,
+}
+
+impl SampleKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            SampleKind::PerSecond => "seconds",
+            SampleKind::PerCoverage => "coverages",
+            SampleKind::PerRun => "runs",
+        }
+    }
+    fn block(self, n: usize) -> usize {
+        match self {
+            SampleKind::PerSecond => ((n as f64).cbrt().ceil() as usize).clamp(1, n.max(1)),
+            _ => 1,
+        }
+    }
+}
+
+pub fn mean(v: &[f64]) -> Option<f64> {
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
+/// `(b - a) / a` in percent; `None` when `a` is zero and `b` is not (0 → 0 is 0 %).
+pub fn pct_diff(a: f64, b: f64) -> Option<f64> {
+    if a == 0.0 {
+        return (b == 0.0).then_some(0.0);
+    }
+    Some((b - a) / a.abs() * 100.0)
+}
+
+fn resample_mean(v: &[f64], block: usize, rng: &mut Rng) -> f64 {
+    let n = v.len();
+    let mut sum = 0.0;
+    let mut taken = 0;
+    while taken < n {
+        let start = rng.below(n);
+        for j in 0..block.min(n - taken) {
+            sum += v[(start + j) % n];
+        }
+        taken += block.min(n - taken);
+    }
+    sum / n as f64
+}
+
+/// The bootstrap interval of the relative difference of means, contender vs base, in percent.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Interval {
+    pub low_pct: f64,
+    pub high_pct: f64,
+}
+
+impl Interval {
+    /// The interval does not contain zero.
+    pub fn excludes_zero(&self) -> bool {
+        self.low_pct > 0.0 || self.high_pct < 0.0
+    }
+}
+
+/// Two-sided 95 % Student t quantiles for 1..=30 degrees of freedom.
+const T975: [f64; 30] = [
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+    2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+    2.052, 2.048, 2.045, 2.042,
+];
+
+fn variance(v: &[f64], m: f64) -> f64 {
+    v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (v.len() - 1) as f64
+}
+
+/// Welch's t interval of the difference of means, as a percentage of the base mean. Used for
+/// one value per run: with few runs the percentile bootstrap is too narrow.
+pub fn welch_diff(base: &[f64], contender: &[f64]) -> Option<Interval> {
+    let (ma, mb) = (mean(base)?, mean(contender)?);
+    if ma == 0.0 || base.len() < 2 || contender.len() < 2 {
+        return None;
+    }
+    let (va, vb) = (
+        variance(base, ma) / base.len() as f64,
+        variance(contender, mb) / contender.len() as f64,
+    );
+    let se = (va + vb).sqrt();
+    let df = if se == 0.0 {
+        f64::INFINITY
+    } else {
+        (va + vb).powi(2)
+            / (va * va / (base.len() - 1) as f64 + vb * vb / (contender.len() - 1) as f64)
+    };
+    let t = if df.is_finite() && df >= 1.0 {
+        T975[(df.floor() as usize).clamp(1, 30) - 1]
+    } else {
+        1.96
+    };
+    let d = mb - ma;
+    Some(Interval {
+        low_pct: (d - t * se) / ma.abs() * 100.0,
+        high_pct: (d + t * se) / ma.abs() * 100.0,
+    })
+}
+
+/// CI of `(mean(contender) - mean(base)) / mean(base)`, in percent: Welch's t for one value
+/// per run, else the percentile bootstrap (blocks for seconds). `None` with fewer than
+/// [`MIN_SAMPLES`] on a side or a base mean of zero.
+pub fn bootstrap_diff(base: &[f64], contender: &[f64], kind: SampleKind) -> Option<Interval> {
+    if base.len() < MIN_SAMPLES || contender.len() < MIN_SAMPLES {
+        return None;
+    }
+    if kind == SampleKind::PerRun {
+        return welch_diff(base, contender);
+    }
+    let (bb, cb) = (kind.block(base.len()), kind.block(contender.len()));
+    let mut rng = Rng::new(SEED ^ ((base.len() as u64) << 32) ^ (contender.len() as u64));
+    let mut diffs = Vec::with_capacity(RESAMPLES);
+    for _ in 0..RESAMPLES {
+        let a = resample_mean(base, bb, &mut rng);
+        let b = resample_mean(contender, cb, &mut rng);
+        if a != 0.0 {
+            diffs.push((b - a) / a.abs() * 100.0);
+        }
+    }
+    if diffs.len() < RESAMPLES / 2 {
+        return None;
+    }
+    diffs.sort_by(f64::total_cmp);
+    let tail = (1.0 - CONFIDENCE) / 2.0;
+    let at = |q: f64| diffs[((q * (diffs.len() - 1) as f64).round() as usize).min(diffs.len() - 1)];
+    Some(Interval {
+        low_pct: at(tail),
+        high_pct: at(1.0 - tail),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn noisy(n: usize, level: f64, spread: f64, seed: u64) -> Vec<f64> {
+        let mut r = Rng::new(seed);
+        (0..n)
+            .map(|_| level + spread * ((r.next_u64() % 10_000) as f64 / 10_000.0 - 0.5))
+            .collect()
+    }
+
+    #[test]
+    fn deterministic() {
+        let a = noisy(60, 100.0, 20.0, 1);
+        let b = noisy(60, 101.0, 20.0, 2);
+        assert_eq!(
+            bootstrap_diff(&a, &b, SampleKind::PerSecond),
+            bootstrap_diff(&a, &b, SampleKind::PerSecond)
+        );
+    }
+
+    #[test]
+    fn clear_shift_is_significant_and_same_level_is_not() {
+        let a = noisy(60, 100.0, 20.0, 1);
+        let up = noisy(60, 120.0, 20.0, 2);
+        let same = noisy(60, 100.0, 20.0, 3);
+        let i = bootstrap_diff(&a, &up, SampleKind::PerSecond).unwrap();
+        assert!(i.excludes_zero() && i.low_pct > 10.0, "{i:?}");
+        let i = bootstrap_diff(&a, &same, SampleKind::PerSecond).unwrap();
+        assert!(!i.excludes_zero(), "{i:?}");
+    }
+
+    #[test]
+    fn too_few_samples_give_no_interval() {
+        assert!(
+            bootstrap_diff(&[1.0, 2.0], &[1.0, 2.0, 3.0, 4.0, 5.0], SampleKind::PerRun).is_none()
+        );
+    }
+
+    #[test]
+    fn pct_diff_edges() {
+        assert_eq!(pct_diff(0.0, 0.0), Some(0.0));
+        assert_eq!(pct_diff(0.0, 1.0), None);
+        assert_eq!(pct_diff(200.0, 150.0), Some(-25.0));
+    }
+}

@@ -1,0 +1,721 @@
+//! The results store: every run, ingest and query result kept in one embedded SQLite file.
+//!
+//! A run is written in three steps so that nothing is lost when the process dies:
+//! [`Store::begin_run`] inserts a row marked `running` (configuration, tool version, machine,
+//! seed, tags), [`Store::append_timeline`] adds per-second rows while the run goes, and
+//! [`Store::finish_run`] stores the result and marks the run `complete` (or
+//! [`Store::fail_run`] marks it `failed`). The database is in WAL mode and every step is its
+//! own transaction: a run that was killed halfway leaves a readable file in which that run is
+//! still `running`; [`RunRow::state`] then reports it as `incomplete`.
+//!
+//! Results are stored as JSON (the serialised `IngestReport` or `QueryResult`), so the store
+//! does not need to change when a result type grows a field. The schema is versioned with
+//! `PRAGMA user_version`; [`MIGRATIONS`] are applied in order when a file is opened.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use rusqlite::{params, Connection, OptionalExtension};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::measure::Machine;
+
+/// The environment variable that overrides the default store location.
+pub const STORE_ENV: &str = "SEARCHBENCH_STORE";
+
+/// Schema migrations; migration `i` brings `user_version` from `i` to `i + 1`.
+pub const MIGRATIONS: &[&str] = &[
+    // 1: runs and their tags.
+    "CREATE TABLE runs (
+        id            TEXT PRIMARY KEY,
+        kind          TEXT NOT NULL,
+        workload      TEXT NOT NULL,
+        engine        TEXT,
+        status        TEXT NOT NULL,
+        started_unix  INTEGER NOT NULL,
+        finished_unix INTEGER,
+        tool_version  TEXT NOT NULL,
+        seed          INTEGER,
+        pid           INTEGER,
+        machine       TEXT NOT NULL,
+        config        TEXT NOT NULL,
+        result        TEXT,
+        error         TEXT
+    );
+    CREATE TABLE tags (
+        run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        key    TEXT NOT NULL,
+        value  TEXT NOT NULL,
+        PRIMARY KEY (run_id, key)
+    );",
+    // 2: the per-second timeline, streamed in while a run goes; lookups by time.
+    "CREATE TABLE timeline (
+        run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        second INTEGER NOT NULL,
+        data   TEXT NOT NULL,
+        PRIMARY KEY (run_id, second)
+    );
+    CREATE INDEX runs_started ON runs(started_unix);
+    CREATE INDEX tags_key_value ON tags(key, value);",
+];
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("results store {}: {source}", path.display())]
+    Open {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
+    #[error("results store {}: cannot create its folder: {source}", path.display())]
+    Folder {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("results store {}: schema version {found} is newer than this searchbench knows ({known}); use a newer searchbench or another --store", path.display())]
+    NewerSchema {
+        path: PathBuf,
+        found: i64,
+        known: i64,
+    },
+    #[error("no home folder to put the results store in: set XDG_DATA_HOME, HOME or --store")]
+    NoHome,
+    #[error("results store: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("results store: stored JSON: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error("no run {0:?} in the store (see `searchbench results list`)")]
+    NotFound(String),
+    #[error("run id {prefix:?} is ambiguous: it matches {}", matches.join(", "))]
+    Ambiguous {
+        prefix: String,
+        matches: Vec<String>,
+    },
+    #[error("no complete run has the tags {0} (see `searchbench results list --tag k=v`)")]
+    NoTagMatch(String),
+    #[error("bad tag {0:?}: write key=value (key: letters, digits, '_', '-', '.')")]
+    BadTag(String),
+}
+
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// Short run id: 8 hex characters.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct RunId(pub String);
+
+impl std::fmt::Display for RunId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl AsRef<str> for RunId {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+/// What kind of result a run produces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `searchbench ingest`: an `IngestReport`.
+    Ingest,
+    /// `searchbench run WORKLOAD`: an `IngestReport` (and later more).
+    Run,
+    /// `searchbench query WORKLOAD`: a `QueryResult`.
+    Query,
+}
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Ingest => "ingest",
+            Kind::Run => "run",
+            Kind::Query => "query",
+        }
+    }
+}
+
+/// What is known about a run when it starts.
+#[derive(Debug, Clone)]
+pub struct NewRun {
+    pub kind: Kind,
+    pub workload: String,
+    /// `opensearch-2.19.1`; when unknown at the start it is taken from the result
+    /// (`product` + `engine_version`) by [`Store::finish_run`].
+    pub engine: Option<String>,
+    pub seed: Option<u64>,
+    /// The run's configuration (flags, driver config, settings): enough to run it again.
+    pub config: Value,
+    pub tags: Vec<(String, String)>,
+}
+
+impl NewRun {
+    pub fn new(kind: Kind, workload: impl Into<String>, config: Value) -> Self {
+        NewRun {
+            kind,
+            workload: workload.into(),
+            engine: None,
+            seed: None,
+            config,
+            tags: Vec::new(),
+        }
+    }
+}
+
+/// A run's lifecycle state as shown to people.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum State {
+    /// Started by a process that is still alive.
+    Running,
+    /// Started, never finished, and its process is gone (killed, crashed, power loss).
+    Incomplete,
+    Complete,
+    /// Finished with an error (the partial result, if any, is kept).
+    Failed,
+}
+
+impl State {
+    pub fn name(self) -> &'static str {
+        match self {
+            State::Running => "running",
+            State::Incomplete => "incomplete",
+            State::Complete => "complete",
+            State::Failed => "failed",
+        }
+    }
+}
+
+/// One stored run.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunRow {
+    pub id: RunId,
+    pub kind: String,
+    pub workload: String,
+    pub engine: Option<String>,
+    /// As stored: running, complete or failed.
+    pub status: String,
+    pub state: State,
+    pub started_unix: u64,
+    pub finished_unix: Option<u64>,
+    pub tool_version: String,
+    pub seed: Option<u64>,
+    pub pid: Option<u32>,
+    pub machine: Value,
+    pub config: Value,
+    pub tags: BTreeMap<String, String>,
+    pub error: Option<String>,
+    /// The serialised result (absent while running or after a kill).
+    pub result: Option<Value>,
+}
+
+impl RunRow {
+    /// The per-second timeline inside the result, when there is one.
+    pub fn result_timeline(&self) -> Option<&Vec<Value>> {
+        self.result.as_ref()?.get("timeline")?.as_array()
+    }
+}
+
+/// Which runs `list` returns.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    pub workload: Option<String>,
+    /// Prefix of the engine name: `opensearch` matches `opensearch-2.19.1`.
+    pub engine: Option<String>,
+    pub kind: Option<String>,
+    /// Every tag must match.
+    pub tags: Vec<(String, String)>,
+    pub complete_only: bool,
+    pub limit: Option<usize>,
+}
+
+/// Parses `key=value` (the `--tag` flag).
+pub fn parse_tag(s: &str) -> Result<(String, String)> {
+    let (k, v) = s
+        .split_once('=')
+        .ok_or_else(|| StoreError::BadTag(s.into()))?;
+    let k = k.trim();
+    let ok = !k.is_empty()
+        && k.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+    if !ok {
+        return Err(StoreError::BadTag(s.into()));
+    }
+    Ok((k.to_string(), v.trim().to_string()))
+}
+
+/// `$SEARCHBENCH_STORE`, else `$XDG_DATA_HOME/searchbench/results.db`, else
+/// `~/.local/share/searchbench/results.db`.
+pub fn default_path() -> Result<PathBuf> {
+    if let Some(p) = std::env::var_os(STORE_ENV).filter(|p| !p.is_empty()) {
+        return Ok(PathBuf::from(p));
+    }
+    let base = match std::env::var_os("XDG_DATA_HOME").filter(|p| !p.is_empty()) {
+        Some(d) => PathBuf::from(d),
+        None => {
+            let home = std::env::var_os("HOME")
+                .filter(|p| !p.is_empty())
+                .ok_or(StoreError::NoHome)?;
+            PathBuf::from(home).join(".local").join("share")
+        }
+    };
+    Ok(base.join("searchbench").join("results.db"))
+}
+
+fn now_unix() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+fn new_id() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    h.write_u128(nanos);
+    h.write_u32(std::process::id());
+    h.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
+    format!("{:08x}", h.finish() as u32)
+}
+
+fn process_alive(pid: u32) -> bool {
+    Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// An open results store.
+#[derive(Debug)]
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl Store {
+    /// Opens (creating if needed) the store at [`default_path`].
+    pub fn open_default() -> Result<Store> {
+        Store::open(default_path()?)
+    }
+
+    /// Opens (creating if needed) the store at `path` and brings its schema up to date.
+    pub fn open(path: impl AsRef<Path>) -> Result<Store> {
+        let path = path.as_ref().to_path_buf();
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|source| StoreError::Folder {
+                path: path.clone(),
+                source,
+            })?;
+        }
+        let open_err = |source| StoreError::Open {
+            path: path.clone(),
+            source,
+        };
+        let conn = Connection::open(&path).map_err(open_err)?;
+        conn.busy_timeout(Duration::from_secs(10))
+            .map_err(open_err)?;
+        conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get::<_, String>(0))
+            .map_err(open_err)?;
+        conn.execute_batch("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;")
+            .map_err(open_err)?;
+        let mut store = Store { conn, path };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The schema version of the open file.
+    pub fn schema_version(&self) -> Result<i64> {
+        Ok(self
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))?)
+    }
+
+    fn migrate(&mut self) -> Result<()> {
+        let found = self.schema_version()?;
+        let known = MIGRATIONS.len() as i64;
+        if found > known {
+            return Err(StoreError::NewerSchema {
+                path: self.path.clone(),
+                found,
+                known,
+            });
+        }
+        for (i, sql) in MIGRATIONS.iter().enumerate().skip(found.max(0) as usize) {
+            let tx = self.conn.transaction()?;
+            tx.execute_batch(sql)?;
+            tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))?;
+            tx.commit()?;
+        }
+        Ok(())
+    }
+
+    /// Records that a run has started; it stays `running` until finished or failed.
+    pub fn begin_run(&self, run: &NewRun) -> Result<RunId> {
+        let machine = serde_json::to_string(&Machine::detect())?;
+        let config = serde_json::to_string(&run.config)?;
+        let mut id = new_id();
+        for _ in 0..16 {
+            let taken: Option<i64> = self
+                .conn
+                .query_row("SELECT 1 FROM runs WHERE id = ?1", [&id], |r| r.get(0))
+                .optional()?;
+            if taken.is_none() {
+                break;
+            }
+            id = new_id();
+        }
+        let tx = self.conn.unchecked_transaction()?;
+        tx.execute(
+            "INSERT INTO runs (id, kind, workload, engine, status, started_unix, tool_version,
+                               seed, pid, machine, config)
+             VALUES (?1, ?2, ?3, ?4, 'running', ?5, ?6, ?7, ?8, ?9, ?10)",
+            params![
+                id,
+                run.kind.name(),
+                run.workload,
+                run.engine,
+                now_unix() as i64,
+                env!("CARGO_PKG_VERSION"),
+                run.seed.map(|s| s as i64),
+                std::process::id(),
+                machine,
+                config,
+            ],
+        )?;
+        for (k, v) in &run.tags {
+            tx.execute(
+                "INSERT OR REPLACE INTO tags (run_id, key, value) VALUES (?1, ?2, ?3)",
+                params![id, k, v],
+            )?;
+        }
+        tx.commit()?;
+        Ok(RunId(id))
+    }
+
+    /// Adds (or replaces) per-second rows while a run goes. Each item must serialise to an
+    /// object with a numeric `second` field (like `measure::Second`); others are skipped.
+    pub fn append_timeline<T: Serialize>(&self, id: &RunId, seconds: &[T]) -> Result<usize> {
+        let tx = self.conn.unchecked_transaction()?;
+        let mut n = 0;
+        {
+            let mut stmt = tx.prepare_cached(
+                "INSERT OR REPLACE INTO timeline (run_id, second, data) VALUES (?1, ?2, ?3)",
+            )?;
+            for s in seconds {
+                let v = serde_json::to_value(s)?;
+                let Some(second) = v.get("second").and_then(Value::as_u64) else {
+                    continue;
+                };
+                stmt.execute(params![id.0, second as i64, serde_json::to_string(&v)?])?;
+                n += 1;
+            }
+        }
+        tx.commit()?;
+        Ok(n)
+    }
+
+    /// Stores the result and marks the run `complete`. A `timeline` array in the result
+    /// replaces the streamed rows (the final one is authoritative).
+    pub fn finish_run<T: Serialize>(&self, id: &RunId, result: &T) -> Result<()> {
+        self.end_run(id, &serde_json::to_value(result)?, None)
+    }
+
+    /// Marks the run `failed`, keeping the partial result when there is one.
+    pub fn fail_run(&self, id: &RunId, error: &str, partial: Option<&Value>) -> Result<()> {
+        self.end_run(id, partial.unwrap_or(&Value::Null), Some(error))
+    }
+
+    fn end_run(&self, id: &RunId, result: &Value, error: Option<&str>) -> Result<()> {
+        let engine = engine_of(result);
+        // A result that reports its own error (an ingest stopped early) is a failed run too.
+        let own_error = result
+            .get("error")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let error = error.map(str::to_string).or(own_error);
+        let status = if error.is_some() {
+            "failed"
+        } else {
+            "complete"
+        };
+        let stored = (!result.is_null())
+            .then(|| serde_json::to_string(result))
+            .transpose()?;
+        // The machine the result says it was measured on wins over the one that stored it.
+        let machine = result
+            .get("machine")
+            .filter(|m| m.is_object())
+            .map(serde_json::to_string)
+            .transpose()?;
+        let tx = self.conn.unchecked_transaction()?;
+        let changed = tx.execute(
+            "UPDATE runs SET status = ?2, finished_unix = ?3, result = ?4, error = ?5,
+                             engine = COALESCE(engine, ?6), machine = COALESCE(?7, machine)
+             WHERE id = ?1",
+            params![
+                id.0,
+                status,
+                now_unix() as i64,
+                stored,
+                error,
+                engine,
+                machine
+            ],
+        )?;
+        if changed == 0 {
+            return Err(StoreError::NotFound(id.0.clone()));
+        }
+        if let Some(timeline) = result.get("timeline").and_then(Value::as_array) {
+            tx.execute("DELETE FROM timeline WHERE run_id = ?1", [&id.0])?;
+            let mut stmt = tx.prepare_cached(
+                "INSERT OR REPLACE INTO timeline (run_id, second, data) VALUES (?1, ?2, ?3)",
+            )?;
+            for s in timeline {
+                if let Some(second) = s.get("second").and_then(Value::as_u64) {
+                    stmt.execute(params![id.0, second as i64, serde_json::to_string(s)?])?;
+                }
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Begin + finish in one go, for a result that already exists.
+    pub fn save<T: Serialize>(&self, run: &NewRun, result: &T) -> Result<RunId> {
+        let id = self.begin_run(run)?;
+        self.finish_run(&id, result)?;
+        Ok(id)
+    }
+
+    /// Runs matching `filter`, newest first.
+    pub fn list(&self, filter: &Filter) -> Result<Vec<RunRow>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT id, kind, workload, engine, status, started_unix, finished_unix, tool_version,
+                    seed, pid, machine, config, error, result
+             FROM runs ORDER BY started_unix DESC, rowid DESC",
+        )?;
+        let rows = stmt.query_map([], read_row)?;
+        let mut out = Vec::new();
+        for row in rows {
+            let mut row = row?.into_row()?;
+            row.tags = self.tags(&row.id)?;
+            if filter.matches(&row) {
+                out.push(row);
+                if filter.limit.is_some_and(|l| out.len() >= l) {
+                    break;
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The run whose id is `id_or_prefix` (a unique prefix is enough).
+    pub fn get(&self, id_or_prefix: &str) -> Result<RunRow> {
+        let prefix = id_or_prefix.trim().to_ascii_lowercase();
+        if prefix.is_empty() || !prefix.chars().all(|c| c.is_ascii_hexdigit()) {
+            return Err(StoreError::NotFound(id_or_prefix.into()));
+        }
+        let mut stmt = self.conn.prepare(
+            "SELECT id, kind, workload, engine, status, started_unix, finished_unix, tool_version,
+                    seed, pid, machine, config, error, result
+             FROM runs WHERE id LIKE ?1 || '%' ORDER BY started_unix DESC LIMIT 11",
+        )?;
+        let mut found = stmt
+            .query_map([&prefix], read_row)?
+            .collect::<Result<Vec<_>, _>>()?;
+        match found.len() {
+            0 => Err(StoreError::NotFound(id_or_prefix.into())),
+            1 => {
+                let mut row = found.remove(0).into_row()?;
+                row.tags = self.tags(&row.id)?;
+                Ok(row)
+            }
+            _ => Err(StoreError::Ambiguous {
+                prefix: id_or_prefix.into(),
+                matches: found.into_iter().map(|r| r.id).collect(),
+            }),
+        }
+    }
+
+    /// A run id (or unique prefix) gives that run; `k=v[,k2=v2]` gives every complete run
+    /// with those tags (oldest first), a group of repeated runs.
+    pub fn select(&self, selector: &str) -> Result<Vec<RunRow>> {
+        if !selector.contains('=') {
+            return Ok(vec![self.get(selector)?]);
+        }
+        let tags = selector
+            .split(',')
+            .filter(|s| !s.trim().is_empty())
+            .map(parse_tag)
+            .collect::<Result<Vec<_>>>()?;
+        let mut runs = self.list(&Filter {
+            tags,
+            complete_only: true,
+            ..Default::default()
+        })?;
+        if runs.is_empty() {
+            return Err(StoreError::NoTagMatch(selector.into()));
+        }
+        runs.reverse();
+        Ok(runs)
+    }
+
+    /// The stored per-second rows of a run, in order.
+    pub fn timeline(&self, id: &RunId) -> Result<Vec<Value>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT data FROM timeline WHERE run_id = ?1 ORDER BY second")?;
+        let rows = stmt.query_map([&id.0], |r| r.get::<_, String>(0))?;
+        let mut out = Vec::new();
+        for r in rows {
+            out.push(serde_json::from_str(&r?)?);
+        }
+        Ok(out)
+    }
+
+    fn tags(&self, id: &RunId) -> Result<BTreeMap<String, String>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT key, value FROM tags WHERE run_id = ?1")?;
+        let rows = stmt.query_map([&id.0], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+}
+
+impl Filter {
+    fn matches(&self, r: &RunRow) -> bool {
+        if self.complete_only && r.state != State::Complete {
+            return false;
+        }
+        if self.workload.as_ref().is_some_and(|w| *w != r.workload) {
+            return false;
+        }
+        if self.kind.as_ref().is_some_and(|k| *k != r.kind) {
+            return false;
+        }
+        if let Some(e) = &self.engine {
+            if !r
+                .engine
+                .as_deref()
+                .is_some_and(|x| x.starts_with(e.as_str()))
+            {
+                return false;
+            }
+        }
+        self.tags
+            .iter()
+            .all(|(k, v)| r.tags.get(k).is_some_and(|x| x == v))
+    }
+}
+
+/// `product-version` from a result that names them.
+fn engine_of(result: &Value) -> Option<String> {
+    let product = result.get("product")?.as_str()?;
+    let version = result.get("engine_version")?.as_str()?;
+    Some(format!("{}-{version}", product.to_ascii_lowercase()))
+}
+
+/// A row as read, before its JSON columns are parsed.
+struct RawRow {
+    id: String,
+    kind: String,
+    workload: String,
+    engine: Option<String>,
+    status: String,
+    started_unix: i64,
+    finished_unix: Option<i64>,
+    tool_version: String,
+    seed: Option<i64>,
+    pid: Option<i64>,
+    machine: String,
+    config: String,
+    error: Option<String>,
+    result: Option<String>,
+}
+
+fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RawRow> {
+    Ok(RawRow {
+        id: r.get(0)?,
+        kind: r.get(1)?,
+        workload: r.get(2)?,
+        engine: r.get(3)?,
+        status: r.get(4)?,
+        started_unix: r.get(5)?,
+        finished_unix: r.get(6)?,
+        tool_version: r.get(7)?,
+        seed: r.get(8)?,
+        pid: r.get(9)?,
+        machine: r.get(10)?,
+        config: r.get(11)?,
+        error: r.get(12)?,
+        result: r.get(13)?,
+    })
+}
+
+impl RawRow {
+    fn into_row(self) -> Result<RunRow> {
+        let pid = self.pid.and_then(|p| u32::try_from(p).ok());
+        let state = match self.status.as_str() {
+            "complete" => State::Complete,
+            "failed" => State::Failed,
+            _ if pid.is_some_and(process_alive) => State::Running,
+            _ => State::Incomplete,
+        };
+        Ok(RunRow {
+            id: RunId(self.id),
+            kind: self.kind,
+            workload: self.workload,
+            engine: self.engine,
+            status: self.status,
+            state,
+            started_unix: self.started_unix.max(0) as u64,
+            finished_unix: self.finished_unix.map(|t| t.max(0) as u64),
+            tool_version: self.tool_version,
+            seed: self.seed.map(|s| s as u64),
+            pid,
+            machine: serde_json::from_str(&self.machine)?,
+            config: serde_json::from_str(&self.config)?,
+            tags: BTreeMap::new(),
+            error: self.error,
+            result: self
+                .result
+                .as_deref()
+                .map(serde_json::from_str)
+                .transpose()?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tags_parse_and_refuse_junk() {
+        assert_eq!(
+            parse_tag("branch=main").unwrap(),
+            ("branch".into(), "main".into())
+        );
+        assert_eq!(parse_tag("a.b-c=x=y").unwrap().1, "x=y");
+        assert!(parse_tag("noequals").is_err());
+        assert!(parse_tag("=v").is_err());
+        assert!(parse_tag("sp ace=v").is_err());
+    }
+
+    #[test]
+    fn ids_are_eight_hex() {
+        let a = new_id();
+        assert_eq!(a.len(), 8);
+        assert!(a.chars().all(|c| c.is_ascii_hexdigit()));
+        assert_ne!(a, new_id());
+    }
+}

@@ -1,0 +1,175 @@
+//! `searchbench generate` as a user runs it: output files, compression, truth file, and the
+//! exit code 2 with a clear message for bad usage.
+
+mod common;
+
+use std::path::Path;
+use std::process::Output;
+
+fn run(args: &[&str]) -> Output {
+    common::bin()
+        .arg("generate")
+        .args(args)
+        .output()
+        .expect("run searchbench")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn assert_usage_error(args: &[&str], needle: &str) {
+    let o = run(args);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+    assert!(
+        stderr(&o).contains(needle),
+        "{args:?}: expected {needle:?} in {}",
+        stderr(&o)
+    );
+    assert!(
+        o.stdout.is_empty(),
+        "{args:?}: nothing written on a usage error"
+    );
+}
+
+#[test]
+fn bad_arguments_exit_2_with_a_clear_message() {
+    assert_usage_error(&["nope", "--docs", "5"], "unknown workload \"nope\"");
+    assert_usage_error(&["logs", "--docs", "0"], "--docs must be at least 1");
+    assert_usage_error(&["logs"], "--docs is required for the logs workload");
+    assert_usage_error(
+        &["logs", "--docs", "5", "--out", "/nonexistent-dir/x.ndjson"],
+        "cannot create /nonexistent-dir/x.ndjson",
+    );
+    assert_usage_error(&["logs", "--docs", "5", "--format", "csv"], "--format csv");
+    assert_usage_error(
+        &["logs", "--docs", "5", "--window", "soon"],
+        "duration \"soon\"",
+    );
+    assert_usage_error(
+        &["logs", "--docs", "5", "--start", "yesterday"],
+        "start time",
+    );
+    assert_usage_error(
+        &["cluster-metrics", "--docs", "5", "--window", "1d"],
+        "--window does not apply to the cluster-metrics workload",
+    );
+    assert_usage_error(
+        &[
+            "cluster-metrics",
+            "--rows-per-epoch",
+            "10",
+            "--epochs",
+            "2",
+            "--docs",
+            "21",
+        ],
+        "more than --rows-per-epoch",
+    );
+    assert_usage_error(
+        &["transactions", "--docs", "5", "--truth", "/tmp/t"],
+        "--truth",
+    );
+    // clap's own errors use the same exit code.
+    assert_usage_error(&["logs", "--docs", "many"], "invalid value");
+}
+
+fn read(path: &Path) -> Vec<u8> {
+    std::fs::read(path).expect("read output")
+}
+
+#[test]
+fn same_arguments_same_bytes_through_every_compression() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let p = |n: &str| dir.path().join(n).to_string_lossy().into_owned();
+    for (workload, extra) in [
+        ("logs", vec!["--docs", "3000", "--window", "2h"]),
+        (
+            "cluster-metrics",
+            vec!["--rows-per-epoch", "1000", "--epochs", "3"],
+        ),
+        ("transactions", vec!["--docs", "3000"]),
+    ] {
+        let mut outputs = Vec::new();
+        for (name, compress) in [
+            ("a", None),
+            ("b", None),
+            ("c.gz", Some("gzip")),
+            ("d.zst", Some("zstd")),
+        ] {
+            let path = p(&format!("{workload}-{name}"));
+            let mut args = vec![workload, "--seed", "5", "--out", &path];
+            args.extend(&extra);
+            if let Some(c) = compress {
+                args.extend(["--compress", c]);
+            }
+            let o = run(&args);
+            assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+            let raw = read(Path::new(&path));
+            let bytes = match compress {
+                Some("gzip") => {
+                    let mut s = Vec::new();
+                    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&raw[..]), &mut s)
+                        .expect("gunzip");
+                    s
+                }
+                Some(_) => zstd::stream::decode_all(&raw[..]).expect("unzstd"),
+                None => raw,
+            };
+            outputs.push(bytes);
+        }
+        assert!(outputs[0].len() > 100_000, "{workload}");
+        for o in &outputs[1..] {
+            assert!(o == &outputs[0], "{workload}: outputs differ");
+        }
+        let lines = outputs[0].iter().filter(|&&b| b == b'\n').count();
+        let expected = if workload == "transactions" {
+            3001
+        } else {
+            3000
+        };
+        assert_eq!(lines, expected, "{workload}");
+    }
+}
+
+#[test]
+fn stdout_output_and_truth_file() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let truth = dir.path().join("truth.ndjson");
+    let truth_s = truth.to_string_lossy().into_owned();
+    let o = run(&[
+        "cluster-metrics",
+        "--rows-per-epoch",
+        "3000",
+        "--epochs",
+        "2",
+        "--truth",
+        &truth_s,
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("epoch,node,task,cpu,mem,net"));
+    let first: Vec<&str> = lines.next().unwrap_or_default().split(',').collect();
+    assert_eq!(first.len(), 6);
+    assert_eq!(first[0], "1");
+    assert_eq!(text.lines().count(), 6001);
+
+    let truth_text = std::fs::read_to_string(&truth).expect("truth file");
+    let mut t = truth_text.lines();
+    let header: serde_json::Value =
+        serde_json::from_str(t.next().unwrap_or_default()).expect("header");
+    assert!(header["percentiles"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("linear interpolation"));
+    let parts: Vec<serde_json::Value> = t.map(|l| serde_json::from_str(l).expect("part")).collect();
+    assert_eq!(parts.len(), 60, "30 nodes × 2 epochs");
+    let count: u64 = parts.iter().map(|p| p["count"].as_u64().unwrap_or(0)).sum();
+    assert_eq!(count, 6000);
+    assert!(parts
+        .iter()
+        .all(|p| p["cpu"]["p0"].as_f64() <= p["cpu"]["p50"].as_f64()));
+}

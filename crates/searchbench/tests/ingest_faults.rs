@@ -1,0 +1,213 @@
+//! Ingest under faults: 429 storms, dropped connections, stalls and item rejections injected
+//! by a proxy in front of the real node; servers that answer garbage or hang.
+
+mod common;
+
+/// The shared node's URL, started off the async runtime (its fixture builds its own runtime).
+fn node_url() -> &'static str {
+    std::thread::spawn(common::node_url)
+        .join()
+        .expect("starting the shared node")
+}
+
+fn node_target() -> searchbench::target::Target {
+    node_url();
+    common::target()
+}
+mod support;
+
+use std::time::Duration;
+
+use searchbench::ingest::{self, source::Counter, DriverConfig, IdMode, LoadSettings, Plan};
+use searchbench::target::{Target, TargetConfig};
+use serde_json::json;
+use support::proxy::{self, Fault};
+
+fn target_at(url: &str, timeout: Duration) -> Target {
+    let mut config = TargetConfig::local(url);
+    config.timeout = timeout;
+    Target::new(&config).unwrap()
+}
+
+fn plan(index: &str, dir: &std::path::Path, ids: IdMode) -> Plan {
+    let mut driver = DriverConfig::new(index);
+    driver.bulk_docs = 200;
+    driver.clients = 3;
+    driver.ids = ids;
+    driver.max_retries = 6;
+    driver.backoff_base = Duration::from_millis(20);
+    driver.backoff_max = Duration::from_millis(200);
+    Plan {
+        driver,
+        index_body: json!({"settings": {"number_of_shards": 1, "number_of_replicas": 0}}),
+        replace: false,
+        load_settings: LoadSettings::default(),
+        failures: dir.join("failures.ndjson"),
+        engine_pid: None,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_sequential_ids_nothing_is_lost_and_nothing_duplicated_under_faults() {
+    let upstream = node_url();
+    let proxy = proxy::start(upstream, |n| match n % 9 {
+        1 => Fault::TooMany,
+        3 => Fault::DropAfter,
+        4 => Fault::RejectFirstItem,
+        5 => Fault::DropBefore,
+        7 if n < 40 => Fault::Stall(Duration::from_millis(2500)),
+        _ => Fault::Pass,
+    })
+    .await;
+    let target = target_at(&proxy.url, Duration::from_secs(1));
+    let dir = tempfile::tempdir().unwrap();
+    let index = "searchbench-test-faults";
+    let report = tokio::time::timeout(
+        Duration::from_secs(120),
+        ingest::ingest(
+            &target,
+            Box::new(Counter { n: 10_000, at: 0 }),
+            plan(index, dir.path(), IdMode::Sequential),
+        ),
+    )
+    .await
+    .expect("no hang")
+    .expect("ingest");
+    assert_eq!(report.error, None);
+    assert!(
+        proxy
+            .counts
+            .faults
+            .load(std::sync::atomic::Ordering::Relaxed)
+            >= 10
+    );
+    assert!(report.requests.retries >= 10, "{:?}", report.requests);
+    assert!(report.counts.retried_items >= 1);
+    assert_eq!(report.counts.read, 10_000);
+    assert_eq!(report.counts.indexed, 10_000);
+    assert_eq!(report.counts.failed, 0);
+    // Counted on the node itself, not through the proxy.
+    let direct = node_target();
+    assert_eq!(ingest::count(&direct, index).await.unwrap(), 10_000);
+    assert!(report.counts.reconciled);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn retries_used_up_put_the_documents_in_the_failure_file_and_stop() {
+    let proxy = proxy::start(node_url(), |n| {
+        if n >= 2 {
+            Fault::TooMany
+        } else {
+            Fault::Pass
+        }
+    })
+    .await;
+    let target = target_at(&proxy.url, Duration::from_secs(5));
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = plan("searchbench-test-giveup", dir.path(), IdMode::Sequential);
+    p.driver.max_retries = 2;
+    p.driver.clients = 1;
+    let report = tokio::time::timeout(
+        Duration::from_secs(60),
+        ingest::ingest(&target, Box::new(Counter { n: 5000, at: 0 }), p),
+    )
+    .await
+    .expect("no hang")
+    .expect("ingest");
+    let error = report.error.clone().expect("stopped");
+    assert!(error.contains("_bulk") && error.contains("429"), "{error}");
+    assert_eq!(
+        report.counts.read,
+        report.counts.indexed + report.counts.failed
+    );
+    assert_eq!(report.counts.indexed, 400);
+    assert!(report.counts.unacknowledged >= 200);
+    assert!(report.counts.reconciled, "{:?}", report.counts);
+    let lines = std::fs::read_to_string(dir.path().join("failures.ndjson")).unwrap();
+    assert_eq!(lines.lines().count() as u64, report.counts.failed);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_garbage_bulk_answer_is_a_clear_error_naming_the_request() {
+    let proxy = proxy::start(node_url(), |_| Fault::Garbage).await;
+    let target = target_at(&proxy.url, Duration::from_secs(5));
+    let dir = tempfile::tempdir().unwrap();
+    let report = tokio::time::timeout(
+        Duration::from_secs(60),
+        ingest::ingest(
+            &target,
+            Box::new(Counter { n: 1000, at: 0 }),
+            plan("searchbench-test-garbage", dir.path(), IdMode::Sequential),
+        ),
+    )
+    .await
+    .expect("no hang")
+    .expect("ingest");
+    let error = report.error.expect("error");
+    assert!(
+        error.contains("POST http://") && error.contains("/searchbench-test-garbage/_bulk"),
+        "{error}"
+    );
+    assert!(error.contains("not a bulk answer"), "{error}");
+    assert_eq!(
+        report.counts.read,
+        report.counts.indexed + report.counts.failed
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bulk_that_never_answers_times_out_with_the_request_named() {
+    let proxy = proxy::start(node_url(), |_| Fault::Hang).await;
+    // Long enough for index creation on a busy node, short for the test.
+    let target = target_at(&proxy.url, Duration::from_secs(4));
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = plan("searchbench-test-hang", dir.path(), IdMode::Sequential);
+    p.driver.max_retries = 1;
+    let report = tokio::time::timeout(
+        Duration::from_secs(60),
+        ingest::ingest(&target, Box::new(Counter { n: 1000, at: 0 }), p),
+    )
+    .await
+    .expect("no hang")
+    .expect("ingest");
+    let error = report.error.expect("error");
+    assert!(
+        error.contains("_bulk") && error.contains("timeout"),
+        "{error}"
+    );
+    assert_eq!(report.counts.indexed, 0);
+    assert_eq!(report.counts.read, report.counts.failed);
+}
+
+#[test]
+fn cli_against_servers_that_answer_garbage_or_hang_fails_clearly_and_quickly() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let garbage = rt.block_on(support::raw_server(
+        Some(b"HTTP/1.1 200 OK\r\ncontent-length: 9\r\nconnection: close\r\n\r\nnot json!"),
+        Duration::ZERO,
+    ));
+    let hang = rt.block_on(support::raw_server(None, Duration::from_secs(30)));
+    let _guard = rt.enter();
+    for (url, expect) in [(&garbage, "not what we expected"), (&hang, "timeout")] {
+        let started = std::time::Instant::now();
+        let out = common::bin()
+            .args([
+                "ingest",
+                "logs",
+                "--docs",
+                "10",
+                "--quiet",
+                "--timeout",
+                "1",
+                "--url",
+                url,
+            ])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains(&format!("GET {url}/")), "{stderr}");
+        assert!(stderr.contains(expect), "{stderr}");
+        assert!(started.elapsed() < Duration::from_secs(20));
+    }
+}

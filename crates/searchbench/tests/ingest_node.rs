@@ -1,0 +1,467 @@
+//! Ingest against a real node: counts reconcile, refused documents land in the failure file,
+//! indexes we did not create are left alone, settings are restored, CSV input works.
+
+mod common;
+
+/// The shared node's URL, started off the async runtime (its fixture builds its own runtime).
+fn node_url() -> &'static str {
+    std::thread::spawn(common::node_url)
+        .join()
+        .expect("starting the shared node")
+}
+
+fn node_target() -> searchbench::target::Target {
+    node_url();
+    common::target()
+}
+
+use std::path::Path;
+use std::time::Duration;
+
+use reqwest::Method;
+use searchbench::corpus::{BadLine, CorpusError, DocSource, Item};
+use searchbench::ingest::{
+    self, source::Counter, DriverConfig, IdMode, IngestError, LoadSettings, Plan,
+};
+use searchbench::target::Target;
+use serde_json::{json, Value};
+
+/// In-memory documents: `Ok(doc)` or `Err(raw)` for a bad line.
+struct Docs {
+    items: Vec<Result<Vec<u8>, Vec<u8>>>,
+    at: usize,
+}
+
+impl Docs {
+    fn numbers(n: usize, bad_at: &[usize], bad_lines_at: &[usize]) -> Docs {
+        let items = (0..n)
+            .map(|i| {
+                if bad_lines_at.contains(&i) {
+                    Err(format!("{{broken line {i}").into_bytes())
+                } else if bad_at.contains(&i) {
+                    Ok(format!("{{\"n\":\"not a number {i}\",\"i\":{i}}}").into_bytes())
+                } else {
+                    Ok(format!("{{\"n\":{i},\"i\":{i}}}").into_bytes())
+                }
+            })
+            .collect();
+        Docs { items, at: 0 }
+    }
+}
+
+impl DocSource for Docs {
+    fn next_into(&mut self, out: &mut Vec<u8>) -> Result<Option<Item>, CorpusError> {
+        let Some(item) = self.items.get(self.at) else {
+            return Ok(None);
+        };
+        self.at += 1;
+        Ok(Some(match item {
+            Ok(doc) => {
+                out.extend_from_slice(doc);
+                Item::Doc
+            }
+            Err(raw) => Item::Bad(BadLine {
+                source: "memory.ndjson".into(),
+                line: self.at as u64,
+                reason: "not JSON".into(),
+                raw: raw.clone(),
+            }),
+        }))
+    }
+    fn len_hint(&self) -> Option<u64> {
+        Some(self.items.len() as u64)
+    }
+    fn describe(&self) -> String {
+        format!("{} in-memory docs", self.items.len())
+    }
+}
+
+fn plan(index: &str, dir: &Path) -> Plan {
+    let mut driver = DriverConfig::new(index);
+    driver.bulk_docs = 100;
+    driver.clients = 2;
+    Plan {
+        driver,
+        index_body: json!({
+            "settings": {"number_of_shards": 1, "number_of_replicas": 0},
+            "mappings": {"properties": {"n": {"type": "long"}, "i": {"type": "long"}}}
+        }),
+        replace: false,
+        load_settings: LoadSettings::default(),
+        failures: dir.join(format!("{index}-failures.ndjson")),
+        engine_pid: common::node_pid(),
+    }
+}
+
+async fn count(target: &Target, index: &str) -> u64 {
+    ingest::count(target, index).await.expect("count")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn counts_reconcile_and_the_report_says_where_time_went() {
+    let target = node_target();
+    let dir = tempfile::tempdir().unwrap();
+    let index = "searchbench-test-reconcile";
+    let mut p = plan(index, dir.path());
+    p.driver.bulk_docs = 250;
+    let report = ingest::ingest(&target, Box::new(Counter { n: 5000, at: 0 }), p)
+        .await
+        .expect("ingest");
+    assert_eq!(report.error, None);
+    assert_eq!(report.counts.read, 5000);
+    assert_eq!(report.counts.indexed, 5000);
+    assert_eq!(report.counts.failed, 0);
+    assert_eq!(report.counts.index_count, Some(5000));
+    assert!(report.counts.reconciled);
+    assert_eq!(report.requests.attempts, 20);
+    assert_eq!(report.service.count, 20);
+    assert!(report.took.count == 20);
+    assert!(report.failures_file.is_none());
+    let stats = report.server_stats.expect("stats");
+    assert_eq!(stats.index_total, 5000);
+    let budget: f64 = report.attribution.budget.iter().map(|s| s.secs).sum();
+    assert!(
+        (budget - report.wall_secs).abs() < 0.01 * report.wall_secs + 1e-3,
+        "{budget} vs {}",
+        report.wall_secs
+    );
+    assert!(report.cpu.engine_secs.is_some());
+    // Sequential ids: document ordinal 4321 has _id 4321 and is that document.
+    let doc: Value = target
+        .get_json(&format!("/{index}/_doc/4321"))
+        .await
+        .unwrap();
+    assert_eq!(doc["_source"]["n"], 4321);
+    // The whole result serialises.
+    let text = serde_json::to_string(&report).unwrap();
+    assert!(text.contains("\"attribution\""));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mapping_conflict_lands_in_the_failure_file_and_the_rest_is_indexed() {
+    let target = node_target();
+    let dir = tempfile::tempdir().unwrap();
+    let index = "searchbench-test-conflict";
+    let p = plan(index, dir.path());
+    let failures = p.failures.clone();
+    let source = Docs::numbers(1000, &[17, 503], &[42]);
+    let report = ingest::ingest(&target, Box::new(source), p)
+        .await
+        .expect("ingest");
+    assert_eq!(report.error, None);
+    assert_eq!(report.counts.read, 1000);
+    assert_eq!(report.counts.indexed, 997);
+    assert_eq!(report.counts.refused, 2);
+    assert_eq!(report.counts.bad_lines, 1);
+    assert_eq!(report.counts.index_count, Some(997));
+    assert!(report.counts.reconciled);
+    assert_eq!(report.failures_file.as_deref(), Some(failures.as_path()));
+    let text = std::fs::read_to_string(&failures).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    let refused: Vec<&Value> = lines.iter().filter(|l| l["kind"] == "document").collect();
+    assert_eq!(refused.len(), 2);
+    for r in &refused {
+        assert_eq!(r["status"], 400);
+        let reason = r["reason"].as_str().unwrap();
+        assert!(reason.contains("mapper_parsing_exception"), "{reason}");
+        assert!(r["doc"]["n"].as_str().unwrap().starts_with("not a number"));
+    }
+    let ordinals: Vec<u64> = refused
+        .iter()
+        .map(|r| r["ordinal"].as_u64().unwrap())
+        .collect();
+    // Ordinals count documents, not bad lines: input 17 is ordinal 17, input 503 is 502.
+    assert!(
+        ordinals.contains(&17) && ordinals.contains(&502),
+        "{ordinals:?}"
+    );
+    let bad = lines.iter().find(|l| l["kind"] == "bad_line").unwrap();
+    assert_eq!(bad["source"], "memory.ndjson");
+    assert_eq!(bad["line"], 43);
+    assert_eq!(bad["raw"], "{broken line 42");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fail_fast_stops_at_the_first_bad_line_and_still_accounts_for_everything() {
+    let target = node_target();
+    let dir = tempfile::tempdir().unwrap();
+    let index = "searchbench-test-failfast";
+    let mut p = plan(index, dir.path());
+    p.driver.fail_fast = true;
+    let report = ingest::ingest(&target, Box::new(Docs::numbers(1000, &[], &[250])), p)
+        .await
+        .expect("ingest");
+    let error = report.error.clone().expect("stopped");
+    assert!(error.contains("memory.ndjson:251"), "{error}");
+    assert!(report.counts.read < 1000);
+    assert_eq!(
+        report.counts.read,
+        report.counts.indexed + report.counts.failed
+    );
+    assert_eq!(report.counts.index_count, Some(report.counts.indexed));
+    assert_eq!(report.counts.bad_lines, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_index_we_did_not_create_is_left_alone_unless_replace() {
+    let target = node_target();
+    let dir = tempfile::tempdir().unwrap();
+    let index = "searchbench-test-foreign";
+    let _ = target
+        .send(Method::DELETE, &format!("/{index}"), None)
+        .await;
+    let _: Value = target
+        .send_json(
+            Method::PUT,
+            &format!("/{index}"),
+            &json!({"settings": {"number_of_replicas": 0}}),
+        )
+        .await
+        .unwrap();
+    let _: Value = target
+        .send_json(
+            Method::PUT,
+            &format!("/{index}/_doc/keep?refresh=true"),
+            &json!({"precious": true}),
+        )
+        .await
+        .unwrap();
+    let err = ingest::ingest(
+        &target,
+        Box::new(Counter { n: 10, at: 0 }),
+        plan(index, dir.path()),
+    )
+    .await
+    .expect_err("must refuse");
+    assert!(matches!(err, IngestError::Foreign { .. }), "{err}");
+    assert!(err.to_string().contains("--replace"));
+    assert_eq!(
+        count(&target, index).await,
+        1,
+        "the foreign index is untouched"
+    );
+
+    // Through the CLI as well: exit 1, a clear message, nothing deleted.
+    let out = common::bin()
+        .args([
+            "ingest",
+            "logs",
+            "--docs",
+            "10",
+            "--quiet",
+            "--index",
+            index,
+            "--url",
+            node_url(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("was not created by searchbench"),
+        "{stderr}"
+    );
+    assert_eq!(count(&target, index).await, 1);
+
+    let mut p = plan(index, dir.path());
+    p.replace = true;
+    let report = ingest::ingest(&target, Box::new(Counter { n: 10, at: 0 }), p)
+        .await
+        .unwrap();
+    assert_eq!(report.previous_index, ingest::Previous::ReplacedForeign);
+    assert_eq!(report.counts.index_count, Some(10));
+
+    // Now it is ours: a second run recreates it without --replace.
+    let report = ingest::ingest(
+        &target,
+        Box::new(Counter { n: 7, at: 0 }),
+        plan(index, dir.path()),
+    )
+    .await
+    .unwrap();
+    assert_eq!(report.previous_index, ingest::Previous::Ours);
+    assert_eq!(report.counts.index_count, Some(7));
+    assert!(ingest::index::delete_ours(&target, index).await.unwrap());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn load_settings_are_applied_and_restored() {
+    let target = node_target();
+    let dir = tempfile::tempdir().unwrap();
+    let index = "searchbench-test-settings";
+    let mut p = plan(index, dir.path());
+    p.index_body["settings"]["refresh_interval"] = json!("5s");
+    p.load_settings = LoadSettings {
+        refresh_interval: Some("-1".into()),
+        replicas: Some(0),
+        translog_durability: Some("async".into()),
+    };
+    let report = ingest::ingest(&target, Box::new(Counter { n: 300, at: 0 }), p)
+        .await
+        .unwrap();
+    assert!(report.counts.reconciled, "{:?}", report.counts);
+    assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+    let s: Value = target
+        .get_json(&format!("/{index}/_settings?flat_settings=true"))
+        .await
+        .unwrap();
+    let s = &s[index]["settings"];
+    assert_eq!(s["index.refresh_interval"], "5s", "{s}");
+    assert!(s.get("index.translog.durability").is_none(), "{s}");
+    assert_eq!(s["index.number_of_replicas"], "0");
+}
+
+#[test]
+fn cli_ingests_a_transactions_csv_and_a_gzip_ndjson() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("dvf.csv");
+    let mut text = searchbench::corpus::transactions::csv_header().into_bytes();
+    text.push(b'\n');
+    let mut gen =
+        searchbench::corpus::Transactions::new(searchbench::corpus::TransactionsSpec::new(3, 2000))
+            .unwrap();
+    let mut rows = 0;
+    while gen.next_csv_into(&mut text) {
+        text.push(b'\n');
+        rows += 1;
+    }
+    assert_eq!(rows, 2000);
+    text.extend_from_slice(b"a,row,with,too,few,fields\n");
+    std::fs::write(&csv, &text).unwrap();
+    let failures = dir.path().join("f.ndjson");
+    let json_out = dir.path().join("r.json");
+    let out = common::bin()
+        .args([
+            "ingest",
+            "transactions",
+            "--quiet",
+            "--index",
+            "searchbench-test-csv",
+            "--url",
+            node_url(),
+        ])
+        .arg("--file")
+        .arg(&csv)
+        .arg("--failures")
+        .arg(&failures)
+        .arg("--json")
+        .arg(&json_out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("reconciled"), "{stdout}");
+    let r: Value = serde_json::from_slice(&std::fs::read(&json_out).unwrap()).unwrap();
+    assert_eq!(r["counts"]["indexed"], 2000);
+    assert_eq!(r["counts"]["bad_lines"], 1);
+    assert_eq!(r["counts"]["index_count"], 2000);
+    assert!(r["machine"]["cores"].as_u64().unwrap() >= 1);
+    let f = std::fs::read_to_string(&failures).unwrap();
+    assert!(f.contains("\"line\":2002"), "{f}");
+
+    // NDJSON, gzip-compressed, with gzip request bodies and auto ids.
+    let nd = dir.path().join("small.ndjson.gz");
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    for i in 0..1500 {
+        std::io::Write::write_all(
+            &mut enc,
+            format!("{{\"i\":{i},\"s\":\"x{i}\"}}\n").as_bytes(),
+        )
+        .unwrap();
+    }
+    std::fs::write(&nd, enc.finish().unwrap()).unwrap();
+    let out = common::bin()
+        .args([
+            "ingest",
+            "--quiet",
+            "--gzip",
+            "--ids",
+            "auto",
+            "--bulk-bytes",
+            "20kb",
+            "--url",
+            node_url(),
+        ])
+        .arg("--file")
+        .arg(&nd)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("1500 docs into searchbench-small"),
+        "{stdout}"
+    );
+    let _ = Duration::ZERO;
+}
+
+#[test]
+fn cli_run_needs_a_known_workload() {
+    let out = common::bin()
+        .args(["run", "nope", "--docs", "10"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown workload"));
+}
+
+#[test]
+fn logs_ingest_through_the_cli_with_workload_generator() {
+    let dir = tempfile::tempdir().unwrap();
+    let json_out = dir.path().join("r.json");
+    let out = common::bin()
+        .args([
+            "ingest",
+            "logs",
+            "--docs",
+            "3000",
+            "--clients",
+            "3",
+            "--bulk-size",
+            "500",
+            "--quiet",
+            "--refresh-interval",
+            "-1",
+            "--url",
+            node_url(),
+        ])
+        .arg("--json")
+        .arg(&json_out)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: Value = serde_json::from_slice(&std::fs::read(&json_out).unwrap()).unwrap();
+    assert_eq!(r["counts"]["index_count"], 3000);
+    assert_eq!(r["config"]["clients"], 3);
+    assert_eq!(r["config"]["ids"], "sequential");
+    assert!(
+        r["timeline"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["docs"].as_u64().unwrap())
+            .sum::<u64>()
+            == 3000
+    );
+    let _ = IdMode::Auto;
+}

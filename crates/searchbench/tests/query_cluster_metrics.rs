@@ -1,0 +1,148 @@
+//! The cluster-metrics query workload against a real node: every answer equals the ground
+//! truth (counts, sums) or is within the documented percentile bounds; the CLI exits 3 when
+//! the truth disagrees.
+
+mod common;
+
+use searchbench::corpus::metrics::MetricsSpec;
+use searchbench::query::{self, accuracy, load, QueryOptions, Transport, Truth, Variant};
+
+fn spec() -> MetricsSpec {
+    let mut spec = MetricsSpec::new(7);
+    spec.rows_per_epoch = 60_000; // ~2,000 rows per (node, epoch)
+    spec.epochs = Some(2);
+    spec
+}
+
+/// Loads the corpus once per test binary (tests in this file share the index).
+fn loaded() -> Truth {
+    static ONCE: std::sync::OnceLock<Vec<searchbench::corpus::PartitionTruth>> =
+        std::sync::OnceLock::new();
+    let parts = ONCE.get_or_init(|| {
+        common::node_url(); // starts the node outside any async context
+        runtime().block_on(async {
+            let t = common::target();
+            let _ = t
+                .send(reqwest::Method::DELETE, "/query-test-metrics", None)
+                .await;
+            query::load_cluster_metrics(&t, "query-test-metrics", &spec())
+                .await
+                .expect("load")
+        })
+    });
+    Truth::new(parts.clone())
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime")
+}
+
+#[test]
+fn answers_match_the_ground_truth() {
+    let truth = loaded();
+    let target = common::target();
+    assert_eq!(truth.coverages.len(), 2);
+    assert_eq!(truth.partitions(), 60);
+    // The truth the loader returns is the truth the spec recomputes.
+    let recomputed = Truth::new(query::compute_truth(&spec()).expect("truth"));
+    assert_eq!(
+        recomputed.get(2, "N017").map(|p| p.count),
+        truth.get(2, "N017").map(|p| p.count)
+    );
+
+    let mut options = QueryOptions::new("query-test-metrics");
+    options.passes = 1;
+    options.profile = true;
+    let result = runtime()
+        .block_on(query::run_cluster_metrics(&target, &truth, &options))
+        .expect("run");
+    query::print(&result);
+    assert_eq!(result.request_errors(), 0);
+    assert_eq!(result.failures_total, 0, "{:#?}", result.failures);
+    assert!(result.passed());
+    assert_eq!(result.cells.len(), 12);
+    assert_eq!(result.profile_cells.len(), 12);
+    for a in &result.accuracy {
+        // warm-up + 1 pass + profile pass, 2 transports, 60 partitions.
+        assert_eq!(a.answers, 3 * 2 * 60, "{:?}", a.variant);
+        assert_eq!(a.count_wrong, 0);
+        assert_eq!(a.sum_wrong, 0);
+        if let Some(algo) = a.algo {
+            assert!(a.pct_values > 0);
+            assert!(a.pct_max_err <= accuracy::bound(algo), "{a:?}");
+            // min and max: t-digest keeps them exactly (up to the last bit).
+            if algo == query::Algo::TDigest {
+                assert!(a.pct_max_err_by_percent[0] < 1e-12, "{a:?}");
+                assert!(a.pct_max_err_by_percent[3] < 1e-12, "{a:?}");
+            }
+        }
+    }
+    for c in &result.cells {
+        assert_eq!(c.took_ms.n, 2, "{:?} {:?}", c.variant, c.transport);
+        assert!(c.wall_ms.mean > 0.0);
+    }
+    assert!(result
+        .savings
+        .iter()
+        .any(|s| s.variant == Variant::DTd && s.parallelism > 0.0));
+    assert_eq!(result.attribution.len(), 5);
+}
+
+#[test]
+fn the_cli_checks_truth_files_and_exits_3_on_a_wrong_count() {
+    let truth = loaded();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut parts = query::compute_truth(&spec()).expect("truth");
+    let good = dir.path().join("truth.ndjson");
+    load::write_truth_file(&good, &spec(), &parts).expect("write");
+    let json = dir.path().join("result.json");
+    let run = |truth: &std::path::Path, extra: &[&str]| {
+        let mut cmd = common::bin();
+        cmd.args(["query", "cluster-metrics", "--url", common::node_url()])
+            .args(["--index", "query-test-metrics", "--passes", "1"])
+            .args(["--variants", "A,D_td", "--transports", "serial,msearch"])
+            .arg("--truth")
+            .arg(truth)
+            .arg("--json")
+            .arg(&json)
+            .args(extra);
+        cmd.output().expect("run searchbench")
+    };
+    let out = run(&good, &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("Accuracy"), "{stdout}");
+    let saved: query::QueryResult =
+        serde_json::from_slice(&std::fs::read(&json).expect("json")).expect("result json");
+    assert!(saved.cell(Variant::DTd, Transport::Serial).is_some());
+
+    // Drift against the result just written.
+    let baseline = dir.path().join("baseline.json");
+    std::fs::copy(&json, &baseline).expect("copy");
+    let out = run(&good, &["--baseline", baseline.to_str().expect("utf8")]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Drift"));
+
+    // One wrong count in the truth: the run fails the check, loudly.
+    parts[3].count += 1;
+    let bad = dir.path().join("bad.ndjson");
+    load::write_truth_file(&bad, &spec(), &parts).expect("write");
+    let out = run(&bad, &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(3), "{stdout}");
+    assert!(stdout.contains("FAILED"), "{stdout}");
+    assert!(
+        stdout.contains(&format!("hits, expected {}", parts[3].count)),
+        "{stdout}"
+    );
+    drop(truth);
+}

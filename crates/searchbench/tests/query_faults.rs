@@ -1,0 +1,196 @@
+//! The query driver against a tiny HTTP double: malformed answers, silence (timeouts) and
+//! wrong answers are reported per cell, never a crash. No engine produces these on demand.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::time::Duration;
+
+use searchbench::corpus::metrics::{FieldTruth, PartitionTruth};
+use searchbench::query::{self, QueryOptions, Transport, Truth, Variant};
+use searchbench::target::{Target, TargetConfig};
+
+/// What the double answers for a request path: `Some(body)` with status 200, `None` = never.
+type Behaviour = fn(&str) -> Option<String>;
+
+fn serve(behaviour: Behaviour) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}", listener.local_addr().expect("addr"));
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            std::thread::spawn(move || handle(stream, behaviour));
+        }
+    });
+    url
+}
+
+fn handle(stream: TcpStream, behaviour: Behaviour) {
+    let mut reader = BufReader::new(stream.try_clone().expect("clone"));
+    let mut stream = stream;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            return;
+        }
+        let path = line.split_whitespace().nth(1).unwrap_or("").to_string();
+        let mut length = 0usize;
+        loop {
+            let mut h = String::new();
+            if reader.read_line(&mut h).unwrap_or(0) == 0 {
+                return;
+            }
+            if h.trim().is_empty() {
+                break;
+            }
+            if let Some((k, v)) = h.split_once(':') {
+                if k.eq_ignore_ascii_case("content-length") {
+                    length = v.trim().parse().unwrap_or(0);
+                }
+            }
+        }
+        let mut body = vec![0; length];
+        if reader.read_exact(&mut body).is_err() {
+            return;
+        }
+        match behaviour(&path) {
+            Some(answer) => {
+                let reply = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{answer}",
+                    answer.len()
+                );
+                if stream.write_all(reply.as_bytes()).is_err() {
+                    return;
+                }
+            }
+            None => {
+                std::thread::sleep(Duration::from_secs(30));
+                return;
+            }
+        }
+    }
+}
+
+fn truth() -> Truth {
+    let f = FieldTruth {
+        p0: 1.0,
+        p50: 2.0,
+        p90: 3.0,
+        p100: 4.0,
+        sum: 10.0,
+    };
+    let part = |node: &str| PartitionTruth {
+        epoch: 1,
+        node: node.into(),
+        count: 4,
+        cpu: f,
+        mem: f,
+        net: f,
+    };
+    Truth::new(vec![part("N001"), part("N002")])
+}
+
+fn options() -> QueryOptions {
+    let mut o = QueryOptions::new("cluster-metrics");
+    o.variants = vec![Variant::A, Variant::DTd];
+    o.passes = 2;
+    o.warmup = false;
+    o
+}
+
+fn target(url: &str) -> Target {
+    let mut config = TargetConfig::local(url);
+    config.timeout = Duration::from_millis(500);
+    Target::new(&config).expect("target")
+}
+
+#[tokio::test]
+async fn malformed_answers_are_counted_per_cell() {
+    let url = serve(|_| Some("{\"took\": 1, \"hits\": ".to_string()));
+    let result = query::run_cluster_metrics(&target(&url), &truth(), &options())
+        .await
+        .expect("a run with failures is still a result");
+    assert_eq!(result.cells.len(), 4);
+    for cell in &result.cells {
+        // 2 passes × 1 coverage × 2 searches, each lost.
+        assert_eq!(cell.errors, 4, "{:?} {:?}", cell.variant, cell.transport);
+        assert_eq!(cell.took_ms.n, 0);
+        assert!(
+            cell.error_examples[0].contains("malformed"),
+            "{:?}",
+            cell.error_examples
+        );
+    }
+    assert!(!result.passed());
+    query::print(&result);
+}
+
+#[tokio::test]
+async fn timeouts_are_counted_per_cell() {
+    let url = serve(|path| {
+        if path.contains("_msearch") {
+            None
+        } else {
+            Some(
+                "{\"took\":0,\"hits\":{\"total\":{\"value\":4,\"relation\":\"eq\"}},\
+                 \"aggregations\":{}}"
+                    .to_string(),
+            )
+        }
+    });
+    let mut o = options();
+    o.variants = vec![Variant::A];
+    o.passes = 1;
+    let result = query::run_cluster_metrics(&target(&url), &truth(), &o)
+        .await
+        .expect("result");
+    let serial = result.cell(Variant::A, Transport::Serial).expect("serial");
+    assert_eq!(serial.errors, 0);
+    assert_eq!(serial.took_ms.n, 1);
+    let msearch = result
+        .cell(Variant::A, Transport::Msearch)
+        .expect("msearch");
+    assert_eq!(msearch.errors, 2);
+    assert!(
+        msearch.error_examples[0].contains("timed out"),
+        "{:?}",
+        msearch.error_examples
+    );
+    assert_eq!(result.failures_total, 0, "{:?}", result.failures);
+    assert!(!result.passed());
+}
+
+#[tokio::test]
+async fn wrong_answers_fail_the_check() {
+    // Counts right for A; D_td's sums are wrong and its percentiles far off.
+    let url = serve(|path| {
+        let one = "{\"took\":1,\"hits\":{\"total\":{\"value\":4,\"relation\":\"eq\"}},\
+             \"aggregations\":{\"cpu_sum\":{\"value\":10.0},\"mem_sum\":{\"value\":11.0},\
+             \"net_sum\":{\"value\":10.0},\
+             \"cpu_pct\":{\"values\":{\"0.0\":1.0,\"50.0\":2.0,\"90.0\":3.0,\"100.0\":4.0}},\
+             \"mem_pct\":{\"values\":{\"0.0\":1.0,\"50.0\":2.0,\"90.0\":3.0,\"100.0\":4.0}},\
+             \"net_pct\":{\"values\":{\"0.0\":1.0,\"50.0\":2.5,\"90.0\":3.0,\"100.0\":4.0}}}}";
+        if path.contains("_msearch") {
+            Some(format!("{{\"took\":1,\"responses\":[{one},{one}]}}"))
+        } else {
+            Some(one.to_string())
+        }
+    });
+    let result = query::run_cluster_metrics(&target(&url), &truth(), &options())
+        .await
+        .expect("result");
+    assert_eq!(result.request_errors(), 0);
+    let acc = |v: Variant| {
+        result
+            .accuracy
+            .iter()
+            .find(|a| a.variant == v)
+            .expect("variant")
+            .clone()
+    };
+    assert!(!acc(Variant::A).failed());
+    let d = acc(Variant::DTd);
+    assert_eq!(d.count_wrong, 0);
+    assert_eq!(d.sum_wrong, 8); // 2 passes × 2 transports × 2 nodes, mem only
+    assert_eq!(d.pct_over_bound, 8); // net p50: 25 % off
+    assert!(!result.passed());
+    assert!(result.failures.iter().any(|f| f.contains("sum(mem)")));
+}

@@ -1,0 +1,166 @@
+//! The `logs` query workload against a real node: every variant produces samples, every hit
+//! count, newest-hits list and bucket list equals the truth recomputed from the generator
+//! spec, size 0 and size 10 agree, and the CLI writes a JSON result with every cell.
+
+mod common;
+
+use searchbench::corpus::LogsSpec;
+use searchbench::query::{self, LogsQueryOptions, QueryResult, Transport, Variant};
+
+const INDEX: &str = "query-test-logs";
+
+fn spec() -> LogsSpec {
+    LogsSpec::new(5, 4000)
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime")
+}
+
+/// Loads the corpus once per test binary (tests in this file share the index).
+fn loaded() {
+    static ONCE: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    let docs = ONCE.get_or_init(|| {
+        common::node_url(); // starts the node outside any async context
+        runtime().block_on(async {
+            let t = common::target();
+            let _ = t
+                .send(reqwest::Method::DELETE, &format!("/{INDEX}"), None)
+                .await;
+            query::load_logs(&t, INDEX, &spec()).await.expect("load")
+        })
+    });
+    assert_eq!(*docs, 4000);
+}
+
+#[test]
+fn logs_answers_match_the_generator_truth() {
+    loaded();
+    let target = common::target();
+    let mut options = LogsQueryOptions::new(INDEX);
+    options.slices = 4;
+    options.query.passes = 2;
+    options.query.transports = vec![Transport::Serial, Transport::Msearch];
+    let result = runtime()
+        .block_on(query::run_logs(&target, &spec(), &options))
+        .expect("run");
+    query::print(&result);
+    assert_eq!(result.workload, "logs");
+    assert_eq!(result.request_errors(), 0);
+    assert_eq!(result.failures_total, 0, "{:#?}", result.failures);
+    assert!(result.passed());
+    assert_eq!(result.cells.len(), 16);
+    for v in Variant::LOGS {
+        for t in [Transport::Serial, Transport::Msearch] {
+            let c = result.cell(v, t).expect("cell");
+            // 2 passes × 4 slices, every one answered.
+            assert_eq!(c.took_ms.n, 8, "{v:?} {t:?}");
+            assert_eq!(c.wall_ms.n, 8);
+            assert!(c.wall_ms.mean > 0.0 && c.wall_ms.p90 >= c.wall_ms.median);
+        }
+    }
+    for a in &result.accuracy {
+        // warm-up + 2 passes, 2 transports, 4 slices.
+        assert_eq!(a.answers, 3 * 2 * 4, "{:?}", a.variant);
+        assert!(!a.failed(), "{a:?}");
+    }
+    // The truth is not trivial: every slice has matches for every query shape.
+    let truth = query::logs::compute_truth(&spec(), 4).expect("truth");
+    for t in &truth.truth {
+        assert!(t.range_terms > 0 && t.matched > 0 && t.in_range > t.range_terms);
+        assert_eq!(t.top_hosts.len(), 10);
+        assert!(t.minutes.len() > 100);
+    }
+    assert_eq!(
+        truth.truth.iter().map(|t| t.in_range).sum::<u64>(),
+        spec().docs
+    );
+}
+
+#[test]
+fn a_wrong_spec_fails_the_check() {
+    loaded();
+    let target = common::target();
+    let mut options = LogsQueryOptions::new(INDEX);
+    options.slices = 2;
+    options.query.passes = 1;
+    options.query.warmup = false;
+    options.query.variants = vec![Variant::RangeTerms0, Variant::Histogram10];
+    // Another seed: same document count per slice, other processes, hosts and timestamps.
+    let mut wrong = spec();
+    wrong.seed = 6;
+    let result = runtime()
+        .block_on(query::run_logs(&target, &wrong, &options))
+        .expect("run");
+    assert!(!result.passed());
+    assert!(result.failures_total > 0);
+    let acc = |v: Variant| {
+        result
+            .accuracy
+            .iter()
+            .find(|a| a.variant == v)
+            .expect("variant")
+            .clone()
+    };
+    assert!(acc(Variant::RangeTerms0).count_wrong > 0);
+    assert!(acc(Variant::Histogram10).hits_wrong + acc(Variant::Histogram10).buckets_wrong > 0);
+}
+
+#[test]
+fn the_cli_runs_logs_and_writes_every_cell() {
+    loaded();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let json = dir.path().join("logs.json");
+    let out = common::bin()
+        .args(["query", "logs", "--url", common::node_url()])
+        .args(["--index", INDEX, "--docs", "4000", "--seed", "5"])
+        .args(["--passes", "1", "--slices", "3"])
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .expect("run searchbench");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("histogram_s10"), "{stdout}");
+    assert!(stdout.contains("All hit counts"), "{stdout}");
+    let text = std::fs::read(&json).expect("json");
+    let saved: QueryResult = serde_json::from_slice(&text).expect("result json");
+    assert_eq!(saved.workload, "logs");
+    assert_eq!(saved.cells.len(), 8);
+    for v in Variant::LOGS {
+        let c = saved.cell(v, Transport::Serial).expect("cell");
+        assert_eq!(c.took_ms.n, 3, "{v:?}");
+        assert_eq!(c.samples.len(), 3);
+    }
+    // The raw JSON names every cell by its variant.
+    let raw: serde_json::Value = serde_json::from_slice(&text).expect("json value");
+    let names: Vec<&str> = raw["cells"]
+        .as_array()
+        .expect("cells")
+        .iter()
+        .filter_map(|c| c["variant"].as_str())
+        .collect();
+    for v in Variant::LOGS {
+        assert!(names.contains(&v.name()), "{names:?}");
+    }
+
+    // A wrong seed: the check fails, exit code 3.
+    let out = common::bin()
+        .args(["query", "logs", "--url", common::node_url()])
+        .args(["--index", INDEX, "--docs", "4000", "--seed", "9"])
+        .args(["--passes", "1", "--slices", "2", "--no-warmup"])
+        .args(["--variants", "range_terms_s0"])
+        .output()
+        .expect("run searchbench");
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("FAILED"));
+}

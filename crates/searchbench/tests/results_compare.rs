@@ -1,0 +1,286 @@
+//! Comparing stored runs: verdicts on synthetic results, groups of repeated runs, the CLI.
+
+mod results_support;
+
+use std::process::Command;
+
+use results_support::{ingest_result, query_result};
+use searchbench::report::compare::{compare, Comparison, Side, Verdict};
+use searchbench::store::{Kind, NewRun, Store};
+use serde_json::Value;
+
+fn save(store: &Store, result: &Value, tags: &[(&str, &str)]) -> String {
+    let kind = if result.get("cells").is_some() {
+        Kind::Query
+    } else {
+        Kind::Ingest
+    };
+    let mut run = NewRun::new(kind, "logs", serde_json::json!({}));
+    run.tags = tags
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    store.save(&run, result).unwrap().0
+}
+
+fn verdict(c: &Comparison, key: &str, contender: usize) -> Verdict {
+    let row = c
+        .rows
+        .iter()
+        .find(|r| r.key == key)
+        .unwrap_or_else(|| panic!("no row {key}"));
+    row.contenders[contender].as_ref().unwrap().verdict
+}
+
+#[test]
+fn clearly_better_clearly_worse_and_the_same_config_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("r.db")).unwrap();
+    let base = save(&store, &ingest_result(60, 20_000.0, 0.10, 20.0, 1), &[]);
+    let better = save(&store, &ingest_result(60, 25_000.0, 0.10, 14.0, 2), &[]);
+    let worse = save(&store, &ingest_result(60, 15_000.0, 0.10, 30.0, 3), &[]);
+    let same = save(&store, &ingest_result(60, 20_000.0, 0.10, 20.0, 4), &[]);
+    let side = |id: &str| Side::load(&store, id).unwrap();
+    // Three contenders in one table.
+    let c = compare(side(&base), vec![side(&better), side(&worse), side(&same)]);
+    let t = "throughput_docs_per_sec";
+    assert_eq!(verdict(&c, t, 0), Verdict::Better);
+    assert_eq!(verdict(&c, t, 1), Verdict::Worse);
+    assert_eq!(
+        verdict(&c, t, 2),
+        Verdict::NoSignificantChange,
+        "{:#?}",
+        c.rows[0]
+    );
+    assert_eq!(
+        verdict(&c, "service_mean_ms", 0),
+        Verdict::Better,
+        "lower is better"
+    );
+    assert_eq!(verdict(&c, "service_mean_ms", 1), Verdict::Worse);
+    assert_eq!(
+        verdict(&c, "service_mean_ms", 2),
+        Verdict::NoSignificantChange
+    );
+    // The interval is there with its sample counts (first and last second left out).
+    let cell = c.rows[0].contenders[2].as_ref().unwrap();
+    let ci = cell.ci.unwrap();
+    assert!(ci.low_pct < 0.0 && ci.high_pct > 0.0, "{ci:?}");
+    assert_eq!((cell.n_base, cell.n), (Some(58), Some(58)));
+    // Percentiles are single values per run: a difference, no interval, no claim.
+    assert_eq!(verdict(&c, "service_p99_ms", 2), Verdict::NoInterval);
+    // Attribution rows are there, informational.
+    assert!(c
+        .rows
+        .iter()
+        .any(|r| r.key.starts_with("attribution.budget.")));
+    // The notes say that one run per side covers within-run noise only.
+    assert!(
+        c.notes.iter().any(|n| n.contains("one run per side")),
+        "{:?}",
+        c.notes
+    );
+    assert!(c.any_worse());
+    // Deterministic: the same runs give the same intervals.
+    let again = compare(side(&base), vec![side(&better), side(&worse), side(&same)]);
+    assert_eq!(
+        serde_json::to_string(&c).unwrap(),
+        serde_json::to_string(&again).unwrap()
+    );
+}
+
+#[test]
+fn repeated_runs_compare_over_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("r.db")).unwrap();
+    // At 95 % one comparison of identical configurations in twenty is flagged by chance;
+    // these seeded runs are not one of them.
+    for i in 0..5 {
+        save(
+            &store,
+            &ingest_result(20, 20_000.0, 0.10, 20.0, 1000 + i),
+            &[("build", "a")],
+        );
+        save(
+            &store,
+            &ingest_result(20, 20_000.0, 0.10, 20.0, 2000 + i),
+            &[("build", "b")],
+        );
+        save(
+            &store,
+            &ingest_result(20, 26_000.0, 0.10, 20.0, 300 + i),
+            &[("build", "c")],
+        );
+    }
+    save(
+        &store,
+        &ingest_result(20, 20_000.0, 0.10, 20.0, 400),
+        &[("build", "few")],
+    );
+    save(
+        &store,
+        &ingest_result(20, 20_000.0, 0.10, 20.0, 401),
+        &[("build", "few")],
+    );
+    let side = |sel: &str| Side::load(&store, sel).unwrap();
+    let c = compare(
+        side("build=a"),
+        vec![side("build=b"), side("build=c"), side("build=few")],
+    );
+    assert_eq!(c.base.run_ids.len(), 5);
+    assert!(c.base.label.contains("5 runs"));
+    let t = "throughput_docs_per_sec";
+    assert_eq!(
+        verdict(&c, t, 0),
+        Verdict::NoSignificantChange,
+        "{:?}",
+        c.rows[0].contenders[0]
+    );
+    assert_eq!(verdict(&c, t, 1), Verdict::Better);
+    assert_eq!(verdict(&c, t, 2), Verdict::TooFewSamples);
+    // Over runs, percentiles get intervals too.
+    let p99 = c.rows.iter().find(|r| r.key == "service_p50_ms").unwrap();
+    assert!(p99.contenders[0].as_ref().unwrap().ci.is_some());
+    assert!(
+        c.notes.iter().any(|n| n.contains("fewer than 5 runs")),
+        "{:?}",
+        c.notes
+    );
+}
+
+#[test]
+fn query_cells_compare_per_coverage() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("r.db")).unwrap();
+    let base = save(&store, &query_result(40.0, 1), &[]);
+    let faster = save(&store, &query_result(28.0, 2), &[]);
+    let same = save(&store, &query_result(40.0, 3), &[]);
+    let side = |id: &str| Side::load(&store, id).unwrap();
+    let c = compare(side(&base), vec![side(&faster), side(&same)]);
+    let k = "query.D_td.serial.took_ms";
+    assert_eq!(verdict(&c, k, 0), Verdict::Better);
+    assert_eq!(verdict(&c, k, 1), Verdict::NoSignificantChange);
+    let cell = c.rows.iter().find(|r| r.key == k).unwrap().contenders[0]
+        .clone()
+        .unwrap();
+    assert_eq!((cell.n_base, cell.n), (Some(30), Some(30)));
+    assert!(c.rows.iter().any(|r| r.key == "accuracy.D_td.pct_max_err"));
+}
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_searchbench"))
+}
+
+#[test]
+fn cli_import_list_show_compare() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("cli.db");
+    let mut ids = Vec::new();
+    for (i, rate) in [20_000.0, 12_000.0].iter().enumerate() {
+        let file = dir.path().join(format!("r{i}.json"));
+        std::fs::write(
+            &file,
+            serde_json::to_vec(&ingest_result(30, *rate, 0.05, 20.0, i as u64)).unwrap(),
+        )
+        .unwrap();
+        let out = bin()
+            .args(["results", "import"])
+            .arg(&file)
+            .args(["--tag", &format!("n={i}"), "--store"])
+            .arg(&db)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        ids.push(String::from_utf8(out.stdout).unwrap().trim().to_string());
+    }
+    // The environment variable works as --store.
+    let out = bin()
+        .args(["results", "list", "--tag", "n=1"])
+        .env("SEARCHBENCH_STORE", &db)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert!(text.contains(&ids[1]) && !text.contains(&ids[0]), "{text}");
+    assert!(
+        text.contains("opensearch-2.19.1") && text.contains("docs/s"),
+        "{text}"
+    );
+
+    let out = bin()
+        .args(["results", "show", &ids[0]])
+        .env("SEARCHBENCH_STORE", &db)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("throughput") && text.contains("n=0"),
+        "{text}"
+    );
+
+    let out = bin()
+        .args(["results", "show", "deadbeef9"])
+        .env("SEARCHBENCH_STORE", &db)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+
+    let out = bin()
+        .args(["compare", &ids[0], &ids[1], "--json"])
+        .env("SEARCHBENCH_STORE", &db)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["rows"][0]["key"], "throughput_docs_per_sec");
+    assert_eq!(v["rows"][0]["contenders"][0]["verdict"], "worse");
+
+    let out = bin()
+        .args(["compare", &ids[0], &ids[1], "--fail-on-worse"])
+        .env("SEARCHBENCH_STORE", &db)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(3), "{text}");
+    assert!(
+        text.contains("WORSE") && text.contains("58 vs 28 seconds")
+            || text.contains("28 vs 28 seconds"),
+        "{text}"
+    );
+
+    // Reports: HTML, Markdown, CSV.
+    let html = dir.path().join("r.html");
+    let md = dir.path().join("r.md");
+    let csv = dir.path().join("r.csv");
+    let out = bin()
+        .args(["report", &ids[0], &ids[1], "--html"])
+        .arg(&html)
+        .arg("--markdown")
+        .arg(&md)
+        .arg("--csv")
+        .arg(&csv)
+        .env("SEARCHBENCH_STORE", &db)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("Chart.js v4") && page.contains("render-status"));
+    assert!(!page.contains("src=\"http"), "the page must work offline");
+    let md = std::fs::read_to_string(&md).unwrap();
+    assert!(md.contains("| metric |") && md.contains("worse"), "{md}");
+    let csv = std::fs::read_to_string(&csv).unwrap();
+    assert!(csv.starts_with("run_id,kind,workload,engine,metric,unit,second,value\n"));
+    assert!(
+        csv.contains(",timeline.docs,,5,"),
+        "{}",
+        &csv[..400.min(csv.len())]
+    );
+}

@@ -1,0 +1,226 @@
+//! The HTML report, looked at like a person would: rendered in headless Chromium, the charts
+//! must have painted pixels and the page must have no script errors. A screenshot is kept in
+//! target/tmp/results-html/.
+//!
+//! Chromium comes from `bench/install-chromium.sh` (Debian package `chromium`). Without it the
+//! browser test is skipped locally and fails in CI (`CI=true`).
+
+mod results_support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use results_support::{ingest_result, query_result};
+use searchbench::report;
+use searchbench::store::{Kind, NewRun, Store};
+
+fn out_dir() -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("results-html");
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn chromium() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("SEARCHBENCH_CHROMIUM") {
+        return Some(PathBuf::from(p));
+    }
+    let path = std::env::var_os("PATH")?;
+    for dir in std::env::split_paths(&path) {
+        for name in [
+            "chromium",
+            "chromium-browser",
+            "google-chrome",
+            "google-chrome-stable",
+        ] {
+            let p = dir.join(name);
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+    }
+    None
+}
+
+/// Chromium, or `None` to skip (only outside CI).
+fn chromium_or_skip() -> Option<PathBuf> {
+    match chromium() {
+        Some(p) => Some(p),
+        None if std::env::var("CI").is_ok_and(|v| v == "true") => panic!(
+            "chromium is not installed, and CI=true: run bench/install-chromium.sh \
+             (apt-get install -y chromium) before the tests"
+        ),
+        None => {
+            eprintln!("SKIPPED: chromium not found (install: bench/install-chromium.sh)");
+            None
+        }
+    }
+}
+
+/// Runs headless Chromium with `extra` args on `page`; returns stdout. Kills it after 90 s.
+fn headless(chrome: &Path, page: &Path, extra: &[String]) -> String {
+    let profile = tempfile::tempdir().unwrap();
+    let mut child = Command::new(chrome)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--hide-scrollbars",
+            "--virtual-time-budget=5000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(extra)
+        .arg(format!("file://{}", page.display()))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("starting {}: {e}", chrome.display()));
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut stdout, &mut s);
+        s
+    });
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("chromium did not finish within 90 s");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    reader.join().unwrap()
+}
+
+fn attr<'a>(dom: &'a str, element_id: &str, name: &str) -> Option<&'a str> {
+    let at = dom.find(&format!("id=\"{element_id}\""))?;
+    let tag_start = dom[..at].rfind('<')?;
+    let tag_end = at + dom[at..].find('>')?;
+    let tag = &dom[tag_start..tag_end];
+    let key = format!("{name}=\"");
+    let v = tag.find(&key)? + key.len();
+    Some(&tag[v..v + tag[v..].find('"')?])
+}
+
+fn stored() -> (tempfile::TempDir, Store, Vec<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("r.db")).unwrap();
+    let mut ids = Vec::new();
+    for (rate, service, seed, build) in [(20_000.0, 20.0, 1, "old"), (24_000.0, 16.0, 2, "new")] {
+        let mut run = NewRun::new(
+            Kind::Run,
+            "logs",
+            serde_json::json!({"docs": 200000, "clients": 2, "bulk_docs": 500}),
+        );
+        run.seed = Some(1);
+        run.tags = vec![("build".into(), build.into())];
+        ids.push(
+            store
+                .save(&run, &ingest_result(40, rate, 0.08, service, seed))
+                .unwrap()
+                .0,
+        );
+    }
+    let q = NewRun::new(
+        Kind::Query,
+        "cluster-metrics",
+        serde_json::json!({"passes": 3}),
+    );
+    ids.push(store.save(&q, &query_result(40.0, 1)).unwrap().0);
+    (dir, store, ids)
+}
+
+#[test]
+fn the_page_is_self_contained_and_escapes_what_it_shows() {
+    let (_d, store, ids) = stored();
+    let mut run = NewRun::new(
+        Kind::Ingest,
+        "</script><b>x",
+        serde_json::json!({"note": "</script><script>alert(1)</script>"}),
+    );
+    run.tags = vec![("who".into(), "<img src=x>".into())];
+    let id = store
+        .save(&run, &ingest_result(6, 1000.0, 0.1, 10.0, 9))
+        .unwrap();
+    let runs = report::load(&store, &[id.0.clone(), ids[0].clone()]).unwrap();
+    let page = report::html::render(&runs, report::comparison_of(&runs).as_ref()).unwrap();
+    assert_eq!(
+        page.matches("</script>").count(),
+        3,
+        "only our own three script ends"
+    );
+    assert!(!page.contains("<img src=x>"));
+    assert!(!page.contains("<b>x"));
+    assert!(!page.contains("http://") || !page.contains("src=\"http"));
+    // The default location is next to the store.
+    let path = report::write_run_report(&store, &id).unwrap();
+    assert!(path.starts_with(store.path().parent().unwrap()));
+    assert!(path.ends_with(format!("reports/{id}.html")));
+}
+
+#[test]
+fn charts_draw_in_headless_chromium_without_errors() {
+    let (_d, store, ids) = stored();
+    let dir = out_dir();
+    let two = dir.join("two-ingest-runs.html");
+    let runs = report::load(&store, &ids[..2]).unwrap();
+    report::write_html(&runs, &two).unwrap();
+    let query = dir.join("query-run.html");
+    report::write_html(&report::load(&store, &ids[2..]).unwrap(), &query).unwrap();
+    let Some(chrome) = chromium_or_skip() else {
+        return;
+    };
+    for (page, charts) in [(&two, 3), (&query, 1)] {
+        let dom = headless(&chrome, page, &["--dump-dom".to_string()]);
+        let errors = attr(&dom, "render-status", "data-errors");
+        let drawn = attr(&dom, "render-status", "data-drawn");
+        let total = attr(&dom, "render-status", "data-charts");
+        let status = dom
+            .find("id=\"render-status\"")
+            .map(|i| &dom[i..(i + 300).min(dom.len())])
+            .unwrap_or("(no render-status element)");
+        assert_eq!(
+            errors,
+            Some("0"),
+            "script errors in {}: {status}",
+            page.display()
+        );
+        assert_eq!(
+            total,
+            Some(charts.to_string().as_str()),
+            "{}: {status}",
+            page.display()
+        );
+        assert_eq!(
+            drawn,
+            total,
+            "a chart has no painted pixels in {}: {status}",
+            page.display()
+        );
+    }
+    let shot = dir.join("two-ingest-runs.png");
+    let _ = std::fs::remove_file(&shot);
+    headless(
+        &chrome,
+        &two,
+        &[
+            format!("--screenshot={}", shot.display()),
+            "--window-size=1280,1900".into(),
+        ],
+    );
+    let png = std::fs::read(&shot).expect("a screenshot");
+    assert!(
+        png.len() > 20_000 && png.starts_with(b"\x89PNG"),
+        "screenshot looks empty"
+    );
+    eprintln!("screenshot: {}", shot.display());
+}

@@ -1,0 +1,221 @@
+//! The results store: round trip, migrations, and a run killed halfway.
+
+mod results_support;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+
+use rusqlite::Connection;
+use searchbench::store::{self, Filter, Kind, NewRun, State, Store, StoreError, MIGRATIONS};
+use serde_json::json;
+
+fn new_run(workload: &str, tags: &[(&str, &str)]) -> NewRun {
+    let mut r = NewRun::new(
+        Kind::Ingest,
+        workload,
+        json!({"clients": 2, "bulk_docs": 500}),
+    );
+    r.seed = Some(7);
+    r.tags = tags
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    r
+}
+
+#[test]
+fn a_result_round_trips_with_its_timeline_tags_and_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("sub/results.db")).unwrap();
+    assert_eq!(store.schema_version().unwrap(), MIGRATIONS.len() as i64);
+    let result = results_support::ingest_result(8, 20_000.0, 0.05, 20.0, 1);
+    let id = store
+        .begin_run(&new_run("logs", &[("build", "a"), ("heap", "1g")]))
+        .unwrap();
+    assert_eq!(id.0.len(), 8);
+
+    // While running: state running (this process is alive), no result yet.
+    let row = store.get(&id.0).unwrap();
+    assert_eq!(row.state, State::Running);
+    assert!(row.result.is_none());
+    let seconds = result["timeline"].as_array().unwrap();
+    assert_eq!(store.append_timeline(&id, &seconds[..3]).unwrap(), 3);
+    assert_eq!(store.timeline(&id).unwrap().len(), 3);
+
+    store.finish_run(&id, &result).unwrap();
+    let row = store.get(&id.0[..5]).unwrap(); // a prefix is enough
+    assert_eq!(row.state, State::Complete);
+    assert_eq!(row.engine.as_deref(), Some("opensearch-2.19.1"));
+    assert_eq!(row.seed, Some(7));
+    assert_eq!(row.tags.get("build").map(String::as_str), Some("a"));
+    assert_eq!(row.config["clients"], 2);
+    assert!(row.machine["cores"].as_u64().unwrap() >= 1);
+    assert_eq!(
+        row.result.as_ref().unwrap()["docs_per_sec"],
+        result["docs_per_sec"]
+    );
+    // The final timeline replaces the streamed rows.
+    assert_eq!(store.timeline(&id).unwrap().len(), seconds.len());
+    assert_eq!(store.timeline(&id).unwrap()[4], seconds[4]);
+
+    // Filters and selectors.
+    let other = store
+        .save(&new_run("transactions", &[("build", "b")]), &result)
+        .unwrap();
+    let failed = store
+        .begin_run(&new_run("logs", &[("build", "a")]))
+        .unwrap();
+    store.fail_run(&failed, "target went away", None).unwrap();
+    assert_eq!(store.list(&Filter::default()).unwrap().len(), 3);
+    let logs = store
+        .list(&Filter {
+            workload: Some("logs".into()),
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(logs.len(), 2);
+    let b = store
+        .list(&Filter {
+            tags: vec![("build".into(), "b".into())],
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(b.len(), 1);
+    assert_eq!(b[0].id, other);
+    let os = store
+        .list(&Filter {
+            engine: Some("opensearch".into()),
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(os.len(), 2, "the failed run has no engine");
+    // A tag selector picks the complete runs only (not the failed one).
+    let group = store.select("build=a").unwrap();
+    assert_eq!(group.len(), 1);
+    assert_eq!(group[0].id, id);
+    assert_eq!(store.get(&failed.0).unwrap().state, State::Failed);
+    assert!(matches!(
+        store.get("ffffffffff"),
+        Err(StoreError::NotFound(_))
+    ));
+    assert!(matches!(store.get("not-hex"), Err(StoreError::NotFound(_))));
+    assert!(matches!(
+        store.select("build=zzz"),
+        Err(StoreError::NoTagMatch(_))
+    ));
+
+    // Reopening keeps everything (and does not migrate again).
+    drop(store);
+    let store = Store::open(dir.path().join("sub/results.db")).unwrap();
+    assert_eq!(store.list(&Filter::default()).unwrap().len(), 3);
+}
+
+#[test]
+fn an_old_schema_is_migrated_and_a_newer_one_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.db");
+    {
+        // A store as the first schema version left it, with one run in it.
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(MIGRATIONS[0]).unwrap();
+        conn.execute_batch("PRAGMA user_version = 1").unwrap();
+        conn.execute(
+            "INSERT INTO runs (id, kind, workload, status, started_unix, tool_version, machine, config, result)
+             VALUES ('0123abcd', 'ingest', 'logs', 'complete', 1700000000, '0.0.1', '{}', '{}', '{\"docs_per_sec\": 5}')",
+            [],
+        )
+        .unwrap();
+    }
+    let store = Store::open(&path).unwrap();
+    assert_eq!(store.schema_version().unwrap(), MIGRATIONS.len() as i64);
+    let row = store.get("0123").unwrap();
+    assert_eq!(row.result.unwrap()["docs_per_sec"], 5);
+    // The table the second migration adds works.
+    assert_eq!(
+        store
+            .append_timeline(&row.id, &[json!({"second": 0, "docs": 1})])
+            .unwrap(),
+        1
+    );
+    drop(store);
+
+    let conn = Connection::open(&path).unwrap();
+    conn.execute_batch("PRAGMA user_version = 99").unwrap();
+    drop(conn);
+    match Store::open(&path) {
+        Err(StoreError::NewerSchema { found: 99, .. }) => {}
+        other => panic!("expected NewerSchema, got {other:?}"),
+    }
+}
+
+#[test]
+fn tags_and_default_path() {
+    assert!(store::parse_tag("k=v").is_ok());
+    assert!(store::parse_tag("kv").is_err());
+    let p = store::default_path().unwrap();
+    assert!(p.ends_with("results.db"));
+}
+
+/// Not a test by itself: the child process of the test below (does nothing otherwise).
+#[test]
+fn killed_run_child() {
+    let Ok(db) = std::env::var("RESULTS_KILLED_CHILD_DB") else {
+        return;
+    };
+    let store = Store::open(&db).unwrap();
+    let id = store
+        .begin_run(&new_run("logs", &[("case", "killed")]))
+        .unwrap();
+    let result = results_support::ingest_result(6, 10_000.0, 0.05, 20.0, 3);
+    let seconds = result["timeline"].as_array().unwrap();
+    for s in seconds.iter().take(4) {
+        store.append_timeline(&id, std::slice::from_ref(s)).unwrap();
+    }
+    println!("READY {id}");
+    std::thread::sleep(std::time::Duration::from_secs(120));
+}
+
+#[test]
+fn a_run_killed_midway_leaves_a_readable_store_and_an_incomplete_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("results.db");
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "killed_run_child",
+            "--nocapture",
+            "--test-threads",
+            "1",
+        ])
+        .env("RESULTS_KILLED_CHILD_DB", &db)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let mut id = None;
+    for line in BufReader::new(stdout).lines() {
+        let line = line.unwrap();
+        // libtest prints "test killed_run_child ... " on the same line first.
+        if let Some((_, rest)) = line.split_once("READY ") {
+            id = rest.split_whitespace().next().map(str::to_string);
+            break;
+        }
+    }
+    let id = id.expect("the child began a run");
+    child.kill().unwrap(); // SIGKILL: no destructor, no cleanup
+    child.wait().unwrap();
+    // The WAL file is left behind as after a crash; the store opens and reads fine.
+    let store = Store::open(&db).unwrap();
+    let row = store.get(&id).unwrap();
+    assert_eq!(row.state, State::Incomplete);
+    assert_eq!(row.status, "running");
+    assert!(row.result.is_none());
+    assert_eq!(row.tags.get("case").map(String::as_str), Some("killed"));
+    assert_eq!(store.timeline(&row.id).unwrap().len(), 4);
+    // And the store still takes new runs.
+    let next = store
+        .save(&new_run("logs", &[]), &json!({"docs_per_sec": 1}))
+        .unwrap();
+    assert_eq!(store.get(&next.0).unwrap().state, State::Complete);
+}

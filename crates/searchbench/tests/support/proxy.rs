@@ -1,0 +1,203 @@
+//! A fault-injecting HTTP proxy: forwards to the real node and, on a schedule over the `_bulk`
+//! requests it sees, answers 429, drops the connection (before or after forwarding), stalls,
+//! turns the first item of an answer into a 429, or answers garbage. Everything else passes.
+
+use std::convert::Infallible;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    Pass,
+    /// Answer 429 without forwarding.
+    TooMany,
+    /// Close the connection without forwarding.
+    DropBefore,
+    /// Forward, then close the connection instead of answering (a lost answer).
+    DropAfter,
+    /// Forward after waiting this long (longer than the client's timeout: the client gives up
+    /// and retries while the original is still indexed).
+    Stall(Duration),
+    /// Forward, then report the first item as 429 (it was in fact indexed).
+    RejectFirstItem,
+    /// Answer 200 with a body that is not a bulk answer.
+    Garbage,
+    /// Never answer.
+    Hang,
+}
+
+#[derive(Debug, Default)]
+pub struct Counts {
+    pub bulk: AtomicU64,
+    pub faults: AtomicU64,
+}
+
+pub struct Proxy {
+    pub url: String,
+    pub counts: Arc<Counts>,
+}
+
+type Schedule = Arc<dyn Fn(u64) -> Fault + Send + Sync>;
+
+/// Starts the proxy in front of `upstream`; `schedule(n)` picks the fault for the n-th bulk
+/// request (0-based).
+pub async fn start(
+    upstream: &str,
+    schedule: impl Fn(u64) -> Fault + Send + Sync + 'static,
+) -> Proxy {
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
+        .await
+        .expect("bind loopback");
+    let url = format!("http://{}", listener.local_addr().expect("addr"));
+    let counts = Arc::new(Counts::default());
+    let schedule: Schedule = Arc::new(schedule);
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(60))
+        .build()
+        .expect("client");
+    let upstream = upstream.trim_end_matches('/').to_string();
+    let c = counts.clone();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let (schedule, client, upstream, counts) = (
+                schedule.clone(),
+                client.clone(),
+                upstream.clone(),
+                c.clone(),
+            );
+            tokio::spawn(async move {
+                let service = service_fn(move |req| {
+                    handle(
+                        req,
+                        schedule.clone(),
+                        client.clone(),
+                        upstream.clone(),
+                        counts.clone(),
+                    )
+                });
+                let _ = http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    });
+    Proxy { url, counts }
+}
+
+#[derive(Debug)]
+struct Dropped;
+impl std::fmt::Display for Dropped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("connection dropped by the fault proxy")
+    }
+}
+impl std::error::Error for Dropped {}
+
+fn reply(status: u16, body: Bytes) -> Response<Full<Bytes>> {
+    let mut r = Response::new(Full::new(body));
+    *r.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY);
+    r.headers_mut().insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("application/json"),
+    );
+    r
+}
+
+async fn handle(
+    req: Request<Incoming>,
+    schedule: Schedule,
+    client: reqwest::Client,
+    upstream: String,
+    counts: Arc<Counts>,
+) -> Result<Response<Full<Bytes>>, Dropped> {
+    let is_bulk = req.uri().path().ends_with("/_bulk");
+    let fault = if is_bulk {
+        let n = counts.bulk.fetch_add(1, Relaxed);
+        schedule(n)
+    } else {
+        Fault::Pass
+    };
+    if fault != Fault::Pass {
+        counts.faults.fetch_add(1, Relaxed);
+    }
+    let method = req.method().clone();
+    let path = req
+        .uri()
+        .path_and_query()
+        .map(|p| p.as_str().to_string())
+        .unwrap_or_default();
+    let headers = req.headers().clone();
+    let body = match req.into_body().collect().await {
+        Ok(b) => b.to_bytes(),
+        Err(_) => return Err(Dropped),
+    };
+    match fault {
+        Fault::TooMany => {
+            return Ok(reply(
+                429,
+                Bytes::from_static(b"{\"error\":{\"type\":\"es_rejected_execution_exception\",\"reason\":\"rejected by the fault proxy\"},\"status\":429}"),
+            ))
+        }
+        Fault::DropBefore => return Err(Dropped),
+        Fault::Garbage => return Ok(reply(200, Bytes::from_static(b"<html>not a bulk answer</html>"))),
+        Fault::Hang => {
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+            return Err(Dropped);
+        }
+        Fault::Stall(d) => tokio::time::sleep(d).await,
+        _ => {}
+    }
+    let mut forward = client
+        .request(method, format!("{upstream}{path}"))
+        .body(body);
+    for name in [hyper::header::CONTENT_TYPE, hyper::header::CONTENT_ENCODING] {
+        if let Some(v) = headers.get(&name) {
+            forward = forward.header(name.as_str(), v.as_bytes());
+        }
+    }
+    let (status, answer) = match forward.send().await {
+        Ok(r) => {
+            let status = r.status().as_u16();
+            match r.bytes().await {
+                Ok(b) => (status, b),
+                Err(_) => return Err(Dropped),
+            }
+        }
+        Err(_) => return Err(Dropped),
+    };
+    match fault {
+        Fault::DropAfter => Err(Dropped),
+        Fault::RejectFirstItem => Ok(reply(status, reject_first_item(answer))),
+        _ => Ok(reply(status, answer)),
+    }
+}
+
+fn reject_first_item(answer: Bytes) -> Bytes {
+    let Ok(mut v) = serde_json::from_slice::<serde_json::Value>(&answer) else {
+        return answer;
+    };
+    let Some(first) = v
+        .get_mut("items")
+        .and_then(|i| i.get_mut(0))
+        .and_then(|i| i.as_object_mut())
+        .and_then(|o| o.values_mut().next())
+    else {
+        return answer;
+    };
+    first["status"] = serde_json::json!(429);
+    first["error"] = serde_json::json!({"type": "es_rejected_execution_exception", "reason": "item rejected by the fault proxy"});
+    v["errors"] = serde_json::json!(true);
+    Bytes::from(serde_json::to_vec(&v).unwrap_or_default())
+}
+
+#[allow(dead_code)]
+fn _infallible(_: Infallible) {}
