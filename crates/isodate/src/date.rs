@@ -465,7 +465,13 @@ pub(crate) fn to_instant(f: &Fields) -> Result<Instant, Error> {
             check_date(f, m, None)?;
             (f.year, m, 1)
         }
-        (None, _, Some(_)) => (1970, 1, 1),
+        // The year is not used, but java still range-checks it (a DateTimeException).
+        (None, _, Some(_)) => {
+            if !(-MAX_YEAR..=MAX_YEAR).contains(&f.year) {
+                return Err(Error::new(0, ErrorKind::YearOutOfRange));
+            }
+            (1970, 1, 1)
+        }
         (None, _, None) => {
             if !(-MAX_YEAR..=MAX_YEAR).contains(&f.year) {
                 return Err(Error::new(0, ErrorKind::YearOutOfRange));

@@ -485,6 +485,18 @@ pub const EXCLUSIONS: &[(&str, i64, i64, &str)] = &[
         "link to America/Tijuana (Baja California history corrected)",
     ),
     (
+        "Europe/Dublin",
+        1925,
+        1925,
+        "tzdb data differ on Ireland's 1925 end of summer time (JDK: Oct 4, bundled: Sep 20)",
+    ),
+    (
+        "Eire",
+        1925,
+        1925,
+        "link to Europe/Dublin (1925 end of summer time)",
+    ),
+    (
         "Asia/Tehran",
         1978,
         1978,

@@ -268,13 +268,15 @@ pub(crate) fn region_epoch_second(
         // again (fixed offset + US rules, no local mean time). Follow the JDK.
         None => jiff::tz::TimeZone::get(legacy_link(name).unwrap_or(name)).map_err(|_| unknown)?,
     };
+    // Land well inside jiff's range ([-9599, -9200] or [9200, 9599]): its timestamp range
+    // is a little narrower than its civil range, so the edges are avoided.
     let mut cycles = 0i64;
     let mut y = year;
-    if y > 9999 {
-        cycles = (y - 9999 + 399) / 400;
+    if y > 9599 {
+        cycles = (y - 9200) / 400;
         y -= cycles * 400;
-    } else if y < -9999 {
-        cycles = -((-9999 - y + 399) / 400);
+    } else if y < -9599 {
+        cycles = -((-9200 - y) / 400);
         y -= cycles * 400;
     }
     let (h, rem) = (secs_of_day / 3600, secs_of_day % 3600);

@@ -127,6 +127,14 @@ fn years() {
     assert_eq!(err("+2023-01-01").kind, ErrorKind::InvalidYear);
     // Out of java's year range: the date format matched, so no fallback to epoch_millis.
     assert_eq!(err("-1234567890").kind, ErrorKind::YearOutOfRange);
+    // Also with a time and no month, where the year is otherwise ignored.
+    assert_eq!(err("-3197045999T23").kind, ErrorKind::YearOutOfRange);
+    assert_eq!(ok("+999999999T10"), (36_000, 0));
+    // Named zones far outside the tz database's years (java: LMT before, rules after).
+    assert_eq!(
+        ok("-330128799-01T12Africa/Douala"),
+        (-10_417_920_830_972_015, 0)
+    );
 }
 
 #[test]

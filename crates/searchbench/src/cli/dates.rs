@@ -36,7 +36,11 @@ pub async fn run(cmd: DatesCommand) -> CliResult {
                     let file = std::fs::File::open(&path)
                         .with_context(|| format!("cannot open {}", path.display()))
                         .map_err(CliError::usage)?;
-                    parse_lines(format, std::io::BufReader::with_capacity(1 << 16, file), &path.display().to_string())
+                    parse_lines(
+                        format,
+                        std::io::BufReader::with_capacity(1 << 16, file),
+                        &path.display().to_string(),
+                    )
                 }
                 None => parse_lines(format, std::io::stdin().lock(), "stdin"),
             }
@@ -66,7 +70,8 @@ fn parse_lines(format: isodate::Format, mut input: impl BufRead, name: &str) -> 
         if let Some(rest) = text.strip_suffix(b"\r") {
             text = rest;
         }
-        isodate::write_line(&isodate::parse_with_format(format, text), &mut out).context("cannot write to stdout")?;
+        isodate::write_line(&isodate::parse_with_format(format, text), &mut out)
+            .context("cannot write to stdout")?;
     }
     out.flush().context("cannot write to stdout")?;
     Ok(())

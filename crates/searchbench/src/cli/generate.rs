@@ -14,7 +14,7 @@ use clap::{Args, ValueEnum};
 
 use super::{CliError, CliResult};
 use crate::corpus::{metrics, transactions, ClusterMetrics, DocSource, Logs, Transactions};
-use crate::workload::{self, Params, WorkloadSpec};
+use crate::workload::{self, WorkloadSpec};
 
 const CHUNK: usize = 4 << 20;
 
@@ -56,24 +56,11 @@ pub struct GenerateArgs {
     /// Compress the output.
     #[arg(long, value_enum)]
     pub compress: Option<Compress>,
-    /// cluster-metrics: rows per epoch.
-    #[arg(long, help_heading = "cluster-metrics")]
-    pub rows_per_epoch: Option<u64>,
-    /// cluster-metrics: number of epochs.
-    #[arg(long, help_heading = "cluster-metrics")]
-    pub epochs: Option<u64>,
     /// cluster-metrics: write the exact per-(epoch, node) count, percentiles and sums here (NDJSON).
     #[arg(long, help_heading = "cluster-metrics")]
     pub truth: Option<String>,
-    /// logs: first @timestamp, YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ (default 2023-01-01).
-    #[arg(long, help_heading = "logs")]
-    pub start: Option<String>,
-    /// logs: window the timestamps spread over: 1d, 6h, 30m... (default 1d).
-    #[arg(long, help_heading = "logs")]
-    pub window: Option<String>,
-    /// transactions: year of the mutations (default 2023).
-    #[arg(long, help_heading = "transactions")]
-    pub year: Option<i32>,
+    #[command(flatten)]
+    pub generator: GeneratorArgs,
     /// Never draw a progress bar.
     #[arg(long)]
     pub no_progress: bool,
@@ -232,18 +219,9 @@ fn generate(args: GenerateArgs) -> CliResult {
         )));
     };
     let usage = |e: crate::corpus::CorpusError| CliError::usage(e);
-    let spec = WorkloadSpec {
-        seed: args.seed,
-        docs: args.docs,
-        params: Params {
-            rows_per_epoch: args.rows_per_epoch,
-            epochs: args.epochs,
-            truth: args.truth.is_some(),
-            start: args.start.clone(),
-            window: args.window.clone(),
-            year: args.year,
-        },
-    };
+    let spec = args
+        .generator
+        .spec(args.seed, args.docs, args.truth.is_some());
     let format = args.format.unwrap_or(if w.name == "transactions" {
         Format::Csv
     } else {
@@ -365,4 +343,41 @@ fn generate(args: GenerateArgs) -> CliResult {
         bytes as f64 / 1e6 / secs
     );
     Ok(())
+}
+
+/// Shape of a built-in workload's corpus beyond --docs and --seed.
+#[derive(Debug, Clone, Args)]
+pub struct GeneratorArgs {
+    /// cluster-metrics: rows per epoch [default: 1000000].
+    #[arg(long, value_name = "N", help_heading = "cluster-metrics")]
+    pub rows_per_epoch: Option<u64>,
+    /// cluster-metrics: number of epochs [default: as many as --docs needs, else 1].
+    #[arg(long, value_name = "N", help_heading = "cluster-metrics")]
+    pub epochs: Option<u64>,
+    /// logs: first @timestamp, YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS[.fff]Z [default: 2023-01-01].
+    #[arg(long, help_heading = "logs")]
+    pub start: Option<String>,
+    /// logs: window the timestamps spread over, e.g. 1d, 6h [default: 1d].
+    #[arg(long, help_heading = "logs")]
+    pub window: Option<String>,
+    /// transactions: year of the mutations [default: 2023].
+    #[arg(long, help_heading = "transactions")]
+    pub year: Option<i32>,
+}
+
+impl GeneratorArgs {
+    /// The generator spec; `truth` asks cluster-metrics to compute its ground truth.
+    pub fn spec(&self, seed: u64, docs: Option<u64>, truth: bool) -> WorkloadSpec {
+        let mut spec = WorkloadSpec::new(seed);
+        spec.docs = docs;
+        spec.params = workload::Params {
+            rows_per_epoch: self.rows_per_epoch,
+            epochs: self.epochs,
+            truth,
+            start: self.start.clone(),
+            window: self.window.clone(),
+            year: self.year,
+        };
+        spec
+    }
 }

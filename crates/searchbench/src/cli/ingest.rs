@@ -7,14 +7,15 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 
+use super::generate::GeneratorArgs;
 use super::results::Recording;
 use super::{exit, output, CliError, CliResult, TargetArgs};
-use crate::store::Kind;
 use crate::corpus::{CorpusError, CsvReader, DocSource, NdjsonReader, TruthHandle};
 use crate::engine::{self, Node, StartOptions};
 use crate::ingest::{
     self, source::Chain, DriverConfig, IdMode, IngestError, IngestReport, LoadSettings, Plan,
 };
+use crate::store::Kind;
 use crate::target::Target;
 use crate::workload::{self, WorkloadSpec};
 
@@ -69,43 +70,6 @@ is refreshed and counted; the exit code is 3 when the numbers do not reconcile.
 
 Safety: the index is created with `_meta.created_by: searchbench` in its mapping. An existing \
 index without that mark is never deleted unless you pass --replace.";
-
-/// Shape of a built-in workload's corpus beyond --docs and --seed.
-#[derive(Debug, Clone, Args)]
-pub struct GeneratorArgs {
-    /// cluster-metrics: rows per epoch [default: 1000000].
-    #[arg(long, value_name = "N")]
-    pub rows_per_epoch: Option<u64>,
-    /// cluster-metrics: number of epochs [default: as many as --docs needs, else 1].
-    #[arg(long, value_name = "N")]
-    pub epochs: Option<u64>,
-    /// logs: first @timestamp, YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS[.fff]Z [default: 2023-01-01].
-    #[arg(long)]
-    pub start: Option<String>,
-    /// logs: window the timestamps spread over, e.g. 1d, 6h [default: 1d].
-    #[arg(long)]
-    pub window: Option<String>,
-    /// transactions: year of the mutations [default: 2023].
-    #[arg(long)]
-    pub year: Option<i32>,
-}
-
-impl GeneratorArgs {
-    /// The generator spec; `truth` asks cluster-metrics to compute its ground truth.
-    pub fn spec(&self, seed: u64, docs: Option<u64>, truth: bool) -> WorkloadSpec {
-        let mut spec = WorkloadSpec::new(seed);
-        spec.docs = docs;
-        spec.params = workload::Params {
-            rows_per_epoch: self.rows_per_epoch,
-            epochs: self.epochs,
-            truth,
-            start: self.start.clone(),
-            window: self.window.clone(),
-            year: self.year,
-        };
-        spec
-    }
-}
 
 /// Where to load: a cluster at --url, or one we start for the run.
 #[derive(Debug, Clone, Args)]

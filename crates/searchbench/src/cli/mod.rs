@@ -1,12 +1,12 @@
 //! The `searchbench` command line: argument parsing, dispatch, exit codes.
 
+mod compare;
 mod dates;
 mod engine;
 mod generate;
 mod ingest;
 pub mod output;
 mod query;
-mod compare;
 mod report;
 pub mod results;
 mod run;

@@ -5,9 +5,10 @@
 use clap::Args;
 use serde::Serialize;
 
+use super::generate::GeneratorArgs;
 use super::ingest::{
     begin_recording, connect, load, print_report, save_outcome, stop, verdict, write_json,
-    ClusterArgs, GeneratorArgs, Job, Tuning,
+    ClusterArgs, Job, Tuning,
 };
 use super::{query, CliError, CliResult};
 use crate::engine::Node;
@@ -60,7 +61,9 @@ pub async fn run(args: RunArgs) -> CliResult {
         None if !metrics => Some(200_000),
         docs => docs,
     };
-    let spec = args.generator.spec(args.seed, docs, metrics && !args.no_query);
+    let spec = args
+        .generator
+        .spec(args.seed, docs, metrics && !args.no_query);
     let mut job = Job::generated(&args.workload, &spec, args.index.clone())?;
     crate::ingest::index::check_name(&job.index).map_err(CliError::usage)?;
     let recording = begin_recording(Kind::Run, &job, &args.cluster, &args.tuning);
@@ -78,7 +81,8 @@ pub async fn run(args: RunArgs) -> CliResult {
                 let parts = truth.map(|t| t.take()).unwrap_or_default();
                 eprintln!("\nquerying {index} ({} workload)", args.workload);
                 let result =
-                    query::after_ingest(target.clone(), &index, &args.workload, &spec, parts).await?;
+                    query::after_ingest(target.clone(), &index, &args.workload, &spec, parts)
+                        .await?;
                 if let Some(r) = &result {
                     crate::query::print(r);
                 }
