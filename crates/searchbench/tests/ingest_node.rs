@@ -353,13 +353,7 @@ fn cli_ingests_a_transactions_csv_and_a_gzip_ndjson() {
         .arg(&json_out)
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = common::succeeded(&out);
     assert!(stdout.contains("reconciled"), "{stdout}");
     let r: Value = serde_json::from_slice(&std::fs::read(&json_out).unwrap()).unwrap();
     assert_eq!(r["counts"]["indexed"], 2000);
@@ -396,13 +390,7 @@ fn cli_ingests_a_transactions_csv_and_a_gzip_ndjson() {
         .arg(&nd)
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = common::succeeded(&out);
     assert!(
         stdout.contains("1500 docs into searchbench-small"),
         "{stdout}"

@@ -113,13 +113,7 @@ fn the_cli_checks_truth_files_and_exits_3_on_a_wrong_count() {
         cmd.output().expect("run searchbench")
     };
     let out = run(&good, &[]);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = common::succeeded(&out);
     assert!(stdout.contains("Accuracy"), "{stdout}");
     let saved: query::QueryResult =
         serde_json::from_slice(&std::fs::read(&json).expect("json")).expect("result json");

@@ -123,13 +123,7 @@ fn the_cli_runs_logs_and_writes_every_cell() {
         .arg(&json)
         .output()
         .expect("run searchbench");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = common::succeeded(&out);
     assert!(stdout.contains("histogram_s10"), "{stdout}");
     assert!(stdout.contains("All hit counts"), "{stdout}");
     let text = std::fs::read(&json).expect("json");

@@ -61,3 +61,15 @@ pub fn target() -> Target {
 pub fn bin() -> std::process::Command {
     std::process::Command::new(env!("CARGO_BIN_EXE_searchbench"))
 }
+
+/// Asserts a CLI run exited 0 (showing both streams if not) and returns its stdout.
+pub fn succeeded(out: &std::process::Output) -> String {
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
