@@ -68,10 +68,13 @@ pub type CliResult = Result<(), CliError>;
     about = "A performance lab for Elasticsearch and OpenSearch ingestion and queries",
     long_about = "A performance lab for Elasticsearch and OpenSearch ingestion and queries.\n\n\
         searchbench starts real engines locally from Maven Central artifacts (or talks to your \
-        cluster), and measures how fast they ingest and answer.\n\n\
+        cluster), generates data locally, and measures how fast they ingest and answer: where \
+        the time went, whether the answers were right, and whether a change made things worse.\n\n\
         Start here:\n  \
+        searchbench run logs --docs 200000           the whole job on a local OpenSearch node\n  \
+        searchbench results list                     every run kept so far\n  \
+        searchbench compare RUN_A RUN_B              differences with confidence intervals\n  \
         searchbench engine list                      what can run on this machine\n  \
-        searchbench engine start opensearch-2.19.1   a local node; prints its URL\n  \
         searchbench target info --url URL            what a cluster is and how it is doing",
     after_help = "Exit codes: 0 ok, 1 failure, 2 bad usage or input, 3 a check failed."
 )]
@@ -94,7 +97,7 @@ pub enum Command {
     Ingest(ingest::IngestArgs),
     /// Measure a query workload (variants × transports) and check every answer.
     Query(query::QueryArgs),
-    /// Do the whole thing for a built-in workload: provision, set up, ingest, report, stop.
+    /// Do the whole thing for a built-in workload: provision, set up, ingest, query, report, stop.
     Run(run::RunArgs),
     /// The stored results: list, show, import.
     #[command(subcommand)]

@@ -137,10 +137,7 @@ impl Pool {
                 if let Ok(mut s) = self.stats.lock() {
                     s.body_lost += 1;
                 }
-                let mut v = Vec::with_capacity(shared.len());
-                drop(shared);
-                v.clear();
-                v
+                Vec::with_capacity(shared.len())
             }
         }
     }

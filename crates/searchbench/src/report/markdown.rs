@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 use super::compare::{format_diff, format_n, format_value, Comparison};
-use super::{metrics, utc, Loaded};
+use super::{metrics, Loaded};
 
 fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
@@ -69,32 +69,8 @@ pub fn render(runs: &[Loaded], comparison: Option<&Comparison>) -> String {
     for l in runs {
         let r = &l.row;
         let _ = writeln!(s, "## Run {}\n", r.id);
-        let tags = r
-            .tags
-            .iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let m = &r.machine;
-        let machine = format!(
-            "{}, {} cores",
-            m.get("cpu_model").and_then(Value::as_str).unwrap_or("?"),
-            m.get("cores").and_then(Value::as_u64).unwrap_or(0)
-        );
-        for (k, v) in [
-            ("kind", r.kind.clone()),
-            ("workload", r.workload.clone()),
-            ("engine", r.engine.clone().unwrap_or_else(|| "?".into())),
-            ("state", r.state.name().into()),
-            ("started", utc(r.started_unix)),
-            ("searchbench", r.tool_version.clone()),
-            (
-                "seed",
-                r.seed.map(|x| x.to_string()).unwrap_or_else(|| "-".into()),
-            ),
-            ("machine", machine),
-            ("tags", if tags.is_empty() { "-".into() } else { tags }),
-        ] {
+        // The id is the heading already.
+        for (k, v) in super::run_rows(r).into_iter().skip(1) {
             let _ = writeln!(s, "- **{k}**: {}", cell(&v));
         }
         let ms = metrics::extract(r.result.as_ref().unwrap_or(&Value::Null), &l.timeline);

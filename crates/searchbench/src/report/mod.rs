@@ -138,6 +138,46 @@ pub fn utc(unix: u64) -> String {
     )
 }
 
+/// The rows that describe a run (id, kind, workload, engine, state, start, versions, seed,
+/// machine, tags, error), shared by every report format.
+pub fn run_rows(r: &RunRow) -> Vec<(&'static str, String)> {
+    let m = &r.machine;
+    let machine = format!(
+        "{}, {} cores, {} GiB",
+        m.get("cpu_model").and_then(Value::as_str).unwrap_or("?"),
+        m.get("cores").and_then(Value::as_u64).unwrap_or(0),
+        m.get("memory_bytes")
+            .and_then(Value::as_u64)
+            .map(|b| format!("{:.1}", b as f64 / (1u64 << 30) as f64))
+            .unwrap_or_else(|| "?".into())
+    );
+    let tags = r
+        .tags
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut rows = vec![
+        ("run", r.id.0.clone()),
+        ("kind", r.kind.clone()),
+        ("workload", r.workload.clone()),
+        ("engine", r.engine.clone().unwrap_or_else(|| "?".into())),
+        ("state", r.state.name().to_string()),
+        ("started", utc(r.started_unix)),
+        ("searchbench", r.tool_version.clone()),
+        (
+            "seed",
+            r.seed.map(|s| s.to_string()).unwrap_or_else(|| "-".into()),
+        ),
+        ("machine", machine),
+        ("tags", if tags.is_empty() { "-".into() } else { tags }),
+    ];
+    if let Some(e) = &r.error {
+        rows.push(("error", e.clone()));
+    }
+    rows
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
