@@ -19,7 +19,7 @@ rm -f "$mvn_log"
 cp="$root/launcher/datebench/target/classes:$root/launcher/datebench/target/lib/*"
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-"$java" -version 2>&1 | head -1
+"$java" -version 2>&1 | sed -n 1p
 "$java" -cp "$cp" org.openjdk.jmh.Main DateParseBench -rf csv -rff "$out" "$@" | grep -E "^(Benchmark|DateParseBench)"
 echo
 echo "ns/op (JMH mean; csv: benchmark,input,score,error):"

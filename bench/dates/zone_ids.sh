@@ -14,7 +14,7 @@ if ! (cd "$root/launcher/dateoracle" && mvn -B -q -Dstyle.color=never package -D
 fi
 rm -f "$mvn_log"
 cp="$root/launcher/dateoracle/target/classes:$root/launcher/dateoracle/target/lib/*"
-jdk=$("$java" -version 2>&1 | head -1)
+jdk=$("$java" -version 2>&1 | sed -n 1p)
 tzdb=$("$java" -cp "$cp" dev.searchbench.dateoracle.DateOracle tzdb-version)
 out="$root/crates/isodate/src/zone_ids.rs"
 {
