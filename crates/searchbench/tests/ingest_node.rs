@@ -430,6 +430,8 @@ fn logs_ingest_through_the_cli_with_workload_generator() {
         ])
         .arg("--json")
         .arg(&json_out)
+        .arg("--store")
+        .arg(dir.path().join("results.db"))
         .output()
         .unwrap();
     assert_eq!(
@@ -440,6 +442,29 @@ fn logs_ingest_through_the_cli_with_workload_generator() {
     );
     let r: Value = serde_json::from_slice(&std::fs::read(&json_out).unwrap()).unwrap();
     assert_eq!(r["counts"]["index_count"], 3000);
+
+    // The store kept the HDR histograms; decoded, they agree with the report's summaries.
+    let store = searchbench::store::Store::open(dir.path().join("results.db")).unwrap();
+    let runs = store.list(&Default::default()).unwrap();
+    assert_eq!(runs.len(), 1);
+    let shown = common::bin()
+        .args(["results", "show", &runs[0].id.0, "--json", "--store"])
+        .arg(dir.path().join("results.db"))
+        .output()
+        .unwrap();
+    let shown: Value = serde_json::from_str(&common::succeeded(&shown)).unwrap();
+    let service = &shown["histograms"][0];
+    assert_eq!(service["name"], "service");
+    assert_eq!(service["encoding"], "hdr-v2-deflate");
+    assert_eq!(service["count"], r["service"]["count"]);
+    assert_eq!(service["count"], r["requests"]["attempts"]);
+    let max_us = service["max"].as_f64().unwrap();
+    let reported_ms = r["service"]["max_ms"].as_f64().unwrap();
+    assert!(
+        (max_us / 1000.0 - reported_ms).abs() < 1e-9,
+        "{max_us} us vs {reported_ms} ms"
+    );
+    assert_eq!(shown["histograms"][1]["name"], "took");
     assert_eq!(r["config"]["clients"], 3);
     assert_eq!(r["config"]["ids"], "sequential");
     assert!(
@@ -452,4 +477,78 @@ fn logs_ingest_through_the_cli_with_workload_generator() {
             == 3000
     );
     let _ = IdMode::Auto;
+}
+
+/// A `searchbench ingest` killed with SIGKILL halfway: the store opens, the run reads as
+/// incomplete, and the seconds it streamed in before dying are there.
+#[test]
+fn an_ingest_killed_midway_keeps_its_streamed_timeline() {
+    use searchbench::store::{State, Store};
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("results.db");
+    let mut child = common::bin()
+        .args([
+            "ingest",
+            "logs",
+            "--docs",
+            "50000000",
+            "--clients",
+            "1",
+            "--quiet",
+            "--index",
+            "searchbench-test-killed",
+            "--url",
+            node_url(),
+        ])
+        .arg("--store")
+        .arg(&db)
+        .arg("--failures")
+        .arg(dir.path().join("f.ndjson"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    let streamed = loop {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no timeline rows streamed in within 120 s"
+        );
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the ingest ended early"
+        );
+        std::thread::sleep(Duration::from_millis(250));
+        if !db.exists() {
+            continue;
+        }
+        let Ok(store) = Store::open(&db) else {
+            continue;
+        };
+        let Some(run) = store.list(&Default::default()).unwrap().pop() else {
+            continue;
+        };
+        let rows = store.timeline(&run.id).unwrap();
+        if rows.len() >= 2 {
+            break run.id;
+        }
+    };
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let store = Store::open(&db).unwrap();
+    let row = store.get(&streamed.0).unwrap();
+    assert_eq!(row.state, State::Incomplete);
+    assert!(row.result.is_none());
+    let rows = store.timeline(&row.id).unwrap();
+    assert!(rows.len() >= 2, "{rows:?}");
+    let docs: u64 = rows.iter().filter_map(|s| s["docs"].as_u64()).sum();
+    assert!(docs > 0, "{rows:?}");
+    // Seconds are whole and in order: the first streamed rows start at second 0.
+    assert_eq!(rows[0]["second"], 0);
+    let report = common::bin()
+        .args(["results", "show", &row.id.0, "--store"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(common::succeeded(&report).contains("never finished"));
 }

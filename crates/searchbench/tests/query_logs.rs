@@ -121,6 +121,9 @@ fn the_cli_runs_logs_and_writes_every_cell() {
         .args(["--passes", "1", "--slices", "3"])
         .arg("--json")
         .arg(&json)
+        .arg("--store")
+        .arg(dir.path().join("results.db"))
+        .args(["--tag", "case=cli"])
         .output()
         .expect("run searchbench");
     let stdout = common::succeeded(&out);
@@ -146,6 +149,27 @@ fn the_cli_runs_logs_and_writes_every_cell() {
     for v in Variant::LOGS {
         assert!(names.contains(&v.name()), "{names:?}");
     }
+
+    // The run is in the store, with each cell's histograms decodable.
+    let store = searchbench::store::Store::open(dir.path().join("results.db")).expect("store");
+    let runs = store.list(&Default::default()).expect("runs");
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].kind, "query");
+    assert_eq!(runs[0].state, searchbench::store::State::Complete);
+    assert_eq!(runs[0].tags.get("case").map(String::as_str), Some("cli"));
+    let shown = common::bin()
+        .args(["results", "show", &runs[0].id.0, "--json", "--store"])
+        .arg(dir.path().join("results.db"))
+        .output()
+        .expect("results show");
+    let shown: serde_json::Value =
+        serde_json::from_str(&common::succeeded(&shown)).expect("show json");
+    let hist = shown["histograms"].as_array().expect("histograms");
+    let service = hist
+        .iter()
+        .find(|h| h["name"] == "query:histogram_s10:serial:service")
+        .expect("the histogram_s10 service histogram");
+    assert_eq!(service["count"], 3);
 
     // A wrong seed: the check fails, exit code 3.
     let out = common::bin()

@@ -58,6 +58,19 @@ fn a_result_round_trips_with_its_timeline_tags_and_machine() {
     assert_eq!(store.timeline(&id).unwrap().len(), seconds.len());
     assert_eq!(store.timeline(&id).unwrap()[4], seconds[4]);
 
+    // Histograms come back byte for byte and decode to what was recorded.
+    let mut h = hdrhistogram::Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3).unwrap();
+    for v in [120, 340, 560, 9_000_000] {
+        h.record(v).unwrap();
+    }
+    let stored = searchbench::measure::SerializedHistogram::encode("service", "us", &h).unwrap();
+    store
+        .put_histograms(&id, std::slice::from_ref(&stored))
+        .unwrap();
+    let back = store.histograms(&id).unwrap();
+    assert_eq!(back, vec![stored]);
+    assert_eq!(back[0].decode().unwrap(), h);
+
     // Filters and selectors.
     let other = store
         .save(&new_run("transactions", &[("build", "b")]), &result)

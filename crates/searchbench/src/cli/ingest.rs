@@ -319,7 +319,7 @@ pub(super) async fn execute(job: Job, cluster: &ClusterArgs, tuning: &Tuning) ->
     let outcome = async {
         let (target, node) = connect(cluster).await?;
         let engine_pid = node.as_ref().map(Node::pid).or(cluster.engine_pid);
-        let result = load(&target, job, tuning, engine_pid).await;
+        let result = load(&target, job, tuning, engine_pid, recording.as_ref()).await;
         stop(node).await;
         result
     }
@@ -414,6 +414,7 @@ pub(super) async fn load(
     job: Job,
     tuning: &Tuning,
     engine_pid: Option<u32>,
+    recording: Option<&Recording>,
 ) -> Result<IngestReport, CliError> {
     let mut driver = DriverConfig::new(job.index.clone());
     driver.bulk_docs = usize::try_from(tuning.bulk_size).unwrap_or(usize::MAX);
@@ -454,12 +455,28 @@ pub(super) async fn load(
             if plan.driver.gzip { ", gzip" } else { "" }
         );
     }
-    ingest::ingest(target, job.source, plan)
-        .await
-        .map_err(|e| match e {
-            IngestError::Config(_) => CliError::usage(e),
-            other => CliError::from(other),
-        })
+    // Closed seconds go to the store while the load runs: a run killed halfway keeps them.
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Vec<crate::measure::Second>>();
+    let stream_in = async {
+        while let Some(seconds) = rx.recv().await {
+            if let Some(r) = recording {
+                r.timeline(&seconds);
+            }
+        }
+    };
+    let seconds = recording.map(|_| tx);
+    let (report, ()) = tokio::join!(
+        ingest::ingest_streaming(target, job.source, plan, seconds),
+        stream_in
+    );
+    let report = report.map_err(|e| match e {
+        IngestError::Config(_) => CliError::usage(e),
+        other => CliError::from(other),
+    })?;
+    if let Some(r) = recording {
+        r.histograms(&report.histograms);
+    }
+    Ok(report)
 }
 
 /// Writes the result as JSON to --json (a file, or stdout for `-`).

@@ -4,11 +4,13 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use super::results::Recording;
 use super::{CliError, CliResult, TargetArgs};
 use crate::corpus::metrics::{MetricsSpec, DEFAULT_ROWS_PER_EPOCH};
 use crate::corpus::text::{parse_duration_ms, parse_start};
 use crate::corpus::LogsSpec;
 use crate::query::{self, LogsQueryOptions, QueryOptions, Transport, Truth, Variant};
+use crate::store::Kind;
 use crate::target::Target;
 use crate::workload::{self, PartitionTruth, WorkloadSpec};
 
@@ -88,6 +90,8 @@ pub struct QueryArgs {
     /// A previous --json result: report the drift of the production cell against it.
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
+    #[command(flatten)]
+    pub save: super::results::SaveArgs,
 }
 
 pub async fn run(args: QueryArgs) -> CliResult {
@@ -147,15 +151,42 @@ pub async fn run(args: QueryArgs) -> CliResult {
     options.rate = args.rate;
     options.check = !args.no_check;
     options.progress = true;
-    let measured = if logs {
-        run_logs(&args, target, options).await?
-    } else {
-        run_cluster_metrics(&args, target, options).await?
-    };
-    let mut result = measured.map_err(CliError::usage)?;
-    if let Some(path) = &args.baseline {
-        result.compare_baseline(path).map_err(CliError::usage)?;
+    let config = serde_json::json!({
+        "workload": args.workload,
+        "index": index,
+        "urls": args.target.urls,
+        "seed": args.seed,
+        "docs": args.docs,
+        "variants": options.variants.iter().map(|v| v.name()).collect::<Vec<_>>(),
+        "transports": options.transports.iter().map(|t| t.name()).collect::<Vec<_>>(),
+        "passes": options.passes,
+        "rate": options.rate,
+        "profile": options.profile,
+    });
+    let recording = Recording::begin(
+        &args.save,
+        Kind::Query,
+        &args.workload,
+        Some(args.seed),
+        config,
+    );
+    let outcome = async {
+        let measured = if logs {
+            run_logs(&args, target, options).await?
+        } else {
+            run_cluster_metrics(&args, target, options).await?
+        };
+        let mut result = measured.map_err(CliError::usage)?;
+        if let Some(path) = &args.baseline {
+            result.compare_baseline(path).map_err(CliError::usage)?;
+        }
+        if let Some(r) = &recording {
+            r.histograms(&result.histograms());
+        }
+        Ok(result)
     }
+    .await;
+    let result = super::ingest::save_outcome(recording, outcome, false)?;
     query::print(&result);
     if let Some(path) = &args.json {
         let text = serde_json::to_vec_pretty(&result)?;

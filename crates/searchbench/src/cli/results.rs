@@ -9,6 +9,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::{output, CliError, CliResult};
+use crate::measure::SerializedHistogram;
 use crate::report::{self, compare::format_value, metrics};
 use crate::store::{self, Filter, Kind, NewRun, RunId, RunRow, Store};
 
@@ -97,6 +98,13 @@ impl Recording {
     pub fn timeline<T: Serialize>(&self, seconds: &[T]) {
         if let Err(e) = self.store.append_timeline(&self.id, seconds) {
             eprintln!("warning: saving the timeline of run {}: {e}", self.id);
+        }
+    }
+
+    /// Keeps the run's HDR histograms.
+    pub fn histograms(&self, histograms: &[SerializedHistogram]) {
+        if let Err(e) = self.store.put_histograms(&self.id, histograms) {
+            eprintln!("warning: saving the histograms of run {}: {e}", self.id);
         }
     }
 
@@ -283,11 +291,17 @@ fn show(a: ShowArgs) -> CliResult {
     let store = a.store.open()?;
     let row = store.get(&a.id).map_err(CliError::usage)?;
     let timeline = report::compare::timeline_of(&store, &row)?;
+    let histograms: Vec<Value> = store
+        .histograms(&row.id)?
+        .iter()
+        .map(histogram_summary)
+        .collect();
     if a.json {
         let mut v = serde_json::to_value(&row)?;
         if row.result_timeline().is_none() {
             v["timeline"] = Value::Array(timeline);
         }
+        v["histograms"] = Value::Array(histograms);
         output::json(&v)?;
         return Ok(());
     }
@@ -347,10 +361,53 @@ fn show(a: ShowArgs) -> CliResult {
         }
         println!("{t}");
     }
+    if !histograms.is_empty() {
+        let cols = ["count", "p50", "p90", "p99", "p99.9", "max"];
+        let mut t = output::table(
+            ["histogram", "unit"]
+                .into_iter()
+                .chain(cols)
+                .map(String::from),
+        );
+        for h in &histograms {
+            let cell = |k: &str| h.get(k).map(|v| v.to_string()).unwrap_or_default();
+            let mut row = vec![cell("name").replace('"', ""), cell("unit").replace('"', "")];
+            match h.get("error").and_then(Value::as_str) {
+                Some(e) => row.push(e.to_string()),
+                None => row.extend(cols.iter().map(|c| cell(c))),
+            }
+            t.add_row(row);
+        }
+        println!("{t}");
+    }
     if row.state == store::State::Incomplete {
         println!("this run never finished (killed or crashed): only its start and the timeline rows saved so far are here");
     }
     Ok(())
+}
+
+/// A stored histogram decoded back into its count and percentiles (in its own unit), or the
+/// reason it could not be decoded.
+fn histogram_summary(h: &SerializedHistogram) -> Value {
+    let mut v = serde_json::json!({
+        "name": h.name,
+        "unit": h.unit,
+        "encoding": store::HISTOGRAM_ENCODING,
+        "bytes": h.v2_deflate.len(),
+    });
+    match h.decode() {
+        Ok(d) => {
+            v["count"] = d.len().into();
+            if !d.is_empty() {
+                for (k, q) in [("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("p99.9", 0.999)] {
+                    v[k] = d.value_at_quantile(q).into();
+                }
+                v["max"] = d.max().into();
+            }
+        }
+        Err(e) => v["error"] = e.into(),
+    }
+    v
 }
 
 fn import(a: ImportArgs) -> CliResult {

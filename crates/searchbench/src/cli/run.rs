@@ -74,7 +74,7 @@ pub async fn run(args: RunArgs) -> CliResult {
         let (target, node) = connect(&args.cluster).await?;
         let engine_pid = node.as_ref().map(Node::pid).or(args.cluster.engine_pid);
         let phases = async {
-            let ingest = load(&target, job, &args.tuning, engine_pid).await?;
+            let ingest = load(&target, job, &args.tuning, engine_pid, recording.as_ref()).await?;
             print_report(&ingest);
             let loaded = ingest.error.is_none() && !ingest.interrupted;
             let query = if loaded && !args.no_query {
@@ -85,6 +85,9 @@ pub async fn run(args: RunArgs) -> CliResult {
                         .await?;
                 if let Some(r) = &result {
                     crate::query::print(r);
+                    if let Some(rec) = &recording {
+                        rec.histograms(&r.histograms());
+                    }
                 }
                 result
             } else {

@@ -18,7 +18,11 @@ use super::failures::FailureFile;
 use super::response::{self, BulkAnswer};
 use super::IngestError;
 use crate::corpus::{DocSource, Item};
-use crate::measure::{Recorder, Sample};
+use crate::measure::{Recorder, Sample, Second};
+
+/// Where closed seconds of the timeline go while the load runs (a results store streams them
+/// in, so a run that dies halfway keeps what it measured).
+pub type SecondsTx = mpsc::UnboundedSender<Vec<Second>>;
 use crate::target::{Target, TargetError};
 
 /// How the driver loads documents.
@@ -169,6 +173,7 @@ pub async fn load(
     source: Box<dyn DocSource>,
     cfg: DriverConfig,
     failures: Arc<FailureFile>,
+    seconds: Option<SecondsTx>,
 ) -> LoadOutcome {
     let clients = cfg.clients.max(1);
     let len_hint = source.len_hint();
@@ -210,6 +215,7 @@ pub async fn load(
         .map(|id| tokio::spawn(client(id, rx.clone(), shared.clone())))
         .collect();
     let ticker = progress.then(|| tokio::spawn(progress_bar(shared.clone(), len_hint)));
+    let streamer = seconds.map(|tx| tokio::spawn(stream_seconds(shared.clone(), tx)));
     let ctrl_c = handle_ctrl_c.then(|| {
         let shared = shared.clone();
         tokio::spawn(async move {
@@ -237,6 +243,9 @@ pub async fn load(
     let wall = shared.t0.elapsed();
     shared.done.store(true, Relaxed);
     if let Some(t) = ticker {
+        let _ = t.await;
+    }
+    if let Some(t) = streamer {
         let _ = t.await;
     }
     if let Some(c) = ctrl_c {
@@ -624,6 +633,35 @@ impl Jitter {
         x ^= x << 17;
         self.0 = x;
         (x >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// Once a second, sends the seconds that have closed since the last send; at the end, the rest.
+/// A second is closed once the clock has left it: samples are filed by completion time.
+async fn stream_seconds(shared: Arc<Shared>, tx: SecondsTx) {
+    let mut sent = 0usize;
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    loop {
+        tick.tick().await;
+        let done = shared.done.load(Relaxed);
+        let closed = if done {
+            usize::MAX
+        } else {
+            shared.t0.elapsed().as_secs() as usize
+        };
+        let rows = {
+            let recorder = shared.recorder.lock().unwrap_or_else(|p| p.into_inner());
+            let mut rows = recorder.timeline_from(sent);
+            rows.truncate(closed.saturating_sub(sent));
+            rows
+        };
+        sent += rows.len();
+        if !rows.is_empty() && tx.send(rows).is_err() {
+            return;
+        }
+        if done {
+            return;
+        }
     }
 }
 

@@ -24,7 +24,9 @@ pub use failures::FailureFile;
 pub use index::{LoadSettings, Previous};
 
 use crate::corpus::{CorpusError, DocSource};
-use crate::measure::{self, Attribution, AttributionInput, IndexStats, Machine, Second, Summary};
+use crate::measure::{
+    self, Attribution, AttributionInput, IndexStats, Machine, Second, SerializedHistogram, Summary,
+};
 use crate::target::{Target, TargetError};
 
 #[derive(Debug, thiserror::Error)]
@@ -135,6 +137,10 @@ pub struct IngestReport {
     /// The error that stopped the run early, if any.
     pub error: Option<String>,
     pub warnings: Vec<String>,
+    /// Service time and `took` histograms, HDR-encoded for the results store (not in the
+    /// JSON: the summaries above are).
+    #[serde(skip)]
+    pub histograms: Vec<SerializedHistogram>,
 }
 
 impl IngestReport {
@@ -153,6 +159,16 @@ pub async fn ingest(
     target: &Target,
     source: Box<dyn DocSource>,
     plan: Plan,
+) -> Result<IngestReport, IngestError> {
+    ingest_streaming(target, source, plan, None).await
+}
+
+/// [`ingest`], sending each closed second of the timeline to `seconds` while the load runs.
+pub async fn ingest_streaming(
+    target: &Target,
+    source: Box<dyn DocSource>,
+    plan: Plan,
+    seconds: Option<driver::SecondsTx>,
 ) -> Result<IngestReport, IngestError> {
     let started_unix = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -175,7 +191,14 @@ pub async fn ingest(
     let engine_before = plan.engine_pid.and_then(crate::engine::process::cpu_time);
     let cpu_before = measure::self_cpu();
 
-    let outcome = driver::load(target, source, plan.driver.clone(), failures.clone()).await;
+    let outcome = driver::load(
+        target,
+        source,
+        plan.driver.clone(),
+        failures.clone(),
+        seconds,
+    )
+    .await;
 
     let driver_cpu = measure::self_cpu().saturating_sub(cpu_before);
     let engine_cpu = match (
@@ -321,6 +344,7 @@ fn report(p: ReportParts<'_>) -> IngestReport {
         cpu,
         attribution,
         timeline: recorder.timeline(),
+        histograms: recorder.histograms(),
         failures_file: (p.failures.written() > 0).then(|| p.failures.path().to_path_buf()),
         buffers: o.pool,
         interrupted: o.interrupted,

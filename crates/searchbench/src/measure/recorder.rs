@@ -157,7 +157,15 @@ impl Recorder {
     }
 
     pub fn timeline(&self) -> Vec<Second> {
+        self.timeline_from(0)
+    }
+
+    /// The seconds from `from` on (empty when there are none yet): what a store that streams
+    /// the timeline in has not seen.
+    pub fn timeline_from(&self, from: usize) -> Vec<Second> {
         self.timeline
+            .get(from..)
+            .unwrap_or_default()
             .iter()
             .map(|s| {
                 let mut s = s.clone();
@@ -167,6 +175,49 @@ impl Recorder {
                 s
             })
             .collect()
+    }
+
+    /// The histograms in HDR's portable V2 + deflate form, for the results store.
+    pub fn histograms(&self) -> Vec<SerializedHistogram> {
+        [
+            ("service", "us", &self.service_us),
+            ("took", "ms", &self.took_ms),
+        ]
+        .into_iter()
+        .filter_map(|(name, unit, h)| SerializedHistogram::encode(name, unit, h))
+        .collect()
+    }
+}
+
+/// A histogram as stored: HDR's V2 deflate encoding, readable by any HdrHistogram library.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SerializedHistogram {
+    /// What was measured, e.g. `service`, `took`, `query:<cell>:latency`.
+    pub name: String,
+    /// The unit of the recorded values: `us` or `ms`.
+    pub unit: String,
+    pub v2_deflate: Vec<u8>,
+}
+
+impl SerializedHistogram {
+    /// `None` only if the encoder fails, which it does not for histograms made here.
+    pub fn encode(name: &str, unit: &str, h: &Histogram<u64>) -> Option<SerializedHistogram> {
+        use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
+        let mut v2_deflate = Vec::new();
+        V2DeflateSerializer::new()
+            .serialize(h, &mut v2_deflate)
+            .ok()?;
+        Some(SerializedHistogram {
+            name: name.to_string(),
+            unit: unit.to_string(),
+            v2_deflate,
+        })
+    }
+
+    pub fn decode(&self) -> Result<Histogram<u64>, String> {
+        hdrhistogram::serialization::Deserializer::new()
+            .deserialize(&mut self.v2_deflate.as_slice())
+            .map_err(|e| format!("histogram {}: {e:?}", self.name))
     }
 }
 
@@ -205,6 +256,37 @@ mod tests {
             status,
             retry: 0,
         }
+    }
+
+    #[test]
+    fn histograms_round_trip_through_the_v2_encoding() {
+        let mut r = Recorder::new();
+        for i in 1..=500 {
+            r.record(&sample(i, i % 97 + 1, 200));
+        }
+        let stored = r.histograms();
+        assert_eq!(
+            stored.iter().map(|h| h.name.as_str()).collect::<Vec<_>>(),
+            ["service", "took"]
+        );
+        let back = stored[0].decode().unwrap();
+        assert_eq!(back, r.service_us);
+        assert_eq!(back.len(), 500);
+        let corrupt = SerializedHistogram {
+            v2_deflate: stored[0].v2_deflate[..10].to_vec(),
+            ..stored[0].clone()
+        };
+        assert!(corrupt.decode().unwrap_err().contains("service"));
+    }
+
+    #[test]
+    fn timeline_from_gives_only_the_later_seconds() {
+        let mut r = Recorder::new();
+        r.record(&sample(100, 10, 200));
+        r.record(&sample(2100, 10, 200));
+        assert_eq!(r.timeline_from(1).len(), 2);
+        assert_eq!(r.timeline_from(2)[0].second, 2);
+        assert!(r.timeline_from(9).is_empty());
     }
 
     #[test]

@@ -9,6 +9,7 @@ use super::plan::{Transport, Variant};
 use super::stats::CellResult;
 use super::{Measured, QueryError, QueryOptions};
 use crate::cli::output;
+use crate::measure::SerializedHistogram;
 
 /// Serial → msearch, per variant.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -77,6 +78,24 @@ pub struct QueryResult {
 }
 
 impl QueryResult {
+    /// Every measured cell's histograms, named `query:<variant>:<transport>:<histogram>`.
+    pub fn histograms(&self) -> Vec<SerializedHistogram> {
+        self.cells
+            .iter()
+            .flat_map(|c| {
+                c.histograms.iter().map(move |h| SerializedHistogram {
+                    name: format!(
+                        "query:{}:{}:{}",
+                        c.variant.name(),
+                        c.transport.name(),
+                        h.name
+                    ),
+                    ..h.clone()
+                })
+            })
+            .collect()
+    }
+
     pub fn cell(&self, v: Variant, t: Transport) -> Option<&CellResult> {
         self.cells
             .iter()

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::plan::{Transport, Variant};
 use crate::corpus::metrics::percentile_sorted;
+use crate::measure::SerializedHistogram;
 
 /// One coverage (all nodes of one epoch) measured once.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -103,6 +104,10 @@ pub struct CellResult {
     /// HDR: per `_search` request, client wall − server took (serial only).
     pub overhead_hdr: HdrSummary,
     pub samples: Vec<CoverageSample>,
+    /// The three histograms HDR-encoded for the results store (`service`, `latency`,
+    /// `overhead`, microseconds; empty ones left out).
+    #[serde(skip)]
+    pub histograms: Vec<SerializedHistogram>,
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -131,5 +136,14 @@ pub fn cell_result(
         latency_hdr: HdrSummary::of(latency),
         overhead_hdr: HdrSummary::of(overhead),
         samples,
+        histograms: [
+            ("service", service),
+            ("latency", latency),
+            ("overhead", overhead),
+        ]
+        .into_iter()
+        .filter(|(_, h)| !h.is_empty())
+        .filter_map(|(name, h)| SerializedHistogram::encode(name, "us", h))
+        .collect(),
     }
 }

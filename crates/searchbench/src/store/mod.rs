@@ -20,7 +20,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::measure::Machine;
+use crate::measure::{Machine, SerializedHistogram};
 
 /// The environment variable that overrides the default store location.
 pub const STORE_ENV: &str = "SEARCHBENCH_STORE";
@@ -59,7 +59,19 @@ pub const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX runs_started ON runs(started_unix);
     CREATE INDEX tags_key_value ON tags(key, value);",
+    // 3: the run's HDR histograms in their portable V2 + deflate encoding.
+    "CREATE TABLE histograms (
+        run_id   TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        name     TEXT NOT NULL,
+        unit     TEXT NOT NULL,
+        encoding TEXT NOT NULL,
+        data     BLOB NOT NULL,
+        PRIMARY KEY (run_id, name)
+    );",
 ];
+
+/// How [`Store::put_histograms`] encodes: HdrHistogram's V2 format, deflated.
+pub const HISTOGRAM_ENCODING: &str = "hdr-v2-deflate";
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -421,6 +433,44 @@ impl Store {
         }
         tx.commit()?;
         Ok(n)
+    }
+
+    /// Keeps (or replaces) the run's histograms.
+    pub fn put_histograms(&self, id: &RunId, histograms: &[SerializedHistogram]) -> Result<()> {
+        let tx = self.conn.unchecked_transaction()?;
+        {
+            let mut stmt = tx.prepare_cached(
+                "INSERT OR REPLACE INTO histograms (run_id, name, unit, encoding, data)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?;
+            for h in histograms {
+                stmt.execute(params![
+                    id.0,
+                    h.name,
+                    h.unit,
+                    HISTOGRAM_ENCODING,
+                    h.v2_deflate
+                ])?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The run's histograms, in the order they were stored under their names.
+    pub fn histograms(&self, id: &RunId) -> Result<Vec<SerializedHistogram>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT name, unit, data FROM histograms
+             WHERE run_id = ?1 AND encoding = ?2 ORDER BY rowid",
+        )?;
+        let rows = stmt.query_map(params![id.0, HISTOGRAM_ENCODING], |r| {
+            Ok(SerializedHistogram {
+                name: r.get(0)?,
+                unit: r.get(1)?,
+                v2_deflate: r.get(2)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
     /// Stores the result and marks the run `complete`. A `timeline` array in the result

@@ -58,8 +58,14 @@ pub fn target() -> Target {
 }
 
 /// The built `searchbench` binary, for CLI tests.
+/// Runs that a test does not give a `--store` go to a scratch store, not the user's.
 pub fn bin() -> std::process::Command {
-    std::process::Command::new(env!("CARGO_BIN_EXE_searchbench"))
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_searchbench"));
+    cmd.env(
+        "SEARCHBENCH_STORE",
+        std::env::temp_dir().join(format!("searchbench-test-{}.db", std::process::id())),
+    );
+    cmd
 }
 
 /// Asserts a CLI run exited 0 (showing both streams if not) and returns its stdout.
