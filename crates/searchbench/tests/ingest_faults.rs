@@ -93,6 +93,39 @@ async fn with_sequential_ids_nothing_is_lost_and_nothing_duplicated_under_faults
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retry_after_header_is_honoured_over_a_shorter_backoff() {
+    let proxy = proxy::start(node_url(), |n| {
+        if n == 1 {
+            Fault::TooManyRetryAfter(2)
+        } else {
+            Fault::Pass
+        }
+    })
+    .await;
+    let target = target_at(&proxy.url, Duration::from_secs(5));
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = plan(
+        "searchbench-test-retry-after",
+        dir.path(),
+        IdMode::Sequential,
+    );
+    p.driver.clients = 1;
+    p.driver.backoff_base = Duration::from_millis(1);
+    let report = tokio::time::timeout(
+        Duration::from_secs(60),
+        ingest::ingest(&target, Box::new(Counter { n: 1000, at: 0 }), p),
+    )
+    .await
+    .expect("no hang")
+    .expect("ingest");
+    assert_eq!(report.error, None);
+    assert_eq!(report.requests.retries, 1, "{:?}", report.requests);
+    assert!(report.counts.reconciled);
+    // Our own backoff would have retried after ~1 ms; the server asked for 2 s.
+    assert!(report.wall_secs >= 2.0, "wall {:.3} s", report.wall_secs);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn retries_used_up_put_the_documents_in_the_failure_file_and_stop() {
     let proxy = proxy::start(node_url(), |n| {
         if n >= 2 {

@@ -450,9 +450,11 @@ async fn deliver_bytes(
             request = request.header(CONTENT_ENCODING, "gzip");
         }
         let started = Instant::now();
+        let mut retry_after = None;
         let answer = match request.body(wire.clone()).send().await {
             Ok(response) => {
                 let status = response.status().as_u16();
+                retry_after = response::retry_after(response.headers());
                 response.bytes().await.map(|b| (status, b))
             }
             Err(e) => Err(e),
@@ -498,7 +500,12 @@ async fn deliver_bytes(
                 && attempt < cfg.max_retries
                 && !shared.abort.load(Relaxed)
             {
+                // The server's own Retry-After wins over a shorter backoff of ours.
+                let waited = Instant::now();
                 backoff(cfg, attempt, jitter).await;
+                if let Some(wait) = retry_after {
+                    tokio::time::sleep(wait.saturating_sub(waited.elapsed())).await;
+                }
                 attempt += 1;
                 continue;
             }

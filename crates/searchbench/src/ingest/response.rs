@@ -1,6 +1,8 @@
 //! Reading bulk answers cheaply: when `"errors":false` shows up in the first bytes the items
 //! are not parsed at all (the hot path); only answers with errors are parsed item by item.
 
+use std::time::Duration;
+
 use serde::Deserialize;
 
 /// What a 2xx bulk answer said.
@@ -156,9 +158,41 @@ pub fn snippet(body: &[u8]) -> String {
         .to_string()
 }
 
+/// The longest `Retry-After` the driver honours; a server asking for more gets this.
+pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
+
+/// A `Retry-After: <seconds>` header (429/503), capped at [`MAX_RETRY_AFTER`]. The HTTP-date
+/// form is not used by Elasticsearch or OpenSearch and is ignored.
+pub fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+    let secs: u64 = headers
+        .get(reqwest::header::RETRY_AFTER)?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
+    Some(Duration::from_secs(secs).min(MAX_RETRY_AFTER))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn retry_after_takes_seconds_and_caps_them() {
+        use reqwest::header::{HeaderMap, HeaderValue, RETRY_AFTER};
+        let with = |v: &'static str| {
+            let mut h = HeaderMap::new();
+            h.insert(RETRY_AFTER, HeaderValue::from_static(v));
+            retry_after(&h)
+        };
+        assert_eq!(with("2"), Some(Duration::from_secs(2)));
+        assert_eq!(with(" 7 "), Some(Duration::from_secs(7)));
+        assert_eq!(with("86400"), Some(MAX_RETRY_AFTER));
+        assert_eq!(with("Wed, 21 Oct 2015 07:28:00 GMT"), None);
+        assert_eq!(with("-1"), None);
+        assert_eq!(retry_after(&HeaderMap::new()), None);
+    }
 
     #[test]
     fn hot_path_does_not_parse_items() {

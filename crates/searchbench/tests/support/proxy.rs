@@ -20,6 +20,8 @@ pub enum Fault {
     Pass,
     /// Answer 429 without forwarding.
     TooMany,
+    /// Answer 429 with `Retry-After: <seconds>` without forwarding.
+    TooManyRetryAfter(u64),
     /// Close the connection without forwarding.
     DropBefore,
     /// Forward, then close the connection instead of answering (a lost answer).
@@ -146,6 +148,17 @@ async fn handle(
                 429,
                 Bytes::from_static(b"{\"error\":{\"type\":\"es_rejected_execution_exception\",\"reason\":\"rejected by the fault proxy\"},\"status\":429}"),
             ))
+        }
+        Fault::TooManyRetryAfter(secs) => {
+            let mut r = reply(
+                429,
+                Bytes::from_static(b"{\"error\":{\"type\":\"es_rejected_execution_exception\",\"reason\":\"rejected by the fault proxy\"},\"status\":429}"),
+            );
+            r.headers_mut().insert(
+                hyper::header::RETRY_AFTER,
+                hyper::header::HeaderValue::from(secs),
+            );
+            return Ok(r);
         }
         Fault::DropBefore => return Err(Dropped),
         Fault::Garbage => return Ok(reply(200, Bytes::from_static(b"<html>not a bulk answer</html>"))),
