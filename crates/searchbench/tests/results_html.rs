@@ -123,12 +123,18 @@ fn stored() -> (tempfile::TempDir, Store, Vec<String>) {
         );
         run.seed = Some(1);
         run.tags = vec![("build".into(), build.into())];
-        ids.push(
-            store
-                .save(&run, &ingest_result(40, rate, 0.08, service, seed))
-                .unwrap()
-                .0,
-        );
+        let id = store
+            .save(&run, &ingest_result(40, rate, 0.08, service, seed))
+            .unwrap();
+        // A service-time histogram around `service` ms with a tail, as a run stores it.
+        let mut h = hdrhistogram::Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3).unwrap();
+        for i in 0..2000u64 {
+            let us = service * 1000.0 * (0.5 + (i % 100) as f64 / 100.0);
+            h.record(us as u64 + (i / 1990) * 400_000).unwrap();
+        }
+        let encoded = searchbench::measure::SerializedHistogram::encode("service", "us", &h);
+        store.put_histograms(&id, &[encoded.unwrap()]).unwrap();
+        ids.push(id.0);
     }
     let q = NewRun::new(
         Kind::Query,
@@ -176,6 +182,10 @@ fn charts_draw_in_headless_chromium_without_errors() {
     report::write_html(&runs, &two).unwrap();
     let query = dir.join("query-run.html");
     report::write_html(&report::load(&store, &ids[2..]).unwrap(), &query).unwrap();
+    // The percentile curve comes from the stored histograms, out to p99.9 and the max.
+    let html = std::fs::read_to_string(&two).unwrap();
+    assert!(html.contains("\"service_curve\":[{\"ms\""), "no curve data");
+    assert!(html.contains("\"p\":99.9}"), "no p99.9 point");
     let Some(chrome) = chromium_or_skip() else {
         return;
     };

@@ -84,6 +84,7 @@ fn chart_data(runs: &[Loaded]) -> Value {
                 })
                 .collect();
             json!({
+                "service_curve": service_curve(l),
                 "id": l.row.id.0,
                 "label": format!("{} {}", l.row.id, l.row.engine.as_deref().unwrap_or("")),
                 "timeline": timeline,
@@ -95,6 +96,32 @@ fn chart_data(runs: &[Loaded]) -> Value {
         })
         .collect();
     json!({ "runs": runs })
+}
+
+/// Percentiles of the stored bulk service-time histogram, in ms, for a curve finer than the
+/// summary's five points; a percentile appears only with enough samples to mean something.
+fn service_curve(l: &Loaded) -> Value {
+    const PERCENTILES: [f64; 13] = [
+        0.0, 10.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99, 100.0,
+    ];
+    let Some(h) = l
+        .histograms
+        .iter()
+        .find(|h| h.name == "service")
+        .and_then(|h| h.decode().ok())
+    else {
+        return Value::Null;
+    };
+    let n = h.len() as f64;
+    let points: Vec<Value> = PERCENTILES
+        .iter()
+        .filter(|&&p| p == 0.0 || p == 100.0 || n * (1.0 - p / 100.0) >= 1.0)
+        .map(|&p| json!({"p": p, "ms": h.value_at_percentile(p) as f64 / 1000.0}))
+        .collect();
+    if points.len() < 2 {
+        return Value::Null;
+    }
+    Value::Array(points)
 }
 
 fn kv_table(rows: &[(&str, String)]) -> String {
@@ -300,7 +327,17 @@ const SCRIPT: &str = r#"
   }
   var pctKeys = [['p50_ms','p50'],['p90_ms','p90'],['p99_ms','p99'],['p999_ms','p99.9'],['max_ms','max']];
   var withService = runs.filter(function(r){ return r.service && r.service.count > 0; });
-  if (withService.length){
+  var withCurve = runs.filter(function(r){ return Array.isArray(r.service_curve); });
+  if (withCurve.length && withCurve.length === withService.length){
+    var ps = [];
+    withCurve.forEach(function(r){ r.service_curve.forEach(function(pt){ if (ps.indexOf(pt.p) < 0) ps.push(pt.p); }); });
+    ps.sort(function(a,b){return a-b;});
+    draw('Service time by percentile', 'bulk request service time, read from the stored HDR histogram; a percentile is drawn only when at least one sample lies above it', {
+      type:'line',
+      data:{labels: ps.map(function(p){return p===100?'max':'p'+p;}), datasets: withCurve.map(function(r,i){ return {label:r.label, data:ps.map(function(p){ var pt=r.service_curve.find(function(x){return x.p===p;}); return pt? pt.ms : null; }), borderColor:palette[i%8], backgroundColor:palette[i%8], spanGaps:false, borderWidth:2}; })},
+      options:{scales:{y:{type:'logarithmic', title:{display:true,text:'ms (log)'}}, x:{title:{display:true,text:'percentile'}}}}
+    });
+  } else if (withService.length){
     draw('Service time by percentile', 'bulk request service time (HDR histogram); a percentile is shown only with enough samples (p90: 10, p99: 100, p99.9: 1000)', {
       type:'line',
       data:{labels: pctKeys.map(function(k){return k[1];}), datasets: withService.map(function(r,i){ return {label:r.label, data:pctKeys.map(function(k){ var v=r.service[k[0]]; return v==null?null:v; }), borderColor:palette[i%8], backgroundColor:palette[i%8], spanGaps:false, borderWidth:2}; })},

@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::measure::SerializedHistogram;
 use crate::store::{RunId, RunRow, Store, StoreError};
 
 #[derive(Debug, thiserror::Error)]
@@ -39,6 +40,8 @@ pub enum ReportError {
 pub struct Loaded {
     pub row: RunRow,
     pub timeline: Vec<Value>,
+    /// The run's stored HDR histograms (none for runs saved before they were kept).
+    pub histograms: Vec<SerializedHistogram>,
 }
 
 /// Loads runs by id, id prefix or `k=v` tag selector (a selector may give several runs).
@@ -50,7 +53,12 @@ pub fn load(store: &Store, selectors: &[String]) -> Result<Vec<Loaded>, ReportEr
                 continue;
             }
             let timeline = compare::timeline_of(store, &row)?;
-            out.push(Loaded { row, timeline });
+            let histograms = store.histograms(&row.id)?;
+            out.push(Loaded {
+                row,
+                timeline,
+                histograms,
+            });
         }
     }
     if out.is_empty() {
