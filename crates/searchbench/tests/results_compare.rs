@@ -4,8 +4,9 @@ mod results_support;
 
 use std::process::Command;
 
-use results_support::{ingest_result, query_result};
+use results_support::{ingest_result, ingest_run, query_result};
 use searchbench::report::compare::{compare, Comparison, Side, Verdict};
+use searchbench::report::stats::SampleKind;
 use searchbench::store::{Kind, NewRun, Store};
 use serde_json::Value;
 
@@ -87,6 +88,44 @@ fn clearly_better_clearly_worse_and_the_same_config_twice() {
         serde_json::to_string(&c).unwrap(),
         serde_json::to_string(&again).unwrap()
     );
+}
+
+#[test]
+fn percentiles_get_intervals_from_the_stored_histograms() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("r.db")).unwrap();
+    let stored = |secs, rate, service, seed| {
+        let (result, histograms) = ingest_run(secs, rate, 0.10, service, seed);
+        let id = save(&store, &result, &[]);
+        let run = store.get(&id).unwrap();
+        store.put_histograms(&run.id, &histograms).unwrap();
+        (id, result)
+    };
+    let (base, base_result) = stored(30, 20_000.0, 20.0, 1);
+    let (faster, _) = stored(30, 20_000.0, 16.0, 2);
+    let (slower, _) = stored(30, 20_000.0, 25.0, 3);
+    let (same, _) = stored(30, 20_000.0, 20.0, 5);
+    let side = |id: &str| Side::load(&store, id).unwrap();
+    let c = compare(side(&base), vec![side(&faster), side(&slower), side(&same)]);
+    for key in ["service_p50_ms", "service_p90_ms", "service_p99_ms"] {
+        assert_eq!(verdict(&c, key, 0), Verdict::Better, "{key}");
+        assert_eq!(verdict(&c, key, 1), Verdict::Worse, "{key}");
+        let r = c.rows.iter().find(|r| r.key == key).unwrap();
+        assert_eq!(
+            verdict(&c, key, 2),
+            Verdict::NoSignificantChange,
+            "{key}: {:?} vs {:?}",
+            r.base,
+            r.contenders[2]
+        );
+    }
+    let row = c.rows.iter().find(|r| r.key == "service_p50_ms").unwrap();
+    let cell = row.contenders[2].as_ref().unwrap();
+    assert_eq!(cell.samples, Some(SampleKind::PerRequest));
+    let requests = base_result["service"]["count"].as_u64().unwrap() as usize;
+    assert_eq!(cell.n_base, Some(requests));
+    // Max has no interval; p99.9 is absent with fewer than 1000 requests.
+    assert_eq!(verdict(&c, "service_max_ms", 2), Verdict::NoInterval);
 }
 
 #[test]

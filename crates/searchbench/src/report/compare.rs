@@ -13,9 +13,14 @@ use serde_json::Value;
 
 use super::metrics::{self, Direction, Metric};
 use super::stats::{
-    bootstrap_diff, pct_diff, Interval, SampleKind, CONFIDENCE, MIN_SAMPLES, RESAMPLES,
+    bootstrap_diff, pct_diff, quantile_diff, Interval, SampleKind, CONFIDENCE, MIN_SAMPLES,
+    RESAMPLES,
 };
+use crate::measure::SerializedHistogram;
 use crate::store::{RunRow, Store, StoreError};
+
+/// A stored run as a comparison reads it: the row, its timeline, its histograms.
+pub type Run = (RunRow, Vec<Value>, Vec<SerializedHistogram>);
 
 /// One side of a comparison: a run or a group of runs, with their metrics.
 #[derive(Debug, Clone, Serialize)]
@@ -30,24 +35,28 @@ pub struct Side {
 
 impl Side {
     /// A side from the runs a selector picked (see [`Store::select`]).
-    pub fn from_runs(label: &str, runs: &[(RunRow, Vec<Value>)]) -> Side {
+    pub fn from_runs(label: &str, runs: &[Run]) -> Side {
         let per_run: Vec<Vec<Metric>> = runs
             .iter()
-            .map(|(row, timeline)| run_metrics(row, timeline))
+            .map(|(row, timeline, histograms)| {
+                let mut m = run_metrics(row, timeline);
+                metrics::with_histograms(&mut m, histograms);
+                m
+            })
             .collect();
         let metrics = if per_run.len() == 1 {
             per_run.into_iter().next().unwrap_or_default()
         } else {
             over_runs(&per_run)
         };
-        let first = runs.first().map(|(r, _)| r);
+        let first = runs.first().map(|(r, _, _)| r);
         Side {
             label: if runs.len() > 1 {
                 format!("{label} ({} runs)", runs.len())
             } else {
                 label.to_string()
             },
-            run_ids: runs.iter().map(|(r, _)| r.id.0.clone()).collect(),
+            run_ids: runs.iter().map(|(r, _, _)| r.id.0.clone()).collect(),
             engine: first.and_then(|r| r.engine.clone()),
             cpu_model: first.and_then(|r| r.machine.get("cpu_model")?.as_str().map(str::to_string)),
             metrics,
@@ -60,7 +69,8 @@ impl Side {
         let mut with_timelines = Vec::with_capacity(runs.len());
         for row in runs {
             let timeline = timeline_of(store, &row)?;
-            with_timelines.push((row, timeline));
+            let histograms = store.histograms(&row.id)?;
+            with_timelines.push((row, timeline, histograms));
         }
         Ok(Side::from_runs(selector, &with_timelines))
     }
@@ -178,38 +188,54 @@ impl Comparison {
     }
 }
 
+fn verdict_of(ci: Option<Interval>, direction: Direction) -> Verdict {
+    match ci {
+        None => Verdict::TooFewSamples,
+        Some(i) if !i.excludes_zero() => Verdict::NoSignificantChange,
+        Some(i) => match direction {
+            Direction::Info => Verdict::Changed,
+            Direction::HigherBetter if i.low_pct > 0.0 => Verdict::Better,
+            Direction::LowerBetter if i.high_pct < 0.0 => Verdict::Better,
+            _ => Verdict::Worse,
+        },
+    }
+}
+
 fn cell(base: &Metric, m: &Metric) -> Cell {
     let diff_pct = pct_diff(base.value, m.value);
-    let (ci, verdict, n_base, n, kind) = match (&base.samples, &m.samples) {
-        (Some((kb, b)), Some((kc, c))) if kb == kc => {
-            let ci = bootstrap_diff(b, c, *kb);
-            let verdict = match ci {
-                None => Verdict::TooFewSamples,
-                Some(i) if !i.excludes_zero() => Verdict::NoSignificantChange,
-                Some(i) => match base.direction {
-                    Direction::Info => Verdict::Changed,
-                    Direction::HigherBetter if i.low_pct > 0.0 => Verdict::Better,
-                    Direction::LowerBetter if i.high_pct < 0.0 => Verdict::Better,
-                    _ => Verdict::Worse,
-                },
-            };
-            (ci, verdict, Some(b.len()), Some(c.len()), Some(*kb))
-        }
-        (b, c) => {
-            let verdict = if base.value == m.value {
-                Verdict::NoSignificantChange
-            } else {
-                Verdict::NoInterval
-            };
-            (
-                None,
-                verdict,
-                b.as_ref().map(|s| s.1.len()),
-                c.as_ref().map(|s| s.1.len()),
-                None,
-            )
-        }
-    };
+    let (ci, verdict, n_base, n, kind) =
+        match (&base.samples, &m.samples, &base.recorded, &m.recorded) {
+            (Some((kb, b)), Some((kc, c)), _, _) if kb == kc => {
+                let ci = bootstrap_diff(b, c, *kb);
+                let verdict = verdict_of(ci, base.direction);
+                (ci, verdict, Some(b.len()), Some(c.len()), Some(*kb))
+            }
+            (_, _, Some((b, q)), Some((c, _))) => {
+                let ci = quantile_diff(b, c, *q);
+                let verdict = verdict_of(ci, base.direction);
+                (
+                    ci,
+                    verdict,
+                    Some(b.len() as usize),
+                    Some(c.len() as usize),
+                    Some(SampleKind::PerRequest),
+                )
+            }
+            (b, c, _, _) => {
+                let verdict = if base.value == m.value {
+                    Verdict::NoSignificantChange
+                } else {
+                    Verdict::NoInterval
+                };
+                (
+                    None,
+                    verdict,
+                    b.as_ref().map(|s| s.1.len()),
+                    c.as_ref().map(|s| s.1.len()),
+                    None,
+                )
+            }
+        };
     Cell {
         value: m.value,
         diff_pct,

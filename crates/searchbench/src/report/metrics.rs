@@ -5,15 +5,20 @@
 //!
 //! Ingest results (`IngestReport`): throughput, MB/s and mean service time come with
 //! per-second samples from the timeline (the first and the last second are left out: the
-//! first is ramp-up, the last is partial). Service-time percentiles, CPU and attribution are
-//! single values per run: with one run per side they get a difference but no interval.
+//! first is ramp-up, the last is partial). Service-time and took percentiles carry the
+//! per-request values of the run's stored HDR histograms when there are some
+//! ([`with_histograms`]), so they get an interval too; CPU, max and attribution are single
+//! values per run: with one run per side they get a difference but no interval.
 //! Query results (`QueryResult`): per cell took and wall with one sample per coverage; accuracy
 //! per variant as single values.
 
 use serde::Serialize;
 use serde_json::Value;
 
-use super::stats::{mean, SampleKind};
+use std::sync::Arc;
+
+use super::stats::{mean, Recorded, SampleKind};
+use crate::measure::SerializedHistogram;
 
 /// Which way is good.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -36,6 +41,10 @@ pub struct Metric {
     pub value: f64,
     /// Samples whose mean is `value`, when the result has them.
     pub samples: Option<(SampleKind, Vec<f64>)>,
+    /// For a percentile metric of a run whose histogram is stored: the per-request values
+    /// and the quantile (see [`with_histograms`]).
+    #[serde(skip)]
+    pub recorded: Option<(Arc<Recorded>, f64)>,
 }
 
 fn f(v: &Value, path: &[&str]) -> Option<f64> {
@@ -61,6 +70,7 @@ fn point(
         direction: d,
         value,
         samples: None,
+        recorded: None,
     })
 }
 
@@ -80,7 +90,37 @@ fn sampled(
         direction: d,
         value,
         samples: Some((kind, samples)),
+        recorded: None,
     })
+}
+
+/// Gives the percentile metrics of one run the per-request values behind them, from the run's
+/// stored histograms (`service` in µs, `took` in ms), so a comparison can put an interval on
+/// a percentile. Histograms that do not decode are skipped: the metric keeps its value.
+pub fn with_histograms(metrics: &mut [Metric], histograms: &[SerializedHistogram]) {
+    let decoded = |name: &str, per_ms: f64| {
+        let h = histograms.iter().find(|h| h.name == name)?.decode().ok()?;
+        Some(Arc::new(Recorded::from_hdr(&h, per_ms)))
+    };
+    let sources = [
+        ("service_", decoded("service", 1000.0)),
+        ("took_", decoded("took", 1.0)),
+    ];
+    for m in metrics.iter_mut() {
+        for (prefix, recorded) in &sources {
+            let (Some(recorded), Some(rest)) = (recorded, m.key.strip_prefix(prefix)) else {
+                continue;
+            };
+            let q = match rest {
+                "p50_ms" => 0.5,
+                "p90_ms" => 0.9,
+                "p99_ms" => 0.99,
+                "p999_ms" => 0.999,
+                _ => continue,
+            };
+            m.recorded = Some((recorded.clone(), q));
+        }
+    }
 }
 
 /// Per-second rows without the first (ramp-up) and the last (partial) second, when there are

@@ -72,8 +72,12 @@ pub fn comparison_of(runs: &[Loaded]) -> Option<compare::Comparison> {
     if runs.len() < 2 {
         return None;
     }
-    let side =
-        |l: &Loaded| compare::Side::from_runs(&l.row.id.0, &[(l.row.clone(), l.timeline.clone())]);
+    let side = |l: &Loaded| {
+        compare::Side::from_runs(
+            &l.row.id.0,
+            &[(l.row.clone(), l.timeline.clone(), l.histograms.clone())],
+        )
+    };
     Some(compare::compare(
         side(&runs[0]),
         runs[1..].iter().map(side).collect(),

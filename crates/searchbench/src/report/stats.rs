@@ -50,6 +50,9 @@ pub enum SampleKind {
     PerCoverage,
     /// One value per repeated run: classic bootstrap.
     PerRun,
+    /// One value per request, read back from a stored HDR histogram: classic bootstrap of a
+    /// quantile (see [`quantile_diff`]).
+    PerRequest,
 }
 
 impl SampleKind {
@@ -58,6 +61,7 @@ impl SampleKind {
             SampleKind::PerSecond => "seconds",
             SampleKind::PerCoverage => "coverages",
             SampleKind::PerRun => "runs",
+            SampleKind::PerRequest => "requests",
         }
     }
     fn block(self, n: usize) -> usize {
@@ -169,7 +173,100 @@ pub fn bootstrap_diff(base: &[f64], contender: &[f64], kind: SampleKind) -> Opti
             diffs.push((b - a) / a.abs() * 100.0);
         }
     }
-    if diffs.len() < RESAMPLES / 2 {
+    percentile_interval(diffs, RESAMPLES)
+}
+
+/// A recorded distribution as (value, cumulative count) steps, ascending: what an HDR
+/// histogram holds, ready for resampling.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recorded {
+    values: Vec<f64>,
+    cumulative: Vec<u64>,
+}
+
+impl Recorded {
+    /// `per_unit`: histogram units per reported unit (1000 for µs shown as ms).
+    pub fn from_hdr(h: &hdrhistogram::Histogram<u64>, per_unit: f64) -> Recorded {
+        let mut values = Vec::new();
+        let mut cumulative = Vec::new();
+        let mut total = 0;
+        for v in h.iter_recorded() {
+            total += v.count_at_value();
+            values.push(h.highest_equivalent(v.value_iterated_to()) as f64 / per_unit);
+            cumulative.push(total);
+        }
+        Recorded { values, cumulative }
+    }
+
+    pub fn len(&self) -> u64 {
+        self.cumulative.last().copied().unwrap_or(0)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The value of rank `max(1, ceil(q × n))` among `n` values counted per step in `counts`.
+    fn quantile(&self, counts: &[u64], n: u64, q: f64) -> f64 {
+        let rank = ((q * n as f64).ceil() as u64).clamp(1, n);
+        let mut seen = 0;
+        for (i, c) in counts.iter().enumerate() {
+            seen += c;
+            if seen >= rank {
+                return self.values[i];
+            }
+        }
+        self.values.last().copied().unwrap_or(0.0)
+    }
+
+    /// One bootstrap resample (n draws with replacement), as counts per step.
+    fn resample(&self, counts: &mut [u64], rng: &mut Rng) {
+        counts.iter_mut().for_each(|c| *c = 0);
+        let n = self.len();
+        for _ in 0..n {
+            let r = rng.below(n as usize) as u64;
+            let step = self.cumulative.partition_point(|&c| c <= r);
+            counts[step] += 1;
+        }
+    }
+}
+
+/// Draws per side the quantile bootstrap spends at most (resamples × requests); above it,
+/// fewer resamples (never under 200).
+const QUANTILE_DRAW_BUDGET: u64 = 40_000_000;
+
+/// CI of `(q(contender) - q(base)) / q(base)`, in percent, for the `q` quantile of two sets of
+/// per-request values: a seeded percentile bootstrap resampling whole requests. Requests
+/// are treated as independent, which they are not quite (a slow second slows its requests
+/// together): the interval is a lower bound on the noise within a run. `None` with fewer than
+/// [`MIN_SAMPLES`] values, or when not one value lies above the quantile on a side (a
+/// resampled quantile would then always be the maximum).
+pub fn quantile_diff(base: &Recorded, contender: &Recorded, q: f64) -> Option<Interval> {
+    let (na, nb) = (base.len(), contender.len());
+    let enough = |n: u64| n >= MIN_SAMPLES as u64 && (n as f64 * (1.0 - q)) >= 1.0;
+    if !enough(na) || !enough(nb) || !(0.0..=1.0).contains(&q) {
+        return None;
+    }
+    let resamples = (QUANTILE_DRAW_BUDGET / na.max(nb)).clamp(200, RESAMPLES as u64) as usize;
+    let mut rng = Rng::new(SEED ^ (na << 32) ^ nb ^ q.to_bits());
+    let (mut ca, mut cb) = (vec![0; base.values.len()], vec![0; contender.values.len()]);
+    let mut diffs = Vec::with_capacity(resamples);
+    for _ in 0..resamples {
+        base.resample(&mut ca, &mut rng);
+        contender.resample(&mut cb, &mut rng);
+        let a = base.quantile(&ca, na, q);
+        let b = contender.quantile(&cb, nb, q);
+        if a != 0.0 {
+            diffs.push((b - a) / a.abs() * 100.0);
+        }
+    }
+    percentile_interval(diffs, resamples)
+}
+
+/// The central [`CONFIDENCE`] interval of bootstrap differences (`None` if over half of the
+/// `resamples` had a zero base).
+fn percentile_interval(mut diffs: Vec<f64>, resamples: usize) -> Option<Interval> {
+    if diffs.len() < resamples / 2 || diffs.is_empty() {
         return None;
     }
     diffs.sort_by(f64::total_cmp);
@@ -184,6 +281,37 @@ pub fn bootstrap_diff(base: &[f64], contender: &[f64], kind: SampleKind) -> Opti
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn recorded(values: impl Iterator<Item = u64>) -> Recorded {
+        let mut h = hdrhistogram::Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3).unwrap();
+        for v in values {
+            h.record(v).unwrap();
+        }
+        Recorded::from_hdr(&h, 1000.0)
+    }
+
+    #[test]
+    fn quantile_intervals_see_a_shift_and_not_a_reshuffle() {
+        // 400 requests between 10 and 30 ms; the contender 20 % slower across the board.
+        let base = recorded((0..400u64).map(|i| 10_000 + (i * 7919 % 400) * 50));
+        let slower = recorded((0..400u64).map(|i| (10_000 + (i * 104_729 % 400) * 50) * 6 / 5));
+        let same = recorded((0..400u64).map(|i| 10_000 + (i * 104_729 % 400) * 50));
+        for q in [0.5, 0.9, 0.99] {
+            let up = quantile_diff(&base, &slower, q).unwrap();
+            assert!(up.low_pct > 5.0 && up.high_pct < 35.0, "q {q}: {up:?}");
+            let flat = quantile_diff(&base, &same, q).unwrap();
+            assert!(!flat.excludes_zero(), "q {q}: {flat:?}");
+        }
+        // Deterministic.
+        assert_eq!(
+            quantile_diff(&base, &slower, 0.9),
+            quantile_diff(&base, &slower, 0.9)
+        );
+        // p99.9 of 400 requests: no value above it, no interval.
+        assert_eq!(quantile_diff(&base, &slower, 0.999), None);
+        assert_eq!(base.len(), 400);
+        assert_eq!(base.quantile(&[400], 400, 0.5), base.values[0]);
+    }
 
     fn noisy(n: usize, level: f64, spread: f64, seed: u64) -> Vec<f64> {
         let mut r = Rng::new(seed);

@@ -19,6 +19,18 @@ pub fn ingest_result(
     service_ms: f64,
     seed: u64,
 ) -> Value {
+    ingest_run(secs, docs_per_sec, noise, service_ms, seed).0
+}
+
+/// [`ingest_result`] with the histograms a run stores beside it.
+#[allow(dead_code)] // not every test binary that includes this module stores histograms
+pub fn ingest_run(
+    secs: u64,
+    docs_per_sec: f64,
+    noise: f64,
+    service_ms: f64,
+    seed: u64,
+) -> (Value, Vec<searchbench::measure::SerializedHistogram>) {
     let mut rng = Rng::new(seed);
     let mut unit = move || (rng.next_u64() % 1_000_000) as f64 / 1_000_000.0;
     let mut rec = Recorder::new();
@@ -74,7 +86,7 @@ pub fn ingest_result(
         engine_cpu: Some(Duration::from_millis(secs * 1400)),
         cores: machine.cores,
     });
-    json!({
+    let result = json!({
         "tool": "searchbench",
         "tool_version": env!("CARGO_PKG_VERSION"),
         "started_unix": 1_700_000_000u64,
@@ -107,7 +119,8 @@ pub fn ingest_result(
         "interrupted": false,
         "error": null,
         "warnings": []
-    })
+    });
+    (result, rec.histograms())
 }
 
 /// A query result with two cells whose took is around `took_ms` (seeded noise), checked
