@@ -1,29 +1,26 @@
-//! A bulk sink: an HTTP server that takes `_bulk` requests at wire speed and indexes nothing,
-//! to measure the ingest driver's own ceiling. Not a target searchbench offers: a benchmark
-//! instrument (see bench/ingest-sink.sh).
+//! A bulk sink: an HTTP/1.1 server that takes `_bulk` requests at wire speed and indexes
+//! nothing, to measure the ingest driver's own ceiling. Not a target searchbench offers: a
+//! benchmark instrument (see bench/ingest-sink.sh).
 //!
-//! It answers every `_bulk` with `{"took":0,"errors":false,"items":[]}` after reading the
-//! whole body, counts the documents (newlines / 2, gunzipping `Content-Encoding: gzip`), and
-//! answers the few other calls `searchbench ingest` makes (`GET /`, index create, settings,
-//! stats, refresh, `_count`) just enough for the run to reconcile.
+//! Written by hand on blocking sockets, one thread per connection, so that one core absorbs
+//! well over 1 GB/s: it parses only the request head (`Content-Length` or chunked framing),
+//! reads the body into one reused buffer, counts its newlines (documents = newlines / 2) and
+//! throws it away. Every `_bulk` is answered `{"took":0,"errors":false,"items":[]}`. Bodies
+//! with `Content-Encoding: gzip` are kept whole and gunzipped before counting (slow, but
+//! correct). The few other calls `searchbench ingest` makes (`GET /`, index create / exists /
+//! delete, settings, stats, refresh, `_count`) are answered just enough for the run to
+//! reconcile: `_count` returns the documents received since the last index creation.
 //!
 //! ```text
-//! cargo run --release --example bulk_sink -- [--port P] [--threads N]
+//! cargo run --release --example bulk_sink -- [--port P] [--buffer KIB]
 //! ```
 //! Prints `listening on http://127.0.0.1:PORT` and serves until killed. Loopback only.
+//! (`--threads N` is accepted for compatibility and ignored: there is a thread per connection.)
 
-use std::convert::Infallible;
-use std::io::Read;
+use std::io::{self, Read, Write};
+use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
-
-use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
-use hyper::body::Incoming;
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
-use hyper::{Method, Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
 
 #[derive(Default)]
 struct Counters {
@@ -32,125 +29,302 @@ struct Counters {
     requests: AtomicU64,
 }
 
-fn json(status: StatusCode, body: &'static str) -> Response<Full<Bytes>> {
-    let mut r = Response::new(Full::new(Bytes::from_static(body.as_bytes())));
-    *r.status_mut() = status;
-    r.headers_mut().insert(
-        hyper::header::CONTENT_TYPE,
-        hyper::header::HeaderValue::from_static("application/json"),
-    );
-    r
+/// The parts of a request head the sink looks at.
+struct Head {
+    method: String,
+    path: String,
+    content_length: Option<u64>,
+    chunked: bool,
+    gzip: bool,
+    close: bool,
+    expect_continue: bool,
 }
 
-async fn handle(
-    req: Request<Incoming>,
-    counters: Arc<Counters>,
-) -> Result<Response<Full<Bytes>>, Infallible> {
-    let path = req.uri().path().to_string();
-    let method = req.method().clone();
-    let gzip = req
-        .headers()
-        .get(hyper::header::CONTENT_ENCODING)
-        .is_some_and(|v| v.as_bytes() == b"gzip");
-    if path.ends_with("/_bulk") && method == Method::POST {
-        let mut body = req.into_body();
-        let mut newlines = 0u64;
-        let mut bytes = 0u64;
-        let mut compressed = Vec::new();
-        while let Some(frame) = body.frame().await {
-            let Ok(frame) = frame else {
-                return Ok(json(StatusCode::BAD_REQUEST, "{\"error\":\"body\"}"));
-            };
-            if let Some(chunk) = frame.data_ref() {
-                bytes += chunk.len() as u64;
-                if gzip {
-                    compressed.extend_from_slice(chunk);
-                } else {
-                    newlines += memchr::memchr_iter(b'\n', chunk).count() as u64;
+/// One connection: the socket and a read buffer holding `buf[start..end]` not yet consumed.
+struct Conn {
+    stream: TcpStream,
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+}
+
+impl Conn {
+    /// Reads more bytes after `end`, compacting first; `Ok(0)` is end of stream.
+    fn fill(&mut self) -> io::Result<usize> {
+        if self.start == self.end {
+            self.start = 0;
+            self.end = 0;
+        } else if self.end == self.buf.len() {
+            if self.start == 0 {
+                // A head (or chunk-size line) larger than the buffer: grow.
+                let len = self.buf.len();
+                self.buf.resize(len * 2, 0);
+            } else {
+                self.buf.copy_within(self.start..self.end, 0);
+                self.end -= self.start;
+                self.start = 0;
+            }
+        }
+        loop {
+            match self.stream.read(&mut self.buf[self.end..]) {
+                Ok(n) => {
+                    self.end += n;
+                    return Ok(n);
                 }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
             }
         }
-        if gzip {
+    }
+
+    /// Reads up to and including the next `delim` (`\r\n` or `\r\n\r\n`); `None` at a clean
+    /// end of stream. Returns the line without the delimiter.
+    fn read_until(&mut self, delim: &[u8]) -> io::Result<Option<Vec<u8>>> {
+        let mut searched = 0usize;
+        loop {
+            let avail = &self.buf[self.start..self.end];
+            let from = searched.saturating_sub(delim.len() - 1);
+            if let Some(at) = memchr::memmem::find(&avail[from..], delim) {
+                let line = avail[..from + at].to_vec();
+                self.start += from + at + delim.len();
+                return Ok(Some(line));
+            }
+            searched = avail.len();
+            if self.fill()? == 0 {
+                return if self.start == self.end {
+                    Ok(None)
+                } else {
+                    Err(io::ErrorKind::UnexpectedEof.into())
+                };
+            }
+        }
+    }
+
+    /// Passes the next `n` body bytes to `sink`, slice by slice, as they arrive.
+    fn body_fixed(&mut self, mut n: u64, sink: &mut impl FnMut(&[u8])) -> io::Result<()> {
+        while n > 0 {
+            if self.start == self.end && self.fill()? == 0 {
+                return Err(io::ErrorKind::UnexpectedEof.into());
+            }
+            let take = (self.end - self.start).min(usize::try_from(n).unwrap_or(usize::MAX));
+            sink(&self.buf[self.start..self.start + take]);
+            self.start += take;
+            n -= take as u64;
+        }
+        Ok(())
+    }
+
+    /// Passes a chunked body to `sink`, chunk by chunk, and consumes the trailer.
+    fn body_chunked(&mut self, sink: &mut impl FnMut(&[u8])) -> io::Result<()> {
+        loop {
+            let line = self
+                .read_until(b"\r\n")?
+                .ok_or(io::ErrorKind::UnexpectedEof)?;
+            let hex = line.split(|&b| b == b';').next().unwrap_or(&[]);
+            let hex = std::str::from_utf8(hex)
+                .map_err(|_| bad("chunk size"))?
+                .trim();
+            let size = u64::from_str_radix(hex, 16).map_err(|_| bad("chunk size"))?;
+            if size == 0 {
+                // Trailer fields, then an empty line.
+                while !self
+                    .read_until(b"\r\n")?
+                    .ok_or(io::ErrorKind::UnexpectedEof)?
+                    .is_empty()
+                {}
+                return Ok(());
+            }
+            self.body_fixed(size, sink)?;
+            let crlf = self
+                .read_until(b"\r\n")?
+                .ok_or(io::ErrorKind::UnexpectedEof)?;
+            if !crlf.is_empty() {
+                return Err(bad("chunk not followed by CRLF"));
+            }
+        }
+    }
+
+    fn body(&mut self, head: &Head, sink: &mut impl FnMut(&[u8])) -> io::Result<()> {
+        if head.chunked {
+            self.body_chunked(sink)
+        } else {
+            self.body_fixed(head.content_length.unwrap_or(0), sink)
+        }
+    }
+}
+
+fn bad(what: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, what.to_string())
+}
+
+fn parse_head(raw: &[u8]) -> io::Result<Head> {
+    let text = std::str::from_utf8(raw).map_err(|_| bad("request head is not UTF-8"))?;
+    let mut lines = text.split("\r\n");
+    let mut request = lines.next().unwrap_or("").split(' ');
+    let method = request.next().unwrap_or("").to_string();
+    let target = request.next().ok_or_else(|| bad("request line"))?;
+    let path = target.split('?').next().unwrap_or("").to_string();
+    let mut head = Head {
+        method,
+        path,
+        content_length: None,
+        chunked: false,
+        gzip: false,
+        close: request.next() == Some("HTTP/1.0"),
+        expect_continue: false,
+    };
+    for line in lines {
+        let Some((name, value)) = line.split_once(':') else {
+            continue;
+        };
+        let value = value.trim();
+        if name.eq_ignore_ascii_case("content-length") {
+            head.content_length = Some(value.parse().map_err(|_| bad("content-length"))?);
+        } else if name.eq_ignore_ascii_case("transfer-encoding") {
+            head.chunked = value.to_ascii_lowercase().contains("chunked");
+        } else if name.eq_ignore_ascii_case("content-encoding") {
+            head.gzip = value.eq_ignore_ascii_case("gzip");
+        } else if name.eq_ignore_ascii_case("connection") {
+            head.close = value.eq_ignore_ascii_case("close");
+        } else if name.eq_ignore_ascii_case("expect") {
+            head.expect_continue = value.eq_ignore_ascii_case("100-continue");
+        }
+    }
+    Ok(head)
+}
+
+fn count_newlines(bytes: &[u8]) -> u64 {
+    memchr::memchr_iter(b'\n', bytes).count() as u64
+}
+
+/// Answers one request: `(status line, JSON body)`.
+fn route(conn: &mut Conn, head: &Head, counters: &Counters) -> io::Result<(&'static str, String)> {
+    let (method, path) = (head.method.as_str(), head.path.as_str());
+    if method == "POST" && (path == "/_bulk" || path.ends_with("/_bulk")) {
+        let mut bytes = 0u64;
+        let newlines = if head.gzip {
+            let mut compressed = Vec::new();
+            conn.body(head, &mut |s| compressed.extend_from_slice(s))?;
+            bytes = compressed.len() as u64;
             let mut plain = Vec::new();
-            if flate2::read::GzDecoder::new(&compressed[..])
-                .read_to_end(&mut plain)
-                .is_err()
-            {
-                return Ok(json(StatusCode::BAD_REQUEST, "{\"error\":\"gzip\"}"));
+            let mut decoder = flate2::read::GzDecoder::new(&compressed[..]);
+            if decoder.read_to_end(&mut plain).is_err() {
+                return Ok(("400 Bad Request", "{\"error\":\"gzip\"}".into()));
             }
-            newlines = memchr::memchr_iter(b'\n', &plain).count() as u64;
-        }
+            count_newlines(&plain)
+        } else {
+            let mut newlines = 0;
+            conn.body(head, &mut |s| {
+                bytes += s.len() as u64;
+                newlines += count_newlines(s);
+            })?;
+            newlines
+        };
         counters.docs.fetch_add(newlines / 2, Relaxed);
         counters.bytes.fetch_add(bytes, Relaxed);
         counters.requests.fetch_add(1, Relaxed);
-        return Ok(json(
-            StatusCode::OK,
-            "{\"took\":0,\"errors\":false,\"items\":[]}",
+        return Ok((
+            "200 OK",
+            "{\"took\":0,\"errors\":false,\"items\":[]}".into(),
         ));
     }
     // Drain any other body.
-    let _ = req.into_body().collect().await;
-    let r = match (method, path.as_str()) {
-        (Method::GET, "/") => json(
-            StatusCode::OK,
-            "{\"name\":\"sink\",\"cluster_name\":\"bulk-sink\",\"version\":{\"number\":\"0.0.0\",\"distribution\":\"bulk-sink\"}}",
+    conn.body(head, &mut |_| {})?;
+    let ok = "200 OK";
+    Ok(match method {
+        "GET" | "HEAD" if path == "/" => (
+            ok,
+            "{\"name\":\"sink\",\"cluster_name\":\"bulk-sink\",\"version\":{\"number\":\"0.0.0\",\"distribution\":\"bulk-sink\"}}".into(),
         ),
-        (Method::GET, p) if p.starts_with("/_cluster/health") => json(
-            StatusCode::OK,
-            "{\"status\":\"green\",\"number_of_nodes\":1,\"timed_out\":false}",
+        "GET" if path.starts_with("/_cluster/health") => (
+            ok,
+            "{\"status\":\"green\",\"number_of_nodes\":1,\"timed_out\":false}".into(),
         ),
-        (Method::GET, p) if p.contains("/_stats") => json(StatusCode::OK, "{\"_all\":{\"total\":{}}}"),
-        (Method::GET, p) if p.ends_with("/_settings") => json(StatusCode::OK, "{}"),
-        (Method::GET, p) if p.ends_with("/_count") => {
-            let body = format!("{{\"count\":{}}}", counters.docs.load(Relaxed));
-            let mut r = json(StatusCode::OK, "");
-            *r.body_mut() = Full::new(Bytes::from(body));
-            r
-        }
-        (Method::GET, _) => json(
-            StatusCode::NOT_FOUND,
-            "{\"error\":{\"type\":\"index_not_found_exception\",\"reason\":\"no such index (bulk sink)\"},\"status\":404}",
+        "GET" if path.contains("/_stats") => (ok, "{\"_all\":{\"total\":{}}}".into()),
+        "GET" if path.ends_with("/_settings") => (ok, "{}".into()),
+        "GET" if path.ends_with("/_count") => (
+            ok,
+            format!("{{\"count\":{}}}", counters.docs.load(Relaxed)),
         ),
-        (Method::PUT, p) if !p.contains("/_") => {
+        "GET" | "HEAD" => (
+            "404 Not Found",
+            "{\"error\":{\"type\":\"index_not_found_exception\",\"reason\":\"no such index (bulk sink)\"},\"status\":404}".into(),
+        ),
+        "PUT" if !path.contains("/_") => {
             // A new index: start counting afresh.
             counters.docs.store(0, Relaxed);
-            json(StatusCode::OK, "{\"acknowledged\":true}")
+            (ok, "{\"acknowledged\":true}".into())
         }
-        (Method::POST, p) if p.ends_with("/_refresh") => json(StatusCode::OK, "{}"),
-        _ => json(StatusCode::OK, "{\"acknowledged\":true}"),
+        "POST" if path.ends_with("/_refresh") => (ok, "{}".into()),
+        _ => (ok, "{\"acknowledged\":true}".into()),
+    })
+}
+
+fn serve(stream: TcpStream, buffer: usize, counters: &Counters) -> io::Result<()> {
+    stream.set_nodelay(true)?;
+    let mut conn = Conn {
+        stream,
+        buf: vec![0; buffer],
+        start: 0,
+        end: 0,
     };
-    Ok(r)
+    let mut out = Vec::with_capacity(512);
+    while let Some(raw) = conn.read_until(b"\r\n\r\n")? {
+        let head = parse_head(&raw)?;
+        if head.expect_continue {
+            conn.stream.write_all(b"HTTP/1.1 100 Continue\r\n\r\n")?;
+        }
+        let (status, body) = route(&mut conn, &head, counters)?;
+        out.clear();
+        write!(
+            out,
+            "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n{}\r\n",
+            body.len(),
+            if head.close {
+                "connection: close\r\n"
+            } else {
+                ""
+            }
+        )?;
+        if head.method != "HEAD" {
+            out.extend_from_slice(body.as_bytes());
+        }
+        conn.stream.write_all(&out)?;
+        if head.close {
+            break;
+        }
+    }
+    Ok(())
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut port = 0u16;
-    let mut threads = 1usize;
+    let mut buffer_kib = 256usize;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--port" => port = args.next().ok_or("--port needs a value")?.parse()?,
-            "--threads" => threads = args.next().ok_or("--threads needs a value")?.parse()?,
+            "--buffer" => buffer_kib = args.next().ok_or("--buffer needs a value")?.parse()?,
+            "--threads" => {
+                let _: usize = args.next().ok_or("--threads needs a value")?.parse()?;
+            }
             other => return Err(format!("unknown argument {other:?}").into()),
         }
     }
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(threads.max(1))
-        .enable_all()
-        .build()?;
-    runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
-        println!("listening on http://{}", listener.local_addr()?);
-        let counters = Arc::new(Counters::default());
-        loop {
-            let (stream, _) = listener.accept().await?;
-            let _ = stream.set_nodelay(true);
-            let counters = counters.clone();
-            tokio::spawn(async move {
-                let service = service_fn(move |req| handle(req, counters.clone()));
-                let _ = http1::Builder::new()
-                    .serve_connection(TokioIo::new(stream), service)
-                    .await;
-            });
-        }
-    })
+    let listener = TcpListener::bind(("127.0.0.1", port))?;
+    println!("listening on http://{}", listener.local_addr()?);
+    io::stdout().flush()?;
+    let counters = Arc::new(Counters::default());
+    for stream in listener.incoming() {
+        let Ok(stream) = stream else { continue };
+        let counters = counters.clone();
+        std::thread::spawn(move || {
+            if let Err(e) = serve(stream, buffer_kib.max(4) * 1024, &counters) {
+                if e.kind() != io::ErrorKind::ConnectionReset {
+                    eprintln!("bulk sink: connection: {e}");
+                }
+            }
+        });
+    }
+    Ok(())
 }

@@ -22,6 +22,10 @@ pub const DEFAULT_START_MS: i64 = 1_672_531_200_000;
 pub const DEFAULT_WINDOW_MS: u64 = 86_400_000;
 
 const HOSTS: usize = 300;
+/// Most words in a message.
+const MAX_WORDS: usize = 53;
+/// A message word (at most 15 bytes) and its leading space fit in one padded slot.
+const SLOT: usize = 16;
 const STREAMS: usize = 600;
 const AGENTS: usize = 10;
 
@@ -78,6 +82,18 @@ pub struct Logs {
     ts: TsCache,
     ingest_ts: TsCache,
     event_ts: TsCache,
+    /// ` word` for each message word, zero-padded to [`SLOT`] bytes so that appending one is
+    /// a single fixed-size copy, with its length.
+    words: Vec<([u8; SLOT], usize)>,
+    /// Where the message's words are assembled before one copy into the body.
+    scratch: Box<[u8; MAX_WORDS * SLOT + SLOT]>,
+    /// `floor(produced × window / docs)`, the next document's offset in the window, kept
+    /// as quotient and remainder and stepped by `window / docs` (exact, no 128-bit division
+    /// per document).
+    base: u64,
+    base_rem: u128,
+    step: u64,
+    step_rem: u128,
 }
 
 /// `n` distinct two-word names, in a seed-dependent order.
@@ -191,8 +207,25 @@ impl Logs {
                 }
             })
             .collect();
+        let words = MESSAGE
+            .iter()
+            .map(|w| {
+                let mut slot = [0u8; SLOT];
+                slot[0] = b' ';
+                slot[1..=w.len()].copy_from_slice(w.as_bytes());
+                (slot, w.len() + 1)
+            })
+            .collect();
+        let (docs, window) = (spec.docs as u128, spec.window_ms as u128);
         Ok(Logs {
             rng: Rng::new(spec.seed, 12),
+            words,
+            scratch: Box::new([0; MAX_WORDS * SLOT + SLOT]),
+            base: 0,
+            base_rem: 0,
+            // window / docs ≤ window: fits in u64.
+            step: (window / docs) as u64,
+            step_rem: window % docs,
             spec,
             produced: 0,
             streams,
@@ -211,11 +244,16 @@ impl Logs {
     /// Appends one document.
     #[inline]
     fn write_doc(&mut self, out: &mut Vec<u8>) {
-        let i = self.produced;
         let r = &mut self.rng;
-        // Even spread over the window (u128: no overflow for any docs × window) plus late
+        // Even spread over the window (floor(i × window / docs), stepped exactly) plus late
         // arrivals, never before the start.
-        let base = (i as u128 * self.spec.window_ms as u128 / self.spec.docs as u128) as i64;
+        let base = self.base as i64;
+        self.base += self.step;
+        self.base_rem += self.step_rem;
+        if self.base_rem >= self.spec.docs as u128 {
+            self.base_rem -= self.spec.docs as u128;
+            self.base += 1;
+        }
         let x = r.next_u64();
         let late = if x & 0xF < 3 {
             ((x >> 4) & 0xFFF) as i64 % 3000
@@ -250,15 +288,19 @@ impl Logs {
         let y = r.next_u64();
         let words = 22 + (y & 31) as usize;
         let mut bits = 0u64;
+        let mut pos = 0;
+        let scratch = &mut self.scratch;
         for w in 0..words {
             if w % 4 == 0 {
                 bits = r.next_u64();
             }
             let idx = ((bits & 0xFFFF) * MESSAGE.len() as u64) >> 16;
             bits >>= 16;
-            out.push(b' ');
-            out.extend_from_slice(MESSAGE[idx as usize].as_bytes());
+            let (slot, len) = &self.words[idx as usize];
+            scratch[pos..pos + SLOT].copy_from_slice(slot);
+            pos += len;
         }
+        out.extend_from_slice(&scratch[..pos]);
         let msg_len = out.len() - msg_start;
         out.extend_from_slice(b"\",\"event\":{\"id\":\"");
         let z = r.next_u64();
