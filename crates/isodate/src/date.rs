@@ -13,7 +13,7 @@
 //! Field ranges are checked afterwards (java's STRICT resolver and `DateFormatters.from`),
 //! which is why `2023-02-29` or `T24:00` fail *after* matching the grammar.
 
-use crate::civil::{days_from_civil, days_from_civil_fast, days_in_month};
+use crate::civil::{days_checked, days_from_civil, days_in_month};
 use crate::error::{Error, ErrorKind};
 use crate::zone::{self, Step, Zone};
 use crate::Instant;
@@ -124,11 +124,136 @@ fn fast_date_only(s: &[u8]) -> Option<Instant> {
     let year = (pa & 0xFF) as u32 * 100 + ((pa >> 16) & 0xFF) as u32;
     let month = ((pa >> 40) & 0xFF) as u32;
     let day = u32::from(d1) * 10 + u32::from(d2);
-    if month.wrapping_sub(1) >= 12 || day.wrapping_sub(1) >= days_in_month(year as i64, month) {
+    Some(Instant {
+        epoch_second: days_checked(year, month, day)? * 86_400,
+        nano: 0,
+    })
+}
+
+/// A fixed-shape pattern: the largest digit allowed at each digit position (`9` for any
+/// digit), the literal byte elsewhere. The XOR template (every digit turned into `'0'`).
+const fn template(pattern: &[u8; 8]) -> u64 {
+    let mut v = 0u64;
+    let mut k = 0;
+    while k < 8 {
+        let b = if pattern[k].is_ascii_digit() {
+            b'0'
+        } else {
+            pattern[k]
+        };
+        v |= (b as u64) << (8 * k);
+        k += 1;
+    }
+    v
+}
+
+/// The per-byte constant for [`bad_bytes`]: `0x7F - max` at a digit position whose largest
+/// digit is `max`, 0x7F at a literal.
+const fn limit(pattern: &[u8; 8]) -> u64 {
+    let mut v = 0u64;
+    let mut k = 0;
+    while k < 8 {
+        let b = if pattern[k].is_ascii_digit() {
+            0x7F - (pattern[k] - b'0')
+        } else {
+            0x7F
+        };
+        v |= (b as u64) << (8 * k);
+        k += 1;
+    }
+    v
+}
+
+/// Non-zero unless every byte of `t` (input XOR [`template`]) is `0..=max` where the
+/// pattern has a digit and exactly 0 where it has a literal. Per byte, `t + (0x7F - max)`
+/// reaches 0x80 iff `t > max`; a byte that carries into the next one has bit 7 of `t` set
+/// itself, so a carry can only turn a failing word into another failing word.
+#[inline(always)]
+fn bad_bytes(t: u64, limit: u64) -> u64 {
+    (t | t.wrapping_add(limit)) & 0x8080_8080_8080_8080
+}
+
+/// The XOR templates and [`bad_bytes`] limits of three patterns, computed at compile time.
+const fn checks(patterns: [&[u8; 8]; 3]) -> [[u64; 3]; 2] {
+    let mut c = [[0u64; 3]; 2];
+    let mut k = 0;
+    while k < 3 {
+        c[0][k] = template(patterns[k]);
+        c[1][k] = limit(patterns[k]);
+        k += 1;
+    }
+    c
+}
+
+/// The three 8-byte words of `s` at `offsets`, XORed with their templates, or `None`
+/// unless every byte fits its pattern (`checks`: from [`checks`]).
+#[inline(always)]
+fn words<const N: usize>(
+    s: &[u8; N],
+    offsets: [usize; 3],
+    checks: &[[u64; 3]; 2],
+) -> Option<[u64; 3]> {
+    let mut t = [0u64; 3];
+    let mut bad = 0;
+    for k in 0..3 {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&s[offsets[k]..offsets[k] + 8]);
+        t[k] = u64::from_le_bytes(w) ^ checks[0][k];
+        bad |= bad_bytes(t[k], checks[1][k]);
+    }
+    (bad == 0).then_some(t)
+}
+
+/// The first 16 bytes of both fixed shapes, `YYYY-MM-DDTHH:MM`: digits at most `1` for the
+/// tens of the month, `3` of the day, `2` of the hour, `5` of the minute (necessary
+/// conditions only; the exact ranges are checked after).
+const PA: &[u8; 8] = b"9999-19-";
+const PB: &[u8; 8] = b"39T29:59";
+
+/// Seconds since the epoch from the first 16 bytes (`ta`, `tb`: [`words`] with [`PA`],
+/// [`PB`]) and the seconds (0..=59, already checked), or `None` when the date does not
+/// exist or the hour is above 23.
+#[inline(always)]
+fn utc_seconds(ta: u64, tb: u64, second: u32) -> Option<i64> {
+    let (pa, pb) = (pairs(ta), pairs(tb));
+    let year = (pa & 0xFF) as u32 * 100 + ((pa >> 16) & 0xFF) as u32;
+    let month = ((pa >> 40) & 0xFF) as u32;
+    let day = (pb & 0xFF) as u32;
+    let hour = ((pb >> 24) & 0xFF) as u32;
+    let minute = ((pb >> 48) & 0xFF) as u32; // <= 59 by PB
+    if hour > 23 {
         return None;
     }
+    let days = days_checked(year, month, day)?;
+    Some(days * 86_400 + i64::from(hour * 3600 + minute * 60 + second))
+}
+
+/// Exactly `YYYY-MM-DDTHH:MM:SS.sssZ`, the shape of a JavaScript `toISOString()` and of most
+/// log shippers: three 8-byte loads, no length or bounds checks beyond the array type.
+#[inline(always)]
+fn fast_millis_z(s: &[u8; 24]) -> Option<Instant> {
+    const C: [[u64; 3]; 2] = checks([PA, PB, b":59.999Z"]);
+    let [ta, tb, tc] = words(s, [0, 8, 16], &C)?;
+    // tc = [0, S, S, 0, f, f, f, 0]: the seconds pair in byte 1, the first two fraction
+    // digits' pair in byte 4.
+    let pc = pairs(tc);
+    let second = ((pc >> 8) & 0xFF) as u32;
+    let millis = ((pc >> 32) & 0xFF) as u32 * 10 + ((tc >> 48) & 0xFF) as u32;
     Some(Instant {
-        epoch_second: days_from_civil_fast(year, month, day) * 86_400,
+        epoch_second: utc_seconds(ta, tb, second)?,
+        nano: millis * 1_000_000,
+    })
+}
+
+/// Exactly `YYYY-MM-DDTHH:MM:SSZ`.
+#[inline(always)]
+fn fast_seconds_z(s: &[u8; 20]) -> Option<Instant> {
+    // Bytes 12..20: the hour's second digit (checked twice, harmlessly), then `:MM:SSZ`.
+    const C: [[u64; 3]; 2] = checks([PA, PB, b"9:59:59Z"]);
+    let [ta, tb, tc] = words(s, [0, 8, 12], &C)?;
+    let second = ((pairs(tc) >> 40) & 0xFF) as u32;
+    Some(Instant {
+        epoch_second: utc_seconds(ta, tb, second)?,
         nano: 0,
     })
 }
@@ -137,6 +262,17 @@ fn fast_date_only(s: &[u8]) -> Option<Instant> {
 /// `None` sends the input to the general parser, which also produces the exact error.
 #[inline(always)]
 pub(crate) fn fast(s: &[u8]) -> Option<Instant> {
+    // The two fixed UTC shapes first; anything else they refuse goes on to the general
+    // hot path below (which accepts them too, only slower).
+    if let Ok(s24) = <&[u8; 24]>::try_from(s) {
+        if let Some(v) = fast_millis_z(s24) {
+            return Some(v);
+        }
+    } else if let Ok(s20) = <&[u8; 20]>::try_from(s) {
+        if let Some(v) = fast_seconds_z(s20) {
+            return Some(v);
+        }
+    }
     if s.len() < 19 {
         return if s.len() == 10 {
             fast_date_only(s)
@@ -164,16 +300,11 @@ pub(crate) fn fast(s: &[u8]) -> Option<Instant> {
     let hour = ((pb >> 24) & 0xFF) as u32;
     let minute = ((pb >> 48) & 0xFF) as u32;
     let second = ((pc >> 48) & 0xFF) as u32;
-    // Day 29..=31 is rare enough to pay for the month-length lookup only then.
-    if month.wrapping_sub(1) >= 12
-        || day.wrapping_sub(1) >= 31
-        || (day > 28 && day > days_in_month(year as i64, month))
-        || hour > 23
-        || minute > 59
-        || second > 59
-    {
+    if hour > 23 || minute > 59 || second > 59 {
         return None;
     }
+    // Month and day are checked by the calendar table lookup.
+    let days = days_checked(year, month, day)?;
 
     let n = s.len();
     let mut i = 19;
@@ -222,7 +353,6 @@ pub(crate) fn fast(s: &[u8]) -> Option<Instant> {
     } else {
         return None;
     };
-    let days = days_from_civil_fast(year, month, day);
     let secs = days * 86_400 + (hour * 3600 + minute * 60 + second) as i64 - offset as i64;
     Some(Instant {
         epoch_second: secs,
@@ -500,4 +630,199 @@ pub(crate) fn parse(s: &[u8]) -> Result<Instant, Error> {
         return Ok(v);
     }
     to_instant(&parse_fields(s)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The general path alone (grammar, STRICT resolution, `DateFormatters.from`).
+    fn general(s: &[u8]) -> Option<Instant> {
+        parse_fields(s).and_then(|f| to_instant(&f)).ok()
+    }
+
+    /// Runs both fixed-shape fast paths (whichever fits the length), the whole hot path and
+    /// the crate's entry points on `s`, and requires them to agree with the general path.
+    /// `in_shape`: `s` has digits at every digit position and the literals elsewhere, so
+    /// the fixed-shape path must accept it exactly when the general path does.
+    fn check(s: &[u8], in_shape: bool) {
+        let want = general(s);
+        let shaped = match s.len() {
+            24 => fast_millis_z(s.try_into().unwrap()),
+            20 => fast_seconds_z(s.try_into().unwrap()),
+            _ => None,
+        };
+        let text = String::from_utf8_lossy(s);
+        if let Some(v) = shaped {
+            assert_eq!(Some(v), want, "fixed-shape path accepted {text:?}");
+        }
+        if in_shape {
+            assert_eq!(shaped, want, "fixed-shape path vs general on {text:?}");
+        }
+        if let Some(v) = fast(s) {
+            assert_eq!(Some(v), want, "hot path accepted {text:?}");
+        }
+        assert_eq!(parse(s).ok(), want, "{text:?}");
+        // The combined format only adds epoch millis, which never matches these lengths
+        // with a '-' or 'T' inside; compare the accepted value when the date matched.
+        if want.is_some() {
+            assert_eq!(crate::parse(s).ok(), want, "{text:?}");
+        }
+    }
+
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    /// A string of one of the two shapes; `plausible` draws fields mostly in range (with
+    /// days up to 31 in every month, so invalid dates like 02-30 are frequent), otherwise
+    /// every digit is uniform 0..=9.
+    fn shaped(r: &mut Rng, millis: bool, plausible: bool) -> Vec<u8> {
+        let mut s = if plausible {
+            let year = match r.below(4) {
+                0 => r.below(10_000),
+                1 => [0, 1, 4, 100, 400, 1600, 1900, 2000, 2100, 2400, 9996, 9999]
+                    [r.below(12) as usize],
+                _ => 1900 + r.below(200),
+            };
+            format!(
+                "{year:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
+                r.below(14),
+                r.below(33),
+                r.below(26),
+                r.below(62),
+                r.below(62)
+            )
+        } else {
+            (0..19)
+                .map(|k| match k {
+                    4 | 7 => '-',
+                    10 => 'T',
+                    13 | 16 => ':',
+                    _ => char::from(b'0' + r.below(10) as u8),
+                })
+                .collect()
+        };
+        if millis {
+            s += &format!(".{:03}", r.below(1000));
+        }
+        s.push('Z');
+        s.into_bytes()
+    }
+
+    #[test]
+    fn fixed_shapes_match_general_path_on_random_inputs() {
+        let mut r = Rng(0x2545_F491_4F6C_DD1D);
+        for i in 0..400_000 {
+            let s = shaped(&mut r, i % 2 == 0, i % 4 < 2 || i % 8 == 7);
+            check(&s, true);
+        }
+    }
+
+    /// The other shapes of the hot path: date only, or date-time with 0..=10 fraction
+    /// digits and `Z`, `±HH:MM` (sometimes out of range) or nothing; every one also with
+    /// each byte mutated once.
+    #[test]
+    fn hot_path_matches_general_path_on_random_inputs() {
+        let mut r = Rng(0xD1B5_4A32_D192_ED03);
+        for i in 0..100_000 {
+            let mut s = shaped(&mut r, false, i % 2 == 0);
+            s.pop(); // the 'Z'
+            if i % 10 == 0 {
+                s.truncate(10);
+            } else {
+                if r.below(3) > 0 {
+                    s.push(b'.');
+                    for _ in 0..r.below(11) {
+                        s.push(b'0' + r.below(10) as u8);
+                    }
+                }
+                match r.below(3) {
+                    0 => s.push(b'Z'),
+                    1 => s.extend_from_slice(
+                        format!(
+                            "{}{:02}:{:02}",
+                            if r.below(2) == 0 { '+' } else { '-' },
+                            r.below(20),
+                            r.below(62)
+                        )
+                        .as_bytes(),
+                    ),
+                    _ => {}
+                }
+            }
+            check(&s, false);
+            let pos = r.below(s.len() as u64) as usize;
+            s[pos] = r.next() as u8;
+            check(&s, false);
+        }
+    }
+
+    #[test]
+    fn fixed_shapes_match_general_path_on_every_single_byte_mutation() {
+        let mut r = Rng(0x9E37_79B9_7F4A_7C15);
+        let mut bases: Vec<Vec<u8>> = vec![
+            b"2023-01-01T23:38:34.000Z".to_vec(),
+            b"2023-01-01T23:38:34Z".to_vec(),
+            b"2024-02-29T00:00:00.999Z".to_vec(),
+            b"2000-02-29T23:59:59Z".to_vec(),
+            b"1900-02-28T12:00:00.500Z".to_vec(),
+            b"0000-01-01T00:00:00.000Z".to_vec(),
+            b"9999-12-31T23:59:59Z".to_vec(),
+        ];
+        for i in 0..60 {
+            bases.push(shaped(&mut r, i % 2 == 0, true));
+        }
+        for base in &bases {
+            for pos in 0..base.len() {
+                for b in 0..=255u8 {
+                    let mut s = base.clone();
+                    s[pos] = b;
+                    check(&s, false);
+                }
+            }
+            // One byte short, one byte more, and the other shape's length.
+            check(&base[..base.len() - 1], false);
+            for b in [b'0', b'Z', b'z', b'+', b' '] {
+                let mut s = base.clone();
+                s.push(b);
+                check(&s, false);
+            }
+        }
+    }
+
+    #[test]
+    fn fixed_shapes_match_general_path_on_calendar_and_clock_edges() {
+        for year in [
+            0, 1, 3, 4, 99, 100, 400, 1582, 1900, 1970, 2000, 2023, 2024, 2100, 9999,
+        ] {
+            for month in 0..=13 {
+                for day in 0..=32 {
+                    for t in ["00:00:00", "23:59:59", "24:00:00", "23:60:00", "23:59:60"] {
+                        let base = format!("{year:04}-{month:02}-{day:02}T{t}");
+                        check(format!("{base}Z").as_bytes(), true);
+                        check(format!("{base}.123Z").as_bytes(), true);
+                    }
+                }
+            }
+        }
+        for h in 0..100 {
+            for m in [0, 9, 10, 59, 60, 99] {
+                for sec in [0, 59, 60, 99] {
+                    let s = format!("2023-06-15T{h:02}:{m:02}:{sec:02}");
+                    check(format!("{s}Z").as_bytes(), true);
+                    check(format!("{s}.000Z").as_bytes(), true);
+                }
+            }
+        }
+    }
 }

@@ -9,10 +9,15 @@
 //! (`launcher/dateoracle`, `tests/differential.rs`), so a client can compute the instant the
 //! engine will store, or reject what the engine would reject, without a round trip.
 //!
-//! Design: one hand-written hot path for the overwhelmingly common
-//! `YYYY-MM-DDTHH:MM:SS[.fff]` + `Z`/`±HH:MM` shape (SWAR digit checks on three 8-byte
-//! loads, then days-from-civil arithmetic; no allocation, no tables except month lengths),
-//! and a general path that follows java.time's grammar step by step for everything else.
+//! Design: hand-written hot paths for the overwhelmingly common shapes, and a general path
+//! that follows java.time's grammar step by step for everything else. The two fixed UTC
+//! shapes `YYYY-MM-DDTHH:MM:SS.sssZ` (24 bytes) and `YYYY-MM-DDTHH:MM:SSZ` (20 bytes) take
+//! three 8-byte loads whose every byte (digits, their largest leading digits, literals) is
+//! checked by one add per word, and one table load (days before each month of 1900..=2155,
+//! with the month's length, so Feb 29 is checked for free). The other
+//! `YYYY-MM-DDTHH:MM:SS[.f{1,9}]` + `Z`/`±HH:MM` shapes take SWAR digit checks and the same
+//! table. No allocation; anything a hot path refuses goes to the general path, which gives
+//! the exact result or error.
 //! Named zones (`Europe/Paris`) use the tz database bundled by `jiff`.
 //!
 //! ```
