@@ -101,16 +101,16 @@ fn percentiles_get_intervals_from_the_stored_histograms() {
         store.put_histograms(&run.id, &histograms).unwrap();
         (id, result)
     };
-    let (base, base_result) = stored(30, 20_000.0, 20.0, 1);
-    let (faster, _) = stored(30, 20_000.0, 16.0, 2);
-    let (slower, _) = stored(30, 20_000.0, 25.0, 3);
-    let (same, _) = stored(30, 20_000.0, 20.0, 5);
+    let (base, _) = stored(60, 20_000.0, 20.0, 1);
+    let (faster, _) = stored(60, 20_000.0, 12.0, 2);
+    let (slower, _) = stored(60, 20_000.0, 30.0, 3);
+    let (same, _) = stored(60, 20_000.0, 20.0, 5);
     let side = |id: &str| Side::load(&store, id).unwrap();
     let c = compare(side(&base), vec![side(&faster), side(&slower), side(&same)]);
-    for key in ["service_p50_ms", "service_p90_ms", "service_p99_ms"] {
+    for key in ["service_p50_ms", "service_p90_ms"] {
+        let r = c.rows.iter().find(|r| r.key == key).unwrap();
         assert_eq!(verdict(&c, key, 0), Verdict::Better, "{key}");
         assert_eq!(verdict(&c, key, 1), Verdict::Worse, "{key}");
-        let r = c.rows.iter().find(|r| r.key == key).unwrap();
         assert_eq!(
             verdict(&c, key, 2),
             Verdict::NoSignificantChange,
@@ -119,13 +119,15 @@ fn percentiles_get_intervals_from_the_stored_histograms() {
             r.contenders[2]
         );
     }
+    // One draw per second of the run (60 s): p99 needs 100 of them.
     let row = c.rows.iter().find(|r| r.key == "service_p50_ms").unwrap();
     let cell = row.contenders[2].as_ref().unwrap();
     assert_eq!(cell.samples, Some(SampleKind::PerRequest));
-    let requests = base_result["service"]["count"].as_u64().unwrap() as usize;
-    assert_eq!(cell.n_base, Some(requests));
-    // Max has no interval; p99.9 is absent with fewer than 1000 requests.
-    assert_eq!(verdict(&c, "service_max_ms", 2), Verdict::NoInterval);
+    assert_eq!((cell.n_base, cell.n), (Some(60), Some(60)));
+    assert_eq!(verdict(&c, "service_p99_ms", 2), Verdict::TooFewSamples);
+    // Max has no interval.
+    let max = c.rows.iter().find(|r| r.key == "service_max_ms").unwrap();
+    assert!(max.contenders.iter().flatten().all(|cell| cell.ci.is_none()));
 }
 
 #[test]

@@ -40,7 +40,7 @@ impl Side {
             .iter()
             .map(|(row, timeline, histograms)| {
                 let mut m = run_metrics(row, timeline);
-                metrics::with_histograms(&mut m, histograms);
+                metrics::with_histograms(&mut m, histograms, timeline.len());
                 m
             })
             .collect();
@@ -216,8 +216,8 @@ fn cell(base: &Metric, m: &Metric) -> Cell {
                 (
                     ci,
                     verdict,
-                    Some(b.len() as usize),
-                    Some(c.len() as usize),
+                    Some(b.draws() as usize),
+                    Some(c.draws() as usize),
                     Some(SampleKind::PerRequest),
                 )
             }
@@ -273,7 +273,7 @@ pub fn compare(base: Side, contenders: Vec<Side>) -> Comparison {
     let all = std::iter::once(&base).chain(contenders.iter());
     if all.clone().all(|s| s.run_ids.len() == 1) {
         notes.push(format!(
-            "one run per side: intervals ({:.0} %, {RESAMPLES} seeded bootstrap resamples; blocks of consecutive seconds) cover the noise within each run, not between runs. Repeat each configuration with the same --tag and compare the tags (e.g. `searchbench compare build=old build=new`) to include run-to-run noise.",
+            "one run per side: intervals ({:.0} %, {RESAMPLES} seeded bootstrap resamples; blocks of consecutive seconds; percentiles resample one request per second of the run) cover the noise within each run, not between runs. Repeat each configuration with the same --tag and compare the tags (e.g. `searchbench compare build=old build=new`) to include run-to-run noise.",
             CONFIDENCE * 100.0
         ));
     } else if all.clone().any(|s| s.run_ids.len() == 1) {

@@ -97,10 +97,16 @@ fn sampled(
 /// Gives the percentile metrics of one run the per-request values behind them, from the run's
 /// stored histograms (`service` in µs, `took` in ms), so a comparison can put an interval on
 /// a percentile. Histograms that do not decode are skipped: the metric keeps its value.
-pub fn with_histograms(metrics: &mut [Metric], histograms: &[SerializedHistogram]) {
+///
+/// The requests of one second are not independent (a merge slows them together), so each
+/// resample draws as many values as the run has seconds, not one per request: an interval the
+/// run can support, and none for a percentile its seconds cannot resolve (p99 needs 100).
+pub fn with_histograms(metrics: &mut [Metric], histograms: &[SerializedHistogram], seconds: usize) {
     let decoded = |name: &str, per_ms: f64| {
         let h = histograms.iter().find(|h| h.name == name)?.decode().ok()?;
-        Some(Arc::new(Recorded::from_hdr(&h, per_ms)))
+        Some(Arc::new(
+            Recorded::from_hdr(&h, per_ms).independent_units(seconds as u64),
+        ))
     };
     let sources = [
         ("service_", decoded("service", 1000.0)),

@@ -61,7 +61,7 @@ impl SampleKind {
             SampleKind::PerSecond => "seconds",
             SampleKind::PerCoverage => "coverages",
             SampleKind::PerRun => "runs",
-            SampleKind::PerRequest => "requests",
+            SampleKind::PerRequest => "seconds of requests",
         }
     }
     fn block(self, n: usize) -> usize {
@@ -182,6 +182,9 @@ pub fn bootstrap_diff(base: &[f64], contender: &[f64], kind: SampleKind) -> Opti
 pub struct Recorded {
     values: Vec<f64>,
     cumulative: Vec<u64>,
+    /// Values drawn per resample: the independent units the values stand for (see
+    /// [`Recorded::independent_units`]); all of them by default.
+    draws: u64,
 }
 
 impl Recorded {
@@ -195,7 +198,25 @@ impl Recorded {
             values.push(h.highest_equivalent(v.value_iterated_to()) as f64 / per_unit);
             cumulative.push(total);
         }
-        Recorded { values, cumulative }
+        Recorded {
+            values,
+            cumulative,
+            draws: total,
+        }
+    }
+
+    /// Requests of one run are not independent: a merge or a busy machine slows the requests
+    /// of the same seconds together. Resampling `units` values (e.g. the run's seconds) instead
+    /// of every request treats each unit as one independent observation, which widens the
+    /// interval to what the run can support (an m-out-of-n bootstrap, not rescaled).
+    pub fn independent_units(mut self, units: u64) -> Recorded {
+        self.draws = units.clamp(1, self.len().max(1));
+        self
+    }
+
+    /// Values drawn per resample.
+    pub fn draws(&self) -> u64 {
+        self.draws
     }
 
     pub fn len(&self) -> u64 {
@@ -219,11 +240,11 @@ impl Recorded {
         self.values.last().copied().unwrap_or(0.0)
     }
 
-    /// One bootstrap resample (n draws with replacement), as counts per step.
+    /// One bootstrap resample ([`Recorded::draws`] draws with replacement), as counts per step.
     fn resample(&self, counts: &mut [u64], rng: &mut Rng) {
         counts.iter_mut().for_each(|c| *c = 0);
         let n = self.len();
-        for _ in 0..n {
+        for _ in 0..self.draws {
             let r = rng.below(n as usize) as u64;
             let step = self.cumulative.partition_point(|&c| c <= r);
             counts[step] += 1;
@@ -236,26 +257,27 @@ impl Recorded {
 const QUANTILE_DRAW_BUDGET: u64 = 40_000_000;
 
 /// CI of `(q(contender) - q(base)) / q(base)`, in percent, for the `q` quantile of two sets of
-/// per-request values: a seeded percentile bootstrap resampling whole requests. Requests
-/// are treated as independent, which they are not quite (a slow second slows its requests
-/// together): the interval is a lower bound on the noise within a run. `None` with fewer than
-/// [`MIN_SAMPLES`] values, or when not one value lies above the quantile on a side (a
-/// resampled quantile would then always be the maximum).
+/// per-request values: a seeded percentile bootstrap drawing [`Recorded::draws`] values per
+/// side and resample. `None` with fewer than [`MIN_SAMPLES`] draws, or when a resample would
+/// hold no value above the quantile (its quantile would always be the maximum).
 pub fn quantile_diff(base: &Recorded, contender: &Recorded, q: f64) -> Option<Interval> {
-    let (na, nb) = (base.len(), contender.len());
+    let (da, db) = (base.draws(), contender.draws());
     let enough = |n: u64| n >= MIN_SAMPLES as u64 && (n as f64 * (1.0 - q)) >= 1.0;
-    if !enough(na) || !enough(nb) || !(0.0..=1.0).contains(&q) {
+    if base.is_empty() || contender.is_empty() || !enough(da) || !enough(db) {
         return None;
     }
-    let resamples = (QUANTILE_DRAW_BUDGET / na.max(nb)).clamp(200, RESAMPLES as u64) as usize;
-    let mut rng = Rng::new(SEED ^ (na << 32) ^ nb ^ q.to_bits());
+    if !(0.0..=1.0).contains(&q) {
+        return None;
+    }
+    let resamples = (QUANTILE_DRAW_BUDGET / da.max(db)).clamp(200, RESAMPLES as u64) as usize;
+    let mut rng = Rng::new(SEED ^ (da << 32) ^ db ^ q.to_bits());
     let (mut ca, mut cb) = (vec![0; base.values.len()], vec![0; contender.values.len()]);
     let mut diffs = Vec::with_capacity(resamples);
     for _ in 0..resamples {
         base.resample(&mut ca, &mut rng);
         contender.resample(&mut cb, &mut rng);
-        let a = base.quantile(&ca, na, q);
-        let b = contender.quantile(&cb, nb, q);
+        let a = base.quantile(&ca, da, q);
+        let b = contender.quantile(&cb, db, q);
         if a != 0.0 {
             diffs.push((b - a) / a.abs() * 100.0);
         }
@@ -306,6 +328,19 @@ mod tests {
         assert_eq!(
             quantile_diff(&base, &slower, 0.9),
             quantile_diff(&base, &slower, 0.9)
+        );
+        // Treating the 400 requests as 20 independent seconds widens the interval.
+        let wide = quantile_diff(
+            &base.clone().independent_units(20),
+            &slower.clone().independent_units(20),
+            0.5,
+        )
+        .unwrap();
+        let narrow = quantile_diff(&base, &slower, 0.5).unwrap();
+        assert!(wide.high_pct - wide.low_pct > 2.0 * (narrow.high_pct - narrow.low_pct));
+        assert_eq!(
+            quantile_diff(&base.clone().independent_units(20), &slower, 0.99),
+            None
         );
         // p99.9 of 400 requests: no value above it, no interval.
         assert_eq!(quantile_diff(&base, &slower, 0.999), None);
