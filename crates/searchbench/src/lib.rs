@@ -6,6 +6,7 @@
 pub mod cli;
 pub mod corpus;
 pub mod engine;
+pub mod experiment;
 pub mod ingest;
 pub mod measure;
 pub mod query;

@@ -127,7 +127,11 @@ fn percentiles_get_intervals_from_the_stored_histograms() {
     assert_eq!(verdict(&c, "service_p99_ms", 2), Verdict::TooFewSamples);
     // Max has no interval.
     let max = c.rows.iter().find(|r| r.key == "service_max_ms").unwrap();
-    assert!(max.contenders.iter().flatten().all(|cell| cell.ci.is_none()));
+    assert!(max
+        .contenders
+        .iter()
+        .flatten()
+        .all(|cell| cell.ci.is_none()));
 }
 
 #[test]

@@ -10,6 +10,7 @@ use clap::{Args, ValueEnum};
 use super::generate::GeneratorArgs;
 use super::results::Recording;
 use super::{exit, output, CliError, CliResult, TargetArgs};
+use crate::corpus::convert::{ConvertDates, DateFields};
 use crate::corpus::{CorpusError, CsvReader, DocSource, NdjsonReader, TruthHandle};
 use crate::engine::{self, Node, StartOptions};
 use crate::ingest::{
@@ -41,6 +42,11 @@ pub struct IngestArgs {
     /// Index to load into (default: the workload's, or searchbench-<first file name>).
     #[arg(long)]
     pub index: Option<String>,
+    /// Rewrite these date fields (dotted paths, e.g. @timestamp,event.ingested) from strings
+    /// to epoch-millisecond numbers on the client, parsed exactly as the default `date` format
+    /// does; a value it rejects sends the document to the failure file. See --help.
+    #[arg(long, value_name = "FIELD,...", value_delimiter = ',')]
+    pub convert_dates: Vec<String>,
     #[command(flatten)]
     pub generator: GeneratorArgs,
     #[command(flatten)]
@@ -67,6 +73,16 @@ Nothing is lost: every document is either acknowledged by the cluster or written
 failure file (--failures) with its status and reason; input lines that are not documents go \
 there too, with file and line. At the end, read = indexed + failed is checked, and the index \
 is refreshed and counted; the exit code is 3 when the numbers do not reconcile.
+
+Dates: --convert-dates @timestamp,event.ingested rewrites those fields (dotted paths match \
+nested objects and dotted keys alike; every element of an array) from date strings to \
+epoch-millisecond numbers before sending, parsed with the isodate crate exactly as a `date` \
+field with the default format (strict_date_optional_time||epoch_millis) would. A value it \
+rejects makes the document a bad input line (failure file, with file:line and the reason). \
+Numbers, null and missing fields are left alone (a number is already read through the \
+mapping's format); so is an instant within 10 s of 1970-01-01, which as a 4-digit number the \
+default format would read as a year. The fields need a `date` mapping (a workload's, or an \
+index template): dynamic mapping would make the numbers `long` fields.
 
 Safety: the index is created with `_meta.created_by: searchbench` in its mapping. An existing \
 index without that mark is never deleted unless you pass --replace.";
@@ -197,6 +213,11 @@ impl Job {
             })?),
             None => None,
         };
+        let convert = if args.convert_dates.is_empty() {
+            None
+        } else {
+            Some(DateFields::parse(&args.convert_dates).map_err(corpus_usage)?)
+        };
         if !args.files.is_empty() {
             if args.docs.is_some() {
                 return Err(CliError::usage(anyhow::anyhow!(
@@ -213,10 +234,15 @@ impl Job {
                         p.ends_with(".csv") || p.ends_with(".csv.gz")
                     }
                 };
-                let source: Box<dyn DocSource> = if csv {
-                    Box::new(CsvReader::open(path).map_err(corpus_usage)?)
-                } else {
-                    Box::new(NdjsonReader::open(path).map_err(corpus_usage)?)
+                let source: Box<dyn DocSource> = match (csv, &convert) {
+                    (true, None) => Box::new(CsvReader::open(path).map_err(corpus_usage)?),
+                    (false, None) => Box::new(NdjsonReader::open(path).map_err(corpus_usage)?),
+                    (true, Some(fields)) => Box::new(
+                        ConvertDates::csv_file(path, fields.clone()).map_err(corpus_usage)?,
+                    ),
+                    (false, Some(fields)) => Box::new(
+                        ConvertDates::ndjson_file(path, fields.clone()).map_err(corpus_usage)?,
+                    ),
                 };
                 sources.push(source);
             }
@@ -249,7 +275,11 @@ impl Job {
             )));
         };
         let spec = args.generator.spec(args.seed, args.docs, false);
-        Job::generated(w.name, &spec, args.index.clone())
+        let mut job = Job::generated(w.name, &spec, args.index.clone())?;
+        if let Some(fields) = convert {
+            job.source = Box::new(ConvertDates::generated(job.source, fields));
+        }
+        Ok(job)
     }
 
     pub(super) fn generated(

@@ -3,6 +3,7 @@
 mod compare;
 mod dates;
 mod engine;
+mod experiment;
 mod generate;
 mod ingest;
 pub mod output;
@@ -109,6 +110,9 @@ pub enum Command {
     /// Parse dates exactly as Elasticsearch/OpenSearch `date` fields do.
     #[command(subcommand)]
     Dates(dates::DatesCommand),
+    /// Variants of one job measured side by side (dates: what date handling costs).
+    #[command(subcommand)]
+    Experiment(experiment::ExperimentCommand),
 }
 
 /// Parses the arguments, runs the command, prints errors, returns the exit code.
@@ -152,6 +156,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Run(args) => run::run(args).await,
         Command::Query(args) => query::run(args).await,
         Command::Dates(cmd) => dates::run(cmd).await,
+        Command::Experiment(cmd) => experiment::run(cmd).await,
         Command::Results(cmd) => results::run(cmd).await,
         Command::Compare(args) => compare::run(args).await,
         Command::Report(args) => report::run(args).await,

@@ -4,6 +4,7 @@
 //! JSON straight into the bulk body it is building, so a document is written once and never
 //! re-encoded on the way to the target.
 
+pub mod convert;
 pub mod csvdoc;
 pub mod files;
 pub mod logs;

@@ -1,0 +1,286 @@
+//! `searchbench experiment ...`: variants of one job measured side by side.
+
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+use clap::{Args, Subcommand};
+use serde::Serialize;
+
+use super::ingest::{connect, stop, ClusterArgs};
+use super::{output, CliError, CliResult, TargetArgs};
+use crate::engine::{self, Node};
+use crate::experiment::dates::{self, EngineResult, ExperimentError, Spread, VARIANTS};
+
+#[derive(Debug, Subcommand)]
+pub enum ExperimentCommand {
+    /// What date handling costs the engine: ISO strings vs epoch millis, default vs narrow
+    /// mapping formats, on the logs corpus (see --help).
+    Dates(DatesArgs),
+}
+
+const DATES_HELP: &str = "\
+The same logs corpus (seeded, so the same documents every time) is loaded into a fresh index \
+per variant; only the two date fields (@timestamp, event.ingested) change:
+
+  (a) ISO strings (2023-01-01T00:00:00.000Z), the mapping's default date format \
+strict_date_optional_time||epoch_millis: what most clusters do.
+  (b) epoch-millis numbers (1672531200000), default format: the client parses the dates \
+(--convert-dates, the isodate crate) and the engine still tries the ISO parser first.
+  (c) epoch-millis numbers, mapping format epoch_millis: the engine reads a number only.
+  (d) ISO strings, mapping format strict_date_time: one fixed ISO shape instead of the \
+optional-parts one (the generator's timestamps have milliseconds and Z, so they fit).
+
+Columns (median over the repeats, min-max in brackets):
+  docs/s               documents acknowledged per second of wall time
+  engine CPU us/doc    the engine process's CPU time (user + system) during the load, per \
+document: everything the node spent, including merges and GC. Needs the engine's pid, so \
+only for engines we start (not with --url)
+  _stats index us/doc  indexing.index_time_in_millis from _stats, per document: time in the \
+indexing code path (parsing, mapping, Lucene), summed over indexing threads
+  client CPU us/doc    this process's own CPU per document (generator, conversion, HTTP)
+  ... vs a             engine CPU (index time) per document relative to variant (a) of the \
+same round, so drift between rounds cancels out: median of the per-round ratios (min…max)
+
+Method: an unmeasured warm-up round of all four variants first (--warmup-docs), then \
+--repeats rounds a b c d a b c d ... so drift on a noisy machine hits all variants alike. \
+Each index (searchbench-dates-<variant>) is created afresh and deleted after its load. With \
+--engine, each engine is started for the experiment (attached) and stopped afterwards.
+
+Examples:
+  searchbench experiment dates --docs 200000 --repeats 3
+  searchbench experiment dates --engine opensearch-2.19.1,elasticsearch-7.10.2 --json dates.json
+  searchbench experiment dates --url http://127.0.0.1:9200 --docs 20000 --repeats 1
+
+Exit code 3 when a load did not index every document.";
+
+#[derive(Debug, Args)]
+#[command(after_long_help = DATES_HELP)]
+pub struct DatesArgs {
+    /// Engine(s) to start, one after the other (repeat or comma-separate) [default:
+    /// opensearch-2.19.1 unless --url is given].
+    #[arg(long = "engine", value_delimiter = ',', conflicts_with = "urls")]
+    pub engines: Vec<String>,
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// JVM heap of the engines we start.
+    #[arg(long, default_value = "1g")]
+    pub heap: String,
+    /// Pid of a local engine given by --url, to report its CPU time.
+    #[arg(long, hide = true)]
+    pub engine_pid: Option<u32>,
+    /// Documents per load.
+    #[arg(long, default_value_t = 200_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub docs: u64,
+    /// Measured rounds of the four variants.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    pub repeats: u32,
+    /// Documents per variant in the unmeasured warm-up round; 0 for none [default: --docs,
+    /// a whole round: a JVM that has loaded only a little is still compiling and warming].
+    #[arg(long)]
+    pub warmup_docs: Option<u64>,
+    /// Concurrent bulk requests.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub clients: u64,
+    /// Documents per bulk request.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub bulk_size: u64,
+    /// Generator seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Folder for failure files (written only when documents fail).
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub failures_dir: PathBuf,
+    /// Write every measurement and the summaries as JSON to this file (`-` for stdout).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+}
+
+/// What `--json` writes.
+#[derive(Debug, Serialize)]
+struct DatesOutput<'a> {
+    experiment: &'static str,
+    variants: &'static [dates::Variant],
+    results: &'a [EngineResult],
+}
+
+pub async fn run(cmd: ExperimentCommand) -> CliResult {
+    match cmd {
+        ExperimentCommand::Dates(args) => run_dates(args).await,
+    }
+}
+
+async fn run_dates(args: DatesArgs) -> CliResult {
+    let clusters: Vec<Option<String>> = if !args.target.urls.is_empty() {
+        vec![None]
+    } else if args.engines.is_empty() {
+        vec![Some(engine::DEFAULT_ENGINE.to_string())]
+    } else {
+        args.engines.iter().cloned().map(Some).collect()
+    };
+    if let Some(unknown) = clusters
+        .iter()
+        .flatten()
+        .find(|name| engine::find(name).is_none())
+    {
+        return Err(CliError::usage(anyhow::anyhow!(
+            "unknown engine {unknown:?}; known engines: {}",
+            engine::names().join(", ")
+        )));
+    }
+    let cfg = dates::Config {
+        docs: args.docs,
+        repeats: args.repeats,
+        warmup_docs: args.warmup_docs.unwrap_or(args.docs),
+        seed: args.seed,
+        clients: usize::try_from(args.clients).unwrap_or(1),
+        bulk_size: usize::try_from(args.bulk_size).unwrap_or(usize::MAX),
+        failures_dir: args.failures_dir.clone(),
+    };
+    let to_stdout = args.json.as_deref() == Some(std::path::Path::new("-"));
+    let mut results = Vec::new();
+    for name in clusters {
+        let cluster = ClusterArgs {
+            target: args.target.clone(),
+            engine: name.clone(),
+            heap: args.heap.clone(),
+            engine_pid: args.engine_pid,
+        };
+        let (target, node) = connect(&cluster).await?;
+        let engine_pid = node.as_ref().map(Node::pid).or(args.engine_pid);
+        eprintln!(
+            "date-cost experiment on {}: {} docs per load, {} repeat(s), warm-up {} docs per variant",
+            target.url(),
+            cfg.docs,
+            cfg.repeats,
+            cfg.warmup_docs
+        );
+        let log = |line: &str| eprintln!("  {line}");
+        let outcome = dates::run(&target, name, engine_pid, &cfg, &log).await;
+        stop(node).await;
+        let result = outcome.map_err(|e| match e {
+            ExperimentError::Config(_) => CliError::usage(e),
+            other => CliError::from(other),
+        })?;
+        if !to_stdout {
+            print_table(&result);
+        }
+        results.push(result);
+    }
+    if let Some(path) = &args.json {
+        let text = serde_json::to_string_pretty(&DatesOutput {
+            experiment: "dates",
+            variants: &VARIANTS,
+            results: &results,
+        })
+        .context("encoding the result")?;
+        if to_stdout {
+            println!("{text}");
+        } else {
+            std::fs::write(path, text + "\n")
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
+    }
+    let incomplete: Vec<String> = results
+        .iter()
+        .flat_map(|r| {
+            r.variants
+                .iter()
+                .filter(|v| !v.complete)
+                .map(move |v| format!("{} {} ({})", r.product, r.version, v.variant.id))
+        })
+        .collect();
+    if incomplete.is_empty() {
+        Ok(())
+    } else {
+        Err(CliError::check(anyhow::anyhow!(
+            "not every document was indexed in: {} (see the failure files)",
+            incomplete.join(", ")
+        )))
+    }
+}
+
+fn spread(s: Option<Spread>, decimals: usize) -> String {
+    match s {
+        None => "-".into(),
+        Some(s) if s.n == 1 => format!("{:.*}", decimals, s.median),
+        Some(s) => format!(
+            "{:.*} ({:.*}–{:.*})",
+            decimals, s.median, decimals, s.min, decimals, s.max
+        ),
+    }
+}
+
+/// A paired ratio as a signed percentage: median (min–max).
+fn percent(s: Option<Spread>) -> String {
+    match s {
+        None => "-".into(),
+        Some(s) if s.n == 1 => format!("{:+.1}%", s.median * 100.0),
+        Some(s) => format!(
+            "{:+.1}% ({:+.1}…{:+.1})",
+            s.median * 100.0,
+            s.min * 100.0,
+            s.max * 100.0
+        ),
+    }
+}
+
+fn print_table(r: &EngineResult) {
+    println!(
+        "\nDate-cost experiment: {} {} ({}), logs corpus seed {}, {} docs per load, {} repeat(s), {} client(s), {} docs per bulk",
+        r.product,
+        r.version,
+        r.engine.as_deref().unwrap_or(&r.target_url),
+        r.seed,
+        r.docs,
+        r.repeats,
+        r.clients,
+        r.bulk_size
+    );
+    let mut t = output::table([
+        "variant",
+        "docs/s",
+        "engine CPU µs/doc",
+        "_stats index µs/doc",
+        "client CPU µs/doc",
+        "engine CPU vs a",
+        "index time vs a",
+        "all indexed",
+    ]);
+    for v in &r.variants {
+        let (cpu_vs_a, time_vs_a) = if v.variant.id == "a" {
+            ("-".to_string(), "-".to_string())
+        } else {
+            (percent(v.engine_cpu_vs_a), percent(v.index_time_vs_a))
+        };
+        t.add_row([
+            format!("({}) {}", v.variant.id, v.variant.what),
+            spread(v.docs_per_sec, 0),
+            spread(v.engine_cpu_us_per_doc, 1),
+            spread(v.index_time_us_per_doc, 1),
+            spread(v.client_cpu_us_per_doc, 2),
+            cpu_vs_a,
+            time_vs_a,
+            if v.complete { "yes" } else { "NO" }.to_string(),
+        ]);
+    }
+    println!("{t}");
+    if !r.engine_cpu_measured {
+        println!("engine CPU: not measured (the engine's pid is unknown with --url)");
+    }
+    for v in &r.variants {
+        for m in &v.runs {
+            if let Some(f) = &m.failures_file {
+                println!(
+                    "({}) repeat {}: {} failed -> {}",
+                    v.variant.id,
+                    m.repeat,
+                    m.failed,
+                    f.display()
+                );
+            }
+            for w in &m.warnings {
+                println!("({}) repeat {}: warning: {w}", v.variant.id, m.repeat);
+            }
+        }
+    }
+}

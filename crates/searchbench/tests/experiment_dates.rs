@@ -1,0 +1,174 @@
+//! The date-cost experiment and `ingest --convert-dates` against a real node.
+
+mod common;
+
+use reqwest::Method;
+use serde_json::{json, Value};
+
+use common::{bin, node_url, succeeded};
+use searchbench::target::TargetError;
+
+/// One request to the shared node: `Ok(answer)` or the HTTP status it failed with.
+fn request(method: Method, path: &str, body: Option<Value>) -> Result<Value, u16> {
+    let target = common::target();
+    let runtime = tokio::runtime::Runtime::new().expect("tokio runtime");
+    runtime.block_on(async {
+        let answer = match body {
+            Some(b) => target.send_json::<Value>(method, path, &b).await,
+            None if method == Method::GET => target.get_json::<Value>(path).await,
+            None => target.send(method, path, None).await.map(|_| Value::Null),
+        };
+        answer.map_err(|e| match e {
+            TargetError::Status { status, .. } => status,
+            other => panic!("{path}: {other}"),
+        })
+    })
+}
+
+#[test]
+fn experiment_dates_runs_four_variants_and_indexes_everything() {
+    let url = node_url();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let json = dir.path().join("dates.json");
+    let out = bin()
+        .args([
+            "experiment",
+            "dates",
+            "--url",
+            url,
+            "--docs",
+            "2000",
+            "--repeats",
+            "1",
+            "--warmup-docs",
+            "200",
+            "--bulk-size",
+            "500",
+            "--failures-dir",
+        ])
+        .arg(dir.path())
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .expect("running searchbench");
+    let stdout = succeeded(&out);
+    assert!(
+        stdout.contains("(d) ISO strings, format strict_date_time"),
+        "{stdout}"
+    );
+    let text = std::fs::read_to_string(&json).expect("the --json file");
+    let v: Value = serde_json::from_str(&text).expect("valid JSON");
+    let results = v["results"].as_array().expect("results");
+    assert_eq!(results.len(), 1);
+    let variants = results[0]["variants"].as_array().expect("variants");
+    let ids: Vec<&str> = variants.iter().filter_map(|v| v["id"].as_str()).collect();
+    assert_eq!(ids, ["a", "b", "c", "d"]);
+    for variant in variants {
+        assert_eq!(variant["complete"], true, "{variant}");
+        let runs = variant["runs"].as_array().expect("runs");
+        assert_eq!(runs.len(), 1);
+        assert_eq!(runs[0]["indexed"], 2000, "{variant}");
+        assert_eq!(runs[0]["failed"], 0, "{variant}");
+        assert!(variant["docs_per_sec"]["median"].as_f64().unwrap_or(0.0) > 0.0);
+        assert!(
+            variant["index_time_us_per_doc"]["median"].is_number(),
+            "{variant}"
+        );
+        // Each index is deleted after its measurement.
+        let index = variant["index"].as_str().expect("index name");
+        assert!(index.starts_with("searchbench-"), "{index}");
+        assert_eq!(
+            request(Method::GET, &format!("/{index}"), None),
+            Err(404),
+            "{index} should have been deleted"
+        );
+    }
+}
+
+#[test]
+fn convert_dates_indexes_numbers_and_sends_bad_dates_to_the_failure_file() {
+    let url = node_url();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let input = dir.path().join("events.ndjson");
+    std::fs::write(
+        &input,
+        concat!(
+            "{\"id\":1,\"@timestamp\":\"2023-01-01T23:38:34.000Z\",\"event\":{\"ingested\":\"2023-01-02T00:00:00+01:00\"}}\n",
+            "\n",
+            "{\"id\":2,\"@timestamp\":\"2023-02-30T00:00:00Z\",\"event\":{\"ingested\":\"2023-01-02\"}}\n",
+            "{\"id\":3,\"@timestamp\":1700000000123,\"event.ingested\":\"2023-11-04T21:38:47.605716183Z\"}\n",
+            "{\"id\":4,\"note\":\"no dates here\"}\n",
+        ),
+    )
+    .expect("writing the input");
+    let failures = dir.path().join("failures.ndjson");
+    let index = "searchbench-test-convert-dates";
+    // Numbers would be mapped as long by dynamic mapping: a template makes the fields dates.
+    let template = "/_index_template/searchbench-test-convert-dates";
+    request(
+        Method::PUT,
+        template,
+        Some(json!({
+            "index_patterns": [index],
+            "template": { "mappings": { "properties": {
+                "@timestamp": { "type": "date" },
+                "event": { "properties": { "ingested": { "type": "date" } } }
+            } } }
+        })),
+    )
+    .expect("creating the index template");
+    let out = bin()
+        .args(["ingest", "--url", url, "--index", index, "--no-store"])
+        .arg("--file")
+        .arg(&input)
+        .args(["--convert-dates", "@timestamp,event.ingested", "--failures"])
+        .arg(&failures)
+        .output()
+        .expect("running searchbench");
+    // A bad input line is counted as failed; the counts still reconcile.
+    let stdout = succeeded(&out);
+    assert!(stdout.contains("1 bad input lines"), "{stdout}");
+
+    let text = std::fs::read_to_string(&failures).expect("the failure file");
+    assert_eq!(text.lines().count(), 1, "{text}");
+    let input_name = input.display().to_string();
+    assert!(text.contains(&input_name), "{text}");
+    let failure: Value = serde_json::from_str(text.trim()).expect("a JSON line");
+    let flat = failure.to_string();
+    assert!(flat.contains("2023-02-30T00:00:00Z"), "{flat}");
+    assert!(flat.contains("@timestamp"), "{flat}");
+    assert_eq!(failure["line"], 3, "{flat}");
+    assert_eq!(failure["source"], input_name.as_str(), "{flat}");
+
+    let hits = request(
+        Method::GET,
+        &format!("/{index}/_search?sort=id:asc&size=10"),
+        None,
+    )
+    .expect("searching the index");
+    let docs: Vec<&Value> = hits["hits"]["hits"]
+        .as_array()
+        .expect("hits")
+        .iter()
+        .map(|h| &h["_source"])
+        .collect();
+    assert_eq!(docs.len(), 3, "{hits}");
+    assert_eq!(docs[0]["@timestamp"], 1_672_616_314_000_i64);
+    assert_eq!(docs[0]["event"]["ingested"], 1_672_614_000_000_i64);
+    assert_eq!(docs[1]["@timestamp"], 1_700_000_000_123_i64);
+    assert_eq!(docs[1]["event.ingested"], 1_699_133_927_605_i64);
+    assert_eq!(docs[2]["note"], "no dates here");
+    // The engine agrees on the instant: a range query on the converted field finds it.
+    let found = request(
+        Method::POST,
+        &format!("/{index}/_count"),
+        Some(json!({
+            "query": { "range": { "@timestamp": {
+                "gte": "2023-01-01T23:38:34.000Z", "lte": "2023-01-01T23:38:34.000Z" } } }
+        })),
+    )
+    .expect("counting");
+    assert_eq!(found["count"], 1, "{found}");
+    let _ = request(Method::DELETE, &format!("/{index}"), None);
+    let _ = request(Method::DELETE, template, None);
+}
