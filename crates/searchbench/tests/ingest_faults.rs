@@ -62,13 +62,13 @@ async fn with_sequential_ids_nothing_is_lost_and_nothing_duplicated_under_faults
     let target = target_at(&proxy.url, Duration::from_secs(1));
     let dir = tempfile::tempdir().unwrap();
     let index = "searchbench-test-faults";
+    let mut p = plan(index, dir.path(), IdMode::Sequential);
+    // Five in nine requests fail: a request can meet seven faults in a row (1.6 % each time).
+    // This test is about nothing lost or duplicated, not about giving up: retry enough.
+    p.driver.max_retries = 20;
     let report = tokio::time::timeout(
         Duration::from_secs(120),
-        ingest::ingest(
-            &target,
-            Box::new(Counter { n: 10_000, at: 0 }),
-            plan(index, dir.path(), IdMode::Sequential),
-        ),
+        ingest::ingest(&target, Box::new(Counter { n: 10_000, at: 0 }), p),
     )
     .await
     .expect("no hang")
