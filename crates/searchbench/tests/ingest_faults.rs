@@ -29,6 +29,17 @@ fn target_at(url: &str, timeout: Duration) -> Target {
     Target::new(&config).unwrap()
 }
 
+/// Ingests `n` counter documents, failing the test if the load hangs past `secs`.
+async fn ingest_within(secs: u64, target: &Target, n: u64, p: Plan) -> ingest::IngestReport {
+    tokio::time::timeout(
+        Duration::from_secs(secs),
+        ingest::ingest(target, Box::new(Counter { n, at: 0 }), p),
+    )
+    .await
+    .expect("no hang")
+    .expect("ingest")
+}
+
 fn plan(index: &str, dir: &std::path::Path, ids: IdMode) -> Plan {
     let mut driver = DriverConfig::new(index);
     driver.bulk_docs = 200;
@@ -66,13 +77,7 @@ async fn with_sequential_ids_nothing_is_lost_and_nothing_duplicated_under_faults
     // Five in nine requests fail: a request can meet seven faults in a row (1.6 % each time).
     // This test is about nothing lost or duplicated, not about giving up: retry enough.
     p.driver.max_retries = 20;
-    let report = tokio::time::timeout(
-        Duration::from_secs(120),
-        ingest::ingest(&target, Box::new(Counter { n: 10_000, at: 0 }), p),
-    )
-    .await
-    .expect("no hang")
-    .expect("ingest");
+    let report = ingest_within(120, &target, 10_000, p).await;
     assert_eq!(report.error, None);
     assert!(
         proxy
@@ -111,13 +116,7 @@ async fn a_retry_after_header_is_honoured_over_a_shorter_backoff() {
     );
     p.driver.clients = 1;
     p.driver.backoff_base = Duration::from_millis(1);
-    let report = tokio::time::timeout(
-        Duration::from_secs(60),
-        ingest::ingest(&target, Box::new(Counter { n: 1000, at: 0 }), p),
-    )
-    .await
-    .expect("no hang")
-    .expect("ingest");
+    let report = ingest_within(60, &target, 1000, p).await;
     assert_eq!(report.error, None);
     assert_eq!(report.requests.retries, 1, "{:?}", report.requests);
     assert!(report.counts.reconciled);
@@ -140,13 +139,7 @@ async fn retries_used_up_put_the_documents_in_the_failure_file_and_stop() {
     let mut p = plan("searchbench-test-giveup", dir.path(), IdMode::Sequential);
     p.driver.max_retries = 2;
     p.driver.clients = 1;
-    let report = tokio::time::timeout(
-        Duration::from_secs(60),
-        ingest::ingest(&target, Box::new(Counter { n: 5000, at: 0 }), p),
-    )
-    .await
-    .expect("no hang")
-    .expect("ingest");
+    let report = ingest_within(60, &target, 5000, p).await;
     let error = report.error.clone().expect("stopped");
     assert!(error.contains("_bulk") && error.contains("429"), "{error}");
     assert_eq!(
@@ -196,13 +189,7 @@ async fn a_bulk_that_never_answers_times_out_with_the_request_named() {
     let dir = tempfile::tempdir().unwrap();
     let mut p = plan("searchbench-test-hang", dir.path(), IdMode::Sequential);
     p.driver.max_retries = 1;
-    let report = tokio::time::timeout(
-        Duration::from_secs(60),
-        ingest::ingest(&target, Box::new(Counter { n: 1000, at: 0 }), p),
-    )
-    .await
-    .expect("no hang")
-    .expect("ingest");
+    let report = ingest_within(60, &target, 1000, p).await;
     let error = report.error.expect("error");
     assert!(
         error.contains("_bulk") && error.contains("timeout"),
