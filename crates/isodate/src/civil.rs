@@ -49,19 +49,33 @@ pub(crate) fn days_from_civil_fast(year: u32, month: u32, day: u32) -> i64 {
     days as i64 - (719_468 + 146_097 + 1)
 }
 
-/// First year of [`YEAR_MONTHS`].
+/// First year of [`MONTHS`].
 const YEAR_BASE: u32 = 1900;
+/// Years in [`MONTHS`]: 1900..=2199.
+const YEARS: u32 = 300;
+/// Slots per year in [`MONTHS`]: months 0..=19, every value a two-digit month whose first
+/// digit is 0 or 1 can take, so a [`month_key`] of such a month never reaches the next year.
+pub(crate) const MONTH_SLOTS: u32 = 20;
 
-/// For year `YEAR_BASE + i` and month `m` (0..=15), entry `16 * i + m`: the days from
-/// 1970-01-01 to the last day before the 1st of that month, shifted left by 5, plus the
-/// length of the month; 0 (length 0: every day is refused) for the months 0 and 13..=15.
-/// One year is one 64-byte cache line, so real data (a few distinct years) touches a few
-/// lines of the 16 KiB. A `const` rather than a `static`: the hot path is inlined into the
-/// caller's crate, and a `static` there is reached through the GOT (one more dependent load).
-const YEAR_MONTHS: [i32; 256 * 16] = {
-    let mut t = [0i32; 256 * 16];
+/// `year * 20 + month`: the index of a (year, month) in [`MONTHS`] before subtracting the
+/// table's first year. The hot path computes it straight from the digits with one multiply.
+#[inline(always)]
+pub(crate) const fn month_key(year: u32, month: u32) -> u32 {
+    year * MONTH_SLOTS + month
+}
+
+/// For year `YEAR_BASE + i` and month `m` (0..=19), entry `20 * i + m`: `B << 6 | 32 |
+/// len`, where `B` is the days from 1970-01-01 to the last day before the 1st of that
+/// month and `len` the month's length; [`NO_MONTH`] for the months 0 and 13..=19. See
+/// [`days_before`] for why. Real data (a few distinct years) touches a few 80-byte rows
+/// of the 24 KiB. A `const` rather than a `static`: the hot path is inlined into the
+/// caller's crate, and a `static` there is reached through the GOT (one more dependent
+/// load).
+#[allow(clippy::large_const_arrays)] // see above: a `static` costs a GOT load here
+const MONTHS: [i32; (YEARS * MONTH_SLOTS) as usize] = {
+    let mut t = [NO_MONTH; (YEARS * MONTH_SLOTS) as usize];
     let mut i = 0;
-    while i < 256 {
+    while i < YEARS as usize {
         let y = (YEAR_BASE + i as u32) as i64;
         let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
         // Days from 0001-01-01 to Jan 1 of y (every year here is positive), minus 1970's.
@@ -74,7 +88,7 @@ const YEAR_MONTHS: [i32; 256 * 16] = {
             } else {
                 DAYS_IN_MONTH[m] as i64
             };
-            t[i * 16 + m] = (((before - 1) << 5) | len) as i32;
+            t[i * MONTH_SLOTS as usize + m] = (((before - 1) << 6) | 32 | len) as i32;
             before += len;
             m += 1;
         }
@@ -83,21 +97,41 @@ const YEAR_MONTHS: [i32; 256 * 16] = {
     t
 };
 
+/// The entry of a slot that is not a month: `31 - day` never has bit 5 set.
+const NO_MONTH: i32 = 31;
+
+/// The [`MONTHS`] entry of a [`month_key`], or `None` when its year is outside
+/// 1900..=2199.
+#[inline(always)]
+pub(crate) fn month_entry(key: u32) -> Option<i32> {
+    MONTHS
+        .get(key.wrapping_sub(YEAR_BASE * MONTH_SLOTS) as usize)
+        .copied()
+}
+
+/// Days from 1970-01-01 to the day before `day` (1..=31) of the month of `entry` (from
+/// [`month_entry`]), or `None` when the month has no such day. One subtraction does both:
+/// `32 + len - day` stays in 32..=63 (bit 5 set, no borrow out of the low 6 bits) exactly
+/// when `day <= len`, so the check is one bit and `B` is the rest, shifted.
+#[inline(always)]
+pub(crate) fn days_before(entry: i32, day: u32) -> Option<i64> {
+    let r = entry - day as i32;
+    (r & 32 != 0).then_some(i64::from(r >> 6))
+}
+
 /// Days since 1970-01-01 for a year 0..=9999, a month 0..=99 and a day 0..=99, or `None`
 /// when the date does not exist (month 0 or above 12, day 0 or past the month's end, Feb
-/// 29 of a common year). Years 1900..=2155 take one table load; others go through
+/// 29 of a common year). Years 1900..=2199 take one table load; others go through
 /// [`days_from_civil_fast`].
 #[inline(always)]
 pub(crate) fn days_checked(year: u32, month: u32, day: u32) -> Option<i64> {
-    let yi = year.wrapping_sub(YEAR_BASE);
-    if yi >= 256 || month > 12 {
-        return days_checked_far(year, month, day);
-    }
-    let e = YEAR_MONTHS[(yi * 16 + month) as usize];
-    if day.wrapping_sub(1) >= (e & 31) as u32 {
+    if day.wrapping_sub(1) >= 31 {
         return None;
     }
-    Some(i64::from((e >> 5) + day as i32))
+    match month_entry(month_key(year, month)) {
+        Some(e) if month < MONTH_SLOTS => Some(days_before(e, day)? + i64::from(day)),
+        _ => days_checked_far(year, month, day),
+    }
 }
 
 #[cold]
@@ -144,13 +178,15 @@ mod tests {
             assert_eq!(days_checked(y, m, d), want, "{y}-{m}-{d}");
         };
         for y in 0..=9999u32 {
-            for m in 0..=15u32 {
+            for m in 0..=21u32 {
                 for d in 0..=33u32 {
                     check(y, m, d);
                 }
             }
         }
-        for y in [0, 1899, 1900, 1904, 2000, 2024, 2100, 2155, 2156, 9999] {
+        for y in [
+            0, 1899, 1900, 1904, 2000, 2024, 2100, 2155, 2156, 2199, 2200, 9999,
+        ] {
             for m in 0..=99u32 {
                 for d in 0..=99u32 {
                     check(y, m, d);

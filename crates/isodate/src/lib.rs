@@ -11,13 +11,13 @@
 //!
 //! Design: hand-written hot paths for the overwhelmingly common shapes, and a general path
 //! that follows java.time's grammar step by step for everything else. The two fixed UTC
-//! shapes `YYYY-MM-DDTHH:MM:SS.sssZ` (24 bytes) and `YYYY-MM-DDTHH:MM:SSZ` (20 bytes) take
-//! three 8-byte loads whose every byte (digits, their largest leading digits, literals) is
-//! checked by one add per word, and one table load (days before each month of 1900..=2155,
-//! with the month's length, so Feb 29 is checked for free). The other
-//! `YYYY-MM-DDTHH:MM:SS[.f{1,9}]` + `Z`/`±HH:MM` shapes take SWAR digit checks and the same
-//! table. No allocation; anything a hot path refuses goes to the general path, which gives
-//! the exact result or error.
+//! shapes `YYYY-MM-DDTHH:MM:SS.sssZ` (24 bytes) and `YYYY-MM-DDTHH:MM:SSZ` (20 bytes) are
+//! checked byte by byte against their pattern, digit pairs combined and hour, month and day
+//! ranges checked in SSE2 registers with one branch (`fixed`), then two multiplies and one
+//! load from a table of months (1900..=2199, days before the month and its length, so Feb
+//! 29 is checked for free) give the instant. The other `YYYY-MM-DDTHH:MM:SS[.f{1,9}]` +
+//! `Z`/`±HH:MM` shapes take SWAR digit checks and the same table. No allocation; anything a
+//! hot path refuses goes to the general path, which gives the exact result or error.
 //! Named zones (`Europe/Paris`) use the tz database bundled by `jiff`.
 //!
 //! ```
@@ -35,6 +35,7 @@ mod civil;
 mod date;
 mod epoch;
 mod error;
+mod fixed;
 mod zone;
 mod zone_ids;
 
