@@ -145,6 +145,10 @@ pub(crate) fn fast(s: &[u8]) -> Option<Instant> {
         if let Some(v) = fixed::parse(s20, &fixed::SECONDS_Z) {
             return Some(v);
         }
+    } else if let Ok(s35) = <&[u8; 35]>::try_from(s) {
+        if let Some(v) = fixed::parse_nanos_offset(s35) {
+            return Some(v);
+        }
     }
     if s.len() < 19 {
         return if s.len() == 10 {

@@ -1,18 +1,21 @@
-//! The two fixed UTC shapes almost every log line carries: `YYYY-MM-DDTHH:MM:SS.sssZ` (a
-//! JavaScript `toISOString()`, most shippers) and `YYYY-MM-DDTHH:MM:SSZ`.
+//! Fixed shapes, each a whole input of one length: the two UTC shapes almost every log line
+//! carries, `YYYY-MM-DDTHH:MM:SS.sssZ` (a JavaScript `toISOString()`, most shippers) and
+//! `YYYY-MM-DDTHH:MM:SSZ`, and `YYYY-MM-DDTHH:MM:SS.nnnnnnnnn±HH:MM` (nanoseconds and an
+//! offset).
 //!
 //! Two stages. *Check*: every byte against the shape's pattern (the largest digit allowed
 //! at a digit, the exact byte elsewhere), digit pairs combined (`10 * tens + ones`), and
-//! hour, month and day ranges, in one branch; out come three words of masked pairs.
-//! *Assemble*: two multiplies do the positional arithmetic (each sums pairs that sit in
+//! hour, month and day ranges, in one branch; out come words of masked pairs.
+//! *Assemble*: multiplies do the positional arithmetic (each sums pairs that sit in
 //! separate bytes of a word, with their weights, into the top bits, where every unwanted
 //! cross product stays below the field or overflows out of the word), one table load gives
 //! the month.
 //!
 //! On x86-64 the check runs on SSE2 (baseline for the architecture, through `safe_arch`):
-//! two 16-byte loads, a dozen vector instructions and one `movemask`, which leaves the
-//! integer ports to the arithmetic; elsewhere the same check is done in 64-bit words.
-//! Both produce the same words (a test compares them), so the assembly stage is shared.
+//! 16-byte loads, a dozen vector instructions per register and one `movemask`, which
+//! leaves the integer ports to the arithmetic. Elsewhere the UTC shapes are checked in
+//! 64-bit words (a test requires both checks to produce the same words, so the assembly
+//! stage is shared) and the offset shape is left to the general hot path.
 //!
 //! `None` means "not this shape in the common range" (years 3000 and later, or outside the
 //! month table, included); the caller goes on to the general hot path, which gives the
@@ -74,15 +77,6 @@ pub(crate) fn parse<const N: usize>(s: &[u8; N], shape: &Shape<N>) -> Option<Ins
 /// the month has no such day.
 #[inline(always)]
 fn assemble<const N: usize>(p: Pairs, shape: &Shape<N>) -> Option<Instant> {
-    // century * 2000 + yy * 20 + month = year * 20 + month, in bits 48..64.
-    const KEY: u64 = (2000 << 48) | (20 << 32) | (1 << 8);
-    let key = (p.date.wrapping_mul(KEY) >> 48) as u32;
-    // day * 86_400 + hour * 3600 in bits 40..64 (the minute's products overflow).
-    const DAY_HOUR: u64 = (86_400 << 40) | (3600 << 16);
-    let day_hour = (p.time.wrapping_mul(DAY_HOUR) >> 40) as i64;
-    let minute = (p.time >> 48) as i64;
-    let day = p.time as u8 as u32;
-    let days_before = civil::days_before(civil::month_entry(key)?, day)?;
     let second = (p.last >> (8 * shape.second_byte)) as u8 as i64;
     let nano = if shape.millis {
         // 100 * (10*f1+f2) + 10*f3 in bits 50..64 (the seconds' products stay below).
@@ -92,9 +86,26 @@ fn assemble<const N: usize>(p: Pairs, shape: &Shape<N>) -> Option<Instant> {
         0
     };
     Some(Instant {
-        epoch_second: days_before * 86_400 + day_hour + minute * 60 + second,
+        epoch_second: minute_seconds(p.date, p.time)? + second,
         nano,
     })
+}
+
+/// Seconds from the epoch to the start of the minute of `date` and `time` (the masked
+/// pairs of `YYYY-MM-` and `DDTHH:MM`), or `None` when the year is outside the month table
+/// or the month has no such day.
+#[inline(always)]
+fn minute_seconds(date: u64, time: u64) -> Option<i64> {
+    // century * 2000 + yy * 20 + month = year * 20 + month, in bits 48..64.
+    const KEY: u64 = (2000 << 48) | (20 << 32) | (1 << 8);
+    let key = (date.wrapping_mul(KEY) >> 48) as u32;
+    // day * 86_400 + hour * 3600 in bits 40..64 (the minute's products overflow).
+    const DAY_HOUR: u64 = (86_400 << 40) | (3600 << 16);
+    let day_hour = (time.wrapping_mul(DAY_HOUR) >> 40) as i64;
+    let minute = (time >> 48) as i64;
+    let day = time as u8 as u32;
+    let days_before = civil::days_before(civil::month_entry(key)?, day)?;
+    Some(days_before * 86_400 + day_hour + minute * 60)
 }
 
 /// XOR template of a pattern: `'0'` at digit positions, the literal elsewhere.
@@ -212,39 +223,172 @@ pub(crate) fn check<const N: usize>(s: &[u8; N], shape: &Shape<N>) -> Option<Pai
 #[inline(always)]
 pub(crate) fn check<const N: usize>(s: &[u8; N], shape: &Shape<N>) -> Option<Pairs> {
     use safe_arch::*;
+    use sse2::*;
     let tpl = template(shape.pattern);
     let lim = limit(shape.pattern);
-    let first: &[u8; 16] = s[..16].try_into().ok()?;
-    let last: &[u8; 16] = s[N - 16..].try_into().ok()?;
-    let v = |a: [u8; 16]| m128i::from(a);
-    let t0 = bitxor_m128i(load_unaligned_m128i(first), v(block(&tpl, 0)));
-    let t1 = bitxor_m128i(load_unaligned_m128i(last), v(block(&tpl, N - 16)));
-    let bad0 = bitor_m128i(t0, add_i8_m128i(t0, v(block(&lim, 0))));
-    let bad1 = bitor_m128i(t1, add_i8_m128i(t1, v(block(&lim, N - 16))));
-    // Pairs within each 64-bit half, exactly as `pairs` on words.
-    let pair = |t: m128i| {
+    let (good, head) = sse2::head(s, &tpl, &lim)?;
+    let (bad, t1) = sse2::xor_check(s, N - 16, &tpl, &lim)?;
+    if move_mask_i8_m128i(bitandnot_m128i(bad, good)) != 0xFFFF {
+        return None;
+    }
+    let p1 = bitand_m128i(pair(t1), m128i::from([0, shape.last_mask]));
+    Some(Pairs {
+        date: low(head),
+        time: high(head),
+        last: high(p1),
+    })
+}
+
+/// `YYYY-MM-DDTHH:MM:SS.nnnnnnnnn±HH:MM`: nanoseconds and an offset (java.time's
+/// `OffsetDateTime` with a full fraction, Go's `RFC3339Nano` when the last digit is not 0).
+/// Only on SSE2; elsewhere the general hot path takes it.
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+#[inline(always)]
+pub(crate) fn parse_nanos_offset(_: &[u8; 35]) -> Option<Instant> {
+    None
+}
+
+/// The pattern of [`parse_nanos_offset`]; the sign byte is checked apart (`+` or `-`).
+const NANOS_OFFSET: &[u8; 35] = b"2999-19-39T29:59:59.999999999+19:59";
+/// The offset's sign, at this byte: `+` XOR `-` is 6, so the limit lets 0..=6 through and
+/// an equality test keeps 0 and 6.
+const SIGN_AT: usize = 29;
+/// The largest offset java.time accepts, in minutes (`±18:00`).
+const MAX_OFFSET_MINUTES: u32 = 18 * 60;
+
+/// `YYYY-MM-DDTHH:MM:SS.nnnnnnnnn±HH:MM`: nanoseconds and an offset (java.time's
+/// `OffsetDateTime` with a full fraction, Go's `RFC3339Nano` when the last digit is not 0).
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+pub(crate) fn parse_nanos_offset(s: &[u8; 35]) -> Option<Instant> {
+    use safe_arch::*;
+    use sse2::*;
+    const TPL: [u8; 35] = template(NANOS_OFFSET);
+    const LIM: [u8; 35] = {
+        let mut l = limit(NANOS_OFFSET);
+        l[SIGN_AT] = 0x7F - (b'+' ^ b'-');
+        l
+    };
+    let (good, head) = sse2::head(s, &TPL, &LIM)?;
+    // Bytes 16..32 `:SS.nnnnnnnnn±HH` and 19..35 `.nnnnnnnnn±HH:MM`.
+    let (bad1, t1) = sse2::xor_check(s, 16, &TPL, &LIM)?;
+    let (bad2, t2) = sse2::xor_check(s, 19, &TPL, &LIM)?;
+    // The sign byte (byte 10 of t2) is 0 for `+`, 6 for `-`; every other byte passes.
+    const SIGN_POS: usize = SIGN_AT - 19;
+    let not_sign = {
+        let mut m = [0xFFu8; 16];
+        m[SIGN_POS] = 0;
+        m
+    };
+    let minus = {
+        let mut m = [0u8; 16];
+        m[SIGN_POS] = b'+' ^ b'-';
+        m
+    };
+    let sign_ok = bitor_m128i(
+        bitor_m128i(
+            cmp_eq_mask_i8_m128i(t2, zeroed_m128i()),
+            cmp_eq_mask_i8_m128i(t2, m128i::from(minus)),
+        ),
+        m128i::from(not_sign),
+    );
+    let good = bitandnot_m128i(bitor_m128i(bad1, bad2), bitand_m128i(good, sign_ok));
+    if move_mask_i8_m128i(good) != 0xFFFF {
+        return None;
+    }
+    // t1 pairs: seconds in byte 1 (high byte of 16-bit lane 0), the fraction's first four
+    // pairs in bytes 4, 6, 8, 10; the ninth digit is byte 12 of t1 itself. One
+    // multiply-add of 16-bit lanes gives [256 * second, n1n2 * 100 + n3n4,
+    // n5n6 * 1000 + n7n8 * 10, n9] in 32-bit lanes.
+    let keep: [u8; 16] = [
+        0, 0xFF, 0, 0, 0xFF, 0, 0xFF, 0, 0xFF, 0, 0xFF, 0, 0, 0, 0, 0,
+    ];
+    let ninth: [u8; 16] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0, 0, 0];
+    let lanes = bitor_m128i(
+        bitand_m128i(pair(t1), m128i::from(keep)),
+        bitand_m128i(t1, m128i::from(ninth)),
+    );
+    let sums = mul_i16_horizontal_add_m128i(lanes, m128i::from([1i16, 0, 100, 1, 1000, 10, 1, 0]));
+    let (lo, hi) = (low(sums), high(sums));
+    let second = i64::from((lo as u32) >> 8);
+    let nano = (lo >> 32) as u32 * 100_000 + hi as u32 + (hi >> 32) as u32;
+    // t2 pairs, bytes 8..16 (`nn±HH:MM`): offset hours in byte 3, minutes in byte 6;
+    // `HH * 60 + MM` in bits 48..64.
+    let off = high(bitand_m128i(
+        pair(t2),
+        m128i::from([0, 0x00FF_0000_FF00_0000u64]),
+    ));
+    const OFF_MINUTES: u64 = (60 << 24) | 1;
+    let minutes = (off.wrapping_mul(OFF_MINUTES) >> 48) as u32;
+    if minutes > MAX_OFFSET_MINUTES {
+        return None;
+    }
+    let offset = i64::from(minutes * 60);
+    let offset = if s[SIGN_AT] == b'-' { -offset } else { offset };
+    Some(Instant {
+        epoch_second: minute_seconds(low(head), high(head))? + second - offset,
+        nano,
+    })
+}
+
+/// SSE2 building blocks shared by the shapes.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod sse2 {
+    use super::{block, DATE_MASK, PAIR_MAX, PAIR_MIN, TIME_MASK};
+    use safe_arch::*;
+
+    /// Bytes `at..at + 16` of `s` XORed with the template, and the bytes that fail their
+    /// limit (bit 7 set), from the pattern's template and limits.
+    #[inline(always)]
+    pub(super) fn xor_check<const N: usize>(
+        s: &[u8; N],
+        at: usize,
+        tpl: &[u8; N],
+        lim: &[u8; N],
+    ) -> Option<(m128i, m128i)> {
+        let bytes: &[u8; 16] = s.get(at..at + 16)?.try_into().ok()?;
+        let t = bitxor_m128i(load_unaligned_m128i(bytes), m128i::from(block(tpl, at)));
+        let bad = bitor_m128i(t, add_i8_m128i(t, m128i::from(block(lim, at))));
+        Some((bad, t))
+    }
+
+    /// `YYYY-MM-DDTHH:MM` (bytes 0..16): bytes that pass (bit 7 set: pattern, and hour,
+    /// month and day ranges), and the masked date and time pairs in the two halves.
+    #[inline(always)]
+    pub(super) fn head<const N: usize>(
+        s: &[u8; N],
+        tpl: &[u8; N],
+        lim: &[u8; N],
+    ) -> Option<(m128i, m128i)> {
+        let (bad, t) = xor_check(s, 0, tpl, lim)?;
+        let p = pair(t);
+        // Unsigned byte ranges: min <= x <= max iff max(x, min) == x and min(x, max) == x.
+        let in_range = bitand_m128i(
+            cmp_eq_mask_i8_m128i(max_u8_m128i(p, m128i::from(PAIR_MIN)), p),
+            cmp_eq_mask_i8_m128i(min_u8_m128i(p, m128i::from(PAIR_MAX)), p),
+        );
+        let good = bitandnot_m128i(bad, in_range);
+        Some((good, bitand_m128i(p, m128i::from([DATE_MASK, TIME_MASK]))))
+    }
+
+    /// Pairs within each 64-bit half, exactly as `pairs` on words.
+    #[inline(always)]
+    pub(super) fn pair(t: m128i) -> m128i {
         add_i8_m128i(
             mul_i16_keep_low_m128i(t, set_splat_i16_m128i(10)),
             shr_imm_u64_m128i::<8>(t),
         )
-    };
-    let (p0, p1) = (pair(t0), pair(t1));
-    // Unsigned byte ranges: min <= x <= max iff max(x, min) == x and min(x, max) == x.
-    let in_range = bitand_m128i(
-        cmp_eq_mask_i8_m128i(max_u8_m128i(p0, v(PAIR_MIN)), p0),
-        cmp_eq_mask_i8_m128i(min_u8_m128i(p0, v(PAIR_MAX)), p0),
-    );
-    let good = bitandnot_m128i(bitor_m128i(bad0, bad1), in_range);
-    if move_mask_i8_m128i(good) != 0xFFFF {
-        return None;
     }
-    let q0 = bitand_m128i(p0, m128i::from([DATE_MASK, TIME_MASK]));
-    let q1 = bitand_m128i(p1, m128i::from([0, shape.last_mask]));
-    Some(Pairs {
-        date: get_i64_from_m128i_s(q0) as u64,
-        time: get_i64_from_m128i_s(unpack_high_i64_m128i(q0, q0)) as u64,
-        last: get_i64_from_m128i_s(unpack_high_i64_m128i(q1, q1)) as u64,
-    })
+
+    #[inline(always)]
+    pub(super) fn low(v: m128i) -> u64 {
+        get_i64_from_m128i_s(v) as u64
+    }
+
+    #[inline(always)]
+    pub(super) fn high(v: m128i) -> u64 {
+        get_i64_from_m128i_s(unpack_high_i64_m128i(v, v)) as u64
+    }
 }
 
 #[cfg(test)]
@@ -307,6 +451,104 @@ mod tests {
         check_shape(b"2024-02-29T00:00:59.999Z", &MILLIS_Z);
         check_shape(b"2023-01-01T23:38:34Z", &SECONDS_Z);
         check_shape(b"1969-12-31T23:59:59Z", &SECONDS_Z);
+    }
+
+    /// `s` has the nanos-offset shape: digits, literals and a sign where they belong, and a
+    /// year the month table covers. On such input the fixed path must agree exactly with the
+    /// general path (accept what it accepts); elsewhere it may only decline.
+    fn nanos_offset_shaped(s: &[u8; 35]) -> bool {
+        let year: u32 = std::str::from_utf8(&s[..4])
+            .ok()
+            .and_then(|y| y.parse().ok())
+            .unwrap_or(0);
+        (1900..=2199).contains(&year)
+            && s.iter()
+                .zip(NANOS_OFFSET)
+                .enumerate()
+                .all(|(k, (&b, &p))| match p {
+                    b'0'..=b'9' => b.is_ascii_digit(),
+                    _ if k == SIGN_AT => b == b'+' || b == b'-',
+                    _ => b == p,
+                })
+    }
+
+    fn check_nanos_offset(s: &[u8; 35]) {
+        let want = crate::date::parse_fields(s)
+            .and_then(|f| crate::date::to_instant(&f))
+            .ok();
+        let got = parse_nanos_offset(s);
+        let text = String::from_utf8_lossy(s);
+        if nanos_offset_shaped(s) {
+            assert_eq!(got, want, "{text}");
+        } else if got.is_some() {
+            assert_eq!(got, want, "accepted {text}");
+        }
+    }
+
+    #[test]
+    fn nanos_offset_matches_the_general_path() {
+        let base = b"2023-11-04T21:38:47.605716183+01:00";
+        let mut cases = inputs(base);
+        for sign in ["+", "-"] {
+            for off in [
+                "00:00", "01:00", "05:45", "14:00", "17:59", "18:00", "18:01", "19:59", "09:60",
+            ] {
+                for (at, field) in [
+                    (0, "1969"),
+                    (0, "2199"),
+                    (0, "2200"),
+                    (8, "31"),
+                    (11, "24"),
+                    (11, "00"),
+                ] {
+                    cases.push(with(&with(&with(base, 29, sign), 30, off), at, field));
+                }
+            }
+        }
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let local = -2_208_988_800 + (x % (300 * 365 * 86_400)) as i64; // 1900..2199
+            let days = local.div_euclid(86_400);
+            let (y, m, d) = {
+                // civil_from_days by counting from the table (test only, slow is fine)
+                let mut y = 1900i64;
+                let mut rest = days - days_from_civil(1900, 1, 1);
+                while rest >= days_from_civil(y + 1, 1, 1) - days_from_civil(y, 1, 1) {
+                    rest -= days_from_civil(y + 1, 1, 1) - days_from_civil(y, 1, 1);
+                    y += 1;
+                }
+                let mut m = 1;
+                while rest >= i64::from(civil::days_in_month(y, m)) {
+                    rest -= i64::from(civil::days_in_month(y, m));
+                    m += 1;
+                }
+                (y, m, rest + 1)
+            };
+            let sod = local.rem_euclid(86_400);
+            let off = (x >> 40) % 80; // 0..=18:00 in quarter hours, then a few beyond
+            let sign = if x & 1 == 0 { '+' } else { '-' };
+            let s = format!(
+                "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:09}{sign}{:02}:{:02}",
+                sod / 3600,
+                sod / 60 % 60,
+                sod % 60,
+                (x >> 20) % 1_000_000_000,
+                off * 15 / 60,
+                off * 15 % 60
+            );
+            cases.push(s.as_bytes().try_into().unwrap());
+        }
+        let accepted = cases
+            .iter()
+            .filter(|s| parse_nanos_offset(s).is_some())
+            .count();
+        assert!(accepted > 150_000, "only {accepted} accepted");
+        for s in &cases {
+            check_nanos_offset(s);
+        }
     }
 
     #[test]

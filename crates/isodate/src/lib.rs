@@ -11,11 +11,12 @@
 //!
 //! Design: hand-written hot paths for the overwhelmingly common shapes, and a general path
 //! that follows java.time's grammar step by step for everything else. The two fixed UTC
-//! shapes `YYYY-MM-DDTHH:MM:SS.sssZ` (24 bytes) and `YYYY-MM-DDTHH:MM:SSZ` (20 bytes) are
-//! checked byte by byte against their pattern, digit pairs combined and hour, month and day
-//! ranges checked in SSE2 registers with one branch (`fixed`), then two multiplies and one
-//! load from a table of months (1900..=2199, days before the month and its length, so Feb
-//! 29 is checked for free) give the instant. The other `YYYY-MM-DDTHH:MM:SS[.f{1,9}]` +
+//! shapes `YYYY-MM-DDTHH:MM:SS.sssZ` (24 bytes) and `YYYY-MM-DDTHH:MM:SSZ` (20 bytes), and
+//! `YYYY-MM-DDTHH:MM:SS.nnnnnnnnn±HH:MM` (35 bytes), are checked byte by byte against their
+//! pattern, digit pairs combined and hour, month and day ranges checked in SSE2 registers
+//! with one branch (`fixed`), then a few multiplies and one load from a table of months
+//! (1900..=2199, days before the month and its length, so Feb 29 is checked for free) give
+//! the instant. The other `YYYY-MM-DDTHH:MM:SS[.f{1,9}]` +
 //! `Z`/`±HH:MM` shapes take SWAR digit checks and the same table. No allocation; anything a
 //! hot path refuses goes to the general path, which gives the exact result or error.
 //! Named zones (`Europe/Paris`) use the tz database bundled by `jiff`.

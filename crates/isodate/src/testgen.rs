@@ -274,6 +274,55 @@ fn mutate(r: &mut Rng, s: String) -> String {
     b.into_iter().collect()
 }
 
+/// One of the hot path's fixed shapes (`…SS.sssZ`, `…SSZ`, `…SS.nnnnnnnnn±HH:MM`), as
+/// logs carry them: years mostly in the hot path's month table (1900..=2199) and at its
+/// edges, fields sometimes out of range when `big`.
+fn log_string(r: &mut Rng, big: bool) -> String {
+    let y = match r.below(10) {
+        0 => *r.pick(&[1899, 1900, 2199, 2200, 2999, 3000, 0, 9999]),
+        1 => r.range(0, 9999),
+        _ => r.range(1900, 2199),
+    };
+    let m = if big && r.chance(10) {
+        r.range(0, 19)
+    } else {
+        r.range(1, 12)
+    };
+    let dmax = days_in_month(y, m.clamp(1, 12));
+    let d = if big && r.chance(10) {
+        r.range(0, 39)
+    } else if r.chance(5) {
+        dmax
+    } else {
+        r.range(1, dmax)
+    };
+    let h = if big && r.chance(10) {
+        r.range(20, 29)
+    } else {
+        r.range(0, 23)
+    };
+    let mut s = format!(
+        "{y:04}-{m:02}-{d:02}T{h:02}:{:02}:{:02}",
+        r.range(0, 59),
+        r.range(0, 59)
+    );
+    match r.below(3) {
+        0 => s += &format!(".{}Z", digits(r, 3)),
+        1 => s.push('Z'),
+        _ => {
+            let oh = if big && r.chance(20) {
+                r.range(17, 19)
+            } else {
+                r.range(0, 18)
+            };
+            let om = if oh == 18 && !big { 0 } else { r.range(0, 59) };
+            let sign = if r.chance(50) { '+' } else { '-' };
+            s += &format!(".{}{sign}{oh:02}:{om:02}", digits(r, 9));
+        }
+    }
+    s
+}
+
 fn special(r: &mut Rng) -> String {
     let y = r.range(0, 9999);
     let s = match r.below(16) {
@@ -365,20 +414,22 @@ pub fn generate(seed: u64, count: u64, out: &mut impl Write) -> io::Result<()> {
         line += 1;
     }
     while line < count {
-        let s = match r.below(21) {
+        let s = match r.below(24) {
             0..=8 => date_string(&mut r, zones, false),
             9..=11 => date_string(&mut r, zones, true),
             12..=13 => epoch_string(&mut r),
             14..=16 => {
-                let base = if r.chance(80) {
-                    date_string(&mut r, zones, false)
-                } else {
-                    epoch_string(&mut r)
+                let base = match r.below(10) {
+                    0..=5 => date_string(&mut r, zones, false),
+                    6..=7 => log_string(&mut r, false),
+                    _ => epoch_string(&mut r),
                 };
                 mutate(&mut r, base)
             }
             17 => transition(&mut r, zones),
-            _ => special(&mut r),
+            18..=20 => special(&mut r),
+            21 => log_string(&mut r, false),
+            _ => log_string(&mut r, true),
         };
         emit(&s, out)?;
         line += 1;
