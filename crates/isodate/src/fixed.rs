@@ -165,12 +165,14 @@ const fn block<const N: usize>(a: &[u8; N], at: usize) -> [u8; 16] {
 
 /// Range limits of the `YYYY-MM-DDTHH:MM` pairs (their bytes after pairing): month and day
 /// at least 1, month at most 12, day at most 31, hour at most 23.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 const PAIR_MIN: [u8; 16] = {
     let mut m = [0u8; 16];
     m[5] = 1;
     m[8] = 1;
     m
 };
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 const PAIR_MAX: [u8; 16] = {
     let mut m = [0xFFu8; 16];
     m[5] = 12;
@@ -249,11 +251,14 @@ pub(crate) fn parse_nanos_offset(_: &[u8; 35]) -> Option<Instant> {
 }
 
 /// The pattern of [`parse_nanos_offset`]; the sign byte is checked apart (`+` or `-`).
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 const NANOS_OFFSET: &[u8; 35] = b"2999-19-39T29:59:59.999999999+19:59";
 /// The offset's sign, at this byte: `+` XOR `-` is 6, so the limit lets 0..=6 through and
 /// an equality test keeps 0 and 6.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 const SIGN_AT: usize = 29;
 /// The largest offset java.time accepts, in minutes (`±18:00`).
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 const MAX_OFFSET_MINUTES: u32 = 18 * 60;
 
 /// `YYYY-MM-DDTHH:MM:SS.nnnnnnnnn±HH:MM`: nanoseconds and an offset (java.time's
@@ -453,6 +458,7 @@ mod tests {
         check_shape(b"1969-12-31T23:59:59Z", &SECONDS_Z);
     }
 
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     /// `s` has the nanos-offset shape: digits, literals and a sign where they belong, and a
     /// year the month table covers. On such input the fixed path must agree exactly with the
     /// general path (accept what it accepts); elsewhere it may only decline.
@@ -472,6 +478,7 @@ mod tests {
                 })
     }
 
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     fn check_nanos_offset(s: &[u8; 35]) {
         let want = crate::date::parse_fields(s)
             .and_then(|f| crate::date::to_instant(&f))
@@ -485,6 +492,7 @@ mod tests {
         }
     }
 
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     #[test]
     fn nanos_offset_matches_the_general_path() {
         let base = b"2023-11-04T21:38:47.605716183+01:00";
