@@ -376,7 +376,7 @@ pub(super) fn begin_recording(
         "index": job.index,
         "seed": job.seed,
         "engine": cluster.engine.clone().or_else(|| cluster.target.urls.is_empty().then(|| engine::DEFAULT_ENGINE.to_string())),
-        "urls": cluster.target.urls,
+        "urls": crate::target::redact_urls(&cluster.target.urls),
         "heap": cluster.heap,
         "bulk_size": tuning.bulk_size,
         "bulk_bytes": tuning.bulk_bytes,

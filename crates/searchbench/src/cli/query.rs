@@ -154,7 +154,7 @@ pub async fn run(args: QueryArgs) -> CliResult {
     let config = serde_json::json!({
         "workload": args.workload,
         "index": index,
-        "urls": args.target.urls,
+        "urls": crate::target::redact_urls(&args.target.urls),
         "seed": args.seed,
         "docs": args.docs,
         "variants": options.variants.iter().map(|v| v.name()).collect::<Vec<_>>(),

@@ -49,8 +49,21 @@ fn tag_arg(s: &str) -> Result<(String, String), String> {
     store::parse_tag(s).map_err(|e| e.to_string())
 }
 
+/// Set when a run could not be saved: the command still prints its result, then exits 1.
+static UNSAVED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether a run of this process could not be saved in the store.
+pub fn unsaved() -> bool {
+    UNSAVED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+fn mark_unsaved() {
+    UNSAVED.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// A run being saved: created at the start (marked running), finished at the end. Saving
-/// never stops a measurement: a store that cannot be written gives a warning on stderr.
+/// never stops a measurement: a store that cannot be written gives a warning on stderr, the
+/// result is still printed, and the command then exits 1 (see [`unsaved`]).
 #[derive(Debug)]
 pub struct Recording {
     store: Store,
@@ -81,6 +94,7 @@ impl Recording {
             Ok((id, store)) => Some(Recording { store, id }),
             Err(e) => {
                 eprintln!("warning: this run will not be saved: {e:#}");
+                mark_unsaved();
                 None
             }
         }
@@ -113,6 +127,7 @@ impl Recording {
     pub fn finish<T: Serialize>(self, result: &T, html: bool) -> Option<PathBuf> {
         if let Err(e) = self.store.finish_run(&self.id, result) {
             eprintln!("warning: saving run {}: {e}", self.id);
+            mark_unsaved();
             return None;
         }
         eprintln!(
@@ -140,6 +155,7 @@ impl Recording {
     pub fn fail(self, error: &str, partial: Option<&Value>) {
         if let Err(e) = self.store.fail_run(&self.id, error, partial) {
             eprintln!("warning: saving run {}: {e}", self.id);
+            mark_unsaved();
         }
     }
 }

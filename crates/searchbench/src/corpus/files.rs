@@ -104,10 +104,25 @@ fn ndjson_problem(line: &[u8]) -> Option<String> {
     if line.first() != Some(&b'{') {
         return Some("not a JSON object (a line must start with '{')".into());
     }
+    // The JSON check below skips over string contents without looking at their bytes: invalid
+    // UTF-8 would go to the target as is (indexed as garbage, or refused).
+    if let Some(reason) = utf8_problem(line) {
+        return Some(reason);
+    }
     match serde_json::from_slice::<serde::de::IgnoredAny>(line) {
         Ok(_) => None,
         Err(e) => Some(format!("invalid JSON: {e}")),
     }
+}
+
+/// Why `bytes` are not UTF-8, naming the first bad byte (1-based column in the line).
+fn utf8_problem(bytes: &[u8]) -> Option<String> {
+    std::str::from_utf8(bytes).err().map(|e| {
+        format!(
+            "invalid UTF-8 at byte {} of the line (JSON text must be UTF-8)",
+            e.valid_up_to() + 1
+        )
+    })
 }
 
 impl DocSource for NdjsonReader {
@@ -191,6 +206,12 @@ impl CsvReader {
             .byte_headers()
             .map_err(|e| csv_error(&name, e))?
             .clone();
+        if let Some(reason) = utf8_problem(header.as_slice()) {
+            return Err(CorpusError::Invalid(format!(
+                "{name}: line 1 (the header): {}",
+                reason.replace(" of the line", " of the header's fields")
+            )));
+        }
         if header.is_empty() {
             return Err(CorpusError::Invalid(format!(
                 "{name}: empty CSV (no header)"
@@ -259,6 +280,12 @@ impl DocSource for CsvReader {
                 raw,
             })))
         };
+        if let Some(reason) = utf8_problem(self.record.as_slice()) {
+            return bad(
+                reason.replace(" of the line", " of the record's fields"),
+                &self.record,
+            );
+        }
         if self.record.len() != self.to_json.columns() {
             return bad(
                 format!(
@@ -285,5 +312,57 @@ impl DocSource for CsvReader {
                 ""
             }
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn items(source: &mut dyn DocSource) -> Vec<Result<String, BadLine>> {
+        let mut all = Vec::new();
+        loop {
+            let mut out = Vec::new();
+            match source.next_into(&mut out).unwrap() {
+                None => return all,
+                Some(Item::Doc) => all.push(Ok(String::from_utf8(out).unwrap())),
+                Some(Item::Bad(bad)) => all.push(Err(bad)),
+            }
+        }
+    }
+
+    #[test]
+    fn invalid_utf8_lines_are_bad_input_with_file_and_line() {
+        let input: &[u8] =
+            b"{\"a\":\"ok\"}\n{\"a\":\"\xc0\xaf\"}\n{\"a\":\"\xff\"}\n{\"a\":\"\xc3\xa9\"}\n";
+        let mut r = NdjsonReader::from_reader("in.ndjson", Box::new(std::io::Cursor::new(input)));
+        let got = items(&mut r);
+        assert_eq!(got.len(), 4);
+        assert_eq!(got[0].as_ref().unwrap(), "{\"a\":\"ok\"}");
+        for (i, line) in [(1, 2), (2, 3)] {
+            let bad = got[i].as_ref().unwrap_err();
+            assert_eq!((bad.source.as_str(), bad.line), ("in.ndjson", line));
+            assert!(
+                bad.reason.contains("invalid UTF-8 at byte 7"),
+                "{}",
+                bad.reason
+            );
+        }
+        assert_eq!(got[3].as_ref().unwrap(), "{\"a\":\"é\"}");
+    }
+
+    #[test]
+    fn invalid_utf8_csv_records_are_bad_input() {
+        let input: &[u8] = b"name,city\nann,paris\nbob,\xffx\n";
+        let mut r =
+            CsvReader::from_reader("in.csv", Box::new(std::io::Cursor::new(input))).unwrap();
+        let got = items(&mut r);
+        assert_eq!(got.len(), 2);
+        assert!(got[0].is_ok());
+        let bad = got[1].as_ref().unwrap_err();
+        assert_eq!(bad.line, 3);
+        assert!(bad.reason.contains("invalid UTF-8"), "{}", bad.reason);
+        let header: &[u8] = b"na\xffme\nx\n";
+        assert!(CsvReader::from_reader("h.csv", Box::new(std::io::Cursor::new(header))).is_err());
     }
 }

@@ -1,5 +1,9 @@
 //! The failure file: every document the target refused, and every input line that was not a
 //! document, with the reason, as NDJSON. Created on the first failure only.
+//!
+//! Every line is valid JSON whatever the input was: a refused document that is valid JSON goes
+//! in as `doc` (byte for byte); any other bytes go in as the string `raw` when they are valid
+//! UTF-8, else base64-encoded as `raw_base64`, so nothing is lost or mangled.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -17,16 +21,27 @@ pub struct FailureFile {
     written: AtomicU64,
 }
 
+/// Where a document came from in the user's input, when known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Origin<'a> {
+    pub file: &'a str,
+    /// 1-based line number.
+    pub line: u64,
+}
+
 #[derive(serde::Serialize)]
 struct DocRecord<'a> {
     kind: &'static str,
     ordinal: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<u64>,
     status: u16,
     attempts: u32,
     reason: &'a str,
-    /// The document as text when it is not valid JSON.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    raw: Option<std::borrow::Cow<'a, str>>,
+    #[serde(flatten)]
+    raw: Option<Raw<'a>>,
 }
 
 #[derive(serde::Serialize)]
@@ -35,7 +50,29 @@ struct BadRecord<'a> {
     source: &'a str,
     line: u64,
     reason: &'a str,
-    raw: std::borrow::Cow<'a, str>,
+    #[serde(flatten)]
+    raw: Raw<'a>,
+}
+
+/// Bytes that are not a JSON document, kept exactly: as a string when they are UTF-8, else
+/// as base64 (the failure file must stay valid JSON).
+#[derive(serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+enum Raw<'a> {
+    Raw(&'a str),
+    RawBase64(String),
+}
+
+impl<'a> Raw<'a> {
+    fn of(bytes: &'a [u8]) -> Self {
+        match std::str::from_utf8(bytes) {
+            Ok(text) => Raw::Raw(text),
+            Err(_) => Raw::RawBase64(base64::Engine::encode(
+                &base64::engine::general_purpose::STANDARD,
+                bytes,
+            )),
+        }
+    }
 }
 
 impl FailureFile {
@@ -65,16 +102,33 @@ impl FailureFile {
         attempts: u32,
         reason: &str,
     ) -> Result<(), IngestError> {
-        // A valid JSON document goes in as it is (`doc`), byte for byte; anything else as a
-        // string (`raw`).
-        let valid = serde_json::from_slice::<serde::de::IgnoredAny>(doc).is_ok();
+        self.document_from(None, ordinal, doc, status, attempts, reason)
+    }
+
+    /// [`FailureFile::document`] with the input file and line the document came from.
+    pub fn document_from(
+        &self,
+        origin: Option<Origin<'_>>,
+        ordinal: u64,
+        doc: &[u8],
+        status: u16,
+        attempts: u32,
+        reason: &str,
+    ) -> Result<(), IngestError> {
+        // A valid JSON document goes in as it is (`doc`), byte for byte; anything else as
+        // `raw`/`raw_base64`. The JSON check does not look inside strings, so UTF-8 is
+        // checked first: raw invalid bytes would make the failure file itself invalid.
+        let valid = std::str::from_utf8(doc).is_ok()
+            && serde_json::from_slice::<serde::de::IgnoredAny>(doc).is_ok();
         let record = DocRecord {
             kind: "document",
             ordinal,
+            source: origin.map(|o| o.file),
+            line: origin.map(|o| o.line),
             status,
             attempts,
             reason,
-            raw: (!valid).then(|| String::from_utf8_lossy(doc)),
+            raw: (!valid).then(|| Raw::of(doc)),
         };
         let mut line = serde_json::to_vec(&record).map_err(|e| IngestError::Failures {
             path: self.path.clone(),
@@ -96,7 +150,7 @@ impl FailureFile {
             source: &bad.source,
             line: bad.line,
             reason: &bad.reason,
-            raw: String::from_utf8_lossy(&bad.raw),
+            raw: Raw::of(&bad.raw),
         };
         let line = serde_json::to_vec(&record).map_err(|e| IngestError::Failures {
             path: self.path.clone(),
@@ -141,6 +195,24 @@ impl FailureFile {
 mod tests {
     use super::*;
 
+    fn bad_line(line: u64, raw: &[u8]) -> BadLine {
+        BadLine {
+            source: "in.ndjson".into(),
+            line,
+            reason: "not a document".into(),
+            raw: raw.to_vec(),
+        }
+    }
+
+    /// The file's lines, each of which must be JSON (so the file must be UTF-8).
+    fn json_lines(path: &Path) -> Vec<serde_json::Value> {
+        let bytes = std::fs::read(path).unwrap();
+        let text = std::str::from_utf8(&bytes).expect("the failure file is UTF-8");
+        text.lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
     #[test]
     fn records_documents_and_bad_lines_lazily() {
         let dir = tempfile::tempdir().unwrap();
@@ -150,24 +222,48 @@ mod tests {
         f.document(7, br#"{"n":"x"}"#, 400, 1, "mapper_parsing_exception")
             .unwrap();
         f.document(8, b"{not json", 400, 1, "parse").unwrap();
-        f.bad_line(&BadLine {
-            source: "in.ndjson".into(),
-            line: 3,
-            reason: "not JSON".into(),
-            raw: b"{oops".to_vec(),
-        })
-        .unwrap();
+        f.bad_line(&bad_line(3, b"{oops")).unwrap();
         f.flush().unwrap();
-        let text = std::fs::read_to_string(&path).unwrap();
-        let lines: Vec<serde_json::Value> = text
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
+        let lines = json_lines(&path);
         assert_eq!(lines.len(), 3);
         assert_eq!(lines[0]["doc"]["n"], "x");
         assert_eq!(lines[0]["status"], 400);
         assert_eq!(lines[1]["raw"], "{not json");
         assert_eq!(lines[2]["line"], 3);
         assert_eq!(f.written(), 3);
+    }
+
+    #[test]
+    fn invalid_utf8_never_reaches_the_file_raw() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("failures.ndjson");
+        let f = FailureFile::new(&path);
+        let doc = b"{\"msg\":\"a\xffb\"}";
+        f.document_from(
+            Some(Origin {
+                file: "in.ndjson",
+                line: 4,
+            }),
+            2,
+            doc,
+            400,
+            1,
+            "refused",
+        )
+        .unwrap();
+        f.bad_line(&bad_line(5, b"{\"x\":\"\xc0\xaf\"}")).unwrap();
+        f.flush().unwrap();
+        let lines = json_lines(&path);
+        use base64::Engine as _;
+        let decode = |v: &serde_json::Value| {
+            base64::engine::general_purpose::STANDARD
+                .decode(v.as_str().unwrap())
+                .unwrap()
+        };
+        assert_eq!(lines[0]["source"], "in.ndjson");
+        assert_eq!(lines[0]["line"], 4);
+        assert!(lines[0].get("doc").is_none());
+        assert_eq!(decode(&lines[0]["raw_base64"]), doc);
+        assert_eq!(decode(&lines[1]["raw_base64"]), b"{\"x\":\"\xc0\xaf\"}");
     }
 }

@@ -298,6 +298,16 @@ fn new_id() -> String {
     format!("{:08x}", h.finish() as u32)
 }
 
+/// Attempts at opening a store another process holds locked beyond the busy timeout.
+const OPEN_RETRIES: u64 = 5;
+
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    )
+}
+
 fn process_alive(pid: u32) -> bool {
     Path::new(&format!("/proc/{pid}")).exists()
 }
@@ -328,14 +338,39 @@ impl Store {
             path: path.clone(),
             source,
         };
-        let conn = Connection::open(&path).map_err(open_err)?;
+        // Several processes may open a new file at once (parallel runs): each step waits on
+        // the others (busy timeout) and a step that still finds the file locked is retried.
+        let mut attempt = 0;
+        loop {
+            match Store::open_once(&path) {
+                Err(StoreError::Open { source, .. } | StoreError::Sqlite(source))
+                    if is_busy(&source) && attempt < OPEN_RETRIES =>
+                {
+                    attempt += 1;
+                    std::thread::sleep(Duration::from_millis(20 * attempt));
+                }
+                Err(StoreError::Sqlite(source)) => return Err(open_err(source)),
+                other => return other,
+            }
+        }
+    }
+
+    fn open_once(path: &Path) -> Result<Store> {
+        let open_err = |source| StoreError::Open {
+            path: path.to_path_buf(),
+            source,
+        };
+        let conn = Connection::open(path).map_err(open_err)?;
         conn.busy_timeout(Duration::from_secs(10))
             .map_err(open_err)?;
         conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get::<_, String>(0))
             .map_err(open_err)?;
         conn.execute_batch("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;")
             .map_err(open_err)?;
-        let mut store = Store { conn, path };
+        let mut store = Store {
+            conn,
+            path: path.to_path_buf(),
+        };
         store.migrate()?;
         Ok(store)
     }
@@ -351,9 +386,18 @@ impl Store {
             .query_row("PRAGMA user_version", [], |r| r.get(0))?)
     }
 
+    /// Brings the schema up to date. The version is read again inside a write transaction
+    /// (`BEGIN IMMEDIATE`), so of several processes opening a new file at once exactly one
+    /// creates the tables and the others see its version.
     fn migrate(&mut self) -> Result<()> {
-        let found = self.schema_version()?;
         let known = MIGRATIONS.len() as i64;
+        if self.schema_version()? == known {
+            return Ok(());
+        }
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let found: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
         if found > known {
             return Err(StoreError::NewerSchema {
                 path: self.path.clone(),
@@ -362,11 +406,10 @@ impl Store {
             });
         }
         for (i, sql) in MIGRATIONS.iter().enumerate().skip(found.max(0) as usize) {
-            let tx = self.conn.transaction()?;
             tx.execute_batch(sql)?;
             tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))?;
-            tx.commit()?;
         }
+        tx.commit()?;
         Ok(())
     }
 

@@ -63,13 +63,32 @@ impl Target {
                 reason: "no URL given".into(),
             });
         }
-        let urls = config
-            .urls
-            .iter()
-            .map(|u| parse_url(u))
-            .collect::<Result<Vec<_>, _>>()?;
+        let mut urls = Vec::with_capacity(config.urls.len());
+        let mut from_url: Option<(String, Secret)> = None;
+        for raw in &config.urls {
+            let (url, credentials) = parse_url(raw)?;
+            if let Some(c) = credentials {
+                if from_url.as_ref().is_some_and(|seen| *seen != c) {
+                    return Err(TargetError::Auth {
+                        reason: "the URLs carry different credentials; give one user for all"
+                            .into(),
+                    });
+                }
+                from_url = Some(c);
+            }
+            urls.push(url);
+        }
+        let auth = match (from_url, &config.auth) {
+            (None, auth) => auth.clone(),
+            (Some((user, password)), Auth::None) => Auth::Basic { user, password },
+            (Some(_), _) => return Err(TargetError::Auth {
+                reason:
+                    "credentials both in the URL and in --user/--api-key/--bearer; give them once"
+                        .into(),
+            }),
+        };
         let mut headers = HeaderMap::new();
-        if let Some(value) = config.auth.header_value() {
+        if let Some(value) = auth.header_value() {
             let mut value = HeaderValue::from_str(&value).map_err(|_| TargetError::Auth {
                 reason: "credentials contain characters not allowed in an HTTP header".into(),
             })?;
@@ -200,22 +219,110 @@ pub fn decode<T: serde::de::DeserializeOwned>(
     })
 }
 
-fn parse_url(raw: &str) -> Result<Url, TargetError> {
+/// `raw` as a URL without its userinfo, and the userinfo (percent-decoded, as curl reads it)
+/// as basic-auth credentials. The URL that is kept never carries a secret, so nothing built
+/// from it (requests, errors, results) can leak one.
+fn parse_url(raw: &str) -> Result<(Url, Option<(String, Secret)>), TargetError> {
     let bad = |reason: &str| TargetError::Url {
-        url: raw.to_string(),
+        url: redact_url(raw),
         reason: reason.to_string(),
     };
-    let url = Url::parse(raw).map_err(|e| bad(&e.to_string()))?;
+    let mut url = Url::parse(raw).map_err(|e| bad(&e.to_string()))?;
     if !matches!(url.scheme(), "http" | "https") {
         return Err(bad("the scheme must be http or https"));
     }
     if url.host_str().is_none() {
         return Err(bad("no host"));
     }
+    let mut credentials = None;
     if !url.username().is_empty() || url.password().is_some() {
-        return Err(bad(
-            "put credentials in --user/--password or --api-key, not in the URL",
-        ));
+        let user = percent_decode(url.username())
+            .ok_or_else(|| bad("the user name in the URL is not valid percent-encoded UTF-8"))?;
+        let password = percent_decode(url.password().unwrap_or(""))
+            .ok_or_else(|| bad("the password in the URL is not valid percent-encoded UTF-8"))?;
+        credentials = Some((user, Secret::new(password)));
+        // Cannot fail for http(s) URLs with a host.
+        let _ = url.set_username("");
+        let _ = url.set_password(None);
     }
-    Ok(url)
+    Ok((url, credentials))
+}
+
+/// `raw` with the password of its userinfo (`user:password@`) replaced by `***`: the one
+/// form in which a URL the user gave is displayed, stored or put in an error. Works on text
+/// that is not a valid URL too, so a typo never prints a secret.
+pub fn redact_url(raw: &str) -> String {
+    let start = raw.find("://").map_or(0, |i| i + 3);
+    let rest = &raw[start..];
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let Some(at) = rest[..authority_end].rfind('@') else {
+        return raw.to_string();
+    };
+    let userinfo = &rest[..at];
+    let user = userinfo.split(':').next().unwrap_or("");
+    let shown = if userinfo.contains(':') {
+        format!("{user}:***")
+    } else {
+        user.to_string()
+    };
+    format!("{}{shown}{}", &raw[..start], &rest[at..])
+}
+
+/// Each of `urls` through [`redact_url`].
+pub fn redact_urls(urls: &[String]) -> Vec<String> {
+    urls.iter().map(|u| redact_url(u)).collect()
+}
+
+fn percent_decode(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = bytes.get(i + 1..i + 3)?;
+            let hex = std::str::from_utf8(hex).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redacts_the_password_of_any_url_text() {
+        assert_eq!(
+            redact_url("http://elastic:s3cret@127.0.0.1:9200/x?y=1"),
+            "http://elastic:***@127.0.0.1:9200/x?y=1"
+        );
+        assert_eq!(
+            redact_url("elastic:s3cret@host:bad"),
+            "elastic:***@host:bad"
+        );
+        assert_eq!(redact_url("http://a:b:c@h@x/"), "http://a:***@x/");
+        assert_eq!(redact_url("http://user@host/"), "http://user@host/");
+        assert_eq!(redact_url("http://host/p@th"), "http://host/p@th");
+    }
+
+    #[test]
+    fn userinfo_becomes_basic_auth_percent_decoded() {
+        let (url, creds) = parse_url("http://elastic:p%40ss%3Aw0rd@127.0.0.1:9200").unwrap();
+        assert_eq!(url.as_str(), "http://127.0.0.1:9200/");
+        let (user, password) = creds.unwrap();
+        assert_eq!(user, "elastic");
+        assert_eq!(password.expose(), "p@ss:w0rd");
+        let err = parse_url("ftp://elastic:s3cret@host")
+            .unwrap_err()
+            .to_string();
+        assert!(!err.contains("s3cret"), "{err}");
+        let mut config = TargetConfig::local("http://u:pw@127.0.0.1:9");
+        config.auth = Auth::Bearer(Secret::new("t"));
+        assert!(Target::new(&config).is_err());
+    }
 }

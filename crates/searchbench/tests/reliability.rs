@@ -1,0 +1,254 @@
+//! What an adversarial pass found: secrets in URLs, a new store raced on by parallel runs,
+//! invalid UTF-8 input, an index replaced without a word, and smaller edges.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use searchbench::store::{Filter, Kind, NewRun, Store};
+use serde_json::{json, Value};
+
+/// The shared node's URL, started off any async runtime.
+fn node_url() -> &'static str {
+    std::thread::spawn(common::node_url)
+        .join()
+        .expect("starting the shared node")
+}
+
+/// A port nothing listens on.
+fn dead_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
+}
+
+fn run(args: &[&str]) -> Output {
+    common::bin()
+        .args(args)
+        .output()
+        .expect("running searchbench")
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(files_under(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+fn write_docs(path: &Path, n: usize) {
+    let body: String = (0..n).map(|i| format!("{{\"n\":{i}}}\n")).collect();
+    std::fs::write(path, body).unwrap();
+}
+
+const PASSWORD: &str = "Sup3rS3cretPW";
+
+#[test]
+fn credentials_in_a_url_are_used_but_never_printed_or_stored() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = |name: &str| dir.path().join(name).display().to_string();
+    let store = d("results.db");
+    let docs = d("docs.ndjson");
+    write_docs(Path::new(&docs), 20);
+    let node = node_url()
+        .trim_start_matches("http://")
+        .trim_end_matches('/');
+    let good = format!("http://elastic:{PASSWORD}@{node}");
+    let dead = format!("http://elastic:{PASSWORD}@127.0.0.1:{}", dead_port());
+    let mut outputs = Vec::new();
+
+    // A failed run (nothing listens) and a complete one (the node needs no auth: the header
+    // is ignored).
+    let ingest = |url: &str, extra: &[&str]| {
+        let mut args = vec!["ingest", "--url", url, "--file", &docs, "--quiet"];
+        args.extend(["--index", "reliability-creds", "--store", &store]);
+        args.extend(extra);
+        run(&args)
+    };
+    let failed = ingest(&dead, &["--timeout", "2", "--max-retries", "0"]);
+    assert_eq!(failed.status.code(), Some(1), "{}", text(&failed));
+    outputs.push(failed);
+    let (json_out, failures) = (d("result.json"), d("failures.ndjson"));
+    let complete = ingest(&good, &["--json", &json_out, "--failures", &failures]);
+    assert_eq!(complete.status.code(), Some(0), "{}", text(&complete));
+    outputs.push(complete);
+    let info = run(&["target", "info", "--url", &good]);
+    assert_eq!(info.status.code(), Some(0), "{}", text(&info));
+    outputs.push(info);
+    let info_json = run(&["target", "info", "--url", &good, "--json"]);
+    outputs.push(info_json);
+    outputs.push(run(&["target", "info", "--url", &dead, "--timeout", "2"]));
+    // A URL that does not even parse must not echo its password either.
+    outputs.push(run(&[
+        "target",
+        "info",
+        "--url",
+        &format!("htp://elastic:{PASSWORD}@x:bad"),
+    ]));
+
+    let runs = Store::open(&store)
+        .unwrap()
+        .list(&Filter::default())
+        .unwrap();
+    assert_eq!(runs.len(), 2);
+    for r in &runs {
+        outputs.push(run(&["results", "show", &r.id.0, "--store", &store]));
+        outputs.push(run(&[
+            "results", "show", &r.id.0, "--store", &store, "--json",
+        ]));
+    }
+    outputs.push(run(&["results", "list", "--store", &store]));
+    let ids: Vec<&str> = runs.iter().map(|r| r.id.0.as_str()).collect();
+    let mut report = vec!["report", "--store", &store];
+    report.extend(&ids);
+    let (html, md, csv) = (d("r.html"), d("r.md"), d("r.csv"));
+    report.extend(["--html", &html, "--markdown", &md, "--csv", &csv]);
+    let rendered = run(&report);
+    assert_eq!(rendered.status.code(), Some(0), "{}", text(&rendered));
+    outputs.push(rendered);
+    for r in &runs {
+        outputs.push(run(&["report", "--store", &store, &r.id.0]));
+    }
+
+    for o in &outputs {
+        assert!(!contains(&o.stdout, PASSWORD.as_bytes()), "{}", text(o));
+        assert!(!contains(&o.stderr, PASSWORD.as_bytes()), "{}", text(o));
+    }
+    let written = files_under(dir.path());
+    assert!(written.iter().any(|p| p.ends_with("r.html")));
+    for path in written {
+        let bytes = std::fs::read(&path).unwrap();
+        assert!(
+            !contains(&bytes, PASSWORD.as_bytes()),
+            "{} holds the password",
+            path.display()
+        );
+    }
+    // The failed run says why, with the URL in its redacted form.
+    let failed = runs
+        .iter()
+        .find(|r| r.error.is_some())
+        .expect("the failed run");
+    assert!(failed.config["urls"][0]
+        .as_str()
+        .unwrap()
+        .contains("elastic:***@"));
+}
+
+fn import_shaped_result(dir: &Path) -> PathBuf {
+    let path = dir.join("result.json");
+    let result =
+        json!({"docs_per_sec": 1.0, "counts": {"read": 1, "indexed": 1}, "config": {"clients": 1}});
+    std::fs::write(&path, result.to_string()).unwrap();
+    path
+}
+
+fn stored_runs(store: &Path) -> usize {
+    let store = Store::open(store).unwrap();
+    store.list(&Filter::default()).unwrap().len()
+}
+
+#[test]
+fn a_new_store_opened_by_eight_threads_at_once_keeps_every_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("new.db");
+    let barrier = std::sync::Arc::new(std::sync::Barrier::new(8));
+    let threads: Vec<_> = (0..8)
+        .map(|i| {
+            let (path, barrier) = (path.clone(), barrier.clone());
+            std::thread::spawn(move || {
+                barrier.wait();
+                let store = Store::open(&path)?;
+                store.save(
+                    &NewRun::new(Kind::Ingest, format!("w{i}"), json!({})),
+                    &json!({"docs_per_sec": 1.0}),
+                )
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap().expect("open and save");
+    }
+    assert_eq!(stored_runs(&path), 8);
+}
+
+#[test]
+fn a_new_store_written_by_eight_processes_at_once_keeps_every_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let result = import_shaped_result(dir.path());
+    let store = dir.path().join("new.db");
+    let children: Vec<_> = (0..8)
+        .map(|_| {
+            common::bin()
+                .args(["results", "import"])
+                .arg(&result)
+                .arg("--store")
+                .arg(&store)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    }
+    assert_eq!(stored_runs(&store), 8);
+}
+
+#[test]
+fn a_run_that_cannot_be_saved_prints_its_result_and_exits_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = dir.path().join("docs.ndjson");
+    write_docs(&docs, 5);
+    // A store under a regular file cannot be created.
+    let blocker = dir.path().join("not-a-folder");
+    std::fs::write(&blocker, b"x").unwrap();
+    let out = common::bin()
+        .args([
+            "ingest",
+            "--url",
+            node_url(),
+            "--index",
+            "reliability-unsaved",
+            "--quiet",
+        ])
+        .arg("--file")
+        .arg(&docs)
+        .arg("--store")
+        .arg(blocker.join("results.db"))
+        .output()
+        .unwrap();
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    assert!(all.contains("5 "), "the result is still printed: {all}");
+    assert!(all.contains("could not be saved"), "{all}");
+}
+
+#[allow(dead_code)]
+fn json_lines(path: &Path) -> Vec<Value> {
+    let bytes = std::fs::read(path).unwrap();
+    let text = std::str::from_utf8(&bytes).expect("UTF-8");
+    text.lines()
+        .map(|l| serde_json::from_str(l).expect("each line is JSON"))
+        .collect()
+}
