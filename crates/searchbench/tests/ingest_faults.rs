@@ -52,6 +52,7 @@ fn plan(index: &str, dir: &std::path::Path, ids: IdMode) -> Plan {
         driver,
         index_body: json!({"settings": {"number_of_shards": 1, "number_of_replicas": 0}}),
         replace: false,
+        append: false,
         load_settings: LoadSettings::default(),
         failures: dir.join("failures.ndjson"),
         engine_pid: None,

@@ -87,6 +87,7 @@ fn plan(index: &str, dir: &Path) -> Plan {
             "mappings": {"properties": {"n": {"type": "long"}, "i": {"type": "long"}}}
         }),
         replace: false,
+        append: false,
         load_settings: LoadSettings::default(),
         failures: dir.join(format!("{index}-failures.ndjson")),
         engine_pid: common::node_pid(),

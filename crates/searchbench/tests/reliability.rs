@@ -244,11 +244,153 @@ fn a_run_that_cannot_be_saved_prints_its_result_and_exits_1() {
     assert!(all.contains("could not be saved"), "{all}");
 }
 
-#[allow(dead_code)]
 fn json_lines(path: &Path) -> Vec<Value> {
     let bytes = std::fs::read(path).unwrap();
     let text = std::str::from_utf8(&bytes).expect("UTF-8");
     text.lines()
         .map(|l| serde_json::from_str(l).expect("each line is JSON"))
         .collect()
+}
+
+/// `ingest --url NODE --no-store --quiet` with `args`; returns the output.
+fn ingest_node(args: &[&str]) -> Output {
+    let mut all = vec!["ingest", "--url", node_url(), "--no-store", "--quiet"];
+    all.extend(args);
+    run(&all)
+}
+
+/// Runs `f` on a target on the shared node, on a runtime of its own.
+fn on_node<T, F, Fut>(f: F) -> T
+where
+    T: Send + 'static,
+    F: FnOnce(searchbench::target::Target) -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = Result<T, searchbench::target::TargetError>>,
+{
+    node_url();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        runtime
+            .block_on(f(common::target()))
+            .expect("a call to the node")
+    })
+    .join()
+    .unwrap()
+}
+
+fn count_of(index: &str) -> u64 {
+    let index = index.to_string();
+    on_node(|t| async move { searchbench::ingest::count(&t, &index).await })
+}
+
+#[test]
+fn invalid_utf8_lines_are_bad_input_and_the_failure_file_stays_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = dir.path().join("utf8.ndjson");
+    let failures = dir.path().join("failures.ndjson");
+    std::fs::write(
+        &docs,
+        b"{\"m\":\"ok\"}\n{\"m\":\"\xc0\xaf\"}\n{\"m\":\"\xff\"}\n{\"m\":\"caf\xc3\xa9\"}\n",
+    )
+    .unwrap();
+    let out = ingest_node(&[
+        "--index",
+        "reliability-utf8",
+        "--file",
+        docs.to_str().unwrap(),
+        "--failures",
+        failures.to_str().unwrap(),
+    ]);
+    // Two documents in, two bad input lines out: it reconciles.
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(count_of("reliability-utf8"), 2);
+    let lines = json_lines(&failures);
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    for (record, line) in lines.iter().zip([2, 3]) {
+        assert_eq!(record["kind"], "bad_line");
+        assert_eq!(record["line"], line);
+        assert!(record["reason"].as_str().unwrap().contains("invalid UTF-8"));
+        assert!(record["raw_base64"].is_string(), "{record}");
+    }
+}
+
+/// Loads 10 documents into `index` (ours); returns the folder and a file of 4 more.
+fn ten_docs_in(index: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.ndjson"), dir.path().join("b.ndjson"));
+    write_docs(&a, 10);
+    write_docs(&b, 4);
+    let first = ingest_node(&["--index", index, "--file", a.to_str().unwrap()]);
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first));
+    (dir, b)
+}
+
+#[test]
+fn a_second_ingest_into_our_index_says_it_replaces_it() {
+    let index = "reliability-replace";
+    let (_dir, b) = ten_docs_in(index);
+    let second = ingest_node(&["--index", index, "--file", b.to_str().unwrap()]);
+    let all = text(&second);
+    assert_eq!(second.status.code(), Some(0), "{all}");
+    assert!(
+        all.contains("replaced index reliability-replace (created by searchbench at ")
+            && all.contains(", 10 docs)"),
+        "{all}"
+    );
+    assert_eq!(count_of(index), 4);
+}
+
+#[test]
+fn append_loads_into_an_existing_index_and_reconciles_on_the_increase() {
+    let index = "reliability-append";
+    let (dir, b) = ten_docs_in(index);
+    let json = dir.path().join("second.json");
+    let second = ingest_node(&[
+        "--index",
+        index,
+        "--file",
+        b.to_str().unwrap(),
+        "--append",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let all = text(&second);
+    assert_eq!(second.status.code(), Some(0), "{all}");
+    assert!(
+        all.contains("appended to index reliability-append"),
+        "{all}"
+    );
+    assert_eq!(count_of(index), 14);
+    let result: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(result["counts"]["index_count_before"], 10);
+    assert_eq!(result["counts"]["index_count"], 14);
+    assert_eq!(result["counts"]["reconciled"], true);
+    assert_eq!(result["previous_index"], "appended");
+
+    // An index we did not create: refused without --append, loaded into with it.
+    on_node(|t| async move {
+        t.send(reqwest::Method::PUT, "/reliability-append-other", None)
+            .await
+            .map(|_| ())
+    });
+    let refused = ingest_node(&[
+        "--index",
+        "reliability-append-other",
+        "--file",
+        b.to_str().unwrap(),
+    ]);
+    assert_eq!(refused.status.code(), Some(1), "{}", text(&refused));
+    let into_foreign = ingest_node(&[
+        "--index",
+        "reliability-append-other",
+        "--file",
+        b.to_str().unwrap(),
+        "--append",
+    ]);
+    assert_eq!(
+        into_foreign.status.code(),
+        Some(0),
+        "{}",
+        text(&into_foreign)
+    );
+    assert_eq!(count_of("reliability-append-other"), 4);
 }

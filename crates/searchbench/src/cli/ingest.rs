@@ -85,7 +85,9 @@ default format would read as a year. The fields need a `date` mapping (a workloa
 index template): dynamic mapping would make the numbers `long` fields.
 
 Safety: the index is created with `_meta.created_by: searchbench` in its mapping. An existing \
-index without that mark is never deleted unless you pass --replace.";
+index without that mark is never deleted unless you pass --replace; one with it is replaced, and \
+the output says so (when it was created, how many documents it held). --append loads into an \
+existing index as it is, and the count check is on the increase of its count.";
 
 /// Where to load: a cluster at --url, or one we start for the run.
 #[derive(Debug, Clone, Args)]
@@ -137,6 +139,11 @@ pub struct Tuning {
     /// Delete an existing index of that name even if searchbench did not create it.
     #[arg(long)]
     pub replace: bool,
+    /// Load into the existing index (ours or any other) without deleting it; the count check
+    /// is then on the increase of its document count. Ids are left to the server (auto), so
+    /// no document already there is overwritten.
+    #[arg(long, conflicts_with_all = ["replace", "ids"])]
+    pub append: bool,
     /// index.refresh_interval during the load (e.g. -1, 30s); restored afterwards.
     #[arg(long, allow_hyphen_values = true)]
     pub refresh_interval: Option<String>,
@@ -453,6 +460,7 @@ pub(super) async fn load(
     driver.gzip = tuning.gzip;
     driver.max_retries = tuning.max_retries;
     driver.ids = match tuning.ids {
+        _ if tuning.append => IdMode::Auto,
         Ids::Sequential => IdMode::Sequential,
         Ids::Auto => IdMode::Auto,
     };
@@ -467,6 +475,7 @@ pub(super) async fn load(
         driver,
         index_body: job.index_body,
         replace: tuning.replace,
+        append: tuning.append,
         load_settings: LoadSettings {
             refresh_interval: tuning.refresh_interval.clone(),
             replicas: tuning.replicas,
@@ -554,9 +563,15 @@ pub(super) fn verdict(report: &IngestReport) -> CliResult {
 
 fn reconcile_line(r: &IngestReport) -> String {
     let c = &r.counts;
-    let count = c
+    let mut count = c
         .index_count
         .map_or_else(|| "unknown".to_string(), |n| n.to_string());
+    if let (Some(before), Some(after)) = (c.index_count_before, c.index_count) {
+        count = format!(
+            "{after} - {before} before = {}",
+            after.saturating_sub(before)
+        );
+    }
     let mut line = format!(
         "read {} = indexed {} + failed {}{}; index count {count}",
         c.read,
@@ -578,8 +593,41 @@ fn ms(v: Option<f64>) -> String {
     v.map_or_else(|| "-".to_string(), |v| format!("{v:.1}"))
 }
 
+/// What happened to an index that was there before the run, if one was.
+fn existing_line(r: &IngestReport) -> Option<String> {
+    let e = r.existing_index.as_ref()?;
+    let who = if e.ours {
+        "created by searchbench"
+    } else {
+        "not created by searchbench"
+    };
+    let when = e
+        .created_unix_ms
+        .map(|ms| format!(" at {}", crate::report::utc(ms / 1000)))
+        .unwrap_or_default();
+    let docs = e
+        .docs
+        .map_or_else(|| "unknown number of".to_string(), |n| n.to_string());
+    let verb = match r.previous_index {
+        ingest::Previous::Appended => "appended to",
+        _ => "replaced",
+    };
+    let hint = if verb == "replaced" {
+        "; --append loads into an index without deleting it"
+    } else {
+        ""
+    };
+    Some(format!(
+        "{verb} index {} ({who}{when}, {docs} docs){hint}",
+        r.index
+    ))
+}
+
 pub(super) fn print_report(r: &IngestReport) {
     let c = &r.counts;
+    if let Some(line) = existing_line(r) {
+        println!("{line}");
+    }
     println!(
         "\n{} docs into {} on {} {} in {:.1} s: {:.0} docs/s, {:.1} MB/s",
         c.indexed, r.index, r.product, r.engine_version, r.wall_secs, r.docs_per_sec, r.mb_per_sec

@@ -398,6 +398,7 @@ async fn load(
         driver,
         index_body: variant.index_body()?,
         replace: false,
+        append: false,
         load_settings: LoadSettings::default(),
         failures: cfg
             .failures_dir

@@ -21,6 +21,36 @@ pub enum Previous {
     Ours,
     /// An index we did not create, deleted because of `--replace`.
     ReplacedForeign,
+    /// An existing index loaded into as it was (`--append`).
+    Appended,
+}
+
+/// An index that was there before the run, as we found it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Existing {
+    /// Whether it carries our mark.
+    pub ours: bool,
+    /// `index.creation_date`: milliseconds since 1970.
+    pub created_unix_ms: Option<u64>,
+    /// Documents it held (after a refresh).
+    pub docs: Option<u64>,
+}
+
+/// What [`setup`] found and did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prepared {
+    pub previous: Previous,
+    /// The index that was there (deleted, or appended to).
+    pub existing: Option<Existing>,
+}
+
+/// How [`setup`] treats an index that already exists.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Reuse {
+    /// Delete it even if we did not create it.
+    pub replace: bool,
+    /// Keep it (ours or not) and load into it; no body is applied.
+    pub append: bool,
 }
 
 /// Names Elasticsearch/OpenSearch accept for an index (and that are safe in a URL path).
@@ -83,18 +113,52 @@ pub async fn prepare(
     body: &Value,
     replace: bool,
 ) -> Result<Previous, IngestError> {
+    let reuse = Reuse {
+        replace,
+        append: false,
+    };
+    Ok(setup(target, index, body, reuse).await?.previous)
+}
+
+/// [`prepare`], saying what was there before, and with `append` loading into an existing
+/// index (ours or not) instead of replacing it.
+pub async fn setup(
+    target: &Target,
+    index: &str,
+    body: &Value,
+    reuse: Reuse,
+) -> Result<Prepared, IngestError> {
     check_name(index)?;
-    let previous = match target.get_json::<Value>(&format!("/{index}")).await {
-        Ok(answer) if is_ours(index, &answer) => Previous::Ours,
-        Ok(_) if replace => Previous::ReplacedForeign,
-        Ok(_) => {
+    let answer = match target.get_json::<Value>(&format!("/{index}")).await {
+        Ok(answer) => Some(answer),
+        Err(TargetError::Status { status: 404, .. }) => None,
+        Err(e) => return Err(e.into()),
+    };
+    let existing = match &answer {
+        Some(answer) => Some(Existing {
+            ours: is_ours(index, answer),
+            created_unix_ms: answer
+                .get(index)
+                .and_then(|i| i.pointer("/settings/index/creation_date"))
+                .and_then(|d| d.as_str()?.parse().ok()),
+            docs: super::count(target, index).await.ok(),
+        }),
+        None => None,
+    };
+    let previous = match &existing {
+        None => Previous::Nothing,
+        Some(_) if reuse.append => Previous::Appended,
+        Some(e) if e.ours => Previous::Ours,
+        Some(_) if reuse.replace => Previous::ReplacedForeign,
+        Some(_) => {
             return Err(IngestError::Foreign {
                 index: index.to_string(),
             })
         }
-        Err(TargetError::Status { status: 404, .. }) => Previous::Nothing,
-        Err(e) => return Err(e.into()),
     };
+    if previous == Previous::Appended {
+        return Ok(Prepared { previous, existing });
+    }
     if previous != Previous::Nothing {
         target
             .send(Method::DELETE, &format!("/{index}"), None)
@@ -109,7 +173,7 @@ pub async fn prepare(
             "/_cluster/health/{index}?wait_for_status=yellow&timeout=30s"
         ))
         .await?;
-    Ok(previous)
+    Ok(Prepared { previous, existing })
 }
 
 /// Deletes an index we created (and nothing else).

@@ -21,7 +21,7 @@ use serde::Serialize;
 pub use batch::{IdMode, PoolStats};
 pub use driver::{DriverConfig, LoadOutcome};
 pub use failures::FailureFile;
-pub use index::{LoadSettings, Previous};
+pub use index::{Existing, LoadSettings, Previous};
 
 use crate::corpus::{CorpusError, DocSource};
 use crate::measure::{
@@ -35,7 +35,7 @@ pub enum IngestError {
     Target(#[from] TargetError),
     #[error("reading the corpus: {0}")]
     Corpus(#[from] CorpusError),
-    #[error("index {index:?} already exists and was not created by searchbench, so it is left alone. Pick another name with --index, or pass --replace to delete it and start afresh")]
+    #[error("index {index:?} already exists and was not created by searchbench, so it is left alone. Pick another name with --index, pass --append to load into it as it is, or --replace to delete it and start afresh")]
     Foreign { index: String },
     #[error("{request}: {reason}")]
     Bulk { request: String, reason: String },
@@ -62,6 +62,9 @@ pub struct Plan {
     pub index_body: serde_json::Value,
     /// Delete an existing index we did not create.
     pub replace: bool,
+    /// Load into an existing index (ours or not) as it is, instead of creating it afresh;
+    /// the count check is then on the increase of `_count`.
+    pub append: bool,
     pub load_settings: LoadSettings,
     pub failures: PathBuf,
     /// The engine's pid when we provisioned it (for its CPU time).
@@ -82,7 +85,10 @@ pub struct Counts {
     pub retried_items: u64,
     /// `_count` of the index after a refresh.
     pub index_count: Option<u64>,
-    /// `read == indexed + failed` and `index_count == indexed`.
+    /// `_count` before the load, when it went into an existing index (`--append`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index_count_before: Option<u64>,
+    /// `read == indexed + failed` and `index_count - index_count_before == indexed`.
     pub reconciled: bool,
 }
 
@@ -112,6 +118,9 @@ pub struct IngestReport {
     pub corpus: String,
     pub index: String,
     pub previous_index: Previous,
+    /// The index that was there before the run (then replaced, or appended to).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub existing_index: Option<Existing>,
     pub target_url: String,
     pub product: String,
     pub engine_version: String,
@@ -176,7 +185,15 @@ pub async fn ingest_streaming(
         .unwrap_or(0);
     let index = plan.driver.index.clone();
     let (product, engine_version, _) = target.product().await?;
-    let previous = index::prepare(target, &index, &plan.index_body, plan.replace).await?;
+    let reuse = index::Reuse {
+        replace: plan.replace,
+        append: plan.append,
+    };
+    let prepared = index::setup(target, &index, &plan.index_body, reuse).await?;
+    let index_count_before = match prepared.previous {
+        Previous::Appended => prepared.existing.as_ref().and_then(|e| e.docs),
+        _ => None,
+    };
     let saved = index::apply(target, &index, &plan.load_settings).await?;
     let mut warnings = Vec::new();
     let before = match IndexStats::fetch(target, &index).await {
@@ -231,7 +248,7 @@ pub async fn ingest_streaming(
         started_unix,
         corpus,
         index,
-        previous,
+        prepared,
         target,
         product: product.to_string(),
         engine_version,
@@ -241,6 +258,7 @@ pub async fn ingest_streaming(
         engine_cpu,
         stats: before.zip(after).map(|(b, a)| a.delta(&b)),
         index_count,
+        index_count_before,
         failures: &failures,
         warnings,
     }))
@@ -263,7 +281,7 @@ struct ReportParts<'a> {
     started_unix: u64,
     corpus: String,
     index: String,
-    previous: Previous,
+    prepared: index::Prepared,
     target: &'a Target,
     product: String,
     engine_version: String,
@@ -273,6 +291,7 @@ struct ReportParts<'a> {
     engine_cpu: Option<Duration>,
     stats: Option<IndexStats>,
     index_count: Option<u64>,
+    index_count_before: Option<u64>,
     failures: &'a FailureFile,
     warnings: Vec<String>,
 }
@@ -282,7 +301,10 @@ fn report(p: ReportParts<'_>) -> IngestReport {
     let wall = o.wall.as_secs_f64().max(1e-9);
     let machine = Machine::detect();
     let failed = o.failed();
-    let reconciled = o.balanced() && p.index_count == Some(o.acked);
+    let added = p
+        .index_count
+        .map(|n| n.saturating_sub(p.index_count_before.unwrap_or(0)));
+    let reconciled = o.balanced() && added == Some(o.acked);
     let recorder = &o.recorder;
     let attribution = Attribution::compute(&AttributionInput {
         wall: o.wall,
@@ -311,7 +333,8 @@ fn report(p: ReportParts<'_>) -> IngestReport {
         started_unix: p.started_unix,
         corpus: p.corpus,
         index: p.index,
-        previous_index: p.previous,
+        previous_index: p.prepared.previous,
+        existing_index: p.prepared.existing,
         target_url: url.to_string(),
         product: p.product,
         engine_version: p.engine_version,
@@ -328,6 +351,7 @@ fn report(p: ReportParts<'_>) -> IngestReport {
             bad_lines: o.bad_lines,
             retried_items: o.retried_items,
             index_count: p.index_count,
+            index_count_before: p.index_count_before,
             reconciled,
         },
         docs_per_sec: o.acked as f64 / wall,
