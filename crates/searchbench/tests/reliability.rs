@@ -394,3 +394,169 @@ fn append_loads_into_an_existing_index_and_reconciles_on_the_increase() {
     );
     assert_eq!(count_of("reliability-append-other"), 4);
 }
+
+#[test]
+fn a_clean_run_moves_the_previous_failure_file_aside_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let (bad, good) = (
+        dir.path().join("bad.ndjson"),
+        dir.path().join("good.ndjson"),
+    );
+    std::fs::write(&bad, b"{\"n\":1}\nnot json\n").unwrap();
+    write_docs(&good, 3);
+    let failures = dir.path().join("failures.ndjson");
+    let load = |file: &Path| {
+        let (file, failures) = (file.to_str().unwrap(), failures.to_str().unwrap());
+        ingest_node(&[
+            "--index",
+            "reliability-rotate",
+            "--file",
+            file,
+            "--failures",
+            failures,
+        ])
+    };
+    let first = load(&bad);
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first));
+    assert_eq!(json_lines(&failures).len(), 1);
+    let second = load(&good);
+    let all = text(&second);
+    assert_eq!(second.status.code(), Some(0), "{all}");
+    assert!(
+        !failures.exists(),
+        "a clean run leaves no failure file behind"
+    );
+    let aside = dir.path().join("failures.ndjson.previous");
+    assert_eq!(json_lines(&aside).len(), 1);
+    assert!(all.contains("failures: none"), "{all}");
+    assert!(
+        all.contains(&format!("moved to {}", aside.display())),
+        "{all}"
+    );
+}
+
+/// `n` documents, gzip-compressed, cut to `keep` of the compressed bytes.
+fn truncated_gzip(path: &Path, n: usize, keep: f64) {
+    use std::io::Write as _;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    for i in 0..n {
+        // Varied text so that the compressed stream is long enough to cut in the middle.
+        writeln!(
+            gz,
+            "{{\"n\":{i},\"s\":\"{:x}\"}}",
+            (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        )
+        .unwrap();
+    }
+    let bytes = gz.finish().unwrap();
+    std::fs::write(path, &bytes[..(bytes.len() as f64 * keep) as usize]).unwrap();
+}
+
+#[test]
+fn a_truncated_gzip_file_delivers_what_was_read_and_names_where_it_stopped() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("cut.ndjson.gz");
+    truncated_gzip(&file, 20_000, 0.5);
+    let json = dir.path().join("result.json");
+    let index = "reliability-truncated";
+    let out = ingest_node(&[
+        "--index",
+        index,
+        "--file",
+        file.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    let result: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let error = result["error"].as_str().unwrap();
+    assert!(
+        error.contains("cut.ndjson.gz: line ") && error.contains("bytes of the compressed file"),
+        "{error}"
+    );
+    let indexed = result["counts"]["indexed"].as_u64().unwrap();
+    assert!(indexed > 1000, "the good documents are sent: {indexed}");
+    assert_eq!(
+        result["counts"]["read"], indexed,
+        "nothing read was dropped"
+    );
+    assert_eq!(count_of(index), indexed);
+}
+
+#[test]
+fn experiment_dates_on_a_foreign_index_suggests_only_what_it_accepts() {
+    for id in ["a", "b", "c", "d"] {
+        let path = format!("/searchbench-dates-{id}");
+        on_node(|t| async move { t.send(reqwest::Method::PUT, &path, None).await.map(|_| ()) });
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(&[
+        "experiment",
+        "dates",
+        "--url",
+        node_url(),
+        "--docs",
+        "10",
+        "--repeats",
+        "1",
+        "--failures-dir",
+        dir.path().to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(stderr.contains("delete or rename that index"), "{stderr}");
+    for flag in ["--index", "--replace", "--append"] {
+        assert!(!stderr.contains(flag), "{stderr}");
+    }
+}
+
+#[test]
+fn a_zero_timeout_is_bad_usage() {
+    let out = run(&[
+        "target",
+        "info",
+        "--url",
+        "http://127.0.0.1:9",
+        "--timeout",
+        "0",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+}
+
+#[test]
+fn an_os_error_is_said_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let result = import_shaped_result(dir.path());
+    let store = dir.path().join("s.db");
+    let imported = common::bin()
+        .args(["results", "import"])
+        .arg(&result)
+        .arg("--store")
+        .arg(&store)
+        .output()
+        .unwrap();
+    let id = common::succeeded(&imported).trim().to_string();
+    // A path under a regular file can be neither created nor written.
+    let blocker = dir.path().join("file");
+    std::fs::write(&blocker, b"x").unwrap();
+    for args in [
+        vec!["report", &id, "--html", "file/r.html", "--store", "s.db"],
+        vec!["report", &id, "--store", "file/s.db"],
+    ] {
+        let out = common::bin()
+            .args(&args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        let os = stderr.find("(os error").expect("the OS error is said");
+        assert!(
+            !stderr[os + 1..].contains("(os error"),
+            "said twice: {stderr}"
+        );
+        let reason = stderr[..os].rsplit(": ").next().unwrap().trim();
+        assert_eq!(stderr.matches(reason).count(), 1, "said twice: {stderr}");
+    }
+}

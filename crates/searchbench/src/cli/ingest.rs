@@ -315,7 +315,7 @@ impl Job {
 fn corpus_usage(e: CorpusError) -> CliError {
     match e {
         CorpusError::Invalid(_) => CliError::usage(e),
-        CorpusError::Io { .. } => CliError::from(e),
+        CorpusError::Io { .. } | CorpusError::Read { .. } => CliError::from(e),
     }
 }
 
@@ -408,7 +408,7 @@ pub(super) fn save_outcome<T: serde::Serialize>(
             Ok(result) => {
                 recording.finish(result, html);
             }
-            Err(e) => recording.fail(&format!("{:#}", e.error), None),
+            Err(e) => recording.fail(&crate::target::error_chain(&*e.error), None),
         }
     }
     outcome
@@ -650,6 +650,14 @@ pub(super) fn print_report(r: &IngestReport) {
             r.failures_file
                 .as_ref()
                 .map_or_else(|| "-".to_string(), |p| p.display().to_string())
+        );
+    } else if r.previous_failures_file.is_some() {
+        println!("failures: none");
+    }
+    if let Some(p) = &r.previous_failures_file {
+        println!(
+            "(the failure file of an earlier run was moved to {})",
+            p.display()
         );
     }
     let mut t = output::table(["measure", "value"]);

@@ -148,7 +148,7 @@ pub fn main() -> i32 {
         }
         Ok(()) => exit::OK,
         Err(CliError { code, error }) => {
-            eprintln!("error: {error:#}");
+            eprintln!("error: {}", crate::target::error_chain(&*error));
             code
         }
     }

@@ -93,7 +93,10 @@ impl Recording {
         match started {
             Ok((id, store)) => Some(Recording { store, id }),
             Err(e) => {
-                eprintln!("warning: this run will not be saved: {e:#}");
+                eprintln!(
+                    "warning: this run will not be saved: {}",
+                    crate::target::error_chain(&*e)
+                );
                 mark_unsaved();
                 None
             }

@@ -42,8 +42,8 @@ pub struct TargetArgs {
     /// Do not verify TLS certificates. Unsafe; for throwaway test clusters only.
     #[arg(long)]
     pub insecure: bool,
-    /// Per-request timeout in seconds.
-    #[arg(long, default_value_t = 30, value_name = "SECS")]
+    /// Per-request timeout in seconds (at least 1).
+    #[arg(long, default_value_t = 30, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: u64,
 }
 

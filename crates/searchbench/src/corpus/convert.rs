@@ -25,7 +25,7 @@ use std::io::{BufRead, Read};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use super::files::open_input;
+use super::files::open_input_counted;
 use super::{BadLine, CorpusError, CsvReader, DocSource, Item, NdjsonReader};
 
 /// Deeper than this, a document is refused (serde_json, which checks NDJSON input, stops at 128).
@@ -175,8 +175,10 @@ impl ConvertDates {
     /// exactly.
     pub fn ndjson_file(path: &str, fields: DateFields) -> Result<Self, CorpusError> {
         let lines = Arc::new(AtomicU64::new(0));
-        let input = LineCounter::new(open_input(path)?, lines.clone());
-        let reader = NdjsonReader::from_reader(path, Box::new(input));
+        let (input, compressed) = open_input_counted(path)?;
+        let input = LineCounter::new(input, lines.clone());
+        let reader =
+            NdjsonReader::from_reader(path, Box::new(input)).with_compressed_count(compressed);
         Ok(Self::new(
             Box::new(reader),
             fields,

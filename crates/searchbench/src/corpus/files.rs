@@ -9,6 +9,8 @@
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use super::csvdoc::CsvToJson;
 use super::{transactions, BadLine, CorpusError, DocSource, Item};
@@ -18,6 +20,16 @@ const READ_BUFFER: usize = 1 << 20;
 /// Opens `path` (`-` = stdin) for reading, decompressing gzip when the name ends in `.gz` or
 /// the content starts with the gzip magic bytes.
 pub fn open_input(path: &str) -> Result<Box<dyn BufRead + Send>, CorpusError> {
+    Ok(open_input_counted(path)?.0)
+}
+
+/// Bytes of a compressed file consumed so far, to say where a corrupt one stopped.
+pub type CompressedRead = Arc<AtomicU64>;
+
+/// [`open_input`], with the count of compressed bytes read when the input is gzip.
+pub fn open_input_counted(
+    path: &str,
+) -> Result<(Box<dyn BufRead + Send>, Option<CompressedRead>), CorpusError> {
     let io = |source| CorpusError::Io {
         path: path.to_string(),
         source,
@@ -27,17 +39,50 @@ pub fn open_input(path: &str) -> Result<Box<dyn BufRead + Send>, CorpusError> {
     } else {
         Box::new(File::open(path).map_err(io)?)
     };
-    let mut reader = BufReader::with_capacity(READ_BUFFER, raw);
+    let read = CompressedRead::default();
+    let counted = Counted {
+        inner: raw,
+        read: read.clone(),
+    };
+    let mut reader = BufReader::with_capacity(READ_BUFFER, counted);
     let magic = reader.fill_buf().map_err(io)?;
     let gzip =
         magic.starts_with(&[0x1f, 0x8b]) || Path::new(path).extension() == Some("gz".as_ref());
     if gzip {
-        Ok(Box::new(BufReader::with_capacity(
-            READ_BUFFER,
-            flate2::bufread::MultiGzDecoder::new(reader),
-        )))
+        let decoded =
+            BufReader::with_capacity(READ_BUFFER, flate2::bufread::MultiGzDecoder::new(reader));
+        Ok((Box::new(decoded), Some(read)))
     } else {
-        Ok(Box::new(reader))
+        Ok((Box::new(reader), None))
+    }
+}
+
+/// A reader that counts the bytes it hands out.
+struct Counted {
+    inner: Box<dyn Read + Send>,
+    read: CompressedRead,
+}
+
+impl Read for Counted {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// A read error partway through `name`, with the line it stopped at.
+fn read_error(
+    name: &str,
+    line: u64,
+    compressed: &Option<CompressedRead>,
+    source: std::io::Error,
+) -> CorpusError {
+    CorpusError::Read {
+        path: name.to_string(),
+        line,
+        compressed_at: compressed.as_ref().map(|c| c.load(Ordering::Relaxed)),
+        source,
     }
 }
 
@@ -71,6 +116,7 @@ pub struct NdjsonReader {
     input: Box<dyn BufRead + Send>,
     line: Vec<u8>,
     line_no: u64,
+    compressed: Option<CompressedRead>,
 }
 
 impl std::fmt::Debug for NdjsonReader {
@@ -83,7 +129,8 @@ impl std::fmt::Debug for NdjsonReader {
 
 impl NdjsonReader {
     pub fn open(path: &str) -> Result<Self, CorpusError> {
-        Ok(Self::from_reader(display_name(path), open_input(path)?))
+        let (input, compressed) = open_input_counted(path)?;
+        Ok(Self::from_reader(display_name(path), input).with_compressed_count(compressed))
     }
 
     /// From any buffered reader; `name` is used in bad-line reports.
@@ -93,7 +140,14 @@ impl NdjsonReader {
             input,
             line: Vec::with_capacity(4096),
             line_no: 0,
+            compressed: None,
         }
+    }
+
+    /// Names the compressed offset in read errors (from [`open_input_counted`]).
+    pub fn with_compressed_count(mut self, compressed: Option<CompressedRead>) -> Self {
+        self.compressed = compressed;
+        self
     }
 }
 
@@ -132,9 +186,8 @@ impl DocSource for NdjsonReader {
             let n = self
                 .input
                 .read_until(b'\n', &mut self.line)
-                .map_err(|source| CorpusError::Io {
-                    path: self.name.clone(),
-                    source,
+                .map_err(|source| {
+                    read_error(&self.name, self.line_no + 1, &self.compressed, source)
                 })?;
             if n == 0 {
                 return Ok(None);
@@ -173,6 +226,7 @@ impl DocSource for NdjsonReader {
 /// gives one string field per column. Empty cells are left out of the document.
 pub struct CsvReader {
     name: String,
+    compressed: Option<CompressedRead>,
     reader: csv::Reader<Box<dyn BufRead + Send>>,
     record: csv::ByteRecord,
     to_json: CsvToJson,
@@ -190,7 +244,10 @@ impl std::fmt::Debug for CsvReader {
 
 impl CsvReader {
     pub fn open(path: &str) -> Result<Self, CorpusError> {
-        Self::from_reader(display_name(path), open_input(path)?)
+        let (input, compressed) = open_input_counted(path)?;
+        let mut reader = Self::from_reader(display_name(path), input)?;
+        reader.compressed = compressed;
+        Ok(reader)
     }
 
     pub fn from_reader(
@@ -225,6 +282,7 @@ impl CsvReader {
         };
         Ok(CsvReader {
             name,
+            compressed: None,
             reader,
             record: csv::ByteRecord::new(),
             to_json,
@@ -254,14 +312,17 @@ impl DocSource for CsvReader {
             Ok(more) => more,
             Err(e) => {
                 let line = e.position().map_or(0, |p| p.line());
-                if let csv::ErrorKind::Io(_) = e.kind() {
-                    return Err(csv_error(&self.name, e));
+                let reason = e.to_string();
+                if let csv::ErrorKind::Io(source) = e.into_kind() {
+                    // The record being read when it stopped: the one after the last read.
+                    let at = self.reader.position().line() + 1;
+                    return Err(read_error(&self.name, at, &self.compressed, source));
                 }
                 // Not valid CSV (e.g. invalid UTF-8 is not an error for byte records, so this is rare).
                 return Ok(Some(Item::Bad(BadLine {
                     source: self.name.clone(),
                     line,
-                    reason: format!("{e}"),
+                    reason,
                     raw: Vec::new(),
                 })));
             }

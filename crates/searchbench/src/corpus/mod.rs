@@ -49,6 +49,17 @@ pub enum CorpusError {
         path: String,
         source: std::io::Error,
     },
+    /// Reading stopped partway (e.g. a truncated or corrupt gzip file): what was read before
+    /// is good; this names where it stopped.
+    #[error("{path}: line {line}{}: {source}", compressed_at.map(|n| format!(" (after {n} bytes of the compressed file)")).unwrap_or_default())]
+    Read {
+        path: String,
+        /// 1-based line that could not be read.
+        line: u64,
+        /// Bytes of the compressed file consumed when it stopped, for gzip input.
+        compressed_at: Option<u64>,
+        source: std::io::Error,
+    },
     #[error("{0}")]
     Invalid(String),
 }

@@ -408,7 +408,15 @@ async fn load(
     let source = variant.source(cfg.seed, docs)?;
     let outcome = ingest::ingest(target, source, plan).await;
     let deleted = index::delete_ours(target, &index).await;
-    let report = outcome?;
+    let report = outcome.map_err(|e| match e {
+        // The experiment names its indexes itself and never replaces one it did not create.
+        IngestError::Foreign { index } => ExperimentError::Config(format!(
+            "index {index:?} already exists and was not created by searchbench; the dates \
+             experiment loads into fixed names (searchbench-dates-*) and leaves other indexes \
+             alone: delete or rename that index, or use another cluster"
+        )),
+        other => other.into(),
+    })?;
     let mut m = Measure::from_report(repeat, &report);
     if let Err(e) = deleted {
         m.warnings.push(format!("could not delete {index}: {e}"));

@@ -277,9 +277,10 @@ pub async fn load(
 }
 
 impl Shared {
-    /// `--fail-fast` stops reading but lets what was read be delivered; anything else aborts.
+    /// `--fail-fast` and an input that cannot be read further (a truncated file) stop
+    /// reading but let what was read be delivered; anything else aborts.
     fn fail_or_stop(&self, e: IngestError) {
-        if matches!(e, IngestError::FailFast { .. }) {
+        if matches!(e, IngestError::FailFast { .. } | IngestError::Corpus(_)) {
             self.stop_reading.store(true, Relaxed);
             let mut slot = self.error.lock().unwrap_or_else(|p| p.into_inner());
             if slot.is_none() {

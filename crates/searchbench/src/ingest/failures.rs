@@ -88,6 +88,23 @@ impl FailureFile {
         &self.path
     }
 
+    /// Moves a failure file left by an earlier run to `<path>.previous` (replacing an older
+    /// one), so that the file at `path`, if this run writes it, holds this run's failures
+    /// only. Returns where the old file went.
+    pub fn set_aside_previous(&self) -> Result<Option<PathBuf>, IngestError> {
+        if !self.path.is_file() {
+            return Ok(None);
+        }
+        let mut aside = self.path.clone().into_os_string();
+        aside.push(".previous");
+        let aside = PathBuf::from(aside);
+        std::fs::rename(&self.path, &aside).map_err(|source| IngestError::Failures {
+            path: self.path.clone(),
+            source,
+        })?;
+        Ok(Some(aside))
+    }
+
     /// Records written so far.
     pub fn written(&self) -> u64 {
         self.written.load(Ordering::Relaxed)

@@ -141,6 +141,9 @@ pub struct IngestReport {
     pub attribution: Attribution,
     pub timeline: Vec<Second>,
     pub failures_file: Option<PathBuf>,
+    /// Where the failure file of an earlier run went (it was at the same path).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub previous_failures_file: Option<PathBuf>,
     pub buffers: PoolStats,
     pub interrupted: bool,
     /// The error that stopped the run early, if any.
@@ -205,6 +208,7 @@ pub async fn ingest_streaming(
     };
     let corpus = source.describe();
     let failures = Arc::new(FailureFile::new(&plan.failures));
+    let previous_failures_file = failures.set_aside_previous()?;
     let engine_before = plan.engine_pid.and_then(crate::engine::process::cpu_time);
     let cpu_before = measure::self_cpu();
 
@@ -260,6 +264,7 @@ pub async fn ingest_streaming(
         index_count,
         index_count_before,
         failures: &failures,
+        previous_failures_file,
         warnings,
     }))
 }
@@ -293,6 +298,7 @@ struct ReportParts<'a> {
     index_count: Option<u64>,
     index_count_before: Option<u64>,
     failures: &'a FailureFile,
+    previous_failures_file: Option<PathBuf>,
     warnings: Vec<String>,
 }
 
@@ -370,6 +376,7 @@ fn report(p: ReportParts<'_>) -> IngestReport {
         timeline: recorder.timeline(),
         histograms: recorder.histograms(),
         failures_file: (p.failures.written() > 0).then(|| p.failures.path().to_path_buf()),
+        previous_failures_file: p.previous_failures_file,
         buffers: o.pool,
         interrupted: o.interrupted,
         error: o.error.as_ref().map(|e| e.to_string()),

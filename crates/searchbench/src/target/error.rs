@@ -49,8 +49,10 @@ impl TargetError {
     }
 }
 
-/// The error and its causes on one line: reqwest's top-level message alone hides the cause.
-fn chain(e: &dyn std::error::Error) -> String {
+/// The error and its causes on one line, each cause once: reqwest's top-level message alone
+/// hides the cause, and an error that shows its source in its own message would otherwise
+/// repeat it.
+pub fn chain(e: &dyn std::error::Error) -> String {
     let mut text = e.to_string();
     let mut source = e.source();
     while let Some(cause) = source {

@@ -7,7 +7,7 @@ mod error;
 
 pub use api::{ClusterHealth, ClusterInfo, NodeInfo};
 pub use auth::{Auth, Secret};
-pub use error::TargetError;
+pub use error::{chain as error_chain, TargetError};
 
 use std::path::PathBuf;
 use std::time::Duration;
