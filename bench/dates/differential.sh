@@ -27,3 +27,14 @@ start=$(date +%s)
 java -cp "$oracle_cp" dev.searchbench.dateoracle.DateOracle "$format" < "$work/in.txt" > "$work/oracle.txt"
 echo "oracle: $count lines in $(( $(date +%s) - start )) s"
 "$CARGO_TARGET_DIR/release/examples/differential" "$work/in.txt" "$work/oracle.txt" "$format"
+
+# Years near and beyond ±292 million: the exact instant, and what a millisecond `date` field
+# stores (clamped to the range of i64 milliseconds by DateFieldMapper.Resolution.MILLISECONDS).
+extreme=$(( count / 20 > 1000 ? count / 20 : 1000 ))
+"$CARGO_TARGET_DIR/release/examples/gen_dates" "$seed" "$extreme" extreme > "$work/extreme.txt"
+java -cp "$oracle_cp" dev.searchbench.dateoracle.DateOracle "$format" < "$work/extreme.txt" > "$work/extreme-oracle.txt"
+java -cp "$oracle_cp" dev.searchbench.dateoracle.DateOracle field-millis "$format" < "$work/extreme.txt" > "$work/extreme-field.txt"
+echo "extreme years ($extreme lines), exact instant:"
+"$CARGO_TARGET_DIR/release/examples/differential" "$work/extreme.txt" "$work/extreme-oracle.txt" "$format"
+echo "extreme years, what a date field stores:"
+"$CARGO_TARGET_DIR/release/examples/differential" "$work/extreme.txt" "$work/extreme-field.txt" "$format" field-millis

@@ -4,8 +4,11 @@
 //! Deterministic: same seed and count, same bytes. One string per line.
 //!
 //! ```text
-//! cargo run --release -p isodate --example gen_dates -- [SEED] [COUNT] > dates.txt
+//! cargo run --release -p isodate --example gen_dates -- [SEED] [COUNT] [extreme] > dates.txt
 //! ```
+//!
+//! With `extreme`: years near and beyond ±292 million, where a `date` field clamps
+//! (`isodate::testgen::generate_extreme_years`).
 
 use std::io::{self, BufWriter, Write};
 
@@ -18,6 +21,10 @@ fn main() -> io::Result<()> {
         .unwrap_or(1_000_000);
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
-    isodate::testgen::generate(seed, count, &mut out)?;
+    if args.next().as_deref() == Some("extreme") {
+        isodate::testgen::generate_extreme_years(seed, count, &mut out)?;
+    } else {
+        isodate::testgen::generate(seed, count, &mut out)?;
+    }
     out.flush()
 }

@@ -60,11 +60,54 @@ impl Instant {
     /// Milliseconds since the epoch, rounded towards negative infinity, as
     /// `Instant.toEpochMilli()` (what a millisecond `date` field stores). `None` on overflow.
     pub fn to_epoch_millis(self) -> Option<i64> {
-        self.epoch_second
-            .checked_mul(1000)?
-            .checked_add(i64::from(self.nano / 1_000_000))
+        let millis = i64::from(self.nano / 1_000_000);
+        if self.epoch_second < 0 && self.nano > 0 {
+            // As java does: the same value, without overflowing on the way for the earliest
+            // millisecond (`Long.MIN_VALUE` is -9223372036854775.808 s).
+            (self.epoch_second + 1)
+                .checked_mul(1000)?
+                .checked_add(millis - 1000)
+        } else {
+            self.epoch_second.checked_mul(1000)?.checked_add(millis)
+        }
+    }
+
+    /// This instant clamped to what a millisecond `date` field can hold,
+    /// [`DATE_FIELD_MIN`]..=[`DATE_FIELD_MAX`], as the engine does before storing
+    /// (`DateFieldMapper.Resolution.MILLISECONDS.clampToValidRange`, i.e.
+    /// `DateUtils.clampToMillisRange`). Parsing stays exact; this is the field's own step.
+    pub fn clamp_to_millis_range(self) -> Instant {
+        self.clamp(DATE_FIELD_MIN, DATE_FIELD_MAX)
+    }
+
+    /// What a millisecond `date` field stores for this instant:
+    /// `DateFieldMapper.Resolution.MILLISECONDS.convert(instant)`, the instant clamped to
+    /// [`Instant::clamp_to_millis_range`] and then floored to milliseconds. Years beyond
+    /// about ±292 million become `i64::MIN` / `i64::MAX`.
+    pub fn to_date_field_millis(self) -> i64 {
+        let clamped = self.clamp_to_millis_range();
+        // Cannot overflow inside the range; the fallback only keeps this free of panics.
+        clamped
+            .to_epoch_millis()
+            .unwrap_or(if clamped.epoch_second < 0 {
+                i64::MIN
+            } else {
+                i64::MAX
+            })
     }
 }
+
+/// The earliest instant a millisecond `date` field holds: `Instant.ofEpochMilli(Long.MIN_VALUE)`.
+pub const DATE_FIELD_MIN: Instant = Instant {
+    epoch_second: -9_223_372_036_854_776,
+    nano: 192_000_000,
+};
+
+/// The latest instant a millisecond `date` field holds: `Instant.ofEpochMilli(Long.MAX_VALUE)`.
+pub const DATE_FIELD_MAX: Instant = Instant {
+    epoch_second: 9_223_372_036_854_775,
+    nano: 807_000_000,
+};
 
 /// The date formats this crate implements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

@@ -593,8 +593,89 @@ pub struct Comparison {
     pub difference_count: u64,
 }
 
+/// Writes `count` strings around the ends of what a millisecond `date` field can hold (years
+/// near ±292 million, where the engine clamps), and beyond, up to java's ±999,999,999, plus
+/// epoch-millisecond numbers at and past the ends of `i64`. Deterministic.
+pub fn generate_extreme_years(seed: u64, count: u64, out: &mut impl Write) -> io::Result<()> {
+    const FIXED: [&str; 14] = [
+        "+292278994-08-17T07:12:55.807Z",
+        "+292278994-08-17T07:12:55.807999999Z",
+        "+292278994-08-17T07:12:55.808Z",
+        "-292275055-05-16T16:47:04.192Z",
+        "-292275055-05-16T16:47:04.191999999Z",
+        "-292275055-05-16T16:47:04.191Z",
+        "+999999999-12-31T23:59:59.999999999Z",
+        "-999999999-01-01T00:00:00Z",
+        "+999999999-12-31T23:59:59.999999999-18:00",
+        "9223372036854775807",
+        "-9223372036854775808",
+        "9223372036854775808",
+        "-9223372036854775809",
+        "99999999999999999999",
+    ];
+    let mut r = Rng(seed);
+    for (i, line) in FIXED.iter().enumerate() {
+        if i as u64 >= count {
+            return Ok(());
+        }
+        writeln!(out, "{line}")?;
+    }
+    for _ in FIXED.len() as u64..count {
+        let year = match r.below(4) {
+            0 => r.range(292_278_990, 292_279_000),
+            1 => -r.range(292_275_050, 292_275_060),
+            2 => r.range(-999_999_999, 999_999_999),
+            _ => r.range(-300_000_000, 300_000_000),
+        };
+        let sign = if year < 0 { '-' } else { '+' };
+        let mut s = format!(
+            "{sign}{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
+            year.unsigned_abs(),
+            r.range(1, 12),
+            r.range(1, 28),
+            r.range(0, 23),
+            r.range(0, 59),
+            r.range(0, 59)
+        );
+        if r.chance(50) {
+            s += &format!(".{:09}", r.range(0, 999_999_999));
+        }
+        s += match r.below(3) {
+            0 => "Z",
+            1 => "+18:00",
+            _ => "-05:30",
+        };
+        writeln!(out, "{s}")?;
+    }
+    Ok(())
+}
+
 /// Compares `inputs` (one per line) parsed with `format` against `oracle` output lines.
 pub fn compare(format: crate::Format, inputs: &[u8], oracle: &str) -> Comparison {
+    compare_by(inputs, oracle, |line, ours| {
+        crate::write_line(&crate::parse_with_format(format, line), ours)
+    })
+}
+
+/// Compares what a millisecond `date` field stores for `inputs` parsed with `format`
+/// ([`crate::Instant::to_date_field_millis`], one number or `error` a line) against the
+/// oracle's `field-millis` mode.
+pub fn compare_field_millis(format: crate::Format, inputs: &[u8], oracle: &str) -> Comparison {
+    compare_by(
+        inputs,
+        oracle,
+        |line, ours| match crate::parse_with_format(format, line) {
+            Ok(instant) => writeln!(ours, "{}", instant.to_date_field_millis()),
+            Err(_) => ours.write_all(b"error\n"),
+        },
+    )
+}
+
+fn compare_by(
+    inputs: &[u8],
+    oracle: &str,
+    mut write_ours: impl FnMut(&[u8], &mut Vec<u8>) -> io::Result<()>,
+) -> Comparison {
     let mut c = Comparison::default();
     let mut oracle_lines = oracle.lines();
     let mut lines: Vec<&[u8]> = inputs.split(|&b| b == b'\n').collect();
@@ -607,7 +688,7 @@ pub fn compare(format: crate::Format, inputs: &[u8], oracle: &str) -> Comparison
         let expect = oracle_lines.next().unwrap_or("<missing>");
         ours.clear();
         // Writing to a Vec cannot fail.
-        let _ = crate::write_line(&crate::parse_with_format(format, line), &mut ours);
+        let _ = write_ours(line, &mut ours);
         let got = String::from_utf8_lossy(ours.strip_suffix(b"\n").unwrap_or(&ours)).into_owned();
         if got == expect {
             c.agree += 1;

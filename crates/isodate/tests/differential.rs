@@ -22,6 +22,15 @@ fn oracle_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../launcher/dateoracle")
 }
 
+/// The oracle's class path, built; `None` (after saying so) without `mvn` or `java`.
+fn oracle() -> Option<String> {
+    if !have("java") || !have("mvn") {
+        eprintln!("SKIPPED differential test: `mvn` and/or `java` not found on PATH (CI has both)");
+        return None;
+    }
+    Some(build_oracle())
+}
+
 /// Builds the oracle once (Maven's own up-to-date checks make rebuilds cheap).
 fn build_oracle() -> String {
     let dir = oracle_dir();
@@ -44,12 +53,10 @@ fn build_oracle() -> String {
     )
 }
 
-fn run_oracle(classpath: &str, format: Option<&str>, input: &[u8]) -> String {
+fn run_oracle(classpath: &str, args: &[&str], input: &[u8]) -> String {
     let mut cmd = Command::new("java");
     cmd.args(["-cp", classpath, "dev.searchbench.dateoracle.DateOracle"]);
-    if let Some(f) = format {
-        cmd.arg(f);
-    }
+    cmd.args(args);
     let mut child = cmd
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -72,25 +79,25 @@ fn check(classpath: &str, format: isodate::Format, seed: u64, count: u64) {
     let mut input = Vec::new();
     isodate::testgen::generate(seed, count, &mut input).expect("generate");
     let arg = (format != isodate::Format::default()).then(|| format.as_str());
-    let oracle = run_oracle(classpath, arg, &input);
+    let oracle = run_oracle(classpath, &Vec::from_iter(arg), &input);
     let c = isodate::testgen::compare(format, &input, &oracle);
     println!("[{format}] {}", c.report());
+    assert_agrees(&c, count, format.as_str());
+}
+
+fn assert_agrees(c: &isodate::testgen::Comparison, count: u64, what: &str) {
     assert_eq!(c.total, count);
     assert_eq!(
         c.difference_count,
         0,
-        "unexplained differences with the oracle ({format}):\n{}",
+        "unexplained differences with the oracle ({what}):\n{}",
         c.report()
     );
 }
 
 #[test]
 fn agrees_with_opensearch_on_100k_strings() {
-    if !have("java") || !have("mvn") {
-        eprintln!("SKIPPED differential test: `mvn` and/or `java` not found on PATH (CI has both)");
-        return;
-    }
-    let cp = build_oracle();
+    let Some(cp) = oracle() else { return };
     check(
         &cp,
         isodate::Format::StrictDateOptionalTimeOrEpochMillis,
@@ -99,4 +106,31 @@ fn agrees_with_opensearch_on_100k_strings() {
     );
     check(&cp, isodate::Format::StrictDateOptionalTime, 2, 20_000);
     check(&cp, isodate::Format::EpochMillis, 3, 20_000);
+}
+
+/// Years near and beyond ±292 million: the parse is exact, and what a `date` field stores
+/// (the instant clamped to the range of `i64` milliseconds) is what the engine stores, through
+/// its own `DateFieldMapper.Resolution.MILLISECONDS.convert`.
+#[test]
+fn agrees_with_opensearch_on_what_a_date_field_stores_at_extreme_years() {
+    let Some(cp) = oracle() else { return };
+    let count = 20_000;
+    let mut input = Vec::new();
+    isodate::testgen::generate_extreme_years(4, count, &mut input).expect("generate");
+    let format = isodate::Format::default();
+    let exact = run_oracle(&cp, &[], &input);
+    let c = isodate::testgen::compare(format, &input, &exact);
+    println!("[extreme years, exact] {}", c.report());
+    assert_agrees(&c, count, "extreme years, exact");
+    let stored = run_oracle(&cp, &["field-millis"], &input);
+    let c = isodate::testgen::compare_field_millis(format, &input, &stored);
+    println!("[extreme years, field millis] {}", c.report());
+    assert_agrees(&c, count, "extreme years, field millis");
+    // The clamp is exercised, not just allowed.
+    let ends = [i64::MIN.to_string(), i64::MAX.to_string()];
+    let clamped = stored
+        .lines()
+        .filter(|l| ends.iter().any(|e| e == l))
+        .count();
+    assert!(clamped > count as usize / 10, "{clamped} clamped lines");
 }

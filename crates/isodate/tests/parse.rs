@@ -393,3 +393,22 @@ fn fast_path_agrees_with_general_path() {
         }
     }
 }
+
+#[test]
+fn a_date_field_clamps_to_the_range_of_i64_milliseconds() {
+    let stored = |s: &str| parse(s.as_bytes()).unwrap().to_date_field_millis();
+    assert_eq!(stored("+292278994-08-17T07:12:55.807Z"), i64::MAX);
+    assert_eq!(stored("+292278994-08-17T07:12:55.808Z"), i64::MAX);
+    assert_eq!(stored("+999999999-12-31T23:59:59.999999999Z"), i64::MAX);
+    assert_eq!(stored("-292275055-05-16T16:47:04.192Z"), i64::MIN);
+    assert_eq!(stored("-292275055-05-16T16:47:04.191Z"), i64::MIN);
+    assert_eq!(stored("-999999999-01-01T00:00:00Z"), i64::MIN);
+    assert_eq!(stored("2023-01-01T00:00:00Z"), 1_672_531_200_000);
+    // Parsing stays exact: the clamp is a separate step.
+    let beyond = parse(b"+292278994-08-17T07:12:55.808Z").unwrap();
+    assert_eq!(beyond.to_epoch_millis(), None);
+    assert_eq!(beyond.clamp_to_millis_range(), isodate::DATE_FIELD_MAX);
+    // The earliest millisecond has a value although `epoch_second * 1000` overflows.
+    assert_eq!(isodate::DATE_FIELD_MIN.to_epoch_millis(), Some(i64::MIN));
+    assert_eq!(isodate::DATE_FIELD_MAX.to_epoch_millis(), Some(i64::MAX));
+}

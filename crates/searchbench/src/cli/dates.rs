@@ -15,7 +15,9 @@ pub enum DatesCommand {
     /// Parse one date per input line as a `date` field of Elasticsearch/OpenSearch would.
     ///
     /// Writes one line per input line: `<epoch_second> <nano_of_second>` for a date the
-    /// engines accept (UTC where the input has no zone), `error` for one they reject.
+    /// engines accept (UTC where the input has no zone), `error` for one they reject. The
+    /// instant is the one a `date` field keeps: beyond the range of a signed 64-bit count of
+    /// milliseconds (years past about ±292 million) it is clamped to that range's end.
     Parse {
         /// Mapping format: `strict_date_optional_time||epoch_millis` (the default mapping
         /// format), `strict_date_optional_time` or `epoch_millis`.
@@ -70,8 +72,9 @@ fn parse_lines(format: isodate::Format, mut input: impl BufRead, name: &str) -> 
         if let Some(rest) = text.strip_suffix(b"\r") {
             text = rest;
         }
-        isodate::write_line(&isodate::parse_with_format(format, text), &mut out)
-            .context("cannot write to stdout")?;
+        let stored =
+            isodate::parse_with_format(format, text).map(isodate::Instant::clamp_to_millis_range);
+        isodate::write_line(&stored, &mut out).context("cannot write to stdout")?;
     }
     out.flush().context("cannot write to stdout")?;
     Ok(())

@@ -4,8 +4,9 @@
 //!
 //! The string is parsed with [`isodate::parse`], which accepts exactly what a `date` field with
 //! the default format `strict_date_optional_time||epoch_millis` accepts, and gives the same
-//! instant; the value is replaced by `Instant::to_epoch_millis()` (the millisecond the engine
-//! stores). The document is not re-encoded: one pass over its bytes finds the fields, and only
+//! instant; the value is replaced by `Instant::to_date_field_millis()` (the millisecond the
+//! engine stores). An instant beyond what the field holds (years past about ±292 million,
+//! which the engine clamps) is left as the string, which the engine stores clamped. The document is not re-encoded: one pass over its bytes finds the fields, and only
 //! the bytes of the converted values change (`"2023-01-01T00:00:00.000Z"` becomes
 //! `1672531200000`).
 //!
@@ -515,15 +516,14 @@ impl Scan<'_> {
                 shown(text)
             )
         })?;
-        let millis = instant.to_epoch_millis().ok_or_else(|| {
-            format!(
-                "field {}: {} is out of the range of epoch milliseconds",
-                field(),
-                shown(text)
-            )
-        })?;
+        let millis = instant.to_date_field_millis();
         if (-9_999..=9_999).contains(&millis) {
             return Ok(()); // as a number, the engine would read it as a year
+        }
+        if instant != instant.clamp_to_millis_range() || millis == i64::MIN {
+            // Beyond what the field holds: the engine clamps the string itself, while the
+            // number -2^63 would not parse as epoch_millis. Sent as it is, it is stored the same.
+            return Ok(());
         }
         self.edits.push(Edit { start, end, millis });
         Ok(())
@@ -714,6 +714,22 @@ mod tests {
             out.truncate(6);
         }
         got
+    }
+
+    #[test]
+    fn instants_beyond_the_field_range_stay_strings_the_engine_clamps() {
+        // The last millisecond the field holds is converted; beyond it (and the first, whose
+        // number -2^63 epoch_millis would refuse) the string goes as it is.
+        let last = r#"{"t":"+292278994-08-17T07:12:55.807Z"}"#;
+        assert_eq!(one(&["t"], last).unwrap(), r#"{"t":9223372036854775807}"#);
+        for doc in [
+            r#"{"t":"+292278994-08-17T07:12:55.808Z"}"#,
+            r#"{"t":"+999999999-12-31T23:59:59Z"}"#,
+            r#"{"t":"-292275055-05-16T16:47:04.192Z"}"#,
+            r#"{"t":"-999999999-01-01T00:00:00Z"}"#,
+        ] {
+            assert_eq!(one(&["t"], doc).unwrap(), doc);
+        }
     }
 
     fn one(fields: &[&str], doc: &'static str) -> Result<String, BadLine> {

@@ -2,6 +2,7 @@ package dev.searchbench.dateoracle;
 
 import org.opensearch.common.time.DateFormatter;
 import org.opensearch.common.time.DateFormatters;
+import org.opensearch.index.mapper.DateFieldMapper;
 
 import java.io.BufferedOutputStream;
 import java.io.BufferedReader;
@@ -24,7 +25,13 @@ import java.util.TreeSet;
  * UTC, then {@code toInstant()}. The mapper then truncates to millis (or checks the nanos range for
  * {@code date_nanos}); we print the full instant so the crate can be checked to the nanosecond.
  *
- * <p>Arguments: none, or a format string (default {@code strict_date_optional_time||epoch_millis}).
+ * <p>With {@code field-millis} as the first argument, prints instead what a millisecond {@code date}
+ * field stores: {@code DateFieldMapper.Resolution.MILLISECONDS.convert(instant)}, which clamps the
+ * instant to the range of a {@code long} count of milliseconds ({@code DateUtils.clampToMillisRange})
+ * and then takes {@code toEpochMilli()}; one number (or {@code error}) a line.
+ *
+ * <p>Arguments: [{@code field-millis}] then none or a format string (default
+ * {@code strict_date_optional_time||epoch_millis}).
  * {@code zones} prints {@link ZoneId#getAvailableZoneIds()} sorted, one a line, and the tzdb version.
  *
  * <p>Lines are split on '\n' only; a trailing '\r' is kept as part of the input so that the crate
@@ -32,6 +39,10 @@ import java.util.TreeSet;
  */
 public final class DateOracle {
     public static void main(String[] args) throws Exception {
+        boolean fieldMillis = args.length > 0 && args[0].equals("field-millis");
+        if (fieldMillis) {
+            args = java.util.Arrays.copyOfRange(args, 1, args.length);
+        }
         String format = args.length > 0 ? args[0] : "strict_date_optional_time||epoch_millis";
         PrintStream out = new PrintStream(new BufferedOutputStream(System.out, 1 << 16), false, StandardCharsets.UTF_8);
         if (format.equals("zones")) {
@@ -55,13 +66,13 @@ public final class DateOracle {
             c = in.read();
             if (c == -1) {
                 if (any) {
-                    out.println(parse(formatter, line.toString()));
+                    out.println(parse(formatter, line.toString(), fieldMillis));
                 }
                 break;
             }
             any = true;
             if (c == '\n') {
-                out.println(parse(formatter, line.toString()));
+                out.println(parse(formatter, line.toString(), fieldMillis));
                 line.setLength(0);
                 any = false;
             } else {
@@ -71,9 +82,12 @@ public final class DateOracle {
         out.flush();
     }
 
-    static String parse(DateFormatter formatter, String s) {
+    static String parse(DateFormatter formatter, String s, boolean fieldMillis) {
         try {
             Instant i = DateFormatters.from(formatter.parse(s), formatter.locale(), ZoneOffset.UTC).toInstant();
+            if (fieldMillis) {
+                return Long.toString(DateFieldMapper.Resolution.MILLISECONDS.convert(i));
+            }
             return i.getEpochSecond() + " " + i.getNano();
         } catch (RuntimeException e) {
             if (System.getenv("DATEORACLE_DEBUG") != null) {
