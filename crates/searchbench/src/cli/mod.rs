@@ -27,6 +27,9 @@ pub mod exit {
     pub const USAGE: i32 = 2;
     /// The work was done but a check failed (counts do not reconcile, wrong answers).
     pub const CHECK_FAILED: i32 = 3;
+    /// Stopped by Ctrl-C / SIGINT (128 + 2, the shell's convention); the partial run is kept
+    /// as `interrupted`.
+    pub const INTERRUPTED: i32 = 130;
 }
 
 /// An error at the CLI edge, carrying the exit code it maps to.
@@ -77,7 +80,7 @@ pub type CliResult = Result<(), CliError>;
         searchbench compare RUN_A RUN_B              differences with confidence intervals\n  \
         searchbench engine list                      what can run on this machine\n  \
         searchbench target info --url URL            what a cluster is and how it is doing",
-    after_help = "Exit codes: 0 ok, 1 failure, 2 bad usage or input, 3 a check failed."
+    after_help = "Exit codes: 0 ok, 1 failure, 2 bad usage or input, 3 a check failed, 130 interrupted (Ctrl-C)."
 )]
 pub struct Cli {
     #[command(subcommand)]

@@ -136,6 +136,13 @@ impl Recording {
         }
     }
 
+    /// Forgets the run: it was refused for bad usage and measured nothing.
+    pub fn discard(self) {
+        if let Err(e) = self.store.discard_run(&self.id) {
+            eprintln!("warning: removing run {}: {e}", self.id);
+        }
+    }
+
     /// Marks the run failed (keeping a partial result when there is one).
     pub fn fail(self, error: &str, partial: Option<&Value>) {
         if let Err(e) = self.store.fail_run(&self.id, error, partial) {

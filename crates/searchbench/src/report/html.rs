@@ -254,7 +254,7 @@ pub fn compare_table(c: &Comparison) -> String {
                         format_value(cell.value),
                         esc(&format_diff(cell)),
                         esc(&format_n(cell)),
-                        esc(cell.verdict.name())
+                        esc(&super::compare::format_verdict(cell))
                     );
                 }
                 None => s.push_str("<td>-</td><td></td><td></td><td></td>"),
