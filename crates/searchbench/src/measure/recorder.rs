@@ -69,8 +69,9 @@ pub struct Headline {
     /// The warm-up asked for, and whether it was applied.
     pub warmup_secs: f64,
     pub warmup_applied: bool,
-    /// Documents loaded during the warm-up (not measured).
+    /// Documents loaded and request attempts completed during the warm-up (not measured).
     pub warmup_docs: u64,
+    pub warmup_attempts: u64,
     /// How the figure was made, in words.
     pub definition: String,
 }
@@ -110,6 +111,7 @@ pub struct Recorder {
     warm_service_us: Histogram<u64>,
     warm_took_ms: Histogram<u64>,
     warm_docs: u64,
+    warm_attempts: u64,
 }
 
 impl Default for Recorder {
@@ -141,6 +143,7 @@ impl Recorder {
             warm_service_us: histogram(),
             warm_took_ms: histogram(),
             warm_docs: 0,
+            warm_attempts: 0,
         }
     }
 
@@ -188,6 +191,7 @@ impl Recorder {
             warmup_secs: w,
             warmup_applied: applied,
             warmup_docs: if applied { self.warm_docs } else { 0 },
+            warmup_attempts: if applied { self.warm_attempts } else { 0 },
             definition,
         }
     }
@@ -203,6 +207,7 @@ impl Recorder {
         let warm = s.start + s.service < self.warmup;
         if warm {
             self.warm_docs += u64::from(s.acked);
+            self.warm_attempts += 1;
         }
         if ok {
             let (service_h, took_h) = if warm {
@@ -384,7 +389,7 @@ mod tests {
         }
         let h = r.finish(Duration::from_secs(6));
         assert!(h.warmup_applied);
-        assert_eq!(h.warmup_docs, 200);
+        assert_eq!((h.warmup_docs, h.warmup_attempts), (200, 20));
         assert_eq!(h.docs, 400);
         assert!((h.docs_per_sec - 100.0).abs() < 1e-9, "{h:?}");
         assert_eq!(r.service().count, 40);
