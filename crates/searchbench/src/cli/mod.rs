@@ -1,5 +1,6 @@
 //! The `searchbench` command line: argument parsing, dispatch, exit codes.
 
+mod calibrate;
 mod compare;
 mod dates;
 mod engine;
@@ -108,6 +109,8 @@ pub enum Command {
     Results(results::ResultsCommand),
     /// Compare stored runs metric by metric, with confidence intervals and verdicts.
     Compare(compare::CompareArgs),
+    /// Run one ingest configuration N times: run-to-run noise and the change k runs can see.
+    Calibrate(calibrate::CalibrateArgs),
     /// Render stored runs as an offline HTML page, Markdown or CSV.
     Report(report::ReportArgs),
     /// Parse dates exactly as Elasticsearch/OpenSearch `date` fields do.
@@ -162,6 +165,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Experiment(cmd) => experiment::run(cmd).await,
         Command::Results(cmd) => results::run(cmd).await,
         Command::Compare(args) => compare::run(args).await,
+        Command::Calibrate(args) => calibrate::run(args).await,
         Command::Report(args) => report::run(args).await,
     }
 }
