@@ -4,25 +4,11 @@ mod results_support;
 
 use std::process::Command;
 
-use results_support::{ingest_result, ingest_run, query_result};
+use results_support::{ingest_result, ingest_run, query_result, save};
 use searchbench::report::compare::{compare, Comparison, Side, Verdict};
 use searchbench::report::stats::SampleKind;
-use searchbench::store::{Kind, NewRun, Store};
+use searchbench::store::Store;
 use serde_json::Value;
-
-fn save(store: &Store, result: &Value, tags: &[(&str, &str)]) -> String {
-    let kind = if result.get("cells").is_some() {
-        Kind::Query
-    } else {
-        Kind::Ingest
-    };
-    let mut run = NewRun::new(kind, "logs", serde_json::json!({}));
-    run.tags = tags
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    store.save(&run, result).unwrap().0
-}
 
 fn verdict(c: &Comparison, key: &str, contender: usize) -> Verdict {
     let row = c

@@ -123,6 +123,7 @@ pub enum Command {
 
 /// Parses the arguments, runs the command, prints errors, returns the exit code.
 pub fn main() -> i32 {
+    output::quiet_broken_pipe();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

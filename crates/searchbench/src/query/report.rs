@@ -492,9 +492,9 @@ pub fn print(r: &QueryResult) {
             }
             msg.push_str(&format!("{errors} failed request(s)"));
         }
-        println!("\x1b[31mFAILED: {msg}\x1b[0m");
+        println!("{}", red_text(&format!("FAILED: {msg}")));
         for f in r.failures.iter().take(10) {
-            println!("\x1b[31m  {f}\x1b[0m");
+            println!("{}", red_text(&format!("  {f}")));
         }
     } else if r.accuracy_checked && logs {
         println!("All hit counts, newest hits and buckets exact; no failed request.");
@@ -556,4 +556,13 @@ fn print_logs_accuracy(r: &QueryResult) {
         ]);
     }
     println!("{t}");
+}
+
+/// Red on a terminal; plain text when piped (no escape codes in files and pipes).
+fn red_text(s: &str) -> String {
+    if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        format!("\x1b[31m{s}\x1b[0m")
+    } else {
+        s.to_string()
+    }
 }

@@ -436,7 +436,8 @@ fn query(r: &Value, out: &mut Vec<Metric>) {
                 &format!("{v}: largest percentile error"),
                 "%",
                 LowerBetter,
-                f(acc, &["pct_max_err"]),
+                // Stored as a fraction of the exact value; shown in percent everywhere.
+                f(acc, &["pct_max_err"]).map(|x| x * 100.0),
             ));
         }
         let wrong = ["count_wrong", "sum_wrong", "pct_over_bound", "pct_null"]
