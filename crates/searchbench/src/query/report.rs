@@ -380,6 +380,14 @@ pub fn print(r: &QueryResult) {
             ]);
         }
         println!("{t}");
+        let total: f64 = r.attribution.iter().map(|c| c.share_pct).sum();
+        if total > 100.5 {
+            println!(
+                "shares add to {total:.1} %: each is the took saved by removing that one component \
+                 alone, and components share work (one pass over the documents serves several), \
+                 so the savings overlap"
+            );
+        }
     }
     let overhead: Vec<_> = r
         .cells
