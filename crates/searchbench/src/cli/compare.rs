@@ -82,14 +82,18 @@ pub async fn run(a: CompareArgs) -> CliResult {
             } else {
                 format!(" {}", row.unit)
             };
-            let mut line = vec![
-                row.label.clone(),
-                format!("{}{unit}", format_value(row.base)),
-            ];
+            let value = |v: f64| {
+                if row.errors {
+                    format!("{v:.0}")
+                } else {
+                    format_value(v)
+                }
+            };
+            let mut line = vec![row.label.clone(), format!("{}{unit}", value(row.base))];
             for k in &row.contenders {
                 match k {
                     Some(k) => {
-                        line.push(format!("{}{unit}", format_value(k.value)));
+                        line.push(format!("{}{unit}", value(k.value)));
                         line.push(format_diff(k));
                         line.push(format_n(k));
                         line.push(match k.verdict {

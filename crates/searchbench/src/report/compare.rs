@@ -239,6 +239,8 @@ pub struct Row {
     pub label: String,
     pub unit: &'static str,
     pub direction: Direction,
+    /// An error count (any rise is worse).
+    pub errors: bool,
     pub base: f64,
     /// One per contender; `None` when that contender lacks the metric.
     pub contenders: Vec<Option<Cell>>,
@@ -376,6 +378,7 @@ pub fn compare(base: Side, contenders: Vec<Side>) -> Comparison {
             label: b.label.clone(),
             unit: b.unit,
             direction: b.direction,
+            errors: b.errors,
             base: b.value,
             contenders: contenders
                 .iter()

@@ -220,7 +220,7 @@ fn ingest(r: &Value, timeline: &[Value], out: &mut Vec<Metric>) {
     } else {
         sampled(
             "throughput_docs_per_sec",
-            "throughput (headline; interval from steady seconds)",
+            "throughput (headline)",
             "docs/s",
             HigherBetter,
             SampleKind::PerSecond,
