@@ -19,8 +19,17 @@ use crate::report::compare::{self, format_diff, format_n, format_value, Side, Ve
         change.\n\n\
         One run per side: the samples are the run's seconds (block bootstrap) or query \
         coverages, so the interval covers noise within a run only. Groups of runs: one value \
-        per run and Welch's t interval, so the interval includes run-to-run noise; 5 runs per \
-        group at least. Fewer than 5 samples on a side: the difference, no verdict.",
+        per run and Welch's t interval (Welch–Satterthwaite degrees of freedom), so the \
+        interval includes run-to-run noise; 2 runs per group at least. The samples column \
+        shows n and each side's run-to-run spread (CV); when the interval holds zero the \
+        verdict says the smallest change those runs could have detected.\n\n\
+        Errors count in every verdict: failed bulk requests, refused documents, failed \
+        searches and wrong answers are error counts, and any rise in one is worse whatever \
+        the latency says; a contender with errors is never better. Throughput is the run's \
+        headline: documents acknowledged after the warm-up ÷ the steady window.\n\n\
+        Only complete runs are compared: a tag group leaves out runs that were interrupted, \
+        failed or never finished (and says so), a single interrupted or unfinished run is \
+        refused, a failed one is compared and flagged. --include-partial takes them all.",
     after_help = "Examples:\n  \
         searchbench compare 3fa9c2e1 7b01d4aa              two runs\n  \
         searchbench compare 3fa9c2e1 7b01d4aa 90cc12ef     two contenders in one table\n  \
@@ -38,18 +47,22 @@ pub struct CompareArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
-    /// Exit with code 3 when a contender is significantly worse on any metric.
+    /// Exit with code 3 when a contender is significantly worse on any metric (a rise in
+    /// errors included) or is not complete.
     #[arg(long)]
     pub fail_on_worse: bool,
+    /// Also compare runs that are not complete (interrupted, failed, never finished).
+    #[arg(long)]
+    pub include_partial: bool,
 }
 
 pub async fn run(a: CompareArgs) -> CliResult {
     let store = a.store.open()?;
-    let base = Side::load(&store, &a.base).map_err(CliError::usage)?;
+    let base = Side::load_with(&store, &a.base, a.include_partial).map_err(CliError::usage)?;
     let contenders = a
         .contenders
         .iter()
-        .map(|s| Side::load(&store, s).map_err(CliError::usage))
+        .map(|s| Side::load_with(&store, s, a.include_partial).map_err(CliError::usage))
         .collect::<Result<Vec<_>, _>>()?;
     let c = compare::compare(base, contenders);
     if a.json {
@@ -69,20 +82,24 @@ pub async fn run(a: CompareArgs) -> CliResult {
             } else {
                 format!(" {}", row.unit)
             };
-            let mut line = vec![
-                row.label.clone(),
-                format!("{}{unit}", format_value(row.base)),
-            ];
+            let value = |v: f64| {
+                if row.errors {
+                    format!("{v:.0}")
+                } else {
+                    format_value(v)
+                }
+            };
+            let mut line = vec![row.label.clone(), format!("{}{unit}", value(row.base))];
             for k in &row.contenders {
                 match k {
                     Some(k) => {
-                        line.push(format!("{}{unit}", format_value(k.value)));
+                        line.push(format!("{}{unit}", value(k.value)));
                         line.push(format_diff(k));
                         line.push(format_n(k));
                         line.push(match k.verdict {
                             Verdict::Better => "better ✓".into(),
                             Verdict::Worse => "WORSE ✗".into(),
-                            v => v.name().into(),
+                            _ => compare::format_verdict(k),
                         });
                     }
                     None => line.extend(["-".into(), String::new(), String::new(), String::new()]),

@@ -153,6 +153,12 @@ pub struct Tuning {
     /// index.translog.durability during the load (request or async); restored afterwards.
     #[arg(long, value_parser = ["request", "async"])]
     pub translog_durability: Option<String>,
+    /// Warm-up: documents loaded in this first stretch (e.g. 10s, 500ms, 1m; 0 for none) are
+    /// not measured. The headline docs/s is the documents acknowledged after it ÷ the rest of
+    /// the run (the steady window); a run shorter than twice the warm-up is measured whole,
+    /// and says so. Warm-up seconds are marked in the timeline.
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
+    pub warmup: std::time::Duration,
     /// Write the whole result (config, versions, machine, samples summary, timeline,
     /// attribution) as JSON to this file (`-` for stdout).
     #[arg(long, value_name = "FILE")]
@@ -168,6 +174,30 @@ pub struct Tuning {
 pub enum Ids {
     Sequential,
     Auto,
+}
+
+/// `10s`, `500ms`, `2m`, `0`.
+fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    let t = s.trim().to_ascii_lowercase();
+    let split = t
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let n: f64 = num
+        .parse()
+        .map_err(|_| format!("{s:?} is not a duration; use e.g. 10s, 500ms, 1m or 0"))?;
+    let secs = match unit.trim() {
+        "" if n == 0.0 => 0.0,
+        "s" | "sec" | "secs" => n,
+        "ms" => n / 1000.0,
+        "m" | "min" => n * 60.0,
+        _ => {
+            return Err(format!(
+                "{s:?} is not a duration; use e.g. 10s, 500ms, 1m or 0"
+            ))
+        }
+    };
+    std::time::Duration::try_from_secs_f64(secs).map_err(|e| format!("{s:?}: {e}"))
 }
 
 fn parse_size(s: &str) -> Result<usize, String> {
@@ -393,6 +423,7 @@ pub(super) fn begin_recording(
         "refresh_interval": tuning.refresh_interval,
         "replicas": tuning.replicas,
         "translog_durability": tuning.translog_durability,
+        "warmup_secs": tuning.warmup.as_secs_f64(),
     });
     Recording::begin(&tuning.save, kind, &job.workload, job.seed, config)
 }
@@ -408,6 +439,8 @@ pub(super) fn save_outcome<T: serde::Serialize>(
             Ok(result) => {
                 recording.finish(result, html);
             }
+            // Refused for bad usage: nothing was measured, nothing is kept.
+            Err(e) if e.code == exit::USAGE => recording.discard(),
             Err(e) => recording.fail(&crate::target::error_chain(&*e.error), None),
         }
     }
@@ -467,6 +500,7 @@ pub(super) async fn load(
     driver.fail_fast = tuning.fail_fast;
     driver.progress = !tuning.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
     driver.handle_ctrl_c = true;
+    driver.warmup = tuning.warmup;
     let plan = Plan {
         failures: tuning
             .failures
@@ -534,22 +568,13 @@ pub(super) fn write_json<T: serde::Serialize>(result: &T, tuning: &Tuning) -> Cl
 
 /// Turns the outcome of a load into an exit code.
 pub(super) fn verdict(report: &IngestReport) -> CliResult {
+    if report.interrupted {
+        return Err(interrupted());
+    }
     if let Some(error) = &report.error {
-        if report.interrupted {
-            return Err(CliError {
-                code: exit::FAILURE,
-                error: anyhow::anyhow!("interrupted"),
-            });
-        }
         return Err(CliError {
             code: exit::FAILURE,
             error: anyhow::anyhow!("the load stopped early: {error}"),
-        });
-    }
-    if report.interrupted {
-        return Err(CliError {
-            code: exit::FAILURE,
-            error: anyhow::anyhow!("interrupted: the load is incomplete"),
         });
     }
     if !report.counts.reconciled {
@@ -559,6 +584,14 @@ pub(super) fn verdict(report: &IngestReport) -> CliResult {
         )));
     }
     Ok(())
+}
+
+/// Ctrl-C: exit 130; the run is stored as `interrupted`.
+fn interrupted() -> CliError {
+    CliError {
+        code: exit::INTERRUPTED,
+        error: anyhow::anyhow!("interrupted: the load is incomplete (stored as interrupted)"),
+    }
 }
 
 fn reconcile_line(r: &IngestReport) -> String {
@@ -660,6 +693,10 @@ pub(super) fn print_report(r: &IngestReport) {
             p.display()
         );
     }
+    println!(
+        "headline: {:.0} docs/s = {}",
+        r.docs_per_sec, r.headline.definition
+    );
     let mut t = output::table(["measure", "value"]);
     t.add_row(["wall time".to_string(), format!("{:.2} s", r.wall_secs)]);
     t.add_row(["docs/s".to_string(), format!("{:.0}", r.docs_per_sec)]);
@@ -758,6 +795,22 @@ mod tests {
         assert_eq!(parse_size("100"), Ok(100));
         assert!(parse_size("0").is_err());
         assert!(parse_size("5 parsecs").is_err());
+    }
+
+    #[test]
+    fn durations_parse() {
+        assert_eq!(
+            parse_duration("10s"),
+            Ok(std::time::Duration::from_secs(10))
+        );
+        assert_eq!(
+            parse_duration("500ms"),
+            Ok(std::time::Duration::from_millis(500))
+        );
+        assert_eq!(parse_duration("0"), Ok(std::time::Duration::ZERO));
+        assert_eq!(parse_duration("1m"), Ok(std::time::Duration::from_secs(60)));
+        assert!(parse_duration("ten").is_err());
+        assert!(parse_duration("5").is_err());
     }
 
     #[test]

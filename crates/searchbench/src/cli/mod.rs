@@ -1,5 +1,6 @@
 //! The `searchbench` command line: argument parsing, dispatch, exit codes.
 
+mod calibrate;
 mod compare;
 mod dates;
 mod engine;
@@ -27,6 +28,9 @@ pub mod exit {
     pub const USAGE: i32 = 2;
     /// The work was done but a check failed (counts do not reconcile, wrong answers).
     pub const CHECK_FAILED: i32 = 3;
+    /// Stopped by Ctrl-C / SIGINT (128 + 2, the shell's convention); the partial run is kept
+    /// as `interrupted`.
+    pub const INTERRUPTED: i32 = 130;
 }
 
 /// An error at the CLI edge, carrying the exit code it maps to.
@@ -77,7 +81,7 @@ pub type CliResult = Result<(), CliError>;
         searchbench compare RUN_A RUN_B              differences with confidence intervals\n  \
         searchbench engine list                      what can run on this machine\n  \
         searchbench target info --url URL            what a cluster is and how it is doing",
-    after_help = "Exit codes: 0 ok, 1 failure, 2 bad usage or input, 3 a check failed."
+    after_help = "Exit codes: 0 ok, 1 failure, 2 bad usage or input, 3 a check failed, 130 interrupted (Ctrl-C)."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -105,6 +109,8 @@ pub enum Command {
     Results(results::ResultsCommand),
     /// Compare stored runs metric by metric, with confidence intervals and verdicts.
     Compare(compare::CompareArgs),
+    /// Run one ingest configuration N times: run-to-run noise and the change k runs can see.
+    Calibrate(calibrate::CalibrateArgs),
     /// Render stored runs as an offline HTML page, Markdown or CSV.
     Report(report::ReportArgs),
     /// Parse dates exactly as Elasticsearch/OpenSearch `date` fields do.
@@ -117,6 +123,7 @@ pub enum Command {
 
 /// Parses the arguments, runs the command, prints errors, returns the exit code.
 pub fn main() -> i32 {
+    output::quiet_broken_pipe();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -166,6 +173,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Experiment(cmd) => experiment::run(cmd).await,
         Command::Results(cmd) => results::run(cmd).await,
         Command::Compare(args) => compare::run(args).await,
+        Command::Calibrate(args) => calibrate::run(args).await,
         Command::Report(args) => report::run(args).await,
     }
 }

@@ -2,7 +2,9 @@
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
 
-/// A table with our house style and the given header.
+/// A table with our house style and the given header. On a terminal it fits the terminal's
+/// width; piped, it fits `COLUMNS` when that is set, else it is as wide as its content (one
+/// row per line, nothing wrapped). Tables carry no colour codes.
 pub fn table<I, S>(header: I) -> Table
 where
     I: IntoIterator<Item = S>,
@@ -12,8 +14,47 @@ where
     table
         .load_preset(UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Dynamic);
+    if !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        table.force_no_tty();
+        match columns() {
+            Some(w) => {
+                table.set_width(w);
+            }
+            None => {
+                table.set_content_arrangement(ContentArrangement::Disabled);
+            }
+        }
+    }
     table.set_header(header);
     table
+}
+
+/// `COLUMNS`, when it is a sensible width.
+fn columns() -> Option<u16> {
+    std::env::var("COLUMNS")
+        .ok()?
+        .trim()
+        .parse::<u16>()
+        .ok()
+        .filter(|w| *w >= 20)
+}
+
+/// Makes a closed stdout (`searchbench results show | head`) a normal, quiet exit 0 instead
+/// of a panic: `println!` panics on a broken pipe, and the hook catches exactly that.
+pub fn quiet_broken_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let text = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if text.contains("failed printing to stdout") && text.contains("Broken pipe") {
+            std::process::exit(super::exit::OK);
+        }
+        default(info);
+    }));
 }
 
 pub fn bytes(n: u64) -> String {

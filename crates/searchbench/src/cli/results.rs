@@ -154,6 +154,13 @@ impl Recording {
         }
     }
 
+    /// Forgets the run: it was refused for bad usage and measured nothing.
+    pub fn discard(self) {
+        if let Err(e) = self.store.discard_run(&self.id) {
+            eprintln!("warning: removing run {}: {e}", self.id);
+        }
+    }
+
     /// Marks the run failed (keeping a partial result when there is one).
     pub fn fail(self, error: &str, partial: Option<&Value>) {
         if let Err(e) = self.store.fail_run(&self.id, error, partial) {
@@ -393,17 +400,41 @@ fn show(a: ShowArgs) -> CliResult {
             let mut row = vec![cell("name").replace('"', ""), cell("unit").replace('"', "")];
             match h.get("error").and_then(Value::as_str) {
                 Some(e) => row.push(e.to_string()),
-                None => row.extend(cols.iter().map(|c| cell(c))),
+                None => row.extend(cols.iter().map(|c| {
+                    let v = cell(c);
+                    if v.is_empty() {
+                        "-".to_string()
+                    } else {
+                        v
+                    }
+                })),
             }
             t.add_row(row);
         }
         println!("{t}");
+        println!("({PERCENTILE_RULE}; '-' when fewer)");
+    }
+    if let Some(def) = row
+        .result
+        .as_ref()
+        .and_then(|r| r.get("headline")?.get("definition")?.as_str())
+    {
+        println!("headline throughput: {def}");
+    }
+    match row.state {
+        store::State::Interrupted => println!("this run was INTERRUPTED (Ctrl-C): its figures are partial; compare and tag groups leave it out unless --include-partial"),
+        store::State::Failed => println!("this run FAILED: {}", row.error.as_deref().unwrap_or("see the result")),
+        _ => {}
     }
     if row.state == store::State::Incomplete {
         println!("this run never finished (killed or crashed): only its start and the timeline rows saved so far are here");
     }
     Ok(())
 }
+
+/// When a percentile is shown.
+pub const PERCENTILE_RULE: &str =
+    "a percentile is shown only with enough values: p90 from 10, p99 from 100, p99.9 from 1000";
 
 /// A stored histogram decoded back into its count and percentiles (in its own unit), or the
 /// reason it could not be decoded.
@@ -418,8 +449,16 @@ fn histogram_summary(h: &SerializedHistogram) -> Value {
         Ok(d) => {
             v["count"] = d.len().into();
             if !d.is_empty() {
-                for (k, q) in [("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("p99.9", 0.999)] {
-                    v[k] = d.value_at_quantile(q).into();
+                // A percentile only with enough values to mean something (see PERCENTILE_RULE).
+                for (k, q, min) in [
+                    ("p50", 0.5, 1),
+                    ("p90", 0.9, 10),
+                    ("p99", 0.99, 100),
+                    ("p99.9", 0.999, 1000),
+                ] {
+                    if d.len() >= min {
+                        v[k] = d.value_at_quantile(q).into();
+                    }
                 }
                 v["max"] = d.max().into();
             }

@@ -45,6 +45,8 @@ pub struct DriverConfig {
     pub progress: bool,
     /// Stop reading on Ctrl-C, finish what is in flight, and report.
     pub handle_ctrl_c: bool,
+    /// Documents loaded in this first stretch are not measured (see `Recorder::with_warmup`).
+    pub warmup: Duration,
 }
 
 impl DriverConfig {
@@ -62,6 +64,7 @@ impl DriverConfig {
             backoff_max: Duration::from_secs(10),
             progress: false,
             handle_ctrl_c: false,
+            warmup: crate::measure::recorder::DEFAULT_WARMUP,
         }
     }
 }
@@ -183,12 +186,13 @@ pub async fn load(
     );
     let progress = cfg.progress;
     let handle_ctrl_c = cfg.handle_ctrl_c;
+    let warmup = cfg.warmup;
     let shared = Arc::new(Shared {
         cfg,
         target: target.clone(),
         failures,
         pool: Pool::default(),
-        recorder: Mutex::new(Recorder::new()),
+        recorder: Mutex::new(Recorder::with_warmup(warmup)),
         stop_reading: AtomicBool::new(false),
         abort: AtomicBool::new(false),
         interrupted: AtomicBool::new(false),

@@ -127,8 +127,10 @@ impl Attribution {
             cpu.push(Segment {
                 name: "engine CPU",
                 secs: e.as_secs_f64(),
-                share: e.as_secs_f64() / machine,
-                what: "the node's process CPU (/proc), share of wall x cores",
+                // Read around setup and refresh too, divided by the load's wall: capped at the
+                // whole machine rather than shown as more of it than exists.
+                share: (e.as_secs_f64() / machine).min(1.0),
+                what: "the node's process CPU (/proc), share of wall x cores (read around setup and refresh too; capped at 100 %)",
             });
         }
         Attribution {

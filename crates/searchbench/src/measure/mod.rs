@@ -12,5 +12,5 @@ pub mod stats;
 pub use attribution::{Attribution, AttributionInput, Segment};
 pub use cpu::self_cpu;
 pub use machine::Machine;
-pub use recorder::{Recorder, Sample, Second, SerializedHistogram, Summary};
+pub use recorder::{Headline, Recorder, Sample, Second, SerializedHistogram, Summary};
 pub use stats::IndexStats;

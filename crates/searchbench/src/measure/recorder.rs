@@ -44,8 +44,36 @@ pub struct Second {
     pub bytes: u64,
     pub service_mean_ms: f64,
     pub service_max_ms: f64,
+    /// A warm-up second: its documents were loaded but are not in the headline or the
+    /// histograms.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub warmup: bool,
     #[serde(skip)]
     service_sum_us: u64,
+}
+
+/// Warm-up of an ingest unless told otherwise: the JVM compiles its hot paths in the first
+/// seconds (Elasticsearch 7.10 loads at a third of its later rate for ~20 s).
+pub const DEFAULT_WARMUP: Duration = Duration::from_secs(10);
+
+/// The one throughput figure of an ingest, used by every view: documents acknowledged in the
+/// steady window ÷ the window's length. The steady window runs from the end of the warm-up
+/// to the end of the load; a run shorter than twice its warm-up is measured whole (and says
+/// so).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Headline {
+    pub docs_per_sec: f64,
+    /// Documents acknowledged in the steady window.
+    pub docs: u64,
+    pub window_secs: f64,
+    /// The warm-up asked for, and whether it was applied.
+    pub warmup_secs: f64,
+    pub warmup_applied: bool,
+    /// Documents loaded and request attempts completed during the warm-up (not measured).
+    pub warmup_docs: u64,
+    pub warmup_attempts: u64,
+    /// How the figure was made, in words.
+    pub definition: String,
 }
 
 /// Distribution summary. A percentile is given only with enough samples to mean something:
@@ -78,6 +106,12 @@ pub struct Recorder {
     pub bytes: u64,
     pub wire_bytes: u64,
     timeline: Vec<Second>,
+    /// Requests completing before this are warm-up: kept apart (see [`Recorder::finish`]).
+    warmup: Duration,
+    warm_service_us: Histogram<u64>,
+    warm_took_ms: Histogram<u64>,
+    warm_docs: u64,
+    warm_attempts: u64,
 }
 
 impl Default for Recorder {
@@ -105,6 +139,60 @@ impl Recorder {
             bytes: 0,
             wire_bytes: 0,
             timeline: Vec::new(),
+            warmup: Duration::ZERO,
+            warm_service_us: histogram(),
+            warm_took_ms: histogram(),
+            warm_docs: 0,
+            warm_attempts: 0,
+        }
+    }
+
+    /// A recorder whose first `warmup` (by completion time) is loaded but not measured:
+    /// those requests stay out of the histograms and the headline, and their seconds are
+    /// marked in the timeline.
+    pub fn with_warmup(warmup: Duration) -> Self {
+        Recorder {
+            warmup,
+            ..Recorder::new()
+        }
+    }
+
+    /// Ends the run at `wall`: the headline, and the warm-up settled. A run shorter than twice
+    /// its warm-up is measured whole: the warm-up samples join the histograms and no second
+    /// stays marked.
+    pub fn finish(&mut self, wall: Duration) -> Headline {
+        let wall_s = wall.as_secs_f64().max(1e-9);
+        let w = self.warmup.as_secs_f64();
+        let applied = w > 0.0 && wall_s >= 2.0 * w;
+        if !applied {
+            // Cannot fail: same bounds.
+            let _ = self.service_us.add(&self.warm_service_us);
+            let _ = self.took_ms.add(&self.warm_took_ms);
+            self.warm_service_us.reset();
+            self.warm_took_ms.reset();
+            self.timeline.iter_mut().for_each(|s| s.warmup = false);
+        }
+        let (docs, window) = if applied {
+            (self.docs_acked - self.warm_docs, wall_s - w)
+        } else {
+            (self.docs_acked, wall_s)
+        };
+        let definition = if applied {
+            format!("documents acknowledged after the {w:.0} s warm-up ÷ the {window:.1} s steady window")
+        } else if w > 0.0 {
+            format!("run too short for a {w:.0} s warm-up (needs {:.0} s): all documents ÷ the whole {wall_s:.1} s run", 2.0 * w)
+        } else {
+            format!("no warm-up (--warmup 0): all documents ÷ the whole {wall_s:.1} s run")
+        };
+        Headline {
+            docs_per_sec: docs as f64 / window.max(1e-9),
+            docs,
+            window_secs: window,
+            warmup_secs: w,
+            warmup_applied: applied,
+            warmup_docs: if applied { self.warm_docs } else { 0 },
+            warmup_attempts: if applied { self.warm_attempts } else { 0 },
+            definition,
         }
     }
 
@@ -116,10 +204,20 @@ impl Recorder {
             self.retried_attempts += 1;
         }
         let ok = s.is_success();
+        let warm = s.start + s.service < self.warmup;
+        if warm {
+            self.warm_docs += u64::from(s.acked);
+            self.warm_attempts += 1;
+        }
         if ok {
-            self.service_us.saturating_record(service_us);
+            let (service_h, took_h) = if warm {
+                (&mut self.warm_service_us, &mut self.warm_took_ms)
+            } else {
+                (&mut self.service_us, &mut self.took_ms)
+            };
+            service_h.saturating_record(service_us);
             if let Some(took) = s.took_ms {
-                self.took_ms.saturating_record(took.max(1));
+                took_h.saturating_record(took.max(1));
                 self.took_sum_ms += took;
             }
             self.bytes += s.bytes;
@@ -131,8 +229,10 @@ impl Recorder {
         let second = (s.start + s.service).as_secs() as usize;
         if self.timeline.len() <= second {
             let from = self.timeline.len();
+            let warmup = self.warmup;
             self.timeline.extend((from..=second).map(|i| Second {
                 second: i as u64,
+                warmup: Duration::from_secs(i as u64) < warmup,
                 ..Default::default()
             }));
         }
@@ -277,6 +377,35 @@ mod tests {
             ..stored[0].clone()
         };
         assert!(corrupt.decode().unwrap_err().contains("service"));
+    }
+
+    #[test]
+    fn warm_up_is_loaded_marked_and_not_measured() {
+        let mut r = Recorder::with_warmup(Duration::from_secs(2));
+        // Seconds 0-1: slow warm-up requests; 2-5: fast.
+        for i in 0..60 {
+            let slow = i < 20;
+            r.record(&sample(i * 100, if slow { 90 } else { 10 }, 200));
+        }
+        let h = r.finish(Duration::from_secs(6));
+        assert!(h.warmup_applied);
+        assert_eq!((h.warmup_docs, h.warmup_attempts), (200, 20));
+        assert_eq!(h.docs, 400);
+        assert!((h.docs_per_sec - 100.0).abs() < 1e-9, "{h:?}");
+        assert_eq!(r.service().count, 40);
+        assert!(r.service().max_ms.unwrap() < 20.0);
+        let t = r.timeline();
+        assert!(t[0].warmup && t[1].warmup && !t[2].warmup);
+        // Too short for its warm-up: measured whole, and said so.
+        let mut r = Recorder::with_warmup(Duration::from_secs(10));
+        for i in 0..30 {
+            r.record(&sample(i * 100, 10, 200));
+        }
+        let h = r.finish(Duration::from_secs(3));
+        assert!(!h.warmup_applied && h.definition.contains("too short"));
+        assert_eq!(r.service().count, 30);
+        assert!((h.docs_per_sec - 100.0).abs() < 1e-9);
+        assert!(r.timeline().iter().all(|s| !s.warmup));
     }
 
     #[test]

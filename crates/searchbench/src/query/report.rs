@@ -380,6 +380,14 @@ pub fn print(r: &QueryResult) {
             ]);
         }
         println!("{t}");
+        let total: f64 = r.attribution.iter().map(|c| c.share_pct).sum();
+        if total > 100.5 {
+            println!(
+                "shares add to {total:.1} %: each is the took saved by removing that one component \
+                 alone, and components share work (one pass over the documents serves several), \
+                 so the savings overlap"
+            );
+        }
     }
     let overhead: Vec<_> = r
         .cells
@@ -492,9 +500,9 @@ pub fn print(r: &QueryResult) {
             }
             msg.push_str(&format!("{errors} failed request(s)"));
         }
-        println!("\x1b[31mFAILED: {msg}\x1b[0m");
+        println!("{}", red_text(&format!("FAILED: {msg}")));
         for f in r.failures.iter().take(10) {
-            println!("\x1b[31m  {f}\x1b[0m");
+            println!("{}", red_text(&format!("  {f}")));
         }
     } else if r.accuracy_checked && logs {
         println!("All hit counts, newest hits and buckets exact; no failed request.");
@@ -556,4 +564,13 @@ fn print_logs_accuracy(r: &QueryResult) {
         ]);
     }
     println!("{t}");
+}
+
+/// Red on a terminal; plain text when piped (no escape codes in files and pipes).
+fn red_text(s: &str) -> String {
+    if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        format!("\x1b[31m{s}\x1b[0m")
+    } else {
+        s.to_string()
+    }
 }

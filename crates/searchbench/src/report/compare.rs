@@ -4,7 +4,14 @@
 //! A side is one run or a group of repeated runs (selected by tags). For one run per side the
 //! interval comes from within-run samples (seconds, query coverages) and says nothing about
 //! run-to-run noise; the comparison says so in its notes. For groups, every metric is one value
-//! per run and the interval is over runs, which includes run-to-run noise.
+//! per run and the interval is over runs, which includes run-to-run noise (Welch's t, from 2
+//! runs a side; an interval that holds zero comes with the smallest change the runs could
+//! have detected).
+//!
+//! Errors count in every verdict: an error metric that rises is worse whatever its interval,
+//! and a contender with any errors is never better on anything. Only `complete` runs are
+//! compared unless asked otherwise: a tag group leaves the others out (and says so), a single
+//! run that was interrupted or never finished is refused, a failed one is flagged.
 
 use std::collections::BTreeMap;
 
@@ -13,11 +20,11 @@ use serde_json::Value;
 
 use super::metrics::{self, Direction, Metric};
 use super::stats::{
-    bootstrap_diff, pct_diff, quantile_diff, Interval, SampleKind, CONFIDENCE, MIN_SAMPLES,
-    RESAMPLES,
+    bootstrap_diff, cv_pct, min_detectable, pct_diff, quantile_diff, Interval, SampleKind,
+    CONFIDENCE, MIN_RUNS, MIN_SAMPLES, RESAMPLES,
 };
 use crate::measure::SerializedHistogram;
-use crate::store::{RunRow, Store, StoreError};
+use crate::store::{RunRow, State, Store, StoreError};
 
 /// A stored run as a comparison reads it: the row, its timeline, its histograms.
 pub type Run = (RunRow, Vec<Value>, Vec<SerializedHistogram>);
@@ -29,6 +36,10 @@ pub struct Side {
     pub run_ids: Vec<String>,
     pub engine: Option<String>,
     pub cpu_model: Option<String>,
+    /// The state of each run, in `run_ids` order.
+    pub states: Vec<State>,
+    /// Runs of a tag group left out because they are not `complete`: `id (state)`.
+    pub excluded: Vec<String>,
     #[serde(skip)]
     pub metrics: Vec<Metric>,
 }
@@ -59,20 +70,74 @@ impl Side {
             run_ids: runs.iter().map(|(r, _, _)| r.id.0.clone()).collect(),
             engine: first.and_then(|r| r.engine.clone()),
             cpu_model: first.and_then(|r| r.machine.get("cpu_model")?.as_str().map(str::to_string)),
+            states: runs.iter().map(|(r, _, _)| r.state).collect(),
+            excluded: Vec::new(),
             metrics,
         }
     }
 
-    /// Loads a selector (run id, id prefix, or `k=v[,k=v]` tags) from the store.
+    /// Loads a selector (run id, id prefix, or `k=v[,k=v]` tags) from the store: `complete`
+    /// runs only (see [`Side::load_with`]).
     pub fn load(store: &Store, selector: &str) -> Result<Side, StoreError> {
-        let runs = store.select(selector)?;
+        Side::load_with(store, selector, false)
+    }
+
+    /// Loads a selector. Without `include_partial` a tag group keeps only its `complete` runs
+    /// (the others are listed in [`Side::excluded`]), and a single run that was interrupted,
+    /// is still running or never finished is refused; a failed run is kept (its errors are
+    /// what the comparison is about) and flagged.
+    pub fn load_with(
+        store: &Store,
+        selector: &str,
+        include_partial: bool,
+    ) -> Result<Side, StoreError> {
+        let group = selector.contains('=');
+        let all = store.select_with(selector, true)?;
+        let mut excluded = Vec::new();
+        let mut runs = Vec::new();
+        for row in all {
+            let keep = include_partial
+                || row.state == State::Complete
+                || (!group && row.state == State::Failed);
+            if keep {
+                runs.push(row);
+            } else if group {
+                excluded.push(format!("{} ({})", row.id, row.state.name()));
+            } else {
+                return Err(StoreError::NotComplete {
+                    id: row.id.0.clone(),
+                    state: row.state.name(),
+                });
+            }
+        }
+        if runs.is_empty() {
+            return Err(StoreError::NoTagMatch(selector.into()));
+        }
         let mut with_timelines = Vec::with_capacity(runs.len());
         for row in runs {
             let timeline = timeline_of(store, &row)?;
             let histograms = store.histograms(&row.id)?;
             with_timelines.push((row, timeline, histograms));
         }
-        Ok(Side::from_runs(selector, &with_timelines))
+        let mut side = Side::from_runs(selector, &with_timelines);
+        side.excluded = excluded;
+        Ok(side)
+    }
+
+    /// Runs of this side that are not `complete`: `id (state)`.
+    pub fn partial(&self) -> Vec<String> {
+        self.run_ids
+            .iter()
+            .zip(&self.states)
+            .filter(|(_, s)| **s != State::Complete)
+            .map(|(id, s)| format!("{id} ({})", s.name()))
+            .collect()
+    }
+
+    /// The side has errors: some error metric is above zero, or a run failed.
+    pub fn has_errors(&self) -> bool {
+        self.states.contains(&State::Failed)
+            || self.metrics.iter().any(|m| m.errors && m.value > 0.0)
     }
 }
 
@@ -125,8 +190,11 @@ pub enum Verdict {
     NoSignificantChange,
     /// Significant, for a metric where neither way is better.
     Changed,
-    /// Fewer than [`MIN_SAMPLES`] samples on a side.
+    /// Fewer than [`MIN_SAMPLES`] samples (or [`MIN_RUNS`] runs) on a side.
     TooFewSamples,
+    /// Would have been better, but the contender has errors: a run with failures is never
+    /// better.
+    NotBetterHasErrors,
     /// A single value per side (no samples): a difference, no interval.
     NoInterval,
 }
@@ -139,6 +207,7 @@ impl Verdict {
             Verdict::NoSignificantChange => "no significant change",
             Verdict::Changed => "changed",
             Verdict::TooFewSamples => "too few samples",
+            Verdict::NotBetterHasErrors => "not better: has errors",
             Verdict::NoInterval => "no interval (1 value each)",
         }
     }
@@ -153,6 +222,14 @@ pub struct Cell {
     pub n_base: Option<usize>,
     pub n: Option<usize>,
     pub samples: Option<SampleKind>,
+    /// Run-to-run coefficient of variation of each side, percent (groups of runs only).
+    pub spread_base_pct: Option<f64>,
+    pub spread_pct: Option<f64>,
+    /// When the interval holds zero: the smallest change (percent) these runs could have
+    /// detected (95 % confidence, 80 % power); a larger one would have shown. Groups only.
+    pub min_detectable_pct: Option<f64>,
+    /// Contender minus base, in the metric's unit (what an error count's change reads as).
+    pub change: f64,
     pub verdict: Verdict,
 }
 
@@ -162,6 +239,8 @@ pub struct Row {
     pub label: String,
     pub unit: &'static str,
     pub direction: Direction,
+    /// An error count (any rise is worse).
+    pub errors: bool,
     pub base: f64,
     /// One per contender; `None` when that contender lacks the metric.
     pub contenders: Vec<Option<Cell>>,
@@ -174,17 +253,21 @@ pub struct Comparison {
     pub confidence: f64,
     pub resamples: usize,
     pub min_samples: usize,
+    pub min_runs: usize,
     pub rows: Vec<Row>,
     pub notes: Vec<String>,
 }
 
 impl Comparison {
-    /// Any contender significantly worse on any metric.
+    /// Any contender significantly worse on any metric (a rise in errors included), or a
+    /// contender that is not `complete` against a base that is.
     pub fn any_worse(&self) -> bool {
+        let base_ok = self.base.partial().is_empty();
         self.rows
             .iter()
             .flat_map(|r| r.contenders.iter().flatten())
             .any(|c| c.verdict == Verdict::Worse)
+            || (base_ok && self.contenders.iter().any(|c| !c.partial().is_empty()))
     }
 }
 
@@ -201,13 +284,47 @@ fn verdict_of(ci: Option<Interval>, direction: Direction) -> Verdict {
     }
 }
 
+/// An error count: any rise is worse, a fall better, no interval needed.
+fn error_cell(base: &Metric, m: &Metric) -> Cell {
+    let verdict = if m.value > base.value {
+        Verdict::Worse
+    } else if m.value < base.value {
+        Verdict::Better
+    } else {
+        Verdict::NoSignificantChange
+    };
+    Cell {
+        value: m.value,
+        diff_pct: pct_diff(base.value, m.value),
+        ci: None,
+        n_base: None,
+        n: None,
+        samples: None,
+        spread_base_pct: None,
+        spread_pct: None,
+        min_detectable_pct: None,
+        change: m.value - base.value,
+        verdict,
+    }
+}
+
 fn cell(base: &Metric, m: &Metric) -> Cell {
+    if base.errors || m.errors {
+        return error_cell(base, m);
+    }
     let diff_pct = pct_diff(base.value, m.value);
+    let mut spread = (None, None, None);
     let (ci, verdict, n_base, n, kind) =
         match (&base.samples, &m.samples, &base.recorded, &m.recorded) {
             (Some((kb, b)), Some((kc, c)), _, _) if kb == kc => {
                 let ci = bootstrap_diff(b, c, *kb);
                 let verdict = verdict_of(ci, base.direction);
+                if *kb == SampleKind::PerRun {
+                    let mde = (verdict == Verdict::NoSignificantChange)
+                        .then(|| min_detectable(b, c))
+                        .flatten();
+                    spread = (cv_pct(b), cv_pct(c), mde);
+                }
                 (ci, verdict, Some(b.len()), Some(c.len()), Some(*kb))
             }
             (_, _, Some((b, q)), Some((c, _))) => {
@@ -243,6 +360,10 @@ fn cell(base: &Metric, m: &Metric) -> Cell {
         n_base,
         n,
         samples: kind,
+        spread_base_pct: spread.0,
+        spread_pct: spread.1,
+        min_detectable_pct: spread.2,
+        change: m.value - base.value,
         verdict,
     }
 }
@@ -257,6 +378,7 @@ pub fn compare(base: Side, contenders: Vec<Side>) -> Comparison {
             label: b.label.clone(),
             unit: b.unit,
             direction: b.direction,
+            errors: b.errors,
             base: b.value,
             contenders: contenders
                 .iter()
@@ -268,8 +390,41 @@ pub fn compare(base: Side, contenders: Vec<Side>) -> Comparison {
                 })
                 .collect(),
         })
-        .collect();
+        .collect::<Vec<Row>>();
+    // A contender with errors is never better on anything.
+    let mut rows = rows;
+    for (i, c) in contenders.iter().enumerate() {
+        if !c.has_errors() {
+            continue;
+        }
+        for cell in rows.iter_mut().filter_map(|r| r.contenders[i].as_mut()) {
+            if cell.verdict == Verdict::Better {
+                cell.verdict = Verdict::NotBetterHasErrors;
+            }
+        }
+    }
     let mut notes = Vec::new();
+    for s in std::iter::once(&base).chain(contenders.iter()) {
+        let partial = s.partial();
+        if !partial.is_empty() {
+            notes.push(format!(
+                "{}: NOT COMPLETE: {} (partial figures; compared because asked to, or because a failed run's errors are the point)",
+                s.label,
+                partial.join(", ")
+            ));
+        }
+        if !s.excluded.is_empty() {
+            notes.push(format!(
+                "{}: left out {} run(s) that are not complete: {} (--include-partial takes them)",
+                s.label,
+                s.excluded.len(),
+                s.excluded.join(", ")
+            ));
+        }
+    }
+    if contenders.iter().any(Side::has_errors) {
+        notes.push("errors count in every verdict: a rise in any error count is worse, and a contender with errors is never better".into());
+    }
     let all = std::iter::once(&base).chain(contenders.iter());
     if all.clone().all(|s| s.run_ids.len() == 1) {
         notes.push(format!(
@@ -281,14 +436,20 @@ pub fn compare(base: Side, contenders: Vec<Side>) -> Comparison {
     }
     let few: Vec<&str> = all
         .clone()
-        .filter(|s| s.run_ids.len() > 1 && s.run_ids.len() < MIN_SAMPLES)
+        .filter(|s| s.run_ids.len() > 1 && s.run_ids.len() < MIN_RUNS)
         .map(|s| s.label.as_str())
         .collect();
     if !few.is_empty() {
         notes.push(format!(
-            "{} ha{} fewer than {MIN_SAMPLES} runs: no verdict over runs until there are {MIN_SAMPLES}",
+            "{} ha{} fewer than {MIN_RUNS} runs: no verdict over runs",
             few.join(", "),
             if few.len() == 1 { "s" } else { "ve" }
+        ));
+    }
+    if all.clone().any(|s| s.run_ids.len() > 1) {
+        notes.push(format!(
+            "groups: one value per run, Welch's t interval ({:.0} %, Welch–Satterthwaite degrees of freedom) from {MIN_RUNS} runs a side; spread is each side's run-to-run coefficient of variation; when the interval holds zero, \"could detect\" is the smallest change these runs would have shown (80 % power)",
+            CONFIDENCE * 100.0
         ));
     }
     let engines: Vec<&str> = all.clone().filter_map(|s| s.engine.as_deref()).collect();
@@ -305,16 +466,18 @@ pub fn compare(base: Side, contenders: Vec<Side>) -> Comparison {
         confidence: CONFIDENCE,
         resamples: RESAMPLES,
         min_samples: MIN_SAMPLES,
+        min_runs: MIN_RUNS,
         rows,
         notes,
     }
 }
 
-/// `+3.1 %`, with the interval when there is one: `+3.1 % [+1.0, +5.2]`.
+/// `+3.1 %`, with the interval when there is one: `+3.1 % [+1.0, +5.2]`; an error count's
+/// change from zero as `+192 (from 0)`.
 pub fn format_diff(c: &Cell) -> String {
     let mut s = match c.diff_pct {
         Some(d) => format!("{d:+.1} %"),
-        None => "n/a".into(),
+        None => format!("{:+} (from 0)", c.change),
     };
     if let Some(i) = c.ci {
         s.push_str(&format!(" [{:+.1}, {:+.1}]", i.low_pct, i.high_pct));
@@ -322,11 +485,26 @@ pub fn format_diff(c: &Cell) -> String {
     s
 }
 
-/// `n=58 vs 60 seconds`.
+/// `58 vs 60 seconds`; for groups with their spread: `3 vs 3 runs, CV 2.1 / 1.8 %`.
 pub fn format_n(c: &Cell) -> String {
-    match (c.n_base, c.n, c.samples) {
+    let mut s = match (c.n_base, c.n, c.samples) {
         (Some(a), Some(b), Some(k)) => format!("{a} vs {b} {}", k.name()),
         _ => "1 value each".into(),
+    };
+    if let (Some(a), Some(b)) = (c.spread_base_pct, c.spread_pct) {
+        s.push_str(&format!(", CV {a:.1} / {b:.1} %"));
+    }
+    s
+}
+
+/// The verdict in words: `no significant change (could detect ±12.0 %)` when the runs could
+/// not have seen a smaller change.
+pub fn format_verdict(c: &Cell) -> String {
+    match (c.verdict, c.min_detectable_pct) {
+        (Verdict::NoSignificantChange, Some(m)) => {
+            format!("no significant change (inconclusive below ±{m:.1} %)")
+        }
+        (v, _) => v.name().to_string(),
     }
 }
 

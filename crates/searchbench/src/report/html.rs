@@ -59,6 +59,7 @@ fn chart_data(runs: &[Loaded]) -> Value {
                         "requests": s.get("requests"),
                         "failed": s.get("failed_attempts"),
                         "service_mean_ms": s.get("service_mean_ms"),
+                        "warmup": s.get("warmup").and_then(Value::as_bool).unwrap_or(false),
                     })
                 })
                 .collect();
@@ -211,7 +212,7 @@ fn query_tables(r: &Value) -> String {
                 s,
                 "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
                 esc(&t("variant")), esc(&t("algo")), esc(&t("answers")), esc(&t("count_wrong")),
-                esc(&t("sum_wrong")), esc(&t("pct_over_bound")), esc(&t("pct_max_err")), esc(&t("bound"))
+                esc(&t("sum_wrong")), esc(&t("pct_over_bound")), pct(a, "pct_max_err"), pct(a, "bound")
             );
         }
         s.push_str("</table>");
@@ -254,7 +255,7 @@ pub fn compare_table(c: &Comparison) -> String {
                         format_value(cell.value),
                         esc(&format_diff(cell)),
                         esc(&format_n(cell)),
-                        esc(cell.verdict.name())
+                        esc(&super::compare::format_verdict(cell))
                     );
                 }
                 None => s.push_str("<td>-</td><td></td><td></td><td></td>"),
@@ -319,9 +320,16 @@ const SCRIPT: &str = r#"
   var runs = data.runs;
   var withTimeline = runs.filter(function(r){ return r.timeline.length > 0; });
   if (withTimeline.length){
-    draw('Throughput over time', 'documents acknowledged per second (by completion time); the first and last second are ramp-up and partial', {
+    var sets = [];
+    withTimeline.forEach(function(r,i){
+      var warm = r.timeline.filter(function(s){return s.warmup;});
+      var lastWarm = warm.length ? warm[warm.length-1].second : -1;
+      sets.push({label:r.label, data:r.timeline.filter(function(s){return s.second >= lastWarm;}).map(function(s){return {x:s.second, y:s.docs};}), borderColor:palette[i%8], backgroundColor:palette[i%8], pointRadius:0, borderWidth:2, tension:0.15});
+      if (warm.length) sets.push({label:r.label+' warm-up (not measured)', data:r.timeline.filter(function(s){return s.second <= lastWarm + 1;}).map(function(s){return {x:s.second, y:s.docs};}), borderColor:'#999', backgroundColor:'#999', borderDash:[4,4], pointRadius:0, borderWidth:2, tension:0.15});
+    });
+    draw('Throughput over time', 'documents acknowledged per second (by completion time); dashed grey: warm-up seconds, loaded but not in the headline or the histograms; the last second is partial', {
       type:'line',
-      data:{datasets: withTimeline.map(function(r,i){ return {label:r.label, data:r.timeline.map(function(s){return {x:s.second, y:s.docs};}), borderColor:palette[i%8], backgroundColor:palette[i%8], pointRadius:0, borderWidth:2, tension:0.15}; })},
+      data:{datasets: sets},
       options:{parsing:true, scales:{x:{type:'linear', title:{display:true,text:'second'}}, y:{beginAtZero:true, title:{display:true,text:'docs/s'}}}}
     });
   }
@@ -355,9 +363,14 @@ const SCRIPT: &str = r#"
   }
   var withCells = runs.filter(function(r){ return r.cells.length; });
   if (withCells.length){
-    draw('Query cells: mean took per coverage', 'server took summed over one coverage, error-free coverages only', {
+    var cellSets = [];
+    withCells.forEach(function(r,i){
+      cellSets.push({label:r.label+' client wall', data:r.cells.map(function(c){return c.wall_ms;}), backgroundColor:palette[i%8]});
+      cellSets.push({label:r.label+' summed took', data:r.cells.map(function(c){return c.took_ms;}), backgroundColor:palette[i%8]+'80', borderColor:palette[i%8], borderWidth:1});
+    });
+    draw('Query cells: client wall and summed took per coverage', 'client wall: what the caller waited for one coverage; summed took: the server time of its searches added up (with _msearch they run side by side, so the sum can exceed the wall); error-free coverages only', {
       type:'bar',
-      data:{labels: withCells[0].cells.map(function(c){return c.name;}), datasets: withCells.map(function(r,i){ return {label:r.label, data:r.cells.map(function(c){return c.took_ms;}), backgroundColor:palette[i%8]}; })},
+      data:{labels: withCells[0].cells.map(function(c){return c.name;}), datasets: cellSets},
       options:{scales:{y:{beginAtZero:true, title:{display:true,text:'ms'}}}}
     });
   }
@@ -426,4 +439,12 @@ pub fn render(runs: &[Loaded], comparison: Option<&Comparison>) -> Result<String
         title = esc(&title),
         subtitle = esc(&subtitle),
     ))
+}
+
+/// A relative error stored as a fraction (0.0044), shown in percent (0.440): the one place the
+/// HTML converts it.
+fn pct(v: &Value, key: &str) -> String {
+    v.get(key)
+        .and_then(Value::as_f64)
+        .map_or_else(|| "-".into(), |x| format!("{:.3}", x * 100.0))
 }

@@ -45,7 +45,7 @@ pub fn compare_table(c: &Comparison) -> String {
                         format_value(k.value),
                         format_diff(k),
                         format_n(k),
-                        k.verdict.name()
+                        super::compare::format_verdict(k)
                     );
                 }
                 None => s.push_str(" - | | | |"),

@@ -3,9 +3,12 @@
 //! Reading the JSON (rather than the Rust types) keeps old results comparable when the result
 //! types grow: a field that is missing gives no metric, never an error.
 //!
-//! Ingest results (`IngestReport`): throughput, MB/s and mean service time come with
-//! per-second samples from the timeline (the first and the last second are left out: the
-//! first is ramp-up, the last is partial). Service-time and took percentiles carry the
+//! Ingest results (`IngestReport`): throughput is the run's headline (`docs_per_sec`: documents
+//! acknowledged after the warm-up ÷ the steady window), the same figure every view shows; it,
+//! MB/s and mean service time come with per-second samples from the steady part of the
+//! timeline for their interval (warm-up seconds and the last, partial second left out; for old
+//! results without warm-up marks, the first and the last second).
+//! Errors are metrics too ([`Metric::errors`]): any rise is worse, whatever else changed. Service-time and took percentiles carry the
 //! per-request values of the run's stored HDR histograms when there are some
 //! ([`with_histograms`]), so they get an interval too; CPU, max and attribution are single
 //! values per run: with one run per side they get a difference but no interval.
@@ -45,6 +48,10 @@ pub struct Metric {
     /// and the quantile (see [`with_histograms`]).
     #[serde(skip)]
     pub recorded: Option<(Arc<Recorded>, f64)>,
+    /// A count of errors (failed requests for good, refused documents, failed searches, wrong
+    /// answers): any rise is worse, and a contender with any is never better.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub errors: bool,
 }
 
 fn f(v: &Value, path: &[&str]) -> Option<f64> {
@@ -71,7 +78,15 @@ fn point(
         value,
         samples: None,
         recorded: None,
+        errors: false,
     })
+}
+
+/// An error count: lower is better, and any rise is worse (see [`Metric::errors`]).
+fn errors(key: &str, label: &str, v: Option<f64>) -> Option<Metric> {
+    let mut m = point(key, label, "", Direction::LowerBetter, v)?;
+    m.errors = true;
+    Some(m)
 }
 
 fn sampled(
@@ -91,6 +106,7 @@ fn sampled(
         value,
         samples: Some((kind, samples)),
         recorded: None,
+        errors: false,
     })
 }
 
@@ -129,14 +145,22 @@ pub fn with_histograms(metrics: &mut [Metric], histograms: &[SerializedHistogram
     }
 }
 
-/// Per-second rows without the first (ramp-up) and the last (partial) second, when there are
-/// enough of them.
+/// The steady per-second rows: after the seconds marked `warmup` and without the last
+/// (partial) second; for a timeline without warm-up marks, without the first (ramp-up) and
+/// the last second. Empty under 4 seconds.
 pub fn steady_seconds(timeline: &[Value]) -> &[Value] {
-    if timeline.len() >= 4 {
-        &timeline[1..timeline.len() - 1]
-    } else {
-        timeline
+    if timeline.len() < 4 {
+        return &[];
     }
+    let warm = timeline
+        .iter()
+        .take_while(|s| s.get("warmup").and_then(Value::as_bool) == Some(true))
+        .count();
+    let from = if warm > 0 { warm } else { 1 };
+    if timeline.len() < from + 3 {
+        return &[];
+    }
+    &timeline[from..timeline.len() - 1]
 }
 
 /// Is this an ingest-shaped result (an `IngestReport`)?
@@ -174,12 +198,7 @@ pub fn extract(result: &Value, timeline: &[Value]) -> Vec<Metric> {
 
 fn ingest(r: &Value, timeline: &[Value], out: &mut Vec<Metric>) {
     use Direction::*;
-    // Under 4 seconds there is no steady part: the run's own totals, without samples.
-    let steady: &[Value] = if timeline.len() >= 4 {
-        steady_seconds(timeline)
-    } else {
-        &[]
-    };
+    let steady = steady_seconds(timeline);
     let col = |name: &str, scale: f64| -> Vec<f64> {
         steady
             .iter()
@@ -187,25 +206,30 @@ fn ingest(r: &Value, timeline: &[Value], out: &mut Vec<Metric>) {
             .map(|x| x * scale)
             .collect()
     };
+    // The value is the headline; the steady seconds give its interval.
     let docs = col("docs", 1.0);
-    let per_sec = "per-second mean, first and last second left out";
+    let headline = f(r, &["docs_per_sec"]);
     out.extend(if docs.is_empty() {
         point(
             "throughput_docs_per_sec",
-            "throughput",
+            "throughput (headline)",
             "docs/s",
             HigherBetter,
-            f(r, &["docs_per_sec"]),
+            headline,
         )
     } else {
         sampled(
             "throughput_docs_per_sec",
-            &format!("throughput ({per_sec})"),
+            "throughput (headline)",
             "docs/s",
             HigherBetter,
             SampleKind::PerSecond,
             docs,
         )
+        .map(|mut m| {
+            m.value = headline.unwrap_or(m.value);
+            m
+        })
     });
     let mb = col("bytes", 1.0 / 1_000_000.0);
     out.extend(if mb.is_empty() {
@@ -306,6 +330,16 @@ fn ingest(r: &Value, timeline: &[Value], out: &mut Vec<Metric>) {
             per_second_errors,
         )
     });
+    out.extend(errors(
+        "errors.ingest.unacknowledged",
+        "errors: documents of failed bulk requests",
+        f(r, &["counts", "unacknowledged"]),
+    ));
+    out.extend(errors(
+        "errors.ingest.refused",
+        "errors: documents refused (item failures)",
+        f(r, &["counts", "refused"]),
+    ));
     out.extend(point(
         "driver_cpu_secs_per_million_docs",
         "driver CPU per million docs",
@@ -381,11 +415,9 @@ fn query(r: &Value, out: &mut Vec<Metric>) {
                 )
             });
         }
-        out.extend(point(
+        out.extend(errors(
             &format!("query.{v}.{t}.errors"),
             &format!("{v} {t}: failed searches"),
-            "",
-            LowerBetter,
             f(cell, &["errors"]),
         ));
     }
@@ -404,19 +436,30 @@ fn query(r: &Value, out: &mut Vec<Metric>) {
                 &format!("{v}: largest percentile error"),
                 "%",
                 LowerBetter,
-                f(acc, &["pct_max_err"]),
+                // Stored as a fraction of the exact value; shown in percent everywhere.
+                f(acc, &["pct_max_err"]).map(|x| x * 100.0),
             ));
         }
         let wrong = ["count_wrong", "sum_wrong", "pct_over_bound", "pct_null"]
             .iter()
             .filter_map(|k| f(acc, &[k]))
             .sum::<f64>();
-        out.extend(point(
+        out.extend(errors(
             &format!("accuracy.{v}.wrong"),
             &format!("{v}: wrong answers"),
-            "",
-            LowerBetter,
             Some(wrong),
         ));
     }
+    let cells = r.get("cells").and_then(Value::as_array);
+    let failed: Option<f64> = cells.map(|c| c.iter().filter_map(|c| f(c, &["errors"])).sum());
+    out.extend(errors(
+        "errors.query.failed_searches",
+        "errors: failed searches (all cells)",
+        failed,
+    ));
+    out.extend(errors(
+        "errors.query.wrong_answers",
+        "errors: wrong answers (all checks)",
+        f(r, &["failures_total"]),
+    ));
 }

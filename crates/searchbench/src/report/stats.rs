@@ -5,13 +5,18 @@
 //! so resampling single seconds would give intervals that are too narrow. We use a circular
 //! block bootstrap with blocks of `ceil(n^(1/3))` consecutive samples; for independent samples
 //! (one value per repeated run, one per query coverage) the block length is 1, the classic
-//! bootstrap. One value per repeated run is few values (5 to 10): there the percentile
-//! bootstrap is too narrow, and Welch's t interval is used instead.
+//! bootstrap. One value per repeated run is few values (2 to 10): there the percentile
+//! bootstrap is too narrow, and Welch's t interval is used instead (Welch–Satterthwaite
+//! degrees of freedom, the t quantile for them), from 2 runs a side. When its interval holds
+//! zero, [`min_detectable`] says how large a change those runs could have seen.
 
 use serde::Serialize;
 
-/// Fewer samples than this on either side: no verdict, only the difference.
+/// Fewer samples than this on either side: no verdict, only the difference (within-run
+/// samples: seconds, coverages, requests).
 pub const MIN_SAMPLES: usize = 5;
+/// Fewer runs than this in a group: no verdict over runs (Welch's t needs a spread per side).
+pub const MIN_RUNS: usize = 2;
 /// Bootstrap resamples.
 pub const RESAMPLES: usize = 2000;
 /// Two-sided confidence level.
@@ -84,6 +89,15 @@ pub fn pct_diff(a: f64, b: f64) -> Option<f64> {
     Some((b - a) / a.abs() * 100.0)
 }
 
+/// The fewest samples a side needs for an interval: [`MIN_RUNS`] runs, else [`MIN_SAMPLES`].
+pub fn min_samples(kind: SampleKind) -> usize {
+    if kind == SampleKind::PerRun {
+        MIN_RUNS
+    } else {
+        MIN_SAMPLES
+    }
+}
+
 fn resample_mean(v: &[f64], block: usize, rng: &mut Rng) -> f64 {
     let n = v.len();
     let mut sum = 0.0;
@@ -112,22 +126,58 @@ impl Interval {
     }
 }
 
-/// Two-sided 95 % Student t quantiles for 1..=30 degrees of freedom.
+/// Two-sided 95 % Student t quantiles (0.975) for 1..=30 degrees of freedom.
 const T975: [f64; 30] = [
     12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
     2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
     2.052, 2.048, 2.045, 2.042,
 ];
+/// One-sided 0.80 Student t quantiles for 1..=30 degrees of freedom (80 % power).
+const T80: [f64; 30] = [
+    1.376, 1.061, 0.978, 0.941, 0.920, 0.906, 0.896, 0.889, 0.883, 0.879, 0.876, 0.873, 0.870,
+    0.868, 0.866, 0.865, 0.863, 0.862, 0.861, 0.860, 0.859, 0.858, 0.858, 0.857, 0.856, 0.856,
+    0.855, 0.855, 0.854, 0.854,
+];
+
+/// The quantile for (fractional) `df` degrees of freedom, interpolated linearly between the
+/// table's whole degrees (close enough: the table is smooth in df), `normal` beyond 30.
+fn t_quantile(table: &[f64; 30], normal: f64, df: f64) -> f64 {
+    if !df.is_finite() {
+        return normal;
+    }
+    let df = df.max(1.0);
+    if df >= 30.0 {
+        // 1/df interpolation towards the normal quantile.
+        let w = 30.0 / df;
+        return normal + (table[29] - normal) * w;
+    }
+    let lo = df.floor() as usize;
+    let frac = df - lo as f64;
+    let a = table[lo - 1];
+    let b = table[lo.min(29)];
+    a + (b - a) * frac
+}
+
+/// The 0.975 quantile of Student's t with `df` degrees of freedom.
+pub fn t975(df: f64) -> f64 {
+    t_quantile(&T975, 1.960, df)
+}
 
 fn variance(v: &[f64], m: f64) -> f64 {
     v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (v.len() - 1) as f64
 }
 
-/// Welch's t interval of the difference of means, as a percentage of the base mean. Used for
-/// one value per run: with few runs the percentile bootstrap is too narrow.
-pub fn welch_diff(base: &[f64], contender: &[f64]) -> Option<Interval> {
+/// Sample standard deviation over the mean, in percent (`None` under 2 values or a zero mean).
+pub fn cv_pct(v: &[f64]) -> Option<f64> {
+    let m = mean(v)?;
+    (v.len() >= 2 && m != 0.0).then(|| variance(v, m).sqrt() / m.abs() * 100.0)
+}
+
+/// Welch's standard error of the difference of means and its Welch–Satterthwaite degrees of
+/// freedom.
+fn welch_se_df(base: &[f64], contender: &[f64]) -> Option<(f64, f64)> {
     let (ma, mb) = (mean(base)?, mean(contender)?);
-    if ma == 0.0 || base.len() < 2 || contender.len() < 2 {
+    if base.len() < 2 || contender.len() < 2 {
         return None;
     }
     let (va, vb) = (
@@ -141,11 +191,18 @@ pub fn welch_diff(base: &[f64], contender: &[f64]) -> Option<Interval> {
         (va + vb).powi(2)
             / (va * va / (base.len() - 1) as f64 + vb * vb / (contender.len() - 1) as f64)
     };
-    let t = if df.is_finite() && df >= 1.0 {
-        T975[(df.floor() as usize).clamp(1, 30) - 1]
-    } else {
-        1.96
-    };
+    Some((se, df))
+}
+
+/// Welch's t interval of the difference of means, as a percentage of the base mean. Used for
+/// one value per run: with few runs the percentile bootstrap is too narrow.
+pub fn welch_diff(base: &[f64], contender: &[f64]) -> Option<Interval> {
+    let (ma, mb) = (mean(base)?, mean(contender)?);
+    if ma == 0.0 {
+        return None;
+    }
+    let (se, df) = welch_se_df(base, contender)?;
+    let t = t975(df);
     let d = mb - ma;
     Some(Interval {
         low_pct: (d - t * se) / ma.abs() * 100.0,
@@ -153,11 +210,35 @@ pub fn welch_diff(base: &[f64], contender: &[f64]) -> Option<Interval> {
     })
 }
 
+/// The smallest change (percent of the base mean) that runs with this spread would detect
+/// at 95 % confidence with 80 % power: `(t_0.975 + t_0.80) × se / |mean(base)|`, Welch's
+/// standard error and degrees of freedom. For one value per run.
+pub fn min_detectable(base: &[f64], contender: &[f64]) -> Option<f64> {
+    let ma = mean(base)?;
+    if ma == 0.0 {
+        return None;
+    }
+    let (se, df) = welch_se_df(base, contender)?;
+    Some((t975(df) + t_quantile(&T80, 0.8416, df)) * se / ma.abs() * 100.0)
+}
+
+/// The smallest change (percent) detectable with `k` runs a side when one run's coefficient
+/// of variation is `cv_pct` and the noise is the same on both sides: the same rule as
+/// [`min_detectable`], with `df = 2(k - 1)`.
+pub fn min_detectable_for(cv_pct: f64, k: usize) -> Option<f64> {
+    if k < 2 {
+        return None;
+    }
+    let se = cv_pct * (2.0 / k as f64).sqrt();
+    let df = 2.0 * (k as f64 - 1.0);
+    Some((t975(df) + t_quantile(&T80, 0.8416, df)) * se)
+}
+
 /// CI of `(mean(contender) - mean(base)) / mean(base)`, in percent: Welch's t for one value
-/// per run, else the percentile bootstrap (blocks for seconds). `None` with fewer than
-/// [`MIN_SAMPLES`] on a side or a base mean of zero.
+/// per run (from [`MIN_RUNS`] a side), else the percentile bootstrap (blocks for seconds).
+/// `None` with fewer than [`min_samples`] on a side or a base mean of zero.
 pub fn bootstrap_diff(base: &[f64], contender: &[f64], kind: SampleKind) -> Option<Interval> {
-    if base.len() < MIN_SAMPLES || contender.len() < MIN_SAMPLES {
+    if base.len() < min_samples(kind) || contender.len() < min_samples(kind) {
         return None;
     }
     if kind == SampleKind::PerRun {
@@ -378,9 +459,54 @@ mod tests {
 
     #[test]
     fn too_few_samples_give_no_interval() {
-        assert!(
-            bootstrap_diff(&[1.0, 2.0], &[1.0, 2.0, 3.0, 4.0, 5.0], SampleKind::PerRun).is_none()
-        );
+        assert!(bootstrap_diff(&[1.0], &[1.0, 2.0, 3.0, 4.0, 5.0], SampleKind::PerRun).is_none());
+        assert!(bootstrap_diff(&[1.0, 2.0], &[1.0, 2.0], SampleKind::PerSecond).is_none());
+    }
+
+    #[test]
+    fn three_runs_a_side_give_a_verdict_on_a_large_effect_and_say_what_they_could_see() {
+        let a = [10_000.0, 10_300.0, 9_800.0];
+        let up = [14_400.0, 14_100.0, 14_700.0];
+        let i = bootstrap_diff(&a, &up, SampleKind::PerRun).unwrap();
+        assert!(i.low_pct > 30.0, "{i:?}");
+        let same = [10_100.0, 9_900.0, 10_250.0];
+        let i = bootstrap_diff(&a, &same, SampleKind::PerRun).unwrap();
+        assert!(!i.excludes_zero(), "{i:?}");
+        let mde = min_detectable(&a, &same).unwrap();
+        assert!(mde > 2.0 && mde < 20.0, "{mde}");
+        // Fewer runs, a larger detectable change.
+        assert!(min_detectable_for(3.0, 2).unwrap() > min_detectable_for(3.0, 5).unwrap());
+    }
+
+    #[test]
+    fn t_quantiles_match_the_table_and_interpolate() {
+        assert!((t975(1.0) - 12.706).abs() < 1e-9);
+        assert!((t975(4.0) - 2.776).abs() < 1e-9);
+        let mid = t975(4.5);
+        assert!(mid < 2.776 && mid > 2.571);
+        assert!((t975(f64::INFINITY) - 1.96).abs() < 1e-9);
+        assert!(t975(60.0) < 2.042 && t975(60.0) > 1.96);
+    }
+
+    #[test]
+    fn two_run_aa_comparisons_rarely_raise_a_false_alarm() {
+        // Normal-ish noise (sum of uniforms), 2 runs a side, identical configurations.
+        let mut rng = Rng::new(7);
+        let mut draw = || {
+            (0..6)
+                .map(|_| (rng.next_u64() % 10_000) as f64 / 10_000.0)
+                .sum::<f64>()
+        };
+        let trials = 2000;
+        let mut alarms = 0;
+        for _ in 0..trials {
+            let a: Vec<f64> = (0..2).map(|_| 1000.0 + 30.0 * draw()).collect();
+            let b: Vec<f64> = (0..2).map(|_| 1000.0 + 30.0 * draw()).collect();
+            if bootstrap_diff(&a, &b, SampleKind::PerRun).is_some_and(|i| i.excludes_zero()) {
+                alarms += 1;
+            }
+        }
+        assert!(alarms * 100 <= trials * 5, "{alarms} of {trials}");
     }
 
     #[test]

@@ -106,6 +106,8 @@ pub enum StoreError {
     },
     #[error("no complete run has the tags {0} (see `searchbench results list --tag k=v`)")]
     NoTagMatch(String),
+    #[error("run {id} is {state}, not complete: its figures are partial. Compare it anyway with --include-partial")]
+    NotComplete { id: String, state: &'static str },
     #[error("bad tag {0:?}: write key=value (key: letters, digits, '_', '-', '.')")]
     BadTag(String),
 }
@@ -185,7 +187,11 @@ pub enum State {
     /// Started, never finished, and its process is gone (killed, crashed, power loss).
     Incomplete,
     Complete,
-    /// Finished with an error (the partial result, if any, is kept).
+    /// Stopped by a signal (Ctrl-C) before the load or the queries were done: a partial
+    /// result, never compared as if it were whole.
+    Interrupted,
+    /// Finished with an error, or a check failed: a request that failed for good, a wrong
+    /// answer, counts that do not reconcile (the result, if any, is kept).
     Failed,
 }
 
@@ -195,6 +201,7 @@ impl State {
             State::Running => "running",
             State::Incomplete => "incomplete",
             State::Complete => "complete",
+            State::Interrupted => "interrupted",
             State::Failed => "failed",
         }
     }
@@ -207,7 +214,7 @@ pub struct RunRow {
     pub kind: String,
     pub workload: String,
     pub engine: Option<String>,
-    /// As stored: running, complete or failed.
+    /// As stored: running, complete, interrupted or failed.
     pub status: String,
     pub state: State,
     pub started_unix: u64,
@@ -529,17 +536,13 @@ impl Store {
 
     fn end_run(&self, id: &RunId, result: &Value, error: Option<&str>) -> Result<()> {
         let engine = engine_of(result);
-        // A result that reports its own error (an ingest stopped early) is a failed run too.
-        let own_error = result
-            .get("error")
-            .and_then(Value::as_str)
-            .map(str::to_string);
+        let (status, own_error) = outcome_of(result);
         let error = error.map(str::to_string).or(own_error);
-        let status = if error.is_some() {
-            "failed"
-        } else {
-            "complete"
-        };
+        let status = match status {
+            State::Complete if error.is_some() => State::Failed,
+            s => s,
+        }
+        .name();
         let stored = (!result.is_null())
             .then(|| serde_json::to_string(result))
             .transpose()?;
@@ -579,6 +582,13 @@ impl Store {
             }
         }
         tx.commit()?;
+        Ok(())
+    }
+
+    /// Forgets a run entirely: one refused for bad usage measured nothing worth keeping.
+    pub fn discard_run(&self, id: &RunId) -> Result<()> {
+        self.conn
+            .execute("DELETE FROM runs WHERE id = ?1", [&id.0])?;
         Ok(())
     }
 
@@ -642,6 +652,12 @@ impl Store {
     /// A run id (or unique prefix) gives that run; `k=v[,k2=v2]` gives every complete run
     /// with those tags (oldest first), a group of repeated runs.
     pub fn select(&self, selector: &str) -> Result<Vec<RunRow>> {
+        self.select_with(selector, false)
+    }
+
+    /// [`Store::select`]; with `include_partial` a tag group also takes runs that are not
+    /// `complete` (interrupted, failed, incomplete).
+    pub fn select_with(&self, selector: &str, include_partial: bool) -> Result<Vec<RunRow>> {
         if !selector.contains('=') {
             return Ok(vec![self.get(selector)?]);
         }
@@ -652,7 +668,7 @@ impl Store {
             .collect::<Result<Vec<_>>>()?;
         let mut runs = self.list(&Filter {
             tags,
-            complete_only: true,
+            complete_only: !include_partial,
             ..Default::default()
         })?;
         if runs.is_empty() {
@@ -710,6 +726,57 @@ impl Filter {
     }
 }
 
+/// The state a finished result earns, and the reason when it is not `complete`: a result
+/// marked `interrupted` was stopped by a signal; one that reports an error, a query phase with
+/// failed searches or wrong answers, or an ingest whose counts do not reconcile has failed.
+pub fn outcome_of(result: &Value) -> (State, Option<String>) {
+    let error = result
+        .get("error")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    if result.get("interrupted").and_then(Value::as_bool) == Some(true) {
+        return (
+            State::Interrupted,
+            error.or_else(|| Some("interrupted".into())),
+        );
+    }
+    if error.is_some() {
+        return (State::Failed, error);
+    }
+    if result
+        .get("counts")
+        .and_then(|c| c.get("reconciled"))
+        .and_then(Value::as_bool)
+        == Some(false)
+    {
+        return (State::Failed, Some("counts do not reconcile".into()));
+    }
+    let query = if result.get("cells").is_some() {
+        Some(result)
+    } else {
+        result.get("query").filter(|q| q.is_object())
+    };
+    if let Some(q) = query {
+        let failed_searches: u64 = q
+            .get("cells")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|c| c.get("errors")?.as_u64())
+            .sum();
+        let wrong = q.get("failures_total").and_then(Value::as_u64).unwrap_or(0);
+        if failed_searches > 0 || wrong > 0 {
+            return (
+                State::Failed,
+                Some(format!(
+                    "queries: {failed_searches} failed search(es), {wrong} wrong answer(s)"
+                )),
+            );
+        }
+    }
+    (State::Complete, None)
+}
+
 /// `product-version` from a result that names them.
 fn engine_of(result: &Value) -> Option<String> {
     let product = result.get("product")?.as_str()?;
@@ -759,6 +826,7 @@ impl RawRow {
         let pid = self.pid.and_then(|p| u32::try_from(p).ok());
         let state = match self.status.as_str() {
             "complete" => State::Complete,
+            "interrupted" => State::Interrupted,
             "failed" => State::Failed,
             _ if pid.is_some_and(process_alive) => State::Running,
             _ => State::Incomplete,

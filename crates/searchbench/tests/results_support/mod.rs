@@ -174,3 +174,19 @@ pub fn query_result(took_ms: f64, seed: u64) -> Value {
     let typed: QueryResult = serde_json::from_value(v).expect("shaped like QueryResult");
     serde_json::to_value(typed).expect("serialises")
 }
+
+/// Stores a result (ingest or query, by its shape) with tags; returns the run id.
+pub fn save(store: &searchbench::store::Store, result: &Value, tags: &[(&str, &str)]) -> String {
+    use searchbench::store::{Kind, NewRun};
+    let kind = if result.get("cells").is_some() {
+        Kind::Query
+    } else {
+        Kind::Ingest
+    };
+    let mut run = NewRun::new(kind, "logs", json!({}));
+    run.tags = tags
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    store.save(&run, result).expect("save the result").0
+}

@@ -1,0 +1,300 @@
+//! Honest results on a real node: run states (interrupted, failed), errors in verdicts, one
+//! headline figure in every view, the warm-up, and verdicts from three runs a side.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{bin, node_url};
+use searchbench::report::compare::{compare, Side, Verdict};
+use searchbench::store::{State, Store};
+use serde_json::Value;
+
+/// Timing matters here (warm-up, run-to-run spread): one test at a time.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn with_store(db: &Path, args: &[&str]) -> Command {
+    let mut cmd = bin();
+    cmd.args(args).arg("--store").arg(db);
+    cmd
+}
+
+fn ingest(db: &Path, index: &str, extra: &[&str]) -> Output {
+    with_store(
+        db,
+        &[
+            "ingest",
+            "logs",
+            "--quiet",
+            "--index",
+            index,
+            "--url",
+            node_url(),
+        ],
+    )
+    .args(extra)
+    .output()
+    .expect("run searchbench ingest")
+}
+
+fn code(out: &Output) -> Option<i32> {
+    out.status.code()
+}
+
+fn streams(out: &Output) -> String {
+    format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+#[test]
+fn sigint_mid_ingest_is_stored_interrupted_exits_130_and_stays_out_of_groups() {
+    let _one = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let url = node_url();
+    let mut child = with_store(
+        &db,
+        &[
+            "ingest",
+            "logs",
+            "--quiet",
+            "--docs",
+            "5000000",
+            "--bulk-size",
+            "200",
+            "--clients",
+            "1",
+            "--warmup",
+            "0",
+            "--index",
+            "trust-sigint",
+            "--tag",
+            "g=sig",
+            "--url",
+            url,
+        ],
+    )
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    std::thread::sleep(Duration::from_secs(4));
+    // SAFETY: signalling the child we spawned, by its pid.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+    }
+    let started = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if started.elapsed() > Duration::from_secs(120) {
+            let _ = child.kill();
+            panic!("the interrupted ingest did not end within 120 s");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(status.code(), Some(130), "{}", streams(&out));
+
+    // A complete run with the same tag.
+    let ok = ingest(
+        &db,
+        "trust-sigint-ok",
+        &["--docs", "2000", "--tag", "g=sig"],
+    );
+    assert_eq!(code(&ok), Some(0), "{}", streams(&ok));
+
+    let store = Store::open(&db).unwrap();
+    let runs = store.list(&Default::default()).unwrap();
+    assert_eq!(runs.len(), 2);
+    let interrupted = runs.iter().find(|r| r.state == State::Interrupted);
+    let interrupted = interrupted.expect("the interrupted run is stored as interrupted");
+    let list = with_store(&db, &["results", "list"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&list.stdout).contains("interrupted"));
+
+    // Tag groups leave it out and say so; --include-partial takes it.
+    let side = Side::load(&store, "g=sig").unwrap();
+    assert_eq!(side.run_ids.len(), 1);
+    assert!(side.excluded[0].contains(&interrupted.id.0), "{side:?}");
+    let all = Side::load_with(&store, "g=sig", true).unwrap();
+    assert_eq!(all.run_ids.len(), 2);
+    // Compared alone it is refused unless asked.
+    let refused = with_store(&db, &["compare", &runs[1].id.0, &interrupted.id.0])
+        .output()
+        .unwrap();
+    let both = [&runs[0].id.0, &runs[1].id.0];
+    assert_eq!(code(&refused), Some(2), "{}", streams(&refused));
+    assert!(streams(&refused).contains("--include-partial"));
+    let taken = with_store(&db, &["compare", both[0], both[1], "--include-partial"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&taken), Some(0), "{}", streams(&taken));
+    assert!(streams(&taken).contains("NOT COMPLETE"));
+}
+
+#[test]
+fn a_query_run_whose_searches_all_fail_is_failed_and_trips_fail_on_worse() {
+    let _one = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let query = |index: &str, extra: &[&str]| {
+        with_store(&db, &["query", "logs", "--url", node_url()])
+            .args(["--index", index, "--docs", "2000", "--passes", "1"])
+            .args(["--slices", "2"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let good = query("trust-query", &["--load"]);
+    assert_eq!(code(&good), Some(0), "{}", streams(&good));
+    let broken = query("trust-query-missing", &[]);
+    assert_ne!(code(&broken), Some(0), "{}", streams(&broken));
+
+    let store = Store::open(&db).unwrap();
+    let runs = store.list(&Default::default()).unwrap();
+    assert_eq!(runs.len(), 2, "{runs:?}");
+    let (bad, base) = (&runs[0], &runs[1]);
+    assert_eq!(base.state, State::Complete);
+    assert_eq!(bad.state, State::Failed, "{:?}", bad.error);
+
+    let out = with_store(&db, &["compare", &base.id.0, &bad.id.0, "--fail-on-worse"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), Some(3), "{}", streams(&out));
+    let json = with_store(&db, &["compare", &base.id.0, &bad.id.0, "--json"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&json.stdout).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    // Nothing about the broken run is better, and its errors are worse.
+    assert!(rows
+        .iter()
+        .all(|r| r["contenders"][0]["verdict"] != "better"));
+    if bad.result.is_some() {
+        let failed = rows
+            .iter()
+            .find(|r| r["key"] == "errors.query.failed_searches")
+            .expect("the failed searches row");
+        assert_eq!(failed["contenders"][0]["verdict"], "worse");
+    }
+}
+
+#[test]
+fn one_headline_in_every_view_and_the_warm_up_is_marked_and_excluded() {
+    let _one = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let json = dir.path().join("r.json");
+    let out = ingest(
+        &db,
+        "trust-headline",
+        &[
+            "--docs",
+            "100000",
+            "--bulk-size",
+            "100",
+            "--clients",
+            "1",
+            "--warmup",
+            "2s",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code(&out), Some(0), "{}", streams(&out));
+    let report: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let headline = report["docs_per_sec"].as_f64().unwrap();
+    assert_eq!(report["headline"]["docs_per_sec"].as_f64(), Some(headline));
+    assert_eq!(
+        report["headline"]["warmup_applied"], true,
+        "the run must last over 4 s: {}",
+        report["headline"]
+    );
+    // Warm-up seconds marked in the timeline, and left out of the histograms.
+    assert_eq!(report["timeline"][0]["warmup"], true);
+    let attempts = report["requests"]["attempts"].as_u64().unwrap();
+    let measured = report["service"]["count"].as_u64().unwrap();
+    let warm = report["headline"]["warmup_attempts"].as_u64().unwrap();
+    let failed = report["requests"]["failed_attempts"].as_u64().unwrap();
+    assert!(warm > 0, "{}", report["headline"]);
+    assert_eq!(measured, attempts - warm - failed);
+    let warm_docs = report["headline"]["warmup_docs"].as_u64().unwrap();
+    assert!(warm_docs > 0);
+    assert_eq!(
+        report["headline"]["docs"].as_u64().unwrap() + warm_docs,
+        report["counts"]["indexed"].as_u64().unwrap()
+    );
+
+    // Terminal, results show --json, results list and compare: the same figure.
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!("headline: {headline:.0} docs/s")),
+        "{text}"
+    );
+    let store = Store::open(&db).unwrap();
+    let id = store.list(&Default::default()).unwrap()[0].id.0.clone();
+    let shown = with_store(&db, &["results", "show", &id, "--json"])
+        .output()
+        .unwrap();
+    let shown: Value = serde_json::from_slice(&shown.stdout).unwrap();
+    assert_eq!(shown["result"]["docs_per_sec"].as_f64(), Some(headline));
+    let cmp = with_store(&db, &["compare", &id, &id, "--json"])
+        .output()
+        .unwrap();
+    let cmp: Value = serde_json::from_slice(&cmp.stdout).unwrap();
+    assert_eq!(cmp["rows"][0]["key"], "throughput_docs_per_sec");
+    assert_eq!(cmp["rows"][0]["base"].as_f64(), Some(headline));
+}
+
+#[test]
+fn three_runs_a_side_give_a_verdict_and_an_aa_pair_of_groups_does_not() {
+    let _one = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.db");
+    for (i, (bulk, tag)) in [("10", "small"), ("1000", "a"), ("1000", "b")]
+        .iter()
+        .cycle()
+        .take(9)
+        .enumerate()
+    {
+        let index = format!("trust-groups-{i}");
+        let tag = format!("cfg={tag}");
+        let out = ingest(
+            &db,
+            &index,
+            &[
+                "--docs",
+                "10000",
+                "--bulk-size",
+                bulk,
+                "--warmup",
+                "0",
+                "--tag",
+                &tag,
+            ],
+        );
+        assert_eq!(code(&out), Some(0), "{}", streams(&out));
+    }
+    let store = Store::open(&db).unwrap();
+    let side = |s: &str| Side::load(&store, s).unwrap();
+    let c = compare(side("cfg=a"), vec![side("cfg=small"), side("cfg=b")]);
+    let row = &c.rows[0];
+    assert_eq!(row.key, "throughput_docs_per_sec");
+    let small = row.contenders[0].as_ref().unwrap();
+    assert_eq!(small.verdict, Verdict::Worse, "{small:?}");
+    assert_eq!((small.n_base, small.n), (Some(3), Some(3)));
+    assert!(small.spread_pct.is_some());
+    let same = row.contenders[1].as_ref().unwrap();
+    assert_eq!(same.verdict, Verdict::NoSignificantChange, "{same:?}");
+    assert!(same.min_detectable_pct.is_some());
+}

@@ -1,0 +1,155 @@
+//! Honest results without an engine: error rules in verdicts, states from stored results,
+//! units, and terminal output that fits and survives a closed pipe.
+
+mod results_support;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use results_support::{ingest_result, query_result, save};
+use searchbench::report::compare::{compare, Side, Verdict};
+use searchbench::store::{State, Store};
+
+fn bin(db: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_searchbench"));
+    cmd.env("SEARCHBENCH_STORE", db);
+    cmd
+}
+
+#[test]
+fn states_come_from_the_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("r.db")).unwrap();
+    let mut interrupted = ingest_result(20, 20_000.0, 0.05, 20.0, 1);
+    interrupted["interrupted"] = true.into();
+    let mut unreconciled = ingest_result(20, 20_000.0, 0.05, 20.0, 2);
+    unreconciled["counts"]["reconciled"] = false.into();
+    let mut wrong = query_result(40.0, 1);
+    wrong["failures_total"] = 3.into();
+    let mut failed_searches = query_result(40.0, 2);
+    failed_searches["cells"][0]["errors"] = 30.into();
+    let ok = ingest_result(20, 20_000.0, 0.05, 20.0, 3);
+    for (result, state) in [
+        (&interrupted, State::Interrupted),
+        (&unreconciled, State::Failed),
+        (&wrong, State::Failed),
+        (&failed_searches, State::Failed),
+        (&ok, State::Complete),
+    ] {
+        let id = save(&store, result, &[("t", "x")]);
+        assert_eq!(store.get(&id).unwrap().state, state, "{id}");
+    }
+    // Only the complete one is in the tag group; the others are named as left out.
+    let side = Side::load(&store, "t=x").unwrap();
+    assert_eq!(side.run_ids.len(), 1);
+    assert_eq!(side.excluded.len(), 4);
+}
+
+#[test]
+fn a_run_with_errors_is_never_better_and_a_rise_in_errors_is_worse() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("r.db")).unwrap();
+    let base = save(&store, &ingest_result(60, 20_000.0, 0.05, 20.0, 1), &[]);
+    // Much faster, but 500 documents refused.
+    let mut fast = ingest_result(60, 30_000.0, 0.05, 12.0, 2);
+    fast["counts"]["refused"] = 500.into();
+    fast["counts"]["failed"] = 500.into();
+    let fast = save(&store, &fast, &[]);
+    let side = |id: &str| Side::load(&store, id).unwrap();
+    let c = compare(side(&base), vec![side(&fast)]);
+    let verdict = |key: &str| {
+        c.rows.iter().find(|r| r.key == key).unwrap().contenders[0]
+            .as_ref()
+            .unwrap()
+            .verdict
+    };
+    assert_eq!(
+        verdict("throughput_docs_per_sec"),
+        Verdict::NotBetterHasErrors
+    );
+    assert_eq!(verdict("errors.ingest.refused"), Verdict::Worse);
+    assert!(c.any_worse());
+    let out = bin(&dir.path().join("r.db"))
+        .args(["compare", &base, &fast, "--fail-on-worse"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(3), "{text}");
+    assert!(text.contains("+500 (from 0)"), "{text}");
+}
+
+#[test]
+fn percentile_error_is_in_percent_and_the_headline_is_the_stored_figure() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("r.db")).unwrap();
+    let q = query_result(40.0, 1);
+    let id = save(&store, &q, &[]);
+    let side = Side::load(&store, &id).unwrap();
+    let stored = q["accuracy"][1]["pct_max_err"].as_f64().unwrap();
+    let m = side
+        .metrics
+        .iter()
+        .find(|m| m.key == "accuracy.D_td.pct_max_err")
+        .unwrap();
+    assert_eq!(m.unit, "%");
+    assert!((m.value - stored * 100.0).abs() < 1e-9);
+
+    let r = ingest_result(30, 20_000.0, 0.05, 20.0, 4);
+    let id = save(&store, &r, &[]);
+    let side = Side::load(&store, &id).unwrap();
+    let t = &side.metrics[0];
+    assert_eq!(t.key, "throughput_docs_per_sec");
+    assert_eq!(Some(t.value), r["docs_per_sec"].as_f64());
+}
+
+#[test]
+fn tables_fit_columns_carry_no_colour_and_a_closed_pipe_is_a_normal_exit() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let store = Store::open(&db).unwrap();
+    let mut ids = Vec::new();
+    for i in 0..3 {
+        ids.push(save(
+            &store,
+            &ingest_result(30, 20_000.0, 0.05, 20.0, i),
+            &[("build", "a-rather-long-tag-value"), ("machine", "ci")],
+        ));
+    }
+    let out = bin(&db)
+        .args(["results", "list"])
+        .env("COLUMNS", "100")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert!(!text.contains('\x1b'), "{text}");
+    for line in text.lines() {
+        assert!(line.chars().count() <= 100, "{line}");
+    }
+    let out = bin(&db)
+        .args(["compare", &ids[0], &ids[1]])
+        .env("COLUMNS", "100")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    for line in text
+        .lines()
+        .filter(|l| l.starts_with(['│', '┌', '╞', '└', '├']))
+    {
+        assert!(line.chars().count() <= 100, "{line}");
+    }
+
+    // `results show | head -1`: stdout closes early; exit 0, no panic.
+    let mut child = bin(&db)
+        .args(["results", "show", &ids[0]])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Close our end before it writes (it opens the store first): its writes then fail.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
