@@ -11,6 +11,7 @@ pub mod ingest;
 pub mod measure;
 pub mod query;
 pub mod report;
+pub mod session;
 pub mod store;
 pub mod target;
 pub mod workload;

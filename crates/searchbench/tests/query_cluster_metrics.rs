@@ -60,7 +60,7 @@ fn answers_match_the_ground_truth() {
     let result = runtime()
         .block_on(query::run_cluster_metrics(&target, &truth, &options))
         .expect("run");
-    query::print(&result);
+    searchbench::cli::output::query::print(&result);
     assert_eq!(result.request_errors(), 0);
     assert_eq!(result.failures_total, 0, "{:#?}", result.failures);
     assert!(result.passed());

@@ -6,9 +6,10 @@ use anyhow::Context as _;
 use clap::{Args, Subcommand};
 use serde::Serialize;
 
-use super::ingest::{connect, stop, ClusterArgs};
+use super::args::ClusterArgs;
+use super::output::Terminal;
 use super::{output, CliError, CliResult, TargetArgs};
-use crate::engine::{self, Node};
+use crate::engine;
 use crate::experiment::dates::{self, EngineResult, ExperimentError, Spread, VARIANTS};
 
 #[derive(Debug, Subcommand)]
@@ -145,8 +146,12 @@ async fn run_dates(args: DatesArgs) -> CliResult {
             heap: args.heap.clone(),
             engine_pid: args.engine_pid,
         };
-        let (target, node) = connect(&cluster).await?;
-        let engine_pid = node.as_ref().map(Node::pid).or(args.engine_pid);
+        let connected = cluster
+            .spec()?
+            .connect(&Terminal::new(false))
+            .await
+            .map_err(CliError::session)?;
+        let (target, engine_pid) = (connected.target.clone(), connected.engine_pid);
         eprintln!(
             "date-cost experiment on {}: {} docs per load, {} repeat(s), warm-up {} docs per variant",
             target.url(),
@@ -156,7 +161,7 @@ async fn run_dates(args: DatesArgs) -> CliResult {
         );
         let log = |line: &str| eprintln!("  {line}");
         let outcome = dates::run(&target, name, engine_pid, &cfg, &log).await;
-        stop(node).await;
+        connected.stop().await;
         let result = outcome.map_err(|e| match e {
             ExperimentError::Config(_) => CliError::usage(e),
             other => CliError::from(other),

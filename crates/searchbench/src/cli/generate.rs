@@ -10,11 +10,12 @@ use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
+use super::args::GeneratorArgs;
 use clap::{Args, ValueEnum};
 
 use super::{CliError, CliResult};
 use crate::corpus::{metrics, transactions, ClusterMetrics, DocSource, Logs, Transactions};
-use crate::workload::{self, WorkloadSpec};
+use crate::workload;
 
 const CHUNK: usize = 4 << 20;
 
@@ -343,41 +344,4 @@ fn generate(args: GenerateArgs) -> CliResult {
         bytes as f64 / 1e6 / secs
     );
     Ok(())
-}
-
-/// Shape of a built-in workload's corpus beyond --docs and --seed.
-#[derive(Debug, Clone, Args)]
-pub struct GeneratorArgs {
-    /// cluster-metrics: rows per epoch [default: 1000000].
-    #[arg(long, value_name = "N", help_heading = "cluster-metrics")]
-    pub rows_per_epoch: Option<u64>,
-    /// cluster-metrics: number of epochs [default: as many as --docs needs, else 1].
-    #[arg(long, value_name = "N", help_heading = "cluster-metrics")]
-    pub epochs: Option<u64>,
-    /// logs: first @timestamp, YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS[.fff]Z [default: 2023-01-01].
-    #[arg(long, help_heading = "logs")]
-    pub start: Option<String>,
-    /// logs: window the timestamps spread over, e.g. 1d, 6h [default: 1d].
-    #[arg(long, help_heading = "logs")]
-    pub window: Option<String>,
-    /// transactions: year of the mutations [default: 2023].
-    #[arg(long, help_heading = "transactions")]
-    pub year: Option<i32>,
-}
-
-impl GeneratorArgs {
-    /// The generator spec; `truth` asks cluster-metrics to compute its ground truth.
-    pub fn spec(&self, seed: u64, docs: Option<u64>, truth: bool) -> WorkloadSpec {
-        let mut spec = WorkloadSpec::new(seed);
-        spec.docs = docs;
-        spec.params = workload::Params {
-            rows_per_epoch: self.rows_per_epoch,
-            epochs: self.epochs,
-            truth,
-            start: self.start.clone(),
-            window: self.window.clone(),
-            year: self.year,
-        };
-        spec
-    }
 }

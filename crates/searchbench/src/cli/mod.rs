@@ -1,5 +1,6 @@
 //! The `searchbench` command line: argument parsing, dispatch, exit codes.
 
+mod args;
 mod compare;
 mod dates;
 mod engine;
@@ -40,6 +41,17 @@ impl CliError {
     pub fn usage(error: impl Into<anyhow::Error>) -> Self {
         CliError {
             code: exit::USAGE,
+            error: error.into(),
+        }
+    }
+    /// A session's error: bad usage or input exits 2, anything else 1.
+    pub fn session(error: crate::session::SessionError) -> Self {
+        CliError {
+            code: if error.is_usage() {
+                exit::USAGE
+            } else {
+                exit::FAILURE
+            },
             error: error.into(),
         }
     }

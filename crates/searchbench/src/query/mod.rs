@@ -34,7 +34,7 @@ pub use accuracy::{Truth, VariantAccuracy};
 pub use load::{compute_truth, load_cluster_metrics, load_logs, read_truth_file};
 pub use logs::{LogsQueryOptions, LogsTruth};
 pub use plan::{Algo, LogsQuery, Transport, Variant};
-pub use report::{print, QueryResult};
+pub use report::QueryResult;
 pub use stats::{CellResult, CoverageSample};
 
 use crate::corpus::rng::Rng;

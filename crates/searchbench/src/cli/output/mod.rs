@@ -1,0 +1,113 @@
+//! Terminal output, all of it: tables, sizes, durations, and one renderer per result type.
+
+use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
+
+pub mod ingest;
+pub mod query;
+
+/// A table with our house style and the given header.
+pub fn table<I, S>(header: I) -> Table
+where
+    I: IntoIterator<Item = S>,
+    S: Into<comfy_table::Cell>,
+{
+    let mut table = Table::new();
+    table
+        .load_preset(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic);
+    table.set_header(header);
+    table
+}
+
+pub fn bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = n as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{n} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
+pub fn secs(d: std::time::Duration) -> String {
+    format!("{:.1} s", d.as_secs_f64())
+}
+
+/// Prints a value as pretty JSON on stdout.
+pub fn json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
+    println!("{}", serde_json::to_string_pretty(value)?);
+    Ok(())
+}
+
+/// The terminal's observer of a session: status lines on stderr, phase results on stdout.
+#[derive(Debug, Clone, Copy)]
+pub struct Terminal {
+    /// No status lines about the load (warnings and results still print).
+    pub quiet: bool,
+}
+
+impl Terminal {
+    pub fn new(quiet: bool) -> Self {
+        Terminal { quiet }
+    }
+}
+
+impl crate::session::Observer for Terminal {
+    fn event(&self, event: crate::session::Event<'_>) {
+        use crate::session::Event;
+        match event {
+            Event::EngineStarting { engine } => {
+                eprintln!("starting {engine} for this run (it stops when the run ends)")
+            }
+            Event::EngineUp {
+                engine,
+                url,
+                pid,
+                boot,
+            } => eprintln!(
+                "{engine} is up at {url} (pid {pid}, {:.1} s)",
+                boot.as_secs_f64()
+            ),
+            Event::Loading {
+                corpus,
+                index,
+                url,
+                clients,
+                bulk_docs,
+                gzip,
+            } => {
+                if !self.quiet {
+                    eprintln!(
+                        "loading {corpus} into {index} at {url} ({clients} client(s), \
+                         {bulk_docs} docs per request{})",
+                        if gzip { ", gzip" } else { "" }
+                    );
+                }
+            }
+            Event::Querying {
+                index,
+                workload,
+                has_queries,
+            } => {
+                if has_queries {
+                    eprintln!("\nquerying {index} ({workload} workload)");
+                } else {
+                    eprintln!("\nthe {workload} workload has no query phase");
+                }
+            }
+            Event::Ingested(report) => ingest::print(report),
+            Event::Queried(result) => query::print(result),
+            Event::Saved { id, store } => eprintln!(
+                "saved as run {id} in {} (searchbench results show {id})",
+                store.display()
+            ),
+            Event::ReportWritten { path } => println!("report: {}", path.display()),
+            Event::Warning(message) => eprintln!("warning: {message}"),
+        }
+    }
+}

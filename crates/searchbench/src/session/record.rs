@@ -1,0 +1,154 @@
+//! Keeping a run in the results store while it goes: created at the start (marked running, so
+//! a crash leaves a readable record), timeline and histograms streamed in, finished at the end.
+//! Saving never stops a measurement: a store that cannot be written is a warning.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::{Event, Observer};
+use crate::measure::SerializedHistogram;
+use crate::report;
+use crate::store::{Kind, NewRun, RunId, Store, StoreError};
+
+/// Where and how a session saves its run.
+#[derive(Debug, Clone, Default)]
+pub struct SaveSpec {
+    /// The results database; `None` for the default location.
+    pub store: Option<PathBuf>,
+    /// Labels for the run (`--tag k=v`).
+    pub tags: Vec<(String, String)>,
+    /// Do not save at all (`--no-store`).
+    pub skip: bool,
+}
+
+impl SaveSpec {
+    pub fn open(&self) -> Result<Store, StoreError> {
+        match &self.store {
+            Some(p) => Store::open(p),
+            None => Store::open_default(),
+        }
+    }
+}
+
+/// A run being saved.
+pub struct Recording<'a> {
+    store: Store,
+    id: RunId,
+    observer: &'a dyn Observer,
+}
+
+impl std::fmt::Debug for Recording<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Recording").field("id", &self.id).finish()
+    }
+}
+
+impl<'a> Recording<'a> {
+    /// Opens the store and records the start of a run; `None` when saving is off or the store
+    /// cannot be used (after a warning).
+    pub fn begin(
+        save: &SaveSpec,
+        kind: Kind,
+        workload: &str,
+        seed: Option<u64>,
+        config: Value,
+        observer: &'a dyn Observer,
+    ) -> Option<Recording<'a>> {
+        if save.skip {
+            return None;
+        }
+        let mut run = NewRun::new(kind, workload, config);
+        run.seed = seed;
+        run.tags = save.tags.clone();
+        let started = save
+            .open()
+            .and_then(|store| Ok((store.begin_run(&run)?, store)));
+        match started {
+            Ok((id, store)) => Some(Recording {
+                store,
+                id,
+                observer,
+            }),
+            Err(e) => {
+                observer.event(Event::Warning(format!("this run will not be saved: {e}")));
+                None
+            }
+        }
+    }
+
+    pub fn id(&self) -> &RunId {
+        &self.id
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Streams per-second rows into the store.
+    pub fn timeline<T: Serialize>(&self, seconds: &[T]) {
+        if let Err(e) = self.store.append_timeline(&self.id, seconds) {
+            self.warn(format!("saving the timeline of run {}: {e}", self.id));
+        }
+    }
+
+    /// Keeps the run's HDR histograms.
+    pub fn histograms(&self, histograms: &[SerializedHistogram]) {
+        if let Err(e) = self.store.put_histograms(&self.id, histograms) {
+            self.warn(format!("saving the histograms of run {}: {e}", self.id));
+        }
+    }
+
+    /// Stores the result and with `html` writes the run's HTML report (its path returned).
+    pub fn finish<T: Serialize>(self, result: &T, html: bool) -> Option<PathBuf> {
+        if let Err(e) = self.store.finish_run(&self.id, result) {
+            self.warn(format!("saving run {}: {e}", self.id));
+            return None;
+        }
+        self.observer.event(Event::Saved {
+            id: &self.id.0,
+            store: self.store.path(),
+        });
+        if !html {
+            return None;
+        }
+        match report::write_run_report(&self.store, &self.id) {
+            Ok(path) => {
+                self.observer.event(Event::ReportWritten { path: &path });
+                Some(path)
+            }
+            Err(e) => {
+                self.warn(format!("writing the HTML report: {e}"));
+                None
+            }
+        }
+    }
+
+    /// Marks the run failed (keeping a partial result when there is one).
+    pub fn fail(self, error: &str, partial: Option<&Value>) {
+        if let Err(e) = self.store.fail_run(&self.id, error, partial) {
+            self.warn(format!("saving run {}: {e}", self.id));
+        }
+    }
+
+    fn warn(&self, message: String) {
+        self.observer.event(Event::Warning(message));
+    }
+}
+
+/// Keeps the outcome in the store: the result, or the error that ended the run.
+pub fn save_outcome<T: Serialize, E: std::fmt::Display>(
+    recording: Option<Recording<'_>>,
+    outcome: &Result<T, E>,
+    html: bool,
+) {
+    if let Some(recording) = recording {
+        match outcome {
+            Ok(result) => {
+                recording.finish(result, html);
+            }
+            Err(e) => recording.fail(&format!("{e:#}"), None),
+        }
+    }
+}
