@@ -266,7 +266,14 @@ struct StatusRow {
 
 async fn status(json: bool) -> CliResult {
     let mut rows = Vec::new();
-    for record in NodeRecord::all() {
+    let (records, unreadable) = NodeRecord::scan();
+    for path in unreadable {
+        eprintln!(
+            "warning: ignoring unreadable node record {}",
+            path.display()
+        );
+    }
+    for record in records {
         if !record.is_alive() {
             eprintln!(
                 "{} on port {} (pid {}) is gone: forgot its stale record",

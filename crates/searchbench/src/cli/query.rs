@@ -149,7 +149,7 @@ pub async fn run(args: QueryArgs) -> CliResult {
     options.profile = args.profile;
     options.rate = args.rate;
     options.check = !args.no_check;
-    options.progress = true;
+    options.progress = output::stderr_lines();
     let corpus = if logs {
         logs_corpus(&args)?
     } else {

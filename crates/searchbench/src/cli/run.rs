@@ -52,7 +52,11 @@ pub async fn run(mut args: RunArgs) -> CliResult {
     let spec = RunSpec {
         workload_spec,
         queries: !args.no_query,
-        progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        progress: if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+            super::output::stderr_lines()
+        } else {
+            crate::query::Progress::default()
+        },
     };
     let terminal = Terminal::new(args.out.quiet);
     let result = session::run::run(job, &cluster, load, &spec, &args.out.save_spec(), &terminal)

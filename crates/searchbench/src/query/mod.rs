@@ -57,6 +57,34 @@ pub enum QueryError {
     File { path: String, reason: String },
 }
 
+/// Where the query phase says what it is doing: a line at a time, to whoever listens.
+#[derive(Clone, Default)]
+pub struct Progress(Option<std::sync::Arc<SayLine>>);
+
+type SayLine = dyn Fn(&str) + Send + Sync;
+
+impl Progress {
+    pub fn new(say: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        Progress(Some(std::sync::Arc::new(say)))
+    }
+
+    pub fn say(&self, line: &str) {
+        if let Some(say) = &self.0 {
+            say(line);
+        }
+    }
+}
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Progress(on)"
+        } else {
+            "Progress(off)"
+        })
+    }
+}
+
 /// How to run the query workload.
 #[derive(Debug, Clone)]
 pub struct QueryOptions {
@@ -75,8 +103,8 @@ pub struct QueryOptions {
     pub rate: Option<f64>,
     /// Compare answers with the truth (off only for sinks that answer nonsense).
     pub check: bool,
-    /// Print progress to stderr.
-    pub progress: bool,
+    /// Where to say what the phase is doing (warm-up, passes); nowhere by default.
+    pub progress: Progress,
 }
 
 impl QueryOptions {
@@ -91,7 +119,7 @@ impl QueryOptions {
             profile: false,
             rate: None,
             check: true,
-            progress: false,
+            progress: Progress::default(),
         }
     }
 }
@@ -214,11 +242,7 @@ where
         n
     };
 
-    let say = |msg: String| {
-        if options.progress {
-            eprintln!("{msg}");
-        }
-    };
+    let say = |msg: String| options.progress.say(&msg);
     let started = Instant::now();
     let mut warmup_coverages = 0;
     if options.warmup {
@@ -376,12 +400,10 @@ pub async fn run_logs(
         return Err(QueryError::Invalid("--slices must be at least 1".into()));
     }
     let truth = if q.check {
-        if q.progress {
-            eprintln!(
-                "computing the ground truth of {} logs documents …",
-                spec.docs
-            );
-        }
+        q.progress.say(&format!(
+            "computing the ground truth of {} logs documents …",
+            spec.docs
+        ));
         Some(logs::compute_truth(spec, options.slices)?)
     } else {
         None

@@ -226,7 +226,7 @@ pub async fn after_ingest(
     workload: &str,
     spec: &WorkloadSpec,
     truth: Vec<PartitionTruth>,
-    progress: bool,
+    progress: query::Progress,
     observer: &dyn Observer,
 ) -> Result<Option<QueryResult>, SessionError> {
     let has_queries = matches!(workload, "cluster-metrics" | "logs");

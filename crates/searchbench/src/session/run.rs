@@ -29,8 +29,8 @@ pub struct RunSpec {
     pub workload_spec: WorkloadSpec,
     /// Run the workload's queries after the load.
     pub queries: bool,
-    /// Draw the query phase's progress.
-    pub progress: bool,
+    /// Where the query phase says what it is doing.
+    pub progress: crate::query::Progress,
 }
 
 /// Runs `job` then its queries. Each phase's result is told to the observer as soon as the
@@ -71,7 +71,7 @@ pub async fn run(
                     &workload,
                     &spec.workload_spec,
                     parts,
-                    spec.progress,
+                    spec.progress.clone(),
                     observer,
                 )
                 .await?;

@@ -38,6 +38,11 @@ pub fn secs(d: std::time::Duration) -> String {
     format!("{:.1} s", d.as_secs_f64())
 }
 
+/// A progress sink that prints each line on stderr.
+pub fn stderr_lines() -> crate::query::Progress {
+    crate::query::Progress::new(|line| eprintln!("{line}"))
+}
+
 /// Prints a value as pretty JSON on stdout.
 pub fn json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
     println!("{}", serde_json::to_string_pretty(value)?);
