@@ -31,7 +31,15 @@ fn loaded() {
             let _ = t
                 .send(reqwest::Method::DELETE, &format!("/{INDEX}"), None)
                 .await;
-            query::load_logs(&t, INDEX, &spec()).await.expect("load")
+            searchbench::session::query::load_logs(
+                &t,
+                &spec(),
+                INDEX,
+                &searchbench::session::Silent,
+            )
+            .await
+            .expect("load");
+            spec().docs
         })
     });
     assert_eq!(*docs, 4000);

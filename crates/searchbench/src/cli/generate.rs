@@ -258,7 +258,7 @@ fn generate(args: GenerateArgs) -> CliResult {
         (Some(path), Gen::Metrics(g)) => {
             let mut file = File::create(path)
                 .map_err(|e| CliError::usage(anyhow::anyhow!("cannot create {path}: {e}")))?;
-            let mut header = serde_json::to_vec(&metrics::truth_header(g.spec()))?;
+            let mut header = serde_json::to_vec(&crate::corpus::truth_file::header(g.spec()))?;
             header.push(b'\n');
             file.write_all(&header)
                 .map_err(|e| anyhow::anyhow!("writing {path}: {e}"))?;

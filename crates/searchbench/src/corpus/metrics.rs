@@ -166,25 +166,6 @@ impl TruthHandle {
     }
 }
 
-/// The first line of a truth file: what the numbers mean.
-pub fn truth_header(spec: &MetricsSpec) -> serde_json::Value {
-    serde_json::json!({
-        "truth": "cluster-metrics",
-        "format": "NDJSON: this header, then one object per (epoch, node) with rows: \
-                   {epoch, node, count, cpu|mem|net: {p0, p50, p90, p100, sum}}",
-        "values": "each value is the f32 an engine stores for the 2-decimal text written \
-                   (mapping type float), widened to f64",
-        "percentiles": "exact, linear interpolation between closest ranks (Hyndman-Fan type 7, \
-                        numpy default): r = p/100*(n-1), x[floor r] + frac(r)*(x[floor r+1]-x[floor r]); \
-                        p0 = min, p100 = max",
-        "sum": "f64 sum of the f32 values in generation order; engines sum in another order, \
-                compare with a relative tolerance of about 1e-9",
-        "seed": spec.seed,
-        "rows_per_epoch": spec.rows_per_epoch,
-        "first_epoch": spec.first_epoch,
-    })
-}
-
 #[derive(Debug, Clone)]
 struct NodeProfile {
     cpu_mean: f64,

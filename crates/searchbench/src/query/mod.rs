@@ -19,7 +19,6 @@
 pub mod accuracy;
 pub mod answer;
 pub mod driver;
-pub mod load;
 pub mod logs;
 pub mod plan;
 pub mod report;
@@ -31,7 +30,6 @@ use std::time::{Duration, Instant};
 use hdrhistogram::Histogram;
 
 pub use accuracy::{Truth, VariantAccuracy};
-pub use load::{compute_truth, load_cluster_metrics, load_logs, read_truth_file};
 pub use logs::{LogsQueryOptions, LogsTruth};
 pub use plan::{Algo, LogsQuery, Transport, Variant};
 pub use report::QueryResult;

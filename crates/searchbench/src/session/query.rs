@@ -7,7 +7,7 @@ use super::ingest::{load, LoadSpec};
 use super::record::{save_outcome, Recording, SaveSpec};
 use super::{Event, Job, Observer, SessionError};
 use crate::corpus::metrics::MetricsSpec;
-use crate::corpus::{ClusterMetrics, Logs, LogsSpec};
+use crate::corpus::{truth_file, ClusterMetrics, Logs, LogsSpec};
 use crate::query::{self, LogsQueryOptions, QueryOptions, QueryResult, Transport, Truth, Variant};
 use crate::store::Kind;
 use crate::target::Target;
@@ -87,9 +87,9 @@ pub async fn query(
                 let parts = if spec.load {
                     load_metrics(&target, metrics, &spec.options.index, observer).await?
                 } else if let Some(path) = &spec.truth_file {
-                    query::read_truth_file(path).map_err(usage)?
+                    truth_file::read(path)?
                 } else {
-                    query::compute_truth(metrics).map_err(usage)?
+                    truth_file::compute(metrics)?
                 };
                 let truth = Truth::new(parts);
                 let options = spec.options.clone();
@@ -132,8 +132,9 @@ fn usage(e: query::QueryError) -> SessionError {
     SessionError::usage(e.to_string())
 }
 
-/// The loading of `query --load`: the workload's own index setup and the ingest path.
-async fn load_metrics(
+/// Loads a cluster-metrics corpus into `index` the way `query --load` does (the workload's
+/// index setup, the ingest path) and returns its truth.
+pub async fn load_metrics(
     target: &Target,
     spec: &MetricsSpec,
     index: &str,
@@ -148,7 +149,8 @@ async fn load_metrics(
     Ok(truth.take())
 }
 
-async fn load_logs(
+/// Loads a logs corpus into `index` the way `query --load` does.
+pub async fn load_logs(
     target: &Target,
     spec: &LogsSpec,
     index: &str,
