@@ -14,8 +14,9 @@ use super::args::GeneratorArgs;
 use clap::{Args, ValueEnum};
 
 use super::{CliError, CliResult};
-use crate::corpus::{metrics, transactions, ClusterMetrics, DocSource, Logs, Transactions};
+use crate::corpus::metrics;
 use crate::workload;
+use crate::workload::FileShape;
 
 const CHUNK: usize = 4 << 20;
 
@@ -223,46 +224,23 @@ fn generate(args: GenerateArgs) -> CliResult {
     let spec = args
         .generator
         .spec(args.seed, args.docs, args.truth.is_some());
-    let format = args.format.unwrap_or(if w.name == "transactions" {
-        Format::Csv
-    } else {
-        Format::Ndjson
-    });
-    if w.name == "logs" && format == Format::Csv {
-        return Err(CliError::usage(anyhow::anyhow!(
-            "logs documents are nested JSON; --format csv is for cluster-metrics and transactions"
-        )));
-    }
-    // Validate everything before creating any file.
-    enum Gen {
-        Logs(Logs),
-        Metrics(Box<ClusterMetrics>),
-        Transactions(Transactions),
-    }
-    let gen = match w.name {
-        "logs" => Gen::Logs(Logs::new(workload::logs_spec(&spec).map_err(usage)?).map_err(usage)?),
-        "cluster-metrics" => Gen::Metrics(Box::new(
-            ClusterMetrics::new(workload::metrics_spec(&spec).map_err(usage)?).map_err(usage)?,
-        )),
-        _ => Gen::Transactions(
-            Transactions::new(workload::transactions_spec(&spec).map_err(usage)?).map_err(usage)?,
-        ),
+    let shape = match args.format {
+        Some(Format::Csv) => FileShape::Csv,
+        Some(Format::Ndjson) => FileShape::Ndjson,
+        None => w.default_shape(),
     };
-    let total = match &gen {
-        Gen::Logs(g) => g.len_hint(),
-        Gen::Metrics(g) => g.len_hint(),
-        Gen::Transactions(g) => g.len_hint(),
-    }
-    .unwrap_or(0);
-    let truth = match (&args.truth, &gen) {
-        (Some(path), Gen::Metrics(g)) => {
+    // Validate everything before creating any file.
+    let writer = w.writer(&spec, shape).map_err(usage)?;
+    let total = writer.len_hint.unwrap_or(0);
+    let truth = match (&args.truth, writer.truth) {
+        (Some(path), Some((header, handle))) => {
             let mut file = File::create(path)
                 .map_err(|e| CliError::usage(anyhow::anyhow!("cannot create {path}: {e}")))?;
-            let mut header = serde_json::to_vec(&crate::corpus::truth_file::header(g.spec()))?;
+            let mut header = serde_json::to_vec(&header)?;
             header.push(b'\n');
             file.write_all(&header)
                 .map_err(|e| anyhow::anyhow!("writing {path}: {e}"))?;
-            Some((file, path.clone(), g.truth_handle()))
+            Some((file, path.clone(), handle))
         }
         _ => None,
     };
@@ -288,42 +266,19 @@ fn generate(args: GenerateArgs) -> CliResult {
         bytes: 0,
     };
     let started = Instant::now();
-    match (gen, format) {
-        (Gen::Logs(mut g), _) => out.pump(|b| matches!(g.next_into(b), Ok(Some(_))))?,
-        (Gen::Metrics(mut g), Format::Ndjson) => out.pump(|b| match g.next_row() {
-            Some(row) => {
-                g.write_json(&row, b);
-                true
-            }
-            None => false,
-        })?,
-        (Gen::Metrics(mut g), Format::Csv) => {
-            out.buf.extend_from_slice(metrics::CSV_HEADER.as_bytes());
-            out.buf.push(b'\n');
-            out.pump(|b| g.next_csv_into(b))?
+    out.buf.extend_from_slice(&writer.header);
+    let mut next = writer.next;
+    let mut failure = None;
+    out.pump(|b| match next(b) {
+        Ok(more) => more,
+        Err(e) => {
+            failure = Some(e);
+            false
         }
-        (Gen::Transactions(mut g), Format::Ndjson) => {
-            // The generator's documents come from its own CSV cells through the typed
-            // converter; a failure there would be a bug, and it stops the run with a message.
-            let mut failure = None;
-            out.pump(|b| match g.next_into(b) {
-                Ok(Some(_)) => true,
-                Ok(None) => false,
-                Err(e) => {
-                    failure = Some(e);
-                    false
-                }
-            })?;
-            if let Some(e) = failure {
-                return Err(anyhow::anyhow!("{e}").into());
-            }
-        }
-        (Gen::Transactions(mut g), Format::Csv) => {
-            out.buf
-                .extend_from_slice(transactions::csv_header().as_bytes());
-            out.buf.push(b'\n');
-            out.pump(|b| g.next_csv_into(b))?
-        }
+    })?;
+    if let Some(e) = failure {
+        // The generators make their own documents; a failure here is a bug, said plainly.
+        return Err(anyhow::anyhow!("{e}").into());
     }
     out.progress.finish_and_clear();
     let Output {
@@ -338,7 +293,7 @@ fn generate(args: GenerateArgs) -> CliResult {
     let secs = started.elapsed().as_secs_f64().max(1e-9);
     eprintln!(
         "{}: {docs} docs, {:.1} MB (uncompressed) in {secs:.2} s: {:.0} docs/s, {:.1} MB/s",
-        w.name,
+        w.name(),
         bytes as f64 / 1e6,
         docs as f64 / secs,
         bytes as f64 / 1e6 / secs

@@ -36,15 +36,12 @@ pub struct RunArgs {
     pub out: OutputArgs,
 }
 
-/// Documents a run generates when --docs is not given (cluster-metrics: by its epochs).
-const DEFAULT_DOCS: u64 = 200_000;
-
 pub async fn run(mut args: RunArgs) -> CliResult {
-    let metrics = args.workload == "cluster-metrics";
-    if args.corpus.docs.is_none() && !metrics {
-        args.corpus.docs = Some(DEFAULT_DOCS);
+    let w = session::job::find_workload(&args.workload).map_err(CliError::session)?;
+    if args.corpus.docs.is_none() {
+        args.corpus.docs = w.default_docs();
     }
-    let workload_spec = args.corpus.spec(metrics && !args.no_query);
+    let workload_spec = args.corpus.spec(w.wants_truth() && !args.no_query);
     let job = Job::generated(&args.workload, &workload_spec, args.index.clone(), &[])
         .map_err(CliError::session)?;
     let cluster = args.cluster.spec()?;

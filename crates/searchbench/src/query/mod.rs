@@ -488,3 +488,41 @@ fn record(
         latency_ms: latency.as_secs_f64() * 1e3,
     });
 }
+
+/// A workload's query phase: what the index holds, so that every answer can be checked.
+#[derive(Debug, Clone)]
+pub enum QueryPlan {
+    /// cluster-metrics: the exact per-(epoch, node) truth of what was loaded.
+    ClusterMetrics(Truth),
+    /// logs: the corpus spec (its truth is recomputed per time slice).
+    Logs { spec: LogsSpec, slices: usize },
+}
+
+impl QueryPlan {
+    /// The default method for this plan on `index`: every variant of the workload, and both
+    /// transports where the workload has `_msearch` cells.
+    pub fn default_options(&self, index: &str) -> QueryOptions {
+        match self {
+            QueryPlan::ClusterMetrics(_) => QueryOptions::new(index),
+            QueryPlan::Logs { .. } => LogsQueryOptions::new(index).query,
+        }
+    }
+
+    /// Runs the plan with `options`.
+    pub async fn run(
+        &self,
+        target: &Target,
+        options: QueryOptions,
+    ) -> Result<QueryResult, QueryError> {
+        match self {
+            QueryPlan::ClusterMetrics(truth) => run_cluster_metrics(target, truth, &options).await,
+            QueryPlan::Logs { spec, slices } => {
+                let options = LogsQueryOptions {
+                    query: options,
+                    slices: *slices,
+                };
+                run_logs(target, spec, &options).await
+            }
+        }
+    }
+}

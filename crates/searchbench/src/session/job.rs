@@ -53,7 +53,7 @@ pub struct FilesSpec {
 }
 
 /// The built-in workload called `name`, or a usage error listing them.
-pub fn find_workload(name: &str) -> Result<&'static Workload, SessionError> {
+pub fn find_workload(name: &str) -> Result<&'static dyn Workload, SessionError> {
     workload::find(name).ok_or_else(|| {
         SessionError::usage(format!(
             "unknown workload {name:?}; built-in workloads: {}",
@@ -88,7 +88,7 @@ impl Job {
             source,
             index: index.unwrap_or_else(|| w.default_index().to_string()),
             index_body: w.index_body(),
-            workload: w.name.to_string(),
+            workload: w.name().to_string(),
             seed: Some(spec.seed),
             truth: opened.truth,
         })
@@ -133,7 +133,7 @@ impl Job {
             source,
             index,
             index_body,
-            workload: workload.map_or("files", |w| w.name).to_string(),
+            workload: workload.map_or("files", |w| w.name()).to_string(),
             seed: None,
             truth: None,
         })

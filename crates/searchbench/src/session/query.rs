@@ -8,10 +8,10 @@ use super::record::{save_outcome, Recording, SaveSpec};
 use super::{Event, Job, Observer, SessionError};
 use crate::corpus::metrics::MetricsSpec;
 use crate::corpus::{truth_file, ClusterMetrics, Logs, LogsSpec};
-use crate::query::{self, LogsQueryOptions, QueryOptions, QueryResult, Transport, Truth, Variant};
+use crate::query::{self, QueryOptions, QueryPlan, QueryResult, Truth};
 use crate::store::Kind;
 use crate::target::Target;
-use crate::workload::{self, PartitionTruth, WorkloadSpec};
+use crate::workload::{PartitionTruth, WorkloadSpec};
 
 /// The corpus the queried index holds (its truth is recomputed from it).
 #[derive(Debug, Clone)]
@@ -82,7 +82,7 @@ pub async fn query(
         observer,
     );
     let outcome = async {
-        let mut result = match &spec.corpus {
+        let plan = match &spec.corpus {
             QueryCorpus::ClusterMetrics(metrics) => {
                 let parts = if spec.load {
                     load_metrics(&target, metrics, &spec.options.index, observer).await?
@@ -91,30 +91,22 @@ pub async fn query(
                 } else {
                     truth_file::compute(metrics)?
                 };
-                let truth = Truth::new(parts);
-                let options = spec.options.clone();
-                on_own_thread(move || async move {
-                    query::run_cluster_metrics(&target, &truth, &options).await
-                })
-                .await?
-                .map_err(usage)?
+                QueryPlan::ClusterMetrics(Truth::new(parts))
             }
             QueryCorpus::Logs { spec: logs, slices } => {
                 if spec.load {
                     load_logs(&target, logs, &spec.options.index, observer).await?;
                 }
-                let options = LogsQueryOptions {
-                    query: spec.options.clone(),
+                QueryPlan::Logs {
+                    spec: logs.clone(),
                     slices: *slices,
-                };
-                let logs = logs.clone();
-                on_own_thread(
-                    move || async move { query::run_logs(&target, &logs, &options).await },
-                )
-                .await?
-                .map_err(usage)?
+                }
             }
         };
+        let options = spec.options.clone();
+        let mut result = on_own_thread(move || async move { plan.run(&target, options).await })
+            .await?
+            .map_err(usage)?;
         if let Some(path) = &spec.baseline {
             result.compare_baseline(path).map_err(usage)?;
         }
@@ -171,7 +163,7 @@ fn workload_job(
         source,
         index: index.to_string(),
         index_body: w.index_body(),
-        workload: w.name.to_string(),
+        workload: w.name().to_string(),
         seed: Some(seed),
         truth: None,
     })
@@ -231,32 +223,17 @@ pub async fn after_ingest(
     progress: query::Progress,
     observer: &dyn Observer,
 ) -> Result<Option<QueryResult>, SessionError> {
-    let has_queries = matches!(workload, "cluster-metrics" | "logs");
+    let plan = super::job::find_workload(workload)?.query_plan(spec, truth)?;
     observer.event(Event::Querying {
         index,
         workload,
-        has_queries,
+        has_queries: plan.is_some(),
     });
-    let mut options = QueryOptions::new(index);
-    options.progress = progress;
-    let measured = match workload {
-        "cluster-metrics" => {
-            let truth = Truth::new(truth);
-            on_own_thread(move || async move {
-                query::run_cluster_metrics(&target, &truth, &options).await
-            })
-            .await?
-        }
-        "logs" => {
-            let spec = workload::logs_spec(spec)?;
-            let mut logs = LogsQueryOptions::new(index);
-            options.variants = Variant::LOGS.to_vec();
-            options.transports = vec![Transport::Serial];
-            logs.query = options;
-            on_own_thread(move || async move { query::run_logs(&target, &spec, &logs).await })
-                .await?
-        }
-        _ => return Ok(None),
+    let Some(plan) = plan else {
+        return Ok(None);
     };
+    let mut options = plan.default_options(index);
+    options.progress = progress;
+    let measured = on_own_thread(move || async move { plan.run(&target, options).await }).await?;
     Ok(Some(measured?))
 }
