@@ -1,4 +1,4 @@
-//! `searchbench query WORKLOAD`: measure a query workload the way field note 002 did.
+//! `searchbench query WORKLOAD`: measure a query workload with the query method of docs/architecture.md.
 
 use std::path::PathBuf;
 

@@ -1,5 +1,5 @@
 //! `cluster-metrics`: one row per (epoch, node, task) sample with `cpu`, `mem`, `net`, the
-//! ingest + percentile-query workload of field note 002 (30 nodes, 200 tasks, 1,000,000 rows
+//! ingest + percentile-query workload of the time-attribution study (docs/architecture.md) (30 nodes, 200 tasks, 1,000,000 rows
 //! per epoch), with exact ground truth for the percentile and sum aggregations it queries.
 //!
 //! # Values
@@ -39,7 +39,7 @@ use super::{CorpusError, DocSource, Item};
 pub const NODES: usize = 30;
 /// Tasks `T001..=T200`.
 pub const TASKS: usize = 200;
-/// Default rows per epoch (field note 002).
+/// Default rows per epoch (as in the time-attribution study).
 pub const DEFAULT_ROWS_PER_EPOCH: u64 = 1_000_000;
 /// Upper bounds, in hundredths: cpu and mem are percentages, net is MB/s.
 const CPU_MAX: u32 = 10_000;

@@ -1,4 +1,4 @@
-//! Query workloads measured the way field note 002 did, automatically, with accuracy checks.
+//! Query workloads measured with the query method of docs/architecture.md, automatically, with accuracy checks.
 //!
 //! For `cluster-metrics`: the production query (`bool.filter` on node + epoch, 3× sum,
 //! 3× percentiles) is decomposed into variants ([`Variant`]: A filter only, B sums, C_td/C_hdr
@@ -193,7 +193,7 @@ pub(crate) struct Measured {
     pub measured: Duration,
 }
 
-/// The method of field note 002, shared by every query workload: one uncounted warm-up pass,
+/// The query method (docs/architecture.md), shared by every query workload: one uncounted warm-up pass,
 /// `passes` shuffled measurement passes (optionally paced), an optional profile pass. Every
 /// (variant, transport, coverage) is one task; `prepare(profile)` gives the requests per
 /// variant (in `options.variants` order) and coverage; `check` returns the wrong answers of

@@ -20,7 +20,7 @@ fn red(text: String) -> Cell {
     Cell::new(text).fg(Color::Red)
 }
 
-/// Prints the tables of field note 002 for `r`.
+/// Prints the tables of the query method for `r`.
 pub fn print(r: &QueryResult) {
     let logs = r.workload == "logs";
     let unit = if logs { "search" } else { "coverage" };
