@@ -28,7 +28,11 @@ mod tests {
         files
             .into_iter()
             .filter_map(|p| {
-                let rel = p.strip_prefix(&src).ok()?.to_string_lossy().replace('\\', "/");
+                let rel = p
+                    .strip_prefix(&src)
+                    .ok()?
+                    .to_string_lossy()
+                    .replace('\\', "/");
                 if rel.starts_with("cli/") || rel == "main.rs" || rel == "layering.rs" {
                     return None;
                 }
@@ -63,7 +67,10 @@ mod tests {
                     .map(move |b| format!("{file}: {b}"))
             })
             .collect();
-        assert!(offenders.is_empty(), "library code prints or exits: {offenders:#?}");
+        assert!(
+            offenders.is_empty(),
+            "library code prints or exits: {offenders:#?}"
+        );
     }
 
     #[test]
@@ -73,6 +80,9 @@ mod tests {
             .filter(|(_, code)| code.contains("crate::cli") || code.contains("super::cli"))
             .map(|(file, _)| file)
             .collect();
-        assert!(offenders.is_empty(), "library code depends on cli: {offenders:?}");
+        assert!(
+            offenders.is_empty(),
+            "library code depends on cli: {offenders:?}"
+        );
     }
 }

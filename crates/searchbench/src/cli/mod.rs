@@ -3,7 +3,7 @@
 mod args;
 mod compare;
 mod dates;
-mod engine;
+pub mod engine;
 mod experiment;
 mod generate;
 mod ingest;

@@ -9,6 +9,7 @@
 
 pub mod cluster;
 pub mod events;
+pub mod generate;
 pub mod ingest;
 pub mod job;
 pub mod query;
