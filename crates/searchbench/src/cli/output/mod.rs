@@ -3,6 +3,7 @@
 use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
 
 pub mod engine;
+pub mod experiment;
 pub mod ingest;
 pub mod query;
 
