@@ -1,16 +1,18 @@
 //! searchbench: a performance lab for Elasticsearch and OpenSearch ingestion and queries.
 //!
 //! The library behind the `searchbench` binary. Data flows corpus → batcher → driver →
-//! target, with samples going to the recorder and results to the store; see DESIGN.md.
+//! target, with samples going to the recorder and results to the store; see docs/architecture.md.
 
 pub mod cli;
 pub mod corpus;
 pub mod engine;
 pub mod experiment;
 pub mod ingest;
+mod layering;
 pub mod measure;
 pub mod query;
 pub mod report;
+pub mod session;
 pub mod store;
 pub mod target;
 pub mod workload;

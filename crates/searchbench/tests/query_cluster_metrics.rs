@@ -5,7 +5,8 @@
 mod common;
 
 use searchbench::corpus::metrics::MetricsSpec;
-use searchbench::query::{self, accuracy, load, QueryOptions, Transport, Truth, Variant};
+use searchbench::corpus::truth_file;
+use searchbench::query::{self, accuracy, QueryOptions, Transport, Truth, Variant};
 
 fn spec() -> MetricsSpec {
     let mut spec = MetricsSpec::new(7);
@@ -25,9 +26,14 @@ fn loaded() -> Truth {
             let _ = t
                 .send(reqwest::Method::DELETE, "/query-test-metrics", None)
                 .await;
-            query::load_cluster_metrics(&t, "query-test-metrics", &spec())
-                .await
-                .expect("load")
+            searchbench::session::query::load_metrics(
+                &t,
+                &spec(),
+                "query-test-metrics",
+                &searchbench::session::Silent,
+            )
+            .await
+            .expect("load")
         })
     });
     Truth::new(parts.clone())
@@ -48,7 +54,7 @@ fn answers_match_the_ground_truth() {
     assert_eq!(truth.coverages.len(), 2);
     assert_eq!(truth.partitions(), 60);
     // The truth the loader returns is the truth the spec recomputes.
-    let recomputed = Truth::new(query::compute_truth(&spec()).expect("truth"));
+    let recomputed = Truth::new(truth_file::compute(&spec()).expect("truth"));
     assert_eq!(
         recomputed.get(2, "N017").map(|p| p.count),
         truth.get(2, "N017").map(|p| p.count)
@@ -60,7 +66,7 @@ fn answers_match_the_ground_truth() {
     let result = runtime()
         .block_on(query::run_cluster_metrics(&target, &truth, &options))
         .expect("run");
-    query::print(&result);
+    searchbench::cli::output::query::print(&result);
     assert_eq!(result.request_errors(), 0);
     assert_eq!(result.failures_total, 0, "{:#?}", result.failures);
     assert!(result.passed());
@@ -96,9 +102,9 @@ fn answers_match_the_ground_truth() {
 fn the_cli_checks_truth_files_and_exits_3_on_a_wrong_count() {
     let truth = loaded();
     let dir = tempfile::tempdir().expect("tempdir");
-    let mut parts = query::compute_truth(&spec()).expect("truth");
+    let mut parts = truth_file::compute(&spec()).expect("truth");
     let good = dir.path().join("truth.ndjson");
-    load::write_truth_file(&good, &spec(), &parts).expect("write");
+    truth_file::write(&good, &spec(), &parts).expect("write");
     let json = dir.path().join("result.json");
     let run = |truth: &std::path::Path, extra: &[&str]| {
         let mut cmd = common::bin();
@@ -129,7 +135,7 @@ fn the_cli_checks_truth_files_and_exits_3_on_a_wrong_count() {
     // One wrong count in the truth: the run fails the check, loudly.
     parts[3].count += 1;
     let bad = dir.path().join("bad.ndjson");
-    load::write_truth_file(&bad, &spec(), &parts).expect("write");
+    truth_file::write(&bad, &spec(), &parts).expect("write");
     let out = run(&bad, &[]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(3), "{stdout}");

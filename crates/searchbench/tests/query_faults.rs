@@ -120,7 +120,7 @@ async fn malformed_answers_are_counted_per_cell() {
         );
     }
     assert!(!result.passed());
-    query::print(&result);
+    searchbench::cli::output::query::print(&result);
 }
 
 #[tokio::test]

@@ -31,7 +31,15 @@ fn loaded() {
             let _ = t
                 .send(reqwest::Method::DELETE, &format!("/{INDEX}"), None)
                 .await;
-            query::load_logs(&t, INDEX, &spec()).await.expect("load")
+            searchbench::session::query::load_logs(
+                &t,
+                &spec(),
+                INDEX,
+                &searchbench::session::Silent,
+            )
+            .await
+            .expect("load");
+            spec().docs
         })
     });
     assert_eq!(*docs, 4000);
@@ -48,7 +56,7 @@ fn logs_answers_match_the_generator_truth() {
     let result = runtime()
         .block_on(query::run_logs(&target, &spec(), &options))
         .expect("run");
-    query::print(&result);
+    searchbench::cli::output::query::print(&result);
     assert_eq!(result.workload, "logs");
     assert_eq!(result.request_errors(), 0);
     assert_eq!(result.failures_total, 0, "{:#?}", result.failures);

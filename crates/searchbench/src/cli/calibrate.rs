@@ -2,14 +2,12 @@
 //! measure the run-to-run noise and say how many runs a side a comparison needs.
 
 use clap::Args;
-use serde::Serialize;
 
-use super::generate::GeneratorArgs;
-use super::ingest::{begin_recording, connect, load, save_outcome, stop, ClusterArgs, Job, Tuning};
-use super::{output, CliError, CliResult};
-use crate::engine::Node;
-use crate::report::stats::{cv_pct, mean, min_detectable_for};
-use crate::store::Kind;
+use super::args::{ClusterArgs, GeneratorArgs, LoadArgs, OutputArgs};
+use super::output::{self, Terminal};
+use super::{CliError, CliResult};
+use crate::session::calibrate::{self, CalibrateSpec};
+use crate::session::Job;
 
 #[derive(Debug, Args)]
 #[command(
@@ -44,98 +42,47 @@ pub struct CalibrateArgs {
     #[command(flatten)]
     pub cluster: ClusterArgs,
     #[command(flatten)]
-    pub tuning: Tuning,
-}
-
-/// What calibrate found.
-#[derive(Debug, Serialize)]
-pub struct Calibration {
-    pub workload: String,
-    pub docs: u64,
-    /// Headline docs/s of each run, in order.
-    pub docs_per_sec: Vec<f64>,
-    /// Stored run ids (when saved).
-    pub run_ids: Vec<String>,
-    pub mean: f64,
-    pub cv_pct: f64,
-    /// (k, smallest detectable change in percent) for k runs a side.
-    pub detectable_pct: Vec<(usize, f64)>,
-}
-
-impl Calibration {
-    fn new(workload: &str, docs: u64, values: Vec<f64>, run_ids: Vec<String>) -> Calibration {
-        let cv = cv_pct(&values).unwrap_or(0.0);
-        Calibration {
-            workload: workload.to_string(),
-            docs,
-            mean: mean(&values).unwrap_or(0.0),
-            cv_pct: cv,
-            detectable_pct: (2..=5)
-                .filter_map(|k| Some((k, min_detectable_for(cv, k)?)))
-                .collect(),
-            docs_per_sec: values,
-            run_ids,
-        }
-    }
+    pub load: LoadArgs,
+    #[command(flatten)]
+    pub out: OutputArgs,
 }
 
 pub async fn run(a: CalibrateArgs) -> CliResult {
-    let spec = a.generator.spec(a.seed, Some(a.docs), false);
+    let workload_spec = a.generator.spec(a.seed, Some(a.docs), false);
     // Resolve the workload before anything starts (a bad name is bad usage).
-    Job::generated(&a.workload, &spec, a.index.clone())?;
-    let (target, node) = connect(&a.cluster).await?;
-    let engine_pid = node.as_ref().map(Node::pid).or(a.cluster.engine_pid);
-    let measured = async {
-        let mut values = Vec::new();
-        let mut ids = Vec::new();
-        for i in 1..=a.runs {
-            let job = Job::generated(&a.workload, &spec, a.index.clone())?;
-            let recording = begin_recording(Kind::Ingest, &job, &a.cluster, &a.tuning);
-            let id = recording.as_ref().map(|r| r.id().0.clone());
-            let outcome = load(&target, job, &a.tuning, engine_pid, recording.as_ref()).await;
-            let report = save_outcome(recording, outcome, false)?;
-            super::ingest::verdict(&report)?;
+    let job = Job::generated(&a.workload, &workload_spec, a.index.clone(), &[])
+        .map_err(CliError::session)?;
+    let spec = CalibrateSpec {
+        workload: a.workload.clone(),
+        workload_spec,
+        index: a.index.clone(),
+        runs: a.runs,
+    };
+    let cluster = a.cluster.spec()?;
+    let load = a.load.spec(&job.index, a.out.progress());
+    let terminal = Terminal::new(a.out.quiet);
+    let c = calibrate::calibrate(
+        &spec,
+        &cluster,
+        load,
+        &a.out.save_spec(),
+        &terminal,
+        |i, report| {
+            super::ingest::verdict(report)?;
             eprintln!(
                 "run {i}/{}: {:.0} docs/s ({})",
                 a.runs, report.docs_per_sec, report.headline.definition
             );
-            values.push(report.docs_per_sec);
-            ids.extend(id);
-        }
-        Ok::<_, CliError>((values, ids))
-    }
-    .await;
-    stop(node).await;
-    let (values, ids) = measured?;
-    let c = Calibration::new(&a.workload, a.docs, values, ids);
-    if let Some(path) = &a.tuning.json {
-        super::ingest::write_json(&c, &a.tuning)?;
+            Ok::<_, CliError>(())
+        },
+    )
+    .await?;
+    if let Some(path) = &a.out.json {
+        super::ingest::write_json(&c, &a.out)?;
         if path.as_os_str() == "-" {
             return Ok(());
         }
     }
-    print(&c);
+    output::calibrate::print(&c);
     Ok(())
-}
-
-fn print(c: &Calibration) {
-    let mut t = output::table(["run", "headline docs/s"]);
-    for (i, v) in c.docs_per_sec.iter().enumerate() {
-        t.add_row([(i + 1).to_string(), format!("{v:.0}")]);
-    }
-    println!("{t}");
-    println!(
-        "{} runs of {} ({} docs): mean {:.0} docs/s, run-to-run CV {:.1} %",
-        c.docs_per_sec.len(),
-        c.workload,
-        c.docs,
-        c.mean,
-        c.cv_pct
-    );
-    let mut t = output::table(["runs a side", "smallest detectable change"]);
-    for (k, d) in &c.detectable_pct {
-        t.add_row([k.to_string(), format!("±{d:.1} %")]);
-    }
-    println!("{t}");
-    println!("(95 % confidence, 80 % power, Welch's t; a smaller change comes out \"no significant change\")");
 }

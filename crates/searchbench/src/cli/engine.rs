@@ -96,14 +96,14 @@ pub async fn run(cmd: EngineCommand) -> CliResult {
 }
 
 #[derive(Serialize)]
-struct ListRow {
-    name: &'static str,
-    product: String,
-    version: &'static str,
-    artifact: &'static str,
-    min_jdk: u32,
-    jdk: Option<String>,
-    cached: bool,
+pub struct ListRow {
+    pub name: &'static str,
+    pub product: String,
+    pub version: &'static str,
+    pub artifact: &'static str,
+    pub min_jdk: u32,
+    pub jdk: Option<String>,
+    pub cached: bool,
 }
 
 fn list(json: bool) -> CliResult {
@@ -123,39 +123,19 @@ fn list(json: bool) -> CliResult {
     if json {
         return Ok(output::json(&rows)?);
     }
-    let mut table = output::table(["engine", "needs", "JDK found", "cached", "artifact"]);
-    for row in &rows {
-        table.add_row([
-            if row.name == engine::DEFAULT_ENGINE {
-                format!("{} (default)", row.name)
-            } else {
-                row.name.to_string()
-            },
-            format!("JDK {}+", row.min_jdk),
-            row.jdk
-                .clone()
-                .unwrap_or_else(|| "none: install one".into()),
-            if row.cached {
-                "yes".into()
-            } else {
-                "no (fetched on first start)".into()
-            },
-            row.artifact.to_string(),
-        ]);
-    }
-    println!("{table}");
+    output::engine::list(&rows);
     Ok(())
 }
 
 #[derive(Serialize)]
-struct Started<'a> {
-    engine: &'a str,
-    url: &'a str,
-    pid: u32,
-    fetched: bool,
-    provision_secs: f64,
-    boot_secs: f64,
-    rss_bytes: Option<u64>,
+pub struct Started<'a> {
+    pub engine: &'a str,
+    pub url: &'a str,
+    pub pid: u32,
+    pub fetched: bool,
+    pub provision_secs: f64,
+    pub boot_secs: f64,
+    pub rss_bytes: Option<u64>,
 }
 
 async fn start(options: StartOptions, json: bool) -> CliResult {
@@ -190,27 +170,7 @@ async fn start(options: StartOptions, json: bool) -> CliResult {
     if json {
         output::json(&started)?;
     } else {
-        let provision = if started.fetched {
-            format!("resolved in {:.1} s, ", started.provision_secs)
-        } else {
-            "cached, ".to_string()
-        };
-        eprintln!(
-            "{} is up: pid {}, {}healthy {:.1} s after launch, RSS {}",
-            started.engine,
-            started.pid,
-            provision,
-            started.boot_secs,
-            started
-                .rss_bytes
-                .map(output::bytes)
-                .unwrap_or_else(|| "?".into())
-        );
-        eprintln!(
-            "stop it with: searchbench engine stop --port {}",
-            node.record.http_port
-        );
-        println!("{}", started.url);
+        output::engine::started(&started, node.record.http_port);
     }
     Ok(())
 }
@@ -254,19 +214,26 @@ fn stop(name: Option<String>, port: Option<u16>, grace: Duration) -> CliResult {
 }
 
 #[derive(Serialize)]
-struct StatusRow {
-    engine: String,
-    url: String,
-    pid: u32,
-    health: String,
-    rss_bytes: Option<u64>,
-    data_dir: PathBuf,
-    log: PathBuf,
+pub struct StatusRow {
+    pub engine: String,
+    pub url: String,
+    pub pid: u32,
+    pub health: String,
+    pub rss_bytes: Option<u64>,
+    pub data_dir: PathBuf,
+    pub log: PathBuf,
 }
 
 async fn status(json: bool) -> CliResult {
     let mut rows = Vec::new();
-    for record in NodeRecord::all() {
+    let (records, unreadable) = NodeRecord::scan();
+    for path in unreadable {
+        eprintln!(
+            "warning: ignoring unreadable node record {}",
+            path.display()
+        );
+    }
+    for record in records {
         if !record.is_alive() {
             eprintln!(
                 "{} on port {} (pid {}) is gone: forgot its stale record",
@@ -297,23 +264,6 @@ async fn status(json: bool) -> CliResult {
     if json {
         return Ok(output::json(&rows)?);
     }
-    if rows.is_empty() {
-        println!("no nodes started by searchbench are running");
-        return Ok(());
-    }
-    let mut table = output::table(["engine", "url", "pid", "health", "RSS", "log"]);
-    for row in &rows {
-        table.add_row([
-            row.engine.clone(),
-            row.url.clone(),
-            row.pid.to_string(),
-            row.health.clone(),
-            row.rss_bytes
-                .map(output::bytes)
-                .unwrap_or_else(|| "?".into()),
-            row.log.display().to_string(),
-        ]);
-    }
-    println!("{table}");
+    output::engine::status(&rows);
     Ok(())
 }

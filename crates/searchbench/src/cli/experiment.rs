@@ -6,10 +6,11 @@ use anyhow::Context as _;
 use clap::{Args, Subcommand};
 use serde::Serialize;
 
-use super::ingest::{connect, stop, ClusterArgs};
+use super::args::ClusterArgs;
+use super::output::Terminal;
 use super::{output, CliError, CliResult, TargetArgs};
-use crate::engine::{self, Node};
-use crate::experiment::dates::{self, EngineResult, ExperimentError, Spread, VARIANTS};
+use crate::engine;
+use crate::experiment::dates::{self, EngineResult, ExperimentError, VARIANTS};
 
 #[derive(Debug, Subcommand)]
 pub enum ExperimentCommand {
@@ -145,8 +146,12 @@ async fn run_dates(args: DatesArgs) -> CliResult {
             heap: args.heap.clone(),
             engine_pid: args.engine_pid,
         };
-        let (target, node) = connect(&cluster).await?;
-        let engine_pid = node.as_ref().map(Node::pid).or(args.engine_pid);
+        let connected = cluster
+            .spec()?
+            .connect(&Terminal::new(false))
+            .await
+            .map_err(CliError::session)?;
+        let (target, engine_pid) = (connected.target.clone(), connected.engine_pid);
         eprintln!(
             "date-cost experiment on {}: {} docs per load, {} repeat(s), warm-up {} docs per variant",
             target.url(),
@@ -156,13 +161,13 @@ async fn run_dates(args: DatesArgs) -> CliResult {
         );
         let log = |line: &str| eprintln!("  {line}");
         let outcome = dates::run(&target, name, engine_pid, &cfg, &log).await;
-        stop(node).await;
+        connected.stop().await;
         let result = outcome.map_err(|e| match e {
             ExperimentError::Config(_) => CliError::usage(e),
             other => CliError::from(other),
         })?;
         if !to_stdout {
-            print_table(&result);
+            output::experiment::dates(&result);
         }
         results.push(result);
     }
@@ -196,91 +201,5 @@ async fn run_dates(args: DatesArgs) -> CliResult {
             "not every document was indexed in: {} (see the failure files)",
             incomplete.join(", ")
         )))
-    }
-}
-
-fn spread(s: Option<Spread>, decimals: usize) -> String {
-    match s {
-        None => "-".into(),
-        Some(s) if s.n == 1 => format!("{:.*}", decimals, s.median),
-        Some(s) => format!(
-            "{:.*} ({:.*}–{:.*})",
-            decimals, s.median, decimals, s.min, decimals, s.max
-        ),
-    }
-}
-
-/// A paired ratio as a signed percentage: median (min–max).
-fn percent(s: Option<Spread>) -> String {
-    match s {
-        None => "-".into(),
-        Some(s) if s.n == 1 => format!("{:+.1}%", s.median * 100.0),
-        Some(s) => format!(
-            "{:+.1}% ({:+.1}…{:+.1})",
-            s.median * 100.0,
-            s.min * 100.0,
-            s.max * 100.0
-        ),
-    }
-}
-
-fn print_table(r: &EngineResult) {
-    println!(
-        "\nDate-cost experiment: {} {} ({}), logs corpus seed {}, {} docs per load, {} repeat(s), {} client(s), {} docs per bulk",
-        r.product,
-        r.version,
-        r.engine.as_deref().unwrap_or(&r.target_url),
-        r.seed,
-        r.docs,
-        r.repeats,
-        r.clients,
-        r.bulk_size
-    );
-    let mut t = output::table([
-        "variant",
-        "docs/s",
-        "engine CPU µs/doc",
-        "_stats index µs/doc",
-        "client CPU µs/doc",
-        "engine CPU vs a",
-        "index time vs a",
-        "all indexed",
-    ]);
-    for v in &r.variants {
-        let (cpu_vs_a, time_vs_a) = if v.variant.id == "a" {
-            ("-".to_string(), "-".to_string())
-        } else {
-            (percent(v.engine_cpu_vs_a), percent(v.index_time_vs_a))
-        };
-        t.add_row([
-            format!("({}) {}", v.variant.id, v.variant.what),
-            spread(v.docs_per_sec, 0),
-            spread(v.engine_cpu_us_per_doc, 1),
-            spread(v.index_time_us_per_doc, 1),
-            spread(v.client_cpu_us_per_doc, 2),
-            cpu_vs_a,
-            time_vs_a,
-            if v.complete { "yes" } else { "NO" }.to_string(),
-        ]);
-    }
-    println!("{t}");
-    if !r.engine_cpu_measured {
-        println!("engine CPU: not measured (the engine's pid is unknown with --url)");
-    }
-    for v in &r.variants {
-        for m in &v.runs {
-            if let Some(f) = &m.failures_file {
-                println!(
-                    "({}) repeat {}: {} failed -> {}",
-                    v.variant.id,
-                    m.repeat,
-                    m.failed,
-                    f.display()
-                );
-            }
-            for w in &m.warnings {
-                println!("({}) repeat {}: warning: {w}", v.variant.id, m.repeat);
-            }
-        }
     }
 }

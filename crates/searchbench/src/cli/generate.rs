@@ -1,22 +1,16 @@
-//! `searchbench generate`: write a built-in workload's corpus to a file or stdout.
-//!
-//! Documents are appended into one 4 MiB buffer that is handed to the sink when full, so the
-//! number of `write` calls is bytes / 4 MiB, never per document; compression (gzip, zstd)
-//! sits between that buffer and the file. The progress bar is drawn only when stderr is a
-//! terminal and is updated per buffer, not per document.
+//! `searchbench generate`: write a built-in workload's corpus to a file or stdout. The
+//! progress bar is drawn only when stderr is a terminal and is updated per 4 MiB buffer, not
+//! per document.
 
-use std::fs::File;
-use std::io::{IsTerminal, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::io::IsTerminal;
 
+use super::args::GeneratorArgs;
 use clap::{Args, ValueEnum};
 
 use super::{CliError, CliResult};
-use crate::corpus::{metrics, transactions, ClusterMetrics, DocSource, Logs, Transactions};
-use crate::workload::{self, WorkloadSpec};
-
-const CHUNK: usize = 4 << 20;
+use crate::session::generate::{write_corpus, Compression};
+use crate::workload;
+use crate::workload::FileShape;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -72,144 +66,6 @@ pub async fn run(args: GenerateArgs) -> CliResult {
         .map_err(|e| anyhow::anyhow!("generator thread failed: {e}"))?
 }
 
-/// Where the bytes go, with compression if asked.
-enum Sink {
-    Plain(Box<dyn Write + Send>),
-    Gzip(flate2::write::GzEncoder<Box<dyn Write + Send>>),
-    Zstd(zstd::stream::write::Encoder<'static, Box<dyn Write + Send>>),
-}
-
-impl Sink {
-    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
-        match self {
-            Sink::Plain(w) => w.write_all(buf),
-            Sink::Gzip(w) => w.write_all(buf),
-            Sink::Zstd(w) => w.write_all(buf),
-        }
-    }
-
-    fn finish(self) -> std::io::Result<()> {
-        let mut inner = match self {
-            Sink::Plain(w) => w,
-            Sink::Gzip(w) => w.finish()?,
-            Sink::Zstd(w) => w.finish()?,
-        };
-        inner.flush()
-    }
-}
-
-/// Set when the reader of our stdout went away (`generate ... | head`): not an error, the
-/// run just stops early.
-static PIPE_CLOSED: AtomicBool = AtomicBool::new(false);
-
-/// Stdout that turns "broken pipe" into a quiet stop.
-struct QuietPipe(std::io::Stdout);
-
-impl Write for QuietPipe {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        if PIPE_CLOSED.load(Ordering::Relaxed) {
-            return Ok(buf.len());
-        }
-        match self.0.write(buf) {
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
-                PIPE_CLOSED.store(true, Ordering::Relaxed);
-                Ok(buf.len())
-            }
-            other => other,
-        }
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        match self.0.flush() {
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
-                PIPE_CLOSED.store(true, Ordering::Relaxed);
-                Ok(())
-            }
-            other => other,
-        }
-    }
-}
-
-fn open_out(path: &str, compress: Option<Compress>) -> Result<Sink, CliError> {
-    let raw: Box<dyn Write + Send> = if path == "-" {
-        Box::new(QuietPipe(std::io::stdout()))
-    } else {
-        let file = File::create(path)
-            .map_err(|e| CliError::usage(anyhow::anyhow!("cannot create {path}: {e}")))?;
-        Box::new(file)
-    };
-    Ok(match compress {
-        None => Sink::Plain(raw),
-        Some(Compress::Gzip) => Sink::Gzip(flate2::write::GzEncoder::new(
-            raw,
-            flate2::Compression::fast(),
-        )),
-        Some(Compress::Zstd) => Sink::Zstd(
-            zstd::stream::write::Encoder::new(raw, 3)
-                .map_err(|e| anyhow::anyhow!("zstd encoder: {e}"))?,
-        ),
-    })
-}
-
-/// Output writer with the truth file alongside; flushes per chunk.
-struct Output {
-    sink: Sink,
-    buf: Vec<u8>,
-    out_name: String,
-    truth: Option<(File, String, metrics::TruthHandle)>,
-    progress: indicatif::ProgressBar,
-    docs: u64,
-    bytes: u64,
-}
-
-impl Output {
-    fn flush_chunk(&mut self) -> CliResult {
-        self.sink
-            .write_all(&self.buf)
-            .map_err(|e| anyhow::anyhow!("writing {}: {e}", self.out_name))?;
-        self.bytes += self.buf.len() as u64;
-        self.buf.clear();
-        self.progress.set_position(self.docs);
-        self.flush_truth()
-    }
-
-    fn flush_truth(&mut self) -> CliResult {
-        if let Some((file, name, handle)) = &mut self.truth {
-            let parts = handle.take();
-            if parts.is_empty() {
-                return Ok(());
-            }
-            let mut text = Vec::new();
-            for p in &parts {
-                serde_json::to_writer(&mut text, p)?;
-                text.push(b'\n');
-            }
-            file.write_all(&text)
-                .map_err(|e| anyhow::anyhow!("writing {name}: {e}"))?;
-        }
-        Ok(())
-    }
-
-    /// Runs `next` (append one record to the buffer, `false` at the end) to exhaustion.
-    #[inline]
-    fn pump(&mut self, mut next: impl FnMut(&mut Vec<u8>) -> bool) -> CliResult {
-        loop {
-            if !next(&mut self.buf) {
-                break;
-            }
-            self.buf.push(b'\n');
-            self.docs += 1;
-            if self.buf.len() >= CHUNK {
-                self.flush_chunk()?;
-                if PIPE_CLOSED.load(Ordering::Relaxed) {
-                    break;
-                }
-            }
-        }
-        self.flush_chunk()
-    }
-}
-
 fn generate(args: GenerateArgs) -> CliResult {
     let Some(w) = workload::find(&args.workload) else {
         return Err(CliError::usage(anyhow::anyhow!(
@@ -222,51 +78,19 @@ fn generate(args: GenerateArgs) -> CliResult {
     let spec = args
         .generator
         .spec(args.seed, args.docs, args.truth.is_some());
-    let format = args.format.unwrap_or(if w.name == "transactions" {
-        Format::Csv
-    } else {
-        Format::Ndjson
-    });
-    if w.name == "logs" && format == Format::Csv {
-        return Err(CliError::usage(anyhow::anyhow!(
-            "logs documents are nested JSON; --format csv is for cluster-metrics and transactions"
-        )));
-    }
+    let shape = match args.format {
+        Some(Format::Csv) => FileShape::Csv,
+        Some(Format::Ndjson) => FileShape::Ndjson,
+        None => w.default_shape(),
+    };
     // Validate everything before creating any file.
-    enum Gen {
-        Logs(Logs),
-        Metrics(Box<ClusterMetrics>),
-        Transactions(Transactions),
-    }
-    let gen = match w.name {
-        "logs" => Gen::Logs(Logs::new(workload::logs_spec(&spec).map_err(usage)?).map_err(usage)?),
-        "cluster-metrics" => Gen::Metrics(Box::new(
-            ClusterMetrics::new(workload::metrics_spec(&spec).map_err(usage)?).map_err(usage)?,
-        )),
-        _ => Gen::Transactions(
-            Transactions::new(workload::transactions_spec(&spec).map_err(usage)?).map_err(usage)?,
-        ),
-    };
-    let total = match &gen {
-        Gen::Logs(g) => g.len_hint(),
-        Gen::Metrics(g) => g.len_hint(),
-        Gen::Transactions(g) => g.len_hint(),
-    }
-    .unwrap_or(0);
-    let truth = match (&args.truth, &gen) {
-        (Some(path), Gen::Metrics(g)) => {
-            let mut file = File::create(path)
-                .map_err(|e| CliError::usage(anyhow::anyhow!("cannot create {path}: {e}")))?;
-            let mut header = serde_json::to_vec(&metrics::truth_header(g.spec()))?;
-            header.push(b'\n');
-            file.write_all(&header)
-                .map_err(|e| anyhow::anyhow!("writing {path}: {e}"))?;
-            Some((file, path.clone(), g.truth_handle()))
-        }
-        _ => None,
-    };
-    let sink = open_out(&args.out, args.compress)?;
-    let progress = if !args.no_progress && std::io::stderr().is_terminal() && total >= 1_000_000 {
+    let writer = w.writer(&spec, shape).map_err(usage)?;
+    let total = writer.len_hint.unwrap_or(0);
+    let compression = args.compress.map(|c| match c {
+        Compress::Gzip => Compression::Gzip,
+        Compress::Zstd => Compression::Zstd,
+    });
+    let bar = if !args.no_progress && std::io::stderr().is_terminal() && total >= 1_000_000 {
         let bar = indicatif::ProgressBar::new(total);
         if let Ok(style) = indicatif::ProgressStyle::with_template(
             "{spinner} {wide_bar} {human_pos}/{human_len} docs {per_sec} eta {eta}",
@@ -277,107 +101,23 @@ fn generate(args: GenerateArgs) -> CliResult {
     } else {
         indicatif::ProgressBar::hidden()
     };
-    let mut out = Output {
-        sink,
-        buf: Vec::with_capacity(CHUNK + (64 << 10)),
-        out_name: args.out.clone(),
-        truth,
-        progress,
-        docs: 0,
-        bytes: 0,
-    };
-    let started = Instant::now();
-    match (gen, format) {
-        (Gen::Logs(mut g), _) => out.pump(|b| matches!(g.next_into(b), Ok(Some(_))))?,
-        (Gen::Metrics(mut g), Format::Ndjson) => out.pump(|b| match g.next_row() {
-            Some(row) => {
-                g.write_json(&row, b);
-                true
-            }
-            None => false,
-        })?,
-        (Gen::Metrics(mut g), Format::Csv) => {
-            out.buf.extend_from_slice(metrics::CSV_HEADER.as_bytes());
-            out.buf.push(b'\n');
-            out.pump(|b| g.next_csv_into(b))?
-        }
-        (Gen::Transactions(mut g), Format::Ndjson) => {
-            // The generator's documents come from its own CSV cells through the typed
-            // converter; a failure there would be a bug, and it stops the run with a message.
-            let mut failure = None;
-            out.pump(|b| match g.next_into(b) {
-                Ok(Some(_)) => true,
-                Ok(None) => false,
-                Err(e) => {
-                    failure = Some(e);
-                    false
-                }
-            })?;
-            if let Some(e) = failure {
-                return Err(anyhow::anyhow!("{e}").into());
-            }
-        }
-        (Gen::Transactions(mut g), Format::Csv) => {
-            out.buf
-                .extend_from_slice(transactions::csv_header().as_bytes());
-            out.buf.push(b'\n');
-            out.pump(|b| g.next_csv_into(b))?
-        }
-    }
-    out.progress.finish_and_clear();
-    let Output {
-        sink,
-        docs,
-        bytes,
-        out_name,
-        ..
-    } = out;
-    sink.finish()
-        .map_err(|e| anyhow::anyhow!("writing {out_name}: {e}"))?;
-    let secs = started.elapsed().as_secs_f64().max(1e-9);
+    let written = write_corpus(
+        writer,
+        &args.out,
+        compression,
+        args.truth.as_deref(),
+        &|docs| bar.set_position(docs),
+    )
+    .map_err(CliError::session)?;
+    bar.finish_and_clear();
+    let secs = written.elapsed.as_secs_f64().max(1e-9);
     eprintln!(
-        "{}: {docs} docs, {:.1} MB (uncompressed) in {secs:.2} s: {:.0} docs/s, {:.1} MB/s",
-        w.name,
-        bytes as f64 / 1e6,
-        docs as f64 / secs,
-        bytes as f64 / 1e6 / secs
+        "{}: {} docs, {:.1} MB (uncompressed) in {secs:.2} s: {:.0} docs/s, {:.1} MB/s",
+        w.name(),
+        written.docs,
+        written.bytes as f64 / 1e6,
+        written.docs as f64 / secs,
+        written.bytes as f64 / 1e6 / secs
     );
     Ok(())
-}
-
-/// Shape of a built-in workload's corpus beyond --docs and --seed.
-#[derive(Debug, Clone, Args)]
-pub struct GeneratorArgs {
-    /// cluster-metrics: rows per epoch [default: 1000000].
-    #[arg(long, value_name = "N", help_heading = "cluster-metrics")]
-    pub rows_per_epoch: Option<u64>,
-    /// cluster-metrics: number of epochs [default: as many as --docs needs, else 1].
-    #[arg(long, value_name = "N", help_heading = "cluster-metrics")]
-    pub epochs: Option<u64>,
-    /// logs: first @timestamp, YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS[.fff]Z [default: 2023-01-01].
-    #[arg(long, help_heading = "logs")]
-    pub start: Option<String>,
-    /// logs: window the timestamps spread over, e.g. 1d, 6h [default: 1d].
-    #[arg(long, help_heading = "logs")]
-    pub window: Option<String>,
-    /// transactions: year of the mutations [default: 2023].
-    #[arg(long, help_heading = "transactions")]
-    pub year: Option<i32>,
-}
-
-impl GeneratorArgs {
-    /// The generator spec; `truth` asks cluster-metrics to compute its ground truth.
-    pub fn spec(&self, seed: u64, docs: Option<u64>, truth: bool) -> WorkloadSpec {
-        let mut spec = WorkloadSpec::new(seed);
-        spec.docs = docs;
-        spec.params = workload::Params {
-            rows_per_epoch: self.rows_per_epoch,
-            epochs: self.epochs,
-            truth,
-            start: self.start.clone(),
-            window: self.window.clone(),
-            year: self.year,
-        };
-        spec
-    }
 }

@@ -1,9 +1,10 @@
 //! The `searchbench` command line: argument parsing, dispatch, exit codes.
 
+mod args;
 mod calibrate;
 mod compare;
 mod dates;
-mod engine;
+pub mod engine;
 mod experiment;
 mod generate;
 mod ingest;
@@ -44,6 +45,17 @@ impl CliError {
     pub fn usage(error: impl Into<anyhow::Error>) -> Self {
         CliError {
             code: exit::USAGE,
+            error: error.into(),
+        }
+    }
+    /// A session's error: bad usage or input exits 2, anything else 1.
+    pub fn session(error: crate::session::SessionError) -> Self {
+        CliError {
+            code: if error.is_usage() {
+                exit::USAGE
+            } else {
+                exit::FAILURE
+            },
             error: error.into(),
         }
     }
@@ -146,7 +158,7 @@ pub fn main() -> i32 {
         }
     };
     match runtime.block_on(run(cli)) {
-        Ok(()) if results::unsaved() => {
+        Ok(()) if crate::session::record::unsaved() => {
             eprintln!(
                 "error: the run is done but could not be saved in the results store (see the \
                  warning above); fix the store or pass --no-store"

@@ -1,18 +1,17 @@
-//! `searchbench query WORKLOAD`: measure a query workload the way field note 002 did.
+//! `searchbench query WORKLOAD`: measure a query workload with the query method of docs/architecture.md.
 
 use std::path::PathBuf;
 
 use clap::Args;
 
-use super::results::Recording;
+use super::output::{self, Terminal};
 use super::{CliError, CliResult, TargetArgs};
 use crate::corpus::metrics::{MetricsSpec, DEFAULT_ROWS_PER_EPOCH};
 use crate::corpus::text::{parse_duration_ms, parse_start};
 use crate::corpus::LogsSpec;
-use crate::query::{self, LogsQueryOptions, QueryOptions, Transport, Truth, Variant};
-use crate::store::Kind;
-use crate::target::Target;
-use crate::workload::{self, PartitionTruth, WorkloadSpec};
+use crate::query::{self, QueryOptions, Transport, Variant};
+use crate::session::query::{QueryCorpus, QuerySpec};
+use crate::workload;
 
 #[derive(Debug, Args)]
 #[command(
@@ -150,44 +149,29 @@ pub async fn run(args: QueryArgs) -> CliResult {
     options.profile = args.profile;
     options.rate = args.rate;
     options.check = !args.no_check;
-    options.progress = true;
-    let config = serde_json::json!({
-        "workload": args.workload,
-        "index": index,
-        "urls": crate::target::redact_urls(&args.target.urls),
-        "seed": args.seed,
-        "docs": args.docs,
-        "variants": options.variants.iter().map(|v| v.name()).collect::<Vec<_>>(),
-        "transports": options.transports.iter().map(|t| t.name()).collect::<Vec<_>>(),
-        "passes": options.passes,
-        "rate": options.rate,
-        "profile": options.profile,
-    });
-    let recording = Recording::begin(
-        &args.save,
-        Kind::Query,
-        &args.workload,
-        Some(args.seed),
-        config,
-    );
-    let outcome = async {
-        let measured = if logs {
-            run_logs(&args, target, options).await?
-        } else {
-            run_cluster_metrics(&args, target, options).await?
-        };
-        let mut result = measured.map_err(CliError::usage)?;
-        if let Some(path) = &args.baseline {
-            result.compare_baseline(path).map_err(CliError::usage)?;
-        }
-        if let Some(r) = &recording {
-            r.histograms(&result.histograms());
-        }
-        Ok(result)
-    }
-    .await;
-    let result = super::ingest::save_outcome(recording, outcome, false)?;
-    query::print(&result);
+    options.progress = output::stderr_lines();
+    let corpus = if logs {
+        logs_corpus(&args)?
+    } else {
+        metrics_corpus(&args)?
+    };
+    let spec = QuerySpec {
+        corpus,
+        options,
+        load: args.load,
+        truth_file: args.truth.clone(),
+        baseline: args.baseline.clone(),
+    };
+    let result = crate::session::query::query(
+        spec,
+        target,
+        &args.target.urls,
+        &args.save.spec(),
+        &Terminal::new(false),
+    )
+    .await
+    .map_err(CliError::session)?;
+    output::query::print(&result);
     if let Some(path) = &args.json {
         let text = serde_json::to_vec_pretty(&result)?;
         std::fs::write(path, text)
@@ -204,59 +188,16 @@ pub async fn run(args: QueryArgs) -> CliResult {
     Ok(())
 }
 
-type Measured = Result<query::QueryResult, query::QueryError>;
-
-/// Runs `job` on a single-threaded runtime of its own: the requests are sequential, and one
-/// thread spares every response a cross-thread wake-up (~10 µs per request on this path).
-async fn on_own_thread<F, Fut>(job: F) -> Result<Measured, CliError>
-where
-    F: FnOnce() -> Fut + Send + 'static,
-    Fut: std::future::Future<Output = Measured>,
-{
-    let measured = tokio::task::spawn_blocking(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()?;
-        anyhow::Ok(runtime.block_on(job()))
-    })
-    .await??;
-    Ok(measured)
-}
-
-async fn run_cluster_metrics(
-    args: &QueryArgs,
-    target: Target,
-    options: QueryOptions,
-) -> Result<Measured, CliError> {
+fn metrics_corpus(args: &QueryArgs) -> Result<QueryCorpus, CliError> {
     let mut spec = MetricsSpec::new(args.seed);
     spec.rows_per_epoch = args.rows_per_epoch;
     spec.epochs = Some(args.epochs);
     spec.first_epoch = args.first_epoch;
     spec.resolve().map_err(CliError::usage)?;
-    let parts = if args.load {
-        eprintln!(
-            "loading {} rows into {:?} …",
-            args.rows_per_epoch * args.epochs,
-            options.index
-        );
-        query::load_cluster_metrics(&target, &options.index, &spec).await?
-    } else if let Some(path) = &args.truth {
-        query::read_truth_file(path).map_err(CliError::usage)?
-    } else {
-        query::compute_truth(&spec).map_err(CliError::usage)?
-    };
-    let truth = Truth::new(parts);
-    on_own_thread(
-        move || async move { query::run_cluster_metrics(&target, &truth, &options).await },
-    )
-    .await
+    Ok(QueryCorpus::ClusterMetrics(spec))
 }
 
-async fn run_logs(
-    args: &QueryArgs,
-    target: Target,
-    options: QueryOptions,
-) -> Result<Measured, CliError> {
+fn logs_corpus(args: &QueryArgs) -> Result<QueryCorpus, CliError> {
     if args.truth.is_some() {
         return Err(CliError::usage(anyhow::anyhow!(
             "--truth is for cluster-metrics; the logs truth is recomputed from --seed/--docs"
@@ -274,47 +215,8 @@ async fn run_logs(
     if let Some(window) = &args.window {
         spec.window_ms = parse_duration_ms(window).map_err(CliError::usage)?;
     }
-    if args.load {
-        eprintln!("loading {docs} logs documents into {:?} …", options.index);
-        query::load_logs(&target, &options.index, &spec).await?;
-    }
-    let options = LogsQueryOptions {
-        query: options,
+    Ok(QueryCorpus::Logs {
+        spec,
         slices: args.slices,
-    };
-    on_own_thread(move || async move { query::run_logs(&target, &spec, &options).await }).await
-}
-
-/// The query phase of `searchbench run`, after the ingest of a built-in workload: the
-/// workload's variants with the default method, answers checked against the corpus's truth.
-/// `None` for workloads without queries (transactions).
-pub(super) async fn after_ingest(
-    target: Target,
-    index: &str,
-    workload: &str,
-    spec: &WorkloadSpec,
-    truth: Vec<PartitionTruth>,
-) -> Result<Option<query::QueryResult>, CliError> {
-    let mut options = QueryOptions::new(index);
-    options.progress = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let measured = match workload {
-        "cluster-metrics" => {
-            let truth = Truth::new(truth);
-            on_own_thread(move || async move {
-                query::run_cluster_metrics(&target, &truth, &options).await
-            })
-            .await?
-        }
-        "logs" => {
-            let spec = workload::logs_spec(spec).map_err(CliError::usage)?;
-            let mut logs = LogsQueryOptions::new(index);
-            options.variants = Variant::LOGS.to_vec();
-            options.transports = vec![Transport::Serial];
-            logs.query = options;
-            on_own_thread(move || async move { query::run_logs(&target, &spec, &logs).await })
-                .await?
-        }
-        _ => return Ok(None),
-    };
-    Ok(Some(measured.map_err(CliError::from)?))
+    })
 }

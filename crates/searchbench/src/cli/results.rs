@@ -5,13 +5,12 @@ use std::path::PathBuf;
 
 use anyhow::Context as _;
 use clap::{Args, Subcommand};
-use serde::Serialize;
 use serde_json::Value;
 
 use super::{output, CliError, CliResult};
 use crate::measure::SerializedHistogram;
 use crate::report::{self, compare::format_value, metrics};
-use crate::store::{self, Filter, Kind, NewRun, RunId, RunRow, Store};
+use crate::store::{self, Filter, Kind, NewRun, RunRow, Store};
 
 /// Where the results database is.
 #[derive(Debug, Clone, Args)]
@@ -45,129 +44,18 @@ pub struct SaveArgs {
     pub no_store: bool,
 }
 
+impl SaveArgs {
+    pub fn spec(&self) -> crate::session::SaveSpec {
+        crate::session::SaveSpec {
+            store: self.store.store.clone(),
+            tags: self.tags.clone(),
+            skip: self.no_store,
+        }
+    }
+}
+
 fn tag_arg(s: &str) -> Result<(String, String), String> {
     store::parse_tag(s).map_err(|e| e.to_string())
-}
-
-/// Set when a run could not be saved: the command still prints its result, then exits 1.
-static UNSAVED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Whether a run of this process could not be saved in the store.
-pub fn unsaved() -> bool {
-    UNSAVED.load(std::sync::atomic::Ordering::Relaxed)
-}
-
-fn mark_unsaved() {
-    UNSAVED.store(true, std::sync::atomic::Ordering::Relaxed);
-}
-
-/// A run being saved: created at the start (marked running), finished at the end. Saving
-/// never stops a measurement: a store that cannot be written gives a warning on stderr, the
-/// result is still printed, and the command then exits 1 (see [`unsaved`]).
-#[derive(Debug)]
-pub struct Recording {
-    store: Store,
-    id: RunId,
-}
-
-impl Recording {
-    /// Opens the store and records the start of a run; `None` with `--no-store` or when the
-    /// store cannot be used (after a warning).
-    pub fn begin(
-        args: &SaveArgs,
-        kind: Kind,
-        workload: &str,
-        seed: Option<u64>,
-        config: Value,
-    ) -> Option<Recording> {
-        if args.no_store {
-            return None;
-        }
-        let mut run = NewRun::new(kind, workload, config);
-        run.seed = seed;
-        run.tags = args.tags.clone();
-        let started = args
-            .store
-            .open()
-            .and_then(|store| Ok((store.begin_run(&run)?, store)));
-        match started {
-            Ok((id, store)) => Some(Recording { store, id }),
-            Err(e) => {
-                eprintln!(
-                    "warning: this run will not be saved: {}",
-                    crate::target::error_chain(&*e)
-                );
-                mark_unsaved();
-                None
-            }
-        }
-    }
-
-    pub fn id(&self) -> &RunId {
-        &self.id
-    }
-
-    pub fn store(&self) -> &Store {
-        &self.store
-    }
-
-    /// Streams per-second rows (e.g. `measure::Second`) into the store.
-    pub fn timeline<T: Serialize>(&self, seconds: &[T]) {
-        if let Err(e) = self.store.append_timeline(&self.id, seconds) {
-            eprintln!("warning: saving the timeline of run {}: {e}", self.id);
-        }
-    }
-
-    /// Keeps the run's HDR histograms.
-    pub fn histograms(&self, histograms: &[SerializedHistogram]) {
-        if let Err(e) = self.store.put_histograms(&self.id, histograms) {
-            eprintln!("warning: saving the histograms of run {}: {e}", self.id);
-        }
-    }
-
-    /// Stores the result, says where, and with `html` writes the run's HTML report and
-    /// prints its path (returned too).
-    pub fn finish<T: Serialize>(self, result: &T, html: bool) -> Option<PathBuf> {
-        if let Err(e) = self.store.finish_run(&self.id, result) {
-            eprintln!("warning: saving run {}: {e}", self.id);
-            mark_unsaved();
-            return None;
-        }
-        eprintln!(
-            "saved as run {} in {} (searchbench results show {})",
-            self.id,
-            self.store.path().display(),
-            self.id
-        );
-        if !html {
-            return None;
-        }
-        match report::write_run_report(&self.store, &self.id) {
-            Ok(path) => {
-                println!("report: {}", path.display());
-                Some(path)
-            }
-            Err(e) => {
-                eprintln!("warning: writing the HTML report: {e}");
-                None
-            }
-        }
-    }
-
-    /// Forgets the run: it was refused for bad usage and measured nothing.
-    pub fn discard(self) {
-        if let Err(e) = self.store.discard_run(&self.id) {
-            eprintln!("warning: removing run {}: {e}", self.id);
-        }
-    }
-
-    /// Marks the run failed (keeping a partial result when there is one).
-    pub fn fail(self, error: &str, partial: Option<&Value>) {
-        if let Err(e) = self.store.fail_run(&self.id, error, partial) {
-            eprintln!("warning: saving run {}: {e}", self.id);
-            mark_unsaved();
-        }
-    }
 }
 
 #[derive(Debug, Subcommand)]

@@ -3,18 +3,12 @@
 //! tables, keep the result and write its HTML report, stop the engine.
 
 use clap::Args;
-use serde::Serialize;
 
-use super::generate::GeneratorArgs;
-use super::ingest::{
-    begin_recording, connect, load, print_report, save_outcome, stop, verdict, write_json,
-    ClusterArgs, Job, Tuning,
-};
-use super::{query, CliError, CliResult};
-use crate::engine::Node;
-use crate::ingest::IngestReport;
-use crate::query::QueryResult;
-use crate::store::Kind;
+use super::args::{ClusterArgs, CorpusArgs, LoadArgs, OutputArgs};
+use super::ingest::{verdict, write_json};
+use super::output::Terminal;
+use super::{CliError, CliResult};
+use crate::session::{self, run::RunSpec, Job};
 
 #[derive(Debug, Args)]
 #[command(after_long_help = "Examples:\n  \
@@ -26,12 +20,6 @@ use crate::store::Kind;
 pub struct RunArgs {
     /// Built-in workload: logs, cluster-metrics, transactions.
     pub workload: String,
-    /// Documents to generate [default: 200000; cluster-metrics: rows per epoch × epochs].
-    #[arg(long)]
-    pub docs: Option<u64>,
-    /// Generator seed: same seed, same documents.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
     /// Index to load into (default: the workload's).
     #[arg(long)]
     pub index: Option<String>,
@@ -39,69 +27,39 @@ pub struct RunArgs {
     #[arg(long)]
     pub no_query: bool,
     #[command(flatten)]
-    pub generator: GeneratorArgs,
+    pub corpus: CorpusArgs,
     #[command(flatten)]
     pub cluster: ClusterArgs,
     #[command(flatten)]
-    pub tuning: Tuning,
+    pub load: LoadArgs,
+    #[command(flatten)]
+    pub out: OutputArgs,
 }
 
-/// What a run keeps: the ingest report (flattened, so it reads like one) and the query phase.
-#[derive(Debug, Serialize)]
-struct RunResult {
-    #[serde(flatten)]
-    ingest: IngestReport,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    query: Option<QueryResult>,
-}
-
-pub async fn run(args: RunArgs) -> CliResult {
-    let metrics = args.workload == "cluster-metrics";
-    let docs = match args.docs {
-        None if !metrics => Some(200_000),
-        docs => docs,
-    };
-    let spec = args
-        .generator
-        .spec(args.seed, docs, metrics && !args.no_query);
-    let mut job = Job::generated(&args.workload, &spec, args.index.clone())?;
-    crate::ingest::index::check_name(&job.index).map_err(CliError::usage)?;
-    let recording = begin_recording(Kind::Run, &job, &args.cluster, &args.tuning);
-    let index = job.index.clone();
-    let truth = job.truth.take();
-
-    let outcome = async {
-        let (target, node) = connect(&args.cluster).await?;
-        let engine_pid = node.as_ref().map(Node::pid).or(args.cluster.engine_pid);
-        let phases = async {
-            let ingest = load(&target, job, &args.tuning, engine_pid, recording.as_ref()).await?;
-            print_report(&ingest);
-            let loaded = ingest.error.is_none() && !ingest.interrupted;
-            let query = if loaded && !args.no_query {
-                let parts = truth.map(|t| t.take()).unwrap_or_default();
-                eprintln!("\nquerying {index} ({} workload)", args.workload);
-                let result =
-                    query::after_ingest(target.clone(), &index, &args.workload, &spec, parts)
-                        .await?;
-                if let Some(r) = &result {
-                    crate::query::print(r);
-                    if let Some(rec) = &recording {
-                        rec.histograms(&r.histograms());
-                    }
-                }
-                result
-            } else {
-                None
-            };
-            Ok::<_, CliError>(RunResult { ingest, query })
-        }
-        .await;
-        stop(node).await;
-        phases
+pub async fn run(mut args: RunArgs) -> CliResult {
+    let w = session::job::find_workload(&args.workload).map_err(CliError::session)?;
+    if args.corpus.docs.is_none() {
+        args.corpus.docs = w.default_docs();
     }
-    .await;
-    let result = save_outcome(recording, outcome, true)?;
-    write_json(&result, &args.tuning)?;
+    let workload_spec = args.corpus.spec(w.wants_truth() && !args.no_query);
+    let job = Job::generated(&args.workload, &workload_spec, args.index.clone(), &[])
+        .map_err(CliError::session)?;
+    let cluster = args.cluster.spec()?;
+    let load = args.load.spec(&job.index, args.out.progress());
+    let spec = RunSpec {
+        workload_spec,
+        queries: !args.no_query,
+        progress: if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+            super::output::stderr_lines()
+        } else {
+            crate::query::Progress::default()
+        },
+    };
+    let terminal = Terminal::new(args.out.quiet);
+    let result = session::run::run(job, &cluster, load, &spec, &args.out.save_spec(), &terminal)
+        .await
+        .map_err(CliError::session)?;
+    write_json(&result, &args.out)?;
     verdict(&result.ingest)?;
     match &result.query {
         Some(q) if !q.passed() => Err(CliError::check(anyhow::anyhow!(

@@ -1,4 +1,4 @@
-//! `logs`: CloudWatch-style syslog documents shaped like the sample in field note 001 (the
+//! `logs`: CloudWatch-style syslog documents shaped like the sample of the date-parsing profile (docs/architecture.md) (the
 //! corpus Elastic's OpenSearch comparison used), about 1 KB each.
 //!
 //! Cardinalities are chosen to look like a real fleet: 25 regions, 7 processes, 10 agents,

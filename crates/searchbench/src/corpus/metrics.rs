@@ -1,5 +1,5 @@
 //! `cluster-metrics`: one row per (epoch, node, task) sample with `cpu`, `mem`, `net`, the
-//! ingest + percentile-query workload of field note 002 (30 nodes, 200 tasks, 1,000,000 rows
+//! ingest + percentile-query workload of the time-attribution study (docs/architecture.md) (30 nodes, 200 tasks, 1,000,000 rows
 //! per epoch), with exact ground truth for the percentile and sum aggregations it queries.
 //!
 //! # Values
@@ -39,7 +39,7 @@ use super::{CorpusError, DocSource, Item};
 pub const NODES: usize = 30;
 /// Tasks `T001..=T200`.
 pub const TASKS: usize = 200;
-/// Default rows per epoch (field note 002).
+/// Default rows per epoch (as in the time-attribution study).
 pub const DEFAULT_ROWS_PER_EPOCH: u64 = 1_000_000;
 /// Upper bounds, in hundredths: cpu and mem are percentages, net is MB/s.
 const CPU_MAX: u32 = 10_000;
@@ -164,25 +164,6 @@ impl TruthHandle {
             Err(poisoned) => poisoned.into_inner().append(&mut parts),
         }
     }
-}
-
-/// The first line of a truth file: what the numbers mean.
-pub fn truth_header(spec: &MetricsSpec) -> serde_json::Value {
-    serde_json::json!({
-        "truth": "cluster-metrics",
-        "format": "NDJSON: this header, then one object per (epoch, node) with rows: \
-                   {epoch, node, count, cpu|mem|net: {p0, p50, p90, p100, sum}}",
-        "values": "each value is the f32 an engine stores for the 2-decimal text written \
-                   (mapping type float), widened to f64",
-        "percentiles": "exact, linear interpolation between closest ranks (Hyndman-Fan type 7, \
-                        numpy default): r = p/100*(n-1), x[floor r] + frac(r)*(x[floor r+1]-x[floor r]); \
-                        p0 = min, p100 = max",
-        "sum": "f64 sum of the f32 values in generation order; engines sum in another order, \
-                compare with a relative tolerance of about 1e-9",
-        "seed": spec.seed,
-        "rows_per_epoch": spec.rows_per_epoch,
-        "first_epoch": spec.first_epoch,
-    })
 }
 
 #[derive(Debug, Clone)]

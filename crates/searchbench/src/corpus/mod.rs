@@ -12,6 +12,7 @@ pub mod metrics;
 pub mod rng;
 pub mod text;
 pub mod transactions;
+pub mod truth_file;
 mod words;
 
 pub use files::{CsvReader, NdjsonReader};

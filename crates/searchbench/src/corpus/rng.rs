@@ -2,7 +2,7 @@
 //! from a crate so that the byte stream of every generator is pinned by this file alone.
 //!
 //! Same seed, same bytes, on any machine and any future version of our dependencies: that is
-//! the determinism promise of a corpus (DESIGN.md, principle 5). The generators also avoid
+//! the determinism promise of a corpus (docs/architecture.md, "Principles"). The generators also avoid
 //! `ln`/`exp`/`sin` from the platform's libm, whose last bit may differ between machines;
 //! only `+ - * /` and `sqrt` (exactly rounded by IEEE 754) are used on floats.
 

@@ -1,5 +1,5 @@
 //! `transactions`: property sales shaped like France's DVF open data ("demandes de valeurs
-//! foncières", field note 004), as CSV with a header or as mapped documents.
+//! foncières", the bulk-size tuning study in docs/architecture.md), as CSV with a header or as mapped documents.
 //!
 //! Rows look like the real file: real communes with their INSEE and postal codes and rough
 //! coordinates, a price per m² per commune, prices correlated with built surface, mutations

@@ -42,27 +42,31 @@ impl NodeRecord {
         let _ = std::fs::remove_file(Self::path_for(self.http_port));
     }
 
-    /// All records, oldest first. Unreadable records are skipped with a warning on stderr.
+    /// All records, oldest first; unreadable ones are skipped (see [`NodeRecord::scan`]).
     pub fn all() -> Vec<NodeRecord> {
+        Self::scan().0
+    }
+
+    /// All readable records, oldest first, and the paths of the records that could not be
+    /// read (for the caller to warn about).
+    pub fn scan() -> (Vec<NodeRecord>, Vec<std::path::PathBuf>) {
         let Ok(entries) = std::fs::read_dir(paths::nodes_dir()) else {
-            return Vec::new();
+            return (Vec::new(), Vec::new());
         };
-        let mut records: Vec<NodeRecord> = entries
+        let mut records = Vec::new();
+        let mut unreadable = Vec::new();
+        for p in entries
             .flatten()
             .map(|e| e.path())
             .filter(|p| p.extension().is_some_and(|x| x == "json"))
-            .filter_map(
-                |p| match std::fs::read(&p).map(|b| serde_json::from_slice(&b)) {
-                    Ok(Ok(r)) => Some(r),
-                    _ => {
-                        eprintln!("warning: ignoring unreadable node record {}", p.display());
-                        None
-                    }
-                },
-            )
-            .collect();
+        {
+            match std::fs::read(&p).map(|b| serde_json::from_slice::<NodeRecord>(&b)) {
+                Ok(Ok(r)) => records.push(r),
+                _ => unreadable.push(p),
+            }
+        }
         records.sort_by_key(|r| r.started_unix);
-        records
+        (records, unreadable)
     }
 
     /// Whether the recorded pid is still one of our launcher processes (not a recycled pid).

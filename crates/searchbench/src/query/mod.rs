@@ -1,4 +1,4 @@
-//! Query workloads measured the way field note 002 did, automatically, with accuracy checks.
+//! Query workloads measured with the query method of docs/architecture.md, automatically, with accuracy checks.
 //!
 //! For `cluster-metrics`: the production query (`bool.filter` on node + epoch, 3× sum,
 //! 3× percentiles) is decomposed into variants ([`Variant`]: A filter only, B sums, C_td/C_hdr
@@ -19,7 +19,6 @@
 pub mod accuracy;
 pub mod answer;
 pub mod driver;
-pub mod load;
 pub mod logs;
 pub mod plan;
 pub mod report;
@@ -31,10 +30,9 @@ use std::time::{Duration, Instant};
 use hdrhistogram::Histogram;
 
 pub use accuracy::{Truth, VariantAccuracy};
-pub use load::{compute_truth, load_cluster_metrics, load_logs, read_truth_file};
 pub use logs::{LogsQueryOptions, LogsTruth};
 pub use plan::{Algo, LogsQuery, Transport, Variant};
-pub use report::{print, QueryResult};
+pub use report::QueryResult;
 pub use stats::{CellResult, CoverageSample};
 
 use crate::corpus::rng::Rng;
@@ -57,6 +55,34 @@ pub enum QueryError {
     File { path: String, reason: String },
 }
 
+/// Where the query phase says what it is doing: a line at a time, to whoever listens.
+#[derive(Clone, Default)]
+pub struct Progress(Option<std::sync::Arc<SayLine>>);
+
+type SayLine = dyn Fn(&str) + Send + Sync;
+
+impl Progress {
+    pub fn new(say: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        Progress(Some(std::sync::Arc::new(say)))
+    }
+
+    pub fn say(&self, line: &str) {
+        if let Some(say) = &self.0 {
+            say(line);
+        }
+    }
+}
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Progress(on)"
+        } else {
+            "Progress(off)"
+        })
+    }
+}
+
 /// How to run the query workload.
 #[derive(Debug, Clone)]
 pub struct QueryOptions {
@@ -75,8 +101,8 @@ pub struct QueryOptions {
     pub rate: Option<f64>,
     /// Compare answers with the truth (off only for sinks that answer nonsense).
     pub check: bool,
-    /// Print progress to stderr.
-    pub progress: bool,
+    /// Where to say what the phase is doing (warm-up, passes); nowhere by default.
+    pub progress: Progress,
 }
 
 impl QueryOptions {
@@ -91,7 +117,7 @@ impl QueryOptions {
             profile: false,
             rate: None,
             check: true,
-            progress: false,
+            progress: Progress::default(),
         }
     }
 }
@@ -167,7 +193,7 @@ pub(crate) struct Measured {
     pub measured: Duration,
 }
 
-/// The method of field note 002, shared by every query workload: one uncounted warm-up pass,
+/// The query method (docs/architecture.md), shared by every query workload: one uncounted warm-up pass,
 /// `passes` shuffled measurement passes (optionally paced), an optional profile pass. Every
 /// (variant, transport, coverage) is one task; `prepare(profile)` gives the requests per
 /// variant (in `options.variants` order) and coverage; `check` returns the wrong answers of
@@ -214,11 +240,7 @@ where
         n
     };
 
-    let say = |msg: String| {
-        if options.progress {
-            eprintln!("{msg}");
-        }
-    };
+    let say = |msg: String| options.progress.say(&msg);
     let started = Instant::now();
     let mut warmup_coverages = 0;
     if options.warmup {
@@ -376,12 +398,10 @@ pub async fn run_logs(
         return Err(QueryError::Invalid("--slices must be at least 1".into()));
     }
     let truth = if q.check {
-        if q.progress {
-            eprintln!(
-                "computing the ground truth of {} logs documents …",
-                spec.docs
-            );
-        }
+        q.progress.say(&format!(
+            "computing the ground truth of {} logs documents …",
+            spec.docs
+        ));
         Some(logs::compute_truth(spec, options.slices)?)
     } else {
         None
@@ -467,4 +487,42 @@ fn record(
         wall_ms: cov.wall.as_secs_f64() * 1e3,
         latency_ms: latency.as_secs_f64() * 1e3,
     });
+}
+
+/// A workload's query phase: what the index holds, so that every answer can be checked.
+#[derive(Debug, Clone)]
+pub enum QueryPlan {
+    /// cluster-metrics: the exact per-(epoch, node) truth of what was loaded.
+    ClusterMetrics(Truth),
+    /// logs: the corpus spec (its truth is recomputed per time slice).
+    Logs { spec: LogsSpec, slices: usize },
+}
+
+impl QueryPlan {
+    /// The default method for this plan on `index`: every variant of the workload, and both
+    /// transports where the workload has `_msearch` cells.
+    pub fn default_options(&self, index: &str) -> QueryOptions {
+        match self {
+            QueryPlan::ClusterMetrics(_) => QueryOptions::new(index),
+            QueryPlan::Logs { .. } => LogsQueryOptions::new(index).query,
+        }
+    }
+
+    /// Runs the plan with `options`.
+    pub async fn run(
+        &self,
+        target: &Target,
+        options: QueryOptions,
+    ) -> Result<QueryResult, QueryError> {
+        match self {
+            QueryPlan::ClusterMetrics(truth) => run_cluster_metrics(target, truth, &options).await,
+            QueryPlan::Logs { spec, slices } => {
+                let options = LogsQueryOptions {
+                    query: options,
+                    slices: *slices,
+                };
+                run_logs(target, spec, &options).await
+            }
+        }
+    }
 }

@@ -1,4 +1,4 @@
-//! What is measured: the query variants of field note 002, the two transports, and the
+//! What is measured: the query variants of the time-attribution study, the two transports, and the
 //! request bodies (built once, before any clock starts).
 
 use serde::{Deserialize, Serialize};

@@ -18,6 +18,9 @@
 //! ```
 //!
 //! * [`names`] lists the workloads, [`find`] looks one up by name.
+//! * Each workload lives in its own file and implements [`Workload`]: its corpus, index
+//!   setup, file shapes and query phase. Adding one means a new file here and a line in
+//!   [`all`]; nothing else names workloads.
 //! * [`Workload::open`] validates the spec (errors are [`CorpusError::Invalid`], a usage
 //!   error at the CLI) and returns the document source; the same spec always yields the
 //!   same bytes.
@@ -28,16 +31,19 @@
 //! Index names start with `searchbench-` so that what we create is recognisably ours (and
 //! the only thing we ever delete).
 
+mod cluster_metrics;
+mod logs;
+mod transactions;
+
 use serde_json::{json, Value};
 
-use crate::corpus::metrics::MetricsSpec;
-use crate::corpus::text::{parse_duration_ms, parse_start};
-use crate::corpus::{
-    ClusterMetrics, CorpusError, DocSource, Logs, LogsSpec, Transactions, TransactionsSpec,
-    TruthHandle,
-};
+use crate::corpus::{CorpusError, DocSource, TruthHandle};
+use crate::query::QueryPlan;
 
 pub use crate::corpus::PartitionTruth;
+pub use cluster_metrics::metrics_spec;
+pub use logs::logs_spec;
+pub use transactions::transactions_spec;
 
 /// Workload-specific parameters; each workload reads the ones it knows and rejects the ones
 /// that make no sense for it (so a typo'd flag combination is an error, not ignored).
@@ -93,91 +99,89 @@ impl std::fmt::Debug for Opened {
     }
 }
 
-/// A built-in workload.
-#[derive(Debug)]
-pub struct Workload {
-    pub name: &'static str,
+/// The shape of a corpus written to a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileShape {
+    /// One JSON document per line.
+    Ndjson,
+    /// CSV with a header line.
+    Csv,
+}
+
+/// A corpus being written to a file: its first bytes (a CSV header), then one record at a
+/// time, with the ground truth (and its file header) where the workload has one.
+pub struct CorpusWriter {
+    pub header: Vec<u8>,
+    pub len_hint: Option<u64>,
+    /// Appends the next record (without its newline) and says whether there was one.
+    pub next: Box<NextRecord>,
+    /// The truth file's header line and the handle the generator publishes truth through.
+    pub truth: Option<(Value, TruthHandle)>,
+}
+
+/// Appends one record to a buffer; `Ok(false)` at the end.
+pub type NextRecord = dyn FnMut(&mut Vec<u8>) -> Result<bool, CorpusError> + Send;
+
+/// A built-in workload: a corpus, its index setup, and (for some) a query phase whose answers
+/// are checked against the corpus's ground truth.
+pub trait Workload: Sync + std::fmt::Debug {
+    fn name(&self) -> &'static str;
     /// One line for `--help` and listings.
-    pub about: &'static str,
-    index: &'static str,
-    body: fn() -> Value,
-    open: fn(&WorkloadSpec) -> Result<Opened, CorpusError>,
-}
-
-impl Workload {
+    fn about(&self) -> &'static str;
     /// The index the workload uses unless told otherwise (always `searchbench-…`).
-    pub fn default_index(&self) -> &'static str {
-        self.index
-    }
-
+    fn default_index(&self) -> &'static str;
     /// Settings and mappings: the body of `PUT /{index}`.
-    pub fn index_body(&self) -> Value {
-        (self.body)()
+    fn index_body(&self) -> Value;
+    /// The document source for `spec`; the same spec always yields the same bytes.
+    fn open(&self, spec: &WorkloadSpec) -> Result<Opened, CorpusError>;
+    /// Documents `run` generates when `--docs` is not given; `None` when the workload's own
+    /// parameters decide (cluster-metrics: rows per epoch × epochs).
+    fn default_docs(&self) -> Option<u64> {
+        Some(200_000)
     }
-
-    /// The document source for `spec`.
-    pub fn open(&self, spec: &WorkloadSpec) -> Result<Opened, CorpusError> {
-        (self.open)(spec)
+    /// Whether the query phase needs the truth the generator computes while it runs.
+    fn wants_truth(&self) -> bool {
+        false
     }
+    /// The query phase after a load of `spec` (whose generator published `truth`), if the
+    /// workload has one.
+    fn query_plan(
+        &self,
+        _spec: &WorkloadSpec,
+        _truth: Vec<PartitionTruth>,
+    ) -> Result<Option<QueryPlan>, CorpusError> {
+        Ok(None)
+    }
+    /// The file shape `generate` writes unless told otherwise.
+    fn default_shape(&self) -> FileShape {
+        FileShape::Ndjson
+    }
+    /// The corpus as `generate` writes it.
+    fn writer(&self, spec: &WorkloadSpec, shape: FileShape) -> Result<CorpusWriter, CorpusError>;
 }
 
-static WORKLOADS: [Workload; 3] = [
-    Workload {
-        name: "logs",
-        about: "CloudWatch-style syslog documents, ~1 KB each (field note 001)",
-        index: "searchbench-logs",
-        body: logs_body,
-        open: |spec| {
-            Ok(Opened {
-                source: Box::new(Logs::new(logs_spec(spec)?)?),
-                truth: None,
-            })
-        },
-    },
-    Workload {
-        name: "cluster-metrics",
-        about: "epoch/node/task rows with cpu, mem, net floats and exact percentile truth (field note 002)",
-        index: "searchbench-cluster-metrics",
-        body: metrics_body,
-        open: |spec| {
-            let g = ClusterMetrics::new(metrics_spec(spec)?)?;
-            let truth = spec.params.truth.then(|| g.truth_handle());
-            Ok(Opened {
-                source: Box::new(g),
-                truth,
-            })
-        },
-    },
-    Workload {
-        name: "transactions",
-        about: "French property sales shaped like DVF open data, CSV or mapped documents (field note 004)",
-        index: "searchbench-transactions",
-        body: transactions_body,
-        open: |spec| {
-            Ok(Opened {
-                source: Box::new(Transactions::new(transactions_spec(spec)?)?),
-                truth: None,
-            })
-        },
-    },
+static WORKLOADS: [&dyn Workload; 3] = [
+    &logs::LogsWorkload,
+    &cluster_metrics::ClusterMetricsWorkload,
+    &transactions::TransactionsWorkload,
 ];
 
 /// All built-in workloads.
-pub fn all() -> &'static [Workload] {
+pub fn all() -> &'static [&'static dyn Workload] {
     &WORKLOADS
 }
 
 /// Names of the built-in workloads.
 pub fn names() -> Vec<&'static str> {
-    WORKLOADS.iter().map(|w| w.name).collect()
+    WORKLOADS.iter().map(|w| w.name()).collect()
 }
 
 /// The workload called `name`.
-pub fn find(name: &str) -> Option<&'static Workload> {
-    WORKLOADS.iter().find(|w| w.name == name)
+pub fn find(name: &str) -> Option<&'static dyn Workload> {
+    WORKLOADS.iter().copied().find(|w| w.name() == name)
 }
 
-fn reject(workload: &str, what: &str, given: bool) -> Result<(), CorpusError> {
+pub(crate) fn reject(workload: &str, what: &str, given: bool) -> Result<(), CorpusError> {
     if given {
         Err(CorpusError::Invalid(format!(
             "{what} does not apply to the {workload} workload"
@@ -187,7 +191,7 @@ fn reject(workload: &str, what: &str, given: bool) -> Result<(), CorpusError> {
     }
 }
 
-fn required_docs(workload: &str, spec: &WorkloadSpec) -> Result<u64, CorpusError> {
+pub(crate) fn required_docs(workload: &str, spec: &WorkloadSpec) -> Result<u64, CorpusError> {
     match spec.docs {
         None => Err(CorpusError::Invalid(format!(
             "--docs is required for the {workload} workload"
@@ -197,119 +201,33 @@ fn required_docs(workload: &str, spec: &WorkloadSpec) -> Result<u64, CorpusError
     }
 }
 
-/// The `logs` generator spec for `spec`.
-pub fn logs_spec(spec: &WorkloadSpec) -> Result<LogsSpec, CorpusError> {
-    let p = &spec.params;
-    reject("logs", "--rows-per-epoch", p.rows_per_epoch.is_some())?;
-    reject("logs", "--epochs", p.epochs.is_some())?;
-    reject("logs", "--truth", p.truth)?;
-    reject("logs", "--year", p.year.is_some())?;
-    let mut s = LogsSpec::new(spec.seed, required_docs("logs", spec)?);
-    if let Some(start) = &p.start {
-        s.start_ms = parse_start(start)?;
-    }
-    if let Some(window) = &p.window {
-        s.window_ms = parse_duration_ms(window)?;
-    }
-    Ok(s)
-}
-
-/// The `cluster-metrics` generator spec for `spec`.
-pub fn metrics_spec(spec: &WorkloadSpec) -> Result<MetricsSpec, CorpusError> {
-    let p = &spec.params;
-    reject("cluster-metrics", "--start", p.start.is_some())?;
-    reject("cluster-metrics", "--window", p.window.is_some())?;
-    reject("cluster-metrics", "--year", p.year.is_some())?;
-    let mut s = MetricsSpec::new(spec.seed);
-    if let Some(r) = p.rows_per_epoch {
-        s.rows_per_epoch = r;
-    }
-    s.epochs = p.epochs;
-    s.docs = spec.docs;
-    s.truth = p.truth;
-    s.resolve()?;
-    Ok(s)
-}
-
-/// The `transactions` generator spec for `spec`.
-pub fn transactions_spec(spec: &WorkloadSpec) -> Result<TransactionsSpec, CorpusError> {
-    let p = &spec.params;
-    reject(
-        "transactions",
-        "--rows-per-epoch",
-        p.rows_per_epoch.is_some(),
-    )?;
-    reject("transactions", "--epochs", p.epochs.is_some())?;
-    reject("transactions", "--truth", p.truth)?;
-    reject("transactions", "--start", p.start.is_some())?;
-    reject("transactions", "--window", p.window.is_some())?;
-    let mut s = TransactionsSpec::new(spec.seed, required_docs("transactions", spec)?);
-    if let Some(y) = p.year {
-        s.year = y;
-    }
-    Ok(s)
-}
-
 /// One primary, no replica: a single-node lab cluster stays green, and results do not
 /// depend on replication unless a run asks for it.
-fn settings() -> Value {
+pub(crate) fn settings() -> Value {
     json!({ "index": { "number_of_shards": 1, "number_of_replicas": 0 } })
 }
 
-/// `dynamic: strict` on every built-in mapping: a generator that drifts from its mapping
-/// fails loudly at index time instead of silently creating dynamic fields.
-fn logs_body() -> Value {
-    let kw = json!({ "type": "keyword" });
-    let long = json!({ "type": "long" });
-    let date = json!({ "type": "date" });
-    json!({
-        "settings": settings(),
-        "mappings": {
-            "dynamic": "strict",
-            "properties": {
-                "@timestamp": date,
-                "aws": { "properties": { "cloudwatch": { "properties": {
-                    "log_stream": kw, "ingestion_time": kw, "log_group": kw } } } },
-                "cloud": { "properties": { "region": kw } },
-                "log": { "properties": { "file": { "properties": { "path": kw } } } },
-                "input": { "properties": { "type": kw } },
-                "data_stream": { "properties": { "namespace": kw, "type": kw, "dataset": kw } },
-                "process": { "properties": { "name": kw } },
-                "message": { "type": "text" },
-                "event": { "properties": { "id": kw, "ingested": date, "dataset": kw } },
-                "host": { "properties": { "name": kw } },
-                "metrics": { "properties": { "size": long, "tmin": long } },
-                "agent": { "properties": {
-                    "id": kw, "name": kw, "type": kw, "version": kw, "ephemeral_id": kw } },
-                "tags": kw
-            }
-        }
-    })
+/// A source whose generator has nothing more to say than its documents.
+fn plain(source: Box<dyn DocSource>) -> Opened {
+    Opened {
+        source,
+        truth: None,
+    }
 }
 
-fn metrics_body() -> Value {
-    json!({
-        "settings": settings(),
-        "mappings": {
-            "dynamic": "strict",
-            "properties": {
-                "epoch": { "type": "long" },
-                "node": { "type": "keyword" },
-                "task": { "type": "keyword" },
-                "cpu": { "type": "float" },
-                "mem": { "type": "float" },
-                "net": { "type": "float" }
-            }
-        }
-    })
-}
-
-fn transactions_body() -> Value {
-    json!({
-        "settings": settings(),
-        "mappings": {
-            "dynamic": "strict",
-            "properties": crate::corpus::transactions::MAPPING.properties()
-        }
-    })
+/// Writes a [`DocSource`]'s documents, one per line.
+fn ndjson_writer(mut source: Box<dyn DocSource>) -> CorpusWriter {
+    CorpusWriter {
+        header: Vec::new(),
+        len_hint: source.len_hint(),
+        next: Box::new(move |out| match source.next_into(out)? {
+            Some(crate::corpus::Item::Doc) => Ok(true),
+            Some(crate::corpus::Item::Bad(b)) => Err(CorpusError::Invalid(format!(
+                "{}:{}: {}",
+                b.source, b.line, b.reason
+            ))),
+            None => Ok(false),
+        }),
+        truth: None,
+    }
 }

@@ -1,4 +1,4 @@
-//! Test doubles for conditions no real engine produces on demand (DESIGN.md principle 1):
+//! Test doubles for conditions no real engine produces on demand (docs/architecture.md, "Principles"):
 //! a fault-injecting HTTP proxy in front of the real node, and servers that answer garbage or
 //! never answer. Loopback only; every fault schedule is bounded by the test that uses it.
 #![allow(dead_code)]

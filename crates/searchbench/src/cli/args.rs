@@ -1,0 +1,305 @@
+//! Argument groups that several commands share, each turned into the session's plain types
+//! in one place.
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+use super::results::SaveArgs;
+use super::{CliError, TargetArgs};
+use crate::engine;
+use crate::ingest::{IdMode, LoadSettings};
+use crate::session::ingest::LoadSpec;
+use crate::session::{ClusterSpec, SaveSpec};
+use crate::workload::{self, WorkloadSpec};
+
+/// A built-in workload's corpus: how many documents, which seed, and its shape.
+#[derive(Debug, Clone, Args)]
+pub struct CorpusArgs {
+    /// Documents (rows) to generate. cluster-metrics default: rows per epoch × epochs.
+    #[arg(long)]
+    pub docs: Option<u64>,
+    /// Generator seed: the same seed gives the same bytes on any machine.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[command(flatten)]
+    pub shape: GeneratorArgs,
+}
+
+impl CorpusArgs {
+    /// The generator spec; `truth` asks cluster-metrics to compute its ground truth.
+    pub fn spec(&self, truth: bool) -> WorkloadSpec {
+        self.shape.spec(self.seed, self.docs, truth)
+    }
+}
+
+/// Shape of a built-in workload's corpus beyond --docs and --seed.
+#[derive(Debug, Clone, Args)]
+pub struct GeneratorArgs {
+    /// cluster-metrics: rows per epoch [default: 1000000].
+    #[arg(long, value_name = "N", help_heading = "cluster-metrics")]
+    pub rows_per_epoch: Option<u64>,
+    /// cluster-metrics: number of epochs [default: as many as --docs needs, else 1].
+    #[arg(long, value_name = "N", help_heading = "cluster-metrics")]
+    pub epochs: Option<u64>,
+    /// logs: first @timestamp, YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS[.fff]Z [default: 2023-01-01].
+    #[arg(long, help_heading = "logs")]
+    pub start: Option<String>,
+    /// logs: window the timestamps spread over, e.g. 1d, 6h [default: 1d].
+    #[arg(long, help_heading = "logs")]
+    pub window: Option<String>,
+    /// transactions: year of the mutations [default: 2023].
+    #[arg(long, help_heading = "transactions")]
+    pub year: Option<i32>,
+}
+
+impl GeneratorArgs {
+    /// The generator spec; `truth` asks cluster-metrics to compute its ground truth.
+    pub fn spec(&self, seed: u64, docs: Option<u64>, truth: bool) -> WorkloadSpec {
+        let mut spec = WorkloadSpec::new(seed);
+        spec.docs = docs;
+        spec.params = workload::Params {
+            rows_per_epoch: self.rows_per_epoch,
+            epochs: self.epochs,
+            truth,
+            start: self.start.clone(),
+            window: self.window.clone(),
+            year: self.year,
+        };
+        spec
+    }
+}
+
+/// Where to load: a cluster at --url, or one we start for the run.
+#[derive(Debug, Clone, Args)]
+pub struct ClusterArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Start this engine for the run (attached: it stops when we do). The default when no
+    /// --url is given: opensearch-2.19.1.
+    #[arg(long, conflicts_with = "urls")]
+    pub engine: Option<String>,
+    /// JVM heap of the engine we start.
+    #[arg(long, default_value = "1g")]
+    pub heap: String,
+    /// Pid of a local engine given by --url, to report its CPU time.
+    #[arg(long, hide = true)]
+    pub engine_pid: Option<u32>,
+}
+
+impl ClusterArgs {
+    pub fn spec(&self) -> Result<ClusterSpec, CliError> {
+        let given = if self.target.urls.is_empty() {
+            None
+        } else {
+            Some(self.target.connect()?)
+        };
+        Ok(ClusterSpec {
+            given,
+            urls: self.target.urls.clone(),
+            engine: self
+                .engine
+                .clone()
+                .unwrap_or_else(|| engine::DEFAULT_ENGINE.to_string()),
+            heap: self.heap.clone(),
+            engine_pid: self.engine_pid,
+        })
+    }
+}
+
+/// How to load: batching, concurrency, retries, settings held during the load.
+#[derive(Debug, Clone, Args)]
+pub struct LoadArgs {
+    /// Documents per bulk request.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub bulk_size: u64,
+    /// Also close a bulk request once its body reaches this size, e.g. 5mb (bytes, kb, mb).
+    #[arg(long, value_parser = parse_size)]
+    pub bulk_bytes: Option<usize>,
+    /// Concurrent bulk requests.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub clients: u64,
+    /// Compress request bodies with gzip.
+    #[arg(long)]
+    pub gzip: bool,
+    /// Retries of a request (connect errors, timeouts, 429, 502/503/504) or of an item (429,
+    /// 503), with exponential backoff and jitter.
+    #[arg(long, default_value_t = 8)]
+    pub max_retries: u32,
+    /// Document ids: sequential (deterministic, retries idempotent) or auto (server ids; a
+    /// retry after a lost answer can duplicate). See --help.
+    #[arg(long, value_enum, default_value_t = Ids::Sequential)]
+    pub ids: Ids,
+    /// Failure file (NDJSON): refused documents and bad input lines, with reasons. Default:
+    /// ./<index>-failures.ndjson, written only when something failed.
+    #[arg(long, value_name = "FILE")]
+    pub failures: Option<PathBuf>,
+    /// Stop at the first malformed input line (what was read before it is still loaded).
+    #[arg(long)]
+    pub fail_fast: bool,
+    /// Delete an existing index of that name even if searchbench did not create it.
+    #[arg(long)]
+    pub replace: bool,
+    /// Load into the existing index (ours or any other) without deleting it; the count check
+    /// is then on the increase of its document count. Ids are left to the server (auto), so
+    /// no document already there is overwritten.
+    #[arg(long, conflicts_with_all = ["replace", "ids"])]
+    pub append: bool,
+    /// index.refresh_interval during the load (e.g. -1, 30s); restored afterwards.
+    #[arg(long, allow_hyphen_values = true)]
+    pub refresh_interval: Option<String>,
+    /// index.number_of_replicas during the load; restored afterwards.
+    #[arg(long)]
+    pub replicas: Option<u32>,
+    /// index.translog.durability during the load (request or async); restored afterwards.
+    #[arg(long, value_parser = ["request", "async"])]
+    pub translog_durability: Option<String>,
+    /// Warm-up: documents loaded in this first stretch (e.g. 10s, 500ms, 1m; 0 for none) are
+    /// not measured. The headline docs/s is the documents acknowledged after it ÷ the rest of
+    /// the run (the steady window); a run shorter than twice the warm-up is measured whole,
+    /// and says so. Warm-up seconds are marked in the timeline.
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
+    pub warmup: std::time::Duration,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Ids {
+    Sequential,
+    Auto,
+}
+
+impl LoadArgs {
+    /// The session's load spec for `index`; `progress` draws the driver's progress bar.
+    pub fn spec(&self, index: &str, progress: bool) -> LoadSpec {
+        let mut spec = LoadSpec::new(index);
+        let driver = &mut spec.driver;
+        driver.bulk_docs = usize::try_from(self.bulk_size).unwrap_or(usize::MAX);
+        driver.bulk_bytes = self.bulk_bytes.unwrap_or(usize::MAX);
+        driver.clients = usize::try_from(self.clients).unwrap_or(1);
+        driver.gzip = self.gzip;
+        driver.max_retries = self.max_retries;
+        driver.ids = match self.ids {
+            _ if self.append => IdMode::Auto,
+            Ids::Sequential => IdMode::Sequential,
+            Ids::Auto => IdMode::Auto,
+        };
+        driver.warmup = self.warmup;
+        driver.fail_fast = self.fail_fast;
+        driver.progress = progress;
+        driver.handle_ctrl_c = true;
+        spec.failures = self.failures.clone();
+        spec.replace = self.replace;
+        spec.append = self.append;
+        spec.load_settings = LoadSettings {
+            refresh_interval: self.refresh_interval.clone(),
+            replicas: self.replicas,
+            translog_durability: self.translog_durability.clone(),
+        };
+        spec
+    }
+}
+
+/// What a measuring command writes besides the terminal: the store, a JSON file, progress.
+#[derive(Debug, Clone, Args)]
+pub struct OutputArgs {
+    /// Write the whole result (config, versions, machine, samples summary, timeline,
+    /// attribution) as JSON to this file (`-` for stdout).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub save: SaveArgs,
+}
+
+impl OutputArgs {
+    /// Whether to draw progress: not with --quiet, and only on a terminal.
+    pub fn progress(&self) -> bool {
+        !self.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr())
+    }
+
+    /// The JSON goes to stdout, so the terminal report does not.
+    pub fn json_on_stdout(&self) -> bool {
+        self.json.as_deref() == Some(std::path::Path::new("-"))
+    }
+
+    pub fn save_spec(&self) -> SaveSpec {
+        self.save.spec()
+    }
+}
+
+/// `10s`, `500ms`, `2m`, `0`.
+pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    let t = s.trim().to_ascii_lowercase();
+    let split = t
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let n: f64 = num
+        .parse()
+        .map_err(|_| format!("{s:?} is not a duration; use e.g. 10s, 500ms, 1m or 0"))?;
+    let secs = match unit.trim() {
+        "" if n == 0.0 => 0.0,
+        "s" | "sec" | "secs" => n,
+        "ms" => n / 1000.0,
+        "m" | "min" => n * 60.0,
+        _ => {
+            return Err(format!(
+                "{s:?} is not a duration; use e.g. 10s, 500ms, 1m or 0"
+            ))
+        }
+    };
+    std::time::Duration::try_from_secs_f64(secs).map_err(|e| format!("{s:?}: {e}"))
+}
+
+pub fn parse_size(s: &str) -> Result<usize, String> {
+    let lower = s.trim().to_ascii_lowercase();
+    let split = lower
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(lower.len());
+    let (digits, unit) = lower.split_at(split);
+    let mult: usize = match unit.trim() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        _ => return Err(format!("{s:?} is not a size; use e.g. 512kb or 5mb")),
+    };
+    match digits.parse::<usize>() {
+        Ok(n) if n > 0 => n
+            .checked_mul(mult)
+            .ok_or_else(|| format!("{s:?} is too large")),
+        _ => Err(format!("{s:?} is not a size; use e.g. 512kb or 5mb")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse() {
+        assert_eq!(parse_size("5mb"), Ok(5 << 20));
+        assert_eq!(parse_size("512KB"), Ok(512 << 10));
+        assert_eq!(parse_size("100"), Ok(100));
+        assert!(parse_size("0").is_err());
+        assert!(parse_size("5 parsecs").is_err());
+    }
+
+    #[test]
+    fn durations_parse() {
+        assert_eq!(
+            parse_duration("10s"),
+            Ok(std::time::Duration::from_secs(10))
+        );
+        assert_eq!(
+            parse_duration("500ms"),
+            Ok(std::time::Duration::from_millis(500))
+        );
+        assert_eq!(parse_duration("0"), Ok(std::time::Duration::ZERO));
+        assert_eq!(parse_duration("1m"), Ok(std::time::Duration::from_secs(60)));
+        assert!(parse_duration("ten").is_err());
+        assert!(parse_duration("5").is_err());
+    }
+}

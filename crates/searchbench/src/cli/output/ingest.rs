@@ -1,0 +1,144 @@
+//! Terminal rendering of an ingest result: the summary, the reconciliation, the measures and
+//! where the wall time went.
+
+use super::table;
+use crate::ingest::{IdMode, IngestReport};
+
+pub fn reconcile_line(r: &IngestReport) -> String {
+    let c = &r.counts;
+    let count = c
+        .index_count
+        .map_or_else(|| "unknown".to_string(), |n| n.to_string());
+    let mut line = format!(
+        "read {} = indexed {} + failed {}{}; index count {count}",
+        c.read,
+        c.indexed,
+        c.failed,
+        if c.read == c.indexed + c.failed {
+            ""
+        } else {
+            " (does NOT add up)"
+        }
+    );
+    if c.index_count.is_some_and(|n| n > c.indexed) && r.config.ids == IdMode::Auto {
+        line.push_str(" (more documents than acknowledged: with --ids auto a request retried after a lost answer is indexed twice; --ids sequential avoids it)");
+    }
+    line
+}
+
+fn ms(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".to_string(), |v| format!("{v:.1}"))
+}
+
+pub fn print(r: &IngestReport) {
+    let c = &r.counts;
+    println!(
+        "\n{} docs into {} on {} {} in {:.1} s: {:.0} docs/s, {:.1} MB/s",
+        c.indexed, r.index, r.product, r.engine_version, r.wall_secs, r.docs_per_sec, r.mb_per_sec
+    );
+    println!(
+        "counts: {} {}",
+        reconcile_line(r),
+        if c.reconciled {
+            "- reconciled"
+        } else {
+            "- NOT reconciled"
+        }
+    );
+    if c.failed > 0 {
+        println!(
+            "failures: {} refused, {} unacknowledged, {} bad input lines -> {}",
+            c.refused,
+            c.unacknowledged,
+            c.bad_lines,
+            r.failures_file
+                .as_ref()
+                .map_or_else(|| "-".to_string(), |p| p.display().to_string())
+        );
+    }
+    let mut t = table(["measure", "value"]);
+    t.add_row(["wall time".to_string(), format!("{:.2} s", r.wall_secs)]);
+    t.add_row(["docs/s".to_string(), format!("{:.0}", r.docs_per_sec)]);
+    t.add_row([
+        "MB/s (body / wire)".to_string(),
+        format!("{:.1} / {:.1}", r.mb_per_sec, r.wire_mb_per_sec),
+    ]);
+    t.add_row([
+        "requests (retries, failed attempts)".to_string(),
+        format!(
+            "{} ({}, {})",
+            r.requests.attempts, r.requests.retries, r.requests.failed_attempts
+        ),
+    ]);
+    t.add_row([
+        "service time p50 / p90 / p99 / max".to_string(),
+        format!(
+            "{} / {} / {} / {} ms (n={})",
+            ms(r.service.p50_ms),
+            ms(r.service.p90_ms),
+            ms(r.service.p99_ms),
+            ms(r.service.max_ms),
+            r.service.count
+        ),
+    ]);
+    t.add_row([
+        "server took p50 / p99".to_string(),
+        format!("{} / {} ms", ms(r.took.p50_ms), ms(r.took.p99_ms)),
+    ]);
+    println!("{t}");
+
+    let a = &r.attribution;
+    println!(
+        "Where the wall time went ({} client(s): client-seconds / {}, rows add up to the wall time)",
+        a.clients, a.clients
+    );
+    let mut t = table(["segment", "time (s)", "share", "what it is"]);
+    for s in &a.budget {
+        t.add_row([
+            s.name.to_string(),
+            format!("{:.2}", s.secs),
+            format!("{:.0}%", s.share * 100.0),
+            s.what.to_string(),
+        ]);
+    }
+    println!("{t}");
+    let merge_mb = r
+        .server_stats
+        .map(|s| s.merge_size_bytes as f64 / 1e6)
+        .unwrap_or(0.0);
+    let mut t = table(["server background / CPU", "time (s)", "share", "what it is"]);
+    for s in &a.background {
+        let what = if s.name == "server: merge" {
+            format!("{} ({merge_mb:.1} MB merged)", s.what)
+        } else {
+            s.what.to_string()
+        };
+        t.add_row([
+            s.name.to_string(),
+            format!("{:.2}", s.secs),
+            format!("{:.0}% of wall", s.share * 100.0),
+            what,
+        ]);
+    }
+    for s in &a.cpu {
+        t.add_row([
+            s.name.to_string(),
+            format!("{:.2}", s.secs),
+            format!("{:.1}% of machine", s.share * 100.0),
+            s.what.to_string(),
+        ]);
+    }
+    println!("{t}");
+    if let Some(per_m) = r.cpu.driver_secs_per_million_docs {
+        println!(
+            "driver CPU: {per_m:.2} s per million documents; buffers: {} allocated, {} reused",
+            r.buffers.allocated, r.buffers.reused
+        );
+    }
+    if a.clamped {
+        println!("note: server index time exceeded took (several shards index in parallel); clamped to took");
+    }
+    for w in &r.warnings {
+        println!("warning: {w}");
+    }
+}

@@ -1,0 +1,162 @@
+//! Terminal output, all of it: tables, sizes, durations, and one renderer per result type.
+
+use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
+
+pub mod calibrate;
+pub mod engine;
+pub mod experiment;
+pub mod ingest;
+pub mod query;
+
+/// A table with our house style and the given header. On a terminal it fits the terminal's
+/// width; piped, it fits `COLUMNS` when that is set, else it is as wide as its content (one
+/// row per line, nothing wrapped). Tables carry no colour codes.
+pub fn table<I, S>(header: I) -> Table
+where
+    I: IntoIterator<Item = S>,
+    S: Into<comfy_table::Cell>,
+{
+    let mut table = Table::new();
+    table
+        .load_preset(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic);
+    if !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        table.force_no_tty();
+        match columns() {
+            Some(w) => {
+                table.set_width(w);
+            }
+            None => {
+                table.set_content_arrangement(ContentArrangement::Disabled);
+            }
+        }
+    }
+    table.set_header(header);
+    table
+}
+
+/// `COLUMNS`, when it is a sensible width.
+fn columns() -> Option<u16> {
+    std::env::var("COLUMNS")
+        .ok()?
+        .trim()
+        .parse::<u16>()
+        .ok()
+        .filter(|w| *w >= 20)
+}
+
+/// Makes a closed stdout (`searchbench results show | head`) a normal, quiet exit 0 instead
+/// of a panic: `println!` panics on a broken pipe, and the hook catches exactly that.
+pub fn quiet_broken_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let text = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if text.contains("failed printing to stdout") && text.contains("Broken pipe") {
+            std::process::exit(super::exit::OK);
+        }
+        default(info);
+    }));
+}
+
+pub fn bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = n as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{n} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
+pub fn secs(d: std::time::Duration) -> String {
+    format!("{:.1} s", d.as_secs_f64())
+}
+
+/// A progress sink that prints each line on stderr.
+pub fn stderr_lines() -> crate::query::Progress {
+    crate::query::Progress::new(|line| eprintln!("{line}"))
+}
+
+/// Prints a value as pretty JSON on stdout.
+pub fn json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
+    println!("{}", serde_json::to_string_pretty(value)?);
+    Ok(())
+}
+
+/// The terminal's observer of a session: status lines on stderr, phase results on stdout.
+#[derive(Debug, Clone, Copy)]
+pub struct Terminal {
+    /// No status lines about the load (warnings and results still print).
+    pub quiet: bool,
+}
+
+impl Terminal {
+    pub fn new(quiet: bool) -> Self {
+        Terminal { quiet }
+    }
+}
+
+impl crate::session::Observer for Terminal {
+    fn event(&self, event: crate::session::Event<'_>) {
+        use crate::session::Event;
+        match event {
+            Event::EngineStarting { engine } => {
+                eprintln!("starting {engine} for this run (it stops when the run ends)")
+            }
+            Event::EngineUp {
+                engine,
+                url,
+                pid,
+                boot,
+            } => eprintln!(
+                "{engine} is up at {url} (pid {pid}, {:.1} s)",
+                boot.as_secs_f64()
+            ),
+            Event::Loading {
+                corpus,
+                index,
+                url,
+                clients,
+                bulk_docs,
+                gzip,
+            } => {
+                if !self.quiet {
+                    eprintln!(
+                        "loading {corpus} into {index} at {url} ({clients} client(s), \
+                         {bulk_docs} docs per request{})",
+                        if gzip { ", gzip" } else { "" }
+                    );
+                }
+            }
+            Event::Querying {
+                index,
+                workload,
+                has_queries,
+            } => {
+                if has_queries {
+                    eprintln!("\nquerying {index} ({workload} workload)");
+                } else {
+                    eprintln!("\nthe {workload} workload has no query phase");
+                }
+            }
+            Event::Ingested(report) => ingest::print(report),
+            Event::Queried(result) => query::print(result),
+            Event::Saved { id, store } => eprintln!(
+                "saved as run {id} in {} (searchbench results show {id})",
+                store.display()
+            ),
+            Event::ReportWritten { path } => println!("report: {}", path.display()),
+            Event::Warning(message) => eprintln!("warning: {message}"),
+        }
+    }
+}

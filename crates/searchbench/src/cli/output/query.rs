@@ -1,0 +1,317 @@
+//! Terminal rendering of a query result: the cell tables, transport savings, subtractive
+//! attribution, profile overhead and the accuracy against the ground truth.
+
+use comfy_table::{Cell, Color};
+
+use super::table;
+use crate::query::{LogsQuery, QueryResult};
+
+fn ms(x: f64) -> String {
+    if x >= 100.0 {
+        format!("{x:.0}")
+    } else if x >= 10.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+fn red(text: String) -> Cell {
+    Cell::new(text).fg(Color::Red)
+}
+
+/// Prints the tables of the query method for `r`.
+pub fn print(r: &QueryResult) {
+    let logs = r.workload == "logs";
+    let unit = if logs { "search" } else { "coverage" };
+    println!(
+        "{} queries on index {:?}: {} {unit}(s) per cell × {} pass(es) after {} warm-up \
+         {unit}(s) (not counted); tasks shuffled per pass (seed {}); request cache off",
+        r.workload, r.index, r.coverages, r.passes, r.warmup_coverages, r.shuffle_seed
+    );
+    if logs {
+        println!(
+            "Per search (one time slice of the corpus window): server took and client wall, in ms"
+        );
+    } else {
+        println!(
+            "Per coverage (all nodes of one epoch): server took summed, and client wall, in ms"
+        );
+    }
+    let paced = r.rate.is_some();
+    let mut header = vec![
+        "variant",
+        "transport",
+        "n",
+        "took mean",
+        "took median",
+        "took p90",
+        "wall mean",
+        "wall median",
+        "wall p90",
+    ];
+    if paced {
+        header.extend(["latency p50", "latency p90"]);
+    }
+    header.push("errors");
+    let mut t = table(header);
+    for c in &r.cells {
+        let mut row = vec![
+            Cell::new(c.variant.name()),
+            Cell::new(c.transport.name()),
+            Cell::new(c.took_ms.n),
+            Cell::new(ms(c.took_ms.mean)),
+            Cell::new(ms(c.took_ms.median)),
+            Cell::new(ms(c.took_ms.p90)),
+            Cell::new(ms(c.wall_ms.mean)),
+            Cell::new(ms(c.wall_ms.median)),
+            Cell::new(ms(c.wall_ms.p90)),
+        ];
+        if let Some(l) = &c.latency_ms {
+            row.push(Cell::new(ms(l.median)));
+            row.push(Cell::new(ms(l.p90)));
+        }
+        row.push(if c.errors > 0 {
+            red(c.errors.to_string())
+        } else {
+            Cell::new("0")
+        });
+        t.add_row(row);
+    }
+    println!("{t}");
+    if paced {
+        println!(
+            "with --rate {}: latency counts from each coverage's scheduled start (no coordinated \
+             omission); wall is service time",
+            r.rate.unwrap_or_default()
+        );
+    }
+    for c in r.cells.iter().filter(|c| !c.error_examples.is_empty()) {
+        for e in &c.error_examples {
+            eprintln!("  {} {}: {e}", c.variant.name(), c.transport.name());
+        }
+    }
+
+    if !r.savings.is_empty() {
+        println!("\nSerial vs _msearch (wall per coverage, ms)");
+        let mut t = table([
+            "variant",
+            "serial wall",
+            "msearch wall",
+            "saving",
+            "serial took",
+            "msearch took",
+            "msearch parallelism",
+        ]);
+        for s in &r.savings {
+            t.add_row([
+                s.variant.name().to_string(),
+                ms(s.serial_wall_ms),
+                ms(s.msearch_wall_ms),
+                format!("{:.1}%", s.saving_pct),
+                ms(s.serial_took_ms),
+                ms(s.msearch_took_ms),
+                format!("{:.1}×", s.parallelism),
+            ]);
+        }
+        println!("{t}");
+    }
+    if !r.attribution.is_empty() {
+        println!("\nSubtractive attribution (server took per coverage, mean, ms)");
+        let mut t = table(["component", "ms", "share of production"]);
+        for c in &r.attribution {
+            t.add_row([
+                c.component.clone(),
+                ms(c.ms),
+                format!("{:.1}%", c.share_pct),
+            ]);
+        }
+        println!("{t}");
+        let total: f64 = r.attribution.iter().map(|c| c.share_pct).sum();
+        if total > 100.5 {
+            println!(
+                "shares add to {total:.1} %: each is the took saved by removing that one component \
+                 alone, and components share work (one pass over the documents serves several), \
+                 so the savings overlap"
+            );
+        }
+    }
+    let overhead: Vec<_> = r
+        .cells
+        .iter()
+        .filter(|c| c.overhead_hdr.count > 0)
+        .map(|c| c.overhead_hdr.p50_us)
+        .collect();
+    if let Some(p50) = overhead.iter().min() {
+        println!(
+            "\nClient wall − server took per _search (serial), p50: lowest cell {p50} µs \
+             (took has 1 ms resolution: only meaningful against a sink)"
+        );
+    }
+    if !r.profile_overhead.is_empty() {
+        println!("\nProfile pass (profile: true, one pass, not in the tables above)");
+        let mut t = table(["variant", "transport", "took off", "took on", "overhead"]);
+        for p in &r.profile_overhead {
+            t.add_row([
+                p.variant.name().to_string(),
+                p.transport.name().to_string(),
+                ms(p.took_off_ms),
+                ms(p.took_on_ms),
+                format!("{:+.0}%", p.overhead_pct),
+            ]);
+        }
+        println!("{t}");
+    }
+    if let Some(d) = &r.drift {
+        println!(
+            "\nDrift: D_td took per coverage {} ms now vs {} ms in {}: {:+.1}%",
+            ms(d.took_ms),
+            ms(d.baseline_took_ms),
+            d.baseline_file,
+            d.drift_pct
+        );
+    }
+    if r.accuracy_checked && logs {
+        print_logs_accuracy(r);
+    } else if r.accuracy_checked {
+        println!("\nAccuracy against the exact ground truth (percentile error = |got − exact| / max(|exact|, 1))");
+        let mut t = table([
+            "variant",
+            "answers",
+            "wrong counts",
+            "wrong sums",
+            "pct values",
+            "pct max err",
+            "pct mean err",
+            "max err p0/p50/p90/p100",
+            "bound",
+            "verdict",
+        ]);
+        for a in &r.accuracy {
+            let has_pct = a.algo.is_some();
+            let fmt = |x: f64| format!("{:.4}%", x * 100.0);
+            t.add_row([
+                Cell::new(a.variant.name()),
+                Cell::new(a.answers),
+                bad(a.count_wrong),
+                if a.variant.has_sums() {
+                    bad(a.sum_wrong)
+                } else {
+                    Cell::new("-")
+                },
+                Cell::new(if has_pct {
+                    a.pct_values.to_string()
+                } else {
+                    "-".into()
+                }),
+                Cell::new(if has_pct {
+                    fmt(a.pct_max_err)
+                } else {
+                    "-".into()
+                }),
+                Cell::new(if has_pct {
+                    fmt(a.pct_mean_err)
+                } else {
+                    "-".into()
+                }),
+                Cell::new(if has_pct {
+                    a.pct_max_err_by_percent
+                        .iter()
+                        .map(|x| format!("{:.3}", x * 100.0))
+                        .collect::<Vec<_>>()
+                        .join(" / ")
+                } else {
+                    "-".into()
+                }),
+                Cell::new(a.bound.map_or("-".into(), |b| format!("{:.0}%", b * 100.0))),
+                if a.failed() {
+                    red("FAIL".into())
+                } else {
+                    Cell::new("ok")
+                },
+            ]);
+        }
+        println!("{t}");
+    } else {
+        println!("\nAccuracy not checked (--no-check)");
+    }
+    let errors = r.request_errors();
+    if r.failures_total > 0 || errors > 0 {
+        let mut msg = String::new();
+        if r.failures_total > 0 {
+            msg.push_str(&format!("{} wrong answer(s)", r.failures_total));
+        }
+        if errors > 0 {
+            if !msg.is_empty() {
+                msg.push_str(", ");
+            }
+            msg.push_str(&format!("{errors} failed request(s)"));
+        }
+        println!("{}", red_text(&format!("FAILED: {msg}")));
+        for f in r.failures.iter().take(10) {
+            println!("{}", red_text(&format!("  {f}")));
+        }
+    } else if r.accuracy_checked && logs {
+        println!("All hit counts, newest hits and buckets exact; no failed request.");
+    } else if r.accuracy_checked {
+        println!("All counts and sums exact; all percentiles within bounds; no failed request.");
+    }
+}
+
+fn bad(n: u64) -> Cell {
+    if n > 0 {
+        red(n.to_string())
+    } else {
+        Cell::new("0")
+    }
+}
+
+/// The accuracy table of the `logs` workload.
+fn print_logs_accuracy(r: &QueryResult) {
+    println!(
+        "\nAccuracy against the truth recomputed from the generator spec (hit counts, the 10 \
+         newest hits, per-minute buckets, top 10 hosts: all exact)"
+    );
+    let mut t = table([
+        "variant",
+        "answers",
+        "wrong counts",
+        "wrong newest hits",
+        "wrong buckets",
+        "verdict",
+    ]);
+    for a in &r.accuracy {
+        let (query, size) = a.variant.logs().unwrap_or((LogsQuery::RangeTerms, 0));
+        let buckets = matches!(query, LogsQuery::Histogram | LogsQuery::TopHosts);
+        t.add_row([
+            Cell::new(a.variant.name()),
+            Cell::new(a.answers),
+            bad(a.count_wrong),
+            if size > 0 {
+                bad(a.hits_wrong)
+            } else {
+                Cell::new("-")
+            },
+            if buckets {
+                bad(a.buckets_wrong)
+            } else {
+                Cell::new("-")
+            },
+            if a.failed() {
+                red("FAIL".into())
+            } else {
+                Cell::new("ok")
+            },
+        ]);
+    }
+    println!("{t}");
+}
+
+/// Red on a terminal; plain text when piped (no escape codes in files and pipes).
+fn red_text(s: &str) -> String {
+    if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        format!("\x1b[31m{s}\x1b[0m")
+    } else {
+        s.to_string()
+    }
+}

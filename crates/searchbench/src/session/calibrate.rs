@@ -1,0 +1,104 @@
+//! `searchbench calibrate`: one ingest configuration run N times on one target, to measure
+//! the run-to-run noise and the smallest change k runs a side can detect.
+
+use serde::Serialize;
+
+use super::ingest::{load, record_config, LoadSpec};
+use super::record::{save_outcome, Recording, SaveSpec};
+use super::{ClusterSpec, Job, Observer, SessionError};
+use crate::ingest::IngestReport;
+use crate::report::stats::{cv_pct, mean, min_detectable_for};
+use crate::store::Kind;
+use crate::workload::WorkloadSpec;
+
+/// What to calibrate.
+#[derive(Debug, Clone)]
+pub struct CalibrateSpec {
+    pub workload: String,
+    pub workload_spec: WorkloadSpec,
+    pub index: Option<String>,
+    /// Runs of the configuration (2 at least).
+    pub runs: u64,
+}
+
+/// What calibrate found.
+#[derive(Debug, Serialize)]
+pub struct Calibration {
+    pub workload: String,
+    pub docs: u64,
+    /// Headline docs/s of each run, in order.
+    pub docs_per_sec: Vec<f64>,
+    /// Stored run ids (when saved).
+    pub run_ids: Vec<String>,
+    pub mean: f64,
+    pub cv_pct: f64,
+    /// (k, smallest detectable change in percent) for k runs a side.
+    pub detectable_pct: Vec<(usize, f64)>,
+}
+
+impl Calibration {
+    pub fn new(workload: &str, docs: u64, values: Vec<f64>, run_ids: Vec<String>) -> Calibration {
+        let cv = cv_pct(&values).unwrap_or(0.0);
+        Calibration {
+            workload: workload.to_string(),
+            docs,
+            mean: mean(&values).unwrap_or(0.0),
+            cv_pct: cv,
+            detectable_pct: (2..=5)
+                .filter_map(|k| Some((k, min_detectable_for(cv, k)?)))
+                .collect(),
+            docs_per_sec: values,
+            run_ids,
+        }
+    }
+}
+
+/// Runs the configuration `spec.runs` times on one cluster, each run stored like an ingest;
+/// `each` hears every run's report (1-based) and may stop the calibration with its error.
+pub async fn calibrate<E: From<SessionError>>(
+    spec: &CalibrateSpec,
+    cluster: &ClusterSpec,
+    load_spec: LoadSpec,
+    save: &SaveSpec,
+    observer: &dyn Observer,
+    mut each: impl FnMut(u64, &IngestReport) -> Result<(), E>,
+) -> Result<Calibration, E> {
+    let connected = cluster.connect(observer).await?;
+    let measured = async {
+        let mut values = Vec::new();
+        let mut ids = Vec::new();
+        for i in 1..=spec.runs {
+            let job = Job::generated(&spec.workload, &spec.workload_spec, spec.index.clone(), &[])?;
+            let config = record_config(&job, cluster, &load_spec);
+            let recording = Recording::begin(
+                save,
+                Kind::Ingest,
+                &job.workload,
+                job.seed,
+                config,
+                observer,
+            );
+            let id = recording.as_ref().map(|r| r.id().0.clone());
+            let outcome = load(
+                &connected.target,
+                job,
+                load_spec.clone(),
+                connected.engine_pid,
+                recording.as_ref(),
+                observer,
+            )
+            .await;
+            save_outcome(recording, &outcome, false);
+            let report = outcome?;
+            each(i, &report)?;
+            values.push(report.docs_per_sec);
+            ids.extend(id);
+        }
+        Ok::<_, E>((values, ids))
+    }
+    .await;
+    connected.stop().await;
+    let (values, ids) = measured?;
+    let docs = spec.workload_spec.docs.unwrap_or(0);
+    Ok(Calibration::new(&spec.workload, docs, values, ids))
+}

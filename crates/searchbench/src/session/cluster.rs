@@ -1,0 +1,93 @@
+//! Where a session sends its load: a cluster the user gave, or an engine we start for the
+//! run and stop when it ends.
+
+use crate::engine::{self, Node, StartOptions};
+use crate::target::Target;
+
+use super::{Event, Observer, SessionError};
+
+/// The cluster of a session.
+#[derive(Debug, Clone)]
+pub struct ClusterSpec {
+    /// The user's cluster (`--url`); `None` starts [`ClusterSpec::engine`].
+    pub given: Option<Target>,
+    /// The URLs as given, for the record (credentials are not kept here).
+    pub urls: Vec<String>,
+    /// The engine to start when no cluster is given.
+    pub engine: String,
+    /// JVM heap of the engine we start.
+    pub heap: String,
+    /// Pid of a local engine given by URL, to report its CPU time.
+    pub engine_pid: Option<u32>,
+}
+
+impl ClusterSpec {
+    /// An engine started for the session.
+    pub fn engine(name: impl Into<String>) -> Self {
+        ClusterSpec {
+            given: None,
+            urls: Vec::new(),
+            engine: name.into(),
+            heap: "1g".into(),
+            engine_pid: None,
+        }
+    }
+
+    /// The engine name for the record: the one we start, or none for a given cluster.
+    pub fn engine_name(&self) -> Option<&str> {
+        self.given.is_none().then_some(self.engine.as_str())
+    }
+
+    /// Connects to the given cluster, or starts the engine (attached: it dies with us).
+    pub async fn connect(&self, observer: &dyn Observer) -> Result<Connected, SessionError> {
+        if let Some(target) = &self.given {
+            return Ok(Connected {
+                target: target.clone(),
+                node: None,
+                engine_pid: self.engine_pid,
+            });
+        }
+        let mut options = StartOptions::new(&self.engine);
+        options.heap = self.heap.clone();
+        options.attached = true;
+        observer.event(Event::EngineStarting {
+            engine: &self.engine,
+        });
+        let node = engine::start(&options)
+            .await
+            .map_err(|source| SessionError::EngineStart {
+                engine: self.engine.clone(),
+                source: Box::new(source),
+            })?;
+        observer.event(Event::EngineUp {
+            engine: &self.engine,
+            url: node.url(),
+            pid: node.pid(),
+            boot: node.boot,
+        });
+        let target = node.target()?;
+        Ok(Connected {
+            target,
+            engine_pid: Some(node.pid()),
+            node: Some(node),
+        })
+    }
+}
+
+/// A connected cluster; [`Connected::stop`] stops the engine if we started one.
+#[derive(Debug)]
+pub struct Connected {
+    pub target: Target,
+    pub node: Option<Node>,
+    /// The engine's pid when it is local and known (for its CPU time).
+    pub engine_pid: Option<u32>,
+}
+
+impl Connected {
+    /// Stops the engine we started for the session, if any.
+    pub async fn stop(self) {
+        if let Some(node) = self.node {
+            let _ = tokio::task::spawn_blocking(move || node.stop()).await;
+        }
+    }
+}

@@ -1,0 +1,235 @@
+//! Writing a workload's corpus to a file or stdout (`searchbench generate`).
+//!
+//! Documents are appended into one 4 MiB buffer that is handed to the sink when full, so the
+//! number of `write` calls is bytes / 4 MiB, never per document; compression (gzip, zstd)
+//! sits between that buffer and the file. The truth file (cluster-metrics) is written beside
+//! it as the generator publishes each epoch.
+
+use std::fs::File;
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use super::SessionError;
+use crate::corpus::TruthHandle;
+use crate::workload::CorpusWriter;
+
+const CHUNK: usize = 4 << 20;
+
+/// Compression of the written corpus.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compression {
+    Gzip,
+    Zstd,
+}
+
+/// What was written.
+#[derive(Debug, Clone, Copy)]
+pub struct Written {
+    pub docs: u64,
+    /// Uncompressed bytes.
+    pub bytes: u64,
+    pub elapsed: Duration,
+}
+
+/// Writes every record of `writer` to `out` (`-` for stdout), with the truth to `truth_path`
+/// when the workload publishes one; `progress` hears the document count once per buffer.
+pub fn write_corpus(
+    writer: CorpusWriter,
+    out: &str,
+    compress: Option<Compression>,
+    truth_path: Option<&str>,
+    progress: &dyn Fn(u64),
+) -> Result<Written, SessionError> {
+    let truth = match (truth_path, writer.truth) {
+        (Some(path), Some((header, handle))) => {
+            let mut file = File::create(path)
+                .map_err(|e| SessionError::usage(format!("cannot create {path}: {e}")))?;
+            let mut header = serde_json::to_vec(&header)
+                .map_err(|e| SessionError::Other(format!("encoding the truth header: {e}")))?;
+            header.push(b'\n');
+            file.write_all(&header)
+                .map_err(|e| SessionError::Other(format!("writing {path}: {e}")))?;
+            Some((file, path.to_string(), handle))
+        }
+        _ => None,
+    };
+    let sink = open_out(out, compress)?;
+    let mut output = Output {
+        sink,
+        buf: Vec::with_capacity(CHUNK + (64 << 10)),
+        out_name: out.to_string(),
+        truth,
+        progress,
+        docs: 0,
+        bytes: 0,
+    };
+    let started = Instant::now();
+    output.buf.extend_from_slice(&writer.header);
+    let mut next = writer.next;
+    let mut failure = None;
+    output.pump(|b| match next(b) {
+        Ok(more) => more,
+        Err(e) => {
+            failure = Some(e);
+            false
+        }
+    })?;
+    if let Some(e) = failure {
+        // The generators make their own documents; a failure here is a bug, said plainly.
+        return Err(SessionError::Corpus(e));
+    }
+    let Output {
+        sink,
+        docs,
+        bytes,
+        out_name,
+        ..
+    } = output;
+    sink.finish()
+        .map_err(|e| SessionError::Other(format!("writing {out_name}: {e}")))?;
+    Ok(Written {
+        docs,
+        bytes,
+        elapsed: started.elapsed(),
+    })
+}
+
+/// Where the bytes go, with compression if asked.
+enum Sink {
+    Plain(Box<dyn Write + Send>),
+    Gzip(flate2::write::GzEncoder<Box<dyn Write + Send>>),
+    Zstd(zstd::stream::write::Encoder<'static, Box<dyn Write + Send>>),
+}
+
+impl Sink {
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        match self {
+            Sink::Plain(w) => w.write_all(buf),
+            Sink::Gzip(w) => w.write_all(buf),
+            Sink::Zstd(w) => w.write_all(buf),
+        }
+    }
+
+    fn finish(self) -> std::io::Result<()> {
+        let mut inner = match self {
+            Sink::Plain(w) => w,
+            Sink::Gzip(w) => w.finish()?,
+            Sink::Zstd(w) => w.finish()?,
+        };
+        inner.flush()
+    }
+}
+
+/// Set when the reader of our stdout went away (`generate ... | head`): not an error, the
+/// run just stops early.
+static PIPE_CLOSED: AtomicBool = AtomicBool::new(false);
+
+/// Stdout that turns "broken pipe" into a quiet stop.
+struct QuietPipe(std::io::Stdout);
+
+impl Write for QuietPipe {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if PIPE_CLOSED.load(Ordering::Relaxed) {
+            return Ok(buf.len());
+        }
+        match self.0.write(buf) {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                PIPE_CLOSED.store(true, Ordering::Relaxed);
+                Ok(buf.len())
+            }
+            other => other,
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self.0.flush() {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                PIPE_CLOSED.store(true, Ordering::Relaxed);
+                Ok(())
+            }
+            other => other,
+        }
+    }
+}
+
+fn open_out(path: &str, compress: Option<Compression>) -> Result<Sink, SessionError> {
+    let raw: Box<dyn Write + Send> = if path == "-" {
+        Box::new(QuietPipe(std::io::stdout()))
+    } else {
+        let file = File::create(path)
+            .map_err(|e| SessionError::usage(format!("cannot create {path}: {e}")))?;
+        Box::new(file)
+    };
+    Ok(match compress {
+        None => Sink::Plain(raw),
+        Some(Compression::Gzip) => Sink::Gzip(flate2::write::GzEncoder::new(
+            raw,
+            flate2::Compression::fast(),
+        )),
+        Some(Compression::Zstd) => Sink::Zstd(
+            zstd::stream::write::Encoder::new(raw, 3)
+                .map_err(|e| SessionError::Other(format!("zstd encoder: {e}")))?,
+        ),
+    })
+}
+
+/// Output writer with the truth file alongside; flushes per chunk.
+struct Output<'a> {
+    sink: Sink,
+    buf: Vec<u8>,
+    out_name: String,
+    truth: Option<(File, String, TruthHandle)>,
+    progress: &'a dyn Fn(u64),
+    docs: u64,
+    bytes: u64,
+}
+
+impl Output<'_> {
+    fn flush_chunk(&mut self) -> Result<(), SessionError> {
+        self.sink
+            .write_all(&self.buf)
+            .map_err(|e| SessionError::Other(format!("writing {}: {e}", self.out_name)))?;
+        self.bytes += self.buf.len() as u64;
+        self.buf.clear();
+        (self.progress)(self.docs);
+        self.flush_truth()
+    }
+
+    fn flush_truth(&mut self) -> Result<(), SessionError> {
+        if let Some((file, name, handle)) = &mut self.truth {
+            let parts = handle.take();
+            if parts.is_empty() {
+                return Ok(());
+            }
+            let mut text = Vec::new();
+            for p in &parts {
+                serde_json::to_writer(&mut text, p)
+                    .map_err(|e| SessionError::Other(format!("encoding the truth: {e}")))?;
+                text.push(b'\n');
+            }
+            file.write_all(&text)
+                .map_err(|e| SessionError::Other(format!("writing {name}: {e}")))?;
+        }
+        Ok(())
+    }
+
+    /// Runs `next` (append one record to the buffer, `false` at the end) to exhaustion.
+    #[inline]
+    fn pump(&mut self, mut next: impl FnMut(&mut Vec<u8>) -> bool) -> Result<(), SessionError> {
+        loop {
+            if !next(&mut self.buf) {
+                break;
+            }
+            self.buf.push(b'\n');
+            self.docs += 1;
+            if self.buf.len() >= CHUNK {
+                self.flush_chunk()?;
+                if PIPE_CLOSED.load(Ordering::Relaxed) {
+                    break;
+                }
+            }
+        }
+        self.flush_chunk()
+    }
+}

@@ -1,0 +1,156 @@
+//! The ingest phase: index setup, the load, the result, recorded as it goes.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use super::record::{save_outcome, Recording, SaveSpec};
+use super::{ClusterSpec, Event, Job, Observer, SessionError};
+use crate::ingest::{self, DriverConfig, IngestReport, LoadSettings, Plan};
+use crate::store::Kind;
+use crate::target::Target;
+
+/// How to load: the driver's configuration and the index settings held during the load.
+#[derive(Debug, Clone)]
+pub struct LoadSpec {
+    pub driver: DriverConfig,
+    /// The failure file; default `./<index>-failures.ndjson`.
+    pub failures: Option<PathBuf>,
+    /// Delete an existing index even if searchbench did not create it.
+    pub replace: bool,
+    /// Load into an existing index without deleting it.
+    pub append: bool,
+    pub load_settings: LoadSettings,
+}
+
+impl LoadSpec {
+    /// The defaults of the driver for `index`, with nothing held during the load.
+    pub fn new(index: impl Into<String>) -> Self {
+        LoadSpec {
+            driver: DriverConfig::new(index),
+            failures: None,
+            replace: false,
+            append: false,
+            load_settings: LoadSettings::default(),
+        }
+    }
+}
+
+/// The configuration a run is stored with: what was loaded, where, and how. One shape, the
+/// driver's own field names, for every command that loads.
+pub fn record_config(job: &Job, cluster: &ClusterSpec, load: &LoadSpec) -> Value {
+    let mut config = serde_json::json!({
+        "workload": job.workload,
+        "corpus": job.source.describe(),
+        "index": job.index,
+        "seed": job.seed,
+        "engine": cluster.engine_name(),
+        "urls": crate::target::redact_urls(&cluster.urls),
+        "heap": cluster.heap,
+    });
+    if let (Some(map), Ok(Value::Object(driver))) =
+        (config.as_object_mut(), serde_json::to_value(&load.driver))
+    {
+        for (k, v) in driver {
+            if k != "index" {
+                map.insert(k, v);
+            }
+        }
+        map.insert("append".into(), load.append.into());
+        map.insert(
+            "warmup_secs".into(),
+            load.driver.warmup.as_secs_f64().into(),
+        );
+        if let Ok(settings) = serde_json::to_value(&load.load_settings) {
+            map.insert("load_settings".into(), settings);
+        }
+    }
+    config
+}
+
+/// `searchbench ingest`: connect or provision, load, stop what we started, keep the result.
+pub async fn ingest(
+    job: Job,
+    cluster: &ClusterSpec,
+    load_spec: LoadSpec,
+    save: &SaveSpec,
+    observer: &dyn Observer,
+) -> Result<IngestReport, SessionError> {
+    ingest::index::check_name(&job.index).map_err(|e| SessionError::usage(e.to_string()))?;
+    let config = record_config(&job, cluster, &load_spec);
+    let recording = Recording::begin(
+        save,
+        Kind::Ingest,
+        &job.workload,
+        job.seed,
+        config,
+        observer,
+    );
+    let outcome = async {
+        let connected = cluster.connect(observer).await?;
+        let result = load(
+            &connected.target,
+            job,
+            load_spec,
+            connected.engine_pid,
+            recording.as_ref(),
+            observer,
+        )
+        .await;
+        connected.stop().await;
+        result
+    }
+    .await;
+    save_outcome(recording, &outcome, false);
+    outcome
+}
+
+/// Loads `job` into `target`, streaming the timeline into the recording as it goes.
+pub async fn load(
+    target: &Target,
+    job: Job,
+    spec: LoadSpec,
+    engine_pid: Option<u32>,
+    recording: Option<&Recording<'_>>,
+    observer: &dyn Observer,
+) -> Result<IngestReport, SessionError> {
+    let plan = Plan {
+        failures: spec
+            .failures
+            .unwrap_or_else(|| PathBuf::from(format!("{}-failures.ndjson", job.index))),
+        driver: spec.driver,
+        index_body: job.index_body,
+        replace: spec.replace,
+        append: spec.append,
+        load_settings: spec.load_settings,
+        engine_pid,
+    };
+    let corpus = job.source.describe();
+    observer.event(Event::Loading {
+        corpus: &corpus,
+        index: &job.index,
+        url: target.url().as_str(),
+        clients: plan.driver.clients,
+        bulk_docs: plan.driver.bulk_docs,
+        gzip: plan.driver.gzip,
+    });
+    // Closed seconds go to the store while the load runs: a run killed halfway keeps them.
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Vec<crate::measure::Second>>();
+    let stream_in = async {
+        while let Some(seconds) = rx.recv().await {
+            if let Some(r) = recording {
+                r.timeline(&seconds);
+            }
+        }
+    };
+    let seconds = recording.map(|_| tx);
+    let (report, ()) = tokio::join!(
+        ingest::ingest_streaming(target, job.source, plan, seconds),
+        stream_in
+    );
+    let report = report?;
+    if let Some(r) = recording {
+        r.histograms(&report.histograms);
+    }
+    Ok(report)
+}

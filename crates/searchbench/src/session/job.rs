@@ -1,0 +1,185 @@
+//! What a session loads: a built-in workload's generator, or the user's files (optionally
+//! with a workload's index setup), resolved into one document source and its index.
+
+use crate::corpus::convert::{ConvertDates, DateFields};
+use crate::corpus::{CsvReader, DocSource, NdjsonReader, TruthHandle};
+use crate::ingest::source::Chain;
+use crate::workload::{self, Workload, WorkloadSpec};
+
+use super::SessionError;
+
+/// What to load and where, resolved.
+pub struct Job {
+    pub source: Box<dyn DocSource>,
+    pub index: String,
+    pub index_body: serde_json::Value,
+    /// The built-in workload, or `files` for the user's files.
+    pub workload: String,
+    /// The generator seed (none for files).
+    pub seed: Option<u64>,
+    /// Ground truth the generator computes while it runs (cluster-metrics).
+    pub truth: Option<TruthHandle>,
+}
+
+impl std::fmt::Debug for Job {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Job")
+            .field("source", &self.source.describe())
+            .field("index", &self.index)
+            .field("workload", &self.workload)
+            .finish()
+    }
+}
+
+/// How to read the user's files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileFormat {
+    /// By extension: `.csv[.gz]` is CSV, anything else NDJSON.
+    Auto,
+    Ndjson,
+    Csv,
+}
+
+/// The user's files, and what to do with them.
+#[derive(Debug, Clone)]
+pub struct FilesSpec {
+    pub files: Vec<String>,
+    pub format: FileFormat,
+    /// A built-in workload whose index setup to use.
+    pub workload: Option<String>,
+    pub index: Option<String>,
+    /// Date fields to rewrite to epoch milliseconds on the client.
+    pub convert_dates: Vec<String>,
+}
+
+/// The built-in workload called `name`, or a usage error listing them.
+pub fn find_workload(name: &str) -> Result<&'static dyn Workload, SessionError> {
+    workload::find(name).ok_or_else(|| {
+        SessionError::usage(format!(
+            "unknown workload {name:?}; built-in workloads: {}",
+            workload::names().join(", ")
+        ))
+    })
+}
+
+fn date_fields(fields: &[String]) -> Result<Option<DateFields>, SessionError> {
+    if fields.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(DateFields::parse(fields)?))
+}
+
+impl Job {
+    /// A built-in workload's generator.
+    pub fn generated(
+        name: &str,
+        spec: &WorkloadSpec,
+        index: Option<String>,
+        convert_dates: &[String],
+    ) -> Result<Job, SessionError> {
+        let w = find_workload(name)?;
+        let convert = date_fields(convert_dates)?;
+        let opened = w.open(spec)?;
+        let source = match convert {
+            Some(fields) => Box::new(ConvertDates::generated(opened.source, fields)),
+            None => opened.source,
+        };
+        Ok(Job {
+            source,
+            index: index.unwrap_or_else(|| w.default_index().to_string()),
+            index_body: w.index_body(),
+            workload: w.name().to_string(),
+            seed: Some(spec.seed),
+            truth: opened.truth,
+        })
+    }
+
+    /// The user's files, in order, as one source.
+    pub fn files(spec: &FilesSpec) -> Result<Job, SessionError> {
+        let workload = spec.workload.as_deref().map(find_workload).transpose()?;
+        let convert = date_fields(&spec.convert_dates)?;
+        let mut sources: Vec<Box<dyn DocSource>> = Vec::new();
+        for path in &spec.files {
+            let csv = match spec.format {
+                FileFormat::Csv => true,
+                FileFormat::Ndjson => false,
+                FileFormat::Auto => {
+                    let p = path.to_ascii_lowercase();
+                    p.ends_with(".csv") || p.ends_with(".csv.gz")
+                }
+            };
+            let source: Box<dyn DocSource> = match (csv, &convert) {
+                (true, None) => Box::new(CsvReader::open(path)?),
+                (false, None) => Box::new(NdjsonReader::open(path)?),
+                (true, Some(fields)) => Box::new(ConvertDates::csv_file(path, fields.clone())?),
+                (false, Some(fields)) => Box::new(ConvertDates::ndjson_file(path, fields.clone())?),
+            };
+            sources.push(source);
+        }
+        let index = match (&spec.index, workload) {
+            (Some(i), _) => i.clone(),
+            (None, Some(w)) => w.default_index().to_string(),
+            (None, None) => index_from_path(spec.files.first().map_or("-", String::as_str)),
+        };
+        let index_body = workload
+            .map(|w| w.index_body())
+            .unwrap_or_else(|| serde_json::json!({}));
+        let source: Box<dyn DocSource> = if sources.len() == 1 {
+            sources.remove(0)
+        } else {
+            Box::new(Chain::new(sources))
+        };
+        Ok(Job {
+            source,
+            index,
+            index_body,
+            workload: workload.map_or("files", |w| w.name()).to_string(),
+            seed: None,
+            truth: None,
+        })
+    }
+}
+
+/// `searchbench-<file stem>`, lowercased, with characters an index name cannot have replaced.
+pub fn index_from_path(path: &str) -> String {
+    let name = std::path::Path::new(path)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("stdin");
+    let stem = name
+        .trim_end_matches(".gz")
+        .trim_end_matches(".ndjson")
+        .trim_end_matches(".jsonl")
+        .trim_end_matches(".json")
+        .trim_end_matches(".csv");
+    let clean: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    if clean.is_empty() || clean == "-" {
+        "searchbench-stdin".into()
+    } else {
+        format!("searchbench-{clean}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn index_names_from_paths() {
+        assert_eq!(
+            index_from_path("/data/Access Log.ndjson.gz"),
+            "searchbench-access-log"
+        );
+        assert_eq!(index_from_path("x.csv"), "searchbench-x");
+        assert_eq!(index_from_path("-"), "searchbench-stdin");
+    }
+}

@@ -1,0 +1,91 @@
+//! The orchestration layer between parsed arguments and the library.
+//!
+//! A command in `cli/` parses its flags into the plain types here, makes one call, and prints
+//! the typed result it gets back. This layer does the work in between: connect to the cluster
+//! or provision one ([`cluster`]), resolve what to load ([`job`]), record the run in the
+//! results store as it goes ([`record`]), and run the phases ([`ingest`], [`query`],
+//! [`run`]). It never prints or exits: what happens along the way is told to an
+//! [`Observer`], so the terminal, a test or a future sweep can each listen in their own way.
+
+pub mod calibrate;
+pub mod cluster;
+pub mod events;
+pub mod generate;
+pub mod ingest;
+pub mod job;
+pub mod query;
+pub mod record;
+pub mod run;
+
+pub use cluster::{ClusterSpec, Connected};
+pub use events::{Event, Observer, Silent};
+pub use job::{FileFormat, FilesSpec, Job};
+pub use record::{Recording, SaveSpec};
+
+use crate::corpus::CorpusError;
+use crate::engine::EngineError;
+use crate::ingest::IngestError;
+use crate::query::QueryError;
+use crate::store::StoreError;
+use crate::target::TargetError;
+
+/// Why a session could not do its work. [`SessionError::is_usage`] tells bad usage or input
+/// (the caller's to fix) from a failure of the work itself.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    /// Bad flags, specs or input files.
+    #[error("{0}")]
+    Usage(String),
+    #[error("starting {engine}")]
+    EngineStart {
+        engine: String,
+        #[source]
+        source: Box<EngineError>,
+    },
+    #[error(transparent)]
+    Target(#[from] TargetError),
+    #[error(transparent)]
+    Ingest(IngestError),
+    #[error(transparent)]
+    Query(QueryError),
+    #[error(transparent)]
+    Corpus(CorpusError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("{0}")]
+    Other(String),
+}
+
+impl SessionError {
+    /// Bad usage or input rather than a failure of the work.
+    pub fn is_usage(&self) -> bool {
+        matches!(
+            self,
+            SessionError::Usage(_)
+                | SessionError::Ingest(IngestError::Config(_))
+                | SessionError::Corpus(CorpusError::Invalid(_))
+        )
+    }
+
+    pub fn usage(message: impl Into<String>) -> Self {
+        SessionError::Usage(message.into())
+    }
+}
+
+impl From<IngestError> for SessionError {
+    fn from(e: IngestError) -> Self {
+        SessionError::Ingest(e)
+    }
+}
+
+impl From<CorpusError> for SessionError {
+    fn from(e: CorpusError) -> Self {
+        SessionError::Corpus(e)
+    }
+}
+
+impl From<QueryError> for SessionError {
+    fn from(e: QueryError) -> Self {
+        SessionError::Query(e)
+    }
+}

@@ -1,0 +1,239 @@
+//! The query phase: the `002` method on a built-in workload's index, answers checked against
+//! the corpus's ground truth, recorded as it goes.
+
+use std::path::PathBuf;
+
+use super::ingest::{load, LoadSpec};
+use super::record::{save_outcome, Recording, SaveSpec};
+use super::{Event, Job, Observer, SessionError};
+use crate::corpus::metrics::MetricsSpec;
+use crate::corpus::{truth_file, ClusterMetrics, Logs, LogsSpec};
+use crate::query::{self, QueryOptions, QueryPlan, QueryResult, Truth};
+use crate::store::Kind;
+use crate::target::Target;
+use crate::workload::{PartitionTruth, WorkloadSpec};
+
+/// The corpus the queried index holds (its truth is recomputed from it).
+#[derive(Debug, Clone)]
+pub enum QueryCorpus {
+    ClusterMetrics(MetricsSpec),
+    Logs { spec: LogsSpec, slices: usize },
+}
+
+impl QueryCorpus {
+    pub fn workload(&self) -> &'static str {
+        match self {
+            QueryCorpus::ClusterMetrics(_) => "cluster-metrics",
+            QueryCorpus::Logs { .. } => "logs",
+        }
+    }
+
+    pub fn seed(&self) -> u64 {
+        match self {
+            QueryCorpus::ClusterMetrics(s) => s.seed,
+            QueryCorpus::Logs { spec, .. } => spec.seed,
+        }
+    }
+}
+
+/// `searchbench query`: what to measure and how.
+#[derive(Debug, Clone)]
+pub struct QuerySpec {
+    pub corpus: QueryCorpus,
+    pub options: QueryOptions,
+    /// Create the index and load the corpus first (through the ingest path).
+    pub load: bool,
+    /// A truth file (cluster-metrics) instead of recomputing the truth.
+    pub truth_file: Option<PathBuf>,
+    /// A previous `--json` result to report drift against.
+    pub baseline: Option<PathBuf>,
+}
+
+/// Runs a query workload on `target` and keeps the result.
+pub async fn query(
+    spec: QuerySpec,
+    target: Target,
+    urls: &[String],
+    save: &SaveSpec,
+    observer: &dyn Observer,
+) -> Result<QueryResult, SessionError> {
+    let options = &spec.options;
+    let config = serde_json::json!({
+        "workload": spec.corpus.workload(),
+        "index": options.index,
+        "urls": crate::target::redact_urls(urls),
+        "seed": spec.corpus.seed(),
+        "docs": match &spec.corpus {
+            QueryCorpus::Logs { spec, .. } => Some(spec.docs),
+            QueryCorpus::ClusterMetrics(_) => None,
+        },
+        "variants": options.variants.iter().map(|v| v.name()).collect::<Vec<_>>(),
+        "transports": options.transports.iter().map(|t| t.name()).collect::<Vec<_>>(),
+        "passes": options.passes,
+        "rate": options.rate,
+        "profile": options.profile,
+    });
+    let recording = Recording::begin(
+        save,
+        Kind::Query,
+        spec.corpus.workload(),
+        Some(spec.corpus.seed()),
+        config,
+        observer,
+    );
+    let outcome = async {
+        let plan = match &spec.corpus {
+            QueryCorpus::ClusterMetrics(metrics) => {
+                let parts = if spec.load {
+                    load_metrics(&target, metrics, &spec.options.index, observer).await?
+                } else if let Some(path) = &spec.truth_file {
+                    truth_file::read(path)?
+                } else {
+                    truth_file::compute(metrics)?
+                };
+                QueryPlan::ClusterMetrics(Truth::new(parts))
+            }
+            QueryCorpus::Logs { spec: logs, slices } => {
+                if spec.load {
+                    load_logs(&target, logs, &spec.options.index, observer).await?;
+                }
+                QueryPlan::Logs {
+                    spec: logs.clone(),
+                    slices: *slices,
+                }
+            }
+        };
+        let options = spec.options.clone();
+        let mut result = on_own_thread(move || async move { plan.run(&target, options).await })
+            .await?
+            .map_err(usage)?;
+        if let Some(path) = &spec.baseline {
+            result.compare_baseline(path).map_err(usage)?;
+        }
+        if let Some(r) = &recording {
+            r.histograms(&result.histograms());
+        }
+        Ok(result)
+    }
+    .await;
+    save_outcome(recording, &outcome, false);
+    outcome
+}
+
+fn usage(e: query::QueryError) -> SessionError {
+    SessionError::usage(e.to_string())
+}
+
+/// Loads a cluster-metrics corpus into `index` the way `query --load` does (the workload's
+/// index setup, the ingest path) and returns its truth.
+pub async fn load_metrics(
+    target: &Target,
+    spec: &MetricsSpec,
+    index: &str,
+    observer: &dyn Observer,
+) -> Result<Vec<PartitionTruth>, SessionError> {
+    let mut spec = spec.clone();
+    spec.truth = true;
+    let generator = ClusterMetrics::new(spec.clone())?;
+    let truth = generator.truth_handle();
+    let job = workload_job("cluster-metrics", Box::new(generator), index, spec.seed)?;
+    load_quietly(target, job, observer).await?;
+    Ok(truth.take())
+}
+
+/// Loads a logs corpus into `index` the way `query --load` does.
+pub async fn load_logs(
+    target: &Target,
+    spec: &LogsSpec,
+    index: &str,
+    observer: &dyn Observer,
+) -> Result<(), SessionError> {
+    let job = workload_job("logs", Box::new(Logs::new(spec.clone())?), index, spec.seed)?;
+    load_quietly(target, job, observer).await
+}
+
+fn workload_job(
+    name: &str,
+    source: Box<dyn crate::corpus::DocSource>,
+    index: &str,
+    seed: u64,
+) -> Result<Job, SessionError> {
+    let w = super::job::find_workload(name)?;
+    Ok(Job {
+        source,
+        index: index.to_string(),
+        index_body: w.index_body(),
+        workload: w.name().to_string(),
+        seed: Some(seed),
+        truth: None,
+    })
+}
+
+/// Loads a query corpus with the driver's defaults; anything short of a reconciled load is
+/// an error, since the answers would then be checked against the wrong truth.
+async fn load_quietly(
+    target: &Target,
+    job: Job,
+    observer: &dyn Observer,
+) -> Result<(), SessionError> {
+    let spec = LoadSpec::new(job.index.clone());
+    let report = load(target, job, spec, None, None, observer).await?;
+    if report.error.is_some() || report.interrupted || !report.counts.reconciled {
+        return Err(SessionError::Other(format!(
+            "loading {} did not complete: {}",
+            report.index,
+            report
+                .error
+                .clone()
+                .unwrap_or_else(|| "counts do not reconcile".into())
+        )));
+    }
+    Ok(())
+}
+
+type Measured = Result<QueryResult, query::QueryError>;
+
+/// Runs `job` on a single-threaded runtime of its own: the requests are sequential, and one
+/// thread spares every response a cross-thread wake-up (~10 µs per request on this path).
+async fn on_own_thread<F, Fut>(job: F) -> Result<Measured, SessionError>
+where
+    F: FnOnce() -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = Measured>,
+{
+    tokio::task::spawn_blocking(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| SessionError::Other(format!("cannot start a query runtime: {e}")))?;
+        Ok(runtime.block_on(job()))
+    })
+    .await
+    .map_err(|e| SessionError::Other(format!("the query task failed: {e}")))?
+}
+
+/// The query phase of `searchbench run`, after the ingest of a built-in workload: the
+/// workload's variants with the default method, answers checked against the corpus's truth.
+/// `None` for workloads without queries (transactions).
+pub async fn after_ingest(
+    target: Target,
+    index: &str,
+    workload: &str,
+    spec: &WorkloadSpec,
+    truth: Vec<PartitionTruth>,
+    progress: query::Progress,
+    observer: &dyn Observer,
+) -> Result<Option<QueryResult>, SessionError> {
+    let plan = super::job::find_workload(workload)?.query_plan(spec, truth)?;
+    observer.event(Event::Querying {
+        index,
+        workload,
+        has_queries: plan.is_some(),
+    });
+    let Some(plan) = plan else {
+        return Ok(None);
+    };
+    let mut options = plan.default_options(index);
+    options.progress = progress;
+    let measured = on_own_thread(move || async move { plan.run(&target, options).await }).await?;
+    Ok(Some(measured?))
+}

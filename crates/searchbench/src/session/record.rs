@@ -1,0 +1,184 @@
+//! Keeping a run in the results store while it goes: created at the start (marked running, so
+//! a crash leaves a readable record), timeline and histograms streamed in, finished at the end.
+//! Saving never stops a measurement: a store that cannot be written is a warning.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::{Event, Observer, SessionError};
+use crate::measure::SerializedHistogram;
+use crate::report;
+use crate::store::{Kind, NewRun, RunId, Store, StoreError};
+
+/// Where and how a session saves its run.
+#[derive(Debug, Clone, Default)]
+pub struct SaveSpec {
+    /// The results database; `None` for the default location.
+    pub store: Option<PathBuf>,
+    /// Labels for the run (`--tag k=v`).
+    pub tags: Vec<(String, String)>,
+    /// Do not save at all (`--no-store`).
+    pub skip: bool,
+}
+
+impl SaveSpec {
+    pub fn open(&self) -> Result<Store, StoreError> {
+        match &self.store {
+            Some(p) => Store::open(p),
+            None => Store::open_default(),
+        }
+    }
+}
+
+/// Set when a run could not be saved: the command still prints its result, then exits 1.
+static UNSAVED: AtomicBool = AtomicBool::new(false);
+
+/// Whether a run of this process could not be saved in the store.
+pub fn unsaved() -> bool {
+    UNSAVED.load(Ordering::Relaxed)
+}
+
+fn mark_unsaved() {
+    UNSAVED.store(true, Ordering::Relaxed);
+}
+
+/// A run being saved. Saving never stops a measurement: a store that cannot be written is a
+/// warning, the result is still returned, and [`unsaved`] says so afterwards.
+pub struct Recording<'a> {
+    store: Store,
+    id: RunId,
+    observer: &'a dyn Observer,
+}
+
+impl std::fmt::Debug for Recording<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Recording").field("id", &self.id).finish()
+    }
+}
+
+impl<'a> Recording<'a> {
+    /// Opens the store and records the start of a run; `None` when saving is off or the store
+    /// cannot be used (after a warning).
+    pub fn begin(
+        save: &SaveSpec,
+        kind: Kind,
+        workload: &str,
+        seed: Option<u64>,
+        config: Value,
+        observer: &'a dyn Observer,
+    ) -> Option<Recording<'a>> {
+        if save.skip {
+            return None;
+        }
+        let mut run = NewRun::new(kind, workload, config);
+        run.seed = seed;
+        run.tags = save.tags.clone();
+        let started = save
+            .open()
+            .and_then(|store| Ok((store.begin_run(&run)?, store)));
+        match started {
+            Ok((id, store)) => Some(Recording {
+                store,
+                id,
+                observer,
+            }),
+            Err(e) => {
+                observer.event(Event::Warning(format!(
+                    "this run will not be saved: {}",
+                    crate::target::error_chain(&e)
+                )));
+                mark_unsaved();
+                None
+            }
+        }
+    }
+
+    pub fn id(&self) -> &RunId {
+        &self.id
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Streams per-second rows into the store.
+    pub fn timeline<T: Serialize>(&self, seconds: &[T]) {
+        if let Err(e) = self.store.append_timeline(&self.id, seconds) {
+            self.warn(format!("saving the timeline of run {}: {e}", self.id));
+        }
+    }
+
+    /// Keeps the run's HDR histograms.
+    pub fn histograms(&self, histograms: &[SerializedHistogram]) {
+        if let Err(e) = self.store.put_histograms(&self.id, histograms) {
+            self.warn(format!("saving the histograms of run {}: {e}", self.id));
+        }
+    }
+
+    /// Stores the result and with `html` writes the run's HTML report (its path returned).
+    pub fn finish<T: Serialize>(self, result: &T, html: bool) -> Option<PathBuf> {
+        if let Err(e) = self.store.finish_run(&self.id, result) {
+            self.warn(format!("saving run {}: {e}", self.id));
+            mark_unsaved();
+            return None;
+        }
+        self.observer.event(Event::Saved {
+            id: &self.id.0,
+            store: self.store.path(),
+        });
+        if !html {
+            return None;
+        }
+        match report::write_run_report(&self.store, &self.id) {
+            Ok(path) => {
+                self.observer.event(Event::ReportWritten { path: &path });
+                Some(path)
+            }
+            Err(e) => {
+                self.warn(format!("writing the HTML report: {e}"));
+                None
+            }
+        }
+    }
+
+    /// Forgets the run: it was refused for bad usage and measured nothing.
+    pub fn discard(self) {
+        if let Err(e) = self.store.discard_run(&self.id) {
+            self.warn(format!("removing run {}: {e}", self.id));
+        }
+    }
+
+    /// Marks the run failed (keeping a partial result when there is one).
+    pub fn fail(self, error: &str, partial: Option<&Value>) {
+        if let Err(e) = self.store.fail_run(&self.id, error, partial) {
+            self.warn(format!("saving run {}: {e}", self.id));
+            mark_unsaved();
+        }
+    }
+
+    fn warn(&self, message: String) {
+        self.observer.event(Event::Warning(message));
+    }
+}
+
+/// Keeps the outcome in the store: the result, or the error that ended the run. A run
+/// refused for bad usage measured nothing and is not kept.
+pub fn save_outcome<T: Serialize>(
+    recording: Option<Recording<'_>>,
+    outcome: &Result<T, SessionError>,
+    html: bool,
+) {
+    if let Some(recording) = recording {
+        match outcome {
+            Ok(result) => {
+                recording.finish(result, html);
+            }
+            Err(e) if e.is_usage() => recording.discard(),
+            Err(e) => recording.fail(&crate::target::error_chain(e), None),
+        }
+    }
+}

@@ -1,0 +1,97 @@
+//! `searchbench run`: the whole job for a built-in workload: start an engine (or use the given
+//! cluster), set the index up, ingest, run the workload's queries, keep the result with its
+//! HTML report, stop the engine.
+
+use serde::Serialize;
+
+use super::ingest::{load, record_config, LoadSpec};
+use super::query::after_ingest;
+use super::record::{save_outcome, Recording, SaveSpec};
+use super::{ClusterSpec, Event, Job, Observer, SessionError};
+use crate::ingest::IngestReport;
+use crate::query::QueryResult;
+use crate::store::Kind;
+use crate::workload::WorkloadSpec;
+
+/// What a run keeps: the ingest report (flattened, so it reads like one) and the query phase.
+#[derive(Debug, Serialize)]
+pub struct RunResult {
+    #[serde(flatten)]
+    pub ingest: IngestReport,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub query: Option<QueryResult>,
+}
+
+/// What to run besides the load.
+#[derive(Debug, Clone)]
+pub struct RunSpec {
+    /// The generator spec the job was made from (the query phase recomputes truth from it).
+    pub workload_spec: WorkloadSpec,
+    /// Run the workload's queries after the load.
+    pub queries: bool,
+    /// Where the query phase says what it is doing.
+    pub progress: crate::query::Progress,
+}
+
+/// Runs `job` then its queries. Each phase's result is told to the observer as soon as the
+/// phase ends ([`Event::Ingested`], [`Event::Queried`]) and returned together at the end.
+pub async fn run(
+    mut job: Job,
+    cluster: &ClusterSpec,
+    load_spec: LoadSpec,
+    spec: &RunSpec,
+    save: &SaveSpec,
+    observer: &dyn Observer,
+) -> Result<RunResult, SessionError> {
+    crate::ingest::index::check_name(&job.index).map_err(|e| SessionError::usage(e.to_string()))?;
+    let config = record_config(&job, cluster, &load_spec);
+    let recording = Recording::begin(save, Kind::Run, &job.workload, job.seed, config, observer);
+    let index = job.index.clone();
+    let workload = job.workload.clone();
+    let truth = job.truth.take();
+    let outcome = async {
+        let connected = cluster.connect(observer).await?;
+        let phases = async {
+            let ingest = load(
+                &connected.target,
+                job,
+                load_spec,
+                connected.engine_pid,
+                recording.as_ref(),
+                observer,
+            )
+            .await?;
+            observer.event(Event::Ingested(&ingest));
+            let loaded = ingest.error.is_none() && !ingest.interrupted;
+            let query = if loaded && spec.queries {
+                let parts = truth.map(|t| t.take()).unwrap_or_default();
+                let result = after_ingest(
+                    connected.target.clone(),
+                    &index,
+                    &workload,
+                    &spec.workload_spec,
+                    parts,
+                    spec.progress.clone(),
+                    observer,
+                )
+                .await?;
+                if let Some(r) = &result {
+                    observer.event(Event::Queried(r));
+                    if let Some(rec) = &recording {
+                        rec.histograms(&r.histograms());
+                    }
+                }
+                result
+            } else {
+                None
+            };
+            Ok::<_, SessionError>(RunResult { ingest, query })
+        }
+        .await;
+        connected.stop().await;
+        phases
+    }
+    .await;
+    save_outcome(recording, &outcome, true);
+    outcome
+}

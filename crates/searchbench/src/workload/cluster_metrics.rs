@@ -1,0 +1,122 @@
+//! `cluster-metrics`: epoch/node/task rows with cpu, mem and net floats, exact per-(epoch,
+//! node) percentiles and sums as ground truth, and the percentile query phase.
+
+use serde_json::{json, Value};
+
+use super::{
+    reject, settings, CorpusWriter, FileShape, Opened, PartitionTruth, Workload, WorkloadSpec,
+};
+use crate::corpus::metrics::{MetricsSpec, CSV_HEADER};
+use crate::corpus::{truth_file, ClusterMetrics, CorpusError, DocSource};
+use crate::query::{QueryPlan, Truth};
+
+#[derive(Debug)]
+pub struct ClusterMetricsWorkload;
+
+impl Workload for ClusterMetricsWorkload {
+    fn name(&self) -> &'static str {
+        "cluster-metrics"
+    }
+
+    fn about(&self) -> &'static str {
+        "epoch/node/task rows with cpu, mem, net floats and exact percentile truth"
+    }
+
+    fn default_index(&self) -> &'static str {
+        "searchbench-cluster-metrics"
+    }
+
+    fn index_body(&self) -> Value {
+        metrics_body()
+    }
+
+    fn open(&self, spec: &WorkloadSpec) -> Result<Opened, CorpusError> {
+        let g = ClusterMetrics::new(metrics_spec(spec)?)?;
+        let truth = spec.params.truth.then(|| g.truth_handle());
+        Ok(Opened {
+            source: Box::new(g),
+            truth,
+        })
+    }
+
+    fn default_docs(&self) -> Option<u64> {
+        None
+    }
+
+    fn wants_truth(&self) -> bool {
+        true
+    }
+
+    fn query_plan(
+        &self,
+        _spec: &WorkloadSpec,
+        truth: Vec<PartitionTruth>,
+    ) -> Result<Option<QueryPlan>, CorpusError> {
+        Ok(Some(QueryPlan::ClusterMetrics(Truth::new(truth))))
+    }
+
+    fn writer(&self, spec: &WorkloadSpec, shape: FileShape) -> Result<CorpusWriter, CorpusError> {
+        let mut g = ClusterMetrics::new(metrics_spec(spec)?)?;
+        let truth = spec
+            .params
+            .truth
+            .then(|| (truth_file::header(g.spec()), g.truth_handle()));
+        let len_hint = g.len_hint();
+        Ok(match shape {
+            FileShape::Ndjson => CorpusWriter {
+                header: Vec::new(),
+                len_hint,
+                next: Box::new(move |out| {
+                    Ok(match g.next_row() {
+                        Some(row) => {
+                            g.write_json(&row, out);
+                            true
+                        }
+                        None => false,
+                    })
+                }),
+                truth,
+            },
+            FileShape::Csv => CorpusWriter {
+                header: format!("{CSV_HEADER}\n").into_bytes(),
+                len_hint,
+                next: Box::new(move |out| Ok(g.next_csv_into(out))),
+                truth,
+            },
+        })
+    }
+}
+
+/// The `cluster-metrics` generator spec for `spec`.
+pub fn metrics_spec(spec: &WorkloadSpec) -> Result<MetricsSpec, CorpusError> {
+    let p = &spec.params;
+    reject("cluster-metrics", "--start", p.start.is_some())?;
+    reject("cluster-metrics", "--window", p.window.is_some())?;
+    reject("cluster-metrics", "--year", p.year.is_some())?;
+    let mut s = MetricsSpec::new(spec.seed);
+    if let Some(r) = p.rows_per_epoch {
+        s.rows_per_epoch = r;
+    }
+    s.epochs = p.epochs;
+    s.docs = spec.docs;
+    s.truth = p.truth;
+    s.resolve()?;
+    Ok(s)
+}
+
+fn metrics_body() -> Value {
+    json!({
+        "settings": settings(),
+        "mappings": {
+            "dynamic": "strict",
+            "properties": {
+                "epoch": { "type": "long" },
+                "node": { "type": "keyword" },
+                "task": { "type": "keyword" },
+                "cpu": { "type": "float" },
+                "mem": { "type": "float" },
+                "net": { "type": "float" }
+            }
+        }
+    })
+}
