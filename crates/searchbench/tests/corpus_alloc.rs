@@ -1,3 +1,4 @@
+// Not in tests/it: a #[global_allocator] is process-wide and would sit under every test.
 //! The generators' hot path allocates nothing per document once warmed up: the ingest
 //! driver calls them millions of times a second, so one `malloc` a document would show.
 //! Counted with a global allocator that tallies allocations made by the current thread.

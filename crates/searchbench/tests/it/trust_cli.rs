@@ -1,12 +1,10 @@
 //! Honest results without an engine: error rules in verdicts, states from stored results,
 //! units, and terminal output that fits and survives a closed pipe.
 
-mod results_support;
-
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use results_support::{ingest_result, query_result, save};
+use crate::common::results::{ingest_result, query_result, save};
 use searchbench::report::compare::{compare, Side, Verdict};
 use searchbench::store::{State, Store};
 

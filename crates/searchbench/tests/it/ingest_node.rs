@@ -1,20 +1,6 @@
 //! Ingest against a real node: counts reconcile, refused documents land in the failure file,
 //! indexes we did not create are left alone, settings are restored, CSV input works.
 
-mod common;
-
-/// The shared node's URL, started off the async runtime (its fixture builds its own runtime).
-fn node_url() -> &'static str {
-    std::thread::spawn(common::node_url)
-        .join()
-        .expect("starting the shared node")
-}
-
-fn node_target() -> searchbench::target::Target {
-    node_url();
-    common::target()
-}
-
 use std::path::Path;
 use std::time::Duration;
 
@@ -25,6 +11,8 @@ use searchbench::ingest::{
 };
 use searchbench::target::Target;
 use serde_json::{json, Value};
+
+use crate::common::{self, node_url};
 
 /// In-memory documents: `Ok(doc)` or `Err(raw)` for a bad line.
 struct Docs {
@@ -100,7 +88,7 @@ async fn count(target: &Target, index: &str) -> u64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn counts_reconcile_and_the_report_says_where_time_went() {
-    let target = node_target();
+    let target = common::target();
     let dir = tempfile::tempdir().unwrap();
     let index = "searchbench-test-reconcile";
     let mut p = plan(index, dir.path());
@@ -140,7 +128,7 @@ async fn counts_reconcile_and_the_report_says_where_time_went() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_mapping_conflict_lands_in_the_failure_file_and_the_rest_is_indexed() {
-    let target = node_target();
+    let target = common::target();
     let dir = tempfile::tempdir().unwrap();
     let index = "searchbench-test-conflict";
     let p = plan(index, dir.path());
@@ -188,7 +176,7 @@ async fn a_mapping_conflict_lands_in_the_failure_file_and_the_rest_is_indexed() 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fail_fast_stops_at_the_first_bad_line_and_still_accounts_for_everything() {
-    let target = node_target();
+    let target = common::target();
     let dir = tempfile::tempdir().unwrap();
     let index = "searchbench-test-failfast";
     let mut p = plan(index, dir.path());
@@ -209,7 +197,7 @@ async fn fail_fast_stops_at_the_first_bad_line_and_still_accounts_for_everything
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_index_we_did_not_create_is_left_alone_unless_replace() {
-    let target = node_target();
+    let target = common::target();
     let dir = tempfile::tempdir().unwrap();
     let index = "searchbench-test-foreign";
     let _ = target
@@ -292,7 +280,7 @@ async fn an_index_we_did_not_create_is_left_alone_unless_replace() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn load_settings_are_applied_and_restored() {
-    let target = node_target();
+    let target = common::target();
     let dir = tempfile::tempdir().unwrap();
     let index = "searchbench-test-settings";
     let mut p = plan(index, dir.path());
@@ -426,6 +414,8 @@ fn logs_ingest_through_the_cli_with_workload_generator() {
             "--quiet",
             "--refresh-interval",
             "-1",
+            "--index",
+            "searchbench-test-cli-logs",
             "--url",
             node_url(),
         ])

@@ -1,7 +1,6 @@
 //! Test data for the results tests: ingest results built from the real measurement types
 //! (`Recorder` samples → timeline and HDR summary, `Attribution`, `Machine`) and shaped like
 //! `IngestReport`; query results parsed into the real `QueryResult` type.
-#![allow(dead_code)]
 
 use std::time::Duration;
 
@@ -23,7 +22,6 @@ pub fn ingest_result(
 }
 
 /// [`ingest_result`] with the histograms a run stores beside it.
-#[allow(dead_code)] // not every test binary that includes this module stores histograms
 pub fn ingest_run(
     secs: u64,
     docs_per_sec: f64,

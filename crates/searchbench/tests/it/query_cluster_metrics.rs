@@ -2,7 +2,7 @@
 //! truth (counts, sums) or is within the documented percentile bounds; the CLI exits 3 when
 //! the truth disagrees.
 
-mod common;
+use crate::common::{self, runtime};
 
 use searchbench::corpus::metrics::MetricsSpec;
 use searchbench::corpus::truth_file;
@@ -20,7 +20,6 @@ fn loaded() -> Truth {
     static ONCE: std::sync::OnceLock<Vec<searchbench::corpus::PartitionTruth>> =
         std::sync::OnceLock::new();
     let parts = ONCE.get_or_init(|| {
-        common::node_url(); // starts the node outside any async context
         runtime().block_on(async {
             let t = common::target();
             let _ = t
@@ -37,14 +36,6 @@ fn loaded() -> Truth {
         })
     });
     Truth::new(parts.clone())
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime")
 }
 
 #[test]

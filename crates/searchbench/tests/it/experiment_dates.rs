@@ -1,18 +1,15 @@
 //! The date-cost experiment and `ingest --convert-dates` against a real node.
 
-mod common;
-
 use reqwest::Method;
 use serde_json::{json, Value};
 
-use common::{bin, node_url, succeeded};
+use crate::common::{self, bin, node_url, succeeded};
 use searchbench::target::TargetError;
 
 /// One request to the shared node: `Ok(answer)` or the HTTP status it failed with.
 fn request(method: Method, path: &str, body: Option<Value>) -> Result<Value, u16> {
     let target = common::target();
-    let runtime = tokio::runtime::Runtime::new().expect("tokio runtime");
-    runtime.block_on(async {
+    common::runtime().block_on(async {
         let answer = match body {
             Some(b) => target.send_json::<Value>(method, path, &b).await,
             None if method == Method::GET => target.get_json::<Value>(path).await,
@@ -27,6 +24,7 @@ fn request(method: Method, path: &str, body: Option<Value>) -> Result<Value, u16
 
 #[test]
 fn experiment_dates_runs_four_variants_and_indexes_everything() {
+    let _dates = crate::common::dates_indices();
     let url = node_url();
     let dir = tempfile::tempdir().expect("temp dir");
     let json = dir.path().join("dates.json");

@@ -2,7 +2,7 @@
 //! count, newest-hits list and bucket list equals the truth recomputed from the generator
 //! spec, size 0 and size 10 agree, and the CLI writes a JSON result with every cell.
 
-mod common;
+use crate::common::{self, runtime};
 
 use searchbench::corpus::LogsSpec;
 use searchbench::query::{self, LogsQueryOptions, QueryResult, Transport, Variant};
@@ -13,19 +13,10 @@ fn spec() -> LogsSpec {
     LogsSpec::new(5, 4000)
 }
 
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime")
-}
-
 /// Loads the corpus once per test binary (tests in this file share the index).
 fn loaded() {
     static ONCE: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
     let docs = ONCE.get_or_init(|| {
-        common::node_url(); // starts the node outside any async context
         runtime().block_on(async {
             let t = common::target();
             let _ = t

@@ -1,7 +1,7 @@
 //! `searchbench generate` as a user runs it: output files, compression, truth file, and the
 //! exit code 2 with a clear message for bad usage.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Output;

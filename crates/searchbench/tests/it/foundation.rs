@@ -1,13 +1,13 @@
 //! Foundation: engines start, answer and stop for real; the target layer reports errors clearly.
 
-mod common;
-
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::Output;
 use std::time::{Duration, Instant};
 
 use searchbench::engine::{self, process, NodeRecord};
+
+use crate::common;
 
 fn run(args: &[&str]) -> Output {
     common::bin().args(args).output().expect("run searchbench")
@@ -25,28 +25,6 @@ fn json(out: &Output) -> serde_json::Value {
             stderr(out)
         )
     })
-}
-
-/// A one-shot HTTP double for conditions no engine produces on demand (401, garbage, silence).
-fn serve_once(answer: Option<&'static [u8]>) -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let port = listener.local_addr().expect("addr").port();
-    std::thread::spawn(move || {
-        // Serve a few connections (the client may retry), then stop.
-        for stream in listener.incoming().take(4) {
-            let Ok(mut stream) = stream else { continue };
-            let mut buf = [0u8; 4096];
-            let _ = stream.read(&mut buf);
-            match answer {
-                Some(bytes) => {
-                    let _ = stream.write_all(bytes);
-                }
-                // Never answer: hold the connection until the client gives up.
-                None => std::thread::sleep(Duration::from_secs(10)),
-            }
-        }
-    });
-    port
 }
 
 #[test]
@@ -274,10 +252,10 @@ fn bad_urls_are_usage_errors() {
 
 #[test]
 fn wrong_credentials_show_the_servers_reason_and_no_secret() {
-    let port = serve_once(Some(
-        b"HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: 121\r\n\r\n{\"error\":{\"type\":\"security_exception\",\"reason\":\"unable to authenticate user [bench] for REST request [/]\"},\"status\":401}     ",
-    ));
-    let url = format!("http://127.0.0.1:{port}");
+    let url = common::raw_server(
+        Some(b"HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: 121\r\n\r\n{\"error\":{\"type\":\"security_exception\",\"reason\":\"unable to authenticate user [bench] for REST request [/]\"},\"status\":401}     "),
+        Duration::ZERO,
+    );
     let out = common::bin()
         .args(["target", "info", "--url", &url, "--user", "bench"])
         .env("SEARCHBENCH_PASSWORD", "s3cret-pw")
@@ -298,10 +276,10 @@ fn wrong_credentials_show_the_servers_reason_and_no_secret() {
 
 #[test]
 fn garbage_answer_names_the_request() {
-    let port = serve_once(Some(
-        b"HTTP/1.1 200 OK\r\ncontent-length: 9\r\n\r\nnot json!",
-    ));
-    let url = format!("http://127.0.0.1:{port}");
+    let url = common::raw_server(
+        Some(b"HTTP/1.1 200 OK\r\ncontent-length: 9\r\n\r\nnot json!"),
+        Duration::ZERO,
+    );
     let out = run(&["target", "info", "--url", &url]);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
@@ -316,8 +294,8 @@ fn garbage_answer_names_the_request() {
 
 #[test]
 fn silent_server_times_out() {
-    let port = serve_once(None);
-    let url = format!("http://127.0.0.1:{port}");
+    // Never answers: holds the connection until the client gives up.
+    let url = common::raw_server(None, Duration::from_secs(10));
     let started = Instant::now();
     let out = run(&["target", "info", "--url", &url, "--timeout", "1"]);
     assert!(

@@ -1,13 +1,11 @@
 //! Honest results on a real node: run states (interrupted, failed), errors in verdicts, one
 //! headline figure in every view, the warm-up, and verdicts from three runs a side.
 
-mod common;
-
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{bin, node_url};
+use crate::common::{bin, node_url};
 use searchbench::report::compare::{compare, Side, Verdict};
 use searchbench::store::{State, Store};
 use serde_json::Value;

@@ -1,13 +1,13 @@
 //! The results store: round trip, migrations, and a run killed halfway.
 
-mod results_support;
-
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
 use rusqlite::Connection;
 use searchbench::store::{self, Filter, Kind, NewRun, State, Store, StoreError, MIGRATIONS};
 use serde_json::json;
+
+use crate::common::results;
 
 fn new_run(workload: &str, tags: &[(&str, &str)]) -> NewRun {
     let mut r = NewRun::new(
@@ -28,7 +28,7 @@ fn a_result_round_trips_with_its_timeline_tags_and_machine() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path().join("sub/results.db")).unwrap();
     assert_eq!(store.schema_version().unwrap(), MIGRATIONS.len() as i64);
-    let result = results_support::ingest_result(8, 20_000.0, 0.05, 20.0, 1);
+    let result = results::ingest_result(8, 20_000.0, 0.05, 20.0, 1);
     let id = store
         .begin_run(&new_run("logs", &[("build", "a"), ("heap", "1g")]))
         .unwrap();
@@ -169,6 +169,11 @@ fn tags_and_default_path() {
     assert!(p.ends_with("results.db"));
 }
 
+/// This module's path as libtest names its tests (without the binary's crate name).
+fn test_module() -> &'static str {
+    module_path!().split_once("::").map_or("", |(_, m)| m)
+}
+
 /// Not a test by itself: the child process of the test below (does nothing otherwise).
 #[test]
 fn killed_run_child() {
@@ -179,7 +184,7 @@ fn killed_run_child() {
     let id = store
         .begin_run(&new_run("logs", &[("case", "killed")]))
         .unwrap();
-    let result = results_support::ingest_result(6, 10_000.0, 0.05, 20.0, 3);
+    let result = results::ingest_result(6, 10_000.0, 0.05, 20.0, 3);
     let seconds = result["timeline"].as_array().unwrap();
     for s in seconds.iter().take(4) {
         store.append_timeline(&id, std::slice::from_ref(s)).unwrap();
@@ -195,7 +200,7 @@ fn a_run_killed_midway_leaves_a_readable_store_and_an_incomplete_run() {
     let mut child = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "killed_run_child",
+            &format!("{}::killed_run_child", test_module()),
             "--nocapture",
             "--test-threads",
             "1",
@@ -209,7 +214,7 @@ fn a_run_killed_midway_leaves_a_readable_store_and_an_incomplete_run() {
     let mut id = None;
     for line in BufReader::new(stdout).lines() {
         let line = line.unwrap();
-        // libtest prints "test killed_run_child ... " on the same line first.
+        // libtest prints "test <name> ... " on the same line first.
         if let Some((_, rest)) = line.split_once("READY ") {
             id = rest.split_whitespace().next().map(str::to_string);
             break;

@@ -1,7 +1,7 @@
 //! What an adversarial pass found: secrets in URLs, a new store raced on by parallel runs,
 //! invalid UTF-8 input, an index replaced without a word, and smaller edges.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -489,6 +489,7 @@ fn a_truncated_gzip_file_delivers_what_was_read_and_names_where_it_stopped() {
 
 #[test]
 fn experiment_dates_on_a_foreign_index_suggests_only_what_it_accepts() {
+    let _dates = common::dates_indices();
     for id in ["a", "b", "c", "d"] {
         let path = format!("/searchbench-dates-{id}");
         on_node(|t| async move { t.send(reqwest::Method::PUT, &path, None).await.map(|_| ()) });
@@ -511,6 +512,14 @@ fn experiment_dates_on_a_foreign_index_suggests_only_what_it_accepts() {
     assert!(stderr.contains("delete or rename that index"), "{stderr}");
     for flag in ["--index", "--replace", "--append"] {
         assert!(!stderr.contains(flag), "{stderr}");
+    }
+    for id in ["a", "b", "c", "d"] {
+        let path = format!("/searchbench-dates-{id}");
+        on_node(|t| async move {
+            t.send(reqwest::Method::DELETE, &path, None)
+                .await
+                .map(|_| ())
+        });
     }
 }
 

@@ -2,7 +2,7 @@
 //! with zero errors, and the cluster-metrics truth agrees with what the engine computes where
 //! the engine is exact (min, max, sum).
 
-mod common;
+use crate::common;
 
 use reqwest::Method;
 use searchbench::corpus::DocSource;
@@ -126,7 +126,7 @@ where
 #[test]
 fn built_in_mappings_accept_their_corpora_and_truth_agrees_with_the_engine() {
     let target = common::target(); // starts the node outside the runtime below
-    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let rt = common::runtime();
     rt.block_on(async {
         let mut logs = WorkloadSpec::new(1);
         logs.docs = Some(2000);

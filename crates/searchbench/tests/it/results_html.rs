@@ -5,13 +5,11 @@
 //! Chromium comes from `bench/install-chromium.sh` (Debian package `chromium`). Without it the
 //! browser test is skipped locally and fails in CI (`CI=true`).
 
-mod results_support;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use results_support::{ingest_result, query_result};
+use crate::common::results::{ingest_result, query_result};
 use searchbench::report;
 use searchbench::store::{Kind, NewRun, Store};
 

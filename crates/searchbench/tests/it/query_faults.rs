@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use searchbench::corpus::metrics::{FieldTruth, PartitionTruth};
 use searchbench::query::{self, QueryOptions, Transport, Truth, Variant};
-use searchbench::target::{Target, TargetConfig};
+use searchbench::target::Target;
+
+use crate::common;
 
 /// What the double answers for a request path: `Some(body)` with status 200, `None` = never.
 type Behaviour = fn(&str) -> Option<String>;
@@ -97,9 +99,7 @@ fn options() -> QueryOptions {
 }
 
 fn target(url: &str) -> Target {
-    let mut config = TargetConfig::local(url);
-    config.timeout = Duration::from_millis(500);
-    Target::new(&config).expect("target")
+    common::target_at(url, Duration::from_millis(500))
 }
 
 #[tokio::test]

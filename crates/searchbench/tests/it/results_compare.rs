@@ -1,10 +1,7 @@
 //! Comparing stored runs: verdicts on synthetic results, groups of repeated runs, the CLI.
 
-mod results_support;
-
-use std::process::Command;
-
-use results_support::{ingest_result, ingest_run, query_result, save};
+use crate::common::bin;
+use crate::common::results::{ingest_result, ingest_run, query_result, save};
 use searchbench::report::compare::{compare, Comparison, Side, Verdict};
 use searchbench::report::stats::SampleKind;
 use searchbench::store::Store;
@@ -196,10 +193,6 @@ fn query_cells_compare_per_coverage() {
         .unwrap();
     assert_eq!((cell.n_base, cell.n), (Some(30), Some(30)));
     assert!(c.rows.iter().any(|r| r.key == "accuracy.D_td.pct_max_err"));
-}
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_searchbench"))
 }
 
 #[test]

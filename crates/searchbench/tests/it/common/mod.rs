@@ -1,0 +1,184 @@
+//! The helpers every test module shares: one real node for the whole test binary (started on
+//! first use through the same provisioning code as `searchbench engine start`, stopped when
+//! the binary exits), targets and runtimes on it, the CLI binary with a scratch store, and the
+//! test doubles for conditions no real engine produces on demand.
+
+pub mod proxy;
+pub mod results;
+
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, Once, OnceLock};
+use std::time::Duration;
+
+use searchbench::engine::{self, Node, StartOptions};
+use searchbench::target::{Target, TargetConfig};
+
+/// The engine tests run against; `SEARCHBENCH_TEST_ENGINE` picks another.
+pub fn test_engine() -> String {
+    std::env::var("SEARCHBENCH_TEST_ENGINE").unwrap_or_else(|_| engine::DEFAULT_ENGINE.to_string())
+}
+
+/// Starts a node of the test engine, attached (it dies with the test binary even if that is
+/// killed). On its own thread, so callers inside an async runtime may call it too.
+/// The shared node is for tests that only send it requests; a test that freezes, kills or
+/// restarts a node starts its own with this and stops it.
+pub fn start_node() -> Result<Node, String> {
+    std::thread::spawn(|| {
+        let mut options = StartOptions::new(&test_engine());
+        options.heap = "512m".into();
+        options.attached = true;
+        let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+        runtime
+            .block_on(engine::start(&options))
+            .map_err(|e| e.to_string())
+    })
+    .join()
+    .unwrap_or_else(|_| Err("the thread starting the node panicked".into()))
+}
+
+static NODE: Mutex<Option<Node>> = Mutex::new(None);
+/// The shared node's URL, or why it did not start (kept, so that the other tests fail at once
+/// with the same reason instead of each trying again).
+static URL: OnceLock<Result<String, String>> = OnceLock::new();
+
+/// URL of the shared node, starting it on first use. Callable from sync and async tests.
+pub fn node_url() -> &'static str {
+    let url = URL.get_or_init(|| {
+        let node = start_node()?;
+        let url = node.url().to_string();
+        *NODE.lock().map_err(|e| e.to_string())? = Some(node);
+        clean_up_at_exit();
+        Ok(url)
+    });
+    match url {
+        Ok(url) => url,
+        Err(e) => panic!("the shared test node did not start: {e}"),
+    }
+}
+
+/// Pid of the shared node (after `node_url()`).
+pub fn node_pid() -> Option<u32> {
+    NODE.lock().ok().and_then(|g| g.as_ref().map(|n| n.pid()))
+}
+
+/// A target on the shared node.
+pub fn target() -> Target {
+    target_at(node_url(), Duration::from_secs(60))
+}
+
+/// A target on any URL (a double, a proxy) with the given request timeout.
+pub fn target_at(url: &str, timeout: Duration) -> Target {
+    let mut config = TargetConfig::local(url);
+    config.timeout = timeout;
+    Target::new(&config).expect("target")
+}
+
+/// A runtime for sync tests that drive the library's async API.
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime")
+}
+
+/// A directory for this test binary's scratch files, removed when the binary exits.
+pub fn scratch_dir() -> &'static PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = scratch_path();
+        std::fs::create_dir_all(&dir).expect("scratch dir");
+        clean_up_at_exit();
+        dir
+    })
+}
+
+/// A fresh results store path, unique to the caller (tests run in parallel threads).
+pub fn scratch_store() -> PathBuf {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    scratch_dir().join(format!("store-{n}.db"))
+}
+
+/// The built `searchbench` binary, for CLI tests.
+/// A command that is not given `--store` (or `SEARCHBENCH_STORE`) records its run in a
+/// scratch store of its own, never the user's store.
+pub fn bin() -> std::process::Command {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_searchbench"));
+    cmd.env("SEARCHBENCH_STORE", scratch_store());
+    cmd
+}
+
+/// Asserts a CLI run exited 0 (showing both streams if not) and returns its stdout.
+pub fn succeeded(out: &std::process::Output) -> String {
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+/// A server on 127.0.0.1 that reads a request and answers `reply` (raw bytes) on every
+/// connection; `None` never answers (holds the connection for `hold`). Returns its URL.
+pub fn raw_server(reply: Option<&'static [u8]>, hold: Duration) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+    let url = format!("http://{}", listener.local_addr().expect("local addr"));
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            std::thread::spawn(move || {
+                let mut buf = vec![0u8; 64 * 1024];
+                let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+                let _ = stream.read(&mut buf);
+                match reply {
+                    Some(bytes) => {
+                        let _ = stream.write_all(bytes);
+                        let _ = stream.shutdown(std::net::Shutdown::Both);
+                    }
+                    None => std::thread::sleep(hold),
+                }
+            });
+        }
+    });
+    url
+}
+
+extern "C" fn at_exit() {
+    if let Ok(mut guard) = NODE.lock() {
+        if let Some(node) = guard.take() {
+            node.stop();
+        }
+    }
+    let _ = std::fs::remove_dir_all(scratch_path());
+}
+
+fn scratch_path() -> PathBuf {
+    std::env::temp_dir().join(format!("searchbench-it-{}", std::process::id()))
+}
+
+/// The test harness leaves through exit(), which runs atexit handlers: the shared node stops
+/// cleanly and the scratch files go.
+fn clean_up_at_exit() {
+    static REGISTERED: Once = Once::new();
+    REGISTERED.call_once(|| {
+        // SAFETY: registering a plain extern "C" fn with no captured state.
+        unsafe {
+            libc::atexit(at_exit);
+        }
+    });
+}
+
+/// `experiment dates` loads into fixed index names (`searchbench-dates-*`) on the shared node:
+/// tests that run it, or that put those names there, hold this lock.
+pub static DATES_INDICES: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Holds [`DATES_INDICES`], whether or not a test that held it before panicked.
+pub fn dates_indices() -> std::sync::MutexGuard<'static, ()> {
+    DATES_INDICES.lock().unwrap_or_else(|e| e.into_inner())
+}

@@ -1,0 +1,22 @@
+//! The integration tests, in one test binary: one build and link instead of one per file, and
+//! one real node shared by every test that needs one (see `common`). How to add a module:
+//! tests/README.md.
+
+mod common;
+
+mod corpus_cli;
+mod corpus_engine;
+mod corpus_generators;
+mod experiment_dates;
+mod foundation;
+mod ingest_faults;
+mod ingest_node;
+mod query_cluster_metrics;
+mod query_faults;
+mod query_logs;
+mod reliability;
+mod results_compare;
+mod results_html;
+mod results_store;
+mod trust;
+mod trust_cli;
