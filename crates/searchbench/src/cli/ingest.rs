@@ -9,12 +9,13 @@ use clap::{Args, ValueEnum};
 
 use super::generate::GeneratorArgs;
 use super::results::Recording;
-use super::{exit, output, CliError, CliResult, TargetArgs};
+use super::{exit, output, progress, CliError, CliResult, TargetArgs};
 use crate::corpus::convert::{ConvertDates, DateFields};
 use crate::corpus::{CorpusError, CsvReader, DocSource, NdjsonReader, TruthHandle};
 use crate::engine::{self, Node, StartOptions};
 use crate::ingest::{
-    self, source::Chain, DriverConfig, IdMode, IngestError, IngestReport, LoadSettings, Plan,
+    self, source::Chain, Controls, DriverConfig, IdMode, IngestError, IngestReport, LoadSettings,
+    Plan,
 };
 use crate::store::Kind;
 use crate::target::Target;
@@ -457,8 +458,6 @@ pub(super) async fn load(
         Ids::Auto => IdMode::Auto,
     };
     driver.fail_fast = tuning.fail_fast;
-    driver.progress = !tuning.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
-    driver.handle_ctrl_c = true;
     let plan = Plan {
         failures: tuning
             .failures
@@ -494,11 +493,21 @@ pub(super) async fn load(
             }
         }
     };
-    let seconds = recording.map(|_| tx);
+    let show_bar = !tuning.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let (progress, bar) = show_bar.then(progress::bar).unzip();
+    let (cancel, _ctrl_c) = progress::cancel_on_ctrl_c();
+    let controls = Controls {
+        progress,
+        cancel: Some(cancel),
+        seconds: recording.map(|_| tx),
+    };
     let (report, ()) = tokio::join!(
-        ingest::ingest_streaming(target, job.source, plan, seconds),
+        ingest::ingest_streaming(target, job.source, plan, controls),
         stream_in
     );
+    if let Some(bar) = bar {
+        let _ = bar.await;
+    }
     let report = report.map_err(|e| match e {
         IngestError::Config(_) => CliError::usage(e),
         other => CliError::from(other),
@@ -528,7 +537,7 @@ pub(super) fn verdict(report: &IngestReport) -> CliResult {
     if let Some(error) = &report.error {
         if report.interrupted {
             return Err(CliError {
-                code: exit::FAILURE,
+                code: exit::INTERRUPTED,
                 error: anyhow::anyhow!("interrupted"),
             });
         }
@@ -539,7 +548,7 @@ pub(super) fn verdict(report: &IngestReport) -> CliResult {
     }
     if report.interrupted {
         return Err(CliError {
-            code: exit::FAILURE,
+            code: exit::INTERRUPTED,
             error: anyhow::anyhow!("interrupted: the load is incomplete"),
         });
     }
@@ -593,6 +602,12 @@ pub(super) fn print_report(r: &IngestReport) {
             "- NOT reconciled"
         }
     );
+    if r.interrupted {
+        println!(
+            "interrupted: documents read but never sent are not counted; documents in flight \
+             without an answer are in the failure file as interrupted"
+        );
+    }
     if c.failed > 0 {
         println!(
             "failures: {} refused, {} unacknowledged, {} bad input lines -> {}",

@@ -7,6 +7,7 @@ mod experiment;
 mod generate;
 mod ingest;
 pub mod output;
+mod progress;
 mod query;
 mod report;
 pub mod results;
@@ -27,6 +28,8 @@ pub mod exit {
     pub const USAGE: i32 = 2;
     /// The work was done but a check failed (counts do not reconcile, wrong answers).
     pub const CHECK_FAILED: i32 = 3;
+    /// The run was interrupted (Ctrl-C / SIGINT); what was done is stored and reported.
+    pub const INTERRUPTED: i32 = 130;
 }
 
 /// An error at the CLI edge, carrying the exit code it maps to.
