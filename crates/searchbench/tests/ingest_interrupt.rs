@@ -139,3 +139,100 @@ fn ctrl_c_on_a_stalled_engine_stops_retrying_and_reports_the_partial_load() {
         .count() as u64;
     assert_eq!(interrupted, n("unacknowledged"));
 }
+
+/// Sets the node's in-flight request breaker limit while alive (back to the default after).
+struct InflightLimit;
+
+impl InflightLimit {
+    fn set(limit: &str) -> Self {
+        put_limit(serde_json::json!(limit));
+        InflightLimit
+    }
+}
+
+impl Drop for InflightLimit {
+    fn drop(&mut self) {
+        put_limit(serde_json::Value::Null);
+    }
+}
+
+fn put_limit(limit: serde_json::Value) {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let body = serde_json::json!({"transient": {"network.breaker.inflight_requests.limit": limit}});
+    let body = ("application/json", body.to_string().into_bytes());
+    rt.block_on(common::target().send(reqwest::Method::PUT, "/_cluster/settings", Some(body)))
+        .unwrap();
+}
+
+#[test]
+fn a_document_larger_than_the_breaker_allows_is_refused_at_once_with_its_file_and_line() {
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let url = common::node_url();
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("big.ndjson");
+    let mut text = String::from("{\"n\":1}\n\n{\"big\":\"");
+    text.push_str(&"x".repeat(2 << 20));
+    text.push_str("\"}\n{\"n\":\"not a number\"}\n{\"n\":4}\n");
+    std::fs::write(&input, text).unwrap();
+    let failures = dir.path().join("failures.ndjson");
+    let result = dir.path().join("result.json");
+    let limit = InflightLimit::set("1mb");
+    let out = common::bin()
+        .args([
+            "ingest",
+            "--quiet",
+            "--replace",
+            "--bulk-size",
+            "1",
+            "--clients",
+            "1",
+        ])
+        .args(["--index", "searchbench-too-big", "--url", url])
+        .arg("--file")
+        .arg(&input)
+        .arg("--failures")
+        .arg(&failures)
+        .arg("--json")
+        .arg(&result)
+        .output()
+        .unwrap();
+    drop(limit);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let r = json_of(&result);
+    let c = &r["counts"];
+    assert!(r["error"].is_null(), "{stderr}");
+    assert_eq!(
+        (c["read"].as_u64(), c["indexed"].as_u64()),
+        (Some(4), Some(2)),
+        "{c}"
+    );
+    assert_eq!(c["refused"], 2, "{c}");
+    let records: Vec<serde_json::Value> = std::fs::read_to_string(&failures)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(records.len(), 2, "{records:?}");
+    let name = input.to_str().unwrap();
+    let big = &records[0];
+    assert_eq!(
+        (&big["file"], &big["line"]),
+        (&name.into(), &3.into()),
+        "{big}"
+    );
+    assert_eq!(big["status"], 429);
+    assert_eq!(big["attempts"], 1, "retried: {big}");
+    let reason = big["reason"].as_str().unwrap();
+    assert!(reason.contains("circuit_breaking_exception"), "{reason}");
+    assert!(
+        reason.contains("above the circuit breaker's limit"),
+        "{reason}"
+    );
+    let mapping = &records[1];
+    assert_eq!(
+        (&mapping["file"], &mapping["line"]),
+        (&name.into(), &4.into()),
+        "{mapping}"
+    );
+    assert_eq!(mapping["status"], 400);
+}

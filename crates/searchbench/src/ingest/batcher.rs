@@ -20,6 +20,7 @@ pub(super) fn run(
     let bulk_docs = cfg.bulk_docs.max(1);
     let mut ordinal = 0u64;
     let mut itoa_buf = itoa::Buffer::new();
+    let track_origins = !shared.files.is_empty();
     loop {
         if shared.reading_stopped() {
             return Ok(());
@@ -34,6 +35,9 @@ pub(super) fn run(
                 Ok(Some(Item::Doc)) => {
                     batch.body.push(b'\n');
                     batch.starts.push(mark);
+                    if track_origins {
+                        batch.origins.push(source.origin().unwrap_or((0, 0)));
+                    }
                     ordinal += 1;
                 }
                 Ok(Some(Item::Bad(bad))) => {

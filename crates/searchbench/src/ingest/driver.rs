@@ -83,6 +83,8 @@ pub(super) struct Shared {
     pub acked_bytes: AtomicU64,
     pub t0: Instant,
     pub bulk_path: String,
+    /// The source's files, for the origin of a failed document.
+    pub files: Vec<String>,
 }
 
 impl Shared {
@@ -131,16 +133,33 @@ impl Shared {
         reason: &str,
     ) -> Result<(), IngestError> {
         for &d in docs {
-            self.failures.document(
-                batch.ordinal(d),
-                batch.doc(body, d),
-                status,
-                attempts,
-                reason,
-            )?;
+            self.failed_doc(batch, body, d, status, attempts, reason)?;
         }
         self.unacknowledged.fetch_add(docs.len() as u64, Relaxed);
         Ok(())
+    }
+
+    /// Writes document `d` of a batch to the failure file, with its file and line if known.
+    pub fn failed_doc(
+        &self,
+        batch: &Batch,
+        body: &[u8],
+        d: usize,
+        status: u16,
+        attempts: u32,
+        reason: &str,
+    ) -> Result<(), IngestError> {
+        let origin = batch
+            .origin(d)
+            .and_then(|(f, line)| Some((self.files.get(f as usize)?.as_str(), line)));
+        self.failures.document(
+            batch.ordinal(d),
+            batch.doc(body, d),
+            origin,
+            status,
+            attempts,
+            reason,
+        )
     }
 
     /// A batch that will never be sent: after a cancel its documents are handed back (not
@@ -169,6 +188,7 @@ pub async fn load(
 ) -> LoadOutcome {
     let clients = cfg.clients.max(1);
     let len_hint = source.len_hint();
+    let files = source.files();
     let bulk_path = format!(
         "/{}/_bulk?filter_path=took,errors,items.*.status,items.*.error",
         cfg.index
@@ -194,6 +214,7 @@ pub async fn load(
         acked_bytes: AtomicU64::new(0),
         t0: Instant::now(),
         bulk_path,
+        files,
     });
 
     let (tx, rx) = mpsc::channel::<Batch>(clients);

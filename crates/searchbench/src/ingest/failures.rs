@@ -21,6 +21,11 @@ pub struct FailureFile {
 struct DocRecord<'a> {
     kind: &'static str,
     ordinal: u64,
+    /// The input file and 1-based line, when the corpus is files.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<u64>,
     status: u16,
     attempts: u32,
     reason: &'a str,
@@ -61,6 +66,7 @@ impl FailureFile {
         &self,
         ordinal: u64,
         doc: &[u8],
+        origin: Option<(&str, u64)>,
         status: u16,
         attempts: u32,
         reason: &str,
@@ -71,6 +77,8 @@ impl FailureFile {
         let record = DocRecord {
             kind: "document",
             ordinal,
+            file: origin.map(|o| o.0),
+            line: origin.map(|o| o.1),
             status,
             attempts,
             reason,
@@ -147,9 +155,16 @@ mod tests {
         let path = dir.path().join("sub/failures.ndjson");
         let f = FailureFile::new(&path);
         assert!(!path.exists());
-        f.document(7, br#"{"n":"x"}"#, 400, 1, "mapper_parsing_exception")
-            .unwrap();
-        f.document(8, b"{not json", 400, 1, "parse").unwrap();
+        f.document(
+            7,
+            br#"{"n":"x"}"#,
+            Some(("in.ndjson", 9)),
+            400,
+            1,
+            "mapper_parsing_exception",
+        )
+        .unwrap();
+        f.document(8, b"{not json", None, 400, 1, "parse").unwrap();
         f.bad_line(&BadLine {
             source: "in.ndjson".into(),
             line: 3,
@@ -166,6 +181,9 @@ mod tests {
         assert_eq!(lines.len(), 3);
         assert_eq!(lines[0]["doc"]["n"], "x");
         assert_eq!(lines[0]["status"], 400);
+        assert_eq!(lines[0]["file"], "in.ndjson");
+        assert_eq!(lines[0]["line"], 9);
+        assert!(lines[1].get("file").is_none());
         assert_eq!(lines[1]["raw"], "{not json");
         assert_eq!(lines[2]["line"], 3);
         assert_eq!(f.written(), 3);

@@ -26,8 +26,12 @@ pub enum Failure<'a> {
 pub enum Decision {
     /// Send again after this wait.
     Retry(Duration),
-    /// Stop: the reason goes to the failure file with every document of the request.
+    /// Stop: the reason goes to the failure file with every document of the request, and
+    /// the run stops (the target is unusable).
     GiveUp(String),
+    /// The target refused these documents for good (they can never fit): they go to the
+    /// failure file as refused, and the run goes on.
+    Refuse(String),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,7 +61,7 @@ impl RetryPolicy {
             } => {
                 let said = format!("HTTP {status}: {}", response::body_reason(body));
                 if let Some(why) = response::never_fits(status, body, request_bytes) {
-                    return Decision::GiveUp(format!("{said} (not retried: {why})"));
+                    return Decision::Refuse(format!("{said} (not retried: {why})"));
                 }
                 if !response::request_retryable(status) {
                     return Decision::GiveUp(said);
@@ -147,17 +151,43 @@ mod tests {
             panic!("a 400 was retried")
         };
         assert_eq!(reason, "HTTP 400: bad");
-        let Decision::GiveUp(reason) = POLICY.after_failure(0, &status(413, b"", None), 0) else {
+        let Decision::Refuse(reason) = POLICY.after_failure(0, &status(413, b"", None), 0) else {
             panic!("a 413 was retried")
         };
         assert!(reason.contains("--bulk-bytes"), "{reason}");
-        let breaker = br#"{"error":{"type":"circuit_breaking_exception","reason":"[parent] Data too large","bytes_wanted":600,"bytes_limit":500,"durability":"PERMANENT"},"status":429}"#;
-        let Decision::GiveUp(reason) = POLICY.after_failure(0, &status(429, breaker, None), 0)
+        let permanent = br#"{"error":{"type":"circuit_breaking_exception","reason":"[parent] Data too large","bytes_wanted":600,"bytes_limit":5000000,"durability":"PERMANENT"},"status":429}"#;
+        let Decision::Refuse(reason) = POLICY.after_failure(0, &status(429, permanent, None), 0)
         else {
             panic!("a permanent breaker trip was retried")
         };
         assert!(reason.contains("circuit_breaking_exception"), "{reason}");
-        assert!(reason.contains("not retried"), "{reason}");
+        assert!(reason.contains("PERMANENT"), "{reason}");
+        // OpenSearch 2.19's answer to a 2 MiB bulk body with a 1 MiB in-flight limit.
+        let alone = br#"{"error":{"root_cause":[],"type":"circuit_breaking_exception","reason":"[in_flight_requests] Data too large, data for [<http_request>] would be [4194352/4mb], which is larger than the limit of [1048576/1mb]","bytes_wanted":4194352,"bytes_limit":1048576,"durability":"TRANSIENT"},"status":429}"#;
+        let big = Failure::Status {
+            status: 429,
+            body: alone,
+            retry_after: None,
+            request_bytes: 2 << 20,
+        };
+        let Decision::Refuse(reason) = POLICY.after_failure(0, &big, 0) else {
+            panic!("a request above the breaker limit was retried")
+        };
+        assert!(
+            reason.contains("above the circuit breaker's limit"),
+            "{reason}"
+        );
+        // The same trip for a small request is the server being busy: retried.
+        let small = Failure::Status {
+            status: 429,
+            body: alone,
+            retry_after: None,
+            request_bytes: 1000,
+        };
+        assert!(matches!(
+            POLICY.after_failure(0, &small, 0),
+            Decision::Retry(_)
+        ));
     }
 
     #[test]

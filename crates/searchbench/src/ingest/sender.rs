@@ -101,7 +101,16 @@ async fn deliver_bytes(
         let what = || format!("POST {url} ({docs} documents, attempt {})", attempt + 1);
         macro_rules! give_up {
             ($status:expr, $reason:expr) => {
-                give_up_pending(shared, batch, full, &pending, $status, attempt + 1, $reason)
+                fail_pending(
+                    shared,
+                    batch,
+                    full,
+                    &pending,
+                    $status,
+                    attempt + 1,
+                    $reason,
+                    Fate::Unacknowledged,
+                )
             };
         }
 
@@ -152,7 +161,7 @@ async fn deliver_bytes(
                             &format!("no answer (not retried: the run stopped): {text}")
                         )?;
                     }
-                    Decision::GiveUp(reason) => give_up!(0, &reason)?,
+                    Decision::GiveUp(reason) | Decision::Refuse(reason) => give_up!(0, &reason)?,
                 }
                 return Err(error.into());
             }
@@ -185,6 +194,12 @@ async fn deliver_bytes(
                     response::body_reason(&reply)
                 ),
                 Decision::GiveUp(reason) => reason,
+                Decision::Refuse(reason) => {
+                    let (attempts, fate) = (attempt + 1, Fate::Refused);
+                    return fail_pending(
+                        shared, batch, full, &pending, status, attempts, &reason, fate,
+                    );
+                }
             };
             give_up!(status, &reason)?;
             return Err(IngestError::Bulk {
@@ -238,13 +253,7 @@ async fn deliver_bytes(
                 retry.push(d);
             } else {
                 let reason = item.reason.as_deref().unwrap_or("(no reason given)");
-                shared.failures.document(
-                    batch.ordinal(d),
-                    batch.doc(full, d),
-                    item.status,
-                    attempt + 1,
-                    reason,
-                )?;
+                shared.failed_doc(batch, full, d, item.status, attempt + 1, reason)?;
                 shared.refused.fetch_add(1, Relaxed);
             }
         }
@@ -269,8 +278,18 @@ async fn deliver_bytes(
     }
 }
 
-/// Gives up on the documents of the current request (`None`: the whole batch).
-fn give_up_pending(
+/// What becomes of documents that failed.
+#[derive(Clone, Copy)]
+enum Fate {
+    /// Never acknowledged: the run may stop.
+    Unacknowledged,
+    /// Refused for good by the target: the run goes on.
+    Refused,
+}
+
+/// Writes the documents of the current request (`None`: the whole batch) to the failure file.
+#[allow(clippy::too_many_arguments)]
+fn fail_pending(
     shared: &Shared,
     batch: &Batch,
     full: &[u8],
@@ -278,12 +297,23 @@ fn give_up_pending(
     status: u16,
     attempts: u32,
     reason: &str,
+    fate: Fate,
 ) -> Result<(), IngestError> {
-    match pending {
-        Some(docs) => shared.give_up(batch, full, docs, status, attempts, reason),
+    let all: Vec<usize>;
+    let docs = match pending {
+        Some(docs) => docs,
         None => {
-            let all: Vec<usize> = (0..batch.docs()).collect();
-            shared.give_up(batch, full, &all, status, attempts, reason)
+            all = (0..batch.docs()).collect();
+            &all
         }
+    };
+    for &d in docs {
+        shared.failed_doc(batch, full, d, status, attempts, reason)?;
     }
+    let counter = match fate {
+        Fate::Unacknowledged => &shared.unacknowledged,
+        Fate::Refused => &shared.refused,
+    };
+    counter.fetch_add(docs.len() as u64, Relaxed);
+    Ok(())
 }
