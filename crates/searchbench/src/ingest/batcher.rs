@@ -7,7 +7,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use tokio::sync::mpsc;
 
 use super::batch::write_action;
-use super::driver::Shared;
+use super::shared::Shared;
 use super::{Batch, IngestError};
 use crate::corpus::{DocSource, Item};
 

@@ -8,8 +8,8 @@ use tokio::sync::{mpsc, Mutex};
 
 use super::backoff::Jitter;
 use super::batch::Batch;
-use super::driver::Shared;
 use super::sender;
+use super::shared::Shared;
 
 /// Sends batches until the queue closes or the load is cancelled.
 pub(super) async fn run(id: usize, rx: Arc<Mutex<mpsc::Receiver<Batch>>>, shared: Arc<Shared>) {

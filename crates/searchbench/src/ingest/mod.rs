@@ -11,12 +11,14 @@ mod clients;
 pub mod config;
 pub mod control;
 pub mod driver;
+mod exchange;
 pub mod failures;
 pub mod gzip;
 pub mod index;
 pub mod response;
 pub mod retry;
 mod sender;
+mod shared;
 pub mod source;
 mod ticker;
 

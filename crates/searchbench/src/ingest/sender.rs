@@ -3,17 +3,16 @@
 //! does the sending, the accounting, and the stopping on a cancel.
 
 use std::sync::atomic::Ordering::Relaxed;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use bytes::Bytes;
-use reqwest::header::{CONTENT_ENCODING, CONTENT_TYPE};
 
 use super::backoff::Jitter;
 use super::batch::Batch;
-use super::control::{Cancel, GRACE};
-use super::driver::Shared;
+use super::exchange::{exchange, pause, Exchange};
 use super::response::{self, BulkAnswer};
 use super::retry::{Decision, Failure};
+use super::shared::{fail_pending, Fate, Shared};
 use super::{gzip, IngestError};
 use crate::measure::Sample;
 use crate::target::TargetError;
@@ -32,55 +31,6 @@ pub(super) async fn deliver(
     let result = deliver_bytes(shared, url, batch, &full, jitter).await;
     batch.body = shared.pool.reclaim(full);
     result
-}
-
-/// What came of sending one request.
-enum Exchange {
-    Answer {
-        status: u16,
-        reply: Bytes,
-        retry_after: Option<Duration>,
-    },
-    Failed(reqwest::Error),
-    /// Cancelled, and no answer within the grace period.
-    Interrupted,
-}
-
-async fn exchange(shared: &Shared, url: &str, wire: Bytes) -> Exchange {
-    let mut request = shared
-        .target
-        .client()
-        .post(url)
-        .header(CONTENT_TYPE, "application/x-ndjson");
-    if shared.cfg.gzip {
-        request = request.header(CONTENT_ENCODING, "gzip");
-    }
-    let send = async {
-        let response = request.body(wire).send().await?;
-        let status = response.status().as_u16();
-        let retry_after = response::retry_after(response.headers());
-        Ok::<_, reqwest::Error>((status, response.bytes().await?, retry_after))
-    };
-    tokio::select! {
-        r = send => match r {
-            Ok((status, reply, retry_after)) => Exchange::Answer { status, reply, retry_after },
-            Err(e) => Exchange::Failed(e),
-        },
-        () = grace_over(&shared.cancel) => Exchange::Interrupted,
-    }
-}
-
-async fn grace_over(cancel: &Cancel) {
-    cancel.cancelled().await;
-    tokio::time::sleep(GRACE).await;
-}
-
-/// Waits `wait` before a retry; `false` if the load was cancelled meanwhile.
-async fn pause(cancel: &Cancel, wait: Duration) -> bool {
-    tokio::select! {
-        () = tokio::time::sleep(wait) => !cancel.is_cancelled(),
-        () = cancel.cancelled() => false,
-    }
 }
 
 async fn deliver_bytes(
@@ -276,44 +226,4 @@ async fn deliver_bytes(
         }
         attempt += 1;
     }
-}
-
-/// What becomes of documents that failed.
-#[derive(Clone, Copy)]
-enum Fate {
-    /// Never acknowledged: the run may stop.
-    Unacknowledged,
-    /// Refused for good by the target: the run goes on.
-    Refused,
-}
-
-/// Writes the documents of the current request (`None`: the whole batch) to the failure file.
-#[allow(clippy::too_many_arguments)]
-fn fail_pending(
-    shared: &Shared,
-    batch: &Batch,
-    full: &[u8],
-    pending: &Option<Vec<usize>>,
-    status: u16,
-    attempts: u32,
-    reason: &str,
-    fate: Fate,
-) -> Result<(), IngestError> {
-    let all: Vec<usize>;
-    let docs = match pending {
-        Some(docs) => docs,
-        None => {
-            all = (0..batch.docs()).collect();
-            &all
-        }
-    };
-    for &d in docs {
-        shared.failed_doc(batch, full, d, status, attempts, reason)?;
-    }
-    let counter = match fate {
-        Fate::Unacknowledged => &shared.unacknowledged,
-        Fate::Refused => &shared.refused,
-    };
-    counter.fetch_add(docs.len() as u64, Relaxed);
-    Ok(())
 }

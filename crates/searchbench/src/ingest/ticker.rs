@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::control::{Progress, ProgressTx, SecondsTx, PROGRESS_EVERY};
-use super::driver::Shared;
+use super::shared::Shared;
 
 pub(super) fn progress(shared: &Shared, len_hint: Option<u64>, done: bool) -> Progress {
     Progress {
