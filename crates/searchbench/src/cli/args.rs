@@ -169,7 +169,7 @@ pub enum Ids {
 }
 
 impl LoadArgs {
-    /// The session's load spec for `index`; `progress` draws the driver's progress bar.
+    /// The session's load spec for `index`; `progress` asks for progress reports (the bar).
     pub fn spec(&self, index: &str, progress: bool) -> LoadSpec {
         let mut spec = LoadSpec::new(index);
         let driver = &mut spec.driver;
@@ -185,8 +185,7 @@ impl LoadArgs {
         };
         driver.warmup = self.warmup;
         driver.fail_fast = self.fail_fast;
-        driver.progress = progress;
-        driver.handle_ctrl_c = true;
+        spec.progress = progress;
         spec.failures = self.failures.clone();
         spec.replace = self.replace;
         spec.append = self.append;

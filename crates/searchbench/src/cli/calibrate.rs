@@ -59,7 +59,10 @@ pub async fn run(a: CalibrateArgs) -> CliResult {
         runs: a.runs,
     };
     let cluster = a.cluster.spec()?;
-    let load = a.load.spec(&job.index, a.out.progress());
+    let mut load = a.load.spec(&job.index, a.out.progress());
+    // The first Ctrl-C stops the load and keeps what was done; a second quits at once.
+    let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
+    load.cancel = Some(cancel);
     let terminal = Terminal::new(a.out.quiet);
     let c = calibrate::calibrate(
         &spec,

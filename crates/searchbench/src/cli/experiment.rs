@@ -128,6 +128,7 @@ async fn run_dates(args: DatesArgs) -> CliResult {
             engine::names().join(", ")
         )));
     }
+    let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
     let cfg = dates::Config {
         docs: args.docs,
         repeats: args.repeats,
@@ -136,6 +137,7 @@ async fn run_dates(args: DatesArgs) -> CliResult {
         clients: usize::try_from(args.clients).unwrap_or(1),
         bulk_size: usize::try_from(args.bulk_size).unwrap_or(usize::MAX),
         failures_dir: args.failures_dir.clone(),
+        cancel: Some(cancel),
     };
     let to_stdout = args.json.as_deref() == Some(std::path::Path::new("-"));
     let mut results = Vec::new();

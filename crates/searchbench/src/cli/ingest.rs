@@ -79,7 +79,10 @@ existing index as it is, and the count check is on the increase of its count.";
 pub async fn run(args: IngestArgs) -> CliResult {
     let job = job(&args)?;
     let cluster = args.cluster.spec()?;
-    let load = args.load.spec(&job.index, args.out.progress());
+    let mut load = args.load.spec(&job.index, args.out.progress());
+    // The first Ctrl-C stops the load and keeps what was done; a second quits at once.
+    let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
+    load.cancel = Some(cancel);
     let terminal = Terminal::new(args.out.quiet);
     let report = session::ingest::ingest(job, &cluster, load, &args.out.save_spec(), &terminal)
         .await

@@ -9,6 +9,7 @@ mod experiment;
 mod generate;
 mod ingest;
 pub mod output;
+mod progress;
 mod query;
 mod report;
 pub mod results;

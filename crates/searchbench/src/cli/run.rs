@@ -45,7 +45,10 @@ pub async fn run(mut args: RunArgs) -> CliResult {
     let job = Job::generated(&args.workload, &workload_spec, args.index.clone(), &[])
         .map_err(CliError::session)?;
     let cluster = args.cluster.spec()?;
-    let load = args.load.spec(&job.index, args.out.progress());
+    let mut load = args.load.spec(&job.index, args.out.progress());
+    // The first Ctrl-C stops the load and keeps what was done; a second quits at once.
+    let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
+    load.cancel = Some(cancel);
     let spec = RunSpec {
         workload_spec,
         queries: !args.no_query,

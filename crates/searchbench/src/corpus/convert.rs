@@ -253,6 +253,14 @@ impl DocSource for ConvertDates {
         self.inner.len_hint()
     }
 
+    fn files(&self) -> Vec<String> {
+        self.inner.files()
+    }
+
+    fn origin(&self) -> Option<(u32, u64)> {
+        self.inner.origin()
+    }
+
     fn describe(&self) -> String {
         format!(
             "{}, dates converted to epoch millis ({})",

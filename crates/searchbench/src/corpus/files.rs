@@ -219,6 +219,14 @@ impl DocSource for NdjsonReader {
     fn describe(&self) -> String {
         format!("NDJSON file {}", self.name)
     }
+
+    fn files(&self) -> Vec<String> {
+        vec![self.name.clone()]
+    }
+
+    fn origin(&self) -> Option<(u32, u64)> {
+        Some((0, self.line_no))
+    }
 }
 
 /// CSV reader: the first record is the header. A header that matches a known mapping (the
@@ -361,6 +369,14 @@ impl DocSource for CsvReader {
             Ok(()) => Ok(Some(Item::Doc)),
             Err(reason) => bad(reason, &self.record),
         }
+    }
+
+    fn files(&self) -> Vec<String> {
+        vec![self.name.clone()]
+    }
+
+    fn origin(&self) -> Option<(u32, u64)> {
+        Some((0, self.record.position().map_or(0, |p| p.line())))
     }
 
     fn describe(&self) -> String {

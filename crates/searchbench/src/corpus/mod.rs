@@ -78,4 +78,15 @@ pub trait DocSource: Send {
 
     /// A short description for messages and results, e.g. `logs (seed 1, 200000 docs)`.
     fn describe(&self) -> String;
+
+    /// The files this source reads, in order (none for a generator).
+    fn files(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// Where the document `next_into` returned last came from: its file's number in
+    /// [`DocSource::files`] and its 1-based line. `None` for a generator.
+    fn origin(&self) -> Option<(u32, u64)> {
+        None
+    }
 }

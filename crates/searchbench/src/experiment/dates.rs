@@ -22,7 +22,9 @@ use serde_json::Value;
 
 use crate::corpus::convert::{ConvertDates, DateFields};
 use crate::corpus::{CorpusError, DocSource, Logs, LogsSpec};
-use crate::ingest::{self, index, DriverConfig, IngestError, IngestReport, LoadSettings, Plan};
+use crate::ingest::{
+    self, index, Cancel, Controls, DriverConfig, IngestError, IngestReport, LoadSettings, Plan,
+};
 use crate::target::{Target, TargetError};
 use crate::workload;
 
@@ -140,6 +142,8 @@ pub struct Config {
     pub bulk_size: usize,
     /// Where failure files go (written only when something failed).
     pub failures_dir: PathBuf,
+    /// Stops the load under way (it is reported as interrupted) and the experiment.
+    pub cancel: Option<Cancel>,
 }
 
 /// One measured load.
@@ -393,7 +397,6 @@ async fn load(
     let mut driver = DriverConfig::new(index.clone());
     driver.clients = cfg.clients.max(1);
     driver.bulk_docs = cfg.bulk_size.max(1);
-    driver.handle_ctrl_c = true;
     let plan = Plan {
         driver,
         index_body: variant.index_body()?,
@@ -406,7 +409,11 @@ async fn load(
         engine_pid,
     };
     let source = variant.source(cfg.seed, docs)?;
-    let outcome = ingest::ingest(target, source, plan).await;
+    let controls = Controls {
+        cancel: cfg.cancel.clone(),
+        ..Controls::default()
+    };
+    let outcome = ingest::ingest_streaming(target, source, plan, controls).await;
     let deleted = index::delete_ours(target, &index).await;
     let report = outcome.map_err(|e| match e {
         // The experiment names its indexes itself and never replaces one it did not create.

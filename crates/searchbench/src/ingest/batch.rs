@@ -33,6 +33,8 @@ pub struct Batch {
     pub first_ordinal: u64,
     /// Reused buffer for the gzip-compressed body.
     pub gz: Vec<u8>,
+    /// Where each document came from (file number, line), for sources that are files.
+    pub origins: Vec<(u32, u64)>,
 }
 
 impl Batch {
@@ -41,6 +43,7 @@ impl Batch {
         self.starts.clear();
         self.first_ordinal = 0;
         self.gz.clear();
+        self.origins.clear();
     }
 
     pub fn docs(&self) -> usize {
@@ -68,6 +71,11 @@ impl Batch {
 
     pub fn ordinal(&self, i: usize) -> u64 {
         self.first_ordinal + i as u64
+    }
+
+    /// Where document `i` came from, when the source is files.
+    pub fn origin(&self, i: usize) -> Option<(u32, u64)> {
+        self.origins.get(i).copied()
     }
 }
 

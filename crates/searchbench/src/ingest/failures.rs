@@ -33,6 +33,7 @@ pub struct Origin<'a> {
 struct DocRecord<'a> {
     kind: &'static str,
     ordinal: u64,
+    /// The input file and 1-based line, when the corpus is files (named as for bad lines).
     #[serde(skip_serializing_if = "Option::is_none")]
     source: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -110,24 +111,13 @@ impl FailureFile {
         self.written.load(Ordering::Relaxed)
     }
 
-    /// A document the target did not take: refused (status 4xx), or never acknowledged.
+    /// A document the target did not take: refused (status 4xx), or never acknowledged; with
+    /// the input file and line it came from when the corpus is files.
     pub fn document(
         &self,
         ordinal: u64,
         doc: &[u8],
-        status: u16,
-        attempts: u32,
-        reason: &str,
-    ) -> Result<(), IngestError> {
-        self.document_from(None, ordinal, doc, status, attempts, reason)
-    }
-
-    /// [`FailureFile::document`] with the input file and line the document came from.
-    pub fn document_from(
-        &self,
         origin: Option<Origin<'_>>,
-        ordinal: u64,
-        doc: &[u8],
         status: u16,
         attempts: u32,
         reason: &str,
@@ -236,15 +226,28 @@ mod tests {
         let path = dir.path().join("sub/failures.ndjson");
         let f = FailureFile::new(&path);
         assert!(!path.exists());
-        f.document(7, br#"{"n":"x"}"#, 400, 1, "mapper_parsing_exception")
-            .unwrap();
-        f.document(8, b"{not json", 400, 1, "parse").unwrap();
+        f.document(
+            7,
+            br#"{"n":"x"}"#,
+            Some(Origin {
+                file: "in.ndjson",
+                line: 9,
+            }),
+            400,
+            1,
+            "mapper_parsing_exception",
+        )
+        .unwrap();
+        f.document(8, b"{not json", None, 400, 1, "parse").unwrap();
         f.bad_line(&bad_line(3, b"{oops")).unwrap();
         f.flush().unwrap();
         let lines = json_lines(&path);
         assert_eq!(lines.len(), 3);
         assert_eq!(lines[0]["doc"]["n"], "x");
         assert_eq!(lines[0]["status"], 400);
+        assert_eq!(lines[0]["source"], "in.ndjson");
+        assert_eq!(lines[0]["line"], 9);
+        assert!(lines[1].get("file").is_none());
         assert_eq!(lines[1]["raw"], "{not json");
         assert_eq!(lines[2]["line"], 3);
         assert_eq!(f.written(), 3);
@@ -256,13 +259,13 @@ mod tests {
         let path = dir.path().join("failures.ndjson");
         let f = FailureFile::new(&path);
         let doc = b"{\"msg\":\"a\xffb\"}";
-        f.document_from(
+        f.document(
+            2,
+            doc,
             Some(Origin {
                 file: "in.ndjson",
                 line: 4,
             }),
-            2,
-            doc,
             400,
             1,
             "refused",

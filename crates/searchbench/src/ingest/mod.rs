@@ -4,12 +4,23 @@
 //! requests, restore the settings (also after an error), refresh, count, and say where the time
 //! went. The pieces are usable alone: [`driver::load`] for the bulk loop, [`index`] for setup.
 
+pub mod backoff;
 pub mod batch;
+mod batcher;
+mod clients;
+pub mod config;
+pub mod control;
 pub mod driver;
+mod exchange;
 pub mod failures;
+pub mod gzip;
 pub mod index;
 pub mod response;
+pub mod retry;
+mod sender;
+mod shared;
 pub mod source;
+mod ticker;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -18,8 +29,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use reqwest::Method;
 use serde::Serialize;
 
-pub use batch::{IdMode, PoolStats};
-pub use driver::{DriverConfig, LoadOutcome};
+pub use batch::{Batch, IdMode, PoolStats};
+pub use config::DriverConfig;
+pub use control::{Cancel, Controls, Progress, ProgressTx, SecondsTx};
+pub use driver::LoadOutcome;
 pub use failures::FailureFile;
 pub use index::{Existing, LoadSettings, Previous};
 
@@ -176,15 +189,17 @@ pub async fn ingest(
     source: Box<dyn DocSource>,
     plan: Plan,
 ) -> Result<IngestReport, IngestError> {
-    ingest_streaming(target, source, plan, None).await
+    ingest_streaming(target, source, plan, Controls::default()).await
 }
 
-/// [`ingest`], sending each closed second of the timeline to `seconds` while the load runs.
+/// [`ingest`] with progress reports, a cancel signal and the timeline streamed out while the
+/// load runs (see [`Controls`]). A cancelled load still restores the settings, counts, and
+/// reports, with [`IngestReport::interrupted`] set.
 pub async fn ingest_streaming(
     target: &Target,
     source: Box<dyn DocSource>,
     plan: Plan,
-    seconds: Option<driver::SecondsTx>,
+    controls: Controls,
 ) -> Result<IngestReport, IngestError> {
     let started_unix = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -221,7 +236,7 @@ pub async fn ingest_streaming(
         source,
         plan.driver.clone(),
         failures.clone(),
-        seconds,
+        controls,
     )
     .await;
 
@@ -233,19 +248,24 @@ pub async fn ingest_streaming(
         (Some(b), Some(a)) => Some(a.saturating_sub(b)),
         _ => None,
     };
-    let after = match IndexStats::fetch(target, &index).await {
+    // After an interrupt the target may be why (stalled, overloaded): the calls that follow
+    // share one short deadline, so the user gets the partial report promptly.
+    let limit = outcome
+        .interrupted
+        .then(|| tokio::time::Instant::now() + control::GRACE);
+    let after = match within(limit, IndexStats::fetch(target, &index)).await {
         Ok(s) => Some(s),
         Err(e) => {
             warnings.push(format!("no index stats after the load: {e}"));
             None
         }
     };
-    if let Err(e) = index::restore(target, &index, &saved).await {
+    if let Err(e) = within(limit, index::restore(target, &index, &saved)).await {
         warnings.push(format!(
             "could not restore the index settings changed for the load: {e}"
         ));
     }
-    let index_count = match count(target, &index).await {
+    let index_count = match within(limit, count(target, &index)).await {
         Ok(n) => Some(n),
         Err(e) => {
             warnings.push(format!("could not count the index: {e}"));
@@ -271,6 +291,23 @@ pub async fn ingest_streaming(
         previous_failures_file,
         warnings,
     }))
+}
+
+/// `call`, cut off at `deadline` when there is one.
+async fn within<T, E: std::fmt::Display>(
+    deadline: Option<tokio::time::Instant>,
+    call: impl std::future::Future<Output = Result<T, E>>,
+) -> Result<T, String> {
+    let Some(deadline) = deadline else {
+        return call.await.map_err(|e| e.to_string());
+    };
+    match tokio::time::timeout_at(deadline, call).await {
+        Ok(r) => r.map_err(|e| e.to_string()),
+        Err(_) => Err(format!(
+            "no answer within {} s after the interrupt",
+            control::GRACE.as_secs()
+        )),
+    }
 }
 
 /// Refresh, then `_count`.

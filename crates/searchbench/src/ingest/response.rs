@@ -40,6 +40,31 @@ pub fn request_retryable(status: u16) -> bool {
     matches!(status, 429 | 502 | 503 | 504)
 }
 
+/// Why a failed request can never succeed as it is, however often it is sent: the request is
+/// too large for the server, or a circuit breaker says its trip will not clear by waiting.
+pub fn never_fits(status: u16, body: &[u8], request_bytes: usize) -> Option<String> {
+    if status == 413 {
+        return Some("the request is too large: lower --bulk-size or --bulk-bytes".into());
+    }
+    if status != 429 || memchr::memmem::find(body, b"circuit_breaking_exception").is_none() {
+        return None;
+    }
+    let v: serde_json::Value = serde_json::from_slice(body).ok()?;
+    let e = &v["error"];
+    // The engine accounts a request body about twice while reading it (OpenSearch 2.19: a
+    // 2 MiB body "would be [4194352/4mb]"), so a body of half the limit can never pass.
+    let limit = e["bytes_limit"].as_u64();
+    if let Some(limit) = limit.filter(|&l| 2 * request_bytes as u64 >= l) {
+        return Some(format!(
+            "the request alone ({request_bytes} bytes) is above the circuit breaker's limit \
+             ({limit} bytes); lower --bulk-size or --bulk-bytes, or the document is too large"
+        ));
+    }
+    (e["durability"].as_str() == Some("PERMANENT")).then(|| {
+        "the circuit breaker says this will not clear by waiting (durability PERMANENT)".into()
+    })
+}
+
 const HEAD: usize = 128;
 
 /// Classifies a 2xx bulk answer. `Err` is a body that is not a bulk answer.

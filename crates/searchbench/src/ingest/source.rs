@@ -5,11 +5,26 @@ use crate::corpus::{CorpusError, DocSource, Item};
 pub struct Chain {
     sources: Vec<Box<dyn DocSource>>,
     at: usize,
+    /// Number (in `files()`) of each source's first file.
+    first_file: Vec<u32>,
 }
 
 impl Chain {
     pub fn new(sources: Vec<Box<dyn DocSource>>) -> Self {
-        Chain { sources, at: 0 }
+        let mut n = 0u32;
+        let first_file = sources
+            .iter()
+            .map(|s| {
+                let first = n;
+                n += s.files().len() as u32;
+                first
+            })
+            .collect();
+        Chain {
+            sources,
+            at: 0,
+            first_file,
+        }
     }
 }
 
@@ -26,6 +41,15 @@ impl DocSource for Chain {
 
     fn len_hint(&self) -> Option<u64> {
         self.sources.iter().map(|s| s.len_hint()).sum()
+    }
+
+    fn files(&self) -> Vec<String> {
+        self.sources.iter().flat_map(|s| s.files()).collect()
+    }
+
+    fn origin(&self) -> Option<(u32, u64)> {
+        let (file, line) = self.sources.get(self.at)?.origin()?;
+        Some((file + self.first_file[self.at], line))
     }
 
     fn describe(&self) -> String {

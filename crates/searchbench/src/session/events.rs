@@ -28,6 +28,8 @@ pub enum Event<'a> {
         bulk_docs: usize,
         gzip: bool,
     },
+    /// How far the load has got (when the load spec asks for progress).
+    Progress(crate::ingest::Progress),
     /// The query phase begins (or a workload has none).
     Querying {
         index: &'a str,

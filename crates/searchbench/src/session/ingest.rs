@@ -6,7 +6,9 @@ use serde_json::Value;
 
 use super::record::{save_outcome, Recording, SaveSpec};
 use super::{ClusterSpec, Event, Job, Observer, SessionError};
-use crate::ingest::{self, DriverConfig, IngestReport, LoadSettings, Plan};
+use crate::ingest::{
+    self, Cancel, Controls, DriverConfig, IngestReport, LoadSettings, Plan, Progress,
+};
 use crate::store::Kind;
 use crate::target::Target;
 
@@ -21,6 +23,10 @@ pub struct LoadSpec {
     /// Load into an existing index without deleting it.
     pub append: bool,
     pub load_settings: LoadSettings,
+    /// Tell the observer how far the load has got ([`Event::Progress`]).
+    pub progress: bool,
+    /// Stops the load (Ctrl-C): what was done is kept and reported as interrupted.
+    pub cancel: Option<Cancel>,
 }
 
 impl LoadSpec {
@@ -32,6 +38,8 @@ impl LoadSpec {
             replace: false,
             append: false,
             load_settings: LoadSettings::default(),
+            progress: false,
+            cancel: None,
         }
     }
 }
@@ -143,10 +151,28 @@ pub async fn load(
             }
         }
     };
-    let seconds = recording.map(|_| tx);
-    let (report, ()) = tokio::join!(
-        ingest::ingest_streaming(target, job.source, plan, seconds),
-        stream_in
+    let (progress_tx, mut progress_rx) = tokio::sync::watch::channel(Progress::default());
+    let tell_progress = async {
+        if !spec.progress {
+            return;
+        }
+        while progress_rx.changed().await.is_ok() {
+            let p = *progress_rx.borrow_and_update();
+            observer.event(Event::Progress(p));
+            if p.done {
+                break;
+            }
+        }
+    };
+    let controls = Controls {
+        progress: spec.progress.then_some(progress_tx),
+        cancel: spec.cancel.clone(),
+        seconds: recording.map(|_| tx),
+    };
+    let (report, (), ()) = tokio::join!(
+        ingest::ingest_streaming(target, job.source, plan, controls),
+        stream_in,
+        tell_progress
     );
     let report = report?;
     if let Some(r) = recording {

@@ -10,6 +10,7 @@ mod corpus_generators;
 mod experiment_dates;
 mod foundation;
 mod ingest_faults;
+mod ingest_interrupt;
 mod ingest_node;
 mod query_cluster_metrics;
 mod query_faults;

@@ -2,13 +2,19 @@
 //! where the wall time went.
 
 use super::table;
-use crate::ingest::{IdMode, IngestReport};
+use crate::ingest::{IdMode, IngestReport, Previous};
 
 pub fn reconcile_line(r: &IngestReport) -> String {
     let c = &r.counts;
-    let count = c
+    let mut count = c
         .index_count
         .map_or_else(|| "unknown".to_string(), |n| n.to_string());
+    if let (Some(before), Some(after)) = (c.index_count_before, c.index_count) {
+        count = format!(
+            "{after} - {before} before = {}",
+            after.saturating_sub(before)
+        );
+    }
     let mut line = format!(
         "read {} = indexed {} + failed {}{}; index count {count}",
         c.read,
@@ -30,8 +36,41 @@ fn ms(v: Option<f64>) -> String {
     v.map_or_else(|| "-".to_string(), |v| format!("{v:.1}"))
 }
 
+/// What happened to an index that was there before the run, if one was.
+fn existing_line(r: &IngestReport) -> Option<String> {
+    let e = r.existing_index.as_ref()?;
+    let who = if e.ours {
+        "created by searchbench"
+    } else {
+        "not created by searchbench"
+    };
+    let when = e
+        .created_unix_ms
+        .map(|ms| format!(" at {}", crate::report::utc(ms / 1000)))
+        .unwrap_or_default();
+    let docs = e
+        .docs
+        .map_or_else(|| "unknown number of".to_string(), |n| n.to_string());
+    let verb = match r.previous_index {
+        Previous::Appended => "appended to",
+        _ => "replaced",
+    };
+    let hint = if verb == "replaced" {
+        "; --append loads into an index without deleting it"
+    } else {
+        ""
+    };
+    Some(format!(
+        "{verb} index {} ({who}{when}, {docs} docs){hint}",
+        r.index
+    ))
+}
+
 pub fn print(r: &IngestReport) {
     let c = &r.counts;
+    if let Some(line) = existing_line(r) {
+        println!("{line}");
+    }
     println!(
         "\n{} docs into {} on {} {} in {:.1} s: {:.0} docs/s, {:.1} MB/s",
         c.indexed, r.index, r.product, r.engine_version, r.wall_secs, r.docs_per_sec, r.mb_per_sec
@@ -45,6 +84,12 @@ pub fn print(r: &IngestReport) {
             "- NOT reconciled"
         }
     );
+    if r.interrupted {
+        println!(
+            "interrupted: documents read but never sent are not counted; documents in flight \
+             without an answer are in the failure file as interrupted"
+        );
+    }
     if c.failed > 0 {
         println!(
             "failures: {} refused, {} unacknowledged, {} bad input lines -> {}",
@@ -55,7 +100,19 @@ pub fn print(r: &IngestReport) {
                 .as_ref()
                 .map_or_else(|| "-".to_string(), |p| p.display().to_string())
         );
+    } else if r.previous_failures_file.is_some() {
+        println!("failures: none");
     }
+    if let Some(p) = &r.previous_failures_file {
+        println!(
+            "(the failure file of an earlier run was moved to {})",
+            p.display()
+        );
+    }
+    println!(
+        "headline: {:.0} docs/s = {}",
+        r.docs_per_sec, r.headline.definition
+    );
     let mut t = table(["measure", "value"]);
     t.add_row(["wall time".to_string(), format!("{:.2} s", r.wall_secs)]);
     t.add_row(["docs/s".to_string(), format!("{:.0}", r.docs_per_sec)]);

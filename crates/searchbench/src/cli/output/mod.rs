@@ -93,16 +93,21 @@ pub fn json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The terminal's observer of a session: status lines on stderr, phase results on stdout.
-#[derive(Debug, Clone, Copy)]
+/// The terminal's observer of a session: status lines on stderr, a progress bar while a load
+/// runs, phase results on stdout.
+#[derive(Debug)]
 pub struct Terminal {
     /// No status lines about the load (warnings and results still print).
     pub quiet: bool,
+    bar: std::sync::Mutex<super::progress::Bar>,
 }
 
 impl Terminal {
     pub fn new(quiet: bool) -> Self {
-        Terminal { quiet }
+        Terminal {
+            quiet,
+            bar: Default::default(),
+        }
     }
 }
 
@@ -149,6 +154,11 @@ impl crate::session::Observer for Terminal {
                     eprintln!("\nthe {workload} workload has no query phase");
                 }
             }
+            Event::Progress(p) => self
+                .bar
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .update(&p),
             Event::Ingested(report) => ingest::print(report),
             Event::Queried(result) => query::print(result),
             Event::Saved { id, store } => eprintln!(

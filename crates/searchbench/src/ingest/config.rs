@@ -1,0 +1,54 @@
+//! How the driver loads documents.
+
+use std::time::Duration;
+
+use super::backoff::Backoff;
+use super::batch::IdMode;
+use super::retry::RetryPolicy;
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct DriverConfig {
+    pub index: String,
+    /// At most this many documents per bulk request.
+    pub bulk_docs: usize,
+    /// A request is closed once its body reaches this many bytes (`usize::MAX`: no limit).
+    pub bulk_bytes: usize,
+    pub clients: usize,
+    pub gzip: bool,
+    pub max_retries: u32,
+    pub ids: IdMode,
+    pub fail_fast: bool,
+    /// First retry waits about this long; each further retry doubles it (with jitter).
+    pub backoff_base: Duration,
+    pub backoff_max: Duration,
+    /// Documents loaded in this first stretch are not measured (see `Recorder::with_warmup`).
+    pub warmup: Duration,
+}
+
+impl DriverConfig {
+    pub fn new(index: impl Into<String>) -> Self {
+        DriverConfig {
+            index: index.into(),
+            bulk_docs: 1000,
+            bulk_bytes: usize::MAX,
+            clients: 2,
+            gzip: false,
+            max_retries: 8,
+            ids: IdMode::Sequential,
+            fail_fast: false,
+            backoff_base: Duration::from_millis(100),
+            backoff_max: Duration::from_secs(10),
+            warmup: crate::measure::recorder::DEFAULT_WARMUP,
+        }
+    }
+
+    pub fn retry_policy(&self) -> RetryPolicy {
+        RetryPolicy {
+            max_retries: self.max_retries,
+            backoff: Backoff {
+                base: self.backoff_base,
+                max: self.backoff_max,
+            },
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! The state the batcher, the senders and the tickers of one load share: configuration,
+//! counters, the failure file, and how failed documents are accounted.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use super::batch::{Batch, Pool};
+use super::control::Cancel;
+use super::failures::FailureFile;
+use super::failures::Origin;
+use super::{DriverConfig, IngestError};
+use crate::measure::{Recorder, Sample};
+use crate::target::Target;
+
+/// State the batcher, the senders and the tickers share.
+pub struct Shared {
+    pub cfg: DriverConfig,
+    pub target: Target,
+    pub failures: Arc<FailureFile>,
+    pub pool: Pool,
+    pub recorder: Mutex<Recorder>,
+    pub cancel: Cancel,
+    pub stop_reading: AtomicBool,
+    pub abort: AtomicBool,
+    pub done: AtomicBool,
+    pub error: Mutex<Option<IngestError>>,
+    pub read: AtomicU64,
+    pub acked: AtomicU64,
+    pub refused: AtomicU64,
+    pub unacknowledged: AtomicU64,
+    pub bad_lines: AtomicU64,
+    pub retried_items: AtomicU64,
+    pub acked_bytes: AtomicU64,
+    pub t0: Instant,
+    pub bulk_path: String,
+    /// The source's files, for the origin of a failed document.
+    pub files: Vec<String>,
+}
+
+impl Shared {
+    /// Remembers the first fatal error and stops everything.
+    pub fn fail(&self, e: IngestError) {
+        self.abort.store(true, Relaxed);
+        self.keep_error(e);
+    }
+
+    fn keep_error(&self, e: IngestError) {
+        let mut slot = self.error.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.is_none() {
+            *slot = Some(e);
+        }
+    }
+
+    /// `--fail-fast` and an input that cannot be read further (a truncated file) stop
+    /// reading but let what was read be delivered; anything else aborts.
+    pub fn fail_or_stop(&self, e: IngestError) {
+        if matches!(e, IngestError::FailFast { .. } | IngestError::Corpus(_)) {
+            self.stop_reading.store(true, Relaxed);
+            self.keep_error(e);
+        } else {
+            self.fail(e);
+        }
+    }
+
+    pub fn reading_stopped(&self) -> bool {
+        self.stop_reading.load(Relaxed) || self.abort.load(Relaxed) || self.cancel.is_cancelled()
+    }
+
+    pub fn record(&self, s: Sample) {
+        self.recorder
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .record(&s);
+    }
+
+    /// Writes documents `docs` of a batch to the failure file as never acknowledged.
+    pub fn give_up(
+        &self,
+        batch: &Batch,
+        body: &[u8],
+        docs: &[usize],
+        status: u16,
+        attempts: u32,
+        reason: &str,
+    ) -> Result<(), IngestError> {
+        for &d in docs {
+            self.failed_doc(batch, body, d, status, attempts, reason)?;
+        }
+        self.unacknowledged.fetch_add(docs.len() as u64, Relaxed);
+        Ok(())
+    }
+
+    /// Writes document `d` of a batch to the failure file, with its file and line if known.
+    pub fn failed_doc(
+        &self,
+        batch: &Batch,
+        body: &[u8],
+        d: usize,
+        status: u16,
+        attempts: u32,
+        reason: &str,
+    ) -> Result<(), IngestError> {
+        let origin = batch.origin(d).and_then(|(f, line)| {
+            Some(Origin {
+                file: self.files.get(f as usize)?.as_str(),
+                line,
+            })
+        });
+        self.failures.document(
+            batch.ordinal(d),
+            batch.doc(body, d),
+            origin,
+            status,
+            attempts,
+            reason,
+        )
+    }
+
+    /// A batch that will never be sent: after a cancel its documents are handed back (not
+    /// read); otherwise (the run stopped after an error) they go to the failure file.
+    pub fn not_sent(&self, batch: Batch, why: &str) {
+        if self.cancel.is_cancelled() {
+            self.read.fetch_sub(batch.docs() as u64, Relaxed);
+        } else {
+            let all: Vec<usize> = (0..batch.docs()).collect();
+            if let Err(e) = self.give_up(&batch, &batch.body, &all, 0, 0, why) {
+                self.fail(e);
+            }
+        }
+        self.pool.put(batch);
+    }
+}
+
+/// What becomes of documents that failed.
+#[derive(Clone, Copy)]
+pub enum Fate {
+    /// Never acknowledged: the run may stop.
+    Unacknowledged,
+    /// Refused for good by the target: the run goes on.
+    Refused,
+}
+
+/// Writes the documents of the current request (`None`: the whole batch) to the failure file.
+#[allow(clippy::too_many_arguments)]
+pub fn fail_pending(
+    shared: &Shared,
+    batch: &Batch,
+    full: &[u8],
+    pending: &Option<Vec<usize>>,
+    status: u16,
+    attempts: u32,
+    reason: &str,
+    fate: Fate,
+) -> Result<(), IngestError> {
+    let all: Vec<usize>;
+    let docs = match pending {
+        Some(docs) => docs,
+        None => {
+            all = (0..batch.docs()).collect();
+            &all
+        }
+    };
+    for &d in docs {
+        shared.failed_doc(batch, full, d, status, attempts, reason)?;
+    }
+    let counter = match fate {
+        Fate::Unacknowledged => &shared.unacknowledged,
+        Fate::Refused => &shared.refused,
+    };
+    counter.fetch_add(docs.len() as u64, Relaxed);
+    Ok(())
+}

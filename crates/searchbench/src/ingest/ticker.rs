@@ -1,0 +1,60 @@
+//! Reports while a load runs: progress every quarter second, and closed seconds of the
+//! timeline every second (a second is closed once the clock has left it: samples are filed by
+//! completion time).
+
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::control::{Progress, ProgressTx, SecondsTx, PROGRESS_EVERY};
+use super::shared::Shared;
+
+pub(super) fn progress(shared: &Shared, len_hint: Option<u64>, done: bool) -> Progress {
+    Progress {
+        docs: shared.acked.load(Relaxed)
+            + shared.refused.load(Relaxed)
+            + shared.unacknowledged.load(Relaxed)
+            + shared.bad_lines.load(Relaxed),
+        acked_bytes: shared.acked_bytes.load(Relaxed),
+        len_hint,
+        stopping: shared.abort.load(Relaxed) || shared.cancel.is_cancelled(),
+        done,
+    }
+}
+
+/// Publishes progress until aborted (the driver sends the last report itself, with `done`).
+pub(super) async fn publish_progress(shared: Arc<Shared>, tx: ProgressTx, len_hint: Option<u64>) {
+    let mut tick = tokio::time::interval(PROGRESS_EVERY);
+    loop {
+        tick.tick().await;
+        tx.send_replace(progress(&shared, len_hint, false));
+    }
+}
+
+/// Once a second, sends the seconds that have closed since the last send; at the end, the rest.
+pub(super) async fn stream_seconds(shared: Arc<Shared>, tx: SecondsTx) {
+    let mut sent = 0usize;
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    loop {
+        tick.tick().await;
+        let done = shared.done.load(Relaxed);
+        let closed = if done {
+            usize::MAX
+        } else {
+            shared.t0.elapsed().as_secs() as usize
+        };
+        let rows = {
+            let recorder = shared.recorder.lock().unwrap_or_else(|p| p.into_inner());
+            let mut rows = recorder.timeline_from(sent);
+            rows.truncate(closed.saturating_sub(sent));
+            rows
+        };
+        sent += rows.len();
+        if !rows.is_empty() && tx.send(rows).is_err() {
+            return;
+        }
+        if done {
+            return;
+        }
+    }
+}
