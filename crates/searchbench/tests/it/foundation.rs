@@ -236,17 +236,17 @@ fn bad_urls_are_usage_errors() {
     for (url, why) in [
         ("not a url", "relative URL"),
         ("ftp://127.0.0.1:9200", "scheme must be http or https"),
-        ("http://elastic:changeme@127.0.0.1:9200", "not in the URL"),
+        // Credentials in a URL are basic auth, but a bad URL never echoes its password.
+        (
+            "ftp://elastic:changeme@127.0.0.1:9200",
+            "scheme must be http or https",
+        ),
     ] {
         let out = run(&["target", "info", "--url", url]);
         assert_eq!(out.status.code(), Some(2), "{url}: {}", stderr(&out));
         assert!(stderr(&out).contains("bad URL"), "{url}: {}", stderr(&out));
         assert!(stderr(&out).contains(why), "{url}: {}", stderr(&out));
-        assert!(
-            !stderr(&out).contains("changeme")
-                || !url.contains("changeme")
-                || stderr(&out).contains("bad URL")
-        );
+        assert!(!stderr(&out).contains("changeme"), "{}", stderr(&out));
     }
 }
 

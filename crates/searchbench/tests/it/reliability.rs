@@ -83,7 +83,18 @@ fn credentials_in_a_url_are_used_but_never_printed_or_stored() {
         args.extend(extra);
         run(&args)
     };
-    let failed = ingest(&dead, &["--timeout", "2", "--max-retries", "0"]);
+    let dead_failures = d("dead-failures.ndjson");
+    let failed = ingest(
+        &dead,
+        &[
+            "--timeout",
+            "2",
+            "--max-retries",
+            "0",
+            "--failures",
+            &dead_failures,
+        ],
+    );
     assert_eq!(failed.status.code(), Some(1), "{}", text(&failed));
     outputs.push(failed);
     let (json_out, failures) = (d("result.json"), d("failures.ndjson"));
@@ -458,6 +469,7 @@ fn a_truncated_gzip_file_delivers_what_was_read_and_names_where_it_stopped() {
     let file = dir.path().join("cut.ndjson.gz");
     truncated_gzip(&file, 20_000, 0.5);
     let json = dir.path().join("result.json");
+    let failures = dir.path().join("failures.ndjson");
     let index = "reliability-truncated";
     let failures = dir.path().join("failures.ndjson");
     let out = ingest_node(&[
@@ -469,6 +481,8 @@ fn a_truncated_gzip_file_delivers_what_was_read_and_names_where_it_stopped() {
         file.to_str().unwrap(),
         "--json",
         json.to_str().unwrap(),
+        "--failures",
+        failures.to_str().unwrap(),
     ]);
     let all = text(&out);
     assert_eq!(out.status.code(), Some(1), "{all}");
