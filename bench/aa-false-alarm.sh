@@ -9,9 +9,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-20}
-DOCS=${2:-30000}
-cargo build --release -q -p searchbench --bin searchbench
-SB=target/release/searchbench
+DOCS=${2:-5000}
+# SEARCHBENCH_BIN: use this binary instead of building one.
+SB=${SEARCHBENCH_BIN:-target/release/searchbench}
+[ -n "${SEARCHBENCH_BIN:-}" ] || cargo build --release -q -p searchbench --bin searchbench
 OUT=${OUT:-target/bench-aa}
 mkdir -p "$OUT"
 DB="$OUT/aa-$$.db"

@@ -3,8 +3,9 @@
 //! A run is written in three steps so that nothing is lost when the process dies:
 //! [`Store::begin_run`] inserts a row marked `running` (configuration, tool version, machine,
 //! seed, tags), [`Store::append_timeline`] adds per-second rows while the run goes, and
-//! [`Store::finish_run`] stores the result and marks the run `complete` (or
-//! [`Store::fail_run`] marks it `failed`). The database is in WAL mode and every step is its
+//! [`Store::finish_run`] stores the result and marks the run with the state it earned (see
+//! [`outcome_of`]: `complete`, `interrupted` by a signal, or `failed` when an error stopped it
+//! or a check failed); [`Store::fail_run`] marks it `failed`. The database is in WAL mode and every step is its
 //! own transaction: a run that was killed halfway leaves a readable file in which that run is
 //! still `running`; [`RunRow::state`] then reports it as `incomplete`.
 //!
