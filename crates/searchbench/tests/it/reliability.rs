@@ -469,14 +469,11 @@ fn a_truncated_gzip_file_delivers_what_was_read_and_names_where_it_stopped() {
     let file = dir.path().join("cut.ndjson.gz");
     truncated_gzip(&file, 20_000, 0.5);
     let json = dir.path().join("result.json");
-    let failures = dir.path().join("failures.ndjson");
     let index = "reliability-truncated";
     let failures = dir.path().join("failures.ndjson");
     let out = ingest_node(&[
         "--index",
         index,
-        "--failures",
-        failures.to_str().unwrap(),
         "--file",
         file.to_str().unwrap(),
         "--json",
