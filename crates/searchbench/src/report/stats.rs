@@ -194,9 +194,24 @@ fn welch_se_df(base: &[f64], contender: &[f64]) -> Option<(f64, f64)> {
     Some((se, df))
 }
 
-/// Welch's t interval of the difference of means, as a percentage of the base mean. Used for
-/// one value per run: with few runs the percentile bootstrap is too narrow.
+/// Welch's t interval of the change from base to contender, in percent. Used for one value
+/// per run: with few runs the percentile bootstrap is too narrow.
+///
+/// When every value is positive (throughput, latency, CPU per document) the interval is taken
+/// on the logarithms and turned back into a ratio of geometric means: run-to-run noise in such
+/// figures is multiplicative (a slow run is slower by a factor), so a ratio's interval is the
+/// honest one, asymmetric as it should be. Values that can be zero (error counts) stay on the
+/// linear scale.
 pub fn welch_diff(base: &[f64], contender: &[f64]) -> Option<Interval> {
+    if let (Some(la), Some(lb)) = (logs(base), logs(contender)) {
+        let d = mean(&lb)? - mean(&la)?;
+        let (se, df) = welch_se_df(&la, &lb)?;
+        let t = t975(df);
+        return Some(Interval {
+            low_pct: ((d - t * se).exp() - 1.0) * 100.0,
+            high_pct: ((d + t * se).exp() - 1.0) * 100.0,
+        });
+    }
     let (ma, mb) = (mean(base)?, mean(contender)?);
     if ma == 0.0 {
         return None;
@@ -210,10 +225,24 @@ pub fn welch_diff(base: &[f64], contender: &[f64]) -> Option<Interval> {
     })
 }
 
+/// The natural logarithms of `values` when all are positive and finite.
+fn logs(values: &[f64]) -> Option<Vec<f64>> {
+    values
+        .iter()
+        .map(|&v| (v > 0.0 && v.is_finite()).then(|| v.ln()))
+        .collect()
+}
+
 /// The smallest change (percent of the base mean) that runs with this spread would detect
 /// at 95 % confidence with 80 % power: `(t_0.975 + t_0.80) × se / |mean(base)|`, Welch's
-/// standard error and degrees of freedom. For one value per run.
+/// standard error and degrees of freedom (on the logarithms, as a ratio, when all values are
+/// positive; see [`welch_diff`]). For one value per run.
 pub fn min_detectable(base: &[f64], contender: &[f64]) -> Option<f64> {
+    if let (Some(la), Some(lb)) = (logs(base), logs(contender)) {
+        let (se, df) = welch_se_df(&la, &lb)?;
+        let x = (t975(df) + t_quantile(&T80, 0.8416, df)) * se;
+        return Some((x.exp() - 1.0) * 100.0);
+    }
     let ma = mean(base)?;
     if ma == 0.0 {
         return None;
@@ -391,6 +420,25 @@ mod tests {
             h.record(v).unwrap();
         }
         Recorded::from_hdr(&h, 1000.0)
+    }
+
+    #[test]
+    fn positive_values_compare_as_ratios_and_a_big_effect_shows_through_noisy_runs() {
+        // Three noisy base runs (CV ~26 %) against three runs four times slower: on the
+        // linear scale the interval reaches past zero; as a ratio it does not.
+        let base = [2500.0, 3500.0, 4300.0];
+        let slow = [800.0, 850.0, 880.0];
+        let i = welch_diff(&base, &slow).unwrap();
+        assert!(i.high_pct < 0.0, "{i:?}");
+        assert!(i.low_pct > -100.0, "a ratio cannot fall below -100 %: {i:?}");
+        // The same configuration twice: no change.
+        let a = [1000.0, 1100.0, 950.0];
+        let b = [1020.0, 980.0, 1090.0];
+        let i = welch_diff(&a, &b).unwrap();
+        assert!(i.low_pct < 0.0 && i.high_pct > 0.0, "{i:?}");
+        // A count that can be zero stays linear.
+        let i = welch_diff(&[0.0, 1.0, 0.0], &[5.0, 6.0, 4.0]).unwrap();
+        assert!(i.low_pct > 0.0, "{i:?}");
     }
 
     #[test]

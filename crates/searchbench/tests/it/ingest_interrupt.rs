@@ -72,7 +72,7 @@ fn ctrl_c_on_a_stalled_engine_stops_retrying_and_reports_the_partial_load() {
         .unwrap();
     // Stall the engine once the load is under way (some documents indexed).
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let target = common::target();
+    let target = common::target_at(url, Duration::from_secs(10));
     let waiting = Instant::now();
     loop {
         assert!(child.try_wait().unwrap().is_none(), "the load ended early");
