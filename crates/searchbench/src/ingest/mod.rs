@@ -377,9 +377,6 @@ fn report(mut p: ReportParts<'_>) -> IngestReport {
             .engine_cpu
             .map(|d| (d.as_secs_f64() / machine_secs).min(1.0)),
     };
-    if p.engine_cpu.is_some_and(|d| d.as_secs_f64() > machine_secs) {
-        p.warnings.push("engine CPU exceeded 100 % of the machine over the load's wall time (it is read around setup and refresh too); shown as 100 %".into());
-    }
     let mut url = p.target.url().clone();
     url.set_query(None);
     IngestReport {
