@@ -5,7 +5,10 @@
 //! Written by hand on blocking sockets, one thread per connection, so that one core absorbs
 //! well over 1 GB/s: it parses only the request head (`Content-Length` or chunked framing),
 //! reads the body into one reused buffer, counts its newlines (documents = newlines / 2) and
-//! throws it away. Every `_bulk` is answered `{"took":0,"errors":false,"items":[]}`. Bodies
+//! throws it away. Every `_bulk` is answered like a real engine: `"errors":false` and one item
+//! per document (trimmed as OpenSearch trims it for the request's `filter_path`, e.g.
+//! `{"index":{"status":201}}` for `items.*.status`), so the client pays for reading real-size
+//! answers. Bodies
 //! with `Content-Encoding: gzip` are kept whole and gunzipped before counting (slow, but
 //! correct). The few other calls `searchbench ingest` makes (`GET /`, index create / exists /
 //! delete, settings, stats, refresh, `_count`) are answered just enough for the run to
@@ -33,6 +36,8 @@ struct Counters {
 struct Head {
     method: String,
     path: String,
+    /// After the `?`.
+    query: String,
     content_length: Option<u64>,
     chunked: bool,
     gzip: bool,
@@ -163,10 +168,11 @@ fn parse_head(raw: &[u8]) -> io::Result<Head> {
     let mut request = lines.next().unwrap_or("").split(' ');
     let method = request.next().unwrap_or("").to_string();
     let target = request.next().ok_or_else(|| bad("request line"))?;
-    let path = target.split('?').next().unwrap_or("").to_string();
+    let (path, query) = target.split_once('?').unwrap_or((target, ""));
     let mut head = Head {
         method,
-        path,
+        path: path.to_string(),
+        query: query.to_string(),
         content_length: None,
         chunked: false,
         gzip: false,
@@ -197,6 +203,33 @@ fn count_newlines(bytes: &[u8]) -> u64 {
     memchr::memchr_iter(b'\n', bytes).count() as u64
 }
 
+/// A successful bulk answer for `docs` documents, with items as OpenSearch 2.19 writes them:
+/// whole, or only `status` when the request's `filter_path` keeps only `items.*.status` (and
+/// `items.*.error`, absent on success).
+fn bulk_answer(query: &str, docs: u64) -> String {
+    let filtered = query.contains("filter_path=") && query.contains("items.*.status");
+    let mut out = String::with_capacity(40 + docs as usize * if filtered { 25 } else { 170 });
+    out.push_str("{\"took\":0,\"errors\":false,\"items\":[");
+    for n in 0..docs {
+        if n > 0 {
+            out.push(',');
+        }
+        if filtered {
+            out.push_str("{\"index\":{\"status\":201}}");
+        } else {
+            use std::fmt::Write as _;
+            let _ = write!(
+                out,
+                "{{\"index\":{{\"_index\":\"sink\",\"_id\":\"{n}\",\"_version\":1,\"result\":\"created\",\
+                 \"_shards\":{{\"total\":2,\"successful\":1,\"failed\":0}},\"_seq_no\":{n},\
+                 \"_primary_term\":1,\"status\":201}}}}"
+            );
+        }
+    }
+    out.push_str("]}");
+    out
+}
+
 /// Answers one request: `(status line, JSON body)`.
 fn route(conn: &mut Conn, head: &Head, counters: &Counters) -> io::Result<(&'static str, String)> {
     let (method, path) = (head.method.as_str(), head.path.as_str());
@@ -223,10 +256,7 @@ fn route(conn: &mut Conn, head: &Head, counters: &Counters) -> io::Result<(&'sta
         counters.docs.fetch_add(newlines / 2, Relaxed);
         counters.bytes.fetch_add(bytes, Relaxed);
         counters.requests.fetch_add(1, Relaxed);
-        return Ok((
-            "200 OK",
-            "{\"took\":0,\"errors\":false,\"items\":[]}".into(),
-        ));
+        return Ok(("200 OK", bulk_answer(&head.query, newlines / 2)));
     }
     // Drain any other body.
     conn.body(head, &mut |_| {})?;
