@@ -4,15 +4,16 @@
 //! target, with samples going to the recorder and results to the store; see docs/architecture.md.
 
 pub mod cli;
+pub mod cluster;
 pub mod corpus;
 pub mod engine;
 pub mod experiment;
 pub mod ingest;
 mod layering;
 pub mod measure;
+pub mod os;
 pub mod query;
 pub mod report;
 pub mod session;
 pub mod store;
-pub mod target;
 pub mod workload;

@@ -242,9 +242,9 @@ async fn status(json: bool) -> CliResult {
             record.remove();
             continue;
         }
-        let mut config = crate::target::TargetConfig::local(&record.url);
+        let mut config = crate::cluster::TargetConfig::local(&record.url);
         config.timeout = Duration::from_secs(3);
-        let health = match crate::target::Target::new(&config) {
+        let health = match crate::cluster::Target::new(&config) {
             Ok(t) => match t.health(None).await {
                 Ok(h) => h.status,
                 Err(e) => format!("not answering ({e})"),

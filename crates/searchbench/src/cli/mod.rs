@@ -168,7 +168,7 @@ pub fn main() -> i32 {
         }
         Ok(()) => exit::OK,
         Err(CliError { code, error }) => {
-            eprintln!("error: {}", crate::target::error_chain(&*error));
+            eprintln!("error: {}", crate::cluster::error_chain(&*error));
             code
         }
     }

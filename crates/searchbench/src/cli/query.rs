@@ -6,7 +6,7 @@ use clap::Args;
 
 use super::output::{self, Terminal};
 use super::{CliError, CliResult, TargetArgs};
-use crate::corpus::metrics::{MetricsSpec, DEFAULT_ROWS_PER_EPOCH};
+use crate::corpus::cluster_metrics::{MetricsSpec, DEFAULT_ROWS_PER_EPOCH};
 use crate::corpus::text::{parse_duration_ms, parse_start};
 use crate::corpus::LogsSpec;
 use crate::query::{self, QueryOptions, Transport, Variant};

@@ -6,7 +6,7 @@ use std::time::Duration;
 use clap::{Args, Subcommand};
 
 use super::{output, CliError, CliResult};
-use crate::target::{Auth, Secret, Target, TargetConfig};
+use crate::cluster::{Auth, Secret, Target, TargetConfig};
 
 /// How to reach a cluster. Secrets can come from the environment so they stay out of shell history.
 #[derive(Debug, Clone, Args)]

@@ -4,20 +4,20 @@
 //! JSON straight into the bulk body it is building, so a document is written once and never
 //! re-encoded on the way to the target.
 
+pub mod cluster_metrics;
 pub mod convert;
 pub mod csvdoc;
 pub mod files;
 pub mod logs;
-pub mod metrics;
 pub mod rng;
 pub mod text;
 pub mod transactions;
 pub mod truth_file;
 mod words;
 
+pub use cluster_metrics::{ClusterMetrics, MetricsSpec, PartitionTruth, TruthHandle};
 pub use files::{CsvReader, NdjsonReader};
 pub use logs::{Logs, LogsSpec};
-pub use metrics::{ClusterMetrics, MetricsSpec, PartitionTruth, TruthHandle};
 pub use transactions::{Transactions, TransactionsSpec};
 
 /// What one call to [`DocSource::next_into`] produced.

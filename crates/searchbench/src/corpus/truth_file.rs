@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::metrics::{ClusterMetrics, MetricsSpec, PartitionTruth};
+use super::cluster_metrics::{ClusterMetrics, MetricsSpec, PartitionTruth};
 use super::CorpusError;
 
 /// The first line of a truth file: what the numbers mean.

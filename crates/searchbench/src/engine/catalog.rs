@@ -1,31 +1,13 @@
 //! The engines we know how to start, and what each needs.
 
-use std::fmt;
+pub use crate::cluster::Product;
 
-/// Which runner family an engine is started through; each has its own launcher source.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Product {
-    OpenSearch,
-    Elasticsearch,
-}
-
-impl Product {
-    /// The Maven profile of `launcher/pom.xml` that builds this product's launcher.
-    pub fn profile(self) -> &'static str {
-        match self {
-            Product::OpenSearch => "opensearch",
-            Product::Elasticsearch => "elasticsearch",
-        }
-    }
-}
-
-impl fmt::Display for Product {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Product::OpenSearch => "OpenSearch",
-            Product::Elasticsearch => "Elasticsearch",
-        })
+/// The Maven profile of `launcher/pom.xml` that builds `product`'s launcher (each
+/// product has its own launcher source).
+pub fn launcher_profile(product: Product) -> &'static str {
+    match product {
+        Product::OpenSearch => "opensearch",
+        Product::Elasticsearch => "elasticsearch",
     }
 }
 

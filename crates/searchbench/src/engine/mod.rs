@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::target::{Target, TargetConfig};
+use crate::cluster::{Target, TargetConfig};
 
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
@@ -121,7 +121,7 @@ impl Node {
         self.record.pid
     }
 
-    pub fn target(&self) -> Result<Target, crate::target::TargetError> {
+    pub fn target(&self) -> Result<Target, crate::cluster::TargetError> {
         Target::new(&TargetConfig::local(self.url()))
     }
 
@@ -140,7 +140,7 @@ impl Drop for Node {
         if let Some(mut child) = self.child.take() {
             // Attached: closing stdin asks the node to stop; make sure, then reap.
             drop(child.stdin.take());
-            process::terminate(self.record.pid, Duration::from_secs(20));
+            crate::os::terminate(self.record.pid, Duration::from_secs(20));
             let _ = child.wait();
             self.record.remove();
             remove_data(&self.record);
@@ -243,7 +243,7 @@ pub async fn start(options: &StartOptions) -> Result<Node, EngineError> {
     record.save()?;
 
     if let Err(e) = wait_healthy(spec, &record, &mut child, options.timeout).await {
-        process::terminate(record.pid, Duration::from_secs(10));
+        crate::os::terminate(record.pid, Duration::from_secs(10));
         let _ = child.wait();
         record.remove();
         remove_data(&record);
@@ -301,7 +301,7 @@ async fn wait_healthy(
 pub fn stop_record(record: &NodeRecord, grace: Duration) -> StopOutcome {
     let outcome = if !record.is_alive() {
         StopOutcome::Stale
-    } else if process::terminate(record.pid, grace) {
+    } else if crate::os::terminate(record.pid, grace) {
         StopOutcome::Killed
     } else {
         StopOutcome::Stopped

@@ -2,12 +2,12 @@
 
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use super::paths;
 use super::EngineError;
+use crate::os::{pid_alive, rss_bytes};
 
 /// What we remember about a node we started, in `nodes/<http_port>.json`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -94,77 +94,6 @@ pub fn is_our_launcher(pid: u32) -> bool {
         // No /proc (not Linux): trust the signal check.
         Err(_) => !Path::new("/proc/self").exists(),
     }
-}
-
-pub fn pid_alive(pid: u32) -> bool {
-    let Ok(pid) = i32::try_from(pid) else {
-        return false;
-    };
-    // SAFETY: kill with signal 0 only checks that the process exists.
-    let rc = unsafe { libc::kill(pid, 0) };
-    if rc != 0 {
-        return false;
-    }
-    // A zombie (exited, not yet reaped) counts as gone.
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => !stat
-            .rsplit(')')
-            .next()
-            .unwrap_or("")
-            .trim_start()
-            .starts_with('Z'),
-        Err(_) => true,
-    }
-}
-
-pub fn signal(pid: u32, sig: i32) {
-    if let Ok(pid) = i32::try_from(pid) {
-        // SAFETY: sending a signal has no memory-safety preconditions.
-        unsafe {
-            libc::kill(pid, sig);
-        }
-    }
-}
-
-pub fn rss_bytes(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
-}
-
-/// CPU time (user + system) a process has used so far, from /proc/<pid>/stat.
-pub fn cpu_time(pid: u32) -> Option<Duration> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let after = stat.rsplit_once(')')?.1;
-    let fields: Vec<&str> = after.split_whitespace().collect();
-    // Fields 14 and 15 of stat (utime, stime) are at 11 and 12 after the command name.
-    let utime: u64 = fields.get(11)?.parse().ok()?;
-    let stime: u64 = fields.get(12)?.parse().ok()?;
-    // SAFETY: sysconf has no preconditions.
-    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    let ticks = if ticks > 0 { ticks as u64 } else { 100 };
-    Some(Duration::from_nanos(
-        (utime + stime) * 1_000_000_000 / ticks,
-    ))
-}
-
-/// SIGTERM, then SIGKILL once `grace` has passed. Returns true if it had to kill.
-pub fn terminate(pid: u32, grace: Duration) -> bool {
-    signal(pid, libc::SIGTERM);
-    let deadline = std::time::Instant::now() + grace;
-    while std::time::Instant::now() < deadline {
-        if !pid_alive(pid) {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    signal(pid, libc::SIGKILL);
-    let deadline = std::time::Instant::now() + Duration::from_secs(5);
-    while pid_alive(pid) && std::time::Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    true
 }
 
 /// The last `lines` lines of a log file (reads at most the last 64 KiB).

@@ -78,7 +78,12 @@ pub fn provision(spec: &EngineSpec, jdk: &Jdk) -> Result<Provisioned, EngineErro
     let status = Command::new(&mvn)
         .current_dir(&dir)
         .env("JAVA_HOME", &jdk.home)
-        .args(["-B", "-q", "-P", spec.product.profile()])
+        .args([
+            "-B",
+            "-q",
+            "-P",
+            super::catalog::launcher_profile(spec.product),
+        ])
         .arg(format!("-Drunner.version={}", spec.runner_version()))
         .arg(format!("-Dlauncher.release={release}"))
         .arg("package")

@@ -20,12 +20,12 @@ use std::path::PathBuf;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::cluster::{Target, TargetError};
 use crate::corpus::convert::{ConvertDates, DateFields};
 use crate::corpus::{CorpusError, DocSource, Logs, LogsSpec};
 use crate::ingest::{
     self, index, Cancel, Controls, DriverConfig, IngestError, IngestReport, LoadSettings, Plan,
 };
-use crate::target::{Target, TargetError};
 use crate::workload;
 
 /// The `date` fields of the logs mapping.

@@ -20,9 +20,9 @@ use super::control::{Cancel, Controls, GRACE};
 use super::failures::FailureFile;
 use super::shared::Shared;
 use super::{batcher, clients, ticker, DriverConfig, IngestError};
+use crate::cluster::Target;
 use crate::corpus::DocSource;
 use crate::measure::Recorder;
-use crate::target::Target;
 
 /// What a load did. `read = acked + refused + unacknowledged + bad_lines` always holds.
 #[derive(Debug)]

@@ -6,7 +6,7 @@ use reqwest::Method;
 use serde_json::{json, Value};
 
 use super::IngestError;
-use crate::target::{Target, TargetError};
+use crate::cluster::{Target, TargetError};
 
 /// The mark in `mappings._meta` by which we know an index is ours.
 pub const CREATED_BY: &str = "searchbench";

@@ -36,12 +36,12 @@ pub use driver::LoadOutcome;
 pub use failures::FailureFile;
 pub use index::{Existing, LoadSettings, Previous};
 
+use crate::cluster::IndexStats;
+use crate::cluster::{Target, TargetError};
 use crate::corpus::{CorpusError, DocSource};
 use crate::measure::{
-    self, Attribution, AttributionInput, Headline, IndexStats, Machine, Second,
-    SerializedHistogram, Summary,
+    Attribution, AttributionInput, Headline, Machine, Second, SerializedHistogram, Summary,
 };
-use crate::target::{Target, TargetError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum IngestError {
@@ -228,8 +228,8 @@ pub async fn ingest_streaming(
     let corpus = source.describe();
     let failures = Arc::new(FailureFile::new(&plan.failures));
     let previous_failures_file = failures.set_aside_previous()?;
-    let engine_before = plan.engine_pid.and_then(crate::engine::process::cpu_time);
-    let cpu_before = measure::self_cpu();
+    let engine_before = plan.engine_pid.and_then(crate::os::cpu_time);
+    let cpu_before = crate::os::self_cpu();
 
     let outcome = driver::load(
         target,
@@ -240,11 +240,8 @@ pub async fn ingest_streaming(
     )
     .await;
 
-    let driver_cpu = measure::self_cpu().saturating_sub(cpu_before);
-    let engine_cpu = match (
-        engine_before,
-        plan.engine_pid.and_then(crate::engine::process::cpu_time),
-    ) {
+    let driver_cpu = crate::os::self_cpu().saturating_sub(cpu_before);
+    let engine_cpu = match (engine_before, plan.engine_pid.and_then(crate::os::cpu_time)) {
         (Some(b), Some(a)) => Some(a.saturating_sub(b)),
         _ => None,
     };

@@ -14,8 +14,8 @@ use super::response::{self, BulkAnswer};
 use super::retry::{Decision, Failure};
 use super::shared::{fail_pending, Fate, Shared};
 use super::{gzip, IngestError};
+use crate::cluster::TargetError;
 use crate::measure::Sample;
-use crate::target::TargetError;
 
 const INTERRUPTED_IN_FLIGHT: &str =
     "interrupted: no answer within the grace period after the cancel";

@@ -10,8 +10,8 @@ use super::control::Cancel;
 use super::failures::FailureFile;
 use super::failures::Origin;
 use super::{DriverConfig, IngestError};
+use crate::cluster::Target;
 use crate::measure::{Recorder, Sample};
-use crate::target::Target;
 
 /// State the batcher, the senders and the tickers share.
 pub struct Shared {

@@ -32,7 +32,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::IndexStats;
+use crate::cluster::IndexStats;
 
 #[derive(Debug, Clone)]
 pub struct AttributionInput {

@@ -4,13 +4,9 @@
 //! recorded under a short lock into fixed-size histograms and a per-second timeline.
 
 pub mod attribution;
-pub mod cpu;
 pub mod machine;
 pub mod recorder;
-pub mod stats;
 
 pub use attribution::{Attribution, AttributionInput, Segment};
-pub use cpu::self_cpu;
 pub use machine::Machine;
 pub use recorder::{Headline, Recorder, Sample, Second, SerializedHistogram, Summary};
-pub use stats::IndexStats;

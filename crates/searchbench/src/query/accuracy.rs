@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use super::answer::Answer;
 use super::plan::{Algo, Variant, FIELDS, PERCENTS};
-use crate::corpus::metrics::{FieldTruth, PartitionTruth};
+use crate::corpus::cluster_metrics::{FieldTruth, PartitionTruth};
 
 /// Largest accepted percentile error for t-digest (compression 100, the default): 5 %.
 /// On partitions of thousands of values the observed errors are far smaller (see the

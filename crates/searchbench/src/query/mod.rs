@@ -18,11 +18,11 @@
 
 pub mod accuracy;
 pub mod answer;
-pub mod driver;
+pub mod cells;
 pub mod logs;
 pub mod plan;
 pub mod report;
-pub mod stats;
+pub mod send;
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -30,15 +30,15 @@ use std::time::{Duration, Instant};
 use hdrhistogram::Histogram;
 
 pub use accuracy::{Truth, VariantAccuracy};
+pub use cells::{CellResult, CoverageSample};
 pub use logs::{LogsQueryOptions, LogsTruth};
 pub use plan::{Algo, LogsQuery, Transport, Variant};
 pub use report::QueryResult;
-pub use stats::{CellResult, CoverageSample};
 
+use crate::cluster::Target;
 use crate::corpus::rng::Rng;
 use crate::corpus::LogsSpec;
-use crate::target::Target;
-use driver::{Endpoints, Prepared};
+use send::{Endpoints, Prepared};
 
 /// Errors that stop a query run before it measures anything.
 #[derive(Debug, thiserror::Error)]
@@ -48,7 +48,7 @@ pub enum QueryError {
     #[error("{0}")]
     Invalid(String),
     #[error(transparent)]
-    Target(#[from] crate::target::TargetError),
+    Target(#[from] crate::cluster::TargetError),
     #[error(transparent)]
     Corpus(#[from] crate::corpus::CorpusError),
     #[error("{path}: {reason}")]
@@ -206,7 +206,7 @@ async fn measure<P, C>(
 ) -> Measured
 where
     P: Fn(bool) -> Vec<Vec<Prepared>>,
-    C: FnMut(&Task, &driver::Coverage) -> Vec<String>,
+    C: FnMut(&Task, &send::Coverage) -> Vec<String>,
 {
     let endpoints = Endpoints::new(target, &options.index);
     let client = target.client();
@@ -226,7 +226,7 @@ where
     let mut rng = Rng::new(options.shuffle_seed, 0x9e57);
     let mut failures = Vec::new();
     let mut failures_total = 0u64;
-    let mut check = |task: &Task, cov: &driver::Coverage, failures: &mut Vec<String>| {
+    let mut check = |task: &Task, cov: &send::Coverage, failures: &mut Vec<String>| {
         if !options.check {
             return 0u64;
         }
@@ -249,7 +249,7 @@ where
         shuffle(&mut order, &mut rng);
         for task in &order {
             let p = &prepared[task.variant][task.coverage];
-            let cov = driver::coverage(client, &endpoints, p, task.transport).await;
+            let cov = send::coverage(client, &endpoints, p, task.transport).await;
             failures_total += check(task, &cov, &mut failures);
             warmup_coverages += 1;
         }
@@ -277,7 +277,7 @@ where
             }
             let begin = Instant::now();
             let p = &prepared[task.variant][task.coverage];
-            let cov = driver::coverage(client, &endpoints, p, task.transport).await;
+            let cov = send::coverage(client, &endpoints, p, task.transport).await;
             let end = Instant::now();
             failures_total += check(task, &cov, &mut failures);
             let cell = cells
@@ -297,7 +297,7 @@ where
         for task in &order {
             let begin = Instant::now();
             let p = &profiled[task.variant][task.coverage];
-            let cov = driver::coverage(client, &endpoints, p, task.transport).await;
+            let cov = send::coverage(client, &endpoints, p, task.transport).await;
             let end = Instant::now();
             failures_total += check(task, &cov, &mut failures);
             let cell = profile_cells
@@ -311,7 +311,7 @@ where
         cells
             .into_iter()
             .map(|((v, t), c)| {
-                stats::cell_result(
+                cells::cell_result(
                     options.variants[v],
                     t,
                     c.samples,
@@ -363,7 +363,7 @@ pub async fn run_cluster_metrics(
         .iter()
         .map(|&v| VariantAccuracy::new(v))
         .collect();
-    let check = |task: &Task, cov: &driver::Coverage| {
+    let check = |task: &Task, cov: &send::Coverage| {
         let (epoch, nodes) = &truth.coverages[task.coverage];
         let mut local = Vec::new();
         for (i, answer) in &cov.answers {
@@ -426,7 +426,7 @@ pub async fn run_logs(
         .iter()
         .map(|&v| VariantAccuracy::new(v))
         .collect();
-    let check = |task: &Task, cov: &driver::Coverage| {
+    let check = |task: &Task, cov: &send::Coverage| {
         let mut local = Vec::new();
         if let Some(truth) = &truth {
             for (_, answer) in &cov.answers {
@@ -456,7 +456,7 @@ fn record(
     cell: &mut Cell,
     pass: u32,
     epoch: u64,
-    cov: &driver::Coverage,
+    cov: &send::Coverage,
     begin: Instant,
     end: Instant,
     scheduled: Option<Instant>,

@@ -4,8 +4,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::accuracy::VariantAccuracy;
+use super::cells::CellResult;
 use super::plan::{Transport, Variant};
-use super::stats::CellResult;
 use super::{Measured, QueryError, QueryOptions};
 use crate::measure::SerializedHistogram;
 

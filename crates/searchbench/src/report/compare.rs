@@ -19,7 +19,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::metrics::{self, Direction, Metric};
-use super::stats::{
+use super::statistics::{
     bootstrap_diff, cv_pct, min_detectable, pct_diff, quantile_diff, Interval, SampleKind,
     CONFIDENCE, MIN_RUNS, MIN_SAMPLES, RESAMPLES,
 };
@@ -174,7 +174,7 @@ fn over_runs(per_run: &[Vec<Metric>]) -> Vec<Metric> {
         .into_iter()
         .filter_map(|mut m| {
             let v = values.remove(&m.key)?;
-            m.value = super::stats::mean(&v)?;
+            m.value = super::statistics::mean(&v)?;
             m.samples = Some((SampleKind::PerRun, v));
             Some(m)
         })

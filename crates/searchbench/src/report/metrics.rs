@@ -20,7 +20,7 @@ use serde_json::Value;
 
 use std::sync::Arc;
 
-use super::stats::{mean, Recorded, SampleKind};
+use super::statistics::{mean, Recorded, SampleKind};
 use crate::measure::SerializedHistogram;
 
 /// Which way is good.

@@ -11,7 +11,7 @@ pub mod csv_file;
 pub mod html;
 pub mod markdown;
 pub mod metrics;
-pub mod stats;
+pub mod statistics;
 
 use std::path::{Path, PathBuf};
 

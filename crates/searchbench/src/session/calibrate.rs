@@ -7,7 +7,7 @@ use super::ingest::{load, record_config, LoadSpec};
 use super::record::{save_outcome, Recording, SaveSpec};
 use super::{ClusterSpec, Job, Observer, SessionError};
 use crate::ingest::IngestReport;
-use crate::report::stats::{cv_pct, mean, min_detectable_for};
+use crate::report::statistics::{cv_pct, mean, min_detectable_for};
 use crate::store::Kind;
 use crate::workload::WorkloadSpec;
 

@@ -1,8 +1,8 @@
 //! Where a session sends its load: a cluster the user gave, or an engine we start for the
 //! run and stop when it ends.
 
+use crate::cluster::Target;
 use crate::engine::{self, Node, StartOptions};
-use crate::target::Target;
 
 use super::{Event, Observer, SessionError};
 

@@ -6,11 +6,11 @@ use serde_json::Value;
 
 use super::record::{save_outcome, Recording, SaveSpec};
 use super::{ClusterSpec, Event, Job, Observer, SessionError};
+use crate::cluster::Target;
 use crate::ingest::{
     self, Cancel, Controls, DriverConfig, IngestReport, LoadSettings, Plan, Progress,
 };
 use crate::store::Kind;
-use crate::target::Target;
 
 /// How to load: the driver's configuration and the index settings held during the load.
 #[derive(Debug, Clone)]
@@ -53,7 +53,7 @@ pub fn record_config(job: &Job, cluster: &ClusterSpec, load: &LoadSpec) -> Value
         "index": job.index,
         "seed": job.seed,
         "engine": cluster.engine_name(),
-        "urls": crate::target::redact_urls(&cluster.urls),
+        "urls": crate::cluster::redact_urls(&cluster.urls),
         "heap": cluster.heap,
     });
     if let (Some(map), Ok(Value::Object(driver))) =

@@ -22,12 +22,12 @@ pub use events::{Event, Observer, Silent};
 pub use job::{FileFormat, FilesSpec, Job};
 pub use record::{Recording, SaveSpec};
 
+use crate::cluster::TargetError;
 use crate::corpus::CorpusError;
 use crate::engine::EngineError;
 use crate::ingest::IngestError;
 use crate::query::QueryError;
 use crate::store::StoreError;
-use crate::target::TargetError;
 
 /// Why a session could not do its work. [`SessionError::is_usage`] tells bad usage or input
 /// (the caller's to fix) from a failure of the work itself.

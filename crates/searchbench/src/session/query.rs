@@ -6,11 +6,11 @@ use std::path::PathBuf;
 use super::ingest::{load, LoadSpec};
 use super::record::{save_outcome, Recording, SaveSpec};
 use super::{Event, Job, Observer, SessionError};
-use crate::corpus::metrics::MetricsSpec;
+use crate::cluster::Target;
+use crate::corpus::cluster_metrics::MetricsSpec;
 use crate::corpus::{truth_file, ClusterMetrics, Logs, LogsSpec};
 use crate::query::{self, QueryOptions, QueryPlan, QueryResult, Truth};
 use crate::store::Kind;
-use crate::target::Target;
 use crate::workload::{PartitionTruth, WorkloadSpec};
 
 /// The corpus the queried index holds (its truth is recomputed from it).
@@ -61,7 +61,7 @@ pub async fn query(
     let config = serde_json::json!({
         "workload": spec.corpus.workload(),
         "index": options.index,
-        "urls": crate::target::redact_urls(urls),
+        "urls": crate::cluster::redact_urls(urls),
         "seed": spec.corpus.seed(),
         "docs": match &spec.corpus {
             QueryCorpus::Logs { spec, .. } => Some(spec.docs),

@@ -89,7 +89,7 @@ impl<'a> Recording<'a> {
             Err(e) => {
                 observer.event(Event::Warning(format!(
                     "this run will not be saved: {}",
-                    crate::target::error_chain(&e)
+                    crate::cluster::error_chain(&e)
                 )));
                 mark_unsaved();
                 None
@@ -178,7 +178,7 @@ pub fn save_outcome<T: Serialize>(
                 recording.finish(result, html);
             }
             Err(e) if e.is_usage() => recording.discard(),
-            Err(e) => recording.fail(&crate::target::error_chain(e), None),
+            Err(e) => recording.fail(&crate::cluster::error_chain(e), None),
         }
     }
 }

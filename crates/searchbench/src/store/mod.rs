@@ -316,10 +316,6 @@ fn is_busy(e: &rusqlite::Error) -> bool {
     )
 }
 
-fn process_alive(pid: u32) -> bool {
-    Path::new(&format!("/proc/{pid}")).exists()
-}
-
 /// An open results store.
 #[derive(Debug)]
 pub struct Store {
@@ -829,7 +825,7 @@ impl RawRow {
             "complete" => State::Complete,
             "interrupted" => State::Interrupted,
             "failed" => State::Failed,
-            _ if pid.is_some_and(process_alive) => State::Running,
+            _ if pid.is_some_and(crate::os::pid_alive) => State::Running,
             _ => State::Incomplete,
         };
         Ok(RunRow {

@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use super::{
     reject, settings, CorpusWriter, FileShape, Opened, PartitionTruth, Workload, WorkloadSpec,
 };
-use crate::corpus::metrics::{MetricsSpec, CSV_HEADER};
+use crate::corpus::cluster_metrics::{MetricsSpec, CSV_HEADER};
 use crate::corpus::{truth_file, ClusterMetrics, CorpusError, DocSource};
 use crate::query::{QueryPlan, Truth};
 

@@ -26,7 +26,7 @@
 //!   same bytes.
 //! * Ground truth of `cluster-metrics`: [`TruthHandle::take`] returns the
 //!   [`PartitionTruth`] of every epoch finished so far (an epoch is published the moment its
-//!   last row is produced); see [`crate::corpus::metrics`] for definitions.
+//!   last row is produced); see [`crate::corpus::cluster_metrics`] for definitions.
 //!
 //! Index names start with `searchbench-` so that what we create is recognisably ours (and
 //! the only thing we ever delete).

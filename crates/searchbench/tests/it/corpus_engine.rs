@@ -5,8 +5,8 @@
 use crate::common;
 
 use reqwest::Method;
+use searchbench::cluster::Target;
 use searchbench::corpus::DocSource;
-use searchbench::target::Target;
 use searchbench::workload::{self, PartitionTruth, WorkloadSpec};
 use serde_json::{json, Value};
 

@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
+use searchbench::corpus::cluster_metrics::{percentile_sorted, stored_f32};
 use searchbench::corpus::files::{CsvReader, NdjsonReader};
-use searchbench::corpus::metrics::{percentile_sorted, stored_f32};
 use searchbench::corpus::{DocSource, Item};
 use searchbench::workload::{self, WorkloadSpec};
 use serde_json::Value;

@@ -4,7 +4,7 @@ use reqwest::Method;
 use serde_json::{json, Value};
 
 use crate::common::{self, bin, node_url, succeeded};
-use searchbench::target::TargetError;
+use searchbench::cluster::TargetError;
 
 /// One request to the shared node: `Ok(answer)` or the HTTP status it failed with.
 fn request(method: Method, path: &str, body: Option<Value>) -> Result<Value, u16> {

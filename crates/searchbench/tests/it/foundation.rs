@@ -120,7 +120,7 @@ fn start_status_stop_leaves_nothing_behind() {
     assert!(stop.status.success(), "{}", stderr(&stop));
     assert!(String::from_utf8_lossy(&stop.stdout).contains("stopped"));
     assert!(
-        !process::pid_alive(pid),
+        !searchbench::os::pid_alive(pid),
         "the java process must be gone after stop"
     );
     assert!(

@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
+use searchbench::cluster::Target;
 use searchbench::ingest::{self, source::Counter, DriverConfig, IdMode, LoadSettings, Plan};
-use searchbench::target::Target;
 use serde_json::json;
 
 use crate::common::proxy::{self, Fault};

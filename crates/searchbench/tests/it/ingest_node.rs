@@ -5,11 +5,11 @@ use std::path::Path;
 use std::time::Duration;
 
 use reqwest::Method;
+use searchbench::cluster::Target;
 use searchbench::corpus::{BadLine, CorpusError, DocSource, Item};
 use searchbench::ingest::{
     self, source::Counter, DriverConfig, IdMode, IngestError, LoadSettings, Plan,
 };
-use searchbench::target::Target;
 use serde_json::{json, Value};
 
 use crate::common::{self, node_url};

@@ -4,7 +4,7 @@
 
 use crate::common::{self, runtime};
 
-use searchbench::corpus::metrics::MetricsSpec;
+use searchbench::corpus::cluster_metrics::MetricsSpec;
 use searchbench::corpus::truth_file;
 use searchbench::query::{self, accuracy, QueryOptions, Transport, Truth, Variant};
 

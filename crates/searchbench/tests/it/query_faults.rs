@@ -5,9 +5,9 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::time::Duration;
 
-use searchbench::corpus::metrics::{FieldTruth, PartitionTruth};
+use searchbench::cluster::Target;
+use searchbench::corpus::cluster_metrics::{FieldTruth, PartitionTruth};
 use searchbench::query::{self, QueryOptions, Transport, Truth, Variant};
-use searchbench::target::Target;
 
 use crate::common;
 

@@ -274,8 +274,8 @@ fn ingest_node(args: &[&str]) -> Output {
 fn on_node<T, F, Fut>(f: F) -> T
 where
     T: Send + 'static,
-    F: FnOnce(searchbench::target::Target) -> Fut + Send + 'static,
-    Fut: std::future::Future<Output = Result<T, searchbench::target::TargetError>>,
+    F: FnOnce(searchbench::cluster::Target) -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = Result<T, searchbench::cluster::TargetError>>,
 {
     node_url();
     std::thread::spawn(move || {

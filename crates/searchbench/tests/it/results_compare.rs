@@ -3,7 +3,7 @@
 use crate::common::bin;
 use crate::common::results::{ingest_result, ingest_run, query_result, save};
 use searchbench::report::compare::{compare, Comparison, Side, Verdict};
-use searchbench::report::stats::SampleKind;
+use searchbench::report::statistics::SampleKind;
 use searchbench::store::Store;
 use serde_json::Value;
 

@@ -13,8 +13,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, Once, OnceLock};
 use std::time::Duration;
 
+use searchbench::cluster::{Target, TargetConfig};
 use searchbench::engine::{self, Node, StartOptions};
-use searchbench::target::{Target, TargetConfig};
 
 /// The engine tests run against; `SEARCHBENCH_TEST_ENGINE` picks another.
 pub fn test_engine() -> String {

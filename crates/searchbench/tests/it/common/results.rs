@@ -4,9 +4,10 @@
 
 use std::time::Duration;
 
-use searchbench::measure::{Attribution, AttributionInput, IndexStats, Machine, Recorder, Sample};
+use searchbench::cluster::IndexStats;
+use searchbench::measure::{Attribution, AttributionInput, Machine, Recorder, Sample};
 use searchbench::query::report::QueryResult;
-use searchbench::report::stats::Rng;
+use searchbench::report::statistics::Rng;
 use serde_json::{json, Value};
 
 /// An ingest result of `secs` seconds at about `docs_per_sec` (±`noise` relative, seeded),

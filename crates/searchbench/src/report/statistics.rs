@@ -430,7 +430,10 @@ mod tests {
         let slow = [800.0, 850.0, 880.0];
         let i = welch_diff(&base, &slow).unwrap();
         assert!(i.high_pct < 0.0, "{i:?}");
-        assert!(i.low_pct > -100.0, "a ratio cannot fall below -100 %: {i:?}");
+        assert!(
+            i.low_pct > -100.0,
+            "a ratio cannot fall below -100 %: {i:?}"
+        );
         // The same configuration twice: no change.
         let a = [1000.0, 1100.0, 950.0];
         let b = [1020.0, 980.0, 1090.0];

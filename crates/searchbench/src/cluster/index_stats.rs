@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::target::{Target, TargetError};
+use super::{Target, TargetError};
 
 /// The parts of `GET /{index}/_stats` that say where server time went (totals over all shards).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::answer::{parse_msearch, parse_search, Answer};
 use super::plan::{search_body, Transport, Variant};
-use crate::target::Target;
+use crate::cluster::Target;
 
 /// The prepared requests of one (variant, coverage).
 #[derive(Debug, Clone)]

@@ -2,8 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::Product;
 use super::{Target, TargetError};
-use crate::engine::Product;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct ClusterInfo {

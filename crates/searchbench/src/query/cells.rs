@@ -5,7 +5,7 @@ use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
 use super::plan::{Transport, Variant};
-use crate::corpus::metrics::percentile_sorted;
+use crate::corpus::cluster_metrics::percentile_sorted;
 use crate::measure::SerializedHistogram;
 
 /// One coverage (all nodes of one epoch) measured once.

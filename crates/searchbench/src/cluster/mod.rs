@@ -4,10 +4,14 @@
 mod api;
 mod auth;
 mod error;
+mod index_stats;
+mod product;
 
 pub use api::{ClusterHealth, ClusterInfo, NodeInfo};
 pub use auth::{Auth, Secret};
 pub use error::{chain as error_chain, TargetError};
+pub use index_stats::IndexStats;
+pub use product::Product;
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -1,0 +1,20 @@
+//! Which product a cluster runs.
+
+use std::fmt;
+
+/// Which product a cluster runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Product {
+    OpenSearch,
+    Elasticsearch,
+}
+
+impl fmt::Display for Product {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Product::OpenSearch => "OpenSearch",
+            Product::Elasticsearch => "Elasticsearch",
+        })
+    }
+}
