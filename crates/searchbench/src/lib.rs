@@ -14,6 +14,7 @@ pub mod measure;
 pub mod os;
 pub mod query;
 pub mod report;
+pub mod rng;
 pub mod session;
 pub mod store;
 pub mod workload;

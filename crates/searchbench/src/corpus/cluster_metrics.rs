@@ -31,9 +31,9 @@ use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 
-use super::rng::Rng;
 use super::text::push_fixed;
 use super::{CorpusError, DocSource, Item};
+use crate::rng::Rng;
 
 /// Nodes `N001..=N030`.
 pub const NODES: usize = 30;

@@ -11,10 +11,10 @@
 //! document is a handful of copies, three timestamps (calendar math only when the second
 //! changes) and a run of words.
 
-use super::rng::Rng;
 use super::text::{push_padded, push_u64, TsCache};
 use super::words::{LOG_GROUPS, MESSAGE, NAMES, PROCESSES, REGIONS};
 use super::{CorpusError, DocSource, Item};
+use crate::rng::Rng;
 
 /// 2023-01-01T00:00:00Z, the default start (a fixed instant, never the clock).
 pub const DEFAULT_START_MS: i64 = 1_672_531_200_000;

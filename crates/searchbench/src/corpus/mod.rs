@@ -9,7 +9,6 @@ pub mod convert;
 pub mod csvdoc;
 pub mod files;
 pub mod logs;
-pub mod rng;
 pub mod text;
 pub mod transactions;
 pub mod truth_file;

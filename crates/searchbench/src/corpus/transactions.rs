@@ -7,9 +7,9 @@
 //! cells DVF has (no street number, no built surface for land, no coordinates now and then).
 
 use super::csvdoc::{ColumnType, CsvMapping, CsvToJson};
-use super::rng::Rng;
 use super::text::{civil_from_days, days_from_civil, push_fixed, push_fixed_signed, push_u64};
 use super::{CorpusError, DocSource, Item};
+use crate::rng::Rng;
 
 use ColumnType::{Date, Double, Keyword, Long};
 

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::corpus::rng::splitmix64;
+use crate::rng::splitmix64;
 
 /// Attempt `n` (0-based) waits a random time in `[d/2, d]` where `d = base × 2^n`, capped at
 /// `max`.

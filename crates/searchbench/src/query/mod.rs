@@ -36,8 +36,8 @@ pub use plan::{Algo, LogsQuery, Transport, Variant};
 pub use report::QueryResult;
 
 use crate::cluster::Target;
-use crate::corpus::rng::Rng;
 use crate::corpus::LogsSpec;
+use crate::rng::Rng;
 use send::{Endpoints, Prepared};
 
 /// Errors that stop a query run before it measures anything.

@@ -10,6 +10,7 @@
 //! degrees of freedom, the t quantile for them), from 2 runs a side. When its interval holds
 //! zero, [`min_detectable`] says how large a change those runs could have seen.
 
+use crate::rng::Rng;
 use serde::Serialize;
 
 /// Fewer samples than this on either side: no verdict, only the difference (within-run
@@ -23,27 +24,6 @@ pub const RESAMPLES: usize = 2000;
 pub const CONFIDENCE: f64 = 0.95;
 /// The fixed seed: the same inputs always give the same interval.
 pub const SEED: u64 = 0x5EA2_C4BE_4C40_0007;
-
-/// SplitMix64: small, fast, good enough for resampling, and stable across platforms.
-#[derive(Debug, Clone)]
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Self {
-        Rng(seed)
-    }
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `0..n` (n > 0).
-    pub fn below(&mut self, n: usize) -> usize {
-        ((self.next_u64() as u128 * n as u128) >> 64) as usize
-    }
-}
 
 /// How the samples relate to each other.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -103,7 +83,7 @@ fn resample_mean(v: &[f64], block: usize, rng: &mut Rng) -> f64 {
     let mut sum = 0.0;
     let mut taken = 0;
     while taken < n {
-        let start = rng.below(n);
+        let start = rng.below(n as u64) as usize;
         for j in 0..block.min(n - taken) {
             sum += v[(start + j) % n];
         }
@@ -274,7 +254,10 @@ pub fn bootstrap_diff(base: &[f64], contender: &[f64], kind: SampleKind) -> Opti
         return welch_diff(base, contender);
     }
     let (bb, cb) = (kind.block(base.len()), kind.block(contender.len()));
-    let mut rng = Rng::new(SEED ^ ((base.len() as u64) << 32) ^ (contender.len() as u64));
+    let mut rng = Rng::new(
+        SEED ^ ((base.len() as u64) << 32) ^ (contender.len() as u64),
+        0,
+    );
     let mut diffs = Vec::with_capacity(RESAMPLES);
     for _ in 0..RESAMPLES {
         let a = resample_mean(base, bb, &mut rng);
@@ -355,7 +338,7 @@ impl Recorded {
         counts.iter_mut().for_each(|c| *c = 0);
         let n = self.len();
         for _ in 0..self.draws {
-            let r = rng.below(n as usize) as u64;
+            let r = rng.below(n);
             let step = self.cumulative.partition_point(|&c| c <= r);
             counts[step] += 1;
         }
@@ -380,7 +363,7 @@ pub fn quantile_diff(base: &Recorded, contender: &Recorded, q: f64) -> Option<In
         return None;
     }
     let resamples = (QUANTILE_DRAW_BUDGET / da.max(db)).clamp(200, RESAMPLES as u64) as usize;
-    let mut rng = Rng::new(SEED ^ (da << 32) ^ db ^ q.to_bits());
+    let mut rng = Rng::new(SEED ^ (da << 32) ^ db ^ q.to_bits(), 0);
     let (mut ca, mut cb) = (vec![0; base.values.len()], vec![0; contender.values.len()]);
     let mut diffs = Vec::with_capacity(resamples);
     for _ in 0..resamples {
@@ -481,7 +464,7 @@ mod tests {
     }
 
     fn noisy(n: usize, level: f64, spread: f64, seed: u64) -> Vec<f64> {
-        let mut r = Rng::new(seed);
+        let mut r = Rng::new(seed, 0);
         (0..n)
             .map(|_| level + spread * ((r.next_u64() % 10_000) as f64 / 10_000.0 - 0.5))
             .collect()
@@ -542,7 +525,7 @@ mod tests {
     #[test]
     fn two_run_aa_comparisons_rarely_raise_a_false_alarm() {
         // Normal-ish noise (sum of uniforms), 2 runs a side, identical configurations.
-        let mut rng = Rng::new(7);
+        let mut rng = Rng::new(7, 0);
         let mut draw = || {
             (0..6)
                 .map(|_| (rng.next_u64() % 10_000) as f64 / 10_000.0)

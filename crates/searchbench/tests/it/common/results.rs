@@ -7,7 +7,7 @@ use std::time::Duration;
 use searchbench::cluster::IndexStats;
 use searchbench::measure::{Attribution, AttributionInput, Machine, Recorder, Sample};
 use searchbench::query::report::QueryResult;
-use searchbench::report::statistics::Rng;
+use searchbench::rng::Rng;
 use serde_json::{json, Value};
 
 /// An ingest result of `secs` seconds at about `docs_per_sec` (±`noise` relative, seeded),
@@ -30,7 +30,7 @@ pub fn ingest_run(
     service_ms: f64,
     seed: u64,
 ) -> (Value, Vec<searchbench::measure::SerializedHistogram>) {
-    let mut rng = Rng::new(seed);
+    let mut rng = Rng::new(seed, 0);
     let mut unit = move || (rng.next_u64() % 1_000_000) as f64 / 1_000_000.0;
     let mut rec = Recorder::new();
     let bulk = 500u32;
@@ -125,7 +125,7 @@ pub fn ingest_run(
 /// A query result with two cells whose took is around `took_ms` (seeded noise), checked
 /// against the real `QueryResult` type.
 pub fn query_result(took_ms: f64, seed: u64) -> Value {
-    let mut rng = Rng::new(seed);
+    let mut rng = Rng::new(seed, 0);
     let mut cells = Vec::new();
     for (variant, transport, factor) in [
         ("A", "serial", 0.3),

@@ -1,5 +1,6 @@
-//! The corpus PRNG: xoshiro256** seeded through splitmix64, written here rather than taken
-//! from a crate so that the byte stream of every generator is pinned by this file alone.
+//! The one PRNG of searchbench: xoshiro256** seeded through splitmix64, written here rather
+//! than taken from a crate so that the byte stream of every generator is pinned by this file
+//! alone. The query shuffle, the retry jitter and the bootstrap of comparisons use it too.
 //!
 //! Same seed, same bytes, on any machine and any future version of our dependencies: that is
 //! the determinism promise of a corpus (docs/architecture.md, "Principles"). The generators also avoid
