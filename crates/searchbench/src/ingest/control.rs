@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use tokio::sync::{mpsc, watch};
 
-use crate::measure::Second;
+use crate::measure::TimelineRow;
 
 /// After a cancel, requests already in flight get this long to be answered (so their
 /// documents can still count as indexed) before they are given up as interrupted. Short,
@@ -17,7 +17,7 @@ pub const PROGRESS_EVERY: Duration = Duration::from_millis(250);
 
 /// Where closed seconds of the timeline go while the load runs (a results store streams them
 /// in, so a run that dies halfway keeps what it measured).
-pub type SecondsTx = mpsc::UnboundedSender<Vec<Second>>;
+pub type SecondsTx = mpsc::UnboundedSender<Vec<TimelineRow>>;
 
 /// A load's progress so far, published every [`PROGRESS_EVERY`] and once at the end.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

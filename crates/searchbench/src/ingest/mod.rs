@@ -40,7 +40,7 @@ use crate::cluster::IndexStats;
 use crate::cluster::{Target, TargetError};
 use crate::corpus::{CorpusError, DocSource};
 use crate::measure::{
-    Attribution, AttributionInput, Headline, Machine, Second, SerializedHistogram, Summary,
+    Attribution, AttributionInput, Headline, Machine, SerializedHistogram, Summary, TimelineRow,
 };
 
 #[derive(Debug, thiserror::Error)]
@@ -156,7 +156,7 @@ pub struct IngestReport {
     pub server_stats: Option<IndexStats>,
     pub cpu: Cpu,
     pub attribution: Attribution,
-    pub timeline: Vec<Second>,
+    pub timeline: Vec<TimelineRow>,
     pub failures_file: Option<PathBuf>,
     /// Where the failure file of an earlier run went (it was at the same path).
     #[serde(skip_serializing_if = "Option::is_none")]

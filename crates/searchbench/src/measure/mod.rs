@@ -9,4 +9,4 @@ pub mod recorder;
 
 pub use attribution::{Attribution, AttributionInput, Segment};
 pub use machine::Machine;
-pub use recorder::{Headline, Recorder, Sample, Second, SerializedHistogram, Summary};
+pub use recorder::{Headline, Recorder, Sample, SerializedHistogram, Summary, TimelineRow};

@@ -36,7 +36,7 @@ impl Sample {
 
 /// One second of the run (by completion time).
 #[derive(Debug, Clone, Default, Serialize)]
-pub struct Second {
+pub struct TimelineRow {
     pub second: u64,
     pub requests: u64,
     pub failed_attempts: u64,
@@ -105,7 +105,7 @@ pub struct Recorder {
     pub docs_acked: u64,
     pub bytes: u64,
     pub wire_bytes: u64,
-    timeline: Vec<Second>,
+    timeline: Vec<TimelineRow>,
     /// Requests completing before this are warm-up: kept apart (see [`Recorder::finish`]).
     warmup: Duration,
     warm_service_us: Histogram<u64>,
@@ -230,7 +230,7 @@ impl Recorder {
         if self.timeline.len() <= second {
             let from = self.timeline.len();
             let warmup = self.warmup;
-            self.timeline.extend((from..=second).map(|i| Second {
+            self.timeline.extend((from..=second).map(|i| TimelineRow {
                 second: i as u64,
                 warmup: Duration::from_secs(i as u64) < warmup,
                 ..Default::default()
@@ -256,13 +256,13 @@ impl Recorder {
         summarize(&self.took_ms, 1.0)
     }
 
-    pub fn timeline(&self) -> Vec<Second> {
+    pub fn timeline(&self) -> Vec<TimelineRow> {
         self.timeline_from(0)
     }
 
     /// The seconds from `from` on (empty when there are none yet): what a store that streams
     /// the timeline in has not seen.
-    pub fn timeline_from(&self, from: usize) -> Vec<Second> {
+    pub fn timeline_from(&self, from: usize) -> Vec<TimelineRow> {
         self.timeline
             .get(from..)
             .unwrap_or_default()

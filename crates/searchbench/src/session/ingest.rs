@@ -143,7 +143,7 @@ pub async fn load(
         gzip: plan.driver.gzip,
     });
     // Closed seconds go to the store while the load runs: a run killed halfway keeps them.
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Vec<crate::measure::Second>>();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Vec<crate::measure::TimelineRow>>();
     let stream_in = async {
         while let Some(seconds) = rx.recv().await {
             if let Some(r) = recording {

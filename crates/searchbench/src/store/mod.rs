@@ -461,7 +461,7 @@ impl Store {
     }
 
     /// Adds (or replaces) per-second rows while a run goes. Each item must serialise to an
-    /// object with a numeric `second` field (like `measure::Second`); others are skipped.
+    /// object with a numeric `second` field (like `measure::TimelineRow`); others are skipped.
     pub fn append_timeline<T: Serialize>(&self, id: &RunId, seconds: &[T]) -> Result<usize> {
         let tx = self.conn.unchecked_transaction()?;
         let mut n = 0;
