@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::{output, CliError, CliResult};
 use crate::measure::SerializedHistogram;
-use crate::report::{self, compare::format_value, metrics};
+use crate::report::{self, metrics};
 use crate::store::{self, Filter, Kind, NewRun, RunRow, Store};
 
 /// Where the results database is.
@@ -127,37 +127,6 @@ pub async fn run(cmd: ResultsCommand) -> CliResult {
     }
 }
 
-/// The one number that says most about a run.
-pub fn headline(row: &RunRow) -> String {
-    let Some(r) = &row.result else {
-        return String::new();
-    };
-    if metrics::is_ingest(r) {
-        if let Some(d) = r.get("docs_per_sec").and_then(Value::as_f64) {
-            return format!("{} docs/s", format_value(d));
-        }
-    }
-    if let Some(q) = metrics::query_part(r) {
-        let cells = q.get("cells").and_then(Value::as_array);
-        let prod = cells.into_iter().flatten().find(|c| {
-            c.get("variant").and_then(Value::as_str) == Some("D_td")
-                && c.get("transport").and_then(Value::as_str) == Some("serial")
-        });
-        if let Some(t) = prod.and_then(|c| c.get("took_ms")?.get("mean")?.as_f64()) {
-            return format!("D_td took {} ms", format_value(t));
-        }
-    }
-    String::new()
-}
-
-fn tags_text(row: &RunRow) -> String {
-    row.tags
-        .iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 fn list(a: ListArgs) -> CliResult {
     let store = a.store.open()?;
     let rows = store.list(&Filter {
@@ -182,22 +151,7 @@ fn list(a: ListArgs) -> CliResult {
         eprintln!("no runs in {} match", store.path().display());
         return Ok(());
     }
-    let mut t = output::table([
-        "id", "started", "kind", "workload", "engine", "state", "result", "tags",
-    ]);
-    for r in &rows {
-        t.add_row([
-            r.id.0.clone(),
-            report::utc(r.started_unix),
-            r.kind.clone(),
-            r.workload.clone(),
-            r.engine.clone().unwrap_or_default(),
-            r.state.name().to_string(),
-            headline(r),
-            tags_text(r),
-        ]);
-    }
-    println!("{t}");
+    output::results::list(&rows);
     Ok(())
 }
 
@@ -219,104 +173,7 @@ fn show(a: ShowArgs) -> CliResult {
         output::json(&v)?;
         return Ok(());
     }
-    let m = &row.machine;
-    let mut t = output::table(["", ""]);
-    for (k, v) in [
-        ("run", row.id.0.clone()),
-        ("kind", row.kind.clone()),
-        ("workload", row.workload.clone()),
-        ("engine", row.engine.clone().unwrap_or_else(|| "?".into())),
-        ("state", row.state.name().into()),
-        ("started", report::utc(row.started_unix)),
-        (
-            "finished",
-            row.finished_unix
-                .map(report::utc)
-                .unwrap_or_else(|| "-".into()),
-        ),
-        ("searchbench", row.tool_version.clone()),
-        (
-            "seed",
-            row.seed
-                .map(|s| s.to_string())
-                .unwrap_or_else(|| "-".into()),
-        ),
-        (
-            "machine",
-            format!(
-                "{}, {} cores, {}",
-                m.get("cpu_model").and_then(Value::as_str).unwrap_or("?"),
-                m.get("cores").and_then(Value::as_u64).unwrap_or(0),
-                m.get("memory_bytes")
-                    .and_then(Value::as_u64)
-                    .map(output::bytes)
-                    .unwrap_or_else(|| "?".into())
-            ),
-        ),
-        ("tags", tags_text(&row)),
-        ("timeline", format!("{} seconds", timeline.len())),
-    ] {
-        t.add_row([k.to_string(), v]);
-    }
-    if let Some(e) = &row.error {
-        t.add_row(["error".to_string(), e.clone()]);
-    }
-    println!("{t}");
-    let ms = metrics::extract(row.result.as_ref().unwrap_or(&Value::Null), &timeline);
-    if !ms.is_empty() {
-        let mut t = output::table(["metric", "value", "unit", "samples"]);
-        for m in ms {
-            let n = m
-                .samples
-                .as_ref()
-                .map(|(k, v)| format!("{} {}", v.len(), k.name()))
-                .unwrap_or_else(|| "1".into());
-            t.add_row([m.label, format_value(m.value), m.unit.to_string(), n]);
-        }
-        println!("{t}");
-    }
-    if !histograms.is_empty() {
-        let cols = ["count", "p50", "p90", "p99", "p99.9", "max"];
-        let mut t = output::table(
-            ["histogram", "unit"]
-                .into_iter()
-                .chain(cols)
-                .map(String::from),
-        );
-        for h in &histograms {
-            let cell = |k: &str| h.get(k).map(|v| v.to_string()).unwrap_or_default();
-            let mut row = vec![cell("name").replace('"', ""), cell("unit").replace('"', "")];
-            match h.get("error").and_then(Value::as_str) {
-                Some(e) => row.push(e.to_string()),
-                None => row.extend(cols.iter().map(|c| {
-                    let v = cell(c);
-                    if v.is_empty() {
-                        "-".to_string()
-                    } else {
-                        v
-                    }
-                })),
-            }
-            t.add_row(row);
-        }
-        println!("{t}");
-        println!("({PERCENTILE_RULE}; '-' when fewer)");
-    }
-    if let Some(def) = row
-        .result
-        .as_ref()
-        .and_then(|r| r.get("headline")?.get("definition")?.as_str())
-    {
-        println!("headline throughput: {def}");
-    }
-    match row.state {
-        store::State::Interrupted => println!("this run was INTERRUPTED (Ctrl-C): its figures are partial; compare and tag groups leave it out unless --include-partial"),
-        store::State::Failed => println!("this run FAILED: {}", row.error.as_deref().unwrap_or("see the result")),
-        _ => {}
-    }
-    if row.state == store::State::Incomplete {
-        println!("this run never finished (killed or crashed): only its start and the timeline rows saved so far are here");
-    }
+    output::results::show(&row, &timeline, &histograms);
     Ok(())
 }
 
