@@ -3,8 +3,8 @@
 
 use serde::Serialize;
 
-use super::ingest::{load, record_config, LoadSpec};
-use super::record::{save_outcome, Recording, SaveSpec};
+use super::ingest::{begin_recording, LoadSpec};
+use super::record::{save_outcome, SaveSpec};
 use super::{ClusterSpec, Job, Observer, SessionError};
 use crate::ingest::IngestReport;
 use crate::report::statistics::{cv_pct, mean, min_detectable_for};
@@ -69,25 +69,12 @@ pub async fn calibrate<E: From<SessionError>>(
         let mut ids = Vec::new();
         for i in 1..=spec.runs {
             let job = Job::generated(&spec.workload, &spec.workload_spec, spec.index.clone(), &[])?;
-            let config = record_config(&job, cluster, &load_spec);
-            let recording = Recording::begin(
-                save,
-                Kind::Ingest,
-                &job.workload,
-                job.seed,
-                config,
-                observer,
-            );
+            let recording =
+                begin_recording(Kind::Ingest, &job, cluster, &load_spec, save, observer);
             let id = recording.as_ref().map(|r| r.id().0.clone());
-            let outcome = load(
-                &connected.target,
-                job,
-                load_spec.clone(),
-                connected.engine_pid,
-                recording.as_ref(),
-                observer,
-            )
-            .await;
+            let outcome = connected
+                .load(job, load_spec.clone(), recording.as_ref(), observer)
+                .await;
             save_outcome(recording, &outcome, false);
             let report = outcome?;
             each(i, &report)?;

@@ -84,6 +84,25 @@ pub struct Connected {
 }
 
 impl Connected {
+    /// Loads `job` into this cluster (see [`super::ingest::load`]).
+    pub async fn load(
+        &self,
+        job: super::Job,
+        spec: super::ingest::LoadSpec,
+        recording: Option<&super::Recording<'_>>,
+        observer: &dyn Observer,
+    ) -> Result<crate::ingest::IngestReport, SessionError> {
+        super::ingest::load(
+            &self.target,
+            job,
+            spec,
+            self.engine_pid,
+            recording,
+            observer,
+        )
+        .await
+    }
+
     /// Stops the engine we started for the session, if any.
     pub async fn stop(self) {
         if let Some(node) = self.node {

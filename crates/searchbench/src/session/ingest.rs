@@ -76,6 +76,19 @@ pub fn record_config(job: &Job, cluster: &ClusterSpec, load: &LoadSpec) -> Value
     config
 }
 
+/// Starts the record of a load of `job`, stored with [`record_config`].
+pub fn begin_recording<'a>(
+    kind: Kind,
+    job: &Job,
+    cluster: &ClusterSpec,
+    load: &LoadSpec,
+    save: &SaveSpec,
+    observer: &'a dyn Observer,
+) -> Option<Recording<'a>> {
+    let config = record_config(job, cluster, load);
+    Recording::begin(save, kind, &job.workload, job.seed, config, observer)
+}
+
 /// `searchbench ingest`: connect or provision, load, stop what we started, keep the result.
 pub async fn ingest(
     job: Job,
@@ -85,26 +98,12 @@ pub async fn ingest(
     observer: &dyn Observer,
 ) -> Result<IngestReport, SessionError> {
     ingest::index::check_name(&job.index).map_err(|e| SessionError::usage(e.to_string()))?;
-    let config = record_config(&job, cluster, &load_spec);
-    let recording = Recording::begin(
-        save,
-        Kind::Ingest,
-        &job.workload,
-        job.seed,
-        config,
-        observer,
-    );
+    let recording = begin_recording(Kind::Ingest, &job, cluster, &load_spec, save, observer);
     let outcome = async {
         let connected = cluster.connect(observer).await?;
-        let result = load(
-            &connected.target,
-            job,
-            load_spec,
-            connected.engine_pid,
-            recording.as_ref(),
-            observer,
-        )
-        .await;
+        let result = connected
+            .load(job, load_spec, recording.as_ref(), observer)
+            .await;
         connected.stop().await;
         result
     }

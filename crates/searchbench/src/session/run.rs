@@ -4,9 +4,9 @@
 
 use serde::Serialize;
 
-use super::ingest::{load, record_config, LoadSpec};
+use super::ingest::{begin_recording, LoadSpec};
 use super::query::after_ingest;
-use super::record::{save_outcome, Recording, SaveSpec};
+use super::record::{save_outcome, SaveSpec};
 use super::{ClusterSpec, Event, Job, Observer, SessionError};
 use crate::ingest::IngestReport;
 use crate::query::QueryResult;
@@ -44,23 +44,16 @@ pub async fn run(
     observer: &dyn Observer,
 ) -> Result<RunResult, SessionError> {
     crate::ingest::index::check_name(&job.index).map_err(|e| SessionError::usage(e.to_string()))?;
-    let config = record_config(&job, cluster, &load_spec);
-    let recording = Recording::begin(save, Kind::Run, &job.workload, job.seed, config, observer);
+    let recording = begin_recording(Kind::Run, &job, cluster, &load_spec, save, observer);
     let index = job.index.clone();
     let workload = job.workload.clone();
     let truth = job.truth.take();
     let outcome = async {
         let connected = cluster.connect(observer).await?;
         let phases = async {
-            let ingest = load(
-                &connected.target,
-                job,
-                load_spec,
-                connected.engine_pid,
-                recording.as_ref(),
-                observer,
-            )
-            .await?;
+            let ingest = connected
+                .load(job, load_spec, recording.as_ref(), observer)
+                .await?;
             observer.event(Event::Ingested(&ingest));
             let loaded = ingest.error.is_none() && !ingest.interrupted;
             let query = if loaded && spec.queries {
