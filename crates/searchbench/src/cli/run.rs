@@ -64,6 +64,12 @@ pub async fn run(mut args: RunArgs) -> CliResult {
         .map_err(CliError::session)?;
     write_json(&result, &args.out)?;
     verdict(&result.ingest)?;
+    if result.query_interrupted {
+        return Err(CliError {
+            code: super::exit::INTERRUPTED,
+            error: anyhow::anyhow!("interrupted during the query phase (stored as interrupted)"),
+        });
+    }
     match &result.query {
         Some(q) if !q.passed() => Err(CliError::check(anyhow::anyhow!(
             "queries: {} wrong answer(s), {} failed request(s)",

@@ -8,7 +8,7 @@ use super::ingest::{begin_recording, LoadSpec};
 use super::query::after_ingest;
 use super::record::{save_outcome, SaveSpec};
 use super::{ClusterSpec, Event, Job, Observer, SessionError};
-use crate::ingest::IngestReport;
+use crate::ingest::{Cancel, IngestReport};
 use crate::query::QueryResult;
 use crate::store::Kind;
 use crate::workload::WorkloadSpec;
@@ -20,6 +20,9 @@ pub struct RunResult {
     pub ingest: IngestReport,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub query: Option<QueryResult>,
+    /// Stopped (Ctrl-C) during the query phase: the load is whole, the queries are not.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub query_interrupted: bool,
 }
 
 /// What to run besides the load.
@@ -50,15 +53,17 @@ pub async fn run(
     let truth = job.truth.take();
     let outcome = async {
         let connected = cluster.connect(observer).await?;
+        let cancel = load_spec.cancel.clone().unwrap_or_else(Cancel::never);
         let phases = async {
             let ingest = connected
                 .load(job, load_spec, recording.as_ref(), observer)
                 .await?;
             observer.event(Event::Ingested(&ingest));
             let loaded = ingest.error.is_none() && !ingest.interrupted;
-            let query = if loaded && spec.queries {
+            let mut query_interrupted = false;
+            let query = if loaded && spec.queries && !cancel.is_cancelled() {
                 let parts = truth.map(|t| t.take()).unwrap_or_default();
-                let result = after_ingest(
+                let phase = after_ingest(
                     connected.target.clone(),
                     &index,
                     &workload,
@@ -66,8 +71,15 @@ pub async fn run(
                     parts,
                     spec.progress.clone(),
                     observer,
-                )
-                .await?;
+                );
+                // Ctrl-C during the queries ends the run there, kept as interrupted.
+                let result = tokio::select! {
+                    result = phase => result?,
+                    () = cancel.cancelled() => {
+                        query_interrupted = true;
+                        None
+                    }
+                };
                 if let Some(r) = &result {
                     observer.event(Event::Queried(r));
                     if let Some(rec) = &recording {
@@ -78,7 +90,11 @@ pub async fn run(
             } else {
                 None
             };
-            Ok::<_, SessionError>(RunResult { ingest, query })
+            Ok::<_, SessionError>(RunResult {
+                ingest,
+                query,
+                query_interrupted,
+            })
         }
         .await;
         connected.stop().await;

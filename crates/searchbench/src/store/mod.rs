@@ -737,6 +737,12 @@ pub fn outcome_of(result: &Value) -> (State, Option<String>) {
             error.or_else(|| Some("interrupted".into())),
         );
     }
+    if result.get("query_interrupted").and_then(Value::as_bool) == Some(true) {
+        return (
+            State::Interrupted,
+            Some("interrupted during the query phase".into()),
+        );
+    }
     if error.is_some() {
         return (State::Failed, error);
     }

@@ -296,3 +296,72 @@ fn three_runs_a_side_give_a_verdict_and_an_aa_pair_of_groups_does_not() {
     assert_eq!(same.verdict, Verdict::NoSignificantChange, "{same:?}");
     assert!(same.min_detectable_pct.is_some());
 }
+
+#[test]
+fn sigint_during_the_query_phase_of_a_run_is_stored_interrupted_and_exits_130() {
+    let _one = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("q.db");
+    let mut child = with_store(
+        &db,
+        &[
+            "run",
+            "logs",
+            "--quiet",
+            "--docs",
+            "20000",
+            "--warmup",
+            "0",
+            "--index",
+            "trust-sigint-queries",
+            "--url",
+            node_url(),
+        ],
+    )
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    // Wait for the load's summary on stdout: the query phase starts right after it.
+    let mut stdout = child.stdout.take().unwrap();
+    let mut seen = Vec::new();
+    let started = Instant::now();
+    while !String::from_utf8_lossy(&seen).contains("headline:") {
+        let mut buf = [0u8; 4096];
+        let n = std::io::Read::read(&mut stdout, &mut buf).unwrap();
+        assert!(n > 0, "the run ended before its load summary");
+        seen.extend_from_slice(&buf[..n]);
+        assert!(
+            started.elapsed() < Duration::from_secs(180),
+            "no load summary"
+        );
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    // SAFETY: signalling the child we spawned, by its pid.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+    }
+    let sent = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            sent.elapsed() < Duration::from_secs(30),
+            "the run went on after Ctrl-C in its query phase"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(status.code(), Some(130), "{}", streams(&out));
+    let store = Store::open(&db).unwrap();
+    let runs = store.list(&Default::default()).unwrap();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].state, State::Interrupted, "{:?}", runs[0].error);
+    let result = runs[0].result.as_ref().expect("the partial result is kept");
+    assert_eq!(result["query_interrupted"], true);
+    assert_eq!(
+        result["counts"]["reconciled"], true,
+        "the load itself was whole"
+    );
+}
