@@ -31,6 +31,9 @@ pub struct CalibrateArgs {
     /// Runs of the configuration (2 at least).
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(2..=100))]
     pub runs: u64,
+    /// Runs made first and not counted: a fresh node's JVM also warms up across runs.
+    #[arg(long, default_value_t = 1)]
+    pub warmup_runs: u64,
     /// Generator seed (the same documents every run).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -57,6 +60,7 @@ pub async fn run(a: CalibrateArgs) -> CliResult {
         workload_spec,
         index: a.index.clone(),
         runs: a.runs,
+        warmup_runs: a.warmup_runs,
     };
     let cluster = a.cluster.spec()?;
     let mut load = a.load.spec(&job.index, a.out.progress());

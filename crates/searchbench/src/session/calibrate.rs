@@ -19,6 +19,9 @@ pub struct CalibrateSpec {
     pub index: Option<String>,
     /// Runs of the configuration (2 at least).
     pub runs: u64,
+    /// Runs made first and thrown away: a fresh node's JVM warms up across runs as well as
+    /// within one (its first run can be a third of the others).
+    pub warmup_runs: u64,
 }
 
 /// What calibrate found.
@@ -53,8 +56,9 @@ impl Calibration {
     }
 }
 
-/// Runs the configuration `spec.runs` times on one cluster, each run stored like an ingest;
-/// `each` hears every run's report (1-based) and may stop the calibration with its error.
+/// Runs the configuration `spec.warmup_runs` times unmeasured, then `spec.runs` times on one
+/// cluster, each measured run stored like an ingest; `each` hears every measured run's report
+/// (1-based) and may stop the calibration with its error.
 pub async fn calibrate<E: From<SessionError>>(
     spec: &CalibrateSpec,
     cluster: &ClusterSpec,
@@ -65,6 +69,15 @@ pub async fn calibrate<E: From<SessionError>>(
 ) -> Result<Calibration, E> {
     let connected = cluster.connect(observer).await?;
     let measured = async {
+        for _ in 0..spec.warmup_runs {
+            let job = Job::generated(&spec.workload, &spec.workload_spec, spec.index.clone(), &[])?;
+            let report = connected
+                .load(job, load_spec.clone(), None, observer)
+                .await?;
+            if report.interrupted {
+                return Ok((Vec::new(), Vec::new()));
+            }
+        }
         let mut values = Vec::new();
         let mut ids = Vec::new();
         for i in 1..=spec.runs {

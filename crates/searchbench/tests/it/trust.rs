@@ -365,3 +365,72 @@ fn sigint_during_the_query_phase_of_a_run_is_stored_interrupted_and_exits_130() 
         "the load itself was whole"
     );
 }
+
+#[test]
+fn calibrate_measures_the_noise_and_what_k_runs_can_detect() {
+    let _one = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("cal.db");
+    let out = with_store(
+        &db,
+        &[
+            "calibrate",
+            "logs",
+            "--docs",
+            "2000",
+            "--runs",
+            "3",
+            "--warmup-runs",
+            "1",
+            "--warmup",
+            "0",
+            "--quiet",
+            "--index",
+            "trust-calibrate",
+            "--tag",
+            "cal=1",
+            "--json",
+            "-",
+            "--url",
+            node_url(),
+        ],
+    )
+    .output()
+    .unwrap();
+    assert_eq!(code(&out), Some(0), "{}", streams(&out));
+    let c: Value = serde_json::from_slice(&out.stdout).expect("calibration JSON");
+    let values: Vec<f64> = c["docs_per_sec"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    assert_eq!(values.len(), 3, "the warm-up run is not counted: {c}");
+    assert!(values.iter().all(|v| *v > 0.0), "{c}");
+    let mean = values.iter().sum::<f64>() / 3.0;
+    assert!(
+        (c["mean"].as_f64().unwrap() - mean).abs() < 1e-6 * mean,
+        "{c}"
+    );
+    let sd = (values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / 2.0).sqrt();
+    assert!(
+        (c["cv_pct"].as_f64().unwrap() - sd / mean * 100.0).abs() < 1e-6,
+        "{c}"
+    );
+    // More runs a side see smaller changes.
+    let detectable: Vec<f64> = c["detectable_pct"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p[1].as_f64().unwrap())
+        .collect();
+    assert_eq!(detectable.len(), 4, "{c}");
+    assert!(detectable.windows(2).all(|w| w[0] > w[1]), "{c}");
+    // Each measured run is stored like an ingest, with the tag; the warm-up run is not.
+    let store = Store::open(&db).unwrap();
+    let runs = store.list(&Default::default()).unwrap();
+    assert_eq!(runs.len(), 3);
+    assert!(runs
+        .iter()
+        .all(|r| r.state == State::Complete && r.kind == "ingest"));
+}
