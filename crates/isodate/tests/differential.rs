@@ -31,8 +31,14 @@ fn oracle() -> Option<String> {
     Some(build_oracle())
 }
 
-/// Builds the oracle once (Maven's own up-to-date checks make rebuilds cheap).
+/// Builds the oracle once per test binary: the tests run in parallel threads, and two Maven
+/// builds of one folder at once trip over each other's files.
 fn build_oracle() -> String {
+    static BUILT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    BUILT.get_or_init(build_oracle_now).clone()
+}
+
+fn build_oracle_now() -> String {
     let dir = oracle_dir();
     let out = Command::new("mvn")
         .args(["-B", "-q", "-Dstyle.color=never", "package", "-DskipTests"])
