@@ -7,12 +7,14 @@
 #
 #   bench/ingest-file-cost.sh [DOCS] [extra ingest flags...]
 #   RUNS=5 bench/ingest-file-cost.sh 1000000 --bulk-size 1000
+#   BIN=/tmp/before/searchbench bench/ingest-file-cost.sh   # another build, side by side
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DOCS=${1:-1000000}
 shift $(( $# > 0 ? 1 : 0 ))
 RUNS=${RUNS:-3}
 OUT=${OUT:-target/bench-ingest}
+BIN=${BIN:-target/release/searchbench}
 mkdir -p "$OUT"
 cargo build --release -q -p searchbench --bin searchbench --example bulk_sink
 FILE="$OUT/logs-$DOCS.ndjson"
@@ -25,7 +27,7 @@ URL=$(sed -n 's/^listening on //p' "$OUT/sink.log")
 cat "$FILE" >/dev/null # page cache
 rm -f "$OUT/file-cost.txt"
 for run in $(seq "$RUNS"); do
-  /usr/bin/time -f "%U %S %e" -o "$OUT/time-$run.txt" target/release/searchbench ingest \
+  /usr/bin/time -f "%U %S %e" -o "$OUT/time-$run.txt" "$BIN" ingest \
     --file "$FILE" --index file-cost --url "$URL" --quiet --no-store --bulk-size 1000 "$@" \
     >/dev/null
   read -r user sys wall <"$OUT/time-$run.txt"

@@ -15,6 +15,8 @@ use std::sync::Arc;
 use super::csvdoc::CsvToJson;
 use super::{transactions, BadLine, CorpusError, DocSource, Item};
 
+pub mod json_check;
+
 const READ_BUFFER: usize = 1 << 20;
 
 /// Opens `path` (`-` = stdin) for reading, decompressing gzip when the name ends in `.gz` or
@@ -151,15 +153,25 @@ impl NdjsonReader {
     }
 }
 
-/// Why `line` is not a JSON object, if it is not. Checking the first byte first makes the
-/// common mistakes (arrays, bare values, pretty-printed JSON) cheap to report; the full
-/// validation parses without building anything (`IgnoredAny`).
+/// Why `line` is not a JSON object, if it is not. The fast check proves the common valid
+/// line; anything it does not prove gets the full answer (and reason) from serde_json.
 fn ndjson_problem(line: &[u8]) -> Option<String> {
+    if json_check::is_json_object(line) {
+        None
+    } else {
+        ndjson_problem_slow(line)
+    }
+}
+
+/// [`ndjson_problem`] the slow way: checking the first byte first makes the common mistakes
+/// (arrays, bare values, pretty-printed JSON) cheap to report; the full validation parses
+/// without building anything (`IgnoredAny`).
+fn ndjson_problem_slow(line: &[u8]) -> Option<String> {
     if line.first() != Some(&b'{') {
         return Some("not a JSON object (a line must start with '{')".into());
     }
-    // The JSON check below skips over string contents without looking at their bytes: invalid
-    // UTF-8 would go to the target as is (indexed as garbage, or refused).
+    // serde_json skips over string contents without looking at their bytes: invalid UTF-8
+    // would go to the target as is (indexed as garbage, or refused).
     if let Some(reason) = utf8_problem(line) {
         return Some(reason);
     }
@@ -179,40 +191,70 @@ fn utf8_problem(bytes: &[u8]) -> Option<String> {
     })
 }
 
+/// One line of an NDJSON file (without its `\n`): a document appended to `out`, a bad line,
+/// or `None` for a blank line.
+fn ndjson_line(name: &str, line_no: u64, line: &[u8], out: &mut Vec<u8>) -> Option<Item> {
+    let mut text = line.trim_ascii();
+    if line_no == 1 {
+        // Editors on Windows like to start files with a UTF-8 byte order mark.
+        text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
+    }
+    if text.is_empty() {
+        return None;
+    }
+    if let Some(reason) = ndjson_problem(text) {
+        let raw = line.strip_suffix(b"\r").unwrap_or(line);
+        return Some(Item::Bad(BadLine {
+            source: name.to_string(),
+            line: line_no,
+            reason,
+            raw: raw.to_vec(),
+        }));
+    }
+    out.extend_from_slice(text);
+    Some(Item::Doc)
+}
+
 impl DocSource for NdjsonReader {
     fn next_into(&mut self, out: &mut Vec<u8>) -> Result<Option<Item>, CorpusError> {
+        // Lines are split in the reader's own buffer and copied once, into `out`; only a line
+        // that straddles two buffer fills is gathered in `self.line` first.
         loop {
-            self.line.clear();
-            let n = self
-                .input
-                .read_until(b'\n', &mut self.line)
-                .map_err(|source| {
-                    read_error(&self.name, self.line_no + 1, &self.compressed, source)
-                })?;
-            if n == 0 {
-                return Ok(None);
+            let buf = self.input.fill_buf().map_err(|source| {
+                read_error(&self.name, self.line_no + 1, &self.compressed, source)
+            })?;
+            if buf.is_empty() {
+                if self.line.is_empty() {
+                    return Ok(None);
+                }
+                // The last line, without a line ending.
+                self.line_no += 1;
+                let item = ndjson_line(&self.name, self.line_no, &self.line, out);
+                self.line.clear();
+                match item {
+                    Some(item) => return Ok(Some(item)),
+                    None => continue,
+                }
             }
-            self.line_no += 1;
-            let mut text = self.line.trim_ascii();
-            if self.line_no == 1 {
-                // Editors on Windows like to start files with a UTF-8 byte order mark.
-                text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
-            }
-            if text.is_empty() {
+            let Some(end) = memchr::memchr(b'\n', buf) else {
+                self.line.extend_from_slice(buf);
+                let n = buf.len();
+                self.input.consume(n);
                 continue;
+            };
+            self.line_no += 1;
+            let item = if self.line.is_empty() {
+                ndjson_line(&self.name, self.line_no, &buf[..end], out)
+            } else {
+                self.line.extend_from_slice(&buf[..end]);
+                let item = ndjson_line(&self.name, self.line_no, &self.line, out);
+                self.line.clear();
+                item
+            };
+            self.input.consume(end + 1);
+            if let Some(item) = item {
+                return Ok(Some(item));
             }
-            if let Some(reason) = ndjson_problem(text) {
-                let raw = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
-                let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-                return Ok(Some(Item::Bad(BadLine {
-                    source: self.name.clone(),
-                    line: self.line_no,
-                    reason,
-                    raw: raw.to_vec(),
-                })));
-            }
-            out.extend_from_slice(text);
-            return Ok(Some(Item::Doc));
         }
     }
 
@@ -441,5 +483,280 @@ mod tests {
         assert!(bad.reason.contains("invalid UTF-8"), "{}", bad.reason);
         let header: &[u8] = b"na\xffme\nx\n";
         assert!(CsvReader::from_reader("h.csv", Box::new(std::io::Cursor::new(header))).is_err());
+    }
+
+    /// What the reader accepted before the fast check: a '{' first, UTF-8, and serde_json.
+    fn serde_verdict(line: &[u8]) -> bool {
+        line.first() == Some(&b'{')
+            && std::str::from_utf8(line).is_ok()
+            && serde_json::from_slice::<serde::de::IgnoredAny>(line).is_ok()
+    }
+
+    fn depth(line: &[u8]) -> usize {
+        // An upper bound (brackets inside strings count too): enough to know the fast check
+        // follows the line.
+        line.iter().filter(|&&b| b == b'{' || b == b'[').count()
+    }
+
+    fn assert_agrees(line: &[u8]) {
+        let want = serde_verdict(line);
+        if depth(line) <= json_check::MAX_DEPTH {
+            assert_eq!(
+                json_check::is_json_object(line),
+                want,
+                "fast check disagrees with serde_json on {:?}",
+                String::from_utf8_lossy(line)
+            );
+        }
+        let problem = ndjson_problem(line);
+        assert_eq!(
+            problem.is_none(),
+            want,
+            "{:?}: {problem:?}",
+            String::from_utf8_lossy(line)
+        );
+        assert_eq!(problem, ndjson_problem_slow(line));
+    }
+
+    fn edge_cases() -> Vec<Vec<u8>> {
+        let mut lines: Vec<Vec<u8>> = [
+            &b"{}"[..],
+            b"{ }",
+            b"{\t\r\n}",
+            b"{\x0c}",
+            b"{} ",
+            b"{} {}",
+            b"{}x",
+            b"{}}",
+            b"{,}",
+            b"{\"a\"}",
+            b"{\"a\":}",
+            b"{\"a\" : 1 , \"b\" : [ true , false , null , [ ] , { } ] }",
+            b"{\"a\":1,}",
+            b"{\"a\":[1,]}",
+            b"{\"a\":[,1]}",
+            b"{\"a\":1]",
+            b"{\"a\":[1}",
+            b"{1:2}",
+            b"{\"a\":1 \"b\":2}",
+            b"{\"a\"::1}",
+            b"{\"a\":tru}",
+            b"{\"a\":truex}",
+            b"{\"a\":nul}",
+            b"{\"a\":nulll}",
+            b"{\"a\":False}",
+            b"{\"a\":-0}",
+            b"{\"a\":-}",
+            b"{\"a\":--1}",
+            b"{\"a\":+1}",
+            b"{\"a\":1e400}",
+            b"{\"a\":-1e-400}",
+            b"{\"a\":123456789012345678901234567890}",
+            b"{\"a\":01}",
+            b"{\"a\":00}",
+            b"{\"a\":0.0}",
+            b"{\"a\":-01.5}",
+            b"{\"a\":1.}",
+            b"{\"a\":.5}",
+            b"{\"a\":1.e5}",
+            b"{\"a\":1.5e}",
+            b"{\"a\":1.5e+}",
+            b"{\"a\":1E+5}",
+            b"{\"a\":1e05}",
+            b"{\"a\":1.5.3}",
+            b"{\"a\":0x10}",
+            b"{\"a\":Infinity}",
+            b"{\"a\":NaN}",
+            b"{\"a\":\"\\ud800\"}",
+            b"{\"a\":\"\\udc00\\ud800\"}",
+            b"{\"\\uD83D\\uDE00\":\"\\u00e9\\u00E9\"}",
+            b"{\"a\":\"\\u12\"}",
+            b"{\"a\":\"\\u12\"",
+            b"{\"a\":\"\\uZZZZ\"}",
+            b"{\"a\":\"\\x\"}",
+            b"{\"a\":\"\\'\"}",
+            b"{\"a\":\"\\/\\b\\f\\n\\r\\t\\\"\\\\\"}",
+            b"{\"a\":\"\\",
+            b"{\"a\":\"tab\there\"}",
+            b"{\"a\":\"nul\x00\"}",
+            b"{\"a\":\"us\x1f\"}",
+            b"{\"a\":\"del\x7f\"}",
+            b"{\"a\":\"\xc3\xa9\"}",
+            b"{\"a\":\"\xc3\"}",
+            b"{\"a\":\"\xc0\xaf\"}",
+            b"{\"a\":\"\xe0\x80\xaf\"}",
+            b"{\"a\":\"\xed\xa0\x80\"}",
+            b"{\"a\":\"\xed\x9f\xbf\"}",
+            b"{\"a\":\"\xef\xbf\xbf\"}",
+            b"{\"a\":\"\xf0\x8f\xbf\xbf\"}",
+            b"{\"a\":\"\xf0\x9f\x98\x80\"}",
+            b"{\"a\":\"\xf4\x8f\xbf\xbf\"}",
+            b"{\"a\":\"\xf4\x90\x80\x80\"}",
+            b"{\"a\":\"\xf5\x80\x80\x80\"}",
+            b"{\"a\":\"\xff\"}",
+            b"{\"a\":1}\xc3\xa9",
+            b"{\"\xc3\xa9\":1}",
+            b"{\"a\":\"unterminated}",
+            b"{\"a\":\"0123456789abcdef0123456789\\\"0123456789\"}",
+            b"[1]",
+            b"\"a\"",
+            b"1",
+        ]
+        .iter()
+        .map(|l| l.to_vec())
+        .collect();
+        for n in [1, 2, 127, 128, 129, 511, 512, 513, 600, 10_000] {
+            let mut deep = b"{\"a\":".to_vec();
+            deep.extend(std::iter::repeat_n(b'[', n));
+            deep.extend(std::iter::repeat_n(b']', n));
+            deep.push(b'}');
+            lines.push(deep.clone());
+            deep.pop();
+            lines.push(deep.clone()); // unclosed object
+            let mut objects = Vec::new();
+            for _ in 0..n {
+                objects.extend_from_slice(b"{\"k\":");
+            }
+            objects.extend_from_slice(b"null");
+            objects.extend(std::iter::repeat_n(b'}', n));
+            lines.push(objects.clone());
+            objects.pop();
+            lines.push(objects);
+        }
+        lines
+    }
+
+    #[test]
+    fn fast_json_check_agrees_with_serde_json_on_edge_cases() {
+        for line in edge_cases() {
+            assert_agrees(&line);
+        }
+        // Choices of serde_json's that the fast check must share, pinned down.
+        for line in [&b"{\"a\":\"\\ud800\"}"[..], b"{\"a\":1e400}", b"{\"a\":-0}"] {
+            assert!(json_check::is_json_object(line));
+        }
+        let mut deep = b"{\"a\":".to_vec();
+        deep.extend(std::iter::repeat_n(b'[', 10_000));
+        deep.extend(std::iter::repeat_n(b']', 10_000));
+        deep.push(b'}');
+        assert!(
+            !json_check::is_json_object(&deep),
+            "deeper than the fast check follows"
+        );
+        assert_eq!(
+            ndjson_problem(&deep),
+            None,
+            "serde_json has no depth limit here"
+        );
+    }
+
+    #[test]
+    fn fast_json_check_agrees_with_serde_json_on_generated_and_mutated_lines() {
+        use crate::corpus::rng::Rng;
+        use crate::corpus::{Logs, LogsSpec, Transactions, TransactionsSpec};
+        const DOCS: u64 = 1500;
+        const BYTES: &[u8] =
+            b"\"\\{}[],: \t0-.eE+u/ntf\x00\x1f\x7f\x80\xbf\xc3\xe0\xed\xf0\xf4\xff";
+        let mut docs = Vec::new();
+        let mut sources: Vec<Box<dyn DocSource>> = vec![
+            Box::new(Logs::new(LogsSpec::new(7, DOCS)).unwrap()),
+            Box::new(Transactions::new(TransactionsSpec::new(7, DOCS)).unwrap()),
+        ];
+        for source in &mut sources {
+            loop {
+                let mut doc = Vec::new();
+                match source.next_into(&mut doc).unwrap() {
+                    Some(Item::Doc) => docs.push(doc),
+                    Some(Item::Bad(bad)) => panic!("{bad:?}"),
+                    None => break,
+                }
+            }
+        }
+        docs.extend(edge_cases());
+        let mut rng = Rng::new(11, 0);
+        let mut checked = 0;
+        for doc in &docs {
+            assert_agrees(doc);
+            for _ in 0..12 {
+                let mut line = doc.clone();
+                for _ in 0..=rng.below(3) {
+                    if line.is_empty() {
+                        break;
+                    }
+                    let at = rng.below(line.len() as u64) as usize;
+                    let byte = if rng.chance(0.8) {
+                        BYTES[rng.below(BYTES.len() as u64) as usize]
+                    } else {
+                        rng.below(256) as u8
+                    };
+                    match rng.below(4) {
+                        0 => line[at] = byte,
+                        1 => line.insert(at, byte),
+                        2 => {
+                            line.remove(at);
+                        }
+                        _ => line.truncate(at),
+                    }
+                }
+                assert_agrees(&line);
+                checked += 1;
+            }
+        }
+        assert!(checked > 30_000, "{checked}");
+    }
+
+    #[test]
+    fn lines_across_buffer_fills_read_as_in_one_buffer() {
+        let input: &[u8] =
+            b"\xEF\xBB\xBF{\"a\":1}\r\n\n  \n{\"b\":\"long line that straddles fills\"}\n[1]\r\n\
+            {\"c\":\"\xff\"}\n{\"d\":\"\xc3\xa9\"}  \n\n{\"e\":true}";
+        let read = |capacity: usize| {
+            let reader = std::io::BufReader::with_capacity(capacity, std::io::Cursor::new(input));
+            let mut r = NdjsonReader::from_reader("in.ndjson", Box::new(reader));
+            let mut got = Vec::new();
+            loop {
+                let mut out = b"prefix".to_vec();
+                match r.next_into(&mut out).unwrap() {
+                    None => return got,
+                    Some(Item::Doc) => got.push((
+                        r.origin(),
+                        Ok(String::from_utf8(out[6..].to_vec()).unwrap()),
+                    )),
+                    Some(Item::Bad(bad)) => {
+                        assert_eq!(out, b"prefix", "a bad line appends nothing");
+                        got.push((r.origin(), Err((bad.line, bad.raw, bad.reason))))
+                    }
+                }
+            }
+        };
+        let whole = read(1 << 20);
+        let docs: Vec<_> = whole
+            .iter()
+            .map(|(origin, item)| (origin.unwrap().1, item.as_ref().map_err(|e| e.0)))
+            .collect();
+        assert_eq!(
+            docs,
+            [
+                (1, Ok(&"{\"a\":1}".to_string())),
+                (
+                    4,
+                    Ok(&"{\"b\":\"long line that straddles fills\"}".to_string())
+                ),
+                (5, Err(5)),
+                (6, Err(6)),
+                (7, Ok(&"{\"d\":\"é\"}".to_string())),
+                (9, Ok(&"{\"e\":true}".to_string())),
+            ]
+        );
+        let Err((_, raw, reason)) = &whole[2].1 else {
+            unreachable!()
+        };
+        assert_eq!(
+            (raw.as_slice(), reason.contains("must start with '{'")),
+            (&b"[1]"[..], true)
+        );
+        for capacity in [1, 2, 3, 5, 8, 13, 40] {
+            assert_eq!(read(capacity), whole, "buffer of {capacity} bytes");
+        }
     }
 }
