@@ -652,7 +652,7 @@ mod tests {
 
     #[test]
     fn fast_json_check_agrees_with_serde_json_on_generated_and_mutated_lines() {
-        use crate::corpus::rng::Rng;
+        use crate::rng::Rng;
         use crate::corpus::{Logs, LogsSpec, Transactions, TransactionsSpec};
         const DOCS: u64 = 1500;
         const BYTES: &[u8] =
