@@ -652,8 +652,8 @@ mod tests {
 
     #[test]
     fn fast_json_check_agrees_with_serde_json_on_generated_and_mutated_lines() {
-        use crate::rng::Rng;
         use crate::corpus::{Logs, LogsSpec, Transactions, TransactionsSpec};
+        use crate::rng::Rng;
         const DOCS: u64 = 1500;
         const BYTES: &[u8] =
             b"\"\\{}[],: \t0-.eE+u/ntf\x00\x1f\x7f\x80\xbf\xc3\xe0\xed\xf0\xf4\xff";
