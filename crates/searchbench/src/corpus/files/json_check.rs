@@ -4,7 +4,7 @@
 //! `serde_json::from_slice::<serde::de::IgnoredAny>` accepts (RFC 8259 with serde_json's
 //! choices: `\u` escapes are only checked for 4 hex digits, so lone surrogates pass; numbers
 //! are checked for syntax only, so `1e400` passes; no nesting limit). It does one pass over
-//! the line: string bodies are skipped 8 bytes at a time, UTF-8 is checked only where a
+//! the line: string bodies are skipped 16 bytes at a time, UTF-8 is checked only where a
 //! string holds a non-ASCII byte. The differential tests in `files.rs` hold it to serde_json.
 //!
 //! `false` means "not proven valid": the caller asks serde_json for the reason (or, for a line
@@ -138,24 +138,7 @@ fn key(line: &[u8], i: usize) -> Option<usize> {
 #[inline(always)]
 fn string(line: &[u8], mut i: usize) -> Option<usize> {
     loop {
-        // Skip 8 plain bytes at a time: stop at the first '"', '\\', control or non-ASCII byte.
-        // (Each test below can flag bytes above a true hit, never below: the lowest flag is
-        // exact.)
-        while let Some(chunk) = line.get(i..).and_then(|rest| rest.first_chunk::<8>()) {
-            let w = u64::from_le_bytes(*chunk);
-            let quote = w ^ (ONES * u64::from(b'"'));
-            let backslash = w ^ (ONES * u64::from(b'\\'));
-            let special = (quote.wrapping_sub(ONES) & !quote)
-                | (backslash.wrapping_sub(ONES) & !backslash)
-                | (w.wrapping_sub(ONES * 0x20) & !w)
-                | w;
-            let special = special & HIGH;
-            if special != 0 {
-                i += special.trailing_zeros() as usize / 8;
-                break;
-            }
-            i += 8;
-        }
+        i = skip_plain(line, i);
         match at(line, i) {
             b'"' => return Some(i + 1),
             b'\\' => {
@@ -175,6 +158,56 @@ fn string(line: &[u8], mut i: usize) -> Option<usize> {
             _ => return None, // a control character, or the end of the line
         }
     }
+}
+
+/// The index of the first byte from `i` that a string body cannot simply skip: '"', '\\', a
+/// control or a non-ASCII byte (or the end of the line). 16 bytes at a time with SSE2, then 8
+/// with SWAR.
+#[inline(always)]
+fn skip_plain(line: &[u8], mut i: usize) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{
+            __m128i, _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_movemask_epi8,
+            _mm_or_si128, _mm_set1_epi8,
+        };
+        while let Some(chunk) = line.get(i..).and_then(|rest| rest.first_chunk::<16>()) {
+            // Signed: bytes >= 0x80 are negative, so one compare finds controls and non-ASCII.
+            // SAFETY: SSE2 is part of the x86_64 baseline; `chunk` is 16 readable bytes and
+            // `loadu` needs no alignment.
+            let mask = unsafe {
+                let v = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
+                let special = _mm_or_si128(
+                    _mm_or_si128(
+                        _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8)),
+                        _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8)),
+                    ),
+                    _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)),
+                );
+                _mm_movemask_epi8(special) as u32
+            };
+            if mask != 0 {
+                return i + mask.trailing_zeros() as usize;
+            }
+            i += 16;
+        }
+    }
+    // (Each test below can flag bytes above a true hit, never below: the lowest flag is exact.)
+    while let Some(chunk) = line.get(i..).and_then(|rest| rest.first_chunk::<8>()) {
+        let w = u64::from_le_bytes(*chunk);
+        let quote = w ^ (ONES * u64::from(b'"'));
+        let backslash = w ^ (ONES * u64::from(b'\\'));
+        let special = (quote.wrapping_sub(ONES) & !quote)
+            | (backslash.wrapping_sub(ONES) & !backslash)
+            | (w.wrapping_sub(ONES * 0x20) & !w)
+            | w;
+        let special = special & HIGH;
+        if special != 0 {
+            return i + special.trailing_zeros() as usize / 8;
+        }
+        i += 8;
+    }
+    i
 }
 
 /// A multi-byte UTF-8 character at `i` (Unicode's well-formed sequences, as
