@@ -49,13 +49,13 @@ impl CliError {
             error: error.into(),
         }
     }
-    /// A session's error: bad usage or input exits 2, anything else 1.
+    /// A session's error: bad usage or input exits 2, an interruption 130, anything else 1.
     pub fn session(error: crate::session::SessionError) -> Self {
         CliError {
-            code: if error.is_usage() {
-                exit::USAGE
-            } else {
-                exit::FAILURE
+            code: match &error {
+                e if e.is_usage() => exit::USAGE,
+                crate::session::SessionError::Interrupted(_) => exit::INTERRUPTED,
+                _ => exit::FAILURE,
             },
             error: error.into(),
         }

@@ -22,6 +22,8 @@ pub struct DriverConfig {
     pub backoff_base: Duration,
     pub backoff_max: Duration,
     /// Documents loaded in this first stretch are not measured (see `Recorder::with_warmup`).
+    /// Kept as `warmup_secs` in the stored config and the result's headline.
+    #[serde(skip)]
     pub warmup: Duration,
 }
 

@@ -74,8 +74,12 @@ pub async fn calibrate<E: From<SessionError>>(
             let report = connected
                 .load(job, load_spec.clone(), None, observer)
                 .await?;
+            // A warm-up that did not finish cleanly calibrates nothing: say why, measure nothing.
             if report.interrupted {
-                return Ok((Vec::new(), Vec::new()));
+                return Err(SessionError::Interrupted("during the warm-up run".into()).into());
+            }
+            if let Some(error) = &report.error {
+                return Err(SessionError::Other(format!("the warm-up run failed: {error}")).into());
             }
         }
         let mut values = Vec::new();

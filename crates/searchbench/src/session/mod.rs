@@ -45,11 +45,14 @@ pub enum SessionError {
     #[error(transparent)]
     Target(#[from] TargetError),
     #[error(transparent)]
-    Ingest(IngestError),
+    Ingest(#[from] IngestError),
     #[error(transparent)]
-    Query(QueryError),
+    Query(#[from] QueryError),
     #[error(transparent)]
-    Corpus(CorpusError),
+    Corpus(#[from] CorpusError),
+    /// Stopped by the caller's cancel (Ctrl-C) before there was a result to keep.
+    #[error("interrupted: {0}")]
+    Interrupted(String),
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error("{0}")]
@@ -69,23 +72,5 @@ impl SessionError {
 
     pub fn usage(message: impl Into<String>) -> Self {
         SessionError::Usage(message.into())
-    }
-}
-
-impl From<IngestError> for SessionError {
-    fn from(e: IngestError) -> Self {
-        SessionError::Ingest(e)
-    }
-}
-
-impl From<CorpusError> for SessionError {
-    fn from(e: CorpusError) -> Self {
-        SessionError::Corpus(e)
-    }
-}
-
-impl From<QueryError> for SessionError {
-    fn from(e: QueryError) -> Self {
-        SessionError::Query(e)
     }
 }
