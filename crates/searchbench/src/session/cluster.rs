@@ -22,17 +22,6 @@ pub struct ClusterSpec {
 }
 
 impl ClusterSpec {
-    /// An engine started for the session.
-    pub fn engine(name: impl Into<String>) -> Self {
-        ClusterSpec {
-            given: None,
-            urls: Vec::new(),
-            engine: name.into(),
-            heap: "1g".into(),
-            engine_pid: None,
-        }
-    }
-
     /// The engine name for the record: the one we start, or none for a given cluster.
     pub fn engine_name(&self) -> Option<&str> {
         self.given.is_none().then_some(self.engine.as_str())

@@ -101,10 +101,6 @@ impl<'a> Recording<'a> {
         &self.id
     }
 
-    pub fn store(&self) -> &Store {
-        &self.store
-    }
-
     /// Streams per-second rows into the store.
     pub fn timeline<T: Serialize>(&self, seconds: &[T]) {
         if let Err(e) = self.store.append_timeline(&self.id, seconds) {
