@@ -74,6 +74,89 @@ pub fn terminate(pid: u32, grace: Duration) -> bool {
     true
 }
 
+/// The processes of a process group, from /proc (empty where there is no /proc).
+///
+/// A node we start leads its own group; the group also holds what it spawns (Elasticsearch
+/// 8's launcher runs the server as a child JVM), so group figures are the node's figures.
+pub fn group_members(pgid: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+                // Field 5 (pgrp) is the third after the command name.
+                stat.rsplit_once(')')
+                    .and_then(|(_, rest)| rest.split_whitespace().nth(2)?.parse::<u32>().ok())
+                    == Some(pgid)
+            })
+        })
+        .collect()
+}
+
+/// CPU time of a process and the rest of its group (see [`group_members`]).
+pub fn group_cpu_time(pid: u32) -> Option<Duration> {
+    let members = group_members(pid);
+    if members.is_empty() {
+        return cpu_time(pid);
+    }
+    Some(members.into_iter().filter_map(cpu_time).sum())
+}
+
+/// Resident memory of a process and the rest of its group.
+pub fn group_rss_bytes(pid: u32) -> Option<u64> {
+    let members = group_members(pid);
+    if members.is_empty() {
+        return rss_bytes(pid);
+    }
+    Some(members.into_iter().filter_map(rss_bytes).sum())
+}
+
+/// Whether any process of group `pgid` is still running (zombies do not count).
+pub fn group_alive(pgid: u32) -> bool {
+    let members = group_members(pgid);
+    if members.is_empty() && !std::path::Path::new("/proc/self").exists() {
+        return pid_alive(pgid);
+    }
+    members.into_iter().any(pid_alive)
+}
+
+/// SIGTERM to a whole process group, SIGKILL once `grace` has passed. Returns true if it
+/// had to kill.
+pub fn terminate_group(pgid: u32, grace: Duration) -> bool {
+    let Ok(group) = i32::try_from(pgid) else {
+        return false;
+    };
+    let send = |sig| {
+        // SAFETY: a negative pid signals the group; no memory-safety preconditions.
+        unsafe {
+            libc::kill(-group, sig);
+        }
+    };
+    send(libc::SIGTERM);
+    let deadline = std::time::Instant::now() + grace;
+    while std::time::Instant::now() < deadline {
+        if !group_alive(pgid) {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    send(libc::SIGKILL);
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while group_alive(pgid) && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    true
+}
+
+/// The effective user is root (engines' own scripts refuse to run as root).
+pub fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
 /// User + system CPU time used so far by this process, all threads (getrusage RUSAGE_SELF).
 pub fn self_cpu() -> Duration {
     // SAFETY: getrusage only writes into the struct we pass; a zeroed rusage is valid.
@@ -91,6 +174,15 @@ pub fn self_cpu() -> Duration {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn our_group_holds_us() {
+        // SAFETY: getpgrp has no preconditions.
+        let pgid = unsafe { libc::getpgrp() } as u32;
+        assert!(super::group_members(pgid).contains(&std::process::id()));
+        assert!(super::group_alive(pgid));
+        assert!(super::group_cpu_time(pgid).is_some());
+    }
+
     #[test]
     fn cpu_time_grows_with_work() {
         let before = super::self_cpu();

@@ -70,18 +70,71 @@ impl GeneratorArgs {
     }
 }
 
+/// How to start an engine's nodes: shared by `engine start` and every command that can
+/// start an engine for its run.
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Engine we start")]
+pub struct NodeArgs {
+    /// Nodes in the cluster, each its own process and heap (one cluster over the loopback).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=9))]
+    pub nodes: u16,
+    /// HTTP port of the first node (the next nodes count up) [default: free ports].
+    #[arg(long)]
+    pub port: Option<u16>,
+    /// Transport port of the first node (the next nodes count up) [default: free ports].
+    #[arg(long)]
+    pub transport_port: Option<u16>,
+    /// JVM heap of each node (-Xms and -Xmx), e.g. 512m, 1g, 4g.
+    #[arg(long, default_value = "1g", value_parser = parse_heap)]
+    pub heap: String,
+    /// Node setting KEY=VALUE, applied after searchbench's own (repeat for more), e.g.
+    /// --setting indices.memory.index_buffer_size=20%.
+    #[arg(long = "setting", value_name = "KEY=VALUE", value_parser = parse_setting)]
+    pub settings: Vec<(String, String)>,
+    /// Extra JVM option of each node (repeat for more), e.g. --jvm-opt=-XX:+UseParallelGC.
+    #[arg(long = "jvm-opt", value_name = "OPTION", allow_hyphen_values = true)]
+    pub jvm_opts: Vec<String>,
+}
+
+impl NodeArgs {
+    /// Start options for `engine` with these knobs.
+    pub fn options(&self, engine: &str) -> engine::StartOptions {
+        let mut options = engine::StartOptions::new(engine);
+        options.nodes = self.nodes;
+        options.port = self.port;
+        options.transport_port = self.transport_port;
+        options.heap = self.heap.clone();
+        options.settings = self.settings.clone();
+        options.jvm_opts = self.jvm_opts.clone();
+        options
+    }
+}
+
+fn parse_setting(s: &str) -> Result<(String, String), String> {
+    engine::parse_setting(s).map_err(|e| e.to_string())
+}
+
+pub fn parse_heap(s: &str) -> Result<String, String> {
+    let (digits, unit) = s.split_at(s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len()));
+    let ok_unit = matches!(unit, "m" | "M" | "g" | "G");
+    match digits.parse::<u32>() {
+        Ok(n) if n > 0 && ok_unit => Ok(s.to_string()),
+        _ => Err(format!("{s:?} is not a heap size; use e.g. 512m or 2g")),
+    }
+}
+
 /// Where to load: a cluster at --url, or one we start for the run.
 #[derive(Debug, Clone, Args)]
 pub struct ClusterArgs {
     #[command(flatten)]
     pub target: TargetArgs,
-    /// Start this engine for the run (attached: it stops when we do). The default when no
-    /// --url is given: opensearch-2.19.1.
+    /// Start this engine for the run (attached: it stops when we do), e.g. opensearch-2.11.0,
+    /// elasticsearch-8.17.x (the newest 8.17 release); `searchbench engine list --available`
+    /// lists them. The default when no --url is given: opensearch-2.19.1.
     #[arg(long, conflicts_with = "urls")]
     pub engine: Option<String>,
-    /// JVM heap of the engine we start.
-    #[arg(long, default_value = "1g")]
-    pub heap: String,
+    #[command(flatten)]
+    pub node: NodeArgs,
     /// Pid of a local engine given by --url, to report its CPU time.
     #[arg(long, hide = true)]
     pub engine_pid: Option<u32>,
@@ -94,14 +147,20 @@ impl ClusterArgs {
         } else {
             Some(self.target.connect()?)
         };
+        let name = self
+            .engine
+            .clone()
+            .unwrap_or_else(|| engine::DEFAULT_ENGINE.to_string());
+        // A release line (`elasticsearch-8.17.x`) becomes the release it means, so the run
+        // records what ran. Names the cached lists lack are resolved when the engine starts.
+        let name = match (given.is_none(), engine::resolve(&name)) {
+            (true, Ok(spec)) => spec.name,
+            _ => name,
+        };
         Ok(ClusterSpec {
             given,
             urls: self.target.urls.clone(),
-            engine: self
-                .engine
-                .clone()
-                .unwrap_or_else(|| engine::DEFAULT_ENGINE.to_string()),
-            heap: self.heap.clone(),
+            start: self.node.options(&name),
             engine_pid: self.engine_pid,
         })
     }

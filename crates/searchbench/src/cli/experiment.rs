@@ -6,7 +6,7 @@ use anyhow::Context as _;
 use clap::{Args, Subcommand};
 use serde::Serialize;
 
-use super::args::ClusterArgs;
+use super::args::{ClusterArgs, NodeArgs};
 use super::output::Terminal;
 use super::{output, CliError, CliResult, TargetArgs};
 use crate::engine;
@@ -63,9 +63,8 @@ pub struct DatesArgs {
     pub engines: Vec<String>,
     #[command(flatten)]
     pub target: TargetArgs,
-    /// JVM heap of the engines we start.
-    #[arg(long, default_value = "1g")]
-    pub heap: String,
+    #[command(flatten)]
+    pub node: NodeArgs,
     /// Pid of a local engine given by --url, to report its CPU time.
     #[arg(long, hide = true)]
     pub engine_pid: Option<u32>,
@@ -118,16 +117,20 @@ async fn run_dates(args: DatesArgs) -> CliResult {
     } else {
         args.engines.iter().cloned().map(Some).collect()
     };
-    if let Some(unknown) = clusters
-        .iter()
-        .flatten()
-        .find(|name| engine::find(name).is_none())
-    {
-        return Err(CliError::usage(anyhow::anyhow!(
-            "unknown engine {unknown:?}; known engines: {}",
-            engine::names().join(", ")
-        )));
+    // Every name is checked before the first engine starts.
+    let mut resolved = Vec::new();
+    for name in clusters {
+        resolved.push(match name {
+            Some(name) => Some(
+                engine::resolve_fresh(&name)
+                    .await
+                    .map_err(CliError::usage)?
+                    .name,
+            ),
+            None => None,
+        });
     }
+    let clusters = resolved;
     let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
     let cfg = dates::Config {
         docs: args.docs,
@@ -145,7 +148,7 @@ async fn run_dates(args: DatesArgs) -> CliResult {
         let cluster = ClusterArgs {
             target: args.target.clone(),
             engine: name.clone(),
-            heap: args.heap.clone(),
+            node: args.node.clone(),
             engine_pid: args.engine_pid,
         };
         let connected = cluster

@@ -86,3 +86,10 @@ impl Drop for CtrlC {
         self.0.abort();
     }
 }
+
+/// A spinner for waits whose length we cannot know (resolving from Maven Central, a start).
+pub fn spinner(message: String) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new_spinner().with_message(message);
+    bar.enable_steady_tick(std::time::Duration::from_millis(120));
+    bar
+}

@@ -72,15 +72,133 @@ struct JvmMem {
     heap_max_in_bytes: Option<u64>,
 }
 
+/// `GET /_nodes/_local/jvm`, the parts we record.
+#[derive(Deserialize)]
+struct LocalJvm {
+    #[serde(default)]
+    cluster_name: String,
+    nodes: std::collections::BTreeMap<String, LocalJvmNode>,
+}
+
+#[derive(Deserialize)]
+struct LocalJvmNode {
+    version: String,
+    #[serde(default)]
+    jvm: Option<JvmDetail>,
+}
+
+#[derive(Deserialize)]
+struct JvmDetail {
+    #[serde(default)]
+    version: String,
+    #[serde(default)]
+    vm_vendor: String,
+    #[serde(default)]
+    vm_name: String,
+    #[serde(default)]
+    gc_collectors: Vec<String>,
+    #[serde(default)]
+    mem: Option<JvmMem>,
+}
+
+/// The JVM a node runs on, as the node reports it: recorded with every run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JvmInfo {
+    pub vendor: String,
+    pub version: String,
+    pub vm: String,
+    pub gc: Vec<String>,
+    pub heap_max_bytes: Option<u64>,
+}
+
 impl Target {
-    /// Product and version from `GET /`: OpenSearch says `distribution: opensearch`.
+    /// Product, version and cluster name. `GET /` says it on most releases (OpenSearch adds
+    /// `distribution: opensearch`); where `GET /` is refused (Elasticsearch's minimal
+    /// distribution answers 405) `_nodes/_local` and the `X-elastic-product` header do.
     pub async fn product(&self) -> Result<(Product, String, String), TargetError> {
-        let root: Root = self.get_json("/").await?;
-        let product = match root.version.distribution.as_deref() {
-            Some("opensearch") => Product::OpenSearch,
-            _ => Product::Elasticsearch,
+        match self.get_json::<Root>("/").await {
+            Ok(root) => {
+                let product = match root.version.distribution.as_deref() {
+                    Some("opensearch") => Product::OpenSearch,
+                    _ => Product::Elasticsearch,
+                };
+                Ok((product, root.version.number, root.cluster_name))
+            }
+            Err(TargetError::Status { status, .. }) if (400..500).contains(&status) => {
+                self.product_from_nodes().await
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    async fn product_from_nodes(&self) -> Result<(Product, String, String), TargetError> {
+        let path = "/_nodes/_local/jvm";
+        let (reply, elastic) = self.send_with_product_header(path).await?;
+        let nodes: LocalJvm = super::decode(&format!("GET {}", self.endpoint(0, path)), &reply)?;
+        let version = nodes
+            .nodes
+            .into_values()
+            .next()
+            .map(|n| n.version)
+            .ok_or_else(|| TargetError::Decode {
+                request: format!("GET {}", self.endpoint(0, path)),
+                reason: "no node in the answer".into(),
+            })?;
+        // Only Elasticsearch sends the header; an OpenSearch node that refused `GET /` would
+        // be a first, so no header means OpenSearch only when the cluster says nothing else.
+        let product = if elastic || !version.starts_with(['1', '2', '3']) {
+            Product::Elasticsearch
+        } else {
+            Product::OpenSearch
         };
-        Ok((product, root.version.number, root.cluster_name))
+        Ok((product, version, nodes.cluster_name))
+    }
+
+    /// GET `path`; the body and whether the answer carried `X-elastic-product`.
+    async fn send_with_product_header(&self, path: &str) -> Result<(bytes::Bytes, bool), TargetError> {
+        let url = self.endpoint(0, path);
+        let what = || format!("GET {url}");
+        let response = self
+            .client()
+            .get(&url)
+            .send()
+            .await
+            .map_err(|e| TargetError::from_send(what(), e))?;
+        let status = response.status().as_u16();
+        let elastic = response.headers().contains_key("x-elastic-product");
+        let body = response
+            .bytes()
+            .await
+            .map_err(|e| TargetError::from_send(what(), e))?;
+        if !(200..300).contains(&status) {
+            return Err(TargetError::Status {
+                request: what(),
+                status,
+                reason: super::error::server_reason(&body),
+            });
+        }
+        Ok((body, elastic))
+    }
+
+    /// The JVM of the node that answers (all nodes of a cluster we start run the same one).
+    pub async fn jvm(&self) -> Result<JvmInfo, TargetError> {
+        let nodes: LocalJvm = self.get_json("/_nodes/_local/jvm").await?;
+        let jvm = nodes
+            .nodes
+            .into_values()
+            .next()
+            .and_then(|n| n.jvm)
+            .ok_or_else(|| TargetError::Decode {
+                request: "GET /_nodes/_local/jvm".into(),
+                reason: "no node with a jvm section in the answer".into(),
+            })?;
+        Ok(JvmInfo {
+            vendor: jvm.vm_vendor,
+            version: jvm.version,
+            vm: jvm.vm_name,
+            gc: jvm.gc_collectors,
+            heap_max_bytes: jvm.mem.and_then(|m| m.heap_max_in_bytes),
+        })
     }
 
     /// `GET /_cluster/health`, optionally waiting for a status.

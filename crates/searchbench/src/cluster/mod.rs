@@ -7,7 +7,7 @@ mod error;
 mod index_stats;
 mod product;
 
-pub use api::{ClusterHealth, ClusterInfo, NodeInfo};
+pub use api::{ClusterHealth, ClusterInfo, JvmInfo, NodeInfo};
 pub use auth::{Auth, Secret};
 pub use error::{chain as error_chain, TargetError};
 pub use index_stats::IndexStats;

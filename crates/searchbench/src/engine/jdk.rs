@@ -2,12 +2,18 @@
 
 use std::path::{Path, PathBuf};
 
+use super::catalog::JdkRange;
+
 /// A JDK found on this machine.
 #[derive(Debug, Clone)]
 pub struct Jdk {
     pub home: PathBuf,
     /// Feature release: 17, 21, 25, ...
     pub feature: u32,
+    /// Full version from the `release` file, e.g. `17.0.15`.
+    pub version: String,
+    /// `IMPLEMENTOR` from the `release` file, e.g. `Eclipse Adoptium`; empty when unsaid.
+    pub vendor: String,
 }
 
 impl Jdk {
@@ -51,22 +57,33 @@ fn candidate_homes() -> Vec<PathBuf> {
     homes
 }
 
-/// Reads the feature release from a JDK home's `release` file (`JAVA_VERSION="17.0.15"`).
-fn feature_release(home: &Path) -> Option<u32> {
+/// Reads a JDK home's `release` file (`JAVA_VERSION="17.0.15"`, `IMPLEMENTOR="..."`).
+fn read_jdk(home: &Path) -> Option<Jdk> {
     if !home.join("bin/java").is_file() || !home.join("bin/javac").is_file() {
         return None;
     }
     let release = std::fs::read_to_string(home.join("release")).ok()?;
-    let line = release.lines().find(|l| l.starts_with("JAVA_VERSION="))?;
-    let version = line.trim_start_matches("JAVA_VERSION=").trim_matches('"');
+    let field = |key: &str| {
+        release
+            .lines()
+            .find_map(|l| l.strip_prefix(key)?.strip_prefix('='))
+            .map(|v| v.trim().trim_matches('"').to_string())
+    };
+    let version = field("JAVA_VERSION")?;
     let mut parts = version.split(['.', '-', '+']);
     let first: u32 = parts.next()?.parse().ok()?;
     // Java 8 and older spell themselves 1.8.
-    if first == 1 {
-        parts.next()?.parse().ok()
+    let feature = if first == 1 {
+        parts.next()?.parse().ok()?
     } else {
-        Some(first)
-    }
+        first
+    };
+    Some(Jdk {
+        home: home.to_path_buf(),
+        feature,
+        version,
+        vendor: field("IMPLEMENTOR").unwrap_or_default(),
+    })
 }
 
 /// Every distinct JDK we can find, in search order.
@@ -79,16 +96,36 @@ pub fn discover() -> Vec<Jdk> {
             continue;
         }
         seen.push(canonical);
-        if let Some(feature) = feature_release(&home) {
-            jdks.push(Jdk { home, feature });
+        if let Some(jdk) = read_jdk(&home) {
+            jdks.push(jdk);
         }
     }
     jdks
 }
 
-/// The first JDK (in search order) whose feature release is at least `min`.
-pub fn find_at_least(min: u32) -> Option<Jdk> {
-    discover().into_iter().find(|j| j.feature >= min)
+/// The JDK to run an engine on: the newest feature release the engine admits (the closest
+/// to what its own release bundled); the first found of that release.
+pub fn pick(range: &JdkRange) -> Option<Jdk> {
+    let jdks = discover();
+    let best = jdks
+        .iter()
+        .filter(|j| range.admits(j.feature))
+        .map(|j| j.feature)
+        .max()?;
+    jdks.into_iter().find(|j| j.feature == best)
+}
+
+/// The JDKs found, for messages: `JDK 17 at /usr/lib/jvm/...`.
+pub fn describe_found() -> String {
+    let found: Vec<String> = discover()
+        .iter()
+        .map(|j| format!("JDK {} at {}", j.feature, j.home.display()))
+        .collect();
+    if found.is_empty() {
+        "none".into()
+    } else {
+        found.join(", ")
+    }
 }
 
 /// The folders searched, for error messages.

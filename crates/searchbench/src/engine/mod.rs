@@ -1,29 +1,38 @@
-//! Engines: the catalogue, provisioning from Maven Central, and node processes.
+//! Engines: the catalogue (every release Maven Central lists), provisioning, and local
+//! clusters of one or more node processes.
 
 mod catalog;
 pub mod jdk;
+mod launch;
+pub mod maven;
 pub mod paths;
 pub mod process;
 mod provision;
 
-pub use catalog::{find, names, EngineSpec, Product, CATALOGUE, DEFAULT_ENGINE};
+pub use catalog::{
+    all, find, names, resolve, CatalogError, EngineSpec, JdkRange, Kind, Product, Version,
+    DEFAULT_ENGINE, DIST_SUFFIX,
+};
+pub use jdk::Jdk;
 pub use process::NodeRecord;
 pub use provision::{is_cached, provision, Provisioned};
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::cluster::{Target, TargetConfig};
+use launch::NodePlan;
 
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
-    #[error("unknown engine {name:?}; known engines: {}", names().join(", "))]
-    Unknown { name: String },
-    #[error("{engine} needs a JDK {min}+ and none was found (looked in $JAVA_HOME and the JVM folders{dirs}); found: {found}. Install one, e.g. `apt-get install openjdk-{min}-jdk-headless`, or set JAVA_HOME")]
+    #[error(transparent)]
+    Unknown(#[from] CatalogError),
+    #[error("{engine} runs on JDK {range} and none was found (looked in $JAVA_HOME and the JVM folders{dirs}); found: {found}. Install one, e.g. `apt-get install openjdk-{min}-jdk-headless`, or set JAVA_HOME")]
     NoJdk {
         engine: String,
+        range: JdkRange,
         min: u32,
         dirs: String,
         found: String,
@@ -38,16 +47,19 @@ pub enum EngineError {
     },
     #[error("port {port} on 127.0.0.1 is already in use{by}")]
     PortTaken { port: u16, by: String },
+    #[error("{what}: {reason}")]
+    BadOption { what: String, reason: String },
     #[error(
-        "{engine} exited during start-up (exit status {status}); last lines of {log}:\n{log_tail}"
+        "{engine} node {node} exited during start-up (exit status {status}); the log is kept at {log}. Its last meaningful lines:\n{log_tail}"
     )]
     Exited {
         engine: String,
+        node: String,
         status: String,
         log: PathBuf,
         log_tail: String,
     },
-    #[error("{engine} did not become healthy within {secs} s (last: {last}); it was stopped. Last lines of {log}:\n{log_tail}")]
+    #[error("{engine} did not become healthy within {secs} s (last: {last}); it was stopped. The log is kept at {log}. Its last meaningful lines:\n{log_tail}")]
     Unhealthy {
         engine: String,
         secs: u64,
@@ -69,21 +81,38 @@ impl EngineError {
             source,
         }
     }
+
+    /// The user's to fix: a name, a port, an option.
+    pub fn is_usage(&self) -> bool {
+        matches!(
+            self,
+            EngineError::Unknown(_) | EngineError::PortTaken { .. } | EngineError::BadOption { .. }
+        )
+    }
 }
 
 /// What `engine start` needs to know.
 #[derive(Debug, Clone)]
 pub struct StartOptions {
     pub engine: String,
-    /// HTTP port; a free one when `None`.
+    /// Nodes in the cluster, each its own process and heap.
+    pub nodes: u16,
+    /// HTTP port of the first node (the next ones count up); free ones when `None`.
     pub port: Option<u16>,
-    /// JVM heap, e.g. `1g`.
+    /// Transport port of the first node (the next ones count up); free ones when `None`.
+    pub transport_port: Option<u16>,
+    /// JVM heap of each node, e.g. `1g`.
     pub heap: String,
-    /// Data folder; a fresh one under the cache when `None` (deleted on stop).
+    /// Extra JVM options of each node.
+    pub jvm_opts: Vec<String>,
+    /// Node settings `key=value`, applied after ours.
+    pub settings: Vec<(String, String)>,
+    /// Data folder; fresh ones under the cache when `None` (deleted on stop). With several
+    /// nodes, each gets a sub-folder `node-N`.
     pub data: Option<PathBuf>,
-    /// How long to wait for yellow/green health.
+    /// How long to wait for health (yellow for one node, green with all nodes for several).
     pub timeout: Duration,
-    /// Tie the node's life to ours: it stops when this process exits, however it exits.
+    /// Tie the nodes' life to ours: they stop when this process exits, however it exits.
     pub attached: bool,
 }
 
@@ -91,217 +120,369 @@ impl StartOptions {
     pub fn new(engine: &str) -> Self {
         StartOptions {
             engine: engine.to_string(),
+            nodes: 1,
             port: None,
+            transport_port: None,
             heap: "1g".into(),
+            jvm_opts: Vec::new(),
+            settings: Vec::new(),
             data: None,
-            timeout: Duration::from_secs(120),
+            timeout: Duration::from_secs(180),
             attached: false,
         }
     }
 }
 
-/// A running node we started.
+/// Parses `key=value` node settings, naming the bad one.
+pub fn parse_setting(s: &str) -> Result<(String, String), EngineError> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.trim().is_empty() && !k.contains(char::is_whitespace) => {
+            Ok((k.to_string(), v.to_string()))
+        }
+        _ => Err(EngineError::BadOption {
+            what: format!("--setting {s:?}"),
+            reason: "node settings are key=value, e.g. indices.memory.index_buffer_size=20%".into(),
+        }),
+    }
+}
+
+/// A local cluster we started: one or more node processes.
 #[derive(Debug)]
 pub struct Node {
-    pub record: NodeRecord,
-    pub spec: &'static EngineSpec,
+    /// One record per node, the first node first.
+    pub records: Vec<NodeRecord>,
+    pub spec: EngineSpec,
+    pub jdk: Jdk,
     pub provisioned: Provisioned,
-    /// Time from spawning the JVM to healthy.
+    /// Time from spawning the first JVM to healthy.
     pub boot: Duration,
-    /// Held open for attached nodes: closing it (dropping us) stops the node.
-    child: Option<Child>,
+    /// Held open for attached nodes: closing them (dropping us) stops the nodes.
+    children: Vec<Child>,
 }
 
 impl Node {
+    /// The first node's URL.
     pub fn url(&self) -> &str {
-        &self.record.url
+        &self.records[0].url
     }
 
+    /// Every node's URL.
+    pub fn urls(&self) -> Vec<String> {
+        self.records.iter().map(|r| r.url.clone()).collect()
+    }
+
+    /// The first node's pid (the leader of its process group).
     pub fn pid(&self) -> u32 {
-        self.record.pid
+        self.records[0].pid
     }
 
+    pub fn pids(&self) -> Vec<u32> {
+        self.records.iter().map(|r| r.pid).collect()
+    }
+
+    /// A client that spreads requests over every node.
     pub fn target(&self) -> Result<Target, crate::cluster::TargetError> {
-        Target::new(&TargetConfig::local(self.url()))
+        let mut config = TargetConfig::local(self.url());
+        config.urls = self.urls();
+        Target::new(&config)
     }
 
-    /// Stops the node and cleans up what we created.
+    /// Stops every node and cleans up what we created.
     pub fn stop(mut self) -> StopOutcome {
-        let outcome = stop_record(&self.record, Duration::from_secs(30));
-        if let Some(mut child) = self.child.take() {
+        let outcomes: Vec<StopOutcome> = self
+            .records
+            .iter()
+            .map(|r| stop_record(r, Duration::from_secs(30)))
+            .collect();
+        for mut child in self.children.drain(..) {
             let _ = child.wait();
         }
-        outcome
+        outcomes
+            .into_iter()
+            .max_by_key(|o| *o as u8)
+            .unwrap_or(StopOutcome::Stale)
     }
 }
 
 impl Drop for Node {
     fn drop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            // Attached: closing stdin asks the node to stop; make sure, then reap.
+        if self.children.is_empty() {
+            return;
+        }
+        for child in &mut self.children {
+            // Attached: closing stdin asks the node to stop.
             drop(child.stdin.take());
-            crate::os::terminate(self.record.pid, Duration::from_secs(20));
+        }
+        for record in &self.records {
+            crate::os::terminate_group(record.pid, Duration::from_secs(20));
+            record.remove();
+            remove_data(record);
+        }
+        for mut child in self.children.drain(..) {
             let _ = child.wait();
-            self.record.remove();
-            remove_data(&self.record);
         }
     }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StopOutcome {
+    /// The record was stale: the process was already gone.
+    Stale,
     /// Stopped by SIGTERM within the grace period.
     Stopped,
     /// Had to SIGKILL.
     Killed,
-    /// The record was stale: the process was already gone.
-    Stale,
 }
 
-/// Starts a node: provisions on first use, spawns the JVM, waits until healthy.
-pub async fn start(options: &StartOptions) -> Result<Node, EngineError> {
-    let spec = find(&options.engine).ok_or_else(|| EngineError::Unknown {
-        name: options.engine.clone(),
-    })?;
-    let jdk = jdk::find_at_least(spec.min_jdk).ok_or_else(|| EngineError::NoJdk {
-        engine: spec.name.to_string(),
-        min: spec.min_jdk,
+/// The JDK an engine will run on, or why there is none.
+pub fn jdk_for(spec: &EngineSpec) -> Result<Jdk, EngineError> {
+    jdk::pick(&spec.jdk).ok_or_else(|| EngineError::NoJdk {
+        engine: spec.name.clone(),
+        range: spec.jdk,
+        min: spec.jdk.min,
         dirs: jdk::searched_folders(),
-        found: describe_jdks(),
-    })?;
-    let http_port = match options.port {
-        Some(port) => claim_port(port)?,
-        None => free_port()?,
-    };
-    let transport_port = free_port()?;
-    let provisioned = provision(spec, &jdk)?;
+        found: jdk::describe_found(),
+    })
+}
+
+/// Resolves an engine name, fetching Maven Central's newest lists once if the name is not
+/// in the cached ones (a release newer than the cache).
+pub async fn resolve_fresh(name: &str) -> Result<EngineSpec, EngineError> {
+    match catalog::resolve(name) {
+        Ok(spec) => Ok(spec),
+        Err(e) => {
+            let may_be_newer = catalog::is_release_name(name);
+            if may_be_newer
+                && maven::stale(Duration::from_secs(3600))
+                && maven::refresh().await.is_ok()
+            {
+                return Ok(catalog::resolve(name)?);
+            }
+            Err(e.into())
+        }
+    }
+}
+
+/// Starts a cluster: provisions on first use, spawns each node, waits until healthy.
+pub async fn start(options: &StartOptions) -> Result<Node, EngineError> {
+    let spec = resolve_fresh(&options.engine).await?;
+    if options.nodes == 0 {
+        return Err(EngineError::BadOption {
+            what: "--nodes 0".into(),
+            reason: "a cluster has at least one node".into(),
+        });
+    }
+    let jdk = jdk_for(&spec)?;
+    let count = usize::from(options.nodes);
+    let http_ports = ports(options.port, count, &[])?;
+    let transport_ports = ports(options.transport_port, count, &http_ports)?;
+    let provisioned = provision(&spec, &jdk)?;
 
     let nodes_dir = paths::nodes_dir();
     std::fs::create_dir_all(&nodes_dir).map_err(|e| EngineError::io(&nodes_dir, e))?;
-    let (data_dir, data_is_ours) = match &options.data {
-        Some(dir) => (dir.clone(), false),
-        None => (
-            paths::data_dir().join(format!("{}-{http_port}", spec.name)),
-            true,
-        ),
+    let cluster = format!("searchbench-{}", http_ports[0]);
+    let masters: Vec<String> = (1..=count).map(|i| format!("node-{i}")).collect();
+    let data_root = match spec.kind {
+        Kind::Runner => paths::data_dir(),
+        Kind::Distribution => paths::shared_root().join("data"),
     };
-    if data_is_ours {
-        let _ = std::fs::remove_dir_all(&data_dir);
+    let repo_dir = data_root.join(format!("{cluster}-repo"));
+    let spawned = Instant::now();
+    let mut started = Started::default();
+    for i in 0..count {
+        let (data_dir, data_is_ours) = match (&options.data, count) {
+            (Some(dir), 1) => (dir.clone(), false),
+            (Some(dir), _) => (dir.join(&masters[i]), false),
+            (None, _) => (data_root.join(format!("{}-{}", spec.name, http_ports[i])), true),
+        };
+        if data_is_ours {
+            let _ = std::fs::remove_dir_all(&data_dir);
+        }
+        std::fs::create_dir_all(&data_dir).map_err(|e| EngineError::io(&data_dir, e))?;
+        let plan = NodePlan {
+            name: masters[i].clone(),
+            cluster: cluster.clone(),
+            http_port: http_ports[i],
+            transport_port: transport_ports[i],
+            seeds: transport_ports.clone(),
+            masters: masters.clone(),
+            data_dir,
+            repo_dir: repo_dir.clone(),
+            node_dir: paths::node_dir(http_ports[i]),
+            heap: options.heap.clone(),
+            jvm_opts: options.jvm_opts.clone(),
+            settings: options.settings.clone(),
+            attached: options.attached,
+        };
+        match spawn(&spec, &jdk, &provisioned, &plan, data_is_ours, i == 0) {
+            Ok((record, child)) => {
+                started.records.push(record);
+                started.children.push(child);
+            }
+            Err(e) => {
+                started.abandon(false);
+                return Err(e);
+            }
+        }
     }
-    std::fs::create_dir_all(&data_dir).map_err(|e| EngineError::io(&data_dir, e))?;
-    let log = nodes_dir.join(format!("{http_port}.log"));
+
+    if let Err(e) = wait_healthy(&spec, &mut started, count, options.timeout).await {
+        started.abandon(true);
+        return Err(e);
+    }
+    let boot = spawned.elapsed();
+    let Started { records, children } = std::mem::take(&mut started);
+    let children = if options.attached { children } else { Vec::new() };
+    Ok(Node {
+        records,
+        spec,
+        jdk,
+        provisioned,
+        boot,
+        children,
+    })
+}
+
+/// Nodes spawned so far; on a failed start they are stopped and forgotten, their logs kept.
+#[derive(Default)]
+struct Started {
+    records: Vec<NodeRecord>,
+    children: Vec<Child>,
+}
+
+impl Started {
+    fn abandon(&mut self, keep_logs: bool) {
+        for record in &self.records {
+            crate::os::terminate_group(record.pid, Duration::from_secs(10));
+            record.remove();
+            remove_dirs(record);
+            if !keep_logs {
+                let _ = std::fs::remove_file(&record.log);
+            }
+        }
+        for mut child in self.children.drain(..) {
+            let _ = child.wait();
+        }
+        self.records.clear();
+    }
+}
+
+fn spawn(
+    spec: &EngineSpec,
+    jdk: &Jdk,
+    provisioned: &Provisioned,
+    plan: &NodePlan,
+    data_is_ours: bool,
+    first: bool,
+) -> Result<(NodeRecord, Child), EngineError> {
+    let log = paths::nodes_dir().join(format!("{}.log", plan.http_port));
     let log_file = std::fs::File::create(&log).map_err(|e| EngineError::io(&log, e))?;
     let log_err = log_file.try_clone().map_err(|e| EngineError::io(&log, e))?;
-
-    let mut command = Command::new(jdk.java());
+    let (mut command, mark) = launch::command(
+        spec,
+        jdk,
+        &provisioned.dir,
+        &provisioned.classpath(),
+        plan,
+    )?;
     command
-        .arg(format!("-Xms{}", options.heap))
-        .arg(format!("-Xmx{}", options.heap))
-        .arg("-XX:+UseG1GC")
-        .arg("-Djava.awt.headless=true")
-        .arg("-Dlog4j2.formatMsgNoLookups=true")
-        .arg("-cp")
-        .arg(provisioned.classpath())
-        .arg(process::LAUNCHER_CLASS)
-        .args([
-            "--http",
-            &http_port.to_string(),
-            "--transport",
-            &transport_port.to_string(),
-        ])
-        .arg("--data")
-        .arg(&data_dir)
         .stdout(log_file)
-        .stderr(log_err);
-    if options.attached {
-        command.arg("--watch-stdin").stdin(Stdio::piped());
-    } else {
-        command.stdin(Stdio::null());
-    }
-    // Own process group: a Ctrl-C meant for searchbench does not hit the node half-way.
+        .stderr(log_err)
+        .stdin(if plan.attached {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        });
+    // Own process group: a Ctrl-C meant for searchbench does not hit the node half-way, and
+    // the group holds everything the node spawns.
     std::os::unix::process::CommandExt::process_group(&mut command, 0);
-    let spawned = Instant::now();
-    let mut child = command
+    let child = command
         .spawn()
-        .map_err(|e| EngineError::io(jdk.java(), e))?;
-
+        .map_err(|e| EngineError::io(command.get_program(), e))?;
     let record = NodeRecord {
-        engine: spec.name.to_string(),
+        engine: spec.name.clone(),
         pid: child.id(),
-        http_port,
-        transport_port,
-        url: format!("http://127.0.0.1:{http_port}"),
-        data_dir,
+        http_port: plan.http_port,
+        transport_port: plan.transport_port,
+        url: format!("http://127.0.0.1:{}", plan.http_port),
+        data_dir: plan.data_dir.clone(),
         data_is_ours,
-        log: log.clone(),
+        log,
         started_unix: std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_secs())
             .unwrap_or(0),
-        heap: options.heap.clone(),
+        heap: plan.heap.clone(),
+        cluster: plan.cluster.clone(),
+        node_name: plan.name.clone(),
+        mark,
+        node_dir: (spec.kind == Kind::Distribution).then(|| plan.node_dir.clone()),
+        repo_dir: (first && data_is_ours).then(|| plan.repo_dir.clone()),
     };
     record.save()?;
-
-    if let Err(e) = wait_healthy(spec, &record, &mut child, options.timeout).await {
-        crate::os::terminate(record.pid, Duration::from_secs(10));
-        let _ = child.wait();
-        record.remove();
-        remove_data(&record);
-        return Err(e);
-    }
-    let boot = spawned.elapsed();
-    let child = if options.attached { Some(child) } else { None };
-    Ok(Node {
-        record,
-        spec,
-        provisioned,
-        boot,
-        child,
-    })
+    Ok((record, child))
 }
 
 async fn wait_healthy(
     spec: &EngineSpec,
-    record: &NodeRecord,
-    child: &mut Child,
+    started: &mut Started,
+    nodes: usize,
     timeout: Duration,
 ) -> Result<(), EngineError> {
-    let mut config = TargetConfig::local(&record.url);
+    let first = started.records[0].clone();
+    let mut config = TargetConfig::local(&first.url);
     config.timeout = Duration::from_secs(3);
     let target =
-        Target::new(&config).map_err(|e| EngineError::io(&record.log, std::io::Error::other(e)))?;
+        Target::new(&config).map_err(|e| EngineError::io(&first.log, std::io::Error::other(e)))?;
+    // One node is ready at yellow (replicas have nowhere to go); a cluster at green with
+    // every node in.
+    let status = if nodes > 1 { "green" } else { "yellow" };
     let deadline = Instant::now() + timeout;
     let mut last = String::from("no answer yet");
     while Instant::now() < deadline {
-        if let Ok(Some(status)) = child.try_wait() {
-            return Err(EngineError::Exited {
-                engine: spec.name.to_string(),
-                status: status.to_string(),
-                log: record.log.clone(),
-                log_tail: process::tail(&record.log, 40),
-            });
+        for (record, child) in started.records.iter().zip(started.children.iter_mut()) {
+            if let Ok(Some(exit)) = child.try_wait() {
+                return Err(EngineError::Exited {
+                    engine: spec.name.clone(),
+                    node: record.node_name.clone(),
+                    status: exit.to_string(),
+                    log: record.log.clone(),
+                    log_tail: process::meaningful_tail(&record.log, 12),
+                });
+            }
         }
-        match target.health(Some("yellow")).await {
-            Ok(h) if !h.timed_out && (h.status == "yellow" || h.status == "green") => return Ok(()),
-            Ok(h) => last = format!("health {}", h.status),
+        match target.health(Some(status)).await {
+            Ok(h) if !h.timed_out && h.number_of_nodes as usize >= nodes => {
+                let ok = if nodes > 1 {
+                    h.status == "green"
+                } else {
+                    h.status == "yellow" || h.status == "green"
+                };
+                if ok {
+                    return Ok(());
+                }
+                last = format!("health {}", h.status);
+            }
+            Ok(h) => last = format!("health {}, {} of {nodes} nodes", h.status, h.number_of_nodes),
             Err(e) => last = e.to_string(),
         }
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
     Err(EngineError::Unhealthy {
-        engine: spec.name.to_string(),
+        engine: spec.name.clone(),
         secs: timeout.as_secs(),
         last,
-        log: record.log.clone(),
-        log_tail: process::tail(&record.log, 40),
+        log: first.log.clone(),
+        log_tail: process::meaningful_tail(&first.log, 12),
     })
 }
 
-/// Stops the node of a record: SIGTERM, SIGKILL after `grace`; removes the record and our data.
+/// Stops the node of a record: SIGTERM to its process group, SIGKILL after `grace`;
+/// removes the record and our data.
 pub fn stop_record(record: &NodeRecord, grace: Duration) -> StopOutcome {
     let outcome = if !record.is_alive() {
         StopOutcome::Stale
-    } else if crate::os::terminate(record.pid, grace) {
+    } else if crate::os::terminate_group(record.pid, grace) {
         StopOutcome::Killed
     } else {
         StopOutcome::Stopped
@@ -311,34 +492,119 @@ pub fn stop_record(record: &NodeRecord, grace: Duration) -> StopOutcome {
     outcome
 }
 
-/// Deletes what we created for a node: its data folder (unless the user chose it) and its log.
+/// Deletes what we created for a node: its folders and its log.
 fn remove_data(record: &NodeRecord) {
-    if record.data_is_ours {
-        let _ = std::fs::remove_dir_all(&record.data_dir);
-    }
+    remove_dirs(record);
     let _ = std::fs::remove_file(&record.log);
 }
 
-fn describe_jdks() -> String {
-    let found: Vec<String> = jdk::discover()
-        .iter()
-        .map(|j| format!("JDK {} at {}", j.feature, j.home.display()))
-        .collect();
-    if found.is_empty() {
-        "none".into()
-    } else {
-        found.join(", ")
+/// Deletes a node's data (unless the user chose the folder), its own folder and the
+/// cluster's snapshot folder (kept by the first node's record).
+fn remove_dirs(record: &NodeRecord) {
+    if record.data_is_ours {
+        let _ = std::fs::remove_dir_all(&record.data_dir);
+    }
+    for dir in record.node_dir.iter().chain(record.repo_dir.iter()) {
+        let _ = std::fs::remove_dir_all(dir);
     }
 }
 
-fn free_port() -> Result<u16, EngineError> {
-    let listener =
-        TcpListener::bind(("127.0.0.1", 0)).map_err(|e| EngineError::io("127.0.0.1:0", e))?;
-    let port = listener
-        .local_addr()
-        .map_err(|e| EngineError::io("127.0.0.1:0", e))?
-        .port();
-    Ok(port)
+/// Deletes what killed nodes left: records of dead processes with their folders and logs,
+/// and data, node and log folders that no live record names. Returns what was removed.
+pub fn clean() -> Vec<PathBuf> {
+    let mut removed = Vec::new();
+    let (records, unreadable) = NodeRecord::scan();
+    let mut live = Vec::new();
+    for record in records {
+        if record.is_alive() {
+            live.push(record);
+        } else {
+            removed.push(NodeRecord::path_for(record.http_port));
+            record.remove();
+            remove_data(&record);
+        }
+    }
+    for path in unreadable {
+        let _ = std::fs::remove_file(&path);
+        removed.push(path);
+    }
+    let in_use = |p: &Path| {
+        live.iter().any(|r| {
+            r.data_dir == p
+                || r.log == p
+                || r.node_dir.as_deref() == Some(p)
+                || r.repo_dir.as_deref() == Some(p)
+                || p.starts_with(&r.data_dir)
+        })
+    };
+    let roots = [
+        paths::data_dir(),
+        paths::shared_root().join("data"),
+        paths::shared_root().join("nodes"),
+        paths::nodes_dir(),
+    ];
+    for root in roots {
+        let Ok(entries) = std::fs::read_dir(&root) else {
+            continue;
+        };
+        for path in entries.flatten().map(|e| e.path()) {
+            let is_record = path.extension().is_some_and(|x| x == "json");
+            if is_record || in_use(&path) {
+                continue;
+            }
+            let gone = if path.is_dir() {
+                std::fs::remove_dir_all(&path)
+            } else {
+                std::fs::remove_file(&path)
+            };
+            if gone.is_ok() {
+                removed.push(path);
+            }
+        }
+    }
+    removed
+}
+
+fn free_port(taken: &[u16]) -> Result<u16, EngineError> {
+    loop {
+        let listener =
+            TcpListener::bind(("127.0.0.1", 0)).map_err(|e| EngineError::io("127.0.0.1:0", e))?;
+        let port = listener
+            .local_addr()
+            .map_err(|e| EngineError::io("127.0.0.1:0", e))?
+            .port();
+        if !taken.contains(&port) {
+            return Ok(port);
+        }
+    }
+}
+
+/// `count` ports: from `first` counting up (each must be free), or free ones.
+fn ports(first: Option<u16>, count: usize, taken: &[u16]) -> Result<Vec<u16>, EngineError> {
+    let mut chosen: Vec<u16> = Vec::with_capacity(count);
+    for i in 0..count {
+        let port = match first {
+            Some(p) => {
+                let port = p.checked_add(i as u16).ok_or_else(|| EngineError::BadOption {
+                    what: format!("port {p}"),
+                    reason: format!("{count} nodes need {count} ports from {p}, past 65535"),
+                })?;
+                if taken.contains(&port) {
+                    return Err(EngineError::BadOption {
+                        what: format!("port {port}"),
+                        reason: "the HTTP and transport port ranges overlap".into(),
+                    });
+                }
+                claim_port(port)?
+            }
+            None => {
+                let all: Vec<u16> = taken.iter().chain(chosen.iter()).copied().collect();
+                free_port(&all)?
+            }
+        };
+        chosen.push(port);
+    }
+    Ok(chosen)
 }
 
 /// Fails clearly when the port is taken, naming our node if it is one of ours.
@@ -348,8 +614,8 @@ fn claim_port(port: u16) -> Result<u16, EngineError> {
     }
     let by = NodeRecord::all()
         .into_iter()
-        .find(|r| r.http_port == port && r.is_alive())
-        .map(|r| format!(" by {} (pid {}) started by searchbench; `searchbench engine stop --port {port}` stops it", r.engine, r.pid))
+        .find(|r| (r.http_port == port || r.transport_port == port) && r.is_alive())
+        .map(|r| format!(" by {} (pid {}) started by searchbench; `searchbench engine stop --port {}` stops it", r.engine, r.pid, r.http_port))
         .unwrap_or_else(|| " by another process".into());
     Err(EngineError::PortTaken { port, by })
 }

@@ -30,3 +30,39 @@ pub fn nodes_dir() -> PathBuf {
 pub fn data_dir() -> PathBuf {
     cache_root().join("data")
 }
+
+/// Where distributions are unpacked and their nodes keep config, data and logs.
+///
+/// A distribution refuses to run as root, so as root we run it as an unprivileged user,
+/// who must be able to reach these folders: the cache when every folder above it is open to
+/// others, else `/var/tmp/searchbench` (root's home is usually closed). `$SEARCHBENCH_SHARED_DIR`
+/// chooses the folder.
+pub fn shared_root() -> PathBuf {
+    if let Some(dir) = std::env::var_os("SEARCHBENCH_SHARED_DIR").filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    let cache = cache_root();
+    if !crate::os::is_root() || open_to_others(&cache) {
+        cache
+    } else {
+        PathBuf::from("/var/tmp/searchbench")
+    }
+}
+
+/// Whether every existing folder on the way to `path` lets others through (o+x).
+fn open_to_others(path: &std::path::Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    path.ancestors()
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .all(|m| m.permissions().mode() & 0o001 != 0)
+}
+
+/// An unpacked distribution of one engine.
+pub fn distribution_dir(engine: &str) -> PathBuf {
+    shared_root().join("engines").join(engine)
+}
+
+/// A distribution node's own folder (config copy, data, logs), by HTTP port.
+pub fn node_dir(http_port: u16) -> PathBuf {
+    shared_root().join("nodes").join(http_port.to_string())
+}

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::paths;
 use super::EngineError;
-use crate::os::{pid_alive, rss_bytes};
+use crate::os::{group_rss_bytes, pid_alive};
 
 /// What we remember about a node we started, in `nodes/<http_port>.json`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -23,6 +23,25 @@ pub struct NodeRecord {
     pub log: PathBuf,
     pub started_unix: u64,
     pub heap: String,
+    /// The cluster this node belongs to (`searchbench-<first http port>`).
+    #[serde(default)]
+    pub cluster: String,
+    #[serde(default)]
+    pub node_name: String,
+    /// A string the process's command line carries, by which we know a pid is still ours:
+    /// the launcher class, or the distribution's home.
+    #[serde(default = "default_mark")]
+    pub mark: String,
+    /// A distribution node's own folder (config copy, logs), deleted on stop.
+    #[serde(default)]
+    pub node_dir: Option<PathBuf>,
+    /// The cluster's snapshot folder, deleted on stop (kept in the first node's record).
+    #[serde(default)]
+    pub repo_dir: Option<PathBuf>,
+}
+
+fn default_mark() -> String {
+    LAUNCHER_CLASS.to_string()
 }
 
 impl NodeRecord {
@@ -69,31 +88,50 @@ impl NodeRecord {
         (records, unreadable)
     }
 
-    /// Whether the recorded pid is still one of our launcher processes (not a recycled pid).
+    /// Whether the recorded pid is still our node (not a recycled pid).
     pub fn is_alive(&self) -> bool {
-        is_our_launcher(self.pid)
+        is_ours(self.pid, &self.mark)
     }
 
-    /// Resident memory of the node, from /proc.
+    /// Resident memory of the node (its whole process group), from /proc.
     pub fn rss_bytes(&self) -> Option<u64> {
-        rss_bytes(self.pid)
+        group_rss_bytes(self.pid)
     }
 }
 
-/// The launcher's main class: the mark by which we know a pid is ours.
+/// The launcher's main class: the mark by which we know a runner's pid is ours.
 pub const LAUNCHER_CLASS: &str = "searchbench.launcher.Main";
 
-pub fn is_our_launcher(pid: u32) -> bool {
+pub fn is_ours(pid: u32, mark: &str) -> bool {
     if !pid_alive(pid) {
         return false;
     }
     match std::fs::read(format!("/proc/{pid}/cmdline")) {
-        Ok(cmdline) => cmdline
-            .windows(LAUNCHER_CLASS.len())
-            .any(|w| w == LAUNCHER_CLASS.as_bytes()),
+        Ok(cmdline) => !mark.is_empty() && memchr::memmem::find(&cmdline, mark.as_bytes()).is_some(),
         // No /proc (not Linux): trust the signal check.
         Err(_) => !Path::new("/proc/self").exists(),
     }
+}
+
+/// The end of a node's log that says why it failed: the last `lines` lines that are not
+/// stack frames (a Java trace is 40 lines of `at ...` under the one line that matters).
+pub fn meaningful_tail(path: &Path, lines: usize) -> String {
+    let text = tail(path, 400);
+    let meaningful: Vec<&str> = text
+        .lines()
+        .filter(|l| {
+            let t = l.trim_start();
+            !(t.is_empty()
+                || t.starts_with("at ")
+                || (t.starts_with("...") && t.ends_with("more"))
+                || t.starts_with("Suppressed:") && t.len() < 12)
+        })
+        .collect();
+    let kept = &meaningful[meaningful.len().saturating_sub(lines)..];
+    if kept.is_empty() {
+        return text;
+    }
+    kept.join("\n")
 }
 
 /// The last `lines` lines of a log file (reads at most the last 64 KiB).
@@ -108,4 +146,30 @@ pub fn tail(path: &Path, lines: usize) -> String {
     let text = String::from_utf8_lossy(&buf);
     let all: Vec<&str> = text.lines().collect();
     all[all.len().saturating_sub(lines)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn meaningful_tail_drops_stack_frames() {
+        let dir = std::env::temp_dir().join(format!("sb-tail-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("node.log");
+        let mut text = String::from("[INFO ] starting\n[ERROR] bootstrap failed\n");
+        text.push_str("java.lang.IllegalStateException: port 9300 taken\n");
+        for i in 0..40 {
+            text.push_str(&format!("\tat org.example.Frame{i}.run(Frame.java:{i})\n"));
+        }
+        text.push_str("Caused by: java.net.BindException: Address already in use\n\t... 12 more\n");
+        std::fs::write(&log, text).unwrap();
+        let tail = meaningful_tail(&log, 3);
+        assert_eq!(
+            tail,
+            "[ERROR] bootstrap failed\njava.lang.IllegalStateException: port 9300 taken\n\
+             Caused by: java.net.BindException: Address already in use"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

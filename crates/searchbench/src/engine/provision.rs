@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::catalog::EngineSpec;
+use super::catalog::{EngineSpec, Kind};
 use super::jdk::Jdk;
 use super::paths;
 use super::EngineError;
@@ -32,9 +32,10 @@ const LAUNCHER_FILES: &[(&str, &str)] = &[
 
 const READY_MARKER: &str = ".ready";
 
-/// A built launcher: the classpath that starts the engine.
+/// A provisioned engine: a built launcher (runner) or an unpacked distribution.
 #[derive(Debug, Clone)]
 pub struct Provisioned {
+    /// The launcher project (runner) or the distribution's home (`bin/`, `config/`, ...).
     pub dir: PathBuf,
     /// True when this call ran Maven (cold cache), false when the cache was reused.
     pub fetched: bool,
@@ -52,41 +53,80 @@ impl Provisioned {
     }
 }
 
-/// Whether the engine's launcher is already built in the cache.
-pub fn is_cached(spec: &EngineSpec) -> bool {
-    paths::engine_dir(spec.name).join(READY_MARKER).is_file()
+/// Where an engine is provisioned.
+fn cache_dir(spec: &EngineSpec) -> PathBuf {
+    match spec.kind {
+        Kind::Runner => paths::engine_dir(&spec.name),
+        Kind::Distribution => paths::distribution_dir(&spec.name),
+    }
 }
 
-/// Builds the engine's launcher into the cache unless it is there already.
+/// What the ready marker says: the artifact, and for runners which launcher sources built
+/// it (a launcher from an older searchbench is rebuilt, not run with flags it lacks).
+fn marker_text(spec: &EngineSpec) -> String {
+    match spec.kind {
+        Kind::Runner => {
+            // FNV-1a over the embedded sources: stable across builds of the same sources.
+            let mut hash: u64 = 0xcbf29ce484222325;
+            for (path, text) in LAUNCHER_FILES {
+                for b in path.bytes().chain(text.bytes()) {
+                    hash = (hash ^ u64::from(b)).wrapping_mul(0x100000001b3);
+                }
+            }
+            format!("{} launcher {hash:016x}", spec.artifact)
+        }
+        Kind::Distribution => spec.artifact.clone(),
+    }
+}
+
+/// Whether the engine is already provisioned in the cache.
+pub fn is_cached(spec: &EngineSpec) -> bool {
+    std::fs::read_to_string(cache_dir(spec).join(READY_MARKER))
+        .is_ok_and(|text| text == marker_text(spec))
+}
+
+/// Provisions the engine into the cache unless it is there already: builds the launcher of
+/// a runner, or fetches and unpacks a distribution.
 pub fn provision(spec: &EngineSpec, jdk: &Jdk) -> Result<Provisioned, EngineError> {
     let started = Instant::now();
-    let dir = paths::engine_dir(spec.name);
-    if is_cached(spec) {
-        return Ok(Provisioned {
-            dir,
-            fetched: false,
-            took: started.elapsed(),
-        });
+    let dir = cache_dir(spec);
+    let fetched = !is_cached(spec);
+    if fetched {
+        match spec.kind {
+            Kind::Runner => build_launcher(spec, jdk, &dir)?,
+            Kind::Distribution => unpack_distribution(spec, jdk, &dir)?,
+        }
+        let marker = dir.join(READY_MARKER);
+        std::fs::write(&marker, marker_text(spec)).map_err(|e| EngineError::io(&marker, e))?;
     }
-    write_launcher(&dir)?;
+    let dir = match spec.kind {
+        Kind::Runner => dir,
+        Kind::Distribution => distribution_home(&dir)?,
+    };
+    Ok(Provisioned {
+        dir,
+        fetched,
+        took: started.elapsed(),
+    })
+}
+
+/// Runs Maven in `dir` with its output in `dir/maven.log`; a failure quotes the log's end.
+fn maven(
+    spec: &EngineSpec,
+    jdk: &Jdk,
+    dir: &Path,
+    args: &[String],
+) -> Result<(), EngineError> {
     let mvn = which("mvn").ok_or(EngineError::NoMaven)?;
+    std::fs::create_dir_all(dir).map_err(|e| EngineError::io(dir, e))?;
     let log_path = dir.join("maven.log");
     let log = std::fs::File::create(&log_path).map_err(|e| EngineError::io(&log_path, e))?;
     let log_err = log.try_clone().map_err(|e| EngineError::io(&log_path, e))?;
-    // Engines built for JDK 21 need launcher classes of the same release.
-    let release = spec.min_jdk.max(17);
     let status = Command::new(&mvn)
-        .current_dir(&dir)
+        .current_dir(dir)
         .env("JAVA_HOME", &jdk.home)
-        .args([
-            "-B",
-            "-q",
-            "-P",
-            super::catalog::launcher_profile(spec.product),
-        ])
-        .arg(format!("-Drunner.version={}", spec.runner_version()))
-        .arg(format!("-Dlauncher.release={release}"))
-        .arg("package")
+        .args(["-B", "-q"])
+        .args(args)
         .stdin(Stdio::null())
         .stdout(log)
         .stderr(log_err)
@@ -94,18 +134,98 @@ pub fn provision(spec: &EngineSpec, jdk: &Jdk) -> Result<Provisioned, EngineErro
         .map_err(|e| EngineError::io(&mvn, e))?;
     if !status.success() {
         return Err(EngineError::Provision {
-            engine: spec.name.to_string(),
-            artifact: spec.artifact.to_string(),
+            engine: spec.name.clone(),
+            artifact: spec.artifact.clone(),
             log_tail: super::process::tail(&log_path, 30),
         });
     }
-    let marker = dir.join(READY_MARKER);
-    std::fs::write(&marker, spec.artifact).map_err(|e| EngineError::io(&marker, e))?;
-    Ok(Provisioned {
+    Ok(())
+}
+
+fn build_launcher(spec: &EngineSpec, jdk: &Jdk, dir: &Path) -> Result<(), EngineError> {
+    write_launcher(dir)?;
+    // Engines built for JDK 21 need launcher classes of the same release.
+    let release = spec.jdk.min.max(17);
+    maven(
+        spec,
+        jdk,
         dir,
-        fetched: true,
-        took: started.elapsed(),
-    })
+        &[
+            "-P".into(),
+            super::catalog::launcher_profile(spec.product).into(),
+            format!("-Drunner.version={}", spec.artifact_version()),
+            format!("-Dlauncher.release={release}"),
+            "package".into(),
+        ],
+    )
+}
+
+/// Fetches the distribution's zip through Maven (so Maven's own cache and mirrors apply) and
+/// unpacks it under `dir/home`, readable by everyone (nodes may run as another user).
+fn unpack_distribution(spec: &EngineSpec, jdk: &Jdk, dir: &Path) -> Result<(), EngineError> {
+    let unpacked = dir.join("home");
+    let _ = std::fs::remove_dir_all(&unpacked);
+    maven(
+        spec,
+        jdk,
+        dir,
+        &[
+            "org.apache.maven.plugins:maven-dependency-plugin:3.8.1:unpack".into(),
+            format!("-Dartifact={}", spec.artifact),
+            format!("-DoutputDirectory={}", unpacked.display()),
+        ],
+    )?;
+    let home = distribution_home(dir)?;
+    // Unpacking may drop the mode bits: the scripts must run, and everything must be
+    // readable by the user the node runs as.
+    open_tree(&home).map_err(|e| EngineError::io(&home, e))
+}
+
+/// The one folder inside `dir/home` (`elasticsearch-8.15.0/`).
+fn distribution_home(dir: &Path) -> Result<PathBuf, EngineError> {
+    let unpacked = dir.join("home");
+    let entries = std::fs::read_dir(&unpacked).map_err(|e| EngineError::io(&unpacked, e))?;
+    entries
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.join("bin").is_dir())
+        .ok_or_else(|| {
+            EngineError::io(
+                &unpacked,
+                std::io::Error::other("the distribution has no bin/ folder"),
+            )
+        })
+}
+
+/// Makes a tree readable by all, its folders and `bin/` files executable by all.
+fn open_tree(root: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(path) = stack.pop() {
+        let meta = std::fs::symlink_metadata(&path)?;
+        if meta.is_symlink() {
+            continue;
+        }
+        let mode = meta.permissions().mode();
+        let in_bin = path
+            .parent()
+            .and_then(|p| p.file_name())
+            .is_some_and(|n| n == "bin");
+        let wanted = if meta.is_dir() || in_bin {
+            mode | 0o755
+        } else {
+            mode | 0o644
+        };
+        if wanted != mode {
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(wanted))?;
+        }
+        if meta.is_dir() {
+            for entry in std::fs::read_dir(&path)? {
+                stack.push(entry?.path());
+            }
+        }
+    }
+    Ok(())
 }
 
 fn write_launcher(dir: &Path) -> Result<(), EngineError> {

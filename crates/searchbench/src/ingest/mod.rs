@@ -228,7 +228,7 @@ pub async fn ingest_streaming(
     let corpus = source.describe();
     let failures = Arc::new(FailureFile::new(&plan.failures));
     let previous_failures_file = failures.set_aside_previous()?;
-    let engine_before = plan.engine_pid.and_then(crate::os::cpu_time);
+    let engine_before = plan.engine_pid.and_then(crate::os::group_cpu_time);
     let cpu_before = crate::os::self_cpu();
 
     let outcome = driver::load(
@@ -241,7 +241,7 @@ pub async fn ingest_streaming(
     .await;
 
     let driver_cpu = crate::os::self_cpu().saturating_sub(cpu_before);
-    let engine_cpu = match (engine_before, plan.engine_pid.and_then(crate::os::cpu_time)) {
+    let engine_cpu = match (engine_before, plan.engine_pid.and_then(crate::os::group_cpu_time)) {
         (Some(b), Some(a)) => Some(a.saturating_sub(b)),
         _ => None,
     };

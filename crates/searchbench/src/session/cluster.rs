@@ -13,10 +13,8 @@ pub struct ClusterSpec {
     pub given: Option<Target>,
     /// The URLs as given, for the record (credentials are not kept here).
     pub urls: Vec<String>,
-    /// The engine to start when no cluster is given.
-    pub engine: String,
-    /// JVM heap of the engine we start.
-    pub heap: String,
+    /// The engine to start when no cluster is given, and how.
+    pub start: StartOptions,
     /// Pid of a local engine given by URL, to report its CPU time.
     pub engine_pid: Option<u32>,
 }
@@ -24,7 +22,7 @@ pub struct ClusterSpec {
 impl ClusterSpec {
     /// The engine name for the record: the one we start, or none for a given cluster.
     pub fn engine_name(&self) -> Option<&str> {
-        self.given.is_none().then_some(self.engine.as_str())
+        self.given.is_none().then_some(self.start.engine.as_str())
     }
 
     /// Connects to the given cluster, or starts the engine (attached: it dies with us).
@@ -36,22 +34,23 @@ impl ClusterSpec {
                 engine_pid: self.engine_pid,
             });
         }
-        let mut options = StartOptions::new(&self.engine);
-        options.heap = self.heap.clone();
+        let mut options = self.start.clone();
         options.attached = true;
         observer.event(Event::EngineStarting {
-            engine: &self.engine,
+            engine: &options.engine,
+            nodes: options.nodes,
         });
         let node = engine::start(&options)
             .await
             .map_err(|source| SessionError::EngineStart {
-                engine: self.engine.clone(),
+                engine: options.engine.clone(),
                 source: Box::new(source),
             })?;
         observer.event(Event::EngineUp {
-            engine: &self.engine,
+            engine: &node.spec.name,
             url: node.url(),
             pid: node.pid(),
+            nodes: node.records.len(),
             boot: node.boot,
         });
         let target = node.target()?;

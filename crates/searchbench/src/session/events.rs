@@ -11,12 +11,13 @@ use crate::query::QueryResult;
 #[derive(Debug)]
 pub enum Event<'a> {
     /// We are starting an engine for the run (it stops when the run ends).
-    EngineStarting { engine: &'a str },
+    EngineStarting { engine: &'a str, nodes: u16 },
     /// The engine we started is healthy.
     EngineUp {
         engine: &'a str,
         url: &'a str,
         pid: u32,
+        nodes: usize,
         boot: Duration,
     },
     /// The load begins.

@@ -54,8 +54,21 @@ pub fn record_config(job: &Job, cluster: &ClusterSpec, load: &LoadSpec) -> Value
         "seed": job.seed,
         "engine": cluster.engine_name(),
         "urls": crate::cluster::redact_urls(&cluster.urls),
-        "heap": cluster.heap,
+        "heap": cluster.start.heap,
     });
+    if cluster.given.is_none() {
+        if let Some(map) = config.as_object_mut() {
+            map.insert("nodes".into(), cluster.start.nodes.into());
+            let settings: serde_json::Map<String, Value> = cluster
+                .start
+                .settings
+                .iter()
+                .map(|(k, v)| (k.clone(), Value::from(v.as_str())))
+                .collect();
+            map.insert("node_settings".into(), Value::Object(settings));
+            map.insert("jvm_opts".into(), serde_json::json!(cluster.start.jvm_opts));
+        }
+    }
     if let (Some(map), Ok(Value::Object(driver))) =
         (config.as_object_mut(), serde_json::to_value(&load.driver))
     {

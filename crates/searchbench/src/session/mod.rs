@@ -62,6 +62,9 @@ pub enum SessionError {
 impl SessionError {
     /// Bad usage or input rather than a failure of the work.
     pub fn is_usage(&self) -> bool {
+        if let SessionError::EngineStart { source, .. } = self {
+            return source.is_usage();
+        }
         matches!(
             self,
             SessionError::Usage(_)

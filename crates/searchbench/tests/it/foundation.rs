@@ -82,7 +82,7 @@ fn start_status_stop_leaves_nothing_behind() {
         "a second start must reuse the cache"
     );
     let pid = started["pid"].as_u64().expect("pid") as u32;
-    assert!(process::is_our_launcher(pid));
+    assert!(process::is_ours(pid, process::LAUNCHER_CLASS));
 
     // The node answers with the right version.
     let body = http_get(port, "/");
@@ -157,7 +157,7 @@ fn no_suitable_jdk_is_named() {
         .expect("run");
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
-    assert!(err.contains("needs a JDK 17+ and none was found"), "{err}");
+    assert!(err.contains("runs on JDK 17–21 and none was found"), "{err}");
     assert!(err.contains("found: none"), "{err}");
 }
 
@@ -182,7 +182,7 @@ fn jdk_too_old_for_opensearch_3() {
         .expect("run");
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
-    assert!(err.contains("opensearch-3.8.0 needs a JDK 21+"), "{err}");
+    assert!(err.contains("opensearch-3.8.0 runs on JDK 21+"), "{err}");
     assert!(err.contains(&format!("JDK {}", jdk17.feature)), "{err}");
 }
 
@@ -191,7 +191,7 @@ fn unknown_engine_is_a_usage_error() {
     let out = run(&["engine", "start", "solr-9"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains("unknown engine \"solr-9\"; known engines: opensearch-2.19.1"),
+        stderr(&out).contains("unknown engine \"solr-9\": engine names are opensearch-VERSION"),
         "{}",
         stderr(&out)
     );
@@ -219,6 +219,11 @@ fn stale_record_is_forgotten() {
         log: std::env::temp_dir().join("searchbench-stale-test.log"),
         started_unix: 0,
         heap: "1g".into(),
+        cluster: String::new(),
+        node_name: String::new(),
+        mark: process::LAUNCHER_CLASS.into(),
+        node_dir: None,
+        repo_dir: None,
     };
     record.save().expect("save record");
     let out = run(&["engine", "stop", "--port", &port.to_string()]);

@@ -4,28 +4,47 @@ use super::{bytes, table};
 use crate::cli::engine::{ListRow, Started, StatusRow};
 use crate::engine;
 
-pub fn list(rows: &[ListRow]) {
-    let mut table = table(["engine", "needs", "JDK found", "cached", "artifact"]);
+pub fn list(rows: &[ListRow], available: bool) {
+    let mut table = table(["engine", "kind", "runs on JDK", "JDK here", "cached", "artifact"]);
     for row in rows {
         table.add_row([
             if row.name == engine::DEFAULT_ENGINE {
                 format!("{} (default)", row.name)
             } else {
-                row.name.to_string()
+                row.name.clone()
             },
-            format!("JDK {}+", row.min_jdk),
-            row.jdk
-                .clone()
-                .unwrap_or_else(|| "none: install one".into()),
+            row.kind.to_string(),
+            row.jdk_needed.clone(),
+            row.jdk.clone().unwrap_or_else(|| "none: install one".into()),
             if row.cached {
                 "yes".into()
             } else {
                 "no (fetched on first start)".into()
             },
-            row.artifact.to_string(),
+            row.artifact.clone(),
         ]);
     }
     println!("{table}");
+    if !available {
+        eprintln!(
+            "{} shown; `searchbench engine list --available` lists every release Maven Central carries",
+            rows.len()
+        );
+    } else {
+        eprintln!(
+            "{} releases; a release line such as elasticsearch-8.17.x names its newest release",
+            rows.len()
+        );
+    }
+}
+
+pub fn cleaned(removed: &[std::path::PathBuf]) {
+    if removed.is_empty() {
+        println!("nothing to clean: every record and folder belongs to a running node");
+    }
+    for path in removed {
+        println!("removed {}", path.display());
+    }
 }
 
 pub fn started(started: &Started<'_>, http_port: u16) {
@@ -34,10 +53,15 @@ pub fn started(started: &Started<'_>, http_port: u16) {
     } else {
         "cached, ".to_string()
     };
+    let nodes = if started.pids.len() > 1 {
+        format!("{} nodes, pids {:?}", started.pids.len(), started.pids)
+    } else {
+        format!("pid {}", started.pid)
+    };
     eprintln!(
-        "{} is up: pid {}, {}healthy {:.1} s after launch, RSS {}",
+        "{} is up: {nodes}, JDK {}, {}healthy {:.1} s after launch, RSS {}",
         started.engine,
-        started.pid,
+        started.jdk,
         provision,
         started.boot_secs,
         started.rss_bytes.map(bytes).unwrap_or_else(|| "?".into())
@@ -51,10 +75,12 @@ pub fn status(rows: &[StatusRow]) {
         println!("no nodes started by searchbench are running");
         return;
     }
-    let mut table = table(["engine", "url", "pid", "health", "RSS", "log"]);
+    let mut table = table(["engine", "cluster", "node", "url", "pid", "health", "RSS", "log"]);
     for row in rows {
         table.add_row([
             row.engine.clone(),
+            row.cluster.clone(),
+            row.node.clone(),
             row.url.clone(),
             row.pid.to_string(),
             row.health.clone(),

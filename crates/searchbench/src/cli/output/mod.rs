@@ -116,18 +116,31 @@ impl crate::session::Observer for Terminal {
     fn event(&self, event: crate::session::Event<'_>) {
         use crate::session::Event;
         match event {
-            Event::EngineStarting { engine } => {
-                eprintln!("starting {engine} for this run (it stops when the run ends)")
+            Event::EngineStarting { engine, nodes } => {
+                let nodes = if nodes > 1 {
+                    format!(" ({nodes} nodes)")
+                } else {
+                    String::new()
+                };
+                eprintln!("starting {engine}{nodes} for this run (it stops when the run ends)")
             }
             Event::EngineUp {
                 engine,
                 url,
                 pid,
+                nodes,
                 boot,
-            } => eprintln!(
-                "{engine} is up at {url} (pid {pid}, {:.1} s)",
-                boot.as_secs_f64()
-            ),
+            } => {
+                let cluster = if nodes > 1 {
+                    format!("{nodes} nodes, first ")
+                } else {
+                    String::new()
+                };
+                eprintln!(
+                    "{engine} is up at {url} ({cluster}pid {pid}, {:.1} s)",
+                    boot.as_secs_f64()
+                )
+            }
             Event::Loading {
                 corpus,
                 index,

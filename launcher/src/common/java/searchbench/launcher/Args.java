@@ -1,6 +1,8 @@
 package searchbench.launcher;
 
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 
 /** Command-line arguments shared by every product's launcher. */
 final class Args {
@@ -8,6 +10,10 @@ final class Args {
     int transportPort;
     String dataDir;
     String cluster = "searchbench";
+    /** Node settings as key=value, applied after the runner's own (they win). */
+    final List<String[]> settings = new ArrayList<>();
+    /** List settings as key=a,b,c. */
+    final List<String[]> lists = new ArrayList<>();
     /** When set, the node stops as soon as stdin reaches EOF: it dies with the process that started it. */
     static boolean watchStdin;
 
@@ -28,13 +34,23 @@ final class Args {
                 case "--transport" -> a.transportPort = Integer.parseInt(value);
                 case "--data" -> a.dataDir = value;
                 case "--cluster" -> a.cluster = value;
+                case "--setting" -> a.settings.add(pair(flag, value));
+                case "--list" -> a.lists.add(pair(flag, value));
                 default -> fail("unknown flag " + flag);
             }
         }
         if (a.httpPort == 0 || a.transportPort == 0 || a.dataDir == null) {
-            fail("usage: Main --http PORT --transport PORT --data DIR [--cluster NAME] [--watch-stdin]");
+            fail("usage: Main --http PORT --transport PORT --data DIR [--cluster NAME] [--setting K=V]... [--list K=A,B]... [--watch-stdin]");
         }
         return a;
+    }
+
+    private static String[] pair(String flag, String value) {
+        int eq = value.indexOf('=');
+        if (eq <= 0) {
+            fail(flag + " wants key=value, got " + value);
+        }
+        return new String[] {value.substring(0, eq), value.substring(eq + 1)};
     }
 
     private static void fail(String message) {

@@ -18,10 +18,17 @@ public final class Main {
             s.put("http.port", a.httpPort);
             s.put("transport.port", a.transportPort);
             s.put("network.host", "127.0.0.1");
-            s.put("discovery.type", "single-node");
+            // The runner seeds a cluster of its own nodes; searchbench says how nodes meet
+            // (single-node discovery, or the seed hosts of its own multi-node cluster).
             s.remove("discovery.seed_hosts");
+            s.remove("cluster.initial_cluster_manager_nodes");
             s.remove("cluster.initial_master_nodes");
-            s.putList("node.roles", "master", "data", "ingest");
+            for (String[] kv : a.settings) {
+                s.put(kv[0], kv[1]);
+            }
+            for (String[] kv : a.lists) {
+                s.putList(kv[0], kv[1].split(","));
+            }
         }).build(ElasticsearchClusterRunner.newConfigs().numOfNode(1).basePath(a.dataDir).clusterName(a.cluster).disableESLogger());
         Args.announceAndWait();
     }

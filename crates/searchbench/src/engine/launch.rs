@@ -1,0 +1,280 @@
+//! The command line, settings and folders of one node: through our launcher class (runner)
+//! or the distribution's own `bin/` script, as an unprivileged user when we are root.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::catalog::{EngineSpec, Kind, Version};
+use super::jdk::Jdk;
+use super::process::LAUNCHER_CLASS;
+use super::EngineError;
+use crate::cluster::Product;
+
+/// The user distributions run as when we are root (they refuse root): `nobody`.
+pub const UNPRIVILEGED: (u32, u32) = (65534, 65534);
+
+/// One node of a cluster we start.
+#[derive(Debug, Clone)]
+pub struct NodePlan {
+    pub name: String,
+    pub cluster: String,
+    pub http_port: u16,
+    pub transport_port: u16,
+    /// Transport ports of every node; one node means single-node discovery.
+    pub seeds: Vec<u16>,
+    /// Names of every node: the first cluster-manager election is among them.
+    pub masters: Vec<String>,
+    pub data_dir: PathBuf,
+    /// Snapshot repositories may live under this folder (`path.repo`).
+    pub repo_dir: PathBuf,
+    /// A distribution node's own folder: its config copy, logs and temp files.
+    pub node_dir: PathBuf,
+    pub heap: String,
+    pub jvm_opts: Vec<String>,
+    /// The user's `--setting key=value`, applied last.
+    pub settings: Vec<(String, String)>,
+    /// Dies with us: the node stops when our end of its stdin closes.
+    pub attached: bool,
+}
+
+/// The node settings searchbench chooses, as (key, value, is a list).
+fn settings(spec: &EngineSpec, plan: &NodePlan) -> Vec<(String, String, bool)> {
+    let v = spec.parsed_version();
+    let cluster_manager_words = spec.product == Product::OpenSearch && v >= ver(2);
+    let mut s: Vec<(String, String, bool)> = Vec::new();
+    let mut put = |k: &str, v: String, list: bool| s.push((k.to_string(), v, list));
+    put("cluster.name", plan.cluster.clone(), false);
+    put("node.name", plan.name.clone(), false);
+    put("path.repo", plan.repo_dir.display().to_string(), false);
+    if plan.seeds.len() <= 1 {
+        put("discovery.type", "single-node".into(), false);
+    } else {
+        let seeds: Vec<String> = plan.seeds.iter().map(|p| format!("127.0.0.1:{p}")).collect();
+        put("discovery.seed_hosts", seeds.join(","), true);
+        let key = if cluster_manager_words {
+            "cluster.initial_cluster_manager_nodes"
+        } else {
+            "cluster.initial_master_nodes"
+        };
+        put(key, plan.masters.join(","), true);
+    }
+    match spec.kind {
+        // The runner's defaults leave out the ingest role, and every pipeline fails without it.
+        Kind::Runner => {
+            let manager = if cluster_manager_words {
+                "cluster_manager"
+            } else {
+                "master"
+            };
+            put("node.roles", format!("{manager},data,ingest"), true);
+        }
+        Kind::Distribution => {
+            put("http.port", plan.http_port.to_string(), false);
+            put("transport.port", plan.transport_port.to_string(), false);
+            put("network.host", "127.0.0.1".into(), false);
+            put("path.data", plan.data_dir.display().to_string(), false);
+            put("path.logs", plan.node_dir.join("logs").display().to_string(), false);
+        }
+    }
+    s
+}
+
+fn ver(major: u32) -> Version {
+    Version::parse(&major.to_string()).unwrap_or_else(|| unreachable!("a number parses"))
+}
+
+/// A shell between us and a distribution node that stops the node when its stdin closes,
+/// which happens however we exit. Its exit status is the node's.
+const WATCH_STDIN: &str = r#""$@" </dev/null &
+node=$!
+{ cat >/dev/null; kill -TERM "$node" 2>/dev/null; } &
+wait "$node"
+"#;
+
+/// Builds the command that starts `plan`'s node. For a distribution this also prepares the
+/// node's folder: a copy of the config (the node writes its keystore there) with the JVM's
+/// log paths made absolute, owned by the user the node runs as.
+pub fn command(
+    spec: &EngineSpec,
+    jdk: &Jdk,
+    provisioned_dir: &Path,
+    classpath: &str,
+    plan: &NodePlan,
+) -> Result<(Command, String), EngineError> {
+    match spec.kind {
+        Kind::Runner => Ok((runner(spec, jdk, classpath, plan), LAUNCHER_CLASS.into())),
+        Kind::Distribution => {
+            let home = provisioned_dir;
+            prepare_node_dir(home, plan)?;
+            let mark = home.display().to_string();
+            Ok((distribution(spec, jdk, home, plan), mark))
+        }
+    }
+}
+
+fn runner(spec: &EngineSpec, jdk: &Jdk, classpath: &str, plan: &NodePlan) -> Command {
+    let mut command = Command::new(jdk.java());
+    command
+        .arg(format!("-Xms{}", plan.heap))
+        .arg(format!("-Xmx{}", plan.heap))
+        .arg("-XX:+UseG1GC")
+        .arg("-Djava.awt.headless=true")
+        .arg("-Dlog4j2.formatMsgNoLookups=true")
+        .args(&plan.jvm_opts)
+        .arg("-cp")
+        .arg(classpath)
+        .arg(LAUNCHER_CLASS)
+        .args([
+            "--http",
+            &plan.http_port.to_string(),
+            "--transport",
+            &plan.transport_port.to_string(),
+            "--cluster",
+            &plan.cluster,
+        ])
+        .arg("--data")
+        .arg(&plan.data_dir);
+    for (key, value, list) in settings(spec, plan) {
+        let flag = if list { "--list" } else { "--setting" };
+        command.arg(flag).arg(format!("{key}={value}"));
+    }
+    for (key, value) in &plan.settings {
+        command.arg("--setting").arg(format!("{key}={value}"));
+    }
+    if plan.attached {
+        command.arg("--watch-stdin");
+    }
+    command
+}
+
+fn distribution(spec: &EngineSpec, jdk: &Jdk, home: &Path, plan: &NodePlan) -> Command {
+    let script = home.join("bin").join(match spec.product {
+        Product::OpenSearch => "opensearch",
+        Product::Elasticsearch => "elasticsearch",
+    });
+    let mut command = if plan.attached {
+        let mut sh = Command::new("/bin/sh");
+        sh.arg("-c").arg(WATCH_STDIN).arg("searchbench-node").arg(&script);
+        sh
+    } else {
+        Command::new(&script)
+    };
+    let mut ours = settings(spec, plan);
+    // The x-pack security module, where a distribution carries it, would demand TLS and
+    // passwords; these are local benchmark nodes on the loopback.
+    if home.join("modules").join("x-pack-security").is_dir() {
+        ours.push(("xpack.security.enabled".into(), "false".into(), false));
+    }
+    for (key, value, _) in ours {
+        command.arg("-E").arg(format!("{key}={value}"));
+    }
+    for (key, value) in &plan.settings {
+        command.arg("-E").arg(format!("{key}={value}"));
+    }
+    let mut opts = vec![format!("-Xms{}", plan.heap), format!("-Xmx{}", plan.heap)];
+    opts.extend(plan.jvm_opts.iter().cloned());
+    let config = plan.node_dir.join("config");
+    let tmp = plan.node_dir.join("tmp");
+    command
+        .current_dir(&plan.node_dir)
+        .env("JAVA_HOME", &jdk.home)
+        .env("ES_JAVA_HOME", &jdk.home)
+        .env("OPENSEARCH_JAVA_HOME", &jdk.home)
+        .env("ES_PATH_CONF", &config)
+        .env("OPENSEARCH_PATH_CONF", &config)
+        .env("ES_JAVA_OPTS", opts.join(" "))
+        .env("OPENSEARCH_JAVA_OPTS", opts.join(" "))
+        .env("ES_TMPDIR", &tmp)
+        .env("OPENSEARCH_TMPDIR", &tmp)
+        .env("HOME", &plan.node_dir);
+    if crate::os::is_root() {
+        // std drops the supplementary groups too when it changes the user of a root process.
+        std::os::unix::process::CommandExt::uid(&mut command, UNPRIVILEGED.0);
+        std::os::unix::process::CommandExt::gid(&mut command, UNPRIVILEGED.1);
+    }
+    command
+}
+
+/// The node's folder: `config/` (a copy), `logs/`, `tmp/`, and the data and repo folders,
+/// all owned by the user the node runs as.
+fn prepare_node_dir(home: &Path, plan: &NodePlan) -> Result<(), EngineError> {
+    let dir = &plan.node_dir;
+    let _ = std::fs::remove_dir_all(dir);
+    let config = dir.join("config");
+    copy_tree(&home.join("config"), &config).map_err(|e| EngineError::io(&config, e))?;
+    for sub in [dir.join("logs"), dir.join("tmp")] {
+        std::fs::create_dir_all(&sub).map_err(|e| EngineError::io(&sub, e))?;
+    }
+    for shared in [&plan.data_dir, &plan.repo_dir] {
+        std::fs::create_dir_all(shared).map_err(|e| EngineError::io(shared, e))?;
+    }
+    let jvm_options = config.join("jvm.options");
+    if let Ok(text) = std::fs::read_to_string(&jvm_options) {
+        let text = absolute_jvm_paths(&text, dir, &plan.data_dir);
+        std::fs::write(&jvm_options, text).map_err(|e| EngineError::io(&jvm_options, e))?;
+    }
+    if crate::os::is_root() {
+        for path in [dir, &plan.data_dir, &plan.repo_dir] {
+            chown_tree(path, UNPRIVILEGED).map_err(|e| EngineError::io(path, e))?;
+        }
+    }
+    Ok(())
+}
+
+/// `jvm.options` names `logs/gc.log`, `logs/hs_err…` and `data` relative to the working
+/// folder the product chooses (its home, which the node cannot write): make them ours.
+fn absolute_jvm_paths(text: &str, node_dir: &Path, data_dir: &Path) -> String {
+    let logs = node_dir.join("logs");
+    text.lines()
+        .map(|line| {
+            line.replace("file=logs/", &format!("file={}/", logs.display()))
+                .replace("ErrorFile=logs/", &format!("ErrorFile={}/", logs.display()))
+                .replace("HeapDumpPath=data", &format!("HeapDumpPath={}", data_dir.display()))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
+}
+
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_tree(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), &target)?;
+        }
+    }
+    Ok(())
+}
+
+fn chown_tree(root: &Path, (uid, gid): (u32, u32)) -> std::io::Result<()> {
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(path) = stack.pop() {
+        std::os::unix::fs::lchown(&path, Some(uid), Some(gid))?;
+        if std::fs::symlink_metadata(&path)?.is_dir() {
+            for entry in std::fs::read_dir(&path)? {
+                stack.push(entry?.path());
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jvm_log_paths_become_absolute() {
+        let text = "-XX:HeapDumpPath=data\n-XX:ErrorFile=logs/hs_err_pid%p.log\n\
+            -Xlog:gc*:file=logs/gc.log:utctime\n-Xss1m";
+        let out = absolute_jvm_paths(text, Path::new("/n/1"), Path::new("/d/1"));
+        assert!(out.contains("-XX:HeapDumpPath=/d/1\n"), "{out}");
+        assert!(out.contains("ErrorFile=/n/1/logs/hs_err_pid%p.log"), "{out}");
+        assert!(out.contains("file=/n/1/logs/gc.log:utctime"), "{out}");
+        assert!(out.contains("-Xss1m"));
+    }
+}
