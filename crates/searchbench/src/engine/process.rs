@@ -107,7 +107,9 @@ pub fn is_ours(pid: u32, mark: &str) -> bool {
         return false;
     }
     match std::fs::read(format!("/proc/{pid}/cmdline")) {
-        Ok(cmdline) => !mark.is_empty() && memchr::memmem::find(&cmdline, mark.as_bytes()).is_some(),
+        Ok(cmdline) => {
+            !mark.is_empty() && memchr::memmem::find(&cmdline, mark.as_bytes()).is_some()
+        }
         // No /proc (not Linux): trust the signal check.
         Err(_) => !Path::new("/proc/self").exists(),
     }

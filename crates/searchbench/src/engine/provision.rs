@@ -111,12 +111,7 @@ pub fn provision(spec: &EngineSpec, jdk: &Jdk) -> Result<Provisioned, EngineErro
 }
 
 /// Runs Maven in `dir` with its output in `dir/maven.log`; a failure quotes the log's end.
-fn maven(
-    spec: &EngineSpec,
-    jdk: &Jdk,
-    dir: &Path,
-    args: &[String],
-) -> Result<(), EngineError> {
+fn maven(spec: &EngineSpec, jdk: &Jdk, dir: &Path, args: &[String]) -> Result<(), EngineError> {
     let mvn = which("mvn").ok_or(EngineError::NoMaven)?;
     std::fs::create_dir_all(dir).map_err(|e| EngineError::io(dir, e))?;
     let log_path = dir.join("maven.log");

@@ -138,6 +138,9 @@ pub struct IngestReport {
     pub target_url: String,
     pub product: String,
     pub engine_version: String,
+    /// The JVM the engine runs on (vendor, version, GC, heap), as the node reports it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_jvm: Option<crate::cluster::JvmInfo>,
     pub config: DriverConfig,
     pub load_settings: LoadSettings,
     pub machine: Machine,
@@ -207,6 +210,8 @@ pub async fn ingest_streaming(
         .unwrap_or(0);
     let index = plan.driver.index.clone();
     let (product, engine_version, _) = target.product().await?;
+    // Recorded, not required: a cluster that hides `_nodes` still gets its load.
+    let engine_jvm = target.jvm().await.ok();
     let reuse = index::Reuse {
         replace: plan.replace,
         append: plan.append,
@@ -241,7 +246,10 @@ pub async fn ingest_streaming(
     .await;
 
     let driver_cpu = crate::os::self_cpu().saturating_sub(cpu_before);
-    let engine_cpu = match (engine_before, plan.engine_pid.and_then(crate::os::group_cpu_time)) {
+    let engine_cpu = match (
+        engine_before,
+        plan.engine_pid.and_then(crate::os::group_cpu_time),
+    ) {
         (Some(b), Some(a)) => Some(a.saturating_sub(b)),
         _ => None,
     };
@@ -277,6 +285,7 @@ pub async fn ingest_streaming(
         target,
         product: product.to_string(),
         engine_version,
+        engine_jvm,
         plan,
         outcome,
         driver_cpu,
@@ -328,6 +337,7 @@ struct ReportParts<'a> {
     target: &'a Target,
     product: String,
     engine_version: String,
+    engine_jvm: Option<crate::cluster::JvmInfo>,
     plan: Plan,
     outcome: LoadOutcome,
     driver_cpu: Duration,
@@ -387,6 +397,7 @@ fn report(mut p: ReportParts<'_>) -> IngestReport {
         target_url: url.to_string(),
         product: p.product,
         engine_version: p.engine_version,
+        engine_jvm: p.engine_jvm,
         config: p.plan.driver.clone(),
         load_settings: p.plan.load_settings.clone(),
         machine,

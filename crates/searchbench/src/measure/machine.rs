@@ -8,6 +8,9 @@ pub struct Machine {
     pub cores: usize,
     pub memory_bytes: Option<u64>,
     pub os: String,
+    /// Kernel release (`uname -r`), where the OS says it.
+    #[serde(default)]
+    pub kernel: String,
     pub arch: String,
 }
 
@@ -30,6 +33,9 @@ impl Machine {
             cores: cores(),
             memory_bytes,
             os: std::env::consts::OS.to_string(),
+            kernel: std::fs::read_to_string("/proc/sys/kernel/osrelease")
+                .map(|k| k.trim().to_string())
+                .unwrap_or_default(),
             arch: std::env::consts::ARCH.to_string(),
         }
     }

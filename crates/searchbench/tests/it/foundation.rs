@@ -157,7 +157,10 @@ fn no_suitable_jdk_is_named() {
         .expect("run");
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
-    assert!(err.contains("runs on JDK 17–21 and none was found"), "{err}");
+    assert!(
+        err.contains("runs on JDK 17–21 and none was found"),
+        "{err}"
+    );
     assert!(err.contains("found: none"), "{err}");
 }
 

@@ -7,6 +7,7 @@ mod common;
 mod corpus_cli;
 mod corpus_engine;
 mod corpus_generators;
+mod engines;
 mod experiment_dates;
 mod foundation;
 mod ingest_faults;

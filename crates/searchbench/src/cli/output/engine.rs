@@ -5,7 +5,14 @@ use crate::cli::engine::{ListRow, Started, StatusRow};
 use crate::engine;
 
 pub fn list(rows: &[ListRow], available: bool) {
-    let mut table = table(["engine", "kind", "runs on JDK", "JDK here", "cached", "artifact"]);
+    let mut table = table([
+        "engine",
+        "kind",
+        "runs on JDK",
+        "JDK here",
+        "cached",
+        "artifact",
+    ]);
     for row in rows {
         table.add_row([
             if row.name == engine::DEFAULT_ENGINE {
@@ -15,7 +22,9 @@ pub fn list(rows: &[ListRow], available: bool) {
             },
             row.kind.to_string(),
             row.jdk_needed.clone(),
-            row.jdk.clone().unwrap_or_else(|| "none: install one".into()),
+            row.jdk
+                .clone()
+                .unwrap_or_else(|| "none: install one".into()),
             if row.cached {
                 "yes".into()
             } else {
@@ -75,7 +84,9 @@ pub fn status(rows: &[StatusRow]) {
         println!("no nodes started by searchbench are running");
         return;
     }
-    let mut table = table(["engine", "cluster", "node", "url", "pid", "health", "RSS", "log"]);
+    let mut table = table([
+        "engine", "cluster", "node", "url", "pid", "health", "RSS", "log",
+    ]);
     for row in rows {
         table.add_row([
             row.engine.clone(),

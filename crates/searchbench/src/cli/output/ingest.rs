@@ -75,6 +75,21 @@ pub fn print(r: &IngestReport) {
         "\n{} docs into {} on {} {} in {:.1} s: {:.0} docs/s, {:.1} MB/s",
         c.indexed, r.index, r.product, r.engine_version, r.wall_secs, r.docs_per_sec, r.mb_per_sec
     );
+    if let Some(jvm) = &r.engine_jvm {
+        println!(
+            "engine JVM: {} {} ({}), GC {}, heap {}; machine: {}, {} cores, kernel {}",
+            jvm.vendor,
+            jvm.version,
+            jvm.vm,
+            jvm.gc.join(" + "),
+            jvm.heap_max_bytes
+                .map(super::bytes)
+                .unwrap_or_else(|| "?".into()),
+            r.machine.cpu_model,
+            r.machine.cores,
+            r.machine.kernel
+        );
+    }
     println!(
         "counts: {} {}",
         reconcile_line(r),

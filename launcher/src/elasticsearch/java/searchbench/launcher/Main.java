@@ -23,6 +23,10 @@ public final class Main {
             s.remove("discovery.seed_hosts");
             s.remove("cluster.initial_cluster_manager_nodes");
             s.remove("cluster.initial_master_nodes");
+            // Defaults for a lone node; searchbench's settings below say otherwise for a cluster.
+            s.put("discovery.type", "single-node");
+            // Without the ingest role every ingest pipeline fails.
+            s.putList("node.roles", "master", "data", "ingest");
             for (String[] kv : a.settings) {
                 s.put(kv[0], kv[1]);
             }

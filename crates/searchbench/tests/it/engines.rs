@@ -1,0 +1,209 @@
+//! The engine range: an old OpenSearch 2.x through its runner, an Elasticsearch 8 distribution
+//! (run as `nobody` when the tests run as root), and a three-node OpenSearch cluster. Each
+//! ingests and answers the logs queries through `run`; stopping leaves no process and no port.
+
+use std::net::TcpListener;
+use std::time::Duration;
+
+use searchbench::engine::{self, NodeRecord, StartOptions};
+use searchbench::os;
+
+use crate::common;
+
+const OLD_OPENSEARCH: &str = "opensearch-2.11.0";
+const ELASTICSEARCH_8: &str = "elasticsearch-8.17.4";
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// `run logs` with a small corpus and no warm-up; its JSON result.
+fn run_logs(extra: &[&str]) -> (std::process::Output, serde_json::Value) {
+    let file = tempfile::NamedTempFile::new().expect("temp file");
+    let path = file.path().to_string_lossy().into_owned();
+    let mut args = vec![
+        "run", "logs", "--docs", "5000", "--warmup", "0", "--json", &path,
+    ];
+    args.extend_from_slice(extra);
+    let out = common::bin().args(&args).output().expect("run");
+    let json = std::fs::read(file.path())
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or(serde_json::Value::Null);
+    (out, json)
+}
+
+/// The run indexed every document and every query answer was right.
+fn assert_run_ok(out: &std::process::Output, json: &serde_json::Value, version: &str) {
+    assert!(out.status.success(), "run failed: {}", stderr(out));
+    // The load's figures are at the top level, the query phase under `query`.
+    let ingest = json;
+    assert_eq!(ingest["engine_version"], version, "{}", stderr(out));
+    assert_eq!(ingest["counts"]["indexed"], 5000);
+    assert_eq!(ingest["counts"]["reconciled"], true);
+    assert!(
+        ingest["engine_jvm"]["version"].is_string(),
+        "the engine's JVM is recorded: {}",
+        ingest["engine_jvm"]
+    );
+    assert!(!ingest["machine"]["kernel"]
+        .as_str()
+        .unwrap_or("")
+        .is_empty());
+    let query = &json["query"];
+    assert!(query.is_object(), "the run has a query phase: {json}");
+    assert_eq!(query["accuracy_checked"], true, "{}", stderr(out));
+    assert_eq!(
+        query["failures_total"],
+        0,
+        "every answer right: {}",
+        stderr(out)
+    );
+    let errors: u64 = query["cells"]
+        .as_array()
+        .expect("cells")
+        .iter()
+        .map(|c| c["errors"].as_u64().unwrap_or(1))
+        .sum();
+    assert_eq!(errors, 0, "every search answered");
+}
+
+/// The URL the run's engine came up at, from its progress lines.
+fn started_port(stderr: &str) -> u16 {
+    let line = stderr
+        .lines()
+        .find(|l| l.contains(" is up at http://127.0.0.1:"))
+        .unwrap_or_else(|| panic!("no 'is up at' line in: {stderr}"));
+    let after = line.split("http://127.0.0.1:").nth(1).expect("url");
+    after
+        .split(|c: char| !c.is_ascii_digit())
+        .next()
+        .and_then(|p| p.parse().ok())
+        .expect("port")
+}
+
+/// Nothing of the node is left: no record, no process of ours on it, the port free.
+fn assert_gone(port: u16) {
+    assert!(
+        !NodeRecord::all().iter().any(|r| r.http_port == port),
+        "the node record on port {port} must be gone"
+    );
+    assert!(
+        TcpListener::bind(("127.0.0.1", port)).is_ok(),
+        "port {port} must be free after the run"
+    );
+}
+
+#[test]
+fn old_opensearch_runs_through_its_runner() {
+    let (out, json) = run_logs(&["--engine", OLD_OPENSEARCH]);
+    assert_run_ok(&out, &json, "2.11.0");
+    assert_gone(started_port(&stderr(&out)));
+}
+
+#[test]
+fn elasticsearch_8_distribution_runs_unprivileged() {
+    // Started on its own (not attached) so the test can look at its processes.
+    let out = common::bin()
+        .args([
+            "engine",
+            "start",
+            ELASTICSEARCH_8,
+            "--heap",
+            "512m",
+            "--json",
+        ])
+        .output()
+        .expect("engine start");
+    assert!(out.status.success(), "engine start: {}", stderr(&out));
+    let started: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let pid = started["pid"].as_u64().expect("pid") as u32;
+    let url = started["url"].as_str().expect("url").to_string();
+    let port: u16 = url
+        .rsplit(':')
+        .next()
+        .and_then(|p| p.parse().ok())
+        .expect("port");
+    let members = os::group_members(pid);
+    let stop = || {
+        common::bin()
+            .args(["engine", "stop", "--port", &port.to_string()])
+            .output()
+            .expect("engine stop")
+    };
+    // The node's JVMs (Elasticsearch 8 runs the server as a child of its launcher).
+    let uids: Vec<String> = members
+        .iter()
+        .filter_map(|p| std::fs::read_to_string(format!("/proc/{p}/status")).ok())
+        .filter_map(|s| {
+            s.lines()
+                .find(|l| l.starts_with("Uid:"))
+                .map(|l| l.split_whitespace().nth(1).unwrap_or("").to_string())
+        })
+        .collect();
+    let (out, json) = run_logs(&["--url", &url]);
+    let stopped = stop();
+    assert!(stopped.status.success(), "{}", stderr(&stopped));
+    assert!(members.len() >= 2, "launcher and server JVMs: {members:?}");
+    if os::is_root() {
+        assert!(
+            uids.iter().all(|u| u == "65534"),
+            "as root, the distribution runs as nobody: uids {uids:?}"
+        );
+    }
+    assert_run_ok(&out, &json, "8.17.4");
+    assert_eq!(json["product"], "Elasticsearch");
+    assert!(
+        members.iter().all(|p| !os::pid_alive(*p)),
+        "every process of the node is gone after stop"
+    );
+    assert_gone(port);
+}
+
+#[test]
+fn three_node_opensearch_cluster() {
+    let node = std::thread::spawn(|| {
+        let mut options = StartOptions::new(&common::test_engine());
+        options.nodes = 3;
+        options.heap = "384m".into();
+        options.attached = true;
+        let runtime = tokio::runtime::Runtime::new().expect("runtime");
+        runtime.block_on(engine::start(&options))
+    })
+    .join()
+    .expect("thread")
+    .expect("a 3-node cluster starts");
+    let ports: Vec<u16> = node.records.iter().map(|r| r.http_port).collect();
+    let pids = node.pids();
+    let urls = node.urls();
+    let target = common::target_at(node.url(), Duration::from_secs(60));
+    let runtime = common::runtime();
+
+    let cat = runtime
+        .block_on(target.send(reqwest::Method::GET, "/_cat/nodes?h=name", None))
+        .expect("_cat/nodes");
+    let names = String::from_utf8_lossy(&cat.body).to_string();
+    assert_eq!(names.lines().count(), 3, "_cat/nodes: {names}");
+
+    // A replica has somewhere to go: the index turns green.
+    let body = serde_json::json!({"settings": {"number_of_shards": 3, "number_of_replicas": 1}});
+    runtime
+        .block_on(target.send_json::<serde_json::Value>(reqwest::Method::PUT, "/replicated", &body))
+        .expect("create index");
+    let health = runtime
+        .block_on(target.get_json::<serde_json::Value>(
+            "/_cluster/health/replicated?wait_for_status=green&timeout=60s",
+        ))
+        .expect("health");
+    assert_eq!(health["status"], "green", "{health}");
+    assert_eq!(health["active_shards"], 6, "{health}");
+
+    let (out, json) = run_logs(&["--url", &urls.join(","), "--replicas", "1"]);
+    assert_run_ok(&out, &json, &node.spec.version);
+
+    drop(node);
+    assert!(pids.iter().all(|p| !os::pid_alive(*p)), "nodes stopped");
+    for port in ports {
+        assert_gone(port);
+    }
+}
