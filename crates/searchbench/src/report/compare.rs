@@ -240,11 +240,7 @@ pub struct Comparison {
 impl Row {
     /// A value of this metric for a table: an error count as a whole number.
     pub fn format(&self, v: f64) -> String {
-        if self.errors {
-            format!("{v:.0}")
-        } else {
-            format_value(v)
-        }
+        format_metric(self.errors, v)
     }
 
     /// Some contender is better or worse on this metric.
@@ -564,6 +560,16 @@ pub fn format_verdict(c: &Cell) -> String {
             format!("no significant change (inconclusive below ±{m:.1} %)")
         }
         (v, _) => v.name().to_string(),
+    }
+}
+
+/// A metric's value for a table: a count (of errors) as a whole number, a measure with
+/// [`format_value`]. (A group's count is a mean over runs, so it may have a fraction.)
+pub fn format_metric(count: bool, v: f64) -> String {
+    if count && v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else {
+        format_value(v)
     }
 }
 

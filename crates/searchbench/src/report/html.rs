@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Value};
 
-use super::compare::{format_diff, format_n, format_value, Comparison, Verdict};
+use super::compare::{format_diff, format_metric, format_n, format_value, Comparison, Verdict};
 use super::metrics::{self, steady_seconds};
 use super::{utc, Group, Loaded, ReportError};
 use crate::query::accuracy::VariantAccuracy;
@@ -161,7 +161,7 @@ fn run_section(l: &Loaded) -> String {
                 s,
                 "<tr><td>{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>",
                 esc(&m.label),
-                format_value(m.value),
+                format_metric(m.errors, m.value),
                 esc(m.unit),
                 esc(&n)
             );

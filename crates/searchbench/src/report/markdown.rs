@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use super::compare::{format_diff, format_n, format_value, Comparison};
+use super::compare::{format_diff, format_metric, format_n, format_value, Comparison};
 use super::{metrics, Group};
 
 fn cell(s: &str) -> String {
@@ -124,7 +124,7 @@ pub fn render(groups: &[Group], comparison: Option<&Comparison>) -> String {
                     s,
                     "| {} | {} | {} | {} |",
                     cell(&m.label),
-                    format_value(m.value),
+                    format_metric(m.errors, m.value),
                     m.unit,
                     n
                 );

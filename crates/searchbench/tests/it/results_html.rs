@@ -225,6 +225,13 @@ fn logs_accuracy_has_its_own_columns_counts_are_integers_and_no_debug_footer() {
         "a count shown as a measure: {table}"
     );
     assert!(table.contains(">32<") && table.contains(">3<") && table.contains("FAIL"));
+    // Error counts among the figures are whole numbers too.
+    let at = page.find("<h3>Figures</h3>").expect("a figures table");
+    let figures = &page[at..at + page[at..].find("</table>").unwrap()];
+    assert!(
+        figures.contains("wrong answers</td><td class=\"num\">3<"),
+        "{figures}"
+    );
     // Cluster-metrics keeps its percentile columns, with counts as integers too.
     let page = report::html::render(&groups(&store, &[ids[4].as_str()]), None).unwrap();
     let at = page.find("<h3>Accuracy</h3>").unwrap();
