@@ -4,7 +4,7 @@ use clap::Args;
 
 use super::results::StoreArgs;
 use super::{output, CliError, CliResult};
-use crate::report::compare::{self, format_diff, format_n, format_value, Side, Verdict};
+use crate::report::compare::{self, format_diff, format_n, Side, Verdict};
 
 #[derive(Debug, Args)]
 #[command(
@@ -34,7 +34,8 @@ use crate::report::compare::{self, format_diff, format_n, format_value, Side, Ve
         searchbench compare 3fa9c2e1 7b01d4aa              two runs\n  \
         searchbench compare 3fa9c2e1 7b01d4aa 90cc12ef     two contenders in one table\n  \
         searchbench compare build=old build=new            repeated runs by tag\n  \
-        searchbench compare base=1 new=1 --fail-on-worse   exit 3 on a regression (CI)"
+        searchbench compare base=1 new=1 --fail-on-worse   exit 3 on a regression (CI)\n  \
+        searchbench compare build=old build=new --only-changed --markdown"
 )]
 pub struct CompareArgs {
     #[command(flatten)]
@@ -45,8 +46,15 @@ pub struct CompareArgs {
     #[arg(required = true)]
     pub contenders: Vec<String>,
     /// Print JSON instead of a table.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "markdown")]
     pub json: bool,
+    /// Print a Markdown table instead (for a pull request or a wiki page).
+    #[arg(long)]
+    pub markdown: bool,
+    /// Show only the metrics on which a contender is better or worse, and say how many
+    /// others were left out.
+    #[arg(long)]
+    pub only_changed: bool,
     /// Exit with code 3 when a contender is significantly worse on any metric (a rise in
     /// errors included) or is not complete.
     #[arg(long)]
@@ -64,9 +72,16 @@ pub async fn run(a: CompareArgs) -> CliResult {
         .iter()
         .map(|s| Side::load_with(&store, s, a.include_partial).map_err(CliError::usage))
         .collect::<Result<Vec<_>, _>>()?;
-    let c = compare::compare(base, contenders);
+    let mut c = compare::compare(base, contenders);
+    // Decided on every metric, whatever is shown.
+    let worse = c.any_worse();
+    if a.only_changed {
+        c.only_changed();
+    }
     if a.json {
         output::json(&c)?;
+    } else if a.markdown {
+        print!("{}", crate::report::markdown::compare_table(&c));
     } else {
         let mut header = vec!["metric".to_string(), format!("{} (base)", c.base.label)];
         for k in &c.contenders {
@@ -82,13 +97,7 @@ pub async fn run(a: CompareArgs) -> CliResult {
             } else {
                 format!(" {}", row.unit)
             };
-            let value = |v: f64| {
-                if row.errors {
-                    format!("{v:.0}")
-                } else {
-                    format_value(v)
-                }
-            };
+            let value = |v: f64| row.format(v);
             let mut line = vec![row.label.clone(), format!("{}{unit}", value(row.base))];
             for k in &row.contenders {
                 match k {
@@ -108,14 +117,20 @@ pub async fn run(a: CompareArgs) -> CliResult {
             t.add_row(line);
         }
         println!("{t}");
+        if c.hidden_unchanged > 0 {
+            println!(
+                "{} metric(s) without a significant change hidden (drop --only-changed to see them)",
+                c.hidden_unchanged
+            );
+        }
         for n in &c.notes {
             println!("note: {n}");
         }
-        if c.rows.is_empty() {
+        if c.rows.is_empty() && c.hidden_unchanged == 0 {
             println!("the base run has no result to compare (incomplete?)");
         }
     }
-    if a.fail_on_worse && c.any_worse() {
+    if a.fail_on_worse && worse {
         return Err(CliError::check(anyhow::anyhow!(
             "a contender is significantly worse than the base"
         )));

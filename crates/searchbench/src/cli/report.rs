@@ -12,21 +12,32 @@ use crate::report;
 #[command(
     long_about = "Render stored runs: an HTML page that works offline (one file, charts \
         included: throughput over time, service-time percentiles, where the time went, query \
-        cells, accuracy, configuration; for several runs overlays and the comparison table, \
-        the first run being the base), Markdown, or CSV (long form: one value per line).\n\n\
+        cells, accuracy, configuration), Markdown, or CSV (long form: one value per line).\n\n\
+        Each RUN is what it is to `compare`: a run id (a unique prefix is enough) or a tag \
+        selector `key=value[,key=value]` that picks every complete run with those tags, a \
+        group of repeated runs. With two or more, the first is the base and the others are \
+        compared with it group against group, as `compare` does; the page opens with what \
+        changed, then the charts (one colour and one legend entry per group), then every \
+        metric.\n\n\
         Without --html/--markdown/--csv the HTML goes next to the store, in \
         reports/<first id>.html, and its path is printed.",
     after_help = "Examples:\n  \
         searchbench report 3fa9c2e1 --html run.html\n  \
         searchbench report 3fa9c2e1 7b01d4aa --html compare.html --markdown compare.md\n  \
+        searchbench report build=old build=new --html builds.html\n  \
         searchbench report build=nightly --csv nightly.csv"
 )]
 pub struct ReportArgs {
     #[command(flatten)]
     pub store: StoreArgs,
-    /// Run ids (unique prefixes are enough) or key=value tag selectors.
-    #[arg(required = true)]
+    /// Run ids (unique prefixes are enough) or key=value[,key=value] tag selectors, one group
+    /// each; the first is the base.
+    #[arg(required = true, value_name = "RUN")]
     pub runs: Vec<String>,
+    /// Also take runs of a tag group that are not complete (interrupted, failed, never
+    /// finished).
+    #[arg(long)]
+    pub include_partial: bool,
     /// Write a self-contained HTML page here.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
@@ -40,10 +51,12 @@ pub struct ReportArgs {
 
 pub async fn run(a: ReportArgs) -> CliResult {
     let store = a.store.open()?;
-    let runs = report::load(&store, &a.runs).map_err(CliError::usage)?;
+    let runs = report::load(&store, &a.runs, a.include_partial).map_err(CliError::usage)?;
     let mut html = a.html.clone();
     if html.is_none() && a.markdown.is_none() && a.csv.is_none() {
-        html = Some(report::default_html_path(&store, &runs[0].row.id));
+        if let Some(first) = report::runs_of(&runs).first() {
+            html = Some(report::default_html_path(&store, &first.row.id));
+        }
     }
     if let Some(path) = &html {
         report::write_html(&runs, path)?;

@@ -23,11 +23,8 @@ use super::statistics::{
     bootstrap_diff, cv_pct, min_detectable, pct_diff, quantile_diff, Interval, SampleKind,
     CONFIDENCE, MIN_RUNS, MIN_SAMPLES, RESAMPLES,
 };
-use crate::measure::SerializedHistogram;
+use super::Group;
 use crate::store::{RunRow, State, Store, StoreError};
-
-/// A stored run as a comparison reads it: the row, its timeline, its histograms.
-pub type Run = (RunRow, Vec<Value>, Vec<SerializedHistogram>);
 
 /// One side of a comparison: a run or a group of runs, with their metrics.
 #[derive(Debug, Clone, Serialize)]
@@ -45,13 +42,14 @@ pub struct Side {
 }
 
 impl Side {
-    /// A side from the runs a selector picked (see [`Store::select`]).
-    pub fn from_runs(label: &str, runs: &[Run]) -> Side {
+    /// A side from the runs a selector picked (see [`Group`]).
+    pub fn from_group(group: &Group) -> Side {
+        let runs = &group.runs;
         let per_run: Vec<Vec<Metric>> = runs
             .iter()
-            .map(|(row, timeline, histograms)| {
-                let mut m = run_metrics(row, timeline);
-                metrics::with_histograms(&mut m, histograms, timeline.len());
+            .map(|l| {
+                let mut m = run_metrics(&l.row, &l.timeline);
+                metrics::with_histograms(&mut m, &l.histograms, l.timeline.len());
                 m
             })
             .collect();
@@ -60,18 +58,14 @@ impl Side {
         } else {
             over_runs(&per_run)
         };
-        let first = runs.first().map(|(r, _, _)| r);
+        let first = runs.first().map(|l| &l.row);
         Side {
-            label: if runs.len() > 1 {
-                format!("{label} ({} runs)", runs.len())
-            } else {
-                label.to_string()
-            },
-            run_ids: runs.iter().map(|(r, _, _)| r.id.0.clone()).collect(),
+            label: group.label(),
+            run_ids: runs.iter().map(|l| l.row.id.0.clone()).collect(),
             engine: first.and_then(|r| r.engine.clone()),
             cpu_model: first.and_then(|r| r.machine.get("cpu_model")?.as_str().map(str::to_string)),
-            states: runs.iter().map(|(r, _, _)| r.state).collect(),
-            excluded: Vec::new(),
+            states: runs.iter().map(|l| l.row.state).collect(),
+            excluded: group.excluded.clone(),
             metrics,
         }
     }
@@ -82,46 +76,24 @@ impl Side {
         Side::load_with(store, selector, false)
     }
 
-    /// Loads a selector. Without `include_partial` a tag group keeps only its `complete` runs
-    /// (the others are listed in [`Side::excluded`]), and a single run that was interrupted,
-    /// is still running or never finished is refused; a failed run is kept (its errors are
-    /// what the comparison is about) and flagged.
+    /// Loads a selector as [`Group::load`] groups it. Without `include_partial` a single run
+    /// that was interrupted, is still running or never finished is refused; a failed run is
+    /// kept (its errors are what the comparison is about) and flagged.
     pub fn load_with(
         store: &Store,
         selector: &str,
         include_partial: bool,
     ) -> Result<Side, StoreError> {
-        let group = selector.contains('=');
-        let all = store.select_with(selector, true)?;
-        let mut excluded = Vec::new();
-        let mut runs = Vec::new();
-        for row in all {
-            let keep = include_partial
-                || row.state == State::Complete
-                || (!group && row.state == State::Failed);
-            if keep {
-                runs.push(row);
-            } else if group {
-                excluded.push(format!("{} ({})", row.id, row.state.name()));
-            } else {
+        let group = Group::load(store, selector, include_partial)?;
+        if let (false, false, [one]) = (include_partial, group.is_tags(), group.runs.as_slice()) {
+            if !matches!(one.row.state, State::Complete | State::Failed) {
                 return Err(StoreError::NotComplete {
-                    id: row.id.0.clone(),
-                    state: row.state.name(),
+                    id: one.row.id.0.clone(),
+                    state: one.row.state.name(),
                 });
             }
         }
-        if runs.is_empty() {
-            return Err(StoreError::NoTagMatch(selector.into()));
-        }
-        let mut with_timelines = Vec::with_capacity(runs.len());
-        for row in runs {
-            let timeline = timeline_of(store, &row)?;
-            let histograms = store.histograms(&row.id)?;
-            with_timelines.push((row, timeline, histograms));
-        }
-        let mut side = Side::from_runs(selector, &with_timelines);
-        side.excluded = excluded;
-        Ok(side)
+        Ok(Side::from_group(&group))
     }
 
     /// Runs of this side that are not `complete`: `id (state)`.
@@ -200,6 +172,11 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// Better or worse: a change that counts (what "what changed" and `--only-changed` show).
+    pub fn is_change(self) -> bool {
+        matches!(self, Verdict::Better | Verdict::Worse)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Verdict::Better => "better",
@@ -255,10 +232,87 @@ pub struct Comparison {
     pub min_samples: usize,
     pub min_runs: usize,
     pub rows: Vec<Row>,
+    /// Rows left out by [`Comparison::only_changed`]: no contender better or worse on them.
+    pub hidden_unchanged: usize,
     pub notes: Vec<String>,
 }
 
+impl Row {
+    /// A value of this metric for a table: an error count as a whole number.
+    pub fn format(&self, v: f64) -> String {
+        format_metric(self.errors, v)
+    }
+
+    /// Some contender is better or worse on this metric.
+    pub fn changed(&self) -> bool {
+        self.contenders
+            .iter()
+            .flatten()
+            .any(|c| c.verdict.is_change())
+    }
+}
+
+/// How one contender fared: the metrics on which it is better or worse, and how many others.
+#[derive(Debug, Clone)]
+pub struct Changes<'a> {
+    pub contender: &'a Side,
+    pub better: Vec<(&'a Row, &'a Cell)>,
+    pub worse: Vec<(&'a Row, &'a Cell)>,
+    /// Metrics compared without a significant change (or without a verdict).
+    pub unchanged: usize,
+}
+
+impl Changes<'_> {
+    /// `2 better, 1 worse, 40 without a significant change`.
+    pub fn counts(&self) -> String {
+        format!(
+            "{} better, {} worse, {} without a significant change",
+            self.better.len(),
+            self.worse.len(),
+            self.unchanged
+        )
+    }
+
+    /// The changed metrics, the worse first.
+    pub fn changed(&self) -> impl Iterator<Item = &(&Row, &Cell)> {
+        self.worse.iter().chain(&self.better)
+    }
+}
+
 impl Comparison {
+    /// Keeps only the metrics on which some contender is better or worse, and counts the
+    /// others in [`Comparison::hidden_unchanged`].
+    pub fn only_changed(&mut self) {
+        let before = self.rows.len();
+        self.rows.retain(Row::changed);
+        self.hidden_unchanged += before - self.rows.len();
+    }
+
+    /// Per contender, what got better and what got worse: the summary a reader wants first.
+    pub fn changes(&self) -> Vec<Changes<'_>> {
+        self.contenders
+            .iter()
+            .enumerate()
+            .map(|(i, contender)| {
+                let mut ch = Changes {
+                    contender,
+                    better: Vec::new(),
+                    worse: Vec::new(),
+                    unchanged: 0,
+                };
+                for row in &self.rows {
+                    match row.contenders[i].as_ref() {
+                        Some(c) if c.verdict == Verdict::Better => ch.better.push((row, c)),
+                        Some(c) if c.verdict == Verdict::Worse => ch.worse.push((row, c)),
+                        Some(_) => ch.unchanged += 1,
+                        None => {}
+                    }
+                }
+                ch
+            })
+            .collect()
+    }
+
     /// Any contender significantly worse on any metric (a rise in errors included), or a
     /// contender that is not `complete` against a base that is.
     pub fn any_worse(&self) -> bool {
@@ -468,6 +522,7 @@ pub fn compare(base: Side, contenders: Vec<Side>) -> Comparison {
         min_samples: MIN_SAMPLES,
         min_runs: MIN_RUNS,
         rows,
+        hidden_unchanged: 0,
         notes,
     }
 }
@@ -505,6 +560,16 @@ pub fn format_verdict(c: &Cell) -> String {
             format!("no significant change (inconclusive below ±{m:.1} %)")
         }
         (v, _) => v.name().to_string(),
+    }
+}
+
+/// A metric's value for a table: a count (of errors) as a whole number, a measure with
+/// [`format_value`]. (A group's count is a mean over runs, so it may have a fraction.)
+pub fn format_metric(count: bool, v: f64) -> String {
+    if count && v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else {
+        format_value(v)
     }
 }
 

@@ -20,7 +20,7 @@ pub fn field(s: &str) -> String {
 
 pub const HEADER: &str = "run_id,kind,workload,engine,metric,unit,second,value";
 
-pub fn render(runs: &[Loaded]) -> String {
+pub fn render(runs: &[&Loaded]) -> String {
     let mut s = format!("{HEADER}\n");
     for l in runs {
         let r = &l.row;

@@ -1,20 +1,25 @@
-//! One self-contained, offline HTML page for one or more runs: configuration, throughput over
-//! time, service-time percentiles, attribution as stacked bars, query cells and accuracy, and
-//! for several runs overlays and the comparison table.
+//! One self-contained, offline HTML page for one or more groups of runs (a run named by its
+//! id is a group of one): configuration, throughput over time, service-time percentiles,
+//! attribution as stacked bars, query cells and accuracy; for several groups, what changed
+//! first, then the charts (one colour and one legend entry per group), then the comparison
+//! table with every metric.
 //!
-//! Charts are drawn by Chart.js (MIT, embedded from `assets/`). Tables are rendered here, so
-//! the page reads fine even without JavaScript. After drawing, the page's script writes what
-//! it did into `#render-status` (`data-charts`, `data-drawn`: charts with painted pixels,
-//! `data-errors`), and every script error into `#js-errors`: the headless-browser test reads
-//! these.
+//! Charts are drawn by Chart.js (MIT, embedded from `assets/`): measured points joined by
+//! straight segments, log axes ticked at 1-2-5 steps. Tables are rendered here, so the page
+//! reads fine even without JavaScript. After drawing, the page's script writes what it did
+//! into the hidden `#render-status` (`data-charts`, `data-drawn`: charts with painted pixels,
+//! `data-errors`, and `#chart-info`: each chart's legend, colours, lines and log ticks), and
+//! every script error into `#js-errors`: the headless-browser test reads these.
 
 use std::fmt::Write as _;
 
 use serde_json::{json, Value};
 
-use super::compare::{format_diff, format_n, format_value, Comparison, Verdict};
+use super::compare::{format_diff, format_metric, format_n, format_value, Comparison, Verdict};
 use super::metrics::{self, steady_seconds};
-use super::{utc, Loaded, ReportError};
+use super::{utc, Group, Loaded, ReportError};
+use crate::query::accuracy::VariantAccuracy;
+use crate::query::plan::LogsQuery;
 
 const CHART_JS: &str = include_str!("../../assets/chart.umd.min.js");
 
@@ -42,11 +47,14 @@ fn script_json(v: &Value) -> Result<String, ReportError> {
         .replace('\u{2029}', "\\u2029"))
 }
 
-/// What the page's script draws, per run.
-fn chart_data(runs: &[Loaded]) -> Value {
-    let runs: Vec<Value> = runs
+/// What the page's script draws, per run, each with its group: the script colours and labels
+/// by group (a run named by its id is a group of one).
+fn chart_data(groups: &[Group]) -> Value {
+    let runs: Vec<Value> = groups
         .iter()
-        .map(|l| {
+        .enumerate()
+        .flat_map(|(g, group)| group.runs.iter().map(move |l| (g, group, l)))
+        .map(|(g, group, l)| {
             let r = l.row.result.as_ref().unwrap_or(&Value::Null);
             let steady = steady_seconds(&l.timeline).len() != l.timeline.len();
             let timeline: Vec<Value> = l
@@ -87,7 +95,8 @@ fn chart_data(runs: &[Loaded]) -> Value {
             json!({
                 "service_curve": service_curve(l),
                 "id": l.row.id.0,
-                "label": format!("{} {}", l.row.id, l.row.engine.as_deref().unwrap_or("")),
+                "group": g,
+                "label": group.label(),
                 "timeline": timeline,
                 "trimmed_edges": steady,
                 "service": service,
@@ -152,7 +161,7 @@ fn run_section(l: &Loaded) -> String {
                 s,
                 "<tr><td>{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>",
                 esc(&m.label),
-                format_value(m.value),
+                format_metric(m.errors, m.value),
                 esc(m.unit),
                 esc(&n)
             );
@@ -200,19 +209,128 @@ fn query_tables(r: &Value) -> String {
     }
     let acc = r.get("accuracy").and_then(Value::as_array);
     if let Some(acc) = acc.filter(|a| !a.is_empty()) {
-        s.push_str("<h3>Accuracy</h3><table><tr><th>variant</th><th>algorithm</th><th>answers</th><th>wrong counts</th><th>wrong sums</th><th>percentiles over bound</th><th>largest pct error %</th><th>bound %</th></tr>");
-        for a in acc {
-            let t = |k: &str| match a.get(k) {
-                Some(Value::String(s)) => s.clone(),
-                Some(Value::Null) | None => "-".into(),
-                Some(Value::Number(n)) => n.as_f64().map(format_value).unwrap_or_default(),
-                Some(v) => v.to_string(),
+        match logs_accuracy(acc) {
+            Some(logs) => s.push_str(&logs_accuracy_table(&logs)),
+            None => s.push_str(&accuracy_table(acc)),
+        }
+    }
+    s
+}
+
+/// A number as a table shows it: counts as integers, measures with [`format_value`].
+fn number(v: Option<&Value>) -> String {
+    match v {
+        Some(Value::Number(n)) if n.is_u64() || n.is_i64() => n.to_string(),
+        Some(Value::Number(n)) => n.as_f64().map(format_value).unwrap_or_default(),
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Null) | None => "-".into(),
+        Some(v) => v.to_string(),
+    }
+}
+
+/// The accuracy of percentile queries (cluster-metrics): counts, sums, percentile errors.
+fn accuracy_table(acc: &[Value]) -> String {
+    let mut s = String::from("<h3>Accuracy</h3><table><tr><th>variant</th><th>algorithm</th><th>answers</th><th>wrong counts</th><th>wrong sums</th><th>percentiles over bound</th><th>largest pct error %</th><th>bound %</th></tr>");
+    for a in acc {
+        let t = |k: &str| esc(&number(a.get(k)));
+        let _ = write!(
+            s,
+            "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+            t("variant"), t("algo"), t("answers"), t("count_wrong"),
+            t("sum_wrong"), t("pct_over_bound"), pct(a, "pct_max_err"), pct(a, "bound")
+        );
+    }
+    s.push_str("</table>");
+    s
+}
+
+/// The accuracy entries of a `logs` query result, typed; `None` for any other workload.
+fn logs_accuracy(acc: &[Value]) -> Option<Vec<VariantAccuracy>> {
+    let typed: Vec<VariantAccuracy> = acc
+        .iter()
+        .map(|a| serde_json::from_value(a.clone()).ok())
+        .collect::<Option<_>>()?;
+    typed
+        .iter()
+        .all(|a| a.variant.logs().is_some())
+        .then_some(typed)
+}
+
+/// The accuracy of log searches: hit counts, the newest hits (`size: 10`) and buckets (per
+/// minute, top hosts), all exact; '-' where a variant has nothing of that kind to check.
+fn logs_accuracy_table(acc: &[VariantAccuracy]) -> String {
+    let mut s = String::from("<h3>Accuracy</h3><table class=\"accuracy logs\"><tr><th>variant</th><th>answers</th><th>wrong counts</th><th>wrong newest hits</th><th>wrong buckets</th><th>verdict</th></tr>");
+    for a in acc {
+        let Some((query, size)) = a.variant.logs() else {
+            continue;
+        };
+        let buckets = matches!(query, LogsQuery::Histogram | LogsQuery::TopHosts);
+        let or_dash = |checked: bool, n: u64| {
+            if checked {
+                n.to_string()
+            } else {
+                "-".into()
+            }
+        };
+        let (class, verdict) = if a.failed() {
+            ("worse", "FAIL")
+        } else {
+            ("better", "ok")
+        };
+        let _ = write!(
+            s,
+            "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"{class}\">{verdict}</td></tr>",
+            esc(a.variant.name()),
+            a.answers,
+            a.count_wrong,
+            or_dash(size > 0, a.hits_wrong),
+            or_dash(buckets, a.buckets_wrong),
+        );
+    }
+    s.push_str("</table>");
+    s
+}
+
+/// The summary a comparison opens with: per contender, the metrics that got better or worse
+/// with their difference and verdict, and how many did not change significantly.
+pub fn what_changed(c: &Comparison) -> String {
+    let mut s = String::from("<h2 id=\"what-changed\">What changed</h2>");
+    for ch in c.changes() {
+        let _ = write!(
+            s,
+            "<p class=\"summary\"><b>{}</b> against <b>{}</b> (base): {} (<a href=\"#comparison\">every metric</a>).</p>",
+            esc(&ch.contender.label),
+            esc(&c.base.label),
+            ch.counts()
+        );
+        if ch.changed().next().is_none() {
+            continue;
+        }
+        let _ = write!(
+            s,
+            "<table class=\"changed\"><tr><th>metric</th><th>base</th><th>{}</th><th>diff [{:.0} % CI]</th><th>verdict</th></tr>",
+            esc(&ch.contender.label),
+            c.confidence * 100.0
+        );
+        for (row, cell) in ch.changed() {
+            let class = if cell.verdict == Verdict::Worse {
+                "worse"
+            } else {
+                "better"
+            };
+            let unit = if row.unit.is_empty() {
+                String::new()
+            } else {
+                format!(" {}", row.unit)
             };
             let _ = write!(
                 s,
-                "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
-                esc(&t("variant")), esc(&t("algo")), esc(&t("answers")), esc(&t("count_wrong")),
-                esc(&t("sum_wrong")), esc(&t("pct_over_bound")), pct(a, "pct_max_err"), pct(a, "bound")
+                "<tr><td>{}</td><td class=\"num\">{}{unit}</td><td class=\"num\">{}{unit}</td><td class=\"num\">{}</td><td class=\"{class}\">{}</td></tr>",
+                esc(&row.label),
+                row.format(row.base),
+                row.format(cell.value),
+                esc(&format_diff(cell)),
+                esc(&super::compare::format_verdict(cell))
             );
         }
         s.push_str("</table>");
@@ -264,6 +382,13 @@ pub fn compare_table(c: &Comparison) -> String {
         s.push_str("</tr>");
     }
     s.push_str("</table>");
+    if c.hidden_unchanged > 0 {
+        let _ = write!(
+            s,
+            "<p class=\"note\">{} metric(s) without a significant change hidden</p>",
+            c.hidden_unchanged
+        );
+    }
     for n in &c.notes {
         let _ = write!(s, "<p class=\"note\">note: {}</p>", esc(n));
     }
@@ -300,7 +425,11 @@ const SCRIPT: &str = r#"
   window.onerror = function(m, src, line){ fail(m + ' (line ' + line + ')'); };
   var origError = console.error; console.error = function(){ fail(Array.prototype.join.call(arguments,' ')); if (origError) origError.apply(console, arguments); };
   var data = JSON.parse(document.getElementById('report-data').textContent);
-  var palette = ['#2563eb','#dc2626','#16a34a','#d97706','#7c3aed','#0891b2','#db2777','#4b5563'];
+  // One colour per group (a run, or repeated runs selected by tags); the parts of a whole
+  // (where the time went) take their colours from another palette, so no colour means both.
+  var groupColours = ['#1f5fbf','#e07b00','#2a9d3a','#7b3fb8','#0e8a99','#8c5a2b','#c2188b','#56606b'];
+  var partColours = ['#9ecae1','#fdd49e','#c7e9c0','#dadaeb','#f4a6a6','#d9d9d9','#fde0ef','#e6e29a'];
+  function colour(r){ return groupColours[r.group % groupColours.length]; }
   var charts = [];
   function card(title, hint){
     var div = document.createElement('div'); div.className='card';
@@ -311,23 +440,55 @@ const SCRIPT: &str = r#"
     document.getElementById('charts').appendChild(div);
     return c;
   }
+  // The runs of a group share a label: the legend shows it once and toggles them together.
+  var legend = {
+    labels:{filter:function(item, d){ return d.datasets.findIndex(function(s){ return s.label === item.text; }) === item.datasetIndex; }},
+    onClick:function(e, item, l){ var ch = l.chart, show = !ch.isDatasetVisible(item.datasetIndex);
+      ch.data.datasets.forEach(function(s, i){ if (s.label === item.text) ch.setDatasetVisibility(i, show); }); ch.update(); }
+  };
   function draw(title, hint, config){
     var canvas = card(title, hint);
     config.options = Object.assign({animation:false, responsive:true, maintainAspectRatio:false}, config.options||{});
+    config.options.plugins = Object.assign({legend:legend}, config.options.plugins||{});
     try { charts.push({name:title, chart:new Chart(canvas, config), canvas:canvas}); }
     catch(e){ fail(title + ': ' + e); }
   }
-  var runs = data.runs;
+  // Measured points joined by straight segments: nothing drawn between them that was not measured.
+  function line(label, c, points, extra){
+    return Object.assign({label:label, data:points, borderColor:c, backgroundColor:c, borderWidth:1.5, tension:0, pointRadius:2, pointHoverRadius:4, spanGaps:false}, extra||{});
+  }
+  // A log axis with ticks at 1, 2 and 5 times a power of ten (only the powers over a wide
+  // range), from the step below the smallest value to the step above the largest.
+  function logAxis(values, title){
+    var vs = values.filter(function(v){ return v > 0 && isFinite(v); });
+    var axis = {type:'logarithmic', title:{display:true, text:title}};
+    if (!vs.length) return axis;
+    var lo = Math.min.apply(null, vs), hi = Math.max.apply(null, vs);
+    var e0 = Math.floor(Math.log10(lo)) - 1, e1 = Math.ceil(Math.log10(hi)) + 1;
+    var mult = (e1 - e0 > 5) ? [1] : [1, 2, 5], steps = [];
+    for (var e = e0; e <= e1; e++) mult.forEach(function(m){ steps.push(Number(m + 'e' + e)); });
+    var min = steps.filter(function(v){ return v <= lo; }).pop();
+    var max = steps.filter(function(v){ return v >= hi && v > min; })[0];
+    var ticks = steps.filter(function(v){ return v >= min && v <= max; });
+    axis.min = min; axis.max = max;
+    axis.afterBuildTicks = function(scale){ scale.ticks = ticks.map(function(v){ return {value:v}; }); };
+    axis.ticks = {autoSkip:false, callback:function(v){ return String(Number(v.toPrecision(3))); }};
+    return axis;
+  }
+  function mean(xs){ xs = xs.filter(function(x){ return x != null && isFinite(x); }); return xs.length ? xs.reduce(function(a,b){return a+b;}, 0) / xs.length : null; }
+  // The groups in order, each with its runs.
+  var runs = data.runs, groups = [];
+  runs.forEach(function(r){ var g = groups.find(function(g){ return g.group === r.group; }); if (!g){ g = {group:r.group, label:r.label, runs:[]}; groups.push(g); } g.runs.push(r); });
   var withTimeline = runs.filter(function(r){ return r.timeline.length > 0; });
   if (withTimeline.length){
     var sets = [];
-    withTimeline.forEach(function(r,i){
+    withTimeline.forEach(function(r){
       var warm = r.timeline.filter(function(s){return s.warmup;});
       var lastWarm = warm.length ? warm[warm.length-1].second : -1;
-      sets.push({label:r.label, data:r.timeline.filter(function(s){return s.second >= lastWarm;}).map(function(s){return {x:s.second, y:s.docs};}), borderColor:palette[i%8], backgroundColor:palette[i%8], pointRadius:0, borderWidth:2, tension:0.15});
-      if (warm.length) sets.push({label:r.label+' warm-up (not measured)', data:r.timeline.filter(function(s){return s.second <= lastWarm + 1;}).map(function(s){return {x:s.second, y:s.docs};}), borderColor:'#999', backgroundColor:'#999', borderDash:[4,4], pointRadius:0, borderWidth:2, tension:0.15});
+      sets.push(line(r.label, colour(r), r.timeline.filter(function(s){return s.second >= lastWarm;}).map(function(s){return {x:s.second, y:s.docs};})));
+      if (warm.length) sets.push(line('warm-up (not measured)', '#9aa3ab', r.timeline.filter(function(s){return s.second <= lastWarm + 1;}).map(function(s){return {x:s.second, y:s.docs};}), {borderDash:[4,4]}));
     });
-    draw('Throughput over time', 'documents acknowledged per second (by completion time); dashed grey: warm-up seconds, loaded but not in the headline or the histograms; the last second is partial', {
+    draw('Throughput over time', 'documents acknowledged per second (by completion time), one point per second; dashed grey: warm-up seconds, loaded but not in the headline or the histograms; the last second is partial', {
       type:'line',
       data:{datasets: sets},
       options:{parsing:true, scales:{x:{type:'linear', title:{display:true,text:'second'}}, y:{beginAtZero:true, title:{display:true,text:'docs/s'}}}}
@@ -340,37 +501,43 @@ const SCRIPT: &str = r#"
     var ps = [];
     withCurve.forEach(function(r){ r.service_curve.forEach(function(pt){ if (ps.indexOf(pt.p) < 0) ps.push(pt.p); }); });
     ps.sort(function(a,b){return a-b;});
+    var curveSets = withCurve.map(function(r){ return line(r.label, colour(r), ps.map(function(p){ var pt=r.service_curve.find(function(x){return x.p===p;}); return pt? pt.ms : null; })); });
+    var all = []; curveSets.forEach(function(s){ all = all.concat(s.data); });
     draw('Service time by percentile', 'bulk request service time, read from the stored HDR histogram; a percentile is drawn only when at least one sample lies above it', {
       type:'line',
-      data:{labels: ps.map(function(p){return p===100?'max':'p'+p;}), datasets: withCurve.map(function(r,i){ return {label:r.label, data:ps.map(function(p){ var pt=r.service_curve.find(function(x){return x.p===p;}); return pt? pt.ms : null; }), borderColor:palette[i%8], backgroundColor:palette[i%8], spanGaps:false, borderWidth:2}; })},
-      options:{scales:{y:{type:'logarithmic', title:{display:true,text:'ms (log)'}}, x:{title:{display:true,text:'percentile'}}}}
+      data:{labels: ps.map(function(p){return p===100?'max':'p'+p;}), datasets: curveSets},
+      options:{scales:{y:logAxis(all, 'ms (log)'), x:{title:{display:true,text:'percentile'}}}}
     });
   } else if (withService.length){
     draw('Service time by percentile', 'bulk request service time (HDR histogram); a percentile is shown only with enough samples (p90: 10, p99: 100, p99.9: 1000)', {
       type:'line',
-      data:{labels: pctKeys.map(function(k){return k[1];}), datasets: withService.map(function(r,i){ return {label:r.label, data:pctKeys.map(function(k){ var v=r.service[k[0]]; return v==null?null:v; }), borderColor:palette[i%8], backgroundColor:palette[i%8], spanGaps:false, borderWidth:2}; })},
+      data:{labels: pctKeys.map(function(k){return k[1];}), datasets: withService.map(function(r){ return line(r.label, colour(r), pctKeys.map(function(k){ var v=r.service[k[0]]; return v==null?null:v; })); })},
       options:{scales:{y:{beginAtZero:true, title:{display:true,text:'ms'}}, x:{title:{display:true,text:'percentile'}}}}
     });
   }
-  var withBudget = runs.filter(function(r){ return Array.isArray(r.budget) && r.budget.length; });
-  if (withBudget.length){
-    var names = withBudget[0].budget.map(function(b){return b.name;});
-    draw('Where the wall time went', 'share of wall time for the average client; the rows add up to 100 %', {
+  // Bars: one per group, the mean over its runs.
+  var budgetGroups = groups.map(function(g){ return {label:g.label, runs:g.runs.filter(function(r){ return Array.isArray(r.budget) && r.budget.length; })}; }).filter(function(g){ return g.runs.length; });
+  if (budgetGroups.length){
+    var names = budgetGroups[0].runs[0].budget.map(function(b){return b.name;});
+    draw('Where the wall time went', 'share of wall time for the average client; the parts add up to 100 %' + (runs.length > groups.length ? '; a group of runs shows their mean' : ''), {
       type:'bar',
-      data:{labels: withBudget.map(function(r){return r.label;}), datasets: names.map(function(n,i){ return {label:n, data:withBudget.map(function(r){ var b=r.budget.find(function(x){return x.name===n;}); return b? +(b.share*100).toFixed(2) : 0; }), backgroundColor:palette[i%8]}; })},
+      data:{labels: budgetGroups.map(function(g){return g.label;}), datasets: names.map(function(n,i){ return {label:n, data:budgetGroups.map(function(g){ var m = mean(g.runs.map(function(r){ var b=r.budget.find(function(x){return x.name===n;}); return b? b.share*100 : 0; })); return +m.toFixed(2); }), backgroundColor:partColours[i%partColours.length], borderColor:'#ffffff', borderWidth:1}; })},
       options:{indexAxis:'y', scales:{x:{stacked:true, max:100, title:{display:true,text:'% of wall'}}, y:{stacked:true}}}
     });
   }
-  var withCells = runs.filter(function(r){ return r.cells.length; });
-  if (withCells.length){
+  var cellGroups = groups.map(function(g){ return {group:g.group, label:g.label, runs:g.runs.filter(function(r){ return r.cells.length; })}; }).filter(function(g){ return g.runs.length; });
+  if (cellGroups.length){
+    var cellNames = cellGroups[0].runs[0].cells.map(function(c){return c.name;});
     var cellSets = [];
-    withCells.forEach(function(r,i){
-      cellSets.push({label:r.label+' client wall', data:r.cells.map(function(c){return c.wall_ms;}), backgroundColor:palette[i%8]});
-      cellSets.push({label:r.label+' summed took', data:r.cells.map(function(c){return c.took_ms;}), backgroundColor:palette[i%8]+'80', borderColor:palette[i%8], borderWidth:1});
+    function cellMean(g, name, key){ return mean(g.runs.map(function(r){ var c = r.cells.find(function(c){ return c.name === name; }); return c ? c[key] : null; })); }
+    cellGroups.forEach(function(g){
+      var c = colour(g);
+      cellSets.push({label:g.label+' client wall', data:cellNames.map(function(n){ return cellMean(g, n, 'wall_ms'); }), backgroundColor:c});
+      cellSets.push({label:g.label+' summed took', data:cellNames.map(function(n){ return cellMean(g, n, 'took_ms'); }), backgroundColor:c+'80', borderColor:c, borderWidth:1});
     });
-    draw('Query cells: client wall and summed took per coverage', 'client wall: what the caller waited for one coverage; summed took: the server time of its searches added up (with _msearch they run side by side, so the sum can exceed the wall); error-free coverages only', {
+    draw('Query cells: client wall and summed took per coverage', 'client wall: what the caller waited for one coverage; summed took: the server time of its searches added up (with _msearch they run side by side, so the sum can exceed the wall); error-free coverages only' + (runs.length > groups.length ? '; a group of runs shows their mean' : ''), {
       type:'bar',
-      data:{labels: withCells[0].cells.map(function(c){return c.name;}), datasets: cellSets},
+      data:{labels: cellNames, datasets: cellSets},
       options:{scales:{y:{beginAtZero:true, title:{display:true,text:'ms'}}}}
     });
   }
@@ -383,23 +550,47 @@ const SCRIPT: &str = r#"
       return false;
     } catch(e){ fail('reading pixels: ' + e); return false; }
   }
+  // What was drawn, for a headless browser to check: legends, colours, lines, log ticks.
+  function described(c){
+    var ch = c.chart;
+    var lines = ch.data.datasets.map(function(s, i){ var m = ch.getDatasetMeta(i); if (m.type !== 'line') return null;
+      return {tension: m.dataset ? m.dataset.options.tension : null, point_radius: m.data.length ? m.data[0].options.radius : null}; }).filter(Boolean);
+    var logTicks = Object.keys(ch.scales).filter(function(k){ return ch.scales[k].type === 'logarithmic'; })
+      .map(function(k){ return ch.scales[k].ticks.map(function(t){ return t.value; }); });
+    return {name:c.name, legend:(ch.legend && ch.legend.legendItems || []).map(function(it){ return it.text; }),
+      colours:ch.data.datasets.map(function(s){ return String(s.backgroundColor).slice(0, 7).toLowerCase(); }),
+      lines:lines, log_ticks:logTicks};
+  }
   var status = document.getElementById('render-status');
   var drawn = charts.filter(function(c){ return painted(c.canvas); }).map(function(c){ return c.name; });
+  var info = document.createElement('script'); info.type = 'application/json'; info.id = 'chart-info';
+  try { info.textContent = JSON.stringify(charts.map(described)).replace(/</g, '\\u003c'); } catch(e){ fail('describing charts: ' + e); }
+  status.appendChild(info);
   status.setAttribute('data-charts', String(charts.length));
   status.setAttribute('data-drawn', String(drawn.length));
   status.setAttribute('data-errors', String(errors.children.length));
-  status.textContent = 'charts drawn: ' + drawn.length + ' of ' + charts.length + (drawn.length ? ' (' + drawn.join(', ') + ')' : '') + '; script errors: ' + errors.children.length;
+  status.firstChild.nodeValue = 'charts drawn: ' + drawn.length + ' of ' + charts.length + (drawn.length ? ' (' + drawn.join(', ') + ')' : '') + '; script errors: ' + errors.children.length;
 })();
 "#;
 
 /// The whole page.
-pub fn render(runs: &[Loaded], comparison: Option<&Comparison>) -> Result<String, ReportError> {
-    let title = match runs {
+pub fn render(groups: &[Group], comparison: Option<&Comparison>) -> Result<String, ReportError> {
+    let runs = super::runs_of(groups);
+    let title = match runs.as_slice() {
         [one] => format!(
             "searchbench: {} {} on {}",
             one.row.kind,
             one.row.workload,
             one.row.engine.as_deref().unwrap_or("?")
+        ),
+        many if groups.len() > 1 => format!(
+            "searchbench: {} ({} runs)",
+            groups
+                .iter()
+                .map(|g| g.selector.as_str())
+                .collect::<Vec<_>>()
+                .join(" vs "),
+            many.len()
         ),
         many => format!("searchbench: {} runs", many.len()),
     };
@@ -415,23 +606,27 @@ pub fn render(runs: &[Loaded], comparison: Option<&Comparison>) -> Result<String
         })
         .collect::<Vec<_>>()
         .join(" · ");
+    // What changed first, then the charts, then every figure.
     let mut body = String::new();
     if let Some(c) = comparison {
-        body.push_str("<h2>Comparison</h2>");
-        body.push_str(&compare_table(c));
+        body.push_str(&what_changed(c));
     }
     body.push_str("<h2>Charts</h2><div id=\"charts\" class=\"grid\"></div><noscript>Charts need JavaScript; every figure is also in the tables below.</noscript>");
+    if let Some(c) = comparison {
+        body.push_str("<h2 id=\"comparison\">Comparison, every metric</h2>");
+        body.push_str(&compare_table(c));
+    }
     for l in runs {
         body.push_str(&run_section(l));
     }
-    let data = script_json(&chart_data(runs))?;
+    let data = script_json(&chart_data(groups))?;
     Ok(format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
          <meta name=\"generator\" content=\"searchbench {version}\">\
          <title>{title}</title><style>{STYLE}</style></head><body>\
          <header><h1>{title}</h1><p>{subtitle}</p></header><main>{body}\
-         <ul id=\"js-errors\"></ul><div id=\"render-status\" data-charts=\"0\" data-drawn=\"0\" data-errors=\"0\">charts not drawn (script did not run)</div>\
+         <ul id=\"js-errors\"></ul><div id=\"render-status\" hidden data-charts=\"0\" data-drawn=\"0\" data-errors=\"0\">charts not drawn (script did not run)</div>\
          </main>\
          <script id=\"report-data\" type=\"application/json\">{data}</script>\
          <script>{CHART_JS}</script><script>{SCRIPT}</script></body></html>\n",

@@ -4,8 +4,8 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use super::compare::{format_diff, format_n, format_value, Comparison};
-use super::{metrics, Loaded};
+use super::compare::{format_diff, format_metric, format_n, format_value, Comparison};
+use super::{metrics, Group};
 
 fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
@@ -53,20 +53,58 @@ pub fn compare_table(c: &Comparison) -> String {
         }
         s.push('\n');
     }
+    if c.hidden_unchanged > 0 {
+        let _ = writeln!(
+            s,
+            "\n{} metric(s) without a significant change hidden",
+            c.hidden_unchanged
+        );
+    }
     for n in &c.notes {
         let _ = writeln!(s, "\n> note: {}", cell(n));
     }
     s
 }
 
-pub fn render(runs: &[Loaded], comparison: Option<&Comparison>) -> String {
+/// The summary a comparison opens with: per contender, what got better and what got worse.
+pub fn what_changed(c: &Comparison) -> String {
+    let mut s = String::from("## What changed\n\n");
+    for ch in c.changes() {
+        let _ = writeln!(
+            s,
+            "**{}** against **{}** (base): {}.\n",
+            cell(&ch.contender.label),
+            cell(&c.base.label),
+            ch.counts()
+        );
+        for (row, k) in ch.changed() {
+            let _ = writeln!(
+                s,
+                "- {}: {} → {} {}, {} ({})",
+                cell(&row.label),
+                row.format(row.base),
+                row.format(k.value),
+                row.unit,
+                format_diff(k),
+                super::compare::format_verdict(k)
+            );
+        }
+        if ch.changed().next().is_some() {
+            s.push('\n');
+        }
+    }
+    s
+}
+
+pub fn render(groups: &[Group], comparison: Option<&Comparison>) -> String {
     let mut s = String::from("# searchbench report\n\n");
     if let Some(c) = comparison {
-        s.push_str("## Comparison\n\n");
+        s.push_str(&what_changed(c));
+        s.push_str("## Comparison, every metric\n\n");
         s.push_str(&compare_table(c));
         s.push('\n');
     }
-    for l in runs {
+    for l in super::runs_of(groups) {
         let r = &l.row;
         let _ = writeln!(s, "## Run {}\n", r.id);
         // The id is the heading already.
@@ -86,7 +124,7 @@ pub fn render(runs: &[Loaded], comparison: Option<&Comparison>) -> String {
                     s,
                     "| {} | {} | {} | {} |",
                     cell(&m.label),
-                    format_value(m.value),
+                    format_metric(m.errors, m.value),
                     m.unit,
                     n
                 );

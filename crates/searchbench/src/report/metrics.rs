@@ -440,10 +440,17 @@ fn query(r: &Value, out: &mut Vec<Metric>) {
                 f(acc, &["pct_max_err"]).map(|x| x * 100.0),
             ));
         }
-        let wrong = ["count_wrong", "sum_wrong", "pct_over_bound", "pct_null"]
-            .iter()
-            .filter_map(|k| f(acc, &[k]))
-            .sum::<f64>();
+        let wrong = [
+            "count_wrong",
+            "sum_wrong",
+            "pct_over_bound",
+            "pct_null",
+            "hits_wrong",
+            "buckets_wrong",
+        ]
+        .iter()
+        .filter_map(|k| f(acc, &[k]))
+        .sum::<f64>();
         out.extend(errors(
             &format!("accuracy.{v}.wrong"),
             &format!("{v}: wrong answers"),

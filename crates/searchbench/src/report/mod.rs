@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::measure::SerializedHistogram;
-use crate::store::{RunId, RunRow, Store, StoreError};
+use crate::store::{RunId, RunRow, State, Store, StoreError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
@@ -44,44 +44,100 @@ pub struct Loaded {
     pub histograms: Vec<SerializedHistogram>,
 }
 
-/// Loads runs by id, id prefix or `k=v` tag selector (a selector may give several runs).
-pub fn load(store: &Store, selectors: &[String]) -> Result<Vec<Loaded>, ReportError> {
-    let mut out: Vec<Loaded> = Vec::new();
-    for s in selectors {
-        for row in store.select(s)? {
-            if out.iter().any(|l| l.row.id == row.id) {
-                continue;
-            }
-            let timeline = compare::timeline_of(store, &row)?;
-            let histograms = store.histograms(&row.id)?;
-            out.push(Loaded {
-                row,
-                timeline,
-                histograms,
-            });
-        }
-    }
-    if out.is_empty() {
-        return Err(ReportError::NoRuns);
-    }
-    Ok(out)
+/// The runs one selector picks: the run a run id (or unique prefix) names, or every run with
+/// the tags of a `k=v[,k=v]` selector, a group of repeated runs. `compare` and `report` group
+/// alike: one side of a comparison, one colour in a chart.
+#[derive(Debug, Clone)]
+pub struct Group {
+    /// The selector as given.
+    pub selector: String,
+    pub runs: Vec<Loaded>,
+    /// Runs of a tag group left out because they are not `complete`: `id (state)`.
+    pub excluded: Vec<String>,
 }
 
-/// The first run is the base, every other run a contender (one run each).
-pub fn comparison_of(runs: &[Loaded]) -> Option<compare::Comparison> {
-    if runs.len() < 2 {
+impl Group {
+    /// Loads a selector (see [`Store::select_with`]). Without `include_partial` a tag group
+    /// keeps only its `complete` runs (the others are listed in [`Group::excluded`]); a run
+    /// named by its id is kept whatever its state.
+    pub fn load(store: &Store, selector: &str, include_partial: bool) -> Result<Group, StoreError> {
+        let tags = selector.contains('=');
+        let mut excluded = Vec::new();
+        let mut runs = Vec::new();
+        for row in store.select_with(selector, true)? {
+            if !tags || include_partial || row.state == State::Complete {
+                let timeline = compare::timeline_of(store, &row)?;
+                let histograms = store.histograms(&row.id)?;
+                runs.push(Loaded {
+                    row,
+                    timeline,
+                    histograms,
+                });
+            } else {
+                excluded.push(format!("{} ({})", row.id, row.state.name()));
+            }
+        }
+        if runs.is_empty() {
+            return Err(StoreError::NoTagMatch(selector.into()));
+        }
+        Ok(Group {
+            selector: selector.to_string(),
+            runs,
+            excluded,
+        })
+    }
+
+    /// A tag group (as opposed to a run named by its id).
+    pub fn is_tags(&self) -> bool {
+        self.selector.contains('=')
+    }
+
+    /// What tables and charts call it: the selector, with the run count of a group.
+    pub fn label(&self) -> String {
+        match self.runs.len() {
+            1 => self.selector.clone(),
+            n => format!("{} ({n} runs)", self.selector),
+        }
+    }
+}
+
+/// Loads every selector as a [`Group`], in order.
+pub fn load(
+    store: &Store,
+    selectors: &[String],
+    include_partial: bool,
+) -> Result<Vec<Group>, ReportError> {
+    if selectors.is_empty() {
+        return Err(ReportError::NoRuns);
+    }
+    selectors
+        .iter()
+        .map(|s| Ok(Group::load(store, s, include_partial)?))
+        .collect()
+}
+
+/// The first group is the base, every other group a contender: what `compare` would show for
+/// the same selectors.
+pub fn comparison_of(groups: &[Group]) -> Option<compare::Comparison> {
+    let (base, contenders) = groups.split_first()?;
+    if contenders.is_empty() {
         return None;
     }
-    let side = |l: &Loaded| {
-        compare::Side::from_runs(
-            &l.row.id.0,
-            &[(l.row.clone(), l.timeline.clone(), l.histograms.clone())],
-        )
-    };
     Some(compare::compare(
-        side(&runs[0]),
-        runs[1..].iter().map(side).collect(),
+        compare::Side::from_group(base),
+        contenders.iter().map(compare::Side::from_group).collect(),
     ))
+}
+
+/// Every run of the groups once, in order (a run may be in two groups).
+pub fn runs_of(groups: &[Group]) -> Vec<&Loaded> {
+    let mut out: Vec<&Loaded> = Vec::new();
+    for l in groups.iter().flat_map(|g| &g.runs) {
+        if !out.iter().any(|o| o.row.id == l.row.id) {
+            out.push(l);
+        }
+    }
+    out
 }
 
 fn write(path: &Path, text: &str) -> Result<(), ReportError> {
@@ -97,17 +153,20 @@ fn write(path: &Path, text: &str) -> Result<(), ReportError> {
     })
 }
 
-/// Writes the HTML report of `runs` to `path`.
-pub fn write_html(runs: &[Loaded], path: &Path) -> Result<(), ReportError> {
-    write(path, &html::render(runs, comparison_of(runs).as_ref())?)
+/// Writes the HTML report of `groups` to `path`.
+pub fn write_html(groups: &[Group], path: &Path) -> Result<(), ReportError> {
+    write(path, &html::render(groups, comparison_of(groups).as_ref())?)
 }
 
-pub fn write_markdown(runs: &[Loaded], path: &Path) -> Result<(), ReportError> {
-    write(path, &markdown::render(runs, comparison_of(runs).as_ref()))
+pub fn write_markdown(groups: &[Group], path: &Path) -> Result<(), ReportError> {
+    write(
+        path,
+        &markdown::render(groups, comparison_of(groups).as_ref()),
+    )
 }
 
-pub fn write_csv(runs: &[Loaded], path: &Path) -> Result<(), ReportError> {
-    write(path, &csv_file::render(runs))
+pub fn write_csv(groups: &[Group], path: &Path) -> Result<(), ReportError> {
+    write(path, &csv_file::render(&runs_of(groups)))
 }
 
 /// Where [`write_run_report`] puts a run's page: `reports/<id>.html` next to the store.
@@ -123,9 +182,9 @@ pub fn default_html_path(store: &Store, id: &RunId) -> PathBuf {
 /// Writes the HTML report of one stored run to [`default_html_path`] and returns the path.
 /// This is what `searchbench run` calls after saving its result.
 pub fn write_run_report(store: &Store, id: &RunId) -> Result<PathBuf, ReportError> {
-    let runs = load(store, std::slice::from_ref(&id.0))?;
+    let groups = load(store, std::slice::from_ref(&id.0), false)?;
     let path = default_html_path(store, id);
-    write_html(&runs, &path)?;
+    write_html(&groups, &path)?;
     Ok(path)
 }
 

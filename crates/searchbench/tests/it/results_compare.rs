@@ -1,7 +1,7 @@
 //! Comparing stored runs: verdicts on synthetic results, groups of repeated runs, the CLI.
 
 use crate::common::bin;
-use crate::common::results::{ingest_result, ingest_run, query_result, save};
+use crate::common::results::{ingest_result, ingest_run, logs_query_result, query_result, save};
 use searchbench::report::compare::{compare, Comparison, Side, Verdict};
 use searchbench::report::statistics::SampleKind;
 use searchbench::store::Store;
@@ -196,6 +196,23 @@ fn query_cells_compare_per_coverage() {
 }
 
 #[test]
+fn wrong_newest_hits_and_buckets_are_wrong_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("r.db")).unwrap();
+    let id = save(&store, &logs_query_result(30.0, 1), &[]);
+    let side = Side::load(&store, &id).unwrap();
+    let wrong = |key: &str| {
+        side.metrics
+            .iter()
+            .find(|m| m.key == key)
+            .unwrap_or_else(|| panic!("no {key}"))
+            .value
+    };
+    assert_eq!(wrong("accuracy.range_terms_s10.wrong"), 3.0);
+    assert_eq!(wrong("accuracy.histogram_s0.wrong"), 0.0);
+}
+
+#[test]
 fn cli_import_list_show_compare() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("cli.db");
@@ -306,5 +323,132 @@ fn cli_import_list_show_compare() {
         csv.contains(",timeline.docs,,5,"),
         "{}",
         &csv[..400.min(csv.len())]
+    );
+}
+
+/// A store with three runs tagged cfg=a and three tagged cfg=b (faster).
+fn two_groups() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("groups.db");
+    let store = Store::open(&db).unwrap();
+    for i in 0..3 {
+        save(
+            &store,
+            &ingest_result(20, 20_000.0, 0.05, 20.0, 10 + i),
+            &[("cfg", "a")],
+        );
+        save(
+            &store,
+            &ingest_result(20, 26_000.0, 0.05, 15.0, 20 + i),
+            &[("cfg", "b")],
+        );
+    }
+    (dir, db)
+}
+
+fn run_ok(args: &[&str], db: &std::path::Path) -> String {
+    let out = bin().args(args).arg("--store").arg(db).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn report_and_compare_build_the_same_groups() {
+    let (dir, db) = two_groups();
+    let md = dir.path().join("groups.md");
+    let html = dir.path().join("groups.html");
+    run_ok(
+        &[
+            "report",
+            "cfg=a",
+            "cfg=b",
+            "--markdown",
+            md.to_str().unwrap(),
+            "--html",
+            html.to_str().unwrap(),
+        ],
+        &db,
+    );
+    let md = std::fs::read_to_string(&md).unwrap();
+    // The same table `compare` prints: cfg=b (3 runs) against cfg=a (3 runs), not six runs
+    // against the first.
+    let table = run_ok(&["compare", "cfg=a", "cfg=b", "--markdown"], &db);
+    assert!(
+        table.starts_with("| metric | unit | cfg=a (3 runs) (base) | cfg=b (3 runs) |"),
+        "{table}"
+    );
+    assert!(md.contains(&table), "report:\n{md}\ncompare:\n{table}");
+    assert_eq!(
+        md.matches("diff [95 % CI]").count(),
+        1,
+        "one contender: {md}"
+    );
+    // Every run is charted under its group's name.
+    let page = std::fs::read_to_string(&html).unwrap();
+    let start = page
+        .find("id=\"report-data\" type=\"application/json\">")
+        .unwrap();
+    let data = &page[start..];
+    let data: Value =
+        serde_json::from_str(&data[data.find('>').unwrap() + 1..data.find("</script>").unwrap()])
+            .unwrap();
+    let labels: Vec<(&str, u64)> = data["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["label"].as_str().unwrap(), r["group"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        labels,
+        [("cfg=a (3 runs)", 0); 3]
+            .into_iter()
+            .chain([("cfg=b (3 runs)", 1); 3])
+            .collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn compare_only_changed_hides_the_unchanged_and_says_how_many() {
+    let (_dir, db) = two_groups();
+    let full: Value =
+        serde_json::from_str(&run_ok(&["compare", "cfg=a", "cfg=b", "--json"], &db)).unwrap();
+    let all = full["rows"].as_array().unwrap().len();
+    let json: Value = serde_json::from_str(&run_ok(
+        &["compare", "cfg=a", "cfg=b", "--json", "--only-changed"],
+        &db,
+    ))
+    .unwrap();
+    let rows = json["rows"].as_array().unwrap();
+    assert!(
+        !rows.is_empty() && rows.len() < all,
+        "{} of {all}",
+        rows.len()
+    );
+    for r in rows {
+        let v = r["contenders"][0]["verdict"].as_str().unwrap();
+        assert!(v == "better" || v == "worse", "{r}");
+    }
+    let hidden = json["hidden_unchanged"].as_u64().unwrap() as usize;
+    assert_eq!(hidden + rows.len(), all);
+    let said = format!("{hidden} metric(s) without a significant change hidden");
+    let text = run_ok(&["compare", "cfg=a", "cfg=b", "--only-changed"], &db);
+    assert!(text.contains(&said), "{text}");
+    assert!(
+        !text.contains("no significant change") && text.contains("better ✓"),
+        "{text}"
+    );
+    let md = run_ok(
+        &["compare", "cfg=a", "cfg=b", "--only-changed", "--markdown"],
+        &db,
+    );
+    assert!(md.contains(&said), "{md}");
+    assert_eq!(
+        md.lines().filter(|l| l.starts_with("| ")).count(),
+        rows.len() + 1,
+        "{md}"
     );
 }

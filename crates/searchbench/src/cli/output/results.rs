@@ -3,7 +3,11 @@
 use serde_json::Value;
 
 use super::{bytes, table};
-use crate::report::{self, compare::format_value, metrics};
+use crate::report::{
+    self,
+    compare::{format_metric, format_value},
+    metrics,
+};
 use crate::store::{self, RunRow};
 
 /// When a percentile is shown.
@@ -113,7 +117,12 @@ pub fn show(row: &RunRow, timeline: &[Value], histograms: &[Value]) {
                 .as_ref()
                 .map(|(k, v)| format!("{} {}", v.len(), k.name()))
                 .unwrap_or_else(|| "1".into());
-            t.add_row([m.label, format_value(m.value), m.unit.to_string(), n]);
+            t.add_row([
+                m.label,
+                format_metric(m.errors, m.value),
+                m.unit.to_string(),
+                n,
+            ]);
         }
         println!("{t}");
     }

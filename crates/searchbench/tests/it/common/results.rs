@@ -125,13 +125,61 @@ pub fn ingest_run(
 /// A query result with two cells whose took is around `took_ms` (seeded noise), checked
 /// against the real `QueryResult` type.
 pub fn query_result(took_ms: f64, seed: u64) -> Value {
+    let acc = |variant: &str, algo: Value, bound: Value, err: f64| {
+        json!({
+            "variant": variant, "algo": algo, "bound": bound, "answers": 120, "count_wrong": 0,
+            "sum_wrong": 0, "pct_values": 480, "pct_null": 0, "pct_over_bound": 0,
+            "pct_max_err": err, "pct_mean_err": err / 3.0, "pct_max_err_by_percent": [0.0, err, err / 2.0, 0.0]
+        })
+    };
+    shaped_query_result(
+        "cluster-metrics",
+        &[
+            ("A", "serial", 0.3),
+            ("D_td", "serial", 1.0),
+            ("D_td", "msearch", 0.6),
+        ],
+        vec![
+            acc("A", Value::Null, Value::Null, 0.0),
+            acc("D_td", json!("t-digest"), json!(5.0), 0.8),
+        ],
+        took_ms,
+        seed,
+    )
+}
+
+/// A query result of the `logs` workload: two searches, one of them with 3 wrong newest hits.
+pub fn logs_query_result(took_ms: f64, seed: u64) -> Value {
+    let acc = |variant: &str, hits_wrong: u64, buckets_wrong: u64| {
+        json!({
+            "variant": variant, "algo": null, "bound": null, "answers": 32, "count_wrong": 0,
+            "sum_wrong": 0, "pct_values": 0, "pct_null": 0, "pct_over_bound": 0,
+            "pct_max_err": 0.0, "pct_mean_err": 0.0, "pct_max_err_by_percent": [0.0, 0.0, 0.0, 0.0],
+            "hits_wrong": hits_wrong, "buckets_wrong": buckets_wrong
+        })
+    };
+    shaped_query_result(
+        "logs",
+        &[
+            ("range_terms_s10", "serial", 1.0),
+            ("histogram_s0", "serial", 0.5),
+        ],
+        vec![acc("range_terms_s10", 3, 0), acc("histogram_s0", 0, 0)],
+        took_ms,
+        seed,
+    )
+}
+
+fn shaped_query_result(
+    workload: &str,
+    cell_shapes: &[(&str, &str, f64)],
+    accuracy: Vec<Value>,
+    took_ms: f64,
+    seed: u64,
+) -> Value {
     let mut rng = Rng::new(seed, 0);
     let mut cells = Vec::new();
-    for (variant, transport, factor) in [
-        ("A", "serial", 0.3),
-        ("D_td", "serial", 1.0),
-        ("D_td", "msearch", 0.6),
-    ] {
+    for &(variant, transport, factor) in cell_shapes {
         let samples: Vec<Value> = (0..30)
             .map(|i| {
                 let t = took_ms * factor * (0.9 + 0.2 * (rng.next_u64() % 1000) as f64 / 1000.0);
@@ -156,18 +204,11 @@ pub fn query_result(took_ms: f64, seed: u64) -> Value {
             "samples": samples
         }));
     }
-    let acc = |variant: &str, algo: Value, bound: Value, err: f64| {
-        json!({
-            "variant": variant, "algo": algo, "bound": bound, "answers": 120, "count_wrong": 0,
-            "sum_wrong": 0, "pct_values": 480, "pct_null": 0, "pct_over_bound": 0,
-            "pct_max_err": err, "pct_mean_err": err / 3.0, "pct_max_err_by_percent": [0.0, err, err / 2.0, 0.0]
-        })
-    };
     let v = json!({
-        "workload": "cluster-metrics", "index": "cluster-metrics", "passes": 3, "warmup_coverages": 10,
+        "workload": workload, "index": workload, "passes": 3, "warmup_coverages": 10,
         "coverages": 10, "partitions": 40, "shuffle_seed": 1, "rate": null, "measured_secs": 12.5,
         "cells": cells, "savings": [], "attribution": [], "profile_cells": [], "profile_overhead": [],
-        "accuracy": [acc("A", Value::Null, Value::Null, 0.0), acc("D_td", json!("t-digest"), json!(5.0), 0.8)],
+        "accuracy": accuracy,
         "accuracy_checked": true, "failures_total": 0, "failures": [], "drift": null
     });
     let typed: QueryResult = serde_json::from_value(v).expect("shaped like QueryResult");
