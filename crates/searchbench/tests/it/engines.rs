@@ -207,3 +207,139 @@ fn three_node_opensearch_cluster() {
         assert_gone(port);
     }
 }
+
+#[test]
+fn catalogue_lists_every_release_and_names_the_nearest() {
+    // The build's copy of Maven Central's lists answers without the network.
+    let cache = tempfile::tempdir().expect("cache");
+    let offline = |args: &[&str]| {
+        common::bin()
+            .args(args)
+            .env("SEARCHBENCH_CACHE", cache.path())
+            // A refresh (for a release the lists lack) fails at once: nothing leaves the machine.
+            .env("SEARCHBENCH_MAVEN_REPO", "http://127.0.0.1:9/maven2")
+            .output()
+            .expect("run")
+    };
+    let out = offline(&["engine", "list", "--available", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let names: Vec<&str> = rows
+        .as_array()
+        .expect("rows")
+        .iter()
+        .filter_map(|r| r["name"].as_str())
+        .collect();
+    for expected in [
+        "opensearch-2.0.0",
+        "opensearch-2.11.0",
+        "opensearch-3.8.0",
+        "elasticsearch-7.4.2",
+        "elasticsearch-7.17.29",
+        "elasticsearch-8.15.0",
+        "elasticsearch-8.19.21",
+    ] {
+        assert!(
+            names.contains(&expected),
+            "{expected} missing from {names:?}"
+        );
+    }
+    assert!(names.len() > 100, "{} releases", names.len());
+    let es8 = rows
+        .as_array()
+        .expect("rows")
+        .iter()
+        .find(|r| r["name"] == "elasticsearch-8.15.0")
+        .expect("8.15.0");
+    assert_eq!(es8["kind"], "distribution");
+    assert_eq!(es8["jdk_needed"], "17–23");
+
+    // An unknown release: exit 2, the nearest releases named.
+    let out = offline(&["engine", "start", "elasticsearch-8.17.2"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("elasticsearch-8.17.3") && err.contains("elasticsearch-8.17.0"),
+        "{err}"
+    );
+    // The same in `run`, before anything starts.
+    let out = offline(&[
+        "run",
+        "logs",
+        "--engine",
+        "elasticsearch-8.17.2",
+        "--docs",
+        "10",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("nearest: elasticsearch-8.17"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_failed_start_keeps_its_log_and_quotes_why() {
+    common::node_url(); // provisioned already: the failure is the node's, not Maven's
+    let out = common::bin()
+        .args([
+            "engine",
+            "start",
+            &common::test_engine(),
+            "--heap",
+            "256m",
+            "--setting",
+            "no.such.setting=1",
+        ])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("exited during start-up"), "{err}");
+    assert!(err.contains("unknown setting [no.such.setting]"), "{err}");
+    assert!(!err.contains("\tat "), "no stack frames: {err}");
+    let log = err
+        .split("the log is kept at ")
+        .nth(1)
+        .and_then(|rest| rest.split(". ").next())
+        .expect("the log is named");
+    let log = std::path::Path::new(log);
+    assert!(log.is_file(), "the log is kept: {}", log.display());
+    let _ = std::fs::remove_file(log);
+
+    // A setting that is not key=value is refused before anything starts.
+    let out = common::bin()
+        .args(["engine", "start", "--setting", "oops"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("key=value"), "{}", stderr(&out));
+}
+
+#[test]
+fn clean_removes_what_killed_nodes_left() {
+    let cache = tempfile::tempdir().expect("cache");
+    let data = cache.path().join("data").join("opensearch-2.19.1-1");
+    std::fs::create_dir_all(&data).expect("data");
+    std::fs::create_dir_all(cache.path().join("nodes")).expect("nodes");
+    let log = cache.path().join("nodes").join("1.log");
+    std::fs::write(&log, "old").expect("log");
+    // A record of a node whose process is gone.
+    let record = serde_json::json!({
+        "engine": "opensearch-2.19.1", "pid": 999_999_999u32, "http_port": 1,
+        "transport_port": 2, "url": "http://127.0.0.1:1", "data_dir": data,
+        "data_is_ours": true, "log": log, "started_unix": 0, "heap": "1g"
+    });
+    let record_path = cache.path().join("nodes").join("1.json");
+    std::fs::write(&record_path, record.to_string()).expect("record");
+    let out = common::bin()
+        .args(["engine", "clean"])
+        .env("SEARCHBENCH_CACHE", cache.path())
+        .env("SEARCHBENCH_SHARED_DIR", cache.path())
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!record_path.exists() && !data.exists() && !log.exists());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("removed"));
+}
