@@ -125,9 +125,10 @@ impl Target {
                 Ok((product, root.version.number, root.cluster_name))
             }
             // Refused as a route (not as a user: 401/403 stay what they are).
-            Err(TargetError::Status { status, .. }) if matches!(status, 400 | 404 | 405) => {
-                self.product_from_nodes().await
-            }
+            Err(TargetError::Status {
+                status: 400 | 404 | 405,
+                ..
+            }) => self.product_from_nodes().await,
             Err(e) => Err(e),
         }
     }
