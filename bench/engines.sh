@@ -9,6 +9,7 @@
 #   bench/engines.sh                     # the default range
 #   FILTER='^elasticsearch-8' bench/engines.sh
 #   BIN=target/release/searchbench OUT=/tmp/engines.md KEEP=1 bench/engines.sh
+#   NAMES='elasticsearch-8.15.0 opensearch-3.8.0' bench/engines.sh   # these, in this order
 #
 # Engines that were not cached before are removed again afterwards (KEEP=1 keeps them), so
 # the run does not fill the disk. Traffic: Maven Central (provisioning) and 127.0.0.1.
@@ -31,13 +32,18 @@ trap 'rm -rf "$WORK"' EXIT
 
 mkdir -p "$(dirname "$OUT")"
 "$BIN" engine list --available --json >"$WORK/list.json"
-python3 - "$FILTER" "$WORK/list.json" >"$WORK/names" <<'EOF'
+python3 - "$FILTER" "$WORK/list.json" "${NAMES:-}" >"$WORK/names" <<'EOF'
 import json, re, sys
-pattern, path = sys.argv[1], sys.argv[2]
-for row in json.load(open(path)):
-    if re.search(pattern, row["name"]):
-        print(row["name"], row["kind"], row["jdk_needed"], "yes" if row["cached"] else "no")
+pattern, path, names = sys.argv[1], sys.argv[2], sys.argv[3].split()
+rows = {r["name"]: r for r in json.load(open(path))}
+chosen = names if names else [n for n in rows if re.search(pattern, n)]
+for name in chosen:
+    row = rows.get(name)
+    if row is None:
+        sys.exit(f"{name} is not in the catalogue")
+    print(row["name"], row["kind"], row["jdk_needed"], "yes" if row["cached"] else "no")
 EOF
+[ -s "$WORK/names" ] || exit 1
 
 {
   echo "| engine | kind | starts | JDK | healthy after (s) | RSS (MiB) | docs indexed | search hits | note |"

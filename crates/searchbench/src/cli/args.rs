@@ -81,7 +81,8 @@ pub struct NodeArgs {
     /// HTTP port of the first node (the next nodes count up) [default: free ports].
     #[arg(long)]
     pub port: Option<u16>,
-    /// Transport port of the first node (the next nodes count up) [default: free ports].
+    /// Transport port of the first node (the next nodes count up) [default: --port + 100
+    /// when free, as 9200 goes with 9300; else free ports].
     #[arg(long)]
     pub transport_port: Option<u16>,
     /// JVM heap of each node (-Xms and -Xmx), e.g. 512m, 1g, 4g.

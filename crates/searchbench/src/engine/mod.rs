@@ -275,7 +275,15 @@ pub async fn start(options: &StartOptions) -> Result<Node, EngineError> {
     let jdk = jdk_for(&spec)?;
     let count = usize::from(options.nodes);
     let http_ports = ports(options.port, count, &[])?;
-    let transport_ports = ports(options.transport_port, count, &http_ports)?;
+    let transport_ports = match (options.transport_port, options.port) {
+        (Some(first), _) => ports(Some(first), count, &http_ports)?,
+        // Next to a chosen HTTP port, as 9200 goes with 9300, when those are free.
+        (None, Some(http)) => http
+            .checked_add(100)
+            .and_then(|first| ports(Some(first), count, &http_ports).ok())
+            .map_or_else(|| ports(None, count, &http_ports), Ok)?,
+        (None, None) => ports(None, count, &http_ports)?,
+    };
     let provisioned = provision(&spec, &jdk)?;
 
     let nodes_dir = paths::nodes_dir();

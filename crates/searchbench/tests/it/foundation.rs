@@ -68,6 +68,9 @@ fn start_status_stop_leaves_nothing_behind() {
         .port();
     let port_s = port.to_string();
     let name = common::test_engine();
+    let transport_free = port
+        .checked_add(100)
+        .is_some_and(|t| TcpListener::bind(("127.0.0.1", t)).is_ok());
     let out = run(&[
         "engine", "start", &name, "--port", &port_s, "--heap", "512m", "--json",
     ]);
@@ -83,6 +86,16 @@ fn start_status_stop_leaves_nothing_behind() {
     );
     let pid = started["pid"].as_u64().expect("pid") as u32;
     assert!(process::is_ours(pid, process::LAUNCHER_CLASS));
+    if transport_free {
+        let record: NodeRecord =
+            serde_json::from_slice(&std::fs::read(NodeRecord::path_for(port)).expect("record"))
+                .expect("record json");
+        assert_eq!(
+            record.transport_port,
+            port + 100,
+            "transport next to --port"
+        );
+    }
 
     // The node answers with the right version.
     let body = http_get(port, "/");
