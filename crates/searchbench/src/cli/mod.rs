@@ -52,11 +52,7 @@ impl CliError {
     /// A session's error: bad usage or input exits 2, an interruption 130, anything else 1.
     pub fn session(error: crate::session::SessionError) -> Self {
         CliError {
-            code: match &error {
-                e if e.is_usage() => exit::USAGE,
-                crate::session::SessionError::Interrupted(_) => exit::INTERRUPTED,
-                _ => exit::FAILURE,
-            },
+            code: session_code(&error),
             error: error.into(),
         }
     }
@@ -68,12 +64,23 @@ impl CliError {
     }
 }
 
+fn session_code(error: &crate::session::SessionError) -> i32 {
+    match error {
+        e if e.is_usage() => exit::USAGE,
+        crate::session::SessionError::Interrupted(_) => exit::INTERRUPTED,
+        _ => exit::FAILURE,
+    }
+}
+
+/// Exit 1, except for a session's error that reaches here through `?`: it keeps the code
+/// [`CliError::session`] gives it, so a command cannot exit 1 where another exits 2.
 impl<E: Into<anyhow::Error>> From<E> for CliError {
     fn from(error: E) -> Self {
-        CliError {
-            code: exit::FAILURE,
-            error: error.into(),
-        }
+        let error = error.into();
+        let code = error
+            .downcast_ref::<crate::session::SessionError>()
+            .map_or(exit::FAILURE, session_code);
+        CliError { code, error }
     }
 }
 

@@ -399,7 +399,7 @@ pub fn render(runs: &[Loaded], comparison: Option<&Comparison>) -> Result<String
             "searchbench: {} {} on {}",
             one.row.kind,
             one.row.workload,
-            one.row.engine.as_deref().unwrap_or("?")
+            one.row.engine.as_deref().unwrap_or("engine unknown")
         ),
         many => format!("searchbench: {} runs", many.len()),
     };

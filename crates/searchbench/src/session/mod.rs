@@ -67,7 +67,8 @@ impl SessionError {
             SessionError::Usage(_)
                 | SessionError::Ingest(IngestError::Config(_))
                 | SessionError::Corpus(CorpusError::Invalid(_))
-        )
+        ) || matches!(self, SessionError::EngineStart { source, .. }
+            if matches!(**source, EngineError::Unknown { .. }))
     }
 
     pub fn usage(message: impl Into<String>) -> Self {
