@@ -13,6 +13,7 @@ use crate::engine::{self, jdk, EngineError, NodeRecord, StartOptions, StopOutcom
 pub enum EngineCommand {
     /// The engines searchbench can start, what each needs, and whether it is cached.
     List {
+        /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
     },
@@ -37,6 +38,7 @@ pub enum EngineCommand {
         /// Seconds to wait for the node to become healthy (yellow or green).
         #[arg(long, default_value_t = 180, value_name = "SECS")]
         timeout: u64,
+        /// Print the node (engine, URL, pid, …) as JSON instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -55,6 +57,7 @@ pub enum EngineCommand {
     },
     /// Nodes started by searchbench: engine, URL, pid, health, memory. Forgets dead ones.
     Status {
+        /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
     },

@@ -14,6 +14,7 @@ mod query;
 mod report;
 pub mod results;
 mod run;
+mod shell;
 mod target;
 
 pub use target::TargetArgs;
@@ -86,10 +87,20 @@ impl<E: Into<anyhow::Error>> From<E> for CliError {
 
 pub type CliResult = Result<(), CliError>;
 
+/// `--version`: the package version, the commit it was built from and the build profile.
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("SEARCHBENCH_COMMIT"),
+    ", ",
+    env!("SEARCHBENCH_PROFILE"),
+    " build)"
+);
+
 #[derive(Debug, Parser)]
 #[command(
     name = "searchbench",
-    version,
+    version = VERSION,
     about = "A performance lab for Elasticsearch and OpenSearch ingestion and queries",
     long_about = "A performance lab for Elasticsearch and OpenSearch ingestion and queries.\n\n\
         searchbench starts real engines locally from Maven Central artifacts (or talks to your \
@@ -139,6 +150,10 @@ pub enum Command {
     /// Variants of one job measured side by side (dates: what date handling costs).
     #[command(subcommand)]
     Experiment(experiment::ExperimentCommand),
+    /// Print shell completions (bash, zsh, fish, elvish, powershell) to stdout.
+    Completions(shell::CompletionsArgs),
+    /// Print the man page (roff), generated from these very flags.
+    Man(shell::ManArgs),
 }
 
 /// Parses the arguments, runs the command, prints errors, returns the exit code.
@@ -195,5 +210,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Compare(args) => compare::run(args).await,
         Command::Calibrate(args) => calibrate::run(args).await,
         Command::Report(args) => report::run(args).await,
+        Command::Completions(args) => shell::completions(args),
+        Command::Man(args) => shell::man(args),
     }
 }

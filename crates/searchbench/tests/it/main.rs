@@ -16,6 +16,7 @@ mod manners_bookkeeping;
 mod manners_errors;
 mod manners_failures;
 mod manners_query;
+mod manners_shell;
 mod query_cluster_metrics;
 mod query_faults;
 mod query_logs;
