@@ -17,4 +17,5 @@ pub mod report;
 pub mod rng;
 pub mod session;
 pub mod store;
+pub mod suggest;
 pub mod workload;

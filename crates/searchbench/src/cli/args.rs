@@ -8,7 +8,7 @@ use clap::{Args, ValueEnum};
 use super::results::SaveArgs;
 use super::{CliError, TargetArgs};
 use crate::engine;
-use crate::ingest::{IdMode, LoadSettings};
+use crate::ingest::{IdMode, LoadSettings, MaxFailures};
 use crate::session::ingest::LoadSpec;
 use crate::session::{ClusterSpec, SaveSpec};
 use crate::workload::{self, WorkloadSpec};
@@ -220,6 +220,11 @@ pub struct LoadArgs {
     /// and says so. Warm-up seconds are marked in the timeline.
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
     pub warmup: std::time::Duration,
+    /// Documents allowed to fail (refused, unacknowledged, bad input lines) before the load
+    /// counts as failed (exit 3): a number (e.g. 10) or a percentage of the documents read
+    /// (e.g. 0.5%).
+    #[arg(long, value_name = "N|P%", default_value = "0", value_parser = MaxFailures::parse)]
+    pub max_failures: MaxFailures,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -248,6 +253,7 @@ impl LoadArgs {
         spec.progress = progress;
         spec.failures = self.failures.clone();
         spec.replace = self.replace;
+        spec.max_failures = Some(self.max_failures);
         spec.append = self.append;
         spec.load_settings = LoadSettings {
             refresh_interval: self.refresh_interval.clone(),

@@ -29,7 +29,7 @@ pub enum Compress {
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:\n  \
     searchbench generate logs --docs 1000000 --out logs.ndjson\n  \
-    searchbench generate cluster-metrics --epochs 5 --truth truth.ndjson --out metrics.ndjson.zst --compress zstd\n  \
+    searchbench generate cluster-metrics --epochs 5 --truth t.ndjson --out m.zst --compress zstd\n  \
     searchbench generate transactions --docs 100000 --out dvf.csv\n\n\
     The same workload, seed and flags always give the same bytes.")]
 pub struct GenerateArgs {
@@ -68,11 +68,9 @@ pub async fn run(args: GenerateArgs) -> CliResult {
 
 fn generate(args: GenerateArgs) -> CliResult {
     let Some(w) = workload::find(&args.workload) else {
-        return Err(CliError::usage(anyhow::anyhow!(
-            "unknown workload {:?}; built in: {}",
-            args.workload,
-            workload::names().join(", ")
-        )));
+        return Err(CliError::usage(anyhow::anyhow!(workload::unknown(
+            &args.workload
+        ))));
     };
     let usage = |e: crate::corpus::CorpusError| CliError::usage(e);
     let spec = args

@@ -12,7 +12,13 @@ use crate::ingest::IngestReport;
 use crate::session::{self, FileFormat, FilesSpec, Job};
 
 #[derive(Debug, Args)]
-#[command(after_long_help = AFTER_HELP)]
+#[command(
+    after_help = "Examples:\n  \
+        searchbench ingest logs --docs 200000 --url http://127.0.0.1:9200\n  \
+        searchbench ingest --file events.ndjson.gz --index events --clients 4\n  \
+        searchbench ingest transactions --file dvf.csv --max-failures 0.1%",
+    after_long_help = AFTER_HELP
+)]
 pub struct IngestArgs {
     /// Built-in workload whose generator (or, with --file, whose index setup) to use:
     /// logs, cluster-metrics, transactions.
@@ -59,7 +65,8 @@ index the same documents twice, and the count check then fails.
 Nothing is lost: every document is either acknowledged by the cluster or written to the \
 failure file (--failures) with its status and reason; input lines that are not documents go \
 there too, with file and line. At the end, read = indexed + failed is checked, and the index \
-is refreshed and counted; the exit code is 3 when the numbers do not reconcile.
+is refreshed and counted; the exit code is 3 when the numbers do not reconcile, or when more \
+documents failed than --max-failures allows (0 by default: any failure is a failed load).
 
 Dates: --convert-dates @timestamp,event.ingested rewrites those fields (dotted paths match \
 nested objects and dotted keys alike; every element of an array) from date strings to \
@@ -74,7 +81,12 @@ index template): dynamic mapping would make the numbers `long` fields.
 Safety: the index is created with `_meta.created_by: searchbench` in its mapping. An existing \
 index without that mark is never deleted unless you pass --replace; one with it is replaced, and \
 the output says so (when it was created, how many documents it held). --append loads into an \
-existing index as it is, and the count check is on the increase of its count.";
+existing index as it is, and the count check is on the increase of its count.
+
+Examples:
+  searchbench ingest logs --docs 200000 --url http://127.0.0.1:9200
+  searchbench ingest --file events.ndjson.gz --index events --clients 4
+  searchbench ingest transactions --file dvf.csv --max-failures 0.1%";
 
 pub async fn run(args: IngestArgs) -> CliResult {
     let job = job(&args)?;
@@ -159,6 +171,12 @@ pub(super) fn verdict(report: &IngestReport) -> CliResult {
         return Err(CliError::check(anyhow::anyhow!(
             "counts do not reconcile: {}",
             output::ingest::reconcile_line(report)
+        )));
+    }
+    if let Some(limit) = report.failure_limit.as_ref().filter(|l| l.exceeded) {
+        return Err(CliError::check(anyhow::anyhow!(
+            "{}",
+            output::ingest::failure_limit_line(limit)
         )));
     }
     Ok(())

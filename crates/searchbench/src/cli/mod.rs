@@ -14,6 +14,7 @@ mod query;
 mod report;
 pub mod results;
 mod run;
+mod shell;
 mod target;
 
 pub use target::TargetArgs;
@@ -52,11 +53,7 @@ impl CliError {
     /// A session's error: bad usage or input exits 2, an interruption 130, anything else 1.
     pub fn session(error: crate::session::SessionError) -> Self {
         CliError {
-            code: match &error {
-                e if e.is_usage() => exit::USAGE,
-                crate::session::SessionError::Interrupted(_) => exit::INTERRUPTED,
-                _ => exit::FAILURE,
-            },
+            code: session_code(&error),
             error: error.into(),
         }
     }
@@ -68,21 +65,42 @@ impl CliError {
     }
 }
 
+fn session_code(error: &crate::session::SessionError) -> i32 {
+    match error {
+        e if e.is_usage() => exit::USAGE,
+        crate::session::SessionError::Interrupted(_) => exit::INTERRUPTED,
+        _ => exit::FAILURE,
+    }
+}
+
+/// Exit 1, except for a session's error that reaches here through `?`: it keeps the code
+/// [`CliError::session`] gives it, so a command cannot exit 1 where another exits 2.
 impl<E: Into<anyhow::Error>> From<E> for CliError {
     fn from(error: E) -> Self {
-        CliError {
-            code: exit::FAILURE,
-            error: error.into(),
-        }
+        let error = error.into();
+        let code = error
+            .downcast_ref::<crate::session::SessionError>()
+            .map_or(exit::FAILURE, session_code);
+        CliError { code, error }
     }
 }
 
 pub type CliResult = Result<(), CliError>;
 
+/// `--version`: the package version, the commit it was built from and the build profile.
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("SEARCHBENCH_COMMIT"),
+    ", ",
+    env!("SEARCHBENCH_PROFILE"),
+    " build)"
+);
+
 #[derive(Debug, Parser)]
 #[command(
     name = "searchbench",
-    version,
+    version = VERSION,
     about = "A performance lab for Elasticsearch and OpenSearch ingestion and queries",
     long_about = "A performance lab for Elasticsearch and OpenSearch ingestion and queries.\n\n\
         searchbench starts real engines locally from Maven Central artifacts (or talks to your \
@@ -132,6 +150,10 @@ pub enum Command {
     /// Variants of one job measured side by side (dates: what date handling costs).
     #[command(subcommand)]
     Experiment(experiment::ExperimentCommand),
+    /// Print shell completions (bash, zsh, fish, elvish, powershell) to stdout.
+    Completions(shell::CompletionsArgs),
+    /// Print the man page (roff), generated from these very flags.
+    Man(shell::ManArgs),
 }
 
 /// Parses the arguments, runs the command, prints errors, returns the exit code.
@@ -188,5 +210,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Compare(args) => compare::run(args).await,
         Command::Calibrate(args) => calibrate::run(args).await,
         Command::Report(args) => report::run(args).await,
+        Command::Completions(args) => shell::completions(args),
+        Command::Man(args) => shell::man(args),
     }
 }

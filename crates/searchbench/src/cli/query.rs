@@ -20,8 +20,13 @@ use crate::workload;
     logs variants (each _s0 = size 0, _s10 = size 10 newest first): range_terms (range + terms \
     on process.name), histogram (per-minute date_histogram), match (match on message), \
     top_hosts (terms agg on host.name); one search per time slice (--slices).\n\
+    Before measuring, the target must answer and the index must hold documents (else exit 1).\n\
     Exit code 3 when an answer is wrong (count, sum, percentile beyond its bound, hits, \
-    buckets) or a request failed."
+    buckets) or a request failed.\n\n\
+    Examples:\n  \
+    searchbench query cluster-metrics --url http://127.0.0.1:9200 --epochs 2 --load\n  \
+    searchbench query logs --url http://127.0.0.1:9200 --docs 200000 --passes 5\n  \
+    searchbench query cluster-metrics --url http://127.0.0.1:9200 --variants D_td --rate 20"
 )]
 pub struct QueryArgs {
     /// The workload: cluster-metrics or logs.
@@ -37,11 +42,14 @@ pub struct QueryArgs {
     /// Corpus seed (for the in-process truth and --load).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    #[arg(long, default_value_t = DEFAULT_ROWS_PER_EPOCH)]
+    /// cluster-metrics: rows per epoch of the corpus (as it was generated).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_ROWS_PER_EPOCH)]
     pub rows_per_epoch: u64,
-    #[arg(long, default_value_t = 5)]
+    /// cluster-metrics: epochs in the corpus.
+    #[arg(long, value_name = "N", default_value_t = 5)]
     pub epochs: u64,
-    #[arg(long, default_value_t = 1)]
+    /// cluster-metrics: the first epoch's number.
+    #[arg(long, value_name = "N", default_value_t = 1)]
     pub first_epoch: u64,
     /// logs: documents in the corpus (required for logs).
     #[arg(long)]
@@ -83,7 +91,7 @@ pub struct QueryArgs {
     /// Do not check answers (for sinks and doubles).
     #[arg(long)]
     pub no_check: bool,
-    /// Write the result as JSON.
+    /// Write the whole result as JSON to this file (`-` for stdout, then without the tables).
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
     /// A previous --json result: report the drift of the production cell against it.
@@ -98,9 +106,11 @@ pub async fn run(args: QueryArgs) -> CliResult {
         "cluster-metrics" => false,
         "logs" => true,
         other => {
-            return Err(CliError::usage(anyhow::anyhow!(
-                "unknown query workload {other:?}; known: cluster-metrics, logs"
-            )))
+            return Err(CliError::usage(anyhow::anyhow!(crate::suggest::unknown(
+                "query workload",
+                other,
+                ["cluster-metrics", "logs"]
+            ))))
         }
     };
     let known: &[Variant] = if logs { &Variant::LOGS } else { &Variant::ALL };
@@ -110,12 +120,11 @@ pub async fn run(args: QueryArgs) -> CliResult {
             .iter()
             .map(|s| {
                 Variant::parse_in(known, s).ok_or_else(|| {
-                    let names: Vec<_> = known.iter().map(|v| v.name()).collect();
-                    CliError::usage(anyhow::anyhow!(
-                        "unknown {} variant {s:?}; known: {}",
-                        args.workload,
-                        names.join(", ")
-                    ))
+                    CliError::usage(anyhow::anyhow!(crate::suggest::unknown(
+                        &format!("{} variant", args.workload),
+                        s,
+                        known.iter().map(|v| v.name())
+                    )))
                 })
             })
             .collect::<Result<Vec<_>, _>>()?,
@@ -127,9 +136,11 @@ pub async fn run(args: QueryArgs) -> CliResult {
             .iter()
             .map(|s| {
                 Transport::parse(s).ok_or_else(|| {
-                    CliError::usage(anyhow::anyhow!(
-                        "unknown transport {s:?}; known: serial, msearch"
-                    ))
+                    CliError::usage(anyhow::anyhow!(crate::suggest::unknown(
+                        "transport",
+                        s,
+                        ["serial", "msearch"]
+                    )))
                 })
             })
             .collect::<Result<Vec<_>, _>>()?,
@@ -171,12 +182,19 @@ pub async fn run(args: QueryArgs) -> CliResult {
     )
     .await
     .map_err(CliError::session)?;
-    output::query::print(&result);
+    let json_on_stdout = args.json.as_deref() == Some(std::path::Path::new("-"));
+    if !json_on_stdout {
+        output::query::print(&result);
+    }
     if let Some(path) = &args.json {
-        let text = serde_json::to_vec_pretty(&result)?;
-        std::fs::write(path, text)
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
-        eprintln!("result written to {}", path.display());
+        if json_on_stdout {
+            output::json(&result)?;
+        } else {
+            let text = serde_json::to_vec_pretty(&result)?;
+            std::fs::write(path, text)
+                .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+            eprintln!("result written to {}", path.display());
+        }
     }
     if !result.passed() {
         return Err(CliError::check(anyhow::anyhow!(

@@ -15,17 +15,29 @@ use crate::store::{self, Filter, Kind, NewRun, RunRow, Store};
 /// Where the results database is.
 #[derive(Debug, Clone, Args)]
 pub struct StoreArgs {
-    /// Results database (SQLite, created when missing). Default:
+    /// Results database (SQLite): commands that save runs create it, commands that only
+    /// read it need it to exist. Default:
     /// $XDG_DATA_HOME/searchbench/results.db, else ~/.local/share/searchbench/results.db.
     #[arg(long, value_name = "PATH", env = "SEARCHBENCH_STORE")]
     pub store: Option<PathBuf>,
 }
 
 impl StoreArgs {
+    /// Opens the store for reading: a path that does not exist is an error (exit 1), so a
+    /// typo in --store does not read as an empty store.
     pub fn open(&self) -> anyhow::Result<Store> {
+        Ok(Store::open_existing(self.path()?)?)
+    }
+
+    /// Opens the store for writing, creating it when missing.
+    pub fn open_or_create(&self) -> anyhow::Result<Store> {
+        Ok(Store::open(self.path()?)?)
+    }
+
+    fn path(&self) -> anyhow::Result<PathBuf> {
         Ok(match &self.store {
-            Some(p) => Store::open(p)?,
-            None => Store::open_default()?,
+            Some(p) => p.clone(),
+            None => store::default_path()?,
         })
     }
 }
@@ -230,20 +242,31 @@ fn import(a: ImportArgs) -> CliResult {
             a.file.display()
         )));
     };
+    // The workload is stored by name alone (what `results list --workload` matches); the
+    // corpus's parameters stay in the result and its seed goes in the seed column.
+    let corpus = result.get("corpus").and_then(Value::as_str);
     let workload = a
         .workload
+        .or_else(|| result.get("workload")?.as_str().map(str::to_string))
         .or_else(|| {
-            ["workload", "corpus", "index"]
-                .iter()
-                .find_map(|k| result.get(k)?.as_str().map(str::to_string))
+            let corpus = corpus?;
+            Some(
+                if corpus.starts_with("NDJSON file") || corpus.starts_with("CSV file") {
+                    "files".to_string()
+                } else {
+                    store::workload_name(corpus).to_string()
+                },
+            )
         })
+        .or_else(|| result.get("index")?.as_str().map(str::to_string))
         .unwrap_or_else(|| a.file.display().to_string());
     let config = result
         .get("config")
         .cloned()
         .unwrap_or_else(|| serde_json::json!({ "imported_from": a.file.display().to_string() }));
-    let store = a.save.store.open()?;
+    let store = a.save.store.open_or_create()?;
     let mut run = NewRun::new(kind, workload, config);
+    run.seed = corpus.and_then(store::seed_in);
     run.tags = a.save.tags;
     let id = store.save(&run, &result)?;
     println!("{id}");

@@ -11,7 +11,7 @@ use super::{CliError, CliResult};
 use crate::session::{self, run::RunSpec, Job};
 
 #[derive(Debug, Args)]
-#[command(after_long_help = "Examples:\n  \
+#[command(after_help = "Examples:\n  \
     searchbench run logs --docs 200000\n  \
     searchbench run cluster-metrics --epochs 2 --rows-per-epoch 200000 --engine elasticsearch-7.10.2\n  \
     searchbench run transactions --docs 100000 --clients 4 --bulk-size 500\n\n\

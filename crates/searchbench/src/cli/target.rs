@@ -80,7 +80,8 @@ impl TargetArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum TargetCommand {
-    /// Product (Elasticsearch or OpenSearch), version, nodes and health of a cluster.
+    /// Product (Elasticsearch or OpenSearch), version, nodes and health of a cluster; with
+    /// several URLs, whether each answers (exit 1 when one does not).
     Info {
         #[command(flatten)]
         target: TargetArgs,
@@ -100,9 +101,24 @@ pub async fn run(cmd: TargetCommand) -> CliResult {
             }
             let target = target.connect()?;
             let info = target.info().await?;
+            let unreachable: Vec<_> = info.endpoints.iter().filter(|e| !e.reachable).collect();
+            let verdict = if unreachable.is_empty() {
+                Ok(())
+            } else {
+                Err(CliError::from(anyhow::anyhow!(
+                    "{} of {} URLs did not answer: {}",
+                    unreachable.len(),
+                    info.endpoints.len(),
+                    unreachable
+                        .iter()
+                        .map(|e| e.url.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )))
+            };
             if json {
                 output::json(&info)?;
-                return Ok(());
+                return verdict;
             }
             println!("{} {} at {}", info.product, info.version, target.url());
             println!(
@@ -125,7 +141,19 @@ pub async fn run(cmd: TargetCommand) -> CliResult {
                 ]);
             }
             println!("{table}");
-            Ok(())
+            if info.endpoints.len() > 1 {
+                let mut table = output::table(["url", "answers"]);
+                for e in &info.endpoints {
+                    table.add_row([
+                        e.url.clone(),
+                        e.error
+                            .as_ref()
+                            .map_or_else(|| "yes".to_string(), |err| format!("no: {err}")),
+                    ]);
+                }
+                println!("{table}");
+            }
+            verdict
         }
     }
 }

@@ -12,6 +12,17 @@ pub struct ClusterInfo {
     pub cluster_name: String,
     pub health: ClusterHealth,
     pub nodes: Vec<NodeInfo>,
+    /// Every URL given and whether it answered (the figures above come from the first).
+    pub endpoints: Vec<Endpoint>,
+}
+
+/// One of the URLs a target was given, and whether it answered `GET /`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Endpoint {
+    pub url: String,
+    pub reachable: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -234,12 +245,29 @@ impl Target {
         let (product, version, cluster_name) = self.product().await?;
         let health = self.health(None).await?;
         let nodes = self.nodes().await?;
+        let mut endpoints = Vec::with_capacity(self.urls().len());
+        for (i, url) in self.urls().iter().enumerate() {
+            let error = if i == 0 {
+                None
+            } else {
+                self.send_at(i, reqwest::Method::GET, "/", None)
+                    .await
+                    .err()
+                    .map(|e| super::error_chain(&e))
+            };
+            endpoints.push(Endpoint {
+                url: url.to_string(),
+                reachable: error.is_none(),
+                error,
+            });
+        }
         Ok(ClusterInfo {
             product,
             version,
             cluster_name,
             health,
             nodes,
+            endpoints,
         })
     }
 }

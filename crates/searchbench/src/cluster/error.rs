@@ -30,7 +30,11 @@ pub enum TargetError {
 
 impl TargetError {
     pub(crate) fn from_send(request: String, e: reqwest::Error) -> Self {
-        let reason = chain(&e);
+        let mut reason = chain(&e);
+        if let Some(hint) = hint(&request, &reason) {
+            reason.push_str("; ");
+            reason.push_str(hint);
+        }
         if e.is_timeout() {
             TargetError::Timeout { request, reason }
         } else if e.is_connect() {
@@ -47,6 +51,18 @@ impl TargetError {
             _ => None,
         }
     }
+}
+
+/// What a low-level transport error means for the user, when the message alone would not
+/// tell them: TLS spoken to a plain-HTTP port fails in rustls with a record of the wrong type.
+pub fn hint(request: &str, reason: &str) -> Option<&'static str> {
+    let https = request.contains("https://");
+    if https && (reason.contains("InvalidContentType") || reason.contains("corrupt message")) {
+        return Some(
+            "the server speaks plain HTTP on this port, not HTTPS: try http:// instead of https://",
+        );
+    }
+    None
 }
 
 /// The error and its causes on one line, each cause once: reqwest's top-level message alone
@@ -81,7 +97,8 @@ pub fn server_reason(body: &[u8]) -> String {
                 _ => None,
             }
         };
-        if let Some(r) = pick(error) {
+        // The root cause names the field or setting; `all shards failed` above it does not.
+        if let Some(r) = pick(&error["root_cause"][0]).or_else(|| pick(error)) {
             return r;
         }
         if let Some(s) = error.as_str() {

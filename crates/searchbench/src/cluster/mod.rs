@@ -7,9 +7,9 @@ mod error;
 mod index_stats;
 mod product;
 
-pub use api::{ClusterHealth, ClusterInfo, JvmInfo, NodeInfo};
+pub use api::{ClusterHealth, ClusterInfo, Endpoint, JvmInfo, NodeInfo};
 pub use auth::{Auth, Secret};
-pub use error::{chain as error_chain, TargetError};
+pub use error::{chain as error_chain, server_reason, TargetError};
 pub use index_stats::IndexStats;
 pub use product::Product;
 
@@ -160,7 +160,18 @@ impl Target {
         path: &str,
         body: Option<(&'static str, Vec<u8>)>,
     ) -> Result<Reply, TargetError> {
-        let url = self.endpoint(0, path);
+        self.send_at(0, method, path, body).await
+    }
+
+    /// [`Target::send`] to endpoint `i` (round robin over the list).
+    pub async fn send_at(
+        &self,
+        i: usize,
+        method: Method,
+        path: &str,
+        body: Option<(&'static str, Vec<u8>)>,
+    ) -> Result<Reply, TargetError> {
+        let url = self.endpoint(i, path);
         let mut request = self.client.request(method.clone(), &url);
         if let Some((content_type, body)) = body {
             request = request.header(CONTENT_TYPE, content_type).body(body);
@@ -231,8 +242,25 @@ fn parse_url(raw: &str) -> Result<(Url, Option<(String, Secret)>), TargetError> 
         url: redact_url(raw),
         reason: reason.to_string(),
     };
-    let mut url = Url::parse(raw).map_err(|e| bad(&e.to_string()))?;
+    // `host:9200` parses as scheme `host` with path `9200`: without `://` the user meant a
+    // host, not a scheme.
+    let no_scheme = || {
+        let bare = raw.trim().trim_start_matches('/');
+        let example = if bare.is_empty() || bare.contains(char::is_whitespace) {
+            String::new()
+        } else {
+            format!(", e.g. http://{}", redact_url(bare))
+        };
+        bad(&format!("no scheme: write it as http://HOST:PORT{example}"))
+    };
+    let mut url = Url::parse(raw).map_err(|e| match e {
+        url::ParseError::RelativeUrlWithoutBase => no_scheme(),
+        e => bad(&e.to_string()),
+    })?;
     if !matches!(url.scheme(), "http" | "https") {
+        if !raw.contains("://") {
+            return Err(no_scheme());
+        }
         return Err(bad("the scheme must be http or https"));
     }
     if url.host_str().is_none() {
@@ -317,6 +345,18 @@ mod tests {
     #[test]
     fn userinfo_becomes_basic_auth_percent_decoded() {
         let (url, creds) = parse_url("http://elastic:p%40ss%3Aw0rd@127.0.0.1:9200").unwrap();
+        for raw in [
+            "127.0.0.1:9200",
+            "localhost:9200",
+            "elastic:pw@localhost:9200",
+        ] {
+            let err = parse_url(raw).unwrap_err().to_string();
+            assert!(
+                err.contains("no scheme: write it as http://HOST:PORT"),
+                "{err}"
+            );
+            assert!(!err.contains("pw@"), "{err}");
+        }
         assert_eq!(url.as_str(), "http://127.0.0.1:9200/");
         let (user, password) = creds.unwrap();
         assert_eq!(user, "elastic");

@@ -291,8 +291,14 @@ fn resolve_in(specs: &[EngineSpec], name: &str) -> Result<EngineSpec, CatalogErr
     };
     let Some((product, version)) = split_name(base) else {
         let products = "opensearch-VERSION or elasticsearch-VERSION";
+        // A typo in the product (`opensaerch-2.19.1`): name the spelling meant.
+        let typo = base.split_once('-').and_then(|(p, v)| {
+            crate::suggest::closest(p, ["opensearch", "elasticsearch"])
+                .map(|fixed| format!("did you mean \"{fixed}-{v}\"? "))
+        });
         return Err(unknown(format!(
-            "engine names are {products}, e.g. {DEFAULT_ENGINE}; `searchbench engine list --available` lists them"
+            "{}engine names are {products}, e.g. {DEFAULT_ENGINE}; `searchbench engine list --available` lists them",
+            typo.unwrap_or_default()
         )));
     };
     let of_product: Vec<&EngineSpec> = specs
@@ -481,6 +487,7 @@ mod tests {
         assert!(e.contains("elasticsearch-8.17.0"), "{e}");
         let e = resolve("opensaerch-2.19.1").unwrap_err().to_string();
         assert!(e.contains("engine list --available"), "{e}");
+        assert!(e.contains("did you mean \"opensearch-2.19.1\"?"), "{e}");
         let e = resolve("opensearch-latest").unwrap_err().to_string();
         assert!(e.contains("not a release number"), "{e}");
     }

@@ -123,6 +123,76 @@ pub struct Requests {
     pub retries: u64,
 }
 
+/// How many documents may fail (refused, unacknowledged, bad lines) before a load counts as
+/// failed: a number, or a percentage of the documents read.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub enum MaxFailures {
+    Count(u64),
+    Percent(f64),
+}
+
+impl Default for MaxFailures {
+    fn default() -> Self {
+        MaxFailures::Count(0)
+    }
+}
+
+impl MaxFailures {
+    /// `N` or `P%` (0 to 100).
+    pub fn parse(s: &str) -> Result<Self, String> {
+        let t = s.trim();
+        let bad = || {
+            format!("{s:?} is not a failure limit; give a number of documents (e.g. 10) or a percentage from 0% to 100% (e.g. 0.5%)")
+        };
+        if let Some(p) = t.strip_suffix('%') {
+            let p: f64 = p.trim().parse().map_err(|_| bad())?;
+            if !(0.0..=100.0).contains(&p) {
+                return Err(bad());
+            }
+            return Ok(MaxFailures::Percent(p));
+        }
+        t.parse().map(MaxFailures::Count).map_err(|_| bad())
+    }
+
+    /// Whether `failed` of `read` documents is past the limit.
+    pub fn exceeded(self, failed: u64, read: u64) -> bool {
+        match self {
+            MaxFailures::Count(n) => failed > n,
+            MaxFailures::Percent(p) => (failed as f64) > p / 100.0 * read as f64,
+        }
+    }
+}
+
+impl std::fmt::Display for MaxFailures {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MaxFailures::Count(n) => write!(f, "{n}"),
+            MaxFailures::Percent(p) => write!(f, "{p}%"),
+        }
+    }
+}
+
+/// The failure limit of a load against what failed.
+#[derive(Debug, Clone, Serialize)]
+pub struct FailureLimit {
+    /// As given: `0`, `10`, `0.5%`.
+    pub max: String,
+    pub failed: u64,
+    pub read: u64,
+    pub exceeded: bool,
+}
+
+impl FailureLimit {
+    pub fn check(max: MaxFailures, counts: &Counts) -> Self {
+        FailureLimit {
+            max: max.to_string(),
+            failed: counts.failed,
+            read: counts.read,
+            exceeded: max.exceeded(counts.failed, counts.read),
+        }
+    }
+}
+
 /// The result of one ingest: enough to compare it and to run it again.
 #[derive(Debug, Clone, Serialize)]
 pub struct IngestReport {
@@ -169,6 +239,10 @@ pub struct IngestReport {
     /// The error that stopped the run early, if any.
     pub error: Option<String>,
     pub warnings: Vec<String>,
+    /// The documents allowed to fail (`--max-failures`) and whether the load went past it;
+    /// `None` when the caller set no limit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure_limit: Option<FailureLimit>,
     /// Service time and `took` histograms, HDR-encoded for the results store (not in the
     /// JSON: the summaries above are).
     #[serde(skip)]
@@ -436,5 +510,6 @@ fn report(mut p: ReportParts<'_>) -> IngestReport {
         interrupted: o.interrupted,
         error: o.error.as_ref().map(|e| e.to_string()),
         warnings: p.warnings,
+        failure_limit: None,
     }
 }

@@ -27,7 +27,7 @@ pub struct Answer {
 pub fn parse_search(v: &Value, variant: Variant) -> Result<Answer, String> {
     if let Some(e) = v.get("error") {
         let status = v.get("status").and_then(Value::as_u64).unwrap_or(0);
-        return Err(format!("status {status}: {}", error_reason(e)));
+        return Err(format!("HTTP {status}: {}", error_reason(e)));
     }
     let took_ms = v
         .get("took")

@@ -81,6 +81,56 @@ impl HdrSummary {
     }
 }
 
+/// One reason searches failed for, and how many did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorKind {
+    pub message: String,
+    pub count: u64,
+}
+
+/// At most this many distinct reasons are kept per cell; the rest count as "other errors".
+const MAX_ERROR_KINDS: usize = 10;
+
+/// Counts `errors` (one coverage's, as the sender words them) into `kinds` by reason: the
+/// request's label (`search 3:`, `msearch:`) is dropped, and `(same failure)` counts under
+/// the coverage's previous reason.
+pub fn count_error_kinds(kinds: &mut Vec<ErrorKind>, errors: &[String]) {
+    let mut last: Option<String> = None;
+    for e in errors {
+        let reason = match e.split_once(": ") {
+            Some((label, rest)) if is_request_label(label) => rest,
+            _ => e.as_str(),
+        };
+        let reason = if reason == "(same failure)" {
+            last.clone().unwrap_or_else(|| reason.to_string())
+        } else {
+            reason.to_string()
+        };
+        let key = if kinds.len() >= MAX_ERROR_KINDS && !kinds.iter().any(|k| k.message == reason) {
+            "other errors".to_string()
+        } else {
+            reason.clone()
+        };
+        match kinds.iter_mut().find(|k| k.message == key) {
+            Some(k) => k.count += 1,
+            None => kinds.push(ErrorKind {
+                message: key,
+                count: 1,
+            }),
+        }
+        last = Some(reason);
+    }
+}
+
+fn is_request_label(label: &str) -> bool {
+    let mut words = label.split(' ');
+    match (words.next(), words.next(), words.next()) {
+        (Some("msearch"), None, _) => true,
+        (Some("search" | "sub-search"), Some(n), None) => n.parse::<u64>().is_ok(),
+        _ => false,
+    }
+}
+
 /// Everything about one (variant, transport) cell.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CellResult {
@@ -91,6 +141,10 @@ pub struct CellResult {
     /// Searches that failed (timeouts, error statuses, malformed answers).
     pub errors: u64,
     pub error_examples: Vec<String>,
+    /// The distinct reasons of the failed searches with how often each occurred (a dead port
+    /// or a missing index fails every search the same way: one line, not hundreds).
+    #[serde(default)]
+    pub error_kinds: Vec<ErrorKind>,
     /// Server took summed per coverage, ms (error-free coverages).
     pub took_ms: Stats,
     /// Client wall per coverage, ms (error-free coverages).
@@ -117,6 +171,7 @@ pub fn cell_result(
     samples: Vec<CoverageSample>,
     errors: u64,
     error_examples: Vec<String>,
+    error_kinds: Vec<ErrorKind>,
     service: &Histogram<u64>,
     latency: &Histogram<u64>,
     overhead: &Histogram<u64>,
@@ -129,6 +184,7 @@ pub fn cell_result(
         coverages: samples.len(),
         errors,
         error_examples,
+        error_kinds,
         took_ms: Stats::of(ok().map(|s| s.took_ms as f64)),
         wall_ms: Stats::of(ok().map(|s| s.wall_ms)),
         latency_ms: paced.then(|| Stats::of(ok().map(|s| s.latency_ms))),
@@ -145,5 +201,55 @@ pub fn cell_result(
         .filter(|(_, h)| !h.is_empty())
         .filter_map(|(name, h)| SerializedHistogram::encode(name, "us", h))
         .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repeated_errors_count_once_by_reason() {
+        let mut kinds = Vec::new();
+        let refused = "cannot connect: connection refused";
+        for _ in 0..3 {
+            count_error_kinds(
+                &mut kinds,
+                &[
+                    format!("search 1: {refused}"),
+                    format!("search 2: {refused}"),
+                ],
+            );
+        }
+        count_error_kinds(
+            &mut kinds,
+            &[
+                "msearch: HTTP 404: index_not_found_exception".into(),
+                "msearch: (same failure)".into(),
+            ],
+        );
+        assert_eq!(
+            kinds,
+            vec![
+                ErrorKind {
+                    message: refused.into(),
+                    count: 6
+                },
+                ErrorKind {
+                    message: "HTTP 404: index_not_found_exception".into(),
+                    count: 2
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn distinct_reasons_are_capped() {
+        let mut kinds = Vec::new();
+        let errors: Vec<String> = (0..15).map(|i| format!("search 1: reason {i}")).collect();
+        count_error_kinds(&mut kinds, &errors);
+        assert_eq!(kinds.len(), MAX_ERROR_KINDS + 1);
+        assert_eq!(kinds.last().map(|k| k.count), Some(5));
+        assert_eq!(kinds.iter().map(|k| k.count).sum::<u64>(), 15);
     }
 }

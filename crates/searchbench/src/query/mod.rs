@@ -134,6 +134,7 @@ struct Cell {
     samples: Vec<CoverageSample>,
     errors: u64,
     error_examples: Vec<String>,
+    error_kinds: Vec<cells::ErrorKind>,
     service: Histogram<u64>,
     latency: Histogram<u64>,
     overhead: Histogram<u64>,
@@ -146,6 +147,7 @@ impl Cell {
             samples: Vec::new(),
             errors: 0,
             error_examples: Vec::new(),
+            error_kinds: Vec::new(),
             service: h(),
             latency: h(),
             overhead: h(),
@@ -317,6 +319,7 @@ where
                     c.samples,
                     c.errors,
                     c.error_examples,
+                    c.error_kinds,
                     &c.service,
                     &c.latency,
                     &c.overhead,
@@ -470,6 +473,7 @@ fn record(
             cell.error_examples.push(e.clone());
         }
     }
+    cells::count_error_kinds(&mut cell.error_kinds, &cov.errors);
     for &o in &cov.overhead_us {
         let _ = cell.overhead.record(o.max(1));
     }

@@ -54,6 +54,9 @@ pub struct ProfileOverhead {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct QueryResult {
     pub workload: String,
+    /// The engine that answered (`opensearch-2.19.1`), as the cluster named itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<String>,
     pub index: String,
     pub passes: u32,
     pub warmup_coverages: u64,
@@ -226,6 +229,7 @@ pub(super) fn assemble(
         })
         .collect();
     QueryResult {
+        engine: None,
         workload: workload.to_string(),
         index: options.index.clone(),
         passes: options.passes,

@@ -96,7 +96,10 @@ async fn post(
     let status = response.status().as_u16();
     let body = response.bytes().await.map_err(describe)?;
     if !(200..300).contains(&status) {
-        return Err(format!("HTTP {status}: {}", server_reason(&body)));
+        return Err(format!(
+            "HTTP {status}: {}",
+            crate::cluster::server_reason(&body)
+        ));
     }
     Ok(body)
 }

@@ -581,7 +581,7 @@ pub fn render(groups: &[Group], comparison: Option<&Comparison>) -> Result<Strin
             "searchbench: {} {} on {}",
             one.row.kind,
             one.row.workload,
-            one.row.engine.as_deref().unwrap_or("?")
+            one.row.engine.as_deref().unwrap_or("engine unknown")
         ),
         many if groups.len() > 1 => format!(
             "searchbench: {} ({} runs)",

@@ -27,6 +27,8 @@ pub struct LoadSpec {
     pub progress: bool,
     /// Stops the load (Ctrl-C): what was done is kept and reported as interrupted.
     pub cancel: Option<Cancel>,
+    /// Documents allowed to fail before the load counts as failed; `None`: not checked.
+    pub max_failures: Option<ingest::MaxFailures>,
 }
 
 impl LoadSpec {
@@ -40,6 +42,7 @@ impl LoadSpec {
             load_settings: LoadSettings::default(),
             progress: false,
             cancel: None,
+            max_failures: None,
         }
     }
 }
@@ -99,7 +102,15 @@ pub fn begin_recording<'a>(
     observer: &'a dyn Observer,
 ) -> Option<Recording<'a>> {
     let config = record_config(job, cluster, load);
-    Recording::begin(save, kind, &job.workload, job.seed, config, observer)
+    Recording::begin(
+        save,
+        kind,
+        &job.workload,
+        job.seed,
+        cluster.engine_name(),
+        config,
+        observer,
+    )
 }
 
 /// `searchbench ingest`: connect or provision, load, stop what we started, keep the result.
@@ -186,7 +197,10 @@ pub async fn load(
         stream_in,
         tell_progress
     );
-    let report = report?;
+    let mut report = report?;
+    report.failure_limit = spec
+        .max_failures
+        .map(|max| ingest::FailureLimit::check(max, &report.counts));
     if let Some(r) = recording {
         r.histograms(&report.histograms);
     }

@@ -54,12 +54,7 @@ pub struct FilesSpec {
 
 /// The built-in workload called `name`, or a usage error listing them.
 pub fn find_workload(name: &str) -> Result<&'static dyn Workload, SessionError> {
-    workload::find(name).ok_or_else(|| {
-        SessionError::usage(format!(
-            "unknown workload {name:?}; built-in workloads: {}",
-            workload::names().join(", ")
-        ))
-    })
+    workload::find(name).ok_or_else(|| SessionError::usage(workload::unknown(name)))
 }
 
 fn date_fields(fields: &[String]) -> Result<Option<DateFields>, SessionError> {

@@ -78,10 +78,13 @@ pub async fn query(
         Kind::Query,
         spec.corpus.workload(),
         Some(spec.corpus.seed()),
+        None,
         config,
         observer,
     );
     let outcome = async {
+        // Kept as a failed run when it fails, like a load that cannot reach its target.
+        let engine = check_target(&target, &spec).await?;
         let plan = match &spec.corpus {
             QueryCorpus::ClusterMetrics(metrics) => {
                 let parts = if spec.load {
@@ -107,6 +110,7 @@ pub async fn query(
         let mut result = on_own_thread(move || async move { plan.run(&target, options).await })
             .await?
             .map_err(usage)?;
+        result.engine = Some(engine);
         if let Some(path) = &spec.baseline {
             result.compare_baseline(path).map_err(usage)?;
         }
@@ -118,6 +122,54 @@ pub async fn query(
     .await;
     save_outcome(recording, &outcome, false);
     outcome
+}
+
+/// Checks, before anything is measured, that the target answers and (unless the run loads
+/// it) that the index exists and holds documents: a dead port or a missing index would
+/// otherwise fail every search of every pass. Returns the engine (`opensearch-2.19.1`).
+async fn check_target(target: &Target, spec: &QuerySpec) -> Result<String, SessionError> {
+    let url = target.url().as_str().trim_end_matches('/').to_string();
+    let (product, version, _) = target.product().await.map_err(|e| {
+        SessionError::Other(format!(
+            "the target does not answer, nothing was measured: {}",
+            crate::cluster::error_chain(&e)
+        ))
+    })?;
+    let engine = format!("{}-{version}", product.to_string().to_ascii_lowercase());
+    if spec.load {
+        return Ok(engine);
+    }
+    let index = &spec.options.index;
+    let load_first = || {
+        let workload = spec.corpus.workload();
+        let shape = match &spec.corpus {
+            QueryCorpus::ClusterMetrics(_) => "--seed, --rows-per-epoch and --epochs",
+            QueryCorpus::Logs { .. } => "--seed, --docs, --start and --window",
+        };
+        format!(
+            "load it first with `searchbench ingest {workload} --url {url} --index {index}` \
+             (the same {shape} as here), or add --load to this command"
+        )
+    };
+    #[derive(serde::Deserialize)]
+    struct Count {
+        count: u64,
+    }
+    match target.get_json::<Count>(&format!("/{index}/_count")).await {
+        Ok(c) if c.count > 0 => Ok(engine),
+        Ok(_) => Err(SessionError::Other(format!(
+            "index {index:?} on {url} holds no documents, nothing was measured; {}",
+            load_first()
+        ))),
+        Err(e) if e.status() == Some(404) => Err(SessionError::Other(format!(
+            "no index {index:?} on {url}, nothing was measured; {}",
+            load_first()
+        ))),
+        Err(e) => Err(SessionError::Other(format!(
+            "cannot count the documents of {index:?}, nothing was measured: {}",
+            crate::cluster::error_chain(&e)
+        ))),
+    }
 }
 
 fn usage(e: query::QueryError) -> SessionError {

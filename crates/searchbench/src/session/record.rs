@@ -62,12 +62,14 @@ impl std::fmt::Debug for Recording<'_> {
 
 impl<'a> Recording<'a> {
     /// Opens the store and records the start of a run; `None` when saving is off or the store
-    /// cannot be used (after a warning).
+    /// cannot be used (after a warning). `engine` is the engine when it is known at the start
+    /// (one we start, or one asked), so that a run killed halfway still names it.
     pub fn begin(
         save: &SaveSpec,
         kind: Kind,
         workload: &str,
         seed: Option<u64>,
+        engine: Option<&str>,
         config: Value,
         observer: &'a dyn Observer,
     ) -> Option<Recording<'a>> {
@@ -76,6 +78,7 @@ impl<'a> Recording<'a> {
         }
         let mut run = NewRun::new(kind, workload, config);
         run.seed = seed;
+        run.engine = engine.map(str::to_string);
         run.tags = save.tags.clone();
         let started = save
             .open()

@@ -92,6 +92,10 @@ pub enum StoreError {
         found: i64,
         known: i64,
     },
+    /// A reading command was pointed at a store that does not exist (a typo in --store
+    /// would otherwise read as an empty store).
+    #[error("no results store at {} (a run, an ingest or a query creates it; check --store or SEARCHBENCH_STORE)", path.display())]
+    Missing { path: PathBuf },
     #[error("no home folder to put the results store in: set XDG_DATA_HOME, HOME or --store")]
     NoHome,
     #[error("results store: {0}")]
@@ -327,6 +331,18 @@ impl Store {
     /// Opens (creating if needed) the store at [`default_path`].
     pub fn open_default() -> Result<Store> {
         Store::open(default_path()?)
+    }
+
+    /// Opens the store at `path` for reading: one that does not exist is an error, not a new
+    /// empty store.
+    pub fn open_existing(path: impl AsRef<Path>) -> Result<Store> {
+        let path = path.as_ref();
+        if !path.exists() {
+            return Err(StoreError::Missing {
+                path: path.to_path_buf(),
+            });
+        }
+        Store::open(path)
     }
 
     /// Opens (creating if needed) the store at `path` and brings its schema up to date.
@@ -754,6 +770,20 @@ pub fn outcome_of(result: &Value) -> (State, Option<String>) {
     {
         return (State::Failed, Some("counts do not reconcile".into()));
     }
+    if let Some(limit) = result
+        .get("failure_limit")
+        .filter(|l| l.get("exceeded").and_then(Value::as_bool) == Some(true))
+    {
+        return (
+            State::Failed,
+            Some(format!(
+                "{} of {} documents failed, more than --max-failures {}",
+                limit.get("failed").and_then(Value::as_u64).unwrap_or(0),
+                limit.get("read").and_then(Value::as_u64).unwrap_or(0),
+                limit.get("max").and_then(Value::as_str).unwrap_or("?")
+            )),
+        );
+    }
     let query = if result.get("cells").is_some() {
         Some(result)
     } else {
@@ -780,8 +810,30 @@ pub fn outcome_of(result: &Value) -> (State, Option<String>) {
     (State::Complete, None)
 }
 
+/// The workload name in a stored `workload` text. Imports used to store the corpus's
+/// description (`transactions (seed 1, 100000 rows)`), which `--workload transactions` did not
+/// match: the name is the one word before ` (`.
+pub fn workload_name(text: &str) -> &str {
+    match text.split_once(" (") {
+        Some((name, _)) if !name.is_empty() && !name.contains(' ') => name,
+        _ => text,
+    }
+}
+
+/// The seed in a corpus description (`logs (seed 7, 1000 docs)`).
+pub fn seed_in(description: &str) -> Option<u64> {
+    let rest = description.split_once("(seed ")?.1;
+    let end = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    rest[..end].parse().ok()
+}
+
 /// `product-version` from a result that names them.
 fn engine_of(result: &Value) -> Option<String> {
+    if let Some(engine) = result.get("engine").and_then(Value::as_str) {
+        return Some(engine.to_string());
+    }
     let product = result.get("product")?.as_str()?;
     let version = result.get("engine_version")?.as_str()?;
     Some(format!("{}-{version}", product.to_ascii_lowercase()))
@@ -827,6 +879,14 @@ fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RawRow> {
 impl RawRow {
     fn into_row(self) -> Result<RunRow> {
         let pid = self.pid.and_then(|p| u32::try_from(p).ok());
+        let config: Value = serde_json::from_str(&self.config)?;
+        // A run killed before its result names the engine: the one it was started with.
+        let engine = self.engine.or_else(|| {
+            config
+                .get("engine")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        });
         let state = match self.status.as_str() {
             "complete" => State::Complete,
             "interrupted" => State::Interrupted,
@@ -837,8 +897,8 @@ impl RawRow {
         Ok(RunRow {
             id: RunId(self.id),
             kind: self.kind,
-            workload: self.workload,
-            engine: self.engine,
+            workload: workload_name(&self.workload).to_string(),
+            engine,
             status: self.status,
             state,
             started_unix: self.started_unix.max(0) as u64,
@@ -847,7 +907,7 @@ impl RawRow {
             seed: self.seed.map(|s| s as u64),
             pid,
             machine: serde_json::from_str(&self.machine)?,
-            config: serde_json::from_str(&self.config)?,
+            config,
             tags: BTreeMap::new(),
             error: self.error,
             result: self
@@ -873,6 +933,21 @@ mod tests {
         assert!(parse_tag("noequals").is_err());
         assert!(parse_tag("=v").is_err());
         assert!(parse_tag("sp ace=v").is_err());
+    }
+
+    #[test]
+    fn workload_names_come_out_of_corpus_descriptions() {
+        assert_eq!(
+            workload_name("transactions (seed 1, 100000 rows)"),
+            "transactions"
+        );
+        assert_eq!(workload_name("cluster-metrics"), "cluster-metrics");
+        assert_eq!(
+            workload_name("CSV file a.csv (transactions mapping)"),
+            "CSV file a.csv (transactions mapping)"
+        );
+        assert_eq!(seed_in("logs (seed 7, 1000 docs)"), Some(7));
+        assert_eq!(seed_in("NDJSON file x"), None);
     }
 
     #[test]

@@ -176,6 +176,11 @@ pub fn names() -> Vec<&'static str> {
     WORKLOADS.iter().map(|w| w.name()).collect()
 }
 
+/// "unknown workload …", with the closest built-in name when one is close.
+pub fn unknown(name: &str) -> String {
+    crate::suggest::unknown("workload", name, names())
+}
+
 /// The workload called `name`.
 pub fn find(name: &str) -> Option<&'static dyn Workload> {
     WORKLOADS.iter().copied().find(|w| w.name() == name)

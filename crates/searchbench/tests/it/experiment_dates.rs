@@ -119,7 +119,13 @@ fn convert_dates_indexes_numbers_and_sends_bad_dates_to_the_failure_file() {
         .args(["ingest", "--url", url, "--index", index, "--no-store"])
         .arg("--file")
         .arg(&input)
-        .args(["--convert-dates", "@timestamp,event.ingested", "--failures"])
+        .args([
+            "--convert-dates",
+            "@timestamp,event.ingested",
+            "--max-failures",
+            "1",
+        ])
+        .arg("--failures")
         .arg(&failures)
         .output()
         .expect("running searchbench");

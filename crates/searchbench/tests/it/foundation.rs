@@ -255,7 +255,7 @@ fn stale_record_is_forgotten() {
 #[test]
 fn bad_urls_are_usage_errors() {
     for (url, why) in [
-        ("not a url", "relative URL"),
+        ("not a url", "no scheme: write it as http://HOST:PORT"),
         ("ftp://127.0.0.1:9200", "scheme must be http or https"),
         // Credentials in a URL are basic auth, but a bad URL never echoes its password.
         (

@@ -333,6 +333,8 @@ fn cli_ingests_a_transactions_csv_and_a_gzip_ndjson() {
             "searchbench-test-csv",
             "--url",
             node_url(),
+            "--max-failures",
+            "1",
         ])
         .arg("--file")
         .arg(&csv)

@@ -306,6 +306,8 @@ fn invalid_utf8_lines_are_bad_input_and_the_failure_file_stays_json() {
     let out = ingest_node(&[
         "--index",
         "reliability-utf8",
+        "--max-failures",
+        "2",
         "--file",
         docs.to_str().unwrap(),
         "--failures",
@@ -421,6 +423,8 @@ fn a_clean_run_moves_the_previous_failure_file_aside_and_says_so() {
         ingest_node(&[
             "--index",
             "reliability-rotate",
+            "--max-failures",
+            "1",
             "--file",
             file,
             "--failures",
@@ -563,9 +567,11 @@ fn an_os_error_is_said_once() {
     // A path under a regular file can be neither created nor written.
     let blocker = dir.path().join("file");
     std::fs::write(&blocker, b"x").unwrap();
+    let result_path = result.display().to_string();
     for args in [
         vec!["report", &id, "--html", "file/r.html", "--store", "s.db"],
-        vec!["report", &id, "--store", "file/s.db"],
+        // A store is created by the commands that write one.
+        vec!["results", "import", &result_path, "--store", "file/s.db"],
     ] {
         let out = common::bin()
             .args(&args)

@@ -2,7 +2,7 @@
 //! where the wall time went.
 
 use super::table;
-use crate::ingest::{IdMode, IngestReport, Previous};
+use crate::ingest::{FailureLimit, IdMode, IngestReport, Previous};
 
 pub fn reconcile_line(r: &IngestReport) -> String {
     let c = &r.counts;
@@ -30,6 +30,22 @@ pub fn reconcile_line(r: &IngestReport) -> String {
         line.push_str(" (more documents than acknowledged: with --ids auto a request retried after a lost answer is indexed twice; --ids sequential avoids it)");
     }
     line
+}
+
+/// `2 of 6 documents failed (33.3%): more than --max-failures 0` (or `within`).
+pub fn failure_limit_line(l: &FailureLimit) -> String {
+    let share = if l.read > 0 {
+        format!(" ({:.1}%)", l.failed as f64 * 100.0 / l.read as f64)
+    } else {
+        String::new()
+    };
+    format!(
+        "{} of {} documents failed{share}: {} --max-failures {}",
+        l.failed,
+        l.read,
+        if l.exceeded { "more than" } else { "within" },
+        l.max
+    )
 }
 
 fn ms(v: Option<f64>) -> String {
@@ -117,6 +133,9 @@ pub fn print(r: &IngestReport) {
         );
     } else if r.previous_failures_file.is_some() {
         println!("failures: none");
+    }
+    if let Some(limit) = r.failure_limit.as_ref().filter(|l| l.failed > 0) {
+        println!("{}", failure_limit_line(limit));
     }
     if let Some(p) = &r.previous_failures_file {
         println!(

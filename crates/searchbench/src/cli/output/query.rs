@@ -86,11 +86,7 @@ pub fn print(r: &QueryResult) {
             r.rate.unwrap_or_default()
         );
     }
-    for c in r.cells.iter().filter(|c| !c.error_examples.is_empty()) {
-        for e in &c.error_examples {
-            eprintln!("  {} {}: {e}", c.variant.name(), c.transport.name());
-        }
-    }
+    print_errors(r);
 
     if !r.savings.is_empty() {
         println!("\nSerial vs _msearch (wall per coverage, ms)");
@@ -255,6 +251,46 @@ pub fn print(r: &QueryResult) {
         println!("All hit counts, newest hits and buckets exact; no failed request.");
     } else if r.accuracy_checked {
         println!("All counts and sums exact; all percentiles within bounds; no failed request.");
+    }
+}
+
+/// Each reason searches failed for, once, with its count and the cells it hit (a result
+/// without counted reasons shows its examples the same way).
+fn print_errors(r: &QueryResult) {
+    let mut reasons: Vec<(String, u64, Vec<String>)> = Vec::new();
+    for c in r.cells.iter().chain(&r.profile_cells) {
+        let cell = format!("{} {}", c.variant.name(), c.transport.name());
+        let counted: Vec<(String, u64)> = if c.error_kinds.is_empty() {
+            c.error_examples.iter().map(|e| (e.clone(), 1)).collect()
+        } else {
+            c.error_kinds
+                .iter()
+                .map(|k| (k.message.clone(), k.count))
+                .collect()
+        };
+        for (message, count) in counted {
+            match reasons.iter_mut().find(|(m, ..)| *m == message) {
+                Some((_, n, cells)) => {
+                    *n += count;
+                    if !cells.contains(&cell) {
+                        cells.push(cell.clone());
+                    }
+                }
+                None => reasons.push((message, count, vec![cell.clone()])),
+            }
+        }
+    }
+    if reasons.is_empty() {
+        return;
+    }
+    eprintln!("failed searches, by reason:");
+    for (message, count, cells) in reasons {
+        let cells = if cells.len() > 3 {
+            format!("{} cells", cells.len())
+        } else {
+            cells.join(", ")
+        };
+        eprintln!("  {count}× {message} ({cells})");
     }
 }
 

@@ -112,6 +112,44 @@ pub fn bin() -> std::process::Command {
     cmd
 }
 
+/// A CLI run's exit code and both streams, for assertion messages.
+pub fn streams(out: &std::process::Output) -> String {
+    format!(
+        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// A URL on 127.0.0.1 where nothing listens (a port just freed).
+pub fn dead_url() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+    let port = listener.local_addr().expect("local addr").port();
+    drop(listener);
+    format!("http://127.0.0.1:{port}")
+}
+
+/// Deletes `index` on the shared node if it is there; with `body` (a `PUT /{index}` body)
+/// creates it afresh.
+pub fn fresh_index(index: &str, body: Option<&[u8]>) {
+    let t = target();
+    runtime().block_on(async {
+        let _ = t
+            .send(reqwest::Method::DELETE, &format!("/{index}"), None)
+            .await;
+        if let Some(body) = body {
+            t.send(
+                reqwest::Method::PUT,
+                &format!("/{index}"),
+                Some(("application/json", body.to_vec())),
+            )
+            .await
+            .expect("create the index");
+        }
+    });
+}
+
 /// Asserts a CLI run exited 0 (showing both streams if not) and returns its stdout.
 pub fn succeeded(out: &std::process::Output) -> String {
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();

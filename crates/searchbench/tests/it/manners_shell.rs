@@ -1,0 +1,190 @@
+//! Shell integration and help texts: completions, the man page, `--version` naming the
+//! commit and the build profile, a help text for every flag, and examples that fit in 100
+//! columns.
+
+use std::process::Output;
+
+use clap::CommandFactory;
+use searchbench::cli::Cli;
+
+use crate::common::{bin, succeeded};
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().expect("run searchbench")
+}
+
+#[test]
+fn completions_for_bash_zsh_and_fish() {
+    for (shell, marker) in [
+        ("bash", "complete -F _searchbench"),
+        ("zsh", "#compdef searchbench"),
+        ("fish", "complete -c searchbench"),
+    ] {
+        let script = succeeded(&run(&["completions", shell]));
+        assert!(script.contains(marker), "{shell}: {script:.300}");
+        // Subcommands and their flags are in it.
+        assert!(script.contains("max-failures"), "{shell}");
+    }
+    let out = run(&["completions", "tcsh"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn a_man_page_from_the_cli_definition() {
+    let page = succeeded(&run(&["man"]));
+    assert!(
+        page.starts_with(".ie") || page.contains(".TH searchbench 1"),
+        "{page:.200}"
+    );
+    assert!(page.contains(".TH searchbench 1"), "{page:.300}");
+    for section in [".SH NAME", ".SH SYNOPSIS", ".SH OPTIONS", ".SH SUBCOMMANDS"] {
+        assert!(page.contains(section), "no {section}");
+    }
+    assert!(page.contains("searchbench\\-run"), "run is listed");
+    let dir = tempfile::tempdir().expect("temp dir");
+    succeeded(&run(&["man", "--dir", &dir.path().display().to_string()]));
+    for page in [
+        "searchbench.1",
+        "searchbench-run.1",
+        "searchbench-results-list.1",
+    ] {
+        let text = std::fs::read_to_string(dir.path().join(page)).expect(page);
+        assert!(text.contains(".SH OPTIONS"), "{page}");
+    }
+}
+
+#[test]
+fn version_names_the_commit_and_the_build_profile() {
+    let text = succeeded(&run(&["--version"]));
+    let line = text.trim();
+    assert!(line.starts_with("searchbench 0."), "{line}");
+    let commit = line
+        .split("(commit ")
+        .nth(1)
+        .and_then(|rest| rest.split(',').next())
+        .unwrap_or_else(|| panic!("no commit in {line:?}"));
+    assert!(
+        commit == "unknown" || (commit.len() >= 7 && commit.chars().all(|c| c.is_ascii_hexdigit())),
+        "{line}"
+    );
+    assert!(line.ends_with(" build)"), "{line}");
+    let profile = if cfg!(debug_assertions) {
+        "debug"
+    } else {
+        "release"
+    };
+    assert!(line.contains(profile), "{line}");
+}
+
+/// Every command of the tree with its path (`searchbench results list`).
+fn commands() -> Vec<(String, clap::Command)> {
+    fn walk(path: String, cmd: &clap::Command, out: &mut Vec<(String, clap::Command)>) {
+        out.push((path.clone(), cmd.clone()));
+        for sub in cmd.get_subcommands() {
+            walk(format!("{path} {}", sub.get_name()), sub, out);
+        }
+    }
+    let mut root = Cli::command();
+    root.build();
+    let mut out = Vec::new();
+    walk("searchbench".into(), &root, &mut out);
+    out
+}
+
+#[test]
+fn every_flag_and_argument_has_a_help_text() {
+    let mut missing = Vec::new();
+    for (path, cmd) in commands() {
+        for arg in cmd.get_arguments() {
+            let id = arg.get_id().as_str();
+            if matches!(id, "help" | "version") || arg.is_hide_set() {
+                continue;
+            }
+            let help = arg
+                .get_help()
+                .or(arg.get_long_help())
+                .map(|h| h.to_string())
+                .unwrap_or_default();
+            if help.trim().is_empty() {
+                missing.push(format!("{path}: {id}"));
+            }
+        }
+    }
+    assert!(missing.is_empty(), "arguments without help: {missing:#?}");
+}
+
+#[test]
+fn help_examples_fit_in_100_columns_and_commands_describe_themselves() {
+    let mut wrapped = Vec::new();
+    let mut undescribed = Vec::new();
+    for (path, mut cmd) in commands() {
+        if cmd.get_about().is_none() && path != "searchbench" {
+            undescribed.push(path.clone());
+        }
+        // What the user sees at 100 columns: an example line wider than that is wrapped by
+        // clap in the middle of the command.
+        cmd = cmd.term_width(100).max_term_width(100);
+        let help = cmd.render_long_help().to_string();
+        let lines: Vec<&str> = help.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let example = line.starts_with("  ") && line.trim_start().starts_with("searchbench ");
+            if example && line.chars().count() > 100 {
+                wrapped.push(format!("{path}: {line}"));
+            }
+            // A wrapped example leaves its tail on the next line: examples stand one per
+            // line, followed by another example or a blank line.
+            if example {
+                if let Some(next) = lines.get(i + 1) {
+                    if !next.trim().is_empty() && !next.trim_start().starts_with("searchbench ") {
+                        wrapped.push(format!("{path}: {line} / {next}"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        wrapped.is_empty(),
+        "examples wrapped at 100 columns: {wrapped:#?}"
+    );
+    assert!(
+        undescribed.is_empty(),
+        "commands without about: {undescribed:#?}"
+    );
+}
+
+#[test]
+fn the_commands_that_do_work_show_examples_the_same_way() {
+    let wanted = [
+        "searchbench ingest",
+        "searchbench query",
+        "searchbench run",
+        "searchbench generate",
+        "searchbench compare",
+        "searchbench report",
+        "searchbench calibrate",
+        "searchbench experiment dates",
+        "searchbench completions",
+        "searchbench man",
+    ];
+    for (path, mut cmd) in commands() {
+        if !wanted.contains(&path.as_str()) {
+            continue;
+        }
+        let help = cmd.render_long_help().to_string();
+        let at = help
+            .find("\nExamples:\n")
+            .unwrap_or_else(|| panic!("{path}: no Examples section"));
+        let examples: Vec<&str> = help[at..]
+            .lines()
+            .skip(2)
+            .take_while(|l| !l.trim().is_empty())
+            .collect();
+        assert!(!examples.is_empty(), "{path}: empty Examples");
+        for line in examples {
+            assert!(
+                line.starts_with(&format!("  {path}")),
+                "{path}: an example not indented by two spaces or of another command: {line:?}"
+            );
+        }
+    }
+}
