@@ -40,7 +40,7 @@ pub struct NodePlan {
 /// The node settings searchbench chooses, as (key, value, is a list).
 fn settings(spec: &EngineSpec, plan: &NodePlan) -> Vec<(String, String, bool)> {
     let v = spec.parsed_version();
-    let cluster_manager_words = spec.product == Product::OpenSearch && v >= ver(2);
+    let cluster_manager_words = spec.product == Product::OpenSearch && v >= release("2");
     let mut s: Vec<(String, String, bool)> = Vec::new();
     let mut put = |k: &str, v: String, list: bool| s.push((k.to_string(), v, list));
     put("cluster.name", plan.cluster.clone(), false);
@@ -69,6 +69,12 @@ fn settings(spec: &EngineSpec, plan: &NodePlan) -> Vec<(String, String, bool)> {
     }
     match spec.kind {
         // The runner's defaults leave out the ingest role, and every pipeline fails without it.
+        Kind::Runner if spec.product == Product::Elasticsearch && v < release("7.9") => {
+            // `node.roles` came with 7.9; before it, one flag per role.
+            for role in ["master", "data", "ingest"] {
+                put(&format!("node.{role}"), "true".into(), false);
+            }
+        }
         Kind::Runner => {
             let manager = if cluster_manager_words {
                 "cluster_manager"
@@ -92,8 +98,9 @@ fn settings(spec: &EngineSpec, plan: &NodePlan) -> Vec<(String, String, bool)> {
     s
 }
 
-fn ver(major: u32) -> Version {
-    Version::parse(&major.to_string()).unwrap_or_else(|| unreachable!("a number parses"))
+/// A release number written in this file.
+fn release(s: &str) -> Version {
+    Version::parse(s).unwrap_or_else(|| unreachable!("{s} is a release number"))
 }
 
 /// A shell between us and a distribution node that stops the node when its stdin closes,
@@ -150,7 +157,12 @@ fn runner(spec: &EngineSpec, jdk: &Jdk, classpath: &str, plan: &NodePlan) -> Com
         ])
         .arg("--data")
         .arg(&plan.data_dir);
-    for (key, value, list) in settings(spec, plan) {
+    let ours = settings(spec, plan);
+    // The launcher's lone-node default; releases that predate the setting must not get it.
+    if !ours.iter().any(|(key, _, _)| key == "node.roles") {
+        command.arg("--remove").arg("node.roles");
+    }
+    for (key, value, list) in ours {
         let flag = if list { "--list" } else { "--setting" };
         command.arg(flag).arg(format!("{key}={value}"));
     }

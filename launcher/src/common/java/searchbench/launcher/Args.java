@@ -14,6 +14,8 @@ final class Args {
     final List<String[]> settings = new ArrayList<>();
     /** List settings as key=a,b,c. */
     final List<String[]> lists = new ArrayList<>();
+    /** Settings to drop (a default of ours that an older release does not know). */
+    final List<String> removals = new ArrayList<>();
     /** When set, the node stops as soon as stdin reaches EOF: it dies with the process that started it. */
     static boolean watchStdin;
 
@@ -36,11 +38,12 @@ final class Args {
                 case "--cluster" -> a.cluster = value;
                 case "--setting" -> a.settings.add(pair(flag, value));
                 case "--list" -> a.lists.add(pair(flag, value));
+                case "--remove" -> a.removals.add(value);
                 default -> fail("unknown flag " + flag);
             }
         }
         if (a.httpPort == 0 || a.transportPort == 0 || a.dataDir == null) {
-            fail("usage: Main --http PORT --transport PORT --data DIR [--cluster NAME] [--setting K=V]... [--list K=A,B]... [--watch-stdin]");
+            fail("usage: Main --http PORT --transport PORT --data DIR [--cluster NAME] [--setting K=V]... [--list K=A,B]... [--remove K]... [--watch-stdin]");
         }
         return a;
     }

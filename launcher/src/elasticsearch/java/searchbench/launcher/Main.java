@@ -27,6 +27,9 @@ public final class Main {
             s.put("discovery.type", "single-node");
             // Without the ingest role every ingest pipeline fails.
             s.putList("node.roles", "master", "data", "ingest");
+            for (String key : a.removals) {
+                s.remove(key);
+            }
             for (String[] kv : a.settings) {
                 s.put(kv[0], kv[1]);
             }
