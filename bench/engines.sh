@@ -78,7 +78,10 @@ EOF
     starts=$((starts + 1))
     echo "| $name | $kind | yes | ${jdk//_/ } | $boot | $rss | $indexed | $hits | $note |" >>"$OUT"
   else
-    why=$(grep -v '^\s*$' "$WORK/start.err" | grep -m1 -E 'error|Exception|exited|JDK' | cut -c1-160 | tr '|' '/')
+    # The node's own reason (a line of its log) when it gave one, else our error line.
+    why=$(sed -n '/meaningful lines:/,$p' "$WORK/start.err" |
+      grep -m1 -E 'Caused by|Exception|ERROR|error' | sed 's/^Caused by: //' | cut -c1-160 | tr '|' '/')
+    [ -n "$why" ] || why=$(grep -m1 -E 'error|JDK' "$WORK/start.err" | cut -c1-160 | tr '|' '/')
     echo "| $name | $kind | **no** | needs $jdk_needed | - | - | - | - | ${why:-see the log} |" >>"$OUT"
   fi
   if [ "$KEEP" != 1 ] && [ "$cached" = no ]; then
