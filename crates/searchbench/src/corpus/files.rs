@@ -5,6 +5,9 @@
 //! wrong number of fields or a cell that does not fit its type, comes back as
 //! [`Item::Bad`] with the file, the 1-based line number, the reason and the raw bytes, and
 //! the next line is read as usual. Only I/O errors end the stream.
+//!
+//! A plain NDJSON file is mapped and its lines are checked where they lie (no copy into a
+//! read buffer); it must not be truncated while it is loaded. Everything else is streamed.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
