@@ -15,7 +15,7 @@ pub mod truth_file;
 mod words;
 
 pub use cluster_metrics::{ClusterMetrics, MetricsSpec, PartitionTruth, TruthHandle};
-pub use files::{CsvReader, NdjsonReader};
+pub use files::{CsvReader, LineCheck, NdjsonReader};
 pub use logs::{Logs, LogsSpec};
 pub use transactions::{Transactions, TransactionsSpec};
 

@@ -2,7 +2,7 @@
 //! with a workload's index setup), resolved into one document source and its index.
 
 use crate::corpus::convert::{ConvertDates, DateFields};
-use crate::corpus::{CsvReader, DocSource, NdjsonReader, TruthHandle};
+use crate::corpus::{CsvReader, DocSource, LineCheck, NdjsonReader, TruthHandle};
 use crate::ingest::source::Chain;
 use crate::workload::{self, Workload, WorkloadSpec};
 
@@ -50,6 +50,8 @@ pub struct FilesSpec {
     pub index: Option<String>,
     /// Date fields to rewrite to epoch milliseconds on the client.
     pub convert_dates: Vec<String>,
+    /// How much of each NDJSON line to check on the client.
+    pub line_check: LineCheck,
 }
 
 /// The built-in workload called `name`, or a usage error listing them.
@@ -105,7 +107,7 @@ impl Job {
             };
             let source: Box<dyn DocSource> = match (csv, &convert) {
                 (true, None) => Box::new(CsvReader::open(path)?),
-                (false, None) => Box::new(NdjsonReader::open(path)?),
+                (false, None) => Box::new(NdjsonReader::open(path)?.with_check(spec.line_check)),
                 (true, Some(fields)) => Box::new(ConvertDates::csv_file(path, fields.clone())?),
                 (false, Some(fields)) => Box::new(ConvertDates::ndjson_file(path, fields.clone())?),
             };

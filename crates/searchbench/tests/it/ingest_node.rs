@@ -389,6 +389,73 @@ fn cli_ingests_a_transactions_csv_and_a_gzip_ndjson() {
     let _ = Duration::ZERO;
 }
 
+/// `--trust-lines`: a bracketed line that is not JSON goes to the engine, which refuses it;
+/// it still lands in the failure file with its line, and the counts reconcile. Without the
+/// flag the same line is a bad line.
+#[test]
+fn trusted_lines_the_engine_refuses_keep_their_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let nd = dir.path().join("trusted.ndjson");
+    let mut text = String::new();
+    for i in 0..300 {
+        text.push_str(&format!("{{\"i\":{i}}}\n"));
+        if i == 100 {
+            text.push_str("{\"broken\":}\n"); // line 102
+        }
+        if i == 200 {
+            text.push_str("[1]\n"); // line 203
+        }
+    }
+    std::fs::write(&nd, text).unwrap();
+    let ingest = |trust: bool| {
+        let failures = dir.path().join(format!("failures-{trust}.ndjson"));
+        let json_out = dir.path().join(format!("r-{trust}.json"));
+        let mut cmd = common::bin();
+        cmd.args(["ingest", "--quiet", "--replace", "--url", node_url()])
+            .args(["--index", "searchbench-test-trusted"])
+            .arg("--file")
+            .arg(&nd)
+            .arg("--failures")
+            .arg(&failures)
+            .arg("--json")
+            .arg(&json_out);
+        if trust {
+            cmd.arg("--trust-lines");
+        }
+        let stdout = common::succeeded(&cmd.output().unwrap());
+        assert!(stdout.contains("reconciled"), "{stdout}");
+        let r: Value = serde_json::from_slice(&std::fs::read(&json_out).unwrap()).unwrap();
+        let failed: Vec<Value> = std::fs::read_to_string(&failures)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        (r["counts"].clone(), failed)
+    };
+    let (counts, failed) = ingest(false);
+    assert_eq!(counts["indexed"], 300, "{counts}");
+    assert_eq!(counts["bad_lines"], 2, "{counts}");
+    assert_eq!(failed.len(), 2);
+    let (counts, failed) = ingest(true);
+    assert_eq!(counts["indexed"], 300, "{counts}");
+    assert_eq!(
+        (counts["bad_lines"].clone(), counts["refused"].clone()),
+        (json!(1), json!(1))
+    );
+    let lines: Vec<String> = failed.iter().map(|f| f.to_string()).collect();
+    assert_eq!(failed.len(), 2, "{lines:?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("\"line\":102") && l.contains("broken")),
+        "{lines:?}"
+    );
+    assert!(
+        lines.iter().any(|l| l.contains("\"line\":203")),
+        "{lines:?}"
+    );
+}
+
 #[test]
 fn cli_run_needs_a_known_workload() {
     let out = common::bin()
