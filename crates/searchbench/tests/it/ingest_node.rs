@@ -412,7 +412,7 @@ fn trusted_lines_the_engine_refuses_keep_their_file_and_line() {
         let json_out = dir.path().join(format!("r-{trust}.json"));
         let mut cmd = common::bin();
         cmd.args(["ingest", "--quiet", "--replace", "--url", node_url()])
-            .args(["--index", "searchbench-test-trusted"])
+            .args(["--index", "searchbench-test-trusted", "--max-failures", "5"])
             .arg("--file")
             .arg(&nd)
             .arg("--failures")
