@@ -58,7 +58,7 @@ pub async fn run(mut args: RunArgs) -> CliResult {
             crate::query::Progress::default()
         },
     };
-    let terminal = Terminal::new(args.out.quiet);
+    let terminal = Terminal::for_output(&args.out);
     let result = session::run::run(job, &cluster, load, &spec, &args.out.save_spec(), &terminal)
         .await
         .map_err(CliError::session)?;

@@ -17,19 +17,21 @@ fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-/// `run logs` with a small corpus and no warm-up; its JSON result.
+/// `run logs` with a small corpus and no warm-up; its JSON result, which `--json -` puts
+/// alone on stdout (the tables stay off it).
 fn run_logs(extra: &[&str]) -> (std::process::Output, serde_json::Value) {
-    let file = tempfile::NamedTempFile::new().expect("temp file");
-    let path = file.path().to_string_lossy().into_owned();
     let mut args = vec![
-        "run", "logs", "--docs", "5000", "--warmup", "0", "--json", &path,
+        "run", "logs", "--docs", "5000", "--warmup", "0", "--json", "-",
     ];
     args.extend_from_slice(extra);
     let out = common::bin().args(&args).output().expect("run");
-    let json = std::fs::read(file.path())
-        .ok()
-        .and_then(|b| serde_json::from_slice(&b).ok())
-        .unwrap_or(serde_json::Value::Null);
+    let json = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not the JSON result alone ({e}): {}\nstderr: {}",
+            String::from_utf8_lossy(&out.stdout),
+            stderr(&out)
+        )
+    });
     (out, json)
 }
 

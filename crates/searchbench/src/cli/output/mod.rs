@@ -100,6 +100,8 @@ pub fn json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
 pub struct Terminal {
     /// No status lines about the load (warnings and results still print).
     pub quiet: bool,
+    /// Phase results as tables on stdout; off when the JSON result goes to stdout.
+    pub tables: bool,
     bar: std::sync::Mutex<super::progress::Bar>,
 }
 
@@ -107,7 +109,16 @@ impl Terminal {
     pub fn new(quiet: bool) -> Self {
         Terminal {
             quiet,
+            tables: true,
             bar: Default::default(),
+        }
+    }
+
+    /// For a command with output flags: no tables on stdout when `--json -` puts JSON there.
+    pub fn for_output(out: &crate::cli::args::OutputArgs) -> Self {
+        Terminal {
+            tables: !out.json_on_stdout(),
+            ..Terminal::new(out.quiet)
         }
     }
 }
@@ -173,13 +184,15 @@ impl crate::session::Observer for Terminal {
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .update(&p),
-            Event::Ingested(report) => ingest::print(report),
-            Event::Queried(result) => query::print(result),
+            Event::Ingested(report) if self.tables => ingest::print(report),
+            Event::Queried(result) if self.tables => query::print(result),
+            Event::Ingested(_) | Event::Queried(_) => {}
             Event::Saved { id, store } => eprintln!(
                 "saved as run {id} in {} (searchbench results show {id})",
                 store.display()
             ),
-            Event::ReportWritten { path } => println!("report: {}", path.display()),
+            Event::ReportWritten { path } if self.tables => println!("report: {}", path.display()),
+            Event::ReportWritten { path } => eprintln!("report: {}", path.display()),
             Event::Warning(message) => eprintln!("warning: {message}"),
         }
     }
