@@ -79,7 +79,7 @@ EOF
     echo "| $name | $kind | yes | ${jdk//_/ } | $boot | $rss | $indexed | $hits | $note |" >>"$OUT"
   else
     # The node's own reason (a line of its log) when it gave one, else our error line.
-    why=$(sed -n '/meaningful lines:/,$p' "$WORK/start.err" |
+    why=$(sed -n '/meaningful lines:/,$p' "$WORK/start.err" | tail -n +2 |
       grep -m1 -E 'Caused by|Exception|ERROR|error' | sed 's/^Caused by: //' | cut -c1-160 | tr '|' '/')
     [ -n "$why" ] || why=$(grep -m1 -E 'error|JDK' "$WORK/start.err" | cut -c1-160 | tr '|' '/')
     echo "| $name | $kind | **no** | needs $jdk_needed | - | - | - | - | ${why:-see the log} |" >>"$OUT"

@@ -69,8 +69,9 @@ fn settings(spec: &EngineSpec, plan: &NodePlan) -> Vec<(String, String, bool)> {
     }
     match spec.kind {
         // The runner's defaults leave out the ingest role, and every pipeline fails without it.
-        Kind::Runner if spec.product == Product::Elasticsearch && v < release("7.9") => {
-            // `node.roles` came with 7.9; before it, one flag per role.
+        Kind::Runner if spec.product == Product::Elasticsearch && v < release("7.10") => {
+            // `node.roles` came with 7.9, but the 7.9 runner still sets the legacy flags, which
+            // cannot be mixed with it: one flag per role before 7.10.
             for role in ["master", "data", "ingest"] {
                 put(&format!("node.{role}"), "true".into(), false);
             }
