@@ -146,8 +146,10 @@ impl Target {
 
     async fn product_from_nodes(&self) -> Result<(Product, String, String), TargetError> {
         let path = "/_nodes/_local/jvm";
-        let (reply, elastic) = self.send_with_product_header(path).await?;
-        let nodes: LocalJvm = super::decode(&format!("GET {}", self.endpoint(0, path)), &reply)?;
+        let reply = self.send(reqwest::Method::GET, path, None).await?;
+        let elastic = reply.elastic_product;
+        let nodes: LocalJvm =
+            super::decode(&format!("GET {}", self.endpoint(0, path)), &reply.body)?;
         let version = nodes
             .nodes
             .into_values()
@@ -165,35 +167,6 @@ impl Target {
             Product::OpenSearch
         };
         Ok((product, version, nodes.cluster_name))
-    }
-
-    /// GET `path`; the body and whether the answer carried `X-elastic-product`.
-    async fn send_with_product_header(
-        &self,
-        path: &str,
-    ) -> Result<(bytes::Bytes, bool), TargetError> {
-        let url = self.endpoint(0, path);
-        let what = || format!("GET {url}");
-        let response = self
-            .client()
-            .get(&url)
-            .send()
-            .await
-            .map_err(|e| TargetError::from_send(what(), e))?;
-        let status = response.status().as_u16();
-        let elastic = response.headers().contains_key("x-elastic-product");
-        let body = response
-            .bytes()
-            .await
-            .map_err(|e| TargetError::from_send(what(), e))?;
-        if !(200..300).contains(&status) {
-            return Err(TargetError::Status {
-                request: what(),
-                status,
-                reason: super::error::server_reason(&body),
-            });
-        }
-        Ok((body, elastic))
     }
 
     /// The JVM of the node that answers (all nodes of a cluster we start run the same one).

@@ -57,6 +57,8 @@ pub struct Target {
 pub struct Reply {
     pub status: u16,
     pub body: bytes::Bytes,
+    /// The answer carried `X-elastic-product` (only Elasticsearch sends it).
+    pub elastic_product: bool,
 }
 
 impl Target {
@@ -182,6 +184,7 @@ impl Target {
             .await
             .map_err(|e| TargetError::from_send(what(), e))?;
         let status = response.status().as_u16();
+        let elastic_product = response.headers().contains_key("x-elastic-product");
         let body = response
             .bytes()
             .await
@@ -193,7 +196,11 @@ impl Target {
                 reason: error::server_reason(&body),
             });
         }
-        Ok(Reply { status, body })
+        Ok(Reply {
+            status,
+            body,
+            elastic_product,
+        })
     }
 
     /// GET `path` and decode the JSON answer.
