@@ -24,15 +24,6 @@ pub fn pid_alive(pid: u32) -> bool {
     }
 }
 
-pub fn signal(pid: u32, sig: i32) {
-    if let Ok(pid) = i32::try_from(pid) {
-        // SAFETY: sending a signal has no memory-safety preconditions.
-        unsafe {
-            libc::kill(pid, sig);
-        }
-    }
-}
-
 pub fn rss_bytes(pid: u32) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
@@ -54,24 +45,6 @@ pub fn cpu_time(pid: u32) -> Option<Duration> {
     Some(Duration::from_nanos(
         (utime + stime) * 1_000_000_000 / ticks,
     ))
-}
-
-/// SIGTERM, then SIGKILL once `grace` has passed. Returns true if it had to kill.
-pub fn terminate(pid: u32, grace: Duration) -> bool {
-    signal(pid, libc::SIGTERM);
-    let deadline = std::time::Instant::now() + grace;
-    while std::time::Instant::now() < deadline {
-        if !pid_alive(pid) {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    signal(pid, libc::SIGKILL);
-    let deadline = std::time::Instant::now() + Duration::from_secs(5);
-    while pid_alive(pid) && std::time::Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    true
 }
 
 /// The processes of a process group, from /proc (empty where there is no /proc).
@@ -103,6 +76,15 @@ pub fn group_cpu_time(pid: u32) -> Option<Duration> {
         return cpu_time(pid);
     }
     Some(members.into_iter().filter_map(cpu_time).sum())
+}
+
+/// CPU time of several nodes' process groups together; `None` when there are none or one
+/// cannot be read (a partial sum would understate the cluster).
+pub fn groups_cpu_time(pids: &[u32]) -> Option<Duration> {
+    if pids.is_empty() {
+        return None;
+    }
+    pids.iter().map(|&pid| group_cpu_time(pid)).sum()
 }
 
 /// Resident memory of a process and the rest of its group.

@@ -367,25 +367,6 @@ fn split_name(name: &str) -> Option<(Product, &str)> {
     Some((product, version))
 }
 
-/// Names for `--help` and messages: the default and the newest of each major line.
-pub fn names() -> Vec<String> {
-    let specs = all();
-    let mut names = vec![DEFAULT_ENGINE.to_string()];
-    for spec in &specs {
-        let v = spec.parsed_version();
-        let newest_of_major = !specs.iter().any(|o| {
-            o.product == spec.product
-                && o.kind == spec.kind
-                && o.parsed_version().major() == v.major()
-                && o.parsed_version() > v
-        });
-        if newest_of_major && !names.contains(&spec.name) {
-            names.push(spec.name.clone());
-        }
-    }
-    names
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,8 +10,8 @@ pub mod process;
 mod provision;
 
 pub use catalog::{
-    all, find, names, resolve, CatalogError, EngineSpec, JdkRange, Kind, Product, Version,
-    DEFAULT_ENGINE, DIST_SUFFIX,
+    all, find, resolve, CatalogError, EngineSpec, JdkRange, Kind, Product, Version, DEFAULT_ENGINE,
+    DIST_SUFFIX,
 };
 pub use jdk::Jdk;
 pub use process::NodeRecord;
