@@ -156,7 +156,7 @@ async fn run_dates(args: DatesArgs) -> CliResult {
             .connect(&Terminal::new(false))
             .await
             .map_err(CliError::session)?;
-        let (target, engine_pid) = (connected.target.clone(), connected.engine_pid);
+        let (target, engine_pids) = (connected.target.clone(), connected.engine_pids.clone());
         eprintln!(
             "date-cost experiment on {}: {} docs per load, {} repeat(s), warm-up {} docs per variant",
             target.url(),
@@ -165,7 +165,7 @@ async fn run_dates(args: DatesArgs) -> CliResult {
             cfg.warmup_docs
         );
         let log = |line: &str| eprintln!("  {line}");
-        let outcome = dates::run(&target, name, engine_pid, &cfg, &log).await;
+        let outcome = dates::run(&target, name, &engine_pids, &cfg, &log).await;
         connected.stop().await;
         let result = outcome.map_err(|e| match e {
             ExperimentError::Config(_) => CliError::usage(e),

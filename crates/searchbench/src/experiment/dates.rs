@@ -318,12 +318,13 @@ impl EngineResult {
 }
 
 /// Runs the warm-up round, then `repeats` interleaved rounds of the four variants on `target`.
-/// `engine_pid` (the engine's process, when local) gives engine CPU per document. `log` gets
+/// `engine_pids` (the engine's processes, one per node, when local) give engine CPU per
+/// document. `log` gets
 /// one line per load.
 pub async fn run(
     target: &Target,
     engine: Option<String>,
-    engine_pid: Option<u32>,
+    engine_pids: &[u32],
     cfg: &Config,
     log: &(dyn Fn(&str) + Sync),
 ) -> Result<EngineResult, ExperimentError> {
@@ -337,7 +338,7 @@ pub async fn run(
     url.set_query(None);
     if cfg.warmup_docs > 0 {
         for v in &VARIANTS {
-            let m = load(target, engine_pid, cfg, v, cfg.warmup_docs, 0).await?;
+            let m = load(target, engine_pids, cfg, v, cfg.warmup_docs, 0).await?;
             log(&format!(
                 "warm-up ({}) {}: {:.0} docs/s (not counted)",
                 v.id, v.what, m.docs_per_sec
@@ -348,7 +349,7 @@ pub async fn run(
     for repeat in 1..=cfg.repeats {
         for result in &mut results {
             let v = result.variant;
-            let m = load(target, engine_pid, cfg, &v, cfg.docs, repeat).await?;
+            let m = load(target, engine_pids, cfg, &v, cfg.docs, repeat).await?;
             log(&format!(
                 "repeat {repeat}/{} ({}) {}: {} docs, {:.0} docs/s, engine CPU {} µs/doc, index time {} µs/doc{}",
                 cfg.repeats,
@@ -379,7 +380,7 @@ pub async fn run(
         seed: cfg.seed,
         clients: cfg.clients,
         bulk_size: cfg.bulk_size,
-        engine_cpu_measured: engine_pid.is_some(),
+        engine_cpu_measured: !engine_pids.is_empty(),
         variants: results,
     })
 }
@@ -387,7 +388,7 @@ pub async fn run(
 /// One load into a fresh index, deleted afterwards whatever happened.
 async fn load(
     target: &Target,
-    engine_pid: Option<u32>,
+    engine_pids: &[u32],
     cfg: &Config,
     variant: &Variant,
     docs: u64,
@@ -406,7 +407,7 @@ async fn load(
         failures: cfg
             .failures_dir
             .join(format!("{index}-r{repeat}-failures.ndjson")),
-        engine_pid,
+        engine_pids: engine_pids.to_vec(),
     };
     let source = variant.source(cfg.seed, docs)?;
     let controls = Controls {

@@ -81,8 +81,9 @@ pub struct Plan {
     pub append: bool,
     pub load_settings: LoadSettings,
     pub failures: PathBuf,
-    /// The engine's pid when we provisioned it (for its CPU time).
-    pub engine_pid: Option<u32>,
+    /// The engine's processes when they are local (for their CPU time): one pid per node,
+    /// each leading its node's process group. Empty when unknown.
+    pub engine_pids: Vec<u32>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -307,7 +308,7 @@ pub async fn ingest_streaming(
     let corpus = source.describe();
     let failures = Arc::new(FailureFile::new(&plan.failures));
     let previous_failures_file = failures.set_aside_previous()?;
-    let engine_before = plan.engine_pid.and_then(crate::os::group_cpu_time);
+    let engine_before = crate::os::groups_cpu_time(&plan.engine_pids);
     let cpu_before = crate::os::self_cpu();
 
     let outcome = driver::load(
@@ -320,10 +321,7 @@ pub async fn ingest_streaming(
     .await;
 
     let driver_cpu = crate::os::self_cpu().saturating_sub(cpu_before);
-    let engine_cpu = match (
-        engine_before,
-        plan.engine_pid.and_then(crate::os::group_cpu_time),
-    ) {
+    let engine_cpu = match (engine_before, crate::os::groups_cpu_time(&plan.engine_pids)) {
         (Some(b), Some(a)) => Some(a.saturating_sub(b)),
         _ => None,
     };

@@ -31,7 +31,7 @@ impl ClusterSpec {
             return Ok(Connected {
                 target: target.clone(),
                 node: None,
-                engine_pid: self.engine_pid,
+                engine_pids: self.engine_pid.into_iter().collect(),
             });
         }
         let mut options = self.start.clone();
@@ -56,7 +56,7 @@ impl ClusterSpec {
         let target = node.target()?;
         Ok(Connected {
             target,
-            engine_pid: Some(node.pid()),
+            engine_pids: node.pids(),
             node: Some(node),
         })
     }
@@ -67,8 +67,9 @@ impl ClusterSpec {
 pub struct Connected {
     pub target: Target,
     pub node: Option<Node>,
-    /// The engine's pid when it is local and known (for its CPU time).
-    pub engine_pid: Option<u32>,
+    /// The engine's processes when they are local and known (for their CPU time): every
+    /// node of a cluster we started.
+    pub engine_pids: Vec<u32>,
 }
 
 impl Connected {
@@ -84,7 +85,7 @@ impl Connected {
             &self.target,
             job,
             spec,
-            self.engine_pid,
+            self.engine_pids.clone(),
             recording,
             observer,
         )

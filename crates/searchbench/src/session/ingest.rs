@@ -47,6 +47,19 @@ impl LoadSpec {
     }
 }
 
+/// `value`, or a mark in its place when `key` names a secret (stored runs keep no secrets).
+fn unless_secret<'a>(key: &str, value: &'a str) -> &'a str {
+    let key = key.to_ascii_lowercase();
+    let secret = ["password", "secret", "token", "credential", "private"]
+        .iter()
+        .any(|word| key.contains(word));
+    if secret {
+        "<redacted>"
+    } else {
+        value
+    }
+}
+
 /// The configuration a run is stored with: what was loaded, where, and how. One shape, the
 /// driver's own field names, for every command that loads.
 pub fn record_config(job: &Job, cluster: &ClusterSpec, load: &LoadSpec) -> Value {
@@ -66,10 +79,19 @@ pub fn record_config(job: &Job, cluster: &ClusterSpec, load: &LoadSpec) -> Value
                 .start
                 .settings
                 .iter()
-                .map(|(k, v)| (k.clone(), Value::from(v.as_str())))
+                .map(|(k, v)| (k.clone(), Value::from(unless_secret(k, v))))
                 .collect();
             map.insert("node_settings".into(), Value::Object(settings));
-            map.insert("jvm_opts".into(), serde_json::json!(cluster.start.jvm_opts));
+            let jvm_opts: Vec<String> = cluster
+                .start
+                .jvm_opts
+                .iter()
+                .map(|opt| match opt.split_once('=') {
+                    Some((k, v)) => format!("{k}={}", unless_secret(k, v)),
+                    None => opt.clone(),
+                })
+                .collect();
+            map.insert("jvm_opts".into(), serde_json::json!(jvm_opts));
         }
     }
     if let (Some(map), Ok(Value::Object(driver))) =
@@ -141,7 +163,7 @@ pub async fn load(
     target: &Target,
     job: Job,
     spec: LoadSpec,
-    engine_pid: Option<u32>,
+    engine_pids: Vec<u32>,
     recording: Option<&Recording<'_>>,
     observer: &dyn Observer,
 ) -> Result<IngestReport, SessionError> {
@@ -154,7 +176,7 @@ pub async fn load(
         replace: spec.replace,
         append: spec.append,
         load_settings: spec.load_settings,
-        engine_pid,
+        engine_pids,
     };
     let corpus = job.source.describe();
     observer.event(Event::Loading {
@@ -205,4 +227,22 @@ pub async fn load(
         r.histograms(&report.histograms);
     }
     Ok(report)
+}
+
+#[cfg(test)]
+mod secret_tests {
+    use super::unless_secret;
+
+    #[test]
+    fn settings_that_name_a_secret_are_not_stored() {
+        assert_eq!(
+            unless_secret("xpack.security.http.ssl.keystore.secure_password", "pw"),
+            "<redacted>"
+        );
+        assert_eq!(unless_secret("-Dmy.API_TOKEN", "t0k"), "<redacted>");
+        assert_eq!(
+            unless_secret("indices.memory.index_buffer_size", "20%"),
+            "20%"
+        );
+    }
 }

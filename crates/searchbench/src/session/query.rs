@@ -229,7 +229,7 @@ async fn load_quietly(
     observer: &dyn Observer,
 ) -> Result<(), SessionError> {
     let spec = LoadSpec::new(job.index.clone());
-    let report = load(target, job, spec, None, None, observer).await?;
+    let report = load(target, job, spec, Vec::new(), None, observer).await?;
     if report.error.is_some() || report.interrupted || !report.counts.reconciled {
         return Err(SessionError::Other(format!(
             "loading {} did not complete: {}",

@@ -36,7 +36,7 @@ fn plan(index: &str, dir: &std::path::Path, ids: IdMode) -> Plan {
         append: false,
         load_settings: LoadSettings::default(),
         failures: dir.join("failures.ndjson"),
-        engine_pid: None,
+        engine_pids: Vec::new(),
     }
 }
 

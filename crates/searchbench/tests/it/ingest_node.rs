@@ -78,7 +78,7 @@ fn plan(index: &str, dir: &Path) -> Plan {
         append: false,
         load_settings: LoadSettings::default(),
         failures: dir.join(format!("{index}-failures.ndjson")),
-        engine_pid: common::node_pid(),
+        engine_pids: common::node_pid().into_iter().collect(),
     }
 }
 
