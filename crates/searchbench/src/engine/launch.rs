@@ -46,6 +46,14 @@ fn settings(spec: &EngineSpec, plan: &NodePlan) -> Vec<(String, String, bool)> {
     put("cluster.name", plan.cluster.clone(), false);
     put("node.name", plan.name.clone(), false);
     put("path.repo", plan.repo_dir.display().to_string(), false);
+    // A lab node on a shared disk: the disk watermarks would turn a nearly full disk into
+    // unassigned shards or read-only indices halfway through a run, a failure of the machine
+    // the benchmark would report as the engine's. `--setting` can turn them back on.
+    put(
+        "cluster.routing.allocation.disk.threshold_enabled",
+        "false".into(),
+        false,
+    );
     if plan.seeds.len() <= 1 {
         put("discovery.type", "single-node".into(), false);
     } else {
@@ -97,6 +105,17 @@ fn settings(spec: &EngineSpec, plan: &NodePlan) -> Vec<(String, String, bool)> {
         }
     }
     s
+}
+
+/// Our settings less those the user gives with `--setting` (the user's value wins, and a
+/// distribution refuses the same `-E` key twice).
+fn ours_unless_given(
+    ours: Vec<(String, String, bool)>,
+    plan: &NodePlan,
+) -> Vec<(String, String, bool)> {
+    ours.into_iter()
+        .filter(|(key, _, _)| !plan.settings.iter().any(|(given, _)| given == key))
+        .collect()
 }
 
 /// A release number written in this file.
@@ -163,7 +182,7 @@ fn runner(spec: &EngineSpec, jdk: &Jdk, classpath: &str, plan: &NodePlan) -> Com
     if !ours.iter().any(|(key, _, _)| key == "node.roles") {
         command.arg("--remove").arg("node.roles");
     }
-    for (key, value, list) in ours {
+    for (key, value, list) in ours_unless_given(ours, plan) {
         let flag = if list { "--list" } else { "--setting" };
         command.arg(flag).arg(format!("{key}={value}"));
     }
@@ -197,7 +216,7 @@ fn distribution(spec: &EngineSpec, jdk: &Jdk, home: &Path, plan: &NodePlan) -> C
     if home.join("modules").join("x-pack-security").is_dir() {
         ours.push(("xpack.security.enabled".into(), "false".into(), false));
     }
-    for (key, value, _) in ours {
+    for (key, value, _) in ours_unless_given(ours, plan) {
         command.arg("-E").arg(format!("{key}={value}"));
     }
     for (key, value) in &plan.settings {
