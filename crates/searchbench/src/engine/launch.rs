@@ -334,4 +334,35 @@ mod tests {
         assert!(out.contains("file=/n/1/logs/gc.log:utctime"), "{out}");
         assert!(out.contains("-Xss1m"));
     }
+
+    fn lone_node(settings: Vec<(String, String)>) -> NodePlan {
+        NodePlan {
+            name: "n1".into(),
+            cluster: "c".into(),
+            http_port: 9200,
+            transport_port: 9300,
+            seeds: vec![9300],
+            masters: vec!["n1".into()],
+            data_dir: "/d".into(),
+            repo_dir: "/r".into(),
+            node_dir: "/n".into(),
+            heap: "1g".into(),
+            jvm_opts: Vec::new(),
+            settings,
+            attached: false,
+        }
+    }
+
+    #[test]
+    fn disk_watermarks_are_off_unless_the_user_says_otherwise() {
+        let spec = crate::engine::catalog::find("opensearch-2.19.1").expect("in the snapshot");
+        let key = "cluster.routing.allocation.disk.threshold_enabled";
+        let ours = settings(&spec, &lone_node(Vec::new()));
+        let kept = ours_unless_given(ours.clone(), &lone_node(Vec::new()));
+        assert!(kept.iter().any(|(k, v, _)| k == key && v == "false"));
+        let given = lone_node(vec![(key.into(), "true".into())]);
+        let kept = ours_unless_given(ours, &given);
+        assert!(!kept.iter().any(|(k, _, _)| k == key), "{kept:?}");
+        assert!(kept.iter().any(|(k, _, _)| k == "node.name"));
+    }
 }
