@@ -4,8 +4,10 @@
 //! * [`stats`]: the seeded bootstrap behind every interval.
 //! * [`metrics`]: which numbers of a result are compared, read from its JSON.
 //! * [`compare`]: difference, interval, sample counts and verdict per metric.
+//! * [`changepoint`]: where a history's level shifts (E-divisive means).
 //! * [`html`], [`markdown`], [`csv_file`]: renderings.
 
+pub mod changepoint;
 pub mod compare;
 pub mod csv_file;
 pub mod html;
