@@ -9,6 +9,7 @@ mod experiment;
 mod generate;
 mod history;
 mod ingest;
+mod matrix;
 pub mod output;
 mod progress;
 mod query;
@@ -147,6 +148,8 @@ pub enum Command {
     Report(report::ReportArgs),
     /// The stored runs of one configuration over engine versions or time, with change points.
     History(history::HistoryArgs),
+    /// One workload and configuration over several engines, interleaved, with change points.
+    Matrix(matrix::MatrixArgs),
     /// Parse dates exactly as Elasticsearch/OpenSearch `date` fields do.
     #[command(subcommand)]
     Dates(dates::DatesCommand),
@@ -214,6 +217,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Calibrate(args) => calibrate::run(args).await,
         Command::Report(args) => report::run(args).await,
         Command::History(args) => history::run(args).await,
+        Command::Matrix(args) => matrix::run(args).await,
         Command::Completions(args) => shell::completions(args),
         Command::Man(args) => shell::man(args),
     }

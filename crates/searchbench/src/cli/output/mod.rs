@@ -7,6 +7,7 @@ pub mod engine;
 pub mod experiment;
 pub mod history;
 pub mod ingest;
+pub mod matrix;
 pub mod query;
 pub mod results;
 
