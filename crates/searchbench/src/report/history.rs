@@ -247,7 +247,8 @@ pub fn load(store: &Store, selection: &Selection) -> Result<History, HistoryErro
     })?;
     let mut excluded = Vec::new();
     let mut complete = Vec::new();
-    for row in rows {
+    // Oldest first: runs that started in the same second keep the order they were stored in.
+    for row in rows.into_iter().rev() {
         if row.state == State::Complete {
             complete.push(row);
         } else {
