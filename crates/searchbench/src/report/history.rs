@@ -4,10 +4,11 @@
 //!
 //! Runs at one point of the axis (one engine version, or one `build=`/`commit=` of a nightly
 //! job) are a group: its median, and the 95 % t interval of its mean; a new level can only
-//! start where the point changes. Every metric [`metrics::extract`] gives is a series. An
-//! improvement that comes with more errors, more GC time (a metric whose key holds `gc`) or
-//! fewer documents acknowledged is flagged suspect: a faster run that did less work is not
-//! faster.
+//! start where the point changes, and on the version axis each product is searched on its
+//! own (another product is not a change of level). Every metric [`metrics::extract`] gives
+//! is a series. An improvement that comes with more errors, more GC time (a metric whose key
+//! holds `gc`) or fewer documents acknowledged is flagged suspect: a faster run that did less
+//! work is not faster.
 
 use std::collections::BTreeMap;
 
@@ -413,7 +414,16 @@ pub fn build(
     }
     let located: Vec<Vec<Located>> = series
         .iter()
-        .map(|s| locate(s, &series, &runs, &points, &selection.options))
+        .map(|s| {
+            locate(
+                s,
+                &series,
+                &runs,
+                &points,
+                selection.axis,
+                &selection.options,
+            )
+        })
         .collect();
     for (s, cps) in series.iter_mut().zip(located) {
         s.change_points = cps;
@@ -491,16 +501,46 @@ pub fn group_stat(values: &[f64]) -> Option<GroupStat> {
 }
 
 /// The change points of `s`, placed on runs and points, each improvement checked against the
-/// other series and the documents acknowledged.
+/// other series and the documents acknowledged. On the version axis each product is its own
+/// history: Elasticsearch 8 followed by OpenSearch 2 is not a change of level.
 fn locate(
     s: &Series,
     all: &[Series],
     runs: &[Run],
     points: &[Point],
+    axis: Axis,
+    options: &changepoint::Options,
+) -> Vec<Located> {
+    let product = |r: usize| match axis {
+        Axis::Version => runs[r]
+            .engine
+            .as_deref()
+            .and_then(|e| e.split_once('-'))
+            .map(|(p, _)| p),
+        Axis::Time => None,
+    };
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < runs.len() {
+        let end = (start..runs.len())
+            .find(|&r| product(r) != product(start))
+            .unwrap_or(runs.len());
+        out.extend(locate_in(s, all, runs, points, start..end, options));
+        start = end;
+    }
+    out
+}
+
+fn locate_in(
+    s: &Series,
+    all: &[Series],
+    runs: &[Run],
+    points: &[Point],
+    range: std::ops::Range<usize>,
     options: &changepoint::Options,
 ) -> Vec<Located> {
     // The runs that have the metric, and their values.
-    let present: Vec<usize> = (0..runs.len()).filter(|&r| s.values[r].is_some()).collect();
+    let present: Vec<usize> = range.clone().filter(|&r| s.values[r].is_some()).collect();
     let values: Vec<f64> = present.iter().filter_map(|&r| s.values[r]).collect();
     let allowed = |i: usize| i > 0 && runs[present[i]].point != runs[present[i - 1]].point;
     let found = changepoint::detect(&values, s.direction, &allowed, options);
@@ -512,8 +552,8 @@ fn locate(
             let run = present[change.index];
             let before_run = present[change.index - 1];
             change.index = run;
-            let from = if k == 0 { 0 } else { bounds[k - 1] };
-            let to = bounds.get(k + 1).copied().unwrap_or(runs.len());
+            let from = if k == 0 { range.start } else { bounds[k - 1] };
+            let to = bounds.get(k + 1).copied().unwrap_or(range.end);
             let suspect = if change.shift == Shift::Improvement {
                 suspicions(s, all, runs, from..run, run..to)
             } else {
@@ -693,6 +733,37 @@ mod tests {
             "{:?}",
             c.suspect
         );
+    }
+
+    #[test]
+    fn each_product_is_its_own_history() {
+        // Elasticsearch much slower than OpenSearch, flat within each product: no change point.
+        let mut rng = Rng::new(5, 0);
+        let mut rows = Vec::new();
+        for (i, engine) in (0..24).map(|i| {
+            let e = if i < 12 {
+                format!("elasticsearch-8.{}.0", i / 2)
+            } else {
+                format!("opensearch-2.{}.0", i / 2)
+            };
+            (i, e)
+        }) {
+            let level = if i < 12 { 500.0 } else { 1000.0 };
+            rows.push(row(
+                i,
+                &engine,
+                level * (1.0 + 0.02 * rng.normalish()),
+                0,
+                1000,
+            ));
+        }
+        let h = history(rows);
+        let s = h
+            .series
+            .iter()
+            .find(|s| s.key == "throughput_docs_per_sec")
+            .unwrap();
+        assert!(s.change_points.is_empty(), "{:?}", s.change_points);
     }
 
     #[test]
