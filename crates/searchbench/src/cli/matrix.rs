@@ -21,8 +21,8 @@ use crate::session::ClusterSpec;
         At the end: the table of `searchbench history --tag matrix=ID` (each metric's median \
         and interval per engine, change points between versions) and an offline HTML page \
         next to the store's reports. An engine that fails to start is recorded and left out \
-        of later rounds; the matrix goes on. Ctrl-C stops it and keeps what is done (exit \
-        130).",
+        of later rounds; the matrix goes on, and exits 1 at the end when a run did not \
+        complete. Ctrl-C stops it and keeps what is done (exit 130).",
     after_help = "Examples:\n  \
         searchbench matrix logs --engines opensearch-2.11.0,opensearch-2.19.1 --repeats 3\n  \
         searchbench matrix logs --engines opensearch-2.0.0..opensearch-3.3.0 --per-minor --docs 1000000\n  \
@@ -121,6 +121,11 @@ pub async fn run(mut args: MatrixArgs) -> CliResult {
     } else {
         output::matrix::print(&m);
     }
+    let incomplete = m
+        .done
+        .iter()
+        .filter(|d| d.state != Some(crate::store::State::Complete))
+        .count();
     if m.interrupted {
         return Err(CliError {
             code: super::exit::INTERRUPTED,
@@ -131,6 +136,13 @@ pub async fn run(mut args: MatrixArgs) -> CliResult {
                 m.order.len()
             ),
         });
+    }
+    if incomplete > 0 {
+        return Err(CliError::from(anyhow::anyhow!(
+            "matrix {}: {incomplete} of {} run(s) did not complete (listed above)",
+            m.id,
+            m.order.len()
+        )));
     }
     Ok(())
 }

@@ -230,7 +230,8 @@ pub async fn matrix(
     let store = spec.save.open()?;
     let cancel = spec.load.cancel.clone();
     let cancelled = || cancel.as_ref().is_some_and(|c| c.is_cancelled());
-    let mut failed_to_start: Vec<(String, String)> = Vec::new();
+    // Engines that failed to start, with the position of that run.
+    let mut failed_to_start: Vec<(String, usize)> = Vec::new();
     let mut done = Vec::new();
     let mut interrupted = false;
     for slot in &order {
@@ -238,14 +239,12 @@ pub async fn matrix(
             interrupted = true;
             break;
         }
-        if let Some((_, why)) = failed_to_start.iter().find(|(e, _)| *e == slot.engine) {
+        if let Some((_, at)) = failed_to_start.iter().find(|(e, _)| *e == slot.engine) {
             let d = Done {
                 slot: slot.clone(),
                 run_id: None,
                 state: None,
-                error: Some(format!(
-                    "not run: the engine failed to start earlier ({why})"
-                )),
+                error: Some(format!("skipped: it failed to start at run {at}")),
             };
             step(Step::Finished {
                 done: &d,
@@ -282,9 +281,8 @@ pub async fn matrix(
         };
         let error = match &outcome {
             Err(e @ SessionError::EngineStart { .. }) => {
-                let why = crate::cluster::error_chain(e);
-                failed_to_start.push((slot.engine.clone(), why.clone()));
-                Some(why)
+                failed_to_start.push((slot.engine.clone(), slot.position));
+                Some(crate::cluster::error_chain(e))
             }
             Err(e) => Some(crate::cluster::error_chain(e)),
             Ok(_) => None,

@@ -295,3 +295,146 @@ fn matrix_over_two_real_versions_stores_every_run_with_its_tag() {
     assert!(page.ends_with(&format!("matrix-{id}.html")), "{page}");
     assert!(std::fs::read_to_string(page).unwrap().contains("<svg"));
 }
+
+/// An engine that cannot start (a JVM option no JVM knows) is recorded, skipped in later
+/// rounds, and the matrix goes on to the end, then exits 1.
+#[test]
+fn matrix_records_engines_that_fail_to_start_and_goes_on() {
+    let path = scratch_store();
+    let out = bin()
+        .args([
+            "matrix",
+            "logs",
+            "--engines",
+            "opensearch-2.11.0,opensearch-2.19.1",
+            "--repeats",
+            "2",
+            "--docs",
+            "1000",
+            "--no-query",
+            "--jvm-opt=-XX:+NoSuchSearchbenchOption",
+            "--index",
+            "searchbench-test-matrix-fail",
+            "--store",
+        ])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", streams(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("runs that did not complete"),
+        "{}",
+        streams(&out)
+    );
+    assert_eq!(
+        text.matches("skipped: it failed to start at run").count(),
+        2,
+        "{}",
+        streams(&out)
+    );
+    assert!(text.contains("Unrecognized VM option"), "{text}");
+    assert!(text.contains("failed"), "{text}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("4 run(s) did not complete"), "{err}");
+    // The failed starts are in the store, tagged.
+    let store = Store::open_existing(&path).unwrap();
+    let runs = store.list(&Default::default()).unwrap();
+    assert_eq!(runs.len(), 2, "{runs:?}");
+    assert!(runs
+        .iter()
+        .all(|r| r.state == searchbench::store::State::Failed));
+    assert!(runs.iter().all(|r| r.tags.contains_key("matrix")));
+}
+
+/// Ctrl-C during the first run: that run is kept as interrupted, the rest of the order is not
+/// started, the table still prints, exit 130.
+#[test]
+fn matrix_stops_on_ctrl_c_and_keeps_what_is_done() {
+    use std::io::BufRead;
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+    let path = scratch_store();
+    let mut child = bin()
+        .args([
+            "matrix",
+            "logs",
+            "--engines",
+            "opensearch-2.11.0,opensearch-2.19.1",
+            "--repeats",
+            "2",
+            "--docs",
+            "5000000",
+            "--bulk-size",
+            "200",
+            "--clients",
+            "1",
+            "--no-query",
+            "--warmup",
+            "0",
+            "--heap",
+            "512m",
+            "--index",
+            "searchbench-test-matrix-sigint",
+            "--store",
+        ])
+        .arg(&path)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait for the first engine to be up (its start line), then let the load run a little.
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut all = String::new();
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if line.contains(" is up at ") {
+                let _ = tx.send(());
+            }
+            all.push_str(&line);
+            all.push('\n');
+        }
+        all
+    });
+    if rx.recv_timeout(Duration::from_secs(300)).is_err() {
+        let _ = child.kill();
+        panic!(
+            "the first engine did not come up: {}",
+            reader.join().unwrap()
+        );
+    }
+    std::thread::sleep(Duration::from_secs(4));
+    // SAFETY: signalling the child we spawned, by its pid.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+    }
+    let started = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if started.elapsed() > Duration::from_secs(120) {
+            let _ = child.kill();
+            panic!("the interrupted matrix did not end within 120 s");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let out = child.wait_with_output().unwrap();
+    let err = reader.join().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(status.code(), Some(130), "{text}\n{err}");
+    assert!(
+        text.contains("3 run(s) of the order not started"),
+        "{text}\n{err}"
+    );
+    assert!(err.contains("interrupted after 1 of 4 runs"), "{err}");
+    let store = Store::open_existing(&path).unwrap();
+    let runs = store.list(&Default::default()).unwrap();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    assert_eq!(runs[0].state, searchbench::store::State::Interrupted);
+    assert!(runs[0].tags.contains_key("matrix"));
+}
