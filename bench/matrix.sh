@@ -16,7 +16,7 @@
 #   WORKLOAD=logs  HEAP=1g  CLIENTS=2  BULK=1000  EXTRA='--no-query'
 #   OUT=bench/results/matrix   where the store, the tables, JSON and pages go
 #   BIN=target/release/searchbench
-#   KEEP=1              keep engines this run had to download (default: remove them after)
+#   KEEP=1              keep the engines this script had to download (default: remove them)
 #
 # Traffic: Maven Central (provisioning releases not yet cached) and 127.0.0.1.
 set -u
@@ -54,8 +54,10 @@ for engines in $ENGINES; do
   # shellcheck disable=SC2086 # EXTRA is a list of flags
   "$BIN" matrix "$WORKLOAD" --engines "$engines" "${minor[@]}" --repeats "$REPEATS" \
     --docs "$DOCS" --heap "$HEAP" --clients "$CLIENTS" --bulk-size "$BULK" --quiet \
-    --tag bench=matrix $EXTRA | tee "$log"
+    --tag bench=matrix $EXTRA 2> >(tee "$WORK/matrix.err" >&2) | tee "$log"
   code=${PIPESTATUS[0]}
+  # The engines this matrix used (its order, on stderr): the only ones cleaned up below.
+  sed -n 's/^  round [0-9]*: //p' "$WORK/matrix.err" | tr ' ' '\n' >>"$WORK/used"
   [ "$code" = 0 ] || status=$code
   id=$(sed -n 's/^matrix \([0-9a-f]*\): .*/\1/p' "$log" | tail -1)
   if [ -n "$id" ]; then
@@ -67,8 +69,10 @@ for engines in $ENGINES; do
   [ "$code" = 130 ] && break
 done
 
-if [ "$KEEP" != 1 ]; then
-  ls "$CACHE/engines" 2>/dev/null | sort | comm -13 "$WORK/cached-before" - | while read -r name; do
+# Engines this script provisioned (used by a matrix, not cached before); never one that
+# another job provisioned meanwhile.
+if [ "$KEEP" != 1 ] && [ -s "$WORK/used" ]; then
+  sort -u "$WORK/used" | comm -23 - "$WORK/cached-before" | while read -r name; do
     rm -rf "${CACHE:?}/engines/$name" "/var/tmp/searchbench/engines/$name"
   done
 fi

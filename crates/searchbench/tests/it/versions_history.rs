@@ -48,6 +48,27 @@ fn shifted_history(store: &Store) {
     }
 }
 
+/// `searchbench matrix logs` over the two cached OpenSearch releases, two rounds, no query
+/// phase, into `store`, with `extra` flags.
+fn matrix(store: &std::path::Path, extra: &[&str]) -> std::process::Command {
+    let mut cmd = bin();
+    cmd.args([
+        "matrix",
+        "logs",
+        "--engines",
+        "opensearch-2.11.0,opensearch-2.19.1",
+        "--repeats",
+        "2",
+        "--no-query",
+        "--heap",
+        "512m",
+    ])
+    .args(extra)
+    .arg("--store")
+    .arg(store);
+    cmd
+}
+
 fn json_of(out: &std::process::Output) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", streams(out)))
 }
@@ -232,28 +253,19 @@ fn history_by_time_groups_runs_of_one_build() {
 #[test]
 fn matrix_over_two_real_versions_stores_every_run_with_its_tag() {
     let path = scratch_store();
-    let out = bin()
-        .args([
-            "matrix",
-            "logs",
-            "--engines",
-            "opensearch-2.11.0,opensearch-2.19.1",
-            "--repeats",
-            "2",
+    let out = matrix(
+        &path,
+        &[
             "--docs",
             "2000",
-            "--no-query",
             "--warmup",
             "0",
-            "--heap",
-            "512m",
             "--index",
             "searchbench-test-matrix",
-            "--store",
-        ])
-        .arg(&path)
-        .output()
-        .unwrap();
+        ],
+    )
+    .output()
+    .unwrap();
     let text = succeeded(&out);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -301,25 +313,18 @@ fn matrix_over_two_real_versions_stores_every_run_with_its_tag() {
 #[test]
 fn matrix_records_engines_that_fail_to_start_and_goes_on() {
     let path = scratch_store();
-    let out = bin()
-        .args([
-            "matrix",
-            "logs",
-            "--engines",
-            "opensearch-2.11.0,opensearch-2.19.1",
-            "--repeats",
-            "2",
+    let out = matrix(
+        &path,
+        &[
             "--docs",
             "1000",
-            "--no-query",
             "--jvm-opt=-XX:+NoSuchSearchbenchOption",
             "--index",
             "searchbench-test-matrix-fail",
-            "--store",
-        ])
-        .arg(&path)
-        .output()
-        .unwrap();
+        ],
+    )
+    .output()
+    .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", streams(&out));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -353,36 +358,27 @@ fn matrix_records_engines_that_fail_to_start_and_goes_on() {
 fn matrix_stops_on_ctrl_c_and_keeps_what_is_done() {
     use std::io::BufRead;
     use std::process::Stdio;
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
     let path = scratch_store();
-    let mut child = bin()
-        .args([
-            "matrix",
-            "logs",
-            "--engines",
-            "opensearch-2.11.0,opensearch-2.19.1",
-            "--repeats",
-            "2",
+    let mut child = matrix(
+        &path,
+        &[
             "--docs",
             "5000000",
             "--bulk-size",
             "200",
             "--clients",
             "1",
-            "--no-query",
             "--warmup",
             "0",
-            "--heap",
-            "512m",
             "--index",
             "searchbench-test-matrix-sigint",
-            "--store",
-        ])
-        .arg(&path)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        ],
+    )
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
     // Wait for the first engine to be up (its start line), then let the load run a little.
     let stderr = child.stderr.take().unwrap();
     let (tx, rx) = std::sync::mpsc::channel();
@@ -408,21 +404,7 @@ fn matrix_stops_on_ctrl_c_and_keeps_what_is_done() {
         );
     }
     std::thread::sleep(Duration::from_secs(4));
-    // SAFETY: signalling the child we spawned, by its pid.
-    unsafe {
-        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
-    }
-    let started = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if started.elapsed() > Duration::from_secs(120) {
-            let _ = child.kill();
-            panic!("the interrupted matrix did not end within 120 s");
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let status = crate::common::interrupt_and_wait(&mut child, Duration::from_secs(120));
     let out = child.wait_with_output().unwrap();
     let err = reader.join().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
