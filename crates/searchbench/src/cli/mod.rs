@@ -7,7 +7,9 @@ mod dates;
 pub mod engine;
 mod experiment;
 mod generate;
+mod history;
 mod ingest;
+mod matrix;
 pub mod output;
 mod progress;
 mod query;
@@ -144,6 +146,10 @@ pub enum Command {
     Calibrate(calibrate::CalibrateArgs),
     /// Render stored runs as an offline HTML page, Markdown or CSV.
     Report(report::ReportArgs),
+    /// The stored runs of one configuration over engine versions or time, with change points.
+    History(history::HistoryArgs),
+    /// One workload and configuration over several engines, interleaved, with change points.
+    Matrix(matrix::MatrixArgs),
     /// Parse dates exactly as Elasticsearch/OpenSearch `date` fields do.
     #[command(subcommand)]
     Dates(dates::DatesCommand),
@@ -210,6 +216,8 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Compare(args) => compare::run(args).await,
         Command::Calibrate(args) => calibrate::run(args).await,
         Command::Report(args) => report::run(args).await,
+        Command::History(args) => history::run(args).await,
+        Command::Matrix(args) => matrix::run(args).await,
         Command::Completions(args) => shell::completions(args),
         Command::Man(args) => shell::man(args),
     }

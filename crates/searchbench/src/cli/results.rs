@@ -66,7 +66,7 @@ impl SaveArgs {
     }
 }
 
-fn tag_arg(s: &str) -> Result<(String, String), String> {
+pub fn tag_arg(s: &str) -> Result<(String, String), String> {
     store::parse_tag(s).map_err(|e| e.to_string())
 }
 

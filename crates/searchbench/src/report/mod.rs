@@ -4,10 +4,17 @@
 //! * [`stats`]: the seeded bootstrap behind every interval.
 //! * [`metrics`]: which numbers of a result are compared, read from its JSON.
 //! * [`compare`]: difference, interval, sample counts and verdict per metric.
+//! * [`changepoint`]: where a history's level shifts (E-divisive means).
+//! * [`configuration`]: which runs are one configuration; [`history`]: the runs of one
+//!   configuration over versions or time, with their change points.
 //! * [`html`], [`markdown`], [`csv_file`]: renderings.
 
+pub mod changepoint;
 pub mod compare;
+pub mod configuration;
 pub mod csv_file;
+pub mod history;
+pub mod history_html;
 pub mod html;
 pub mod markdown;
 pub mod metrics;

@@ -13,6 +13,7 @@ pub mod events;
 pub mod generate;
 pub mod ingest;
 pub mod job;
+pub mod matrix;
 pub mod query;
 pub mod record;
 pub mod run;

@@ -86,21 +86,7 @@ fn sigint_mid_ingest_is_stored_interrupted_exits_130_and_stays_out_of_groups() {
     .spawn()
     .unwrap();
     std::thread::sleep(Duration::from_secs(4));
-    // SAFETY: signalling the child we spawned, by its pid.
-    unsafe {
-        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
-    }
-    let started = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if started.elapsed() > Duration::from_secs(120) {
-            let _ = child.kill();
-            panic!("the interrupted ingest did not end within 120 s");
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let status = crate::common::interrupt_and_wait(&mut child, Duration::from_secs(120));
     let out = child.wait_with_output().unwrap();
     assert_eq!(status.code(), Some(130), "{}", streams(&out));
 

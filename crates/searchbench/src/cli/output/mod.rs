@@ -5,7 +5,9 @@ use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
 pub mod calibrate;
 pub mod engine;
 pub mod experiment;
+pub mod history;
 pub mod ingest;
+pub mod matrix;
 pub mod query;
 pub mod results;
 

@@ -220,3 +220,26 @@ pub static DATES_INDICES: std::sync::Mutex<()> = std::sync::Mutex::new(());
 pub fn dates_indices() -> std::sync::MutexGuard<'static, ()> {
     DATES_INDICES.lock().unwrap_or_else(|e| e.into_inner())
 }
+
+/// Sends SIGINT (Ctrl-C) to a child we spawned and waits for it to end; kills it and fails
+/// the test when it is still running after `limit`.
+pub fn interrupt_and_wait(
+    child: &mut std::process::Child,
+    limit: Duration,
+) -> std::process::ExitStatus {
+    // SAFETY: signalling the child we spawned, by its pid.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+    }
+    let started = std::time::Instant::now();
+    loop {
+        if let Some(s) = child.try_wait().expect("wait for the child") {
+            return s;
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            panic!("still running {} s after SIGINT", limit.as_secs());
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}

@@ -1,0 +1,193 @@
+//! What makes two stored runs "the same configuration": the same kind of run, the same
+//! workload and the same stored configuration apart from the engine, the seed and the tags.
+//! A history, a matrix and a change point only make sense within one configuration.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::store::RunRow;
+
+/// Keys of a run's stored configuration that do not make it another configuration.
+const IGNORED: [&str; 2] = ["engine", "seed"];
+
+/// The identity of a run's configuration.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Configuration {
+    /// A short, stable name: the first 8 hex digits of a hash of the rest.
+    pub id: String,
+    pub kind: String,
+    pub workload: String,
+    /// The stored configuration without the ignored keys, the corpus seed masked.
+    pub config: Value,
+}
+
+impl Configuration {
+    pub fn of(row: &RunRow) -> Configuration {
+        let mut config = row.config.clone();
+        if let Some(map) = config.as_object_mut() {
+            for key in IGNORED {
+                map.remove(key);
+            }
+            if let Some(Value::String(corpus)) = map.get_mut("corpus") {
+                *corpus = mask_seed(corpus);
+            }
+        }
+        let canonical = format!("{}\n{}\n{}", row.kind, row.workload, canonical(&config));
+        Configuration {
+            id: format!("{:08x}", fnv1a(canonical.as_bytes()) as u32),
+            kind: row.kind.clone(),
+            workload: row.workload.clone(),
+            config,
+        }
+    }
+
+    /// A one-line description for a table: kind, workload and the usual knobs.
+    pub fn summary(&self) -> String {
+        let get = |k: &str| self.config.get(k).filter(|v| !v.is_null());
+        let mut parts = vec![format!("{} {}", self.kind, self.workload)];
+        if let Some(c) = get("corpus").and_then(Value::as_str) {
+            parts.push(c.to_string());
+        }
+        for (key, label) in [
+            ("clients", "clients"),
+            ("bulk_docs", "bulk"),
+            ("heap", "heap"),
+            ("nodes", "nodes"),
+        ] {
+            if let Some(v) = get(key) {
+                parts.push(format!("{label} {}", v.to_string().trim_matches('"')));
+            }
+        }
+        parts.join(", ")
+    }
+}
+
+/// The configuration keys (dotted paths) whose values differ between `a` and `b`, with both
+/// values: `clients: 2 vs 4`. Kind and workload first.
+pub fn differences(a: &Configuration, b: &Configuration) -> Vec<String> {
+    let mut out = Vec::new();
+    if a.kind != b.kind {
+        out.push(format!("kind: {} vs {}", a.kind, b.kind));
+    }
+    if a.workload != b.workload {
+        out.push(format!("workload: {} vs {}", a.workload, b.workload));
+    }
+    let (fa, fb) = (flatten(&a.config), flatten(&b.config));
+    let keys: std::collections::BTreeSet<&String> = fa.keys().chain(fb.keys()).collect();
+    for k in keys {
+        let (va, vb) = (fa.get(k), fb.get(k));
+        if va != vb {
+            let show = |v: Option<&String>| v.cloned().unwrap_or_else(|| "-".into());
+            out.push(format!("{k}: {} vs {}", show(va), show(vb)));
+        }
+    }
+    out
+}
+
+fn flatten(v: &Value) -> BTreeMap<String, String> {
+    fn walk(prefix: &str, v: &Value, out: &mut BTreeMap<String, String>) {
+        match v {
+            Value::Object(map) => {
+                for (k, v) in map {
+                    let key = if prefix.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{prefix}.{k}")
+                    };
+                    walk(&key, v, out);
+                }
+            }
+            other => {
+                out.insert(prefix.to_string(), other.to_string());
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk("", v, &mut out);
+    out
+}
+
+/// JSON with object keys sorted (serde_json's map already is a BTreeMap, but say so here
+/// rather than rely on a feature flag).
+fn canonical(v: &Value) -> String {
+    flatten(v)
+        .into_iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `logs (seed 7, 1000 docs)` → `logs (seed *, 1000 docs)`.
+fn mask_seed(corpus: &str) -> String {
+    let mut out = String::with_capacity(corpus.len());
+    let mut rest = corpus;
+    while let Some(at) = rest.find("seed ") {
+        out.push_str(&rest[..at + 5]);
+        rest = &rest[at + 5..];
+        let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        if digits > 0 {
+            out.push('*');
+            rest = &rest[digits..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// FNV-1a, 64 bits: stable across builds and platforms (the std hasher is not).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn row(engine: &str, seed: u64, clients: u64) -> RunRow {
+        RunRow {
+            id: crate::store::RunId("0000abcd".into()),
+            kind: "run".into(),
+            workload: "logs".into(),
+            engine: Some(engine.into()),
+            status: "complete".into(),
+            state: crate::store::State::Complete,
+            started_unix: 0,
+            finished_unix: None,
+            tool_version: "0".into(),
+            seed: Some(seed),
+            pid: None,
+            machine: Value::Null,
+            config: json!({"engine": engine, "seed": seed, "clients": clients,
+                "corpus": format!("logs (seed {seed}, 1000 docs)"),
+                "load_settings": {"replicas": null}}),
+            tags: Default::default(),
+            error: None,
+            result: None,
+        }
+    }
+
+    #[test]
+    fn engine_and_seed_do_not_make_another_configuration() {
+        let a = Configuration::of(&row("opensearch-2.11.0", 1, 2));
+        let b = Configuration::of(&row("opensearch-2.19.1", 7, 2));
+        assert_eq!(a, b);
+        assert_eq!(a.id.len(), 8);
+        let c = Configuration::of(&row("opensearch-2.19.1", 1, 4));
+        assert_ne!(a.id, c.id);
+        assert_eq!(differences(&a, &c), vec!["clients: 2 vs 4".to_string()]);
+        assert!(a.summary().contains("clients 2"), "{}", a.summary());
+        assert!(a.summary().contains("seed *"), "{}", a.summary());
+    }
+
+    #[test]
+    fn seeds_are_masked_in_corpus_descriptions() {
+        assert_eq!(mask_seed("logs (seed 12, 5 docs)"), "logs (seed *, 5 docs)");
+        assert_eq!(mask_seed("NDJSON file a.json"), "NDJSON file a.json");
+        assert_eq!(mask_seed("seed x"), "seed x");
+    }
+}

@@ -1,0 +1,791 @@
+//! A history: every stored complete run of one configuration (see [`configuration`]), ordered
+//! by engine version (product, then numeric version) or by time, each metric as a series with
+//! its change points ([`changepoint`]).
+//!
+//! Runs at one point of the axis (one engine version, or one `build=`/`commit=` of a nightly
+//! job) are a group: its median, and the 95 % t interval of its mean; a new level can only
+//! start where the point changes, and on the version axis each product is searched on its
+//! own (another product is not a change of level). Every metric [`metrics::extract`] gives
+//! is a series. An improvement that comes with more errors, more GC time (a metric whose key
+//! holds `gc`) or fewer documents acknowledged is flagged suspect: a faster run that did less
+//! work is not faster.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::changepoint::{self, ChangePoint, Shift};
+use super::compare::{run_metrics, timeline_of};
+use super::configuration::{self, Configuration};
+use super::metrics::Direction;
+use super::statistics::{self, t975};
+use crate::engine::Version;
+use crate::store::{Filter, RunRow, State, Store, StoreError};
+
+/// What the axis of a history is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Axis {
+    /// Engine version: product, then numeric version.
+    Version,
+    /// When the run started; runs sharing a `build` or `commit` tag are one point.
+    Time,
+}
+
+/// Tags that name what a nightly job ran: a point of the time axis.
+pub const BUILD_TAGS: [&str; 2] = ["build", "commit"];
+
+/// Metrics shown in tables when none are asked for (besides those with change points).
+pub const HEADLINE: [&str; 4] = [
+    "throughput_docs_per_sec",
+    "service_p50_ms",
+    "service_p99_ms",
+    "error_rate_pct",
+];
+
+/// Which runs make the history.
+#[derive(Debug, Clone)]
+pub struct Selection {
+    pub workload: Option<String>,
+    pub tags: Vec<(String, String)>,
+    /// Engine name prefix (`opensearch`, `opensearch-2.1`).
+    pub engine: Option<String>,
+    /// A configuration id (or its prefix), to pick one of several.
+    pub configuration: Option<String>,
+    /// Metric keys, or key prefixes (`query.`); empty for all.
+    pub metrics: Vec<String>,
+    pub axis: Axis,
+    pub options: changepoint::Options,
+}
+
+impl Selection {
+    pub fn new(axis: Axis) -> Self {
+        Selection {
+            workload: None,
+            tags: Vec::new(),
+            engine: None,
+            configuration: None,
+            metrics: Vec::new(),
+            axis,
+            options: changepoint::Options::default(),
+        }
+    }
+
+    fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(w) = &self.workload {
+            parts.push(format!("workload {w}"));
+        }
+        for (k, v) in &self.tags {
+            parts.push(format!("tag {k}={v}"));
+        }
+        if let Some(e) = &self.engine {
+            parts.push(format!("engine {e}*"));
+        }
+        if let Some(c) = &self.configuration {
+            parts.push(format!("configuration {c}"));
+        }
+        if parts.is_empty() {
+            "the store".into()
+        } else {
+            parts.join(", ")
+        }
+    }
+}
+
+/// One configuration among several that a selection picked.
+#[derive(Debug, Clone, Serialize)]
+pub struct Found {
+    pub configuration: Configuration,
+    pub runs: usize,
+    pub engines: Vec<String>,
+    /// How it differs from the first one found.
+    pub differences: Vec<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum HistoryError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("no complete run matches {0}")]
+    NoRuns(String),
+    #[error("{}", mixed(.0))]
+    Mixed(Vec<Found>),
+    #[error("no metric matches {asked:?}; the runs have: {known}")]
+    UnknownMetric { asked: String, known: String },
+}
+
+impl HistoryError {
+    /// The caller's selection is at fault (exit 2), not the store.
+    pub fn is_usage(&self) -> bool {
+        !matches!(self, HistoryError::Store(_))
+    }
+}
+
+fn mixed(found: &[Found]) -> String {
+    let mut s = format!(
+        "the selection holds {} configurations; a history is of one. Narrow it with \
+         --workload, --tag, --engine or --config ID:",
+        found.len()
+    );
+    for f in found {
+        s.push_str(&format!(
+            "\n  {}  {} run(s), {}: {}",
+            f.configuration.id,
+            f.runs,
+            f.configuration.summary(),
+            f.engines.join(" ")
+        ));
+        if !f.differences.is_empty() {
+            s.push_str(&format!(
+                "\n            differs: {}",
+                f.differences.join("; ")
+            ));
+        }
+    }
+    s
+}
+
+/// One run of the history.
+#[derive(Debug, Clone, Serialize)]
+pub struct Run {
+    pub id: String,
+    pub engine: Option<String>,
+    pub started_unix: u64,
+    /// Index of its point on the axis.
+    pub point: usize,
+    pub tags: BTreeMap<String, String>,
+    /// Documents the cluster acknowledged (ingest results).
+    pub docs_acknowledged: Option<f64>,
+}
+
+/// One point of the axis: an engine version, a build, or a run.
+#[derive(Debug, Clone, Serialize)]
+pub struct Point {
+    pub label: String,
+    pub engine: Option<String>,
+    /// The `build`/`commit` tags of its runs, when they have some.
+    pub build: BTreeMap<String, String>,
+    /// Indices into [`History::runs`].
+    pub runs: Vec<usize>,
+}
+
+/// A group's figures for one metric.
+#[derive(Debug, Clone, Serialize)]
+pub struct GroupStat {
+    pub n: usize,
+    pub median: f64,
+    /// 95 % t interval of the mean (from 2 runs).
+    pub low: Option<f64>,
+    pub high: Option<f64>,
+}
+
+/// A change point placed on the history.
+#[derive(Debug, Clone, Serialize)]
+pub struct Located {
+    #[serde(flatten)]
+    pub change: ChangePoint,
+    /// The run where the new level starts, and the points either side.
+    pub run: String,
+    pub from: String,
+    pub to: String,
+    /// Why an improvement is not to be trusted yet (empty when it is, or for a regression).
+    pub suspect: Vec<String>,
+}
+
+/// One metric over the history.
+#[derive(Debug, Clone, Serialize)]
+pub struct Series {
+    pub key: String,
+    pub label: String,
+    pub unit: &'static str,
+    pub direction: Direction,
+    pub errors: bool,
+    /// One per run (`None` where the run lacks the metric).
+    pub values: Vec<Option<f64>>,
+    /// One per point.
+    pub groups: Vec<Option<GroupStat>>,
+    pub change_points: Vec<Located>,
+    /// Shown in tables by default (a headline metric, or one with a change point).
+    pub shown: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct History {
+    pub configuration: Configuration,
+    pub axis: Axis,
+    pub selection: String,
+    pub points: Vec<Point>,
+    pub runs: Vec<Run>,
+    pub series: Vec<Series>,
+    /// Runs that matched but are not complete: `id (state)`.
+    pub excluded: Vec<String>,
+    pub alpha: f64,
+    pub permutations: usize,
+}
+
+impl History {
+    /// Change points over every series, in axis order.
+    pub fn change_points(&self) -> Vec<(&Series, &Located)> {
+        let mut all: Vec<(&Series, &Located)> = self
+            .series
+            .iter()
+            .flat_map(|s| s.change_points.iter().map(move |c| (s, c)))
+            .collect();
+        all.sort_by_key(|(_, c)| c.change.index);
+        all
+    }
+}
+
+/// Loads the runs `selection` picks and builds their history.
+pub fn load(store: &Store, selection: &Selection) -> Result<History, HistoryError> {
+    let rows = store.list(&Filter {
+        workload: selection.workload.clone(),
+        engine: selection.engine.clone(),
+        tags: selection.tags.clone(),
+        ..Default::default()
+    })?;
+    let mut excluded = Vec::new();
+    let mut complete = Vec::new();
+    // Oldest first: runs that started in the same second keep the order they were stored in.
+    for row in rows.into_iter().rev() {
+        if row.state == State::Complete {
+            complete.push(row);
+        } else {
+            excluded.push(format!("{} ({})", row.id, row.state.name()));
+        }
+    }
+    let mut by_config: Vec<(Configuration, Vec<RunRow>)> = Vec::new();
+    for row in complete {
+        let c = Configuration::of(&row);
+        if selection
+            .configuration
+            .as_ref()
+            .is_some_and(|want| !c.id.starts_with(want.as_str()))
+        {
+            continue;
+        }
+        match by_config.iter_mut().find(|(k, _)| k.id == c.id) {
+            Some((_, runs)) => runs.push(row),
+            None => by_config.push((c, vec![row])),
+        }
+    }
+    if by_config.len() > 1 {
+        let first = by_config[0].0.clone();
+        let found = by_config
+            .iter()
+            .map(|(c, runs)| {
+                let mut engines: Vec<String> =
+                    runs.iter().filter_map(|r| r.engine.clone()).collect();
+                engines.sort();
+                engines.dedup();
+                Found {
+                    configuration: c.clone(),
+                    runs: runs.len(),
+                    engines,
+                    differences: configuration::differences(&first, c),
+                }
+            })
+            .collect();
+        return Err(HistoryError::Mixed(found));
+    }
+    let Some((config, rows)) = by_config.pop() else {
+        return Err(HistoryError::NoRuns(selection.describe()));
+    };
+    let loaded = rows
+        .into_iter()
+        .map(|row| {
+            let timeline = timeline_of(store, &row)?;
+            Ok((row, timeline))
+        })
+        .collect::<Result<Vec<_>, StoreError>>()?;
+    build(config, loaded, selection, excluded)
+}
+
+/// The history of runs already loaded (`(row, timeline)`), all of `configuration`.
+pub fn build(
+    configuration: Configuration,
+    mut loaded: Vec<(RunRow, Vec<Value>)>,
+    selection: &Selection,
+    excluded: Vec<String>,
+) -> Result<History, HistoryError> {
+    match selection.axis {
+        Axis::Version => loaded.sort_by(|(a, _), (b, _)| {
+            version_key(a.engine.as_deref())
+                .cmp(&version_key(b.engine.as_deref()))
+                .then(a.started_unix.cmp(&b.started_unix))
+        }),
+        Axis::Time => loaded.sort_by_key(|(r, _)| r.started_unix),
+    }
+    let mut points: Vec<Point> = Vec::new();
+    let mut runs = Vec::new();
+    for (i, (row, _)) in loaded.iter().enumerate() {
+        let build: BTreeMap<String, String> = row
+            .tags
+            .iter()
+            .filter(|(k, _)| BUILD_TAGS.contains(&k.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        let key = match selection.axis {
+            Axis::Version => row.engine.clone().unwrap_or_else(|| "?".into()),
+            Axis::Time if build.is_empty() => format!("run {}", row.id),
+            Axis::Time => tag_text(&build),
+        };
+        let same = points.last().is_some_and(|p| p.label == key);
+        if !same {
+            points.push(Point {
+                label: key,
+                engine: row.engine.clone(),
+                build: build.clone(),
+                runs: Vec::new(),
+            });
+        }
+        let at = points.len() - 1;
+        points[at].runs.push(i);
+        runs.push(Run {
+            id: row.id.0.clone(),
+            engine: row.engine.clone(),
+            started_unix: row.started_unix,
+            point: at,
+            tags: row.tags.clone(),
+            docs_acknowledged: row
+                .result
+                .as_ref()
+                .and_then(|r| r.get("counts")?.get("indexed")?.as_f64()),
+        });
+    }
+    // Every metric of every run, keyed, in order of first appearance.
+    let per_run: Vec<_> = loaded
+        .iter()
+        .map(|(row, timeline)| run_metrics(row, timeline))
+        .collect();
+    let mut series: Vec<Series> = Vec::new();
+    for (i, metrics) in per_run.iter().enumerate() {
+        for m in metrics {
+            let s = match series.iter_mut().position(|s| s.key == m.key) {
+                Some(at) => &mut series[at],
+                None => {
+                    series.push(Series {
+                        key: m.key.clone(),
+                        label: m.label.clone(),
+                        unit: m.unit,
+                        direction: m.direction,
+                        errors: m.errors,
+                        values: vec![None; runs.len()],
+                        groups: Vec::new(),
+                        change_points: Vec::new(),
+                        shown: false,
+                    });
+                    series.last_mut().expect("just pushed")
+                }
+            };
+            s.values[i] = Some(m.value);
+        }
+    }
+    if !selection.metrics.is_empty() {
+        let known = series
+            .iter()
+            .map(|s| s.key.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
+        for asked in &selection.metrics {
+            if !series.iter().any(|s| matches_metric(&s.key, asked)) {
+                return Err(HistoryError::UnknownMetric {
+                    asked: asked.clone(),
+                    known,
+                });
+            }
+        }
+        series.retain(|s| selection.metrics.iter().any(|a| matches_metric(&s.key, a)));
+    }
+    for s in &mut series {
+        s.groups = points
+            .iter()
+            .map(|p| {
+                group_stat(
+                    &p.runs
+                        .iter()
+                        .filter_map(|&r| s.values[r])
+                        .collect::<Vec<_>>(),
+                )
+            })
+            .collect();
+    }
+    let located: Vec<Vec<Located>> = series
+        .iter()
+        .map(|s| {
+            locate(
+                s,
+                &series,
+                &runs,
+                &points,
+                selection.axis,
+                &selection.options,
+            )
+        })
+        .collect();
+    for (s, cps) in series.iter_mut().zip(located) {
+        s.change_points = cps;
+        s.shown = if selection.metrics.is_empty() {
+            HEADLINE.contains(&s.key.as_str()) || !s.change_points.is_empty()
+        } else {
+            true
+        };
+    }
+    Ok(History {
+        configuration,
+        axis: selection.axis,
+        selection: selection.describe(),
+        points,
+        runs,
+        series,
+        excluded,
+        alpha: selection.options.alpha,
+        permutations: selection.options.permutations,
+    })
+}
+
+fn matches_metric(key: &str, asked: &str) -> bool {
+    key == asked || (asked.ends_with('.') && key.starts_with(asked))
+}
+
+/// `build=1234 commit=abc`.
+pub fn tag_text(tags: &BTreeMap<String, String>) -> String {
+    tags.iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Sorts engines by product, then numeric version, then the rest of the name (`-dist`);
+/// runs without an engine last.
+fn version_key(engine: Option<&str>) -> (u8, String, Version, String) {
+    let Some(name) = engine else {
+        return (
+            1,
+            String::new(),
+            Version::parse("0").expect("a number"),
+            String::new(),
+        );
+    };
+    let (product, rest) = name.split_once('-').unwrap_or((name, ""));
+    let (number, suffix) = rest.split_once('-').unwrap_or((rest, ""));
+    let version = Version::parse(number).unwrap_or_else(|| Version::parse("0").expect("a number"));
+    (0, product.to_string(), version, suffix.to_string())
+}
+
+/// Median and 95 % t interval of the mean of one group's values.
+pub fn group_stat(values: &[f64]) -> Option<GroupStat> {
+    let mean = statistics::mean(values)?;
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    let median = if n % 2 == 1 {
+        sorted[n / 2]
+    } else {
+        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+    };
+    let half = if mean == 0.0 && sorted[0] == sorted[n - 1] {
+        Some(0.0)
+    } else {
+        statistics::cv_pct(values)
+            .map(|cv| t975((n - 1) as f64) * cv / 100.0 * mean.abs() / (n as f64).sqrt())
+    };
+    Some(GroupStat {
+        n,
+        median,
+        low: half.map(|h| mean - h),
+        high: half.map(|h| mean + h),
+    })
+}
+
+/// The change points of `s`, placed on runs and points, each improvement checked against the
+/// other series and the documents acknowledged. On the version axis each product is its own
+/// history: Elasticsearch 8 followed by OpenSearch 2 is not a change of level.
+fn locate(
+    s: &Series,
+    all: &[Series],
+    runs: &[Run],
+    points: &[Point],
+    axis: Axis,
+    options: &changepoint::Options,
+) -> Vec<Located> {
+    let product = |r: usize| match axis {
+        Axis::Version => runs[r]
+            .engine
+            .as_deref()
+            .and_then(|e| e.split_once('-'))
+            .map(|(p, _)| p),
+        Axis::Time => None,
+    };
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < runs.len() {
+        let end = (start..runs.len())
+            .find(|&r| product(r) != product(start))
+            .unwrap_or(runs.len());
+        out.extend(locate_in(s, all, runs, points, start..end, options));
+        start = end;
+    }
+    out
+}
+
+fn locate_in(
+    s: &Series,
+    all: &[Series],
+    runs: &[Run],
+    points: &[Point],
+    range: std::ops::Range<usize>,
+    options: &changepoint::Options,
+) -> Vec<Located> {
+    // The runs that have the metric, and their values.
+    let present: Vec<usize> = range.clone().filter(|&r| s.values[r].is_some()).collect();
+    let values: Vec<f64> = present.iter().filter_map(|&r| s.values[r]).collect();
+    let allowed = |i: usize| i > 0 && runs[present[i]].point != runs[present[i - 1]].point;
+    let found = changepoint::detect(&values, s.direction, &allowed, options);
+    let bounds: Vec<usize> = found.iter().map(|c| present[c.index]).collect();
+    found
+        .into_iter()
+        .enumerate()
+        .map(|(k, mut change)| {
+            let run = present[change.index];
+            let before_run = present[change.index - 1];
+            change.index = run;
+            let from = if k == 0 { range.start } else { bounds[k - 1] };
+            let to = bounds.get(k + 1).copied().unwrap_or(range.end);
+            let suspect = if change.shift == Shift::Improvement {
+                suspicions(s, all, runs, from..run, run..to)
+            } else {
+                Vec::new()
+            };
+            Located {
+                change,
+                run: runs[run].id.clone(),
+                from: points[runs[before_run].point].label.clone(),
+                to: points[runs[run].point].label.clone(),
+                suspect,
+            }
+        })
+        .collect()
+}
+
+fn suspicions(
+    s: &Series,
+    all: &[Series],
+    runs: &[Run],
+    before: std::ops::Range<usize>,
+    after: std::ops::Range<usize>,
+) -> Vec<String> {
+    let side = |values: &dyn Fn(usize) -> Option<f64>, range: std::ops::Range<usize>| {
+        range.filter_map(values).collect::<Vec<f64>>()
+    };
+    let mut out = Vec::new();
+    for other in all.iter().filter(|o| o.key != s.key) {
+        let get = |r: usize| other.values[r];
+        let (b, a) = (side(&get, before.clone()), side(&get, after.clone()));
+        let (Some(mb), Some(ma)) = (statistics::mean(&b), statistics::mean(&a)) else {
+            continue;
+        };
+        if other.errors && ma > mb {
+            out.push(format!("more errors: {} {mb:.0} → {ma:.0}", other.key));
+        } else if other.key.to_ascii_lowercase().contains("gc") && ma > mb {
+            let risen = match statistics::welch_diff(&b, &a) {
+                Some(i) => i.low_pct > 0.0,
+                None => changepoint::relative_shift(&b, &a).is_some_and(|x| x > 10.0),
+            };
+            if risen {
+                out.push(format!("more GC: {} {mb:.3} → {ma:.3}", other.key));
+            }
+        }
+    }
+    let docs = |r: usize| runs[r].docs_acknowledged;
+    let (b, a) = (side(&docs, before), side(&docs, after));
+    if let (Some(mb), Some(ma)) = (statistics::mean(&b), statistics::mean(&a)) {
+        if ma < mb {
+            out.push(format!("fewer docs acknowledged: {mb:.0} → {ma:.0}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+    use crate::store::RunId;
+    use serde_json::json;
+
+    fn row(i: usize, engine: &str, docs_per_sec: f64, refused: u64, indexed: u64) -> RunRow {
+        RunRow {
+            id: RunId(format!("{i:08x}")),
+            kind: "run".into(),
+            workload: "logs".into(),
+            engine: Some(engine.into()),
+            status: "complete".into(),
+            state: State::Complete,
+            started_unix: 1_700_000_000 + i as u64,
+            finished_unix: None,
+            tool_version: "0".into(),
+            seed: Some(1),
+            pid: None,
+            machine: Value::Null,
+            config: json!({"clients": 2}),
+            tags: Default::default(),
+            error: None,
+            result: Some(json!({
+                "docs_per_sec": docs_per_sec,
+                "counts": {"indexed": indexed, "refused": refused, "unacknowledged": 0},
+                "service": {"p50_ms": 1000.0 / docs_per_sec},
+            })),
+        }
+    }
+
+    fn history(rows: Vec<RunRow>) -> History {
+        let c = Configuration::of(&rows[0]);
+        let loaded = rows.into_iter().map(|r| (r, Vec::new())).collect();
+        build(c, loaded, &Selection::new(Axis::Version), Vec::new()).unwrap()
+    }
+
+    #[test]
+    fn versions_order_numerically_and_a_shift_is_placed_on_its_version() {
+        let mut rng = Rng::new(3, 0);
+        let mut rows = Vec::new();
+        // Eight versions, three runs each (stored in a scrambled order); 2.10 is 15 % faster.
+        for (v, minor) in [9, 1, 12, 10, 2, 11, 13, 3].iter().enumerate() {
+            for k in 0..3 {
+                let level = if *minor >= 10 { 1150.0 } else { 1000.0 };
+                let x = level * (1.0 + 0.03 * rng.normalish());
+                rows.push(row(
+                    v * 3 + k,
+                    &format!("opensearch-2.{minor}.0"),
+                    x,
+                    0,
+                    1000,
+                ));
+            }
+        }
+        let h = history(rows);
+        let labels: Vec<&str> = h.points.iter().map(|p| p.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [1, 2, 3, 9, 10, 11, 12, 13].map(|m| format!("opensearch-2.{m}.0"))
+        );
+        assert!(h.points.iter().all(|p| p.runs.len() == 3));
+        let s = h
+            .series
+            .iter()
+            .find(|s| s.key == "throughput_docs_per_sec")
+            .unwrap();
+        assert!(s.shown);
+        assert_eq!(s.change_points.len(), 1, "{:?}", s.change_points);
+        let c = &s.change_points[0];
+        assert_eq!(
+            (c.from.as_str(), c.to.as_str()),
+            ("opensearch-2.9.0", "opensearch-2.10.0")
+        );
+        assert_eq!(c.change.index, 12);
+        assert_eq!(c.change.shift, Shift::Improvement);
+        assert!(c.suspect.is_empty(), "{:?}", c.suspect);
+        let g = s.groups[0].as_ref().unwrap();
+        assert_eq!(g.n, 3);
+        assert!(g.low.unwrap() < g.median && g.median < g.high.unwrap());
+        // The service time moved the other way at the same place: a regression? no, faster.
+        let p50 = h.series.iter().find(|s| s.key == "service_p50_ms").unwrap();
+        assert_eq!(p50.change_points[0].change.shift, Shift::Improvement);
+    }
+
+    #[test]
+    fn an_improvement_with_fewer_docs_or_more_errors_is_suspect() {
+        let mut rows = Vec::new();
+        for i in 0..12 {
+            let fast = i >= 6;
+            let (dps, refused, indexed) = if fast {
+                (1300.0, 50, 950)
+            } else {
+                (1000.0, 0, 1000)
+            };
+            rows.push(row(
+                i,
+                &format!("opensearch-2.{i}.0"),
+                dps + i as f64,
+                refused,
+                indexed,
+            ));
+        }
+        let h = history(rows);
+        let s = h
+            .series
+            .iter()
+            .find(|s| s.key == "throughput_docs_per_sec")
+            .unwrap();
+        let c = &s.change_points[0];
+        assert_eq!(c.change.shift, Shift::Improvement);
+        assert!(
+            c.suspect
+                .iter()
+                .any(|r| r.contains("errors.ingest.refused")),
+            "{:?}",
+            c.suspect
+        );
+        assert!(
+            c.suspect.iter().any(|r| r.contains("fewer docs")),
+            "{:?}",
+            c.suspect
+        );
+    }
+
+    #[test]
+    fn each_product_is_its_own_history() {
+        // Elasticsearch much slower than OpenSearch, flat within each product: no change point.
+        let mut rng = Rng::new(5, 0);
+        let mut rows = Vec::new();
+        for (i, engine) in (0..24).map(|i| {
+            let e = if i < 12 {
+                format!("elasticsearch-8.{}.0", i / 2)
+            } else {
+                format!("opensearch-2.{}.0", i / 2)
+            };
+            (i, e)
+        }) {
+            let level = if i < 12 { 500.0 } else { 1000.0 };
+            rows.push(row(
+                i,
+                &engine,
+                level * (1.0 + 0.02 * rng.normalish()),
+                0,
+                1000,
+            ));
+        }
+        let h = history(rows);
+        let s = h
+            .series
+            .iter()
+            .find(|s| s.key == "throughput_docs_per_sec")
+            .unwrap();
+        assert!(s.change_points.is_empty(), "{:?}", s.change_points);
+    }
+
+    #[test]
+    fn engines_sort_by_product_then_version() {
+        let mut names = vec![
+            "opensearch-2.10.0",
+            "elasticsearch-8.1.1",
+            "opensearch-2.9.0",
+            "elasticsearch-7.10.2",
+            "opensearch-2.9.0-dist",
+        ];
+        names.sort_by_key(|n| version_key(Some(n)));
+        assert_eq!(
+            names,
+            [
+                "elasticsearch-7.10.2",
+                "elasticsearch-8.1.1",
+                "opensearch-2.9.0",
+                "opensearch-2.9.0-dist",
+                "opensearch-2.10.0"
+            ]
+        );
+        assert!(version_key(None) > version_key(Some("opensearch-9.0.0")));
+    }
+}
