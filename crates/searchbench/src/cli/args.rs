@@ -225,6 +225,12 @@ pub struct LoadArgs {
     /// (e.g. 0.5%).
     #[arg(long, value_name = "N|P%", default_value = "0", value_parser = MaxFailures::parse)]
     pub max_failures: MaxFailures,
+    /// Open loop: offer this many documents per second. Bulk requests are due at fixed times
+    /// (bulk size ÷ rate apart, whichever client is free); latency is measured from the due
+    /// time, so a slow cluster shows as latency instead of slowing the load; when every client
+    /// is busy the schedule falls behind, and that lag is measured.
+    #[arg(long, value_name = "DOCS_PER_S", value_parser = parse_rate)]
+    pub rate: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -249,6 +255,7 @@ impl LoadArgs {
             Ids::Auto => IdMode::Auto,
         };
         driver.warmup = self.warmup;
+        driver.rate = self.rate;
         driver.fail_fast = self.fail_fast;
         spec.progress = progress;
         spec.failures = self.failures.clone();
@@ -292,6 +299,15 @@ impl OutputArgs {
     pub fn save_spec(&self) -> SaveSpec {
         self.save.spec()
     }
+}
+
+/// A positive rate, e.g. `5000` or `2.5`.
+pub fn parse_rate(s: &str) -> Result<f64, String> {
+    let rate: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("{s:?} is not a rate; give a positive number, e.g. 5000"))?;
+    crate::measure::schedule::check_rate(rate)
 }
 
 /// `10s`, `500ms`, `2m`, `0`.

@@ -7,6 +7,7 @@ pub mod engine;
 pub mod experiment;
 pub mod ingest;
 pub mod query;
+pub mod rate;
 pub mod results;
 
 /// A table with our house style and the given header. On a terminal it fits the terminal's

@@ -1,0 +1,96 @@
+//! Open-loop ingest (`--rate`), the saturation search (`saturate`) and the network delay
+//! (`--rtt`), against the wire-speed sink (examples/bulk_sink.rs, served from a thread here):
+//! a double whose throughput and capacity are known, so the figures can be checked exactly.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::common::{bin, streams, succeeded};
+
+#[allow(dead_code)]
+#[path = "../../examples/bulk_sink.rs"]
+mod bulk_sink;
+
+fn sink(service: Option<Duration>) -> String {
+    bulk_sink::spawn(service).expect("start the bulk sink")
+}
+
+fn json(out: &std::process::Output) -> Value {
+    let stdout = succeeded(out);
+    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {}", streams(out)))
+}
+
+#[test]
+fn rate_holds_the_offered_rate_within_two_percent() {
+    let url = sink(None);
+    let out = bin()
+        .args(["ingest", "logs", "--docs", "30000", "--bulk-size", "100"])
+        .args(["--rate", "10000", "--warmup", "0", "--no-store", "--quiet"])
+        .args(["--json", "-", "--url", &url])
+        .output()
+        .unwrap();
+    let r = json(&out);
+    let rate = &r["rate"];
+    let offered = rate["offered_docs_per_sec"].as_f64().unwrap();
+    let achieved = rate["achieved_docs_per_sec"].as_f64().unwrap();
+    assert_eq!(offered, 10000.0);
+    assert!(
+        (achieved / offered - 1.0).abs() < 0.02,
+        "achieved {achieved} for offered {offered}: {rate}"
+    );
+    // Paced, not as fast as the sink goes: 30 000 documents take about 3 s.
+    let wall = r["wall_secs"].as_f64().unwrap();
+    assert!((2.8..6.0).contains(&wall), "wall {wall}");
+    assert_eq!(rate["requests"], 300);
+    assert!(rate["latency"]["p99_ms"].is_f64(), "{rate}");
+    assert!(rate["schedule_lag"]["max_ms"].is_f64(), "{rate}");
+    assert_eq!(r["counts"]["indexed"], 30000);
+}
+
+#[test]
+fn a_paced_run_stores_latency_and_lag_histograms() {
+    let url = sink(None);
+    let store = crate::common::scratch_store();
+    let out = bin()
+        .args(["ingest", "logs", "--docs", "2000", "--bulk-size", "100"])
+        .args(["--rate", "20000", "--warmup", "0", "--quiet", "--url", &url])
+        .arg("--store")
+        .arg(&store)
+        .output()
+        .unwrap();
+    let stdout = succeeded(&out);
+    assert!(
+        stdout.contains("open loop: offered 20000 docs/s"),
+        "{stdout}"
+    );
+    let store = searchbench::store::Store::open(&store).unwrap();
+    let runs = store.list(&Default::default()).unwrap();
+    let names: Vec<String> = store
+        .histograms(&runs[0].id)
+        .unwrap()
+        .into_iter()
+        .map(|h| h.name)
+        .collect();
+    assert!(
+        names.iter().any(|n| n == "latency") && names.iter().any(|n| n == "schedule_lag"),
+        "{names:?}"
+    );
+}
+
+#[test]
+fn bad_rates_and_delays_exit_2_with_a_clear_error() {
+    for (args, words) in [
+        (vec!["ingest", "logs", "--rate", "0"], "positive"),
+        (vec!["ingest", "logs", "--rate", "fast"], "not a rate"),
+    ] {
+        let out = bin()
+            .args(&args)
+            .args(["--url", "http://127.0.0.1:9", "--no-store"])
+            .output()
+            .unwrap();
+        let text = streams(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {text}");
+        assert!(text.contains(words), "{args:?}: {text}");
+    }
+}
