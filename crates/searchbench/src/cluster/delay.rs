@@ -13,16 +13,17 @@
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
+use super::{Target, TargetError};
 use crate::rng::Rng;
 
 /// The delay asked for: a round trip, a jitter, and the seed of the jitter.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Rtt {
     pub rtt_ms: f64,
     /// Each round trip is `rtt ± jitter` (uniform; each direction draws half).
@@ -92,6 +93,44 @@ impl DelayProxy {
     pub fn addr(&self) -> SocketAddr {
         self.addr
     }
+}
+
+/// `target` reached through one delay proxy per endpoint (same client, auth and TLS; the
+/// host becomes 127.0.0.1, so a TLS certificate must be valid for it). The proxies stop when
+/// the returned list is dropped.
+pub async fn delayed(target: &Target, rtt: Rtt) -> Result<(Target, Vec<DelayProxy>), TargetError> {
+    let mut proxies = Vec::new();
+    let mut urls = Vec::new();
+    for url in target.urls() {
+        let upstream = match (url.host_str(), url.port_or_known_default()) {
+            (Some(host), Some(port)) => format!("{host}:{port}"),
+            _ => {
+                return Err(TargetError::Url {
+                    url: crate::cluster::redact_url(url.as_str()),
+                    reason: "no host and port to put a delay proxy in front of".into(),
+                })
+            }
+        };
+        let proxy = DelayProxy::start(upstream, rtt)
+            .await
+            .map_err(|e| TargetError::Client {
+                reason: format!("starting the delay proxy for --rtt: {e}"),
+            })?;
+        let mut through = url.clone();
+        let set = through
+            .set_host(Some("127.0.0.1"))
+            .ok()
+            .and_then(|()| through.set_port(Some(proxy.addr().port())).ok());
+        if set.is_none() {
+            return Err(TargetError::Url {
+                url: crate::cluster::redact_url(url.as_str()),
+                reason: "cannot point this URL at the delay proxy".into(),
+            });
+        }
+        urls.push(through);
+        proxies.push(proxy);
+    }
+    Ok((target.with_urls(urls), proxies))
 }
 
 impl Drop for DelayProxy {

@@ -79,7 +79,7 @@ fn a_paced_run_stores_latency_and_lag_histograms() {
 }
 
 #[test]
-fn bad_rates_and_delays_exit_2_with_a_clear_error() {
+fn bad_rates_exit_2_with_a_clear_error() {
     for (args, words) in [
         (vec!["ingest", "logs", "--rate", "0"], "positive"),
         (vec!["ingest", "logs", "--rate", "fast"], "not a rate"),
@@ -87,6 +87,73 @@ fn bad_rates_and_delays_exit_2_with_a_clear_error() {
         let out = bin()
             .args(&args)
             .args(["--url", "http://127.0.0.1:9", "--no-store"])
+            .output()
+            .unwrap();
+        let text = streams(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {text}");
+        assert!(text.contains(words), "{args:?}: {text}");
+    }
+}
+
+/// Median service time (ms) of `docs` one-document requests from one client to `url`.
+fn serial_service_ms(url: &str, extra: &[&str]) -> (f64, Value) {
+    let out = bin()
+        .args([
+            "ingest",
+            "logs",
+            "--docs",
+            "200",
+            "--bulk-size",
+            "1",
+            "--clients",
+            "1",
+        ])
+        .args([
+            "--warmup",
+            "0",
+            "--no-store",
+            "--quiet",
+            "--json",
+            "-",
+            "--url",
+            url,
+        ])
+        .args(extra)
+        .output()
+        .unwrap();
+    let r = json(&out);
+    (r["service"]["p50_ms"].as_f64().unwrap(), r)
+}
+
+#[test]
+fn rtt_adds_the_stated_round_trip() {
+    let url = sink(None);
+    let (direct, r) = serial_service_ms(&url, &[]);
+    assert!(r.get("rtt").is_none());
+    let (delayed, r) = serial_service_ms(&url, &["--rtt", "5ms"]);
+    assert_eq!(r["rtt"]["rtt_ms"], 5.0);
+    let added = delayed - direct;
+    // 5 ms asked; the proxy's own hand-offs add a little on a busy machine.
+    assert!(
+        (4.5..8.0).contains(&added),
+        "direct {direct} ms, through --rtt 5ms {delayed} ms"
+    );
+}
+
+#[test]
+fn bad_delays_exit_2_with_a_clear_error() {
+    for (args, words) in [
+        (vec!["--rtt", "-1ms"], "cannot be negative"),
+        (
+            vec!["--rtt", "2ms", "--jitter", "3ms"],
+            "between 0 and the --rtt",
+        ),
+        (vec!["--jitter", "1ms"], "--rtt"),
+    ] {
+        let out = bin()
+            .args(["ingest", "logs", "--docs", "10", "--no-store"])
+            .args(["--url", "http://127.0.0.1:9"])
+            .args(&args)
             .output()
             .unwrap();
         let text = streams(&out);

@@ -2,6 +2,7 @@
 //! the network delay of `--rtt`.
 
 use super::table;
+use crate::cluster::delay::Rtt;
 use crate::ingest::pace::{Limit, RateReport};
 use crate::ingest::IngestReport;
 
@@ -11,12 +12,7 @@ fn ms(v: Option<f64>) -> String {
 
 /// The open-loop block of an ingest result (nothing when it was not paced).
 pub fn print_ingest(r: &IngestReport) {
-    if let Some(rtt) = &r.rtt {
-        println!(
-            "network: {} ms round trip added (jitter ±{} ms, seed {}) by a delay proxy on 127.0.0.1",
-            rtt.rtt_ms, rtt.jitter_ms, rtt.seed
-        );
-    }
+    print_rtt(r.rtt.as_ref());
     let Some(rate) = &r.rate else { return };
     println!(
         "open loop: offered {:.0} docs/s, achieved {} docs/s ({})",
@@ -48,6 +44,16 @@ pub fn print_ingest(r: &IngestReport) {
         100.0 * rate.clients_busy,
         100.0 * rate.driver_core_share
     );
+}
+
+/// The delay `--rtt` added, if any.
+pub fn print_rtt(rtt: Option<&Rtt>) {
+    if let Some(rtt) = rtt {
+        println!(
+            "network: {} ms round trip added (jitter ±{} ms, seed {}) by a delay proxy on 127.0.0.1",
+            rtt.rtt_ms, rtt.jitter_ms, rtt.seed
+        );
+    }
 }
 
 fn limit_words(rate: &RateReport) -> &'static str {
