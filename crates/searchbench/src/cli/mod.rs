@@ -14,6 +14,7 @@ mod query;
 mod report;
 pub mod results;
 mod run;
+mod saturate;
 mod shell;
 mod target;
 
@@ -140,6 +141,8 @@ pub enum Command {
     Results(results::ResultsCommand),
     /// Compare stored runs metric by metric, with confidence intervals and verdicts.
     Compare(compare::CompareArgs),
+    /// The highest ingest rate the cluster sustains within a p99 latency and error-rate limit.
+    Saturate(saturate::SaturateArgs),
     /// Run one ingest configuration N times: run-to-run noise and the change k runs can see.
     Calibrate(calibrate::CalibrateArgs),
     /// Render stored runs as an offline HTML page, Markdown or CSV.
@@ -209,6 +212,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Results(cmd) => results::run(cmd).await,
         Command::Compare(args) => compare::run(args).await,
         Command::Calibrate(args) => calibrate::run(args).await,
+        Command::Saturate(args) => saturate::run(args).await,
         Command::Report(args) => report::run(args).await,
         Command::Completions(args) => shell::completions(args),
         Command::Man(args) => shell::man(args),

@@ -78,21 +78,30 @@ fn a_paced_run_stores_latency_and_lag_histograms() {
     );
 }
 
-#[test]
-fn bad_rates_exit_2_with_a_clear_error() {
-    for (args, words) in [
-        (vec!["ingest", "logs", "--rate", "0"], "positive"),
-        (vec!["ingest", "logs", "--rate", "fast"], "not a rate"),
-    ] {
+/// Each case, after `base`, exits 2 with an error containing its words.
+fn exits_2(base: &[&str], cases: &[(&[&str], &str)]) {
+    for (args, words) in cases {
         let out = bin()
-            .args(&args)
+            .args(base)
             .args(["--url", "http://127.0.0.1:9", "--no-store"])
+            .args(*args)
             .output()
             .unwrap();
         let text = streams(&out);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {text}");
         assert!(text.contains(words), "{args:?}: {text}");
     }
+}
+
+#[test]
+fn bad_rates_exit_2_with_a_clear_error() {
+    exits_2(
+        &["ingest", "logs", "--docs", "10"],
+        &[
+            (&["--rate", "0"], "positive"),
+            (&["--rate", "fast"], "not a rate"),
+        ],
+    );
 }
 
 /// Median service time (ms) of `docs` one-document requests from one client to `url`.
@@ -142,22 +151,73 @@ fn rtt_adds_the_stated_round_trip() {
 
 #[test]
 fn bad_delays_exit_2_with_a_clear_error() {
-    for (args, words) in [
-        (vec!["--rtt", "-1ms"], "cannot be negative"),
-        (
-            vec!["--rtt", "2ms", "--jitter", "3ms"],
-            "between 0 and the --rtt",
-        ),
-        (vec!["--jitter", "1ms"], "--rtt"),
-    ] {
-        let out = bin()
-            .args(["ingest", "logs", "--docs", "10", "--no-store"])
-            .args(["--url", "http://127.0.0.1:9"])
-            .args(&args)
-            .output()
-            .unwrap();
-        let text = streams(&out);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {text}");
-        assert!(text.contains(words), "{args:?}: {text}");
-    }
+    exits_2(
+        &["ingest", "logs", "--docs", "10"],
+        &[
+            (&["--rtt", "-1ms"], "cannot be negative"),
+            (
+                &["--rtt", "2ms", "--jitter", "3ms"],
+                "between 0 and the --rtt",
+            ),
+            (&["--jitter", "1ms"], "--rtt"),
+        ],
+    );
+}
+
+#[test]
+fn saturate_finds_a_known_capacity_within_ten_percent() {
+    // One bulk of 100 documents at a time, each held 20 ms: at most 5000 documents/s.
+    let url = sink(Some(Duration::from_millis(20)));
+    let store = crate::common::scratch_store();
+    let out = bin()
+        .args(["saturate", "logs", "--p99", "200ms", "--bulk-size", "100"])
+        .args([
+            "--start-rate",
+            "2500",
+            "--step-seconds",
+            "1.5",
+            "--warmup",
+            "0",
+        ])
+        .args(["--quiet", "--json", "-", "--url", &url])
+        .arg("--store")
+        .arg(&store)
+        .output()
+        .unwrap();
+    let r = json(&out);
+    let found = r["max_sustainable_docs_per_sec"].as_f64().unwrap();
+    assert!(
+        (4500.0..=5100.0).contains(&found),
+        "found {found} docs/s for a capacity of 5000: {}",
+        serde_json::to_string_pretty(&r["steps"]).unwrap()
+    );
+    let failing = r["first_failing_docs_per_sec"].as_f64().unwrap();
+    assert!(
+        failing > found && failing <= 1.06 * found,
+        "{failing} vs {found}"
+    );
+    // Every step is a stored run carrying the search's tag.
+    let id = r["id"].as_str().unwrap();
+    let store = searchbench::store::Store::open(&store).unwrap();
+    let filter = searchbench::store::Filter {
+        tags: vec![("saturate".into(), id.into())],
+        ..Default::default()
+    };
+    let runs = store.list(&filter).unwrap();
+    assert_eq!(runs.len(), r["steps"].as_array().unwrap().len());
+}
+
+#[test]
+fn saturate_refuses_bad_limits_with_exit_2() {
+    exits_2(
+        &["saturate", "logs"],
+        &[
+            (&["--p99", "abc"], "not a duration"),
+            (
+                &["--p99", "1s", "--max-error-rate", "2"],
+                "not a percentage",
+            ),
+            (&["--p99", "1s", "--rate", "100"], "--start-rate"),
+        ],
+    );
 }

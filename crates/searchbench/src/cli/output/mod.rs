@@ -195,6 +195,7 @@ impl crate::session::Observer for Terminal {
             Event::ReportWritten { path } if self.tables => println!("report: {}", path.display()),
             Event::ReportWritten { path } => eprintln!("report: {}", path.display()),
             Event::Warning(message) => eprintln!("warning: {message}"),
+            Event::Stage(message) => eprintln!("{message}"),
         }
     }
 }

@@ -5,6 +5,7 @@ use super::table;
 use crate::cluster::delay::Rtt;
 use crate::ingest::pace::{Limit, RateReport};
 use crate::ingest::IngestReport;
+use crate::session::saturate::SaturateResult;
 
 fn ms(v: Option<f64>) -> String {
     v.map_or_else(|| "-".to_string(), |v| format!("{v:.1}"))
@@ -61,5 +62,76 @@ fn limit_words(rate: &RateReport) -> &'static str {
         Limit::None => "kept up",
         Limit::Target => "fell behind: the cluster at this many clients",
         Limit::Driver => "fell behind: the driver is the limit",
+    }
+}
+
+/// The saturation search: one row per step, then the answer.
+pub fn print_saturate(r: &SaturateResult) {
+    let mut t = table([
+        "step",
+        "offered docs/s",
+        "achieved docs/s",
+        "latency p50 ms",
+        "latency p99 ms",
+        "failed docs",
+        "verdict",
+    ]);
+    // The curve: by offered rate, each row with its place in the search.
+    let mut curve: Vec<(usize, &crate::session::saturate::Step)> =
+        r.steps.iter().enumerate().collect();
+    curve.sort_by(|a, b| {
+        a.1.offered_docs_per_sec
+            .total_cmp(&b.1.offered_docs_per_sec)
+    });
+    for (i, s) in curve {
+        let p99 = match (s.p99_ms, s.p99_is_max) {
+            (Some(p), true) => format!("{p:.1} (max, n={})", s.requests),
+            (p, false) => ms(p),
+            (None, true) => "-".into(),
+        };
+        t.add_row([
+            (i + 1).to_string(),
+            format!("{:.0}", s.offered_docs_per_sec),
+            s.achieved_docs_per_sec
+                .map_or_else(|| "-".into(), |a| format!("{a:.0}")),
+            ms(s.p50_ms),
+            p99,
+            format!("{:.3}%", 100.0 * s.error_rate),
+            match &s.why {
+                None => "sustained".to_string(),
+                Some(why) => format!("failed: {why}"),
+            },
+        ]);
+    }
+    println!("{t}");
+    let limits = format!(
+        "p99 ≤ {:.0} ms, failed ≤ {:.3}%, {} clients × bulk {}{}",
+        r.p99_limit_ms,
+        100.0 * r.max_error_rate,
+        r.clients,
+        r.bulk_size,
+        r.rtt_ms
+            .map(|ms| format!(", rtt {ms} ms"))
+            .unwrap_or_default()
+    );
+    match (r.max_sustainable_docs_per_sec, r.first_failing_docs_per_sec) {
+        (Some(good), Some(bad)) => println!(
+            "max sustainable: {good:.0} docs/s ({limits}); {bad:.0} docs/s failed; {} steps tagged saturate={}",
+            r.steps.len(),
+            r.id
+        ),
+        (Some(good), None) => println!(
+            "max sustainable: at least {good:.0} docs/s ({limits}); no step failed; {} steps tagged saturate={}",
+            r.steps.len(),
+            r.id
+        ),
+        (None, _) => println!(
+            "no rate sustained ({limits}); {} steps tagged saturate={}",
+            r.steps.len(),
+            r.id
+        ),
+    }
+    for w in &r.warnings {
+        println!("warning: {w}");
     }
 }
