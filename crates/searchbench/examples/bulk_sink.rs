@@ -17,9 +17,9 @@
 //! ```text
 //! cargo run --release --example bulk_sink -- [--port P] [--buffer KIB] [--service-ms MS]
 //! ```
-//! `--service-ms MS` makes it a server of known capacity: one `_bulk` at a time, each held for
-//! MS milliseconds after its body is read (capacity = bulk size ÷ MS documents per ms), for
-//! `searchbench saturate` to find.
+//! `--service-ms MS` makes it a server of known capacity: one `_bulk` at a time (first come,
+//! first served), each taking MS milliseconds after its body is read (capacity = bulk size ÷
+//! MS documents per ms), for `searchbench saturate` to find.
 //! Prints `listening on http://127.0.0.1:PORT` and serves until killed. Loopback only.
 //! (`--threads N` is accepted for compatibility and ignored: there is a thread per connection.)
 
@@ -35,7 +35,10 @@ struct Counters {
     requests: AtomicU64,
     /// With `--service-ms`: bulks are served one at a time, each held this long.
     service: Option<std::time::Duration>,
-    one_at_a_time: std::sync::Mutex<()>,
+    /// When the one server is next free. Kept on this clock rather than by holding a lock
+    /// while sleeping, so a late wake-up on a busy machine delays an answer but does not
+    /// lower the capacity.
+    free_at: std::sync::Mutex<Option<std::time::Instant>>,
 }
 
 /// The parts of a request head the sink looks at.
@@ -260,11 +263,14 @@ fn route(conn: &mut Conn, head: &Head, counters: &Counters) -> io::Result<(&'sta
             newlines
         };
         if let Some(hold) = counters.service {
-            let _one = counters
-                .one_at_a_time
-                .lock()
-                .unwrap_or_else(|p| p.into_inner());
-            std::thread::sleep(hold);
+            let done = {
+                let mut free_at = counters.free_at.lock().unwrap_or_else(|p| p.into_inner());
+                let now = std::time::Instant::now();
+                let done = free_at.map_or(now, |f| f.max(now)) + hold;
+                *free_at = Some(done);
+                done
+            };
+            std::thread::sleep(done.saturating_duration_since(std::time::Instant::now()));
         }
         counters.docs.fetch_add(newlines / 2, Relaxed);
         counters.bytes.fetch_add(bytes, Relaxed);

@@ -49,6 +49,9 @@ pub struct SaturateArgs {
     /// Index to load into (default: the workload's); replaced at each step.
     #[arg(long)]
     pub index: Option<String>,
+    /// Also write the curve as an HTML page (offered vs achieved, p99 vs offered).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<std::path::PathBuf>,
     /// Generator seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -113,6 +116,10 @@ pub async fn run(args: SaturateArgs) -> CliResult {
         .await
         .map_err(CliError::session)?;
     write_json(&result, &args.out)?;
+    if let Some(path) = &args.html {
+        std::fs::write(path, output::rate::saturate_html(&result))
+            .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
+    }
     if !args.out.json_on_stdout() {
         output::rate::print_saturate(&result);
     }
