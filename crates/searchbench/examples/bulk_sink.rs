@@ -15,8 +15,11 @@
 //! reconcile: `_count` returns the documents received since the last index creation.
 //!
 //! ```text
-//! cargo run --release --example bulk_sink -- [--port P] [--buffer KIB]
+//! cargo run --release --example bulk_sink -- [--port P] [--buffer KIB] [--service-ms MS]
 //! ```
+//! `--service-ms MS` makes it a server of known capacity: one `_bulk` at a time (first come,
+//! first served), each taking MS milliseconds after its body is read (capacity = bulk size ÷
+//! MS documents per ms), for `searchbench saturate` to find.
 //! Prints `listening on http://127.0.0.1:PORT` and serves until killed. Loopback only.
 //! (`--threads N` is accepted for compatibility and ignored: there is a thread per connection.)
 
@@ -30,6 +33,12 @@ struct Counters {
     docs: AtomicU64,
     bytes: AtomicU64,
     requests: AtomicU64,
+    /// With `--service-ms`: bulks are served one at a time, each held this long.
+    service: Option<std::time::Duration>,
+    /// When the one server is next free. Kept on this clock rather than by holding a lock
+    /// while sleeping, so a late wake-up on a busy machine delays an answer but does not
+    /// lower the capacity.
+    free_at: std::sync::Mutex<Option<std::time::Instant>>,
 }
 
 /// The parts of a request head the sink looks at.
@@ -253,6 +262,16 @@ fn route(conn: &mut Conn, head: &Head, counters: &Counters) -> io::Result<(&'sta
             })?;
             newlines
         };
+        if let Some(hold) = counters.service {
+            let done = {
+                let mut free_at = counters.free_at.lock().unwrap_or_else(|p| p.into_inner());
+                let now = std::time::Instant::now();
+                let done = free_at.map_or(now, |f| f.max(now)) + hold;
+                *free_at = Some(done);
+                done
+            };
+            std::thread::sleep(done.saturating_duration_since(std::time::Instant::now()));
+        }
         counters.docs.fetch_add(newlines / 2, Relaxed);
         counters.bytes.fetch_add(bytes, Relaxed);
         counters.requests.fetch_add(1, Relaxed);
@@ -327,14 +346,46 @@ fn serve(stream: TcpStream, buffer: usize, counters: &Counters) -> io::Result<()
     Ok(())
 }
 
+/// Serves on a free port of 127.0.0.1 from a background thread (for tests that include this
+/// file); returns the URL.
+pub fn spawn(service: Option<std::time::Duration>) -> io::Result<String> {
+    let listener = TcpListener::bind(("127.0.0.1", 0))?;
+    let url = format!("http://{}", listener.local_addr()?);
+    let counters = Arc::new(Counters {
+        service,
+        ..Counters::default()
+    });
+    std::thread::spawn(move || accept(&listener, 256 * 1024, &counters));
+    Ok(url)
+}
+
+fn accept(listener: &TcpListener, buffer: usize, counters: &Arc<Counters>) {
+    for stream in listener.incoming() {
+        let Ok(stream) = stream else { continue };
+        let counters = counters.clone();
+        std::thread::spawn(move || {
+            if let Err(e) = serve(stream, buffer, &counters) {
+                if e.kind() != io::ErrorKind::ConnectionReset {
+                    eprintln!("bulk sink: connection: {e}");
+                }
+            }
+        });
+    }
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut port = 0u16;
     let mut buffer_kib = 256usize;
+    let mut service = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--port" => port = args.next().ok_or("--port needs a value")?.parse()?,
             "--buffer" => buffer_kib = args.next().ok_or("--buffer needs a value")?.parse()?,
+            "--service-ms" => {
+                let ms: f64 = args.next().ok_or("--service-ms needs a value")?.parse()?;
+                service = Some(std::time::Duration::try_from_secs_f64(ms / 1e3)?);
+            }
             "--threads" => {
                 let _: usize = args.next().ok_or("--threads needs a value")?.parse()?;
             }
@@ -344,17 +395,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let listener = TcpListener::bind(("127.0.0.1", port))?;
     println!("listening on http://{}", listener.local_addr()?);
     io::stdout().flush()?;
-    let counters = Arc::new(Counters::default());
-    for stream in listener.incoming() {
-        let Ok(stream) = stream else { continue };
-        let counters = counters.clone();
-        std::thread::spawn(move || {
-            if let Err(e) = serve(stream, buffer_kib.max(4) * 1024, &counters) {
-                if e.kind() != io::ErrorKind::ConnectionReset {
-                    eprintln!("bulk sink: connection: {e}");
-                }
-            }
-        });
-    }
+    let counters = Arc::new(Counters {
+        service,
+        ..Counters::default()
+    });
+    accept(&listener, buffer_kib.max(4) * 1024, &counters);
     Ok(())
 }

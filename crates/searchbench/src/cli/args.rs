@@ -139,6 +139,44 @@ pub struct ClusterArgs {
     /// Pid of a local engine given by --url, to report its CPU time.
     #[arg(long, hide = true)]
     pub engine_pid: Option<u32>,
+    #[command(flatten)]
+    pub network: NetworkArgs,
+}
+
+/// Network distance on the loopback: a delay proxy between the driver and the cluster.
+#[derive(Debug, Clone, Default, Args)]
+pub struct NetworkArgs {
+    /// Add this round-trip time between the driver and the cluster (e.g. 2ms): a TCP proxy on
+    /// 127.0.0.1 holds every chunk half of it in each direction, so a laptop run shows what
+    /// client-server distance does to serial and parallel clients.
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true, value_parser = parse_delay)]
+    pub rtt: Option<std::time::Duration>,
+    /// With --rtt: each round trip is rtt ± this (uniform, seeded, order kept), e.g. 0.5ms.
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true, value_parser = parse_delay, requires = "rtt")]
+    pub jitter: Option<std::time::Duration>,
+    /// Seed of the --jitter draws.
+    #[arg(long, default_value_t = 1, hide = true)]
+    pub jitter_seed: u64,
+}
+
+impl NetworkArgs {
+    pub fn rtt(&self) -> Result<Option<crate::cluster::delay::Rtt>, CliError> {
+        let Some(rtt) = self.rtt else { return Ok(None) };
+        let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+        crate::cluster::delay::Rtt::new(ms(rtt), self.jitter.map_or(0.0, ms), self.jitter_seed)
+            .map(Some)
+            .map_err(|e| CliError::usage(anyhow::anyhow!(e)))
+    }
+}
+
+/// A delay: a duration that is not negative.
+fn parse_delay(s: &str) -> Result<std::time::Duration, String> {
+    if s.trim().starts_with('-') {
+        return Err(format!(
+            "{s:?}: a delay cannot be negative; give e.g. 2ms or 0.5ms"
+        ));
+    }
+    parse_duration(s)
 }
 
 impl ClusterArgs {
@@ -163,6 +201,7 @@ impl ClusterArgs {
             urls: self.target.urls.clone(),
             start: self.node.options(&name),
             engine_pid: self.engine_pid,
+            rtt: self.network.rtt()?,
         })
     }
 }
@@ -225,6 +264,12 @@ pub struct LoadArgs {
     /// (e.g. 0.5%).
     #[arg(long, value_name = "N|P%", default_value = "0", value_parser = MaxFailures::parse)]
     pub max_failures: MaxFailures,
+    /// Open loop: offer this many documents per second. Bulk requests are due at fixed times
+    /// (bulk size ÷ rate apart, whichever client is free); latency is measured from the due
+    /// time, so a slow cluster shows as latency instead of slowing the load; when every client
+    /// is busy the schedule falls behind, and that lag is measured.
+    #[arg(long, value_name = "DOCS_PER_S", value_parser = parse_rate)]
+    pub rate: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -249,6 +294,7 @@ impl LoadArgs {
             Ids::Auto => IdMode::Auto,
         };
         driver.warmup = self.warmup;
+        driver.rate = self.rate;
         driver.fail_fast = self.fail_fast;
         spec.progress = progress;
         spec.failures = self.failures.clone();
@@ -292,6 +338,15 @@ impl OutputArgs {
     pub fn save_spec(&self) -> SaveSpec {
         self.save.spec()
     }
+}
+
+/// A positive rate, e.g. `5000` or `2.5`.
+pub fn parse_rate(s: &str) -> Result<f64, String> {
+    let rate: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("{s:?} is not a rate; give a positive number, e.g. 5000"))?;
+    crate::measure::schedule::check_rate(rate)
 }
 
 /// `10s`, `500ms`, `2m`, `0`.

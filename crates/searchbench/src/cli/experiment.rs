@@ -150,6 +150,7 @@ async fn run_dates(args: DatesArgs) -> CliResult {
             engine: name.clone(),
             node: args.node.clone(),
             engine_pid: args.engine_pid,
+            network: Default::default(),
         };
         let connected = cluster
             .spec()?

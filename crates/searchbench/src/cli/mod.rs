@@ -16,6 +16,7 @@ mod query;
 mod report;
 pub mod results;
 mod run;
+mod saturate;
 mod shell;
 mod target;
 
@@ -142,6 +143,8 @@ pub enum Command {
     Results(results::ResultsCommand),
     /// Compare stored runs metric by metric, with confidence intervals and verdicts.
     Compare(compare::CompareArgs),
+    /// The highest ingest rate the cluster sustains within a p99 latency and error-rate limit.
+    Saturate(saturate::SaturateArgs),
     /// Run one ingest configuration N times: run-to-run noise and the change k runs can see.
     Calibrate(calibrate::CalibrateArgs),
     /// Render stored runs as an offline HTML page, Markdown or CSV.
@@ -215,6 +218,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Results(cmd) => results::run(cmd).await,
         Command::Compare(args) => compare::run(args).await,
         Command::Calibrate(args) => calibrate::run(args).await,
+        Command::Saturate(args) => saturate::run(args).await,
         Command::Report(args) => report::run(args).await,
         Command::History(args) => history::run(args).await,
         Command::Matrix(args) => matrix::run(args).await,

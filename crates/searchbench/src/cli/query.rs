@@ -33,6 +33,8 @@ pub struct QueryArgs {
     pub workload: String,
     #[command(flatten)]
     pub target: TargetArgs,
+    #[command(flatten)]
+    pub network: super::args::NetworkArgs,
     /// Index to query [default: cluster-metrics, or searchbench-logs for logs].
     #[arg(long)]
     pub index: Option<String>,
@@ -172,6 +174,7 @@ pub async fn run(args: QueryArgs) -> CliResult {
         load: args.load,
         truth_file: args.truth.clone(),
         baseline: args.baseline.clone(),
+        rtt: args.network.rtt()?,
     };
     let result = crate::session::query::query(
         spec,

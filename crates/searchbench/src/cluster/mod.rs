@@ -3,6 +3,7 @@
 
 mod api;
 mod auth;
+pub mod delay;
 mod error;
 mod index_stats;
 mod product;
@@ -127,6 +128,16 @@ impl Target {
             client,
             timeout: config.timeout,
         })
+    }
+
+    /// The same client (auth, TLS, timeouts) sending to `urls` instead: the endpoints of a
+    /// proxy in front of the cluster, one per URL.
+    pub fn with_urls(&self, urls: Vec<Url>) -> Target {
+        Target {
+            urls,
+            client: self.client.clone(),
+            timeout: self.timeout,
+        }
     }
 
     /// The first endpoint, which is the one single-request calls use.

@@ -3,11 +3,13 @@
 
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
+use std::time::Instant;
 
 use tokio::sync::{mpsc, Mutex};
 
 use super::backoff::Jitter;
 use super::batch::Batch;
+use super::pace::Paced;
 use super::sender;
 use super::shared::Shared;
 
@@ -30,7 +32,34 @@ pub(super) async fn run(id: usize, rx: Arc<Mutex<mpsc::Receiver<Batch>>>, shared
             shared.not_sent(batch, "not sent: the run stopped after an earlier error");
             continue;
         }
-        if let Err(e) = sender::deliver(&shared, &url, &mut batch, &mut jitter).await {
+        let paced = match &shared.pace {
+            None => None,
+            Some(pace) => {
+                let due = pace.schedule.next(batch.docs() as u64);
+                let on_time = tokio::select! {
+                    biased;
+                    () = shared.cancel.cancelled() => false,
+                    () = tokio::time::sleep_until(due.into()) => true,
+                };
+                if !on_time {
+                    shared.not_sent(batch, "not sent: interrupted");
+                    break;
+                }
+                Some((pace, due, Instant::now()))
+            }
+        };
+        let delivered = sender::deliver(&shared, &url, &mut batch, &mut jitter).await;
+        if let Some((pace, due, sent)) = paced {
+            let since = |t: Instant| t.saturating_duration_since(shared.t0);
+            pace.record(Paced {
+                due: since(due),
+                sent: since(sent),
+                answered: since(Instant::now()),
+                docs: batch.docs() as u64,
+                delivered: delivered.is_ok(),
+            });
+        }
+        if let Err(e) = delivered {
             shared.fail(e);
         }
         shared.pool.put(batch);

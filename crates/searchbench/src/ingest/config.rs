@@ -25,6 +25,10 @@ pub struct DriverConfig {
     /// Kept as `warmup_secs` in the stored config and the result's headline.
     #[serde(skip)]
     pub warmup: Duration,
+    /// Open loop (`--rate`): documents per second offered on a fixed schedule; `None` sends
+    /// each request as soon as a client is free (closed loop).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rate: Option<f64>,
 }
 
 impl DriverConfig {
@@ -41,6 +45,7 @@ impl DriverConfig {
             backoff_base: Duration::from_millis(100),
             backoff_max: Duration::from_secs(10),
             warmup: crate::measure::recorder::DEFAULT_WARMUP,
+            rate: None,
         }
     }
 

@@ -50,6 +50,8 @@ pub struct LoadOutcome {
     pub error: Option<IngestError>,
     /// The caller cancelled the load.
     pub interrupted: bool,
+    /// The open-loop schedule and what it measured (`--rate`).
+    pub pace: Option<Arc<super::pace::Pace>>,
 }
 
 impl LoadOutcome {
@@ -81,6 +83,10 @@ pub async fn load(
     );
     let cancel = controls.cancel.unwrap_or_else(Cancel::never);
     let warmup = cfg.warmup;
+    let t0 = Instant::now();
+    let pace = cfg
+        .rate
+        .map(|rate| Arc::new(super::pace::Pace::new(rate, t0, warmup)));
     let shared = Arc::new(Shared {
         cfg,
         target: target.clone(),
@@ -99,9 +105,10 @@ pub async fn load(
         bad_lines: AtomicU64::new(0),
         retried_items: AtomicU64::new(0),
         acked_bytes: AtomicU64::new(0),
-        t0: Instant::now(),
+        t0,
         bulk_path,
         files,
+        pace: pace.clone(),
     });
 
     let (tx, rx) = mpsc::channel::<Batch>(clients);
@@ -182,5 +189,6 @@ pub async fn load(
         pool: shared.pool.stats(),
         error,
         interrupted,
+        pace,
     }
 }

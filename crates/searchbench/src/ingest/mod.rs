@@ -15,6 +15,7 @@ mod exchange;
 pub mod failures;
 pub mod gzip;
 pub mod index;
+pub mod pace;
 pub mod response;
 pub mod retry;
 mod sender;
@@ -244,6 +245,13 @@ pub struct IngestReport {
     /// `None` when the caller set no limit.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure_limit: Option<FailureLimit>,
+    /// Open loop (`--rate`): offered against achieved, latency from the due time, the
+    /// schedule's lag, and what limited the load.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rate: Option<pace::RateReport>,
+    /// The delay added between the driver and the cluster (`--rtt`), when there was one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rtt: Option<crate::cluster::delay::Rtt>,
     /// Service time and `took` histograms, HDR-encoded for the results store (not in the
     /// JSON: the summaries above are).
     #[serde(skip)]
@@ -456,6 +464,20 @@ fn report(mut p: ReportParts<'_>) -> IngestReport {
             .engine_cpu
             .map(|d| (d.as_secs_f64() / machine_secs).min(1.0)),
     };
+    let mut histograms = recorder.histograms();
+    let rate = o.pace.as_ref().map(|pace| {
+        let measured = pace.finish(headline.warmup_applied);
+        histograms.extend(measured.histograms.iter().cloned());
+        let (rate, warnings) = pace::RateReport::new(
+            &measured,
+            p.plan.driver.clients,
+            recorder.service_sum,
+            o.wall,
+            p.driver_cpu,
+        );
+        p.warnings.extend(warnings);
+        rate
+    });
     let mut url = p.target.url().clone();
     url.set_query(None);
     IngestReport {
@@ -501,7 +523,7 @@ fn report(mut p: ReportParts<'_>) -> IngestReport {
         cpu,
         attribution,
         timeline: recorder.timeline(),
-        histograms: recorder.histograms(),
+        histograms,
         failures_file: (p.failures.written() > 0).then(|| p.failures.path().to_path_buf()),
         previous_failures_file: p.previous_failures_file,
         buffers: o.pool,
@@ -509,5 +531,7 @@ fn report(mut p: ReportParts<'_>) -> IngestReport {
         error: o.error.as_ref().map(|e| e.to_string()),
         warnings: p.warnings,
         failure_limit: None,
+        rate,
+        rtt: None,
     }
 }

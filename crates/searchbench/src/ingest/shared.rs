@@ -36,6 +36,8 @@ pub struct Shared {
     pub bulk_path: String,
     /// The source's files, for the origin of a failed document.
     pub files: Vec<String>,
+    /// The open-loop schedule (`--rate`), if any.
+    pub pace: Option<Arc<super::pace::Pace>>,
 }
 
 impl Shared {

@@ -6,7 +6,9 @@
 pub mod attribution;
 pub mod machine;
 pub mod recorder;
+pub mod schedule;
 
 pub use attribution::{Attribution, AttributionInput, Segment};
 pub use machine::Machine;
 pub use recorder::{Headline, Recorder, Sample, SerializedHistogram, Summary, TimelineRow};
+pub use schedule::Schedule;

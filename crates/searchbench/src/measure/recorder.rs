@@ -120,7 +120,7 @@ impl Default for Recorder {
     }
 }
 
-fn histogram() -> Histogram<u64> {
+pub(crate) fn histogram() -> Histogram<u64> {
     // 1 µs .. 1 hour at 3 significant digits; values beyond are clamped by `saturating_record`.
     Histogram::new_with_bounds(1, 3_600_000_000, 3).expect("constant, valid histogram bounds")
 }
@@ -322,7 +322,7 @@ impl SerializedHistogram {
 }
 
 /// `per_ms`: how many histogram units make a millisecond.
-fn summarize(h: &Histogram<u64>, per_ms: f64) -> Summary {
+pub(crate) fn summarize(h: &Histogram<u64>, per_ms: f64) -> Summary {
     let n = h.len();
     if n == 0 {
         return Summary::default();

@@ -258,8 +258,9 @@ where
     }
 
     let mut cells: BTreeMap<(usize, Transport), Cell> = BTreeMap::new();
-    let rate_start = Instant::now();
-    let mut scheduled_index = 0u64;
+    let schedule = options
+        .rate
+        .map(|r| crate::measure::Schedule::new(r, Instant::now()));
     for pass in 1..=options.passes {
         say(format!(
             "pass {pass}/{}: {} coverages",
@@ -269,11 +270,7 @@ where
         let mut order = tasks.clone();
         shuffle(&mut order, &mut rng);
         for task in &order {
-            let scheduled = options.rate.map(|r| {
-                let at = rate_start + Duration::from_secs_f64(scheduled_index as f64 / r);
-                scheduled_index += 1;
-                at
-            });
+            let scheduled = schedule.as_ref().map(|s| s.next(1));
             if let Some(at) = scheduled {
                 tokio::time::sleep_until(at.into()).await;
             }

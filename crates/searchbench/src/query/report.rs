@@ -64,6 +64,9 @@ pub struct QueryResult {
     pub partitions: usize,
     pub shuffle_seed: u64,
     pub rate: Option<f64>,
+    /// The delay added between the driver and the cluster (`--rtt`), when there was one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rtt: Option<crate::cluster::delay::Rtt>,
     pub measured_secs: f64,
     pub cells: Vec<CellResult>,
     pub savings: Vec<Saving>,
@@ -238,6 +241,7 @@ pub(super) fn assemble(
         partitions,
         shuffle_seed: options.shuffle_seed,
         rate: options.rate,
+        rtt: None,
         measured_secs: measured.as_secs_f64(),
         cells,
         savings,

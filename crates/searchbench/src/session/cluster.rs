@@ -1,6 +1,7 @@
 //! Where a session sends its load: a cluster the user gave, or an engine we start for the
 //! run and stop when it ends.
 
+use crate::cluster::delay::{delayed, DelayProxy, Rtt};
 use crate::cluster::Target;
 use crate::engine::{self, Node, StartOptions};
 
@@ -17,6 +18,8 @@ pub struct ClusterSpec {
     pub start: StartOptions,
     /// Pid of a local engine given by URL, to report its CPU time.
     pub engine_pid: Option<u32>,
+    /// Delay added between the driver and the cluster (`--rtt`) by a proxy on 127.0.0.1.
+    pub rtt: Option<Rtt>,
 }
 
 impl ClusterSpec {
@@ -25,13 +28,32 @@ impl ClusterSpec {
         self.given.is_none().then_some(self.start.engine.as_str())
     }
 
-    /// Connects to the given cluster, or starts the engine (attached: it dies with us).
+    /// Connects to the given cluster, or starts the engine (attached: it dies with us); with
+    /// [`ClusterSpec::rtt`], through a delay proxy.
     pub async fn connect(&self, observer: &dyn Observer) -> Result<Connected, SessionError> {
+        let mut connected = self.connect_direct(observer).await?;
+        if let Some(rtt) = self.rtt {
+            match delayed(&connected.target, rtt).await {
+                Ok((target, proxies)) => {
+                    connected.target = target;
+                    connected.delay = Some((rtt, proxies));
+                }
+                Err(e) => {
+                    connected.stop().await;
+                    return Err(e.into());
+                }
+            }
+        }
+        Ok(connected)
+    }
+
+    async fn connect_direct(&self, observer: &dyn Observer) -> Result<Connected, SessionError> {
         if let Some(target) = &self.given {
             return Ok(Connected {
                 target: target.clone(),
                 node: None,
                 engine_pids: self.engine_pid.into_iter().collect(),
+                delay: None,
             });
         }
         let mut options = self.start.clone();
@@ -58,6 +80,7 @@ impl ClusterSpec {
             target,
             engine_pids: node.pids(),
             node: Some(node),
+            delay: None,
         })
     }
 }
@@ -70,6 +93,8 @@ pub struct Connected {
     /// The engine's processes when they are local and known (for their CPU time): every
     /// node of a cluster we started.
     pub engine_pids: Vec<u32>,
+    /// The delay proxies in front of the cluster (`--rtt`); they stop when this is dropped.
+    pub delay: Option<(Rtt, Vec<DelayProxy>)>,
 }
 
 impl Connected {
@@ -81,7 +106,7 @@ impl Connected {
         recording: Option<&super::Recording<'_>>,
         observer: &dyn Observer,
     ) -> Result<crate::ingest::IngestReport, SessionError> {
-        super::ingest::load(
+        let mut report = super::ingest::load(
             &self.target,
             job,
             spec,
@@ -89,7 +114,9 @@ impl Connected {
             recording,
             observer,
         )
-        .await
+        .await?;
+        report.rtt = self.delay.as_ref().map(|(rtt, _)| *rtt);
+        Ok(report)
     }
 
     /// Stops the engine we started for the session, if any.

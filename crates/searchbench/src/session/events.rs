@@ -47,6 +47,8 @@ pub enum Event<'a> {
     ReportWritten { path: &'a Path },
     /// Something the user should know that does not stop the work.
     Warning(String),
+    /// A command of several runs starts the next one (e.g. a saturation step).
+    Stage(String),
 }
 
 /// Listens to a session.

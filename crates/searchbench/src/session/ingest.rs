@@ -72,6 +72,10 @@ pub fn record_config(job: &Job, cluster: &ClusterSpec, load: &LoadSpec) -> Value
         "urls": crate::cluster::redact_urls(&cluster.urls),
         "heap": cluster.start.heap,
     });
+    if let (Some(map), Some(rtt)) = (config.as_object_mut(), &cluster.rtt) {
+        map.insert("rtt_ms".into(), rtt.rtt_ms.into());
+        map.insert("jitter_ms".into(), rtt.jitter_ms.into());
+    }
     if cluster.given.is_none() {
         if let Some(map) = config.as_object_mut() {
             map.insert("nodes".into(), cluster.start.nodes.into());

@@ -17,6 +17,7 @@ pub mod matrix;
 pub mod query;
 pub mod record;
 pub mod run;
+pub mod saturate;
 
 pub use cluster::{ClusterSpec, Connected};
 pub use events::{Event, Observer, Silent};

@@ -47,6 +47,8 @@ pub struct QuerySpec {
     pub truth_file: Option<PathBuf>,
     /// A previous `--json` result to report drift against.
     pub baseline: Option<PathBuf>,
+    /// Delay added between the driver and the cluster (`--rtt`) by a proxy on 127.0.0.1.
+    pub rtt: Option<crate::cluster::delay::Rtt>,
 }
 
 /// Runs a query workload on `target` and keeps the result.
@@ -72,6 +74,8 @@ pub async fn query(
         "passes": options.passes,
         "rate": options.rate,
         "profile": options.profile,
+        "rtt_ms": spec.rtt.map(|r| r.rtt_ms),
+        "jitter_ms": spec.rtt.map(|r| r.jitter_ms),
     });
     let recording = Recording::begin(
         save,
@@ -83,6 +87,14 @@ pub async fn query(
         observer,
     );
     let outcome = async {
+        // The proxies live until the queries are done (`_delay` is dropped at the end).
+        let (target, _delay) = match spec.rtt {
+            Some(rtt) => {
+                let (t, proxies) = crate::cluster::delay::delayed(&target, rtt).await?;
+                (t, Some(proxies))
+            }
+            None => (target, None),
+        };
         // Kept as a failed run when it fails, like a load that cannot reach its target.
         let engine = check_target(&target, &spec).await?;
         let plan = match &spec.corpus {
@@ -111,6 +123,7 @@ pub async fn query(
             .await?
             .map_err(usage)?;
         result.engine = Some(engine);
+        result.rtt = spec.rtt;
         if let Some(path) = &spec.baseline {
             result.compare_baseline(path).map_err(usage)?;
         }

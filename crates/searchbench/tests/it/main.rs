@@ -21,6 +21,7 @@ mod manners_shell;
 mod query_cluster_metrics;
 mod query_faults;
 mod query_logs;
+mod rate;
 mod reliability;
 mod results_compare;
 mod results_html;

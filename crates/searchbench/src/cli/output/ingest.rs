@@ -177,6 +177,7 @@ pub fn print(r: &IngestReport) {
         format!("{} / {} ms", ms(r.took.p50_ms), ms(r.took.p99_ms)),
     ]);
     println!("{t}");
+    super::rate::print_ingest(r);
 
     let a = &r.attribution;
     println!(

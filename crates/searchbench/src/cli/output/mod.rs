@@ -9,6 +9,7 @@ pub mod history;
 pub mod ingest;
 pub mod matrix;
 pub mod query;
+pub mod rate;
 pub mod results;
 
 /// A table with our house style and the given header. On a terminal it fits the terminal's
@@ -196,6 +197,7 @@ impl crate::session::Observer for Terminal {
             Event::ReportWritten { path } if self.tables => println!("report: {}", path.display()),
             Event::ReportWritten { path } => eprintln!("report: {}", path.display()),
             Event::Warning(message) => eprintln!("warning: {message}"),
+            Event::Stage(message) => eprintln!("{message}"),
         }
     }
 }

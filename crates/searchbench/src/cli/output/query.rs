@@ -29,6 +29,7 @@ pub fn print(r: &QueryResult) {
          {unit}(s) (not counted); tasks shuffled per pass (seed {}); request cache off",
         r.workload, r.index, r.coverages, r.passes, r.warmup_coverages, r.shuffle_seed
     );
+    super::rate::print_rtt(r.rtt.as_ref());
     if logs {
         println!(
             "Per search (one time slice of the corpus window): server took and client wall, in ms"

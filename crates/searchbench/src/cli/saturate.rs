@@ -1,0 +1,143 @@
+//! `searchbench saturate`: step the offered ingest rate up, then bisect, to the highest rate
+//! the cluster sustains within a p99 latency and an error-rate limit.
+
+use clap::Args;
+
+use super::args::{parse_duration, ClusterArgs, GeneratorArgs, LoadArgs, OutputArgs};
+use super::ingest::write_json;
+use super::output::{self, Terminal};
+use super::{exit, CliError, CliResult};
+use crate::session::saturate::{self, SaturateSpec};
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Each step is an open-loop ingest (see --rate of `ingest`) of rate × \
+    --step-seconds documents on a fresh index: the offered rate doubles from --start-rate until \
+    a step fails (p99 latency from each request's due time above --p99, more failed documents \
+    than --max-error-rate, or achieved below 97% of offered), then the search bisects between \
+    the last good and the first bad rate until they are within --precision. Every step is kept \
+    in the results store with the tag saturate=<id>. With fewer than 100 requests in a step, \
+    its maximum latency stands in for the p99 (stricter). The warm-up (--warmup) applies within \
+    each step, and only to steps at least twice as long.\n\n\
+    Examples:\n  \
+    searchbench saturate logs --p99 500ms\n  \
+    searchbench saturate transactions --p99 1s --clients 8 --bulk-size 500 --url http://127.0.0.1:9200\n  \
+    searchbench saturate logs --p99 200ms --rtt 2ms --json saturate.json"
+)]
+pub struct SaturateArgs {
+    /// Built-in workload whose generator to load: logs, cluster-metrics, transactions.
+    pub workload: String,
+    /// The latency limit: a step whose p99 latency (from each request's due time) is above
+    /// it fails, e.g. 500ms, 2s.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub p99: std::time::Duration,
+    /// A step with a larger share of failed documents fails, e.g. 0.1%, 0%.
+    #[arg(long, value_name = "P%", default_value = "0.1%", value_parser = parse_percent)]
+    pub max_error_rate: f64,
+    /// The first offered rate, documents per second.
+    #[arg(long, value_name = "DOCS_PER_S", default_value = "1000", value_parser = super::args::parse_rate)]
+    pub start_rate: f64,
+    /// Length of each step (its corpus is rate × this many documents).
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0, value_parser = parse_secs)]
+    pub step_seconds: f64,
+    /// Stop bisecting when the first failing rate is within this much of the best one.
+    #[arg(long, value_name = "P%", default_value = "5%", value_parser = parse_percent)]
+    pub precision: f64,
+    /// At most this many steps.
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=100))]
+    pub max_steps: u64,
+    /// Index to load into (default: the workload's); replaced at each step.
+    #[arg(long)]
+    pub index: Option<String>,
+    /// Also write the curve as an HTML page (offered vs achieved, p99 vs offered).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<std::path::PathBuf>,
+    /// Generator seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[command(flatten)]
+    pub shape: GeneratorArgs,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+    #[command(flatten)]
+    pub load: LoadArgs,
+    #[command(flatten)]
+    pub out: OutputArgs,
+}
+
+/// `0.1%` → 0.001.
+fn parse_percent(s: &str) -> Result<f64, String> {
+    let bad = || format!("{s:?} is not a percentage; give e.g. 0.1% or 5%");
+    let p: f64 = s
+        .trim()
+        .strip_suffix('%')
+        .ok_or_else(bad)?
+        .trim()
+        .parse()
+        .map_err(|_| bad())?;
+    if (0.0..=100.0).contains(&p) {
+        Ok(p / 100.0)
+    } else {
+        Err(bad())
+    }
+}
+
+fn parse_secs(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("{s:?} is not a number of seconds; give e.g. 10")),
+    }
+}
+
+pub async fn run(args: SaturateArgs) -> CliResult {
+    if args.load.rate.is_some() {
+        return Err(CliError::usage(anyhow::anyhow!(
+            "saturate sets the rate of each step itself; use --start-rate instead of --rate"
+        )));
+    }
+    let spec = SaturateSpec {
+        workload: args.workload.clone(),
+        corpus: args.shape.spec(args.seed, None, false),
+        index: args.index.clone(),
+        p99_ms: args.p99.as_secs_f64() * 1e3,
+        max_error_rate: args.max_error_rate,
+        start_rate: args.start_rate,
+        step_secs: args.step_seconds,
+        precision: args.precision,
+        max_steps: usize::try_from(args.max_steps).unwrap_or(16),
+    };
+    let cluster = args.cluster.spec()?;
+    let index = spec.index.clone().unwrap_or_default();
+    let mut load = args.load.spec(&index, args.out.progress());
+    let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
+    load.cancel = Some(cancel);
+    let terminal = Terminal::new(args.out.quiet);
+    let result = saturate::saturate(&spec, &cluster, load, &args.out.save_spec(), &terminal)
+        .await
+        .map_err(CliError::session)?;
+    write_json(&result, &args.out)?;
+    if let Some(path) = &args.html {
+        std::fs::write(path, output::rate::saturate_html(&result))
+            .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
+    }
+    if !args.out.json_on_stdout() {
+        output::rate::print_saturate(&result);
+    }
+    if result.interrupted {
+        return Err(CliError {
+            code: exit::INTERRUPTED,
+            error: anyhow::anyhow!("interrupted: the steps so far are kept"),
+        });
+    }
+    if result.max_sustainable_docs_per_sec.is_none() {
+        return Err(CliError::check(anyhow::anyhow!(
+            "no step sustained its rate within the limits (lowest tried: {:.0} docs/s)",
+            result
+                .steps
+                .iter()
+                .map(|s| s.offered_docs_per_sec)
+                .fold(f64::INFINITY, f64::min)
+        )));
+    }
+    Ok(())
+}

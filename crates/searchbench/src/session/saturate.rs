@@ -1,0 +1,304 @@
+//! `searchbench saturate`: the highest ingest rate a cluster sustains within a latency and an
+//! error-rate limit. Open-loop steps (`--rate`) double the offered rate until one fails (p99
+//! latency from the due time over the limit, too many failed documents, or achieved short of
+//! offered), then bisect between the last good and the first bad rate until they are within
+//! the precision asked. Each step is a stored run tagged `saturate=<id>`, on a fresh index,
+//! over one connection to the cluster (an engine we start is started once).
+
+use serde::Serialize;
+
+use super::ingest::{begin_recording, LoadSpec};
+use super::record::{save_outcome, SaveSpec};
+use super::{ClusterSpec, Event, Job, Observer, SessionError};
+use crate::ingest::pace::{Limit, KEPT_UP};
+use crate::ingest::IngestReport;
+use crate::store::Kind;
+use crate::workload::WorkloadSpec;
+
+/// What to search for and how.
+#[derive(Debug, Clone)]
+pub struct SaturateSpec {
+    pub workload: String,
+    /// The corpus of each step (its `docs` is set per step: rate × step length).
+    pub corpus: WorkloadSpec,
+    pub index: Option<String>,
+    /// A step fails when its p99 latency (from the due time) is above this, ms.
+    pub p99_ms: f64,
+    /// A step fails when more than this share of its documents failed (0.001 = 0.1 %).
+    pub max_error_rate: f64,
+    /// The first offered rate, documents per second.
+    pub start_rate: f64,
+    pub step_secs: f64,
+    /// Stop bisecting when the bad rate is within this share above the good one.
+    pub precision: f64,
+    pub max_steps: usize,
+}
+
+/// One step of the search.
+#[derive(Debug, Clone, Serialize)]
+pub struct Step {
+    pub offered_docs_per_sec: f64,
+    pub achieved_docs_per_sec: Option<f64>,
+    pub p50_ms: Option<f64>,
+    /// p99 latency from the due time; the maximum when the step had fewer than 100 requests
+    /// (`p99_is_max`), which is stricter.
+    pub p99_ms: Option<f64>,
+    pub p99_is_max: bool,
+    pub requests: u64,
+    pub error_rate: f64,
+    pub limit: Limit,
+    pub sustained: bool,
+    /// Why the step failed, in words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+    /// The stored run of the step.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
+}
+
+/// The answer: the highest sustained rate, and the curve that led there.
+#[derive(Debug, Clone, Serialize)]
+pub struct SaturateResult {
+    /// The tag value of every step's run: `saturate=<id>`.
+    pub id: String,
+    pub workload: String,
+    pub p99_limit_ms: f64,
+    pub max_error_rate: f64,
+    pub step_secs: f64,
+    pub clients: usize,
+    pub bulk_size: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rtt_ms: Option<f64>,
+    /// The highest offered rate a step sustained; `None` when even the lowest tried failed.
+    pub max_sustainable_docs_per_sec: Option<f64>,
+    /// The lowest offered rate a step failed at, if one did.
+    pub first_failing_docs_per_sec: Option<f64>,
+    /// In the order they ran.
+    pub steps: Vec<Step>,
+    /// The driver, not the cluster, limited a failing step.
+    pub driver_limited: bool,
+    pub warnings: Vec<String>,
+    /// Stopped by the caller (Ctrl-C): the steps so far are kept.
+    pub interrupted: bool,
+}
+
+/// The next rate to try after the steps so far, or `None` when the search is done.
+pub fn next_rate(good: Option<f64>, bad: Option<f64>, start: f64, precision: f64) -> Option<f64> {
+    match (good, bad) {
+        (None, None) => Some(start),
+        (Some(g), None) => Some(g * 2.0),
+        // Nothing sustained yet: halve, down to a thousandth of the start.
+        (None, Some(b)) => (b / 2.0 >= start / 1024.0).then_some(b / 2.0),
+        (Some(g), Some(b)) => ((b - g) / g > precision).then_some((g + b) / 2.0),
+    }
+}
+
+/// Judges one step against the limits.
+pub fn judge(report: &IngestReport, spec: &SaturateSpec) -> Step {
+    let rate = report.rate.as_ref();
+    let latency = rate.map(|r| &r.latency);
+    let (p99, p99_is_max) = match latency {
+        Some(l) if l.p99_ms.is_some() => (l.p99_ms, false),
+        Some(l) => (l.max_ms, true),
+        None => (None, false),
+    };
+    let offered = rate.map_or(0.0, |r| r.offered_docs_per_sec);
+    let achieved = rate.and_then(|r| r.achieved_docs_per_sec);
+    let error_rate = report.counts.failed as f64 / report.counts.read.max(1) as f64;
+    let mut why = Vec::new();
+    if let Some(e) = &report.error {
+        why.push(format!("the load stopped: {e}"));
+    }
+    if let Some(p) = p99.filter(|p| *p > spec.p99_ms) {
+        let what = if p99_is_max { "max" } else { "p99" };
+        why.push(format!("{what} latency {p:.0} ms > {:.0} ms", spec.p99_ms));
+    }
+    if error_rate > spec.max_error_rate {
+        why.push(format!(
+            "{:.3}% of documents failed > {:.3}%",
+            error_rate * 100.0,
+            spec.max_error_rate * 100.0
+        ));
+    }
+    if let Some(a) = achieved.filter(|a| *a < KEPT_UP * offered) {
+        why.push(format!(
+            "achieved {a:.0} docs/s < {:.0}% of offered",
+            KEPT_UP * 100.0
+        ));
+    }
+    Step {
+        offered_docs_per_sec: offered,
+        achieved_docs_per_sec: achieved,
+        p50_ms: latency.and_then(|l| l.p50_ms),
+        p99_ms: p99,
+        p99_is_max,
+        requests: rate.map_or(0, |r| r.requests),
+        error_rate,
+        limit: rate.map_or(Limit::None, |r| r.limit),
+        sustained: why.is_empty(),
+        why: (!why.is_empty()).then(|| why.join("; ")),
+        run_id: None,
+    }
+}
+
+/// A short id for the search's tag: seconds and process, in hex.
+fn search_id() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    format!("{secs:x}{:x}", std::process::id() & 0xfff)
+}
+
+/// Runs the search on one connection to the cluster.
+pub async fn saturate(
+    spec: &SaturateSpec,
+    cluster: &ClusterSpec,
+    load: LoadSpec,
+    save: &SaveSpec,
+    observer: &dyn Observer,
+) -> Result<SaturateResult, SessionError> {
+    if !(spec.p99_ms.is_finite() && spec.p99_ms > 0.0) {
+        return Err(SessionError::usage("--p99 must be a positive duration"));
+    }
+    if !(spec.start_rate.is_finite() && spec.start_rate > 0.0) {
+        return Err(SessionError::usage(
+            "--start-rate must be a positive number",
+        ));
+    }
+    if !(spec.step_secs.is_finite() && spec.step_secs > 0.0) {
+        return Err(SessionError::usage("--step-seconds must be positive"));
+    }
+    // The index name and the workload are checked once, before anything starts.
+    let probe = make_job(spec, 1.0, load.driver.bulk_docs)?;
+    crate::ingest::index::check_name(&probe.index)
+        .map_err(|e| SessionError::usage(e.to_string()))?;
+    drop(probe);
+    let id = search_id();
+    let mut save = save.clone();
+    save.tags.push(("saturate".into(), id.clone()));
+    let cancel = load.cancel.clone();
+    let connected = cluster.connect(observer).await?;
+    let mut result = SaturateResult {
+        id,
+        workload: spec.workload.clone(),
+        p99_limit_ms: spec.p99_ms,
+        max_error_rate: spec.max_error_rate,
+        step_secs: spec.step_secs,
+        clients: load.driver.clients,
+        bulk_size: load.driver.bulk_docs,
+        rtt_ms: cluster.rtt.map(|r| r.rtt_ms),
+        max_sustainable_docs_per_sec: None,
+        first_failing_docs_per_sec: None,
+        steps: Vec::new(),
+        driver_limited: false,
+        warnings: Vec::new(),
+        interrupted: false,
+    };
+    let outcome = async {
+        let (mut good, mut bad) = (None::<f64>, None::<f64>);
+        while result.steps.len() < spec.max_steps {
+            let Some(rate) = next_rate(good, bad, spec.start_rate, spec.precision) else {
+                break;
+            };
+            observer.event(Event::Stage(format!(
+                "saturate step {}: offering {rate:.0} docs/s for {:.0} s",
+                result.steps.len() + 1,
+                spec.step_secs
+            )));
+            let job = make_job(spec, rate, load.driver.bulk_docs)?;
+            let mut step_load = load.clone();
+            step_load.driver.rate = Some(rate);
+            step_load.driver.index = job.index.clone();
+            step_load.replace = true;
+            step_load.max_failures = None;
+            let recording =
+                begin_recording(Kind::Ingest, &job, cluster, &step_load, &save, observer);
+            let run_id = recording.as_ref().map(|r| r.id().0.clone());
+            let report = connected
+                .load(job, step_load, recording.as_ref(), observer)
+                .await;
+            save_outcome(recording, &report, false);
+            let report = report?;
+            if report.interrupted || cancel.as_ref().is_some_and(|c| c.is_cancelled()) {
+                result.interrupted = true;
+                break;
+            }
+            let mut step = judge(&report, spec);
+            step.run_id = run_id;
+            if step.sustained {
+                good = Some(good.map_or(rate, |g: f64| g.max(rate)));
+            } else {
+                bad = Some(bad.map_or(rate, |b: f64| b.min(rate)));
+                if step.limit == Limit::Driver {
+                    result.driver_limited = true;
+                }
+            }
+            result.steps.push(step);
+        }
+        result.max_sustainable_docs_per_sec = good;
+        result.first_failing_docs_per_sec = bad;
+        Ok::<_, SessionError>(())
+    }
+    .await;
+    connected.stop().await;
+    outcome?;
+    if result.driver_limited {
+        result.warnings.push(
+            "the driver, not the cluster, limited at least one failing step (see its warnings): the figure is a floor of what the cluster sustains"
+                .into(),
+        );
+    }
+    if result.steps.len() >= spec.max_steps
+        && next_rate(
+            result.max_sustainable_docs_per_sec,
+            result.first_failing_docs_per_sec,
+            spec.start_rate,
+            spec.precision,
+        )
+        .is_some()
+    {
+        result.warnings.push(format!(
+            "stopped after --max-steps {} before the search closed in",
+            spec.max_steps
+        ));
+    }
+    Ok(result)
+}
+
+/// The job of one step: `rate × step` documents (at least two requests' worth).
+fn make_job(spec: &SaturateSpec, rate: f64, bulk: usize) -> Result<Job, SessionError> {
+    let mut corpus = spec.corpus.clone();
+    let docs = (rate * spec.step_secs).ceil() as u64;
+    corpus.docs = Some(docs.max(2 * bulk as u64));
+    Job::generated(&spec.workload, &corpus, spec.index.clone(), &[])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_search_doubles_then_bisects_to_the_precision() {
+        assert_eq!(next_rate(None, None, 1000.0, 0.05), Some(1000.0));
+        assert_eq!(next_rate(Some(1000.0), None, 1000.0, 0.05), Some(2000.0));
+        assert_eq!(
+            next_rate(Some(4000.0), Some(8000.0), 1000.0, 0.05),
+            Some(6000.0)
+        );
+        assert_eq!(next_rate(Some(6000.0), Some(6200.0), 1000.0, 0.05), None);
+        assert_eq!(next_rate(None, Some(1000.0), 1000.0, 0.05), Some(500.0));
+        assert_eq!(next_rate(None, Some(0.5), 1000.0, 0.05), None);
+        // A cluster of capacity 5300: the search ends within 5 % below it.
+        let capacity = 5300.0;
+        let (mut good, mut bad) = (None, None);
+        while let Some(r) = next_rate(good, bad, 1000.0, 0.05) {
+            if r <= capacity {
+                good = Some(r);
+            } else {
+                bad = Some(r);
+            }
+        }
+        let g = good.unwrap();
+        assert!(g <= capacity && g >= 0.95 * capacity, "{g}");
+    }
+}
