@@ -46,6 +46,8 @@ pub struct IngestArgs {
     #[arg(long)]
     pub trust_lines: bool,
     #[command(flatten)]
+    pub setup: super::setup_args::SetupArgs,
+    #[command(flatten)]
     pub corpus: CorpusArgs,
     #[command(flatten)]
     pub cluster: ClusterArgs,
@@ -100,9 +102,13 @@ Examples:
   searchbench ingest transactions --file dvf.csv --max-failures 0.1%";
 
 pub async fn run(args: IngestArgs) -> CliResult {
-    let job = job(&args)?;
+    let mut job = job(&args)?;
     let cluster = args.cluster.spec()?;
     let mut load = args.load.spec(&job.index, args.out.progress());
+    args.setup
+        .spec()
+        .apply(&mut job, &mut load)
+        .map_err(CliError::session)?;
     // The first Ctrl-C stops the load and keeps what was done; a second quits at once.
     let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
     load.cancel = Some(cancel);

@@ -27,6 +27,8 @@ pub struct RunArgs {
     #[arg(long)]
     pub no_query: bool,
     #[command(flatten)]
+    pub setup: super::setup_args::SetupArgs,
+    #[command(flatten)]
     pub corpus: CorpusArgs,
     #[command(flatten)]
     pub cluster: ClusterArgs,
@@ -42,10 +44,14 @@ pub async fn run(mut args: RunArgs) -> CliResult {
         args.corpus.docs = w.default_docs();
     }
     let workload_spec = args.corpus.spec(w.wants_truth() && !args.no_query);
-    let job = Job::generated(&args.workload, &workload_spec, args.index.clone(), &[])
+    let mut job = Job::generated(&args.workload, &workload_spec, args.index.clone(), &[])
         .map_err(CliError::session)?;
     let cluster = args.cluster.spec()?;
     let mut load = args.load.spec(&job.index, args.out.progress());
+    args.setup
+        .spec()
+        .apply(&mut job, &mut load)
+        .map_err(CliError::session)?;
     // The first Ctrl-C stops the load and keeps what was done; a second quits at once.
     let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
     load.cancel = Some(cancel);

@@ -1,0 +1,184 @@
+//! Bring your own workload: the user's mapping, settings, template and pipeline; typed CSV;
+//! queries from a file; workload files; Rally-style tracks. On the shared node.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::common::{self, node_url};
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn get(path: &str) -> Value {
+    let t = common::target();
+    common::runtime().block_on(async { t.get_json::<Value>(path).await.unwrap() })
+}
+
+fn ingest(args: &[&str], files: &[&Path]) -> std::process::Output {
+    let mut cmd = common::bin();
+    cmd.args(["ingest", "--quiet", "--url", node_url()])
+        .args(args);
+    for f in files {
+        cmd.arg("--file").arg(f);
+    }
+    cmd.output().unwrap()
+}
+
+fn usage_error(out: &std::process::Output, needles: &[&str]) {
+    let all = common::streams(out);
+    assert_eq!(out.status.code(), Some(2), "{all}");
+    for n in needles {
+        assert!(all.contains(n), "{n:?} missing in\n{all}");
+    }
+}
+
+#[test]
+fn a_user_mapping_keeps_a_float_field_float_and_append_adds() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = "searchbench-test-byo-mapping";
+    common::fresh_index(index, None);
+    let docs: String = (0..50)
+        .map(|i| format!("{{\"price\":{i},\"name\":\"n{i}\"}}\n"))
+        .collect();
+    let data = write(dir.path(), "d.ndjson", &docs);
+    let mapping = write(
+        dir.path(),
+        "m.json",
+        r#"{"properties": {"price": {"type": "float"}, "name": {"type": "keyword"}}}"#,
+    );
+    let settings = write(dir.path(), "s.json", r#"{"number_of_shards": 2}"#);
+    let out = ingest(
+        &["--index", index, "--mapping", mapping.to_str().unwrap()],
+        &[&data],
+    );
+    common::succeeded(&out);
+    let _ = settings;
+    let m = get(&format!("/{index}/_mapping"));
+    assert_eq!(m[index]["mappings"]["properties"]["price"]["type"], "float");
+    assert_eq!(
+        m[index]["mappings"]["properties"]["name"]["type"],
+        "keyword"
+    );
+
+    // --append: the same 50 again, into the index as it is; the increase is checked.
+    let json = dir.path().join("r.json");
+    let out = ingest(
+        &[
+            "--index",
+            index,
+            "--append",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        &[&data],
+    );
+    common::succeeded(&out);
+    let r: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(r["counts"]["index_count_before"], 50, "{r}");
+    assert_eq!(r["counts"]["index_count"], 100, "{r}");
+    assert_eq!(r["counts"]["reconciled"], true, "{r}");
+    assert_eq!(r["previous_index"], "appended");
+    common::fresh_index(index, None);
+}
+
+#[test]
+fn settings_template_and_pipeline_from_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = "searchbench-test-byo-extras";
+    common::fresh_index(index, None);
+    let data = write(dir.path(), "d.ndjson", "{\"a\":\"1.5\"}\n{\"a\":\"2\"}\n");
+    let settings = write(
+        dir.path(),
+        "s.json",
+        r#"{"settings": {"number_of_shards": 2}}"#,
+    );
+    let template = write(
+        dir.path(),
+        "t.json",
+        r#"{"index_patterns": ["searchbench-test-byo-ext*"], "template": {"mappings": {"properties": {"a": {"type": "double"}}}}}"#,
+    );
+    let pipeline = write(
+        dir.path(),
+        "p.json",
+        r#"{"processors": [{"set": {"field": "tagged", "value": "yes"}}]}"#,
+    );
+    let out = ingest(
+        &[
+            "--index",
+            index,
+            "--settings",
+            settings.to_str().unwrap(),
+            "--template",
+            template.to_str().unwrap(),
+            "--pipeline",
+            pipeline.to_str().unwrap(),
+        ],
+        &[&data],
+    );
+    common::succeeded(&out);
+    let s = get(&format!("/{index}/_settings"));
+    assert_eq!(
+        s[index]["settings"]["index"]["number_of_shards"], "2",
+        "{s}"
+    );
+    let m = get(&format!("/{index}/_mapping"));
+    assert_eq!(m[index]["mappings"]["properties"]["a"]["type"], "double");
+    let hits = get(&format!("/{index}/_search?q=tagged:yes"));
+    assert_eq!(hits["hits"]["total"]["value"], 2, "{hits}");
+    // What we put for the load is gone.
+    let t = common::target();
+    common::runtime().block_on(async {
+        let e = t
+            .get_json::<Value>("/_index_template/searchbench-test-byo-extras")
+            .await
+            .unwrap_err();
+        assert_eq!(e.status(), Some(404), "{e}");
+        let e = t
+            .get_json::<Value>("/_ingest/pipeline/searchbench-test-byo-extras")
+            .await
+            .unwrap_err();
+        assert_eq!(e.status(), Some(404), "{e}");
+    });
+    common::fresh_index(index, None);
+}
+
+#[test]
+fn bad_setup_files_are_usage_errors_naming_file_and_position() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = write(dir.path(), "d.ndjson", "{\"a\":1}\n");
+    let bad = write(
+        dir.path(),
+        "bad.json",
+        "{\n  \"properties\": {\n    \"a\" 1\n}",
+    );
+    let out = ingest(
+        &[
+            "--index",
+            "searchbench-test-byo-bad",
+            "--mapping",
+            bad.to_str().unwrap(),
+        ],
+        &[&data],
+    );
+    usage_error(&out, &["bad.json:3:9", "not valid JSON"]);
+    // The engine refuses a mapping type it does not know: its reason is shown.
+    let odd = write(
+        dir.path(),
+        "odd.json",
+        r#"{"properties": {"a": {"type": "no_such_type"}}}"#,
+    );
+    let out = ingest(
+        &[
+            "--index",
+            "searchbench-test-byo-bad",
+            "--mapping",
+            odd.to_str().unwrap(),
+        ],
+        &[&data],
+    );
+    usage_error(&out, &["refused the index body", "no_such_type"]);
+}
