@@ -218,6 +218,7 @@ fn workload_job(
         workload: w.name().to_string(),
         seed: Some(seed),
         truth: None,
+        csv_mapping: None,
     })
 }
 

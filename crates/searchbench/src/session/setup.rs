@@ -40,6 +40,11 @@ impl SetupFiles {
             && self.pipeline.is_none()
     }
 
+    /// Whether these files give the index its mappings.
+    pub fn gives_mapping(&self) -> bool {
+        self.mapping.is_some() || self.index_body.is_some()
+    }
+
     /// Reads the files into the job's index body and the load's extras. A file that is not
     /// JSON, or not of the right shape, is a usage error naming it.
     pub fn apply(&self, job: &mut Job, load: &mut LoadSpec) -> Result<(), SessionError> {

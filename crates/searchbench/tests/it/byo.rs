@@ -182,3 +182,81 @@ fn bad_setup_files_are_usage_errors_naming_file_and_position() {
     );
     usage_error(&out, &["refused the index body", "no_such_type"]);
 }
+
+#[test]
+fn typed_csv_gives_numbers_dates_and_a_geo_point() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = "searchbench-test-byo-csv";
+    common::fresh_index(index, None);
+    let mut text = String::from("code,price,n,day,open,lat,lon\n");
+    for i in 0..30 {
+        text.push_str(&format!(
+            "0{i:04},{}.5,{i},2024-01-{:02},{},48.{i},2.{i}\n",
+            i * 3,
+            i % 28 + 1,
+            i % 2 == 0
+        ));
+    }
+    let data = write(dir.path(), "shops.csv", &text);
+    let out = ingest(&["--index", index], &[&data]);
+    let stdout = common::succeeded(&out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("price:double"), "{stdout}\n{stderr}");
+    let m = get(&format!("/{index}/_mapping"));
+    let p = &m[index]["mappings"]["properties"];
+    assert_eq!(p["code"]["type"], "keyword", "{m}");
+    assert_eq!(p["price"]["type"], "double", "{m}");
+    assert_eq!(p["n"]["type"], "long", "{m}");
+    assert_eq!(p["day"]["type"], "date", "{m}");
+    assert_eq!(p["open"]["type"], "boolean", "{m}");
+    assert_eq!(p["location"]["type"], "geo_point", "{m}");
+    let hit = get(&format!("/{index}/_doc/1"));
+    assert_eq!(hit["_source"]["price"], 3.5, "{hit}");
+    assert_eq!(hit["_source"]["n"], 1, "{hit}");
+    assert_eq!(hit["_source"]["open"], false, "{hit}");
+    assert_eq!(hit["_source"]["code"], "00001", "{hit}");
+    let sum = get(&format!(
+        "/{index}/_search?size=0&filter_path=aggregations&source_content_type=application/json&source={}",
+        urlencode(r#"{"aggs":{"s":{"sum":{"field":"price"}},"d":{"max":{"field":"day"}}}}"#)
+    ));
+    assert_eq!(sum["aggregations"]["s"]["value"], 1320.0, "{sum}");
+    common::fresh_index(index, None);
+
+    // A given type: a cell that does not fit goes to the failure file, with line and column.
+    text.push_str("09999,not-a-number,1,2024-01-01,true,48.1,2.1\n");
+    let data = write(dir.path(), "shops.csv", &text);
+    let failures = dir.path().join("f.ndjson");
+    let out = ingest(
+        &[
+            "--index",
+            index,
+            "--csv-types",
+            "price:float",
+            "--max-failures",
+            "1",
+            "--failures",
+            failures.to_str().unwrap(),
+        ],
+        &[&data],
+    );
+    common::succeeded(&out);
+    let f = std::fs::read_to_string(&failures).unwrap();
+    assert!(
+        f.contains("shops.csv") && f.contains("\"line\":32") && f.contains("column price"),
+        "{f}"
+    );
+    common::fresh_index(index, None);
+
+    // Given types win; an unknown type is a usage error naming the flag and the type.
+    let out = ingest(&["--index", index, "--csv-types", "price:flaot"], &[&data]);
+    usage_error(&out, &["--csv-types", "flaot", "float"]);
+}
+
+fn urlencode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'_' | b'.' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}

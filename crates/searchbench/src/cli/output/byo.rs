@@ -1,0 +1,22 @@
+//! What bring-your-own inputs tell the user: the mapping inferred for CSV files, what a
+//! Rally track held that was not understood, where `workload init` wrote its files.
+
+/// The mapping the CSV columns were typed with; `overridden` when a mapping from a file or
+/// a workload is used for the index instead.
+pub fn csv_mapping(mapping: &serde_json::Value, overridden: bool) {
+    let columns: Vec<String> = mapping
+        .get("properties")
+        .and_then(|p| p.as_object())
+        .map(|p| {
+            p.iter()
+                .map(|(k, v)| format!("{k}:{}", v["type"].as_str().unwrap_or("?")))
+                .collect()
+        })
+        .unwrap_or_default();
+    eprintln!("CSV columns: {}", columns.join(", "));
+    if overridden {
+        eprintln!("  (the documents are typed so; the index takes the mapping given instead)");
+    } else {
+        eprintln!("  index mapping: {mapping}");
+    }
+}
