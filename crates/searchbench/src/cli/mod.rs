@@ -11,6 +11,7 @@ mod ingest;
 pub mod output;
 mod progress;
 mod query;
+mod query_file;
 mod report;
 pub mod results;
 mod run;

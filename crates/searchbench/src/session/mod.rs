@@ -17,6 +17,7 @@ pub mod query;
 pub mod record;
 pub mod run;
 pub mod setup;
+pub mod user_queries;
 
 pub use cluster::{ClusterSpec, Connected};
 pub use events::{Event, Observer, Silent};

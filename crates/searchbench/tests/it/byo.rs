@@ -260,3 +260,104 @@ fn urlencode(s: &str) -> String {
         })
         .collect()
 }
+
+/// Loads `n` documents `{"k": "k<i%3>", "v": i, "t": <2024-01-01 + i hours>}` into `index`.
+fn load_small(dir: &Path, index: &str, n: usize) {
+    common::fresh_index(index, None);
+    let docs: String = (0..n)
+        .map(|i| {
+            format!(
+                "{{\"k\":\"k{}\",\"v\":{i},\"t\":\"2024-01-{:02}T{:02}:00:00Z\"}}\n",
+                i % 3,
+                i / 24 + 1,
+                i % 24
+            )
+        })
+        .collect();
+    let data = write(dir, &format!("{index}.ndjson"), &docs);
+    let mapping = write(
+        dir,
+        "small-mapping.json",
+        r#"{"properties": {"k": {"type": "keyword"}, "v": {"type": "long"}, "t": {"type": "date"}}}"#,
+    );
+    common::succeeded(&ingest(
+        &["--index", index, "--mapping", mapping.to_str().unwrap()],
+        &[&data],
+    ));
+}
+
+fn query_file(index: &str, file: &Path, extra: &[&str]) -> std::process::Output {
+    common::bin()
+        .args([
+            "query",
+            "--url",
+            node_url(),
+            "--index",
+            index,
+            "--passes",
+            "2",
+        ])
+        .arg("--queries")
+        .arg(file)
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_queries_file_with_expected_answers_passes_and_a_wrong_one_exits_3() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = "searchbench-test-byo-queries";
+    load_small(dir.path(), index, 48);
+    let queries = r#"{
+      "all": {"body": {"query": {"match_all": {}}, "track_total_hits": true}, "expect": {"hits": 48}},
+      "by_key": {"body": {"size": 2, "sort": [{"v": "asc"}], "query": {"term": {"k": "{{key}}"}}, "aggs": {"s": {"sum": {"field": "v"}}}},
+                 "params": [{"key": "k0"}, {"key": "k1"}],
+                 "expect": [{"hits": 16, "first_ids": ["0", "3"], "aggs": {"s.value": 360}},
+                            {"hits": 16, "first_ids": ["1", "4"], "aggs": {"s.value": 376}}]},
+      "per_day": {"body": {"size": 0, "query": {"range": {"t": {"gte": "{{from}}", "lt": "{{to}}"}}}},
+                  "params": {"time_slices": {"field": "t", "slices": 2, "from": "2024-01-01", "to": "2024-01-03"}},
+                  "expect": {"hits": 24}},
+      "sliced_from_index": {"body": {"size": 0, "query": {"range": {"t": {"gte": "{{from_ms}}", "lt": "{{to_ms}}"}}}},
+                  "params": {"time_slices": {"field": "t", "slices": 3}}}
+    }"#;
+    let file = write(dir.path(), "q.json", queries);
+    let json = dir.path().join("r.json");
+    let out = query_file(
+        index,
+        &file,
+        &[
+            "--transports",
+            "serial,msearch",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+    );
+    common::succeeded(&out);
+    let r: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(r["workload"], "queries:q", "{r}");
+    assert_eq!(r["failures_total"], 0, "{r}");
+    let cells = r["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 8, "4 queries × 2 transports: {r}");
+    assert!(cells.iter().any(|c| c["variant"] == "by_key"), "{r}");
+
+    // NDJSON, with a wrong expected answer: exit 3, the failure named.
+    let nd = write(
+        dir.path(),
+        "q.ndjson",
+        "{\"name\": \"all\", \"body\": {\"track_total_hits\": true}, \"expect\": {\"hits\": 47}}\n",
+    );
+    let out = query_file(index, &nd, &[]);
+    let all = common::streams(&out);
+    assert_eq!(out.status.code(), Some(3), "{all}");
+    assert!(all.contains("48 hits, expected 47"), "{all}");
+
+    // A slot with no value is bad input.
+    let bad = write(
+        dir.path(),
+        "bad.json",
+        r#"{"x": {"body": {"query": {"term": {"k": "{{nope}}"}}}}}"#,
+    );
+    usage_error(&query_file(index, &bad, &[]), &["bad.json", "nope"]);
+    common::fresh_index(index, None);
+}
