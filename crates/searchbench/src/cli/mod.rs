@@ -18,6 +18,7 @@ mod run;
 mod setup_args;
 mod shell;
 mod target;
+mod workload;
 
 pub use target::TargetArgs;
 
@@ -152,6 +153,9 @@ pub enum Command {
     /// Variants of one job measured side by side (dates: what date handling costs).
     #[command(subcommand)]
     Experiment(experiment::ExperimentCommand),
+    /// Your own workloads: `workload init` writes a workload file from an existing index.
+    #[command(subcommand)]
+    Workload(workload::WorkloadCommand),
     /// Print shell completions (bash, zsh, fish, elvish, powershell) to stdout.
     Completions(shell::CompletionsArgs),
     /// Print the man page (roff), generated from these very flags.
@@ -212,6 +216,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Compare(args) => compare::run(args).await,
         Command::Calibrate(args) => calibrate::run(args).await,
         Command::Report(args) => report::run(args).await,
+        Command::Workload(cmd) => workload::run(cmd).await,
         Command::Completions(args) => shell::completions(args),
         Command::Man(args) => shell::man(args),
     }

@@ -169,3 +169,40 @@ async fn check_index(target: &Target, index: &str) -> Result<String, SessionErro
         ))),
     }
 }
+
+/// The user's queries as the query phase of `searchbench run`.
+#[derive(Debug, Clone)]
+pub struct UserQueryPhase {
+    /// Where they came from (for errors).
+    pub file: String,
+    /// The result's workload name.
+    pub workload: String,
+    pub queries: Vec<UserQuery>,
+    pub passes: u32,
+    /// Empty: serial.
+    pub transports: Vec<crate::query::Transport>,
+}
+
+/// Runs `phase` on `index` after a load, like the built-in workloads' query phase.
+pub async fn after_ingest(
+    target: Target,
+    index: &str,
+    phase: &UserQueryPhase,
+    progress: crate::query::Progress,
+    observer: &dyn Observer,
+) -> Result<Option<QueryResult>, SessionError> {
+    observer.event(super::Event::Querying {
+        index,
+        workload: &phase.workload,
+        has_queries: true,
+    });
+    let plan = plan(&target, index, &phase.file, &phase.workload, &phase.queries).await?;
+    let mut options = plan.default_options(index);
+    options.passes = phase.passes.max(1);
+    if !phase.transports.is_empty() {
+        options.transports = phase.transports.clone();
+    }
+    options.progress = progress;
+    let measured = on_own_thread(move || async move { plan.run(&target, options).await }).await?;
+    Ok(Some(measured.map_err(usage)?))
+}

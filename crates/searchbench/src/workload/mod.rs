@@ -32,6 +32,7 @@
 //! the only thing we ever delete).
 
 mod cluster_metrics;
+pub mod file;
 pub mod json_file;
 mod logs;
 mod transactions;

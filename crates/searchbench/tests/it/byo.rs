@@ -361,3 +361,60 @@ fn a_queries_file_with_expected_answers_passes_and_a_wrong_one_exits_3() {
     usage_error(&query_file(index, &bad, &[]), &["bad.json", "nope"]);
     common::fresh_index(index, None);
 }
+
+#[test]
+fn a_workload_file_round_trips_through_init_and_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = "searchbench-test-byo-init";
+    load_small(dir.path(), index, 48);
+    let w = dir.path().join("w.json");
+    let out = common::bin()
+        .args([
+            "workload",
+            "init",
+            "--from-index",
+            index,
+            "--url",
+            node_url(),
+        ])
+        .arg("--out")
+        .arg(&w)
+        .args(["--sample", "30"])
+        .output()
+        .unwrap();
+    let stdout = common::succeeded(&out);
+    assert!(stdout.contains("30 documents"), "{stdout}");
+    let file: Value = serde_json::from_slice(&std::fs::read(&w).unwrap()).unwrap();
+    let settings = &file["index_body"]["settings"]["index"];
+    assert!(
+        settings.get("uuid").is_none() && settings.get("creation_date").is_none(),
+        "{file}"
+    );
+    assert_eq!(
+        file["index_body"]["mappings"]["properties"]["v"]["type"],
+        "long"
+    );
+    assert_eq!(file["queries"]["match_all"]["expect"]["hits"], 30, "{file}");
+    assert_eq!(file["queries"]["term_k"]["expect"]["hits"], 10, "{file}");
+    assert_eq!(file["queries"]["range_t"]["expect"]["hits"], 30, "{file}");
+
+    let json = dir.path().join("r.json");
+    let out = common::bin()
+        .args(["run", "--url", node_url(), "--quiet", "--warmup", "0"])
+        .arg("--workload-file")
+        .arg(&w)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    common::succeeded(&out);
+    let r: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(r["counts"]["indexed"], 30, "{r}");
+    assert_eq!(r["query"]["failures_total"], 0, "{r}");
+    assert_eq!(r["query"]["workload"], "w", "{r}");
+    let created = r["index"].as_str().unwrap().to_string();
+    let m = get(&format!("/{created}/_mapping"));
+    assert_eq!(m[&created]["mappings"]["properties"]["t"]["type"], "date");
+    common::fresh_index(&created, None);
+    common::fresh_index(index, None);
+}

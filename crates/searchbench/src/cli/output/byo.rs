@@ -20,3 +20,18 @@ pub fn csv_mapping(mapping: &serde_json::Value, overridden: bool) {
         eprintln!("  index mapping: {mapping}");
     }
 }
+
+/// Where `workload init` wrote its files.
+pub fn initialised(done: &crate::session::workload_file::Initialised) {
+    println!(
+        "wrote {} ({} documents in {}; queries: {})",
+        done.workload_file.display(),
+        done.docs,
+        done.corpus_file.display(),
+        done.queries.join(", ")
+    );
+    println!(
+        "run it with: searchbench run --workload-file {}",
+        done.workload_file.display()
+    );
+}
