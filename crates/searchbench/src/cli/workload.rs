@@ -62,7 +62,7 @@ pub async fn run_file(mut args: RunArgs) -> CliResult {
             "--workload-file FILE is needed"
         )));
     };
-    let w = WorkloadFile::read(&path).map_err(|e| CliError::usage(anyhow::anyhow!(e)))?;
+    let w = read(&path).map_err(|e| CliError::usage(anyhow::anyhow!(e)))?;
     apply_defaults(&w, &mut args);
     let resolved = workload_file::job(&w, args.index.clone()).map_err(CliError::session)?;
     let mut job = resolved.job;
@@ -80,6 +80,19 @@ pub async fn run_file(mut args: RunArgs) -> CliResult {
         user_queries: resolved.queries,
     };
     execute(job, load, spec, &args).await
+}
+
+/// A workload file, or a Rally track / benchmark workload (what it held that was not
+/// understood is printed).
+fn read(path: &std::path::Path) -> Result<WorkloadFile, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    if !crate::workload::rally::is_track(path, &text) {
+        return WorkloadFile::read(path);
+    }
+    let (w, notes) = crate::workload::rally::read(path)?;
+    super::output::byo::not_understood(path, &w, &notes);
+    Ok(w)
 }
 
 /// The file's `defaults` for the flags the command line left at their defaults.

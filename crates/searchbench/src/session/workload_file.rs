@@ -114,7 +114,9 @@ pub fn extras(w: &WorkloadFile, load: &mut LoadSpec) -> Result<(), SessionError>
 
 /// `searchbench-<name>`, cleaned as an index name.
 fn default_index(name: &str) -> String {
-    let name = name.trim_start_matches("searchbench-").replace(['/', '.'], "-");
+    let name = name
+        .trim_start_matches("searchbench-")
+        .replace(['/', '.'], "-");
     super::job::index_from_path(&name)
 }
 

@@ -35,6 +35,7 @@ mod cluster_metrics;
 pub mod file;
 pub mod json_file;
 mod logs;
+pub mod rally;
 mod transactions;
 
 use serde_json::{json, Value};

@@ -418,3 +418,72 @@ fn a_workload_file_round_trips_through_init_and_run() {
     common::fresh_index(&created, None);
     common::fresh_index(index, None);
 }
+
+#[test]
+fn a_small_rally_style_track_with_a_local_corpus_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs: String = (0..40)
+        .map(|i| format!("{{\"name\":\"n{i}\",\"pop\":{i}.5}}\n"))
+        .collect();
+    write(dir.path(), "documents.json", &docs);
+    write(
+        dir.path(),
+        "index.json",
+        r#"{"settings": {"index.number_of_shards": {{ number_of_shards | default(1) }}},
+            "mappings": {"properties": {"name": {"type": "keyword"}, "pop": {"type": "float"}}}}"#,
+    );
+    std::fs::create_dir_all(dir.path().join("ops")).unwrap();
+    write(
+        &dir.path().join("ops"),
+        "search.json",
+        r#"{"name": "by-name", "operation-type": "search", "body": {"query": {"term": {"name": "n3"}}}},
+           {"name": "stats", "operation-type": "node-stats"}"#,
+    );
+    let track = write(
+        dir.path(),
+        "track.json",
+        r#"{% import "rally.helpers" as rally with context %}
+{
+  "version": 2,
+  "description": "a small track",
+  "indices": [{"name": "byo-track", "body": "index.json"}],
+  "corpora": [{"name": "small", "documents": [{"source-file": "documents.json.bz2", "document-count": 40}]}],
+  "operations": [
+    {"name": "index-append", "operation-type": "bulk", "bulk-size": {{ bulk_size | default(10) }}},
+    {{ rally.collect(parts="ops/*.json") }}
+  ],
+  "challenges": [{"name": "append-and-search", "default": true, "schedule": [
+    {"operation": {"operation-type": "delete-index"}},
+    {"operation": {"operation-type": "create-index"}},
+    {"operation": "index-append", "clients": 1, "warmup-time-period": 0},
+    {"operation": "by-name", "iterations": 2},
+    {"operation": "stats"}
+  ]}]
+}"#,
+    );
+    let json = dir.path().join("r.json");
+    let out = common::bin()
+        .args(["run", "--url", node_url(), "--quiet"])
+        .arg("--workload-file")
+        .arg(&track)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let stdout = common::succeeded(&out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("not understood"), "{stdout}\n{stderr}");
+    assert!(stderr.contains("stats (node-stats)"), "{stderr}");
+    let r: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(r["index"], "searchbench-byo-track", "{r}");
+    assert_eq!(r["counts"]["indexed"], 40, "{r}");
+    assert_eq!(r["config"]["bulk_docs"], 10, "{r}");
+    assert_eq!(r["query"]["passes"], 2, "{r}");
+    assert!(r["query"]["cells"][0]["variant"] == "by-name", "{r}");
+    let m = get("/searchbench-byo-track/_mapping");
+    assert_eq!(
+        m["searchbench-byo-track"]["mappings"]["properties"]["pop"]["type"],
+        "float"
+    );
+    common::fresh_index("searchbench-byo-track", None);
+}

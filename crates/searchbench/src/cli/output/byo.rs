@@ -35,3 +35,30 @@ pub fn initialised(done: &crate::session::workload_file::Initialised) {
         done.workload_file.display()
     );
 }
+
+/// What was taken from a Rally track / benchmark workload, and what was not understood.
+pub fn not_understood(
+    path: &std::path::Path,
+    w: &crate::workload::file::WorkloadFile,
+    notes: &[String],
+) {
+    eprintln!(
+        "{}: read as a track: index {}, {} quer{} ({}), defaults {}",
+        path.display(),
+        w.index.as_deref().unwrap_or("?"),
+        w.queries.len(),
+        if w.queries.len() == 1 { "y" } else { "ies" },
+        w.queries
+            .iter()
+            .map(|q| q.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        serde_json::Value::Object(w.defaults.clone())
+    );
+    if !notes.is_empty() {
+        eprintln!("not understood (left out):");
+        for n in notes {
+            eprintln!("  - {n}");
+        }
+    }
+}
