@@ -214,6 +214,22 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_readme_example_reads() {
+        let readme = include_str!("../../../../README.md");
+        let start = readme
+            .find("```json\n{\n  \"name\": \"shops\"")
+            .expect("the README's workload-file example")
+            + "```json\n".len();
+        let end = start + readme[start..].find("```").expect("its end");
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("shops.json");
+        std::fs::write(&p, &readme[start..end]).unwrap();
+        let w = WorkloadFile::read(&p).unwrap();
+        assert_eq!(w.queries.len(), 3);
+        assert!(w.template.is_some() && w.pipeline.is_some());
+    }
+
+    #[test]
     fn reads_a_workload_file() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("w.json");
