@@ -8,6 +8,7 @@ use clap::{Args, ValueEnum};
 use super::args::{ClusterArgs, CorpusArgs, LoadArgs, OutputArgs};
 use super::output::{self, Terminal};
 use super::{exit, CliError, CliResult};
+use crate::corpus::csv_types::CsvTypes;
 use crate::corpus::LineCheck;
 use crate::ingest::IngestReport;
 use crate::session::{self, FileFormat, FilesSpec, Job};
@@ -45,6 +46,15 @@ pub struct IngestArgs {
     /// its file:line. See --help.
     #[arg(long)]
     pub trust_lines: bool,
+    /// CSV column types, e.g. price:float,day:date,open:boolean (integer, float, boolean,
+    /// date, keyword); the other columns' types are inferred from the first 1000 records
+    /// (`strings` alone: every column a string). The mapping they give is printed and used
+    /// unless --mapping or a workload gives one. A cell that does not fit its type sends its
+    /// record to the failure file (file, line, column).
+    #[arg(long, value_name = "COL:TYPE,...", value_delimiter = ',')]
+    pub csv_types: Vec<String>,
+    #[command(flatten)]
+    pub setup: super::setup_args::SetupArgs,
     #[command(flatten)]
     pub corpus: CorpusArgs,
     #[command(flatten)]
@@ -100,9 +110,16 @@ Examples:
   searchbench ingest transactions --file dvf.csv --max-failures 0.1%";
 
 pub async fn run(args: IngestArgs) -> CliResult {
-    let job = job(&args)?;
+    let mut job = job(&args)?;
     let cluster = args.cluster.spec()?;
     let mut load = args.load.spec(&job.index, args.out.progress());
+    let setup = args.setup.spec();
+    setup
+        .apply(&mut job, &mut load)
+        .map_err(CliError::session)?;
+    if let Some(mapping) = &job.csv_mapping {
+        output::byo::csv_mapping(mapping, setup.gives_mapping() || args.workload.is_some());
+    }
     // The first Ctrl-C stops the load and keeps what was done; a second quits at once.
     let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
     load.cancel = Some(cancel);
@@ -140,6 +157,8 @@ fn job(args: &IngestArgs) -> Result<Job, CliError> {
             } else {
                 LineCheck::Full
             },
+            csv_types: CsvTypes::parse(&args.csv_types)
+                .map_err(|e| CliError::usage(anyhow::anyhow!("--csv-types: {e}")))?,
         };
         return Job::files(&spec).map_err(CliError::session);
     }

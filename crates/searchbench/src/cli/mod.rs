@@ -13,12 +13,15 @@ mod matrix;
 pub mod output;
 mod progress;
 mod query;
+mod query_file;
 mod report;
 pub mod results;
 mod run;
 mod saturate;
+mod setup_args;
 mod shell;
 mod target;
+mod workload;
 
 pub use target::TargetArgs;
 
@@ -159,6 +162,9 @@ pub enum Command {
     /// Variants of one job measured side by side (dates: what date handling costs).
     #[command(subcommand)]
     Experiment(experiment::ExperimentCommand),
+    /// Your own workloads: `workload init` writes a workload file from an existing index.
+    #[command(subcommand)]
+    Workload(workload::WorkloadCommand),
     /// Print shell completions (bash, zsh, fish, elvish, powershell) to stdout.
     Completions(shell::CompletionsArgs),
     /// Print the man page (roff), generated from these very flags.
@@ -222,6 +228,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Report(args) => report::run(args).await,
         Command::History(args) => history::run(args).await,
         Command::Matrix(args) => matrix::run(args).await,
+        Command::Workload(cmd) => workload::run(cmd).await,
         Command::Completions(args) => shell::completions(args),
         Command::Man(args) => shell::man(args),
     }

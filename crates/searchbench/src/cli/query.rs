@@ -29,8 +29,13 @@ use crate::workload;
     searchbench query cluster-metrics --url http://127.0.0.1:9200 --variants D_td --rate 20"
 )]
 pub struct QueryArgs {
-    /// The workload: cluster-metrics or logs.
-    pub workload: String,
+    /// The workload: cluster-metrics or logs (or none, with --queries).
+    #[arg(required_unless_present = "queries")]
+    pub workload: Option<String>,
+    /// Named search bodies from this file (JSON name→body, or NDJSON {"name","body"}), with
+    /// {{param}} slots and optional expected answers, run on --index. See --help.
+    #[arg(long, value_name = "FILE", conflicts_with = "workload")]
+    pub queries: Option<PathBuf>,
     #[command(flatten)]
     pub target: TargetArgs,
     #[command(flatten)]
@@ -104,7 +109,11 @@ pub struct QueryArgs {
 }
 
 pub async fn run(args: QueryArgs) -> CliResult {
-    let logs = match args.workload.as_str() {
+    if args.queries.is_some() {
+        return super::query_file::run(args).await;
+    }
+    let workload = args.workload.clone().unwrap_or_default();
+    let logs = match workload.as_str() {
         "cluster-metrics" => false,
         "logs" => true,
         other => {
@@ -123,7 +132,7 @@ pub async fn run(args: QueryArgs) -> CliResult {
             .map(|s| {
                 Variant::parse_in(known, s).ok_or_else(|| {
                     CliError::usage(anyhow::anyhow!(crate::suggest::unknown(
-                        &format!("{} variant", args.workload),
+                        &format!("{workload} variant"),
                         s,
                         known.iter().map(|v| v.name())
                     )))
@@ -134,35 +143,17 @@ pub async fn run(args: QueryArgs) -> CliResult {
     let transports = match &args.transports {
         None if logs => vec![Transport::Serial],
         None => Transport::ALL.to_vec(),
-        Some(list) => list
-            .iter()
-            .map(|s| {
-                Transport::parse(s).ok_or_else(|| {
-                    CliError::usage(anyhow::anyhow!(crate::suggest::unknown(
-                        "transport",
-                        s,
-                        ["serial", "msearch"]
-                    )))
-                })
-            })
-            .collect::<Result<Vec<_>, _>>()?,
+        Some(list) => transports(list)?,
     };
     let index = args.index.clone().unwrap_or_else(|| {
-        workload::find(&args.workload)
+        workload::find(&workload)
             .map_or("searchbench-logs", |w| w.default_index())
             .to_string()
     });
     let target = args.target.connect()?;
-    let mut options = QueryOptions::new(&index);
+    let mut options = method(&args, &index);
     options.variants = variants;
     options.transports = transports;
-    options.passes = args.passes.max(1);
-    options.warmup = !args.no_warmup;
-    options.shuffle_seed = args.shuffle_seed;
-    options.profile = args.profile;
-    options.rate = args.rate;
-    options.check = !args.no_check;
-    options.progress = output::stderr_lines();
     let corpus = if logs {
         logs_corpus(&args)?
     } else {
@@ -185,15 +176,20 @@ pub async fn run(args: QueryArgs) -> CliResult {
     )
     .await
     .map_err(CliError::session)?;
+    finish(&result, &args)
+}
+
+/// Prints the result, writes --json, and turns wrong answers into exit 3.
+pub(super) fn finish(result: &query::QueryResult, args: &QueryArgs) -> CliResult {
     let json_on_stdout = args.json.as_deref() == Some(std::path::Path::new("-"));
     if !json_on_stdout {
-        output::query::print(&result);
+        output::query::print(result);
     }
     if let Some(path) = &args.json {
         if json_on_stdout {
-            output::json(&result)?;
+            output::json(result)?;
         } else {
-            let text = serde_json::to_vec_pretty(&result)?;
+            let text = serde_json::to_vec_pretty(result)?;
             std::fs::write(path, text)
                 .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
             eprintln!("result written to {}", path.display());
@@ -207,6 +203,34 @@ pub async fn run(args: QueryArgs) -> CliResult {
         )));
     }
     Ok(())
+}
+
+/// Transports by name.
+pub(super) fn transports(list: &[String]) -> Result<Vec<Transport>, CliError> {
+    list.iter()
+        .map(|s| {
+            Transport::parse(s).ok_or_else(|| {
+                CliError::usage(anyhow::anyhow!(crate::suggest::unknown(
+                    "transport",
+                    s,
+                    ["serial", "msearch"]
+                )))
+            })
+        })
+        .collect()
+}
+
+/// The method's options from the flags (passes, warm-up, shuffle, profile, rate, checks).
+pub(super) fn method(args: &QueryArgs, index: &str) -> QueryOptions {
+    let mut options = QueryOptions::new(index);
+    options.passes = args.passes.max(1);
+    options.warmup = !args.no_warmup;
+    options.shuffle_seed = args.shuffle_seed;
+    options.profile = args.profile;
+    options.rate = args.rate;
+    options.check = !args.no_check;
+    options.progress = output::stderr_lines();
+    options
 }
 
 fn metrics_corpus(args: &QueryArgs) -> Result<QueryCorpus, CliError> {

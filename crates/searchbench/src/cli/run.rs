@@ -18,14 +18,22 @@ use crate::session::{self, run::RunSpec, Job};
     The result is kept in the results store (see `searchbench results`) and an HTML report is \
     written next to it; its path is printed at the end.")]
 pub struct RunArgs {
-    /// Built-in workload: logs, cluster-metrics, transactions.
-    pub workload: String,
+    /// Built-in workload: logs, cluster-metrics, transactions (or none, with --workload-file).
+    #[arg(required_unless_present = "workload_file")]
+    pub workload: Option<String>,
+    /// Your own workload from a JSON file (corpus, index body, template, pipeline, queries
+    /// with expected answers, default flags), or an esrally track.json / opensearch-benchmark
+    /// workload.json with local corpora. See the README.
+    #[arg(long, value_name = "FILE", conflicts_with = "workload")]
+    pub workload_file: Option<std::path::PathBuf>,
     /// Index to load into (default: the workload's).
     #[arg(long)]
     pub index: Option<String>,
     /// Skip the query phase (logs and cluster-metrics have one).
     #[arg(long)]
     pub no_query: bool,
+    #[command(flatten)]
+    pub setup: super::setup_args::SetupArgs,
     #[command(flatten)]
     pub corpus: CorpusArgs,
     #[command(flatten)]
@@ -37,27 +45,51 @@ pub struct RunArgs {
 }
 
 pub async fn run(mut args: RunArgs) -> CliResult {
-    let w = session::job::find_workload(&args.workload).map_err(CliError::session)?;
+    if args.workload_file.is_some() {
+        return super::workload::run_file(args).await;
+    }
+    let name = args.workload.clone().unwrap_or_default();
+    let w = session::job::find_workload(&name).map_err(CliError::session)?;
     if args.corpus.docs.is_none() {
         args.corpus.docs = w.default_docs();
     }
     let workload_spec = args.corpus.spec(w.wants_truth() && !args.no_query);
-    let job = Job::generated(&args.workload, &workload_spec, args.index.clone(), &[])
+    let mut job = Job::generated(&name, &workload_spec, args.index.clone(), &[])
         .map_err(CliError::session)?;
-    let cluster = args.cluster.spec()?;
     let mut load = args.load.spec(&job.index, args.out.progress());
-    // The first Ctrl-C stops the load and keeps what was done; a second quits at once.
-    let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
-    load.cancel = Some(cancel);
+    args.setup
+        .spec()
+        .apply(&mut job, &mut load)
+        .map_err(CliError::session)?;
     let spec = RunSpec {
         workload_spec,
         queries: !args.no_query,
-        progress: if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
-            super::output::stderr_lines()
-        } else {
-            crate::query::Progress::default()
-        },
+        progress: query_progress(),
+        user_queries: None,
     };
+    execute(job, load, spec, &args).await
+}
+
+/// Where the query phase says what it is doing: stderr lines on a terminal.
+pub(super) fn query_progress() -> crate::query::Progress {
+    if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        super::output::stderr_lines()
+    } else {
+        crate::query::Progress::default()
+    }
+}
+
+/// Runs a resolved job with its query phase, prints, and turns the outcome into an exit code.
+pub(super) async fn execute(
+    job: Job,
+    mut load: crate::session::ingest::LoadSpec,
+    spec: RunSpec,
+    args: &RunArgs,
+) -> CliResult {
+    let cluster = args.cluster.spec()?;
+    // The first Ctrl-C stops the load and keeps what was done; a second quits at once.
+    let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
+    load.cancel = Some(cancel);
     let terminal = Terminal::for_output(&args.out);
     let result = session::run::run(job, &cluster, load, &spec, &args.out.save_spec(), &terminal)
         .await

@@ -18,6 +18,11 @@ pub enum ColumnType {
     Double,
     /// JSON string; the engine's `date` mapping parses it.
     Date,
+    /// JSON `true`/`false` (the cell in any case).
+    Boolean,
+    /// JSON string, checked on the client to be a date the default `date` format reads
+    /// (inferred or given types of a user's CSV).
+    CheckedDate,
 }
 
 impl ColumnType {
@@ -27,7 +32,8 @@ impl ColumnType {
             ColumnType::Keyword => "keyword",
             ColumnType::Long => "long",
             ColumnType::Double => "double",
-            ColumnType::Date => "date",
+            ColumnType::Date | ColumnType::CheckedDate => "date",
+            ColumnType::Boolean => "boolean",
         }
     }
 }
@@ -102,6 +108,18 @@ impl CsvToJson {
         CsvToJson { keys, types, geo }
     }
 
+    /// Typed by the columns of a user's file (inferred or given).
+    pub fn columns_typed(columns: &super::csv_types::TypedColumns) -> Self {
+        CsvToJson {
+            keys: columns.names.iter().map(|n| key(n.as_bytes())).collect(),
+            types: columns.types.clone(),
+            geo: columns
+                .geo
+                .as_ref()
+                .map(|(lon, lat, name)| (*lon, *lat, key(name.as_bytes()))),
+        }
+    }
+
     /// Every column a string, named by `header`.
     pub fn untyped<'a>(header: impl IntoIterator<Item = &'a [u8]>) -> Self {
         let keys: Vec<Vec<u8>> = header.into_iter().map(|h| key(h.trim_ascii())).collect();
@@ -154,6 +172,21 @@ impl CsvToJson {
             out.extend_from_slice(k);
             match ty {
                 ColumnType::Keyword | ColumnType::Date => push_json_str(out, cell),
+                ColumnType::CheckedDate => {
+                    if !super::csv_types::looks_like_date(cell) {
+                        return Err(bad_cell(k, cell, "a date (yyyy-MM-dd[THH:mm:ss...])"));
+                    }
+                    push_json_str(out, cell);
+                }
+                ColumnType::Boolean => {
+                    if cell.eq_ignore_ascii_case(b"true") {
+                        out.extend_from_slice(b"true");
+                    } else if cell.eq_ignore_ascii_case(b"false") {
+                        out.extend_from_slice(b"false");
+                    } else {
+                        return Err(bad_cell(k, cell, "true or false"));
+                    }
+                }
                 ColumnType::Long => {
                     let v = parse_i64(cell).ok_or_else(|| bad_cell(k, cell, "an integer"))?;
                     if v < 0 {

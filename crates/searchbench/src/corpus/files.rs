@@ -15,6 +15,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use super::csv_types::{self, CsvTypes, TypedColumns};
 use super::csvdoc::CsvToJson;
 use super::{transactions, BadLine, CorpusError, DocSource, Item};
 
@@ -393,6 +394,8 @@ pub struct CsvReader {
     record: csv::ByteRecord,
     to_json: CsvToJson,
     typed: bool,
+    /// Typed by inferred or given column types.
+    user_types: bool,
 }
 
 impl std::fmt::Debug for CsvReader {
@@ -410,6 +413,39 @@ impl CsvReader {
         let mut reader = Self::from_reader(display_name(path), input)?;
         reader.compressed = compressed;
         Ok(reader)
+    }
+
+    /// A user's CSV file typed by `types` (given, else inferred from its first
+    /// [`csv_types::SAMPLE`] records; stdin is not sampled). A header of a known mapping
+    /// (transactions) keeps that mapping. Returns the columns' types when they were resolved
+    /// here (their mapping is what the index should get).
+    pub fn open_typed(
+        path: &str,
+        types: &CsvTypes,
+    ) -> Result<(Self, Option<TypedColumns>), CorpusError> {
+        let (input, compressed) = open_input_counted(path)?;
+        let name = display_name(path);
+        let mut reader = Self::from_reader(name.clone(), input)?;
+        reader.compressed = compressed;
+        if reader.typed {
+            return Ok((reader, None));
+        }
+        let header: Vec<String> = reader
+            .reader
+            .byte_headers()
+            .map_err(|e| csv_error(&name, e))?
+            .iter()
+            .map(|h| String::from_utf8_lossy(h.trim_ascii()).into_owned())
+            .collect();
+        let sample = if types.infer && path != "-" {
+            sample(path, &name)?
+        } else {
+            Vec::new()
+        };
+        let columns = TypedColumns::resolve(&name, &header, &sample, types)?;
+        reader.to_json = CsvToJson::columns_typed(&columns);
+        reader.user_types = true;
+        Ok((reader, Some(columns)))
     }
 
     pub fn from_reader(
@@ -449,6 +485,7 @@ impl CsvReader {
             record: csv::ByteRecord::new(),
             to_json,
             typed,
+            user_types: false,
         })
     }
 
@@ -456,6 +493,24 @@ impl CsvReader {
     pub fn is_typed(&self) -> bool {
         self.typed
     }
+}
+
+/// The first records of the CSV file at `path` (after its header), to infer types from.
+fn sample(path: &str, name: &str) -> Result<Vec<csv::ByteRecord>, CorpusError> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .flexible(true)
+        .from_reader(open_input(path)?);
+    let mut out = Vec::new();
+    for record in reader.byte_records().take(csv_types::SAMPLE) {
+        match record {
+            Ok(r) => out.push(r),
+            Err(e) if e.is_io_error() => return Err(csv_error(name, e)),
+            // A malformed record is reported when it is read for real.
+            Err(_) => {}
+        }
+    }
+    Ok(out)
 }
 
 fn csv_error(name: &str, e: csv::Error) -> CorpusError {
@@ -539,6 +594,8 @@ impl DocSource for CsvReader {
             self.name,
             if self.typed {
                 " (transactions mapping)"
+            } else if self.user_types {
+                " (typed columns)"
             } else {
                 ""
             }

@@ -6,6 +6,7 @@
 
 pub mod cluster_metrics;
 pub mod convert;
+pub mod csv_types;
 pub mod csvdoc;
 pub mod files;
 pub mod logs;

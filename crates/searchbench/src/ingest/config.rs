@@ -18,6 +18,9 @@ pub struct DriverConfig {
     pub max_retries: u32,
     pub ids: IdMode,
     pub fail_fast: bool,
+    /// The ingest pipeline every bulk request goes through (`?pipeline=`), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pipeline: Option<String>,
     /// First retry waits about this long; each further retry doubles it (with jitter).
     pub backoff_base: Duration,
     pub backoff_max: Duration,
@@ -42,6 +45,7 @@ impl DriverConfig {
             max_retries: 8,
             ids: IdMode::Sequential,
             fail_fast: false,
+            pipeline: None,
             backoff_base: Duration::from_millis(100),
             backoff_max: Duration::from_secs(10),
             warmup: crate::measure::recorder::DEFAULT_WARMUP,

@@ -77,10 +77,14 @@ pub async fn load(
     let clients = cfg.clients.max(1);
     let len_hint = source.len_hint();
     let files = source.files();
-    let bulk_path = format!(
+    let mut bulk_path = format!(
         "/{}/_bulk?filter_path=took,errors,items.*.status,items.*.error",
         cfg.index
     );
+    if let Some(pipeline) = &cfg.pipeline {
+        bulk_path.push_str("&pipeline=");
+        bulk_path.push_str(pipeline);
+    }
     let cancel = controls.cancel.unwrap_or_else(Cancel::never);
     let warmup = cfg.warmup;
     let t0 = Instant::now();

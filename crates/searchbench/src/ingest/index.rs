@@ -166,7 +166,17 @@ pub async fn setup(
     }
     let _: Value = target
         .send_json(Method::PUT, &format!("/{index}"), &marked_body(body))
-        .await?;
+        .await
+        .map_err(|e| match e {
+            TargetError::Status {
+                status: 400,
+                reason,
+                ..
+            } => IngestError::Config(format!(
+                "the engine refused the index body (settings and mappings) of {index:?}: {reason}"
+            )),
+            other => other.into(),
+        })?;
     // Primaries allocated before we start: the first bulk must not wait for them.
     let _: Value = target
         .get_json(&format!(

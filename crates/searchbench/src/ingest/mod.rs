@@ -12,6 +12,7 @@ pub mod config;
 pub mod control;
 pub mod driver;
 mod exchange;
+pub mod extras;
 pub mod failures;
 pub mod gzip;
 pub mod index;

@@ -95,8 +95,15 @@ pub struct VariantAccuracy {
     /// `logs`: answers whose buckets (per minute, top hosts) were not the expected ones.
     #[serde(default)]
     pub buckets_wrong: u64,
+    /// A user's query: answers whose aggregation value was not the expected one.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub aggs_wrong: u64,
     #[serde(skip, default)]
     err_sum: f64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl VariantAccuracy {
@@ -116,6 +123,7 @@ impl VariantAccuracy {
             pct_max_err_by_percent: [0.0; 4],
             hits_wrong: 0,
             buckets_wrong: 0,
+            aggs_wrong: 0,
             err_sum: 0.0,
         }
     }

@@ -21,6 +21,10 @@ pub struct Answer {
     /// `logs` variants with a bucket aggregation: (key, doc_count) per bucket, in answer order
     /// (date_histogram keys as epoch-ms text).
     pub buckets: Option<Vec<(String, u64)>>,
+    /// A user's query: the `_id` of every returned hit, in order.
+    pub ids: Vec<String>,
+    /// A user's query: the answer's `aggregations`, as they came.
+    pub aggregations: Option<Value>,
 }
 
 /// Reads one search answer (a `_search` body or one `_msearch` response).
@@ -86,6 +90,21 @@ pub fn parse_search(v: &Value, variant: Variant) -> Result<Answer, String> {
         Some((query, size)) => read_logs(v, query, size)?,
         None => (Vec::new(), None),
     };
+    let (ids, aggregations) = match variant {
+        Variant::Named(_) => (
+            v.pointer("/hits/hits")
+                .and_then(Value::as_array)
+                .map(|list| {
+                    list.iter()
+                        .filter_map(|h| h.get("_id").and_then(Value::as_str))
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default(),
+            aggs.cloned(),
+        ),
+        _ => (Vec::new(), None),
+    };
     Ok(Answer {
         took_ms,
         count,
@@ -93,6 +112,8 @@ pub fn parse_search(v: &Value, variant: Variant) -> Result<Answer, String> {
         percentiles,
         hits,
         buckets,
+        ids,
+        aggregations,
     })
 }
 

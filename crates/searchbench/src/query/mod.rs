@@ -19,6 +19,7 @@
 pub mod accuracy;
 pub mod answer;
 pub mod cells;
+pub mod custom;
 pub mod logs;
 pub mod plan;
 pub mod report;
@@ -497,6 +498,12 @@ pub enum QueryPlan {
     ClusterMetrics(Truth),
     /// logs: the corpus spec (its truth is recomputed per time slice).
     Logs { spec: LogsSpec, slices: usize },
+    /// The user's queries (named `workload` in the result), checked against their expected
+    /// answers.
+    Custom {
+        workload: String,
+        queries: Vec<custom::Resolved>,
+    },
 }
 
 impl QueryPlan {
@@ -506,6 +513,12 @@ impl QueryPlan {
         match self {
             QueryPlan::ClusterMetrics(_) => QueryOptions::new(index),
             QueryPlan::Logs { .. } => LogsQueryOptions::new(index).query,
+            QueryPlan::Custom { queries, .. } => {
+                let mut o = QueryOptions::new(index);
+                o.variants = queries.iter().map(|q| q.variant).collect();
+                o.transports = vec![Transport::Serial];
+                o
+            }
         }
     }
 
@@ -523,6 +536,9 @@ impl QueryPlan {
                     slices: *slices,
                 };
                 run_logs(target, spec, &options).await
+            }
+            QueryPlan::Custom { workload, queries } => {
+                custom::run(target, queries, &options, workload).await
             }
         }
     }

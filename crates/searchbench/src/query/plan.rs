@@ -19,49 +19,62 @@ pub enum Algo {
     Hdr,
 }
 
-/// One decomposition of the production query (`bool.filter` on node + epoch, `size: 0`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+/// One decomposition of the production query (`bool.filter` on node + epoch, `size: 0`), a
+/// `logs` search, or a query of the user's queries file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Variant {
     /// Filter only.
     A,
     /// Filter + 3× sum.
     B,
     /// Filter + 3× percentiles (t-digest).
-    #[serde(rename = "C_td")]
     CTd,
     /// Filter + 3× percentiles (HDR).
-    #[serde(rename = "C_hdr")]
     CHdr,
     /// The production query: 3× sum + 3× percentiles (t-digest).
-    #[serde(rename = "D_td")]
     DTd,
     /// 3× sum + 3× percentiles (HDR).
-    #[serde(rename = "D_hdr")]
     DHdr,
     /// logs: time range on `@timestamp` + `terms` on `process.name`, `size: 0`.
-    #[serde(rename = "range_terms_s0")]
     RangeTerms0,
     /// logs: the same, `size: 10` sorted by `@timestamp` descending.
-    #[serde(rename = "range_terms_s10")]
     RangeTerms10,
     /// logs: `date_histogram` per minute over a time range, `size: 0`.
-    #[serde(rename = "histogram_s0")]
     Histogram0,
     /// logs: the same, `size: 10` sorted by `@timestamp` descending.
-    #[serde(rename = "histogram_s10")]
     Histogram10,
     /// logs: `match` on `message` within a time range, `size: 0`.
-    #[serde(rename = "match_s0")]
     Match0,
     /// logs: the same, `size: 10` sorted by `@timestamp` descending.
-    #[serde(rename = "match_s10")]
     Match10,
     /// logs: top 10 hosts by count (`terms` on `host.name`) over a time range, `size: 0`.
-    #[serde(rename = "top_hosts_s0")]
     TopHosts0,
     /// logs: the same, `size: 10` sorted by `@timestamp` descending.
-    #[serde(rename = "top_hosts_s10")]
     TopHosts10,
+    /// A named query of the user's (its name is [`Variant::name`]; see [`Variant::named`]).
+    Named(u16),
+}
+
+/// The names of the user's queries met in this process, leaked once each: a variant is
+/// `Copy` and names itself as `&'static str`, and a process sees a handful of them.
+static NAMED: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
+
+impl Serialize for Variant {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for Variant {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        Ok(Variant::ALL
+            .iter()
+            .chain(&Variant::LOGS)
+            .copied()
+            .find(|v| v.name() == name)
+            .unwrap_or_else(|| Variant::named(&name)))
+    }
 }
 
 /// The shape of a `logs` query variant (each runs with `size: 0` and `size: 10`).
@@ -117,7 +130,25 @@ impl Variant {
             Variant::Match10 => "match_s10",
             Variant::TopHosts0 => "top_hosts_s0",
             Variant::TopHosts10 => "top_hosts_s10",
+            Variant::Named(i) => NAMED
+                .lock()
+                .ok()
+                .and_then(|names| names.get(usize::from(i)).copied())
+                .unwrap_or("?"),
         }
+    }
+
+    /// The variant of the user's query called `name` (the same name, the same variant).
+    pub fn named(name: &str) -> Variant {
+        let mut names = NAMED.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(i) = names.iter().position(|n| *n == name) {
+            return Variant::Named(i as u16);
+        }
+        let i = u16::try_from(names.len()).unwrap_or(u16::MAX);
+        if usize::from(i) == names.len() {
+            names.push(Box::leak(name.to_string().into_boxed_str()));
+        }
+        Variant::Named(i)
     }
 
     /// A cluster-metrics variant by name (case-insensitive).

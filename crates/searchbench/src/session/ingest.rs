@@ -29,6 +29,8 @@ pub struct LoadSpec {
     pub cancel: Option<Cancel>,
     /// Documents allowed to fail before the load counts as failed; `None`: not checked.
     pub max_failures: Option<ingest::MaxFailures>,
+    /// The user's index template and ingest pipeline, put for the load and removed after.
+    pub extras: super::setup::Extras,
 }
 
 impl LoadSpec {
@@ -43,6 +45,7 @@ impl LoadSpec {
             progress: false,
             cancel: None,
             max_failures: None,
+            extras: super::setup::Extras::default(),
         }
     }
 }
@@ -171,11 +174,14 @@ pub async fn load(
     recording: Option<&Recording<'_>>,
     observer: &dyn Observer,
 ) -> Result<IngestReport, SessionError> {
+    let put = super::setup::put(target, &job.index, &spec.extras).await?;
+    let mut driver = spec.driver;
+    driver.pipeline = put.pipeline.clone();
     let plan = Plan {
         failures: spec
             .failures
             .unwrap_or_else(|| PathBuf::from(format!("{}-failures.ndjson", job.index))),
-        driver: spec.driver,
+        driver,
         index_body: job.index_body,
         replace: spec.replace,
         append: spec.append,
@@ -223,7 +229,9 @@ pub async fn load(
         stream_in,
         tell_progress
     );
+    let removed = super::setup::remove(target, put).await;
     let mut report = report?;
+    report.warnings.extend(removed);
     report.failure_limit = spec
         .max_failures
         .map(|max| ingest::FailureLimit::check(max, &report.counts));

@@ -2,6 +2,7 @@
 //! with a workload's index setup), resolved into one document source and its index.
 
 use crate::corpus::convert::{ConvertDates, DateFields};
+use crate::corpus::csv_types::{merge_mappings, CsvTypes};
 use crate::corpus::{CsvReader, DocSource, LineCheck, NdjsonReader, TruthHandle};
 use crate::ingest::source::Chain;
 use crate::workload::{self, Workload, WorkloadSpec};
@@ -19,6 +20,8 @@ pub struct Job {
     pub seed: Option<u64>,
     /// Ground truth the generator computes while it runs (cluster-metrics).
     pub truth: Option<TruthHandle>,
+    /// The mapping inferred from (or given for) the columns of the user's CSV files.
+    pub csv_mapping: Option<serde_json::Value>,
 }
 
 impl std::fmt::Debug for Job {
@@ -52,6 +55,8 @@ pub struct FilesSpec {
     pub convert_dates: Vec<String>,
     /// How much of each NDJSON line to check on the client.
     pub line_check: LineCheck,
+    /// How CSV columns get their types.
+    pub csv_types: CsvTypes,
 }
 
 /// The built-in workload called `name`, or a usage error listing them.
@@ -88,6 +93,7 @@ impl Job {
             workload: w.name().to_string(),
             seed: Some(spec.seed),
             truth: opened.truth,
+            csv_mapping: None,
         })
     }
 
@@ -96,6 +102,7 @@ impl Job {
         let workload = spec.workload.as_deref().map(find_workload).transpose()?;
         let convert = date_fields(&spec.convert_dates)?;
         let mut sources: Vec<Box<dyn DocSource>> = Vec::new();
+        let mut csv_mapping = None;
         for path in &spec.files {
             let csv = match spec.format {
                 FileFormat::Csv => true,
@@ -106,7 +113,17 @@ impl Job {
                 }
             };
             let source: Box<dyn DocSource> = match (csv, &convert) {
-                (true, None) => Box::new(CsvReader::open(path)?),
+                (true, None) => {
+                    let (reader, columns) = CsvReader::open_typed(path, &spec.csv_types)?;
+                    if let Some(columns) = columns {
+                        let mapping = columns.mapping();
+                        match &mut csv_mapping {
+                            None => csv_mapping = Some(mapping),
+                            Some(m) => merge_mappings(m, &mapping),
+                        }
+                    }
+                    Box::new(reader)
+                }
                 (false, None) => Box::new(NdjsonReader::open(path)?.with_check(spec.line_check)),
                 (true, Some(fields)) => Box::new(ConvertDates::csv_file(path, fields.clone())?),
                 (false, Some(fields)) => Box::new(ConvertDates::ndjson_file(path, fields.clone())?),
@@ -118,9 +135,11 @@ impl Job {
             (None, Some(w)) => w.default_index().to_string(),
             (None, None) => index_from_path(spec.files.first().map_or("-", String::as_str)),
         };
-        let index_body = workload
-            .map(|w| w.index_body())
-            .unwrap_or_else(|| serde_json::json!({}));
+        let index_body = match (workload, &csv_mapping) {
+            (Some(w), _) => w.index_body(),
+            (None, Some(mapping)) => serde_json::json!({ "mappings": mapping }),
+            (None, None) => serde_json::json!({}),
+        };
         let source: Box<dyn DocSource> = if sources.len() == 1 {
             sources.remove(0)
         } else {
@@ -133,6 +152,7 @@ impl Job {
             workload: workload.map_or("files", |w| w.name()).to_string(),
             seed: None,
             truth: None,
+            csv_mapping,
         })
     }
 }

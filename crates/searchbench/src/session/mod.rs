@@ -18,6 +18,9 @@ pub mod query;
 pub mod record;
 pub mod run;
 pub mod saturate;
+pub mod setup;
+pub mod user_queries;
+pub mod workload_file;
 
 pub use cluster::{ClusterSpec, Connected};
 pub use events::{Event, Observer, Silent};

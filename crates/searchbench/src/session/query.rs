@@ -231,6 +231,7 @@ fn workload_job(
         workload: w.name().to_string(),
         seed: Some(seed),
         truth: None,
+        csv_mapping: None,
     })
 }
 
@@ -260,7 +261,7 @@ type Measured = Result<QueryResult, query::QueryError>;
 
 /// Runs `job` on a single-threaded runtime of its own: the requests are sequential, and one
 /// thread spares every response a cross-thread wake-up (~10 µs per request on this path).
-async fn on_own_thread<F, Fut>(job: F) -> Result<Measured, SessionError>
+pub(super) async fn on_own_thread<F, Fut>(job: F) -> Result<Measured, SessionError>
 where
     F: FnOnce() -> Fut + Send + 'static,
     Fut: std::future::Future<Output = Measured>,

@@ -34,6 +34,8 @@ pub struct RunSpec {
     pub queries: bool,
     /// Where the query phase says what it is doing.
     pub progress: crate::query::Progress,
+    /// The user's queries instead of the workload's (a workload file).
+    pub user_queries: Option<super::user_queries::UserQueryPhase>,
 }
 
 /// Runs `job` then its queries. Each phase's result is told to the observer as soon as the
@@ -63,15 +65,32 @@ pub async fn run(
             let mut query_interrupted = false;
             let query = if loaded && spec.queries && !cancel.is_cancelled() {
                 let parts = truth.map(|t| t.take()).unwrap_or_default();
-                let phase = after_ingest(
-                    connected.target.clone(),
-                    &index,
-                    &workload,
-                    &spec.workload_spec,
-                    parts,
-                    spec.progress.clone(),
-                    observer,
-                );
+                let phase = async {
+                    match &spec.user_queries {
+                        Some(user) => {
+                            super::user_queries::after_ingest(
+                                connected.target.clone(),
+                                &index,
+                                user,
+                                spec.progress.clone(),
+                                observer,
+                            )
+                            .await
+                        }
+                        None => {
+                            after_ingest(
+                                connected.target.clone(),
+                                &index,
+                                &workload,
+                                &spec.workload_spec,
+                                parts,
+                                spec.progress.clone(),
+                                observer,
+                            )
+                            .await
+                        }
+                    }
+                };
                 // Ctrl-C during the queries ends the run there, kept as interrupted.
                 let result = tokio::select! {
                     result = phase => result?,

@@ -32,7 +32,10 @@
 //! the only thing we ever delete).
 
 mod cluster_metrics;
+pub mod file;
+pub mod json_file;
 mod logs;
+pub mod rally;
 mod transactions;
 
 use serde_json::{json, Value};

@@ -4,6 +4,7 @@
 
 mod common;
 
+mod byo;
 mod corpus_cli;
 mod corpus_engine;
 mod corpus_generators;

@@ -1,0 +1,39 @@
+//! `searchbench query --queries FILE --index NAME`: the user's named queries, measured with
+//! the query method and checked against their expected answers.
+
+use super::output::Terminal;
+use super::query::{finish, method, transports, QueryArgs};
+use super::{CliError, CliResult};
+use crate::session::user_queries::{query_file, FileQuerySpec};
+
+pub async fn run(args: QueryArgs) -> CliResult {
+    let Some(file) = args.queries.clone() else {
+        return Err(CliError::usage(anyhow::anyhow!("--queries FILE is needed")));
+    };
+    let Some(index) = args.index.clone() else {
+        return Err(CliError::usage(anyhow::anyhow!(
+            "--queries needs --index: the index the queries run on"
+        )));
+    };
+    let mut options = method(&args, &index);
+    options.transports = match &args.transports {
+        Some(list) => transports(list)?,
+        None => Vec::new(),
+    };
+    let spec = FileQuerySpec {
+        file,
+        options,
+        only: args.variants.clone().unwrap_or_default(),
+    };
+    let target = args.target.connect()?;
+    let result = query_file(
+        spec,
+        target,
+        &args.target.urls,
+        &args.save.spec(),
+        &Terminal::new(false),
+    )
+    .await
+    .map_err(CliError::session)?;
+    finish(&result, &args)
+}

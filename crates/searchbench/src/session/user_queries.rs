@@ -1,0 +1,208 @@
+//! The user's queries file as a query phase: read it, fill its slots (time slices read their
+//! range from the index), run it with the query method, keep the result.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+use super::query::on_own_thread;
+use super::record::{save_outcome, Recording, SaveSpec};
+use super::{Observer, SessionError};
+use crate::cluster::Target;
+use crate::query::custom::{self, UserQuery};
+use crate::query::{QueryOptions, QueryPlan, QueryResult};
+use crate::store::Kind;
+
+/// `searchbench query --queries FILE`: what to measure and how.
+#[derive(Debug, Clone)]
+pub struct FileQuerySpec {
+    pub file: PathBuf,
+    /// `variants` empty: every query of the file; `transports` empty: serial.
+    pub options: QueryOptions,
+    /// Only these queries (by name); all when empty.
+    pub only: Vec<String>,
+}
+
+/// The name a queries file gives its results: `queries:<file stem>`.
+pub fn workload_name(file: &Path) -> String {
+    let stem = file
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("queries");
+    format!("queries:{stem}")
+}
+
+/// The query plan of `queries` (from `file`) on `index`: time slices without bounds read
+/// the field's min and max from the index.
+pub async fn plan(
+    target: &Target,
+    index: &str,
+    file: &str,
+    workload: &str,
+    queries: &[UserQuery],
+) -> Result<QueryPlan, SessionError> {
+    let mut resolved = Vec::new();
+    for q in queries {
+        let range = match q.needs_range() {
+            Some(field) => Some(range(target, index, field).await?),
+            None => None,
+        };
+        resolved.push(q.resolve(file, range).map_err(usage)?);
+    }
+    Ok(QueryPlan::Custom {
+        workload: workload.to_string(),
+        queries: resolved,
+    })
+}
+
+fn usage(e: crate::query::QueryError) -> SessionError {
+    SessionError::usage(e.to_string())
+}
+
+/// Min and max of `field` in `index`, epoch ms.
+async fn range(target: &Target, index: &str, field: &str) -> Result<(i64, i64), SessionError> {
+    let body = json!({"size": 0, "aggs": {"min": {"min": {"field": field}}, "max": {"max": {"field": field}}}});
+    let answer: Value = target
+        .send_json(reqwest::Method::POST, &format!("/{index}/_search"), &body)
+        .await?;
+    let get = |k: &str| {
+        answer
+            .pointer(&format!("/aggregations/{k}/value"))?
+            .as_f64()
+    };
+    match (get("min"), get("max")) {
+        (Some(a), Some(b)) => Ok((a as i64, b as i64)),
+        _ => Err(SessionError::usage(format!(
+            "time slices: {index:?} has no values of {field:?} to slice"
+        ))),
+    }
+}
+
+/// Reads the queries file and keeps those named in `only` (all when empty).
+pub fn read(file: &Path, only: &[String]) -> Result<Vec<UserQuery>, SessionError> {
+    let all = custom::read(file).map_err(usage)?;
+    if only.is_empty() {
+        return Ok(all);
+    }
+    only.iter()
+        .map(|name| {
+            all.iter()
+                .find(|q| &q.name == name)
+                .cloned()
+                .ok_or_else(|| {
+                    SessionError::usage(crate::suggest::unknown(
+                        &format!("query in {}", file.display()),
+                        name,
+                        all.iter().map(|q| q.name.as_str()),
+                    ))
+                })
+        })
+        .collect()
+}
+
+/// Runs the queries of a file on `target` and keeps the result.
+pub async fn query_file(
+    spec: FileQuerySpec,
+    target: Target,
+    urls: &[String],
+    save: &SaveSpec,
+    observer: &dyn Observer,
+) -> Result<QueryResult, SessionError> {
+    let workload = workload_name(&spec.file);
+    let queries = read(&spec.file, &spec.only)?;
+    let options = &spec.options;
+    let config = json!({
+        "workload": workload,
+        "queries_file": spec.file.display().to_string(),
+        "index": options.index,
+        "urls": crate::cluster::redact_urls(urls),
+        "queries": queries.iter().map(|q| q.name.clone()).collect::<Vec<_>>(),
+        "transports": options.transports.iter().map(|t| t.name()).collect::<Vec<_>>(),
+        "passes": options.passes,
+        "rate": options.rate,
+        "profile": options.profile,
+    });
+    let recording = Recording::begin(save, Kind::Query, &workload, None, None, config, observer);
+    let outcome = async {
+        let engine = check_index(&target, &options.index).await?;
+        let file = spec.file.display().to_string();
+        let plan = plan(&target, &options.index, &file, &workload, &queries).await?;
+        let mut options = options.clone();
+        let defaults = plan.default_options(&options.index);
+        options.variants = defaults.variants;
+        if options.transports.is_empty() {
+            options.transports = defaults.transports;
+        }
+        let mut result = on_own_thread(move || async move { plan.run(&target, options).await })
+            .await?
+            .map_err(usage)?;
+        result.engine = Some(engine);
+        if let Some(r) = &recording {
+            r.histograms(&result.histograms());
+        }
+        Ok(result)
+    }
+    .await;
+    save_outcome(recording, &outcome, false);
+    outcome
+}
+
+/// The engine's name, once the index is known to hold documents.
+async fn check_index(target: &Target, index: &str) -> Result<String, SessionError> {
+    let (product, version, _) = target.product().await.map_err(|e| {
+        SessionError::Other(format!(
+            "the target does not answer, nothing was measured: {}",
+            crate::cluster::error_chain(&e)
+        ))
+    })?;
+    match crate::ingest::count(target, index).await {
+        Ok(n) if n > 0 => Ok(format!(
+            "{}-{version}",
+            product.to_string().to_ascii_lowercase()
+        )),
+        Ok(_) => Err(SessionError::Other(format!(
+            "index {index:?} holds no documents, nothing was measured"
+        ))),
+        Err(e) => Err(SessionError::Other(format!(
+            "cannot count the documents of {index:?}, nothing was measured: {}",
+            crate::cluster::error_chain(&e)
+        ))),
+    }
+}
+
+/// The user's queries as the query phase of `searchbench run`.
+#[derive(Debug, Clone)]
+pub struct UserQueryPhase {
+    /// Where they came from (for errors).
+    pub file: String,
+    /// The result's workload name.
+    pub workload: String,
+    pub queries: Vec<UserQuery>,
+    pub passes: u32,
+    /// Empty: serial.
+    pub transports: Vec<crate::query::Transport>,
+}
+
+/// Runs `phase` on `index` after a load, like the built-in workloads' query phase.
+pub async fn after_ingest(
+    target: Target,
+    index: &str,
+    phase: &UserQueryPhase,
+    progress: crate::query::Progress,
+    observer: &dyn Observer,
+) -> Result<Option<QueryResult>, SessionError> {
+    observer.event(super::Event::Querying {
+        index,
+        workload: &phase.workload,
+        has_queries: true,
+    });
+    let plan = plan(&target, index, &phase.file, &phase.workload, &phase.queries).await?;
+    let mut options = plan.default_options(index);
+    options.passes = phase.passes.max(1);
+    if !phase.transports.is_empty() {
+        options.transports = phase.transports.clone();
+    }
+    options.progress = progress;
+    let measured = on_own_thread(move || async move { plan.run(&target, options).await }).await?;
+    Ok(Some(measured.map_err(usage)?))
+}

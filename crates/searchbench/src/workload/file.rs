@@ -1,0 +1,257 @@
+//! A workload file: the user's own workload in one JSON document (corpus files or a built-in
+//! generator, index body, template, pipeline, queries with expected answers, default flags).
+//! Paths in it are relative to the file's folder.
+//!
+//! ```json
+//! {
+//!   "name": "shops",
+//!   "index": "searchbench-shops",
+//!   "corpus": {"files": ["shops.csv"], "csv_types": ["price:float"]},
+//!   "index_body": {"settings": {"number_of_shards": 1}, "mappings": {"properties": {}}},
+//!   "queries": {"all": {"body": {"query": {"match_all": {}}}, "expect": {"hits": 1000}}},
+//!   "defaults": {"clients": 2, "bulk_size": 500, "passes": 3}
+//! }
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use super::json_file;
+use crate::query::custom::{self, UserQuery};
+
+/// Where a workload file's documents come from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Corpus {
+    /// The user's files (absolute, or relative to the working folder once resolved).
+    Files {
+        files: Vec<PathBuf>,
+        /// `auto`, `ndjson` or `csv`.
+        format: String,
+        csv_types: Vec<String>,
+    },
+    /// A built-in generator.
+    Generator {
+        name: String,
+        docs: Option<u64>,
+        seed: u64,
+    },
+}
+
+/// A workload file, read and checked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorkloadFile {
+    pub path: PathBuf,
+    pub name: String,
+    pub index: Option<String>,
+    pub corpus: Corpus,
+    /// `PUT /{index}` body; `None`: the generator's (or dynamic mapping / the CSV types').
+    pub index_body: Option<Value>,
+    pub template: Option<Value>,
+    pub pipeline: Option<Value>,
+    pub queries: Vec<UserQuery>,
+    /// Flag values used where the command line leaves a flag at its default.
+    pub defaults: Map<String, Value>,
+}
+
+/// The flags a workload file's `defaults` may set.
+pub const DEFAULT_KEYS: [&str; 7] = [
+    "clients",
+    "bulk_size",
+    "refresh_interval",
+    "replicas",
+    "passes",
+    "transports",
+    "warmup",
+];
+
+fn err(path: &Path, why: impl std::fmt::Display) -> String {
+    format!("{}: {why}", path.display())
+}
+
+impl WorkloadFile {
+    /// Reads and checks the workload file at `path`.
+    pub fn read(path: &Path) -> Result<WorkloadFile, String> {
+        let Value::Object(mut o) = json_file::read(path)? else {
+            return Err(err(path, "a workload file is a JSON object"));
+        };
+        let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+        let name = match o.remove("name") {
+            Some(Value::String(s)) => s,
+            None => path
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or("workload")
+                .to_string(),
+            Some(_) => return Err(err(path, "`name` must be a string")),
+        };
+        let index = match o.remove("index") {
+            Some(Value::String(s)) => Some(s),
+            None => None,
+            Some(_) => return Err(err(path, "`index` must be a string")),
+        };
+        let corpus = corpus(path, &dir, o.remove("corpus"))?;
+        let mut index_body = o.remove("index_body");
+        for key in ["mappings", "settings"] {
+            if let Some(v) = o.remove(key) {
+                let body = index_body.get_or_insert_with(|| Value::Object(Map::new()));
+                if let Value::Object(b) = body {
+                    b.insert(key.to_string(), v);
+                }
+            }
+        }
+        if index_body.as_ref().is_some_and(|b| !b.is_object()) {
+            return Err(err(path, "`index_body` must be an object"));
+        }
+        let template = o.remove("template");
+        let pipeline = o.remove("pipeline");
+        let queries = match o.remove("queries") {
+            None => Vec::new(),
+            Some(Value::String(file)) => {
+                custom::read(&dir.join(file)).map_err(|e| e.to_string())?
+            }
+            Some(v) => custom::parse(
+                &format!("{} (queries)", path.display()),
+                &serde_json::to_string(&v).unwrap_or_default(),
+            )
+            .map_err(|e| e.to_string())?,
+        };
+        let defaults = match o.remove("defaults") {
+            None => Map::new(),
+            Some(Value::Object(d)) => d,
+            Some(_) => return Err(err(path, "`defaults` must be an object")),
+        };
+        if let Some(k) = defaults
+            .keys()
+            .find(|k| !DEFAULT_KEYS.contains(&k.as_str()))
+        {
+            return Err(err(
+                path,
+                format!(
+                    "defaults: unknown flag {k:?} (known: {})",
+                    DEFAULT_KEYS.join(", ")
+                ),
+            ));
+        }
+        if let Some(k) = o.keys().next() {
+            return Err(err(
+                path,
+                format!(
+                    "unknown key {k:?} (known: name, index, corpus, index_body, mappings, \
+                     settings, template, pipeline, queries, defaults)"
+                ),
+            ));
+        }
+        Ok(WorkloadFile {
+            path: path.to_path_buf(),
+            name,
+            index,
+            corpus,
+            index_body,
+            template,
+            pipeline,
+            queries,
+            defaults,
+        })
+    }
+}
+
+fn corpus(path: &Path, dir: &Path, v: Option<Value>) -> Result<Corpus, String> {
+    let Some(Value::Object(c)) = v else {
+        return Err(err(
+            path,
+            "`corpus` is needed: {\"files\": [...]} or {\"generator\": \"logs\", \"docs\": N}",
+        ));
+    };
+    if let Some(files) = c.get("files") {
+        let list = match files {
+            Value::String(f) => vec![f.clone()],
+            Value::Array(a) => a
+                .iter()
+                .map(|f| f.as_str().map(str::to_string))
+                .collect::<Option<Vec<_>>>()
+                .ok_or_else(|| err(path, "corpus.files: a list of paths"))?,
+            _ => return Err(err(path, "corpus.files: a list of paths")),
+        };
+        if list.is_empty() {
+            return Err(err(path, "corpus.files is empty"));
+        }
+        let csv_types = match c.get("csv_types") {
+            None => Vec::new(),
+            Some(Value::Array(a)) => a
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect(),
+            Some(Value::String(s)) => s.split(',').map(str::to_string).collect(),
+            Some(_) => return Err(err(path, "corpus.csv_types: [\"col:type\", ...]")),
+        };
+        return Ok(Corpus::Files {
+            files: list.iter().map(|f| dir.join(f)).collect(),
+            format: c
+                .get("format")
+                .and_then(Value::as_str)
+                .unwrap_or("auto")
+                .to_string(),
+            csv_types,
+        });
+    }
+    match c.get("generator").and_then(Value::as_str) {
+        Some(name) => Ok(Corpus::Generator {
+            name: name.to_string(),
+            docs: c.get("docs").and_then(Value::as_u64),
+            seed: c.get("seed").and_then(Value::as_u64).unwrap_or(1),
+        }),
+        None => Err(err(
+            path,
+            "corpus: give \"files\" or \"generator\" (logs, cluster-metrics, transactions)",
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_readme_example_reads() {
+        let readme = include_str!("../../../../README.md");
+        let start = readme
+            .find("```json\n{\n  \"name\": \"shops\"")
+            .expect("the README's workload-file example")
+            + "```json\n".len();
+        let end = start + readme[start..].find("```").expect("its end");
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("shops.json");
+        std::fs::write(&p, &readme[start..end]).unwrap();
+        let w = WorkloadFile::read(&p).unwrap();
+        assert_eq!(w.queries.len(), 3);
+        assert!(w.template.is_some() && w.pipeline.is_some());
+    }
+
+    #[test]
+    fn reads_a_workload_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("w.json");
+        std::fs::write(
+            &p,
+            r#"{"corpus": {"files": ["d.ndjson"]}, "mappings": {"properties": {"a": {"type": "float"}}},
+                "queries": {"all": {"body": {}, "expect": {"hits": 3}}}, "defaults": {"clients": 1}}"#,
+        )
+        .unwrap();
+        let w = WorkloadFile::read(&p).unwrap();
+        assert_eq!(w.name, "w");
+        assert_eq!(
+            w.index_body.unwrap()["mappings"]["properties"]["a"]["type"],
+            "float"
+        );
+        assert_eq!(w.queries.len(), 1);
+        match w.corpus {
+            Corpus::Files { files, .. } => assert_eq!(files[0], dir.path().join("d.ndjson")),
+            other => panic!("{other:?}"),
+        }
+        std::fs::write(&p, r#"{"corpus": {"generator": "logs"}, "defualts": {}}"#).unwrap();
+        let e = WorkloadFile::read(&p).unwrap_err();
+        assert!(e.contains("defualts"), "{e}");
+    }
+}

@@ -1,0 +1,391 @@
+//! Reading an esrally `track.json` or an opensearch-benchmark `workload.json` with local
+//! corpora into a [`WorkloadFile`]: the first index and its body, the first template, the
+//! corpus files of that index, the bulk operation's size and clients, the search operations
+//! as named queries. Their Jinja templating is handled for the common cases only (`{% %}`
+//! lines dropped, `{{ var | default(x) }}` → x, `collect(parts="...")` inlined); everything
+//! else is listed as not understood rather than guessed.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Map, Value};
+
+use super::file::{Corpus, WorkloadFile};
+use super::json_file;
+use crate::query::custom::{Expectations, Params, UserQuery};
+
+/// Whether the file at `path` looks like a Rally track / benchmark workload rather than a
+/// searchbench workload file.
+pub fn is_track(path: &Path, text: &str) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    name == "track.json"
+        || text.trim_start().starts_with("{%")
+        || [
+            "\"corpora\"",
+            "\"schedule\"",
+            "\"challenges\"",
+            "\"indices\"",
+        ]
+        .iter()
+        .any(|k| text.contains(k))
+}
+
+/// The Jinja of `text` for the common cases; what it could not render is added to `notes`.
+pub fn render(text: &str, dir: &Path, notes: &mut Vec<String>) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(['{']) {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at..];
+        let close = |open: &str, end: &str| -> Option<(usize, String)> {
+            let inner_end = tail.find(end)?;
+            Some((
+                inner_end + end.len(),
+                tail[open.len()..inner_end].trim().to_string(),
+            ))
+        };
+        if tail.starts_with("{%") || tail.starts_with("{#") {
+            let end = if tail.starts_with("{%") { "%}" } else { "#}" };
+            match close("{%", end) {
+                Some((n, _)) => rest = &tail[n..],
+                None => {
+                    rest = "";
+                }
+            }
+            continue;
+        }
+        if tail.starts_with("{{") {
+            if let Some((n, expr)) = close("{{", "}}") {
+                out.push_str(&expression(&expr, dir, notes));
+                rest = &tail[n..];
+                continue;
+            }
+        }
+        out.push('{');
+        rest = &tail[1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// One `{{ ... }}`: a default value, or the files `collect(parts=...)` names.
+fn expression(expr: &str, dir: &Path, notes: &mut Vec<String>) -> String {
+    if let Some(at) = expr.find("collect(parts=") {
+        let arg = expr[at + "collect(parts=".len()..]
+            .trim_end_matches(')')
+            .trim()
+            .trim_matches(['"', '\'']);
+        let mut parts: Vec<PathBuf> = glob(dir, arg);
+        parts.sort();
+        let texts: Vec<String> = parts
+            .iter()
+            .filter_map(|p| std::fs::read_to_string(p).ok())
+            .map(|t| render(&t, dir, notes))
+            .collect();
+        if texts.is_empty() {
+            notes.push(format!("collect(parts={arg:?}) found no files"));
+        }
+        return texts.join(",\n");
+    }
+    if let Some((_, default)) = expr.split_once("default(") {
+        let value = default.rsplit_once(')').map_or(default, |(v, _)| v).trim();
+        return value.trim_matches('\'').to_string().replace('\'', "\"");
+    }
+    notes.push(format!(
+        "template expression {{{{ {expr} }}}} (no default; left empty)"
+    ));
+    String::new()
+}
+
+/// Files matching `pattern` (a `*` in the file name only) under `dir`.
+fn glob(dir: &Path, pattern: &str) -> Vec<PathBuf> {
+    let full = dir.join(pattern);
+    let (Some(parent), Some(name)) = (full.parent(), full.file_name().and_then(|n| n.to_str()))
+    else {
+        return Vec::new();
+    };
+    std::fs::read_dir(parent)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok())
+                .map(|e| e.path())
+                .filter(|p| {
+                    p.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| crate::ingest::extras::glob_matches(name, n))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Reads a track (or benchmark workload) into a workload file, with the list of what was
+/// not understood.
+pub fn read(path: &Path) -> Result<(WorkloadFile, Vec<String>), String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+    let mut notes = Vec::new();
+    let rendered = render(&text, &dir, &mut notes);
+    let name = path.display().to_string();
+    let Value::Object(track) = json_file::parse(&format!("{name} (after templating)"), &rendered)?
+    else {
+        return Err(format!("{name}: a track is a JSON object"));
+    };
+    let load = |file: &str, notes: &mut Vec<String>| -> Result<Value, String> {
+        let p = dir.join(file);
+        let t = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+        json_file::parse(&p.display().to_string(), &render(&t, &dir, notes))
+    };
+    // The index and its body.
+    let indices = track
+        .get("indices")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    if indices.len() > 1 {
+        notes.push(format!(
+            "{} indices: only the first ({}) is loaded",
+            indices.len(),
+            indices[0]["name"]
+        ));
+    }
+    let index = indices
+        .first()
+        .and_then(|i| i["name"].as_str())
+        .map(str::to_string);
+    let index_body = match indices.first().and_then(|i| i["body"].as_str()) {
+        Some(file) => Some(load(file, &mut notes)?),
+        None => None,
+    };
+    // The template.
+    let mut template = None;
+    for (key, legacy) in [("composable-templates", false), ("templates", true)] {
+        if let Some(list) = track.get(key).and_then(Value::as_array) {
+            if let (None, Some(t)) = (&template, list.first()) {
+                let mut body = match t["template"].as_str() {
+                    Some(file) => load(file, &mut notes)?,
+                    None => Value::Null,
+                };
+                if let (Some(pattern), Value::Object(b)) = (t["index-pattern"].as_str(), &mut body)
+                {
+                    b.insert("index_patterns".into(), json!([pattern]));
+                    if legacy {
+                        b.remove("template");
+                    }
+                }
+                template = Some(body);
+            }
+            if list.len() > 1 {
+                notes.push(format!("{key}: only the first of {} is used", list.len()));
+            }
+        }
+    }
+    if track.contains_key("component-templates") {
+        notes.push("component-templates (not put)".into());
+    }
+    // The corpus: the documents meant for the index (or all).
+    let mut files = Vec::new();
+    for corpus in track
+        .get("corpora")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        for doc in corpus["documents"].as_array().into_iter().flatten() {
+            let target = doc["target-index"]
+                .as_str()
+                .or(corpus["target-index"].as_str());
+            if target.is_some() && target != index.as_deref() {
+                continue;
+            }
+            if doc["includes-action-and-meta-data"].as_bool() == Some(true) {
+                notes.push(format!(
+                    "{}: documents with action and meta-data lines (not supported)",
+                    doc["source-file"]
+                ));
+                continue;
+            }
+            let Some(source) = doc["source-file"].as_str() else {
+                continue;
+            };
+            match local_file(&dir, source) {
+                Some(p) => files.push(p),
+                None => notes.push(format!(
+                    "corpus file {source} is not here (nor decompressed); download it first, \
+                     searchbench reads local files only (gzip, not bz2/zst)"
+                )),
+            }
+        }
+    }
+    if files.is_empty() {
+        return Err(format!(
+            "{name}: no local corpus file to load ({})",
+            notes.join("; ")
+        ));
+    }
+    // Operations: by name, then the schedule of the default challenge.
+    let mut named: Map<String, Value> = Map::new();
+    for op in track
+        .get("operations")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(n) = op["name"].as_str() {
+            named.insert(n.to_string(), op.clone());
+        }
+    }
+    let schedule = track
+        .get("schedule")
+        .and_then(Value::as_array)
+        .cloned()
+        .or_else(|| {
+            let challenges: &[Value] = match track.get("challenges").and_then(Value::as_array) {
+                Some(list) => list,
+                None => std::slice::from_ref(track.get("challenge")?),
+            };
+            let c = challenges
+                .iter()
+                .find(|c| c["default"].as_bool() == Some(true))
+                .or(challenges.first())?;
+            c["schedule"].as_array().cloned()
+        })
+        .unwrap_or_default();
+    let mut defaults = Map::new();
+    let mut queries = Vec::new();
+    for task in &schedule {
+        let op = match &task["operation"] {
+            Value::String(n) => match named.get(n) {
+                Some(op) => op.clone(),
+                None => {
+                    notes.push(format!("schedule names an unknown operation {n:?}"));
+                    continue;
+                }
+            },
+            Value::Object(_) => task["operation"].clone(),
+            _ if task.get("parallel").is_some() => {
+                notes.push("a parallel block (tasks run one after the other here)".into());
+                continue;
+            }
+            _ => continue,
+        };
+        let kind = op["operation-type"].as_str().unwrap_or("");
+        let op_name = op["name"]
+            .as_str()
+            .or(task["name"].as_str())
+            .unwrap_or(kind)
+            .to_string();
+        match kind {
+            "bulk" => {
+                if let Some(n) = op["bulk-size"].as_u64() {
+                    defaults.insert("bulk_size".into(), n.into());
+                }
+                if let Some(n) = task["clients"].as_u64() {
+                    defaults.insert("clients".into(), n.into());
+                }
+                if let Some(s) = task["warmup-time-period"].as_u64() {
+                    defaults.insert("warmup".into(), format!("{s}s").into());
+                }
+                for k in ["ingest-percentage", "pipeline", "conflicts", "on-conflict"] {
+                    if op.get(k).is_some() {
+                        notes.push(format!("bulk {op_name}: {k}"));
+                    }
+                }
+            }
+            "search" | "paginated-search" => {
+                let body = op["body"].clone();
+                if !body.is_object() {
+                    notes.push(format!("search {op_name}: no inline body"));
+                    continue;
+                }
+                for k in ["request-params", "cache", "detailed-results", "assertions"] {
+                    if op.get(k).is_some() {
+                        notes.push(format!("search {op_name}: {k}"));
+                    }
+                }
+                if let Some(n) = task["iterations"].as_u64() {
+                    defaults.insert("passes".into(), n.clamp(1, 1000).into());
+                }
+                if task.get("target-throughput").is_some() {
+                    notes.push(format!("search {op_name}: target-throughput (use --rate)"));
+                }
+                queries.push(UserQuery {
+                    name: op_name,
+                    body,
+                    params: Params::None,
+                    expect: Expectations::None,
+                });
+            }
+            "create-index"
+            | "delete-index"
+            | "refresh"
+            | "cluster-health"
+            | "create-composable-template"
+            | "delete-composable-template"
+            | "create-index-template"
+            | "delete-index-template" => {}
+            other => notes.push(format!("operation {op_name} ({other})")),
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    queries.retain(|q| seen.insert(q.name.clone()));
+    Ok((
+        WorkloadFile {
+            path: path.to_path_buf(),
+            name: track
+                .get("name")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .unwrap_or_else(|| {
+                    dir.file_name()
+                        .and_then(|n| n.to_str())
+                        .unwrap_or("track")
+                        .to_string()
+                }),
+            index: index.map(|i| format!("searchbench-{}", i.trim_start_matches("searchbench-"))),
+            corpus: Corpus::Files {
+                files,
+                format: "ndjson".into(),
+                csv_types: Vec::new(),
+            },
+            index_body,
+            template,
+            pipeline: None,
+            queries,
+            defaults,
+        },
+        notes,
+    ))
+}
+
+/// `source` under `dir`, or its decompressed sibling (Rally unpacks `x.json.bz2` to `x.json`).
+fn local_file(dir: &Path, source: &str) -> Option<PathBuf> {
+    let p = dir.join(source);
+    let plain = [".bz2", ".zst", ".gz"]
+        .iter()
+        .find_map(|ext| source.strip_suffix(ext))
+        .map(|s| dir.join(s));
+    let gzip_ok = source.ends_with(".gz") || !source.contains(".bz2") && !source.ends_with(".zst");
+    match plain {
+        Some(plain) if plain.exists() => Some(plain),
+        _ if p.exists() && gzip_ok => Some(p),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn common_templating() {
+        let mut notes = Vec::new();
+        let t = render(
+            "{% import \"rally.helpers\" as rally %}\n{\"n\": {{ bulk_size | default(5000) }}, \"s\": \"{{ x }}\"}",
+            Path::new("."),
+            &mut notes,
+        );
+        assert_eq!(t.trim(), "{\"n\": 5000, \"s\": \"\"}");
+        assert_eq!(notes.len(), 1, "{notes:?}");
+    }
+}
