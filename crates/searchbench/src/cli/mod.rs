@@ -2,6 +2,7 @@
 
 mod args;
 mod calibrate;
+mod check;
 mod compare;
 mod dates;
 pub mod engine;
@@ -140,6 +141,8 @@ pub enum Command {
     Results(results::ResultsCommand),
     /// Compare stored runs metric by metric, with confidence intervals and verdicts.
     Compare(compare::CompareArgs),
+    /// Check a run against a baseline: exit 0 pass, 1 regressed, 125 cannot tell (CI, git bisect).
+    Check(check::CheckArgs),
     /// Run one ingest configuration N times: run-to-run noise and the change k runs can see.
     Calibrate(calibrate::CalibrateArgs),
     /// Render stored runs as an offline HTML page, Markdown or CSV.
@@ -208,6 +211,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Experiment(cmd) => experiment::run(cmd).await,
         Command::Results(cmd) => results::run(cmd).await,
         Command::Compare(args) => compare::run(args).await,
+        Command::Check(args) => check::run(args).await,
         Command::Calibrate(args) => calibrate::run(args).await,
         Command::Report(args) => report::run(args).await,
         Command::Completions(args) => shell::completions(args),

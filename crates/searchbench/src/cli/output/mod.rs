@@ -3,6 +3,7 @@
 use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
 
 pub mod calibrate;
+pub mod check;
 pub mod engine;
 pub mod experiment;
 pub mod ingest;
