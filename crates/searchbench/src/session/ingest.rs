@@ -72,6 +72,9 @@ pub fn record_config(job: &Job, cluster: &ClusterSpec, load: &LoadSpec) -> Value
         "urls": crate::cluster::redact_urls(&cluster.urls),
         "heap": cluster.start.heap,
     });
+    if let (Some(dir), Some(map)) = (&cluster.start.engine_dir, config.as_object_mut()) {
+        map.insert("engine_dir".into(), dir.display().to_string().into());
+    }
     if cluster.given.is_none() {
         if let Some(map) = config.as_object_mut() {
             map.insert("nodes".into(), cluster.start.nodes.into());

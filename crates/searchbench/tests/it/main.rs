@@ -28,3 +28,4 @@ mod results_store;
 mod trust;
 mod trust_cli;
 mod versions_check;
+mod versions_engine_dir;
