@@ -8,6 +8,7 @@
 //! * [`configuration`]: which runs measured the same thing.
 //! * [`html`], [`markdown`], [`csv_file`]: renderings.
 
+pub mod bisect;
 pub mod check;
 pub mod compare;
 pub mod configuration;
