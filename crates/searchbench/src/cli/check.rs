@@ -63,7 +63,7 @@ pub struct CheckArgs {
     pub json: bool,
 }
 
-fn parse_percent(s: &str) -> Result<f64, String> {
+pub(super) fn parse_percent(s: &str) -> Result<f64, String> {
     let t = s.trim().trim_end_matches('%').trim();
     match t.parse::<f64>() {
         Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),

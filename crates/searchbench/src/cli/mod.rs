@@ -1,6 +1,7 @@
 //! The `searchbench` command line: argument parsing, dispatch, exit codes.
 
 mod args;
+mod bisect;
 mod calibrate;
 mod check;
 mod compare;
@@ -143,6 +144,8 @@ pub enum Command {
     Compare(compare::CompareArgs),
     /// Check a run against a baseline: exit 0 pass, 1 regressed, 125 cannot tell (CI, git bisect).
     Check(check::CheckArgs),
+    /// Find the first release between a good and a bad one that changed a metric.
+    Bisect(bisect::BisectArgs),
     /// Run one ingest configuration N times: run-to-run noise and the change k runs can see.
     Calibrate(calibrate::CalibrateArgs),
     /// Render stored runs as an offline HTML page, Markdown or CSV.
@@ -212,6 +215,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Results(cmd) => results::run(cmd).await,
         Command::Compare(args) => compare::run(args).await,
         Command::Check(args) => check::run(args).await,
+        Command::Bisect(args) => bisect::run(args).await,
         Command::Calibrate(args) => calibrate::run(args).await,
         Command::Report(args) => report::run(args).await,
         Command::Completions(args) => shell::completions(args),

@@ -27,5 +27,6 @@ mod results_html;
 mod results_store;
 mod trust;
 mod trust_cli;
+mod versions_bisect;
 mod versions_check;
 mod versions_engine_dir;
