@@ -74,8 +74,10 @@ pub async fn run(mut a: BisectArgs) -> CliResult {
     }
     let queries = !a.no_query;
     let workload_spec = a.corpus.spec(w.wants_truth() && queries);
-    let index = a.index.clone().unwrap_or_else(|| a.workload.clone());
-    let mut load = a.load.spec(&index, false);
+    // Each run's job names its index.
+    let mut load = a
+        .load
+        .spec(a.index.as_deref().unwrap_or(&a.workload), false);
     let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
     load.cancel = Some(cancel);
     let spec = BisectSpec {

@@ -152,7 +152,10 @@ impl Probe for Runs<'_> {
             queries: spec.queries,
             progress: crate::query::Progress::default(),
         };
-        let result = run(job, &cluster, spec.load.clone(), &run_spec, &save, &Silent).await?;
+        // The job names the index (the workload's unless --index).
+        let mut load = spec.load.clone();
+        load.driver.index = job.index.clone();
+        let result = run(job, &cluster, load, &run_spec, &save, &Silent).await?;
         if result.ingest.interrupted || result.query_interrupted {
             return Err(SessionError::Interrupted(format!(
                 "bisect {} stopped during a run of {engine}",
