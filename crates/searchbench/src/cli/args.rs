@@ -109,6 +109,22 @@ impl NodeArgs {
         options.jvm_opts = self.jvm_opts.clone();
         options
     }
+
+    /// [`NodeArgs::options`] for `engine`, or for the distribution in `dir` when one is
+    /// given (its name read from the folder; a folder that is not one is bad usage).
+    pub fn options_for(
+        &self,
+        engine: &str,
+        dir: Option<&std::path::Path>,
+    ) -> Result<engine::StartOptions, CliError> {
+        let Some(dir) = dir else {
+            return Ok(self.options(engine));
+        };
+        let (spec, home) = engine::inspect_dir(dir).map_err(CliError::usage)?;
+        let mut options = self.options(&spec.name);
+        options.engine_dir = Some(home);
+        Ok(options)
+    }
 }
 
 fn parse_setting(s: &str) -> Result<(String, String), String> {
@@ -134,6 +150,12 @@ pub struct ClusterArgs {
     /// lists them. The default when no --url is given: opensearch-2.19.1.
     #[arg(long, conflicts_with = "urls")]
     pub engine: Option<String>,
+    /// Start a local, unpacked Elasticsearch or OpenSearch distribution folder instead (your
+    /// own build, e.g. build/distribution/local/opensearch-3.0.0-SNAPSHOT): product and
+    /// version are read from its lib/ jars, the JDK picked for that release; the run records
+    /// the folder.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["engine", "urls"])]
+    pub engine_dir: Option<PathBuf>,
     #[command(flatten)]
     pub node: NodeArgs,
     /// Pid of a local engine given by --url, to report its CPU time.
@@ -199,7 +221,7 @@ impl ClusterArgs {
         Ok(ClusterSpec {
             given,
             urls: self.target.urls.clone(),
-            start: self.node.options(&name),
+            start: self.node.options_for(&name, self.engine_dir.as_deref())?,
             engine_pid: self.engine_pid,
             rtt: self.network.rtt()?,
         })

@@ -43,6 +43,11 @@ pub enum EngineCommand {
         /// see `searchbench engine list --available`.
         #[arg(default_value = engine::DEFAULT_ENGINE)]
         name: String,
+        /// Start a local, unpacked Elasticsearch or OpenSearch distribution folder instead of
+        /// a catalogue engine (your own build): product and version are read from its lib/
+        /// jars.
+        #[arg(long, value_name = "DIR", conflicts_with = "name")]
+        engine_dir: Option<PathBuf>,
         #[command(flatten)]
         node: NodeArgs,
         /// Data folder to keep (with several nodes, one sub-folder each); by default fresh
@@ -93,12 +98,13 @@ pub async fn run(cmd: EngineCommand) -> CliResult {
         } => list(available, refresh, filter, json).await,
         EngineCommand::Start {
             name,
+            engine_dir,
             node,
             data,
             timeout,
             json,
         } => {
-            let mut options = node.options(&name);
+            let mut options = node.options_for(&name, engine_dir.as_deref())?;
             options.data = data;
             options.timeout = Duration::from_secs(timeout);
             start(options, json).await

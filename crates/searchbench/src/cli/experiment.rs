@@ -148,6 +148,7 @@ async fn run_dates(args: DatesArgs) -> CliResult {
         let cluster = ClusterArgs {
             target: args.target.clone(),
             engine: name.clone(),
+            engine_dir: None,
             node: args.node.clone(),
             engine_pid: args.engine_pid,
             network: Default::default(),

@@ -1,7 +1,9 @@
 //! The `searchbench` command line: argument parsing, dispatch, exit codes.
 
 mod args;
+mod bisect;
 mod calibrate;
+mod check;
 mod compare;
 mod dates;
 pub mod engine;
@@ -148,6 +150,10 @@ pub enum Command {
     Compare(compare::CompareArgs),
     /// The highest ingest rate the cluster sustains within a p99 latency and error-rate limit.
     Saturate(saturate::SaturateArgs),
+    /// Check a run against a baseline: exit 0 pass, 1 regressed, 125 cannot tell (CI, git bisect).
+    Check(check::CheckArgs),
+    /// Find the first release between a good and a bad one that changed a metric.
+    Bisect(bisect::BisectArgs),
     /// Run one ingest configuration N times: run-to-run noise and the change k runs can see.
     Calibrate(calibrate::CalibrateArgs),
     /// Render stored runs as an offline HTML page, Markdown or CSV.
@@ -223,6 +229,8 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Experiment(cmd) => experiment::run(cmd).await,
         Command::Results(cmd) => results::run(cmd).await,
         Command::Compare(args) => compare::run(args).await,
+        Command::Check(args) => check::run(args).await,
+        Command::Bisect(args) => bisect::run(args).await,
         Command::Calibrate(args) => calibrate::run(args).await,
         Command::Saturate(args) => saturate::run(args).await,
         Command::Report(args) => report::run(args).await,

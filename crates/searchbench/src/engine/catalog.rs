@@ -119,8 +119,9 @@ impl EngineSpec {
         self.artifact.split(':').nth(2).unwrap_or(&self.artifact)
     }
 
+    /// The release number, without a build's qualifier (`3.0.0-SNAPSHOT` is 3.0.0).
     pub fn parsed_version(&self) -> Version {
-        Version::parse(&self.version).unwrap_or(Version(vec![0]))
+        super::local::numeric_part(&self.version).unwrap_or(Version(vec![0]))
     }
 }
 
@@ -136,7 +137,7 @@ pub fn launcher_profile(product: Product) -> &'static str {
 /// (17; 21 for OpenSearch 3, whose jars are built for 21). Distributions before the removal
 /// of the security manager (JDK 24) need a JDK that still has one; ranges are what
 /// `bench/engines.sh` found on this machine where the vendors' own tables are silent.
-fn jdk_range(product: Product, kind: Kind, v: &Version) -> JdkRange {
+pub(super) fn jdk_range(product: Product, kind: Kind, v: &Version) -> JdkRange {
     let range = |min, max| JdkRange { min, max };
     match (product, kind, v.major()) {
         (Product::OpenSearch, _, 3..) => range(21, None),

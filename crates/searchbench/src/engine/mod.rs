@@ -4,6 +4,7 @@
 mod catalog;
 pub mod jdk;
 mod launch;
+mod local;
 pub mod maven;
 pub mod paths;
 pub mod process;
@@ -14,6 +15,7 @@ pub use catalog::{
     DIST_SUFFIX,
 };
 pub use jdk::Jdk;
+pub use local::inspect as inspect_dir;
 pub use process::NodeRecord;
 pub use provision::{is_cached, provision, Provisioned};
 
@@ -95,6 +97,9 @@ impl EngineError {
 #[derive(Debug, Clone)]
 pub struct StartOptions {
     pub engine: String,
+    /// A local, unpacked distribution folder to start instead of a catalogue engine (see
+    /// [`inspect_dir`]); `engine` is then the name read from it.
+    pub engine_dir: Option<PathBuf>,
     /// Nodes in the cluster, each its own process and heap.
     pub nodes: u16,
     /// HTTP port of the first node (the next ones count up); free ones when `None`.
@@ -120,6 +125,7 @@ impl StartOptions {
     pub fn new(engine: &str) -> Self {
         StartOptions {
             engine: engine.to_string(),
+            engine_dir: None,
             nodes: 1,
             port: None,
             transport_port: None,
@@ -265,7 +271,13 @@ pub async fn resolve_fresh(name: &str) -> Result<EngineSpec, EngineError> {
 
 /// Starts a cluster: provisions on first use, spawns each node, waits until healthy.
 pub async fn start(options: &StartOptions) -> Result<Node, EngineError> {
-    let spec = resolve_fresh(&options.engine).await?;
+    let (spec, local_home) = match &options.engine_dir {
+        Some(dir) => {
+            let (spec, home) = inspect_dir(dir)?;
+            (spec, Some(home))
+        }
+        None => (resolve_fresh(&options.engine).await?, None),
+    };
     if options.nodes == 0 {
         return Err(EngineError::BadOption {
             what: "--nodes 0".into(),
@@ -284,7 +296,15 @@ pub async fn start(options: &StartOptions) -> Result<Node, EngineError> {
             .map_or_else(|| ports(None, count, &http_ports), Ok)?,
         (None, None) => ports(None, count, &http_ports)?,
     };
-    let provisioned = provision(&spec, &jdk)?;
+    let provisioned = match local_home {
+        // The user's own build: started where it is, never unpacked or changed.
+        Some(dir) => Provisioned {
+            dir,
+            fetched: false,
+            took: Duration::ZERO,
+        },
+        None => provision(&spec, &jdk)?,
+    };
 
     let nodes_dir = paths::nodes_dir();
     std::fs::create_dir_all(&nodes_dir).map_err(|e| EngineError::io(&nodes_dir, e))?;

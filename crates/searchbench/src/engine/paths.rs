@@ -50,7 +50,7 @@ pub fn shared_root() -> PathBuf {
 }
 
 /// Whether every existing folder on the way to `path` lets others through (o+x).
-fn open_to_others(path: &std::path::Path) -> bool {
+pub(crate) fn open_to_others(path: &std::path::Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     path.ancestors()
         .filter_map(|p| std::fs::metadata(p).ok())

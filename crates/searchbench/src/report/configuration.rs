@@ -9,8 +9,9 @@ use serde_json::Value;
 
 use crate::store::RunRow;
 
-/// Keys of a run's stored configuration that do not make it another configuration.
-const IGNORED: [&str; 2] = ["engine", "seed"];
+/// Keys of a run's stored configuration that name the engine (its name or local folder) or
+/// the seed rather than what was measured: they do not make it another configuration.
+const IGNORED: [&str; 3] = ["engine", "engine_dir", "seed"];
 
 /// The identity of a run's configuration.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -62,6 +63,12 @@ impl Configuration {
         }
         parts.join(", ")
     }
+}
+
+/// Whether two runs are one configuration.
+pub fn same(a: &RunRow, b: &RunRow) -> bool {
+    let (a, b) = (Configuration::of(a), Configuration::of(b));
+    a.kind == b.kind && a.workload == b.workload && a.config == b.config
 }
 
 /// The configuration keys (dotted paths) whose values differ between `a` and `b`, with both

@@ -10,6 +10,12 @@
 //! * [`html`], [`markdown`], [`csv_file`]: renderings.
 
 pub mod changepoint;
+//! * [`check`]: one run against a baseline with a threshold: pass, regressed, cannot tell.
+//! * [`configuration`]: which runs measured the same thing.
+//! * [`html`], [`markdown`], [`csv_file`]: renderings.
+
+pub mod bisect;
+pub mod check;
 pub mod compare;
 pub mod configuration;
 pub mod csv_file;
@@ -51,6 +57,19 @@ pub struct Loaded {
     pub histograms: Vec<SerializedHistogram>,
 }
 
+impl Loaded {
+    /// A stored run with its timeline and histograms.
+    pub fn read(store: &Store, row: RunRow) -> Result<Loaded, StoreError> {
+        let timeline = compare::timeline_of(store, &row)?;
+        let histograms = store.histograms(&row.id)?;
+        Ok(Loaded {
+            row,
+            timeline,
+            histograms,
+        })
+    }
+}
+
 /// The runs one selector picks: the run a run id (or unique prefix) names, or every run with
 /// the tags of a `k=v[,k=v]` selector, a group of repeated runs. `compare` and `report` group
 /// alike: one side of a comparison, one colour in a chart.
@@ -73,13 +92,7 @@ impl Group {
         let mut runs = Vec::new();
         for row in store.select_with(selector, true)? {
             if !tags || include_partial || row.state == State::Complete {
-                let timeline = compare::timeline_of(store, &row)?;
-                let histograms = store.histograms(&row.id)?;
-                runs.push(Loaded {
-                    row,
-                    timeline,
-                    histograms,
-                });
+                runs.push(Loaded::read(store, row)?);
             } else {
                 excluded.push(format!("{} ({})", row.id, row.state.name()));
             }

@@ -30,3 +30,6 @@ mod results_store;
 mod trust;
 mod trust_cli;
 mod versions_history;
+mod versions_bisect;
+mod versions_check;
+mod versions_engine_dir;

@@ -3,7 +3,9 @@
 use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
 
 pub mod byo;
+pub mod bisect;
 pub mod calibrate;
+pub mod check;
 pub mod engine;
 pub mod experiment;
 pub mod history;

@@ -1,0 +1,114 @@
+//! `searchbench check [RUN] (--baseline SEL | --last N) --metric M --threshold 5%`: a gate for
+//! CI pipelines and `git bisect run`, exiting 0 (pass), 1 (regressed) or 125 (cannot tell).
+
+use clap::Args;
+
+use super::results::StoreArgs;
+use super::{exit, output, CliError, CliResult};
+use crate::report::check::{self, Baseline, CheckSpec, Outcome};
+
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Check a stored run against a baseline: exit 0 when no metric regressed \
+        significantly beyond the threshold, 1 when one did or when any error count rose, 125 \
+        when it cannot tell.\n\n\
+        A metric regressed when its 95 % interval lies wholly on the worse side (significant) \
+        and the change is larger than --threshold (large enough to matter). Errors count \
+        whatever the threshold: more documents refused or lost in failed bulk requests, more \
+        failed searches or wrong answers than the baseline is a regression, even when \
+        throughput improved.\n\n\
+        The intervals are those of `searchbench compare`. One run against one run: the runs' \
+        seconds (within-run noise only). One run against --last N runs: a prediction \
+        interval from the baseline runs' spread (Student's t, N-1 degrees of freedom), which \
+        includes run-to-run noise; N >= 3 is sensible. Tag groups on both sides: Welch's t \
+        over runs.\n\n\
+        It cannot tell (125) when the run was interrupted, failed without a result or never \
+        finished, when no baseline run is found, or when a metric has too few samples for \
+        an interval. `git bisect run` skips a commit on 125, counts 0 as good and 1 as bad; \
+        note that it also counts a usage error (exit 2) as bad.",
+    after_help = "Examples:\n  \
+        searchbench check --last 5 --metric docs_per_sec --threshold 5%\n  \
+        searchbench check 7b01d4aa --baseline build=release --metric service_p99_ms --markdown\n  \
+        git bisect run sh -c 'make dist && searchbench run logs --docs 200000 \\\n      \
+        --engine-dir build/distribution/local/opensearch-3.0.0-SNAPSHOT --tag bisect=1 && \\\n      \
+        searchbench check --baseline commit=good --metric docs_per_sec'\n\n\
+        Exit codes: 0 pass, 1 regressed (or errors rose), 125 cannot tell (git bisect: skip), \
+        2 bad usage (git bisect counts 2 as bad)."
+)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub store: StoreArgs,
+    /// The run to check: a run id (a unique prefix is enough) or key=value tags for a group
+    /// of runs [default: the newest stored run].
+    pub run: Option<String>,
+    /// What to check against: a run id, or key=value[,key=value] for a group of runs.
+    #[arg(long, required_unless_present = "last", conflicts_with = "last")]
+    pub baseline: Option<String>,
+    /// Check against the last N complete runs of the same configuration (workload and
+    /// settings; any engine, seed and tags) stored before the run.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub last: Option<u64>,
+    /// A metric to guard (repeatable): a key as `searchbench compare --json` names it, or
+    /// its last part, e.g. docs_per_sec, service_p99_ms, service_mean_ms.
+    #[arg(long = "metric", value_name = "METRIC", required = true)]
+    pub metrics: Vec<String>,
+    /// A significant regression smaller than this passes, e.g. 5% or 2.5.
+    #[arg(long, default_value = "5%", value_parser = parse_percent)]
+    pub threshold: f64,
+    /// Print a short Markdown summary (for a pull-request comment) instead of a table.
+    #[arg(long, conflicts_with = "json")]
+    pub markdown: bool,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub(super) fn parse_percent(s: &str) -> Result<f64, String> {
+    let t = s.trim().trim_end_matches('%').trim();
+    match t.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!("{s:?} is not a percentage; use e.g. 5% or 2.5")),
+    }
+}
+
+/// `git bisect run`'s "cannot test this commit, skip it".
+pub const CANNOT_TELL: i32 = 125;
+
+pub async fn run(a: CheckArgs) -> CliResult {
+    let store = a.store.open()?;
+    let spec = CheckSpec {
+        run: a.run.clone(),
+        baseline: match (a.baseline.clone(), a.last) {
+            (Some(s), _) => Baseline::Selector(s),
+            (None, n) => Baseline::Last(usize::try_from(n.unwrap_or(1)).unwrap_or(usize::MAX)),
+        },
+        metrics: a.metrics.clone(),
+        threshold_pct: a.threshold,
+    };
+    let c = check::check(&store, &spec).map_err(|e| {
+        if e.is_usage() {
+            CliError::usage(e)
+        } else {
+            CliError::from(e)
+        }
+    })?;
+    if a.json {
+        output::json(&c)?;
+    } else if a.markdown {
+        print!("{}", check::markdown(&c));
+    } else {
+        output::check::check(&c);
+    }
+    let summary = || c.reasons.join("; ");
+    match c.outcome {
+        Outcome::Pass => Ok(()),
+        Outcome::Regressed => Err(CliError {
+            code: exit::FAILURE,
+            error: anyhow::anyhow!("regressed: {}", summary()),
+        }),
+        Outcome::CannotTell => Err(CliError {
+            code: CANNOT_TELL,
+            error: anyhow::anyhow!("cannot tell: {}", summary()),
+        }),
+    }
+}

@@ -1,0 +1,68 @@
+//! `searchbench check`: the metrics asked for, the error counts that rose, the answer.
+
+use super::table;
+use crate::report::check::{format_change, Check, Outcome};
+use crate::report::compare::{format_metric, format_value};
+
+pub fn check(c: &Check) {
+    let baseline = c
+        .baseline
+        .as_ref()
+        .map(|b| b.label.clone())
+        .unwrap_or_else(|| "(none)".into());
+    println!(
+        "run {} against {}, threshold {} %",
+        c.run.label, baseline, c.threshold_pct
+    );
+    if !c.metrics.is_empty() {
+        let mut t = table([
+            "metric".to_string(),
+            "baseline".into(),
+            "run".into(),
+            format!("change [{:.0} % CI]", c.confidence * 100.0),
+            "samples".into(),
+            "verdict".into(),
+        ]);
+        for m in &c.metrics {
+            let v = |x: Option<f64>| {
+                x.map(|x| format!("{} {}", format_value(x), m.unit).trim().to_string())
+                    .unwrap_or_else(|| "-".into())
+            };
+            let samples = match (m.n_baseline, m.n, m.samples) {
+                (Some(a), Some(b), Some(k)) => format!("{a} vs {b} {k}"),
+                _ => "-".into(),
+            };
+            t.add_row([
+                m.label.clone(),
+                v(m.baseline),
+                v(m.value),
+                format_change(m),
+                samples,
+                m.verdict.name().to_string(),
+            ]);
+        }
+        println!("{t}");
+    }
+    for e in &c.errors_rose {
+        println!(
+            "errors rose: {}: {} → {}",
+            e.label,
+            format_metric(true, e.baseline),
+            format_metric(true, e.value)
+        );
+    }
+    if !c.method.is_empty() {
+        println!("intervals: {}", c.method);
+    }
+    for n in &c.notes {
+        println!("note: {n}");
+    }
+    println!(
+        "check: {}",
+        match c.outcome {
+            Outcome::Pass => "PASS (exit 0)",
+            Outcome::Regressed => "REGRESSED (exit 1)",
+            Outcome::CannotTell => "CANNOT TELL (exit 125)",
+        }
+    );
+}

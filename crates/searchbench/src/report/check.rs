@@ -1,0 +1,734 @@
+//! The check behind `searchbench check`: one run (or a group of runs) against a baseline, on
+//! the metrics asked for, with a threshold: pass, regressed, or cannot tell.
+//!
+//! The answer has three values because `git bisect run` and CI pipelines need three: a
+//! commit is good, bad, or cannot be judged (its run was interrupted, the baseline is
+//! missing, there are too few samples for an interval).
+//!
+//! A metric regressed when its interval lies wholly on the worse side of zero (significant)
+//! and the change itself is larger than the threshold (large enough to matter). Errors count
+//! whatever the threshold: any rise in an error count (documents refused or in failed bulk
+//! requests, failed searches, wrong answers) is a regression, also when every other figure
+//! improved.
+//!
+//! The intervals are those of [`compare`](super::compare): within-run samples for one run a
+//! side, Welch's t over runs for groups. One run against a group of earlier runs (`--last N`)
+//! gets a prediction interval: where a new run of the baseline would fall, from the baseline
+//! runs' mean and spread (Student's t with n − 1 degrees of freedom, on the logarithms for
+//! positive figures, as [`welch_diff`](super::statistics::welch_diff) does).
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use super::compare::{self, format_value, Side};
+use super::metrics::Direction;
+use super::statistics::{mean, t975, Interval, SampleKind, CONFIDENCE, MIN_RUNS};
+use super::{configuration, Group, Loaded};
+use crate::store::{Filter, State, Store, StoreError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum CheckError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("{0}")]
+    UnknownMetric(String),
+    #[error("name at least one --metric")]
+    NoMetric,
+}
+
+impl CheckError {
+    /// The caller's to fix: a name that matches nothing.
+    pub fn is_usage(&self) -> bool {
+        match self {
+            CheckError::UnknownMetric(_) | CheckError::NoMetric => true,
+            CheckError::Store(e) => matches!(
+                e,
+                StoreError::NotFound(_) | StoreError::Ambiguous { .. } | StoreError::BadTag(_)
+            ),
+        }
+    }
+}
+
+/// What the run is checked against.
+#[derive(Debug, Clone)]
+pub enum Baseline {
+    /// A run id (or prefix), or `key=value[,...]` tags: its complete runs.
+    Selector(String),
+    /// The last N complete runs of the same configuration before the run.
+    Last(usize),
+}
+
+#[derive(Debug, Clone)]
+pub struct CheckSpec {
+    /// A run id (or prefix) or tags; `None`: the newest stored run.
+    pub run: Option<String>,
+    pub baseline: Baseline,
+    /// Metric keys, or their last part (`docs_per_sec` for `throughput_docs_per_sec`).
+    pub metrics: Vec<String>,
+    /// A regression smaller than this (percent) passes.
+    pub threshold_pct: f64,
+}
+
+/// The answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// No metric regressed significantly beyond the threshold and no error count rose.
+    Pass,
+    /// A metric regressed significantly beyond the threshold, or an error count rose.
+    Regressed,
+    /// The run is not complete, there is no baseline, or there are too few samples.
+    CannotTell,
+}
+
+impl Outcome {
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::Pass => "pass",
+            Outcome::Regressed => "regressed",
+            Outcome::CannotTell => "cannot tell",
+        }
+    }
+}
+
+/// One metric's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MetricVerdict {
+    /// Significantly worse, by more than the threshold.
+    Regressed,
+    /// Significantly worse, by less than the threshold.
+    WithinThreshold,
+    NoSignificantChange,
+    Improved,
+    /// No interval: too few samples, or the metric is missing on a side.
+    CannotTell,
+}
+
+impl MetricVerdict {
+    pub fn name(self) -> &'static str {
+        match self {
+            MetricVerdict::Regressed => "REGRESSED",
+            MetricVerdict::WithinThreshold => "worse, within the threshold",
+            MetricVerdict::NoSignificantChange => "no significant change",
+            MetricVerdict::Improved => "improved",
+            MetricVerdict::CannotTell => "cannot tell",
+        }
+    }
+}
+
+/// One metric asked for.
+#[derive(Debug, Clone, Serialize)]
+pub struct MetricCheck {
+    pub key: String,
+    pub label: String,
+    pub unit: &'static str,
+    pub baseline: Option<f64>,
+    pub value: Option<f64>,
+    pub diff_pct: Option<f64>,
+    pub ci: Option<Interval>,
+    /// Samples behind each side and what they are (`runs`, `seconds`...).
+    pub n_baseline: Option<usize>,
+    pub n: Option<usize>,
+    pub samples: Option<&'static str>,
+    pub verdict: MetricVerdict,
+    /// Why there is no verdict, when there is none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+}
+
+/// An error count that rose.
+#[derive(Debug, Clone, Serialize)]
+pub struct ErrorRise {
+    pub key: String,
+    pub label: String,
+    pub baseline: f64,
+    pub value: f64,
+}
+
+/// Who was compared.
+#[derive(Debug, Clone, Serialize)]
+pub struct Who {
+    pub label: String,
+    pub run_ids: Vec<String>,
+    pub engine: Option<String>,
+    pub states: Vec<State>,
+}
+
+impl Who {
+    fn of(side: &Side) -> Who {
+        Who {
+            label: side.label.clone(),
+            run_ids: side.run_ids.clone(),
+            engine: side.engine.clone(),
+            states: side.states.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Check {
+    pub outcome: Outcome,
+    /// Why it regressed or cannot tell (empty for a pass).
+    pub reasons: Vec<String>,
+    pub run: Who,
+    /// `None` when no baseline run was found.
+    pub baseline: Option<Who>,
+    pub threshold_pct: f64,
+    pub confidence: f64,
+    /// How the intervals were made.
+    pub method: String,
+    pub metrics: Vec<MetricCheck>,
+    pub errors_rose: Vec<ErrorRise>,
+    pub notes: Vec<String>,
+}
+
+impl Check {
+    /// Adds a reason the check cannot tell; a regression already found stands.
+    fn cannot_tell(&mut self, reason: String) {
+        if self.outcome == Outcome::Pass {
+            self.outcome = Outcome::CannotTell;
+        }
+        self.reasons.push(reason);
+    }
+}
+
+/// Checks `spec.run` against its baseline.
+pub fn check(store: &Store, spec: &CheckSpec) -> Result<Check, CheckError> {
+    if spec.metrics.is_empty() {
+        return Err(CheckError::NoMetric);
+    }
+    let run = match &spec.run {
+        Some(selector) => Group::load(store, selector, true)?,
+        None => latest(store)?,
+    };
+    let run_side = Side::from_group(&run);
+    let mut notes = Vec::new();
+    let baseline = match &spec.baseline {
+        Baseline::Selector(selector) => match Group::load(store, selector, false) {
+            Ok(mut group) => {
+                let before = group.runs.len();
+                group
+                    .runs
+                    .retain(|l| !run_side.run_ids.contains(&l.row.id.0));
+                if group.runs.len() < before {
+                    notes.push("the run itself is left out of its baseline".into());
+                }
+                (!group.runs.is_empty()).then_some(group)
+            }
+            Err(StoreError::NoTagMatch(_)) => None,
+            Err(e) => return Err(e.into()),
+        },
+        Baseline::Last(n) => last_runs(store, &run, *n)?,
+    };
+    let base_side = baseline.as_ref().map(Side::from_group);
+
+    // Names are checked first: a typo is bad usage whatever the runs hold.
+    let keys = known_keys(&run_side, base_side.as_ref());
+    let wanted = if keys.is_empty() {
+        Vec::new()
+    } else {
+        spec.metrics
+            .iter()
+            .map(|m| resolve_metric(m, &keys))
+            .collect::<Result<Vec<_>, _>>()?
+    };
+
+    let mut check = Check {
+        outcome: Outcome::Pass,
+        reasons: Vec::new(),
+        run: Who::of(&run_side),
+        baseline: base_side.as_ref().map(Who::of),
+        threshold_pct: spec.threshold_pct,
+        confidence: CONFIDENCE,
+        method: String::new(),
+        metrics: Vec::new(),
+        errors_rose: Vec::new(),
+        notes,
+    };
+    let partial = run_side.partial();
+    let Some(base_side) = base_side else {
+        check.outcome = Outcome::CannotTell;
+        check.reasons.push(match &spec.baseline {
+            Baseline::Selector(s) => format!("no complete baseline run for {s:?}"),
+            Baseline::Last(_) => {
+                "no earlier complete run of the same configuration to compare with".into()
+            }
+        });
+        return Ok(check);
+    };
+    check.errors_rose = errors_rose(&base_side, &run_side);
+    for rise in &check.errors_rose {
+        check.reasons.push(format!(
+            "{} rose: {} → {}",
+            rise.label,
+            compare::format_metric(true, rise.baseline),
+            compare::format_metric(true, rise.value)
+        ));
+    }
+    if !check.errors_rose.is_empty() {
+        check.outcome = Outcome::Regressed;
+    }
+    let base_partial = base_side.partial();
+    for (what, runs) in [("run", &partial), ("baseline", &base_partial)] {
+        if !runs.is_empty() {
+            check.cannot_tell(format!(
+                "the {what} is not complete: {} (partial figures are never judged)",
+                runs.join(", ")
+            ));
+            return Ok(check);
+        }
+    }
+    if wanted.is_empty() {
+        check.cannot_tell("neither side has a result to compare".into());
+        return Ok(check);
+    }
+
+    let one_against_runs = run_side.run_ids.len() == 1 && base_side.run_ids.len() >= MIN_RUNS;
+    check.method = if one_against_runs {
+        format!(
+            "one run against {} baseline runs: {:.0} % prediction interval of a new baseline run (Student's t, {} degrees of freedom)",
+            base_side.run_ids.len(),
+            CONFIDENCE * 100.0,
+            base_side.run_ids.len() - 1
+        )
+    } else if run_side.run_ids.len() == 1 && base_side.run_ids.len() == 1 {
+        format!(
+            "one run a side: {:.0} % bootstrap interval over each run's seconds (within-run noise only)",
+            CONFIDENCE * 100.0
+        )
+    } else {
+        format!(
+            "groups of runs: {:.0} % Welch's t interval over runs",
+            CONFIDENCE * 100.0
+        )
+    };
+    let comparison =
+        (!one_against_runs).then(|| compare::compare(base_side.clone(), vec![run_side.clone()]));
+    for key in &wanted {
+        let b = base_side.metrics.iter().find(|m| &m.key == key);
+        let r = run_side.metrics.iter().find(|m| &m.key == key);
+        let (Some(b), Some(r)) = (b, r) else {
+            let any = b.or(r);
+            check.metrics.push(MetricCheck {
+                key: key.clone(),
+                label: any.map(|m| m.label.clone()).unwrap_or_else(|| key.clone()),
+                unit: any.map(|m| m.unit).unwrap_or(""),
+                baseline: b.map(|m| m.value),
+                value: r.map(|m| m.value),
+                diff_pct: None,
+                ci: None,
+                n_baseline: None,
+                n: None,
+                samples: None,
+                verdict: MetricVerdict::CannotTell,
+                why: Some(format!(
+                    "the {} has no such metric",
+                    if b.is_none() { "baseline" } else { "run" }
+                )),
+            });
+            continue;
+        };
+        let mut m = MetricCheck {
+            key: key.clone(),
+            label: b.label.clone(),
+            unit: b.unit,
+            baseline: Some(b.value),
+            value: Some(r.value),
+            diff_pct: super::statistics::pct_diff(b.value, r.value),
+            ci: None,
+            n_baseline: None,
+            n: None,
+            samples: None,
+            verdict: MetricVerdict::CannotTell,
+            why: None,
+        };
+        if b.errors {
+            // Judged with every other error count.
+            m.verdict = if r.value > b.value {
+                MetricVerdict::Regressed
+            } else if r.value < b.value {
+                MetricVerdict::Improved
+            } else {
+                MetricVerdict::NoSignificantChange
+            };
+        } else if one_against_runs {
+            let base_values = b.samples.as_ref().map(|(_, v)| v.as_slice()).unwrap_or(&[]);
+            m.ci = prediction_diff(base_values, r.value);
+            m.n_baseline = Some(base_values.len());
+            m.n = Some(1);
+            m.samples = Some(SampleKind::PerRun.name());
+            m.verdict = judge(b.direction, m.ci, m.diff_pct, spec.threshold_pct);
+            if m.ci.is_none() {
+                m.why = Some(format!(
+                    "fewer than {MIN_RUNS} baseline runs with this metric"
+                ));
+            }
+        } else if let Some(cell) = comparison
+            .as_ref()
+            .and_then(|c| c.rows.iter().find(|row| &row.key == key))
+            .and_then(|row| row.contenders[0].as_ref())
+        {
+            m.ci = cell.ci;
+            m.diff_pct = cell.diff_pct;
+            m.n_baseline = cell.n_base;
+            m.n = cell.n;
+            m.samples = cell.samples.map(SampleKind::name);
+            m.verdict = judge(b.direction, m.ci, m.diff_pct, spec.threshold_pct);
+            if m.ci.is_none() {
+                m.why = Some(cell.verdict.name().to_string());
+            }
+        }
+        check.metrics.push(m);
+    }
+    let mut cannot = Vec::new();
+    for m in &check.metrics {
+        match m.verdict {
+            MetricVerdict::Regressed if !check.errors_rose.iter().any(|e| e.key == m.key) => {
+                check.outcome = Outcome::Regressed;
+                check.reasons.push(format!(
+                    "{} regressed by {} (threshold {} %)",
+                    m.label,
+                    m.diff_pct
+                        .map(|d| format!("{d:+.1} %"))
+                        .unwrap_or_else(|| "?".into()),
+                    spec.threshold_pct
+                ));
+            }
+            MetricVerdict::CannotTell => cannot.push(format!(
+                "{}: cannot tell ({})",
+                m.label,
+                m.why.as_deref().unwrap_or("no interval")
+            )),
+            _ => {}
+        }
+    }
+    // A regression outranks a metric that cannot be judged: the regressions come first.
+    for reason in cannot {
+        check.cannot_tell(reason);
+    }
+    if let Some(c) = &comparison {
+        check.notes.extend(
+            c.notes
+                .iter()
+                .filter(|n| n.starts_with("engines differ") || n.starts_with("measured on"))
+                .cloned(),
+        );
+    }
+    Ok(check)
+}
+
+/// The newest stored run.
+fn latest(store: &Store) -> Result<Group, CheckError> {
+    let newest = store
+        .list(&Filter {
+            limit: Some(1),
+            ..Default::default()
+        })?
+        .into_iter()
+        .next()
+        .ok_or_else(|| StoreError::NotFound("(the newest run: the store has none)".into()))?;
+    Ok(Group::load(store, &newest.id.0, true)?)
+}
+
+/// The last `n` complete runs of the run's configuration stored before it (by start, then
+/// by the order they were stored in).
+fn last_runs(store: &Store, run: &Group, n: usize) -> Result<Option<Group>, CheckError> {
+    let Some(first) = run.runs.first() else {
+        return Ok(None);
+    };
+    let all = store.list(&Filter::default())?;
+    let ours: Vec<&str> = run.runs.iter().map(|l| l.row.id.0.as_str()).collect();
+    // Newest first: the runs after the run's own position are older.
+    let from = all
+        .iter()
+        .position(|r| ours.contains(&r.id.0.as_str()))
+        .map_or(all.len(), |i| i + 1);
+    let mut runs = Vec::new();
+    for row in all.into_iter().skip(from) {
+        if runs.len() >= n {
+            break;
+        }
+        if row.state != State::Complete
+            || ours.contains(&row.id.0.as_str())
+            || !configuration::same(&row, &first.row)
+        {
+            continue;
+        }
+        runs.push(Loaded::read(store, row)?);
+    }
+    if runs.is_empty() {
+        return Ok(None);
+    }
+    runs.reverse();
+    Ok(Some(Group {
+        selector: format!("last {} run(s) of the same configuration", runs.len()),
+        runs,
+        excluded: Vec::new(),
+    }))
+}
+
+fn known_keys(run: &Side, base: Option<&Side>) -> Vec<String> {
+    let mut keys: Vec<String> = Vec::new();
+    for m in run
+        .metrics
+        .iter()
+        .chain(base.into_iter().flat_map(|b| &b.metrics))
+    {
+        if !keys.contains(&m.key) {
+            keys.push(m.key.clone());
+        }
+    }
+    keys
+}
+
+/// A metric key as given, or the one key whose last part it is (`docs_per_sec`,
+/// `p99_ms` when only one metric ends so).
+pub fn resolve_metric(given: &str, keys: &[String]) -> Result<String, CheckError> {
+    if keys.iter().any(|k| k == given) {
+        return Ok(given.to_string());
+    }
+    let ends: Vec<&String> = keys
+        .iter()
+        .filter(|k| k.ends_with(&format!("_{given}")) || k.ends_with(&format!(".{given}")))
+        .collect();
+    match ends.as_slice() {
+        [one] => Ok((*one).clone()),
+        [] => Err(CheckError::UnknownMetric(crate::suggest::unknown(
+            "metric",
+            given,
+            keys.iter().map(String::as_str),
+        ))),
+        many => Err(CheckError::UnknownMetric(format!(
+            "metric {given:?} is ambiguous: it may be {}",
+            many.iter()
+                .map(|k| k.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
+}
+
+/// Error counts that are higher in the run than in the baseline (a group's mean).
+fn errors_rose(base: &Side, run: &Side) -> Vec<ErrorRise> {
+    run.metrics
+        .iter()
+        .filter(|m| m.errors)
+        .filter_map(|r| {
+            let baseline = base
+                .metrics
+                .iter()
+                .find(|b| b.key == r.key)
+                .map_or(0.0, |b| b.value);
+            (r.value > baseline).then(|| ErrorRise {
+                key: r.key.clone(),
+                label: r.label.clone(),
+                baseline,
+                value: r.value,
+            })
+        })
+        .collect()
+}
+
+/// A significant change beyond the threshold on the worse side regressed.
+fn judge(
+    direction: Direction,
+    ci: Option<Interval>,
+    diff_pct: Option<f64>,
+    threshold_pct: f64,
+) -> MetricVerdict {
+    let Some(ci) = ci else {
+        return MetricVerdict::CannotTell;
+    };
+    if !ci.excludes_zero() {
+        return MetricVerdict::NoSignificantChange;
+    }
+    let worse = match direction {
+        Direction::HigherBetter => ci.high_pct < 0.0,
+        Direction::LowerBetter => ci.low_pct > 0.0,
+        // Neither way is good: a change beyond the threshold is what the check guards.
+        Direction::Info => true,
+    };
+    if !worse {
+        MetricVerdict::Improved
+    } else if diff_pct.is_some_and(|d| d.abs() > threshold_pct) {
+        MetricVerdict::Regressed
+    } else {
+        MetricVerdict::WithinThreshold
+    }
+}
+
+/// The prediction interval of one new value against `base` runs, as a change in percent:
+/// where a new baseline run would fall, `mean ± t(n−1) · s · √(1 + 1/n)`, on the logarithms
+/// when every value is positive (a ratio), else linear relative to the mean.
+pub fn prediction_diff(base: &[f64], value: f64) -> Option<Interval> {
+    let n = base.len();
+    if n < MIN_RUNS || !value.is_finite() {
+        return None;
+    }
+    let positive = value > 0.0 && base.iter().all(|v| *v > 0.0 && v.is_finite());
+    let (values, x): (Vec<f64>, f64) = if positive {
+        (base.iter().map(|v| v.ln()).collect(), value.ln())
+    } else {
+        (base.to_vec(), value)
+    };
+    let m = mean(&values)?;
+    let s = (values.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / (n - 1) as f64).sqrt();
+    let half = t975((n - 1) as f64) * s * (1.0 + 1.0 / n as f64).sqrt();
+    let d = x - m;
+    if positive {
+        Some(Interval {
+            low_pct: ((d - half).exp() - 1.0) * 100.0,
+            high_pct: ((d + half).exp() - 1.0) * 100.0,
+        })
+    } else if m != 0.0 {
+        Some(Interval {
+            low_pct: (d - half) / m.abs() * 100.0,
+            high_pct: (d + half) / m.abs() * 100.0,
+        })
+    } else {
+        None
+    }
+}
+
+/// `+3.1 % [+1.0, +5.2]`.
+pub fn format_change(m: &MetricCheck) -> String {
+    let mut s = m
+        .diff_pct
+        .map(|d| format!("{d:+.1} %"))
+        .unwrap_or_else(|| "-".into());
+    if let Some(i) = m.ci {
+        let _ = write!(s, " [{:+.1}, {:+.1}]", i.low_pct, i.high_pct);
+    }
+    s
+}
+
+/// A short Markdown summary for a pull-request comment.
+pub fn markdown(c: &Check) -> String {
+    let mark = match c.outcome {
+        Outcome::Pass => "✅ no regression",
+        Outcome::Regressed => "❌ regression",
+        Outcome::CannotTell => "⚠️ cannot tell",
+    };
+    let who = |w: &Who| {
+        format!(
+            "`{}`{}",
+            w.label,
+            w.engine
+                .as_ref()
+                .map(|e| format!(" ({e})"))
+                .unwrap_or_default()
+        )
+    };
+    let mut s = format!("### searchbench check: {mark}\n\n");
+    let _ = writeln!(
+        s,
+        "Run {} against {}, threshold {} %.\n",
+        who(&c.run),
+        c.baseline
+            .as_ref()
+            .map(who)
+            .unwrap_or_else(|| "no baseline".into()),
+        c.threshold_pct
+    );
+    if !c.metrics.is_empty() {
+        let _ = writeln!(
+            s,
+            "| metric | baseline | run | change [{:.0} % CI] | verdict |\n|---|---:|---:|---:|---|",
+            c.confidence * 100.0
+        );
+        for m in &c.metrics {
+            let v = |x: Option<f64>| {
+                x.map(|x| format!("{} {}", format_value(x), m.unit).trim().to_string())
+                    .unwrap_or_else(|| "-".into())
+            };
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {} |",
+                m.label.replace('|', "\\|"),
+                v(m.baseline),
+                v(m.value),
+                format_change(m),
+                m.verdict.name()
+            );
+        }
+        s.push('\n');
+    }
+    if c.errors_rose.is_empty() {
+        if c.baseline.is_some() {
+            s.push_str("Errors: no error count rose.\n");
+        }
+    } else {
+        s.push_str("Errors rose:\n");
+        for e in &c.errors_rose {
+            let _ = writeln!(
+                s,
+                "- {}: {} → {}",
+                e.label,
+                compare::format_metric(true, e.baseline),
+                compare::format_metric(true, e.value)
+            );
+        }
+    }
+    for r in c.reasons.iter().filter(|r| !r.contains(" rose: ")) {
+        let _ = writeln!(s, "- {r}");
+    }
+    if !c.method.is_empty() {
+        let _ = writeln!(s, "\n<sub>{}</sub>", c.method);
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_new_run_far_outside_the_baseline_spread_is_significant() {
+        let base = [1000.0, 1030.0, 980.0, 1010.0, 995.0];
+        let slow = prediction_diff(&base, 800.0).unwrap();
+        assert!(slow.high_pct < 0.0, "{slow:?}");
+        let same = prediction_diff(&base, 1005.0).unwrap();
+        assert!(!same.excludes_zero(), "{same:?}");
+        assert!(prediction_diff(&base[..1], 800.0).is_none());
+    }
+
+    #[test]
+    fn a_regression_needs_significance_and_size() {
+        let i = |low_pct, high_pct| Some(Interval { low_pct, high_pct });
+        use MetricVerdict::*;
+        let hb = Direction::HigherBetter;
+        assert_eq!(judge(hb, i(-12.0, -8.0), Some(-10.0), 5.0), Regressed);
+        assert_eq!(judge(hb, i(-4.0, -1.0), Some(-2.5), 5.0), WithinThreshold);
+        assert_eq!(
+            judge(hb, i(-12.0, 3.0), Some(-10.0), 5.0),
+            NoSignificantChange
+        );
+        assert_eq!(judge(hb, i(8.0, 12.0), Some(10.0), 5.0), Improved);
+        assert_eq!(
+            judge(Direction::LowerBetter, i(8.0, 12.0), Some(10.0), 5.0),
+            Regressed
+        );
+        assert_eq!(judge(hb, None, Some(-50.0), 5.0), CannotTell);
+    }
+
+    #[test]
+    fn metric_names_resolve_by_their_last_part() {
+        let keys: Vec<String> = ["throughput_docs_per_sec", "service_p99_ms", "took_p99_ms"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(
+            resolve_metric("docs_per_sec", &keys).unwrap(),
+            "throughput_docs_per_sec"
+        );
+        assert!(resolve_metric("p99_ms", &keys)
+            .unwrap_err()
+            .to_string()
+            .contains("ambiguous"));
+        let e = resolve_metric("service_p99", &keys)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("did you mean \"service_p99_ms\""), "{e}");
+    }
+}
