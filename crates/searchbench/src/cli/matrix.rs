@@ -99,13 +99,7 @@ pub async fn run(mut args: MatrixArgs) -> CliResult {
         engines,
         repeats: args.repeats as usize,
         order_seed: args.order_seed,
-        cluster: ClusterSpec {
-            given: None,
-            urls: Vec::new(),
-            start: args.node.options(crate::engine::DEFAULT_ENGINE),
-            engine_pid: None,
-            rtt: None,
-        },
+        cluster: ClusterSpec::local(args.node.options(crate::engine::DEFAULT_ENGINE)),
         load,
         save: args.save.spec(),
     };

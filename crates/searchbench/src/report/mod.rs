@@ -7,14 +7,12 @@
 //! * [`changepoint`]: where a history's level shifts (E-divisive means).
 //! * [`configuration`]: which runs are one configuration; [`history`]: the runs of one
 //!   configuration over versions or time, with their change points.
-//! * [`html`], [`markdown`], [`csv_file`]: renderings.
-
-pub mod changepoint;
 //! * [`check`]: one run against a baseline with a threshold: pass, regressed, cannot tell.
-//! * [`configuration`]: which runs measured the same thing.
+//! * [`bisect`]: the search for the first version with a change.
 //! * [`html`], [`markdown`], [`csv_file`]: renderings.
 
 pub mod bisect;
+pub mod changepoint;
 pub mod check;
 pub mod compare;
 pub mod configuration;

@@ -139,18 +139,14 @@ impl Probe for Runs<'_> {
         let job = Job::generated(&spec.workload, &spec.workload_spec, spec.index.clone(), &[])?;
         let mut start = spec.start.clone();
         start.engine = engine.clone();
-        let cluster = ClusterSpec {
-            given: None,
-            urls: Vec::new(),
-            start,
-            engine_pid: None,
-        };
+        let cluster = ClusterSpec::local(start);
         let mut save = spec.save.clone();
         save.tags.push(("bisect".into(), self.id.clone()));
         let run_spec = RunSpec {
             workload_spec: spec.workload_spec.clone(),
             queries: spec.queries,
             progress: crate::query::Progress::default(),
+            user_queries: None,
         };
         // The job names the index (the workload's unless --index).
         let mut load = spec.load.clone();

@@ -23,6 +23,17 @@ pub struct ClusterSpec {
 }
 
 impl ClusterSpec {
+    /// An engine we start, with these options, reached directly.
+    pub fn local(start: StartOptions) -> Self {
+        ClusterSpec {
+            given: None,
+            urls: Vec::new(),
+            start,
+            engine_pid: None,
+            rtt: None,
+        }
+    }
+
     /// The engine name for the record: the one we start, or none for a given cluster.
     pub fn engine_name(&self) -> Option<&str> {
         self.given.is_none().then_some(self.start.engine.as_str())

@@ -78,6 +78,7 @@ pub fn record_config(job: &Job, cluster: &ClusterSpec, load: &LoadSpec) -> Value
     if let (Some(map), Some(rtt)) = (config.as_object_mut(), &cluster.rtt) {
         map.insert("rtt_ms".into(), rtt.rtt_ms.into());
         map.insert("jitter_ms".into(), rtt.jitter_ms.into());
+    }
     if let (Some(dir), Some(map)) = (&cluster.start.engine_dir, config.as_object_mut()) {
         map.insert("engine_dir".into(), dir.display().to_string().into());
     }

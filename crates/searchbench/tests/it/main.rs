@@ -29,7 +29,7 @@ mod results_html;
 mod results_store;
 mod trust;
 mod trust_cli;
-mod versions_history;
 mod versions_bisect;
 mod versions_check;
 mod versions_engine_dir;
+mod versions_history;

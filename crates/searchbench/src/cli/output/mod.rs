@@ -2,8 +2,8 @@
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
 
-pub mod byo;
 pub mod bisect;
+pub mod byo;
 pub mod calibrate;
 pub mod check;
 pub mod engine;
