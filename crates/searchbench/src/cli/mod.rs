@@ -15,6 +15,7 @@ mod report;
 pub mod results;
 mod run;
 mod shell;
+mod sweep;
 mod target;
 
 pub use target::TargetArgs;
@@ -142,6 +143,8 @@ pub enum Command {
     Compare(compare::CompareArgs),
     /// Run one ingest configuration N times: run-to-run noise and the change k runs can see.
     Calibrate(calibrate::CalibrateArgs),
+    /// A grid of ingest configurations (bulk size × clients × settings): the one to use.
+    Sweep(sweep::SweepArgs),
     /// Render stored runs as an offline HTML page, Markdown or CSV.
     Report(report::ReportArgs),
     /// Parse dates exactly as Elasticsearch/OpenSearch `date` fields do.
@@ -210,6 +213,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Compare(args) => compare::run(args).await,
         Command::Calibrate(args) => calibrate::run(args).await,
         Command::Report(args) => report::run(args).await,
+        Command::Sweep(args) => sweep::run(args).await,
         Command::Completions(args) => shell::completions(args),
         Command::Man(args) => shell::man(args),
     }

@@ -16,6 +16,7 @@ pub mod job;
 pub mod query;
 pub mod record;
 pub mod run;
+pub mod sweep;
 
 pub use cluster::{ClusterSpec, Connected};
 pub use events::{Event, Observer, Silent};
