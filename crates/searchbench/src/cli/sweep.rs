@@ -73,9 +73,16 @@ pub struct SweepArgs {
     /// Compress request bodies: off,on.
     #[arg(long, value_name = "off|on,...", value_delimiter = ',', value_parser = parse_on_off)]
     pub gzip: Vec<bool>,
-    /// Documents each run loads (the same corpus in every cell).
+    /// Documents each run loads (the same corpus in every cell); with --run-secs, the
+    /// documents of each cell's sizing run.
     #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub docs: u64,
+    /// Size each cell's runs to last about this long (e.g. 8s): one unmeasured run of every
+    /// cell (--docs documents, which also warms the engine) measures its rate, then its runs
+    /// load rate × time documents, in whole waves of bulk size × clients. Cells then load
+    /// different amounts (a slow cell a smaller index); without it every run loads --docs.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub run_secs: Option<std::time::Duration>,
     /// Target half-width of each cell's interval, in percent of its median, e.g. 5%.
     #[arg(long, value_name = "P%", default_value = "5%", value_parser = parse_pct)]
     pub ci: f64,
@@ -182,6 +189,7 @@ pub async fn run(a: SweepArgs) -> CliResult {
         order_seed: a.order_seed.unwrap_or_else(sweep::clock_seed),
         id: id.clone(),
         warmup_runs: a.warmup_runs as usize,
+        run_secs: a.run_secs.map(|d| d.as_secs_f64()).filter(|s| *s > 0.0),
         base,
     };
     let mut save = a.out.save_spec();

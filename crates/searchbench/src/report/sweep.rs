@@ -318,6 +318,8 @@ pub fn median(values: &[f64]) -> Option<f64> {
 #[derive(Debug, Clone, Serialize)]
 pub struct Cell {
     pub params: CellParams,
+    /// Documents each run of the cell loads.
+    pub docs_per_run: u64,
     pub runs: Vec<RunFigures>,
     /// Docs/s of the clean runs.
     pub docs_per_sec: Option<Estimate>,
@@ -343,6 +345,7 @@ impl Cell {
     pub fn new(params: CellParams) -> Cell {
         Cell {
             params,
+            docs_per_run: 0,
             runs: Vec::new(),
             docs_per_sec: None,
             service_p50_ms: None,
@@ -802,8 +805,11 @@ pub struct SweepResult {
     /// The `sweep=<id>` tag of every run of the sweep.
     pub id: String,
     pub workload: String,
-    /// Documents each run loads (the same corpus in every cell).
+    /// Documents each run loads (`--docs`); with `run_secs`, the sizing runs' count, and
+    /// each cell's own count is in the cell.
     pub docs_per_run: u64,
+    /// Each cell's runs sized to last about this long (see the cells' `docs_per_run`).
+    pub run_secs: Option<f64>,
     pub seed: u64,
     /// The engine we started (none for a cluster given by URL).
     pub engine: Option<String>,

@@ -268,7 +268,7 @@ fn curve_svg(r: &SweepResult, c: &AxisCurve, usl: Option<&UslRow>) -> String {
 
 fn cells_table(r: &SweepResult) -> String {
     let mut out = String::from(
-        "<table><tr><th>cell</th><th>docs/s</th><th>runs</th><th>service p50 ms</th><th>p99 ms</th>\
+        "<table><tr><th>cell</th><th>docs/s</th><th>runs × docs</th><th>service p50 ms</th><th>p99 ms</th>\
          <th>429/retries</th><th>failed docs</th><th>engine CPU µs/doc</th><th>driver CPU µs/doc</th><th>run ids</th></tr>",
     );
     let opt = |v: Option<f64>| v.map_or_else(|| "-".into(), |x| format!("{x:.2}"));
@@ -276,13 +276,14 @@ fn cells_table(r: &SweepResult) -> String {
         let ids: Vec<&str> = c.runs.iter().filter_map(|r| r.run_id.as_deref()).collect();
         let _ = write!(
             out,
-            "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+            "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{} × {}</td><td class=\"num\">{}</td>\
              <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
              <td class=\"num\">{}</td><td>{}</td></tr>",
             esc(&c.params.label()),
             c.docs_per_sec
                 .map_or_else(|| "-".into(), |e| esc(&format_estimate(&e))),
             c.runs.len(),
+            c.docs_per_run,
             opt(c.service_p50_ms),
             opt(c.service_p99_ms),
             c.throttled,
@@ -309,10 +310,13 @@ pub fn render(r: &SweepResult) -> String {
     );
     let runs: usize = r.cells.iter().map(|c| c.runs.len()).sum();
     let subtitle = format!(
-        "{} · {} cells, {runs} runs of {} documents in {} round(s), {:.1} min · target ±{} % (runs {}..{}) · order seed {}{}",
+        "{} · {} cells, {runs} runs {} in {} round(s), {:.1} min · target ±{} % (runs {}..{}) · order seed {}{}",
         utc(r.started_unix),
         r.cells.len(),
-        r.docs_per_run,
+        match r.run_secs {
+            Some(s) => format!("sized to ~{s:.0} s each"),
+            None => format!("of {} documents", r.docs_per_run),
+        },
         r.rounds.len(),
         r.wall_secs / 60.0,
         r.ci_pct,

@@ -34,6 +34,9 @@ pub struct SweepSpec {
     pub id: String,
     /// Unmeasured runs before the first round.
     pub warmup_runs: usize,
+    /// Size each cell's runs to last about this long: one unmeasured run of every cell
+    /// (with `docs` documents) measures its rate first. `None`: every run loads `docs`.
+    pub run_secs: Option<f64>,
     /// The load every cell starts from (warm-up, retries, cancel); the cell sets the rest.
     pub base: LoadSpec,
 }
@@ -208,6 +211,15 @@ fn failed_run(error: &SessionError, run_id: Option<String>) -> RunFigures {
     }
 }
 
+/// Documents for a run of about `secs` at `rate` docs/s: whole waves of `wave` documents
+/// (one request per client), two waves at least.
+fn sized_docs(rate: f64, secs: f64, wave: u64) -> u64 {
+    let wave = wave.max(1);
+    let want = if rate.is_finite() { rate * secs } else { 0.0 };
+    let waves = (want / wave as f64).round().max(2.0) as u64;
+    waves.saturating_mul(wave)
+}
+
 /// `0..n` shuffled by `rng` (Fisher–Yates).
 fn shuffled(mut items: Vec<usize>, rng: &mut Rng) -> Vec<usize> {
     for i in (1..items.len()).rev() {
@@ -249,6 +261,7 @@ pub async fn sweep(
         id: spec.id.clone(),
         workload: spec.workload.clone(),
         docs_per_run: spec.workload_spec.docs.unwrap_or(0),
+        run_secs: spec.run_secs,
         seed: spec.workload_spec.seed,
         engine: cluster.engine_name().map(str::to_string),
         target_url,
@@ -293,16 +306,21 @@ async fn run_grid(
     let mut warnings = Vec::new();
     let mut product = None;
     let cancelled = || spec.base.cancel.as_ref().is_some_and(|c| c.is_cancelled());
-    let job_for = |params: &CellParams| -> Result<Job, SessionError> {
-        let mut job = Job::generated(
-            &spec.workload,
-            &spec.workload_spec,
-            Some(index.to_string()),
-            &[],
-        )?;
+    let job_for = |params: &CellParams, docs: u64| -> Result<Job, SessionError> {
+        let mut workload = spec.workload_spec.clone();
+        workload.docs = Some(docs);
+        let mut job = Job::generated(&spec.workload, &workload, Some(index.to_string()), &[])?;
         job.index_body = with_shards(job.index_body, params.shards);
         Ok(job)
     };
+    let docs = spec.workload_spec.docs.unwrap_or(0);
+    // An unmeasured run of a cell with `docs` documents, its index deleted after it.
+    let unmeasured = |params: &CellParams| {
+        Ok::<_, SessionError>((job_for(params, docs)?, cell_load(&spec.base, index, params)))
+    };
+    for cell in &mut cells {
+        cell.docs_per_run = docs;
+    }
     // Warm the engine's JVM with the likely fastest cell: largest requests, most clients.
     if let Some(warm) = cells
         .iter()
@@ -311,17 +329,36 @@ async fn run_grid(
         .cloned()
     {
         for _ in 0..spec.warmup_runs {
-            let report = connected
-                .load(
-                    job_for(&warm)?,
-                    cell_load(&spec.base, index, &warm),
-                    None,
-                    observer,
-                )
-                .await?;
-            clean_up(connected, index, &mut warnings).await;
+            let (job, load) = unmeasured(&warm)?;
+            let report = load_unmeasured(connected, job, load, observer, &mut warnings).await?;
             if report.interrupted {
                 return Ok((cells, rounds, true, warnings, product));
+            }
+        }
+    }
+    // Sizing: one unmeasured run of each cell, then each cell's runs last about `run_secs`.
+    if let Some(secs) = spec.run_secs {
+        let order = shuffled(
+            (0..cells.len()).collect(),
+            &mut Rng::new(spec.order_seed, 0),
+        );
+        for i in order {
+            if cancelled() {
+                return Ok((cells, rounds, true, warnings, product));
+            }
+            let params = cells[i].params.clone();
+            let (job, load) = unmeasured(&params)?;
+            match load_unmeasured(connected, job, load, observer, &mut warnings).await {
+                Ok(report) if report.interrupted => {
+                    return Ok((cells, rounds, true, warnings, product));
+                }
+                Ok(report) => {
+                    let wave = (params.bulk_docs * params.clients) as u64;
+                    cells[i].docs_per_run = sized_docs(report.docs_per_sec, secs, wave);
+                }
+                Err(e) if e.is_usage() => return Err(e),
+                // The cell's measured runs will say what is wrong.
+                Err(_) => {}
             }
         }
     }
@@ -342,7 +379,7 @@ async fn run_grid(
             }
             let params = cells[i].params.clone();
             let load = cell_load(&spec.base, index, &params);
-            let job = job_for(&params)?;
+            let job = job_for(&params, cells[i].docs_per_run)?;
             let mut cell_save = save.clone();
             cell_save.tags.extend(params.tags());
             let recording =
@@ -379,6 +416,20 @@ async fn run_grid(
     Ok((cells, rounds, false, warnings, product))
 }
 
+/// A load that is not measured nor stored (a warm-up, a sizing run); its index deleted after.
+async fn load_unmeasured(
+    connected: &Connected,
+    job: Job,
+    load: LoadSpec,
+    observer: &dyn Observer,
+    warnings: &mut Vec<String>,
+) -> Result<IngestReport, SessionError> {
+    let index = load.driver.index.clone();
+    let outcome = connected.load(job, load, None, observer).await;
+    clean_up(connected, &index, warnings).await;
+    outcome
+}
+
 /// Deletes the run's index (ours only); a failure is a warning.
 async fn clean_up(connected: &Connected, index: &str, warnings: &mut Vec<String>) {
     if let Err(e) = ingest::index::delete_ours(&connected.target, index).await {
@@ -401,6 +452,19 @@ mod tests {
         let b = with_shards(flat, Some(3));
         assert!(b["settings"].get("number_of_shards").is_none());
         assert_eq!(b["settings"]["index"]["number_of_shards"], 3);
+    }
+
+    #[test]
+    fn sized_runs_are_whole_waves_of_about_the_time_asked() {
+        // 5,000 docs/s for 6 s, 100 × 4 a wave: 30,000 docs = 75 waves.
+        assert_eq!(sized_docs(5000.0, 6.0, 400), 30_000);
+        assert_eq!(
+            sized_docs(5000.0, 6.0, 7000),
+            28_000,
+            "rounded to whole waves"
+        );
+        assert_eq!(sized_docs(10.0, 1.0, 1000), 2000, "two waves at least");
+        assert_eq!(sized_docs(f64::NAN, 1.0, 10), 20);
     }
 
     #[test]

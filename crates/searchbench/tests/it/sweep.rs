@@ -127,16 +127,20 @@ fn sweep_on(url: &str, index: &str) -> std::process::Command {
     cmd
 }
 
+/// Bulk 10, 40 × clients 1, 4 on a sink, the result as JSON on stdout, nothing stored.
+fn two_by_two_on(url: &str, index: &str) -> std::process::Command {
+    let mut cmd = sweep_on(url, index);
+    cmd.args(["--bulk-size", "10,40", "--clients", "1,4"])
+        .args(["--no-store", "--json", "-"]);
+    cmd
+}
+
 #[test]
 fn a_sweep_against_a_sink_of_known_throughput_finds_the_known_best_cell() {
     let delay = Duration::from_millis(60);
     let url = slow_sink(delay);
-    let out = sweep_on(&url, "searchbench-test-sweep-sink")
+    let out = two_by_two_on(&url, "searchbench-test-sweep-sink")
         .args([
-            "--bulk-size",
-            "10,40",
-            "--clients",
-            "1,4",
             "--docs",
             // 16 requests of 40: 4 full waves of 4 clients.
             "640",
@@ -144,9 +148,6 @@ fn a_sweep_against_a_sink_of_known_throughput_finds_the_known_best_cell() {
             "2",
             "--max-repeats",
             "3",
-            "--no-store",
-            "--json",
-            "-",
         ])
         .output()
         .expect("run searchbench");
@@ -173,6 +174,45 @@ fn a_sweep_against_a_sink_of_known_throughput_finds_the_known_best_cell() {
     for c in result["cells"].as_array().expect("cells") {
         assert!(c["runs"].as_array().expect("runs").len() >= 2);
     }
+}
+
+#[test]
+fn run_secs_sizes_each_cells_runs_to_about_that_long() {
+    let delay = Duration::from_millis(40);
+    let url = slow_sink(delay);
+    let out = two_by_two_on(&url, "searchbench-test-sweep-sized")
+        .args([
+            "--docs",
+            "160",
+            "--run-secs",
+            "1500ms",
+            "--min-repeats",
+            "2",
+            "--max-repeats",
+            "2",
+        ])
+        .output()
+        .expect("run searchbench");
+    let result: Value = serde_json::from_str(&common::succeeded(&out)).expect("JSON");
+    let slow = cell_of(&result, 10, 1);
+    let fast = cell_of(&result, 40, 4);
+    let (slow_docs, fast_docs) = (
+        slow["docs_per_run"].as_u64().expect("docs"),
+        fast["docs_per_run"].as_u64().expect("docs"),
+    );
+    assert!(fast_docs >= 8 * slow_docs, "{slow_docs} vs {fast_docs}");
+    assert_eq!(fast_docs % 160, 0, "whole waves of 40 × 4");
+    for cell in [slow, fast] {
+        for run in cell["runs"].as_array().expect("runs") {
+            let wall = run["wall_secs"].as_f64().expect("wall");
+            assert!(
+                wall > 0.7 && wall < 3.5,
+                "a run of {wall} s\n{}",
+                common::streams(&out)
+            );
+        }
+    }
+    assert_eq!(params_of(&result, "best"), (40, 4));
 }
 
 #[test]

@@ -82,9 +82,13 @@ pub fn print(r: &SweepResult) {
             panels.push(k);
         }
     }
+    let docs = match r.run_secs {
+        Some(s) => format!("runs sized to ~{s:.0} s each"),
+        None => format!("{} documents a run", r.docs_per_run),
+    };
     println!(
-        "\ndocs/s: median of the runs ± 95 % half-width ({} documents a run, {:.0} s warm-up excluded)",
-        r.docs_per_run, r.warmup_secs
+        "\ndocs/s: median of the runs ± 95 % half-width ({docs}, {:.0} s warm-up excluded)",
+        r.warmup_secs
     );
     for key in &panels {
         let in_panel: Vec<usize> = (0..r.cells.len())
@@ -119,7 +123,7 @@ pub fn print(r: &SweepResult) {
     let mut t = table([
         "cell",
         "docs/s",
-        "runs",
+        "runs × docs",
         "service p50 ms",
         "p99 ms",
         "429/retries",
