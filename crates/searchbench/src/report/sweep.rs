@@ -586,7 +586,8 @@ pub struct Answer {
     pub why: String,
 }
 
-/// The cheapest clean cell whose interval overlaps the best clean cell's, and the best.
+/// The cheapest clean cell whose interval overlaps the best clean cell's, and the best. Only
+/// cells with an interval (two clean runs or more) take part: one run's width is unknown.
 pub fn recommend(cells: &[Cell]) -> (Option<usize>, Option<usize>) {
     let clean = || {
         cells
@@ -594,6 +595,7 @@ pub fn recommend(cells: &[Cell]) -> (Option<usize>, Option<usize>) {
             .enumerate()
             .filter(|(_, c)| !c.failed())
             .filter_map(|(i, c)| Some((i, c.docs_per_sec?)))
+            .filter(|(_, e)| e.half_width.is_finite())
     };
     let Some((best, top)) = clean().max_by(|a, b| a.1.median.total_cmp(&b.1.median)) else {
         return (None, None);
@@ -638,6 +640,7 @@ fn curve(cells: &[Cell], through: usize, axis: Axis) -> AxisCurve {
             .iter()
             .filter(|p| !p.failed)
             .filter_map(|p| Some((p, p.estimate?)))
+            .filter(|(_, e)| e.half_width.is_finite())
     };
     let top = usable().max_by(|a, b| a.1.median.total_cmp(&b.1.median));
     let knee = match top {
@@ -979,6 +982,9 @@ mod tests {
             !cells[0].needs_more(3, 10),
             "a failed cell gets no more rounds"
         );
+        // One run has no interval: it can be neither best nor recommended.
+        let once = vec![cell(10, 1, &[500.0, 505.0]), cell(1000, 1, &[9000.0])];
+        assert_eq!(recommend(&once), (Some(0), Some(0)));
         let all_failed = vec![cells[0].clone()];
         assert_eq!(recommend(&all_failed), (None, None));
         assert!(answer(&all_failed).why.contains("nothing to recommend"));
