@@ -22,6 +22,7 @@ mod run;
 mod saturate;
 mod setup_args;
 mod shell;
+mod sweep;
 mod target;
 mod workload;
 
@@ -156,6 +157,8 @@ pub enum Command {
     Bisect(bisect::BisectArgs),
     /// Run one ingest configuration N times: run-to-run noise and the change k runs can see.
     Calibrate(calibrate::CalibrateArgs),
+    /// A grid of ingest configurations (bulk size × clients × settings): the one to use.
+    Sweep(sweep::SweepArgs),
     /// Render stored runs as an offline HTML page, Markdown or CSV.
     Report(report::ReportArgs),
     /// The stored runs of one configuration over engine versions or time, with change points.
@@ -237,6 +240,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::History(args) => history::run(args).await,
         Command::Matrix(args) => matrix::run(args).await,
         Command::Workload(cmd) => workload::run(cmd).await,
+        Command::Sweep(args) => sweep::run(args).await,
         Command::Completions(args) => shell::completions(args),
         Command::Man(args) => shell::man(args),
     }

@@ -395,7 +395,7 @@ pub fn compare_table(c: &Comparison) -> String {
     s
 }
 
-const STYLE: &str = r#"
+pub(super) const STYLE: &str = r#"
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1d2329;background:#f5f6f8}
 header{background:#1d2b3a;color:#fff;padding:16px 28px}
 header h1{margin:0;font-size:20px} header p{margin:4px 0 0;color:#b8c4d0}

@@ -23,6 +23,8 @@ pub mod html;
 pub mod markdown;
 pub mod metrics;
 pub mod statistics;
+pub mod sweep;
+pub mod sweep_html;
 
 use std::path::{Path, PathBuf};
 

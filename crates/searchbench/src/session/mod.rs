@@ -22,6 +22,7 @@ pub mod saturate;
 pub mod setup;
 pub mod user_queries;
 pub mod workload_file;
+pub mod sweep;
 
 pub use cluster::{ClusterSpec, Connected};
 pub use events::{Event, Observer, Silent};

@@ -27,6 +27,7 @@ mod reliability;
 mod results_compare;
 mod results_html;
 mod results_store;
+mod sweep;
 mod trust;
 mod trust_cli;
 mod versions_bisect;

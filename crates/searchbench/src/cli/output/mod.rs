@@ -14,6 +14,7 @@ pub mod matrix;
 pub mod query;
 pub mod rate;
 pub mod results;
+pub mod sweep;
 
 /// A table with our house style and the given header. On a terminal it fits the terminal's
 /// width; piped, it fits `COLUMNS` when that is set, else it is as wide as its content (one

@@ -1,0 +1,1048 @@
+//! The answer of a sweep, computed from its cells' runs (pure: no cluster, no store).
+//!
+//! Each cell of the grid (bulk size × clients × the settings swept) has the headline docs/s of
+//! its repeated runs. A cell's figure is the median of its runs with a 95 % half-width
+//! `t(n−1) · s / √n` (Student's t interval of the mean, put around the median: the median
+//! resists one disturbed run, the width says how far the runs agree). From those:
+//!
+//! * the **recommended** cell: among the clean cells (no failed document, no error) whose
+//!   interval overlaps the best cell's, the cheapest: fewer clients first, then smaller
+//!   requests, then fewer shards, then the safer settings (durable translog, a refresh kept,
+//!   no gzip CPU);
+//! * the **knee** of each axis: along the recommended cell's row of that axis, the cheapest
+//!   value whose interval overlaps the row's best (going further gains less than the noise);
+//! * a **Universal Scalability Law** fit on the clients axis of each bulk size,
+//!   `X(N) = λN / (1 + σ(N−1) + κN(N−1))`: λ the rate of one client, σ the contention (the
+//!   serial part: queues, locks), κ the coherency cost (clients slowing each other down, so
+//!   that throughput falls past `N* = √((1−σ)/κ)`).
+
+use serde::Serialize;
+
+use super::statistics::t975;
+
+/// One cell's parameters. An axis that was not swept is `None` in every cell (the workload's
+/// or the engine's default applies).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CellParams {
+    pub bulk_docs: usize,
+    pub clients: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bulk_bytes: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shards: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refresh_interval: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub translog_durability: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gzip: Option<bool>,
+}
+
+/// The axes a sweep can vary, in the order cells are named.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Axis {
+    BulkDocs,
+    Clients,
+    BulkBytes,
+    Shards,
+    RefreshInterval,
+    TranslogDurability,
+    Replicas,
+    Gzip,
+}
+
+pub const AXES: [Axis; 8] = [
+    Axis::BulkDocs,
+    Axis::Clients,
+    Axis::BulkBytes,
+    Axis::Shards,
+    Axis::RefreshInterval,
+    Axis::TranslogDurability,
+    Axis::Replicas,
+    Axis::Gzip,
+];
+
+impl Axis {
+    /// The flag's name, also the run's tag key.
+    pub fn name(self) -> &'static str {
+        match self {
+            Axis::BulkDocs => "bulk_size",
+            Axis::Clients => "clients",
+            Axis::BulkBytes => "bulk_bytes",
+            Axis::Shards => "shards",
+            Axis::RefreshInterval => "refresh_interval",
+            Axis::TranslogDurability => "translog_durability",
+            Axis::Replicas => "replicas",
+            Axis::Gzip => "gzip",
+        }
+    }
+
+    /// Whether larger values cost more (a knee means something along it).
+    pub fn ordered(self) -> bool {
+        matches!(
+            self,
+            Axis::BulkDocs | Axis::Clients | Axis::BulkBytes | Axis::Shards | Axis::Replicas
+        )
+    }
+}
+
+impl CellParams {
+    /// The cell's value on `axis`, as text (`None`: not swept).
+    pub fn value(&self, axis: Axis) -> Option<String> {
+        match axis {
+            Axis::BulkDocs => Some(self.bulk_docs.to_string()),
+            Axis::Clients => Some(self.clients.to_string()),
+            Axis::BulkBytes => self.bulk_bytes.map(|b| b.to_string()),
+            Axis::Shards => self.shards.map(|s| s.to_string()),
+            Axis::RefreshInterval => self.refresh_interval.clone(),
+            Axis::TranslogDurability => self.translog_durability.clone(),
+            Axis::Replicas => self.replicas.map(|r| r.to_string()),
+            Axis::Gzip => self.gzip.map(|g| if g { "on" } else { "off" }.to_string()),
+        }
+    }
+
+    /// The cell's value on `axis` as a number for plotting and ordering (an index for words).
+    fn number(&self, axis: Axis) -> f64 {
+        match axis {
+            Axis::BulkDocs => self.bulk_docs as f64,
+            Axis::Clients => self.clients as f64,
+            Axis::BulkBytes => self.bulk_bytes.unwrap_or(0) as f64,
+            Axis::Shards => f64::from(self.shards.unwrap_or(0)),
+            Axis::Replicas => f64::from(self.replicas.unwrap_or(0)),
+            Axis::RefreshInterval => {
+                f64::from(u8::from(self.refresh_interval.as_deref() == Some("-1")))
+            }
+            Axis::TranslogDurability => f64::from(u8::from(
+                self.translog_durability.as_deref() == Some("async"),
+            )),
+            Axis::Gzip => f64::from(u8::from(self.gzip == Some(true))),
+        }
+    }
+
+    /// Tags of the cell's runs: one per swept axis (`bulk_size=100`, `clients=4`, ...).
+    pub fn tags(&self) -> Vec<(String, String)> {
+        AXES.iter()
+            .filter_map(|&a| Some((a.name().to_string(), self.value(a)?)))
+            .collect()
+    }
+
+    /// `bulk 100 × 4 clients, shards 2, translog async`.
+    pub fn label(&self) -> String {
+        let mut s = format!(
+            "bulk {} × {} client{}",
+            self.bulk_docs,
+            self.clients,
+            if self.clients == 1 { "" } else { "s" }
+        );
+        for axis in &AXES[2..] {
+            if let Some(v) = self.value(*axis) {
+                s.push_str(&format!(", {} {v}", axis.name().replace('_', " ")));
+            }
+        }
+        s
+    }
+
+    /// Equal on every axis but `but`.
+    pub fn same_except(&self, other: &CellParams, but: &[Axis]) -> bool {
+        AXES.iter()
+            .filter(|a| !but.contains(a))
+            .all(|&a| self.value(a) == other.value(a))
+    }
+
+    /// What the cell costs, smallest first: fewer clients, smaller requests, fewer shards,
+    /// then the safer settings (a durable translog, a refresh kept, no gzip CPU).
+    fn cost(&self) -> (usize, usize, usize, u32, u8) {
+        let risk = u8::from(self.translog_durability.as_deref() == Some("async"))
+            + u8::from(self.refresh_interval.as_deref() == Some("-1"))
+            + u8::from(self.gzip == Some(true));
+        (
+            self.clients,
+            self.bulk_docs,
+            self.bulk_bytes.unwrap_or(0),
+            self.shards.unwrap_or(0),
+            risk,
+        )
+    }
+}
+
+/// The grid: the values of each axis (an empty optional axis is not swept).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Grid {
+    pub bulk_docs: Vec<usize>,
+    pub clients: Vec<usize>,
+    pub bulk_bytes: Vec<usize>,
+    pub shards: Vec<u32>,
+    pub refresh_interval: Vec<String>,
+    pub translog_durability: Vec<String>,
+    pub replicas: Vec<u32>,
+    pub gzip: Vec<bool>,
+}
+
+/// `[]` as `[None]`, else each value as `Some`.
+fn optional<T: Clone>(values: &[T]) -> Vec<Option<T>> {
+    if values.is_empty() {
+        vec![None]
+    } else {
+        values.iter().cloned().map(Some).collect()
+    }
+}
+
+impl Grid {
+    /// Every combination, bulk size outermost.
+    pub fn cells(&self) -> Vec<CellParams> {
+        let mut out = Vec::new();
+        for &bulk_docs in &self.bulk_docs {
+            for &clients in &self.clients {
+                for bulk_bytes in optional(&self.bulk_bytes) {
+                    for shards in optional(&self.shards) {
+                        for refresh_interval in optional(&self.refresh_interval) {
+                            for translog_durability in optional(&self.translog_durability) {
+                                for replicas in optional(&self.replicas) {
+                                    for gzip in optional(&self.gzip) {
+                                        out.push(CellParams {
+                                            bulk_docs,
+                                            clients,
+                                            bulk_bytes,
+                                            shards,
+                                            refresh_interval: refresh_interval.clone(),
+                                            translog_durability: translog_durability.clone(),
+                                            replicas,
+                                            gzip,
+                                        });
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// One measured run of a cell.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunFigures {
+    /// The stored run (when saved).
+    pub run_id: Option<String>,
+    /// The headline docs/s (warm-up excluded).
+    pub docs_per_sec: f64,
+    pub service_p50_ms: Option<f64>,
+    pub service_p99_ms: Option<f64>,
+    /// Pushback: request attempts that failed (429, 502/503/504, no answer) plus documents
+    /// sent again after a 429/503 item.
+    pub throttled: u64,
+    /// Documents that went to the failure file.
+    pub failed_docs: u64,
+    /// The error that stopped the run, a count that did not reconcile, or an interruption.
+    pub error: Option<String>,
+    /// Engine CPU time per indexed document (µs), when the engine's processes are known.
+    pub engine_cpu_us_per_doc: Option<f64>,
+    /// Driver (searchbench) CPU time per indexed document (µs).
+    pub driver_cpu_us_per_doc: Option<f64>,
+    /// Driver CPU ÷ (wall × cores).
+    pub driver_machine_share: f64,
+    pub wall_secs: f64,
+}
+
+impl RunFigures {
+    /// No failed document, no error.
+    pub fn clean(&self) -> bool {
+        self.failed_docs == 0 && self.error.is_none()
+    }
+}
+
+/// A cell's docs/s: median of its runs ± the 95 % half-width.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Estimate {
+    pub median: f64,
+    pub half_width: f64,
+    /// Half-width ÷ median, in percent (infinite with one run).
+    pub half_width_pct: f64,
+    pub low: f64,
+    pub high: f64,
+    pub runs: usize,
+}
+
+impl Estimate {
+    /// `None` without values. One run has an unknown (infinite) width.
+    pub fn of(values: &[f64]) -> Option<Estimate> {
+        let median = median(values)?;
+        let n = values.len();
+        let half_width = if n < 2 {
+            f64::INFINITY
+        } else {
+            let mean = values.iter().sum::<f64>() / n as f64;
+            let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+            t975((n - 1) as f64) * var.sqrt() / (n as f64).sqrt()
+        };
+        let half_width_pct = if median > 0.0 {
+            half_width / median * 100.0
+        } else {
+            f64::INFINITY
+        };
+        Some(Estimate {
+            median,
+            half_width,
+            half_width_pct,
+            low: median - half_width,
+            high: median + half_width,
+            runs: n,
+        })
+    }
+
+    pub fn overlaps(&self, other: &Estimate) -> bool {
+        self.low <= other.high && other.low <= self.high
+    }
+}
+
+pub fn median(values: &[f64]) -> Option<f64> {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let mid = v.len() / 2;
+    Some(if v.len() % 2 == 1 {
+        v[mid]
+    } else {
+        (v[mid - 1] + v[mid]) / 2.0
+    })
+}
+
+/// One cell and what its runs showed.
+#[derive(Debug, Clone, Serialize)]
+pub struct Cell {
+    pub params: CellParams,
+    /// Documents each run of the cell loads.
+    pub docs_per_run: u64,
+    pub runs: Vec<RunFigures>,
+    /// Docs/s of the clean runs.
+    pub docs_per_sec: Option<Estimate>,
+    /// Medians over the runs.
+    pub service_p50_ms: Option<f64>,
+    pub service_p99_ms: Option<f64>,
+    pub engine_cpu_us_per_doc: Option<f64>,
+    pub driver_cpu_us_per_doc: Option<f64>,
+    /// Sums over the runs.
+    pub throttled: u64,
+    pub failed_docs: u64,
+    /// Runs with an error (or failed documents).
+    pub failed_runs: usize,
+    /// The interval is within the target width.
+    pub converged: bool,
+}
+
+fn median_of(runs: &[RunFigures], f: impl Fn(&RunFigures) -> Option<f64>) -> Option<f64> {
+    median(&runs.iter().filter_map(f).collect::<Vec<_>>())
+}
+
+impl Cell {
+    pub fn new(params: CellParams) -> Cell {
+        Cell {
+            params,
+            docs_per_run: 0,
+            runs: Vec::new(),
+            docs_per_sec: None,
+            service_p50_ms: None,
+            service_p99_ms: None,
+            engine_cpu_us_per_doc: None,
+            driver_cpu_us_per_doc: None,
+            throttled: 0,
+            failed_docs: 0,
+            failed_runs: 0,
+            converged: false,
+        }
+    }
+
+    /// Adds a run and updates the figures; `ci_pct` is the target half-width.
+    pub fn add(&mut self, run: RunFigures, ci_pct: f64) {
+        self.runs.push(run);
+        let clean: Vec<f64> = self
+            .runs
+            .iter()
+            .filter(|r| r.clean())
+            .map(|r| r.docs_per_sec)
+            .collect();
+        self.docs_per_sec = Estimate::of(&clean);
+        self.service_p50_ms = median_of(&self.runs, |r| r.service_p50_ms);
+        self.service_p99_ms = median_of(&self.runs, |r| r.service_p99_ms);
+        self.engine_cpu_us_per_doc = median_of(&self.runs, |r| r.engine_cpu_us_per_doc);
+        self.driver_cpu_us_per_doc = median_of(&self.runs, |r| r.driver_cpu_us_per_doc);
+        self.throttled = self.runs.iter().map(|r| r.throttled).sum();
+        self.failed_docs = self.runs.iter().map(|r| r.failed_docs).sum();
+        self.failed_runs = self.runs.iter().filter(|r| !r.clean()).count();
+        self.converged = self
+            .docs_per_sec
+            .is_some_and(|e| e.half_width_pct <= ci_pct);
+    }
+
+    /// Never recommended: a run failed documents or stopped with an error.
+    pub fn failed(&self) -> bool {
+        self.failed_runs > 0
+    }
+
+    /// Whether another round should run this cell.
+    pub fn needs_more(&self, min_repeats: usize, max_repeats: usize) -> bool {
+        !self.failed()
+            && self.runs.len() < max_repeats
+            && (self.runs.len() < min_repeats || !self.converged)
+    }
+}
+
+/// One point of an axis' curve.
+#[derive(Debug, Clone, Serialize)]
+pub struct CurvePoint {
+    pub value: String,
+    /// The cell (index into the sweep's cells).
+    pub cell: usize,
+    pub estimate: Option<Estimate>,
+    pub failed: bool,
+}
+
+/// An axis through the recommended cell: the other parameters held.
+#[derive(Debug, Clone, Serialize)]
+pub struct AxisCurve {
+    pub axis: Axis,
+    pub points: Vec<CurvePoint>,
+    /// The value with the highest clean median.
+    pub best: Option<String>,
+    /// The cheapest value whose interval overlaps the best's (ordered axes only).
+    pub knee: Option<String>,
+}
+
+/// The USL fitted to one clients row.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct UslFit {
+    /// Docs/s of one client.
+    pub lambda: f64,
+    /// Contention (serial fraction), 0..1.
+    pub sigma: f64,
+    /// Coherency (crosstalk) cost.
+    pub kappa: f64,
+    /// Clients at the peak, `√((1−σ)/κ)`; `None` when κ is 0 (no peak: a plateau at λ/σ).
+    pub peak_clients: Option<f64>,
+    /// Root mean square of the residuals ÷ the mean throughput, in percent.
+    pub rms_pct: f64,
+}
+
+impl UslFit {
+    pub fn predict(&self, n: f64) -> f64 {
+        usl(self.lambda, self.sigma, self.kappa, n)
+    }
+}
+
+fn usl(lambda: f64, sigma: f64, kappa: f64, n: f64) -> f64 {
+    lambda * n / (1.0 + sigma * (n - 1.0) + kappa * n * (n - 1.0))
+}
+
+/// Solves the 3 × 3 system `a x = b` (Gaussian elimination, partial pivoting).
+#[allow(clippy::needless_range_loop)] // indexes read as the algebra does
+fn solve3(mut a: [[f64; 3]; 3], mut b: [f64; 3]) -> Option<[f64; 3]> {
+    for col in 0..3 {
+        let pivot = (col..3).max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs()))?;
+        if a[pivot][col].abs() < 1e-300 {
+            return None;
+        }
+        a.swap(col, pivot);
+        b.swap(col, pivot);
+        for row in col + 1..3 {
+            let f = a[row][col] / a[col][col];
+            for k in col..3 {
+                a[row][k] -= f * a[col][k];
+            }
+            b[row] -= f * b[col];
+        }
+    }
+    let mut x = [0.0; 3];
+    for row in (0..3).rev() {
+        let s: f64 = (row + 1..3).map(|k| a[row][k] * x[k]).sum();
+        x[row] = (b[row] - s) / a[row][row];
+    }
+    x.iter().all(|v| v.is_finite()).then_some(x)
+}
+
+fn sum_sq(points: &[(f64, f64)], p: [f64; 3]) -> f64 {
+    points
+        .iter()
+        .map(|&(n, x)| (x - usl(p[0], p[1], p[2], n)).powi(2))
+        .sum()
+}
+
+/// Least-squares USL fit of throughput `x` at `n` clients: a start from the linear form
+/// `N/X = (1 + σ(N−1) + κN(N−1)) / λ`, then Levenberg–Marquardt on the throughput
+/// residuals, with σ held in [0, 1] and κ ≥ 0. Needs three distinct client counts.
+pub fn fit_usl(points: &[(f64, f64)]) -> Option<UslFit> {
+    let points: Vec<(f64, f64)> = points
+        .iter()
+        .copied()
+        .filter(|&(n, x)| n >= 1.0 && x > 0.0 && x.is_finite())
+        .collect();
+    let mut distinct: Vec<f64> = points.iter().map(|p| p.0).collect();
+    distinct.sort_by(f64::total_cmp);
+    distinct.dedup();
+    if distinct.len() < 3 {
+        return None;
+    }
+    // Linear start: y = N/X = a + b(N−1) + cN(N−1).
+    let mut ata = [[0.0; 3]; 3];
+    let mut aty = [0.0; 3];
+    for &(n, x) in &points {
+        let row = [1.0, n - 1.0, n * (n - 1.0)];
+        let y = n / x;
+        for i in 0..3 {
+            for j in 0..3 {
+                ata[i][j] += row[i] * row[j];
+            }
+            aty[i] += row[i] * y;
+        }
+    }
+    let clamp = |p: [f64; 3]| [p[0].max(1e-12), p[1].clamp(0.0, 1.0), p[2].max(0.0)];
+    let mut p = match solve3(ata, aty) {
+        Some([a, b, c]) if a > 0.0 => clamp([1.0 / a, b / a, c / a]),
+        _ => {
+            let (n, x) = points[0];
+            [x / n, 0.0, 0.0]
+        }
+    };
+    let mut mu = 1e-3;
+    let mut cost = sum_sq(&points, p);
+    for _ in 0..500 {
+        let mut jtj = [[0.0; 3]; 3];
+        let mut jtr = [0.0; 3];
+        for &(n, x) in &points {
+            let d = 1.0 + p[1] * (n - 1.0) + p[2] * n * (n - 1.0);
+            let f = p[0] * n / d;
+            let j = [
+                n / d,
+                -p[0] * n * (n - 1.0) / (d * d),
+                -p[0] * n * n * (n - 1.0) / (d * d),
+            ];
+            for a in 0..3 {
+                for b in 0..3 {
+                    jtj[a][b] += j[a] * j[b];
+                }
+                jtr[a] += j[a] * (x - f);
+            }
+        }
+        let mut damped = jtj;
+        for (i, row) in damped.iter_mut().enumerate() {
+            row[i] += mu * jtj[i][i].max(1e-300);
+        }
+        let Some(step) = solve3(damped, jtr) else {
+            break;
+        };
+        let next = clamp([p[0] + step[0], p[1] + step[1], p[2] + step[2]]);
+        let next_cost = sum_sq(&points, next);
+        if next_cost < cost {
+            let gain = cost - next_cost;
+            p = next;
+            cost = next_cost;
+            mu = (mu / 3.0).max(1e-12);
+            if gain <= cost * 1e-15 {
+                break;
+            }
+        } else {
+            mu *= 4.0;
+            if mu > 1e12 {
+                break;
+            }
+        }
+    }
+    let mean_x = points.iter().map(|p| p.1).sum::<f64>() / points.len() as f64;
+    let rms = (cost / points.len() as f64).sqrt();
+    Some(UslFit {
+        lambda: p[0],
+        sigma: p[1],
+        kappa: p[2],
+        peak_clients: (p[2] > 1e-12).then(|| ((1.0 - p[1]) / p[2]).sqrt()),
+        rms_pct: rms / mean_x * 100.0,
+    })
+}
+
+/// The USL fit of one clients row (the recommended cell's settings, one bulk size).
+#[derive(Debug, Clone, Serialize)]
+pub struct UslRow {
+    pub bulk_docs: usize,
+    /// (clients, median docs/s) the fit used.
+    pub points: Vec<(usize, f64)>,
+    pub fit: UslFit,
+}
+
+/// What the sweep says.
+#[derive(Debug, Clone, Serialize)]
+pub struct Answer {
+    /// The clean cell with the highest median (index into the cells).
+    pub best: Option<usize>,
+    /// The cheapest clean cell whose interval overlaps the best's.
+    pub recommended: Option<usize>,
+    pub curves: Vec<AxisCurve>,
+    pub usl: Vec<UslRow>,
+    /// Why, in one or two plain sentences.
+    pub why: String,
+}
+
+/// The cheapest clean cell whose interval overlaps the best clean cell's, and the best. Only
+/// cells with an interval (two clean runs or more) take part: one run's width is unknown.
+pub fn recommend(cells: &[Cell]) -> (Option<usize>, Option<usize>) {
+    let clean = || {
+        cells
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| !c.failed())
+            .filter_map(|(i, c)| Some((i, c.docs_per_sec?)))
+            .filter(|(_, e)| e.half_width.is_finite())
+    };
+    let Some((best, top)) = clean().max_by(|a, b| a.1.median.total_cmp(&b.1.median)) else {
+        return (None, None);
+    };
+    let recommended = clean()
+        .filter(|(_, e)| e.overlaps(&top))
+        .min_by(|a, b| {
+            cells[a.0]
+                .params
+                .cost()
+                .cmp(&cells[b.0].params.cost())
+                .then(b.1.median.total_cmp(&a.1.median))
+        })
+        .map(|(i, _)| i);
+    (Some(best), recommended)
+}
+
+/// The curve of `axis` through cell `through`: every cell equal to it on the other axes,
+/// in the axis' order.
+fn curve(cells: &[Cell], through: usize, axis: Axis) -> AxisCurve {
+    let origin = &cells[through].params;
+    let mut members: Vec<usize> = (0..cells.len())
+        .filter(|&i| cells[i].params.same_except(origin, &[axis]))
+        .collect();
+    members.sort_by(|&a, &b| {
+        cells[a]
+            .params
+            .number(axis)
+            .total_cmp(&cells[b].params.number(axis))
+    });
+    let points: Vec<CurvePoint> = members
+        .iter()
+        .map(|&i| CurvePoint {
+            value: cells[i].params.value(axis).unwrap_or_default(),
+            cell: i,
+            estimate: cells[i].docs_per_sec,
+            failed: cells[i].failed(),
+        })
+        .collect();
+    let usable = || {
+        points
+            .iter()
+            .filter(|p| !p.failed)
+            .filter_map(|p| Some((p, p.estimate?)))
+            .filter(|(_, e)| e.half_width.is_finite())
+    };
+    let top = usable().max_by(|a, b| a.1.median.total_cmp(&b.1.median));
+    let knee = match top {
+        Some((_, t)) if axis.ordered() => usable()
+            .find(|(_, e)| e.overlaps(&t))
+            .map(|(p, _)| p.value.clone()),
+        _ => None,
+    };
+    AxisCurve {
+        axis,
+        best: top.map(|(p, _)| p.value.clone()),
+        knee,
+        points,
+    }
+}
+
+/// USL fits of each bulk size's clients row, the other settings held at `through`'s.
+fn usl_rows(cells: &[Cell], through: usize) -> Vec<UslRow> {
+    let origin = &cells[through].params;
+    let mut bulks: Vec<usize> = cells.iter().map(|c| c.params.bulk_docs).collect();
+    bulks.sort_unstable();
+    bulks.dedup();
+    bulks
+        .into_iter()
+        .filter_map(|bulk_docs| {
+            let mut points: Vec<(usize, f64)> = cells
+                .iter()
+                .filter(|c| {
+                    c.params.bulk_docs == bulk_docs
+                        && !c.failed()
+                        && c.params
+                            .same_except(origin, &[Axis::BulkDocs, Axis::Clients])
+                })
+                .filter_map(|c| Some((c.params.clients, c.docs_per_sec?.median)))
+                .collect();
+            points.sort_unstable_by_key(|p| p.0);
+            let fit = fit_usl(
+                &points
+                    .iter()
+                    .map(|&(n, x)| (n as f64, x))
+                    .collect::<Vec<_>>(),
+            )?;
+            Some(UslRow {
+                bulk_docs,
+                points,
+                fit,
+            })
+        })
+        .collect()
+}
+
+fn rate(x: f64) -> String {
+    let n = x.round() as u64;
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `12,345 ± 2.1 %` (or `12,345 (1 run)`).
+pub fn format_estimate(e: &Estimate) -> String {
+    if e.half_width.is_finite() {
+        format!("{} ± {:.1} %", rate(e.median), e.half_width_pct)
+    } else {
+        format!("{} (1 run)", rate(e.median))
+    }
+}
+
+/// The answer for these cells.
+pub fn answer(cells: &[Cell]) -> Answer {
+    let (best, recommended) = recommend(cells);
+    let Some(rec) = recommended else {
+        return Answer {
+            best,
+            recommended,
+            curves: Vec::new(),
+            usl: Vec::new(),
+            why: "no cell finished cleanly: nothing to recommend (see the failed cells)".into(),
+        };
+    };
+    let curves: Vec<AxisCurve> = AXES
+        .iter()
+        .filter(|&&a| cells[rec].params.value(a).is_some())
+        .map(|&a| curve(cells, rec, a))
+        .filter(|c| c.points.len() > 1)
+        .collect();
+    let usl = usl_rows(cells, rec);
+    let why = explain(cells, best.unwrap_or(rec), rec, &curves, &usl);
+    Answer {
+        best,
+        recommended,
+        curves,
+        usl,
+        why,
+    }
+}
+
+fn explain(
+    cells: &[Cell],
+    best: usize,
+    rec: usize,
+    curves: &[AxisCurve],
+    usl: &[UslRow],
+) -> String {
+    let (r, b) = (&cells[rec], &cells[best]);
+    let (Some(re), Some(be)) = (r.docs_per_sec, b.docs_per_sec) else {
+        return String::new();
+    };
+    let mut why = if rec == best {
+        format!(
+            "{} is the fastest clean cell ({} docs/s), and no cheaper cell comes within its interval.",
+            r.params.label(),
+            format_estimate(&re)
+        )
+    } else {
+        format!(
+            "{} ({} docs/s) is within the interval of the fastest cell, {} ({} docs/s), at a lower cost: \
+             more clients or larger requests buy nothing this sweep can tell from noise.",
+            r.params.label(),
+            format_estimate(&re),
+            b.params.label(),
+            format_estimate(&be)
+        )
+    };
+    let knees: Vec<String> = curves
+        .iter()
+        .filter_map(|c| {
+            let knee = c.knee.as_ref()?;
+            let last = c.points.last()?;
+            (knee != &last.value)
+                .then(|| format!("{} past {knee}", c.axis.name().replace('_', " ")))
+        })
+        .collect();
+    if !knees.is_empty() {
+        why.push_str(&format!(
+            " Throughput stops growing beyond the noise with {}.",
+            knees.join(" and ")
+        ));
+    }
+    if let Some(row) = usl.iter().find(|u| u.bulk_docs == r.params.bulk_docs) {
+        let f = &row.fit;
+        let peak = match f.peak_clients {
+            Some(n) => format!("a peak near {n:.0} clients"),
+            None => format!(
+                "no peak, a ceiling near {} docs/s",
+                rate(f.lambda / f.sigma.max(1e-9))
+            ),
+        };
+        why.push_str(&format!(
+            " On the clients axis at bulk {}, the USL fit gives contention σ = {:.3} and coherency κ = {:.4} ({peak}).",
+            row.bulk_docs, f.sigma, f.kappa
+        ));
+    }
+    why
+}
+
+/// A whole sweep: what ran, in which order, each cell, and the answer.
+#[derive(Debug, Clone, Serialize)]
+pub struct SweepResult {
+    /// The `sweep=<id>` tag of every run of the sweep.
+    pub id: String,
+    pub workload: String,
+    /// Documents each run loads (`--docs`); with `run_secs`, the sizing runs' count, and
+    /// each cell's own count is in the cell.
+    pub docs_per_run: u64,
+    /// Each cell's runs sized to last about this long (see the cells' `docs_per_run`).
+    pub run_secs: Option<f64>,
+    pub seed: u64,
+    /// The engine we started (none for a cluster given by URL).
+    pub engine: Option<String>,
+    pub target_url: String,
+    pub product: Option<String>,
+    pub engine_version: Option<String>,
+    pub grid: Grid,
+    /// Target half-width of each cell's interval, in percent of its median.
+    pub ci_pct: f64,
+    pub min_repeats: usize,
+    pub max_repeats: usize,
+    /// Seed of the shuffled order of each round.
+    pub order_seed: u64,
+    /// Warm-up of each run (not measured).
+    pub warmup_secs: f64,
+    /// Unmeasured runs made before the first round (the engine's JVM warms up across runs).
+    pub warmup_runs: usize,
+    /// The cells run in each round, in order (indexes into `cells`).
+    pub rounds: Vec<Vec<usize>>,
+    pub cells: Vec<Cell>,
+    pub answer: Answer,
+    pub started_unix: u64,
+    pub wall_secs: f64,
+    /// Stopped by the caller (Ctrl-C): the cells show the runs that finished.
+    pub interrupted: bool,
+    pub warnings: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(bulk_docs: usize, clients: usize) -> CellParams {
+        CellParams {
+            bulk_docs,
+            clients,
+            bulk_bytes: None,
+            shards: None,
+            refresh_interval: None,
+            translog_durability: None,
+            replicas: None,
+            gzip: None,
+        }
+    }
+
+    fn run(docs_per_sec: f64) -> RunFigures {
+        RunFigures {
+            run_id: None,
+            docs_per_sec,
+            service_p50_ms: Some(1.0),
+            service_p99_ms: Some(2.0),
+            throttled: 0,
+            failed_docs: 0,
+            error: None,
+            engine_cpu_us_per_doc: None,
+            driver_cpu_us_per_doc: None,
+            driver_machine_share: 0.0,
+            wall_secs: 1.0,
+        }
+    }
+
+    fn cell(bulk: usize, clients: usize, values: &[f64]) -> Cell {
+        let mut c = Cell::new(params(bulk, clients));
+        for &v in values {
+            c.add(run(v), 5.0);
+        }
+        c
+    }
+
+    #[test]
+    fn usl_fit_recovers_known_terms() {
+        let (lambda, sigma, kappa) = (1000.0, 0.05, 0.002);
+        let points: Vec<(f64, f64)> = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0]
+            .iter()
+            .map(|&n| (n, usl(lambda, sigma, kappa, n)))
+            .collect();
+        let f = fit_usl(&points).expect("a fit");
+        assert!((f.lambda - lambda).abs() / lambda < 1e-6, "{f:?}");
+        assert!((f.sigma - sigma).abs() < 1e-6, "{f:?}");
+        assert!((f.kappa - kappa).abs() < 1e-7, "{f:?}");
+        let peak = ((1.0 - sigma) / kappa).sqrt();
+        assert!((f.peak_clients.expect("a peak") - peak).abs() < 1e-3);
+        assert!(f.rms_pct < 1e-6);
+    }
+
+    #[test]
+    fn usl_fit_with_noise_stays_close() {
+        let (lambda, sigma, kappa) = (2500.0, 0.1, 0.005);
+        // ±1 % alternating noise.
+        let points: Vec<(f64, f64)> = [1.0, 2.0, 4.0, 8.0, 16.0]
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| {
+                let noise = if i % 2 == 0 { 1.01 } else { 0.99 };
+                (n, usl(lambda, sigma, kappa, n) * noise)
+            })
+            .collect();
+        let f = fit_usl(&points).expect("a fit");
+        assert!((f.lambda - lambda).abs() / lambda < 0.05, "{f:?}");
+        assert!((f.sigma - sigma).abs() < 0.03, "{f:?}");
+        assert!((f.kappa - kappa).abs() < 0.003, "{f:?}");
+    }
+
+    #[test]
+    fn usl_fit_of_linear_scaling_has_no_contention_and_no_peak() {
+        let points: Vec<(f64, f64)> = [1.0, 2.0, 4.0, 8.0]
+            .iter()
+            .map(|&n| (n, 300.0 * n))
+            .collect();
+        let f = fit_usl(&points).expect("a fit");
+        assert!(
+            (f.lambda - 300.0).abs() < 1e-6 && f.sigma < 1e-9 && f.kappa < 1e-12,
+            "{f:?}"
+        );
+        assert_eq!(f.peak_clients, None);
+    }
+
+    #[test]
+    fn usl_needs_three_client_counts() {
+        assert!(fit_usl(&[(1.0, 10.0), (2.0, 19.0), (2.0, 18.0)]).is_none());
+    }
+
+    #[test]
+    fn interval_is_t_times_standard_error_around_the_median() {
+        let e = Estimate::of(&[100.0, 110.0, 90.0]).expect("estimate");
+        assert_eq!(e.median, 100.0);
+        // s = 10, n = 3: 4.303 × 10 / √3.
+        assert!((e.half_width - 4.303 * 10.0 / 3f64.sqrt()).abs() < 1e-9);
+        assert!(Estimate::of(&[5.0]).expect("one").half_width.is_infinite());
+    }
+
+    #[test]
+    fn recommends_the_cheapest_cell_within_the_best_cells_interval() {
+        let cells = vec![
+            cell(100, 1, &[1000.0, 1010.0, 990.0]),
+            cell(100, 4, &[3000.0, 3030.0, 2970.0]),
+            // Best, but 16 clients: 4 clients at bulk 1000 overlaps it.
+            cell(100, 16, &[3400.0, 3450.0, 3350.0]),
+            cell(1000, 4, &[3300.0, 3400.0, 3200.0]),
+            cell(1000, 16, &[3350.0, 3300.0, 3400.0]),
+        ];
+        let (best, rec) = recommend(&cells);
+        assert_eq!(best, Some(2));
+        assert_eq!(
+            rec,
+            Some(3),
+            "fewer clients first, even with larger requests"
+        );
+        // Among equal clients, the smaller request.
+        let cells = vec![
+            cell(1000, 4, &[3000.0, 3010.0, 2990.0]),
+            cell(100, 4, &[2990.0, 3000.0, 3010.0]),
+        ];
+        assert_eq!(recommend(&cells).1, Some(1));
+    }
+
+    #[test]
+    fn a_cell_with_failures_is_never_recommended() {
+        let mut fast = cell(1000, 1, &[9000.0, 9000.0]);
+        let mut bad = run(9100.0);
+        bad.failed_docs = 3;
+        fast.add(bad, 5.0);
+        let cells = vec![fast, cell(10, 1, &[500.0, 505.0])];
+        let (best, rec) = recommend(&cells);
+        assert_eq!((best, rec), (Some(1), Some(1)));
+        assert!(
+            !cells[0].needs_more(3, 10),
+            "a failed cell gets no more rounds"
+        );
+        // One run has no interval: it can be neither best nor recommended.
+        let once = vec![cell(10, 1, &[500.0, 505.0]), cell(1000, 1, &[9000.0])];
+        assert_eq!(recommend(&once), (Some(0), Some(0)));
+        let all_failed = vec![cells[0].clone()];
+        assert_eq!(recommend(&all_failed), (None, None));
+        assert!(answer(&all_failed).why.contains("nothing to recommend"));
+    }
+
+    #[test]
+    fn adaptive_rounds_stop_at_the_width_or_the_limit() {
+        let tight = cell(100, 1, &[1000.0, 1001.0, 999.0]);
+        assert!(!tight.needs_more(3, 10));
+        assert!(tight.needs_more(4, 10), "below --min-repeats");
+        let wide = cell(100, 1, &[1000.0, 1400.0, 700.0]);
+        assert!(wide.needs_more(3, 10));
+        assert!(!wide.needs_more(3, 3), "--max-repeats reached");
+    }
+
+    #[test]
+    fn knee_and_answer_along_the_clients_axis() {
+        let cells = vec![
+            cell(100, 1, &[1000.0, 1000.0, 1000.0]),
+            cell(100, 2, &[1900.0, 1900.0, 1900.0]),
+            cell(100, 4, &[3000.0, 3010.0, 2990.0]),
+            cell(100, 8, &[3020.0, 3000.0, 3010.0]),
+        ];
+        let a = answer(&cells);
+        assert_eq!(a.recommended, Some(2));
+        let clients = a
+            .curves
+            .iter()
+            .find(|c| c.axis == Axis::Clients)
+            .expect("clients curve");
+        assert_eq!(clients.knee.as_deref(), Some("4"));
+        assert_eq!(a.usl.len(), 1);
+        assert!(a.why.contains("bulk 100 × 4 clients"), "{}", a.why);
+        assert!(a.why.contains("clients past 4"), "{}", a.why);
+        assert!(a.why.contains("σ ="), "{}", a.why);
+    }
+
+    #[test]
+    fn grid_cells_and_tags() {
+        let grid = Grid {
+            bulk_docs: vec![10, 100],
+            clients: vec![1, 2, 4],
+            translog_durability: vec!["request".into(), "async".into()],
+            ..Grid::default()
+        };
+        let cells = grid.cells();
+        assert_eq!(cells.len(), 12);
+        assert_eq!(
+            cells[1].tags(),
+            vec![
+                ("bulk_size".to_string(), "10".to_string()),
+                ("clients".into(), "1".into()),
+                ("translog_durability".into(), "async".into())
+            ]
+        );
+        assert_eq!(
+            cells[1].label(),
+            "bulk 10 × 1 client, translog durability async"
+        );
+    }
+}
