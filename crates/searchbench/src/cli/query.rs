@@ -98,6 +98,8 @@ pub struct QueryArgs {
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
     #[command(flatten)]
+    pub telemetry: super::args::TelemetryArgs,
+    #[command(flatten)]
     pub save: super::results::SaveArgs,
 }
 
@@ -172,6 +174,7 @@ pub async fn run(args: QueryArgs) -> CliResult {
         load: args.load,
         truth_file: args.truth.clone(),
         baseline: args.baseline.clone(),
+        telemetry: args.telemetry.spec(),
     };
     let result = crate::session::query::query(
         spec,
@@ -185,6 +188,7 @@ pub async fn run(args: QueryArgs) -> CliResult {
     let json_on_stdout = args.json.as_deref() == Some(std::path::Path::new("-"));
     if !json_on_stdout {
         output::query::print(&result);
+        output::telemetry::print(result.telemetry.as_ref());
     }
     if let Some(path) = &args.json {
         if json_on_stdout {

@@ -248,6 +248,9 @@ pub struct IngestReport {
     /// JSON: the summaries above are).
     #[serde(skip)]
     pub histograms: Vec<SerializedHistogram>,
+    /// What the engine was doing meanwhile (the session's sampler), when it was sampled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub telemetry: Option<crate::measure::telemetry::Summary>,
 }
 
 impl IngestReport {
@@ -509,5 +512,6 @@ fn report(mut p: ReportParts<'_>) -> IngestReport {
         error: o.error.as_ref().map(|e| e.to_string()),
         warnings: p.warnings,
         failure_limit: None,
+        telemetry: None,
     }
 }

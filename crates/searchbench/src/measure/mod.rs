@@ -6,6 +6,7 @@
 pub mod attribution;
 pub mod machine;
 pub mod recorder;
+pub mod telemetry;
 
 pub use attribution::{Attribution, AttributionInput, Segment};
 pub use machine::Machine;

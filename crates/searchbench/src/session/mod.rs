@@ -16,11 +16,13 @@ pub mod job;
 pub mod query;
 pub mod record;
 pub mod run;
+pub mod telemetry;
 
 pub use cluster::{ClusterSpec, Connected};
 pub use events::{Event, Observer, Silent};
 pub use job::{FileFormat, FilesSpec, Job};
 pub use record::{Recording, SaveSpec};
+pub use telemetry::TelemetrySpec;
 
 use crate::cluster::TargetError;
 use crate::corpus::CorpusError;

@@ -47,6 +47,8 @@ pub struct QuerySpec {
     pub truth_file: Option<PathBuf>,
     /// A previous `--json` result to report drift against.
     pub baseline: Option<PathBuf>,
+    /// The engine sampled beside the queries (see [`super::telemetry`]).
+    pub telemetry: super::TelemetrySpec,
 }
 
 /// Runs a query workload on `target` and keeps the result.
@@ -107,9 +109,19 @@ pub async fn query(
             }
         };
         let options = spec.options.clone();
-        let mut result = on_own_thread(move || async move { plan.run(&target, options).await })
-            .await?
-            .map_err(usage)?;
+        let sampled_target = target.clone();
+        let measure = on_own_thread(move || async move { plan.run(&target, options).await });
+        let (measured, sampled) = super::telemetry::beside(
+            &spec.telemetry,
+            &sampled_target,
+            &[],
+            "query",
+            recording.as_ref(),
+            measure,
+        )
+        .await;
+        let mut result = measured?.map_err(usage)?;
+        result.telemetry = sampled.map(|t| t.summary(None));
         result.engine = Some(engine);
         if let Some(path) = &spec.baseline {
             result.compare_baseline(path).map_err(usage)?;
@@ -228,7 +240,8 @@ async fn load_quietly(
     job: Job,
     observer: &dyn Observer,
 ) -> Result<(), SessionError> {
-    let spec = LoadSpec::new(job.index.clone());
+    let mut spec = LoadSpec::new(job.index.clone());
+    spec.telemetry = super::TelemetrySpec::off();
     let report = load(target, job, spec, Vec::new(), None, observer).await?;
     if report.error.is_some() || report.interrupted || !report.counts.reconciled {
         return Err(SessionError::Other(format!(
