@@ -12,6 +12,7 @@ pub mod html;
 pub mod markdown;
 pub mod metrics;
 pub mod statistics;
+pub mod telemetry_charts;
 
 use std::path::{Path, PathBuf};
 
@@ -42,6 +43,8 @@ pub struct Loaded {
     pub timeline: Vec<Value>,
     /// The run's stored HDR histograms (none for runs saved before they were kept).
     pub histograms: Vec<SerializedHistogram>,
+    /// The run's stored telemetry rows, by second then node (none without telemetry).
+    pub telemetry: Vec<Value>,
 }
 
 /// The runs one selector picks: the run a run id (or unique prefix) names, or every run with
@@ -68,10 +71,12 @@ impl Group {
             if !tags || include_partial || row.state == State::Complete {
                 let timeline = compare::timeline_of(store, &row)?;
                 let histograms = store.histograms(&row.id)?;
+                let telemetry = store.telemetry(&row.id)?;
                 runs.push(Loaded {
                     row,
                     timeline,
                     histograms,
+                    telemetry,
                 });
             } else {
                 excluded.push(format!("{} ({})", row.id, row.state.name()));
