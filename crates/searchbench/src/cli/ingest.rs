@@ -113,6 +113,7 @@ pub async fn run(args: IngestArgs) -> CliResult {
     write_json(&report, &args.out)?;
     if !args.out.json_on_stdout() {
         output::ingest::print(&report);
+        output::telemetry::print(report.telemetry.as_ref());
     }
     verdict(&report)
 }

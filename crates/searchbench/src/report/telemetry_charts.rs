@@ -68,7 +68,14 @@ fn label_of(v: f64) -> String {
 }
 
 /// One chart as an SVG card. `gap` is the widest step between samples that is still joined.
-fn chart(title: &str, unit: &str, x: (f64, f64), gap: f64, lines: &[Line], marks: &[Mark]) -> String {
+fn chart(
+    title: &str,
+    unit: &str,
+    x: (f64, f64),
+    gap: f64,
+    lines: &[Line],
+    marks: &[Mark],
+) -> String {
     let lines: Vec<&Line> = lines.iter().filter(|l| !l.points.is_empty()).collect();
     if lines.is_empty() {
         return String::new();
@@ -186,10 +193,16 @@ fn chart(title: &str, unit: &str, x: (f64, f64), gap: f64, lines: &[Line], marks
         );
     }
     if marks.iter().any(|m| m.colour == OLD_GC) {
-        let _ = write!(legend, "<span style=\"color:{OLD_GC}\">| old-generation GC</span> ");
+        let _ = write!(
+            legend,
+            "<span style=\"color:{OLD_GC}\">| old-generation GC</span> "
+        );
     }
     if marks.iter().any(|m| m.colour == YOUNG_GC) {
-        let _ = write!(legend, "<span style=\"color:{YOUNG_GC}\">ı young GC</span> ");
+        let _ = write!(
+            legend,
+            "<span style=\"color:{YOUNG_GC}\">ı young GC</span> "
+        );
     }
     format!(
         "<div class=\"card\"><h3>{}</h3>{svg}<p class=\"hint\">{legend}</p></div>",
@@ -322,10 +335,22 @@ pub fn run_charts(l: &Loaded) -> String {
         &phase_marks,
     ));
     let mut heap = per_node("heap used", "heap_used_bytes", 1e-6, false);
-    heap.extend(per_node("heap committed", "heap_committed_bytes", 1e-6, true));
+    heap.extend(per_node(
+        "heap committed",
+        "heap_committed_bytes",
+        1e-6,
+        true,
+    ));
     let mut gc_marks = marks_of("young_gcs", YOUNG_GC, false, "young GC(s)");
     gc_marks.extend(marks_of("old_gcs", OLD_GC, true, "old-generation GC(s)"));
-    out.push_str(&chart("Heap, with GC marked", "MB", x, gap, &heap, &gc_marks));
+    out.push_str(&chart(
+        "Heap, with GC marked",
+        "MB",
+        x,
+        gap,
+        &heap,
+        &gc_marks,
+    ));
     let mut cpu = per_node("engine", "cpu_cores", 1.0, false);
     cpu.push(Line {
         label: "driver".into(),
@@ -337,12 +362,20 @@ pub fn run_charts(l: &Loaded) -> String {
     let mut pools = per_node("write active", "write_active", 1.0, false);
     pools.extend(per_node("write queue", "write_queue", 1.0, true));
     let mut search = per_node("search queue", "search_queue", 1.0, true);
-    for (line, c) in search.iter_mut().zip(["#2a9d3a", "#0e8a99", "#7b3fb8"].iter().cycle()) {
+    for (line, c) in search
+        .iter_mut()
+        .zip(["#2a9d3a", "#0e8a99", "#7b3fb8"].iter().cycle())
+    {
         line.colour = c;
     }
     pools.extend(search);
     let mut rejections = marks_of("write_rejections", OLD_GC, true, "write rejection(s)");
-    rejections.extend(marks_of("search_rejections", OLD_GC, true, "search rejection(s)"));
+    rejections.extend(marks_of(
+        "search_rejections",
+        OLD_GC,
+        true,
+        "search rejection(s)",
+    ));
     out.push_str(&chart(
         "Thread pools (red: rejections)",
         "threads / tasks",
@@ -353,7 +386,14 @@ pub fn run_charts(l: &Loaded) -> String {
     ));
     let mut segments = per_node("segments", "segments", 1.0, false);
     segments.extend(per_node("merges running", "merges_current", 1.0, true));
-    out.push_str(&chart("Segments and merges", "count", x, gap, &segments, &[]));
+    out.push_str(&chart(
+        "Segments and merges",
+        "count",
+        x,
+        gap,
+        &segments,
+        &[],
+    ));
     let mut disk = per_node("written", "disk_write_bytes_per_s", 1e-6, false);
     disk.extend(per_node("read", "disk_read_bytes_per_s", 1e-6, true));
     out.push_str(&chart("Disk", "MB/s", x, gap, &disk, &[]));

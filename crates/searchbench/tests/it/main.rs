@@ -25,5 +25,6 @@ mod reliability;
 mod results_compare;
 mod results_html;
 mod results_store;
+mod telemetry;
 mod trust;
 mod trust_cli;
