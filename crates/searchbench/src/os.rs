@@ -31,8 +31,8 @@ pub fn rss_bytes(pid: u32) -> Option<u64> {
     Some(kb * 1024)
 }
 
-/// CPU time (user + system) a process has used so far, from /proc/<pid>/stat.
-pub fn cpu_time(pid: u32) -> Option<Duration> {
+/// User and system CPU time of a process so far, from /proc/<pid>/stat.
+fn user_sys_time(pid: u32) -> Option<(Duration, Duration)> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let after = stat.rsplit_once(')')?.1;
     let fields: Vec<&str> = after.split_whitespace().collect();
@@ -42,9 +42,106 @@ pub fn cpu_time(pid: u32) -> Option<Duration> {
     // SAFETY: sysconf has no preconditions.
     let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
     let ticks = if ticks > 0 { ticks as u64 } else { 100 };
-    Some(Duration::from_nanos(
-        (utime + stime) * 1_000_000_000 / ticks,
-    ))
+    let time = |t: u64| Duration::from_nanos(t * 1_000_000_000 / ticks);
+    Some((time(utime), time(stime)))
+}
+
+/// CPU time (user + system) a process has used so far, from /proc/<pid>/stat.
+pub fn cpu_time(pid: u32) -> Option<Duration> {
+    user_sys_time(pid).map(|(user, sys)| user + sys)
+}
+
+/// What `/proc` tells about a set of processes (a node's process group), summed; the counters
+/// are totals since each process started. A figure the OS does not give is `None`
+/// (`/proc/<pid>/io` needs the same user or root).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ProcStats {
+    pub user: Duration,
+    pub sys: Duration,
+    pub rss_bytes: Option<u64>,
+    /// Bytes the processes caused to be read from / written to storage.
+    pub read_bytes: Option<u64>,
+    pub write_bytes: Option<u64>,
+    /// Context switches of all their threads, voluntary + involuntary.
+    pub context_switches: Option<u64>,
+}
+
+/// [`ProcStats`] of `pids` together; `None` when none of them can be read.
+pub fn proc_stats(pids: &[u32]) -> Option<ProcStats> {
+    let mut out = ProcStats::default();
+    let mut any = false;
+    let add = |total: &mut Option<u64>, v: Option<u64>| {
+        if let Some(v) = v {
+            *total = Some(total.unwrap_or(0) + v);
+        }
+    };
+    for &pid in pids {
+        let Some((user, sys)) = user_sys_time(pid) else {
+            continue;
+        };
+        any = true;
+        out.user += user;
+        out.sys += sys;
+        add(&mut out.rss_bytes, rss_bytes(pid));
+        let io = std::fs::read_to_string(format!("/proc/{pid}/io")).ok();
+        let field = |name: &str| {
+            io.as_deref()?
+                .lines()
+                .find_map(|l| l.strip_prefix(name)?.trim().parse::<u64>().ok())
+        };
+        add(&mut out.read_bytes, field("read_bytes:"));
+        add(&mut out.write_bytes, field("write_bytes:"));
+        add(&mut out.context_switches, context_switches(pid));
+    }
+    any.then_some(out)
+}
+
+/// Context switches of every thread of `pid` (`/proc/<pid>/status` counts the main thread
+/// only, so the threads' own files are read).
+fn context_switches(pid: u32) -> Option<u64> {
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).ok()?;
+    let mut total = 0;
+    for task in tasks.flatten() {
+        let Ok(status) = std::fs::read_to_string(task.path().join("status")) else {
+            continue;
+        };
+        total += status
+            .lines()
+            .filter_map(|l| {
+                l.strip_prefix("voluntary_ctxt_switches:")
+                    .or_else(|| l.strip_prefix("nonvoluntary_ctxt_switches:"))
+            })
+            .filter_map(|v| v.trim().parse::<u64>().ok())
+            .sum::<u64>();
+    }
+    Some(total)
+}
+
+/// CPU time used so far by the calling thread (CLOCK_THREAD_CPUTIME_ID).
+pub fn thread_cpu() -> Duration {
+    // SAFETY: clock_gettime only writes into the struct we pass; a zeroed timespec is valid.
+    let mut ts: libc::timespec = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid clock id and pointer; no other preconditions.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return Duration::ZERO;
+    }
+    Duration::new(
+        ts.tv_sec.max(0) as u64,
+        ts.tv_nsec.clamp(0, 999_999_999) as u32,
+    )
+}
+
+/// The process group of `pid`, from /proc/<pid>/stat.
+pub fn group_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Field 5 (pgrp) is the third after the command name.
+    stat.rsplit_once(')')?
+        .1
+        .split_whitespace()
+        .nth(2)?
+        .parse()
+        .ok()
 }
 
 /// The processes of a process group, from /proc (empty where there is no /proc).
@@ -58,14 +155,7 @@ pub fn group_members(pgid: u32) -> Vec<u32> {
     entries
         .flatten()
         .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| {
-            std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-                // Field 5 (pgrp) is the third after the command name.
-                stat.rsplit_once(')')
-                    .and_then(|(_, rest)| rest.split_whitespace().nth(2)?.parse::<u32>().ok())
-                    == Some(pgid)
-            })
-        })
+        .filter(|&pid| group_of(pid) == Some(pgid))
         .collect()
 }
 
@@ -163,6 +253,23 @@ mod tests {
         assert!(super::group_members(pgid).contains(&std::process::id()));
         assert!(super::group_alive(pgid));
         assert!(super::group_cpu_time(pgid).is_some());
+    }
+
+    #[test]
+    fn proc_stats_of_ourselves() {
+        let me = std::process::id();
+        let stats = super::proc_stats(&[me]).expect("our own /proc");
+        assert!(stats.rss_bytes.unwrap_or(0) > 0);
+        assert!(stats.context_switches.is_some());
+        assert!(super::proc_stats(&[]).is_none());
+        let before = super::thread_cpu();
+        let start = std::time::Instant::now();
+        let mut x = 1u64;
+        while start.elapsed() < std::time::Duration::from_millis(30) {
+            x = x.wrapping_mul(31).wrapping_add(7);
+        }
+        std::hint::black_box(x);
+        assert!(super::thread_cpu() > before);
     }
 
     #[test]

@@ -292,6 +292,40 @@ pub struct LoadArgs {
     /// is busy the schedule falls behind, and that lag is measured.
     #[arg(long, value_name = "DOCS_PER_S", value_parser = parse_rate)]
     pub rate: Option<f64>,
+    #[command(flatten)]
+    pub telemetry: TelemetryArgs,
+}
+
+/// The engine sampled beside the run (`_nodes/stats`, `/proc` for nodes we started).
+#[derive(Debug, Clone, Args)]
+pub struct TelemetryArgs {
+    /// How often telemetry samples the engine's `_nodes/stats` (and `/proc` for nodes we
+    /// started) beside the run, e.g. 1s, 5s; at least 1s.
+    #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = parse_interval)]
+    pub telemetry_interval: std::time::Duration,
+    /// Do not sample the engine beside the run (no telemetry stored or shown).
+    #[arg(long)]
+    pub no_telemetry: bool,
+}
+
+impl TelemetryArgs {
+    pub fn spec(&self) -> crate::session::TelemetrySpec {
+        crate::session::TelemetrySpec {
+            interval: (!self.no_telemetry).then_some(self.telemetry_interval),
+            origin: None,
+        }
+    }
+}
+
+/// A telemetry interval: a duration of at least a second (samples are filed by second).
+fn parse_interval(s: &str) -> Result<std::time::Duration, String> {
+    let d = parse_duration(s)?;
+    if d < std::time::Duration::from_secs(1) {
+        return Err(format!(
+            "{s:?} is too short: telemetry samples at most once a second (use 1s or more)"
+        ));
+    }
+    Ok(d)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -322,6 +356,7 @@ impl LoadArgs {
         spec.failures = self.failures.clone();
         spec.replace = self.replace;
         spec.max_failures = Some(self.max_failures);
+        spec.telemetry = self.telemetry.spec();
         spec.append = self.append;
         spec.load_settings = LoadSettings {
             refresh_interval: self.refresh_interval.clone(),
@@ -443,5 +478,9 @@ mod tests {
         assert_eq!(parse_duration("1m"), Ok(std::time::Duration::from_secs(60)));
         assert!(parse_duration("ten").is_err());
         assert!(parse_duration("5").is_err());
+        assert!(parse_interval("500ms")
+            .unwrap_err()
+            .contains("at most once a second"));
+        assert_eq!(parse_interval("2s"), Ok(std::time::Duration::from_secs(2)));
     }
 }

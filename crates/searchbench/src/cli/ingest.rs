@@ -130,6 +130,7 @@ pub async fn run(args: IngestArgs) -> CliResult {
     write_json(&report, &args.out)?;
     if !args.out.json_on_stdout() {
         output::ingest::print(&report);
+        output::telemetry::print(report.telemetry.as_ref());
     }
     verdict(&report)
 }

@@ -105,6 +105,8 @@ pub struct QueryArgs {
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
     #[command(flatten)]
+    pub telemetry: super::args::TelemetryArgs,
+    #[command(flatten)]
     pub save: super::results::SaveArgs,
 }
 
@@ -166,6 +168,7 @@ pub async fn run(args: QueryArgs) -> CliResult {
         truth_file: args.truth.clone(),
         baseline: args.baseline.clone(),
         rtt: args.network.rtt()?,
+        telemetry: args.telemetry.spec(),
     };
     let result = crate::session::query::query(
         spec,
@@ -184,6 +187,7 @@ pub(super) fn finish(result: &query::QueryResult, args: &QueryArgs) -> CliResult
     let json_on_stdout = args.json.as_deref() == Some(std::path::Path::new("-"));
     if !json_on_stdout {
         output::query::print(result);
+        output::telemetry::print(result.telemetry.as_ref());
     }
     if let Some(path) = &args.json {
         if json_on_stdout {

@@ -6,12 +6,14 @@ mod auth;
 pub mod delay;
 mod error;
 mod index_stats;
+mod node_stats;
 mod product;
 
 pub use api::{ClusterHealth, ClusterInfo, Endpoint, JvmInfo, NodeInfo};
 pub use auth::{Auth, Secret};
 pub use error::{chain as error_chain, server_reason, TargetError};
 pub use index_stats::IndexStats;
+pub use node_stats::{NodeStats, NODE_STATS_PATH};
 pub use product::Product;
 
 use std::path::PathBuf;

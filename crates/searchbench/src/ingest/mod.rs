@@ -257,6 +257,9 @@ pub struct IngestReport {
     /// JSON: the summaries above are).
     #[serde(skip)]
     pub histograms: Vec<SerializedHistogram>,
+    /// What the engine was doing meanwhile (the session's sampler), when it was sampled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub telemetry: Option<crate::measure::telemetry::Summary>,
 }
 
 impl IngestReport {
@@ -534,5 +537,6 @@ fn report(mut p: ReportParts<'_>) -> IngestReport {
         failure_limit: None,
         rate,
         rtt: None,
+        telemetry: None,
     }
 }

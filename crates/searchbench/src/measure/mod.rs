@@ -7,6 +7,7 @@ pub mod attribution;
 pub mod machine;
 pub mod recorder;
 pub mod schedule;
+pub mod telemetry;
 
 pub use attribution::{Attribution, AttributionInput, Segment};
 pub use machine::Machine;

@@ -79,6 +79,9 @@ pub struct QueryResult {
     pub failures_total: u64,
     pub failures: Vec<String>,
     pub drift: Option<Drift>,
+    /// What the engine was doing meanwhile (the session's sampler), when it was sampled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub telemetry: Option<crate::measure::telemetry::Summary>,
 }
 
 impl QueryResult {
@@ -253,6 +256,7 @@ pub(super) fn assemble(
         failures_total,
         failures,
         drift: None,
+        telemetry: None,
     }
 }
 

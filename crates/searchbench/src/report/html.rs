@@ -562,6 +562,14 @@ const SCRIPT: &str = r#"
       lines:lines, log_ticks:logTicks};
   }
   var status = document.getElementById('render-status');
+  // The telemetry charts are SVG drawn on the server: drawn means laid out with a visible line.
+  var svgs = Array.prototype.slice.call(document.querySelectorAll('svg.tchart'));
+  var svgDrawn = svgs.filter(function(svg){ try {
+      var r = svg.getBoundingClientRect(); if (!(r.width > 0 && r.height > 0)) return false;
+      return Array.prototype.some.call(svg.querySelectorAll('.series'), function(p){ var b = p.getBBox(); return b.width > 0 && p.getTotalLength() > 0; });
+    } catch(e){ fail('measuring an SVG chart: ' + e); return false; } });
+  status.setAttribute('data-svg-charts', String(svgs.length));
+  status.setAttribute('data-svg-drawn', String(svgDrawn.length));
   var drawn = charts.filter(function(c){ return painted(c.canvas); }).map(function(c){ return c.name; });
   var info = document.createElement('script'); info.type = 'application/json'; info.id = 'chart-info';
   try { info.textContent = JSON.stringify(charts.map(described)).replace(/</g, '\\u003c'); } catch(e){ fail('describing charts: ' + e); }
@@ -612,6 +620,7 @@ pub fn render(groups: &[Group], comparison: Option<&Comparison>) -> Result<Strin
         body.push_str(&what_changed(c));
     }
     body.push_str("<h2>Charts</h2><div id=\"charts\" class=\"grid\"></div><noscript>Charts need JavaScript; every figure is also in the tables below.</noscript>");
+    body.push_str(&super::telemetry_charts::section(&runs));
     if let Some(c) = comparison {
         body.push_str("<h2 id=\"comparison\">Comparison, every metric</h2>");
         body.push_str(&compare_table(c));

@@ -193,7 +193,105 @@ pub fn extract(result: &Value, timeline: &[Value]) -> Vec<Metric> {
     if let Some(q) = query_part(result) {
         query(q, &mut out);
     }
+    telemetry(result, &mut out);
     out
+}
+
+/// The telemetry figures of a result (GC, heap, rejections), per phase: an ingest's (or a
+/// query command's) under `telemetry.`, a run's query phase under `query.telemetry.`.
+fn telemetry(result: &Value, out: &mut Vec<Metric>) {
+    let own = result.get("telemetry");
+    let query_phase = result
+        .get("query")
+        .filter(|q| q.is_object())
+        .and_then(|q| q.get("telemetry"));
+    for (prefix, label, t) in [("", "", own), ("query.", "query: ", query_phase)] {
+        if let Some(t) = t.filter(|t| t.is_object()) {
+            telemetry_phase(t, prefix, label, out);
+        }
+    }
+}
+
+fn telemetry_phase(t: &Value, prefix: &str, label: &str, out: &mut Vec<Metric>) {
+    use Direction::*;
+    let key = |k: &str| format!("{prefix}telemetry.{k}");
+    let name = |l: &str| format!("{label}{l}");
+    let per_second = |k: &str| -> Vec<f64> {
+        t.get("per_second")
+            .and_then(|p| p.get(k))
+            .and_then(Value::as_array)
+            .map(|xs| xs.iter().filter_map(Value::as_f64).collect())
+            .unwrap_or_default()
+    };
+    let gc = per_second("gc_ms");
+    let span = f(t, &["span_secs"]).filter(|s| *s > 0.0);
+    out.extend(if gc.is_empty() {
+        point(
+            &key("gc_ms_per_s"),
+            &name("GC time per second (all nodes)"),
+            "ms/s",
+            LowerBetter,
+            f(t, &["gc_secs"]).zip(span).map(|(g, s)| g * 1000.0 / s),
+        )
+    } else {
+        sampled(
+            &key("gc_ms_per_s"),
+            &name("GC time per second (all nodes)"),
+            "ms/s",
+            LowerBetter,
+            SampleKind::PerSecond,
+            gc,
+        )
+    });
+    out.extend(point(
+        &key("gc_share_pct"),
+        &name("GC share of wall (worst node)"),
+        "%",
+        LowerBetter,
+        f(t, &["gc_share"]).map(|s| s * 100.0),
+    ));
+    out.extend(point(
+        &key("old_gcs"),
+        &name("old-generation collections"),
+        "",
+        LowerBetter,
+        f(t, &["old_gcs"]),
+    ));
+    out.extend(point(
+        &key("heap_peak_mb"),
+        &name("heap peak"),
+        "MB",
+        LowerBetter,
+        f(t, &["heap_peak_bytes"]).map(|b| b / 1e6),
+    ));
+    let heap = per_second("heap_used_mb");
+    if !heap.is_empty() {
+        out.extend(sampled(
+            &key("heap_used_mb"),
+            &name("heap used (per-second, all nodes)"),
+            "MB",
+            LowerBetter,
+            SampleKind::PerSecond,
+            heap,
+        ));
+    }
+    out.extend(errors(
+        &key("write_rejections"),
+        &name("write thread pool rejections"),
+        f(t, &["write_rejections"]),
+    ));
+    out.extend(errors(
+        &key("search_rejections"),
+        &name("search thread pool rejections"),
+        f(t, &["search_rejections"]),
+    ));
+    out.extend(point(
+        &key("merge_throttled_secs"),
+        &name("merges throttled"),
+        "s",
+        LowerBetter,
+        f(t, &["merge_throttled_secs"]),
+    ));
 }
 
 fn ingest(r: &Value, timeline: &[Value], out: &mut Vec<Metric>) {
@@ -469,4 +567,46 @@ fn query(r: &Value, out: &mut Vec<Metric>) {
         "errors: wrong answers (all checks)",
         f(r, &["failures_total"]),
     ));
+}
+
+#[cfg(test)]
+mod telemetry_tests {
+    use super::*;
+
+    #[test]
+    fn telemetry_figures_are_metrics_per_phase_and_rejections_are_errors() {
+        let t = |gc: f64, rejected: f64| {
+            serde_json::json!({
+                "span_secs": 10.0, "gc_secs": gc, "gc_share": 0.04, "old_gcs": 1.0,
+                "heap_peak_bytes": 4e8, "write_rejections": rejected, "search_rejections": 0.0,
+                "per_second": {"gc_ms": [10.0, 20.0, 30.0], "heap_used_mb": [300.0, 310.0, 320.0]}
+            })
+        };
+        let run = serde_json::json!({
+            "telemetry": t(0.4, 5.0),
+            "query": {"cells": [], "telemetry": t(0.1, 0.0)}
+        });
+        let metrics = extract(&run, &[]);
+        let get = |k: &str| {
+            metrics
+                .iter()
+                .find(|m| m.key == k)
+                .unwrap_or_else(|| panic!("no {k}"))
+        };
+        let gc = get("telemetry.gc_ms_per_s");
+        assert_eq!(gc.value, 20.0);
+        assert_eq!(gc.samples.as_ref().map(|s| s.1.len()), Some(3));
+        assert_eq!(get("telemetry.gc_share_pct").value, 4.0);
+        assert_eq!(get("telemetry.heap_peak_mb").value, 400.0);
+        let rejections = get("telemetry.write_rejections");
+        assert!(rejections.errors);
+        assert_eq!(rejections.value, 5.0);
+        assert_eq!(get("query.telemetry.write_rejections").value, 0.0);
+        assert!(get("query.telemetry.gc_ms_per_s")
+            .label
+            .starts_with("query: "));
+        // A result without telemetry has none of these.
+        let plain = extract(&serde_json::json!({"cells": []}), &[]);
+        assert!(plain.iter().all(|m| !m.key.contains("telemetry")));
+    }
 }

@@ -25,6 +25,7 @@ pub mod metrics;
 pub mod statistics;
 pub mod sweep;
 pub mod sweep_html;
+pub mod telemetry_charts;
 
 use std::path::{Path, PathBuf};
 
@@ -55,17 +56,21 @@ pub struct Loaded {
     pub timeline: Vec<Value>,
     /// The run's stored HDR histograms (none for runs saved before they were kept).
     pub histograms: Vec<SerializedHistogram>,
+    /// The run's stored telemetry rows, by second then node (none without telemetry).
+    pub telemetry: Vec<Value>,
 }
 
 impl Loaded {
-    /// A stored run with its timeline and histograms.
+    /// A stored run with its timeline, histograms and telemetry.
     pub fn read(store: &Store, row: RunRow) -> Result<Loaded, StoreError> {
         let timeline = compare::timeline_of(store, &row)?;
         let histograms = store.histograms(&row.id)?;
+        let telemetry = store.telemetry(&row.id)?;
         Ok(Loaded {
             row,
             timeline,
             histograms,
+            telemetry,
         })
     }
 }

@@ -31,6 +31,8 @@ pub struct LoadSpec {
     pub max_failures: Option<ingest::MaxFailures>,
     /// The user's index template and ingest pipeline, put for the load and removed after.
     pub extras: super::setup::Extras,
+    /// The engine sampled beside the load (see [`super::telemetry`]).
+    pub telemetry: super::TelemetrySpec,
 }
 
 impl LoadSpec {
@@ -46,6 +48,7 @@ impl LoadSpec {
             cancel: None,
             max_failures: None,
             extras: super::setup::Extras::default(),
+            telemetry: super::TelemetrySpec::default(),
         }
     }
 }
@@ -180,6 +183,9 @@ pub async fn load(
     let put = super::setup::put(target, &job.index, &spec.extras).await?;
     let mut driver = spec.driver;
     driver.pipeline = put.pipeline.clone();
+    let telemetry = spec.telemetry;
+    let sampled = telemetry.interval.is_some();
+    let pids = engine_pids.clone();
     let plan = Plan {
         failures: spec
             .failures
@@ -210,31 +216,53 @@ pub async fn load(
         }
     };
     let (progress_tx, mut progress_rx) = tokio::sync::watch::channel(Progress::default());
+    // The first progress report marks the load's second 0: where the throughput timeline
+    // starts on the telemetry clock.
+    let load_started = std::cell::Cell::new(None::<std::time::Instant>);
     let tell_progress = async {
-        if !spec.progress {
+        if !spec.progress && !sampled {
             return;
         }
         while progress_rx.changed().await.is_ok() {
+            if load_started.get().is_none() {
+                load_started.set(Some(std::time::Instant::now()));
+            }
             let p = *progress_rx.borrow_and_update();
-            observer.event(Event::Progress(p));
+            if spec.progress {
+                observer.event(Event::Progress(p));
+            }
             if p.done {
                 break;
             }
         }
     };
     let controls = Controls {
-        progress: spec.progress.then_some(progress_tx),
+        progress: (spec.progress || sampled).then_some(progress_tx),
         cancel: spec.cancel.clone(),
         seconds: recording.map(|_| tx),
     };
-    let (report, (), ()) = tokio::join!(
-        ingest::ingest_streaming(target, job.source, plan, controls),
-        stream_in,
-        tell_progress
-    );
+    let telemetry = super::TelemetrySpec {
+        origin: Some(telemetry.origin.unwrap_or_else(std::time::Instant::now)),
+        ..telemetry
+    };
+    let work = async {
+        tokio::join!(
+            ingest::ingest_streaming(target, job.source, plan, controls),
+            stream_in,
+            tell_progress
+        )
+    };
+    let ((report, (), ()), sampled) =
+        super::telemetry::beside(&telemetry, target, &pids, "ingest", recording, work).await;
     let removed = super::setup::remove(target, put).await;
     let mut report = report?;
     report.warnings.extend(removed);
+    if let (Some(sampled), Some(origin)) = (sampled, telemetry.origin) {
+        let offset = load_started
+            .get()
+            .map(|t| t.saturating_duration_since(origin));
+        report.telemetry = Some(sampled.summary(offset));
+    }
     report.failure_limit = spec
         .max_failures
         .map(|max| ingest::FailureLimit::check(max, &report.counts));

@@ -23,11 +23,13 @@ pub mod setup;
 pub mod user_queries;
 pub mod workload_file;
 pub mod sweep;
+pub mod telemetry;
 
 pub use cluster::{ClusterSpec, Connected};
 pub use events::{Event, Observer, Silent};
 pub use job::{FileFormat, FilesSpec, Job};
 pub use record::{Recording, SaveSpec};
+pub use telemetry::TelemetrySpec;
 
 use crate::cluster::TargetError;
 use crate::corpus::CorpusError;

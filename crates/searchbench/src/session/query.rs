@@ -49,6 +49,8 @@ pub struct QuerySpec {
     pub baseline: Option<PathBuf>,
     /// Delay added between the driver and the cluster (`--rtt`) by a proxy on 127.0.0.1.
     pub rtt: Option<crate::cluster::delay::Rtt>,
+    /// The engine sampled beside the queries (see [`super::telemetry`]).
+    pub telemetry: super::TelemetrySpec,
 }
 
 /// Runs a query workload on `target` and keeps the result.
@@ -119,9 +121,19 @@ pub async fn query(
             }
         };
         let options = spec.options.clone();
-        let mut result = on_own_thread(move || async move { plan.run(&target, options).await })
-            .await?
-            .map_err(usage)?;
+        let sampled_target = target.clone();
+        let measure = on_own_thread(move || async move { plan.run(&target, options).await });
+        let (measured, sampled) = super::telemetry::beside(
+            &spec.telemetry,
+            &sampled_target,
+            &[],
+            "query",
+            recording.as_ref(),
+            measure,
+        )
+        .await;
+        let mut result = measured?.map_err(usage)?;
+        result.telemetry = sampled.map(|t| t.summary(None));
         result.engine = Some(engine);
         result.rtt = spec.rtt;
         if let Some(path) = &spec.baseline {
@@ -242,7 +254,8 @@ async fn load_quietly(
     job: Job,
     observer: &dyn Observer,
 ) -> Result<(), SessionError> {
-    let spec = LoadSpec::new(job.index.clone());
+    let mut spec = LoadSpec::new(job.index.clone());
+    spec.telemetry = super::TelemetrySpec::off();
     let report = load(target, job, spec, Vec::new(), None, observer).await?;
     if report.error.is_some() || report.interrupted || !report.counts.reconciled {
         return Err(SessionError::Other(format!(

@@ -111,6 +111,13 @@ impl<'a> Recording<'a> {
         }
     }
 
+    /// Streams telemetry rows into the store.
+    pub fn telemetry<T: Serialize>(&self, rows: &[T]) {
+        if let Err(e) = self.store.append_telemetry(&self.id, rows) {
+            self.warn(format!("saving the telemetry of run {}: {e}", self.id));
+        }
+    }
+
     /// Keeps the run's HDR histograms.
     pub fn histograms(&self, histograms: &[SerializedHistogram]) {
         if let Err(e) = self.store.put_histograms(&self.id, histograms) {

@@ -57,6 +57,13 @@ pub async fn run(
         let connected = cluster.connect(observer).await?;
         let cancel = load_spec.cancel.clone().unwrap_or_else(Cancel::never);
         let phases = async {
+            // One telemetry clock for both phases: the query phase's seconds follow on.
+            let mut load_spec = load_spec;
+            let telemetry = super::TelemetrySpec {
+                origin: Some(std::time::Instant::now()),
+                ..load_spec.telemetry
+            };
+            load_spec.telemetry = telemetry;
             let ingest = connected
                 .load(job, load_spec, recording.as_ref(), observer)
                 .await?;
@@ -92,13 +99,26 @@ pub async fn run(
                     }
                 };
                 // Ctrl-C during the queries ends the run there, kept as interrupted.
-                let result = tokio::select! {
-                    result = phase => result?,
-                    () = cancel.cancelled() => {
-                        query_interrupted = true;
-                        None
+                let phase = async {
+                    tokio::select! {
+                        result = phase => result.map(|r| (r, false)),
+                        () = cancel.cancelled() => Ok((None, true)),
                     }
                 };
+                let (outcome, sampled) = super::telemetry::beside(
+                    &telemetry,
+                    &connected.target,
+                    &connected.engine_pids,
+                    "query",
+                    recording.as_ref(),
+                    phase,
+                )
+                .await;
+                let (mut result, interrupted) = outcome?;
+                query_interrupted = interrupted;
+                if let (Some(r), Some(sampled)) = (&mut result, sampled) {
+                    r.telemetry = Some(sampled.summary(None));
+                }
                 if let Some(r) = &result {
                     observer.event(Event::Queried(r));
                     if let Some(rec) = &recording {

@@ -23,6 +23,8 @@ use serde_json::Value;
 
 use crate::measure::{Machine, SerializedHistogram};
 
+mod telemetry;
+
 /// The environment variable that overrides the default store location.
 pub const STORE_ENV: &str = "SEARCHBENCH_STORE";
 
@@ -68,6 +70,14 @@ pub const MIGRATIONS: &[&str] = &[
         encoding TEXT NOT NULL,
         data     BLOB NOT NULL,
         PRIMARY KEY (run_id, name)
+    );",
+    // 4: telemetry, one row per node per sample, streamed in while a run goes.
+    "CREATE TABLE telemetry (
+        run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        second INTEGER NOT NULL,
+        node   TEXT NOT NULL,
+        data   TEXT NOT NULL,
+        PRIMARY KEY (run_id, second, node)
     );",
 ];
 

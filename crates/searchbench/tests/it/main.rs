@@ -28,6 +28,7 @@ mod results_compare;
 mod results_html;
 mod results_store;
 mod sweep;
+mod telemetry;
 mod trust;
 mod trust_cli;
 mod versions_bisect;

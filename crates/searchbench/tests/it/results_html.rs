@@ -41,7 +41,7 @@ fn chromium() -> Option<PathBuf> {
 }
 
 /// Chromium, or `None` to skip (only outside CI).
-fn chromium_or_skip() -> Option<PathBuf> {
+pub fn chromium_or_skip() -> Option<PathBuf> {
     match chromium() {
         Some(p) => Some(p),
         None if std::env::var("CI").is_ok_and(|v| v == "true") => panic!(
@@ -56,7 +56,7 @@ fn chromium_or_skip() -> Option<PathBuf> {
 }
 
 /// Runs headless Chromium with `extra` args on `page`; returns stdout. Kills it after 90 s.
-fn headless(chrome: &Path, page: &Path, extra: &[String]) -> String {
+pub fn headless(chrome: &Path, page: &Path, extra: &[String]) -> String {
     let profile = tempfile::tempdir().unwrap();
     let mut child = Command::new(chrome)
         .args([
@@ -99,7 +99,7 @@ fn headless(chrome: &Path, page: &Path, extra: &[String]) -> String {
     reader.join().unwrap()
 }
 
-fn attr<'a>(dom: &'a str, element_id: &str, name: &str) -> Option<&'a str> {
+pub fn attr<'a>(dom: &'a str, element_id: &str, name: &str) -> Option<&'a str> {
     let at = dom.find(&format!("id=\"{element_id}\""))?;
     let tag_start = dom[..at].rfind('<')?;
     let tag_end = at + dom[at..].find('>')?;

@@ -15,6 +15,7 @@ pub mod query;
 pub mod rate;
 pub mod results;
 pub mod sweep;
+pub mod telemetry;
 
 /// A table with our house style and the given header. On a terminal it fits the terminal's
 /// width; piped, it fits `COLUMNS` when that is set, else it is as wide as its content (one
@@ -191,8 +192,14 @@ impl crate::session::Observer for Terminal {
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .update(&p),
-            Event::Ingested(report) if self.tables => ingest::print(report),
-            Event::Queried(result) if self.tables => query::print(result),
+            Event::Ingested(report) if self.tables => {
+                ingest::print(report);
+                telemetry::print(report.telemetry.as_ref());
+            }
+            Event::Queried(result) if self.tables => {
+                query::print(result);
+                telemetry::print(result.telemetry.as_ref());
+            }
             Event::Ingested(_) | Event::Queried(_) => {}
             Event::Saved { id, store } => eprintln!(
                 "saved as run {id} in {} (searchbench results show {id})",

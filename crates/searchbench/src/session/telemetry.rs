@@ -1,0 +1,324 @@
+//! The telemetry sampler: beside an ingest or query phase, every interval it reads
+//! `_nodes/stats` (any target) and `/proc` (nodes we started, or the `--engine-pid` given),
+//! plus the driver's own CPU and scheduler lag, and streams the rows into the run's record.
+//!
+//! It runs on a thread of its own with its own small runtime, so its CPU is its thread's CPU
+//! (measured, and kept apart from the driver's), and a slow answer never holds up the load.
+//! Every request has a deadline of one interval: a node that stops answering costs a missed
+//! sample (counted), never a hang.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::sync::{mpsc, oneshot, watch};
+
+use super::Recording;
+use crate::cluster::Target;
+use crate::measure::telemetry::{self, Context, DriverReading, NodeReading, Row, Series, Summary};
+
+/// Telemetry samples once a second unless told otherwise.
+pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(1);
+
+/// Whether and how often to sample, and the clock the samples' seconds count from.
+#[derive(Debug, Clone, Copy)]
+pub struct TelemetrySpec {
+    /// `None`: no telemetry (`--no-telemetry`).
+    pub interval: Option<Duration>,
+    /// Second 0 of the samples; `None`: the start of the phase. The phases of one run share
+    /// one origin, so their seconds follow on.
+    pub origin: Option<Instant>,
+}
+
+impl Default for TelemetrySpec {
+    fn default() -> Self {
+        TelemetrySpec {
+            interval: Some(DEFAULT_INTERVAL),
+            origin: None,
+        }
+    }
+}
+
+impl TelemetrySpec {
+    pub fn off() -> Self {
+        TelemetrySpec {
+            interval: None,
+            origin: None,
+        }
+    }
+}
+
+/// What a phase's sampler collected.
+#[derive(Debug, Default)]
+pub struct Telemetry {
+    pub rows: Vec<Row>,
+    pub samples: u64,
+    pub missed: u64,
+    pub interval: Duration,
+}
+
+impl Telemetry {
+    /// The phase's figures; `timeline_offset` is where the load's second 0 lies on the
+    /// telemetry clock.
+    pub fn summary(&self, timeline_offset: Option<Duration>) -> Summary {
+        telemetry::summarize(
+            &self.rows,
+            Context {
+                interval: self.interval,
+                samples: self.samples,
+                missed: self.missed,
+                cores: crate::measure::machine::cores(),
+                timeline_offset,
+            },
+        )
+    }
+}
+
+/// Runs `work` with the sampler beside it (when `spec` asks for one), streaming its rows into
+/// `recording`. Returns what `work` returned and what was sampled.
+#[allow(clippy::too_many_arguments)]
+pub async fn beside<F: Future>(
+    spec: &TelemetrySpec,
+    target: &Target,
+    engine_pids: &[u32],
+    phase: &'static str,
+    recording: Option<&Recording<'_>>,
+    work: F,
+) -> (F::Output, Option<Telemetry>) {
+    let Some(interval) = spec.interval else {
+        return (work.await, None);
+    };
+    let origin = spec.origin.unwrap_or_else(Instant::now);
+    let (tx, mut rx) = mpsc::unbounded_channel::<Vec<Row>>();
+    let job = Job {
+        target: target.clone(),
+        engine_pids: engine_pids.to_vec(),
+        interval,
+        origin,
+        phase,
+        rows: tx,
+        lag: Arc::new(AtomicU64::new(0)),
+    };
+    let Some(sampler) = Sampler::start(job) else {
+        return (work.await, None);
+    };
+    let stream_in = async {
+        while let Some(rows) = rx.recv().await {
+            if let Some(r) = recording {
+                r.telemetry(&rows);
+            }
+        }
+    };
+    let run = async {
+        let out = work.await;
+        (out, sampler.stop().await)
+    };
+    let ((out, telemetry), ()) = tokio::join!(run, stream_in);
+    (out, Some(telemetry))
+}
+
+struct Sampler {
+    stop: watch::Sender<bool>,
+    done: oneshot::Receiver<Telemetry>,
+    lag_probe: tokio::task::JoinHandle<()>,
+}
+
+impl Sampler {
+    /// Starts the sampler's thread and, on the caller's runtime, the lag probe. `None` when
+    /// no thread can be started (the run goes on without telemetry).
+    fn start(job: Job) -> Option<Sampler> {
+        let lag = job.lag.clone();
+        let (stop, stop_rx) = watch::channel(false);
+        let (done_tx, done) = oneshot::channel();
+        std::thread::Builder::new()
+            .name("telemetry".into())
+            .spawn(move || {
+                let collected = job.run(stop_rx);
+                let _ = done_tx.send(collected);
+            })
+            .ok()?;
+        Some(Sampler {
+            stop,
+            done,
+            lag_probe: tokio::spawn(probe_lag(lag)),
+        })
+    }
+
+    async fn stop(self) -> Telemetry {
+        let _ = self.stop.send(true);
+        self.lag_probe.abort();
+        self.done.await.unwrap_or_default()
+    }
+}
+
+/// How often the lag probe wakes: the resolution of the scheduler lag it reports.
+const PROBE_EVERY: Duration = Duration::from_millis(50);
+
+/// Wakes on a fixed schedule on the driver's runtime and keeps the worst lateness (µs) in
+/// `lag`: a runtime too busy to wake a timer on time is too busy to send on time.
+async fn probe_lag(lag: Arc<AtomicU64>) {
+    let mut next = tokio::time::Instant::now() + PROBE_EVERY;
+    loop {
+        tokio::time::sleep_until(next).await;
+        let now = tokio::time::Instant::now();
+        let late = now.saturating_duration_since(next);
+        lag.fetch_max(u64::try_from(late.as_micros()).unwrap_or(u64::MAX), Relaxed);
+        next += PROBE_EVERY;
+        if next <= now {
+            next = now + PROBE_EVERY;
+        }
+    }
+}
+
+/// What the sampler's thread needs.
+struct Job {
+    target: Target,
+    engine_pids: Vec<u32>,
+    interval: Duration,
+    origin: Instant,
+    phase: &'static str,
+    rows: mpsc::UnboundedSender<Vec<Row>>,
+    lag: Arc<AtomicU64>,
+}
+
+/// The local processes of the nodes, by node name; `only` when one group is known but could
+/// not be matched by pid (one node we started: it is that node).
+#[derive(Debug, Default)]
+struct Locals {
+    by_name: BTreeMap<String, Vec<u32>>,
+    only: Option<Vec<u32>>,
+}
+
+impl Locals {
+    fn of(&self, node: &str, nodes: usize) -> Option<&[u32]> {
+        match self.by_name.get(node) {
+            Some(pids) => Some(pids),
+            None if nodes == 1 => self.only.as_deref(),
+            None => None,
+        }
+    }
+}
+
+impl Job {
+    fn run(self, stop: watch::Receiver<bool>) -> Telemetry {
+        let mut collected = Telemetry {
+            interval: self.interval,
+            ..Telemetry::default()
+        };
+        let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        else {
+            return collected;
+        };
+        runtime.block_on(self.sample(stop, &mut collected));
+        collected
+    }
+
+    async fn sample(&self, mut stop: watch::Receiver<bool>, out: &mut Telemetry) {
+        let locals = tokio::select! {
+            l = self.locals() => l,
+            _ = stop.wait_for(|s| *s) => return,
+        };
+        // Ticks on the origin's grid, from the next one on: the seconds of two phases of one
+        // run never collide.
+        let elapsed = self.origin.elapsed().as_secs_f64();
+        let step = self.interval.as_secs_f64();
+        let first = (elapsed / step).ceil() as u32;
+        let start = self.origin + self.interval * first;
+        let mut tick =
+            tokio::time::interval_at(tokio::time::Instant::from_std(start), self.interval);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        let mut series = Series::new();
+        let mut endpoint = 0usize;
+        loop {
+            let scheduled = tokio::select! {
+                t = tick.tick() => t.into_std(),
+                _ = stop.wait_for(|s| *s) => return,
+            };
+            let second = scheduled.saturating_duration_since(self.origin).as_secs();
+            let answer = tokio::select! {
+                a = tokio::time::timeout(self.interval, self.target.node_stats(endpoint)) => a,
+                _ = stop.wait_for(|s| *s) => return,
+            };
+            let mut rows = Vec::new();
+            match answer {
+                Ok(Ok(nodes)) if !nodes.is_empty() => {
+                    out.samples += 1;
+                    let at = self.origin.elapsed();
+                    let count = nodes.len();
+                    for node in nodes {
+                        let proc = locals.of(&node.name, count).and_then(crate::os::proc_stats);
+                        let reading = NodeReading {
+                            second,
+                            at,
+                            node: node.name,
+                            stats: node.stats,
+                            proc,
+                        };
+                        rows.push(series.node(&reading, self.phase));
+                    }
+                }
+                // No answer in time, an error, or no node: skipped and counted; the next
+                // reading asks the next URL.
+                _ => {
+                    out.missed += 1;
+                    endpoint = endpoint.wrapping_add(1);
+                }
+            }
+            let driver = DriverReading {
+                second,
+                at: self.origin.elapsed(),
+                process_cpu: crate::os::self_cpu(),
+                sampler_cpu: crate::os::thread_cpu(),
+                lag_max: Duration::from_micros(self.lag.swap(0, Relaxed)),
+                missed: out.missed,
+            };
+            rows.push(series.driver(driver, self.phase));
+            out.rows.extend(rows.iter().cloned());
+            let _ = self.rows.send(rows);
+        }
+    }
+
+    /// Which nodes are ours to read `/proc` for: each node's pid (`_nodes/process`) matched
+    /// with the process groups of the engine pids.
+    async fn locals(&self) -> Locals {
+        if self.engine_pids.is_empty() {
+            return Locals::default();
+        }
+        let groups: Vec<(u32, Vec<u32>)> = self
+            .engine_pids
+            .iter()
+            .map(|&pgid| {
+                let members = crate::os::group_members(pgid);
+                (
+                    pgid,
+                    if members.is_empty() {
+                        vec![pgid]
+                    } else {
+                        members
+                    },
+                )
+            })
+            .collect();
+        let mut locals = Locals::default();
+        if let [(_, members)] = groups.as_slice() {
+            locals.only = Some(members.clone());
+        }
+        let deadline = self.interval.max(Duration::from_secs(5));
+        if let Ok(Ok(pids)) = tokio::time::timeout(deadline, self.target.node_pids()).await {
+            for (name, pid) in pids {
+                let group = crate::os::group_of(pid);
+                if let Some((_, members)) = groups
+                    .iter()
+                    .find(|(pgid, members)| members.contains(&pid) || group == Some(*pgid))
+                {
+                    locals.by_name.insert(name, members.clone());
+                }
+            }
+        }
+        locals
+    }
+}

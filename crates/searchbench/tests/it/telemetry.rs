@@ -1,0 +1,294 @@
+//! Telemetry beside a run: per-second series stored with it and drawn in its report,
+//! rejections shown and compared, `--no-telemetry`, and a target that stops answering its
+//! stats never holding the run up.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use crate::common::{self, bin, node_pid, node_url, scratch_dir, scratch_store, streams};
+use searchbench::store::Store;
+use serde_json::Value;
+
+/// The one run of `store` tagged `case=<case>`.
+fn run_of(store: &Path, case: &str) -> (Store, searchbench::store::RunRow) {
+    let store = Store::open_existing(store).expect("the store");
+    let mut runs = store.select(&format!("case={case}")).expect("the run");
+    assert_eq!(runs.len(), 1, "one run tagged case={case}");
+    let run = runs.remove(0);
+    (store, run)
+}
+
+fn node_rows(rows: &[Value]) -> Vec<&Value> {
+    rows.iter().filter(|r| r["node"] != "driver").collect()
+}
+
+#[test]
+fn an_ingest_stores_one_sample_per_second_and_its_report_draws_the_charts() {
+    let url = node_url();
+    let pid = node_pid().expect("the shared node's pid").to_string();
+    let store = scratch_store();
+    let out = bin()
+        .args(["ingest", "logs", "--url", url, "--engine-pid", &pid])
+        .args(["--docs", "30000", "--bulk-size", "100", "--clients", "1"])
+        .args(["--index", "telemetry-series", "--replace", "--warmup", "0"])
+        .args(["--tag", "case=series", "-q", "--store"])
+        .arg(&store)
+        .output()
+        .expect("searchbench ingest");
+    let text = streams(&out);
+    assert!(out.status.success(), "{text}");
+    for needle in [
+        "telemetry: ",
+        "GC ",
+        "heap peak",
+        "write queue up to",
+        "engine CPU",
+    ] {
+        assert!(
+            text.contains(needle),
+            "no {needle:?} in the summary: {text}"
+        );
+    }
+    let (db, run) = run_of(&store, "series");
+    let rows = db.telemetry(&run.id).unwrap();
+    let nodes = node_rows(&rows);
+    assert!(nodes.len() >= 3, "too few samples: {}", nodes.len());
+    // One sample per second: consecutive seconds, about a second apart (the machine may be
+    // busy: a missed second or a late answer is allowed, not a pattern of them).
+    let seconds: Vec<u64> = nodes
+        .iter()
+        .map(|r| r["second"].as_u64().unwrap())
+        .collect();
+    assert!(seconds.windows(2).all(|w| w[1] > w[0]), "{seconds:?}");
+    let steps = seconds.windows(2).filter(|w| w[1] - w[0] == 1).count();
+    assert!(
+        steps * 10 >= (seconds.len() - 1) * 8,
+        "not one per second: {seconds:?}"
+    );
+    let dts: Vec<f64> = nodes.iter().filter_map(|r| r["dt"].as_f64()).collect();
+    let near = dts.iter().filter(|d| (0.5..=1.6).contains(*d)).count();
+    assert!(near * 10 >= dts.len() * 8, "intervals: {dts:?}");
+    // Heap, GC, CPU (from /proc: the node is ours) and the thread pools in every row after
+    // the first.
+    for r in &nodes[1..] {
+        for key in [
+            "heap_used_bytes",
+            "heap_committed_bytes",
+            "young_gc_count",
+            "gc_ms_per_s",
+            "cpu_cores",
+            "cpu_user_cores",
+            "rss_bytes",
+            "write_active",
+            "write_queue",
+            "write_rejected",
+            "segments",
+            "indexing_per_s",
+        ] {
+            assert!(r[key].is_number(), "no {key} in {r}");
+        }
+    }
+    let driver: Vec<&Value> = rows.iter().filter(|r| r["node"] == "driver").collect();
+    assert_eq!(driver.len(), nodes.len());
+    assert!(driver[1..]
+        .iter()
+        .all(|r| r["sampler_cpu_ms_per_s"].is_number() && r["driver_cpu_cores"].is_number()));
+    let result = run.result.as_ref().expect("a result");
+    let summary = &result["telemetry"];
+    assert_eq!(summary["samples"].as_u64(), Some(nodes.len() as u64));
+    assert!(summary["heap_peak_bytes"].as_f64().unwrap() > 0.0);
+    assert!(summary["timeline_offset_secs"].as_f64().is_some());
+    // The report draws the telemetry charts: laid out, lines visible, no script error.
+    let page = scratch_dir().join("telemetry-series.html");
+    let out = bin()
+        .args(["report", &run.id.0, "--store"])
+        .arg(&store)
+        .arg("--html")
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", streams(&out));
+    let html = std::fs::read_to_string(&page).unwrap();
+    for title in [
+        "Heap, with GC marked",
+        "CPU",
+        "Thread pools",
+        "Segments and merges",
+        "Disk",
+    ] {
+        assert!(html.contains(&format!("<h3>{title}")), "no chart {title}");
+    }
+    let charts = html.matches("<svg class=\"tchart\"").count();
+    assert_eq!(charts, 6, "throughput, heap, CPU, pools, segments, disk");
+    let Some(chrome) = crate::results_html::chromium_or_skip() else {
+        return;
+    };
+    let dom = crate::results_html::headless(&chrome, &page, &["--dump-dom".to_string()]);
+    let attr = |name| crate::results_html::attr(&dom, "render-status", name);
+    assert_eq!(attr("data-errors"), Some("0"), "script errors");
+    assert_eq!(attr("data-svg-charts"), Some("6"));
+    assert_eq!(
+        attr("data-svg-drawn"),
+        Some("6"),
+        "an SVG chart without a line"
+    );
+}
+
+#[test]
+fn no_telemetry_stores_none_and_says_nothing() {
+    let store = scratch_store();
+    let out = bin()
+        .args(["ingest", "logs", "--url", node_url(), "--docs", "2000"])
+        .args(["--index", "telemetry-off", "--replace", "--no-telemetry"])
+        .args(["--tag", "case=off", "-q", "--store"])
+        .arg(&store)
+        .output()
+        .unwrap();
+    let text = streams(&out);
+    assert!(out.status.success(), "{text}");
+    assert!(!text.contains("telemetry:"), "{text}");
+    let (db, run) = run_of(&store, "off");
+    assert!(db.telemetry(&run.id).unwrap().is_empty());
+    assert!(run.result.as_ref().unwrap().get("telemetry").is_none());
+    // A sub-second interval is refused, naming the flag's limit.
+    let out = bin()
+        .args([
+            "ingest",
+            "logs",
+            "--url",
+            node_url(),
+            "--telemetry-interval",
+            "200ms",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", streams(&out));
+    assert!(streams(&out).contains("at most once a second"));
+}
+
+/// A node of its own with a write pool of one thread and a queue of one: several clients
+/// get rejections.
+fn tiny_write_pool_node() -> searchbench::engine::Node {
+    std::thread::spawn(|| {
+        let mut options = searchbench::engine::StartOptions::new(&common::test_engine());
+        options.heap = "512m".into();
+        options.attached = true;
+        options.settings = vec![
+            ("thread_pool.write.size".into(), "1".into()),
+            ("thread_pool.write.queue_size".into(), "1".into()),
+        ];
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        runtime.block_on(searchbench::engine::start(&options))
+    })
+    .join()
+    .unwrap()
+    .expect("a node with a tiny write pool")
+}
+
+#[test]
+fn rejections_show_in_the_summary_and_in_compare() {
+    let node = tiny_write_pool_node();
+    let url = node.url().to_string();
+    let store = scratch_store();
+    let ingest = |case: &str, clients: &str| {
+        bin()
+            .args(["ingest", "logs", "--url", &url, "--docs", "20000"])
+            .args([
+                "--bulk-size",
+                "100",
+                "--clients",
+                clients,
+                "--max-failures",
+                "100%",
+            ])
+            .args(["--index", &format!("telemetry-{case}"), "--replace"])
+            .args(["--tag", &format!("case={case}"), "-q", "--store"])
+            .arg(&store)
+            .output()
+            .unwrap()
+    };
+    let calm = ingest("calm", "1");
+    let pressed = ingest("pressed", "8");
+    let _ = std::thread::spawn(move || node.stop()).join();
+    assert!(calm.status.success(), "{}", streams(&calm));
+    let text = streams(&pressed);
+    assert!(pressed.status.success(), "{text}");
+    let (_, calm_run) = run_of(&store, "calm");
+    let (_, pressed_run) = run_of(&store, "pressed");
+    let rejected = |run: &searchbench::store::RunRow| {
+        run.result.as_ref().unwrap()["telemetry"]["write_rejections"]
+            .as_f64()
+            .unwrap_or(-1.0)
+    };
+    assert_eq!(rejected(&calm_run), 0.0, "{}", streams(&calm));
+    assert!(rejected(&pressed_run) > 0.0, "no rejections: {text}");
+    assert!(
+        !text.contains(" 0 rejection(s); search"),
+        "the summary hides them: {text}"
+    );
+    assert!(
+        text.contains("bounded by: ") && text.contains("rejection"),
+        "{text}"
+    );
+    // compare: more rejections are worse, with no interval needed.
+    let out = bin()
+        .args(["compare", "case=calm", "case=pressed", "--json", "--store"])
+        .arg(&store)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", streams(&out));
+    let c: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let row = c["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["key"] == "telemetry.write_rejections")
+        .unwrap_or_else(|| panic!("no rejections row: {c}"));
+    assert_eq!(row["contenders"][0]["verdict"], "worse", "{row}");
+    for key in [
+        "telemetry.gc_ms_per_s",
+        "telemetry.heap_peak_mb",
+        "error_rate_pct",
+    ] {
+        assert!(
+            c["rows"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|r| r["key"] == key),
+            "no {key} in compare"
+        );
+    }
+}
+
+#[test]
+fn a_target_that_stops_answering_its_stats_does_not_hold_the_phase_up() {
+    // Accepts connections (the kernel's backlog) and never answers.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", silent.local_addr().unwrap());
+    let target = common::target_at(&url, Duration::from_secs(30));
+    let runtime = common::runtime();
+    let started = Instant::now();
+    let spec = searchbench::session::TelemetrySpec::default();
+    let (done, sampled) = runtime.block_on(searchbench::session::telemetry::beside(
+        &spec,
+        &target,
+        &[],
+        "ingest",
+        None,
+        async {
+            tokio::time::sleep(Duration::from_millis(3500)).await;
+            "the work"
+        },
+    ));
+    let took = started.elapsed();
+    assert_eq!(done, "the work");
+    assert!(took < Duration::from_secs(6), "held up for {took:?}");
+    let sampled = sampled.expect("telemetry");
+    assert_eq!(sampled.samples, 0);
+    assert!(sampled.missed >= 2, "missed {}", sampled.missed);
+    let summary = sampled.summary(None);
+    assert_eq!(summary.missed, sampled.missed);
+    assert_eq!(summary.nodes, 0);
+    drop(silent);
+}
