@@ -26,6 +26,10 @@ pub struct RunArgs {
     /// Skip the query phase (logs and cluster-metrics have one).
     #[arg(long)]
     pub no_query: bool,
+    /// Run the workload's searches from N clients in a loop during the load (logs); their
+    /// latency is reported beside the docs/s (answers unchecked while the index grows).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=256))]
+    pub search_clients: Option<u64>,
     #[command(flatten)]
     pub corpus: CorpusArgs,
     #[command(flatten)]
@@ -46,6 +50,12 @@ pub async fn run(mut args: RunArgs) -> CliResult {
         .map_err(CliError::session)?;
     let cluster = args.cluster.spec()?;
     let mut load = args.load.spec(&job.index, args.out.progress());
+    if let Some(n) = args.search_clients {
+        load.beside = Some(
+            session::beside::plan(&args.workload, &workload_spec, n as usize)
+                .map_err(CliError::session)?,
+        );
+    }
     // The first Ctrl-C stops the load and keeps what was done; a second quits at once.
     let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
     load.cancel = Some(cancel);

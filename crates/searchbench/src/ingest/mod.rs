@@ -244,6 +244,9 @@ pub struct IngestReport {
     /// `None` when the caller set no limit.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure_limit: Option<FailureLimit>,
+    /// Searches that ran beside the load (`--search-clients`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub searches_beside: Option<crate::query::beside::SearchesBeside>,
     /// Service time and `took` histograms, HDR-encoded for the results store (not in the
     /// JSON: the summaries above are).
     #[serde(skip)]
@@ -509,5 +512,6 @@ fn report(mut p: ReportParts<'_>) -> IngestReport {
         error: o.error.as_ref().map(|e| e.to_string()),
         warnings: p.warnings,
         failure_limit: None,
+        searches_beside: None,
     }
 }

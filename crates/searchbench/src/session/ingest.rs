@@ -29,6 +29,8 @@ pub struct LoadSpec {
     pub cancel: Option<Cancel>,
     /// Documents allowed to fail before the load counts as failed; `None`: not checked.
     pub max_failures: Option<ingest::MaxFailures>,
+    /// Searches to run beside the load (`--search-clients`).
+    pub beside: Option<super::beside::BesideSpec>,
 }
 
 impl LoadSpec {
@@ -43,6 +45,7 @@ impl LoadSpec {
             progress: false,
             cancel: None,
             max_failures: None,
+            beside: None,
         }
     }
 }
@@ -103,6 +106,9 @@ pub fn record_config(job: &Job, cluster: &ClusterSpec, load: &LoadSpec) -> Value
             }
         }
         map.insert("append".into(), load.append.into());
+        if let Some(b) = &load.beside {
+            map.insert("search_clients".into(), b.clients.into());
+        }
         map.insert(
             "warmup_secs".into(),
             load.driver.warmup.as_secs_f64().into(),
@@ -197,6 +203,14 @@ pub async fn load(
         }
     };
     let (progress_tx, mut progress_rx) = tokio::sync::watch::channel(Progress::default());
+    let beside_progress = progress_rx.clone();
+    let (stop_tx, stop) = Cancel::new();
+    let index = job.index.clone();
+    let searches = async {
+        let beside = spec.beside.as_ref()?;
+        let cancel = spec.cancel.clone().unwrap_or_else(Cancel::never);
+        super::beside::alongside(target, &index, beside, beside_progress, stop, cancel).await
+    };
     let tell_progress = async {
         if !spec.progress {
             return;
@@ -210,16 +224,23 @@ pub async fn load(
         }
     };
     let controls = Controls {
-        progress: spec.progress.then_some(progress_tx),
+        progress: (spec.progress || spec.beside.is_some()).then_some(progress_tx),
         cancel: spec.cancel.clone(),
         seconds: recording.map(|_| tx),
     };
-    let (report, (), ()) = tokio::join!(
-        ingest::ingest_streaming(target, job.source, plan, controls),
-        stream_in,
-        tell_progress
-    );
+    let loading = async {
+        let report = ingest::ingest_streaming(target, job.source, plan, controls).await;
+        let _ = stop_tx.send(true);
+        report
+    };
+    let (report, (), (), beside) = tokio::join!(loading, stream_in, tell_progress, searches);
     let mut report = report?;
+    if let Some(b) = beside {
+        if let Some(r) = recording {
+            r.histograms(&b.histograms);
+        }
+        report.searches_beside = Some(b);
+    }
     report.failure_limit = spec
         .max_failures
         .map(|max| ingest::FailureLimit::check(max, &report.counts));

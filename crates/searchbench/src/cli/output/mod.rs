@@ -2,6 +2,7 @@
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
 
+pub mod beside;
 pub mod calibrate;
 pub mod engine;
 pub mod experiment;
