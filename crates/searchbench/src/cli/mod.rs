@@ -14,6 +14,7 @@ mod query;
 mod report;
 pub mod results;
 mod run;
+mod scenario;
 mod shell;
 mod target;
 

@@ -31,6 +31,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=256))]
     pub search_clients: Option<u64>,
     #[command(flatten)]
+    pub scenario: super::scenario::ScenarioArgs,
+    #[command(flatten)]
     pub corpus: CorpusArgs,
     #[command(flatten)]
     pub cluster: ClusterArgs,
@@ -42,6 +44,14 @@ pub struct RunArgs {
 
 pub async fn run(mut args: RunArgs) -> CliResult {
     let w = session::job::find_workload(&args.workload).map_err(CliError::session)?;
+    if let Some(kind) = w.scenario() {
+        return super::scenario::run(kind, args).await;
+    }
+    if args.scenario.any() {
+        return Err(CliError::usage(anyhow::anyhow!(
+            "--indices, --docs-per-index, --snapshots, --repository and --field-caps-requests              are for the many-shards and snapshots scenarios"
+        )));
+    }
     if args.corpus.docs.is_none() {
         args.corpus.docs = w.default_docs();
     }

@@ -11,6 +11,7 @@ pub mod csv_file;
 pub mod html;
 pub mod markdown;
 pub mod metrics;
+pub mod scenario_html;
 pub mod statistics;
 
 use std::path::{Path, PathBuf};

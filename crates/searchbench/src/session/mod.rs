@@ -17,6 +17,7 @@ pub mod job;
 pub mod query;
 pub mod record;
 pub mod run;
+pub mod scenario;
 
 pub use cluster::{ClusterSpec, Connected};
 pub use events::{Event, Observer, Silent};

@@ -27,3 +27,4 @@ mod results_html;
 mod results_store;
 mod trust;
 mod trust_cli;
+mod workloads_shards;

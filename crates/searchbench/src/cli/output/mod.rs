@@ -9,6 +9,7 @@ pub mod experiment;
 pub mod ingest;
 pub mod query;
 pub mod results;
+pub mod scenario;
 
 /// A table with our house style and the given header. On a terminal it fits the terminal's
 /// width; piped, it fits `COLUMNS` when that is set, else it is as wide as its content (one
