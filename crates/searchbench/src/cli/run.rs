@@ -14,11 +14,15 @@ use crate::session::{self, run::RunSpec, Job};
 #[command(after_help = "Examples:\n  \
     searchbench run logs --docs 200000\n  \
     searchbench run cluster-metrics --epochs 2 --rows-per-epoch 200000 --engine elasticsearch-7.10.2\n  \
-    searchbench run transactions --docs 100000 --clients 4 --bulk-size 500\n\n\
+    searchbench run transactions --docs 100000 --clients 4 --bulk-size 500\n  \
+    searchbench run logs --docs 500000 --search-clients 2\n  \
+    searchbench run many-shards --indices 1000 --clients 4\n  \
+    searchbench run snapshots --indices 1000 --snapshots 20\n\n\
     The result is kept in the results store (see `searchbench results`) and an HTML report is \
     written next to it; its path is printed at the end.")]
 pub struct RunArgs {
-    /// Built-in workload: logs, cluster-metrics, transactions.
+    /// Built-in workload: logs, cluster-metrics, transactions, or a scenario over many
+    /// indices: many-shards, snapshots.
     pub workload: String,
     /// Index to load into (default: the workload's).
     #[arg(long)]

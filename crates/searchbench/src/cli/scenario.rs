@@ -14,13 +14,13 @@ use crate::workload::Scenario;
 #[command(next_help_heading = "many-shards / snapshots")]
 pub struct ScenarioArgs {
     /// Indices to create, each filled with --docs-per-index auditbeat documents [default:
-    /// 1000; the field note ran 50000 (many-shards) and 25000 (snapshots)].
+    /// 500; a real cluster: the 50000 (many-shards) and 25000 (snapshots) of the nightly runs].
     #[arg(long, value_name = "N")]
     pub indices: Option<u64>,
     /// Documents per index [default: 100].
     #[arg(long, value_name = "N")]
     pub docs_per_index: Option<u64>,
-    /// snapshots: sequential create-snapshot requests [default: 20; the field note ran 100].
+    /// snapshots: sequential create-snapshot requests [default: 20; the nightly runs: 100].
     #[arg(long, value_name = "N")]
     pub snapshots: Option<u64>,
     /// snapshots: a snapshot repository you registered (needed with --url when the nodes
@@ -50,6 +50,11 @@ fn usage(message: &str) -> CliError {
 /// The scenario's spec from the `run` flags.
 fn spec(kind: Scenario, args: &RunArgs) -> Result<ScenarioSpec, CliError> {
     let s = &args.scenario;
+    if args.index.is_some() {
+        return Err(usage(
+            "--index does not apply to a scenario: its indices are named searchbench-shards-<run>-N",
+        ));
+    }
     let mut spec = ScenarioSpec::new(kind);
     let snapshots_only = s.snapshots.is_some() || s.repository.is_some();
     let many_shards_only = s.field_caps_requests.is_some()

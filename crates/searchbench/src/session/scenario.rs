@@ -63,7 +63,7 @@ impl ScenarioSpec {
         ScenarioSpec {
             scenario,
             seed: 1,
-            indices: 1_000,
+            indices: 500,
             docs_per_index: 100,
             clients: 2,
             fill_bulk: 100,
