@@ -55,6 +55,10 @@ pub struct IngestArgs {
     pub csv_types: Vec<String>,
     #[command(flatten)]
     pub setup: super::setup_args::SetupArgs,
+    /// Run the workload's searches from N clients in a loop while the load goes on (logs);
+    /// their latency is reported beside the docs/s (answers are not checked: the index grows).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=256))]
+    pub search_clients: Option<u64>,
     #[command(flatten)]
     pub corpus: CorpusArgs,
     #[command(flatten)]
@@ -119,6 +123,17 @@ pub async fn run(args: IngestArgs) -> CliResult {
         .map_err(CliError::session)?;
     if let Some(mapping) = &job.csv_mapping {
         output::byo::csv_mapping(mapping, setup.gives_mapping() || args.workload.is_some());
+    }
+    if let Some(n) = args.search_clients {
+        let (Some(name), true) = (&args.workload, args.files.is_empty()) else {
+            return Err(CliError::usage(anyhow::anyhow!(
+                "--search-clients needs a built-in workload's generator (e.g. logs), not --file"
+            )));
+        };
+        load.beside = Some(
+            session::beside::plan(name, &args.corpus.spec(false), n as usize)
+                .map_err(CliError::session)?,
+        );
     }
     // The first Ctrl-C stops the load and keeps what was done; a second quits at once.
     let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();

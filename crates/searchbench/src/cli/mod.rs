@@ -21,6 +21,7 @@ pub mod results;
 mod run;
 mod saturate;
 mod setup_args;
+mod scenario;
 mod shell;
 mod sweep;
 mod target;

@@ -14,11 +14,15 @@ use crate::session::{self, run::RunSpec, Job};
 #[command(after_help = "Examples:\n  \
     searchbench run logs --docs 200000\n  \
     searchbench run cluster-metrics --epochs 2 --rows-per-epoch 200000 --engine elasticsearch-7.10.2\n  \
-    searchbench run transactions --docs 100000 --clients 4 --bulk-size 500\n\n\
+    searchbench run transactions --docs 100000 --clients 4 --bulk-size 500\n  \
+    searchbench run logs --docs 500000 --search-clients 2\n  \
+    searchbench run many-shards --indices 1000 --clients 4\n  \
+    searchbench run snapshots --indices 1000 --snapshots 20\n\n\
     The result is kept in the results store (see `searchbench results`) and an HTML report is \
     written next to it; its path is printed at the end.")]
 pub struct RunArgs {
-    /// Built-in workload: logs, cluster-metrics, transactions (or none, with --workload-file).
+    /// Built-in workload: logs, cluster-metrics, transactions, or a scenario over many
+    /// indices: many-shards, snapshots (or none, with --workload-file).
     #[arg(required_unless_present = "workload_file")]
     pub workload: Option<String>,
     /// Your own workload from a JSON file (corpus, index body, template, pipeline, queries
@@ -32,6 +36,12 @@ pub struct RunArgs {
     /// Skip the query phase (logs and cluster-metrics have one).
     #[arg(long)]
     pub no_query: bool,
+    /// Run the workload's searches from N clients in a loop during the load (logs); their
+    /// latency is reported beside the docs/s (answers unchecked while the index grows).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=256))]
+    pub search_clients: Option<u64>,
+    #[command(flatten)]
+    pub scenario: super::scenario::ScenarioArgs,
     #[command(flatten)]
     pub setup: super::setup_args::SetupArgs,
     #[command(flatten)]
@@ -50,6 +60,15 @@ pub async fn run(mut args: RunArgs) -> CliResult {
     }
     let name = args.workload.clone().unwrap_or_default();
     let w = session::job::find_workload(&name).map_err(CliError::session)?;
+    if let Some(kind) = w.scenario() {
+        return super::scenario::run(kind, args).await;
+    }
+    if args.scenario.any() {
+        return Err(CliError::usage(anyhow::anyhow!(
+            "--indices, --docs-per-index, --snapshots, --repository and --field-caps-requests \
+             are for the many-shards and snapshots scenarios"
+        )));
+    }
     if args.corpus.docs.is_none() {
         args.corpus.docs = w.default_docs();
     }
@@ -61,6 +80,12 @@ pub async fn run(mut args: RunArgs) -> CliResult {
         .spec()
         .apply(&mut job, &mut load)
         .map_err(CliError::session)?;
+    if let Some(n) = args.search_clients {
+        load.beside = Some(
+            session::beside::plan(&name, &workload_spec, n as usize)
+                .map_err(CliError::session)?,
+        );
+    }
     let spec = RunSpec {
         workload_spec,
         queries: !args.no_query,

@@ -4,6 +4,7 @@
 //! JSON straight into the bulk body it is building, so a document is written once and never
 //! re-encoded on the way to the target.
 
+pub mod auditbeat;
 pub mod cluster_metrics;
 pub mod convert;
 pub mod csv_types;
@@ -15,6 +16,7 @@ pub mod transactions;
 pub mod truth_file;
 mod words;
 
+pub use auditbeat::{Auditbeat, AuditbeatSpec};
 pub use cluster_metrics::{ClusterMetrics, MetricsSpec, PartitionTruth, TruthHandle};
 pub use files::{CsvReader, LineCheck, NdjsonReader};
 pub use logs::{Logs, LogsSpec};

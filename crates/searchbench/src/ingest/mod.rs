@@ -253,6 +253,9 @@ pub struct IngestReport {
     /// The delay added between the driver and the cluster (`--rtt`), when there was one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rtt: Option<crate::cluster::delay::Rtt>,
+    /// Searches that ran beside the load (`--search-clients`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub searches_beside: Option<crate::query::beside::SearchesBeside>,
     /// Service time and `took` histograms, HDR-encoded for the results store (not in the
     /// JSON: the summaries above are).
     #[serde(skip)]
@@ -538,5 +541,6 @@ fn report(mut p: ReportParts<'_>) -> IngestReport {
         rate,
         rtt: None,
         telemetry: None,
+        searches_beside: None,
     }
 }

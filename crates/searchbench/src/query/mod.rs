@@ -18,6 +18,7 @@
 
 pub mod accuracy;
 pub mod answer;
+pub mod beside;
 pub mod cells;
 pub mod custom;
 pub mod logs;

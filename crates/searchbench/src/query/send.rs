@@ -80,7 +80,7 @@ impl Endpoints {
 }
 
 /// Sends a body and reads the whole answer; `Err` names what went wrong.
-async fn post(
+pub(crate) async fn post(
     client: &reqwest::Client,
     url: &str,
     content_type: &'static str,

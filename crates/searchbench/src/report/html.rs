@@ -171,6 +171,9 @@ fn run_section(l: &Loaded) -> String {
     if let Some(q) = r.result.as_ref().and_then(metrics::query_part) {
         s.push_str(&query_tables(q));
     }
+    if let Some(result) = &r.result {
+        s.push_str(&super::scenario_html::charts(result));
+    }
     let config = serde_json::to_string_pretty(&r.config).unwrap_or_default();
     let _ = write!(
         s,

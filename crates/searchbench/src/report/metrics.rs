@@ -194,6 +194,7 @@ pub fn extract(result: &Value, timeline: &[Value]) -> Vec<Metric> {
         query(q, &mut out);
     }
     telemetry(result, &mut out);
+    scenario_and_beside(result, &mut out);
     out
 }
 
@@ -292,6 +293,178 @@ fn telemetry_phase(t: &Value, prefix: &str, label: &str, out: &mut Vec<Metric>) 
         LowerBetter,
         f(t, &["merge_throttled_secs"]),
     ));
+}
+
+/// The many-shards and snapshots scenarios, and the searches that ran beside a load (of an
+/// ingest or run, or of the many-shards logs phase).
+fn scenario_and_beside(r: &Value, out: &mut Vec<Metric>) {
+    use Direction::*;
+    let beside = r
+        .get("searches_beside")
+        .or_else(|| r.pointer("/indexing/searches_beside"));
+    if let Some(b) = beside {
+        let ms = |k: &str| f(b, &["latency", k]).map(|us| us / 1000.0);
+        out.extend(
+            [
+                point(
+                    "beside.searches_per_sec",
+                    "searches beside the load: searches/s",
+                    "/s",
+                    HigherBetter,
+                    f(b, &["searches_per_sec"]),
+                ),
+                point(
+                    "beside.latency_p50_ms",
+                    "searches beside the load: latency p50",
+                    "ms",
+                    LowerBetter,
+                    ms("p50_us"),
+                ),
+                point(
+                    "beside.latency_p99_ms",
+                    "searches beside the load: latency p99",
+                    "ms",
+                    LowerBetter,
+                    ms("p99_us"),
+                ),
+                errors(
+                    "beside.errors",
+                    "searches beside the load: failed",
+                    f(b, &["errors"]),
+                ),
+            ]
+            .into_iter()
+            .flatten(),
+        );
+    }
+    if r.get("scenario").and_then(Value::as_str).is_none() {
+        return;
+    }
+    let last_state_mb = r
+        .pointer("/creation/cluster_state")
+        .and_then(Value::as_array)
+        .and_then(|a| a.last())
+        .and_then(|s| f(s, &["bytes"]))
+        .map(|b| b / 1e6);
+    out.extend(
+        [
+            point(
+                "creation.indices_per_sec",
+                "index creation: indices/s",
+                "/s",
+                HigherBetter,
+                f(r, &["creation", "indices_per_sec"]),
+            ),
+            point(
+                "creation.docs_per_sec",
+                "index creation: docs/s",
+                "docs/s",
+                HigherBetter,
+                f(r, &["creation", "docs_per_sec"]),
+            ),
+            point(
+                "creation.last_tenth_indices_per_sec",
+                "index creation: indices/s over the last tenth",
+                "/s",
+                HigherBetter,
+                f(r, &["creation", "last_tenth_indices_per_sec"]),
+            ),
+            point(
+                "creation.create_p99_ms",
+                "index creation: create request p99",
+                "ms",
+                LowerBetter,
+                f(r, &["creation", "create_ms", "p99_us"]).map(|us| us / 1000.0),
+            ),
+            errors(
+                "creation.errors",
+                "index creation: errors",
+                f(r, &["creation", "errors"]),
+            ),
+            point(
+                "cluster_state_mb",
+                "cluster state at the end of creation",
+                "MB",
+                Info,
+                last_state_mb,
+            ),
+            point(
+                "indexing.docs_per_sec",
+                "logs indexing with searches beside: docs/s",
+                "docs/s",
+                HigherBetter,
+                f(r, &["indexing", "docs_per_sec"]),
+            ),
+            point(
+                "field_caps.p50_ms",
+                "field caps p50",
+                "ms",
+                LowerBetter,
+                f(r, &["field_caps", "p50_ms"]),
+            ),
+            point(
+                "field_caps.p99_ms",
+                "field caps p99",
+                "ms",
+                LowerBetter,
+                f(r, &["field_caps", "p99_ms"]),
+            ),
+            errors(
+                "field_caps.errors",
+                "field caps: failed",
+                f(r, &["field_caps", "errors"]),
+            ),
+            point(
+                "snapshots.create_mean_ms",
+                "create snapshot: mean service time",
+                "ms",
+                LowerBetter,
+                f(r, &["snapshots", "create", "mean_ms"]),
+            ),
+            point(
+                "snapshots.create_p99_ms",
+                "create snapshot: p99 service time",
+                "ms",
+                LowerBetter,
+                f(r, &["snapshots", "create", "p99_ms"]),
+            ),
+            point(
+                "snapshots.wait_secs",
+                "snapshots: wait after the last create",
+                "s",
+                LowerBetter,
+                f(r, &["snapshots", "wait_secs"]),
+            ),
+            point(
+                "snapshots.total_secs",
+                "snapshots: all done after the first create",
+                "s",
+                LowerBetter,
+                f(r, &["snapshots", "total_secs"]),
+            ),
+            point(
+                "snapshots.gc_ms",
+                "snapshots: GC time of the nodes",
+                "ms",
+                LowerBetter,
+                f(r, &["snapshots", "gc_ms"]),
+            ),
+            errors(
+                "snapshots.failures",
+                "snapshots not SUCCESS",
+                f(r, &["snapshots", "failures"]),
+            ),
+            point(
+                "snapshots.error_rate",
+                "snapshots: error rate",
+                "",
+                LowerBetter,
+                f(r, &["snapshots", "error_rate"]),
+            ),
+        ]
+        .into_iter()
+        .flatten(),
+    );
 }
 
 fn ingest(r: &Value, timeline: &[Value], out: &mut Vec<Metric>) {

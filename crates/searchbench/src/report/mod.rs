@@ -22,6 +22,7 @@ pub mod history_html;
 pub mod html;
 pub mod markdown;
 pub mod metrics;
+pub mod scenario_html;
 pub mod statistics;
 pub mod sweep;
 pub mod sweep_html;

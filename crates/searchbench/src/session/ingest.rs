@@ -33,6 +33,8 @@ pub struct LoadSpec {
     pub extras: super::setup::Extras,
     /// The engine sampled beside the load (see [`super::telemetry`]).
     pub telemetry: super::TelemetrySpec,
+    /// Searches to run beside the load (`--search-clients`).
+    pub beside: Option<super::beside::BesideSpec>,
 }
 
 impl LoadSpec {
@@ -49,6 +51,7 @@ impl LoadSpec {
             max_failures: None,
             extras: super::setup::Extras::default(),
             telemetry: super::TelemetrySpec::default(),
+            beside: None,
         }
     }
 }
@@ -116,6 +119,9 @@ pub fn record_config(job: &Job, cluster: &ClusterSpec, load: &LoadSpec) -> Value
             }
         }
         map.insert("append".into(), load.append.into());
+        if let Some(b) = &load.beside {
+            map.insert("search_clients".into(), b.clients.into());
+        }
         map.insert(
             "warmup_secs".into(),
             load.driver.warmup.as_secs_f64().into(),
@@ -219,6 +225,14 @@ pub async fn load(
     // The first progress report marks the load's second 0: where the throughput timeline
     // starts on the telemetry clock.
     let load_started = std::cell::Cell::new(None::<std::time::Instant>);
+    let beside_progress = progress_rx.clone();
+    let (stop_tx, stop) = Cancel::new();
+    let index = job.index.clone();
+    let searches = async {
+        let beside = spec.beside.as_ref()?;
+        let cancel = spec.cancel.clone().unwrap_or_else(Cancel::never);
+        super::beside::alongside(target, &index, beside, beside_progress, stop, cancel).await
+    };
     let tell_progress = async {
         if !spec.progress && !sampled {
             return;
@@ -237,7 +251,7 @@ pub async fn load(
         }
     };
     let controls = Controls {
-        progress: (spec.progress || sampled).then_some(progress_tx),
+        progress: (spec.progress || sampled || spec.beside.is_some()).then_some(progress_tx),
         cancel: spec.cancel.clone(),
         seconds: recording.map(|_| tx),
     };
@@ -245,18 +259,23 @@ pub async fn load(
         origin: Some(telemetry.origin.unwrap_or_else(std::time::Instant::now)),
         ..telemetry
     };
-    let work = async {
-        tokio::join!(
-            ingest::ingest_streaming(target, job.source, plan, controls),
-            stream_in,
-            tell_progress
-        )
+    let loading = async {
+        let report = ingest::ingest_streaming(target, job.source, plan, controls).await;
+        let _ = stop_tx.send(true);
+        report
     };
-    let ((report, (), ()), sampled) =
+    let work = async { tokio::join!(loading, stream_in, tell_progress, searches) };
+    let ((report, (), (), beside), sampled) =
         super::telemetry::beside(&telemetry, target, &pids, "ingest", recording, work).await;
     let removed = super::setup::remove(target, put).await;
     let mut report = report?;
     report.warnings.extend(removed);
+    if let Some(b) = beside {
+        if let Some(r) = recording {
+            r.histograms(&b.histograms);
+        }
+        report.searches_beside = Some(b);
+    }
     if let (Some(sampled), Some(origin)) = (sampled, telemetry.origin) {
         let offset = load_started
             .get()

@@ -8,6 +8,7 @@
 //! [`Observer`], so the terminal, a test or a future sweep can each listen in their own way.
 
 pub mod bisect;
+pub mod beside;
 pub mod calibrate;
 pub mod cluster;
 pub mod events;
@@ -24,6 +25,7 @@ pub mod user_queries;
 pub mod workload_file;
 pub mod sweep;
 pub mod telemetry;
+pub mod scenario;
 
 pub use cluster::{ClusterSpec, Connected};
 pub use events::{Event, Observer, Silent};

@@ -36,6 +36,7 @@ pub mod file;
 pub mod json_file;
 mod logs;
 pub mod rally;
+mod many_shards;
 mod transactions;
 
 use serde_json::{json, Value};
@@ -46,6 +47,7 @@ use crate::query::QueryPlan;
 pub use crate::corpus::PartitionTruth;
 pub use cluster_metrics::metrics_spec;
 pub use logs::logs_spec;
+pub use many_shards::{auditbeat_body, auditbeat_spec};
 pub use transactions::transactions_spec;
 
 /// Workload-specific parameters; each workload reads the ones it knows and rejects the ones
@@ -155,6 +157,11 @@ pub trait Workload: Sync + std::fmt::Debug {
     ) -> Result<Option<QueryPlan>, CorpusError> {
         Ok(None)
     }
+    /// A multi-phase scenario over many indices (run by `searchbench run`), instead of one
+    /// index loaded and queried.
+    fn scenario(&self) -> Option<Scenario> {
+        None
+    }
     /// The file shape `generate` writes unless told otherwise.
     fn default_shape(&self) -> FileShape {
         FileShape::Ndjson
@@ -163,10 +170,22 @@ pub trait Workload: Sync + std::fmt::Debug {
     fn writer(&self, spec: &WorkloadSpec, shape: FileShape) -> Result<CorpusWriter, CorpusError>;
 }
 
-static WORKLOADS: [&dyn Workload; 3] = [
+/// The multi-phase scenarios (see [`Workload::scenario`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scenario {
+    /// Create and fill many small indices, index logs with searches beside, field caps.
+    ManyShards,
+    /// Many small indices, then sequential snapshots and their completion.
+    Snapshots,
+}
+
+static WORKLOADS: [&dyn Workload; 5] = [
     &logs::LogsWorkload,
     &cluster_metrics::ClusterMetricsWorkload,
     &transactions::TransactionsWorkload,
+    &many_shards::MANY_SHARDS,
+    &many_shards::SNAPSHOTS,
 ];
 
 /// All built-in workloads.

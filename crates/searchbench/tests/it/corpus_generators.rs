@@ -72,6 +72,8 @@ fn golden_hashes_pin_the_corpus() {
         ("logs", GOLDEN_LOGS),
         ("cluster-metrics", GOLDEN_METRICS),
         ("transactions", GOLDEN_TRANSACTIONS),
+        ("many-shards", GOLDEN_AUDITBEAT),
+        ("snapshots", GOLDEN_AUDITBEAT),
     ];
     assert_eq!(got, want);
 }
@@ -79,6 +81,7 @@ fn golden_hashes_pin_the_corpus() {
 const GOLDEN_LOGS: u64 = 11159736876112906667;
 const GOLDEN_METRICS: u64 = 7238352078838786805;
 const GOLDEN_TRANSACTIONS: u64 = 7745091498843816750;
+const GOLDEN_AUDITBEAT: u64 = 15210255941997297721;
 
 fn get<'a>(doc: &'a Value, path: &[&str]) -> &'a Value {
     let mut v = doc;

@@ -35,3 +35,4 @@ mod versions_bisect;
 mod versions_check;
 mod versions_engine_dir;
 mod versions_history;
+mod workloads_shards;

@@ -230,6 +230,9 @@ pub fn print(r: &IngestReport) {
     if a.clamped {
         println!("note: server index time exceeded took (several shards index in parallel); clamped to took");
     }
+    if let Some(b) = &r.searches_beside {
+        super::beside::print(b);
+    }
     for w in &r.warnings {
         println!("warning: {w}");
     }

@@ -4,6 +4,7 @@ use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
 
 pub mod bisect;
 pub mod byo;
+pub mod beside;
 pub mod calibrate;
 pub mod check;
 pub mod engine;
@@ -16,6 +17,7 @@ pub mod rate;
 pub mod results;
 pub mod sweep;
 pub mod telemetry;
+pub mod scenario;
 
 /// A table with our house style and the given header. On a terminal it fits the terminal's
 /// width; piped, it fits `COLUMNS` when that is set, else it is as wide as its content (one

@@ -1,0 +1,123 @@
+//! `searchbench run many-shards|snapshots`: the multi-phase scenarios over many small
+//! indices; their flags, the one session call, the verdict.
+
+use clap::Args;
+
+use super::output::Terminal;
+use super::run::RunArgs;
+use super::{exit, CliError, CliResult};
+use crate::session::scenario::{self, ScenarioSpec};
+use crate::workload::Scenario;
+
+/// The scenarios' own flags.
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "many-shards / snapshots")]
+pub struct ScenarioArgs {
+    /// Indices to create, each filled with --docs-per-index auditbeat documents [default:
+    /// 500; a real cluster: the 50000 (many-shards) and 25000 (snapshots) of the nightly runs].
+    #[arg(long, value_name = "N")]
+    pub indices: Option<u64>,
+    /// Documents per index [default: 100].
+    #[arg(long, value_name = "N")]
+    pub docs_per_index: Option<u64>,
+    /// snapshots: sequential create-snapshot requests [default: 20; the nightly runs: 100].
+    #[arg(long, value_name = "N")]
+    pub snapshots: Option<u64>,
+    /// snapshots: a snapshot repository you registered (needed with --url when the nodes
+    /// have no path.repo); by default we register an `fs` one under path.repo and remove it.
+    #[arg(long, value_name = "NAME")]
+    pub repository: Option<String>,
+    /// many-shards: `_field_caps` requests over all the indices, from 2 clients [default: 50].
+    #[arg(long, value_name = "N")]
+    pub field_caps_requests: Option<u64>,
+}
+
+impl ScenarioArgs {
+    /// Whether any scenario flag was given (they mean nothing to other workloads).
+    pub fn any(&self) -> bool {
+        self.indices.is_some()
+            || self.docs_per_index.is_some()
+            || self.snapshots.is_some()
+            || self.repository.is_some()
+            || self.field_caps_requests.is_some()
+    }
+}
+
+fn usage(message: &str) -> CliError {
+    CliError::usage(anyhow::anyhow!("{message}"))
+}
+
+/// The scenario's spec from the `run` flags.
+fn spec(kind: Scenario, args: &RunArgs) -> Result<ScenarioSpec, CliError> {
+    let s = &args.scenario;
+    if args.index.is_some() {
+        return Err(usage(
+            "--index does not apply to a scenario: its indices are named searchbench-shards-<run>-N",
+        ));
+    }
+    let mut spec = ScenarioSpec::new(kind);
+    let snapshots_only = s.snapshots.is_some() || s.repository.is_some();
+    let many_shards_only = s.field_caps_requests.is_some()
+        || args.search_clients.is_some()
+        || args.corpus.docs.is_some();
+    match kind {
+        Scenario::ManyShards if snapshots_only => {
+            return Err(usage(
+                "--snapshots and --repository are for the snapshots scenario",
+            ))
+        }
+        Scenario::Snapshots if many_shards_only => return Err(usage(
+            "--docs, --search-clients and --field-caps-requests are for the many-shards scenario",
+        )),
+        _ => {}
+    }
+    spec.seed = args.corpus.seed;
+    spec.indices = s.indices.unwrap_or(spec.indices);
+    spec.docs_per_index = s.docs_per_index.unwrap_or(spec.docs_per_index);
+    spec.clients = usize::try_from(args.load.clients).unwrap_or(1);
+    spec.logs_docs = args.corpus.docs.unwrap_or(spec.logs_docs);
+    spec.logs_bulk = usize::try_from(args.load.bulk_size).unwrap_or(usize::MAX);
+    spec.search_clients = args
+        .search_clients
+        .map_or(spec.search_clients, |n| n as usize);
+    spec.field_caps_requests = s.field_caps_requests.unwrap_or(spec.field_caps_requests);
+    spec.snapshots = s.snapshots.unwrap_or(spec.snapshots);
+    spec.repository = s.repository.clone();
+    Ok(spec)
+}
+
+pub async fn run(kind: Scenario, args: RunArgs) -> CliResult {
+    let mut spec = spec(kind, &args)?;
+    let cluster = args.cluster.spec()?;
+    let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
+    spec.cancel = Some(cancel);
+    let terminal = Terminal::for_output(&args.out);
+    let result = scenario::run(spec, &cluster, &args.out.save_spec(), &terminal)
+        .await
+        .map_err(CliError::session)?;
+    super::ingest::write_json(&result, &args.out)?;
+    if !args.out.json_on_stdout() {
+        super::output::scenario::print(&result);
+    }
+    if result.interrupted {
+        return Err(CliError {
+            code: exit::INTERRUPTED,
+            error: anyhow::anyhow!("interrupted: the scenario is incomplete (stored as such)"),
+        });
+    }
+    if !result.passed() {
+        return Err(CliError::check(anyhow::anyhow!(
+            "the scenario did not complete cleanly: {} of {} indices complete, {} creation \
+             error(s){}",
+            result.counts.complete_indices,
+            result.counts.expected_indices,
+            result.creation.errors,
+            result
+                .snapshots
+                .as_ref()
+                .map(|s| format!(", {} snapshot(s) not SUCCESS", s.failures))
+                .unwrap_or_default()
+        )));
+    }
+    Ok(())
+}
