@@ -26,8 +26,7 @@ use crate::session::{self, bisect::BisectSpec};
         1 a run failed.",
     after_help = "Examples:\n  \
         searchbench bisect logs --good opensearch-2.11.0 --bad opensearch-2.17.0 --metric docs_per_sec\n  \
-        searchbench bisect logs --docs 200000 --no-query --good elasticsearch-8.14.3-dist \\\n      \
-        --bad elasticsearch-8.17.4 --metric service_p99_ms --max-repeats 6"
+        searchbench bisect logs --max-repeats 6 --good es-8.14.3 --bad es-8.17.4 --metric service_p99_ms"
 )]
 pub struct BisectArgs {
     /// Built-in workload: logs, cluster-metrics, transactions.

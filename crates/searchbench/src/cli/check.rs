@@ -28,9 +28,10 @@ use crate::report::check::{self, Baseline, CheckSpec, Outcome};
         note that it also counts a usage error (exit 2) as bad.",
     after_help = "Examples:\n  \
         searchbench check --last 5 --metric docs_per_sec --threshold 5%\n  \
-        searchbench check 7b01d4aa --baseline build=release --metric service_p99_ms --markdown\n  \
-        git bisect run sh -c 'make dist && searchbench run logs --docs 200000 \\\n      \
-        --engine-dir build/distribution/local/opensearch-3.0.0-SNAPSHOT --tag bisect=1 && \\\n      \
+        searchbench check 7b01d4aa --baseline build=release --metric service_p99_ms --markdown\n\n\
+        With git bisect, on your own builds (runs tagged commit=good on the good commit first):\n  \
+        git bisect run sh -c './gradlew -q localDistro || exit 125\n      \
+        searchbench run logs --no-query -q --engine-dir build/distribution/local/opensearch-*\n      \
         searchbench check --baseline commit=good --metric docs_per_sec'\n\n\
         Exit codes: 0 pass, 1 regressed (or errors rose), 125 cannot tell (git bisect: skip), \
         2 bad usage (git bisect counts 2 as bad)."

@@ -44,7 +44,10 @@ impl CheckError {
             CheckError::UnknownMetric(_) | CheckError::NoMetric => true,
             CheckError::Store(e) => matches!(
                 e,
-                StoreError::NotFound(_) | StoreError::Ambiguous { .. } | StoreError::BadTag(_)
+                StoreError::NotFound(_)
+                    | StoreError::Ambiguous { .. }
+                    | StoreError::BadTag(_)
+                    | StoreError::NoTagMatch(_)
             ),
         }
     }

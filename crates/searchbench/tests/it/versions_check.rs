@@ -162,6 +162,12 @@ fn an_unknown_metric_is_bad_usage_with_a_guess() {
         err.contains("unknown metric") && err.contains("did you mean \"service_mean_ms\""),
         "{err}"
     );
+    // A run selector that names nothing.
+    let out = check(
+        &path,
+        &["build=nothing", "--last", "3", "--metric", "docs_per_sec"],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", streams(&out));
     // Neither a baseline nor --last: clap's usage error.
     let out = check(&path, &["--metric", "docs_per_sec"]);
     assert_eq!(out.status.code(), Some(2), "{}", streams(&out));
