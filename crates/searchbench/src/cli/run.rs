@@ -82,8 +82,7 @@ pub async fn run(mut args: RunArgs) -> CliResult {
         .map_err(CliError::session)?;
     if let Some(n) = args.search_clients {
         load.beside = Some(
-            session::beside::plan(&name, &workload_spec, n as usize)
-                .map_err(CliError::session)?,
+            session::beside::plan(&name, &workload_spec, n as usize).map_err(CliError::session)?,
         );
     }
     let spec = RunSpec {

@@ -7,8 +7,8 @@
 //! [`run`]). It never prints or exits: what happens along the way is told to an
 //! [`Observer`], so the terminal, a test or a future sweep can each listen in their own way.
 
-pub mod bisect;
 pub mod beside;
+pub mod bisect;
 pub mod calibrate;
 pub mod cluster;
 pub mod events;
@@ -20,12 +20,12 @@ pub mod query;
 pub mod record;
 pub mod run;
 pub mod saturate;
+pub mod scenario;
 pub mod setup;
-pub mod user_queries;
-pub mod workload_file;
 pub mod sweep;
 pub mod telemetry;
-pub mod scenario;
+pub mod user_queries;
+pub mod workload_file;
 
 pub use cluster::{ClusterSpec, Connected};
 pub use events::{Event, Observer, Silent};

@@ -35,8 +35,8 @@ mod cluster_metrics;
 pub mod file;
 pub mod json_file;
 mod logs;
-pub mod rally;
 mod many_shards;
+pub mod rally;
 mod transactions;
 
 use serde_json::{json, Value};

@@ -2,9 +2,9 @@
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
 
+pub mod beside;
 pub mod bisect;
 pub mod byo;
-pub mod beside;
 pub mod calibrate;
 pub mod check;
 pub mod engine;
@@ -15,9 +15,9 @@ pub mod matrix;
 pub mod query;
 pub mod rate;
 pub mod results;
+pub mod scenario;
 pub mod sweep;
 pub mod telemetry;
-pub mod scenario;
 
 /// A table with our house style and the given header. On a terminal it fits the terminal's
 /// width; piped, it fits `COLUMNS` when that is set, else it is as wide as its content (one
