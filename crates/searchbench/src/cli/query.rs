@@ -34,7 +34,7 @@ pub struct QueryArgs {
     pub workload: Option<String>,
     /// Named search bodies from this file (JSON name→body, or NDJSON {"name","body"}), with
     /// {{param}} slots and optional expected answers, run on --index. See --help.
-    #[arg(long, value_name = "FILE", conflicts_with = "workload")]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["workload", "load", "truth"])]
     pub queries: Option<PathBuf>,
     #[command(flatten)]
     pub target: TargetArgs,
