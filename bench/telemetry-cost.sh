@@ -22,8 +22,8 @@ PORT=${URL##*:}
 trap '"$SB" engine stop --port "$PORT" >/dev/null 2>&1 || true' EXIT
 echo "node at $URL (pid $PID); $ROUNDS rounds of telemetry on + off, $DOCS docs each"
 
-# One unmeasured run first: the node's JIT warms up across runs too.
-"$SB" ingest logs --docs 100000 --url "$URL" --quiet --no-store --no-telemetry >/dev/null
+# One unmeasured run first (WARM docs, default 100000): the JIT warms up across runs too.
+"$SB" ingest logs --docs "${WARM:-100000}" --url "$URL" --quiet --no-store --no-telemetry >/dev/null
 
 for r in $(seq 1 "$ROUNDS"); do
   if (( r % 2 )); then order="on off"; else order="off on"; fi
