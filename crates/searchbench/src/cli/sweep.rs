@@ -197,9 +197,13 @@ pub async fn run(a: SweepArgs) -> CliResult {
     let terminal = Terminal::for_output(&a.out);
     let cells = spec.grid.cells().len();
     if !a.out.quiet {
+        let runs = match spec.run_secs {
+            Some(secs) => format!("{} runs sized to ~{secs:.0} s", a.workload),
+            None => format!("runs of {} {} documents", a.docs, a.workload),
+        };
         eprintln!(
-            "sweep {id}: {cells} cells × {}..{} runs of {} {} documents (order seed {}, target ±{} %)",
-            spec.min_repeats, spec.max_repeats, a.docs, a.workload, spec.order_seed, a.ci
+            "sweep {id}: {cells} cells × {}..{} {runs} (order seed {}, target ±{} %)",
+            spec.min_repeats, spec.max_repeats, spec.order_seed, a.ci
         );
     }
     let quiet = a.out.quiet;

@@ -559,7 +559,8 @@ pub fn fit_usl(points: &[(f64, f64)]) -> Option<UslFit> {
         lambda: p[0],
         sigma: p[1],
         kappa: p[2],
-        peak_clients: (p[2] > 1e-12).then(|| ((1.0 - p[1]) / p[2]).sqrt()),
+        // Below one client there is no peak to reach: full contention peaks at 1.
+        peak_clients: (p[2] > 1e-12).then(|| ((1.0 - p[1]) / p[2]).sqrt().max(1.0)),
         rms_pct: rms / mean_x * 100.0,
     })
 }

@@ -136,8 +136,9 @@ pub fn print(r: &SweepResult) {
             format!("{}{}", c.params.label(), mark(r, i)),
             heat(c),
             format!(
-                "{}{}",
+                "{} × {}{}",
                 c.runs.len(),
+                c.docs_per_run,
                 if c.converged || c.failed() {
                     ""
                 } else {
