@@ -248,7 +248,9 @@ mod tests {
         let took = t.elapsed();
         assert_eq!(&got, b"ping");
         assert!(took >= Duration::from_millis(20), "{took:?}");
-        assert!(took < Duration::from_millis(60), "{took:?}");
+        // How close to 20 ms is checked in the integration tests (fastest of many round trips);
+        // one round trip on a busy machine can be late by anything.
+        assert!(took < Duration::from_secs(2), "{took:?}");
         drop(proxy);
     }
 }
