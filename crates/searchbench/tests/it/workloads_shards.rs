@@ -195,6 +195,14 @@ fn bad_scenario_flags_exit_2() {
         &["run", "snapshots", "--url", url, "--search-clients", "2"],
         &["run", "snapshots", "--url", url, "--indices", "0"],
         &["run", "logs", "--url", url, "--indices", "5"],
+        &[
+            "run",
+            "many-shards",
+            "--url",
+            url,
+            "--index",
+            "searchbench-x",
+        ],
         &["run", "many-shards", "--url", url, "--search-clients", "0"],
         &[
             "ingest",
