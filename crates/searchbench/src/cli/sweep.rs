@@ -34,8 +34,8 @@ use crate::session::Job;
         axis of each bulk size: σ is contention, κ coherency, N* = √((1−σ)/κ) the peak.",
     after_help = "Examples:\n  \
         searchbench sweep transactions --bulk-size 10,100,1000 --clients 1,4,8,16 --docs 200000\n  \
-        searchbench sweep logs --bulk-size 500,5000 --clients 2,8 --translog-durability request,async --url http://127.0.0.1:9200\n  \
-        searchbench sweep logs --bulk-size 100,1000 --clients 1,4 --refresh-interval 1s,-1 --ci 3% --max-repeats 8"
+        searchbench sweep logs --bulk-size 500,5000 --clients 2,8 --translog-durability request,async\n  \
+        searchbench sweep logs --bulk-size 100,1000 --clients 1,4 --refresh-interval 1s,-1 --ci 3%"
 )]
 pub struct SweepArgs {
     /// Built-in workload whose generator to use: logs, cluster-metrics, transactions.
