@@ -95,6 +95,12 @@ pub struct QueryArgs {
     /// Coverages per second (latency then counts from the scheduled start).
     #[arg(long, value_name = "R")]
     pub rate: Option<f64>,
+    /// Search clients: up to N coverages of a measurement pass in flight at once, taken in
+    /// the shuffled order (the warm-up and profile passes stay serial). Service times then
+    /// include the contention of N clients.
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u64).range(1..=256))]
+    pub search_clients: u64,
     /// Do not check answers (for sinks and doubles).
     #[arg(long)]
     pub no_check: bool,
@@ -232,6 +238,7 @@ pub(super) fn method(args: &QueryArgs, index: &str) -> QueryOptions {
     options.shuffle_seed = args.shuffle_seed;
     options.profile = args.profile;
     options.rate = args.rate;
+    options.clients = args.search_clients as usize;
     options.check = !args.no_check;
     options.progress = output::stderr_lines();
     options

@@ -37,6 +37,8 @@ pub use logs::{LogsQueryOptions, LogsTruth};
 pub use plan::{Algo, LogsQuery, Transport, Variant};
 pub use report::QueryResult;
 
+use futures_util::StreamExt;
+
 use crate::cluster::Target;
 use crate::corpus::LogsSpec;
 use crate::rng::Rng;
@@ -101,6 +103,9 @@ pub struct QueryOptions {
     pub profile: bool,
     /// Coverages per second; latency then counts from the scheduled start.
     pub rate: Option<f64>,
+    /// Search clients of the measurement passes: up to this many coverages in flight, taken
+    /// in the shuffled order (1: one after another, the method's default).
+    pub clients: usize,
     /// Compare answers with the truth (off only for sinks that answer nonsense).
     pub check: bool,
     /// Where to say what the phase is doing (warm-up, passes); nowhere by default.
@@ -118,6 +123,7 @@ impl QueryOptions {
             shuffle_seed: 1,
             profile: false,
             rate: None,
+            clients: 1,
             check: true,
             progress: Progress::default(),
         }
@@ -271,20 +277,32 @@ where
         ));
         let mut order = tasks.clone();
         shuffle(&mut order, &mut rng);
-        for task in &order {
-            let scheduled = schedule.as_ref().map(|s| s.next(1));
-            if let Some(at) = scheduled {
-                tokio::time::sleep_until(at.into()).await;
-            }
-            let begin = Instant::now();
-            let p = &prepared[task.variant][task.coverage];
-            let cov = send::coverage(client, &endpoints, p, task.transport).await;
-            let end = Instant::now();
-            failures_total += check(task, &cov, &mut failures);
+        // Each client takes the next task of the shuffled order when it is free (with --rate,
+        // its due time is fixed when it is taken); answers are checked and recorded as they
+        // come back. One client is the strictly serial method.
+        let endpoints = &endpoints;
+        let schedule = schedule.as_ref();
+        let prepared = &prepared;
+        let mut in_flight = futures_util::stream::iter(order)
+            .map(|task| {
+                let scheduled = schedule.map(|s| s.next(1));
+                async move {
+                    if let Some(at) = scheduled {
+                        tokio::time::sleep_until(at.into()).await;
+                    }
+                    let begin = Instant::now();
+                    let p = &prepared[task.variant][task.coverage];
+                    let cov = send::coverage(client, endpoints, p, task.transport).await;
+                    (task, p.epoch, cov, begin, Instant::now(), scheduled)
+                }
+            })
+            .buffer_unordered(options.clients.max(1));
+        while let Some((task, epoch, cov, begin, end, scheduled)) = in_flight.next().await {
+            failures_total += check(&task, &cov, &mut failures);
             let cell = cells
                 .entry((task.variant, task.transport))
                 .or_insert_with(Cell::new);
-            record(cell, pass, p.epoch, &cov, begin, end, scheduled);
+            record(cell, pass, epoch, &cov, begin, end, scheduled);
         }
     }
     let measured = started.elapsed();

@@ -64,6 +64,10 @@ pub struct QueryResult {
     pub partitions: usize,
     pub shuffle_seed: u64,
     pub rate: Option<f64>,
+    /// Search clients of the measurement passes (absent in results from before they existed:
+    /// one).
+    #[serde(default = "one_client")]
+    pub clients: usize,
     /// The delay added between the driver and the cluster (`--rtt`), when there was one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rtt: Option<crate::cluster::delay::Rtt>,
@@ -244,6 +248,7 @@ pub(super) fn assemble(
         partitions,
         shuffle_seed: options.shuffle_seed,
         rate: options.rate,
+        clients: options.clients.max(1),
         rtt: None,
         measured_secs: measured.as_secs_f64(),
         cells,
@@ -267,4 +272,8 @@ fn pct_change(before: f64, after: f64) -> f64 {
     } else {
         0.0
     }
+}
+
+fn one_client() -> usize {
+    1
 }

@@ -75,6 +75,7 @@ pub async fn query(
         "transports": options.transports.iter().map(|t| t.name()).collect::<Vec<_>>(),
         "passes": options.passes,
         "rate": options.rate,
+        "search_clients": options.clients,
         "profile": options.profile,
         "rtt_ms": spec.rtt.map(|r| r.rtt_ms),
         "jitter_ms": spec.rtt.map(|r| r.jitter_ms),

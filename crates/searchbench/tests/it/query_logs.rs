@@ -181,3 +181,66 @@ fn the_cli_runs_logs_and_writes_every_cell() {
     assert_eq!(out.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&out.stdout).contains("FAILED"));
 }
+
+/// `--search-clients N` keeps the method (every answer checked, every cell's samples) and
+/// puts N coverages in flight: through a 100 ms link the measured passes take a fraction of
+/// the serial time.
+#[test]
+fn search_clients_overlap_coverages_and_keep_every_answer_checked() {
+    loaded();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run = |clients: &str| -> QueryResult {
+        let json = dir.path().join(format!("clients-{clients}.json"));
+        let out = common::bin()
+            .args(["query", "logs", "--url", common::node_url()])
+            .args(["--index", INDEX, "--docs", "4000", "--seed", "5"])
+            .args(["--passes", "2", "--slices", "4", "--no-warmup"])
+            .args(["--variants", "range_terms_s0", "--transports", "serial"])
+            .args([
+                "--rtt",
+                "100ms",
+                "--no-telemetry",
+                "--search-clients",
+                clients,
+            ])
+            .arg("--json")
+            .arg(&json)
+            .arg("--no-store")
+            .output()
+            .expect("run searchbench");
+        let stdout = common::succeeded(&out);
+        assert!(stdout.contains("All hit counts"), "{stdout}");
+        serde_json::from_slice(&std::fs::read(&json).expect("json")).expect("result json")
+    };
+    let serial = run("1");
+    let four = run("4");
+    assert_eq!((serial.clients, four.clients), (1, 4));
+    for r in [&serial, &four] {
+        let c = r
+            .cell(Variant::RangeTerms0, Transport::Serial)
+            .expect("cell");
+        assert_eq!(c.took_ms.n, 8, "2 passes × 4 slices");
+        assert_eq!(r.failures_total, 0, "{:?}", r.failures);
+    }
+    assert!(
+        four.measured_secs < 0.6 * serial.measured_secs,
+        "4 clients: {:.2} s, 1 client: {:.2} s",
+        four.measured_secs,
+        serial.measured_secs
+    );
+
+    let out = common::bin()
+        .args([
+            "query",
+            "logs",
+            "--url",
+            "http://127.0.0.1:9",
+            "--index",
+            INDEX,
+        ])
+        .args(["--docs", "4000", "--search-clients", "0"])
+        .output()
+        .expect("run searchbench");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--search-clients"));
+}
