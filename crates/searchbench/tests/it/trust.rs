@@ -245,12 +245,10 @@ fn three_runs_a_side_give_a_verdict_and_an_aa_pair_of_groups_does_not() {
     let _one = serial();
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("g.db");
-    for (i, (bulk, tag)) in [("10", "small"), ("1000", "a"), ("1000", "b")]
-        .iter()
-        .cycle()
-        .take(9)
-        .enumerate()
-    {
+    // The A/A pair alternates which goes first (a b, b a, a b): a drift of the machine (the
+    // other tests run beside this one) then falls on both sides instead of always on b.
+    let (small, a, b) = (("10", "small"), ("1000", "a"), ("1000", "b"));
+    for (i, (bulk, tag)) in [small, a, b, b, a, small, small, a, b].iter().enumerate() {
         let index = format!("trust-groups-{i}");
         let tag = format!("cfg={tag}");
         let out = ingest(
