@@ -24,6 +24,8 @@ pub async fn run(args: QueryArgs) -> CliResult {
         file,
         options,
         only: args.variants.clone().unwrap_or_default(),
+        rtt: args.network.rtt()?,
+        telemetry: args.telemetry.spec(),
     };
     let target = args.target.connect()?;
     let result = query_file(

@@ -91,13 +91,7 @@ pub async fn query(
     );
     let outcome = async {
         // The proxies live until the queries are done (`_delay` is dropped at the end).
-        let (target, _delay) = match spec.rtt {
-            Some(rtt) => {
-                let (t, proxies) = crate::cluster::delay::delayed(&target, rtt).await?;
-                (t, Some(proxies))
-            }
-            None => (target, None),
-        };
+        let (target, _delay) = through_delay(target, spec.rtt).await?;
         // Kept as a failed run when it fails, like a load that cannot reach its target.
         let engine = check_target(&target, &spec).await?;
         let plan = match &spec.corpus {
@@ -121,20 +115,14 @@ pub async fn query(
                 }
             }
         };
-        let options = spec.options.clone();
-        let sampled_target = target.clone();
-        let measure = on_own_thread(move || async move { plan.run(&target, options).await });
-        let (measured, sampled) = super::telemetry::beside(
+        let mut result = measure_sampled(
+            plan,
+            target,
+            spec.options.clone(),
             &spec.telemetry,
-            &sampled_target,
-            &[],
-            "query",
             recording.as_ref(),
-            measure,
         )
-        .await;
-        let mut result = measured?.map_err(usage)?;
-        result.telemetry = sampled.map(|t| t.summary(None));
+        .await?;
         result.engine = Some(engine);
         result.rtt = spec.rtt;
         if let Some(path) = &spec.baseline {
@@ -198,8 +186,42 @@ async fn check_target(target: &Target, spec: &QuerySpec) -> Result<String, Sessi
     }
 }
 
-fn usage(e: query::QueryError) -> SessionError {
+pub(super) fn usage(e: query::QueryError) -> SessionError {
     SessionError::usage(e.to_string())
+}
+
+/// `target`, or the same cluster through a delay proxy per endpoint (`--rtt`); the proxies
+/// live as long as the returned guard.
+pub(super) async fn through_delay(
+    target: Target,
+    rtt: Option<crate::cluster::delay::Rtt>,
+) -> Result<(Target, Option<Vec<crate::cluster::delay::DelayProxy>>), SessionError> {
+    Ok(match rtt {
+        Some(rtt) => {
+            let (t, proxies) = crate::cluster::delay::delayed(&target, rtt).await?;
+            (t, Some(proxies))
+        }
+        None => (target, None),
+    })
+}
+
+/// Runs `plan` with the method's `options` on a thread of its own while the sampler watches
+/// `target`; the result carries the telemetry summary.
+pub(super) async fn measure_sampled(
+    plan: QueryPlan,
+    target: Target,
+    options: QueryOptions,
+    telemetry: &super::TelemetrySpec,
+    recording: Option<&Recording<'_>>,
+) -> Result<QueryResult, SessionError> {
+    let sampled_target = target.clone();
+    let measure = on_own_thread(move || async move { plan.run(&target, options).await });
+    let (measured, sampled) =
+        super::telemetry::beside(telemetry, &sampled_target, &[], "query", recording, measure)
+            .await;
+    let mut result = measured?.map_err(usage)?;
+    result.telemetry = sampled.map(|t| t.summary(None));
+    Ok(result)
 }
 
 /// Loads a cluster-metrics corpus into `index` the way `query --load` does (the workload's
@@ -273,8 +295,9 @@ async fn load_quietly(
 
 type Measured = Result<QueryResult, query::QueryError>;
 
-/// Runs `job` on a single-threaded runtime of its own: the requests are sequential, and one
-/// thread spares every response a cross-thread wake-up (~10 µs per request on this path).
+/// Runs `job` on a single-threaded runtime of its own: the requests are few at a time (one,
+/// or `--search-clients`), and one thread spares every response a cross-thread wake-up (~10 µs
+/// per request on this path).
 pub(super) async fn on_own_thread<F, Fut>(job: F) -> Result<Measured, SessionError>
 where
     F: FnOnce() -> Fut + Send + 'static,

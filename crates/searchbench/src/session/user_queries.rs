@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use super::query::on_own_thread;
+use super::query::{measure_sampled, on_own_thread, through_delay, usage};
 use super::record::{save_outcome, Recording, SaveSpec};
 use super::{Observer, SessionError};
 use crate::cluster::Target;
@@ -21,6 +21,10 @@ pub struct FileQuerySpec {
     pub options: QueryOptions,
     /// Only these queries (by name); all when empty.
     pub only: Vec<String>,
+    /// Delay added between the driver and the cluster (`--rtt`) by a proxy on 127.0.0.1.
+    pub rtt: Option<crate::cluster::delay::Rtt>,
+    /// The engine sampled beside the queries.
+    pub telemetry: super::TelemetrySpec,
 }
 
 /// The name a queries file gives its results: `queries:<file stem>`.
@@ -53,10 +57,6 @@ pub async fn plan(
         workload: workload.to_string(),
         queries: resolved,
     })
-}
-
-fn usage(e: crate::query::QueryError) -> SessionError {
-    SessionError::usage(e.to_string())
 }
 
 /// Min and max of `field` in `index`, epoch ms.
@@ -120,10 +120,14 @@ pub async fn query_file(
         "transports": options.transports.iter().map(|t| t.name()).collect::<Vec<_>>(),
         "passes": options.passes,
         "rate": options.rate,
+        "search_clients": options.clients,
         "profile": options.profile,
+        "rtt_ms": spec.rtt.map(|r| r.rtt_ms),
+        "jitter_ms": spec.rtt.map(|r| r.jitter_ms),
     });
     let recording = Recording::begin(save, Kind::Query, &workload, None, None, config, observer);
     let outcome = async {
+        let (target, _delay) = through_delay(target, spec.rtt).await?;
         let engine = check_index(&target, &options.index).await?;
         let file = spec.file.display().to_string();
         let plan = plan(&target, &options.index, &file, &workload, &queries).await?;
@@ -133,10 +137,10 @@ pub async fn query_file(
         if options.transports.is_empty() {
             options.transports = defaults.transports;
         }
-        let mut result = on_own_thread(move || async move { plan.run(&target, options).await })
-            .await?
-            .map_err(usage)?;
+        let mut result =
+            measure_sampled(plan, target, options, &spec.telemetry, recording.as_ref()).await?;
         result.engine = Some(engine);
+        result.rtt = spec.rtt;
         if let Some(r) = &recording {
             r.histograms(&result.histograms());
         }

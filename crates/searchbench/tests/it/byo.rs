@@ -487,3 +487,38 @@ fn a_small_rally_style_track_with_a_local_corpus_runs() {
     );
     common::fresh_index("searchbench-byo-track", None);
 }
+
+/// A queries file takes the query command's network and client flags like the built-in
+/// workloads: `--rtt` puts the delay proxy in front and is recorded, `--search-clients` too.
+#[test]
+fn a_queries_file_honours_rtt_and_search_clients() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = "searchbench-test-byo-queries-rtt";
+    load_small(dir.path(), index, 12);
+    let file = write(
+        dir.path(),
+        "one.json",
+        r#"{"all": {"body": {"query": {"match_all": {}}, "track_total_hits": true}, "expect": {"hits": 12}}}"#,
+    );
+    let json = dir.path().join("r.json");
+    let out = query_file(
+        index,
+        &file,
+        &[
+            "--rtt",
+            "20ms",
+            "--search-clients",
+            "2",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+    );
+    common::succeeded(&out);
+    let r: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(r["failures_total"], 0, "{r}");
+    assert_eq!(r["rtt"]["rtt_ms"], 20.0, "{r}");
+    assert_eq!(r["clients"], 2, "{r}");
+    // Every measured request crossed the 20 ms link.
+    let took_floor = r["cells"][0]["wall_ms"]["min"].as_f64().unwrap_or(0.0);
+    assert!(took_floor >= 19.0, "{r}");
+}
