@@ -143,13 +143,7 @@ pub async fn query(
 /// otherwise fail every search of every pass. Returns the engine (`opensearch-2.19.1`).
 async fn check_target(target: &Target, spec: &QuerySpec) -> Result<String, SessionError> {
     let url = target.url().as_str().trim_end_matches('/').to_string();
-    let (product, version, _) = target.product().await.map_err(|e| {
-        SessionError::Other(format!(
-            "the target does not answer, nothing was measured: {}",
-            crate::cluster::error_chain(&e)
-        ))
-    })?;
-    let engine = format!("{}-{version}", product.to_string().to_ascii_lowercase());
+    let engine = engine_name(target).await?;
     if spec.load {
         return Ok(engine);
     }
@@ -184,6 +178,20 @@ async fn check_target(target: &Target, spec: &QuerySpec) -> Result<String, Sessi
             crate::cluster::error_chain(&e)
         ))),
     }
+}
+
+/// The engine that answers (`opensearch-2.19.1`), or why nothing can be measured.
+pub(super) async fn engine_name(target: &Target) -> Result<String, SessionError> {
+    let (product, version, _) = target.product().await.map_err(|e| {
+        SessionError::Other(format!(
+            "the target does not answer, nothing was measured: {}",
+            crate::cluster::error_chain(&e)
+        ))
+    })?;
+    Ok(format!(
+        "{}-{version}",
+        product.to_string().to_ascii_lowercase()
+    ))
 }
 
 pub(super) fn usage(e: query::QueryError) -> SessionError {

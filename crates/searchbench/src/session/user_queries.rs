@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use super::query::{measure_sampled, on_own_thread, through_delay, usage};
+use super::query::{engine_name, measure_sampled, on_own_thread, through_delay, usage};
 use super::record::{save_outcome, Recording, SaveSpec};
 use super::{Observer, SessionError};
 use crate::cluster::Target;
@@ -153,17 +153,9 @@ pub async fn query_file(
 
 /// The engine's name, once the index is known to hold documents.
 async fn check_index(target: &Target, index: &str) -> Result<String, SessionError> {
-    let (product, version, _) = target.product().await.map_err(|e| {
-        SessionError::Other(format!(
-            "the target does not answer, nothing was measured: {}",
-            crate::cluster::error_chain(&e)
-        ))
-    })?;
+    let engine = engine_name(target).await?;
     match crate::ingest::count(target, index).await {
-        Ok(n) if n > 0 => Ok(format!(
-            "{}-{version}",
-            product.to_string().to_ascii_lowercase()
-        )),
+        Ok(n) if n > 0 => Ok(engine),
         Ok(_) => Err(SessionError::Other(format!(
             "index {index:?} holds no documents, nothing was measured"
         ))),
