@@ -77,10 +77,13 @@ pub struct SweepArgs {
     /// documents of each cell's sizing run.
     #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub docs: u64,
-    /// Size each cell's runs to last about this long (e.g. 8s): one unmeasured run of every
-    /// cell (--docs documents, which also warms the engine) measures its rate, then its runs
-    /// load rate × time documents, in whole waves of bulk size × clients. Cells then load
-    /// different amounts (a slow cell a smaller index); without it every run loads --docs.
+    /// Size each cell's runs so that their measured part lasts about this long (e.g. 5s; the
+    /// --warmup comes on top): unmeasured sizing runs of every cell measure its rate (the
+    /// first with --docs documents, then re-sized until the size moves by less than a
+    /// quarter, three at most, so a cell first met while the node is cold is not sized from
+    /// that), then its runs load rate × time documents, in whole waves of bulk size ×
+    /// clients. Cells then load different amounts (a slow cell a smaller index); without it
+    /// every run loads --docs.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub run_secs: Option<std::time::Duration>,
     /// Target half-width of each cell's interval, in percent of its median, e.g. 5%.

@@ -41,6 +41,8 @@ pub struct LoadOutcome {
     pub bad_lines: u64,
     /// Items sent again after a retryable item status.
     pub retried_items: u64,
+    /// Answers of 429 (requests and items, each attempt).
+    pub throttled: u64,
     /// Bytes of acknowledged requests (uncompressed).
     pub acked_bytes: u64,
     pub recorder: Recorder,
@@ -108,6 +110,7 @@ pub async fn load(
         unacknowledged: AtomicU64::new(0),
         bad_lines: AtomicU64::new(0),
         retried_items: AtomicU64::new(0),
+        throttled: AtomicU64::new(0),
         acked_bytes: AtomicU64::new(0),
         t0,
         bulk_path,
@@ -187,6 +190,7 @@ pub async fn load(
         unacknowledged: shared.unacknowledged.load(Relaxed),
         bad_lines: shared.bad_lines.load(Relaxed),
         retried_items: shared.retried_items.load(Relaxed),
+        throttled: shared.throttled.load(Relaxed),
         acked_bytes: shared.acked_bytes.load(Relaxed),
         recorder,
         wall,

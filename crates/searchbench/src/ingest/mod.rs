@@ -100,6 +100,9 @@ pub struct Counts {
     pub unacknowledged: u64,
     pub bad_lines: u64,
     pub retried_items: u64,
+    /// Answers of 429 (too many requests): whole requests plus single documents, each
+    /// attempt counted; the cluster pushing back, whether or not a retry then got through.
+    pub throttled: u64,
     /// `_count` of the index after a refresh.
     pub index_count: Option<u64>,
     /// `_count` before the load, when it went into an existing index (`--append`).
@@ -511,6 +514,7 @@ fn report(mut p: ReportParts<'_>) -> IngestReport {
             unacknowledged: o.unacknowledged,
             bad_lines: o.bad_lines,
             retried_items: o.retried_items,
+            throttled: o.throttled,
             index_count: p.index_count,
             index_count_before: p.index_count_before,
             reconciled,

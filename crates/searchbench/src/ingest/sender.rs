@@ -125,6 +125,9 @@ async fn deliver_bytes(
 
         if !(200..300).contains(&status) {
             shared.record(sample);
+            if status == 429 {
+                shared.throttled.fetch_add(1, Relaxed);
+            }
             let failure = Failure::Status {
                 status,
                 body: &reply,
@@ -199,7 +202,12 @@ async fn deliver_bytes(
             let d = pending.as_ref().map_or(k, |p| p[k]);
             if item.is_ok() {
                 ok += 1;
-            } else if policy.retry_item(attempt, item.status) && !stopping {
+                continue;
+            }
+            if item.status == 429 {
+                shared.throttled.fetch_add(1, Relaxed);
+            }
+            if policy.retry_item(attempt, item.status) && !stopping {
                 retry.push(d);
             } else {
                 let reason = item.reason.as_deref().unwrap_or("(no reason given)");

@@ -31,6 +31,8 @@ pub struct Shared {
     pub unacknowledged: AtomicU64,
     pub bad_lines: AtomicU64,
     pub retried_items: AtomicU64,
+    /// Answers of 429: whole requests plus single items, each attempt counted.
+    pub throttled: AtomicU64,
     pub acked_bytes: AtomicU64,
     pub t0: Instant,
     pub bulk_path: String,

@@ -233,9 +233,11 @@ pub struct RunFigures {
     pub docs_per_sec: f64,
     pub service_p50_ms: Option<f64>,
     pub service_p99_ms: Option<f64>,
-    /// Pushback: request attempts that failed (429, 502/503/504, no answer) plus documents
-    /// sent again after a 429/503 item.
+    /// Answers of 429 (too many requests): requests plus single documents, each attempt.
     pub throttled: u64,
+    /// All pushback: request attempts that failed (429, 502/503/504, no answer) plus
+    /// documents sent again after a 429/503 item.
+    pub pushback: u64,
     /// Documents that went to the failure file.
     pub failed_docs: u64,
     /// The error that stopped the run, a count that did not reconcile, or an interruption.
@@ -866,6 +868,7 @@ mod tests {
             service_p50_ms: Some(1.0),
             service_p99_ms: Some(2.0),
             throttled: 0,
+            pushback: 0,
             failed_docs: 0,
             error: None,
             engine_cpu_us_per_doc: None,

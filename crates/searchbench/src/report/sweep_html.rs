@@ -269,7 +269,7 @@ fn curve_svg(r: &SweepResult, c: &AxisCurve, usl: Option<&UslRow>) -> String {
 fn cells_table(r: &SweepResult) -> String {
     let mut out = String::from(
         "<table><tr><th>cell</th><th>docs/s</th><th>runs × docs</th><th>service p50 ms</th><th>p99 ms</th>\
-         <th>429/retries</th><th>failed docs</th><th>engine CPU µs/doc</th><th>driver CPU µs/doc</th><th>run ids</th></tr>",
+         <th>429s</th><th>failed docs</th><th>engine CPU µs/doc</th><th>driver CPU µs/doc</th><th>run ids</th></tr>",
     );
     let opt = |v: Option<f64>| v.map_or_else(|| "-".into(), |x| format!("{x:.2}"));
     for c in &r.cells {

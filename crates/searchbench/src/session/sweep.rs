@@ -184,7 +184,8 @@ fn figures(report: &IngestReport, run_id: Option<String>) -> RunFigures {
         docs_per_sec: report.docs_per_sec,
         service_p50_ms: report.service.p50_ms,
         service_p99_ms: report.service.p99_ms,
-        throttled: report.requests.failed_attempts + report.counts.retried_items,
+        throttled: report.counts.throttled,
+        pushback: report.requests.failed_attempts + report.counts.retried_items,
         failed_docs: report.counts.failed,
         error,
         engine_cpu_us_per_doc: report.cpu.engine_secs.and_then(per_doc),
@@ -202,6 +203,7 @@ fn failed_run(error: &SessionError, run_id: Option<String>) -> RunFigures {
         service_p50_ms: None,
         service_p99_ms: None,
         throttled: 0,
+        pushback: 0,
         failed_docs: 0,
         error: Some(crate::cluster::error_chain(error)),
         engine_cpu_us_per_doc: None,
@@ -209,6 +211,24 @@ fn failed_run(error: &SessionError, run_id: Option<String>) -> RunFigures {
         driver_machine_share: 0.0,
         wall_secs: 0.0,
     }
+}
+
+/// Sizing runs a cell gets at most before its measured runs start.
+const MAX_SIZING_RUNS: usize = 3;
+
+/// Documents per second of a whole run, warm-up included: what sets how long a run lasts.
+fn whole_run_rate(report: &IngestReport) -> f64 {
+    if report.wall_secs > 0.0 {
+        report.counts.indexed as f64 / report.wall_secs
+    } else {
+        f64::NAN
+    }
+}
+
+/// A sizing run of `ran` documents that says `next`: close enough (within a quarter) to keep.
+fn settled(ran: u64, next: u64) -> bool {
+    let (a, b) = (ran.max(1) as f64, next.max(1) as f64);
+    (a / b).max(b / a) <= 1.25
 }
 
 /// Documents for a run of about `secs` at `rate` docs/s: whole waves of `wave` documents
@@ -336,29 +356,42 @@ async fn run_grid(
             }
         }
     }
-    // Sizing: one unmeasured run of each cell, then each cell's runs last about `run_secs`.
+    // Sizing: unmeasured runs of each cell until its run length settles (a cell first run
+    // while the node is still cold would otherwise be sized from a rate it never shows
+    // again), then each cell's runs last about the warm-up plus `run_secs`.
     if let Some(secs) = spec.run_secs {
         let order = shuffled(
             (0..cells.len()).collect(),
             &mut Rng::new(spec.order_seed, 0),
         );
+        let target = secs + spec.base.driver.warmup.as_secs_f64();
         for i in order {
-            if cancelled() {
-                return Ok((cells, rounds, true, warnings, product));
-            }
             let params = cells[i].params.clone();
-            let (job, load) = unmeasured(&params)?;
-            match load_unmeasured(connected, job, load, observer, &mut warnings).await {
-                Ok(report) if report.interrupted => {
+            let wave = (params.bulk_docs * params.clients) as u64;
+            let mut size = docs;
+            for _ in 0..MAX_SIZING_RUNS {
+                if cancelled() {
                     return Ok((cells, rounds, true, warnings, product));
                 }
-                Ok(report) => {
-                    let wave = (params.bulk_docs * params.clients) as u64;
-                    cells[i].docs_per_run = sized_docs(report.docs_per_sec, secs, wave);
+                let load = cell_load(&spec.base, index, &params);
+                let job = job_for(&params, size)?;
+                let report =
+                    match load_unmeasured(connected, job, load, observer, &mut warnings).await {
+                        Ok(report) if report.interrupted => {
+                            return Ok((cells, rounds, true, warnings, product));
+                        }
+                        Ok(report) => report,
+                        Err(e) if e.is_usage() => return Err(e),
+                        // The cell's measured runs will say what is wrong.
+                        Err(_) => break,
+                    };
+                let rate = whole_run_rate(&report);
+                let next = sized_docs(rate, target, wave);
+                cells[i].docs_per_run = next;
+                if settled(size, next) {
+                    break;
                 }
-                Err(e) if e.is_usage() => return Err(e),
-                // The cell's measured runs will say what is wrong.
-                Err(_) => {}
+                size = next;
             }
         }
     }
@@ -465,6 +498,15 @@ mod tests {
         );
         assert_eq!(sized_docs(10.0, 1.0, 1000), 2000, "two waves at least");
         assert_eq!(sized_docs(f64::NAN, 1.0, 10), 20);
+    }
+
+    #[test]
+    fn a_sizing_run_is_kept_when_the_next_size_is_within_a_quarter() {
+        assert!(settled(100_000, 100_000));
+        assert!(settled(100_000, 124_000));
+        assert!(settled(124_000, 100_000));
+        assert!(!settled(32_000, 128_000), "a cold run's size is run again");
+        assert!(!settled(0, 10));
     }
 
     #[test]

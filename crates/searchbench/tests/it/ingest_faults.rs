@@ -87,6 +87,32 @@ async fn with_sequential_ids_nothing_is_lost_and_nothing_duplicated_under_faults
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_429_is_counted_whether_the_request_or_one_item_got_it() {
+    let proxy = proxy::start(node_url(), |n| match n % 4 {
+        1 => Fault::TooMany,
+        3 => Fault::RejectFirstItem,
+        _ => Fault::Pass,
+    })
+    .await;
+    let target = target_at(&proxy.url, Duration::from_secs(5));
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = plan("searchbench-test-429s", dir.path(), IdMode::Sequential);
+    p.driver.max_retries = 20;
+    p.driver.backoff_base = Duration::from_millis(1);
+    p.driver.backoff_max = Duration::from_millis(5);
+    let report = ingest_within(60, &target, 4000, p).await;
+    assert_eq!(report.error, None);
+    assert!(report.counts.reconciled, "{:?}", report.counts);
+    let faults = proxy
+        .counts
+        .faults
+        .load(std::sync::atomic::Ordering::Relaxed);
+    assert!(faults >= 10, "{faults} faults");
+    // One 429 a fault: a whole request answered 429, or one item of a forwarded request.
+    assert_eq!(report.counts.throttled, faults, "{:?}", report.counts);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_retry_after_header_is_honoured_over_a_shorter_backoff() {
     let proxy = proxy::start(node_url(), |n| {
         if n == 1 {

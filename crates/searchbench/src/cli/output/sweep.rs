@@ -126,7 +126,7 @@ pub fn print(r: &SweepResult) {
         "runs × docs",
         "service p50 ms",
         "p99 ms",
-        "429/retries",
+        "429s",
         "failed docs",
         "engine CPU µs/doc",
         "driver CPU µs/doc",

@@ -100,7 +100,7 @@ pub fn ingest_run(
         "machine": machine,
         "wall_secs": secs as f64,
         "counts": {"read": docs_total, "indexed": docs_total, "failed": 0, "refused": 0,
-                   "unacknowledged": 0, "bad_lines": 0, "retried_items": 0,
+                   "unacknowledged": 0, "bad_lines": 0, "retried_items": 0, "throttled": 0,
                    "index_count": docs_total, "reconciled": true},
         "docs_per_sec": docs_total as f64 / secs as f64,
         "mb_per_sec": rec.bytes as f64 / 1e6 / secs as f64,
