@@ -4,13 +4,13 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Subcommand;
-use serde::Serialize;
 
 use anyhow::Context;
 
 use super::args::NodeArgs;
 use super::{output, CliError, CliResult};
-use crate::engine::{self, EngineError, NodeRecord, StartOptions, StopOutcome};
+use crate::engine::{self, EngineError, StartOptions};
+use crate::session::engines;
 
 #[derive(Debug, Subcommand)]
 pub enum EngineCommand {
@@ -119,69 +119,18 @@ pub async fn run(cmd: EngineCommand) -> CliResult {
     }
 }
 
-#[derive(Serialize)]
-pub struct ListRow {
-    pub name: String,
-    pub product: String,
-    pub version: String,
-    pub kind: engine::Kind,
-    pub artifact: String,
-    /// JDK feature releases the engine runs on, e.g. `17–23`.
-    pub jdk_needed: String,
-    /// The JDK it would run on here, if any.
-    pub jdk: Option<String>,
-    pub cached: bool,
-}
-
 async fn list(available: bool, refresh: bool, filter: Option<String>, json: bool) -> CliResult {
     if refresh {
         engine::maven::refresh().await.context(
             "fetching Maven Central's release lists (without --refresh the cached lists answer)",
         )?;
     }
-    let jdks = engine::jdk::discover();
-    let rows: Vec<ListRow> = engine::all()
-        .into_iter()
-        .filter(|spec| available || spec.name == engine::DEFAULT_ENGINE || engine::is_cached(spec))
-        .filter(|spec| {
-            filter
-                .as_ref()
-                .is_none_or(|f| spec.name.contains(f.as_str()))
-        })
-        .map(|spec| ListRow {
-            product: spec.product.to_string(),
-            version: spec.version.clone(),
-            kind: spec.kind,
-            jdk_needed: spec.jdk.to_string(),
-            jdk: jdks
-                .iter()
-                .filter(|j| spec.jdk.admits(j.feature))
-                .max_by_key(|j| j.feature)
-                .map(|j| format!("{} ({})", j.feature, j.home.display())),
-            cached: engine::is_cached(&spec),
-            artifact: spec.artifact,
-            name: spec.name,
-        })
-        .collect();
+    let rows = engines::catalogue(available, filter.as_deref());
     if json {
         return Ok(output::json(&rows)?);
     }
     output::engine::list(&rows, available);
     Ok(())
-}
-
-#[derive(Serialize)]
-pub struct Started<'a> {
-    pub engine: &'a str,
-    pub url: &'a str,
-    pub urls: Vec<String>,
-    pub pid: u32,
-    pub pids: Vec<u32>,
-    pub jdk: String,
-    pub fetched: bool,
-    pub provision_secs: f64,
-    pub boot_secs: f64,
-    pub rss_bytes: Option<u64>,
 }
 
 async fn start(options: StartOptions, json: bool) -> CliResult {
@@ -201,29 +150,11 @@ async fn start(options: StartOptions, json: bool) -> CliResult {
     if let Some(bar) = spinner {
         bar.finish_and_clear();
     }
-    let node = result.map_err(engine_error)?;
-    let rss: Vec<u64> = node.records.iter().filter_map(|r| r.rss_bytes()).collect();
-    let started = Started {
-        engine: &node.spec.name,
-        url: node.url(),
-        urls: node.urls(),
-        pid: node.pid(),
-        pids: node.pids(),
-        jdk: format!(
-            "{} {} ({})",
-            node.jdk.vendor,
-            node.jdk.version,
-            node.jdk.home.display()
-        ),
-        fetched: node.provisioned.fetched,
-        provision_secs: node.provisioned.took.as_secs_f64(),
-        boot_secs: node.boot.as_secs_f64(),
-        rss_bytes: (!rss.is_empty()).then(|| rss.iter().sum()),
-    };
+    let started = engines::Started::of(&result.map_err(engine_error)?);
     if json {
         output::json(&started)?;
     } else {
-        output::engine::started(&started, node.records[0].http_port);
+        output::engine::started(&started);
     }
     Ok(())
 }
@@ -238,101 +169,20 @@ fn engine_error(e: EngineError) -> CliError {
 }
 
 fn stop(name: Option<String>, port: Option<u16>, grace: Duration) -> CliResult {
-    let name = match name {
-        Some(name) => Some(engine::resolve(&name).map_err(CliError::usage)?.name),
-        None => None,
-    };
-    let records = NodeRecord::all();
-    // A port names a node; stopping it stops its whole cluster.
-    let cluster_of_port: Option<String> = port.and_then(|p| {
-        records
-            .iter()
-            .find(|r| r.http_port == p && !r.cluster.is_empty())
-            .map(|r| r.cluster.clone())
-    });
-    let chosen: Vec<NodeRecord> = records
-        .into_iter()
-        .filter(|r| name.as_ref().is_none_or(|n| &r.engine == n))
-        .filter(|r| {
-            port.is_none_or(|p| {
-                r.http_port == p || cluster_of_port.as_ref().is_some_and(|c| &r.cluster == c)
-            })
-        })
-        .collect();
-    if chosen.is_empty() {
-        eprintln!("no node started by searchbench matches; nothing to stop");
-        return Ok(());
-    }
-    for record in chosen {
-        let outcome = engine::stop_record(&record, grace);
-        let what = match outcome {
-            StopOutcome::Stopped => "stopped",
-            StopOutcome::Killed => "did not stop in time: killed",
-            StopOutcome::Stale => "was no longer running: forgot its stale record",
-        };
-        println!(
-            "{} on port {} (pid {}) {what}",
-            record.engine, record.http_port, record.pid
-        );
+    let n = engines::stop(name.as_deref(), port, grace, output::engine::stopped)
+        .map_err(engine_error)?;
+    if n == 0 {
+        output::engine::none_stopped();
     }
     Ok(())
 }
 
-#[derive(Serialize)]
-pub struct StatusRow {
-    pub engine: String,
-    pub cluster: String,
-    pub node: String,
-    pub url: String,
-    pub pid: u32,
-    pub health: String,
-    pub rss_bytes: Option<u64>,
-    pub data_dir: PathBuf,
-    pub log: PathBuf,
-}
-
 async fn status(json: bool) -> CliResult {
-    let mut rows = Vec::new();
-    let (records, unreadable) = NodeRecord::scan();
-    for path in unreadable {
-        eprintln!(
-            "warning: ignoring unreadable node record {}",
-            path.display()
-        );
-    }
-    for record in records {
-        if !record.is_alive() {
-            eprintln!(
-                "{} on port {} (pid {}) is gone: forgot its stale record",
-                record.engine, record.http_port, record.pid
-            );
-            record.remove();
-            continue;
-        }
-        let mut config = crate::cluster::TargetConfig::local(&record.url);
-        config.timeout = Duration::from_secs(3);
-        let health = match crate::cluster::Target::new(&config) {
-            Ok(t) => match t.health(None).await {
-                Ok(h) => h.status,
-                Err(e) => format!("not answering ({e})"),
-            },
-            Err(e) => e.to_string(),
-        };
-        rows.push(StatusRow {
-            engine: record.engine.clone(),
-            cluster: record.cluster.clone(),
-            node: record.node_name.clone(),
-            url: record.url.clone(),
-            pid: record.pid,
-            health,
-            rss_bytes: record.rss_bytes(),
-            data_dir: record.data_dir.clone(),
-            log: record.log.clone(),
-        });
-    }
+    let status = engines::status().await;
+    output::engine::set_aside(&status);
     if json {
-        return Ok(output::json(&rows)?);
+        return Ok(output::json(&status.rows)?);
     }
-    output::engine::status(&rows);
+    output::engine::status(&status.rows);
     Ok(())
 }

@@ -2,7 +2,6 @@
 //! cluster (given by `--url`, or started for the run with `--engine`) and say where the time
 //! went.
 
-use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 
 use super::args::{ClusterArgs, CorpusArgs, LoadArgs, OutputArgs};
@@ -195,16 +194,7 @@ fn job(args: &IngestArgs) -> Result<Job, CliError> {
 
 /// Writes the result as JSON to --json (a file, or stdout for `-`).
 pub(super) fn write_json<T: serde::Serialize>(result: &T, out: &OutputArgs) -> CliResult {
-    if let Some(path) = &out.json {
-        let text = serde_json::to_string_pretty(result).context("encoding the result")?;
-        if path.as_os_str() == "-" {
-            println!("{text}");
-        } else {
-            std::fs::write(path, text + "\n")
-                .with_context(|| format!("writing {}", path.display()))?;
-        }
-    }
-    Ok(())
+    Ok(output::json_to(result, out.json.as_deref())?)
 }
 
 /// Turns the outcome of a load into an exit code.

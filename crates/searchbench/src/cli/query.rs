@@ -195,16 +195,7 @@ pub(super) fn finish(result: &query::QueryResult, args: &QueryArgs) -> CliResult
         output::query::print(result);
         output::telemetry::print(result.telemetry.as_ref());
     }
-    if let Some(path) = &args.json {
-        if json_on_stdout {
-            output::json(result)?;
-        } else {
-            let text = serde_json::to_vec_pretty(result)?;
-            std::fs::write(path, text)
-                .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
-            eprintln!("result written to {}", path.display());
-        }
-    }
+    output::json_to(result, args.json.as_deref())?;
     if !result.passed() {
         return Err(CliError::check(anyhow::anyhow!(
             "{} wrong answer(s), {} failed request(s)",

@@ -8,7 +8,6 @@ use clap::{Args, Subcommand};
 use serde_json::Value;
 
 use super::{output, CliError, CliResult};
-use crate::measure::SerializedHistogram;
 use crate::report::{self, metrics};
 use crate::store::{self, Filter, Kind, NewRun, RunRow, Store};
 
@@ -174,7 +173,7 @@ fn show(a: ShowArgs) -> CliResult {
     let histograms: Vec<Value> = store
         .histograms(&row.id)?
         .iter()
-        .map(histogram_summary)
+        .map(store::histogram_summary)
         .collect();
     if a.json {
         let mut v = serde_json::to_value(&row)?;
@@ -187,42 +186,6 @@ fn show(a: ShowArgs) -> CliResult {
     }
     output::results::show(&row, &timeline, &histograms);
     Ok(())
-}
-
-/// When a percentile is shown.
-pub const PERCENTILE_RULE: &str =
-    "a percentile is shown only with enough values: p90 from 10, p99 from 100, p99.9 from 1000";
-
-/// A stored histogram decoded back into its count and percentiles (in its own unit), or the
-/// reason it could not be decoded.
-fn histogram_summary(h: &SerializedHistogram) -> Value {
-    let mut v = serde_json::json!({
-        "name": h.name,
-        "unit": h.unit,
-        "encoding": store::HISTOGRAM_ENCODING,
-        "bytes": h.v2_deflate.len(),
-    });
-    match h.decode() {
-        Ok(d) => {
-            v["count"] = d.len().into();
-            if !d.is_empty() {
-                // A percentile only with enough values to mean something (see PERCENTILE_RULE).
-                for (k, q, min) in [
-                    ("p50", 0.5, 1),
-                    ("p90", 0.9, 10),
-                    ("p99", 0.99, 100),
-                    ("p99.9", 0.999, 1000),
-                ] {
-                    if d.len() >= min {
-                        v[k] = d.value_at_quantile(q).into();
-                    }
-                }
-                v["max"] = d.max().into();
-            }
-        }
-        Err(e) => v["error"] = e.into(),
-    }
-    v
 }
 
 fn import(a: ImportArgs) -> CliResult {

@@ -11,6 +11,7 @@ pub mod beside;
 pub mod bisect;
 pub mod calibrate;
 pub mod cluster;
+pub mod engines;
 pub mod events;
 pub mod generate;
 pub mod ingest;

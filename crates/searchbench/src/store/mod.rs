@@ -84,6 +84,38 @@ pub const MIGRATIONS: &[&str] = &[
 /// How [`Store::put_histograms`] encodes: HdrHistogram's V2 format, deflated.
 pub const HISTOGRAM_ENCODING: &str = "hdr-v2-deflate";
 
+/// A stored histogram decoded back into its count and percentiles (in its own unit), or the
+/// reason it could not be decoded.
+pub fn histogram_summary(h: &SerializedHistogram) -> Value {
+    let mut v = serde_json::json!({
+        "name": h.name,
+        "unit": h.unit,
+        "encoding": HISTOGRAM_ENCODING,
+        "bytes": h.v2_deflate.len(),
+    });
+    match h.decode() {
+        Ok(d) => {
+            v["count"] = d.len().into();
+            if !d.is_empty() {
+                // A percentile only with enough values to mean something (the rule `results show` prints).
+                for (k, q, min) in [
+                    ("p50", 0.5, 1),
+                    ("p90", 0.9, 10),
+                    ("p99", 0.99, 100),
+                    ("p99.9", 0.999, 1000),
+                ] {
+                    if d.len() >= min {
+                        v[k] = d.value_at_quantile(q).into();
+                    }
+                }
+                v["max"] = d.max().into();
+            }
+        }
+        Err(e) => v["error"] = e.into(),
+    }
+    v
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("results store {}: {source}", path.display())]

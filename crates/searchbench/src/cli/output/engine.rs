@@ -1,8 +1,8 @@
 //! Terminal rendering of the engine commands: the catalogue, a started node, our nodes.
 
 use super::{bytes, table};
-use crate::cli::engine::{ListRow, Started, StatusRow};
-use crate::engine;
+use crate::engine::{self, StopOutcome};
+use crate::session::engines::{ListRow, Started, Status, StatusRow, Stopped};
 
 pub fn list(rows: &[ListRow], available: bool) {
     let mut table = table([
@@ -56,7 +56,7 @@ pub fn cleaned(removed: &[std::path::PathBuf]) {
     }
 }
 
-pub fn started(started: &Started<'_>, http_port: u16) {
+pub fn started(started: &Started) {
     let provision = if started.fetched {
         format!("resolved in {:.1} s, ", started.provision_secs)
     } else {
@@ -75,8 +75,43 @@ pub fn started(started: &Started<'_>, http_port: u16) {
         started.boot_secs,
         started.rss_bytes.map(bytes).unwrap_or_else(|| "?".into())
     );
-    eprintln!("stop it with: searchbench engine stop --port {}", http_port);
+    eprintln!(
+        "stop it with: searchbench engine stop --port {}",
+        started.http_port
+    );
     println!("{}", started.url);
+}
+
+pub fn stopped(Stopped { record, outcome }: &Stopped) {
+    let what = match outcome {
+        StopOutcome::Stopped => "stopped",
+        StopOutcome::Killed => "did not stop in time: killed",
+        StopOutcome::Stale => "was no longer running: forgot its stale record",
+    };
+    println!(
+        "{} on port {} (pid {}) {what}",
+        record.engine, record.http_port, record.pid
+    );
+}
+
+pub fn none_stopped() {
+    eprintln!("no node started by searchbench matches; nothing to stop");
+}
+
+/// What `engine status` set aside, on stderr: unreadable records, nodes that are gone.
+pub fn set_aside(status: &Status) {
+    for path in &status.unreadable {
+        eprintln!(
+            "warning: ignoring unreadable node record {}",
+            path.display()
+        );
+    }
+    for record in &status.gone {
+        eprintln!(
+            "{} on port {} (pid {}) is gone: forgot its stale record",
+            record.engine, record.http_port, record.pid
+        );
+    }
 }
 
 pub fn status(rows: &[StatusRow]) {

@@ -104,6 +104,24 @@ pub fn json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Writes `value` as JSON to `path` (`-`: stdout), if a path is given (`--json`).
+pub fn json_to<T: serde::Serialize>(
+    value: &T,
+    path: Option<&std::path::Path>,
+) -> anyhow::Result<()> {
+    use anyhow::Context;
+    let Some(path) = path else {
+        return Ok(());
+    };
+    let text = serde_json::to_string_pretty(value).context("encoding the result")?;
+    if path.as_os_str() == "-" {
+        println!("{text}");
+    } else {
+        std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
+}
+
 /// The terminal's observer of a session: status lines on stderr, a progress bar while a load
 /// runs, phase results on stdout.
 #[derive(Debug)]
