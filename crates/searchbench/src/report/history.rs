@@ -7,8 +7,9 @@
 //! start where the point changes, and on the version axis each product is searched on its
 //! own (another product is not a change of level). Every metric [`metrics::extract`] gives
 //! is a series. An improvement that comes with more errors, more GC time (a metric whose key
-//! holds `gc`) or fewer documents acknowledged is flagged suspect: a faster run that did less
-//! work is not faster.
+//! holds `gc`; the load's GC per second is judged per document, since a faster load makes
+//! garbage faster) or fewer documents acknowledged is flagged suspect: a faster run that did
+//! less work is not faster.
 
 use std::collections::BTreeMap;
 
@@ -570,6 +571,15 @@ fn locate_in(
         .collect()
 }
 
+/// The headline throughput's key.
+const THROUGHPUT: &str = "throughput_docs_per_sec";
+
+/// A GC figure of the load phase that is a rate over wall time (ms per second, share of
+/// wall), as opposed to a count over the run or the query phase's.
+fn is_load_gc_rate(key: &str) -> bool {
+    key.starts_with("telemetry.") && (key.ends_with("_per_s") || key.ends_with("_share_pct"))
+}
+
 fn suspicions(
     s: &Series,
     all: &[Series],
@@ -581,21 +591,38 @@ fn suspicions(
         range.filter_map(values).collect::<Vec<f64>>()
     };
     let mut out = Vec::new();
+    let throughput = all.iter().find(|o| o.key == THROUGHPUT);
     for other in all.iter().filter(|o| o.key != s.key) {
-        let get = |r: usize| other.values[r];
+        let gc = other.key.to_ascii_lowercase().contains("gc");
+        // GC per second of the load grows with the documents per second: judged per
+        // document, so a faster release is not suspect for collecting its own garbage.
+        let per_doc = gc
+            .then(|| throughput.filter(|_| is_load_gc_rate(&other.key)))
+            .flatten();
+        let get = |r: usize| match per_doc {
+            Some(t) => other.values[r].zip(t.values[r]).and_then(|(g, d)| {
+                (d > 0.0).then(|| g / d * 1000.0) // per 1,000 documents
+            }),
+            None => other.values[r],
+        };
         let (b, a) = (side(&get, before.clone()), side(&get, after.clone()));
         let (Some(mb), Some(ma)) = (statistics::mean(&b), statistics::mean(&a)) else {
             continue;
         };
         if other.errors && ma > mb {
             out.push(format!("more errors: {} {mb:.0} → {ma:.0}", other.key));
-        } else if other.key.to_ascii_lowercase().contains("gc") && ma > mb {
+        } else if gc && ma > mb {
             let risen = match statistics::welch_diff(&b, &a) {
                 Some(i) => i.low_pct > 0.0,
                 None => changepoint::relative_shift(&b, &a).is_some_and(|x| x > 10.0),
             };
             if risen {
-                out.push(format!("more GC: {} {mb:.3} → {ma:.3}", other.key));
+                let per = if per_doc.is_some() {
+                    " per 1,000 docs"
+                } else {
+                    ""
+                };
+                out.push(format!("more GC: {}{per} {mb:.3} → {ma:.3}", other.key));
             }
         }
     }
@@ -732,6 +759,48 @@ mod tests {
             c.suspect.iter().any(|r| r.contains("fewer docs")),
             "{:?}",
             c.suspect
+        );
+    }
+
+    #[test]
+    fn more_gc_per_second_is_suspect_only_when_it_outgrows_the_documents_per_second() {
+        // Six versions at 1,000 docs/s, six at 1,300; GC ms/s rises with the documents
+        // (the same GC per document), or twice as fast as them.
+        let history_with = |gc_after: f64| {
+            let mut rng = Rng::new(11, 0);
+            let rows = (0..12)
+                .map(|i| {
+                    let fast = i >= 6;
+                    let noise = 1.0 + 0.01 * rng.normalish();
+                    let dps = if fast { 1300.0 } else { 1000.0 } * noise;
+                    let gc_ms_per_s = if fast { gc_after } else { 20.0 } * noise;
+                    let mut r = row(i, &format!("opensearch-2.{i}.0"), dps, 0, 1000);
+                    if let Some(result) = r.result.as_mut() {
+                        result["telemetry"] = json!({
+                            "span_secs": 10.0, "gc_secs": gc_ms_per_s / 100.0,
+                        });
+                    }
+                    r
+                })
+                .collect();
+            let h = history(rows);
+            let s = h
+                .series
+                .iter()
+                .find(|s| s.key == "throughput_docs_per_sec")
+                .unwrap();
+            assert_eq!(s.change_points.len(), 1, "{:?}", s.change_points);
+            assert_eq!(s.change_points[0].change.shift, Shift::Improvement);
+            s.change_points[0].suspect.clone()
+        };
+        let same_per_doc = history_with(26.0);
+        assert!(same_per_doc.is_empty(), "{same_per_doc:?}");
+        let outgrown = history_with(52.0);
+        assert!(
+            outgrown
+                .iter()
+                .any(|r| r.contains("more GC: telemetry.gc_ms_per_s per 1,000 docs")),
+            "{outgrown:?}"
         );
     }
 
