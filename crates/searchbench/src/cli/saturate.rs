@@ -16,9 +16,11 @@ use crate::session::saturate::{self, SaturateSpec};
     a step fails (p99 latency from each request's due time above --p99, more failed documents \
     than --max-error-rate, or achieved below 97% of offered), then the search bisects between \
     the last good and the first bad rate until they are within --precision. Every step is kept \
-    in the results store with the tag saturate=<id>. With fewer than 100 requests in a step, \
-    its maximum latency stands in for the p99 (stricter). The warm-up (--warmup) applies within \
-    each step, and only to steps at least twice as long.\n\n\
+    in the results store with the tag saturate=<id>. A step lasts long enough for \
+    --min-requests requests (a p99 needs 100); with fewer, its maximum latency stands in for \
+    the p99 (stricter). Before the first judged step, one unjudged step at --start-rate warms \
+    the engine (a cold JVM's first seconds would fail any limit). The warm-up (--warmup) \
+    applies within each step, and only to steps at least twice as long.\n\n\
     Examples:\n  \
     searchbench saturate logs --p99 500ms\n  \
     searchbench saturate transactions --p99 1s --clients 8 --bulk-size 500 --url http://127.0.0.1:9200\n  \
@@ -43,6 +45,10 @@ pub struct SaturateArgs {
     /// Stop bisecting when the first failing rate is within this much of the best one.
     #[arg(long, value_name = "P%", default_value = "5%", value_parser = parse_percent)]
     pub precision: f64,
+    /// A step lasts at least long enough for this many bulk requests, so that its p99 is a
+    /// percentile and not its slowest request.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub min_requests: u64,
     /// At most this many steps.
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=100))]
     pub max_steps: u64,
@@ -105,6 +111,7 @@ pub async fn run(args: SaturateArgs) -> CliResult {
         step_secs: args.step_seconds,
         precision: args.precision,
         max_steps: usize::try_from(args.max_steps).unwrap_or(16),
+        min_requests: usize::try_from(args.min_requests).unwrap_or(100),
     };
     let cluster = args.cluster.spec()?;
     let index = spec.index.clone().unwrap_or_default();

@@ -232,6 +232,11 @@ pub struct IngestReport {
     pub requests: Requests,
     pub service: Summary,
     pub took: Summary,
+    /// The engine's `took` moved in steps of this many ms (its cached clock, not a timer per
+    /// request): its percentiles are not shown or compared; the attribution's sum still
+    /// holds on average.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub took_clock_ms: Option<u64>,
     pub server_stats: Option<IndexStats>,
     pub cpu: Cpu,
     pub attribution: Attribution,
@@ -474,6 +479,14 @@ fn report(mut p: ReportParts<'_>) -> IngestReport {
             .engine_cpu
             .map(|d| (d.as_secs_f64() / machine_secs).min(1.0)),
     };
+    let took_clock_ms = recorder.took_clock_ms();
+    if let Some(step) = took_clock_ms {
+        p.warnings.push(format!(
+            "the engine's bulk `took` moved in {step} ms steps (Elasticsearch 8.15.1 and later \
+             time bulk requests with a cached clock, elastic/elasticsearch#129894): its \
+             percentiles are left out; the attribution uses its sum, which averages out"
+        ));
+    }
     let mut histograms = recorder.histograms();
     let rate = o.pace.as_ref().map(|pace| {
         let measured = pace.finish(headline.warmup_applied);
@@ -530,6 +543,7 @@ fn report(mut p: ReportParts<'_>) -> IngestReport {
         },
         service: recorder.service(),
         took: recorder.took(),
+        took_clock_ms,
         server_stats: p.stats,
         cpu,
         attribution,

@@ -259,11 +259,15 @@ impl RateReport {
         let behind = !kept_up;
         // Lag while clients sat idle is the driver's (or its machine's) doing; when it is most
         // of the tail latency, the latency figures describe the driver more than the cluster.
-        let tail = |s: &Summary| s.p99_ms.or(s.max_ms).unwrap_or(0.0);
-        let lag_tail = tail(&m.lag);
+        // On p99s only: below 100 requests there is none, and one slow first request would
+        // decide a maximum.
+        let (lag_tail, latency_tail) = (
+            m.lag.p99_ms.unwrap_or(0.0),
+            m.latency.p99_ms.unwrap_or(f64::INFINITY),
+        );
         let lag_dominated = clients_busy < CLIENTS_BUSY
             && lag_tail > LATE.as_secs_f64() * 1e3
-            && lag_tail > 0.5 * tail(&m.latency);
+            && lag_tail > 0.5 * latency_tail;
         let limit = if driver_core_share >= DRIVER_CPU_LIMIT && behind {
             warnings.push(format!(
                 "the driver used {:.0}% of a core and the schedule fell behind: the driver, not the cluster, may be the limit at this rate",
@@ -290,7 +294,7 @@ impl RateReport {
             warnings.push(format!(
                 "schedule lag (p99 {lag_tail:.1} ms, while the clients were busy only {:.0}% of the time) is most of the p99 latency ({:.1} ms): the driver or its machine sent requests late, so the latency overstates the cluster's",
                 100.0 * clients_busy,
-                tail(&m.latency)
+                latency_tail
             ));
             Limit::Driver
         } else {
@@ -384,11 +388,17 @@ mod tests {
         let (r, w) = RateReport::new(&m(1000.0, 0), 2, s(1), s(10), s(1));
         assert_eq!((r.limit, w.len()), (Limit::None, 0));
         let mut lagging = m(1000.0, 30);
-        lagging.lag.max_ms = Some(40.0);
-        lagging.latency.max_ms = Some(50.0);
+        lagging.lag.p99_ms = Some(40.0);
+        lagging.latency.p99_ms = Some(50.0);
         let (r, w) = RateReport::new(&lagging, 2, s(1), s(10), s(1));
         assert_eq!(r.limit, Limit::Driver);
         assert!(w[0].contains("overstates"), "{w:?}");
+        // Too few requests for a p99: one slow first request (a maximum) decides nothing.
+        let mut one_slow = m(1000.0, 2);
+        one_slow.lag.max_ms = Some(18.0);
+        one_slow.latency.max_ms = Some(20.0);
+        let (r, w) = RateReport::new(&one_slow, 2, s(1), s(10), s(1));
+        assert_eq!((r.limit, w.len()), (Limit::None, 0), "{w:?}");
         let (r, w) = RateReport::new(&m(600.0, 50), 2, s(19), s(10), s(1));
         assert_eq!(r.limit, Limit::Target);
         assert!(w[0].contains("more --clients"), "{w:?}");

@@ -102,6 +102,11 @@ pub struct Recorder {
     /// Service time of every attempt, successful or not: the time requests were in flight.
     pub service_sum: Duration,
     pub took_sum_ms: u64,
+    /// Successful attempts with a `took`; of them, those on a step of [`CACHED_CLOCK_MS`] and
+    /// those a whole step or more (see [`Recorder::took_clock_ms`]).
+    took_seen: u64,
+    took_on_step: u64,
+    took_past_step: u64,
     pub docs_acked: u64,
     pub bytes: u64,
     pub wire_bytes: u64,
@@ -120,6 +125,10 @@ impl Default for Recorder {
     }
 }
 
+/// The step of Elasticsearch's cached clock (`thread_pool.estimated_time_interval`), which
+/// times bulk requests from 8.15.1 on (elastic/elasticsearch#129894).
+pub const CACHED_CLOCK_MS: u64 = 200;
+
 pub(crate) fn histogram() -> Histogram<u64> {
     // 1 µs .. 1 hour at 3 significant digits; values beyond are clamped by `saturating_record`.
     Histogram::new_with_bounds(1, 3_600_000_000, 3).expect("constant, valid histogram bounds")
@@ -135,6 +144,9 @@ impl Recorder {
             retried_attempts: 0,
             service_sum: Duration::ZERO,
             took_sum_ms: 0,
+            took_seen: 0,
+            took_on_step: 0,
+            took_past_step: 0,
             docs_acked: 0,
             bytes: 0,
             wire_bytes: 0,
@@ -219,6 +231,10 @@ impl Recorder {
             if let Some(took) = s.took_ms {
                 took_h.saturating_record(took.max(1));
                 self.took_sum_ms += took;
+                self.took_seen += 1;
+                let off = took % CACHED_CLOCK_MS;
+                self.took_on_step += u64::from(off <= 2 || off >= CACHED_CLOCK_MS - 2);
+                self.took_past_step += u64::from(took >= CACHED_CLOCK_MS - 2);
             }
             self.bytes += s.bytes;
             self.wire_bytes += s.wire_bytes;
@@ -254,6 +270,17 @@ impl Recorder {
 
     pub fn took(&self) -> Summary {
         summarize(&self.took_ms, 1.0)
+    }
+
+    /// `Some(step)` when the engine's `took` moves in steps of the cached clock rather than
+    /// per request: at least 50 answers, 95 % of them within 2 ms of a step, and one in 20
+    /// a whole step or more (so fast requests, whose true `took` is 0–2 ms, do not count).
+    /// Its percentiles are then not per-request figures; its sum still averages out, since
+    /// the clock's lag at the start and at the end of a request cancel on average.
+    pub fn took_clock_ms(&self) -> Option<u64> {
+        let n = self.took_seen;
+        (n >= 50 && self.took_on_step * 100 >= n * 95 && self.took_past_step * 20 >= n)
+            .then_some(CACHED_CLOCK_MS)
     }
 
     pub fn timeline(&self) -> Vec<TimelineRow> {
@@ -356,6 +383,31 @@ mod tests {
             status,
             retry: 0,
         }
+    }
+
+    #[test]
+    fn a_took_in_cached_clock_steps_is_told_apart_from_a_timed_one() {
+        let took_of = |tooks: &[u64]| {
+            let mut r = Recorder::new();
+            for (i, &t) in tooks.iter().enumerate() {
+                let mut s = sample(i as u64 * 10, 90, 200);
+                s.took_ms = Some(t);
+                r.record(&s);
+            }
+            r.took_clock_ms()
+        };
+        // Requests of ~90 ms timed by a clock that moves every 200 ms: 0 mostly, 200 when
+        // a step fell inside, 201 from the clock's own jitter.
+        let stepped: Vec<u64> = (0..100).map(|i| [0, 0, 200, 0, 201][i % 5]).collect();
+        assert_eq!(took_of(&stepped), Some(CACHED_CLOCK_MS));
+        // Timed per request: spread over 40–600 ms.
+        let timed: Vec<u64> = (0..100).map(|i| 40 + i * 47 % 560).collect();
+        assert_eq!(took_of(&timed), None);
+        // Fast requests really take 0–2 ms: on a step, but never a whole step.
+        let fast: Vec<u64> = (0..100).map(|i| i % 3).collect();
+        assert_eq!(took_of(&fast), None);
+        // Too few answers to tell.
+        assert_eq!(took_of(&stepped[..20]), None);
     }
 
     #[test]

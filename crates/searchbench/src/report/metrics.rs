@@ -560,7 +560,12 @@ fn ingest(r: &Value, timeline: &[Value], out: &mut Vec<Metric>) {
             f(r, &["service", k]),
         ));
     }
-    for (k, label) in [("p50_ms", "server took p50"), ("p99_ms", "server took p99")] {
+    // A took that moved in cached-clock steps has no per-request percentiles to compare.
+    let took_steps = r.get("took_clock_ms").is_some_and(|v| !v.is_null());
+    for (k, label) in [("p50_ms", "server took p50"), ("p99_ms", "server took p99")]
+        .into_iter()
+        .filter(|_| !took_steps)
+    {
         out.extend(point(
             &format!("took_{k}"),
             label,

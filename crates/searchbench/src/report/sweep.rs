@@ -589,6 +589,50 @@ pub struct Answer {
     pub why: String,
 }
 
+/// How much the level moved while the sweep ran: each clean run against its own cell's
+/// median, in the order the runs were made; the last third's median over the first third's.
+/// Shuffled rounds spread drift over every cell (no cell is favoured), but it widens every
+/// interval, so the sweep says so rather than leave the width unexplained.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Drift {
+    /// Runs in each third.
+    pub runs_per_third: usize,
+    /// Median of run ÷ its cell's median, first and last third of the runs.
+    pub first_third: f64,
+    pub last_third: f64,
+    /// `last_third / first_third − 1`, percent.
+    pub pct: f64,
+}
+
+/// The drift over `rounds` (the cells run in each round, in order), from 9 clean runs on.
+pub fn drift(cells: &[Cell], rounds: &[Vec<usize>]) -> Option<Drift> {
+    let mut next = vec![0usize; cells.len()];
+    let mut ratios = Vec::new();
+    for &i in rounds.iter().flatten() {
+        let Some(cell) = cells.get(i) else { continue };
+        let k = next[i];
+        next[i] += 1;
+        let (Some(run), Some(level)) = (cell.runs.get(k), cell.docs_per_sec) else {
+            continue;
+        };
+        if run.clean() && level.median > 0.0 {
+            ratios.push(run.docs_per_sec / level.median);
+        }
+    }
+    let third = ratios.len() / 3;
+    if third < 3 {
+        return None;
+    }
+    let first = median(&ratios[..third])?;
+    let last = median(&ratios[ratios.len() - third..])?;
+    (first > 0.0).then(|| Drift {
+        runs_per_third: third,
+        first_third: first,
+        last_third: last,
+        pct: (last / first - 1.0) * 100.0,
+    })
+}
+
 /// The cheapest clean cell whose interval overlaps the best clean cell's, and the best. Only
 /// cells with an interval (two clean runs or more) take part: one run's width is unknown.
 pub fn recommend(cells: &[Cell]) -> (Option<usize>, Option<usize>) {
@@ -841,6 +885,8 @@ pub struct SweepResult {
     pub wall_secs: f64,
     /// Stopped by the caller (Ctrl-C): the cells show the runs that finished.
     pub interrupted: bool,
+    /// How much the level moved from the first third of the runs to the last.
+    pub drift: Option<Drift>,
     pub warnings: Vec<String>,
 }
 
@@ -884,6 +930,43 @@ mod tests {
             c.add(run(v), 5.0);
         }
         c
+    }
+
+    #[test]
+    fn drift_compares_the_last_third_of_the_runs_with_the_first() {
+        // Three cells at 100, 200 and 400 docs/s, six rounds in which every run loses 5 % to
+        // the one before (a machine slowing down), and the same without the slide.
+        let drifted = |slide: f64| {
+            let rounds: Vec<Vec<usize>> = (0..6)
+                .map(|r| {
+                    if r % 2 == 0 {
+                        vec![0, 1, 2]
+                    } else {
+                        vec![2, 0, 1]
+                    }
+                })
+                .collect();
+            let mut cells = vec![
+                Cell::new(params(10, 1)),
+                Cell::new(params(100, 1)),
+                Cell::new(params(1000, 1)),
+            ];
+            let mut level = 1.0;
+            for &i in rounds.iter().flatten() {
+                cells[i].add(run([100.0, 200.0, 400.0][i] * level), 5.0);
+                level *= 1.0 - slide;
+            }
+            drift(&cells, &rounds).expect("18 runs")
+        };
+        let d = drifted(0.05);
+        assert_eq!(d.runs_per_third, 6);
+        // Run 3 of 18 against run 15 of 18: 0.95^12 = 0.54.
+        assert!((d.pct - (-46.0)).abs() < 3.0, "{d:?}");
+        let flat = drifted(0.0);
+        assert!(flat.pct.abs() < 1e-9, "{flat:?}");
+        // Too few runs to tell.
+        let few = vec![cell(10, 1, &[1.0, 2.0]), cell(10, 4, &[3.0, 4.0])];
+        assert!(drift(&few, &[vec![0, 1], vec![1, 0]]).is_none());
     }
 
     #[test]

@@ -32,6 +32,8 @@ pub struct SaturateSpec {
     /// Stop bisecting when the bad rate is within this share above the good one.
     pub precision: f64,
     pub max_steps: usize,
+    /// Each step lasts long enough for this many bulk requests (a p99 needs 100).
+    pub min_requests: usize,
 }
 
 /// One step of the search.
@@ -195,17 +197,35 @@ pub async fn saturate(
         interrupted: false,
     };
     let outcome = async {
+        // A cold JVM's first seconds (class loading, JIT) would fail any latency limit and
+        // send the search down; one unjudged, unstored step warms it first.
+        let warm = make_job(spec, spec.start_rate, load.driver.bulk_docs)?;
+        observer.event(Event::Stage(format!(
+            "saturate: warming the engine with one unjudged step of {} docs at {:.0} docs/s",
+            step_docs(spec, spec.start_rate, load.driver.bulk_docs),
+            spec.start_rate
+        )));
+        let mut warm_load = load.clone();
+        warm_load.driver.rate = Some(spec.start_rate);
+        warm_load.driver.index = warm.index.clone();
+        warm_load.replace = true;
+        warm_load.max_failures = None;
+        let warmed = connected.load(warm, warm_load, None, observer).await?;
+        if warmed.interrupted || cancel.as_ref().is_some_and(|c| c.is_cancelled()) {
+            result.interrupted = true;
+            return Ok(());
+        }
         let (mut good, mut bad) = (None::<f64>, None::<f64>);
         while result.steps.len() < spec.max_steps {
             let Some(rate) = next_rate(good, bad, spec.start_rate, spec.precision) else {
                 break;
             };
+            let job = make_job(spec, rate, load.driver.bulk_docs)?;
             observer.event(Event::Stage(format!(
                 "saturate step {}: offering {rate:.0} docs/s for {:.0} s",
                 result.steps.len() + 1,
-                spec.step_secs
+                step_docs(spec, rate, load.driver.bulk_docs) as f64 / rate
             )));
-            let job = make_job(spec, rate, load.driver.bulk_docs)?;
             let mut step_load = load.clone();
             step_load.driver.rate = Some(rate);
             step_load.driver.index = job.index.clone();
@@ -265,17 +285,48 @@ pub async fn saturate(
     Ok(result)
 }
 
-/// The job of one step: `rate × step` documents (at least two requests' worth).
+/// Documents of one step: `rate × step`, and at least `min_requests` requests' worth (two at
+/// least).
+fn step_docs(spec: &SaturateSpec, rate: f64, bulk: usize) -> u64 {
+    let docs = (rate * spec.step_secs).ceil() as u64;
+    docs.max(spec.min_requests.max(2) as u64 * bulk as u64)
+}
+
+/// The job of one step (see [`step_docs`]).
 fn make_job(spec: &SaturateSpec, rate: f64, bulk: usize) -> Result<Job, SessionError> {
     let mut corpus = spec.corpus.clone();
-    let docs = (rate * spec.step_secs).ceil() as u64;
-    corpus.docs = Some(docs.max(2 * bulk as u64));
+    corpus.docs = Some(step_docs(spec, rate, bulk));
     Job::generated(&spec.workload, &corpus, spec.index.clone(), &[])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_step_lasts_long_enough_for_its_p99() {
+        let spec = SaturateSpec {
+            workload: "logs".into(),
+            corpus: WorkloadSpec::new(1),
+            index: None,
+            p99_ms: 500.0,
+            max_error_rate: 0.001,
+            start_rate: 2000.0,
+            step_secs: 10.0,
+            precision: 0.05,
+            max_steps: 16,
+            min_requests: 100,
+        };
+        // 2,000 docs/s at bulk 1000 for 10 s is 20 requests: lengthened to 100 (50 s).
+        assert_eq!(step_docs(&spec, 2000.0, 1000), 100_000);
+        // 32,000 docs/s for 10 s is 320 requests already.
+        assert_eq!(step_docs(&spec, 32_000.0, 1000), 320_000);
+        let few = SaturateSpec {
+            min_requests: 1,
+            ..spec
+        };
+        assert_eq!(step_docs(&few, 10.0, 1000), 2000, "two requests at least");
+    }
 
     #[test]
     fn the_search_doubles_then_bisects_to_the_precision() {

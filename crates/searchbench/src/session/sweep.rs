@@ -275,8 +275,18 @@ pub async fn sweep(
     let target_url = connected.target.url().to_string();
     let outcome = run_grid(spec, cluster, &connected, &index, save, &quiet, &mut each).await;
     connected.stop().await;
-    let (cells, rounds, interrupted, warnings, product) = outcome?;
+    let (cells, rounds, interrupted, mut warnings, product) = outcome?;
     let answer = sweep::answer(&cells);
+    let drift = sweep::drift(&cells, &rounds);
+    if let Some(d) = drift.filter(|d| d.pct.abs() >= (2.0 * spec.ci_pct).max(10.0)) {
+        warnings.push(format!(
+            "throughput drifted {:+.0} % from the first third of the runs to the last (each run \
+             against its own cell's median; the shuffled rounds spread it over every cell): the \
+             machine or the engine changed while the sweep ran, which widens every interval; \
+             a quieter machine would tighten them",
+            d.pct
+        ));
+    }
     Ok(SweepResult {
         id: spec.id.clone(),
         workload: spec.workload.clone(),
@@ -300,6 +310,7 @@ pub async fn sweep(
         started_unix,
         wall_secs: started.elapsed().as_secs_f64(),
         interrupted,
+        drift,
         warnings,
     })
 }

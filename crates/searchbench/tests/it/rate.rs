@@ -237,6 +237,8 @@ fn saturate_finds_a_known_capacity_within_ten_percent() {
             "2500",
             "--step-seconds",
             "3",
+            "--min-requests",
+            "10",
             "--warmup",
             "0",
         ])

@@ -174,7 +174,10 @@ pub fn print(r: &IngestReport) {
     ]);
     t.add_row([
         "server took p50 / p99".to_string(),
-        format!("{} / {} ms", ms(r.took.p50_ms), ms(r.took.p99_ms)),
+        match r.took_clock_ms {
+            Some(step) => format!("in {step} ms steps (the engine's cached clock): not shown"),
+            None => format!("{} / {} ms", ms(r.took.p50_ms), ms(r.took.p99_ms)),
+        },
     ]);
     println!("{t}");
     super::rate::print_ingest(r);
