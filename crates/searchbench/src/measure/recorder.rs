@@ -232,8 +232,12 @@ impl Recorder {
                 took_h.saturating_record(took.max(1));
                 self.took_sum_ms += took;
                 self.took_seen += 1;
+                // The clock's steps run a little long (a 200 ms sleep wakes late), so a
+                // reading's distance from a multiple grows with its size: 403, 1203.
                 let off = took % CACHED_CLOCK_MS;
-                self.took_on_step += u64::from(off <= 2 || off >= CACHED_CLOCK_MS - 2);
+                let slack = 2 + took / 100;
+                self.took_on_step +=
+                    u64::from(off <= slack || off >= CACHED_CLOCK_MS.saturating_sub(slack));
                 self.took_past_step += u64::from(took >= CACHED_CLOCK_MS - 2);
             }
             self.bytes += s.bytes;
@@ -273,7 +277,8 @@ impl Recorder {
     }
 
     /// `Some(step)` when the engine's `took` moves in steps of the cached clock rather than
-    /// per request: at least 50 answers, 95 % of them within 2 ms of a step, and one in 20
+    /// per request: at least 50 answers, 95 % of them near a step (2 ms plus 1 % of the
+    /// value: an Elasticsearch 8.19 run gave 200, 403, 1203), and one in 20
     /// a whole step or more (so fast requests, whose true `took` is 0–2 ms, do not count).
     /// Its percentiles are then not per-request figures; its sum still averages out, since
     /// the clock's lag at the start and at the end of a request cancel on average.
@@ -398,7 +403,9 @@ mod tests {
         };
         // Requests of ~90 ms timed by a clock that moves every 200 ms: 0 mostly, 200 when
         // a step fell inside, 201 from the clock's own jitter.
-        let stepped: Vec<u64> = (0..100).map(|i| [0, 0, 200, 0, 201][i % 5]).collect();
+        let stepped: Vec<u64> = (0..100)
+            .map(|i| [0, 0, 200, 0, 201, 403, 0, 1203][i % 8])
+            .collect();
         assert_eq!(took_of(&stepped), Some(CACHED_CLOCK_MS));
         // Timed per request: spread over 40–600 ms.
         let timed: Vec<u64> = (0..100).map(|i| 40 + i * 47 % 560).collect();
