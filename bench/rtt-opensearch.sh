@@ -29,7 +29,7 @@ PY
   done
 done
 for rtt in "" 2ms; do
-  $SB query logs --docs "$DOCS" --url "$URL" --passes 3 ${rtt:+--rtt $rtt} --no-store \
+  $SB query logs --docs "$DOCS" --url "$URL" --passes 3 --transports serial,msearch ${rtt:+--rtt $rtt} --no-store \
     --json "$OUT/rtt-query-${rtt:-0}.json" >/dev/null 2>&1
   python3 - "$OUT/rtt-query-${rtt:-0}.json" "${rtt:-0}" <<'PY'
 import json, sys
