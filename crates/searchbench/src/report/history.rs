@@ -668,6 +668,13 @@ mod tests {
         }
     }
 
+    fn throughput(h: &History) -> &Series {
+        h.series
+            .iter()
+            .find(|s| s.key == THROUGHPUT)
+            .expect("a throughput series")
+    }
+
     fn history(rows: Vec<RunRow>) -> History {
         let c = Configuration::of(&rows[0]);
         let loaded = rows.into_iter().map(|r| (r, Vec::new())).collect();
@@ -699,11 +706,7 @@ mod tests {
             [1, 2, 3, 9, 10, 11, 12, 13].map(|m| format!("opensearch-2.{m}.0"))
         );
         assert!(h.points.iter().all(|p| p.runs.len() == 3));
-        let s = h
-            .series
-            .iter()
-            .find(|s| s.key == "throughput_docs_per_sec")
-            .unwrap();
+        let s = throughput(&h);
         assert!(s.shown);
         assert_eq!(s.change_points.len(), 1, "{:?}", s.change_points);
         let c = &s.change_points[0];
@@ -741,11 +744,7 @@ mod tests {
             ));
         }
         let h = history(rows);
-        let s = h
-            .series
-            .iter()
-            .find(|s| s.key == "throughput_docs_per_sec")
-            .unwrap();
+        let s = throughput(&h);
         let c = &s.change_points[0];
         assert_eq!(c.change.shift, Shift::Improvement);
         assert!(
@@ -784,11 +783,7 @@ mod tests {
                 })
                 .collect();
             let h = history(rows);
-            let s = h
-                .series
-                .iter()
-                .find(|s| s.key == "throughput_docs_per_sec")
-                .unwrap();
+            let s = throughput(&h);
             assert_eq!(s.change_points.len(), 1, "{:?}", s.change_points);
             assert_eq!(s.change_points[0].change.shift, Shift::Improvement);
             s.change_points[0].suspect.clone()
@@ -827,11 +822,7 @@ mod tests {
             ));
         }
         let h = history(rows);
-        let s = h
-            .series
-            .iter()
-            .find(|s| s.key == "throughput_docs_per_sec")
-            .unwrap();
+        let s = throughput(&h);
         assert!(s.change_points.is_empty(), "{:?}", s.change_points);
     }
 
