@@ -7,7 +7,7 @@
 #
 #   bench/ingest-file-cost.sh [DOCS] [extra ingest flags...]
 #   RUNS=5 bench/ingest-file-cost.sh 1000000 --bulk-size 1000
-#   bench/ingest-file-cost.sh 1000000 --trust-lines          # without the full line check
+#   bench/ingest-file-cost.sh 1000000 --check-lines          # with the full line check
 #   BIN=/tmp/before/searchbench bench/ingest-file-cost.sh   # another build, side by side
 set -euo pipefail
 cd "$(dirname "$0")/.."

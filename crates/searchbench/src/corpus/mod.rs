@@ -18,7 +18,7 @@ mod words;
 
 pub use auditbeat::{Auditbeat, AuditbeatSpec};
 pub use cluster_metrics::{ClusterMetrics, MetricsSpec, PartitionTruth, TruthHandle};
-pub use files::{CsvReader, LineCheck, NdjsonReader};
+pub use files::{json_object_problem, CsvReader, LineCheck, NdjsonReader};
 pub use logs::{Logs, LogsSpec};
 pub use transactions::{Transactions, TransactionsSpec};
 

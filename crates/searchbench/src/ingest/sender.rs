@@ -211,8 +211,7 @@ async fn deliver_bytes(
                 retry.push(d);
             } else {
                 let reason = item.reason.as_deref().unwrap_or("(no reason given)");
-                shared.failed_doc(batch, full, d, item.status, attempt + 1, reason)?;
-                shared.refused.fetch_add(1, Relaxed);
+                shared.refused_doc(batch, full, d, item.status, attempt + 1, reason)?;
             }
         }
         sample.acked = ok as u32;

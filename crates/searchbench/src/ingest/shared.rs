@@ -11,6 +11,7 @@ use super::failures::FailureFile;
 use super::failures::Origin;
 use super::{DriverConfig, IngestError};
 use crate::cluster::Target;
+use crate::corpus::BadLine;
 use crate::measure::{Recorder, Sample};
 
 /// State the batcher, the senders and the tickers share.
@@ -105,20 +106,62 @@ impl Shared {
         attempts: u32,
         reason: &str,
     ) -> Result<(), IngestError> {
-        let origin = batch.origin(d).and_then(|(f, line)| {
-            Some(Origin {
-                file: self.files.get(f as usize)?.as_str(),
-                line,
-            })
-        });
         self.failures.document(
             batch.ordinal(d),
             batch.doc(body, d),
-            origin,
+            self.origin(batch, d),
             status,
             attempts,
             reason,
         )
+    }
+
+    /// The input file and line document `d` of a batch came from, when the source is files.
+    fn origin<'a>(&'a self, batch: &Batch, d: usize) -> Option<Origin<'a>> {
+        let (f, line) = batch.origin(d)?;
+        Some(Origin {
+            file: self.files.get(f as usize)?.as_str(),
+            line,
+        })
+    }
+
+    /// Document `d` of a batch, refused for good by the target. A line from a file that is not
+    /// one JSON object (sent unparsed, [`crate::corpus::LineCheck::Engine`]) is a bad input
+    /// line, accounted as the reader would have: same reason, file and line. Anything else is
+    /// a refused document.
+    pub fn refused_doc(
+        &self,
+        batch: &Batch,
+        body: &[u8],
+        d: usize,
+        status: u16,
+        attempts: u32,
+        reason: &str,
+    ) -> Result<(), IngestError> {
+        let doc = batch.doc(body, d);
+        let bad = self.origin(batch, d).and_then(|origin| {
+            Some(BadLine {
+                reason: crate::corpus::json_object_problem(doc)?,
+                source: origin.file.to_string(),
+                line: origin.line,
+                raw: doc.to_vec(),
+            })
+        });
+        let Some(bad) = bad else {
+            self.failed_doc(batch, body, d, status, attempts, reason)?;
+            self.refused.fetch_add(1, Relaxed);
+            return Ok(());
+        };
+        self.failures.bad_line(&bad)?;
+        self.bad_lines.fetch_add(1, Relaxed);
+        if self.cfg.fail_fast {
+            self.fail_or_stop(IngestError::FailFast {
+                file: bad.source,
+                line: bad.line,
+                reason: bad.reason,
+            });
+        }
+        Ok(())
     }
 
     /// A batch that will never be sent: after a cancel its documents are handed back (not
