@@ -1,0 +1,402 @@
+//! The phase both scenarios start with: N auditbeat-like indices created and filled from C
+//! clients, the cluster state sampled meanwhile, then every index counted.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use hdrhistogram::Histogram;
+use reqwest::Method;
+use serde_json::Value;
+
+use super::{
+    histogram, join_all, Creation, CreationSecond, IndexCounts, Made, ScenarioSpec, StateSample,
+};
+use crate::cluster::Target;
+use crate::corpus::{Auditbeat, AuditbeatSpec, DocSource, Item};
+use crate::ingest::Cancel;
+use crate::query::cells::HdrSummary;
+use crate::session::SessionError;
+
+/// Fails before anything is made when the cluster's shard limit leaves no room for `shards`.
+pub(super) async fn check_shard_room(target: &Target, shards: u64) -> Result<(), SessionError> {
+    let settings: Value = match target
+        .get_json(
+            "/_cluster/settings?include_defaults=true&flat_settings=true\
+             &filter_path=*.cluster.max_shards_per_node",
+        )
+        .await
+    {
+        Ok(v) => v,
+        // Not allowed to read settings: the creation errors will say it instead.
+        Err(_) => return Ok(()),
+    };
+    let limit = ["transient", "persistent", "defaults"]
+        .iter()
+        .find_map(|k| settings.get(*k)?.get("cluster.max_shards_per_node"))
+        .and_then(|v| {
+            v.as_str()
+                .and_then(|s| s.parse::<u64>().ok())
+                .or(v.as_u64())
+        });
+    let Some(limit) = limit else { return Ok(()) };
+    let health = target.health(None).await?;
+    let data_nodes = health.number_of_nodes.max(1);
+    let used = health.active_shards + health.unassigned_shards;
+    let room = (limit * data_nodes).saturating_sub(used);
+    if shards > room {
+        return Err(SessionError::usage(format!(
+            "the cluster has room for {room} more shards (cluster.max_shards_per_node={limit}, \
+             {used} in use) and the run needs {shards}; lower --indices or raise the limit"
+        )));
+    }
+    Ok(())
+}
+
+/// The `_bulk` body of documents `from..to` of `docs` for `index`, ids their positions.
+fn bulk_body(docs: &[Vec<u8>], index: &str, from: usize) -> Vec<u8> {
+    let mut body = Vec::new();
+    for (i, doc) in docs.iter().enumerate() {
+        body.extend_from_slice(b"{\"index\":{\"_index\":\"");
+        body.extend_from_slice(index.as_bytes());
+        body.extend_from_slice(b"\",\"_id\":\"");
+        body.extend_from_slice((from + i).to_string().as_bytes());
+        body.extend_from_slice(b"\"}}\n");
+        body.extend_from_slice(doc);
+        body.push(b'\n');
+    }
+    body
+}
+
+/// The documents of index number `n` (its own stream of the seed).
+fn index_docs(spec: &ScenarioSpec, n: u64) -> Result<Vec<Vec<u8>>, SessionError> {
+    let mut a = AuditbeatSpec::new(spec.seed, spec.docs_per_index);
+    a.stream = n;
+    let mut g = Auditbeat::new(a)?;
+    let mut docs = Vec::with_capacity(spec.docs_per_index as usize);
+    loop {
+        let mut doc = Vec::new();
+        match g.next_into(&mut doc)? {
+            Some(Item::Doc) => docs.push(doc),
+            Some(Item::Bad(_)) | None => break,
+        }
+    }
+    Ok(docs)
+}
+
+/// Acknowledged items of a `_bulk` answer, and the first item error.
+fn bulk_acked(body: &[u8]) -> (u64, Option<String>) {
+    let Ok(v) = serde_json::from_slice::<Value>(body) else {
+        return (0, Some("malformed _bulk answer".into()));
+    };
+    let mut acked = 0;
+    let mut first = None;
+    for item in v
+        .get("items")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let Some(op) = item.as_object().and_then(|o| o.values().next()) else {
+            continue;
+        };
+        let status = op.get("status").and_then(Value::as_u64).unwrap_or(0);
+        if (200..300).contains(&status) {
+            acked += 1;
+        } else if first.is_none() {
+            first = Some(format!(
+                "item status {status}: {}",
+                op.get("error").map(Value::to_string).unwrap_or_default()
+            ));
+        }
+    }
+    (acked, first)
+}
+
+struct Tally {
+    /// (seconds since start, docs) per index done.
+    done: Vec<(f64, u64)>,
+    create_us: Histogram<u64>,
+    errors: u64,
+    examples: Vec<String>,
+}
+
+impl Tally {
+    fn error(&mut self, e: String) {
+        self.errors += 1;
+        if self.examples.len() < 5 {
+            self.examples.push(e);
+        }
+    }
+}
+
+/// Phase 1: `clients` workers take index numbers in turn, create the index, fill it in
+/// bulks; the cluster state is sampled every 2 seconds meanwhile.
+pub(super) async fn create_indices(
+    target: &Target,
+    spec: &ScenarioSpec,
+    prefix: &str,
+    made: &Made,
+    cancel: &Cancel,
+) -> Creation {
+    let body = crate::ingest::index::marked_body(&crate::workload::auditbeat_body());
+    let body = serde_json::to_vec(&body).unwrap_or_default();
+    let next = AtomicU64::new(0);
+    let finished = AtomicU64::new(0);
+    let started = Instant::now();
+    let tally = Mutex::new(Tally {
+        done: Vec::new(),
+        create_us: histogram(),
+        errors: 0,
+        examples: Vec::new(),
+    });
+    let worker = || async {
+        loop {
+            let n = next.fetch_add(1, Ordering::Relaxed);
+            if n >= spec.indices || cancel.is_cancelled() {
+                break;
+            }
+            let index = format!("{prefix}{n:05}");
+            let t0 = Instant::now();
+            let created = target
+                .send(
+                    Method::PUT,
+                    &format!("/{index}"),
+                    Some(("application/json", body.clone())),
+                )
+                .await;
+            let create_us = t0.elapsed().as_micros() as u64;
+            if let Err(e) = created {
+                if let Ok(mut t) = tally.lock() {
+                    t.error(format!(
+                        "creating {index}: {}",
+                        crate::cluster::error_chain(&e)
+                    ));
+                }
+                continue;
+            }
+            if let Ok(mut m) = made.indices.lock() {
+                m.push(index.clone());
+            }
+            let docs = match index_docs(spec, n) {
+                Ok(d) => d,
+                Err(e) => {
+                    if let Ok(mut t) = tally.lock() {
+                        t.error(e.to_string());
+                    }
+                    continue;
+                }
+            };
+            let mut acked = 0;
+            for (c, chunk) in docs.chunks(spec.fill_bulk).enumerate() {
+                let body = bulk_body(chunk, &index, c * spec.fill_bulk);
+                match target
+                    .send(Method::POST, "/_bulk", Some(("application/x-ndjson", body)))
+                    .await
+                {
+                    Ok(reply) => {
+                        let (n, error) = bulk_acked(&reply.body);
+                        acked += n;
+                        if let (Some(e), Ok(mut t)) = (error, tally.lock()) {
+                            t.error(format!("filling {index}: {e}"));
+                        }
+                    }
+                    Err(e) => {
+                        if let Ok(mut t) = tally.lock() {
+                            t.error(format!(
+                                "filling {index}: {}",
+                                crate::cluster::error_chain(&e)
+                            ));
+                        }
+                    }
+                }
+            }
+            finished.fetch_add(1, Ordering::Relaxed);
+            if let Ok(mut t) = tally.lock() {
+                let _ = t.create_us.record(create_us.max(1));
+                t.done.push((started.elapsed().as_secs_f64(), acked));
+            }
+        }
+    };
+    let (stop_tx, stop) = Cancel::new();
+    let workers = async {
+        let all: Vec<_> = (0..spec.clients).map(|_| worker()).collect();
+        join_all(all).await;
+        let _ = stop_tx.send(true);
+    };
+    let sampler = async {
+        let mut samples = Vec::new();
+        loop {
+            let secs = started.elapsed().as_secs_f64();
+            let indices = finished.load(Ordering::Relaxed);
+            if let Ok(reply) = target.send(Method::GET, "/_cluster/state", None).await {
+                samples.push(StateSample {
+                    secs,
+                    indices,
+                    bytes: reply.body.len() as u64,
+                });
+            }
+            if stop.is_cancelled() {
+                break;
+            }
+            tokio::select! {
+                () = tokio::time::sleep(Duration::from_secs(2)) => {}
+                () = stop.cancelled() => {}
+            }
+        }
+        samples
+    };
+    let ((), cluster_state) = tokio::join!(workers, sampler);
+    let secs = started.elapsed().as_secs_f64();
+    let t = tally.into_inner().unwrap_or_else(|p| p.into_inner());
+    creation_result(spec, t, secs, cluster_state)
+}
+
+fn creation_result(
+    spec: &ScenarioSpec,
+    mut t: Tally,
+    secs: f64,
+    cluster_state: Vec<StateSample>,
+) -> Creation {
+    t.done.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let created = t.done.len() as u64;
+    let docs: u64 = t.done.iter().map(|d| d.1).sum();
+    let seconds = secs.ceil().max(1.0) as usize;
+    let mut timeline: Vec<CreationSecond> = (0..seconds)
+        .map(|s| CreationSecond {
+            second: s as u64,
+            indices: 0,
+            docs: 0,
+            indices_total: 0,
+        })
+        .collect();
+    for (at, d) in &t.done {
+        let s = (*at as usize).min(seconds - 1);
+        timeline[s].indices += 1;
+        timeline[s].docs += d;
+    }
+    let mut total = 0;
+    for s in &mut timeline {
+        total += s.indices;
+        s.indices_total = total;
+    }
+    // The rate over a tenth of the indices: from the end of the one before it to its end.
+    let tenth = |from: usize, to: usize| -> f64 {
+        if to <= from || to > t.done.len() {
+            return 0.0;
+        }
+        let start = if from == 0 { 0.0 } else { t.done[from - 1].0 };
+        let span = t.done[to - 1].0 - start;
+        if span > 0.0 {
+            (to - from) as f64 / span
+        } else {
+            0.0
+        }
+    };
+    let n = t.done.len();
+    let k = (n / 10).max(1);
+    let h = HdrSummary::of(&t.create_us);
+    Creation {
+        indices_requested: spec.indices,
+        docs_per_index: spec.docs_per_index,
+        clients: spec.clients,
+        bulk_docs: spec.fill_bulk,
+        indices_created: created,
+        docs_indexed: docs,
+        secs,
+        indices_per_sec: created as f64 / secs.max(1e-9),
+        docs_per_sec: docs as f64 / secs.max(1e-9),
+        first_tenth_indices_per_sec: tenth(0, k.min(n)),
+        last_tenth_indices_per_sec: tenth(n.saturating_sub(k), n),
+        create_ms: h,
+        errors: t.errors,
+        error_examples: t.examples,
+        timeline,
+        cluster_state,
+    }
+}
+
+/// Refreshes our indices and checks that every one exists with all its documents.
+pub(super) async fn count_indices(
+    target: &Target,
+    prefix: &str,
+    spec: &ScenarioSpec,
+) -> Result<IndexCounts, SessionError> {
+    let pattern = format!("{prefix}0*,{prefix}1*,{prefix}2*,{prefix}3*,{prefix}4*,{prefix}5*,{prefix}6*,{prefix}7*,{prefix}8*,{prefix}9*");
+    target
+        .send(
+            Method::POST,
+            &format!("/{pattern}/_refresh?allow_no_indices=true"),
+            None,
+        )
+        .await?;
+    let rows: Vec<Value> = target
+        .get_json(&format!(
+            "/_cat/indices/{pattern}?format=json&h=index,docs.count&expand_wildcards=all"
+        ))
+        .await
+        .or_else(|e| match e.status() {
+            Some(404) => Ok(Vec::new()),
+            _ => Err(e),
+        })?;
+    let mut found = 0;
+    let mut complete = 0;
+    let mut docs = 0;
+    for row in &rows {
+        let count = row
+            .get("docs.count")
+            .and_then(|v| {
+                v.as_str()
+                    .and_then(|s| s.parse::<u64>().ok())
+                    .or(v.as_u64())
+            })
+            .unwrap_or(0);
+        found += 1;
+        docs += count;
+        if count == spec.docs_per_index {
+            complete += 1;
+        }
+    }
+    Ok(IndexCounts {
+        expected_indices: spec.indices,
+        found_indices: found,
+        complete_indices: complete,
+        docs,
+        reconciled: found == spec.indices
+            && complete == spec.indices
+            && docs == spec.indices * spec.docs_per_index,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::Scenario;
+
+    #[test]
+    fn bulk_answers_count_acknowledged_items() {
+        let body = br#"{"errors":true,"items":[{"index":{"status":201}},{"index":{"status":400,"error":{"type":"x"}}}]}"#;
+        let (acked, first) = bulk_acked(body);
+        assert_eq!(acked, 1);
+        assert!(first.is_some_and(|e| e.contains("400")));
+        assert_eq!(bulk_acked(b"nonsense").0, 0);
+    }
+
+    #[test]
+    fn the_creation_rate_is_measured_per_tenth() {
+        let spec = ScenarioSpec::new(Scenario::ManyShards);
+        let t = Tally {
+            done: (1..=20)
+                .map(|i| (i as f64 * if i > 10 { 2.0 } else { 1.0 }, 100))
+                .collect(),
+            create_us: histogram(),
+            errors: 0,
+            examples: Vec::new(),
+        };
+        let c = creation_result(&spec, t, 40.0, Vec::new());
+        assert_eq!(c.indices_created, 20);
+        assert_eq!(c.docs_indexed, 2_000);
+        assert_eq!(c.timeline.iter().map(|s| s.indices).sum::<u64>(), 20);
+        assert!(c.first_tenth_indices_per_sec > c.last_tenth_indices_per_sec);
+    }
+}

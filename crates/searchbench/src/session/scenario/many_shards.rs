@@ -1,0 +1,116 @@
+//! many-shards' phases after the creation: logs indexing with searches beside it, then
+//! field-capabilities latency over all the indices.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use hdrhistogram::Histogram;
+use reqwest::Method;
+
+use super::{histogram, join_all, Latency, ScenarioSpec};
+use crate::cluster::Target;
+use crate::ingest::{Cancel, IngestReport};
+use crate::query::cells::HdrSummary;
+use crate::session::ingest::LoadSpec;
+use crate::session::record::Recording;
+use crate::session::{Connected, Job, Observer, SessionError};
+use crate::workload::WorkloadSpec;
+
+/// Phase 2 of many-shards: logs at bulk 1,000 from the clients, searches beside.
+pub(super) async fn load_logs(
+    connected: &Connected,
+    spec: &ScenarioSpec,
+    index: &str,
+    recording: Option<&Recording<'_>>,
+    observer: &dyn Observer,
+) -> Result<IngestReport, SessionError> {
+    let mut workload_spec = WorkloadSpec::new(spec.seed);
+    workload_spec.docs = Some(spec.logs_docs);
+    let mut job = Job::generated("logs", &workload_spec, Some(index.to_string()), &[])?;
+    job.workload = "logs".into();
+    let mut load = LoadSpec::new(index);
+    load.driver.clients = spec.clients;
+    load.driver.bulk_docs = spec.logs_bulk;
+    load.cancel = spec.cancel.clone();
+    load.max_failures = Some(crate::ingest::MaxFailures::Count(0));
+    load.failures = Some(std::env::temp_dir().join(format!("{index}-failures.ndjson")));
+    load.beside = Some(crate::session::beside::plan(
+        "logs",
+        &workload_spec,
+        spec.search_clients,
+    )?);
+    connected.load(job, load, recording, observer).await
+}
+
+/// Runs `requests` GETs of `path` from `clients` clients and summarizes their latency.
+async fn latency(
+    target: &Target,
+    path: &str,
+    clients: usize,
+    requests: u64,
+    cancel: &Cancel,
+) -> Latency {
+    let next = AtomicU64::new(0);
+    let tally = Mutex::new((histogram(), 0u64, Vec::<String>::new(), 0u64));
+    let client = || async {
+        loop {
+            if next.fetch_add(1, Ordering::Relaxed) >= requests || cancel.is_cancelled() {
+                break;
+            }
+            let t0 = Instant::now();
+            let r = target.send(Method::GET, path, None).await;
+            let us = t0.elapsed().as_micros() as u64;
+            if let Ok(mut t) = tally.lock() {
+                t.3 += 1;
+                match r {
+                    Ok(_) => {
+                        let _ = t.0.record(us.max(1));
+                    }
+                    Err(e) => {
+                        t.1 += 1;
+                        if t.2.len() < 5 {
+                            t.2.push(crate::cluster::error_chain(&e));
+                        }
+                    }
+                }
+            }
+        }
+    };
+    join_all((0..clients).map(|_| client()).collect()).await;
+    let (h, errors, examples, sent) = tally.into_inner().unwrap_or_else(|p| p.into_inner());
+    latency_of(&h, clients, sent, errors, examples)
+}
+
+pub(super) fn latency_of(
+    h: &Histogram<u64>,
+    clients: usize,
+    requests: u64,
+    errors: u64,
+    error_examples: Vec<String>,
+) -> Latency {
+    let s = HdrSummary::of(h);
+    let ms = |us: u64| us as f64 / 1000.0;
+    Latency {
+        clients,
+        requests,
+        errors,
+        error_examples,
+        mean_ms: s.mean_us / 1000.0,
+        p50_ms: ms(s.p50_us),
+        p90_ms: ms(s.p90_us),
+        p99_ms: ms(s.p99_us),
+        max_ms: ms(s.max_us),
+    }
+}
+
+/// Phase 3 of many-shards: `_field_caps` over every index we made, from 2 clients.
+pub(super) async fn field_caps_latency(
+    target: &Target,
+    spec: &ScenarioSpec,
+    prefix: &str,
+    cancel: &Cancel,
+) -> Latency {
+    let path = format!("/{prefix}*/_field_caps?fields=*");
+    latency(target, &path, 2, spec.field_caps_requests, cancel).await
+}

@@ -1,0 +1,370 @@
+//! The multi-phase scenarios over many small indices (`many-shards`, `snapshots`), run by
+//! `searchbench run`. Both start by creating N auditbeat-like indices and filling each with
+//! its documents from C clients (the rate of index creation over time, and the size of the
+//! cluster state as it grows); then
+//!
+//! * many-shards: logs indexing at bulk 1,000 with searches beside it, then field-capabilities
+//!   latency over all the indices from 2 clients;
+//! * snapshots: K sequential create-snapshot requests (`wait_for_completion=false`) into an
+//!   `fs` repository, then waiting until every snapshot has completed (create service time,
+//!   wait duration, failures, GC time of the nodes, error rate).
+//!
+//! Every name we make carries a stamp of this run (`searchbench-shards-<stamp>-00042`), so
+//! nothing of anyone else is ever touched; everything made (indices, snapshots, the
+//! repository when we registered it) is deleted at the end, also after an error or a cancel.
+//!
+//! Here: the spec, the run and its phases in order, and the cleanup; the phases live in
+//! `creation.rs` (both scenarios), `many_shards.rs` and `snapshots.rs`; the typed results in
+//! `result.rs`.
+
+mod creation;
+mod many_shards;
+mod result;
+mod snapshots;
+
+use std::sync::Mutex;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use hdrhistogram::Histogram;
+use reqwest::Method;
+
+use super::record::{save_outcome, Recording, SaveSpec};
+use super::{ClusterSpec, Connected, Observer, SessionError};
+use crate::cluster::Target;
+use crate::ingest::Cancel;
+use crate::store::Kind;
+use crate::workload::Scenario;
+
+use creation::{check_shard_room, count_indices, create_indices};
+use many_shards::{field_caps_latency, latency_of, load_logs};
+pub use result::{
+    Cleanup, Creation, CreationSecond, IndexCounts, Latency, ScenarioResult, Snapshots, StateSample,
+};
+use snapshots::{repository, take_snapshots, Repository};
+
+/// How big a scenario is and how it loads.
+#[derive(Debug, Clone)]
+pub struct ScenarioSpec {
+    pub scenario: Scenario,
+    pub seed: u64,
+    /// Indices to create and fill.
+    pub indices: u64,
+    pub docs_per_index: u64,
+    /// Clients creating and filling indices (and loading logs, many-shards).
+    pub clients: usize,
+    /// Documents per bulk request while filling the indices.
+    pub fill_bulk: usize,
+    /// many-shards: logs documents of the indexing phase, bulk size, searching clients.
+    pub logs_docs: u64,
+    pub logs_bulk: usize,
+    pub search_clients: usize,
+    /// many-shards: field-caps requests (from 2 clients).
+    pub field_caps_requests: u64,
+    /// snapshots: sequential create-snapshot requests.
+    pub snapshots: u64,
+    /// snapshots: a repository the user registered (else we register an `fs` one).
+    pub repository: Option<String>,
+    pub cancel: Option<Cancel>,
+}
+
+impl ScenarioSpec {
+    /// The defaults: sizes that finish in a few minutes on a 2-core machine with a 1 GB heap.
+    pub fn new(scenario: Scenario) -> Self {
+        ScenarioSpec {
+            scenario,
+            seed: 1,
+            indices: 500,
+            docs_per_index: 100,
+            clients: 2,
+            fill_bulk: 100,
+            logs_docs: 100_000,
+            logs_bulk: 1_000,
+            search_clients: 2,
+            field_caps_requests: 50,
+            snapshots: 20,
+            repository: None,
+            cancel: None,
+        }
+    }
+
+    fn validate(&self) -> Result<(), SessionError> {
+        let at_least_one = [
+            ("--indices", self.indices),
+            ("--docs-per-index", self.docs_per_index),
+            ("--clients", self.clients as u64),
+            ("--bulk-size", self.fill_bulk as u64),
+        ];
+        for (flag, v) in at_least_one {
+            if v == 0 {
+                return Err(SessionError::usage(format!("{flag} must be at least 1")));
+            }
+        }
+        if self.indices > 99_999 {
+            return Err(SessionError::usage("--indices is at most 99999"));
+        }
+        match self.scenario {
+            Scenario::ManyShards => {
+                if self.logs_docs == 0 || self.search_clients == 0 {
+                    return Err(SessionError::usage(
+                        "--docs and --search-clients must be at least 1",
+                    ));
+                }
+            }
+            Scenario::Snapshots => {
+                if self.snapshots == 0 {
+                    return Err(SessionError::usage("--snapshots must be at least 1"));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Runs `spec` on the given cluster or on an engine started for it, keeps the result.
+pub async fn run(
+    spec: ScenarioSpec,
+    cluster: &ClusterSpec,
+    save: &SaveSpec,
+    observer: &dyn Observer,
+) -> Result<ScenarioResult, SessionError> {
+    spec.validate()?;
+    let name = match spec.scenario {
+        Scenario::ManyShards => "many-shards",
+        Scenario::Snapshots => "snapshots",
+    };
+    let mut cluster = cluster.clone();
+    // An engine we start gets room for the shards the run asks for (the default limit is
+    // 1,000 per node); a given cluster is checked instead, never changed.
+    if cluster.given.is_none()
+        && !cluster
+            .start
+            .settings
+            .iter()
+            .any(|(k, _)| k == "cluster.max_shards_per_node")
+    {
+        let room = (spec.indices + 100).max(1_000);
+        cluster
+            .start
+            .settings
+            .push(("cluster.max_shards_per_node".into(), room.to_string()));
+    }
+    let config = serde_json::json!({
+        "workload": name,
+        "seed": spec.seed,
+        "engine": cluster.engine_name(),
+        "urls": crate::cluster::redact_urls(&cluster.urls),
+        "heap": cluster.start.heap,
+        "indices": spec.indices,
+        "docs_per_index": spec.docs_per_index,
+        "clients": spec.clients,
+        "bulk_docs": spec.fill_bulk,
+        "logs_docs": (spec.scenario == Scenario::ManyShards).then_some(spec.logs_docs),
+        "logs_bulk_docs": (spec.scenario == Scenario::ManyShards).then_some(spec.logs_bulk),
+        "search_clients": (spec.scenario == Scenario::ManyShards).then_some(spec.search_clients),
+        "snapshots": (spec.scenario == Scenario::Snapshots).then_some(spec.snapshots),
+        "repository": spec.repository,
+    });
+    let recording = Recording::begin(
+        save,
+        Kind::Run,
+        name,
+        Some(spec.seed),
+        cluster.engine_name(),
+        config,
+        observer,
+    );
+    let outcome = async {
+        let connected = cluster.connect(observer).await?;
+        let result = phases(&spec, &connected, recording.as_ref(), observer).await;
+        connected.stop().await;
+        result
+    }
+    .await;
+    save_outcome(recording, &outcome, true);
+    outcome
+}
+
+/// A stamp unique to this run, so that our names never meet anyone else's.
+fn stamp() -> String {
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    let n = (now.as_millis() as u64) ^ (u64::from(std::process::id()) << 40);
+    let mut s = String::new();
+    let mut v = n;
+    while v > 0 {
+        let d = (v % 36) as u32;
+        s.push(char::from_digit(d, 36).unwrap_or('0'));
+        v /= 36;
+    }
+    s.chars().rev().collect()
+}
+
+async fn phases(
+    spec: &ScenarioSpec,
+    connected: &Connected,
+    recording: Option<&Recording<'_>>,
+    observer: &dyn Observer,
+) -> Result<ScenarioResult, SessionError> {
+    let target = &connected.target;
+    let started = Instant::now();
+    let (product, engine_version, _) = target.product().await?;
+    let cancel = spec.cancel.clone().unwrap_or_else(Cancel::never);
+    check_shard_room(target, spec.indices + 1).await?;
+    let stamp = stamp();
+    let prefix = format!("searchbench-shards-{stamp}-");
+    // The repository is settled before anything is made: a cluster without `path.repo` fails
+    // here, with nothing to clean up.
+    let repository = match spec.scenario {
+        Scenario::Snapshots => Some(repository(target, spec, &stamp).await?),
+        Scenario::ManyShards => None,
+    };
+    let made = Made::default();
+    let mut warnings = Vec::new();
+    let work = async {
+        let creation = create_indices(target, spec, &prefix, &made, &cancel).await;
+        let counts = count_indices(target, &prefix, spec).await?;
+        let mut indexing = None;
+        let mut field_caps = None;
+        let mut snapshots = None;
+        match spec.scenario {
+            Scenario::ManyShards if !cancel.is_cancelled() => {
+                let index = format!("{prefix}logs");
+                made.indices.lock().map_err(poisoned)?.push(index.clone());
+                indexing = Some(load_logs(connected, spec, &index, recording, observer).await?);
+                if !cancel.is_cancelled() {
+                    field_caps = Some(field_caps_latency(target, spec, &prefix, &cancel).await);
+                }
+            }
+            Scenario::Snapshots if !cancel.is_cancelled() => {
+                if let Some(repo) = &repository {
+                    snapshots = Some(
+                        take_snapshots(target, spec, repo, &prefix, &stamp, &made, &cancel).await,
+                    );
+                }
+            }
+            _ => {}
+        }
+        Ok::<_, SessionError>((creation, counts, indexing, field_caps, snapshots))
+    }
+    .await;
+    let cleanup = clean_up(target, &made, repository.as_ref()).await;
+    let (creation, counts, indexing, field_caps, snapshots) = work?;
+    if !cleanup.errors.is_empty() {
+        warnings.push(format!(
+            "cleanup was incomplete: {}",
+            cleanup.errors.join("; ")
+        ));
+    }
+    let mut url = target.url().clone();
+    url.set_query(None);
+    Ok(ScenarioResult {
+        scenario: spec.scenario,
+        tool: "searchbench",
+        tool_version: env!("CARGO_PKG_VERSION"),
+        product: product.to_string(),
+        engine_version,
+        target_url: url.to_string(),
+        seed: spec.seed,
+        prefix,
+        wall_secs: started.elapsed().as_secs_f64(),
+        creation,
+        counts,
+        indexing,
+        field_caps,
+        snapshots,
+        cleanup,
+        interrupted: cancel.is_cancelled(),
+        warnings,
+    })
+}
+
+fn poisoned<T>(_: std::sync::PoisonError<T>) -> SessionError {
+    SessionError::Other("a scenario worker panicked".into())
+}
+
+/// Everything the run made, for the cleanup.
+#[derive(Default)]
+struct Made {
+    indices: Mutex<Vec<String>>,
+    snapshots: Mutex<Vec<String>>,
+}
+
+fn histogram() -> Histogram<u64> {
+    Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3).expect("static bounds")
+}
+
+/// Runs the futures concurrently on this task and waits for all.
+async fn join_all<F: std::future::Future<Output = ()>>(futures: Vec<F>) {
+    let mut pinned: Vec<_> = futures.into_iter().map(Box::pin).collect();
+    let mut done = vec![false; pinned.len()];
+    std::future::poll_fn(|cx| {
+        let mut pending = false;
+        for (f, d) in pinned.iter_mut().zip(done.iter_mut()) {
+            if !*d {
+                if f.as_mut().poll(cx).is_ready() {
+                    *d = true;
+                } else {
+                    pending = true;
+                }
+            }
+        }
+        if pending {
+            std::task::Poll::Pending
+        } else {
+            std::task::Poll::Ready(())
+        }
+    })
+    .await;
+}
+
+/// Deletes what we made: snapshots, then the repository if we registered it, then the
+/// indices by name (never a pattern), in groups that keep the request line short.
+async fn clean_up(target: &Target, made: &Made, repo: Option<&Repository>) -> Cleanup {
+    let mut cleanup = Cleanup::default();
+    let snapshots = made.snapshots.lock().map(|s| s.clone()).unwrap_or_default();
+    if let Some(repo) = repo {
+        for name in &snapshots {
+            match target
+                .send(
+                    Method::DELETE,
+                    &format!("/_snapshot/{}/{name}", repo.name),
+                    None,
+                )
+                .await
+            {
+                Ok(_) => cleanup.snapshots_deleted += 1,
+                Err(e) if e.status() == Some(404) => {}
+                Err(e) => cleanup.errors.push(format!(
+                    "snapshot {name}: {}",
+                    crate::cluster::error_chain(&e)
+                )),
+            }
+        }
+        if repo.registered {
+            match target
+                .send(Method::DELETE, &format!("/_snapshot/{}", repo.name), None)
+                .await
+            {
+                Ok(_) => cleanup.repository_removed = true,
+                Err(e) => cleanup.errors.push(format!(
+                    "repository {}: {}",
+                    repo.name,
+                    crate::cluster::error_chain(&e)
+                )),
+            }
+        }
+    }
+    let indices = made.indices.lock().map(|s| s.clone()).unwrap_or_default();
+    for group in indices.chunks(60) {
+        let path = format!("/{}?ignore_unavailable=true", group.join(","));
+        match target.send(Method::DELETE, &path, None).await {
+            Ok(_) => cleanup.indices_deleted += group.len() as u64,
+            Err(e) => cleanup.errors.push(format!(
+                "deleting indices: {}",
+                crate::cluster::error_chain(&e)
+            )),
+        }
+    }
+    cleanup
+}
