@@ -1,0 +1,168 @@
+//! Which cluster: a given URL, or an engine to start (nodes, heap, settings), and the network between.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::parse_duration;
+use crate::cli::{CliError, TargetArgs};
+use crate::engine;
+use crate::session::ClusterSpec;
+
+/// How to start an engine's nodes: shared by `engine start` and every command that can
+/// start an engine for its run.
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Engine we start")]
+pub struct NodeArgs {
+    /// Nodes in the cluster, each its own process and heap (one cluster over the loopback).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=9))]
+    pub nodes: u16,
+    /// HTTP port of the first node (the next nodes count up) [default: free ports].
+    #[arg(long)]
+    pub port: Option<u16>,
+    /// Transport port of the first node (the next nodes count up) [default: --port + 100
+    /// when free, as 9200 goes with 9300; else free ports].
+    #[arg(long)]
+    pub transport_port: Option<u16>,
+    /// JVM heap of each node (-Xms and -Xmx), e.g. 512m, 1g, 4g.
+    #[arg(long, default_value = "1g", value_parser = parse_heap)]
+    pub heap: String,
+    /// Node setting KEY=VALUE, applied after searchbench's own (repeat for more), e.g.
+    /// --setting indices.memory.index_buffer_size=20%.
+    #[arg(long = "setting", value_name = "KEY=VALUE", value_parser = parse_setting)]
+    pub settings: Vec<(String, String)>,
+    /// Extra JVM option of each node (repeat for more), e.g. --jvm-opt=-XX:+UseParallelGC.
+    #[arg(long = "jvm-opt", value_name = "OPTION", allow_hyphen_values = true)]
+    pub jvm_opts: Vec<String>,
+}
+
+impl NodeArgs {
+    /// Start options for `engine` with these knobs.
+    pub fn options(&self, engine: &str) -> engine::StartOptions {
+        let mut options = engine::StartOptions::new(engine);
+        options.nodes = self.nodes;
+        options.port = self.port;
+        options.transport_port = self.transport_port;
+        options.heap = self.heap.clone();
+        options.settings = self.settings.clone();
+        options.jvm_opts = self.jvm_opts.clone();
+        options
+    }
+
+    /// [`NodeArgs::options`] for `engine`, or for the distribution in `dir` when one is
+    /// given (its name read from the folder; a folder that is not one is bad usage).
+    pub fn options_for(
+        &self,
+        engine: &str,
+        dir: Option<&std::path::Path>,
+    ) -> Result<engine::StartOptions, CliError> {
+        let Some(dir) = dir else {
+            return Ok(self.options(engine));
+        };
+        let (spec, home) = engine::inspect_dir(dir).map_err(CliError::usage)?;
+        let mut options = self.options(&spec.name);
+        options.engine_dir = Some(home);
+        Ok(options)
+    }
+}
+
+fn parse_setting(s: &str) -> Result<(String, String), String> {
+    engine::parse_setting(s).map_err(|e| e.to_string())
+}
+
+pub fn parse_heap(s: &str) -> Result<String, String> {
+    let (digits, unit) = s.split_at(s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len()));
+    let ok_unit = matches!(unit, "m" | "M" | "g" | "G");
+    match digits.parse::<u32>() {
+        Ok(n) if n > 0 && ok_unit => Ok(s.to_string()),
+        _ => Err(format!("{s:?} is not a heap size; use e.g. 512m or 2g")),
+    }
+}
+
+/// Where to load: a cluster at --url, or one we start for the run.
+#[derive(Debug, Clone, Args)]
+pub struct ClusterArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Start this engine for the run (attached: it stops when we do), e.g. opensearch-2.11.0,
+    /// elasticsearch-8.17.x (the newest 8.17 release); `searchbench engine list --available`
+    /// lists them. The default when no --url is given: opensearch-2.19.1.
+    #[arg(long, conflicts_with = "urls")]
+    pub engine: Option<String>,
+    /// Start a local, unpacked Elasticsearch or OpenSearch distribution folder instead (your
+    /// own build, e.g. build/distribution/local/opensearch-3.0.0-SNAPSHOT): product and
+    /// version are read from its lib/ jars, the JDK picked for that release; the run records
+    /// the folder.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["engine", "urls"])]
+    pub engine_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub node: NodeArgs,
+    /// Pid of a local engine given by --url, to report its CPU time.
+    #[arg(long, hide = true)]
+    pub engine_pid: Option<u32>,
+    #[command(flatten)]
+    pub network: NetworkArgs,
+}
+
+/// Network distance on the loopback: a delay proxy between the driver and the cluster.
+#[derive(Debug, Clone, Default, Args)]
+pub struct NetworkArgs {
+    /// Add this round-trip time between the driver and the cluster (e.g. 2ms): a TCP proxy on
+    /// 127.0.0.1 holds every chunk half of it in each direction, so a laptop run shows what
+    /// client-server distance does to serial and parallel clients.
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true, value_parser = parse_delay)]
+    pub rtt: Option<std::time::Duration>,
+    /// With --rtt: each round trip is rtt ± this (uniform, seeded, order kept), e.g. 0.5ms.
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true, value_parser = parse_delay, requires = "rtt")]
+    pub jitter: Option<std::time::Duration>,
+    /// Seed of the --jitter draws.
+    #[arg(long, default_value_t = 1, hide = true)]
+    pub jitter_seed: u64,
+}
+
+impl NetworkArgs {
+    pub fn rtt(&self) -> Result<Option<crate::cluster::delay::Rtt>, CliError> {
+        let Some(rtt) = self.rtt else { return Ok(None) };
+        let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+        crate::cluster::delay::Rtt::new(ms(rtt), self.jitter.map_or(0.0, ms), self.jitter_seed)
+            .map(Some)
+            .map_err(|e| CliError::usage(anyhow::anyhow!(e)))
+    }
+}
+
+/// A delay: a duration that is not negative.
+fn parse_delay(s: &str) -> Result<std::time::Duration, String> {
+    if s.trim().starts_with('-') {
+        return Err(format!(
+            "{s:?}: a delay cannot be negative; give e.g. 2ms or 0.5ms"
+        ));
+    }
+    parse_duration(s)
+}
+
+impl ClusterArgs {
+    pub fn spec(&self) -> Result<ClusterSpec, CliError> {
+        let given = if self.target.urls.is_empty() {
+            None
+        } else {
+            Some(self.target.connect()?)
+        };
+        let name = self
+            .engine
+            .clone()
+            .unwrap_or_else(|| engine::DEFAULT_ENGINE.to_string());
+        // A release line (`elasticsearch-8.17.x`) becomes the release it means, so the run
+        // records what ran. Names the cached lists lack are resolved when the engine starts.
+        let name = match (given.is_none(), engine::resolve(&name)) {
+            (true, Ok(spec)) => spec.name,
+            _ => name,
+        };
+        Ok(ClusterSpec {
+            given,
+            urls: self.target.urls.clone(),
+            start: self.node.options_for(&name, self.engine_dir.as_deref())?,
+            engine_pid: self.engine_pid,
+            rtt: self.network.rtt()?,
+        })
+    }
+}
