@@ -49,7 +49,8 @@ pub fn job(w: &WorkloadFile, index: Option<String>) -> Result<Resolved, SessionE
                 workload: None,
                 index: Some(index.unwrap_or_else(|| default_index(&w.name))),
                 convert_dates: Vec::new(),
-                line_check: LineCheck::Full,
+                // As `ingest --file` by default: brackets and UTF-8 here, the JSON by the engine.
+                line_check: LineCheck::Engine,
                 csv_types: CsvTypes::parse(csv_types).map_err(|e| {
                     SessionError::usage(format!("{}: corpus.csv_types: {e}", w.path.display()))
                 })?,
