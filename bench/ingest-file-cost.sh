@@ -9,6 +9,7 @@
 #   RUNS=5 bench/ingest-file-cost.sh 1000000 --bulk-size 1000
 #   bench/ingest-file-cost.sh 1000000 --check-lines          # with the full line check
 #   BIN=/tmp/before/searchbench bench/ingest-file-cost.sh   # another build, side by side
+#   URL=http://127.0.0.1:9200 bench/ingest-file-cost.sh     # into a real node instead of the sink
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DOCS=${1:-1000000}
@@ -20,11 +21,13 @@ mkdir -p "$OUT"
 cargo build --release -q -p searchbench --bin searchbench --example bulk_sink
 FILE="$OUT/logs-$DOCS.ndjson"
 [ -s "$FILE" ] || target/release/searchbench generate logs --docs "$DOCS" --out "$FILE" --no-progress
-target/release/examples/bulk_sink >"$OUT/sink.log" 2>&1 &
-SINK=$!
-trap 'kill $SINK 2>/dev/null || true' EXIT
-for _ in $(seq 50); do grep -q listening "$OUT/sink.log" && break; sleep 0.1; done
-URL=$(sed -n 's/^listening on //p' "$OUT/sink.log")
+if [ -z "${URL:-}" ]; then
+  target/release/examples/bulk_sink >"$OUT/sink.log" 2>&1 &
+  SINK=$!
+  trap 'kill $SINK 2>/dev/null || true' EXIT
+  for _ in $(seq 50); do grep -q listening "$OUT/sink.log" && break; sleep 0.1; done
+  URL=$(sed -n 's/^listening on //p' "$OUT/sink.log")
+fi
 cat "$FILE" >/dev/null # page cache
 rm -f "$OUT/file-cost.txt"
 for run in $(seq "$RUNS"); do
