@@ -1,0 +1,186 @@
+//! What the store keeps about a run: its id, kind, state, the row a listing shows, and
+//! the filter a listing takes.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::{Result, StoreError};
+
+/// Short run id: 8 hex characters.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct RunId(pub String);
+
+impl std::fmt::Display for RunId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl AsRef<str> for RunId {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+/// What kind of result a run produces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `searchbench ingest`: an `IngestReport`.
+    Ingest,
+    /// `searchbench run WORKLOAD`: an `IngestReport` (and later more).
+    Run,
+    /// `searchbench query WORKLOAD`: a `QueryResult`.
+    Query,
+}
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Ingest => "ingest",
+            Kind::Run => "run",
+            Kind::Query => "query",
+        }
+    }
+}
+
+/// What is known about a run when it starts.
+#[derive(Debug, Clone)]
+pub struct NewRun {
+    pub kind: Kind,
+    pub workload: String,
+    /// `opensearch-2.19.1`; when unknown at the start it is taken from the result
+    /// (`product` + `engine_version`) by [`Store::finish_run`](super::Store::finish_run).
+    pub engine: Option<String>,
+    pub seed: Option<u64>,
+    /// The run's configuration (flags, driver config, settings): enough to run it again.
+    pub config: Value,
+    pub tags: Vec<(String, String)>,
+}
+
+impl NewRun {
+    pub fn new(kind: Kind, workload: impl Into<String>, config: Value) -> Self {
+        NewRun {
+            kind,
+            workload: workload.into(),
+            engine: None,
+            seed: None,
+            config,
+            tags: Vec::new(),
+        }
+    }
+}
+
+/// A run's lifecycle state as shown to people.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum State {
+    /// Started by a process that is still alive.
+    Running,
+    /// Started, never finished, and its process is gone (killed, crashed, power loss).
+    Incomplete,
+    Complete,
+    /// Stopped by a signal (Ctrl-C) before the load or the queries were done: a partial
+    /// result, never compared as if it were whole.
+    Interrupted,
+    /// Finished with an error, or a check failed: a request that failed for good, a wrong
+    /// answer, counts that do not reconcile (the result, if any, is kept).
+    Failed,
+}
+
+impl State {
+    pub fn name(self) -> &'static str {
+        match self {
+            State::Running => "running",
+            State::Incomplete => "incomplete",
+            State::Complete => "complete",
+            State::Interrupted => "interrupted",
+            State::Failed => "failed",
+        }
+    }
+}
+
+/// One stored run.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunRow {
+    pub id: RunId,
+    pub kind: String,
+    pub workload: String,
+    pub engine: Option<String>,
+    /// As stored: running, complete, interrupted or failed.
+    pub status: String,
+    pub state: State,
+    pub started_unix: u64,
+    pub finished_unix: Option<u64>,
+    pub tool_version: String,
+    pub seed: Option<u64>,
+    pub pid: Option<u32>,
+    pub machine: Value,
+    pub config: Value,
+    pub tags: BTreeMap<String, String>,
+    pub error: Option<String>,
+    /// The serialised result (absent while running or after a kill).
+    pub result: Option<Value>,
+}
+
+impl RunRow {
+    /// The per-second timeline inside the result, when there is one.
+    pub fn result_timeline(&self) -> Option<&Vec<Value>> {
+        self.result.as_ref()?.get("timeline")?.as_array()
+    }
+}
+
+/// Which runs `list` returns.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    pub workload: Option<String>,
+    /// Prefix of the engine name: `opensearch` matches `opensearch-2.19.1`.
+    pub engine: Option<String>,
+    pub kind: Option<String>,
+    /// Every tag must match.
+    pub tags: Vec<(String, String)>,
+    pub complete_only: bool,
+    pub limit: Option<usize>,
+}
+
+/// Parses `key=value` (the `--tag` flag).
+pub fn parse_tag(s: &str) -> Result<(String, String)> {
+    let (k, v) = s
+        .split_once('=')
+        .ok_or_else(|| StoreError::BadTag(s.into()))?;
+    let k = k.trim();
+    let ok = !k.is_empty()
+        && k.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+    if !ok {
+        return Err(StoreError::BadTag(s.into()));
+    }
+    Ok((k.to_string(), v.trim().to_string()))
+}
+
+impl Filter {
+    pub(super) fn matches(&self, r: &RunRow) -> bool {
+        if self.complete_only && r.state != State::Complete {
+            return false;
+        }
+        if self.workload.as_ref().is_some_and(|w| *w != r.workload) {
+            return false;
+        }
+        if self.kind.as_ref().is_some_and(|k| *k != r.kind) {
+            return false;
+        }
+        if let Some(e) = &self.engine {
+            if !r
+                .engine
+                .as_deref()
+                .is_some_and(|x| x.starts_with(e.as_str()))
+            {
+                return false;
+            }
+        }
+        self.tags
+            .iter()
+            .all(|(k, v)| r.tags.get(k).is_some_and(|x| x == v))
+    }
+}

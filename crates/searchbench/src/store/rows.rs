@@ -1,0 +1,87 @@
+//! A `runs` row as SQLite returns it, and its conversion to a [`RunRow`](super::RunRow).
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::{workload_name, Result, RunId, RunRow, State};
+
+/// A row as read, before its JSON columns are parsed.
+pub(super) struct RawRow {
+    pub(super) id: String,
+    kind: String,
+    workload: String,
+    engine: Option<String>,
+    status: String,
+    started_unix: i64,
+    finished_unix: Option<i64>,
+    tool_version: String,
+    seed: Option<i64>,
+    pid: Option<i64>,
+    machine: String,
+    config: String,
+    error: Option<String>,
+    result: Option<String>,
+}
+
+pub(super) fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RawRow> {
+    Ok(RawRow {
+        id: r.get(0)?,
+        kind: r.get(1)?,
+        workload: r.get(2)?,
+        engine: r.get(3)?,
+        status: r.get(4)?,
+        started_unix: r.get(5)?,
+        finished_unix: r.get(6)?,
+        tool_version: r.get(7)?,
+        seed: r.get(8)?,
+        pid: r.get(9)?,
+        machine: r.get(10)?,
+        config: r.get(11)?,
+        error: r.get(12)?,
+        result: r.get(13)?,
+    })
+}
+
+impl RawRow {
+    pub(super) fn into_row(self) -> Result<RunRow> {
+        let pid = self.pid.and_then(|p| u32::try_from(p).ok());
+        let config: Value = serde_json::from_str(&self.config)?;
+        // A run killed before its result names the engine: the one it was started with.
+        let engine = self.engine.or_else(|| {
+            config
+                .get("engine")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        });
+        let state = match self.status.as_str() {
+            "complete" => State::Complete,
+            "interrupted" => State::Interrupted,
+            "failed" => State::Failed,
+            _ if pid.is_some_and(crate::os::pid_alive) => State::Running,
+            _ => State::Incomplete,
+        };
+        Ok(RunRow {
+            id: RunId(self.id),
+            kind: self.kind,
+            workload: workload_name(&self.workload).to_string(),
+            engine,
+            status: self.status,
+            state,
+            started_unix: self.started_unix.max(0) as u64,
+            finished_unix: self.finished_unix.map(|t| t.max(0) as u64),
+            tool_version: self.tool_version,
+            seed: self.seed.map(|s| s as u64),
+            pid,
+            machine: serde_json::from_str(&self.machine)?,
+            config,
+            tags: BTreeMap::new(),
+            error: self.error,
+            result: self
+                .result
+                .as_deref()
+                .map(serde_json::from_str)
+                .transpose()?,
+        })
+    }
+}
