@@ -48,6 +48,11 @@ pub struct IngestArgs {
     /// What the default now does (kept so that scripts using it still run).
     #[arg(long, hide = true, conflicts_with = "check_lines")]
     pub trust_lines: bool,
+    /// Longest NDJSON line taken as a document, e.g. 100mb (the engines' default
+    /// http.max_content_length, so a longer one could never be indexed). A longer line is a
+    /// bad line with its file:line and length, read past without being held in memory.
+    #[arg(long, value_name = "SIZE", default_value = "100mb", value_parser = super::args::parse_size)]
+    pub max_line: usize,
     /// CSV column types, e.g. price:float,day:date,open:boolean (integer, float, boolean,
     /// date, keyword); the other columns' types are inferred from the first 1000 records
     /// (`strings` alone: every column a string). The mapping they give is printed and used
@@ -182,6 +187,7 @@ fn job(args: &IngestArgs) -> Result<Job, CliError> {
             },
             csv_types: CsvTypes::parse(&args.csv_types)
                 .map_err(|e| CliError::usage(anyhow::anyhow!("--csv-types: {e}")))?,
+            max_line: args.max_line,
         };
         return Job::files(&spec).map_err(CliError::session);
     }

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use clap::{Args, Subcommand};
 
+use super::args::parse_size;
 use super::{output, CliError, CliResult};
 use crate::cluster::{Auth, Secret, Target, TargetConfig};
 
@@ -45,6 +46,10 @@ pub struct TargetArgs {
     /// Per-request timeout in seconds (at least 1).
     #[arg(long, default_value_t = 30, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: u64,
+    /// Largest answer read for a search or an API call, e.g. 64mb, 1gb: a larger one is
+    /// refused with the request named. A bulk answer's bound follows from its documents.
+    #[arg(long, value_name = "SIZE", default_value = "64mb", value_parser = parse_size)]
+    pub max_answer: usize,
 }
 
 impl TargetArgs {
@@ -67,6 +72,7 @@ impl TargetArgs {
             ca_cert: self.ca_cert.clone(),
             insecure: self.insecure,
             timeout: Duration::from_secs(self.timeout.max(1)),
+            max_answer: self.max_answer as u64,
         }
     }
 

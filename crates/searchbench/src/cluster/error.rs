@@ -26,6 +26,9 @@ pub enum TargetError {
     Decode { request: String, reason: String },
     #[error("{request}: {reason}")]
     Transport { request: String, reason: String },
+    /// The answer's body is larger than the request can legitimately produce.
+    #[error("{request}: {reason}")]
+    TooLarge { request: String, reason: String },
 }
 
 impl TargetError {

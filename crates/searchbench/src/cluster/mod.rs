@@ -3,6 +3,7 @@
 
 mod api;
 mod auth;
+pub mod body;
 pub mod delay;
 mod error;
 mod index_stats;
@@ -31,8 +32,11 @@ pub struct TargetConfig {
     pub ca_cert: Option<PathBuf>,
     /// Skip TLS verification. Off by default; the CLI warns when it is on.
     pub insecure: bool,
-    /// Per-request timeout.
+    /// Per-request timeout: connecting, sending and reading the whole answer.
     pub timeout: Duration,
+    /// The largest answer body read for a search or an API call, in bytes; a bulk answer's
+    /// bound follows from its documents instead.
+    pub max_answer: u64,
 }
 
 impl TargetConfig {
@@ -43,6 +47,7 @@ impl TargetConfig {
             ca_cert: None,
             insecure: false,
             timeout: Duration::from_secs(30),
+            max_answer: body::DEFAULT_MAX_ANSWER,
         }
     }
 }
@@ -53,6 +58,7 @@ pub struct Target {
     urls: Vec<Url>,
     client: reqwest::Client,
     timeout: Duration,
+    max_answer: u64,
 }
 
 /// A response whose status was a success, with its body read in full.
@@ -129,6 +135,7 @@ impl Target {
             urls,
             client,
             timeout: config.timeout,
+            max_answer: config.max_answer,
         })
     }
 
@@ -139,6 +146,7 @@ impl Target {
             urls,
             client: self.client.clone(),
             timeout: self.timeout,
+            max_answer: self.max_answer,
         }
     }
 
@@ -158,6 +166,11 @@ impl Target {
 
     pub fn timeout(&self) -> Duration {
         self.timeout
+    }
+
+    /// The largest search or API answer read, in bytes (`--max-answer`).
+    pub fn max_answer(&self) -> u64 {
+        self.max_answer
     }
 
     /// `path` (with query) resolved against endpoint `i` (round robin over the list).
@@ -192,16 +205,19 @@ impl Target {
             request = request.header(CONTENT_TYPE, content_type).body(body);
         }
         let what = || format!("{method} {url}");
-        let response = request
-            .send()
-            .await
-            .map_err(|e| TargetError::from_send(what(), e))?;
-        let status = response.status().as_u16();
-        let elastic_product = response.headers().contains_key("x-elastic-product");
-        let body = response
-            .bytes()
-            .await
-            .map_err(|e| TargetError::from_send(what(), e))?;
+        let exchange = async {
+            let response = request
+                .send()
+                .await
+                .map_err(|e| TargetError::from_send(what(), e))?;
+            let status = response.status().as_u16();
+            let elastic_product = response.headers().contains_key("x-elastic-product");
+            let body = body::read_bounded(response, self.max_answer)
+                .await
+                .map_err(|e| e.into_target_error(what(), MAX_ANSWER_HINT))?;
+            Ok((status, elastic_product, body))
+        };
+        let (status, elastic_product, body) = body::within(self.timeout, what, exchange).await?;
         if !(200..300).contains(&status) {
             return Err(TargetError::Status {
                 request: what(),
@@ -242,6 +258,9 @@ impl Target {
         decode(&what, &reply.body)
     }
 }
+
+/// How to raise the bound on a search or API answer.
+pub const MAX_ANSWER_HINT: &str = "raise --max-answer if the cluster's answers are this large";
 
 /// Decodes a JSON answer; garbage from the server becomes an error naming the request.
 pub fn decode<T: serde::de::DeserializeOwned>(

@@ -23,6 +23,14 @@ pub mod json_check;
 
 const READ_BUFFER: usize = 1 << 20;
 
+/// The longest NDJSON line read as a document by default: Elasticsearch's and OpenSearch's
+/// default `http.max_content_length`, so a longer line could never be indexed in any bulk
+/// request. Raise it with [`NdjsonReader::with_max_line`] (`--max-line`).
+pub const DEFAULT_MAX_LINE: usize = 100 << 20;
+
+/// How much of an over-long line the failure file keeps, to recognise it by.
+pub const OVER_LONG_PREFIX: usize = 1024;
+
 /// Opens `path` (`-` = stdin) for reading, decompressing gzip when the name ends in `.gz` or
 /// the content starts with the gzip magic bytes.
 pub fn open_input(path: &str) -> Result<Box<dyn BufRead + Send>, CorpusError> {
@@ -123,6 +131,8 @@ pub struct NdjsonReader {
     line_no: u64,
     compressed: Option<CompressedRead>,
     check: LineCheck,
+    /// Lines longer than this (bytes, line ending excluded) are bad lines, never buffered.
+    max_line: usize,
 }
 
 /// How much of each NDJSON line the reader checks before sending it.
@@ -152,7 +162,49 @@ enum Input {
     Buffered {
         input: Box<dyn BufRead + Send>,
         line: Vec<u8>,
+        /// The line being read is over the limit: the rest of it is counted, not kept.
+        skipping: Option<OverLong>,
     },
+}
+
+/// A line longer than the limit: its length so far and its first bytes.
+struct OverLong {
+    len: u64,
+    prefix: Vec<u8>,
+}
+
+impl OverLong {
+    /// The line so far is `head` then `more`.
+    fn new(head: &[u8], more: &[u8]) -> Self {
+        let mut over = OverLong {
+            len: 0,
+            prefix: Vec::with_capacity(OVER_LONG_PREFIX),
+        };
+        over.more(head);
+        over.more(more);
+        over
+    }
+
+    /// The line goes on with `more`.
+    fn more(&mut self, more: &[u8]) {
+        let room = OVER_LONG_PREFIX.saturating_sub(self.prefix.len());
+        self.prefix.extend_from_slice(&more[..more.len().min(room)]);
+        self.len += more.len() as u64;
+    }
+
+    fn into_bad(self, name: &str, line: u64, max: usize) -> Item {
+        Item::Bad(BadLine {
+            source: name.to_string(),
+            line,
+            reason: format!(
+                "line of {} bytes, longer than the limit of {max} bytes (--max-line raises \
+                 it); the failure file keeps its first {} bytes",
+                self.len,
+                self.prefix.len()
+            ),
+            raw: self.prefix,
+        })
+    }
 }
 
 impl std::fmt::Debug for NdjsonReader {
@@ -173,6 +225,7 @@ impl NdjsonReader {
                 line_no: 0,
                 compressed: None,
                 check: LineCheck::Full,
+                max_line: DEFAULT_MAX_LINE,
             });
         }
         let (input, compressed) = open_input_counted(path)?;
@@ -186,11 +239,19 @@ impl NdjsonReader {
             input: Input::Buffered {
                 input,
                 line: Vec::with_capacity(4096),
+                skipping: None,
             },
             line_no: 0,
             compressed: None,
             check: LineCheck::Full,
+            max_line: DEFAULT_MAX_LINE,
         }
+    }
+
+    /// Makes lines longer than `max` bytes bad lines (the default is [`DEFAULT_MAX_LINE`]).
+    pub fn with_max_line(mut self, max: usize) -> Self {
+        self.max_line = max;
+        self
     }
 
     /// Checks lines as `check` says (the default is [`LineCheck::Full`]).
@@ -333,6 +394,7 @@ fn ndjson_line(
 
 impl DocSource for NdjsonReader {
     fn next_into(&mut self, out: &mut Vec<u8>) -> Result<Option<Item>, CorpusError> {
+        let max = self.max_line;
         loop {
             let item = match &mut self.input {
                 Input::Mapped { map, at } => {
@@ -346,14 +408,37 @@ impl DocSource for NdjsonReader {
                     };
                     *at += used;
                     self.line_no += 1;
-                    ndjson_line(&self.name, self.line_no, line, self.check, out)
+                    if line.len() > max {
+                        Some(OverLong::new(line, &[]).into_bad(&self.name, self.line_no, max))
+                    } else {
+                        ndjson_line(&self.name, self.line_no, line, self.check, out)
+                    }
                 }
-                Input::Buffered { input, line } => {
+                Input::Buffered {
+                    input,
+                    line,
+                    skipping,
+                } => {
                     // Lines are copied once, into `out`.
                     let buf = input.fill_buf().map_err(|source| {
                         read_error(&self.name, self.line_no + 1, &self.compressed, source)
                     })?;
-                    if buf.is_empty() {
+                    let newline = memchr::memchr(b'\n', buf);
+                    if let Some(over) = skipping.as_mut() {
+                        // The rest of an over-long line: counted, never kept.
+                        let taken = newline.unwrap_or(buf.len());
+                        over.more(&buf[..taken]);
+                        let ended = newline.is_some() || buf.is_empty();
+                        input.consume(taken + usize::from(newline.is_some()));
+                        if ended {
+                            self.line_no += 1;
+                            skipping
+                                .take()
+                                .map(|over| over.into_bad(&self.name, self.line_no, max))
+                        } else {
+                            None
+                        }
+                    } else if buf.is_empty() {
                         if line.is_empty() {
                             return Ok(None);
                         }
@@ -362,9 +447,13 @@ impl DocSource for NdjsonReader {
                         let item = ndjson_line(&self.name, self.line_no, line, self.check, out);
                         line.clear();
                         item
-                    } else if let Some(end) = memchr::memchr(b'\n', buf) {
+                    } else if let Some(end) = newline {
                         self.line_no += 1;
-                        let item = if line.is_empty() {
+                        let item = if line.len() + end > max {
+                            let over = OverLong::new(line, &buf[..end]);
+                            forget_line(line);
+                            Some(over.into_bad(&self.name, self.line_no, max))
+                        } else if line.is_empty() {
                             ndjson_line(&self.name, self.line_no, &buf[..end], self.check, out)
                         } else {
                             line.extend_from_slice(&buf[..end]);
@@ -375,8 +464,13 @@ impl DocSource for NdjsonReader {
                         input.consume(end + 1);
                         item
                     } else {
-                        line.extend_from_slice(buf);
                         let n = buf.len();
+                        if line.len() + n > max {
+                            *skipping = Some(OverLong::new(line, buf));
+                            forget_line(line);
+                        } else {
+                            line.extend_from_slice(buf);
+                        }
                         input.consume(n);
                         None
                     }
@@ -399,6 +493,13 @@ impl DocSource for NdjsonReader {
     fn origin(&self) -> Option<(u32, u64)> {
         Some((0, self.line_no))
     }
+}
+
+/// Empties a line buffer that grew towards the limit and gives its memory back: one long
+/// line must not keep the reader large for the rest of the file.
+fn forget_line(line: &mut Vec<u8>) {
+    line.clear();
+    line.shrink_to(4096);
 }
 
 /// CSV reader: the first record is the header. A header that matches a known mapping (the
@@ -936,6 +1037,72 @@ mod tests {
         .map(|(line, _)| *line)
         .collect();
         assert_eq!(lines, [1, 4, 5, 6, 7, 8, 10]);
+    }
+
+    #[test]
+    fn over_long_lines_are_bad_lines_with_their_length_mapped_or_streamed() {
+        let long = [b"{\"x\":\"".as_slice(), &[b'y'; 3000], b"\"}"].concat();
+        let content = [
+            b"{\"a\":1}\n".as_slice(),
+            &long,
+            b"\n{\"b\":22222}\n{\"c\":333333}\n",
+            &long,
+        ]
+        .concat();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("long.ndjson");
+        std::fs::write(&path, &content).unwrap();
+        let name = path.to_str().unwrap();
+        // 12 bytes: `{"b":22222}` (11) passes, `{"c":333333}` (12) too, 13 would not.
+        let mut mapped = NdjsonReader::open(name).unwrap().with_max_line(12);
+        assert!(mapped.is_mapped());
+        let expected = read_all(&mut mapped);
+        let summary: Vec<(u64, bool)> = expected.iter().map(|(l, r)| (*l, r.is_ok())).collect();
+        assert_eq!(
+            summary,
+            [(1, true), (2, false), (3, true), (4, true), (5, false)]
+        );
+        for (line, got) in [&expected[1], &expected[4]] {
+            let (raw, reason) = got.as_ref().unwrap_err();
+            assert_eq!(raw.as_slice(), &long[..OVER_LONG_PREFIX], "line {line}");
+            assert!(
+                reason.starts_with("line of 3008 bytes, longer than the limit of 12 bytes"),
+                "{reason}"
+            );
+        }
+        // Through read buffers smaller and larger than the limit and the line: the same.
+        for capacity in [3, 7, 12, 13, 64, 5000] {
+            let buffered =
+                std::io::BufReader::with_capacity(capacity, std::io::Cursor::new(content.clone()));
+            let mut buffered =
+                NdjsonReader::from_reader(name, Box::new(buffered)).with_max_line(12);
+            assert_eq!(read_all(&mut buffered), expected, "buffer {capacity}");
+        }
+    }
+
+    #[test]
+    fn a_line_without_end_is_read_in_bounded_memory() {
+        // 64 MiB of one line, through a stream, with a 1 MiB limit: the reader's own buffer
+        // never holds more than the limit.
+        let endless = std::io::Read::take(std::io::repeat(b'x'), 64 << 20);
+        let input = std::io::BufReader::new(endless);
+        let mut r = NdjsonReader::from_reader("-", Box::new(input)).with_max_line(1 << 20);
+        let mut out = Vec::new();
+        let Some(Item::Bad(bad)) = r.next_into(&mut out).unwrap() else {
+            panic!("expected a bad line")
+        };
+        assert_eq!(bad.line, 1);
+        assert!(
+            bad.reason.starts_with("line of 67108864 bytes"),
+            "{}",
+            bad.reason
+        );
+        assert!(out.is_empty());
+        let Input::Buffered { line, .. } = &r.input else {
+            panic!("streamed")
+        };
+        assert!(line.capacity() <= 2 << 20, "{}", line.capacity());
+        assert!(r.next_into(&mut out).unwrap().is_none());
     }
 
     #[test]

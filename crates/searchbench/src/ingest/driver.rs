@@ -41,6 +41,8 @@ pub struct LoadOutcome {
     pub bad_lines: u64,
     /// Items sent again after a retryable item status.
     pub retried_items: u64,
+    /// Of those, documents a 2xx bulk answer had no item for (a server or proxy that lies).
+    pub missing_items: u64,
     /// Answers of 429 (requests and items, each attempt).
     pub throttled: u64,
     /// Bytes of acknowledged requests (uncompressed).
@@ -110,6 +112,7 @@ pub async fn load(
         unacknowledged: AtomicU64::new(0),
         bad_lines: AtomicU64::new(0),
         retried_items: AtomicU64::new(0),
+        missing_items: AtomicU64::new(0),
         throttled: AtomicU64::new(0),
         acked_bytes: AtomicU64::new(0),
         t0,
@@ -190,6 +193,7 @@ pub async fn load(
         unacknowledged: shared.unacknowledged.load(Relaxed),
         bad_lines: shared.bad_lines.load(Relaxed),
         retried_items: shared.retried_items.load(Relaxed),
+        missing_items: shared.missing_items.load(Relaxed),
         throttled: shared.throttled.load(Relaxed),
         acked_bytes: shared.acked_bytes.load(Relaxed),
         recorder,

@@ -9,6 +9,8 @@ use reqwest::header::{CONTENT_ENCODING, CONTENT_TYPE};
 use super::control::{Cancel, GRACE};
 use super::response;
 use super::shared::Shared;
+use crate::cluster::body;
+use crate::cluster::TargetError;
 
 /// What came of sending one request.
 pub(super) enum Exchange {
@@ -17,12 +19,22 @@ pub(super) enum Exchange {
         reply: Bytes,
         retry_after: Option<Duration>,
     },
-    Failed(reqwest::Error),
+    /// No usable answer: no connection, a timeout (body included), an answer too large.
+    Failed(TargetError),
     /// Cancelled, and no answer within the grace period.
     Interrupted,
 }
 
-pub(super) async fn exchange(shared: &Shared, url: &str, wire: Bytes) -> Exchange {
+/// Sends `wire` and reads the answer, at most `bound` bytes of it (see
+/// [`super::bulk_answer::bound`]), all within the target's timeout; `what` names the request
+/// in errors.
+pub(super) async fn exchange(
+    shared: &Shared,
+    url: &str,
+    wire: Bytes,
+    bound: u64,
+    what: &(dyn Fn() -> String + Sync),
+) -> Exchange {
     let mut request = shared
         .target
         .client()
@@ -32,11 +44,19 @@ pub(super) async fn exchange(shared: &Shared, url: &str, wire: Bytes) -> Exchang
         request = request.header(CONTENT_ENCODING, "gzip");
     }
     let send = async {
-        let response = request.body(wire).send().await?;
+        let response = request
+            .body(wire)
+            .send()
+            .await
+            .map_err(|e| TargetError::from_send(what(), e))?;
         let status = response.status().as_u16();
         let retry_after = response::retry_after(response.headers());
-        Ok::<_, reqwest::Error>((status, response.bytes().await?, retry_after))
+        let reply = body::read_bounded(response, bound)
+            .await
+            .map_err(|e| e.into_target_error(what(), BOUND_HINT))?;
+        Ok((status, reply, retry_after))
     };
+    let send = body::within(shared.target.timeout(), what, send);
     tokio::select! {
         r = send => match r {
             Ok((status, reply, retry_after)) => Exchange::Answer { status, reply, retry_after },
@@ -45,6 +65,10 @@ pub(super) async fn exchange(shared: &Shared, url: &str, wire: Bytes) -> Exchang
         () = grace_over(&shared.cancel) => Exchange::Interrupted,
     }
 }
+
+/// A bulk answer over its bound is the server's fault, not a setting to raise.
+const BOUND_HINT: &str =
+    "more than a bulk answer for these documents can be (a broken server or proxy)";
 
 async fn grace_over(cancel: &Cancel) {
     cancel.cancelled().await;

@@ -7,6 +7,7 @@
 pub mod backoff;
 pub mod batch;
 mod batcher;
+pub mod bulk_answer;
 mod clients;
 pub mod config;
 pub mod control;
@@ -479,6 +480,14 @@ fn report(mut p: ReportParts<'_>) -> IngestReport {
             .engine_cpu
             .map(|d| (d.as_secs_f64() / machine_secs).min(1.0)),
     };
+    if o.missing_items > 0 {
+        p.warnings.push(format!(
+            "the target's bulk answers had no item for {} documents (fewer items than \
+             documents, none, or an answer cut off); they were sent again. A real engine always \
+             answers one item per document: check any proxy in between",
+            o.missing_items
+        ));
+    }
     let took_clock_ms = recorder.took_clock_ms();
     if let Some(step) = took_clock_ms {
         p.warnings.push(format!(

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use super::backoff::Backoff;
+use super::batch::IdMode;
 use super::response;
 
 /// An attempt that did not get a 2xx answer.
@@ -78,6 +79,26 @@ impl RetryPolicy {
     /// Whether an item that failed with `status` in attempt `attempt` is sent again.
     pub fn retry_item(&self, attempt: u32, status: u16) -> bool {
         response::item_retryable(status) && attempt < self.max_retries
+    }
+
+    /// Whether documents a 2xx answer of attempt `attempt` had no item for are sent again:
+    /// only when that cannot index them twice (sequential ids overwrite, auto ids would
+    /// duplicate), and within the budget.
+    pub fn retry_missing(&self, attempt: u32, ids: IdMode) -> bool {
+        ids == IdMode::Sequential && attempt < self.max_retries
+    }
+
+    /// Why documents without an item were not sent again: the tail of their reason.
+    pub fn why_not_resent(&self, attempt: u32, ids: IdMode, stopping: bool) -> &'static str {
+        if stopping {
+            "; not sent again: the run stopped"
+        } else if ids != IdMode::Sequential {
+            "; not sent again: with --ids auto a resend could index them twice"
+        } else if attempt >= self.max_retries {
+            "; not sent again: retries used up"
+        } else {
+            ""
+        }
     }
 
     /// The wait before sending the retried items of attempt `attempt` again.
@@ -188,6 +209,23 @@ mod tests {
             POLICY.after_failure(0, &small, 0),
             Decision::Retry(_)
         ));
+    }
+
+    #[test]
+    fn documents_without_an_item_are_sent_again_only_when_that_is_safe() {
+        assert!(POLICY.retry_missing(0, IdMode::Sequential));
+        assert!(POLICY.retry_missing(1, IdMode::Sequential));
+        assert!(!POLICY.retry_missing(2, IdMode::Sequential));
+        assert!(!POLICY.retry_missing(0, IdMode::Auto));
+        assert!(POLICY
+            .why_not_resent(0, IdMode::Auto, false)
+            .contains("--ids auto"));
+        assert!(POLICY
+            .why_not_resent(2, IdMode::Sequential, false)
+            .contains("retries used up"));
+        assert!(POLICY
+            .why_not_resent(0, IdMode::Sequential, true)
+            .contains("run stopped"));
     }
 
     #[test]

@@ -9,17 +9,19 @@ use bytes::Bytes;
 
 use super::backoff::Jitter;
 use super::batch::Batch;
+use super::bulk_answer;
 use super::exchange::{exchange, pause, Exchange};
-use super::response::{self, BulkAnswer};
+use super::response;
 use super::retry::{Decision, Failure};
 use super::shared::{fail_pending, Fate, Shared};
 use super::{gzip, IngestError};
-use crate::cluster::TargetError;
 use crate::measure::Sample;
 
 const INTERRUPTED_IN_FLIGHT: &str =
     "interrupted: no answer within the grace period after the cancel";
 const INTERRUPTED_BEFORE_RETRY: &str = "interrupted: not sent again after the cancel";
+/// The reason of a document the bulk answer has no item for.
+pub(super) const NO_ITEM: &str = "no item in the bulk answer";
 
 pub(super) async fn deliver(
     shared: &Shared,
@@ -72,7 +74,8 @@ async fn deliver_bytes(
             body.clone()
         };
         let started = Instant::now();
-        let answer = exchange(shared, url, wire.clone()).await;
+        let bound = bulk_answer::bound(docs, body.len());
+        let answer = exchange(shared, url, wire.clone(), bound, &what).await;
         let mut sample = Sample {
             start: started.saturating_duration_since(shared.t0),
             service: started.elapsed(),
@@ -93,9 +96,8 @@ async fn deliver_bytes(
                 shared.record(sample);
                 return give_up!(0, INTERRUPTED_IN_FLIGHT);
             }
-            Exchange::Failed(e) => {
+            Exchange::Failed(error) => {
                 shared.record(sample);
-                let error = TargetError::from_send(what(), e);
                 let text = error.to_string();
                 match policy.after_failure(attempt, &Failure::NoAnswer(&text), jitter.draw()) {
                     Decision::Retry(wait) if !shared.abort.load(Relaxed) => {
@@ -161,41 +163,40 @@ async fn deliver_bytes(
             });
         }
 
-        let items = match response::parse(&reply) {
-            Ok(BulkAnswer::AllOk { took }) => {
-                sample.took_ms = took;
-                sample.acked = docs as u32;
-                shared.record(sample);
-                shared.acked.fetch_add(docs as u64, Relaxed);
-                shared.acked_bytes.fetch_add(body.len() as u64, Relaxed);
-                return Ok(());
-            }
-            Ok(BulkAnswer::Items { took, items }) if items.len() == docs => {
-                sample.took_ms = took;
-                items
-            }
-            Ok(BulkAnswer::Items { items, .. }) => {
-                shared.record(sample);
-                let reason = format!(
-                    "the bulk answer has {} items for {docs} documents",
-                    items.len()
-                );
-                give_up!(status, &reason)?;
-                return Err(IngestError::Bulk {
+        // Every item is read, whatever `errors` says: a document is acknowledged only by an
+        // item of its own.
+        let answer = bulk_answer::read(&reply);
+        sample.took_ms = answer.took;
+        let (items, missing) = answer.for_docs(docs);
+        let mut stopping = shared.abort.load(Relaxed) || shared.cancel.is_cancelled();
+        // Documents without an item may or may not be indexed: like a request without an
+        // answer, they are sent again when that cannot duplicate them (sequential ids, within
+        // the budget); else they are never acknowledged and the run stops, the target being
+        // unusable.
+        let without: Vec<usize> = (items.len()..docs)
+            .map(|k| pending.as_ref().map_or(k, |p| p[k]))
+            .collect();
+        let mut stop = None;
+        if let Some(why) = missing {
+            if policy.retry_missing(attempt, cfg.ids) && !stopping {
+                shared
+                    .missing_items
+                    .fetch_add(without.len() as u64, Relaxed);
+            } else {
+                let tail = policy.why_not_resent(attempt, cfg.ids, stopping);
+                let reason = format!("{NO_ITEM} ({why}){tail}");
+                shared.give_up(batch, full, &without, status, attempt + 1, &reason)?;
+                stop = Some(IngestError::Bulk {
                     request: what(),
-                    reason,
+                    reason: format!(
+                        "{NO_ITEM} for {} of {docs} documents ({why}){tail}",
+                        without.len()
+                    ),
                 });
+                // The other documents' busy items are not sent again either.
+                stopping = true;
             }
-            Err(reason) => {
-                shared.record(sample);
-                give_up!(status, &reason)?;
-                return Err(IngestError::Bulk {
-                    request: what(),
-                    reason,
-                });
-            }
-        };
-        let stopping = shared.abort.load(Relaxed) || shared.cancel.is_cancelled();
+        }
         let mut retry = Vec::new();
         let mut ok = 0u64;
         for (k, item) in items.iter().enumerate() {
@@ -217,6 +218,11 @@ async fn deliver_bytes(
         sample.acked = ok as u32;
         shared.record(sample);
         shared.acked.fetch_add(ok, Relaxed);
+        if let Some(error) = stop {
+            return Err(error);
+        }
+        // In request order: the busy items' documents, then those without an item.
+        retry.extend(without);
         if retry.is_empty() {
             shared.acked_bytes.fetch_add(body.len() as u64, Relaxed);
             return Ok(());

@@ -32,6 +32,8 @@ pub struct Shared {
     pub unacknowledged: AtomicU64,
     pub bad_lines: AtomicU64,
     pub retried_items: AtomicU64,
+    /// Documents a 2xx bulk answer had no item for, sent again.
+    pub missing_items: AtomicU64,
     /// Answers of 429: whole requests plus single items, each attempt counted.
     pub throttled: AtomicU64,
     pub acked_bytes: AtomicU64,

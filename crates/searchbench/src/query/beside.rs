@@ -107,12 +107,8 @@ pub async fn run(
                 let search = &searches[i % searches.len()];
                 i += 1;
                 let t0 = Instant::now();
-                let send = super::send::post(
-                    target.client(),
-                    &url,
-                    "application/json",
-                    search.body.clone(),
-                );
+                let send =
+                    super::send::post(&target, &url, "application/json", search.body.clone());
                 let result = tokio::select! {
                     r = send => r,
                     () = stop.cancelled() => break,

@@ -219,7 +219,7 @@ where
     C: FnMut(&Task, &send::Coverage) -> Vec<String>,
 {
     let endpoints = Endpoints::new(target, &options.index);
-    let client = target.client();
+    let client = target;
     let prepared = prepare(false);
     let mut tasks = Vec::new();
     for (variant, coverages) in prepared.iter().enumerate() {

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::answer::{parse_msearch, parse_search, Answer};
 use super::plan::{search_body, Transport, Variant};
+use crate::cluster::body::{self, BodyError};
 use crate::cluster::Target;
 
 /// The prepared requests of one (variant, coverage).
@@ -79,22 +80,37 @@ impl Endpoints {
     }
 }
 
-/// Sends a body and reads the whole answer; `Err` names what went wrong.
+/// Sends a body and reads the whole answer, at most the target's `--max-answer` bytes of it
+/// and all within its timeout; `Err` names what went wrong.
 pub(crate) async fn post(
-    client: &reqwest::Client,
+    target: &Target,
     url: &str,
     content_type: &'static str,
     body: Bytes,
 ) -> Result<Bytes, String> {
-    let response = client
-        .post(url)
-        .header(CONTENT_TYPE, content_type)
-        .body(body)
-        .send()
+    let exchange = async {
+        let response = target
+            .client()
+            .post(url)
+            .header(CONTENT_TYPE, content_type)
+            .body(body)
+            .send()
+            .await
+            .map_err(describe)?;
+        let status = response.status().as_u16();
+        let body = body::read_bounded(response, target.max_answer())
+            .await
+            .map_err(|e| match e {
+                BodyError::TooLarge { limit, seen } => {
+                    body::too_large(limit, seen, crate::cluster::MAX_ANSWER_HINT)
+                }
+                BodyError::Transport(e) => describe(e),
+            })?;
+        Ok::<_, String>((status, body))
+    };
+    let (status, body) = tokio::time::timeout(target.timeout(), exchange)
         .await
-        .map_err(describe)?;
-    let status = response.status().as_u16();
-    let body = response.bytes().await.map_err(describe)?;
+        .map_err(|_| "timed out (no complete answer within --timeout)".to_string())??;
     if !(200..300).contains(&status) {
         return Err(format!(
             "HTTP {status}: {}",
@@ -137,7 +153,7 @@ fn json(body: &[u8]) -> Result<Value, String> {
 
 /// Runs one coverage over `transport`.
 pub async fn coverage(
-    client: &reqwest::Client,
+    target: &Target,
     endpoints: &Endpoints,
     prepared: &Prepared,
     transport: Transport,
@@ -150,7 +166,7 @@ pub async fn coverage(
             for (i, body) in prepared.searches.iter().enumerate() {
                 let t0 = Instant::now();
                 let result =
-                    post(client, &endpoints.search, "application/json", body.clone()).await;
+                    post(target, &endpoints.search, "application/json", body.clone()).await;
                 let wall = t0.elapsed();
                 match result
                     .and_then(|b| json(&b))
@@ -170,7 +186,7 @@ pub async fn coverage(
         }
         Transport::Msearch => {
             let result = post(
-                client,
+                target,
                 &endpoints.msearch,
                 "application/x-ndjson",
                 prepared.msearch.clone(),

@@ -57,6 +57,8 @@ pub struct FilesSpec {
     pub line_check: LineCheck,
     /// How CSV columns get their types.
     pub csv_types: CsvTypes,
+    /// The longest NDJSON line taken as a document, in bytes.
+    pub max_line: usize,
 }
 
 /// The built-in workload called `name`, or a usage error listing them.
@@ -124,7 +126,11 @@ impl Job {
                     }
                     Box::new(reader)
                 }
-                (false, None) => Box::new(NdjsonReader::open(path)?.with_check(spec.line_check)),
+                (false, None) => Box::new(
+                    NdjsonReader::open(path)?
+                        .with_check(spec.line_check)
+                        .with_max_line(spec.max_line),
+                ),
                 (true, Some(fields)) => Box::new(ConvertDates::csv_file(path, fields.clone())?),
                 (false, Some(fields)) => Box::new(ConvertDates::ndjson_file(path, fields.clone())?),
             };

@@ -51,6 +51,7 @@ pub fn job(w: &WorkloadFile, index: Option<String>) -> Result<Resolved, SessionE
                 convert_dates: Vec::new(),
                 // As `ingest --file` by default: brackets and UTF-8 here, the JSON by the engine.
                 line_check: LineCheck::Engine,
+                max_line: crate::corpus::files::DEFAULT_MAX_LINE,
                 csv_types: CsvTypes::parse(csv_types).map_err(|e| {
                     SessionError::usage(format!("{}: corpus.csv_types: {e}", w.path.display()))
                 })?,

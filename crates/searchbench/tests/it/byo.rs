@@ -522,3 +522,26 @@ fn a_queries_file_honours_rtt_and_search_clients() {
     let took_floor = r["cells"][0]["wall_ms"]["min"].as_f64().unwrap_or(0.0);
     assert!(took_floor >= 19.0, "{r}");
 }
+
+#[test]
+fn a_search_answer_over_max_answer_is_refused_with_the_request_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = "searchbench-test-byo-max-answer";
+    load_small(dir.path(), index, 48);
+    // 48 hits of ~100 bytes each: a few KB, over a 1 KB bound.
+    let file = write(
+        dir.path(),
+        "big.json",
+        r#"{"all": {"body": {"size": 48, "query": {"match_all": {}}}}}"#,
+    );
+    let out = query_file(index, &file, &["--max-answer", "1kb"]);
+    let text = common::streams(&out);
+    assert_ne!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("the answer is larger than 1024 bytes"),
+        "{text}"
+    );
+    assert!(text.contains("--max-answer"), "{text}");
+    // The default bound takes it.
+    common::succeeded(&query_file(index, &file, &[]));
+}

@@ -11,7 +11,12 @@ use crate::common::proxy::{self, Fault};
 use crate::common::{self, node_url, target_at};
 
 /// Ingests `n` counter documents, failing the test if the load hangs past `secs`.
-async fn ingest_within(secs: u64, target: &Target, n: u64, p: Plan) -> ingest::IngestReport {
+pub(crate) async fn ingest_within(
+    secs: u64,
+    target: &Target,
+    n: u64,
+    p: Plan,
+) -> ingest::IngestReport {
     tokio::time::timeout(
         Duration::from_secs(secs),
         ingest::ingest(target, Box::new(Counter { n, at: 0 }), p),
@@ -21,7 +26,8 @@ async fn ingest_within(secs: u64, target: &Target, n: u64, p: Plan) -> ingest::I
     .expect("ingest")
 }
 
-fn plan(index: &str, dir: &std::path::Path, ids: IdMode) -> Plan {
+/// A load of 200-document requests from 3 clients, with short backoffs.
+pub(crate) fn plan(index: &str, dir: &std::path::Path, ids: IdMode) -> Plan {
     let mut driver = DriverConfig::new(index);
     driver.bulk_docs = 200;
     driver.clients = 3;

@@ -13,6 +13,7 @@ mod experiment_dates;
 mod foundation;
 mod ingest_faults;
 mod ingest_interrupt;
+mod ingest_lies;
 mod ingest_node;
 mod manners_bookkeeping;
 mod manners_errors;

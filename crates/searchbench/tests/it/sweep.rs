@@ -47,9 +47,11 @@ fn serve(stream: TcpStream, delay: Duration, docs: &AtomicU64) -> std::io::Resul
             std::thread::sleep(delay);
             let n = body.iter().filter(|&&b| b == b'\n').count() as u64 / 2;
             docs.fetch_add(n, Relaxed);
+            // One item a document, as an engine answers (trimmed by filter_path).
+            let items = vec![r#"{"index":{"status":201}}"#; n as usize].join(",");
             (
                 "200 OK",
-                r#"{"took":1,"errors":false,"items":[]}"#.to_string(),
+                format!(r#"{{"took":1,"errors":false,"items":[{items}]}}"#),
             )
         } else if path == "/" {
             (

@@ -1,6 +1,8 @@
 //! A fault-injecting HTTP proxy: forwards to the real node and, on a schedule over the `_bulk`
 //! requests it sees, answers 429, drops the connection (before or after forwarding), stalls,
-//! turns the first item of an answer into a 429, or answers garbage. Everything else passes.
+//! turns the first item of an answer into a 429, answers garbage, lies about the items
+//! (fewer, none, not an array, cut off), or sends a body without end, fast or slow.
+//! Everything else passes.
 
 use std::convert::Infallible;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -8,7 +10,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Full, StreamBody};
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
@@ -35,6 +38,19 @@ pub enum Fault {
     Garbage,
     /// Never answer.
     Hang,
+    /// Forward, then answer `"errors":false` with only the first N items.
+    FewerItems(usize),
+    /// Forward, then answer `{"took":1,"errors":false}`: no items at all.
+    NoItems,
+    /// Forward, then answer `"errors":false,"items":"garbage"`.
+    ItemsNotAnArray,
+    /// Forward, then answer `"errors":false,"items":[` and end there.
+    ItemsCutOff,
+    /// Answer 200 with a chunked body of this many bytes of items (no Content-Length), as
+    /// fast as the client reads: a server that would fill the client's memory.
+    Huge(u64),
+    /// Answer 200 and send the body one byte every 100 ms, without end.
+    Trickle,
 }
 
 #[derive(Debug, Default)]
@@ -104,8 +120,14 @@ impl std::fmt::Display for Dropped {
 }
 impl std::error::Error for Dropped {}
 
-fn reply(status: u16, body: Bytes) -> Response<Full<Bytes>> {
-    let mut r = Response::new(Full::new(body));
+type Body = BoxBody<Bytes, Infallible>;
+
+fn reply(status: u16, body: Bytes) -> Response<Body> {
+    reply_with(status, Full::new(body).boxed())
+}
+
+fn reply_with(status: u16, body: Body) -> Response<Body> {
+    let mut r = Response::new(body);
     *r.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY);
     r.headers_mut().insert(
         hyper::header::CONTENT_TYPE,
@@ -120,7 +142,7 @@ async fn handle(
     client: reqwest::Client,
     upstream: String,
     counts: Arc<Counts>,
-) -> Result<Response<Full<Bytes>>, Dropped> {
+) -> Result<Response<Body>, Dropped> {
     let is_bulk = req.uri().path().ends_with("/_bulk");
     let fault = if is_bulk {
         let n = counts.bulk.fetch_add(1, Relaxed);
@@ -167,6 +189,8 @@ async fn handle(
             return Err(Dropped);
         }
         Fault::Stall(d) => tokio::time::sleep(d).await,
+        Fault::Huge(bytes) => return Ok(reply_with(200, huge(bytes))),
+        Fault::Trickle => return Ok(reply_with(200, trickle())),
         _ => {}
     }
     let mut forward = client
@@ -190,6 +214,19 @@ async fn handle(
     match fault {
         Fault::DropAfter => Err(Dropped),
         Fault::RejectFirstItem => Ok(reply(status, reject_first_item(answer))),
+        Fault::FewerItems(n) => Ok(reply(status, fewer_items(answer, n))),
+        Fault::NoItems => Ok(reply(
+            status,
+            Bytes::from_static(b"{\"took\":1,\"errors\":false}"),
+        )),
+        Fault::ItemsNotAnArray => Ok(reply(
+            status,
+            Bytes::from_static(b"{\"took\":1,\"errors\":false,\"items\":\"garbage\"}"),
+        )),
+        Fault::ItemsCutOff => Ok(reply(
+            status,
+            Bytes::from_static(b"{\"took\":1,\"errors\":false,\"items\":["),
+        )),
         _ => Ok(reply(status, answer)),
     }
 }
@@ -212,5 +249,52 @@ fn reject_first_item(answer: Bytes) -> Bytes {
     Bytes::from(serde_json::to_vec(&v).unwrap_or_default())
 }
 
-#[allow(dead_code)]
-fn _infallible(_: Infallible) {}
+/// The real answer with `"errors":false` and only its first `n` items.
+fn fewer_items(answer: Bytes, n: usize) -> Bytes {
+    let Ok(mut v) = serde_json::from_slice::<serde_json::Value>(&answer) else {
+        return answer;
+    };
+    if let Some(items) = v.get_mut("items").and_then(|i| i.as_array_mut()) {
+        items.truncate(n);
+    }
+    v["errors"] = serde_json::json!(false);
+    Bytes::from(serde_json::to_vec(&v).unwrap_or_default())
+}
+
+/// `bytes` of a bulk answer's items in 64 KiB chunks, made as they are read.
+fn huge(bytes: u64) -> Body {
+    const ITEM: &[u8] = b"{\"index\":{\"status\":201}},";
+    let chunk: Bytes = std::iter::once(&b"{\"took\":1,\"errors\":false,\"items\":["[..])
+        .chain(std::iter::repeat(ITEM))
+        .flatten()
+        .copied()
+        .take(64 << 10)
+        .collect::<Vec<u8>>()
+        .into();
+    let stream = futures_util::stream::unfold(0u64, move |sent| {
+        let chunk = chunk.clone();
+        async move {
+            (sent < bytes).then(|| {
+                let frame = hyper::body::Frame::data(chunk.clone());
+                (Ok::<_, Infallible>(frame), sent + chunk.len() as u64)
+            })
+        }
+    });
+    StreamBody::new(stream).boxed()
+}
+
+/// A body that starts like a bulk answer and then sends a byte every 100 ms, forever.
+fn trickle() -> Body {
+    let stream = futures_util::stream::unfold(0u64, |n| async move {
+        if n > 0 {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let data = if n == 0 {
+            Bytes::from_static(b"{\"took\":1,\"errors\":false,\"items\":[")
+        } else {
+            Bytes::from_static(b" ")
+        };
+        Some((Ok::<_, Infallible>(hyper::body::Frame::data(data)), n + 1))
+    });
+    StreamBody::new(stream).boxed()
+}
