@@ -3,6 +3,26 @@
 
 use std::time::Duration;
 
+/// The environment variables through which a user may hand searchbench a credential (a URL
+/// can carry a password).
+pub const SECRET_ENV: [&str; 5] = [
+    "SEARCHBENCH_URL",
+    "SEARCHBENCH_USER",
+    "SEARCHBENCH_PASSWORD",
+    "SEARCHBENCH_API_KEY",
+    "SEARCHBENCH_BEARER",
+];
+
+/// Keeps [`SECRET_ENV`] out of a child's environment: an engine node outlives the command
+/// that started it, and any local user can read `/proc/<pid>/environ` of a process they can
+/// see. Engines and Maven need none of them.
+pub fn without_secrets(command: &mut std::process::Command) -> &mut std::process::Command {
+    for name in SECRET_ENV {
+        command.env_remove(name);
+    }
+    command
+}
+
 pub fn pid_alive(pid: u32) -> bool {
     let Ok(pid) = i32::try_from(pid) else {
         return false;

@@ -13,7 +13,13 @@ use crate::cluster::{Auth, Secret, Target, TargetConfig};
 #[derive(Debug, Clone, Args)]
 pub struct TargetArgs {
     /// Cluster URL(s), e.g. http://127.0.0.1:9200; repeat or comma-separate for several nodes.
-    #[arg(long = "url", env = "SEARCHBENCH_URL", value_delimiter = ',')]
+    /// (The environment's value is never shown in help: a URL may carry a password.)
+    #[arg(
+        long = "url",
+        env = "SEARCHBENCH_URL",
+        hide_env_values = true,
+        value_delimiter = ','
+    )]
     pub urls: Vec<String>,
     /// User for HTTP basic auth (the password comes from --password or SEARCHBENCH_PASSWORD).
     #[arg(long, env = "SEARCHBENCH_USER")]

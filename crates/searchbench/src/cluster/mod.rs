@@ -9,6 +9,7 @@ mod error;
 mod index_stats;
 mod node_stats;
 mod product;
+mod tls_probe;
 
 pub use api::{ClusterHealth, ClusterInfo, Endpoint, JvmInfo, NodeInfo};
 pub use auth::{Auth, Secret};
@@ -59,6 +60,8 @@ pub struct Target {
     client: reqwest::Client,
     timeout: Duration,
     max_answer: u64,
+    /// What to add to a 401: credentials that are surely incomplete.
+    auth_hint: Option<String>,
 }
 
 /// A response whose status was a success, with its body read in full.
@@ -102,6 +105,13 @@ impl Target {
                         .into(),
             }),
         };
+        let auth_hint = match &auth {
+            Auth::Basic { user, password } if password.expose().is_empty() => Some(format!(
+                "--user {user} came without a password (none from --password, \
+                 SEARCHBENCH_PASSWORD or the URL)"
+            )),
+            _ => None,
+        };
         let mut headers = HeaderMap::new();
         if let Some(value) = auth.header_value() {
             let mut value = HeaderValue::from_str(&value).map_err(|_| TargetError::Auth {
@@ -122,11 +132,12 @@ impl Target {
                 path: path.clone(),
                 reason: e.to_string(),
             })?;
-            let cert = reqwest::Certificate::from_pem(&pem).map_err(|e| TargetError::Tls {
+            for cert in ca_certificates(&pem).map_err(|reason| TargetError::Tls {
                 path: path.clone(),
-                reason: e.to_string(),
-            })?;
-            builder = builder.add_root_certificate(cert);
+                reason,
+            })? {
+                builder = builder.add_root_certificate(cert);
+            }
         }
         let client = builder.build().map_err(|e| TargetError::Client {
             reason: e.to_string(),
@@ -136,6 +147,7 @@ impl Target {
             client,
             timeout: config.timeout,
             max_answer: config.max_answer,
+            auth_hint,
         })
     }
 
@@ -147,6 +159,7 @@ impl Target {
             client: self.client.clone(),
             timeout: self.timeout,
             max_answer: self.max_answer,
+            auth_hint: self.auth_hint.clone(),
         }
     }
 
@@ -217,12 +230,21 @@ impl Target {
                 .map_err(|e| e.into_target_error(what(), MAX_ANSWER_HINT))?;
             Ok((status, elastic_product, body))
         };
-        let (status, elastic_product, body) = body::within(self.timeout, what, exchange).await?;
+        let (status, elastic_product, body) = match body::within(self.timeout, what, exchange).await
+        {
+            Ok(answer) => answer,
+            Err(e) => return Err(tls_probe::explain(e, &url).await),
+        };
         if !(200..300).contains(&status) {
+            let mut reason = error::server_reason(&body);
+            if let Some(hint) = self.auth_hint.as_ref().filter(|_| status == 401) {
+                reason.push_str("; ");
+                reason.push_str(hint);
+            }
             return Err(TargetError::Status {
                 request: what(),
                 status,
-                reason: error::server_reason(&body),
+                reason,
             });
         }
         Ok(Reply {
@@ -259,6 +281,36 @@ impl Target {
     }
 }
 
+/// The certificates of a `--ca-cert` PEM file, or why it holds none.
+fn ca_certificates(pem: &[u8]) -> Result<Vec<reqwest::Certificate>, String> {
+    if pem.trim_ascii().is_empty() {
+        return Err(
+            "the file is empty; it should hold the CA certificate in PEM form \
+                    (-----BEGIN CERTIFICATE-----)"
+                .into(),
+        );
+    }
+    let has = |what: &[u8]| memchr::memmem::find(pem, what).is_some();
+    if !has(b"-----BEGIN CERTIFICATE-----") {
+        let what = if has(b"PRIVATE KEY-----") {
+            "a private key"
+        } else if has(b"-----BEGIN ") {
+            "PEM blocks"
+        } else {
+            "no PEM block"
+        };
+        return Err(format!(
+            "the file holds {what} but no certificate (-----BEGIN CERTIFICATE-----): give \
+             the CA certificate that signed the cluster's HTTP certificate"
+        ));
+    }
+    let certs = reqwest::Certificate::from_pem_bundle(pem).map_err(|e| e.to_string())?;
+    if certs.is_empty() {
+        return Err("no certificate could be read from the file".into());
+    }
+    Ok(certs)
+}
+
 /// How to raise the bound on a search or API answer.
 pub const MAX_ANSWER_HINT: &str = "raise --max-answer if the cluster's answers are this large";
 
@@ -292,7 +344,10 @@ fn parse_url(raw: &str) -> Result<(Url, Option<(String, Secret)>), TargetError> 
         };
         bad(&format!("no scheme: write it as http://HOST:PORT{example}"))
     };
-    let mut url = Url::parse(raw).map_err(|e| match e {
+    // A password may hold `@`, `#`, `?` or `/` unencoded, which a URL parser would read as
+    // the end of the user info: encode them first, so the host is what follows the last `@`.
+    let encoded = encode_userinfo(raw);
+    let mut url = Url::parse(&encoded).map_err(|e| match e {
         url::ParseError::RelativeUrlWithoutBase => no_scheme(),
         e => bad(&e.to_string()),
     })?;
@@ -319,16 +374,46 @@ fn parse_url(raw: &str) -> Result<(Url, Option<(String, Secret)>), TargetError> 
     Ok((url, credentials))
 }
 
-/// `raw` with the password of its userinfo (`user:password@`) replaced by `***`: the one
-/// form in which a URL the user gave is displayed, stored or put in an error. Works on text
-/// that is not a valid URL too, so a typo never prints a secret.
-pub fn redact_url(raw: &str) -> String {
+/// Where the user info of `raw` is: after `://` (or from the start) up to the last `@`.
+/// Host names never hold an `@`, passwords may hold anything; an `@` in a path is rare in a
+/// cluster URL, and mistaking one for the user info only masks more than it must.
+fn userinfo_span(raw: &str) -> Option<(usize, usize)> {
     let start = raw.find("://").map_or(0, |i| i + 3);
-    let rest = &raw[start..];
-    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let Some(at) = rest[..authority_end].rfind('@') else {
+    let at = start + raw[start..].rfind('@')?;
+    Some((start, at))
+}
+
+/// `raw` with the characters of its user info that would end it early (`@ # ? /`)
+/// percent-encoded; `%` is left alone, as an encoding the user already wrote.
+fn encode_userinfo(raw: &str) -> String {
+    let Some((start, at)) = userinfo_span(raw) else {
         return raw.to_string();
     };
+    let mut out = String::with_capacity(raw.len() + 8);
+    out.push_str(&raw[..start]);
+    for c in raw[start..at].chars() {
+        match c {
+            '@' => out.push_str("%40"),
+            '#' => out.push_str("%23"),
+            '?' => out.push_str("%3F"),
+            '/' => out.push_str("%2F"),
+            c => out.push(c),
+        }
+    }
+    out.push_str(&raw[at..]);
+    out
+}
+
+/// `raw` with the password of its userinfo (`user:password@`) replaced by `***`: the one
+/// form in which a URL the user gave is displayed, stored or put in an error. Works on text
+/// that is not a valid URL too, so a typo never prints a secret. The password runs to the
+/// last `@`, whatever it holds.
+pub fn redact_url(raw: &str) -> String {
+    let Some((start, at)) = userinfo_span(raw) else {
+        return raw.to_string();
+    };
+    let rest = &raw[start..];
+    let at = at - start;
     let userinfo = &rest[..at];
     let user = userinfo.split(':').next().unwrap_or("");
     let shown = if userinfo.contains(':') {
@@ -379,6 +464,15 @@ mod tests {
         assert_eq!(redact_url("http://a:b:c@h@x/"), "http://a:***@x/");
         assert_eq!(redact_url("http://user@host/"), "http://user@host/");
         assert_eq!(redact_url("http://host/p@th"), "http://host/p@th");
+        // Unencoded `@`, `#`, `?` and `/` in the password: masked to the last `@`.
+        assert_eq!(
+            redact_url("https://user:Url@Pass#9@host:9200"),
+            "https://user:***@host:9200"
+        );
+        assert_eq!(
+            redact_url("https://user:a/b?c#d@host:9200/x"),
+            "https://user:***@host:9200/x"
+        );
     }
 
     #[test]
@@ -397,6 +491,9 @@ mod tests {
             assert!(!err.contains("pw@"), "{err}");
         }
         assert_eq!(url.as_str(), "http://127.0.0.1:9200/");
+        let (url, raw_creds) = parse_url("https://user:Url@Pass#9/?x@host:9200").unwrap();
+        assert_eq!(url.as_str(), "https://host:9200/");
+        assert_eq!(raw_creds.unwrap().1.expose(), "Url@Pass#9/?x");
         let (user, password) = creds.unwrap();
         assert_eq!(user, "elastic");
         assert_eq!(password.expose(), "p@ss:w0rd");

@@ -41,14 +41,29 @@ impl Version {
     pub fn starts_with(&self, prefix: &Version) -> bool {
         self.0.len() >= prefix.0.len() && self.0[..prefix.0.len()] == prefix.0[..]
     }
+}
 
-    /// A distance for "nearest release": differences in early parts weigh most.
-    fn distance(&self, other: &Version) -> u64 {
-        let part = |v: &Version, i: usize| u64::from(v.0.get(i).copied().unwrap_or(0));
-        (0..3)
-            .map(|i| part(self, i).abs_diff(part(other, i)) * 1000u64.pow(2 - i as u32))
-            .sum()
+/// The `n` releases nearest to `wanted` in release order, oldest first: those just below it
+/// and just above it, taken in turn. A wanted release past the newest gets the newest ones,
+/// before the oldest the oldest ones.
+fn nearest<'a>(specs: &[&'a EngineSpec], wanted: &Version, n: usize) -> Vec<&'a EngineSpec> {
+    let mut sorted = specs.to_vec();
+    sorted.sort_by_key(|s| s.parsed_version());
+    let at = sorted.partition_point(|s| s.parsed_version() < *wanted);
+    let (mut below, mut above) = (at, at);
+    let mut picked = Vec::with_capacity(n);
+    while picked.len() < n && (below > 0 || above < sorted.len()) {
+        if below > 0 {
+            below -= 1;
+            picked.push(below);
+        }
+        if picked.len() < n && above < sorted.len() {
+            picked.push(above);
+            above += 1;
+        }
     }
+    picked.sort_unstable();
+    picked.into_iter().map(|i| sorted[i]).collect()
 }
 
 impl fmt::Display for Version {
@@ -328,9 +343,10 @@ fn resolve_in(specs: &[EngineSpec], name: &str) -> Result<EngineSpec, CatalogErr
         if let Some(spec) = newest.filter(|s| !full_release || s.parsed_version() == prefix) {
             return Ok((*spec).clone());
         }
-        let mut near: Vec<&&EngineSpec> = of_product.iter().collect();
-        near.sort_by_key(|s| s.parsed_version().distance(&prefix));
-        let names: Vec<&str> = near.iter().take(5).map(|s| s.name.as_str()).collect();
+        let names: Vec<&str> = nearest(&of_product, &prefix, 5)
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect();
         if !names.is_empty() {
             return Err(unknown(format!(
                 "Maven Central has no such release; nearest: {} (`searchbench engine list --available` lists all; `--refresh` fetches the newest list)",
@@ -469,6 +485,13 @@ mod tests {
         let e = resolve("elasticsearch-8.17.2").unwrap_err().to_string();
         assert!(e.contains("elasticsearch-8.17.3"), "{e}");
         assert!(e.contains("elasticsearch-8.17.0"), "{e}");
+        // Nearest means nearest: past the newest release, the newest ones.
+        let e = resolve("opensearch-99.0.0").unwrap_err().to_string();
+        let newest = resolve("opensearch-3.x").unwrap().name;
+        assert!(e.contains(&newest), "{e}");
+        assert!(!e.contains("opensearch-3.0.0,"), "{e}");
+        let e = resolve("opensearch-0.1.0").unwrap_err().to_string();
+        assert!(e.contains("opensearch-1.1.0"), "{e}");
         let e = resolve("opensaerch-2.19.1").unwrap_err().to_string();
         assert!(e.contains("engine list --available"), "{e}");
         assert!(e.contains("did you mean \"opensearch-2.19.1\"?"), "{e}");

@@ -52,7 +52,7 @@ pub enum EngineError {
     #[error("{what}: {reason}")]
     BadOption { what: String, reason: String },
     #[error(
-        "{engine} node {node} exited during start-up (exit status {status}); the log is kept at {log}. Its last meaningful lines:\n{log_tail}"
+        "{engine} node {node} exited during start-up ({status}); the log is kept at {log}. Its last meaningful lines:\n{log_tail}"
     )]
     Exited {
         engine: String,
@@ -426,6 +426,7 @@ fn spawn(
     // Own process group: a Ctrl-C meant for searchbench does not hit the node half-way, and
     // the group holds everything the node spawns.
     std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    crate::os::without_secrets(&mut command);
     let child = command
         .spawn()
         .map_err(|e| EngineError::io(command.get_program(), e))?;

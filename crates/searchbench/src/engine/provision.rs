@@ -117,7 +117,7 @@ fn maven(spec: &EngineSpec, jdk: &Jdk, dir: &Path, args: &[String]) -> Result<()
     let log_path = dir.join("maven.log");
     let log = std::fs::File::create(&log_path).map_err(|e| EngineError::io(&log_path, e))?;
     let log_err = log.try_clone().map_err(|e| EngineError::io(&log_path, e))?;
-    let status = Command::new(&mvn)
+    let status = crate::os::without_secrets(&mut Command::new(&mvn))
         .current_dir(dir)
         .env("JAVA_HOME", &jdk.home)
         .args(["-B", "-q"])

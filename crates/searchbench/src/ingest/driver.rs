@@ -24,7 +24,8 @@ use crate::cluster::Target;
 use crate::corpus::DocSource;
 use crate::measure::Recorder;
 
-/// What a load did. `read = acked + refused + unacknowledged + bad_lines` always holds.
+/// What a load did. `read = acked + refused + unacknowledged + not_sent + bad_lines` always
+/// holds.
 #[derive(Debug)]
 pub struct LoadOutcome {
     /// Documents and bad lines taken from the source (an interrupted load does not count the
@@ -37,6 +38,8 @@ pub struct LoadOutcome {
     /// Documents of requests that never got an answer we could use (retries used up, fatal
     /// error, not sent because the run stopped, or in flight when it was interrupted).
     pub unacknowledged: u64,
+    /// Documents read but never sent: the run stopped after an error first.
+    pub not_sent: u64,
     /// Input lines that were not documents.
     pub bad_lines: u64,
     /// Items sent again after a retryable item status.
@@ -61,7 +64,7 @@ pub struct LoadOutcome {
 impl LoadOutcome {
     /// Documents that went to the failure file.
     pub fn failed(&self) -> u64 {
-        self.refused + self.unacknowledged + self.bad_lines
+        self.refused + self.unacknowledged + self.not_sent + self.bad_lines
     }
 
     pub fn balanced(&self) -> bool {
@@ -110,6 +113,7 @@ pub async fn load(
         acked: AtomicU64::new(0),
         refused: AtomicU64::new(0),
         unacknowledged: AtomicU64::new(0),
+        not_sent: AtomicU64::new(0),
         bad_lines: AtomicU64::new(0),
         retried_items: AtomicU64::new(0),
         missing_items: AtomicU64::new(0),
@@ -191,6 +195,7 @@ pub async fn load(
         acked: shared.acked.load(Relaxed),
         refused: shared.refused.load(Relaxed),
         unacknowledged: shared.unacknowledged.load(Relaxed),
+        not_sent: shared.not_sent.load(Relaxed),
         bad_lines: shared.bad_lines.load(Relaxed),
         retried_items: shared.retried_items.load(Relaxed),
         missing_items: shared.missing_items.load(Relaxed),

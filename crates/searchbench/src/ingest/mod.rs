@@ -95,10 +95,13 @@ pub struct Counts {
     pub read: u64,
     /// Acknowledged by the target.
     pub indexed: u64,
-    /// In the failure file: refused + unacknowledged + bad lines.
+    /// In the failure file: refused + unacknowledged + not sent + bad lines.
     pub failed: u64,
     pub refused: u64,
+    /// Sent, and no answer (or no item) said what became of them.
     pub unacknowledged: u64,
+    /// Read but never sent: the run stopped after an error first.
+    pub not_sent: u64,
     pub bad_lines: u64,
     pub retried_items: u64,
     /// Answers of 429 (too many requests): whole requests plus single documents, each
@@ -534,6 +537,7 @@ fn report(mut p: ReportParts<'_>) -> IngestReport {
             failed,
             refused: o.refused,
             unacknowledged: o.unacknowledged,
+            not_sent: o.not_sent,
             bad_lines: o.bad_lines,
             retried_items: o.retried_items,
             throttled: o.throttled,

@@ -30,6 +30,8 @@ pub struct Shared {
     pub acked: AtomicU64,
     pub refused: AtomicU64,
     pub unacknowledged: AtomicU64,
+    /// Documents read but never sent because the run stopped after an error.
+    pub not_sent: AtomicU64,
     pub bad_lines: AtomicU64,
     pub retried_items: AtomicU64,
     /// Documents a 2xx bulk answer had no item for, sent again.
@@ -172,9 +174,13 @@ impl Shared {
         if self.cancel.is_cancelled() {
             self.read.fetch_sub(batch.docs() as u64, Relaxed);
         } else {
-            let all: Vec<usize> = (0..batch.docs()).collect();
-            if let Err(e) = self.give_up(&batch, &batch.body, &all, 0, 0, why) {
-                self.fail(e);
+            let written = (0..batch.docs())
+                .try_for_each(|d| self.failed_doc(&batch, &batch.body, d, 0, 0, why));
+            match written {
+                Ok(()) => {
+                    self.not_sent.fetch_add(batch.docs() as u64, Relaxed);
+                }
+                Err(e) => self.fail(e),
             }
         }
         self.pool.put(batch);

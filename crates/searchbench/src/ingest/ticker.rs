@@ -14,6 +14,7 @@ pub(super) fn progress(shared: &Shared, len_hint: Option<u64>, done: bool) -> Pr
         docs: shared.acked.load(Relaxed)
             + shared.refused.load(Relaxed)
             + shared.unacknowledged.load(Relaxed)
+            + shared.not_sent.load(Relaxed)
             + shared.bad_lines.load(Relaxed),
         acked_bytes: shared.acked_bytes.load(Relaxed),
         len_hint,

@@ -612,6 +612,11 @@ fn ingest(r: &Value, timeline: &[Value], out: &mut Vec<Metric>) {
         f(r, &["counts", "unacknowledged"]),
     ));
     out.extend(errors(
+        "errors.ingest.not_sent",
+        "errors: documents never sent (the run stopped first)",
+        f(r, &["counts", "not_sent"]),
+    ));
+    out.extend(errors(
         "errors.ingest.refused",
         "errors: documents refused (item failures)",
         f(r, &["counts", "refused"]),

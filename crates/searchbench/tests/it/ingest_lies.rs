@@ -110,7 +110,8 @@ async fn with_auto_ids_documents_without_an_item_go_to_the_failure_file_and_stop
         let c = &report.counts;
         assert_eq!(c.indexed, acked, "{fault:?}: {c:?}");
         assert_eq!(c.read, c.indexed + c.failed, "{fault:?}: {c:?}");
-        assert_eq!(c.failed, c.unacknowledged, "{fault:?}: {c:?}");
+        assert_eq!(c.unacknowledged, without, "{fault:?}: {c:?}");
+        assert_eq!(c.failed, c.unacknowledged + c.not_sent, "{fault:?}: {c:?}");
         let records = failure_records(dir.path());
         assert_eq!(records.len() as u64, c.failed);
         let no_item: Vec<&Value> = records
@@ -135,9 +136,13 @@ async fn with_auto_ids_documents_without_an_item_go_to_the_failure_file_and_stop
             assert!((acked..200).contains(&ordinal), "{ordinal}");
         }
         // The rest of the documents read were never sent: in the file, said so.
-        assert!(records
+        let not_sent: Vec<&Value> = records
             .iter()
             .filter(|r| r["ordinal"].as_u64().unwrap() >= 200)
+            .collect();
+        assert_eq!(not_sent.len() as u64, c.not_sent);
+        assert!(not_sent
+            .iter()
             .all(|r| r["reason"].as_str().unwrap().starts_with("not sent")));
     }
 }

@@ -28,6 +28,7 @@ mod reliability;
 mod results_compare;
 mod results_html;
 mod results_store;
+mod secrets;
 mod sweep;
 mod telemetry;
 mod trust;

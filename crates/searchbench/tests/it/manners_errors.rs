@@ -4,7 +4,9 @@
 
 use std::process::Output;
 
-use crate::common::{bin, dead_url, node_url, scratch_store, streams};
+use std::time::Duration;
+
+use crate::common::{bin, dead_url, node_url, raw_server, scratch_store, streams};
 
 fn run(args: &[&str]) -> Output {
     bin().args(args).output().expect("run searchbench")
@@ -151,4 +153,119 @@ fn reading_commands_refuse_a_store_that_does_not_exist() {
         .expect("run");
     says(&out, 1, "no results store at");
     assert!(!missing.exists());
+}
+
+#[test]
+fn a_user_without_a_password_is_told_where_the_password_comes_from() {
+    let unauthorized = raw_server(
+        Some(b"HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: 98\r\nconnection: close\r\n\r\n{\"error\":{\"type\":\"security_exception\",\"reason\":\"missing authentication credentials\"},\"status\":401}"),
+        Duration::ZERO,
+    );
+    let out = bin()
+        .env_remove("SEARCHBENCH_PASSWORD")
+        .args(["target", "info", "--url", &unauthorized, "--user", "admin"])
+        .output()
+        .expect("run");
+    says(&out, 1, "HTTP 401");
+    says(&out, 1, "--user admin came without a password");
+    says(&out, 1, "SEARCHBENCH_PASSWORD");
+}
+
+#[test]
+fn a_ca_cert_file_without_a_certificate_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, content, expect) in [
+        ("empty.pem", "", "the file is empty"),
+        (
+            "garbage.pem",
+            "not a certificate at all\n",
+            "holds no PEM block but no certificate",
+        ),
+        (
+            "key.pem",
+            "-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIA==\n-----END PRIVATE KEY-----\n",
+            "holds a private key but no certificate",
+        ),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, content).unwrap();
+        let out = run(&[
+            "target",
+            "info",
+            "--url",
+            "https://127.0.0.1:9",
+            "--ca-cert",
+            path.to_str().unwrap(),
+        ]);
+        let text = streams(&out);
+        assert_ne!(out.status.code(), Some(0), "{text}");
+        assert!(text.contains(name) && text.contains(expect), "{text}");
+        assert!(!text.contains("UnknownIssuer"), "{text}");
+    }
+}
+
+/// A TLS server (`openssl s_server`, a self-signed certificate) on a free loopback port;
+/// killed when dropped.
+struct TlsServer {
+    child: std::process::Child,
+    url: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for TlsServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn tls_server() -> TlsServer {
+    let dir = tempfile::tempdir().unwrap();
+    let (key, cert) = (dir.path().join("key.pem"), dir.path().join("cert.pem"));
+    let made = std::process::Command::new("openssl")
+        .args([
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+        ])
+        .args(["-subj", "/CN=127.0.0.1", "-keyout"])
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .output()
+        .expect("openssl (a prerequisite of this test)");
+    assert!(made.status.success(), "{}", streams(&made));
+    let port = dead_url().rsplit(':').next().unwrap().to_string();
+    let child = std::process::Command::new("openssl")
+        .args(["s_server", "-quiet", "-www", "-accept", &port, "-cert"])
+        .arg(&cert)
+        .arg("-key")
+        .arg(&key)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("openssl s_server");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while std::net::TcpStream::connect(("127.0.0.1", port.parse::<u16>().unwrap())).is_err() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "openssl s_server did not listen"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    TlsServer {
+        child,
+        url: format!("http://127.0.0.1:{port}"),
+        _dir: dir,
+    }
+}
+
+#[test]
+fn plain_http_to_a_tls_port_says_to_use_https() {
+    let server = tls_server();
+    let out = run(&["target", "info", "--url", &server.url, "--timeout", "5"]);
+    says(
+        &out,
+        1,
+        "the server speaks HTTPS on this port: use https://",
+    );
 }

@@ -119,3 +119,29 @@ fn a_bad_limit_is_bad_usage() {
         .expect("run");
     assert_eq!(out.status.code(), Some(2), "{}", streams(&out));
 }
+
+#[test]
+fn append_with_every_document_refused_claims_no_extra_documents() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = scratch_store();
+    let index = "searchbench-test-append-all-refused";
+    // Two documents already there, then a load of only refused ones.
+    let out = ingest(dir.path(), &db, index, &["--max-failures", "100%"]);
+    assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
+    let refused = dir.path().join("refused.ndjson");
+    std::fs::write(&refused, "{\"n\":\"x\"}\n{\"n\":\"y\"}\n").unwrap();
+    let out = bin()
+        .env("SEARCHBENCH_STORE", &db)
+        .args(["ingest", "--url", node_url(), "--index", index, "--append"])
+        .args(["--warmup", "0", "--max-failures", "100%", "--file"])
+        .arg(&refused)
+        .arg("--failures")
+        .arg(dir.path().join("again-failures.ndjson"))
+        .output()
+        .unwrap();
+    let text = streams(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("read 2 = indexed 0 + failed 2"), "{text}");
+    assert!(text.contains("index count 4 - 4 before = 0"), "{text}");
+    assert!(!text.contains("more documents than acknowledged"), "{text}");
+}

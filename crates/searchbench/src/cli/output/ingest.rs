@@ -26,7 +26,11 @@ pub fn reconcile_line(r: &IngestReport) -> String {
             " (does NOT add up)"
         }
     );
-    if c.index_count.is_some_and(|n| n > c.indexed) && r.config.ids == IdMode::Auto {
+    // What the load added to the index (its count less what was there before, on --append).
+    let added = c
+        .index_count
+        .map(|n| n.saturating_sub(c.index_count_before.unwrap_or(0)));
+    if added.is_some_and(|n| n > c.indexed) && r.config.ids == IdMode::Auto {
         line.push_str(" (more documents than acknowledged: with --ids auto a request retried after a lost answer is indexed twice; --ids sequential avoids it)");
     }
     line
@@ -123,9 +127,10 @@ pub fn print(r: &IngestReport) {
     }
     if c.failed > 0 {
         println!(
-            "failures: {} refused, {} unacknowledged, {} bad input lines -> {}",
+            "failures: {} refused, {} unacknowledged, {} not sent, {} bad input lines -> {}",
             c.refused,
             c.unacknowledged,
+            c.not_sent,
             c.bad_lines,
             r.failures_file
                 .as_ref()
