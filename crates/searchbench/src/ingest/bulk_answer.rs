@@ -10,12 +10,16 @@
 
 use super::response::{error_reason, snippet};
 
-/// What a 2xx bulk answer said of its documents.
+/// What a 2xx bulk answer said of its documents. Only failed items are kept: the common
+/// answer, every item a success, costs a count and no allocation.
 #[derive(Debug, Default)]
 pub struct BulkAnswer {
     pub took: Option<u64>,
-    /// The items read, in request order: every complete item up to the first problem.
-    pub items: Vec<ItemResult>,
+    /// Complete items read, in request order, up to the first problem: item `k` is document
+    /// `k`'s.
+    pub items: usize,
+    /// The items among them whose status is not 2xx, with their position.
+    pub failed: Vec<(usize, ItemResult)>,
     /// Why the item list stops early or is missing, when it does: not a bulk answer, no
     /// `items`, `items` not an array, cut off, an item without a status.
     pub problem: Option<String>,
@@ -35,23 +39,25 @@ impl ItemResult {
 }
 
 impl BulkAnswer {
-    /// The items that decide documents `0..docs`, and why the documents after them have no
-    /// item (`None` when every document has one). More items than documents cannot be matched
-    /// to documents at all: then no document has an item.
-    pub fn for_docs(self, docs: usize) -> (Vec<ItemResult>, Option<String>) {
-        let n = self.items.len();
+    /// The answer as it decides documents `0..docs`, and why the documents after its items
+    /// have none (`None` when every document has one). More items than documents cannot be
+    /// matched to documents at all: then no document has an item.
+    pub fn for_docs(mut self, docs: usize) -> (Self, Option<String>) {
+        let n = self.items;
         if n == docs {
-            return (self.items, None);
+            return (self, None);
         }
         let count = format!("the answer has {n} items for {docs} documents");
         if n > docs {
-            return (Vec::new(), Some(count));
+            self.items = 0;
+            self.failed.clear();
+            return (self, Some(count));
         }
-        let why = match self.problem {
+        let why = match self.problem.take() {
             Some(problem) => format!("{count}: {problem}"),
             None => count,
         };
-        (self.items, Some(why))
+        (self, Some(why))
     }
 }
 
@@ -108,11 +114,11 @@ impl<'a> Scan<'a> {
                     }
                     b"items" => {
                         items = true;
-                        self.items(&mut out.items)?;
+                        self.items(out)?;
                     }
                     _ => self
                         .skip_value()
-                        .ok_or_else(|| self.fault("bad value", out.items.len()))?,
+                        .ok_or_else(|| self.fault("bad value", out.items))?,
                 }
                 if self.eat(b',') {
                     continue;
@@ -120,7 +126,7 @@ impl<'a> Scan<'a> {
                 if self.eat(b'}') {
                     break;
                 }
-                return Err(self.fault("expected ',' or '}'", out.items.len()));
+                return Err(self.fault("expected ',' or '}'", out.items));
             }
         }
         if items {
@@ -133,7 +139,7 @@ impl<'a> Scan<'a> {
         }
     }
 
-    fn items(&mut self, items: &mut Vec<ItemResult>) -> Result<(), String> {
+    fn items(&mut self, out: &mut BulkAnswer) -> Result<(), String> {
         if !self.eat(b'[') {
             return Err(format!(
                 "`items` is not an array, at byte {}: {:?}",
@@ -144,17 +150,27 @@ impl<'a> Scan<'a> {
         if self.eat(b']') {
             return Ok(());
         }
-        loop {
-            let item = self.item().map_err(|what| self.fault(what, items.len()))?;
-            items.push(item);
+        // The count in a local: the loop runs once per document.
+        let mut n = out.items;
+        let result = loop {
+            let item = match self.item() {
+                Ok(item) => item,
+                Err(what) => break Err(self.fault(what, n)),
+            };
+            if !item.is_ok() {
+                out.failed.push((n, item));
+            }
+            n += 1;
             if self.eat(b',') {
                 continue;
             }
             if self.eat(b']') {
-                return Ok(());
+                break Ok(());
             }
-            return Err(self.fault("expected ',' or ']' after an item", items.len()));
-        }
+            break Err(self.fault("expected ',' or ']' after an item", n));
+        };
+        out.items = n;
+        result
     }
 
     /// One item: `{"<action>":{"status":N, "error":{...}, ...}}`.
@@ -363,9 +379,11 @@ fn item_reason(raw: &[u8]) -> String {
 mod tests {
     use super::*;
 
-    fn statuses(body: &[u8]) -> (Vec<u16>, Option<String>) {
+    /// How many items, the failed ones' statuses, and the problem.
+    fn statuses(body: &[u8]) -> (usize, Vec<u16>, Option<String>) {
         let a = read(body);
-        (a.items.iter().map(|i| i.status).collect(), a.problem)
+        let failed = a.failed.iter().map(|(_, i)| i.status).collect();
+        (a.items, failed, a.problem)
     }
 
     #[test]
@@ -374,8 +392,8 @@ mod tests {
         let a = read(body);
         assert_eq!(a.took, Some(7));
         assert_eq!(a.problem, None);
-        assert_eq!(a.items.len(), 3);
-        assert!(a.items.iter().all(ItemResult::is_ok));
+        assert_eq!(a.items, 3);
+        assert!(a.failed.is_empty());
     }
 
     #[test]
@@ -387,15 +405,15 @@ mod tests {
         let a = read(body);
         assert_eq!(a.problem, None);
         assert_eq!(a.took, Some(3));
-        assert_eq!(a.items.len(), 3);
-        assert!(a.items[0].is_ok());
-        assert_eq!(a.items[1].status, 400);
-        let r = a.items[1].reason.as_deref().unwrap();
+        assert_eq!(a.items, 3);
+        assert_eq!(a.failed.len(), 2);
+        assert_eq!((a.failed[0].0, a.failed[0].1.status), (1, 400));
+        let r = a.failed[0].1.reason.as_deref().unwrap();
         assert!(r.starts_with("mapper_parsing_exception: failed to parse field [n]"));
         assert!(r.contains("caused by illegal_argument_exception"), "{r}");
-        assert_eq!(a.items[2].status, 429);
+        assert_eq!((a.failed[1].0, a.failed[1].1.status), (2, 429));
         assert_eq!(
-            a.items[2].reason.as_deref(),
+            a.failed[1].1.reason.as_deref(),
             Some("es_rejected_execution_exception: busy")
         );
     }
@@ -403,7 +421,7 @@ mod tests {
     #[test]
     fn untrimmed_and_pretty_answers_are_read_too() {
         let body = b"{\n  \"took\" : 5,\n  \"errors\" : false,\n  \"items\" : [ {\n \"index\" : {\n \"_index\" : \"x\", \"_id\" : \"a\\\"b\", \"_version\" : 1, \"result\" : \"created\", \"_shards\" : { \"total\" : 2, \"successful\" : 1, \"failed\" : 0 }, \"_seq_no\" : 0, \"_primary_term\" : 1, \"status\" : 201 } } ]\n}";
-        assert_eq!(statuses(body), (vec![201], None));
+        assert_eq!(statuses(body), (1, vec![], None));
         assert_eq!(read(body).took, Some(5));
     }
 
@@ -416,32 +434,32 @@ mod tests {
                 .map(|b| String::from_utf8_lossy(b).into_owned())
                 .join(",")
         );
-        let (items, why) = read(three.as_bytes()).for_docs(500);
-        assert_eq!(items.len(), 3);
+        let (a, why) = read(three.as_bytes()).for_docs(500);
+        assert_eq!(a.items, 3);
         assert_eq!(
             why.as_deref(),
             Some("the answer has 3 items for 500 documents")
         );
 
-        let (items, why) = read(br#"{"took":1,"errors":false}"#).for_docs(500);
-        assert!(items.is_empty());
+        let (a, why) = read(br#"{"took":1,"errors":false}"#).for_docs(500);
+        assert_eq!(a.items, 0);
         assert!(why.unwrap().contains("no `items`"));
 
-        let (items, why) = read(br#"{"took":1,"errors":false,"items":"garbage"}"#).for_docs(2);
-        assert!(items.is_empty());
+        let (a, why) = read(br#"{"took":1,"errors":false,"items":"garbage"}"#).for_docs(2);
+        assert_eq!(a.items, 0);
         assert!(why.unwrap().contains("`items` is not an array"));
 
-        let (items, why) = read(br#"{"took":1,"errors":false,"items":["#).for_docs(2);
-        assert!(items.is_empty());
+        let (a, why) = read(br#"{"took":1,"errors":false,"items":["#).for_docs(2);
+        assert_eq!(a.items, 0);
         assert!(why.unwrap().contains("cut off after 0 complete items"));
 
         let cut = br#"{"errors":false,"items":[{"index":{"status":201}},{"index":{"status":20"#;
-        let (items, why) = read(cut).for_docs(2);
-        assert_eq!(items.len(), 1);
+        let (a, why) = read(cut).for_docs(2);
+        assert_eq!(a.items, 1);
         assert!(why.unwrap().contains("cut off after 1 complete items"));
 
-        let (items, why) = read(b"<html>502 Bad Gateway</html>").for_docs(1);
-        assert!(items.is_empty());
+        let (a, why) = read(b"<html>502 Bad Gateway</html>").for_docs(1);
+        assert_eq!(a.items, 0);
         let why = why.unwrap();
         assert!(
             why.contains("not a bulk answer") && why.contains("<html>502"),
@@ -451,9 +469,10 @@ mod tests {
 
     #[test]
     fn more_items_than_documents_decide_none_of_them() {
-        let body = br#"{"items":[{"index":{"status":201}},{"index":{"status":201}}]}"#;
-        let (items, why) = read(body).for_docs(1);
-        assert!(items.is_empty());
+        let body = br#"{"items":[{"index":{"status":201}},{"index":{"status":400}}]}"#;
+        let (a, why) = read(body).for_docs(1);
+        assert_eq!(a.items, 0);
+        assert!(a.failed.is_empty());
         assert_eq!(
             why.as_deref(),
             Some("the answer has 2 items for 1 documents")
@@ -484,8 +503,8 @@ mod tests {
                 "expected ',' or ']'",
             ),
         ] {
-            let (s, why) = statuses(body);
-            assert_eq!(s.len(), 1, "{body:?}");
+            let (n, _, why) = statuses(body);
+            assert_eq!(n, 1, "{body:?}");
             let why = why.unwrap();
             assert!(why.contains(expect), "{why}");
         }
@@ -508,7 +527,8 @@ mod tests {
         let b = read(format!(r#"{{"items":[{}]}}"#, slow.join(" , ")).as_bytes());
         assert_eq!(a.problem, None);
         assert_eq!(b.problem, None);
-        assert_eq!(a.items, b.items);
-        assert_eq!(a.items.len(), statuses_list.len());
+        assert_eq!((a.items, &a.failed), (b.items, &b.failed));
+        assert_eq!(a.items, statuses_list.len());
+        assert_eq!(a.failed.len(), 4);
     }
 }

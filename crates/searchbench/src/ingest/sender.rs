@@ -167,13 +167,13 @@ async fn deliver_bytes(
         // item of its own.
         let answer = bulk_answer::read(&reply);
         sample.took_ms = answer.took;
-        let (items, missing) = answer.for_docs(docs);
+        let (answer, missing) = answer.for_docs(docs);
         let mut stopping = shared.abort.load(Relaxed) || shared.cancel.is_cancelled();
         // Documents without an item may or may not be indexed: like a request without an
         // answer, they are sent again when that cannot duplicate them (sequential ids, within
         // the budget); else they are never acknowledged and the run stops, the target being
         // unusable.
-        let without: Vec<usize> = (items.len()..docs)
+        let without: Vec<usize> = (answer.items..docs)
             .map(|k| pending.as_ref().map_or(k, |p| p[k]))
             .collect();
         let mut stop = None;
@@ -198,13 +198,9 @@ async fn deliver_bytes(
             }
         }
         let mut retry = Vec::new();
-        let mut ok = 0u64;
-        for (k, item) in items.iter().enumerate() {
-            let d = pending.as_ref().map_or(k, |p| p[k]);
-            if item.is_ok() {
-                ok += 1;
-                continue;
-            }
+        let ok = (answer.items - answer.failed.len()) as u64;
+        for (k, item) in &answer.failed {
+            let d = pending.as_ref().map_or(*k, |p| p[*k]);
             if item.status == 429 {
                 shared.throttled.fetch_add(1, Relaxed);
             }
