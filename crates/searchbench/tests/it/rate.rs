@@ -249,8 +249,12 @@ fn saturate_finds_a_known_capacity_within_ten_percent() {
         .unwrap();
     let r = json(&out);
     let found = r["max_sustainable_docs_per_sec"].as_f64().unwrap();
+    // A step is sustained when it achieves 97% of its offered rate (`pace::KEPT_UP`), so a
+    // capacity of 5000 may rightly pass at up to 5000 / 0.97 = 5155 (CI once found 5156.25,
+    // achieving 5002); the upper bound allows that plus 2% for the sink's own timing.
+    let upper = 5000.0 / searchbench::ingest::pace::KEPT_UP * 1.02;
     assert!(
-        (4500.0..=5100.0).contains(&found),
+        (4500.0..=upper).contains(&found),
         "found {found} docs/s for a capacity of 5000: {}",
         serde_json::to_string_pretty(&r["steps"]).unwrap()
     );
