@@ -9,6 +9,7 @@ use super::{CliError, CliResult, TargetArgs};
 use crate::corpus::cluster_metrics::{MetricsSpec, DEFAULT_ROWS_PER_EPOCH};
 use crate::corpus::text::{parse_duration_ms, parse_start};
 use crate::corpus::LogsSpec;
+use crate::ingest::control::Cancel;
 use crate::query::{self, QueryOptions, Transport, Variant};
 use crate::session::query::{QueryCorpus, QuerySpec};
 use crate::workload;
@@ -74,7 +75,7 @@ pub struct QueryArgs {
     #[arg(long)]
     pub load: bool,
     /// Measurement passes.
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     pub passes: u32,
     /// Variants to run (comma-separated) [default: all of the workload's].
     #[arg(long, value_delimiter = ',')]
@@ -93,7 +94,7 @@ pub struct QueryArgs {
     #[arg(long)]
     pub profile: bool,
     /// Coverages per second (latency then counts from the scheduled start).
-    #[arg(long, value_name = "R")]
+    #[arg(long, value_name = "R", value_parser = super::args::parse_rate)]
     pub rate: Option<f64>,
     /// Search clients: up to N coverages of a measurement pass in flight at once, taken in
     /// the shuffled order (the warm-up and profile passes stay serial). Service times then
@@ -117,8 +118,11 @@ pub struct QueryArgs {
 }
 
 pub async fn run(args: QueryArgs) -> CliResult {
+    // The first Ctrl-C stops the method between coverages; what was measured is kept and
+    // stored `interrupted` (exit 130).
+    let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
     if args.queries.is_some() {
-        return super::query_file::run(args).await;
+        return super::query_file::run(args, cancel).await;
     }
     let workload = args.workload.clone().unwrap_or_default();
     let logs = match workload.as_str() {
@@ -159,7 +163,7 @@ pub async fn run(args: QueryArgs) -> CliResult {
             .to_string()
     });
     let target = args.target.connect()?;
-    let mut options = method(&args, &index);
+    let mut options = method(&args, &index, cancel);
     options.variants = variants;
     options.transports = transports;
     let corpus = if logs {
@@ -196,6 +200,14 @@ pub(super) fn finish(result: &query::QueryResult, args: &QueryArgs) -> CliResult
         output::telemetry::print(result.telemetry.as_ref());
     }
     output::json_to(result, args.json.as_deref())?;
+    if result.interrupted {
+        return Err(CliError {
+            code: super::exit::INTERRUPTED,
+            error: anyhow::anyhow!(
+                "interrupted: the figures cover the coverages measured before Ctrl-C (stored as interrupted)"
+            ),
+        });
+    }
     if !result.passed() {
         return Err(CliError::check(anyhow::anyhow!(
             "{} wrong answer(s), {} failed request(s)",
@@ -222,9 +234,9 @@ pub(super) fn transports(list: &[String]) -> Result<Vec<Transport>, CliError> {
 }
 
 /// The method's options from the flags (passes, warm-up, shuffle, profile, rate, checks).
-pub(super) fn method(args: &QueryArgs, index: &str) -> QueryOptions {
+pub(super) fn method(args: &QueryArgs, index: &str, cancel: Cancel) -> QueryOptions {
     let mut options = QueryOptions::new(index);
-    options.passes = args.passes.max(1);
+    options.passes = args.passes;
     options.warmup = !args.no_warmup;
     options.shuffle_seed = args.shuffle_seed;
     options.profile = args.profile;
@@ -232,6 +244,7 @@ pub(super) fn method(args: &QueryArgs, index: &str) -> QueryOptions {
     options.clients = args.search_clients as usize;
     options.check = !args.no_check;
     options.progress = output::stderr_lines();
+    options.cancel = cancel;
     options
 }
 

@@ -6,7 +6,7 @@ use super::query::{finish, method, transports, QueryArgs};
 use super::{CliError, CliResult};
 use crate::session::user_queries::{query_file, FileQuerySpec};
 
-pub async fn run(args: QueryArgs) -> CliResult {
+pub async fn run(args: QueryArgs, cancel: crate::ingest::control::Cancel) -> CliResult {
     let Some(file) = args.queries.clone() else {
         return Err(CliError::usage(anyhow::anyhow!("--queries FILE is needed")));
     };
@@ -15,7 +15,7 @@ pub async fn run(args: QueryArgs) -> CliResult {
             "--queries needs --index: the index the queries run on"
         )));
     };
-    let mut options = method(&args, &index);
+    let mut options = method(&args, &index, cancel);
     options.transports = match &args.transports {
         Some(list) => transports(list)?,
         None => Vec::new(),

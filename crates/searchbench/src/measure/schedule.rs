@@ -43,12 +43,20 @@ impl Schedule {
     }
 }
 
-/// Checks a user's rate: positive and finite.
+/// The slowest rate accepted: one unit every 100 s. Slower ones would wait in silence for
+/// hours or years between requests (and `1e-300` overflows a `Duration`).
+pub const MIN_RATE: f64 = 0.01;
+/// The fastest rate accepted, per second: far beyond any driver or cluster.
+pub const MAX_RATE: f64 = 1e9;
+
+/// Checks a user's rate: within [`MIN_RATE`]..=[`MAX_RATE`] per second.
 pub fn check_rate(rate: f64) -> Result<f64, String> {
-    if rate.is_finite() && rate > 0.0 {
+    if (MIN_RATE..=MAX_RATE).contains(&rate) {
         Ok(rate)
     } else {
-        Err(format!("{rate} is not a rate; give a positive number"))
+        Err(format!(
+            "{rate} is outside the accepted rates: give {MIN_RATE} to {MAX_RATE:e} per second"
+        ))
     }
 }
 
@@ -65,5 +73,8 @@ mod tests {
         assert_eq!(s.next(1), t0 + Duration::from_millis(150));
         assert!(check_rate(0.0).is_err() && check_rate(f64::NAN).is_err());
         assert!(check_rate(-1.0).is_err() && check_rate(2.5).is_ok());
+        assert!(check_rate(1e-300).is_err() && check_rate(1e-9).is_err());
+        assert!(check_rate(MIN_RATE).is_ok() && check_rate(MAX_RATE).is_ok());
+        assert!(check_rate(2e9).is_err() && check_rate(f64::INFINITY).is_err());
     }
 }

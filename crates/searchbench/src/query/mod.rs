@@ -110,6 +110,9 @@ pub struct QueryOptions {
     pub check: bool,
     /// Where to say what the phase is doing (warm-up, passes); nowhere by default.
     pub progress: Progress,
+    /// Stops the method between coverages (Ctrl-C): what was measured is kept, marked
+    /// interrupted. Never fires by default.
+    pub cancel: crate::ingest::control::Cancel,
 }
 
 impl QueryOptions {
@@ -126,6 +129,7 @@ impl QueryOptions {
             clients: 1,
             check: true,
             progress: Progress::default(),
+            cancel: crate::ingest::control::Cancel::never(),
         }
     }
 }
@@ -201,6 +205,8 @@ pub(crate) struct Measured {
     pub failures_total: u64,
     pub warmup_coverages: u64,
     pub measured: Duration,
+    /// Stopped by `options.cancel` before every pass was done.
+    pub interrupted: bool,
 }
 
 /// The query method (docs/architecture.md), shared by every query workload: one uncounted warm-up pass,
@@ -252,12 +258,16 @@ where
 
     let say = |msg: String| options.progress.say(&msg);
     let started = Instant::now();
+    let cancel = &options.cancel;
     let mut warmup_coverages = 0;
     if options.warmup {
         say(format!("warm-up: {} coverages (not counted)", tasks.len()));
         let mut order = tasks.clone();
         shuffle(&mut order, &mut rng);
         for task in &order {
+            if cancel.is_cancelled() {
+                break;
+            }
             let p = &prepared[task.variant][task.coverage];
             let cov = send::coverage(client, &endpoints, p, task.transport).await;
             failures_total += check(task, &cov, &mut failures);
@@ -270,6 +280,9 @@ where
         .rate
         .map(|r| crate::measure::Schedule::new(r, Instant::now()));
     for pass in 1..=options.passes {
+        if cancel.is_cancelled() {
+            break;
+        }
         say(format!(
             "pass {pass}/{}: {} coverages",
             options.passes,
@@ -283,21 +296,30 @@ where
         let endpoints = &endpoints;
         let schedule = schedule.as_ref();
         let prepared = &prepared;
+        // A cancel stops taking tasks; those in flight are awaited and recorded.
         let mut in_flight = futures_util::stream::iter(order)
+            .take_while(|_| std::future::ready(!cancel.is_cancelled()))
             .map(|task| {
                 let scheduled = schedule.map(|s| s.next(1));
                 async move {
                     if let Some(at) = scheduled {
-                        tokio::time::sleep_until(at.into()).await;
+                        tokio::select! {
+                            () = tokio::time::sleep_until(at.into()) => {}
+                            () = cancel.cancelled() => return None,
+                        }
                     }
                     let begin = Instant::now();
                     let p = &prepared[task.variant][task.coverage];
                     let cov = send::coverage(client, endpoints, p, task.transport).await;
-                    (task, p.epoch, cov, begin, Instant::now(), scheduled)
+                    Some((task, p.epoch, cov, begin, Instant::now(), scheduled))
                 }
             })
             .buffer_unordered(options.clients.max(1));
-        while let Some((task, epoch, cov, begin, end, scheduled)) = in_flight.next().await {
+        while let Some(done) = in_flight.next().await {
+            // A task still waiting for its due time when the cancel came was never sent.
+            let Some((task, epoch, cov, begin, end, scheduled)) = done else {
+                continue;
+            };
             failures_total += check(&task, &cov, &mut failures);
             let cell = cells
                 .entry((task.variant, task.transport))
@@ -308,12 +330,15 @@ where
     let measured = started.elapsed();
 
     let mut profile_cells: BTreeMap<(usize, Transport), Cell> = BTreeMap::new();
-    if options.profile {
+    if options.profile && !cancel.is_cancelled() {
         say(format!("profile pass: {} coverages", tasks.len()));
         let profiled = prepare(true);
         let mut order = tasks.clone();
         shuffle(&mut order, &mut rng);
         for task in &order {
+            if cancel.is_cancelled() {
+                break;
+            }
             let begin = Instant::now();
             let p = &profiled[task.variant][task.coverage];
             let cov = send::coverage(client, &endpoints, p, task.transport).await;
@@ -352,6 +377,7 @@ where
         failures_total,
         warmup_coverages,
         measured,
+        interrupted: cancel.is_cancelled(),
     }
 }
 

@@ -86,6 +86,10 @@ pub struct QueryResult {
     /// What the engine was doing meanwhile (the session's sampler), when it was sampled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub telemetry: Option<crate::measure::telemetry::Summary>,
+    /// Stopped (Ctrl-C) before every pass was done: the figures cover what was measured, and
+    /// the run is stored `interrupted`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
 }
 
 impl QueryResult {
@@ -121,7 +125,7 @@ impl QueryResult {
 
     /// True when every answer was right and every request answered.
     pub fn passed(&self) -> bool {
-        self.failures_total == 0 && self.request_errors() == 0
+        !self.interrupted && self.failures_total == 0 && self.request_errors() == 0
     }
 
     /// Sets `drift` from a previous `--json` result (its production serial cell).
@@ -170,6 +174,7 @@ pub(super) fn assemble(
         failures_total,
         warmup_coverages,
         measured,
+        interrupted,
     } = m;
     let find = |v: Variant, t: Transport| {
         cells
@@ -262,6 +267,7 @@ pub(super) fn assemble(
         failures,
         drift: None,
         telemetry: None,
+        interrupted,
     }
 }
 

@@ -9,6 +9,7 @@ use super::{Event, Job, Observer, SessionError};
 use crate::cluster::Target;
 use crate::corpus::cluster_metrics::MetricsSpec;
 use crate::corpus::{truth_file, ClusterMetrics, Logs, LogsSpec};
+use crate::ingest::control::Cancel;
 use crate::query::{self, QueryOptions, QueryPlan, QueryResult, Truth};
 use crate::store::Kind;
 use crate::workload::{PartitionTruth, WorkloadSpec};
@@ -94,10 +95,11 @@ pub async fn query(
         let (target, _delay) = through_delay(target, spec.rtt).await?;
         // Kept as a failed run when it fails, like a load that cannot reach its target.
         let engine = check_target(&target, &spec).await?;
+        let cancel = Some(&spec.options.cancel);
         let plan = match &spec.corpus {
             QueryCorpus::ClusterMetrics(metrics) => {
                 let parts = if spec.load {
-                    load_metrics(&target, metrics, &spec.options.index, observer).await?
+                    load_metrics(&target, metrics, &spec.options.index, observer, cancel).await?
                 } else if let Some(path) = &spec.truth_file {
                     truth_file::read(path)?
                 } else {
@@ -107,7 +109,7 @@ pub async fn query(
             }
             QueryCorpus::Logs { spec: logs, slices } => {
                 if spec.load {
-                    load_logs(&target, logs, &spec.options.index, observer).await?;
+                    load_logs(&target, logs, &spec.options.index, observer, cancel).await?;
                 }
                 QueryPlan::Logs {
                     spec: logs.clone(),
@@ -163,8 +165,28 @@ async fn check_target(target: &Target, spec: &QuerySpec) -> Result<String, Sessi
     struct Count {
         count: u64,
     }
+    // The truth is recomputed from the flags: an index holding another number of documents
+    // would fail thousands of answers for a reason that is not the engine's. Without checks
+    // (`--no-check`) the corpus does not matter.
+    let expected = match &spec.corpus {
+        _ if !spec.options.check => None,
+        QueryCorpus::Logs { spec: logs, .. } => Some(("--docs", logs.docs)),
+        QueryCorpus::ClusterMetrics(m) if spec.truth_file.is_none() => m
+            .resolve()
+            .ok()
+            .map(|(_, rows)| ("--rows-per-epoch × --epochs", rows)),
+        QueryCorpus::ClusterMetrics(_) => None,
+    };
     match target.get_json::<Count>(&format!("/{index}/_count")).await {
-        Ok(c) if c.count > 0 => Ok(engine),
+        Ok(c) if c.count > 0 => match expected {
+            Some((flags, docs)) if docs != c.count => Err(SessionError::usage(format!(
+                "index {index:?} on {url} holds {} documents, but {flags} says {docs}: the \
+                 answers would be checked against another corpus, nothing was measured; give \
+                 the values it was loaded with, or add --load to load this corpus",
+                c.count
+            ))),
+            _ => Ok(engine),
+        },
         Ok(_) => Err(SessionError::Other(format!(
             "index {index:?} on {url} holds no documents, nothing was measured; {}",
             load_first()
@@ -239,13 +261,14 @@ pub async fn load_metrics(
     spec: &MetricsSpec,
     index: &str,
     observer: &dyn Observer,
+    cancel: Option<&Cancel>,
 ) -> Result<Vec<PartitionTruth>, SessionError> {
     let mut spec = spec.clone();
     spec.truth = true;
     let generator = ClusterMetrics::new(spec.clone())?;
     let truth = generator.truth_handle();
     let job = workload_job("cluster-metrics", Box::new(generator), index, spec.seed)?;
-    load_quietly(target, job, observer).await?;
+    load_quietly(target, job, observer, cancel).await?;
     Ok(truth.take())
 }
 
@@ -255,9 +278,10 @@ pub async fn load_logs(
     spec: &LogsSpec,
     index: &str,
     observer: &dyn Observer,
+    cancel: Option<&Cancel>,
 ) -> Result<(), SessionError> {
     let job = workload_job("logs", Box::new(Logs::new(spec.clone())?), index, spec.seed)?;
-    load_quietly(target, job, observer).await
+    load_quietly(target, job, observer, cancel).await
 }
 
 fn workload_job(
@@ -279,16 +303,25 @@ fn workload_job(
 }
 
 /// Loads a query corpus with the driver's defaults; anything short of a reconciled load is
-/// an error, since the answers would then be checked against the wrong truth.
+/// an error, since the answers would then be checked against the wrong truth. `cancel`
+/// (Ctrl-C) stops the load, and the session with it.
 async fn load_quietly(
     target: &Target,
     job: Job,
     observer: &dyn Observer,
+    cancel: Option<&Cancel>,
 ) -> Result<(), SessionError> {
     let mut spec = LoadSpec::new(job.index.clone());
     spec.telemetry = super::TelemetrySpec::off();
+    spec.cancel = cancel.cloned();
     let report = load(target, job, spec, Vec::new(), None, observer).await?;
-    if report.error.is_some() || report.interrupted || !report.counts.reconciled {
+    if report.interrupted {
+        return Err(SessionError::Interrupted(format!(
+            "loading {} was stopped before any query",
+            report.index
+        )));
+    }
+    if report.error.is_some() || !report.counts.reconciled {
         return Err(SessionError::Other(format!(
             "loading {} did not complete: {}",
             report.index,

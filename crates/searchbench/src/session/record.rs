@@ -184,6 +184,11 @@ pub fn save_outcome<T: Serialize>(
                 recording.finish(result, html);
             }
             Err(e) if e.is_usage() => recording.discard(),
+            // Stopped by Ctrl-C before there was a result: kept as `interrupted`, not failed.
+            Err(e @ SessionError::Interrupted(_)) => recording.fail(
+                &crate::cluster::error_chain(e),
+                Some(&serde_json::json!({ "interrupted": true })),
+            ),
             Err(e) => recording.fail(&crate::cluster::error_chain(e), None),
         }
     }

@@ -4,6 +4,7 @@
 
 mod common;
 
+mod bad_input;
 mod byo;
 mod corpus_cli;
 mod corpus_engine;

@@ -30,6 +30,7 @@ fn loaded() -> Truth {
                 &spec(),
                 "query-test-metrics",
                 &searchbench::session::Silent,
+                None,
             )
             .await
             .expect("load")

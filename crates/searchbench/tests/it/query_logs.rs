@@ -27,6 +27,7 @@ fn loaded() {
                 &spec(),
                 INDEX,
                 &searchbench::session::Silent,
+                None,
             )
             .await
             .expect("load");
