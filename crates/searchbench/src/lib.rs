@@ -18,4 +18,5 @@ pub mod rng;
 pub mod session;
 pub mod store;
 pub mod suggest;
+pub mod units;
 pub mod workload;

@@ -69,8 +69,9 @@ pub struct QueryArgs {
     #[arg(long)]
     pub window: Option<String>,
     /// logs: time slices of the window; one search per variant and slice.
-    #[arg(long, default_value_t = query::logs::DEFAULT_SLICES)]
-    pub slices: usize,
+    #[arg(long, default_value_t = query::logs::DEFAULT_SLICES as u64,
+          value_parser = clap::value_parser!(u64).range(1..=query::custom::MAX_SLICES))]
+    pub slices: u64,
     /// Create the index and load the corpus first (the index must not exist).
     #[arg(long)]
     pub load: bool,
@@ -277,6 +278,6 @@ fn logs_corpus(args: &QueryArgs) -> Result<QueryCorpus, CliError> {
     }
     Ok(QueryCorpus::Logs {
         spec,
-        slices: args.slices,
+        slices: args.slices as usize,
     })
 }

@@ -95,15 +95,16 @@ fn read(path: &std::path::Path) -> Result<WorkloadFile, String> {
     Ok(w)
 }
 
-/// The file's `defaults` for the flags the command line left at their defaults.
+/// The file's `defaults` for the flags the command line left at their defaults. Their types
+/// and ranges were checked when the file was read (`workload::file::check_defaults`).
 fn apply_defaults(w: &WorkloadFile, args: &mut RunArgs) {
     let d = &w.defaults;
     let num = |k: &str| d.get(k).and_then(Value::as_u64);
     if let Some(n) = num("clients").filter(|_| args.load.clients == 2) {
-        args.load.clients = n.clamp(1, 1024);
+        args.load.clients = n;
     }
     if let Some(n) = num("bulk_size").filter(|_| args.load.bulk_size == 1000) {
-        args.load.bulk_size = n.max(1);
+        args.load.bulk_size = n;
     }
     if args.load.refresh_interval.is_none() {
         args.load.refresh_interval = d

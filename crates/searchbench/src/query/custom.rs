@@ -14,8 +14,12 @@ use super::send::{self, Prepared};
 use super::{measure, report, validate, QueryError, QueryOptions, QueryResult, Task};
 use crate::cluster::Target;
 
+/// The most time slices a query may ask for (`time_slices.slices`, `query --slices`).
+pub const MAX_SLICES: u64 = 10_000;
+
 /// One query of the file, as written.
 #[derive(Debug, Clone, PartialEq)]
+
 pub struct UserQuery {
     pub name: String,
     pub body: Value,
@@ -196,7 +200,11 @@ fn entry(file: &str, at: &str, name: Option<String>, v: Value) -> Result<UserQue
                 let ms = |k: &str| -> Result<Option<i64>, QueryError> {
                     match t.get(k) {
                         None => Ok(None),
-                        Some(Value::Number(n)) => Ok(n.as_i64()),
+                        Some(Value::Number(n)) => n.as_i64().map(Some).ok_or_else(|| {
+                            here(format!(
+                                "time_slices.{k}: {n} is not accepted; use whole epoch ms or a date"
+                            ))
+                        }),
                         Some(Value::String(s)) => isodate::parse(s.as_bytes())
                             .map(|i| Some(i.to_date_field_millis()))
                             .map_err(|e| here(format!("time_slices.{k}: {e}"))),
@@ -209,11 +217,14 @@ fn entry(file: &str, at: &str, name: Option<String>, v: Value) -> Result<UserQue
                         .and_then(Value::as_str)
                         .ok_or_else(|| here("time_slices needs a \"field\"".into()))?
                         .to_string(),
-                    slices: t
-                        .get("slices")
-                        .and_then(Value::as_u64)
-                        .filter(|n| (1..=10_000).contains(n))
-                        .unwrap_or(4) as usize,
+                    slices: crate::workload::json_file::whole(
+                        t,
+                        "slices",
+                        "time_slices.slices",
+                        1..=MAX_SLICES,
+                    )
+                    .map_err(here)?
+                    .map_or(4, |n| n as usize),
                     from: ms("from")?,
                     to: ms("to")?,
                 }

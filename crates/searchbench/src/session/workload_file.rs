@@ -80,7 +80,9 @@ pub fn job(w: &WorkloadFile, index: Option<String>) -> Result<Resolved, SessionE
             .defaults
             .get("passes")
             .and_then(Value::as_u64)
-            .map_or(3, |n| n.clamp(1, 1000) as u32),
+            .and_then(|n| u32::try_from(n).ok())
+            .unwrap_or(3),
+        // Checked when the file was read (`check_defaults`): every name is known.
         transports: w
             .defaults
             .get("transports")

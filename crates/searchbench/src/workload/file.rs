@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::json_file;
+use super::{folder, json_file};
 use crate::query::custom::{self, UserQuery};
 
 /// Where a workload file's documents come from.
@@ -65,6 +65,49 @@ pub const DEFAULT_KEYS: [&str; 7] = [
     "warmup",
 ];
 
+/// Checks every value of a workload's `defaults` as its flag would (type and range): a value
+/// the flag would refuse is an error here too, never a default or a clamp.
+pub fn check_defaults(d: &Map<String, Value>) -> Result<(), String> {
+    json_file::whole(d, "clients", "defaults.clients", 1..=1024)?;
+    json_file::whole(d, "bulk_size", "defaults.bulk_size", 1..=u64::MAX)?;
+    json_file::whole(d, "replicas", "defaults.replicas", 0..=u64::from(u32::MAX))?;
+    json_file::whole(d, "passes", "defaults.passes", 1..=u64::from(u32::MAX))?;
+    if let Some(v) = d.get("refresh_interval").filter(|v| !v.is_string()) {
+        return Err(format!(
+            "defaults.refresh_interval: {v} is not accepted; use an engine duration such as \"30s\" or \"-1\""
+        ));
+    }
+    if let Some(v) = d.get("warmup") {
+        if v.as_str()
+            .is_none_or(|s| crate::units::parse_duration(s).is_err())
+        {
+            return Err(format!(
+                "defaults.warmup: {v} is not accepted; use a duration such as \"10s\", \"500ms\" or \"0\""
+            ));
+        }
+    }
+    if let Some(v) = d.get("transports") {
+        let names = v.as_array().filter(|a| !a.is_empty()).ok_or_else(|| {
+            format!("defaults.transports: {v} is not accepted; use a list such as [\"serial\", \"msearch\"]")
+        })?;
+        for t in names {
+            if t.as_str()
+                .is_none_or(|s| crate::query::Transport::parse(s).is_none())
+            {
+                return Err(format!(
+                    "defaults.transports: {}",
+                    crate::suggest::unknown(
+                        "transport",
+                        &t.as_str().map_or_else(|| t.to_string(), str::to_string),
+                        ["serial", "msearch"]
+                    )
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 fn err(path: &Path, why: impl std::fmt::Display) -> String {
     format!("{}: {why}", path.display())
 }
@@ -108,7 +151,8 @@ impl WorkloadFile {
         let queries = match o.remove("queries") {
             None => Vec::new(),
             Some(Value::String(file)) => {
-                custom::read(&dir.join(file)).map_err(|e| e.to_string())?
+                let file = folder::inside(&dir, &file, "queries").map_err(|e| err(path, e))?;
+                custom::read(&file).map_err(|e| e.to_string())?
             }
             Some(v) => custom::parse(
                 &format!("{} (queries)", path.display()),
@@ -133,6 +177,7 @@ impl WorkloadFile {
                 ),
             ));
         }
+        check_defaults(&defaults).map_err(|e| err(path, e))?;
         if let Some(k) = o.keys().next() {
             return Err(err(
                 path,
@@ -176,31 +221,47 @@ fn corpus(path: &Path, dir: &Path, v: Option<Value>) -> Result<Corpus, String> {
         if list.is_empty() {
             return Err(err(path, "corpus.files is empty"));
         }
+        let bad_types = || err(path, "corpus.csv_types: [\"col:type\", ...]");
         let csv_types = match c.get("csv_types") {
             None => Vec::new(),
             Some(Value::Array(a)) => a
                 .iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect(),
+                .map(|t| t.as_str().map(str::to_string))
+                .collect::<Option<Vec<_>>>()
+                .ok_or_else(bad_types)?,
             Some(Value::String(s)) => s.split(',').map(str::to_string).collect(),
-            Some(_) => return Err(err(path, "corpus.csv_types: [\"col:type\", ...]")),
+            Some(_) => return Err(bad_types()),
         };
+        let format = match c.get("format") {
+            None => "auto".to_string(),
+            Some(Value::String(f)) => f.clone(),
+            Some(v) => {
+                return Err(err(
+                    path,
+                    format!(
+                        "corpus.format: {v} is not accepted; use \"auto\", \"ndjson\" or \"csv\""
+                    ),
+                ))
+            }
+        };
+        let files = list
+            .iter()
+            .map(|f| folder::inside(dir, f, "corpus.files").map_err(|e| err(path, e)))
+            .collect::<Result<_, _>>()?;
         return Ok(Corpus::Files {
-            files: list.iter().map(|f| dir.join(f)).collect(),
-            format: c
-                .get("format")
-                .and_then(Value::as_str)
-                .unwrap_or("auto")
-                .to_string(),
+            files,
+            format,
             csv_types,
         });
     }
     match c.get("generator").and_then(Value::as_str) {
         Some(name) => Ok(Corpus::Generator {
             name: name.to_string(),
-            docs: c.get("docs").and_then(Value::as_u64),
-            seed: c.get("seed").and_then(Value::as_u64).unwrap_or(1),
+            docs: json_file::whole(&c, "docs", "corpus.docs", 1..=u64::MAX)
+                .map_err(|e| err(path, e))?,
+            seed: json_file::whole(&c, "seed", "corpus.seed", 0..=u64::MAX)
+                .map_err(|e| err(path, e))?
+                .unwrap_or(1),
         }),
         None => Err(err(
             path,

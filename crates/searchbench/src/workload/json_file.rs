@@ -55,6 +55,68 @@ pub fn kind(v: &Value) -> &'static str {
     }
 }
 
+/// `obj[key]` as a whole number within `range`: `None` when absent, an error naming `field`,
+/// the value and the accepted range when it is of another type or outside (never a default
+/// or a clamp in its place).
+pub fn whole(
+    obj: &serde_json::Map<String, Value>,
+    key: &str,
+    field: &str,
+    range: std::ops::RangeInclusive<u64>,
+) -> Result<Option<u64>, String> {
+    let Some(v) = obj.get(key) else {
+        return Ok(None);
+    };
+    match v.as_u64() {
+        Some(n) if range.contains(&n) => Ok(Some(n)),
+        _ => Err(format!(
+            "{field}: {v} is not accepted; use {}",
+            accepted(&range)
+        )),
+    }
+}
+
+/// `a whole number from 1 to 1024`, `a whole number, 1 or more`.
+pub fn accepted(range: &std::ops::RangeInclusive<u64>) -> String {
+    match (*range.start(), *range.end()) {
+        (0, u64::MAX) => "a whole number, 0 or more".into(),
+        (lo, u64::MAX) => format!("a whole number, {lo} or more"),
+        (lo, hi) => format!("a whole number from {lo} to {hi}"),
+    }
+}
+
+#[cfg(test)]
+mod fields {
+    use super::*;
+
+    #[test]
+    fn a_whole_number_is_taken_within_its_range_and_refused_outside() {
+        let o = serde_json::json!({"a": 5, "neg": -1, "big": 18446744073709551615u64,
+                                   "s": "x", "f": 1.5, "zero": 0});
+        let o = o.as_object().unwrap();
+        assert_eq!(whole(o, "a", "a", 1..=10), Ok(Some(5)));
+        assert_eq!(whole(o, "missing", "m", 1..=10), Ok(None));
+        for (key, value) in [
+            ("neg", "-1"),
+            ("big", "18446744073709551615"),
+            ("s", "\"x\""),
+            ("f", "1.5"),
+            ("zero", "0"),
+        ] {
+            let e = whole(o, key, &format!("defaults.{key}"), 1..=1024).unwrap_err();
+            assert_eq!(
+                e,
+                format!(
+                    "defaults.{key}: {value} is not accepted; use a whole number from 1 to 1024"
+                )
+            );
+        }
+        assert!(whole(o, "zero", "z", 1..=u64::MAX)
+            .unwrap_err()
+            .ends_with("a whole number, 1 or more"));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -33,6 +33,7 @@
 
 mod cluster_metrics;
 pub mod file;
+pub mod folder;
 pub mod json_file;
 mod logs;
 mod many_shards;

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Map, Value};
 
 use super::file::{Corpus, WorkloadFile};
-use super::json_file;
+use super::json_file::{self, whole};
 use crate::query::custom::{Expectations, Params, UserQuery};
 
 /// Whether the file at `path` looks like a Rally track / benchmark workload rather than a
@@ -74,6 +74,11 @@ fn expression(expr: &str, dir: &Path, notes: &mut Vec<String>) -> String {
             .trim_end_matches(')')
             .trim()
             .trim_matches(['"', '\'']);
+        // Parts outside the track's folder are not read: the note says why.
+        if let Err(e) = super::folder::inside(dir, arg, "collect(parts=...)") {
+            notes.push(e);
+            return String::new();
+        }
         let mut parts: Vec<PathBuf> = glob(dir, arg);
         parts.sort();
         let texts: Vec<String> = parts
@@ -132,7 +137,8 @@ pub fn read(path: &Path) -> Result<(WorkloadFile, Vec<String>), String> {
         return Err(format!("{name}: a track is a JSON object"));
     };
     let load = |file: &str, notes: &mut Vec<String>| -> Result<Value, String> {
-        let p = dir.join(file);
+        let p = super::folder::inside(&dir, file, "a track file")
+            .map_err(|e| format!("{name}: {e}"))?;
         let t = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
         json_file::parse(&p.display().to_string(), &render(&t, &dir, notes))
     };
@@ -208,6 +214,8 @@ pub fn read(path: &Path) -> Result<(WorkloadFile, Vec<String>), String> {
             let Some(source) = doc["source-file"].as_str() else {
                 continue;
             };
+            super::folder::inside(&dir, source, "corpora.documents.source-file")
+                .map_err(|e| format!("{name}: {e}"))?;
             match local_file(&dir, source) {
                 Some(p) => files.push(p),
                 None => notes.push(format!(
@@ -277,13 +285,18 @@ pub fn read(path: &Path) -> Result<(WorkloadFile, Vec<String>), String> {
             .to_string();
         match kind {
             "bulk" => {
-                if let Some(n) = op["bulk-size"].as_u64() {
+                // A value the track gives is taken as it is or refused, never replaced.
+                let (op_fields, task_fields) = (fields(&op), fields(task));
+                let field = |k: &str| format!("{name}: bulk {op_name}: {k}");
+                if let Some(n) = whole(&op_fields, "bulk-size", &field("bulk-size"), 1..=u64::MAX)?
+                {
                     defaults.insert("bulk_size".into(), n.into());
                 }
-                if let Some(n) = task["clients"].as_u64() {
+                if let Some(n) = whole(&task_fields, "clients", &field("clients"), 1..=1024)? {
                     defaults.insert("clients".into(), n.into());
                 }
-                if let Some(s) = task["warmup-time-period"].as_u64() {
+                let warmup = field("warmup-time-period (seconds)");
+                if let Some(s) = whole(&task_fields, "warmup-time-period", &warmup, 0..=u64::MAX)? {
                     defaults.insert("warmup".into(), format!("{s}s").into());
                 }
                 for k in ["ingest-percentage", "pipeline", "conflicts", "on-conflict"] {
@@ -303,8 +316,10 @@ pub fn read(path: &Path) -> Result<(WorkloadFile, Vec<String>), String> {
                         notes.push(format!("search {op_name}: {k}"));
                     }
                 }
-                if let Some(n) = task["iterations"].as_u64() {
-                    defaults.insert("passes".into(), n.clamp(1, 1000).into());
+                let iterations = format!("{name}: search {op_name}: iterations");
+                let max = u64::from(u32::MAX);
+                if let Some(n) = whole(&fields(task), "iterations", &iterations, 1..=max)? {
+                    defaults.insert("passes".into(), n.into());
                 }
                 if task.get("target-throughput").is_some() {
                     notes.push(format!("search {op_name}: target-throughput (use --rate)"));
@@ -356,6 +371,11 @@ pub fn read(path: &Path) -> Result<(WorkloadFile, Vec<String>), String> {
         },
         notes,
     ))
+}
+
+/// The fields of a track's object (none when it is not one).
+fn fields(v: &Value) -> Map<String, Value> {
+    v.as_object().cloned().unwrap_or_default()
 }
 
 /// `source` under `dir`, or its decompressed sibling (Rally unpacks `x.json.bz2` to `x.json`).

@@ -135,3 +135,154 @@ fn ctrl_c_stops_the_query_command_and_stores_it_interrupted() {
     let result = runs[0].result.as_ref().expect("the partial result is kept");
     assert_eq!(result["interrupted"], true);
 }
+
+/// `run --workload-file FILE` on a dead port: any refusal comes from reading the file.
+fn run_workload(file: &std::path::Path) -> Output {
+    run_workload_in(file, &std::env::temp_dir())
+}
+
+fn run_workload_in(file: &std::path::Path, cwd: &std::path::Path) -> Output {
+    bin()
+        .current_dir(cwd)
+        .args([
+            "run",
+            "--url",
+            "http://127.0.0.1:9",
+            "--quiet",
+            "--no-store",
+        ])
+        .arg("--workload-file")
+        .arg(file)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn workload_values_of_the_wrong_type_or_range_are_refused_naming_the_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let generator = |extra: &str| format!(r#"{{"corpus": {{"generator": "logs"{extra}}}}}"#);
+    let with_defaults =
+        |d: &str| format!(r#"{{"corpus": {{"generator": "logs", "docs": 10}}, "defaults": {d}}}"#);
+    let with_slices = |v: &str| {
+        format!(
+            r#"{{"corpus": {{"generator": "logs", "docs": 10}}, "queries": {{"q": {{
+                "body": {{"query": {{"match_all": {{}}}}}},
+                "params": {{"time_slices": {{"field": "@timestamp", "slices": {v}}}}}}}}}}}"#
+        )
+    };
+    let cases = [
+        // Were the defaults (200,000 documents, seed 1).
+        (
+            generator(r#", "docs": -1"#),
+            vec!["corpus.docs: -1", "1 or more"],
+        ),
+        (
+            generator(r#", "docs": 0"#),
+            vec!["corpus.docs: 0", "1 or more"],
+        ),
+        (
+            generator(r#", "seed": "x""#),
+            vec![r#"corpus.seed: "x""#, "0 or more"],
+        ),
+        // Was 1024.
+        (
+            with_defaults(r#"{"clients": 18446744073709551615}"#),
+            vec!["defaults.clients: 18446744073709551615", "from 1 to 1024"],
+        ),
+        (
+            with_defaults(r#"{"bulk_size": 0}"#),
+            vec!["defaults.bulk_size: 0"],
+        ),
+        (
+            with_defaults(r#"{"passes": 0}"#),
+            vec!["defaults.passes: 0"],
+        ),
+        (
+            with_defaults(r#"{"warmup": "soon"}"#),
+            vec![r#"defaults.warmup: "soon""#],
+        ),
+        (
+            with_defaults(r#"{"transports": ["carrier-pigeon"]}"#),
+            vec!["carrier-pigeon"],
+        ),
+        // Were 4 slices.
+        (
+            with_slices("0"),
+            vec!["time_slices.slices: 0", "from 1 to 10000"],
+        ),
+        (with_slices("-3"), vec!["time_slices.slices: -3"]),
+        (with_slices("1e8"), vec!["time_slices.slices: 100000000.0"]),
+        (
+            with_slices(r#""abc""#),
+            vec![r#"time_slices.slices: "abc""#],
+        ),
+    ];
+    for (i, (text, needles)) in cases.iter().enumerate() {
+        let file = dir.path().join(format!("w{i}.json"));
+        std::fs::write(&file, text).unwrap();
+        let mut all = needles.clone();
+        let name = format!("w{i}.json");
+        all.push(&name);
+        refused(&run_workload(&file), &all);
+    }
+}
+
+#[test]
+fn rally_values_out_of_range_are_refused_naming_the_track_field() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("docs.json"), "{\"a\":1}\n").unwrap();
+    let track = |bulk_size: &str, task: &str| {
+        format!(
+            r#"{{"version": 2, "indices": [{{"name": "t"}}],
+              "corpora": [{{"name": "c", "documents": [{{"source-file": "docs.json"}}]}}],
+              "operations": [{{"name": "load", "operation-type": "bulk", "bulk-size": {bulk_size}}}],
+              "schedule": [{{"operation": "load"{task}}}]}}"#
+        )
+    };
+    // Were 1, 2 (the default) and ignored.
+    for (text, needles) in [
+        (track("0", ""), vec!["bulk load: bulk-size: 0", "1 or more"]),
+        (
+            track("10", r#", "clients": -4"#),
+            vec!["clients: -4", "from 1 to 1024"],
+        ),
+        (
+            track("10", r#", "warmup-time-period": -10"#),
+            vec!["warmup-time-period (seconds): -10"],
+        ),
+    ] {
+        let file = dir.path().join("track.json");
+        std::fs::write(&file, text).unwrap();
+        refused(&run_workload(&file), &needles);
+    }
+}
+
+#[test]
+fn workload_paths_that_leave_the_workload_folder_are_refused() {
+    let outer = tempfile::tempdir().unwrap();
+    let dir = outer.path().join("w");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(outer.path().join("secret.ndjson"), "{\"secret\":1}\n").unwrap();
+    std::os::unix::fs::symlink(outer.path(), dir.join("up")).unwrap();
+    for (files, how) in [
+        (r#""../../../../etc/passwd""#, "leads out of"),
+        (r#"["/etc/passwd"]"#, "is not inside"),
+        (r#""up/secret.ndjson""#, "is a link out of"),
+    ] {
+        let file = dir.join("w.json");
+        std::fs::write(&file, format!(r#"{{"corpus": {{"files": {files}}}}}"#)).unwrap();
+        // From inside the folder, as a user would run it.
+        let out = run_workload_in(&file, &dir);
+        refused(&out, &["corpus.files", how, "the workload's folder"]);
+        // Nothing was read, so nothing was copied into a failure file.
+        let left: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().collect();
+        assert_eq!(left.len(), 2, "{left:?}");
+    }
+    let queries = dir.join("q.json");
+    std::fs::write(
+        &queries,
+        r#"{"corpus": {"generator": "logs", "docs": 10}, "queries": "../q.json"}"#,
+    )
+    .unwrap();
+    refused(&run_workload(&queries), &["queries", "leads out of"]);
+}
