@@ -173,9 +173,7 @@ impl FailureFile {
         };
         let mut guard = self.out.lock().unwrap_or_else(|p| p.into_inner());
         if guard.is_none() {
-            if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
-                std::fs::create_dir_all(dir).map_err(io)?;
-            }
+            // Its folder was checked before the load ([`check_path`]); none is created.
             *guard = Some(BufWriter::new(File::create(&self.path).map_err(io)?));
         }
         if let Some(out) = guard.as_mut() {
@@ -195,6 +193,23 @@ impl FailureFile {
             })?;
         }
         Ok(())
+    }
+}
+
+/// Checks, before a load, that a failure file can be made at `path`: its folder exists (none
+/// is created: `--failures /nonexistent/dir/f` once made `/nonexistent`) and it is not a
+/// folder itself.
+pub fn check_path(path: &Path) -> Result<(), String> {
+    let shown = path.display();
+    if path.is_dir() {
+        return Err(format!("--failures {shown}: a folder; give a file path"));
+    }
+    match path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        Some(dir) if !dir.is_dir() => Err(format!(
+            "--failures {shown}: there is no folder {}; create it first or give another path",
+            dir.display()
+        )),
+        _ => Ok(()),
     }
 }
 
@@ -223,7 +238,7 @@ mod tests {
     #[test]
     fn records_documents_and_bad_lines_lazily() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("sub/failures.ndjson");
+        let path = dir.path().join("failures.ndjson");
         let f = FailureFile::new(&path);
         assert!(!path.exists());
         f.document(

@@ -162,7 +162,7 @@ pub async fn ingest(
     save: &SaveSpec,
     observer: &dyn Observer,
 ) -> Result<IngestReport, SessionError> {
-    ingest::index::check_name(&job.index).map_err(|e| SessionError::usage(e.to_string()))?;
+    preflight(&job.index, &load_spec)?;
     let recording = begin_recording(Kind::Ingest, &job, cluster, &load_spec, save, observer);
     let outcome = async {
         let connected = cluster.connect(observer).await?;
@@ -177,6 +177,20 @@ pub async fn ingest(
     outcome
 }
 
+/// Refuses, before anything starts, what a load into `index` could not do: a bad index name,
+/// a failure file that cannot be made.
+pub(super) fn preflight(index: &str, spec: &LoadSpec) -> Result<(), SessionError> {
+    ingest::index::check_name(index).map_err(|e| SessionError::usage(e.to_string()))?;
+    ingest::failures::check_path(&failures_path(index, spec)).map_err(SessionError::usage)
+}
+
+/// Where the documents the target did not take go: `--failures`, or `<index>-failures.ndjson`.
+fn failures_path(index: &str, spec: &LoadSpec) -> PathBuf {
+    spec.failures
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(format!("{index}-failures.ndjson")))
+}
+
 /// Loads `job` into `target`, streaming the timeline into the recording as it goes.
 pub async fn load(
     target: &Target,
@@ -186,6 +200,8 @@ pub async fn load(
     recording: Option<&Recording<'_>>,
     observer: &dyn Observer,
 ) -> Result<IngestReport, SessionError> {
+    preflight(&job.index, &spec)?;
+    let failures = failures_path(&job.index, &spec);
     let put = super::setup::put(target, &job.index, &spec.extras).await?;
     let mut driver = spec.driver;
     driver.pipeline = put.pipeline.clone();
@@ -193,9 +209,7 @@ pub async fn load(
     let sampled = telemetry.interval.is_some();
     let pids = engine_pids.clone();
     let plan = Plan {
-        failures: spec
-            .failures
-            .unwrap_or_else(|| PathBuf::from(format!("{}-failures.ndjson", job.index))),
+        failures,
         driver,
         index_body: job.index_body,
         replace: spec.replace,

@@ -73,6 +73,25 @@ fn date_fields(fields: &[String]) -> Result<Option<DateFields>, SessionError> {
     Ok(Some(DateFields::parse(fields)?))
 }
 
+/// An input file that cannot be opened is bad input (exit 2), named before anything starts:
+/// a missing file, a folder, one we may not read. Errors while reading it stay failures.
+fn check_input(path: &str) -> Result<(), SessionError> {
+    if path == "-" {
+        return Ok(());
+    }
+    let bad = |why: String| Err(SessionError::usage(format!("input file {path}: {why}")));
+    match std::fs::metadata(path) {
+        Err(e) => bad(format!("cannot read it: {e}")),
+        Ok(m) if m.is_dir() => bad("a folder, not a file".into()),
+        // Opening a regular file never blocks (a FIFO would): try it for the permission.
+        Ok(m) if m.is_file() => match std::fs::File::open(path) {
+            Ok(_) => Ok(()),
+            Err(e) => bad(format!("cannot read it: {e}")),
+        },
+        Ok(_) => Ok(()),
+    }
+}
+
 impl Job {
     /// A built-in workload's generator.
     pub fn generated(
@@ -106,6 +125,7 @@ impl Job {
         let mut sources: Vec<Box<dyn DocSource>> = Vec::new();
         let mut csv_mapping = None;
         for path in &spec.files {
+            check_input(path)?;
             let csv = match spec.format {
                 FileFormat::Csv => true,
                 FileFormat::Ndjson => false,

@@ -48,7 +48,7 @@ pub async fn run(
     save: &SaveSpec,
     observer: &dyn Observer,
 ) -> Result<RunResult, SessionError> {
-    crate::ingest::index::check_name(&job.index).map_err(|e| SessionError::usage(e.to_string()))?;
+    super::ingest::preflight(&job.index, &load_spec)?;
     let recording = begin_recording(Kind::Run, &job, cluster, &load_spec, save, observer);
     let index = job.index.clone();
     let workload = job.workload.clone();

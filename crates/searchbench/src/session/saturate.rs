@@ -172,8 +172,7 @@ pub async fn saturate(
     }
     // The index name and the workload are checked once, before anything starts.
     let probe = make_job(spec, 1.0, load.driver.bulk_docs)?;
-    crate::ingest::index::check_name(&probe.index)
-        .map_err(|e| SessionError::usage(e.to_string()))?;
+    super::ingest::preflight(&probe.index, &load)?;
     drop(probe);
     let id = search_id();
     let mut save = save.clone();

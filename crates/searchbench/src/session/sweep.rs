@@ -266,7 +266,7 @@ pub async fn sweep(
         .index
         .clone()
         .unwrap_or_else(|| format!("{}-sweep", probe.index));
-    ingest::index::check_name(&index).map_err(|e| SessionError::usage(e.to_string()))?;
+    super::ingest::preflight(&index, &spec.base)?;
     drop(probe);
     let started = Instant::now();
     let started_unix = (now_unix_millis() / 1000) as u64;

@@ -286,3 +286,55 @@ fn workload_paths_that_leave_the_workload_folder_are_refused() {
     .unwrap();
     refused(&run_workload(&queries), &["queries", "leads out of"]);
 }
+
+#[test]
+fn an_input_file_that_is_missing_or_a_folder_is_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.ndjson");
+    for (file, why) in [
+        (missing.as_path(), "No such file"),
+        (dir.path(), "a folder, not a file"),
+    ] {
+        // Exit 2 as the README says of bad input (was 1), before any connection.
+        let out = bin()
+            .args(["ingest", "--url", "http://127.0.0.1:9", "--no-store"])
+            .arg("--file")
+            .arg(file)
+            .output()
+            .unwrap();
+        refused(&out, &[&file.display().to_string(), why]);
+    }
+}
+
+#[test]
+fn a_failure_file_in_a_folder_that_does_not_exist_is_refused_and_no_folder_made() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.ndjson");
+    std::fs::write(&input, "{\"a\":1}\nnot json\n").unwrap();
+    let nowhere = dir.path().join("no-such-dir/deeper/f.ndjson");
+    let out = bin()
+        .args(["ingest", "--url", node_url(), "--no-store", "--quiet"])
+        .args(["--index", "searchbench-test-failures-nowhere"])
+        .arg("--file")
+        .arg(&input)
+        .arg("--failures")
+        .arg(&nowhere)
+        .output()
+        .unwrap();
+    refused(
+        &out,
+        &["--failures", "there is no folder", "no-such-dir/deeper"],
+    );
+    assert!(!dir.path().join("no-such-dir").exists());
+    // A folder given as the failure file.
+    let out = bin()
+        .args(["ingest", "--url", node_url(), "--no-store", "--quiet"])
+        .args(["--index", "searchbench-test-failures-nowhere"])
+        .arg("--file")
+        .arg(&input)
+        .arg("--failures")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    refused(&out, &["--failures", "a folder; give a file path"]);
+}
