@@ -94,7 +94,7 @@ pub async fn run(mut a: BisectArgs) -> CliResult {
         },
         start: a.node.options(&a.good),
         load,
-        save: a.save.spec(),
+        save: a.save.spec()?,
         progress: output::stderr_lines(),
     };
     let result = session::bisect::bisect(&spec)

@@ -72,7 +72,7 @@ pub async fn run(a: CalibrateArgs) -> CliResult {
         &spec,
         &cluster,
         load,
-        &a.out.save_spec(),
+        &a.out.save_spec()?,
         &terminal,
         |i, report| {
             super::ingest::verdict(report)?;

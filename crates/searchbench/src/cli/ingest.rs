@@ -151,7 +151,7 @@ pub async fn run(args: IngestArgs) -> CliResult {
     let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
     load.cancel = Some(cancel);
     let terminal = Terminal::new(args.out.quiet);
-    let report = session::ingest::ingest(job, &cluster, load, &args.out.save_spec(), &terminal)
+    let report = session::ingest::ingest(job, &cluster, load, &args.out.save_spec()?, &terminal)
         .await
         .map_err(CliError::session)?;
     write_json(&report, &args.out)?;

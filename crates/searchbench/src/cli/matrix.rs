@@ -101,7 +101,7 @@ pub async fn run(mut args: MatrixArgs) -> CliResult {
         order_seed: args.order_seed,
         cluster: ClusterSpec::local(args.node.options(crate::engine::DEFAULT_ENGINE)),
         load,
-        save: args.save.spec(),
+        save: args.save.spec()?,
     };
     let order = matrix::order(&spec.engines, spec.repeats, spec.order_seed);
     output::matrix::print_order(&spec.id, &order, spec.order_seed);

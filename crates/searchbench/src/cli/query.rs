@@ -185,7 +185,7 @@ pub async fn run(args: QueryArgs) -> CliResult {
         spec,
         target,
         &args.target.urls,
-        &args.save.spec(),
+        &args.save.spec()?,
         &Terminal::new(false),
     )
     .await

@@ -32,7 +32,7 @@ pub async fn run(args: QueryArgs, cancel: crate::ingest::control::Cancel) -> Cli
         spec,
         target,
         &args.target.urls,
-        &args.save.spec(),
+        &args.save.spec()?,
         &Terminal::new(false),
     )
     .await

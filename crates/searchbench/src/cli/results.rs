@@ -23,9 +23,10 @@ pub struct StoreArgs {
 
 impl StoreArgs {
     /// Opens the store for reading: a path that does not exist is an error (exit 1), so a
-    /// typo in --store does not read as an empty store.
+    /// typo in --store does not read as an empty store; nothing in the file or its folder
+    /// changes (a read-only folder is fine, another program's database is refused).
     pub fn open(&self) -> anyhow::Result<Store> {
-        Ok(Store::open_existing(self.path()?)?)
+        Ok(Store::open_read(self.path()?)?)
     }
 
     /// Opens the store for writing, creating it when missing.
@@ -56,12 +57,19 @@ pub struct SaveArgs {
 }
 
 impl SaveArgs {
-    pub fn spec(&self) -> crate::session::SaveSpec {
-        crate::session::SaveSpec {
+    /// Where the run is saved, once the store is known to take it: a store that cannot be
+    /// written fails the command before anything is measured (unless --no-store).
+    pub fn spec(&self) -> Result<crate::session::SaveSpec, CliError> {
+        let spec = crate::session::SaveSpec {
             store: self.store.store.clone(),
             tags: self.tags.clone(),
             skip: self.no_store,
-        }
+        };
+        spec.check().map_err(|e| CliError {
+            code: super::exit::FAILURE,
+            error: e.into(),
+        })?;
+        Ok(spec)
     }
 }
 

@@ -115,9 +115,16 @@ pub(super) async fn execute(
     let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
     load.cancel = Some(cancel);
     let terminal = Terminal::for_output(&args.out);
-    let result = session::run::run(job, &cluster, load, &spec, &args.out.save_spec(), &terminal)
-        .await
-        .map_err(CliError::session)?;
+    let result = session::run::run(
+        job,
+        &cluster,
+        load,
+        &spec,
+        &args.out.save_spec()?,
+        &terminal,
+    )
+    .await
+    .map_err(CliError::session)?;
     write_json(&result, &args.out)?;
     verdict(&result.ingest)?;
     if result.query_interrupted {

@@ -119,7 +119,7 @@ pub async fn run(args: SaturateArgs) -> CliResult {
     let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
     load.cancel = Some(cancel);
     let terminal = Terminal::new(args.out.quiet);
-    let result = saturate::saturate(&spec, &cluster, load, &args.out.save_spec(), &terminal)
+    let result = saturate::saturate(&spec, &cluster, load, &args.out.save_spec()?, &terminal)
         .await
         .map_err(CliError::session)?;
     write_json(&result, &args.out)?;

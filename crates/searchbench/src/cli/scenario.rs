@@ -92,7 +92,7 @@ pub async fn run(kind: Scenario, args: RunArgs) -> CliResult {
     let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
     spec.cancel = Some(cancel);
     let terminal = Terminal::for_output(&args.out);
-    let result = scenario::run(spec, &cluster, &args.out.save_spec(), &terminal)
+    let result = scenario::run(spec, &cluster, &args.out.save_spec()?, &terminal)
         .await
         .map_err(CliError::session)?;
     super::ingest::write_json(&result, &args.out)?;

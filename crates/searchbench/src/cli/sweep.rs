@@ -195,7 +195,7 @@ pub async fn run(a: SweepArgs) -> CliResult {
         run_secs: a.run_secs.map(|d| d.as_secs_f64()).filter(|s| *s > 0.0),
         base,
     };
-    let mut save = a.out.save_spec();
+    let mut save = a.out.save_spec()?;
     save.tags.push(("sweep".into(), id.clone()));
     let terminal = Terminal::for_output(&a.out);
     let cells = spec.grid.cells().len();

@@ -32,6 +32,31 @@ impl SaveSpec {
             None => Store::open_default(),
         }
     }
+
+    /// Fails unless runs can be saved (or saving is off): measuring commands check it before
+    /// they measure, so a run is never made only to be lost. A store that fails later, in
+    /// the middle of a run, is a warning and exit 1 ([`unsaved`]).
+    pub fn check(&self) -> Result<(), StoreError> {
+        if self.skip {
+            return Ok(());
+        }
+        let path = match &self.store {
+            Some(p) => p.clone(),
+            None => crate::store::default_path()?,
+        };
+        let not_writable = |e: StoreError| match e {
+            e @ (StoreError::Foreign { .. }
+            | StoreError::NewerSchema { .. }
+            | StoreError::NotWritable { .. }) => e,
+            e => StoreError::NotWritable {
+                path: path.clone(),
+                reason: crate::cluster::error_chain(&e),
+            },
+        };
+        Store::open(&path)
+            .and_then(|s| s.check_writable())
+            .map_err(not_writable)
+    }
 }
 
 /// Set when a run could not be saved: the command still prints its result, then exits 1.

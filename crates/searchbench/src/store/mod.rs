@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -148,6 +148,29 @@ pub enum StoreError {
     Missing { path: PathBuf },
     #[error("no home folder to put the results store in: set XDG_DATA_HOME, HOME or --store")]
     NoHome,
+    /// Another program's SQLite file: nothing is changed in it.
+    #[error("{} is not a searchbench results store but another SQLite database (tables: {}); nothing was changed in it. Point --store or SEARCHBENCH_STORE at a results store, or at a new path to create one", path.display(), tables.join(", "))]
+    Foreign { path: PathBuf, tables: Vec<String> },
+    /// An empty file where a reading command expected a store.
+    #[error("{} is empty, not a results store yet (a run, an ingest or a query makes it one)", path.display())]
+    Empty { path: PathBuf },
+    #[error("results store {}: cannot bring its schema to version {to}: {reason}", path.display())]
+    Migration {
+        path: PathBuf,
+        to: usize,
+        reason: String,
+    },
+    #[error("results store {}: schema version {found} is older than this searchbench reads ({known}) and it cannot be written to upgrade it; open it once with write access (any command that saves a run)", path.display())]
+    OlderSchema {
+        path: PathBuf,
+        found: i64,
+        known: i64,
+    },
+    #[error("results store {}: its folder cannot be written and {} holds changes only a writable open can apply; copy the folder somewhere writable and read it there", path.display(), wal.display())]
+    ReadOnlyWal { path: PathBuf, wal: PathBuf },
+    /// A measuring command's store cannot take its run: said before anything is measured.
+    #[error("results store {} cannot be written ({reason}); fix that, give another --store, or pass --no-store to measure without saving", path.display())]
+    NotWritable { path: PathBuf, reason: String },
     #[error("results store: {0}")]
     Sqlite(#[from] rusqlite::Error),
     #[error("results store: stored JSON: {0}")]
@@ -219,6 +242,53 @@ fn is_busy(e: &rusqlite::Error) -> bool {
     )
 }
 
+/// The tables the migrations make: a file holding others is not ours.
+const OUR_TABLES: [&str; 5] = ["runs", "tags", "timeline", "histograms", "telemetry"];
+
+/// What an SQLite file is, read before anything is changed in it.
+enum Identity {
+    /// A results store at this schema version.
+    Ours { version: i64 },
+    /// No tables yet: a new file (or an empty one) becomes a store when written.
+    Empty,
+    /// Another program's database.
+    Foreign { tables: Vec<String> },
+}
+
+fn identify(conn: &Connection) -> rusqlite::Result<Identity> {
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    let tables = conn
+        .prepare(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
+             ORDER BY name",
+        )?
+        .query_map([], |r| r.get::<_, String>(0))?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let known = MIGRATIONS.len() as i64;
+    let ours = tables.iter().all(|t| OUR_TABLES.contains(&t.as_str()));
+    Ok(match () {
+        () if tables.is_empty() && version == 0 => Identity::Empty,
+        // A newer searchbench may have added tables: its version says so (refused later).
+        () if version >= 1 && tables.iter().any(|t| t == "runs") && (ours || version > known) => {
+            Identity::Ours { version }
+        }
+        () => Identity::Foreign { tables },
+    })
+}
+
+/// The first table names of a foreign file, for its error.
+fn some(mut tables: Vec<String>) -> Vec<String> {
+    if tables.len() > 5 {
+        let more = tables.len() - 5;
+        tables.truncate(5);
+        tables.push(format!("and {more} more"));
+    }
+    if tables.is_empty() {
+        tables.push("none, but a schema version of its own".into());
+    }
+    tables
+}
+
 /// An open results store.
 #[derive(Debug)]
 pub struct Store {
@@ -242,6 +312,109 @@ impl Store {
             });
         }
         Store::open(path)
+    }
+
+    /// Opens the store at `path` only to read it, changing nothing in the file or its folder:
+    /// it must exist and be a store; a read-only folder is fine (without a write-ahead log
+    /// to apply). An older schema is brought up to date when the file can be written.
+    pub fn open_read(path: impl AsRef<Path>) -> Result<Store> {
+        let path = path.as_ref().to_path_buf();
+        if !path.exists() {
+            return Err(StoreError::Missing { path });
+        }
+        let open_err = |source| StoreError::Open {
+            path: path.clone(),
+            source,
+        };
+        let read_only = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(&path, read_only).map_err(open_err)?;
+        conn.busy_timeout(Duration::from_secs(10))
+            .map_err(open_err)?;
+        let identity = match identify(&conn) {
+            Ok(i) => (i, conn),
+            // A WAL file in a folder we cannot write: no `-shm` can be made to read through.
+            Err(e)
+                if e.sqlite_error_code() == Some(rusqlite::ErrorCode::ReadOnly)
+                    || e.sqlite_error_code() == Some(rusqlite::ErrorCode::CannotOpen) =>
+            {
+                drop(conn);
+                let conn = Store::open_immutable(&path)?;
+                (identify(&conn).map_err(open_err)?, conn)
+            }
+            Err(e) => return Err(open_err(e)),
+        };
+        match identity {
+            (Identity::Foreign { tables }, _) => Err(StoreError::Foreign {
+                path,
+                tables: some(tables),
+            }),
+            (Identity::Empty, _) => Err(StoreError::Empty { path }),
+            (Identity::Ours { version }, conn) if version == MIGRATIONS.len() as i64 => {
+                Ok(Store { conn, path })
+            }
+            (Identity::Ours { version }, conn) => {
+                drop(conn);
+                let known = MIGRATIONS.len() as i64;
+                if version > known {
+                    return Err(StoreError::NewerSchema {
+                        path,
+                        found: version,
+                        known,
+                    });
+                }
+                Store::open(&path).map_err(|_| StoreError::OlderSchema {
+                    path: path.clone(),
+                    found: version,
+                    known,
+                })
+            }
+        }
+    }
+
+    /// The file as it is on disk, for a folder where no `-shm` can be made; refused when a
+    /// non-empty `-wal` holds changes (read this way, they would be silently left out).
+    fn open_immutable(path: &Path) -> Result<Connection> {
+        let mut wal = path.as_os_str().to_owned();
+        wal.push("-wal");
+        let wal = PathBuf::from(wal);
+        if std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0) {
+            return Err(StoreError::ReadOnlyWal {
+                path: path.to_path_buf(),
+                wal,
+            });
+        }
+        let absolute = std::fs::canonicalize(path).map_err(|source| StoreError::Folder {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let mut uri = url::Url::from_file_path(&absolute).map_err(|()| StoreError::Folder {
+            path: path.to_path_buf(),
+            source: std::io::Error::other("not an absolute path"),
+        })?;
+        uri.set_query(Some("mode=ro&immutable=1"));
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_URI;
+        Connection::open_with_flags(uri.as_str(), flags).map_err(|source| StoreError::Open {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+
+    /// Fails unless a run can be written here: checked by measuring commands before they
+    /// measure anything (SQLite opens a file it may not write read-only, without a word).
+    pub fn check_writable(&self) -> Result<()> {
+        let read_only = self
+            .conn
+            .is_readonly(rusqlite::DatabaseName::Main)
+            .unwrap_or(true);
+        if read_only {
+            return Err(StoreError::NotWritable {
+                path: self.path.clone(),
+                reason: "the file is read-only".into(),
+            });
+        }
+        Ok(())
     }
 
     /// Opens (creating if needed) the store at `path` and brings its schema up to date.
@@ -282,6 +455,14 @@ impl Store {
         let conn = Connection::open(path).map_err(open_err)?;
         conn.busy_timeout(Duration::from_secs(10))
             .map_err(open_err)?;
+        // Before anything changes the file (WAL, our tables): another program's database is
+        // left as it is.
+        if let Identity::Foreign { tables } = identify(&conn).map_err(open_err)? {
+            return Err(StoreError::Foreign {
+                path: path.to_path_buf(),
+                tables: some(tables),
+            });
+        }
         conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get::<_, String>(0))
             .map_err(open_err)?;
         conn.execute_batch("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;")
@@ -325,7 +506,15 @@ impl Store {
             });
         }
         for (i, sql) in MIGRATIONS.iter().enumerate().skip(found.max(0) as usize) {
-            tx.execute_batch(sql)?;
+            // SQLite's own message, without the whole batch of SQL rusqlite would quote.
+            tx.execute_batch(sql).map_err(|e| StoreError::Migration {
+                path: self.path.clone(),
+                to: i + 1,
+                reason: match e {
+                    rusqlite::Error::SqlInputError { msg, .. } => msg,
+                    e => e.to_string(),
+                },
+            })?;
             tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))?;
         }
         tx.commit()?;

@@ -338,3 +338,130 @@ fn a_failure_file_in_a_folder_that_does_not_exist_is_refused_and_no_folder_made(
         .unwrap();
     refused(&out, &["--failures", "a folder; give a file path"]);
 }
+
+/// A command run as a user that the permission bits apply to: `nobody` when the tests run as
+/// root (root writes anywhere), else the current user.
+fn as_unprivileged(mut cmd: std::process::Command) -> std::process::Command {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        cmd.uid(65534).gid(65534);
+    }
+    cmd
+}
+
+/// A store holding one complete run, in a folder of its own that everyone may read.
+fn store_with_a_run() -> (tempfile::TempDir, std::path::PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let folder = dir.path().join("store");
+    std::fs::create_dir(&folder).unwrap();
+    let db = folder.join("results.db");
+    let store = Store::open(&db).unwrap();
+    let id = store
+        .begin_run(&searchbench::store::NewRun::new(
+            searchbench::store::Kind::Ingest,
+            "logs",
+            serde_json::json!({}),
+        ))
+        .unwrap();
+    store
+        .finish_run(&id, &serde_json::json!({"counts": {"reconciled": true}}))
+        .unwrap();
+    // The last connection out folds the write-ahead log into the file and removes it.
+    drop(store);
+    (dir, db)
+}
+
+#[test]
+fn a_store_in_a_read_only_folder_can_still_be_read() {
+    use std::os::unix::fs::PermissionsExt;
+    let (_dir, db) = store_with_a_run();
+    let folder = db.parent().unwrap();
+    std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o444)).unwrap();
+    std::fs::set_permissions(folder, std::fs::Permissions::from_mode(0o555)).unwrap();
+    let before = std::fs::read(&db).unwrap();
+    // Was: "attempt to write a readonly database" (the WAL switch and its -shm file).
+    let mut list = bin();
+    list.args(["results", "list", "--json"])
+        .arg("--store")
+        .arg(&db);
+    let out = as_unprivileged(list).output().unwrap();
+    let text = succeeded(&out);
+    assert!(text.contains("\"logs\""), "{text}");
+    assert_eq!(std::fs::read(&db).unwrap(), before, "the file changed");
+    // A measuring command refuses before it measures (was: a warning, then the whole run).
+    let mut ingest = bin();
+    ingest
+        .args(["ingest", "logs", "--docs", "10", "--url", node_url()])
+        .args(["--index", "searchbench-test-unwritable-store"])
+        .arg("--store")
+        .arg(&db)
+        .current_dir(folder);
+    let out = as_unprivileged(ingest).output().unwrap();
+    let text = streams(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("cannot be written") && text.contains("--no-store"),
+        "{text}"
+    );
+    assert!(!text.contains("docs/s"), "it measured: {text}");
+    std::fs::set_permissions(folder, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn another_programs_sqlite_file_is_refused_and_left_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, schema) in [
+        (
+            "accounts.db",
+            "CREATE TABLE accounts (id INTEGER PRIMARY KEY, owner TEXT);",
+        ),
+        // Its own `runs` table at user_version 0: the migration once failed on it and
+        // printed the whole batch of SQL.
+        (
+            "runs.db",
+            "CREATE TABLE runs (id INTEGER PRIMARY KEY, lap_ms INTEGER);",
+        ),
+    ] {
+        let db = dir.path().join(name);
+        rusqlite::Connection::open(&db)
+            .unwrap()
+            .execute_batch(schema)
+            .unwrap();
+        let before = std::fs::read(&db).unwrap();
+        for command in [
+            &["results", "list"][..],
+            &[
+                "ingest",
+                "logs",
+                "--docs",
+                "10",
+                "--url",
+                "http://127.0.0.1:9",
+            ][..],
+        ] {
+            let out = bin()
+                .args(command)
+                .arg("--store")
+                .arg(&db)
+                .output()
+                .unwrap();
+            let text = streams(&out);
+            assert_eq!(out.status.code(), Some(1), "{text}");
+            assert!(
+                text.contains("is not a searchbench results store")
+                    && text.contains(&name.replace(".db", "")),
+                "{text}"
+            );
+            assert!(!text.contains("CREATE TABLE"), "{text}");
+            assert_eq!(std::fs::read(&db).unwrap(), before, "{name} changed");
+            let journal: String = rusqlite::Connection::open(&db)
+                .unwrap()
+                .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+                .unwrap();
+            assert_eq!(journal, "delete", "{name} was switched to WAL");
+        }
+    }
+}

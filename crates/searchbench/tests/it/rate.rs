@@ -107,7 +107,7 @@ fn bad_rates_exit_2_with_a_clear_error() {
     exits_2(
         &["ingest", "logs", "--docs", "10"],
         &[
-            (&["--rate", "0"], "positive"),
+            (&["--rate", "0"], "give 0.01 to 1e9 per second"),
             (&["--rate", "fast"], "not a rate"),
         ],
     );

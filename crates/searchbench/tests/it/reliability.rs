@@ -227,7 +227,7 @@ fn a_new_store_written_by_eight_processes_at_once_keeps_every_run() {
 }
 
 #[test]
-fn a_run_that_cannot_be_saved_prints_its_result_and_exits_1() {
+fn a_store_that_cannot_be_made_fails_before_measuring() {
     let dir = tempfile::tempdir().unwrap();
     let docs = dir.path().join("docs.ndjson");
     write_docs(&docs, 5);
@@ -251,8 +251,11 @@ fn a_run_that_cannot_be_saved_prints_its_result_and_exits_1() {
         .unwrap();
     let all = text(&out);
     assert_eq!(out.status.code(), Some(1), "{all}");
-    assert!(all.contains("5 "), "the result is still printed: {all}");
-    assert!(all.contains("could not be saved"), "{all}");
+    assert!(
+        all.contains("cannot be written") && all.contains("--no-store"),
+        "{all}"
+    );
+    assert!(!all.contains("docs/s"), "it measured: {all}");
 }
 
 fn json_lines(path: &Path) -> Vec<Value> {

@@ -32,7 +32,7 @@ impl OutputArgs {
         self.json.as_deref() == Some(std::path::Path::new("-"))
     }
 
-    pub fn save_spec(&self) -> SaveSpec {
+    pub fn save_spec(&self) -> Result<SaveSpec, crate::cli::CliError> {
         self.save.spec()
     }
 }
