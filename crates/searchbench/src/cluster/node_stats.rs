@@ -14,7 +14,7 @@ use super::{Target, TargetError};
 pub const NODE_STATS_PATH: &str = "/_nodes/stats/jvm,os,process,thread_pool,indices,breaker,fs\
 ?filter_path=nodes.*.name,nodes.*.jvm.mem.heap_used_in_bytes,nodes.*.jvm.mem.heap_committed_in_bytes,\
 nodes.*.jvm.mem.heap_max_in_bytes,nodes.*.jvm.gc.collectors,nodes.*.os.cpu.percent,\
-nodes.*.process.cpu.total_in_millis,nodes.*.process.open_file_descriptors,\
+nodes.*.process.cpu.total_in_millis,nodes.*.process.timestamp,nodes.*.process.open_file_descriptors,\
 nodes.*.thread_pool.write,nodes.*.thread_pool.bulk,nodes.*.thread_pool.search,\
 nodes.*.indices.indexing.index_total,nodes.*.indices.indexing.index_current,\
 nodes.*.indices.indexing.throttle_time_in_millis,nodes.*.indices.search.query_total,\

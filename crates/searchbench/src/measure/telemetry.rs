@@ -157,6 +157,8 @@ fn counters(r: &NodeReading) -> BTreeMap<&'static str, f64> {
             "cpu_secs",
             num(s, "/process/cpu/total_in_millis").map(|ms| ms / 1000.0),
         );
+        // When the engine refreshed those process stats (see `Series::node`).
+        put("process_ms", num(s, "/process/timestamp"));
         put(
             "read_bytes",
             num(s, "/fs/io_stats/total/read_kilobytes").map(|kb| kb * 1024.0),
@@ -253,9 +255,18 @@ impl Series {
                 };
                 row.cpu_user_cores = rate("cpu_user_secs");
                 row.cpu_sys_cores = rate("cpu_sys_secs");
+                // The engine caches its process stats for a second and answers from the
+                // cache in between: over our clock, one interval would hold two refreshes
+                // and the next none (peaks of twice the real CPU). Over the engine's own
+                // timestamp, an interval with no refresh has no figure.
+                let engine_rate = |k: &str, clock: &str| match (now.get(clock), before.get(clock)) {
+                    (Some(t1), Some(t0)) if t1 > t0 => delta(k).map(|d| d / ((t1 - t0) / 1000.0)),
+                    (Some(_), Some(_)) => None,
+                    _ => rate(k),
+                };
                 row.cpu_cores = match (row.cpu_user_cores, row.cpu_sys_cores) {
                     (Some(u), Some(s)) => Some(u + s),
-                    _ => rate("cpu_secs"),
+                    _ => engine_rate("cpu_secs", "process_ms"),
                 };
                 row.context_switches_per_s = rate("context_switches");
                 row.write_rejections = delta("write_rejected");
@@ -359,6 +370,13 @@ pub struct Summary {
     pub engine_cpu_cores_mean: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine_cpu_cores_peak: Option<f64>,
+    /// The cores the engine's processes may use (affinity, cgroup quota), when they are ours
+    /// to read; a remote engine's are unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_cpu_limit: Option<crate::measure::cpu_limit::CpuLimit>,
+    /// Why the peak is above that limit, when it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_cpu_peak_note: Option<String>,
     /// The host's CPU use as the nodes report it (everything on the machine), in percent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_cpu_pct_mean: Option<f64>,
@@ -381,12 +399,15 @@ pub struct Summary {
 }
 
 /// What [`summarize`] needs besides the rows.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Context {
     pub interval: Duration,
     pub samples: u64,
     pub missed: u64,
+    /// The driver's machine.
     pub cores: usize,
+    /// The cores the engine may use, when known.
+    pub engine_cpu_limit: Option<crate::measure::cpu_limit::CpuLimit>,
     pub timeline_offset: Option<Duration>,
 }
 
@@ -440,6 +461,8 @@ pub fn summarize(rows: &[Row], ctx: Context) -> Summary {
         gc: Option<f64>,
         heap: Option<f64>,
         cpu: Option<f64>,
+        /// The shortest reading behind `cpu`.
+        cpu_dt: Option<f64>,
     }
     let mut by_second: BTreeMap<u64, Second> = BTreeMap::new();
     for r in &nodes {
@@ -452,7 +475,26 @@ pub fn summarize(rows: &[Row], ctx: Context) -> Summary {
         add(&mut e.gc, r.gc_ms_per_s);
         add(&mut e.heap, r.heap_used_bytes.map(|b| b / 1e6));
         add(&mut e.cpu, r.cpu_cores);
+        if r.cpu_cores.is_some() {
+            e.cpu_dt = r.dt.map(|dt| e.cpu_dt.map_or(dt, |m: f64| m.min(dt)));
+        }
     }
+    let peak = by_second
+        .values()
+        .filter_map(|s| Some((s.cpu?, s.cpu_dt)))
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    let peak_note = match (&ctx.engine_cpu_limit, peak) {
+        (Some(limit), Some((cores, dt))) if cores > limit.cores * (1.0 + CPU_READING_ERROR) => {
+            Some(format!(
+                "the {cores:.2} peak is above the {} cores the engine may use ({}): one reading \
+                 {}, whose start and end are each off by the sampler's wake-up",
+                trim(limit.cores),
+                limit.source,
+                dt.map_or("of unknown length".into(), |dt| format!("over {dt:.2} s"))
+            ))
+        }
+        _ => None,
+    };
     let mut summary = Summary {
         interval_secs: ctx.interval.as_secs_f64(),
         samples: ctx.samples,
@@ -477,7 +519,9 @@ pub fn summarize(rows: &[Row], ctx: Context) -> Summary {
         merge_throttled_secs: over_time(|r| r.merge_throttled_ms_per_s).map(|ms| ms / 1000.0),
         breaker_trips: total(|r| r.breaker_trips),
         engine_cpu_cores_mean: mean_of(by_second.values().filter_map(|s| s.cpu)),
-        engine_cpu_cores_peak: max_of(by_second.values().filter_map(|s| s.cpu)),
+        engine_cpu_cores_peak: peak.map(|p| p.0),
+        engine_cpu_limit: ctx.engine_cpu_limit.clone(),
+        engine_cpu_peak_note: peak_note,
         host_cpu_pct_mean: mean_of(nodes.iter().filter_map(|r| r.host_cpu_pct)),
         disk_read_bytes: over_time(|r| r.disk_read_bytes_per_s),
         disk_write_bytes: over_time(|r| r.disk_write_bytes_per_s),
@@ -493,6 +537,19 @@ pub fn summarize(rows: &[Row], ctx: Context) -> Summary {
     };
     summary.bounds = bounds(&summary);
     summary
+}
+
+/// A reading of the engine's CPU may be this far above its limit before it needs a word: the
+/// two ends of a ~1 s reading are each late by up to a few milliseconds.
+pub const CPU_READING_ERROR: f64 = 0.05;
+
+/// `2` for 2.0, `1.5` for 1.5.
+pub fn trim(cores: f64) -> String {
+    if cores.fract() == 0.0 {
+        format!("{cores:.0}")
+    } else {
+        format!("{cores:.2}")
+    }
 }
 
 /// Above this share of the machine's cores, the CPU counts as full.
@@ -511,7 +568,17 @@ pub fn bounds(s: &Summary) -> Vec<String> {
     let cores = s.cores.max(1) as f64;
     let engine = s.engine_cpu_cores_mean.unwrap_or(0.0);
     let driver = s.driver_cpu_cores_mean.unwrap_or(0.0);
-    if s.engine_cpu_cores_mean.is_some() && engine >= CPU_FULL * cores {
+    if let Some(limit) = s
+        .engine_cpu_limit
+        .as_ref()
+        .filter(|l| s.engine_cpu_cores_mean.is_some() && engine >= CPU_FULL * l.cores)
+    {
+        out.push(format!(
+            "engine CPU at its limit: {engine:.1} of the {} cores it may use on average ({})",
+            trim(limit.cores),
+            limit.source
+        ));
+    } else if s.engine_cpu_cores_mean.is_some() && engine >= CPU_FULL * cores {
         out.push(format!(
             "engine CPU at the machine's limit: {engine:.1} of {} cores on average",
             s.cores
@@ -710,8 +777,62 @@ mod tests {
             samples: 3,
             missed: 1,
             cores: 2,
+            engine_cpu_limit: None,
             timeline_offset: Some(Duration::from_millis(250)),
         }
+    }
+
+    #[test]
+    fn the_engines_cached_cpu_is_rated_over_the_engines_own_clock() {
+        // An engine at 1.9 cores whose stats refresh every ~1 s and are read from its cache
+        // in between: our readings 1 s apart see the refresh of 2 s, then none.
+        let mut s = Series::new();
+        let reading = |at: u64, stamp_ms: u64, cpu_ms: u64| NodeReading {
+            second: at,
+            at: Duration::from_secs(at),
+            node: "n".into(),
+            stats: json!({"process": {"timestamp": stamp_ms, "cpu": {"total_in_millis": cpu_ms}}}),
+            proc: None,
+        };
+        s.node(&reading(1, 10_000, 0), "ingest");
+        let stale = s.node(&reading(2, 10_000, 0), "ingest");
+        let fresh = s.node(&reading(3, 12_000, 3_800), "ingest");
+        // Was: 0 then 3.8 cores, a peak of twice the real figure.
+        assert_eq!(stale.cpu_cores, None, "no refresh, no figure");
+        assert_eq!(fresh.cpu_cores, Some(1.9));
+    }
+
+    #[test]
+    fn a_peak_above_the_engines_limit_is_said_with_why() {
+        let row = |second: u64, cpu: f64, dt: f64| Row {
+            second,
+            node: "n".into(),
+            cpu_cores: Some(cpu),
+            dt: Some(dt),
+            ..Row::default()
+        };
+        let limit = crate::measure::cpu_limit::CpuLimit {
+            cores: 2.0,
+            source: "affinity 0-1".into(),
+        };
+        let with_limit = Context {
+            engine_cpu_limit: Some(limit.clone()),
+            ..ctx()
+        };
+        let within = summarize(&[row(1, 1.9, 1.0), row(2, 2.05, 1.0)], with_limit.clone());
+        assert_eq!(within.engine_cpu_peak_note, None);
+        assert_eq!(within.engine_cpu_limit, Some(limit));
+        let above = summarize(&[row(1, 1.9, 1.0), row(2, 2.4, 0.61)], with_limit);
+        let note = above.engine_cpu_peak_note.expect("a note");
+        assert!(
+            note.contains("2.40 peak is above the 2 cores") && note.contains("over 0.61 s"),
+            "{note}"
+        );
+        // Without a known limit nothing is claimed.
+        assert_eq!(
+            summarize(&[row(2, 2.4, 0.61)], ctx()).engine_cpu_peak_note,
+            None
+        );
     }
 
     #[test]

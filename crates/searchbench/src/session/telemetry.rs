@@ -57,6 +57,8 @@ pub struct Telemetry {
     pub samples: u64,
     pub missed: u64,
     pub interval: Duration,
+    /// The cores the engine's processes may use, when they are ours to read.
+    pub engine_cpu_limit: Option<crate::measure::cpu_limit::CpuLimit>,
 }
 
 impl Telemetry {
@@ -70,6 +72,7 @@ impl Telemetry {
                 samples: self.samples,
                 missed: self.missed,
                 cores: crate::measure::machine::cores(),
+                engine_cpu_limit: self.engine_cpu_limit.clone(),
                 timeline_offset,
             },
         )
@@ -192,6 +195,20 @@ struct Locals {
 }
 
 impl Locals {
+    /// Every engine process we read, once.
+    fn pids(&self) -> Vec<u32> {
+        let mut all: Vec<u32> = self
+            .by_name
+            .values()
+            .chain(self.only.iter())
+            .flatten()
+            .copied()
+            .collect();
+        all.sort_unstable();
+        all.dedup();
+        all
+    }
+
     fn of(&self, node: &str, nodes: usize) -> Option<&[u32]> {
         match self.by_name.get(node) {
             Some(pids) => Some(pids),
@@ -222,6 +239,7 @@ impl Job {
             l = self.locals() => l,
             _ = stop.wait_for(|s| *s) => return,
         };
+        out.engine_cpu_limit = crate::measure::cpu_limit::of(&locals.pids());
         // Ticks on the origin's grid, from the next one on: the seconds of two phases of one
         // run never collide.
         let elapsed = self.origin.elapsed().as_secs_f64();

@@ -255,7 +255,18 @@ enum Identity {
     Foreign { tables: Vec<String> },
 }
 
+/// Reads the version and the tables in one read transaction: another process may be making
+/// the tables of a new store meanwhile, and the two must come from the same snapshot.
 fn identify(conn: &Connection) -> rusqlite::Result<Identity> {
+    conn.execute_batch("BEGIN DEFERRED")?;
+    let identity = identify_in(conn);
+    let end = conn.execute_batch("COMMIT");
+    let identity = identity?;
+    end?;
+    Ok(identity)
+}
+
+fn identify_in(conn: &Connection) -> rusqlite::Result<Identity> {
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     let tables = conn
         .prepare(

@@ -292,3 +292,53 @@ fn a_target_that_stops_answering_its_stats_does_not_hold_the_phase_up() {
     assert_eq!(summary.nodes, 0);
     drop(silent);
 }
+
+/// The telemetry summary of an ingest of the shared node, read through its own process
+/// (`--engine-pid`) or only through `_nodes/stats`.
+fn engine_cpu(case: &str, engine_pid: bool) -> (Value, String) {
+    let json = scratch_dir().join(format!("telemetry-{case}.json"));
+    let mut cmd = bin();
+    cmd.args(["ingest", "logs", "--url", node_url(), "--no-store", "-q"])
+        .args(["--docs", "60000", "--clients", "2", "--warmup", "0"])
+        .args(["--index", &format!("telemetry-{case}"), "--replace"])
+        .arg("--json")
+        .arg(&json);
+    if engine_pid {
+        let pid = node_pid().expect("the shared node's pid").to_string();
+        cmd.args(["--engine-pid", &pid]);
+    }
+    let out = cmd.output().expect("searchbench ingest");
+    let text = streams(&out);
+    assert!(out.status.success(), "{text}");
+    let result: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    (result["telemetry"].clone(), text)
+}
+
+#[test]
+fn engine_cpu_is_of_the_cores_the_engine_may_use_and_never_above_them_unsaid() {
+    let machine = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+    // Its own processes: the limit is read from them (affinity, cgroup quota).
+    let (t, text) = engine_cpu("cpu-local", true);
+    let limit = t["engine_cpu_limit"]["cores"].as_f64().expect("a limit");
+    assert!(limit >= 1.0 && limit <= machine + 1.0, "{t}");
+    let source = t["engine_cpu_limit"]["source"].as_str().unwrap();
+    assert!(
+        text.contains("peak (of ") && text.contains(source),
+        "{text}"
+    );
+    let peak = t["engine_cpu_cores_peak"].as_f64().expect("a peak");
+    assert!(
+        peak <= limit * 1.05 || t["engine_cpu_peak_note"].is_string(),
+        "{peak} above {limit} unsaid: {t}"
+    );
+    // Through `_nodes/stats` only, its cached CPU once read as peaks of twice the real
+    // figure (3.6-3.9 "of 2"): now rated over the engine's own clock.
+    let (t, text) = engine_cpu("cpu-remote", false);
+    assert!(t["engine_cpu_limit"].is_null(), "{t}");
+    assert!(text.contains("the driver's machine has"), "{text}");
+    let peak = t["engine_cpu_cores_peak"].as_f64().expect("a peak");
+    assert!(
+        peak <= machine * 1.25,
+        "peak {peak} on {machine} cores: {t}"
+    );
+}

@@ -1,7 +1,7 @@
 //! The telemetry lines after a phase: GC, heap, thread pools, merges, CPU, and what bounded
 //! the run when the data shows it.
 
-use crate::measure::telemetry::Summary;
+use crate::measure::telemetry::{self, Summary};
 
 fn mib(bytes: f64) -> String {
     super::bytes(bytes.max(0.0) as u64)
@@ -65,9 +65,14 @@ pub fn lines(s: &Summary) -> Vec<String> {
     }
     let mut cpu = Vec::new();
     if let (Some(mean), Some(peak)) = (s.engine_cpu_cores_mean, s.engine_cpu_cores_peak) {
+        // "Of" what the engine may use when we can read it; else the driver's machine,
+        // said as such (a remote engine's machine is not ours to read).
+        let of = match &s.engine_cpu_limit {
+            Some(l) => format!("of {}: {}", telemetry::trim(l.cores), l.source),
+            None => format!("the driver's machine has {}", s.cores),
+        };
         cpu.push(format!(
-            "engine CPU {mean:.2} cores mean, {peak:.2} peak (of {})",
-            s.cores
+            "engine CPU {mean:.2} cores mean, {peak:.2} peak ({of})"
         ));
     }
     if let Some(d) = s.driver_cpu_cores_mean {
@@ -78,6 +83,9 @@ pub fn lines(s: &Summary) -> Vec<String> {
     }
     if !cpu.is_empty() {
         out.push(format!("  {}", cpu.join("; ")));
+    }
+    if let Some(note) = &s.engine_cpu_peak_note {
+        out.push(format!("  note: {note}"));
     }
     if let (Some(r), Some(w)) = (s.disk_read_bytes, s.disk_write_bytes) {
         out.push(format!("  disk read {}, written {}", mib(r), mib(w)));
@@ -133,10 +141,22 @@ mod tests {
             "GC 5.0 % of wall (1.5 s; 40 young, 1 old collection(s)); heap peak 300.0 MiB of 512.0 MiB",
             "write queue up to 12, 7 rejection(s)",
             "merges 4.0 s, throttled 0.5 s",
-            "engine CPU 1.20 cores mean, 1.90 peak (of 2)",
+            "engine CPU 1.20 cores mean, 1.90 peak (the driver's machine has 2)",
             "bounded by: thread pool queue full: 7 rejection(s)",
         ] {
             assert!(text.contains(needle), "no {needle:?} in\n{text}");
         }
+        // With the engine's own limit, and a peak above it: said, with why.
+        let s = Summary {
+            engine_cpu_limit: Some(crate::measure::cpu_limit::CpuLimit {
+                cores: 2.0,
+                source: "affinity 0-1".into(),
+            }),
+            engine_cpu_peak_note: Some("the 2.30 peak is above ...".into()),
+            ..s
+        };
+        let text = lines(&s).join("\n");
+        assert!(text.contains("1.90 peak (of 2: affinity 0-1)"), "{text}");
+        assert!(text.contains("note: the 2.30 peak is above"), "{text}");
     }
 }
