@@ -1,5 +1,6 @@
 //! `searchbench check [RUN] (--baseline SEL | --last N) --metric M --threshold 5%`: a gate for
-//! CI pipelines and `git bisect run`, exiting 0 (pass), 1 (regressed) or 125 (cannot tell).
+//! CI pipelines and `git bisect run`, exiting 0 (pass), 3 (regressed: a check failed, as in
+//! every command) or 125 (cannot tell).
 
 use clap::Args;
 
@@ -10,21 +11,23 @@ use crate::report::check::{self, Baseline, CheckSpec, Outcome};
 #[derive(Debug, Args)]
 #[command(
     long_about = "Check a stored run against a baseline: exit 0 when no metric regressed \
-        significantly beyond the threshold, 1 when one did or when any error count rose, 125 \
+        significantly beyond the threshold, 3 when one did or when any error count rose, 125 \
         when it cannot tell.\n\n\
         A metric regressed when its 95 % interval lies wholly on the worse side (significant) \
         and the change is larger than --threshold (large enough to matter). Errors count \
         whatever the threshold: more documents refused or lost in failed bulk requests, more \
         failed searches or wrong answers than the baseline is a regression, even when \
         throughput improved.\n\n\
-        The intervals are those of `searchbench compare`. One run against one run: the runs' \
-        seconds (within-run noise only). One run against --last N runs: a prediction \
-        interval from the baseline runs' spread (Student's t, N-1 degrees of freedom), which \
-        includes run-to-run noise; N >= 3 is sensible. Tag groups on both sides: Welch's t \
-        over runs.\n\n\
+        The intervals are over runs, never over the seconds inside one run (they say nothing \
+        of the noise from run to run): one run against --last N runs (N >= 3) gets a \
+        prediction interval from the baseline runs' spread (Student's t, N-1 degrees of \
+        freedom); tag groups on both sides (3 or more runs each) get Welch's t over runs. One \
+        run a side cannot tell.\n\n\
         It cannot tell (125) when the run was interrupted, failed without a result or never \
-        finished, when no baseline run is found, or when a metric has too few samples for \
-        an interval. `git bisect run` skips a commit on 125, counts 0 as good and 1 as bad; \
+        finished, when no baseline run is found, when there are too few runs for an \
+        interval, or when the runs are too noisy to have seen a change of the threshold's \
+        size (it says the smallest change they could have seen, and how many runs a side \
+        would see the threshold). `git bisect run` skips a commit on 125, counts 0 as good and 3 as bad; \
         note that it also counts a usage error (exit 2) as bad.",
     after_help = "Examples:\n  \
         searchbench check --last 5 --metric docs_per_sec --threshold 5%\n  \
@@ -33,8 +36,9 @@ use crate::report::check::{self, Baseline, CheckSpec, Outcome};
         git bisect run sh -c './gradlew -q localDistro || exit 125\n      \
         searchbench run logs --no-query -q --engine-dir build/distribution/local/opensearch-*\n      \
         searchbench check --baseline commit=good --metric docs_per_sec'\n\n\
-        Exit codes: 0 pass, 1 regressed (or errors rose), 125 cannot tell (git bisect: skip), \
-        2 bad usage (git bisect counts 2 as bad)."
+        Exit codes: 0 pass, 3 regressed (or errors rose), 125 cannot tell (git bisect: skip), \
+        1 the check could not be made (a store that cannot be read), 2 bad usage (git bisect \
+        counts 1 and 2 as bad)."
 )]
 pub struct CheckArgs {
     #[command(flatten)]
@@ -104,7 +108,7 @@ pub async fn run(a: CheckArgs) -> CliResult {
     match c.outcome {
         Outcome::Pass => Ok(()),
         Outcome::Regressed => Err(CliError {
-            code: exit::FAILURE,
+            code: exit::CHECK_FAILED,
             error: anyhow::anyhow!("regressed: {}", summary()),
         }),
         Outcome::CannotTell => Err(CliError {

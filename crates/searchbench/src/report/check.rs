@@ -136,6 +136,10 @@ pub struct MetricCheck {
     pub n: Option<usize>,
     pub samples: Option<&'static str>,
     pub verdict: MetricVerdict,
+    /// The smallest change these samples could have detected, when that is why there is no
+    /// verdict.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_detectable_pct: Option<f64>,
     /// Why there is no verdict, when there is none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub why: Option<String>,
@@ -326,6 +330,7 @@ pub fn check(store: &Store, spec: &CheckSpec) -> Result<Check, CheckError> {
                 n: None,
                 samples: None,
                 verdict: MetricVerdict::CannotTell,
+                min_detectable_pct: None,
                 why: Some(format!(
                     "the {} has no such metric",
                     if b.is_none() { "baseline" } else { "run" }
@@ -345,6 +350,7 @@ pub fn check(store: &Store, spec: &CheckSpec) -> Result<Check, CheckError> {
             n: None,
             samples: None,
             verdict: MetricVerdict::CannotTell,
+            min_detectable_pct: None,
             why: None,
         };
         if b.errors {
@@ -368,6 +374,14 @@ pub fn check(store: &Store, spec: &CheckSpec) -> Result<Check, CheckError> {
                     "fewer than {MIN_RUNS} baseline runs with this metric"
                 ));
             }
+            // Where a new baseline run would fall: a change inside that cannot be seen.
+            let reach = m.ci.map(|ci| (ci.high_pct - ci.low_pct) / 2.0);
+            not_blind(
+                &mut m,
+                spec.threshold_pct,
+                reach,
+                super::statistics::cv_pct(base_values),
+            );
         } else if let Some(cell) = comparison
             .as_ref()
             .and_then(|c| c.rows.iter().find(|row| &row.key == key))
@@ -381,6 +395,23 @@ pub fn check(store: &Store, spec: &CheckSpec) -> Result<Check, CheckError> {
             m.verdict = judge(b.direction, m.ci, m.diff_pct, spec.threshold_pct);
             if m.ci.is_none() {
                 m.why = Some(cell.verdict.name().to_string());
+            }
+            if cell.samples.is_some_and(|k| k != SampleKind::PerRun) {
+                // Seconds (or requests) inside one run say nothing of the noise from one
+                // run to the next: two runs of the same build once read -50 %.
+                m.verdict = MetricVerdict::CannotTell;
+                m.why = Some(format!(
+                    "too few runs: the interval comes from the {} inside each run, which say \
+                     nothing of the noise from run to run; check against --last N ({MIN_RUNS} \
+                     or more) or groups of runs ({MIN_RUNS} or more a side)",
+                    m.samples.unwrap_or("samples")
+                ));
+            } else {
+                let cv = match (cell.spread_base_pct, cell.spread_pct) {
+                    (Some(a), Some(b)) => Some(a.max(b)),
+                    (a, b) => a.or(b),
+                };
+                not_blind(&mut m, spec.threshold_pct, cell.min_detectable_pct, cv);
             }
         }
         check.metrics.push(m);
@@ -532,6 +563,39 @@ fn errors_rose(base: &Side, run: &Side) -> Vec<ErrorRise> {
             })
         })
         .collect()
+}
+
+/// Turns "no significant change" into "cannot tell" when the runs could not have seen a
+/// change of the threshold's size: `reach` is the smallest change they could detect, `cv_pct`
+/// one run's spread (for how many runs would). A gate that passes blind is worse than none.
+fn not_blind(m: &mut MetricCheck, threshold_pct: f64, reach: Option<f64>, cv_pct: Option<f64>) {
+    let Some(reach) = reach.filter(|r| *r > threshold_pct) else {
+        return;
+    };
+    if m.verdict != MetricVerdict::NoSignificantChange {
+        return;
+    }
+    let more = match cv_pct.and_then(|cv| runs_needed(cv, threshold_pct)) {
+        Some(k) => format!("about {k} runs a side would"),
+        None => format!("runs this noisy would need more than {MAX_RUNS_SAID} a side"),
+    };
+    m.verdict = MetricVerdict::CannotTell;
+    m.min_detectable_pct = Some(reach);
+    m.why = Some(format!(
+        "these runs could only have seen a change beyond ±{reach:.1} %, not one of the \
+         {threshold_pct} % threshold; {more}"
+    ));
+}
+
+/// The most runs a side a check proposes.
+const MAX_RUNS_SAID: usize = 100_000;
+
+/// The fewest runs a side that detect `threshold_pct` when one run's spread is `cv_pct`
+/// (95 % confidence, 80 % power).
+pub fn runs_needed(cv_pct: f64, threshold_pct: f64) -> Option<usize> {
+    (2..=MAX_RUNS_SAID).find(|&k| {
+        super::statistics::min_detectable_for(cv_pct, k).is_some_and(|d| d <= threshold_pct)
+    })
 }
 
 /// A significant change beyond the threshold on the worse side regressed.

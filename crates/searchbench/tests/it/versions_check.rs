@@ -1,5 +1,6 @@
 //! `searchbench check`: the exit codes a CI pipeline and `git bisect run` rely on, on stored
-//! synthetic results: 0 pass, 1 regressed (or errors rose), 125 cannot tell, 2 bad usage.
+//! synthetic results: 0 pass, 3 regressed (or errors rose), 125 cannot tell (also one run a
+//! side, and runs too noisy to see the threshold), 2 bad usage.
 
 use std::path::Path;
 
@@ -52,7 +53,7 @@ fn the_same_figures_pass_and_a_slower_run_fails() {
     assert!(text.contains(&same) && text.contains("PASS"), "{text}");
     assert!(text.contains("prediction interval"), "{text}");
 
-    // A named run against a named run: within-run intervals.
+    // A named run against a named run: seconds inside each run are no verdict over runs.
     let base_id = store
         .select("build=base")
         .unwrap()
@@ -65,7 +66,7 @@ fn the_same_figures_pass_and_a_slower_run_fails() {
         &path,
         &[&same, "--baseline", &base_id, "--metric", "service_mean_ms"],
     );
-    assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
+    assert_eq!(out.status.code(), Some(125), "{}", streams(&out));
 
     // 25 % slower, with longer service times: the newest run regresses.
     let slow = save(&store, &ingest_result(40, 15_000.0, 0.05, 28.0, 8), &[]);
@@ -81,7 +82,7 @@ fn the_same_figures_pass_and_a_slower_run_fails() {
             "--markdown",
         ],
     );
-    assert_eq!(out.status.code(), Some(1), "{}", streams(&out));
+    assert_eq!(out.status.code(), Some(3), "{}", streams(&out));
     let md = String::from_utf8_lossy(&out.stdout);
     assert!(md.contains("❌ regression") && md.contains(&slow), "{md}");
     assert!(
@@ -113,7 +114,7 @@ fn more_errors_fail_the_check_even_when_throughput_improved() {
         &path,
         &["--last", "3", "--metric", "docs_per_sec", "--json"],
     );
-    assert_eq!(out.status.code(), Some(1), "{}", streams(&out));
+    assert_eq!(out.status.code(), Some(3), "{}", streams(&out));
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["outcome"], "regressed");
     assert_eq!(json["run"]["run_ids"][0], id.as_str());
@@ -171,4 +172,88 @@ fn an_unknown_metric_is_bad_usage_with_a_guess() {
     // Neither a baseline nor --last: clap's usage error.
     let out = check(&path, &["--metric", "docs_per_sec"]);
     assert_eq!(out.status.code(), Some(2), "{}", streams(&out));
+}
+
+#[test]
+fn one_run_a_side_is_never_a_verdict_over_runs() {
+    // Two runs of the same engine and configuration once read "REGRESSED -50.3 %
+    // [-65.8, -28.8]" (exit 1): an interval over the seconds inside each run.
+    let path = scratch_store();
+    let store = Store::open(&path).unwrap();
+    let base = save(&store, &ingest_result(40, 20_000.0, 0.05, 20.0, 1), &[]);
+    let run = save(&store, &ingest_result(40, 10_000.0, 0.05, 20.0, 2), &[]);
+    let out = check(
+        &path,
+        &[&run, "--baseline", &base, "--metric", "docs_per_sec"],
+    );
+    let text = streams(&out);
+    assert_eq!(out.status.code(), Some(125), "{text}");
+    assert!(
+        text.contains("too few runs") && text.contains("--last N"),
+        "{text}"
+    );
+    assert!(!text.contains("REGRESSED"), "{text}");
+}
+
+#[test]
+fn runs_too_noisy_to_see_the_threshold_cannot_tell_and_say_how_many_would() {
+    // Groups of three whose runs differ by a factor of three: no interval excludes zero, and
+    // a 5 % change could never have shown. That once passed (exit 0).
+    let path = scratch_store();
+    let store = Store::open(&path).unwrap();
+    for (i, dps) in [10_000.0, 30_000.0, 20_000.0].into_iter().enumerate() {
+        save(
+            &store,
+            &ingest_result(40, dps, 0.05, 20.0, i as u64),
+            &[("side", "a")],
+        );
+    }
+    for (i, dps) in [28_000.0, 9_000.0, 21_000.0].into_iter().enumerate() {
+        save(
+            &store,
+            &ingest_result(40, dps, 0.05, 20.0, 10 + i as u64),
+            &[("side", "b")],
+        );
+    }
+    let out = check(
+        &path,
+        &[
+            "side=b",
+            "--baseline",
+            "side=a",
+            "--metric",
+            "docs_per_sec",
+            "--json",
+        ],
+    );
+    let text = streams(&out);
+    assert_eq!(out.status.code(), Some(125), "{text}");
+    let c: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let m = &c["metrics"][0];
+    assert_eq!(m["verdict"], "cannot_tell", "{m}");
+    let reach = m["min_detectable_pct"].as_f64().expect("what it could see");
+    assert!(reach > 5.0, "{m}");
+    let why = m["why"].as_str().unwrap();
+    assert!(why.contains("runs a side would"), "{why}");
+    // One run against the same noisy group: its prediction interval is as blind.
+    let one = save(&store, &ingest_result(40, 20_000.0, 0.05, 20.0, 20), &[]);
+    let out = check(
+        &path,
+        &[&one, "--baseline", "side=a", "--metric", "docs_per_sec"],
+    );
+    assert_eq!(out.status.code(), Some(125), "{}", streams(&out));
+    // A wide threshold is within what they can see: a pass.
+    let out = check(
+        &path,
+        &[
+            "side=b",
+            "--baseline",
+            "side=a",
+            "--metric",
+            "docs_per_sec",
+            "--threshold",
+            "500%",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
 }

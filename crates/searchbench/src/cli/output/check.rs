@@ -61,7 +61,7 @@ pub fn check(c: &Check) {
         "check: {}",
         match c.outcome {
             Outcome::Pass => "PASS (exit 0)",
-            Outcome::Regressed => "REGRESSED (exit 1)",
+            Outcome::Regressed => "REGRESSED (exit 3)",
             Outcome::CannotTell => "CANNOT TELL (exit 125)",
         }
     );
