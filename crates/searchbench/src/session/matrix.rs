@@ -3,7 +3,7 @@
 //! interleaved order, each round a fresh seeded permutation of the engines so that drift of
 //! the machine (heat, other load, a filling disk) spreads over every engine instead of
 //! landing on whichever ran last. Every run is stored with the tags `matrix=<id>`,
-//! `matrix_round` and `matrix_position` (its place in the order); at the end the runs are read
+//! `matrix_round`, `matrix_position` (its place in the order) and `engine=<engine>`; at the end the runs are read
 //! back as a [`History`] and its HTML page is written next to the store's reports.
 //!
 //! An engine that fails to start is recorded (a failed run) and left out of later rounds; the
@@ -271,6 +271,10 @@ pub async fn matrix(
             ("matrix_round".to_string(), slot.round.to_string()),
             ("matrix_position".to_string(), slot.position.to_string()),
         ]);
+        // So that `compare engine=A engine=B` finds the runs (unless the user tagged them).
+        if !save.tags.iter().any(|(k, _)| k == "engine") {
+            save.tags.push(("engine".to_string(), slot.engine.clone()));
+        }
         let outcome = match run(job, &cluster, spec.load.clone(), &spec.run, &save, observer).await
         {
             // Bad usage is the same for every engine: stop here.

@@ -299,7 +299,27 @@ fn matrix_over_two_real_versions_stores_every_run_with_its_tag() {
                 .count(),
             2
         );
+        assert_eq!(
+            runs.iter()
+                .filter(|r| r.tags.get("engine").map(String::as_str) == Some(engine))
+                .count(),
+            2,
+            "tagged engine={engine}"
+        );
     }
+    // The engines compare by their tags (once: "no run has the tags").
+    let out = crate::common::bin()
+        .args([
+            "compare",
+            "engine=opensearch-2.11.0",
+            "engine=opensearch-2.19.1",
+        ])
+        .arg("--store")
+        .arg(&path)
+        .output()
+        .unwrap();
+    let compared = succeeded(&out);
+    assert!(compared.contains("throughput"), "{compared}");
     let page = text
         .lines()
         .find_map(|l| l.strip_prefix("report: "))
