@@ -233,14 +233,16 @@ pub fn check(store: &Store, spec: &CheckSpec) -> Result<Check, CheckError> {
 
     // Names are checked first: a typo is bad usage whatever the runs hold.
     let keys = known_keys(&run_side, base_side.as_ref());
-    let wanted = if keys.is_empty() {
-        Vec::new()
-    } else {
-        spec.metrics
-            .iter()
-            .map(|m| resolve_metric(m, &keys))
-            .collect::<Result<Vec<_>, _>>()?
-    };
+    // A percentile that short runs leave out is not a typo: it cannot be told, and says why.
+    let mut wanted = Vec::new();
+    let mut too_short = Vec::new();
+    for m in spec.metrics.iter().filter(|_| !keys.is_empty()) {
+        match (resolve_metric(m, &keys), percentile_floor(m)) {
+            (Ok(key), _) => wanted.push(key),
+            (Err(CheckError::UnknownMetric(_)), Some(floor)) => too_short.push((m.clone(), floor)),
+            (Err(e), _) => return Err(e),
+        }
+    }
 
     let mut check = Check {
         outcome: Outcome::Pass,
@@ -287,7 +289,27 @@ pub fn check(store: &Store, spec: &CheckSpec) -> Result<Check, CheckError> {
             return Ok(check);
         }
     }
-    if wanted.is_empty() {
+    for (name, floor) in &too_short {
+        check.metrics.push(MetricCheck {
+            key: name.clone(),
+            label: name.clone(),
+            unit: "ms",
+            baseline: None,
+            value: None,
+            diff_pct: None,
+            ci: None,
+            n_baseline: None,
+            n: None,
+            samples: None,
+            verdict: MetricVerdict::CannotTell,
+            min_detectable_pct: None,
+            why: Some(format!(
+                "no run here has it: a run reports this percentile from {floor} requests on; \
+                 run longer (more --docs) or with a smaller --bulk-size"
+            )),
+        });
+    }
+    if wanted.is_empty() && too_short.is_empty() {
         check.cannot_tell("neither side has a result to compare".into());
         return Ok(check);
     }
@@ -515,6 +537,22 @@ fn known_keys(run: &Side, base: Option<&Side>) -> Vec<String> {
         }
     }
     keys
+}
+
+/// The requests a run needs before it reports the percentile `given` names (`service_p99_ms`:
+/// 100), when it names one.
+pub fn percentile_floor(given: &str) -> Option<u64> {
+    let parts: Vec<&str> = given.split(['_', '.']).collect();
+    [
+        ("p999", 1000),
+        ("p99.9", 1000),
+        ("p99", 100),
+        ("p90", 10),
+        ("p50", 1),
+    ]
+    .into_iter()
+    .find(|(p, _)| parts.contains(p) || given.contains(&format!("{p}_")))
+    .map(|(_, n)| n)
 }
 
 /// A metric key as given, or the one key whose last part it is (`docs_per_sec`,

@@ -257,3 +257,27 @@ fn runs_too_noisy_to_see_the_threshold_cannot_tell_and_say_how_many_would() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
 }
+
+#[test]
+fn a_percentile_short_runs_leave_out_cannot_tell_and_says_how_many_requests() {
+    // The README's own example once said "unknown metric" on short runs.
+    let path = scratch_store();
+    let store = Store::open(&path).unwrap();
+    let short = |seed| {
+        let mut r = ingest_result(40, 20_000.0, 0.05, 20.0, seed);
+        r["service"]["p99_ms"] = Value::Null;
+        r["service"]["p999_ms"] = Value::Null;
+        r
+    };
+    for seed in 1..=3 {
+        save(&store, &short(seed), &[]);
+    }
+    save(&store, &short(4), &[]);
+    let out = check(&path, &["--last", "3", "--metric", "service_p99_ms"]);
+    let text = streams(&out);
+    assert_eq!(out.status.code(), Some(125), "{text}");
+    assert!(text.contains("from 100 requests on"), "{text}");
+    // A name no run could have is still a typo (exit 2).
+    let out = check(&path, &["--last", "3", "--metric", "service_p98_ms"]);
+    assert_eq!(out.status.code(), Some(2), "{}", streams(&out));
+}
