@@ -487,16 +487,36 @@ pub fn group_stat(values: &[f64]) -> Option<GroupStat> {
     } else {
         (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
     };
+    // Positive figures (throughput, times) vary by ratios: their interval is on the
+    // logarithms, so it stays positive ("2975 [-9726–15676]" docs/s was a linear one).
+    if sorted[0] > 0.0 && n >= 2 {
+        let logs: Vec<f64> = values.iter().map(|v| v.ln()).collect();
+        let m = statistics::mean(&logs)?;
+        let sd = (logs.iter().map(|l| (l - m) * (l - m)).sum::<f64>() / (n - 1) as f64).sqrt();
+        let half = t975((n - 1) as f64) * sd / (n as f64).sqrt();
+        return Some(GroupStat {
+            n,
+            median,
+            low: Some((m - half).exp()),
+            high: Some((m + half).exp()),
+        });
+    }
     let half = if mean == 0.0 && sorted[0] == sorted[n - 1] {
         Some(0.0)
     } else {
         statistics::cv_pct(values)
             .map(|cv| t975((n - 1) as f64) * cv / 100.0 * mean.abs() / (n as f64).sqrt())
     };
+    // A figure that cannot be negative (an error count with zeros) has no negative bound.
+    let floor = if sorted[0] >= 0.0 {
+        0.0
+    } else {
+        f64::NEG_INFINITY
+    };
     Some(GroupStat {
         n,
         median,
-        low: half.map(|h| mean - h),
+        low: half.map(|h| (mean - h).max(floor)),
         high: half.map(|h| mean + h),
     })
 }
@@ -847,5 +867,23 @@ mod tests {
             ]
         );
         assert!(version_key(None) > version_key(Some("opensearch-9.0.0")));
+    }
+
+    #[test]
+    fn intervals_of_positive_figures_stay_positive_and_counts_never_go_below_zero() {
+        // Three runs far apart: a linear interval read "2975 [-9726–15676]" docs/s.
+        let g = group_stat(&[800.0, 2975.0, 11_000.0]).unwrap();
+        let (low, high) = (g.low.unwrap(), g.high.unwrap());
+        assert!(
+            low > 0.0 && low < g.median && g.median < high,
+            "{low} {high}"
+        );
+        // An error count with zeros: linear, bounded below by zero.
+        let e = group_stat(&[0.0, 0.0, 9.0]).unwrap();
+        assert_eq!(e.low, Some(0.0));
+        assert!(e.high.unwrap() > 9.0 / 3.0);
+        // A figure that can be negative keeps its linear interval.
+        let d = group_stat(&[-5.0, 1.0, 2.0]).unwrap();
+        assert!(d.low.unwrap() < -5.0);
     }
 }

@@ -50,20 +50,9 @@ fn short_labels(h: &History) -> Vec<String> {
 
 fn chart(h: &History, s: &Series, labels: &[String]) -> String {
     let values: Vec<f64> = s.values.iter().flatten().copied().collect();
-    let (mut lo, mut hi) = values
-        .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
-            (a.min(v), b.max(v))
-        });
-    if !lo.is_finite() {
+    let Some((lo, hi)) = y_range(&values) else {
         return String::new();
-    }
-    if hi - lo < hi.abs().max(1e-9) * 1e-6 {
-        lo -= lo.abs().max(1.0) * 0.05;
-        hi += hi.abs().max(1.0) * 0.05;
-    }
-    let pad = (hi - lo) * 0.08;
-    let (lo, hi) = (lo - pad, hi + pad);
+    };
     let n = h.points.len().max(1);
     let step = (W - LEFT - RIGHT) / n as f64;
     let x = |p: usize| LEFT + step * (p as f64 + 0.5);
@@ -276,4 +265,44 @@ pub fn render(h: &History) -> String {
 /// Writes [`render`] to `path`.
 pub fn write(h: &History, path: &Path) -> Result<(), ReportError> {
     super::write(path, &render(h))
+}
+
+/// The y axis of a chart of `values`, padded; `None` without a finite value.
+fn y_range(values: &[f64]) -> Option<(f64, f64)> {
+    let (mut lo, mut hi) = values
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+            (a.min(v), b.max(v))
+        });
+    if !lo.is_finite() {
+        return None;
+    }
+    if hi - lo < hi.abs().max(1e-9) * 1e-6 {
+        lo -= lo.abs().max(1.0) * 0.05;
+        hi += hi.abs().max(1.0) * 0.05;
+    }
+    let pad = (hi - lo) * 0.08;
+    // A series that is never negative (counts, rates, times) never gets a negative axis.
+    let floor = if values.iter().all(|v| *v >= 0.0) {
+        0.0
+    } else {
+        f64::NEG_INFINITY
+    };
+    Some(((lo - pad).max(floor), hi + pad))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_series_never_negative_never_gets_a_negative_axis() {
+        // Error counts all zero once drew an axis from -0.05.
+        assert_eq!(y_range(&[0.0, 0.0, 0.0]).unwrap().0, 0.0);
+        assert_eq!(y_range(&[0.0, 3.0]).unwrap().0, 0.0);
+        let (lo, hi) = y_range(&[100.0, 200.0]).unwrap();
+        assert!(lo > 0.0 && lo < 100.0 && hi > 200.0);
+        assert!(y_range(&[-1.0, 2.0]).unwrap().0 < -1.0);
+        assert!(y_range(&[]).is_none());
+    }
 }
