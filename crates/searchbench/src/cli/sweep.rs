@@ -252,9 +252,17 @@ pub async fn run(a: SweepArgs) -> CliResult {
         });
     }
     if result.answer.recommended.is_none() {
-        return Err(CliError::check(anyhow::anyhow!(
-            "no cell finished cleanly: nothing to recommend"
-        )));
+        // Vague intervals are "cannot tell" (125), as in `check`; no clean cell is a failed
+        // check (3).
+        let vague = result.answer.why.starts_with("not enough data");
+        return Err(CliError {
+            code: if vague {
+                super::check::CANNOT_TELL
+            } else {
+                exit::CHECK_FAILED
+            },
+            error: anyhow::anyhow!("no recommendation: {}", result.answer.why),
+        });
     }
     Ok(())
 }

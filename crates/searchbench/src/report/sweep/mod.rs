@@ -301,6 +301,8 @@ pub fn recommend(cells: &[Cell]) -> (Option<usize>, Option<usize>) {
     };
     let recommended = clean()
         .filter(|(_, e)| e.overlaps(&top))
+        // Never a cell that another beats beyond both intervals.
+        .filter(|(_, e)| !clean().any(|(_, o)| o.low > e.high))
         .min_by(|a, b| {
             cells[a.0]
                 .params
@@ -425,14 +427,54 @@ pub fn answer(cells: &[Cell]) -> Answer {
             why: "no cell finished cleanly: nothing to recommend (see the failed cells)".into(),
         };
     };
-    let curves: Vec<AxisCurve> = AXES
-        .iter()
-        .filter(|&&a| cells[rec].params.value(a).is_some())
-        .map(|&a| curve(cells, rec, a))
-        .filter(|c| c.points.len() > 1)
-        .collect();
-    let usl = usl_rows(cells, rec);
-    let why = explain(cells, best.unwrap_or(rec), rec, &curves, &usl);
+    let through = |at: usize| -> (Vec<AxisCurve>, Vec<UslRow>) {
+        let curves = AXES
+            .iter()
+            .filter(|&&a| cells[at].params.value(a).is_some())
+            .map(|&a| curve(cells, at, a))
+            .filter(|c| c.points.len() > 1)
+            .collect();
+        (curves, usl_rows(cells, at))
+    };
+    // Intervals wider than the sweep's target cannot tell the cells apart: a cheap cell then
+    // "overlaps" the fastest only because both are vague. That is no answer, and says so.
+    let top = best.unwrap_or(rec);
+    let vague: Vec<usize> = [top, rec]
+        .into_iter()
+        .filter(|&i| !cells[i].converged)
+        .fold(Vec::new(), |mut v, i| {
+            if !v.contains(&i) {
+                v.push(i);
+            }
+            v
+        });
+    if !vague.is_empty() {
+        let (curves, usl) = through(top);
+        let said: Vec<String> = vague
+            .iter()
+            .filter_map(|&i| {
+                let e = cells[i].docs_per_sec?;
+                Some(format!(
+                    "{} {} docs/s",
+                    cells[i].params.label(),
+                    format_estimate(&e)
+                ))
+            })
+            .collect();
+        return Answer {
+            best,
+            recommended: None,
+            curves,
+            usl,
+            why: format!(
+                "not enough data: {} missed the sweep's interval target, so the cells cannot be \
+                 told apart from noise; raise --max-repeats or --docs (or --run-secs).",
+                said.join(" and ")
+            ),
+        };
+    }
+    let (curves, usl) = through(rec);
+    let why = explain(cells, top, rec, &curves, &usl);
     Answer {
         best,
         recommended,
@@ -581,6 +623,48 @@ mod tests {
             c.add(run(v), 5.0);
         }
         c
+    }
+
+    #[test]
+    fn intervals_wider_than_the_target_are_not_enough_data_not_an_answer() {
+        // Bulk 100 × 1 client at 5,231 ± 42 % once was "recommended" beside 16,995: both
+        // vague, so they "overlapped".
+        let cells = vec![
+            cell(100, 1, &[3500.0, 5231.0, 7000.0]),
+            cell(1000, 4, &[9000.0, 16_995.0, 25_000.0]),
+        ];
+        let a = answer(&cells);
+        assert_eq!(a.recommended, None, "{}", a.why);
+        assert_eq!(a.best, Some(1));
+        assert!(
+            a.why.starts_with("not enough data") && a.why.contains("--max-repeats"),
+            "{}",
+            a.why
+        );
+        // Narrow intervals answer as before.
+        let cells = vec![
+            cell(100, 1, &[1000.0, 1010.0, 990.0]),
+            cell(100, 4, &[3000.0, 3030.0, 2970.0]),
+        ];
+        assert_eq!(answer(&cells).recommended, Some(1));
+    }
+
+    #[test]
+    fn a_cell_beaten_beyond_both_intervals_is_never_recommended() {
+        // The best cell's wide interval reaches the cheap one's, but a third cell is above
+        // the cheap one beyond both intervals.
+        let cells = vec![
+            cell(100, 1, &[1900.0, 2000.0, 2100.0]),
+            cell(100, 4, &[5400.0, 5500.0, 5600.0]),
+            cell(100, 16, &[3000.0, 6000.0, 9000.0]),
+        ];
+        let (best, rec) = recommend(&cells);
+        assert_eq!(best, Some(2));
+        assert_eq!(
+            rec,
+            Some(1),
+            "1 client is beaten by 4 beyond both intervals"
+        );
     }
 
     #[test]
