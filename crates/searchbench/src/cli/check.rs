@@ -19,9 +19,9 @@ use crate::report::check::{self, Baseline, CheckSpec, Outcome};
         failed searches or wrong answers than the baseline is a regression, even when \
         throughput improved.\n\n\
         The intervals are over runs, never over the seconds inside one run (they say nothing \
-        of the noise from run to run): one run against --last N runs (N >= 3) gets a \
+        of the noise from run to run): one run against --last N runs (N >= 2; 3 or more is sensible) gets a \
         prediction interval from the baseline runs' spread (Student's t, N-1 degrees of \
-        freedom); tag groups on both sides (3 or more runs each) get Welch's t over runs. One \
+        freedom); tag groups on both sides (2 or more runs each) get Welch's t over runs. One \
         run a side cannot tell.\n\n\
         It cannot tell (125) when the run was interrupted, failed without a result or never \
         finished, when no baseline run is found, when there are too few runs for an \

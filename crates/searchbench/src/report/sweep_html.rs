@@ -341,7 +341,8 @@ pub fn render(r: &SweepResult) -> String {
     );
     if !r.answer.curves.is_empty() {
         body.push_str(
-            "<h2>Along each axis</h2><p class=\"note\">Through the recommended cell, the other \
+            "<h2>Along each axis</h2><p class=\"note\">Through the recommended cell (the fastest \
+             when there is none), the other \
              parameters held; bars are the intervals; the dashed line on the clients axis is the \
              USL fit.</p><div class=\"curves\">",
         );

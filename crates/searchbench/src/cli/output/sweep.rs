@@ -159,12 +159,13 @@ pub fn print(r: &SweepResult) {
     }
     println!("{t}");
     if !r.answer.curves.is_empty() {
-        let mut t = table([
-            "axis (through the recommended cell)",
-            "curve (docs/s)",
-            "best",
-            "knee",
-        ]);
+        // With no recommendation (not enough data) the curves go through the fastest cell.
+        let through = if r.answer.recommended.is_some() {
+            "axis (through the recommended cell)"
+        } else {
+            "axis (through the fastest cell)"
+        };
+        let mut t = table([through, "curve (docs/s)", "best", "knee"]);
         for c in &r.answer.curves {
             let curve = c
                 .points
