@@ -145,6 +145,27 @@ pub struct MetricCheck {
     pub why: Option<String>,
 }
 
+impl MetricCheck {
+    /// A metric with no verdict, and why.
+    fn unjudged(key: &str, label: String, unit: &'static str, why: String) -> MetricCheck {
+        MetricCheck {
+            key: key.to_string(),
+            label,
+            unit,
+            baseline: None,
+            value: None,
+            diff_pct: None,
+            ci: None,
+            n_baseline: None,
+            n: None,
+            samples: None,
+            verdict: MetricVerdict::CannotTell,
+            min_detectable_pct: None,
+            why: Some(why),
+        }
+    }
+}
+
 /// An error count that rose.
 #[derive(Debug, Clone, Serialize)]
 pub struct ErrorRise {
@@ -290,24 +311,15 @@ pub fn check(store: &Store, spec: &CheckSpec) -> Result<Check, CheckError> {
         }
     }
     for (name, floor) in &too_short {
-        check.metrics.push(MetricCheck {
-            key: name.clone(),
-            label: name.clone(),
-            unit: "ms",
-            baseline: None,
-            value: None,
-            diff_pct: None,
-            ci: None,
-            n_baseline: None,
-            n: None,
-            samples: None,
-            verdict: MetricVerdict::CannotTell,
-            min_detectable_pct: None,
-            why: Some(format!(
+        check.metrics.push(MetricCheck::unjudged(
+            name,
+            name.clone(),
+            "ms",
+            format!(
                 "no run here has it: a run reports this percentile from {floor} requests on; \
                  run longer (more --docs) or with a smaller --bulk-size"
-            )),
-        });
+            ),
+        ));
     }
     if wanted.is_empty() && too_short.is_empty() {
         check.cannot_tell("neither side has a result to compare".into());
@@ -341,22 +353,17 @@ pub fn check(store: &Store, spec: &CheckSpec) -> Result<Check, CheckError> {
         let (Some(b), Some(r)) = (b, r) else {
             let any = b.or(r);
             check.metrics.push(MetricCheck {
-                key: key.clone(),
-                label: any.map(|m| m.label.clone()).unwrap_or_else(|| key.clone()),
-                unit: any.map(|m| m.unit).unwrap_or(""),
                 baseline: b.map(|m| m.value),
                 value: r.map(|m| m.value),
-                diff_pct: None,
-                ci: None,
-                n_baseline: None,
-                n: None,
-                samples: None,
-                verdict: MetricVerdict::CannotTell,
-                min_detectable_pct: None,
-                why: Some(format!(
-                    "the {} has no such metric",
-                    if b.is_none() { "baseline" } else { "run" }
-                )),
+                ..MetricCheck::unjudged(
+                    key,
+                    any.map(|m| m.label.clone()).unwrap_or_else(|| key.clone()),
+                    any.map(|m| m.unit).unwrap_or(""),
+                    format!(
+                        "the {} has no such metric",
+                        if b.is_none() { "baseline" } else { "run" }
+                    ),
+                )
             });
             continue;
         };

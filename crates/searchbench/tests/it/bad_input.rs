@@ -311,31 +311,26 @@ fn a_failure_file_in_a_folder_that_does_not_exist_is_refused_and_no_folder_made(
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in.ndjson");
     std::fs::write(&input, "{\"a\":1}\nnot json\n").unwrap();
+    let with_failures = |failures: &std::path::Path| {
+        bin()
+            .args(["ingest", "--url", node_url(), "--no-store", "--quiet"])
+            .args(["--index", "searchbench-test-failures-nowhere"])
+            .arg("--file")
+            .arg(&input)
+            .arg("--failures")
+            .arg(failures)
+            .output()
+            .unwrap()
+    };
     let nowhere = dir.path().join("no-such-dir/deeper/f.ndjson");
-    let out = bin()
-        .args(["ingest", "--url", node_url(), "--no-store", "--quiet"])
-        .args(["--index", "searchbench-test-failures-nowhere"])
-        .arg("--file")
-        .arg(&input)
-        .arg("--failures")
-        .arg(&nowhere)
-        .output()
-        .unwrap();
+    let out = with_failures(&nowhere);
     refused(
         &out,
         &["--failures", "there is no folder", "no-such-dir/deeper"],
     );
     assert!(!dir.path().join("no-such-dir").exists());
     // A folder given as the failure file.
-    let out = bin()
-        .args(["ingest", "--url", node_url(), "--no-store", "--quiet"])
-        .args(["--index", "searchbench-test-failures-nowhere"])
-        .arg("--file")
-        .arg(&input)
-        .arg("--failures")
-        .arg(dir.path())
-        .output()
-        .unwrap();
+    let out = with_failures(dir.path());
     refused(&out, &["--failures", "a folder; give a file path"]);
 }
 
