@@ -2,8 +2,9 @@
 # The driver's CPU cost on the file path: `searchbench ingest --file` of 1M logs documents
 # (~1 KB each, generated once to a file) into the bulk sink (examples/bulk_sink.rs, which
 # answers with one item per document like a real engine), so the engine's own CPU is out.
-# Reports user+sys CPU seconds of the searchbench process per million documents
-# (/usr/bin/time), median of RUNS runs. The file stays in the page cache between runs.
+# Reports user+sys CPU seconds of the searchbench process per million documents and its
+# peak resident memory (/usr/bin/time), median of RUNS runs. The file stays in the page cache
+# between runs.
 #
 #   bench/ingest-file-cost.sh [DOCS] [extra ingest flags...]
 #   RUNS=5 bench/ingest-file-cost.sh 1000000 --bulk-size 1000
@@ -31,18 +32,18 @@ fi
 cat "$FILE" >/dev/null # page cache
 rm -f "$OUT/file-cost.txt"
 for run in $(seq "$RUNS"); do
-  /usr/bin/time -f "%U %S %e" -o "$OUT/time-$run.txt" "$BIN" ingest \
+  /usr/bin/time -f "%U %S %e %M" -o "$OUT/time-$run.txt" "$BIN" ingest \
     --file "$FILE" --index file-cost --url "$URL" --quiet --no-store --bulk-size 1000 "$@" \
     >/dev/null
-  read -r user sys wall <"$OUT/time-$run.txt"
+  read -r user sys wall rss <"$OUT/time-$run.txt"
   python3 -c "
-u, s, w, d = $user, $sys, $wall, $DOCS
-print(f'run: user {u:.2f} s + sys {s:.2f} s = {(u + s) * 1e6 / d:.3f} CPU s per million docs, wall {w:.2f} s')
-open('$OUT/file-cost.txt', 'a').write(f'{(u + s) * 1e6 / d} {u * 1e6 / d} {s * 1e6 / d}\n')"
+u, s, w, d, m = $user, $sys, $wall, $DOCS, $rss / 1024
+print(f'run: user {u:.2f} s + sys {s:.2f} s = {(u + s) * 1e6 / d:.3f} CPU s per million docs, wall {w:.2f} s, max RSS {m:.0f} MiB')
+open('$OUT/file-cost.txt', 'a').write(f'{(u + s) * 1e6 / d} {u * 1e6 / d} {s * 1e6 / d} {m}\n')"
 done
 python3 - "$OUT/file-cost.txt" <<'PY'
 import statistics, sys
 rows = [list(map(float, l.split())) for l in open(sys.argv[1])]
 m = [statistics.median(c) for c in zip(*rows)]
-print(f'median of {len(rows)}: {m[0]:.3f} CPU s per million docs (user {m[1]:.3f} + sys {m[2]:.3f})')
+print(f'median of {len(rows)}: {m[0]:.3f} CPU s per million docs (user {m[1]:.3f} + sys {m[2]:.3f}), max RSS {m[3]:.0f} MiB')
 PY

@@ -50,7 +50,8 @@ pub struct IngestArgs {
     pub trust_lines: bool,
     /// Longest NDJSON line taken as a document, e.g. 100mb (the engines' default
     /// http.max_content_length, so a longer one could never be indexed). A longer line is a
-    /// bad line with its file:line and length, read past without being held in memory.
+    /// bad line with its file:line and length, read past without being held in memory. A CSV
+    /// record longer than this ends the load with an error naming its line.
     #[arg(long, value_name = "SIZE", default_value = "100mb", value_parser = super::args::parse_size)]
     pub max_line: usize,
     /// CSV column types, e.g. price:float,day:date,open:boolean (integer, float, boolean,

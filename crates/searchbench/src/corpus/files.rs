@@ -6,8 +6,10 @@
 //! [`Item::Bad`] with the file, the 1-based line number, the reason and the raw bytes, and
 //! the next line is read as usual. Only I/O errors end the stream.
 //!
-//! A plain NDJSON file is mapped and its lines are checked where they lie (no copy into a
-//! read buffer); it must not be truncated while it is loaded. Everything else is streamed.
+//! Every input is streamed through a read buffer of [`READ_BUFFER`] bytes, so resident memory
+//! does not grow with the file. A regular file is read up to the size it had when it was
+//! opened, and one cut short under the reader ends the corpus with an error naming the byte
+//! ([`plain::Truncated`]).
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
@@ -18,10 +20,17 @@ use std::sync::Arc;
 use super::csv_types::{self, CsvTypes, TypedColumns};
 use super::csvdoc::CsvToJson;
 use super::{transactions, BadLine, CorpusError, DocSource, Item};
+use record_bound::RecordBound;
 
 pub mod json_check;
+pub mod mapped;
+pub mod plain;
+pub mod record_bound;
+mod sigbus;
 
-const READ_BUFFER: usize = 1 << 20;
+/// The read buffer: small enough to stay in a core's L2 cache, so the line split, the check
+/// and the copy into the bulk body read what the kernel has just written there.
+pub const READ_BUFFER: usize = 256 << 10;
 
 /// The longest NDJSON line read as a document by default: Elasticsearch's and OpenSearch's
 /// default `http.max_content_length`, so a longer line could never be indexed in any bulk
@@ -51,7 +60,13 @@ pub fn open_input_counted(
     let raw: Box<dyn Read + Send> = if path == "-" {
         Box::new(std::io::stdin())
     } else {
-        Box::new(File::open(path).map_err(io)?)
+        let file = File::open(path).map_err(io)?;
+        if file.metadata().map_err(io)?.is_file() {
+            Box::new(plain::PlainFile::new(file).map_err(io)?)
+        } else {
+            // A pipe or a device: read as it comes, to its end.
+            Box::new(file)
+        }
     };
     let read = CompressedRead::default();
     let counted = Counted {
@@ -126,8 +141,26 @@ fn display_name(path: &str) -> String {
 /// NDJSON reader: each non-blank line must be one JSON object; it is appended as is (minus
 /// the line ending), so the bytes sent are the bytes the user wrote.
 pub struct NdjsonReader {
-    name: String,
     input: Input,
+    lines: Lines,
+}
+
+/// Where an [`NdjsonReader`]'s bytes come from.
+enum Input {
+    /// A plain regular file, mapped: lines are split and checked where they lie.
+    Mapped(mapped::MappedFile),
+    /// Anything else (stdin, pipes, gzip) through a read buffer.
+    Stream(Box<dyn BufRead + Send>),
+}
+
+/// Bytes into lines, and lines into documents or bad lines.
+struct Lines {
+    name: String,
+    /// A line that straddles two buffer fills, gathered here first (most lines are copied
+    /// straight from the buffer into the bulk body).
+    line: Vec<u8>,
+    /// The line being read is over the limit: the rest of it is counted, not kept.
+    skipping: Option<OverLong>,
     line_no: u64,
     compressed: Option<CompressedRead>,
     check: LineCheck,
@@ -150,21 +183,6 @@ pub enum LineCheck {
     /// Saves the check's CPU (about half of the driver's on 1 KB documents). The one
     /// difference: engines take JSON with comments (`/* */`, `//`), and index it without them.
     Engine,
-}
-
-/// Where an [`NdjsonReader`]'s lines come from.
-enum Input {
-    /// A plain regular file, mapped: lines are split and checked where they lie, so the file
-    /// is never copied into a read buffer (that copy was a third of the driver's CPU).
-    Mapped { map: memmap2::Mmap, at: usize },
-    /// Anything else (stdin, pipes, gzip): lines are split in the reader's own buffer; only a
-    /// line that straddles two buffer fills is gathered in `line` first.
-    Buffered {
-        input: Box<dyn BufRead + Send>,
-        line: Vec<u8>,
-        /// The line being read is over the limit: the rest of it is counted, not kept.
-        skipping: Option<OverLong>,
-    },
 }
 
 /// A line longer than the limit: its length so far and its first bytes.
@@ -210,23 +228,16 @@ impl OverLong {
 impl std::fmt::Debug for NdjsonReader {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("NdjsonReader")
-            .field("name", &self.name)
-            .field("mapped", &self.is_mapped())
+            .field("name", &self.lines.name)
+            .field("mapped", &matches!(self.input, Input::Mapped(_)))
             .finish()
     }
 }
 
 impl NdjsonReader {
     pub fn open(path: &str) -> Result<Self, CorpusError> {
-        if let Some(map) = map_plain_file(path)? {
-            return Ok(NdjsonReader {
-                name: display_name(path),
-                input: Input::Mapped { map, at: 0 },
-                line_no: 0,
-                compressed: None,
-                check: LineCheck::Full,
-                max_line: DEFAULT_MAX_LINE,
-            });
+        if let Some(file) = mappable(path)? {
+            return Ok(Self::with_input(display_name(path), Input::Mapped(file)));
         }
         let (input, compressed) = open_input_counted(path)?;
         Ok(Self::from_reader(display_name(path), input).with_compressed_count(compressed))
@@ -234,70 +245,69 @@ impl NdjsonReader {
 
     /// From any buffered reader; `name` is used in bad-line reports.
     pub fn from_reader(name: impl Into<String>, input: Box<dyn BufRead + Send>) -> Self {
+        Self::with_input(name.into(), Input::Stream(input))
+    }
+
+    fn with_input(name: String, input: Input) -> Self {
         NdjsonReader {
-            name: name.into(),
-            input: Input::Buffered {
-                input,
+            input,
+            lines: Lines {
+                name,
                 line: Vec::with_capacity(4096),
                 skipping: None,
+                line_no: 0,
+                compressed: None,
+                check: LineCheck::Full,
+                max_line: DEFAULT_MAX_LINE,
             },
-            line_no: 0,
-            compressed: None,
-            check: LineCheck::Full,
-            max_line: DEFAULT_MAX_LINE,
         }
     }
 
     /// Makes lines longer than `max` bytes bad lines (the default is [`DEFAULT_MAX_LINE`]).
     pub fn with_max_line(mut self, max: usize) -> Self {
-        self.max_line = max;
+        self.lines.max_line = max;
         self
     }
 
     /// Checks lines as `check` says (the default is [`LineCheck::Full`]).
     pub fn with_check(mut self, check: LineCheck) -> Self {
-        self.check = check;
+        self.lines.check = check;
         self
     }
 
     /// Names the compressed offset in read errors (from [`open_input_counted`]).
     pub fn with_compressed_count(mut self, compressed: Option<CompressedRead>) -> Self {
-        self.compressed = compressed;
+        self.lines.compressed = compressed;
         self
     }
 
-    /// Whether the file is read in place (mapped) rather than through a read buffer.
+    /// Whether the file is read through a mapping rather than a read buffer.
     pub fn is_mapped(&self) -> bool {
-        matches!(self.input, Input::Mapped { .. })
+        matches!(self.input, Input::Mapped(_))
     }
 }
 
-/// `path` mapped read-only, when it is a non-empty regular file whose name does not end in
-/// `.gz` and whose content does not start with the gzip magic bytes; `None` for anything
-/// else (stdin, a pipe, a device, gzip, a file the OS will not map), which is read as a stream.
-fn map_plain_file(path: &str) -> Result<Option<memmap2::Mmap>, CorpusError> {
+/// `path` opened to be read through a mapping, when it is a non-empty regular file whose name
+/// does not end in `.gz` and whose content does not start with the gzip magic bytes; `None`
+/// for anything else (stdin, a pipe, a device, gzip, a file the OS will not map).
+fn mappable(path: &str) -> Result<Option<mapped::MappedFile>, CorpusError> {
+    use std::os::unix::fs::FileExt as _;
     if path == "-" || Path::new(path).extension() == Some("gz".as_ref()) {
         return Ok(None);
     }
-    let file = File::open(path).map_err(|source| CorpusError::Io {
+    let io = |source| CorpusError::Io {
         path: path.to_string(),
         source,
-    })?;
-    if !file.metadata().is_ok_and(|m| m.is_file() && m.len() > 0) {
-        return Ok(None);
-    }
-    // SAFETY: the map is read-only and private to this reader. As with any tool that maps its
-    // input, the file must not be truncated while it is loaded (reading pages cut off would
-    // fault); appending to it is harmless (the map ends where the file ended at open).
-    let Ok(map) = (unsafe { memmap2::Mmap::map(&file) }) else {
-        return Ok(None);
     };
-    if map.starts_with(&[0x1f, 0x8b]) {
+    let file = File::open(path).map_err(io)?;
+    if !file.metadata().map_err(io)?.is_file() {
         return Ok(None);
     }
-    // Read-ahead in large steps, and pages behind the reader may be dropped early.
-    let _ = map.advise(memmap2::Advice::Sequential);
-    Ok(Some(map))
+    let mut magic = [0u8; 2];
+    if file.read_at(&mut magic, 0).map_err(io)? == 2 && magic == [0x1f, 0x8b] {
+        return Ok(None);
+    }
+    mapped::MappedFile::open(file).map_err(io)
 }
 
 /// Why `line` is not a JSON object, if it is not. The fast check proves the common valid
@@ -392,106 +402,107 @@ fn ndjson_line(
     Some(Item::Doc)
 }
 
-impl DocSource for NdjsonReader {
-    fn next_into(&mut self, out: &mut Vec<u8>) -> Result<Option<Item>, CorpusError> {
+impl Lines {
+    /// The next document (appended to `out`) or bad line from `input`; `None` at its end.
+    fn next<R: BufRead + ?Sized>(
+        &mut self,
+        input: &mut R,
+        out: &mut Vec<u8>,
+    ) -> Result<Option<Item>, CorpusError> {
         let max = self.max_line;
+        let (line, skipping) = (&mut self.line, &mut self.skipping);
         loop {
-            let item = match &mut self.input {
-                Input::Mapped { map, at } => {
-                    let rest = &map[*at..];
-                    if rest.is_empty() {
-                        return Ok(None);
-                    }
-                    let (line, used) = match memchr::memchr(b'\n', rest) {
-                        Some(end) => (&rest[..end], end + 1),
-                        None => (rest, rest.len()), // the last line, without a line ending
-                    };
-                    *at += used;
+            // Lines are copied once, from the buffer into `out`.
+            let buf = input.fill_buf().map_err(|source| {
+                read_error(&self.name, self.line_no + 1, &self.compressed, source)
+            })?;
+            let newline = memchr::memchr(b'\n', buf);
+            let item = if let Some(over) = skipping.as_mut() {
+                // The rest of an over-long line: counted, never kept.
+                let taken = newline.unwrap_or(buf.len());
+                over.more(&buf[..taken]);
+                let ended = newline.is_some() || buf.is_empty();
+                input.consume(taken + usize::from(newline.is_some()));
+                if ended {
                     self.line_no += 1;
-                    if line.len() > max {
-                        Some(OverLong::new(line, &[]).into_bad(&self.name, self.line_no, max))
-                    } else {
-                        ndjson_line(&self.name, self.line_no, line, self.check, out)
-                    }
+                    skipping
+                        .take()
+                        .map(|over| over.into_bad(&self.name, self.line_no, max))
+                } else {
+                    None
                 }
-                Input::Buffered {
-                    input,
-                    line,
-                    skipping,
-                } => {
-                    // Lines are copied once, into `out`.
-                    let buf = input.fill_buf().map_err(|source| {
-                        read_error(&self.name, self.line_no + 1, &self.compressed, source)
-                    })?;
-                    let newline = memchr::memchr(b'\n', buf);
-                    if let Some(over) = skipping.as_mut() {
-                        // The rest of an over-long line: counted, never kept.
-                        let taken = newline.unwrap_or(buf.len());
-                        over.more(&buf[..taken]);
-                        let ended = newline.is_some() || buf.is_empty();
-                        input.consume(taken + usize::from(newline.is_some()));
-                        if ended {
-                            self.line_no += 1;
-                            skipping
-                                .take()
-                                .map(|over| over.into_bad(&self.name, self.line_no, max))
-                        } else {
-                            None
-                        }
-                    } else if buf.is_empty() {
-                        if line.is_empty() {
-                            return Ok(None);
-                        }
-                        // The last line, without a line ending.
-                        self.line_no += 1;
-                        let item = ndjson_line(&self.name, self.line_no, line, self.check, out);
-                        line.clear();
-                        item
-                    } else if let Some(end) = newline {
-                        self.line_no += 1;
-                        let item = if line.len() + end > max {
-                            let over = OverLong::new(line, &buf[..end]);
-                            forget_line(line);
-                            Some(over.into_bad(&self.name, self.line_no, max))
-                        } else if line.is_empty() {
-                            ndjson_line(&self.name, self.line_no, &buf[..end], self.check, out)
-                        } else {
-                            line.extend_from_slice(&buf[..end]);
-                            let item = ndjson_line(&self.name, self.line_no, line, self.check, out);
-                            line.clear();
-                            item
-                        };
-                        input.consume(end + 1);
-                        item
-                    } else {
-                        let n = buf.len();
-                        if line.len() + n > max {
-                            *skipping = Some(OverLong::new(line, buf));
-                            forget_line(line);
-                        } else {
-                            line.extend_from_slice(buf);
-                        }
-                        input.consume(n);
-                        None
-                    }
+            } else if buf.is_empty() {
+                if line.is_empty() {
+                    return Ok(None);
                 }
+                // The last line, without a line ending.
+                self.line_no += 1;
+                let item = ndjson_line(&self.name, self.line_no, line, self.check, out);
+                line.clear();
+                item
+            } else if let Some(end) = newline {
+                self.line_no += 1;
+                let item = if line.len() + end > max {
+                    let over = OverLong::new(line, &buf[..end]);
+                    forget_line(line);
+                    Some(over.into_bad(&self.name, self.line_no, max))
+                } else if line.is_empty() {
+                    ndjson_line(&self.name, self.line_no, &buf[..end], self.check, out)
+                } else {
+                    line.extend_from_slice(&buf[..end]);
+                    let item = ndjson_line(&self.name, self.line_no, line, self.check, out);
+                    line.clear();
+                    item
+                };
+                input.consume(end + 1);
+                item
+            } else {
+                let n = buf.len();
+                if line.len() + n > max {
+                    *skipping = Some(OverLong::new(line, buf));
+                    forget_line(line);
+                } else {
+                    line.extend_from_slice(buf);
+                }
+                input.consume(n);
+                None
             };
             if let Some(item) = item {
                 return Ok(Some(item));
             }
         }
     }
+}
+
+impl DocSource for NdjsonReader {
+    fn next_into(&mut self, out: &mut Vec<u8>) -> Result<Option<Item>, CorpusError> {
+        match &mut self.input {
+            Input::Stream(input) => self.lines.next(input.as_mut(), out),
+            Input::Mapped(file) => {
+                let (mark, from, line) = (out.len(), file.position(), self.lines.line_no + 1);
+                let item = self.lines.next(file, out);
+                if file.faulted() {
+                    // The file was cut short while this line was read: what came back may be
+                    // the guard's newlines, not the file's bytes.
+                    out.truncate(mark);
+                    let cut = file.truncated_at(from);
+                    return Err(read_error(&self.lines.name, line, &None, cut));
+                }
+                item
+            }
+        }
+    }
 
     fn describe(&self) -> String {
-        format!("NDJSON file {}", self.name)
+        format!("NDJSON file {}", self.lines.name)
     }
 
     fn files(&self) -> Vec<String> {
-        vec![self.name.clone()]
+        vec![self.lines.name.clone()]
     }
 
     fn origin(&self) -> Option<(u32, u64)> {
-        Some((0, self.line_no))
+        Some((0, self.lines.line_no))
     }
 }
 
@@ -508,7 +519,7 @@ fn forget_line(line: &mut Vec<u8>) {
 pub struct CsvReader {
     name: String,
     compressed: Option<CompressedRead>,
-    reader: csv::Reader<Box<dyn BufRead + Send>>,
+    reader: csv::Reader<RecordBound<Box<dyn BufRead + Send>>>,
     record: csv::ByteRecord,
     to_json: CsvToJson,
     typed: bool,
@@ -574,7 +585,7 @@ impl CsvReader {
         let mut reader = csv::ReaderBuilder::new()
             .has_headers(true)
             .flexible(true)
-            .from_reader(input);
+            .from_reader(RecordBound::new(input, DEFAULT_MAX_LINE));
         let header = reader
             .byte_headers()
             .map_err(|e| csv_error(&name, e))?
@@ -605,6 +616,13 @@ impl CsvReader {
             typed,
             user_types: false,
         })
+    }
+
+    /// Ends the corpus with an error at a record longer than `max` bytes (the default is
+    /// [`DEFAULT_MAX_LINE`]): the csv crate holds a record whole, so it cannot be skipped.
+    pub fn with_max_line(mut self, max: usize) -> Self {
+        self.reader.get_mut().set_max(max);
+        self
     }
 
     /// Whether the header matched a known mapping (typed documents).
@@ -649,8 +667,8 @@ impl DocSource for CsvReader {
                 let line = e.position().map_or(0, |p| p.line());
                 let reason = e.to_string();
                 if let csv::ErrorKind::Io(source) = e.into_kind() {
-                    // The record being read when it stopped: the one after the last read.
-                    let at = self.reader.position().line() + 1;
+                    // The record being read when it stopped: the reader's position is its start.
+                    let at = self.reader.position().line();
                     return Err(read_error(&self.name, at, &self.compressed, source));
                 }
                 // Not valid CSV (e.g. invalid UTF-8 is not an error for byte records, so this is rare).
@@ -665,6 +683,8 @@ impl DocSource for CsvReader {
         if !more {
             return Ok(None);
         }
+        let next = self.reader.position().byte();
+        self.reader.get_mut().record_starts_at(next);
         let line = self.record.position().map_or(0, |p| p.line());
         let bad = |reason: String, record: &csv::ByteRecord| {
             // The record re-joined with commas: the raw line up to CSV quoting.
@@ -1012,7 +1032,7 @@ mod tests {
         {\"d\":}\n{\"e\":\"\xc3\xa9\"}  \n\n{\"f\":true}";
 
     #[test]
-    fn a_mapped_file_reads_as_the_same_bytes_through_a_buffer() {
+    fn a_file_reads_as_the_same_bytes_through_any_buffer() {
         let dir = tempfile::tempdir().unwrap();
         for (name, content) in [
             ("mixed.ndjson", MIXED.to_vec()),
@@ -1022,13 +1042,12 @@ mod tests {
         ] {
             let path = dir.path().join(name);
             std::fs::write(&path, &content).unwrap();
-            let mut mapped = NdjsonReader::open(path.to_str().unwrap()).unwrap();
-            assert!(mapped.is_mapped(), "{name}");
+            let mut file = NdjsonReader::open(path.to_str().unwrap()).unwrap();
+            assert!(file.is_mapped(), "{name}");
             let buffered = std::io::BufReader::with_capacity(7, std::io::Cursor::new(content));
             let mut buffered =
                 NdjsonReader::from_reader(path.to_str().unwrap(), Box::new(buffered));
-            assert!(!buffered.is_mapped());
-            assert_eq!(read_all(&mut mapped), read_all(&mut buffered), "{name}");
+            assert_eq!(read_all(&mut file), read_all(&mut buffered), "{name}");
         }
         let lines: Vec<u64> = read_all(
             &mut NdjsonReader::open(dir.path().join("mixed.ndjson").to_str().unwrap()).unwrap(),
@@ -1040,7 +1059,7 @@ mod tests {
     }
 
     #[test]
-    fn over_long_lines_are_bad_lines_with_their_length_mapped_or_streamed() {
+    fn over_long_lines_are_bad_lines_with_their_length_whatever_the_buffer() {
         let long = [b"{\"x\":\"".as_slice(), &[b'y'; 3000], b"\"}"].concat();
         let content = [
             b"{\"a\":1}\n".as_slice(),
@@ -1054,9 +1073,8 @@ mod tests {
         std::fs::write(&path, &content).unwrap();
         let name = path.to_str().unwrap();
         // 12 bytes: `{"b":22222}` (11) passes, `{"c":333333}` (12) too, 13 would not.
-        let mut mapped = NdjsonReader::open(name).unwrap().with_max_line(12);
-        assert!(mapped.is_mapped());
-        let expected = read_all(&mut mapped);
+        let mut file = NdjsonReader::open(name).unwrap().with_max_line(12);
+        let expected = read_all(&mut file);
         let summary: Vec<(u64, bool)> = expected.iter().map(|(l, r)| (*l, r.is_ok())).collect();
         assert_eq!(
             summary,
@@ -1081,6 +1099,39 @@ mod tests {
     }
 
     #[test]
+    fn a_csv_record_without_end_stops_the_reader_in_bounded_memory() {
+        // A quote never closed: the rest of the input (8 MiB) would be one field.
+        let mut content = b"a,b\n1,2\n3,\"open".to_vec();
+        content.resize(content.len() + (8 << 20), b'x');
+        let input = std::io::BufReader::new(std::io::Cursor::new(content));
+        let mut r = CsvReader::from_reader("open.csv", Box::new(input))
+            .unwrap()
+            .with_max_line(1 << 20);
+        let mut out = Vec::new();
+        assert_eq!(r.next_into(&mut out).unwrap(), Some(Item::Doc));
+        let e = r.next_into(&mut out).unwrap_err().to_string();
+        assert!(
+            e.starts_with("open.csv: line 3: a CSV record longer than the limit of 1048576 bytes"),
+            "{e}"
+        );
+        let bound = r.reader.get_ref();
+        assert!(bound.handed < 2 << 20, "read {} bytes", bound.handed);
+        // Records up to the limit pass, one after another.
+        let rows: String = (0..5000)
+            .map(|i| format!("{i},{}\n", "y".repeat(500)))
+            .collect();
+        let input = std::io::Cursor::new(format!("a,b\n{rows}").into_bytes());
+        let mut r = CsvReader::from_reader("rows.csv", Box::new(std::io::BufReader::new(input)))
+            .unwrap()
+            .with_max_line(1000);
+        let mut n = 0;
+        while r.next_into(&mut out).unwrap().is_some() {
+            n += 1;
+        }
+        assert_eq!(n, 5000);
+    }
+
+    #[test]
     fn a_line_without_end_is_read_in_bounded_memory() {
         // 64 MiB of one line, through a stream, with a 1 MiB limit: the reader's own buffer
         // never holds more than the limit.
@@ -1098,21 +1149,19 @@ mod tests {
             bad.reason
         );
         assert!(out.is_empty());
-        let Input::Buffered { line, .. } = &r.input else {
-            panic!("streamed")
-        };
+        assert!(!r.is_mapped());
+        let line = &r.lines.line;
         assert!(line.capacity() <= 2 << 20, "{}", line.capacity());
         assert!(r.next_into(&mut out).unwrap().is_none());
     }
 
     #[test]
-    fn empty_and_gzip_files_are_read_as_streams() {
+    fn empty_and_gzip_files_are_read() {
         use std::io::Write;
         let dir = tempfile::tempdir().unwrap();
         let empty = dir.path().join("empty.ndjson");
         std::fs::write(&empty, b"").unwrap();
         let mut r = NdjsonReader::open(empty.to_str().unwrap()).unwrap();
-        assert!(!r.is_mapped());
         assert!(read_all(&mut r).is_empty());
         // gzip content under a plain name: found by its magic bytes, decompressed.
         let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
@@ -1120,7 +1169,6 @@ mod tests {
         let gz = dir.path().join("packed.ndjson");
         std::fs::write(&gz, enc.finish().unwrap()).unwrap();
         let mut r = NdjsonReader::open(gz.to_str().unwrap()).unwrap();
-        assert!(!r.is_mapped());
         let docs: Vec<_> = read_all(&mut r)
             .into_iter()
             .map(|(_, d)| d.unwrap())

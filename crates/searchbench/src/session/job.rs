@@ -137,6 +137,7 @@ impl Job {
             let source: Box<dyn DocSource> = match (csv, &convert) {
                 (true, None) => {
                     let (reader, columns) = CsvReader::open_typed(path, &spec.csv_types)?;
+                    let reader = reader.with_max_line(spec.max_line);
                     if let Some(columns) = columns {
                         let mapping = columns.mapping();
                         match &mut csv_mapping {

@@ -203,7 +203,7 @@ async fn a_slow_endless_answer_ends_at_the_timeout() {
 
 /// Runs `cmd` to its end (at most `limit`), feeding its stdin with `feed`; returns its output
 /// and its peak resident memory (VmHWM, KiB) as last seen in /proc.
-fn run_measured(
+pub(crate) fn run_measured(
     mut cmd: Command,
     feed: Option<Box<dyn FnOnce(std::process::ChildStdin) + Send>>,
     limit: Duration,

@@ -11,6 +11,7 @@ mod corpus_engine;
 mod corpus_generators;
 mod engines;
 mod experiment_dates;
+mod file_reader;
 mod foundation;
 mod ingest_faults;
 mod ingest_interrupt;

@@ -20,7 +20,8 @@ fn timing() -> std::sync::MutexGuard<'static, ()> {
     TIMING.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn sink(service: Option<Duration>) -> String {
+/// The sink's URL, served from a thread of this test binary.
+pub(crate) fn sink(service: Option<Duration>) -> String {
     bulk_sink::spawn(service).expect("start the bulk sink")
 }
 

@@ -148,8 +148,12 @@ fn a_sweep_against_a_sink_of_known_throughput_finds_the_known_best_cell() {
             "640",
             "--min-repeats",
             "2",
+            // The test is about which cell is best, not about precision: a target a busy
+            // machine can meet (at 5 % a noisy run leaves 'not enough data', exit 125).
             "--max-repeats",
-            "3",
+            "5",
+            "--ci",
+            "25%",
         ])
         .output()
         .expect("run searchbench");
@@ -239,12 +243,13 @@ fn a_two_by_two_sweep_on_a_real_node_stores_its_cells_and_recommends_one() {
             "1000",
             "--warmup",
             "0",
-            // Three runs a cell and a wide target: a real node's 1000-document runs vary, and
-            // a cell outside the target is "not enough data", not an answer.
+            // At least three runs a cell and a wide target: a real node's 1000-document runs
+            // vary (by half on a busy machine), and a cell outside the target is "not enough
+            // data", not an answer; up to eight runs let a noisy cell meet it.
             "--min-repeats",
             "3",
             "--max-repeats",
-            "3",
+            "8",
             "--ci",
             "99%",
             "--tag",
@@ -274,11 +279,15 @@ fn a_two_by_two_sweep_on_a_real_node_stores_its_cells_and_recommends_one() {
         ..Default::default()
     };
     let runs = s.list(&filter).expect("list");
-    assert_eq!(
-        runs.len(),
-        12,
-        "2 × 2 cells × 3 runs, each stored and tagged"
-    );
+    // "sweep ID: 4 cells, N runs in R round(s)": every run the sweep made is stored and tagged.
+    let made: usize = stdout
+        .split("4 cells, ")
+        .nth(1)
+        .and_then(|rest| rest.split(" runs").next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no run count in\n{stdout}"));
+    assert!(made >= 12, "2 × 2 cells × at least 3 runs: {made}");
+    assert_eq!(runs.len(), made, "each run stored and tagged");
     let cells: std::collections::BTreeSet<(String, String)> = runs
         .iter()
         .map(|r| {
