@@ -481,9 +481,12 @@ impl DocSource for NdjsonReader {
             Input::Mapped(file) => {
                 let (mark, from, line) = (out.len(), file.position(), self.lines.line_no + 1);
                 let item = self.lines.next(file, out);
-                if file.faulted() {
+                let cut_short = matches!(&item, Err(CorpusError::Read { source, .. })
+                    if plain::truncated(source).is_some());
+                if file.faulted() || cut_short {
                     // The file was cut short while this line was read: what came back may be
-                    // the guard's newlines, not the file's bytes.
+                    // the guard's newlines, not the file's bytes. Reading stopped at the
+                    // line's start: every line before it was handed out whole.
                     out.truncate(mark);
                     let cut = file.truncated_at(from);
                     return Err(read_error(&self.lines.name, line, &None, cut));

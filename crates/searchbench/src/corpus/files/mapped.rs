@@ -17,13 +17,11 @@ use std::os::fd::AsRawFd;
 use super::plain::Truncated;
 use super::sigbus::Guard;
 
-/// Pages brought in ahead of the reader at a time.
-const WINDOW: usize = 4 << 20;
+/// The reader's checkpoints are this far apart: at each, the pages behind it are dropped, the
+/// file's size is checked, and pages are brought in up to two steps ahead.
+const STEP: usize = 4 << 20;
 
-/// Pages behind the reader are dropped once this many bytes have been read past them.
-const RELEASE_STEP: usize = 4 << 20;
-
-/// A mapped plain file, read as a [`BufRead`] whose buffer is the rest of the file.
+/// A mapped plain file, read as a [`BufRead`] whose buffer runs to the next checkpoint.
 #[derive(Debug)]
 pub struct MappedFile {
     file: File,
@@ -36,6 +34,8 @@ pub struct MappedFile {
     released: usize,
     /// Pages before this offset were brought in.
     populated: usize,
+    /// Where the next checkpoint is due.
+    checkpoint: usize,
     /// Whether `MADV_POPULATE_READ` is known (Linux 5.14+); without it, pages fault in as read.
     populate: bool,
     page: usize,
@@ -79,17 +79,19 @@ impl MappedFile {
             at: 0,
             released: 0,
             populated: 0,
+            checkpoint: 0,
             populate: true,
             page: page_size(),
             guard,
         }))
     }
 
-    /// The file's bytes from `from` to its end at open.
-    fn rest(&self, from: usize) -> &[u8] {
-        // SAFETY: `from <= len` and the mapping covers `len` bytes from `base`. A page the file
-        // no longer has is replaced by the guard, so reading it never faults for good.
-        unsafe { std::slice::from_raw_parts(self.base.add(from), self.len - from) }
+    /// The file's bytes from the reader's position to the next checkpoint.
+    fn window(&self) -> &[u8] {
+        let end = self.checkpoint.max(self.at);
+        // SAFETY: `at <= end <= len` and the mapping covers `len` bytes from `base`. A page
+        // the file no longer has is replaced by the guard, so reading it never faults for good.
+        unsafe { std::slice::from_raw_parts(self.base.add(self.at), end - self.at) }
     }
 
     /// Whether the file was found cut short while its bytes were read: anything read since
@@ -120,48 +122,50 @@ impl MappedFile {
         )
     }
 
-    /// Keeps the window of brought-in pages ahead of the reader and drops the pages behind.
+    /// A checkpoint: drops the pages behind the reader, checks the file's size, and brings
+    /// pages in up to two steps ahead.
     fn advance(&mut self) -> io::Result<()> {
-        let page = self.page;
-        if self.at >= self.released + RELEASE_STEP {
-            let to = self.at & !(page - 1);
+        if self.faulted() {
+            return Err(self.truncated());
+        }
+        let here = self.at & !(self.page - 1);
+        if here > self.released {
             // SAFETY: a page-aligned range inside the mapping, all of it behind the reader.
             unsafe {
                 libc::madvise(
                     self.base.add(self.released).cast(),
-                    to - self.released,
+                    here - self.released,
                     libc::MADV_DONTNEED,
                 );
             }
-            self.released = to;
+            self.released = here;
         }
-        if self.populated < self.len && self.at + WINDOW / 2 >= self.populated {
-            // Cut short since the last window? (Growing is fine: the rest is not read.)
-            if self.file.metadata()?.len() < self.len as u64 {
-                return Err(self.truncated());
-            }
-            let from = self.populated.max(self.at & !(page - 1));
-            let to = (from + WINDOW).min(self.len);
-            if self.populate {
-                // SAFETY: a range inside the mapping, starting on a page.
-                let r = unsafe {
-                    libc::madvise(
-                        self.base.add(from).cast(),
-                        to - from,
-                        libc::MADV_POPULATE_READ,
-                    )
-                };
-                if r != 0 {
-                    match io::Error::last_os_error().raw_os_error() {
-                        // A page past the file's end: it was cut short.
-                        Some(libc::EFAULT) => return Err(self.truncated()),
-                        // An older kernel: pages fault in as they are read.
-                        _ => self.populate = false,
-                    }
+        // Cut short since the last checkpoint? (Growing is fine: the rest is not read.)
+        if self.file.metadata()?.len() < self.len as u64 {
+            return Err(self.truncated());
+        }
+        let from = self.populated.max(here);
+        let to = (here + 2 * STEP).min(self.len);
+        if self.populate && to > from {
+            // SAFETY: a range inside the mapping, starting on a page.
+            let r = unsafe {
+                libc::madvise(
+                    self.base.add(from).cast(),
+                    to - from,
+                    libc::MADV_POPULATE_READ,
+                )
+            };
+            if r != 0 {
+                match io::Error::last_os_error().raw_os_error() {
+                    // A page past the file's end: it was cut short.
+                    Some(libc::EFAULT) => return Err(self.truncated()),
+                    // An older kernel: pages fault in as they are read.
+                    _ => self.populate = false,
                 }
             }
-            self.populated = to;
         }
+        self.populated = self.populated.max(to);
+        self.checkpoint = (self.at + STEP).min(self.len);
         Ok(())
     }
 }
@@ -177,18 +181,17 @@ impl Read for MappedFile {
 }
 
 impl BufRead for MappedFile {
+    /// The bytes up to the next checkpoint. The reader checks [`MappedFile::faulted`] after
+    /// each line; here it is checked once a checkpoint.
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
-        if self.faulted() {
-            return Err(self.truncated());
-        }
-        if self.at < self.len {
+        if self.at >= self.checkpoint && self.at < self.len {
             self.advance()?;
         }
-        Ok(self.rest(self.at))
+        Ok(self.window())
     }
 
     fn consume(&mut self, amt: usize) {
-        self.at = (self.at + amt).min(self.len);
+        self.at = (self.at + amt).min(self.checkpoint.max(self.at));
     }
 }
 
@@ -273,7 +276,7 @@ mod tests {
     }
 
     #[test]
-    fn a_file_cut_beyond_the_window_is_found_at_the_next_window() {
+    fn a_file_cut_ahead_of_the_reader_is_found_at_the_next_checkpoint() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("cut.ndjson");
         std::fs::write(&path, lines(12_000)).unwrap();
@@ -282,13 +285,14 @@ mod tests {
         assert_eq!(r.next_into(&mut out).unwrap(), Some(Item::Doc));
         cut(&path, 6_000_000);
         let (docs, error) = read_until_error(&mut r);
-        // The window check comes halfway through the first window (2 MiB).
-        assert_eq!(1 + docs, (2 << 20) / 1000 + 1, "{error:?}");
+        // The first checkpoint after the cut is at 4 MiB, inside line 4195: reading stops at
+        // that line's start.
+        assert_eq!(1 + docs, 4194, "{error:?}");
         let e = error.expect("an error");
         let text = e.to_string();
         assert!(
             text.contains(
-                "cut.ndjson: line 2099: input file truncated at byte 2098000 (it now \
+                "cut.ndjson: line 4195: input file truncated at byte 4194000 (it now \
                  holds 6000000 bytes; it held 12000000"
             ),
             "{text}"
