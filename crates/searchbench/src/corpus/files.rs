@@ -491,6 +491,10 @@ impl DocSource for NdjsonReader {
                     let cut = file.truncated_at(from);
                     return Err(read_error(&self.lines.name, line, &None, cut));
                 }
+                if matches!(item, Ok(None)) {
+                    // Read to its end: unmapped now, and its guard freed for the next file.
+                    self.input = Input::Stream(Box::new(std::io::empty()));
+                }
                 item
             }
         }

@@ -39,6 +39,8 @@ pub struct MappedFile {
     /// Whether `MADV_POPULATE_READ` is known (Linux 5.14+); without it, pages fault in as read.
     populate: bool,
     page: usize,
+    /// Watched from the first checkpoint until the reader is dropped (at the end of the file:
+    /// the guard's slots are for files being read, not for every file of a load).
     guard: Option<Guard>,
 }
 
@@ -71,7 +73,6 @@ impl MappedFile {
         if base == libc::MAP_FAILED {
             return Ok(None);
         }
-        let guard = Guard::watch(base as usize, len);
         Ok(Some(MappedFile {
             file,
             base: base.cast(),
@@ -82,7 +83,7 @@ impl MappedFile {
             checkpoint: 0,
             populate: true,
             page: page_size(),
-            guard,
+            guard: None,
         }))
     }
 
@@ -125,6 +126,10 @@ impl MappedFile {
     /// A checkpoint: drops the pages behind the reader, checks the file's size, and brings
     /// pages in up to two steps ahead.
     fn advance(&mut self) -> io::Result<()> {
+        if self.at == 0 && self.guard.is_none() {
+            // Before the first page is read.
+            self.guard = Guard::watch(self.base as usize, self.len);
+        }
         if self.faulted() {
             return Err(self.truncated());
         }
@@ -261,18 +266,22 @@ mod tests {
     fn a_large_file_is_read_whole_with_pages_dropped_behind() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("big.ndjson");
-        std::fs::write(&path, lines(20_000)).unwrap(); // 20 MB: five windows
+        std::fs::write(&path, lines(20_000)).unwrap(); // 20 MB: five steps
         let mut r = NdjsonReader::open(path.to_str().unwrap()).unwrap();
         assert!(r.is_mapped());
-        assert_eq!(read_until_error(&mut r).0, 20_000);
+        let mut out = Vec::new();
+        for _ in 0..19_000 {
+            out.clear();
+            assert_eq!(r.next_into(&mut out).unwrap(), Some(Item::Doc));
+        }
         let Input::Mapped(file) = &r.input else {
             unreachable!()
         };
-        assert!(
-            file.released >= 16 << 20,
-            "released up to {}",
-            file.released
-        );
+        // Checkpoints at 4, 8, 12 and 16 MiB: the pages behind the last one are dropped.
+        assert_eq!(file.released, 16 << 20);
+        assert!(file.populated <= 24 << 20, "populated to {}", file.populated);
+        assert_eq!(read_until_error(&mut r).0, 1_000);
+        assert!(!r.is_mapped(), "unmapped at its end");
     }
 
     #[test]
@@ -297,6 +306,32 @@ mod tests {
             ),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_load_of_more_files_than_guards_keeps_every_file_guarded() {
+        let dir = tempfile::tempdir().unwrap();
+        // Opened all at once, as a load of many files opens them, then read one after another.
+        let mut readers: Vec<NdjsonReader> = (0..100)
+            .map(|i| {
+                let path = dir.path().join(format!("{i}.ndjson"));
+                std::fs::write(&path, lines(20)).unwrap();
+                NdjsonReader::open(path.to_str().unwrap()).unwrap()
+            })
+            .collect();
+        let last = readers.pop().unwrap();
+        for mut r in readers {
+            assert_eq!(read_until_error(&mut r).0, 20);
+            assert!(!r.is_mapped(), "unmapped at its end");
+        }
+        let mut r = last;
+        let mut out = Vec::new();
+        assert_eq!(r.next_into(&mut out).unwrap(), Some(Item::Doc));
+        cut(&dir.path().join("99.ndjson"), 0);
+        let e = r
+            .next_into(&mut out)
+            .expect_err("the cut is found, not a SIGBUS");
+        assert!(e.to_string().contains("truncated at byte 1000"), "{e}");
     }
 
     #[test]
