@@ -6,10 +6,14 @@
 //! [`Item::Bad`] with the file, the 1-based line number, the reason and the raw bytes, and
 //! the next line is read as usual. Only I/O errors end the stream.
 //!
-//! Every input is streamed through a read buffer of [`READ_BUFFER`] bytes, so resident memory
-//! does not grow with the file. A regular file is read up to the size it had when it was
-//! opened, and one cut short under the reader ends the corpus with an error naming the byte
-//! ([`plain::Truncated`]).
+//! Bytes become lines in one place ([`Lines`]), whatever they come from, and resident memory
+//! never grows with the file: a plain NDJSON file is mapped with only a few MiB of it resident
+//! ([`mapped`]); anything else (CSV, gzip, stdin, pipes) goes through a read buffer of
+//! [`READ_BUFFER`] bytes ([`plain`] for a regular file). A regular file is read up to the
+//! size it had when it was opened, and one cut short under the reader ends the corpus with an
+//! error naming the byte where reading stopped ([`plain::Truncated`]). An over-long NDJSON
+//! line is a bad line read past without being held; an over-long CSV record ends the corpus
+//! ([`record_bound`]).
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};

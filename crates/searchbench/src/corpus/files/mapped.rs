@@ -2,13 +2,14 @@
 //!
 //! Mapping spares the copy from the page cache into a read buffer, which on this kind of
 //! virtual machine is the largest single cost of the file path (~0.5 CPU s per GB, twice the
-//! rest of the reader). The whole file is mapped once (address space only); pages are brought
-//! in a window ahead of the reader in one system call (`MADV_POPULATE_READ`, which also reports
-//! a file cut short as an error instead of a fault) and dropped behind it (`MADV_DONTNEED`), so
-//! resident memory is about two windows whatever the file's size. The file is read up to the
-//! size it had when it was opened. One that shrinks under the reader is an error naming the
-//! byte where reading stopped ([`Truncated`]): found by `fstat` once a window, or, if the cut
-//! falls between that check and the read, by the SIGBUS [`Guard`].
+//! rest of the reader). The whole file is mapped once (address space only); pages fault in as
+//! the reader reaches them (the kernel maps 16 at a time) and are dropped behind it
+//! (`MADV_DONTNEED`) at a checkpoint every [`STEP`] bytes, so resident memory stays at a few
+//! steps whatever the file's size. (Bringing pages in ahead with `MADV_POPULATE_READ` cost
+//! more: `bench/mapped_read.c`.) The file is read up to the size it had when it was opened.
+//! One that shrinks under the reader is an error naming the byte where reading stopped
+//! ([`Truncated`]): found by `fstat` at a checkpoint or, when the cut falls between two, by
+//! the SIGBUS [`Guard`] on the first page the reader touches past it.
 
 use std::fs::File;
 use std::io::{self, BufRead, Read};
@@ -17,8 +18,8 @@ use std::os::fd::AsRawFd;
 use super::plain::Truncated;
 use super::sigbus::Guard;
 
-/// The reader's checkpoints are this far apart: at each, the pages behind it are dropped, the
-/// file's size is checked, and pages are brought in up to two steps ahead.
+/// The reader's checkpoints are this far apart: at each, the pages behind it are dropped and
+/// the file's size is checked.
 const STEP: usize = 4 << 20;
 
 /// A mapped plain file, read as a [`BufRead`] whose buffer runs to the next checkpoint.
@@ -32,12 +33,8 @@ pub struct MappedFile {
     at: usize,
     /// Pages before this offset were dropped.
     released: usize,
-    /// Pages before this offset were brought in.
-    populated: usize,
     /// Where the next checkpoint is due.
     checkpoint: usize,
-    /// Whether `MADV_POPULATE_READ` is known (Linux 5.14+); without it, pages fault in as read.
-    populate: bool,
     page: usize,
     /// Watched from the first checkpoint until the reader is dropped (at the end of the file:
     /// the guard's slots are for files being read, not for every file of a load).
@@ -79,9 +76,7 @@ impl MappedFile {
             len,
             at: 0,
             released: 0,
-            populated: 0,
             checkpoint: 0,
-            populate: true,
             page: page_size(),
             guard: None,
         }))
@@ -123,8 +118,7 @@ impl MappedFile {
         )
     }
 
-    /// A checkpoint: drops the pages behind the reader, checks the file's size, and brings
-    /// pages in up to two steps ahead.
+    /// A checkpoint: drops the pages behind the reader and checks the file's size.
     fn advance(&mut self) -> io::Result<()> {
         if self.at == 0 && self.guard.is_none() {
             // Before the first page is read.
@@ -149,27 +143,6 @@ impl MappedFile {
         if self.file.metadata()?.len() < self.len as u64 {
             return Err(self.truncated());
         }
-        let from = self.populated.max(here);
-        let to = (here + 2 * STEP).min(self.len);
-        if self.populate && to > from {
-            // SAFETY: a range inside the mapping, starting on a page.
-            let r = unsafe {
-                libc::madvise(
-                    self.base.add(from).cast(),
-                    to - from,
-                    libc::MADV_POPULATE_READ,
-                )
-            };
-            if r != 0 {
-                match io::Error::last_os_error().raw_os_error() {
-                    // A page past the file's end: it was cut short.
-                    Some(libc::EFAULT) => return Err(self.truncated()),
-                    // An older kernel: pages fault in as they are read.
-                    _ => self.populate = false,
-                }
-            }
-        }
-        self.populated = self.populated.max(to);
         self.checkpoint = (self.at + STEP).min(self.len);
         Ok(())
     }
@@ -279,7 +252,6 @@ mod tests {
         };
         // Checkpoints at 4, 8, 12 and 16 MiB: the pages behind the last one are dropped.
         assert_eq!(file.released, 16 << 20);
-        assert!(file.populated <= 24 << 20, "populated to {}", file.populated);
         assert_eq!(read_until_error(&mut r).0, 1_000);
         assert!(!r.is_mapped(), "unmapped at its end");
     }
