@@ -6,7 +6,7 @@
 //! [`Item::Bad`] with the file, the 1-based line number, the reason and the raw bytes, and
 //! the next line is read as usual. Only I/O errors end the stream.
 //!
-//! Bytes become lines in one place ([`Lines`]), whatever they come from, and resident memory
+//! Bytes become lines in one place (`Lines`), whatever they come from, and resident memory
 //! never grows with the file: a plain NDJSON file is mapped with only a few MiB of it resident
 //! ([`mapped`]); anything else (CSV, gzip, stdin, pipes) goes through a read buffer of
 //! [`READ_BUFFER`] bytes ([`plain`] for a regular file). A regular file is read up to the

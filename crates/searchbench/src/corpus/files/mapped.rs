@@ -4,12 +4,12 @@
 //! virtual machine is the largest single cost of the file path (~0.5 CPU s per GB, twice the
 //! rest of the reader). The whole file is mapped once (address space only); pages fault in as
 //! the reader reaches them (the kernel maps 16 at a time) and are dropped behind it
-//! (`MADV_DONTNEED`) at a checkpoint every [`STEP`] bytes, so resident memory stays at a few
+//! (`MADV_DONTNEED`) at a checkpoint every `STEP` bytes, so resident memory stays at a few
 //! steps whatever the file's size. (Bringing pages in ahead with `MADV_POPULATE_READ` cost
 //! more: `bench/mapped_read.c`.) The file is read up to the size it had when it was opened.
 //! One that shrinks under the reader is an error naming the byte where reading stopped
 //! ([`Truncated`]): found by `fstat` at a checkpoint or, when the cut falls between two, by
-//! the SIGBUS [`Guard`] on the first page the reader touches past it.
+//! the SIGBUS guard (`sigbus.rs`) on the first page the reader touches past it.
 
 use std::fs::File;
 use std::io::{self, BufRead, Read};
