@@ -31,6 +31,7 @@ mod results_compare;
 mod results_html;
 mod results_store;
 mod secrets;
+mod store_compat;
 mod sweep;
 mod telemetry;
 mod trust;
