@@ -127,6 +127,14 @@ fn both(comparison: &Value, key: &str) -> (Option<f64>, Option<f64>) {
     )
 }
 
+/// Asserts every key of `keys` has a value on both sides of `comparison`.
+fn in_both(comparison: &Value, keys: &[&str]) {
+    for key in keys {
+        let (old, now) = both(comparison, key);
+        assert!(old.is_some() && now.is_some(), "{key}: {old:?} vs {now:?}");
+    }
+}
+
 /// The id of the one run in `db` not in `seen` (the run the test just made); it joins `seen`.
 fn newest(db: &Path, seen: &mut Vec<String>) -> String {
     let out = bin()
@@ -169,16 +177,16 @@ fn old_runs_compare_with_runs_made_now() {
     succeeded(&out);
     let new = newest(&db, &mut seen);
     let c = compare(&db, "a99edf40", &new);
-    for key in [
-        "query.D_td.serial.took_ms",
-        "query.C_hdr.msearch.wall_ms",
-        "accuracy.D_td.pct_max_err",
-        "accuracy.B.wrong",
-        "errors.query.wrong_answers",
-    ] {
-        let (old, now) = both(&c, key);
-        assert!(old.is_some() && now.is_some(), "{key}: {old:?} vs {now:?}");
-    }
+    in_both(
+        &c,
+        &[
+            "query.D_td.serial.took_ms",
+            "query.C_hdr.msearch.wall_ms",
+            "accuracy.D_td.pct_max_err",
+            "accuracy.B.wrong",
+            "errors.query.wrong_answers",
+        ],
+    );
     assert_eq!(
         both(&c, "errors.query.wrong_answers"),
         (Some(0.0), Some(0.0))
@@ -196,14 +204,14 @@ fn old_runs_compare_with_runs_made_now() {
     succeeded(&out);
     let new = newest(&db, &mut seen);
     let c = compare(&db, "28273fc6", &new);
-    for key in [
-        "throughput_docs_per_sec",
-        "query.histogram_s10.serial.took_ms",
-        "accuracy.top_hosts_s0.wrong",
-    ] {
-        let (old, now) = both(&c, key);
-        assert!(old.is_some() && now.is_some(), "{key}: {old:?} vs {now:?}");
-    }
+    in_both(
+        &c,
+        &[
+            "throughput_docs_per_sec",
+            "query.histogram_s10.serial.took_ms",
+            "accuracy.top_hosts_s0.wrong",
+        ],
+    );
     let mut cmd = bin();
     store(&mut cmd);
     let out = cmd
@@ -222,12 +230,12 @@ fn old_runs_compare_with_runs_made_now() {
     succeeded(&out);
     let new = newest(&db, &mut seen);
     let c = compare(&db, "e1467e7e", &new);
-    for key in [
-        "query.all_docs.serial.took_ms",
-        "query.errors_per_slice.serial.wall_ms",
-        "accuracy.all_docs.wrong",
-    ] {
-        let (old, now) = both(&c, key);
-        assert!(old.is_some() && now.is_some(), "{key}: {old:?} vs {now:?}");
-    }
+    in_both(
+        &c,
+        &[
+            "query.all_docs.serial.took_ms",
+            "query.errors_per_slice.serial.wall_ms",
+            "accuracy.all_docs.wrong",
+        ],
+    );
 }
