@@ -1,5 +1,6 @@
 //! The layering rules of docs/architecture.md, checked on the source: only `cli/` prints or
-//! exits, and nothing outside `cli/` depends on it.
+//! exits, nothing outside `cli/` depends on it, library modules import one another one way
+//! only, the query method names no workload, and the library keeps no global mutable state.
 
 #[cfg(test)]
 mod tests {
@@ -83,6 +84,114 @@ mod tests {
         assert!(
             offenders.is_empty(),
             "library code depends on cli: {offenders:?}"
+        );
+    }
+
+    /// The top-level library module of a file (`query` for `query/send.rs`, `os` for `os.rs`).
+    fn module(file: &str) -> &str {
+        let first = file.split('/').next().unwrap_or(file);
+        first.strip_suffix(".rs").unwrap_or(first)
+    }
+
+    #[test]
+    fn library_modules_import_one_another_one_way() {
+        use std::collections::{BTreeMap, BTreeSet};
+        // (from, to) -> the files of `from` that name `to`.
+        let mut edges: BTreeMap<(String, String), BTreeSet<String>> = BTreeMap::new();
+        for (file, code) in library() {
+            let from = module(&file).to_string();
+            for (at, _) in code.match_indices("crate::") {
+                let to: String = code[at + "crate::".len()..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                if !to.is_empty() && to != from {
+                    edges
+                        .entry((from.clone(), to))
+                        .or_default()
+                        .insert(file.clone());
+                }
+            }
+        }
+        assert!(
+            edges.contains_key(&("workload".into(), "query".into())),
+            "the scan sees no import at all: {edges:?}"
+        );
+        let both_ways: Vec<String> = edges
+            .iter()
+            .filter(|((a, b), _)| a < b && edges.contains_key(&(b.clone(), a.clone())))
+            .map(|((a, b), files)| {
+                format!(
+                    "{a} -> {b} ({files:?}) and {b} -> {a} ({:?})",
+                    edges[&(b.clone(), a.clone())]
+                )
+            })
+            .collect();
+        assert!(both_ways.is_empty(), "two-way imports: {both_ways:#?}");
+    }
+
+    #[test]
+    fn the_query_method_names_no_workload() {
+        let files: Vec<(String, String)> = library()
+            .into_iter()
+            .filter(|(file, _)| module(file) == "query")
+            .collect();
+        assert!(files.len() >= 8, "found only {} query files", files.len());
+        let mut offenders = Vec::new();
+        for (file, code) in &files {
+            // Tests may use any names; the method itself may not.
+            let code = code.split("#[cfg(test)]").next().unwrap_or(code);
+            for above in [
+                "crate::workload",
+                "crate::session",
+                "crate::ingest",
+                "crate::cli",
+            ] {
+                if code.contains(above) {
+                    offenders.push(format!("{file}: {above}"));
+                }
+            }
+            for name in crate::workload::names() {
+                if code.contains(&format!("\"{name}\"")) {
+                    offenders.push(format!("{file}: the workload name {name:?}"));
+                }
+            }
+        }
+        assert!(
+            offenders.is_empty(),
+            "query/ must stay the generic method (workloads own their queries): {offenders:#?}"
+        );
+    }
+
+    #[test]
+    fn the_library_keeps_no_global_mutable_state() {
+        // A signal handler can reach nothing but statics: the SIGBUS guard of mapped files.
+        const ALLOWED: [(&str, &str); 2] = [
+            ("corpus/files/sigbus.rs", "the SIGBUS handler's slots"),
+            (
+                "store/mod.rs",
+                "a counter that keeps run ids unique within a process",
+            ),
+        ];
+        let mutable = ["Mutex", "RwLock", "Atomic", "OnceLock", "Cell<", "Once "];
+        let mut offenders = Vec::new();
+        for (file, code) in library() {
+            if ALLOWED.iter().any(|(f, _)| *f == file) {
+                continue;
+            }
+            for line in code.lines() {
+                let t = line.trim_start();
+                let is_static = t.starts_with("static ")
+                    || t.starts_with("pub static ")
+                    || t.starts_with("pub(crate) static ");
+                if is_static && mutable.iter().any(|m| t.contains(m)) {
+                    offenders.push(format!("{file}: {t}"));
+                }
+            }
+        }
+        assert!(
+            offenders.is_empty(),
+            "global mutable state (keep it in the value that owns it): {offenders:#?}"
         );
     }
 }

@@ -87,9 +87,9 @@ pub async fn run(a: CalibrateArgs) -> CliResult {
     if let Some(path) = &a.out.json {
         super::ingest::write_json(&c, &a.out)?;
         if path.as_os_str() == "-" {
-            return Ok(());
+            return terminal.unless_unsaved(Ok(()));
         }
     }
     output::calibrate::print(&c);
-    Ok(())
+    terminal.unless_unsaved(Ok(()))
 }

@@ -10,7 +10,8 @@ use super::args::{ClusterArgs, NodeArgs};
 use super::output::Terminal;
 use super::{output, CliError, CliResult, TargetArgs};
 use crate::engine;
-use crate::experiment::dates::{self, EngineResult, ExperimentError, VARIANTS};
+use crate::experiment::dates::{self, EngineResult, VARIANTS};
+use crate::session::experiment::DatesSpec;
 
 #[derive(Debug, Subcommand)]
 pub enum ExperimentCommand {
@@ -45,7 +46,9 @@ same round, so drift between rounds cancels out: median of the per-round ratios 
 Method: an unmeasured warm-up round of all four variants first (--warmup-docs), then \
 --repeats rounds a b c d a b c d ... so drift on a noisy machine hits all variants alike. \
 Each index (searchbench-dates-<variant>) is created afresh and deleted after its load. With \
---engine, each engine is started for the experiment (attached) and stopped afterwards.
+--engine, each engine is started for the experiment (attached) and stopped afterwards. Each \
+engine's experiment is kept in the results store (kind experiment, workload dates) with the \
+engine's telemetry: `searchbench compare ID ID` compares two of them variant by variant.
 
 Examples:
   searchbench experiment dates --docs 200000 --repeats 3
@@ -90,6 +93,10 @@ pub struct DatesArgs {
     /// Folder for failure files (written only when documents fail).
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub failures_dir: PathBuf,
+    #[command(flatten)]
+    pub telemetry: super::args::TelemetryArgs,
+    #[command(flatten)]
+    pub save: super::results::SaveArgs,
     /// Write every measurement and the summaries as JSON to this file (`-` for stdout).
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
@@ -130,9 +137,8 @@ async fn run_dates(args: DatesArgs) -> CliResult {
             None => None,
         });
     }
-    let clusters = resolved;
     let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
-    let cfg = dates::Config {
+    let config = dates::Config {
         docs: args.docs,
         repeats: args.repeats,
         warmup_docs: args.warmup_docs.unwrap_or(args.docs),
@@ -142,42 +148,38 @@ async fn run_dates(args: DatesArgs) -> CliResult {
         failures_dir: args.failures_dir.clone(),
         cancel: Some(cancel),
     };
+    let clusters = resolved
+        .into_iter()
+        .map(|name| {
+            ClusterArgs {
+                target: args.target.clone(),
+                engine: name,
+                engine_dir: None,
+                node: args.node.clone(),
+                engine_pid: args.engine_pid,
+                network: Default::default(),
+            }
+            .spec()
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let spec = DatesSpec {
+        config,
+        clusters,
+        telemetry: args.telemetry.spec(),
+    };
     let to_stdout = args.json.as_deref() == Some(std::path::Path::new("-"));
-    let mut results = Vec::new();
-    for name in clusters {
-        let cluster = ClusterArgs {
-            target: args.target.clone(),
-            engine: name.clone(),
-            engine_dir: None,
-            node: args.node.clone(),
-            engine_pid: args.engine_pid,
-            network: Default::default(),
-        };
-        let connected = cluster
-            .spec()?
-            .connect(&Terminal::new(false))
+    let terminal = Terminal::new(false);
+    let log = |line: &str| eprintln!("  {line}");
+    let print = |result: &EngineResult| {
+        if !to_stdout {
+            output::experiment::dates(result);
+            output::telemetry::print(result.telemetry.as_ref());
+        }
+    };
+    let results =
+        crate::session::experiment::dates(&spec, &args.save.spec()?, &terminal, &log, &print)
             .await
             .map_err(CliError::session)?;
-        let (target, engine_pids) = (connected.target.clone(), connected.engine_pids.clone());
-        eprintln!(
-            "date-cost experiment on {}: {} docs per load, {} repeat(s), warm-up {} docs per variant",
-            target.url(),
-            cfg.docs,
-            cfg.repeats,
-            cfg.warmup_docs
-        );
-        let log = |line: &str| eprintln!("  {line}");
-        let outcome = dates::run(&target, name, &engine_pids, &cfg, &log).await;
-        connected.stop().await;
-        let result = outcome.map_err(|e| match e {
-            ExperimentError::Config(_) => CliError::usage(e),
-            other => CliError::from(other),
-        })?;
-        if !to_stdout {
-            output::experiment::dates(&result);
-        }
-        results.push(result);
-    }
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&DatesOutput {
             experiment: "dates",
@@ -202,7 +204,7 @@ async fn run_dates(args: DatesArgs) -> CliResult {
         })
         .collect();
     if incomplete.is_empty() {
-        Ok(())
+        terminal.unless_unsaved(Ok(()))
     } else {
         Err(CliError::check(anyhow::anyhow!(
             "not every document was indexed in: {} (see the failure files)",

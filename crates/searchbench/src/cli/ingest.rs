@@ -160,7 +160,7 @@ pub async fn run(args: IngestArgs) -> CliResult {
         output::ingest::print(&report);
         output::telemetry::print(report.telemetry.as_ref());
     }
-    verdict(&report)
+    terminal.unless_unsaved(verdict(&report))
 }
 
 /// What to load, from the arguments.

@@ -140,5 +140,5 @@ pub async fn run(mut args: MatrixArgs) -> CliResult {
             m.order.len()
         )));
     }
-    Ok(())
+    terminal.unless_unsaved(Ok(()))
 }

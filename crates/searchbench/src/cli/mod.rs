@@ -206,13 +206,6 @@ pub fn main() -> i32 {
         }
     };
     match runtime.block_on(run(cli)) {
-        Ok(()) if crate::session::record::unsaved() => {
-            eprintln!(
-                "error: the run is done but could not be saved in the results store (see the \
-                 warning above); fix the store or pass --no-store"
-            );
-            exit::FAILURE
-        }
         Ok(()) => exit::OK,
         Err(CliError { code, error }) => {
             eprintln!("error: {}", crate::cluster::error_chain(&*error));

@@ -6,12 +6,9 @@ use clap::Args;
 
 use super::output::{self, Terminal};
 use super::{CliError, CliResult, TargetArgs};
-use crate::corpus::cluster_metrics::{MetricsSpec, DEFAULT_ROWS_PER_EPOCH};
-use crate::corpus::text::{parse_duration_ms, parse_start};
-use crate::corpus::LogsSpec;
-use crate::ingest::control::Cancel;
+use crate::cancel::Cancel;
 use crate::query::{self, QueryOptions, Transport, Variant};
-use crate::session::query::{QueryCorpus, QuerySpec};
+use crate::session::query::QuerySpec;
 use crate::workload;
 
 #[derive(Debug, Args)]
@@ -41,37 +38,22 @@ pub struct QueryArgs {
     pub target: TargetArgs,
     #[command(flatten)]
     pub network: super::args::NetworkArgs,
-    /// Index to query [default: cluster-metrics, or searchbench-logs for logs].
+    /// Index to query [default: the workload's, e.g. searchbench-logs].
     #[arg(long)]
     pub index: Option<String>,
     /// Ground truth file (NDJSON as written by the generator); else computed from the spec below.
     #[arg(long, value_name = "FILE")]
     pub truth: Option<PathBuf>,
-    /// Corpus seed (for the in-process truth and --load).
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// cluster-metrics: rows per epoch of the corpus (as it was generated).
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_ROWS_PER_EPOCH)]
-    pub rows_per_epoch: u64,
-    /// cluster-metrics: epochs in the corpus.
-    #[arg(long, value_name = "N", default_value_t = 5)]
-    pub epochs: u64,
-    /// cluster-metrics: the first epoch's number.
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    pub first_epoch: u64,
-    /// logs: documents in the corpus (required for logs).
-    #[arg(long)]
-    pub docs: Option<u64>,
-    /// logs: first `@timestamp` of the corpus, `YYYY-MM-DD[THH:MM:SS[.fff]Z]` (default 2023-01-01).
-    #[arg(long)]
-    pub start: Option<String>,
-    /// logs: window the timestamps spread over, e.g. `1d`, `6h` (default 1d).
-    #[arg(long)]
-    pub window: Option<String>,
-    /// logs: time slices of the window; one search per variant and slice.
-    #[arg(long, default_value_t = query::logs::DEFAULT_SLICES as u64,
-          value_parser = clap::value_parser!(u64).range(1..=query::custom::MAX_SLICES))]
-    pub slices: u64,
+    /// The corpus the index holds, as it was generated (the truth is recomputed from it).
+    #[command(flatten)]
+    pub corpus: super::args::CorpusArgs,
+    /// cluster-metrics: the first epoch's number [default: 1].
+    #[arg(long, value_name = "N", help_heading = "cluster-metrics")]
+    pub first_epoch: Option<u64>,
+    /// logs: time slices of the window; one search per variant and slice [default: 8].
+    #[arg(long, help_heading = "logs",
+          value_parser = clap::value_parser!(u64).range(1..=query::MAX_SLICES))]
+    pub slices: Option<u64>,
     /// Create the index and load the corpus first (the index must not exist).
     #[arg(long)]
     pub load: bool,
@@ -81,8 +63,8 @@ pub struct QueryArgs {
     /// Variants to run (comma-separated) [default: all of the workload's].
     #[arg(long, value_delimiter = ',')]
     pub variants: Option<Vec<String>>,
-    /// Transports: serial, msearch (comma-separated) [default: both for cluster-metrics,
-    /// serial for logs].
+    /// Transports: serial, msearch (comma-separated) [default: the workload's: both for
+    /// cluster-metrics, serial for the others].
     #[arg(long, value_delimiter = ',')]
     pub transports: Option<Vec<String>>,
     /// Skip the warm-up pass.
@@ -125,54 +107,31 @@ pub async fn run(args: QueryArgs) -> CliResult {
     if args.queries.is_some() {
         return super::query_file::run(args, cancel).await;
     }
-    let workload = args.workload.clone().unwrap_or_default();
-    let logs = match workload.as_str() {
-        "cluster-metrics" => false,
-        "logs" => true,
-        other => {
-            return Err(CliError::usage(anyhow::anyhow!(crate::suggest::unknown(
-                "query workload",
-                other,
-                ["cluster-metrics", "logs"]
-            ))))
-        }
+    let name = args.workload.clone().unwrap_or_default();
+    let Some(workload) = workload::find(&name) else {
+        return Err(CliError::usage(anyhow::anyhow!(workload::unknown(&name))));
     };
-    let known: &[Variant] = if logs { &Variant::LOGS } else { &Variant::ALL };
-    let variants = match &args.variants {
-        None => known.to_vec(),
-        Some(list) => list
-            .iter()
-            .map(|s| {
-                Variant::parse_in(known, s).ok_or_else(|| {
-                    CliError::usage(anyhow::anyhow!(crate::suggest::unknown(
-                        &format!("{workload} variant"),
-                        s,
-                        known.iter().map(|v| v.name())
-                    )))
-                })
-            })
-            .collect::<Result<Vec<_>, _>>()?,
-    };
-    let transports = match &args.transports {
-        None if logs => vec![Transport::Serial],
-        None => Transport::ALL.to_vec(),
-        Some(list) => transports(list)?,
-    };
-    let index = args.index.clone().unwrap_or_else(|| {
-        workload::find(&workload)
-            .map_or("searchbench-logs", |w| w.default_index())
-            .to_string()
-    });
+    let index = args
+        .index
+        .clone()
+        .unwrap_or_else(|| workload.default_index().to_string());
     let target = args.target.connect()?;
     let mut options = method(&args, &index, cancel);
-    options.variants = variants;
-    options.transports = transports;
-    let corpus = if logs {
-        logs_corpus(&args)?
-    } else {
-        metrics_corpus(&args)?
+    options.variants = args
+        .variants
+        .iter()
+        .flatten()
+        .map(|v| Variant::new(v.trim()))
+        .collect();
+    options.transports = match &args.transports {
+        Some(list) => transports(list)?,
+        None => Vec::new(),
     };
+    let mut corpus = args.corpus.spec(false);
+    corpus.params.first_epoch = args.first_epoch;
+    corpus.params.slices = args.slices.map(|n| n as usize);
     let spec = QuerySpec {
+        workload,
         corpus,
         options,
         load: args.load,
@@ -181,16 +140,17 @@ pub async fn run(args: QueryArgs) -> CliResult {
         rtt: args.network.rtt()?,
         telemetry: args.telemetry.spec(),
     };
+    let terminal = Terminal::new(false);
     let result = crate::session::query::query(
         spec,
         target,
         &args.target.urls,
         &args.save.spec()?,
-        &Terminal::new(false),
+        &terminal,
     )
     .await
     .map_err(CliError::session)?;
-    finish(&result, &args)
+    terminal.unless_unsaved(finish(&result, &args))
 }
 
 /// Prints the result, writes --json, and turns wrong answers into exit 3.
@@ -247,37 +207,4 @@ pub(super) fn method(args: &QueryArgs, index: &str, cancel: Cancel) -> QueryOpti
     options.progress = output::stderr_lines();
     options.cancel = cancel;
     options
-}
-
-fn metrics_corpus(args: &QueryArgs) -> Result<QueryCorpus, CliError> {
-    let mut spec = MetricsSpec::new(args.seed);
-    spec.rows_per_epoch = args.rows_per_epoch;
-    spec.epochs = Some(args.epochs);
-    spec.first_epoch = args.first_epoch;
-    spec.resolve().map_err(CliError::usage)?;
-    Ok(QueryCorpus::ClusterMetrics(spec))
-}
-
-fn logs_corpus(args: &QueryArgs) -> Result<QueryCorpus, CliError> {
-    if args.truth.is_some() {
-        return Err(CliError::usage(anyhow::anyhow!(
-            "--truth is for cluster-metrics; the logs truth is recomputed from --seed/--docs"
-        )));
-    }
-    let Some(docs) = args.docs else {
-        return Err(CliError::usage(anyhow::anyhow!(
-            "logs needs --docs N (and the --seed, --start, --window the corpus was generated with)"
-        )));
-    };
-    let mut spec = LogsSpec::new(args.seed, docs);
-    if let Some(start) = &args.start {
-        spec.start_ms = parse_start(start).map_err(CliError::usage)?;
-    }
-    if let Some(window) = &args.window {
-        spec.window_ms = parse_duration_ms(window).map_err(CliError::usage)?;
-    }
-    Ok(QueryCorpus::Logs {
-        spec,
-        slices: args.slices as usize,
-    })
 }

@@ -6,7 +6,7 @@ use super::query::{finish, method, transports, QueryArgs};
 use super::{CliError, CliResult};
 use crate::session::user_queries::{query_file, FileQuerySpec};
 
-pub async fn run(args: QueryArgs, cancel: crate::ingest::control::Cancel) -> CliResult {
+pub async fn run(args: QueryArgs, cancel: crate::cancel::Cancel) -> CliResult {
     let Some(file) = args.queries.clone() else {
         return Err(CliError::usage(anyhow::anyhow!("--queries FILE is needed")));
     };
@@ -28,14 +28,15 @@ pub async fn run(args: QueryArgs, cancel: crate::ingest::control::Cancel) -> Cli
         telemetry: args.telemetry.spec(),
     };
     let target = args.target.connect()?;
+    let terminal = Terminal::new(false);
     let result = query_file(
         spec,
         target,
         &args.target.urls,
         &args.save.spec()?,
-        &Terminal::new(false),
+        &terminal,
     )
     .await
     .map_err(CliError::session)?;
-    finish(&result, &args)
+    terminal.unless_unsaved(finish(&result, &args))
 }

@@ -139,6 +139,6 @@ pub(super) async fn execute(
             q.failures_total,
             q.request_errors()
         ))),
-        _ => Ok(()),
+        _ => terminal.unless_unsaved(Ok(())),
     }
 }

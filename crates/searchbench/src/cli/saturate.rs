@@ -146,5 +146,5 @@ pub async fn run(args: SaturateArgs) -> CliResult {
                 .fold(f64::INFINITY, f64::min)
         )));
     }
-    Ok(())
+    terminal.unless_unsaved(Ok(()))
 }

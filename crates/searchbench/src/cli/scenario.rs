@@ -119,5 +119,5 @@ pub async fn run(kind: Scenario, args: RunArgs) -> CliResult {
                 .unwrap_or_default()
         )));
     }
-    Ok(())
+    terminal.unless_unsaved(Ok(()))
 }

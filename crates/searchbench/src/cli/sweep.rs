@@ -264,5 +264,5 @@ pub async fn run(a: SweepArgs) -> CliResult {
             error: anyhow::anyhow!("no recommendation: {}", result.answer.why),
         });
     }
-    Ok(())
+    terminal.unless_unsaved(Ok(()))
 }

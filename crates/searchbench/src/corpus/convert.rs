@@ -689,7 +689,7 @@ impl BufRead for LineCounter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ingest::source::Counter;
+    use crate::corpus::Counter;
 
     /// A source yielding the given documents.
     struct Docs(std::vec::IntoIter<&'static str>);

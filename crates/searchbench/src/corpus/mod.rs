@@ -7,6 +7,7 @@
 pub mod auditbeat;
 pub mod cluster_metrics;
 pub mod convert;
+mod counter;
 pub mod csv_types;
 pub mod csvdoc;
 pub mod files;
@@ -18,6 +19,7 @@ mod words;
 
 pub use auditbeat::{Auditbeat, AuditbeatSpec};
 pub use cluster_metrics::{ClusterMetrics, MetricsSpec, PartitionTruth, TruthHandle};
+pub use counter::Counter;
 pub use files::{json_object_problem, CsvReader, LineCheck, NdjsonReader};
 pub use logs::{Logs, LogsSpec};
 pub use transactions::{Transactions, TransactionsSpec};

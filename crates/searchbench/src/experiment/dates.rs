@@ -308,6 +308,13 @@ pub struct EngineResult {
     /// Whether the engine's CPU could be measured (we know its pid).
     pub engine_cpu_measured: bool,
     pub variants: Vec<VariantResult>,
+    /// Why the run is not whole (a variant did not index every document), for the store's
+    /// verdict: such a run is stored failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// What the engine was doing meanwhile (the session's sampler), when it was sampled.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub telemetry: Option<crate::measure::telemetry::Summary>,
 }
 
 impl EngineResult {
@@ -369,6 +376,17 @@ pub async fn run(
         r.summarise();
         r.paired(&base);
     }
+    let incomplete: Vec<&str> = results
+        .iter()
+        .filter(|v| !v.complete)
+        .map(|v| v.variant.id)
+        .collect();
+    let error = (!incomplete.is_empty()).then(|| {
+        format!(
+            "not every document was indexed in variant(s) {} (see the failure files)",
+            incomplete.join(", ")
+        )
+    });
     Ok(EngineResult {
         engine,
         product: product.to_string(),
@@ -382,6 +400,8 @@ pub async fn run(
         bulk_size: cfg.bulk_size,
         engine_cpu_measured: !engine_pids.is_empty(),
         variants: results,
+        error,
+        telemetry: None,
     })
 }
 

@@ -37,45 +37,7 @@ pub struct Progress {
 /// Receives progress reports (`watch`: a slow reader only ever sees the latest).
 pub type ProgressTx = watch::Sender<Progress>;
 
-/// A cancel signal: `true` on the channel stops the load. A dropped sender never cancels.
-#[derive(Debug, Clone)]
-pub struct Cancel(watch::Receiver<bool>);
-
-impl Cancel {
-    /// A signal and the sender that fires it (`send(true)`).
-    pub fn new() -> (watch::Sender<bool>, Cancel) {
-        let (tx, rx) = watch::channel(false);
-        (tx, Cancel(rx))
-    }
-
-    /// A signal that never fires.
-    pub fn never() -> Cancel {
-        Cancel(watch::channel(false).1)
-    }
-
-    pub fn is_cancelled(&self) -> bool {
-        *self.0.borrow()
-    }
-
-    /// Resolves once cancelled; never, if the sender is gone without cancelling.
-    pub async fn cancelled(&self) {
-        let mut rx = self.0.clone();
-        loop {
-            if *rx.borrow_and_update() {
-                return;
-            }
-            if rx.changed().await.is_err() {
-                std::future::pending::<()>().await;
-            }
-        }
-    }
-}
-
-impl From<watch::Receiver<bool>> for Cancel {
-    fn from(rx: watch::Receiver<bool>) -> Self {
-        Cancel(rx)
-    }
-}
+pub use crate::cancel::Cancel;
 
 /// Everything optional a caller can attach to a load.
 #[derive(Debug, Default)]

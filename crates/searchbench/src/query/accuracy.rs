@@ -1,73 +1,69 @@
-//! Every answer against the exact ground truth.
+//! The accuracy row every workload fills for each of its variants: how many answers were
+//! checked, how many were wrong and in what (the counters its checks use), and which checks
+//! apply to it, so that every view shows a row in its workload's own terms.
 //!
-//! * Hit counts must be equal.
-//! * Sums must agree to a relative `1e-9` (plus `1e-6` absolute): the engine adds the same
-//!   `f32` values as doubles, in its own order (with compensated summation), so only the last
-//!   bits may differ.
-//! * Percentiles are approximations (t-digest, HDR) of the exact type-7 percentiles of the
-//!   truth. The error of one value is `|got − exact| / max(|exact|, 1)`: relative, with a floor
-//!   of one unit (1 % CPU/mem, 1 MB/s net) so a minimum of 0.00 does not divide by zero.
-//!   Accepted bounds: [`TDIGEST_BOUND`] and [`HDR_BOUND`]; an error above its bound is a
-//!   failure like a wrong count.
-
-use std::collections::HashMap;
+//! The row's fields are the stored form of results: `report::metrics` reads them as
+//! `accuracy.<variant>.wrong` and `accuracy.<variant>.pct_max_err`.
 
 use serde::{Deserialize, Serialize};
 
-use super::answer::Answer;
-use super::plan::{Algo, Variant, FIELDS, PERCENTS};
-use crate::corpus::cluster_metrics::{FieldTruth, PartitionTruth};
+use super::variant::Variant;
 
-/// Largest accepted percentile error for t-digest (compression 100, the default): 5 %.
-/// On partitions of thousands of values the observed errors are far smaller (see the
-/// accuracy table); the bound is wide because t-digest interpolates between centroids in the
-/// middle of the distribution and the heavy-tailed `net` field has wide gaps at p90.
-pub const TDIGEST_BOUND: f64 = 0.05;
-/// Largest accepted percentile error for HDR with 3 significant digits: 2 %. HDR itself is
-/// within 0.1 % of a value it holds, but it returns a sample value rather than interpolating
-/// between the two closest ranks, so the gap between neighbouring values adds to it.
-pub const HDR_BOUND: f64 = 0.02;
-/// Relative tolerance on sums.
-pub const SUM_REL_TOLERANCE: f64 = 1e-9;
-
-pub fn bound(algo: Algo) -> f64 {
-    match algo {
-        Algo::TDigest => TDIGEST_BOUND,
-        Algo::Hdr => HDR_BOUND,
-    }
+/// One kind of check a workload makes on an answer (a column of its accuracy table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Check {
+    /// The exact hit count (`count_wrong`).
+    Count,
+    /// Sums, to the last bits (`sum_wrong`).
+    Sums,
+    /// Percentiles within the algorithm's bound (`pct_*`, `bound`).
+    Percentiles,
+    /// The newest hits, in order (`hits_wrong`).
+    NewestHits,
+    /// The first ids the user expected (`hits_wrong`).
+    FirstIds,
+    /// Buckets of a bucket aggregation (`buckets_wrong`).
+    Buckets,
+    /// Aggregation values the user expected (`aggs_wrong`).
+    Aggregations,
 }
 
-/// Ground truth by (epoch, node).
-#[derive(Debug, Clone, Default)]
-pub struct Truth {
-    parts: HashMap<(u64, String), PartitionTruth>,
-    /// Epochs in order, each with its nodes in order.
-    pub coverages: Vec<(u64, Vec<String>)>,
-}
+impl Check {
+    /// Every check, in the order tables show them.
+    pub const ALL: [Check; 7] = [
+        Check::Count,
+        Check::Sums,
+        Check::Percentiles,
+        Check::NewestHits,
+        Check::FirstIds,
+        Check::Buckets,
+        Check::Aggregations,
+    ];
 
-impl Truth {
-    pub fn new(mut parts: Vec<PartitionTruth>) -> Self {
-        parts.sort_by(|a, b| (a.epoch, &a.node).cmp(&(b.epoch, &b.node)));
-        let mut coverages: Vec<(u64, Vec<String>)> = Vec::new();
-        for p in &parts {
-            match coverages.last_mut() {
-                Some((e, nodes)) if *e == p.epoch => nodes.push(p.node.clone()),
-                _ => coverages.push((p.epoch, vec![p.node.clone()])),
-            }
+    /// The wrong answers of this kind in `row` (percentiles: over the bound or null).
+    pub fn wrong(self, row: &VariantAccuracy) -> u64 {
+        match self {
+            Check::Count => row.count_wrong,
+            Check::Sums => row.sum_wrong,
+            Check::Percentiles => row.pct_over_bound + row.pct_null,
+            Check::NewestHits | Check::FirstIds => row.hits_wrong,
+            Check::Buckets => row.buckets_wrong,
+            Check::Aggregations => row.aggs_wrong,
         }
-        let parts = parts
-            .into_iter()
-            .map(|p| ((p.epoch, p.node.clone()), p))
-            .collect();
-        Truth { parts, coverages }
     }
 
-    pub fn get(&self, epoch: u64, node: &str) -> Option<&PartitionTruth> {
-        self.parts.get(&(epoch, node.to_string()))
-    }
-
-    pub fn partitions(&self) -> usize {
-        self.parts.len()
+    /// The column heading of this check's wrong answers.
+    pub fn heading(self) -> &'static str {
+        match self {
+            Check::Count => "wrong counts",
+            Check::Sums => "wrong sums",
+            Check::Percentiles => "percentiles over bound",
+            Check::NewestHits => "wrong newest hits",
+            Check::FirstIds => "wrong first ids",
+            Check::Buckets => "wrong buckets",
+            Check::Aggregations => "wrong aggregations",
+        }
     }
 }
 
@@ -75,7 +71,9 @@ impl Truth {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct VariantAccuracy {
     pub variant: Variant,
-    pub algo: Option<Algo>,
+    /// The percentile algorithm (`t-digest`, `hdr`) when the variant asks for percentiles.
+    pub algo: Option<String>,
+    /// The largest accepted percentile error (a fraction of the exact value).
     pub bound: Option<f64>,
     pub answers: u64,
     pub count_wrong: u64,
@@ -87,17 +85,21 @@ pub struct VariantAccuracy {
     pub pct_over_bound: u64,
     pub pct_max_err: f64,
     pub pct_mean_err: f64,
-    /// Largest error per percent (0, 50, 90, 100).
+    /// Largest error per percent asked for, in the order asked.
     pub pct_max_err_by_percent: [f64; 4],
-    /// `logs`, `size: 10`: answers whose newest hits were not the expected ones.
+    /// Answers whose hits (newest, or the first ids expected) were not the expected ones.
     #[serde(default)]
     pub hits_wrong: u64,
-    /// `logs`: answers whose buckets (per minute, top hosts) were not the expected ones.
+    /// Answers whose buckets were not the expected ones.
     #[serde(default)]
     pub buckets_wrong: u64,
-    /// A user's query: answers whose aggregation value was not the expected one.
+    /// Answers whose aggregation value was not the expected one.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub aggs_wrong: u64,
+    /// The checks that apply to this variant (none: nothing was expected of it; absent in
+    /// results stored before rows named them: see [`VariantAccuracy::checks_or_inferred`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checks: Option<Vec<Check>>,
     #[serde(skip, default)]
     err_sum: f64,
 }
@@ -107,11 +109,11 @@ fn is_zero(n: &u64) -> bool {
 }
 
 impl VariantAccuracy {
-    pub fn new(variant: Variant) -> Self {
+    pub fn new(variant: Variant, checks: Vec<Check>) -> Self {
         VariantAccuracy {
             variant,
-            algo: variant.percentiles(),
-            bound: variant.percentiles().map(bound),
+            algo: None,
+            bound: None,
             answers: 0,
             count_wrong: 0,
             sum_wrong: 0,
@@ -124,8 +126,40 @@ impl VariantAccuracy {
             hits_wrong: 0,
             buckets_wrong: 0,
             aggs_wrong: 0,
+            checks: Some(checks),
             err_sum: 0.0,
         }
+    }
+
+    /// A row of percentile checks with `algo`'s `bound`.
+    pub fn with_percentiles(mut self, algo: &str, bound: f64) -> Self {
+        self.algo = Some(algo.to_string());
+        self.bound = Some(bound);
+        self
+    }
+
+    /// Records the error of one percentile value (the `j`-th percent asked for); says
+    /// whether it is within the bound.
+    pub fn percentile_error(&mut self, j: usize, err: f64) -> bool {
+        self.pct_values += 1;
+        self.err_sum += err;
+        self.pct_max_err = self.pct_max_err.max(err);
+        if let Some(m) = self.pct_max_err_by_percent.get_mut(j) {
+            *m = m.max(err);
+        }
+        let n = self.pct_values - self.pct_null;
+        self.pct_mean_err = if n > 0 { self.err_sum / n as f64 } else { 0.0 };
+        let within = self.bound.is_none_or(|b| err <= b) && !err.is_nan();
+        if !within {
+            self.pct_over_bound += 1;
+        }
+        within
+    }
+
+    /// Records a percentile value the engine returned as null.
+    pub fn percentile_null(&mut self) {
+        self.pct_values += 1;
+        self.pct_null += 1;
     }
 
     pub fn failed(&self) -> bool {
@@ -135,91 +169,83 @@ impl VariantAccuracy {
             || self.pct_null > 0
             || self.hits_wrong > 0
             || self.buckets_wrong > 0
+            || self.aggs_wrong > 0
     }
-}
 
-/// The percentile error as defined in the module doc.
-pub fn pct_error(got: f64, exact: f64) -> f64 {
-    (got - exact).abs() / exact.abs().max(1.0)
-}
-
-pub fn sum_ok(got: f64, exact: f64) -> bool {
-    (got - exact).abs() <= SUM_REL_TOLERANCE * exact.abs() + 1e-6
-}
-
-fn field(t: &PartitionTruth, i: usize) -> &FieldTruth {
-    match i {
-        0 => &t.cpu,
-        1 => &t.mem,
-        _ => &t.net,
-    }
-}
-
-/// Checks one answer; failures are appended to `failures` as sentences.
-pub fn check(
-    acc: &mut VariantAccuracy,
-    truth: &PartitionTruth,
-    answer: &Answer,
-    failures: &mut Vec<String>,
-) {
-    let who = format!(
-        "{} epoch {} node {}",
-        acc.variant.name(),
-        truth.epoch,
-        truth.node
-    );
-    acc.answers += 1;
-    if answer.count != truth.count {
-        acc.count_wrong += 1;
-        failures.push(format!(
-            "{who}: {} hits, expected {}",
-            answer.count, truth.count
-        ));
-    }
-    if let Some(sums) = &answer.sums {
-        for (i, got) in sums.iter().enumerate() {
-            let exact = field(truth, i).sum;
-            if !sum_ok(*got, exact) {
-                acc.sum_wrong += 1;
-                failures.push(format!(
-                    "{who}: sum({}) = {got}, expected {exact}",
-                    FIELDS[i]
-                ));
+    /// The checks of this row; for a row stored before rows named them, the ones its
+    /// variant's name and counters tell (the built-in variants of that time, and a queries
+    /// file's expectations, `workload` `queries:…`).
+    pub fn checks_or_inferred(&self, workload: &str) -> Vec<Check> {
+        if let Some(checks) = &self.checks {
+            return checks.clone();
+        }
+        let name = self.variant.name();
+        let mut checks = vec![Check::Count];
+        if ["B", "D_td", "D_hdr"].contains(&name) {
+            checks.push(Check::Sums);
+        }
+        if self.algo.is_some() {
+            checks.push(Check::Percentiles);
+        }
+        if workload.starts_with("queries:") {
+            checks.extend([Check::FirstIds, Check::Aggregations]);
+        } else {
+            if name.ends_with("_s10") {
+                checks.push(Check::NewestHits);
+            }
+            if name.starts_with("histogram_") || name.starts_with("top_hosts_") {
+                checks.push(Check::Buckets);
             }
         }
+        checks
     }
-    if let (Some(pcts), Some(bound)) = (&answer.percentiles, acc.bound) {
-        for (i, values) in pcts.iter().enumerate() {
-            let t = field(truth, i);
-            let exact = [t.p0, t.p50, t.p90, t.p100];
-            for (j, got) in values.iter().enumerate() {
-                acc.pct_values += 1;
-                let Some(got) = got else {
-                    acc.pct_null += 1;
-                    failures.push(format!(
-                        "{who}: p{}({}) is null, expected {}",
-                        PERCENTS[j], FIELDS[i], exact[j]
-                    ));
-                    continue;
-                };
-                let err = pct_error(*got, exact[j]);
-                acc.err_sum += err;
-                acc.pct_max_err = acc.pct_max_err.max(err);
-                acc.pct_max_err_by_percent[j] = acc.pct_max_err_by_percent[j].max(err);
-                if err > bound || err.is_nan() {
-                    acc.pct_over_bound += 1;
-                    failures.push(format!(
-                        "{who}: p{}({}) = {got}, exact {}, error {:.3}% > bound {:.1}%",
-                        PERCENTS[j],
-                        FIELDS[i],
-                        exact[j],
-                        err * 100.0,
-                        bound * 100.0
-                    ));
-                }
-            }
-        }
-        let n = acc.pct_values - acc.pct_null;
-        acc.pct_mean_err = if n > 0 { acc.err_sum / n as f64 } else { 0.0 };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentile_errors_count_against_the_bound() {
+        let mut row = VariantAccuracy::new(Variant::new("C_hdr"), vec![Check::Percentiles])
+            .with_percentiles("hdr", 0.02);
+        assert!(row.percentile_error(1, 0.01));
+        assert!(!row.percentile_error(2, 0.03));
+        row.percentile_null();
+        assert_eq!(
+            (row.pct_values, row.pct_over_bound, row.pct_null),
+            (3, 1, 1)
+        );
+        assert_eq!(row.pct_max_err_by_percent, [0.0, 0.01, 0.03, 0.0]);
+        assert!((row.pct_mean_err - 0.02).abs() < 1e-12);
+        assert!(row.failed());
+        assert_eq!(Check::Percentiles.wrong(&row), 2);
+    }
+
+    #[test]
+    fn rows_stored_without_checks_get_them_from_their_names() {
+        let row = |name: &str| {
+            let mut row = VariantAccuracy::new(Variant::new(name), Vec::new());
+            row.checks = None;
+            row
+        };
+        assert_eq!(
+            row("D_td")
+                .with_percentiles("t-digest", 0.05)
+                .checks_or_inferred("cluster-metrics"),
+            [Check::Count, Check::Sums, Check::Percentiles]
+        );
+        assert_eq!(
+            row("histogram_s10").checks_or_inferred("logs"),
+            [Check::Count, Check::NewestHits, Check::Buckets]
+        );
+        assert_eq!(
+            row("all_docs").checks_or_inferred("queries:shops"),
+            [Check::Count, Check::FirstIds, Check::Aggregations]
+        );
+        let named = VariantAccuracy::new(Variant::new("x"), vec![Check::Buckets]);
+        assert_eq!(named.checks_or_inferred("logs"), [Check::Buckets]);
+        let unchecked = VariantAccuracy::new(Variant::new("x"), Vec::new());
+        assert!(unchecked.checks_or_inferred("queries:q").is_empty());
     }
 }

@@ -1,34 +1,22 @@
-//! Reading a search answer: took, exact hit count, sums and percentiles. Everything here comes
-//! from the server, so nothing is assumed: a missing or odd piece is a reason, not a panic.
+//! Reading a search answer: what every answer must hold (took, an exact hit count, no failed
+//! shard), with the whole body kept for the workload's own checks. Everything here comes from
+//! the server, so nothing is assumed: a missing or odd piece is a reason, not a panic.
 
 use serde_json::Value;
 
-use super::plan::{LogsQuery, Variant, FIELDS, PERCENTS};
-
-/// What one search answered for one (node, epoch).
+/// What one search answered.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Answer {
     /// Server time, milliseconds.
     pub took_ms: u64,
     /// Exact hit count.
     pub count: u64,
-    /// `sum` per field (cpu, mem, net) when the variant asks for sums.
-    pub sums: Option<[f64; 3]>,
-    /// Percentiles 0/50/90/100 per field when the variant asks for them (`None` = null).
-    pub percentiles: Option<[[Option<f64>; 4]; 3]>,
-    /// `logs` variants with `size > 0`: the `@timestamp` sort value of every returned hit.
-    pub hits: Vec<i64>,
-    /// `logs` variants with a bucket aggregation: (key, doc_count) per bucket, in answer order
-    /// (date_histogram keys as epoch-ms text).
-    pub buckets: Option<Vec<(String, u64)>>,
-    /// A user's query: the `_id` of every returned hit, in order.
-    pub ids: Vec<String>,
-    /// A user's query: the answer's `aggregations`, as they came.
-    pub aggregations: Option<Value>,
+    /// The answer as it came, for the workload's checks (see the readers below).
+    pub body: Value,
 }
 
 /// Reads one search answer (a `_search` body or one `_msearch` response).
-pub fn parse_search(v: &Value, variant: Variant) -> Result<Answer, String> {
+pub fn parse_search(v: Value) -> Result<Answer, String> {
     if let Some(e) = v.get("error") {
         let status = v.get("status").and_then(Value::as_u64).unwrap_or(0);
         return Err(format!("HTTP {status}: {}", error_reason(e)));
@@ -58,100 +46,73 @@ pub fn parse_search(v: &Value, variant: Variant) -> Result<Answer, String> {
         }
         _ => return Err("`hits.total` is neither a number nor an object".into()),
     };
-    let aggs = v.get("aggregations");
-    let agg = |name: &str| -> Result<&Value, String> {
-        aggs.and_then(|a| a.get(name))
-            .ok_or_else(|| format!("no aggregation `{name}`"))
-    };
-    let sums = if variant.has_sums() {
-        let mut s = [0.0; 3];
-        for (i, f) in FIELDS.iter().enumerate() {
-            let a = agg(&format!("{f}_sum"))?;
-            s[i] = a
-                .get("value")
-                .and_then(Value::as_f64)
-                .ok_or_else(|| format!("`{f}_sum.value` is not a number"))?;
-        }
-        Some(s)
-    } else {
-        None
-    };
-    let percentiles = if variant.percentiles().is_some() {
-        let mut p = [[None; 4]; 3];
-        for (i, f) in FIELDS.iter().enumerate() {
-            let a = agg(&format!("{f}_pct"))?;
-            p[i] = read_percentiles(a).map_err(|e| format!("`{f}_pct`: {e}"))?;
-        }
-        Some(p)
-    } else {
-        None
-    };
-    let (hits, buckets) = match variant.logs() {
-        Some((query, size)) => read_logs(v, query, size)?,
-        None => (Vec::new(), None),
-    };
-    let (ids, aggregations) = match variant {
-        Variant::Named(_) => (
-            v.pointer("/hits/hits")
-                .and_then(Value::as_array)
-                .map(|list| {
-                    list.iter()
-                        .filter_map(|h| h.get("_id").and_then(Value::as_str))
-                        .map(str::to_string)
-                        .collect()
-                })
-                .unwrap_or_default(),
-            aggs.cloned(),
-        ),
-        _ => (Vec::new(), None),
-    };
     Ok(Answer {
         took_ms,
         count,
-        sums,
-        percentiles,
-        hits,
-        buckets,
-        ids,
-        aggregations,
+        body: v,
     })
 }
 
-/// The name of the bucket aggregation a `logs` query asks for.
-pub fn logs_agg_name(query: LogsQuery) -> Option<&'static str> {
-    match query {
-        LogsQuery::Histogram => Some("per_minute"),
-        LogsQuery::TopHosts => Some("top_hosts"),
-        LogsQuery::RangeTerms | LogsQuery::Match => None,
+impl Answer {
+    /// The answer's `aggregations`, when it has them.
+    pub fn aggregations(&self) -> Option<&Value> {
+        self.body.get("aggregations")
     }
-}
 
-type LogsParts = (Vec<i64>, Option<Vec<(String, u64)>>);
+    /// The aggregation called `name`, or why not.
+    pub fn aggregation(&self, name: &str) -> Result<&Value, String> {
+        self.aggregations()
+            .and_then(|a| a.get(name))
+            .ok_or_else(|| format!("no aggregation `{name}`"))
+    }
 
-/// The sort values of the returned hits and the buckets of a `logs` answer.
-fn read_logs(v: &Value, query: LogsQuery, size: u32) -> Result<LogsParts, String> {
-    let mut hits = Vec::new();
-    if size > 0 {
-        let list = v
+    /// The returned hits, in answer order (none when the answer lists none).
+    pub fn hits(&self) -> &[Value] {
+        self.body
             .pointer("/hits/hits")
             .and_then(Value::as_array)
-            .ok_or("no `hits.hits` array")?;
-        for h in list {
-            let ts = h
-                .pointer("/sort/0")
-                .and_then(Value::as_i64)
-                .ok_or("a hit without a numeric `sort` value")?;
-            hits.push(ts);
-        }
+            .map_or(&[], Vec::as_slice)
     }
-    let buckets = match logs_agg_name(query) {
-        Some(name) => {
-            let list = v
-                .pointer(&format!("/aggregations/{name}/buckets"))
-                .and_then(Value::as_array)
-                .ok_or_else(|| format!("no `{name}.buckets` array"))?;
-            let mut out = Vec::with_capacity(list.len());
-            for b in list {
+
+    /// The `_id` of every returned hit, in order.
+    pub fn ids(&self) -> Vec<String> {
+        self.hits()
+            .iter()
+            .filter_map(|h| h.get("_id").and_then(Value::as_str))
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// The first `sort` value of every returned hit (a sort on a date or number), in order.
+    pub fn sort_values(&self) -> Result<Vec<i64>, String> {
+        if self
+            .body
+            .pointer("/hits/hits")
+            .and_then(Value::as_array)
+            .is_none()
+        {
+            return Err("no `hits.hits` array".into());
+        }
+        self.hits()
+            .iter()
+            .map(|h| {
+                h.pointer("/sort/0")
+                    .and_then(Value::as_i64)
+                    .ok_or_else(|| "a hit without a numeric `sort` value".to_string())
+            })
+            .collect()
+    }
+
+    /// (key, doc_count) of every bucket of the bucket aggregation `name`, in answer order
+    /// (numeric keys, such as a date histogram's epoch ms, as text).
+    pub fn buckets(&self, name: &str) -> Result<Vec<(String, u64)>, String> {
+        let list = self
+            .body
+            .pointer(&format!("/aggregations/{name}/buckets"))
+            .and_then(Value::as_array)
+            .ok_or_else(|| format!("no `{name}.buckets` array"))?;
+        list.iter()
+            .map(|b| {
                 let key = match b.get("key") {
                     Some(Value::String(s)) => s.clone(),
                     Some(Value::Number(n)) => n.to_string(),
@@ -161,49 +122,10 @@ fn read_logs(v: &Value, query: LogsQuery, size: u32) -> Result<LogsParts, String
                     .get("doc_count")
                     .and_then(Value::as_u64)
                     .ok_or_else(|| format!("a `{name}` bucket without a numeric `doc_count`"))?;
-                out.push((key, count));
-            }
-            Some(out)
-        }
-        None => None,
-    };
-    Ok((hits, buckets))
-}
-
-/// `values` keyed (`{"50.0": x}`) or not (`[{"key": 50.0, "value": x}]`); null stays `None`.
-fn read_percentiles(a: &Value) -> Result<[Option<f64>; 4], String> {
-    let values = a.get("values").ok_or("no `values`")?;
-    let mut pairs: Vec<(f64, Option<f64>)> = Vec::new();
-    match values {
-        Value::Object(o) => {
-            for (k, v) in o {
-                if k.ends_with("_as_string") {
-                    continue;
-                }
-                let key: f64 = k.parse().map_err(|_| format!("odd key {k:?}"))?;
-                pairs.push((key, v.as_f64()));
-            }
-        }
-        Value::Array(items) => {
-            for item in items {
-                let key = item
-                    .get("key")
-                    .and_then(Value::as_f64)
-                    .ok_or("an entry without a numeric `key`")?;
-                pairs.push((key, item.get("value").and_then(Value::as_f64)));
-            }
-        }
-        _ => return Err("`values` is neither an object nor an array".into()),
+                Ok((key, count))
+            })
+            .collect()
     }
-    let mut out = [None; 4];
-    for (i, p) in PERCENTS.iter().enumerate() {
-        let (_, v) = pairs
-            .iter()
-            .find(|(k, _)| (k - p).abs() < 1e-9)
-            .ok_or_else(|| format!("no value for percent {p}"))?;
-        out[i] = *v;
-    }
-    Ok(out)
 }
 
 fn error_reason(e: &Value) -> String {
@@ -226,22 +148,17 @@ fn error_reason(e: &Value) -> String {
 }
 
 /// Reads a `_msearch` answer: one result per sub-search, in request order.
-pub fn parse_msearch(
-    v: &Value,
-    variant: Variant,
-    expected: usize,
-) -> Result<Vec<Result<Answer, String>>, String> {
-    let responses = v
-        .get("responses")
-        .and_then(Value::as_array)
-        .ok_or("no `responses` array")?;
+pub fn parse_msearch(mut v: Value, expected: usize) -> Result<Vec<Result<Answer, String>>, String> {
+    let Some(Value::Array(responses)) = v.get_mut("responses").map(Value::take) else {
+        return Err("no `responses` array".into());
+    };
     if responses.len() != expected {
         return Err(format!(
             "{} responses for {expected} searches",
             responses.len()
         ));
     }
-    Ok(responses.iter().map(|r| parse_search(r, variant)).collect())
+    Ok(responses.into_iter().map(parse_search).collect())
 }
 
 #[cfg(test)]
@@ -250,35 +167,32 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn reads_a_full_answer() {
+    fn reads_what_every_answer_holds() {
         let v = json!({"took": 5, "timed_out": false, "_shards": {"failed": 0},
-        "hits": {"total": {"value": 10, "relation": "eq"}},
-        "aggregations": {
-            "cpu_sum": {"value": 1.5}, "mem_sum": {"value": 2.0}, "net_sum": {"value": 3.0},
-            "cpu_pct": {"values": {"0.0": 1.0, "50.0": 2.0, "90.0": 3.0, "100.0": 4.0}},
-            "mem_pct": {"values": {"0.0": 1.0, "50.0": 2.0, "90.0": 3.0, "100.0": null}},
-            "net_pct": {"values": [{"key": 0.0, "value": 1.0}, {"key": 50.0, "value": 2.0},
-                                    {"key": 90.0, "value": 3.0}, {"key": 100.0, "value": 4.0}]}
-        }});
-        let a = parse_search(&v, Variant::DTd).expect("answer");
-        assert_eq!(a.count, 10);
-        assert_eq!(a.sums, Some([1.5, 2.0, 3.0]));
-        let p = a.percentiles.expect("percentiles");
-        assert_eq!(p[1][3], None);
-        assert_eq!(p[2][2], Some(3.0));
-        assert!(parse_search(&json!({"took": 1}), Variant::A).is_err());
-        let logs = json!({"took": 2, "hits": {"total": {"value": 3, "relation": "eq"},
-            "hits": [{"sort": [1672531200000_i64]}, {"sort": [1672531199000_i64]}]},
-            "aggregations": {"top_hosts": {"buckets": [{"key": "h1", "doc_count": 2}]}}});
-        let a = parse_search(&logs, Variant::TopHosts10).expect("logs answer");
-        assert_eq!(a.hits, vec![1672531200000, 1672531199000]);
-        assert_eq!(a.buckets, Some(vec![("h1".to_string(), 2)]));
-        assert!(parse_search(&logs, Variant::Histogram0).is_err());
-        assert!(parse_search(&json!({"error": {"type": "x"}, "status": 400}), Variant::A).is_err());
+            "hits": {"total": {"value": 3, "relation": "eq"},
+                "hits": [{"_id": "a", "sort": [1672531200000_i64]}, {"_id": "b", "sort": [7]}]},
+            "aggregations": {"top": {"buckets": [{"key": "h1", "doc_count": 2},
+                                                 {"key": 60000, "doc_count": 1}]}}});
+        let a = parse_search(v).expect("answer");
+        assert_eq!((a.took_ms, a.count), (5, 3));
+        assert_eq!(a.ids(), ["a", "b"]);
+        assert_eq!(a.sort_values(), Ok(vec![1672531200000, 7]));
+        assert_eq!(
+            a.buckets("top"),
+            Ok(vec![("h1".to_string(), 2), ("60000".to_string(), 1)])
+        );
+        assert!(a.buckets("other").is_err());
+        assert!(a.aggregation("nope").is_err());
+        assert!(parse_search(json!({"took": 1})).is_err());
+        assert!(parse_search(json!({"error": {"type": "x"}, "status": 400})).is_err());
         assert!(parse_search(
-            &json!({"took": 1, "hits": {"total": {"value": 10000, "relation": "gte"}}}),
-            Variant::A
+            json!({"took": 1, "hits": {"total": {"value": 10000, "relation": "gte"}}})
         )
         .is_err());
+        let m = json!({"responses": [{"took": 1, "hits": {"total": 2}}, {"error": "boom"}]});
+        let items = parse_msearch(m, 2).expect("msearch");
+        assert_eq!(items[0].as_ref().map(|a| a.count), Ok(2));
+        assert!(items[1].is_err());
+        assert!(parse_msearch(json!({"responses": []}), 2).is_err());
     }
 }

@@ -10,9 +10,9 @@ use hdrhistogram::Histogram;
 use serde::Serialize;
 
 use super::cells::{count_error_kinds, ErrorKind, HdrSummary};
-use super::plan::Variant;
+use super::variant::Variant;
+use crate::cancel::Cancel;
 use crate::cluster::Target;
-use crate::ingest::Cancel;
 use crate::measure::SerializedHistogram;
 
 /// What the result says about its answers.
@@ -78,12 +78,13 @@ pub async fn run(
     cancel: &Cancel,
 ) -> SearchesBeside {
     let url = target.endpoint(0, &format!("/{index}/_search?request_cache=false"));
-    let variants: Vec<Variant> = {
-        let mut v: Vec<Variant> = searches.iter().map(|s| s.variant).collect();
-        v.sort();
-        v.dedup();
-        v
-    };
+    // Each variant once, in the order the searches first name it.
+    let variants: Vec<Variant> = searches.iter().fold(Vec::new(), |mut seen, s| {
+        if !seen.contains(&s.variant) {
+            seen.push(s.variant.clone());
+        }
+        seen
+    });
     let started = Instant::now();
     let client_loop = |c: usize| {
         let url = url.clone();
@@ -178,7 +179,7 @@ pub async fn run(
             .iter()
             .zip(&per)
             .map(|(v, (h, n, e))| VariantBeside {
-                variant: *v,
+                variant: v.clone(),
                 requests: *n,
                 errors: *e,
                 latency: HdrSummary::of(h),

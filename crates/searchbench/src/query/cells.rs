@@ -4,7 +4,8 @@
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
-use super::plan::{Transport, Variant};
+use super::transport::Transport;
+use super::variant::Variant;
 use crate::corpus::cluster_metrics::percentile_sorted;
 use crate::measure::SerializedHistogram;
 

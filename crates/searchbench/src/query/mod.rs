@@ -1,60 +1,58 @@
-//! Query workloads measured with the query method of docs/architecture.md, automatically, with accuracy checks.
+//! The query method of docs/architecture.md, for any workload's [`QueryPlan`]: one uncounted
+//! warm-up pass, `passes` measurement passes each sending every (variant, transport,
+//! coverage) task once in a seeded shuffle so variants interleave, caches off
+//! (`request_cache=false`), optionally paced (`--rate`) or from several clients, optionally one
+//! `profile: true` pass reported apart. A *coverage* is the group of searches a workload times
+//! together (cluster-metrics: all nodes of one epoch; logs and queries files: one search).
+//! Every answer goes to the plan's checker; request failures are counted per cell, never fatal.
 //!
-//! For `cluster-metrics`: the production query (`bool.filter` on node + epoch, 3× sum,
-//! 3× percentiles) is decomposed into variants ([`Variant`]: A filter only, B sums, C_td/C_hdr
-//! percentiles, D_td production, D_hdr) and sent over two transports ([`Transport`]: one
-//! `_search` per node, or one `_msearch` per epoch). A *coverage* is all nodes of one epoch.
-//!
-//! Method ([`run_cluster_metrics`]): one full warm-up pass (not counted), then `passes`
-//! measurement passes, each with every (variant, transport, epoch) task once, shuffled with a
-//! seeded RNG so variants interleave; caches off (`request_cache=false`). Optionally one
-//! `profile: true` pass, reported apart. Every answer is checked against the ground truth
-//! ([`accuracy`]). Request failures are counted per cell, never fatal.
-//!
-//! For `logs` ([`run_logs`], [`logs`]): typical log searches (range + terms, per-minute
-//! histogram, `match` on `message`, top hosts), each with `size: 0` and `size: 10`, one search
-//! per time slice, measured by the same loop and checked against a truth recomputed from the
-//! generator spec.
+//! The workloads own their queries (`workload::cluster_metrics::queries`, `workload::logs::
+//! queries`, `workload::queries_file`); this module owns scheduling, transports, cells,
+//! sending and recording.
 
 pub mod accuracy;
 pub mod answer;
 pub mod beside;
 pub mod cells;
-pub mod custom;
-pub mod logs;
 pub mod plan;
 pub mod report;
 pub mod send;
+pub mod transport;
+pub mod variant;
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
 
-pub use accuracy::{Truth, VariantAccuracy};
+pub use accuracy::{Check, VariantAccuracy};
+pub use answer::Answer;
 pub use cells::{CellResult, CoverageSample};
-pub use logs::{LogsQueryOptions, LogsTruth};
-pub use plan::{Algo, LogsQuery, Transport, Variant};
+pub use plan::{Checker, Described, QueryPlan};
 pub use report::QueryResult;
+pub use transport::Transport;
+pub use variant::Variant;
 
 use futures_util::StreamExt;
 
+use crate::cancel::Cancel;
 use crate::cluster::Target;
-use crate::corpus::LogsSpec;
 use crate::rng::Rng;
 use send::{Endpoints, Prepared};
+
+/// The most time slices a workload's queries may cut (`--slices`, a queries file's
+/// `time_slices.slices`).
+pub const MAX_SLICES: u64 = 10_000;
 
 /// Errors that stop a query run before it measures anything.
 #[derive(Debug, thiserror::Error)]
 pub enum QueryError {
-    #[error("the ground truth has no partitions: nothing to query")]
+    #[error("the workload gave nothing to query (no coverages: an empty truth or corpus)")]
     NoTruth,
     #[error("{0}")]
     Invalid(String),
     #[error(transparent)]
     Target(#[from] crate::cluster::TargetError),
-    #[error(transparent)]
-    Corpus(#[from] crate::corpus::CorpusError),
     #[error("{path}: {reason}")]
     File { path: String, reason: String },
 }
@@ -87,11 +85,13 @@ impl std::fmt::Debug for Progress {
     }
 }
 
-/// How to run the query workload.
+/// How to run a query plan.
 #[derive(Debug, Clone)]
 pub struct QueryOptions {
     pub index: String,
+    /// The variants to measure, by name (any case); empty: all of the plan's.
     pub variants: Vec<Variant>,
+    /// Empty: the plan's default transports.
     pub transports: Vec<Transport>,
     /// Measurement passes (each runs every task once).
     pub passes: u32,
@@ -112,15 +112,15 @@ pub struct QueryOptions {
     pub progress: Progress,
     /// Stops the method between coverages (Ctrl-C): what was measured is kept, marked
     /// interrupted. Never fires by default.
-    pub cancel: crate::ingest::control::Cancel,
+    pub cancel: Cancel,
 }
 
 impl QueryOptions {
     pub fn new(index: impl Into<String>) -> Self {
         QueryOptions {
             index: index.into(),
-            variants: Variant::ALL.to_vec(),
-            transports: Transport::ALL.to_vec(),
+            variants: Vec::new(),
+            transports: Vec::new(),
             passes: 3,
             warmup: true,
             shuffle_seed: 1,
@@ -129,7 +129,7 @@ impl QueryOptions {
             clients: 1,
             check: true,
             progress: Progress::default(),
-            cancel: crate::ingest::control::Cancel::never(),
+            cancel: Cancel::never(),
         }
     }
 }
@@ -174,18 +174,35 @@ fn shuffle<T>(items: &mut [T], rng: &mut Rng) {
     }
 }
 
-/// Checks the options every workload shares; `allowed` are the workload's variants.
-fn validate(options: &QueryOptions, allowed: &[Variant]) -> Result<(), QueryError> {
-    if options.variants.is_empty() || options.transports.is_empty() {
+/// The options with the plan's defaults filled in and its variants by their own names, or
+/// why they cannot run.
+fn resolve(plan: &dyn QueryPlan, options: &QueryOptions) -> Result<QueryOptions, QueryError> {
+    let known = plan.variants();
+    let mut resolved = options.clone();
+    if options.variants.is_empty() {
+        resolved.variants = known.clone();
+    } else {
+        resolved.variants = options
+            .variants
+            .iter()
+            .map(|v| {
+                Variant::find_in(&known, v.name()).ok_or_else(|| {
+                    QueryError::Invalid(crate::suggest::unknown(
+                        &format!("{} variant", plan.workload()),
+                        v.name(),
+                        known.iter().map(Variant::name),
+                    ))
+                })
+            })
+            .collect::<Result<_, _>>()?;
+    }
+    if options.transports.is_empty() {
+        resolved.transports = plan.default_transports();
+    }
+    if resolved.variants.is_empty() || resolved.transports.is_empty() {
         return Err(QueryError::Invalid(
             "at least one variant and one transport are needed".into(),
         ));
-    }
-    if let Some(v) = options.variants.iter().find(|v| !allowed.contains(v)) {
-        return Err(QueryError::Invalid(format!(
-            "variant {} does not belong to this workload",
-            v.name()
-        )));
     }
     if let Some(r) = options.rate {
         if !(r.is_finite() && r > 0.0) {
@@ -194,7 +211,7 @@ fn validate(options: &QueryOptions, allowed: &[Variant]) -> Result<(), QueryErro
             ));
         }
     }
-    Ok(())
+    Ok(resolved)
 }
 
 /// What the measurement loop gave, before the workload adds its derived figures.
@@ -209,11 +226,46 @@ pub(crate) struct Measured {
     pub interrupted: bool,
 }
 
-/// The query method (docs/architecture.md), shared by every query workload: one uncounted warm-up pass,
-/// `passes` shuffled measurement passes (optionally paced), an optional profile pass. Every
-/// (variant, transport, coverage) is one task; `prepare(profile)` gives the requests per
-/// variant (in `options.variants` order) and coverage; `check` returns the wrong answers of
-/// one coverage as sentences (called only when `options.check`).
+/// Runs `plan` on `target` with `options` (empty variants or transports: the plan's) and
+/// checks every answer with the plan's checker (unless `options.check` is off).
+pub async fn run(
+    plan: &dyn QueryPlan,
+    target: &Target,
+    options: &QueryOptions,
+) -> Result<QueryResult, QueryError> {
+    let options = resolve(plan, options)?;
+    if plan.coverages() == 0 {
+        return Err(QueryError::NoTruth);
+    }
+    let mut checker = plan.checker(&options.variants, options.check, &options.progress)?;
+    let prepare = |profile: bool| -> Vec<Vec<Prepared>> {
+        options
+            .variants
+            .iter()
+            .map(|v| {
+                (0..plan.coverages_of(v))
+                    .map(|c| {
+                        Prepared::from_bodies(plan.coverage_label(c), plan.bodies(v, c, profile))
+                    })
+                    .collect()
+            })
+            .collect()
+    };
+    let check = |task: &Task, cov: &send::Coverage| {
+        let mut local = Vec::new();
+        checker.check(task.variant, task.coverage, &cov.answers, &mut local);
+        local
+    };
+    let measured = measure(target, &options, prepare, check).await;
+    let accuracy = checker.rows();
+    Ok(report::assemble(plan, &options, measured, accuracy))
+}
+
+/// The loop of the method: one uncounted warm-up pass, `passes` shuffled measurement passes
+/// (optionally paced), an optional profile pass. Every (variant, transport, coverage) is one
+/// task; `prepare(profile)` gives the requests per variant (in `options.variants` order) and
+/// coverage; `check` returns the wrong answers of one coverage as sentences (called only
+/// when `options.check`).
 async fn measure<P, C>(
     target: &Target,
     options: &QueryOptions,
@@ -356,7 +408,7 @@ where
             .into_iter()
             .map(|((v, t), c)| {
                 cells::cell_result(
-                    options.variants[v],
+                    options.variants[v].clone(),
                     t,
                     c.samples,
                     c.errors,
@@ -379,123 +431,6 @@ where
         measured,
         interrupted: cancel.is_cancelled(),
     }
-}
-
-/// Runs the cluster-metrics query workload on `target` and checks every answer.
-pub async fn run_cluster_metrics(
-    target: &Target,
-    truth: &Truth,
-    options: &QueryOptions,
-) -> Result<QueryResult, QueryError> {
-    if truth.coverages.is_empty() {
-        return Err(QueryError::NoTruth);
-    }
-    validate(options, &Variant::ALL)?;
-    let prepare = |profile: bool| -> Vec<Vec<Prepared>> {
-        options
-            .variants
-            .iter()
-            .map(|&v| {
-                truth
-                    .coverages
-                    .iter()
-                    .map(|(epoch, nodes)| Prepared::new(v, *epoch, nodes, profile))
-                    .collect()
-            })
-            .collect()
-    };
-    let mut accuracy: Vec<VariantAccuracy> = options
-        .variants
-        .iter()
-        .map(|&v| VariantAccuracy::new(v))
-        .collect();
-    let check = |task: &Task, cov: &send::Coverage| {
-        let (epoch, nodes) = &truth.coverages[task.coverage];
-        let mut local = Vec::new();
-        for (i, answer) in &cov.answers {
-            if let Some(t) = nodes.get(*i).and_then(|n| truth.get(*epoch, n)) {
-                accuracy::check(&mut accuracy[task.variant], t, answer, &mut local);
-            }
-        }
-        local
-    };
-    let measured = measure(target, options, prepare, check).await;
-    Ok(report::assemble(
-        options,
-        "cluster-metrics",
-        truth.coverages.len(),
-        truth.partitions(),
-        measured,
-        accuracy,
-    ))
-}
-
-/// Runs the `logs` query workload on `target` (an index holding the corpus of `spec`) and,
-/// unless `options.query.check` is off, checks every answer against the truth recomputed from
-/// `spec`. A coverage is one search (one time slice).
-pub async fn run_logs(
-    target: &Target,
-    spec: &LogsSpec,
-    options: &LogsQueryOptions,
-) -> Result<QueryResult, QueryError> {
-    let q = &options.query;
-    validate(q, &Variant::LOGS)?;
-    if options.slices == 0 {
-        return Err(QueryError::Invalid("--slices must be at least 1".into()));
-    }
-    let truth = if q.check {
-        q.progress.say(&format!(
-            "computing the ground truth of {} logs documents …",
-            spec.docs
-        ));
-        Some(logs::compute_truth(spec, options.slices)?)
-    } else {
-        None
-    };
-    let slices = logs::slices(spec, options.slices);
-    let prepare = |profile: bool| -> Vec<Vec<Prepared>> {
-        q.variants
-            .iter()
-            .map(|&v| {
-                slices
-                    .iter()
-                    .enumerate()
-                    .map(|(i, s)| {
-                        Prepared::from_bodies(v, i as u64, vec![logs::search_body(v, s, profile)])
-                    })
-                    .collect()
-            })
-            .collect()
-    };
-    let mut accuracy: Vec<VariantAccuracy> = q
-        .variants
-        .iter()
-        .map(|&v| VariantAccuracy::new(v))
-        .collect();
-    let check = |task: &Task, cov: &send::Coverage| {
-        let mut local = Vec::new();
-        if let Some(truth) = &truth {
-            for (_, answer) in &cov.answers {
-                logs::check(
-                    &mut accuracy[task.variant],
-                    truth,
-                    task.coverage,
-                    answer,
-                    &mut local,
-                );
-            }
-        }
-        local
-    };
-    let measured = measure(target, q, prepare, check).await;
-    Ok(report::assemble(
-        q,
-        "logs",
-        slices.len(),
-        slices.len(),
-        measured,
-        accuracy,
-    ))
 }
 
 fn record(
@@ -534,57 +469,4 @@ fn record(
         wall_ms: cov.wall.as_secs_f64() * 1e3,
         latency_ms: latency.as_secs_f64() * 1e3,
     });
-}
-
-/// A workload's query phase: what the index holds, so that every answer can be checked.
-#[derive(Debug, Clone)]
-pub enum QueryPlan {
-    /// cluster-metrics: the exact per-(epoch, node) truth of what was loaded.
-    ClusterMetrics(Truth),
-    /// logs: the corpus spec (its truth is recomputed per time slice).
-    Logs { spec: LogsSpec, slices: usize },
-    /// The user's queries (named `workload` in the result), checked against their expected
-    /// answers.
-    Custom {
-        workload: String,
-        queries: Vec<custom::Resolved>,
-    },
-}
-
-impl QueryPlan {
-    /// The default method for this plan on `index`: every variant of the workload, and both
-    /// transports where the workload has `_msearch` cells.
-    pub fn default_options(&self, index: &str) -> QueryOptions {
-        match self {
-            QueryPlan::ClusterMetrics(_) => QueryOptions::new(index),
-            QueryPlan::Logs { .. } => LogsQueryOptions::new(index).query,
-            QueryPlan::Custom { queries, .. } => {
-                let mut o = QueryOptions::new(index);
-                o.variants = queries.iter().map(|q| q.variant).collect();
-                o.transports = vec![Transport::Serial];
-                o
-            }
-        }
-    }
-
-    /// Runs the plan with `options`.
-    pub async fn run(
-        &self,
-        target: &Target,
-        options: QueryOptions,
-    ) -> Result<QueryResult, QueryError> {
-        match self {
-            QueryPlan::ClusterMetrics(truth) => run_cluster_metrics(target, truth, &options).await,
-            QueryPlan::Logs { spec, slices } => {
-                let options = LogsQueryOptions {
-                    query: options,
-                    slices: *slices,
-                };
-                run_logs(target, spec, &options).await
-            }
-            QueryPlan::Custom { workload, queries } => {
-                custom::run(target, queries, &options, workload).await
-            }
-        }
-    }
 }

@@ -5,7 +5,9 @@ use serde::{Deserialize, Serialize};
 
 use super::accuracy::VariantAccuracy;
 use super::cells::CellResult;
-use super::plan::{Transport, Variant};
+use super::plan::{Described, QueryPlan};
+use super::transport::Transport;
+use super::variant::Variant;
 use super::{Measured, QueryError, QueryOptions};
 use crate::measure::SerializedHistogram;
 
@@ -31,9 +33,12 @@ pub struct Component {
     pub share_pct: f64,
 }
 
-/// Production cell vs a previous result.
+/// The headline cell (cluster-metrics: the production query) vs a previous result.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Drift {
+    /// The variant compared (absent in results from before it was named: `D_td`).
+    #[serde(default = "production")]
+    pub variant: Variant,
     pub baseline_file: String,
     pub baseline_took_ms: f64,
     pub took_ms: f64,
@@ -83,6 +88,10 @@ pub struct QueryResult {
     pub failures_total: u64,
     pub failures: Vec<String>,
     pub drift: Option<Drift>,
+    /// How the workload words its results (absent in results stored before they carried
+    /// it: see [`QueryResult::described`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub described: Option<Described>,
     /// What the engine was doing meanwhile (the session's sampler), when it was sampled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub telemetry: Option<crate::measure::telemetry::Summary>,
@@ -111,10 +120,15 @@ impl QueryResult {
             .collect()
     }
 
-    pub fn cell(&self, v: Variant, t: Transport) -> Option<&CellResult> {
+    pub fn cell(&self, v: &str, t: Transport) -> Option<&CellResult> {
         self.cells
             .iter()
             .find(|c| c.variant == v && c.transport == t)
+    }
+
+    /// How the workload words this result (generic words for results stored without them).
+    pub fn described(&self) -> Described {
+        self.described.clone().unwrap_or_default()
     }
 
     /// Searches that failed, over all measured cells.
@@ -128,8 +142,13 @@ impl QueryResult {
         !self.interrupted && self.failures_total == 0 && self.request_errors() == 0
     }
 
-    /// Sets `drift` from a previous `--json` result (its production serial cell).
-    pub fn compare_baseline(&mut self, path: &std::path::Path) -> Result<(), QueryError> {
+    /// Sets `drift` from a previous `--json` result: its `headline` cell (serial, else
+    /// msearch) against this result's.
+    pub fn compare_baseline(
+        &mut self,
+        path: &std::path::Path,
+        headline: Option<Variant>,
+    ) -> Result<(), QueryError> {
         let bad = |reason: String| QueryError::File {
             path: path.display().to_string(),
             reason,
@@ -137,15 +156,25 @@ impl QueryResult {
         let text = std::fs::read(path).map_err(|e| bad(e.to_string()))?;
         let base: QueryResult =
             serde_json::from_slice(&text).map_err(|e| bad(format!("not a query result: {e}")))?;
+        let Some(headline) = headline else {
+            return Err(bad(format!(
+                "the {} workload has no headline query to compare (--baseline is for \
+                 cluster-metrics' production query)",
+                self.workload
+            )));
+        };
         let pick = |r: &QueryResult| {
-            r.cell(Variant::PRODUCTION, Transport::Serial)
-                .or_else(|| r.cell(Variant::PRODUCTION, Transport::Msearch))
+            r.cell(headline.name(), Transport::Serial)
+                .or_else(|| r.cell(headline.name(), Transport::Msearch))
                 .map(|c| c.took_ms.mean)
         };
         let (Some(before), Some(now)) = (pick(&base), pick(self)) else {
-            return Err(bad("no D_td cell in both results to compare".into()));
+            return Err(bad(format!(
+                "no {headline} cell in both results to compare"
+            )));
         };
         self.drift = Some(Drift {
+            variant: headline,
             baseline_file: path.display().to_string(),
             baseline_took_ms: before,
             took_ms: now,
@@ -160,10 +189,8 @@ impl QueryResult {
 }
 
 pub(super) fn assemble(
+    plan: &dyn QueryPlan,
     options: &QueryOptions,
-    workload: &str,
-    coverages: usize,
-    partitions: usize,
     m: Measured,
     accuracy: Vec<VariantAccuracy>,
 ) -> QueryResult {
@@ -176,19 +203,19 @@ pub(super) fn assemble(
         measured,
         interrupted,
     } = m;
-    let find = |v: Variant, t: Transport| {
+    let find = |v: &Variant, t: Transport| {
         cells
             .iter()
-            .find(|c| c.variant == v && c.transport == t && c.took_ms.n > 0)
+            .find(|c| c.variant == *v && c.transport == t && c.took_ms.n > 0)
     };
     let savings = options
         .variants
         .iter()
-        .filter_map(|&v| {
+        .filter_map(|v| {
             let s = find(v, Transport::Serial)?;
             let m = find(v, Transport::Msearch)?;
             Some(Saving {
-                variant: v,
+                variant: v.clone(),
                 serial_wall_ms: s.wall_ms.mean,
                 msearch_wall_ms: m.wall_ms.mean,
                 saving_pct: pct_change(s.wall_ms.mean, m.wall_ms.mean),
@@ -203,39 +230,18 @@ pub(super) fn assemble(
         })
         .collect();
     // Attribution on serial took (falls back to msearch when serial was not run).
-    let took = |v: Variant| {
+    let took = |v: &Variant| {
         find(v, Transport::Serial)
             .or_else(|| find(v, Transport::Msearch))
             .map(|c| c.took_ms.mean)
     };
-    let mut attribution = Vec::new();
-    if let (Some(a), Some(d)) = (took(Variant::A), took(Variant::PRODUCTION)) {
-        let share = |ms: f64| if d > 0.0 { ms / d * 100.0 } else { 0.0 };
-        let mut push = |name: &str, ms: f64| {
-            attribution.push(Component {
-                component: name.to_string(),
-                ms,
-                share_pct: share(ms),
-            })
-        };
-        push("filter + framework (A)", a);
-        if let Some(b) = took(Variant::B) {
-            push("3× sum (B − A)", b - a);
-        }
-        if let Some(c) = took(Variant::CTd) {
-            push("3× percentiles t-digest (C_td − A)", c - a);
-        }
-        if let Some(c) = took(Variant::CHdr) {
-            push("3× percentiles HDR (C_hdr − A)", c - a);
-        }
-        push("production query (D_td)", d);
-    }
+    let attribution = plan.attribution(&took);
     let profile_overhead = profile_cells
         .iter()
         .filter_map(|p| {
-            let off = find(p.variant, p.transport)?;
+            let off = find(&p.variant, p.transport)?;
             Some(ProfileOverhead {
-                variant: p.variant,
+                variant: p.variant.clone(),
                 transport: p.transport,
                 took_off_ms: off.took_ms.mean,
                 took_on_ms: p.took_ms.mean,
@@ -245,12 +251,12 @@ pub(super) fn assemble(
         .collect();
     QueryResult {
         engine: None,
-        workload: workload.to_string(),
+        workload: plan.workload().to_string(),
         index: options.index.clone(),
         passes: options.passes,
         warmup_coverages,
-        coverages,
-        partitions,
+        coverages: plan.coverages(),
+        partitions: plan.partitions(),
         shuffle_seed: options.shuffle_seed,
         rate: options.rate,
         clients: options.clients.max(1),
@@ -266,6 +272,7 @@ pub(super) fn assemble(
         failures_total,
         failures,
         drift: None,
+        described: Some(plan.described()),
         telemetry: None,
         interrupted,
     }
@@ -282,4 +289,8 @@ fn pct_change(before: f64, after: f64) -> f64 {
 
 fn one_client() -> usize {
     1
+}
+
+fn production() -> Variant {
+    Variant::new("D_td")
 }

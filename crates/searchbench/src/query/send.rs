@@ -1,4 +1,4 @@
-//! Sending one coverage (all nodes of one epoch) and timing it. Bodies are built before the
+//! Sending one coverage (the searches a workload groups, e.g. all nodes of one epoch) and timing it. Bodies are built before the
 //! clock starts; the clock covers send + full response body; parsing comes after.
 
 use std::time::{Duration, Instant};
@@ -8,32 +8,24 @@ use reqwest::header::CONTENT_TYPE;
 use serde_json::Value;
 
 use super::answer::{parse_msearch, parse_search, Answer};
-use super::plan::{search_body, Transport, Variant};
+use super::transport::Transport;
 use crate::cluster::body::{self, BodyError};
 use crate::cluster::Target;
 
 /// The prepared requests of one (variant, coverage).
 #[derive(Debug, Clone)]
 pub struct Prepared {
-    pub variant: Variant,
+    /// The coverage's label in the samples (an epoch, a slice's number).
     pub epoch: u64,
-    /// One `_search` body per node.
+    /// One `_search` body per search.
     pub searches: Vec<Bytes>,
-    /// The `_msearch` body for all nodes.
+    /// The `_msearch` body for all of them.
     pub msearch: Bytes,
 }
 
 impl Prepared {
-    pub fn new(variant: Variant, epoch: u64, nodes: &[String], profile: bool) -> Self {
-        let bodies = nodes
-            .iter()
-            .map(|n| search_body(variant, n, epoch, profile))
-            .collect();
-        Prepared::from_bodies(variant, epoch, bodies)
-    }
-
     /// Prepared requests from ready `_search` bodies (one line of JSON each).
-    pub fn from_bodies(variant: Variant, epoch: u64, bodies: Vec<Vec<u8>>) -> Self {
+    pub fn from_bodies(epoch: u64, bodies: Vec<Vec<u8>>) -> Self {
         let mut msearch = Vec::new();
         for b in &bodies {
             msearch.extend_from_slice(b"{\"request_cache\":false}\n");
@@ -41,7 +33,6 @@ impl Prepared {
             msearch.push(b'\n');
         }
         Prepared {
-            variant,
             epoch,
             searches: bodies.into_iter().map(Bytes::from).collect(),
             msearch: Bytes::from(msearch),
@@ -56,7 +47,7 @@ pub struct Coverage {
     pub wall: Duration,
     /// Sum of server `took` over the answered searches, ms.
     pub took_ms: u64,
-    /// (node index, answer) for every search that answered properly.
+    /// (search index, answer) for every search that answered properly.
     pub answers: Vec<(usize, Answer)>,
     /// One reason per search that did not.
     pub errors: Vec<String>,
@@ -168,10 +159,7 @@ pub async fn coverage(
                 let result =
                     post(target, &endpoints.search, "application/json", body.clone()).await;
                 let wall = t0.elapsed();
-                match result
-                    .and_then(|b| json(&b))
-                    .and_then(|v| parse_search(&v, prepared.variant))
-                {
+                match result.and_then(|b| json(&b)).and_then(parse_search) {
                     Ok(answer) => {
                         let wall_us = wall.as_micros() as u64;
                         out.overhead_us
@@ -196,7 +184,7 @@ pub async fn coverage(
             let n = prepared.searches.len();
             match result
                 .and_then(|b| json(&b))
-                .and_then(|v| parse_msearch(&v, prepared.variant, n))
+                .and_then(|v| parse_msearch(v, n))
             {
                 Ok(items) => {
                     for (i, item) in items.into_iter().enumerate() {

@@ -18,8 +18,7 @@ use serde_json::{json, Value};
 use super::compare::{format_diff, format_metric, format_n, format_value, Comparison, Verdict};
 use super::metrics::{self, steady_seconds};
 use super::{utc, Group, Loaded, ReportError};
-use crate::query::accuracy::VariantAccuracy;
-use crate::query::plan::LogsQuery;
+use crate::query::accuracy::{Check, VariantAccuracy};
 
 const CHART_JS: &str = include_str!("../../assets/chart.umd.min.js");
 
@@ -212,83 +211,79 @@ fn query_tables(r: &Value) -> String {
     }
     let acc = r.get("accuracy").and_then(Value::as_array);
     if let Some(acc) = acc.filter(|a| !a.is_empty()) {
-        match logs_accuracy(acc) {
-            Some(logs) => s.push_str(&logs_accuracy_table(&logs)),
-            None => s.push_str(&accuracy_table(acc)),
+        let workload = r.get("workload").and_then(Value::as_str).unwrap_or("");
+        s.push_str(&accuracy_table(acc, workload));
+    }
+    s
+}
+
+/// A relative error stored as a fraction (0.0044), shown in percent (0.440): the one place the
+/// HTML converts it.
+fn pct(x: f64) -> String {
+    format!("{:.3}", x * 100.0)
+}
+
+/// The accuracy table: a row per variant, a column per check some variant makes ('-' where a
+/// variant does not make it), percentile errors in percent.
+fn accuracy_table(acc: &[Value], workload: &str) -> String {
+    let rows: Vec<(VariantAccuracy, Vec<Check>)> = acc
+        .iter()
+        .filter_map(|a| serde_json::from_value::<VariantAccuracy>(a.clone()).ok())
+        .map(|a| {
+            let checks = a.checks_or_inferred(workload);
+            (a, checks)
+        })
+        .collect();
+    let used: Vec<Check> = Check::ALL
+        .into_iter()
+        .filter(|c| rows.iter().any(|(_, checks)| checks.contains(c)))
+        .collect();
+    let mut s = String::from(
+        "<h3>Accuracy</h3><table class=\"accuracy\"><tr><th>variant</th><th>answers</th>",
+    );
+    for c in &used {
+        if *c == Check::Percentiles {
+            s.push_str("<th>algorithm</th><th>percentiles over bound</th><th>largest pct error %</th><th>bound %</th>");
+        } else {
+            let _ = write!(s, "<th>{}</th>", esc(c.heading()));
         }
     }
-    s
-}
-
-/// A number as a table shows it: counts as integers, measures with [`format_value`].
-fn number(v: Option<&Value>) -> String {
-    match v {
-        Some(Value::Number(n)) if n.is_u64() || n.is_i64() => n.to_string(),
-        Some(Value::Number(n)) => n.as_f64().map(format_value).unwrap_or_default(),
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Null) | None => "-".into(),
-        Some(v) => v.to_string(),
-    }
-}
-
-/// The accuracy of percentile queries (cluster-metrics): counts, sums, percentile errors.
-fn accuracy_table(acc: &[Value]) -> String {
-    let mut s = String::from("<h3>Accuracy</h3><table><tr><th>variant</th><th>algorithm</th><th>answers</th><th>wrong counts</th><th>wrong sums</th><th>percentiles over bound</th><th>largest pct error %</th><th>bound %</th></tr>");
-    for a in acc {
-        let t = |k: &str| esc(&number(a.get(k)));
+    s.push_str("<th>verdict</th></tr>");
+    for (a, checks) in &rows {
         let _ = write!(
             s,
-            "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
-            t("variant"), t("algo"), t("answers"), t("count_wrong"),
-            t("sum_wrong"), t("pct_over_bound"), pct(a, "pct_max_err"), pct(a, "bound")
+            "<tr><td>{}</td><td class=\"num\">{}</td>",
+            esc(a.variant.name()),
+            a.answers
         );
-    }
-    s.push_str("</table>");
-    s
-}
-
-/// The accuracy entries of a `logs` query result, typed; `None` for any other workload.
-fn logs_accuracy(acc: &[Value]) -> Option<Vec<VariantAccuracy>> {
-    let typed: Vec<VariantAccuracy> = acc
-        .iter()
-        .map(|a| serde_json::from_value(a.clone()).ok())
-        .collect::<Option<_>>()?;
-    typed
-        .iter()
-        .all(|a| a.variant.logs().is_some())
-        .then_some(typed)
-}
-
-/// The accuracy of log searches: hit counts, the newest hits (`size: 10`) and buckets (per
-/// minute, top hosts), all exact; '-' where a variant has nothing of that kind to check.
-fn logs_accuracy_table(acc: &[VariantAccuracy]) -> String {
-    let mut s = String::from("<h3>Accuracy</h3><table class=\"accuracy logs\"><tr><th>variant</th><th>answers</th><th>wrong counts</th><th>wrong newest hits</th><th>wrong buckets</th><th>verdict</th></tr>");
-    for a in acc {
-        let Some((query, size)) = a.variant.logs() else {
-            continue;
-        };
-        let buckets = matches!(query, LogsQuery::Histogram | LogsQuery::TopHosts);
-        let or_dash = |checked: bool, n: u64| {
-            if checked {
-                n.to_string()
-            } else {
-                "-".into()
+        for c in &used {
+            let applies = checks.contains(c);
+            match c {
+                Check::Percentiles if applies => {
+                    let _ = write!(
+                        s,
+                        "<td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>",
+                        esc(a.algo.as_deref().unwrap_or("-")),
+                        c.wrong(a),
+                        pct(a.pct_max_err),
+                        a.bound.map_or("-".into(), pct),
+                    );
+                }
+                Check::Percentiles => s.push_str("<td>-</td><td>-</td><td>-</td><td>-</td>"),
+                other if applies => {
+                    let _ = write!(s, "<td class=\"num\">{}</td>", other.wrong(a));
+                }
+                _ => s.push_str("<td>-</td>"),
             }
-        };
+        }
         let (class, verdict) = if a.failed() {
             ("worse", "FAIL")
+        } else if checks.is_empty() {
+            ("", "not checked")
         } else {
             ("better", "ok")
         };
-        let _ = write!(
-            s,
-            "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"{class}\">{verdict}</td></tr>",
-            esc(a.variant.name()),
-            a.answers,
-            a.count_wrong,
-            or_dash(size > 0, a.hits_wrong),
-            or_dash(buckets, a.buckets_wrong),
-        );
+        let _ = write!(s, "<td class=\"{class}\">{verdict}</td></tr>");
     }
     s.push_str("</table>");
     s
@@ -646,12 +641,4 @@ pub fn render(groups: &[Group], comparison: Option<&Comparison>) -> Result<Strin
         title = esc(&title),
         subtitle = esc(&subtitle),
     ))
-}
-
-/// A relative error stored as a fraction (0.0044), shown in percent (0.440): the one place the
-/// HTML converts it.
-fn pct(v: &Value, key: &str) -> String {
-    v.get(key)
-        .and_then(Value::as_f64)
-        .map_or_else(|| "-".into(), |x| format!("{:.3}", x * 100.0))
 }

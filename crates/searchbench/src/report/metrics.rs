@@ -195,7 +195,59 @@ pub fn extract(result: &Value, timeline: &[Value]) -> Vec<Metric> {
     }
     telemetry(result, &mut out);
     scenario_and_beside(result, &mut out);
+    dates_experiment(result, &mut out);
     out
+}
+
+/// `experiment dates` on one cluster: per date-handling variant, its repeats' throughput,
+/// engine CPU and `_stats` index time per document, and the documents it lost.
+fn dates_experiment(r: &Value, out: &mut Vec<Metric>) {
+    use Direction::*;
+    let variants = r.get("variants").and_then(Value::as_array);
+    for v in variants.into_iter().flatten() {
+        let (Some(id), Some(runs)) = (
+            v.get("id").and_then(Value::as_str),
+            v.get("runs").and_then(Value::as_array),
+        ) else {
+            continue;
+        };
+        let label = v.get("what").and_then(Value::as_str).unwrap_or(id);
+        let each = |field: &str| -> Vec<f64> {
+            runs.iter()
+                .filter_map(|m| m.get(field).and_then(Value::as_f64))
+                .collect()
+        };
+        for (field, what, unit, direction) in [
+            ("docs_per_sec", "docs/s", "docs/s", HigherBetter),
+            (
+                "engine_cpu_us_per_doc",
+                "engine CPU per doc",
+                "µs",
+                LowerBetter,
+            ),
+            (
+                "index_time_us_per_doc",
+                "_stats index time per doc",
+                "µs",
+                LowerBetter,
+            ),
+        ] {
+            out.extend(sampled(
+                &format!("dates.{id}.{field}"),
+                &format!("dates ({id}) {label}: {what}"),
+                unit,
+                direction,
+                SampleKind::PerRun,
+                each(field),
+            ));
+        }
+        let failed: f64 = each("failed").iter().sum();
+        out.extend(errors(
+            &format!("errors.dates.{id}.failed_docs"),
+            &format!("errors: dates ({id}) documents not indexed"),
+            (!runs.is_empty()).then_some(failed),
+        ));
+    }
 }
 
 /// The telemetry figures of a result (GC, heap, rejections), per phase: an ingest's (or a
@@ -728,6 +780,7 @@ fn query(r: &Value, out: &mut Vec<Metric>) {
             "pct_null",
             "hits_wrong",
             "buckets_wrong",
+            "aggs_wrong",
         ]
         .iter()
         .filter_map(|k| f(acc, &[k]))

@@ -4,13 +4,11 @@
 
 use std::sync::Arc;
 
-use bytes::Bytes;
-
 use super::SessionError;
+use crate::cancel::Cancel;
 use crate::cluster::Target;
-use crate::ingest::{Cancel, Progress};
+use crate::ingest::Progress;
 use crate::query::beside::{self, BesideSearch, SearchesBeside};
-use crate::query::{logs, QueryPlan, Variant};
 use crate::workload::WorkloadSpec;
 
 /// The searches to run beside a load, and from how many clients.
@@ -20,8 +18,8 @@ pub struct BesideSpec {
     pub searches: Arc<Vec<BesideSearch>>,
 }
 
-/// The searches of `workload`'s query plan for `spec`, sent by `clients` clients. Only a
-/// plan that needs no truth up front has searches to send while its corpus is still being
+/// The searches of `workload` for `spec`, sent by `clients` clients. Only a workload whose
+/// queries need no truth up front has searches to send while its corpus is still being
 /// generated (logs); the others are a usage error.
 pub fn plan(
     workload: &str,
@@ -32,22 +30,11 @@ pub fn plan(
         return Err(SessionError::usage("--search-clients must be at least 1"));
     }
     let w = super::job::find_workload(workload)?;
-    let searches = match w.query_plan(spec, Vec::new())? {
-        Some(QueryPlan::Logs { spec, slices }) => logs::slices(&spec, slices)
-            .iter()
-            .flat_map(|slice| {
-                Variant::LOGS.iter().map(move |&v| BesideSearch {
-                    variant: v,
-                    body: Bytes::from(logs::search_body(v, slice, false)),
-                })
-            })
-            .collect(),
-        _ => {
-            return Err(SessionError::usage(format!(
-                "--search-clients needs searches that can run while the index grows; the \
-                 {workload} workload has none (logs has)"
-            )))
-        }
+    let Some(searches) = w.searches_beside(spec)? else {
+        return Err(SessionError::usage(format!(
+            "--search-clients needs searches that can run while the index grows; the \
+             {workload} workload has none (its answers are checked against the whole corpus)"
+        )));
     };
     Ok(BesideSpec {
         clients,

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::ingest::LoadSpec;
 use super::run::{run, RunSpec};
-use super::{ClusterSpec, Job, SaveSpec, SessionError, Silent};
+use super::{ClusterSpec, Job, SaveSpec, SessionError};
 use crate::engine::{self, EngineSpec, StartOptions};
 use crate::ingest::Cancel;
 use crate::report::bisect::{bisect as search, Bisection, Policy, Probe};
@@ -124,6 +124,18 @@ struct Runs<'a> {
     cancel: Cancel,
 }
 
+/// Hears nothing of a run but whether it could not be saved.
+#[derive(Default)]
+struct NotSavedHeard(std::sync::atomic::AtomicBool);
+
+impl super::Observer for NotSavedHeard {
+    fn event(&self, event: super::Event<'_>) {
+        if matches!(event, super::Event::NotSaved) {
+            self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+}
+
 impl Probe for Runs<'_> {
     type Error = SessionError;
 
@@ -151,7 +163,14 @@ impl Probe for Runs<'_> {
         // The job names the index (the workload's unless --index).
         let mut load = spec.load.clone();
         load.driver.index = job.index.clone();
-        let result = run(job, &cluster, load, &run_spec, &save, &Silent).await?;
+        let heard = NotSavedHeard::default();
+        let result = run(job, &cluster, load, &run_spec, &save, &heard).await?;
+        if heard.0.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(SessionError::Other(format!(
+                "the run of {engine} could not be saved in the results store (see the warning): \
+                 a bisection keeps every run it makes"
+            )));
+        }
         if result.ingest.interrupted || result.query_interrupted {
             return Err(SessionError::Interrupted(format!(
                 "bisect {} stopped during a run of {engine}",

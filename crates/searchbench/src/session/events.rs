@@ -47,6 +47,9 @@ pub enum Event<'a> {
     ReportWritten { path: &'a Path },
     /// Something the user should know that does not stop the work.
     Warning(String),
+    /// A run could not be saved in the results store (a warning said why): the work goes
+    /// on and its result is returned, but a caller should not report success.
+    NotSaved,
     /// A command of several runs starts the next one (e.g. a saturation step).
     Stage(String),
 }

@@ -8,6 +8,7 @@
 use std::fs::File;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::SessionError;
@@ -54,9 +55,10 @@ pub fn write_corpus(
         }
         _ => None,
     };
-    let sink = open_out(out, compress)?;
+    let (sink, pipe_closed) = open_out(out, compress)?;
     let mut output = Output {
         sink,
+        pipe_closed,
         buf: Vec::with_capacity(CHUNK + (64 << 10)),
         out_name: out.to_string(),
         truth,
@@ -122,20 +124,20 @@ impl Sink {
 }
 
 /// Set when the reader of our stdout went away (`generate ... | head`): not an error, the
-/// run just stops early.
-static PIPE_CLOSED: AtomicBool = AtomicBool::new(false);
+/// run just stops early. Shared by the pipe (which sets it) and the output loop (which stops).
+type PipeClosed = Arc<AtomicBool>;
 
 /// Stdout that turns "broken pipe" into a quiet stop.
-struct QuietPipe(std::io::Stdout);
+struct QuietPipe(std::io::Stdout, PipeClosed);
 
 impl Write for QuietPipe {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        if PIPE_CLOSED.load(Ordering::Relaxed) {
+        if self.1.load(Ordering::Relaxed) {
             return Ok(buf.len());
         }
         match self.0.write(buf) {
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
-                PIPE_CLOSED.store(true, Ordering::Relaxed);
+                self.1.store(true, Ordering::Relaxed);
                 Ok(buf.len())
             }
             other => other,
@@ -145,7 +147,7 @@ impl Write for QuietPipe {
     fn flush(&mut self) -> std::io::Result<()> {
         match self.0.flush() {
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
-                PIPE_CLOSED.store(true, Ordering::Relaxed);
+                self.1.store(true, Ordering::Relaxed);
                 Ok(())
             }
             other => other,
@@ -153,15 +155,16 @@ impl Write for QuietPipe {
     }
 }
 
-fn open_out(path: &str, compress: Option<Compression>) -> Result<Sink, SessionError> {
+fn open_out(path: &str, compress: Option<Compression>) -> Result<(Sink, PipeClosed), SessionError> {
+    let closed = PipeClosed::default();
     let raw: Box<dyn Write + Send> = if path == "-" {
-        Box::new(QuietPipe(std::io::stdout()))
+        Box::new(QuietPipe(std::io::stdout(), closed.clone()))
     } else {
         let file = File::create(path)
             .map_err(|e| SessionError::usage(format!("cannot create {path}: {e}")))?;
         Box::new(file)
     };
-    Ok(match compress {
+    let sink = match compress {
         None => Sink::Plain(raw),
         Some(Compression::Gzip) => Sink::Gzip(flate2::write::GzEncoder::new(
             raw,
@@ -171,12 +174,14 @@ fn open_out(path: &str, compress: Option<Compression>) -> Result<Sink, SessionEr
             zstd::stream::write::Encoder::new(raw, 3)
                 .map_err(|e| SessionError::Other(format!("zstd encoder: {e}")))?,
         ),
-    })
+    };
+    Ok((sink, closed))
 }
 
 /// Output writer with the truth file alongside; flushes per chunk.
 struct Output<'a> {
     sink: Sink,
+    pipe_closed: PipeClosed,
     buf: Vec<u8>,
     out_name: String,
     truth: Option<(File, String, TruthHandle)>,
@@ -225,7 +230,7 @@ impl Output<'_> {
             self.docs += 1;
             if self.buf.len() >= CHUNK {
                 self.flush_chunk()?;
-                if PIPE_CLOSED.load(Ordering::Relaxed) {
+                if self.pipe_closed.load(Ordering::Relaxed) {
                     break;
                 }
             }

@@ -13,6 +13,7 @@ pub mod calibrate;
 pub mod cluster;
 pub mod engines;
 pub mod events;
+pub mod experiment;
 pub mod generate;
 pub mod ingest;
 pub mod job;

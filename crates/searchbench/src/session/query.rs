@@ -6,41 +6,19 @@ use std::path::PathBuf;
 use super::ingest::{load, LoadSpec};
 use super::record::{save_outcome, Recording, SaveSpec};
 use super::{Event, Job, Observer, SessionError};
+use crate::cancel::Cancel;
 use crate::cluster::Target;
-use crate::corpus::cluster_metrics::MetricsSpec;
-use crate::corpus::{truth_file, ClusterMetrics, Logs, LogsSpec};
-use crate::ingest::control::Cancel;
-use crate::query::{self, QueryOptions, QueryPlan, QueryResult, Truth};
+use crate::corpus::truth_file;
+use crate::query::{self, QueryOptions, QueryPlan, QueryResult};
 use crate::store::Kind;
-use crate::workload::{PartitionTruth, WorkloadSpec};
-
-/// The corpus the queried index holds (its truth is recomputed from it).
-#[derive(Debug, Clone)]
-pub enum QueryCorpus {
-    ClusterMetrics(MetricsSpec),
-    Logs { spec: LogsSpec, slices: usize },
-}
-
-impl QueryCorpus {
-    pub fn workload(&self) -> &'static str {
-        match self {
-            QueryCorpus::ClusterMetrics(_) => "cluster-metrics",
-            QueryCorpus::Logs { .. } => "logs",
-        }
-    }
-
-    pub fn seed(&self) -> u64 {
-        match self {
-            QueryCorpus::ClusterMetrics(s) => s.seed,
-            QueryCorpus::Logs { spec, .. } => spec.seed,
-        }
-    }
-}
+use crate::workload::{PartitionTruth, Workload, WorkloadSpec};
 
 /// `searchbench query`: what to measure and how.
 #[derive(Debug, Clone)]
 pub struct QuerySpec {
-    pub corpus: QueryCorpus,
+    /// The workload whose queries run, on an index holding the corpus of `corpus`.
+    pub workload: &'static dyn Workload,
+    pub corpus: WorkloadSpec,
     pub options: QueryOptions,
     /// Create the index and load the corpus first (through the ingest path).
     pub load: bool,
@@ -54,6 +32,68 @@ pub struct QuerySpec {
     pub telemetry: super::TelemetrySpec,
 }
 
+impl QuerySpec {
+    /// Fills in the workload's variants and transports where none were given (so the stored
+    /// configuration names them), or says what cannot run before anything is sent: a
+    /// workload without queries, a truth file for one without a truth, a corpus its
+    /// generator refuses, an unknown variant.
+    fn resolve(&mut self) -> Result<(), SessionError> {
+        let w = self.workload;
+        let known = w.query_variants();
+        if known.is_empty() {
+            return Err(SessionError::usage(format!(
+                "the {} workload has no queries{}",
+                w.name(),
+                with_queries()
+            )));
+        }
+        if self.truth_file.is_some() && !w.wants_truth() {
+            return Err(SessionError::usage(format!(
+                "--truth is for workloads with a ground truth file (cluster-metrics); the {} \
+                 truth is recomputed from {}",
+                w.name(),
+                w.corpus_flags()
+            )));
+        }
+        w.open(&self.corpus)?;
+        if self.options.variants.is_empty() {
+            self.options.variants = known;
+        } else {
+            self.options.variants = self
+                .options
+                .variants
+                .iter()
+                .map(|v| {
+                    crate::query::Variant::find_in(&known, v.name()).ok_or_else(|| {
+                        SessionError::usage(crate::suggest::unknown(
+                            &format!("{} variant", w.name()),
+                            v.name(),
+                            known.iter().map(|v| v.name()),
+                        ))
+                    })
+                })
+                .collect::<Result<_, _>>()?;
+        }
+        if self.options.transports.is_empty() {
+            self.options.transports = w.query_transports();
+        }
+        Ok(())
+    }
+}
+
+/// Which workloads have queries, for errors.
+fn with_queries() -> String {
+    let names: Vec<&str> = crate::workload::all()
+        .iter()
+        .filter(|w| !w.query_variants().is_empty())
+        .map(|w| w.name())
+        .collect();
+    format!(
+        " (these have: {}; or give --queries FILE)",
+        names.join(", ")
+    )
+}
+
 /// Runs a query workload on `target` and keeps the result.
 pub async fn query(
     spec: QuerySpec,
@@ -62,16 +102,21 @@ pub async fn query(
     save: &SaveSpec,
     observer: &dyn Observer,
 ) -> Result<QueryResult, SessionError> {
+    let mut spec = spec;
+    spec.resolve()?;
     let options = &spec.options;
+    let workload = spec.workload.name();
     let config = serde_json::json!({
-        "workload": spec.corpus.workload(),
+        "workload": workload,
         "index": options.index,
         "urls": crate::cluster::redact_urls(urls),
-        "seed": spec.corpus.seed(),
-        "docs": match &spec.corpus {
-            QueryCorpus::Logs { spec, .. } => Some(spec.docs),
-            QueryCorpus::ClusterMetrics(_) => None,
-        },
+        "seed": spec.corpus.seed,
+        // As stored before the workloads owned their queries: logs' document count only.
+        "docs": spec
+            .workload
+            .docs(&spec.corpus)
+            .filter(|_| !spec.workload.wants_truth())
+            .map(|(_, n)| n),
         "variants": options.variants.iter().map(|v| v.name()).collect::<Vec<_>>(),
         "transports": options.transports.iter().map(|t| t.name()).collect::<Vec<_>>(),
         "passes": options.passes,
@@ -84,8 +129,8 @@ pub async fn query(
     let recording = Recording::begin(
         save,
         Kind::Query,
-        spec.corpus.workload(),
-        Some(spec.corpus.seed()),
+        workload,
+        Some(spec.corpus.seed),
         None,
         config,
         observer,
@@ -96,27 +141,30 @@ pub async fn query(
         // Kept as a failed run when it fails, like a load that cannot reach its target.
         let engine = check_target(&target, &spec).await?;
         let cancel = Some(&spec.options.cancel);
-        let plan = match &spec.corpus {
-            QueryCorpus::ClusterMetrics(metrics) => {
-                let parts = if spec.load {
-                    load_metrics(&target, metrics, &spec.options.index, observer, cancel).await?
-                } else if let Some(path) = &spec.truth_file {
-                    truth_file::read(path)?
-                } else {
-                    truth_file::compute(metrics)?
-                };
-                QueryPlan::ClusterMetrics(Truth::new(parts))
-            }
-            QueryCorpus::Logs { spec: logs, slices } => {
-                if spec.load {
-                    load_logs(&target, logs, &spec.options.index, observer, cancel).await?;
-                }
-                QueryPlan::Logs {
-                    spec: logs.clone(),
-                    slices: *slices,
-                }
-            }
+        let truth = if spec.load {
+            Some(
+                load_corpus(
+                    &target,
+                    spec.workload,
+                    &spec.corpus,
+                    &spec.options.index,
+                    observer,
+                    cancel,
+                )
+                .await?,
+            )
+        } else if let Some(path) = &spec.truth_file {
+            Some(truth_file::read(path)?)
+        } else {
+            None
         };
+        let truth = truth.filter(|_| spec.workload.wants_truth());
+        let Some(plan) = spec.workload.query_plan(&spec.corpus, truth)? else {
+            return Err(SessionError::usage(format!(
+                "the {workload} workload has no queries"
+            )));
+        };
+        let headline = plan.headline();
         let mut result = measure_sampled(
             plan,
             target,
@@ -128,7 +176,7 @@ pub async fn query(
         result.engine = Some(engine);
         result.rtt = spec.rtt;
         if let Some(path) = &spec.baseline {
-            result.compare_baseline(path).map_err(usage)?;
+            result.compare_baseline(path, headline).map_err(usage)?;
         }
         if let Some(r) = &recording {
             r.histograms(&result.histograms());
@@ -151,11 +199,8 @@ async fn check_target(target: &Target, spec: &QuerySpec) -> Result<String, Sessi
     }
     let index = &spec.options.index;
     let load_first = || {
-        let workload = spec.corpus.workload();
-        let shape = match &spec.corpus {
-            QueryCorpus::ClusterMetrics(_) => "--seed, --rows-per-epoch and --epochs",
-            QueryCorpus::Logs { .. } => "--seed, --docs, --start and --window",
-        };
+        let workload = spec.workload.name();
+        let shape = spec.workload.corpus_flags();
         format!(
             "load it first with `searchbench ingest {workload} --url {url} --index {index}` \
              (the same {shape} as here), or add --load to this command"
@@ -168,14 +213,10 @@ async fn check_target(target: &Target, spec: &QuerySpec) -> Result<String, Sessi
     // The truth is recomputed from the flags: an index holding another number of documents
     // would fail thousands of answers for a reason that is not the engine's. Without checks
     // (`--no-check`) the corpus does not matter.
-    let expected = match &spec.corpus {
-        _ if !spec.options.check => None,
-        QueryCorpus::Logs { spec: logs, .. } => Some(("--docs", logs.docs)),
-        QueryCorpus::ClusterMetrics(m) if spec.truth_file.is_none() => m
-            .resolve()
-            .ok()
-            .map(|(_, rows)| ("--rows-per-epoch × --epochs", rows)),
-        QueryCorpus::ClusterMetrics(_) => None,
+    let expected = if spec.options.check && spec.truth_file.is_none() {
+        spec.workload.docs(&spec.corpus)
+    } else {
+        None
     };
     match target.get_json::<Count>(&format!("/{index}/_count")).await {
         Ok(c) if c.count > 0 => match expected {
@@ -238,14 +279,15 @@ pub(super) async fn through_delay(
 /// Runs `plan` with the method's `options` on a thread of its own while the sampler watches
 /// `target`; the result carries the telemetry summary.
 pub(super) async fn measure_sampled(
-    plan: QueryPlan,
+    plan: Box<dyn QueryPlan>,
     target: Target,
     options: QueryOptions,
     telemetry: &super::TelemetrySpec,
     recording: Option<&Recording<'_>>,
 ) -> Result<QueryResult, SessionError> {
     let sampled_target = target.clone();
-    let measure = on_own_thread(move || async move { plan.run(&target, options).await });
+    let measure =
+        on_own_thread(move || async move { query::run(plan.as_ref(), &target, &options).await });
     let (measured, sampled) =
         super::telemetry::beside(telemetry, &sampled_target, &[], "query", recording, measure)
             .await;
@@ -254,52 +296,31 @@ pub(super) async fn measure_sampled(
     Ok(result)
 }
 
-/// Loads a cluster-metrics corpus into `index` the way `query --load` does (the workload's
-/// index setup, the ingest path) and returns its truth.
-pub async fn load_metrics(
+/// Loads the corpus of `spec` into `index` the way `query --load` does (the workload's index
+/// setup, the ingest path) and returns the truth its generator published (none for a
+/// workload without one).
+pub async fn load_corpus(
     target: &Target,
-    spec: &MetricsSpec,
+    workload: &dyn Workload,
+    spec: &WorkloadSpec,
     index: &str,
     observer: &dyn Observer,
     cancel: Option<&Cancel>,
 ) -> Result<Vec<PartitionTruth>, SessionError> {
     let mut spec = spec.clone();
-    spec.truth = true;
-    let generator = ClusterMetrics::new(spec.clone())?;
-    let truth = generator.truth_handle();
-    let job = workload_job("cluster-metrics", Box::new(generator), index, spec.seed)?;
-    load_quietly(target, job, observer, cancel).await?;
-    Ok(truth.take())
-}
-
-/// Loads a logs corpus into `index` the way `query --load` does.
-pub async fn load_logs(
-    target: &Target,
-    spec: &LogsSpec,
-    index: &str,
-    observer: &dyn Observer,
-    cancel: Option<&Cancel>,
-) -> Result<(), SessionError> {
-    let job = workload_job("logs", Box::new(Logs::new(spec.clone())?), index, spec.seed)?;
-    load_quietly(target, job, observer, cancel).await
-}
-
-fn workload_job(
-    name: &str,
-    source: Box<dyn crate::corpus::DocSource>,
-    index: &str,
-    seed: u64,
-) -> Result<Job, SessionError> {
-    let w = super::job::find_workload(name)?;
-    Ok(Job {
-        source,
+    spec.params.truth = workload.wants_truth();
+    let opened = workload.open(&spec)?;
+    let job = Job {
+        source: opened.source,
         index: index.to_string(),
-        index_body: w.index_body(),
-        workload: w.name().to_string(),
-        seed: Some(seed),
+        index_body: workload.index_body(),
+        workload: workload.name().to_string(),
+        seed: Some(spec.seed),
         truth: None,
         csv_mapping: None,
-    })
+    };
+    load_quietly(target, job, observer, cancel).await?;
+    Ok(opened.truth.map(|t| t.take()).unwrap_or_default())
 }
 
 /// Loads a query corpus with the driver's defaults; anything short of a reconciled load is
@@ -367,7 +388,8 @@ pub async fn after_ingest(
     progress: query::Progress,
     observer: &dyn Observer,
 ) -> Result<Option<QueryResult>, SessionError> {
-    let plan = super::job::find_workload(workload)?.query_plan(spec, truth)?;
+    let w = super::job::find_workload(workload)?;
+    let plan = w.query_plan(spec, w.wants_truth().then_some(truth))?;
     observer.event(Event::Querying {
         index,
         workload,
@@ -376,8 +398,10 @@ pub async fn after_ingest(
     let Some(plan) = plan else {
         return Ok(None);
     };
-    let mut options = plan.default_options(index);
+    let mut options = QueryOptions::new(index);
     options.progress = progress;
-    let measured = on_own_thread(move || async move { plan.run(&target, options).await }).await?;
+    let measured =
+        on_own_thread(move || async move { query::run(plan.as_ref(), &target, &options).await })
+            .await?;
     Ok(Some(measured?))
 }

@@ -7,8 +7,6 @@ use std::path::PathBuf;
 use serde::Serialize;
 use serde_json::Value;
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use super::{Event, Observer, SessionError};
 use crate::measure::SerializedHistogram;
 use crate::report;
@@ -35,7 +33,7 @@ impl SaveSpec {
 
     /// Fails unless runs can be saved (or saving is off): measuring commands check it before
     /// they measure, so a run is never made only to be lost. A store that fails later, in
-    /// the middle of a run, is a warning and exit 1 ([`unsaved`]).
+    /// the middle of a run, is a warning and [`Event::NotSaved`] (the CLI exits 1).
     pub fn check(&self) -> Result<(), StoreError> {
         if self.skip {
             return Ok(());
@@ -59,20 +57,8 @@ impl SaveSpec {
     }
 }
 
-/// Set when a run could not be saved: the command still prints its result, then exits 1.
-static UNSAVED: AtomicBool = AtomicBool::new(false);
-
-/// Whether a run of this process could not be saved in the store.
-pub fn unsaved() -> bool {
-    UNSAVED.load(Ordering::Relaxed)
-}
-
-fn mark_unsaved() {
-    UNSAVED.store(true, Ordering::Relaxed);
-}
-
 /// A run being saved. Saving never stops a measurement: a store that cannot be written is a
-/// warning, the result is still returned, and [`unsaved`] says so afterwards.
+/// warning, the result is still returned, and the observer hears [`Event::NotSaved`].
 pub struct Recording<'a> {
     store: Store,
     id: RunId,
@@ -119,7 +105,7 @@ impl<'a> Recording<'a> {
                     "this run will not be saved: {}",
                     crate::cluster::error_chain(&e)
                 )));
-                mark_unsaved();
+                observer.event(Event::NotSaved);
                 None
             }
         }
@@ -154,7 +140,7 @@ impl<'a> Recording<'a> {
     pub fn finish<T: Serialize>(self, result: &T, html: bool) -> Option<PathBuf> {
         if let Err(e) = self.store.finish_run(&self.id, result) {
             self.warn(format!("saving run {}: {e}", self.id));
-            mark_unsaved();
+            self.observer.event(Event::NotSaved);
             return None;
         }
         self.observer.event(Event::Saved {
@@ -187,7 +173,7 @@ impl<'a> Recording<'a> {
     pub fn fail(self, error: &str, partial: Option<&Value>) {
         if let Err(e) = self.store.fail_run(&self.id, error, partial) {
             self.warn(format!("saving run {}: {e}", self.id));
-            mark_unsaved();
+            self.observer.event(Event::NotSaved);
         }
     }
 

@@ -9,9 +9,10 @@ use super::query::{engine_name, measure_sampled, on_own_thread, through_delay, u
 use super::record::{save_outcome, Recording, SaveSpec};
 use super::{Observer, SessionError};
 use crate::cluster::Target;
-use crate::query::custom::{self, UserQuery};
-use crate::query::{QueryOptions, QueryPlan, QueryResult};
+use crate::query::{QueryOptions, QueryResult};
 use crate::store::Kind;
+use crate::workload::queries_file::UserQueries;
+use crate::workload::queries_file::{self as custom, UserQuery};
 
 /// `searchbench query --queries FILE`: what to measure and how.
 #[derive(Debug, Clone)]
@@ -44,7 +45,7 @@ pub async fn plan(
     file: &str,
     workload: &str,
     queries: &[UserQuery],
-) -> Result<QueryPlan, SessionError> {
+) -> Result<UserQueries, SessionError> {
     let mut resolved = Vec::new();
     for q in queries {
         let range = match q.needs_range() {
@@ -53,7 +54,7 @@ pub async fn plan(
         };
         resolved.push(q.resolve(file, range).map_err(usage)?);
     }
-    Ok(QueryPlan::Custom {
+    Ok(UserQueries {
         workload: workload.to_string(),
         queries: resolved,
     })
@@ -132,13 +133,16 @@ pub async fn query_file(
         let file = spec.file.display().to_string();
         let plan = plan(&target, &options.index, &file, &workload, &queries).await?;
         let mut options = options.clone();
-        let defaults = plan.default_options(&options.index);
-        options.variants = defaults.variants;
-        if options.transports.is_empty() {
-            options.transports = defaults.transports;
-        }
-        let mut result =
-            measure_sampled(plan, target, options, &spec.telemetry, recording.as_ref()).await?;
+        // The queries chosen are the plan's: every one of them.
+        options.variants = Vec::new();
+        let mut result = measure_sampled(
+            Box::new(plan),
+            target,
+            options,
+            &spec.telemetry,
+            recording.as_ref(),
+        )
+        .await?;
         result.engine = Some(engine);
         result.rtt = spec.rtt;
         if let Some(r) = &recording {
@@ -193,12 +197,12 @@ pub async fn after_ingest(
         has_queries: true,
     });
     let plan = plan(&target, index, &phase.file, &phase.workload, &phase.queries).await?;
-    let mut options = plan.default_options(index);
+    let mut options = QueryOptions::new(index);
     options.passes = phase.passes.max(1);
-    if !phase.transports.is_empty() {
-        options.transports = phase.transports.clone();
-    }
+    options.transports = phase.transports.clone();
     options.progress = progress;
-    let measured = on_own_thread(move || async move { plan.run(&target, options).await }).await?;
+    let measured =
+        on_own_thread(move || async move { crate::query::run(&plan, &target, &options).await })
+            .await?;
     Ok(Some(measured.map_err(usage)?))
 }

@@ -244,7 +244,7 @@ fn sample_queries(mappings: &Value, docs: &[Value]) -> Map<String, Value> {
         json!({"body": {"track_total_hits": true, "query": {"match_all": {}}}, "expect": {"hits": docs.len()}}),
     );
     let value_of = |d: &Value, path: &str| -> Option<Value> {
-        crate::query::custom::at_path(d, path)
+        crate::workload::queries_file::at_path(d, path)
             .cloned()
             .or_else(|| d.get(path).cloned())
     };

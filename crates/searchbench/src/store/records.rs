@@ -33,6 +33,8 @@ pub enum Kind {
     Run,
     /// `searchbench query WORKLOAD`: a `QueryResult`.
     Query,
+    /// `searchbench experiment NAME` on one cluster (workload: the experiment's name).
+    Experiment,
 }
 
 impl Kind {
@@ -41,6 +43,7 @@ impl Kind {
             Kind::Ingest => "ingest",
             Kind::Run => "run",
             Kind::Query => "query",
+            Kind::Experiment => "experiment",
         }
     }
 }

@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
+use super::queries_file::{self as custom, UserQuery};
 use super::{folder, json_file};
-use crate::query::custom::{self, UserQuery};
 
 /// Where a workload file's documents come from.
 #[derive(Debug, Clone, PartialEq)]

@@ -18,9 +18,10 @@
 //! ```
 //!
 //! * [`names`] lists the workloads, [`find`] looks one up by name.
-//! * Each workload lives in its own file and implements [`Workload`]: its corpus, index
-//!   setup, file shapes and query phase. Adding one means a new file here and a line in
-//!   [`all`]; nothing else names workloads.
+//! * Each workload lives in its own file or folder and implements [`Workload`]: its corpus,
+//!   index setup, file shapes and query phase (a [`QueryPlan`]: its variants, request bodies,
+//!   answer checks and words; `cluster_metrics/queries.rs`, `logs/queries.rs`). Adding one
+//!   means a new file or folder here and a line in [`all`]; nothing else names workloads.
 //! * [`Workload::open`] validates the spec (errors are [`CorpusError::Invalid`], a usage
 //!   error at the CLI) and returns the document source; the same spec always yields the
 //!   same bytes.
@@ -31,19 +32,21 @@
 //! Index names start with `searchbench-` so that what we create is recognisably ours (and
 //! the only thing we ever delete).
 
-mod cluster_metrics;
+pub mod cluster_metrics;
 pub mod file;
 pub mod folder;
 pub mod json_file;
-mod logs;
+pub mod logs;
 mod many_shards;
+pub mod queries_file;
 pub mod rally;
 mod transactions;
 
 use serde_json::{json, Value};
 
 use crate::corpus::{CorpusError, DocSource, TruthHandle};
-use crate::query::QueryPlan;
+use crate::query::beside::BesideSearch;
+use crate::query::{QueryPlan, Transport, Variant};
 
 pub use crate::corpus::PartitionTruth;
 pub use cluster_metrics::metrics_spec;
@@ -68,6 +71,10 @@ pub struct Params {
     pub window: Option<String>,
     /// transactions: year of the mutations (default 2023).
     pub year: Option<i32>,
+    /// cluster-metrics: the first epoch's number (default 1).
+    pub first_epoch: Option<u64>,
+    /// logs: time slices of the window its queries cut (one search per variant and slice).
+    pub slices: Option<usize>,
 }
 
 /// What to generate: seed, document count and workload parameters.
@@ -149,14 +156,41 @@ pub trait Workload: Sync + std::fmt::Debug {
     fn wants_truth(&self) -> bool {
         false
     }
-    /// The query phase after a load of `spec` (whose generator published `truth`), if the
-    /// workload has one.
+    /// The query phase on an index holding the corpus of `spec`, if the workload has one.
+    /// `truth` is what the generator published while loading (or a truth file held) for a
+    /// workload that [wants it](Workload::wants_truth); without it the workload recomputes
+    /// what it needs from `spec`.
     fn query_plan(
         &self,
         _spec: &WorkloadSpec,
-        _truth: Vec<PartitionTruth>,
-    ) -> Result<Option<QueryPlan>, CorpusError> {
+        _truth: Option<Vec<PartitionTruth>>,
+    ) -> Result<Option<Box<dyn QueryPlan>>, CorpusError> {
         Ok(None)
+    }
+    /// The variants of its query phase (none without one), known before any truth is.
+    fn query_variants(&self) -> Vec<Variant> {
+        Vec::new()
+    }
+    /// The transports its queries are measured over unless told otherwise.
+    fn query_transports(&self) -> Vec<Transport> {
+        vec![Transport::Serial]
+    }
+    /// Searches that can run while the index is still growing (`--search-clients`), if its
+    /// queries need no truth to be sent.
+    fn searches_beside(
+        &self,
+        _spec: &WorkloadSpec,
+    ) -> Result<Option<Vec<BesideSearch>>, CorpusError> {
+        Ok(None)
+    }
+    /// The documents an index holds once the corpus of `spec` is loaded, when `spec` says,
+    /// with the flags that say it (for "but --docs says N").
+    fn docs(&self, spec: &WorkloadSpec) -> Option<(&'static str, u64)> {
+        spec.docs.map(|n| ("--docs", n))
+    }
+    /// The flags that give its corpus (for "load it with the same … as here").
+    fn corpus_flags(&self) -> &'static str {
+        "--seed and --docs"
     }
     /// A multi-phase scenario over many indices (run by `searchbench run`), instead of one
     /// index loaded and queried.

@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value};
 
 use super::file::{Corpus, WorkloadFile};
 use super::json_file::{self, whole};
-use crate::query::custom::{Expectations, Params, UserQuery};
+use super::queries_file::{Expectations, Params, UserQuery};
 
 /// Whether the file at `path` looks like a Rally track / benchmark workload rather than a
 /// searchbench workload file.

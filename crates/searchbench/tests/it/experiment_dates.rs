@@ -28,7 +28,9 @@ fn experiment_dates_runs_four_variants_and_indexes_everything() {
     let url = node_url();
     let dir = tempfile::tempdir().expect("temp dir");
     let json = dir.path().join("dates.json");
+    let store = dir.path().join("results.db");
     let out = bin()
+        .env("SEARCHBENCH_STORE", &store)
         .args([
             "experiment",
             "dates",
@@ -80,6 +82,60 @@ fn experiment_dates_runs_four_variants_and_indexes_everything() {
             Err(404),
             "{index} should have been deleted"
         );
+    }
+
+    // The experiment went through the session: stored with the engine's telemetry, and two
+    // of its runs compare variant by variant.
+    let out = bin()
+        .env("SEARCHBENCH_STORE", &store)
+        .args(["experiment", "dates", "--url", url, "--docs", "1000"])
+        .args(["--repeats", "2", "--warmup-docs", "0", "--failures-dir"])
+        .arg(dir.path())
+        .output()
+        .expect("running searchbench");
+    succeeded(&out);
+    let list = bin()
+        .env("SEARCHBENCH_STORE", &store)
+        .args(["results", "list", "--json"])
+        .output()
+        .expect("results list");
+    let runs: Value = serde_json::from_str(&succeeded(&list)).expect("list json");
+    let runs = runs.as_array().expect("runs");
+    assert_eq!(runs.len(), 2, "{runs:?}");
+    for run in runs {
+        assert_eq!(
+            (run["kind"].as_str(), run["workload"].as_str()),
+            (Some("experiment"), Some("dates")),
+            "{run}"
+        );
+        assert_eq!(run["state"], "complete", "{run}");
+    }
+    let ids: Vec<&str> = runs.iter().filter_map(|r| r["id"].as_str()).collect();
+    let show = bin()
+        .env("SEARCHBENCH_STORE", &store)
+        .args(["results", "show", ids[0], "--json"])
+        .output()
+        .expect("results show");
+    let shown: Value = serde_json::from_str(&succeeded(&show)).expect("show json");
+    assert!(shown["result"]["telemetry"].is_object(), "{shown}");
+    let compare = bin()
+        .env("SEARCHBENCH_STORE", &store)
+        .args(["compare", ids[1], ids[0], "--json"])
+        .output()
+        .expect("compare");
+    let c: Value = serde_json::from_str(&succeeded(&compare)).expect("compare json");
+    let keys: Vec<&str> = c["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .filter_map(|r| r["key"].as_str())
+        .collect();
+    for key in [
+        "dates.a.docs_per_sec",
+        "dates.d.index_time_us_per_doc",
+        "errors.dates.c.failed_docs",
+    ] {
+        assert!(keys.contains(&key), "{key} in {keys:?}");
     }
 }
 

@@ -4,7 +4,8 @@
 use std::time::Duration;
 
 use searchbench::cluster::Target;
-use searchbench::ingest::{self, source::Counter, DriverConfig, IdMode, LoadSettings, Plan};
+use searchbench::corpus::Counter;
+use searchbench::ingest::{self, DriverConfig, IdMode, LoadSettings, Plan};
 use serde_json::json;
 
 use crate::common::proxy::{self, Fault};

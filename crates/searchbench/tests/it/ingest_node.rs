@@ -6,10 +6,9 @@ use std::time::Duration;
 
 use reqwest::Method;
 use searchbench::cluster::Target;
+use searchbench::corpus::Counter;
 use searchbench::corpus::{BadLine, CorpusError, DocSource, Item};
-use searchbench::ingest::{
-    self, source::Counter, DriverConfig, IdMode, IngestError, LoadSettings, Plan,
-};
+use searchbench::ingest::{self, DriverConfig, IdMode, IngestError, LoadSettings, Plan};
 use serde_json::{json, Value};
 
 use crate::common::{self, node_url};

@@ -6,7 +6,10 @@ use crate::common::{self, runtime};
 
 use searchbench::corpus::cluster_metrics::MetricsSpec;
 use searchbench::corpus::truth_file;
-use searchbench::query::{self, accuracy, QueryOptions, Transport, Truth, Variant};
+use searchbench::query::{self, QueryOptions, Transport};
+use searchbench::workload::cluster_metrics::queries::{
+    MetricsQueries, Truth, HDR_BOUND, TDIGEST_BOUND,
+};
 
 fn spec() -> MetricsSpec {
     let mut spec = MetricsSpec::new(7);
@@ -25,9 +28,14 @@ fn loaded() -> Truth {
             let _ = t
                 .send(reqwest::Method::DELETE, "/query-test-metrics", None)
                 .await;
-            searchbench::session::query::load_metrics(
+            let w = searchbench::workload::find("cluster-metrics").expect("cluster-metrics");
+            let mut corpus = searchbench::workload::WorkloadSpec::new(7);
+            corpus.params.rows_per_epoch = Some(60_000);
+            corpus.params.epochs = Some(2);
+            searchbench::session::query::load_corpus(
                 &t,
-                &spec(),
+                w,
+                &corpus,
                 "query-test-metrics",
                 &searchbench::session::Silent,
                 None,
@@ -56,7 +64,7 @@ fn answers_match_the_ground_truth() {
     options.passes = 1;
     options.profile = true;
     let result = runtime()
-        .block_on(query::run_cluster_metrics(&target, &truth, &options))
+        .block_on(query::run(&MetricsQueries::new(truth), &target, &options))
         .expect("run");
     searchbench::cli::output::query::print(&result);
     assert_eq!(result.request_errors(), 0);
@@ -69,11 +77,17 @@ fn answers_match_the_ground_truth() {
         assert_eq!(a.answers, 3 * 2 * 60, "{:?}", a.variant);
         assert_eq!(a.count_wrong, 0);
         assert_eq!(a.sum_wrong, 0);
-        if let Some(algo) = a.algo {
+        if let Some(algo) = &a.algo {
+            let bound = if algo == "t-digest" {
+                TDIGEST_BOUND
+            } else {
+                HDR_BOUND
+            };
+            assert_eq!(a.bound, Some(bound));
             assert!(a.pct_values > 0);
-            assert!(a.pct_max_err <= accuracy::bound(algo), "{a:?}");
+            assert!(a.pct_max_err <= bound, "{a:?}");
             // min and max: t-digest keeps them exactly (up to the last bit).
-            if algo == query::Algo::TDigest {
+            if algo == "t-digest" {
                 assert!(a.pct_max_err_by_percent[0] < 1e-12, "{a:?}");
                 assert!(a.pct_max_err_by_percent[3] < 1e-12, "{a:?}");
             }
@@ -86,7 +100,7 @@ fn answers_match_the_ground_truth() {
     assert!(result
         .savings
         .iter()
-        .any(|s| s.variant == Variant::DTd && s.parallelism > 0.0));
+        .any(|s| s.variant == "D_td" && s.parallelism > 0.0));
     assert_eq!(result.attribution.len(), 5);
 }
 
@@ -115,7 +129,7 @@ fn the_cli_checks_truth_files_and_exits_3_on_a_wrong_count() {
     assert!(stdout.contains("Accuracy"), "{stdout}");
     let saved: query::QueryResult =
         serde_json::from_slice(&std::fs::read(&json).expect("json")).expect("result json");
-    assert!(saved.cell(Variant::DTd, Transport::Serial).is_some());
+    assert!(saved.cell("D_td", Transport::Serial).is_some());
 
     // Drift against the result just written.
     let baseline = dir.path().join("baseline.json");

@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use searchbench::cluster::Target;
 use searchbench::corpus::cluster_metrics::{FieldTruth, PartitionTruth};
-use searchbench::query::{self, QueryOptions, Transport, Truth, Variant};
+use searchbench::query::{self, QueryOptions, QueryResult, Transport, Variant};
+use searchbench::workload::cluster_metrics::queries::{MetricsQueries, Truth};
 
 use crate::common;
 
@@ -92,7 +93,7 @@ fn truth() -> Truth {
 
 fn options() -> QueryOptions {
     let mut o = QueryOptions::new("cluster-metrics");
-    o.variants = vec![Variant::A, Variant::DTd];
+    o.variants = vec![Variant::new("A"), Variant::new("D_td")];
     o.passes = 2;
     o.warmup = false;
     o
@@ -102,10 +103,14 @@ fn target(url: &str) -> Target {
     common::target_at(url, Duration::from_millis(500))
 }
 
+async fn run(url: &str, options: &QueryOptions) -> Result<QueryResult, query::QueryError> {
+    query::run(&MetricsQueries::new(truth()), &target(url), options).await
+}
+
 #[tokio::test]
 async fn malformed_answers_are_counted_per_cell() {
     let url = serve(|_| Some("{\"took\": 1, \"hits\": ".to_string()));
-    let result = query::run_cluster_metrics(&target(&url), &truth(), &options())
+    let result = run(&url, &options())
         .await
         .expect("a run with failures is still a result");
     assert_eq!(result.cells.len(), 4);
@@ -137,17 +142,13 @@ async fn timeouts_are_counted_per_cell() {
         }
     });
     let mut o = options();
-    o.variants = vec![Variant::A];
+    o.variants = vec![Variant::new("A")];
     o.passes = 1;
-    let result = query::run_cluster_metrics(&target(&url), &truth(), &o)
-        .await
-        .expect("result");
-    let serial = result.cell(Variant::A, Transport::Serial).expect("serial");
+    let result = run(&url, &o).await.expect("result");
+    let serial = result.cell("A", Transport::Serial).expect("serial");
     assert_eq!(serial.errors, 0);
     assert_eq!(serial.took_ms.n, 1);
-    let msearch = result
-        .cell(Variant::A, Transport::Msearch)
-        .expect("msearch");
+    let msearch = result.cell("A", Transport::Msearch).expect("msearch");
     assert_eq!(msearch.errors, 2);
     assert!(
         msearch.error_examples[0].contains("timed out"),
@@ -174,11 +175,9 @@ async fn wrong_answers_fail_the_check() {
             Some(one.to_string())
         }
     });
-    let result = query::run_cluster_metrics(&target(&url), &truth(), &options())
-        .await
-        .expect("result");
+    let result = run(&url, &options()).await.expect("result");
     assert_eq!(result.request_errors(), 0);
-    let acc = |v: Variant| {
+    let acc = |v: &str| {
         result
             .accuracy
             .iter()
@@ -186,8 +185,8 @@ async fn wrong_answers_fail_the_check() {
             .expect("variant")
             .clone()
     };
-    assert!(!acc(Variant::A).failed());
-    let d = acc(Variant::DTd);
+    assert!(!acc("A").failed());
+    let d = acc("D_td");
     assert_eq!(d.count_wrong, 0);
     assert_eq!(d.sum_wrong, 8); // 2 passes × 2 transports × 2 nodes, mem only
     assert_eq!(d.pct_over_bound, 8); // net p50: 25 % off

@@ -5,7 +5,8 @@
 use crate::common::{self, runtime};
 
 use searchbench::corpus::LogsSpec;
-use searchbench::query::{self, LogsQueryOptions, QueryResult, Transport, Variant};
+use searchbench::query::{self, QueryOptions, QueryResult, Transport, Variant};
+use searchbench::workload::logs::queries::{self as logs, LogsQueries};
 
 const INDEX: &str = "query-test-logs";
 
@@ -22,9 +23,13 @@ fn loaded() {
             let _ = t
                 .send(reqwest::Method::DELETE, &format!("/{INDEX}"), None)
                 .await;
-            searchbench::session::query::load_logs(
+            let w = searchbench::workload::find("logs").expect("logs");
+            let mut corpus = searchbench::workload::WorkloadSpec::new(5);
+            corpus.docs = Some(4000);
+            searchbench::session::query::load_corpus(
                 &t,
-                &spec(),
+                w,
+                &corpus,
                 INDEX,
                 &searchbench::session::Silent,
                 None,
@@ -41,12 +46,12 @@ fn loaded() {
 fn logs_answers_match_the_generator_truth() {
     loaded();
     let target = common::target();
-    let mut options = LogsQueryOptions::new(INDEX);
-    options.slices = 4;
-    options.query.passes = 2;
-    options.query.transports = vec![Transport::Serial, Transport::Msearch];
+    let mut options = QueryOptions::new(INDEX);
+    options.passes = 2;
+    options.transports = vec![Transport::Serial, Transport::Msearch];
+    let plan = LogsQueries::new(spec(), 4);
     let result = runtime()
-        .block_on(query::run_logs(&target, &spec(), &options))
+        .block_on(query::run(&plan, &target, &options))
         .expect("run");
     searchbench::cli::output::query::print(&result);
     assert_eq!(result.workload, "logs");
@@ -54,9 +59,9 @@ fn logs_answers_match_the_generator_truth() {
     assert_eq!(result.failures_total, 0, "{:#?}", result.failures);
     assert!(result.passed());
     assert_eq!(result.cells.len(), 16);
-    for v in Variant::LOGS {
+    for v in logs::variants() {
         for t in [Transport::Serial, Transport::Msearch] {
-            let c = result.cell(v, t).expect("cell");
+            let c = result.cell(v.name(), t).expect("cell");
             // 2 passes × 4 slices, every one answered.
             assert_eq!(c.took_ms.n, 8, "{v:?} {t:?}");
             assert_eq!(c.wall_ms.n, 8);
@@ -69,7 +74,7 @@ fn logs_answers_match_the_generator_truth() {
         assert!(!a.failed(), "{a:?}");
     }
     // The truth is not trivial: every slice has matches for every query shape.
-    let truth = query::logs::compute_truth(&spec(), 4).expect("truth");
+    let truth = logs::compute_truth(&spec(), 4).expect("truth");
     for t in &truth.truth {
         assert!(t.range_terms > 0 && t.matched > 0 && t.in_range > t.range_terms);
         assert_eq!(t.top_hosts.len(), 10);
@@ -85,20 +90,23 @@ fn logs_answers_match_the_generator_truth() {
 fn a_wrong_spec_fails_the_check() {
     loaded();
     let target = common::target();
-    let mut options = LogsQueryOptions::new(INDEX);
-    options.slices = 2;
-    options.query.passes = 1;
-    options.query.warmup = false;
-    options.query.variants = vec![Variant::RangeTerms0, Variant::Histogram10];
+    let mut options = QueryOptions::new(INDEX);
+    options.passes = 1;
+    options.warmup = false;
+    options.variants = vec![
+        Variant::new("range_terms_s0"),
+        Variant::new("histogram_s10"),
+    ];
     // Another seed: same document count per slice, other processes, hosts and timestamps.
     let mut wrong = spec();
     wrong.seed = 6;
+    let plan = LogsQueries::new(wrong, 2);
     let result = runtime()
-        .block_on(query::run_logs(&target, &wrong, &options))
+        .block_on(query::run(&plan, &target, &options))
         .expect("run");
     assert!(!result.passed());
     assert!(result.failures_total > 0);
-    let acc = |v: Variant| {
+    let acc = |v: &str| {
         result
             .accuracy
             .iter()
@@ -106,8 +114,8 @@ fn a_wrong_spec_fails_the_check() {
             .expect("variant")
             .clone()
     };
-    assert!(acc(Variant::RangeTerms0).count_wrong > 0);
-    assert!(acc(Variant::Histogram10).hits_wrong + acc(Variant::Histogram10).buckets_wrong > 0);
+    assert!(acc("range_terms_s0").count_wrong > 0);
+    assert!(acc("histogram_s10").hits_wrong + acc("histogram_s10").buckets_wrong > 0);
 }
 
 #[test]
@@ -133,8 +141,8 @@ fn the_cli_runs_logs_and_writes_every_cell() {
     let saved: QueryResult = serde_json::from_slice(&text).expect("result json");
     assert_eq!(saved.workload, "logs");
     assert_eq!(saved.cells.len(), 8);
-    for v in Variant::LOGS {
-        let c = saved.cell(v, Transport::Serial).expect("cell");
+    for v in logs::variants() {
+        let c = saved.cell(v.name(), Transport::Serial).expect("cell");
         assert_eq!(c.took_ms.n, 3, "{v:?}");
         assert_eq!(c.samples.len(), 3);
     }
@@ -146,7 +154,7 @@ fn the_cli_runs_logs_and_writes_every_cell() {
         .iter()
         .filter_map(|c| c["variant"].as_str())
         .collect();
-    for v in Variant::LOGS {
+    for v in logs::variants() {
         assert!(names.contains(&v.name()), "{names:?}");
     }
 
@@ -217,9 +225,7 @@ fn search_clients_overlap_coverages_and_keep_every_answer_checked() {
     let four = run("4");
     assert_eq!((serial.clients, four.clients), (1, 4));
     for r in [&serial, &four] {
-        let c = r
-            .cell(Variant::RangeTerms0, Transport::Serial)
-            .expect("cell");
+        let c = r.cell("range_terms_s0", Transport::Serial).expect("cell");
         assert_eq!(c.took_ms.n, 8, "2 passes × 4 slices");
         assert_eq!(r.failures_total, 0, "{:?}", r.failures);
     }

@@ -56,6 +56,7 @@ impl GeneratorArgs {
             start: self.start.clone(),
             window: self.window.clone(),
             year: self.year,
+            ..workload::Params::default()
         };
         spec
     }

@@ -131,6 +131,8 @@ pub struct Terminal {
     /// Phase results as tables on stdout; off when the JSON result goes to stdout.
     pub tables: bool,
     bar: std::sync::Mutex<super::progress::Bar>,
+    /// A run of this command could not be saved ([`crate::session::Event::NotSaved`]).
+    not_saved: std::sync::atomic::AtomicBool,
 }
 
 impl Terminal {
@@ -139,6 +141,24 @@ impl Terminal {
             quiet,
             tables: true,
             bar: Default::default(),
+            not_saved: Default::default(),
+        }
+    }
+
+    /// `outcome`, unless it is a success while a run could not be saved: then exit 1, after
+    /// the result was printed (a run that is not kept is not a success).
+    pub fn unless_unsaved(&self, outcome: super::CliResult) -> super::CliResult {
+        match outcome {
+            Ok(()) if self.not_saved.load(std::sync::atomic::Ordering::Relaxed) => {
+                Err(super::CliError {
+                    code: super::exit::FAILURE,
+                    error: anyhow::anyhow!(
+                        "the run is done but could not be saved in the results store (see the \
+                         warning above); fix the store or pass --no-store"
+                    ),
+                })
+            }
+            other => other,
         }
     }
 
@@ -228,6 +248,9 @@ impl crate::session::Observer for Terminal {
             Event::ReportWritten { path } if self.tables => println!("report: {}", path.display()),
             Event::ReportWritten { path } => eprintln!("report: {}", path.display()),
             Event::Warning(message) => eprintln!("warning: {message}"),
+            Event::NotSaved => self
+                .not_saved
+                .store(true, std::sync::atomic::Ordering::Relaxed),
             Event::Stage(message) => eprintln!("{message}"),
         }
     }

@@ -4,7 +4,7 @@
 use comfy_table::{Cell, Color};
 
 use super::table;
-use crate::query::{LogsQuery, QueryResult};
+use crate::query::{Check, QueryResult, VariantAccuracy};
 
 fn ms(x: f64) -> String {
     if x >= 100.0 {
@@ -22,23 +22,15 @@ fn red(text: String) -> Cell {
 
 /// Prints the tables of the query method for `r`.
 pub fn print(r: &QueryResult) {
-    let logs = r.workload == "logs";
-    let unit = if logs { "search" } else { "coverage" };
+    let words = r.described();
+    let unit = words.unit.as_str();
     println!(
         "{} queries on index {:?}: {} {unit}(s) per cell × {} pass(es) after {} warm-up \
          {unit}(s) (not counted); tasks shuffled per pass (seed {}); request cache off",
         r.workload, r.index, r.coverages, r.passes, r.warmup_coverages, r.shuffle_seed
     );
     super::rate::print_rtt(r.rtt.as_ref());
-    if logs {
-        println!(
-            "Per search (one time slice of the corpus window): server took and client wall, in ms"
-        );
-    } else {
-        println!(
-            "Per coverage (all nodes of one epoch): server took summed, and client wall, in ms"
-        );
-    }
+    println!("{}", words.per_unit);
     let paced = r.rate.is_some();
     let mut header = vec![
         "variant",
@@ -82,7 +74,7 @@ pub fn print(r: &QueryResult) {
     println!("{t}");
     if paced {
         println!(
-            "with --rate {}: latency counts from each coverage's scheduled start (no coordinated \
+            "with --rate {}: latency counts from each {unit}'s scheduled start (no coordinated \
              omission); wall is service time",
             r.rate.unwrap_or_default()
         );
@@ -90,7 +82,7 @@ pub fn print(r: &QueryResult) {
     print_errors(r);
 
     if !r.savings.is_empty() {
-        println!("\nSerial vs _msearch (wall per coverage, ms)");
+        println!("\nSerial vs _msearch (wall per {unit}, ms)");
         let mut t = table([
             "variant",
             "serial wall",
@@ -114,7 +106,7 @@ pub fn print(r: &QueryResult) {
         println!("{t}");
     }
     if !r.attribution.is_empty() {
-        println!("\nSubtractive attribution (server took per coverage, mean, ms)");
+        println!("\nSubtractive attribution (server took per {unit}, mean, ms)");
         let mut t = table(["component", "ms", "share of production"]);
         for c in &r.attribution {
             t.add_row([
@@ -161,74 +153,17 @@ pub fn print(r: &QueryResult) {
     }
     if let Some(d) = &r.drift {
         println!(
-            "\nDrift: D_td took per coverage {} ms now vs {} ms in {}: {:+.1}%",
+            "\nDrift: {} took per {unit} {} ms now vs {} ms in {}: {:+.1}%",
+            d.variant,
             ms(d.took_ms),
             ms(d.baseline_took_ms),
             d.baseline_file,
             d.drift_pct
         );
     }
-    if r.accuracy_checked && logs {
-        print_logs_accuracy(r);
-    } else if r.accuracy_checked {
-        println!("\nAccuracy against the exact ground truth (percentile error = |got − exact| / max(|exact|, 1))");
-        let mut t = table([
-            "variant",
-            "answers",
-            "wrong counts",
-            "wrong sums",
-            "pct values",
-            "pct max err",
-            "pct mean err",
-            "max err p0/p50/p90/p100",
-            "bound",
-            "verdict",
-        ]);
-        for a in &r.accuracy {
-            let has_pct = a.algo.is_some();
-            let fmt = |x: f64| format!("{:.4}%", x * 100.0);
-            t.add_row([
-                Cell::new(a.variant.name()),
-                Cell::new(a.answers),
-                bad(a.count_wrong),
-                if a.variant.has_sums() {
-                    bad(a.sum_wrong)
-                } else {
-                    Cell::new("-")
-                },
-                Cell::new(if has_pct {
-                    a.pct_values.to_string()
-                } else {
-                    "-".into()
-                }),
-                Cell::new(if has_pct {
-                    fmt(a.pct_max_err)
-                } else {
-                    "-".into()
-                }),
-                Cell::new(if has_pct {
-                    fmt(a.pct_mean_err)
-                } else {
-                    "-".into()
-                }),
-                Cell::new(if has_pct {
-                    a.pct_max_err_by_percent
-                        .iter()
-                        .map(|x| format!("{:.3}", x * 100.0))
-                        .collect::<Vec<_>>()
-                        .join(" / ")
-                } else {
-                    "-".into()
-                }),
-                Cell::new(a.bound.map_or("-".into(), |b| format!("{:.0}%", b * 100.0))),
-                if a.failed() {
-                    red("FAIL".into())
-                } else {
-                    Cell::new("ok")
-                },
-            ]);
-        }
-        println!("{t}");
+    if r.accuracy_checked {
+        println!("\n{}", words.checked_against);
+        println!("{}", accuracy_table(r));
     } else {
         println!("\nAccuracy not checked (--no-check)");
     }
@@ -248,10 +183,8 @@ pub fn print(r: &QueryResult) {
         for f in r.failures.iter().take(10) {
             println!("{}", red_text(&format!("  {f}")));
         }
-    } else if r.accuracy_checked && logs {
-        println!("All hit counts, newest hits and buckets exact; no failed request.");
     } else if r.accuracy_checked {
-        println!("All counts and sums exact; all percentiles within bounds; no failed request.");
+        println!("{}", words.all_right);
     }
 }
 
@@ -303,45 +236,81 @@ fn bad(n: u64) -> Cell {
     }
 }
 
-/// The accuracy table of the `logs` workload.
-fn print_logs_accuracy(r: &QueryResult) {
-    println!(
-        "\nAccuracy against the truth recomputed from the generator spec (hit counts, the 10 \
-         newest hits, per-minute buckets, top 10 hosts: all exact)"
-    );
-    let mut t = table([
-        "variant",
-        "answers",
-        "wrong counts",
-        "wrong newest hits",
-        "wrong buckets",
-        "verdict",
-    ]);
-    for a in &r.accuracy {
-        let (query, size) = a.variant.logs().unwrap_or((LogsQuery::RangeTerms, 0));
-        let buckets = matches!(query, LogsQuery::Histogram | LogsQuery::TopHosts);
-        t.add_row([
-            Cell::new(a.variant.name()),
-            Cell::new(a.answers),
-            bad(a.count_wrong),
-            if size > 0 {
-                bad(a.hits_wrong)
-            } else {
-                Cell::new("-")
-            },
-            if buckets {
-                bad(a.buckets_wrong)
-            } else {
-                Cell::new("-")
-            },
-            if a.failed() {
-                red("FAIL".into())
-            } else {
-                Cell::new("ok")
-            },
-        ]);
+/// The accuracy table: one row per variant, a column for each check some variant makes ('-'
+/// where a variant does not make it); the percentile columns only when one asks for them.
+fn accuracy_table(r: &QueryResult) -> comfy_table::Table {
+    let rows: Vec<(&VariantAccuracy, Vec<Check>)> = r
+        .accuracy
+        .iter()
+        .map(|a| (a, a.checks_or_inferred(&r.workload)))
+        .collect();
+    let used: Vec<Check> = Check::ALL
+        .into_iter()
+        .filter(|c| rows.iter().any(|(_, checks)| checks.contains(c)))
+        .collect();
+    let mut header = vec!["variant".to_string(), "answers".to_string()];
+    for c in &used {
+        match c {
+            Check::Percentiles => header.extend(
+                [
+                    "pct values",
+                    "pct max err",
+                    "pct mean err",
+                    "max err p0/p50/p90/p100",
+                    "bound",
+                ]
+                .map(String::from),
+            ),
+            other => header.push(other.heading().to_string()),
+        }
     }
-    println!("{t}");
+    header.push("verdict".into());
+    let mut t = table(header);
+    for (a, checks) in rows {
+        let mut row = vec![Cell::new(a.variant.name()), Cell::new(a.answers)];
+        for c in &used {
+            let applies = checks.contains(c);
+            match c {
+                Check::Percentiles if applies => {
+                    let pct = |x: f64| format!("{:.4}%", x * 100.0);
+                    row.push(bad_of(a.pct_values, a.pct_null + a.pct_over_bound));
+                    row.push(Cell::new(pct(a.pct_max_err)));
+                    row.push(Cell::new(pct(a.pct_mean_err)));
+                    row.push(Cell::new(
+                        a.pct_max_err_by_percent
+                            .iter()
+                            .map(|x| format!("{:.3}", x * 100.0))
+                            .collect::<Vec<_>>()
+                            .join(" / "),
+                    ));
+                    row.push(Cell::new(
+                        a.bound.map_or("-".into(), |b| format!("{:.0}%", b * 100.0)),
+                    ));
+                }
+                Check::Percentiles => row.extend((0..5).map(|_| Cell::new("-"))),
+                other if applies => row.push(bad(other.wrong(a))),
+                _ => row.push(Cell::new("-")),
+            }
+        }
+        row.push(if a.failed() {
+            red("FAIL".into())
+        } else if checks.is_empty() {
+            Cell::new("not checked")
+        } else {
+            Cell::new("ok")
+        });
+        t.add_row(row);
+    }
+    t
+}
+
+/// `n`, red when `wrong` of them are.
+fn bad_of(n: u64, wrong: u64) -> Cell {
+    if wrong > 0 {
+        red(n.to_string())
+    } else {
+        Cell::new(n)
+    }
 }
 
 /// Red on a terminal; plain text when piped (no escape codes in files and pipes).

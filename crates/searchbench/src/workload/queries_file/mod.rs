@@ -1,25 +1,22 @@
-//! The user's own queries: named search bodies from a file, with `{{param}}` slots filled from
-//! a list or from time slices, and optional expected answers (hit count, first ids, an
-//! aggregation value by path), measured with the same method as the built-in workloads.
+//! The user's own queries, a workload like the built-in ones: named search bodies from a file,
+//! with `{{param}}` slots filled from a list or from time slices, and optional expected
+//! answers (hit count, first ids, an aggregation value by path), measured with the same
+//! method ([`plan`] is its query side).
 //!
 //! File forms: a JSON object `{"name": body, ...}` (a value with a `body` key is a full entry:
 //! `{"body": ..., "params": ..., "expect": ...}`), `{"queries": [entry with "name", ...]}`, or
 //! NDJSON with one entry (`{"name": ..., "body": ...}`) per line.
 
+pub mod plan;
+
 use serde_json::{Map, Value};
 
-use super::accuracy::VariantAccuracy;
-use super::plan::Variant;
-use super::send::{self, Prepared};
-use super::{measure, report, validate, QueryError, QueryOptions, QueryResult, Task};
-use crate::cluster::Target;
+use crate::query::{QueryError, Variant, MAX_SLICES};
 
-/// The most time slices a query may ask for (`time_slices.slices`, `query --slices`).
-pub const MAX_SLICES: u64 = 10_000;
+pub use plan::UserQueries;
 
 /// One query of the file, as written.
 #[derive(Debug, Clone, PartialEq)]
-
 pub struct UserQuery {
     pub name: String,
     pub body: Value,
@@ -366,7 +363,7 @@ impl UserQuery {
             }
         };
         Ok(Resolved {
-            variant: Variant::named(&self.name),
+            variant: Variant::new(&self.name),
             bodies,
             expect,
         })
@@ -440,112 +437,6 @@ pub fn at_path<'a>(v: &'a Value, path: &str) -> Option<&'a Value> {
     })
 }
 
-fn same(a: &Value, b: &Value) -> bool {
-    match (a.as_f64(), b.as_f64()) {
-        (Some(x), Some(y)) => (x - y).abs() <= 1e-9 * x.abs().max(y.abs()).max(1.0),
-        _ => a == b,
-    }
-}
-
-/// Checks one answer against what was expected; wrong parts become sentences.
-pub fn check(
-    acc: &mut VariantAccuracy,
-    expect: &Expect,
-    slice: usize,
-    answer: &super::answer::Answer,
-    failures: &mut Vec<String>,
-) {
-    acc.answers += 1;
-    let name = acc.variant.name();
-    if let Some(hits) = expect.hits {
-        if answer.count != hits {
-            acc.count_wrong += 1;
-            failures.push(format!(
-                "{name} #{slice}: {} hits, expected {hits}",
-                answer.count
-            ));
-        }
-    }
-    if let Some(ids) = &expect.first_ids {
-        let got = &answer.ids[..answer.ids.len().min(ids.len())];
-        if got != ids.as_slice() {
-            acc.hits_wrong += 1;
-            failures.push(format!(
-                "{name} #{slice}: first ids {got:?}, expected {ids:?}"
-            ));
-        }
-    }
-    for (path, want) in &expect.aggs {
-        let got = answer.aggregations.as_ref().and_then(|a| at_path(a, path));
-        if !got.is_some_and(|g| same(g, want)) {
-            acc.aggs_wrong += 1;
-            failures.push(format!(
-                "{name} #{slice}: aggregations.{path} is {}, expected {want}",
-                got.map_or("missing".to_string(), Value::to_string)
-            ));
-        }
-    }
-}
-
-/// Runs the user's queries on `target` with the query method; a coverage is one search (one
-/// parameter set). `options.variants` must be the queries' variants, in order.
-pub async fn run(
-    target: &Target,
-    queries: &[Resolved],
-    options: &QueryOptions,
-    workload: &str,
-) -> Result<QueryResult, QueryError> {
-    let allowed: Vec<Variant> = queries.iter().map(|q| q.variant).collect();
-    validate(options, &allowed)?;
-    let chosen: Vec<&Resolved> = options
-        .variants
-        .iter()
-        .filter_map(|v| queries.iter().find(|q| q.variant == *v))
-        .collect();
-    let prepare = |profile: bool| -> Vec<Vec<Prepared>> {
-        chosen
-            .iter()
-            .map(|q| {
-                q.bodies
-                    .iter()
-                    .enumerate()
-                    .map(|(i, b)| {
-                        let mut b = b.clone();
-                        if let (true, Value::Object(o)) = (profile, &mut b) {
-                            o.insert("profile".into(), true.into());
-                        }
-                        Prepared::from_bodies(q.variant, i as u64, vec![b.to_string().into_bytes()])
-                    })
-                    .collect()
-            })
-            .collect()
-    };
-    let mut accuracy: Vec<VariantAccuracy> = chosen
-        .iter()
-        .map(|q| VariantAccuracy::new(q.variant))
-        .collect();
-    let check_one = |task: &Task, cov: &send::Coverage| {
-        let mut local = Vec::new();
-        if let Some(Some(e)) = chosen[task.variant].expect.get(task.coverage) {
-            for (_, answer) in &cov.answers {
-                check(
-                    &mut accuracy[task.variant],
-                    e,
-                    task.coverage,
-                    answer,
-                    &mut local,
-                );
-            }
-        }
-        local
-    };
-    let measured = measure(target, options, prepare, check_one).await;
-    let searches = chosen.iter().map(|q| q.bodies.len()).max().unwrap_or(0);
-    Ok(report::assemble(
-        options, workload, searches, searches, measured, accuracy,
-    ))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -616,6 +507,5 @@ mod tests {
         let v = json!({"a": {"b": [{"c": 1.5}]}});
         assert_eq!(at_path(&v, "a.b.0.c"), Some(&json!(1.5)));
         assert!(at_path(&v, "a.x").is_none());
-        assert!(same(&json!(1320), &json!(1320.0)));
     }
 }

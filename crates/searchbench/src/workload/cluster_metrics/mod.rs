@@ -1,5 +1,7 @@
 //! `cluster-metrics`: epoch/node/task rows with cpu, mem and net floats, exact per-(epoch,
-//! node) percentiles and sums as ground truth, and the percentile query phase.
+//! node) percentiles and sums as ground truth, and the percentile query phase ([`queries`]).
+
+pub mod queries;
 
 use serde_json::{json, Value};
 
@@ -8,7 +10,8 @@ use super::{
 };
 use crate::corpus::cluster_metrics::{MetricsSpec, CSV_HEADER};
 use crate::corpus::{truth_file, ClusterMetrics, CorpusError, DocSource};
-use crate::query::{QueryPlan, Truth};
+use crate::query::{QueryPlan, Transport, Variant};
+use queries::{MetricsQueries, Truth};
 
 #[derive(Debug)]
 pub struct ClusterMetricsWorkload;
@@ -49,10 +52,36 @@ impl Workload for ClusterMetricsWorkload {
 
     fn query_plan(
         &self,
-        _spec: &WorkloadSpec,
-        truth: Vec<PartitionTruth>,
-    ) -> Result<Option<QueryPlan>, CorpusError> {
-        Ok(Some(QueryPlan::ClusterMetrics(Truth::new(truth))))
+        spec: &WorkloadSpec,
+        truth: Option<Vec<PartitionTruth>>,
+    ) -> Result<Option<Box<dyn QueryPlan>>, CorpusError> {
+        let parts = match truth {
+            Some(parts) => parts,
+            None => truth_file::compute(&metrics_spec(spec)?)?,
+        };
+        Ok(Some(Box::new(MetricsQueries::new(Truth::new(parts)))))
+    }
+
+    fn query_variants(&self) -> Vec<Variant> {
+        queries::variants()
+    }
+
+    fn query_transports(&self) -> Vec<Transport> {
+        Transport::ALL.to_vec()
+    }
+
+    fn docs(&self, spec: &WorkloadSpec) -> Option<(&'static str, u64)> {
+        let rows = metrics_spec(spec).ok()?.resolve().ok()?.1;
+        let flags = if spec.docs.is_some() {
+            "--docs"
+        } else {
+            "--rows-per-epoch × --epochs"
+        };
+        Some((flags, rows))
+    }
+
+    fn corpus_flags(&self) -> &'static str {
+        "--seed, --docs, --rows-per-epoch, --epochs and --first-epoch"
     }
 
     fn writer(&self, spec: &WorkloadSpec, shape: FileShape) -> Result<CorpusWriter, CorpusError> {
@@ -93,7 +122,11 @@ pub fn metrics_spec(spec: &WorkloadSpec) -> Result<MetricsSpec, CorpusError> {
     reject("cluster-metrics", "--start", p.start.is_some())?;
     reject("cluster-metrics", "--window", p.window.is_some())?;
     reject("cluster-metrics", "--year", p.year.is_some())?;
+    reject("cluster-metrics", "--slices", p.slices.is_some())?;
     let mut s = MetricsSpec::new(spec.seed);
+    if let Some(e) = p.first_epoch {
+        s.first_epoch = e;
+    }
     if let Some(r) = p.rows_per_epoch {
         s.rows_per_epoch = r;
     }

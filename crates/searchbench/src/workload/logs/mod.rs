@@ -1,5 +1,7 @@
 //! `logs`: CloudWatch-style syslog documents, ~1 KB each, and their query phase (range + terms,
-//! histogram, match, top hosts per time slice, answers recomputed from the corpus).
+//! histogram, match, top hosts per time slice, answers recomputed from the corpus: [`queries`]).
+
+pub mod queries;
 
 use serde_json::{json, Value};
 
@@ -9,7 +11,9 @@ use super::{
 };
 use crate::corpus::text::{parse_duration_ms, parse_start};
 use crate::corpus::{CorpusError, Logs, LogsSpec};
-use crate::query::{logs::DEFAULT_SLICES, QueryPlan};
+use crate::query::beside::BesideSearch;
+use crate::query::{QueryPlan, Variant};
+use queries::{LogsQueries, DEFAULT_SLICES};
 
 #[derive(Debug)]
 pub struct LogsWorkload;
@@ -38,12 +42,24 @@ impl Workload for LogsWorkload {
     fn query_plan(
         &self,
         spec: &WorkloadSpec,
-        _truth: Vec<PartitionTruth>,
-    ) -> Result<Option<QueryPlan>, CorpusError> {
-        Ok(Some(QueryPlan::Logs {
-            spec: logs_spec(spec)?,
-            slices: DEFAULT_SLICES,
-        }))
+        _truth: Option<Vec<PartitionTruth>>,
+    ) -> Result<Option<Box<dyn QueryPlan>>, CorpusError> {
+        Ok(Some(Box::new(queries(spec)?)))
+    }
+
+    fn query_variants(&self) -> Vec<Variant> {
+        queries::variants()
+    }
+
+    fn searches_beside(
+        &self,
+        spec: &WorkloadSpec,
+    ) -> Result<Option<Vec<BesideSearch>>, CorpusError> {
+        Ok(Some(queries(spec)?.beside()))
+    }
+
+    fn corpus_flags(&self) -> &'static str {
+        "--seed, --docs, --start and --window"
     }
 
     fn writer(&self, spec: &WorkloadSpec, shape: FileShape) -> Result<CorpusWriter, CorpusError> {
@@ -57,6 +73,19 @@ impl Workload for LogsWorkload {
     }
 }
 
+/// The queries on the corpus of `spec` (`--slices` of its window, [`DEFAULT_SLICES`] unless
+/// given).
+fn queries(spec: &WorkloadSpec) -> Result<LogsQueries, CorpusError> {
+    let slices = spec.params.slices.unwrap_or(DEFAULT_SLICES);
+    if slices == 0 || slices as u64 > crate::query::MAX_SLICES {
+        return Err(CorpusError::Invalid(format!(
+            "--slices must be from 1 to {}",
+            crate::query::MAX_SLICES
+        )));
+    }
+    Ok(LogsQueries::new(logs_spec(spec)?, slices))
+}
+
 /// The `logs` generator spec for `spec`.
 pub fn logs_spec(spec: &WorkloadSpec) -> Result<LogsSpec, CorpusError> {
     let p = &spec.params;
@@ -64,6 +93,7 @@ pub fn logs_spec(spec: &WorkloadSpec) -> Result<LogsSpec, CorpusError> {
     reject("logs", "--epochs", p.epochs.is_some())?;
     reject("logs", "--truth", p.truth)?;
     reject("logs", "--year", p.year.is_some())?;
+    reject("logs", "--first-epoch", p.first_epoch.is_some())?;
     let mut s = LogsSpec::new(spec.seed, required_docs("logs", spec)?);
     if let Some(start) = &p.start {
         s.start_ms = parse_start(start)?;

@@ -1,4 +1,4 @@
-//! The `logs` query workload: typical log-search requests over the `logs` corpus, each with
+//! The query side of `logs`: typical log-search requests over the `logs` corpus, each with
 //! `size: 0` and with `size: 10` (sorted by `@timestamp` descending, as a log viewer asks).
 //!
 //! The corpus window is cut into `slices` equal time ranges; slice `i` is one search per
@@ -16,14 +16,15 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use bytes::Bytes;
 use serde::Deserialize;
 
-use super::accuracy::VariantAccuracy;
-use super::answer::Answer;
-use super::plan::{LogsQuery, Variant};
-use super::{QueryError, QueryOptions};
 use crate::corpus::text::parse_start;
 use crate::corpus::{DocSource, Item, Logs, LogsSpec};
+use crate::query::beside::BesideSearch;
+use crate::query::{
+    Answer, Check, Checker, Described, Progress, QueryError, QueryPlan, Variant, VariantAccuracy,
+};
 
 /// Time slices of the window queried by default (one search per variant and slice).
 pub const DEFAULT_SLICES: usize = 8;
@@ -38,26 +39,53 @@ pub const WORDS: [&str; 4] = ["failed", "session", "accepted", "connection"];
 /// Hits asked for by the `size: 10` variants.
 pub const TOP: usize = 10;
 
-/// How to run the `logs` query workload.
-#[derive(Debug, Clone)]
-pub struct LogsQueryOptions {
-    /// Variants, transports, passes, warm-up, shuffle, profile, rate, check, progress.
-    pub query: QueryOptions,
-    /// Time slices of the corpus window (one search per variant and slice).
-    pub slices: usize,
+/// The shape of a `logs` query (each runs with `size: 0` and `size: 10`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogsQuery {
+    /// `bool.filter`: range on `@timestamp` + `terms` on `process.name`.
+    RangeTerms,
+    /// range + `date_histogram` on `@timestamp`, one bucket per minute.
+    Histogram,
+    /// `match` on `message` + range filter.
+    Match,
+    /// range + `terms` aggregation on `host.name`, top 10 by count.
+    TopHosts,
 }
 
-impl LogsQueryOptions {
-    /// All eight `logs` variants, serial transport, 3 passes, [`DEFAULT_SLICES`].
-    pub fn new(index: impl Into<String>) -> Self {
-        let mut query = QueryOptions::new(index);
-        query.variants = Variant::LOGS.to_vec();
-        query.transports = vec![super::Transport::Serial];
-        LogsQueryOptions {
-            query,
-            slices: DEFAULT_SLICES,
+impl LogsQuery {
+    /// The name of the bucket aggregation it asks for.
+    pub fn agg_name(self) -> Option<&'static str> {
+        match self {
+            LogsQuery::Histogram => Some("per_minute"),
+            LogsQuery::TopHosts => Some("top_hosts"),
+            LogsQuery::RangeTerms | LogsQuery::Match => None,
         }
     }
+}
+
+/// The variants: name, query shape, `size`; in the order results list them.
+pub const SHAPES: [(&str, LogsQuery, u32); 8] = [
+    ("range_terms_s0", LogsQuery::RangeTerms, 0),
+    ("range_terms_s10", LogsQuery::RangeTerms, 10),
+    ("histogram_s0", LogsQuery::Histogram, 0),
+    ("histogram_s10", LogsQuery::Histogram, 10),
+    ("match_s0", LogsQuery::Match, 0),
+    ("match_s10", LogsQuery::Match, 10),
+    ("top_hosts_s0", LogsQuery::TopHosts, 0),
+    ("top_hosts_s10", LogsQuery::TopHosts, 10),
+];
+
+/// Every variant, as names.
+pub fn variants() -> Vec<Variant> {
+    SHAPES.iter().map(|(n, ..)| Variant::new(n)).collect()
+}
+
+/// The query shape and `size` of the variant called `name`.
+pub fn shape(name: &str) -> Option<(LogsQuery, u32)> {
+    SHAPES
+        .iter()
+        .find(|(n, ..)| *n == name)
+        .map(|&(_, q, size)| (q, size))
 }
 
 /// One time slice of the corpus window and the parameters its searches use.
@@ -88,12 +116,9 @@ pub fn slices(spec: &LogsSpec, slices: usize) -> Vec<Slice> {
         .collect()
 }
 
-/// The `_search` body of a `logs` variant for one slice, compact, on one line.
+/// The `_search` body of a `logs` query of `size` for one slice, compact, on one line.
 /// `track_total_hits: true` makes every count exact and checkable.
-pub fn search_body(variant: Variant, slice: &Slice, profile: bool) -> Vec<u8> {
-    let Some((query, size)) = variant.logs() else {
-        return Vec::new();
-    };
+pub fn search_body(query: LogsQuery, size: u32, slice: &Slice, profile: bool) -> Vec<u8> {
     let range = format!(
         "{{\"range\":{{\"@timestamp\":{{\"gte\":{},\"lt\":{},\"format\":\"epoch_millis\"}}}}}}",
         slice.from_ms, slice.to_ms
@@ -197,15 +222,16 @@ struct Named<'a> {
 
 /// Regenerates the corpus of `spec` and computes the truth of every slice's searches.
 pub fn compute_truth(spec: &LogsSpec, n_slices: usize) -> Result<LogsTruth, QueryError> {
+    let corpus = |e: crate::corpus::CorpusError| QueryError::Invalid(e.to_string());
     let slices = slices(spec, n_slices);
     let mut truth = vec![SliceTruth::default(); slices.len()];
     let mut hosts: Vec<HashMap<String, u64>> = vec![HashMap::new(); slices.len()];
-    let mut generator = Logs::new(spec.clone())?;
+    let mut generator = Logs::new(spec.clone()).map_err(corpus)?;
     let mut buf = Vec::with_capacity(2048);
     let mut n = 0u64;
     loop {
         buf.clear();
-        match generator.next_into(&mut buf)? {
+        match generator.next_into(&mut buf).map_err(corpus)? {
             None => break,
             Some(Item::Bad(b)) => return Err(QueryError::Invalid(b.reason)),
             Some(Item::Doc) => {}
@@ -260,17 +286,140 @@ impl LogsTruth {
     }
 }
 
-/// Checks one answer of `acc.variant` for slice `i`; failures are appended as sentences.
+/// The `logs` queries on an index holding the corpus of `spec`, one search per slice.
+#[derive(Debug, Clone)]
+pub struct LogsQueries {
+    pub spec: LogsSpec,
+    pub slices: Vec<Slice>,
+}
+
+impl LogsQueries {
+    pub fn new(spec: LogsSpec, slices: usize) -> Self {
+        LogsQueries {
+            slices: self::slices(&spec, slices),
+            spec,
+        }
+    }
+
+    /// Every variant's search of every slice, for searches beside a load.
+    pub fn beside(&self) -> Vec<BesideSearch> {
+        self.slices
+            .iter()
+            .flat_map(|slice| {
+                SHAPES.iter().map(move |&(name, query, size)| BesideSearch {
+                    variant: Variant::new(name),
+                    body: Bytes::from(search_body(query, size, slice, false)),
+                })
+            })
+            .collect()
+    }
+}
+
+impl QueryPlan for LogsQueries {
+    fn workload(&self) -> &str {
+        "logs"
+    }
+
+    fn variants(&self) -> Vec<Variant> {
+        variants()
+    }
+
+    fn coverages(&self) -> usize {
+        self.slices.len()
+    }
+
+    fn bodies(&self, variant: &Variant, coverage: usize, profile: bool) -> Vec<Vec<u8>> {
+        match (shape(variant.name()), self.slices.get(coverage)) {
+            (Some((query, size)), Some(slice)) => vec![search_body(query, size, slice, profile)],
+            _ => Vec::new(),
+        }
+    }
+
+    fn checker(
+        &self,
+        variants: &[Variant],
+        check: bool,
+        progress: &Progress,
+    ) -> Result<Box<dyn Checker + '_>, QueryError> {
+        let rows = variants
+            .iter()
+            .map(|v| {
+                let (query, size) = shape(v.name())
+                    .ok_or_else(|| QueryError::Invalid(format!("{v} is not a logs variant")))?;
+                let mut checks = vec![Check::Count];
+                if size > 0 {
+                    checks.push(Check::NewestHits);
+                }
+                if query.agg_name().is_some() {
+                    checks.push(Check::Buckets);
+                }
+                Ok((query, size, VariantAccuracy::new(v.clone(), checks)))
+            })
+            .collect::<Result<_, QueryError>>()?;
+        let truth = if check {
+            progress.say(&format!(
+                "computing the ground truth of {} logs documents …",
+                self.spec.docs
+            ));
+            Some(compute_truth(&self.spec, self.slices.len())?)
+        } else {
+            None
+        };
+        Ok(Box::new(LogsChecker { truth, rows }))
+    }
+
+    fn described(&self) -> Described {
+        Described {
+            unit: "search".into(),
+            per_unit: "Per search (one time slice of the corpus window): server took and \
+                       client wall, in ms"
+                .into(),
+            checked_against: "Accuracy against the truth recomputed from the generator spec \
+                              (hit counts, the 10 newest hits, per-minute buckets, top 10 \
+                              hosts: all exact)"
+                .into(),
+            all_right: "All hit counts, newest hits and buckets exact; no failed request.".into(),
+        }
+    }
+}
+
+struct LogsChecker {
+    truth: Option<LogsTruth>,
+    rows: Vec<(LogsQuery, u32, VariantAccuracy)>,
+}
+
+impl Checker for LogsChecker {
+    fn check(
+        &mut self,
+        variant: usize,
+        coverage: usize,
+        answers: &[(usize, Answer)],
+        failures: &mut Vec<String>,
+    ) {
+        let (Some(truth), Some((query, size, acc))) = (&self.truth, self.rows.get_mut(variant))
+        else {
+            return;
+        };
+        for (_, answer) in answers {
+            check(acc, (*query, *size), truth, coverage, answer, failures);
+        }
+    }
+
+    fn rows(self: Box<Self>) -> Vec<VariantAccuracy> {
+        self.rows.into_iter().map(|(.., r)| r).collect()
+    }
+}
+
+/// Checks one answer of a `(query, size)` variant for slice `i`; failures are appended as
+/// sentences. An answer without the hits or buckets its variant asks for is wrong.
 pub fn check(
     acc: &mut VariantAccuracy,
+    (query, size): (LogsQuery, u32),
     truth: &LogsTruth,
     i: usize,
     answer: &Answer,
     failures: &mut Vec<String>,
 ) {
-    let Some((query, size)) = acc.variant.logs() else {
-        return;
-    };
     let (Some(slice), Some(t)) = (truth.slices.get(i), truth.truth.get(i)) else {
         return;
     };
@@ -291,36 +440,53 @@ pub fn check(
         acc.count_wrong += 1;
         failures.push(format!("{who}: {} hits, expected {count}", answer.count));
     }
-    if size > 0 && answer.hits != newest.0 {
-        acc.hits_wrong += 1;
-        failures.push(format!(
-            "{who}: newest hits at {:?}, expected {:?}",
-            answer.hits, newest.0
-        ));
+    if size > 0 {
+        match answer.sort_values() {
+            Ok(hits) if hits == newest.0 => {}
+            Ok(hits) => {
+                acc.hits_wrong += 1;
+                failures.push(format!(
+                    "{who}: newest hits at {hits:?}, expected {:?}",
+                    newest.0
+                ));
+            }
+            Err(e) => {
+                acc.hits_wrong += 1;
+                failures.push(format!(
+                    "{who}: {e}, expected newest hits at {:?}",
+                    newest.0
+                ));
+            }
+        }
     }
     let expected: Option<Vec<(String, u64)>> = match query {
         LogsQuery::Histogram => Some(t.minutes.iter().map(|(k, c)| (k.to_string(), *c)).collect()),
         LogsQuery::TopHosts => Some(t.top_hosts.clone()),
         LogsQuery::RangeTerms | LogsQuery::Match => None,
     };
-    if let Some(expected) = expected {
+    if let (Some(expected), Some(name)) = (expected, query.agg_name()) {
         // Empty minute buckets inside the range carry no information: compare the others.
-        let got: Vec<(String, u64)> = answer
-            .buckets
-            .iter()
-            .flatten()
-            .filter(|(_, c)| *c > 0)
-            .cloned()
-            .collect();
-        if got != expected {
-            acc.buckets_wrong += 1;
-            let first = got
-                .iter()
-                .zip(&expected)
-                .find(|(g, e)| g != e)
-                .map(|(g, e)| format!("first difference {g:?} vs {e:?}"))
-                .unwrap_or_else(|| format!("{} buckets, expected {}", got.len(), expected.len()));
-            failures.push(format!("{who}: wrong buckets: {first}"));
+        let got = answer
+            .buckets(name)
+            .map(|b| b.into_iter().filter(|(_, c)| *c > 0).collect::<Vec<_>>());
+        match got {
+            Ok(got) if got == expected => {}
+            Ok(got) => {
+                acc.buckets_wrong += 1;
+                let first = got
+                    .iter()
+                    .zip(&expected)
+                    .find(|(g, e)| g != e)
+                    .map(|(g, e)| format!("first difference {g:?} vs {e:?}"))
+                    .unwrap_or_else(|| {
+                        format!("{} buckets, expected {}", got.len(), expected.len())
+                    });
+                failures.push(format!("{who}: wrong buckets: {first}"));
+            }
+            Err(e) => {
+                acc.buckets_wrong += 1;
+                failures.push(format!("{who}: wrong buckets: {e}"));
+            }
         }
     }
 }
@@ -336,15 +502,17 @@ mod tests {
         assert_eq!(s.len(), 4);
         assert_eq!(s[0].from_ms, spec.start_ms);
         assert_eq!(s[3].to_ms, spec.start_ms + spec.window_ms as i64);
-        for v in Variant::LOGS {
-            let b = search_body(v, &s[1], true);
+        for (_, query, size) in SHAPES {
+            let b = search_body(query, size, &s[1], true);
             let j: serde_json::Value = serde_json::from_slice(&b).expect("json");
-            let (_, size) = v.logs().expect("logs variant");
             assert_eq!(j["size"], size);
             assert_eq!(j["sort"].is_array(), size > 0);
             assert_eq!(j["profile"], true);
+            assert_eq!(j["aggs"].is_object(), query.agg_name().is_some());
         }
-        assert!(search_body(Variant::A, &s[0], false).is_empty());
+        let plan = LogsQueries::new(spec, 4);
+        assert!(plan.bodies(&Variant::new("A"), 0, false).is_empty());
+        assert_eq!(plan.beside().len(), 4 * SHAPES.len());
     }
 
     #[test]
