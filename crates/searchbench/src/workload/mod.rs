@@ -38,6 +38,7 @@ pub mod folder;
 pub mod json_file;
 pub mod logs;
 mod many_shards;
+mod numbers;
 pub mod queries_file;
 pub mod rally;
 mod transactions;
@@ -215,17 +216,19 @@ pub enum Scenario {
     Snapshots,
 }
 
-static WORKLOADS: [&dyn Workload; 5] = [
+/// The registry: a new workload is its folder and one line here.
+static WORKLOADS: &[&dyn Workload] = &[
     &logs::LogsWorkload,
     &cluster_metrics::ClusterMetricsWorkload,
     &transactions::TransactionsWorkload,
     &many_shards::MANY_SHARDS,
     &many_shards::SNAPSHOTS,
+    &numbers::NumbersWorkload,
 ];
 
 /// All built-in workloads.
 pub fn all() -> &'static [&'static dyn Workload] {
-    &WORKLOADS
+    WORKLOADS
 }
 
 /// Names of the built-in workloads.

@@ -40,4 +40,5 @@ mod versions_bisect;
 mod versions_check;
 mod versions_engine_dir;
 mod versions_history;
+mod workload_numbers;
 mod workloads_shards;

@@ -176,6 +176,28 @@ fn old_runs_compare_with_runs_made_now() {
         .expect("query");
     succeeded(&out);
     let new = newest(&db, &mut seen);
+    // The same flags give the same configuration as before (runs group across releases).
+    let config = |id: &str| {
+        let out = bin()
+            .args(["results", "show", id, "--json"])
+            .env("SEARCHBENCH_STORE", &db)
+            .output()
+            .expect("show");
+        let shown: Value = serde_json::from_str(&succeeded(&out)).expect("show --json");
+        shown["config"].clone()
+    };
+    let (then, now) = (config("a99edf40"), config(&new));
+    for key in [
+        "workload",
+        "variants",
+        "transports",
+        "docs",
+        "seed",
+        "passes",
+        "rate",
+    ] {
+        assert_eq!(then[key], now[key], "config.{key}");
+    }
     let c = compare(&db, "a99edf40", &new);
     in_both(
         &c,
