@@ -1,5 +1,7 @@
 //! A search sink: answers every `_search` and `_msearch` at once with a fixed, valid answer
-//! (`took: 0`), to measure the query driver's own overhead (client wall − server took).
+//! (`took: 0`), to measure the query driver's own overhead (client wall − server took). It
+//! names itself as OpenSearch 2.19.1 (`GET /`) and holds 15,000 documents (`_count`), so the
+//! checks `query` makes before measuring pass.
 //!
 //! `cargo run --release --example query_sink -- [PORT]` prints `http://127.0.0.1:PORT` and
 //! serves until killed. HTTP/1.1 keep-alive, one task per connection, no parsing beyond the
@@ -12,8 +14,15 @@ const SEARCH: &str = "{\"took\":0,\"timed_out\":false,\"_shards\":{\"total\":1,\
     \"skipped\":0,\"failed\":0},\"hits\":{\"total\":{\"value\":0,\"relation\":\"eq\"},\
     \"max_score\":null,\"hits\":[]}}";
 
+const ROOT: &str = "{\"name\":\"sink\",\"cluster_name\":\"sink\",\"version\":{\"number\":\"2.19.1\",\
+    \"distribution\":\"opensearch\"},\"tagline\":\"The OpenSearch Project: https://opensearch.org/\"}";
+
 fn reply(path: &str, body: &[u8]) -> Vec<u8> {
-    let answer = if path.contains("_msearch") {
+    let answer = if path == "/" {
+        ROOT.to_string()
+    } else if path.contains("_count") {
+        "{\"count\":15000}".to_string()
+    } else if path.contains("_msearch") {
         let n = body.iter().filter(|&&c| c == b'\n').count() / 2;
         let items = vec![SEARCH; n.max(1)].join(",");
         format!("{{\"took\":0,\"responses\":[{items}]}}")
