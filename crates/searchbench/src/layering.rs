@@ -194,4 +194,22 @@ mod tests {
             "global mutable state (keep it in the value that owns it): {offenders:#?}"
         );
     }
+
+    #[test]
+    fn the_median_and_the_shuffle_are_written_once() {
+        // A median by hand takes the two middle values; a Fisher–Yates draws `below(i + 1)`.
+        let by_hand = [
+            ("a median", "/ 2 - 1]", "stats.rs"),
+            ("a shuffle", "below(i as u64 + 1)", "rng.rs"),
+        ];
+        let mut offenders = Vec::new();
+        for (file, code) in library() {
+            for (what, pattern, home) in by_hand {
+                if code.contains(pattern) && file != home {
+                    offenders.push(format!("{file}: {what} by hand (use {home})"));
+                }
+            }
+        }
+        assert!(offenders.is_empty(), "{offenders:#?}");
+    }
 }

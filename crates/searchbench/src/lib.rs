@@ -17,6 +17,7 @@ pub mod query;
 pub mod report;
 pub mod rng;
 pub mod session;
+pub mod stats;
 pub mod store;
 pub mod suggest;
 pub mod units;

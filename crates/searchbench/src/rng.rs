@@ -51,6 +51,15 @@ impl Rng {
         result
     }
 
+    /// Shuffles `items` in place (Fisher–Yates from the end, one draw per position): the one
+    /// shuffle of searchbench (query tasks, sweep and matrix orders, permutation tests).
+    pub fn shuffle<T>(&mut self, items: &mut [T]) {
+        for i in (1..items.len()).rev() {
+            let j = self.below(i as u64 + 1) as usize;
+            items.swap(i, j);
+        }
+    }
+
     /// Uniform in `0..n` (Lemire's multiply-shift; the bias is below 2^-32 for our `n`).
     #[inline(always)]
     pub fn below(&mut self, n: u64) -> u64 {

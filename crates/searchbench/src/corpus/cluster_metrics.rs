@@ -437,21 +437,7 @@ fn field_truth(values: &mut [u32]) -> FieldTruth {
 
 /// Percentile by the same definition, on already-sorted `f64` values: for tests and for
 /// checking engines against a corpus read back from disk.
-pub fn percentile_sorted(sorted: &[f64], p: f64) -> Option<f64> {
-    let n = sorted.len();
-    if n == 0 {
-        return None;
-    }
-    let r = p / 100.0 * (n - 1) as f64;
-    let lo = r.floor() as usize;
-    let frac = r - lo as f64;
-    let a = sorted[lo];
-    Some(if frac == 0.0 || lo + 1 >= n {
-        a
-    } else {
-        a + frac * (sorted[lo + 1] - a)
-    })
-}
+pub use crate::stats::percentile_sorted;
 
 impl DocSource for ClusterMetrics {
     #[inline]

@@ -216,11 +216,7 @@ impl Spread {
         }
         v.sort_by(f64::total_cmp);
         let n = v.len();
-        let median = if n % 2 == 1 {
-            v[n / 2]
-        } else {
-            (v[n / 2 - 1] + v[n / 2]) / 2.0
-        };
+        let median = crate::stats::median_sorted(&v)?;
         Some(Spread {
             median,
             min: v[0],

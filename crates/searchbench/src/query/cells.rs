@@ -6,8 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use super::transport::Transport;
 use super::variant::Variant;
-use crate::corpus::cluster_metrics::percentile_sorted;
 use crate::measure::SerializedHistogram;
+use crate::stats::percentile_sorted;
 
 /// One coverage (all nodes of one epoch) measured once.
 #[derive(Debug, Clone, Serialize, Deserialize)]

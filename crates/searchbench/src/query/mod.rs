@@ -167,13 +167,6 @@ impl Cell {
     }
 }
 
-fn shuffle<T>(items: &mut [T], rng: &mut Rng) {
-    for i in (1..items.len()).rev() {
-        let j = rng.below(i as u64 + 1) as usize;
-        items.swap(i, j);
-    }
-}
-
 /// The options with the plan's defaults filled in and its variants by their own names, or
 /// why they cannot run.
 fn resolve(plan: &dyn QueryPlan, options: &QueryOptions) -> Result<QueryOptions, QueryError> {
@@ -315,7 +308,7 @@ where
     if options.warmup {
         say(format!("warm-up: {} coverages (not counted)", tasks.len()));
         let mut order = tasks.clone();
-        shuffle(&mut order, &mut rng);
+        rng.shuffle(&mut order);
         for task in &order {
             if cancel.is_cancelled() {
                 break;
@@ -341,7 +334,7 @@ where
             tasks.len()
         ));
         let mut order = tasks.clone();
-        shuffle(&mut order, &mut rng);
+        rng.shuffle(&mut order);
         // Each client takes the next task of the shuffled order when it is free (with --rate,
         // its due time is fixed when it is taken); answers are checked and recorded as they
         // come back. One client is the strictly serial method.
@@ -386,7 +379,7 @@ where
         say(format!("profile pass: {} coverages", tasks.len()));
         let profiled = prepare(true);
         let mut order = tasks.clone();
-        shuffle(&mut order, &mut rng);
+        rng.shuffle(&mut order);
         for task in &order {
             if cancel.is_cancelled() {
                 break;

@@ -131,7 +131,7 @@ pub async fn bisect<P: Probe>(
             .map(|&i| Probed {
                 index: i,
                 values: samples[i].clone(),
-                median: median(&samples[i]),
+                median: crate::stats::median(&samples[i]).unwrap_or(f64::NAN),
                 vs_good: (i != 0)
                     .then(|| welch_diff(&samples[0], &samples[i]))
                     .flatten(),
@@ -260,16 +260,6 @@ pub async fn bisect<P: Probe>(
 
 fn middle(i: Interval) -> f64 {
     (i.low_pct + i.high_pct) / 2.0
-}
-
-pub fn median(v: &[f64]) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    match s.len() {
-        0 => f64::NAN,
-        n if n % 2 == 1 => s[n / 2],
-        n => (s[n / 2 - 1] + s[n / 2]) / 2.0,
-    }
 }
 
 /// Mean and variance of the mean (`s² / n`); `None` under 2 values.

@@ -199,11 +199,7 @@ fn permutation_p(
     let mut order: Vec<usize> = (start..end).collect();
     let mut at_least = 0usize;
     for _ in 0..options.permutations {
-        // Fisher–Yates.
-        for i in (1..order.len()).rev() {
-            let j = rng.below(i as u64 + 1) as usize;
-            order.swap(i, j);
-        }
+        rng.shuffle(&mut order);
         let shuffled = best_split(dist, n, &order, options.min_size, &|k| allowed(start + k));
         if shuffled.is_some_and(|(_, s)| s >= q * (1.0 - 1e-12)) {
             at_least += 1;

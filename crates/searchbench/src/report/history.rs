@@ -482,11 +482,7 @@ pub fn group_stat(values: &[f64]) -> Option<GroupStat> {
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
     let n = sorted.len();
-    let median = if n % 2 == 1 {
-        sorted[n / 2]
-    } else {
-        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
-    };
+    let median = crate::stats::median_sorted(&sorted)?;
     // Positive figures (throughput, times) vary by ratios: their interval is on the
     // logarithms, so it stays positive ("2975 [-9726–15676]" docs/s was a linear one).
     if sorted[0] > 0.0 && n >= 2 {

@@ -37,10 +37,7 @@ pub fn order(engines: &[String], repeats: usize, seed: u64) -> Vec<Slot> {
     for round in 0..repeats {
         let mut rng = Rng::new(seed, round as u64 + 1);
         let mut these: Vec<&String> = engines.iter().collect();
-        for i in (1..these.len()).rev() {
-            let j = rng.below(i as u64 + 1) as usize;
-            these.swap(i, j);
-        }
+        rng.shuffle(&mut these);
         for engine in these {
             out.push(Slot {
                 position: out.len() + 1,

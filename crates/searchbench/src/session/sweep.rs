@@ -242,10 +242,7 @@ fn sized_docs(rate: f64, secs: f64, wave: u64) -> u64 {
 
 /// `0..n` shuffled by `rng` (Fisher–Yates).
 fn shuffled(mut items: Vec<usize>, rng: &mut Rng) -> Vec<usize> {
-    for i in (1..items.len()).rev() {
-        let j = rng.below(i as u64 + 1) as usize;
-        items.swap(i, j);
-    }
+    rng.shuffle(&mut items);
     items
 }
 

@@ -232,3 +232,22 @@ fn convert_dates_indexes_numbers_and_sends_bad_dates_to_the_failure_file() {
     let _ = request(Method::DELETE, &format!("/{index}"), None);
     let _ = request(Method::DELETE, template, None);
 }
+
+#[test]
+fn dates_parse_gives_what_a_date_field_keeps_beyond_292_million_years() {
+    use std::io::Write as _;
+    let mut child = common::bin()
+        .args(["dates", "parse"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let input =
+        b"+292278994-08-17T07:12:55.808Z\n-999999999-01-01T00:00:00Z\n2023-01-01T00:00:00.5Z\n";
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        common::succeeded(&out),
+        "9223372036854775 807000000\n-9223372036854776 192000000\n1672531200 500000000\n"
+    );
+}

@@ -1,43 +1,39 @@
-//! The integration tests, in one test binary: one build and link instead of one per file, and
-//! one real node shared by every test that needs one (see `common`). How to add a module:
-//! tests/README.md.
+//! The integration tests that need an engine, in one test binary: one build and link instead
+//! of one per file, and one real node shared by every test that needs one (see `common`).
+//! Those that need none are in `tests/offline`. How to add a module: tests/README.md.
 
+// Shared with tests/offline; not every helper is used here.
+#[allow(dead_code)]
 mod common;
 
 mod bad_input;
-mod byo;
-mod corpus_cli;
+mod cli_errors;
 mod corpus_engine;
-mod corpus_generators;
+mod engine_lifecycle;
 mod engines;
 mod experiment_dates;
 mod file_reader;
-mod foundation;
+mod ingest_failure_limit;
 mod ingest_faults;
+mod ingest_inputs;
 mod ingest_interrupt;
 mod ingest_lies;
 mod ingest_node;
-mod manners_bookkeeping;
-mod manners_errors;
-mod manners_failures;
-mod manners_query;
-mod manners_shell;
 mod query_cluster_metrics;
-mod query_faults;
 mod query_logs;
+mod query_preflight;
 mod rate;
-mod reliability;
-mod results_compare;
 mod results_html;
-mod results_store;
+mod results_naming;
 mod secrets;
 mod store_compat;
+mod store_concurrency;
 mod sweep;
 mod telemetry;
-mod trust;
-mod trust_cli;
+mod url_credentials;
+mod user_workloads;
+mod verdicts;
 mod versions_bisect;
-mod versions_check;
 mod versions_engine_dir;
 mod versions_history;
 mod workload_numbers;

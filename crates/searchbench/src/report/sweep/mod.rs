@@ -104,19 +104,7 @@ impl Estimate {
     }
 }
 
-pub fn median(values: &[f64]) -> Option<f64> {
-    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    let mid = v.len() / 2;
-    Some(if v.len() % 2 == 1 {
-        v[mid]
-    } else {
-        (v[mid - 1] + v[mid]) / 2.0
-    })
-}
+pub use crate::stats::median;
 
 /// One cell and what its runs showed.
 #[derive(Debug, Clone, Serialize)]

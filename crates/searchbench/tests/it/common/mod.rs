@@ -26,6 +26,12 @@ pub fn test_engine() -> String {
 /// The shared node is for tests that only send it requests; a test that freezes, kills or
 /// restarts a node starts its own with this and stops it.
 pub fn start_node() -> Result<Node, String> {
+    // The offline binary promises a run without Java or a download.
+    assert_ne!(
+        env!("CARGO_CRATE_NAME"),
+        "offline",
+        "a test in tests/offline wants an engine: move it to tests/it"
+    );
     std::thread::spawn(|| {
         let mut options = StartOptions::new(&test_engine());
         options.heap = "512m".into();
@@ -103,13 +109,35 @@ pub fn scratch_store() -> PathBuf {
     scratch_dir().join(format!("store-{n}.db"))
 }
 
+/// A fresh, empty folder unique to the caller.
+pub fn scratch_folder() -> PathBuf {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let dir = scratch_dir().join(format!("cwd-{n}"));
+    std::fs::create_dir_all(&dir).expect("scratch folder");
+    dir
+}
+
 /// The built `searchbench` binary, for CLI tests.
 /// A command that is not given `--store` (or `SEARCHBENCH_STORE`) records its run in a
-/// scratch store of its own, never the user's store.
+/// scratch store of its own, never the user's store; it runs in a folder of its own, so the
+/// failure files and reports it writes beside it land there, not in the crate.
 pub fn bin() -> std::process::Command {
     let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_searchbench"));
     cmd.env("SEARCHBENCH_STORE", scratch_store());
+    cmd.current_dir(scratch_folder());
     cmd
+}
+
+/// Runs the CLI with `args` (see [`bin`]) and returns what it did.
+pub fn run(args: &[&str]) -> std::process::Output {
+    bin().args(args).output().expect("running searchbench")
+}
+
+/// Writes `n` small NDJSON documents (`{"n": i}`) to `path`.
+pub fn write_docs(path: &std::path::Path, n: usize) {
+    let body: String = (0..n).map(|i| format!("{{\"n\":{i}}}\n")).collect();
+    std::fs::write(path, body).expect("writing the documents");
 }
 
 /// A CLI run's exit code and both streams, for assertion messages.

@@ -269,3 +269,21 @@ fn plain_http_to_a_tls_port_says_to_use_https() {
         "the server speaks HTTPS on this port: use https://",
     );
 }
+
+#[test]
+fn a_zero_timeout_is_bad_usage() {
+    let out = run(&[
+        "target",
+        "info",
+        "--url",
+        "http://127.0.0.1:9",
+        "--timeout",
+        "0",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        crate::common::streams(&out)
+    );
+}

@@ -9,7 +9,7 @@ use searchbench::report::compare::{compare, Side, Verdict};
 use searchbench::store::{State, Store};
 
 fn bin(db: &Path) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_searchbench"));
+    let mut cmd = crate::common::bin();
     cmd.env("SEARCHBENCH_STORE", db);
     cmd
 }
