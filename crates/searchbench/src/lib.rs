@@ -3,6 +3,7 @@
 //! The library behind the `searchbench` binary. Data flows corpus → batcher → driver →
 //! target, with samples going to the recorder and results to the store; see docs/architecture.md.
 
+pub mod analysis;
 pub mod cancel;
 pub mod cli;
 pub mod cluster;

@@ -7,7 +7,7 @@ use super::args::{CorpusArgs, LoadArgs, NodeArgs};
 use super::check::{parse_percent, CANNOT_TELL};
 use super::results::SaveArgs;
 use super::{output, CliError, CliResult};
-use crate::report::bisect::{Outcome, Policy};
+use crate::session::bisect::search::{Outcome, Policy};
 use crate::session::{self, bisect::BisectSpec};
 
 #[derive(Debug, Args)]

@@ -8,7 +8,8 @@ use clap::{Args, Subcommand};
 use serde_json::Value;
 
 use super::{output, CliError, CliResult};
-use crate::report::{self, metrics};
+use crate::analysis::metrics;
+use crate::report;
 use crate::store::{self, Filter, Kind, NewRun, RunRow, Store};
 
 /// Where the results database is.

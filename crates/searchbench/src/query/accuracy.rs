@@ -2,7 +2,7 @@
 //! checked, how many were wrong and in what (the counters its checks use), and which checks
 //! apply to it, so that every view shows a row in its workload's own terms.
 //!
-//! The row's fields are the stored form of results: `report::metrics` reads them as
+//! The row's fields are the stored form of results: `analysis::metrics` reads them as
 //! `accuracy.<variant>.wrong` and `accuracy.<variant>.pct_max_err`.
 
 use serde::{Deserialize, Serialize};

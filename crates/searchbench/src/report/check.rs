@@ -15,16 +15,17 @@
 //! side, Welch's t over runs for groups. One run against a group of earlier runs (`--last N`)
 //! gets a prediction interval: where a new run of the baseline would fall, from the baseline
 //! runs' mean and spread (Student's t with n − 1 degrees of freedom, on the logarithms for
-//! positive figures, as [`welch_diff`](super::statistics::welch_diff) does).
+//! positive figures, as [`welch_diff`](crate::analysis::statistics::welch_diff) does).
 
 use std::fmt::Write as _;
 
 use serde::Serialize;
 
 use super::compare::{self, format_value, Side};
-use super::metrics::Direction;
-use super::statistics::{mean, t975, Interval, SampleKind, CONFIDENCE, MIN_RUNS};
-use super::{configuration, Group, Loaded};
+use super::{Group, Loaded};
+use crate::analysis::configuration;
+use crate::analysis::metrics::Direction;
+use crate::analysis::statistics::{mean, t975, Interval, SampleKind, CONFIDENCE, MIN_RUNS};
 use crate::store::{Filter, State, Store, StoreError};
 
 #[derive(Debug, thiserror::Error)]
@@ -373,7 +374,7 @@ pub fn check(store: &Store, spec: &CheckSpec) -> Result<Check, CheckError> {
             unit: b.unit,
             baseline: Some(b.value),
             value: Some(r.value),
-            diff_pct: super::statistics::pct_diff(b.value, r.value),
+            diff_pct: crate::analysis::statistics::pct_diff(b.value, r.value),
             ci: None,
             n_baseline: None,
             n: None,
@@ -409,7 +410,7 @@ pub fn check(store: &Store, spec: &CheckSpec) -> Result<Check, CheckError> {
                 &mut m,
                 spec.threshold_pct,
                 reach,
-                super::statistics::cv_pct(base_values),
+                crate::analysis::statistics::cv_pct(base_values),
             );
         } else if let Some(cell) = comparison
             .as_ref()
@@ -639,7 +640,8 @@ const MAX_RUNS_SAID: usize = 100_000;
 /// (95 % confidence, 80 % power).
 pub fn runs_needed(cv_pct: f64, threshold_pct: f64) -> Option<usize> {
     (2..=MAX_RUNS_SAID).find(|&k| {
-        super::statistics::min_detectable_for(cv_pct, k).is_some_and(|d| d <= threshold_pct)
+        crate::analysis::statistics::min_detectable_for(cv_pct, k)
+            .is_some_and(|d| d <= threshold_pct)
     })
 }
 

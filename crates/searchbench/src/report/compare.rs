@@ -18,12 +18,12 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::metrics::{self, Direction, Metric};
-use super::statistics::{
+use super::Group;
+use crate::analysis::metrics::{self, Direction, Metric};
+use crate::analysis::statistics::{
     bootstrap_diff, cv_pct, min_detectable, pct_diff, quantile_diff, Interval, SampleKind,
     CONFIDENCE, MIN_RUNS, MIN_SAMPLES, RESAMPLES,
 };
-use super::Group;
 use crate::store::{RunRow, State, Store, StoreError};
 
 /// One side of a comparison: a run or a group of runs, with their metrics.
@@ -146,7 +146,7 @@ fn over_runs(per_run: &[Vec<Metric>]) -> Vec<Metric> {
         .into_iter()
         .filter_map(|mut m| {
             let v = values.remove(&m.key)?;
-            m.value = super::statistics::mean(&v)?;
+            m.value = crate::analysis::statistics::mean(&v)?;
             m.samples = Some((SampleKind::PerRun, v));
             Some(m)
         })

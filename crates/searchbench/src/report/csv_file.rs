@@ -7,7 +7,8 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use super::{metrics, Loaded};
+use super::Loaded;
+use crate::analysis::metrics;
 
 /// Quotes a field when it needs it (RFC 4180).
 pub fn field(s: &str) -> String {

@@ -1,11 +1,11 @@
-//! A history: every stored complete run of one configuration (see [`configuration`]), ordered
+//! A history: every stored complete run of one configuration (see [`crate::analysis::configuration`]), ordered
 //! by engine version (product, then numeric version) or by time, each metric as a series with
-//! its change points ([`changepoint`]).
+//! its change points ([`crate::analysis::changepoint`]).
 //!
 //! Runs at one point of the axis (one engine version, or one `build=`/`commit=` of a nightly
 //! job) are a group: its median, and the 95 % t interval of its mean; a new level can only
 //! start where the point changes, and on the version axis each product is searched on its
-//! own (another product is not a change of level). Every metric [`metrics::extract`] gives
+//! own (another product is not a change of level). Every metric [`crate::analysis::metrics::extract`] gives
 //! is a series. An improvement that comes with more errors, more GC time (a metric whose key
 //! holds `gc`; the load's GC per second is judged per document, since a faster load makes
 //! garbage faster) or fewer documents acknowledged is flagged suspect: a faster run that did
@@ -16,11 +16,11 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::changepoint::{self, ChangePoint, Shift};
 use super::compare::{run_metrics, timeline_of};
-use super::configuration::{self, Configuration};
-use super::metrics::Direction;
-use super::statistics::{self, t975};
+use crate::analysis::changepoint::{self, ChangePoint, Shift};
+use crate::analysis::configuration::{self, Configuration};
+use crate::analysis::metrics::Direction;
+use crate::analysis::statistics::{self, t975};
 use crate::engine::Version;
 use crate::store::{Filter, RunRow, State, Store, StoreError};
 

@@ -6,11 +6,11 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::changepoint::Shift;
 use super::compare::format_metric;
 use super::history::{tag_text, History, Series};
 use super::html::esc;
 use super::{utc, ReportError};
+use crate::analysis::changepoint::Shift;
 
 const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}\
 table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}\

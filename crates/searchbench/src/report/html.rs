@@ -16,8 +16,8 @@ use std::fmt::Write as _;
 use serde_json::{json, Value};
 
 use super::compare::{format_diff, format_metric, format_n, format_value, Comparison, Verdict};
-use super::metrics::{self, steady_seconds};
 use super::{utc, Group, Loaded, ReportError};
+use crate::analysis::metrics::{self, steady_seconds};
 use crate::query::accuracy::{Check, VariantAccuracy};
 
 const CHART_JS: &str = include_str!("../../assets/chart.umd.min.js");

@@ -5,7 +5,8 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 use super::compare::{format_diff, format_metric, format_n, format_value, Comparison};
-use super::{metrics, Group};
+use super::Group;
+use crate::analysis::metrics;
 
 fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")

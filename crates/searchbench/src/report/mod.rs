@@ -1,30 +1,21 @@
-//! Reports: comparing stored results with statistics, and rendering one or more of them as a
-//! self-contained HTML page, Markdown or CSV.
+//! Reports: groups of stored runs compared, and rendered as a self-contained HTML page,
+//! Markdown or CSV. The numbers behind them (metrics, statistics, change points,
+//! configurations, the sweep's answer) are `crate::analysis`.
 //!
-//! * [`stats`]: the seeded bootstrap behind every interval.
-//! * [`metrics`]: which numbers of a result are compared, read from its JSON.
 //! * [`compare`]: difference, interval, sample counts and verdict per metric.
-//! * [`changepoint`]: where a history's level shifts (E-divisive means).
-//! * [`configuration`]: which runs are one configuration; [`history`]: the runs of one
-//!   configuration over versions or time, with their change points.
+//! * [`history`]: the runs of one configuration over versions or time, with their change
+//!   points.
 //! * [`check`]: one run against a baseline with a threshold: pass, regressed, cannot tell.
-//! * [`bisect`]: the search for the first version with a change.
 //! * [`html`], [`markdown`], [`csv_file`]: renderings.
 
-pub mod bisect;
-pub mod changepoint;
 pub mod check;
 pub mod compare;
-pub mod configuration;
 pub mod csv_file;
 pub mod history;
 pub mod history_html;
 pub mod html;
 pub mod markdown;
-pub mod metrics;
 pub mod scenario_html;
-pub mod statistics;
-pub mod sweep;
 pub mod sweep_html;
 pub mod telemetry_charts;
 

@@ -7,8 +7,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::html::esc;
-use super::sweep::{format_estimate, Axis, AxisCurve, Cell, SweepResult, UslRow, AXES};
 use super::{utc, ReportError};
+use crate::analysis::sweep::{format_estimate, Axis, AxisCurve, Cell, SweepResult, UslRow, AXES};
 
 /// `reports/sweep-<id>.html` next to the results store at `store`.
 pub fn default_path(store: &Path, id: &str) -> PathBuf {

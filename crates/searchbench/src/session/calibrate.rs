@@ -6,8 +6,8 @@ use serde::Serialize;
 use super::ingest::{begin_recording, LoadSpec};
 use super::record::{save_outcome, SaveSpec};
 use super::{ClusterSpec, Job, Observer, SessionError};
+use crate::analysis::statistics::{cv_pct, mean, min_detectable_for};
 use crate::ingest::IngestReport;
-use crate::report::statistics::{cv_pct, mean, min_detectable_for};
 use crate::store::Kind;
 use crate::workload::WorkloadSpec;
 

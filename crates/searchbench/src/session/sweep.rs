@@ -1,6 +1,6 @@
 //! `searchbench sweep`: one engine, a grid of ingest configurations (bulk size × clients ×
 //! settings), each cell loaded on a fresh index in a shuffled order, in rounds of repeats
-//! until every cell's interval is tight enough; then the answer (see `report::sweep`).
+//! until every cell's interval is tight enough; then the answer (see `analysis::sweep`).
 
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
@@ -9,8 +9,8 @@ use serde_json::Value;
 use super::ingest::{begin_recording, LoadSpec};
 use super::record::{save_outcome, SaveSpec};
 use super::{ClusterSpec, Connected, Event, Job, Observer, SessionError};
+use crate::analysis::sweep::{self, Cell, CellParams, Grid, RunFigures, SweepResult};
 use crate::ingest::{self, IngestReport};
-use crate::report::sweep::{self, Cell, CellParams, Grid, RunFigures, SweepResult};
 use crate::rng::Rng;
 use crate::store::Kind;
 use crate::workload::WorkloadSpec;

@@ -108,7 +108,7 @@ fn many_shards_creates_fills_measures_and_cleans_up() {
     assert!(prefix.starts_with("searchbench-shards-"));
     assert_eq!(ours_left(prefix), 0);
     assert_untouched(other);
-    let metrics = searchbench::report::metrics::extract(&r, &[]);
+    let metrics = searchbench::analysis::metrics::extract(&r, &[]);
     for key in [
         "creation.indices_per_sec",
         "indexing.docs_per_sec",
@@ -150,7 +150,7 @@ fn snapshots_all_succeed_and_are_removed_with_their_repository() {
     assert_eq!(get(&format!("/_snapshot/{repo}")).0, 404);
     assert_eq!(ours_left(r["prefix"].as_str().expect("prefix")), 0);
     assert_untouched(other);
-    let metrics = searchbench::report::metrics::extract(&r, &[]);
+    let metrics = searchbench::analysis::metrics::extract(&r, &[]);
     for key in [
         "snapshots.create_mean_ms",
         "snapshots.wait_secs",

@@ -1,8 +1,8 @@
 //! `searchbench bisect`: every release measured, with its evidence, and the answer.
 
 use super::table;
-use crate::report::bisect::{Outcome, Side};
 use crate::report::compare::format_value;
+use crate::session::bisect::search::{Outcome, Side};
 use crate::session::bisect::BisectResult;
 
 pub fn bisection(r: &BisectResult) {

@@ -97,7 +97,7 @@ pub fn print_change_points(h: &History) {
             c.from.clone(),
             c.to.clone(),
             match ch.shift {
-                crate::report::changepoint::Shift::Regression => "REGRESSION".to_string(),
+                crate::analysis::changepoint::Shift::Regression => "REGRESSION".to_string(),
                 other => other.name().to_string(),
             },
             ch.size_pct

@@ -3,10 +3,10 @@
 use serde_json::Value;
 
 use super::{bytes, table};
+use crate::analysis::metrics;
 use crate::report::{
     self,
     compare::{format_metric, format_value},
-    metrics,
 };
 use crate::store::{self, RunRow};
 

@@ -3,7 +3,7 @@
 //! figures, the knees, the USL fits and the recommendation.
 
 use super::table;
-use crate::report::sweep::{format_estimate, Cell, CellParams, SweepResult, AXES};
+use crate::analysis::sweep::{format_estimate, Cell, CellParams, SweepResult, AXES};
 use crate::session::sweep::Tick;
 
 fn opt(v: Option<f64>, digits: usize) -> String {

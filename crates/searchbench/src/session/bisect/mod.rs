@@ -1,6 +1,8 @@
 //! `searchbench bisect`: which release between a good and a bad one first changed a metric.
-//! The search is [`crate::report::bisect`]; here its probe is a real run of the workload on
-//! the release, kept in the store with a `bisect=<id>` tag.
+//! The search is [`search`] (pure: it asks a probe for one more value); here its probe is a
+//! real run of the workload on the release, kept in the store with a `bisect=<id>` tag.
+
+pub mod search;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -8,11 +10,12 @@ use serde_json::Value;
 use super::ingest::LoadSpec;
 use super::run::{run, RunSpec};
 use super::{ClusterSpec, Job, SaveSpec, SessionError};
+use crate::analysis::metrics;
 use crate::engine::{self, EngineSpec, StartOptions};
 use crate::ingest::Cancel;
-use crate::report::bisect::{bisect as search, Bisection, Policy, Probe};
-use crate::report::{check, metrics};
+use crate::report::check;
 use crate::workload::WorkloadSpec;
+use search::{bisect as search_versions, Bisection, Policy, Probe};
 
 /// What to bisect, and how each run goes.
 #[derive(Debug, Clone)]
@@ -94,7 +97,7 @@ pub async fn bisect(spec: &BisectSpec) -> Result<BisectResult, SessionError> {
         key: None,
         cancel: spec.load.cancel.clone().unwrap_or_else(Cancel::never),
     };
-    let bisection = search(versions.len(), spec.policy, &mut probe).await?;
+    let bisection = search_versions(versions.len(), spec.policy, &mut probe).await?;
     Ok(BisectResult {
         metric: probe.key.clone().unwrap_or_else(|| spec.metric.clone()),
         id,

@@ -27,7 +27,7 @@ use std::future::Future;
 
 use serde::Serialize;
 
-use super::statistics::{min_detectable, t975, welch_diff, Interval};
+use crate::analysis::statistics::{min_detectable, t975, welch_diff, Interval};
 
 /// Measures one version once more.
 pub trait Probe {
