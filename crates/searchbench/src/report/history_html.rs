@@ -6,25 +6,12 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use super::chart::{self, Axis, Chart, Dot, Line, Mark, Plot};
 use super::compare::format_metric;
 use super::history::{tag_text, History, Series};
-use super::html::esc;
+use super::page::esc;
 use super::{utc, ReportError};
 use crate::analysis::changepoint::Shift;
-
-const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}\
-table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}\
-td.num{text-align:right;font-variant-numeric:tabular-nums}.grid{display:flex;flex-wrap:wrap;gap:1em}\
-figure{margin:0;border:1px solid #ddd;padding:.5em}figcaption{font-size:.9em;font-weight:600}\
-.regression{color:#b00020}.improvement{color:#1b7f3b}.suspect{color:#b35c00;font-weight:600}\
-svg text{font-size:10px;fill:#444}";
-
-const W: f64 = 460.0;
-const H: f64 = 230.0;
-const LEFT: f64 = 58.0;
-const RIGHT: f64 = 10.0;
-const TOP: f64 = 12.0;
-const BOTTOM: f64 = 70.0;
 
 fn colour(shift: Shift) -> &'static str {
     match shift {
@@ -33,6 +20,8 @@ fn colour(shift: Shift) -> &'static str {
         Shift::Change => "#666",
     }
 }
+
+const RUN_COLOUR: &str = "#1f5fa8";
 
 /// A point's label on the x axis: the version alone when every point is one product's.
 fn short_labels(h: &History) -> Vec<String> {
@@ -48,104 +37,85 @@ fn short_labels(h: &History) -> Vec<String> {
         .collect()
 }
 
-fn chart(h: &History, s: &Series, labels: &[String]) -> String {
+/// One metric over the points: a dot per run (spread a little within its point), the
+/// median of each point joined by a line, and each change point as a dashed line between the
+/// last point of the old level and the first of the new.
+fn chart(h: &History, s: &Series, labels: &[String]) -> Chart {
     let values: Vec<f64> = s.values.iter().flatten().copied().collect();
-    let Some((lo, hi)) = y_range(&values) else {
-        return String::new();
+    let unit = if s.unit.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", s.unit)
     };
-    let n = h.points.len().max(1);
-    let step = (W - LEFT - RIGHT) / n as f64;
-    let x = |p: usize| LEFT + step * (p as f64 + 0.5);
-    let y = |v: f64| TOP + (H - TOP - BOTTOM) * (1.0 - (v - lo) / (hi - lo));
-    let mut svg = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{W}\" height=\"{H}\" viewBox=\"0 0 {W} {H}\" role=\"img\" data-metric=\"{}\">",
-        esc(&s.key)
+    let mut y = Axis::new(s.unit);
+    y.range = y_range(&values);
+    let mut p = Plot::new(format!("{}{unit}", s.label), Axis::new(""), y);
+    p.categories = labels.to_vec();
+    p.attrs.push(("data-metric", s.key.clone()));
+    p.lines.push(
+        Line::new(
+            "median of the point's runs",
+            RUN_COLOUR,
+            s.groups
+                .iter()
+                .enumerate()
+                .filter_map(|(i, g)| Some((i as f64, g.as_ref()?.median)))
+                .collect(),
+        )
+        .without_dots(),
     );
-    // Axes and y ticks.
-    let _ = write!(
-        svg,
-        "<line x1=\"{LEFT}\" y1=\"{TOP}\" x2=\"{LEFT}\" y2=\"{b}\" stroke=\"#999\"/><line x1=\"{LEFT}\" y1=\"{b}\" x2=\"{r}\" y2=\"{b}\" stroke=\"#999\"/>",
-        b = H - BOTTOM,
-        r = W - RIGHT
-    );
-    for k in 0..=4 {
-        let v = lo + (hi - lo) * k as f64 / 4.0;
-        let _ = write!(
-            svg,
-            "<line x1=\"{LEFT}\" y1=\"{yy:.1}\" x2=\"{r}\" y2=\"{yy:.1}\" stroke=\"#eee\"/><text x=\"{tx}\" y=\"{ty:.1}\" text-anchor=\"end\">{}</text>",
-            esc(&format_metric(s.errors, v)),
-            yy = y(v),
-            r = W - RIGHT,
-            tx = LEFT - 4.0,
-            ty = y(v) + 3.0
-        );
-    }
-    for (p, label) in labels.iter().enumerate() {
-        let _ = write!(
-            svg,
-            "<text transform=\"translate({:.1},{:.1}) rotate(-45)\" text-anchor=\"end\">{}</text>",
-            x(p) + 3.0,
-            H - BOTTOM + 10.0,
-            esc(label)
-        );
-    }
-    // Change points: a dashed line between the last point of the old level and the first of
-    // the new.
-    for c in &s.change_points {
-        let p = h.runs[c.change.index].point;
-        let cx = x(p) - step / 2.0;
-        let size = c
-            .change
-            .size_pct
-            .map(|v| format!("{v:+.1} %"))
-            .unwrap_or_default();
-        let _ = write!(
-            svg,
-            "<line class=\"change-point\" x1=\"{cx:.1}\" y1=\"{TOP}\" x2=\"{cx:.1}\" y2=\"{b}\" stroke=\"{col}\" stroke-width=\"2\" stroke-dasharray=\"5,3\"><title>{} {size} from {} to {} (p = {:.3})</title></line>",
-            c.change.shift.name(),
-            esc(&c.from),
-            esc(&c.to),
-            c.change.p_value,
-            b = H - BOTTOM,
-            col = colour(c.change.shift)
-        );
-    }
-    // Medians joined by a line.
-    let medians: Vec<String> = s
-        .groups
-        .iter()
-        .enumerate()
-        .filter_map(|(p, g)| Some(format!("{:.1},{:.1}", x(p), y(g.as_ref()?.median))))
-        .collect();
-    let _ = write!(
-        svg,
-        "<polyline class=\"median\" fill=\"none\" stroke=\"#1f5fa8\" stroke-width=\"1.5\" points=\"{}\"/>",
-        medians.join(" ")
-    );
-    // A dot per run, spread a little within its point.
     for point in &h.points {
         let k = point.runs.len();
         for (j, &r) in point.runs.iter().enumerate() {
             let Some(v) = s.values[r] else { continue };
             let dx = if k > 1 {
-                (j as f64 / (k - 1) as f64 - 0.5) * step * 0.4
+                (j as f64 / (k - 1) as f64 - 0.5) * 0.4
             } else {
                 0.0
             };
-            let _ = write!(
-                svg,
-                "<circle class=\"run\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"#1f5fa8\" fill-opacity=\".6\"><title>{} {}: {} {}</title></circle>",
-                x(h.runs[r].point) + dx,
-                y(v),
-                esc(&h.runs[r].id),
-                esc(&point.label),
-                esc(&format_metric(s.errors, v)),
-                esc(s.unit)
-            );
+            p.dots.push(Dot {
+                x: h.runs[r].point as f64 + dx,
+                y: v,
+                colour: RUN_COLOUR.into(),
+                radius: 3.0,
+                title: format!(
+                    "{} {}: {} {}",
+                    h.runs[r].id,
+                    point.label,
+                    format_metric(s.errors, v),
+                    s.unit
+                ),
+                ring: None,
+                class: "run",
+            });
         }
     }
-    svg.push_str("</svg>");
-    svg
+    p.keys.push((RUN_COLOUR.into(), "a run".into()));
+    for c in &s.change_points {
+        let size = c
+            .change
+            .size_pct
+            .map(|v| format!("{v:+.1} %"))
+            .unwrap_or_default();
+        p.marks.push(Mark {
+            x: h.runs[c.change.index].point as f64 - 0.5,
+            colour: colour(c.change.shift).into(),
+            full: true,
+            dashed: true,
+            title: format!(
+                "{} {size} from {} to {} (p = {:.3})",
+                c.change.shift.name(),
+                c.from,
+                c.to,
+                c.change.p_value
+            ),
+            class: "change-point",
+        });
+    }
+    if !s.change_points.is_empty() {
+        p.keys.push(("#666".into(), "change point (dashed)".into()));
+    }
+    p.into()
 }
 
 fn change_table(h: &History) -> String {
@@ -217,34 +187,22 @@ pub fn render(h: &History) -> String {
         h.points.len()
     );
     let labels = short_labels(h);
-    let mut body = format!(
-        "<p>Configuration {} · selection: {} · ordered by {} · change points by E-divisive means, \
-         permutation test at α = {} ({} permutations)</p><h2>Change points</h2>{}",
-        esc(&h.configuration.id),
-        esc(&h.selection),
+    let subtitle = format!(
+        "configuration {} · selection: {} · ordered by {} · change points by E-divisive means, \
+         permutation test at α = {} ({} permutations)",
+        h.configuration.id,
+        h.selection,
         match h.axis {
             super::history::Axis::Version => "engine version",
             super::history::Axis::Time => "time",
         },
         h.alpha,
         h.permutations,
-        change_table(h)
     );
-    body.push_str("<h2>Metrics</h2><div class=\"grid\" id=\"charts\">");
-    for s in &h.series {
-        let _ = write!(
-            body,
-            "<figure><figcaption>{}{}</figcaption>{}</figure>",
-            esc(&s.label),
-            if s.unit.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", esc(s.unit))
-            },
-            chart(h, s, &labels)
-        );
-    }
-    body.push_str("</div><h2>Runs</h2>");
+    let mut body = format!("<h2>Change points</h2>{}", change_table(h));
+    body.push_str("<h2>Metrics</h2>");
+    body.push_str(&chart::grid(h.series.iter().map(|s| chart(h, s, &labels))));
+    body.push_str("<h2>Runs</h2>");
     body.push_str(&runs_table(h));
     if !h.excluded.is_empty() {
         let _ = write!(
@@ -253,13 +211,7 @@ pub fn render(h: &History) -> String {
             esc(&h.excluded.join(", "))
         );
     }
-    format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <meta name=\"generator\" content=\"searchbench {}\"><title>{t}</title><style>{STYLE}</style>\
-         </head><body><h1>{t}</h1>{body}</body></html>\n",
-        env!("CARGO_PKG_VERSION"),
-        t = esc(&title),
-    )
+    super::page::render(&title, &subtitle, &body)
 }
 
 /// Writes [`render`] to `path`.

@@ -6,8 +6,10 @@
 //! * [`history`]: the runs of one configuration over versions or time, with their change
 //!   points.
 //! * [`check`]: one run against a baseline with a threshold: pass, regressed, cannot tell.
-//! * [`html`], [`markdown`], [`csv_file`]: renderings.
+//! * [`html`], [`history_html`], [`sweep_html`], [`markdown`], [`csv_file`]: renderings;
+//!   every chart is drawn by [`chart`], every page laid out by [`page`].
 
+pub mod chart;
 pub mod check;
 pub mod compare;
 pub mod csv_file;
@@ -15,6 +17,8 @@ pub mod history;
 pub mod history_html;
 pub mod html;
 pub mod markdown;
+pub mod page;
+pub mod run_charts;
 pub mod scenario_html;
 pub mod sweep_html;
 pub mod telemetry_charts;

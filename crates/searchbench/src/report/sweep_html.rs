@@ -1,14 +1,17 @@
 //! The sweep's offline HTML page: the heatmap (bulk size rows × clients columns, one per
 //! combination of the other axes), a curve per axis through the recommended cell with each
 //! point's interval (and the USL fit on the clients axis), every cell's figures, and the
-//! answer. Inline SVG only: no script, nothing fetched.
+//! answer. Charts by [`super::chart`], in the [`super::page`] skeleton.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use super::html::esc;
+use super::chart::{self, Axis, Chart, Dot, HeatCell, Heatmap, Interval, Line, Plot, Tone};
+use super::page::esc;
 use super::{utc, ReportError};
-use crate::analysis::sweep::{format_estimate, Axis, AxisCurve, Cell, SweepResult, UslRow, AXES};
+use crate::analysis::sweep::{
+    format_estimate, Axis as SweepAxis, AxisCurve, Cell, SweepResult, UslRow, AXES,
+};
 
 /// `reports/sweep-<id>.html` next to the results store at `store`.
 pub fn default_path(store: &Path, id: &str) -> PathBuf {
@@ -31,33 +34,14 @@ pub fn write(r: &SweepResult, path: &Path) -> Result<(), ReportError> {
     std::fs::write(path, render(r)).map_err(fail)
 }
 
-/// The house style of the run pages, and what only this page has.
-const STYLE_EXTRA: &str = r#"
-.answer{background:#fff;border-left:4px solid #1f6feb;padding:10px 14px;max-width:1000px}
-.curves{display:flex;flex-wrap:wrap;gap:16px}
-svg text{font-family:system-ui,sans-serif}
-"#;
-
 fn sorted_unique<T: Ord + Clone>(mut v: Vec<T>) -> Vec<T> {
     v.sort();
     v.dedup();
     v
 }
 
-/// Light to dark blue by the share of the best median.
-fn colour(share: f64) -> (String, &'static str) {
-    let s = share.clamp(0.0, 1.0);
-    let lerp = |a: f64, b: f64| (a + (b - a) * s).round() as u8;
-    let rgb = format!(
-        "rgb({},{},{})",
-        lerp(239.0, 8.0),
-        lerp(246.0, 69.0),
-        lerp(255.0, 148.0)
-    );
-    (rgb, if s > 0.55 { "#fff" } else { "#1d2329" })
-}
-
-fn heatmaps(r: &SweepResult) -> String {
+/// One heatmap per combination of the axes other than bulk size and clients.
+fn heatmaps(r: &SweepResult) -> Vec<Chart> {
     let clients = sorted_unique(r.cells.iter().map(|c| c.params.clients).collect());
     let bulks = sorted_unique(r.cells.iter().map(|c| c.params.bulk_docs).collect());
     let top = r
@@ -75,133 +59,115 @@ fn heatmaps(r: &SweepResult) -> String {
             panels.push(key(c));
         }
     }
-    let (cw, ch, left, head) = (150.0, 46.0, 90.0, 40.0);
-    let mut out = String::new();
-    for panel in &panels {
-        let label: Vec<String> = AXES[2..]
-            .iter()
-            .zip(panel)
-            .filter_map(|(a, v)| Some(format!("{} {}", a.name().replace('_', " "), v.as_ref()?)))
-            .collect();
-        if !label.is_empty() {
-            let _ = write!(out, "<h3>{}</h3>", esc(&label.join(", ")));
-        }
-        let w = left + cw * clients.len() as f64 + 10.0;
-        let h = head + ch * bulks.len() as f64 + 10.0;
-        let _ = write!(
-            out,
-            "<svg class=\"heatmap\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" role=\"img\" aria-label=\"docs/s heatmap\">\
-             <text x=\"{}\" y=\"14\" text-anchor=\"middle\" font-size=\"12\" fill=\"#44505c\">clients</text>\
-             <text x=\"4\" y=\"34\" font-size=\"12\" fill=\"#44505c\">bulk size</text>",
-            left + cw * clients.len() as f64 / 2.0
-        );
-        for (j, n) in clients.iter().enumerate() {
-            let _ = write!(
-                out,
-                "<text x=\"{}\" y=\"32\" text-anchor=\"middle\" font-size=\"12\">{n}</text>",
-                left + cw * (j as f64 + 0.5)
-            );
-        }
-        for (i, b) in bulks.iter().enumerate() {
-            let y = head + ch * i as f64;
-            let _ = write!(
-                out,
-                "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" font-size=\"12\">{b}</text>",
-                left - 8.0,
-                y + ch / 2.0 + 4.0
-            );
-            for (j, n) in clients.iter().enumerate() {
-                let x = left + cw * j as f64;
-                let Some((k, c)) = r.cells.iter().enumerate().find(|(_, c)| {
-                    &key(c) == panel && c.params.bulk_docs == *b && c.params.clients == *n
-                }) else {
-                    continue;
-                };
-                let (fill, ink, text) = match (c.failed(), c.docs_per_sec) {
-                    (true, _) => ("#f4d6d4".to_string(), "#8c1d18", "failed".to_string()),
-                    (false, Some(e)) => {
-                        let (f, i) = colour(e.median / top);
-                        (f, i, format_estimate(&e))
-                    }
-                    (false, None) => ("#eee".to_string(), "#55606b", "-".to_string()),
-                };
-                let stroke = if r.answer.recommended == Some(k) {
-                    "stroke=\"#e8590c\" stroke-width=\"4\""
-                } else {
-                    "stroke=\"#fff\" stroke-width=\"1\""
-                };
-                let badge = if r.answer.recommended == Some(k) {
-                    "◆ recommended"
-                } else if r.answer.best == Some(k) {
-                    "★ best"
-                } else {
-                    ""
-                };
-                let _ = write!(
-                    out,
-                    "<g class=\"cell\" data-bulk=\"{b}\" data-clients=\"{n}\"><title>{}</title>\
-                     <rect x=\"{x}\" y=\"{y}\" width=\"{cw}\" height=\"{ch}\" fill=\"{fill}\" {stroke}/>\
-                     <text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"12\" fill=\"{ink}\">{}</text>\
-                     <text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"10\" fill=\"{ink}\">{badge}</text></g>",
-                    esc(&c.params.label()),
-                    x + cw / 2.0,
-                    y + 20.0,
-                    esc(&text),
-                    x + cw / 2.0,
-                    y + 36.0,
-                );
+    panels
+        .iter()
+        .map(|panel| {
+            let label: Vec<String> = AXES[2..]
+                .iter()
+                .zip(panel)
+                .filter_map(|(a, v)| {
+                    Some(format!("{} {}", a.name().replace('_', " "), v.as_ref()?))
+                })
+                .collect();
+            let cells = r
+                .cells
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| &key(c) == panel)
+                .filter_map(|(k, c)| {
+                    let row = bulks.iter().position(|b| *b == c.params.bulk_docs)?;
+                    let column = clients.iter().position(|n| *n == c.params.clients)?;
+                    let (tone, text) = match (c.failed(), c.docs_per_sec) {
+                        (true, _) => (Tone::Bad, "failed".to_string()),
+                        (false, Some(e)) => (Tone::Share(e.median / top), format_estimate(&e)),
+                        (false, None) => (Tone::Empty, "-".to_string()),
+                    };
+                    let badge = if r.answer.recommended == Some(k) {
+                        "◆ recommended"
+                    } else if r.answer.best == Some(k) {
+                        "★ best"
+                    } else {
+                        ""
+                    };
+                    Some(HeatCell {
+                        row,
+                        column,
+                        tone,
+                        text,
+                        badge: badge.into(),
+                        title: c.params.label(),
+                        highlight: r.answer.recommended == Some(k),
+                        attrs: vec![
+                            ("data-bulk", c.params.bulk_docs.to_string()),
+                            ("data-clients", c.params.clients.to_string()),
+                        ],
+                    })
+                })
+                .collect();
+            let title = if label.is_empty() {
+                "docs/s".to_string()
+            } else {
+                format!("docs/s, {}", label.join(", "))
+            };
+            Heatmap {
+                title,
+                hint: String::new(),
+                row_label: "bulk size".into(),
+                column_label: "clients".into(),
+                rows: bulks.iter().map(ToString::to_string).collect(),
+                columns: clients.iter().map(ToString::to_string).collect(),
+                cells,
             }
-        }
-        out.push_str("</svg>");
-    }
-    out
+            .into()
+        })
+        .collect()
 }
 
 /// One axis' curve: points with their intervals, and the USL fit on the clients axis.
-fn curve_svg(r: &SweepResult, c: &AxisCurve, usl: Option<&UslRow>) -> String {
-    let (w, h, left, right, top_pad, bottom) = (460.0, 260.0, 64.0, 16.0, 16.0, 40.0);
-    let n = c.points.len().max(1);
-    let ymax = c
-        .points
-        .iter()
-        .filter_map(|p| p.estimate)
-        .map(|e| if e.high.is_finite() { e.high } else { e.median })
-        .fold(0.0_f64, f64::max)
-        .max(1e-9)
-        * 1.1;
-    let x_at = |i: f64| left + (w - left - right) * (i + 0.5) / n as f64;
-    let y_at = |v: f64| top_pad + (h - top_pad - bottom) * (1.0 - (v / ymax).clamp(0.0, 1.0));
-    let mut out = format!(
-        "<svg class=\"curve\" data-axis=\"{}\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" role=\"img\">\
-         <line x1=\"{left}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#8a949e\"/>\
-         <line x1=\"{left}\" y1=\"{top_pad}\" x2=\"{left}\" y2=\"{}\" stroke=\"#8a949e\"/>",
-        c.axis.name(),
-        h - bottom,
-        w - right,
-        h - bottom,
-        h - bottom
+fn curve(r: &SweepResult, c: &AxisCurve, usl: Option<&UslRow>) -> Chart {
+    let knee = c
+        .knee
+        .as_ref()
+        .map(|k| format!(", knee at {k}"))
+        .unwrap_or_default();
+    let name = c.axis.name().replace('_', " ");
+    let mut p = Plot::new(
+        format!("{name}{knee}"),
+        Axis::new(name.clone()),
+        Axis::new("docs/s"),
     );
-    for k in 0..=4 {
-        let v = ymax * f64::from(k) / 4.0;
-        let _ = write!(
-            out,
-            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" font-size=\"10\" fill=\"#55606b\">{:.0}</text>",
-            left - 6.0,
-            y_at(v) + 3.0,
-            v
-        );
+    p.attrs.push(("data-axis", c.axis.name().to_string()));
+    p.categories = c.points.iter().map(|p| p.value.clone()).collect();
+    let mut medians = Vec::new();
+    for (i, point) in c.points.iter().enumerate() {
+        let Some(e) = point.estimate else { continue };
+        let x = i as f64;
+        medians.push((x, e.median));
+        if e.half_width.is_finite() {
+            p.intervals.push(Interval {
+                x,
+                low: e.low,
+                high: e.high,
+                colour: "#1f6feb".into(),
+            });
+        }
+        let recommended = r.answer.recommended == Some(point.cell);
+        p.dots.push(Dot {
+            x,
+            y: e.median,
+            colour: if point.failed { chart::RED } else { "#1f6feb" }.into(),
+            radius: if recommended { 6.0 } else { 4.0 },
+            title: format!("{}: {}", point.value, format_estimate(&e)),
+            ring: recommended.then(|| "#e8590c".to_string()),
+            class: "cell",
+        });
     }
-    let _ = write!(
-        out,
-        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"11\" fill=\"#44505c\">{}</text>",
-        (left + w - right) / 2.0,
-        h - 6.0,
-        esc(&c.axis.name().replace('_', " "))
-    );
-    if let Some(u) = usl.filter(|_| c.axis == Axis::Clients) {
+    p.lines
+        .push(Line::new("median of the cell's runs", "#1f6feb", medians).without_dots());
+    if let Some(u) = usl.filter(|_| c.axis == SweepAxis::Clients) {
         // The fitted curve between the measured client counts (positions are by rank, so
         // interpolate the count between neighbouring points).
-        let mut path = String::new();
+        let mut fit = Vec::new();
         for (i, pair) in c.points.windows(2).enumerate() {
             let (a, b): (f64, f64) = (
                 pair[0].value.parse().unwrap_or(0.0),
@@ -209,61 +175,13 @@ fn curve_svg(r: &SweepResult, c: &AxisCurve, usl: Option<&UslRow>) -> String {
             );
             for s in 0..=10 {
                 let t = f64::from(s) / 10.0;
-                let clients = a + (b - a) * t;
-                let _ = write!(
-                    path,
-                    "{}{:.1},{:.1} ",
-                    if path.is_empty() { "M" } else { "L" },
-                    x_at(i as f64 + t),
-                    y_at(u.fit.predict(clients))
-                );
+                fit.push((i as f64 + t, u.fit.predict(a + (b - a) * t)));
             }
         }
-        let _ = write!(
-            out,
-            "<path class=\"usl\" d=\"{path}\" fill=\"none\" stroke=\"#e8590c\" stroke-dasharray=\"5 4\"/>"
-        );
+        p.lines
+            .push(Line::new("USL fit", "#e8590c", fit).dashed().without_dots());
     }
-    let mut line = String::new();
-    for (i, p) in c.points.iter().enumerate() {
-        let x = x_at(i as f64);
-        let _ = write!(
-            out,
-            "<text x=\"{x}\" y=\"{}\" text-anchor=\"middle\" font-size=\"11\">{}</text>",
-            h - bottom + 14.0,
-            esc(&p.value)
-        );
-        let Some(e) = p.estimate else { continue };
-        let y = y_at(e.median);
-        let _ = write!(
-            line,
-            "{}{x:.1},{y:.1} ",
-            if line.is_empty() { "M" } else { "L" }
-        );
-        if e.half_width.is_finite() {
-            let _ = write!(
-                out,
-                "<line class=\"interval\" x1=\"{x}\" y1=\"{:.1}\" x2=\"{x}\" y2=\"{:.1}\" stroke=\"#1f6feb\" stroke-width=\"2\"/>",
-                y_at(e.low),
-                y_at(e.high)
-            );
-        }
-        let fill = if p.failed { "#b3261e" } else { "#1f6feb" };
-        let is_rec = r.answer.recommended == Some(p.cell);
-        let _ = write!(
-            out,
-            "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"{}\" fill=\"{fill}\"{}><title>{}: {}</title></circle>",
-            if is_rec { 6 } else { 4 },
-            if is_rec { " stroke=\"#e8590c\" stroke-width=\"3\"" } else { "" },
-            esc(&p.value),
-            esc(&format_estimate(&e))
-        );
-    }
-    let _ = write!(
-        out,
-        "<path d=\"{line}\" fill=\"none\" stroke=\"#1f6feb\" stroke-opacity=\".5\"/></svg>"
-    );
-    out
+    p.into()
 }
 
 fn cells_table(r: &SweepResult) -> String {
@@ -337,32 +255,20 @@ pub fn render(r: &SweepResult) -> String {
         esc(&recommended),
         esc(&r.answer.why),
         r.warmup_secs,
-        heatmaps(r)
+        chart::grid(heatmaps(r))
     );
     if !r.answer.curves.is_empty() {
         body.push_str(
             "<h2>Along each axis</h2><p class=\"note\">Through the recommended cell (the fastest \
              when there is none), the other \
              parameters held; bars are the intervals; the dashed line on the clients axis is the \
-             USL fit.</p><div class=\"curves\">",
+             USL fit.</p>",
         );
         let rec_bulk = r.answer.recommended.map(|i| r.cells[i].params.bulk_docs);
         let usl = r.answer.usl.iter().find(|u| Some(u.bulk_docs) == rec_bulk);
-        for c in &r.answer.curves {
-            let knee = c
-                .knee
-                .as_ref()
-                .map(|k| format!(", knee at {k}"))
-                .unwrap_or_default();
-            let _ = write!(
-                body,
-                "<div class=\"card\"><h3>{}{}</h3>{}</div>",
-                esc(&c.axis.name().replace('_', " ")),
-                esc(&knee),
-                curve_svg(r, c, usl)
-            );
-        }
-        body.push_str("</div>");
+        body.push_str(&chart::grid(
+            r.answer.curves.iter().map(|c| curve(r, c, usl)),
+        ));
     }
     if !r.answer.usl.is_empty() {
         body.push_str(
@@ -392,15 +298,5 @@ pub fn render(r: &SweepResult) -> String {
     for w in &r.warnings {
         let _ = write!(body, "<p class=\"note\">warning: {}</p>", esc(w));
     }
-    format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <meta name=\"generator\" content=\"searchbench {}\"><title>{}</title><style>{}{STYLE_EXTRA}</style></head>\
-         <body><header><h1>{}</h1><p>{}</p></header><main>{body}</main></body></html>\n",
-        env!("CARGO_PKG_VERSION"),
-        esc(&title),
-        super::html::STYLE,
-        esc(&title),
-        esc(&subtitle)
-    )
+    super::page::render(&title, &subtitle, &body)
 }

@@ -278,6 +278,8 @@ fn saturate_finds_a_known_capacity_within_ten_percent() {
         page.contains("<svg") && page.contains("max sustainable"),
         "{page}"
     );
+    // Achieved and p99 against offered, each drawn.
+    crate::common::browser::assert_charts_drawn(&html, 2, true);
 }
 
 #[test]

@@ -298,10 +298,13 @@ fn a_two_by_two_sweep_on_a_real_node_stores_its_cells_and_recommends_one() {
     assert_eq!(cells.len(), 4, "{cells:?}");
     let page = std::fs::read_to_string(&html).expect("the sweep page");
     assert!(page.contains("<svg class=\"heatmap\"") && page.contains("Recommended: bulk "));
-    assert!(
-        !page.contains("<script"),
-        "the page is offline and script-free"
+    assert_eq!(
+        page.matches("<script").count(),
+        1,
+        "the charts are SVG: the only script is the page's check"
     );
+    // A heatmap of the four cells and a curve per swept axis, each drawn.
+    crate::common::browser::assert_charts_drawn(&html, 3, true);
     let json: Value = serde_json::from_str(
         &std::fs::read_to_string(html.with_extension("json")).expect("the JSON beside it"),
     )

@@ -153,8 +153,9 @@ fn history_finds_a_known_shift_at_its_version() {
     let page = std::fs::read_to_string(&html).unwrap();
     assert_eq!(page.matches("<svg").count(), 1, "one metric asked");
     assert!(page.contains("class=\"change-point\""));
-    assert_eq!(page.matches("class=\"run\"").count(), 24);
-    assert!(!page.contains("<script"), "no script on the page");
+    assert_eq!(page.matches("class=\"data run\"").count(), 24);
+    assert_eq!(page.matches("<script").count(), 1, "only the page's check");
+    crate::common::browser::assert_charts_drawn(&html, 1, true);
 }
 
 #[test]
@@ -326,6 +327,7 @@ fn matrix_over_two_real_versions_stores_every_run_with_its_tag() {
         .unwrap_or_else(|| panic!("{text}"));
     assert!(page.ends_with(&format!("matrix-{id}.html")), "{page}");
     assert!(std::fs::read_to_string(page).unwrap().contains("<svg"));
+    crate::common::browser::assert_charts_drawn(std::path::Path::new(page), 1, false);
 }
 
 /// An engine that cannot start (a JVM option no JVM knows) is recorded, skipped in later

@@ -54,11 +54,29 @@ fn assert_untouched(name: &str) {
     assert_eq!(count["count"], 1, "{name} changed: {count}");
 }
 
+/// The report page of the only run in `store` draws its scenario's `titles`, each with data
+/// visible in a browser.
+fn scenario_charts_drawn(store: &std::path::Path, titles: &[&str]) {
+    let db = searchbench::store::Store::open(store).unwrap();
+    let runs = db.list(&searchbench::store::Filter::default()).unwrap();
+    assert_eq!(runs.len(), 1, "one run stored");
+    let groups = searchbench::report::load(&db, &[runs[0].id.0.clone()], false).unwrap();
+    let page = store.with_extension("html");
+    searchbench::report::write_html(&groups, &page).unwrap();
+    let html = std::fs::read_to_string(&page).unwrap();
+    for t in titles {
+        assert!(html.contains(&format!("<h3>{t}</h3>")), "no chart {t}");
+    }
+    common::browser::assert_charts_drawn(&page, titles.len(), false);
+}
+
 #[test]
 fn many_shards_creates_fills_measures_and_cleans_up() {
     let other = "searchbench-shards-not-ours";
     someone_elses_index(other);
+    let store = common::scratch_store();
     let out = bin()
+        .env("SEARCHBENCH_STORE", &store)
         .args(["run", "many-shards", "--url", node_url(), "--indices", "30"])
         .args([
             "--docs-per-index",
@@ -118,13 +136,22 @@ fn many_shards_creates_fills_measures_and_cleans_up() {
         assert!(metrics.iter().any(|m| m.key == key), "no {key}");
     }
     common::fresh_index(other, None);
+    scenario_charts_drawn(
+        &store,
+        &[
+            "Index creation rate over time (indices created and filled per second)",
+            "Cluster state size as indices are added",
+        ],
+    );
 }
 
 #[test]
 fn snapshots_all_succeed_and_are_removed_with_their_repository() {
     let other = "searchbench-snapshots-not-ours";
     someone_elses_index(other);
+    let store = common::scratch_store();
     let out = bin()
+        .env("SEARCHBENCH_STORE", &store)
         .args(["run", "snapshots", "--url", node_url(), "--indices", "50"])
         .args(["--docs-per-index", "10", "--snapshots", "5", "--json", "-"])
         .output()
@@ -159,6 +186,7 @@ fn snapshots_all_succeed_and_are_removed_with_their_repository() {
         assert!(metrics.iter().any(|m| m.key == key), "no {key}");
     }
     common::fresh_index(other, None);
+    scenario_charts_drawn(&store, &["Snapshot timings"]);
 }
 
 #[test]

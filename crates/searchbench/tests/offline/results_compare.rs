@@ -313,7 +313,7 @@ fn cli_import_list_show_compare() {
         String::from_utf8_lossy(&out.stderr)
     );
     let page = std::fs::read_to_string(&html).unwrap();
-    assert!(page.contains("Chart.js v4") && page.contains("render-status"));
+    assert!(page.contains("<figure class=\"chart\"") && page.contains("render-status"));
     assert!(!page.contains("src=\"http"), "the page must work offline");
     let md = std::fs::read_to_string(&md).unwrap();
     assert!(md.contains("| metric |") && md.contains("worse"), "{md}");
@@ -389,25 +389,34 @@ fn report_and_compare_build_the_same_groups() {
     );
     // Every run is charted under its group's name.
     let page = std::fs::read_to_string(&html).unwrap();
-    let start = page
-        .find("id=\"report-data\" type=\"application/json\">")
-        .unwrap();
-    let data = &page[start..];
-    let data: Value =
-        serde_json::from_str(&data[data.find('>').unwrap() + 1..data.find("</script>").unwrap()])
-            .unwrap();
-    let labels: Vec<(&str, u64)> = data["runs"]
+    let data: Vec<Value> = page
+        .split("<figure class=\"chart\" data-chart=\"")
+        .skip(1)
+        .map(|f| {
+            let text = &f[..f.find('"').unwrap()];
+            serde_json::from_str(&text.replace("&quot;", "\"").replace("&amp;", "&")).unwrap()
+        })
+        .collect();
+    let throughput = data
+        .iter()
+        .find(|c| c["name"] == "Throughput over time")
+        .expect("a throughput chart");
+    let lines: Vec<&str> = throughput["lines"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|r| (r["label"].as_str().unwrap(), r["group"].as_u64().unwrap()))
+        .map(|l| l["name"].as_str().unwrap())
         .collect();
     assert_eq!(
-        labels,
-        [("cfg=a (3 runs)", 0); 3]
+        lines,
+        ["cfg=a (3 runs)"; 3]
             .into_iter()
-            .chain([("cfg=b (3 runs)", 1); 3])
+            .chain(["cfg=b (3 runs)"; 3])
             .collect::<Vec<_>>()
+    );
+    assert_eq!(
+        throughput["legend"],
+        serde_json::json!(["cfg=a (3 runs)", "cfg=b (3 runs)"])
     );
 }
 

@@ -136,105 +136,112 @@ pub fn print_saturate(r: &SaturateResult) {
     }
 }
 
-/// The saturation curve as a self-contained HTML page: achieved against offered (the
-/// diagonal is "kept up"), and p99 latency against offered with the limit.
+/// The saturation curve as a page: achieved against offered (the diagonal is "kept up"), and
+/// p99 latency against offered with the limit; each step green when sustained, red when not.
 pub fn saturate_html(r: &SaturateResult) -> String {
-    let esc = crate::report::html::esc;
+    use crate::report::chart::{self, Axis, Dot, Guide, Line, Plot, GREEN, RED};
     let mut steps: Vec<&crate::session::saturate::Step> = r.steps.iter().collect();
     steps.sort_by(|a, b| a.offered_docs_per_sec.total_cmp(&b.offered_docs_per_sec));
     let x_max = steps
         .iter()
         .map(|s| s.offered_docs_per_sec)
-        .fold(1.0, f64::max)
-        * 1.1;
-    let achieved: Vec<(f64, Option<f64>, bool)> = steps
-        .iter()
-        .map(|s| (s.offered_docs_per_sec, s.achieved_docs_per_sec, s.sustained))
-        .collect();
-    let p99: Vec<(f64, Option<f64>, bool)> = steps
-        .iter()
-        .map(|s| (s.offered_docs_per_sec, s.p99_ms, s.sustained))
-        .collect();
-    let lat_max = p99
-        .iter()
-        .filter_map(|p| p.1)
-        .fold(r.p99_limit_ms, f64::max)
-        * 1.1;
+        .fold(1.0, f64::max);
+    let plot = |title: &str,
+                y: &str,
+                value: &dyn Fn(&crate::session::saturate::Step) -> Option<f64>,
+                guide: Guide| {
+        let mut p = Plot::new(title, Axis::new("offered docs/s"), Axis::new(y));
+        let points: Vec<(f64, f64)> = steps
+            .iter()
+            .filter_map(|s| Some((s.offered_docs_per_sec, value(s)?)))
+            .collect();
+        p.lines.push(Line::new(y, "#3366cc", points).without_dots());
+        for s in &steps {
+            let Some(v) = value(s) else { continue };
+            p.dots.push(Dot {
+                x: s.offered_docs_per_sec,
+                y: v,
+                colour: if s.sustained { GREEN } else { RED }.into(),
+                radius: 4.0,
+                title: format!(
+                    "offered {:.0} docs/s: {v:.1}{}",
+                    s.offered_docs_per_sec,
+                    if s.sustained { "" } else { " (not sustained)" }
+                ),
+                ring: None,
+                class: "step",
+            });
+        }
+        p.guides.push(guide);
+        p.keys.push((GREEN.into(), "sustained".into()));
+        p.keys.push((RED.into(), "not sustained".into()));
+        p.into()
+    };
+    let achieved = plot(
+        "Achieved against offered docs/s (dashed: kept up)",
+        "achieved docs/s",
+        &|s| s.achieved_docs_per_sec,
+        Guide {
+            from: (0.0, 0.0),
+            to: (x_max, x_max),
+        },
+    );
+    let latency = plot(
+        "p99 latency against offered docs/s (dashed: the limit)",
+        "p99 ms",
+        &|s| s.p99_ms,
+        Guide {
+            from: (0.0, r.p99_limit_ms),
+            to: (x_max, r.p99_limit_ms),
+        },
+    );
     let answer = match r.max_sustainable_docs_per_sec {
         Some(g) => format!("max sustainable: {g:.0} docs/s"),
         None => "no rate sustained".into(),
     };
-    format!(
-        "<!doctype html><html><head><meta charset=\"utf-8\"><title>saturate {id}</title>\
-         <style>body{{font-family:sans-serif;margin:2em}}svg{{border:1px solid #ccc;margin:0.5em 0}}</style>\
-         </head><body><h1>saturate {workload} ({id})</h1><p>{answer}; p99 ≤ {p99:.0} ms, failed ≤ \
-         {err:.3}%, {clients} clients × bulk {bulk}, steps of {secs} s. Green: sustained, red: failed.</p>\
-         <h2>achieved vs offered docs/s</h2>{a}<h2>p99 latency (ms) vs offered docs/s</h2>{l}</body></html>",
-        id = esc(&r.id),
-        workload = esc(&r.workload),
-        p99 = r.p99_limit_ms,
-        err = 100.0 * r.max_error_rate,
-        clients = r.clients,
-        bulk = r.bulk_size,
-        secs = r.step_secs,
-        a = svg_chart(&achieved, x_max, x_max, Some((0.0, 0.0, x_max, x_max))),
-        l = svg_chart(&p99, x_max, lat_max, Some((0.0, r.p99_limit_ms, x_max, r.p99_limit_ms))),
+    let subtitle = format!(
+        "{answer}; p99 ≤ {:.0} ms, failed ≤ {:.3} %, {} clients × bulk {}, steps of {} s",
+        r.p99_limit_ms,
+        100.0 * r.max_error_rate,
+        r.clients,
+        r.bulk_size,
+        r.step_secs
+    );
+    let esc = crate::report::page::esc;
+    let opt = |v: Option<f64>| v.map_or_else(|| "-".into(), |x| format!("{x:.1}"));
+    let mut body = chart::grid([achieved, latency]);
+    body.push_str(
+        "<h2>Steps</h2><table><tr><th>offered docs/s</th><th>achieved docs/s</th><th>p50 ms</th>\
+         <th>p99 ms</th><th>requests</th><th>failed %</th><th>sustained</th><th>run</th></tr>",
+    );
+    for s in &steps {
+        body.push_str(&format!(
+            "<tr><td class=\"num\">{:.0}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+             <td class=\"num\">{}{}</td><td class=\"num\">{}</td><td class=\"num\">{:.3}</td>\
+             <td class=\"{}\">{}</td><td>{}</td></tr>",
+            s.offered_docs_per_sec,
+            opt(s.achieved_docs_per_sec),
+            opt(s.p50_ms),
+            opt(s.p99_ms),
+            if s.p99_is_max { " (max)" } else { "" },
+            s.requests,
+            100.0 * s.error_rate,
+            if s.sustained { "better" } else { "worse" },
+            if s.sustained {
+                "yes".to_string()
+            } else {
+                esc(&format!(
+                    "no: {}",
+                    s.why.as_deref().unwrap_or("over a limit")
+                ))
+            },
+            esc(s.run_id.as_deref().unwrap_or("-"))
+        ));
+    }
+    body.push_str("</table>");
+    crate::report::page::render(
+        &format!("searchbench saturate {} ({})", r.workload, r.id),
+        &subtitle,
+        &body,
     )
-}
-
-/// Points (x, y, good) on 0..x_max × 0..y_max, joined by a line, with one dashed guide.
-fn svg_chart(
-    points: &[(f64, Option<f64>, bool)],
-    x_max: f64,
-    y_max: f64,
-    guide: Option<(f64, f64, f64, f64)>,
-) -> String {
-    let (w, h, m) = (640.0, 320.0, 50.0);
-    let sx = |x: f64| m + x / x_max * (w - 2.0 * m);
-    let sy = |y: f64| h - m - y / y_max.max(1e-9) * (h - 2.0 * m);
-    let mut svg =
-        format!("<svg width=\"{w}\" height=\"{h}\" xmlns=\"http://www.w3.org/2000/svg\">");
-    svg += &format!(
-        "<line x1=\"{m}\" y1=\"{b}\" x2=\"{r}\" y2=\"{b}\" stroke=\"#000\"/><line x1=\"{m}\" y1=\"{m}\" x2=\"{m}\" y2=\"{b}\" stroke=\"#000\"/>",
-        b = h - m,
-        r = w - m
-    );
-    for i in 0..=4 {
-        let (x, y) = (x_max * f64::from(i) / 4.0, y_max * f64::from(i) / 4.0);
-        svg += &format!(
-            "<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\">{x:.0}</text><text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"end\">{y:.0}</text>",
-            sx(x),
-            h - m + 15.0,
-            m - 4.0,
-            sy(y) + 4.0
-        );
-    }
-    if let Some((x1, y1, x2, y2)) = guide {
-        svg += &format!(
-            "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#888\" stroke-dasharray=\"4\"/>",
-            sx(x1),
-            sy(y1),
-            sx(x2),
-            sy(y2)
-        );
-    }
-    let line: Vec<String> = points
-        .iter()
-        .filter_map(|(x, y, _)| y.map(|y| format!("{:.1},{:.1}", sx(*x), sy(y.min(y_max)))))
-        .collect();
-    svg += &format!(
-        "<polyline points=\"{}\" fill=\"none\" stroke=\"#36c\"/>",
-        line.join(" ")
-    );
-    for (x, y, good) in points {
-        if let Some(y) = y {
-            svg += &format!(
-                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"4\" fill=\"{}\"/>",
-                sx(*x),
-                sy(y.min(y_max)),
-                if *good { "#2a2" } else { "#c22" }
-            );
-        }
-    }
-    svg + "</svg>"
 }

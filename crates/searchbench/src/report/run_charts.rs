@@ -1,0 +1,324 @@
+//! The charts of the run and comparison page, for groups of runs (a run named by its id is a
+//! group of one): throughput over time, service time by percentile, where the wall time
+//! went, query cells. One colour and one legend entry per group, never a run id.
+
+use serde_json::Value;
+
+use super::chart::{group_colour, Axis, BarSeries, Bars, Chart, Line, Plot, GREY, PART_COLOURS};
+use super::{Group, Loaded};
+use crate::analysis::metrics;
+
+/// Every chart the groups have data for, in reading order.
+pub fn charts(groups: &[Group]) -> Vec<Chart> {
+    let several = groups.iter().any(|g| g.runs.len() > 1);
+    let mean_note = if several {
+        "; a group of runs shows their mean"
+    } else {
+        ""
+    };
+    vec![
+        throughput(groups).into(),
+        service(groups).into(),
+        budget(groups, mean_note).into(),
+        query_cells(groups, mean_note).into(),
+    ]
+}
+
+fn num(v: &Value, key: &str) -> Option<f64> {
+    v.get(key).and_then(Value::as_f64)
+}
+
+fn mean(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {
+    let v: Vec<f64> = values.flatten().filter(|x| x.is_finite()).collect();
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
+/// Each run's documents per second, one point per second; warm-up seconds dashed grey.
+fn throughput(groups: &[Group]) -> Plot {
+    let mut p = Plot::new(
+        "Throughput over time",
+        Axis::new("second"),
+        Axis::new("docs/s"),
+    )
+    .hint(
+        "documents acknowledged per second (by completion time), one point per second; dashed \
+         grey: warm-up seconds, loaded but not in the headline or the histograms; the last \
+         second is partial",
+    );
+    for (g, group) in groups.iter().enumerate() {
+        for l in &group.runs {
+            let point = |s: &Value| Some((num(s, "second")?, num(s, "docs")?));
+            let warm = |s: &Value| s.get("warmup").and_then(Value::as_bool) == Some(true);
+            let last_warm = l
+                .timeline
+                .iter()
+                .filter(|s| warm(s))
+                .filter_map(|s| num(s, "second"))
+                .fold(f64::NEG_INFINITY, f64::max);
+            let measured: Vec<(f64, f64)> = l
+                .timeline
+                .iter()
+                .filter_map(point)
+                .filter(|(s, _)| *s >= last_warm)
+                .collect();
+            if measured.is_empty() {
+                continue;
+            }
+            p.lines
+                .push(Line::new(group.label(), group_colour(g), measured));
+            if last_warm.is_finite() {
+                let warmup = l
+                    .timeline
+                    .iter()
+                    .filter_map(point)
+                    .filter(|(s, _)| *s <= last_warm + 1.0)
+                    .collect();
+                p.lines
+                    .push(Line::new("warm-up (not measured)", GREY, warmup).dashed());
+            }
+        }
+    }
+    p
+}
+
+const PERCENTILES: [f64; 13] = [
+    0.0, 10.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99, 100.0,
+];
+
+/// Percentiles of the stored bulk service-time histogram, in ms, for a curve finer than the
+/// summary's five points; a percentile appears only with enough samples to mean something.
+pub fn service_curve(l: &Loaded) -> Option<Vec<(f64, f64)>> {
+    let h = l
+        .histograms
+        .iter()
+        .find(|h| h.name == "service")
+        .and_then(|h| h.decode().ok())?;
+    let n = h.len() as f64;
+    let points: Vec<(f64, f64)> = PERCENTILES
+        .iter()
+        .filter(|&&p| p == 0.0 || p == 100.0 || n * (1.0 - p / 100.0) >= 1.0)
+        .map(|&p| (p, h.value_at_percentile(p) as f64 / 1000.0))
+        .collect();
+    (points.len() >= 2).then_some(points)
+}
+
+fn percentile_name(p: f64) -> String {
+    if p == 100.0 {
+        "max".into()
+    } else {
+        format!("p{p}")
+    }
+}
+
+/// Bulk service time by percentile on a log axis: from the stored histograms when every run
+/// has one, else the summary's five percentiles.
+fn service(groups: &[Group]) -> Plot {
+    let runs: Vec<(usize, &Group, &Loaded)> = groups
+        .iter()
+        .enumerate()
+        .flat_map(|(g, group)| group.runs.iter().map(move |l| (g, group, l)))
+        .filter(|(_, _, l)| {
+            l.row
+                .result
+                .as_ref()
+                .and_then(|r| r.get("service"))
+                .and_then(|s| num(s, "count"))
+                .is_some_and(|n| n > 0.0)
+        })
+        .collect();
+    let curves: Vec<Option<Vec<(f64, f64)>>> =
+        runs.iter().map(|(_, _, l)| service_curve(l)).collect();
+    let title = "Service time by percentile";
+    if !runs.is_empty() && curves.iter().all(Option::is_some) {
+        let mut ps: Vec<f64> = curves.iter().flatten().flatten().map(|p| p.0).collect();
+        ps.sort_by(f64::total_cmp);
+        ps.dedup();
+        let mut p = Plot::new(title, Axis::new("percentile"), Axis::log("ms (log)")).hint(
+            "bulk request service time, read from the stored HDR histogram; a percentile is \
+             drawn only when at least one sample lies above it",
+        );
+        p.categories = ps.iter().map(|&x| percentile_name(x)).collect();
+        for ((g, group, _), curve) in runs.iter().zip(curves.into_iter().flatten()) {
+            let points = curve
+                .iter()
+                .filter_map(|(pct, ms)| Some((ps.iter().position(|x| x == pct)? as f64, *ms)))
+                .collect();
+            p.lines
+                .push(Line::new(group.label(), group_colour(*g), points));
+        }
+        return p;
+    }
+    const KEYS: [(&str, &str); 5] = [
+        ("p50_ms", "p50"),
+        ("p90_ms", "p90"),
+        ("p99_ms", "p99"),
+        ("p999_ms", "p99.9"),
+        ("max_ms", "max"),
+    ];
+    let mut p = Plot::new(title, Axis::new("percentile"), Axis::new("ms")).hint(
+        "bulk request service time (HDR histogram); a percentile is shown only with enough \
+         samples (p90: 10, p99: 100, p99.9: 1000)",
+    );
+    p.categories = KEYS.iter().map(|k| k.1.to_string()).collect();
+    for (g, group, l) in runs {
+        let service = l.row.result.as_ref().and_then(|r| r.get("service"));
+        let points = KEYS
+            .iter()
+            .enumerate()
+            .filter_map(|(i, (key, _))| Some((i as f64, num(service?, key)?)))
+            .collect();
+        p.lines
+            .push(Line::new(group.label(), group_colour(g), points));
+    }
+    p
+}
+
+/// The parts of a run's wall time: (name, percent).
+type Budget = Vec<(String, f64)>;
+
+/// One bar per group: the parts of the average client's wall time, the mean over its runs.
+fn budget(groups: &[Group], mean_note: &str) -> Bars {
+    let budget_of = |l: &Loaded| -> Budget {
+        l.row
+            .result
+            .as_ref()
+            .and_then(|r| r.get("attribution"))
+            .and_then(|a| a.get("budget"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|b| {
+                Some((
+                    b.get("name")?.as_str()?.to_string(),
+                    num(b, "share")? * 100.0,
+                ))
+            })
+            .collect()
+    };
+    let with: Vec<(&Group, Vec<Budget>)> = groups
+        .iter()
+        .map(|g| {
+            let budgets: Vec<_> = g
+                .runs
+                .iter()
+                .map(budget_of)
+                .filter(|b| !b.is_empty())
+                .collect();
+            (g, budgets)
+        })
+        .filter(|(_, b)| !b.is_empty())
+        .collect();
+    let names: Vec<String> = with
+        .first()
+        .and_then(|(_, b)| b.first())
+        .map(|b| b.iter().map(|(n, _)| n.clone()).collect())
+        .unwrap_or_default();
+    let series = names
+        .iter()
+        .enumerate()
+        .map(|(i, name)| BarSeries {
+            name: name.clone(),
+            colour: PART_COLOURS[i % PART_COLOURS.len()].to_string(),
+            values: with
+                .iter()
+                .map(|(_, budgets)| {
+                    let shares = budgets
+                        .iter()
+                        .map(|b| Some(b.iter().find(|(n, _)| n == name).map_or(0.0, |(_, s)| *s)));
+                    mean(shares).map(|m| (m * 100.0).round() / 100.0)
+                })
+                .collect(),
+        })
+        .collect();
+    Bars {
+        title: "Where the wall time went".into(),
+        hint: format!(
+            "share of wall time for the average client; the parts add up to 100 %{mean_note}"
+        ),
+        categories: with.iter().map(|(g, _)| g.label()).collect(),
+        series,
+        stacked: true,
+        axis: Axis::new("% of wall").range(0.0, 100.0),
+        unit: " %".into(),
+    }
+}
+
+/// Per coverage: the client wall and the summed server took, a pair of bars per group.
+fn query_cells(groups: &[Group], mean_note: &str) -> Bars {
+    let cells_of = |l: &Loaded| -> Vec<(String, Option<f64>, Option<f64>)> {
+        l.row
+            .result
+            .as_ref()
+            .and_then(metrics::query_part)
+            .and_then(|q| q.get("cells"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(|c| {
+                let text = |k: &str| c.get(k).and_then(Value::as_str).unwrap_or("?").to_string();
+                let mean_of = |k: &str| c.get(k).and_then(|t| num(t, "mean"));
+                (
+                    format!("{} {}", text("variant"), text("transport")),
+                    mean_of("wall_ms"),
+                    mean_of("took_ms"),
+                )
+            })
+            .collect()
+    };
+    let with: Vec<(usize, &Group, Vec<Vec<_>>)> = groups
+        .iter()
+        .enumerate()
+        .map(|(i, g)| {
+            let cells: Vec<_> = g
+                .runs
+                .iter()
+                .map(cells_of)
+                .filter(|c| !c.is_empty())
+                .collect();
+            (i, g, cells)
+        })
+        .filter(|(_, _, c)| !c.is_empty())
+        .collect();
+    let names: Vec<String> = with
+        .first()
+        .and_then(|(_, _, c)| c.first())
+        .map(|c| c.iter().map(|x| x.0.clone()).collect())
+        .unwrap_or_default();
+    let mut series = Vec::new();
+    for (i, g, runs) in &with {
+        let colour = group_colour(*i);
+        let value = |name: &String, wall: bool| {
+            mean(runs.iter().map(|cells| {
+                let c = cells.iter().find(|c| &c.0 == name)?;
+                if wall {
+                    c.1
+                } else {
+                    c.2
+                }
+            }))
+        };
+        series.push(BarSeries {
+            name: format!("{} client wall", g.label()),
+            colour: colour.to_string(),
+            values: names.iter().map(|n| value(n, true)).collect(),
+        });
+        series.push(BarSeries {
+            name: format!("{} summed took", g.label()),
+            colour: format!("{colour}80"),
+            values: names.iter().map(|n| value(n, false)).collect(),
+        });
+    }
+    Bars {
+        title: "Query cells: client wall and summed took per coverage".into(),
+        hint: format!(
+            "client wall: what the caller waited for one coverage; summed took: the server time \
+             of its searches added up (with _msearch they run side by side, so the sum can \
+             exceed the wall); error-free coverages only{mean_note}"
+        ),
+        categories: names,
+        series,
+        stacked: false,
+        axis: Axis::new("ms"),
+        unit: " ms".into(),
+    }
+}
