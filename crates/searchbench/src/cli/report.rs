@@ -19,13 +19,17 @@ use crate::report;
         compared with it group against group, as `compare` does; the page opens with what \
         changed, then the charts (one colour and one legend entry per group), then every \
         metric.\n\n\
+        A sweep or a saturation search named by its tag (sweep=<id>, saturate=<id>) gets its \
+        own page again, drawn from the store: heatmap, curves and answer, or the saturation \
+        curve and its steps (--markdown/--csv still give its runs).\n\n\
         Without --html/--markdown/--csv the HTML goes next to the store, in \
-        reports/<first id>.html, and its path is printed.",
+        reports/<first id>.html (reports/sweep-<id>.html for a sweep), and its path is printed.",
     after_help = "Examples:\n  \
         searchbench report 3fa9c2e1 --html run.html\n  \
         searchbench report 3fa9c2e1 7b01d4aa --html compare.html --markdown compare.md\n  \
         searchbench report build=old build=new --html builds.html\n  \
-        searchbench report build=nightly --csv nightly.csv"
+        searchbench report build=nightly --csv nightly.csv\n  \
+        searchbench report sweep=1a213e75175 --html sweep.html"
 )]
 pub struct ReportArgs {
     #[command(flatten)]
@@ -51,9 +55,24 @@ pub struct ReportArgs {
 
 pub async fn run(a: ReportArgs) -> CliResult {
     let store = a.store.open()?;
+    let tables = a.markdown.is_some() || a.csv.is_some();
+    // A stored sweep or saturation search named by its tag: its own page, drawn again.
+    let study = match a.runs.as_slice() {
+        [one] => report::study_of(&store, one)?,
+        _ => None,
+    };
+    if let Some(study) = &study {
+        if a.html.is_some() || !tables {
+            let path = report::write_study(&store, study, a.html.as_deref())?;
+            println!("{}", path.display());
+        }
+        if !tables {
+            return Ok(());
+        }
+    }
     let runs = report::load(&store, &a.runs, a.include_partial).map_err(CliError::usage)?;
-    let mut html = a.html.clone();
-    if html.is_none() && a.markdown.is_none() && a.csv.is_none() {
+    let mut html = a.html.clone().filter(|_| study.is_none());
+    if html.is_none() && !tables {
         if let Some(first) = report::runs_of(&runs).first() {
             html = Some(report::default_html_path(&store, &first.row.id));
         }

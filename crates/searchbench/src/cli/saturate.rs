@@ -119,12 +119,15 @@ pub async fn run(args: SaturateArgs) -> CliResult {
     let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
     load.cancel = Some(cancel);
     let terminal = Terminal::new(args.out.quiet);
-    let result = saturate::saturate(&spec, &cluster, load, &args.out.save_spec()?, &terminal)
+    let save = args.out.save_spec()?;
+    let result = saturate::saturate(&spec, &cluster, load, &save, &terminal)
         .await
         .map_err(CliError::session)?;
     write_json(&result, &args.out)?;
+    // The whole search kept beside its steps: `report saturate=<id>` draws the page again.
+    super::sweep::keep_study(&save, "saturate", &result.id, result.started_unix, &result);
     if let Some(path) = &args.html {
-        std::fs::write(path, output::rate::saturate_html(&result))
+        crate::report::saturate_html::write(&result, path)
             .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
     }
     if !args.out.json_on_stdout() {

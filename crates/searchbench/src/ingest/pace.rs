@@ -206,7 +206,7 @@ pub struct Measured {
 }
 
 /// What limited an open-loop load, as far as the driver can tell.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Limit {
     /// The achieved rate held the offered one.

@@ -19,6 +19,7 @@ pub mod html;
 pub mod markdown;
 pub mod page;
 pub mod run_charts;
+pub mod saturate_html;
 pub mod scenario_html;
 pub mod sweep_html;
 pub mod telemetry_charts;
@@ -28,7 +29,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::measure::SerializedHistogram;
-use crate::store::{RunId, RunRow, State, Store, StoreError};
+use crate::store::{RunId, RunRow, State, Store, StoreError, Study};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
@@ -43,6 +44,12 @@ pub enum ReportError {
     Json(#[from] serde_json::Error),
     #[error("nothing to report: name at least one run")]
     NoRuns,
+    #[error("the stored {kind} {id} cannot be read by this version: {source}")]
+    Study {
+        kind: String,
+        id: String,
+        source: serde_json::Error,
+    },
 }
 
 /// A stored run with its timeline, ready to render.
@@ -190,14 +197,65 @@ pub fn write_csv(groups: &[Group], path: &Path) -> Result<(), ReportError> {
     write(path, &csv_file::render(&runs_of(groups)))
 }
 
-/// Where [`write_run_report`] puts a run's page: `reports/<id>.html` next to the store.
-pub fn default_html_path(store: &Store, id: &RunId) -> PathBuf {
+/// `reports/` next to the results store at `store`: where pages go by default.
+pub fn reports_dir(store: &Path) -> PathBuf {
     store
-        .path()
         .parent()
         .unwrap_or_else(|| Path::new("."))
         .join("reports")
-        .join(format!("{id}.html"))
+}
+
+/// Where [`write_run_report`] puts a run's page: `reports/<id>.html` next to the store.
+pub fn default_html_path(store: &Store, id: &RunId) -> PathBuf {
+    reports_dir(store.path()).join(format!("{id}.html"))
+}
+
+/// The study a selector names, `sweep=<id>` or `saturate=<id>`, when the store keeps it.
+pub fn study_of(store: &Store, selector: &str) -> Result<Option<Study>, ReportError> {
+    let Some((kind, id)) = selector.split_once('=') else {
+        return Ok(None);
+    };
+    if !["sweep", "saturate"].contains(&kind) || id.contains(',') {
+        return Ok(None);
+    }
+    Ok(store.study(kind, id)?)
+}
+
+/// The page of a stored study and where it goes by default (`reports/<kind>-<id>.html`).
+pub fn render_study(store: &Store, study: &Study) -> Result<(String, PathBuf), ReportError> {
+    let unreadable = |e: serde_json::Error| ReportError::Study {
+        kind: study.kind.clone(),
+        id: study.id.clone(),
+        source: e,
+    };
+    match study.kind.as_str() {
+        "sweep" => {
+            let r = serde_json::from_value(study.result.clone()).map_err(unreadable)?;
+            Ok((
+                sweep_html::render(&r),
+                sweep_html::default_path(store.path(), &study.id),
+            ))
+        }
+        _ => {
+            let r = serde_json::from_value(study.result.clone()).map_err(unreadable)?;
+            Ok((
+                saturate_html::render(&r),
+                saturate_html::default_path(store.path(), &study.id),
+            ))
+        }
+    }
+}
+
+/// Writes the page of a stored study to `path` (or its default place); returns the path.
+pub fn write_study(
+    store: &Store,
+    study: &Study,
+    path: Option<&Path>,
+) -> Result<PathBuf, ReportError> {
+    let (page, default) = render_study(store, study)?;
+    let path = path.map_or(default, Path::to_path_buf);
+    write(&path, &page)?;
+    Ok(path)
 }
 
 /// Writes the HTML report of one stored run to [`default_html_path`] and returns the path.

@@ -15,23 +15,12 @@ use crate::analysis::sweep::{
 
 /// `reports/sweep-<id>.html` next to the results store at `store`.
 pub fn default_path(store: &Path, id: &str) -> PathBuf {
-    store
-        .parent()
-        .unwrap_or_else(|| Path::new("."))
-        .join("reports")
-        .join(format!("sweep-{id}.html"))
+    super::reports_dir(store).join(format!("sweep-{id}.html"))
 }
 
 /// Writes the page of `r` to `path` (creating its folder).
 pub fn write(r: &SweepResult, path: &Path) -> Result<(), ReportError> {
-    let fail = |source| ReportError::Write {
-        path: path.to_path_buf(),
-        source,
-    };
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(fail)?;
-    }
-    std::fs::write(path, render(r)).map_err(fail)
+    super::write(path, &render(r))
 }
 
 fn sorted_unique<T: Ord + Clone>(mut v: Vec<T>) -> Vec<T> {

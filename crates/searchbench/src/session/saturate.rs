@@ -5,11 +5,10 @@
 //! the precision asked. Each step is a stored run tagged `saturate=<id>`, on a fresh index,
 //! over one connection to the cluster (an engine we start is started once).
 
-use serde::Serialize;
-
 use super::ingest::{begin_recording, LoadSpec};
 use super::record::{save_outcome, SaveSpec};
 use super::{ClusterSpec, Event, Job, Observer, SessionError};
+pub use crate::analysis::saturate::{SaturateResult, Step};
 use crate::ingest::pace::{Limit, KEPT_UP};
 use crate::ingest::IngestReport;
 use crate::store::Kind;
@@ -34,54 +33,6 @@ pub struct SaturateSpec {
     pub max_steps: usize,
     /// Each step lasts long enough for this many bulk requests (a p99 needs 100).
     pub min_requests: usize,
-}
-
-/// One step of the search.
-#[derive(Debug, Clone, Serialize)]
-pub struct Step {
-    pub offered_docs_per_sec: f64,
-    pub achieved_docs_per_sec: Option<f64>,
-    pub p50_ms: Option<f64>,
-    /// p99 latency from the due time; the maximum when the step had fewer than 100 requests
-    /// (`p99_is_max`), which is stricter.
-    pub p99_ms: Option<f64>,
-    pub p99_is_max: bool,
-    pub requests: u64,
-    pub error_rate: f64,
-    pub limit: Limit,
-    pub sustained: bool,
-    /// Why the step failed, in words.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub why: Option<String>,
-    /// The stored run of the step.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub run_id: Option<String>,
-}
-
-/// The answer: the highest sustained rate, and the curve that led there.
-#[derive(Debug, Clone, Serialize)]
-pub struct SaturateResult {
-    /// The tag value of every step's run: `saturate=<id>`.
-    pub id: String,
-    pub workload: String,
-    pub p99_limit_ms: f64,
-    pub max_error_rate: f64,
-    pub step_secs: f64,
-    pub clients: usize,
-    pub bulk_size: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rtt_ms: Option<f64>,
-    /// The highest offered rate a step sustained; `None` when even the lowest tried failed.
-    pub max_sustainable_docs_per_sec: Option<f64>,
-    /// The lowest offered rate a step failed at, if one did.
-    pub first_failing_docs_per_sec: Option<f64>,
-    /// In the order they ran.
-    pub steps: Vec<Step>,
-    /// The driver, not the cluster, limited a failing step.
-    pub driver_limited: bool,
-    pub warnings: Vec<String>,
-    /// Stopped by the caller (Ctrl-C): the steps so far are kept.
-    pub interrupted: bool,
 }
 
 /// The next rate to try after the steps so far, or `None` when the search is done.
@@ -143,12 +94,15 @@ pub fn judge(report: &IngestReport, spec: &SaturateSpec) -> Step {
     }
 }
 
+fn now_unix_secs() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
 /// A short id for the search's tag: seconds and process, in hex.
 fn search_id() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    format!("{secs:x}{:x}", std::process::id() & 0xfff)
+    format!("{:x}{:x}", now_unix_secs(), std::process::id() & 0xfff)
 }
 
 /// Runs the search on one connection to the cluster.
@@ -181,6 +135,7 @@ pub async fn saturate(
     let connected = cluster.connect(observer).await?;
     let mut result = SaturateResult {
         id,
+        started_unix: now_unix_secs(),
         workload: spec.workload.clone(),
         p99_limit_ms: spec.p99_ms,
         max_error_rate: spec.max_error_rate,

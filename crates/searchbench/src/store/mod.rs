@@ -26,12 +26,14 @@ use crate::measure::{Machine, SerializedHistogram};
 mod outcome;
 mod records;
 mod rows;
+mod studies;
 mod telemetry;
 
 use outcome::engine_of;
 pub use outcome::{outcome_of, seed_in, workload_name};
 pub use records::{parse_tag, Filter, Kind, NewRun, RunId, RunRow, State};
 use rows::read_row;
+pub use studies::Study;
 
 /// The environment variable that overrides the default store location.
 pub const STORE_ENV: &str = "SEARCHBENCH_STORE";
@@ -86,6 +88,15 @@ pub const MIGRATIONS: &[&str] = &[
         node   TEXT NOT NULL,
         data   TEXT NOT NULL,
         PRIMARY KEY (run_id, second, node)
+    );",
+    // 5: studies (a sweep, a saturation search): the whole result under the id its runs
+    // are tagged with.
+    "CREATE TABLE studies (
+        id           TEXT NOT NULL,
+        kind         TEXT NOT NULL,
+        started_unix INTEGER NOT NULL,
+        result       TEXT NOT NULL,
+        PRIMARY KEY (kind, id)
     );",
 ];
 
@@ -243,7 +254,14 @@ fn is_busy(e: &rusqlite::Error) -> bool {
 }
 
 /// The tables the migrations make: a file holding others is not ours.
-const OUR_TABLES: [&str; 5] = ["runs", "tags", "timeline", "histograms", "telemetry"];
+const OUR_TABLES: [&str; 6] = [
+    "runs",
+    "tags",
+    "timeline",
+    "histograms",
+    "telemetry",
+    "studies",
+];
 
 /// What an SQLite file is, read before anything is changed in it.
 enum Identity {

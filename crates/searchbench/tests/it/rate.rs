@@ -280,6 +280,21 @@ fn saturate_finds_a_known_capacity_within_ten_percent() {
     );
     // Achieved and p99 against offered, each drawn.
     crate::common::browser::assert_charts_drawn(&html, 2, true);
+    // The store keeps the whole search: `report saturate=<id>` draws the same page again.
+    let again = crate::common::scratch_dir().join("saturate-again.html");
+    let out = bin()
+        .args(["report", &format!("saturate={id}"), "--html"])
+        .arg(&again)
+        .arg("--store")
+        .arg(store.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", crate::common::streams(&out));
+    assert_eq!(
+        std::fs::read_to_string(&again).unwrap(),
+        page,
+        "the page from the store differs"
+    );
 }
 
 #[test]

@@ -305,6 +305,21 @@ fn a_two_by_two_sweep_on_a_real_node_stores_its_cells_and_recommends_one() {
     );
     // A heatmap of the four cells and a curve per swept axis, each drawn.
     crate::common::browser::assert_charts_drawn(&html, 3, true);
+    // The store keeps the whole sweep: `report sweep=<id>` draws the very same page again.
+    let again = common::scratch_dir().join("sweep-again.html");
+    let out = common::bin()
+        .args(["report", &format!("sweep={id}"), "--html"])
+        .arg(&again)
+        .arg("--store")
+        .arg(&store)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", common::streams(&out));
+    assert_eq!(
+        std::fs::read_to_string(&again).unwrap(),
+        page,
+        "the page from the store differs"
+    );
     let json: Value = serde_json::from_str(
         &std::fs::read_to_string(html.with_extension("json")).expect("the JSON beside it"),
     )

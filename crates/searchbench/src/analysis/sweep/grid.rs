@@ -1,11 +1,11 @@
 //! The grid a sweep runs: its axes, the values given for each, and one cell's parameters
 //! (with the tags and label it is stored and shown under).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One cell's parameters. An axis that was not swept is `None` in every cell (the workload's
 /// or the engine's default applies).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CellParams {
     pub bulk_docs: usize,
     pub clients: usize,
@@ -24,7 +24,7 @@ pub struct CellParams {
 }
 
 /// The axes a sweep can vary, in the order cells are named.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Axis {
     BulkDocs,
@@ -152,7 +152,7 @@ impl CellParams {
 }
 
 /// The grid: the values of each axis (an empty optional axis is not swept).
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Grid {
     pub bulk_docs: Vec<usize>,
     pub clients: Vec<usize>,

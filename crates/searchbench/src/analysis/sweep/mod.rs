@@ -16,7 +16,7 @@
 //!   serial part: queues, locks), κ the coherency cost (clients slowing each other down, so
 //!   that throughput falls past `N* = √((1−σ)/κ)`).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::statistics::t975;
 
@@ -27,7 +27,7 @@ pub use grid::{Axis, CellParams, Grid, AXES};
 pub use usl::{fit_usl, UslFit};
 
 /// One measured run of a cell.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunFigures {
     /// The stored run (when saved).
     pub run_id: Option<String>,
@@ -61,15 +61,33 @@ impl RunFigures {
 }
 
 /// A cell's docs/s: median of its runs ± the 95 % half-width.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Estimate {
     pub median: f64,
+    /// Infinite with one run (JSON has no infinity: written `null`, read back infinite).
+    #[serde(deserialize_with = "unbounded::above")]
     pub half_width: f64,
     /// Half-width ÷ median, in percent (infinite with one run).
+    #[serde(deserialize_with = "unbounded::above")]
     pub half_width_pct: f64,
+    #[serde(deserialize_with = "unbounded::below")]
     pub low: f64,
+    #[serde(deserialize_with = "unbounded::above")]
     pub high: f64,
     pub runs: usize,
+}
+
+/// Bounds that may be infinite, read back from JSON (which writes infinity as `null`).
+mod unbounded {
+    use serde::{Deserialize, Deserializer};
+
+    pub fn above<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::INFINITY))
+    }
+
+    pub fn below<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NEG_INFINITY))
+    }
 }
 
 impl Estimate {
@@ -107,7 +125,7 @@ impl Estimate {
 pub use crate::stats::median;
 
 /// One cell and what its runs showed.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Cell {
     pub params: CellParams,
     /// Documents each run of the cell loads.
@@ -187,7 +205,7 @@ impl Cell {
 }
 
 /// One point of an axis' curve.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CurvePoint {
     pub value: String,
     /// The cell (index into the sweep's cells).
@@ -197,7 +215,7 @@ pub struct CurvePoint {
 }
 
 /// An axis through the recommended cell: the other parameters held.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct AxisCurve {
     pub axis: Axis,
     pub points: Vec<CurvePoint>,
@@ -208,7 +226,7 @@ pub struct AxisCurve {
 }
 
 /// The USL fit of one clients row (the recommended cell's settings, one bulk size).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct UslRow {
     pub bulk_docs: usize,
     /// (clients, median docs/s) the fit used.
@@ -217,7 +235,7 @@ pub struct UslRow {
 }
 
 /// What the sweep says.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Answer {
     /// The clean cell with the highest median (index into the cells).
     pub best: Option<usize>,
@@ -233,7 +251,7 @@ pub struct Answer {
 /// median, in the order the runs were made; the last third's median over the first third's.
 /// Shuffled rounds spread drift over every cell (no cell is favoured), but it widens every
 /// interval, so the sweep says so rather than leave the width unexplained.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct Drift {
     /// Runs in each third.
     pub runs_per_third: usize,
@@ -532,7 +550,7 @@ fn explain(
 }
 
 /// A whole sweep: what ran, in which order, each cell, and the answer.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SweepResult {
     /// The `sweep=<id>` tag of every run of the sweep.
     pub id: String,
@@ -575,6 +593,16 @@ pub struct SweepResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_estimate_of_one_run_reads_back_unbounded() {
+        let e = Estimate::of(&[100.0]).unwrap();
+        let text = serde_json::to_string(&e).unwrap();
+        assert!(text.contains("\"high\":null"), "{text}");
+        let back: Estimate = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, e);
+        assert_eq!(back.low, f64::NEG_INFINITY);
+    }
     fn params(bulk_docs: usize, clients: usize) -> CellParams {
         CellParams {
             bulk_docs,

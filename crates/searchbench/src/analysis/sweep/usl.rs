@@ -1,10 +1,10 @@
 //! The Universal Scalability Law, `X(N) = λN / (1 + σ(N−1) + κN(N−1))`, fitted to
 //! (clients, docs/s) points by least squares.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The USL fitted to one clients row.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct UslFit {
     /// Docs/s of one client.
     pub lambda: f64,
