@@ -23,3 +23,25 @@ pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
     };
     std::time::Duration::try_from_secs_f64(secs).map_err(|e| format!("{s:?}: {e}"))
 }
+
+/// A metric's value for a table: a count (of errors) as a whole number, a measure with
+/// [`format_value`]. (A group's count is a mean over runs, so it may have a fraction.)
+pub fn format_metric(count: bool, v: f64) -> String {
+    if count && v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else {
+        format_value(v)
+    }
+}
+
+/// A number with sensible precision for tables.
+pub fn format_value(v: f64) -> String {
+    let a = v.abs();
+    if a >= 1000.0 {
+        format!("{v:.0}")
+    } else if a >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.3}")
+    }
+}

@@ -6,7 +6,7 @@ use clap::Args;
 
 use super::results::StoreArgs;
 use super::{exit, output, CliError, CliResult};
-use crate::report::check::{self, Baseline, CheckSpec, Outcome};
+use crate::analysis::check::{self, Baseline, CheckSpec, Outcome};
 
 #[derive(Debug, Args)]
 #[command(

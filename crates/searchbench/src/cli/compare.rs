@@ -4,7 +4,7 @@ use clap::Args;
 
 use super::results::StoreArgs;
 use super::{output, CliError, CliResult};
-use crate::report::compare::{self, format_diff, format_n, Side, Verdict};
+use crate::analysis::compare::{self, format_diff, format_n, Side, Verdict};
 
 #[derive(Debug, Args)]
 #[command(

@@ -7,7 +7,7 @@ use clap::{Args, ValueEnum};
 
 use super::results::{tag_arg, StoreArgs};
 use super::{output, CliError, CliResult};
-use crate::report::history::{self, Axis, HistoryError, Selection};
+use crate::analysis::history::{self, Axis, HistoryError, Selection};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum By {

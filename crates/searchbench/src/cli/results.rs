@@ -9,7 +9,6 @@ use serde_json::Value;
 
 use super::{output, CliError, CliResult};
 use crate::analysis::metrics;
-use crate::report;
 use crate::store::{self, Filter, Kind, NewRun, RunRow, Store};
 
 /// Where the results database is.
@@ -178,7 +177,7 @@ fn list(a: ListArgs) -> CliResult {
 fn show(a: ShowArgs) -> CliResult {
     let store = a.store.open()?;
     let row = store.get(&a.id).map_err(CliError::usage)?;
-    let timeline = report::compare::timeline_of(&store, &row)?;
+    let timeline = crate::analysis::compare::timeline_of(&store, &row)?;
     let histograms: Vec<Value> = store
         .histograms(&row.id)?
         .iter()

@@ -7,11 +7,11 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use super::chart::{self, Axis, Chart, Dot, Line, Mark, Plot};
-use super::compare::format_metric;
-use super::history::{tag_text, History, Series};
 use super::page::esc;
 use super::{utc, ReportError};
 use crate::analysis::changepoint::Shift;
+use crate::analysis::history::{tag_text, History, Series};
+use crate::units::format_metric;
 
 fn colour(shift: Shift) -> &'static str {
     match shift {
@@ -193,8 +193,8 @@ pub fn render(h: &History) -> String {
         h.configuration.id,
         h.selection,
         match h.axis {
-            super::history::Axis::Version => "engine version",
-            super::history::Axis::Time => "time",
+            crate::analysis::history::Axis::Version => "engine version",
+            crate::analysis::history::Axis::Time => "time",
         },
         h.alpha,
         h.permutations,

@@ -9,11 +9,12 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use super::compare::{format_diff, format_metric, format_n, format_value, Comparison, Verdict};
 use super::page::esc;
 use super::{utc, Group, Loaded, ReportError};
+use crate::analysis::compare::{format_diff, format_n, Comparison, Verdict};
 use crate::analysis::metrics;
 use crate::query::accuracy::{Check, VariantAccuracy};
+use crate::units::{format_metric, format_value};
 
 fn kv_table(rows: &[(&str, String)]) -> String {
     let mut s = String::from("<table class=\"kv\">");
@@ -210,7 +211,7 @@ pub fn what_changed(c: &Comparison) -> String {
                 row.format(row.base),
                 row.format(cell.value),
                 esc(&format_diff(cell)),
-                esc(&super::compare::format_verdict(cell))
+                esc(&crate::analysis::compare::format_verdict(cell))
             );
         }
         s.push_str("</table>");
@@ -253,7 +254,7 @@ pub fn compare_table(c: &Comparison) -> String {
                         format_value(cell.value),
                         esc(&format_diff(cell)),
                         esc(&format_n(cell)),
-                        esc(&super::compare::format_verdict(cell))
+                        esc(&crate::analysis::compare::format_verdict(cell))
                     );
                 }
                 None => s.push_str("<td>-</td><td></td><td></td><td></td>"),

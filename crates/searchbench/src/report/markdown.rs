@@ -4,9 +4,10 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use super::compare::{format_diff, format_metric, format_n, format_value, Comparison};
 use super::Group;
+use crate::analysis::compare::{format_diff, format_n, Comparison};
 use crate::analysis::metrics;
+use crate::units::{format_metric, format_value};
 
 fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
@@ -46,7 +47,7 @@ pub fn compare_table(c: &Comparison) -> String {
                         format_value(k.value),
                         format_diff(k),
                         format_n(k),
-                        super::compare::format_verdict(k)
+                        crate::analysis::compare::format_verdict(k)
                     );
                 }
                 None => s.push_str(" - | | | |"),
@@ -87,7 +88,7 @@ pub fn what_changed(c: &Comparison) -> String {
                 row.format(k.value),
                 row.unit,
                 format_diff(k),
-                super::compare::format_verdict(k)
+                crate::analysis::compare::format_verdict(k)
             );
         }
         if ch.changed().next().is_some() {

@@ -1,19 +1,14 @@
-//! Reports: groups of stored runs compared, and rendered as a self-contained HTML page,
-//! Markdown or CSV. The numbers behind them (metrics, statistics, change points,
-//! configurations, the sweep's answer) are `crate::analysis`.
+//! Reports: stored runs, comparisons, histories and studies rendered as self-contained HTML
+//! pages, Markdown or CSV. What they show is computed in `crate::analysis` (metrics,
+//! comparisons, checks, histories and change points, the sweep's and saturation's answers);
+//! this module only renders it.
 //!
-//! * [`compare`]: difference, interval, sample counts and verdict per metric.
-//! * [`history`]: the runs of one configuration over versions or time, with their change
-//!   points.
-//! * [`check`]: one run against a baseline with a threshold: pass, regressed, cannot tell.
-//! * [`html`], [`history_html`], [`sweep_html`], [`markdown`], [`csv_file`]: renderings;
-//!   every chart is drawn by [`chart`], every page laid out by [`page`].
+//! * [`html`] (a run, or groups compared), [`history_html`], [`sweep_html`],
+//!   [`saturate_html`], [`markdown`], [`csv_file`]: renderings;
+//! * every chart is drawn by [`chart`], every page laid out by [`page`].
 
 pub mod chart;
-pub mod check;
-pub mod compare;
 pub mod csv_file;
-pub mod history;
 pub mod history_html;
 pub mod html;
 pub mod markdown;
@@ -28,8 +23,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::measure::SerializedHistogram;
-use crate::store::{RunId, RunRow, State, Store, StoreError, Study};
+pub use crate::analysis::compare::comparison_of;
+pub use crate::analysis::runs::{runs_of, Group, Loaded};
+use crate::store::{RunId, RunRow, Store, StoreError, Study};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
@@ -52,83 +48,6 @@ pub enum ReportError {
     },
 }
 
-/// A stored run with its timeline, ready to render.
-#[derive(Debug, Clone)]
-pub struct Loaded {
-    pub row: RunRow,
-    pub timeline: Vec<Value>,
-    /// The run's stored HDR histograms (none for runs saved before they were kept).
-    pub histograms: Vec<SerializedHistogram>,
-    /// The run's stored telemetry rows, by second then node (none without telemetry).
-    pub telemetry: Vec<Value>,
-}
-
-impl Loaded {
-    /// A stored run with its timeline, histograms and telemetry.
-    pub fn read(store: &Store, row: RunRow) -> Result<Loaded, StoreError> {
-        let timeline = compare::timeline_of(store, &row)?;
-        let histograms = store.histograms(&row.id)?;
-        let telemetry = store.telemetry(&row.id)?;
-        Ok(Loaded {
-            row,
-            timeline,
-            histograms,
-            telemetry,
-        })
-    }
-}
-
-/// The runs one selector picks: the run a run id (or unique prefix) names, or every run with
-/// the tags of a `k=v[,k=v]` selector, a group of repeated runs. `compare` and `report` group
-/// alike: one side of a comparison, one colour in a chart.
-#[derive(Debug, Clone)]
-pub struct Group {
-    /// The selector as given.
-    pub selector: String,
-    pub runs: Vec<Loaded>,
-    /// Runs of a tag group left out because they are not `complete`: `id (state)`.
-    pub excluded: Vec<String>,
-}
-
-impl Group {
-    /// Loads a selector (see [`Store::select_with`]). Without `include_partial` a tag group
-    /// keeps only its `complete` runs (the others are listed in [`Group::excluded`]); a run
-    /// named by its id is kept whatever its state.
-    pub fn load(store: &Store, selector: &str, include_partial: bool) -> Result<Group, StoreError> {
-        let tags = selector.contains('=');
-        let mut excluded = Vec::new();
-        let mut runs = Vec::new();
-        for row in store.select_with(selector, true)? {
-            if !tags || include_partial || row.state == State::Complete {
-                runs.push(Loaded::read(store, row)?);
-            } else {
-                excluded.push(format!("{} ({})", row.id, row.state.name()));
-            }
-        }
-        if runs.is_empty() {
-            return Err(StoreError::NoTagMatch(selector.into()));
-        }
-        Ok(Group {
-            selector: selector.to_string(),
-            runs,
-            excluded,
-        })
-    }
-
-    /// A tag group (as opposed to a run named by its id).
-    pub fn is_tags(&self) -> bool {
-        self.selector.contains('=')
-    }
-
-    /// What tables and charts call it: the selector, with the run count of a group.
-    pub fn label(&self) -> String {
-        match self.runs.len() {
-            1 => self.selector.clone(),
-            n => format!("{} ({n} runs)", self.selector),
-        }
-    }
-}
-
 /// Loads every selector as a [`Group`], in order.
 pub fn load(
     store: &Store,
@@ -142,30 +61,6 @@ pub fn load(
         .iter()
         .map(|s| Ok(Group::load(store, s, include_partial)?))
         .collect()
-}
-
-/// The first group is the base, every other group a contender: what `compare` would show for
-/// the same selectors.
-pub fn comparison_of(groups: &[Group]) -> Option<compare::Comparison> {
-    let (base, contenders) = groups.split_first()?;
-    if contenders.is_empty() {
-        return None;
-    }
-    Some(compare::compare(
-        compare::Side::from_group(base),
-        contenders.iter().map(compare::Side::from_group).collect(),
-    ))
-}
-
-/// Every run of the groups once, in order (a run may be in two groups).
-pub fn runs_of(groups: &[Group]) -> Vec<&Loaded> {
-    let mut out: Vec<&Loaded> = Vec::new();
-    for l in groups.iter().flat_map(|g| &g.runs) {
-        if !out.iter().any(|o| o.row.id == l.row.id) {
-            out.push(l);
-        }
-    }
-    out
 }
 
 fn write(path: &Path, text: &str) -> Result<(), ReportError> {

@@ -16,8 +16,8 @@ use serde::Serialize;
 use super::ingest::LoadSpec;
 use super::run::{run, RunSpec};
 use super::{ClusterSpec, Job, Observer, SaveSpec, SessionError};
+use crate::analysis::history::{self, Axis, History, Selection};
 use crate::engine::{self, EngineSpec, Version};
-use crate::report::history::{self, Axis, History, Selection};
 use crate::rng::Rng;
 use crate::store::{Filter, State};
 

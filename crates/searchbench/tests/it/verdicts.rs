@@ -6,7 +6,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common::{bin, node_url};
-use searchbench::report::compare::{compare, Side, Verdict};
+use searchbench::analysis::compare::{compare, Side, Verdict};
 use searchbench::store::{State, Store};
 use serde_json::Value;
 

@@ -2,8 +2,8 @@
 
 use crate::common::bin;
 use crate::common::results::{ingest_result, ingest_run, logs_query_result, query_result, save};
+use searchbench::analysis::compare::{compare, Comparison, Side, Verdict};
 use searchbench::analysis::statistics::SampleKind;
-use searchbench::report::compare::{compare, Comparison, Side, Verdict};
 use searchbench::store::Store;
 use serde_json::Value;
 

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use crate::common::results::{ingest_result, query_result, save};
-use searchbench::report::compare::{compare, Side, Verdict};
+use searchbench::analysis::compare::{compare, Side, Verdict};
 use searchbench::store::{State, Store};
 
 fn bin(db: &Path) -> Command {

@@ -1,9 +1,9 @@
 //! `searchbench bisect`: every release measured, with its evidence, and the answer.
 
 use super::table;
-use crate::report::compare::format_value;
 use crate::session::bisect::search::{Outcome, Side};
 use crate::session::bisect::BisectResult;
+use crate::units::format_value;
 
 pub fn bisection(r: &BisectResult) {
     let b = &r.bisection;

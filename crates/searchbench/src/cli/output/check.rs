@@ -1,8 +1,8 @@
 //! `searchbench check`: the metrics asked for, the error counts that rose, the answer.
 
 use super::table;
-use crate::report::check::{format_change, Check, Outcome};
-use crate::report::compare::{format_metric, format_value};
+use crate::analysis::check::{format_change, Check, Outcome};
+use crate::units::{format_metric, format_value};
 
 pub fn check(c: &Check) {
     let baseline = c

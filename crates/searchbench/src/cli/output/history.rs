@@ -2,8 +2,8 @@
 //! median and interval, then the change points of every metric.
 
 use super::table;
-use crate::report::compare::format_metric;
-use crate::report::history::{Axis, History};
+use crate::analysis::history::{Axis, History};
+use crate::units::format_metric;
 
 pub fn print(h: &History) {
     println!(

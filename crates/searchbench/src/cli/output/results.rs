@@ -4,11 +4,9 @@ use serde_json::Value;
 
 use super::{bytes, table};
 use crate::analysis::metrics;
-use crate::report::{
-    self,
-    compare::{format_metric, format_value},
-};
+use crate::report;
 use crate::store::{self, RunRow};
+use crate::units::{format_metric, format_value};
 
 /// When a percentile is shown.
 pub const PERCENTILE_RULE: &str =

@@ -10,10 +10,10 @@ use serde_json::Value;
 use super::ingest::LoadSpec;
 use super::run::{run, RunSpec};
 use super::{ClusterSpec, Job, SaveSpec, SessionError};
+use crate::analysis::check;
 use crate::analysis::metrics;
 use crate::engine::{self, EngineSpec, StartOptions};
 use crate::ingest::Cancel;
-use crate::report::check;
 use crate::workload::WorkloadSpec;
 use search::{bisect as search_versions, Bisection, Policy, Probe};
 
@@ -211,7 +211,7 @@ impl Probe for Runs<'_> {
             .ok_or_else(|| SessionError::Other(format!("the run of {engine} has no {key}")))?;
         spec.progress.say(&format!(
             "  {engine}: {} {}",
-            crate::report::compare::format_value(m.value),
+            crate::units::format_value(m.value),
             m.unit
         ));
         Ok(m.value)

@@ -21,12 +21,13 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::compare::{self, format_value, Side};
-use super::{Group, Loaded};
+use super::compare::{self, Side};
+use super::runs::{Group, Loaded};
 use crate::analysis::configuration;
 use crate::analysis::metrics::Direction;
 use crate::analysis::statistics::{mean, t975, Interval, SampleKind, CONFIDENCE, MIN_RUNS};
 use crate::store::{Filter, State, Store, StoreError};
+use crate::units::format_value;
 
 #[derive(Debug, thiserror::Error)]
 pub enum CheckError {
@@ -294,8 +295,8 @@ pub fn check(store: &Store, spec: &CheckSpec) -> Result<Check, CheckError> {
         check.reasons.push(format!(
             "{} rose: {} → {}",
             rise.label,
-            compare::format_metric(true, rise.baseline),
-            compare::format_metric(true, rise.value)
+            crate::units::format_metric(true, rise.baseline),
+            crate::units::format_metric(true, rise.value)
         ));
     }
     if !check.errors_rose.is_empty() {
@@ -780,8 +781,8 @@ pub fn markdown(c: &Check) -> String {
                 s,
                 "- {}: {} → {}",
                 e.label,
-                compare::format_metric(true, e.baseline),
-                compare::format_metric(true, e.value)
+                crate::units::format_metric(true, e.baseline),
+                crate::units::format_metric(true, e.value)
             );
         }
     }

@@ -18,13 +18,14 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::Group;
+use super::runs::Group;
 use crate::analysis::metrics::{self, Direction, Metric};
 use crate::analysis::statistics::{
     bootstrap_diff, cv_pct, min_detectable, pct_diff, quantile_diff, Interval, SampleKind,
     CONFIDENCE, MIN_RUNS, MIN_SAMPLES, RESAMPLES,
 };
 use crate::store::{RunRow, State, Store, StoreError};
+use crate::units::format_metric;
 
 /// One side of a comparison: a run or a group of runs, with their metrics.
 #[derive(Debug, Clone, Serialize)]
@@ -563,24 +564,15 @@ pub fn format_verdict(c: &Cell) -> String {
     }
 }
 
-/// A metric's value for a table: a count (of errors) as a whole number, a measure with
-/// [`format_value`]. (A group's count is a mean over runs, so it may have a fraction.)
-pub fn format_metric(count: bool, v: f64) -> String {
-    if count && v.fract() == 0.0 {
-        format!("{v:.0}")
-    } else {
-        format_value(v)
+/// The first group is the base, every other group a contender: what `compare` would show for
+/// the same selectors.
+pub fn comparison_of(groups: &[Group]) -> Option<Comparison> {
+    let (base, contenders) = groups.split_first()?;
+    if contenders.is_empty() {
+        return None;
     }
-}
-
-/// A number with sensible precision for tables.
-pub fn format_value(v: f64) -> String {
-    let a = v.abs();
-    if a >= 1000.0 {
-        format!("{v:.0}")
-    } else if a >= 10.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.3}")
-    }
+    Some(compare(
+        Side::from_group(base),
+        contenders.iter().map(Side::from_group).collect(),
+    ))
 }
