@@ -146,8 +146,10 @@ pub struct Config {
     pub cancel: Option<Cancel>,
 }
 
-/// One measured load.
-#[derive(Debug, Clone, Serialize)]
+/// One measured load. Read back by `analysis::metrics` (a field an older result lacks takes
+/// its default).
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct Measure {
     pub repeat: u32,
     pub index: String,

@@ -30,7 +30,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use reqwest::Method;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub use batch::{Batch, IdMode, PoolStats};
 pub use config::DriverConfig;
@@ -89,7 +89,9 @@ pub struct Plan {
     pub engine_pids: Vec<u32>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+/// Read back by `analysis::metrics` (a field missing from an older result reads as 0).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Counts {
     /// Documents and bad lines taken from the corpus.
     pub read: u64,
@@ -116,7 +118,8 @@ pub struct Counts {
     pub reconciled: bool,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Cpu {
     pub driver_secs: f64,
     pub driver_secs_per_million_docs: Option<f64>,
@@ -126,7 +129,8 @@ pub struct Cpu {
     pub engine_machine_share: Option<f64>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Requests {
     pub attempts: u64,
     pub failed_attempts: u64,

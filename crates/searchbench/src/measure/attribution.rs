@@ -30,7 +30,9 @@
 
 use std::time::Duration;
 
-use serde::Serialize;
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
 
 use crate::cluster::IndexStats;
 
@@ -48,20 +50,23 @@ pub struct AttributionInput {
     pub cores: usize,
 }
 
-#[derive(Debug, Clone, Serialize)]
+/// Read back by `analysis::metrics` (its words owned then, hence `Cow`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Segment {
-    pub name: &'static str,
+    pub name: Cow<'static, str>,
     pub secs: f64,
     /// Share of the wall time (budget rows add up to 1.0).
     pub share: f64,
-    pub what: &'static str,
+    pub what: Cow<'static, str>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Attribution {
     pub wall_secs: f64,
     pub clients: usize,
-    pub normalisation: &'static str,
+    pub normalisation: Cow<'static, str>,
     /// Rows that add up to the wall time.
     pub budget: Vec<Segment>,
     /// Server background work, thread-seconds; overlaps the budget rows.
@@ -86,11 +91,11 @@ impl Attribution {
         let idle = (wall - service / c).max(0.0);
         let network = (service - took) / c;
         let server_other = (took - indexing) / c;
-        let row = |name, secs: f64, what| Segment {
-            name,
+        let row = |name: &'static str, secs: f64, what: &'static str| Segment {
+            name: name.into(),
             secs,
             share: secs / wall,
-            what,
+            what: what.into(),
         };
         let budget = vec![
             row("driver: client idle", idle, "no request in flight: waiting for the batcher (generate/read, action lines), bookkeeping, retry backoff"),
@@ -118,25 +123,25 @@ impl Attribution {
         ];
         let machine = wall * i.cores.max(1) as f64;
         let mut cpu = vec![Segment {
-            name: "driver CPU",
+            name: "driver CPU".into(),
             secs: i.driver_cpu.as_secs_f64(),
             share: i.driver_cpu.as_secs_f64() / machine,
-            what: "searchbench's own CPU, all threads (getrusage), share of wall x cores",
+            what: "searchbench's own CPU, all threads (getrusage), share of wall x cores".into(),
         }];
         if let Some(e) = i.engine_cpu {
             cpu.push(Segment {
-                name: "engine CPU",
+                name: "engine CPU".into(),
                 secs: e.as_secs_f64(),
                 // Read around setup and refresh too, divided by the load's wall: capped at the
                 // whole machine rather than shown as more of it than exists.
                 share: (e.as_secs_f64() / machine).min(1.0),
-                what: "the node's process CPU (/proc), share of wall x cores (read around setup and refresh too; capped at 100 %)",
+                what: "the node's process CPU (/proc), share of wall x cores (read around setup and refresh too; capped at 100 %)".into(),
             });
         }
         Attribution {
             wall_secs: wall,
             clients: i.clients.max(1),
-            normalisation: NORMALISATION,
+            normalisation: NORMALISATION.into(),
             budget,
             background,
             cpu,

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use hdrhistogram::Histogram;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One measured request attempt.
 #[derive(Debug, Clone, Copy)]
@@ -34,8 +34,9 @@ impl Sample {
     }
 }
 
-/// One second of the run (by completion time).
-#[derive(Debug, Clone, Default, Serialize)]
+/// One second of the run (by completion time). Read back by `analysis::metrics`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct TimelineRow {
     pub second: u64,
     pub requests: u64,
@@ -78,7 +79,8 @@ pub struct Headline {
 
 /// Distribution summary. A percentile is given only with enough samples to mean something:
 /// p90 from 10 samples, p99 from 100, p99.9 from 1000.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Summary {
     pub count: u64,
     pub mean_ms: Option<f64>,

@@ -314,6 +314,7 @@ impl Series {
 
 /// Per-second values a comparison can put an interval on (summed over the nodes).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct PerSecond {
     pub gc_ms: Vec<f64>,
     pub heap_used_mb: Vec<f64>,
@@ -321,6 +322,7 @@ pub struct PerSecond {
 
 /// What a phase's telemetry comes to: kept in the result, shown after the run, compared.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Summary {
     pub interval_secs: f64,
     /// Readings that got an answer, and readings that got none (timeout, error).

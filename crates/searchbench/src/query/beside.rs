@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use bytes::Bytes;
 use hdrhistogram::Histogram;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::cells::{count_error_kinds, ErrorKind, HdrSummary};
 use super::variant::Variant;
@@ -27,7 +27,7 @@ pub struct BesideSearch {
 }
 
 /// Latency of one variant's searches beside the load.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct VariantBeside {
     pub variant: Variant,
     pub requests: u64,
@@ -37,9 +37,12 @@ pub struct VariantBeside {
 }
 
 /// The query side of a load with searches beside it.
-#[derive(Debug, Clone, Serialize)]
+/// Read back by `analysis::metrics` (a field missing from an older result reads as empty).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct SearchesBeside {
     pub clients: usize,
+    #[serde(skip_deserializing)]
     pub note: &'static str,
     /// Searches sent (answered or failed).
     pub requests: u64,

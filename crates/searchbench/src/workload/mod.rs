@@ -41,6 +41,7 @@ mod many_shards;
 mod numbers;
 pub mod queries_file;
 pub mod rally;
+pub mod scenario_result;
 mod transactions;
 
 use serde_json::{json, Value};

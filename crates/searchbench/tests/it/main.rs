@@ -19,6 +19,7 @@ mod ingest_inputs;
 mod ingest_interrupt;
 mod ingest_lies;
 mod ingest_node;
+mod metrics_read;
 mod query_cluster_metrics;
 mod query_logs;
 mod query_preflight;

@@ -19,7 +19,6 @@
 
 mod creation;
 mod many_shards;
-mod result;
 mod snapshots;
 
 use std::sync::Mutex;
@@ -35,11 +34,11 @@ use crate::ingest::Cancel;
 use crate::store::Kind;
 use crate::workload::Scenario;
 
-use creation::{check_shard_room, count_indices, create_indices};
-use many_shards::{field_caps_latency, latency_of, load_logs};
-pub use result::{
+pub use crate::workload::scenario_result::{
     Cleanup, Creation, CreationSecond, IndexCounts, Latency, ScenarioResult, Snapshots, StateSample,
 };
+use creation::{check_shard_room, count_indices, create_indices};
+use many_shards::{field_caps_latency, latency_of, load_logs};
 use snapshots::{repository, take_snapshots, Repository};
 
 /// How big a scenario is and how it loads.

@@ -1,13 +1,16 @@
-//! What a scenario run returns: typed, serializable, printed by `cli/output/scenario.rs`.
+//! What a scenario run (many-shards, snapshots) returns: typed, serializable, printed by
+//! `cli/output/scenario.rs`; its parts read back by `analysis::metrics` (leniently: a field an
+//! older result lacks takes its default).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::ingest::IngestReport;
 use crate::query::cells::HdrSummary;
 use crate::workload::Scenario;
 
 /// One second of the creation phase.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct CreationSecond {
     pub second: u64,
     /// Indices created and filled during this second.
@@ -18,7 +21,8 @@ pub struct CreationSecond {
 }
 
 /// The size of the cluster state at one moment of the creation phase.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct StateSample {
     pub secs: f64,
     /// Our indices done at that moment.
@@ -28,7 +32,8 @@ pub struct StateSample {
 }
 
 /// The creation phase: indices created and filled, at what rate, and the cluster state.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Creation {
     pub indices_requested: u64,
     pub docs_per_index: u64,
@@ -63,7 +68,8 @@ pub struct IndexCounts {
 }
 
 /// Latency of one kind of request from a few clients.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Latency {
     pub clients: usize,
     pub requests: u64,
@@ -77,7 +83,8 @@ pub struct Latency {
 }
 
 /// The snapshot phase.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Snapshots {
     pub repository: String,
     /// We registered the repository (and removed it at the end).

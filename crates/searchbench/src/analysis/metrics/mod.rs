@@ -1,0 +1,264 @@
+//! The comparable metrics of a stored result.
+//!
+//! Each part of a result is read back as the type it was written with ([`ingest`]: the
+//! ingest's `Summary`, `Counts`, `Requests`, `Cpu`, `Attribution`, timeline rows; [`query`]:
+//! the `QueryResult`; [`telemetry`]: the telemetry `Summary`; [`scenario`]: the scenarios'
+//! parts, the searches beside a load, `experiment dates`' measures), so a renamed field is a
+//! compile error, not a missing metric. (What is still read by name: the keys that tell a
+//! result's shape, and the timeline's warm-up marks.) Those types read leniently (a
+//! field an older result lacks takes its default), so old results stay comparable; a part
+//! that does not read at all becomes an error metric (`errors.unreadable.<part>`), never a
+//! silent gap.
+//!
+//! Errors are metrics too ([`Metric::errors`]): any rise is worse, whatever else changed.
+//! Service-time and took percentiles carry the per-request values of the run's stored HDR
+//! histograms when there are some ([`with_histograms`]), so they get an interval too; CPU,
+//! max and attribution are single values per run: with one run per side they get a
+//! difference but no interval. Query cells give took and wall with one sample per coverage;
+//! accuracy per variant gives single values.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use std::sync::Arc;
+
+use super::statistics::{mean, Recorded, SampleKind};
+
+mod ingest;
+mod query;
+mod scenario;
+mod telemetry;
+use crate::measure::SerializedHistogram;
+
+/// Which way is good.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    HigherBetter,
+    LowerBetter,
+    /// Shown with its difference; a change is neither good nor bad by itself.
+    Info,
+}
+
+/// One metric of one run.
+#[derive(Debug, Clone, Serialize)]
+pub struct Metric {
+    /// Stable key, e.g. `throughput_docs_per_sec`, `query.D_td.serial.took_ms`.
+    pub key: String,
+    pub label: String,
+    pub unit: &'static str,
+    pub direction: Direction,
+    pub value: f64,
+    /// Samples whose mean is `value`, when the result has them.
+    pub samples: Option<(SampleKind, Vec<f64>)>,
+    /// For a percentile metric of a run whose histogram is stored: the per-request values
+    /// and the quantile (see [`with_histograms`]).
+    #[serde(skip)]
+    pub recorded: Option<(Arc<Recorded>, f64)>,
+    /// A count of errors (failed requests for good, refused documents, failed searches, wrong
+    /// answers): any rise is worse, and a contender with any is never better.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub errors: bool,
+}
+
+/// Reads a part of a stored result as the type it was written as. A part that does not read
+/// (a field of the wrong type: a corrupted or foreign result) is not dropped silently: it
+/// becomes an error metric naming it, so every view shows it and no verdict calls the run
+/// better.
+fn read<T: serde::de::DeserializeOwned>(part: &str, v: &Value, out: &mut Vec<Metric>) -> Option<T> {
+    match T::deserialize(v) {
+        Ok(t) => Some(t),
+        Err(e) => {
+            out.extend(errors(
+                &format!("errors.unreadable.{}", part.replace(' ', "_")),
+                &format!("errors: the {part} figures of this result cannot be read ({e})"),
+                Some(1.0),
+            ));
+            None
+        }
+    }
+}
+
+fn point(
+    key: &str,
+    label: &str,
+    unit: &'static str,
+    d: Direction,
+    v: Option<f64>,
+) -> Option<Metric> {
+    let value = v.filter(|x| x.is_finite())?;
+    Some(Metric {
+        key: key.into(),
+        label: label.into(),
+        unit,
+        direction: d,
+        value,
+        samples: None,
+        recorded: None,
+        errors: false,
+    })
+}
+
+/// An error count: lower is better, and any rise is worse (see [`Metric::errors`]).
+fn errors(key: &str, label: &str, v: Option<f64>) -> Option<Metric> {
+    let mut m = point(key, label, "", Direction::LowerBetter, v)?;
+    m.errors = true;
+    Some(m)
+}
+
+fn sampled(
+    key: &str,
+    label: &str,
+    unit: &'static str,
+    d: Direction,
+    kind: SampleKind,
+    samples: Vec<f64>,
+) -> Option<Metric> {
+    let mut m = point(key, label, unit, d, mean(&samples))?;
+    m.samples = Some((kind, samples));
+    Some(m)
+}
+
+/// Gives the percentile metrics of one run the per-request values behind them, from the run's
+/// stored histograms (`service` in µs, `took` in ms), so a comparison can put an interval on
+/// a percentile. Histograms that do not decode are skipped: the metric keeps its value.
+///
+/// The requests of one second are not independent (a merge slows them together), so each
+/// resample draws as many values as the run has seconds, not one per request: an interval the
+/// run can support, and none for a percentile its seconds cannot resolve (p99 needs 100).
+pub fn with_histograms(metrics: &mut [Metric], histograms: &[SerializedHistogram], seconds: usize) {
+    let decoded = |name: &str, per_ms: f64| {
+        let h = histograms.iter().find(|h| h.name == name)?.decode().ok()?;
+        Some(Arc::new(
+            Recorded::from_hdr(&h, per_ms).independent_units(seconds as u64),
+        ))
+    };
+    let sources = [
+        ("service_", decoded("service", 1000.0)),
+        ("took_", decoded("took", 1.0)),
+    ];
+    for m in metrics.iter_mut() {
+        for (prefix, recorded) in &sources {
+            let (Some(recorded), Some(rest)) = (recorded, m.key.strip_prefix(prefix)) else {
+                continue;
+            };
+            let q = match rest {
+                "p50_ms" => 0.5,
+                "p90_ms" => 0.9,
+                "p99_ms" => 0.99,
+                "p999_ms" => 0.999,
+                _ => continue,
+            };
+            m.recorded = Some((recorded.clone(), q));
+        }
+    }
+}
+
+/// The steady per-second rows: after the seconds marked `warmup` and without the last
+/// (partial) second; for a timeline without warm-up marks, without the first (ramp-up) and
+/// the last second. Empty under 4 seconds.
+pub fn steady_seconds(timeline: &[Value]) -> &[Value] {
+    if timeline.len() < 4 {
+        return &[];
+    }
+    let warm = timeline
+        .iter()
+        .take_while(|s| s.get("warmup").and_then(Value::as_bool) == Some(true))
+        .count();
+    let from = if warm > 0 { warm } else { 1 };
+    if timeline.len() < from + 3 {
+        return &[];
+    }
+    &timeline[from..timeline.len() - 1]
+}
+
+/// Is this an ingest-shaped result (an `IngestReport`)?
+pub fn is_ingest(result: &Value) -> bool {
+    result.get("docs_per_sec").is_some() && result.get("counts").is_some()
+}
+
+/// Is this a query-shaped result (a `QueryResult`, or a run with a query phase)?
+pub fn is_query(result: &Value) -> bool {
+    query_part(result).is_some()
+}
+
+/// The query result inside a result: the result itself (`searchbench query`) or its
+/// `query` member (`searchbench run`, which ingests and then queries).
+pub fn query_part(result: &Value) -> Option<&Value> {
+    let has_cells = |v: &Value| v.get("cells").is_some_and(Value::is_array);
+    if has_cells(result) {
+        Some(result)
+    } else {
+        result.get("query").filter(|q| has_cells(q))
+    }
+}
+
+/// Every metric a result offers, in display order.
+pub fn extract(result: &Value, timeline: &[Value]) -> Vec<Metric> {
+    let mut out = Vec::new();
+    if is_ingest(result) {
+        ingest::metrics(result, timeline, &mut out);
+    }
+    if let Some(q) = query_part(result) {
+        query::metrics(q, &mut out);
+    }
+    telemetry::metrics(result, &mut out);
+    scenario::scenario_and_beside(result, &mut out);
+    scenario::dates_experiment(result, &mut out);
+    out
+}
+
+#[cfg(test)]
+mod telemetry_tests {
+    use super::*;
+
+    #[test]
+    fn telemetry_figures_are_metrics_per_phase_and_rejections_are_errors() {
+        let t = |gc: f64, rejected: f64| {
+            serde_json::json!({
+                "span_secs": 10.0, "gc_secs": gc, "gc_share": 0.04, "old_gcs": 1.0,
+                "heap_peak_bytes": 4e8, "write_rejections": rejected, "search_rejections": 0.0,
+                "per_second": {"gc_ms": [10.0, 20.0, 30.0], "heap_used_mb": [300.0, 310.0, 320.0]}
+            })
+        };
+        let run = serde_json::json!({
+            "telemetry": t(0.4, 5.0),
+            "query": {"cells": [], "telemetry": t(0.1, 0.0)}
+        });
+        let metrics = extract(&run, &[]);
+        let get = |k: &str| {
+            metrics
+                .iter()
+                .find(|m| m.key == k)
+                .unwrap_or_else(|| panic!("no {k}"))
+        };
+        let gc = get("telemetry.gc_ms_per_s");
+        assert_eq!(gc.value, 20.0);
+        assert_eq!(gc.samples.as_ref().map(|s| s.1.len()), Some(3));
+        assert_eq!(get("telemetry.gc_share_pct").value, 4.0);
+        assert_eq!(get("telemetry.heap_peak_mb").value, 400.0);
+        let rejections = get("telemetry.write_rejections");
+        assert!(rejections.errors);
+        assert_eq!(rejections.value, 5.0);
+        assert_eq!(get("query.telemetry.write_rejections").value, 0.0);
+        assert!(get("query.telemetry.gc_ms_per_s")
+            .label
+            .starts_with("query: "));
+        // A part of the wrong shape is an error metric naming it, not a silent gap.
+        let broken = extract(
+            &serde_json::json!({"docs_per_sec": 100.0, "counts": {"refused": "many"}}),
+            &[],
+        );
+        let unreadable = broken
+            .iter()
+            .find(|m| m.key == "errors.unreadable.ingest")
+            .unwrap_or_else(|| panic!("{broken:?}"));
+        assert!(
+            unreadable.errors && unreadable.label.contains("expected u64"),
+            "{unreadable:?}"
+        );
+        // A result without telemetry has none of these.
+        let plain = extract(&serde_json::json!({"cells": []}), &[]);
+        assert!(plain.iter().all(|m| !m.key.contains("telemetry")));
+    }
+}

@@ -1,0 +1,93 @@
+//! The metrics of a query result (`QueryResult`, alone or as a run's query phase), read back
+//! as the type it was written with: per cell took and wall with one sample per coverage, the
+//! failed searches, and per variant the wrong answers of its checks.
+
+use serde_json::Value;
+
+use super::{errors, point, read, sampled, Direction::*, Metric};
+use crate::analysis::statistics::SampleKind;
+use crate::query::accuracy::VariantAccuracy;
+use crate::query::report::QueryResult;
+
+pub(super) fn metrics(r: &Value, out: &mut Vec<Metric>) {
+    let Some(r) = read::<QueryResult>("query", r, out) else {
+        return;
+    };
+    for cell in &r.cells {
+        let (v, t) = (cell.variant.name(), cell.transport.name());
+        let ok: Vec<_> = cell.samples.iter().filter(|s| s.ok).collect();
+        for (field, label, samples, mean) in [
+            (
+                "took_ms",
+                "took",
+                ok.iter().map(|s| s.took_ms as f64).collect::<Vec<_>>(),
+                cell.took_ms.mean,
+            ),
+            (
+                "wall_ms",
+                "wall",
+                ok.iter().map(|s| s.wall_ms).collect(),
+                cell.wall_ms.mean,
+            ),
+        ] {
+            let key = format!("query.{v}.{t}.{field}");
+            let label = format!("{v} {t}: {label} per coverage");
+            out.extend(if samples.is_empty() {
+                point(&key, &label, "ms", LowerBetter, Some(mean))
+            } else {
+                sampled(
+                    &key,
+                    &label,
+                    "ms",
+                    LowerBetter,
+                    SampleKind::PerCoverage,
+                    samples,
+                )
+            });
+        }
+        out.extend(errors(
+            &format!("query.{v}.{t}.errors"),
+            &format!("{v} {t}: failed searches"),
+            Some(cell.errors as f64),
+        ));
+    }
+    for acc in &r.accuracy {
+        let v = acc.variant.name();
+        if acc.algo.is_some() {
+            out.extend(point(
+                &format!("accuracy.{v}.pct_max_err"),
+                &format!("{v}: largest percentile error"),
+                "%",
+                LowerBetter,
+                // Stored as a fraction of the exact value; shown in percent everywhere.
+                Some(acc.pct_max_err * 100.0),
+            ));
+        }
+        out.extend(errors(
+            &format!("accuracy.{v}.wrong"),
+            &format!("{v}: wrong answers"),
+            Some(wrong_answers(acc) as f64),
+        ));
+    }
+    out.extend(errors(
+        "errors.query.failed_searches",
+        "errors: failed searches (all cells)",
+        Some(r.cells.iter().map(|c| c.errors as f64).sum()),
+    ));
+    out.extend(errors(
+        "errors.query.wrong_answers",
+        "errors: wrong answers (all checks)",
+        Some(r.failures_total as f64),
+    ));
+}
+
+/// Every wrong answer of a variant, whatever check found it.
+fn wrong_answers(a: &VariantAccuracy) -> u64 {
+    a.count_wrong
+        + a.sum_wrong
+        + a.pct_over_bound
+        + a.pct_null
+        + a.hits_wrong
+        + a.buckets_wrong
+        + a.aggs_wrong
+}

@@ -1,0 +1,63 @@
+//! A fresh result read back as metrics, typed: every part of it (the ingest's figures, its
+//! timeline, the query phase, the telemetry) reads as the type it was written with, so each
+//! family of metrics is there and none is `errors.unreadable`. A field renamed in a result
+//! type is a compile error in `analysis::metrics`; a key renamed in its JSON fails here.
+
+use serde_json::Value;
+
+use crate::common::{self, bin, node_url, succeeded};
+
+const INDEX: &str = "it-metrics-read";
+
+#[test]
+fn a_fresh_run_reads_back_as_every_family_of_metrics() {
+    common::fresh_index(INDEX, None);
+    let out = bin()
+        .args(["run", "numbers", "--docs", "4000", "--url", node_url()])
+        .args(["--index", INDEX, "--no-store", "--json", "-"])
+        .output()
+        .expect("run numbers");
+    let result: Value = serde_json::from_str(&succeeded(&out)).expect("run --json");
+    let timeline = result["timeline"].as_array().cloned().unwrap_or_default();
+    let metrics = searchbench::analysis::metrics::extract(&result, &timeline);
+    let keys: Vec<&str> = metrics.iter().map(|m| m.key.as_str()).collect();
+    assert!(
+        !keys.iter().any(|k| k.starts_with("errors.unreadable")),
+        "{keys:?}"
+    );
+    for key in [
+        "throughput_docs_per_sec",
+        "throughput_mb_per_sec",
+        "service_mean_ms",
+        "service_p50_ms",
+        "service_max_ms",
+        "error_rate_pct",
+        "errors.ingest.refused",
+        "errors.ingest.not_sent",
+        "errors.ingest.unacknowledged",
+        "driver_cpu_secs_per_million_docs",
+        "accuracy.group_sum.wrong",
+        "errors.query.failed_searches",
+        "errors.query.wrong_answers",
+    ] {
+        assert!(keys.contains(&key), "no {key} in {keys:?}");
+    }
+    for prefix in ["attribution.budget.", "query.group_sum."] {
+        assert!(
+            keys.iter().any(|k| k.starts_with(prefix)),
+            "no {prefix}* in {keys:?}"
+        );
+    }
+    // The load may be too short for a telemetry sample; the query phase has some.
+    assert!(
+        keys.iter().any(|k| k.contains("telemetry.")),
+        "no telemetry in {keys:?}"
+    );
+    // The headline is the result's own figure, whatever the samples behind it.
+    let throughput = metrics
+        .iter()
+        .find(|m| m.key == "throughput_docs_per_sec")
+        .unwrap();
+    assert_eq!(Some(throughput.value), result["docs_per_sec"].as_f64());
+    common::fresh_index(INDEX, None);
+}
