@@ -19,11 +19,13 @@ use crate::report;
         compared with it group against group, as `compare` does; the page opens with what \
         changed, then the charts (one colour and one legend entry per group), then every \
         metric.\n\n\
-        A sweep or a saturation search named by its tag (sweep=<id>, saturate=<id>) gets its \
-        own page again, drawn from the store: heatmap, curves and answer, or the saturation \
-        curve and its steps (--markdown/--csv still give its runs).\n\n\
+        A sweep, a saturation search or a matrix named by its tag (sweep=<id>, saturate=<id>, \
+        matrix=<id>) gets its own page again, drawn from the store: heatmap, curves and \
+        answer; the saturation curve and its steps; the history of the matrix's runs over \
+        versions with its change points (--markdown/--csv still give the runs).\n\n\
         Without --html/--markdown/--csv the HTML goes next to the store, in \
-        reports/<first id>.html (reports/sweep-<id>.html for a sweep), and its path is printed.",
+        reports/<first id>.html (reports/sweep-<id>.html for a sweep, and so on), and its \
+        path is printed.",
     after_help = "Examples:\n  \
         searchbench report 3fa9c2e1 --html run.html\n  \
         searchbench report 3fa9c2e1 7b01d4aa --html compare.html --markdown compare.md\n  \
@@ -56,14 +58,15 @@ pub struct ReportArgs {
 pub async fn run(a: ReportArgs) -> CliResult {
     let store = a.store.open()?;
     let tables = a.markdown.is_some() || a.csv.is_some();
-    // A stored sweep or saturation search named by its tag: its own page, drawn again.
-    let study = match a.runs.as_slice() {
-        [one] => report::study_of(&store, one)?,
+    // A stored sweep, saturation search or matrix named by its tag: its own page again.
+    let named = match a.runs.as_slice() {
+        [one] => report::named_page(&store, one)?,
         _ => None,
     };
-    if let Some(study) = &study {
+    if let Some((page, default)) = &named {
         if a.html.is_some() || !tables {
-            let path = report::write_study(&store, study, a.html.as_deref())?;
+            let path = a.html.clone().unwrap_or_else(|| default.clone());
+            report::write_page(&path, page)?;
             println!("{}", path.display());
         }
         if !tables {
@@ -71,7 +74,7 @@ pub async fn run(a: ReportArgs) -> CliResult {
         }
     }
     let runs = report::load(&store, &a.runs, a.include_partial).map_err(CliError::usage)?;
-    let mut html = a.html.clone().filter(|_| study.is_none());
+    let mut html = a.html.clone().filter(|_| named.is_none());
     if html.is_none() && !tables {
         if let Some(first) = report::runs_of(&runs).first() {
             html = Some(report::default_html_path(&store, &first.row.id));

@@ -24,6 +24,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 pub use crate::analysis::compare::comparison_of;
+use crate::analysis::history::{Axis as HistoryAxis, Selection};
 pub use crate::analysis::runs::{runs_of, Group, Loaded};
 use crate::store::{RunId, RunRow, Store, StoreError, Study};
 
@@ -40,6 +41,8 @@ pub enum ReportError {
     Json(#[from] serde_json::Error),
     #[error("nothing to report: name at least one run")]
     NoRuns,
+    #[error(transparent)]
+    History(#[from] crate::analysis::history::HistoryError),
     #[error("the stored {kind} {id} cannot be read by this version: {source}")]
     Study {
         kind: String,
@@ -76,6 +79,11 @@ fn write(path: &Path, text: &str) -> Result<(), ReportError> {
     })
 }
 
+/// Writes a page to `path`, creating its folder.
+pub fn write_page(path: &Path, page: &str) -> Result<(), ReportError> {
+    write(path, page)
+}
+
 /// Writes the HTML report of `groups` to `path`.
 pub fn write_html(groups: &[Group], path: &Path) -> Result<(), ReportError> {
     write(path, &html::render(groups, comparison_of(groups).as_ref())?)
@@ -105,19 +113,50 @@ pub fn default_html_path(store: &Store, id: &RunId) -> PathBuf {
     reports_dir(store.path()).join(format!("{id}.html"))
 }
 
-/// The study a selector names, `sweep=<id>` or `saturate=<id>`, when the store keeps it.
-pub fn study_of(store: &Store, selector: &str) -> Result<Option<Study>, ReportError> {
+/// `reports/matrix-<id>.html` next to the results store at `store`.
+pub fn matrix_path(store: &Path, id: &str) -> PathBuf {
+    reports_dir(store).join(format!("matrix-{id}.html"))
+}
+
+/// The page of what a selector names beyond runs, with where it goes by default: a stored
+/// sweep or saturation search (`sweep=<id>`, `saturate=<id>`: its own page, drawn again from
+/// its kept result) or a matrix (`matrix=<id>`: the history of its runs over versions, the
+/// page `matrix` writes). `None` for any other selector.
+pub fn named_page(store: &Store, selector: &str) -> Result<Option<(String, PathBuf)>, ReportError> {
     let Some((kind, id)) = selector.split_once('=') else {
         return Ok(None);
     };
-    if !["sweep", "saturate"].contains(&kind) || id.contains(',') {
+    if id.contains(',') {
         return Ok(None);
     }
-    Ok(store.study(kind, id)?)
+    match kind {
+        "sweep" | "saturate" => match store.study(kind, id)? {
+            Some(study) => Ok(Some(render_study(store, &study)?)),
+            None => Ok(None),
+        },
+        "matrix" => {
+            let mut selection = Selection::new(HistoryAxis::Version);
+            selection.tags = vec![("matrix".into(), id.to_string())];
+            let filter = crate::store::Filter {
+                tags: selection.tags.clone(),
+                ..Default::default()
+            };
+            // No run of that matrix: not a page, and the runs' loader says so (bad usage).
+            if store.list(&filter)?.is_empty() {
+                return Ok(None);
+            }
+            let history = crate::analysis::history::load(store, &selection)?;
+            Ok(Some((
+                history_html::render(&history),
+                matrix_path(store.path(), id),
+            )))
+        }
+        _ => Ok(None),
+    }
 }
 
 /// The page of a stored study and where it goes by default (`reports/<kind>-<id>.html`).
-pub fn render_study(store: &Store, study: &Study) -> Result<(String, PathBuf), ReportError> {
+fn render_study(store: &Store, study: &Study) -> Result<(String, PathBuf), ReportError> {
     let unreadable = |e: serde_json::Error| ReportError::Study {
         kind: study.kind.clone(),
         id: study.id.clone(),
@@ -139,18 +178,6 @@ pub fn render_study(store: &Store, study: &Study) -> Result<(String, PathBuf), R
             ))
         }
     }
-}
-
-/// Writes the page of a stored study to `path` (or its default place); returns the path.
-pub fn write_study(
-    store: &Store,
-    study: &Study,
-    path: Option<&Path>,
-) -> Result<PathBuf, ReportError> {
-    let (page, default) = render_study(store, study)?;
-    let path = path.map_or(default, Path::to_path_buf);
-    write(&path, &page)?;
-    Ok(path)
 }
 
 /// Writes the HTML report of one stored run to [`default_html_path`] and returns the path.

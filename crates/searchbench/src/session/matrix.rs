@@ -326,12 +326,7 @@ pub async fn matrix(
     };
     let html = match &history {
         Some(h) => {
-            let path = store
-                .path()
-                .parent()
-                .unwrap_or_else(|| std::path::Path::new("."))
-                .join("reports")
-                .join(format!("matrix-{}.html", spec.id));
+            let path = crate::report::matrix_path(store.path(), &spec.id);
             match crate::report::history_html::write(h, &path) {
                 Ok(()) => Some(path),
                 Err(e) => {

@@ -326,8 +326,20 @@ fn matrix_over_two_real_versions_stores_every_run_with_its_tag() {
         .find_map(|l| l.strip_prefix("report: "))
         .unwrap_or_else(|| panic!("{text}"));
     assert!(page.ends_with(&format!("matrix-{id}.html")), "{page}");
-    assert!(std::fs::read_to_string(page).unwrap().contains("<svg"));
+    let written = std::fs::read_to_string(page).unwrap();
+    assert!(written.contains("<svg"));
     crate::common::browser::assert_charts_drawn(std::path::Path::new(page), 1, false);
+    // `report matrix=<id>` draws the very same page again from the store.
+    let again = scratch_store().with_extension("html");
+    let out = bin()
+        .args(["report", &format!("matrix={id}"), "--html"])
+        .arg(&again)
+        .arg("--store")
+        .arg(&path)
+        .output()
+        .unwrap();
+    succeeded(&out);
+    assert_eq!(std::fs::read_to_string(&again).unwrap(), written);
 }
 
 /// An engine that cannot start (a JVM option no JVM knows) is recorded, skipped in later

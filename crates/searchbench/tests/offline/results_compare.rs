@@ -461,3 +461,18 @@ fn compare_only_changed_hides_the_unchanged_and_says_how_many() {
         "{md}"
     );
 }
+
+#[test]
+fn a_sweep_saturation_or_matrix_the_store_does_not_hold_is_bad_usage() {
+    let (_dir, db) = two_groups();
+    for selector in ["sweep=nope", "saturate=nope", "matrix=nope"] {
+        let out = bin()
+            .args(["report", selector, "--store"])
+            .arg(&db)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{selector}: {stderr}");
+        assert!(stderr.contains(selector), "{selector}: {stderr}");
+    }
+}
