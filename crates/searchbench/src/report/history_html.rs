@@ -49,7 +49,11 @@ fn chart(h: &History, s: &Series, labels: &[String]) -> Chart {
     };
     let mut y = Axis::new(s.unit);
     y.range = y_range(&values);
-    let mut p = Plot::new(format!("{}{unit}", s.label), Axis::new(""), y);
+    let along = match h.axis {
+        crate::analysis::history::Axis::Version => "engine version",
+        crate::analysis::history::Axis::Time => "time",
+    };
+    let mut p = Plot::new(format!("{}{unit}", s.label), Axis::new(along), y);
     p.categories = labels.to_vec();
     p.attrs.push(("data-metric", s.key.clone()));
     p.lines.push(
@@ -112,8 +116,13 @@ fn chart(h: &History, s: &Series, labels: &[String]) -> Chart {
             class: "change-point",
         });
     }
-    if !s.change_points.is_empty() {
-        p.keys.push(("#666".into(), "change point (dashed)".into()));
+    for shift in [Shift::Regression, Shift::Improvement, Shift::Change] {
+        if s.change_points.iter().any(|c| c.change.shift == shift) {
+            p.keys.push((
+                colour(shift).into(),
+                format!("{} (dashed line)", shift.name()),
+            ));
+        }
     }
     p.into()
 }
