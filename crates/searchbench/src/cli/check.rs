@@ -100,7 +100,7 @@ pub async fn run(a: CheckArgs) -> CliResult {
     if a.json {
         output::json(&c)?;
     } else if a.markdown {
-        print!("{}", check::markdown(&c));
+        out!("{}", check::markdown(&c));
     } else {
         output::check::check(&c);
     }

@@ -81,7 +81,7 @@ pub async fn run(a: CompareArgs) -> CliResult {
     if a.json {
         output::json(&c)?;
     } else if a.markdown {
-        print!("{}", crate::report::markdown::compare_table(&c));
+        out!("{}", crate::report::markdown::compare_table(&c));
     } else {
         let mut header = vec!["metric".to_string(), format!("{} (base)", c.base.label)];
         for k in &c.contenders {
@@ -116,18 +116,18 @@ pub async fn run(a: CompareArgs) -> CliResult {
             }
             t.add_row(line);
         }
-        println!("{t}");
+        outln!("{t}");
         if c.hidden_unchanged > 0 {
-            println!(
+            outln!(
                 "{} metric(s) without a significant change hidden (drop --only-changed to see them)",
                 c.hidden_unchanged
             );
         }
         for n in &c.notes {
-            println!("note: {n}");
+            outln!("note: {n}");
         }
         if c.rows.is_empty() && c.hidden_unchanged == 0 {
-            println!("the base run has no result to compare (incomplete?)");
+            outln!("the base run has no result to compare (incomplete?)");
         }
     }
     if a.fail_on_worse && worse {

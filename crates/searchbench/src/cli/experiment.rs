@@ -188,7 +188,7 @@ async fn run_dates(args: DatesArgs) -> CliResult {
         })
         .context("encoding the result")?;
         if to_stdout {
-            println!("{text}");
+            outln!("{text}");
         } else {
             std::fs::write(path, text + "\n")
                 .with_context(|| format!("writing {}", path.display()))?;

@@ -91,7 +91,7 @@ pub async fn run(a: HistoryArgs) -> CliResult {
         if a.json {
             eprintln!("report: {}", path.display());
         } else {
-            println!("report: {}", path.display());
+            outln!("report: {}", path.display());
         }
     }
     Ok(())

@@ -1,5 +1,24 @@
 //! The `searchbench` command line: argument parsing, dispatch, exit codes.
 
+/// `println!` for the CLI: a closed stdout (`searchbench check … | head -1`) drops the rest of
+/// the output quietly and the command goes on to exit with its own code, so a verdict survives
+/// the pipe (`set -o pipefail` then sees it). Any other write error fails as `println!` does.
+macro_rules! outln {
+    () => {
+        $crate::cli::output::write_stdout(format_args!("\n"))
+    };
+    ($($arg:tt)*) => {
+        $crate::cli::output::write_stdout(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// `print!` for the CLI; see [`outln`].
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::cli::output::write_stdout(format_args!($($arg)*))
+    };
+}
+
 mod args;
 mod bisect;
 mod calibrate;

@@ -67,7 +67,7 @@ pub async fn run(a: ReportArgs) -> CliResult {
         if a.html.is_some() || !tables {
             let path = a.html.clone().unwrap_or_else(|| default.clone());
             report::write_page(&path, page)?;
-            println!("{}", path.display());
+            outln!("{}", path.display());
         }
         if !tables {
             return Ok(());
@@ -82,15 +82,15 @@ pub async fn run(a: ReportArgs) -> CliResult {
     }
     if let Some(path) = &html {
         report::write_html(&runs, path)?;
-        println!("{}", path.display());
+        outln!("{}", path.display());
     }
     if let Some(path) = &a.markdown {
         report::write_markdown(&runs, path)?;
-        println!("{}", path.display());
+        outln!("{}", path.display());
     }
     if let Some(path) = &a.csv {
         report::write_csv(&runs, path)?;
-        println!("{}", path.display());
+        outln!("{}", path.display());
     }
     Ok(())
 }

@@ -240,7 +240,7 @@ fn import(a: ImportArgs) -> CliResult {
     run.seed = corpus.and_then(store::seed_in);
     run.tags = a.save.tags;
     let id = store.save(&run, &result)?;
-    println!("{id}");
+    outln!("{id}");
     eprintln!("saved as run {id} in {}", store.path().display());
     Ok(())
 }

@@ -132,8 +132,8 @@ pub async fn run(cmd: TargetCommand) -> CliResult {
                 output::json(&info)?;
                 return verdict;
             }
-            println!("{} {} at {}", info.product, info.version, target.url());
-            println!(
+            outln!("{} {} at {}", info.product, info.version, target.url());
+            outln!(
                 "cluster {:?}: health {}, {} node(s), {} active shard(s), {} unassigned",
                 info.cluster_name,
                 info.health.status,
@@ -152,7 +152,7 @@ pub async fn run(cmd: TargetCommand) -> CliResult {
                         .unwrap_or_else(|| "-".into()),
                 ]);
             }
-            println!("{table}");
+            outln!("{table}");
             if info.endpoints.len() > 1 {
                 let mut table = output::table(["url", "answers"]);
                 for e in &info.endpoints {
@@ -163,7 +163,7 @@ pub async fn run(cmd: TargetCommand) -> CliResult {
                             .map_or_else(|| "yes".to_string(), |err| format!("no: {err}")),
                     ]);
                 }
-                println!("{table}");
+                outln!("{table}");
             }
             verdict
         }

@@ -101,7 +101,7 @@ fn percentile_error_is_in_percent_and_the_headline_is_the_stored_figure() {
 }
 
 #[test]
-fn tables_fit_columns_carry_no_colour_and_a_closed_pipe_is_a_normal_exit() {
+fn tables_fit_columns_carry_no_colour_and_a_closed_pipe_keeps_the_exit_code() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("r.db");
     let store = Store::open(&db).unwrap();
@@ -137,7 +137,7 @@ fn tables_fit_columns_carry_no_colour_and_a_closed_pipe_is_a_normal_exit() {
         assert!(line.chars().count() <= 100, "{line}");
     }
 
-    // `results show | head -1`: stdout closes early; exit 0, no panic.
+    // `results show | head -1`: stdout closes early; its own exit code (0), no panic.
     let mut child = bin(&db)
         .args(["results", "show", &ids[0]])
         .stdout(Stdio::piped())

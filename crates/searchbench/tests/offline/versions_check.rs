@@ -281,3 +281,47 @@ fn a_percentile_short_runs_leave_out_cannot_tell_and_says_how_many_requests() {
     let out = check(&path, &["--last", "3", "--metric", "service_p98_ms"]);
     assert_eq!(out.status.code(), Some(2), "{}", streams(&out));
 }
+
+/// Runs `check` with its stdout closed before it writes (`check … | head -0`).
+fn check_into_a_closed_pipe(store: &Path, args: &[&str]) -> std::process::Output {
+    let mut child = bin()
+        .arg("check")
+        .args(args)
+        .arg("--store")
+        .arg(store)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Closed before it writes (it opens the store first): every write then fails.
+    drop(child.stdout.take());
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn the_verdict_survives_a_closed_pipe() {
+    // `check … | head -1` in a CI step with pipefail: the exit code is the verdict's.
+    let (path, store) = store_with_baseline();
+    save(&store, &ingest_result(40, 15_000.0, 0.05, 28.0, 8), &[]);
+    for format in [None, Some("--markdown"), Some("--json")] {
+        let mut args = vec!["--baseline", "build=base", "--metric", "docs_per_sec"];
+        args.extend(format);
+        let out = check_into_a_closed_pipe(&path, &args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{format:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    // A run that passes still exits 0 into a closed pipe.
+    let out = check_into_a_closed_pipe(
+        &path,
+        &[
+            "--baseline",
+            "build=base",
+            "--metric",
+            "docs_per_sec",
+            "--threshold",
+            "40%",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
+}

@@ -10,9 +10,13 @@ fn ms(us: u64) -> String {
 /// The query side of a load: latency percentiles per variant and overall, errors, and the
 /// note that answers were not checked.
 pub fn print(b: &SearchesBeside) {
-    println!(
+    outln!(
         "\nsearches beside the load: {} client(s), {} searches ({:.1}/s), {} failed; {}",
-        b.clients, b.requests, b.searches_per_sec, b.errors, b.note
+        b.clients,
+        b.requests,
+        b.searches_per_sec,
+        b.errors,
+        b.note
     );
     let mut t = table([
         "variant",
@@ -43,8 +47,8 @@ pub fn print(b: &SearchesBeside) {
         ));
     }
     t.add_row(row("all".into(), b.requests, b.errors, &b.latency));
-    println!("{t}");
+    outln!("{t}");
     for k in &b.error_kinds {
-        println!("  {} × {}", k.count, k.message);
+        outln!("  {} × {}", k.count, k.message);
     }
 }

@@ -33,33 +33,35 @@ pub fn bisection(r: &BisectResult) {
             .to_string(),
         ]);
     }
-    println!(
+    outln!(
         "{} over {} releases, bisect={}",
         r.metric,
         r.versions.len(),
         r.id
     );
-    println!("{t}");
-    println!(
+    outln!("{t}");
+    outln!(
         "{} probe(s) between the ends, {} run(s) in all (searchbench results list --tag bisect={})",
-        b.probes, b.runs, r.id
+        b.probes,
+        b.runs,
+        r.id
     );
     match &b.outcome {
         Outcome::Found {
             last_good,
             first_bad,
-        } => println!(
+        } => outln!(
             "first release with the change: {} (the one before, {}, is without it)",
             name(*first_bad),
             name(*last_good)
         ),
-        Outcome::NoChange { could_detect_pct } => println!(
+        Outcome::NoChange { could_detect_pct } => outln!(
             "no change between the ends: nothing to bisect (these runs would have seen a change of {})",
             could_detect_pct
                 .map(|m| format!("{m:.1} %"))
                 .unwrap_or_else(|| "?".into())
         ),
-        Outcome::CannotTell { good, bad, why } => println!(
+        Outcome::CannotTell { good, bad, why } => outln!(
             "cannot tell: {why}; the change is after {} and at or before {}",
             name(*good),
             name(*bad)

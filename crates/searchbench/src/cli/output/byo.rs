@@ -23,14 +23,14 @@ pub fn csv_mapping(mapping: &serde_json::Value, overridden: bool) {
 
 /// Where `workload init` wrote its files.
 pub fn initialised(done: &crate::session::workload_file::Initialised) {
-    println!(
+    outln!(
         "wrote {} ({} documents in {}; queries: {})",
         done.workload_file.display(),
         done.docs,
         done.corpus_file.display(),
         done.queries.join(", ")
     );
-    println!(
+    outln!(
         "run it with: searchbench run --workload-file {}",
         done.workload_file.display()
     );

@@ -8,8 +8,8 @@ pub fn print(c: &Calibration) {
     for (i, v) in c.docs_per_sec.iter().enumerate() {
         t.add_row([(i + 1).to_string(), format!("{v:.0}")]);
     }
-    println!("{t}");
-    println!(
+    outln!("{t}");
+    outln!(
         "{} runs of {} ({} docs): mean {:.0} docs/s, run-to-run CV {:.1} %",
         c.docs_per_sec.len(),
         c.workload,
@@ -21,6 +21,6 @@ pub fn print(c: &Calibration) {
     for (k, d) in &c.detectable_pct {
         t.add_row([k.to_string(), format!("±{d:.1} %")]);
     }
-    println!("{t}");
-    println!("(95 % confidence, 80 % power, Welch's t; a smaller change comes out \"no significant change\")");
+    outln!("{t}");
+    outln!("(95 % confidence, 80 % power, Welch's t; a smaller change comes out \"no significant change\")");
 }

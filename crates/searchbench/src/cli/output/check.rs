@@ -10,9 +10,11 @@ pub fn check(c: &Check) {
         .as_ref()
         .map(|b| b.label.clone())
         .unwrap_or_else(|| "(none)".into());
-    println!(
+    outln!(
         "run {} against {}, threshold {} %",
-        c.run.label, baseline, c.threshold_pct
+        c.run.label,
+        baseline,
+        c.threshold_pct
     );
     if !c.metrics.is_empty() {
         let mut t = table([
@@ -41,10 +43,10 @@ pub fn check(c: &Check) {
                 m.verdict.name().to_string(),
             ]);
         }
-        println!("{t}");
+        outln!("{t}");
     }
     for e in &c.errors_rose {
-        println!(
+        outln!(
             "errors rose: {}: {} → {}",
             e.label,
             format_metric(true, e.baseline),
@@ -52,12 +54,12 @@ pub fn check(c: &Check) {
         );
     }
     if !c.method.is_empty() {
-        println!("intervals: {}", c.method);
+        outln!("intervals: {}", c.method);
     }
     for n in &c.notes {
-        println!("note: {n}");
+        outln!("note: {n}");
     }
-    println!(
+    outln!(
         "check: {}",
         match c.outcome {
             Outcome::Pass => "PASS (exit 0)",

@@ -33,7 +33,7 @@ pub fn list(rows: &[ListRow], available: bool) {
             row.artifact.clone(),
         ]);
     }
-    println!("{table}");
+    outln!("{table}");
     if !available {
         eprintln!(
             "{} shown; `searchbench engine list --available` lists every release Maven Central carries",
@@ -49,10 +49,10 @@ pub fn list(rows: &[ListRow], available: bool) {
 
 pub fn cleaned(removed: &[std::path::PathBuf]) {
     if removed.is_empty() {
-        println!("nothing to clean: every record and folder belongs to a running node");
+        outln!("nothing to clean: every record and folder belongs to a running node");
     }
     for path in removed {
-        println!("removed {}", path.display());
+        outln!("removed {}", path.display());
     }
 }
 
@@ -79,7 +79,7 @@ pub fn started(started: &Started) {
         "stop it with: searchbench engine stop --port {}",
         started.http_port
     );
-    println!("{}", started.url);
+    outln!("{}", started.url);
 }
 
 pub fn stopped(Stopped { record, outcome }: &Stopped) {
@@ -88,9 +88,11 @@ pub fn stopped(Stopped { record, outcome }: &Stopped) {
         StopOutcome::Killed => "did not stop in time: killed",
         StopOutcome::Stale => "was no longer running: forgot its stale record",
     };
-    println!(
+    outln!(
         "{} on port {} (pid {}) {what}",
-        record.engine, record.http_port, record.pid
+        record.engine,
+        record.http_port,
+        record.pid
     );
 }
 
@@ -116,7 +118,7 @@ pub fn set_aside(status: &Status) {
 
 pub fn status(rows: &[StatusRow]) {
     if rows.is_empty() {
-        println!("no nodes started by searchbench are running");
+        outln!("no nodes started by searchbench are running");
         return;
     }
     let mut table = table([
@@ -134,5 +136,5 @@ pub fn status(rows: &[StatusRow]) {
             row.log.display().to_string(),
         ]);
     }
-    println!("{table}");
+    outln!("{table}");
 }

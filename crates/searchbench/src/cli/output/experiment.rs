@@ -29,7 +29,7 @@ fn percent(s: Option<Spread>) -> String {
 }
 
 pub fn dates(r: &EngineResult) {
-    println!(
+    outln!(
         "\nDate-cost experiment: {} {} ({}), logs corpus seed {}, {} docs per load, {} repeat(s), {} client(s), {} docs per bulk",
         r.product,
         r.version,
@@ -67,14 +67,14 @@ pub fn dates(r: &EngineResult) {
             if v.complete { "yes" } else { "NO" }.to_string(),
         ]);
     }
-    println!("{t}");
+    outln!("{t}");
     if !r.engine_cpu_measured {
-        println!("engine CPU: not measured (the engine's pid is unknown with --url)");
+        outln!("engine CPU: not measured (the engine's pid is unknown with --url)");
     }
     for v in &r.variants {
         for m in &v.runs {
             if let Some(f) = &m.failures_file {
-                println!(
+                outln!(
                     "({}) repeat {}: {} failed -> {}",
                     v.variant.id,
                     m.repeat,
@@ -83,7 +83,7 @@ pub fn dates(r: &EngineResult) {
                 );
             }
             for w in &m.warnings {
-                println!("({}) repeat {}: warning: {w}", v.variant.id, m.repeat);
+                outln!("({}) repeat {}: warning: {w}", v.variant.id, m.repeat);
             }
         }
     }

@@ -6,7 +6,7 @@ use crate::analysis::history::{Axis, History};
 use crate::units::format_metric;
 
 pub fn print(h: &History) {
-    println!(
+    outln!(
         "history of {} (configuration {}): {} run(s) at {} point(s), ordered by {}",
         h.configuration.summary(),
         h.configuration.id,
@@ -53,16 +53,16 @@ pub fn print(h: &History) {
         }
         t.add_row(row);
     }
-    println!("{t}");
+    outln!("{t}");
     let hidden = h.series.len() - shown.len();
     if hidden > 0 {
-        println!(
+        outln!(
             "{hidden} more metric(s) without a change point not shown (--metric KEY, --json or --html for all)"
         );
     }
     print_change_points(h);
     if !h.excluded.is_empty() {
-        println!("left out (not complete): {}", h.excluded.join(", "));
+        outln!("left out (not complete): {}", h.excluded.join(", "));
     }
 }
 
@@ -70,15 +70,16 @@ pub fn print(h: &History) {
 pub fn print_change_points(h: &History) {
     let all = h.change_points();
     if all.is_empty() {
-        println!(
+        outln!(
             "no change point in any metric (E-divisive means, permutation test at α = {}, {} permutations)",
             h.alpha, h.permutations
         );
         return;
     }
-    println!(
+    outln!(
         "change points (E-divisive means, permutation test at α = {}, {} permutations):",
-        h.alpha, h.permutations
+        h.alpha,
+        h.permutations
     );
     let mut t = table([
         "metric",
@@ -114,5 +115,5 @@ pub fn print_change_points(h: &History) {
             },
         ]);
     }
-    println!("{t}");
+    outln!("{t}");
 }

@@ -89,14 +89,20 @@ fn existing_line(r: &IngestReport) -> Option<String> {
 pub fn print(r: &IngestReport) {
     let c = &r.counts;
     if let Some(line) = existing_line(r) {
-        println!("{line}");
+        outln!("{line}");
     }
-    println!(
+    outln!(
         "\n{} docs into {} on {} {} in {:.1} s: {:.0} docs/s, {:.1} MB/s",
-        c.indexed, r.index, r.product, r.engine_version, r.wall_secs, r.docs_per_sec, r.mb_per_sec
+        c.indexed,
+        r.index,
+        r.product,
+        r.engine_version,
+        r.wall_secs,
+        r.docs_per_sec,
+        r.mb_per_sec
     );
     if let Some(jvm) = &r.engine_jvm {
-        println!(
+        outln!(
             "engine JVM: {} {} ({}), GC {}, heap {}; machine: {}, {} cores, kernel {}",
             jvm.vendor,
             jvm.version,
@@ -110,7 +116,7 @@ pub fn print(r: &IngestReport) {
             r.machine.kernel
         );
     }
-    println!(
+    outln!(
         "counts: {} {}",
         reconcile_line(r),
         if c.reconciled {
@@ -120,13 +126,13 @@ pub fn print(r: &IngestReport) {
         }
     );
     if r.interrupted {
-        println!(
+        outln!(
             "interrupted: documents read but never sent are not counted; documents in flight \
              without an answer are in the failure file as interrupted"
         );
     }
     if c.failed > 0 {
-        println!(
+        outln!(
             "failures: {} refused, {} unacknowledged, {} not sent, {} bad input lines -> {}",
             c.refused,
             c.unacknowledged,
@@ -137,20 +143,21 @@ pub fn print(r: &IngestReport) {
                 .map_or_else(|| "-".to_string(), |p| p.display().to_string())
         );
     } else if r.previous_failures_file.is_some() {
-        println!("failures: none");
+        outln!("failures: none");
     }
     if let Some(limit) = r.failure_limit.as_ref().filter(|l| l.failed > 0) {
-        println!("{}", failure_limit_line(limit));
+        outln!("{}", failure_limit_line(limit));
     }
     if let Some(p) = &r.previous_failures_file {
-        println!(
+        outln!(
             "(the failure file of an earlier run was moved to {})",
             p.display()
         );
     }
-    println!(
+    outln!(
         "headline: {:.0} docs/s = {}",
-        r.docs_per_sec, r.headline.definition
+        r.docs_per_sec,
+        r.headline.definition
     );
     let mut t = table(["measure", "value"]);
     t.add_row(["wall time".to_string(), format!("{:.2} s", r.wall_secs)]);
@@ -184,11 +191,11 @@ pub fn print(r: &IngestReport) {
             None => format!("{} / {} ms", ms(r.took.p50_ms), ms(r.took.p99_ms)),
         },
     ]);
-    println!("{t}");
+    outln!("{t}");
     super::rate::print_ingest(r);
 
     let a = &r.attribution;
-    println!(
+    outln!(
         "Where the wall time went ({} client(s): client-seconds / {}, rows add up to the wall time)",
         a.clients, a.clients
     );
@@ -201,7 +208,7 @@ pub fn print(r: &IngestReport) {
             s.what.to_string(),
         ]);
     }
-    println!("{t}");
+    outln!("{t}");
     let merge_mb = r
         .server_stats
         .map(|s| s.merge_size_bytes as f64 / 1e6)
@@ -228,20 +235,21 @@ pub fn print(r: &IngestReport) {
             s.what.to_string(),
         ]);
     }
-    println!("{t}");
+    outln!("{t}");
     if let Some(per_m) = r.cpu.driver_secs_per_million_docs {
-        println!(
+        outln!(
             "driver CPU: {per_m:.2} s per million documents; buffers: {} allocated, {} reused",
-            r.buffers.allocated, r.buffers.reused
+            r.buffers.allocated,
+            r.buffers.reused
         );
     }
     if a.clamped {
-        println!("note: server index time exceeded took (several shards index in parallel); clamped to took");
+        outln!("note: server index time exceeded took (several shards index in parallel); clamped to took");
     }
     if let Some(b) = &r.searches_beside {
         super::beside::print(b);
     }
     for w in &r.warnings {
-        println!("warning: {w}");
+        outln!("warning: {w}");
     }
 }

@@ -52,10 +52,10 @@ pub fn step(s: &Step<'_>) {
 }
 
 pub fn print(m: &Matrix) {
-    println!();
+    outln!();
     match &m.history {
         Some(h) => super::history::print(h),
-        None => println!(
+        None => outln!(
             "no complete run to tabulate: {}",
             m.history_error.as_deref().unwrap_or("?")
         ),
@@ -76,19 +76,19 @@ pub fn print(m: &Matrix) {
                 d.error.clone().unwrap_or_default(),
             ]);
         }
-        println!("runs that did not complete:\n{t}");
+        outln!("runs that did not complete:\n{t}");
     }
     let left = m.order.len() - m.done.len();
     if left > 0 {
-        println!("{left} run(s) of the order not started (interrupted)");
+        outln!("{left} run(s) of the order not started (interrupted)");
     }
-    println!(
+    outln!(
         "matrix {}: {} run(s); again with: searchbench history --tag matrix={}",
         m.id,
         m.done.len(),
         m.id
     );
     if let Some(p) = &m.html {
-        println!("report: {}", p.display());
+        outln!("report: {}", p.display());
     }
 }

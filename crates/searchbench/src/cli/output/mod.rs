@@ -56,8 +56,21 @@ fn columns() -> Option<u16> {
         .filter(|w| *w >= 20)
 }
 
-/// Makes a closed stdout (`searchbench results show | head`) a normal, quiet exit 0 instead
-/// of a panic: `println!` panics on a broken pipe, and the hook catches exactly that.
+/// Writes to stdout for [`outln`] and [`out`]. A closed pipe drops the text (and every later
+/// write fails the same way, so the rest is dropped too); the caller carries on to its exit
+/// code.
+pub fn write_stdout(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    match std::io::stdout().lock().write_fmt(args) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            panic!("failed printing to stdout: {e}")
+        }
+        _ => {}
+    }
+}
+
+/// The last resort for output that does not go through [`write_stdout`] (a library's own
+/// `println!`): a closed stdout ends the process quietly rather than with a panic message.
 pub fn quiet_broken_pipe() {
     let default = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
@@ -100,7 +113,7 @@ pub fn stderr_lines() -> crate::query::Progress {
 
 /// Prints a value as pretty JSON on stdout.
 pub fn json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
-    println!("{}", serde_json::to_string_pretty(value)?);
+    outln!("{}", serde_json::to_string_pretty(value)?);
     Ok(())
 }
 
@@ -115,7 +128,7 @@ pub fn json_to<T: serde::Serialize>(
     };
     let text = serde_json::to_string_pretty(value).context("encoding the result")?;
     if path.as_os_str() == "-" {
-        println!("{text}");
+        outln!("{text}");
     } else {
         std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))?;
     }
@@ -245,7 +258,7 @@ impl crate::session::Observer for Terminal {
                 "saved as run {id} in {} (searchbench results show {id})",
                 store.display()
             ),
-            Event::ReportWritten { path } if self.tables => println!("report: {}", path.display()),
+            Event::ReportWritten { path } if self.tables => outln!("report: {}", path.display()),
             Event::ReportWritten { path } => eprintln!("report: {}", path.display()),
             Event::Warning(message) => eprintln!("warning: {message}"),
             Event::NotSaved => self

@@ -24,13 +24,18 @@ fn red(text: String) -> Cell {
 pub fn print(r: &QueryResult) {
     let words = r.described();
     let unit = words.unit.as_str();
-    println!(
+    outln!(
         "{} queries on index {:?}: {} {unit}(s) per cell × {} pass(es) after {} warm-up \
          {unit}(s) (not counted); tasks shuffled per pass (seed {}); request cache off",
-        r.workload, r.index, r.coverages, r.passes, r.warmup_coverages, r.shuffle_seed
+        r.workload,
+        r.index,
+        r.coverages,
+        r.passes,
+        r.warmup_coverages,
+        r.shuffle_seed
     );
     super::rate::print_rtt(r.rtt.as_ref());
-    println!("{}", words.per_unit);
+    outln!("{}", words.per_unit);
     let paced = r.rate.is_some();
     let mut header = vec![
         "variant",
@@ -71,9 +76,9 @@ pub fn print(r: &QueryResult) {
         });
         t.add_row(row);
     }
-    println!("{t}");
+    outln!("{t}");
     if paced {
-        println!(
+        outln!(
             "with --rate {}: latency counts from each {unit}'s scheduled start (no coordinated \
              omission); wall is service time",
             r.rate.unwrap_or_default()
@@ -82,7 +87,7 @@ pub fn print(r: &QueryResult) {
     print_errors(r);
 
     if !r.savings.is_empty() {
-        println!("\nSerial vs _msearch (wall per {unit}, ms)");
+        outln!("\nSerial vs _msearch (wall per {unit}, ms)");
         let mut t = table([
             "variant",
             "serial wall",
@@ -103,10 +108,10 @@ pub fn print(r: &QueryResult) {
                 format!("{:.1}×", s.parallelism),
             ]);
         }
-        println!("{t}");
+        outln!("{t}");
     }
     if !r.attribution.is_empty() {
-        println!("\nSubtractive attribution (server took per {unit}, mean, ms)");
+        outln!("\nSubtractive attribution (server took per {unit}, mean, ms)");
         let mut t = table(["component", "ms", "share of production"]);
         for c in &r.attribution {
             t.add_row([
@@ -115,10 +120,10 @@ pub fn print(r: &QueryResult) {
                 format!("{:.1}%", c.share_pct),
             ]);
         }
-        println!("{t}");
+        outln!("{t}");
         let total: f64 = r.attribution.iter().map(|c| c.share_pct).sum();
         if total > 100.5 {
-            println!(
+            outln!(
                 "shares add to {total:.1} %: each is the took saved by removing that one component \
                  alone, and components share work (one pass over the documents serves several), \
                  so the savings overlap"
@@ -132,13 +137,13 @@ pub fn print(r: &QueryResult) {
         .map(|c| c.overhead_hdr.p50_us)
         .collect();
     if let Some(p50) = overhead.iter().min() {
-        println!(
+        outln!(
             "\nClient wall − server took per _search (serial), p50: lowest cell {p50} µs \
              (took has 1 ms resolution: only meaningful against a sink)"
         );
     }
     if !r.profile_overhead.is_empty() {
-        println!("\nProfile pass (profile: true, one pass, not in the tables above)");
+        outln!("\nProfile pass (profile: true, one pass, not in the tables above)");
         let mut t = table(["variant", "transport", "took off", "took on", "overhead"]);
         for p in &r.profile_overhead {
             t.add_row([
@@ -149,10 +154,10 @@ pub fn print(r: &QueryResult) {
                 format!("{:+.0}%", p.overhead_pct),
             ]);
         }
-        println!("{t}");
+        outln!("{t}");
     }
     if let Some(d) = &r.drift {
-        println!(
+        outln!(
             "\nDrift: {} took per {unit} {} ms now vs {} ms in {}: {:+.1}%",
             d.variant,
             ms(d.took_ms),
@@ -162,10 +167,10 @@ pub fn print(r: &QueryResult) {
         );
     }
     if r.accuracy_checked {
-        println!("\n{}", words.checked_against);
-        println!("{}", accuracy_table(r));
+        outln!("\n{}", words.checked_against);
+        outln!("{}", accuracy_table(r));
     } else {
-        println!("\nAccuracy not checked (--no-check)");
+        outln!("\nAccuracy not checked (--no-check)");
     }
     let errors = r.request_errors();
     if r.failures_total > 0 || errors > 0 {
@@ -179,12 +184,12 @@ pub fn print(r: &QueryResult) {
             }
             msg.push_str(&format!("{errors} failed request(s)"));
         }
-        println!("{}", red_text(&format!("FAILED: {msg}")));
+        outln!("{}", red_text(&format!("FAILED: {msg}")));
         for f in r.failures.iter().take(10) {
-            println!("{}", red_text(&format!("  {f}")));
+            outln!("{}", red_text(&format!("  {f}")));
         }
     } else if r.accuracy_checked {
-        println!("{}", words.all_right);
+        outln!("{}", words.all_right);
     }
 }
 

@@ -59,7 +59,7 @@ pub fn list(rows: &[RunRow]) {
             tags_text(r),
         ]);
     }
-    println!("{t}");
+    outln!("{t}");
 }
 
 pub fn show(row: &RunRow, timeline: &[Value], histograms: &[Value]) {
@@ -105,7 +105,7 @@ pub fn show(row: &RunRow, timeline: &[Value], histograms: &[Value]) {
     if let Some(e) = &row.error {
         t.add_row(["error".to_string(), e.clone()]);
     }
-    println!("{t}");
+    outln!("{t}");
     let ms = metrics::extract(row.result.as_ref().unwrap_or(&Value::Null), timeline);
     if !ms.is_empty() {
         let mut t = table(["metric", "value", "unit", "samples"]);
@@ -122,7 +122,7 @@ pub fn show(row: &RunRow, timeline: &[Value], histograms: &[Value]) {
                 n,
             ]);
         }
-        println!("{t}");
+        outln!("{t}");
     }
     if !histograms.is_empty() {
         let cols = ["count", "p50", "p90", "p99", "p99.9", "max"];
@@ -148,22 +148,22 @@ pub fn show(row: &RunRow, timeline: &[Value], histograms: &[Value]) {
             }
             t.add_row(row);
         }
-        println!("{t}");
-        println!("({PERCENTILE_RULE}; '-' when fewer)");
+        outln!("{t}");
+        outln!("({PERCENTILE_RULE}; '-' when fewer)");
     }
     if let Some(def) = row
         .result
         .as_ref()
         .and_then(|r| r.get("headline")?.get("definition")?.as_str())
     {
-        println!("headline throughput: {def}");
+        outln!("headline throughput: {def}");
     }
     match row.state {
-        store::State::Interrupted => println!("this run was INTERRUPTED (Ctrl-C): its figures are partial; compare and tag groups leave it out unless --include-partial"),
-        store::State::Failed => println!("this run FAILED: {}", row.error.as_deref().unwrap_or("see the result")),
+        store::State::Interrupted => outln!("this run was INTERRUPTED (Ctrl-C): its figures are partial; compare and tag groups leave it out unless --include-partial"),
+        store::State::Failed => outln!("this run FAILED: {}", row.error.as_deref().unwrap_or("see the result")),
         _ => {}
     }
     if row.state == store::State::Incomplete {
-        println!("this run never finished (killed or crashed): only its start and the timeline rows saved so far are here");
+        outln!("this run never finished (killed or crashed): only its start and the timeline rows saved so far are here");
     }
 }

@@ -86,7 +86,7 @@ pub fn print(r: &SweepResult) {
         Some(s) => format!("runs sized to ~{s:.0} s each"),
         None => format!("{} documents a run", r.docs_per_run),
     };
-    println!(
+    outln!(
         "\ndocs/s: median of the runs ± 95 % half-width ({docs}, {:.0} s warm-up excluded)",
         r.warmup_secs
     );
@@ -99,7 +99,7 @@ pub fn print(r: &SweepResult) {
         };
         let label = panel_label(&r.cells[first].params);
         if !label.is_empty() {
-            println!("{label}");
+            outln!("{label}");
         }
         let mut t = table(
             std::iter::once("bulk size \\ clients".to_string())
@@ -118,7 +118,7 @@ pub fn print(r: &SweepResult) {
             }
             t.add_row(row);
         }
-        println!("{t}");
+        outln!("{t}");
     }
     let mut t = table([
         "cell",
@@ -157,7 +157,7 @@ pub fn print(r: &SweepResult) {
             opt(c.driver_cpu_us_per_doc, 2),
         ]);
     }
-    println!("{t}");
+    outln!("{t}");
     if !r.answer.curves.is_empty() {
         // With no recommendation (not enough data) the curves go through the fastest cell.
         let through = if r.answer.recommended.is_some() {
@@ -193,7 +193,7 @@ pub fn print(r: &SweepResult) {
                 },
             ]);
         }
-        println!("{t}");
+        outln!("{t}");
     }
     if !r.answer.usl.is_empty() {
         let mut t = table([
@@ -216,20 +216,20 @@ pub fn print(r: &SweepResult) {
                 format!("{:.1} %", u.fit.rms_pct),
             ]);
         }
-        println!("{t}");
+        outln!("{t}");
     }
     match r.answer.recommended {
-        Some(i) => println!("recommended: {}", r.cells[i].params.label()),
-        None => println!("recommended: none"),
+        Some(i) => outln!("recommended: {}", r.cells[i].params.label()),
+        None => outln!("recommended: none"),
     }
-    println!("{}", r.answer.why);
+    outln!("{}", r.answer.why);
     let runs: usize = r.cells.iter().map(|c| c.runs.len()).sum();
     let wide = r
         .cells
         .iter()
         .filter(|c| !c.converged && !c.failed())
         .count();
-    println!(
+    outln!(
         "sweep {}: {} cells, {runs} runs in {} round(s), {:.1} min{}{}; runs tagged sweep={}",
         r.id,
         r.cells.len(),

@@ -99,9 +99,9 @@ pub fn lines(s: &Summary) -> Vec<String> {
 /// Prints the telemetry lines of a phase, if it was sampled.
 pub fn print(summary: Option<&Summary>) {
     if let Some(s) = summary {
-        println!();
+        outln!();
         for line in lines(s) {
-            println!("{line}");
+            outln!("{line}");
         }
     }
 }
