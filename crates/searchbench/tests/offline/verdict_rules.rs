@@ -151,3 +151,55 @@ fn tables_fit_columns_carry_no_colour_and_a_closed_pipe_keeps_the_exit_code() {
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert!(!err.contains("panicked"), "{err}");
 }
+
+#[test]
+fn a_terminal_that_reports_no_width_gets_80_columns_not_one_letter_per_column() {
+    // CI runners give a pty that says 0×0; `script` makes one (util-linux, as on CI).
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        assert!(
+            std::env::var("CI").map_or(true, |v| v != "true"),
+            "`script` (util-linux) is needed for this test in CI"
+        );
+        eprintln!("SKIPPED: no `script` command");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let store = Store::open(&db).unwrap();
+    let mut ids = Vec::new();
+    for i in 0..2 {
+        ids.push(save(
+            &store,
+            &ingest_result(30, 20_000.0, 0.05, 20.0, i),
+            &[("build", "b")],
+        ));
+    }
+    let command = format!(
+        "stty cols 0 rows 0; {} results list --store {}",
+        env!("CARGO_BIN_EXE_searchbench"),
+        db.display()
+    );
+    let out = std::process::Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .env_remove("COLUMNS")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    let table: Vec<&str> = text.lines().filter(|l| l.starts_with(['│', '┌'])).collect();
+    assert!(!table.is_empty(), "{text}");
+    for line in &table {
+        let width = line.trim_end_matches('\r').chars().count();
+        assert!(
+            (40..=80).contains(&width),
+            "{width} columns: {line}\n{text}"
+        );
+    }
+    for id in &ids {
+        assert!(text.contains(id.as_str()), "{id} not whole in\n{text}");
+    }
+}

@@ -19,10 +19,12 @@ pub mod scenario;
 pub mod sweep;
 pub mod telemetry;
 
-/// A table with our house style and the given header. On a terminal it fits the terminal's
-/// width; piped, it fits `COLUMNS` when that is set, else it is as wide as its content (one
-/// row per line, nothing wrapped). Tables carry no colour codes.
-pub fn table<I, S>(header: I) -> Table
+/// A table with our house style and the given header, as wide as the terminal: its width
+/// when it reports one, else `COLUMNS`, else 80 (a terminal that says 0×0, as CI runners'
+/// do, would otherwise get one letter per column). Piped, it fits `COLUMNS` when that is set,
+/// else it is as wide as its content (one row per line, nothing wrapped). Tables carry no
+/// colour codes, and a word is never split across lines (see [`Grid`]).
+pub fn table<I, S>(header: I) -> Grid
 where
     I: IntoIterator<Item = S>,
     S: Into<comfy_table::Cell>,
@@ -31,19 +33,107 @@ where
     table
         .load_preset(UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Dynamic);
-    if !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
-        table.force_no_tty();
-        match columns() {
-            Some(w) => {
-                table.set_width(w);
-            }
-            None => {
-                table.set_content_arrangement(ContentArrangement::Disabled);
-            }
+    let terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
+    let reported = if terminal {
+        table.width().filter(|w| *w >= MIN_WIDTH)
+    } else {
+        None
+    };
+    table.force_no_tty();
+    match (reported.or_else(columns), terminal) {
+        (Some(w), _) => {
+            table.set_width(w);
+        }
+        (None, true) => {
+            table.set_width(DEFAULT_WIDTH);
+        }
+        (None, false) => {
+            table.set_content_arrangement(ContentArrangement::Disabled);
         }
     }
     table.set_header(header);
-    table
+    Grid(table)
+}
+
+/// Narrower than this, a terminal's or `COLUMNS`' width is not believed.
+const MIN_WIDTH: u16 = 20;
+/// The width of a terminal that reports none.
+const DEFAULT_WIDTH: u16 = 80;
+/// A word longer than this may still be split (a long path): a column is not made wider.
+const LONGEST_WHOLE_WORD: usize = 28;
+
+/// A table that, when shown, wraps only between words: each column is at least as wide as its
+/// longest word (up to [`LONGEST_WHOLE_WORD`]). Everything else is the `comfy_table::Table` it
+/// derefs to.
+pub struct Grid(Table);
+
+impl std::ops::Deref for Grid {
+    type Target = Table;
+    fn deref(&self) -> &Table {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Grid {
+    fn deref_mut(&mut self) -> &mut Table {
+        &mut self.0
+    }
+}
+
+impl std::fmt::Display for Grid {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut t = self.0.clone();
+        whole_words(&mut t);
+        write!(f, "{t}")
+    }
+}
+
+/// Sets each column's lower bound to its longest word, so wrapping never splits one, when
+/// the words fit the width at all (else the first column's only): fitting the terminal comes
+/// first, since a line wider than it wraps every row.
+fn whole_words(t: &mut Table) {
+    use comfy_table::{ColumnConstraint, Width};
+    let longest_word = |text: &str| {
+        text.split_whitespace()
+            .map(|w| w.chars().count())
+            .max()
+            .unwrap_or(0)
+    };
+    let mut widest = vec![0usize; t.column_count()];
+    let header = t
+        .header()
+        .map(|h| h.cell_iter().map(|c| c.content()).collect::<Vec<_>>());
+    let rows = t
+        .row_iter()
+        .map(|r| r.cell_iter().map(|c| c.content()).collect::<Vec<_>>());
+    for row in header.into_iter().chain(rows) {
+        for (i, cell) in row.iter().enumerate() {
+            if let Some(w) = widest.get_mut(i) {
+                *w = (*w).max(longest_word(cell).min(LONGEST_WHOLE_WORD));
+            }
+        }
+    }
+    // Each column takes its word plus padding (one space each side) and a border. When the
+    // words cannot all fit, the other columns keep comfy-table's own balance (which may split
+    // some): bounds on many columns only starve the rest.
+    let Some(width) = t.width() else {
+        return;
+    };
+    // Then the first column alone (what names a row: a run id a reader copies, a metric),
+    // when it takes no more than a quarter of the width.
+    let need: usize = 1 + widest.iter().map(|w| w + 3).sum::<usize>();
+    let whole = if need <= usize::from(width) {
+        widest.len()
+    } else if widest.first().is_some_and(|w| (w + 3) * 4 <= usize::from(width)) {
+        1
+    } else {
+        0
+    };
+    for (i, w) in widest.into_iter().enumerate().take(whole) {
+        if let Some(column) = t.column_mut(i) {
+            column.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(w as u16 + 2)));
+        }
+    }
 }
 
 /// `COLUMNS`, when it is a sensible width.
@@ -53,7 +143,7 @@ fn columns() -> Option<u16> {
         .trim()
         .parse::<u16>()
         .ok()
-        .filter(|w| *w >= 20)
+        .filter(|w| *w >= MIN_WIDTH)
 }
 
 /// Writes to stdout for [`outln`] and [`out`]. A closed pipe drops the text (and every later
@@ -265,6 +355,56 @@ impl crate::session::Observer for Terminal {
                 .not_saved
                 .store(true, std::sync::atomic::Ordering::Relaxed),
             Event::Stage(message) => eprintln!("{message}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod table_tests {
+    use super::*;
+
+    fn grid_of(width: u16, rows: &[[&str; 3]]) -> String {
+        let mut t = Table::new();
+        t.load_preset(UTF8_FULL_CONDENSED)
+            .set_content_arrangement(ContentArrangement::Dynamic)
+            .force_no_tty()
+            .set_width(width)
+            .set_header(["metric", "value", "verdict"]);
+        for r in rows {
+            t.add_row(r.to_vec());
+        }
+        Grid(t).to_string()
+    }
+
+    #[test]
+    fn words_are_never_split_when_they_fit_and_the_width_holds() {
+        // At 40 columns comfy-table alone splits "inconclusive" across two lines.
+        let rows = [
+            [
+                "service time mean (per-second)",
+                "20.3 ms",
+                "no significant change",
+            ],
+            [
+                "throughput (headline)",
+                "19456 docs/s",
+                "inconclusive below ±32.2 %",
+            ],
+        ];
+        let text = grid_of(40, &rows);
+        for line in text.lines() {
+            assert!(line.chars().count() <= 40, "{line}\n{text}");
+        }
+        let cells: Vec<&str> = text
+            .split(['│', '┆', '\n'])
+            .flat_map(str::split_whitespace)
+            .collect();
+        for word in rows.iter().flatten().flat_map(|c| c.split_whitespace()) {
+            assert!(cells.contains(&word), "{word} split in\n{text}");
+        }
+        // Too narrow for whole words: the width still holds.
+        for line in grid_of(24, &rows).lines() {
+            assert!(line.chars().count() <= 24, "{line}");
         }
     }
 }

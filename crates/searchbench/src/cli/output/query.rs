@@ -243,7 +243,7 @@ fn bad(n: u64) -> Cell {
 
 /// The accuracy table: one row per variant, a column for each check some variant makes ('-'
 /// where a variant does not make it); the percentile columns only when one asks for them.
-fn accuracy_table(r: &QueryResult) -> comfy_table::Table {
+fn accuracy_table(r: &QueryResult) -> super::Grid {
     let rows: Vec<(&VariantAccuracy, Vec<Check>)> = r
         .accuracy
         .iter()
