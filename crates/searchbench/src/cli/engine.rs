@@ -62,16 +62,21 @@ pub enum EngineCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Stop nodes started by searchbench: all of them, or one engine's, or the cluster of
-    /// the node on a port.
+    /// Stop nodes started by searchbench: one engine's, the cluster of the node on a port, or
+    /// all of them (--all).
     ///
-    /// Sends SIGTERM, then SIGKILL if the node has not exited after the grace period.
+    /// Sends SIGTERM, then SIGKILL if the node has not exited after the grace period. Without
+    /// an engine, --port or --all it asks first on a terminal, and refuses without one (a
+    /// script must say --all to stop every node searchbench started on this machine).
     Stop {
         /// Only nodes of this engine.
         name: Option<String>,
         /// Only the cluster of the node on this HTTP port.
         #[arg(long)]
         port: Option<u16>,
+        /// Every node searchbench started on this machine.
+        #[arg(long, conflicts_with_all = ["name", "port"])]
+        all: bool,
         /// Seconds between SIGTERM and SIGKILL.
         #[arg(long, default_value_t = 30, value_name = "SECS")]
         grace: u64,
@@ -109,7 +114,17 @@ pub async fn run(cmd: EngineCommand) -> CliResult {
             options.timeout = Duration::from_secs(timeout);
             start(options, json).await
         }
-        EngineCommand::Stop { name, port, grace } => stop(name, port, Duration::from_secs(grace)),
+        EngineCommand::Stop {
+            name,
+            port,
+            all,
+            grace,
+        } => {
+            if name.is_none() && port.is_none() && !all && !confirm_stop_all()? {
+                return Ok(());
+            }
+            stop(name, port, Duration::from_secs(grace))
+        }
         EngineCommand::Status { json } => status(json).await,
         EngineCommand::Clean => {
             let removed = engine::clean();
@@ -166,6 +181,39 @@ fn engine_error(e: EngineError) -> CliError {
     } else {
         e.into()
     }
+}
+
+/// `engine stop` with nothing named: on a terminal, asks (listing what would stop); without
+/// one, refuses as bad usage. `Ok(false)` when the answer is no (or nothing runs).
+fn confirm_stop_all() -> Result<bool, CliError> {
+    use std::io::{BufRead, IsTerminal, Write};
+    if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
+        return Err(CliError::usage(anyhow::anyhow!(
+            "engine stop without an engine name or --port would stop every node searchbench \
+             started on this machine: say --all to mean that, or name the engine or --port"
+        )));
+    }
+    let records = crate::engine::NodeRecord::all();
+    if records.is_empty() {
+        output::engine::none_stopped();
+        return Ok(false);
+    }
+    eprintln!("These nodes started by searchbench are running:");
+    for r in &records {
+        eprintln!("  {} on port {} (pid {})", r.engine, r.http_port, r.pid);
+    }
+    eprint!("Stop all {}? [y/N] ", records.len());
+    let _ = std::io::stderr().flush();
+    let mut answer = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut answer)
+        .map_err(|e| CliError::usage(anyhow::anyhow!("reading the answer: {e}")))?;
+    let yes = matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes");
+    if !yes {
+        eprintln!("nothing stopped");
+    }
+    Ok(yes)
 }
 
 fn stop(name: Option<String>, port: Option<u16>, grace: Duration) -> CliResult {

@@ -12,6 +12,7 @@ mod common;
 mod cli_shell;
 mod corpus_cli;
 mod corpus_generators;
+mod engine_stop;
 mod query_faults;
 mod results_compare;
 mod results_store;

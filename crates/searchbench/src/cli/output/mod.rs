@@ -124,7 +124,10 @@ fn whole_words(t: &mut Table) {
     let need: usize = 1 + widest.iter().map(|w| w + 3).sum::<usize>();
     let whole = if need <= usize::from(width) {
         widest.len()
-    } else if widest.first().is_some_and(|w| (w + 3) * 4 <= usize::from(width)) {
+    } else if widest
+        .first()
+        .is_some_and(|w| (w + 3) * 4 <= usize::from(width))
+    {
         1
     } else {
         0
