@@ -3,7 +3,10 @@
 use clap::Args;
 
 use super::results::StoreArgs;
-use super::{output, CliError, CliResult};
+use comfy_table::Cell;
+
+use super::output::{self, Tone};
+use super::{CliError, CliResult};
 use crate::analysis::compare::{self, format_diff, format_n, Side, Verdict};
 
 #[derive(Debug, Args)]
@@ -98,20 +101,23 @@ pub async fn run(a: CompareArgs) -> CliResult {
                 format!(" {}", row.unit)
             };
             let value = |v: f64| row.format(v);
-            let mut line = vec![row.label.clone(), format!("{}{unit}", value(row.base))];
+            let mut line = vec![
+                Cell::new(row.label.clone()),
+                Cell::new(format!("{}{unit}", value(row.base))),
+            ];
             for k in &row.contenders {
                 match k {
                     Some(k) => {
-                        line.push(format!("{}{unit}", value(k.value)));
-                        line.push(format_diff(k));
-                        line.push(format_n(k));
+                        line.push(Cell::new(format!("{}{unit}", value(k.value))));
+                        line.push(Cell::new(format_diff(k)));
+                        line.push(Cell::new(format_n(k)));
                         line.push(match k.verdict {
-                            Verdict::Better => "better ✓".into(),
-                            Verdict::Worse => "WORSE ✗".into(),
-                            _ => compare::format_verdict(k),
+                            Verdict::Better => output::tone_cell("better ✓", Tone::Good),
+                            Verdict::Worse => output::tone_cell("WORSE ✗", Tone::Bad),
+                            _ => Cell::new(compare::format_verdict(k)),
                         });
                     }
-                    None => line.extend(["-".into(), String::new(), String::new(), String::new()]),
+                    None => line.extend(["-", "", "", ""].map(Cell::new)),
                 }
             }
             t.add_row(line);

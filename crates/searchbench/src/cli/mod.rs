@@ -144,8 +144,34 @@ pub const VERSION: &str = concat!(
     after_help = "Exit codes: 0 ok, 1 failure (the work could not be done), 2 bad usage or input, 3 a check failed (counts, answers, a regression), 125 cannot tell (check, bisect), 130 interrupted (Ctrl-C)."
 )]
 pub struct Cli {
+    /// Colour verdicts: auto (on a terminal, unless NO_COLOR is set), always, never.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// `--color`: when verdicts are coloured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+impl ColorChoice {
+    /// Says it the standard way, for this process: `NO_COLOR` for never, `CLICOLOR_FORCE`
+    /// for always (see `output::colour`). Called once, before any thread starts.
+    fn apply(self) {
+        match self {
+            ColorChoice::Auto => {}
+            ColorChoice::Always => {
+                std::env::remove_var("NO_COLOR");
+                std::env::set_var("CLICOLOR_FORCE", "1");
+            }
+            ColorChoice::Never => std::env::set_var("NO_COLOR", "1"),
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -214,6 +240,7 @@ pub fn main() -> i32 {
             };
         }
     };
+    cli.color.apply();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -203,3 +203,74 @@ fn a_terminal_that_reports_no_width_gets_80_columns_not_one_letter_per_column() 
         assert!(text.contains(id.as_str()), "{id} not whole in\n{text}");
     }
 }
+
+#[test]
+fn verdicts_are_coloured_on_a_terminal_unless_no_color_or_color_never() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let store = Store::open(&db).unwrap();
+    for i in 0..3 {
+        save(
+            &store,
+            &ingest_result(30, 20_000.0, 0.05, 20.0, i),
+            &[("cfg", "a")],
+        );
+        save(
+            &store,
+            &ingest_result(30, 26_000.0, 0.05, 15.0, 10 + i),
+            &[("cfg", "b")],
+        );
+    }
+    let compare = |extra: &[&str], env: &[(&str, &str)]| {
+        let mut cmd = bin(&db);
+        cmd.args(["compare", "cfg=a", "cfg=b"])
+            .args(extra)
+            .env_remove("NO_COLOR")
+            .env_remove("CLICOLOR_FORCE");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    // Piped: plain unless asked.
+    let plain = compare(&[], &[]);
+    assert!(
+        plain.contains("better ✓") && !plain.contains('\x1b'),
+        "{plain}"
+    );
+    let forced = compare(&["--color", "always"], &[]);
+    assert!(
+        forced.contains('\x1b') && forced.contains("better ✓"),
+        "{forced}"
+    );
+    assert!(!compare(&["--color", "never"], &[("CLICOLOR_FORCE", "1")]).contains('\x1b'));
+    assert!(!compare(&[], &[("NO_COLOR", "1"), ("CLICOLOR_FORCE", "1")]).contains('\x1b'));
+    // On a terminal (a pty by `script`): coloured, unless NO_COLOR.
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("SKIPPED: no `script` command for the terminal case");
+        return;
+    }
+    let on_a_terminal = |no_color: bool| {
+        let command = format!(
+            "{}{} compare cfg=a cfg=b --store {}",
+            if no_color { "NO_COLOR=1 " } else { "" },
+            env!("CARGO_BIN_EXE_searchbench"),
+            db.display()
+        );
+        let out = Command::new("script")
+            .args(["-qec", &command, "/dev/null"])
+            .env_remove("NO_COLOR")
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert!(on_a_terminal(false).contains('\x1b'));
+    let text = on_a_terminal(true);
+    assert!(text.contains("better") && !text.contains('\x1b'), "{text}");
+}

@@ -62,9 +62,9 @@ pub fn check(c: &Check) {
     outln!(
         "check: {}",
         match c.outcome {
-            Outcome::Pass => "PASS (exit 0)",
-            Outcome::Regressed => "REGRESSED (exit 3)",
-            Outcome::CannotTell => "CANNOT TELL (exit 125)",
+            Outcome::Pass => super::paint("PASS (exit 0)", super::Tone::Good),
+            Outcome::Regressed => super::paint("REGRESSED (exit 3)", super::Tone::Bad),
+            Outcome::CannotTell => super::paint("CANNOT TELL (exit 125)", super::Tone::Unsure),
         }
     );
 }

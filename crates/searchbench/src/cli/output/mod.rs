@@ -22,8 +22,9 @@ pub mod telemetry;
 /// A table with our house style and the given header, as wide as the terminal: its width
 /// when it reports one, else `COLUMNS`, else 80 (a terminal that says 0×0, as CI runners'
 /// do, would otherwise get one letter per column). Piped, it fits `COLUMNS` when that is set,
-/// else it is as wide as its content (one row per line, nothing wrapped). Tables carry no
-/// colour codes, and a word is never split across lines (see [`Grid`]).
+/// else it is as wide as its content (one row per line, nothing wrapped). Only verdict cells
+/// carry colour, and only when [`colour`] says so; a word is never split across lines (see
+/// [`Grid`]).
 pub fn table<I, S>(header: I) -> Grid
 where
     I: IntoIterator<Item = S>,
@@ -40,6 +41,9 @@ where
         None
     };
     table.force_no_tty();
+    if colour() {
+        table.enforce_styling();
+    }
     match (reported.or_else(columns), terminal) {
         (Some(w), _) => {
             table.set_width(w);
@@ -53,6 +57,61 @@ where
     }
     table.set_header(header);
     Grid(table)
+}
+
+/// Whether verdicts are coloured: `NO_COLOR` (any value) says never, `CLICOLOR_FORCE` (not
+/// `0`) always, else only when stdout is a terminal. `--color` sets these for its process.
+pub fn colour() -> bool {
+    let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty() && v != "0");
+    if set("NO_COLOR") {
+        return false;
+    }
+    set("CLICOLOR_FORCE") || std::io::IsTerminal::is_terminal(&std::io::stdout())
+}
+
+/// What a verdict means to the reader: good news, bad news, or neither.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tone {
+    Good,
+    Bad,
+    Unsure,
+}
+
+impl Tone {
+    fn ansi(self) -> &'static str {
+        match self {
+            Tone::Good => "32",
+            Tone::Bad => "31",
+            Tone::Unsure => "33",
+        }
+    }
+
+    fn color(self) -> comfy_table::Color {
+        match self {
+            Tone::Good => comfy_table::Color::Green,
+            Tone::Bad => comfy_table::Color::Red,
+            Tone::Unsure => comfy_table::Color::Yellow,
+        }
+    }
+}
+
+/// `text` in its tone's colour when [`colour`] says so.
+pub fn paint(text: &str, tone: Tone) -> String {
+    if colour() {
+        format!("\x1b[{}m{text}\x1b[0m", tone.ansi())
+    } else {
+        text.to_string()
+    }
+}
+
+/// A table cell in its tone's colour when [`colour`] says so.
+pub fn tone_cell(text: impl Into<String>, tone: Tone) -> comfy_table::Cell {
+    let cell = comfy_table::Cell::new(text.into());
+    if colour() {
+        cell.fg(tone.color())
+    } else {
+        cell
+    }
 }
 
 /// Narrower than this, a terminal's or `COLUMNS`' width is not believed.

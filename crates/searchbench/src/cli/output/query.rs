@@ -1,7 +1,7 @@
 //! Terminal rendering of a query result: the cell tables, transport savings, subtractive
 //! attribution, profile overhead and the accuracy against the ground truth.
 
-use comfy_table::{Cell, Color};
+use comfy_table::Cell;
 
 use super::table;
 use crate::query::{Check, QueryResult, VariantAccuracy};
@@ -17,7 +17,7 @@ fn ms(x: f64) -> String {
 }
 
 fn red(text: String) -> Cell {
-    Cell::new(text).fg(Color::Red)
+    super::tone_cell(text, super::Tone::Bad)
 }
 
 /// Prints the tables of the query method for `r`.
@@ -302,7 +302,7 @@ fn accuracy_table(r: &QueryResult) -> super::Grid {
         } else if checks.is_empty() {
             Cell::new("not checked")
         } else {
-            Cell::new("ok")
+            super::tone_cell("ok", super::Tone::Good)
         });
         t.add_row(row);
     }
@@ -320,9 +320,5 @@ fn bad_of(n: u64, wrong: u64) -> Cell {
 
 /// Red on a terminal; plain text when piped (no escape codes in files and pipes).
 fn red_text(s: &str) -> String {
-    if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
-        format!("\x1b[31m{s}\x1b[0m")
-    } else {
-        s.to_string()
-    }
+    super::paint(s, super::Tone::Bad)
 }
