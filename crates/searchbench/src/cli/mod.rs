@@ -217,9 +217,10 @@ pub enum Command {
     /// Variants of one job measured side by side (dates: what date handling costs).
     #[command(subcommand)]
     Experiment(experiment::ExperimentCommand),
-    /// Your own workloads: `workload init` writes a workload file from an existing index.
-    #[command(subcommand)]
-    Workload(workload::WorkloadCommand),
+    /// The built-in workloads (list, info) and your own (`workload init` writes a workload
+    /// file from an existing index).
+    #[command(visible_alias = "workloads")]
+    Workload(workload::WorkloadArgs),
     /// Print shell completions (bash, zsh, fish, elvish, powershell) to stdout.
     Completions(shell::CompletionsArgs),
     /// Print the man page (roff), generated from these very flags.
@@ -279,7 +280,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Report(args) => report::run(args).await,
         Command::History(args) => history::run(args).await,
         Command::Matrix(args) => matrix::run(args).await,
-        Command::Workload(cmd) => workload::run(cmd).await,
+        Command::Workload(args) => workload::run(args).await,
         Command::Sweep(args) => sweep::run(args).await,
         Command::Completions(args) => shell::completions(args),
         Command::Man(args) => shell::man(args),

@@ -1,5 +1,6 @@
-//! `searchbench run --workload-file W.json` and `searchbench workload init`: the user's own
-//! workload in one file, and one written from an existing index.
+//! `searchbench workload list|info` (also `workloads`): what is built in; `searchbench run
+//! --workload-file W.json` and `searchbench workload init`: the user's own workload in one
+//! file, and one written from an existing index.
 
 use std::path::PathBuf;
 
@@ -12,8 +13,33 @@ use crate::session::run::RunSpec;
 use crate::session::workload_file;
 use crate::workload::file::WorkloadFile;
 
+/// `searchbench workload [list|info|init]`; alone, it lists.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  \
+    searchbench workloads                       what is built in\n  \
+    searchbench workload info logs              one workload: corpus, index, queries\n  \
+    searchbench workload init --from-index shops --url URL --out shops.json")]
+pub struct WorkloadArgs {
+    #[command(subcommand)]
+    pub command: Option<WorkloadCommand>,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum WorkloadCommand {
+    /// The built-in workloads, one line each.
+    List {
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// One built-in workload: its corpus, index, queries and how to run it.
+    Info {
+        /// The workload's name (see `searchbench workloads`).
+        name: String,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Write a workload file from an existing index: its mapping and settings, a sample of its
     /// documents (a corpus file beside it) and a few queries with their expected answers.
     #[command(after_help = "Example:\n  \
@@ -37,8 +63,104 @@ pub struct InitArgs {
     pub sample: u64,
 }
 
-pub async fn run(cmd: WorkloadCommand) -> CliResult {
+/// What a built-in workload is, for `workload list` and `workload info`.
+#[derive(Debug, serde::Serialize)]
+struct Described {
+    name: &'static str,
+    about: &'static str,
+    default_index: &'static str,
+    default_docs: Option<u64>,
+    corpus_flags: &'static str,
+    /// The variants of its checked query phase (none: it only loads).
+    query_variants: Vec<String>,
+    query_transports: Vec<String>,
+    /// A multi-phase scenario over many indices, instead of one index loaded and queried.
+    scenario: bool,
+    example: String,
+}
+
+fn describe(w: &dyn crate::workload::Workload) -> Described {
+    Described {
+        name: w.name(),
+        about: w.about(),
+        default_index: w.default_index(),
+        default_docs: w.default_docs(),
+        corpus_flags: w.corpus_flags(),
+        query_variants: w
+            .query_variants()
+            .iter()
+            .map(|v| v.name().to_string())
+            .collect(),
+        query_transports: w
+            .query_transports()
+            .iter()
+            .map(|t| t.name().to_string())
+            .collect(),
+        scenario: w.scenario().is_some(),
+        example: format!("searchbench run {}", w.name()),
+    }
+}
+
+fn list(json: bool) -> CliResult {
+    let all: Vec<Described> = crate::workload::all()
+        .iter()
+        .map(|w| describe(*w))
+        .collect();
+    if json {
+        return Ok(super::output::json(&all)?);
+    }
+    let mut t = super::output::table(["workload", "queries", "what it is"]);
+    for d in &all {
+        let queries = match (d.scenario, d.query_variants.len()) {
+            (true, _) => "scenario".to_string(),
+            (false, 0) => "-".to_string(),
+            (false, n) => format!("{n} checked"),
+        };
+        t.add_row(vec![d.name.to_string(), queries, d.about.to_string()]);
+    }
+    outln!("{t}");
+    outln!("`searchbench workload info NAME` for one; `searchbench run NAME` runs it.");
+    Ok(())
+}
+
+fn info(name: &str, json: bool) -> CliResult {
+    let w = crate::workload::find(name)
+        .ok_or_else(|| CliError::usage(anyhow::anyhow!(crate::workload::unknown(name))))?;
+    let d = describe(w);
+    if json {
+        return Ok(super::output::json(&d)?);
+    }
+    outln!("{}: {}", d.name, d.about);
+    outln!("  index           {} (--index to change)", d.default_index);
+    match d.default_docs {
+        Some(n) => outln!(
+            "  documents       {n} by default; its corpus is set by {}",
+            d.corpus_flags
+        ),
+        None => outln!("  documents       set by {}", d.corpus_flags),
+    }
+    if d.scenario {
+        outln!("  runs            a scenario over many indices (phases, not one index)");
+    } else if d.query_variants.is_empty() {
+        outln!("  queries         none: it loads only");
+    } else {
+        outln!(
+            "  queries         {} (answers checked against the corpus), over {}",
+            d.query_variants.join(", "),
+            d.query_transports.join(", ")
+        );
+    }
+    outln!("  run it          {}", d.example);
+    Ok(())
+}
+
+pub async fn run(args: WorkloadArgs) -> CliResult {
+    let Some(cmd) = args.command else {
+        return list(false);
+    };
     match cmd {
+        WorkloadCommand::List { json } => list(json),
+        WorkloadCommand::Info { name, json } => info(&name, json),
         WorkloadCommand::Init(args) => {
             let target = args.target.connect()?;
             let done = workload_file::init(

@@ -18,3 +18,4 @@ mod results_compare;
 mod results_store;
 mod verdict_rules;
 mod versions_check;
+mod workload_list;
