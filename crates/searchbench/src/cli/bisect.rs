@@ -30,6 +30,7 @@ use crate::session::{self, bisect::BisectSpec};
 )]
 pub struct BisectArgs {
     /// Built-in workload: logs, cluster-metrics, transactions.
+    #[arg(value_parser = crate::cli::args::suggest::workloads(), hide_possible_values = true)]
     pub workload: String,
     /// A release without the change, e.g. opensearch-2.11.0.
     #[arg(long)]

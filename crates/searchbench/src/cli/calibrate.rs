@@ -24,6 +24,7 @@ use crate::session::Job;
 )]
 pub struct CalibrateArgs {
     /// Built-in workload whose generator to use: logs, cluster-metrics, transactions.
+    #[arg(value_parser = crate::cli::args::suggest::workloads(), hide_possible_values = true)]
     pub workload: String,
     /// Documents per run.
     #[arg(long, default_value_t = 100_000)]

@@ -41,7 +41,7 @@ pub enum EngineCommand {
     Start {
         /// Engine name (`opensearch-2.11.0`, `elasticsearch-8.17.x` for the newest 8.17),
         /// see `searchbench engine list --available`.
-        #[arg(default_value = engine::DEFAULT_ENGINE)]
+        #[arg(value_parser = crate::cli::args::suggest::engines(), hide_possible_values = true, default_value = engine::DEFAULT_ENGINE)]
         name: String,
         /// Start a local, unpacked Elasticsearch or OpenSearch distribution folder instead of
         /// a catalogue engine (your own build): product and version are read from its lib/

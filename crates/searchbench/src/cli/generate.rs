@@ -34,6 +34,7 @@ pub enum Compress {
     The same workload, seed and flags always give the same bytes.")]
 pub struct GenerateArgs {
     /// Workload: logs, cluster-metrics or transactions.
+    #[arg(value_parser = crate::cli::args::suggest::workloads(), hide_possible_values = true)]
     pub workload: String,
     /// Number of documents (rows). cluster-metrics default: rows per epoch × epochs.
     #[arg(long)]

@@ -42,13 +42,13 @@ pub struct HistoryArgs {
     #[command(flatten)]
     pub store: StoreArgs,
     /// Only this workload.
-    #[arg(long)]
+    #[arg(value_parser = crate::cli::args::suggest::workloads(), hide_possible_values = true, long)]
     pub workload: Option<String>,
     /// Only runs with this tag (repeatable: all must match).
     #[arg(long = "tag", value_name = "KEY=VALUE", value_parser = tag_arg)]
     pub tags: Vec<(String, String)>,
     /// Only engines whose name starts with this (opensearch, opensearch-2.1).
-    #[arg(long, value_name = "PREFIX")]
+    #[arg(value_parser = crate::cli::args::suggest::engines(), hide_possible_values = true, long, value_name = "PREFIX")]
     pub engine: Option<String>,
     /// Only the configuration with this id (or prefix), as a refusal lists them.
     #[arg(long = "config", value_name = "ID")]

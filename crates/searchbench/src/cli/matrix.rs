@@ -30,6 +30,7 @@ use crate::session::ClusterSpec;
 )]
 pub struct MatrixArgs {
     /// Built-in workload: logs, cluster-metrics, transactions.
+    #[arg(value_parser = crate::cli::args::suggest::workloads(), hide_possible_values = true)]
     pub workload: String,
     /// The engines: A,B,C, or FROM..TO for every release of one product between them
     /// (inclusive; of one kind when FROM and TO are: runner or distribution).

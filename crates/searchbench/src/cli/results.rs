@@ -100,10 +100,10 @@ pub struct ListArgs {
     #[command(flatten)]
     pub store: StoreArgs,
     /// Only this workload.
-    #[arg(long)]
+    #[arg(value_parser = crate::cli::args::suggest::workloads(), hide_possible_values = true, long)]
     pub workload: Option<String>,
     /// Only engines whose name starts with this (opensearch, opensearch-2.19).
-    #[arg(long)]
+    #[arg(value_parser = crate::cli::args::suggest::engines(), hide_possible_values = true, long)]
     pub engine: Option<String>,
     /// Only runs with this tag (repeatable: all must match).
     #[arg(long = "tag", value_name = "KEY=VALUE", value_parser = tag_arg)]
@@ -134,7 +134,7 @@ pub struct ImportArgs {
     /// A JSON result file.
     pub file: PathBuf,
     /// Workload name (default: the result's, else the file name).
-    #[arg(long)]
+    #[arg(value_parser = crate::cli::args::suggest::workloads(), hide_possible_values = true, long)]
     pub workload: Option<String>,
 }
 

@@ -23,7 +23,7 @@ use crate::session::{self, run::RunSpec, Job};
 pub struct RunArgs {
     /// Built-in workload: logs, cluster-metrics, transactions, or a scenario over many
     /// indices: many-shards, snapshots (or none, with --workload-file).
-    #[arg(required_unless_present = "workload_file")]
+    #[arg(value_parser = crate::cli::args::suggest::workloads(), hide_possible_values = true, required_unless_present = "workload_file")]
     pub workload: Option<String>,
     /// Your own workload from a JSON file (corpus, index body, template, pipeline, queries
     /// with expected answers, default flags), or an esrally track.json / opensearch-benchmark

@@ -28,6 +28,7 @@ use crate::session::saturate::{self, SaturateSpec};
 )]
 pub struct SaturateArgs {
     /// Built-in workload whose generator to load: logs, cluster-metrics, transactions.
+    #[arg(value_parser = crate::cli::args::suggest::workloads(), hide_possible_values = true)]
     pub workload: String,
     /// The latency limit: a step whose p99 latency (from each request's due time) is above
     /// it fails, e.g. 500ms, 2s.

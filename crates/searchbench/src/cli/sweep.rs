@@ -39,6 +39,7 @@ use crate::session::Job;
 )]
 pub struct SweepArgs {
     /// Built-in workload whose generator to use: logs, cluster-metrics, transactions.
+    #[arg(value_parser = crate::cli::args::suggest::workloads(), hide_possible_values = true)]
     pub workload: String,
     /// Documents per bulk request: the grid's rows.
     #[arg(long, value_name = "N,...", value_delimiter = ',', required = true,

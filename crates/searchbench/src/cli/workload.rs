@@ -35,6 +35,7 @@ pub enum WorkloadCommand {
     /// One built-in workload: its corpus, index, queries and how to run it.
     Info {
         /// The workload's name (see `searchbench workloads`).
+        #[arg(value_parser = crate::cli::args::suggest::workloads(), hide_possible_values = true)]
         name: String,
         /// Print JSON instead of text.
         #[arg(long)]

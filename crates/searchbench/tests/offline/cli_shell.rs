@@ -24,7 +24,21 @@ fn completions_for_bash_zsh_and_fish() {
         assert!(script.contains(marker), "{shell}: {script:.300}");
         // Subcommands and their flags are in it.
         assert!(script.contains("max-failures"), "{shell}");
+        // And the values worth completing: the catalogue's engines and the workloads.
+        for value in [
+            "opensearch-2.19.1",
+            "elasticsearch-7.10.2",
+            "cluster-metrics",
+            "numbers",
+        ] {
+            assert!(script.contains(value), "{shell}: no {value}");
+        }
     }
+    // Completing is not limiting: a value the catalogue does not know still reaches the
+    // command, which says what is wrong in its own words (not clap's list of 117 engines).
+    let out = run(&["engine", "start", "opensearch-9.99.0", "--timeout", "1"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("Maven Central has no such release"), "{err}");
     let out = run(&["completions", "tcsh"]);
     assert_eq!(out.status.code(), Some(2));
 }

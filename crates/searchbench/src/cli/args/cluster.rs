@@ -87,7 +87,7 @@ pub struct ClusterArgs {
     /// Start this engine for the run (attached: it stops when we do), e.g. opensearch-2.11.0,
     /// elasticsearch-8.17.x (the newest 8.17 release); `searchbench engine list --available`
     /// lists them. The default when no --url is given: opensearch-2.19.1.
-    #[arg(long, conflicts_with = "urls")]
+    #[arg(value_parser = crate::cli::args::suggest::engines(), hide_possible_values = true, long, conflicts_with = "urls")]
     pub engine: Option<String>,
     /// Start a local, unpacked Elasticsearch or OpenSearch distribution folder instead (your
     /// own build, e.g. build/distribution/local/opensearch-3.0.0-SNAPSHOT): product and

@@ -5,6 +5,7 @@ mod cluster;
 mod corpus;
 mod load;
 mod output;
+pub mod suggest;
 mod units;
 
 pub use cluster::{ClusterArgs, NetworkArgs, NodeArgs};
