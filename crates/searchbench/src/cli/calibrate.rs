@@ -27,7 +27,7 @@ pub struct CalibrateArgs {
     #[arg(value_parser = crate::cli::args::suggest::workloads(), hide_possible_values = true)]
     pub workload: String,
     /// Documents per run.
-    #[arg(long, default_value_t = 100_000)]
+    #[arg(long, default_value_t = 100_000, value_name = "N", value_parser = crate::cli::args::units::parse_positive_count)]
     pub docs: u64,
     /// Runs of the configuration (2 at least).
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(2..=100))]

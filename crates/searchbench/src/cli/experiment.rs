@@ -72,7 +72,7 @@ pub struct DatesArgs {
     #[arg(long, hide = true)]
     pub engine_pid: Option<u32>,
     /// Documents per load.
-    #[arg(long, default_value_t = 200_000, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, default_value_t = 200_000, value_name = "N", value_parser = crate::cli::args::units::parse_positive_count)]
     pub docs: u64,
     /// Measured rounds of the four variants.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]

@@ -36,8 +36,9 @@ pub struct GenerateArgs {
     /// Workload: logs, cluster-metrics or transactions.
     #[arg(value_parser = crate::cli::args::suggest::workloads(), hide_possible_values = true)]
     pub workload: String,
-    /// Number of documents (rows). cluster-metrics default: rows per epoch × epochs.
-    #[arg(long)]
+    /// Number of documents (rows), e.g. 200000, 200k, 1.5m. cluster-metrics default: rows per
+    /// epoch × epochs.
+    #[arg(long, value_name = "N", value_parser = crate::cli::args::units::parse_count)]
     pub docs: Option<u64>,
     /// Seed: the same seed gives the same bytes on any machine.
     #[arg(long, default_value_t = 1)]

@@ -76,7 +76,7 @@ pub struct SweepArgs {
     pub gzip: Vec<bool>,
     /// Documents each run loads (the same corpus in every cell); with --run-secs, the
     /// documents of each cell's sizing run.
-    #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, default_value_t = 100_000, value_name = "N", value_parser = crate::cli::args::units::parse_positive_count)]
     pub docs: u64,
     /// Size each cell's runs so that their measured part lasts about this long (e.g. 5s; the
     /// --warmup comes on top): unmeasured sizing runs of every cell measure its rate (the

@@ -173,3 +173,20 @@ fn stdout_output_and_truth_file() {
         .iter()
         .all(|p| p["cpu"]["p0"].as_f64() <= p["cpu"]["p50"].as_f64()));
 }
+
+#[test]
+fn counts_take_si_suffixes_like_sizes_and_durations() {
+    let out = crate::common::run(&["generate", "logs", "--docs", "2k"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.stdout.iter().filter(|b| **b == b'\n').count(), 2000);
+    for bad in ["2.5", "1.0005k", "ten"] {
+        let out = crate::common::run(&["generate", "logs", "--docs", bad]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {err}");
+        assert!(err.contains("--docs") && err.contains(bad), "{bad}: {err}");
+    }
+}

@@ -7,8 +7,9 @@ use crate::workload::{self, WorkloadSpec};
 /// A built-in workload's corpus: how many documents, which seed, and its shape.
 #[derive(Debug, Clone, Args)]
 pub struct CorpusArgs {
-    /// Documents (rows) to generate. cluster-metrics default: rows per epoch × epochs.
-    #[arg(long)]
+    /// Documents (rows) to generate, e.g. 200000, 200k, 1.5m. cluster-metrics default: rows
+    /// per epoch × epochs.
+    #[arg(long, value_name = "N", value_parser = super::units::parse_count)]
     pub docs: Option<u64>,
     /// Generator seed: the same seed gives the same bytes on any machine.
     #[arg(long, default_value_t = 1)]
@@ -28,7 +29,7 @@ impl CorpusArgs {
 #[derive(Debug, Clone, Args)]
 pub struct GeneratorArgs {
     /// cluster-metrics: rows per epoch [default: 1000000].
-    #[arg(long, value_name = "N", help_heading = "cluster-metrics")]
+    #[arg(long, value_name = "N", help_heading = "cluster-metrics", value_parser = super::units::parse_positive_count)]
     pub rows_per_epoch: Option<u64>,
     /// cluster-metrics: number of epochs [default: as many as --docs needs, else 1].
     #[arg(long, value_name = "N", help_heading = "cluster-metrics")]

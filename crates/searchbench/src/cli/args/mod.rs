@@ -6,7 +6,7 @@ mod corpus;
 mod load;
 mod output;
 pub mod suggest;
-mod units;
+pub mod units;
 
 pub use cluster::{ClusterArgs, NetworkArgs, NodeArgs};
 pub use corpus::{CorpusArgs, GeneratorArgs};

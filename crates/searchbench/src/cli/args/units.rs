@@ -22,6 +22,40 @@ pub fn parse_rate(s: &str) -> Result<f64, String> {
 
 pub use crate::units::parse_duration;
 
+/// A count of things (documents, rows): `200000`, `200_000`, or with a decimal SI suffix,
+/// `200k`, `1.5m`, `2g` (thousands, millions, billions; a fraction must come out whole).
+pub fn parse_count(s: &str) -> Result<u64, String> {
+    let bad = || format!("{s:?} is not a count; give e.g. 200000, 200k or 1.5m");
+    let text = s.trim().to_ascii_lowercase().replace('_', "");
+    let (number, mult) = match text.char_indices().last() {
+        Some((i, 'k')) => (&text[..i], 1e3),
+        Some((i, 'm')) => (&text[..i], 1e6),
+        Some((i, 'g' | 'b')) => (&text[..i], 1e9),
+        Some(_) => (text.as_str(), 1.0),
+        None => return Err(bad()),
+    };
+    if mult == 1.0 {
+        return number.parse::<u64>().map_err(|_| bad());
+    }
+    let value: f64 = number.parse().map_err(|_| bad())?;
+    let n = value * mult;
+    if !(n.is_finite() && n >= 0.0 && n <= u64::MAX as f64) {
+        return Err(bad());
+    }
+    if n.fract() != 0.0 {
+        return Err(format!("{s:?} is not a whole count"));
+    }
+    Ok(n as u64)
+}
+
+/// A count of at least one (see [`parse_count`]).
+pub fn parse_positive_count(s: &str) -> Result<u64, String> {
+    match parse_count(s)? {
+        0 => Err(format!("{s:?}: give at least 1")),
+        n => Ok(n),
+    }
+}
+
 pub fn parse_size(s: &str) -> Result<usize, String> {
     let lower = s.trim().to_ascii_lowercase();
     let split = lower
@@ -46,6 +80,23 @@ pub fn parse_size(s: &str) -> Result<usize, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_take_si_suffixes_and_separators() {
+        assert_eq!(parse_count("200000"), Ok(200_000));
+        assert_eq!(parse_count("200_000"), Ok(200_000));
+        assert_eq!(parse_count("200k"), Ok(200_000));
+        assert_eq!(parse_count("10K"), Ok(10_000));
+        assert_eq!(parse_count("1.5m"), Ok(1_500_000));
+        assert_eq!(parse_count("2g"), Ok(2_000_000_000));
+        assert_eq!(parse_count("0"), Ok(0));
+        assert!(parse_count("1.5").is_err());
+        assert!(parse_count("1.0005k").is_err(), "not whole");
+        assert!(parse_count("-3k").is_err());
+        assert!(parse_count("ten").is_err());
+        assert!(parse_count("").is_err());
+        assert!(parse_positive_count("0").is_err());
+    }
 
     #[test]
     fn sizes_parse() {
