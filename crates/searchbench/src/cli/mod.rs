@@ -145,7 +145,7 @@ pub const VERSION: &str = concat!(
 )]
 pub struct Cli {
     /// Colour verdicts: auto (on a terminal, unless NO_COLOR is set), always, never.
-    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN", hide_short_help = true)]
     pub color: ColorChoice,
     #[command(subcommand)]
     pub command: Command,
@@ -228,9 +228,70 @@ pub enum Command {
 }
 
 /// Parses the arguments, runs the command, prints errors, returns the exit code.
+/// The flags `-h` shows: what people use on most runs. `--help` shows every flag, grouped.
+const SHORT_HELP_FLAGS: [&str; 12] = [
+    "engine",
+    "urls",
+    "url",
+    "docs",
+    "clients",
+    "bulk_size",
+    "index",
+    "json",
+    "tag",
+    "store",
+    "workload_file",
+    "metric",
+];
+
+/// The command line as parsed: [`Cli`], with `-h` kept short (the flags of
+/// [`SHORT_HELP_FLAGS`], the arguments, and a pointer to `--help`) on every command.
+pub fn command() -> clap::Command {
+    fn shorten(cmd: clap::Command) -> clap::Command {
+        let hidden: Vec<String> = cmd
+            .get_arguments()
+            .filter(|a| !a.is_positional() && !SHORT_HELP_FLAGS.contains(&a.get_id().as_str()))
+            .map(|a| a.get_id().to_string())
+            .collect();
+        let mut cmd = cmd;
+        for id in &hidden {
+            cmd = cmd.mut_arg(id.as_str(), |a| a.hide_short_help(true));
+        }
+        if !hidden.is_empty() {
+            let before = cmd
+                .get_after_help()
+                .map(|h| format!("{h}\n\n"))
+                .unwrap_or_default();
+            let all = cmd.get_arguments().filter(|a| !a.is_positional()).count();
+            cmd = cmd.after_help(format!(
+                "{before}(-h shows the common flags; --help all {all} of them.)"
+            ));
+        }
+        let names: Vec<String> = cmd
+            .get_subcommands()
+            .map(|c| c.get_name().to_string())
+            .collect();
+        for name in names {
+            cmd = cmd.mut_subcommand(name, shorten);
+        }
+        cmd
+    }
+    let root = <Cli as clap::CommandFactory>::command();
+    let names: Vec<String> = root
+        .get_subcommands()
+        .map(|c| c.get_name().to_string())
+        .collect();
+    names
+        .into_iter()
+        .fold(root, |root, name| root.mut_subcommand(name, shorten))
+}
+
 pub fn main() -> i32 {
     output::quiet_broken_pipe();
-    let cli = match Cli::try_parse() {
+    let parsed = command()
+        .try_get_matches()
+        .and_then(|m| <Cli as clap::FromArgMatches>::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();

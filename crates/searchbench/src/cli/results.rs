@@ -44,6 +44,7 @@ impl StoreArgs {
 
 /// How a measuring command saves its result (flatten into its arguments).
 #[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Output and results")]
 pub struct SaveArgs {
     #[command(flatten)]
     pub store: StoreArgs,

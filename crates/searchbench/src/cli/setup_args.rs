@@ -8,6 +8,7 @@ use crate::session::setup::SetupFiles;
 
 /// The index's mapping, settings, template and ingest pipeline, from files.
 #[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Index setup")]
 pub struct SetupArgs {
     /// The index's mappings from this JSON file (`{"properties": ...}`), replacing the
     /// workload's (or dynamic mapping).

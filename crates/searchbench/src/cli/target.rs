@@ -11,6 +11,7 @@ use crate::cluster::{Auth, Secret, Target, TargetConfig};
 
 /// How to reach a cluster. Secrets can come from the environment so they stay out of shell history.
 #[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Cluster")]
 pub struct TargetArgs {
     /// Cluster URL(s), e.g. http://127.0.0.1:9200; repeat or comma-separate for several nodes.
     /// (The environment's value is never shown in help: a URL may carry a password.)

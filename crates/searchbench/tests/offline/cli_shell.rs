@@ -202,3 +202,45 @@ fn the_commands_that_do_work_show_examples_the_same_way() {
         }
     }
 }
+
+#[test]
+fn dash_h_is_short_and_dash_dash_help_has_every_flag_under_its_heading() {
+    for command in ["run", "ingest", "query", "sweep", "saturate", "matrix"] {
+        let short = succeeded(&run(&[command, "-h"]));
+        let long = succeeded(&run(&[command, "--help"]));
+        let (s, l) = (short.lines().count(), long.lines().count());
+        assert!(s <= 60, "{command} -h is {s} lines:\n{short}");
+        assert!(l > 2 * s, "{command}: --help {l} lines, -h {s}");
+        assert!(short.contains("--help all"), "{command}: {short}");
+    }
+    let short = succeeded(&run(&["run", "-h"]));
+    for flag in [
+        "--docs",
+        "--engine",
+        "--url",
+        "--clients",
+        "--bulk-size",
+        "--json",
+    ] {
+        assert!(short.contains(flag), "run -h lacks {flag}:\n{short}");
+    }
+    assert!(!short.contains("--max-retries"), "{short}");
+    // Each flag under its own heading, not the heading of the group before it.
+    let long = succeeded(&run(&["run", "--help"]));
+    let heading_of = |flag: &str| {
+        let at = long
+            .find(&format!("      {flag} "))
+            .unwrap_or_else(|| panic!("{flag}"));
+        long[..at]
+            .lines()
+            .rev()
+            .find(|l| !l.starts_with(' ') && l.ends_with(':'))
+            .unwrap_or("")
+            .to_string()
+    };
+    assert_eq!(heading_of("--mapping"), "Index setup:");
+    assert_eq!(heading_of("--clients"), "Load:");
+    assert_eq!(heading_of("--store"), "Output and results:");
+    assert_eq!(heading_of("--heap"), "Engine we start:");
+    assert_eq!(heading_of("--indices"), "many-shards / snapshots:");
+}

@@ -81,6 +81,7 @@ pub fn parse_heap(s: &str) -> Result<String, String> {
 
 /// Where to load: a cluster at --url, or one we start for the run.
 #[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Cluster")]
 pub struct ClusterArgs {
     #[command(flatten)]
     pub target: TargetArgs,
@@ -106,6 +107,7 @@ pub struct ClusterArgs {
 
 /// Network distance on the loopback: a delay proxy between the driver and the cluster.
 #[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Network distance")]
 pub struct NetworkArgs {
     /// Add this round-trip time between the driver and the cluster (e.g. 2ms): a TCP proxy on
     /// 127.0.0.1 holds every chunk half of it in each direction, so a laptop run shows what

@@ -6,6 +6,7 @@ use crate::workload::{self, WorkloadSpec};
 
 /// A built-in workload's corpus: how many documents, which seed, and its shape.
 #[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Corpus")]
 pub struct CorpusArgs {
     /// Documents (rows) to generate, e.g. 200000, 200k, 1.5m. cluster-metrics default: rows
     /// per epoch × epochs.

@@ -10,6 +10,7 @@ use crate::session::ingest::LoadSpec;
 
 /// How to load: batching, concurrency, retries, settings held during the load.
 #[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Load")]
 pub struct LoadArgs {
     /// Documents per bulk request.
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
@@ -78,6 +79,7 @@ pub struct LoadArgs {
 
 /// The engine sampled beside the run (`_nodes/stats`, `/proc` for nodes we started).
 #[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Telemetry")]
 pub struct TelemetryArgs {
     /// How often telemetry samples the engine's `_nodes/stats` (and `/proc` for nodes we
     /// started) beside the run, e.g. 1s, 5s; at least 1s.

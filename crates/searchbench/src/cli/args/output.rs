@@ -9,6 +9,7 @@ use crate::session::SaveSpec;
 
 /// What a measuring command writes besides the terminal: the store, a JSON file, progress.
 #[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Output and results")]
 pub struct OutputArgs {
     /// Write the whole result (config, versions, machine, samples summary, timeline,
     /// attribution) as JSON to this file (`-` for stdout).
