@@ -48,6 +48,27 @@ mod tests {
     }
 
     #[test]
+    fn the_cli_prints_stdout_through_outln_so_a_closed_pipe_keeps_the_exit_code() {
+        // `println!` panics on a closed stdout; `outln!` drops the text and the command
+        // goes on to its verdict's exit code (`cli::output::write_stdout`).
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/cli");
+        let mut files = Vec::new();
+        sources(&src, &mut files);
+        assert!(files.len() > 20, "found only {} cli files", files.len());
+        let mut offenders = Vec::new();
+        for p in files {
+            let text = std::fs::read_to_string(&p).unwrap_or_default();
+            for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
+                let plain = line.replace("eprintln!", "").replace("eprint!(", "");
+                if plain.contains("println!") || plain.contains("print!(") {
+                    offenders.push(format!("{}: {}", p.display(), line.trim()));
+                }
+            }
+        }
+        assert!(offenders.is_empty(), "use outln!/out!: {offenders:#?}");
+    }
+
+    #[test]
     fn the_library_neither_prints_nor_exits() {
         let files = library();
         assert!(files.len() > 20, "found only {} library files", files.len());

@@ -287,7 +287,6 @@ pub fn command() -> clap::Command {
 }
 
 pub fn main() -> i32 {
-    output::quiet_broken_pipe();
     let parsed = command()
         .try_get_matches()
         .and_then(|m| <Cli as clap::FromArgMatches>::from_arg_matches(&m));

@@ -225,7 +225,7 @@ pub fn render(h: &History) -> String {
 
 /// Writes [`render`] to `path`.
 pub fn write(h: &History, path: &Path) -> Result<(), ReportError> {
-    super::write(path, &render(h))
+    super::write_page(path, &render(h))
 }
 
 /// The y axis of a chart of `values`, padded; `None` without a finite value.

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 use super::page::esc;
-use super::{utc, Group, Loaded, ReportError};
+use super::{utc, Group, Loaded};
 use crate::analysis::compare::{format_diff, format_n, Comparison, Verdict};
 use crate::analysis::metrics;
 use crate::query::accuracy::{Check, VariantAccuracy};
@@ -277,7 +277,7 @@ pub fn compare_table(c: &Comparison) -> String {
 }
 
 /// The whole page.
-pub fn render(groups: &[Group], comparison: Option<&Comparison>) -> Result<String, ReportError> {
+pub fn render(groups: &[Group], comparison: Option<&Comparison>) -> String {
     let runs = super::runs_of(groups);
     let title = match runs.as_slice() {
         [one] => format!(
@@ -327,5 +327,5 @@ pub fn render(groups: &[Group], comparison: Option<&Comparison>) -> Result<Strin
     for l in runs {
         body.push_str(&run_section(l));
     }
-    Ok(super::page::render(&title, &subtitle, &body))
+    super::page::render(&title, &subtitle, &body)
 }

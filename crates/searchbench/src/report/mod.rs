@@ -37,8 +37,6 @@ pub enum ReportError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("encoding the report data: {0}")]
-    Json(#[from] serde_json::Error),
     #[error("nothing to report: name at least one run")]
     NoRuns,
     #[error(transparent)]
@@ -66,7 +64,8 @@ pub fn load(
         .collect()
 }
 
-fn write(path: &Path, text: &str) -> Result<(), ReportError> {
+/// Writes a page (or any report text) to `path`, creating its folder.
+pub fn write_page(path: &Path, text: &str) -> Result<(), ReportError> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|source| ReportError::Write {
             path: path.to_path_buf(),
@@ -79,25 +78,20 @@ fn write(path: &Path, text: &str) -> Result<(), ReportError> {
     })
 }
 
-/// Writes a page to `path`, creating its folder.
-pub fn write_page(path: &Path, page: &str) -> Result<(), ReportError> {
-    write(path, page)
-}
-
 /// Writes the HTML report of `groups` to `path`.
 pub fn write_html(groups: &[Group], path: &Path) -> Result<(), ReportError> {
-    write(path, &html::render(groups, comparison_of(groups).as_ref())?)
+    write_page(path, &html::render(groups, comparison_of(groups).as_ref()))
 }
 
 pub fn write_markdown(groups: &[Group], path: &Path) -> Result<(), ReportError> {
-    write(
+    write_page(
         path,
         &markdown::render(groups, comparison_of(groups).as_ref()),
     )
 }
 
 pub fn write_csv(groups: &[Group], path: &Path) -> Result<(), ReportError> {
-    write(path, &csv_file::render(&runs_of(groups)))
+    write_page(path, &csv_file::render(&runs_of(groups)))
 }
 
 /// `reports/` next to the results store at `store`: where pages go by default.
@@ -164,14 +158,14 @@ fn render_study(store: &Store, study: &Study) -> Result<(String, PathBuf), Repor
     };
     match study.kind.as_str() {
         "sweep" => {
-            let r = serde_json::from_value(study.result.clone()).map_err(unreadable)?;
+            let r = serde::Deserialize::deserialize(&study.result).map_err(unreadable)?;
             Ok((
                 sweep_html::render(&r),
                 sweep_html::default_path(store.path(), &study.id),
             ))
         }
         _ => {
-            let r = serde_json::from_value(study.result.clone()).map_err(unreadable)?;
+            let r = serde::Deserialize::deserialize(&study.result).map_err(unreadable)?;
             Ok((
                 saturate_html::render(&r),
                 saturate_html::default_path(store.path(), &study.id),

@@ -16,7 +16,7 @@ pub fn default_path(store: &Path, id: &str) -> PathBuf {
 
 /// Writes the page of `r` to `path` (creating its folder).
 pub fn write(r: &SaturateResult, path: &Path) -> Result<(), ReportError> {
-    super::write(path, &render(r))
+    super::write_page(path, &render(r))
 }
 
 /// The saturation curve as a page: achieved against offered (the diagonal is "kept up"), and

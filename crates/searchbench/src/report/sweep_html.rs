@@ -20,7 +20,7 @@ pub fn default_path(store: &Path, id: &str) -> PathBuf {
 
 /// Writes the page of `r` to `path` (creating its folder).
 pub fn write(r: &SweepResult, path: &Path) -> Result<(), ReportError> {
-    super::write(path, &render(r))
+    super::write_page(path, &render(r))
 }
 
 fn sorted_unique<T: Ord + Clone>(mut v: Vec<T>) -> Vec<T> {

@@ -82,7 +82,7 @@ fn a_comparison_opens_with_what_changed_then_charts_then_every_metric() {
         1,
         "one group against the other"
     );
-    let page = report::html::render(&groups, Some(&comparison)).unwrap();
+    let page = report::html::render(&groups, Some(&comparison));
     let at = |needle: &str| {
         page.find(needle)
             .unwrap_or_else(|| panic!("no {needle} in the page"))
@@ -110,7 +110,7 @@ fn a_comparison_opens_with_what_changed_then_charts_then_every_metric() {
 #[test]
 fn logs_accuracy_has_its_own_columns_counts_are_integers_and_no_debug_footer() {
     let (_d, store, ids) = stored();
-    let page = report::html::render(&groups(&store, &[ids[5].as_str()]), None).unwrap();
+    let page = report::html::render(&groups(&store, &[ids[5].as_str()]), None);
     let at = page.find("<h3>Accuracy</h3>").expect("an accuracy table");
     let table = &page[at..at + page[at..].find("</table>").unwrap()];
     for column in ["wrong newest hits", "wrong buckets", "verdict"] {
@@ -130,7 +130,7 @@ fn logs_accuracy_has_its_own_columns_counts_are_integers_and_no_debug_footer() {
         "{figures}"
     );
     // Cluster-metrics keeps its percentile columns, with counts as integers too.
-    let page = report::html::render(&groups(&store, &[ids[4].as_str()]), None).unwrap();
+    let page = report::html::render(&groups(&store, &[ids[4].as_str()]), None);
     let at = page.find("<h3>Accuracy</h3>").unwrap();
     let table = &page[at..at + page[at..].find("</table>").unwrap()];
     assert!(
@@ -158,7 +158,7 @@ fn the_page_is_self_contained_and_escapes_what_it_shows() {
         .save(&run, &ingest_result(6, 1000.0, 0.1, 10.0, 9))
         .unwrap();
     let runs = groups(&store, &[id.0.as_str(), ids[0].as_str()]);
-    let page = report::html::render(&runs, report::comparison_of(&runs).as_ref()).unwrap();
+    let page = report::html::render(&runs, report::comparison_of(&runs).as_ref());
     assert_eq!(
         page.matches("</script>").count(),
         1,

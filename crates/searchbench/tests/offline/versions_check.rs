@@ -23,14 +23,14 @@ fn store_with_baseline() -> (std::path::PathBuf, Store) {
     (path, store)
 }
 
+fn check_command(store: &Path, args: &[&str]) -> std::process::Command {
+    let mut cmd = bin();
+    cmd.arg("check").args(args).arg("--store").arg(store);
+    cmd
+}
+
 fn check(store: &Path, args: &[&str]) -> std::process::Output {
-    bin()
-        .arg("check")
-        .args(args)
-        .arg("--store")
-        .arg(store)
-        .output()
-        .unwrap()
+    check_command(store, args).output().unwrap()
 }
 
 #[test]
@@ -284,11 +284,7 @@ fn a_percentile_short_runs_leave_out_cannot_tell_and_says_how_many_requests() {
 
 /// Runs `check` with its stdout closed before it writes (`check … | head -0`).
 fn check_into_a_closed_pipe(store: &Path, args: &[&str]) -> std::process::Output {
-    let mut child = bin()
-        .arg("check")
-        .args(args)
-        .arg("--store")
-        .arg(store)
+    let mut child = check_command(store, args)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()

@@ -221,24 +221,6 @@ pub fn write_stdout(args: std::fmt::Arguments<'_>) {
     }
 }
 
-/// The last resort for output that does not go through [`write_stdout`] (a library's own
-/// `println!`): a closed stdout ends the process quietly rather than with a panic message.
-pub fn quiet_broken_pipe() {
-    let default = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        let text = info
-            .payload()
-            .downcast_ref::<String>()
-            .map(String::as_str)
-            .or_else(|| info.payload().downcast_ref::<&str>().copied())
-            .unwrap_or("");
-        if text.contains("failed printing to stdout") && text.contains("Broken pipe") {
-            std::process::exit(super::exit::OK);
-        }
-        default(info);
-    }));
-}
-
 pub fn bytes(n: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
     let mut value = n as f64;
