@@ -18,6 +18,7 @@ pub(super) fn run(
 ) -> Result<(), IngestError> {
     let cfg = &shared.cfg;
     let bulk_docs = cfg.bulk_docs.max(1);
+    let bulk_bytes = cfg.bulk_bytes.unwrap_or(usize::MAX);
     let mut ordinal = 0u64;
     let mut itoa_buf = itoa::Buffer::new();
     let track_origins = !shared.files.is_empty();
@@ -28,7 +29,7 @@ pub(super) fn run(
         let mut batch = shared.pool.take();
         batch.first_ordinal = ordinal;
         let mut end: Option<Result<(), IngestError>> = None;
-        while batch.starts.len() < bulk_docs && batch.body.len() < cfg.bulk_bytes {
+        while batch.starts.len() < bulk_docs && batch.body.len() < bulk_bytes {
             let mark = batch.body.len();
             write_action(&mut batch.body, cfg.ids, ordinal, &mut itoa_buf);
             match source.next_into(&mut batch.body) {

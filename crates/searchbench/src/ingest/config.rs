@@ -11,8 +11,9 @@ pub struct DriverConfig {
     pub index: String,
     /// At most this many documents per bulk request.
     pub bulk_docs: usize,
-    /// A request is closed once its body reaches this many bytes (`usize::MAX`: no limit).
-    pub bulk_bytes: usize,
+    /// A request is closed once its body reaches this many bytes (`None`: no limit, stored as
+    /// `null`).
+    pub bulk_bytes: Option<usize>,
     pub clients: usize,
     pub gzip: bool,
     pub max_retries: u32,
@@ -22,7 +23,10 @@ pub struct DriverConfig {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pipeline: Option<String>,
     /// First retry waits about this long; each further retry doubles it (with jitter).
+    /// Durations are stored as seconds with the unit in the key, like every duration in JSON.
+    #[serde(rename = "backoff_base_secs", serialize_with = "as_secs")]
     pub backoff_base: Duration,
+    #[serde(rename = "backoff_max_secs", serialize_with = "as_secs")]
     pub backoff_max: Duration,
     /// Documents loaded in this first stretch are not measured (see `Recorder::with_warmup`).
     /// Kept as `warmup_secs` in the stored config and the result's headline.
@@ -39,7 +43,7 @@ impl DriverConfig {
         DriverConfig {
             index: index.into(),
             bulk_docs: 1000,
-            bulk_bytes: usize::MAX,
+            bulk_bytes: None,
             clients: 2,
             gzip: false,
             max_retries: 8,
@@ -62,4 +66,9 @@ impl DriverConfig {
             },
         }
     }
+}
+
+/// A duration as seconds (a float): what `_secs` keys hold.
+fn as_secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64())
 }

@@ -150,7 +150,7 @@ fn cell_load(base: &LoadSpec, index: &str, p: &CellParams) -> LoadSpec {
     load.driver.index = index.to_string();
     load.driver.bulk_docs = p.bulk_docs;
     load.driver.clients = p.clients;
-    load.driver.bulk_bytes = p.bulk_bytes.unwrap_or(usize::MAX);
+    load.driver.bulk_bytes = p.bulk_bytes;
     if let Some(g) = p.gzip {
         load.driver.gzip = g;
     }

@@ -28,6 +28,7 @@ mod records;
 mod rows;
 mod studies;
 mod telemetry;
+mod upgrade;
 
 use outcome::engine_of;
 pub use outcome::{outcome_of, seed_in, workload_name};

@@ -46,7 +46,8 @@ pub(super) fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RawRow> {
 impl RawRow {
     pub(super) fn into_row(self) -> Result<RunRow> {
         let pid = self.pid.and_then(|p| u32::try_from(p).ok());
-        let config: Value = serde_json::from_str(&self.config)?;
+        let mut config: Value = serde_json::from_str(&self.config)?;
+        super::upgrade::driver_config(&mut config);
         // A run killed before its result names the engine: the one it was started with.
         let engine = self.engine.or_else(|| {
             config
@@ -80,8 +81,14 @@ impl RawRow {
             result: self
                 .result
                 .as_deref()
-                .map(serde_json::from_str)
-                .transpose()?,
+                .map(serde_json::from_str::<Value>)
+                .transpose()?
+                .map(|mut result| {
+                    if let Some(config) = result.get_mut("config") {
+                        super::upgrade::driver_config(config);
+                    }
+                    result
+                }),
         })
     }
 }

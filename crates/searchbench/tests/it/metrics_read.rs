@@ -64,5 +64,43 @@ fn a_fresh_run_reads_back_as_every_family_of_metrics() {
         .find(|m| m.key == "throughput_docs_per_sec")
         .unwrap();
     assert_eq!(Some(throughput.value), result["docs_per_sec"].as_f64());
+    assert_plain_units(&result, "");
     common::fresh_index(INDEX, None);
+}
+
+/// A result's JSON holds no serde `Duration` (`{"secs","nanos"}`: a duration is a number
+/// under a key naming its unit) and no sentinel integer (usize::MAX for "no limit": that is
+/// `null`); a key that ends in a time unit holds a number, a list of numbers or a summary of
+/// them.
+fn assert_plain_units(v: &Value, path: &str) {
+    const UNITS: [&str; 4] = ["_secs", "_ms", "_us", "_ns"];
+    match v {
+        Value::Object(map) => {
+            let keys: Vec<&str> = map.keys().map(String::as_str).collect();
+            assert!(
+                !(keys.contains(&"secs") && keys.contains(&"nanos")),
+                "{path} is a serde Duration: {v}"
+            );
+            for (k, child) in map {
+                if UNITS.iter().any(|u| k.ends_with(u)) {
+                    assert!(
+                        !child.is_string() && !child.is_boolean(),
+                        "{path}.{k} names a unit but holds {child}"
+                    );
+                }
+                assert_plain_units(child, &format!("{path}.{k}"));
+            }
+        }
+        Value::Array(items) => {
+            for (i, child) in items.iter().enumerate() {
+                assert_plain_units(child, &format!("{path}[{i}]"));
+            }
+        }
+        Value::Number(n) => {
+            // Past 2^53 no measured count is near, and a JSON reader's double loses it.
+            let sentinel = n.as_u64().is_some_and(|x| x >= 1 << 53);
+            assert!(!sentinel, "{path} is a sentinel: {n}");
+        }
+        _ => {}
+    }
 }

@@ -225,6 +225,40 @@ fn old_runs_compare_with_runs_made_now() {
         .expect("run logs");
     succeeded(&out);
     let new = newest(&db, &mut seen);
+    // The driver's settings read the same from the old store as a run made now writes them:
+    // seconds under `_secs` keys, `null` for no byte limit, never `{"secs","nanos"}` nor
+    // usize::MAX. History groups by them, so an old and a new run differ only where the flags
+    // did (here the index and the node).
+    let (then, now) = (config("28273fc6"), config(&new));
+    for key in [
+        "bulk_bytes",
+        "backoff_base_secs",
+        "backoff_max_secs",
+        "bulk_docs",
+    ] {
+        assert_eq!(then[key], now[key], "config.{key}");
+    }
+    assert_eq!(now["bulk_bytes"], Value::Null);
+    assert_eq!(now["backoff_base_secs"], serde_json::json!(0.1));
+    for shown in [&then, &now] {
+        let text = shown.to_string();
+        assert!(
+            !text.contains("nanos") && !text.contains(&u64::MAX.to_string()),
+            "{text}"
+        );
+    }
+    let out = bin()
+        .args(["history", "--workload", "logs"])
+        .env("SEARCHBENCH_STORE", &db)
+        .output()
+        .expect("history");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("2 configurations"), "{err}");
+    assert!(err.contains("index: "), "{err}");
+    assert!(
+        !err.contains("backoff") && !err.contains("bulk_bytes"),
+        "{err}"
+    );
     let c = compare(&db, "28273fc6", &new);
     in_both(
         &c,

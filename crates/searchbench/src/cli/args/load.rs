@@ -111,7 +111,7 @@ impl LoadArgs {
         let mut spec = LoadSpec::new(index);
         let driver = &mut spec.driver;
         driver.bulk_docs = usize::try_from(self.bulk_size).unwrap_or(usize::MAX);
-        driver.bulk_bytes = self.bulk_bytes.unwrap_or(usize::MAX);
+        driver.bulk_bytes = self.bulk_bytes;
         driver.clients = usize::try_from(self.clients).unwrap_or(1);
         driver.gzip = self.gzip;
         driver.max_retries = self.max_retries;
