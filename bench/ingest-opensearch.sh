@@ -12,4 +12,4 @@ cargo build --release -q -p searchbench --bin searchbench
 OUT=${OUT:-target/bench-ingest}
 mkdir -p "$OUT"
 target/release/searchbench run logs --docs "$DOCS" --clients "$CLIENTS" --bulk-size 1000 \
-  --quiet --json "$OUT/opensearch-$DOCS.json" "$@"
+  --quiet --export-json "$OUT/opensearch-$DOCS.json" "$@"

@@ -40,7 +40,7 @@ rm -f "$OUT"/sink-summary.txt
 for run in $(seq "$RUNS"); do
   before=$(snapshot)
   taskset -c "$DRIVER_CORE" target/release/searchbench ingest logs --docs "$DOCS" \
-    --clients "$CLIENTS" --url "$URL" --quiet --no-store --json "$OUT/sink-$run.json" "$@" >/dev/null
+    --clients "$CLIENTS" --url "$URL" --quiet --no-store --export-json "$OUT/sink-$run.json" "$@" >/dev/null
   after=$(snapshot)
   python3 - "$OUT/sink-$run.json" "$(getconf CLK_TCK)" "$before" "$after" \
     "$OUT/sink-summary.txt" <<'PY'

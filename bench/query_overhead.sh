@@ -15,7 +15,7 @@ url=$(head -1 "$out/url")
 # 5 epochs × 30 nodes = 150 searches per pass; A only, serial only, answers not checked.
 ./target/release/searchbench query cluster-metrics --url "$url" --no-check \
   --variants A --transports serial --rows-per-epoch 3000 --epochs 5 --passes "$passes" \
-  --no-telemetry --no-store --json "$out/result.json" >"$out/log" 2>&1 || { cat "$out/log" >&2; exit 1; }
+  --no-telemetry --no-store --export-json "$out/result.json" >"$out/log" 2>&1 || { cat "$out/log" >&2; exit 1; }
 python3 - "$out/result.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))

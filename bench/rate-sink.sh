@@ -23,7 +23,7 @@ URL=$(sed -n 's/^listening on //p' "$OUT/sink.log")
 for rate in $RATES; do
   docs=$(( rate * SECS ))
   target/release/searchbench ingest logs --docs "$docs" --rate "$rate" --bulk-size "$BULK" \
-    --clients "$CLIENTS" --warmup 0 --url "$URL" --quiet --no-store --json "$OUT/rate-$rate.json" >/dev/null
+    --clients "$CLIENTS" --warmup 0 --url "$URL" --quiet --no-store --export-json "$OUT/rate-$rate.json" >/dev/null
   python3 - "$OUT/rate-$rate.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1])); x = r["rate"]

@@ -18,7 +18,7 @@ URL=http://127.0.0.1:$PORT
 for clients in 1 8; do
   for rtt in "" 2ms; do
     $SB ingest logs --docs "$DOCS" --bulk-size 100 --clients "$clients" --warmup 5s --url "$URL" \
-      ${rtt:+--rtt $rtt} --quiet --no-store --json "$OUT/rtt-$clients-${rtt:-0}.json" >/dev/null
+      ${rtt:+--rtt $rtt} --quiet --no-store --export-json "$OUT/rtt-$clients-${rtt:-0}.json" >/dev/null
     python3 - "$OUT/rtt-$clients-${rtt:-0}.json" "$clients" "${rtt:-0}" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -30,7 +30,7 @@ PY
 done
 for rtt in "" 2ms; do
   $SB query logs --docs "$DOCS" --url "$URL" --passes 3 --transports serial,msearch ${rtt:+--rtt $rtt} --no-store \
-    --json "$OUT/rtt-query-${rtt:-0}.json" >/dev/null 2>&1
+    --export-json "$OUT/rtt-query-${rtt:-0}.json" >/dev/null 2>&1
   python3 - "$OUT/rtt-query-${rtt:-0}.json" "${rtt:-0}" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))

@@ -12,4 +12,4 @@ cargo build --release -q -p searchbench --bin searchbench
 OUT=${OUT:-target/bench-rate}
 mkdir -p "$OUT"
 target/release/searchbench saturate logs --p99 "$P99" --clients 4 --bulk-size 1000 \
-  --start-rate 2000 --step-seconds 10 --warmup 0 --quiet --json "$OUT/saturate.json" "$@"
+  --start-rate 2000 --step-seconds 10 --warmup 0 --quiet --export-json "$OUT/saturate.json" "$@"

@@ -34,7 +34,7 @@ for engine in $ENGINES; do
     start=$(date +%s)
     # shellcheck disable=SC2086
     "$BIN" run "$scenario" --engine "$engine" --heap "$HEAP" --tag bench=shards \
-      --json "$out" ${EXTRA:-} || echo "exit $? ($scenario on $engine)"
+      --export-json "$out" ${EXTRA:-} || echo "exit $? ($scenario on $engine)"
     echo "   wall $(( $(date +%s) - start )) s -> $out"
   done
 done

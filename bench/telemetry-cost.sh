@@ -31,7 +31,7 @@ for r in $(seq 1 "$ROUNDS"); do
     flag=""; [ "$side" = off ] && flag="--no-telemetry"
     json="$OUT/round-$r-$side.json"
     "$SB" ingest logs --docs "$DOCS" --url "$URL" --engine-pid "$PID" --replace --quiet \
-      --no-store $flag --json "$json" >/dev/null 2>&1
+      --no-store $flag --export-json "$json" >/dev/null 2>&1
     python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); t=r.get("telemetry") or {}
 print("round %s %-3s %9.0f docs/s  sampler %s ms/s" % (sys.argv[2], sys.argv[3], r["docs_per_sec"],
   "%.2f" % t["sampler_cpu_ms_per_s"] if t.get("sampler_cpu_ms_per_s") is not None else "-"))' "$json" "$r" "$side"

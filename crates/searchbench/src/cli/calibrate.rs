@@ -85,7 +85,7 @@ pub async fn run(a: CalibrateArgs) -> CliResult {
         },
     )
     .await?;
-    if let Some(path) = &a.out.json {
+    if let Some(path) = a.out.json.target() {
         super::ingest::write_json(&c, &a.out)?;
         if path.as_os_str() == "-" {
             return terminal.unless_unsaved(Ok(()));

@@ -1,6 +1,7 @@
-//! `searchbench dates parse`: the isodate parser as a line filter, for checking it against
-//! other implementations. The output format is stable: `<epoch_second> <nano_of_second>` or
-//! `error`, one line per input line.
+//! `searchbench dates ...`. `dates parse`: the isodate parser as a line filter, for checking
+//! it against other implementations. The output format is stable: `<epoch_second>
+//! <nano_of_second>` or `error`, one line per input line. `dates cost`: the experiment (see
+//! `cli::experiment`).
 
 use std::io::{BufRead, BufWriter, Write};
 use std::path::PathBuf;
@@ -27,10 +28,14 @@ pub enum DatesCommand {
         #[arg(long, value_name = "FILE")]
         input: Option<PathBuf>,
     },
+    /// What date handling costs the engine: ISO strings vs epoch millis, default vs narrow
+    /// mapping formats, on the logs corpus (see --help).
+    Cost(Box<super::experiment::DatesArgs>),
 }
 
 pub async fn run(cmd: DatesCommand) -> CliResult {
     match cmd {
+        DatesCommand::Cost(args) => super::experiment::run_dates(*args).await,
         DatesCommand::Parse { format, input } => {
             let format: isodate::Format = format.parse().map_err(CliError::usage)?;
             match input {

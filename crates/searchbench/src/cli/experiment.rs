@@ -1,4 +1,5 @@
-//! `searchbench experiment ...`: variants of one job measured side by side.
+//! `searchbench dates cost` (once `experiment dates`, still taken): variants of one job
+//! measured side by side.
 
 use std::path::PathBuf;
 
@@ -15,8 +16,7 @@ use crate::session::experiment::DatesSpec;
 
 #[derive(Debug, Subcommand)]
 pub enum ExperimentCommand {
-    /// What date handling costs the engine: ISO strings vs epoch millis, default vs narrow
-    /// mapping formats, on the logs corpus (see --help).
+    /// The old spelling of `dates cost`.
     Dates(DatesArgs),
 }
 
@@ -51,9 +51,9 @@ engine's experiment is kept in the results store (kind experiment, workload date
 engine's telemetry: `searchbench compare ID ID` compares two of them variant by variant.
 
 Examples:
-  searchbench experiment dates --docs 200000 --repeats 3
-  searchbench experiment dates --engine opensearch-2.19.1,elasticsearch-7.10.2 --json dates.json
-  searchbench experiment dates --url http://127.0.0.1:9200 --docs 20000 --repeats 1
+  searchbench dates cost --docs 200000 --repeats 3
+  searchbench dates cost --engine opensearch-2.19.1,elasticsearch-7.10.2 --export-json dates.json
+  searchbench dates cost --url http://127.0.0.1:9200 --docs 20000 --repeats 1
 
 Exit code 3 when a load did not index every document.";
 
@@ -97,9 +97,8 @@ pub struct DatesArgs {
     pub telemetry: super::args::TelemetryArgs,
     #[command(flatten)]
     pub save: super::results::SaveArgs,
-    /// Write every measurement and the summaries as JSON to this file (`-` for stdout).
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
+    #[command(flatten)]
+    pub json: super::args::JsonArgs,
 }
 
 /// What `--json` writes.
@@ -116,7 +115,7 @@ pub async fn run(cmd: ExperimentCommand) -> CliResult {
     }
 }
 
-async fn run_dates(args: DatesArgs) -> CliResult {
+pub(super) async fn run_dates(args: DatesArgs) -> CliResult {
     let clusters: Vec<Option<String>> = if !args.target.urls.is_empty() {
         vec![None]
     } else if args.engines.is_empty() {
@@ -167,7 +166,7 @@ async fn run_dates(args: DatesArgs) -> CliResult {
         clusters,
         telemetry: args.telemetry.spec(),
     };
-    let to_stdout = args.json.as_deref() == Some(std::path::Path::new("-"));
+    let to_stdout = args.json.on_stdout();
     let terminal = Terminal::new(false);
     let log = |line: &str| eprintln!("  {line}");
     let print = |result: &EngineResult| {
@@ -180,7 +179,7 @@ async fn run_dates(args: DatesArgs) -> CliResult {
         crate::session::experiment::dates(&spec, &args.save.spec()?, &terminal, &log, &print)
             .await
             .map_err(CliError::session)?;
-    if let Some(path) = &args.json {
+    if let Some(path) = args.json.target() {
         let text = serde_json::to_string_pretty(&DatesOutput {
             experiment: "dates",
             variants: &VARIANTS,

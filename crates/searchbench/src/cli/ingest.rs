@@ -207,9 +207,9 @@ fn job(args: &IngestArgs) -> Result<Job, CliError> {
     .map_err(CliError::session)
 }
 
-/// Writes the result as JSON to --json (a file, or stdout for `-`).
+/// Writes the result as JSON where --json (stdout) or --export-json FILE says.
 pub(super) fn write_json<T: serde::Serialize>(result: &T, out: &OutputArgs) -> CliResult {
-    Ok(output::json_to(result, out.json.as_deref())?)
+    Ok(output::json_to(result, out.json.target())?)
 }
 
 /// Turns the outcome of a load into an exit code.

@@ -140,7 +140,7 @@ pub const VERSION: &str = concat!(
         searchbench results list                     every run kept so far\n  \
         searchbench compare RUN_A RUN_B              differences with confidence intervals\n  \
         searchbench engine list                      what can run on this machine\n  \
-        searchbench target info --url URL            what a cluster is and how it is doing",
+        searchbench target --url URL                 what a cluster is and how it is doing",
     after_help = "Exit codes: 0 ok, 1 failure (the work could not be done), 2 bad usage or input, 3 a check failed (counts, answers, a regression), 125 cannot tell (check, bisect), 130 interrupted (Ctrl-C)."
 )]
 pub struct Cli {
@@ -179,9 +179,8 @@ pub enum Command {
     /// Start, stop and list real engines provisioned from Maven Central.
     #[command(subcommand)]
     Engine(engine::EngineCommand),
-    /// Look at a cluster: product, version, nodes, health.
-    #[command(subcommand)]
-    Target(target::TargetCommand),
+    /// Look at a cluster: product, version, nodes, health (`target --url URL`).
+    Target(target::TargetInfoCommand),
     /// Write a built-in workload's corpus (deterministic: same seed, same bytes).
     Generate(generate::GenerateArgs),
     /// Bulk-load documents into a target and say where the time went.
@@ -211,11 +210,12 @@ pub enum Command {
     History(history::HistoryArgs),
     /// One workload and configuration over several engines, interleaved, with change points.
     Matrix(matrix::MatrixArgs),
-    /// Parse dates exactly as Elasticsearch/OpenSearch `date` fields do.
+    /// Dates as Elasticsearch/OpenSearch `date` fields read them: parse them (`dates parse`),
+    /// or measure what date handling costs the engine (`dates cost`).
     #[command(subcommand)]
     Dates(dates::DatesCommand),
-    /// Variants of one job measured side by side (dates: what date handling costs).
-    #[command(subcommand)]
+    /// The old spelling of `dates cost` (`experiment dates`).
+    #[command(subcommand, hide = true)]
     Experiment(experiment::ExperimentCommand),
     /// The built-in workloads (list, info) and your own (`workload init` writes a workload
     /// file from an existing index).
@@ -287,8 +287,9 @@ pub fn command() -> clap::Command {
 }
 
 pub fn main() -> i32 {
+    let argv = args::legacy::rewrite(std::env::args_os().collect());
     let parsed = command()
-        .try_get_matches()
+        .try_get_matches_from(argv)
         .and_then(|m| <Cli as clap::FromArgMatches>::from_arg_matches(&m));
     let cli = match parsed {
         Ok(cli) => cli,

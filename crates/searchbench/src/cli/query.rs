@@ -88,10 +88,9 @@ pub struct QueryArgs {
     /// Do not check answers (for sinks and doubles).
     #[arg(long)]
     pub no_check: bool,
-    /// Write the whole result as JSON to this file (`-` for stdout, then without the tables).
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
-    /// A previous --json result: report the drift of the production cell against it.
+    #[command(flatten)]
+    pub json: super::args::JsonArgs,
+    /// A previous --export-json result: report the drift of the production cell against it.
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
     #[command(flatten)]
@@ -155,12 +154,12 @@ pub async fn run(args: QueryArgs) -> CliResult {
 
 /// Prints the result, writes --json, and turns wrong answers into exit 3.
 pub(super) fn finish(result: &query::QueryResult, args: &QueryArgs) -> CliResult {
-    let json_on_stdout = args.json.as_deref() == Some(std::path::Path::new("-"));
+    let json_on_stdout = args.json.on_stdout();
     if !json_on_stdout {
         output::query::print(result);
         output::telemetry::print(result.telemetry.as_ref());
     }
-    output::json_to(result, args.json.as_deref())?;
+    output::json_to(result, args.json.target())?;
     if result.interrupted {
         return Err(CliError {
             code: super::exit::INTERRUPTED,

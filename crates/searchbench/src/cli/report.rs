@@ -23,12 +23,13 @@ use crate::report;
         matrix=<id>) gets its own page again, drawn from the store: heatmap, curves and \
         answer; the saturation curve and its steps; the history of the matrix's runs over \
         versions with its change points (--markdown/--csv still give the runs).\n\n\
-        Without --html/--markdown/--csv the HTML goes next to the store, in \
+        Without --html/--markdown/--export-markdown/--csv the HTML goes next to the store, in \
         reports/<first id>.html (reports/sweep-<id>.html for a sweep, and so on), and its \
         path is printed.",
     after_help = "Examples:\n  \
         searchbench report 3fa9c2e1 --html run.html\n  \
-        searchbench report 3fa9c2e1 7b01d4aa --html compare.html --markdown compare.md\n  \
+        searchbench report 3fa9c2e1 7b01d4aa --html compare.html --export-markdown compare.md\n  \
+        searchbench report build=old build=new --markdown >> \"$GITHUB_STEP_SUMMARY\"\n  \
         searchbench report build=old build=new --html builds.html\n  \
         searchbench report build=nightly --csv nightly.csv\n  \
         searchbench report sweep=1a213e75175 --html sweep.html"
@@ -47,9 +48,12 @@ pub struct ReportArgs {
     /// Write a self-contained HTML page here.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
-    /// Write Markdown here.
+    /// Print the Markdown on stdout (as `compare --markdown` does).
+    #[arg(long)]
+    pub markdown: bool,
+    /// Write the Markdown to FILE.
     #[arg(long, value_name = "FILE")]
-    pub markdown: Option<PathBuf>,
+    pub export_markdown: Option<PathBuf>,
     /// Write CSV here (run_id,kind,workload,engine,metric,unit,second,value).
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
@@ -57,7 +61,16 @@ pub struct ReportArgs {
 
 pub async fn run(a: ReportArgs) -> CliResult {
     let store = a.store.open()?;
-    let tables = a.markdown.is_some() || a.csv.is_some();
+    let tables = a.markdown || a.export_markdown.is_some() || a.csv.is_some();
+    // With the Markdown on stdout, the paths written go to stderr so stdout is Markdown only.
+    let markdown_on_stdout = a.markdown;
+    let written = |path: &std::path::Path| {
+        if markdown_on_stdout {
+            eprintln!("{}", path.display());
+        } else {
+            outln!("{}", path.display());
+        }
+    };
     // A stored sweep, saturation search or matrix named by its tag: its own page again.
     let named = match a.runs.as_slice() {
         [one] => report::named_page(&store, one)?,
@@ -67,7 +80,7 @@ pub async fn run(a: ReportArgs) -> CliResult {
         if a.html.is_some() || !tables {
             let path = a.html.clone().unwrap_or_else(|| default.clone());
             report::write_page(&path, page)?;
-            outln!("{}", path.display());
+            written(&path);
         }
         if !tables {
             return Ok(());
@@ -82,15 +95,18 @@ pub async fn run(a: ReportArgs) -> CliResult {
     }
     if let Some(path) = &html {
         report::write_html(&runs, path)?;
-        outln!("{}", path.display());
+        written(path);
     }
-    if let Some(path) = &a.markdown {
+    if let Some(path) = &a.export_markdown {
         report::write_markdown(&runs, path)?;
-        outln!("{}", path.display());
+        written(path);
+    }
+    if a.markdown {
+        out!("{}", report::markdown(&runs));
     }
     if let Some(path) = &a.csv {
         report::write_csv(&runs, path)?;
-        outln!("{}", path.display());
+        written(path);
     }
     Ok(())
 }

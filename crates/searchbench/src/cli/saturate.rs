@@ -24,7 +24,7 @@ use crate::session::saturate::{self, SaturateSpec};
     Examples:\n  \
     searchbench saturate logs --p99 500ms\n  \
     searchbench saturate transactions --p99 1s --clients 8 --bulk-size 500 --url http://127.0.0.1:9200\n  \
-    searchbench saturate logs --p99 200ms --rtt 2ms --json saturate.json"
+    searchbench saturate logs --p99 200ms --rtt 2ms --export-json saturate.json"
 )]
 pub struct SaturateArgs {
     /// Built-in workload whose generator to load: logs, cluster-metrics, transactions.

@@ -71,8 +71,10 @@ pub struct SweepArgs {
     /// index.number_of_replicas during the load, e.g. 0,1.
     #[arg(long, value_name = "N,...", value_delimiter = ',')]
     pub replicas: Vec<u32>,
-    /// Compress request bodies: off,on.
-    #[arg(long, value_name = "off|on,...", value_delimiter = ',', value_parser = parse_on_off)]
+    /// Compress request bodies: off,on (both, an axis); bare --gzip is on, as on every
+    /// other command.
+    #[arg(long, value_name = "off|on,...", value_delimiter = ',', value_parser = parse_on_off,
+          num_args = 0..=1, default_missing_value = "on")]
     pub gzip: Vec<bool>,
     /// Documents each run loads (the same corpus in every cell); with --run-secs, the
     /// documents of each cell's sizing run.

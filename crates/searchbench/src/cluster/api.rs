@@ -213,7 +213,7 @@ impl Target {
             .collect())
     }
 
-    /// Everything `searchbench target info` shows.
+    /// Everything `searchbench target` shows.
     pub async fn info(&self) -> Result<ClusterInfo, TargetError> {
         let (product, version, cluster_name) = self.product().await?;
         let health = self.health(None).await?;

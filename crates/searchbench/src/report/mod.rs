@@ -84,10 +84,12 @@ pub fn write_html(groups: &[Group], path: &Path) -> Result<(), ReportError> {
 }
 
 pub fn write_markdown(groups: &[Group], path: &Path) -> Result<(), ReportError> {
-    write_page(
-        path,
-        &markdown::render(groups, comparison_of(groups).as_ref()),
-    )
+    write_page(path, &self::markdown(groups))
+}
+
+/// The Markdown of `groups`: their comparison when there are two or more, and every run.
+pub fn markdown(groups: &[Group]) -> String {
+    markdown::render(groups, comparison_of(groups).as_ref())
 }
 
 pub fn write_csv(groups: &[Group], path: &Path) -> Result<(), ReportError> {

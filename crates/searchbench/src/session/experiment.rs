@@ -1,4 +1,4 @@
-//! `experiment dates` as a session: on each cluster in turn (one we start, or one given), the
+//! `dates cost` as a session: on each cluster in turn (one we start, or one given), the
 //! experiment runs with the engine sampled beside it, and its result is kept in the store like
 //! any run (kind `experiment`, workload `dates`), so that runs of it compare and show.
 
@@ -8,7 +8,7 @@ use super::{Observer, SessionError, TelemetrySpec};
 use crate::experiment::dates::{self, EngineResult, ExperimentError};
 use crate::store::Kind;
 
-/// What `experiment dates` runs, and where.
+/// What `dates cost` runs, and where.
 #[derive(Debug, Clone)]
 pub struct DatesSpec {
     pub config: dates::Config,

@@ -25,7 +25,7 @@ fn says(out: &Output, code: i32, message: &str) {
 #[test]
 fn https_on_a_plain_http_port_says_so() {
     let https = node_url().replacen("http://", "https://", 1);
-    let out = run(&["target", "info", "--url", &https]);
+    let out = run(&["target", "--url", &https]);
     says(&out, 1, "the server speaks plain HTTP on this port");
     says(&out, 1, "try http://");
 }
@@ -34,7 +34,7 @@ fn https_on_a_plain_http_port_says_so() {
 fn a_url_without_a_scheme_suggests_one() {
     let host_port = node_url().trim_start_matches("http://").to_string();
     for cmd in [
-        vec!["target", "info", "--url", &host_port],
+        vec!["target", "--url", &host_port],
         vec!["query", "cluster-metrics", "--url", "localhost:9200"],
     ] {
         let out = run(&cmd);
@@ -114,11 +114,11 @@ fn unknown_names_get_a_did_you_mean() {
 fn target_info_reports_a_url_that_does_not_answer() {
     let dead = dead_url();
     let urls = format!("{},{dead}", node_url());
-    let out = run(&["target", "info", "--url", &urls]);
+    let out = run(&["target", "--url", &urls]);
     says(&out, 1, "1 of 2 URLs did not answer");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains(&dead), "{}", streams(&out));
-    let out = run(&["target", "info", "--url", &urls, "--json"]);
+    let out = run(&["target", "--url", &urls, "--json"]);
     assert_eq!(out.status.code(), Some(1), "{}", streams(&out));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(v["endpoints"][0]["reachable"], true);
@@ -163,7 +163,7 @@ fn a_user_without_a_password_is_told_where_the_password_comes_from() {
     );
     let out = bin()
         .env_remove("SEARCHBENCH_PASSWORD")
-        .args(["target", "info", "--url", &unauthorized, "--user", "admin"])
+        .args(["target", "--url", &unauthorized, "--user", "admin"])
         .output()
         .expect("run");
     says(&out, 1, "HTTP 401");
@@ -262,7 +262,7 @@ fn tls_server() -> TlsServer {
 #[test]
 fn plain_http_to_a_tls_port_says_to_use_https() {
     let server = tls_server();
-    let out = run(&["target", "info", "--url", &server.url, "--timeout", "5"]);
+    let out = run(&["target", "--url", &server.url, "--timeout", "5"]);
     says(
         &out,
         1,

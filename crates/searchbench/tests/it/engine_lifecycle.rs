@@ -30,7 +30,7 @@ fn json(out: &Output) -> serde_json::Value {
 #[test]
 fn shared_node_is_the_real_engine() {
     let url = common::node_url();
-    let out = run(&["target", "info", "--url", url, "--json"]);
+    let out = run(&["target", "--url", url, "--json"]);
     assert!(out.status.success(), "target info failed: {}", stderr(&out));
     let info = json(&out);
     let spec = engine::find(&common::test_engine()).expect("catalogue entry");
@@ -263,7 +263,7 @@ fn bad_urls_are_usage_errors() {
             "scheme must be http or https",
         ),
     ] {
-        let out = run(&["target", "info", "--url", url]);
+        let out = run(&["target", "--url", url]);
         assert_eq!(out.status.code(), Some(2), "{url}: {}", stderr(&out));
         assert!(stderr(&out).contains("bad URL"), "{url}: {}", stderr(&out));
         assert!(stderr(&out).contains(why), "{url}: {}", stderr(&out));
@@ -278,7 +278,7 @@ fn wrong_credentials_show_the_servers_reason_and_no_secret() {
         Duration::ZERO,
     );
     let out = common::bin()
-        .args(["target", "info", "--url", &url, "--user", "bench"])
+        .args(["target", "--url", &url, "--user", "bench"])
         .env("SEARCHBENCH_PASSWORD", "s3cret-pw")
         .output()
         .expect("run");
@@ -301,7 +301,7 @@ fn garbage_answer_names_the_request() {
         Some(b"HTTP/1.1 200 OK\r\ncontent-length: 9\r\n\r\nnot json!"),
         Duration::ZERO,
     );
-    let out = run(&["target", "info", "--url", &url]);
+    let out = run(&["target", "--url", &url]);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(
@@ -318,7 +318,7 @@ fn silent_server_times_out() {
     // Never answers: holds the connection until the client gives up.
     let url = common::raw_server(None, Duration::from_secs(10));
     let started = Instant::now();
-    let out = run(&["target", "info", "--url", &url, "--timeout", "1"]);
+    let out = run(&["target", "--url", &url, "--timeout", "1"]);
     assert!(
         started.elapsed() < Duration::from_secs(8),
         "took {:?}",
@@ -340,7 +340,7 @@ fn refused_connection_is_named() {
         .expect("addr")
         .port();
     let url = format!("http://127.0.0.1:{port}");
-    let out = run(&["target", "info", "--url", &url]);
+    let out = run(&["target", "--url", &url]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
         stderr(&out).contains(&format!("GET {url}/: cannot connect")),

@@ -32,8 +32,8 @@ fn experiment_dates_runs_four_variants_and_indexes_everything() {
     let out = bin()
         .env("SEARCHBENCH_STORE", &store)
         .args([
-            "experiment",
             "dates",
+            "cost",
             "--url",
             url,
             "--docs",
@@ -47,7 +47,7 @@ fn experiment_dates_runs_four_variants_and_indexes_everything() {
             "--failures-dir",
         ])
         .arg(dir.path())
-        .arg("--json")
+        .arg("--export-json")
         .arg(&json)
         .output()
         .expect("running searchbench");
@@ -88,6 +88,7 @@ fn experiment_dates_runs_four_variants_and_indexes_everything() {
     // of its runs compare variant by variant.
     let out = bin()
         .env("SEARCHBENCH_STORE", &store)
+        // The old spelling, still taken.
         .args(["experiment", "dates", "--url", url, "--docs", "1000"])
         .args(["--repeats", "2", "--warmup-docs", "0", "--failures-dir"])
         .arg(dir.path())

@@ -14,7 +14,7 @@ fn a_fresh_run_reads_back_as_every_family_of_metrics() {
     common::fresh_index(INDEX, None);
     let out = bin()
         .args(["run", "numbers", "--docs", "4000", "--url", node_url()])
-        .args(["--index", INDEX, "--no-store", "--json", "-"])
+        .args(["--index", INDEX, "--no-store", "--json"])
         .output()
         .expect("run numbers");
     let result: Value = serde_json::from_str(&succeeded(&out)).expect("run --json");

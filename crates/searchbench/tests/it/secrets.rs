@@ -232,7 +232,7 @@ fn no_secret_given_in_any_way_shows_in_any_channel() {
         );
         channels.extend(output_channels(&format!("ingest with {}", way.name), &out));
         let out = cli(&store, way)
-            .args(["target", "info"])
+            .args(["target"])
             .args(&url)
             .args(&way.args)
             .output()
@@ -259,7 +259,7 @@ fn no_secret_given_in_any_way_shows_in_any_channel() {
             vec!["--url", &dead]
         };
         let out = cmd
-            .args(["target", "info", "--timeout", "2"])
+            .args(["target", "--timeout", "2"])
             .args(&dead_args)
             .args(&args)
             .output()
@@ -283,7 +283,7 @@ fn no_secret_given_in_any_way_shows_in_any_channel() {
         let way = &ways[2];
         let url = bad.replace("{USER}", USER).replace("{PW}", way.secret);
         let out = cli(&store, way)
-            .args(["target", "info", "--url", &url])
+            .args(["target", "--url", &url])
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(2), "{}", common::streams(&out));

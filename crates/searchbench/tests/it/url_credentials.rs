@@ -72,12 +72,12 @@ fn credentials_in_a_url_are_used_but_never_printed_or_stored() {
     let complete = ingest(&good, &["--json", &json_out, "--failures", &failures]);
     assert_eq!(complete.status.code(), Some(0), "{}", text(&complete));
     outputs.push(complete);
-    let info = run(&["target", "info", "--url", &good]);
+    let info = run(&["target", "--url", &good]);
     assert_eq!(info.status.code(), Some(0), "{}", text(&info));
     outputs.push(info);
-    let info_json = run(&["target", "info", "--url", &good, "--json"]);
+    let info_json = run(&["target", "--url", &good, "--json"]);
     outputs.push(info_json);
-    outputs.push(run(&["target", "info", "--url", &dead, "--timeout", "2"]));
+    outputs.push(run(&["target", "--url", &dead, "--timeout", "2"]));
     // A URL that does not even parse must not echo its password either.
     outputs.push(run(&[
         "target",

@@ -317,6 +317,24 @@ fn cli_import_list_show_compare() {
     assert!(!page.contains("src=\"http"), "the page must work offline");
     let md = std::fs::read_to_string(&md).unwrap();
     assert!(md.contains("| metric |") && md.contains("worse"), "{md}");
+    // `--markdown FILE` (above) is the old spelling of `--export-markdown FILE`; `--markdown`
+    // alone prints the same Markdown on stdout, and nothing else there.
+    let exported = dir.path().join("r2.md");
+    let out = bin()
+        .args(["report", &ids[0], &ids[1], "--export-markdown"])
+        .arg(&exported)
+        .env("SEARCHBENCH_STORE", &db)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(std::fs::read_to_string(&exported).unwrap(), md);
+    let out = bin()
+        .args(["report", &ids[0], &ids[1], "--markdown"])
+        .env("SEARCHBENCH_STORE", &db)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), md);
     let csv = std::fs::read_to_string(&csv).unwrap();
     assert!(csv.starts_with("run_id,kind,workload,engine,metric,unit,second,value\n"));
     assert!(

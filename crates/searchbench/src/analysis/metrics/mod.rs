@@ -3,7 +3,7 @@
 //! Each part of a result is read back as the type it was written with ([`ingest`]: the
 //! ingest's `Summary`, `Counts`, `Requests`, `Cpu`, `Attribution`, timeline rows; [`query`]:
 //! the `QueryResult`; [`telemetry`]: the telemetry `Summary`; [`scenario`]: the scenarios'
-//! parts, the searches beside a load, `experiment dates`' measures), so a renamed field is a
+//! parts, the searches beside a load, `dates cost`' measures), so a renamed field is a
 //! compile error, not a missing metric. (What is still read by name: the keys that tell a
 //! result's shape, and the timeline's warm-up marks.) Those types read leniently (a
 //! field an older result lacks takes its default), so old results stay comparable; a part

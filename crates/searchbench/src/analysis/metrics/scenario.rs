@@ -1,5 +1,5 @@
 //! The metrics of the many-shards and snapshots scenarios, of the searches that ran beside a
-//! load, and of `experiment dates`, each part read back as the type it was written with
+//! load, and of `dates cost`, each part read back as the type it was written with
 //! (`workload::scenario_result`, `query::beside::SearchesBeside`, `experiment::dates::Measure`).
 
 use serde::Deserialize;
@@ -220,7 +220,7 @@ pub(super) fn scenario_and_beside(r: &Value, out: &mut Vec<Metric>) {
     }
 }
 
-/// One date-handling variant of `experiment dates`: its id and words (a `'static` variant
+/// One date-handling variant of `dates cost`: its id and words (a `'static` variant
 /// when written, so read here by name) and its repeats, as written.
 #[derive(Debug, Deserialize)]
 struct DatesVariant {
@@ -230,7 +230,7 @@ struct DatesVariant {
     runs: Vec<Measure>,
 }
 
-/// `experiment dates` on one cluster: per date-handling variant, its repeats' throughput,
+/// `dates cost` on one cluster: per date-handling variant, its repeats' throughput,
 /// engine CPU and `_stats` index time per document, and the documents it lost.
 pub(super) fn dates_experiment(r: &Value, out: &mut Vec<Metric>) {
     let Some(variants) = r.get("variants").and_then(Value::as_array) else {

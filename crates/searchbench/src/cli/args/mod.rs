@@ -3,6 +3,7 @@
 
 mod cluster;
 mod corpus;
+pub mod legacy;
 mod load;
 mod output;
 pub mod suggest;
@@ -11,5 +12,5 @@ pub mod units;
 pub use cluster::{ClusterArgs, NetworkArgs, NodeArgs};
 pub use corpus::{CorpusArgs, GeneratorArgs};
 pub use load::{LoadArgs, TelemetryArgs};
-pub use output::OutputArgs;
+pub use output::{JsonArgs, OutputArgs};
 pub use units::{parse_duration, parse_rate, parse_size};

@@ -1,6 +1,6 @@
 //! Where results go: terminal, `--json`, the store.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 
@@ -11,10 +11,8 @@ use crate::session::SaveSpec;
 #[derive(Debug, Clone, Args)]
 #[command(next_help_heading = "Output and results")]
 pub struct OutputArgs {
-    /// Write the whole result (config, versions, machine, samples summary, timeline,
-    /// attribution) as JSON to this file (`-` for stdout).
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
+    #[command(flatten)]
+    pub json: JsonArgs,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
@@ -30,10 +28,41 @@ impl OutputArgs {
 
     /// The JSON goes to stdout, so the terminal report does not.
     pub fn json_on_stdout(&self) -> bool {
-        self.json.as_deref() == Some(std::path::Path::new("-"))
+        self.json.on_stdout()
     }
 
     pub fn save_spec(&self) -> Result<SaveSpec, crate::cli::CliError> {
         self.save.spec()
+    }
+}
+
+/// `--json` and `--export-json FILE`: the one meaning both flags have on every command.
+/// `--json` prints the JSON on stdout instead of the tables (a switch everywhere);
+/// `--export-json FILE` writes it to FILE and keeps the report on the terminal. The old
+/// `--json FILE` and `--json -` still work (see `cli::args::legacy`).
+#[derive(Debug, Clone, Default, Args)]
+pub struct JsonArgs {
+    /// Print the whole result (config, versions, machine, samples summary, timeline,
+    /// attribution) as JSON on stdout instead of the report.
+    #[arg(long)]
+    pub json: bool,
+    /// Write the whole result as JSON to FILE and show the report as usual (`-`: stdout, as
+    /// --json).
+    #[arg(long, value_name = "FILE")]
+    pub export_json: Option<PathBuf>,
+}
+
+impl JsonArgs {
+    /// Where the JSON goes: `-` for stdout, a file, or nowhere.
+    pub fn target(&self) -> Option<&Path> {
+        if self.json {
+            Some(Path::new("-"))
+        } else {
+            self.export_json.as_deref()
+        }
+    }
+
+    pub fn on_stdout(&self) -> bool {
+        self.target() == Some(Path::new("-"))
     }
 }

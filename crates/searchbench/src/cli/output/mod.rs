@@ -309,7 +309,7 @@ impl Terminal {
         }
     }
 
-    /// For a command with output flags: no tables on stdout when `--json -` puts JSON there.
+    /// For a command with output flags: no tables on stdout when `--json` puts JSON there.
     pub fn for_output(out: &crate::cli::args::OutputArgs) -> Self {
         Terminal {
             tables: !out.json_on_stdout(),
