@@ -12,6 +12,14 @@ macro_rules! outln {
     };
 }
 
+/// `outln!` for prose: wrapped between words at the terminal's width (see
+/// [`output::say`]).
+macro_rules! sayln {
+    ($($arg:tt)*) => {
+        $crate::cli::output::say(format_args!($($arg)*))
+    };
+}
+
 /// `print!` for the CLI; see [`outln`].
 macro_rules! out {
     ($($arg:tt)*) => {

@@ -285,17 +285,22 @@ where
         }
     }
     let mut rng = Rng::new(options.shuffle_seed, 0x9e57);
-    let mut failures = Vec::new();
+    // Each distinct wrong answer once, with how often it came (the same slice is wrong in the
+    // warm-up, in every pass and on every transport): a list of the same line four times
+    // hides the other wrong answers behind it.
+    let mut failures: Vec<(String, u64)> = Vec::new();
     let mut failures_total = 0u64;
-    let mut check = |task: &Task, cov: &send::Coverage, failures: &mut Vec<String>| {
+    let mut check = |task: &Task, cov: &send::Coverage, failures: &mut Vec<(String, u64)>| {
         if !options.check {
             return 0u64;
         }
         let local = check(task, cov);
         let n = local.len() as u64;
         for f in local {
-            if failures.len() < 50 {
-                failures.push(f);
+            match failures.iter().position(|(seen, _)| *seen == f) {
+                Some(at) => failures[at].1 += 1,
+                None if failures.len() < 50 => failures.push((f, 1)),
+                None => {}
             }
         }
         n
@@ -418,7 +423,13 @@ where
     Measured {
         cells: finish(cells),
         profile_cells: finish(profile_cells),
-        failures,
+        failures: failures
+            .into_iter()
+            .map(|(f, times)| match times {
+                1 => f,
+                n => format!("{n}× {f}"),
+            })
+            .collect(),
         failures_total,
         warmup_coverages,
         measured,

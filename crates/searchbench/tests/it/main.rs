@@ -8,6 +8,7 @@ mod common;
 
 mod bad_input;
 mod cli_errors;
+mod cli_width;
 mod corpus_engine;
 mod engine_lifecycle;
 mod engines;

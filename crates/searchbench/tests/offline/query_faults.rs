@@ -192,4 +192,32 @@ async fn wrong_answers_fail_the_check() {
     assert_eq!(d.pct_over_bound, 8); // net p50: 25 % off
     assert!(!result.passed());
     assert!(result.failures.iter().any(|f| f.contains("sum(mem)")));
+    // Each wrong answer once, with how often it came (passes, transports): the counts add up
+    // to the total, and the same answer is never listed twice.
+    assert!(result.failures.len() < 50, "{:#?}", result.failures);
+    let times = |f: &String| {
+        f.split_once("× ")
+            .and_then(|(n, _)| n.parse::<u64>().ok())
+            .unwrap_or(1)
+    };
+    let mut distinct: Vec<&str> = result
+        .failures
+        .iter()
+        .map(|f| f.split_once("× ").map_or(f.as_str(), |(_, m)| m))
+        .collect();
+    assert_eq!(
+        result.failures.iter().map(times).sum::<u64>(),
+        result.failures_total,
+        "{:#?}",
+        result.failures
+    );
+    assert!(
+        result.failures.iter().any(|f| times(f) > 1),
+        "{:#?}",
+        result.failures
+    );
+    let listed = distinct.len();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(distinct.len(), listed, "{:#?}", result.failures);
 }

@@ -10,7 +10,7 @@ fn ms(us: u64) -> String {
 /// The query side of a load: latency percentiles per variant and overall, errors, and the
 /// note that answers were not checked.
 pub fn print(b: &SearchesBeside) {
-    outln!(
+    sayln!(
         "\nsearches beside the load: {} client(s), {} searches ({:.1}/s), {} failed; {}",
         b.clients,
         b.requests,
@@ -49,6 +49,6 @@ pub fn print(b: &SearchesBeside) {
     t.add_row(row("all".into(), b.requests, b.errors, &b.latency));
     outln!("{t}");
     for k in &b.error_kinds {
-        outln!("  {} × {}", k.count, k.message);
+        sayln!("  {} × {}", k.count, k.message);
     }
 }

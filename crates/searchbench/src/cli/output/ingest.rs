@@ -89,9 +89,9 @@ fn existing_line(r: &IngestReport) -> Option<String> {
 pub fn print(r: &IngestReport) {
     let c = &r.counts;
     if let Some(line) = existing_line(r) {
-        outln!("{line}");
+        sayln!("{line}");
     }
-    outln!(
+    sayln!(
         "\n{} docs into {} on {} {} in {:.1} s: {:.0} docs/s, {:.1} MB/s",
         c.indexed,
         r.index,
@@ -102,7 +102,7 @@ pub fn print(r: &IngestReport) {
         r.mb_per_sec
     );
     if let Some(jvm) = &r.engine_jvm {
-        outln!(
+        sayln!(
             "engine JVM: {} {} ({}), GC {}, heap {}; machine: {}, {} cores, kernel {}",
             jvm.vendor,
             jvm.version,
@@ -116,7 +116,7 @@ pub fn print(r: &IngestReport) {
             r.machine.kernel
         );
     }
-    outln!(
+    sayln!(
         "counts: {} {}",
         reconcile_line(r),
         if c.reconciled {
@@ -126,13 +126,13 @@ pub fn print(r: &IngestReport) {
         }
     );
     if r.interrupted {
-        outln!(
+        sayln!(
             "interrupted: documents read but never sent are not counted; documents in flight \
              without an answer are in the failure file as interrupted"
         );
     }
     if c.failed > 0 {
-        outln!(
+        sayln!(
             "failures: {} refused, {} unacknowledged, {} not sent, {} bad input lines -> {}",
             c.refused,
             c.unacknowledged,
@@ -143,18 +143,18 @@ pub fn print(r: &IngestReport) {
                 .map_or_else(|| "-".to_string(), |p| p.display().to_string())
         );
     } else if r.previous_failures_file.is_some() {
-        outln!("failures: none");
+        sayln!("failures: none");
     }
     if let Some(limit) = r.failure_limit.as_ref().filter(|l| l.failed > 0) {
-        outln!("{}", failure_limit_line(limit));
+        sayln!("{}", failure_limit_line(limit));
     }
     if let Some(p) = &r.previous_failures_file {
-        outln!(
+        sayln!(
             "(the failure file of an earlier run was moved to {})",
             p.display()
         );
     }
-    outln!(
+    sayln!(
         "headline: {:.0} docs/s = {}",
         r.docs_per_sec,
         r.headline.definition
@@ -195,17 +195,16 @@ pub fn print(r: &IngestReport) {
     super::rate::print_ingest(r);
 
     let a = &r.attribution;
-    outln!(
+    sayln!(
         "Where the wall time went ({} client(s): client-seconds / {}, rows add up to the wall time)",
         a.clients, a.clients
     );
-    let mut t = table(["segment", "time (s)", "share", "what it is"]);
+    let mut t = table(["segment", "time (s)", "share"]);
     for s in &a.budget {
         t.add_row([
             s.name.to_string(),
             format!("{:.2}", s.secs),
             format!("{:.0}%", s.share * 100.0),
-            s.what.to_string(),
         ]);
     }
     outln!("{t}");
@@ -213,18 +212,12 @@ pub fn print(r: &IngestReport) {
         .server_stats
         .map(|s| s.merge_size_bytes as f64 / 1e6)
         .unwrap_or(0.0);
-    let mut t = table(["server background / CPU", "time (s)", "share", "what it is"]);
+    let mut t = table(["server background / CPU", "time (s)", "share"]);
     for s in &a.background {
-        let what = if s.name == "server: merge" {
-            format!("{} ({merge_mb:.1} MB merged)", s.what)
-        } else {
-            s.what.to_string()
-        };
         t.add_row([
             s.name.to_string(),
             format!("{:.2}", s.secs),
             format!("{:.0}% of wall", s.share * 100.0),
-            what,
         ]);
     }
     for s in &a.cpu {
@@ -232,24 +225,33 @@ pub fn print(r: &IngestReport) {
             s.name.to_string(),
             format!("{:.2}", s.secs),
             format!("{:.1}% of machine", s.share * 100.0),
-            s.what.to_string(),
         ]);
     }
     outln!("{t}");
+    // What each row is, once, below the tables (a column of it repeated and wrapped on every
+    // row, three words wide, at 80 columns).
+    super::legend(a.budget.iter().chain(&a.background).chain(&a.cpu).map(|s| {
+        let what = if s.name == "server: merge" {
+            format!("{} ({merge_mb:.1} MB merged)", s.what)
+        } else {
+            s.what.to_string()
+        };
+        (s.name.as_ref(), what)
+    }));
     if let Some(per_m) = r.cpu.driver_secs_per_million_docs {
-        outln!(
+        sayln!(
             "driver CPU: {per_m:.2} s per million documents; buffers: {} allocated, {} reused",
             r.buffers.allocated,
             r.buffers.reused
         );
     }
     if a.clamped {
-        outln!("note: server index time exceeded took (several shards index in parallel); clamped to took");
+        sayln!("note: server index time exceeded took (several shards index in parallel); clamped to took");
     }
     if let Some(b) = &r.searches_beside {
         super::beside::print(b);
     }
     for w in &r.warnings {
-        outln!("warning: {w}");
+        sayln!("warning: {w}");
     }
 }

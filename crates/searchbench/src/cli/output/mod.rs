@@ -198,6 +198,83 @@ fn whole_words(t: &mut Table) {
     }
 }
 
+/// The width lines are wrapped to: the terminal's, else `COLUMNS`, else 80 on a terminal that
+/// reports none; `None` (no wrapping) when stdout is not a terminal and `COLUMNS` is unset.
+pub fn width() -> Option<u16> {
+    let terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
+    if !terminal {
+        return columns();
+    }
+    let reported = Table::new().width().filter(|w| *w >= MIN_WIDTH);
+    Some(reported.or_else(columns).unwrap_or(DEFAULT_WIDTH))
+}
+
+/// Prints what a table's rows are, once, below it: `  name  what`, each entry wrapped between
+/// words at [`width`] under its own text (rather than a column that repeats and wraps on every
+/// row).
+pub fn legend<'a>(entries: impl IntoIterator<Item = (&'a str, String)>) {
+    let entries: Vec<(&str, String)> = entries.into_iter().collect();
+    let name_width = entries
+        .iter()
+        .map(|(n, _)| n.chars().count())
+        .max()
+        .unwrap_or(0);
+    for (name, what) in &entries {
+        let lead = format!("  {name:<name_width$}  ");
+        outln!("{}", hang(&lead, what, width(), lead.chars().count()));
+    }
+}
+
+/// Prints a line of prose on stdout, wrapped between words at [`width`]: a line that fits is
+/// printed as it is (a table's lines always do), a longer one continues two spaces further in
+/// than it starts. For what a terminal would otherwise break mid-word; never for JSON.
+pub fn say(args: std::fmt::Arguments<'_>) {
+    let text = args.to_string();
+    let Some(width) = width() else {
+        return write_stdout(format_args!("{text}\n"));
+    };
+    let wrapped: Vec<String> = text
+        .split('\n')
+        .map(|line| {
+            if line.chars().count() <= usize::from(width) {
+                return line.to_string();
+            }
+            let rest = line.trim_start_matches(' ');
+            let lead = &line[..line.len() - rest.len()];
+            hang(lead, rest, Some(width), lead.len() + 2)
+        })
+        .collect();
+    write_stdout(format_args!("{}\n", wrapped.join("\n")));
+}
+
+/// `text` after `lead`, wrapped between words at `width` with later lines indented by
+/// `indent` spaces (4 when that is more than half the width). A word longer than a line is
+/// left whole.
+fn hang(lead: &str, text: &str, width: Option<u16>, indent: usize) -> String {
+    let Some(width) = width.map(usize::from) else {
+        return format!("{lead}{text}");
+    };
+    let indent = if indent * 2 > width { 4 } else { indent };
+    let mut out = lead.to_string();
+    let mut line = lead.chars().count();
+    let mut first = true;
+    for word in text.split_whitespace() {
+        let len = word.chars().count();
+        if !first && line + 1 + len > width {
+            out.push('\n');
+            out.push_str(&" ".repeat(indent));
+            line = indent;
+        } else if !first {
+            out.push(' ');
+            line += 1;
+        }
+        out.push_str(word);
+        line += len;
+        first = false;
+    }
+    out
+}
+
 /// `COLUMNS`, when it is a sensible width.
 fn columns() -> Option<u16> {
     std::env::var("COLUMNS")
@@ -406,6 +483,25 @@ impl crate::session::Observer for Terminal {
 #[cfg(test)]
 mod table_tests {
     use super::*;
+
+    #[test]
+    fn a_legend_entry_wraps_between_words_under_its_own_text() {
+        let text = "no request in flight: waiting for the batcher (generate/read, action lines)";
+        let wrapped = hang("  idle  ", text, Some(40), 8);
+        for line in wrapped.lines() {
+            assert!(line.chars().count() <= 40, "{line:?}");
+        }
+        let lines: Vec<&str> = wrapped.lines().collect();
+        assert!(lines.len() > 1);
+        assert!(lines[1..]
+            .iter()
+            .all(|l| l.starts_with("        ") && !l[8..].starts_with(' ')));
+        assert_eq!(
+            wrapped.split_whitespace().collect::<Vec<_>>()[1..].join(" "),
+            text
+        );
+        assert_eq!(hang("  idle  ", text, None, 8), format!("  idle  {text}"));
+    }
 
     fn grid_of(width: u16, rows: &[[&str; 3]]) -> String {
         let mut t = Table::new();

@@ -1,6 +1,8 @@
 //! Terminal rendering of a query result: the cell tables, transport savings, subtractive
 //! attribution, profile overhead and the accuracy against the ground truth.
 
+use std::collections::BTreeSet;
+
 use comfy_table::Cell;
 
 use super::table;
@@ -16,6 +18,20 @@ fn ms(x: f64) -> String {
     }
 }
 
+/// Operations a second `clients` sustain when each takes `wall_ms`; `-` without a time.
+fn ops_per_sec(clients: usize, wall_ms: f64) -> String {
+    if wall_ms > 0.0 && wall_ms.is_finite() {
+        let ops = clients.max(1) as f64 * 1000.0 / wall_ms;
+        if ops >= 100.0 {
+            format!("{ops:.0}")
+        } else {
+            format!("{ops:.1}")
+        }
+    } else {
+        "-".to_string()
+    }
+}
+
 fn red(text: String) -> Cell {
     super::tone_cell(text, super::Tone::Bad)
 }
@@ -24,7 +40,7 @@ fn red(text: String) -> Cell {
 pub fn print(r: &QueryResult) {
     let words = r.described();
     let unit = words.unit.as_str();
-    outln!(
+    sayln!(
         "{} queries on index {:?}: {} {unit}(s) per cell × {} pass(es) after {} warm-up \
          {unit}(s) (not counted); tasks shuffled per pass (seed {}); request cache off",
         r.workload,
@@ -35,50 +51,81 @@ pub fn print(r: &QueryResult) {
         r.shuffle_seed
     );
     super::rate::print_rtt(r.rtt.as_ref());
-    outln!("{}", words.per_unit);
+    // Columns that say the same for every cell (one transport, one count, no errors) move to
+    // the lines around the table, so it fits 80 columns with the figures that differ.
     let paced = r.rate.is_some();
-    let mut header = vec![
-        "variant",
-        "transport",
-        "n",
-        "took mean",
-        "took median",
-        "took p90",
-        "wall mean",
-        "wall median",
-        "wall p90",
-    ];
+    let transports: BTreeSet<&str> = r.cells.iter().map(|c| c.transport.name()).collect();
+    let counts: BTreeSet<u64> = r.cells.iter().map(|c| c.took_ms.n as u64).collect();
+    let errors = r.cells.iter().any(|c| c.errors > 0);
+    let mut same = Vec::new();
+    if let [n] = counts.iter().collect::<Vec<_>>()[..] {
+        same.push(format!("n = {n} per cell"));
+    }
+    if let [one] = transports.iter().collect::<Vec<_>>()[..] {
+        same.push(format!("transport {one}"));
+    }
+    sayln!(
+        "{}{}",
+        words.per_unit,
+        if same.is_empty() {
+            String::new()
+        } else {
+            format!("; {}", same.join(", "))
+        }
+    );
+    let mut header = vec!["variant"];
+    if transports.len() > 1 {
+        header.push("transport");
+    }
+    if counts.len() > 1 {
+        header.push("n");
+    }
+    header.extend(["took mean", "took p90", "wall mean", "wall p90"]);
     if paced {
         header.extend(["latency p50", "latency p90"]);
     }
-    header.push("errors");
+    header.push("ops/s");
+    if errors {
+        header.push("errors");
+    }
     let mut t = table(header);
     for c in &r.cells {
-        let mut row = vec![
-            Cell::new(c.variant.name()),
-            Cell::new(c.transport.name()),
-            Cell::new(c.took_ms.n),
+        let mut row = vec![Cell::new(c.variant.name())];
+        if transports.len() > 1 {
+            row.push(Cell::new(c.transport.name()));
+        }
+        if counts.len() > 1 {
+            row.push(Cell::new(c.took_ms.n));
+        }
+        row.extend([
             Cell::new(ms(c.took_ms.mean)),
-            Cell::new(ms(c.took_ms.median)),
             Cell::new(ms(c.took_ms.p90)),
             Cell::new(ms(c.wall_ms.mean)),
-            Cell::new(ms(c.wall_ms.median)),
             Cell::new(ms(c.wall_ms.p90)),
-        ];
+        ]);
         if let Some(l) = &c.latency_ms {
             row.push(Cell::new(ms(l.median)));
             row.push(Cell::new(ms(l.p90)));
         }
-        row.push(if c.errors > 0 {
-            red(c.errors.to_string())
-        } else {
-            Cell::new("0")
-        });
+        row.push(Cell::new(ops_per_sec(r.clients, c.wall_ms.mean)));
+        if errors {
+            row.push(if c.errors > 0 {
+                red(c.errors.to_string())
+            } else {
+                Cell::new("0")
+            });
+        }
         t.add_row(row);
     }
     outln!("{t}");
+    sayln!(
+        "ops/s: {unit}(s) a second at this cell's wall time with {} client(s) \
+         (clients × 1000 ÷ wall mean){}",
+        r.clients,
+        if errors { "" } else { "; no failed request" }
+    );
     if paced {
-        outln!(
+        sayln!(
             "with --rate {}: latency counts from each {unit}'s scheduled start (no coordinated \
              omission); wall is service time",
             r.rate.unwrap_or_default()
@@ -87,7 +134,7 @@ pub fn print(r: &QueryResult) {
     print_errors(r);
 
     if !r.savings.is_empty() {
-        outln!("\nSerial vs _msearch (wall per {unit}, ms)");
+        sayln!("\nSerial vs _msearch (wall per {unit}, ms)");
         let mut t = table([
             "variant",
             "serial wall",
@@ -111,7 +158,7 @@ pub fn print(r: &QueryResult) {
         outln!("{t}");
     }
     if !r.attribution.is_empty() {
-        outln!("\nSubtractive attribution (server took per {unit}, mean, ms)");
+        sayln!("\nSubtractive attribution (server took per {unit}, mean, ms)");
         let mut t = table(["component", "ms", "share of production"]);
         for c in &r.attribution {
             t.add_row([
@@ -123,7 +170,7 @@ pub fn print(r: &QueryResult) {
         outln!("{t}");
         let total: f64 = r.attribution.iter().map(|c| c.share_pct).sum();
         if total > 100.5 {
-            outln!(
+            sayln!(
                 "shares add to {total:.1} %: each is the took saved by removing that one component \
                  alone, and components share work (one pass over the documents serves several), \
                  so the savings overlap"
@@ -137,13 +184,13 @@ pub fn print(r: &QueryResult) {
         .map(|c| c.overhead_hdr.p50_us)
         .collect();
     if let Some(p50) = overhead.iter().min() {
-        outln!(
+        sayln!(
             "\nClient wall − server took per _search (serial), p50: lowest cell {p50} µs \
              (took has 1 ms resolution: only meaningful against a sink)"
         );
     }
     if !r.profile_overhead.is_empty() {
-        outln!("\nProfile pass (profile: true, one pass, not in the tables above)");
+        sayln!("\nProfile pass (profile: true, one pass, not in the tables above)");
         let mut t = table(["variant", "transport", "took off", "took on", "overhead"]);
         for p in &r.profile_overhead {
             t.add_row([
@@ -157,7 +204,7 @@ pub fn print(r: &QueryResult) {
         outln!("{t}");
     }
     if let Some(d) = &r.drift {
-        outln!(
+        sayln!(
             "\nDrift: {} took per {unit} {} ms now vs {} ms in {}: {:+.1}%",
             d.variant,
             ms(d.took_ms),
@@ -167,16 +214,28 @@ pub fn print(r: &QueryResult) {
         );
     }
     if r.accuracy_checked {
-        outln!("\n{}", words.checked_against);
+        sayln!("\n{}", words.checked_against);
         outln!("{}", accuracy_table(r));
     } else {
-        outln!("\nAccuracy not checked (--no-check)");
+        sayln!("\nAccuracy not checked (--no-check)");
     }
     let errors = r.request_errors();
     if r.failures_total > 0 || errors > 0 {
         let mut msg = String::new();
         if r.failures_total > 0 {
             msg.push_str(&format!("{} wrong answer(s)", r.failures_total));
+            let distinct = r.failures.len();
+            if distinct > 0 && (distinct as u64) < r.failures_total {
+                msg.push_str(&format!(
+                    " ({}{distinct} distinct{})",
+                    if distinct >= 50 { "at least " } else { "" },
+                    if distinct > 10 {
+                        ", the first 10 below"
+                    } else {
+                        ""
+                    }
+                ));
+            }
         }
         if errors > 0 {
             if !msg.is_empty() {
@@ -184,12 +243,12 @@ pub fn print(r: &QueryResult) {
             }
             msg.push_str(&format!("{errors} failed request(s)"));
         }
-        outln!("{}", red_text(&format!("FAILED: {msg}")));
+        sayln!("{}", red_text(&format!("FAILED: {msg}")));
         for f in r.failures.iter().take(10) {
-            outln!("{}", red_text(&format!("  {f}")));
+            sayln!("{}", red_text(&format!("  {f}")));
         }
     } else if r.accuracy_checked {
-        outln!("{}", words.all_right);
+        sayln!("{}", words.all_right);
     }
 }
 

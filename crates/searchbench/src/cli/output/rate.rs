@@ -15,7 +15,7 @@ fn ms(v: Option<f64>) -> String {
 pub fn print_ingest(r: &IngestReport) {
     print_rtt(r.rtt.as_ref());
     let Some(rate) = &r.rate else { return };
-    outln!(
+    sayln!(
         "open loop: offered {:.0} docs/s, achieved {} docs/s ({})",
         rate.offered_docs_per_sec,
         rate.achieved_docs_per_sec
@@ -37,7 +37,7 @@ pub fn print_ingest(r: &IngestReport) {
         ]);
     }
     outln!("{t}");
-    outln!(
+    sayln!(
         "{} of {} requests sent more than {} ms late; clients busy {:.0}%; driver CPU {:.0}% of a core",
         rate.late_requests,
         rate.requests,
@@ -50,7 +50,7 @@ pub fn print_ingest(r: &IngestReport) {
 /// The delay `--rtt` added, if any.
 pub fn print_rtt(rtt: Option<&Rtt>) {
     if let Some(rtt) = rtt {
-        outln!(
+        sayln!(
             "network: {} ms round trip added (jitter ±{} ms, seed {}) by a delay proxy on 127.0.0.1",
             rtt.rtt_ms, rtt.jitter_ms, rtt.seed
         );
@@ -115,23 +115,23 @@ pub fn print_saturate(r: &SaturateResult) {
             .unwrap_or_default()
     );
     match (r.max_sustainable_docs_per_sec, r.first_failing_docs_per_sec) {
-        (Some(good), Some(bad)) => outln!(
+        (Some(good), Some(bad)) => sayln!(
             "max sustainable: {good:.0} docs/s ({limits}); {bad:.0} docs/s failed; {} steps tagged saturate={}",
             r.steps.len(),
             r.id
         ),
-        (Some(good), None) => outln!(
+        (Some(good), None) => sayln!(
             "max sustainable: at least {good:.0} docs/s ({limits}); no step failed; {} steps tagged saturate={}",
             r.steps.len(),
             r.id
         ),
-        (None, _) => outln!(
+        (None, _) => sayln!(
             "no rate sustained ({limits}); {} steps tagged saturate={}",
             r.steps.len(),
             r.id
         ),
     }
     for w in &r.warnings {
-        outln!("warning: {w}");
+        sayln!("warning: {w}");
     }
 }

@@ -134,7 +134,10 @@ pub fn show(row: &RunRow, timeline: &[Value], histograms: &[Value]) {
         );
         for h in histograms {
             let cell = |k: &str| h.get(k).map(|v| v.to_string()).unwrap_or_default();
-            let mut row = vec![cell("name").replace('"', ""), cell("unit").replace('"', "")];
+            // `query:range_terms_s0:serial:service` shown with spaces, so a narrow terminal
+            // wraps it between its parts instead of splitting a word.
+            let name = cell("name").replace('"', "").replace(':', " ");
+            let mut row = vec![name, cell("unit").replace('"', "")];
             match h.get("error").and_then(Value::as_str) {
                 Some(e) => row.push(e.to_string()),
                 None => row.extend(cols.iter().map(|c| {

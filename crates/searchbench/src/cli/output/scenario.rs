@@ -17,7 +17,7 @@ fn latency_row(name: &str, l: &Latency) -> [String; 4] {
 
 pub fn print(r: &ScenarioResult) {
     let c = &r.creation;
-    outln!(
+    sayln!(
         "\n{:?} on {} {}: {} of {} indices created and filled ({} docs) in {:.1} s: {:.1} \
          indices/s, {:.0} docs/s ({} clients, bulk {})",
         r.scenario,
@@ -32,7 +32,7 @@ pub fn print(r: &ScenarioResult) {
         c.clients,
         c.bulk_docs
     );
-    outln!(
+    sayln!(
         "creation rate: {:.1} indices/s over the first tenth, {:.1} over the last; create \
          request p50 / p99 {:.1} / {:.1} ms",
         c.first_tenth_indices_per_sec,
@@ -41,7 +41,7 @@ pub fn print(r: &ScenarioResult) {
         c.create_ms.p99_us as f64 / 1000.0
     );
     if let (Some(first), Some(last)) = (c.cluster_state.first(), c.cluster_state.last()) {
-        outln!(
+        sayln!(
             "cluster state: {} at {} indices -> {} at {} indices ({} samples)",
             bytes(first.bytes),
             first.indices,
@@ -51,7 +51,7 @@ pub fn print(r: &ScenarioResult) {
         );
     }
     let n = &r.counts;
-    outln!(
+    sayln!(
         "counts: {} of {} indices found, {} with all {} docs, {} docs - {}",
         n.found_indices,
         n.expected_indices,
@@ -65,10 +65,10 @@ pub fn print(r: &ScenarioResult) {
         }
     );
     for e in &c.error_examples {
-        outln!("  error: {e}");
+        sayln!("  error: {e}");
     }
     if let Some(ix) = &r.indexing {
-        outln!(
+        sayln!(
             "logs indexing: {} docs at bulk {} from {} clients: {:.0} docs/s ({})",
             ix.counts.indexed,
             ix.config.bulk_docs,
@@ -104,7 +104,7 @@ pub fn print(r: &ScenarioResult) {
     }
     if let Some(s) = &r.snapshots {
         let states: Vec<String> = s.states.iter().map(|(k, v)| format!("{v} {k}")).collect();
-        outln!(
+        sayln!(
             "snapshots into {}: {} requested, all done {:.1} s after the first request ({:.1} s \
              of waiting after the last), states: {}; {} failure(s), error rate {:.1}%, GC {} ms \
              during the phase",
@@ -122,11 +122,11 @@ pub fn print(r: &ScenarioResult) {
             s.gc_ms.map_or_else(|| "?".to_string(), |g| g.to_string())
         );
         for e in &s.create.error_examples {
-            outln!("  error: {e}");
+            sayln!("  error: {e}");
         }
     }
     let k = &r.cleanup;
-    outln!(
+    sayln!(
         "cleanup: {} indices and {} snapshots deleted{}",
         k.indices_deleted,
         k.snapshots_deleted,
@@ -137,6 +137,6 @@ pub fn print(r: &ScenarioResult) {
         }
     );
     for w in &r.warnings {
-        outln!("warning: {w}");
+        sayln!("warning: {w}");
     }
 }

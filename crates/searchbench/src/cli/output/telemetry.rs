@@ -101,7 +101,7 @@ pub fn print(summary: Option<&Summary>) {
     if let Some(s) = summary {
         outln!();
         for line in lines(s) {
-            outln!("{line}");
+            sayln!("{line}");
         }
     }
 }

@@ -1,0 +1,68 @@
+//! A whole `run` read at 80 columns (`COLUMNS=80`, as a terminal that narrow gives): every
+//! line fits, the attribution's "what it is" is said once below its tables rather than in a
+//! column three words wide on every row, and each query cell has its ops/s.
+
+use crate::common::{self, bin, node_url, succeeded};
+
+const INDEX: &str = "it-cli-width";
+
+#[test]
+fn a_run_fits_80_columns_and_explains_its_rows_once() {
+    common::fresh_index(INDEX, None);
+    let out = bin()
+        .args([
+            "run",
+            "logs",
+            "--docs",
+            "3000",
+            "--warmup",
+            "0",
+            "--url",
+            node_url(),
+        ])
+        .args(["--index", INDEX, "--no-store", "--quiet"])
+        .env("COLUMNS", "80")
+        .output()
+        .expect("run logs");
+    let text = succeeded(&out);
+    let wide: Vec<&str> = text.lines().filter(|l| l.chars().count() > 80).collect();
+    assert!(
+        wide.is_empty(),
+        "lines over 80 columns:\n{}",
+        wide.join("\n")
+    );
+    assert!(!text.contains("what it is"), "{text}");
+    // The legend: each segment's name, then what it is, once.
+    let legend = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("driver: client idle "))
+        .unwrap_or_else(|| panic!("no legend line for the client idle segment:\n{text}"));
+    assert!(legend.contains("no request in flight"), "{legend}");
+    assert_eq!(text.matches("no request in flight").count(), 1, "{text}");
+    // The cell table: ops/s per cell, the columns every cell shares said once above it.
+    let header = text
+        .lines()
+        .find(|l| l.contains("took mean"))
+        .unwrap_or_else(|| panic!("no cell table:\n{text}"));
+    assert!(header.contains("ops/s"), "{header}");
+    assert!(text.contains("n = 24 per cell, transport serial"), "{text}");
+    let row = text
+        .lines()
+        .find(|l| l.contains("│ match_s0 "))
+        .unwrap_or_else(|| panic!("no match_s0 row:\n{text}"));
+    // variant, took mean, took p90, wall mean, wall p90, ops/s: one client, so ops/s is
+    // 1000 ÷ wall mean (both as shown, rounded).
+    let cells: Vec<f64> = row
+        .split(['│', '┆'])
+        .map(str::trim)
+        .filter_map(|c| c.parse().ok())
+        .collect();
+    let [_, _, wall_mean, _, ops] = cells[..] else {
+        panic!("five figures in {row}");
+    };
+    assert!(
+        (ops - 1000.0 / wall_mean).abs() <= 0.02 * ops,
+        "{ops} ops/s vs wall mean {wall_mean} ms: {row}"
+    );
+    common::fresh_index(INDEX, None);
+}
