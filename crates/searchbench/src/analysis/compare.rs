@@ -533,7 +533,14 @@ pub fn compare(base: Side, contenders: Vec<Side>) -> Comparison {
 pub fn format_diff(c: &Cell) -> String {
     let mut s = match c.diff_pct {
         Some(d) => format!("{d:+.1} %"),
-        None => format!("{:+} (from 0)", c.change),
+        // A whole count as it is (`+192`), anything else as a table shows a value.
+        None if c.change.fract() == 0.0 && c.change.abs() < 1e15 => {
+            format!("{:+} (from 0)", c.change)
+        }
+        None => {
+            let sign = if c.change >= 0.0 { "+" } else { "" };
+            format!("{sign}{} (from 0)", crate::units::format_value(c.change))
+        }
     };
     if let Some(i) = c.ci {
         s.push_str(&format!(" [{:+.1}, {:+.1}]", i.low_pct, i.high_pct));
@@ -575,4 +582,39 @@ pub fn comparison_of(groups: &[Group]) -> Option<Comparison> {
         Side::from_group(base),
         contenders.iter().map(Side::from_group).collect(),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn from_zero(change: f64) -> Cell {
+        Cell {
+            value: change,
+            diff_pct: None,
+            ci: None,
+            n_base: None,
+            n: None,
+            samples: None,
+            spread_base_pct: None,
+            spread_pct: None,
+            min_detectable_pct: None,
+            change,
+            verdict: Verdict::NoInterval,
+        }
+    }
+
+    #[test]
+    fn a_change_from_zero_reads_as_a_table_value() {
+        assert_eq!(format_diff(&from_zero(500.0)), "+500 (from 0)");
+        assert_eq!(
+            format_diff(&from_zero(9.077370308035386)),
+            "+9.077 (from 0)"
+        );
+        assert_eq!(
+            format_diff(&from_zero(0.956143440235958)),
+            "+0.956 (from 0)"
+        );
+        assert_eq!(format_diff(&from_zero(-12.345)), "-12.3 (from 0)");
+    }
 }

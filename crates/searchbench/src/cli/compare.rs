@@ -23,7 +23,8 @@ use crate::analysis::compare::{self, format_diff, format_n, Side, Verdict};
         One run per side: the samples are the run's seconds (block bootstrap) or query \
         coverages, so the interval covers noise within a run only. Groups of runs: one value \
         per run and Welch's t interval (Welch–Satterthwaite degrees of freedom), so the \
-        interval includes run-to-run noise; 2 runs per group at least. The samples column \
+        interval includes run-to-run noise; 2 runs per group at least. The samples column (at \
+        100 columns or more, and in --json and --markdown) \
         shows n and each side's run-to-run spread (CV); when the interval holds zero the \
         verdict says the smallest change those runs could have detected.\n\n\
         Errors count in every verdict: failed bulk requests, refused documents, failed \
@@ -86,11 +87,17 @@ pub async fn run(a: CompareArgs) -> CliResult {
     } else if a.markdown {
         out!("{}", crate::report::markdown::compare_table(&c));
     } else {
+        // Below 100 columns the samples column goes (the verdict says when there were too
+        // few), so every other column keeps its words whole at 80; `--json`, `--markdown` and
+        // a wider terminal have it.
+        let samples = output::width().is_none_or(|w| w >= 100) || c.contenders.len() > 1;
         let mut header = vec!["metric".to_string(), format!("{} (base)", c.base.label)];
         for k in &c.contenders {
             header.push(k.label.clone());
             header.push(format!("diff [{:.0} % CI]", c.confidence * 100.0));
-            header.push("samples".into());
+            if samples {
+                header.push("samples".into());
+            }
             header.push("verdict".into());
         }
         let mut t = output::table(header);
@@ -110,14 +117,21 @@ pub async fn run(a: CompareArgs) -> CliResult {
                     Some(k) => {
                         line.push(Cell::new(format!("{}{unit}", value(k.value))));
                         line.push(Cell::new(format_diff(k)));
-                        line.push(Cell::new(format_n(k)));
+                        if samples {
+                            line.push(Cell::new(format_n(k)));
+                        }
                         line.push(match k.verdict {
                             Verdict::Better => output::tone_cell("better ✓", Tone::Good),
                             Verdict::Worse => output::tone_cell("WORSE ✗", Tone::Bad),
                             _ => Cell::new(compare::format_verdict(k)),
                         });
                     }
-                    None => line.extend(["-", "", "", ""].map(Cell::new)),
+                    None => {
+                        line.extend(["-", "", ""].map(Cell::new));
+                        if samples {
+                            line.push(Cell::new(""));
+                        }
+                    }
                 }
             }
             t.add_row(line);
@@ -129,8 +143,11 @@ pub async fn run(a: CompareArgs) -> CliResult {
                 c.hidden_unchanged
             );
         }
+        if !samples {
+            outln!("(the samples behind each figure: --json, --markdown, or 100+ columns)");
+        }
         for n in &c.notes {
-            outln!("note: {n}");
+            sayln!("note: {n}");
         }
         if c.rows.is_empty() && c.hidden_unchanged == 0 {
             outln!("the base run has no result to compare (incomplete?)");

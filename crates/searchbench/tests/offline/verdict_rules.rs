@@ -136,6 +136,30 @@ fn tables_fit_columns_carry_no_colour_and_a_closed_pipe_keeps_the_exit_code() {
     {
         assert!(line.chars().count() <= 100, "{line}");
     }
+    assert!(text.contains("samples"), "{text}");
+    // At 80 columns the samples column goes (said once below) and no word is split: each
+    // word of a verdict or metric name is whole in one cell.
+    let out = bin(&db)
+        .args(["compare", &ids[0], &ids[1]])
+        .env("COLUMNS", "80")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let rows: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with(['│', '┌', '╞', '└', '├']))
+        .collect();
+    assert!(rows.iter().all(|l| l.chars().count() <= 80), "{text}");
+    assert!(!rows[1].contains("samples"), "{text}");
+    assert!(text.contains("the samples behind each figure"), "{text}");
+    let words: Vec<&str> = rows
+        .iter()
+        .flat_map(|l| l.split(['│', '┆']))
+        .flat_map(str::split_whitespace)
+        .collect();
+    for whole in ["significant", "throughput", "(headline)"] {
+        assert!(words.contains(&whole), "{whole} split or missing:\n{text}");
+    }
 
     // `results show | head -1`: stdout closes early; its own exit code (0), no panic.
     let mut child = bin(&db)

@@ -120,6 +120,8 @@ const MIN_WIDTH: u16 = 20;
 const DEFAULT_WIDTH: u16 = 80;
 /// A word longer than this may still be split (a long path): a column is not made wider.
 const LONGEST_WHOLE_WORD: usize = 28;
+/// What a column whose words do not all fit is counted at when the others are laid out.
+const SPLIT_COLUMN: usize = 8;
 
 /// A table that, when shown, wraps only between words: each column is at least as wide as its
 /// longest word (up to [`LONGEST_WHOLE_WORD`]). Everything else is the `comfy_table::Table` it
@@ -173,25 +175,35 @@ fn whole_words(t: &mut Table) {
         }
     }
     // Each column takes its word plus padding (one space each side) and a border. When the
-    // words cannot all fit, the other columns keep comfy-table's own balance (which may split
-    // some): bounds on many columns only starve the rest.
+    // words cannot all fit, the columns with the longest words (an engine name, a tag) are
+    // left to comfy-table's balance, one at a time, longest first, until the rest fit beside
+    // them at [`SPLIT_COLUMN`] each; the first column (what names a row: a run id a reader
+    // copies, a metric) is the last to give way.
     let Some(width) = t.width() else {
         return;
     };
-    // Then the first column alone (what names a row: a run id a reader copies, a metric),
-    // when it takes no more than a quarter of the width.
-    let need: usize = 1 + widest.iter().map(|w| w + 3).sum::<usize>();
-    let whole = if need <= usize::from(width) {
-        widest.len()
-    } else if widest
-        .first()
-        .is_some_and(|w| (w + 3) * 4 <= usize::from(width))
-    {
-        1
-    } else {
-        0
+    let mut whole: Vec<bool> = vec![true; widest.len()];
+    let need = |whole: &[bool]| -> usize {
+        1 + widest
+            .iter()
+            .zip(whole)
+            .map(|(w, keep)| if *keep { w + 3 } else { SPLIT_COLUMN + 3 })
+            .sum::<usize>()
     };
-    for (i, w) in widest.into_iter().enumerate().take(whole) {
+    while need(&whole) > usize::from(width) {
+        let give_way = (1..widest.len())
+            .filter(|&i| whole[i])
+            .max_by_key(|&i| widest[i])
+            .or_else(|| whole.first().copied().filter(|k| *k).map(|_| 0));
+        match give_way {
+            Some(i) => whole[i] = false,
+            None => break,
+        }
+    }
+    for (i, w) in widest.into_iter().enumerate() {
+        if !whole[i] {
+            continue;
+        }
         if let Some(column) = t.column_mut(i) {
             column.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(w as u16 + 2)));
         }
@@ -545,6 +557,34 @@ mod table_tests {
         // Too narrow for whole words: the width still holds.
         for line in grid_of(24, &rows).lines() {
             assert!(line.chars().count() <= 24, "{line}");
+        }
+    }
+
+    #[test]
+    fn when_not_every_word_fits_the_longest_give_way_and_the_rest_stay_whole() {
+        let mut t = Table::new();
+        t.load_preset(UTF8_FULL_CONDENSED)
+            .set_content_arrangement(ContentArrangement::Dynamic)
+            .force_no_tty()
+            .set_width(80)
+            .set_header(["id", "started (UTC)", "engine", "state", "tags"]);
+        t.add_row([
+            "06f28cd0",
+            "2026-11-25 20:45",
+            "opensearch-2.19.1",
+            "interrupted",
+            "build=a-rather-long-tag-value-that-cannot-fit",
+        ]);
+        let text = Grid(t).to_string();
+        assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
+        let words: Vec<&str> = text
+            .split(['│', '┆', '\n'])
+            .flat_map(str::split_whitespace)
+            .collect();
+        // The tag (the longest word) gives way; the id, the date, the engine and the state
+        // stay whole.
+        for whole in ["06f28cd0", "2026-11-25", "opensearch-2.19.1", "interrupted"] {
+            assert!(words.contains(&whole), "{whole} split in\n{text}");
         }
     }
 }

@@ -44,20 +44,36 @@ pub fn tags_text(row: &RunRow) -> String {
 }
 
 pub fn list(rows: &[RunRow]) {
-    let mut t = table([
-        "id", "started", "kind", "workload", "engine", "state", "result", "tags",
-    ]);
+    // Kind and workload share a column ("run logs"), the zone is in the header, and the tags
+    // column is there only when a run has tags, so a usual list keeps every word whole at 80
+    // columns.
+    let tagged = rows.iter().any(|r| !r.tags.is_empty());
+    let mut header = vec![
+        "id",
+        "started (UTC)",
+        "kind workload",
+        "engine",
+        "state",
+        "result",
+    ];
+    if tagged {
+        header.push("tags");
+    }
+    let mut t = table(header);
     for r in rows {
-        t.add_row([
+        let started = report::utc(r.started_unix);
+        let mut row = vec![
             r.id.0.clone(),
-            report::utc(r.started_unix),
-            r.kind.clone(),
-            r.workload.clone(),
+            started.trim_end_matches(" UTC").to_string(),
+            format!("{} {}", r.kind, r.workload),
             r.engine.clone().unwrap_or_default(),
             r.state.name().to_string(),
             headline(r),
-            tags_text(r),
-        ]);
+        ];
+        if tagged {
+            row.push(tags_text(r));
+        }
+        t.add_row(row);
     }
     outln!("{t}");
 }
