@@ -138,7 +138,7 @@ pub async fn run(a: CompareArgs) -> CliResult {
         }
         outln!("{t}");
         if c.hidden_unchanged > 0 {
-            outln!(
+            sayln!(
                 "{} metric(s) without a significant change hidden (drop --only-changed to see them)",
                 c.hidden_unchanged
             );

@@ -10,7 +10,7 @@ pub fn check(c: &Check) {
         .as_ref()
         .map(|b| b.label.clone())
         .unwrap_or_else(|| "(none)".into());
-    outln!(
+    sayln!(
         "run {} against {}, threshold {} %",
         c.run.label,
         baseline,
@@ -46,7 +46,7 @@ pub fn check(c: &Check) {
         outln!("{t}");
     }
     for e in &c.errors_rose {
-        outln!(
+        sayln!(
             "errors rose: {}: {} → {}",
             e.label,
             format_metric(true, e.baseline),
@@ -54,12 +54,12 @@ pub fn check(c: &Check) {
         );
     }
     if !c.method.is_empty() {
-        outln!("intervals: {}", c.method);
+        sayln!("intervals: {}", c.method);
     }
     for n in &c.notes {
-        outln!("note: {n}");
+        sayln!("note: {n}");
     }
-    outln!(
+    sayln!(
         "check: {}",
         match c.outcome {
             Outcome::Pass => super::paint("PASS (exit 0)", super::Tone::Good),

@@ -6,7 +6,7 @@ use crate::analysis::history::{Axis, History};
 use crate::units::format_metric;
 
 pub fn print(h: &History) {
-    outln!(
+    sayln!(
         "history of {} (configuration {}): {} run(s) at {} point(s), ordered by {}",
         h.configuration.summary(),
         h.configuration.id,
@@ -56,13 +56,13 @@ pub fn print(h: &History) {
     outln!("{t}");
     let hidden = h.series.len() - shown.len();
     if hidden > 0 {
-        outln!(
+        sayln!(
             "{hidden} more metric(s) without a change point not shown (--metric KEY, --json or --html for all)"
         );
     }
     print_change_points(h);
     if !h.excluded.is_empty() {
-        outln!("left out (not complete): {}", h.excluded.join(", "));
+        sayln!("left out (not complete): {}", h.excluded.join(", "));
     }
 }
 
@@ -70,13 +70,13 @@ pub fn print(h: &History) {
 pub fn print_change_points(h: &History) {
     let all = h.change_points();
     if all.is_empty() {
-        outln!(
+        sayln!(
             "no change point in any metric (E-divisive means, permutation test at α = {}, {} permutations)",
             h.alpha, h.permutations
         );
         return;
     }
-    outln!(
+    sayln!(
         "change points (E-divisive means, permutation test at α = {}, {} permutations):",
         h.alpha,
         h.permutations
