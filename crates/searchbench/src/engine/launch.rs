@@ -35,6 +35,8 @@ pub struct NodePlan {
     pub settings: Vec<(String, String)>,
     /// Dies with us: the node stops when our end of its stdin closes.
     pub attached: bool,
+    /// The security plugin's files and settings, for a secured node.
+    pub security: Option<super::security::NodeSecurity>,
 }
 
 /// The node settings searchbench chooses, as (key, value, is a list).
@@ -259,6 +261,9 @@ fn prepare_node_dir(home: &Path, plan: &NodePlan) -> Result<(), EngineError> {
     for shared in [&plan.data_dir, &plan.repo_dir] {
         std::fs::create_dir_all(shared).map_err(|e| EngineError::io(shared, e))?;
     }
+    if let Some(security) = &plan.security {
+        super::security::write_node_files(&config, security)?;
+    }
     let jvm_options = config.join("jvm.options");
     if let Ok(text) = std::fs::read_to_string(&jvm_options) {
         let text = absolute_jvm_paths(&text, dir, &plan.data_dir);
@@ -290,7 +295,7 @@ fn absolute_jvm_paths(text: &str, node_dir: &Path, data_dir: &Path) -> String {
         + "\n"
 }
 
-fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+pub(super) fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(to)?;
     for entry in std::fs::read_dir(from)? {
         let entry = entry?;
@@ -350,6 +355,7 @@ mod tests {
             jvm_opts: Vec::new(),
             settings,
             attached: false,
+            security: None,
         }
     }
 

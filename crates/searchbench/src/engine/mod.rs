@@ -9,6 +9,7 @@ pub mod maven;
 pub mod paths;
 pub mod process;
 mod provision;
+pub mod security;
 
 pub use catalog::{
     all, find, resolve, CatalogError, EngineSpec, JdkRange, Kind, Product, Version, DEFAULT_ENGINE,
@@ -17,7 +18,7 @@ pub use catalog::{
 pub use jdk::Jdk;
 pub use local::inspect as inspect_dir;
 pub use process::NodeRecord;
-pub use provision::{is_cached, provision, Provisioned};
+pub use provision::{is_cached, provision, provision_secured, Provisioned};
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -119,6 +120,9 @@ pub struct StartOptions {
     pub timeout: Duration,
     /// Tie the nodes' life to ours: they stop when this process exits, however it exits.
     pub attached: bool,
+    /// Start the release's distribution with the security plugin: TLS with our own CA, an
+    /// admin and a read-only user (see [`security`]).
+    pub security: Option<security::SecurityOptions>,
 }
 
 impl StartOptions {
@@ -135,6 +139,7 @@ impl StartOptions {
             data: None,
             timeout: Duration::from_secs(180),
             attached: false,
+            security: None,
         }
     }
 }
@@ -162,6 +167,8 @@ pub struct Node {
     pub provisioned: Provisioned,
     /// Time from spawning the first JVM to healthy.
     pub boot: Duration,
+    /// How to reach a secured cluster (CA, users); `None` for a plain one.
+    pub access: Option<security::Access>,
     /// Held open for attached nodes: closing them (dropping us) stops the nodes.
     children: Vec<Child>,
 }
@@ -188,9 +195,19 @@ impl Node {
 
     /// A client that spreads requests over every node.
     pub fn target(&self) -> Result<Target, crate::cluster::TargetError> {
-        let mut config = TargetConfig::local(self.url());
+        let mut config = self.target_config();
         config.urls = self.urls();
         Target::new(&config)
+    }
+
+    /// How to reach the first node: plain, or over TLS with our CA as the admin.
+    pub fn target_config(&self) -> TargetConfig {
+        let mut config = TargetConfig::local(self.url());
+        if let Some(access) = &self.access {
+            config.ca_cert = Some(access.ca_cert.clone());
+            config.auth = access.admin();
+        }
+        config
     }
 
     /// Stops every node and cleans up what we created.
@@ -278,6 +295,18 @@ pub async fn start(options: &StartOptions) -> Result<Node, EngineError> {
         }
         None => (resolve_fresh(&options.engine).await?, None),
     };
+    let spec = match (&options.security, &local_home) {
+        (None, _) => spec,
+        (Some(_), None) => security::secured_spec(spec)?,
+        (Some(_), Some(_)) => {
+            return Err(EngineError::BadOption {
+                what: "--security with --engine-dir".into(),
+                reason: "the plugin is installed into a catalogue distribution searchbench \
+                         provisions; a folder of your own is started as it is"
+                    .into(),
+            })
+        }
+    };
     if options.nodes == 0 {
         return Err(EngineError::BadOption {
             what: "--nodes 0".into(),
@@ -303,7 +332,15 @@ pub async fn start(options: &StartOptions) -> Result<Node, EngineError> {
             fetched: false,
             took: Duration::ZERO,
         },
+        None if options.security.is_some() => provision_secured(&spec, &jdk)?,
         None => provision(&spec, &jdk)?,
+    };
+    let (node_security, credentials) = match &options.security {
+        Some(wanted) => {
+            let (files, credentials) = security::prepare(wanted)?;
+            (Some(files), Some(credentials))
+        }
+        None => (None, None),
     };
 
     let nodes_dir = paths::nodes_dir();
@@ -344,6 +381,7 @@ pub async fn start(options: &StartOptions) -> Result<Node, EngineError> {
             jvm_opts: options.jvm_opts.clone(),
             settings: options.settings.clone(),
             attached: options.attached,
+            security: node_security.clone(),
         };
         match spawn(&spec, &jdk, &provisioned, &plan, data_is_ours, i == 0) {
             Ok((record, child)) => {
@@ -357,7 +395,15 @@ pub async fn start(options: &StartOptions) -> Result<Node, EngineError> {
         }
     }
 
-    if let Err(e) = wait_healthy(&spec, &mut started, count, options.timeout).await {
+    let access = credentials.map(|c| {
+        c.access(
+            paths::node_dir(http_ports[0])
+                .join("config")
+                .join(security::CA_FILE),
+        )
+    });
+    if let Err(e) = wait_healthy(&spec, &mut started, count, options.timeout, access.as_ref()).await
+    {
         started.abandon(true);
         return Err(e);
     }
@@ -374,6 +420,7 @@ pub async fn start(options: &StartOptions) -> Result<Node, EngineError> {
         jdk,
         provisioned,
         boot,
+        access,
         children,
     })
 }
@@ -435,7 +482,15 @@ fn spawn(
         pid: child.id(),
         http_port: plan.http_port,
         transport_port: plan.transport_port,
-        url: format!("http://127.0.0.1:{}", plan.http_port),
+        url: format!(
+            "{}://127.0.0.1:{}",
+            if plan.security.is_some() {
+                "https"
+            } else {
+                "http"
+            },
+            plan.http_port
+        ),
         data_dir: plan.data_dir.clone(),
         data_is_ours,
         log,
@@ -449,6 +504,10 @@ fn spawn(
         mark,
         node_dir: (spec.kind == Kind::Distribution).then(|| plan.node_dir.clone()),
         repo_dir: (first && data_is_ours).then(|| plan.repo_dir.clone()),
+        ca_cert: plan
+            .security
+            .as_ref()
+            .map(|_| plan.node_dir.join("config").join(security::CA_FILE)),
     };
     record.save()?;
     Ok((record, child))
@@ -459,10 +518,15 @@ async fn wait_healthy(
     started: &mut Started,
     nodes: usize,
     timeout: Duration,
+    access: Option<&security::Access>,
 ) -> Result<(), EngineError> {
     let first = started.records[0].clone();
     let mut config = TargetConfig::local(&first.url);
     config.timeout = Duration::from_secs(3);
+    if let Some(access) = access {
+        config.ca_cert = Some(access.ca_cert.clone());
+        config.auth = access.admin();
+    }
     let target =
         Target::new(&config).map_err(|e| EngineError::io(&first.log, std::io::Error::other(e)))?;
     // One node is ready at yellow (replicas have nowhere to go); a cluster at green with

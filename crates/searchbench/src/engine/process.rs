@@ -38,6 +38,9 @@ pub struct NodeRecord {
     /// The cluster's snapshot folder, deleted on stop (kept in the first node's record).
     #[serde(default)]
     pub repo_dir: Option<PathBuf>,
+    /// A secured node's CA certificate (its URL is https; its users' passwords are not kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ca_cert: Option<PathBuf>,
 }
 
 fn default_mark() -> String {

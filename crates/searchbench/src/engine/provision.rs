@@ -110,6 +110,89 @@ pub fn provision(spec: &EngineSpec, jdk: &Jdk) -> Result<Provisioned, EngineErro
     })
 }
 
+/// Provisions `spec` (a distribution) with the security plugin installed, in its own folder
+/// beside the plain one (which stays as it is): the plugin's zip fetched through Maven, then
+/// installed by the distribution's own `opensearch-plugin`, as a user would.
+pub fn provision_secured(spec: &EngineSpec, jdk: &Jdk) -> Result<Provisioned, EngineError> {
+    let started = Instant::now();
+    let plain = provision(spec, jdk)?;
+    let plugin = super::security::plugin_artifact(spec);
+    let dir = paths::distribution_dir(&format!("{}-security", spec.name));
+    let marker = dir.join(READY_MARKER);
+    let want = format!("{} + {plugin}", spec.artifact);
+    let fetched = std::fs::read_to_string(&marker).ok().as_deref() != Some(want.as_str());
+    let home_name = plain.dir.file_name().unwrap_or_default().to_os_string();
+    let home = dir.join("home").join(&home_name);
+    if fetched {
+        let _ = std::fs::remove_dir_all(&dir);
+        let zips = dir.join("plugin");
+        let mut with_plugin = spec.clone();
+        with_plugin.artifact = plugin.clone();
+        maven(
+            &with_plugin,
+            jdk,
+            &dir,
+            &[
+                "org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy".into(),
+                format!("-Dartifact={plugin}"),
+                format!("-DoutputDirectory={}", zips.display()),
+            ],
+        )?;
+        let zip = std::fs::read_dir(&zips)
+            .map_err(|e| EngineError::io(&zips, e))?
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.extension().is_some_and(|x| x == "zip"))
+            .ok_or_else(|| {
+                EngineError::io(&zips, std::io::Error::other("Maven fetched no plugin zip"))
+            })?;
+        super::launch::copy_tree(&plain.dir, &home).map_err(|e| EngineError::io(&home, e))?;
+        install_plugin(&with_plugin, jdk, &home, &zip, &dir)?;
+        open_tree(&home).map_err(|e| EngineError::io(&home, e))?;
+        std::fs::write(&marker, &want).map_err(|e| EngineError::io(&marker, e))?;
+    }
+    Ok(Provisioned {
+        dir: home,
+        fetched: fetched || plain.fetched,
+        took: started.elapsed(),
+    })
+}
+
+/// `bin/opensearch-plugin install --batch file://ZIP` in `home` (`--batch` grants the
+/// permissions the plugin asks for), its output in `dir/plugin.log`.
+fn install_plugin(
+    spec: &EngineSpec,
+    jdk: &Jdk,
+    home: &Path,
+    zip: &Path,
+    dir: &Path,
+) -> Result<(), EngineError> {
+    let tool = home.join("bin").join("opensearch-plugin");
+    let log_path = dir.join("plugin.log");
+    let log = std::fs::File::create(&log_path).map_err(|e| EngineError::io(&log_path, e))?;
+    let log_err = log.try_clone().map_err(|e| EngineError::io(&log_path, e))?;
+    let status = crate::os::without_secrets(&mut Command::new(&tool))
+        .current_dir(home)
+        .env("JAVA_HOME", &jdk.home)
+        .env("OPENSEARCH_JAVA_HOME", &jdk.home)
+        .env("OPENSEARCH_PATH_CONF", home.join("config"))
+        .args(["install", "--batch"])
+        .arg(format!("file://{}", zip.display()))
+        .stdin(Stdio::null())
+        .stdout(log)
+        .stderr(log_err)
+        .status()
+        .map_err(|e| EngineError::io(&tool, e))?;
+    if !status.success() {
+        return Err(EngineError::Provision {
+            engine: spec.name.clone(),
+            artifact: spec.artifact.clone(),
+            log_tail: super::process::tail(&log_path, 30),
+        });
+    }
+    Ok(())
+}
+
 /// Runs Maven in `dir` with its output in `dir/maven.log`; a failure quotes the log's end.
 fn maven(spec: &EngineSpec, jdk: &Jdk, dir: &Path, args: &[String]) -> Result<(), EngineError> {
     let mvn = which("mvn").ok_or(EngineError::NoMaven)?;

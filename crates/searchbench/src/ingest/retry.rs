@@ -64,6 +64,15 @@ impl RetryPolicy {
                 if let Some(why) = response::never_fits(status, body, request_bytes) {
                     return Decision::Refuse(format!("{said} (not retried: {why})"));
                 }
+                // Authenticated, and not allowed to write here (a read-only user): the server
+                // refuses these documents for good, and every other the same way, so each is
+                // refused (and in the failure file) rather than the load stopping with the
+                // rest never sent.
+                if status == 403 {
+                    return Decision::Refuse(format!(
+                        "{said} (not retried: the user may not write to this index)"
+                    ));
+                }
                 if !response::request_retryable(status) {
                     return Decision::GiveUp(said);
                 }
@@ -172,6 +181,10 @@ mod tests {
             panic!("a 400 was retried")
         };
         assert_eq!(reason, "HTTP 400: bad");
+        let Decision::Refuse(reason) = POLICY.after_failure(0, &status(403, b"no", None), 0) else {
+            panic!("a 403 was retried or stopped the load")
+        };
+        assert!(reason.contains("may not write"), "{reason}");
         let Decision::Refuse(reason) = POLICY.after_failure(0, &status(413, b"", None), 0) else {
             panic!("a 413 was retried")
         };

@@ -64,6 +64,21 @@ pub struct Started {
     pub provision_secs: f64,
     pub boot_secs: f64,
     pub rss_bytes: Option<u64>,
+    /// A secured cluster: its CA and users. Present only on the start's own output.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub security: Option<StartedSecurity>,
+}
+
+/// How to reach a secured cluster we started, said once: the CA file, the users, and the
+/// passwords made here (a password the caller chose is not repeated back).
+#[derive(Debug, Serialize)]
+pub struct StartedSecurity {
+    pub ca_cert: std::path::PathBuf,
+    pub admin_user: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub admin_password: Option<String>,
+    pub reader_user: &'static str,
+    pub reader_password: String,
 }
 
 impl Started {
@@ -86,6 +101,15 @@ impl Started {
             provision_secs: node.provisioned.took.as_secs_f64(),
             boot_secs: node.boot.as_secs_f64(),
             rss_bytes: (!rss.is_empty()).then(|| rss.iter().sum()),
+            security: node.access.as_ref().map(|a| StartedSecurity {
+                ca_cert: a.ca_cert.clone(),
+                admin_user: engine::security::ADMIN,
+                admin_password: a
+                    .admin_generated
+                    .then(|| a.admin_password.expose().to_string()),
+                reader_user: engine::security::READER,
+                reader_password: a.reader_password.expose().to_string(),
+            }),
         }
     }
 }
@@ -171,9 +195,26 @@ pub async fn status() -> Status {
         }
         let mut config = TargetConfig::local(&record.url);
         config.timeout = Duration::from_secs(3);
+        // A secured node: its CA, and the admin's password when SEARCHBENCH_PASSWORD has it
+        // (it is kept nowhere else).
+        if let Some(ca) = &record.ca_cert {
+            config.ca_cert = Some(ca.clone());
+            if let Some(password) = std::env::var("SEARCHBENCH_PASSWORD")
+                .ok()
+                .filter(|p| !p.is_empty())
+            {
+                config.auth = crate::cluster::Auth::Basic {
+                    user: engine::security::ADMIN.into(),
+                    password: crate::cluster::Secret::new(password),
+                };
+            }
+        }
         let health = match Target::new(&config) {
             Ok(t) => match t.health(None).await {
                 Ok(h) => h.status,
+                Err(crate::cluster::TargetError::Status { status: 401, .. }) => {
+                    "secured: its health needs the admin's password (SEARCHBENCH_PASSWORD)".into()
+                }
                 Err(e) => format!("not answering ({e})"),
             },
             Err(e) => e.to_string(),

@@ -240,6 +240,7 @@ fn stale_record_is_forgotten() {
         mark: process::LAUNCHER_CLASS.into(),
         node_dir: None,
         repo_dir: None,
+        ca_cert: None,
     };
     record.save().expect("save record");
     let out = run(&["engine", "stop", "--port", &port.to_string()]);

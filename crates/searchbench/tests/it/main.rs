@@ -28,6 +28,7 @@ mod rate;
 mod results_html;
 mod results_naming;
 mod secrets;
+mod secured;
 mod store_compat;
 mod store_concurrency;
 mod sweep;

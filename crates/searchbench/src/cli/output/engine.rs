@@ -79,6 +79,30 @@ pub fn started(started: &Started) {
         "stop it with: searchbench engine stop --port {}",
         started.http_port
     );
+    if let Some(s) = &started.security {
+        // Said once, here: only the passwords' hashes are on disk.
+        eprintln!(
+            "secured: TLS with our own CA ({}) and the security plugin's users",
+            s.ca_cert.display()
+        );
+        match &s.admin_password {
+            Some(p) => eprintln!("  {} (all access), password {p}", s.admin_user),
+            None => eprintln!(
+                "  {} (all access), password from SEARCHBENCH_PASSWORD",
+                s.admin_user
+            ),
+        }
+        eprintln!(
+            "  {} (read and search only), password {}",
+            s.reader_user, s.reader_password
+        );
+        eprintln!(
+            "use it with: --url {} --ca-cert {} --user {} (password in SEARCHBENCH_PASSWORD)",
+            started.url,
+            s.ca_cert.display(),
+            s.admin_user
+        );
+    }
     outln!("{}", started.url);
 }
 

@@ -1,0 +1,193 @@
+//! A secured OpenSearch started by `engine start --security`: the distribution with the
+//! security plugin from Maven Central, TLS with its own CA, an admin and a read-only user.
+//! Everything below talks to it the way a user with a secured cluster does.
+
+use serde_json::Value;
+
+use crate::common::{bin, streams, succeeded};
+
+const ADMIN_PASSWORD: &str = "Chosen-admin-pw-7";
+
+/// Stops the secured node when the test ends, however it ends.
+struct Stop(u16);
+
+impl Drop for Stop {
+    fn drop(&mut self) {
+        let _ = bin()
+            .args([
+                "engine",
+                "stop",
+                "--port",
+                &self.0.to_string(),
+                "--grace",
+                "10",
+            ])
+            .output();
+    }
+}
+
+#[test]
+fn a_secured_node_takes_tls_and_users_and_refuses_the_rest() {
+    // Elasticsearch's security is in no artifact Maven Central carries: refused, with what
+    // to do instead, before anything is fetched.
+    let out = bin()
+        .args(["engine", "start", "elasticsearch-8.17.4", "--security"])
+        .output()
+        .expect("engine start");
+    assert_eq!(out.status.code(), Some(2), "{}", streams(&out));
+    assert!(streams(&out).contains("--ca-cert"), "{}", streams(&out));
+
+    let out = bin()
+        .args([
+            "engine",
+            "start",
+            "opensearch-2.19.1",
+            "--security",
+            "--json",
+        ])
+        .args(["--heap", "512m", "--timeout", "240"])
+        .env("SEARCHBENCH_PASSWORD", ADMIN_PASSWORD)
+        .output()
+        .expect("engine start --security");
+    let started: Value = serde_json::from_str(&succeeded(&out)).expect("start --json");
+    let _stop = Stop(started["http_port"].as_u64().unwrap_or(0) as u16);
+    let url = started["url"].as_str().expect("url").to_string();
+    assert!(url.starts_with("https://127.0.0.1:"), "{started}");
+    let security = &started["security"];
+    let ca = security["ca_cert"].as_str().expect("ca_cert").to_string();
+    assert!(std::fs::read_to_string(&ca)
+        .unwrap_or_default()
+        .contains("BEGIN CERTIFICATE"));
+    // The password the caller chose is not said back; the reader's, made here, is (once).
+    assert!(security.get("admin_password").is_none(), "{started}");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains(ADMIN_PASSWORD));
+    let reader_password = security["reader_password"]
+        .as_str()
+        .expect("reader")
+        .to_string();
+    assert!(reader_password.len() >= 20);
+    // `engine status` reaches it through its CA; without the admin's password it says so.
+    let out = bin().args(["engine", "status"]).output().expect("status");
+    let status = succeeded(&out);
+    assert!(status.contains("secured: its health needs"), "{status}");
+    let out = bin()
+        .args(["engine", "status", "--json"])
+        .env("SEARCHBENCH_PASSWORD", ADMIN_PASSWORD)
+        .output()
+        .expect("status");
+    let status = succeeded(&out);
+    assert!(
+        status.contains(&url) && status.contains("green"),
+        "{status}"
+    );
+
+    let as_user = |user: &str, password: &str, args: &[&str]| {
+        bin()
+            .args(args)
+            .args(["--url", &url, "--user", user])
+            .env("SEARCHBENCH_PASSWORD", password)
+            .output()
+            .expect("searchbench")
+    };
+    // TLS with the CA, as the admin.
+    let out = as_user("admin", ADMIN_PASSWORD, &["target", "--ca-cert", &ca]);
+    let text = succeeded(&out);
+    assert!(text.contains("OpenSearch 2.19.1"), "{text}");
+    // --insecure: no CA, the certificate not checked, and a warning says so.
+    let out = as_user("admin", ADMIN_PASSWORD, &["target", "--insecure"]);
+    succeeded(&out);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--insecure"));
+    // Neither: the certificate is refused, and the error says what to give.
+    let out = as_user("admin", ADMIN_PASSWORD, &["target"]);
+    assert_ne!(out.status.code(), Some(0), "{}", streams(&out));
+    let err = String::from_utf8_lossy(&out.stderr).to_lowercase();
+    assert!(err.contains("certificate"), "{err}");
+    // A wrong password: the server's 401, and no password in what is shown.
+    let out = as_user("admin", "Wrong-pw-123", &["target", "--ca-cert", &ca]);
+    assert_ne!(out.status.code(), Some(0), "{}", streams(&out));
+    let shown = streams(&out);
+    assert!(shown.contains("401"), "{shown}");
+    assert!(
+        !shown.contains("Wrong-pw-123") && !shown.contains(ADMIN_PASSWORD),
+        "{shown}"
+    );
+
+    // The admin loads over TLS; every document counted.
+    let index = "secured-logs";
+    let out = as_user(
+        "admin",
+        ADMIN_PASSWORD,
+        &[
+            "ingest",
+            "logs",
+            "--docs",
+            "2000",
+            "--index",
+            index,
+            "--ca-cert",
+            &ca,
+            "--no-store",
+            "--json",
+        ],
+    );
+    let loaded: Value = serde_json::from_str(&succeeded(&out)).expect("ingest --json");
+    assert_eq!(loaded["counts"]["indexed"], 2000, "{loaded}");
+    // The reader may search it …
+    let out = as_user(
+        "reader",
+        &reader_password,
+        &[
+            "query",
+            "logs",
+            "--docs",
+            "2000",
+            "--index",
+            index,
+            "--ca-cert",
+            &ca,
+            "--passes",
+            "1",
+            "--no-store",
+        ],
+    );
+    succeeded(&out);
+    // … and may not write: each bulk request is refused (403), every document is refused and
+    // in the failure file, none counted as indexed, and the count check fails (exit 3).
+    let dir = tempfile::tempdir().expect("tempdir");
+    let failures = dir.path().join("refused.ndjson");
+    let failures_arg = failures.display().to_string();
+    let out = as_user(
+        "reader",
+        &reader_password,
+        &[
+            "ingest",
+            "logs",
+            "--docs",
+            "500",
+            "--seed",
+            "2",
+            "--bulk-size",
+            "100",
+            "--index",
+            index,
+            "--append",
+            "--ca-cert",
+            &ca,
+            "--no-store",
+            "--json",
+            "--failures",
+            &failures_arg,
+        ],
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", streams(&out));
+    let refused: Value =
+        serde_json::from_str(&String::from_utf8_lossy(&out.stdout)).expect("ingest --json");
+    assert_eq!(refused["counts"]["indexed"], 0, "{refused}");
+    assert_eq!(refused["counts"]["refused"], 500, "{refused}");
+    let lines = std::fs::read_to_string(&failures).expect("the failure file");
+    assert_eq!(lines.lines().count(), 500);
+    assert!(
+        lines.contains("403") && lines.contains("may not write"),
+        "{lines:.400}"
+    );
+}
