@@ -168,53 +168,47 @@ fn install_plugin(
     dir: &Path,
 ) -> Result<(), EngineError> {
     let tool = home.join("bin").join("opensearch-plugin");
-    let log_path = dir.join("plugin.log");
-    let log = std::fs::File::create(&log_path).map_err(|e| EngineError::io(&log_path, e))?;
-    let log_err = log.try_clone().map_err(|e| EngineError::io(&log_path, e))?;
-    let status = crate::os::without_secrets(&mut Command::new(&tool))
+    let mut command = Command::new(&tool);
+    command
         .current_dir(home)
         .env("JAVA_HOME", &jdk.home)
         .env("OPENSEARCH_JAVA_HOME", &jdk.home)
         .env("OPENSEARCH_PATH_CONF", home.join("config"))
         .args(["install", "--batch"])
-        .arg(format!("file://{}", zip.display()))
-        .stdin(Stdio::null())
-        .stdout(log)
-        .stderr(log_err)
-        .status()
-        .map_err(|e| EngineError::io(&tool, e))?;
-    if !status.success() {
-        return Err(EngineError::Provision {
-            engine: spec.name.clone(),
-            artifact: spec.artifact.clone(),
-            log_tail: super::process::tail(&log_path, 30),
-        });
-    }
-    Ok(())
+        .arg(format!("file://{}", zip.display()));
+    run_logged(spec, command, &dir.join("plugin.log"))
 }
 
 /// Runs Maven in `dir` with its output in `dir/maven.log`; a failure quotes the log's end.
 fn maven(spec: &EngineSpec, jdk: &Jdk, dir: &Path, args: &[String]) -> Result<(), EngineError> {
     let mvn = which("mvn").ok_or(EngineError::NoMaven)?;
     std::fs::create_dir_all(dir).map_err(|e| EngineError::io(dir, e))?;
-    let log_path = dir.join("maven.log");
-    let log = std::fs::File::create(&log_path).map_err(|e| EngineError::io(&log_path, e))?;
-    let log_err = log.try_clone().map_err(|e| EngineError::io(&log_path, e))?;
-    let status = crate::os::without_secrets(&mut Command::new(&mvn))
+    let mut command = Command::new(&mvn);
+    command
         .current_dir(dir)
         .env("JAVA_HOME", &jdk.home)
         .args(["-B", "-q"])
-        .args(args)
+        .args(args);
+    run_logged(spec, command, &dir.join("maven.log"))
+}
+
+/// Runs a provisioning step without our secrets in its environment, its output in `log_path`;
+/// a failure quotes the log's end.
+fn run_logged(spec: &EngineSpec, mut command: Command, log_path: &Path) -> Result<(), EngineError> {
+    let log = std::fs::File::create(log_path).map_err(|e| EngineError::io(log_path, e))?;
+    let log_err = log.try_clone().map_err(|e| EngineError::io(log_path, e))?;
+    let program = PathBuf::from(command.get_program());
+    let status = crate::os::without_secrets(&mut command)
         .stdin(Stdio::null())
         .stdout(log)
         .stderr(log_err)
         .status()
-        .map_err(|e| EngineError::io(&mvn, e))?;
+        .map_err(|e| EngineError::io(&program, e))?;
     if !status.success() {
         return Err(EngineError::Provision {
             engine: spec.name.clone(),
             artifact: spec.artifact.clone(),
-            log_tail: super::process::tail(&log_path, 30),
+            log_tail: super::process::tail(log_path, 30),
         });
     }
     Ok(())
