@@ -61,13 +61,6 @@ pub enum EngineCommand {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
-        /// A secured OpenSearch: the release's distribution with the security plugin from
-        /// Maven Central, TLS with a CA of its own, an admin user (password from
-        /// SEARCHBENCH_PASSWORD, else made and printed once) and a read-only user `reader`.
-        /// Prints the https URL and the CA file. Not for Elasticsearch: its security is in no
-        /// artifact Maven Central carries (point --url/--ca-cert/--user at your own).
-        #[arg(long)]
-        security: bool,
     },
     /// Stop nodes started by searchbench: one engine's, the cluster of the node on a port, or
     /// all of them (--all).
@@ -115,17 +108,11 @@ pub async fn run(cmd: EngineCommand) -> CliResult {
             data,
             timeout,
             json,
-            security,
         } => {
             let mut options = node.options_for(&name, engine_dir.as_deref())?;
             options.data = data;
             options.timeout = Duration::from_secs(timeout);
-            options.security = security.then(|| engine::security::SecurityOptions {
-                admin_password: std::env::var("SEARCHBENCH_PASSWORD")
-                    .ok()
-                    .filter(|p| !p.is_empty())
-                    .map(crate::cluster::Secret::new),
-            });
+
             start(options, json).await
         }
         EngineCommand::Stop {

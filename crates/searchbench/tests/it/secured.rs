@@ -191,3 +191,104 @@ fn a_secured_node_takes_tls_and_users_and_refuses_the_rest() {
         "{lines:.400}"
     );
 }
+
+/// `run --security`: the whole job on a secured node it starts — the load, the query phase
+/// with every answer checked and the telemetry sampler, all over https as the admin — and the
+/// node gone afterwards.
+#[test]
+fn a_run_on_a_secured_node_loads_queries_and_samples_over_tls() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let result = dir.path().join("run.json");
+    let out = bin()
+        .args([
+            "run",
+            "logs",
+            "--security",
+            "--docs",
+            "3000",
+            "--warmup",
+            "0",
+        ])
+        .args(["--heap", "512m", "--no-store"])
+        .arg("--export-json")
+        .arg(&result)
+        .output()
+        .expect("run --security");
+    let text = succeeded(&out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("https://127.0.0.1:"), "{stderr}");
+    let run: Value =
+        serde_json::from_str(&std::fs::read_to_string(&result).expect("the result")).expect("json");
+    assert_eq!(run["counts"]["indexed"], 3000, "{text}");
+    assert!(
+        run["target_url"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("https://"),
+        "{run}"
+    );
+    assert_eq!(run["query"]["failures_total"], 0, "{text}");
+    assert!(
+        run["query"]["accuracy_checked"].as_bool().unwrap_or(false),
+        "{text}"
+    );
+    // The sampler read the node's stats over TLS as the admin: samples, a heap.
+    let samples = run["telemetry"]["samples"].as_u64().unwrap_or(0);
+    assert!(samples > 0, "{}", run["telemetry"]);
+    assert!(run["telemetry"]["heap_peak_bytes"].as_f64().unwrap_or(0.0) > 0.0);
+    // No password (made for the run, never shown) in what the run wrote or printed.
+    assert!(
+        !String::from_utf8_lossy(&out.stdout).contains("password"),
+        "{text}"
+    );
+}
+
+/// `sweep --security`: every cell's runs load over https as the admin, none fails.
+#[test]
+fn a_sweep_on_a_secured_node_runs_every_cell_over_tls() {
+    let out = bin()
+        .args([
+            "sweep",
+            "logs",
+            "--security",
+            "--heap",
+            "512m",
+            "--no-store",
+            "--json",
+        ])
+        .args([
+            "--bulk-size",
+            "100",
+            "--clients",
+            "1,2",
+            "--docs",
+            "1000",
+            "--warmup",
+            "0",
+        ])
+        .args(["--min-repeats", "2", "--max-repeats", "2", "--ci", "99%"])
+        .output()
+        .expect("sweep --security");
+    // An answer (0) or intervals too wide to give one (125): both measured every cell.
+    assert!(
+        matches!(out.status.code(), Some(0 | 125)),
+        "{}",
+        streams(&out)
+    );
+    let sweep: Value =
+        serde_json::from_str(&String::from_utf8_lossy(&out.stdout)).expect("sweep --json");
+    assert!(
+        sweep["target_url"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("https://"),
+        "{sweep}"
+    );
+    let cells = sweep["cells"].as_array().cloned().unwrap_or_default();
+    assert_eq!(cells.len(), 2, "{sweep}");
+    for cell in &cells {
+        assert_eq!(cell["failed_runs"], 0, "{cell}");
+        assert_eq!(cell["failed_docs"], 0, "{cell}");
+        assert_eq!(cell["runs"].as_array().map(Vec::len), Some(2), "{cell}");
+    }
+}

@@ -34,6 +34,13 @@ pub struct NodeArgs {
     /// Extra JVM option of each node (repeat for more), e.g. --jvm-opt=-XX:+UseParallelGC.
     #[arg(long = "jvm-opt", value_name = "OPTION", allow_hyphen_values = true)]
     pub jvm_opts: Vec<String>,
+    /// A secured OpenSearch: the release's distribution with the security plugin from
+    /// Maven Central, TLS with a CA of its own, an admin user (password from
+    /// SEARCHBENCH_PASSWORD, else made) and a read-only user `reader`; requests go over https
+    /// as the admin. Not for Elasticsearch: its security is in no artifact Maven Central
+    /// carries (point --url/--ca-cert/--user at your own).
+    #[arg(long)]
+    pub security: bool,
 }
 
 impl NodeArgs {
@@ -46,6 +53,12 @@ impl NodeArgs {
         options.heap = self.heap.clone();
         options.settings = self.settings.clone();
         options.jvm_opts = self.jvm_opts.clone();
+        options.security = self.security.then(|| engine::security::SecurityOptions {
+            admin_password: std::env::var("SEARCHBENCH_PASSWORD")
+                .ok()
+                .filter(|p| !p.is_empty())
+                .map(crate::cluster::Secret::new),
+        });
         options
     }
 
