@@ -141,12 +141,12 @@ fn host_port(url: &str) -> &str {
 }
 
 /// Everything one channel showed.
-struct Channel {
-    name: String,
-    bytes: Vec<u8>,
+pub(crate) struct Channel {
+    pub(crate) name: String,
+    pub(crate) bytes: Vec<u8>,
 }
 
-fn output_channels(what: &str, out: &Output) -> [Channel; 2] {
+pub(crate) fn output_channels(what: &str, out: &Output) -> [Channel; 2] {
     [
         Channel {
             name: format!("{what}: stdout"),
@@ -171,8 +171,30 @@ fn cli(store: &Path, way: &Way) -> Command {
     cmd
 }
 
+/// A running node's environment, command line and log (its stdout), each as a channel.
+pub(crate) fn node_channels(pid: u64) -> Vec<Channel> {
+    let mut out = Vec::new();
+    for what in ["environ", "cmdline"] {
+        if let Ok(bytes) = std::fs::read(format!("/proc/{pid}/{what}")) {
+            out.push(Channel {
+                name: format!("the engine node's {what}"),
+                bytes,
+            });
+        }
+    }
+    if let Ok(log) = std::fs::read_link(format!("/proc/{pid}/fd/1")) {
+        if let Ok(bytes) = std::fs::read(&log) {
+            out.push(Channel {
+                name: format!("the engine node's log {}", log.display()),
+                bytes,
+            });
+        }
+    }
+    out
+}
+
 /// The files under `dir`, each as a channel.
-fn file_channels(dir: &Path, into: &mut Vec<Channel>) {
+pub(crate) fn file_channels(dir: &Path, into: &mut Vec<Channel>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -356,22 +378,7 @@ fn no_secret_given_in_any_way_shows_in_any_channel() {
     let started: Value = serde_json::from_slice(&out.stdout).expect("engine start --json");
     let pid = started["pid"].as_u64().expect("pid");
     let port = started["http_port"].as_u64().expect("port").to_string();
-    for what in ["environ", "cmdline"] {
-        if let Ok(bytes) = std::fs::read(format!("/proc/{pid}/{what}")) {
-            channels.push(Channel {
-                name: format!("the engine node's {what}"),
-                bytes,
-            });
-        }
-    }
-    if let Ok(log) = std::fs::read_link(format!("/proc/{pid}/fd/1")) {
-        if let Ok(bytes) = std::fs::read(&log) {
-            channels.push(Channel {
-                name: format!("the engine node's log {}", log.display()),
-                bytes,
-            });
-        }
-    }
+    channels.extend(node_channels(pid));
     let stopped = bin()
         .args(["engine", "stop", "--port", &port])
         .output()

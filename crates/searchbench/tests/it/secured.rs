@@ -2,6 +2,8 @@
 //! security plugin from Maven Central, TLS with its own CA, an admin and a read-only user.
 //! Everything below talks to it the way a user with a secured cluster does.
 
+use std::process::Output;
+
 use serde_json::Value;
 
 use crate::common::{bin, streams, succeeded};
@@ -26,6 +28,29 @@ impl Drop for Stop {
     }
 }
 
+/// `engine start opensearch-2.19.1 --security --json` with the admin's password chosen: the
+/// command's output, its JSON, and the guard that stops the node.
+fn start_secured(mut cmd: std::process::Command, password: &str) -> (Output, Value, Stop) {
+    let out = cmd
+        .args([
+            "engine",
+            "start",
+            "opensearch-2.19.1",
+            "--security",
+            "--json",
+        ])
+        .args(["--heap", "512m", "--timeout", "240"])
+        .env("SEARCHBENCH_PASSWORD", password)
+        .output()
+        .expect("engine start --security");
+    let started: Value = serde_json::from_str(&succeeded(&out)).expect("start --json");
+    let stop = Stop(started["http_port"].as_u64().unwrap_or(0) as u16);
+    (out, started, stop)
+}
+
+/// A command-line way of giving the admin's password: its name, flags and environment.
+type Way = (&'static str, Vec<String>, Vec<(&'static str, String)>);
+
 #[test]
 fn a_secured_node_takes_tls_and_users_and_refuses_the_rest() {
     // Elasticsearch's security is in no artifact Maven Central carries: refused, with what
@@ -37,20 +62,7 @@ fn a_secured_node_takes_tls_and_users_and_refuses_the_rest() {
     assert_eq!(out.status.code(), Some(2), "{}", streams(&out));
     assert!(streams(&out).contains("--ca-cert"), "{}", streams(&out));
 
-    let out = bin()
-        .args([
-            "engine",
-            "start",
-            "opensearch-2.19.1",
-            "--security",
-            "--json",
-        ])
-        .args(["--heap", "512m", "--timeout", "240"])
-        .env("SEARCHBENCH_PASSWORD", ADMIN_PASSWORD)
-        .output()
-        .expect("engine start --security");
-    let started: Value = serde_json::from_str(&succeeded(&out)).expect("start --json");
-    let _stop = Stop(started["http_port"].as_u64().unwrap_or(0) as u16);
+    let (out, started, _stop) = start_secured(bin(), ADMIN_PASSWORD);
     let url = started["url"].as_str().expect("url").to_string();
     assert!(url.starts_with("https://127.0.0.1:"), "{started}");
     let security = &started["security"];
@@ -291,4 +303,179 @@ fn a_sweep_on_a_secured_node_runs_every_cell_over_tls() {
         assert_eq!(cell["failed_docs"], 0, "{cell}");
         assert_eq!(cell["runs"].as_array().map(Vec::len), Some(2), "{cell}");
     }
+}
+
+/// The secrets test pointed at a secured node, where the password must be right to get
+/// anywhere: the admin's password, given in every way a password is taken (flag, environment,
+/// URL user info plain and percent-encoded, `SEARCHBENCH_URL`), is looked for in every
+/// channel: stdout and stderr of each command, `--export-json`, the failure file, the store
+/// (raw and shown), the reports, and the node itself (its config folder, environment, command
+/// line and log: only a bcrypt hash of it may be there).
+#[test]
+fn no_password_of_a_secured_node_shows_in_any_channel() {
+    use crate::secrets::{file_channels, node_channels, output_channels, Channel};
+    use base64::Engine as _;
+    // `@`, `#` and `?` unencoded: each part after one must stay hidden in a URL too.
+    const PASSWORD: &str = "Sec7Adm@Pw9#Lq2?Zx5";
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = dir.path().join("store.db");
+    let data = dir.path().join("data.ndjson");
+    std::fs::write(&data, "{\"a\":1}\n[\"not a document\"]\n{\"a\":2}\n").expect("data");
+    let clean = || {
+        let mut cmd = bin();
+        cmd.env("SEARCHBENCH_STORE", &store);
+        for name in searchbench::os::SECRET_ENV {
+            cmd.env_remove(name);
+        }
+        cmd
+    };
+    let mut channels: Vec<Channel> = Vec::new();
+
+    let (out, started, _stop) = start_secured(clean(), PASSWORD);
+    channels.extend(output_channels("engine start --security", &out));
+    let url = started["url"].as_str().expect("url").to_string();
+    let ca = started["security"]["ca_cert"]
+        .as_str()
+        .expect("ca")
+        .to_string();
+    let with_info =
+        |password: &str| url.replacen("https://", &format!("https://admin:{password}@"), 1);
+    let encoded = PASSWORD
+        .replace('@', "%40")
+        .replace('#', "%23")
+        .replace('?', "%3F");
+    let ways: Vec<Way> = vec![
+        (
+            "--password",
+            vec![
+                "--url".into(),
+                url.clone(),
+                "--user".into(),
+                "admin".into(),
+                "--password".into(),
+                PASSWORD.into(),
+            ],
+            vec![],
+        ),
+        (
+            "SEARCHBENCH_PASSWORD",
+            vec!["--url".into(), url.clone(), "--user".into(), "admin".into()],
+            vec![("SEARCHBENCH_PASSWORD", PASSWORD.into())],
+        ),
+        (
+            "URL user info",
+            vec!["--url".into(), with_info(PASSWORD)],
+            vec![],
+        ),
+        (
+            "URL user info, percent-encoded",
+            vec!["--url".into(), with_info(&encoded)],
+            vec![],
+        ),
+        (
+            "SEARCHBENCH_URL",
+            vec![],
+            vec![("SEARCHBENCH_URL", with_info(PASSWORD))],
+        ),
+    ];
+    for (i, (name, args, env)) in ways.iter().enumerate() {
+        let mut cmd = clean();
+        cmd.envs(env.iter().map(|(k, v)| (*k, v.as_str())));
+        let out = cmd
+            .args(["ingest", "--file"])
+            .arg(&data)
+            .args([
+                "--index",
+                &format!("secured-secrets-{i}"),
+                "--max-failures",
+                "1",
+            ])
+            .args(["--warmup", "0", "--ca-cert", &ca])
+            .args(args)
+            .arg("--export-json")
+            .arg(dir.path().join(format!("ingest-{i}.json")))
+            .arg("--failures")
+            .arg(dir.path().join(format!("failures-{i}.ndjson")))
+            .output()
+            .expect("ingest");
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", streams(&out));
+        channels.extend(output_channels(&format!("ingest with {name}"), &out));
+        let mut cmd = clean();
+        cmd.envs(env.iter().map(|(k, v)| (*k, v.as_str())));
+        let out = cmd
+            .args(["target", "--ca-cert", &ca])
+            .args(args)
+            .output()
+            .expect("target");
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", streams(&out));
+        channels.extend(output_channels(&format!("target with {name}"), &out));
+        // The same way without the CA: the TLS error must not show the password either.
+        let mut cmd = clean();
+        cmd.envs(env.iter().map(|(k, v)| (*k, v.as_str())));
+        let out = cmd.args(["target"]).args(args).output().expect("target");
+        assert_ne!(out.status.code(), Some(0), "{name}: {}", streams(&out));
+        channels.extend(output_channels(
+            &format!("target without the CA, {name}"),
+            &out,
+        ));
+    }
+    let out = clean()
+        .args(["results", "list", "--json"])
+        .output()
+        .expect("list");
+    let ids: Vec<String> = serde_json::from_slice::<Value>(&out.stdout)
+        .expect("results list --json")
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|r| r["id"].as_str().map(str::to_string))
+        .collect();
+    assert_eq!(ids.len(), ways.len(), "{}", streams(&out));
+    for id in &ids {
+        let out = clean()
+            .args(["results", "show", id, "--json"])
+            .output()
+            .expect("show");
+        channels.extend(output_channels("results show", &out));
+    }
+    let out = clean()
+        .arg("report")
+        .args(&ids[..2])
+        .arg("--html")
+        .arg(dir.path().join("report.html"))
+        .arg("--export-markdown")
+        .arg(dir.path().join("report.md"))
+        .output()
+        .expect("report");
+    assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
+    file_channels(dir.path(), &mut channels);
+    // The node: its config folder (users, certificates, settings), environment, command
+    // line and log.
+    if let Some(config) = std::path::Path::new(&ca).parent() {
+        file_channels(config, &mut channels);
+    }
+    channels.extend(node_channels(started["pid"].as_u64().expect("pid")));
+    assert!(channels
+        .iter()
+        .any(|c| c.name.contains("internal_users.yml")));
+
+    let mut needles: Vec<String> = vec![PASSWORD.into(), encoded.clone()];
+    needles.extend(
+        PASSWORD
+            .split(['@', '#', '?'])
+            .filter(|p| p.len() >= 4)
+            .map(String::from),
+    );
+    needles.push(base64::engine::general_purpose::STANDARD.encode(format!("admin:{PASSWORD}")));
+    let leaks: Vec<String> = needles
+        .iter()
+        .flat_map(|needle| {
+            channels
+                .iter()
+                .filter(|c| memchr::memmem::find(&c.bytes, needle.as_bytes()).is_some())
+                .map(move |c| format!("{needle} in {}", c.name))
+        })
+        .collect();
+    assert!(leaks.is_empty(), "secrets shown:\n{}", leaks.join("\n"));
 }
