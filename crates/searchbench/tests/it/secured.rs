@@ -1,58 +1,41 @@
-//! A secured OpenSearch started by `engine start --security`: the distribution with the
-//! security plugin from Maven Central, TLS with its own CA, an admin and a read-only user.
-//! Everything below talks to it the way a user with a secured cluster does.
-
-use std::process::Output;
+//! A secured OpenSearch (`--security`): the distribution with the security plugin from Maven
+//! Central, TLS with its own CA, an admin and a read-only user. One shared secured node
+//! (`common::secured`) takes the load, the queries, the sweep, the refusals and the secrets
+//! test the way a user with a secured cluster gives them (`--url`, `--ca-cert`, `--user`,
+//! `SEARCHBENCH_PASSWORD`); `engine start --security` and `run --security` start their own,
+//! since starting is what they test.
 
 use serde_json::Value;
 
-use crate::common::{bin, streams, succeeded};
+use crate::common::{bin, secured, streams, succeeded, Secured, SECURED_PASSWORD};
 
-const ADMIN_PASSWORD: &str = "Chosen-admin-pw-7";
-
-/// Stops the secured node when the test ends, however it ends.
+/// Stops a node the test started when the test ends, however it ends.
 struct Stop(u16);
 
 impl Drop for Stop {
     fn drop(&mut self) {
         let _ = bin()
-            .args([
-                "engine",
-                "stop",
-                "--port",
-                &self.0.to_string(),
-                "--grace",
-                "10",
-            ])
+            .args(["engine", "stop", "--port", &self.0.to_string()])
+            .args(["--grace", "10"])
             .output();
     }
-}
-
-/// `engine start opensearch-2.19.1 --security --json` with the admin's password chosen: the
-/// command's output, its JSON, and the guard that stops the node.
-fn start_secured(mut cmd: std::process::Command, password: &str) -> (Output, Value, Stop) {
-    let out = cmd
-        .args([
-            "engine",
-            "start",
-            "opensearch-2.19.1",
-            "--security",
-            "--json",
-        ])
-        .args(["--heap", "512m", "--timeout", "240"])
-        .env("SEARCHBENCH_PASSWORD", password)
-        .output()
-        .expect("engine start --security");
-    let started: Value = serde_json::from_str(&succeeded(&out)).expect("start --json");
-    let stop = Stop(started["http_port"].as_u64().unwrap_or(0) as u16);
-    (out, started, stop)
 }
 
 /// A command-line way of giving the admin's password: its name, flags and environment.
 type Way = (&'static str, Vec<String>, Vec<(&'static str, String)>);
 
+/// The CLI as `user` with `password` (in `SEARCHBENCH_PASSWORD`) on the shared secured node.
+fn as_user(node: &Secured, user: &str, password: &str, args: &[&str]) -> std::process::Output {
+    bin()
+        .args(args)
+        .args(["--url", &node.url, "--user", user])
+        .env("SEARCHBENCH_PASSWORD", password)
+        .output()
+        .expect("searchbench")
+}
+
 #[test]
-fn a_secured_node_takes_tls_and_users_and_refuses_the_rest() {
+fn engine_start_security_prints_the_url_the_ca_and_the_users_once() {
     // Elasticsearch's security is in no artifact Maven Central carries: refused, with what
     // to do instead, before anything is fetched.
     let out = bin()
@@ -62,7 +45,21 @@ fn a_secured_node_takes_tls_and_users_and_refuses_the_rest() {
     assert_eq!(out.status.code(), Some(2), "{}", streams(&out));
     assert!(streams(&out).contains("--ca-cert"), "{}", streams(&out));
 
-    let (out, started, _stop) = start_secured(bin(), ADMIN_PASSWORD);
+    let chosen = "Chosen-admin-pw-7";
+    let out = bin()
+        .args([
+            "engine",
+            "start",
+            "opensearch-2.19.1",
+            "--security",
+            "--json",
+        ])
+        .args(["--heap", "512m", "--timeout", "240"])
+        .env("SEARCHBENCH_PASSWORD", chosen)
+        .output()
+        .expect("engine start --security");
+    let started: Value = serde_json::from_str(&succeeded(&out)).expect("start --json");
+    let _stop = Stop(started["http_port"].as_u64().unwrap_or(0) as u16);
     let url = started["url"].as_str().expect("url").to_string();
     assert!(url.starts_with("https://127.0.0.1:"), "{started}");
     let security = &started["security"];
@@ -72,19 +69,16 @@ fn a_secured_node_takes_tls_and_users_and_refuses_the_rest() {
         .contains("BEGIN CERTIFICATE"));
     // The password the caller chose is not said back; the reader's, made here, is (once).
     assert!(security.get("admin_password").is_none(), "{started}");
-    assert!(!String::from_utf8_lossy(&out.stderr).contains(ADMIN_PASSWORD));
-    let reader_password = security["reader_password"]
-        .as_str()
-        .expect("reader")
-        .to_string();
-    assert!(reader_password.len() >= 20);
+    assert!(!streams(&out).contains(chosen));
+    let reader = security["reader_password"].as_str().expect("reader");
+    assert!(reader.len() >= 20);
     // `engine status` reaches it through its CA; without the admin's password it says so.
     let out = bin().args(["engine", "status"]).output().expect("status");
     let status = succeeded(&out);
     assert!(status.contains("secured: its health needs"), "{status}");
     let out = bin()
         .args(["engine", "status", "--json"])
-        .env("SEARCHBENCH_PASSWORD", ADMIN_PASSWORD)
+        .env("SEARCHBENCH_PASSWORD", chosen)
         .output()
         .expect("status");
     let status = succeeded(&out);
@@ -92,43 +86,46 @@ fn a_secured_node_takes_tls_and_users_and_refuses_the_rest() {
         status.contains(&url) && status.contains("green"),
         "{status}"
     );
+}
 
-    let as_user = |user: &str, password: &str, args: &[&str]| {
-        bin()
-            .args(args)
-            .args(["--url", &url, "--user", user])
-            .env("SEARCHBENCH_PASSWORD", password)
-            .output()
-            .expect("searchbench")
-    };
+#[test]
+fn a_secured_node_takes_tls_and_users_and_refuses_the_rest() {
+    let node = secured();
+    let ca = node.ca_cert.as_str();
     // TLS with the CA, as the admin.
-    let out = as_user("admin", ADMIN_PASSWORD, &["target", "--ca-cert", &ca]);
+    let out = as_user(
+        node,
+        "admin",
+        SECURED_PASSWORD,
+        &["target", "--ca-cert", ca],
+    );
     let text = succeeded(&out);
     assert!(text.contains("OpenSearch 2.19.1"), "{text}");
     // --insecure: no CA, the certificate not checked, and a warning says so.
-    let out = as_user("admin", ADMIN_PASSWORD, &["target", "--insecure"]);
+    let out = as_user(node, "admin", SECURED_PASSWORD, &["target", "--insecure"]);
     succeeded(&out);
     assert!(String::from_utf8_lossy(&out.stderr).contains("--insecure"));
     // Neither: the certificate is refused, and the error says what to give.
-    let out = as_user("admin", ADMIN_PASSWORD, &["target"]);
+    let out = as_user(node, "admin", SECURED_PASSWORD, &["target"]);
     assert_ne!(out.status.code(), Some(0), "{}", streams(&out));
     let err = String::from_utf8_lossy(&out.stderr).to_lowercase();
     assert!(err.contains("certificate"), "{err}");
     // A wrong password: the server's 401, and no password in what is shown.
-    let out = as_user("admin", "Wrong-pw-123", &["target", "--ca-cert", &ca]);
+    let out = as_user(node, "admin", "Wrong-pw-123", &["target", "--ca-cert", ca]);
     assert_ne!(out.status.code(), Some(0), "{}", streams(&out));
     let shown = streams(&out);
     assert!(shown.contains("401"), "{shown}");
     assert!(
-        !shown.contains("Wrong-pw-123") && !shown.contains(ADMIN_PASSWORD),
+        !shown.contains("Wrong-pw-123") && !shown.contains(SECURED_PASSWORD),
         "{shown}"
     );
 
     // The admin loads over TLS; every document counted.
     let index = "secured-logs";
     let out = as_user(
+        node,
         "admin",
-        ADMIN_PASSWORD,
+        SECURED_PASSWORD,
         &[
             "ingest",
             "logs",
@@ -137,7 +134,7 @@ fn a_secured_node_takes_tls_and_users_and_refuses_the_rest() {
             "--index",
             index,
             "--ca-cert",
-            &ca,
+            ca,
             "--no-store",
             "--json",
         ],
@@ -146,8 +143,9 @@ fn a_secured_node_takes_tls_and_users_and_refuses_the_rest() {
     assert_eq!(loaded["counts"]["indexed"], 2000, "{loaded}");
     // The reader may search it …
     let out = as_user(
+        node,
         "reader",
-        &reader_password,
+        &node.reader_password,
         &[
             "query",
             "logs",
@@ -156,7 +154,7 @@ fn a_secured_node_takes_tls_and_users_and_refuses_the_rest() {
             "--index",
             index,
             "--ca-cert",
-            &ca,
+            ca,
             "--passes",
             "1",
             "--no-store",
@@ -169,8 +167,9 @@ fn a_secured_node_takes_tls_and_users_and_refuses_the_rest() {
     let failures = dir.path().join("refused.ndjson");
     let failures_arg = failures.display().to_string();
     let out = as_user(
+        node,
         "reader",
-        &reader_password,
+        &node.reader_password,
         &[
             "ingest",
             "logs",
@@ -184,7 +183,7 @@ fn a_secured_node_takes_tls_and_users_and_refuses_the_rest() {
             index,
             "--append",
             "--ca-cert",
-            &ca,
+            ca,
             "--no-store",
             "--json",
             "--failures",
@@ -203,10 +202,6 @@ fn a_secured_node_takes_tls_and_users_and_refuses_the_rest() {
         "{lines:.400}"
     );
 }
-
-/// `run --security`: the whole job on a secured node it starts — the load, the query phase
-/// with every answer checked and the telemetry sampler, all over https as the admin — and the
-/// node gone afterwards.
 #[test]
 fn a_run_on_a_secured_node_loads_queries_and_samples_over_tls() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -255,20 +250,24 @@ fn a_run_on_a_secured_node_loads_queries_and_samples_over_tls() {
     );
 }
 
-/// `sweep --security`: every cell's runs load over https as the admin, none fails.
+/// A sweep on the shared secured node over https with `--ca-cert`: every cell's runs load
+/// as the admin, none fails.
 #[test]
 fn a_sweep_on_a_secured_node_runs_every_cell_over_tls() {
-    let out = bin()
-        .args([
+    let node = secured();
+    let out = as_user(
+        node,
+        "admin",
+        SECURED_PASSWORD,
+        &[
             "sweep",
             "logs",
-            "--security",
-            "--heap",
-            "512m",
+            "--ca-cert",
+            &node.ca_cert,
+            "--index",
+            "secured-sweep",
             "--no-store",
             "--json",
-        ])
-        .args([
             "--bulk-size",
             "100",
             "--clients",
@@ -277,10 +276,14 @@ fn a_sweep_on_a_secured_node_runs_every_cell_over_tls() {
             "1000",
             "--warmup",
             "0",
-        ])
-        .args(["--min-repeats", "2", "--max-repeats", "2", "--ci", "99%"])
-        .output()
-        .expect("sweep --security");
+            "--min-repeats",
+            "2",
+            "--max-repeats",
+            "2",
+            "--ci",
+            "99%",
+        ],
+    );
     // An answer (0) or intervals too wide to give one (125): both measured every cell.
     assert!(
         matches!(out.status.code(), Some(0 | 125)),
@@ -305,18 +308,17 @@ fn a_sweep_on_a_secured_node_runs_every_cell_over_tls() {
     }
 }
 
-/// The secrets test pointed at a secured node, where the password must be right to get
-/// anywhere: the admin's password, given in every way a password is taken (flag, environment,
-/// URL user info plain and percent-encoded, `SEARCHBENCH_URL`), is looked for in every
-/// channel: stdout and stderr of each command, `--export-json`, the failure file, the store
-/// (raw and shown), the reports, and the node itself (its config folder, environment, command
-/// line and log: only a bcrypt hash of it may be there).
+/// The secrets test pointed at the shared secured node, where the password must be right to
+/// get anywhere: the admin's password, given in every way a password is taken (flag,
+/// environment, URL user info plain and percent-encoded, `SEARCHBENCH_URL`), is looked for in
+/// every channel: stdout and stderr of each command (TLS errors included), `--export-json`,
+/// the failure files, the store (raw and shown), the reports, and the node itself (its config
+/// folder, environment, command line and log: only a bcrypt hash of it may be there).
 #[test]
 fn no_password_of_a_secured_node_shows_in_any_channel() {
     use crate::secrets::{file_channels, node_channels, output_channels, Channel};
     use base64::Engine as _;
-    // `@`, `#` and `?` unencoded: each part after one must stay hidden in a URL too.
-    const PASSWORD: &str = "Sec7Adm@Pw9#Lq2?Zx5";
+    let node = secured();
     let dir = tempfile::tempdir().expect("tempdir");
     let store = dir.path().join("store.db");
     let data = dir.path().join("data.ndjson");
@@ -330,41 +332,35 @@ fn no_password_of_a_secured_node_shows_in_any_channel() {
         cmd
     };
     let mut channels: Vec<Channel> = Vec::new();
-
-    let (out, started, _stop) = start_secured(clean(), PASSWORD);
-    channels.extend(output_channels("engine start --security", &out));
-    let url = started["url"].as_str().expect("url").to_string();
-    let ca = started["security"]["ca_cert"]
-        .as_str()
-        .expect("ca")
-        .to_string();
+    let ca = node.ca_cert.as_str();
+    let url = node.url.as_str();
     let with_info =
         |password: &str| url.replacen("https://", &format!("https://admin:{password}@"), 1);
-    let encoded = PASSWORD
+    let encoded = SECURED_PASSWORD
         .replace('@', "%40")
         .replace('#', "%23")
         .replace('?', "%3F");
+    let admin = |rest: &[&str]| -> Vec<String> {
+        ["--url", url, "--user", "admin"]
+            .iter()
+            .chain(rest)
+            .map(|s| s.to_string())
+            .collect()
+    };
     let ways: Vec<Way> = vec![
         (
             "--password",
-            vec![
-                "--url".into(),
-                url.clone(),
-                "--user".into(),
-                "admin".into(),
-                "--password".into(),
-                PASSWORD.into(),
-            ],
+            admin(&["--password", SECURED_PASSWORD]),
             vec![],
         ),
         (
             "SEARCHBENCH_PASSWORD",
-            vec!["--url".into(), url.clone(), "--user".into(), "admin".into()],
-            vec![("SEARCHBENCH_PASSWORD", PASSWORD.into())],
+            admin(&[]),
+            vec![("SEARCHBENCH_PASSWORD", SECURED_PASSWORD.into())],
         ),
         (
             "URL user info",
-            vec!["--url".into(), with_info(PASSWORD)],
+            vec!["--url".into(), with_info(SECURED_PASSWORD)],
             vec![],
         ),
         (
@@ -375,22 +371,20 @@ fn no_password_of_a_secured_node_shows_in_any_channel() {
         (
             "SEARCHBENCH_URL",
             vec![],
-            vec![("SEARCHBENCH_URL", with_info(PASSWORD))],
+            vec![("SEARCHBENCH_URL", with_info(SECURED_PASSWORD))],
         ),
     ];
     for (i, (name, args, env)) in ways.iter().enumerate() {
+        let with = |cmd: &mut std::process::Command| {
+            cmd.envs(env.iter().map(|(k, v)| (*k, v.as_str())));
+        };
         let mut cmd = clean();
-        cmd.envs(env.iter().map(|(k, v)| (*k, v.as_str())));
+        with(&mut cmd);
         let out = cmd
             .args(["ingest", "--file"])
             .arg(&data)
-            .args([
-                "--index",
-                &format!("secured-secrets-{i}"),
-                "--max-failures",
-                "1",
-            ])
-            .args(["--warmup", "0", "--ca-cert", &ca])
+            .args(["--index", &format!("secured-secrets-{i}")])
+            .args(["--max-failures", "1", "--warmup", "0", "--ca-cert", ca])
             .args(args)
             .arg("--export-json")
             .arg(dir.path().join(format!("ingest-{i}.json")))
@@ -401,17 +395,14 @@ fn no_password_of_a_secured_node_shows_in_any_channel() {
         assert_eq!(out.status.code(), Some(0), "{name}: {}", streams(&out));
         channels.extend(output_channels(&format!("ingest with {name}"), &out));
         let mut cmd = clean();
-        cmd.envs(env.iter().map(|(k, v)| (*k, v.as_str())));
-        let out = cmd
-            .args(["target", "--ca-cert", &ca])
-            .args(args)
-            .output()
-            .expect("target");
+        with(&mut cmd);
+        let out = cmd.args(["target", "--ca-cert", ca]).args(args).output();
+        let out = out.expect("target");
         assert_eq!(out.status.code(), Some(0), "{name}: {}", streams(&out));
         channels.extend(output_channels(&format!("target with {name}"), &out));
         // The same way without the CA: the TLS error must not show the password either.
         let mut cmd = clean();
-        cmd.envs(env.iter().map(|(k, v)| (*k, v.as_str())));
+        with(&mut cmd);
         let out = cmd.args(["target"]).args(args).output().expect("target");
         assert_ne!(out.status.code(), Some(0), "{name}: {}", streams(&out));
         channels.extend(output_channels(
@@ -419,10 +410,8 @@ fn no_password_of_a_secured_node_shows_in_any_channel() {
             &out,
         ));
     }
-    let out = clean()
-        .args(["results", "list", "--json"])
-        .output()
-        .expect("list");
+    let out = clean().args(["results", "list", "--json"]).output();
+    let out = out.expect("list");
     let ids: Vec<String> = serde_json::from_slice::<Value>(&out.stdout)
         .expect("results list --json")
         .as_array()
@@ -433,11 +422,8 @@ fn no_password_of_a_secured_node_shows_in_any_channel() {
         .collect();
     assert_eq!(ids.len(), ways.len(), "{}", streams(&out));
     for id in &ids {
-        let out = clean()
-            .args(["results", "show", id, "--json"])
-            .output()
-            .expect("show");
-        channels.extend(output_channels("results show", &out));
+        let out = clean().args(["results", "show", id, "--json"]).output();
+        channels.extend(output_channels("results show", &out.expect("show")));
     }
     let out = clean()
         .arg("report")
@@ -452,22 +438,25 @@ fn no_password_of_a_secured_node_shows_in_any_channel() {
     file_channels(dir.path(), &mut channels);
     // The node: its config folder (users, certificates, settings), environment, command
     // line and log.
-    if let Some(config) = std::path::Path::new(&ca).parent() {
+    if let Some(config) = std::path::Path::new(ca).parent() {
         file_channels(config, &mut channels);
     }
-    channels.extend(node_channels(started["pid"].as_u64().expect("pid")));
+    channels.extend(node_channels(u64::from(node.pid)));
     assert!(channels
         .iter()
         .any(|c| c.name.contains("internal_users.yml")));
+    assert!(channels.iter().any(|c| c.name.contains("environ")));
 
-    let mut needles: Vec<String> = vec![PASSWORD.into(), encoded.clone()];
+    let mut needles: Vec<String> = vec![SECURED_PASSWORD.into(), encoded.clone()];
     needles.extend(
-        PASSWORD
+        SECURED_PASSWORD
             .split(['@', '#', '?'])
             .filter(|p| p.len() >= 4)
             .map(String::from),
     );
-    needles.push(base64::engine::general_purpose::STANDARD.encode(format!("admin:{PASSWORD}")));
+    needles.push(
+        base64::engine::general_purpose::STANDARD.encode(format!("admin:{SECURED_PASSWORD}")),
+    );
     let leaks: Vec<String> = needles
         .iter()
         .flat_map(|needle| {

@@ -66,6 +66,57 @@ pub fn node_url() -> &'static str {
     }
 }
 
+/// The admin's password of the shared secured node: `@`, `#` and `?` in it, as a URL's user
+/// info must carry them.
+pub const SECURED_PASSWORD: &str = "Sec7Adm@Pw9#Lq2?Zx5";
+
+/// The shared secured node: OpenSearch with the security plugin (`--security`), TLS with its
+/// own CA, the admin's password [`SECURED_PASSWORD`].
+#[derive(Debug, Clone)]
+pub struct Secured {
+    pub url: String,
+    pub ca_cert: String,
+    pub reader_password: String,
+    pub pid: u32,
+}
+
+static SECURED_NODE: Mutex<Option<Node>> = Mutex::new(None);
+static SECURED: OnceLock<Result<Secured, String>> = OnceLock::new();
+
+/// The shared secured node, started on first use (one per test binary, like the plain one).
+pub fn secured() -> &'static Secured {
+    let secured = SECURED.get_or_init(|| {
+        let node = std::thread::spawn(|| {
+            let mut options = StartOptions::new(&test_engine());
+            options.heap = "512m".into();
+            options.attached = true;
+            options.security = Some(engine::security::SecurityOptions {
+                admin_password: Some(searchbench::cluster::Secret::new(SECURED_PASSWORD)),
+            });
+            let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+            runtime
+                .block_on(engine::start(&options))
+                .map_err(|e| e.to_string())
+        })
+        .join()
+        .unwrap_or_else(|_| Err("the thread starting the secured node panicked".into()))?;
+        let access = node.access.clone().ok_or("no access to the secured node")?;
+        let secured = Secured {
+            url: node.url().to_string(),
+            ca_cert: access.ca_cert.display().to_string(),
+            reader_password: access.reader_password.expose().to_string(),
+            pid: node.pid(),
+        };
+        *SECURED_NODE.lock().map_err(|e| e.to_string())? = Some(node);
+        clean_up_at_exit();
+        Ok(secured)
+    });
+    match secured {
+        Ok(s) => s,
+        Err(e) => panic!("the shared secured node did not start: {e}"),
+    }
+}
+
 /// Pid of the shared node (after `node_url()`).
 pub fn node_pid() -> Option<u32> {
     NODE.lock().ok().and_then(|g| g.as_ref().map(|n| n.pid()))
@@ -217,9 +268,11 @@ pub fn raw_server(reply: Option<&'static [u8]>, hold: Duration) -> String {
 }
 
 extern "C" fn at_exit() {
-    if let Ok(mut guard) = NODE.lock() {
-        if let Some(node) = guard.take() {
-            node.stop();
+    for shared in [&NODE, &SECURED_NODE] {
+        if let Ok(mut guard) = shared.lock() {
+            if let Some(node) = guard.take() {
+                node.stop();
+            }
         }
     }
     let _ = std::fs::remove_dir_all(scratch_path());
