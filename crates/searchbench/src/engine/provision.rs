@@ -90,7 +90,11 @@ pub fn is_cached(spec: &EngineSpec) -> bool {
 pub fn provision(spec: &EngineSpec, jdk: &Jdk) -> Result<Provisioned, EngineError> {
     let started = Instant::now();
     let dir = cache_dir(spec);
-    let fetched = !is_cached(spec);
+    let mut fetched = !is_cached(spec);
+    // Another process may be provisioning the same engine (two cold starts at once): one at a
+    // time, and whoever waited finds it done.
+    let _lock = fetched.then(|| ProvisionLock::take(&dir)).transpose()?;
+    fetched = fetched && !is_cached(spec);
     if fetched {
         match spec.kind {
             Kind::Runner => build_launcher(spec, jdk, &dir)?,
@@ -120,7 +124,9 @@ pub fn provision_secured(spec: &EngineSpec, jdk: &Jdk) -> Result<Provisioned, En
     let dir = paths::distribution_dir(&format!("{}-security", spec.name));
     let marker = dir.join(READY_MARKER);
     let want = format!("{} + {plugin}", spec.artifact);
-    let fetched = std::fs::read_to_string(&marker).ok().as_deref() != Some(want.as_str());
+    let ready = || std::fs::read_to_string(&marker).ok().as_deref() == Some(want.as_str());
+    let _lock = (!ready()).then(|| ProvisionLock::take(&dir)).transpose()?;
+    let fetched = !ready();
     let home_name = plain.dir.file_name().unwrap_or_default().to_os_string();
     let home = dir.join("home").join(&home_name);
     if fetched {
@@ -156,6 +162,36 @@ pub fn provision_secured(spec: &EngineSpec, jdk: &Jdk) -> Result<Provisioned, En
         fetched: fetched || plain.fetched,
         took: started.elapsed(),
     })
+}
+
+/// An exclusive lock on provisioning the engine in `dir` (`flock` on `dir.lock` beside it),
+/// held until dropped; the kernel lets it go if the process dies.
+struct ProvisionLock {
+    _held: std::fs::File,
+}
+
+impl ProvisionLock {
+    fn take(dir: &Path) -> Result<ProvisionLock, EngineError> {
+        use std::os::fd::AsRawFd;
+        // `opensearch-2.19.1-dist.lock`: the whole name (with_extension would cut at its dots).
+        let mut name = dir.file_name().unwrap_or_default().to_os_string();
+        name.push(".lock");
+        let path = dir.with_file_name(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| EngineError::io(parent, e))?;
+        }
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| EngineError::io(&path, e))?;
+        // SAFETY: flock on a descriptor we own; it blocks until the other holder is done.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
+            return Err(EngineError::io(&path, std::io::Error::last_os_error()));
+        }
+        Ok(ProvisionLock { _held: file })
+    }
 }
 
 /// `bin/opensearch-plugin install --batch file://ZIP` in `home` (`--batch` grants the
@@ -317,4 +353,36 @@ pub fn which(name: &str) -> Option<PathBuf> {
     std::env::split_paths(&path)
         .map(|d| d.join(name))
         .find(|p| p.is_file())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_second_provisioning_waits_for_the_first() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("engines").join("opensearch-2.19.1-dist");
+        let first = ProvisionLock::take(&dir).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let other = dir.clone();
+        let waiter = std::thread::spawn(move || {
+            let _second = ProvisionLock::take(&other).unwrap();
+            tx.send(Instant::now()).unwrap();
+        });
+        std::thread::sleep(Duration::from_millis(300));
+        let released = Instant::now();
+        drop(first);
+        let got = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+        waiter.join().unwrap();
+        assert!(
+            got >= released,
+            "the second lock was taken while the first was held"
+        );
+        assert!(root
+            .path()
+            .join("engines")
+            .join("opensearch-2.19.1-dist.lock")
+            .exists());
+    }
 }
