@@ -204,8 +204,7 @@ impl Node {
     pub fn target_config(&self) -> TargetConfig {
         let mut config = TargetConfig::local(self.url());
         if let Some(access) = &self.access {
-            config.ca_cert = Some(access.ca_cert.clone());
-            config.auth = access.admin();
+            access.apply(&mut config);
         }
         config
     }
@@ -335,10 +334,11 @@ pub async fn start(options: &StartOptions) -> Result<Node, EngineError> {
         None if options.security.is_some() => provision_secured(&spec, &jdk)?,
         None => provision(&spec, &jdk)?,
     };
-    let (node_security, credentials) = match &options.security {
+    let (node_security, access) = match &options.security {
         Some(wanted) => {
-            let (files, credentials) = security::prepare(wanted)?;
-            (Some(files), Some(credentials))
+            let ca_cert = security::ca_file(&paths::node_dir(http_ports[0]));
+            let (files, access) = security::prepare(wanted, ca_cert)?;
+            (Some(files), Some(access))
         }
         None => (None, None),
     };
@@ -395,13 +395,6 @@ pub async fn start(options: &StartOptions) -> Result<Node, EngineError> {
         }
     }
 
-    let access = credentials.map(|c| {
-        c.access(
-            paths::node_dir(http_ports[0])
-                .join("config")
-                .join(security::CA_FILE),
-        )
-    });
     if let Err(e) = wait_healthy(&spec, &mut started, count, options.timeout, access.as_ref()).await
     {
         started.abandon(true);
@@ -507,7 +500,7 @@ fn spawn(
         ca_cert: plan
             .security
             .as_ref()
-            .map(|_| plan.node_dir.join("config").join(security::CA_FILE)),
+            .map(|_| security::ca_file(&plan.node_dir)),
     };
     record.save()?;
     Ok((record, child))
@@ -524,8 +517,7 @@ async fn wait_healthy(
     let mut config = TargetConfig::local(&first.url);
     config.timeout = Duration::from_secs(3);
     if let Some(access) = access {
-        config.ca_cert = Some(access.ca_cert.clone());
-        config.auth = access.admin();
+        access.apply(&mut config);
     }
     let target =
         Target::new(&config).map_err(|e| EngineError::io(&first.log, std::io::Error::other(e)))?;

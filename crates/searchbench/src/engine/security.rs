@@ -52,6 +52,12 @@ pub struct Access {
 }
 
 impl Access {
+    /// Points `config` at the cluster as the admin, trusting its CA.
+    pub fn apply(&self, config: &mut crate::cluster::TargetConfig) {
+        config.ca_cert = Some(self.ca_cert.clone());
+        config.auth = self.admin();
+    }
+
     pub fn admin(&self) -> Auth {
         Auth::Basic {
             user: ADMIN.into(),
@@ -77,7 +83,13 @@ pub struct NodeSecurity {
 }
 
 /// The file of the CA certificate, relative to a node's config folder.
-pub const CA_FILE: &str = "root-ca.pem";
+const CA_FILE: &str = "root-ca.pem";
+
+/// Where a secured node whose folder is `node_dir` keeps the CA certificate (every node of a
+/// cluster has a copy; the first node's is the one printed).
+pub fn ca_file(node_dir: &Path) -> PathBuf {
+    node_dir.join("config").join(CA_FILE)
+}
 
 /// The distribution to secure for `spec`: a runner's release as its distribution (the
 /// plugin installs into a distribution's `plugins/`), refused for Elasticsearch.
@@ -114,9 +126,13 @@ pub fn plugin_artifact(spec: &EngineSpec) -> String {
     )
 }
 
-/// Generates the cluster's CA and node certificate and the users' hashes. The CA's key is
-/// dropped here: nothing can sign another certificate for this cluster afterwards.
-pub fn prepare(options: &SecurityOptions) -> Result<(NodeSecurity, Credentials), EngineError> {
+/// Generates the cluster's CA and node certificate and the users' hashes; `ca_cert` is where
+/// the CA certificate will be (see [`ca_file`]). The CA's key is dropped here: nothing can
+/// sign another certificate for this cluster afterwards.
+pub fn prepare(
+    options: &SecurityOptions,
+    ca_cert: PathBuf,
+) -> Result<(NodeSecurity, Access), EngineError> {
     let pki = Pki::generate()?;
     let (admin_password, admin_generated) = match &options.admin_password {
         Some(p) => (p.clone(), false),
@@ -151,31 +167,13 @@ pub fn prepare(options: &SecurityOptions) -> Result<(NodeSecurity, Credentials),
             files,
             settings_yaml: settings_yaml(),
         },
-        Credentials {
+        Access {
+            ca_cert,
             admin_password,
             admin_generated,
             reader_password,
         },
     ))
-}
-
-/// The passwords of a secured start, before its CA file has a place.
-#[derive(Debug, Clone)]
-pub struct Credentials {
-    pub admin_password: Secret,
-    pub admin_generated: bool,
-    pub reader_password: Secret,
-}
-
-impl Credentials {
-    pub fn access(self, ca_cert: PathBuf) -> Access {
-        Access {
-            ca_cert,
-            admin_password: self.admin_password,
-            admin_generated: self.admin_generated,
-            reader_password: self.reader_password,
-        }
-    }
 }
 
 /// Only HTTP basic auth against the plugin's own users, no anonymous access.
@@ -375,7 +373,8 @@ mod tests {
         let options = SecurityOptions {
             admin_password: Some(Secret::new("chosen-admin-pw")),
         };
-        let (node, credentials) = prepare(&options).unwrap();
+        let (node, credentials) = prepare(&options, ca_file(Path::new("/n"))).unwrap();
+        assert_eq!(credentials.ca_cert, Path::new("/n/config/root-ca.pem"));
         assert!(!credentials.admin_generated);
         assert_eq!(credentials.admin_password.expose(), "chosen-admin-pw");
         let all: String = node.files.iter().map(|(_, t)| t.as_str()).collect();

@@ -64,13 +64,13 @@ impl RetryPolicy {
                 if let Some(why) = response::never_fits(status, body, request_bytes) {
                     return Decision::Refuse(format!("{said} (not retried: {why})"));
                 }
-                // Authenticated, and not allowed to write here (a read-only user): the server
+                // Forbidden (a read-only user, or an index blocked for writes): the server
                 // refuses these documents for good, and every other the same way, so each is
-                // refused (and in the failure file) rather than the load stopping with the
-                // rest never sent.
+                // refused (and in the failure file, with the server's reason) rather than the
+                // load stopping with the rest never sent.
                 if status == 403 {
                     return Decision::Refuse(format!(
-                        "{said} (not retried: the user may not write to this index)"
+                        "{said} (not retried: forbidden, this user or index may not write here)"
                     ));
                 }
                 if !response::request_retryable(status) {

@@ -194,7 +194,7 @@ fn whole_words(t: &mut Table) {
         let give_way = (1..widest.len())
             .filter(|&i| whole[i])
             .max_by_key(|&i| widest[i])
-            .or_else(|| whole.first().copied().filter(|k| *k).map(|_| 0));
+            .or_else(|| whole.first().is_some_and(|k| *k).then_some(0));
         match give_way {
             Some(i) => whole[i] = false,
             None => break,
