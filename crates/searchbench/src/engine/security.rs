@@ -29,9 +29,11 @@ const NODE_DN: &str = "CN=localhost,OU=node,O=searchbench";
 /// certificate is needed to benchmark.
 const ADMIN_DN: &str = "CN=admin,OU=client,O=searchbench";
 
-/// bcrypt's cost for the users' hashes: the plugin checks each request's password against
-/// it, so a lab node keeps it low (the hash never leaves the node's folder).
-const BCRYPT_COST: u32 = 6;
+/// bcrypt's cost for the users' hashes: the cost OpenSearch's own `hash.sh` uses. The plugin
+/// caches an authenticated user (`plugins.security.cache.ttl_minutes`, an hour), so a load
+/// pays it once per user, not per request; a cheaper hash would only help whoever reads the
+/// file.
+const BCRYPT_COST: u32 = 12;
 
 /// What the caller chooses for a secured start.
 #[derive(Debug, Clone, Default)]
@@ -77,9 +79,29 @@ impl Access {
 /// that go into its `opensearch.yml`.
 #[derive(Debug, Clone)]
 pub struct NodeSecurity {
-    /// (path relative to the config folder, contents).
-    pub files: Vec<(PathBuf, String)>,
+    /// (path relative to the config folder, contents, who may read it).
+    pub files: Vec<(PathBuf, String, Reach)>,
     pub settings_yaml: String,
+}
+
+/// Who may read a file of the node's: the CA certificate is public (clients need it), the
+/// node's private key and the users' hashes are the node's alone. A key anyone on the
+/// machine can read lets them pose as the node (its certificate is an admitted node's,
+/// `nodes_dn`) to every client that trusts the cluster's CA.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reach {
+    Public,
+    /// Mode 0600 (its folder 0700): the node's own user only.
+    Private,
+}
+
+impl Reach {
+    fn mode(self) -> u32 {
+        match self {
+            Reach::Public => 0o644,
+            Reach::Private => 0o600,
+        }
+    }
 }
 
 /// The file of the CA certificate, relative to a node's config folder.
@@ -154,13 +176,21 @@ pub fn prepare(
     );
     let dir = Path::new("opensearch-security");
     let files = vec![
-        (PathBuf::from(CA_FILE), pki.ca_pem),
-        (PathBuf::from("node.pem"), pki.node_pem),
-        (PathBuf::from("node-key.pem"), pki.node_key_pem),
-        (dir.join("internal_users.yml"), users),
-        (dir.join("roles.yml"), ROLES.into()),
-        (dir.join("roles_mapping.yml"), ROLES_MAPPING.into()),
-        (dir.join("config.yml"), AUTH_CONFIG.into()),
+        (PathBuf::from(CA_FILE), pki.ca_pem, Reach::Public),
+        (PathBuf::from("node.pem"), pki.node_pem, Reach::Public),
+        (
+            PathBuf::from("node-key.pem"),
+            pki.node_key_pem,
+            Reach::Private,
+        ),
+        (dir.join("internal_users.yml"), users, Reach::Private),
+        (dir.join("roles.yml"), ROLES.into(), Reach::Private),
+        (
+            dir.join("roles_mapping.yml"),
+            ROLES_MAPPING.into(),
+            Reach::Private,
+        ),
+        (dir.join("config.yml"), AUTH_CONFIG.into(), Reach::Private),
     ];
     Ok((
         NodeSecurity {
@@ -335,16 +365,35 @@ fn password() -> Result<String, EngineError> {
     Ok(word)
 }
 
-/// Writes `security`'s files into a node's config folder and appends its settings to the
-/// node's `opensearch.yml`.
+/// Writes `security`'s files into a node's config folder, each readable only by whom its
+/// [`Reach`] says (a private file's folder too, when it has its own), and appends the
+/// settings to the node's `opensearch.yml`. The node's folder is then given to the node's
+/// user (`launch::prepare_node_dir`); modes stay.
 pub fn write_node_files(config: &Path, security: &NodeSecurity) -> Result<(), EngineError> {
     use std::io::Write;
-    for (relative, text) in &security.files {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    for (relative, text, reach) in &security.files {
         let path = config.join(relative);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(|e| EngineError::io(parent, e))?;
+            if *reach == Reach::Private && parent != config {
+                std::fs::set_permissions(parent, std::fs::Permissions::from_mode(0o700))
+                    .map_err(|e| EngineError::io(parent, e))?;
+            }
         }
-        std::fs::write(&path, text).map_err(|e| EngineError::io(&path, e))?;
+        // Created with its mode, so the text is never readable by others, not even for a
+        // moment; a file left by an earlier start is made private as well.
+        let _ = std::fs::remove_file(&path);
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(reach.mode())
+            .open(&path)
+            .and_then(|mut f| {
+                f.set_permissions(std::fs::Permissions::from_mode(reach.mode()))?;
+                f.write_all(text.as_bytes())
+            })
+            .map_err(|e| EngineError::io(&path, e))?;
     }
     let yml = config.join("opensearch.yml");
     std::fs::OpenOptions::new()
@@ -377,13 +426,13 @@ mod tests {
         assert_eq!(credentials.ca_cert, Path::new("/n/config/root-ca.pem"));
         assert!(!credentials.admin_generated);
         assert_eq!(credentials.admin_password.expose(), "chosen-admin-pw");
-        let all: String = node.files.iter().map(|(_, t)| t.as_str()).collect();
+        let all: String = node.files.iter().map(|(_, t, _)| t.as_str()).collect();
         assert!(!all.contains("chosen-admin-pw"));
         assert!(!all.contains(credentials.reader_password.expose()));
         let users = &node
             .files
             .iter()
-            .find(|(p, _)| p.ends_with("internal_users.yml"))
+            .find(|(p, _, _)| p.ends_with("internal_users.yml"))
             .unwrap()
             .1;
         let hashes: Vec<&str> = users
@@ -397,7 +446,7 @@ mod tests {
         let key = &node
             .files
             .iter()
-            .find(|(p, _)| p.ends_with("node-key.pem"))
+            .find(|(p, _, _)| p.ends_with("node-key.pem"))
             .unwrap()
             .1;
         assert!(
@@ -405,5 +454,35 @@ mod tests {
             "PKCS#8: {key}"
         );
         assert!(node.settings_yaml.contains(NODE_DN));
+    }
+
+    #[test]
+    fn the_key_and_the_users_are_written_for_the_node_alone() {
+        use std::os::unix::fs::PermissionsExt;
+        let (node, _) = prepare(&SecurityOptions::default(), ca_file(Path::new("/n"))).unwrap();
+        let config = tempfile::tempdir().unwrap();
+        // An earlier start's key, left readable by all, is made private too.
+        std::fs::write(config.path().join("node-key.pem"), "old").unwrap();
+        std::fs::set_permissions(
+            config.path().join("node-key.pem"),
+            std::fs::Permissions::from_mode(0o644),
+        )
+        .unwrap();
+        write_node_files(config.path(), &node).unwrap();
+        let mode = |p: &str| {
+            std::fs::metadata(config.path().join(p))
+                .unwrap()
+                .permissions()
+                .mode()
+                & 0o777
+        };
+        assert_eq!(mode("node-key.pem"), 0o600);
+        assert_eq!(mode("opensearch-security/internal_users.yml"), 0o600);
+        assert_eq!(mode("opensearch-security"), 0o700);
+        assert_eq!(mode("root-ca.pem"), 0o644, "clients need the CA");
+        let users =
+            std::fs::read_to_string(config.path().join("opensearch-security/internal_users.yml"))
+                .unwrap();
+        assert!(users.contains("\"$2b$12$"), "cost 12: {users}");
     }
 }

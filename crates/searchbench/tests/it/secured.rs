@@ -468,3 +468,58 @@ fn no_password_of_a_secured_node_shows_in_any_channel() {
         .collect();
     assert!(leaks.is_empty(), "secrets shown:\n{}", leaks.join("\n"));
 }
+
+/// A user of this machine that is neither root nor the node's own (`launch::UNPRIVILEGED`).
+const STRANGER: u32 = 4242;
+
+#[test]
+fn the_node_key_and_the_users_file_are_refused_to_other_local_users() {
+    use std::os::unix::fs::PermissionsExt;
+    let node = secured();
+    let config = std::path::Path::new(&node.ca_cert)
+        .parent()
+        .expect("the CA is in the node's config folder");
+    let root = unsafe { libc::geteuid() } == 0;
+    for private in ["node-key.pem", "opensearch-security/internal_users.yml"] {
+        let path = config.join(private);
+        let mode = std::fs::metadata(&path)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o077, 0, "{private} is mode {:o}", mode & 0o777);
+        if !root {
+            continue; // no other user to become; the mode is what refuses them
+        }
+        let stranger = |path: &std::path::Path| {
+            std::process::Command::new("setpriv")
+                .args([
+                    &format!("--reuid={STRANGER}"),
+                    &format!("--regid={STRANGER}"),
+                    "--clear-groups",
+                    "cat",
+                ])
+                .arg(path)
+                .output()
+                .expect("setpriv")
+        };
+        let out = stranger(&path);
+        assert!(
+            !out.status.success() && out.stdout.is_empty(),
+            "another user read {private}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("Permission denied"),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // The node itself still reads them: it answers over TLS as its users.
+    let out = bin()
+        .args(["target", "--url", &node.url, "--ca-cert", &node.ca_cert])
+        .args(["--user", "admin"])
+        .env("SEARCHBENCH_PASSWORD", SECURED_PASSWORD)
+        .output()
+        .unwrap();
+    succeeded(&out);
+}
