@@ -58,21 +58,30 @@ fn new_bar(len_hint: Option<u64>) -> indicatif::ProgressBar {
     bar
 }
 
+/// Interrupts this soon after the first are the same stop. GNU `timeout -s INT` (how CI
+/// scripts bound a run) signals the process and then its whole process group, so one stop
+/// arrives twice within microseconds; a person's second Ctrl-C comes far later.
+const SAME_STOP: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// Turns Ctrl-C into a cancel: the first stops the load (it keeps what was done and reports
-/// it); a second quits at once with exit code 130. Drop the guard to stop listening.
+/// it); a second, [`SAME_STOP`] or more later, quits at once with exit code 130. Drop the
+/// guard to stop listening.
 pub fn cancel_on_ctrl_c() -> (Cancel, CtrlC) {
     let (tx, cancel) = Cancel::new();
     let task = tokio::spawn(async move {
         if tokio::signal::ctrl_c().await.is_err() {
             return;
         }
+        let first = Instant::now();
         eprintln!(
             "\ninterrupted: stopping; requests in flight get {} s to finish (Ctrl-C again to quit at once)",
             GRACE.as_secs()
         );
         let _ = tx.send(true);
-        if tokio::signal::ctrl_c().await.is_ok() {
-            std::process::exit(exit::INTERRUPTED);
+        while tokio::signal::ctrl_c().await.is_ok() {
+            if first.elapsed() >= SAME_STOP {
+                std::process::exit(exit::INTERRUPTED);
+            }
         }
     });
     (cancel, CtrlC(task))

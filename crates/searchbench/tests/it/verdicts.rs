@@ -126,6 +126,43 @@ fn sigint_mid_ingest_is_stored_interrupted_exits_130_and_stays_out_of_groups() {
     assert!(streams(&taken).contains("NOT COMPLETE"));
 }
 
+/// GNU `timeout -s INT`, as CI scripts stop a run, signals the process and then its whole
+/// group: one stop that arrives twice. It is one interrupt: the summary is printed and the
+/// run is stored as interrupted, not left as a crash.
+#[test]
+fn a_run_stopped_by_timeout_s_int_is_stored_as_interrupted() {
+    let _one = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let out = Command::new("timeout")
+        .args(["-s", "INT", "--kill-after", "60", "6"])
+        .arg(env!("CARGO_BIN_EXE_searchbench"))
+        .args(["ingest", "logs", "--docs", "5000000", "--bulk-size", "200"])
+        .args([
+            "--clients",
+            "1",
+            "--warmup",
+            "0",
+            "--index",
+            "trust-timeout",
+        ])
+        .args(["--url", node_url()])
+        .arg("--store")
+        .arg(&db)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    // timeout says 124 when it had to stop the command; 137 would mean --kill-after fired.
+    assert_eq!(code(&out), Some(124), "{}", streams(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("interrupted"), "{}", streams(&out));
+    assert!(stdout.contains("docs/s"), "no summary: {}", streams(&out));
+    let store = Store::open(&db).unwrap();
+    let runs = store.list(&Default::default()).unwrap();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].state, State::Interrupted, "{}", streams(&out));
+}
+
 #[test]
 fn a_query_run_whose_searches_all_fail_is_failed_and_trips_fail_on_worse() {
     let _one = serial();
