@@ -1,5 +1,5 @@
-//! Reading a search answer: what every answer must hold (took, an exact hit count, no failed
-//! shard), with the whole body kept for the workload's own checks. Everything here comes from
+//! Reading a search answer: what every answer must hold (took, a hit count, no failed shard),
+//! with the whole body kept for the workload's own checks. Everything here comes from
 //! the server, so nothing is assumed: a missing or odd piece is a reason, not a panic.
 
 use serde_json::Value;
@@ -9,8 +9,10 @@ use serde_json::Value;
 pub struct Answer {
     /// Server time, milliseconds.
     pub took_ms: u64,
-    /// Exact hit count.
+    /// `hits.total`: exact, or a lower bound when `count_is_exact` is false (relation
+    /// `gte`: the engine stops counting at `track_total_hits`, 10,000 by default).
     pub count: u64,
+    pub count_is_exact: bool,
     /// The answer as it came, for the workload's checks (see the readers below).
     pub body: Value,
 }
@@ -34,26 +36,50 @@ pub fn parse_search(v: Value) -> Result<Answer, String> {
         }
     }
     let total = v.pointer("/hits/total").ok_or("no `hits.total`")?;
-    let count = match total {
-        Value::Number(n) => n.as_u64().ok_or("`hits.total` is not a count")?,
+    // A lower bound is a good answer: only a check of the count needs it exact (see
+    // `Answer::count_differs`), and most real queries never ask for one.
+    let (count, count_is_exact) = match total {
+        Value::Number(n) => (n.as_u64().ok_or("`hits.total` is not a count")?, true),
         Value::Object(o) => {
-            if o.get("relation").and_then(Value::as_str) == Some("gte") {
-                return Err("`hits.total` is a lower bound (relation gte)".into());
-            }
-            o.get("value")
+            let exact = match o.get("relation").and_then(Value::as_str) {
+                None | Some("eq") => true,
+                Some("gte") => false,
+                Some(other) => {
+                    return Err(format!(
+                        "`hits.total.relation` is `{other}` (expected `eq` or `gte`)"
+                    ))
+                }
+            };
+            let value = o
+                .get("value")
                 .and_then(Value::as_u64)
-                .ok_or("`hits.total.value` is not a count")?
+                .ok_or("`hits.total.value` is not a count")?;
+            (value, exact)
         }
         _ => return Err("`hits.total` is neither a number nor an object".into()),
     };
     Ok(Answer {
         took_ms,
         count,
+        count_is_exact,
         body: v,
     })
 }
 
 impl Answer {
+    /// Why the hit count is not `expected`, or `None` when it is. A lower bound never
+    /// matches: the count is unknown, and the sentence says how to get it.
+    pub fn count_differs(&self, expected: u64) -> Option<String> {
+        if !self.count_is_exact {
+            return Some(format!(
+                "{}+ hits (a lower bound: add \"track_total_hits\": true to the body), \
+                 expected {expected}",
+                self.count
+            ));
+        }
+        (self.count != expected).then(|| format!("{} hits, expected {expected}", self.count))
+    }
+
     /// The answer's `aggregations`, when it has them.
     pub fn aggregations(&self) -> Option<&Value> {
         self.body.get("aggregations")
@@ -185,8 +211,19 @@ mod tests {
         assert!(a.aggregation("nope").is_err());
         assert!(parse_search(json!({"took": 1})).is_err());
         assert!(parse_search(json!({"error": {"type": "x"}, "status": 400})).is_err());
+        // Over 10,000 matches without track_total_hits: a good answer whose count is a
+        // lower bound, wrong only where a count is checked.
+        let bound = parse_search(
+            json!({"took": 1, "hits": {"total": {"value": 10000, "relation": "gte"}}}),
+        )
+        .expect("a lower bound is an answer");
+        assert_eq!((bound.count, bound.count_is_exact), (10000, false));
+        let why = bound.count_differs(10000).expect("unknown is not equal");
+        assert!(why.contains("track_total_hits"), "{why}");
+        assert_eq!(a.count_differs(3), None);
+        assert_eq!(a.count_differs(4).as_deref(), Some("3 hits, expected 4"));
         assert!(parse_search(
-            json!({"took": 1, "hits": {"total": {"value": 10000, "relation": "gte"}}})
+            json!({"took": 1, "hits": {"total": {"value": 1, "relation": "lte"}}})
         )
         .is_err());
         let m = json!({"responses": [{"took": 1, "hits": {"total": 2}}, {"error": "boom"}]});

@@ -362,6 +362,49 @@ fn a_queries_file_with_expected_answers_passes_and_a_wrong_one_exits_3() {
     common::fresh_index(index, None);
 }
 
+/// Over 10,000 matches the engine answers a lower bound (`relation: gte`) unless the body
+/// asks `track_total_hits`: a good answer for a query that expects no count, and a count
+/// check that says how to get the exact one.
+#[test]
+fn a_query_over_ten_thousand_matches_is_answered_and_only_a_count_check_needs_it_exact() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = "searchbench-test-byo-many";
+    common::fresh_index(index, None);
+    let data = dir.path().join("many.ndjson");
+    common::write_docs(&data, 10_050);
+    common::succeeded(&ingest(&["--index", index], &[&data]));
+    let free = write(
+        dir.path(),
+        "free.json",
+        r#"{"all": {"body": {"query": {"match_all": {}}}}}"#,
+    );
+    let json = dir.path().join("free-result.json");
+    let out = query_file(index, &free, &["--json", json.to_str().unwrap()]);
+    let stdout = common::succeeded(&out);
+    assert!(stdout.contains("not checked"), "{stdout}");
+    let r: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(r["failures_total"], 0, "{r}");
+    assert!(
+        r["accuracy"][0]["answers"].as_u64().unwrap_or(0) > 0,
+        "answers counted: {}",
+        r["accuracy"]
+    );
+
+    let counted = write(
+        dir.path(),
+        "counted.json",
+        r#"{"all": {"body": {"query": {"match_all": {}}}, "expect": {"hits": 10050}}}"#,
+    );
+    let out = query_file(index, &counted, &[]);
+    let all = common::streams(&out);
+    assert_eq!(out.status.code(), Some(3), "{all}");
+    assert!(
+        all.contains("10000+ hits") && all.contains("track_total_hits"),
+        "{all}"
+    );
+    common::fresh_index(index, None);
+}
+
 #[test]
 fn a_workload_file_round_trips_through_init_and_run() {
     let dir = tempfile::tempdir().unwrap();

@@ -396,12 +396,9 @@ pub fn check(
 ) {
     let who = format!("{} epoch {} node {}", shape.name, truth.epoch, truth.node);
     acc.answers += 1;
-    if answer.count != truth.count {
+    if let Some(why) = answer.count_differs(truth.count) {
         acc.count_wrong += 1;
-        failures.push(format!(
-            "{who}: {} hits, expected {}",
-            answer.count, truth.count
-        ));
+        failures.push(format!("{who}: {why}"));
     }
     if shape.sums {
         for (i, f) in FIELDS.iter().enumerate() {

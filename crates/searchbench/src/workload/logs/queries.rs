@@ -436,9 +436,9 @@ pub fn check(
         LogsQuery::Match => (t.matched, &t.matched_newest),
         LogsQuery::Histogram | LogsQuery::TopHosts => (t.in_range, &t.in_range_newest),
     };
-    if answer.count != count {
+    if let Some(why) = answer.count_differs(count) {
         acc.count_wrong += 1;
-        failures.push(format!("{who}: {} hits, expected {count}", answer.count));
+        failures.push(format!("{who}: {why}"));
     }
     if size > 0 {
         match answer.sort_values() {

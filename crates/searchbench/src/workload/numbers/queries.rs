@@ -117,9 +117,9 @@ impl Checker for NumbersChecker {
         for (_, answer) in answers {
             let who = format!("{} group g{coverage}", acc.variant);
             acc.answers += 1;
-            if answer.count != count {
+            if let Some(why) = answer.count_differs(count) {
                 acc.count_wrong += 1;
-                failures.push(format!("{who}: {} hits, expected {count}", answer.count));
+                failures.push(format!("{who}: {why}"));
             }
             if acc.variant == "group_sum" {
                 let got = answer

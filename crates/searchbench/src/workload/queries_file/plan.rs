@@ -115,6 +115,9 @@ impl Checker for FileChecker<'_> {
         let Some((q, acc)) = self.rows.get_mut(variant) else {
             return;
         };
+        // Every answer counts, checked or not: a query with nothing expected reads "N answers,
+        // not checked", never "0 answers".
+        acc.answers += answers.len() as u64;
         if let Some(Some(e)) = q.expect.get(coverage) {
             for (_, answer) in answers {
                 check(acc, e, coverage, answer, failures);
@@ -142,15 +145,11 @@ pub fn check(
     answer: &Answer,
     failures: &mut Vec<String>,
 ) {
-    acc.answers += 1;
     let name = acc.variant.name().to_string();
     if let Some(hits) = expect.hits {
-        if answer.count != hits {
+        if let Some(why) = answer.count_differs(hits) {
             acc.count_wrong += 1;
-            failures.push(format!(
-                "{name} #{slice}: {} hits, expected {hits}",
-                answer.count
-            ));
+            failures.push(format!("{name} #{slice}: {why}"));
         }
     }
     if let Some(ids) = &expect.first_ids {
@@ -219,13 +218,18 @@ mod tests {
         checker.check(0, 1, &[(0, second)], &mut failures);
         assert_eq!(failures.len(), 1, "{failures:?}");
         assert!(failures[0].contains("first ids [\"y\"]"), "{failures:?}");
+        // Over 10,000 matches on a query that expects no count: answered, counted, no failure.
+        let many =
+            answer(json!({"took": 1, "hits": {"total": {"value": 10000, "relation": "gte"}}}));
+        checker.check(1, 0, &[(0, many)], &mut failures);
+        assert_eq!(failures.len(), 1, "{failures:?}");
         let rows = checker.rows();
         assert_eq!(
             rows[0].checks,
             Some(vec![Check::Count, Check::FirstIds, Check::Aggregations])
         );
         assert_eq!((rows[0].answers, rows[0].hits_wrong), (2, 1));
-        assert_eq!(rows[1].checks, Some(vec![]));
+        assert_eq!((rows[1].checks.clone(), rows[1].answers), (Some(vec![]), 1));
         assert!(same(&json!(1320), &json!(1320.0)));
     }
 }
