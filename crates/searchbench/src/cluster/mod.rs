@@ -325,8 +325,10 @@ pub fn decode<T: serde::de::DeserializeOwned>(
     })
 }
 
-/// `raw` as a URL without its userinfo, and the userinfo (percent-decoded, as curl reads it)
-/// as basic-auth credentials. The URL that is kept never carries a secret, so nothing built
+/// `raw` as a URL without its userinfo, and the userinfo as basic-auth credentials. One rule,
+/// curl's: `%` and two hex digits is decoded (`%25` is a `%`), every other character is taken
+/// as written, `@ # ? / \ :` and spaces included (the user name ends at the first `:`, the
+/// password at the last `@`). The URL that is kept never carries a secret, so nothing built
 /// from it (requests, errors, results) can leak one.
 fn parse_url(raw: &str) -> Result<(Url, Option<(String, Secret)>), TargetError> {
     let bad = |reason: &str| TargetError::Url {
@@ -349,6 +351,17 @@ fn parse_url(raw: &str) -> Result<(Url, Option<(String, Secret)>), TargetError> 
     let encoded = encode_userinfo(raw);
     let mut url = Url::parse(&encoded).map_err(|e| match e {
         url::ParseError::RelativeUrlWithoutBase => no_scheme(),
+        // `https://user:password:host:9200`, the `@` forgotten: the URL is not shown, since
+        // what looks like a port may be a password.
+        url::ParseError::InvalidPort if !raw.contains('@') && raw.matches(':').count() > 2 => {
+            TargetError::Url {
+                url: "(not shown: it may hold a password)".into(),
+                reason: "invalid port number; a user and password go before an `@`: \
+                         http://USER:PASSWORD@HOST:PORT, or give the password in \
+                         SEARCHBENCH_PASSWORD with --user USER"
+                    .into(),
+            }
+        }
         e => bad(&e.to_string()),
     })?;
     if !matches!(url.scheme(), "http" | "https") {
@@ -362,10 +375,16 @@ fn parse_url(raw: &str) -> Result<(Url, Option<(String, Secret)>), TargetError> 
     }
     let mut credentials = None;
     if !url.username().is_empty() || url.password().is_some() {
-        let user = percent_decode(url.username())
-            .ok_or_else(|| bad("the user name in the URL is not valid percent-encoded UTF-8"))?;
-        let password = percent_decode(url.password().unwrap_or(""))
-            .ok_or_else(|| bad("the password in the URL is not valid percent-encoded UTF-8"))?;
+        let not_utf8 = |what: &str| {
+            bad(&format!(
+                "the {what} in the URL is not UTF-8 once its %XX are decoded; write a literal \
+                 `%` as %25, or give the password in SEARCHBENCH_PASSWORD (never decoded) with \
+                 --user USER"
+            ))
+        };
+        let user = percent_decode(url.username()).ok_or_else(|| not_utf8("user name"))?;
+        let password =
+            percent_decode(url.password().unwrap_or("")).ok_or_else(|| not_utf8("password"))?;
         credentials = Some((user, Secret::new(password)));
         // Cannot fail for http(s) URLs with a host.
         let _ = url.set_username("");
@@ -383,21 +402,32 @@ fn userinfo_span(raw: &str) -> Option<(usize, usize)> {
     Some((start, at))
 }
 
-/// `raw` with the characters of its user info that would end it early (`@ # ? /`)
-/// percent-encoded; `%` is left alone, as an encoding the user already wrote.
+/// `raw` with every character of its user info that a URL parser would not keep as it is
+/// percent-encoded: `@ # ? /` would end it early, `\\` is a `/` to the parser, spaces and
+/// the like are refused. `%` and two hex digits stay, as an encoding the user wrote; any other
+/// `%` is a `%`.
 fn encode_userinfo(raw: &str) -> String {
     let Some((start, at)) = userinfo_span(raw) else {
         return raw.to_string();
     };
     let mut out = String::with_capacity(raw.len() + 8);
     out.push_str(&raw[..start]);
-    for c in raw[start..at].chars() {
+    let info = &raw[start..at];
+    for (i, c) in info.char_indices() {
+        let hex = |k: usize| {
+            info.as_bytes()
+                .get(i + k)
+                .is_some_and(u8::is_ascii_hexdigit)
+        };
         match c {
-            '@' => out.push_str("%40"),
-            '#' => out.push_str("%23"),
-            '?' => out.push_str("%3F"),
-            '/' => out.push_str("%2F"),
-            c => out.push(c),
+            '%' if hex(1) && hex(2) => out.push('%'),
+            c if c.is_ascii_alphanumeric() || "-._~!$&'()*+,;=:".contains(c) => out.push(c),
+            c => {
+                let mut buf = [0u8; 4];
+                for b in c.encode_utf8(&mut buf).bytes() {
+                    out.push_str(&format!("%{b:02X}"));
+                }
+            }
         }
     }
     out.push_str(&raw[at..]);
@@ -504,5 +534,42 @@ mod tests {
         let mut config = TargetConfig::local("http://u:pw@127.0.0.1:9");
         config.auth = Auth::Bearer(Secret::new("t"));
         assert!(Target::new(&config).is_err());
+    }
+
+    /// One rule for the user info, curl's: `%XX` decoded, everything else as written.
+    #[test]
+    fn every_character_of_a_url_password_is_taken_as_written_but_percent_hex() {
+        let password = |raw: &str| {
+            let (url, creds) = parse_url(raw).unwrap_or_else(|e| panic!("{raw}: {e}"));
+            assert_eq!(url.as_str(), "https://host:9200/", "{raw}");
+            creds.expect("credentials").1.expose().to_string()
+        };
+        assert_eq!(password(r"https://u:back\slash@host:9200"), r"back\slash");
+        assert_eq!(
+            password(r"https://u:a\b@c/d?e#f g@host:9200"),
+            r"a\b@c/d?e#f g"
+        );
+        assert_eq!(
+            password("https://u:p[1]{2}|^\"<>`@host:9200"),
+            "p[1]{2}|^\"<>`"
+        );
+        assert_eq!(password("https://u:100%sure@host:9200"), "100%sure");
+        assert_eq!(password("https://u:pl%2bus@host:9200"), "pl+us");
+        assert_eq!(password("https://u:fifty%25@host:9200"), "fifty%");
+        assert_eq!(password("https://u:ünï@host:9200"), "ünï");
+        assert_eq!(password("https://u:a:b@host:9200"), "a:b");
+        let err = parse_url("https://u:%ff@host:9200")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("%25") && err.contains("SEARCHBENCH_PASSWORD"),
+            "{err}"
+        );
+        // The `@` forgotten: the port is refused with where the password goes.
+        let err = parse_url("https://u:pw:host:9200").unwrap_err().to_string();
+        assert!(
+            err.contains("USER:PASSWORD@HOST") && !err.contains("pw:"),
+            "{err}"
+        );
     }
 }
