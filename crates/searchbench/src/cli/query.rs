@@ -88,6 +88,9 @@ pub struct QueryArgs {
     /// Do not check answers (for sinks and doubles).
     #[arg(long)]
     pub no_check: bool,
+    /// No progress lines on stderr (pass by pass); the report and errors stay.
+    #[arg(long, short, help_heading = "Output and results")]
+    pub quiet: bool,
     #[command(flatten)]
     pub json: super::args::JsonArgs,
     /// A previous --export-json result: report the drift of the production cell against it.
@@ -139,7 +142,7 @@ pub async fn run(args: QueryArgs) -> CliResult {
         rtt: args.network.rtt()?,
         telemetry: args.telemetry.spec(),
     };
-    let terminal = Terminal::new(false);
+    let terminal = Terminal::new(args.quiet);
     let result = crate::session::query::query(
         spec,
         target,
@@ -203,7 +206,9 @@ pub(super) fn method(args: &QueryArgs, index: &str, cancel: Cancel) -> QueryOpti
     options.rate = args.rate;
     options.clients = args.search_clients as usize;
     options.check = !args.no_check;
-    options.progress = output::stderr_lines();
+    if !args.quiet {
+        options.progress = output::stderr_lines();
+    }
     options.cancel = cancel;
     options
 }

@@ -28,7 +28,7 @@ pub async fn run(args: QueryArgs, cancel: crate::cancel::Cancel) -> CliResult {
         telemetry: args.telemetry.spec(),
     };
     let target = args.target.connect()?;
-    let terminal = Terminal::new(false);
+    let terminal = Terminal::new(args.quiet);
     let result = query_file(
         spec,
         target,

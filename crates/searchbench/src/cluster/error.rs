@@ -65,6 +65,21 @@ pub fn hint(request: &str, reason: &str) -> Option<&'static str> {
             "the server speaks plain HTTP on this port, not HTTPS: try http:// instead of https://",
         );
     }
+    if https && reason.contains("UnknownIssuer") {
+        return Some(
+            "the server's certificate is signed by a CA this machine does not trust: give that \
+             CA with --ca-cert FILE (for a node started with --security, the root-ca.pem it \
+             printed), or skip the check with --insecure (still encrypted, but anyone on the \
+             path could pose as the server)",
+        );
+    }
+    if https && reason.contains("invalid peer certificate") {
+        return Some(
+            "the server's certificate was refused: check the URL's host name against the \
+             certificate and that --ca-cert is the CA that signed it, or skip the check with \
+             --insecure",
+        );
+    }
     None
 }
 

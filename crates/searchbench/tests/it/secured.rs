@@ -105,11 +105,30 @@ fn a_secured_node_takes_tls_and_users_and_refuses_the_rest() {
     let out = as_user(node, "admin", SECURED_PASSWORD, &["target", "--insecure"]);
     succeeded(&out);
     assert!(String::from_utf8_lossy(&out.stderr).contains("--insecure"));
-    // Neither: the certificate is refused, and the error says what to give.
-    let out = as_user(node, "admin", SECURED_PASSWORD, &["target"]);
-    assert_ne!(out.status.code(), Some(0), "{}", streams(&out));
-    let err = String::from_utf8_lossy(&out.stderr).to_lowercase();
-    assert!(err.contains("certificate"), "{err}");
+    // Neither: the certificate is refused, and the error says what to give (the query
+    // with -q, quiet as on every other command).
+    for args in [
+        &["target"][..],
+        &[
+            "query",
+            "logs",
+            "-q",
+            "--docs",
+            "1000",
+            "--index",
+            "secured-none",
+        ],
+    ] {
+        let out = as_user(node, "admin", SECURED_PASSWORD, args);
+        assert_ne!(out.status.code(), Some(0), "{}", streams(&out));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("unexpected argument"), "{args:?}: {err}");
+        assert!(err.contains("certificate"), "{args:?}: {err}");
+        assert!(
+            err.contains("--ca-cert") && err.contains("--insecure"),
+            "{args:?}: {err}"
+        );
+    }
     // A wrong password: the server's 401, and no password in what is shown.
     let out = as_user(node, "admin", "Wrong-pw-123", &["target", "--ca-cert", ca]);
     assert_ne!(out.status.code(), Some(0), "{}", streams(&out));
