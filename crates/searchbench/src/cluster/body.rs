@@ -24,10 +24,63 @@ pub enum BodyError {
         seen: u64,
     },
     Transport(reqwest::Error),
+    /// The body is in an encoding that cannot be read (or is not what it says).
+    Encoding(String),
 }
 
-/// Reads `response`'s body in full, refusing one larger than `limit` bytes.
-pub async fn read_bounded(mut response: reqwest::Response, limit: u64) -> Result<Bytes, BodyError> {
+/// Reads `response`'s body in full, refusing one larger than `limit` bytes, and decodes a
+/// body the server compressed without being asked (`Content-Encoding: gzip` or `deflate`,
+/// as some proxies do whatever the request says): the bound holds for the decoded bytes too.
+pub async fn read_bounded(response: reqwest::Response, limit: u64) -> Result<Bytes, BodyError> {
+    let encoding = response
+        .headers()
+        .get(reqwest::header::CONTENT_ENCODING)
+        .map(|v| {
+            String::from_utf8_lossy(v.as_bytes())
+                .trim()
+                .to_ascii_lowercase()
+        })
+        .filter(|e| !e.is_empty() && e != "identity");
+    let body = read_raw(response, limit).await?;
+    match encoding {
+        None => Ok(body),
+        Some(encoding) => decode(&encoding, &body, limit),
+    }
+}
+
+/// `body` decoded from `encoding`, at most `limit` bytes of it.
+fn decode(encoding: &str, body: &[u8], limit: u64) -> Result<Bytes, BodyError> {
+    use std::io::Read;
+    let reader: Box<dyn Read + '_> = match encoding {
+        "gzip" | "x-gzip" => Box::new(flate2::read::GzDecoder::new(body)),
+        "deflate" => Box::new(flate2::read::ZlibDecoder::new(body)),
+        other => {
+            return Err(BodyError::Encoding(format!(
+                "the answer is encoded as `{other}` (Content-Encoding), which searchbench did \
+                 not ask for and cannot read; a proxy in between may be compressing answers"
+            )))
+        }
+    };
+    let mut out = Vec::new();
+    reader
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut out)
+        .map_err(|e| {
+            BodyError::Encoding(format!(
+                "the answer says Content-Encoding `{encoding}` but does not decode as it: {e}"
+            ))
+        })?;
+    if out.len() as u64 > limit {
+        return Err(BodyError::TooLarge {
+            limit,
+            seen: out.len() as u64,
+        });
+    }
+    Ok(Bytes::from(out))
+}
+
+/// The body's bytes as they came, at most `limit` of them.
+async fn read_raw(mut response: reqwest::Response, limit: u64) -> Result<Bytes, BodyError> {
     if let Some(length) = response.content_length().filter(|&n| n > limit) {
         return Err(BodyError::TooLarge {
             limit,
@@ -71,6 +124,7 @@ impl BodyError {
                 reason: too_large(limit, seen, hint),
             },
             BodyError::Transport(e) => TargetError::from_send(request, e),
+            BodyError::Encoding(reason) => TargetError::Decode { request, reason },
         }
     }
 }
@@ -96,5 +150,31 @@ pub async fn within<T>(
                 timeout.as_secs_f64()
             ),
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_answer_compressed_unasked_is_decoded_within_the_bound() {
+        use std::io::Write;
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        encoder.write_all(b"{\"took\":1}").unwrap();
+        let gz = encoder.finish().unwrap();
+        assert_eq!(&decode("gzip", &gz, 100).unwrap()[..], b"{\"took\":1}");
+        assert!(matches!(
+            decode("gzip", &gz, 5),
+            Err(BodyError::TooLarge { limit: 5, .. })
+        ));
+        let Err(BodyError::Encoding(why)) = decode("br", &gz, 100) else {
+            panic!("br is not read");
+        };
+        assert!(why.contains("`br`"), "{why}");
+        let Err(BodyError::Encoding(why)) = decode("gzip", b"{\"took\":1}", 100) else {
+            panic!("plain bytes are not gzip");
+        };
+        assert!(why.contains("does not decode"), "{why}");
     }
 }

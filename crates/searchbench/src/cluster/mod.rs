@@ -126,6 +126,9 @@ impl Target {
             .connect_timeout(config.timeout.min(Duration::from_secs(10)))
             .pool_idle_timeout(Duration::from_secs(60))
             .tcp_nodelay(true)
+            // A redirect would measure a server other than the one named: it is an error
+            // that says where to point --url (see `redirect_reason`).
+            .redirect(reqwest::redirect::Policy::none())
             .danger_accept_invalid_certs(config.insecure);
         if let Some(path) = &config.ca_cert {
             let pem = std::fs::read(path).map_err(|e| TargetError::Tls {
@@ -225,18 +228,22 @@ impl Target {
                 .map_err(|e| TargetError::from_send(what(), e))?;
             let status = response.status().as_u16();
             let elastic_product = response.headers().contains_key("x-elastic-product");
+            let location = redirect_location(&response);
             let body = body::read_bounded(response, self.max_answer)
                 .await
                 .map_err(|e| e.into_target_error(what(), MAX_ANSWER_HINT))?;
-            Ok((status, elastic_product, body))
+            Ok((status, elastic_product, location, body))
         };
-        let (status, elastic_product, body) = match body::within(self.timeout, what, exchange).await
-        {
-            Ok(answer) => answer,
-            Err(e) => return Err(tls_probe::explain(e, &url).await),
-        };
+        let (status, elastic_product, location, body) =
+            match body::within(self.timeout, what, exchange).await {
+                Ok(answer) => answer,
+                Err(e) => return Err(tls_probe::explain(e, &url).await),
+            };
         if !(200..300).contains(&status) {
-            let mut reason = error::server_reason(&body);
+            let mut reason = match (300..400).contains(&status) {
+                true => redirect_reason(location.as_deref()),
+                false => error::server_reason(&body),
+            };
             if let Some(hint) = self.auth_hint.as_ref().filter(|_| status == 401) {
                 reason.push_str("; ");
                 reason.push_str(hint);
@@ -278,6 +285,30 @@ impl Target {
             .send(method, path, Some(("application/json", bytes)))
             .await?;
         decode(&what, &reply.body)
+    }
+}
+
+/// Where a 3xx answer points (`Location`), when it is one.
+pub fn redirect_location(response: &reqwest::Response) -> Option<String> {
+    if !response.status().is_redirection() {
+        return None;
+    }
+    let location = response.headers().get(reqwest::header::LOCATION)?;
+    Some(redact_url(&String::from_utf8_lossy(location.as_bytes())))
+}
+
+/// Why a redirect is an error: searchbench measures the server it is given, and a redirect
+/// followed in silence (a bulk request re-sent elsewhere, its timings mixed) would measure
+/// another. Says where to point `--url` instead.
+pub fn redirect_reason(location: Option<&str>) -> String {
+    match location {
+        Some(to) => format!(
+            "redirected to {to}; searchbench follows no redirect, so that the server it \
+             measures is the one named: point --url at the server that answers"
+        ),
+        None => "a redirect without a Location; searchbench follows no redirect: point --url \
+                 at the server that answers"
+            .into(),
     }
 }
 

@@ -18,6 +18,8 @@ pub(super) enum Exchange {
         status: u16,
         reply: Bytes,
         retry_after: Option<Duration>,
+        /// Where a 3xx answer points (never followed: see `cluster::redirect_reason`).
+        location: Option<String>,
     },
     /// No usable answer: no connection, a timeout (body included), an answer too large.
     Failed(TargetError),
@@ -51,15 +53,18 @@ pub(super) async fn exchange(
             .map_err(|e| TargetError::from_send(what(), e))?;
         let status = response.status().as_u16();
         let retry_after = response::retry_after(response.headers());
+        let location = crate::cluster::redirect_location(&response);
         let reply = body::read_bounded(response, bound)
             .await
             .map_err(|e| e.into_target_error(what(), BOUND_HINT))?;
-        Ok((status, reply, retry_after))
+        Ok((status, reply, retry_after, location))
     };
     let send = body::within(shared.target.timeout(), what, send);
     tokio::select! {
         r = send => match r {
-            Ok((status, reply, retry_after)) => Exchange::Answer { status, reply, retry_after },
+            Ok((status, reply, retry_after, location)) => {
+                Exchange::Answer { status, reply, retry_after, location }
+            }
             Err(e) => Exchange::Failed(e),
         },
         () = grace_over(&shared.cancel) => Exchange::Interrupted,

@@ -91,7 +91,7 @@ async fn deliver_bytes(
             batch.gz = shared.pool.reclaim(wire);
         }
 
-        let (status, reply, retry_after) = match answer {
+        let (status, reply, retry_after, location) = match answer {
             Exchange::Interrupted => {
                 shared.record(sample);
                 return give_up!(0, INTERRUPTED_IN_FLIGHT);
@@ -121,9 +121,35 @@ async fn deliver_bytes(
                 status,
                 reply,
                 retry_after,
-            } => (status, reply, retry_after),
+                location,
+            } => (status, reply, retry_after, location),
         };
         sample.status = status;
+
+        if (300..400).contains(&status) {
+            // The documents went nowhere: refused (the server answered), and the run stops,
+            // since every request would be redirected the same way.
+            shared.record(sample);
+            let reason = format!(
+                "HTTP {status}: {}",
+                crate::cluster::redirect_reason(location.as_deref())
+            );
+            let fate = Fate::Refused;
+            fail_pending(
+                shared,
+                batch,
+                full,
+                &pending,
+                status,
+                attempt + 1,
+                &reason,
+                fate,
+            )?;
+            return Err(IngestError::Bulk {
+                request: what(),
+                reason,
+            });
+        }
 
         if !(200..300).contains(&status) {
             shared.record(sample);
@@ -156,7 +182,23 @@ async fn deliver_bytes(
                     );
                 }
             };
-            give_up!(status, &reason)?;
+            // A 4xx is the server's answer that it took none of them (a 401 when a password
+            // expires mid-load): refused, though the run stops. Only a 5xx (a proxy's 502
+            // may hide a backend that indexed them) leaves them unacknowledged.
+            let fate = match status {
+                400..=499 => Fate::Refused,
+                _ => Fate::Unacknowledged,
+            };
+            fail_pending(
+                shared,
+                batch,
+                full,
+                &pending,
+                status,
+                attempt + 1,
+                &reason,
+                fate,
+            )?;
             return Err(IngestError::Bulk {
                 request: what(),
                 reason,
@@ -167,6 +209,21 @@ async fn deliver_bytes(
         // item of its own.
         let answer = bulk_answer::read(&reply);
         sample.took_ms = answer.took;
+        if answer.items > docs {
+            // No item can be matched to a document, and a server that lists more items than
+            // it was sent documents will do so again: not resent, and the run stops.
+            shared.record(sample);
+            let reason = format!(
+                "{NO_ITEM}: the answer lists {} items for {docs} documents, so none can be \
+                 matched to its document (a broken server or proxy); not sent again",
+                answer.items
+            );
+            give_up!(status, &reason)?;
+            return Err(IngestError::Bulk {
+                request: what(),
+                reason,
+            });
+        }
         let (answer, missing) = answer.for_docs(docs);
         let mut stopping = shared.abort.load(Relaxed) || shared.cancel.is_cancelled();
         // Documents without an item may or may not be indexed: like a request without an

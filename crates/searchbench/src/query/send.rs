@@ -89,6 +89,7 @@ pub(crate) async fn post(
             .await
             .map_err(describe)?;
         let status = response.status().as_u16();
+        let location = crate::cluster::redirect_location(&response);
         let body = body::read_bounded(response, target.max_answer())
             .await
             .map_err(|e| match e {
@@ -96,12 +97,19 @@ pub(crate) async fn post(
                     body::too_large(limit, seen, crate::cluster::MAX_ANSWER_HINT)
                 }
                 BodyError::Transport(e) => describe(e),
+                BodyError::Encoding(reason) => reason,
             })?;
-        Ok::<_, String>((status, body))
+        Ok::<_, String>((status, location, body))
     };
-    let (status, body) = tokio::time::timeout(target.timeout(), exchange)
+    let (status, location, body) = tokio::time::timeout(target.timeout(), exchange)
         .await
         .map_err(|_| "timed out (no complete answer within --timeout)".to_string())??;
+    if (300..400).contains(&status) {
+        return Err(format!(
+            "HTTP {status}: {}",
+            crate::cluster::redirect_reason(location.as_deref())
+        ));
+    }
     if !(200..300).contains(&status) {
         return Err(format!(
             "HTTP {status}: {}",

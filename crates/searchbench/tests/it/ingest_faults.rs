@@ -169,9 +169,10 @@ async fn retries_used_up_put_the_documents_in_the_failure_file_and_stop() {
         report.counts.indexed + report.counts.failed
     );
     assert_eq!(report.counts.indexed, 400);
-    // The request given up is unacknowledged; what was read after it was never sent, and is
-    // counted so, not as unacknowledged.
-    assert_eq!(report.counts.unacknowledged, 200);
+    // The request given up was answered (429, to the end): its documents are refused, not
+    // unacknowledged; what was read after it was never sent, and is counted so.
+    assert_eq!(report.counts.refused, 200);
+    assert_eq!(report.counts.unacknowledged, 0);
     assert_eq!(report.counts.not_sent, report.counts.read - 600);
     assert!(report.counts.reconciled, "{:?}", report.counts);
     let lines = std::fs::read_to_string(dir.path().join("failures.ndjson")).unwrap();

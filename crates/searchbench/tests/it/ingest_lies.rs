@@ -147,6 +147,127 @@ async fn with_auto_ids_documents_without_an_item_go_to_the_failure_file_and_stop
     }
 }
 
+/// More items than documents: none can be matched, and a server that does it once does it
+/// again. Said as it is (not "fewer items"), never resent, the run stops.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn more_items_than_documents_are_said_as_such_and_never_resent() {
+    let proxy = proxy::start(node_url(), |k| {
+        if k == 0 {
+            Fault::MoreItems(2)
+        } else {
+            Fault::Pass
+        }
+    })
+    .await;
+    let target = target_at(&proxy.url, Duration::from_secs(10));
+    let dir = tempfile::tempdir().unwrap();
+    let p = plan("searchbench-test-lies-more", dir.path(), IdMode::Sequential);
+    let report = ingest_within(60, &target, 1000, p).await;
+    let error = report.error.clone().expect("the run stops");
+    assert!(
+        error.contains("lists 202 items for 200 documents"),
+        "{error}"
+    );
+    assert!(!error.contains("fewer"), "{error}");
+    assert_eq!(
+        proxy.counts.bulk.load(std::sync::atomic::Ordering::Relaxed),
+        1
+    );
+    let c = &report.counts;
+    assert_eq!(
+        (c.indexed, c.retried_items, c.unacknowledged),
+        (0, 0, 200),
+        "{c:?}"
+    );
+    assert_eq!(c.read, c.indexed + c.failed, "{c:?}");
+    assert!(
+        report.warnings.iter().all(|w| !w.contains("fewer items")),
+        "{:?}",
+        report.warnings
+    );
+}
+
+/// A 307 on `_bulk` is not followed: the documents went nowhere (refused), the run stops
+/// with where the server pointed, and the node received nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redirected_bulk_request_is_not_followed_and_says_where_to_point() {
+    let proxy = proxy::start(node_url(), |_| Fault::Redirect).await;
+    let target = target_at(&proxy.url, Duration::from_secs(10));
+    let dir = tempfile::tempdir().unwrap();
+    let index = "searchbench-test-lies-redirect";
+    let report = ingest_within(
+        60,
+        &target,
+        1000,
+        plan(index, dir.path(), IdMode::Sequential),
+    )
+    .await;
+    let error = report.error.clone().expect("the run stops");
+    assert!(
+        error.contains("HTTP 307") && error.contains(&format!("redirected to {}", node_url())),
+        "{error}"
+    );
+    assert!(error.contains("point --url"), "{error}");
+    let c = &report.counts;
+    assert_eq!((c.indexed, c.unacknowledged), (0, 0), "{c:?}");
+    assert!(c.refused >= 200, "{c:?}");
+    assert_eq!(c.read, c.indexed + c.failed, "{c:?}");
+    assert_eq!(ingest::count(&common::target(), index).await.unwrap(), 0);
+}
+
+/// A 401 mid-load (a password that stopped working) is the server's answer: the documents
+/// are refused, not "unacknowledged", and the run stops.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_401_mid_load_refuses_the_documents_and_stops() {
+    let proxy = proxy::start(node_url(), |k| {
+        if k >= 2 {
+            Fault::Unauthorized
+        } else {
+            Fault::Pass
+        }
+    })
+    .await;
+    let target = target_at(&proxy.url, Duration::from_secs(10));
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = plan("searchbench-test-lies-401", dir.path(), IdMode::Sequential);
+    p.driver.clients = 1;
+    let report = ingest_within(60, &target, 1000, p).await;
+    let error = report.error.clone().expect("the run stops");
+    assert!(error.contains("401"), "{error}");
+    let c = &report.counts;
+    assert_eq!(
+        (c.indexed, c.refused, c.unacknowledged),
+        (400, 200, 0),
+        "{c:?}"
+    );
+    assert_eq!(c.read, c.indexed + c.failed, "{c:?}");
+    let refused: Vec<Value> = failure_records(dir.path())
+        .into_iter()
+        .filter(|r| r["status"] == 401)
+        .collect();
+    assert_eq!(refused.len(), 200);
+}
+
+/// An answer gzip-compressed without being asked (a proxy that compresses everything) is
+/// decoded: every document acknowledged by its item.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bulk_answer_compressed_unasked_is_decoded() {
+    let proxy = proxy::start(node_url(), |_| Fault::GzipUnasked).await;
+    let target = target_at(&proxy.url, Duration::from_secs(10));
+    let dir = tempfile::tempdir().unwrap();
+    let index = "searchbench-test-lies-gzip";
+    let report = ingest_within(
+        60,
+        &target,
+        1000,
+        plan(index, dir.path(), IdMode::Sequential),
+    )
+    .await;
+    assert_eq!(report.error, None);
+    assert_eq!((report.counts.indexed, report.counts.failed), (1000, 0));
+    assert!(failure_records(dir.path()).is_empty());
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn retries_used_up_on_a_lying_server_leave_exact_counts() {
     let proxy = proxy::start(node_url(), |_| Fault::FewerItems(3)).await;

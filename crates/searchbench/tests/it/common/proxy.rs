@@ -51,6 +51,14 @@ pub enum Fault {
     Huge(u64),
     /// Answer 200 and send the body one byte every 100 ms, without end.
     Trickle,
+    /// Forward, then answer with N more items than documents (the first repeated).
+    MoreItems(usize),
+    /// Answer 307 pointing at the real node's `_bulk`, without forwarding.
+    Redirect,
+    /// Answer 401 as a secured engine does when a password stops working, without forwarding.
+    Unauthorized,
+    /// Forward, then answer gzip-compressed (`Content-Encoding: gzip`), unasked.
+    GzipUnasked,
 }
 
 #[derive(Debug, Default)]
@@ -191,6 +199,21 @@ async fn handle(
         Fault::Stall(d) => tokio::time::sleep(d).await,
         Fault::Huge(bytes) => return Ok(reply_with(200, huge(bytes))),
         Fault::Trickle => return Ok(reply_with(200, trickle())),
+        Fault::Redirect => {
+            let mut r = reply(307, Bytes::new());
+            let to = format!("{upstream}{path}");
+            r.headers_mut().insert(
+                hyper::header::LOCATION,
+                hyper::header::HeaderValue::from_str(&to).expect("a URL"),
+            );
+            return Ok(r);
+        }
+        Fault::Unauthorized => {
+            return Ok(reply(
+                401,
+                Bytes::from_static(b"Unauthorized"),
+            ))
+        }
         _ => {}
     }
     let mut forward = client
@@ -227,8 +250,32 @@ async fn handle(
             status,
             Bytes::from_static(b"{\"took\":1,\"errors\":false,\"items\":["),
         )),
+        Fault::MoreItems(n) => Ok(reply(status, more_items(answer, n))),
+        Fault::GzipUnasked => {
+            let mut gz = Vec::new();
+            searchbench::ingest::gzip::compress(&answer, &mut gz).expect("gzip");
+            let mut r = reply(status, Bytes::from(gz));
+            r.headers_mut().insert(
+                hyper::header::CONTENT_ENCODING,
+                hyper::header::HeaderValue::from_static("gzip"),
+            );
+            Ok(r)
+        }
         _ => Ok(reply(status, answer)),
     }
+}
+
+/// The real answer with its first item repeated `n` more times.
+fn more_items(answer: Bytes, n: usize) -> Bytes {
+    let Ok(mut v) = serde_json::from_slice::<serde_json::Value>(&answer) else {
+        return answer;
+    };
+    if let Some(items) = v.get_mut("items").and_then(|i| i.as_array_mut()) {
+        if let Some(first) = items.first().cloned() {
+            items.extend(std::iter::repeat_n(first, n));
+        }
+    }
+    Bytes::from(serde_json::to_vec(&v).unwrap_or_default())
 }
 
 fn reject_first_item(answer: Bytes) -> Bytes {
