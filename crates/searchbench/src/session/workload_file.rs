@@ -144,6 +144,62 @@ pub struct Initialised {
     pub corpus_file: PathBuf,
     pub docs: usize,
     pub queries: Vec<String>,
+    /// The index the workload loads into.
+    pub index: String,
+    /// Settings of the source left out, and why.
+    pub left_out: Vec<String>,
+}
+
+/// Drops from `settings` (an index's `index` settings) what belongs to the source cluster
+/// rather than to the workload, saying why for each: the replica count (a copy of a
+/// three-node cluster's `1` makes a yellow index on the one node a benchmark starts; the
+/// run's `--replicas` decides) and OpenSearch's default replication type (a setting
+/// Elasticsearch refuses, and the default anyway).
+fn portable_settings(settings: &mut Value) -> Vec<String> {
+    let Value::Object(s) = settings else {
+        return Vec::new();
+    };
+    let mut left_out = Vec::new();
+    for key in ["number_of_replicas", "auto_expand_replicas"] {
+        if let Some(v) = s.remove(key) {
+            left_out.push(format!(
+                "index.{key} ({}: the source cluster's; the run's --replicas decides)",
+                v.as_str().map_or_else(|| v.to_string(), str::to_string)
+            ));
+        }
+    }
+    let default_type = s
+        .get("replication")
+        .and_then(|r| r.get("type"))
+        .and_then(Value::as_str)
+        == Some("DOCUMENT");
+    if default_type {
+        s.remove("replication");
+        left_out.push(
+            "index.replication.type (DOCUMENT: OpenSearch's default, and a setting \
+             Elasticsearch refuses)"
+                .into(),
+        );
+    }
+    left_out
+}
+
+/// The index a workload made from `source` loads into: `searchbench-<source>`, with the
+/// file's name in it when that says something more, and never the source index itself
+/// (a run with --replace would delete it).
+fn copy_index(stem: &str, source: &str) -> String {
+    let bare = source.trim_start_matches("searchbench-");
+    let base = if stem == bare || stem == source {
+        bare.to_string()
+    } else {
+        format!("{stem}-{bare}")
+    };
+    let index = default_index(&base);
+    if index == source {
+        default_index(&format!("{base}-copy"))
+    } else {
+        index
+    }
 }
 
 /// Writes a workload file at `out` from `index` on `target`: its mapping and settings (minus
@@ -184,6 +240,18 @@ pub async fn init(
             s.remove(k);
         }
     }
+    let left_out = portable_settings(&mut settings);
+    let dir = out
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if !dir.is_dir() {
+        return Err(SessionError::usage(format!(
+            "--out {}: the folder {} does not exist; create it first or choose another",
+            out.display(),
+            dir.display()
+        )));
+    }
     let search = json!({"size": sample, "sort": ["_doc"], "query": {"match_all": {}}});
     let hits: Value = target
         .send_json(reqwest::Method::POST, &format!("/{index}/_search"), &search)
@@ -203,7 +271,6 @@ pub async fn init(
         .and_then(|s| s.to_str())
         .unwrap_or("workload")
         .to_string();
-    let dir = out.parent().unwrap_or(Path::new("."));
     let corpus_name = format!("{stem}-docs.ndjson");
     let corpus_file = dir.join(&corpus_name);
     let mut text = String::new();
@@ -215,9 +282,10 @@ pub async fn init(
     std::fs::write(&corpus_file, text).map_err(|e| io(&corpus_file, e))?;
     let queries = sample_queries(&mappings, &docs);
     let names: Vec<String> = queries.keys().cloned().collect();
+    let copy = copy_index(&stem, index);
     let workload = json!({
         "name": stem,
-        "index": default_index(&format!("{stem}-{index}")),
+        "index": copy,
         "corpus": {"files": [corpus_name]},
         "index_body": {"settings": {"index": settings}, "mappings": mappings},
         "queries": queries,
@@ -230,6 +298,8 @@ pub async fn init(
         corpus_file,
         docs: docs.len(),
         queries: names,
+        index: copy,
+        left_out,
     })
 }
 
@@ -290,5 +360,40 @@ fn collect_fields(props: Option<&Value>, prefix: &str, out: &mut Vec<(String, St
             out.push((path.clone(), t.to_string()));
         }
         collect_fields(f.get("properties"), &format!("{path}."), out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_copy_is_named_once_and_never_the_source() {
+        assert_eq!(copy_index("shops", "shops"), "searchbench-shops");
+        assert_eq!(copy_index("sample", "shops"), "searchbench-sample-shops");
+        assert_eq!(
+            copy_index("shops", "searchbench-shops"),
+            "searchbench-shops-copy"
+        );
+        assert_eq!(copy_index("w", "searchbench-shops"), "searchbench-w-shops");
+    }
+
+    #[test]
+    fn the_source_clusters_replicas_and_default_replication_are_left_out_and_said() {
+        let mut s = json!({"number_of_shards": "2", "number_of_replicas": "1",
+                           "replication": {"type": "DOCUMENT"}, "refresh_interval": "5s"});
+        let said = portable_settings(&mut s);
+        assert_eq!(
+            s,
+            json!({"number_of_shards": "2", "refresh_interval": "5s"})
+        );
+        assert_eq!(said.len(), 2, "{said:?}");
+        assert!(said[0].contains("number_of_replicas (1"), "{said:?}");
+        let mut segment = json!({"replication": {"type": "SEGMENT"}});
+        assert!(portable_settings(&mut segment).is_empty());
+        assert_eq!(
+            segment["replication"]["type"], "SEGMENT",
+            "a choice is kept"
+        );
     }
 }

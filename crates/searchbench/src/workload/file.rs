@@ -134,20 +134,30 @@ impl WorkloadFile {
             Some(_) => return Err(err(path, "`index` must be a string")),
         };
         let corpus = corpus(path, &dir, o.remove("corpus"))?;
-        let mut index_body = o.remove("index_body");
+        let mut part = |key: &str| {
+            o.remove(key)
+                .map(|v| object_or_file(path, &dir, key, v))
+                .transpose()
+        };
+        let mut index_body = part("index_body")?;
         for key in ["mappings", "settings"] {
-            if let Some(v) = o.remove(key) {
+            if let Some(v) = part(key)? {
                 let body = index_body.get_or_insert_with(|| Value::Object(Map::new()));
                 if let Value::Object(b) = body {
+                    if b.contains_key(key) {
+                        return Err(err(
+                            path,
+                            format!(
+                                "`{key}` is given twice: in `index_body` and on its own; keep one"
+                            ),
+                        ));
+                    }
                     b.insert(key.to_string(), v);
                 }
             }
         }
-        if index_body.as_ref().is_some_and(|b| !b.is_object()) {
-            return Err(err(path, "`index_body` must be an object"));
-        }
-        let template = o.remove("template");
-        let pipeline = o.remove("pipeline");
+        let template = part("template")?;
+        let pipeline = part("pipeline")?;
         let queries = match o.remove("queries") {
             None => Vec::new(),
             Some(Value::String(file)) => {
@@ -198,6 +208,28 @@ impl WorkloadFile {
             queries,
             defaults,
         })
+    }
+}
+
+/// A part of the index setup given inline (an object) or as the name of a JSON file beside
+/// the workload file (as Rally tracks name their index bodies): never a string sent to the
+/// engine as it is.
+fn object_or_file(path: &Path, dir: &Path, key: &str, v: Value) -> Result<Value, String> {
+    match v {
+        Value::Object(_) => Ok(v),
+        Value::String(file) => {
+            let file = folder::inside(dir, &file, key).map_err(|e| err(path, e))?;
+            json_file::read_object(&file, &format!("`{key}` of {}", path.display()))
+                .map(Value::Object)
+        }
+        other => Err(err(
+            path,
+            format!(
+                "`{key}` must be an object, or the name of a JSON file beside the workload \
+                 file, not {}",
+                json_file::kind(&other)
+            ),
+        )),
     }
 }
 
@@ -314,5 +346,54 @@ mod tests {
         std::fs::write(&p, r#"{"corpus": {"generator": "logs"}, "defualts": {}}"#).unwrap();
         let e = WorkloadFile::read(&p).unwrap_err();
         assert!(e.contains("defualts"), "{e}");
+    }
+
+    #[test]
+    fn a_part_named_by_a_string_is_read_from_its_file_and_a_key_twice_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("w.json");
+        std::fs::write(
+            dir.path().join("m.json"),
+            r#"{"properties": {"a": {"type": "float"}}}"#,
+        )
+        .unwrap();
+        let write = |text: &str| std::fs::write(&p, text).unwrap();
+        write(
+            r#"{"corpus": {"generator": "logs"}, "mappings": "m.json", "settings": {"number_of_shards": 2}}"#,
+        );
+        let w = WorkloadFile::read(&p).unwrap();
+        let body = w.index_body.unwrap();
+        assert_eq!(body["mappings"]["properties"]["a"]["type"], "float");
+        assert_eq!(body["settings"]["number_of_shards"], 2);
+        for (text, needle) in [
+            (
+                r#"{"corpus": {"generator": "logs"}, "mappings": "nope.json"}"#,
+                "nope.json",
+            ),
+            (
+                r#"{"corpus": {"generator": "logs"}, "mappings": 3}"#,
+                "`mappings` must be an object",
+            ),
+            (
+                r#"{"corpus": {"generator": "logs"}, "pipeline": "../m.json"}"#,
+                "pipeline",
+            ),
+            (
+                r#"{"corpus": {"generator": "logs"}, "index_body": {"mappings": {}}, "mappings": {}}"#,
+                "`mappings` is given twice",
+            ),
+            (
+                "{\"corpus\": {\"generator\": \"logs\"},\n \"index\": \"a\",\n \"index\": \"b\"}",
+                "w.json:3:",
+            ),
+            (
+                r#"{"corpus": {"generator": "logs"}, "queries": {"q": {"body": {}}, "q": {"body": {"size": 0}}}}"#,
+                "\"q\" is given twice",
+            ),
+        ] {
+            write(text);
+            let e = WorkloadFile::read(&p).unwrap_err();
+            assert!(e.contains(needle), "{needle:?} not in {e}");
+        }
     }
 }

@@ -12,16 +12,86 @@ pub fn read(path: &Path) -> Result<Value, String> {
     parse(&path.display().to_string(), &text)
 }
 
-/// `text` as JSON; `name` is the file it came from, for errors.
+/// `text` as JSON; `name` is the file it came from, for errors. A key given twice in one
+/// object is an error: JSON parsers (and the engines) keep the last one in silence, so a
+/// second `index` or a query name used twice would lose the first without a word.
 pub fn parse(name: &str, text: &str) -> Result<Value, String> {
-    serde_json::from_str(text).map_err(|e| {
+    let at = |e: serde_json::Error, what: &str| {
         format!(
-            "{name}:{}:{}: not valid JSON: {}",
+            "{name}:{}:{}: {what}{}",
             e.line(),
             e.column(),
             strip_position(&e.to_string())
         )
-    })
+    };
+    let value: Value = serde_json::from_str(text).map_err(|e| at(e, "not valid JSON: "))?;
+    let mut check = serde_json::Deserializer::from_str(text);
+    serde::de::DeserializeSeed::deserialize(no_twice::Object, &mut check).map_err(|e| at(e, ""))?;
+    Ok(value)
+}
+
+/// A walk over a JSON text that fails, at its position, on the first key an object holds
+/// twice. Builds nothing: the value itself is parsed by serde_json.
+mod no_twice {
+    use std::collections::HashSet;
+    use std::fmt;
+
+    use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+
+    /// Any JSON value, its objects checked.
+    pub struct Object;
+
+    impl<'de> DeserializeSeed<'de> for Object {
+        type Value = ();
+        fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_any(Walk)
+        }
+    }
+
+    struct Walk;
+
+    impl<'de> Visitor<'de> for Walk {
+        type Value = ();
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a JSON value")
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_str<E>(self, _: &str) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_unit<E>(self) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+            while seq.next_element_seed(Object)?.is_some() {}
+            Ok(())
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            let mut seen = HashSet::new();
+            while let Some(key) = map.next_key::<String>()? {
+                if !seen.insert(key.clone()) {
+                    // Said at once: the position is the second key's.
+                    return Err(de::Error::custom(format!(
+                        "the key {key:?} is given twice in one object (only the last would \
+                         count); keep one"
+                    )));
+                }
+                map.next_value_seed(Object)?;
+            }
+            Ok(())
+        }
+    }
 }
 
 /// A JSON object from `path` (a mapping, settings, a template must be one).
@@ -129,5 +199,25 @@ mod tests {
             "{e}"
         );
         assert!(!e.contains("at line"), "{e}");
+    }
+
+    #[test]
+    fn a_key_given_twice_is_named_with_its_line() {
+        let e = parse(
+            "w.json",
+            "{\n  \"index\": \"a\",\n  \"q\": {\"x\": [{\"k\": 1}, {\"k\": 2}]},\n  \"index\": \"b\"\n}",
+        )
+        .unwrap_err();
+        assert!(e.starts_with("w.json:4:"), "{e}");
+        assert!(e.contains("\"index\" is given twice"), "{e}");
+        let e = parse("q.json", r#"{"a": {"body": {}, "body": {"size": 0}}}"#).unwrap_err();
+        assert!(e.contains("\"body\" is given twice"), "{e}");
+        // The same key in two objects is fine.
+        let v = parse(
+            "ok.json",
+            r#"[{"k": 1}, {"k": 2.5, "n": null, "s": "x", "b": true}]"#,
+        )
+        .unwrap();
+        assert_eq!(v[1]["k"], 2.5);
     }
 }

@@ -433,6 +433,33 @@ fn a_workload_file_round_trips_through_init_and_run() {
         settings.get("uuid").is_none() && settings.get("creation_date").is_none(),
         "{file}"
     );
+    // The source's replica count (OpenSearch's default 1, yellow on one node) and default
+    // replication type are left out, and said; the copy is named once, never the source.
+    assert!(
+        settings.get("number_of_replicas").is_none() && settings.get("replication").is_none(),
+        "{file}"
+    );
+    assert!(
+        stdout.contains("left out: index.number_of_replicas"),
+        "{stdout}"
+    );
+    assert_eq!(file["index"], "searchbench-w-test-byo-init", "{file}");
+    // An --out in a folder that does not exist: said before anything is written.
+    let missing = dir.path().join("nope").join("x.json");
+    let out = common::bin()
+        .args([
+            "workload",
+            "init",
+            "--from-index",
+            index,
+            "--url",
+            node_url(),
+        ])
+        .arg("--out")
+        .arg(&missing)
+        .output()
+        .unwrap();
+    usage_error(&out, &["the folder", "nope", "does not exist"]);
     assert_eq!(
         file["index_body"]["mappings"]["properties"]["v"]["type"],
         "long"

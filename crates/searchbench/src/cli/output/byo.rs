@@ -30,6 +30,10 @@ pub fn initialised(done: &crate::session::workload_file::Initialised) {
         done.corpus_file.display(),
         done.queries.join(", ")
     );
+    outln!("it loads into index {}", done.index);
+    for what in &done.left_out {
+        outln!("left out: {what}");
+    }
     outln!(
         "run it with: searchbench run --workload-file {}",
         done.workload_file.display()
