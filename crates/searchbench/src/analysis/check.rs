@@ -37,13 +37,16 @@ pub enum CheckError {
     UnknownMetric(String),
     #[error("name at least one --metric")]
     NoMetric,
+    /// The run and its baseline are not one thing measured twice (see `compare::mixed`).
+    #[error("cannot check: {0}; {hint}", hint = compare::ALLOW_MIXED_HINT)]
+    Mixed(String),
 }
 
 impl CheckError {
     /// The caller's to fix: a name that matches nothing.
     pub fn is_usage(&self) -> bool {
         match self {
-            CheckError::UnknownMetric(_) | CheckError::NoMetric => true,
+            CheckError::UnknownMetric(_) | CheckError::NoMetric | CheckError::Mixed(_) => true,
             CheckError::Store(e) => matches!(
                 e,
                 StoreError::NotFound(_)
@@ -73,6 +76,8 @@ pub struct CheckSpec {
     pub metrics: Vec<String>,
     /// A regression smaller than this (percent) passes.
     pub threshold_pct: f64,
+    /// Check even when a side pools configurations or the sides are different workloads.
+    pub allow_mixed: bool,
 }
 
 /// The answer.
@@ -253,6 +258,18 @@ pub fn check(store: &Store, spec: &CheckSpec) -> Result<Check, CheckError> {
         Baseline::Last(n) => last_runs(store, &run, *n)?,
     };
     let base_side = baseline.as_ref().map(Side::from_group);
+    let mixed = match &base_side {
+        Some(base) => compare::mixed(base, &[&run_side]),
+        None => run_side.pools_configurations().into_iter().collect(),
+    };
+    if !mixed.is_empty() && !spec.allow_mixed {
+        return Err(CheckError::Mixed(mixed.join("; ")));
+    }
+    notes.extend(
+        mixed
+            .into_iter()
+            .map(|m| format!("MIXED (--allow-mixed): {m}")),
+    );
 
     // Names are checked first: a typo is bad usage whatever the runs hold.
     let keys = known_keys(&run_side, base_side.as_ref());

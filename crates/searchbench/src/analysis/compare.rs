@@ -18,6 +18,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::configuration::{self, Configuration};
 use super::runs::Group;
 use crate::analysis::metrics::{self, Direction, Metric};
 use crate::analysis::statistics::{
@@ -40,6 +41,9 @@ pub struct Side {
     pub excluded: Vec<String>,
     #[serde(skip)]
     pub metrics: Vec<Metric>,
+    /// Each run's configuration, in `run_ids` order.
+    #[serde(skip)]
+    pub configurations: Vec<Configuration>,
 }
 
 impl Side {
@@ -68,6 +72,48 @@ impl Side {
             states: runs.iter().map(|l| l.row.state).collect(),
             excluded: group.excluded.clone(),
             metrics,
+            configurations: runs.iter().map(|l| Configuration::of(&l.row)).collect(),
+        }
+    }
+
+    /// Why this side's runs cannot stand for one figure: they are runs of more than one
+    /// configuration (a tag that pools 1 and 4 clients), naming what differs.
+    pub fn pools_configurations(&self) -> Option<String> {
+        let first = self.configurations.first()?;
+        let other = self.configurations.iter().find(|c| c.id != first.id)?;
+        let n = {
+            let mut ids: Vec<&str> = self.configurations.iter().map(|c| c.id.as_str()).collect();
+            ids.sort_unstable();
+            ids.dedup();
+            ids.len()
+        };
+        Some(format!(
+            "{} pools runs of {n} configurations ({})",
+            self.label,
+            configuration::differences(first, other).join(", ")
+        ))
+    }
+
+    /// Why `self` and `other` are not two measurements of one thing: another kind of run or
+    /// another workload (a logs load against a numbers load says nothing of either).
+    pub fn other_workload(&self, other: &Side) -> Option<String> {
+        let (a, b) = (self.configurations.first()?, other.configurations.first()?);
+        (a.kind != b.kind || a.workload != b.workload).then(|| {
+            format!(
+                "{} is {} {} and {} is {} {}",
+                self.label, a.kind, a.workload, other.label, b.kind, b.workload
+            )
+        })
+    }
+
+    /// The settings in which `other`'s configuration differs from this side's (the point of
+    /// most comparisons, said so the reader knows what changed).
+    pub fn settings_differ(&self, other: &Side) -> Vec<String> {
+        match (self.configurations.first(), other.configurations.first()) {
+            (Some(a), Some(b)) if a.kind == b.kind && a.workload == b.workload => {
+                configuration::differences(a, b)
+            }
+            _ => Vec::new(),
         }
     }
 
@@ -424,6 +470,25 @@ fn cell(base: &Metric, m: &Metric) -> Cell {
 }
 
 /// Compares every contender with the base, metric by metric (the base's metrics, in order).
+/// Why these sides cannot be compared as they are: a side that pools runs of several
+/// configurations, or a contender of another kind or workload than the base. Each sentence
+/// names what differs; empty when they can be. Callers refuse unless told `--allow-mixed`,
+/// and then say it in the notes: a figure pooled from 1 and 4 clients, or a logs load set
+/// against a numbers load, would give a verdict that means nothing.
+pub fn mixed(base: &Side, contenders: &[&Side]) -> Vec<String> {
+    let mut out: Vec<String> = std::iter::once(base)
+        .chain(contenders.iter().copied())
+        .filter_map(Side::pools_configurations)
+        .collect();
+    out.extend(contenders.iter().filter_map(|c| base.other_workload(c)));
+    out.dedup();
+    out
+}
+
+/// What to add to a refusal of [`mixed`] sides.
+pub const ALLOW_MIXED_HINT: &str =
+    "select runs of one configuration a side (add a tag), or pass --allow-mixed to compare them anyway";
+
 pub fn compare(base: Side, contenders: Vec<Side>) -> Comparison {
     let rows = base
         .metrics
@@ -506,6 +571,16 @@ pub fn compare(base: Side, contenders: Vec<Side>) -> Comparison {
             "groups: one value per run, Welch's t interval ({:.0} %, Welch–Satterthwaite degrees of freedom) from {MIN_RUNS} runs a side; spread is each side's run-to-run coefficient of variation; when the interval holds zero, \"could detect\" is the smallest change these runs would have shown (80 % power)",
             CONFIDENCE * 100.0
         ));
+    }
+    for c in &contenders {
+        let differ = base.settings_differ(c);
+        if !differ.is_empty() {
+            notes.push(format!(
+                "{} differs from the base in: {}",
+                c.label,
+                differ.join(", ")
+            ));
+        }
     }
     let engines: Vec<&str> = all.clone().filter_map(|s| s.engine.as_deref()).collect();
     if engines.windows(2).any(|w| w[0] != w[1]) {

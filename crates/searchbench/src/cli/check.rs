@@ -66,6 +66,10 @@ pub struct CheckArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Check even when a side pools runs of several configurations or the run and its
+    /// baseline are different workloads (refused otherwise, naming what differs).
+    #[arg(long)]
+    pub allow_mixed: bool,
 }
 
 pub(super) fn parse_percent(s: &str) -> Result<f64, String> {
@@ -89,6 +93,7 @@ pub async fn run(a: CheckArgs) -> CliResult {
         },
         metrics: a.metrics.clone(),
         threshold_pct: a.threshold,
+        allow_mixed: a.allow_mixed,
     };
     let c = check::check(&store, &spec).map_err(|e| {
         if e.is_usage() {

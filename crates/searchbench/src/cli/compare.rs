@@ -66,6 +66,10 @@ pub struct CompareArgs {
     /// Also compare runs that are not complete (interrupted, failed, never finished).
     #[arg(long)]
     pub include_partial: bool,
+    /// Compare even when a side pools runs of several configurations or the sides are
+    /// different workloads (refused otherwise, naming what differs); the result says so.
+    #[arg(long)]
+    pub allow_mixed: bool,
 }
 
 pub async fn run(a: CompareArgs) -> CliResult {
@@ -76,7 +80,18 @@ pub async fn run(a: CompareArgs) -> CliResult {
         .iter()
         .map(|s| Side::load_with(&store, s, a.include_partial).map_err(CliError::usage))
         .collect::<Result<Vec<_>, _>>()?;
+    let mixed = compare::mixed(&base, &contenders.iter().collect::<Vec<_>>());
+    if !mixed.is_empty() && !a.allow_mixed {
+        return Err(CliError::usage(anyhow::anyhow!(
+            "cannot compare: {}; {}",
+            mixed.join("; "),
+            compare::ALLOW_MIXED_HINT
+        )));
+    }
     let mut c = compare::compare(base, contenders);
+    for m in mixed {
+        c.notes.insert(0, format!("MIXED (--allow-mixed): {m}"));
+    }
     // Decided on every metric, whatever is shown.
     let worse = c.any_worse();
     if a.only_changed {

@@ -268,11 +268,16 @@ fn old_runs_compare_with_runs_made_now() {
             "accuracy.top_hosts_s0.wrong",
         ],
     );
+    // The old run read its queries from shops.json, and a queries file's name is its
+    // workload's: the same file under that name, so both sides are one workload.
+    let queries_dir = tempfile::tempdir().expect("a folder");
+    let shops = queries_dir.path().join("shops.json");
+    std::fs::copy(fixtures().join("store-0100004-queries.json"), &shops).expect("copy");
     let mut cmd = bin();
     store(&mut cmd);
     let out = cmd
         .args(["query", "--queries"])
-        .arg(fixtures().join("store-0100004-queries.json"))
+        .arg(&shops)
         .args([
             "--index",
             "store-compat-logs",

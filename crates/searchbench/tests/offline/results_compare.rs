@@ -494,3 +494,129 @@ fn a_sweep_saturation_or_matrix_the_store_does_not_hold_is_bad_usage() {
         assert!(stderr.contains(selector), "{selector}: {stderr}");
     }
 }
+
+/// Stores `result` as a run of `workload` with `config` and `tags`.
+fn save_as(
+    store: &Store,
+    result: &Value,
+    workload: &str,
+    config: Value,
+    tags: &[(&str, &str)],
+) -> String {
+    use searchbench::store::{Kind, NewRun};
+    let mut run = NewRun::new(Kind::Ingest, workload, config);
+    run.tags = tags
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    store.save(&run, result).expect("save").0
+}
+
+/// A tag that pools runs of two configurations, or sides of two workloads, give verdicts
+/// that mean nothing (`WORSE -99.9 %`, `PASS +113749 %`): compare and check refuse them,
+/// naming what differs, unless told --allow-mixed, and then say so.
+#[test]
+fn compare_and_check_refuse_mixed_configurations_and_workloads_unless_allowed() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let store = Store::open(&db).unwrap();
+    let run = |seed: u64, rate: f64| ingest_result(20, rate, 0.05, 20.0, seed);
+    let c1 = serde_json::json!({"clients": 1, "bulk_docs": 2000});
+    let c4 = serde_json::json!({"clients": 4, "bulk_docs": 2000});
+    for seed in 0..3 {
+        save_as(
+            &store,
+            &run(seed, 5_000.0),
+            "logs",
+            c1.clone(),
+            &[("bulk_size", "2000"), ("g", "one")],
+        );
+        save_as(
+            &store,
+            &run(10 + seed, 20_000.0),
+            "logs",
+            c4.clone(),
+            &[("bulk_size", "2000"), ("g", "four")],
+        );
+        save_as(
+            &store,
+            &run(20 + seed, 9_000.0),
+            "numbers",
+            c1.clone(),
+            &[("g", "numbers")],
+        );
+        save_as(
+            &store,
+            &run(30 + seed, 5_100.0),
+            "logs",
+            c1.clone(),
+            &[("g", "one-again")],
+        );
+    }
+    let cli = |args: &[&str]| {
+        let out = bin().args(args).arg("--store").arg(&db).output().unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.status.code(), text)
+    };
+    // A side pooling 1 and 4 clients.
+    let (code, text) = cli(&["compare", "g=one", "bulk_size=2000"]);
+    assert_eq!(code, Some(2), "{text}");
+    assert!(
+        text.contains("bulk_size=2000") && text.contains("clients: 1 vs 4"),
+        "{text}"
+    );
+    assert!(text.contains("--allow-mixed"), "{text}");
+    let (code, text) = cli(&[
+        "check",
+        "g=one-again",
+        "--baseline",
+        "bulk_size=2000",
+        "--metric",
+        "docs_per_sec",
+    ]);
+    assert_eq!(code, Some(2), "{text}");
+    assert!(text.contains("clients: 1 vs 4"), "{text}");
+    // Two workloads.
+    let (code, text) = cli(&["compare", "g=one", "g=numbers"]);
+    assert_eq!(code, Some(2), "{text}");
+    assert!(text.contains("logs") && text.contains("numbers"), "{text}");
+    let (code, text) = cli(&[
+        "check",
+        "g=numbers",
+        "--baseline",
+        "g=one",
+        "--metric",
+        "docs_per_sec",
+    ]);
+    assert_eq!(code, Some(2), "{text}");
+    // Told: compared, and said.
+    let (code, text) = cli(&["compare", "g=one", "g=numbers", "--allow-mixed"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("MIXED (--allow-mixed)"), "{text}");
+    // One configuration a side, a setting changed between sides: the comparison's point,
+    // compared, and the difference named.
+    let (code, text) = cli(&["compare", "g=one", "g=four", "--json"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("differs from the base in: clients: 1 vs 4"),
+        "{text}"
+    );
+    // The same configuration twice: no refusal, no note of a difference.
+    let (code, text) = cli(&[
+        "check",
+        "g=one-again",
+        "--baseline",
+        "g=one",
+        "--metric",
+        "docs_per_sec",
+    ]);
+    assert_ne!(code, Some(2), "{text}");
+    assert!(
+        !text.contains("MIXED") && !text.contains("differs"),
+        "{text}"
+    );
+}
