@@ -216,6 +216,54 @@ mod tests {
         );
     }
 
+    /// What every command may use: the dispatcher, the shared flags, printing, and the
+    /// controls of long work. Everything else at the top of `cli/` is one command's.
+    const CLI_SHARED: [&str; 4] = ["mod", "args", "output", "progress"];
+
+    #[test]
+    fn commands_import_no_other_commands_file() {
+        let cli = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/cli");
+        let mut files = Vec::new();
+        sources(&cli, &mut files);
+        // A command's name: its file's stem, or its folder's name.
+        let command = |p: &Path| -> String {
+            let rel = p.strip_prefix(&cli).unwrap_or(p);
+            let first = rel.components().next().map_or(String::new(), |c| {
+                c.as_os_str().to_string_lossy().into_owned()
+            });
+            first.strip_suffix(".rs").unwrap_or(&first).to_string()
+        };
+        let commands: std::collections::BTreeSet<String> = files
+            .iter()
+            .map(|p| command(p))
+            .filter(|c| !CLI_SHARED.contains(&c.as_str()))
+            .collect();
+        assert!(commands.len() > 15, "found only {commands:?}");
+        let mut offenders = Vec::new();
+        for p in &files {
+            let own = command(p);
+            let top = p.parent() == Some(cli.as_path());
+            let text = std::fs::read_to_string(p).unwrap_or_default();
+            for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
+                for other in &commands {
+                    if *other == own {
+                        continue;
+                    }
+                    // `super::x` reaches a sibling only from a file at the top of cli/.
+                    let by_super = top && line.contains(&format!("super::{other}::"));
+                    if by_super || line.contains(&format!("crate::cli::{other}::")) {
+                        offenders.push(format!("{}: {}", p.display(), line.trim()));
+                    }
+                }
+            }
+        }
+        assert!(
+            offenders.is_empty(),
+            "a command uses another command's file (shared flags go in cli/args, printing in \
+             cli/output): {offenders:#?}"
+        );
+    }
+
     #[test]
     fn the_median_and_the_shuffle_are_written_once() {
         // A median by hand takes the two middle values; a Fisher–Yates draws `below(i + 1)`.

@@ -3,9 +3,10 @@
 
 use clap::Args;
 
+use super::args::parse_percent;
+use super::args::SaveArgs;
 use super::args::{CorpusArgs, LoadArgs, NodeArgs};
-use super::check::{parse_percent, CANNOT_TELL};
-use super::results::SaveArgs;
+use super::exit::CANNOT_TELL;
 use super::{output, CliError, CliResult};
 use crate::session::bisect::search::{Outcome, Policy};
 use crate::session::{self, bisect::BisectSpec};

@@ -76,7 +76,7 @@ pub async fn run(a: CalibrateArgs) -> CliResult {
         &a.out.save_spec()?,
         &terminal,
         |i, report| {
-            super::ingest::verdict(report)?;
+            super::output::ingest::verdict(report)?;
             eprintln!(
                 "run {i}/{}: {:.0} docs/s ({})",
                 a.runs, report.docs_per_sec, report.headline.definition
@@ -86,7 +86,7 @@ pub async fn run(a: CalibrateArgs) -> CliResult {
     )
     .await?;
     if let Some(path) = a.out.json.target() {
-        super::ingest::write_json(&c, &a.out)?;
+        a.out.write_json(&c)?;
         if path.as_os_str() == "-" {
             return terminal.unless_unsaved(Ok(()));
         }

@@ -4,8 +4,10 @@
 
 use clap::Args;
 
-use super::results::StoreArgs;
-use super::{exit, output, CliError, CliResult};
+use super::args::parse_percent;
+use super::args::StoreArgs;
+use super::exit::{self, CANNOT_TELL};
+use super::{output, CliError, CliResult};
 use crate::analysis::check::{self, Baseline, CheckSpec, Outcome};
 
 #[derive(Debug, Args)]
@@ -71,17 +73,6 @@ pub struct CheckArgs {
     #[arg(long)]
     pub allow_mixed: bool,
 }
-
-pub(super) fn parse_percent(s: &str) -> Result<f64, String> {
-    let t = s.trim().trim_end_matches('%').trim();
-    match t.parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
-        _ => Err(format!("{s:?} is not a percentage; use e.g. 5% or 2.5")),
-    }
-}
-
-/// `git bisect run`'s "cannot test this commit, skip it".
-pub const CANNOT_TELL: i32 = 125;
 
 pub async fn run(a: CheckArgs) -> CliResult {
     let store = a.store.open()?;

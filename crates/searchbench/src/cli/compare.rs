@@ -2,7 +2,7 @@
 
 use clap::Args;
 
-use super::results::StoreArgs;
+use super::args::StoreArgs;
 use comfy_table::Cell;
 
 use super::output::{self, Tone};

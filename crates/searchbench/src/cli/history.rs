@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use super::results::{tag_arg, StoreArgs};
+use super::args::{tag_arg, StoreArgs};
 use super::{output, CliError, CliResult};
 use crate::analysis::history::{self, Axis, HistoryError, Selection};
 

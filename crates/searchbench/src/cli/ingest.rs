@@ -6,10 +6,9 @@ use clap::{Args, ValueEnum};
 
 use super::args::{ClusterArgs, CorpusArgs, LoadArgs, OutputArgs};
 use super::output::{self, Terminal};
-use super::{exit, CliError, CliResult};
+use super::{CliError, CliResult};
 use crate::corpus::csv_types::CsvTypes;
 use crate::corpus::LineCheck;
-use crate::ingest::IngestReport;
 use crate::session::{self, FileFormat, FilesSpec, Job};
 
 #[derive(Debug, Args)]
@@ -62,7 +61,7 @@ pub struct IngestArgs {
     #[arg(long, value_name = "COL:TYPE,...", value_delimiter = ',')]
     pub csv_types: Vec<String>,
     #[command(flatten)]
-    pub setup: super::setup_args::SetupArgs,
+    pub setup: super::args::SetupArgs,
     /// Run the workload's searches from N clients in a loop while the load goes on (logs);
     /// their latency is reported beside the docs/s (answers are not checked: the index grows).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=256))]
@@ -155,12 +154,12 @@ pub async fn run(args: IngestArgs) -> CliResult {
     let report = session::ingest::ingest(job, &cluster, load, &args.out.save_spec()?, &terminal)
         .await
         .map_err(CliError::session)?;
-    write_json(&report, &args.out)?;
+    args.out.write_json(&report)?;
     if !args.out.json_on_stdout() {
         output::ingest::print(&report);
         output::telemetry::print(report.telemetry.as_ref());
     }
-    terminal.unless_unsaved(verdict(&report))
+    terminal.unless_unsaved(output::ingest::verdict(&report))
 }
 
 /// What to load, from the arguments.
@@ -205,43 +204,4 @@ fn job(args: &IngestArgs) -> Result<Job, CliError> {
         &args.convert_dates,
     )
     .map_err(CliError::session)
-}
-
-/// Writes the result as JSON where --json (stdout) or --export-json FILE says.
-pub(super) fn write_json<T: serde::Serialize>(result: &T, out: &OutputArgs) -> CliResult {
-    Ok(output::json_to(result, out.json.target())?)
-}
-
-/// Turns the outcome of a load into an exit code.
-pub(super) fn verdict(report: &IngestReport) -> CliResult {
-    if report.interrupted {
-        return Err(interrupted());
-    }
-    if let Some(error) = &report.error {
-        return Err(CliError {
-            code: exit::FAILURE,
-            error: anyhow::anyhow!("the load stopped early: {error}"),
-        });
-    }
-    if !report.counts.reconciled {
-        return Err(CliError::check(anyhow::anyhow!(
-            "counts do not reconcile: {}",
-            output::ingest::reconcile_line(report)
-        )));
-    }
-    if let Some(limit) = report.failure_limit.as_ref().filter(|l| l.exceeded) {
-        return Err(CliError::check(anyhow::anyhow!(
-            "{}",
-            output::ingest::failure_limit_line(limit)
-        )));
-    }
-    Ok(())
-}
-
-/// Ctrl-C: exit 130; the run is stored as `interrupted`.
-fn interrupted() -> CliError {
-    CliError {
-        code: exit::INTERRUPTED,
-        error: anyhow::anyhow!("interrupted: the load is incomplete (stored as interrupted)"),
-    }
 }

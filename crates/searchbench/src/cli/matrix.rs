@@ -3,9 +3,9 @@
 
 use clap::Args;
 
+use super::args::SaveArgs;
 use super::args::{CorpusArgs, LoadArgs, NodeArgs};
 use super::output::Terminal;
-use super::results::SaveArgs;
 use super::{output, CliError, CliResult};
 use crate::session::matrix::{self, MatrixSpec, Step};
 use crate::session::run::RunSpec;

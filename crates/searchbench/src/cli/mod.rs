@@ -34,7 +34,6 @@ mod check;
 mod compare;
 mod dates;
 pub mod engine;
-mod experiment;
 mod generate;
 mod history;
 mod ingest;
@@ -42,19 +41,16 @@ mod matrix;
 pub mod output;
 mod progress;
 mod query;
-mod query_file;
 mod report;
 pub mod results;
 mod run;
 mod saturate;
-mod scenario;
-mod setup_args;
 mod shell;
 mod sweep;
 mod target;
 mod workload;
 
-pub use target::TargetArgs;
+pub use args::TargetArgs;
 
 use clap::{Parser, Subcommand};
 
@@ -71,6 +67,8 @@ pub mod exit {
     /// Stopped by Ctrl-C / SIGINT (128 + 2, the shell's convention); the partial run is kept
     /// as `interrupted`.
     pub const INTERRUPTED: i32 = 130;
+    /// A check that cannot tell (`git bisect run`'s "cannot test this commit, skip it").
+    pub const CANNOT_TELL: i32 = 125;
 }
 
 /// An error at the CLI edge, carrying the exit code it maps to.
@@ -224,7 +222,7 @@ pub enum Command {
     Dates(dates::DatesCommand),
     /// The old spelling of `dates cost` (`experiment dates`).
     #[command(subcommand, hide = true)]
-    Experiment(experiment::ExperimentCommand),
+    Experiment(dates::cost::ExperimentCommand),
     /// The built-in workloads (list, info) and your own (`workload init` writes a workload
     /// file from an existing index).
     #[command(visible_alias = "workloads")]
@@ -339,7 +337,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Run(args) => run::run(args).await,
         Command::Query(args) => query::run(args).await,
         Command::Dates(cmd) => dates::run(cmd).await,
-        Command::Experiment(cmd) => experiment::run(cmd).await,
+        Command::Experiment(cmd) => dates::cost::run(cmd).await,
         Command::Results(cmd) => results::run(cmd).await,
         Command::Compare(args) => compare::run(args).await,
         Command::Check(args) => check::run(args).await,

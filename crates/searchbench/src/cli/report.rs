@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::results::StoreArgs;
+use super::args::StoreArgs;
 use super::{CliError, CliResult};
 use crate::report;
 

@@ -1,5 +1,5 @@
-//! `searchbench results`: the stored runs (list, show, import), and the flags and helper that
-//! `ingest`, `run` and `query` use to save their results as they go.
+//! `searchbench results`: the stored runs (list, show, import). The flags that say where
+//! results go are `args::StoreArgs` and `args::SaveArgs`.
 
 use std::path::PathBuf;
 
@@ -7,76 +7,10 @@ use anyhow::Context as _;
 use clap::{Args, Subcommand};
 use serde_json::Value;
 
+use super::args::{tag_arg, SaveArgs, StoreArgs};
 use super::{output, CliError, CliResult};
 use crate::analysis::metrics;
-use crate::store::{self, Filter, Kind, NewRun, RunRow, Store};
-
-/// Where the results database is.
-#[derive(Debug, Clone, Args)]
-pub struct StoreArgs {
-    /// Results database (SQLite): commands that save runs create it, commands that only
-    /// read it need it to exist. Default:
-    /// $XDG_DATA_HOME/searchbench/results.db, else ~/.local/share/searchbench/results.db.
-    #[arg(long, value_name = "PATH", env = "SEARCHBENCH_STORE")]
-    pub store: Option<PathBuf>,
-}
-
-impl StoreArgs {
-    /// Opens the store for reading: a path that does not exist is an error (exit 1), so a
-    /// typo in --store does not read as an empty store; nothing in the file or its folder
-    /// changes (a read-only folder is fine, another program's database is refused).
-    pub fn open(&self) -> anyhow::Result<Store> {
-        Ok(Store::open_read(self.path()?)?)
-    }
-
-    /// Opens the store for writing, creating it when missing.
-    pub fn open_or_create(&self) -> anyhow::Result<Store> {
-        Ok(Store::open(self.path()?)?)
-    }
-
-    fn path(&self) -> anyhow::Result<PathBuf> {
-        Ok(match &self.store {
-            Some(p) => p.clone(),
-            None => store::default_path()?,
-        })
-    }
-}
-
-/// How a measuring command saves its result (flatten into its arguments).
-#[derive(Debug, Clone, Args)]
-#[command(next_help_heading = "Output and results")]
-pub struct SaveArgs {
-    #[command(flatten)]
-    pub store: StoreArgs,
-    /// Label the run, e.g. --tag build=nightly-1234 --tag heap=1g (repeatable). Runs that
-    /// share tags can be compared as a group: `searchbench compare build=a build=b`.
-    #[arg(long = "tag", value_name = "KEY=VALUE", value_parser = tag_arg)]
-    pub tags: Vec<(String, String)>,
-    /// Do not save this run in the results store.
-    #[arg(long)]
-    pub no_store: bool,
-}
-
-impl SaveArgs {
-    /// Where the run is saved, once the store is known to take it: a store that cannot be
-    /// written fails the command before anything is measured (unless --no-store).
-    pub fn spec(&self) -> Result<crate::session::SaveSpec, CliError> {
-        let spec = crate::session::SaveSpec {
-            store: self.store.store.clone(),
-            tags: self.tags.clone(),
-            skip: self.no_store,
-        };
-        spec.check().map_err(|e| CliError {
-            code: super::exit::FAILURE,
-            error: e.into(),
-        })?;
-        Ok(spec)
-    }
-}
-
-pub fn tag_arg(s: &str) -> Result<(String, String), String> {
-    store::parse_tag(s).map_err(|e| e.to_string())
-}
+use crate::store::{self, Filter, Kind, NewRun, RunRow};
 
 #[derive(Debug, Subcommand)]
 #[command(
@@ -133,6 +67,7 @@ pub struct ImportArgs {
     #[command(flatten)]
     pub save: SaveArgs,
     /// A JSON result file.
+    #[arg(value_parser = super::args::input_file)]
     pub file: PathBuf,
     /// Workload name (default: the result's, else the file name).
     #[arg(value_parser = crate::cli::args::suggest::workloads(), hide_possible_values = true, long)]

@@ -4,7 +4,6 @@
 use clap::Args;
 
 use super::args::{parse_duration, ClusterArgs, GeneratorArgs, LoadArgs, OutputArgs};
-use super::ingest::write_json;
 use super::output::{self, Terminal};
 use super::{exit, CliError, CliResult};
 use crate::session::saturate::{self, SaturateSpec};
@@ -124,9 +123,9 @@ pub async fn run(args: SaturateArgs) -> CliResult {
     let result = saturate::saturate(&spec, &cluster, load, &save, &terminal)
         .await
         .map_err(CliError::session)?;
-    write_json(&result, &args.out)?;
+    args.out.write_json(&result)?;
     // The whole search kept beside its steps: `report saturate=<id>` draws the page again.
-    super::sweep::keep_study(&save, "saturate", &result.id, result.started_unix, &result);
+    output::keep_study(&save, "saturate", &result.id, result.started_unix, &result);
     if let Some(path) = &args.html {
         crate::report::saturate_html::write(&result, path)
             .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;

@@ -220,9 +220,9 @@ pub async fn run(a: SweepArgs) -> CliResult {
     })
     .await
     .map_err(CliError::session)?;
-    super::ingest::write_json(&result, &a.out)?;
+    a.out.write_json(&result)?;
     // The whole sweep kept beside its runs: `report sweep=<id>` draws the page again.
-    keep_study(&save, "sweep", &result.id, result.started_unix, &result);
+    output::keep_study(&save, "sweep", &result.id, result.started_unix, &result);
     let html = match &a.html {
         Some(p) => Some(p.clone()),
         None if !save.skip => save
@@ -262,7 +262,7 @@ pub async fn run(a: SweepArgs) -> CliResult {
         let vague = result.answer.why.starts_with("not enough data");
         return Err(CliError {
             code: if vague {
-                super::check::CANNOT_TELL
+                super::exit::CANNOT_TELL
             } else {
                 exit::CHECK_FAILED
             },
@@ -270,24 +270,4 @@ pub async fn run(a: SweepArgs) -> CliResult {
         });
     }
     terminal.unless_unsaved(Ok(()))
-}
-
-/// Keeps a study's whole result in the store (unless saving is off); a store that fails here
-/// is a warning: the runs are stored, and the result is printed and written beside the page.
-pub(super) fn keep_study<T: serde::Serialize>(
-    save: &crate::session::SaveSpec,
-    kind: &str,
-    id: &str,
-    started_unix: u64,
-    result: &T,
-) {
-    if save.skip {
-        return;
-    }
-    let kept = save
-        .open()
-        .and_then(|store| store.put_study(kind, id, started_unix, result));
-    if let Err(e) = kept {
-        eprintln!("warning: keeping the {kind} {id} in the store: {e}");
-    }
 }

@@ -1,95 +1,9 @@
-//! `searchbench target ...` and the flags every command that talks to a cluster shares.
-
-use std::path::PathBuf;
-use std::time::Duration;
+//! `searchbench target ...`: what a cluster is (the flags to reach one are `args::TargetArgs`).
 
 use clap::{Args, Subcommand};
 
-use super::args::parse_size;
+use super::args::TargetArgs;
 use super::{output, CliError, CliResult};
-use crate::cluster::{Auth, Secret, Target, TargetConfig};
-
-/// How to reach a cluster. Secrets can come from the environment so they stay out of shell history.
-#[derive(Debug, Clone, Args)]
-#[command(next_help_heading = "Cluster")]
-pub struct TargetArgs {
-    /// Cluster URL(s), e.g. http://127.0.0.1:9200; repeat or comma-separate for several nodes.
-    /// (The environment's value is never shown in help: a URL may carry a password.)
-    #[arg(
-        long = "url",
-        env = "SEARCHBENCH_URL",
-        hide_env_values = true,
-        value_delimiter = ','
-    )]
-    pub urls: Vec<String>,
-    /// User for HTTP basic auth (the password comes from --password or SEARCHBENCH_PASSWORD).
-    #[arg(long, env = "SEARCHBENCH_USER")]
-    pub user: Option<String>,
-    /// Password for basic auth. Prefer the SEARCHBENCH_PASSWORD environment variable.
-    #[arg(
-        long,
-        env = "SEARCHBENCH_PASSWORD",
-        hide_env_values = true,
-        requires = "user"
-    )]
-    pub password: Option<String>,
-    /// Elasticsearch API key (the base64 `id:key` form).
-    #[arg(long, env = "SEARCHBENCH_API_KEY", hide_env_values = true, conflicts_with_all = ["user", "bearer"])]
-    pub api_key: Option<String>,
-    /// Bearer token.
-    #[arg(
-        long,
-        env = "SEARCHBENCH_BEARER",
-        hide_env_values = true,
-        conflicts_with = "user"
-    )]
-    pub bearer: Option<String>,
-    /// PEM file with a CA certificate to trust (for self-signed clusters).
-    #[arg(long, value_name = "FILE")]
-    pub ca_cert: Option<PathBuf>,
-    /// Do not verify TLS certificates. Unsafe; for throwaway test clusters only.
-    #[arg(long)]
-    pub insecure: bool,
-    /// Per-request timeout in seconds (at least 1).
-    #[arg(long, default_value_t = 30, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
-    pub timeout: u64,
-    /// Largest answer read for a search or an API call, e.g. 64mb, 1gb: a larger one is
-    /// refused with the request named. A bulk answer's bound follows from its documents.
-    #[arg(long, value_name = "SIZE", default_value = "64mb", value_parser = parse_size)]
-    pub max_answer: usize,
-}
-
-impl TargetArgs {
-    pub fn config(&self) -> TargetConfig {
-        let auth = if let Some(key) = &self.api_key {
-            Auth::ApiKey(Secret::new(key))
-        } else if let Some(token) = &self.bearer {
-            Auth::Bearer(Secret::new(token))
-        } else if let Some(user) = &self.user {
-            Auth::Basic {
-                user: user.clone(),
-                password: Secret::new(self.password.clone().unwrap_or_default()),
-            }
-        } else {
-            Auth::None
-        };
-        TargetConfig {
-            urls: self.urls.clone(),
-            auth,
-            ca_cert: self.ca_cert.clone(),
-            insecure: self.insecure,
-            timeout: Duration::from_secs(self.timeout.max(1)),
-            max_answer: self.max_answer as u64,
-        }
-    }
-
-    pub fn connect(&self) -> Result<Target, CliError> {
-        if self.insecure {
-            eprintln!("warning: --insecure: TLS certificates are not verified");
-        }
-        Target::new(&self.config()).map_err(CliError::usage)
-    }
-}
 
 /// `searchbench target --url URL`: product (Elasticsearch or OpenSearch), version, nodes and
 /// health of a cluster; with several URLs, whether each answers (exit 1 when one does not).

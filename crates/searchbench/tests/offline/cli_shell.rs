@@ -330,3 +330,67 @@ fn old_spellings_still_work() {
         assert!(!err.contains("unexpected argument"), "{json:?}: {err}");
     }
 }
+
+/// Every flag that reads a file refuses one that is missing or a folder as bad usage (exit 2),
+/// naming the flag and the path, before anything starts (`query --truth` exited 1).
+#[test]
+fn every_input_file_flag_refuses_a_missing_file_or_a_folder_naming_both() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.json");
+    let folder = dir.path().to_str().unwrap().to_string();
+    let missing = missing.to_str().unwrap().to_string();
+    let url = ["--url", "http://127.0.0.1:9"];
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["query", "logs", "--docs", "10", "--truth"], "--truth"),
+        (vec!["query", "--queries"], "--queries"),
+        (
+            vec!["query", "logs", "--docs", "10", "--baseline"],
+            "--baseline",
+        ),
+        (
+            vec!["ingest", "logs", "--docs", "10", "--mapping"],
+            "--mapping",
+        ),
+        (
+            vec!["ingest", "logs", "--docs", "10", "--settings"],
+            "--settings",
+        ),
+        (
+            vec!["ingest", "logs", "--docs", "10", "--index-body"],
+            "--index-body",
+        ),
+        (
+            vec!["ingest", "logs", "--docs", "10", "--template"],
+            "--template",
+        ),
+        (
+            vec!["ingest", "logs", "--docs", "10", "--pipeline"],
+            "--pipeline",
+        ),
+        (vec!["target", "--ca-cert"], "--ca-cert"),
+        (vec!["dates", "parse", "--input"], "--input"),
+        (vec!["results", "import", "--no-store"], "FILE"),
+    ];
+    for (args, flag) in &cases {
+        for (path, why) in [
+            (&missing, "No such file"),
+            (&folder, "is a folder, not a file"),
+        ] {
+            let out = bin()
+                .args(args)
+                .arg(path)
+                .args(if args[0] == "dates" || args[0] == "results" {
+                    &[][..]
+                } else {
+                    &url[..]
+                })
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{args:?} {path}: {err}");
+            for needle in [*flag, path.as_str(), why] {
+                assert!(err.contains(needle), "{args:?}: {needle:?} not in {err}");
+            }
+        }
+    }
+}

@@ -6,11 +6,17 @@ mod corpus;
 pub mod legacy;
 mod load;
 mod output;
+mod setup;
+mod store;
 pub mod suggest;
+mod target;
 pub mod units;
 
 pub use cluster::{ClusterArgs, NetworkArgs, NodeArgs};
 pub use corpus::{CorpusArgs, GeneratorArgs};
 pub use load::{LoadArgs, TelemetryArgs};
 pub use output::{JsonArgs, OutputArgs};
-pub use units::{parse_duration, parse_rate, parse_size};
+pub use setup::SetupArgs;
+pub use store::{tag_arg, SaveArgs, StoreArgs};
+pub use target::TargetArgs;
+pub use units::{input_file, parse_duration, parse_percent, parse_rate, parse_size};

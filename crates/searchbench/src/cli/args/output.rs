@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use crate::cli::results::SaveArgs;
+use super::SaveArgs;
 use crate::session::SaveSpec;
 
 /// What a measuring command writes besides the terminal: the store, a JSON file, progress.
@@ -33,6 +33,11 @@ impl OutputArgs {
 
     pub fn save_spec(&self) -> Result<SaveSpec, crate::cli::CliError> {
         self.save.spec()
+    }
+
+    /// Writes `result` as JSON where --json (stdout) or --export-json FILE says.
+    pub fn write_json<T: serde::Serialize>(&self, result: &T) -> crate::cli::CliResult {
+        Ok(crate::cli::output::json_to(result, self.json.target())?)
     }
 }
 

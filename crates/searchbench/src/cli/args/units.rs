@@ -77,6 +77,27 @@ pub fn parse_size(s: &str) -> Result<usize, String> {
     }
 }
 
+/// A percentage as given to --threshold: `5%` or `2.5` → 5.0 or 2.5 (percent points).
+pub fn parse_percent(s: &str) -> Result<f64, String> {
+    let t = s.trim().trim_end_matches('%').trim();
+    match t.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!("{s:?} is not a percentage; use e.g. 5% or 2.5")),
+    }
+}
+
+/// A file to read, as a flag's value: one that does not exist, or is a folder, is bad usage
+/// (exit 2) naming the flag and the path, before anything starts.
+pub fn input_file(s: &str) -> Result<std::path::PathBuf, String> {
+    let path = std::path::PathBuf::from(s);
+    match std::fs::metadata(&path) {
+        Ok(m) if m.is_dir() => Err(format!("{s} is a folder, not a file")),
+        Ok(_) => Ok(path),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(format!("{s}: No such file")),
+        Err(e) => Err(format!("{s}: {e}")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -492,6 +492,26 @@ impl crate::session::Observer for Terminal {
     }
 }
 
+/// Keeps a study's whole result in the store (unless saving is off); a store that fails here
+/// is a warning: the runs are stored, and the result is printed and written beside the page.
+pub fn keep_study<T: serde::Serialize>(
+    save: &crate::session::SaveSpec,
+    kind: &str,
+    id: &str,
+    started_unix: u64,
+    result: &T,
+) {
+    if save.skip {
+        return;
+    }
+    let kept = save
+        .open()
+        .and_then(|store| store.put_study(kind, id, started_unix, result));
+    if let Err(e) = kept {
+        eprintln!("warning: keeping the {kind} {id} in the store: {e}");
+    }
+}
+
 #[cfg(test)]
 mod table_tests {
     use super::*;

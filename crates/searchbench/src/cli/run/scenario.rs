@@ -3,9 +3,9 @@
 
 use clap::Args;
 
-use super::output::Terminal;
-use super::run::RunArgs;
-use super::{exit, CliError, CliResult};
+use super::RunArgs;
+use crate::cli::output::Terminal;
+use crate::cli::{exit, CliError, CliResult};
 use crate::session::scenario::{self, ScenarioSpec};
 use crate::workload::Scenario;
 
@@ -89,15 +89,15 @@ fn spec(kind: Scenario, args: &RunArgs) -> Result<ScenarioSpec, CliError> {
 pub async fn run(kind: Scenario, args: RunArgs) -> CliResult {
     let mut spec = spec(kind, &args)?;
     let cluster = args.cluster.spec()?;
-    let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
+    let (cancel, _ctrl_c) = crate::cli::progress::cancel_on_ctrl_c();
     spec.cancel = Some(cancel);
     let terminal = Terminal::for_output(&args.out);
     let result = scenario::run(spec, &cluster, &args.out.save_spec()?, &terminal)
         .await
         .map_err(CliError::session)?;
-    super::ingest::write_json(&result, &args.out)?;
+    args.out.write_json(&result)?;
     if !args.out.json_on_stdout() {
-        super::output::scenario::print(&result);
+        crate::cli::output::scenario::print(&result);
     }
     if result.interrupted {
         return Err(CliError {

@@ -7,9 +7,9 @@ use anyhow::Context as _;
 use clap::{Args, Subcommand};
 use serde::Serialize;
 
-use super::args::{ClusterArgs, NodeArgs};
-use super::output::Terminal;
-use super::{output, CliError, CliResult, TargetArgs};
+use crate::cli::args::{ClusterArgs, NodeArgs, TargetArgs};
+use crate::cli::output::{self, Terminal};
+use crate::cli::{CliError, CliResult};
 use crate::engine;
 use crate::experiment::dates::{self, EngineResult, VARIANTS};
 use crate::session::experiment::DatesSpec;
@@ -94,11 +94,11 @@ pub struct DatesArgs {
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub failures_dir: PathBuf,
     #[command(flatten)]
-    pub telemetry: super::args::TelemetryArgs,
+    pub telemetry: crate::cli::args::TelemetryArgs,
     #[command(flatten)]
-    pub save: super::results::SaveArgs,
+    pub save: crate::cli::args::SaveArgs,
     #[command(flatten)]
-    pub json: super::args::JsonArgs,
+    pub json: crate::cli::args::JsonArgs,
 }
 
 /// What `--json` writes.
@@ -115,7 +115,7 @@ pub async fn run(cmd: ExperimentCommand) -> CliResult {
     }
 }
 
-pub(super) async fn run_dates(args: DatesArgs) -> CliResult {
+pub async fn run_dates(args: DatesArgs) -> CliResult {
     let clusters: Vec<Option<String>> = if !args.target.urls.is_empty() {
         vec![None]
     } else if args.engines.is_empty() {
@@ -136,7 +136,7 @@ pub(super) async fn run_dates(args: DatesArgs) -> CliResult {
             None => None,
         });
     }
-    let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
+    let (cancel, _ctrl_c) = crate::cli::progress::cancel_on_ctrl_c();
     let config = dates::Config {
         docs: args.docs,
         repeats: args.repeats,

@@ -4,9 +4,12 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::output::{self, Terminal};
-use super::{CliError, CliResult, TargetArgs};
+mod file;
+
 use crate::cancel::Cancel;
+use crate::cli::args::TargetArgs;
+use crate::cli::output::{self, Terminal};
+use crate::cli::{CliError, CliResult};
 use crate::query::{self, QueryOptions, Transport, Variant};
 use crate::session::query::QuerySpec;
 use crate::workload;
@@ -32,21 +35,22 @@ pub struct QueryArgs {
     pub workload: Option<String>,
     /// Named search bodies from this file (JSON name→body, or NDJSON {"name","body"}), with
     /// {{param}} slots and optional expected answers, run on --index. See --help.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["workload", "load", "truth"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["workload", "load", "truth"],
+          value_parser = crate::cli::args::input_file)]
     pub queries: Option<PathBuf>,
     #[command(flatten)]
     pub target: TargetArgs,
     #[command(flatten)]
-    pub network: super::args::NetworkArgs,
+    pub network: crate::cli::args::NetworkArgs,
     /// Index to query [default: the workload's, e.g. searchbench-logs].
     #[arg(long)]
     pub index: Option<String>,
     /// Ground truth file (NDJSON as written by the generator); else computed from the spec below.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = crate::cli::args::input_file)]
     pub truth: Option<PathBuf>,
     /// The corpus the index holds, as it was generated (the truth is recomputed from it).
     #[command(flatten)]
-    pub corpus: super::args::CorpusArgs,
+    pub corpus: crate::cli::args::CorpusArgs,
     /// cluster-metrics: the first epoch's number [default: 1].
     #[arg(long, value_name = "N", help_heading = "cluster-metrics")]
     pub first_epoch: Option<u64>,
@@ -77,7 +81,7 @@ pub struct QueryArgs {
     #[arg(long)]
     pub profile: bool,
     /// Coverages per second (latency then counts from the scheduled start).
-    #[arg(long, value_name = "R", value_parser = super::args::parse_rate)]
+    #[arg(long, value_name = "R", value_parser = crate::cli::args::parse_rate)]
     pub rate: Option<f64>,
     /// Search clients: up to N coverages of a measurement pass in flight at once, taken in
     /// the shuffled order (the warm-up and profile passes stay serial). Service times then
@@ -92,22 +96,22 @@ pub struct QueryArgs {
     #[arg(long, short, help_heading = "Output and results")]
     pub quiet: bool,
     #[command(flatten)]
-    pub json: super::args::JsonArgs,
+    pub json: crate::cli::args::JsonArgs,
     /// A previous --export-json result: report the drift of the production cell against it.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = crate::cli::args::input_file)]
     pub baseline: Option<PathBuf>,
     #[command(flatten)]
-    pub telemetry: super::args::TelemetryArgs,
+    pub telemetry: crate::cli::args::TelemetryArgs,
     #[command(flatten)]
-    pub save: super::results::SaveArgs,
+    pub save: crate::cli::args::SaveArgs,
 }
 
 pub async fn run(args: QueryArgs) -> CliResult {
     // The first Ctrl-C stops the method between coverages; what was measured is kept and
     // stored `interrupted` (exit 130).
-    let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
+    let (cancel, _ctrl_c) = crate::cli::progress::cancel_on_ctrl_c();
     if args.queries.is_some() {
-        return super::query_file::run(args, cancel).await;
+        return file::run(args, cancel).await;
     }
     let name = args.workload.clone().unwrap_or_default();
     let Some(workload) = workload::find(&name) else {
@@ -156,7 +160,7 @@ pub async fn run(args: QueryArgs) -> CliResult {
 }
 
 /// Prints the result, writes --json, and turns wrong answers into exit 3.
-pub(super) fn finish(result: &query::QueryResult, args: &QueryArgs) -> CliResult {
+pub(crate) fn finish(result: &query::QueryResult, args: &QueryArgs) -> CliResult {
     let json_on_stdout = args.json.on_stdout();
     if !json_on_stdout {
         output::query::print(result);
@@ -165,7 +169,7 @@ pub(super) fn finish(result: &query::QueryResult, args: &QueryArgs) -> CliResult
     output::json_to(result, args.json.target())?;
     if result.interrupted {
         return Err(CliError {
-            code: super::exit::INTERRUPTED,
+            code: crate::cli::exit::INTERRUPTED,
             error: anyhow::anyhow!(
                 "interrupted: the figures cover the coverages measured before Ctrl-C (stored as interrupted)"
             ),
@@ -197,7 +201,7 @@ pub(super) fn transports(list: &[String]) -> Result<Vec<Transport>, CliError> {
 }
 
 /// The method's options from the flags (passes, warm-up, shuffle, profile, rate, checks).
-pub(super) fn method(args: &QueryArgs, index: &str, cancel: Cancel) -> QueryOptions {
+pub(crate) fn method(args: &QueryArgs, index: &str, cancel: Cancel) -> QueryOptions {
     let mut options = QueryOptions::new(index);
     options.passes = args.passes;
     options.warmup = !args.no_warmup;

@@ -2,12 +2,14 @@
 //! the index up, ingest, run the workload's queries, print summary, attribution and query
 //! tables, keep the result and write its HTML report, stop the engine.
 
+mod file;
+mod scenario;
+
 use clap::Args;
 
-use super::args::{ClusterArgs, CorpusArgs, LoadArgs, OutputArgs};
-use super::ingest::{verdict, write_json};
-use super::output::Terminal;
-use super::{CliError, CliResult};
+use crate::cli::args::{ClusterArgs, CorpusArgs, LoadArgs, OutputArgs};
+use crate::cli::output::{self, Terminal};
+use crate::cli::{CliError, CliResult};
 use crate::session::{self, run::RunSpec, Job};
 
 #[derive(Debug, Args)]
@@ -41,9 +43,9 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=256))]
     pub search_clients: Option<u64>,
     #[command(flatten)]
-    pub scenario: super::scenario::ScenarioArgs,
+    pub scenario: scenario::ScenarioArgs,
     #[command(flatten)]
-    pub setup: super::setup_args::SetupArgs,
+    pub setup: crate::cli::args::SetupArgs,
     #[command(flatten)]
     pub corpus: CorpusArgs,
     #[command(flatten)]
@@ -56,12 +58,12 @@ pub struct RunArgs {
 
 pub async fn run(mut args: RunArgs) -> CliResult {
     if args.workload_file.is_some() {
-        return super::workload::run_file(args).await;
+        return file::run_file(args).await;
     }
     let name = args.workload.clone().unwrap_or_default();
     let w = session::job::find_workload(&name).map_err(CliError::session)?;
     if let Some(kind) = w.scenario() {
-        return super::scenario::run(kind, args).await;
+        return scenario::run(kind, args).await;
     }
     if args.scenario.any() {
         return Err(CliError::usage(anyhow::anyhow!(
@@ -95,16 +97,16 @@ pub async fn run(mut args: RunArgs) -> CliResult {
 }
 
 /// Where the query phase says what it is doing: stderr lines on a terminal.
-pub(super) fn query_progress() -> crate::query::Progress {
+fn query_progress() -> crate::query::Progress {
     if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
-        super::output::stderr_lines()
+        crate::cli::output::stderr_lines()
     } else {
         crate::query::Progress::default()
     }
 }
 
 /// Runs a resolved job with its query phase, prints, and turns the outcome into an exit code.
-pub(super) async fn execute(
+async fn execute(
     job: Job,
     mut load: crate::session::ingest::LoadSpec,
     spec: RunSpec,
@@ -112,7 +114,7 @@ pub(super) async fn execute(
 ) -> CliResult {
     let cluster = args.cluster.spec()?;
     // The first Ctrl-C stops the load and keeps what was done; a second quits at once.
-    let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
+    let (cancel, _ctrl_c) = crate::cli::progress::cancel_on_ctrl_c();
     load.cancel = Some(cancel);
     let terminal = Terminal::for_output(&args.out);
     let result = session::run::run(
@@ -125,11 +127,11 @@ pub(super) async fn execute(
     )
     .await
     .map_err(CliError::session)?;
-    write_json(&result, &args.out)?;
-    verdict(&result.ingest)?;
+    args.out.write_json(&result)?;
+    output::ingest::verdict(&result.ingest)?;
     if result.query_interrupted {
         return Err(CliError {
-            code: super::exit::INTERRUPTED,
+            code: crate::cli::exit::INTERRUPTED,
             error: anyhow::anyhow!("interrupted during the query phase (stored as interrupted)"),
         });
     }

@@ -1,9 +1,9 @@
 //! `searchbench query --queries FILE --index NAME`: the user's named queries, measured with
 //! the query method and checked against their expected answers.
 
-use super::output::Terminal;
-use super::query::{finish, method, transports, QueryArgs};
-use super::{CliError, CliResult};
+use super::{finish, method, transports, QueryArgs};
+use crate::cli::output::Terminal;
+use crate::cli::{CliError, CliResult};
 use crate::session::user_queries::{query_file, FileQuerySpec};
 
 pub async fn run(args: QueryArgs, cancel: crate::cancel::Cancel) -> CliResult {

@@ -1,7 +1,9 @@
 //! `searchbench dates ...`. `dates parse`: the isodate parser as a line filter, for checking
 //! it against other implementations. The output format is stable: `<epoch_second>
 //! <nano_of_second>` or `error`, one line per input line. `dates cost`: the experiment (see
-//! `cli::experiment`).
+//! [`cost`]).
+
+pub mod cost;
 
 use std::io::{BufRead, BufWriter, Write};
 use std::path::PathBuf;
@@ -9,7 +11,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Subcommand;
 
-use super::{CliError, CliResult};
+use crate::cli::{CliError, CliResult};
 
 #[derive(Debug, Subcommand)]
 pub enum DatesCommand {
@@ -25,17 +27,17 @@ pub enum DatesCommand {
         #[arg(long, default_value = "strict_date_optional_time||epoch_millis")]
         format: String,
         /// Read from this file instead of stdin.
-        #[arg(long, value_name = "FILE")]
+        #[arg(long, value_name = "FILE", value_parser = crate::cli::args::input_file)]
         input: Option<PathBuf>,
     },
     /// What date handling costs the engine: ISO strings vs epoch millis, default vs narrow
     /// mapping formats, on the logs corpus (see --help).
-    Cost(Box<super::experiment::DatesArgs>),
+    Cost(Box<cost::DatesArgs>),
 }
 
 pub async fn run(cmd: DatesCommand) -> CliResult {
     match cmd {
-        DatesCommand::Cost(args) => super::experiment::run_dates(*args).await,
+        DatesCommand::Cost(args) => cost::run_dates(*args).await,
         DatesCommand::Parse { format, input } => {
             let format: isodate::Format = format.parse().map_err(CliError::usage)?;
             match input {

@@ -1,0 +1,80 @@
+//! `run --workload-file FILE`: the user's own workload file, or a Rally track / benchmark
+//! workload, read and run as `run` runs a built-in workload.
+
+use serde_json::Value;
+
+use super::{execute, query_progress, RunArgs};
+use crate::cli::{CliError, CliResult};
+use crate::session::run::RunSpec;
+use crate::session::workload_file;
+use crate::workload::file::WorkloadFile;
+
+/// Reads the workload file (or Rally track) of `args` and runs it.
+pub async fn run_file(mut args: RunArgs) -> CliResult {
+    let Some(path) = args.workload_file.clone() else {
+        return Err(CliError::usage(anyhow::anyhow!(
+            "--workload-file FILE is needed"
+        )));
+    };
+    let w = read(&path).map_err(|e| CliError::usage(anyhow::anyhow!(e)))?;
+    apply_defaults(&w, &mut args);
+    let resolved = workload_file::job(&w, args.index.clone()).map_err(CliError::session)?;
+    let mut job = resolved.job;
+    let mut load = args.load.spec(&job.index, args.out.progress());
+    workload_file::extras(&w, &mut load).map_err(CliError::session)?;
+    args.setup
+        .spec()
+        .apply(&mut job, &mut load)
+        .map_err(CliError::session)?;
+    let generator_queries = matches!(w.corpus, crate::workload::file::Corpus::Generator { .. });
+    let spec = RunSpec {
+        workload_spec: resolved.workload_spec,
+        queries: !args.no_query && (resolved.queries.is_some() || generator_queries),
+        progress: query_progress(),
+        user_queries: resolved.queries,
+    };
+    execute(job, load, spec, &args).await
+}
+
+/// A workload file, or a Rally track / benchmark workload (what it held that was not
+/// understood is printed).
+fn read(path: &std::path::Path) -> Result<WorkloadFile, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    if !crate::workload::rally::is_track(path, &text) {
+        return WorkloadFile::read(path);
+    }
+    let (w, notes) = crate::workload::rally::read(path)?;
+    crate::cli::output::byo::not_understood(path, &w, &notes);
+    Ok(w)
+}
+
+/// The file's `defaults` for the flags the command line left at their defaults. Their types
+/// and ranges were checked when the file was read (`workload::file::check_defaults`).
+fn apply_defaults(w: &WorkloadFile, args: &mut RunArgs) {
+    let d = &w.defaults;
+    let num = |k: &str| d.get(k).and_then(Value::as_u64);
+    if let Some(n) = num("clients").filter(|_| args.load.clients == 2) {
+        args.load.clients = n;
+    }
+    if let Some(n) = num("bulk_size").filter(|_| args.load.bulk_size == 1000) {
+        args.load.bulk_size = n;
+    }
+    if args.load.refresh_interval.is_none() {
+        args.load.refresh_interval = d
+            .get("refresh_interval")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+    }
+    if args.load.replicas.is_none() {
+        args.load.replicas = num("replicas").and_then(|n| u32::try_from(n).ok());
+    }
+    if let Some(w) = d
+        .get("warmup")
+        .and_then(Value::as_str)
+        .and_then(|s| crate::cli::args::parse_duration(s).ok())
+        .filter(|_| args.load.warmup == std::time::Duration::from_secs(10))
+    {
+        args.load.warmup = w;
+    }
+}
