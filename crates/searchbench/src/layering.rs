@@ -265,6 +265,22 @@ mod tests {
     }
 
     #[test]
+    fn the_session_reaches_a_cluster_in_one_place() {
+        // `ClusterSpec::connect` starts an engine that someone must stop: only the lifecycle
+        // calls it, and it always stops what it started (`session::lifecycle::with_cluster`).
+        let callers: Vec<String> = library()
+            .into_iter()
+            .filter(|(file, code)| {
+                file != "session/cluster.rs"
+                    && code.contains(".connect(")
+                    && !file.starts_with("cluster/")
+            })
+            .map(|(file, _)| file)
+            .collect();
+        assert_eq!(callers, ["session/lifecycle.rs"], "who connects");
+    }
+
+    #[test]
     fn the_median_and_the_shuffle_are_written_once() {
         // A median by hand takes the two middle values; a Fisher–Yates draws `below(i + 1)`.
         let by_hand = [

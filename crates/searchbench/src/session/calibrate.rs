@@ -67,8 +67,7 @@ pub async fn calibrate<E: From<SessionError>>(
     observer: &dyn Observer,
     mut each: impl FnMut(u64, &IngestReport) -> Result<(), E>,
 ) -> Result<Calibration, E> {
-    let connected = cluster.connect(observer).await?;
-    let measured = async {
+    let measured = super::lifecycle::with_cluster(cluster, observer, async |connected| {
         for _ in 0..spec.warmup_runs {
             let job = Job::generated(&spec.workload, &spec.workload_spec, spec.index.clone(), &[])?;
             let report = connected
@@ -99,9 +98,8 @@ pub async fn calibrate<E: From<SessionError>>(
             ids.extend(id);
         }
         Ok::<_, E>((values, ids))
-    }
+    })
     .await;
-    connected.stop().await;
     let (values, ids) = measured?;
     let docs = spec.workload_spec.docs.unwrap_or(0);
     Ok(Calibration::new(&spec.workload, docs, values, ids))

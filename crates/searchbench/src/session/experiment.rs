@@ -66,9 +66,10 @@ async fn on_cluster(
         observer,
     );
     let outcome = async {
-        let connected = cluster.connect(observer).await?;
-        let target = connected.target.clone();
-        log(&format!(
+        let (measured, sampled) =
+            super::lifecycle::with_cluster(cluster, observer, async |connected| {
+                let target = connected.target.clone();
+                log(&format!(
             "date-cost experiment on {}: {} docs per load, {} repeat(s), warm-up {} docs per \
              variant",
             target.url(),
@@ -76,17 +77,19 @@ async fn on_cluster(
             cfg.repeats,
             cfg.warmup_docs
         ));
-        let work = dates::run(&target, engine.clone(), &connected.engine_pids, cfg, log);
-        let (measured, sampled) = super::telemetry::beside(
-            &spec.telemetry,
-            &target,
-            &connected.engine_pids,
-            "experiment",
-            recording.as_ref(),
-            work,
-        )
-        .await;
-        connected.stop().await;
+                let work = dates::run(&target, engine.clone(), &connected.engine_pids, cfg, log);
+                let (measured, sampled) = super::telemetry::beside(
+                    &spec.telemetry,
+                    &target,
+                    &connected.engine_pids,
+                    "experiment",
+                    recording.as_ref(),
+                    work,
+                )
+                .await;
+                Ok::<_, SessionError>((measured, sampled))
+            })
+            .await?;
         let mut result = measured.map_err(|e| match e {
             ExperimentError::Config(m) => SessionError::usage(m),
             ExperimentError::Interrupted => {

@@ -164,14 +164,11 @@ pub async fn ingest(
 ) -> Result<IngestReport, SessionError> {
     preflight(&job.index, &load_spec)?;
     let recording = begin_recording(Kind::Ingest, &job, cluster, &load_spec, save, observer);
-    let outcome = async {
-        let connected = cluster.connect(observer).await?;
-        let result = connected
+    let outcome = super::lifecycle::with_cluster(cluster, observer, async |connected| {
+        connected
             .load(job, load_spec, recording.as_ref(), observer)
-            .await;
-        connected.stop().await;
-        result
-    }
+            .await
+    })
     .await;
     save_outcome(recording, &outcome, false);
     outcome

@@ -53,8 +53,7 @@ pub async fn run(
     let index = job.index.clone();
     let workload = job.workload.clone();
     let truth = job.truth.take();
-    let outcome = async {
-        let connected = cluster.connect(observer).await?;
+    let outcome = super::lifecycle::with_cluster(cluster, observer, async |connected| {
         let cancel = load_spec.cancel.clone().unwrap_or_else(Cancel::never);
         let phases = async {
             // One telemetry clock for both phases: the query phase's seconds follow on.
@@ -136,9 +135,8 @@ pub async fn run(
             })
         }
         .await;
-        connected.stop().await;
         phases
-    }
+    })
     .await;
     save_outcome(recording, &outcome, true);
     outcome

@@ -132,90 +132,93 @@ pub async fn saturate(
     let mut save = save.clone();
     save.tags.push(("saturate".into(), id.clone()));
     let cancel = load.cancel.clone();
-    let connected = cluster.connect(observer).await?;
-    let mut result = SaturateResult {
-        id,
-        started_unix: now_unix_secs(),
-        workload: spec.workload.clone(),
-        p99_limit_ms: spec.p99_ms,
-        max_error_rate: spec.max_error_rate,
-        step_secs: spec.step_secs,
-        clients: load.driver.clients,
-        bulk_size: load.driver.bulk_docs,
-        rtt_ms: cluster.rtt.map(|r| r.rtt_ms),
-        max_sustainable_docs_per_sec: None,
-        first_failing_docs_per_sec: None,
-        steps: Vec::new(),
-        driver_limited: false,
-        warnings: Vec::new(),
-        interrupted: false,
-    };
-    let outcome = async {
-        // A cold JVM's first seconds (class loading, JIT) would fail any latency limit and
-        // send the search down; one unjudged, unstored step warms it first.
-        let warm = make_job(spec, spec.start_rate, load.driver.bulk_docs)?;
-        observer.event(Event::Stage(format!(
-            "saturate: warming the engine with one unjudged step of {} docs at {:.0} docs/s",
-            step_docs(spec, spec.start_rate, load.driver.bulk_docs),
-            spec.start_rate
-        )));
-        let mut warm_load = load.clone();
-        warm_load.driver.rate = Some(spec.start_rate);
-        warm_load.driver.index = warm.index.clone();
-        warm_load.replace = true;
-        warm_load.max_failures = None;
-        let warmed = connected.load(warm, warm_load, None, observer).await?;
-        if warmed.interrupted || cancel.as_ref().is_some_and(|c| c.is_cancelled()) {
-            result.interrupted = true;
-            return Ok(());
-        }
-        let (mut good, mut bad) = (None::<f64>, None::<f64>);
-        while result.steps.len() < spec.max_steps {
-            let Some(rate) = next_rate(good, bad, spec.start_rate, spec.precision) else {
-                break;
-            };
-            let job = make_job(spec, rate, load.driver.bulk_docs)?;
+    let result = super::lifecycle::with_cluster(cluster, observer, async |connected| {
+        let mut result = SaturateResult {
+            id,
+            started_unix: now_unix_secs(),
+            workload: spec.workload.clone(),
+            p99_limit_ms: spec.p99_ms,
+            max_error_rate: spec.max_error_rate,
+            step_secs: spec.step_secs,
+            clients: load.driver.clients,
+            bulk_size: load.driver.bulk_docs,
+            rtt_ms: cluster.rtt.map(|r| r.rtt_ms),
+            max_sustainable_docs_per_sec: None,
+            first_failing_docs_per_sec: None,
+            steps: Vec::new(),
+            driver_limited: false,
+            warnings: Vec::new(),
+            interrupted: false,
+        };
+        let outcome = async {
+            // A cold JVM's first seconds (class loading, JIT) would fail any latency limit and
+            // send the search down; one unjudged, unstored step warms it first.
+            let warm = make_job(spec, spec.start_rate, load.driver.bulk_docs)?;
             observer.event(Event::Stage(format!(
-                "saturate step {}: offering {rate:.0} docs/s for {:.0} s",
-                result.steps.len() + 1,
-                step_docs(spec, rate, load.driver.bulk_docs) as f64 / rate
+                "saturate: warming the engine with one unjudged step of {} docs at {:.0} docs/s",
+                step_docs(spec, spec.start_rate, load.driver.bulk_docs),
+                spec.start_rate
             )));
-            let mut step_load = load.clone();
-            step_load.driver.rate = Some(rate);
-            step_load.driver.index = job.index.clone();
-            step_load.replace = true;
-            step_load.max_failures = None;
-            let recording =
-                begin_recording(Kind::Ingest, &job, cluster, &step_load, &save, observer);
-            let run_id = recording.as_ref().map(|r| r.id().0.clone());
-            let report = connected
-                .load(job, step_load, recording.as_ref(), observer)
-                .await;
-            save_outcome(recording, &report, false);
-            let report = report?;
-            if report.interrupted || cancel.as_ref().is_some_and(|c| c.is_cancelled()) {
+            let mut warm_load = load.clone();
+            warm_load.driver.rate = Some(spec.start_rate);
+            warm_load.driver.index = warm.index.clone();
+            warm_load.replace = true;
+            warm_load.max_failures = None;
+            let warmed = connected.load(warm, warm_load, None, observer).await?;
+            if warmed.interrupted || cancel.as_ref().is_some_and(|c| c.is_cancelled()) {
                 result.interrupted = true;
-                break;
+                return Ok(());
             }
-            let mut step = judge(&report, spec);
-            step.run_id = run_id;
-            if step.sustained {
-                good = Some(good.map_or(rate, |g: f64| g.max(rate)));
-            } else {
-                bad = Some(bad.map_or(rate, |b: f64| b.min(rate)));
-                if step.limit == Limit::Driver {
-                    result.driver_limited = true;
+            let (mut good, mut bad) = (None::<f64>, None::<f64>);
+            while result.steps.len() < spec.max_steps {
+                let Some(rate) = next_rate(good, bad, spec.start_rate, spec.precision) else {
+                    break;
+                };
+                let job = make_job(spec, rate, load.driver.bulk_docs)?;
+                observer.event(Event::Stage(format!(
+                    "saturate step {}: offering {rate:.0} docs/s for {:.0} s",
+                    result.steps.len() + 1,
+                    step_docs(spec, rate, load.driver.bulk_docs) as f64 / rate
+                )));
+                let mut step_load = load.clone();
+                step_load.driver.rate = Some(rate);
+                step_load.driver.index = job.index.clone();
+                step_load.replace = true;
+                step_load.max_failures = None;
+                let recording =
+                    begin_recording(Kind::Ingest, &job, cluster, &step_load, &save, observer);
+                let run_id = recording.as_ref().map(|r| r.id().0.clone());
+                let report = connected
+                    .load(job, step_load, recording.as_ref(), observer)
+                    .await;
+                save_outcome(recording, &report, false);
+                let report = report?;
+                if report.interrupted || cancel.as_ref().is_some_and(|c| c.is_cancelled()) {
+                    result.interrupted = true;
+                    break;
                 }
+                let mut step = judge(&report, spec);
+                step.run_id = run_id;
+                if step.sustained {
+                    good = Some(good.map_or(rate, |g: f64| g.max(rate)));
+                } else {
+                    bad = Some(bad.map_or(rate, |b: f64| b.min(rate)));
+                    if step.limit == Limit::Driver {
+                        result.driver_limited = true;
+                    }
+                }
+                result.steps.push(step);
             }
-            result.steps.push(step);
+            result.max_sustainable_docs_per_sec = good;
+            result.first_failing_docs_per_sec = bad;
+            Ok::<_, SessionError>(())
         }
-        result.max_sustainable_docs_per_sec = good;
-        result.first_failing_docs_per_sec = bad;
-        Ok::<_, SessionError>(())
-    }
-    .await;
-    connected.stop().await;
-    outcome?;
+        .await;
+        outcome?;
+        Ok::<_, SessionError>(result)
+    })
+    .await?;
+    let mut result = result;
     if result.driver_limited {
         result.warnings.push(
             "the driver, not the cluster, limited at least one failing step (see its warnings): the figure is a floor of what the cluster sustains"

@@ -268,10 +268,13 @@ pub async fn sweep(
     let started = Instant::now();
     let started_unix = (now_unix_millis() / 1000) as u64;
     let quiet = Quiet(observer);
-    let connected = cluster.connect(&quiet).await?;
-    let target_url = connected.target.url().to_string();
-    let outcome = run_grid(spec, cluster, &connected, &index, save, &quiet, &mut each).await;
-    connected.stop().await;
+    let (target_url, outcome) =
+        super::lifecycle::with_cluster(cluster, &quiet, async |connected| {
+            let target_url = connected.target.url().to_string();
+            let outcome = run_grid(spec, cluster, connected, &index, save, &quiet, &mut each).await;
+            Ok::<_, SessionError>((target_url, outcome))
+        })
+        .await?;
     let (cells, rounds, interrupted, mut warnings, product) = outcome?;
     let answer = sweep::answer(&cells);
     let drift = sweep::drift(&cells, &rounds);

@@ -13,6 +13,7 @@ mod cli_shell;
 mod corpus_cli;
 mod corpus_generators;
 mod engine_stop;
+mod lifecycle;
 mod query_faults;
 mod results_compare;
 mod results_store;

@@ -172,12 +172,9 @@ pub async fn run(
         config,
         observer,
     );
-    let outcome = async {
-        let connected = cluster.connect(observer).await?;
-        let result = phases(&spec, &connected, recording.as_ref(), observer).await;
-        connected.stop().await;
-        result
-    }
+    let outcome = crate::session::lifecycle::with_cluster(&cluster, observer, async |connected| {
+        phases(&spec, connected, recording.as_ref(), observer).await
+    })
     .await;
     save_outcome(recording, &outcome, true);
     outcome

@@ -1,0 +1,370 @@
+//! One run's lifecycle, written once: reach the cluster (the user's, or an engine started for
+//! the run), run the plan's phases in order (the steps that say so, together), with the
+//! instruments around each phase, stop what was started whatever happened, and hand every
+//! phase's measurements and the outcome to the sinks.
+//!
+//! The three seams are small traits:
+//! - a [`Phase`] does the run's work against the cluster and returns raw, mergeable
+//!   [`Measurements`] (counts, HDR histograms, counts per wall-clock second): the bulk load,
+//!   the query method, searches during a load, a scenario's steps;
+//! - an [`Instrument`] is started before a phase and stopped after it, and says what it saw:
+//!   telemetry from `_nodes/stats` and `/proc`, the driver's CPU, an engine profiler. One that
+//!   fails is a warning on the run, never a failed run;
+//! - a [`Sink`] is told the plan, each phase's measurements and the outcome: the results store,
+//!   the HTML report, a remote results cluster. One that fails is a warning too.
+//!
+//! [`with_cluster`] is the part every session shares today (the one place that connects);
+//! [`run`] is the whole lifecycle for plans made of these parts.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
+
+use hdrhistogram::Histogram;
+use serde_json::Value;
+
+use super::cluster::{ClusterSpec, Connected};
+use super::{Observer, SessionError};
+use crate::cluster::Target;
+use crate::measure::SerializedHistogram;
+
+/// A future a phase, an instrument or a sink returns, borrowing what it was given.
+pub type Work<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
+
+/// Reaches the cluster of `cluster` (connects, or starts the engine and waits for it), does
+/// `work` with it, and stops what was started, whatever `work` returned. Every session that
+/// needs a cluster goes through here: the engine a run starts is stopped in one place.
+pub async fn with_cluster<T, E: From<SessionError>>(
+    cluster: &ClusterSpec,
+    observer: &dyn Observer,
+    work: impl AsyncFnOnce(&Connected) -> Result<T, E>,
+) -> Result<T, E> {
+    let connected = cluster.connect(observer).await?;
+    let outcome = work(&connected).await;
+    connected.stop().await;
+    outcome
+}
+
+/// What a phase, an instrument or a sink is given: the cluster and where to say what happens.
+pub struct Stage<'a> {
+    pub target: &'a Target,
+    /// The engine's local processes, when known (for their CPU time).
+    pub engine_pids: &'a [u32],
+    pub observer: &'a dyn Observer,
+}
+
+/// The work of a run, against the cluster.
+pub trait Phase {
+    /// What the phase is called in the run's record (`load`, `query`, `searches`).
+    fn name(&self) -> String;
+    fn run<'a>(&'a mut self, stage: &'a Stage<'a>) -> Work<'a, Result<Measurements, SessionError>>;
+}
+
+/// Something attached around phases that watches rather than works.
+pub trait Instrument {
+    fn name(&self) -> String;
+    /// Called just before `phase` starts.
+    fn start<'a>(
+        &'a mut self,
+        phase: &'a str,
+        stage: &'a Stage<'a>,
+    ) -> Work<'a, Result<(), String>>;
+    /// Called just after `phase` ends (also when it failed): what the instrument saw, if it
+    /// has something to keep.
+    fn stop<'a>(
+        &'a mut self,
+        phase: &'a str,
+        stage: &'a Stage<'a>,
+    ) -> Work<'a, Result<Option<Value>, String>>;
+}
+
+/// Somewhere a run's results go. Each call's error becomes a warning on the run.
+pub trait Sink {
+    fn name(&self) -> String;
+    /// Before anything starts: the phases the run will have, in order.
+    fn begin(&mut self, phases: &[String]) -> Result<(), String>;
+    /// A phase ended with these measurements.
+    fn phase(&mut self, measured: &Measured) -> Result<(), String>;
+    /// The run ended (also when it failed or the cluster could not be reached).
+    fn finish(&mut self, outcome: &Outcome) -> Result<(), String>;
+}
+
+/// One step of a plan: a phase, or phases that run at the same time (searches during a load).
+pub enum Step<'p> {
+    One(Box<dyn Phase + 'p>),
+    Together(Vec<Box<dyn Phase + 'p>>),
+}
+
+/// What a run does and where its results go.
+#[derive(Default)]
+pub struct Plan<'p> {
+    pub steps: Vec<Step<'p>>,
+    pub instruments: Vec<Box<dyn Instrument + 'p>>,
+    pub sinks: Vec<Box<dyn Sink + 'p>>,
+}
+
+impl Step<'_> {
+    fn names(&self) -> Vec<String> {
+        match self {
+            Step::One(p) => vec![p.name()],
+            Step::Together(ps) => ps.iter().map(|p| p.name()).collect(),
+        }
+    }
+}
+
+/// A phase's measurements with what the instruments saw around it.
+#[derive(Debug, Default)]
+pub struct Measured {
+    pub phase: String,
+    pub measurements: Measurements,
+    /// Instrument name → what it kept.
+    pub instruments: BTreeMap<String, Value>,
+}
+
+/// How a run ended.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// Every phase that ended, in the order they ended.
+    pub phases: Vec<Measured>,
+    /// The error that stopped the run, if one did (the phases before it are kept).
+    pub error: Option<String>,
+    /// What failed without failing the run: an instrument, a sink.
+    pub warnings: Vec<String>,
+}
+
+/// Raw measurements that add up: two processes' (or two phases') measurements of one run
+/// merge into the figures one process would have made. Nothing here is a rate or a
+/// percentile; those are derived from it, after any merge.
+#[derive(Debug, Clone, Default)]
+pub struct Measurements {
+    /// Counts by name (`docs`, `requests`, `failed`).
+    pub counts: BTreeMap<String, u64>,
+    /// HDR histograms by name, with their unit.
+    pub histograms: BTreeMap<String, (String, Histogram<u64>)>,
+    /// Counts per wall-clock second (Unix time), so processes on one clock line up.
+    pub seconds: BTreeMap<u64, BTreeMap<String, u64>>,
+    /// The phase's whole report, as the commands print it today (not merged).
+    pub report: Option<Value>,
+}
+
+impl Measurements {
+    /// Adds `n` to the count `name`.
+    pub fn count(&mut self, name: &str, n: u64) {
+        *self.counts.entry(name.to_string()).or_default() += n;
+    }
+
+    /// Adds `n` to the count `name` of the wall-clock second `unix_second`.
+    pub fn count_at(&mut self, unix_second: u64, name: &str, n: u64) {
+        *self
+            .seconds
+            .entry(unix_second)
+            .or_default()
+            .entry(name.to_string())
+            .or_default() += n;
+    }
+
+    /// Adds a stored histogram (as runs keep them) under its name.
+    pub fn histogram(&mut self, h: &SerializedHistogram) -> Result<(), String> {
+        let decoded = h.decode()?;
+        self.add_histogram(&h.name, &h.unit, &decoded)
+    }
+
+    fn add_histogram(&mut self, name: &str, unit: &str, h: &Histogram<u64>) -> Result<(), String> {
+        match self.histograms.get_mut(name) {
+            Some((have, mine)) if have == unit => {
+                mine.add(h).map_err(|e| format!("histogram {name}: {e:?}"))
+            }
+            Some((have, _)) => Err(format!(
+                "histogram {name}: in {have} here and in {unit} there; not merged"
+            )),
+            None => {
+                self.histograms
+                    .insert(name.to_string(), (unit.to_string(), h.clone()));
+                Ok(())
+            }
+        }
+    }
+
+    /// Adds `other` into `self`: counts and per-second counts add, histograms add (they must
+    /// agree on their unit). The reports are not merged: the first one is kept.
+    pub fn merge(&mut self, other: &Measurements) -> Result<(), String> {
+        for (name, n) in &other.counts {
+            self.count(name, *n);
+        }
+        for (second, counts) in &other.seconds {
+            for (name, n) in counts {
+                self.count_at(*second, name, *n);
+            }
+        }
+        for (name, (unit, h)) in &other.histograms {
+            self.add_histogram(name, unit, h)?;
+        }
+        if self.report.is_none() {
+            self.report.clone_from(&other.report);
+        }
+        Ok(())
+    }
+
+    /// The count `name` per second over the seconds that have any count: `None` without
+    /// seconds. Derived here, after any merge, never stored.
+    pub fn rate(&self, name: &str) -> Option<f64> {
+        let first = *self.seconds.keys().next()?;
+        let last = *self.seconds.keys().next_back()?;
+        let total: u64 = self.seconds.values().filter_map(|c| c.get(name)).sum();
+        Some(total as f64 / (last - first + 1) as f64)
+    }
+}
+
+/// Runs `plan` on `cluster`: tells the sinks the phases, reaches the cluster, runs each step
+/// with every instrument started before it and stopped after it, stops what it started, and
+/// tells the sinks the outcome. A phase that fails ends the run there (the phases before it
+/// are kept, and the error is the outcome's); an instrument or a sink that fails is a warning.
+/// `Err` only when the cluster cannot be reached.
+pub async fn run(
+    cluster: &ClusterSpec,
+    plan: Plan<'_>,
+    observer: &dyn Observer,
+) -> Result<Outcome, SessionError> {
+    let Plan {
+        steps,
+        mut instruments,
+        mut sinks,
+    } = plan;
+    let phases: Vec<String> = steps.iter().flat_map(Step::names).collect();
+    let mut warnings = Vec::new();
+    for sink in &mut sinks {
+        if let Err(e) = sink.begin(&phases) {
+            warnings.push(format!("{}: {e}", sink.name()));
+        }
+    }
+    let reached: Result<Outcome, SessionError> =
+        with_cluster(cluster, observer, async |connected| {
+            let stage = Stage {
+                target: &connected.target,
+                engine_pids: &connected.engine_pids,
+                observer,
+            };
+            let mut outcome = Outcome::default();
+            for step in steps {
+                let names = step.names();
+                let mut step_phases = match step {
+                    Step::One(p) => vec![p],
+                    Step::Together(ps) => ps,
+                };
+                let label = names.join("+");
+                for i in &mut instruments {
+                    if let Err(e) = i.start(&label, &stage).await {
+                        outcome.warnings.push(format!("{}: {e}", i.name()));
+                    }
+                }
+                let results =
+                    futures_util::future::join_all(step_phases.iter_mut().map(|p| p.run(&stage)))
+                        .await;
+                let mut seen = BTreeMap::new();
+                for i in instruments.iter_mut().rev() {
+                    match i.stop(&label, &stage).await {
+                        Ok(Some(v)) => {
+                            seen.insert(i.name(), v);
+                        }
+                        Ok(None) => {}
+                        Err(e) => outcome.warnings.push(format!("{}: {e}", i.name())),
+                    }
+                }
+                let mut failed = None;
+                for (name, result) in names.into_iter().zip(results) {
+                    match result {
+                        Ok(measurements) => {
+                            let measured = Measured {
+                                phase: name,
+                                measurements,
+                                instruments: seen.clone(),
+                            };
+                            for sink in &mut sinks {
+                                if let Err(e) = sink.phase(&measured) {
+                                    outcome.warnings.push(format!("{}: {e}", sink.name()));
+                                }
+                            }
+                            outcome.phases.push(measured);
+                        }
+                        Err(e) => failed = Some(format!("{name}: {e}")),
+                    }
+                }
+                if failed.is_some() {
+                    outcome.error = failed;
+                    break;
+                }
+            }
+            Ok(outcome)
+        })
+        .await;
+    let mut outcome = match reached {
+        Ok(outcome) => outcome,
+        Err(e) => {
+            let outcome = Outcome {
+                error: Some(e.to_string()),
+                ..Outcome::default()
+            };
+            for sink in &mut sinks {
+                let _ = sink.finish(&outcome);
+            }
+            return Err(e);
+        }
+    };
+    warnings.append(&mut outcome.warnings);
+    outcome.warnings = warnings;
+    for sink in &mut sinks {
+        if let Err(e) = sink.finish(&outcome) {
+            let warning = format!("{}: {e}", sink.name());
+            outcome.warnings.push(warning);
+        }
+    }
+    Ok(outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn histogram(values: &[u64]) -> Histogram<u64> {
+        let mut h = Histogram::<u64>::new(3).unwrap();
+        for v in values {
+            h.record(*v).unwrap();
+        }
+        h
+    }
+
+    #[test]
+    fn measurements_of_two_processes_merge_into_one_processes_figures() {
+        // One process's load, split in two halves as two processes would measure it.
+        let mut whole = Measurements::default();
+        let mut a = Measurements::default();
+        let mut b = Measurements::default();
+        for (second, docs, part) in [(100, 500, 0), (101, 700, 1), (101, 300, 0), (102, 200, 1)] {
+            whole.count("docs", docs);
+            whole.count_at(second, "docs", docs);
+            let half = if part == 0 { &mut a } else { &mut b };
+            half.count("docs", docs);
+            half.count_at(second, "docs", docs);
+        }
+        whole
+            .add_histogram("service", "us", &histogram(&[10, 20, 30, 40]))
+            .unwrap();
+        a.add_histogram("service", "us", &histogram(&[10, 30]))
+            .unwrap();
+        b.add_histogram("service", "us", &histogram(&[20, 40]))
+            .unwrap();
+        a.merge(&b).unwrap();
+        assert_eq!(a.counts, whole.counts);
+        assert_eq!(a.seconds, whole.seconds);
+        assert_eq!(a.rate("docs"), whole.rate("docs"));
+        assert_eq!(whole.rate("docs"), Some(1700.0 / 3.0));
+        let (merged, wanted) = (&a.histograms["service"].1, &whole.histograms["service"].1);
+        assert_eq!(merged.len(), wanted.len());
+        assert_eq!(merged.value_at_quantile(0.5), wanted.value_at_quantile(0.5));
+        // Units must agree.
+        let mut ms = Measurements::default();
+        ms.add_histogram("service", "ms", &histogram(&[1])).unwrap();
+        assert!(a.merge(&ms).unwrap_err().contains("not merged"));
+        assert_eq!(Measurements::default().rate("docs"), None);
+    }
+}

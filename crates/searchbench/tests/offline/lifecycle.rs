@@ -1,0 +1,252 @@
+//! One run's lifecycle from outside the session: a toy phase, a toy instrument and a toy sink,
+//! none of which `session/` names, run through `session::lifecycle::run` against the bulk sink
+//! (examples/bulk_sink.rs, a server that answers `_bulk` like an engine and indexes nothing).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use searchbench::cluster::{Target, TargetConfig};
+use searchbench::engine::StartOptions;
+use searchbench::session::lifecycle::{
+    self, Instrument, Measured, Measurements, Outcome, Phase, Plan, Sink, Stage, Step, Work,
+};
+use searchbench::session::{ClusterSpec, SessionError, Silent};
+use serde_json::{json, Value};
+
+#[allow(dead_code)]
+#[path = "../../examples/bulk_sink.rs"]
+mod bulk_sink;
+
+type Log = Rc<RefCell<Vec<String>>>;
+
+/// Sends `docs` documents in one `_bulk` and counts the items the answer holds.
+struct Bulk {
+    name: &'static str,
+    docs: u64,
+    fail: bool,
+    log: Log,
+}
+
+impl Phase for Bulk {
+    fn name(&self) -> String {
+        self.name.into()
+    }
+
+    fn run<'a>(&'a mut self, stage: &'a Stage<'a>) -> Work<'a, Result<Measurements, SessionError>> {
+        Box::pin(async move {
+            self.log.borrow_mut().push(format!("phase {}", self.name));
+            if self.fail {
+                return Err(SessionError::Other("the toy phase fails".into()));
+            }
+            let body: String = (0..self.docs)
+                .map(|i| format!("{{\"index\":{{}}}}\n{{\"n\":{i}}}\n"))
+                .collect();
+            let reply = stage
+                .target
+                .send(
+                    reqwest::Method::POST,
+                    "/_bulk",
+                    Some(("application/x-ndjson", body.into_bytes())),
+                )
+                .await?;
+            let answer: Value = serde_json::from_slice(&reply.body).expect("a bulk answer");
+            let items = answer["items"].as_array().map_or(0, Vec::len) as u64;
+            let mut m = Measurements::default();
+            m.count("docs", items);
+            m.count_at(1_700_000_000, "docs", items);
+            Ok(m)
+        })
+    }
+}
+
+/// Notes when it is started and stopped; fails to start when told to.
+struct Clock {
+    log: Log,
+    broken: bool,
+}
+
+impl Instrument for Clock {
+    fn name(&self) -> String {
+        "clock".into()
+    }
+
+    fn start<'a>(&'a mut self, phase: &'a str, _: &'a Stage<'a>) -> Work<'a, Result<(), String>> {
+        Box::pin(async move {
+            self.log.borrow_mut().push(format!("start {phase}"));
+            if self.broken {
+                return Err("the toy instrument cannot start".into());
+            }
+            Ok(())
+        })
+    }
+
+    fn stop<'a>(
+        &'a mut self,
+        phase: &'a str,
+        _: &'a Stage<'a>,
+    ) -> Work<'a, Result<Option<Value>, String>> {
+        Box::pin(async move {
+            self.log.borrow_mut().push(format!("stop {phase}"));
+            Ok(Some(json!({"saw": phase})))
+        })
+    }
+}
+
+/// Keeps what it is told.
+struct Keep {
+    log: Log,
+}
+
+impl Sink for Keep {
+    fn name(&self) -> String {
+        "keep".into()
+    }
+
+    fn begin(&mut self, phases: &[String]) -> Result<(), String> {
+        self.log
+            .borrow_mut()
+            .push(format!("begin {}", phases.join(",")));
+        Ok(())
+    }
+
+    fn phase(&mut self, measured: &Measured) -> Result<(), String> {
+        self.log.borrow_mut().push(format!(
+            "sink {} docs={} clock={}",
+            measured.phase,
+            measured
+                .measurements
+                .counts
+                .get("docs")
+                .copied()
+                .unwrap_or(0),
+            measured.instruments.contains_key("clock")
+        ));
+        Ok(())
+    }
+
+    fn finish(&mut self, outcome: &Outcome) -> Result<(), String> {
+        self.log.borrow_mut().push(format!(
+            "finish phases={} error={}",
+            outcome.phases.len(),
+            outcome.error.is_some()
+        ));
+        Err("the toy sink cannot finish".into())
+    }
+}
+
+fn cluster() -> ClusterSpec {
+    let url = bulk_sink::spawn(None).expect("the bulk sink");
+    let target = Target::new(&TargetConfig::local(url.clone())).expect("a target");
+    ClusterSpec {
+        given: Some(target),
+        urls: vec![url],
+        start: StartOptions::new("opensearch-2.19.1"),
+        engine_pid: None,
+        rtt: None,
+    }
+}
+
+fn bulk(name: &'static str, docs: u64, fail: bool, log: &Log) -> Box<dyn Phase> {
+    Box::new(Bulk {
+        name,
+        docs,
+        fail,
+        log: log.clone(),
+    })
+}
+
+#[test]
+fn a_toy_phase_instrument_and_sink_run_through_the_one_lifecycle() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let log: Log = Rc::default();
+    let plan = Plan {
+        steps: vec![
+            Step::One(bulk("load", 5, false, &log)),
+            Step::Together(vec![bulk("a", 2, false, &log), bulk("b", 3, false, &log)]),
+        ],
+        instruments: vec![Box::new(Clock {
+            log: log.clone(),
+            broken: false,
+        })],
+        sinks: vec![Box::new(Keep { log: log.clone() })],
+    };
+    let outcome = runtime
+        .block_on(lifecycle::run(&cluster(), plan, &Silent))
+        .expect("the sink answers");
+    assert_eq!(
+        *log.borrow(),
+        [
+            "begin load,a,b",
+            "start load",
+            "phase load",
+            "stop load",
+            "sink load docs=5 clock=true",
+            "start a+b",
+            "phase a",
+            "phase b",
+            "stop a+b",
+            "sink a docs=2 clock=true",
+            "sink b docs=3 clock=true",
+            "finish phases=3 error=false",
+        ]
+    );
+    assert_eq!(outcome.error, None);
+    // The measurements of the phases merge into one run's.
+    let mut all = Measurements::default();
+    for m in &outcome.phases {
+        all.merge(&m.measurements).unwrap();
+    }
+    assert_eq!(all.counts["docs"], 10);
+    assert_eq!(all.rate("docs"), Some(10.0));
+    // A sink that fails is a warning, not a failed run.
+    assert_eq!(outcome.warnings, ["keep: the toy sink cannot finish"]);
+}
+
+#[test]
+fn a_failing_phase_ends_the_run_and_a_failing_instrument_is_a_warning() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let log: Log = Rc::default();
+    let plan = Plan {
+        steps: vec![
+            Step::One(bulk("load", 4, false, &log)),
+            Step::One(bulk("broken", 1, true, &log)),
+            Step::One(bulk("never", 1, false, &log)),
+        ],
+        instruments: vec![Box::new(Clock {
+            log: log.clone(),
+            broken: true,
+        })],
+        sinks: vec![Box::new(Keep { log: log.clone() })],
+    };
+    let outcome = runtime
+        .block_on(lifecycle::run(&cluster(), plan, &Silent))
+        .expect("reached");
+    assert_eq!(
+        outcome.phases.len(),
+        1,
+        "the phase before the failure is kept"
+    );
+    let error = outcome.error.clone().expect("the run failed");
+    assert!(
+        error.contains("broken") && error.contains("the toy phase fails"),
+        "{error}"
+    );
+    assert!(
+        !log.borrow().iter().any(|l| l == "phase never"),
+        "{:?}",
+        log.borrow()
+    );
+    assert_eq!(
+        outcome
+            .warnings
+            .iter()
+            .filter(|w| w.contains("the toy instrument cannot start"))
+            .count(),
+        2,
+        "{:?}",
+        outcome.warnings
+    );
+    assert!(log
+        .borrow()
+        .contains(&"finish phases=1 error=true".to_string()));
+}
