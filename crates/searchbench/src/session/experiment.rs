@@ -1,5 +1,5 @@
 //! `dates cost` as a session: on each cluster in turn (one we start, or one given), the
-//! experiment runs with the engine sampled beside it, and its result is kept in the store like
+//! experiment runs with the engine sampled during it, and its result is kept in the store like
 //! any run (kind `experiment`, workload `dates`), so that runs of it compare and show.
 
 use super::cluster::ClusterSpec;
@@ -14,7 +14,7 @@ pub struct DatesSpec {
     pub config: dates::Config,
     /// One entry per cluster, run one after the other.
     pub clusters: Vec<ClusterSpec>,
-    /// The engine sampled beside each experiment.
+    /// The engine sampled during each experiment.
     pub telemetry: TelemetrySpec,
 }
 
@@ -78,7 +78,7 @@ async fn on_cluster(
             cfg.warmup_docs
         ));
                 let work = dates::run(&target, engine.clone(), &connected.engine_pids, cfg, log);
-                let (measured, sampled) = super::telemetry::beside(
+                let (measured, sampled) = super::telemetry::around(
                     &spec.telemetry,
                     &target,
                     &connected.engine_pids,

@@ -31,7 +31,7 @@ pub struct LoadSpec {
     pub max_failures: Option<ingest::MaxFailures>,
     /// The user's index template and ingest pipeline, put for the load and removed after.
     pub extras: super::setup::Extras,
-    /// The engine sampled beside the load (see [`super::telemetry`]).
+    /// The engine sampled during the load (see [`super::telemetry`]).
     pub telemetry: super::TelemetrySpec,
     /// Searches to run beside the load (`--search-clients`).
     pub beside: Option<super::beside::BesideSpec>,
@@ -277,7 +277,7 @@ pub async fn load(
     };
     let work = async { tokio::join!(loading, stream_in, tell_progress, searches) };
     let ((report, (), (), beside), sampled) =
-        super::telemetry::beside(&telemetry, target, &pids, "ingest", recording, work).await;
+        super::telemetry::around(&telemetry, target, &pids, "ingest", recording, work).await;
     let removed = super::setup::remove(target, put).await;
     let mut report = report?;
     report.warnings.extend(removed);

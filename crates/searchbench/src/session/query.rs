@@ -28,7 +28,7 @@ pub struct QuerySpec {
     pub baseline: Option<PathBuf>,
     /// Delay added between the driver and the cluster (`--rtt`) by a proxy on 127.0.0.1.
     pub rtt: Option<crate::cluster::delay::Rtt>,
-    /// The engine sampled beside the queries (see [`super::telemetry`]).
+    /// The engine sampled during the queries (see [`super::telemetry`]).
     pub telemetry: super::TelemetrySpec,
 }
 
@@ -289,7 +289,7 @@ pub(super) async fn measure_sampled(
     let measure =
         on_own_thread(move || async move { query::run(plan.as_ref(), &target, &options).await });
     let (measured, sampled) =
-        super::telemetry::beside(telemetry, &sampled_target, &[], "query", recording, measure)
+        super::telemetry::around(telemetry, &sampled_target, &[], "query", recording, measure)
             .await;
     let mut result = measured?.map_err(usage)?;
     result.telemetry = sampled.map(|t| t.summary(None));

@@ -104,7 +104,7 @@ pub async fn run(
                         () = cancel.cancelled() => Ok((None, true)),
                     }
                 };
-                let (outcome, sampled) = super::telemetry::beside(
+                let (outcome, sampled) = super::telemetry::around(
                     &telemetry,
                     &connected.target,
                     &connected.engine_pids,

@@ -1,4 +1,4 @@
-//! The telemetry sampler: beside an ingest or query phase, every interval it reads
+//! The telemetry sampler: around an ingest or query phase, every interval it reads
 //! `_nodes/stats` (any target) and `/proc` (nodes we started, or the `--engine-pid` given),
 //! plus the driver's own CPU and scheduler lag, and streams the rows into the run's record.
 //!
@@ -79,10 +79,10 @@ impl Telemetry {
     }
 }
 
-/// Runs `work` with the sampler beside it (when `spec` asks for one), streaming its rows into
+/// Runs `work` with the sampler around it (when `spec` asks for one), streaming its rows into
 /// `recording`. Returns what `work` returned and what was sampled.
 #[allow(clippy::too_many_arguments)]
-pub async fn beside<F: Future>(
+pub async fn around<F: Future>(
     spec: &TelemetrySpec,
     target: &Target,
     engine_pids: &[u32],

@@ -24,7 +24,7 @@ pub struct FileQuerySpec {
     pub only: Vec<String>,
     /// Delay added between the driver and the cluster (`--rtt`) by a proxy on 127.0.0.1.
     pub rtt: Option<crate::cluster::delay::Rtt>,
-    /// The engine sampled beside the queries.
+    /// The engine sampled during the queries.
     pub telemetry: super::TelemetrySpec,
 }
 

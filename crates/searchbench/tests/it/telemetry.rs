@@ -261,7 +261,7 @@ fn a_target_that_stops_answering_its_stats_does_not_hold_the_phase_up() {
     let runtime = common::runtime();
     let started = Instant::now();
     let spec = searchbench::session::TelemetrySpec::default();
-    let (done, sampled) = runtime.block_on(searchbench::session::telemetry::beside(
+    let (done, sampled) = runtime.block_on(searchbench::session::telemetry::around(
         &spec,
         &target,
         &[],
