@@ -285,12 +285,14 @@ fn a_target_that_stops_answering_its_stats_does_not_hold_the_phase_up() {
 }
 
 /// The telemetry summary of an ingest of the shared node, read through its own process
-/// (`--engine-pid`) or only through `_nodes/stats`.
+/// (`--engine-pid`) or only through `_nodes/stats`. Long enough for several samples: the
+/// engine's CPU through `_nodes/stats` is a cached figure, and a load of two one-second
+/// samples (60,000 documents at ~30,000/s) could end before it moved, leaving no figure.
 fn engine_cpu(case: &str, engine_pid: bool) -> (Value, String) {
     let json = scratch_dir().join(format!("telemetry-{case}.json"));
     let mut cmd = bin();
     cmd.args(["ingest", "logs", "--url", node_url(), "--no-store", "-q"])
-        .args(["--docs", "60000", "--clients", "2", "--warmup", "0"])
+        .args(["--docs", "150000", "--clients", "2", "--warmup", "0"])
         .args(["--index", &format!("telemetry-{case}"), "--replace"])
         .arg("--json")
         .arg(&json);
