@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
+use super::lifecycle;
 use super::record::{save_outcome, Recording, SaveSpec};
 use super::{ClusterSpec, Event, Job, Observer, SessionError};
 use crate::cluster::Target;
@@ -154,7 +155,8 @@ pub fn begin_recording<'a>(
     )
 }
 
-/// `searchbench ingest`: connect or provision, load, stop what we started, keep the result.
+/// `searchbench ingest`: one phase, the load, through the run's lifecycle (connect or
+/// provision, load, stop what we started), the result kept.
 pub async fn ingest(
     job: Job,
     cluster: &ClusterSpec,
@@ -164,14 +166,98 @@ pub async fn ingest(
 ) -> Result<IngestReport, SessionError> {
     preflight(&job.index, &load_spec)?;
     let recording = begin_recording(Kind::Ingest, &job, cluster, &load_spec, save, observer);
-    let outcome = super::lifecycle::with_cluster(cluster, observer, async |connected| {
-        connected
-            .load(job, load_spec, recording.as_ref(), observer)
-            .await
-    })
-    .await;
+    let report = std::cell::RefCell::new(None);
+    let phase = LoadPhase {
+        work: Some((job, load_spec)),
+        recording: recording.as_ref(),
+        report: &report,
+    };
+    let plan = lifecycle::Plan {
+        steps: vec![lifecycle::Step::One(Box::new(phase))],
+        ..lifecycle::Plan::default()
+    };
+    let outcome = match lifecycle::run(cluster, plan, observer).await {
+        Ok(lifecycle::Outcome { error: Some(e), .. }) | Err(e) => Err(e),
+        Ok(_) => report
+            .take()
+            .ok_or_else(|| SessionError::Other("the load phase kept no report".into())),
+    };
     save_outcome(recording, &outcome, false);
     outcome
+}
+
+/// The bulk load as a phase of the run's lifecycle: [`load`] into the stage's cluster. Its
+/// typed report is kept for the command; its measurements are the report's raw counts,
+/// histograms and per-second documents on the wall clock.
+pub struct LoadPhase<'p> {
+    /// What to load and how; taken when the phase runs (a phase runs once).
+    pub work: Option<(Job, LoadSpec)>,
+    pub recording: Option<&'p Recording<'p>>,
+    pub report: &'p std::cell::RefCell<Option<IngestReport>>,
+}
+
+impl lifecycle::Phase for LoadPhase<'_> {
+    fn name(&self) -> String {
+        "load".into()
+    }
+
+    fn run<'a>(
+        &'a mut self,
+        stage: &'a lifecycle::Stage<'a>,
+    ) -> lifecycle::Work<'a, Result<lifecycle::Measurements, SessionError>> {
+        Box::pin(async move {
+            let (job, spec) = self
+                .work
+                .take()
+                .ok_or_else(|| SessionError::Other("the load phase ran twice".into()))?;
+            let pids = stage.engine_pids.to_vec();
+            let mut report = load(
+                stage.target,
+                job,
+                spec,
+                pids,
+                self.recording,
+                stage.observer,
+            )
+            .await?;
+            report.rtt = stage.rtt;
+            let measurements = measurements(&report);
+            *self.report.borrow_mut() = Some(report);
+            Ok(measurements)
+        })
+    }
+}
+
+/// A load's raw measurements: its counts, its histograms, and its documents per second of
+/// the wall clock (the report's seconds from its start), so two processes' loads add up.
+pub fn measurements(report: &IngestReport) -> lifecycle::Measurements {
+    let mut m = lifecycle::Measurements::default();
+    let c = &report.counts;
+    for (name, n) in [
+        ("read", c.read),
+        ("indexed", c.indexed),
+        ("failed", c.failed),
+        ("refused", c.refused),
+        ("unacknowledged", c.unacknowledged),
+        ("not_sent", c.not_sent),
+        ("bad_lines", c.bad_lines),
+        ("retried_items", c.retried_items),
+        ("throttled", c.throttled),
+    ] {
+        m.count(name, n);
+    }
+    for row in &report.timeline {
+        let second = report.started_unix + row.second;
+        m.count_at(second, "docs", row.docs);
+        m.count_at(second, "requests", row.requests);
+        m.count_at(second, "bytes", row.bytes);
+    }
+    for h in &report.histograms {
+        // A histogram that does not decode was made here and cannot be; skip rather than fail
+        // a finished load.
+        let _ = m.histogram(h);
+    }
+    m
 }
 
 /// Refuses, before anything starts, what a load into `index` could not do: a bad index name,

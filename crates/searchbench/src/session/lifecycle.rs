@@ -25,6 +25,7 @@ use serde_json::Value;
 
 use super::cluster::{ClusterSpec, Connected};
 use super::{Observer, SessionError};
+use crate::cluster::delay::Rtt;
 use crate::cluster::Target;
 use crate::measure::SerializedHistogram;
 
@@ -50,6 +51,8 @@ pub struct Stage<'a> {
     pub target: &'a Target,
     /// The engine's local processes, when known (for their CPU time).
     pub engine_pids: &'a [u32],
+    /// The delay added in front of the cluster (`--rtt`), if any.
+    pub rtt: Option<Rtt>,
     pub observer: &'a dyn Observer,
 }
 
@@ -126,8 +129,11 @@ pub struct Measured {
 pub struct Outcome {
     /// Every phase that ended, in the order they ended.
     pub phases: Vec<Measured>,
-    /// The error that stopped the run, if one did (the phases before it are kept).
-    pub error: Option<String>,
+    /// The error that stopped the run, if one did, as the phase returned it (so a command
+    /// maps it to the same exit code as before); the phases before it are kept.
+    pub error: Option<SessionError>,
+    /// The phase that failed.
+    pub failed_phase: Option<String>,
     /// What failed without failing the run: an instrument, a sink.
     pub warnings: Vec<String>,
 }
@@ -242,6 +248,7 @@ pub async fn run(
             let stage = Stage {
                 target: &connected.target,
                 engine_pids: &connected.engine_pids,
+                rtt: connected.delay.as_ref().map(|(rtt, _)| *rtt),
                 observer,
             };
             let mut outcome = Outcome::default();
@@ -270,7 +277,7 @@ pub async fn run(
                         Err(e) => outcome.warnings.push(format!("{}: {e}", i.name())),
                     }
                 }
-                let mut failed = None;
+                let mut failed: Option<(String, SessionError)> = None;
                 for (name, result) in names.into_iter().zip(results) {
                     match result {
                         Ok(measurements) => {
@@ -286,11 +293,14 @@ pub async fn run(
                             }
                             outcome.phases.push(measured);
                         }
-                        Err(e) => failed = Some(format!("{name}: {e}")),
+                        // Of phases that ran together, the first to fail is the run's error.
+                        Err(e) if failed.is_none() => failed = Some((name, e)),
+                        Err(e) => outcome.warnings.push(format!("{name}: {e}")),
                     }
                 }
-                if failed.is_some() {
-                    outcome.error = failed;
+                if let Some((name, e)) = failed {
+                    outcome.failed_phase = Some(name);
+                    outcome.error = Some(e);
                     break;
                 }
             }
@@ -300,8 +310,9 @@ pub async fn run(
     let mut outcome = match reached {
         Ok(outcome) => outcome,
         Err(e) => {
+            // The sinks are told why in words; the caller gets the error itself.
             let outcome = Outcome {
-                error: Some(e.to_string()),
+                error: Some(SessionError::Other(e.to_string())),
                 ..Outcome::default()
             };
             for sink in &mut sinks {
