@@ -240,9 +240,10 @@ impl Target {
                 Err(e) => return Err(tls_probe::explain(e, &url).await),
             };
         if !(200..300).contains(&status) {
-            let mut reason = match (300..400).contains(&status) {
-                true => redirect_reason(location.as_deref()),
-                false => error::server_reason(&body),
+            let mut reason = if (300..400).contains(&status) {
+                redirect_reason(location.as_deref())
+            } else {
+                error::server_reason(&body)
             };
             if let Some(hint) = self.auth_hint.as_ref().filter(|_| status == 401) {
                 reason.push_str("; ");

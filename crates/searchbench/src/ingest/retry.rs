@@ -20,6 +20,8 @@ pub enum Failure<'a> {
         retry_after: Option<Duration>,
         /// Uncompressed size of the request body.
         request_bytes: usize,
+        /// Where a 3xx answer points (`Location`), if it said.
+        location: Option<&'a str>,
     },
 }
 
@@ -59,7 +61,16 @@ impl RetryPolicy {
                 body,
                 retry_after,
                 request_bytes,
+                location,
             } => {
+                // A redirect is never followed (it would measure another server) nor retried:
+                // every request would be sent the same way.
+                if (300..400).contains(&status) {
+                    return Decision::GiveUp(format!(
+                        "HTTP {status}: {}",
+                        crate::cluster::redirect_reason(location)
+                    ));
+                }
                 let said = format!("HTTP {status}: {}", response::body_reason(body));
                 if let Some(why) = response::never_fits(status, body, request_bytes) {
                     return Decision::Refuse(format!("{said} (not retried: {why})"));
@@ -134,6 +145,7 @@ mod tests {
             body,
             retry_after,
             request_bytes: 1000,
+            location: None,
         }
     }
 
@@ -203,6 +215,7 @@ mod tests {
             body: alone,
             retry_after: None,
             request_bytes: 2 << 20,
+            location: None,
         };
         let Decision::Refuse(reason) = POLICY.after_failure(0, &big, 0) else {
             panic!("a request above the breaker limit was retried")
@@ -217,6 +230,7 @@ mod tests {
             body: alone,
             retry_after: None,
             request_bytes: 1000,
+            location: None,
         };
         assert!(matches!(
             POLICY.after_failure(0, &small, 0),
@@ -247,5 +261,35 @@ mod tests {
         assert!(POLICY.retry_item(1, 503));
         assert!(!POLICY.retry_item(2, 429));
         assert!(!POLICY.retry_item(0, 400));
+    }
+
+    #[test]
+    fn a_redirect_is_given_up_at_once_with_where_it_pointed() {
+        let redirected = Failure::Status {
+            status: 307,
+            body: b"",
+            retry_after: None,
+            request_bytes: 1000,
+            location: Some("http://elsewhere:9200/_bulk"),
+        };
+        let Decision::GiveUp(reason) = POLICY.after_failure(0, &redirected, 0) else {
+            panic!("a redirect is not retried");
+        };
+        assert!(
+            reason.starts_with("HTTP 307: redirected to http://elsewhere:9200/_bulk"),
+            "{reason}"
+        );
+        assert!(matches!(
+            super::super::shared::Fate::given_up_after(307),
+            super::super::shared::Fate::Refused
+        ));
+        assert!(matches!(
+            super::super::shared::Fate::given_up_after(401),
+            super::super::shared::Fate::Refused
+        ));
+        assert!(matches!(
+            super::super::shared::Fate::given_up_after(502),
+            super::super::shared::Fate::Unacknowledged
+        ));
     }
 }

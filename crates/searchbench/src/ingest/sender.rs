@@ -126,31 +126,6 @@ async fn deliver_bytes(
         };
         sample.status = status;
 
-        if (300..400).contains(&status) {
-            // The documents went nowhere: refused (the server answered), and the run stops,
-            // since every request would be redirected the same way.
-            shared.record(sample);
-            let reason = format!(
-                "HTTP {status}: {}",
-                crate::cluster::redirect_reason(location.as_deref())
-            );
-            let fate = Fate::Refused;
-            fail_pending(
-                shared,
-                batch,
-                full,
-                &pending,
-                status,
-                attempt + 1,
-                &reason,
-                fate,
-            )?;
-            return Err(IngestError::Bulk {
-                request: what(),
-                reason,
-            });
-        }
-
         if !(200..300).contains(&status) {
             shared.record(sample);
             if status == 429 {
@@ -161,6 +136,7 @@ async fn deliver_bytes(
                 body: &reply,
                 retry_after,
                 request_bytes: body.len(),
+                location: location.as_deref(),
             };
             let reason = match policy.after_failure(attempt, &failure, jitter.draw()) {
                 Decision::Retry(wait) if !shared.abort.load(Relaxed) => {
@@ -182,13 +158,7 @@ async fn deliver_bytes(
                     );
                 }
             };
-            // A 4xx is the server's answer that it took none of them (a 401 when a password
-            // expires mid-load): refused, though the run stops. Only a 5xx (a proxy's 502
-            // may hide a backend that indexed them) leaves them unacknowledged.
-            let fate = match status {
-                400..=499 => Fate::Refused,
-                _ => Fate::Unacknowledged,
-            };
+            let fate = Fate::given_up_after(status);
             fail_pending(
                 shared,
                 batch,

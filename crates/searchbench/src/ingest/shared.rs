@@ -196,6 +196,19 @@ pub enum Fate {
     Refused,
 }
 
+impl Fate {
+    /// The documents of a request given up on after a non-2xx answer: a 3xx or 4xx is the
+    /// server's word that it took none of them (a redirect, a 401 when a password expires
+    /// mid-load, a 429 to the end), so they are refused though the run stops; a 5xx (a
+    /// proxy's 502 may hide a backend that indexed them) leaves them unacknowledged.
+    pub fn given_up_after(status: u16) -> Fate {
+        match status {
+            300..=499 => Fate::Refused,
+            _ => Fate::Unacknowledged,
+        }
+    }
+}
+
 /// Writes the documents of the current request (`None`: the whole batch) to the failure file.
 #[allow(clippy::too_many_arguments)]
 pub fn fail_pending(
