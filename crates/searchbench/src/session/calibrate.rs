@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use super::ingest::{begin_recording, LoadSpec};
+use super::record::Keep;
 use super::record::{save_outcome, SaveSpec};
 use super::{ClusterSpec, Job, Observer, SessionError};
 use crate::analysis::statistics::{cv_pct, mean, min_detectable_for};
@@ -89,7 +90,12 @@ pub async fn calibrate<E: From<SessionError>>(
                 begin_recording(Kind::Ingest, &job, cluster, &load_spec, save, observer);
             let id = recording.as_ref().map(|r| r.id().0.clone());
             let outcome = connected
-                .load(job, load_spec.clone(), recording.as_ref(), observer)
+                .load(
+                    job,
+                    load_spec.clone(),
+                    recording.as_ref().map(|r| r as &dyn Keep),
+                    observer,
+                )
                 .await;
             save_outcome(recording, &outcome, false);
             let report = outcome?;

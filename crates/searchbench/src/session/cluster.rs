@@ -114,7 +114,7 @@ impl Connected {
         &self,
         job: super::Job,
         spec: super::ingest::LoadSpec,
-        recording: Option<&super::Recording<'_>>,
+        keep: Option<&dyn super::record::Keep>,
         observer: &dyn Observer,
     ) -> Result<crate::ingest::IngestReport, SessionError> {
         let mut report = super::ingest::load(
@@ -122,7 +122,7 @@ impl Connected {
             job,
             spec,
             self.engine_pids.clone(),
-            recording,
+            keep,
             observer,
         )
         .await?;

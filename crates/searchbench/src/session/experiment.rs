@@ -6,6 +6,7 @@ use super::cluster::ClusterSpec;
 use super::record::{save_outcome, Recording, SaveSpec};
 use super::{Observer, SessionError, TelemetrySpec};
 use crate::experiment::dates::{self, EngineResult, ExperimentError};
+use crate::session::record::Keep;
 use crate::store::Kind;
 
 /// What `dates cost` runs, and where.
@@ -83,7 +84,7 @@ async fn on_cluster(
                     &target,
                     &connected.engine_pids,
                     "experiment",
-                    recording.as_ref(),
+                    recording.as_ref().map(|r| r as &dyn Keep),
                     work,
                 )
                 .await;

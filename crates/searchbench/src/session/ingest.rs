@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use super::lifecycle;
-use super::record::{save_outcome, Recording, SaveSpec};
+use super::record::{save_outcome, Keep, Recording, SaveSpec, StoreSink};
+use super::telemetry::{Sampled, TelemetryInstrument};
 use super::{ClusterSpec, Event, Job, Observer, SessionError};
 use crate::cluster::Target;
 use crate::ingest::{
@@ -156,26 +157,30 @@ pub fn begin_recording<'a>(
 }
 
 /// `searchbench ingest`: one phase, the load, through the run's lifecycle (connect or
-/// provision, load, stop what we started), the result kept.
+/// provision, load with the telemetry sampler around it, stop what we started), its rows
+/// streamed into the store as they come, the result kept.
 pub async fn ingest(
     job: Job,
     cluster: &ClusterSpec,
-    load_spec: LoadSpec,
+    mut load_spec: LoadSpec,
     save: &SaveSpec,
     observer: &dyn Observer,
 ) -> Result<IngestReport, SessionError> {
     preflight(&job.index, &load_spec)?;
     let recording = begin_recording(Kind::Ingest, &job, cluster, &load_spec, save, observer);
+    let sampled = Sampled::default();
+    let telemetry = TelemetryInstrument::new(&load_spec.telemetry, &sampled);
+    load_spec.telemetry = super::TelemetrySpec::off();
     let report = std::cell::RefCell::new(None);
-    let phase = LoadPhase {
-        work: Some((job, load_spec)),
-        recording: recording.as_ref(),
-        report: &report,
-    };
-    let plan = lifecycle::Plan {
-        steps: vec![lifecycle::Step::One(Box::new(phase))],
-        ..lifecycle::Plan::default()
-    };
+    let phase = LoadPhase::new(
+        job,
+        load_spec,
+        telemetry.is_some().then_some(&sampled),
+        &report,
+    );
+    let plan = lifecycle::Plan::new(vec![lifecycle::Step::One(Box::new(phase))])
+        .instrument(telemetry)
+        .sink(recording.as_ref().map(StoreSink));
     let outcome = match lifecycle::run(cluster, plan, observer).await {
         Ok(lifecycle::Outcome { error: Some(e), .. }) | Err(e) => Err(e),
         Ok(_) => report
@@ -186,19 +191,43 @@ pub async fn ingest(
     outcome
 }
 
-/// The bulk load as a phase of the run's lifecycle: [`load`] into the stage's cluster. Its
-/// typed report is kept for the command; its measurements are the report's raw counts,
-/// histograms and per-second documents on the wall clock.
+/// The bulk load as a phase of the run's lifecycle: [`load`] into the stage's cluster, its
+/// rows streamed to the run's sinks. Its typed report is kept for the command, with the
+/// telemetry summary of the phase when the run samples; its measurements are the report's
+/// raw counts, histograms and per-second documents on the wall clock.
 pub struct LoadPhase<'p> {
     /// What to load and how; taken when the phase runs (a phase runs once).
     pub work: Option<(Job, LoadSpec)>,
-    pub recording: Option<&'p Recording<'p>>,
+    /// What the run's telemetry instrument sampled, when it has one.
+    pub sampled: Option<&'p Sampled>,
+    /// Tell the observer the report as soon as the phase ends ([`Event::Ingested`]).
+    pub tell: bool,
     pub report: &'p std::cell::RefCell<Option<IngestReport>>,
+    /// When the load's second 0 was (its first progress report).
+    pub started: Option<std::time::Instant>,
+}
+
+impl<'p> LoadPhase<'p> {
+    /// The load of `job` as `spec` says, its report kept in `report`.
+    pub fn new(
+        job: Job,
+        spec: LoadSpec,
+        sampled: Option<&'p Sampled>,
+        report: &'p std::cell::RefCell<Option<IngestReport>>,
+    ) -> Self {
+        LoadPhase {
+            work: Some((job, spec)),
+            sampled,
+            tell: false,
+            report,
+            started: None,
+        }
+    }
 }
 
 impl lifecycle::Phase for LoadPhase<'_> {
     fn name(&self) -> String {
-        "load".into()
+        "ingest".into()
     }
 
     fn run<'a>(
@@ -211,20 +240,38 @@ impl lifecycle::Phase for LoadPhase<'_> {
                 .take()
                 .ok_or_else(|| SessionError::Other("the load phase ran twice".into()))?;
             let pids = stage.engine_pids.to_vec();
-            let mut report = load(
-                stage.target,
-                job,
-                spec,
-                pids,
-                self.recording,
-                stage.observer,
-            )
-            .await?;
+            let watched = Watched {
+                keep: Some(&stage.feed),
+                started: self.sampled.is_some(),
+            };
+            let (mut report, started) =
+                load_watched(stage.target, job, spec, pids, watched, stage.observer).await?;
             report.rtt = stage.rtt;
+            self.started = started;
             let measurements = measurements(&report);
             *self.report.borrow_mut() = Some(report);
             Ok(measurements)
         })
+    }
+
+    fn ended(&mut self, stage: &lifecycle::Stage<'_>) {
+        let mut report = self.report.borrow_mut();
+        let Some(report) = report.as_mut() else {
+            return;
+        };
+        let sampled = self
+            .sampled
+            .and_then(|s| s.borrow_mut().remove(&self.name()));
+        if let Some(sampled) = sampled {
+            // Where the load's second 0 lies on the run's telemetry clock.
+            let offset = self
+                .started
+                .map(|t| t.saturating_duration_since(stage.started));
+            report.telemetry = Some(sampled.summary(offset));
+        }
+        if self.tell {
+            stage.observer.event(Event::Ingested(report));
+        }
     }
 }
 
@@ -274,15 +321,43 @@ fn failures_path(index: &str, spec: &LoadSpec) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(format!("{index}-failures.ndjson")))
 }
 
-/// Loads `job` into `target`, streaming the timeline into the recording as it goes.
+/// Loads `job` into `target`, streaming the timeline into `keep` as it goes, with the
+/// telemetry sampler around it when `spec` asks for one.
 pub async fn load(
     target: &Target,
     job: Job,
     spec: LoadSpec,
     engine_pids: Vec<u32>,
-    recording: Option<&Recording<'_>>,
+    keep: Option<&dyn Keep>,
     observer: &dyn Observer,
 ) -> Result<IngestReport, SessionError> {
+    let watched = Watched {
+        keep,
+        started: false,
+    };
+    let (report, _) = load_watched(target, job, spec, engine_pids, watched, observer).await?;
+    Ok(report)
+}
+
+/// Who watches a load from outside.
+struct Watched<'k> {
+    /// Where its rows go as it runs.
+    keep: Option<&'k dyn Keep>,
+    /// Note when its second 0 was (an instrument samples around it).
+    started: bool,
+}
+
+/// [`load`], and when the load's second 0 was, when it was watched for (`watched.started` or
+/// the load's own telemetry).
+async fn load_watched(
+    target: &Target,
+    job: Job,
+    spec: LoadSpec,
+    engine_pids: Vec<u32>,
+    watched: Watched<'_>,
+    observer: &dyn Observer,
+) -> Result<(IngestReport, Option<std::time::Instant>), SessionError> {
+    let keep = watched.keep;
     preflight(&job.index, &spec)?;
     let failures = failures_path(&job.index, &spec);
     let put = super::setup::put(target, &job.index, &spec.extras).await?;
@@ -290,6 +365,7 @@ pub async fn load(
     driver.pipeline = put.pipeline.clone();
     let telemetry = spec.telemetry;
     let sampled = telemetry.interval.is_some();
+    let watch_start = sampled || watched.started;
     let pids = engine_pids.clone();
     let plan = Plan {
         failures,
@@ -313,8 +389,8 @@ pub async fn load(
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Vec<crate::measure::TimelineRow>>();
     let stream_in = async {
         while let Some(seconds) = rx.recv().await {
-            if let Some(r) = recording {
-                r.timeline(&seconds);
+            if let Some(k) = keep {
+                k.timeline(&seconds);
             }
         }
     };
@@ -331,7 +407,7 @@ pub async fn load(
         super::beside::alongside(target, &index, beside, beside_progress, stop, cancel).await
     };
     let tell_progress = async {
-        if !spec.progress && !sampled {
+        if !spec.progress && !watch_start {
             return;
         }
         while progress_rx.changed().await.is_ok() {
@@ -348,9 +424,9 @@ pub async fn load(
         }
     };
     let controls = Controls {
-        progress: (spec.progress || sampled || spec.beside.is_some()).then_some(progress_tx),
+        progress: (spec.progress || watch_start || spec.beside.is_some()).then_some(progress_tx),
         cancel: spec.cancel.clone(),
-        seconds: recording.map(|_| tx),
+        seconds: keep.map(|_| tx),
     };
     let telemetry = super::TelemetrySpec {
         origin: Some(telemetry.origin.unwrap_or_else(std::time::Instant::now)),
@@ -363,13 +439,13 @@ pub async fn load(
     };
     let work = async { tokio::join!(loading, stream_in, tell_progress, searches) };
     let ((report, (), (), beside), sampled) =
-        super::telemetry::around(&telemetry, target, &pids, "ingest", recording, work).await;
+        super::telemetry::around(&telemetry, target, &pids, "ingest", keep, work).await;
     let removed = super::setup::remove(target, put).await;
     let mut report = report?;
     report.warnings.extend(removed);
     if let Some(b) = beside {
-        if let Some(r) = recording {
-            r.histograms(&b.histograms);
+        if let Some(k) = keep {
+            k.histograms(&b.histograms);
         }
         report.searches_beside = Some(b);
     }
@@ -382,10 +458,10 @@ pub async fn load(
     report.failure_limit = spec
         .max_failures
         .map(|max| ingest::FailureLimit::check(max, &report.counts));
-    if let Some(r) = recording {
-        r.histograms(&report.histograms);
+    if let Some(k) = keep {
+        k.histograms(&report.histograms);
     }
-    Ok(report)
+    Ok((report, load_started.get()))
 }
 
 #[cfg(test)]

@@ -16,9 +16,11 @@
 //! [`with_cluster`] is the part every session shares today (the one place that connects);
 //! [`run`] is the whole lifecycle for plans made of these parts.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
+use std::time::Instant;
 
 use hdrhistogram::Histogram;
 use serde_json::Value;
@@ -27,7 +29,8 @@ use super::cluster::{ClusterSpec, Connected};
 use super::{Observer, SessionError};
 use crate::cluster::delay::Rtt;
 use crate::cluster::Target;
-use crate::measure::SerializedHistogram;
+use crate::measure::telemetry::Row;
+use crate::measure::{SerializedHistogram, TimelineRow};
 
 /// A future a phase, an instrument or a sink returns, borrowing what it was given.
 pub type Work<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
@@ -54,13 +57,49 @@ pub struct Stage<'a> {
     /// The delay added in front of the cluster (`--rtt`), if any.
     pub rtt: Option<Rtt>,
     pub observer: &'a dyn Observer,
+    /// When the run's cluster was reached: second 0 of every phase's instruments, so the
+    /// seconds of one run's phases follow on.
+    pub started: Instant,
+    /// Where rows go while a phase runs: to every sink, as they come.
+    pub feed: Feed,
+}
+
+/// Rows a phase or an instrument streams while it runs, so a run killed halfway keeps them.
+#[derive(Debug, Clone)]
+pub enum Streamed {
+    /// Closed seconds of a load's throughput timeline.
+    Timeline(Vec<TimelineRow>),
+    /// Telemetry samples.
+    Telemetry(Vec<Row>),
+    /// HDR histograms, as runs keep them.
+    Histograms(Vec<SerializedHistogram>),
+}
+
+/// The sending end of the run's stream to its sinks. It can cross threads (a sampler's own
+/// thread sends through it); sending never waits, and after the run it is a no-op.
+#[derive(Debug, Clone)]
+pub struct Feed(tokio::sync::mpsc::UnboundedSender<Streamed>);
+
+impl Feed {
+    pub fn send(&self, rows: Streamed) {
+        // The receiver lives as long as the run; rows sent after it are nobody's.
+        let _ = self.0.send(rows);
+    }
 }
 
 /// The work of a run, against the cluster.
 pub trait Phase {
-    /// What the phase is called in the run's record (`load`, `query`, `searches`).
+    /// What the phase is called in the run's record (`ingest`, `query`).
     fn name(&self) -> String;
+    /// Whether the phase still has work, asked just before its step (a query phase after a
+    /// load that failed has none). A phase not wanted is not run, and nothing watches it.
+    fn wanted(&self) -> bool {
+        true
+    }
     fn run<'a>(&'a mut self, stage: &'a Stage<'a>) -> Work<'a, Result<Measurements, SessionError>>;
+    /// Called after the instruments around the phase stopped, when it succeeded: the phase's
+    /// last word (its figures from what the instruments kept, what it tells the observer).
+    fn ended(&mut self, _stage: &Stage<'_>) {}
 }
 
 /// Something attached around phases that watches rather than works.
@@ -86,6 +125,10 @@ pub trait Sink {
     fn name(&self) -> String;
     /// Before anything starts: the phases the run will have, in order.
     fn begin(&mut self, phases: &[String]) -> Result<(), String>;
+    /// Rows a phase or an instrument streamed while it ran.
+    fn streamed(&mut self, _rows: &Streamed) -> Result<(), String> {
+        Ok(())
+    }
     /// A phase ended with these measurements.
     fn phase(&mut self, measured: &Measured) -> Result<(), String>;
     /// The run ended (also when it failed or the cluster could not be reached).
@@ -104,6 +147,32 @@ pub struct Plan<'p> {
     pub steps: Vec<Step<'p>>,
     pub instruments: Vec<Box<dyn Instrument + 'p>>,
     pub sinks: Vec<Box<dyn Sink + 'p>>,
+}
+
+impl<'p> Plan<'p> {
+    /// A plan of these steps, with no instrument and no sink yet.
+    pub fn new(steps: Vec<Step<'p>>) -> Self {
+        Plan {
+            steps,
+            ..Plan::default()
+        }
+    }
+
+    /// Adds `instrument` around every step, when there is one (telemetry can be off).
+    pub fn instrument(mut self, instrument: Option<impl Instrument + 'p>) -> Self {
+        if let Some(i) = instrument {
+            self.instruments.push(Box::new(i));
+        }
+        self
+    }
+
+    /// Adds `sink`, when there is one (a run not saved has no store).
+    pub fn sink(mut self, sink: Option<impl Sink + 'p>) -> Self {
+        if let Some(s) = sink {
+            self.sinks.push(Box::new(s));
+        }
+        self
+    }
 }
 
 impl Step<'_> {
@@ -222,10 +291,11 @@ impl Measurements {
 }
 
 /// Runs `plan` on `cluster`: tells the sinks the phases, reaches the cluster, runs each step
-/// with every instrument started before it and stopped after it, stops what it started, and
-/// tells the sinks the outcome. A phase that fails ends the run there (the phases before it
-/// are kept, and the error is the outcome's); an instrument or a sink that fails is a warning.
-/// `Err` only when the cluster cannot be reached.
+/// with every instrument started before it and stopped after it (the rows streamed meanwhile
+/// go to the sinks as they come), stops what it started, and tells the sinks the outcome. A
+/// phase that fails ends the run there (the phases before it are kept, and the error is the
+/// outcome's); an instrument or a sink that fails is a warning. `Err` only when the cluster
+/// cannot be reached.
 pub async fn run(
     cluster: &ClusterSpec,
     plan: Plan<'_>,
@@ -234,79 +304,92 @@ pub async fn run(
     let Plan {
         steps,
         mut instruments,
-        mut sinks,
+        sinks,
     } = plan;
     let phases: Vec<String> = steps.iter().flat_map(Step::names).collect();
-    let mut warnings = Vec::new();
-    for sink in &mut sinks {
-        if let Err(e) = sink.begin(&phases) {
-            warnings.push(format!("{}: {e}", sink.name()));
+    let sinks = RefCell::new(sinks);
+    let warnings = RefCell::new(Vec::new());
+    let tell = |call: &mut dyn FnMut(&mut dyn Sink) -> Result<(), String>| {
+        for sink in sinks.borrow_mut().iter_mut() {
+            if let Err(e) = call(sink.as_mut()) {
+                warnings.borrow_mut().push(format!("{}: {e}", sink.name()));
+            }
         }
-    }
-    let reached: Result<Outcome, SessionError> =
-        with_cluster(cluster, observer, async |connected| {
-            let stage = Stage {
-                target: &connected.target,
-                engine_pids: &connected.engine_pids,
-                rtt: connected.delay.as_ref().map(|(rtt, _)| *rtt),
-                observer,
+    };
+    tell(&mut |sink| sink.begin(&phases));
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    // The stream ends when the last sender is gone: the stage's, with the cluster's work.
+    let drain = async {
+        while let Some(rows) = rx.recv().await {
+            tell(&mut |sink| sink.streamed(&rows));
+        }
+    };
+    let work = with_cluster(cluster, observer, async move |connected| {
+        let stage = Stage {
+            target: &connected.target,
+            engine_pids: &connected.engine_pids,
+            rtt: connected.delay.as_ref().map(|(rtt, _)| *rtt),
+            observer,
+            // Once the cluster is reached: an engine's start is not part of any phase.
+            started: Instant::now(),
+            feed: Feed(tx),
+        };
+        let mut outcome = Outcome::default();
+        for step in steps {
+            let mut step_phases = match step {
+                Step::One(p) => vec![p],
+                Step::Together(ps) => ps,
             };
-            let mut outcome = Outcome::default();
-            for step in steps {
-                let names = step.names();
-                let mut step_phases = match step {
-                    Step::One(p) => vec![p],
-                    Step::Together(ps) => ps,
-                };
-                let label = names.join("+");
-                for i in &mut instruments {
-                    if let Err(e) = i.start(&label, &stage).await {
-                        outcome.warnings.push(format!("{}: {e}", i.name()));
-                    }
-                }
-                let results =
-                    futures_util::future::join_all(step_phases.iter_mut().map(|p| p.run(&stage)))
-                        .await;
-                let mut seen = BTreeMap::new();
-                for i in instruments.iter_mut().rev() {
-                    match i.stop(&label, &stage).await {
-                        Ok(Some(v)) => {
-                            seen.insert(i.name(), v);
-                        }
-                        Ok(None) => {}
-                        Err(e) => outcome.warnings.push(format!("{}: {e}", i.name())),
-                    }
-                }
-                let mut failed: Option<(String, SessionError)> = None;
-                for (name, result) in names.into_iter().zip(results) {
-                    match result {
-                        Ok(measurements) => {
-                            let measured = Measured {
-                                phase: name,
-                                measurements,
-                                instruments: seen.clone(),
-                            };
-                            for sink in &mut sinks {
-                                if let Err(e) = sink.phase(&measured) {
-                                    outcome.warnings.push(format!("{}: {e}", sink.name()));
-                                }
-                            }
-                            outcome.phases.push(measured);
-                        }
-                        // Of phases that ran together, the first to fail is the run's error.
-                        Err(e) if failed.is_none() => failed = Some((name, e)),
-                        Err(e) => outcome.warnings.push(format!("{name}: {e}")),
-                    }
-                }
-                if let Some((name, e)) = failed {
-                    outcome.failed_phase = Some(name);
-                    outcome.error = Some(e);
-                    break;
+            step_phases.retain(|p| p.wanted());
+            if step_phases.is_empty() {
+                continue;
+            }
+            let names: Vec<String> = step_phases.iter().map(|p| p.name()).collect();
+            let label = names.join("+");
+            for i in &mut instruments {
+                if let Err(e) = i.start(&label, &stage).await {
+                    outcome.warnings.push(format!("{}: {e}", i.name()));
                 }
             }
-            Ok(outcome)
-        })
-        .await;
+            let results =
+                futures_util::future::join_all(step_phases.iter_mut().map(|p| p.run(&stage))).await;
+            let mut seen = BTreeMap::new();
+            for i in instruments.iter_mut().rev() {
+                match i.stop(&label, &stage).await {
+                    Ok(Some(v)) => {
+                        seen.insert(i.name(), v);
+                    }
+                    Ok(None) => {}
+                    Err(e) => outcome.warnings.push(format!("{}: {e}", i.name())),
+                }
+            }
+            let mut failed: Option<(String, SessionError)> = None;
+            for ((name, result), phase) in names.into_iter().zip(results).zip(&mut step_phases) {
+                match result {
+                    Ok(measurements) => {
+                        phase.ended(&stage);
+                        let measured = Measured {
+                            phase: name,
+                            measurements,
+                            instruments: seen.clone(),
+                        };
+                        tell(&mut |sink| sink.phase(&measured));
+                        outcome.phases.push(measured);
+                    }
+                    // Of phases that ran together, the first to fail is the run's error.
+                    Err(e) if failed.is_none() => failed = Some((name, e)),
+                    Err(e) => outcome.warnings.push(format!("{name}: {e}")),
+                }
+            }
+            if let Some((name, e)) = failed {
+                outcome.failed_phase = Some(name);
+                outcome.error = Some(e);
+                break;
+            }
+        }
+        Ok::<_, SessionError>(outcome)
+    });
+    let (reached, ()) = tokio::join!(work, drain);
     let mut outcome = match reached {
         Ok(outcome) => outcome,
         Err(e) => {
@@ -315,20 +398,15 @@ pub async fn run(
                 error: Some(SessionError::Other(e.to_string())),
                 ..Outcome::default()
             };
-            for sink in &mut sinks {
-                let _ = sink.finish(&outcome);
-            }
+            tell(&mut |sink| sink.finish(&outcome));
             return Err(e);
         }
     };
-    warnings.append(&mut outcome.warnings);
-    outcome.warnings = warnings;
-    for sink in &mut sinks {
-        if let Err(e) = sink.finish(&outcome) {
-            let warning = format!("{}: {e}", sink.name());
-            outcome.warnings.push(warning);
-        }
-    }
+    let mut all = warnings.take();
+    all.append(&mut outcome.warnings);
+    tell(&mut |sink| sink.finish(&outcome));
+    all.append(&mut warnings.take());
+    outcome.warnings = all;
     Ok(outcome)
 }
 

@@ -1,6 +1,7 @@
 //! The query phase: the `002` method on a built-in workload's index, answers checked against
 //! the corpus's ground truth, recorded as it goes.
 
+use crate::session::record::Keep;
 use std::path::PathBuf;
 
 use super::ingest::{load, LoadSpec};
@@ -170,7 +171,7 @@ pub async fn query(
             target,
             spec.options.clone(),
             &spec.telemetry,
-            recording.as_ref(),
+            recording.as_ref().map(|r| r as &dyn Keep),
         )
         .await?;
         result.engine = Some(engine);
@@ -283,14 +284,13 @@ pub(super) async fn measure_sampled(
     target: Target,
     options: QueryOptions,
     telemetry: &super::TelemetrySpec,
-    recording: Option<&Recording<'_>>,
+    keep: Option<&dyn Keep>,
 ) -> Result<QueryResult, SessionError> {
     let sampled_target = target.clone();
     let measure =
         on_own_thread(move || async move { query::run(plan.as_ref(), &target, &options).await });
     let (measured, sampled) =
-        super::telemetry::around(telemetry, &sampled_target, &[], "query", recording, measure)
-            .await;
+        super::telemetry::around(telemetry, &sampled_target, &[], "query", keep, measure).await;
     let mut result = measured?.map_err(usage)?;
     result.telemetry = sampled.map(|t| t.summary(None));
     Ok(result)

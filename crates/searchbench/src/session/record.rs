@@ -7,8 +7,10 @@ use std::path::PathBuf;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::lifecycle::{Feed, Measured, Outcome, Sink, Streamed};
 use super::{Event, Observer, SessionError};
-use crate::measure::SerializedHistogram;
+use crate::measure::telemetry::Row;
+use crate::measure::{SerializedHistogram, TimelineRow};
 use crate::report;
 use crate::store::{Kind, NewRun, RunId, Store, StoreError};
 
@@ -115,27 +117,6 @@ impl<'a> Recording<'a> {
         &self.id
     }
 
-    /// Streams per-second rows into the store.
-    pub fn timeline<T: Serialize>(&self, seconds: &[T]) {
-        if let Err(e) = self.store.append_timeline(&self.id, seconds) {
-            self.warn(format!("saving the timeline of run {}: {e}", self.id));
-        }
-    }
-
-    /// Streams telemetry rows into the store.
-    pub fn telemetry<T: Serialize>(&self, rows: &[T]) {
-        if let Err(e) = self.store.append_telemetry(&self.id, rows) {
-            self.warn(format!("saving the telemetry of run {}: {e}", self.id));
-        }
-    }
-
-    /// Keeps the run's HDR histograms.
-    pub fn histograms(&self, histograms: &[SerializedHistogram]) {
-        if let Err(e) = self.store.put_histograms(&self.id, histograms) {
-            self.warn(format!("saving the histograms of run {}: {e}", self.id));
-        }
-    }
-
     /// Stores the result and with `html` writes the run's HTML report (its path returned).
     pub fn finish<T: Serialize>(self, result: &T, html: bool) -> Option<PathBuf> {
         if let Err(e) = self.store.finish_run(&self.id, result) {
@@ -179,6 +160,85 @@ impl<'a> Recording<'a> {
 
     fn warn(&self, message: String) {
         self.observer.event(Event::Warning(message));
+    }
+}
+
+/// Where a phase's rows go while it runs: straight into the run's record, or into the run's
+/// feed to its sinks (see [`super::lifecycle`]).
+pub trait Keep {
+    /// Closed seconds of a load's throughput timeline.
+    fn timeline(&self, seconds: &[TimelineRow]);
+    /// Telemetry samples.
+    fn telemetry(&self, rows: &[Row]);
+    /// HDR histograms.
+    fn histograms(&self, histograms: &[SerializedHistogram]);
+}
+
+impl Keep for Recording<'_> {
+    fn timeline(&self, seconds: &[TimelineRow]) {
+        if let Err(e) = self.store.append_timeline(&self.id, seconds) {
+            self.warn(format!("saving the timeline of run {}: {e}", self.id));
+        }
+    }
+
+    fn telemetry(&self, rows: &[Row]) {
+        if let Err(e) = self.store.append_telemetry(&self.id, rows) {
+            self.warn(format!("saving the telemetry of run {}: {e}", self.id));
+        }
+    }
+
+    fn histograms(&self, histograms: &[SerializedHistogram]) {
+        if let Err(e) = self.store.put_histograms(&self.id, histograms) {
+            self.warn(format!("saving the histograms of run {}: {e}", self.id));
+        }
+    }
+}
+
+impl Keep for Feed {
+    fn timeline(&self, seconds: &[TimelineRow]) {
+        self.send(Streamed::Timeline(seconds.to_vec()));
+    }
+
+    fn telemetry(&self, rows: &[Row]) {
+        self.send(Streamed::Telemetry(rows.to_vec()));
+    }
+
+    fn histograms(&self, histograms: &[SerializedHistogram]) {
+        self.send(Streamed::Histograms(histograms.to_vec()));
+    }
+}
+
+/// The results store as a sink of the run's lifecycle: what the phases and instruments stream
+/// is kept as it comes, so a run killed halfway keeps it. The run's result is the command's
+/// (derived from every phase, after the run): [`save_outcome`] keeps it.
+pub struct StoreSink<'r, 'o>(pub &'r Recording<'o>);
+
+impl Sink for StoreSink<'_, '_> {
+    fn name(&self) -> String {
+        "results store".into()
+    }
+
+    fn begin(&mut self, _phases: &[String]) -> Result<(), String> {
+        Ok(())
+    }
+
+    // A store that cannot be written is told to the observer by the recording itself (a
+    // warning and `NotSaved`), so these report no error of their own.
+    fn streamed(&mut self, rows: &Streamed) -> Result<(), String> {
+        match rows {
+            Streamed::Timeline(seconds) => self.0.timeline(seconds),
+            Streamed::Telemetry(rows) => self.0.telemetry(rows),
+            Streamed::Histograms(histograms) => self.0.histograms(histograms),
+        }
+        Ok(())
+    }
+
+    fn phase(&mut self, _measured: &Measured) -> Result<(), String> {
+        Ok(())
+    }
+
+    fn finish(&mut self, _outcome: &Outcome) -> Result<(), String> {
+        Ok(())
     }
 }
 

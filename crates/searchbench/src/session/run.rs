@@ -4,9 +4,13 @@
 
 use serde::Serialize;
 
-use super::ingest::{begin_recording, LoadSpec};
+use std::cell::RefCell;
+
+use super::ingest::{begin_recording, LoadPhase, LoadSpec};
+use super::lifecycle::{self, Plan, Step};
 use super::query::after_ingest;
-use super::record::{save_outcome, SaveSpec};
+use super::record::{save_outcome, Keep, SaveSpec, StoreSink};
+use super::telemetry::{Sampled, TelemetryInstrument};
 use super::{ClusterSpec, Event, Job, Observer, SessionError};
 use crate::ingest::{Cancel, IngestReport};
 use crate::query::QueryResult;
@@ -38,106 +42,152 @@ pub struct RunSpec {
     pub user_queries: Option<super::user_queries::UserQueryPhase>,
 }
 
-/// Runs `job` then its queries. Each phase's result is told to the observer as soon as the
-/// phase ends ([`Event::Ingested`], [`Event::Queried`]) and returned together at the end.
+/// Runs `job` then its queries, through the run's lifecycle: the load, then (when it loaded
+/// whole) the query phase, with the telemetry sampler around each on one clock and their rows
+/// streamed into the store. Each phase's result is told to the observer as soon as the phase
+/// ends ([`Event::Ingested`], [`Event::Queried`]) and returned together at the end.
 pub async fn run(
     mut job: Job,
     cluster: &ClusterSpec,
-    load_spec: LoadSpec,
+    mut load_spec: LoadSpec,
     spec: &RunSpec,
     save: &SaveSpec,
     observer: &dyn Observer,
 ) -> Result<RunResult, SessionError> {
     super::ingest::preflight(&job.index, &load_spec)?;
     let recording = begin_recording(Kind::Run, &job, cluster, &load_spec, save, observer);
-    let index = job.index.clone();
-    let workload = job.workload.clone();
-    let truth = job.truth.take();
-    let outcome = super::lifecycle::with_cluster(cluster, observer, async |connected| {
-        let cancel = load_spec.cancel.clone().unwrap_or_else(Cancel::never);
-        let phases = async {
-            // One telemetry clock for both phases: the query phase's seconds follow on.
-            let mut load_spec = load_spec;
-            let telemetry = super::TelemetrySpec {
-                origin: Some(std::time::Instant::now()),
-                ..load_spec.telemetry
-            };
-            load_spec.telemetry = telemetry;
-            let ingest = connected
-                .load(job, load_spec, recording.as_ref(), observer)
-                .await?;
-            observer.event(Event::Ingested(&ingest));
-            let loaded = ingest.error.is_none() && !ingest.interrupted;
-            let mut query_interrupted = false;
-            let query = if loaded && spec.queries && !cancel.is_cancelled() {
-                let parts = truth.map(|t| t.take()).unwrap_or_default();
-                let phase = async {
-                    match &spec.user_queries {
-                        Some(user) => {
-                            super::user_queries::after_ingest(
-                                connected.target.clone(),
-                                &index,
-                                user,
-                                spec.progress.clone(),
-                                observer,
-                            )
-                            .await
-                        }
-                        None => {
-                            after_ingest(
-                                connected.target.clone(),
-                                &index,
-                                &workload,
-                                &spec.workload_spec,
-                                parts,
-                                spec.progress.clone(),
-                                observer,
-                            )
-                            .await
-                        }
-                    }
-                };
-                // Ctrl-C during the queries ends the run there, kept as interrupted.
-                let phase = async {
-                    tokio::select! {
-                        result = phase => result.map(|r| (r, false)),
-                        () = cancel.cancelled() => Ok((None, true)),
-                    }
-                };
-                let (outcome, sampled) = super::telemetry::around(
-                    &telemetry,
-                    &connected.target,
-                    &connected.engine_pids,
-                    "query",
-                    recording.as_ref(),
-                    phase,
-                )
-                .await;
-                let (mut result, interrupted) = outcome?;
-                query_interrupted = interrupted;
-                if let (Some(r), Some(sampled)) = (&mut result, sampled) {
-                    r.telemetry = Some(sampled.summary(None));
-                }
-                if let Some(r) = &result {
-                    observer.event(Event::Queried(r));
-                    if let Some(rec) = &recording {
-                        rec.histograms(&r.histograms());
-                    }
-                }
-                result
-            } else {
-                None
-            };
-            Ok::<_, SessionError>(RunResult {
-                ingest,
-                query,
-                query_interrupted,
-            })
-        }
-        .await;
-        phases
-    })
-    .await;
+    let sampled = Sampled::default();
+    let telemetry = TelemetryInstrument::new(&load_spec.telemetry, &sampled);
+    load_spec.telemetry = super::TelemetrySpec::off();
+    let watched = telemetry.is_some().then_some(&sampled);
+    let (ingested, queried) = (RefCell::new(None), RefCell::new(None));
+    let queries = QueryPhase {
+        index: job.index.clone(),
+        workload: job.workload.clone(),
+        truth: job.truth.take(),
+        spec,
+        cancel: load_spec.cancel.clone().unwrap_or_else(Cancel::never),
+        sampled: watched,
+        ingested: &ingested,
+        result: &queried,
+    };
+    let mut load = LoadPhase::new(job, load_spec, watched, &ingested);
+    load.tell = true;
+    let plan = Plan::new(vec![
+        Step::One(Box::new(load)),
+        Step::One(Box::new(queries)),
+    ])
+    .instrument(telemetry)
+    .sink(recording.as_ref().map(StoreSink));
+    let outcome = match lifecycle::run(cluster, plan, observer).await {
+        Ok(lifecycle::Outcome { error: Some(e), .. }) | Err(e) => Err(e),
+        Ok(_) => match ingested.take() {
+            Some(ingest) => {
+                let (query, query_interrupted) = queried.take().unwrap_or((None, false));
+                Ok(RunResult {
+                    ingest,
+                    query,
+                    query_interrupted,
+                })
+            }
+            None => Err(SessionError::Other("the load phase kept no report".into())),
+        },
+    };
     save_outcome(recording, &outcome, true);
     outcome
+}
+
+/// The query phase of a run: the workload's queries (or the user's) against the index the
+/// load made, when the load was whole and the run was not stopped. Ctrl-C during it ends the
+/// run there, kept as interrupted.
+struct QueryPhase<'p> {
+    index: String,
+    workload: String,
+    truth: Option<crate::corpus::TruthHandle>,
+    spec: &'p RunSpec,
+    cancel: Cancel,
+    sampled: Option<&'p Sampled>,
+    /// The load's report: the queries run only after a whole load.
+    ingested: &'p RefCell<Option<IngestReport>>,
+    /// What the phase measured, and whether it was stopped.
+    result: &'p RefCell<Option<(Option<QueryResult>, bool)>>,
+}
+
+impl lifecycle::Phase for QueryPhase<'_> {
+    fn name(&self) -> String {
+        "query".into()
+    }
+
+    fn wanted(&self) -> bool {
+        let loaded = self
+            .ingested
+            .borrow()
+            .as_ref()
+            .is_some_and(|r| r.error.is_none() && !r.interrupted);
+        loaded && self.spec.queries && !self.cancel.is_cancelled()
+    }
+
+    fn run<'a>(
+        &'a mut self,
+        stage: &'a lifecycle::Stage<'a>,
+    ) -> lifecycle::Work<'a, Result<lifecycle::Measurements, SessionError>> {
+        Box::pin(async move {
+            let spec = self.spec;
+            let parts = self.truth.take().map(|t| t.take()).unwrap_or_default();
+            let target = stage.target.clone();
+            let phase = async {
+                match &spec.user_queries {
+                    Some(user) => {
+                        super::user_queries::after_ingest(
+                            target,
+                            &self.index,
+                            user,
+                            spec.progress.clone(),
+                            stage.observer,
+                        )
+                        .await
+                    }
+                    None => {
+                        after_ingest(
+                            target,
+                            &self.index,
+                            &self.workload,
+                            &spec.workload_spec,
+                            parts,
+                            spec.progress.clone(),
+                            stage.observer,
+                        )
+                        .await
+                    }
+                }
+            };
+            let (result, interrupted) = tokio::select! {
+                result = phase => (result?, false),
+                () = self.cancel.cancelled() => (None, true),
+            };
+            let mut measurements = lifecycle::Measurements::default();
+            if let Some(r) = &result {
+                let histograms = r.histograms();
+                stage.feed.histograms(&histograms);
+                for h in &histograms {
+                    // Made here, so they decode; one that did not would only be missing.
+                    let _ = measurements.histogram(h);
+                }
+            }
+            *self.result.borrow_mut() = Some((result, interrupted));
+            Ok(measurements)
+        })
+    }
+
+    fn ended(&mut self, stage: &lifecycle::Stage<'_>) {
+        let sampled = self
+            .sampled
+            .and_then(|s| s.borrow_mut().remove(&self.name()));
+        if let Some((Some(result), _)) = self.result.borrow_mut().as_mut() {
+            if let Some(sampled) = sampled {
+                result.telemetry = Some(sampled.summary(None));
+            }
+            stage.observer.event(Event::Queried(result));
+        }
+    }
 }

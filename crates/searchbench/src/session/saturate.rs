@@ -6,6 +6,7 @@
 //! over one connection to the cluster (an engine we start is started once).
 
 use super::ingest::{begin_recording, LoadSpec};
+use super::record::Keep;
 use super::record::{save_outcome, SaveSpec};
 use super::{ClusterSpec, Event, Job, Observer, SessionError};
 pub use crate::analysis::saturate::{SaturateResult, Step};
@@ -189,7 +190,12 @@ pub async fn saturate(
                     begin_recording(Kind::Ingest, &job, cluster, &step_load, &save, observer);
                 let run_id = recording.as_ref().map(|r| r.id().0.clone());
                 let report = connected
-                    .load(job, step_load, recording.as_ref(), observer)
+                    .load(
+                        job,
+                        step_load,
+                        recording.as_ref().map(|r| r as &dyn Keep),
+                        observer,
+                    )
                     .await;
                 save_outcome(recording, &report, false);
                 let report = report?;

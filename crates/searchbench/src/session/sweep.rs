@@ -7,6 +7,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use serde_json::Value;
 
 use super::ingest::{begin_recording, LoadSpec};
+use super::record::Keep;
 use super::record::{save_outcome, SaveSpec};
 use super::{ClusterSpec, Connected, Event, Job, Observer, SessionError};
 use crate::analysis::sweep::{self, Cell, CellParams, Grid, RunFigures, SweepResult};
@@ -430,7 +431,12 @@ async fn run_grid(
                 begin_recording(Kind::Ingest, &job, cluster, &load, &cell_save, observer);
             let run_id = recording.as_ref().map(|r| r.id().0.clone());
             let outcome = connected
-                .load(job, load, recording.as_ref(), observer)
+                .load(
+                    job,
+                    load,
+                    recording.as_ref().map(|r| r as &dyn Keep),
+                    observer,
+                )
                 .await;
             save_outcome(recording, &outcome, false);
             clean_up(connected, index, &mut warnings).await;

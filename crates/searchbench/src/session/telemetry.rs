@@ -1,12 +1,15 @@
 //! The telemetry sampler: around an ingest or query phase, every interval it reads
 //! `_nodes/stats` (any target) and `/proc` (nodes we started, or the `--engine-pid` given),
-//! plus the driver's own CPU and scheduler lag, and streams the rows into the run's record.
+//! plus the driver's own CPU and scheduler lag, and streams the rows as they come: to the
+//! run's sinks as an instrument of its lifecycle ([`TelemetryInstrument`]), or into a record
+//! ([`around`], for the sessions not yet on the lifecycle).
 //!
 //! It runs on a thread of its own with its own small runtime, so its CPU is its thread's CPU
 //! (measured, and kept apart from the driver's), and a slow answer never holds up the load.
 //! Every request has a deadline of one interval: a node that stops answering costs a missed
 //! sample (counted), never a hang.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -15,7 +18,8 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc, oneshot, watch};
 
-use super::Recording;
+use super::lifecycle::{Instrument, Stage, Streamed, Work};
+use super::record::Keep;
 use crate::cluster::Target;
 use crate::measure::telemetry::{self, Context, DriverReading, NodeReading, Row, Series, Summary};
 
@@ -80,14 +84,13 @@ impl Telemetry {
 }
 
 /// Runs `work` with the sampler around it (when `spec` asks for one), streaming its rows into
-/// `recording`. Returns what `work` returned and what was sampled.
-#[allow(clippy::too_many_arguments)]
+/// `keep`. Returns what `work` returned and what was sampled.
 pub async fn around<F: Future>(
     spec: &TelemetrySpec,
     target: &Target,
     engine_pids: &[u32],
     phase: &'static str,
-    recording: Option<&Recording<'_>>,
+    keep: Option<&dyn Keep>,
     work: F,
 ) -> (F::Output, Option<Telemetry>) {
     let Some(interval) = spec.interval else {
@@ -100,8 +103,10 @@ pub async fn around<F: Future>(
         engine_pids: engine_pids.to_vec(),
         interval,
         origin,
-        phase,
-        rows: tx,
+        phase: phase.to_string(),
+        rows: Box::new(move |rows| {
+            let _ = tx.send(rows);
+        }),
         lag: Arc::new(AtomicU64::new(0)),
     };
     let Some(sampler) = Sampler::start(job) else {
@@ -109,8 +114,8 @@ pub async fn around<F: Future>(
     };
     let stream_in = async {
         while let Some(rows) = rx.recv().await {
-            if let Some(r) = recording {
-                r.telemetry(&rows);
+            if let Some(k) = keep {
+                k.telemetry(&rows);
             }
         }
     };
@@ -120,6 +125,77 @@ pub async fn around<F: Future>(
     };
     let ((out, telemetry), ()) = tokio::join!(run, stream_in);
     (out, Some(telemetry))
+}
+
+/// What the telemetry instrument sampled, by phase: the phases take their own after the run's
+/// instruments stopped.
+pub type Sampled = RefCell<BTreeMap<String, Telemetry>>;
+
+/// The telemetry sampler as an instrument of the run's lifecycle: started before each phase
+/// and stopped after it, on the run's clock (second 0 is the run's start, so the seconds of
+/// its phases follow on), its rows streamed to the run's sinks as they come. What it sampled
+/// is kept in `sampled` under the phase's name.
+pub struct TelemetryInstrument<'p> {
+    interval: Duration,
+    sampled: &'p Sampled,
+    running: Option<Sampler>,
+}
+
+impl<'p> TelemetryInstrument<'p> {
+    /// The instrument `spec` asks for; `None` with telemetry off.
+    pub fn new(spec: &TelemetrySpec, sampled: &'p Sampled) -> Option<Self> {
+        Some(TelemetryInstrument {
+            interval: spec.interval?,
+            sampled,
+            running: None,
+        })
+    }
+}
+
+impl Instrument for TelemetryInstrument<'_> {
+    fn name(&self) -> String {
+        "telemetry".into()
+    }
+
+    fn start<'a>(
+        &'a mut self,
+        phase: &'a str,
+        stage: &'a Stage<'a>,
+    ) -> Work<'a, Result<(), String>> {
+        Box::pin(async move {
+            let feed = stage.feed.clone();
+            let job = Job {
+                target: stage.target.clone(),
+                engine_pids: stage.engine_pids.to_vec(),
+                interval: self.interval,
+                origin: stage.started,
+                phase: phase.to_string(),
+                rows: Box::new(move |rows| feed.send(Streamed::Telemetry(rows))),
+                lag: Arc::new(AtomicU64::new(0)),
+            };
+            self.running = Sampler::start(job);
+            match self.running {
+                Some(_) => Ok(()),
+                None => Err(format!("no thread to sample {phase} on: not sampled")),
+            }
+        })
+    }
+
+    fn stop<'a>(
+        &'a mut self,
+        phase: &'a str,
+        _stage: &'a Stage<'a>,
+    ) -> Work<'a, Result<Option<serde_json::Value>, String>> {
+        Box::pin(async move {
+            if let Some(sampler) = self.running.take() {
+                let telemetry = sampler.stop().await;
+                self.sampled
+                    .borrow_mut()
+                    .insert(phase.to_string(), telemetry);
+            }
+            Ok(None)
+        })
+    }
 }
 
 struct Sampler {
@@ -181,8 +257,10 @@ struct Job {
     engine_pids: Vec<u32>,
     interval: Duration,
     origin: Instant,
-    phase: &'static str,
-    rows: mpsc::UnboundedSender<Vec<Row>>,
+    /// The phase the rows are stored under (`ingest`, `query`).
+    phase: String,
+    /// Where each sample's rows go, from the sampler's thread.
+    rows: Box<dyn Fn(Vec<Row>) + Send>,
     lag: Arc<AtomicU64>,
 }
 
@@ -276,7 +354,7 @@ impl Job {
                             stats: node.stats,
                             proc,
                         };
-                        rows.push(series.node(&reading, self.phase));
+                        rows.push(series.node(&reading, &self.phase));
                     }
                 }
                 // No answer in time, an error, or no node: skipped and counted; the next
@@ -294,9 +372,9 @@ impl Job {
                 lag_max: Duration::from_micros(self.lag.swap(0, Relaxed)),
                 missed: out.missed,
             };
-            rows.push(series.driver(driver, self.phase));
+            rows.push(series.driver(driver, &self.phase));
             out.rows.extend(rows.iter().cloned());
-            let _ = self.rows.send(rows);
+            (self.rows)(rows);
         }
     }
 

@@ -1,6 +1,7 @@
 //! The user's queries file as a query phase: read it, fill its slots (time slices read their
 //! range from the index), run it with the query method, keep the result.
 
+use crate::session::record::Keep;
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
@@ -140,7 +141,7 @@ pub async fn query_file(
             target,
             options,
             &spec.telemetry,
-            recording.as_ref(),
+            recording.as_ref().map(|r| r as &dyn Keep),
         )
         .await?;
         result.engine = Some(engine);

@@ -8,7 +8,8 @@ use std::rc::Rc;
 use searchbench::cluster::{Target, TargetConfig};
 use searchbench::engine::StartOptions;
 use searchbench::session::lifecycle::{
-    self, Instrument, Measured, Measurements, Outcome, Phase, Plan, Sink, Stage, Step, Work,
+    self, Instrument, Measured, Measurements, Outcome, Phase, Plan, Sink, Stage, Step, Streamed,
+    Work,
 };
 use searchbench::session::{ClusterSpec, SessionError, Silent};
 use serde_json::{json, Value};
@@ -30,6 +31,11 @@ struct Bulk {
 impl Phase for Bulk {
     fn name(&self) -> String {
         self.name.into()
+    }
+
+    /// A phase of no documents has no work.
+    fn wanted(&self) -> bool {
+        self.docs > 0
     }
 
     fn run<'a>(&'a mut self, stage: &'a Stage<'a>) -> Work<'a, Result<Measurements, SessionError>> {
@@ -83,10 +89,14 @@ impl Instrument for Clock {
     fn stop<'a>(
         &'a mut self,
         phase: &'a str,
-        _: &'a Stage<'a>,
+        stage: &'a Stage<'a>,
     ) -> Work<'a, Result<Option<Value>, String>> {
         Box::pin(async move {
             self.log.borrow_mut().push(format!("stop {phase}"));
+            // What it saw also streams to the sinks, as a sampler's rows do.
+            stage
+                .feed
+                .send(Streamed::Telemetry(vec![Default::default()]));
             Ok(Some(json!({"saw": phase})))
         })
     }
@@ -95,6 +105,7 @@ impl Instrument for Clock {
 /// Keeps what it is told.
 struct Keep {
     log: Log,
+    streamed: usize,
 }
 
 impl Sink for Keep {
@@ -106,6 +117,13 @@ impl Sink for Keep {
         self.log
             .borrow_mut()
             .push(format!("begin {}", phases.join(",")));
+        Ok(())
+    }
+
+    fn streamed(&mut self, rows: &Streamed) -> Result<(), String> {
+        if let Streamed::Telemetry(rows) = rows {
+            self.streamed += rows.len();
+        }
         Ok(())
     }
 
@@ -126,9 +144,10 @@ impl Sink for Keep {
 
     fn finish(&mut self, outcome: &Outcome) -> Result<(), String> {
         self.log.borrow_mut().push(format!(
-            "finish phases={} error={}",
+            "finish phases={} error={} streamed={}",
             outcome.phases.len(),
-            outcome.error.is_some()
+            outcome.error.is_some(),
+            self.streamed
         ));
         Err("the toy sink cannot finish".into())
     }
@@ -163,12 +182,17 @@ fn a_toy_phase_instrument_and_sink_run_through_the_one_lifecycle() {
         steps: vec![
             Step::One(bulk("load", 5, false, &log)),
             Step::Together(vec![bulk("a", 2, false, &log), bulk("b", 3, false, &log)]),
+            // Not wanted: not run, and nothing watches it.
+            Step::One(bulk("empty", 0, false, &log)),
         ],
         instruments: vec![Box::new(Clock {
             log: log.clone(),
             broken: false,
         })],
-        sinks: vec![Box::new(Keep { log: log.clone() })],
+        sinks: vec![Box::new(Keep {
+            log: log.clone(),
+            streamed: 0,
+        })],
     };
     let outcome = runtime
         .block_on(lifecycle::run(&cluster(), plan, &Silent))
@@ -176,7 +200,7 @@ fn a_toy_phase_instrument_and_sink_run_through_the_one_lifecycle() {
     assert_eq!(
         *log.borrow(),
         [
-            "begin load,a,b",
+            "begin load,a,b,empty",
             "start load",
             "phase load",
             "stop load",
@@ -187,7 +211,8 @@ fn a_toy_phase_instrument_and_sink_run_through_the_one_lifecycle() {
             "stop a+b",
             "sink a docs=2 clock=true",
             "sink b docs=3 clock=true",
-            "finish phases=3 error=false",
+            // Every row streamed reached the sink before the run finished.
+            "finish phases=3 error=false streamed=2",
         ]
     );
     assert!(outcome.error.is_none(), "{:?}", outcome.error);
@@ -216,7 +241,10 @@ fn a_failing_phase_ends_the_run_and_a_failing_instrument_is_a_warning() {
             log: log.clone(),
             broken: true,
         })],
-        sinks: vec![Box::new(Keep { log: log.clone() })],
+        sinks: vec![Box::new(Keep {
+            log: log.clone(),
+            streamed: 0,
+        })],
     };
     let outcome = runtime
         .block_on(lifecycle::run(&cluster(), plan, &Silent))
@@ -249,7 +277,7 @@ fn a_failing_phase_ends_the_run_and_a_failing_instrument_is_a_warning() {
     );
     assert!(log
         .borrow()
-        .contains(&"finish phases=1 error=true".to_string()));
+        .contains(&"finish phases=1 error=true streamed=2".to_string()));
 }
 
 /// The bulk load through the lifecycle (`session::ingest::ingest`): two processes' loads of

@@ -40,7 +40,14 @@ pub(super) async fn load_logs(
         &workload_spec,
         spec.search_clients,
     )?);
-    connected.load(job, load, recording, observer).await
+    connected
+        .load(
+            job,
+            load,
+            recording.map(|r| r as &dyn crate::session::record::Keep),
+            observer,
+        )
+        .await
 }
 
 /// Runs `requests` GETs of `path` from `clients` clients and summarizes their latency.
