@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use super::lifecycle;
-use super::record::{save_outcome, Keep, Recording, SaveSpec, StoreSink};
+use super::record::{Keep, Recording, SaveSpec, StoreSink};
 use super::telemetry::{Sampled, TelemetryInstrument};
 use super::{ClusterSpec, Event, Job, Observer, SessionError};
 use crate::cluster::Target;
@@ -180,15 +180,14 @@ pub async fn ingest(
     );
     let plan = lifecycle::Plan::new(vec![lifecycle::Step::One(Box::new(phase))])
         .instrument(telemetry)
-        .sink(recording.as_ref().map(StoreSink));
-    let outcome = match lifecycle::run(cluster, plan, observer).await {
-        Ok(lifecycle::Outcome { error: Some(e), .. }) | Err(e) => Err(e),
-        Ok(_) => report
+        .sink(recording.map(StoreSink::new));
+    lifecycle::run(cluster, plan, observer, |_| {
+        report
             .take()
-            .ok_or_else(|| SessionError::Other("the load phase kept no report".into())),
-    };
-    save_outcome(recording, &outcome, false);
-    outcome
+            .ok_or_else(|| SessionError::Other("the load phase kept no report".into()))
+    })
+    .await
+    .result
 }
 
 /// The bulk load as a phase of the run's lifecycle: [`load`] into the stage's cluster, its

@@ -23,10 +23,11 @@ use std::pin::Pin;
 use std::time::Instant;
 
 use hdrhistogram::Histogram;
+use serde::Serialize;
 use serde_json::Value;
 
 use super::cluster::{ClusterSpec, Connected};
-use super::{Observer, SessionError};
+use super::{Event, Observer, SessionError};
 use crate::cluster::delay::Rtt;
 use crate::cluster::Target;
 use crate::measure::telemetry::Row;
@@ -132,7 +133,7 @@ pub trait Sink {
     /// A phase ended with these measurements.
     fn phase(&mut self, measured: &Measured) -> Result<(), String>;
     /// The run ended (also when it failed or the cluster could not be reached).
-    fn finish(&mut self, outcome: &Outcome) -> Result<(), String>;
+    fn finish(&mut self, finished: &Finished) -> Result<(), String>;
 }
 
 /// One step of a plan: a phase, or phases that run at the same time (searches during a load).
@@ -193,18 +194,35 @@ pub struct Measured {
     pub instruments: BTreeMap<String, Value>,
 }
 
-/// How a run ended.
+/// What a run's phases did.
 #[derive(Debug, Default)]
 pub struct Outcome {
     /// Every phase that ended, in the order they ended.
     pub phases: Vec<Measured>,
-    /// The error that stopped the run, if one did, as the phase returned it (so a command
-    /// maps it to the same exit code as before); the phases before it are kept.
-    pub error: Option<SessionError>,
-    /// The phase that failed.
+    /// The phase that failed (its error is the run's, [`Ran::result`]); the phases before it
+    /// are kept.
     pub failed_phase: Option<String>,
-    /// What failed without failing the run: an instrument, a sink.
+    /// What failed without failing the run: an instrument, a sink. Each is also told to the
+    /// observer as it happens.
     pub warnings: Vec<String>,
+}
+
+/// How a run ended, as the sinks are told it.
+#[derive(Debug)]
+pub struct Finished<'a> {
+    pub outcome: &'a Outcome,
+    /// The run's result as the command derived it from every phase, after the run; or the
+    /// error that ended the run: the cluster not reached, a phase that failed.
+    pub result: Result<&'a Value, &'a SessionError>,
+}
+
+/// A run's result and what its phases did.
+#[derive(Debug)]
+pub struct Ran<T> {
+    /// What the command derived from the phases, or the error that ended the run as it was
+    /// raised (so a command maps it to the same exit code as before).
+    pub result: Result<T, SessionError>,
+    pub outcome: Outcome,
 }
 
 /// Raw measurements that add up: two processes' (or two phases') measurements of one run
@@ -290,17 +308,28 @@ impl Measurements {
     }
 }
 
+/// A run that ended on an error: the cluster not reached (nothing ran), or a phase that
+/// failed (with the phases before it).
+struct Ended(Outcome, SessionError);
+
+impl From<SessionError> for Ended {
+    fn from(e: SessionError) -> Self {
+        Ended(Outcome::default(), e)
+    }
+}
+
 /// Runs `plan` on `cluster`: tells the sinks the phases, reaches the cluster, runs each step
 /// with every instrument started before it and stopped after it (the rows streamed meanwhile
-/// go to the sinks as they come), stops what it started, and tells the sinks the outcome. A
-/// phase that fails ends the run there (the phases before it are kept, and the error is the
-/// outcome's); an instrument or a sink that fails is a warning. `Err` only when the cluster
-/// cannot be reached.
-pub async fn run(
+/// go to the sinks as they come), stops what it started, derives the run's result from the
+/// outcome with `derive` (every figure computed once, from every phase), and tells the sinks
+/// how the run ended. A phase that fails ends the run there (the phases before it are kept,
+/// and its error is the run's); an instrument or a sink that fails is a warning.
+pub async fn run<T: Serialize>(
     cluster: &ClusterSpec,
     plan: Plan<'_>,
     observer: &dyn Observer,
-) -> Result<Outcome, SessionError> {
+    derive: impl FnOnce(&Outcome) -> Result<T, SessionError>,
+) -> Ran<T> {
     let Plan {
         steps,
         mut instruments,
@@ -309,10 +338,14 @@ pub async fn run(
     let phases: Vec<String> = steps.iter().flat_map(Step::names).collect();
     let sinks = RefCell::new(sinks);
     let warnings = RefCell::new(Vec::new());
+    let warn = |warning: String| {
+        observer.event(Event::Warning(warning.clone()));
+        warnings.borrow_mut().push(warning);
+    };
     let tell = |call: &mut dyn FnMut(&mut dyn Sink) -> Result<(), String>| {
         for sink in sinks.borrow_mut().iter_mut() {
             if let Err(e) = call(sink.as_mut()) {
-                warnings.borrow_mut().push(format!("{}: {e}", sink.name()));
+                warn(format!("{}: {e}", sink.name()));
             }
         }
     };
@@ -348,7 +381,7 @@ pub async fn run(
             let label = names.join("+");
             for i in &mut instruments {
                 if let Err(e) = i.start(&label, &stage).await {
-                    outcome.warnings.push(format!("{}: {e}", i.name()));
+                    warn(format!("{}: {e}", i.name()));
                 }
             }
             let results =
@@ -360,7 +393,7 @@ pub async fn run(
                         seen.insert(i.name(), v);
                     }
                     Ok(None) => {}
-                    Err(e) => outcome.warnings.push(format!("{}: {e}", i.name())),
+                    Err(e) => warn(format!("{}: {e}", i.name())),
                 }
             }
             let mut failed: Option<(String, SessionError)> = None;
@@ -378,36 +411,45 @@ pub async fn run(
                     }
                     // Of phases that ran together, the first to fail is the run's error.
                     Err(e) if failed.is_none() => failed = Some((name, e)),
-                    Err(e) => outcome.warnings.push(format!("{name}: {e}")),
+                    Err(e) => warn(format!("{name}: {e}")),
                 }
             }
             if let Some((name, e)) = failed {
                 outcome.failed_phase = Some(name);
-                outcome.error = Some(e);
-                break;
+                return Err(Ended(outcome, e));
             }
         }
-        Ok::<_, SessionError>(outcome)
+        Ok(outcome)
     });
     let (reached, ()) = tokio::join!(work, drain);
-    let mut outcome = match reached {
-        Ok(outcome) => outcome,
-        Err(e) => {
-            // The sinks are told why in words; the caller gets the error itself.
-            let outcome = Outcome {
-                error: Some(SessionError::Other(e.to_string())),
-                ..Outcome::default()
-            };
-            tell(&mut |sink| sink.finish(&outcome));
-            return Err(e);
+    let (mut outcome, result) = match reached {
+        Ok(outcome) => {
+            let result = derive(&outcome);
+            (outcome, result)
         }
+        Err(Ended(outcome, e)) => (outcome, Err(e)),
     };
-    let mut all = warnings.take();
-    all.append(&mut outcome.warnings);
-    tell(&mut |sink| sink.finish(&outcome));
-    all.append(&mut warnings.take());
-    outcome.warnings = all;
-    Ok(outcome)
+    let kept = match &result {
+        Ok(r) => serde_json::to_value(r)
+            .map_err(|e| SessionError::Other(format!("the run's result cannot be kept: {e}"))),
+        Err(_) => Ok(Value::Null),
+    };
+    let told = match (&result, &kept) {
+        (Err(e), _) | (Ok(_), Err(e)) => Err(e),
+        (Ok(_), Ok(value)) => Ok(value),
+    };
+    tell(&mut |sink| {
+        sink.finish(&Finished {
+            outcome: &outcome,
+            result: told,
+        })
+    });
+    outcome.warnings = warnings.take();
+    let result = match kept {
+        Err(e) if result.is_ok() => Err(e),
+        _ => result,
+    };
+    Ran { result, outcome }
 }
 
 #[cfg(test)]

@@ -7,12 +7,12 @@ use std::path::PathBuf;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::lifecycle::{Feed, Measured, Outcome, Sink, Streamed};
+use super::lifecycle::{Feed, Finished, Measured, Sink, Streamed};
 use super::{Event, Observer, SessionError};
 use crate::measure::telemetry::Row;
 use crate::measure::{SerializedHistogram, TimelineRow};
 use crate::report;
-use crate::store::{Kind, NewRun, RunId, Store, StoreError};
+use crate::store::{Kind, NewRun, RunId, State, Store, StoreError};
 
 /// Where and how a session saves its run.
 #[derive(Debug, Clone, Default)]
@@ -117,8 +117,8 @@ impl<'a> Recording<'a> {
         &self.id
     }
 
-    /// Stores the result and with `html` writes the run's HTML report (its path returned).
-    pub fn finish<T: Serialize>(self, result: &T, html: bool) -> Option<PathBuf> {
+    /// Stores the result; the store and the run's id when it was saved.
+    fn finish<T: Serialize>(self, result: &T) -> Option<(Store, RunId)> {
         if let Err(e) = self.store.finish_run(&self.id, result) {
             self.warn(format!("saving run {}: {e}", self.id));
             self.observer.event(Event::NotSaved);
@@ -128,19 +128,7 @@ impl<'a> Recording<'a> {
             id: &self.id.0,
             store: self.store.path(),
         });
-        if !html {
-            return None;
-        }
-        match report::write_run_report(&self.store, &self.id) {
-            Ok(path) => {
-                self.observer.event(Event::ReportWritten { path: &path });
-                Some(path)
-            }
-            Err(e) => {
-                self.warn(format!("writing the HTML report: {e}"));
-                None
-            }
-        }
+        Some((self.store, self.id))
     }
 
     /// Forgets the run: it was refused for bad usage and measured nothing.
@@ -209,11 +197,21 @@ impl Keep for Feed {
 }
 
 /// The results store as a sink of the run's lifecycle: what the phases and instruments stream
-/// is kept as it comes, so a run killed halfway keeps it. The run's result is the command's
-/// (derived from every phase, after the run): [`save_outcome`] keeps it.
-pub struct StoreSink<'r, 'o>(pub &'r Recording<'o>);
+/// is kept as it comes, so a run killed halfway keeps it; at the end, the run's result (or
+/// the error that ended it) is kept as [`save_outcome`] would.
+pub struct StoreSink<'o> {
+    recording: Option<Recording<'o>>,
+}
 
-impl Sink for StoreSink<'_, '_> {
+impl<'o> StoreSink<'o> {
+    pub fn new(recording: Recording<'o>) -> Self {
+        StoreSink {
+            recording: Some(recording),
+        }
+    }
+}
+
+impl Sink for StoreSink<'_> {
     fn name(&self) -> String {
         "results store".into()
     }
@@ -225,10 +223,13 @@ impl Sink for StoreSink<'_, '_> {
     // A store that cannot be written is told to the observer by the recording itself (a
     // warning and `NotSaved`), so these report no error of their own.
     fn streamed(&mut self, rows: &Streamed) -> Result<(), String> {
+        let Some(r) = &self.recording else {
+            return Ok(());
+        };
         match rows {
-            Streamed::Timeline(seconds) => self.0.timeline(seconds),
-            Streamed::Telemetry(rows) => self.0.telemetry(rows),
-            Streamed::Histograms(histograms) => self.0.histograms(histograms),
+            Streamed::Timeline(seconds) => r.timeline(seconds),
+            Streamed::Telemetry(rows) => r.telemetry(rows),
+            Streamed::Histograms(histograms) => r.histograms(histograms),
         }
         Ok(())
     }
@@ -237,30 +238,111 @@ impl Sink for StoreSink<'_, '_> {
         Ok(())
     }
 
-    fn finish(&mut self, _outcome: &Outcome) -> Result<(), String> {
+    fn finish(&mut self, finished: &Finished) -> Result<(), String> {
+        if let Some(recording) = self.recording.take() {
+            end(recording, finished.result);
+        }
         Ok(())
     }
 }
 
-/// Keeps the outcome in the store: the result, or the error that ended the run. A run
-/// refused for bad usage measured nothing and is not kept.
+/// The run's HTML report as a sink: written from what the store holds once the run is kept
+/// there (so it follows the [`StoreSink`] in a plan), and said where.
+pub struct HtmlReport<'o> {
+    store: PathBuf,
+    id: RunId,
+    observer: &'o dyn Observer,
+}
+
+impl<'o> HtmlReport<'o> {
+    /// The report of the run `recording` keeps.
+    pub fn of(recording: &Recording<'o>) -> Self {
+        HtmlReport {
+            store: recording.store.path().to_path_buf(),
+            id: recording.id.clone(),
+            observer: recording.observer,
+        }
+    }
+}
+
+impl Sink for HtmlReport<'_> {
+    fn name(&self) -> String {
+        "HTML report".into()
+    }
+
+    fn begin(&mut self, _phases: &[String]) -> Result<(), String> {
+        Ok(())
+    }
+
+    fn phase(&mut self, _measured: &Measured) -> Result<(), String> {
+        Ok(())
+    }
+
+    fn finish(&mut self, finished: &Finished) -> Result<(), String> {
+        if finished.result.is_err() {
+            return Ok(());
+        }
+        let store = Store::open(&self.store).map_err(|e| e.to_string())?;
+        match store.get(&self.id.0) {
+            // Not kept (the store failed, and said so): nothing to report.
+            Ok(row) if row.state == State::Running => Ok(()),
+            Ok(_) => write_report(&store, &self.id, self.observer),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+}
+
+/// Writes the HTML report of the run `id` and says where.
+fn write_report(store: &Store, id: &RunId, observer: &dyn Observer) -> Result<(), String> {
+    let path =
+        report::write_run_report(store, id).map_err(|e| format!("writing the HTML report: {e}"))?;
+    observer.event(Event::ReportWritten { path: &path });
+    Ok(())
+}
+
+/// Keeps the outcome in the store (the result, or the error that ended the run), and with
+/// `html` writes the run's HTML report. A run refused for bad usage measured nothing and is
+/// not kept.
 pub fn save_outcome<T: Serialize>(
     recording: Option<Recording<'_>>,
     outcome: &Result<T, SessionError>,
     html: bool,
 ) {
-    if let Some(recording) = recording {
-        match outcome {
-            Ok(result) => {
-                recording.finish(result, html);
-            }
-            Err(e) if e.is_usage() => recording.discard(),
-            // Stopped by Ctrl-C before there was a result: kept as `interrupted`, not failed.
-            Err(e @ SessionError::Interrupted(_)) => recording.fail(
+    let Some(recording) = recording else {
+        return;
+    };
+    let observer = recording.observer;
+    let saved = end(recording, outcome.as_ref());
+    if let (Some((store, id)), true, Ok(_)) = (saved, html, outcome) {
+        if let Err(e) = write_report(&store, &id, observer) {
+            observer.event(Event::Warning(e));
+        }
+    }
+}
+
+/// Ends the run in the store: its result, or the error that ended it (kept `interrupted` when
+/// Ctrl-C stopped it before there was a result); a run refused for bad usage is forgotten.
+/// The store and the run's id when a result was kept.
+fn end<T: Serialize>(
+    recording: Recording<'_>,
+    outcome: Result<&T, &SessionError>,
+) -> Option<(Store, RunId)> {
+    match outcome {
+        Ok(result) => recording.finish(result),
+        Err(e) if e.is_usage() => {
+            recording.discard();
+            None
+        }
+        Err(e @ SessionError::Interrupted(_)) => {
+            recording.fail(
                 &crate::cluster::error_chain(e),
                 Some(&serde_json::json!({ "interrupted": true })),
-            ),
-            Err(e) => recording.fail(&crate::cluster::error_chain(e), None),
+            );
+            None
+        }
+        Err(e) => {
+            recording.fail(&crate::cluster::error_chain(e), None);
+            None
         }
     }
 }

@@ -9,7 +9,7 @@ use std::cell::RefCell;
 use super::ingest::{begin_recording, LoadPhase, LoadSpec};
 use super::lifecycle::{self, Plan, Step};
 use super::query::after_ingest;
-use super::record::{save_outcome, Keep, SaveSpec, StoreSink};
+use super::record::{HtmlReport, Keep, SaveSpec, StoreSink};
 use super::telemetry::{Sampled, TelemetryInstrument};
 use super::{ClusterSpec, Event, Job, Observer, SessionError};
 use crate::ingest::{Cancel, IngestReport};
@@ -73,28 +73,28 @@ pub async fn run(
     };
     let mut load = LoadPhase::new(job, load_spec, watched, &ingested);
     load.tell = true;
+    // The report is written from what the store keeps: its sink follows the store's.
+    let html = recording.as_ref().map(HtmlReport::of);
     let plan = Plan::new(vec![
         Step::One(Box::new(load)),
         Step::One(Box::new(queries)),
     ])
     .instrument(telemetry)
-    .sink(recording.as_ref().map(StoreSink));
-    let outcome = match lifecycle::run(cluster, plan, observer).await {
-        Ok(lifecycle::Outcome { error: Some(e), .. }) | Err(e) => Err(e),
-        Ok(_) => match ingested.take() {
-            Some(ingest) => {
-                let (query, query_interrupted) = queried.take().unwrap_or((None, false));
-                Ok(RunResult {
-                    ingest,
-                    query,
-                    query_interrupted,
-                })
-            }
-            None => Err(SessionError::Other("the load phase kept no report".into())),
-        },
-    };
-    save_outcome(recording, &outcome, true);
-    outcome
+    .sink(recording.map(StoreSink::new))
+    .sink(html);
+    lifecycle::run(cluster, plan, observer, |_| {
+        let ingest = ingested
+            .take()
+            .ok_or_else(|| SessionError::Other("the load phase kept no report".into()))?;
+        let (query, query_interrupted) = queried.take().unwrap_or((None, false));
+        Ok(RunResult {
+            ingest,
+            query,
+            query_interrupted,
+        })
+    })
+    .await
+    .result
 }
 
 /// The query phase of a run: the workload's queries (or the user's) against the index the

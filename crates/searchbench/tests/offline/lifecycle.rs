@@ -8,7 +8,7 @@ use std::rc::Rc;
 use searchbench::cluster::{Target, TargetConfig};
 use searchbench::engine::StartOptions;
 use searchbench::session::lifecycle::{
-    self, Instrument, Measured, Measurements, Outcome, Phase, Plan, Sink, Stage, Step, Streamed,
+    self, Finished, Instrument, Measured, Measurements, Phase, Plan, Sink, Stage, Step, Streamed,
     Work,
 };
 use searchbench::session::{ClusterSpec, SessionError, Silent};
@@ -142,11 +142,14 @@ impl Sink for Keep {
         Ok(())
     }
 
-    fn finish(&mut self, outcome: &Outcome) -> Result<(), String> {
+    fn finish(&mut self, finished: &Finished) -> Result<(), String> {
         self.log.borrow_mut().push(format!(
-            "finish phases={} error={} streamed={}",
-            outcome.phases.len(),
-            outcome.error.is_some(),
+            "finish phases={} result={} streamed={}",
+            finished.outcome.phases.len(),
+            match finished.result {
+                Ok(v) => v.to_string(),
+                Err(_) => "error".into(),
+            },
             self.streamed
         ));
         Err("the toy sink cannot finish".into())
@@ -194,9 +197,16 @@ fn a_toy_phase_instrument_and_sink_run_through_the_one_lifecycle() {
             streamed: 0,
         })],
     };
-    let outcome = runtime
-        .block_on(lifecycle::run(&cluster(), plan, &Silent))
-        .expect("the sink answers");
+    // The command's result, derived from every phase after the run: the documents they sent.
+    let ran = runtime.block_on(lifecycle::run(&cluster(), plan, &Silent, |outcome| {
+        Ok(outcome
+            .phases
+            .iter()
+            .map(|m| m.measurements.counts["docs"])
+            .sum::<u64>())
+    }));
+    assert_eq!(ran.result.expect("the sink answers"), 10);
+    let outcome = ran.outcome;
     assert_eq!(
         *log.borrow(),
         [
@@ -212,10 +222,9 @@ fn a_toy_phase_instrument_and_sink_run_through_the_one_lifecycle() {
             "sink a docs=2 clock=true",
             "sink b docs=3 clock=true",
             // Every row streamed reached the sink before the run finished.
-            "finish phases=3 error=false streamed=2",
+            "finish phases=3 result=10 streamed=2",
         ]
     );
-    assert!(outcome.error.is_none(), "{:?}", outcome.error);
     // The measurements of the phases merge into one run's.
     let mut all = Measurements::default();
     for m in &outcome.phases {
@@ -246,9 +255,13 @@ fn a_failing_phase_ends_the_run_and_a_failing_instrument_is_a_warning() {
             streamed: 0,
         })],
     };
-    let outcome = runtime
-        .block_on(lifecycle::run(&cluster(), plan, &Silent))
-        .expect("reached");
+    let ran = runtime.block_on(lifecycle::run(
+        &cluster(),
+        plan,
+        &Silent,
+        |_| -> Result<u64, SessionError> { panic!("a run that failed derives no result") },
+    ));
+    let outcome = ran.outcome;
     assert_eq!(
         outcome.phases.len(),
         1,
@@ -256,8 +269,8 @@ fn a_failing_phase_ends_the_run_and_a_failing_instrument_is_a_warning() {
     );
     assert_eq!(outcome.failed_phase.as_deref(), Some("broken"));
     // The phase's own error, typed: a command maps it to the exit code it always had.
-    match &outcome.error {
-        Some(SessionError::Other(why)) => assert_eq!(why, "the toy phase fails"),
+    match &ran.result {
+        Err(SessionError::Other(why)) => assert_eq!(why, "the toy phase fails"),
         other => panic!("{other:?}"),
     }
     assert!(
@@ -277,7 +290,7 @@ fn a_failing_phase_ends_the_run_and_a_failing_instrument_is_a_warning() {
     );
     assert!(log
         .borrow()
-        .contains(&"finish phases=1 error=true streamed=2".to_string()));
+        .contains(&"finish phases=1 result=error streamed=2".to_string()));
 }
 
 /// The bulk load through the lifecycle (`session::ingest::ingest`): two processes' loads of
@@ -324,4 +337,66 @@ fn two_loads_measurements_merge_into_the_whole() {
         service.len() >= 5,
         "one sample per bulk request of both loads"
     );
+}
+
+/// The results store and the HTML report are two sinks: the store keeps the rows streamed
+/// while the run goes and the result the command derived after it; the report is written
+/// from what the store keeps, and only for a run that ended with a result.
+#[test]
+fn the_store_and_the_html_report_are_sinks_of_their_own() {
+    use searchbench::session::record::{HtmlReport, StoreSink};
+    use searchbench::session::{Recording, SaveSpec};
+    use searchbench::store::{Kind, State, Store};
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let save = SaveSpec {
+        store: Some(dir.path().join("results.db")),
+        tags: Vec::new(),
+        skip: false,
+    };
+    let log: Log = Rc::default();
+    let run = |fail: bool, html: bool| {
+        let recording =
+            Recording::begin(&save, Kind::Ingest, "toy", None, None, json!({}), &Silent)
+                .expect("a store");
+        let id = recording.id().clone();
+        let report = html.then(|| HtmlReport::of(&recording));
+        let plan = Plan::new(vec![Step::One(bulk("load", 3, fail, &log))])
+            .instrument(Some(Clock {
+                log: log.clone(),
+                broken: false,
+            }))
+            .sink(Some(StoreSink::new(recording)))
+            .sink(report);
+        let ran = runtime.block_on(lifecycle::run(&cluster(), plan, &Silent, |outcome| {
+            Ok(json!({"docs": outcome.phases[0].measurements.counts["docs"]}))
+        }));
+        assert!(
+            ran.outcome.warnings.is_empty(),
+            "{:?}",
+            ran.outcome.warnings
+        );
+        let store = Store::open(dir.path().join("results.db")).unwrap();
+        let row = store.get(&id.0).unwrap();
+        let written = searchbench::report::default_html_path(&store, &id).exists();
+        let telemetry = store.telemetry(&id).unwrap().len();
+        (row, written, telemetry)
+    };
+    let (row, written, telemetry) = run(false, true);
+    assert_eq!(row.state, State::Complete);
+    assert_eq!(
+        row.result,
+        Some(json!({"docs": 3})),
+        "the derived result is kept"
+    );
+    assert_eq!(telemetry, 1, "the row the instrument streamed is kept");
+    assert!(written, "the report follows the store");
+    let (row, written, _) = run(false, false);
+    assert_eq!(row.state, State::Complete);
+    assert!(!written, "the report is a sink that can be off");
+    let (row, written, telemetry) = run(true, true);
+    assert_eq!(row.state, State::Failed);
+    assert_eq!(row.error.as_deref(), Some("the toy phase fails"));
+    assert_eq!(telemetry, 1, "what was streamed before the failure is kept");
+    assert!(!written, "a failed run has no report of a result");
 }
