@@ -34,6 +34,18 @@ impl ClusterSpec {
         }
     }
 
+    /// The user's cluster, reached at `target` (`urls` as given, for the record), through a
+    /// delay proxy with `rtt`.
+    pub fn given(target: Target, urls: &[String], rtt: Option<Rtt>) -> Self {
+        ClusterSpec {
+            given: Some(target),
+            urls: urls.to_vec(),
+            start: StartOptions::new(engine::DEFAULT_ENGINE),
+            engine_pid: None,
+            rtt,
+        }
+    }
+
     /// The engine name for the record: the one we start, or none for a given cluster.
     pub fn engine_name(&self) -> Option<&str> {
         self.given.is_none().then_some(self.start.engine.as_str())

@@ -2,11 +2,14 @@
 //! experiment runs with the engine sampled during it, and its result is kept in the store like
 //! any run (kind `experiment`, workload `dates`), so that runs of it compare and show.
 
+use std::cell::RefCell;
+
 use super::cluster::ClusterSpec;
-use super::record::{save_outcome, Recording, SaveSpec};
+use super::lifecycle::{self, Measurements, Plan, Stage, Step, Work};
+use super::record::{Recording, SaveSpec, StoreSink};
+use super::telemetry::{Sampled, TelemetryInstrument};
 use super::{Observer, SessionError, TelemetrySpec};
 use crate::experiment::dates::{self, EngineResult, ExperimentError};
-use crate::session::record::Keep;
 use crate::store::Kind;
 
 /// What `dates cost` runs, and where.
@@ -66,42 +69,77 @@ async fn on_cluster(
         config,
         observer,
     );
-    let outcome = async {
-        let (measured, sampled) =
-            super::lifecycle::with_cluster(cluster, observer, async |connected| {
-                let target = connected.target.clone();
-                log(&format!(
-            "date-cost experiment on {}: {} docs per load, {} repeat(s), warm-up {} docs per \
-             variant",
-            target.url(),
-            cfg.docs,
-            cfg.repeats,
-            cfg.warmup_docs
-        ));
-                let work = dates::run(&target, engine.clone(), &connected.engine_pids, cfg, log);
-                let (measured, sampled) = super::telemetry::around(
-                    &spec.telemetry,
-                    &target,
-                    &connected.engine_pids,
-                    "experiment",
-                    recording.as_ref().map(|r| r as &dyn Keep),
-                    work,
-                )
-                .await;
-                Ok::<_, SessionError>((measured, sampled))
-            })
-            .await?;
-        let mut result = measured.map_err(|e| match e {
-            ExperimentError::Config(m) => SessionError::usage(m),
-            ExperimentError::Interrupted => {
-                SessionError::Interrupted("the date-cost experiment was stopped".into())
-            }
-            other => SessionError::Other(other.to_string()),
-        })?;
-        result.telemetry = sampled.map(|t| t.summary(None));
-        Ok(result)
+    let sampled = Sampled::default();
+    let telemetry = TelemetryInstrument::new(&spec.telemetry, &sampled);
+    let measured = RefCell::new(None);
+    let phase = Dates {
+        config: cfg,
+        engine,
+        log,
+        measured: &measured,
+        sampled: &sampled,
+    };
+    let plan = Plan::new(vec![Step::One(Box::new(phase))])
+        .instrument(telemetry)
+        .sink(recording.map(StoreSink::new));
+    lifecycle::run(cluster, plan, observer, |_| {
+        measured
+            .take()
+            .ok_or_else(|| SessionError::Other("the experiment kept no result".into()))
+    })
+    .await
+    .result
+}
+
+/// The date-cost experiment as the phase of a run, on the stage's cluster.
+struct Dates<'p> {
+    config: &'p dates::Config,
+    engine: Option<String>,
+    log: &'p (dyn Fn(&str) + Sync),
+    measured: &'p RefCell<Option<EngineResult>>,
+    sampled: &'p Sampled,
+}
+
+impl lifecycle::Phase for Dates<'_> {
+    fn name(&self) -> String {
+        "experiment".into()
     }
-    .await;
-    save_outcome(recording, &outcome, false);
-    outcome
+
+    fn run<'a>(&'a mut self, stage: &'a Stage<'a>) -> Work<'a, Result<Measurements, SessionError>> {
+        Box::pin(async move {
+            let cfg = self.config;
+            (self.log)(&format!(
+                "date-cost experiment on {}: {} docs per load, {} repeat(s), warm-up {} docs \
+                 per variant",
+                stage.target.url(),
+                cfg.docs,
+                cfg.repeats,
+                cfg.warmup_docs
+            ));
+            let measured = dates::run(
+                stage.target,
+                self.engine.clone(),
+                stage.engine_pids,
+                cfg,
+                self.log,
+            )
+            .await;
+            let result = measured.map_err(|e| match e {
+                ExperimentError::Config(m) => SessionError::usage(m),
+                ExperimentError::Interrupted => {
+                    SessionError::Interrupted("the date-cost experiment was stopped".into())
+                }
+                other => SessionError::Other(other.to_string()),
+            })?;
+            *self.measured.borrow_mut() = Some(result);
+            Ok(Measurements::default())
+        })
+    }
+
+    fn ended(&mut self, _stage: &Stage<'_>) {
+        let sampled = self.sampled.borrow_mut().remove(&self.name());
+        if let (Some(result), Some(t)) = (self.measured.borrow_mut().as_mut(), sampled) {
+            result.telemetry = Some(t.summary(None));
+        }
+    }
 }

@@ -1,16 +1,18 @@
 //! The query phase: the `002` method on a built-in workload's index, answers checked against
 //! the corpus's ground truth, recorded as it goes.
 
-use crate::session::record::Keep;
+use std::cell::RefCell;
 use std::path::PathBuf;
 
 use super::ingest::{load, LoadSpec};
-use super::record::{save_outcome, Recording, SaveSpec};
-use super::{Event, Job, Observer, SessionError};
+use super::lifecycle::{self, Measurements, Plan, Stage, Step, Work};
+use super::record::{Keep, Recording, SaveSpec, StoreSink};
+use super::telemetry::{Sampled, TelemetryInstrument};
+use super::{ClusterSpec, Event, Job, Observer, SessionError};
 use crate::cancel::Cancel;
 use crate::cluster::Target;
 use crate::corpus::truth_file;
-use crate::query::{self, QueryOptions, QueryPlan, QueryResult};
+use crate::query::{self, QueryOptions, QueryResult};
 use crate::store::Kind;
 use crate::workload::{PartitionTruth, Workload, WorkloadSpec};
 
@@ -136,57 +138,157 @@ pub async fn query(
         config,
         observer,
     );
-    let outcome = async {
-        // The proxies live until the queries are done (`_delay` is dropped at the end).
-        let (target, _delay) = through_delay(target, spec.rtt).await?;
-        // Kept as a failed run when it fails, like a load that cannot reach its target.
-        let engine = check_target(&target, &spec).await?;
-        let cancel = Some(&spec.options.cancel);
-        let truth = if spec.load {
-            Some(
-                load_corpus(
-                    &target,
-                    spec.workload,
-                    &spec.corpus,
-                    &spec.options.index,
-                    observer,
-                    cancel,
-                )
-                .await?,
-            )
-        } else if let Some(path) = &spec.truth_file {
-            Some(truth_file::read(path)?)
-        } else {
-            None
-        };
-        let truth = truth.filter(|_| spec.workload.wants_truth());
-        let Some(plan) = spec.workload.query_plan(&spec.corpus, truth)? else {
-            return Err(SessionError::usage(format!(
-                "the {workload} workload has no queries"
-            )));
-        };
-        let headline = plan.headline();
-        let mut result = measure_sampled(
-            plan,
-            target,
-            spec.options.clone(),
-            &spec.telemetry,
-            recording.as_ref().map(|r| r as &dyn Keep),
-        )
-        .await?;
-        result.engine = Some(engine);
-        result.rtt = spec.rtt;
-        if let Some(path) = &spec.baseline {
-            result.compare_baseline(path, headline).map_err(usage)?;
-        }
-        if let Some(r) = &recording {
-            r.histograms(&result.histograms());
-        }
-        Ok(result)
+    let cluster = ClusterSpec::given(target, urls, spec.rtt);
+    let sampled = Sampled::default();
+    let telemetry = TelemetryInstrument::new(&spec.telemetry, &sampled).map(|t| t.only(QUERY));
+    let (prepared, measured) = (RefCell::new(None), RefCell::new(None));
+    let setup = Setup {
+        spec: &spec,
+        prepared: &prepared,
+    };
+    let queries = WorkloadQueries {
+        spec: &spec,
+        prepared: &prepared,
+        measured: &measured,
+        sampled: Some(&sampled),
+    };
+    let plan = Plan::new(vec![
+        Step::One(Box::new(setup)),
+        Step::One(Box::new(queries)),
+    ])
+    .instrument(telemetry)
+    .sink(recording.map(StoreSink::new));
+    lifecycle::run(&cluster, plan, observer, |_| {
+        measured
+            .take()
+            .ok_or_else(|| SessionError::Other("the query phase kept no result".into()))
+    })
+    .await
+    .result
+}
+
+/// The phase the query method's telemetry is kept under.
+pub(super) const QUERY: &str = "query";
+
+/// What the setup of a query run found: the engine that answers, and the truth to check the
+/// answers against.
+struct Prepared {
+    engine: String,
+    truth: Option<Vec<PartitionTruth>>,
+}
+
+/// The setup of `searchbench query`: the target answers and the index holds the corpus (or,
+/// with `--load`, the corpus is loaded), and the truth is at hand. A failure is kept as a
+/// failed run, like a load that cannot reach its target.
+struct Setup<'p> {
+    spec: &'p QuerySpec,
+    prepared: &'p RefCell<Option<Prepared>>,
+}
+
+impl lifecycle::Phase for Setup<'_> {
+    fn name(&self) -> String {
+        "setup".into()
     }
-    .await;
-    save_outcome(recording, &outcome, false);
-    outcome
+
+    fn run<'a>(&'a mut self, stage: &'a Stage<'a>) -> Work<'a, Result<Measurements, SessionError>> {
+        Box::pin(async move {
+            let spec = self.spec;
+            let engine = check_target(stage.target, spec).await?;
+            let truth = if spec.load {
+                Some(
+                    load_corpus(
+                        stage.target,
+                        spec.workload,
+                        &spec.corpus,
+                        &spec.options.index,
+                        stage.observer,
+                        Some(&spec.options.cancel),
+                    )
+                    .await?,
+                )
+            } else if let Some(path) = &spec.truth_file {
+                Some(truth_file::read(path)?)
+            } else {
+                None
+            };
+            let truth = truth.filter(|_| spec.workload.wants_truth());
+            *self.prepared.borrow_mut() = Some(Prepared { engine, truth });
+            Ok(Measurements::default())
+        })
+    }
+}
+
+/// The query method on a built-in workload's index (`searchbench query`), after its setup:
+/// answers checked against the truth, drift against a baseline when one is given.
+struct WorkloadQueries<'p> {
+    spec: &'p QuerySpec,
+    prepared: &'p RefCell<Option<Prepared>>,
+    measured: &'p RefCell<Option<QueryResult>>,
+    sampled: Option<&'p Sampled>,
+}
+
+impl lifecycle::Phase for WorkloadQueries<'_> {
+    fn name(&self) -> String {
+        QUERY.into()
+    }
+
+    fn run<'a>(&'a mut self, stage: &'a Stage<'a>) -> Work<'a, Result<Measurements, SessionError>> {
+        Box::pin(async move {
+            let spec = self.spec;
+            let Prepared { engine, truth } = self.prepared.take().ok_or_else(|| {
+                SessionError::Other("the query phase ran before its setup".into())
+            })?;
+            let Some(plan) = spec.workload.query_plan(&spec.corpus, truth)? else {
+                return Err(SessionError::usage(format!(
+                    "the {} workload has no queries",
+                    spec.workload.name()
+                )));
+            };
+            let headline = plan.headline();
+            let target = stage.target.clone();
+            let options = spec.options.clone();
+            let measured =
+                on_own_thread(
+                    move || async move { query::run(plan.as_ref(), &target, &options).await },
+                )
+                .await?;
+            let mut result = measured.map_err(usage)?;
+            result.engine = Some(engine);
+            result.rtt = stage.rtt;
+            if let Some(path) = &spec.baseline {
+                result.compare_baseline(path, headline).map_err(usage)?;
+            }
+            let measurements = kept(&result, &stage.feed);
+            *self.measured.borrow_mut() = Some(result);
+            Ok(measurements)
+        })
+    }
+
+    fn ended(&mut self, _stage: &Stage<'_>) {
+        if let Some(result) = self.measured.borrow_mut().as_mut() {
+            summarise(result, self.sampled);
+        }
+    }
+}
+
+/// A query result's raw measurements: its HDR histograms, streamed to the run's sinks.
+pub(super) fn kept(result: &QueryResult, feed: &lifecycle::Feed) -> Measurements {
+    let histograms = result.histograms();
+    feed.histograms(&histograms);
+    let mut measurements = Measurements::default();
+    for h in &histograms {
+        // Made here, so they decode; one that did not would only be missing from the merge.
+        let _ = measurements.histogram(h);
+    }
+    measurements
+}
+
+/// What the run's telemetry instrument sampled around the query phase, summarised into its
+/// result.
+pub(super) fn summarise(result: &mut QueryResult, sampled: Option<&Sampled>) {
+    if let Some(t) = sampled.and_then(|s| s.borrow_mut().remove(QUERY)) {
+        result.telemetry = Some(t.summary(None));
+    }
 }
 
 /// Checks, before anything is measured, that the target answers and (unless the run loads
@@ -260,40 +362,6 @@ pub(super) async fn engine_name(target: &Target) -> Result<String, SessionError>
 
 pub(super) fn usage(e: query::QueryError) -> SessionError {
     SessionError::usage(e.to_string())
-}
-
-/// `target`, or the same cluster through a delay proxy per endpoint (`--rtt`); the proxies
-/// live as long as the returned guard.
-pub(super) async fn through_delay(
-    target: Target,
-    rtt: Option<crate::cluster::delay::Rtt>,
-) -> Result<(Target, Option<Vec<crate::cluster::delay::DelayProxy>>), SessionError> {
-    Ok(match rtt {
-        Some(rtt) => {
-            let (t, proxies) = crate::cluster::delay::delayed(&target, rtt).await?;
-            (t, Some(proxies))
-        }
-        None => (target, None),
-    })
-}
-
-/// Runs `plan` with the method's `options` on a thread of its own while the sampler watches
-/// `target`; the result carries the telemetry summary.
-pub(super) async fn measure_sampled(
-    plan: Box<dyn QueryPlan>,
-    target: Target,
-    options: QueryOptions,
-    telemetry: &super::TelemetrySpec,
-    keep: Option<&dyn Keep>,
-) -> Result<QueryResult, SessionError> {
-    let sampled_target = target.clone();
-    let measure =
-        on_own_thread(move || async move { query::run(plan.as_ref(), &target, &options).await });
-    let (measured, sampled) =
-        super::telemetry::around(telemetry, &sampled_target, &[], "query", keep, measure).await;
-    let mut result = measured?.map_err(usage)?;
-    result.telemetry = sampled.map(|t| t.summary(None));
-    Ok(result)
 }
 
 /// Loads the corpus of `spec` into `index` the way `query --load` does (the workload's index

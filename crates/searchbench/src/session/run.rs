@@ -8,8 +8,8 @@ use std::cell::RefCell;
 
 use super::ingest::{begin_recording, LoadPhase, LoadSpec};
 use super::lifecycle::{self, Plan, Step};
-use super::query::after_ingest;
-use super::record::{HtmlReport, Keep, SaveSpec, StoreSink};
+use super::query::{after_ingest, kept, summarise, QUERY};
+use super::record::{HtmlReport, SaveSpec, StoreSink};
 use super::telemetry::{Sampled, TelemetryInstrument};
 use super::{ClusterSpec, Event, Job, Observer, SessionError};
 use crate::ingest::{Cancel, IngestReport};
@@ -115,7 +115,7 @@ struct QueryPhase<'p> {
 
 impl lifecycle::Phase for QueryPhase<'_> {
     fn name(&self) -> String {
-        "query".into()
+        QUERY.into()
     }
 
     fn wanted(&self) -> bool {
@@ -165,28 +165,18 @@ impl lifecycle::Phase for QueryPhase<'_> {
                 result = phase => (result?, false),
                 () = self.cancel.cancelled() => (None, true),
             };
-            let mut measurements = lifecycle::Measurements::default();
-            if let Some(r) = &result {
-                let histograms = r.histograms();
-                stage.feed.histograms(&histograms);
-                for h in &histograms {
-                    // Made here, so they decode; one that did not would only be missing.
-                    let _ = measurements.histogram(h);
-                }
-            }
+            let measurements = result
+                .as_ref()
+                .map(|r| kept(r, &stage.feed))
+                .unwrap_or_default();
             *self.result.borrow_mut() = Some((result, interrupted));
             Ok(measurements)
         })
     }
 
     fn ended(&mut self, stage: &lifecycle::Stage<'_>) {
-        let sampled = self
-            .sampled
-            .and_then(|s| s.borrow_mut().remove(&self.name()));
         if let Some((Some(result), _)) = self.result.borrow_mut().as_mut() {
-            if let Some(sampled) = sampled {
-                result.telemetry = Some(sampled.summary(None));
-            }
+            summarise(result, self.sampled);
             stage.observer.event(Event::Queried(result));
         }
     }

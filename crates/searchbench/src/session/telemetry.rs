@@ -139,6 +139,8 @@ pub struct TelemetryInstrument<'p> {
     interval: Duration,
     sampled: &'p Sampled,
     running: Option<Sampler>,
+    /// Only around this phase (a query run's setup is not what it measures).
+    only: Option<&'static str>,
 }
 
 impl<'p> TelemetryInstrument<'p> {
@@ -148,7 +150,16 @@ impl<'p> TelemetryInstrument<'p> {
             interval: spec.interval?,
             sampled,
             running: None,
+            only: None,
         })
+    }
+
+    /// The same, sampling only around the phase `phase`.
+    pub fn only(self, phase: &'static str) -> Self {
+        TelemetryInstrument {
+            only: Some(phase),
+            ..self
+        }
     }
 }
 
@@ -163,6 +174,9 @@ impl Instrument for TelemetryInstrument<'_> {
         stage: &'a Stage<'a>,
     ) -> Work<'a, Result<(), String>> {
         Box::pin(async move {
+            if self.only.is_some_and(|only| only != phase) {
+                return Ok(());
+            }
             let feed = stage.feed.clone();
             let job = Job {
                 target: stage.target.clone(),

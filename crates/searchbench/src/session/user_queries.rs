@@ -1,14 +1,16 @@
 //! The user's queries file as a query phase: read it, fill its slots (time slices read their
 //! range from the index), run it with the query method, keep the result.
 
-use crate::session::record::Keep;
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use super::query::{engine_name, measure_sampled, on_own_thread, through_delay, usage};
-use super::record::{save_outcome, Recording, SaveSpec};
-use super::{Observer, SessionError};
+use super::lifecycle::{self, Measurements, Plan, Stage, Step, Work};
+use super::query::{engine_name, kept, on_own_thread, summarise, usage, QUERY};
+use super::record::{Recording, SaveSpec, StoreSink};
+use super::telemetry::{Sampled, TelemetryInstrument};
+use super::{ClusterSpec, Observer, SessionError};
 use crate::cluster::Target;
 use crate::query::{QueryOptions, QueryResult};
 use crate::store::Kind;
@@ -128,32 +130,105 @@ pub async fn query_file(
         "jitter_ms": spec.rtt.map(|r| r.jitter_ms),
     });
     let recording = Recording::begin(save, Kind::Query, &workload, None, None, config, observer);
-    let outcome = async {
-        let (target, _delay) = through_delay(target, spec.rtt).await?;
-        let engine = check_index(&target, &options.index).await?;
-        let file = spec.file.display().to_string();
-        let plan = plan(&target, &options.index, &file, &workload, &queries).await?;
-        let mut options = options.clone();
-        // The queries chosen are the plan's: every one of them.
-        options.variants = Vec::new();
-        let mut result = measure_sampled(
-            Box::new(plan),
-            target,
-            options,
-            &spec.telemetry,
-            recording.as_ref().map(|r| r as &dyn Keep),
-        )
-        .await?;
-        result.engine = Some(engine);
-        result.rtt = spec.rtt;
-        if let Some(r) = &recording {
-            r.histograms(&result.histograms());
-        }
-        Ok(result)
+    let cluster = ClusterSpec::given(target, urls, spec.rtt);
+    let sampled = Sampled::default();
+    let telemetry = TelemetryInstrument::new(&spec.telemetry, &sampled).map(|t| t.only(QUERY));
+    let (prepared, measured) = (RefCell::new(None), RefCell::new(None));
+    let setup = Setup {
+        spec: &spec,
+        workload: &workload,
+        queries: &queries,
+        prepared: &prepared,
+    };
+    let queries = FileQueries {
+        spec: &spec,
+        prepared: &prepared,
+        measured: &measured,
+        sampled: Some(&sampled),
+    };
+    let plan = Plan::new(vec![
+        Step::One(Box::new(setup)),
+        Step::One(Box::new(queries)),
+    ])
+    .instrument(telemetry)
+    .sink(recording.map(StoreSink::new));
+    lifecycle::run(&cluster, plan, observer, |_| {
+        measured
+            .take()
+            .ok_or_else(|| SessionError::Other("the query phase kept no result".into()))
+    })
+    .await
+    .result
+}
+
+/// The setup of a queries file's run: the index holds documents, and the file's queries are
+/// made into a plan (time slices read their range from the index).
+struct Setup<'p> {
+    spec: &'p FileQuerySpec,
+    workload: &'p str,
+    queries: &'p [UserQuery],
+    /// The engine that answers, and the plan.
+    prepared: &'p RefCell<Option<(String, UserQueries)>>,
+}
+
+impl lifecycle::Phase for Setup<'_> {
+    fn name(&self) -> String {
+        "setup".into()
     }
-    .await;
-    save_outcome(recording, &outcome, false);
-    outcome
+
+    fn run<'a>(&'a mut self, stage: &'a Stage<'a>) -> Work<'a, Result<Measurements, SessionError>> {
+        Box::pin(async move {
+            let index = &self.spec.options.index;
+            let engine = check_index(stage.target, index).await?;
+            let file = self.spec.file.display().to_string();
+            let plan = plan(stage.target, index, &file, self.workload, self.queries).await?;
+            *self.prepared.borrow_mut() = Some((engine, plan));
+            Ok(Measurements::default())
+        })
+    }
+}
+
+/// The query method on the file's plan: every query of it.
+struct FileQueries<'p> {
+    spec: &'p FileQuerySpec,
+    prepared: &'p RefCell<Option<(String, UserQueries)>>,
+    measured: &'p RefCell<Option<QueryResult>>,
+    sampled: Option<&'p Sampled>,
+}
+
+impl lifecycle::Phase for FileQueries<'_> {
+    fn name(&self) -> String {
+        QUERY.into()
+    }
+
+    fn run<'a>(&'a mut self, stage: &'a Stage<'a>) -> Work<'a, Result<Measurements, SessionError>> {
+        Box::pin(async move {
+            let (engine, plan) = self.prepared.take().ok_or_else(|| {
+                SessionError::Other("the query phase ran before its setup".into())
+            })?;
+            let mut options = self.spec.options.clone();
+            // The queries chosen are the plan's: every one of them.
+            options.variants = Vec::new();
+            let target = stage.target.clone();
+            let measured =
+                on_own_thread(
+                    move || async move { crate::query::run(&plan, &target, &options).await },
+                )
+                .await?;
+            let mut result = measured.map_err(usage)?;
+            result.engine = Some(engine);
+            result.rtt = stage.rtt;
+            let measurements = kept(&result, &stage.feed);
+            *self.measured.borrow_mut() = Some(result);
+            Ok(measurements)
+        })
+    }
+
+    fn ended(&mut self, _stage: &Stage<'_>) {
+        if let Some(result) = self.measured.borrow_mut().as_mut() {
+            summarise(result, self.sampled);
+        }
+    }
 }
 
 /// The engine's name, once the index is known to hold documents.
