@@ -3,13 +3,11 @@
 
 use serde::Serialize;
 
-use super::ingest::{begin_recording, LoadSpec};
-use super::record::Keep;
-use super::record::{save_outcome, SaveSpec};
+use super::ingest::{stored_load, LoadSpec};
+use super::record::SaveSpec;
 use super::{ClusterSpec, Job, Observer, SessionError};
 use crate::analysis::statistics::{cv_pct, mean, min_detectable_for};
 use crate::ingest::IngestReport;
-use crate::store::Kind;
 use crate::workload::WorkloadSpec;
 
 /// What to calibrate.
@@ -86,18 +84,8 @@ pub async fn calibrate<E: From<SessionError>>(
         let mut ids = Vec::new();
         for i in 1..=spec.runs {
             let job = Job::generated(&spec.workload, &spec.workload_spec, spec.index.clone(), &[])?;
-            let recording =
-                begin_recording(Kind::Ingest, &job, cluster, &load_spec, save, observer);
-            let id = recording.as_ref().map(|r| r.id().0.clone());
-            let outcome = connected
-                .load(
-                    job,
-                    load_spec.clone(),
-                    recording.as_ref().map(|r| r as &dyn Keep),
-                    observer,
-                )
-                .await;
-            save_outcome(recording, &outcome, false);
+            let (outcome, id) =
+                stored_load(connected, job, cluster, load_spec.clone(), save, observer).await;
             let report = outcome?;
             each(i, &report)?;
             values.push(report.docs_per_sec);

@@ -1,5 +1,6 @@
 //! The ingest phase: index setup, the load, the result, recorded as it goes.
 
+use std::cell::RefCell;
 use std::path::PathBuf;
 
 use serde_json::Value;
@@ -7,7 +8,7 @@ use serde_json::Value;
 use super::lifecycle;
 use super::record::{Keep, Recording, SaveSpec, StoreSink};
 use super::telemetry::{Sampled, TelemetryInstrument};
-use super::{ClusterSpec, Event, Job, Observer, SessionError};
+use super::{ClusterSpec, Connected, Event, Job, Observer, SessionError};
 use crate::cluster::Target;
 use crate::ingest::{
     self, Cancel, Controls, DriverConfig, IngestReport, LoadSettings, Plan, Progress,
@@ -162,32 +163,66 @@ pub fn begin_recording<'a>(
 pub async fn ingest(
     job: Job,
     cluster: &ClusterSpec,
-    mut load_spec: LoadSpec,
+    load_spec: LoadSpec,
     save: &SaveSpec,
     observer: &dyn Observer,
 ) -> Result<IngestReport, SessionError> {
     preflight(&job.index, &load_spec)?;
     let recording = begin_recording(Kind::Ingest, &job, cluster, &load_spec, save, observer);
-    let sampled = Sampled::default();
-    let telemetry = TelemetryInstrument::new(&load_spec.telemetry, &sampled);
+    let (sampled, report) = (Sampled::default(), RefCell::new(None));
+    let plan = load_plan(job, load_spec, recording, &sampled, &report);
+    lifecycle::run(cluster, plan, observer, |_| kept_report(&report))
+        .await
+        .result
+}
+
+/// One load on a cluster already reached, kept as a run of its own (a sweep's cell, a
+/// saturate step, a calibration run): the plan of [`ingest`], on `connected`. Returns the
+/// report, and the id of the run it is stored as.
+pub async fn stored_load(
+    connected: &Connected,
+    job: Job,
+    cluster: &ClusterSpec,
+    load_spec: LoadSpec,
+    save: &SaveSpec,
+    observer: &dyn Observer,
+) -> (Result<IngestReport, SessionError>, Option<String>) {
+    let recording = begin_recording(Kind::Ingest, &job, cluster, &load_spec, save, observer);
+    let id = recording.as_ref().map(|r| r.id().0.clone());
+    let (sampled, report) = (Sampled::default(), RefCell::new(None));
+    let plan = load_plan(job, load_spec, recording, &sampled, &report);
+    let ran = lifecycle::run_on(connected, plan, observer, |_| kept_report(&report)).await;
+    (ran.result, id)
+}
+
+/// The plan of one stored load: the load phase, the telemetry instrument its spec asks for,
+/// the store.
+fn load_plan<'p>(
+    job: Job,
+    mut load_spec: LoadSpec,
+    recording: Option<Recording<'p>>,
+    sampled: &'p Sampled,
+    report: &'p RefCell<Option<IngestReport>>,
+) -> lifecycle::Plan<'p> {
+    let telemetry = TelemetryInstrument::new(&load_spec.telemetry, sampled);
+    // The instrument samples around the phase; the load does not sample itself.
     load_spec.telemetry = super::TelemetrySpec::off();
-    let report = std::cell::RefCell::new(None);
     let phase = LoadPhase::new(
         job,
         load_spec,
-        telemetry.is_some().then_some(&sampled),
-        &report,
+        telemetry.is_some().then_some(sampled),
+        report,
     );
-    let plan = lifecycle::Plan::new(vec![lifecycle::Step::One(Box::new(phase))])
+    lifecycle::Plan::new(vec![lifecycle::Step::One(Box::new(phase))])
         .instrument(telemetry)
-        .sink(recording.map(StoreSink::new));
-    lifecycle::run(cluster, plan, observer, |_| {
-        report
-            .take()
-            .ok_or_else(|| SessionError::Other("the load phase kept no report".into()))
-    })
-    .await
-    .result
+        .sink(recording.map(StoreSink::new))
+}
+
+/// The report the load phase kept.
+fn kept_report(report: &RefCell<Option<IngestReport>>) -> Result<IngestReport, SessionError> {
+    report
+        .take()
+        .ok_or_else(|| SessionError::Other("the load phase kept no report".into()))
 }
 
 /// The bulk load as a phase of the run's lifecycle: [`load`] into the stage's cluster, its
@@ -201,7 +236,7 @@ pub struct LoadPhase<'p> {
     pub sampled: Option<&'p Sampled>,
     /// Tell the observer the report as soon as the phase ends ([`Event::Ingested`]).
     pub tell: bool,
-    pub report: &'p std::cell::RefCell<Option<IngestReport>>,
+    pub report: &'p RefCell<Option<IngestReport>>,
     /// When the load's second 0 was (its first progress report).
     pub started: Option<std::time::Instant>,
 }
@@ -212,7 +247,7 @@ impl<'p> LoadPhase<'p> {
         job: Job,
         spec: LoadSpec,
         sampled: Option<&'p Sampled>,
-        report: &'p std::cell::RefCell<Option<IngestReport>>,
+        report: &'p RefCell<Option<IngestReport>>,
     ) -> Self {
         LoadPhase {
             work: Some((job, spec)),

@@ -330,6 +330,35 @@ pub async fn run<T: Serialize>(
     observer: &dyn Observer,
     derive: impl FnOnce(&Outcome) -> Result<T, SessionError>,
 ) -> Ran<T> {
+    drive(Reach::Connect(cluster), plan, observer, derive).await
+}
+
+/// [`run`] on a cluster already reached: nothing is started or stopped. For sessions that run
+/// many plans on one cluster (a sweep's cells, a saturate's steps, a calibration's runs), each
+/// plan its own stored run.
+pub async fn run_on<T: Serialize>(
+    connected: &Connected,
+    plan: Plan<'_>,
+    observer: &dyn Observer,
+    derive: impl FnOnce(&Outcome) -> Result<T, SessionError>,
+) -> Ran<T> {
+    drive(Reach::Reached(connected), plan, observer, derive).await
+}
+
+/// How a run gets its cluster.
+enum Reach<'c> {
+    /// Connect (or start the engine), and stop what was started at the end.
+    Connect(&'c ClusterSpec),
+    /// Already reached by the caller, who stops it.
+    Reached(&'c Connected),
+}
+
+async fn drive<T: Serialize>(
+    reach: Reach<'_>,
+    plan: Plan<'_>,
+    observer: &dyn Observer,
+    derive: impl FnOnce(&Outcome) -> Result<T, SessionError>,
+) -> Ran<T> {
     let Plan {
         steps,
         mut instruments,
@@ -357,7 +386,7 @@ pub async fn run<T: Serialize>(
             tell(&mut |sink| sink.streamed(&rows));
         }
     };
-    let work = with_cluster(cluster, observer, async move |connected| {
+    let on_cluster = async move |connected: &Connected| {
         let stage = Stage {
             target: &connected.target,
             engine_pids: &connected.engine_pids,
@@ -420,7 +449,13 @@ pub async fn run<T: Serialize>(
             }
         }
         Ok(outcome)
-    });
+    };
+    let work = async {
+        match reach {
+            Reach::Connect(cluster) => with_cluster(cluster, observer, on_cluster).await,
+            Reach::Reached(connected) => on_cluster(connected).await,
+        }
+    };
     let (reached, ()) = tokio::join!(work, drain);
     let (mut outcome, result) = match reached {
         Ok(outcome) => {

@@ -5,14 +5,12 @@
 //! the precision asked. Each step is a stored run tagged `saturate=<id>`, on a fresh index,
 //! over one connection to the cluster (an engine we start is started once).
 
-use super::ingest::{begin_recording, LoadSpec};
-use super::record::Keep;
-use super::record::{save_outcome, SaveSpec};
+use super::ingest::{stored_load, LoadSpec};
+use super::record::SaveSpec;
 use super::{ClusterSpec, Event, Job, Observer, SessionError};
 pub use crate::analysis::saturate::{SaturateResult, Step};
 use crate::ingest::pace::{Limit, KEPT_UP};
 use crate::ingest::IngestReport;
-use crate::store::Kind;
 use crate::workload::WorkloadSpec;
 
 /// What to search for and how.
@@ -186,18 +184,8 @@ pub async fn saturate(
                 step_load.driver.index = job.index.clone();
                 step_load.replace = true;
                 step_load.max_failures = None;
-                let recording =
-                    begin_recording(Kind::Ingest, &job, cluster, &step_load, &save, observer);
-                let run_id = recording.as_ref().map(|r| r.id().0.clone());
-                let report = connected
-                    .load(
-                        job,
-                        step_load,
-                        recording.as_ref().map(|r| r as &dyn Keep),
-                        observer,
-                    )
-                    .await;
-                save_outcome(recording, &report, false);
+                let (report, run_id) =
+                    stored_load(connected, job, cluster, step_load, &save, observer).await;
                 let report = report?;
                 if report.interrupted || cancel.as_ref().is_some_and(|c| c.is_cancelled()) {
                     result.interrupted = true;

@@ -6,14 +6,12 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
 
-use super::ingest::{begin_recording, LoadSpec};
-use super::record::Keep;
-use super::record::{save_outcome, SaveSpec};
+use super::ingest::{stored_load, LoadSpec};
+use super::record::SaveSpec;
 use super::{ClusterSpec, Connected, Event, Job, Observer, SessionError};
 use crate::analysis::sweep::{self, Cell, CellParams, Grid, RunFigures, SweepResult};
 use crate::ingest::{self, IngestReport};
 use crate::rng::Rng;
-use crate::store::Kind;
 use crate::workload::WorkloadSpec;
 
 /// What to sweep and how long to keep repeating.
@@ -427,18 +425,8 @@ async fn run_grid(
             let job = job_for(&params, cells[i].docs_per_run)?;
             let mut cell_save = save.clone();
             cell_save.tags.extend(params.tags());
-            let recording =
-                begin_recording(Kind::Ingest, &job, cluster, &load, &cell_save, observer);
-            let run_id = recording.as_ref().map(|r| r.id().0.clone());
-            let outcome = connected
-                .load(
-                    job,
-                    load,
-                    recording.as_ref().map(|r| r as &dyn Keep),
-                    observer,
-                )
-                .await;
-            save_outcome(recording, &outcome, false);
+            let (outcome, run_id) =
+                stored_load(connected, job, cluster, load, &cell_save, observer).await;
             clean_up(connected, index, &mut warnings).await;
             let run = match outcome {
                 Ok(report) if report.interrupted => {
