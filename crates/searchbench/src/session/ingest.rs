@@ -34,7 +34,8 @@ pub struct LoadSpec {
     pub max_failures: Option<ingest::MaxFailures>,
     /// The user's index template and ingest pipeline, put for the load and removed after.
     pub extras: super::setup::Extras,
-    /// The engine sampled during the load (see [`super::telemetry`]).
+    /// How the run's telemetry instrument samples the engine around the load (see
+    /// [`super::telemetry`]); the load itself never samples.
     pub telemetry: super::TelemetrySpec,
     /// Searches to run beside the load (`--search-clients`).
     pub beside: Option<super::beside::BesideSpec>,
@@ -199,14 +200,12 @@ pub async fn stored_load(
 /// the store.
 fn load_plan<'p>(
     job: Job,
-    mut load_spec: LoadSpec,
+    load_spec: LoadSpec,
     recording: Option<Recording<'p>>,
     sampled: &'p Sampled,
     report: &'p RefCell<Option<IngestReport>>,
 ) -> lifecycle::Plan<'p> {
     let telemetry = TelemetryInstrument::new(&load_spec.telemetry, sampled);
-    // The instrument samples around the phase; the load does not sample itself.
-    load_spec.telemetry = super::TelemetrySpec::off();
     let phase = LoadPhase::new(
         job,
         load_spec,
@@ -224,6 +223,9 @@ fn kept_report(report: &RefCell<Option<IngestReport>>) -> Result<IngestReport, S
         .take()
         .ok_or_else(|| SessionError::Other("the load phase kept no report".into()))
 }
+
+/// The phase a load's telemetry and timeline are kept under.
+pub const LOAD: &str = "ingest";
 
 /// The bulk load as a phase of the run's lifecycle: [`load`] into the stage's cluster, its
 /// rows streamed to the run's sinks. Its typed report is kept for the command, with the
@@ -261,7 +263,7 @@ impl<'p> LoadPhase<'p> {
 
 impl lifecycle::Phase for LoadPhase<'_> {
     fn name(&self) -> String {
-        "ingest".into()
+        LOAD.into()
     }
 
     fn run<'a>(
@@ -355,8 +357,8 @@ fn failures_path(index: &str, spec: &LoadSpec) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(format!("{index}-failures.ndjson")))
 }
 
-/// Loads `job` into `target`, streaming the timeline into `keep` as it goes, with the
-/// telemetry sampler around it when `spec` asks for one.
+/// Loads `job` into `target`, streaming the timeline into `keep` as it goes. Nothing is
+/// sampled here: the telemetry of a stored load is its run's instrument ([`LoadPhase`]).
 pub async fn load(
     target: &Target,
     job: Job,
@@ -381,8 +383,7 @@ struct Watched<'k> {
     started: bool,
 }
 
-/// [`load`], and when the load's second 0 was, when it was watched for (`watched.started` or
-/// the load's own telemetry).
+/// [`load`], and when the load's second 0 was, when it was watched for.
 async fn load_watched(
     target: &Target,
     job: Job,
@@ -397,10 +398,7 @@ async fn load_watched(
     let put = super::setup::put(target, &job.index, &spec.extras).await?;
     let mut driver = spec.driver;
     driver.pipeline = put.pipeline.clone();
-    let telemetry = spec.telemetry;
-    let sampled = telemetry.interval.is_some();
-    let watch_start = sampled || watched.started;
-    let pids = engine_pids.clone();
+    let watch_start = watched.started;
     let plan = Plan {
         failures,
         driver,
@@ -430,7 +428,7 @@ async fn load_watched(
     };
     let (progress_tx, mut progress_rx) = tokio::sync::watch::channel(Progress::default());
     // The first progress report marks the load's second 0: where the throughput timeline
-    // starts on the telemetry clock.
+    // starts on the run's telemetry clock.
     let load_started = std::cell::Cell::new(None::<std::time::Instant>);
     let beside_progress = progress_rx.clone();
     let (stop_tx, stop) = Cancel::new();
@@ -462,18 +460,12 @@ async fn load_watched(
         cancel: spec.cancel.clone(),
         seconds: keep.map(|_| tx),
     };
-    let telemetry = super::TelemetrySpec {
-        origin: Some(telemetry.origin.unwrap_or_else(std::time::Instant::now)),
-        ..telemetry
-    };
     let loading = async {
         let report = ingest::ingest_streaming(target, job.source, plan, controls).await;
         let _ = stop_tx.send(true);
         report
     };
-    let work = async { tokio::join!(loading, stream_in, tell_progress, searches) };
-    let ((report, (), (), beside), sampled) =
-        super::telemetry::around(&telemetry, target, &pids, "ingest", keep, work).await;
+    let (report, (), (), beside) = tokio::join!(loading, stream_in, tell_progress, searches);
     let removed = super::setup::remove(target, put).await;
     let mut report = report?;
     report.warnings.extend(removed);
@@ -482,12 +474,6 @@ async fn load_watched(
             k.histograms(&b.histograms);
         }
         report.searches_beside = Some(b);
-    }
-    if let (Some(sampled), Some(origin)) = (sampled, telemetry.origin) {
-        let offset = load_started
-            .get()
-            .map(|t| t.saturating_duration_since(origin));
-        report.telemetry = Some(sampled.summary(offset));
     }
     report.failure_limit = spec
         .max_failures

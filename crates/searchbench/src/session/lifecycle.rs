@@ -140,6 +140,9 @@ pub trait Sink {
 pub enum Step<'p> {
     One(Box<dyn Phase + 'p>),
     Together(Vec<Box<dyn Phase + 'p>>),
+    /// A phase that runs even when one before it failed: the cleanup of what the run made.
+    /// Its own failure is a warning when the run has failed already.
+    Finally(Box<dyn Phase + 'p>),
 }
 
 /// What a run does and where its results go.
@@ -179,7 +182,7 @@ impl<'p> Plan<'p> {
 impl Step<'_> {
     fn names(&self) -> Vec<String> {
         match self {
-            Step::One(p) => vec![p.name()],
+            Step::One(p) | Step::Finally(p) => vec![p.name()],
             Step::Together(ps) => ps.iter().map(|p| p.name()).collect(),
         }
     }
@@ -397,8 +400,13 @@ async fn drive<T: Serialize>(
             feed: Feed(tx),
         };
         let mut outcome = Outcome::default();
+        // The error that ended the run, with the phase it came from.
+        let mut failed: Option<(String, SessionError)> = None;
         for step in steps {
             let mut step_phases = match step {
+                Step::Finally(p) => vec![p],
+                // After a failure, only the cleanups run.
+                _ if failed.is_some() => continue,
                 Step::One(p) => vec![p],
                 Step::Together(ps) => ps,
             };
@@ -425,7 +433,6 @@ async fn drive<T: Serialize>(
                     Err(e) => warn(format!("{}: {e}", i.name())),
                 }
             }
-            let mut failed: Option<(String, SessionError)> = None;
             for ((name, result), phase) in names.into_iter().zip(results).zip(&mut step_phases) {
                 match result {
                     Ok(measurements) => {
@@ -438,17 +445,20 @@ async fn drive<T: Serialize>(
                         tell(&mut |sink| sink.phase(&measured));
                         outcome.phases.push(measured);
                     }
-                    // Of phases that ran together, the first to fail is the run's error.
+                    // The first phase to fail is the run's error; a later one (of phases run
+                    // together, a cleanup after the failure) is a warning.
                     Err(e) if failed.is_none() => failed = Some((name, e)),
                     Err(e) => warn(format!("{name}: {e}")),
                 }
             }
-            if let Some((name, e)) = failed {
-                outcome.failed_phase = Some(name);
-                return Err(Ended(outcome, e));
-            }
         }
-        Ok(outcome)
+        match failed {
+            Some((name, e)) => {
+                outcome.failed_phase = Some(name);
+                Err(Ended(outcome, e))
+            }
+            None => Ok(outcome),
+        }
     };
     let work = async {
         match reach {

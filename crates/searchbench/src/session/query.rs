@@ -401,7 +401,6 @@ async fn load_quietly(
     cancel: Option<&Cancel>,
 ) -> Result<(), SessionError> {
     let mut spec = LoadSpec::new(job.index.clone());
-    spec.telemetry = super::TelemetrySpec::off();
     spec.cancel = cancel.cloned();
     let report = load(target, job, spec, Vec::new(), None, observer).await?;
     if report.interrupted {

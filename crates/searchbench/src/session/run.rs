@@ -49,7 +49,7 @@ pub struct RunSpec {
 pub async fn run(
     mut job: Job,
     cluster: &ClusterSpec,
-    mut load_spec: LoadSpec,
+    load_spec: LoadSpec,
     spec: &RunSpec,
     save: &SaveSpec,
     observer: &dyn Observer,
@@ -58,7 +58,6 @@ pub async fn run(
     let recording = begin_recording(Kind::Run, &job, cluster, &load_spec, save, observer);
     let sampled = Sampled::default();
     let telemetry = TelemetryInstrument::new(&load_spec.telemetry, &sampled);
-    load_spec.telemetry = super::TelemetrySpec::off();
     let watched = telemetry.is_some().then_some(&sampled);
     let (ingested, queried) = (RefCell::new(None), RefCell::new(None));
     let queries = QueryPhase {

@@ -1,8 +1,7 @@
 //! The telemetry sampler: around an ingest or query phase, every interval it reads
 //! `_nodes/stats` (any target) and `/proc` (nodes we started, or the `--engine-pid` given),
-//! plus the driver's own CPU and scheduler lag, and streams the rows as they come: to the
-//! run's sinks as an instrument of its lifecycle ([`TelemetryInstrument`]), or into a record
-//! ([`around`], for the sessions not yet on the lifecycle).
+//! plus the driver's own CPU and scheduler lag, and streams the rows to the run's sinks as they
+//! come: an instrument of the run's lifecycle ([`TelemetryInstrument`]).
 //!
 //! It runs on a thread of its own with its own small runtime, so its CPU is its thread's CPU
 //! (measured, and kept apart from the driver's), and a slow answer never holds up the load.
@@ -11,46 +10,38 @@
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{oneshot, watch};
 
 use super::lifecycle::{Instrument, Stage, Streamed, Work};
-use super::record::Keep;
 use crate::cluster::Target;
 use crate::measure::telemetry::{self, Context, DriverReading, NodeReading, Row, Series, Summary};
 
 /// Telemetry samples once a second unless told otherwise.
 pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(1);
 
-/// Whether and how often to sample, and the clock the samples' seconds count from.
+/// Whether and how often to sample. Second 0 of the samples is the run's (the stage's
+/// `started`), so the seconds of one run's phases follow on.
 #[derive(Debug, Clone, Copy)]
 pub struct TelemetrySpec {
     /// `None`: no telemetry (`--no-telemetry`).
     pub interval: Option<Duration>,
-    /// Second 0 of the samples; `None`: the start of the phase. The phases of one run share
-    /// one origin, so their seconds follow on.
-    pub origin: Option<Instant>,
 }
 
 impl Default for TelemetrySpec {
     fn default() -> Self {
         TelemetrySpec {
             interval: Some(DEFAULT_INTERVAL),
-            origin: None,
         }
     }
 }
 
 impl TelemetrySpec {
     pub fn off() -> Self {
-        TelemetrySpec {
-            interval: None,
-            origin: None,
-        }
+        TelemetrySpec { interval: None }
     }
 }
 
@@ -81,50 +72,6 @@ impl Telemetry {
             },
         )
     }
-}
-
-/// Runs `work` with the sampler around it (when `spec` asks for one), streaming its rows into
-/// `keep`. Returns what `work` returned and what was sampled.
-pub async fn around<F: Future>(
-    spec: &TelemetrySpec,
-    target: &Target,
-    engine_pids: &[u32],
-    phase: &'static str,
-    keep: Option<&dyn Keep>,
-    work: F,
-) -> (F::Output, Option<Telemetry>) {
-    let Some(interval) = spec.interval else {
-        return (work.await, None);
-    };
-    let origin = spec.origin.unwrap_or_else(Instant::now);
-    let (tx, mut rx) = mpsc::unbounded_channel::<Vec<Row>>();
-    let job = Job {
-        target: target.clone(),
-        engine_pids: engine_pids.to_vec(),
-        interval,
-        origin,
-        phase: phase.to_string(),
-        rows: Box::new(move |rows| {
-            let _ = tx.send(rows);
-        }),
-        lag: Arc::new(AtomicU64::new(0)),
-    };
-    let Some(sampler) = Sampler::start(job) else {
-        return (work.await, None);
-    };
-    let stream_in = async {
-        while let Some(rows) = rx.recv().await {
-            if let Some(k) = keep {
-                k.telemetry(&rows);
-            }
-        }
-    };
-    let run = async {
-        let out = work.await;
-        (out, sampler.stop().await)
-    };
-    let ((out, telemetry), ()) = tokio::join!(run, stream_in);
-    (out, Some(telemetry))
 }
 
 /// What the telemetry instrument sampled, by phase: the phases take their own after the run's

@@ -260,22 +260,39 @@ fn a_target_that_stops_answering_its_stats_does_not_hold_the_phase_up() {
     let target = common::target_at(&url, Duration::from_secs(30));
     let runtime = common::runtime();
     let started = Instant::now();
+    use searchbench::session::lifecycle::{self, Measurements, Phase, Plan, Stage, Step, Work};
+    use searchbench::session::telemetry::{Sampled, TelemetryInstrument};
+    /// A phase that only waits, with the sampler around it.
+    struct Wait;
+    impl Phase for Wait {
+        fn name(&self) -> String {
+            "ingest".into()
+        }
+        fn run<'a>(
+            &'a mut self,
+            _: &'a Stage<'a>,
+        ) -> Work<'a, Result<Measurements, searchbench::session::SessionError>> {
+            Box::pin(async {
+                tokio::time::sleep(Duration::from_millis(3500)).await;
+                Ok(Measurements::default())
+            })
+        }
+    }
     let spec = searchbench::session::TelemetrySpec::default();
-    let (done, sampled) = runtime.block_on(searchbench::session::telemetry::around(
-        &spec,
-        &target,
-        &[],
-        "ingest",
-        None,
-        async {
-            tokio::time::sleep(Duration::from_millis(3500)).await;
-            "the work"
-        },
+    let sampled = Sampled::default();
+    let plan = Plan::new(vec![Step::One(Box::new(Wait))])
+        .instrument(TelemetryInstrument::new(&spec, &sampled));
+    let cluster = searchbench::session::ClusterSpec::given(target, &[url], None);
+    let ran = runtime.block_on(lifecycle::run(
+        &cluster,
+        plan,
+        &searchbench::session::Silent,
+        |outcome| Ok(outcome.phases.len()),
     ));
     let took = started.elapsed();
-    assert_eq!(done, "the work");
+    assert_eq!(ran.result.expect("the phase ends"), 1);
     assert!(took < Duration::from_secs(6), "held up for {took:?}");
-    let sampled = sampled.expect("telemetry");
+    let sampled = sampled.borrow_mut().remove("ingest").expect("telemetry");
     assert_eq!(sampled.samples, 0);
     assert!(sampled.missed >= 2, "missed {}", sampled.missed);
     let summary = sampled.summary(None);

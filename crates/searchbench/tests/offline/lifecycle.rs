@@ -245,6 +245,8 @@ fn a_failing_phase_ends_the_run_and_a_failing_instrument_is_a_warning() {
             Step::One(bulk("load", 4, false, &log)),
             Step::One(bulk("broken", 1, true, &log)),
             Step::One(bulk("never", 1, false, &log)),
+            // A cleanup runs whatever happened before it.
+            Step::Finally(bulk("cleanup", 1, false, &log)),
         ],
         instruments: vec![Box::new(Clock {
             log: log.clone(),
@@ -262,10 +264,11 @@ fn a_failing_phase_ends_the_run_and_a_failing_instrument_is_a_warning() {
         |_| -> Result<u64, SessionError> { panic!("a run that failed derives no result") },
     ));
     let outcome = ran.outcome;
+    let ran_phases: Vec<&str> = outcome.phases.iter().map(|m| m.phase.as_str()).collect();
     assert_eq!(
-        outcome.phases.len(),
-        1,
-        "the phase before the failure is kept"
+        ran_phases,
+        ["load", "cleanup"],
+        "the phase before the failure is kept, and the cleanup ran after it"
     );
     assert_eq!(outcome.failed_phase.as_deref(), Some("broken"));
     // The phase's own error, typed: a command maps it to the exit code it always had.
@@ -284,13 +287,13 @@ fn a_failing_phase_ends_the_run_and_a_failing_instrument_is_a_warning() {
             .iter()
             .filter(|w| w.contains("the toy instrument cannot start"))
             .count(),
-        2,
+        3,
         "{:?}",
         outcome.warnings
     );
     assert!(log
         .borrow()
-        .contains(&"finish phases=1 result=error streamed=2".to_string()));
+        .contains(&"finish phases=2 result=error streamed=3".to_string()));
 }
 
 /// The bulk load through the lifecycle (`session::ingest::ingest`): two processes' loads of

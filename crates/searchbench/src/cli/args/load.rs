@@ -94,7 +94,6 @@ impl TelemetryArgs {
     pub fn spec(&self) -> crate::session::TelemetrySpec {
         crate::session::TelemetrySpec {
             interval: (!self.no_telemetry).then_some(self.telemetry_interval),
-            origin: None,
         }
     }
 }

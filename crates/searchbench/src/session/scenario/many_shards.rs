@@ -10,21 +10,15 @@ use reqwest::Method;
 
 use super::{histogram, join_all, Latency, ScenarioSpec};
 use crate::cluster::Target;
-use crate::ingest::{Cancel, IngestReport};
+use crate::ingest::Cancel;
 use crate::query::cells::HdrSummary;
 use crate::session::ingest::LoadSpec;
-use crate::session::record::Recording;
-use crate::session::{Connected, Job, Observer, SessionError};
+use crate::session::{Job, SessionError};
 use crate::workload::WorkloadSpec;
 
-/// Phase 2 of many-shards: logs at bulk 1,000 from the clients, searches beside.
-pub(super) async fn load_logs(
-    connected: &Connected,
-    spec: &ScenarioSpec,
-    index: &str,
-    recording: Option<&Recording<'_>>,
-    observer: &dyn Observer,
-) -> Result<IngestReport, SessionError> {
+/// Phase 2 of many-shards, the load: logs at bulk 1,000 from the clients into `index`,
+/// searches beside.
+pub(super) fn logs_load(spec: &ScenarioSpec, index: &str) -> Result<(Job, LoadSpec), SessionError> {
     let mut workload_spec = WorkloadSpec::new(spec.seed);
     workload_spec.docs = Some(spec.logs_docs);
     let mut job = Job::generated("logs", &workload_spec, Some(index.to_string()), &[])?;
@@ -40,14 +34,7 @@ pub(super) async fn load_logs(
         &workload_spec,
         spec.search_clients,
     )?);
-    connected
-        .load(
-            job,
-            load,
-            recording.map(|r| r as &dyn crate::session::record::Keep),
-            observer,
-        )
-        .await
+    Ok((job, load))
 }
 
 /// Runs `requests` GETs of `path` from `clients` clients and summarizes their latency.

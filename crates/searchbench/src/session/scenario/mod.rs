@@ -13,22 +13,26 @@
 //! nothing of anyone else is ever touched; everything made (indices, snapshots, the
 //! repository when we registered it) is deleted at the end, also after an error or a cancel.
 //!
-//! Here: the spec, the run and its phases in order, and the cleanup; the phases live in
-//! `creation.rs` (both scenarios), `many_shards.rs` and `snapshots.rs`; the typed results in
-//! `result.rs`.
+//! Here: the spec, the run's plan and its result, and the cleanup; the phases as the
+//! lifecycle runs them in `phases.rs`, their work in `creation.rs` (both scenarios),
+//! `many_shards.rs` and `snapshots.rs`; the typed results in `workload/scenario_result.rs`.
 
 mod creation;
 mod many_shards;
+mod phases;
 mod snapshots;
 
 use std::sync::Mutex;
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use hdrhistogram::Histogram;
 use reqwest::Method;
 
-use super::record::{save_outcome, Recording, SaveSpec};
-use super::{ClusterSpec, Connected, Observer, SessionError};
+use super::ingest::{LoadPhase, LOAD};
+use super::lifecycle::{self, Plan, Step};
+use super::record::{HtmlReport, Recording, SaveSpec, StoreSink};
+use super::telemetry::{Sampled, TelemetryInstrument};
+use super::{ClusterSpec, Observer, SessionError, TelemetrySpec};
 use crate::cluster::Target;
 use crate::ingest::Cancel;
 use crate::store::Kind;
@@ -37,9 +41,9 @@ use crate::workload::Scenario;
 pub use crate::workload::scenario_result::{
     Cleanup, Creation, CreationSecond, IndexCounts, Latency, ScenarioResult, Snapshots, StateSample,
 };
-use creation::{check_shard_room, count_indices, create_indices};
-use many_shards::{field_caps_latency, latency_of, load_logs};
-use snapshots::{repository, take_snapshots, Repository};
+use many_shards::{latency_of, logs_load};
+use phases::{Logs, ScenarioPhase, ScenarioStep, Shared};
+use snapshots::Repository;
 
 /// How big a scenario is and how it loads.
 #[derive(Debug, Clone)]
@@ -172,12 +176,93 @@ pub async fn run(
         config,
         observer,
     );
-    let outcome = crate::session::lifecycle::with_cluster(&cluster, observer, async |connected| {
-        phases(&spec, connected, recording.as_ref(), observer).await
+    let shared = Shared::new(&spec, stamp());
+    let logs = match spec.scenario {
+        Scenario::ManyShards => {
+            let index = format!("{}logs", shared.prefix);
+            // Known before it exists, so the cleanup removes it whatever happens.
+            shared
+                .made
+                .indices
+                .lock()
+                .map_err(poisoned)?
+                .push(index.clone());
+            Some(logs_load(&spec, &index)?)
+        }
+        Scenario::Snapshots => None,
+    };
+    let sampled = Sampled::default();
+    // The logs load is sampled; the scenario's own phases are not.
+    let telemetry =
+        TelemetryInstrument::new(&TelemetrySpec::default(), &sampled).map(|t| t.only(LOAD));
+    let phase = |step| {
+        Box::new(ScenarioPhase {
+            step,
+            shared: &shared,
+        })
+    };
+    let mut steps: Vec<Step> = vec![
+        Step::One(phase(ScenarioStep::Setup)),
+        Step::One(phase(ScenarioStep::Creation)),
+    ];
+    match logs {
+        Some((job, load)) => {
+            let load = LoadPhase::new(job, load, Some(&sampled), &shared.indexing);
+            let cancel = shared.cancel.clone();
+            steps.push(Step::One(Box::new(Logs { load, cancel })));
+            steps.push(Step::One(phase(ScenarioStep::FieldCaps)));
+        }
+        None => steps.push(Step::One(phase(ScenarioStep::Snapshots))),
+    }
+    steps.push(Step::Finally(phase(ScenarioStep::Cleanup)));
+    // The report is written from what the store keeps: its sink follows the store's.
+    let html = recording.as_ref().map(HtmlReport::of);
+    let plan = Plan::new(steps)
+        .instrument(telemetry)
+        .sink(recording.map(StoreSink::new))
+        .sink(html);
+    lifecycle::run(&cluster, plan, observer, |_| result_of(&shared))
+        .await
+        .result
+}
+
+/// The scenario's result, from what its phases kept.
+fn result_of(shared: &Shared<'_>) -> Result<ScenarioResult, SessionError> {
+    let spec = shared.spec;
+    let missing = |what: &str| SessionError::Other(format!("the scenario kept no {what}"));
+    let (product, engine_version, target_url) =
+        shared.engine.take().ok_or_else(|| missing("engine"))?;
+    let cleanup = shared.cleanup.take().unwrap_or_default();
+    let mut warnings = Vec::new();
+    if !cleanup.errors.is_empty() {
+        warnings.push(format!(
+            "cleanup was incomplete: {}",
+            cleanup.errors.join("; ")
+        ));
+    }
+    let wall_secs = match (*shared.started.borrow(), *shared.ended.borrow()) {
+        (Some(started), Some(ended)) => ended.saturating_duration_since(started).as_secs_f64(),
+        _ => 0.0,
+    };
+    Ok(ScenarioResult {
+        scenario: spec.scenario,
+        tool: "searchbench",
+        tool_version: env!("CARGO_PKG_VERSION"),
+        product,
+        engine_version,
+        target_url,
+        seed: spec.seed,
+        prefix: shared.prefix.clone(),
+        wall_secs,
+        creation: shared.creation.take().ok_or_else(|| missing("creation"))?,
+        counts: shared.counts.take().ok_or_else(|| missing("counts"))?,
+        indexing: shared.indexing.take(),
+        field_caps: shared.field_caps.take(),
+        snapshots: shared.snapshots.take(),
+        cleanup,
+        interrupted: shared.cancel.is_cancelled(),
+        warnings,
     })
-    .await;
-    save_outcome(recording, &outcome, true);
-    outcome
 }
 
 /// A stamp unique to this run, so that our names never meet anyone else's.
@@ -194,85 +279,6 @@ fn stamp() -> String {
         v /= 36;
     }
     s.chars().rev().collect()
-}
-
-async fn phases(
-    spec: &ScenarioSpec,
-    connected: &Connected,
-    recording: Option<&Recording<'_>>,
-    observer: &dyn Observer,
-) -> Result<ScenarioResult, SessionError> {
-    let target = &connected.target;
-    let started = Instant::now();
-    let (product, engine_version, _) = target.product().await?;
-    let cancel = spec.cancel.clone().unwrap_or_else(Cancel::never);
-    check_shard_room(target, spec.indices + 1).await?;
-    let stamp = stamp();
-    let prefix = format!("searchbench-shards-{stamp}-");
-    // The repository is settled before anything is made: a cluster without `path.repo` fails
-    // here, with nothing to clean up.
-    let repository = match spec.scenario {
-        Scenario::Snapshots => Some(repository(target, spec, &stamp).await?),
-        Scenario::ManyShards => None,
-    };
-    let made = Made::default();
-    let mut warnings = Vec::new();
-    let work = async {
-        let creation = create_indices(target, spec, &prefix, &made, &cancel).await;
-        let counts = count_indices(target, &prefix, spec).await?;
-        let mut indexing = None;
-        let mut field_caps = None;
-        let mut snapshots = None;
-        match spec.scenario {
-            Scenario::ManyShards if !cancel.is_cancelled() => {
-                let index = format!("{prefix}logs");
-                made.indices.lock().map_err(poisoned)?.push(index.clone());
-                indexing = Some(load_logs(connected, spec, &index, recording, observer).await?);
-                if !cancel.is_cancelled() {
-                    field_caps = Some(field_caps_latency(target, spec, &prefix, &cancel).await);
-                }
-            }
-            Scenario::Snapshots if !cancel.is_cancelled() => {
-                if let Some(repo) = &repository {
-                    snapshots = Some(
-                        take_snapshots(target, spec, repo, &prefix, &stamp, &made, &cancel).await,
-                    );
-                }
-            }
-            _ => {}
-        }
-        Ok::<_, SessionError>((creation, counts, indexing, field_caps, snapshots))
-    }
-    .await;
-    let cleanup = clean_up(target, &made, repository.as_ref()).await;
-    let (creation, counts, indexing, field_caps, snapshots) = work?;
-    if !cleanup.errors.is_empty() {
-        warnings.push(format!(
-            "cleanup was incomplete: {}",
-            cleanup.errors.join("; ")
-        ));
-    }
-    let mut url = target.url().clone();
-    url.set_query(None);
-    Ok(ScenarioResult {
-        scenario: spec.scenario,
-        tool: "searchbench",
-        tool_version: env!("CARGO_PKG_VERSION"),
-        product: product.to_string(),
-        engine_version,
-        target_url: url.to_string(),
-        seed: spec.seed,
-        prefix,
-        wall_secs: started.elapsed().as_secs_f64(),
-        creation,
-        counts,
-        indexing,
-        field_caps,
-        snapshots,
-        cleanup,
-        interrupted: cancel.is_cancelled(),
-        warnings,
-    })
 }
 
 fn poisoned<T>(_: std::sync::PoisonError<T>) -> SessionError {

@@ -1,0 +1,175 @@
+//! A scenario's phases, in the order the plan runs them: `setup` (the engine, room for the
+//! shards, the snapshot repository), `creation` (the indices made and filled, then counted),
+//! then many-shards' `ingest` (logs with searches beside) and `field-caps`, or the
+//! `snapshots`; and `cleanup`, which runs whatever happened before it.
+//!
+//! What the phases find and make is kept in [`Shared`]; the result is derived from it once the
+//! run is over.
+
+use std::cell::RefCell;
+use std::time::Instant;
+
+use super::creation::{check_shard_room, count_indices, create_indices};
+use super::many_shards::field_caps_latency;
+use super::snapshots::{repository, take_snapshots, Repository};
+use super::{clean_up, Made, ScenarioSpec};
+use crate::ingest::{Cancel, IngestReport};
+use crate::session::ingest::LoadPhase;
+use crate::session::lifecycle::{Measurements, Phase, Stage, Work};
+use crate::session::SessionError;
+use crate::workload::scenario_result::{Cleanup, Creation, IndexCounts, Latency, Snapshots};
+use crate::workload::Scenario;
+
+/// What the phases of one scenario run share.
+pub(super) struct Shared<'s> {
+    pub spec: &'s ScenarioSpec,
+    pub cancel: Cancel,
+    /// This run's stamp and the prefix of every index it makes.
+    pub stamp: String,
+    pub prefix: String,
+    pub made: Made,
+    /// The product and version that answered, and where (without a query string).
+    pub engine: RefCell<Option<(String, String, String)>>,
+    pub started: RefCell<Option<Instant>>,
+    pub ended: RefCell<Option<Instant>>,
+    pub repository: RefCell<Option<Repository>>,
+    pub creation: RefCell<Option<Creation>>,
+    pub counts: RefCell<Option<IndexCounts>>,
+    pub indexing: RefCell<Option<IngestReport>>,
+    pub field_caps: RefCell<Option<Latency>>,
+    pub snapshots: RefCell<Option<Snapshots>>,
+    pub cleanup: RefCell<Option<Cleanup>>,
+}
+
+impl<'s> Shared<'s> {
+    pub fn new(spec: &'s ScenarioSpec, stamp: String) -> Self {
+        Shared {
+            spec,
+            cancel: spec.cancel.clone().unwrap_or_else(Cancel::never),
+            prefix: format!("searchbench-shards-{stamp}-"),
+            stamp,
+            made: Made::default(),
+            engine: RefCell::default(),
+            started: RefCell::default(),
+            ended: RefCell::default(),
+            repository: RefCell::default(),
+            creation: RefCell::default(),
+            counts: RefCell::default(),
+            indexing: RefCell::default(),
+            field_caps: RefCell::default(),
+            snapshots: RefCell::default(),
+            cleanup: RefCell::default(),
+        }
+    }
+}
+
+/// A phase of the scenario: which one, and what it shares.
+pub(super) struct ScenarioPhase<'p, 's> {
+    pub step: ScenarioStep,
+    pub shared: &'p Shared<'s>,
+}
+
+/// The scenario's own phases (the logs load is the load phase, [`Logs`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum ScenarioStep {
+    Setup,
+    Creation,
+    FieldCaps,
+    Snapshots,
+    Cleanup,
+}
+
+impl Phase for ScenarioPhase<'_, '_> {
+    fn name(&self) -> String {
+        match self.step {
+            ScenarioStep::Setup => "setup",
+            ScenarioStep::Creation => "creation",
+            ScenarioStep::FieldCaps => "field-caps",
+            ScenarioStep::Snapshots => "snapshots",
+            ScenarioStep::Cleanup => "cleanup",
+        }
+        .into()
+    }
+
+    /// After Ctrl-C only the cleanup is left to do.
+    fn wanted(&self) -> bool {
+        match self.step {
+            ScenarioStep::Setup | ScenarioStep::Creation | ScenarioStep::Cleanup => true,
+            ScenarioStep::FieldCaps | ScenarioStep::Snapshots => !self.shared.cancel.is_cancelled(),
+        }
+    }
+
+    fn run<'a>(&'a mut self, stage: &'a Stage<'a>) -> Work<'a, Result<Measurements, SessionError>> {
+        Box::pin(async move {
+            let (s, target) = (self.shared, stage.target);
+            match self.step {
+                ScenarioStep::Setup => {
+                    *s.started.borrow_mut() = Some(Instant::now());
+                    let (product, version, _) = target.product().await?;
+                    let mut url = target.url().clone();
+                    url.set_query(None);
+                    *s.engine.borrow_mut() = Some((product.to_string(), version, url.to_string()));
+                    check_shard_room(target, s.spec.indices + 1).await?;
+                    // The repository is settled before anything is made: a cluster without
+                    // `path.repo` fails here, with nothing to clean up.
+                    if s.spec.scenario == Scenario::Snapshots {
+                        let repo = repository(target, s.spec, &s.stamp).await?;
+                        *s.repository.borrow_mut() = Some(repo);
+                    }
+                }
+                ScenarioStep::Creation => {
+                    let creation =
+                        create_indices(target, s.spec, &s.prefix, &s.made, &s.cancel).await;
+                    *s.creation.borrow_mut() = Some(creation);
+                    let counts = count_indices(target, &s.prefix, s.spec).await?;
+                    *s.counts.borrow_mut() = Some(counts);
+                }
+                ScenarioStep::FieldCaps => {
+                    let latency = field_caps_latency(target, s.spec, &s.prefix, &s.cancel).await;
+                    *s.field_caps.borrow_mut() = Some(latency);
+                }
+                ScenarioStep::Snapshots => {
+                    let repo = s.repository.borrow().clone();
+                    if let Some(repo) = repo {
+                        let taken = take_snapshots(
+                            target, s.spec, &repo, &s.prefix, &s.stamp, &s.made, &s.cancel,
+                        )
+                        .await;
+                        *s.snapshots.borrow_mut() = Some(taken);
+                    }
+                }
+                ScenarioStep::Cleanup => {
+                    let repo = s.repository.borrow().clone();
+                    let cleanup = clean_up(target, &s.made, repo.as_ref()).await;
+                    *s.cleanup.borrow_mut() = Some(cleanup);
+                    *s.ended.borrow_mut() = Some(Instant::now());
+                }
+            }
+            Ok(Measurements::default())
+        })
+    }
+}
+
+/// many-shards' logs load: the load phase, unless Ctrl-C came before it.
+pub(super) struct Logs<'p> {
+    pub load: LoadPhase<'p>,
+    pub cancel: Cancel,
+}
+
+impl Phase for Logs<'_> {
+    fn name(&self) -> String {
+        self.load.name()
+    }
+
+    fn wanted(&self) -> bool {
+        !self.cancel.is_cancelled()
+    }
+
+    fn run<'a>(&'a mut self, stage: &'a Stage<'a>) -> Work<'a, Result<Measurements, SessionError>> {
+        self.load.run(stage)
+    }
+
+    fn ended(&mut self, stage: &Stage<'_>) {
+        self.load.ended(stage);
+    }
+}
