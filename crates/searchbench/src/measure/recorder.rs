@@ -311,6 +311,62 @@ impl Recorder {
             .collect()
     }
 
+    /// Adds `other`, the recorder of another part of the same load (another client process),
+    /// whose second 0 was this one's second `offset_secs`: counts and sums add, histograms
+    /// add (lossless), and the timelines line up by second and add (a second's maximum is
+    /// the larger; it is a warm-up second when it is in either part's warm-up). Both must be
+    /// raw (not yet [`Recorder::finish`]ed) and have one warm-up: the headline is derived
+    /// once, from the merged parts.
+    pub fn merge(&mut self, other: &Recorder, offset_secs: u64) -> Result<(), String> {
+        if self.warmup != other.warmup {
+            return Err(format!(
+                "parts of one load with different warm-ups ({:?} and {:?}) do not merge",
+                self.warmup, other.warmup
+            ));
+        }
+        for (mine, theirs) in [
+            (&mut self.service_us, &other.service_us),
+            (&mut self.took_ms, &other.took_ms),
+            (&mut self.warm_service_us, &other.warm_service_us),
+            (&mut self.warm_took_ms, &other.warm_took_ms),
+        ] {
+            mine.add(theirs)
+                .map_err(|e| format!("merging histograms: {e:?}"))?;
+        }
+        self.requests += other.requests;
+        self.failed_attempts += other.failed_attempts;
+        self.retried_attempts += other.retried_attempts;
+        self.service_sum += other.service_sum;
+        self.took_sum_ms += other.took_sum_ms;
+        self.took_seen += other.took_seen;
+        self.took_on_step += other.took_on_step;
+        self.took_past_step += other.took_past_step;
+        self.docs_acked += other.docs_acked;
+        self.bytes += other.bytes;
+        self.wire_bytes += other.wire_bytes;
+        self.warm_docs += other.warm_docs;
+        self.warm_attempts += other.warm_attempts;
+        let offset = usize::try_from(offset_secs).map_err(|_| "offset out of range")?;
+        let needed = offset + other.timeline.len();
+        if self.timeline.len() < needed {
+            let from = self.timeline.len();
+            self.timeline.extend((from..needed).map(|i| TimelineRow {
+                second: i as u64,
+                ..Default::default()
+            }));
+        }
+        for (row, theirs) in self.timeline[offset..].iter_mut().zip(&other.timeline) {
+            row.requests += theirs.requests;
+            row.failed_attempts += theirs.failed_attempts;
+            row.docs += theirs.docs;
+            row.bytes += theirs.bytes;
+            row.service_sum_us += theirs.service_sum_us;
+            row.service_max_ms = row.service_max_ms.max(theirs.service_max_ms);
+            row.warmup |= theirs.warmup;
+        }
+        Ok(())
+    }
+
     /// The histograms in HDR's portable V2 + deflate form, for the results store.
     pub fn histograms(&self) -> Vec<SerializedHistogram> {
         [
@@ -417,6 +473,85 @@ mod tests {
         assert_eq!(took_of(&fast), None);
         // Too few answers to tell.
         assert_eq!(took_of(&stepped[..20]), None);
+    }
+
+    /// The samples of one load, recorded by one recorder and by two (each part's samples on
+    /// its own clock, part B starting `offset` seconds after part A), merge into the same
+    /// raw figures, so every figure derived from them after the merge is the same. (A part
+    /// warms up on its own clock, so parts that start apart have other warm-up seconds than
+    /// one process would: the offset case has none.)
+    #[test]
+    fn two_parts_merged_equal_one_recorder_of_every_request() {
+        for (offset, warmup) in [(0u64, 3u64), (2, 0)] {
+            let warmup = Duration::from_secs(warmup);
+            let mut whole = Recorder::with_warmup(warmup);
+            let mut a = Recorder::with_warmup(warmup);
+            let mut b = Recorder::with_warmup(warmup);
+            for i in 0..4_000u64 {
+                // Spread over ~12 s, some failures, tooks in the cached clock's steps.
+                let start_ms = i * 3;
+                let status = if i % 97 == 0 { 503 } else { 200 };
+                let mut s = sample(start_ms, 5 + i * 7 % 190, status);
+                s.took_ms = Some([0, 200, 403][(i % 3) as usize]);
+                whole.record(&s);
+                if i % 2 == 0 {
+                    a.record(&s);
+                } else if start_ms >= offset * 1000 {
+                    // On part B's clock, which started `offset` seconds later.
+                    s.start -= Duration::from_secs(offset);
+                    b.record(&s);
+                } else {
+                    // Before B started: A's request after all.
+                    a.record(&s);
+                }
+            }
+            a.merge(&b, offset).unwrap();
+            let wall = Duration::from_millis(12_500);
+            let (mut whole, mut merged) = (whole, a);
+            let (h1, h2) = (whole.finish(wall), merged.finish(wall));
+            assert_eq!(h1.docs, h2.docs, "offset {offset}");
+            assert_eq!(h1.docs_per_sec, h2.docs_per_sec);
+            assert_eq!(h1.warmup_docs, h2.warmup_docs);
+            assert_eq!(h1.warmup_attempts, h2.warmup_attempts);
+            let json = |v: &dyn erased::Json| v.json();
+            assert_eq!(json(&whole.service()), json(&merged.service()));
+            assert_eq!(json(&whole.took()), json(&merged.took()));
+            assert_eq!(whole.took_clock_ms(), merged.took_clock_ms());
+            assert_eq!(json(&whole.timeline()), json(&merged.timeline()));
+            assert_eq!(whole.histograms(), merged.histograms());
+            assert_eq!(
+                (
+                    whole.requests,
+                    whole.failed_attempts,
+                    whole.bytes,
+                    whole.service_sum
+                ),
+                (
+                    merged.requests,
+                    merged.failed_attempts,
+                    merged.bytes,
+                    merged.service_sum
+                )
+            );
+        }
+        // Parts with different warm-ups are not one load.
+        let mut a = Recorder::with_warmup(Duration::from_secs(1));
+        assert!(a
+            .merge(&Recorder::new(), 0)
+            .unwrap_err()
+            .contains("warm-ups"));
+    }
+
+    /// Serialises what the test compares (the figures have no `PartialEq`).
+    mod erased {
+        pub trait Json {
+            fn json(&self) -> String;
+        }
+        impl<T: serde::Serialize> Json for T {
+            fn json(&self) -> String {
+                serde_json::to_string(self).unwrap()
+            }
+        }
     }
 
     #[test]
