@@ -242,7 +242,7 @@ pub fn section(runs: &[&Loaded]) -> String {
     }
     let mut s = String::from(
         "<h2 id=\"telemetry\">Telemetry</h2><p class=\"note\">What the engine and the driver \
-         were doing, sampled beside the run (<code>_nodes/stats</code>, and <code>/proc</code> \
+         were doing, sampled during the run (<code>_nodes/stats</code>, and <code>/proc</code> \
          for nodes we started). The time axis is the throughput timeline's: 0 is the load's \
          first second; the query phase follows. Drawn as SVG: no script needed.</p>",
     );

@@ -1,9 +1,16 @@
 //! Searches beside a load (`--search-clients N`): the workload's queries run in a loop from N
 //! clients while the load goes on against the same index; they start once the first documents
 //! are acknowledged (the index exists by then) and stop when the load stops or is cancelled.
+//! In a run's plan they are a phase of their own ([`SearchesPhase`]) in one step with the
+//! load, tied to it by a [`link`].
 
+use std::cell::RefCell;
 use std::sync::Arc;
 
+use tokio::sync::watch;
+
+use super::lifecycle::{Measurements, Phase, Stage, Work};
+use super::record::Keep;
 use super::SessionError;
 use crate::cancel::Cancel;
 use crate::cluster::Target;
@@ -83,4 +90,87 @@ pub async fn alongside(
         )
         .await,
     )
+}
+
+/// What ties the searches during a load to the load: the load's progress, which they start
+/// on, and its end, which stops them. The load holds the sending ends, the searches the
+/// receiving ones.
+pub fn link() -> (LoadSide, SearchSide) {
+    let (progress, progress_rx) = watch::channel(Progress::default());
+    let (ended, ended_rx) = Cancel::new();
+    (
+        LoadSide { progress, ended },
+        SearchSide {
+            progress: progress_rx,
+            ended: ended_rx,
+        },
+    )
+}
+
+/// The load's end of a [`link`].
+#[derive(Debug)]
+pub struct LoadSide {
+    /// Where the load publishes its progress.
+    pub progress: watch::Sender<Progress>,
+    /// Sent when the load has ended.
+    pub ended: watch::Sender<bool>,
+}
+
+/// The searches' end of a [`link`].
+#[derive(Debug)]
+pub struct SearchSide {
+    progress: watch::Receiver<Progress>,
+    ended: Cancel,
+}
+
+/// The searches during a load as a phase, run in one step with the load it is linked to.
+/// What they measured is kept in `searched` for the load's report; their histograms stream
+/// to the run's sinks.
+pub struct SearchesPhase<'p> {
+    pub spec: BesideSpec,
+    pub index: String,
+    /// Ctrl-C: the searches stop with the load.
+    pub cancel: Cancel,
+    /// Not wanted once this fired (the load they go with is not run after Ctrl-C either).
+    pub unless: Option<Cancel>,
+    pub side: Option<SearchSide>,
+    pub searched: &'p RefCell<Option<SearchesBeside>>,
+}
+
+impl Phase for SearchesPhase<'_> {
+    fn name(&self) -> String {
+        "searches".into()
+    }
+
+    fn wanted(&self) -> bool {
+        !self.unless.as_ref().is_some_and(Cancel::is_cancelled)
+    }
+
+    fn run<'a>(&'a mut self, stage: &'a Stage<'a>) -> Work<'a, Result<Measurements, SessionError>> {
+        Box::pin(async move {
+            let side = self
+                .side
+                .take()
+                .ok_or_else(|| SessionError::Other("the searches phase ran twice".into()))?;
+            let searched = alongside(
+                stage.target,
+                &self.index,
+                &self.spec,
+                side.progress,
+                side.ended,
+                self.cancel.clone(),
+            )
+            .await;
+            let mut measurements = Measurements::default();
+            if let Some(b) = &searched {
+                stage.feed.histograms(&b.histograms);
+                for h in &b.histograms {
+                    // Made here, so they decode; one that did not would only be missing.
+                    let _ = measurements.histogram(h);
+                }
+            }
+            *self.searched.borrow_mut() = searched;
+            Ok(measurements)
+        })
+    }
 }

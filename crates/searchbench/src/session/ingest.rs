@@ -37,7 +37,8 @@ pub struct LoadSpec {
     /// How the run's telemetry instrument samples the engine around the load (see
     /// [`super::telemetry`]); the load itself never samples.
     pub telemetry: super::TelemetrySpec,
-    /// Searches to run beside the load (`--search-clients`).
+    /// Searches to run beside the load (`--search-clients`): a phase of their own in the
+    /// load's step (see [`load_step`]); a bare [`load`] runs none.
     pub beside: Option<super::beside::BesideSpec>,
 }
 
@@ -158,9 +159,9 @@ pub fn begin_recording<'a>(
     )
 }
 
-/// `searchbench ingest`: one phase, the load, through the run's lifecycle (connect or
-/// provision, load with the telemetry sampler around it, stop what we started), its rows
-/// streamed into the store as they come, the result kept.
+/// `searchbench ingest`: the load (with the searches during it, `--search-clients`) through
+/// the run's lifecycle (connect or provision, load with the telemetry sampler around it, stop
+/// what we started), its rows streamed into the store as they come, the result kept.
 pub async fn ingest(
     job: Job,
     cluster: &ClusterSpec,
@@ -170,9 +171,9 @@ pub async fn ingest(
 ) -> Result<IngestReport, SessionError> {
     preflight(&job.index, &load_spec)?;
     let recording = begin_recording(Kind::Ingest, &job, cluster, &load_spec, save, observer);
-    let (sampled, report) = (Sampled::default(), RefCell::new(None));
-    let plan = load_plan(job, load_spec, recording, &sampled, &report);
-    lifecycle::run(cluster, plan, observer, |_| kept_report(&report))
+    let (sampled, kept) = (Sampled::default(), LoadKept::default());
+    let plan = load_plan(job, load_spec, recording, &sampled, &kept);
+    lifecycle::run(cluster, plan, observer, |_| kept.report())
         .await
         .result
 }
@@ -190,38 +191,70 @@ pub async fn stored_load(
 ) -> (Result<IngestReport, SessionError>, Option<String>) {
     let recording = begin_recording(Kind::Ingest, &job, cluster, &load_spec, save, observer);
     let id = recording.as_ref().map(|r| r.id().0.clone());
-    let (sampled, report) = (Sampled::default(), RefCell::new(None));
-    let plan = load_plan(job, load_spec, recording, &sampled, &report);
-    let ran = lifecycle::run_on(connected, plan, observer, |_| kept_report(&report)).await;
+    let (sampled, kept) = (Sampled::default(), LoadKept::default());
+    let plan = load_plan(job, load_spec, recording, &sampled, &kept);
+    let ran = lifecycle::run_on(connected, plan, observer, |_| kept.report()).await;
     (ran.result, id)
 }
 
-/// The plan of one stored load: the load phase, the telemetry instrument its spec asks for,
-/// the store.
+/// The plan of one stored load: its step, the telemetry instrument its spec asks for, the
+/// store.
 fn load_plan<'p>(
     job: Job,
     load_spec: LoadSpec,
     recording: Option<Recording<'p>>,
     sampled: &'p Sampled,
-    report: &'p RefCell<Option<IngestReport>>,
+    kept: &'p LoadKept,
 ) -> lifecycle::Plan<'p> {
     let telemetry = TelemetryInstrument::new(&load_spec.telemetry, sampled);
-    let phase = LoadPhase::new(
-        job,
-        load_spec,
-        telemetry.is_some().then_some(sampled),
-        report,
-    );
-    lifecycle::Plan::new(vec![lifecycle::Step::One(Box::new(phase))])
+    let watched = telemetry.is_some().then_some(sampled);
+    let step = load_step(LoadPhase::new(job, load_spec, watched, kept), None);
+    lifecycle::Plan::new(vec![step])
         .instrument(telemetry)
         .sink(recording.map(StoreSink::new))
 }
 
-/// The report the load phase kept.
-fn kept_report(report: &RefCell<Option<IngestReport>>) -> Result<IngestReport, SessionError> {
-    report
-        .take()
-        .ok_or_else(|| SessionError::Other("the load phase kept no report".into()))
+/// The step of a load: the load alone, or with the searches during it when its spec asks
+/// for them (`--search-clients`), in one step and linked (they start on its first
+/// acknowledged documents and stop when it ends). `cancel`: the searches are not wanted once
+/// it fired, nor the load (a scenario's load, skipped on Ctrl-C).
+pub fn load_step<'p>(mut load: LoadPhase<'p>, cancel: Option<Cancel>) -> lifecycle::Step<'p> {
+    load.unless.clone_from(&cancel);
+    let Some((job, spec)) = &mut load.work else {
+        return lifecycle::Step::One(Box::new(load));
+    };
+    let Some(beside) = spec.beside.take() else {
+        return lifecycle::Step::One(Box::new(load));
+    };
+    let (load_side, search_side) = super::beside::link();
+    let searches = super::beside::SearchesPhase {
+        spec: beside,
+        index: job.index.clone(),
+        cancel: spec.cancel.clone().unwrap_or_else(Cancel::never),
+        unless: cancel,
+        side: Some(search_side),
+        searched: &load.kept.searched,
+    };
+    load.link = Some(load_side);
+    // The load first: the step is watched as the load.
+    lifecycle::Step::Together(vec![Box::new(load), Box::new(searches)])
+}
+
+/// What a load's phases keep for the command that runs them.
+#[derive(Default)]
+pub struct LoadKept {
+    pub report: RefCell<Option<IngestReport>>,
+    /// What the searches during the load measured, until the load's report takes it.
+    pub searched: RefCell<Option<crate::query::beside::SearchesBeside>>,
+}
+
+impl LoadKept {
+    /// The report the load phase kept.
+    pub fn report(&self) -> Result<IngestReport, SessionError> {
+        self.report
+            .take()
+            .ok_or_else(|| SessionError::Other("the load phase kept no report".into()))
+    }
 }
 
 /// The phase a load's telemetry and timeline are kept under.
@@ -229,8 +262,9 @@ pub const LOAD: &str = "ingest";
 
 /// The bulk load as a phase of the run's lifecycle: [`load`] into the stage's cluster, its
 /// rows streamed to the run's sinks. Its typed report is kept for the command, with the
-/// telemetry summary of the phase when the run samples; its measurements are the report's
-/// raw counts, histograms and per-second documents on the wall clock.
+/// telemetry summary of the phase when the run samples and what the searches during it
+/// measured; its measurements are the report's raw counts, histograms and per-second
+/// documents on the wall clock.
 pub struct LoadPhase<'p> {
     /// What to load and how; taken when the phase runs (a phase runs once).
     pub work: Option<(Job, LoadSpec)>,
@@ -238,25 +272,26 @@ pub struct LoadPhase<'p> {
     pub sampled: Option<&'p Sampled>,
     /// Tell the observer the report as soon as the phase ends ([`Event::Ingested`]).
     pub tell: bool,
-    pub report: &'p RefCell<Option<IngestReport>>,
+    pub kept: &'p LoadKept,
     /// When the load's second 0 was (its first progress report).
     pub started: Option<std::time::Instant>,
+    /// The searches during the load, when it has them (see [`load_step`]).
+    pub link: Option<super::beside::LoadSide>,
+    /// Not wanted once this fired (a scenario's load after Ctrl-C).
+    pub unless: Option<Cancel>,
 }
 
 impl<'p> LoadPhase<'p> {
-    /// The load of `job` as `spec` says, its report kept in `report`.
-    pub fn new(
-        job: Job,
-        spec: LoadSpec,
-        sampled: Option<&'p Sampled>,
-        report: &'p RefCell<Option<IngestReport>>,
-    ) -> Self {
+    /// The load of `job` as `spec` says, its report kept in `kept`.
+    pub fn new(job: Job, spec: LoadSpec, sampled: Option<&'p Sampled>, kept: &'p LoadKept) -> Self {
         LoadPhase {
             work: Some((job, spec)),
             sampled,
             tell: false,
-            report,
+            kept,
             started: None,
+            link: None,
+            unless: None,
         }
     }
 }
@@ -264,6 +299,10 @@ impl<'p> LoadPhase<'p> {
 impl lifecycle::Phase for LoadPhase<'_> {
     fn name(&self) -> String {
         LOAD.into()
+    }
+
+    fn wanted(&self) -> bool {
+        !self.unless.as_ref().is_some_and(Cancel::is_cancelled)
     }
 
     fn run<'a>(
@@ -279,22 +318,27 @@ impl lifecycle::Phase for LoadPhase<'_> {
             let watched = Watched {
                 keep: Some(&stage.feed),
                 started: self.sampled.is_some(),
+                link: self.link.take(),
             };
             let (mut report, started) =
                 load_watched(stage.target, job, spec, pids, watched, stage.observer).await?;
             report.rtt = stage.rtt;
             self.started = started;
             let measurements = measurements(&report);
-            *self.report.borrow_mut() = Some(report);
+            *self.kept.report.borrow_mut() = Some(report);
             Ok(measurements)
         })
     }
 
     fn ended(&mut self, stage: &lifecycle::Stage<'_>) {
-        let mut report = self.report.borrow_mut();
+        let mut report = self.kept.report.borrow_mut();
         let Some(report) = report.as_mut() else {
             return;
         };
+        // The searches ran in the same step: they have ended too.
+        if let Some(searched) = self.kept.searched.take() {
+            report.searches_beside = Some(searched);
+        }
         let sampled = self
             .sampled
             .and_then(|s| s.borrow_mut().remove(&self.name()));
@@ -370,9 +414,28 @@ pub async fn load(
     let watched = Watched {
         keep,
         started: false,
+        link: None,
     };
     let (report, _) = load_watched(target, job, spec, engine_pids, watched, observer).await?;
     Ok(report)
+}
+
+/// Ends the searches during a load: when the load ends, and when it is dropped (a load that
+/// returned early), so that they never outlive it.
+struct EndSearches(Option<tokio::sync::watch::Sender<bool>>);
+
+impl EndSearches {
+    fn end(&self) {
+        if let Some(end) = &self.0 {
+            let _ = end.send(true);
+        }
+    }
+}
+
+impl Drop for EndSearches {
+    fn drop(&mut self) {
+        self.end();
+    }
 }
 
 /// Who watches a load from outside.
@@ -381,6 +444,8 @@ struct Watched<'k> {
     keep: Option<&'k dyn Keep>,
     /// Note when its second 0 was (an instrument samples around it).
     started: bool,
+    /// The searches during the load, told its progress and its end.
+    link: Option<super::beside::LoadSide>,
 }
 
 /// [`load`], and when the load's second 0 was, when it was watched for.
@@ -426,18 +491,17 @@ async fn load_watched(
             }
         }
     };
-    let (progress_tx, mut progress_rx) = tokio::sync::watch::channel(Progress::default());
+    let (progress_tx, searches_end) = match watched.link {
+        Some(side) => (side.progress, EndSearches(Some(side.ended))),
+        None => (
+            tokio::sync::watch::Sender::new(Progress::default()),
+            EndSearches(None),
+        ),
+    };
+    let mut progress_rx = progress_tx.subscribe();
     // The first progress report marks the load's second 0: where the throughput timeline
     // starts on the run's telemetry clock.
     let load_started = std::cell::Cell::new(None::<std::time::Instant>);
-    let beside_progress = progress_rx.clone();
-    let (stop_tx, stop) = Cancel::new();
-    let index = job.index.clone();
-    let searches = async {
-        let beside = spec.beside.as_ref()?;
-        let cancel = spec.cancel.clone().unwrap_or_else(Cancel::never);
-        super::beside::alongside(target, &index, beside, beside_progress, stop, cancel).await
-    };
     let tell_progress = async {
         if !spec.progress && !watch_start {
             return;
@@ -456,25 +520,19 @@ async fn load_watched(
         }
     };
     let controls = Controls {
-        progress: (spec.progress || watch_start || spec.beside.is_some()).then_some(progress_tx),
+        progress: (spec.progress || watch_start || searches_end.0.is_some()).then_some(progress_tx),
         cancel: spec.cancel.clone(),
         seconds: keep.map(|_| tx),
     };
     let loading = async {
         let report = ingest::ingest_streaming(target, job.source, plan, controls).await;
-        let _ = stop_tx.send(true);
+        searches_end.end();
         report
     };
-    let (report, (), (), beside) = tokio::join!(loading, stream_in, tell_progress, searches);
+    let (report, (), ()) = tokio::join!(loading, stream_in, tell_progress);
     let removed = super::setup::remove(target, put).await;
     let mut report = report?;
     report.warnings.extend(removed);
-    if let Some(b) = beside {
-        if let Some(k) = keep {
-            k.histograms(&b.histograms);
-        }
-        report.searches_beside = Some(b);
-    }
     report.failure_limit = spec
         .max_failures
         .map(|max| ingest::FailureLimit::check(max, &report.counts));

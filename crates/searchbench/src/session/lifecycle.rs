@@ -136,7 +136,8 @@ pub trait Sink {
     fn finish(&mut self, finished: &Finished) -> Result<(), String>;
 }
 
-/// One step of a plan: a phase, or phases that run at the same time (searches during a load).
+/// One step of a plan: a phase, or phases that run at the same time (a load and the searches
+/// during it: the first is the step's main phase, the one its instruments are told).
 pub enum Step<'p> {
     One(Box<dyn Phase + 'p>),
     Together(Vec<Box<dyn Phase + 'p>>),
@@ -415,7 +416,8 @@ async fn drive<T: Serialize>(
                 continue;
             }
             let names: Vec<String> = step_phases.iter().map(|p| p.name()).collect();
-            let label = names.join("+");
+            // A step is watched as its first phase: the load, with the searches during it.
+            let label = names[0].clone();
             for i in &mut instruments {
                 if let Err(e) = i.start(&label, &stage).await {
                     warn(format!("{}: {e}", i.name()));

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use std::cell::RefCell;
 
-use super::ingest::{begin_recording, LoadPhase, LoadSpec};
+use super::ingest::{begin_recording, load_step, LoadKept, LoadPhase, LoadSpec};
 use super::lifecycle::{self, Plan, Step};
 use super::query::{after_ingest, kept, summarise, QUERY};
 use super::record::{HtmlReport, SaveSpec, StoreSink};
@@ -59,7 +59,7 @@ pub async fn run(
     let sampled = Sampled::default();
     let telemetry = TelemetryInstrument::new(&load_spec.telemetry, &sampled);
     let watched = telemetry.is_some().then_some(&sampled);
-    let (ingested, queried) = (RefCell::new(None), RefCell::new(None));
+    let (ingested, queried) = (LoadKept::default(), RefCell::new(None));
     let queries = QueryPhase {
         index: job.index.clone(),
         workload: job.workload.clone(),
@@ -67,24 +67,19 @@ pub async fn run(
         spec,
         cancel: load_spec.cancel.clone().unwrap_or_else(Cancel::never),
         sampled: watched,
-        ingested: &ingested,
+        ingested: &ingested.report,
         result: &queried,
     };
     let mut load = LoadPhase::new(job, load_spec, watched, &ingested);
     load.tell = true;
     // The report is written from what the store keeps: its sink follows the store's.
     let html = recording.as_ref().map(HtmlReport::of);
-    let plan = Plan::new(vec![
-        Step::One(Box::new(load)),
-        Step::One(Box::new(queries)),
-    ])
-    .instrument(telemetry)
-    .sink(recording.map(StoreSink::new))
-    .sink(html);
+    let plan = Plan::new(vec![load_step(load, None), Step::One(Box::new(queries))])
+        .instrument(telemetry)
+        .sink(recording.map(StoreSink::new))
+        .sink(html);
     lifecycle::run(cluster, plan, observer, |_| {
-        let ingest = ingested
-            .take()
-            .ok_or_else(|| SessionError::Other("the load phase kept no report".into()))?;
+        let ingest = ingested.report()?;
         let (query, query_interrupted) = queried.take().unwrap_or((None, false));
         Ok(RunResult {
             ingest,

@@ -215,10 +215,10 @@ fn a_toy_phase_instrument_and_sink_run_through_the_one_lifecycle() {
             "phase load",
             "stop load",
             "sink load docs=5 clock=true",
-            "start a+b",
+            "start a",
             "phase a",
             "phase b",
-            "stop a+b",
+            "stop a",
             "sink a docs=2 clock=true",
             "sink b docs=3 clock=true",
             // Every row streamed reached the sink before the run finished.

@@ -77,7 +77,7 @@ pub struct LoadArgs {
     pub telemetry: TelemetryArgs,
 }
 
-/// The engine sampled beside the run (`_nodes/stats`, `/proc` for nodes we started).
+/// The engine sampled during the run (`_nodes/stats`, `/proc` for nodes we started).
 #[derive(Debug, Clone, Args)]
 #[command(next_help_heading = "Telemetry")]
 pub struct TelemetryArgs {

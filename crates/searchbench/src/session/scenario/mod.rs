@@ -28,7 +28,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use hdrhistogram::Histogram;
 use reqwest::Method;
 
-use super::ingest::{LoadPhase, LOAD};
+use super::ingest::{load_step, LoadPhase, LOAD};
 use super::lifecycle::{self, Plan, Step};
 use super::record::{HtmlReport, Recording, SaveSpec, StoreSink};
 use super::telemetry::{Sampled, TelemetryInstrument};
@@ -42,7 +42,7 @@ pub use crate::workload::scenario_result::{
     Cleanup, Creation, CreationSecond, IndexCounts, Latency, ScenarioResult, Snapshots, StateSample,
 };
 use many_shards::{latency_of, logs_load};
-use phases::{Logs, ScenarioPhase, ScenarioStep, Shared};
+use phases::{ScenarioPhase, ScenarioStep, Shared};
 use snapshots::Repository;
 
 /// How big a scenario is and how it loads.
@@ -208,8 +208,8 @@ pub async fn run(
     match logs {
         Some((job, load)) => {
             let load = LoadPhase::new(job, load, Some(&sampled), &shared.indexing);
-            let cancel = shared.cancel.clone();
-            steps.push(Step::One(Box::new(Logs { load, cancel })));
+            // Not after Ctrl-C: only the cleanup is left to do then.
+            steps.push(load_step(load, Some(shared.cancel.clone())));
             steps.push(Step::One(phase(ScenarioStep::FieldCaps)));
         }
         None => steps.push(Step::One(phase(ScenarioStep::Snapshots))),
@@ -256,7 +256,7 @@ fn result_of(shared: &Shared<'_>) -> Result<ScenarioResult, SessionError> {
         wall_secs,
         creation: shared.creation.take().ok_or_else(|| missing("creation"))?,
         counts: shared.counts.take().ok_or_else(|| missing("counts"))?,
-        indexing: shared.indexing.take(),
+        indexing: shared.indexing.report.take(),
         field_caps: shared.field_caps.take(),
         snapshots: shared.snapshots.take(),
         cleanup,

@@ -13,8 +13,8 @@ use super::creation::{check_shard_room, count_indices, create_indices};
 use super::many_shards::field_caps_latency;
 use super::snapshots::{repository, take_snapshots, Repository};
 use super::{clean_up, Made, ScenarioSpec};
-use crate::ingest::{Cancel, IngestReport};
-use crate::session::ingest::LoadPhase;
+use crate::ingest::Cancel;
+use crate::session::ingest::LoadKept;
 use crate::session::lifecycle::{Measurements, Phase, Stage, Work};
 use crate::session::SessionError;
 use crate::workload::scenario_result::{Cleanup, Creation, IndexCounts, Latency, Snapshots};
@@ -35,7 +35,8 @@ pub(super) struct Shared<'s> {
     pub repository: RefCell<Option<Repository>>,
     pub creation: RefCell<Option<Creation>>,
     pub counts: RefCell<Option<IndexCounts>>,
-    pub indexing: RefCell<Option<IngestReport>>,
+    /// The logs load of many-shards, and the searches during it.
+    pub indexing: LoadKept,
     pub field_caps: RefCell<Option<Latency>>,
     pub snapshots: RefCell<Option<Snapshots>>,
     pub cleanup: RefCell<Option<Cleanup>>,
@@ -55,7 +56,7 @@ impl<'s> Shared<'s> {
             repository: RefCell::default(),
             creation: RefCell::default(),
             counts: RefCell::default(),
-            indexing: RefCell::default(),
+            indexing: LoadKept::default(),
             field_caps: RefCell::default(),
             snapshots: RefCell::default(),
             cleanup: RefCell::default(),
@@ -69,7 +70,7 @@ pub(super) struct ScenarioPhase<'p, 's> {
     pub shared: &'p Shared<'s>,
 }
 
-/// The scenario's own phases (the logs load is the load phase, [`Logs`]).
+/// The scenario's own phases (the logs load is the load's step, `ingest::load_step`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) enum ScenarioStep {
     Setup,
@@ -147,29 +148,5 @@ impl Phase for ScenarioPhase<'_, '_> {
             }
             Ok(Measurements::default())
         })
-    }
-}
-
-/// many-shards' logs load: the load phase, unless Ctrl-C came before it.
-pub(super) struct Logs<'p> {
-    pub load: LoadPhase<'p>,
-    pub cancel: Cancel,
-}
-
-impl Phase for Logs<'_> {
-    fn name(&self) -> String {
-        self.load.name()
-    }
-
-    fn wanted(&self) -> bool {
-        !self.cancel.is_cancelled()
-    }
-
-    fn run<'a>(&'a mut self, stage: &'a Stage<'a>) -> Work<'a, Result<Measurements, SessionError>> {
-        self.load.run(stage)
-    }
-
-    fn ended(&mut self, stage: &Stage<'_>) {
-        self.load.ended(stage);
     }
 }
