@@ -214,7 +214,11 @@ fn search_clients_report_query_latency_beside_the_docs_per_sec() {
     assert_eq!(r["config"]["clients"], 2);
     // The searches ran in one step with the load, which is watched as the load: its
     // telemetry is the load's.
-    assert!(r["telemetry"]["samples"].as_u64().is_some(), "{}", r["telemetry"]);
+    assert!(
+        r["telemetry"]["samples"].as_u64().is_some(),
+        "{}",
+        r["telemetry"]
+    );
     common::fresh_index(index, None);
 }
 
