@@ -11,6 +11,10 @@ use super::{output, CliError, CliResult};
 use crate::analysis::check::{self, Baseline, CheckSpec, Outcome};
 
 #[derive(Debug, Args)]
+#[command(group(
+    // One of the two is the baseline: a usage error names both.
+    clap::ArgGroup::new("against").args(["baseline", "last"]).required(true)
+))]
 #[command(
     long_about = "Check a stored run against a baseline: exit 0 when no metric regressed \
         significantly beyond the threshold, 3 when one did or when any error count rose, 125 \
@@ -49,7 +53,7 @@ pub struct CheckArgs {
     /// of runs [default: the newest stored run].
     pub run: Option<String>,
     /// What to check against: a run id, or key=value[,key=value] for a group of runs.
-    #[arg(long, required_unless_present = "last", conflicts_with = "last")]
+    #[arg(long)]
     pub baseline: Option<String>,
     /// Check against the last N complete runs of the same configuration (workload and
     /// settings; any engine, seed and tags) stored before the run.

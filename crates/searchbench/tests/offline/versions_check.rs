@@ -152,6 +152,57 @@ fn a_partial_run_or_a_missing_baseline_cannot_be_told() {
     assert_eq!(out.status.code(), Some(125), "{}", streams(&out));
 }
 
+/// A check needs a baseline, given one of two ways: the usage error names both, and its
+/// usage line lists only what is required (not the store the environment names).
+#[test]
+fn a_check_without_a_baseline_names_both_ways_to_give_one() {
+    let (path, _store) = store_with_baseline();
+    let out = bin()
+        .args(["check", "--metric", "docs_per_sec"])
+        .env("SEARCHBENCH_STORE", &path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", streams(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--baseline") && err.contains("--last"),
+        "{err}"
+    );
+    let usage = err
+        .lines()
+        .find(|l| l.starts_with("Usage:"))
+        .unwrap_or_default();
+    assert!(!usage.contains("--store"), "{usage}");
+    // Both at once is one too many.
+    let out = check(
+        &path,
+        &[
+            "--last",
+            "2",
+            "--baseline",
+            "build=base",
+            "--metric",
+            "docs_per_sec",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", streams(&out));
+    // The store the environment names is the one read: the baseline is found there.
+    let out = bin()
+        .args([
+            "check",
+            "--baseline",
+            "build=base",
+            "--metric",
+            "docs_per_sec",
+        ])
+        .env("SEARCHBENCH_STORE", &path)
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(2), "{}", streams(&out));
+    let text = streams(&out);
+    assert!(!text.contains("no complete baseline run"), "{text}");
+}
+
 #[test]
 fn an_unknown_metric_is_bad_usage_with_a_guess() {
     let (path, store) = store_with_baseline();

@@ -11,9 +11,11 @@ use crate::store::{self, Store};
 #[derive(Debug, Clone, Args)]
 pub struct StoreArgs {
     /// Results database (SQLite): commands that save runs create it, commands that only
-    /// read it need it to exist. Default:
+    /// read it need it to exist. Default: $SEARCHBENCH_STORE, else
     /// $XDG_DATA_HOME/searchbench/results.db, else ~/.local/share/searchbench/results.db.
-    #[arg(long, value_name = "PATH", env = "SEARCHBENCH_STORE")]
+    // The environment is read where the default is (`store::default_path`), not by clap: an
+    // argument clap fills from the environment is listed in every usage line as if typed.
+    #[arg(long, value_name = "PATH")]
     pub store: Option<PathBuf>,
 }
 
