@@ -382,6 +382,10 @@ fn a_query_over_ten_thousand_matches_is_answered_and_only_a_count_check_needs_it
     let out = query_file(index, &free, &["--json", json.to_str().unwrap()]);
     let stdout = common::succeeded(&out);
     assert!(stdout.contains("not checked"), "{stdout}");
+    // Nothing was expected, so nothing is said to be as expected.
+    let said = common::streams(&out);
+    assert!(!said.contains("Every answer as expected"), "{said}");
+    assert!(said.contains("No answer was checked"), "{said}");
     let r: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     assert_eq!(r["failures_total"], 0, "{r}");
     assert!(

@@ -248,7 +248,30 @@ pub fn print(r: &QueryResult) {
             sayln!("{}", red_text(&format!("  {f}")));
         }
     } else if r.accuracy_checked {
-        sayln!("{}", words.all_right);
+        sayln!("{}", all_right(r, &words.all_right));
+    }
+}
+
+/// The verdict line of a result with no wrong answer and no failed request: the workload's
+/// words when every query was checked, and what was not checked when some (or all) of them
+/// expected nothing of their answers (a queries file without `expect`).
+fn all_right(r: &QueryResult, words: &str) -> String {
+    let unchecked = r
+        .accuracy
+        .iter()
+        .filter(|a| a.checks_or_inferred(&r.workload).is_empty())
+        .count();
+    let queries = r.accuracy.len();
+    match unchecked {
+        0 => words.to_string(),
+        n if n == queries => {
+            "No answer was checked: the queries expect nothing of their answers. No failed \
+             request."
+                .into()
+        }
+        n => format!(
+            "{words} ({n} of {queries} queries expect nothing of their answers: not checked.)"
+        ),
     }
 }
 
