@@ -100,7 +100,7 @@ fn a_second_ingest_into_our_index_says_it_replaces_it() {
     let all = text(&second);
     assert_eq!(second.status.code(), Some(0), "{all}");
     assert!(
-        all.contains("replaced index reliability-replace (created by searchbench at ")
+        all.contains("replaced index reliability-replace (made by searchbench, created ")
             && all.contains(", 10 docs)"),
         "{all}"
     );

@@ -61,13 +61,15 @@ fn ms(v: Option<f64>) -> String {
 fn existing_line(r: &IngestReport) -> Option<String> {
     let e = r.existing_index.as_ref()?;
     let who = if e.ours {
-        "created by searchbench"
+        "made by searchbench"
     } else {
-        "not created by searchbench"
+        "not made by searchbench"
     };
+    // When it was created, apart from who made it: "not created by searchbench at 05:00"
+    // read as if 05:00 were when it was not created.
     let when = e
         .created_unix_ms
-        .map(|ms| format!(" at {}", crate::report::utc(ms / 1000)))
+        .map(|ms| format!(", created {}", crate::report::utc(ms / 1000)))
         .unwrap_or_default();
     let docs = e
         .docs
