@@ -12,7 +12,7 @@ use super::{ClusterSpec, Event, Job, Observer, SessionError};
 use crate::cancel::Cancel;
 use crate::cluster::Target;
 use crate::corpus::truth_file;
-use crate::query::{self, QueryOptions, QueryResult};
+use crate::query::{self, QueryOptions, QueryPlan, QueryResult};
 use crate::store::Kind;
 use crate::workload::{PartitionTruth, Workload, WorkloadSpec};
 
@@ -140,7 +140,7 @@ pub async fn query(
     );
     let cluster = ClusterSpec::given(target, urls, spec.rtt);
     let sampled = Sampled::default();
-    let telemetry = TelemetryInstrument::new(&spec.telemetry, &sampled).map(|t| t.only(QUERY));
+    let telemetry = TelemetryInstrument::new(&spec.telemetry, &sampled);
     let (prepared, measured) = (RefCell::new(None), RefCell::new(None));
     let setup = Setup {
         spec: &spec,
@@ -152,19 +152,56 @@ pub async fn query(
         measured: &measured,
         sampled: Some(&sampled),
     };
-    let plan = Plan::new(vec![
-        Step::One(Box::new(setup)),
-        Step::One(Box::new(queries)),
-    ])
-    .instrument(telemetry)
-    .sink(recording.map(StoreSink::new));
-    lifecycle::run(&cluster, plan, observer, |_| {
+    setup_then_query(
+        &cluster,
+        [Box::new(setup), Box::new(queries)],
+        telemetry,
+        recording,
+        observer,
+        &measured,
+    )
+    .await
+}
+
+/// A query command's run: its setup then the query method (the telemetry instrument, when
+/// there is one, samples the method alone), kept in the store; the result is what the query
+/// phase left in `measured`.
+pub(super) async fn setup_then_query<'p>(
+    cluster: &ClusterSpec,
+    [setup, queries]: [Box<dyn lifecycle::Phase + 'p>; 2],
+    telemetry: Option<TelemetryInstrument<'p>>,
+    recording: Option<Recording<'p>>,
+    observer: &dyn Observer,
+    measured: &RefCell<Option<QueryResult>>,
+) -> Result<QueryResult, SessionError> {
+    let plan = Plan::new(vec![Step::One(setup), Step::One(queries)])
+        .instrument(telemetry.map(|t| t.only(QUERY)))
+        .sink(recording.map(StoreSink::new));
+    lifecycle::run(cluster, plan, observer, |_| {
         measured
             .take()
             .ok_or_else(|| SessionError::Other("the query phase kept no result".into()))
     })
     .await
     .result
+}
+
+/// Measures `plan` with the method's `options` on a thread of its own (see [`on_own_thread`])
+/// against the stage's cluster; the result names the engine that answered and the delay.
+pub(super) async fn measure_on(
+    stage: &Stage<'_>,
+    plan: Box<dyn QueryPlan>,
+    options: QueryOptions,
+    engine: String,
+) -> Result<QueryResult, SessionError> {
+    let target = stage.target.clone();
+    let measured =
+        on_own_thread(move || async move { query::run(plan.as_ref(), &target, &options).await })
+            .await?;
+    let mut result = measured.map_err(usage)?;
+    result.engine = Some(engine);
+    result.rtt = stage.rtt;
+    Ok(result)
 }
 
 /// The phase the query method's telemetry is kept under.
@@ -245,16 +282,7 @@ impl lifecycle::Phase for WorkloadQueries<'_> {
                 )));
             };
             let headline = plan.headline();
-            let target = stage.target.clone();
-            let options = spec.options.clone();
-            let measured =
-                on_own_thread(
-                    move || async move { query::run(plan.as_ref(), &target, &options).await },
-                )
-                .await?;
-            let mut result = measured.map_err(usage)?;
-            result.engine = Some(engine);
-            result.rtt = stage.rtt;
+            let mut result = measure_on(stage, plan, spec.options.clone(), engine).await?;
             if let Some(path) = &spec.baseline {
                 result.compare_baseline(path, headline).map_err(usage)?;
             }

@@ -282,7 +282,8 @@ impl Sink for HtmlReport<'_> {
         if finished.result.is_err() {
             return Ok(());
         }
-        let store = Store::open(&self.store).map_err(|e| e.to_string())?;
+        // Read only: the store sink before it has kept the run.
+        let store = Store::open_read(&self.store).map_err(|e| e.to_string())?;
         match store.get(&self.id.0) {
             // Not kept (the store failed, and said so): nothing to report.
             Ok(row) if row.state == State::Running => Ok(()),

@@ -6,9 +6,11 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use super::lifecycle::{self, Measurements, Plan, Stage, Step, Work};
-use super::query::{engine_name, kept, on_own_thread, summarise, usage, QUERY};
-use super::record::{Recording, SaveSpec, StoreSink};
+use super::lifecycle::{self, Measurements, Stage, Work};
+use super::query::{
+    engine_name, kept, measure_on, on_own_thread, setup_then_query, summarise, usage, QUERY,
+};
+use super::record::{Recording, SaveSpec};
 use super::telemetry::{Sampled, TelemetryInstrument};
 use super::{ClusterSpec, Observer, SessionError};
 use crate::cluster::Target;
@@ -132,7 +134,7 @@ pub async fn query_file(
     let recording = Recording::begin(save, Kind::Query, &workload, None, None, config, observer);
     let cluster = ClusterSpec::given(target, urls, spec.rtt);
     let sampled = Sampled::default();
-    let telemetry = TelemetryInstrument::new(&spec.telemetry, &sampled).map(|t| t.only(QUERY));
+    let telemetry = TelemetryInstrument::new(&spec.telemetry, &sampled);
     let (prepared, measured) = (RefCell::new(None), RefCell::new(None));
     let setup = Setup {
         spec: &spec,
@@ -146,19 +148,15 @@ pub async fn query_file(
         measured: &measured,
         sampled: Some(&sampled),
     };
-    let plan = Plan::new(vec![
-        Step::One(Box::new(setup)),
-        Step::One(Box::new(queries)),
-    ])
-    .instrument(telemetry)
-    .sink(recording.map(StoreSink::new));
-    lifecycle::run(&cluster, plan, observer, |_| {
-        measured
-            .take()
-            .ok_or_else(|| SessionError::Other("the query phase kept no result".into()))
-    })
+    setup_then_query(
+        &cluster,
+        [Box::new(setup), Box::new(queries)],
+        telemetry,
+        recording,
+        observer,
+        &measured,
+    )
     .await
-    .result
 }
 
 /// The setup of a queries file's run: the index holds documents, and the file's queries are
@@ -209,15 +207,7 @@ impl lifecycle::Phase for FileQueries<'_> {
             let mut options = self.spec.options.clone();
             // The queries chosen are the plan's: every one of them.
             options.variants = Vec::new();
-            let target = stage.target.clone();
-            let measured =
-                on_own_thread(
-                    move || async move { crate::query::run(&plan, &target, &options).await },
-                )
-                .await?;
-            let mut result = measured.map_err(usage)?;
-            result.engine = Some(engine);
-            result.rtt = stage.rtt;
+            let result = measure_on(stage, Box::new(plan), options, engine).await?;
             let measurements = kept(&result, &stage.feed);
             *self.measured.borrow_mut() = Some(result);
             Ok(measurements)
