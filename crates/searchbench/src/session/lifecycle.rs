@@ -240,8 +240,6 @@ pub struct Measurements {
     pub histograms: BTreeMap<String, (String, Histogram<u64>)>,
     /// Counts per wall-clock second (Unix time), so processes on one clock line up.
     pub seconds: BTreeMap<u64, BTreeMap<String, u64>>,
-    /// The phase's whole report, as the commands print it today (not merged).
-    pub report: Option<Value>,
 }
 
 impl Measurements {
@@ -283,7 +281,7 @@ impl Measurements {
     }
 
     /// Adds `other` into `self`: counts and per-second counts add, histograms add (they must
-    /// agree on their unit). The reports are not merged: the first one is kept.
+    /// agree on their unit).
     pub fn merge(&mut self, other: &Measurements) -> Result<(), String> {
         for (name, n) in &other.counts {
             self.count(name, *n);
@@ -295,9 +293,6 @@ impl Measurements {
         }
         for (name, (unit, h)) in &other.histograms {
             self.add_histogram(name, unit, h)?;
-        }
-        if self.report.is_none() {
-            self.report.clone_from(&other.report);
         }
         Ok(())
     }
@@ -476,26 +471,20 @@ async fn drive<T: Serialize>(
         }
         Err(Ended(outcome, e)) => (outcome, Err(e)),
     };
-    let kept = match &result {
-        Ok(r) => serde_json::to_value(r)
-            .map_err(|e| SessionError::Other(format!("the run's result cannot be kept: {e}"))),
-        Err(_) => Ok(Value::Null),
-    };
-    let told = match (&result, &kept) {
-        (Err(e), _) | (Ok(_), Err(e)) => Err(e),
-        (Ok(_), Ok(value)) => Ok(value),
-    };
+    // The sinks keep the result as JSON; one that cannot be written so is the run's error.
+    let result = result.and_then(|r| {
+        let kept = serde_json::to_value(&r)
+            .map_err(|e| SessionError::Other(format!("the run's result cannot be kept: {e}")))?;
+        Ok((r, kept))
+    });
     tell(&mut |sink| {
         sink.finish(&Finished {
             outcome: &outcome,
-            result: told,
+            result: result.as_ref().map(|(_, kept)| kept),
         })
     });
     outcome.warnings = warnings.take();
-    let result = match kept {
-        Err(e) if result.is_ok() => Err(e),
-        _ => result,
-    };
+    let result = result.map(|(r, _)| r);
     Ran { result, outcome }
 }
 
