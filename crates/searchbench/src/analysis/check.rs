@@ -21,11 +21,10 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::compare::{self, Side};
+use super::compare::{self, Cell, Side, Verdict};
 use super::runs::{Group, Loaded};
 use crate::analysis::configuration;
-use crate::analysis::metrics::Direction;
-use crate::analysis::statistics::{mean, t975, Interval, SampleKind, CONFIDENCE, MIN_RUNS};
+use crate::analysis::statistics::{Interval, SampleKind, CONFIDENCE, MAX_RUNS_SAID, MIN_RUNS};
 use crate::store::{Filter, State, Store, StoreError};
 use crate::units::format_value;
 
@@ -112,6 +111,9 @@ pub enum MetricVerdict {
     WithinThreshold,
     NoSignificantChange,
     Improved,
+    /// Better by its interval, but the run has errors: a run with failures is never better
+    /// (the errors decide the outcome).
+    NotBetterHasErrors,
     /// No interval: too few samples, or the metric is missing on a side.
     CannotTell,
 }
@@ -123,6 +125,7 @@ impl MetricVerdict {
             MetricVerdict::WithinThreshold => "worse, within the threshold",
             MetricVerdict::NoSignificantChange => "no significant change",
             MetricVerdict::Improved => "improved",
+            MetricVerdict::NotBetterHasErrors => "not better: has errors",
             MetricVerdict::CannotTell => "cannot tell",
         }
     }
@@ -345,31 +348,34 @@ pub fn check(store: &Store, spec: &CheckSpec) -> Result<Check, CheckError> {
         return Ok(check);
     }
 
-    let one_against_runs = run_side.run_ids.len() == 1 && base_side.run_ids.len() >= MIN_RUNS;
-    check.method = if one_against_runs {
-        format!(
-            "one run against {} baseline runs: {:.0} % prediction interval of a new baseline run (Student's t, {} degrees of freedom)",
-            base_side.run_ids.len(),
+    let (n_run, n_base) = (run_side.run_ids.len(), base_side.run_ids.len());
+    check.method = match (n_run, n_base) {
+        (1, 1) => "one run a side: no interval over runs (the seconds inside a run say nothing of the noise from one run to the next)".into(),
+        (1, n) | (n, 1) => format!(
+            "one run against {n} runs: {:.0} % prediction interval of one more run of the {n} (Student's t, {} degrees of freedom)",
             CONFIDENCE * 100.0,
-            base_side.run_ids.len() - 1
-        )
-    } else if run_side.run_ids.len() == 1 && base_side.run_ids.len() == 1 {
-        format!(
-            "one run a side: {:.0} % bootstrap interval over each run's seconds (within-run noise only)",
-            CONFIDENCE * 100.0
-        )
-    } else {
-        format!(
+            n - 1
+        ),
+        _ => format!(
             "groups of runs: {:.0} % Welch's t interval over runs",
             CONFIDENCE * 100.0
-        )
+        ),
     };
-    let comparison =
-        (!one_against_runs).then(|| compare::compare(base_side.clone(), vec![run_side.clone()]));
+    // The one rule for what runs can tell is the comparison's: the check reads its cells.
+    let comparison = compare::compare_at(
+        base_side.clone(),
+        vec![run_side.clone()],
+        spec.threshold_pct,
+    );
     for key in &wanted {
         let b = base_side.metrics.iter().find(|m| &m.key == key);
         let r = run_side.metrics.iter().find(|m| &m.key == key);
-        let (Some(b), Some(r)) = (b, r) else {
+        let cell = comparison
+            .rows
+            .iter()
+            .find(|row| &row.key == key)
+            .and_then(|row| row.contenders[0].as_ref());
+        let (Some(b), Some(r), Some(cell)) = (b, r, cell) else {
             let any = b.or(r);
             check.metrics.push(MetricCheck {
                 baseline: b.map(|m| m.value),
@@ -410,57 +416,14 @@ pub fn check(store: &Store, spec: &CheckSpec) -> Result<Check, CheckError> {
             } else {
                 MetricVerdict::NoSignificantChange
             };
-        } else if one_against_runs {
-            let base_values = b.samples.as_ref().map(|(_, v)| v.as_slice()).unwrap_or(&[]);
-            m.ci = prediction_diff(base_values, r.value);
-            m.n_baseline = Some(base_values.len());
-            m.n = Some(1);
-            m.samples = Some(SampleKind::PerRun.name());
-            m.verdict = judge(b.direction, m.ci, m.diff_pct, spec.threshold_pct);
-            if m.ci.is_none() {
-                m.why = Some(format!(
-                    "fewer than {MIN_RUNS} baseline runs with this metric"
-                ));
-            }
-            // Where a new baseline run would fall: a change inside that cannot be seen.
-            let reach = m.ci.map(|ci| (ci.high_pct - ci.low_pct) / 2.0);
-            not_blind(
-                &mut m,
-                spec.threshold_pct,
-                reach,
-                crate::analysis::statistics::cv_pct(base_values),
-            );
-        } else if let Some(cell) = comparison
-            .as_ref()
-            .and_then(|c| c.rows.iter().find(|row| &row.key == key))
-            .and_then(|row| row.contenders[0].as_ref())
-        {
+        } else {
             m.ci = cell.ci;
             m.diff_pct = cell.diff_pct;
             m.n_baseline = cell.n_base;
             m.n = cell.n;
             m.samples = cell.samples.map(SampleKind::name);
-            m.verdict = judge(b.direction, m.ci, m.diff_pct, spec.threshold_pct);
-            if m.ci.is_none() {
-                m.why = Some(cell.verdict.name().to_string());
-            }
-            if cell.samples.is_some_and(|k| k != SampleKind::PerRun) {
-                // Seconds (or requests) inside one run say nothing of the noise from one
-                // run to the next: two runs of the same build once read -50 %.
-                m.verdict = MetricVerdict::CannotTell;
-                m.why = Some(format!(
-                    "too few runs: the interval comes from the {} inside each run, which say \
-                     nothing of the noise from run to run; check against --last N ({MIN_RUNS} \
-                     or more) or groups of runs ({MIN_RUNS} or more a side)",
-                    m.samples.unwrap_or("samples")
-                ));
-            } else {
-                let cv = match (cell.spread_base_pct, cell.spread_pct) {
-                    (Some(a), Some(b)) => Some(a.max(b)),
-                    (a, b) => a.or(b),
-                };
-                not_blind(&mut m, spec.threshold_pct, cell.min_detectable_pct, cv);
-            }
+            m.min_detectable_pct = cell.min_detectable_pct;
+            (m.verdict, m.why) = judge(cell, spec.threshold_pct);
         }
         check.metrics.push(m);
     }
@@ -490,14 +453,13 @@ pub fn check(store: &Store, spec: &CheckSpec) -> Result<Check, CheckError> {
     for reason in cannot {
         check.cannot_tell(reason);
     }
-    if let Some(c) = &comparison {
-        check.notes.extend(
-            c.notes
-                .iter()
-                .filter(|n| n.starts_with("engines differ") || n.starts_with("measured on"))
-                .cloned(),
-        );
-    }
+    check.notes.extend(
+        comparison
+            .notes
+            .iter()
+            .filter(|n| n.starts_with("engines differ") || n.starts_with("measured on"))
+            .cloned(),
+    );
     Ok(check)
 }
 
@@ -629,101 +591,50 @@ fn errors_rose(base: &Side, run: &Side) -> Vec<ErrorRise> {
         .collect()
 }
 
-/// Turns "no significant change" into "cannot tell" when the runs could not have seen a
-/// change of the threshold's size: `reach` is the smallest change they could detect, `cv_pct`
-/// one run's spread (for how many runs would). A gate that passes blind is worse than none.
-fn not_blind(m: &mut MetricCheck, threshold_pct: f64, reach: Option<f64>, cv_pct: Option<f64>) {
-    let Some(reach) = reach.filter(|r| *r > threshold_pct) else {
-        return;
-    };
-    if m.verdict != MetricVerdict::NoSignificantChange {
-        return;
-    }
-    let more = match cv_pct.and_then(|cv| runs_needed(cv, threshold_pct)) {
-        Some(k) => format!("about {k} runs a side would"),
-        None => format!("runs this noisy would need more than {MAX_RUNS_SAID} a side"),
-    };
-    m.verdict = MetricVerdict::CannotTell;
-    m.min_detectable_pct = Some(reach);
-    m.why = Some(format!(
-        "these runs could only have seen a change beyond ±{reach:.1} %, not one of the \
-         {threshold_pct} % threshold; {more}"
-    ));
-}
-
-/// The most runs a side a check proposes.
-const MAX_RUNS_SAID: usize = 100_000;
-
-/// The fewest runs a side that detect `threshold_pct` when one run's spread is `cv_pct`
-/// (95 % confidence, 80 % power).
-pub fn runs_needed(cv_pct: f64, threshold_pct: f64) -> Option<usize> {
-    (2..=MAX_RUNS_SAID).find(|&k| {
-        crate::analysis::statistics::min_detectable_for(cv_pct, k)
-            .is_some_and(|d| d <= threshold_pct)
-    })
-}
-
-/// A significant change beyond the threshold on the worse side regressed.
-fn judge(
-    direction: Direction,
-    ci: Option<Interval>,
-    diff_pct: Option<f64>,
-    threshold_pct: f64,
-) -> MetricVerdict {
-    let Some(ci) = ci else {
-        return MetricVerdict::CannotTell;
-    };
-    if !ci.excludes_zero() {
-        return MetricVerdict::NoSignificantChange;
-    }
-    let worse = match direction {
-        Direction::HigherBetter => ci.high_pct < 0.0,
-        Direction::LowerBetter => ci.low_pct > 0.0,
+/// The check's verdict from the comparison's: a significant change beyond the threshold on
+/// the worse side regressed, a smaller one is within it; what the runs cannot tell says why.
+fn judge(cell: &Cell, threshold_pct: f64) -> (MetricVerdict, Option<String>) {
+    let beyond = cell.diff_pct.is_some_and(|d| d.abs() > threshold_pct);
+    match cell.verdict {
+        Verdict::Better => (MetricVerdict::Improved, None),
         // Neither way is good: a change beyond the threshold is what the check guards.
-        Direction::Info => true,
-    };
-    if !worse {
-        MetricVerdict::Improved
-    } else if diff_pct.is_some_and(|d| d.abs() > threshold_pct) {
-        MetricVerdict::Regressed
-    } else {
-        MetricVerdict::WithinThreshold
+        Verdict::Worse | Verdict::Changed if beyond => (MetricVerdict::Regressed, None),
+        Verdict::Worse | Verdict::Changed => (MetricVerdict::WithinThreshold, None),
+        Verdict::NoSignificantChange => (MetricVerdict::NoSignificantChange, None),
+        Verdict::NotBetterHasErrors => (MetricVerdict::NotBetterHasErrors, None),
+        Verdict::TooFewSamples => (
+            MetricVerdict::CannotTell,
+            Some(format!(
+                "fewer than {MIN_RUNS} runs a side with this metric"
+            )),
+        ),
+        Verdict::CannotTell => (
+            MetricVerdict::CannotTell,
+            Some(cannot_tell_why(cell, threshold_pct)),
+        ),
     }
 }
 
-/// The prediction interval of one new value against `base` runs, as a change in percent:
-/// where a new baseline run would fall, `mean ± t(n−1) · s · √(1 + 1/n)`, on the logarithms
-/// when every value is positive (a ratio), else linear relative to the mean.
-pub fn prediction_diff(base: &[f64], value: f64) -> Option<Interval> {
-    let n = base.len();
-    if n < MIN_RUNS || !value.is_finite() {
-        return None;
-    }
-    let positive = value > 0.0 && base.iter().all(|v| *v > 0.0 && v.is_finite());
-    let (values, x): (Vec<f64>, f64) = if positive {
-        (base.iter().map(|v| v.ln()).collect(), value.ln())
-    } else {
-        (base.to_vec(), value)
-    };
-    let m = mean(&values)?;
-    let s = (values.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / (n - 1) as f64).sqrt();
-    let half = t975((n - 1) as f64) * s * (1.0 + 1.0 / n as f64).sqrt();
-    let d = x - m;
-    if positive {
-        Some(Interval {
-            low_pct: ((d - half).exp() - 1.0) * 100.0,
-            high_pct: ((d + half).exp() - 1.0) * 100.0,
-        })
-    } else if m != 0.0 {
-        Some(Interval {
-            low_pct: (d - half) / m.abs() * 100.0,
-            high_pct: (d + half) / m.abs() * 100.0,
-        })
-    } else {
-        None
+/// Why the runs cannot tell: one run a side, or runs too noisy for the threshold (what they
+/// could have seen, and about how many runs a side would see it).
+fn cannot_tell_why(cell: &Cell, threshold_pct: f64) -> String {
+    match (cell.min_detectable_pct, cell.runs_needed) {
+        (Some(reach), runs) => format!(
+            "these runs could only have seen a change beyond ±{reach:.1} %, not one of the \
+             {threshold_pct} % threshold; {}",
+            match runs {
+                Some(k) => format!("about {k} runs a side would"),
+                None => format!("runs this noisy would need more than {MAX_RUNS_SAID} a side"),
+            }
+        ),
+        (None, _) if cell.n_base == Some(1) && cell.n == Some(1) => format!(
+            "too few runs: one run a side, and the seconds inside a run say nothing of the \
+             noise from one run to the next; check against --last N ({MIN_RUNS} or more) or \
+             groups of runs ({MIN_RUNS} or more a side)"
+        ),
+        (None, _) => "no interval".into(),
     }
 }
-
 /// `+3.1 % [+1.0, +5.2]`.
 pub fn format_change(m: &MetricCheck) -> String {
     let mut s = m
@@ -817,32 +728,46 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_new_run_far_outside_the_baseline_spread_is_significant() {
-        let base = [1000.0, 1030.0, 980.0, 1010.0, 995.0];
-        let slow = prediction_diff(&base, 800.0).unwrap();
-        assert!(slow.high_pct < 0.0, "{slow:?}");
-        let same = prediction_diff(&base, 1005.0).unwrap();
-        assert!(!same.excludes_zero(), "{same:?}");
-        assert!(prediction_diff(&base[..1], 800.0).is_none());
-    }
-
-    #[test]
     fn a_regression_needs_significance_and_size() {
-        let i = |low_pct, high_pct| Some(Interval { low_pct, high_pct });
+        let cell = |verdict, diff| Cell {
+            value: 0.0,
+            diff_pct: Some(diff),
+            ci: None,
+            n_base: Some(3),
+            n: Some(3),
+            samples: Some(SampleKind::PerRun),
+            spread_base_pct: None,
+            spread_pct: None,
+            min_detectable_pct: None,
+            runs_needed: None,
+            change: 0.0,
+            verdict,
+        };
         use MetricVerdict::*;
-        let hb = Direction::HigherBetter;
-        assert_eq!(judge(hb, i(-12.0, -8.0), Some(-10.0), 5.0), Regressed);
-        assert_eq!(judge(hb, i(-4.0, -1.0), Some(-2.5), 5.0), WithinThreshold);
-        assert_eq!(
-            judge(hb, i(-12.0, 3.0), Some(-10.0), 5.0),
-            NoSignificantChange
+        let v = |verdict, diff| judge(&cell(verdict, diff), 5.0).0;
+        assert_eq!(v(Verdict::Worse, -10.0), Regressed);
+        assert_eq!(v(Verdict::Worse, -2.5), WithinThreshold);
+        assert_eq!(v(Verdict::Changed, 10.0), Regressed);
+        assert_eq!(v(Verdict::NoSignificantChange, -10.0), NoSignificantChange);
+        assert_eq!(v(Verdict::Better, 10.0), Improved);
+        assert_eq!(v(Verdict::NotBetterHasErrors, 10.0), NotBetterHasErrors);
+        assert_eq!(v(Verdict::CannotTell, -50.0), CannotTell);
+        let one_a_side = Cell {
+            n_base: Some(1),
+            n: Some(1),
+            ..cell(Verdict::CannotTell, -50.0)
+        };
+        assert!(judge(&one_a_side, 5.0).1.unwrap().contains("too few runs"));
+        let noisy = Cell {
+            min_detectable_pct: Some(40.0),
+            runs_needed: Some(12),
+            ..cell(Verdict::CannotTell, 1.0)
+        };
+        let why = judge(&noisy, 5.0).1.unwrap();
+        assert!(
+            why.contains("±40.0 %") && why.contains("about 12 runs a side"),
+            "{why}"
         );
-        assert_eq!(judge(hb, i(8.0, 12.0), Some(10.0), 5.0), Improved);
-        assert_eq!(
-            judge(Direction::LowerBetter, i(8.0, 12.0), Some(10.0), 5.0),
-            Regressed
-        );
-        assert_eq!(judge(hb, None, Some(-50.0), 5.0), CannotTell);
     }
 
     #[test]

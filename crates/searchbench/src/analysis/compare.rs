@@ -1,12 +1,14 @@
-//! Comparing runs: metric by metric, the difference in percent, its bootstrap confidence
-//! interval, the sample counts behind it, and a verdict.
+//! Comparing runs: metric by metric, the difference in percent, its confidence interval over
+//! runs, the runs behind it, and a verdict.
 //!
-//! A side is one run or a group of repeated runs (selected by tags). For one run per side the
-//! interval comes from within-run samples (seconds, query coverages) and says nothing about
-//! run-to-run noise; the comparison says so in its notes. For groups, every metric is one value
-//! per run and the interval is over runs, which includes run-to-run noise (Welch's t, from 2
-//! runs a side; an interval that holds zero comes with the smallest change the runs could
-//! have detected).
+//! A side is one run or a group of repeated runs (selected by tags). One rule says what runs
+//! can tell ([`cell`]), and every view applies it: groups get Welch's t interval over runs,
+//! one run against a group the prediction interval of one more run of the group, and one run
+//! a side no verdict ("cannot tell": the seconds inside a run say nothing of the noise from
+//! one run to the next). An interval that holds zero says "no significant change" only when
+//! the runs could have seen the threshold's change; otherwise they cannot tell, and the cell
+//! says the smallest change they could have seen and about how many runs a side would see the
+//! threshold.
 //!
 //! Errors count in every verdict: an error metric that rises is worse whatever its interval,
 //! and a contender with any errors is never better on anything. Only `complete` runs are
@@ -22,8 +24,8 @@ use super::configuration::{self, Configuration};
 use super::runs::Group;
 use crate::analysis::metrics::{self, Direction, Metric};
 use crate::analysis::statistics::{
-    bootstrap_diff, cv_pct, min_detectable, pct_diff, quantile_diff, Interval, SampleKind,
-    CONFIDENCE, MIN_RUNS, MIN_SAMPLES, RESAMPLES,
+    cv_pct, inverse, min_detectable, pct_diff, prediction_diff, runs_needed, welch_diff, Interval,
+    SampleKind, CONFIDENCE, MIN_RUNS,
 };
 use crate::store::{RunRow, State, Store, StoreError};
 use crate::units::format_metric;
@@ -52,11 +54,7 @@ impl Side {
         let runs = &group.runs;
         let per_run: Vec<Vec<Metric>> = runs
             .iter()
-            .map(|l| {
-                let mut m = run_metrics(&l.row, &l.timeline);
-                metrics::with_histograms(&mut m, &l.histograms, l.timeline.len());
-                m
-            })
+            .map(|l| run_metrics(&l.row, &l.timeline))
             .collect();
         let metrics = if per_run.len() == 1 {
             per_run.into_iter().next().unwrap_or_default()
@@ -209,13 +207,14 @@ pub enum Verdict {
     NoSignificantChange,
     /// Significant, for a metric where neither way is better.
     Changed,
-    /// Fewer than [`MIN_SAMPLES`] samples (or [`MIN_RUNS`] runs) on a side.
+    /// Fewer than [`MIN_RUNS`] runs with the metric on a side.
     TooFewSamples,
     /// Would have been better, but the contender has errors: a run with failures is never
     /// better.
     NotBetterHasErrors,
-    /// A single value per side (no samples): a difference, no interval.
-    NoInterval,
+    /// The runs cannot tell: one run a side (no spread from run to run), or runs too noisy
+    /// to have seen a change of the threshold (see [`Cell::min_detectable_pct`]).
+    CannotTell,
 }
 
 impl Verdict {
@@ -232,7 +231,7 @@ impl Verdict {
             Verdict::Changed => "changed",
             Verdict::TooFewSamples => "too few samples",
             Verdict::NotBetterHasErrors => "not better: has errors",
-            Verdict::NoInterval => "no interval (1 value each)",
+            Verdict::CannotTell => "cannot tell",
         }
     }
 }
@@ -250,8 +249,11 @@ pub struct Cell {
     pub spread_base_pct: Option<f64>,
     pub spread_pct: Option<f64>,
     /// When the interval holds zero: the smallest change (percent) these runs could have
-    /// detected (95 % confidence, 80 % power); a larger one would have shown. Groups only.
+    /// detected (95 % confidence, 80 % power); a larger one would have shown. Over runs only.
     pub min_detectable_pct: Option<f64>,
+    /// When the runs cannot tell for their noise: about how many runs a side would see a
+    /// change of the comparison's threshold.
+    pub runs_needed: Option<usize>,
     /// Contender minus base, in the metric's unit (what an error count's change reads as).
     pub change: f64,
     pub verdict: Verdict,
@@ -275,8 +277,9 @@ pub struct Comparison {
     pub base: Side,
     pub contenders: Vec<Side>,
     pub confidence: f64,
-    pub resamples: usize,
-    pub min_samples: usize,
+    /// The smallest change worth seeing (percent): an interval holding zero that could not
+    /// have seen it cannot tell.
+    pub threshold_pct: f64,
     pub min_runs: usize,
     pub rows: Vec<Row>,
     /// Rows left out by [`Comparison::only_changed`]: no contender better or worse on them.
@@ -305,19 +308,25 @@ pub struct Changes<'a> {
     pub contender: &'a Side,
     pub better: Vec<(&'a Row, &'a Cell)>,
     pub worse: Vec<(&'a Row, &'a Cell)>,
-    /// Metrics compared without a significant change (or without a verdict).
+    /// Metrics compared without a significant change.
     pub unchanged: usize,
+    /// Metrics on which the runs cannot tell (or that have no verdict).
+    pub cannot_tell: usize,
 }
 
 impl Changes<'_> {
-    /// `2 better, 1 worse, 40 without a significant change`.
+    /// `2 better, 1 worse, 40 without a significant change, 3 the runs cannot tell`.
     pub fn counts(&self) -> String {
-        format!(
+        let mut s = format!(
             "{} better, {} worse, {} without a significant change",
             self.better.len(),
             self.worse.len(),
             self.unchanged
-        )
+        );
+        if self.cannot_tell > 0 {
+            s.push_str(&format!(", {} the runs cannot tell", self.cannot_tell));
+        }
+        s
     }
 
     /// The changed metrics, the worse first.
@@ -346,11 +355,20 @@ impl Comparison {
                     better: Vec::new(),
                     worse: Vec::new(),
                     unchanged: 0,
+                    cannot_tell: 0,
                 };
                 for row in &self.rows {
                     match row.contenders[i].as_ref() {
                         Some(c) if c.verdict == Verdict::Better => ch.better.push((row, c)),
                         Some(c) if c.verdict == Verdict::Worse => ch.worse.push((row, c)),
+                        Some(c)
+                            if matches!(
+                                c.verdict,
+                                Verdict::CannotTell | Verdict::TooFewSamples
+                            ) =>
+                        {
+                            ch.cannot_tell += 1
+                        }
                         Some(_) => ch.unchanged += 1,
                         None => {}
                     }
@@ -395,78 +413,127 @@ fn error_cell(base: &Metric, m: &Metric) -> Cell {
         Verdict::NoSignificantChange
     };
     Cell {
-        value: m.value,
-        diff_pct: pct_diff(base.value, m.value),
-        ci: None,
-        n_base: None,
-        n: None,
-        samples: None,
-        spread_base_pct: None,
-        spread_pct: None,
-        min_detectable_pct: None,
-        change: m.value - base.value,
         verdict,
+        ..Cell::bare(base, m)
     }
 }
 
-fn cell(base: &Metric, m: &Metric) -> Cell {
+/// The values of a metric over runs (one per run), when it has them: a group's, or an
+/// experiment's that repeats its runs inside one stored run.
+fn over_runs_of(m: &Metric) -> Option<&[f64]> {
+    match &m.samples {
+        Some((SampleKind::PerRun, v)) => Some(v),
+        _ => None,
+    }
+}
+
+impl Cell {
+    /// The figures without a verdict: the values, no interval ("cannot tell").
+    fn bare(base: &Metric, m: &Metric) -> Cell {
+        Cell::unjudged(m.value, pct_diff(base.value, m.value), m.value - base.value)
+    }
+
+    /// A value, its difference in percent and in the metric's unit; nothing else known.
+    fn unjudged(value: f64, diff_pct: Option<f64>, change: f64) -> Cell {
+        Cell {
+            value,
+            diff_pct,
+            ci: None,
+            n_base: None,
+            n: None,
+            samples: None,
+            spread_base_pct: None,
+            spread_pct: None,
+            min_detectable_pct: None,
+            runs_needed: None,
+            change,
+            verdict: Verdict::CannotTell,
+        }
+    }
+
+    /// An interval that holds zero says "no significant change" only when the runs could
+    /// have seen a change of `threshold_pct`: otherwise they cannot tell, and say the
+    /// smallest change they could have seen (`reach`) and about how many runs a side would
+    /// see the threshold (from one run's spread, `cv_pct`). A gate that passes blind is worse
+    /// than none.
+    fn not_blind(&mut self, reach: Option<f64>, cv_pct: Option<f64>, threshold_pct: f64) {
+        if self.verdict != Verdict::NoSignificantChange {
+            return;
+        }
+        self.min_detectable_pct = reach;
+        if reach.is_some_and(|r| r > threshold_pct) {
+            self.verdict = Verdict::CannotTell;
+            self.runs_needed = cv_pct.and_then(|cv| runs_needed(cv, threshold_pct));
+        }
+    }
+}
+
+/// The one rule for what runs can tell, which every view applies (compare, check, reports):
+///
+/// - values over runs on both sides (groups of runs): Welch's t interval over runs;
+/// - one run against runs: the prediction interval of one more run like them (Student's t);
+/// - one run a side: no verdict. The seconds inside a run say nothing of the noise from one
+///   run to the next (two runs of one configuration once read `WORSE [-48.4, -48.4]`): the
+///   difference is shown, the verdict is "cannot tell" (unless the two are equal).
+///
+/// An interval that holds zero is "no significant change" only when it could have seen a
+/// change of `threshold_pct` (see [`Cell::not_blind`]).
+pub fn cell(base: &Metric, m: &Metric, threshold_pct: f64) -> Cell {
     if base.errors || m.errors {
         return error_cell(base, m);
     }
-    let diff_pct = pct_diff(base.value, m.value);
-    let mut spread = (None, None, None);
-    let (ci, verdict, n_base, n, kind) =
-        match (&base.samples, &m.samples, &base.recorded, &m.recorded) {
-            (Some((kb, b)), Some((kc, c)), _, _) if kb == kc => {
-                let ci = bootstrap_diff(b, c, *kb);
-                let verdict = verdict_of(ci, base.direction);
-                if *kb == SampleKind::PerRun {
-                    let mde = (verdict == Verdict::NoSignificantChange)
-                        .then(|| min_detectable(b, c))
-                        .flatten();
-                    spread = (cv_pct(b), cv_pct(c), mde);
-                }
-                (ci, verdict, Some(b.len()), Some(c.len()), Some(*kb))
+    let mut c = Cell::bare(base, m);
+    match (over_runs_of(base), over_runs_of(m)) {
+        (Some(b), Some(k)) => {
+            c.ci = welch_diff(b, k);
+            c.verdict = verdict_of(c.ci, base.direction);
+            (c.n_base, c.n, c.samples) = (Some(b.len()), Some(k.len()), Some(SampleKind::PerRun));
+            (c.spread_base_pct, c.spread_pct) = (cv_pct(b), cv_pct(k));
+            let cv = c
+                .spread_base_pct
+                .into_iter()
+                .chain(c.spread_pct)
+                .reduce(f64::max);
+            c.not_blind(min_detectable(b, k), cv, threshold_pct);
+        }
+        (Some(b), None) => {
+            c.ci = prediction_diff(b, m.value);
+            one_against_runs(&mut c, base.direction, b, (b.len(), 1), threshold_pct);
+        }
+        (None, Some(k)) => {
+            // Where the base would fall among the contender's runs, turned round.
+            c.ci = prediction_diff(k, base.value).and_then(inverse);
+            one_against_runs(&mut c, base.direction, k, (1, k.len()), threshold_pct);
+        }
+        (None, None) => {
+            (c.n_base, c.n) = (Some(1), Some(1));
+            if base.value == m.value {
+                c.verdict = Verdict::NoSignificantChange;
             }
-            (_, _, Some((b, q)), Some((c, _))) => {
-                let ci = quantile_diff(b, c, *q);
-                let verdict = verdict_of(ci, base.direction);
-                (
-                    ci,
-                    verdict,
-                    Some(b.draws() as usize),
-                    Some(c.draws() as usize),
-                    Some(SampleKind::PerRequest),
-                )
-            }
-            (b, c, _, _) => {
-                let verdict = if base.value == m.value {
-                    Verdict::NoSignificantChange
-                } else {
-                    Verdict::NoInterval
-                };
-                (
-                    None,
-                    verdict,
-                    b.as_ref().map(|s| s.1.len()),
-                    c.as_ref().map(|s| s.1.len()),
-                    None,
-                )
-            }
-        };
-    Cell {
-        value: m.value,
-        diff_pct,
-        ci,
-        n_base,
-        n,
-        samples: kind,
-        spread_base_pct: spread.0,
-        spread_pct: spread.1,
-        min_detectable_pct: spread.2,
-        change: m.value - base.value,
-        verdict,
+        }
     }
+    c
+}
+
+/// One run against `runs`: the verdict of its prediction interval, whose half width is the
+/// smallest change it could have seen.
+fn one_against_runs(
+    c: &mut Cell,
+    direction: Direction,
+    runs: &[f64],
+    n: (usize, usize),
+    threshold_pct: f64,
+) {
+    c.verdict = verdict_of(c.ci, direction);
+    (c.n_base, c.n, c.samples) = (Some(n.0), Some(n.1), Some(SampleKind::PerRun));
+    let spread = cv_pct(runs);
+    if n.0 > 1 {
+        c.spread_base_pct = spread;
+    } else {
+        c.spread_pct = spread;
+    }
+    let reach = c.ci.map(|i| (i.high_pct - i.low_pct) / 2.0);
+    c.not_blind(reach, spread, threshold_pct);
 }
 
 /// Compares every contender with the base, metric by metric (the base's metrics, in order).
@@ -489,7 +556,17 @@ pub fn mixed(base: &Side, contenders: &[&Side]) -> Vec<String> {
 pub const ALLOW_MIXED_HINT: &str =
     "select runs of one configuration a side (add a tag), or pass --allow-mixed to compare them anyway";
 
+/// The threshold a comparison uses unless told another: `check`'s default.
+pub const DEFAULT_THRESHOLD_PCT: f64 = 5.0;
+
+/// [`compare_at`] the default threshold.
 pub fn compare(base: Side, contenders: Vec<Side>) -> Comparison {
+    compare_at(base, contenders, DEFAULT_THRESHOLD_PCT)
+}
+
+/// Compares every contender with the base, metric by metric (the base's metrics, in order),
+/// by the one rule of [`cell`]; `threshold_pct` is the smallest change worth seeing.
+pub fn compare_at(base: Side, contenders: Vec<Side>, threshold_pct: f64) -> Comparison {
     let rows = base
         .metrics
         .iter()
@@ -506,7 +583,7 @@ pub fn compare(base: Side, contenders: Vec<Side>) -> Comparison {
                     c.metrics
                         .iter()
                         .find(|m| m.key == b.key)
-                        .map(|m| cell(b, m))
+                        .map(|m| cell(b, m, threshold_pct))
                 })
                 .collect(),
         })
@@ -546,29 +623,22 @@ pub fn compare(base: Side, contenders: Vec<Side>) -> Comparison {
         notes.push("errors count in every verdict: a rise in any error count is worse, and a contender with errors is never better".into());
     }
     let all = std::iter::once(&base).chain(contenders.iter());
-    if all.clone().all(|s| s.run_ids.len() == 1) {
+    let sides = all.clone().count();
+    let single = all.clone().filter(|s| s.run_ids.len() == 1).count();
+    if single >= 2 {
         notes.push(format!(
-            "one run per side: intervals ({:.0} %, {RESAMPLES} seeded bootstrap resamples; blocks of consecutive seconds; percentiles resample one request per second of the run) cover the noise within each run, not between runs. Repeat each configuration with the same --tag and compare the tags (e.g. `searchbench compare build=old build=new`) to include run-to-run noise.",
+            "one run a side: no verdict over runs (cannot tell), only the difference: the seconds inside a run say nothing of the noise from one run to the next. Repeat each configuration with the same --tag ({MIN_RUNS} or more runs; `searchbench calibrate` says how many see a {threshold_pct} % change) and compare the tags, e.g. `searchbench compare build=old build=new`"
+        ));
+    }
+    if single >= 1 && single < sides {
+        notes.push(format!(
+            "one run against a group: the {:.0} % prediction interval of one more run of the group (Student's t over its runs)",
             CONFIDENCE * 100.0
         ));
-    } else if all.clone().any(|s| s.run_ids.len() == 1) {
-        notes.push("a single run compared with a group: metrics are per run on one side and per second on the other, so no interval is given; compare groups with groups".into());
     }
-    let few: Vec<&str> = all
-        .clone()
-        .filter(|s| s.run_ids.len() > 1 && s.run_ids.len() < MIN_RUNS)
-        .map(|s| s.label.as_str())
-        .collect();
-    if !few.is_empty() {
+    if all.clone().any(|s| s.run_ids.len() >= MIN_RUNS) {
         notes.push(format!(
-            "{} ha{} fewer than {MIN_RUNS} runs: no verdict over runs",
-            few.join(", "),
-            if few.len() == 1 { "s" } else { "ve" }
-        ));
-    }
-    if all.clone().any(|s| s.run_ids.len() > 1) {
-        notes.push(format!(
-            "groups: one value per run, Welch's t interval ({:.0} %, Welch–Satterthwaite degrees of freedom) from {MIN_RUNS} runs a side; spread is each side's run-to-run coefficient of variation; when the interval holds zero, \"could detect\" is the smallest change these runs would have shown (80 % power)",
+            "groups: one value per run, Welch's t interval ({:.0} %, Welch–Satterthwaite degrees of freedom) from {MIN_RUNS} runs a side; spread is each side's run-to-run coefficient of variation; when the interval holds zero, the runs could not have seen a smaller change than \"inconclusive below\" (80 % power), and cannot tell when that is more than {threshold_pct} %",
             CONFIDENCE * 100.0
         ));
     }
@@ -594,8 +664,7 @@ pub fn compare(base: Side, contenders: Vec<Side>) -> Comparison {
         base,
         contenders,
         confidence: CONFIDENCE,
-        resamples: RESAMPLES,
-        min_samples: MIN_SAMPLES,
+        threshold_pct,
         min_runs: MIN_RUNS,
         rows,
         hidden_unchanged: 0,
@@ -623,24 +692,38 @@ pub fn format_diff(c: &Cell) -> String {
     s
 }
 
-/// `58 vs 60 seconds`; for groups with their spread: `3 vs 3 runs, CV 2.1 / 1.8 %`.
+/// `1 vs 1 runs`; with a spread: `3 vs 3 runs, CV 2.1 / 1.8 %`.
 pub fn format_n(c: &Cell) -> String {
-    let mut s = match (c.n_base, c.n, c.samples) {
-        (Some(a), Some(b), Some(k)) => format!("{a} vs {b} {}", k.name()),
+    let mut s = match (c.n_base, c.n) {
+        (Some(a), Some(b)) => format!("{a} vs {b} runs"),
         _ => "1 value each".into(),
     };
-    if let (Some(a), Some(b)) = (c.spread_base_pct, c.spread_pct) {
-        s.push_str(&format!(", CV {a:.1} / {b:.1} %"));
+    match (c.spread_base_pct, c.spread_pct) {
+        (Some(a), Some(b)) => s.push_str(&format!(", CV {a:.1} / {b:.1} %")),
+        (Some(a), None) => s.push_str(&format!(", CV {a:.1} % / -")),
+        (None, Some(b)) => s.push_str(&format!(", CV - / {b:.1} %")),
+        (None, None) => {}
     }
     s
 }
 
-/// The verdict in words: `no significant change (could detect ±12.0 %)` when the runs could
-/// not have seen a smaller change.
-pub fn format_verdict(c: &Cell) -> String {
+/// The verdict in words, with what the runs could see: `no significant change (inconclusive
+/// below ±3.0 %)`; `cannot tell: inconclusive below ±40.1 % (about 12 runs a side would see
+/// 5 %)`; `cannot tell: one run a side`.
+pub fn format_verdict(c: &Cell, threshold_pct: f64) -> String {
     match (c.verdict, c.min_detectable_pct) {
         (Verdict::NoSignificantChange, Some(m)) => {
             format!("no significant change (inconclusive below ±{m:.1} %)")
+        }
+        (Verdict::CannotTell, Some(m)) => format!(
+            "cannot tell: inconclusive below ±{m:.1} % ({})",
+            match c.runs_needed {
+                Some(k) => format!("about {k} runs a side would see {threshold_pct} %"),
+                None => format!("too noisy to see {threshold_pct} % with any number of runs"),
+            }
+        ),
+        (Verdict::CannotTell, None) if c.n_base == Some(1) && c.n == Some(1) => {
+            "cannot tell: one run a side".into()
         }
         (v, _) => v.name().to_string(),
     }
@@ -664,19 +747,7 @@ mod tests {
     use super::*;
 
     fn from_zero(change: f64) -> Cell {
-        Cell {
-            value: change,
-            diff_pct: None,
-            ci: None,
-            n_base: None,
-            n: None,
-            samples: None,
-            spread_base_pct: None,
-            spread_pct: None,
-            min_detectable_pct: None,
-            change,
-            verdict: Verdict::NoInterval,
-        }
+        Cell::unjudged(change, None, change)
     }
 
     #[test]

@@ -1,43 +1,30 @@
-//! Statistics for comparisons: a seeded, deterministic bootstrap confidence interval of the
-//! relative difference between two sets of samples.
+//! Statistics for comparisons over runs: Welch's t interval of the relative difference of
+//! two groups of runs, the prediction interval of one run against a group, and the smallest
+//! change a number of runs could have seen.
 //!
-//! Per-second samples of one run are autocorrelated (a merge slows several seconds in a row),
-//! so resampling single seconds would give intervals that are too narrow. We use a circular
-//! block bootstrap with blocks of `ceil(n^(1/3))` consecutive samples; for independent samples
-//! (one value per repeated run, one per query coverage) the block length is 1, the classic
-//! bootstrap. One value per repeated run is few values (2 to 10): there the percentile
-//! bootstrap is too narrow, and Welch's t interval is used instead (Welch–Satterthwaite
-//! degrees of freedom, the t quantile for them), from 2 runs a side. When its interval holds
-//! zero, [`min_detectable`] says how large a change those runs could have seen.
+//! One value per repeated run is few values (2 to 10): Welch's t interval (Welch–Satterthwaite
+//! degrees of freedom, the t quantile for them) from 2 runs a side, on the logarithms when
+//! every value is positive. When its interval holds zero, [`min_detectable`] says how large a
+//! change those runs could have seen. The seconds or requests inside one run are not used for
+//! a verdict: they say nothing of the noise from one run to the next.
 
-use crate::rng::Rng;
 use serde::Serialize;
 
-/// Fewer samples than this on either side: no verdict, only the difference (within-run
-/// samples: seconds, coverages, requests).
-pub const MIN_SAMPLES: usize = 5;
 /// Fewer runs than this in a group: no verdict over runs (Welch's t needs a spread per side).
 pub const MIN_RUNS: usize = 2;
-/// Bootstrap resamples.
-pub const RESAMPLES: usize = 2000;
 /// Two-sided confidence level.
 pub const CONFIDENCE: f64 = 0.95;
-/// The fixed seed: the same inputs always give the same interval.
-pub const SEED: u64 = 0x5EA2_C4BE_4C40_0007;
 
 /// How the samples relate to each other.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SampleKind {
-    /// Consecutive seconds of one run: block bootstrap.
+    /// Consecutive seconds of one run.
     PerSecond,
-    /// Independent measurements (one per query coverage): classic bootstrap.
+    /// Measurements of one run's query coverages.
     PerCoverage,
-    /// One value per repeated run: classic bootstrap.
+    /// One value per repeated run: what a verdict is over.
     PerRun,
-    /// One value per request, read back from a stored HDR histogram: classic bootstrap of a
-    /// quantile (see [`quantile_diff`]).
-    PerRequest,
 }
 
 impl SampleKind {
@@ -46,13 +33,6 @@ impl SampleKind {
             SampleKind::PerSecond => "seconds",
             SampleKind::PerCoverage => "coverages",
             SampleKind::PerRun => "runs",
-            SampleKind::PerRequest => "seconds of requests",
-        }
-    }
-    fn block(self, n: usize) -> usize {
-        match self {
-            SampleKind::PerSecond => ((n as f64).cbrt().ceil() as usize).clamp(1, n.max(1)),
-            _ => 1,
         }
     }
 }
@@ -69,30 +49,7 @@ pub fn pct_diff(a: f64, b: f64) -> Option<f64> {
     Some((b - a) / a.abs() * 100.0)
 }
 
-/// The fewest samples a side needs for an interval: [`MIN_RUNS`] runs, else [`MIN_SAMPLES`].
-pub fn min_samples(kind: SampleKind) -> usize {
-    if kind == SampleKind::PerRun {
-        MIN_RUNS
-    } else {
-        MIN_SAMPLES
-    }
-}
-
-fn resample_mean(v: &[f64], block: usize, rng: &mut Rng) -> f64 {
-    let n = v.len();
-    let mut sum = 0.0;
-    let mut taken = 0;
-    while taken < n {
-        let start = rng.below(n as u64) as usize;
-        for j in 0..block.min(n - taken) {
-            sum += v[(start + j) % n];
-        }
-        taken += block.min(n - taken);
-    }
-    sum / n as f64
-}
-
-/// The bootstrap interval of the relative difference of means, contender vs base, in percent.
+/// An interval of the relative difference, contender vs base, in percent.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Interval {
     pub low_pct: f64,
@@ -243,167 +200,63 @@ pub fn min_detectable_for(cv_pct: f64, k: usize) -> Option<f64> {
     Some((t975(df) + t_quantile(&T80, 0.8416, df)) * se)
 }
 
-/// CI of `(mean(contender) - mean(base)) / mean(base)`, in percent: Welch's t for one value
-/// per run (from [`MIN_RUNS`] a side), else the percentile bootstrap (blocks for seconds).
-/// `None` with fewer than [`min_samples`] on a side or a base mean of zero.
-pub fn bootstrap_diff(base: &[f64], contender: &[f64], kind: SampleKind) -> Option<Interval> {
-    if base.len() < min_samples(kind) || contender.len() < min_samples(kind) {
+/// The prediction interval of one new value against `base` runs, as a change in percent:
+/// where a new run like the `base` runs would fall, `mean ± t(n−1) · s · √(1 + 1/n)`, on the
+/// logarithms when every value is positive (a ratio), else linear relative to the mean.
+/// `None` under [`MIN_RUNS`] base values.
+pub fn prediction_diff(base: &[f64], value: f64) -> Option<Interval> {
+    let n = base.len();
+    if n < MIN_RUNS || !value.is_finite() {
         return None;
     }
-    if kind == SampleKind::PerRun {
-        return welch_diff(base, contender);
-    }
-    let (bb, cb) = (kind.block(base.len()), kind.block(contender.len()));
-    let mut rng = Rng::new(
-        SEED ^ ((base.len() as u64) << 32) ^ (contender.len() as u64),
-        0,
-    );
-    let mut diffs = Vec::with_capacity(RESAMPLES);
-    for _ in 0..RESAMPLES {
-        let a = resample_mean(base, bb, &mut rng);
-        let b = resample_mean(contender, cb, &mut rng);
-        if a != 0.0 {
-            diffs.push((b - a) / a.abs() * 100.0);
-        }
-    }
-    percentile_interval(diffs, RESAMPLES)
-}
-
-/// A recorded distribution as (value, cumulative count) steps, ascending: what an HDR
-/// histogram holds, ready for resampling.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Recorded {
-    values: Vec<f64>,
-    cumulative: Vec<u64>,
-    /// Values drawn per resample: the independent units the values stand for (see
-    /// [`Recorded::independent_units`]); all of them by default.
-    draws: u64,
-}
-
-impl Recorded {
-    /// `per_unit`: histogram units per reported unit (1000 for µs shown as ms).
-    pub fn from_hdr(h: &hdrhistogram::Histogram<u64>, per_unit: f64) -> Recorded {
-        let mut values = Vec::new();
-        let mut cumulative = Vec::new();
-        let mut total = 0;
-        for v in h.iter_recorded() {
-            total += v.count_at_value();
-            values.push(h.highest_equivalent(v.value_iterated_to()) as f64 / per_unit);
-            cumulative.push(total);
-        }
-        Recorded {
-            values,
-            cumulative,
-            draws: total,
-        }
-    }
-
-    /// Requests of one run are not independent: a merge or a busy machine slows the requests
-    /// of the same seconds together. Resampling `units` values (e.g. the run's seconds) instead
-    /// of every request treats each unit as one independent observation, which widens the
-    /// interval to what the run can support (an m-out-of-n bootstrap, not rescaled).
-    pub fn independent_units(mut self, units: u64) -> Recorded {
-        self.draws = units.clamp(1, self.len().max(1));
-        self
-    }
-
-    /// Values drawn per resample.
-    pub fn draws(&self) -> u64 {
-        self.draws
-    }
-
-    pub fn len(&self) -> u64 {
-        self.cumulative.last().copied().unwrap_or(0)
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// The value of rank `max(1, ceil(q × n))` among `n` values counted per step in `counts`.
-    fn quantile(&self, counts: &[u64], n: u64, q: f64) -> f64 {
-        let rank = ((q * n as f64).ceil() as u64).clamp(1, n);
-        let mut seen = 0;
-        for (i, c) in counts.iter().enumerate() {
-            seen += c;
-            if seen >= rank {
-                return self.values[i];
-            }
-        }
-        self.values.last().copied().unwrap_or(0.0)
-    }
-
-    /// One bootstrap resample ([`Recorded::draws`] draws with replacement), as counts per step.
-    fn resample(&self, counts: &mut [u64], rng: &mut Rng) {
-        counts.iter_mut().for_each(|c| *c = 0);
-        let n = self.len();
-        for _ in 0..self.draws {
-            let r = rng.below(n);
-            let step = self.cumulative.partition_point(|&c| c <= r);
-            counts[step] += 1;
-        }
+    let positive = value > 0.0 && base.iter().all(|v| *v > 0.0 && v.is_finite());
+    let (values, x): (Vec<f64>, f64) = if positive {
+        (base.iter().map(|v| v.ln()).collect(), value.ln())
+    } else {
+        (base.to_vec(), value)
+    };
+    let m = mean(&values)?;
+    let half = t975((n - 1) as f64) * variance(&values, m).sqrt() * (1.0 + 1.0 / n as f64).sqrt();
+    let d = x - m;
+    if positive {
+        Some(Interval {
+            low_pct: ((d - half).exp() - 1.0) * 100.0,
+            high_pct: ((d + half).exp() - 1.0) * 100.0,
+        })
+    } else if m != 0.0 {
+        Some(Interval {
+            low_pct: (d - half) / m.abs() * 100.0,
+            high_pct: (d + half) / m.abs() * 100.0,
+        })
+    } else {
+        None
     }
 }
 
-/// Draws per side the quantile bootstrap spends at most (resamples × requests); above it,
-/// fewer resamples (never under 200).
-const QUANTILE_DRAW_BUDGET: u64 = 40_000_000;
-
-/// CI of `(q(contender) - q(base)) / q(base)`, in percent, for the `q` quantile of two sets of
-/// per-request values: a seeded percentile bootstrap drawing [`Recorded::draws`] values per
-/// side and resample. `None` with fewer than [`MIN_SAMPLES`] draws, or when a resample would
-/// hold no value above the quantile (its quantile would always be the maximum).
-pub fn quantile_diff(base: &Recorded, contender: &Recorded, q: f64) -> Option<Interval> {
-    let (da, db) = (base.draws(), contender.draws());
-    let enough = |n: u64| n >= MIN_SAMPLES as u64 && (n as f64 * (1.0 - q)) >= 1.0;
-    if base.is_empty() || contender.is_empty() || !enough(da) || !enough(db) {
-        return None;
-    }
-    if !(0.0..=1.0).contains(&q) {
-        return None;
-    }
-    let resamples = (QUANTILE_DRAW_BUDGET / da.max(db)).clamp(200, RESAMPLES as u64) as usize;
-    let mut rng = Rng::new(SEED ^ (da << 32) ^ db ^ q.to_bits(), 0);
-    let (mut ca, mut cb) = (vec![0; base.values.len()], vec![0; contender.values.len()]);
-    let mut diffs = Vec::with_capacity(resamples);
-    for _ in 0..resamples {
-        base.resample(&mut ca, &mut rng);
-        contender.resample(&mut cb, &mut rng);
-        let a = base.quantile(&ca, da, q);
-        let b = contender.quantile(&cb, db, q);
-        if a != 0.0 {
-            diffs.push((b - a) / a.abs() * 100.0);
-        }
-    }
-    percentile_interval(diffs, resamples)
-}
-
-/// The central [`CONFIDENCE`] interval of bootstrap differences (`None` if over half of the
-/// `resamples` had a zero base).
-fn percentile_interval(mut diffs: Vec<f64>, resamples: usize) -> Option<Interval> {
-    if diffs.len() < resamples / 2 || diffs.is_empty() {
-        return None;
-    }
-    diffs.sort_by(f64::total_cmp);
-    let tail = (1.0 - CONFIDENCE) / 2.0;
-    let at = |q: f64| diffs[((q * (diffs.len() - 1) as f64).round() as usize).min(diffs.len() - 1)];
-    Some(Interval {
-        low_pct: at(tail),
-        high_pct: at(1.0 - tail),
+/// The interval of `b` against `a` from the interval of `a` against `b`, both ratios in
+/// percent: `a/b − 1 ∈ [lo, hi]` is `b/a − 1 ∈ [1/(1+hi) − 1, 1/(1+lo) − 1]`. `None` when the
+/// interval reaches −100 % (no ratio).
+pub fn inverse(i: Interval) -> Option<Interval> {
+    (i.low_pct > -100.0).then(|| Interval {
+        low_pct: (100.0 / (100.0 + i.high_pct) - 1.0) * 100.0,
+        high_pct: (100.0 / (100.0 + i.low_pct) - 1.0) * 100.0,
     })
+}
+
+/// The most runs a side a comparison proposes.
+pub const MAX_RUNS_SAID: usize = 100_000;
+
+/// The fewest runs a side that detect `threshold_pct` when one run's spread is `cv_pct`
+/// (95 % confidence, 80 % power); `None` beyond [`MAX_RUNS_SAID`].
+pub fn runs_needed(cv_pct: f64, threshold_pct: f64) -> Option<usize> {
+    (MIN_RUNS..=MAX_RUNS_SAID)
+        .find(|&k| min_detectable_for(cv_pct, k).is_some_and(|d| d <= threshold_pct))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn recorded(values: impl Iterator<Item = u64>) -> Recorded {
-        let mut h = hdrhistogram::Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3).unwrap();
-        for v in values {
-            h.record(v).unwrap();
-        }
-        Recorded::from_hdr(&h, 1000.0)
-    }
+    use crate::rng::Rng;
 
     #[test]
     fn positive_values_compare_as_ratios_and_a_big_effect_shows_through_noisy_runs() {
@@ -428,83 +281,19 @@ mod tests {
     }
 
     #[test]
-    fn quantile_intervals_see_a_shift_and_not_a_reshuffle() {
-        // 400 requests between 10 and 30 ms; the contender 20 % slower across the board.
-        let base = recorded((0..400u64).map(|i| 10_000 + (i * 7919 % 400) * 50));
-        let slower = recorded((0..400u64).map(|i| (10_000 + (i * 104_729 % 400) * 50) * 6 / 5));
-        let same = recorded((0..400u64).map(|i| 10_000 + (i * 104_729 % 400) * 50));
-        for q in [0.5, 0.9, 0.99] {
-            let up = quantile_diff(&base, &slower, q).unwrap();
-            assert!(up.low_pct > 5.0 && up.high_pct < 35.0, "q {q}: {up:?}");
-            let flat = quantile_diff(&base, &same, q).unwrap();
-            assert!(!flat.excludes_zero(), "q {q}: {flat:?}");
-        }
-        // Deterministic.
-        assert_eq!(
-            quantile_diff(&base, &slower, 0.9),
-            quantile_diff(&base, &slower, 0.9)
-        );
-        // Treating the 400 requests as 20 independent seconds widens the interval.
-        let wide = quantile_diff(
-            &base.clone().independent_units(20),
-            &slower.clone().independent_units(20),
-            0.5,
-        )
-        .unwrap();
-        let narrow = quantile_diff(&base, &slower, 0.5).unwrap();
-        assert!(wide.high_pct - wide.low_pct > 2.0 * (narrow.high_pct - narrow.low_pct));
-        assert_eq!(
-            quantile_diff(&base.clone().independent_units(20), &slower, 0.99),
-            None
-        );
-        // p99.9 of 400 requests: no value above it, no interval.
-        assert_eq!(quantile_diff(&base, &slower, 0.999), None);
-        assert_eq!(base.len(), 400);
-        assert_eq!(base.quantile(&[400], 400, 0.5), base.values[0]);
-    }
-
-    fn noisy(n: usize, level: f64, spread: f64, seed: u64) -> Vec<f64> {
-        let mut r = Rng::new(seed, 0);
-        (0..n)
-            .map(|_| level + spread * ((r.next_u64() % 10_000) as f64 / 10_000.0 - 0.5))
-            .collect()
-    }
-
-    #[test]
-    fn deterministic() {
-        let a = noisy(60, 100.0, 20.0, 1);
-        let b = noisy(60, 101.0, 20.0, 2);
-        assert_eq!(
-            bootstrap_diff(&a, &b, SampleKind::PerSecond),
-            bootstrap_diff(&a, &b, SampleKind::PerSecond)
-        );
-    }
-
-    #[test]
-    fn clear_shift_is_significant_and_same_level_is_not() {
-        let a = noisy(60, 100.0, 20.0, 1);
-        let up = noisy(60, 120.0, 20.0, 2);
-        let same = noisy(60, 100.0, 20.0, 3);
-        let i = bootstrap_diff(&a, &up, SampleKind::PerSecond).unwrap();
-        assert!(i.excludes_zero() && i.low_pct > 10.0, "{i:?}");
-        let i = bootstrap_diff(&a, &same, SampleKind::PerSecond).unwrap();
-        assert!(!i.excludes_zero(), "{i:?}");
-    }
-
-    #[test]
     fn too_few_samples_give_no_interval() {
-        assert!(bootstrap_diff(&[1.0], &[1.0, 2.0, 3.0, 4.0, 5.0], SampleKind::PerRun).is_none());
-        assert!(bootstrap_diff(&[1.0, 2.0], &[1.0, 2.0], SampleKind::PerSecond).is_none());
+        assert!(welch_diff(&[1.0], &[1.0, 2.0, 3.0, 4.0, 5.0]).is_none());
+        assert!(prediction_diff(&[1.0], 2.0).is_none());
     }
 
     #[test]
     fn three_runs_a_side_give_a_verdict_on_a_large_effect_and_say_what_they_could_see() {
         let a = [10_000.0, 10_300.0, 9_800.0];
         let up = [14_400.0, 14_100.0, 14_700.0];
-        let i = bootstrap_diff(&a, &up, SampleKind::PerRun).unwrap();
+        let i = welch_diff(&a, &up).unwrap();
         assert!(i.low_pct > 30.0, "{i:?}");
         let same = [10_100.0, 9_900.0, 10_250.0];
-        let i = bootstrap_diff(&a, &same, SampleKind::PerRun).unwrap();
+        let i = welch_diff(&a, &same).unwrap();
         assert!(!i.excludes_zero(), "{i:?}");
         let mde = min_detectable(&a, &same).unwrap();
         assert!(mde > 2.0 && mde < 20.0, "{mde}");
@@ -536,11 +325,45 @@ mod tests {
         for _ in 0..trials {
             let a: Vec<f64> = (0..2).map(|_| 1000.0 + 30.0 * draw()).collect();
             let b: Vec<f64> = (0..2).map(|_| 1000.0 + 30.0 * draw()).collect();
-            if bootstrap_diff(&a, &b, SampleKind::PerRun).is_some_and(|i| i.excludes_zero()) {
+            if welch_diff(&a, &b).is_some_and(|i| i.excludes_zero()) {
                 alarms += 1;
             }
         }
         assert!(alarms * 100 <= trials * 5, "{alarms} of {trials}");
+    }
+
+    #[test]
+    fn a_new_run_far_outside_the_runs_spread_is_significant_and_turns_round() {
+        let base = [1000.0, 1030.0, 980.0, 1010.0, 995.0];
+        let slow = prediction_diff(&base, 800.0).unwrap();
+        assert!(slow.high_pct < 0.0, "{slow:?}");
+        let same = prediction_diff(&base, 1005.0).unwrap();
+        assert!(!same.excludes_zero(), "{same:?}");
+        // Turned round: the base against the new run, a ratio the other way.
+        let back = inverse(slow).unwrap();
+        assert!(back.low_pct > 0.0, "{back:?}");
+        let there = inverse(back).unwrap();
+        assert!((there.low_pct - slow.low_pct).abs() < 1e-9);
+        assert!((there.high_pct - slow.high_pct).abs() < 1e-9);
+        assert!(inverse(Interval {
+            low_pct: -100.0,
+            high_pct: 5.0
+        })
+        .is_none());
+    }
+
+    #[test]
+    fn noisier_runs_need_more_of_them_to_see_a_change() {
+        assert_eq!(runs_needed(0.5, 5.0), Some(2));
+        let (few, many) = (
+            runs_needed(3.0, 5.0).unwrap(),
+            runs_needed(10.0, 5.0).unwrap(),
+        );
+        assert!(few < many, "{few} {many}");
+        // What they need sees it; one run fewer does not.
+        assert!(min_detectable_for(10.0, many).unwrap() <= 5.0);
+        assert!(min_detectable_for(10.0, many - 1).unwrap() > 5.0);
+        assert_eq!(runs_needed(1e6, 0.01), None);
     }
 
     #[test]

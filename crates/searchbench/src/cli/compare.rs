@@ -16,17 +16,19 @@ use crate::analysis::compare::{self, format_diff, format_n, Side, Verdict};
         Each of BASE and CONTENDER is a run id (a unique prefix is enough) or a tag selector \
         `key=value[,key=value]` that picks every complete run with those tags: a group of \
         repeated runs. For every metric the table gives the contender's difference from the \
-        base in percent with a 95 % bootstrap confidence interval (2000 seeded resamples, so \
-        the same runs always give the same interval), the sample counts behind it, and a \
-        verdict: better or worse when the interval excludes zero, otherwise no significant \
-        change.\n\n\
-        One run per side: the samples are the run's seconds (block bootstrap) or query \
-        coverages, so the interval covers noise within a run only. Groups of runs: one value \
-        per run and Welch's t interval (Welch–Satterthwaite degrees of freedom), so the \
-        interval includes run-to-run noise; 2 runs per group at least. The samples column (at \
-        100 columns or more, and in --json and --markdown) \
-        shows n and each side's run-to-run spread (CV); when the interval holds zero the \
-        verdict says the smallest change those runs could have detected.\n\n\
+        base in percent with a 95 % confidence interval over runs, the runs behind it, and a \
+        verdict: better or worse when the interval excludes zero; no significant change when \
+        it holds zero and could have seen a change of --threshold; otherwise cannot tell, with \
+        the smallest change the runs could have seen and about how many runs a side would see \
+        the threshold.\n\n\
+        Groups of runs (2 or more a side): one value per run and Welch's t interval \
+        (Welch–Satterthwaite degrees of freedom). One run against a group: the prediction \
+        interval of one more run of the group. One run a side: the difference and no verdict \
+        (cannot tell), since the seconds inside a run say nothing of the noise from one run to \
+        the next; repeat each configuration with the same --tag (`searchbench calibrate` says \
+        how many runs see a given change). The samples column (at 100 columns or more, and in \
+        --json and --markdown) shows the runs a side and each side's run-to-run spread (CV). \
+        --fail-on-worse never fires on cannot tell.\n\n\
         Errors count in every verdict: failed bulk requests, refused documents, failed \
         searches and wrong answers are error counts, and any rise in one is worse whatever \
         the latency says; a contender with errors is never better. Throughput is the run's \
@@ -66,6 +68,10 @@ pub struct CompareArgs {
     /// Also compare runs that are not complete (interrupted, failed, never finished).
     #[arg(long)]
     pub include_partial: bool,
+    /// The smallest change worth seeing, e.g. 5% or 2.5: an interval that holds zero but
+    /// could not have seen a change this large cannot tell.
+    #[arg(long, default_value = "5%", value_parser = super::args::parse_percent)]
+    pub threshold: f64,
     /// Compare even when a side pools runs of several configurations or the sides are
     /// different workloads (refused otherwise, naming what differs); the result says so.
     #[arg(long)]
@@ -88,7 +94,7 @@ pub async fn run(a: CompareArgs) -> CliResult {
             compare::ALLOW_MIXED_HINT
         )));
     }
-    let mut c = compare::compare(base, contenders);
+    let mut c = compare::compare_at(base, contenders, a.threshold);
     for m in mixed {
         c.notes.insert(0, format!("MIXED (--allow-mixed): {m}"));
     }
@@ -138,7 +144,7 @@ pub async fn run(a: CompareArgs) -> CliResult {
                         line.push(match k.verdict {
                             Verdict::Better => output::tone_cell("better ✓", Tone::Good),
                             Verdict::Worse => output::tone_cell("WORSE ✗", Tone::Bad),
-                            _ => Cell::new(compare::format_verdict(k)),
+                            _ => Cell::new(compare::format_verdict(k, c.threshold_pct)),
                         });
                     }
                     None => {

@@ -211,7 +211,7 @@ pub fn what_changed(c: &Comparison) -> String {
                 row.format(row.base),
                 row.format(cell.value),
                 esc(&format_diff(cell)),
-                esc(&crate::analysis::compare::format_verdict(cell))
+                esc(&crate::analysis::compare::format_verdict(cell, c.threshold_pct))
             );
         }
         s.push_str("</table>");
@@ -254,7 +254,7 @@ pub fn compare_table(c: &Comparison) -> String {
                         format_value(cell.value),
                         esc(&format_diff(cell)),
                         esc(&format_n(cell)),
-                        esc(&crate::analysis::compare::format_verdict(cell))
+                        esc(&crate::analysis::compare::format_verdict(cell, c.threshold_pct))
                     );
                 }
                 None => s.push_str("<td>-</td><td></td><td></td><td></td>"),

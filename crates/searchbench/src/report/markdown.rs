@@ -47,7 +47,7 @@ pub fn compare_table(c: &Comparison) -> String {
                         format_value(k.value),
                         format_diff(k),
                         format_n(k),
-                        crate::analysis::compare::format_verdict(k)
+                        crate::analysis::compare::format_verdict(k, c.threshold_pct)
                     );
                 }
                 None => s.push_str(" - | | | |"),
@@ -88,7 +88,7 @@ pub fn what_changed(c: &Comparison) -> String {
                 row.format(k.value),
                 row.unit,
                 format_diff(k),
-                crate::analysis::compare::format_verdict(k)
+                crate::analysis::compare::format_verdict(k, c.threshold_pct)
             );
         }
         if ch.changed().next().is_some() {

@@ -1,8 +1,10 @@
 //! Comparing stored runs: verdicts on synthetic results, groups of repeated runs, the CLI.
 
 use crate::common::bin;
-use crate::common::results::{ingest_result, ingest_run, logs_query_result, query_result, save};
-use searchbench::analysis::compare::{compare, Comparison, Side, Verdict};
+use crate::common::results::{ingest_result, logs_query_result, query_result, save};
+use searchbench::analysis::compare::{
+    compare, compare_at, format_n, format_verdict, Comparison, Side, Verdict,
+};
 use searchbench::analysis::statistics::SampleKind;
 use searchbench::store::Store;
 use serde_json::Value;
@@ -16,8 +18,11 @@ fn verdict(c: &Comparison, key: &str, contender: usize) -> Verdict {
     row.contenders[contender].as_ref().unwrap().verdict
 }
 
+/// Two runs of one configuration once read `WORSE [-48.4, -48.4]` (and `--fail-on-worse`
+/// exited 3): an interval over the seconds inside each run. One run a side is never a
+/// verdict: the difference, no interval, "cannot tell".
 #[test]
-fn clearly_better_clearly_worse_and_the_same_config_twice() {
+fn one_run_a_side_is_never_a_verdict_over_runs() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path().join("r.db")).unwrap();
     let base = save(&store, &ingest_result(60, 20_000.0, 0.10, 20.0, 1), &[]);
@@ -25,47 +30,46 @@ fn clearly_better_clearly_worse_and_the_same_config_twice() {
     let worse = save(&store, &ingest_result(60, 15_000.0, 0.10, 30.0, 3), &[]);
     let same = save(&store, &ingest_result(60, 20_000.0, 0.10, 20.0, 4), &[]);
     let side = |id: &str| Side::load(&store, id).unwrap();
-    // Three contenders in one table.
     let c = compare(side(&base), vec![side(&better), side(&worse), side(&same)]);
     let t = "throughput_docs_per_sec";
-    assert_eq!(verdict(&c, t, 0), Verdict::Better);
-    assert_eq!(verdict(&c, t, 1), Verdict::Worse);
-    assert_eq!(
-        verdict(&c, t, 2),
-        Verdict::NoSignificantChange,
-        "{:#?}",
-        c.rows[0]
+    for key in [t, "service_mean_ms", "service_p99_ms"] {
+        for k in 0..3 {
+            assert_eq!(verdict(&c, key, k), Verdict::CannotTell, "{key} {k}");
+        }
+    }
+    // The difference is there, the interval is not.
+    let row = c.rows.iter().find(|r| r.key == t).unwrap();
+    let (up, down) = (
+        row.contenders[0].as_ref().unwrap(),
+        row.contenders[1].as_ref().unwrap(),
     );
+    assert!(up.diff_pct.unwrap() > 15.0 && down.diff_pct.unwrap() < -15.0);
+    assert!(up.ci.is_none() && up.min_detectable_pct.is_none());
+    assert_eq!((up.n_base, up.n), (Some(1), Some(1)));
+    assert_eq!(format_n(up), "1 vs 1 runs");
     assert_eq!(
-        verdict(&c, "service_mean_ms", 0),
-        Verdict::Better,
-        "lower is better"
+        format_verdict(up, c.threshold_pct),
+        "cannot tell: one run a side"
     );
-    assert_eq!(verdict(&c, "service_mean_ms", 1), Verdict::Worse);
-    assert_eq!(
-        verdict(&c, "service_mean_ms", 2),
-        Verdict::NoSignificantChange
-    );
-    // The interval is there with its sample counts (first and last second left out).
-    let cell = c.rows[0].contenders[2].as_ref().unwrap();
-    let ci = cell.ci.unwrap();
-    assert!(ci.low_pct < 0.0 && ci.high_pct > 0.0, "{ci:?}");
-    assert_eq!((cell.n_base, cell.n), (Some(58), Some(58)));
-    // Percentiles are single values per run: a difference, no interval, no claim.
-    assert_eq!(verdict(&c, "service_p99_ms", 2), Verdict::NoInterval);
+    assert!(!c.rows.iter().any(|r| r.changed()), "no better, no worse");
+    assert!(!c.any_worse(), "--fail-on-worse never fires on cannot tell");
     // Attribution rows are there, informational.
     assert!(c
         .rows
         .iter()
         .any(|r| r.key.starts_with("attribution.budget.")));
-    // The notes say that one run per side covers within-run noise only.
     assert!(
-        c.notes.iter().any(|n| n.contains("one run per side")),
+        c.notes.iter().any(|n| n.contains("one run a side")),
         "{:?}",
         c.notes
     );
-    assert!(c.any_worse());
-    // Deterministic: the same runs give the same intervals.
+    let changes = &c.changes()[0];
+    assert!(
+        changes.counts().contains("the runs cannot tell"),
+        "{}",
+        changes.counts()
+    );
+    // Deterministic.
     let again = compare(side(&base), vec![side(&better), side(&worse), side(&same)]);
     assert_eq!(
         serde_json::to_string(&c).unwrap(),
@@ -73,48 +77,73 @@ fn clearly_better_clearly_worse_and_the_same_config_twice() {
     );
 }
 
+/// One run against a group: where one more run of the group would fall (a prediction
+/// interval), either way round.
 #[test]
-fn percentiles_get_intervals_from_the_stored_histograms() {
+fn one_run_against_a_group_gets_a_prediction_interval() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path().join("r.db")).unwrap();
-    let stored = |secs, rate, service, seed| {
-        let (result, histograms) = ingest_run(secs, rate, 0.10, service, seed);
-        let id = save(&store, &result, &[]);
-        let run = store.get(&id).unwrap();
-        store.put_histograms(&run.id, &histograms).unwrap();
-        (id, result)
-    };
-    let (base, _) = stored(60, 20_000.0, 20.0, 1);
-    let (faster, _) = stored(60, 20_000.0, 12.0, 2);
-    let (slower, _) = stored(60, 20_000.0, 30.0, 3);
-    let (same, _) = stored(60, 20_000.0, 20.0, 5);
-    let side = |id: &str| Side::load(&store, id).unwrap();
-    let c = compare(side(&base), vec![side(&faster), side(&slower), side(&same)]);
-    for key in ["service_p50_ms", "service_p90_ms"] {
-        let r = c.rows.iter().find(|r| r.key == key).unwrap();
-        assert_eq!(verdict(&c, key, 0), Verdict::Better, "{key}");
-        assert_eq!(verdict(&c, key, 1), Verdict::Worse, "{key}");
-        assert_eq!(
-            verdict(&c, key, 2),
-            Verdict::NoSignificantChange,
-            "{key}: {:?} vs {:?}",
-            r.base,
-            r.contenders[2]
+    for i in 0..5 {
+        save(
+            &store,
+            &ingest_result(20, 20_000.0, 0.10, 20.0, 500 + i),
+            &[("build", "a")],
         );
     }
-    // One draw per second of the run (60 s): p99 needs 100 of them.
-    let row = c.rows.iter().find(|r| r.key == "service_p50_ms").unwrap();
-    let cell = row.contenders[2].as_ref().unwrap();
-    assert_eq!(cell.samples, Some(SampleKind::PerRequest));
-    assert_eq!((cell.n_base, cell.n), (Some(60), Some(60)));
-    assert_eq!(verdict(&c, "service_p99_ms", 2), Verdict::TooFewSamples);
-    // Max has no interval.
-    let max = c.rows.iter().find(|r| r.key == "service_max_ms").unwrap();
-    assert!(max
-        .contenders
-        .iter()
-        .flatten()
-        .all(|cell| cell.ci.is_none()));
+    let slow = save(&store, &ingest_result(20, 12_000.0, 0.10, 20.0, 600), &[]);
+    let fast = save(&store, &ingest_result(20, 30_000.0, 0.10, 20.0, 601), &[]);
+    let side = |sel: &str| Side::load(&store, sel).unwrap();
+    let t = "throughput_docs_per_sec";
+    let c = compare(side("build=a"), vec![side(&slow), side(&fast)]);
+    assert_eq!(verdict(&c, t, 0), Verdict::Worse);
+    assert_eq!(verdict(&c, t, 1), Verdict::Better);
+    let cell = c.rows[0].contenders[0].as_ref().unwrap();
+    assert_eq!((cell.n_base, cell.n), (Some(5), Some(1)));
+    assert!(cell.ci.unwrap().high_pct < 0.0, "{cell:?}");
+    assert!(
+        c.notes.iter().any(|n| n.contains("prediction interval")),
+        "{:?}",
+        c.notes
+    );
+    // Turned round: the single run is the base, the group faster than it.
+    let c = compare(side(&slow), vec![side("build=a")]);
+    assert_eq!(verdict(&c, t, 0), Verdict::Better);
+    let cell = c.rows[0].contenders[0].as_ref().unwrap();
+    assert_eq!((cell.n_base, cell.n), (Some(1), Some(5)));
+    assert!(cell.ci.unwrap().low_pct > 0.0, "{cell:?}");
+}
+
+/// Groups too noisy to have seen the threshold cannot tell, say what they could have seen
+/// and about how many runs a side would; a threshold they can see gives a verdict.
+#[test]
+fn noisy_groups_cannot_tell_and_say_how_many_runs_would() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("r.db")).unwrap();
+    for (i, dps) in [10_000.0, 30_000.0, 20_000.0].into_iter().enumerate() {
+        let r = ingest_result(20, dps, 0.05, 20.0, 700 + i as u64);
+        save(&store, &r, &[("side", "a")]);
+        let r = ingest_result(20, dps * 1.02, 0.05, 20.0, 710 + i as u64);
+        save(&store, &r, &[("side", "b")]);
+    }
+    let side = |sel: &str| Side::load(&store, sel).unwrap();
+    let t = "throughput_docs_per_sec";
+    let c = compare(side("side=a"), vec![side("side=b")]);
+    assert_eq!(verdict(&c, t, 0), Verdict::CannotTell);
+    let cell = c.rows[0].contenders[0].as_ref().unwrap();
+    let reach = cell.min_detectable_pct.unwrap();
+    let runs = cell.runs_needed.unwrap();
+    assert!(reach > 5.0 && runs > 3, "{cell:?}");
+    assert_eq!(
+        format_verdict(cell, c.threshold_pct),
+        format!("cannot tell: inconclusive below ±{reach:.1} % (about {runs} runs a side would see 5 %)")
+    );
+    assert!(!c.any_worse());
+    // Told that only a change beyond what they can see matters: no significant change.
+    let c = compare_at(side("side=a"), vec![side("side=b")], reach + 1.0);
+    assert_eq!(verdict(&c, t, 0), Verdict::NoSignificantChange);
+    let cell = c.rows[0].contenders[0].as_ref().unwrap();
+    assert!(format_verdict(cell, c.threshold_pct)
+        .starts_with("no significant change (inconclusive below"));
 }
 
 #[test]
@@ -165,11 +194,13 @@ fn repeated_runs_compare_over_runs() {
         c.rows[0].contenders[0]
     );
     assert_eq!(verdict(&c, t, 1), Verdict::Better);
-    // Two runs a side are enough for Welch's t: same level, no significant change, with the
-    // smallest change those runs could have seen.
-    assert_eq!(verdict(&c, t, 2), Verdict::NoSignificantChange);
+    // Two runs are enough for Welch's t, not to see 5 %: the same level, and they cannot
+    // tell, with the smallest change they could have seen and how many runs would see 5 %.
+    assert_eq!(verdict(&c, t, 2), Verdict::CannotTell);
     let few = c.rows[0].contenders[2].as_ref().unwrap();
-    assert!(few.min_detectable_pct.is_some() && few.spread_pct.is_some());
+    assert!(few.ci.is_some() && few.spread_pct.is_some(), "{few:?}");
+    assert!(few.min_detectable_pct.unwrap() > 5.0, "{few:?}");
+    assert!(few.runs_needed.unwrap() > 2, "{few:?}");
     // Over runs, percentiles get intervals too.
     let p99 = c.rows.iter().find(|r| r.key == "service_p50_ms").unwrap();
     assert!(p99.contenders[0].as_ref().unwrap().ci.is_some());
@@ -177,21 +208,22 @@ fn repeated_runs_compare_over_runs() {
 }
 
 #[test]
-fn query_cells_compare_per_coverage() {
+fn query_cells_compare_over_runs() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path().join("r.db")).unwrap();
-    let base = save(&store, &query_result(40.0, 1), &[]);
-    let faster = save(&store, &query_result(28.0, 2), &[]);
-    let same = save(&store, &query_result(40.0, 3), &[]);
-    let side = |id: &str| Side::load(&store, id).unwrap();
-    let c = compare(side(&base), vec![side(&faster), side(&same)]);
+    for i in 0..3 {
+        save(&store, &query_result(40.0, 10 + i), &[("q", "base")]);
+        save(&store, &query_result(28.0, 20 + i), &[("q", "faster")]);
+    }
+    let side = |sel: &str| Side::load(&store, sel).unwrap();
+    let c = compare(side("q=base"), vec![side("q=faster")]);
     let k = "query.D_td.serial.took_ms";
     assert_eq!(verdict(&c, k, 0), Verdict::Better);
-    assert_eq!(verdict(&c, k, 1), Verdict::NoSignificantChange);
     let cell = c.rows.iter().find(|r| r.key == k).unwrap().contenders[0]
         .clone()
         .unwrap();
-    assert_eq!((cell.n_base, cell.n), (Some(30), Some(30)));
+    assert_eq!((cell.n_base, cell.n), (Some(3), Some(3)));
+    assert_eq!(cell.samples, Some(SampleKind::PerRun));
     assert!(c.rows.iter().any(|r| r.key == "accuracy.D_td.pct_max_err"));
 }
 
@@ -278,20 +310,23 @@ fn cli_import_list_show_compare() {
     assert!(out.status.success());
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["rows"][0]["key"], "throughput_docs_per_sec");
-    assert_eq!(v["rows"][0]["contenders"][0]["verdict"], "worse");
+    assert_eq!(v["rows"][0]["contenders"][0]["verdict"], "cannot_tell");
+    assert!(v["rows"][0]["contenders"][0]["diff_pct"].as_f64().unwrap() < -30.0);
 
+    // -40 %, one run a side: cannot tell, so --fail-on-worse does not fire.
     let out = bin()
         .args(["compare", &ids[0], &ids[1], "--fail-on-worse"])
         .env("SEARCHBENCH_STORE", &db)
+        .env("COLUMNS", "120")
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(3), "{text}");
+    assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(
-        text.contains("WORSE") && text.contains("58 vs 28 seconds")
-            || text.contains("28 vs 28 seconds"),
+        text.contains("cannot tell: one run a") && text.contains("1 vs 1 runs"),
         "{text}"
     );
+    assert!(!text.contains("WORSE"), "{text}");
 
     // Reports: HTML, Markdown, CSV.
     let html = dir.path().join("r.html");
@@ -316,7 +351,10 @@ fn cli_import_list_show_compare() {
     assert!(page.contains("<figure class=\"chart\"") && page.contains("render-status"));
     assert!(!page.contains("src=\"http"), "the page must work offline");
     let md = std::fs::read_to_string(&md).unwrap();
-    assert!(md.contains("| metric |") && md.contains("worse"), "{md}");
+    assert!(
+        md.contains("| metric |") && md.contains("cannot tell"),
+        "{md}"
+    );
     // `--markdown FILE` (above) is the old spelling of `--export-markdown FILE`; `--markdown`
     // alone prints the same Markdown on stdout, and nothing else there.
     let exported = dir.path().join("r2.md");

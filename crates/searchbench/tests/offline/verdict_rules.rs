@@ -61,10 +61,8 @@ fn a_run_with_errors_is_never_better_and_a_rise_in_errors_is_worse() {
             .unwrap()
             .verdict
     };
-    assert_eq!(
-        verdict("throughput_docs_per_sec"),
-        Verdict::NotBetterHasErrors
-    );
+    // One run a side cannot tell a throughput change; a rise in errors it can.
+    assert_eq!(verdict("throughput_docs_per_sec"), Verdict::CannotTell);
     assert_eq!(verdict("errors.ingest.refused"), Verdict::Worse);
     assert!(c.any_worse());
     let out = bin(&dir.path().join("r.db"))
@@ -74,6 +72,27 @@ fn a_run_with_errors_is_never_better_and_a_rise_in_errors_is_worse() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(3), "{text}");
     assert!(text.contains("+500 (from 0)"), "{text}");
+    // Over runs, a faster group with errors is still not better.
+    for seed in 0..3 {
+        save(
+            &store,
+            &ingest_result(60, 20_000.0, 0.05, 20.0, 10 + seed),
+            &[("g", "base")],
+        );
+        let mut fast = ingest_result(60, 30_000.0, 0.05, 12.0, 20 + seed);
+        fast["counts"]["refused"] = 500.into();
+        fast["counts"]["failed"] = 500.into();
+        save(&store, &fast, &[("g", "fast")]);
+    }
+    let c = compare(side("g=base"), vec![side("g=fast")]);
+    let row = c
+        .rows
+        .iter()
+        .find(|r| r.key == "throughput_docs_per_sec")
+        .unwrap();
+    let cell = row.contenders[0].as_ref().unwrap();
+    assert_eq!(cell.verdict, Verdict::NotBetterHasErrors, "{cell:?}");
+    assert!(cell.ci.unwrap().low_pct > 0.0, "{cell:?}");
 }
 
 #[test]

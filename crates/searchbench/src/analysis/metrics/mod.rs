@@ -11,24 +11,20 @@
 //! silent gap.
 //!
 //! Errors are metrics too ([`Metric::errors`]): any rise is worse, whatever else changed.
-//! Service-time and took percentiles carry the per-request values of the run's stored HDR
-//! histograms when there are some ([`with_histograms`]), so they get an interval too; CPU,
-//! max and attribution are single values per run: with one run per side they get a
-//! difference but no interval. Query cells give took and wall with one sample per coverage;
-//! accuracy per variant gives single values.
+//! A metric is one value per run; the samples it keeps (seconds, coverages) are what the
+//! value is the mean of, never a verdict's evidence: a verdict is over runs (see
+//! `analysis::compare`). An experiment that repeats its runs inside one stored run
+//! (`dates cost`) keeps one value per repeat, and those are runs.
 
 use serde::Serialize;
 use serde_json::Value;
 
-use std::sync::Arc;
-
-use super::statistics::{mean, Recorded, SampleKind};
+use super::statistics::{mean, SampleKind};
 
 mod ingest;
 mod query;
 mod scenario;
 mod telemetry;
-use crate::measure::SerializedHistogram;
 
 /// Which way is good.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -51,10 +47,6 @@ pub struct Metric {
     pub value: f64,
     /// Samples whose mean is `value`, when the result has them.
     pub samples: Option<(SampleKind, Vec<f64>)>,
-    /// For a percentile metric of a run whose histogram is stored: the per-request values
-    /// and the quantile (see [`with_histograms`]).
-    #[serde(skip)]
-    pub recorded: Option<(Arc<Recorded>, f64)>,
     /// A count of errors (failed requests for good, refused documents, failed searches, wrong
     /// answers): any rise is worse, and a contender with any is never better.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -94,7 +86,6 @@ fn point(
         direction: d,
         value,
         samples: None,
-        recorded: None,
         errors: false,
     })
 }
@@ -117,41 +108,6 @@ fn sampled(
     let mut m = point(key, label, unit, d, mean(&samples))?;
     m.samples = Some((kind, samples));
     Some(m)
-}
-
-/// Gives the percentile metrics of one run the per-request values behind them, from the run's
-/// stored histograms (`service` in µs, `took` in ms), so a comparison can put an interval on
-/// a percentile. Histograms that do not decode are skipped: the metric keeps its value.
-///
-/// The requests of one second are not independent (a merge slows them together), so each
-/// resample draws as many values as the run has seconds, not one per request: an interval the
-/// run can support, and none for a percentile its seconds cannot resolve (p99 needs 100).
-pub fn with_histograms(metrics: &mut [Metric], histograms: &[SerializedHistogram], seconds: usize) {
-    let decoded = |name: &str, per_ms: f64| {
-        let h = histograms.iter().find(|h| h.name == name)?.decode().ok()?;
-        Some(Arc::new(
-            Recorded::from_hdr(&h, per_ms).independent_units(seconds as u64),
-        ))
-    };
-    let sources = [
-        ("service_", decoded("service", 1000.0)),
-        ("took_", decoded("took", 1.0)),
-    ];
-    for m in metrics.iter_mut() {
-        for (prefix, recorded) in &sources {
-            let (Some(recorded), Some(rest)) = (recorded, m.key.strip_prefix(prefix)) else {
-                continue;
-            };
-            let q = match rest {
-                "p50_ms" => 0.5,
-                "p90_ms" => 0.9,
-                "p99_ms" => 0.99,
-                "p999_ms" => 0.999,
-                _ => continue,
-            };
-            m.recorded = Some((recorded.clone(), q));
-        }
-    }
 }
 
 /// The steady per-second rows: after the seconds marked `warmup` and without the last
