@@ -16,11 +16,11 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::compare::{run_metrics, timeline_of};
+use super::compare::{self, run_metrics, timeline_of, Cell, Verdict};
 use crate::analysis::changepoint::{self, ChangePoint, Shift};
 use crate::analysis::configuration::{self, Configuration};
-use crate::analysis::metrics::Direction;
-use crate::analysis::statistics::{self, t975};
+use crate::analysis::metrics::{Direction, Metric};
+use crate::analysis::statistics::{self, t975, SampleKind};
 use crate::engine::Version;
 use crate::store::{Filter, RunRow, State, Store, StoreError};
 
@@ -222,8 +222,33 @@ pub struct History {
     pub series: Vec<Series>,
     /// Runs that matched but are not complete: `id (state)`.
     pub excluded: Vec<String>,
+    /// Each point against the one before it on the headline metrics, by the comparison's
+    /// rule: what "is the newer one faster?" gets as an answer.
+    pub verdicts: Vec<StepVerdict>,
+    /// The smallest change the verdicts look for (percent).
+    pub threshold_pct: f64,
+    /// Change points were searched: some product has [`MIN_POINTS_FOR_CHANGE_POINTS`] points.
+    pub change_points_searched: bool,
     pub alpha: f64,
     pub permutations: usize,
+}
+
+/// The fewest points (versions, builds) of one product for change points to mean something:
+/// with two, the verdict between them is the answer, and a change point would only restate
+/// it as if it were a trend.
+pub const MIN_POINTS_FOR_CHANGE_POINTS: usize = 3;
+
+/// One point against the point before it, on one metric.
+#[derive(Debug, Clone, Serialize)]
+pub struct StepVerdict {
+    pub from: String,
+    pub to: String,
+    pub key: String,
+    pub label: String,
+    pub unit: &'static str,
+    pub errors: bool,
+    /// The difference, its interval over runs and the verdict (see [`compare::cell`]).
+    pub cell: Cell,
 }
 
 impl History {
@@ -434,6 +459,11 @@ pub fn build(
             true
         };
     }
+    let threshold_pct = compare::DEFAULT_THRESHOLD_PCT;
+    let verdicts = step_verdicts(&series, &points, !selection.metrics.is_empty());
+    let change_points_searched = segments(&runs, selection.axis)
+        .iter()
+        .any(|r| points_in(&runs, r.clone()) >= MIN_POINTS_FOR_CHANGE_POINTS);
     Ok(History {
         configuration,
         axis: selection.axis,
@@ -442,6 +472,9 @@ pub fn build(
         runs,
         series,
         excluded,
+        verdicts,
+        threshold_pct,
+        change_points_searched,
         alpha: selection.options.alpha,
         permutations: selection.options.permutations,
     })
@@ -528,6 +561,16 @@ fn locate(
     axis: Axis,
     options: &changepoint::Options,
 ) -> Vec<Located> {
+    segments(runs, axis)
+        .into_iter()
+        .filter(|r| points_in(runs, r.clone()) >= MIN_POINTS_FOR_CHANGE_POINTS)
+        .flat_map(|r| locate_in(s, all, runs, points, r, options))
+        .collect()
+}
+
+/// The runs (in axis order) of each product on the version axis, or all of them on the
+/// time axis: another product is not a change of level.
+fn segments(runs: &[Run], axis: Axis) -> Vec<std::ops::Range<usize>> {
     let product = |r: usize| match axis {
         Axis::Version => runs[r]
             .engine
@@ -542,8 +585,69 @@ fn locate(
         let end = (start..runs.len())
             .find(|&r| product(r) != product(start))
             .unwrap_or(runs.len());
-        out.extend(locate_in(s, all, runs, points, start..end, options));
+        out.push(start..end);
         start = end;
+    }
+    out
+}
+
+/// How many points the runs of `range` are at.
+fn points_in(runs: &[Run], range: std::ops::Range<usize>) -> usize {
+    let mut at: Vec<usize> = runs[range].iter().map(|r| r.point).collect();
+    at.dedup();
+    at.len()
+}
+
+/// One point's runs of a series as one side of a comparison: the mean, and the values over
+/// runs when there are two or more.
+fn side_metric(s: &Series, point: &Point) -> Option<Metric> {
+    let values: Vec<f64> = point.runs.iter().filter_map(|&r| s.values[r]).collect();
+    Some(Metric {
+        key: s.key.clone(),
+        label: s.label.clone(),
+        unit: s.unit,
+        direction: s.direction,
+        value: statistics::mean(&values)?,
+        samples: (values.len() >= 2).then_some((SampleKind::PerRun, values)),
+        errors: s.errors,
+    })
+}
+
+/// Each point against the one before it, on the headline metrics (every selected one when
+/// metrics were asked for), by the comparison's rule; a point whose runs have errors is never
+/// better.
+fn step_verdicts(series: &[Series], points: &[Point], selected: bool) -> Vec<StepVerdict> {
+    let judged: Vec<&Series> = series
+        .iter()
+        .filter(|s| selected || HEADLINE.contains(&s.key.as_str()))
+        .collect();
+    let has_errors = |p: &Point| {
+        series
+            .iter()
+            .filter(|s| s.errors)
+            .any(|s| p.runs.iter().any(|&r| s.values[r].is_some_and(|v| v > 0.0)))
+    };
+    let mut out = Vec::new();
+    for pair in points.windows(2) {
+        let (from, to) = (&pair[0], &pair[1]);
+        for s in &judged {
+            let (Some(b), Some(m)) = (side_metric(s, from), side_metric(s, to)) else {
+                continue;
+            };
+            let mut cell = compare::cell(&b, &m, compare::DEFAULT_THRESHOLD_PCT);
+            if cell.verdict == Verdict::Better && has_errors(to) {
+                cell.verdict = Verdict::NotBetterHasErrors;
+            }
+            out.push(StepVerdict {
+                from: from.label.clone(),
+                to: to.label.clone(),
+                key: s.key.clone(),
+                label: s.label.clone(),
+                unit: s.unit,
+                errors: s.errors,
+                cell,
+            });
+        }
     }
     out
 }
@@ -739,6 +843,67 @@ mod tests {
         // The service time moved the other way at the same place: a regression? no, faster.
         let p50 = h.series.iter().find(|s| s.key == "service_p50_ms").unwrap();
         assert_eq!(p50.change_points[0].change.shift, Shift::Improvement);
+    }
+
+    /// `matrix opensearch-2.11.0,opensearch-2.19.1` once printed "no change point in any
+    /// metric" and never said whether 2.19.1 is faster: two points get a verdict, not a
+    /// change-point search.
+    #[test]
+    fn two_versions_get_a_verdict_per_headline_metric_and_no_change_point_search() {
+        let mut rng = Rng::new(5, 0);
+        let mut rows = Vec::new();
+        for (v, (engine, level)) in [("opensearch-2.19.1", 1300.0), ("opensearch-2.11.0", 1000.0)]
+            .into_iter()
+            .enumerate()
+        {
+            for k in 0..3 {
+                let x = level * (1.0 + 0.01 * rng.normalish());
+                rows.push(row(v * 3 + k, engine, x, 0, 1000));
+            }
+        }
+        let h = history(rows);
+        assert!(!h.change_points_searched);
+        assert!(h.series.iter().all(|s| s.change_points.is_empty()));
+        let v = h
+            .verdicts
+            .iter()
+            .find(|v| v.key == THROUGHPUT)
+            .expect("a throughput verdict");
+        assert_eq!(
+            (v.from.as_str(), v.to.as_str()),
+            ("opensearch-2.11.0", "opensearch-2.19.1")
+        );
+        assert_eq!(v.cell.verdict, Verdict::Better, "{v:?}");
+        assert!(v.cell.diff_pct.unwrap() > 20.0);
+        assert_eq!((v.cell.n_base, v.cell.n), (Some(3), Some(3)));
+        // Only the headline metrics are judged.
+        assert!(h
+            .verdicts
+            .iter()
+            .all(|v| HEADLINE.contains(&v.key.as_str())));
+        // One run each: the difference, and cannot tell.
+        let h = history(vec![
+            row(0, "opensearch-2.11.0", 1000.0, 0, 1000),
+            row(1, "opensearch-2.19.1", 1300.0, 0, 1000),
+        ]);
+        let v = h.verdicts.iter().find(|v| v.key == THROUGHPUT).unwrap();
+        assert_eq!(v.cell.verdict, Verdict::CannotTell);
+        // Three versions are enough for change points.
+        let h = history(
+            (0..9)
+                .map(|i| {
+                    row(
+                        i,
+                        &format!("opensearch-2.{}.0", i / 3),
+                        1000.0 + i as f64,
+                        0,
+                        1000,
+                    )
+                })
+                .collect(),
+        );
+        assert!(h.change_points_searched);
+        assert_eq!(h.verdicts.iter().filter(|v| v.key == THROUGHPUT).count(), 2);
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! A history as one offline HTML page: the change points, then one chart per metric over the
-//! axis (a dot per run, the median of each point joined by a line, change points marked
+//! A history as one offline HTML page: the verdict of each point against the one before, the
+//! change points, then one chart per metric over the axis (a dot per run, the median of each
+//! point joined by a line when there are enough points for a trend, change points marked
 //! between the points where the level moved), then the runs. Charts are inline SVG drawn
 //! here: no script, nothing fetched.
 
@@ -10,7 +11,8 @@ use super::chart::{self, Axis, Chart, Dot, Line, Mark, Plot};
 use super::page::esc;
 use super::{utc, ReportError};
 use crate::analysis::changepoint::Shift;
-use crate::analysis::history::{tag_text, History, Series};
+use crate::analysis::compare::{format_diff, format_n, format_verdict, Verdict};
+use crate::analysis::history::{tag_text, History, Series, MIN_POINTS_FOR_CHANGE_POINTS};
 use crate::units::format_metric;
 
 fn colour(shift: Shift) -> &'static str {
@@ -56,18 +58,22 @@ fn chart(h: &History, s: &Series, labels: &[String]) -> Chart {
     let mut p = Plot::new(format!("{}{unit}", s.label), Axis::new(along), y);
     p.categories = labels.to_vec();
     p.attrs.push(("data-metric", s.key.clone()));
-    p.lines.push(
-        Line::new(
-            "median of the point's runs",
-            RUN_COLOUR,
-            s.groups
-                .iter()
-                .enumerate()
-                .filter_map(|(i, g)| Some((i as f64, g.as_ref()?.median)))
-                .collect(),
-        )
-        .without_dots(),
-    );
+    // Two points joined by a line read as a trend: the line only where change points are
+    // searched, the verdict table says how two points compare.
+    if h.change_points_searched {
+        p.lines.push(
+            Line::new(
+                "median of the point's runs",
+                RUN_COLOUR,
+                s.groups
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, g)| Some((i as f64, g.as_ref()?.median)))
+                    .collect(),
+            )
+            .without_dots(),
+        );
+    }
     for point in &h.points {
         let k = point.runs.len();
         for (j, &r) in point.runs.iter().enumerate() {
@@ -127,7 +133,51 @@ fn chart(h: &History, s: &Series, labels: &[String]) -> Chart {
     p.into()
 }
 
+/// Each point against the one before it, on the headline metrics.
+fn verdict_table(h: &History) -> String {
+    if h.verdicts.is_empty() {
+        return String::new();
+    }
+    let mut s = format!(
+        "<h2 id=\"verdicts\">Verdicts</h2><p>Each point against the one before it: 95 % interval over runs; \
+         cannot tell when the runs could not have seen a change of {} %.</p>\
+         <table class=\"verdicts\"><tr><th>metric</th><th>from → to</th><th>before</th><th>after</th>\
+         <th>diff [95 % CI]</th><th>runs</th><th>verdict</th></tr>",
+        h.threshold_pct
+    );
+    for v in &h.verdicts {
+        let class = match v.cell.verdict {
+            Verdict::Better => "better",
+            Verdict::Worse => "worse",
+            _ => "same",
+        };
+        let base = v.cell.value - v.cell.change;
+        let _ = write!(
+            s,
+            "<tr><td>{}</td><td>{} → {}</td><td class=\"num\">{} {}</td><td class=\"num\">{} {}</td><td class=\"num\">{}</td><td>{}</td><td class=\"{class}\">{}</td></tr>",
+            esc(&v.label),
+            esc(&v.from),
+            esc(&v.to),
+            esc(&format_metric(v.errors, base)),
+            esc(v.unit),
+            esc(&format_metric(v.errors, v.cell.value)),
+            esc(v.unit),
+            esc(&format_diff(&v.cell)),
+            esc(&format_n(&v.cell)),
+            esc(&format_verdict(&v.cell, h.threshold_pct)),
+        );
+    }
+    s.push_str("</table>");
+    s
+}
+
 fn change_table(h: &History) -> String {
+    if !h.change_points_searched {
+        return format!(
+            "<p id=\"change-points\">Not searched: no product has {MIN_POINTS_FOR_CHANGE_POINTS} or more points \
+             (versions or builds) here; the verdicts above compare the points.</p>"
+        );
+    }
     let all = h.change_points();
     if all.is_empty() {
         return format!(
@@ -208,7 +258,8 @@ pub fn render(h: &History) -> String {
         h.alpha,
         h.permutations,
     );
-    let mut body = format!("<h2>Change points</h2>{}", change_table(h));
+    let mut body = verdict_table(h);
+    let _ = write!(body, "<h2>Change points</h2>{}", change_table(h));
     body.push_str("<h2>Metrics</h2>");
     body.push_str(&chart::grid(h.series.iter().map(|s| chart(h, s, &labels))));
     body.push_str("<h2>Runs</h2>");

@@ -275,6 +275,14 @@ fn matrix_over_two_real_versions_stores_every_run_with_its_tag() {
     );
     assert!(text.contains("4 run(s) at 2 point(s)"), "{text}");
     assert!(text.contains("opensearch-2.11.0") && text.contains("opensearch-2.19.1"));
+    // Two engines: a verdict per headline metric, and no change-point search.
+    assert!(
+        text.contains("verdicts, each point against the one before")
+            && text.contains("opensearch-2.11.0 → opensearch-2.19.1"),
+        "{text}"
+    );
+    assert!(text.contains("change points: not searched"), "{text}");
+    assert!(!text.contains("no change point in any metric"), "{text}");
     let id = text
         .lines()
         .find_map(|l| l.strip_prefix("matrix ")?.split(':').next())
@@ -328,6 +336,15 @@ fn matrix_over_two_real_versions_stores_every_run_with_its_tag() {
     assert!(page.ends_with(&format!("matrix-{id}.html")), "{page}");
     let written = std::fs::read_to_string(page).unwrap();
     assert!(written.contains("<svg"));
+    assert!(
+        written.contains("id=\"verdicts\"")
+            && written.contains("opensearch-2.11.0 → opensearch-2.19.1"),
+        "the page opens with the verdicts"
+    );
+    assert!(
+        !written.contains("median of the point"),
+        "two points are not a trend"
+    );
     crate::common::browser::assert_charts_drawn(std::path::Path::new(page), 1, false);
     // `report matrix=<id>` draws the very same page again from the store.
     let again = scratch_store().with_extension("html");

@@ -1,8 +1,10 @@
 //! Terminal rendering of a history: one row per point of the axis with each shown metric's
-//! median and interval, then the change points of every metric.
+//! median and interval, the verdict of each point against the one before, then the change
+//! points of every metric (when there are enough points for them).
 
 use super::table;
-use crate::analysis::history::{Axis, History};
+use crate::analysis::compare::{format_diff, format_n, format_verdict, Verdict};
+use crate::analysis::history::{Axis, History, MIN_POINTS_FOR_CHANGE_POINTS};
 use crate::units::format_metric;
 
 pub fn print(h: &History) {
@@ -60,14 +62,64 @@ pub fn print(h: &History) {
             "{hidden} more metric(s) without a change point not shown (--metric KEY, --json or --html for all)"
         );
     }
+    print_verdicts(h);
     print_change_points(h);
     if !h.excluded.is_empty() {
         sayln!("left out (not complete): {}", h.excluded.join(", "));
     }
 }
 
-/// The change points of every metric, or a line saying there are none.
+/// Pairs of points up to which every verdict is shown; beyond, only the better and worse.
+const ALL_VERDICTS_UP_TO: usize = 3;
+
+/// Each point against the one before it: the answer to "is the newer one faster?".
+pub fn print_verdicts(h: &History) {
+    if h.verdicts.is_empty() {
+        return;
+    }
+    let pairs = h.points.len().saturating_sub(1);
+    let shown: Vec<_> = h
+        .verdicts
+        .iter()
+        .filter(|v| pairs <= ALL_VERDICTS_UP_TO || v.cell.verdict.is_change())
+        .collect();
+    sayln!(
+        "verdicts, each point against the one before (95 % interval over runs; cannot tell when the runs could not have seen {} %):",
+        h.threshold_pct
+    );
+    if !shown.is_empty() {
+        let mut t = table(["metric", "from → to", "diff [95 % CI]", "runs", "verdict"]);
+        for v in &shown {
+            let verdict = match v.cell.verdict {
+                Verdict::Better => "better ✓".to_string(),
+                Verdict::Worse => "WORSE ✗".to_string(),
+                _ => format_verdict(&v.cell, h.threshold_pct),
+            };
+            t.add_row([
+                v.label.clone(),
+                format!("{} → {}", v.from, v.to),
+                format_diff(&v.cell),
+                format_n(&v.cell),
+                verdict,
+            ]);
+        }
+        outln!("{t}");
+    }
+    let left = h.verdicts.len() - shown.len();
+    if left > 0 {
+        sayln!("{left} more step(s) neither better nor worse (--json for all)");
+    }
+}
+
+/// The change points of every metric, or a line saying there are none (or why they were
+/// not searched).
 pub fn print_change_points(h: &History) {
+    if !h.change_points_searched {
+        sayln!(
+            "change points: not searched: no product has {MIN_POINTS_FOR_CHANGE_POINTS} or more points (versions or builds) here; the verdicts above compare the points"
+        );
+        return;
+    }
     let all = h.change_points();
     if all.is_empty() {
         sayln!(
