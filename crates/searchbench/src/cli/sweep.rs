@@ -29,7 +29,11 @@ use crate::session::Job;
         The answer: the recommended cell is the cheapest clean cell (no failed document, no \
         error) whose interval overlaps the fastest cell's: fewer clients first, then smaller \
         requests, then fewer shards, then the safer settings. The knee of each axis is the \
-        cheapest value there that overlaps that axis' best. A Universal Scalability Law \
+        cheapest value there whose cell is as good as the fastest (the recommendation's own \
+        rule, so through the recommended cell the knee is its value). With intervals wider \
+        than --ci there is no recommendation (exit 125), and no cell is marked best and no \
+        axis gets a knee. A cell without a p99 says why (its runs made fewer than 100 \
+        requests each). A Universal Scalability Law \
         curve X(N) = λN / (1 + σ(N−1) + κN(N−1)) is fitted (least squares) to the clients \
         axis of each bulk size: σ is contention, κ coherency, N* = √((1−σ)/κ) the peak.",
     after_help = "Examples:\n  \

@@ -411,6 +411,10 @@ impl SerializedHistogram {
     }
 }
 
+/// The fewest requests from which a run reports its p99: below, the p99 would be its
+/// maximum under another name.
+pub const P99_MIN_REQUESTS: u64 = 100;
+
 /// `per_ms`: how many histogram units make a millisecond.
 pub(crate) fn summarize(h: &Histogram<u64>, per_ms: f64) -> Summary {
     let n = h.len();
@@ -424,7 +428,7 @@ pub(crate) fn summarize(h: &Histogram<u64>, per_ms: f64) -> Summary {
         mean_ms: Some(h.mean() / per_ms),
         p50_ms: q(0.50, 1),
         p90_ms: q(0.90, 10),
-        p99_ms: q(0.99, 100),
+        p99_ms: q(0.99, P99_MIN_REQUESTS),
         p999_ms: q(0.999, 1000),
         max_ms: Some(h.max() as f64 / per_ms),
     }

@@ -73,7 +73,7 @@ fn heatmaps(r: &SweepResult) -> Vec<Chart> {
                     };
                     let badge = if r.answer.recommended == Some(k) {
                         "◆ recommended"
-                    } else if r.answer.best == Some(k) {
+                    } else if r.answer.fastest() == Some(k) {
                         "★ best"
                     } else {
                         ""
@@ -247,14 +247,19 @@ pub fn render(r: &SweepResult) -> String {
         chart::grid(heatmaps(r))
     );
     if !r.answer.curves.is_empty() {
-        body.push_str(
-            "<h2>Along each axis</h2><p class=\"note\">Through the recommended cell (the fastest \
-             when there is none), the other \
-             parameters held; bars are the intervals; the dashed line on the clients axis is the \
-             USL fit.</p>",
-        );
         let rec_bulk = r.answer.recommended.map(|i| r.cells[i].params.bulk_docs);
         let usl = r.answer.usl.iter().find(|u| Some(u.bulk_docs) == rec_bulk);
+        let drawn = usl.is_some() && r.answer.curves.iter().any(|c| c.axis == SweepAxis::Clients);
+        let _ = write!(
+            body,
+            "<h2>Along each axis</h2><p class=\"note\">Through the recommended cell (the fastest \
+             when there is none), the other parameters held; bars are the intervals{}.</p>",
+            if drawn {
+                "; the dashed line on the clients axis is the USL fit"
+            } else {
+                ""
+            }
+        );
         body.push_str(&chart::grid(
             r.answer.curves.iter().map(|c| curve(r, c, usl)),
         ));
@@ -284,6 +289,9 @@ pub fn render(r: &SweepResult) -> String {
     }
     body.push_str("<h2>Every cell</h2>");
     body.push_str(&cells_table(r));
+    if let Some(why) = r.why_no_p99() {
+        let _ = write!(body, "<p class=\"note\">{}</p>", esc(&why));
+    }
     for w in &r.warnings {
         let _ = write!(body, "<p class=\"note\">warning: {}</p>", esc(w));
     }

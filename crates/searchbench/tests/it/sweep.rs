@@ -296,8 +296,17 @@ fn a_two_by_two_sweep_on_a_real_node_stores_its_cells_and_recommends_one() {
         })
         .collect();
     assert_eq!(cells.len(), 4, "{cells:?}");
+    // 1000 documents in bulks of 50 or 200 are 20 or 5 requests a run: no p99, and it says why.
+    let text = common::streams(&out);
+    assert!(
+        text.contains("no p99 (-) in") && text.contains("fewer than 100 bulk requests"),
+        "{text}"
+    );
     let page = std::fs::read_to_string(&html).expect("the sweep page");
     assert!(page.contains("<svg class=\"heatmap\"") && page.contains("Recommended: bulk "));
+    assert!(page.contains("no p99 (-) in"), "the page says why too");
+    // Two client counts are too few for a USL fit: the page does not mention one.
+    assert!(!page.contains("USL"), "a fit it never draws");
     assert_eq!(
         page.matches("<script").count(),
         1,

@@ -19,6 +19,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::statistics::t975;
+use crate::measure::recorder::P99_MIN_REQUESTS;
 
 mod grid;
 mod usl;
@@ -234,6 +235,14 @@ pub struct UslRow {
     pub fit: UslFit,
 }
 
+impl Answer {
+    /// The cell marked fastest: only beside a recommendation, which says how it compares
+    /// (without one the cells cannot be told apart, and none is the fastest).
+    pub fn fastest(&self) -> Option<usize> {
+        self.best.filter(|_| self.recommended.is_some())
+    }
+}
+
 /// What the sweep says.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Answer {
@@ -291,9 +300,10 @@ pub fn drift(cells: &[Cell], rounds: &[Vec<usize>]) -> Option<Drift> {
     })
 }
 
-/// The cheapest clean cell whose interval overlaps the best clean cell's, and the best. Only
-/// cells with an interval (two clean runs or more) take part: one run's width is unknown.
-pub fn recommend(cells: &[Cell]) -> (Option<usize>, Option<usize>) {
+/// The fastest clean cell, and the cells as good as it: clean, within its interval, and
+/// beaten beyond both intervals by no other cell. Only cells with an interval (two clean runs
+/// or more) take part: one run's width is unknown.
+fn good_enough(cells: &[Cell]) -> (Option<usize>, Vec<usize>) {
     let clean = || {
         cells
             .iter()
@@ -303,26 +313,38 @@ pub fn recommend(cells: &[Cell]) -> (Option<usize>, Option<usize>) {
             .filter(|(_, e)| e.half_width.is_finite())
     };
     let Some((best, top)) = clean().max_by(|a, b| a.1.median.total_cmp(&b.1.median)) else {
-        return (None, None);
+        return (None, Vec::new());
     };
-    let recommended = clean()
+    let good = clean()
         .filter(|(_, e)| e.overlaps(&top))
         // Never a cell that another beats beyond both intervals.
         .filter(|(_, e)| !clean().any(|(_, o)| o.low > e.high))
-        .min_by(|a, b| {
-            cells[a.0]
-                .params
-                .cost()
-                .cmp(&cells[b.0].params.cost())
-                .then(b.1.median.total_cmp(&a.1.median))
-        })
-        .map(|(i, _)| i);
-    (Some(best), recommended)
+        .map(|(i, _)| i)
+        .collect();
+    (Some(best), good)
+}
+
+/// The cheapest of the cells as good as the fastest clean cell (see [`good_enough`]), and the
+/// fastest.
+pub fn recommend(cells: &[Cell]) -> (Option<usize>, Option<usize>) {
+    let (best, good) = good_enough(cells);
+    let recommended = good.into_iter().min_by(|&a, &b| {
+        let median = |i: usize| cells[i].docs_per_sec.map_or(0.0, |e| e.median);
+        cells[a]
+            .params
+            .cost()
+            .cmp(&cells[b].params.cost())
+            .then(median(b).total_cmp(&median(a)))
+    });
+    (best, recommended)
 }
 
 /// The curve of `axis` through cell `through`: every cell equal to it on the other axes,
-/// in the axis' order.
-fn curve(cells: &[Cell], through: usize, axis: Axis) -> AxisCurve {
+/// in the axis' order. Its knee is the first value whose cell is as good as the fastest of
+/// the whole sweep (`good`, the cells the recommendation chooses from), so that a knee never
+/// says less than the recommendation does: through the recommended cell, the knee of every
+/// ordered axis is the recommended cell's value.
+fn curve(cells: &[Cell], through: usize, axis: Axis, good: &[usize]) -> AxisCurve {
     let origin = &cells[through].params;
     let mut members: Vec<usize> = (0..cells.len())
         .filter(|&i| cells[i].params.same_except(origin, &[axis]))
@@ -350,12 +372,11 @@ fn curve(cells: &[Cell], through: usize, axis: Axis) -> AxisCurve {
             .filter(|(_, e)| e.half_width.is_finite())
     };
     let top = usable().max_by(|a, b| a.1.median.total_cmp(&b.1.median));
-    let knee = match top {
-        Some((_, t)) if axis.ordered() => usable()
-            .find(|(_, e)| e.overlaps(&t))
-            .map(|(p, _)| p.value.clone()),
-        _ => None,
-    };
+    let knee = axis
+        .ordered()
+        .then(|| points.iter().find(|p| good.contains(&p.cell)))
+        .flatten()
+        .map(|p| p.value.clone());
     AxisCurve {
         axis,
         best: top.map(|(p, _)| p.value.clone()),
@@ -424,6 +445,7 @@ pub fn format_estimate(e: &Estimate) -> String {
 /// The answer for these cells.
 pub fn answer(cells: &[Cell]) -> Answer {
     let (best, recommended) = recommend(cells);
+    let (_, good) = good_enough(cells);
     let Some(rec) = recommended else {
         return Answer {
             best,
@@ -437,7 +459,7 @@ pub fn answer(cells: &[Cell]) -> Answer {
         let curves = AXES
             .iter()
             .filter(|&&a| cells[at].params.value(a).is_some())
-            .map(|&a| curve(cells, at, a))
+            .map(|&a| curve(cells, at, a, &good))
             .filter(|c| c.points.len() > 1)
             .collect();
         (curves, usl_rows(cells, at))
@@ -455,7 +477,12 @@ pub fn answer(cells: &[Cell]) -> Answer {
             v
         });
     if !vague.is_empty() {
-        let (curves, usl) = through(top);
+        let (mut curves, usl) = through(top);
+        // No answer, so no axis has a best or a knee either: the same intervals that cannot
+        // tell the cells apart cannot place them.
+        for c in &mut curves {
+            (c.best, c.knee) = (None, None);
+        }
         let said: Vec<String> = vague
             .iter()
             .filter_map(|&i| {
@@ -590,6 +617,34 @@ pub struct SweepResult {
     pub warnings: Vec<String>,
 }
 
+impl SweepResult {
+    /// Why some cells show no p99: their runs made too few requests for one. `None` when
+    /// every cell with a p50 has its p99.
+    pub fn why_no_p99(&self) -> Option<String> {
+        let short: Vec<String> = self
+            .cells
+            .iter()
+            .filter(|c| c.service_p50_ms.is_some() && c.service_p99_ms.is_none())
+            .map(|c| c.params.label())
+            .collect();
+        let (first, more) = short.split_at(short.len().min(3));
+        let first = first.join(", ");
+        (!short.is_empty()).then(|| {
+            format!(
+                "no p99 (-) in {}{}: its runs made fewer than {P99_MIN_REQUESTS} bulk requests \
+                 each, and a run gives its p99 from {P99_MIN_REQUESTS} requests on; load more \
+                 documents a run (--docs, --run-secs) or sweep smaller bulk sizes",
+                first,
+                if more.is_empty() {
+                    String::new()
+                } else {
+                    format!(" and {} more cell(s)", more.len())
+                }
+            )
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -652,6 +707,12 @@ mod tests {
         let a = answer(&cells);
         assert_eq!(a.recommended, None, "{}", a.why);
         assert_eq!(a.best, Some(1));
+        // Nothing is marked fastest, and no axis has a best or a knee the answer lacks.
+        assert_eq!(a.fastest(), None);
+        assert!(a
+            .curves
+            .iter()
+            .all(|c| c.best.is_none() && c.knee.is_none()));
         assert!(
             a.why.starts_with("not enough data") && a.why.contains("--max-repeats"),
             "{}",
@@ -785,6 +846,69 @@ mod tests {
         assert!(!wide.needs_more(3, 3), "--max-repeats reached");
     }
 
+    /// A knee at the smallest bulk size and client count once sat beside a recommendation of
+    /// more of both: the knee of an axis through the recommended cell is its value.
+    #[test]
+    fn a_knee_never_says_less_than_the_recommendation() {
+        let cells = vec![
+            // Bulk 100 is within the interval of bulk 2000 at 4 clients, not of the fastest
+            // cell: the old knee of the bulk axis said 100, the recommendation 2000.
+            cell(100, 4, &[2930.0, 2940.0, 2920.0]),
+            cell(2000, 4, &[2960.0, 2970.0, 2950.0]),
+            cell(2000, 8, &[3000.0, 3010.0, 2990.0]),
+        ];
+        let a = answer(&cells);
+        let rec = a.recommended.expect("an answer");
+        assert_eq!(rec, 1, "{}", a.why);
+        let p = &cells[rec].params;
+        assert_eq!(a.curves.len(), 2);
+        for c in &a.curves {
+            assert_eq!(c.knee, p.value(c.axis), "{:?}: {}", c.axis, a.why);
+        }
+    }
+
+    #[test]
+    fn a_cell_without_p99_says_its_runs_made_too_few_requests() {
+        let mut short = cell(2000, 4, &[3000.0, 3010.0, 2990.0]);
+        (short.service_p50_ms, short.service_p99_ms) = (Some(20.0), None);
+        let mut long = cell(100, 4, &[2900.0, 2910.0, 2890.0]);
+        (long.service_p50_ms, long.service_p99_ms) = (Some(5.0), Some(9.0));
+        let result = |cells: Vec<Cell>| SweepResult {
+            id: "s".into(),
+            workload: "logs".into(),
+            docs_per_run: 100_000,
+            run_secs: None,
+            seed: 1,
+            engine: None,
+            target_url: String::new(),
+            product: None,
+            engine_version: None,
+            grid: Grid::default(),
+            ci_pct: 5.0,
+            min_repeats: 3,
+            max_repeats: 3,
+            order_seed: 1,
+            warmup_secs: 0.0,
+            warmup_runs: 0,
+            rounds: Vec::new(),
+            answer: answer(&cells),
+            cells,
+            started_unix: 0,
+            wall_secs: 1.0,
+            interrupted: false,
+            drift: None,
+            warnings: Vec::new(),
+        };
+        let why = result(vec![short, long.clone()])
+            .why_no_p99()
+            .expect("a reason");
+        assert!(
+            why.contains("bulk 2000 × 4 clients") && why.contains("fewer than 100 bulk requests"),
+            "{why}"
+        );
+        assert_eq!(result(vec![long]).why_no_p99(), None);
+    }
+
     #[test]
     fn knee_and_answer_along_the_clients_axis() {
         let cells = vec![
@@ -801,6 +925,7 @@ mod tests {
             .find(|c| c.axis == Axis::Clients)
             .expect("clients curve");
         assert_eq!(clients.knee.as_deref(), Some("4"));
+        assert_eq!(a.fastest(), Some(3));
         assert_eq!(a.usl.len(), 1);
         assert!(a.why.contains("bulk 100 × 4 clients"), "{}", a.why);
         assert!(a.why.contains("clients past 4"), "{}", a.why);

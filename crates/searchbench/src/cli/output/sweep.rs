@@ -53,7 +53,7 @@ fn mark(r: &SweepResult, i: usize) -> &'static str {
         " ✗ failed"
     } else if r.answer.recommended == Some(i) {
         " ◆ recommended"
-    } else if r.answer.best == Some(i) {
+    } else if r.answer.fastest() == Some(i) {
         " ★ best"
     } else {
         ""
@@ -158,6 +158,9 @@ pub fn print(r: &SweepResult) {
         ]);
     }
     outln!("{t}");
+    if let Some(why) = r.why_no_p99() {
+        sayln!("{why}");
+    }
     if !r.answer.curves.is_empty() {
         // With no recommendation (not enough data) the curves go through the fastest cell.
         let through = if r.answer.recommended.is_some() {
@@ -194,6 +197,9 @@ pub fn print(r: &SweepResult) {
             ]);
         }
         outln!("{t}");
+        if r.answer.recommended.is_none() {
+            sayln!("no axis has a best or a knee: the intervals that cannot tell the cells apart cannot place them either");
+        }
     }
     if !r.answer.usl.is_empty() {
         let mut t = table([
