@@ -33,7 +33,7 @@ for r in $(seq 1 "$ROUNDS"); do
       --tag "round=$r-$side" >/dev/null 2>&1
   done
   verdict=$("$SB" compare "round=$r-a" "round=$r-b" --json |
-    python3 -c 'import json,sys; c=json.load(sys.stdin); r=[x for x in c["rows"] if x["key"]=="throughput_docs_per_sec"][0]["contenders"][0]; print(r["verdict"], "%+.1f%%" % r["diff_pct"], "mde=%s" % (None if r["min_detectable_pct"] is None else "%.1f%%" % r["min_detectable_pct"]))')
+    python3 -c 'import json,sys; c=json.load(sys.stdin); r=[x for x in c["rows"] if x["key"]=="docs_per_sec"][0]["contenders"][0]; print(r["verdict"], "%+.1f%%" % r["diff_pct"], "mde=%s" % (None if r["min_detectable_pct"] is None else "%.1f%%" % r["min_detectable_pct"]))')
   echo "round $r: $verdict"
   case "$verdict" in better*|worse*) alarms=$((alarms + 1)) ;; esac
 done

@@ -71,7 +71,7 @@ pub struct CheckSpec {
     /// A run id (or prefix) or tags; `None`: the newest stored run.
     pub run: Option<String>,
     pub baseline: Baseline,
-    /// Metric keys, or their last part (`docs_per_sec` for `throughput_docs_per_sec`).
+    /// Metric keys, their last part (`p99_ms` when one key ends so), or an old name.
     pub metrics: Vec<String>,
     /// A regression smaller than this (percent) passes.
     pub threshold_pct: f64,
@@ -546,6 +546,8 @@ pub fn percentile_floor(given: &str) -> Option<u64> {
 /// A metric key as given, or the one key whose last part it is (`docs_per_sec`,
 /// `p99_ms` when only one metric ends so).
 pub fn resolve_metric(given: &str, keys: &[String]) -> Result<String, CheckError> {
+    // An old name or a key with spaces, as the key it is today.
+    let given = &crate::analysis::metrics::canonical(given);
     if keys.iter().any(|k| k == given) {
         return Ok(given.to_string());
     }
@@ -772,12 +774,26 @@ mod tests {
 
     #[test]
     fn metric_names_resolve_by_their_last_part() {
-        let keys: Vec<String> = ["throughput_docs_per_sec", "service_p99_ms", "took_p99_ms"]
-            .map(String::from)
-            .to_vec();
+        let keys: Vec<String> = [
+            "docs_per_sec",
+            "service_p99_ms",
+            "took_p99_ms",
+            "attribution.budget.network_queueing",
+        ]
+        .map(String::from)
+        .to_vec();
         assert_eq!(
             resolve_metric("docs_per_sec", &keys).unwrap(),
-            "throughput_docs_per_sec"
+            "docs_per_sec"
+        );
+        // The old names are aliases: the headline's, and keys that had spaces.
+        assert_eq!(
+            resolve_metric("throughput_docs_per_sec", &keys).unwrap(),
+            "docs_per_sec"
+        );
+        assert_eq!(
+            resolve_metric("attribution.budget.network + queueing", &keys).unwrap(),
+            "attribution.budget.network_queueing"
         );
         assert!(resolve_metric("p99_ms", &keys)
             .unwrap_err()

@@ -39,7 +39,7 @@ pub const BUILD_TAGS: [&str; 2] = ["build", "commit"];
 
 /// Metrics shown in tables when none are asked for (besides those with change points).
 pub const HEADLINE: [&str; 4] = [
-    "throughput_docs_per_sec",
+    crate::analysis::metrics::THROUGHPUT,
     "service_p50_ms",
     "service_p99_ms",
     "error_rate_pct",
@@ -480,8 +480,11 @@ pub fn build(
     })
 }
 
+/// `asked` names the series `key`: the key (an old name or spelling as today's, see
+/// `metrics::canonical`), or a prefix ending in `.`.
 fn matches_metric(key: &str, asked: &str) -> bool {
-    key == asked || (asked.ends_with('.') && key.starts_with(asked))
+    let asked = crate::analysis::metrics::canonical(asked);
+    key == asked || (asked.ends_with('.') && key.starts_with(&asked))
 }
 
 /// `build=1234 commit=abc`.
@@ -692,7 +695,7 @@ fn locate_in(
 }
 
 /// The headline throughput's key.
-const THROUGHPUT: &str = "throughput_docs_per_sec";
+const THROUGHPUT: &str = crate::analysis::metrics::THROUGHPUT;
 
 /// A GC figure of the load phase that is a rate over wall time (ms per second, share of
 /// wall), as opposed to a count over the run or the query phase's.

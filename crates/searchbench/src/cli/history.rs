@@ -35,7 +35,7 @@ pub enum By {
     after_help = "Examples:\n  \
         searchbench history --workload logs\n  \
         searchbench history --tag matrix=3fa9c2e1 --html history.html\n  \
-        searchbench history --tag job=nightly --by time --metric throughput_docs_per_sec\n  \
+        searchbench history --tag job=nightly --by time --metric docs_per_sec\n  \
         searchbench history --workload logs --engine opensearch-2 --json"
 )]
 pub struct HistoryArgs {
@@ -53,7 +53,7 @@ pub struct HistoryArgs {
     /// Only the configuration with this id (or prefix), as a refusal lists them.
     #[arg(long = "config", value_name = "ID")]
     pub configuration: Option<String>,
-    /// Only these metrics (repeatable): a key such as throughput_docs_per_sec, or a prefix
+    /// Only these metrics (repeatable): a key such as docs_per_sec, or a prefix
     /// ending in a dot (query.). Default: every metric, the headline ones and those with a
     /// change point in the table.
     #[arg(long = "metric", value_name = "KEY")]

@@ -131,6 +131,35 @@ impl QueryResult {
         self.described.clone().unwrap_or_default()
     }
 
+    /// Completed units (coverages without an error) a second over the measurement passes:
+    /// all of them ÷ the elapsed time, as a load tool reports throughput. `None` for a result
+    /// that did not keep its elapsed time.
+    pub fn completed_per_sec(&self) -> Option<f64> {
+        let done: usize = self.cells.iter().map(|c| c.wall_ms.n).sum();
+        (self.measured_secs > 0.0).then(|| done as f64 / self.measured_secs)
+    }
+
+    /// Each cell's measured rate: its completed units ÷ its part of the elapsed time. The
+    /// passes interleave the cells, so a cell's part is the share of the clients' busy time
+    /// its units took: the rate the cell sustained while it ran (clients × 1000 ÷ its mean
+    /// wall, times how busy the clients really were).
+    pub fn cell_rates(&self) -> Vec<Option<f64>> {
+        let busy: Vec<f64> = self
+            .cells
+            .iter()
+            .map(|c| c.wall_ms.mean * c.wall_ms.n as f64)
+            .collect();
+        let total: f64 = busy.iter().filter(|b| b.is_finite()).sum();
+        self.cells
+            .iter()
+            .zip(&busy)
+            .map(|(c, b)| {
+                let secs = self.measured_secs * b / total;
+                (secs > 0.0 && secs.is_finite()).then(|| c.wall_ms.n as f64 / secs)
+            })
+            .collect()
+    }
+
     /// Searches that failed, over all measured cells.
     pub fn request_errors(&self) -> u64 {
         self.cells.iter().map(|c| c.errors).sum::<u64>()

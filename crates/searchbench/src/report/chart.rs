@@ -554,11 +554,13 @@ impl Plot {
         );
         for m in &self.marks {
             let x = xs.at(m.x);
-            let top = if m.full { TOP } else { base - 8.0 };
-            let dash = if m.dashed {
-                " stroke-width=\"2\" stroke-dasharray=\"5,3\""
-            } else {
-                ""
+            // A short mark (one of many: young GCs) is a tick tall and thick enough to see
+            // at the page's normal size.
+            let top = if m.full { TOP } else { base - 16.0 };
+            let dash = match (m.dashed, m.full) {
+                (true, _) => " stroke-width=\"2\" stroke-dasharray=\"5,3\"",
+                (false, false) => " stroke-width=\"2\"",
+                (false, true) => "",
             };
             let _ = write!(
                 svg,

@@ -309,8 +309,9 @@ pub fn render(groups: &[Group], comparison: Option<&Comparison>) -> String {
         })
         .collect::<Vec<_>>()
         .join(" · ");
-    // What changed first, then the charts, then every figure.
-    let mut body = String::new();
+    // The headline and its diagnosis first, what changed next, then the charts, then every
+    // figure.
+    let mut body = super::headline::section(&runs);
     if let Some(c) = comparison {
         body.push_str(&what_changed(c));
     }

@@ -9,6 +9,7 @@
 
 pub mod chart;
 pub mod csv_file;
+pub mod headline;
 pub mod history_html;
 pub mod html;
 pub mod markdown;

@@ -48,6 +48,8 @@ td.better{color:#0a7a32;font-weight:600} td.worse{color:#b3261e;font-weight:600}
 .regression{color:#b00020}.improvement{color:#1b7f3b}.suspect{color:#b35c00;font-weight:600}
 .note{color:#55606b;font-size:12px;max-width:1000px}
 .answer{background:#fff;border-left:4px solid #1f6feb;padding:10px 14px;max-width:1000px}
+.headline{margin-top:16px} .headline p{margin:3px 0} .headline .figures{font-size:16px}
+.headline .figures b{font-size:20px} .headline .diagnosis{color:#44505c}
 pre{background:#fff;border:1px solid #dde1e6;padding:8px;overflow:auto;max-height:420px;font-size:12px}
 section.run{margin-top:10px}
 #render-status{color:#8a949e;font-size:11px;margin-top:30px}

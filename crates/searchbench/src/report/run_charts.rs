@@ -213,13 +213,12 @@ fn budget(groups: &[Group], mean_note: &str) -> Bars {
         .and_then(|(_, b)| b.first())
         .map(|b| b.iter().map(|(n, _)| n.clone()).collect())
         .unwrap_or_default();
+    let one = with.len() == 1;
     let series = names
         .iter()
         .enumerate()
-        .map(|(i, name)| BarSeries {
-            name: name.clone(),
-            colour: PART_COLOURS[i % PART_COLOURS.len()].to_string(),
-            values: with
+        .map(|(i, name)| {
+            let values: Vec<Option<f64>> = with
                 .iter()
                 .map(|(_, budgets)| {
                     let shares = budgets
@@ -227,8 +226,20 @@ fn budget(groups: &[Group], mean_note: &str) -> Bars {
                         .map(|b| Some(b.iter().find(|(n, _)| n == name).map_or(0.0, |(_, s)| *s)));
                     mean(shares).map(|m| (m * 100.0).round() / 100.0)
                 })
-                .collect(),
+                .collect();
+            BarSeries {
+                // One bar: the legend says each part's share, which the bar alone leaves to
+                // the eye (and a narrow part, to a tooltip).
+                name: match values.first().copied().flatten() {
+                    Some(v) if one => format!("{name} {v:.1} %"),
+                    _ => name.clone(),
+                },
+                colour: PART_COLOURS[i % PART_COLOURS.len()].to_string(),
+                values,
+            }
         })
+        // A part no run spent time in is not drawn, nor named in the legend.
+        .filter(|s| s.values.iter().flatten().any(|v| *v > 0.0))
         .collect();
     Bars {
         title: "Where the wall time went".into(),

@@ -1,13 +1,13 @@
 //! The telemetry of a run as charts over time, drawn here as inline SVG (no script needed):
-//! heap with GC marked, CPU, thread pools, segments and merges, disk, each on the same time
-//! axis as the throughput timeline (the load's second 0 is at 0; the query phase follows).
+//! heap with GC marked, CPU, thread pools, segments and merges, disk, each on the time axis of
+//! the page's throughput chart (the load's second 0 is at 0; the query phase follows).
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use super::chart::{self, Axis, Chart, Line, Mark, Plot, DARK_GREY, GREY, RED};
+use super::chart::{self, Axis, Chart, Line, Mark, Plot, DARK_GREY, RED};
 use super::page::esc;
 use super::Loaded;
 use crate::measure::telemetry::DRIVER;
@@ -18,7 +18,8 @@ const NODE_COLOURS: [&str; 6] = [
 ];
 const DRIVER_COLOUR: &str = DARK_GREY;
 const OLD_GC: &str = RED;
-const YOUNG_GC: &str = GREY;
+/// Young collections are many and short: amber, so that they show beside the grey driver.
+const YOUNG_GC: &str = "#c98400";
 
 /// A vertical mark at a time (a GC, a rejection, a phase change).
 fn mark(x: f64, colour: &str, full: bool, title: String) -> Mark {
@@ -163,25 +164,9 @@ pub fn run_charts(l: &Loaded) -> Vec<Chart> {
             .map(|(i, n)| line(name(what, n), colour(i), dashed, series(n, key, scale)))
             .collect()
     };
+    // The page's own throughput chart (warm-up shaded) is the one throughput chart: a
+    // second one here, unshaded, only repeated it.
     let mut out = Vec::new();
-    let docs: Vec<(f64, f64)> = l
-        .timeline
-        .iter()
-        .filter_map(|s| Some((get(s, "second")?, get(s, "docs")?)))
-        .collect();
-    out.push(chart(
-        "Throughput (aligned)",
-        "docs/s",
-        x,
-        1.5,
-        vec![line(
-            "documents acknowledged per second".into(),
-            "#1d2b3a",
-            false,
-            docs,
-        )],
-        &phase_marks,
-    ));
     let mut heap = per_node("heap used", "heap_used_bytes", 1e-6, false);
     heap.extend(per_node(
         "heap committed",

@@ -119,10 +119,20 @@ fn an_ingest_stores_one_sample_per_second_and_its_report_draws_the_charts() {
         assert!(html.contains(&format!("<h3>{title}")), "no chart {title}");
     }
     let charts = html.matches(" data-telemetry=\"").count();
-    assert_eq!(charts, 6, "throughput, heap, CPU, pools, segments, disk");
-    // The run's own charts (throughput, service time, ...) and the six of the telemetry,
+    assert_eq!(charts, 5, "heap, CPU, pools, segments, disk");
+    // One throughput chart: the run's own, with the warm-up shaded.
+    assert_eq!(
+        html.matches("<h3>Throughput").count(),
+        1,
+        "one throughput chart"
+    );
+    // The page opens with the headline and what bounded the load, before any chart.
+    let headline = html.find("id=\"headline\"").expect("a headline");
+    assert!(headline < html.find("<figure").unwrap());
+    assert!(html[headline..].contains("bounded by: "), "a diagnosis");
+    // The run's own charts (throughput, service time, ...) and the five of the telemetry,
     // each with its data visible once laid out.
-    crate::common::browser::assert_charts_drawn(&page, 6 + 1, false);
+    crate::common::browser::assert_charts_drawn(&page, 5 + 1, false);
 }
 
 #[test]

@@ -273,7 +273,7 @@ fn one_headline_in_every_view_and_the_warm_up_is_marked_and_excluded() {
         .output()
         .unwrap();
     let cmp: Value = serde_json::from_slice(&cmp.stdout).unwrap();
-    assert_eq!(cmp["rows"][0]["key"], "throughput_docs_per_sec");
+    assert_eq!(cmp["rows"][0]["key"], "docs_per_sec");
     assert_eq!(cmp["rows"][0]["base"].as_f64(), Some(headline));
 }
 
@@ -308,7 +308,7 @@ fn three_runs_a_side_give_a_verdict_and_an_aa_pair_of_groups_does_not() {
     let side = |s: &str| Side::load(&store, s).unwrap();
     let c = compare(side("cfg=a"), vec![side("cfg=small"), side("cfg=b")]);
     let row = &c.rows[0];
-    assert_eq!(row.key, "throughput_docs_per_sec");
+    assert_eq!(row.key, "docs_per_sec");
     let small = row.contenders[0].as_ref().unwrap();
     assert_eq!(small.verdict, Verdict::Worse, "{small:?}");
     assert_eq!((small.n_base, small.n), (Some(3), Some(3)));

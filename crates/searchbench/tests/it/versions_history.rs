@@ -114,10 +114,7 @@ fn history_finds_a_known_shift_at_its_version() {
             .collect::<Vec<_>>()
     );
     let series = h["series"].as_array().unwrap();
-    let t = series
-        .iter()
-        .find(|s| s["key"] == "throughput_docs_per_sec")
-        .unwrap();
+    let t = series.iter().find(|s| s["key"] == "docs_per_sec").unwrap();
     let cps = t["change_points"].as_array().unwrap();
     assert_eq!(cps.len(), 1, "{cps:?}");
     let c = &cps[0];

@@ -16,6 +16,7 @@ mod engine_stop;
 mod lifecycle;
 mod query_faults;
 mod results_compare;
+mod results_page;
 mod results_store;
 mod verdict_rules;
 mod versions_check;

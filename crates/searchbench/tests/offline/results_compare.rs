@@ -31,7 +31,7 @@ fn one_run_a_side_is_never_a_verdict_over_runs() {
     let same = save(&store, &ingest_result(60, 20_000.0, 0.10, 20.0, 4), &[]);
     let side = |id: &str| Side::load(&store, id).unwrap();
     let c = compare(side(&base), vec![side(&better), side(&worse), side(&same)]);
-    let t = "throughput_docs_per_sec";
+    let t = "docs_per_sec";
     for key in [t, "service_mean_ms", "service_p99_ms"] {
         for k in 0..3 {
             assert_eq!(verdict(&c, key, k), Verdict::CannotTell, "{key} {k}");
@@ -93,7 +93,7 @@ fn one_run_against_a_group_gets_a_prediction_interval() {
     let slow = save(&store, &ingest_result(20, 12_000.0, 0.10, 20.0, 600), &[]);
     let fast = save(&store, &ingest_result(20, 30_000.0, 0.10, 20.0, 601), &[]);
     let side = |sel: &str| Side::load(&store, sel).unwrap();
-    let t = "throughput_docs_per_sec";
+    let t = "docs_per_sec";
     let c = compare(side("build=a"), vec![side(&slow), side(&fast)]);
     assert_eq!(verdict(&c, t, 0), Verdict::Worse);
     assert_eq!(verdict(&c, t, 1), Verdict::Better);
@@ -126,7 +126,7 @@ fn noisy_groups_cannot_tell_and_say_how_many_runs_would() {
         save(&store, &r, &[("side", "b")]);
     }
     let side = |sel: &str| Side::load(&store, sel).unwrap();
-    let t = "throughput_docs_per_sec";
+    let t = "docs_per_sec";
     let c = compare(side("side=a"), vec![side("side=b")]);
     assert_eq!(verdict(&c, t, 0), Verdict::CannotTell);
     let cell = c.rows[0].contenders[0].as_ref().unwrap();
@@ -186,7 +186,7 @@ fn repeated_runs_compare_over_runs() {
     );
     assert_eq!(c.base.run_ids.len(), 5);
     assert!(c.base.label.contains("5 runs"));
-    let t = "throughput_docs_per_sec";
+    let t = "docs_per_sec";
     assert_eq!(
         verdict(&c, t, 0),
         Verdict::NoSignificantChange,
@@ -309,7 +309,7 @@ fn cli_import_list_show_compare() {
         .unwrap();
     assert!(out.status.success());
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["rows"][0]["key"], "throughput_docs_per_sec");
+    assert_eq!(v["rows"][0]["key"], "docs_per_sec");
     assert_eq!(v["rows"][0]["contenders"][0]["verdict"], "cannot_tell");
     assert!(v["rows"][0]["contenders"][0]["diff_pct"].as_f64().unwrap() < -30.0);
 

@@ -62,7 +62,7 @@ fn a_run_with_errors_is_never_better_and_a_rise_in_errors_is_worse() {
             .verdict
     };
     // One run a side cannot tell a throughput change; a rise in errors it can.
-    assert_eq!(verdict("throughput_docs_per_sec"), Verdict::CannotTell);
+    assert_eq!(verdict("docs_per_sec"), Verdict::CannotTell);
     assert_eq!(verdict("errors.ingest.refused"), Verdict::Worse);
     assert!(c.any_worse());
     let out = bin(&dir.path().join("r.db"))
@@ -85,11 +85,7 @@ fn a_run_with_errors_is_never_better_and_a_rise_in_errors_is_worse() {
         save(&store, &fast, &[("g", "fast")]);
     }
     let c = compare(side("g=base"), vec![side("g=fast")]);
-    let row = c
-        .rows
-        .iter()
-        .find(|r| r.key == "throughput_docs_per_sec")
-        .unwrap();
+    let row = c.rows.iter().find(|r| r.key == "docs_per_sec").unwrap();
     let cell = row.contenders[0].as_ref().unwrap();
     assert_eq!(cell.verdict, Verdict::NotBetterHasErrors, "{cell:?}");
     assert!(cell.ci.unwrap().low_pct > 0.0, "{cell:?}");
@@ -115,7 +111,7 @@ fn percentile_error_is_in_percent_and_the_headline_is_the_stored_figure() {
     let id = save(&store, &r, &[]);
     let side = Side::load(&store, &id).unwrap();
     let t = &side.metrics[0];
-    assert_eq!(t.key, "throughput_docs_per_sec");
+    assert_eq!(t.key, "docs_per_sec");
     assert_eq!(Some(t.value), r["docs_per_sec"].as_f64());
 }
 

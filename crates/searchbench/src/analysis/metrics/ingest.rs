@@ -10,7 +10,9 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{errors, point, read, sampled, steady_seconds, Direction::*, Metric};
+use super::{
+    errors, key_part, point, read, sampled, steady_seconds, Direction::*, Metric, THROUGHPUT,
+};
 use crate::analysis::statistics::SampleKind;
 use crate::ingest::{Counts, Cpu, Requests};
 use crate::measure::{Attribution, Summary, TimelineRow};
@@ -51,7 +53,7 @@ pub(super) fn metrics(r: &Value, timeline: &[Value], out: &mut Vec<Metric>) {
     let docs = col(|s| s.docs as f64);
     out.extend(if docs.is_empty() {
         point(
-            "throughput_docs_per_sec",
+            THROUGHPUT,
             "throughput (headline)",
             "docs/s",
             HigherBetter,
@@ -59,7 +61,7 @@ pub(super) fn metrics(r: &Value, timeline: &[Value], out: &mut Vec<Metric>) {
         )
     } else {
         sampled(
-            "throughput_docs_per_sec",
+            THROUGHPUT,
             "throughput (headline)",
             "docs/s",
             HigherBetter,
@@ -74,7 +76,7 @@ pub(super) fn metrics(r: &Value, timeline: &[Value], out: &mut Vec<Metric>) {
     let mb = col(|s| s.bytes as f64 / 1_000_000.0);
     out.extend(if mb.is_empty() {
         point(
-            "throughput_mb_per_sec",
+            "mb_per_sec",
             "bulk bytes",
             "MB/s",
             HigherBetter,
@@ -82,7 +84,7 @@ pub(super) fn metrics(r: &Value, timeline: &[Value], out: &mut Vec<Metric>) {
         )
     } else {
         sampled(
-            "throughput_mb_per_sec",
+            "mb_per_sec",
             "bulk bytes (per-second mean)",
             "MB/s",
             HigherBetter,
@@ -200,7 +202,7 @@ pub(super) fn metrics(r: &Value, timeline: &[Value], out: &mut Vec<Metric>) {
         for (section, rows) in [("budget", &a.budget), ("background", &a.background)] {
             for row in rows {
                 out.extend(point(
-                    &format!("attribution.{section}.{}", row.name),
+                    &format!("attribution.{section}.{}", key_part(&row.name)),
                     &format!("attribution: {} (share of wall)", row.name),
                     "%",
                     Info,

@@ -39,7 +39,8 @@ pub enum Direction {
 /// One metric of one run.
 #[derive(Debug, Clone, Serialize)]
 pub struct Metric {
-    /// Stable key, e.g. `throughput_docs_per_sec`, `query.D_td.serial.took_ms`.
+    /// Stable key, e.g. `docs_per_sec`, `query.D_td.serial.took_ms`: no spaces (see
+    /// [`key_part`]).
     pub key: String,
     pub label: String,
     pub unit: &'static str,
@@ -51,6 +52,44 @@ pub struct Metric {
     /// answers): any rise is worse, and a contender with any is never better.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub errors: bool,
+}
+
+/// The key of the headline throughput: documents acknowledged after the warm-up ÷ the steady
+/// window.
+pub const THROUGHPUT: &str = "docs_per_sec";
+
+/// Names metrics had before, still understood wherever a metric is named: (old, now).
+pub const ALIASES: &[(&str, &str)] = &[
+    ("throughput_docs_per_sec", THROUGHPUT),
+    ("throughput_mb_per_sec", "mb_per_sec"),
+];
+
+/// One part of a metric key from a name: letters, digits, `_` and `-` as they are, any other
+/// run of characters (spaces, `:`, `+`, `/`) one `_`, none at either end: `network +
+/// queueing` → `network_queueing`. Keys have no spaces, so a shell and a CSV take them whole.
+pub fn key_part(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+            out.push(c);
+        } else if !out.is_empty() && !out.ends_with('_') {
+            out.push('_');
+        }
+    }
+    while out.ends_with('_') && !name.ends_with('_') {
+        out.pop();
+    }
+    out
+}
+
+/// A metric as a user names it, as its key today: each part as [`key_part`] makes it (the old
+/// keys with spaces keep working) and an old name ([`ALIASES`]) by its new one.
+pub fn canonical(given: &str) -> String {
+    let normal = given.split('.').map(key_part).collect::<Vec<_>>().join(".");
+    ALIASES
+        .iter()
+        .find(|(old, _)| *old == normal)
+        .map_or(normal, |(_, now)| now.to_string())
 }
 
 /// Reads a part of a stored result as the type it was written as. A part that does not read

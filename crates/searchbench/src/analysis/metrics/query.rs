@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::{errors, point, read, sampled, Direction::*, Metric};
+use super::{errors, key_part, point, read, sampled, Direction::*, Metric};
 use crate::analysis::statistics::SampleKind;
 use crate::query::accuracy::VariantAccuracy;
 use crate::query::report::QueryResult;
@@ -15,6 +15,8 @@ pub(super) fn metrics(r: &Value, out: &mut Vec<Metric>) {
     };
     for cell in &r.cells {
         let (v, t) = (cell.variant.name(), cell.transport.name());
+        // A user's query names may hold spaces; a key does not.
+        let (kv, kt) = (key_part(v), key_part(t));
         let ok: Vec<_> = cell.samples.iter().filter(|s| s.ok).collect();
         for (field, label, samples, mean) in [
             (
@@ -30,7 +32,7 @@ pub(super) fn metrics(r: &Value, out: &mut Vec<Metric>) {
                 cell.wall_ms.mean,
             ),
         ] {
-            let key = format!("query.{v}.{t}.{field}");
+            let key = format!("query.{kv}.{kt}.{field}");
             let label = format!("{v} {t}: {label} per coverage");
             out.extend(if samples.is_empty() {
                 point(&key, &label, "ms", LowerBetter, Some(mean))
@@ -46,16 +48,17 @@ pub(super) fn metrics(r: &Value, out: &mut Vec<Metric>) {
             });
         }
         out.extend(errors(
-            &format!("query.{v}.{t}.errors"),
+            &format!("query.{kv}.{kt}.errors"),
             &format!("{v} {t}: failed searches"),
             Some(cell.errors as f64),
         ));
     }
     for acc in &r.accuracy {
         let v = acc.variant.name();
+        let kv = key_part(v);
         if acc.algo.is_some() {
             out.extend(point(
-                &format!("accuracy.{v}.pct_max_err"),
+                &format!("accuracy.{kv}.pct_max_err"),
                 &format!("{v}: largest percentile error"),
                 "%",
                 LowerBetter,
@@ -64,7 +67,7 @@ pub(super) fn metrics(r: &Value, out: &mut Vec<Metric>) {
             ));
         }
         out.extend(errors(
-            &format!("accuracy.{v}.wrong"),
+            &format!("accuracy.{kv}.wrong"),
             &format!("{v}: wrong answers"),
             Some(wrong_answers(acc) as f64),
         ));

@@ -18,17 +18,12 @@ fn ms(x: f64) -> String {
     }
 }
 
-/// Operations a second `clients` sustain when each takes `wall_ms`; `-` without a time.
-fn ops_per_sec(clients: usize, wall_ms: f64) -> String {
-    if wall_ms > 0.0 && wall_ms.is_finite() {
-        let ops = clients.max(1) as f64 * 1000.0 / wall_ms;
-        if ops >= 100.0 {
-            format!("{ops:.0}")
-        } else {
-            format!("{ops:.1}")
-        }
-    } else {
-        "-".to_string()
+/// A measured rate; `-` without one.
+fn ops_per_sec(rate: Option<f64>) -> String {
+    match rate {
+        Some(ops) if ops >= 100.0 => format!("{ops:.0}"),
+        Some(ops) => format!("{ops:.1}"),
+        None => "-".to_string(),
     }
 }
 
@@ -89,7 +84,8 @@ pub fn print(r: &QueryResult) {
         header.push("errors");
     }
     let mut t = table(header);
-    for c in &r.cells {
+    let rates = r.cell_rates();
+    for (c, rate) in r.cells.iter().zip(rates) {
         let mut row = vec![Cell::new(c.variant.name())];
         if transports.len() > 1 {
             row.push(Cell::new(c.transport.name()));
@@ -107,7 +103,7 @@ pub fn print(r: &QueryResult) {
             row.push(Cell::new(ms(l.median)));
             row.push(Cell::new(ms(l.p90)));
         }
-        row.push(Cell::new(ops_per_sec(r.clients, c.wall_ms.mean)));
+        row.push(Cell::new(ops_per_sec(rate)));
         if errors {
             row.push(if c.errors > 0 {
                 red(c.errors.to_string())
@@ -118,12 +114,17 @@ pub fn print(r: &QueryResult) {
         t.add_row(row);
     }
     outln!("{t}");
-    sayln!(
-        "ops/s: {unit}(s) a second at this cell's wall time with {} client(s) \
-         (clients × 1000 ÷ wall mean){}",
-        r.clients,
-        if errors { "" } else { "; no failed request" }
-    );
+    match r.completed_per_sec() {
+        Some(all) => sayln!(
+            "ops/s: completed {unit}(s) ÷ elapsed time, measured: {} in all over {:.1} s with \
+             {} client(s); each cell's over its share of the clients' busy time{}",
+            ops_per_sec(Some(all)),
+            r.measured_secs,
+            r.clients,
+            if errors { "" } else { "; no failed request" }
+        ),
+        None => sayln!("ops/s: not known (a result stored without its elapsed time)"),
+    }
     if paced {
         sayln!(
             "with --rate {}: latency counts from each {unit}'s scheduled start (no coordinated \

@@ -1,0 +1,120 @@
+//! The run page opens with what the terminal ends with: the headline figures and "bounded
+//! by", before any chart; one throughput chart; a wall-time card that names its parts' shares.
+
+use crate::common::results::{ingest_result, save};
+use searchbench::report;
+use searchbench::store::Store;
+use serde_json::{json, Value};
+
+/// The page of `result` stored as a run, and the run's headline throughput as `compare`
+/// reads it.
+fn page_of(result: &Value) -> (String, f64) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("r.db")).unwrap();
+    let id = save(&store, result, &[]);
+    let side = searchbench::analysis::compare::Side::load(&store, &id).unwrap();
+    let docs = side
+        .metrics
+        .iter()
+        .find(|m| m.key == "docs_per_sec")
+        .unwrap()
+        .value;
+    let groups = report::load(&store, &[id], false).unwrap();
+    (report::html::render(&groups, None), docs)
+}
+
+/// The data of the chart called `name` (its description, as the page embeds it).
+fn chart(page: &str, name: &str) -> Option<Value> {
+    page.split("<figure class=\"chart\" data-chart=\"")
+        .skip(1)
+        .map(|f| {
+            let text = &f[..f.find('"').unwrap()];
+            serde_json::from_str::<Value>(&text.replace("&quot;", "\"").replace("&amp;", "&"))
+                .unwrap()
+        })
+        .find(|c| c["name"] == name)
+}
+
+#[test]
+fn the_page_opens_with_the_headline_and_what_bounded_the_run() {
+    let mut result = ingest_result(40, 13_100.0, 0.02, 20.0, 1);
+    result["telemetry"] = json!({
+        "interval_secs": 1.0, "samples": 40, "nodes": 1, "span_secs": 40.0, "cores": 2,
+        "bounds": ["engine CPU at the machine's limit: 1.9 of 2 cores on average"],
+    });
+    let (page, docs) = page_of(&result);
+    let headline = page.find("id=\"headline\"").expect("a headline section");
+    let first_chart = page.find("<figure").expect("charts");
+    assert!(headline < first_chart, "the headline comes first");
+    let section = &page[headline..page[headline..].find("</section>").unwrap() + headline];
+    let shown = searchbench::units::format_metric(false, docs);
+    assert!(
+        section.contains(&format!("<b>{shown} docs/s</b>")),
+        "{section}"
+    );
+    assert!(
+        section.contains("service p99") && section.contains("no errors"),
+        "{section}"
+    );
+    assert!(
+        section.contains("bounded by: engine CPU at the machine&#39;s limit")
+            || section.contains("bounded by: engine CPU at the machine's limit"),
+        "{section}"
+    );
+    // One throughput chart, the one with the warm-up shaded.
+    assert!(chart(&page, "Throughput over time").is_some());
+    assert!(!page.contains("Throughput (aligned)"));
+    // The wall-time card of one run names each part's share, and only parts with time.
+    let budget = chart(&page, "Where the wall time went").expect("a budget chart");
+    let legend: Vec<&str> = budget["legend"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    assert!(!legend.is_empty(), "{budget}");
+    assert!(legend.iter().all(|l| l.ends_with(" %")), "{legend:?}");
+    assert!(legend.iter().all(|l| !l.ends_with(" 0.0 %")), "{legend:?}");
+}
+
+#[test]
+fn a_run_without_telemetry_says_its_bound_is_not_known() {
+    let (page, _) = page_of(&ingest_result(20, 5_000.0, 0.02, 20.0, 2));
+    let headline = page.find("id=\"headline\"").expect("a headline section");
+    let rest = &page[headline..];
+    assert!(
+        rest.contains("bounded by: not known (no telemetry"),
+        "{rest}"
+    );
+}
+
+/// The query table's ops/s is measured: completed units ÷ elapsed time, each cell over its
+/// share of the clients' busy time (not clients ÷ mean wall, which assumes they never idle).
+#[test]
+fn query_ops_per_second_are_completed_units_over_elapsed_time() {
+    use searchbench::query::report::QueryResult;
+    let mut r: QueryResult =
+        serde_json::from_value(crate::common::results::query_result(40.0, 3)).unwrap();
+    let done: usize = r.cells.iter().map(|c| c.wall_ms.n).sum();
+    let busy_ms: f64 = r
+        .cells
+        .iter()
+        .map(|c| c.wall_ms.mean * c.wall_ms.n as f64)
+        .sum();
+    // The clients were busy half of the elapsed time.
+    r.clients = 2;
+    r.measured_secs = busy_ms / 1000.0 / r.clients as f64 * 2.0;
+    let all = r.completed_per_sec().unwrap();
+    assert!((all - done as f64 / r.measured_secs).abs() < 1e-9);
+    for (c, rate) in r.cells.iter().zip(r.cell_rates()) {
+        let assumed = r.clients as f64 * 1000.0 / c.wall_ms.mean;
+        let rate = rate.unwrap();
+        assert!(
+            (rate - assumed / 2.0).abs() < 1e-6 * assumed,
+            "{rate} vs {assumed}"
+        );
+    }
+    r.measured_secs = 0.0;
+    assert_eq!(r.completed_per_sec(), None);
+    assert!(r.cell_rates().iter().all(Option::is_none));
+}
