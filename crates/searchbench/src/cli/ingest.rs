@@ -72,6 +72,10 @@ pub struct IngestArgs {
     pub cluster: ClusterArgs,
     #[command(flatten)]
     pub load: LoadArgs,
+    /// Every table on the terminal (the measures, where the wall time went, the telemetry),
+    /// not only what the load came to.
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
     #[command(flatten)]
     pub out: OutputArgs,
 }
@@ -150,15 +154,14 @@ pub async fn run(args: IngestArgs) -> CliResult {
     // The first Ctrl-C stops the load and keeps what was done; a second quits at once.
     let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
     load.cancel = Some(cancel);
-    let terminal = Terminal::new(args.out.quiet);
+    // The tables print as the load ends (unless the JSON goes to stdout), then the path of
+    // the run's HTML page, as `run` does.
+    let mut terminal = Terminal::for_output(&args.out);
+    terminal.detail = output::detail(args.verbose);
     let report = session::ingest::ingest(job, &cluster, load, &args.out.save_spec()?, &terminal)
         .await
         .map_err(CliError::session)?;
     args.out.write_json(&report)?;
-    if !args.out.json_on_stdout() {
-        output::ingest::print(&report);
-        output::telemetry::print(report.telemetry.as_ref());
-    }
     terminal.unless_unsaved(output::ingest::verdict(&report))
 }
 

@@ -172,10 +172,19 @@ pub async fn ingest(
     preflight(&job.index, &load_spec)?;
     let recording = begin_recording(Kind::Ingest, &job, cluster, &load_spec, save, observer);
     let (sampled, kept) = (Sampled::default(), LoadKept::default());
-    let plan = load_plan(job, load_spec, recording, &sampled, &kept);
+    let plan = load_plan(job, load_spec, recording, &sampled, &kept, Own::Run);
     lifecycle::run(cluster, plan, observer, |_| kept.report())
         .await
         .result
+}
+
+/// Whose load a plan is: a run of its own (`ingest`: its report told as the load ends, its
+/// HTML page written), or a part of a study (a sweep's cell, a saturate step), which says
+/// and draws its loads itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Own {
+    Run,
+    Part,
 }
 
 /// One load on a cluster already reached, kept as a run of its own (a sweep's cell, a
@@ -192,26 +201,34 @@ pub async fn stored_load(
     let recording = begin_recording(Kind::Ingest, &job, cluster, &load_spec, save, observer);
     let id = recording.as_ref().map(|r| r.id().0.clone());
     let (sampled, kept) = (Sampled::default(), LoadKept::default());
-    let plan = load_plan(job, load_spec, recording, &sampled, &kept);
+    let plan = load_plan(job, load_spec, recording, &sampled, &kept, Own::Part);
     let ran = lifecycle::run_on(connected, plan, observer, |_| kept.report()).await;
     (ran.result, id)
 }
 
 /// The plan of one stored load: its step, the telemetry instrument its spec asks for, the
-/// store.
+/// store; for a run of its own, the report told as the load ends and the HTML page (written
+/// from what the store keeps, so its sink follows the store's).
 fn load_plan<'p>(
     job: Job,
     load_spec: LoadSpec,
     recording: Option<Recording<'p>>,
     sampled: &'p Sampled,
     kept: &'p LoadKept,
+    own: Own,
 ) -> lifecycle::Plan<'p> {
     let telemetry = TelemetryInstrument::new(&load_spec.telemetry, sampled);
     let watched = telemetry.is_some().then_some(sampled);
-    let step = load_step(LoadPhase::new(job, load_spec, watched, kept), None);
-    lifecycle::Plan::new(vec![step])
+    let mut load = LoadPhase::new(job, load_spec, watched, kept);
+    load.tell = own == Own::Run;
+    let html = recording
+        .as_ref()
+        .filter(|_| own == Own::Run)
+        .map(super::record::HtmlReport::of);
+    lifecycle::Plan::new(vec![load_step(load, None)])
         .instrument(telemetry)
         .sink(recording.map(StoreSink::new))
+        .sink(html)
 }
 
 /// The step of a load: the load alone, or with the searches during it when its spec asks

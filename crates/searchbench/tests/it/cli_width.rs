@@ -1,6 +1,7 @@
 //! A whole `run` read at 80 columns (`COLUMNS=80`, as a terminal that narrow gives): every
 //! line fits, the attribution's "what it is" is said once below its tables rather than in a
-//! column three words wide on every row, and each query cell has its ops/s.
+//! column three words wide on every row, and each query cell has its ops/s. By default a run
+//! fits one screen; `--verbose` has every table.
 
 use crate::common::{self, bin, node_url, succeeded};
 
@@ -20,7 +21,7 @@ fn a_run_fits_80_columns_and_explains_its_rows_once() {
             "--url",
             node_url(),
         ])
-        .args(["--index", INDEX, "--no-store", "--quiet"])
+        .args(["--index", INDEX, "--no-store", "--quiet", "--verbose"])
         .env("COLUMNS", "80")
         .output()
         .expect("run logs");
@@ -71,4 +72,48 @@ fn a_run_fits_80_columns_and_explains_its_rows_once() {
         "{text}"
     );
     common::fresh_index(INDEX, None);
+}
+
+/// A run once printed about 90 lines; by default it fits one screen (what it came to, what
+/// bounded it, the verdicts, where the report is), and `--verbose` has every table.
+#[test]
+fn a_run_fits_one_screen_unless_told_verbose() {
+    const BRIEF: &str = "it-cli-brief";
+    common::fresh_index(BRIEF, None);
+    let store = common::scratch_store();
+    let out = bin()
+        .args(["run", "logs", "--docs", "3000", "--warmup", "0"])
+        .args(["--url", node_url(), "--index", BRIEF, "--quiet", "--store"])
+        .arg(&store)
+        .env("COLUMNS", "120")
+        .output()
+        .expect("run logs");
+    let text = succeeded(&out);
+    let all = common::streams(&out);
+    assert!(
+        all.lines().count() <= 40,
+        "{} lines:\n{all}",
+        all.lines().count()
+    );
+    for line in [
+        "docs/s",
+        "counts: ",
+        "headline: ",
+        "wall time: ",
+        "ops/s",
+        "report: ",
+    ] {
+        assert!(text.contains(line), "no {line:?} in\n{text}");
+    }
+    for table in ["Where the wall time went", "Accuracy against", "engine JVM"] {
+        assert!(
+            !text.contains(table),
+            "{table:?} without --verbose:\n{text}"
+        );
+    }
+    assert!(
+        text.contains("--verbose"),
+        "says how to see every table: {text}"
+    );
+    common::fresh_index(BRIEF, None);
 }

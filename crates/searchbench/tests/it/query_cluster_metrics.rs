@@ -66,7 +66,7 @@ fn answers_match_the_ground_truth() {
     let result = runtime()
         .block_on(query::run(&MetricsQueries::new(truth), &target, &options))
         .expect("run");
-    searchbench::cli::output::query::print(&result);
+    searchbench::cli::output::query::print(&result, searchbench::cli::output::Detail::Full);
     assert_eq!(result.request_errors(), 0);
     assert_eq!(result.failures_total, 0, "{:#?}", result.failures);
     assert!(result.passed());

@@ -53,7 +53,7 @@ fn logs_answers_match_the_generator_truth() {
     let result = runtime()
         .block_on(query::run(&plan, &target, &options))
         .expect("run");
-    searchbench::cli::output::query::print(&result);
+    searchbench::cli::output::query::print(&result, searchbench::cli::output::Detail::Full);
     assert_eq!(result.workload, "logs");
     assert_eq!(result.request_errors(), 0);
     assert_eq!(result.failures_total, 0, "{:#?}", result.failures);

@@ -31,7 +31,7 @@ fn an_ingest_stores_one_sample_per_second_and_its_report_draws_the_charts() {
         .args(["ingest", "logs", "--url", url, "--engine-pid", &pid])
         .args(["--docs", "30000", "--bulk-size", "100", "--clients", "1"])
         .args(["--index", "telemetry-series", "--replace", "--warmup", "0"])
-        .args(["--tag", "case=series", "-q", "--store"])
+        .args(["--tag", "case=series", "-q", "--verbose", "--store"])
         .arg(&store)
         .output()
         .expect("searchbench ingest");
@@ -318,11 +318,19 @@ fn a_target_that_stops_answering_its_stats_does_not_hold_the_phase_up() {
 fn engine_cpu(case: &str, engine_pid: bool) -> (Value, String) {
     let json = scratch_dir().join(format!("telemetry-{case}.json"));
     let mut cmd = bin();
-    cmd.args(["ingest", "logs", "--url", node_url(), "--no-store", "-q"])
-        .args(["--docs", "150000", "--clients", "2", "--warmup", "0"])
-        .args(["--index", &format!("telemetry-{case}"), "--replace"])
-        .arg("--json")
-        .arg(&json);
+    cmd.args([
+        "ingest",
+        "logs",
+        "--url",
+        node_url(),
+        "--no-store",
+        "-q",
+        "--verbose",
+    ])
+    .args(["--docs", "150000", "--clients", "2", "--warmup", "0"])
+    .args(["--index", &format!("telemetry-{case}"), "--replace"])
+    .arg("--json")
+    .arg(&json);
     if engine_pid {
         let pid = node_pid().expect("the shared node's pid").to_string();
         cmd.args(["--engine-pid", &pid]);

@@ -125,7 +125,7 @@ async fn malformed_answers_are_counted_per_cell() {
         );
     }
     assert!(!result.passed());
-    searchbench::cli::output::query::print(&result);
+    searchbench::cli::output::query::print(&result, searchbench::cli::output::Detail::Full);
 }
 
 #[tokio::test]

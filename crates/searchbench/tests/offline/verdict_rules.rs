@@ -152,6 +152,16 @@ fn tables_fit_columns_carry_no_colour_and_a_closed_pipe_keeps_the_exit_code() {
         assert!(line.chars().count() <= 100, "{line}");
     }
     assert!(text.contains("samples"), "{text}");
+    // A very wide terminal: a table still stops at a width one can read (two contenders
+    // once ran past 200 columns).
+    let out = bin(&db)
+        .args(["compare", &ids[0], &ids[1], &ids[2]])
+        .env("COLUMNS", "300")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let widest = text.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+    assert!(widest <= 160, "{widest} columns:\n{text}");
     // At 80 columns the samples column goes (said once below) and no word is split: each
     // word of a verdict or metric name is whole in one cell.
     let out = bin(&db)

@@ -172,7 +172,7 @@ pub async fn run_dates(args: DatesArgs) -> CliResult {
     let print = |result: &EngineResult| {
         if !to_stdout {
             output::experiment::dates(result);
-            output::telemetry::print(result.telemetry.as_ref());
+            output::telemetry::print(result.telemetry.as_ref(), output::Detail::Full);
         }
     };
     let results =

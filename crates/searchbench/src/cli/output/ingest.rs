@@ -1,7 +1,7 @@
 //! Terminal rendering of an ingest result: the summary, the reconciliation, the measures and
 //! where the wall time went.
 
-use super::table;
+use super::{table, Detail};
 use crate::cli::{exit, CliError, CliResult};
 use crate::ingest::{FailureLimit, IdMode, IngestReport, Previous};
 
@@ -89,7 +89,10 @@ fn existing_line(r: &IngestReport) -> Option<String> {
     ))
 }
 
-pub fn print(r: &IngestReport) {
+/// Prints an ingest's result: with [`Detail::Brief`], what it came to on one screen (the
+/// figures, the counts, service time and where the wall time went in a line each); with
+/// [`Detail::Full`], every table.
+pub fn print(r: &IngestReport, detail: Detail) {
     let c = &r.counts;
     if let Some(line) = existing_line(r) {
         sayln!("{line}");
@@ -104,7 +107,7 @@ pub fn print(r: &IngestReport) {
         r.docs_per_sec,
         r.mb_per_sec
     );
-    if let Some(jvm) = &r.engine_jvm {
+    if let Some(jvm) = r.engine_jvm.as_ref().filter(|_| detail == Detail::Full) {
         sayln!(
             "engine JVM: {} {} ({}), GC {}, heap {}; machine: {}, {} cores, kernel {}",
             jvm.vendor,
@@ -162,6 +165,10 @@ pub fn print(r: &IngestReport) {
         r.docs_per_sec,
         r.headline.definition
     );
+    if detail == Detail::Brief {
+        print_brief(r);
+        return;
+    }
     let mut t = table(["measure", "value"]);
     t.add_row(["wall time".to_string(), format!("{:.2} s", r.wall_secs)]);
     t.add_row(["docs/s".to_string(), format!("{:.0}", r.docs_per_sec)]);
@@ -250,6 +257,44 @@ pub fn print(r: &IngestReport) {
     }
     if a.clamped {
         sayln!("note: server index time exceeded took (several shards index in parallel); clamped to took");
+    }
+    if let Some(b) = &r.searches_beside {
+        super::beside::print(b);
+    }
+    for w in &r.warnings {
+        sayln!("warning: {w}");
+    }
+}
+
+/// The brief rest of an ingest's result: service time and where the wall time went, a line
+/// each, then what must never be left out (searches beside the load, warnings).
+fn print_brief(r: &IngestReport) {
+    sayln!(
+        "service time p50 / p99 / max {} / {} / {} ms ({} requests, {} retried, {} failed attempts)",
+        ms(r.service.p50_ms),
+        ms(r.service.p99_ms),
+        ms(r.service.max_ms),
+        r.requests.attempts,
+        r.requests.retries,
+        r.requests.failed_attempts
+    );
+    super::rate::print_ingest(r);
+    let mut parts: Vec<_> = r
+        .attribution
+        .budget
+        .iter()
+        .filter(|s| s.share >= 0.005)
+        .collect();
+    parts.sort_by(|a, b| b.share.total_cmp(&a.share));
+    if !parts.is_empty() {
+        sayln!(
+            "wall time: {}",
+            parts
+                .iter()
+                .map(|s| format!("{} {:.0} %", s.name, s.share * 100.0))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
     }
     if let Some(b) = &r.searches_beside {
         super::beside::print(b);

@@ -46,7 +46,7 @@ where
     }
     match (reported.or_else(columns), terminal) {
         (Some(w), _) => {
-            table.set_width(w);
+            table.set_width(w.min(MAX_WIDTH));
         }
         (None, true) => {
             table.set_width(DEFAULT_WIDTH);
@@ -118,6 +118,10 @@ pub fn tone_cell(text: impl Into<String>, tone: Tone) -> comfy_table::Cell {
 const MIN_WIDTH: u16 = 20;
 /// The width of a terminal that reports none.
 const DEFAULT_WIDTH: u16 = 80;
+/// The widest a table or a wrapped line gets, however wide the terminal: past this a row is
+/// hard to read across (a comparison of two contenders once ran past 200 columns), so longer
+/// cells wrap.
+const MAX_WIDTH: u16 = 160;
 /// A word longer than this may still be split (a long path): a column is not made wider.
 const LONGEST_WHOLE_WORD: usize = 28;
 /// What a column whose words do not all fit is counted at when the others are laid out.
@@ -215,10 +219,15 @@ fn whole_words(t: &mut Table) {
 pub fn width() -> Option<u16> {
     let terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
     if !terminal {
-        return columns();
+        return columns().map(|w| w.min(MAX_WIDTH));
     }
     let reported = Table::new().width().filter(|w| *w >= MIN_WIDTH);
-    Some(reported.or_else(columns).unwrap_or(DEFAULT_WIDTH))
+    Some(
+        reported
+            .or_else(columns)
+            .unwrap_or(DEFAULT_WIDTH)
+            .min(MAX_WIDTH),
+    )
 }
 
 /// Prints what a table's rows are, once, below it: `  name  what`, each entry wrapped between
@@ -358,6 +367,23 @@ pub fn json_to<T: serde::Serialize>(
     Ok(())
 }
 
+/// How much of a result the terminal shows: what it came to, on one screen (the headline,
+/// what bounded it, the verdicts, where the report is), or every table (`--verbose`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detail {
+    Brief,
+    Full,
+}
+
+/// What `--verbose` asks for.
+pub fn detail(verbose: bool) -> Detail {
+    if verbose {
+        Detail::Full
+    } else {
+        Detail::Brief
+    }
+}
+
 /// The terminal's observer of a session: status lines on stderr, a progress bar while a load
 /// runs, phase results on stdout.
 #[derive(Debug)]
@@ -366,6 +392,8 @@ pub struct Terminal {
     pub quiet: bool,
     /// Phase results as tables on stdout; off when the JSON result goes to stdout.
     pub tables: bool,
+    /// How much of each phase's result the tables show (every table unless a command says).
+    pub detail: Detail,
     bar: std::sync::Mutex<super::progress::Bar>,
     /// A run of this command could not be saved ([`crate::session::Event::NotSaved`]).
     not_saved: std::sync::atomic::AtomicBool,
@@ -376,6 +404,7 @@ impl Terminal {
         Terminal {
             quiet,
             tables: true,
+            detail: Detail::Full,
             bar: Default::default(),
             not_saved: Default::default(),
         }
@@ -469,18 +498,29 @@ impl crate::session::Observer for Terminal {
                 .unwrap_or_else(|e| e.into_inner())
                 .update(&p),
             Event::Ingested(report) if self.tables => {
-                ingest::print(report);
-                telemetry::print(report.telemetry.as_ref());
+                ingest::print(report, self.detail);
+                telemetry::print(report.telemetry.as_ref(), self.detail);
+            }
+            Event::Queried(result) if self.tables && self.detail == Detail::Brief => {
+                outln!();
+                query::print(result, self.detail);
+                telemetry::print_bounds(result.telemetry.as_ref(), "query phase ");
             }
             Event::Queried(result) if self.tables => {
-                query::print(result);
-                telemetry::print(result.telemetry.as_ref());
+                query::print(result, self.detail);
+                telemetry::print(result.telemetry.as_ref(), self.detail);
             }
             Event::Ingested(_) | Event::Queried(_) => {}
             Event::Saved { id, store } => eprintln!(
                 "saved as run {id} in {} (searchbench results show {id})",
                 store.display()
             ),
+            Event::ReportWritten { path } if self.tables && self.detail == Detail::Brief => {
+                outln!(
+                    "report: {} (every table; --verbose prints them here)",
+                    path.display()
+                )
+            }
             Event::ReportWritten { path } if self.tables => outln!("report: {}", path.display()),
             Event::ReportWritten { path } => eprintln!("report: {}", path.display()),
             Event::Warning(message) => eprintln!("warning: {message}"),

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use comfy_table::Cell;
 
-use super::table;
+use super::{table, Detail};
 use crate::query::{Check, QueryResult, VariantAccuracy};
 
 fn ms(x: f64) -> String {
@@ -31,8 +31,10 @@ fn red(text: String) -> Cell {
     super::tone_cell(text, super::Tone::Bad)
 }
 
-/// Prints the tables of the query method for `r`.
-pub fn print(r: &QueryResult) {
+/// Prints the tables of the query method for `r`: with [`Detail::Brief`], the cells and the
+/// verdict (the accuracy table only when an answer was wrong); with [`Detail::Full`], every
+/// table.
+pub fn print(r: &QueryResult, detail: Detail) {
     let words = r.described();
     let unit = words.unit.as_str();
     sayln!(
@@ -133,6 +135,10 @@ pub fn print(r: &QueryResult) {
         );
     }
     print_errors(r);
+    if detail == Detail::Brief {
+        print_verdict(r, detail);
+        return;
+    }
 
     if !r.savings.is_empty() {
         sayln!("\nSerial vs _msearch (wall per {unit}, ms)");
@@ -214,10 +220,17 @@ pub fn print(r: &QueryResult) {
             d.drift_pct
         );
     }
-    if r.accuracy_checked {
+    print_verdict(r, detail);
+}
+
+/// The accuracy (its table in full, or when an answer was wrong) and the verdict line.
+fn print_verdict(r: &QueryResult, detail: Detail) {
+    let words = r.described();
+    let wrong = r.failures_total > 0;
+    if r.accuracy_checked && (detail == Detail::Full || wrong) {
         sayln!("\n{}", words.checked_against);
         outln!("{}", accuracy_table(r));
-    } else {
+    } else if !r.accuracy_checked {
         sayln!("\nAccuracy not checked (--no-check)");
     }
     let errors = r.request_errors();

@@ -1,6 +1,7 @@
 //! The telemetry lines after a phase: GC, heap, thread pools, merges, CPU, and what bounded
 //! the run when the data shows it.
 
+use super::Detail;
 use crate::measure::telemetry::{self, Summary};
 
 fn mib(bytes: f64) -> String {
@@ -96,13 +97,24 @@ pub fn lines(s: &Summary) -> Vec<String> {
     out
 }
 
-/// Prints the telemetry lines of a phase, if it was sampled.
-pub fn print(summary: Option<&Summary>) {
-    if let Some(s) = summary {
-        outln!();
-        for line in lines(s) {
-            sayln!("{line}");
-        }
+/// What bounded a phase, when its telemetry shows it: `{phase}bounded by: …`.
+pub fn print_bounds(summary: Option<&Summary>, phase: &str) {
+    if let Some(s) = summary.filter(|s| !s.bounds.is_empty()) {
+        sayln!("{phase}bounded by: {}", s.bounds.join("; "));
+    }
+}
+
+/// Prints the telemetry lines of a phase, if it was sampled: all of them, or with
+/// [`Detail::Brief`] what bounded the phase.
+pub fn print(summary: Option<&Summary>, detail: Detail) {
+    let Some(s) = summary else { return };
+    if detail == Detail::Brief {
+        print_bounds(Some(s), "");
+        return;
+    }
+    outln!();
+    for line in lines(s) {
+        sayln!("{line}");
     }
 }
 

@@ -163,8 +163,8 @@ pub async fn run(args: QueryArgs) -> CliResult {
 pub(crate) fn finish(result: &query::QueryResult, args: &QueryArgs) -> CliResult {
     let json_on_stdout = args.json.on_stdout();
     if !json_on_stdout {
-        output::query::print(result);
-        output::telemetry::print(result.telemetry.as_ref());
+        output::query::print(result, output::Detail::Full);
+        output::telemetry::print(result.telemetry.as_ref(), output::Detail::Full);
     }
     output::json_to(result, args.json.target())?;
     if result.interrupted {

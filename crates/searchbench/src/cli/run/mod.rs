@@ -52,6 +52,10 @@ pub struct RunArgs {
     pub cluster: ClusterArgs,
     #[command(flatten)]
     pub load: LoadArgs,
+    /// Every table on the terminal (the measures, where the wall time went, the telemetry,
+    /// the accuracy, the query method's breakdowns), not only what the run came to.
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
     #[command(flatten)]
     pub out: OutputArgs,
 }
@@ -116,7 +120,8 @@ async fn execute(
     // The first Ctrl-C stops the load and keeps what was done; a second quits at once.
     let (cancel, _ctrl_c) = crate::cli::progress::cancel_on_ctrl_c();
     load.cancel = Some(cancel);
-    let terminal = Terminal::for_output(&args.out);
+    let mut terminal = Terminal::for_output(&args.out);
+    terminal.detail = output::detail(args.verbose);
     let result = session::run::run(
         job,
         &cluster,
