@@ -487,6 +487,16 @@ pub fn cell(base: &Metric, m: &Metric, threshold_pct: f64) -> Cell {
         (Some(b), Some(k)) => {
             c.ci = welch_diff(b, k);
             c.verdict = verdict_of(c.ci, base.direction);
+            // No interval with runs enough: every run the same figure (no failed attempt
+            // anywhere), which is no change; or a change from a mean of zero, which has no
+            // ratio to put an interval on.
+            if c.ci.is_none() && b.len() >= MIN_RUNS && k.len() >= MIN_RUNS {
+                c.verdict = if b.iter().chain(k).all(|v| *v == b[0]) {
+                    Verdict::NoSignificantChange
+                } else {
+                    Verdict::CannotTell
+                };
+            }
             (c.n_base, c.n, c.samples) = (Some(b.len()), Some(k.len()), Some(SampleKind::PerRun));
             (c.spread_base_pct, c.spread_pct) = (cv_pct(b), cv_pct(k));
             let cv = c
@@ -748,6 +758,30 @@ mod tests {
 
     fn from_zero(change: f64) -> Cell {
         Cell::unjudged(change, None, change)
+    }
+
+    fn over_runs(values: &[f64]) -> Metric {
+        Metric {
+            key: "error_rate_pct".into(),
+            label: "failed attempts".into(),
+            unit: "%",
+            direction: Direction::LowerBetter,
+            value: values.iter().sum::<f64>() / values.len() as f64,
+            samples: Some((SampleKind::PerRun, values.to_vec())),
+            errors: false,
+        }
+    }
+
+    /// No failed attempt in any run of either side once read "too few samples": a spread of
+    /// zero has no interval, and nothing changed.
+    #[test]
+    fn the_same_figure_in_every_run_is_no_change() {
+        let zero = cell(&over_runs(&[0.0, 0.0]), &over_runs(&[0.0, 0.0, 0.0]), 5.0);
+        assert_eq!(zero.verdict, Verdict::NoSignificantChange);
+        let one = cell(&over_runs(&[0.0, 0.0]), &over_runs(&[0.0, 1.0]), 5.0);
+        assert_eq!(one.verdict, Verdict::CannotTell, "{one:?}");
+        let few = cell(&over_runs(&[0.0]), &over_runs(&[0.0, 1.0]), 5.0);
+        assert_eq!(few.verdict, Verdict::TooFewSamples, "{few:?}");
     }
 
     #[test]

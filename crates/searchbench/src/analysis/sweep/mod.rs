@@ -631,7 +631,7 @@ impl SweepResult {
         let first = first.join(", ");
         (!short.is_empty()).then(|| {
             format!(
-                "no p99 (-) in {}{}: its runs made fewer than {P99_MIN_REQUESTS} bulk requests \
+                "no p99 (-) in {}{}: {} made fewer than {P99_MIN_REQUESTS} bulk requests \
                  each, and a run gives its p99 from {P99_MIN_REQUESTS} requests on; load more \
                  documents a run (--docs, --run-secs) or sweep smaller bulk sizes",
                 first,
@@ -639,6 +639,11 @@ impl SweepResult {
                     String::new()
                 } else {
                     format!(" and {} more cell(s)", more.len())
+                },
+                if short.len() == 1 {
+                    "its runs"
+                } else {
+                    "their runs"
                 }
             )
         })
