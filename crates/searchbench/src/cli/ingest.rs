@@ -72,6 +72,8 @@ pub struct IngestArgs {
     pub cluster: ClusterArgs,
     #[command(flatten)]
     pub load: LoadArgs,
+    #[command(flatten)]
+    pub profile: super::args::ProfileArgs,
     /// Every table on the terminal (the measures, where the wall time went, the telemetry),
     /// not only what the load came to.
     #[arg(long, short = 'v')]
@@ -133,6 +135,7 @@ pub async fn run(args: IngestArgs) -> CliResult {
     let mut job = job(&args)?;
     let cluster = args.cluster.spec()?;
     let mut load = args.load.spec(&job.index, args.out.progress());
+    load.profile = args.profile.spec(&cluster)?;
     let setup = args.setup.spec();
     setup
         .apply(&mut job, &mut load)

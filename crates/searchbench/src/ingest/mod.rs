@@ -279,6 +279,9 @@ pub struct IngestReport {
     /// What the engine was doing meanwhile (the session's sampler), when it was sampled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub telemetry: Option<crate::measure::telemetry::Summary>,
+    /// Where the engine's CPU and allocations went (`--profile`), when it was profiled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<crate::measure::profile::Profile>,
 }
 
 impl IngestReport {
@@ -576,6 +579,7 @@ fn report(mut p: ReportParts<'_>) -> IngestReport {
         rate,
         rtt: None,
         telemetry: None,
+        profile: None,
         searches_beside: None,
     }
 }

@@ -6,6 +6,7 @@
 pub mod attribution;
 pub mod cpu_limit;
 pub mod machine;
+pub mod profile;
 pub mod recorder;
 pub mod schedule;
 pub mod telemetry;

@@ -40,6 +40,8 @@ pub struct LoadSpec {
     /// Searches to run beside the load (`--search-clients`): a phase of their own in the
     /// load's step (see [`load_step`]); a bare [`load`] runs none.
     pub beside: Option<super::beside::BesideSpec>,
+    /// Profile the engine's nodes around the load (`--profile`; see [`super::profile`]).
+    pub profile: Option<super::profile::ProfileSpec>,
 }
 
 impl LoadSpec {
@@ -57,6 +59,7 @@ impl LoadSpec {
             extras: super::setup::Extras::default(),
             telemetry: super::TelemetrySpec::default(),
             beside: None,
+            profile: None,
         }
     }
 }
@@ -171,11 +174,20 @@ pub async fn ingest(
 ) -> Result<IngestReport, SessionError> {
     preflight(&job.index, &load_spec)?;
     let recording = begin_recording(Kind::Ingest, &job, cluster, &load_spec, save, observer);
-    let (sampled, kept) = (Sampled::default(), LoadKept::default());
-    let plan = load_plan(job, load_spec, recording, &sampled, &kept, Own::Run);
-    lifecycle::run(cluster, plan, observer, |_| kept.report())
+    let kept = Kept::default();
+    let plan = load_plan(job, load_spec, recording, &kept, Own::Run);
+    lifecycle::run(cluster, plan, observer, |_| kept.load.report())
         .await
         .result
+}
+
+/// What a stored load's instruments and phase keep for its result: the telemetry sampled,
+/// the profile recorded, the report.
+#[derive(Default)]
+struct Kept {
+    sampled: Sampled,
+    profiled: super::profile::Profiled,
+    load: LoadKept,
 }
 
 /// Whose load a plan is: a run of its own (`ingest`: its report told as the load ends, its
@@ -200,9 +212,9 @@ pub async fn stored_load(
 ) -> (Result<IngestReport, SessionError>, Option<String>) {
     let recording = begin_recording(Kind::Ingest, &job, cluster, &load_spec, save, observer);
     let id = recording.as_ref().map(|r| r.id().0.clone());
-    let (sampled, kept) = (Sampled::default(), LoadKept::default());
-    let plan = load_plan(job, load_spec, recording, &sampled, &kept, Own::Part);
-    let ran = lifecycle::run_on(connected, plan, observer, |_| kept.report()).await;
+    let kept = Kept::default();
+    let plan = load_plan(job, load_spec, recording, &kept, Own::Part);
+    let ran = lifecycle::run_on(connected, plan, observer, |_| kept.load.report()).await;
     (ran.result, id)
 }
 
@@ -213,13 +225,18 @@ fn load_plan<'p>(
     job: Job,
     load_spec: LoadSpec,
     recording: Option<Recording<'p>>,
-    sampled: &'p Sampled,
-    kept: &'p LoadKept,
+    kept: &'p Kept,
     own: Own,
 ) -> lifecycle::Plan<'p> {
-    let telemetry = TelemetryInstrument::new(&load_spec.telemetry, sampled);
-    let watched = telemetry.is_some().then_some(sampled);
-    let mut load = LoadPhase::new(job, load_spec, watched, kept);
+    let telemetry = TelemetryInstrument::new(&load_spec.telemetry, &kept.sampled);
+    let watched = telemetry.is_some().then_some(&kept.sampled);
+    let profile = super::profile::ProfileInstrument::new(
+        load_spec.profile.as_ref(),
+        recording.as_ref().map(Recording::profiles_dir),
+        &kept.profiled,
+    );
+    let mut load = LoadPhase::new(job, load_spec, watched, &kept.load);
+    load.profiled = profile.is_some().then_some(&kept.profiled);
     load.tell = own == Own::Run;
     let html = recording
         .as_ref()
@@ -227,6 +244,7 @@ fn load_plan<'p>(
         .map(super::record::HtmlReport::of);
     lifecycle::Plan::new(vec![load_step(load, None)])
         .instrument(telemetry)
+        .instrument(profile)
         .sink(recording.map(StoreSink::new))
         .sink(html)
 }
@@ -287,6 +305,8 @@ pub struct LoadPhase<'p> {
     pub work: Option<(Job, LoadSpec)>,
     /// What the run's telemetry instrument sampled, when it has one.
     pub sampled: Option<&'p Sampled>,
+    /// What the run's profile instrument recorded, when it has one.
+    pub profiled: Option<&'p super::profile::Profiled>,
     /// Tell the observer the report as soon as the phase ends ([`Event::Ingested`]).
     pub tell: bool,
     pub kept: &'p LoadKept,
@@ -304,6 +324,7 @@ impl<'p> LoadPhase<'p> {
         LoadPhase {
             work: Some((job, spec)),
             sampled,
+            profiled: None,
             tell: false,
             kept,
             started: None,
@@ -365,6 +386,9 @@ impl lifecycle::Phase for LoadPhase<'_> {
                 .started
                 .map(|t| t.saturating_duration_since(stage.started));
             report.telemetry = Some(sampled.summary(offset));
+        }
+        if let Some(p) = self.profiled {
+            report.profile = p.borrow_mut().remove(&self.name());
         }
         if self.tell {
             stage.observer.event(Event::Ingested(report));

@@ -19,6 +19,7 @@ pub mod ingest;
 pub mod job;
 pub mod lifecycle;
 pub mod matrix;
+pub mod profile;
 pub mod query;
 pub mod record;
 pub mod run;

@@ -74,6 +74,16 @@ impl std::fmt::Debug for Recording<'_> {
 }
 
 impl<'a> Recording<'a> {
+    /// Where this run's engine profiles are kept: `profiles/<run id>/` beside the store.
+    pub fn profiles_dir(&self) -> PathBuf {
+        let store = self.store.path();
+        store
+            .parent()
+            .unwrap_or(std::path::Path::new("."))
+            .join("profiles")
+            .join(&self.id.0)
+    }
+
     /// Opens the store and records the start of a run; `None` when saving is off or the store
     /// cannot be used (after a warning). `engine` is the engine when it is known at the start
     /// (one we start, or one asked), so that a run killed halfway still names it.

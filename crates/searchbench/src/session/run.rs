@@ -59,6 +59,16 @@ pub async fn run(
     let sampled = Sampled::default();
     let telemetry = TelemetryInstrument::new(&load_spec.telemetry, &sampled);
     let watched = telemetry.is_some().then_some(&sampled);
+    // The profile is of the load: the engine's indexing, where the field note found it.
+    let profiled = super::profile::Profiled::default();
+    let profile = super::profile::ProfileInstrument::new(
+        load_spec.profile.as_ref(),
+        recording
+            .as_ref()
+            .map(super::record::Recording::profiles_dir),
+        &profiled,
+    )
+    .map(|p| p.only(super::ingest::LOAD));
     let (ingested, queried) = (LoadKept::default(), RefCell::new(None));
     let queries = QueryPhase {
         index: job.index.clone(),
@@ -71,11 +81,13 @@ pub async fn run(
         result: &queried,
     };
     let mut load = LoadPhase::new(job, load_spec, watched, &ingested);
+    load.profiled = profile.is_some().then_some(&profiled);
     load.tell = true;
     // The report is written from what the store keeps: its sink follows the store's.
     let html = recording.as_ref().map(HtmlReport::of);
     let plan = Plan::new(vec![load_step(load, None), Step::One(Box::new(queries))])
         .instrument(telemetry)
+        .instrument(profile)
         .sink(recording.map(StoreSink::new))
         .sink(html);
     lifecycle::run(cluster, plan, observer, |_| {

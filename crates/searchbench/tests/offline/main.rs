@@ -14,6 +14,7 @@ mod corpus_cli;
 mod corpus_generators;
 mod engine_stop;
 mod lifecycle;
+mod profile_usage;
 mod query_faults;
 mod results_compare;
 mod results_page;

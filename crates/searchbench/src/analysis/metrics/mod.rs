@@ -22,6 +22,7 @@ use serde_json::Value;
 use super::statistics::{mean, SampleKind};
 
 mod ingest;
+mod profile;
 mod query;
 mod scenario;
 mod telemetry;
@@ -198,6 +199,7 @@ pub fn extract(result: &Value, timeline: &[Value]) -> Vec<Metric> {
         query::metrics(q, &mut out);
     }
     telemetry::metrics(result, &mut out);
+    profile::metrics(result, &mut out);
     scenario::scenario_and_beside(result, &mut out);
     scenario::dates_experiment(result, &mut out);
     out

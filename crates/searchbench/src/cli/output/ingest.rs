@@ -261,6 +261,9 @@ pub fn print(r: &IngestReport, detail: Detail) {
     if let Some(b) = &r.searches_beside {
         super::beside::print(b);
     }
+    if let Some(p) = &r.profile {
+        super::profile::print(p, Detail::Full);
+    }
     for w in &r.warnings {
         sayln!("warning: {w}");
     }
@@ -298,6 +301,9 @@ fn print_brief(r: &IngestReport) {
     }
     if let Some(b) = &r.searches_beside {
         super::beside::print(b);
+    }
+    if let Some(p) = &r.profile {
+        super::profile::print(p, Detail::Brief);
     }
     for w in &r.warnings {
         sayln!("warning: {w}");

@@ -12,6 +12,7 @@ pub mod experiment;
 pub mod history;
 pub mod ingest;
 pub mod matrix;
+pub mod profile;
 pub mod query;
 pub mod rate;
 pub mod results;

@@ -52,6 +52,8 @@ pub struct RunArgs {
     pub cluster: ClusterArgs,
     #[command(flatten)]
     pub load: LoadArgs,
+    #[command(flatten)]
+    pub profile: crate::cli::args::ProfileArgs,
     /// Every table on the terminal (the measures, where the wall time went, the telemetry,
     /// the accuracy, the query method's breakdowns), not only what the run came to.
     #[arg(long, short = 'v')]
@@ -117,6 +119,7 @@ async fn execute(
     args: &RunArgs,
 ) -> CliResult {
     let cluster = args.cluster.spec()?;
+    load.profile = args.profile.spec(&cluster)?;
     // The first Ctrl-C stops the load and keeps what was done; a second quits at once.
     let (cancel, _ctrl_c) = crate::cli::progress::cancel_on_ctrl_c();
     load.cancel = Some(cancel);

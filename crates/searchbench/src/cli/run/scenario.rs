@@ -88,6 +88,12 @@ fn spec(kind: Scenario, args: &RunArgs) -> Result<ScenarioSpec, CliError> {
 
 pub async fn run(kind: Scenario, args: RunArgs) -> CliResult {
     let mut spec = spec(kind, &args)?;
+    if args.profile.profile || !args.profile.pids.is_empty() {
+        return Err(CliError::usage(anyhow::anyhow!(
+            "--profile profiles a workload's load (logs, cluster-metrics, transactions, a \
+             workload file) and ingest; the many-shards and snapshots scenarios do not take it yet"
+        )));
+    }
     let cluster = args.cluster.spec()?;
     let (cancel, _ctrl_c) = crate::cli::progress::cancel_on_ctrl_c();
     spec.cancel = Some(cancel);

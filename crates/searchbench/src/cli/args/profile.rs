@@ -1,0 +1,46 @@
+//! `--profile` and `--profile-pid`: where the engine's CPU and allocations go during a load.
+
+use clap::Args;
+
+use crate::cli::CliError;
+use crate::session::profile::ProfileSpec;
+use crate::session::ClusterSpec;
+
+#[derive(Debug, Clone, Default, Args)]
+pub struct ProfileArgs {
+    /// Profile the engine's nodes during the load with Java Flight Recorder: the share of
+    /// CPU samples and of allocated bytes per category (JSON parsing, date parsing, Lucene
+    /// indexing, merges, ...), the allocation rate and GC pauses. Kept with the run
+    /// (`profile.cpu.*`, `profile.alloc.*` in compare and history), each node's recording
+    /// under profiles/<run id>/ beside the store. Needs the nodes on this machine.
+    #[arg(long)]
+    pub profile: bool,
+    /// Profile this local Java process (repeatable): a node searchbench did not start, e.g.
+    /// behind --url. Implies --profile.
+    #[arg(long = "profile-pid", value_name = "PID")]
+    pub pids: Vec<u32>,
+}
+
+impl ProfileArgs {
+    /// The profile asked for; refused (bad usage) for a cluster given by URL without a local
+    /// process named: Flight Recorder attaches to a JVM on this machine.
+    pub fn spec(&self, cluster: &ClusterSpec) -> Result<Option<ProfileSpec>, CliError> {
+        if !self.profile && self.pids.is_empty() {
+            return Ok(None);
+        }
+        let mut pids = self.pids.clone();
+        if cluster.given.is_some() && pids.is_empty() {
+            match cluster.engine_pid {
+                Some(pid) => pids.push(pid),
+                None => {
+                    return Err(CliError::usage(anyhow::anyhow!(
+                        "--profile records the engine's JVM with Java Flight Recorder, which \
+                         attaches to a process on this machine; a cluster given by --url may \
+                         not be one: name its node's local process with --profile-pid PID"
+                    )))
+                }
+            }
+        }
+        Ok(Some(ProfileSpec { pids }))
+    }
+}

@@ -1,0 +1,62 @@
+//! Terminal rendering of an engine profile: a line (the categories that took CPU) or, with
+//! `--verbose`, the table of every category.
+
+use super::{table, Detail};
+use crate::measure::profile::Profile;
+
+/// `1.2 GB/s`.
+fn rate(bytes_per_sec: f64) -> String {
+    format!("{}/s", super::bytes(bytes_per_sec.max(0.0) as u64))
+}
+
+pub fn print(p: &Profile, detail: Detail) {
+    let shown: Vec<_> = p.categories.iter().filter(|c| c.cpu_pct >= 0.5).collect();
+    let mut head = format!(
+        "engine profile ({} CPU sample(s) over {:.1} s, {} node(s))",
+        p.cpu_samples,
+        p.window_secs,
+        p.pids.len()
+    );
+    if let Some(r) = p.alloc_bytes_per_sec {
+        head.push_str(&format!("; allocating {}", rate(r)));
+    }
+    head.push_str(&format!(
+        "; GC paused {:.2} s in {} collection(s)",
+        p.gc_pause_secs, p.gcs
+    ));
+    if detail == Detail::Brief {
+        let mut cats = shown.clone();
+        cats.sort_by(|a, b| b.cpu_pct.total_cmp(&a.cpu_pct));
+        sayln!(
+            "{head}: CPU {}",
+            cats.iter()
+                .map(|c| format!("{} {:.0} %", c.category.name(), c.cpu_pct))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        return;
+    }
+    sayln!("\n{head}");
+    let mut t = table(["category", "CPU [95 %]", "allocated", "top method"]);
+    for c in &p.categories {
+        if c.cpu_pct == 0.0 && c.alloc_pct == 0.0 {
+            continue;
+        }
+        t.add_row([
+            c.category.name().to_string(),
+            format!(
+                "{:.1} % [{:.1}, {:.1}]",
+                c.cpu_pct, c.cpu_low_pct, c.cpu_high_pct
+            ),
+            format!("{:.1} %", c.alloc_pct),
+            c.top_methods
+                .first()
+                .map(|(m, share)| format!("{m} ({share:.1} %)"))
+                .unwrap_or_default(),
+        ]);
+    }
+    outln!("{t}");
+    for f in &p.recordings {
+        sayln!("recording: {}", f.display());
+    }
+}

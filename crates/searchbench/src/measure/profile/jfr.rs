@@ -1,0 +1,304 @@
+//! Java Flight Recorder on a local node: a recording started and stopped with `jcmd`, read
+//! back with `jfr print --json`, both the tools of the JDK the node runs on.
+//!
+//! Why `jcmd` (`JFR.start` / `JFR.stop`) rather than the `jdk.management.jfr` MBean: it needs
+//! nothing of the node (no JMX port opened at its start, so a node searchbench did not start
+//! can be profiled too), and it is the JDK's own tool for every release we run (JDK 11 on).
+//! It attaches as the node's user: as root, the node may run as `nobody`, and HotSpot takes an
+//! attach only from the user it runs as; the node writes the recording, so it goes in a folder
+//! that user may write.
+
+use std::os::unix::fs::MetadataExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use super::ProfileError;
+
+/// How long a `jcmd` or `jfr` call may take before it is given up.
+const TOOL_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The events a profile reads.
+pub const EVENTS: &str = "jdk.ExecutionSample,jdk.ObjectAllocationSample,jdk.GarbageCollection";
+
+/// The JDK tools of a node, and the user it runs as.
+#[derive(Debug, Clone)]
+pub struct Node {
+    pub pid: u32,
+    jcmd: PathBuf,
+    jfr: PathBuf,
+    uid: u32,
+    gid: u32,
+}
+
+impl Node {
+    /// The node `pid`: its JDK is where `/proc/PID/exe` (its `bin/java`) lies.
+    pub fn of_pid(pid: u32) -> Result<Node, ProfileError> {
+        let proc = PathBuf::from(format!("/proc/{pid}"));
+        let meta = std::fs::metadata(&proc).map_err(|e| ProfileError::Node {
+            pid,
+            why: format!("no such process: {e}"),
+        })?;
+        let java = std::fs::read_link(proc.join("exe")).map_err(|e| ProfileError::Node {
+            pid,
+            why: format!("cannot read its executable: {e}"),
+        })?;
+        let bin = java.parent().unwrap_or(Path::new("/"));
+        let (jcmd, jfr) = (bin.join("jcmd"), bin.join("jfr"));
+        for tool in [&jcmd, &jfr] {
+            if !tool.is_file() {
+                return Err(ProfileError::Node {
+                    pid,
+                    why: format!(
+                        "it runs {}, whose JDK has no {} (a JRE cannot profile)",
+                        java.display(),
+                        tool.display()
+                    ),
+                });
+            }
+        }
+        Ok(Node {
+            pid,
+            jcmd,
+            jfr,
+            uid: meta.uid(),
+            gid: meta.gid(),
+        })
+    }
+
+    /// `jcmd PID what...` as the node's user.
+    async fn jcmd(&self, what: &[String]) -> Result<String, ProfileError> {
+        let mut cmd = std::process::Command::new(&self.jcmd);
+        cmd.arg(self.pid.to_string()).args(what);
+        // SAFETY-free: a plain uid/gid switch of the child, when we may and must.
+        if is_root() && self.uid != 0 {
+            cmd.uid(self.uid).gid(self.gid);
+        }
+        let said = run(cmd, "jcmd").await?;
+        // jcmd exits 0 even when the command failed in the node; it says so in its output.
+        if said.contains("Exception") || said.contains("Could not") {
+            return Err(ProfileError::Tool {
+                tool: "jcmd".into(),
+                why: short(&said),
+            });
+        }
+        Ok(said)
+    }
+
+    /// Starts a recording named `name` with the JDK's `profile` settings (execution samples
+    /// every 10 ms, allocation samples, GC), to be written to `file` when stopped.
+    pub async fn start(&self, name: &str, file: &Path) -> Result<(), ProfileError> {
+        self.jcmd(&[
+            "JFR.start".into(),
+            format!("name={name}"),
+            "settings=profile".into(),
+            format!("filename={}", file.display()),
+        ])
+        .await
+        .map(drop)
+    }
+
+    /// Stops the recording `name`: the node writes it to its file.
+    pub async fn stop(&self, name: &str) -> Result<(), ProfileError> {
+        self.jcmd(&["JFR.stop".into(), format!("name={name}")])
+            .await
+            .map(drop)
+    }
+
+    /// The profile's events of a recording.
+    pub async fn read(&self, file: &Path) -> Result<Vec<Event>, ProfileError> {
+        let mut cmd = std::process::Command::new(&self.jfr);
+        cmd.args(["print", "--json", "--events", EVENTS]).arg(file);
+        let text = run(cmd, "jfr print").await?;
+        parse(&text).map_err(|e| ProfileError::Read {
+            file: file.to_path_buf(),
+            why: e.to_string(),
+        })
+    }
+}
+
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// Runs a tool with a timeout; its stdout, or what it said when it failed.
+async fn run(cmd: std::process::Command, what: &str) -> Result<String, ProfileError> {
+    let mut cmd = tokio::process::Command::from(cmd);
+    cmd.kill_on_drop(true);
+    let out = tokio::time::timeout(TOOL_TIMEOUT, cmd.output())
+        .await
+        .map_err(|_| ProfileError::Tool {
+            tool: what.into(),
+            why: format!("no answer in {} s", TOOL_TIMEOUT.as_secs()),
+        })?
+        .map_err(|e| ProfileError::Tool {
+            tool: what.into(),
+            why: e.to_string(),
+        })?;
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    if !out.status.success() {
+        return Err(ProfileError::Tool {
+            tool: what.into(),
+            why: short(&format!(
+                "{} {}",
+                String::from_utf8_lossy(&out.stderr).trim(),
+                stdout.trim()
+            )),
+        });
+    }
+    Ok(stdout)
+}
+
+/// What a tool said, cut to a line's length for a message.
+fn short(said: &str) -> String {
+    let said = said.trim();
+    match said.char_indices().nth(400) {
+        Some((at, _)) => format!("{}…", &said[..at]),
+        None => said.to_string(),
+    }
+}
+
+/// One event of a recording, as `jfr print --json` writes it (only what a profile reads).
+#[derive(Debug, Clone, Deserialize)]
+pub struct Event {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub values: Values,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Values {
+    pub start_time: Option<String>,
+    pub stack_trace: Option<StackTrace>,
+    /// Allocation samples: the bytes this sample stands for.
+    pub weight: Option<f64>,
+    /// GC: the pauses of the collection, an ISO-8601 duration (`PT0.0034S`).
+    pub sum_of_pauses: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct StackTrace {
+    pub frames: Vec<Frame>,
+    pub truncated: bool,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct Frame {
+    pub method: Method,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct Method {
+    #[serde(rename = "type")]
+    pub class: Class,
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct Class {
+    pub name: String,
+}
+
+impl Frame {
+    /// `package.Class.method`.
+    pub fn text(&self) -> String {
+        format!(
+            "{}.{}",
+            self.method.class.name.replace('/', "."),
+            self.method.name
+        )
+    }
+}
+
+#[derive(Deserialize)]
+struct Printed {
+    recording: RecordingEvents,
+}
+
+#[derive(Deserialize)]
+struct RecordingEvents {
+    events: Vec<Event>,
+}
+
+/// The events of `jfr print --json` output.
+pub fn parse(text: &str) -> Result<Vec<Event>, serde_json::Error> {
+    serde_json::from_str::<Printed>(text).map(|p| p.recording.events)
+}
+
+/// Seconds of an ISO-8601 duration as `jfr` prints them (`PT0.0034S`, `PT1M2.5S`); `None`
+/// for anything else.
+pub fn iso_secs(d: &str) -> Option<f64> {
+    let rest = d.strip_prefix("PT")?;
+    let (mut secs, mut number) = (0.0, String::new());
+    for c in rest.chars() {
+        match c {
+            '0'..='9' | '.' | '-' => number.push(c),
+            'H' | 'M' | 'S' => {
+                let v: f64 = number.parse().ok()?;
+                secs += v * match c {
+                    'H' => 3600.0,
+                    'M' => 60.0,
+                    _ => 1.0,
+                };
+                number.clear();
+            }
+            _ => return None,
+        }
+    }
+    number.is_empty().then_some(secs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_as_jfr_prints_them() {
+        assert_eq!(iso_secs("PT0.0034S"), Some(0.0034));
+        assert_eq!(iso_secs("PT1M2.5S"), Some(62.5));
+        assert_eq!(iso_secs("PT1H"), Some(3600.0));
+        assert_eq!(iso_secs("3 ms"), None);
+        assert_eq!(iso_secs("PT0.1"), None);
+    }
+
+    #[test]
+    fn printed_events_read_with_their_frames() {
+        let text = r#"{"recording": {"events": [
+          {"type": "jdk.ExecutionSample", "values": {"startTime": "2026-11-26T07:00:00Z",
+            "stackTrace": {"truncated": false, "frames": [
+              {"method": {"type": {"name": "java.time.format.DateTimeFormatter"}, "name": "parse"}, "lineNumber": 1},
+              {"method": {"type": {"name": "org/opensearch/index/mapper/DocumentParser"}, "name": "parseDocument"}}
+            ]}}},
+          {"type": "jdk.ObjectAllocationSample", "values": {"weight": 4096, "stackTrace": null}},
+          {"type": "jdk.GarbageCollection", "values": {"sumOfPauses": "PT0.002S"}}
+        ]}}"#;
+        let events = parse(text).unwrap();
+        assert_eq!(events.len(), 3);
+        let frames: Vec<String> = events[0]
+            .values
+            .stack_trace
+            .as_ref()
+            .unwrap()
+            .frames
+            .iter()
+            .map(Frame::text)
+            .collect();
+        assert_eq!(
+            frames,
+            [
+                "java.time.format.DateTimeFormatter.parse",
+                "org.opensearch.index.mapper.DocumentParser.parseDocument"
+            ]
+        );
+        assert_eq!(events[1].values.weight, Some(4096.0));
+        assert_eq!(events[2].values.sum_of_pauses.as_deref(), Some("PT0.002S"));
+    }
+}

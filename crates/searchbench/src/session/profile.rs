@@ -1,0 +1,208 @@
+//! The engine profile as an instrument of the run's lifecycle: around a phase, a Java Flight
+//! Recorder recording of every local node (the nodes we started, or `--profile-pid`), read
+//! back and put in categories when the phase ends ([`crate::measure::profile`]). The phase
+//! keeps the [`Profile`] in its result; each node's recording is kept beside the store under
+//! the run's id.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use super::lifecycle::{Instrument, Stage, Work};
+use crate::measure::profile::{self, jfr, Profile};
+
+/// Whether to profile, and which processes.
+#[derive(Debug, Clone, Default)]
+pub struct ProfileSpec {
+    /// The processes to profile (`--profile-pid`); empty: the nodes the run started.
+    pub pids: Vec<u32>,
+}
+
+/// What the instrument profiled, by phase: read by the phase that ends (its result keeps it).
+pub type Profiled = RefCell<BTreeMap<String, Profile>>;
+
+/// A folder of our own in the temporary directory that any user may write to (the node
+/// writes its recording, perhaps as `nobody` when we are root); removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> std::io::Result<Scratch> {
+        use std::os::unix::fs::PermissionsExt;
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let dir = std::env::temp_dir().join(format!(
+            "searchbench-profile-{}-{nanos}",
+            std::process::id()
+        ));
+        std::fs::create_dir(&dir)?;
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777))?;
+        Ok(Scratch(dir))
+    }
+
+    fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// One recording under way.
+struct Running {
+    node: jfr::Node,
+    name: String,
+    file: PathBuf,
+}
+
+/// Records each local node around a phase (`only`: one phase alone).
+pub struct ProfileInstrument<'p> {
+    spec: ProfileSpec,
+    /// Where recordings are kept (the store's `profiles/<run id>/`); `None`: not kept.
+    keep: Option<PathBuf>,
+    profiled: &'p Profiled,
+    only: Option<&'static str>,
+    /// A folder the nodes may write their recordings to (they may run as another user).
+    scratch: Option<Scratch>,
+    running: Vec<Running>,
+    started: Option<Instant>,
+}
+
+impl<'p> ProfileInstrument<'p> {
+    /// The instrument `spec` asks for (`None`: no profile), keeping recordings in `keep`.
+    pub fn new(
+        spec: Option<&ProfileSpec>,
+        keep: Option<PathBuf>,
+        profiled: &'p Profiled,
+    ) -> Option<Self> {
+        Some(ProfileInstrument {
+            spec: spec?.clone(),
+            keep,
+            profiled,
+            only: None,
+            scratch: None,
+            running: Vec::new(),
+            started: None,
+        })
+    }
+
+    /// The same, around the phase `phase` only.
+    pub fn only(self, phase: &'static str) -> Self {
+        ProfileInstrument {
+            only: Some(phase),
+            ..self
+        }
+    }
+
+    async fn begin(&mut self, phase: &str, stage: &Stage<'_>) -> Result<(), String> {
+        let pids = if self.spec.pids.is_empty() {
+            stage.engine_pids.to_vec()
+        } else {
+            self.spec.pids.clone()
+        };
+        if pids.is_empty() {
+            return Err("no local node to profile (--profile-pid names one)".into());
+        }
+        let scratch = Scratch::new().map_err(|e| e.to_string())?;
+        for pid in pids {
+            let node = jfr::Node::of_pid(pid).map_err(|e| e.to_string())?;
+            let name = format!("searchbench-{phase}-{pid}");
+            let file = scratch.path().join(format!("{phase}-{pid}.jfr"));
+            node.start(&name, &file).await.map_err(|e| e.to_string())?;
+            self.running.push(Running { node, name, file });
+        }
+        self.scratch = Some(scratch);
+        self.started = Some(Instant::now());
+        Ok(())
+    }
+
+    async fn end(&mut self, phase: &str) -> Result<Option<Profile>, String> {
+        let window = self
+            .started
+            .take()
+            .map_or(0.0, |t| t.elapsed().as_secs_f64());
+        let mut events = Vec::new();
+        let mut pids = Vec::new();
+        let mut kept = Vec::new();
+        let mut errors = Vec::new();
+        for r in std::mem::take(&mut self.running) {
+            if let Err(e) = r.node.stop(&r.name).await {
+                errors.push(e.to_string());
+                continue;
+            }
+            match r.node.read(&r.file).await {
+                Ok(e) => events.extend(e),
+                Err(e) => errors.push(e.to_string()),
+            }
+            pids.push(r.node.pid);
+            if let Some(dir) = &self.keep {
+                let to = dir.join(r.file.file_name().unwrap_or_default());
+                let moved = std::fs::create_dir_all(dir)
+                    .and_then(|()| std::fs::copy(&r.file, &to).map(drop));
+                match moved {
+                    Ok(()) => kept.push(to),
+                    Err(e) => errors.push(format!("keeping {}: {e}", to.display())),
+                }
+            }
+        }
+        self.scratch = None;
+        if pids.is_empty() {
+            return Err(errors.join("; "));
+        }
+        let mut p = profile::summarise(&events, window);
+        p.pids = pids;
+        p.recordings = kept;
+        self.profiled
+            .borrow_mut()
+            .insert(phase.to_string(), p.clone());
+        if errors.is_empty() {
+            Ok(Some(p))
+        } else {
+            Err(errors.join("; "))
+        }
+    }
+}
+
+impl Instrument for ProfileInstrument<'_> {
+    fn name(&self) -> String {
+        "profile".into()
+    }
+
+    fn start<'a>(
+        &'a mut self,
+        phase: &'a str,
+        stage: &'a Stage<'a>,
+    ) -> Work<'a, Result<(), String>> {
+        Box::pin(async move {
+            if self.only.is_some_and(|only| only != phase) {
+                return Ok(());
+            }
+            let begun = self.begin(phase, stage).await;
+            if begun.is_err() {
+                // What did start must not keep recording.
+                for r in std::mem::take(&mut self.running) {
+                    let _ = r.node.stop(&r.name).await;
+                }
+            }
+            begun
+        })
+    }
+
+    fn stop<'a>(
+        &'a mut self,
+        phase: &'a str,
+        _stage: &'a Stage<'a>,
+    ) -> Work<'a, Result<Option<serde_json::Value>, String>> {
+        Box::pin(async move {
+            if self.running.is_empty() {
+                return Ok(None);
+            }
+            let p = self.end(phase).await?;
+            Ok(p.and_then(|p| serde_json::to_value(p).ok()))
+        })
+    }
+}

@@ -1,0 +1,57 @@
+//! The engine profile on the shared node (`--profile-pid`, as for a node searchbench did not
+//! start): a Flight Recorder recording of the load, its samples in categories that add up to
+//! 100 %, kept with the run as metrics and beside the store as a recording.
+
+use crate::common::{bin, node_pid, node_url, scratch_store, streams};
+use searchbench::analysis::compare::Side;
+use searchbench::store::Store;
+use serde_json::Value;
+
+#[test]
+fn an_ingest_with_a_profile_says_where_the_engines_cpu_went() {
+    let url = node_url();
+    let pid = node_pid().expect("the shared node's pid").to_string();
+    let store = scratch_store();
+    let out = bin()
+        .args(["ingest", "logs", "--url", url, "--profile-pid", &pid])
+        .args(["--docs", "40000", "--index", "it-profile", "--replace"])
+        .args(["--warmup", "0", "-q", "--json", "--store"])
+        .arg(&store)
+        .output()
+        .expect("searchbench ingest");
+    let text = streams(&out);
+    assert!(out.status.success(), "{text}");
+    let result: Value = serde_json::from_slice(&out.stdout).expect("the result as JSON");
+    let p = &result["profile"];
+    let samples = p["cpu_samples"].as_u64().expect("a profile");
+    assert!(samples >= 50, "{samples} CPU samples: {p}");
+    let cats = p["categories"].as_array().unwrap();
+    let total: f64 = cats.iter().map(|c| c["cpu_pct"].as_f64().unwrap()).sum();
+    assert!((total - 100.0).abs() < 1e-6, "{total}: {p}");
+    // An ingest spends its CPU indexing and parsing: those categories are not empty.
+    let share = |key: &str| {
+        cats.iter()
+            .find(|c| c["category"] == key)
+            .and_then(|c| c["cpu_pct"].as_f64())
+            .unwrap_or(0.0)
+    };
+    let work = share("lucene_indexing") + share("json_parsing") + share("document_parsing");
+    assert!(work > 10.0, "indexing and parsing {work:.1} %: {p}");
+    assert!(
+        p["alloc_bytes_per_sec"].as_f64().unwrap_or(0.0) > 0.0,
+        "{p}"
+    );
+    // The recording is kept beside the store, under the run's id.
+    let kept = p["recordings"][0].as_str().expect("a kept recording");
+    assert!(std::path::Path::new(kept).is_file(), "{kept}");
+    let runs = Store::open(&store)
+        .unwrap()
+        .list(&Default::default())
+        .unwrap();
+    assert!(kept.contains(&runs[0].id.0), "{kept}");
+    // compare, check and history see the categories as metrics.
+    let side = Side::load(&Store::open(&store).unwrap(), &runs[0].id.0).unwrap();
+    for key in ["profile.cpu.date_parsing", "profile.alloc.lucene_indexing"] {
+        assert!(side.metrics.iter().any(|m| m.key == key), "no {key}");
+    }
+}
