@@ -125,6 +125,7 @@ impl<'p> ProfileInstrument<'p> {
             .started
             .take()
             .map_or(0.0, |t| t.elapsed().as_secs_f64());
+        let reading = Instant::now();
         let mut events = Vec::new();
         let mut pids = Vec::new();
         let mut kept = Vec::new();
@@ -156,6 +157,7 @@ impl<'p> ProfileInstrument<'p> {
         let mut p = profile::summarise(&events, window);
         p.pids = pids;
         p.recordings = kept;
+        p.read_secs = reading.elapsed().as_secs_f64();
         self.profiled
             .borrow_mut()
             .insert(phase.to_string(), p.clone());

@@ -63,6 +63,9 @@ pub struct Profile {
     pub categories: Vec<CategoryShare>,
     /// Where each node's recording was kept.
     pub recordings: Vec<PathBuf>,
+    /// What stopping, reading and categorising the recordings took, seconds (the profile's
+    /// own cost after the phase, not in its window).
+    pub read_secs: f64,
 }
 
 /// The 95 % Wilson score interval of `k` of `n`, in percent.
