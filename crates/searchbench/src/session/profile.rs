@@ -108,11 +108,15 @@ impl<'p> ProfileInstrument<'p> {
             return Err("no local node to profile (--profile-pid names one)".into());
         }
         let scratch = Scratch::new().map_err(|e| e.to_string())?;
+        let settings = scratch.path().join("searchbench.jfc");
+        std::fs::write(&settings, jfr::SETTINGS).map_err(|e| e.to_string())?;
         for pid in pids {
             let node = jfr::Node::of_pid(pid).map_err(|e| e.to_string())?;
             let name = format!("searchbench-{phase}-{pid}");
             let file = scratch.path().join(format!("{phase}-{pid}.jfr"));
-            node.start(&name, &file).await.map_err(|e| e.to_string())?;
+            node.start(&name, &settings, &file)
+                .await
+                .map_err(|e| e.to_string())?;
             self.running.push(Running { node, name, file });
         }
         self.scratch = Some(scratch);

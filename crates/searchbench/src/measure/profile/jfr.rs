@@ -23,6 +23,29 @@ const TOOL_TIMEOUT: Duration = Duration::from_secs(120);
 /// The events a profile reads.
 pub const EVENTS: &str = "jdk.ExecutionSample,jdk.ObjectAllocationSample,jdk.GarbageCollection";
 
+/// The recording's settings: only the events a profile reads. The JDK's own `profile`
+/// settings record dozens more (locks, TLABs, I/O, class loading) and cost the load about
+/// 11 % of its docs/s in paired rounds (BENCHMARKS.md, engine profile); CPU samples every
+/// 20 ms (as the JDK's `default` settings) and allocation samples throttled to 150 a second
+/// are what the categories need.
+pub const SETTINGS: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<configuration version="2.0" label="searchbench" description="CPU and allocation samples, GC">
+  <event name="jdk.ExecutionSample">
+    <setting name="enabled">true</setting>
+    <setting name="period">20 ms</setting>
+  </event>
+  <event name="jdk.ObjectAllocationSample">
+    <setting name="enabled">true</setting>
+    <setting name="throttle">150/s</setting>
+    <setting name="stackTrace">true</setting>
+  </event>
+  <event name="jdk.GarbageCollection">
+    <setting name="enabled">true</setting>
+    <setting name="threshold">0 ms</setting>
+  </event>
+</configuration>
+"#;
+
 /// The JDK tools of a node, and the user it runs as.
 #[derive(Debug, Clone)]
 pub struct Node {
@@ -87,13 +110,18 @@ impl Node {
         Ok(said)
     }
 
-    /// Starts a recording named `name` with the JDK's `profile` settings (execution samples
-    /// every 10 ms, allocation samples, GC), to be written to `file` when stopped.
-    pub async fn start(&self, name: &str, file: &Path) -> Result<(), ProfileError> {
+    /// Starts a recording named `name` with the settings file `settings` (see [`SETTINGS`]),
+    /// to be written to `file` when stopped.
+    pub async fn start(
+        &self,
+        name: &str,
+        settings: &Path,
+        file: &Path,
+    ) -> Result<(), ProfileError> {
         self.jcmd(&[
             "JFR.start".into(),
             format!("name={name}"),
-            "settings=profile".into(),
+            format!("settings={}", settings.display()),
             format!("filename={}", file.display()),
         ])
         .await
