@@ -121,6 +121,48 @@ pub trait Instrument {
     ) -> Work<'a, Result<Option<Value>, String>>;
 }
 
+/// An instrument around one phase only: a query command's setup is not what it measures, and
+/// a run's profile is of its load. Around any other phase it neither starts nor stops.
+pub struct Around<I> {
+    phase: &'static str,
+    inner: I,
+}
+
+/// `inner` around the phase `phase` alone.
+pub fn around<I: Instrument>(phase: &'static str, inner: I) -> Around<I> {
+    Around { phase, inner }
+}
+
+impl<I: Instrument> Instrument for Around<I> {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+
+    fn start<'a>(
+        &'a mut self,
+        phase: &'a str,
+        stage: &'a Stage<'a>,
+    ) -> Work<'a, Result<(), String>> {
+        if phase == self.phase {
+            self.inner.start(phase, stage)
+        } else {
+            Box::pin(async { Ok(()) })
+        }
+    }
+
+    fn stop<'a>(
+        &'a mut self,
+        phase: &'a str,
+        stage: &'a Stage<'a>,
+    ) -> Work<'a, Result<Option<Value>, String>> {
+        if phase == self.phase {
+            self.inner.stop(phase, stage)
+        } else {
+            Box::pin(async { Ok(None) })
+        }
+    }
+}
+
 /// Somewhere a run's results go. Each call's error becomes a warning on the run.
 pub trait Sink {
     fn name(&self) -> String;

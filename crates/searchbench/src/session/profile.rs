@@ -59,13 +59,12 @@ struct Running {
     file: PathBuf,
 }
 
-/// Records each local node around a phase (`only`: one phase alone).
+/// Records each local node around a phase (`lifecycle::around` for one phase alone).
 pub struct ProfileInstrument<'p> {
     spec: ProfileSpec,
     /// Where recordings are kept (the store's `profiles/<run id>/`); `None`: not kept.
     keep: Option<PathBuf>,
     profiled: &'p Profiled,
-    only: Option<&'static str>,
     /// A folder the nodes may write their recordings to (they may run as another user).
     scratch: Option<Scratch>,
     running: Vec<Running>,
@@ -83,19 +82,10 @@ impl<'p> ProfileInstrument<'p> {
             spec: spec?.clone(),
             keep,
             profiled,
-            only: None,
             scratch: None,
             running: Vec::new(),
             started: None,
         })
-    }
-
-    /// The same, around the phase `phase` only.
-    pub fn only(self, phase: &'static str) -> Self {
-        ProfileInstrument {
-            only: Some(phase),
-            ..self
-        }
     }
 
     async fn begin(&mut self, phase: &str, stage: &Stage<'_>) -> Result<(), String> {
@@ -112,7 +102,8 @@ impl<'p> ProfileInstrument<'p> {
         std::fs::write(&settings, jfr::SETTINGS).map_err(|e| e.to_string())?;
         for pid in pids {
             let node = jfr::Node::of_pid(pid).map_err(|e| e.to_string())?;
-            let name = format!("searchbench-{phase}-{pid}");
+            // Our own pid in the name: two runs profiling one node stop their own recording.
+            let name = format!("searchbench-{}-{phase}-{pid}", std::process::id());
             let file = scratch.path().join(format!("{phase}-{pid}.jfr"));
             node.start(&name, &settings, &file)
                 .await
@@ -184,9 +175,6 @@ impl Instrument for ProfileInstrument<'_> {
         stage: &'a Stage<'a>,
     ) -> Work<'a, Result<(), String>> {
         Box::pin(async move {
-            if self.only.is_some_and(|only| only != phase) {
-                return Ok(());
-            }
             let begun = self.begin(phase, stage).await;
             if begun.is_err() {
                 // What did start must not keep recording.

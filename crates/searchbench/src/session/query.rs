@@ -175,7 +175,7 @@ pub(super) async fn setup_then_query<'p>(
     measured: &RefCell<Option<QueryResult>>,
 ) -> Result<QueryResult, SessionError> {
     let plan = Plan::new(vec![Step::One(setup), Step::One(queries)])
-        .instrument(telemetry.map(|t| t.only(QUERY)))
+        .instrument(telemetry.map(|t| lifecycle::around(QUERY, t)))
         .sink(recording.map(StoreSink::new));
     lifecycle::run(cluster, plan, observer, |_| {
         measured

@@ -68,7 +68,7 @@ pub async fn run(
             .map(super::record::Recording::profiles_dir),
         &profiled,
     )
-    .map(|p| p.only(super::ingest::LOAD));
+    .map(|p| super::lifecycle::around(super::ingest::LOAD, p));
     let (ingested, queried) = (LoadKept::default(), RefCell::new(None));
     let queries = QueryPhase {
         index: job.index.clone(),

@@ -86,8 +86,6 @@ pub struct TelemetryInstrument<'p> {
     interval: Duration,
     sampled: &'p Sampled,
     running: Option<Sampler>,
-    /// Only around this phase (a query run's setup is not what it measures).
-    only: Option<&'static str>,
 }
 
 impl<'p> TelemetryInstrument<'p> {
@@ -97,16 +95,7 @@ impl<'p> TelemetryInstrument<'p> {
             interval: spec.interval?,
             sampled,
             running: None,
-            only: None,
         })
-    }
-
-    /// The same, sampling only around the phase `phase`.
-    pub fn only(self, phase: &'static str) -> Self {
-        TelemetryInstrument {
-            only: Some(phase),
-            ..self
-        }
     }
 }
 
@@ -121,9 +110,6 @@ impl Instrument for TelemetryInstrument<'_> {
         stage: &'a Stage<'a>,
     ) -> Work<'a, Result<(), String>> {
         Box::pin(async move {
-            if self.only.is_some_and(|only| only != phase) {
-                return Ok(());
-            }
             let feed = stage.feed.clone();
             let job = Job {
                 target: stage.target.clone(),

@@ -28,6 +28,12 @@ impl ProfileArgs {
         if !self.profile && self.pids.is_empty() {
             return Ok(None);
         }
+        // A process that is not a JVM with its JDK's tools is bad input, said before anything
+        // runs (not a warning after the load).
+        for &pid in &self.pids {
+            crate::measure::profile::jfr::Node::of_pid(pid)
+                .map_err(|e| CliError::usage(anyhow::anyhow!("--profile-pid: {e}")))?;
+        }
         let mut pids = self.pids.clone();
         if cluster.given.is_some() && pids.is_empty() {
             match cluster.engine_pid {

@@ -17,8 +17,11 @@ use serde::Deserialize;
 
 use super::ProfileError;
 
-/// How long a `jcmd` or `jfr` call may take before it is given up.
-const TOOL_TIMEOUT: Duration = Duration::from_secs(120);
+/// How long a `jcmd` call may take before it is given up: a frozen node never answers an
+/// attach, and the run must not wait on it much longer than on its telemetry.
+const ATTACH_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long reading a recording back may take (`jfr print`, minutes of recording).
+const READ_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// The events a profile reads.
 pub const EVENTS: &str = "jdk.ExecutionSample,jdk.ObjectAllocationSample,jdk.GarbageCollection";
@@ -95,11 +98,11 @@ impl Node {
     async fn jcmd(&self, what: &[String]) -> Result<String, ProfileError> {
         let mut cmd = std::process::Command::new(&self.jcmd);
         cmd.arg(self.pid.to_string()).args(what);
-        // SAFETY-free: a plain uid/gid switch of the child, when we may and must.
-        if is_root() && self.uid != 0 {
+        // As root, attach as the node's user: HotSpot takes an attach only from its own.
+        if crate::os::is_root() && self.uid != 0 {
             cmd.uid(self.uid).gid(self.gid);
         }
-        let said = run(cmd, "jcmd").await?;
+        let said = run(cmd, "jcmd", ATTACH_TIMEOUT).await?;
         // jcmd exits 0 even when the command failed in the node; it says so in its output.
         if said.contains("Exception") || said.contains("Could not") {
             return Err(ProfileError::Tool {
@@ -139,7 +142,7 @@ impl Node {
     pub async fn read(&self, file: &Path) -> Result<Vec<Event>, ProfileError> {
         let mut cmd = std::process::Command::new(&self.jfr);
         cmd.args(["print", "--json", "--events", EVENTS]).arg(file);
-        let text = run(cmd, "jfr print").await?;
+        let text = run(cmd, "jfr print", READ_TIMEOUT).await?;
         parse(&text).map_err(|e| ProfileError::Read {
             file: file.to_path_buf(),
             why: e.to_string(),
@@ -147,20 +150,19 @@ impl Node {
     }
 }
 
-fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    unsafe { libc::geteuid() == 0 }
-}
-
 /// Runs a tool with a timeout; its stdout, or what it said when it failed.
-async fn run(cmd: std::process::Command, what: &str) -> Result<String, ProfileError> {
+async fn run(
+    cmd: std::process::Command,
+    what: &str,
+    timeout: Duration,
+) -> Result<String, ProfileError> {
     let mut cmd = tokio::process::Command::from(cmd);
     cmd.kill_on_drop(true);
-    let out = tokio::time::timeout(TOOL_TIMEOUT, cmd.output())
+    let out = tokio::time::timeout(timeout, cmd.output())
         .await
         .map_err(|_| ProfileError::Tool {
             tool: what.into(),
-            why: format!("no answer in {} s", TOOL_TIMEOUT.as_secs()),
+            why: format!("no answer in {} s", timeout.as_secs()),
         })?
         .map_err(|e| ProfileError::Tool {
             tool: what.into(),

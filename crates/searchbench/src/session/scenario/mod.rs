@@ -193,8 +193,8 @@ pub async fn run(
     };
     let sampled = Sampled::default();
     // The logs load is sampled; the scenario's own phases are not.
-    let telemetry =
-        TelemetryInstrument::new(&TelemetrySpec::default(), &sampled).map(|t| t.only(LOAD));
+    let telemetry = TelemetryInstrument::new(&TelemetrySpec::default(), &sampled)
+        .map(|t| super::lifecycle::around(LOAD, t));
     let phase = |step| {
         Box::new(ScenarioPhase {
             step,
