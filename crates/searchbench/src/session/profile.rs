@@ -10,7 +10,8 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use super::lifecycle::{Instrument, Stage, Work};
-use crate::measure::profile::{self, jfr, Profile};
+use crate::engine::paths::cache_root;
+use crate::measure::profile::{self, jfr, reader, Profile};
 
 /// Whether to profile, and which processes.
 #[derive(Debug, Clone, Default)]
@@ -121,18 +122,15 @@ impl<'p> ProfileInstrument<'p> {
             .take()
             .map_or(0.0, |t| t.elapsed().as_secs_f64());
         let reading = Instant::now();
-        let mut events = Vec::new();
         let mut pids = Vec::new();
         let mut kept = Vec::new();
         let mut errors = Vec::new();
+        // The recordings by the JDK their node runs on: one reader for each.
+        let mut recorded: BTreeMap<jfr::Jdk, Vec<PathBuf>> = BTreeMap::new();
         for r in std::mem::take(&mut self.running) {
             if let Err(e) = r.node.stop(&r.name).await {
                 errors.push(e.to_string());
                 continue;
-            }
-            match r.node.read(&r.file).await {
-                Ok(e) => events.extend(e),
-                Err(e) => errors.push(e.to_string()),
             }
             pids.push(r.node.pid);
             if let Some(dir) = &self.keep {
@@ -144,12 +142,20 @@ impl<'p> ProfileInstrument<'p> {
                     Err(e) => errors.push(format!("keeping {}: {e}", to.display())),
                 }
             }
+            recorded.entry(r.node.jdk.clone()).or_default().push(r.file);
+        }
+        let mut samples = profile::Samples::default();
+        for (jdk, files) in &recorded {
+            match reader::read(jdk, &cache_root(), files).await {
+                Ok(s) => samples.merge(s),
+                Err(e) => errors.push(e.to_string()),
+            }
         }
         self.scratch = None;
         if pids.is_empty() {
             return Err(errors.join("; "));
         }
-        let mut p = profile::summarise(&events, window);
+        let mut p = profile::summarise(&samples, window);
         p.pids = pids;
         p.recordings = kept;
         p.read_secs = reading.elapsed().as_secs_f64();

@@ -4,6 +4,7 @@
 
 use crate::common::{bin, node_pid, node_url, scratch_store, streams};
 use searchbench::analysis::compare::Side;
+use searchbench::measure::profile::{jfr, reader};
 use searchbench::store::Store;
 use serde_json::Value;
 
@@ -54,6 +55,44 @@ fn an_ingest_with_a_profile_says_where_the_engines_cpu_went() {
     for key in ["profile.cpu.date_parsing", "profile.alloc.lucene_indexing"] {
         assert!(side.metrics.iter().any(|m| m.key == key), "no {key}");
     }
+    the_reader_agrees_with_the_jdks_jfr_print(pid.parse().unwrap(), kept.as_ref());
+}
+
+/// The recording reader against the JDK's own `jfr print --json` (every recorded frame) on
+/// one real recording: the same stacks with the same samples and bytes, the same pauses.
+fn the_reader_agrees_with_the_jdks_jfr_print(pid: u32, recording: &std::path::Path) {
+    let jdk = jfr::Node::of_pid(pid).expect("the node's JDK").jdk;
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let cache = tempfile::tempdir().unwrap();
+    let files = [recording.to_path_buf()];
+    let ours = runtime
+        .block_on(reader::read(&jdk, cache.path(), &files))
+        .expect("the reader");
+    let reference = runtime
+        .block_on(jfr::print(&jdk, recording))
+        .expect("jfr print");
+    assert!(
+        ours.cpu_samples() >= 50,
+        "{} CPU samples",
+        ours.cpu_samples()
+    );
+    assert_eq!(ours.by_stack().len(), reference.by_stack().len());
+    assert!(
+        ours.by_stack() == reference.by_stack(),
+        "the reader and jfr print differ on a stack's samples"
+    );
+    assert_eq!(ours.gcs, reference.gcs);
+    // jfr prints a pause as an ISO duration; read back through a float, a nanosecond each.
+    let drift = ours.gc_pause_ns.abs_diff(reference.gc_pause_ns);
+    assert!(drift <= ours.gcs, "{} ns apart", drift);
+    // Every recorded frame is read, not jfr print's default 5.
+    let deepest = ours
+        .stacks
+        .iter()
+        .map(|s| s.frames.len())
+        .max()
+        .unwrap_or(0);
+    assert!(deepest > 5, "stacks of at most {deepest} frames");
 }
 
 /// The categories measure something real: the same logs with their two dates sent as ISO

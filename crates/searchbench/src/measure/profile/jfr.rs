@@ -1,5 +1,6 @@
-//! Java Flight Recorder on a local node: a recording started and stopped with `jcmd`, read
-//! back with `jfr print --json`, both the tools of the JDK the node runs on.
+//! Java Flight Recorder on a local node: a recording started and stopped with `jcmd`, the tool
+//! of the JDK the node runs on; and the JDK's `jfr print`, the reference a recording reader is
+//! held to ([`print`]).
 //!
 //! Why `jcmd` (`JFR.start` / `JFR.stop`) rather than the `jdk.management.jfr` MBean: it needs
 //! nothing of the node (no JMX port opened at its start, so a node searchbench did not start
@@ -15,13 +16,18 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+use std::collections::HashMap;
+
+use super::samples::{Samples, Stack};
 use super::ProfileError;
 
 /// How long a `jcmd` call may take before it is given up: a frozen node never answers an
 /// attach, and the run must not wait on it much longer than on its telemetry.
 const ATTACH_TIMEOUT: Duration = Duration::from_secs(30);
-/// How long reading a recording back may take (`jfr print`, minutes of recording).
-const READ_TIMEOUT: Duration = Duration::from_secs(120);
+/// How long reading recordings back may take (minutes of recording, every node).
+pub(super) const READ_TIMEOUT: Duration = Duration::from_secs(120);
+/// The frames Flight Recorder keeps of a stack (its `stackdepth` option, left at its default).
+pub const RECORDED_STACK_DEPTH: usize = 64;
 
 /// The events a profile reads.
 pub const EVENTS: &str = "jdk.ExecutionSample,jdk.ObjectAllocationSample,jdk.GarbageCollection";
@@ -49,18 +55,31 @@ pub const SETTINGS: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
 </configuration>
 "#;
 
-/// The JDK tools of a node, and the user it runs as.
+/// A JDK's tools: the folder of its `bin/java`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Jdk {
+    pub bin: PathBuf,
+}
+
+impl Jdk {
+    /// The tool `name` of this JDK (`java`, `javac`, `jcmd`, `jfr`).
+    pub fn tool(&self, name: &str) -> PathBuf {
+        self.bin.join(name)
+    }
+}
+
+/// A local node: its JDK, and the user it runs as.
 #[derive(Debug, Clone)]
 pub struct Node {
     pub pid: u32,
-    jcmd: PathBuf,
-    jfr: PathBuf,
+    pub jdk: Jdk,
     uid: u32,
     gid: u32,
 }
 
 impl Node {
-    /// The node `pid`: its JDK is where `/proc/PID/exe` (its `bin/java`) lies.
+    /// The node `pid`: its JDK is where `/proc/PID/exe` (its `bin/java`) lies. It must have
+    /// `jcmd` (to record) and `javac` (to build the recording reader, [`super::reader`]).
     pub fn of_pid(pid: u32) -> Result<Node, ProfileError> {
         let proc = PathBuf::from(format!("/proc/{pid}"));
         let meta = std::fs::metadata(&proc).map_err(|e| ProfileError::Node {
@@ -71,9 +90,10 @@ impl Node {
             pid,
             why: format!("cannot read its executable: {e}"),
         })?;
-        let bin = java.parent().unwrap_or(Path::new("/"));
-        let (jcmd, jfr) = (bin.join("jcmd"), bin.join("jfr"));
-        for tool in [&jcmd, &jfr] {
+        let jdk = Jdk {
+            bin: java.parent().unwrap_or(Path::new("/")).to_path_buf(),
+        };
+        for tool in ["jcmd", "javac"].map(|t| jdk.tool(t)) {
             if !tool.is_file() {
                 return Err(ProfileError::Node {
                     pid,
@@ -87,8 +107,7 @@ impl Node {
         }
         Ok(Node {
             pid,
-            jcmd,
-            jfr,
+            jdk,
             uid: meta.uid(),
             gid: meta.gid(),
         })
@@ -96,7 +115,7 @@ impl Node {
 
     /// `jcmd PID what...` as the node's user.
     async fn jcmd(&self, what: &[String]) -> Result<String, ProfileError> {
-        let mut cmd = std::process::Command::new(&self.jcmd);
+        let mut cmd = std::process::Command::new(self.jdk.tool("jcmd"));
         cmd.arg(self.pid.to_string()).args(what);
         // As root, attach as the node's user: HotSpot takes an attach only from its own.
         if crate::os::is_root() && self.uid != 0 {
@@ -137,21 +156,60 @@ impl Node {
             .await
             .map(drop)
     }
+}
 
-    /// The profile's events of a recording.
-    pub async fn read(&self, file: &Path) -> Result<Vec<Event>, ProfileError> {
-        let mut cmd = std::process::Command::new(&self.jfr);
-        cmd.args(["print", "--json", "--events", EVENTS]).arg(file);
-        let text = run(cmd, "jfr print", READ_TIMEOUT).await?;
-        parse(&text).map_err(|e| ProfileError::Read {
-            file: file.to_path_buf(),
-            why: e.to_string(),
-        })
+/// The samples of a recording as the JDK's `jfr print --json` gives them, every recorded
+/// frame: the reference the recording reader is held to (tests, `bench/profile-read.sh`). Not
+/// the reader of a run: it writes every event with its whole stack, about 60 bytes of JSON per
+/// byte of recording (BENCHMARKS.md, engine profile).
+pub async fn print(jdk: &Jdk, file: &Path) -> Result<Samples, ProfileError> {
+    let mut cmd = std::process::Command::new(jdk.tool("jfr"));
+    cmd.args(["print", "--json", "--events", EVENTS, "--stack-depth"])
+        .arg(RECORDED_STACK_DEPTH.to_string())
+        .arg(file);
+    let text = run(cmd, "jfr print", READ_TIMEOUT).await?;
+    let events = parse(&text).map_err(|e| ProfileError::Read {
+        file: file.to_path_buf(),
+        why: e.to_string(),
+    })?;
+    Ok(samples_of(&events))
+}
+
+/// Printed events summed by stack.
+pub fn samples_of(events: &[Event]) -> Samples {
+    let mut by: HashMap<Vec<String>, Stack> = HashMap::new();
+    let mut out = Samples::default();
+    for e in events {
+        let frames: Vec<String> = e
+            .values
+            .stack_trace
+            .as_ref()
+            .map(|s| s.frames.iter().map(Frame::text).collect())
+            .unwrap_or_default();
+        match e.kind.as_str() {
+            "jdk.ExecutionSample" => by.entry(frames).or_default().cpu += 1,
+            "jdk.ObjectAllocationSample" => {
+                let s = by.entry(frames).or_default();
+                s.allocs += 1;
+                s.bytes += e.values.weight.unwrap_or(0.0).max(0.0) as u64;
+            }
+            "jdk.GarbageCollection" => {
+                out.gcs += 1;
+                let secs = e.values.sum_of_pauses.as_deref().and_then(iso_secs);
+                out.gc_pause_ns += (secs.unwrap_or(0.0) * 1e9).round() as u64;
+            }
+            _ => {}
+        }
     }
+    out.stacks = by
+        .into_iter()
+        .map(|(frames, s)| Stack { frames, ..s })
+        .collect();
+    out
 }
 
 /// Runs a tool with a timeout; its stdout, or what it said when it failed.
-async fn run(
+pub(super) async fn run(
     cmd: std::process::Command,
     what: &str,
     timeout: Duration,
@@ -183,7 +241,7 @@ async fn run(
 }
 
 /// What a tool said, cut to a line's length for a message.
-fn short(said: &str) -> String {
+pub(super) fn short(said: &str) -> String {
     let said = said.trim();
     match said.char_indices().nth(400) {
         Some((at, _)) => format!("{}…", &said[..at]),
@@ -240,6 +298,8 @@ pub struct Class {
 impl Frame {
     /// `package.Class.method`.
     pub fn text(&self) -> String {
+        // The recording holds some names in their internal form (`java/util/HashMap`); the
+        // consumer API, so the reader, names every class with dots.
         format!(
             "{}.{}",
             self.method.class.name.replace('/', "."),
@@ -330,5 +390,10 @@ mod tests {
         );
         assert_eq!(events[1].values.weight, Some(4096.0));
         assert_eq!(events[2].values.sum_of_pauses.as_deref(), Some("PT0.002S"));
+        let samples = samples_of(&events);
+        assert_eq!((samples.gcs, samples.gc_pause_ns), (1, 2_000_000));
+        assert_eq!((samples.cpu_samples(), samples.alloc_samples()), (1, 1));
+        let no_stack: &[String] = &[];
+        assert_eq!(samples.by_stack()[no_stack].bytes, 4096);
     }
 }

@@ -6,6 +6,8 @@
 
 pub mod categories;
 pub mod jfr;
+pub mod reader;
+pub mod samples;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -13,6 +15,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 pub use categories::{categorise, Category};
+pub use samples::Samples;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ProfileError {
@@ -84,51 +87,31 @@ pub fn wilson_pct(k: u64, n: u64) -> (f64, f64) {
     )
 }
 
-/// Sums the events of one or more recordings of `window_secs`.
-pub fn summarise(events: &[jfr::Event], window_secs: f64) -> Profile {
+/// Sums the samples of one or more recordings of `window_secs`: each distinct stack is put
+/// in its category once.
+pub fn summarise(samples: &Samples, window_secs: f64) -> Profile {
     let mut cpu: BTreeMap<Category, u64> = BTreeMap::new();
-    let mut leaves: BTreeMap<Category, BTreeMap<String, u64>> = BTreeMap::new();
+    let mut leaves: BTreeMap<Category, BTreeMap<&str, u64>> = BTreeMap::new();
     let mut alloc: BTreeMap<Category, f64> = BTreeMap::new();
     let mut p = Profile {
         window_secs,
+        gcs: samples.gcs,
+        gc_pause_secs: samples.gc_pause_ns as f64 / 1e9,
         ..Profile::default()
     };
-    for e in events {
-        let frames: Vec<String> = e
-            .values
-            .stack_trace
-            .as_ref()
-            .map(|s| s.frames.iter().map(jfr::Frame::text).collect())
-            .unwrap_or_default();
-        match e.kind.as_str() {
-            "jdk.ExecutionSample" => {
-                let c = categorise(&frames);
-                *cpu.entry(c).or_default() += 1;
-                if let Some(leaf) = frames.first() {
-                    *leaves
-                        .entry(c)
-                        .or_default()
-                        .entry(leaf.clone())
-                        .or_default() += 1;
-                }
-                p.cpu_samples += 1;
+    for s in &samples.stacks {
+        let c = categorise(&s.frames);
+        if s.cpu > 0 {
+            *cpu.entry(c).or_default() += s.cpu;
+            if let Some(leaf) = s.frames.first() {
+                *leaves.entry(c).or_default().entry(leaf).or_default() += s.cpu;
             }
-            "jdk.ObjectAllocationSample" => {
-                let w = e.values.weight.unwrap_or(0.0).max(0.0);
-                *alloc.entry(categorise(&frames)).or_default() += w;
-                p.allocated_bytes += w;
-                p.alloc_samples += 1;
-            }
-            "jdk.GarbageCollection" => {
-                p.gcs += 1;
-                p.gc_pause_secs += e
-                    .values
-                    .sum_of_pauses
-                    .as_deref()
-                    .and_then(jfr::iso_secs)
-                    .unwrap_or(0.0);
-            }
-            _ => {}
+            p.cpu_samples += s.cpu;
+        }
+        if s.allocs > 0 {
+            *alloc.entry(c).or_default() += s.bytes as f64;
+            p.allocated_bytes += s.bytes as f64;
+            p.alloc_samples += s.allocs;
         }
     }
     p.alloc_bytes_per_sec =
@@ -139,9 +122,9 @@ pub fn summarise(events: &[jfr::Event], window_secs: f64) -> Profile {
         .map(|&c| {
             let k = cpu.get(&c).copied().unwrap_or(0);
             let (low, high) = wilson_pct(k, p.cpu_samples);
-            let mut top: Vec<(String, u64)> =
+            let mut top: Vec<(&str, u64)> =
                 leaves.remove(&c).unwrap_or_default().into_iter().collect();
-            top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+            top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
             CategoryShare {
                 category: c,
                 cpu_pct: pct(k as f64, p.cpu_samples as f64),
@@ -151,7 +134,7 @@ pub fn summarise(events: &[jfr::Event], window_secs: f64) -> Profile {
                 top_methods: top
                     .into_iter()
                     .take(TOP_METHODS)
-                    .map(|(m, n)| (m, pct(n as f64, p.cpu_samples as f64)))
+                    .map(|(m, n)| (m.to_string(), pct(n as f64, p.cpu_samples as f64)))
                     .collect(),
             }
         })
@@ -163,48 +146,32 @@ pub fn summarise(events: &[jfr::Event], window_secs: f64) -> Profile {
 mod tests {
     use super::*;
 
-    fn sample(kind: &str, frames: &[&str], weight: Option<f64>) -> jfr::Event {
-        let text = serde_json::json!({
-            "type": kind,
-            "values": {
-                "weight": weight,
-                "stackTrace": {"frames": frames.iter().map(|f| {
-                    let (class, method) = f.rsplit_once('.').unwrap();
-                    serde_json::json!({"method": {"type": {"name": class}, "name": method}})
-                }).collect::<Vec<_>>()}
-            }
-        });
-        serde_json::from_value(text).unwrap()
+    fn stack(frames: &[&str], cpu: u64, bytes: u64) -> samples::Stack {
+        samples::Stack {
+            frames: frames.iter().map(|f| f.to_string()).collect(),
+            cpu,
+            allocs: u64::from(bytes > 0),
+            bytes,
+        }
     }
 
     #[test]
     fn shares_add_up_and_carry_intervals_and_top_methods() {
-        let mut events = Vec::new();
-        for _ in 0..30 {
-            events.push(sample(
-                "jdk.ExecutionSample",
-                &["java.time.format.DateTimeFormatter.parse"],
-                None,
-            ));
-        }
-        for _ in 0..70 {
-            events.push(sample(
-                "jdk.ExecutionSample",
-                &["org.apache.lucene.index.IndexingChain.processDocument"],
-                None,
-            ));
-        }
-        events.push(sample(
-            "jdk.ObjectAllocationSample",
-            &["java.time.format.Parsed.resolve"],
-            Some(3000.0),
-        ));
-        events.push(sample(
-            "jdk.ObjectAllocationSample",
-            &["java.util.ArrayList.grow"],
-            Some(1000.0),
-        ));
-        let p = summarise(&events, 2.0);
+        let samples = Samples {
+            stacks: vec![
+                stack(&["java.time.format.DateTimeFormatter.parse"], 30, 0),
+                stack(
+                    &["org.apache.lucene.index.IndexingChain.processDocument"],
+                    70,
+                    0,
+                ),
+                stack(&["java.time.format.Parsed.resolve"], 0, 3000),
+                stack(&["java.util.ArrayList.grow"], 0, 1000),
+            ],
+            gcs: 2,
+            gc_pause_ns: 3_000_000,
+        };
+        let p = summarise(&samples, 2.0);
         assert_eq!(p.cpu_samples, 100);
         let total: f64 = p.categories.iter().map(|c| c.cpu_pct).sum();
         assert!((total - 100.0).abs() < 1e-9, "{total}");
@@ -221,6 +188,7 @@ mod tests {
             [("java.time.format.DateTimeFormatter.parse".to_string(), 30.0)]
         );
         assert_eq!(p.alloc_bytes_per_sec, Some(2000.0));
+        assert_eq!((p.gcs, p.gc_pause_secs), (2, 0.003));
         // The same counts give the same interval; more samples, a narrower one.
         let (lo, hi) = wilson_pct(30, 100);
         let (lo2, hi2) = wilson_pct(300, 1000);
