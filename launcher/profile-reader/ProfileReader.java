@@ -11,11 +11,14 @@
  * 60 bytes of JSON per recorded byte) and cuts stacks at 5 frames unless told otherwise.
  *
  * Compiled once per JDK by searchbench (javac from the node's own JDK) into its cache, run
- * as: java -cp DIR ProfileReader RECORDING... A damaged recording is an IOException: its
- * message on stderr and exit 1.
+ * as: java -cp DIR ProfileReader [--since EPOCH_NANOS] RECORDING... With --since, events that
+ * began before that instant are skipped: the recording starts with the load, so Flight
+ * Recorder's own start-up falls in the warm-up, and only the measured window is counted.
+ * A damaged recording is an IOException: its message on stderr and exit 1.
  */
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
@@ -45,7 +48,14 @@ public final class ProfileReader {
         Map<List<String>, Counts> stacks = new HashMap<>();
         long gcs = 0;
         long pauseNanos = 0;
-        for (String file : args) {
+        Instant since = null;
+        int files = 0;
+        if (args.length >= 2 && args[0].equals("--since")) {
+            since = Instant.ofEpochSecond(0, Long.parseLong(args[1]));
+            files = 2;
+        }
+        for (int a = files; a < args.length; a++) {
+            String file = args[a];
             // A chunk's stacks are one object per constant: counting by identity first names
             // each distinct stack's frames once, not once per event.
             Map<RecordedStackTrace, Counts> seen = new IdentityHashMap<>();
@@ -53,6 +63,9 @@ public final class ProfileReader {
             try (RecordingFile recording = new RecordingFile(Path.of(file))) {
                 while (recording.hasMoreEvents()) {
                     RecordedEvent e = recording.readEvent();
+                    if (since != null && e.getStartTime().isBefore(since)) {
+                        continue;
+                    }
                     String type = e.getEventType().getName();
                     if (type.equals("jdk.GarbageCollection")) {
                         gcs++;

@@ -51,6 +51,8 @@ pub struct LoadOutcome {
     /// Bytes of acknowledged requests (uncompressed).
     pub acked_bytes: u64,
     pub recorder: Recorder,
+    /// When the load began (its recorder's time 0): the warm-up and the wall count from here.
+    pub started: Instant,
     pub wall: Duration,
     pub pool: PoolStats,
     /// The error that stopped the run, if one did.
@@ -233,6 +235,7 @@ pub async fn load(
         throttled: shared.throttled.load(Relaxed),
         acked_bytes: shared.acked_bytes.load(Relaxed),
         recorder,
+        started: shared.t0,
         wall,
         pool: shared.pool.stats(),
         error,
@@ -258,6 +261,7 @@ mod tests {
             throttled: 2,
             acked_bytes: acked * 100,
             recorder: Recorder::new(),
+            started: Instant::now(),
             wall: Duration::from_millis(wall_ms),
             pool: PoolStats::default(),
             error: None,

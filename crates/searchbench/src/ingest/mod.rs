@@ -282,6 +282,10 @@ pub struct IngestReport {
     /// Where the engine's CPU and allocations went (`--profile`), when it was profiled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<crate::measure::profile::Profile>,
+    /// When the steady window began, in this process, when the warm-up applied: what an
+    /// instrument around the load summarises from (the profile skips the warm-up).
+    #[serde(skip)]
+    pub measured_from: Option<std::time::Instant>,
 }
 
 impl IngestReport {
@@ -459,6 +463,9 @@ struct ReportParts<'a> {
 fn report(mut p: ReportParts<'_>) -> IngestReport {
     let headline = p.outcome.recorder.finish(p.outcome.wall);
     let o = &p.outcome;
+    let measured_from = headline
+        .warmup_applied
+        .then(|| o.started + Duration::from_secs_f64(headline.warmup_secs));
     let wall = o.wall.as_secs_f64().max(1e-9);
     let machine = Machine::detect();
     let failed = o.failed();
@@ -580,6 +587,7 @@ fn report(mut p: ReportParts<'_>) -> IngestReport {
         rtt: None,
         telemetry: None,
         profile: None,
+        measured_from,
         searches_beside: None,
     }
 }

@@ -362,6 +362,7 @@ impl lifecycle::Phase for LoadPhase<'_> {
                 load_watched(stage.target, job, spec, pids, watched, stage.observer).await?;
             report.rtt = stage.rtt;
             self.started = started;
+            stage.measured_from.set(report.measured_from);
             let measurements = measurements(&report);
             *self.kept.report.borrow_mut() = Some(report);
             Ok(measurements)

@@ -16,7 +16,7 @@
 //! [`with_cluster`] is the part every session shares today (the one place that connects);
 //! [`run`] is the whole lifecycle for plans made of these parts.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
@@ -63,6 +63,11 @@ pub struct Stage<'a> {
     pub started: Instant,
     /// Where rows go while a phase runs: to every sink, as they come.
     pub feed: Feed,
+    /// When the step's measured window began, once its phase knows: a load with a warm-up
+    /// settles it as it ends (a run too short for its warm-up is measured whole: then it
+    /// stays unset). Cleared before each step; instruments read it as they stop, so what
+    /// they summarise covers what the phase measured.
+    pub measured_from: Cell<Option<Instant>>,
 }
 
 /// Rows a phase or an instrument streams while it runs, so a run killed halfway keeps them.
@@ -436,6 +441,7 @@ async fn drive<T: Serialize>(
             // Once the cluster is reached: an engine's start is not part of any phase.
             started: Instant::now(),
             feed: Feed(tx),
+            measured_from: Cell::new(None),
         };
         let mut outcome = Outcome::default();
         // The error that ended the run, with the phase it came from.
@@ -455,6 +461,7 @@ async fn drive<T: Serialize>(
             let names: Vec<String> = step_phases.iter().map(|p| p.name()).collect();
             // A step is watched as its first phase: the load, with the searches during it.
             let label = names[0].clone();
+            stage.measured_from.set(None);
             for i in &mut instruments {
                 if let Err(e) = i.start(&label, &stage).await {
                     warn(format!("{}: {e}", i.name()));

@@ -7,7 +7,7 @@
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
 use super::lifecycle::{Instrument, Stage, Work};
 use crate::engine::paths::cache_root;
@@ -116,23 +116,26 @@ impl<'p> ProfileInstrument<'p> {
         Ok(())
     }
 
-    async fn end(&mut self, phase: &str) -> Result<Option<Profile>, String> {
-        let window = self
-            .started
-            .take()
-            .map_or(0.0, |t| t.elapsed().as_secs_f64());
+    async fn end(&mut self, phase: &str, stage: &Stage<'_>) -> Result<Option<Profile>, String> {
         let reading = Instant::now();
-        let mut pids = Vec::new();
+        // What the phase measured, when it said (a load after its warm-up): the samples
+        // before are recorded, and not counted.
+        let started = self.started.take().unwrap_or(reading);
+        let from = stage
+            .measured_from
+            .get()
+            .filter(|&f| f > started && f < reading);
+        let since = from.map(|f| SystemTime::now() - reading.duration_since(f));
+        let counted_from = from.unwrap_or(started);
         let mut kept = Vec::new();
         let mut errors = Vec::new();
         // The recordings by the JDK their node runs on: one reader for each.
-        let mut recorded: BTreeMap<jfr::Jdk, Vec<PathBuf>> = BTreeMap::new();
+        let mut recorded: BTreeMap<jfr::Jdk, Vec<(u32, PathBuf)>> = BTreeMap::new();
         for r in std::mem::take(&mut self.running) {
             if let Err(e) = r.node.stop(&r.name).await {
                 errors.push(e.to_string());
                 continue;
             }
-            pids.push(r.node.pid);
             if let Some(dir) = &self.keep {
                 let to = dir.join(r.file.file_name().unwrap_or_default());
                 let moved = std::fs::create_dir_all(dir)
@@ -142,20 +145,32 @@ impl<'p> ProfileInstrument<'p> {
                     Err(e) => errors.push(format!("keeping {}: {e}", to.display())),
                 }
             }
-            recorded.entry(r.node.jdk.clone()).or_default().push(r.file);
+            recorded
+                .entry(r.node.jdk.clone())
+                .or_default()
+                .push((r.node.pid, r.file));
         }
         let mut samples = profile::Samples::default();
-        for (jdk, files) in &recorded {
-            match reader::read(jdk, &cache_root(), files).await {
-                Ok(s) => samples.merge(s),
+        // The nodes whose recordings were read: the profile's.
+        let mut pids = Vec::new();
+        for (jdk, recordings) in &recorded {
+            let files: Vec<PathBuf> = recordings.iter().map(|(_, f)| f.clone()).collect();
+            match reader::read(jdk, &cache_root(), &files, since).await {
+                Ok(s) => {
+                    samples.merge(s);
+                    pids.extend(recordings.iter().map(|(pid, _)| *pid));
+                }
                 Err(e) => errors.push(e.to_string()),
             }
         }
         self.scratch = None;
+        // A profile is of the recordings read: none read is no profile (not one of 0 samples).
         if pids.is_empty() {
             return Err(errors.join("; "));
         }
+        let window = reading.duration_since(counted_from).as_secs_f64();
         let mut p = profile::summarise(&samples, window);
+        p.warmup_secs = counted_from.duration_since(started).as_secs_f64();
         p.pids = pids;
         p.recordings = kept;
         p.read_secs = reading.elapsed().as_secs_f64();
@@ -195,13 +210,13 @@ impl Instrument for ProfileInstrument<'_> {
     fn stop<'a>(
         &'a mut self,
         phase: &'a str,
-        _stage: &'a Stage<'a>,
+        stage: &'a Stage<'a>,
     ) -> Work<'a, Result<Option<serde_json::Value>, String>> {
         Box::pin(async move {
             if self.running.is_empty() {
                 return Ok(None);
             }
-            let p = self.end(phase).await?;
+            let p = self.end(phase, stage).await?;
             Ok(p.and_then(|p| serde_json::to_value(p).ok()))
         })
     }

@@ -16,7 +16,7 @@ fn an_ingest_with_a_profile_says_where_the_engines_cpu_went() {
     let out = bin()
         .args(["ingest", "logs", "--url", url, "--profile-pid", &pid])
         .args(["--docs", "40000", "--index", "it-profile", "--replace"])
-        .args(["--warmup", "0", "-q", "--json", "--store"])
+        .args(["--warmup", "2s", "-q", "--json", "--store"])
         .arg(&store)
         .output()
         .expect("searchbench ingest");
@@ -26,6 +26,21 @@ fn an_ingest_with_a_profile_says_where_the_engines_cpu_went() {
     let p = &result["profile"];
     let samples = p["cpu_samples"].as_u64().expect("a profile");
     assert!(samples >= 50, "{samples} CPU samples: {p}");
+    // The warm-up is recorded (Flight Recorder starts there) and not counted: the profile's
+    // window is the headline's steady window.
+    assert_eq!(result["headline"]["warmup_applied"], true, "{text}");
+    let warmup = p["warmup_secs"].as_f64().unwrap();
+    // The index's set-up (--replace) comes before the load's warm-up, in the phase.
+    assert!(
+        (2.0..5.0).contains(&warmup),
+        "{warmup} s of set-up and warm-up skipped: {p}"
+    );
+    let steady = result["headline"]["window_secs"].as_f64().unwrap();
+    let window = p["window_secs"].as_f64().unwrap();
+    assert!(
+        window >= steady && window < steady + 5.0,
+        "profiled {window} s of a {steady} s steady window"
+    );
     let cats = p["categories"].as_array().unwrap();
     let total: f64 = cats.iter().map(|c| c["cpu_pct"].as_f64().unwrap()).sum();
     assert!((total - 100.0).abs() < 1e-6, "{total}: {p}");
@@ -66,7 +81,7 @@ fn the_reader_agrees_with_the_jdks_jfr_print(pid: u32, recording: &std::path::Pa
     let cache = tempfile::tempdir().unwrap();
     let files = [recording.to_path_buf()];
     let ours = runtime
-        .block_on(reader::read(&jdk, cache.path(), &files))
+        .block_on(reader::read(&jdk, cache.path(), &files, None))
         .expect("the reader");
     let reference = runtime
         .block_on(jfr::print(&jdk, recording))
@@ -85,6 +100,16 @@ fn the_reader_agrees_with_the_jdks_jfr_print(pid: u32, recording: &std::path::Pa
     // jfr prints a pause as an ISO duration; read back through a float, a nanosecond each.
     let drift = ours.gc_pause_ns.abs_diff(reference.gc_pause_ns);
     assert!(drift <= ours.gcs, "{} ns apart", drift);
+    // Only what began after --since is counted: everything from the epoch on, nothing from
+    // an hour ahead.
+    let read_since = |since| {
+        runtime
+            .block_on(reader::read(&jdk, cache.path(), &files, Some(since)))
+            .expect("the reader")
+    };
+    assert!(read_since(std::time::UNIX_EPOCH).by_stack() == ours.by_stack());
+    let ahead = read_since(std::time::SystemTime::now() + std::time::Duration::from_secs(3600));
+    assert_eq!((ahead.cpu_samples(), ahead.gcs), (0, 0), "{ahead:?}");
     // Every recorded frame is read, not jfr print's default 5.
     let deepest = ours
         .stacks

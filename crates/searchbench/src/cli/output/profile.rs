@@ -11,8 +11,13 @@ fn rate(bytes_per_sec: f64) -> String {
 
 pub fn print(p: &Profile, detail: Detail) {
     let shown: Vec<_> = p.categories.iter().filter(|c| c.cpu_pct >= 0.5).collect();
+    let after = if p.warmup_secs > 0.0 {
+        format!(" after {:.1} s of set-up and warm-up", p.warmup_secs)
+    } else {
+        String::new()
+    };
     let mut head = format!(
-        "engine profile ({} CPU sample(s) over {:.1} s, {} node(s))",
+        "engine profile ({} CPU sample(s) over {:.1} s{after}, {} node(s))",
         p.cpu_samples,
         p.window_secs,
         p.pids.len()

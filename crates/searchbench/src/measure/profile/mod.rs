@@ -52,8 +52,11 @@ pub struct CategoryShare {
 pub struct Profile {
     /// The processes profiled.
     pub pids: Vec<u32>,
-    /// The recording's span, seconds.
+    /// The span counted, seconds: the phase's measured window (after its warm-up) to its end.
     pub window_secs: f64,
+    /// Seconds recorded before the window and not counted: the phase's set-up and the load's
+    /// warm-up, where Flight Recorder's own start-up falls too.
+    pub warmup_secs: f64,
     pub cpu_samples: u64,
     pub alloc_samples: u64,
     /// Bytes the allocation samples stand for.
