@@ -65,6 +65,17 @@ fn an_ingest_with_a_profile_says_where_the_engines_cpu_went() {
         .list(&Default::default())
         .unwrap();
     assert!(kept.contains(&runs[0].id.0), "{kept}");
+    // `results show` names it.
+    let shown = bin()
+        .args(["results", "show", &runs[0].id.0, "--store"])
+        .arg(&store)
+        .output()
+        .expect("searchbench results show");
+    let shown_text = String::from_utf8_lossy(&shown.stdout);
+    assert!(
+        shown_text.contains("profile recording") && shown_text.contains(kept),
+        "{shown_text}"
+    );
     // compare, check and history see the categories as metrics.
     let side = Side::load(&Store::open(&store).unwrap(), &runs[0].id.0).unwrap();
     for key in ["profile.cpu.date_parsing", "profile.alloc.lucene_indexing"] {

@@ -121,6 +121,15 @@ pub fn show(row: &RunRow, timeline: &[Value], histograms: &[Value]) {
     if let Some(e) = &row.error {
         t.add_row(["error".to_string(), e.clone()]);
     }
+    // The engine profile's recordings (`--profile`), to open in another tool (JMC).
+    let recordings = row
+        .result
+        .as_ref()
+        .and_then(|r| r.pointer("/profile/recordings"))
+        .and_then(Value::as_array);
+    for f in recordings.into_iter().flatten().filter_map(Value::as_str) {
+        t.add_row(["profile recording".to_string(), f.to_string()]);
+    }
     outln!("{t}");
     let ms = metrics::extract(row.result.as_ref().unwrap_or(&Value::Null), timeline);
     if !ms.is_empty() {
