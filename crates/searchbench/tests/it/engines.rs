@@ -200,8 +200,29 @@ fn three_node_opensearch_cluster() {
     assert_eq!(health["status"], "green", "{health}");
     assert_eq!(health["active_shards"], 6, "{health}");
 
-    let (out, json) = run_logs(&["--url", &urls.join(","), "--replicas", "1"]);
+    // The run profiles every node (`--profile-pid` each: a cluster given by URL).
+    let urls = urls.join(",");
+    let pid_args: Vec<String> = pids.iter().map(|p| p.to_string()).collect();
+    let mut args = vec!["--url", urls.as_str(), "--replicas", "1"];
+    for pid in &pid_args {
+        args.extend(["--profile-pid", pid.as_str()]);
+    }
+    let (out, json) = run_logs(&args);
     assert_run_ok(&out, &json, &node.spec.version);
+    let profiled: Vec<u64> = json["profile"]["pids"]
+        .as_array()
+        .map(|a| a.iter().filter_map(serde_json::Value::as_u64).collect())
+        .unwrap_or_default();
+    let mut want: Vec<u64> = pids.iter().map(|p| u64::from(*p)).collect();
+    let mut got = profiled.clone();
+    want.sort_unstable();
+    got.sort_unstable();
+    assert_eq!(got, want, "every node profiled: {}", json["profile"]);
+    assert!(
+        json["profile"]["cpu_samples"].as_u64().unwrap_or(0) > 0,
+        "{}",
+        json["profile"]
+    );
 
     drop(node);
     assert!(pids.iter().all(|p| !os::pid_alive(*p)), "nodes stopped");

@@ -175,3 +175,34 @@ fn dates_as_strings_allocate_more_in_date_parsing_than_dates_as_epoch_millis() {
         "date parsing allocated {iso_alloc:.1} % with ISO strings, {epoch_alloc:.1} % with epoch millis"
     );
 }
+
+/// `--profile` on a cluster the run starts: each of its three nodes is recorded, and the
+/// profile is of them all.
+#[test]
+fn a_run_on_three_nodes_profiles_each_node() {
+    let engine = crate::common::test_engine();
+    let out = bin()
+        .args([
+            "run", "logs", "--engine", &engine, "--nodes", "3", "--heap", "256m",
+        ])
+        .args([
+            "--profile",
+            "--docs",
+            "10000",
+            "--warmup",
+            "0",
+            "--no-store",
+        ])
+        .args(["-q", "--json", "-"])
+        .output()
+        .expect("searchbench run");
+    let text = streams(&out);
+    assert!(out.status.success(), "{text}");
+    let result: Value = serde_json::from_slice(&out.stdout).expect("the result as JSON");
+    let p = &result["profile"];
+    let pids = p["pids"].as_array().expect("profiled pids");
+    assert_eq!(pids.len(), 3, "{p}");
+    let distinct: std::collections::BTreeSet<u64> = pids.iter().filter_map(Value::as_u64).collect();
+    assert_eq!(distinct.len(), 3, "{p}");
+    assert!(p["cpu_samples"].as_u64().unwrap_or(0) > 0, "{p}");
+}
