@@ -63,6 +63,10 @@ pub struct MatrixArgs {
     pub node: NodeArgs,
     #[command(flatten)]
     pub load: LoadArgs,
+    /// Every run's load profiled, each run keeping its own profile (`history` and `compare`
+    /// see profile.cpu.* across the engines).
+    #[command(flatten)]
+    pub profile: crate::cli::args::ProfileArgs,
     #[command(flatten)]
     pub save: SaveArgs,
 }
@@ -87,6 +91,8 @@ pub async fn run(mut args: MatrixArgs) -> CliResult {
     let mut load = args.load.spec(&index, progress);
     let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
     load.cancel = Some(cancel);
+    let cluster = ClusterSpec::local(args.node.options(crate::engine::DEFAULT_ENGINE));
+    load.profile = args.profile.spec(&cluster)?;
     let spec = MatrixSpec {
         id: matrix::new_id(),
         workload: args.workload.clone(),
@@ -100,7 +106,7 @@ pub async fn run(mut args: MatrixArgs) -> CliResult {
         engines,
         repeats: args.repeats as usize,
         order_seed: args.order_seed,
-        cluster: ClusterSpec::local(args.node.options(crate::engine::DEFAULT_ENGINE)),
+        cluster,
         load,
         save: args.save.spec()?,
     };

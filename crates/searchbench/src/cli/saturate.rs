@@ -67,6 +67,9 @@ pub struct SaturateArgs {
     pub cluster: ClusterArgs,
     #[command(flatten)]
     pub load: LoadArgs,
+    /// Every step profiled (its load), each step keeping its own profile.
+    #[command(flatten)]
+    pub profile: crate::cli::args::ProfileArgs,
     #[command(flatten)]
     pub out: OutputArgs,
 }
@@ -118,6 +121,7 @@ pub async fn run(args: SaturateArgs) -> CliResult {
     let mut load = args.load.spec(&index, args.out.progress());
     let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
     load.cancel = Some(cancel);
+    load.profile = args.profile.spec(&cluster)?;
     let terminal = Terminal::new(args.out.quiet);
     let save = args.out.save_spec()?;
     let result = saturate::saturate(&spec, &cluster, load, &save, &terminal)

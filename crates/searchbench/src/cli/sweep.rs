@@ -129,6 +129,9 @@ pub struct SweepArgs {
     pub generator: GeneratorArgs,
     #[command(flatten)]
     pub cluster: ClusterArgs,
+    /// Every run of the sweep profiled (its load), each run keeping its own profile.
+    #[command(flatten)]
+    pub profile: crate::cli::args::ProfileArgs,
     #[command(flatten)]
     pub out: OutputArgs,
 }
@@ -184,6 +187,7 @@ pub async fn run(a: SweepArgs) -> CliResult {
     base.driver.warmup = a.warmup;
     base.driver.max_retries = a.max_retries;
     base.max_failures = Some(MaxFailures::Count(0));
+    base.profile = a.profile.spec(&cluster)?;
     // The first Ctrl-C stops the sweep after keeping the finished runs; a second quits.
     let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
     base.cancel = Some(cancel);

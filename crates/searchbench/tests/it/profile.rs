@@ -206,3 +206,55 @@ fn a_run_on_three_nodes_profiles_each_node() {
     assert_eq!(distinct.len(), 3, "{p}");
     assert!(p["cpu_samples"].as_u64().unwrap_or(0) > 0, "{p}");
 }
+
+/// `--profile` on a study: every run a sweep makes is profiled and keeps its own profile.
+#[test]
+fn every_run_of_a_sweep_keeps_its_own_profile() {
+    let url = node_url();
+    let pid = node_pid().expect("the shared node's pid").to_string();
+    let store = scratch_store();
+    let out = bin()
+        .args(["sweep", "logs", "--url", url, "--profile-pid", &pid])
+        .args(["--index", "it-profile-sweep", "--bulk-size", "100"])
+        .args(["--clients", "1,2", "--docs", "5000", "--warmup", "0"])
+        .args([
+            "--warmup-runs",
+            "0",
+            "--min-repeats",
+            "2",
+            "--max-repeats",
+            "2",
+        ])
+        .arg("--store")
+        .arg(&store)
+        .output()
+        .expect("searchbench sweep");
+    // Two runs a cell seldom meet the interval target: "not enough data" (125) is an answer.
+    assert!(
+        matches!(out.status.code(), Some(0 | 125)),
+        "{}",
+        streams(&out)
+    );
+    let s = Store::open(&store).unwrap();
+    let runs = s.list(&Default::default()).unwrap();
+    assert_eq!(runs.len(), 4, "2 cells × 2 runs");
+    let mut recordings = std::collections::BTreeSet::new();
+    for run in &runs {
+        let side = Side::load(&s, &run.id.0).unwrap();
+        assert!(
+            side.metrics
+                .iter()
+                .any(|m| m.key == "profile.cpu.lucene_indexing"),
+            "run {} has no profile",
+            run.id.0
+        );
+        let result = s.get(&run.id.0).unwrap().result.unwrap();
+        let kept = result["profile"]["recordings"][0]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(kept.contains(&run.id.0), "{kept}");
+        recordings.insert(kept);
+    }
+    assert_eq!(recordings.len(), 4, "a recording of each run");
+}
