@@ -214,6 +214,8 @@ pub(crate) struct Measured {
     pub failures: Vec<String>,
     pub failures_total: u64,
     pub warmup_coverages: u64,
+    /// When the measurement passes began (after the warm-up pass, when there was one).
+    pub passes_started: Option<Instant>,
     pub measured: Duration,
     /// Stopped by `options.cancel` before every pass was done.
     pub interrupted: bool,
@@ -325,6 +327,7 @@ where
         }
     }
 
+    let passes_started = options.warmup.then(Instant::now);
     let mut cells: BTreeMap<(usize, Transport), Cell> = BTreeMap::new();
     let schedule = options
         .rate
@@ -432,6 +435,7 @@ where
             .collect(),
         failures_total,
         warmup_coverages,
+        passes_started,
         measured,
         interrupted: cancel.is_cancelled(),
     }

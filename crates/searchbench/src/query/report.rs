@@ -95,6 +95,13 @@ pub struct QueryResult {
     /// What the engine was doing meanwhile (the session's sampler), when it was sampled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub telemetry: Option<crate::measure::telemetry::Summary>,
+    /// Where the engine's CPU and allocations went over the query phase (`--profile-pid`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<crate::measure::profile::Profile>,
+    /// When the measurement passes began in this process, after the warm-up pass: what an
+    /// instrument around the phase summarises from.
+    #[serde(skip)]
+    pub measured_from: Option<std::time::Instant>,
     /// Stopped (Ctrl-C) before every pass was done: the figures cover what was measured, and
     /// the run is stored `interrupted`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -229,6 +236,7 @@ pub(super) fn assemble(
         failures,
         failures_total,
         warmup_coverages,
+        passes_started,
         measured,
         interrupted,
     } = m;
@@ -303,6 +311,8 @@ pub(super) fn assemble(
         drift: None,
         described: Some(plan.described()),
         telemetry: None,
+        profile: None,
+        measured_from: passes_started,
         interrupted,
     }
 }

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use super::ingest::{load, LoadSpec};
 use super::lifecycle::{self, Measurements, Plan, Stage, Step, Work};
+use super::profile::{ProfileInstrument, Profiled};
 use super::record::{Keep, Recording, SaveSpec, StoreSink};
 use super::telemetry::{Sampled, TelemetryInstrument};
 use super::{ClusterSpec, Event, Job, Observer, SessionError};
@@ -33,6 +34,8 @@ pub struct QuerySpec {
     pub rtt: Option<crate::cluster::delay::Rtt>,
     /// The engine sampled during the queries (see [`super::telemetry`]).
     pub telemetry: super::TelemetrySpec,
+    /// The engine profiled over the query phase (see [`super::profile`]).
+    pub engine_profile: Option<super::profile::ProfileSpec>,
 }
 
 impl QuerySpec {
@@ -141,6 +144,12 @@ pub async fn query(
     let cluster = ClusterSpec::given(target, urls, spec.rtt);
     let sampled = Sampled::default();
     let telemetry = TelemetryInstrument::new(&spec.telemetry, &sampled);
+    let profiled = Profiled::default();
+    let profile = ProfileInstrument::new(
+        spec.engine_profile.as_ref(),
+        recording.as_ref().map(Recording::profiles_dir),
+        &profiled,
+    );
     let (prepared, measured) = (RefCell::new(None), RefCell::new(None));
     let setup = Setup {
         spec: &spec,
@@ -150,12 +159,15 @@ pub async fn query(
         spec: &spec,
         prepared: &prepared,
         measured: &measured,
-        sampled: Some(&sampled),
+        watched: Watched {
+            sampled: Some(&sampled),
+            profiled: Some(&profiled),
+        },
     };
     setup_then_query(
         &cluster,
         [Box::new(setup), Box::new(queries)],
-        telemetry,
+        (telemetry, profile),
         recording,
         observer,
         &measured,
@@ -163,19 +175,23 @@ pub async fn query(
     .await
 }
 
-/// A query command's run: its setup then the query method (the telemetry instrument, when
-/// there is one, samples the method alone), kept in the store; the result is what the query
-/// phase left in `measured`.
+/// A query command's run: its setup then the query method (the telemetry and profile
+/// instruments, when there are, watch the method alone), kept in the store; the result is
+/// what the query phase left in `measured`.
 pub(super) async fn setup_then_query<'p>(
     cluster: &ClusterSpec,
     [setup, queries]: [Box<dyn lifecycle::Phase + 'p>; 2],
-    telemetry: Option<TelemetryInstrument<'p>>,
+    (telemetry, profile): (
+        Option<TelemetryInstrument<'p>>,
+        Option<ProfileInstrument<'p>>,
+    ),
     recording: Option<Recording<'p>>,
     observer: &dyn Observer,
     measured: &RefCell<Option<QueryResult>>,
 ) -> Result<QueryResult, SessionError> {
     let plan = Plan::new(vec![Step::One(setup), Step::One(queries)])
         .instrument(telemetry.map(|t| lifecycle::around(QUERY, t)))
+        .instrument(profile.map(|p| lifecycle::around(QUERY, p)))
         .sink(recording.map(StoreSink::new));
     lifecycle::run(cluster, plan, observer, |_| {
         measured
@@ -261,7 +277,7 @@ struct WorkloadQueries<'p> {
     spec: &'p QuerySpec,
     prepared: &'p RefCell<Option<Prepared>>,
     measured: &'p RefCell<Option<QueryResult>>,
-    sampled: Option<&'p Sampled>,
+    watched: Watched<'p>,
 }
 
 impl lifecycle::Phase for WorkloadQueries<'_> {
@@ -287,6 +303,7 @@ impl lifecycle::Phase for WorkloadQueries<'_> {
                 result.compare_baseline(path, headline).map_err(usage)?;
             }
             let measurements = kept(&result, &stage.feed);
+            stage.measured_from.set(result.measured_from);
             *self.measured.borrow_mut() = Some(result);
             Ok(measurements)
         })
@@ -294,7 +311,7 @@ impl lifecycle::Phase for WorkloadQueries<'_> {
 
     fn ended(&mut self, _stage: &Stage<'_>) {
         if let Some(result) = self.measured.borrow_mut().as_mut() {
-            summarise(result, self.sampled);
+            summarise(result, &self.watched);
         }
     }
 }
@@ -311,11 +328,21 @@ pub(super) fn kept(result: &QueryResult, feed: &lifecycle::Feed) -> Measurements
     measurements
 }
 
-/// What the run's telemetry instrument sampled around the query phase, summarised into its
-/// result.
-pub(super) fn summarise(result: &mut QueryResult, sampled: Option<&Sampled>) {
-    if let Some(t) = sampled.and_then(|s| s.borrow_mut().remove(QUERY)) {
+/// What the instruments around a query phase keep: the telemetry sampled, the profile
+/// recorded (each when the run has the instrument).
+#[derive(Clone, Copy, Default)]
+pub(super) struct Watched<'p> {
+    pub sampled: Option<&'p Sampled>,
+    pub profiled: Option<&'p Profiled>,
+}
+
+/// What the run's instruments saw around the query phase, summarised into its result.
+pub(super) fn summarise(result: &mut QueryResult, watched: &Watched<'_>) {
+    if let Some(t) = watched.sampled.and_then(|s| s.borrow_mut().remove(QUERY)) {
         result.telemetry = Some(t.summary(None));
+    }
+    if let Some(p) = watched.profiled.and_then(|p| p.borrow_mut().remove(QUERY)) {
+        result.profile = Some(p);
     }
 }
 

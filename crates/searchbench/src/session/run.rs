@@ -182,7 +182,12 @@ impl lifecycle::Phase for QueryPhase<'_> {
 
     fn ended(&mut self, stage: &lifecycle::Stage<'_>) {
         if let Some((Some(result), _)) = self.result.borrow_mut().as_mut() {
-            summarise(result, self.sampled);
+            // The run's profile is of its load: nothing recorded around the queries.
+            let watched = super::query::Watched {
+                sampled: self.sampled,
+                profiled: None,
+            };
+            summarise(result, &watched);
             stage.observer.event(Event::Queried(result));
         }
     }

@@ -7,8 +7,10 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use super::lifecycle::{self, Measurements, Stage, Work};
+use super::profile::{ProfileInstrument, Profiled};
 use super::query::{
-    engine_name, kept, measure_on, on_own_thread, setup_then_query, summarise, usage, QUERY,
+    engine_name, kept, measure_on, on_own_thread, setup_then_query, summarise, usage, Watched,
+    QUERY,
 };
 use super::record::{Recording, SaveSpec};
 use super::telemetry::{Sampled, TelemetryInstrument};
@@ -31,6 +33,8 @@ pub struct FileQuerySpec {
     pub rtt: Option<crate::cluster::delay::Rtt>,
     /// The engine sampled during the queries.
     pub telemetry: super::TelemetrySpec,
+    /// The engine profiled over the query phase (see [`super::profile`]).
+    pub engine_profile: Option<super::profile::ProfileSpec>,
 }
 
 /// The name a queries file gives its results: `queries:<file stem>`.
@@ -135,6 +139,12 @@ pub async fn query_file(
     let cluster = ClusterSpec::given(target, urls, spec.rtt);
     let sampled = Sampled::default();
     let telemetry = TelemetryInstrument::new(&spec.telemetry, &sampled);
+    let profiled = Profiled::default();
+    let profile = ProfileInstrument::new(
+        spec.engine_profile.as_ref(),
+        recording.as_ref().map(Recording::profiles_dir),
+        &profiled,
+    );
     let (prepared, measured) = (RefCell::new(None), RefCell::new(None));
     let setup = Setup {
         spec: &spec,
@@ -146,12 +156,15 @@ pub async fn query_file(
         spec: &spec,
         prepared: &prepared,
         measured: &measured,
-        sampled: Some(&sampled),
+        watched: Watched {
+            sampled: Some(&sampled),
+            profiled: Some(&profiled),
+        },
     };
     setup_then_query(
         &cluster,
         [Box::new(setup), Box::new(queries)],
-        telemetry,
+        (telemetry, profile),
         recording,
         observer,
         &measured,
@@ -191,7 +204,7 @@ struct FileQueries<'p> {
     spec: &'p FileQuerySpec,
     prepared: &'p RefCell<Option<(String, UserQueries)>>,
     measured: &'p RefCell<Option<QueryResult>>,
-    sampled: Option<&'p Sampled>,
+    watched: Watched<'p>,
 }
 
 impl lifecycle::Phase for FileQueries<'_> {
@@ -209,6 +222,7 @@ impl lifecycle::Phase for FileQueries<'_> {
             options.variants = Vec::new();
             let result = measure_on(stage, Box::new(plan), options, engine).await?;
             let measurements = kept(&result, &stage.feed);
+            stage.measured_from.set(result.measured_from);
             *self.measured.borrow_mut() = Some(result);
             Ok(measurements)
         })
@@ -216,7 +230,7 @@ impl lifecycle::Phase for FileQueries<'_> {
 
     fn ended(&mut self, _stage: &Stage<'_>) {
         if let Some(result) = self.measured.borrow_mut().as_mut() {
-            summarise(result, self.sampled);
+            summarise(result, &self.watched);
         }
     }
 }

@@ -258,3 +258,40 @@ fn every_run_of_a_sweep_keeps_its_own_profile() {
     }
     assert_eq!(recordings.len(), 4, "a recording of each run");
 }
+
+/// `query --profile-pid`: the engine profile of the query phase (after its warm-up pass), where
+/// searching takes the CPU.
+#[test]
+fn a_query_run_profiles_its_measurement_passes() {
+    let url = node_url();
+    let pid = node_pid().expect("the shared node's pid").to_string();
+    let out = bin()
+        .args(["query", "logs", "--url", url, "--profile-pid", &pid])
+        .args(["--index", "it-profile-query", "--load", "--docs", "4000"])
+        .args(["--passes", "3", "--no-store", "--json", "-"])
+        .output()
+        .expect("searchbench query");
+    let text = streams(&out);
+    assert!(out.status.success(), "{text}");
+    let result: Value = serde_json::from_slice(&out.stdout).expect("the result as JSON");
+    let p = &result["profile"];
+    assert_eq!(
+        p["pids"][0].as_u64().map(|p| p.to_string()),
+        Some(pid),
+        "{p}"
+    );
+    assert!(p["cpu_samples"].as_u64().unwrap_or(0) > 0, "{p}");
+    // The warm-up pass is recorded and not counted.
+    assert!(p["warmup_secs"].as_f64().unwrap_or(0.0) > 0.0, "{p}");
+    let search = p["categories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["category"] == "search_and_aggregations")
+        .and_then(|c| c["cpu_pct"].as_f64())
+        .unwrap_or(0.0);
+    assert!(
+        search > 10.0,
+        "searching took {search:.1} % of the CPU: {p}"
+    );
+}

@@ -6,7 +6,7 @@ mod corpus;
 pub mod legacy;
 mod load;
 mod output;
-mod profile;
+pub mod profile;
 mod setup;
 mod store;
 pub mod suggest;

@@ -28,12 +28,7 @@ impl ProfileArgs {
         if !self.profile && self.pids.is_empty() {
             return Ok(None);
         }
-        // A process that is not a JVM with its JDK's tools is bad input, said before anything
-        // runs (not a warning after the load).
-        for &pid in &self.pids {
-            crate::measure::profile::jfr::Node::of_pid(pid)
-                .map_err(|e| CliError::usage(anyhow::anyhow!("--profile-pid: {e}")))?;
-        }
+        checked(&self.pids)?;
         let mut pids = self.pids.clone();
         if cluster.given.is_some() && pids.is_empty() {
             match cluster.engine_pid {
@@ -49,4 +44,23 @@ impl ProfileArgs {
         }
         Ok(Some(ProfileSpec { pids }))
     }
+}
+
+/// The engine profile of `--profile-pid` alone (`query`, whose `--profile` is the search
+/// profile API's pass): these processes, or none.
+pub fn of_pids(pids: &[u32]) -> Result<Option<ProfileSpec>, CliError> {
+    checked(pids)?;
+    Ok((!pids.is_empty()).then(|| ProfileSpec {
+        pids: pids.to_vec(),
+    }))
+}
+
+/// A process that is not a JVM with its JDK's tools is bad input, said before anything runs
+/// (not a warning after the load).
+fn checked(pids: &[u32]) -> Result<(), CliError> {
+    for &pid in pids {
+        crate::measure::profile::jfr::Node::of_pid(pid)
+            .map_err(|e| CliError::usage(anyhow::anyhow!("--profile-pid: {e}")))?;
+    }
+    Ok(())
 }

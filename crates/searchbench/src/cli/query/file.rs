@@ -26,6 +26,7 @@ pub async fn run(args: QueryArgs, cancel: crate::cancel::Cancel) -> CliResult {
         only: args.variants.clone().unwrap_or_default(),
         rtt: args.network.rtt()?,
         telemetry: args.telemetry.spec(),
+        engine_profile: crate::cli::args::profile::of_pids(&args.profile_pids)?,
     };
     let target = args.target.connect()?;
     let terminal = Terminal::new(args.quiet);

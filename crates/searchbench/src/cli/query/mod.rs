@@ -80,6 +80,12 @@ pub struct QueryArgs {
     /// Also run one pass with `profile: true` and report its overhead.
     #[arg(long)]
     pub profile: bool,
+    /// Profile this local engine process (repeatable) with Java Flight Recorder over the
+    /// query phase: where its CPU and allocations went, in categories (search and
+    /// aggregations, Lucene, networking, ...), kept with the run (`profile.cpu.*`). The engine
+    /// profile of `run` and `ingest --profile`; here `--profile` is the search profile pass.
+    #[arg(long = "profile-pid", value_name = "PID")]
+    pub profile_pids: Vec<u32>,
     /// Coverages per second (latency then counts from the scheduled start).
     #[arg(long, value_name = "R", value_parser = crate::cli::args::parse_rate)]
     pub rate: Option<f64>,
@@ -145,6 +151,7 @@ pub async fn run(args: QueryArgs) -> CliResult {
         baseline: args.baseline.clone(),
         rtt: args.network.rtt()?,
         telemetry: args.telemetry.spec(),
+        engine_profile: crate::cli::args::profile::of_pids(&args.profile_pids)?,
     };
     let terminal = Terminal::new(args.quiet);
     let result = crate::session::query::query(
@@ -165,6 +172,9 @@ pub(crate) fn finish(result: &query::QueryResult, args: &QueryArgs) -> CliResult
     if !json_on_stdout {
         output::query::print(result, output::Detail::Full);
         output::telemetry::print(result.telemetry.as_ref(), output::Detail::Full);
+        if let Some(p) = &result.profile {
+            output::profile::print(p, output::Detail::Full);
+        }
     }
     output::json_to(result, args.json.target())?;
     if result.interrupted {
