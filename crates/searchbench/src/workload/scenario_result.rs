@@ -143,6 +143,10 @@ pub struct ScenarioResult {
     pub cleanup: Cleanup,
     pub interrupted: bool,
     pub warnings: Vec<String>,
+    /// Where the engine's CPU and allocations went over the scenario's measured phase
+    /// (`--profile`: many-shards' logs load, the snapshots), when it was profiled.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<crate::measure::profile::Profile>,
 }
 
 impl ScenarioResult {

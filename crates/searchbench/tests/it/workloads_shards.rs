@@ -150,13 +150,26 @@ fn snapshots_all_succeed_and_are_removed_with_their_repository() {
     let other = "searchbench-snapshots-not-ours";
     someone_elses_index(other);
     let store = common::scratch_store();
+    let url = node_url();
+    // The snapshots phase profiled too (the node's pid: a cluster given by URL).
+    let pid = common::node_pid()
+        .expect("the shared node's pid")
+        .to_string();
     let out = bin()
         .env("SEARCHBENCH_STORE", &store)
-        .args(["run", "snapshots", "--url", node_url(), "--indices", "50"])
+        .args(["run", "snapshots", "--url", url, "--indices", "50"])
         .args(["--docs-per-index", "10", "--snapshots", "5", "--json", "-"])
+        .args(["--profile-pid", &pid])
         .output()
         .expect("run");
     let r = json_of(&out);
+    let p = &r["profile"];
+    assert_eq!(
+        p["pids"][0].as_u64().map(|p| p.to_string()),
+        Some(pid),
+        "{p}"
+    );
+    assert!(p["cpu_samples"].as_u64().is_some(), "{p}");
     assert_eq!(r["counts"]["found_indices"], 50);
     assert_eq!(r["counts"]["complete_indices"], 50);
     assert_eq!(r["counts"]["docs"], 500);

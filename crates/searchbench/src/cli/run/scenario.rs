@@ -88,13 +88,8 @@ fn spec(kind: Scenario, args: &RunArgs) -> Result<ScenarioSpec, CliError> {
 
 pub async fn run(kind: Scenario, args: RunArgs) -> CliResult {
     let mut spec = spec(kind, &args)?;
-    if args.profile.profile || !args.profile.pids.is_empty() {
-        return Err(CliError::usage(anyhow::anyhow!(
-            "--profile profiles a workload's load (logs, cluster-metrics, transactions, a \
-             workload file) and ingest; the many-shards and snapshots scenarios do not take it yet"
-        )));
-    }
     let cluster = args.cluster.spec()?;
+    spec.profile = args.profile.spec(&cluster)?;
     let (cancel, _ctrl_c) = crate::cli::progress::cancel_on_ctrl_c();
     spec.cancel = Some(cancel);
     let terminal = Terminal::for_output(&args.out);
@@ -104,6 +99,9 @@ pub async fn run(kind: Scenario, args: RunArgs) -> CliResult {
     args.out.write_json(&result)?;
     if !args.out.json_on_stdout() {
         crate::cli::output::scenario::print(&result);
+        if let Some(p) = &result.profile {
+            crate::cli::output::profile::print(p, crate::cli::output::Detail::Full);
+        }
     }
     if result.interrupted {
         return Err(CliError {

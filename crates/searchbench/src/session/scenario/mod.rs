@@ -30,6 +30,7 @@ use reqwest::Method;
 
 use super::ingest::{load_step, LoadPhase, LOAD};
 use super::lifecycle::{self, Plan, Step};
+use super::profile::{ProfileInstrument, Profiled};
 use super::record::{HtmlReport, Recording, SaveSpec, StoreSink};
 use super::telemetry::{Sampled, TelemetryInstrument};
 use super::{ClusterSpec, Observer, SessionError, TelemetrySpec};
@@ -68,6 +69,8 @@ pub struct ScenarioSpec {
     /// snapshots: a repository the user registered (else we register an `fs` one).
     pub repository: Option<String>,
     pub cancel: Option<Cancel>,
+    /// Profile the engine over the scenario's measured phase (see [`ScenarioSpec::profiled_phase`]).
+    pub profile: Option<super::profile::ProfileSpec>,
 }
 
 impl ScenarioSpec {
@@ -87,6 +90,16 @@ impl ScenarioSpec {
             snapshots: 20,
             repository: None,
             cancel: None,
+            profile: None,
+        }
+    }
+
+    /// The phase `--profile` records: many-shards' logs load (the cluster with thousands of
+    /// shards at work), the snapshots.
+    pub fn profiled_phase(&self) -> &'static str {
+        match self.scenario {
+            Scenario::ManyShards => LOAD,
+            Scenario::Snapshots => "snapshots",
         }
     }
 
@@ -195,6 +208,13 @@ pub async fn run(
     // The logs load is sampled; the scenario's own phases are not.
     let telemetry = TelemetryInstrument::new(&TelemetrySpec::default(), &sampled)
         .map(|t| super::lifecycle::around(LOAD, t));
+    let profiled = Profiled::default();
+    let profile = ProfileInstrument::new(
+        spec.profile.as_ref(),
+        recording.as_ref().map(Recording::profiles_dir),
+        &profiled,
+    )
+    .map(|p| super::lifecycle::around(spec.profiled_phase(), p));
     let phase = |step| {
         Box::new(ScenarioPhase {
             step,
@@ -219,11 +239,16 @@ pub async fn run(
     let html = recording.as_ref().map(HtmlReport::of);
     let plan = Plan::new(steps)
         .instrument(telemetry)
+        .instrument(profile)
         .sink(recording.map(StoreSink::new))
         .sink(html);
-    lifecycle::run(&cluster, plan, observer, |_| result_of(&shared))
-        .await
-        .result
+    lifecycle::run(&cluster, plan, observer, |_| {
+        let mut result = result_of(&shared)?;
+        result.profile = profiled.borrow_mut().remove(spec.profiled_phase());
+        Ok(result)
+    })
+    .await
+    .result
 }
 
 /// The scenario's result, from what its phases kept.
@@ -262,6 +287,7 @@ fn result_of(shared: &Shared<'_>) -> Result<ScenarioResult, SessionError> {
         cleanup,
         interrupted: shared.cancel.is_cancelled(),
         warnings,
+        profile: None,
     })
 }
 
