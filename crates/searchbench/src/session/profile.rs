@@ -70,6 +70,9 @@ pub struct ProfileInstrument<'p> {
     scratch: Option<Scratch>,
     running: Vec<Running>,
     started: Option<Instant>,
+    /// Nodes given by pid whose first Flight Recorder start this is (see
+    /// [`Profile::first_recording_pids`]).
+    first_recording: Vec<u32>,
 }
 
 impl<'p> ProfileInstrument<'p> {
@@ -86,6 +89,7 @@ impl<'p> ProfileInstrument<'p> {
             scratch: None,
             running: Vec::new(),
             started: None,
+            first_recording: Vec::new(),
         })
     }
 
@@ -103,6 +107,10 @@ impl<'p> ProfileInstrument<'p> {
         std::fs::write(&settings, jfr::SETTINGS).map_err(|e| e.to_string())?;
         for pid in pids {
             let node = jfr::Node::of_pid(pid).map_err(|e| e.to_string())?;
+            // A node the run started is cold: nothing compiled yet to compile again.
+            if !self.spec.pids.is_empty() && !node.recorder_started() {
+                self.first_recording.push(pid);
+            }
             // Our own pid in the name: two runs profiling one node stop their own recording.
             let name = format!("searchbench-{}-{phase}-{pid}", std::process::id());
             let file = scratch.path().join(format!("{phase}-{pid}.jfr"));
@@ -173,6 +181,7 @@ impl<'p> ProfileInstrument<'p> {
         p.warmup_secs = counted_from.duration_since(started).as_secs_f64();
         p.pids = pids;
         p.recordings = kept;
+        p.first_recording_pids = std::mem::take(&mut self.first_recording);
         p.read_secs = reading.elapsed().as_secs_f64();
         self.profiled
             .borrow_mut()

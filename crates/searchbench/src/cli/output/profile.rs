@@ -39,6 +39,7 @@ pub fn print(p: &Profile, detail: Detail) {
                 .collect::<Vec<_>>()
                 .join(", ")
         );
+        first_recording_note(p);
         return;
     }
     sayln!("\n{head}");
@@ -63,5 +64,19 @@ pub fn print(p: &Profile, detail: Detail) {
     outln!("{t}");
     for f in &p.recordings {
         sayln!("recording: {}", f.display());
+    }
+    first_recording_note(p);
+}
+
+/// A node that was running before its first Flight Recorder start ran this phase slower.
+fn first_recording_note(p: &Profile) {
+    if !p.first_recording_pids.is_empty() {
+        let pids: Vec<String> = p.first_recording_pids.iter().map(u32::to_string).collect();
+        sayln!(
+            "note: this was the first Flight Recorder start in pid {}: the JIT compiles again \
+         what inlined the file and socket classes it instruments, so this load ran slower \
+         (about half the docs/s on a warm node); a second profiled load costs under 3 %",
+            pids.join(", ")
+        );
     }
 }

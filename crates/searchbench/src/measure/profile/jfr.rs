@@ -113,8 +113,21 @@ impl Node {
         })
     }
 
+    /// Whether Flight Recorder has started in this JVM before: its recorder thread runs from
+    /// its first start (or first `JFR.*` command) on. Read from the thread names in `/proc`,
+    /// so asking does not start it.
+    pub fn recorder_started(&self) -> bool {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{}/task", self.pid)) else {
+            return false;
+        };
+        tasks.flatten().any(|t| {
+            std::fs::read_to_string(t.path().join("comm"))
+                .is_ok_and(|name| name.starts_with("JFR Recorder"))
+        })
+    }
+
     /// `jcmd PID what...` as the node's user.
-    async fn jcmd(&self, what: &[String]) -> Result<String, ProfileError> {
+    pub(super) async fn jcmd(&self, what: &[String]) -> Result<String, ProfileError> {
         let mut cmd = std::process::Command::new(self.jdk.tool("jcmd"));
         cmd.arg(self.pid.to_string()).args(what);
         // As root, attach as the node's user: HotSpot takes an attach only from its own.

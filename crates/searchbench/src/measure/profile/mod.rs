@@ -69,6 +69,12 @@ pub struct Profile {
     pub categories: Vec<CategoryShare>,
     /// Where each node's recording was kept.
     pub recordings: Vec<PathBuf>,
+    /// Nodes already running (not started for the run) whose first Flight Recorder start
+    /// this was: it instruments the JDK's file and socket classes, and the compiled code that
+    /// inlined them is compiled again during the phase, which ran slower for it (about half
+    /// the docs/s of a warm node here; BENCHMARKS.md, engine profile).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub first_recording_pids: Vec<u32>,
     /// What stopping, reading and categorising the recordings took, seconds (the profile's
     /// own cost after the phase, not in its window).
     pub read_secs: f64,

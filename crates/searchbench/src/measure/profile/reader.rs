@@ -148,4 +148,41 @@ mod tests {
             .expect_err("an empty file");
         assert!(err.to_string().contains("empty.jfr"), "{err}");
     }
+
+    /// A JVM (a class that sleeps, run from its source) that never recorded says so, and
+    /// says it has once anything started Flight Recorder in it.
+    #[tokio::test]
+    async fn a_jvm_says_whether_flight_recorder_started_in_it() {
+        let Some(jdk) = local_jdk() else {
+            panic!("no JDK with javac on PATH: the README asks for a JDK 17+");
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let source = dir.path().join("Sleep.java");
+        std::fs::write(
+            &source,
+            "public class Sleep { public static void main(String[] a) throws Exception { \
+             System.out.println(\"up\"); Thread.sleep(120000); } }",
+        )
+        .unwrap();
+        let mut child = tokio::process::Command::new(jdk.tool("java"))
+            .arg(&source)
+            .stdout(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        // Up once it printed: its main thread runs, the JVM is whole.
+        let mut out = tokio::io::BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        let said = tokio::time::timeout(
+            std::time::Duration::from_secs(60),
+            tokio::io::AsyncBufReadExt::read_line(&mut out, &mut line),
+        )
+        .await;
+        assert!(matches!(said, Ok(Ok(n)) if n > 0), "the JVM did not start");
+        let node = jfr::Node::of_pid(child.id().unwrap()).unwrap();
+        assert!(!node.recorder_started());
+        node.jcmd(&["JFR.check".to_string()]).await.unwrap();
+        assert!(node.recorder_started());
+        child.kill().await.unwrap();
+    }
 }
