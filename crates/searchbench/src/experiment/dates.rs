@@ -246,6 +246,10 @@ pub struct VariantResult {
     pub index_time_vs_a: Option<Spread>,
     /// Every run indexed every document and reconciled.
     pub complete: bool,
+    /// Where the engine's CPU and allocations went over this variant's measured loads
+    /// (`--profile`), when it was profiled.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<crate::measure::profile::Profile>,
 }
 
 impl VariantResult {
@@ -261,6 +265,7 @@ impl VariantResult {
             engine_cpu_vs_a: None,
             index_time_vs_a: None,
             complete: false,
+            profile: None,
         }
     }
 
@@ -322,16 +327,27 @@ impl EngineResult {
     }
 }
 
+/// Something told just before and just after each measured load (not the warm-up's): the
+/// engine profile records each variant's loads.
+pub trait LoadWatch {
+    fn before<'a>(&'a mut self, variant: &'a Variant, repeat: u32) -> Watching<'a>;
+    fn after<'a>(&'a mut self, variant: &'a Variant, repeat: u32) -> Watching<'a>;
+}
+
+/// What a [`LoadWatch`] does, borrowing what it was given.
+pub type Watching<'a> = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + 'a>>;
+
 /// Runs the warm-up round, then `repeats` interleaved rounds of the four variants on `target`.
 /// `engine_pids` (the engine's processes, one per node, when local) give engine CPU per
-/// document. `log` gets
-/// one line per load.
+/// document. `log` gets one line per load; `watch`, when given, is told around each measured
+/// load.
 pub async fn run(
     target: &Target,
     engine: Option<String>,
     engine_pids: &[u32],
     cfg: &Config,
     log: &(dyn Fn(&str) + Sync),
+    mut watch: Option<&mut dyn LoadWatch>,
 ) -> Result<EngineResult, ExperimentError> {
     if cfg.docs == 0 || cfg.repeats == 0 {
         return Err(ExperimentError::Config(
@@ -354,7 +370,14 @@ pub async fn run(
     for repeat in 1..=cfg.repeats {
         for result in &mut results {
             let v = result.variant;
-            let m = load(target, engine_pids, cfg, &v, cfg.docs, repeat).await?;
+            if let Some(w) = watch.as_deref_mut() {
+                w.before(&v, repeat).await;
+            }
+            let m = load(target, engine_pids, cfg, &v, cfg.docs, repeat).await;
+            if let Some(w) = watch.as_deref_mut() {
+                w.after(&v, repeat).await;
+            }
+            let m = m?;
             log(&format!(
                 "repeat {repeat}/{} ({}) {}: {} docs, {:.0} docs/s, engine CPU {} µs/doc, index time {} µs/doc{}",
                 cfg.repeats,

@@ -3,9 +3,11 @@
 //! any run (kind `experiment`, workload `dates`), so that runs of it compare and show.
 
 use std::cell::RefCell;
+use std::collections::BTreeMap;
 
 use super::cluster::ClusterSpec;
 use super::lifecycle::{self, Measurements, Plan, Stage, Step, Work};
+use super::profile::{combine, ProfileSpec, Recorded, Recorder};
 use super::record::{Recording, SaveSpec, StoreSink};
 use super::telemetry::{Sampled, TelemetryInstrument};
 use super::{Observer, SessionError, TelemetrySpec};
@@ -20,6 +22,8 @@ pub struct DatesSpec {
     pub clusters: Vec<ClusterSpec>,
     /// The engine sampled during each experiment.
     pub telemetry: TelemetrySpec,
+    /// The engine profiled over each variant's measured loads (`--profile`).
+    pub profile: Option<ProfileSpec>,
 }
 
 /// Runs the experiment on every cluster of `spec`, keeping each result in the store as it
@@ -72,12 +76,19 @@ async fn on_cluster(
     let sampled = Sampled::default();
     let telemetry = TelemetryInstrument::new(&spec.telemetry, &sampled);
     let measured = RefCell::new(None);
+    let profiles = spec.profile.as_ref().map(|p| VariantProfiles {
+        recorder: Recorder::new(p, recording.as_ref().map(Recording::profiles_dir)),
+        engine_pids: Vec::new(),
+        spans: BTreeMap::new(),
+        warnings: Vec::new(),
+    });
     let phase = Dates {
         config: cfg,
         engine,
         log,
         measured: &measured,
         sampled: &sampled,
+        profiles,
     };
     let plan = Plan::new(vec![Step::One(Box::new(phase))])
         .instrument(telemetry)
@@ -98,6 +109,45 @@ struct Dates<'p> {
     log: &'p (dyn Fn(&str) + Sync),
     measured: &'p RefCell<Option<EngineResult>>,
     sampled: &'p Sampled,
+    profiles: Option<VariantProfiles>,
+}
+
+/// The engine profile of each variant: every measured load of it recorded, the loads of one
+/// variant summed into its profile (so the variants' date-parsing shares compare).
+struct VariantProfiles {
+    recorder: Recorder,
+    engine_pids: Vec<u32>,
+    /// Variant id → its loads' recordings.
+    spans: BTreeMap<&'static str, Vec<Recorded>>,
+    warnings: Vec<String>,
+}
+
+impl dates::LoadWatch for VariantProfiles {
+    fn before<'a>(&'a mut self, variant: &'a dates::Variant, repeat: u32) -> dates::Watching<'a> {
+        Box::pin(async move {
+            let label = format!("dates-{}-{repeat}", variant.id);
+            if let Err(e) = self.recorder.start(&label, &self.engine_pids).await {
+                self.warnings.push(format!("profile of {label}: {e}"));
+            }
+        })
+    }
+
+    fn after<'a>(&'a mut self, variant: &'a dates::Variant, repeat: u32) -> dates::Watching<'a> {
+        Box::pin(async move {
+            if !self.recorder.running() {
+                return;
+            }
+            match self.recorder.stop(None).await {
+                Ok((recorded, errors)) => {
+                    self.spans.entry(variant.id).or_default().push(recorded);
+                    self.warnings.extend(errors);
+                }
+                Err(e) => self
+                    .warnings
+                    .push(format!("profile of dates-{}-{repeat}: {e}", variant.id)),
+            }
+        })
+    }
 }
 
 impl lifecycle::Phase for Dates<'_> {
@@ -116,14 +166,24 @@ impl lifecycle::Phase for Dates<'_> {
                 cfg.repeats,
                 cfg.warmup_docs
             ));
+            let mut profiles = self.profiles.take();
+            if let Some(p) = profiles.as_mut() {
+                p.engine_pids = stage.engine_pids.to_vec();
+            }
             let measured = dates::run(
                 stage.target,
                 self.engine.clone(),
                 stage.engine_pids,
                 cfg,
                 self.log,
+                profiles.as_mut().map(|p| p as &mut dyn dates::LoadWatch),
             )
             .await;
+            if let Some(p) = &profiles {
+                for w in &p.warnings {
+                    stage.observer.event(super::Event::Warning(w.clone()));
+                }
+            }
             let result = measured.map_err(|e| match e {
                 ExperimentError::Config(m) => SessionError::usage(m),
                 ExperimentError::Interrupted => {
@@ -131,6 +191,12 @@ impl lifecycle::Phase for Dates<'_> {
                 }
                 other => SessionError::Other(other.to_string()),
             })?;
+            let mut result = result;
+            if let Some(mut p) = profiles {
+                for v in &mut result.variants {
+                    v.profile = combine(p.spans.remove(v.variant.id).unwrap_or_default());
+                }
+            }
             *self.measured.borrow_mut() = Some(result);
             Ok(Measurements::default())
         })

@@ -60,12 +60,13 @@ struct Running {
     file: PathBuf,
 }
 
-/// Records each local node around a phase (`lifecycle::around` for one phase alone).
-pub struct ProfileInstrument<'p> {
+/// Flight Recorder recordings of the local nodes, one span at a time: started, stopped, read
+/// back. What the profile instrument does around a phase, and the date-cost experiment around
+/// each of its loads.
+pub struct Recorder {
     spec: ProfileSpec,
     /// Where recordings are kept (the store's `profiles/<run id>/`); `None`: not kept.
     keep: Option<PathBuf>,
-    profiled: &'p Profiled,
     /// A folder the nodes may write their recordings to (they may run as another user).
     scratch: Option<Scratch>,
     running: Vec<Running>,
@@ -75,27 +76,46 @@ pub struct ProfileInstrument<'p> {
     first_recording: Vec<u32>,
 }
 
-impl<'p> ProfileInstrument<'p> {
-    /// The instrument `spec` asks for (`None`: no profile), keeping recordings in `keep`.
-    pub fn new(
-        spec: Option<&ProfileSpec>,
-        keep: Option<PathBuf>,
-        profiled: &'p Profiled,
-    ) -> Option<Self> {
-        Some(ProfileInstrument {
-            spec: spec?.clone(),
+/// What one span recorded: its samples (to add to another span's) and its profile.
+pub struct Recorded {
+    pub samples: profile::Samples,
+    pub profile: Profile,
+}
+
+impl Recorder {
+    pub fn new(spec: &ProfileSpec, keep: Option<PathBuf>) -> Self {
+        Recorder {
+            spec: spec.clone(),
             keep,
-            profiled,
             scratch: None,
             running: Vec::new(),
             started: None,
             first_recording: Vec::new(),
-        })
+        }
     }
 
-    async fn begin(&mut self, phase: &str, stage: &Stage<'_>) -> Result<(), String> {
+    /// Whether a span is being recorded.
+    pub fn running(&self) -> bool {
+        !self.running.is_empty()
+    }
+
+    /// Starts recording each node (`--profile-pid`, else `engine_pids`: the nodes the run
+    /// started); `label` names the recordings. What did start is stopped when one fails.
+    pub async fn start(&mut self, label: &str, engine_pids: &[u32]) -> Result<(), String> {
+        let begun = self.begin(label, engine_pids).await;
+        if begun.is_err() {
+            // What did start must not keep recording.
+            for r in std::mem::take(&mut self.running) {
+                let _ = r.node.stop(&r.name).await;
+            }
+            self.scratch = None;
+        }
+        begun
+    }
+
+    async fn begin(&mut self, label: &str, engine_pids: &[u32]) -> Result<(), String> {
         let pids = if self.spec.pids.is_empty() {
-            stage.engine_pids.to_vec()
+            engine_pids.to_vec()
         } else {
             self.spec.pids.clone()
         };
@@ -105,6 +125,9 @@ impl<'p> ProfileInstrument<'p> {
         let scratch = Scratch::new().map_err(|e| e.to_string())?;
         let settings = scratch.path().join("searchbench.jfc");
         std::fs::write(&settings, jfr::SETTINGS).map_err(|e| e.to_string())?;
+        self.scratch = Some(scratch);
+        let dir = self.scratch.as_ref().map(|s| s.path().to_path_buf());
+        let dir = dir.unwrap_or_default();
         for pid in pids {
             let node = jfr::Node::of_pid(pid).map_err(|e| e.to_string())?;
             // A node the run started is cold: nothing compiled yet to compile again.
@@ -112,27 +135,30 @@ impl<'p> ProfileInstrument<'p> {
                 self.first_recording.push(pid);
             }
             // Our own pid in the name: two runs profiling one node stop their own recording.
-            let name = format!("searchbench-{}-{phase}-{pid}", std::process::id());
-            let file = scratch.path().join(format!("{phase}-{pid}.jfr"));
+            let name = format!("searchbench-{}-{label}-{pid}", std::process::id());
+            let file = dir.join(format!("{label}-{pid}.jfr"));
             node.start(&name, &settings, &file)
                 .await
                 .map_err(|e| e.to_string())?;
             self.running.push(Running { node, name, file });
         }
-        self.scratch = Some(scratch);
         self.started = Some(Instant::now());
         Ok(())
     }
 
-    async fn end(&mut self, phase: &str, stage: &Stage<'_>) -> Result<Option<Profile>, String> {
+    /// Stops the span, keeps its recordings and reads them, counting what began from
+    /// `measured_from` on (the phase's measured window; the whole span without it). The
+    /// second value says what went wrong on the way (a node that could not be stopped or
+    /// read, a recording not kept); a span none of whose recordings could be read is an error.
+    pub async fn stop(
+        &mut self,
+        measured_from: Option<Instant>,
+    ) -> Result<(Recorded, Vec<String>), String> {
         let reading = Instant::now();
         // What the phase measured, when it said (a load after its warm-up): the samples
         // before are recorded, and not counted.
         let started = self.started.take().unwrap_or(reading);
-        let from = stage
-            .measured_from
-            .get()
-            .filter(|&f| f > started && f < reading);
+        let from = measured_from.filter(|&f| f > started && f < reading);
         let since = from.map(|f| SystemTime::now() - reading.duration_since(f));
         let counted_from = from.unwrap_or(started);
         let mut kept = Vec::new();
@@ -183,14 +209,62 @@ impl<'p> ProfileInstrument<'p> {
         p.recordings = kept;
         p.first_recording_pids = std::mem::take(&mut self.first_recording);
         p.read_secs = reading.elapsed().as_secs_f64();
-        self.profiled
-            .borrow_mut()
-            .insert(phase.to_string(), p.clone());
-        if errors.is_empty() {
-            Ok(Some(p))
-        } else {
-            Err(errors.join("; "))
-        }
+        Ok((
+            Recorded {
+                samples,
+                profile: p,
+            },
+            errors,
+        ))
+    }
+}
+
+/// One profile of several spans (a variant's loads over the rounds): their samples added, over
+/// their windows added; every node and recording named once.
+pub fn combine(spans: Vec<Recorded>) -> Option<Profile> {
+    if spans.is_empty() {
+        return None;
+    }
+    let mut samples = profile::Samples::default();
+    let (mut window, mut warmup, mut read) = (0.0, 0.0, 0.0);
+    let (mut pids, mut recordings, mut first_pids) = (Vec::new(), Vec::new(), Vec::new());
+    for s in spans {
+        samples.merge(s.samples);
+        window += s.profile.window_secs;
+        warmup += s.profile.warmup_secs;
+        read += s.profile.read_secs;
+        pids.extend(s.profile.pids);
+        recordings.extend(s.profile.recordings);
+        first_pids.extend(s.profile.first_recording_pids);
+    }
+    pids.sort_unstable();
+    pids.dedup();
+    let mut p = profile::summarise(&samples, window);
+    p.warmup_secs = warmup;
+    p.read_secs = read;
+    p.pids = pids;
+    p.recordings = recordings;
+    p.first_recording_pids = first_pids;
+    Some(p)
+}
+
+/// Records each local node around a phase (`lifecycle::around` for one phase alone).
+pub struct ProfileInstrument<'p> {
+    recorder: Recorder,
+    profiled: &'p Profiled,
+}
+
+impl<'p> ProfileInstrument<'p> {
+    /// The instrument `spec` asks for (`None`: no profile), keeping recordings in `keep`.
+    pub fn new(
+        spec: Option<&ProfileSpec>,
+        keep: Option<PathBuf>,
+        profiled: &'p Profiled,
+    ) -> Option<Self> {
+        Some(ProfileInstrument {
+            recorder: Recorder::new(spec?, keep),
+            profiled,
+        })
     }
 }
 
@@ -204,16 +278,7 @@ impl Instrument for ProfileInstrument<'_> {
         phase: &'a str,
         stage: &'a Stage<'a>,
     ) -> Work<'a, Result<(), String>> {
-        Box::pin(async move {
-            let begun = self.begin(phase, stage).await;
-            if begun.is_err() {
-                // What did start must not keep recording.
-                for r in std::mem::take(&mut self.running) {
-                    let _ = r.node.stop(&r.name).await;
-                }
-            }
-            begun
-        })
+        Box::pin(self.recorder.start(phase, stage.engine_pids))
     }
 
     fn stop<'a>(
@@ -222,11 +287,19 @@ impl Instrument for ProfileInstrument<'_> {
         stage: &'a Stage<'a>,
     ) -> Work<'a, Result<Option<serde_json::Value>, String>> {
         Box::pin(async move {
-            if self.running.is_empty() {
+            if !self.recorder.running() {
                 return Ok(None);
             }
-            let p = self.end(phase, stage).await?;
-            Ok(p.and_then(|p| serde_json::to_value(p).ok()))
+            let (recorded, errors) = self.recorder.stop(stage.measured_from.get()).await?;
+            let p = recorded.profile;
+            self.profiled
+                .borrow_mut()
+                .insert(phase.to_string(), p.clone());
+            if errors.is_empty() {
+                Ok(serde_json::to_value(p).ok())
+            } else {
+                Err(errors.join("; "))
+            }
         })
     }
 }

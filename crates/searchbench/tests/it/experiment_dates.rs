@@ -26,6 +26,9 @@ fn request(method: Method, path: &str, body: Option<Value>) -> Result<Value, u16
 fn experiment_dates_runs_four_variants_and_indexes_everything() {
     let _dates = crate::common::dates_indices();
     let url = node_url();
+    let pid = common::node_pid()
+        .expect("the shared node's pid")
+        .to_string();
     let dir = tempfile::tempdir().expect("temp dir");
     let json = dir.path().join("dates.json");
     let store = dir.path().join("results.db");
@@ -44,6 +47,9 @@ fn experiment_dates_runs_four_variants_and_indexes_everything() {
             "200",
             "--bulk-size",
             "500",
+            // Each variant's loads profiled (the shared node: given by its pid).
+            "--profile-pid",
+            &pid,
             "--failures-dir",
         ])
         .arg(dir.path())
@@ -74,6 +80,16 @@ fn experiment_dates_runs_four_variants_and_indexes_everything() {
             variant["index_time_us_per_doc"]["median"].is_number(),
             "{variant}"
         );
+        let profile = &variant["profile"];
+        assert_eq!(
+            profile["pids"][0]
+                .as_u64()
+                .map(|p| p.to_string())
+                .as_deref(),
+            Some(pid.as_str()),
+            "{variant}"
+        );
+        assert!(profile["categories"].is_array(), "{variant}");
         // Each index is deleted after its measurement.
         let index = variant["index"].as_str().expect("index name");
         assert!(index.starts_with("searchbench-"), "{index}");

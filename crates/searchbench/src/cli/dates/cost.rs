@@ -95,6 +95,10 @@ pub struct DatesArgs {
     pub failures_dir: PathBuf,
     #[command(flatten)]
     pub telemetry: crate::cli::args::TelemetryArgs,
+    /// Each variant's measured loads profiled: its date parsing share of CPU and allocations
+    /// beside the others'.
+    #[command(flatten)]
+    pub profile: crate::cli::args::ProfileArgs,
     #[command(flatten)]
     pub save: crate::cli::args::SaveArgs,
     #[command(flatten)]
@@ -161,10 +165,16 @@ pub async fn run_dates(args: DatesArgs) -> CliResult {
             .spec()
         })
         .collect::<Result<Vec<_>, _>>()?;
+    // Every cluster must be one the profile can record (one given by URL needs a pid).
+    let mut profile = None;
+    for cluster in &clusters {
+        profile = args.profile.spec(cluster)?;
+    }
     let spec = DatesSpec {
         config,
         clusters,
         telemetry: args.telemetry.spec(),
+        profile,
     };
     let to_stdout = args.json.on_stdout();
     let terminal = Terminal::new(false);
@@ -173,6 +183,7 @@ pub async fn run_dates(args: DatesArgs) -> CliResult {
         if !to_stdout {
             output::experiment::dates(result);
             output::telemetry::print(result.telemetry.as_ref(), output::Detail::Full);
+            output::profile::print_variants(result);
         }
     };
     let results =

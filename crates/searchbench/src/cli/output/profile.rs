@@ -80,3 +80,49 @@ fn first_recording_note(p: &Profile) {
         );
     }
 }
+
+/// The date-cost experiment's variants side by side (`dates cost --profile`): where each
+/// variant's CPU and allocations went, the categories dates touch.
+pub fn print_variants(result: &crate::experiment::dates::EngineResult) {
+    use crate::measure::profile::Category;
+    // Short names: the table fits beside the variants' own words.
+    let shown = [
+        (Category::DateParsing, "date parsing"),
+        (Category::JsonParsing, "JSON"),
+        (Category::DocumentParsing, "mapping"),
+        (Category::LuceneIndexing, "Lucene"),
+    ];
+    let profiled: Vec<_> = result
+        .variants
+        .iter()
+        .filter_map(|v| Some((v, v.profile.as_ref()?)))
+        .collect();
+    if profiled.is_empty() {
+        return;
+    }
+    sayln!("\nengine profile by variant (CPU % / allocated %)");
+    let mut head = vec!["variant".to_string(), "CPU samples".to_string()];
+    head.extend(shown.iter().map(|(_, name)| name.to_string()));
+    head.push("allocating".into());
+    let mut t = table(head);
+    for (v, p) in profiled {
+        let share = |c: Category| {
+            p.categories.iter().find(|s| s.category == c).map_or_else(
+                || "-".into(),
+                |s| format!("{:.1} / {:.1}", s.cpu_pct, s.alloc_pct),
+            )
+        };
+        let mut row = vec![
+            format!("({}) {}", v.variant.id, v.variant.what),
+            p.cpu_samples.to_string(),
+        ];
+        row.extend(shown.iter().map(|&(c, _)| share(c)));
+        row.push(p.alloc_bytes_per_sec.map_or_else(|| "-".into(), rate));
+        t.add_row(row);
+    }
+    outln!("{t}");
+    // The first load recorded is the first variant's: a note there holds for the run.
+    if let Some(p) = result.variants.first().and_then(|v| v.profile.as_ref()) {
+        first_recording_note(p);
+    }
+}
