@@ -43,6 +43,19 @@ pub enum WorkloadCommand {
         searchbench workload init --from-index shops --url http://127.0.0.1:9200 --out shops.json\n  \
         searchbench run --workload-file shops.json")]
     Init(InitArgs),
+    /// Render a Rally track or an opensearch-benchmark workload as the tools do (like
+    /// `esrally render-track`): its Jinja, the `rally.helpers`/`benchmark.helpers` macros, its
+    /// `collect(parts=...)` includes; the JSON on stdout.
+    #[command(after_help = "Example:\n  \
+        searchbench workload render rally-tracks/geonames/track.json --track-params number_of_replicas:1")]
+    Render {
+        /// The track.json / workload.json.
+        file: PathBuf,
+        /// Track parameters: `k:v,k2:v2` (values read as JSON when they are: 1, true, "x") or
+        /// a JSON file of them. One the track does not read is an error.
+        #[arg(long, value_name = "K:V,...|FILE")]
+        track_params: Option<String>,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -158,6 +171,13 @@ pub async fn run(args: WorkloadArgs) -> CliResult {
     match cmd {
         WorkloadCommand::List { json } => list(json),
         WorkloadCommand::Info { name, json } => info(&name, json),
+        WorkloadCommand::Render { file, track_params } => {
+            let params = track_params_of(track_params.as_deref())?;
+            let text = crate::workload::track::render_file(&file, &params)
+                .map_err(|e| CliError::usage(anyhow::anyhow!(e)))?;
+            outln!("{}", text.trim_end());
+            Ok(())
+        }
         WorkloadCommand::Init(args) => {
             let target = args.target.connect()?;
             let done = workload_file::init(
@@ -172,4 +192,34 @@ pub async fn run(args: WorkloadArgs) -> CliResult {
             Ok(())
         }
     }
+}
+
+/// `--track-params`: `k:v,...` (each value JSON when it reads as JSON, else a string) or a JSON
+/// file of them, as esrally and opensearch-benchmark take them.
+fn track_params_of(arg: Option<&str>) -> Result<crate::workload::track::TrackParams, CliError> {
+    let mut params = crate::workload::track::TrackParams::new();
+    let Some(arg) = arg else {
+        return Ok(params);
+    };
+    let file = std::path::Path::new(arg);
+    if file.is_file() {
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| CliError::usage(anyhow::anyhow!("--track-params {arg}: {e}")))?;
+        return serde_json::from_str(&text).map_err(|e| {
+            CliError::usage(anyhow::anyhow!(
+                "--track-params {arg}: not a JSON object of parameters: {e}"
+            ))
+        });
+    }
+    for pair in arg.split(',').filter(|p| !p.trim().is_empty()) {
+        let Some((k, v)) = pair.split_once(':') else {
+            return Err(CliError::usage(anyhow::anyhow!(
+                "--track-params: {pair:?} is not key:value (nor is {arg:?} a file)"
+            )));
+        };
+        let v = v.trim();
+        let value = serde_json::from_str(v).unwrap_or_else(|_| serde_json::Value::from(v));
+        params.insert(k.trim().to_string(), value);
+    }
+    Ok(params)
 }

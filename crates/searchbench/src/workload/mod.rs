@@ -42,6 +42,7 @@ mod numbers;
 pub mod queries_file;
 pub mod rally;
 pub mod scenario_result;
+pub mod track;
 mod transactions;
 
 use serde_json::{json, Value};

@@ -1,9 +1,9 @@
 //! Reading an esrally `track.json` or an opensearch-benchmark `workload.json` with local
 //! corpora into a [`WorkloadFile`]: the first index and its body, the first template, the
 //! corpus files of that index, the bulk operation's size and clients, the search operations
-//! as named queries. Their Jinja templating is handled for the common cases only (`{% %}`
-//! lines dropped, `{{ var | default(x) }}` → x, `collect(parts="...")` inlined); everything
-//! else is listed as not understood rather than guessed.
+//! as named queries. Their Jinja is rendered as the tools render it ([`super::track`]);
+//! what the definition holds that searchbench does not run is listed as not understood
+//! rather than guessed.
 
 use std::path::{Path, PathBuf};
 
@@ -12,6 +12,7 @@ use serde_json::{json, Map, Value};
 use super::file::{Corpus, WorkloadFile};
 use super::json_file::{self, whole};
 use super::queries_file::{Expectations, Params, UserQuery};
+use super::track::template::{Renderer, TrackParams};
 
 /// Whether the file at `path` looks like a Rally track / benchmark workload rather than a
 /// searchbench workload file.
@@ -29,118 +30,34 @@ pub fn is_track(path: &Path, text: &str) -> bool {
         .any(|k| text.contains(k))
 }
 
-/// The Jinja of `text` for the common cases; what it could not render is added to `notes`.
-pub fn render(text: &str, dir: &Path, notes: &mut Vec<String>) -> String {
-    let mut out = String::new();
-    let mut rest = text;
-    while let Some(at) = rest.find(['{']) {
-        out.push_str(&rest[..at]);
-        let tail = &rest[at..];
-        let close = |open: &str, end: &str| -> Option<(usize, String)> {
-            let inner_end = tail.find(end)?;
-            Some((
-                inner_end + end.len(),
-                tail[open.len()..inner_end].trim().to_string(),
-            ))
-        };
-        if tail.starts_with("{%") || tail.starts_with("{#") {
-            let end = if tail.starts_with("{%") { "%}" } else { "#}" };
-            match close("{%", end) {
-                Some((n, _)) => rest = &tail[n..],
-                None => {
-                    rest = "";
-                }
-            }
-            continue;
-        }
-        if tail.starts_with("{{") {
-            if let Some((n, expr)) = close("{{", "}}") {
-                out.push_str(&expression(&expr, dir, notes));
-                rest = &tail[n..];
-                continue;
-            }
-        }
-        out.push('{');
-        rest = &tail[1..];
-    }
-    out.push_str(rest);
-    out
-}
-
-/// One `{{ ... }}`: a default value, or the files `collect(parts=...)` names.
-fn expression(expr: &str, dir: &Path, notes: &mut Vec<String>) -> String {
-    if let Some(at) = expr.find("collect(parts=") {
-        let arg = expr[at + "collect(parts=".len()..]
-            .trim_end_matches(')')
-            .trim()
-            .trim_matches(['"', '\'']);
-        // Parts outside the track's folder are not read: the note says why.
-        if let Err(e) = super::folder::inside(dir, arg, "collect(parts=...)") {
-            notes.push(e);
-            return String::new();
-        }
-        let mut parts: Vec<PathBuf> = glob(dir, arg);
-        parts.sort();
-        let texts: Vec<String> = parts
-            .iter()
-            .filter_map(|p| std::fs::read_to_string(p).ok())
-            .map(|t| render(&t, dir, notes))
-            .collect();
-        if texts.is_empty() {
-            notes.push(format!("collect(parts={arg:?}) found no files"));
-        }
-        return texts.join(",\n");
-    }
-    if let Some((_, default)) = expr.split_once("default(") {
-        let value = default.rsplit_once(')').map_or(default, |(v, _)| v).trim();
-        return value.trim_matches('\'').to_string().replace('\'', "\"");
-    }
-    notes.push(format!(
-        "template expression {{{{ {expr} }}}} (no default; left empty)"
-    ));
-    String::new()
-}
-
-/// Files matching `pattern` (a `*` in the file name only) under `dir`.
-fn glob(dir: &Path, pattern: &str) -> Vec<PathBuf> {
-    let full = dir.join(pattern);
-    let (Some(parent), Some(name)) = (full.parent(), full.file_name().and_then(|n| n.to_str()))
-    else {
-        return Vec::new();
-    };
-    std::fs::read_dir(parent)
-        .map(|entries| {
-            entries
-                .filter_map(|e| e.ok())
-                .map(|e| e.path())
-                .filter(|p| {
-                    p.file_name()
-                        .and_then(|n| n.to_str())
-                        .is_some_and(|n| crate::ingest::extras::glob_matches(name, n))
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 /// Reads a track (or benchmark workload) into a workload file, with the list of what was
 /// not understood.
 pub fn read(path: &Path) -> Result<(WorkloadFile, Vec<String>), String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    read_with(path, &TrackParams::new())
+}
+
+/// [`read`] with track parameters.
+pub fn read_with(path: &Path, params: &TrackParams) -> Result<(WorkloadFile, Vec<String>), String> {
     let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
     let mut notes = Vec::new();
-    let rendered = render(&text, &dir, &mut notes);
+    let renderer = std::cell::RefCell::new(Renderer::new(params));
+    let rendered = renderer
+        .borrow_mut()
+        .render(path)
+        .map_err(|e| e.to_string())?;
     let name = path.display().to_string();
     let Value::Object(track) = json_file::parse(&format!("{name} (after templating)"), &rendered)?
     else {
         return Err(format!("{name}: a track is a JSON object"));
     };
-    let load = |file: &str, notes: &mut Vec<String>| -> Result<Value, String> {
+    let load = |file: &str| -> Result<Value, String> {
         let p = super::folder::inside(&dir, file, "a track file")
             .map_err(|e| format!("{name}: {e}"))?;
-        let t = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
-        json_file::parse(&p.display().to_string(), &render(&t, &dir, notes))
+        let t = renderer
+            .borrow_mut()
+            .render(&p)
+            .map_err(|e| e.to_string())?;
+        json_file::parse(&p.display().to_string(), &t)
     };
     // The index and its body.
     let indices = track
@@ -160,7 +77,7 @@ pub fn read(path: &Path) -> Result<(WorkloadFile, Vec<String>), String> {
         .and_then(|i| i["name"].as_str())
         .map(str::to_string);
     let index_body = match indices.first().and_then(|i| i["body"].as_str()) {
-        Some(file) => Some(load(file, &mut notes)?),
+        Some(file) => Some(load(file)?),
         None => None,
     };
     // The template.
@@ -169,7 +86,7 @@ pub fn read(path: &Path) -> Result<(WorkloadFile, Vec<String>), String> {
         if let Some(list) = track.get(key).and_then(Value::as_array) {
             if let (None, Some(t)) = (&template, list.first()) {
                 let mut body = match t["template"].as_str() {
-                    Some(file) => load(file, &mut notes)?,
+                    Some(file) => load(file)?,
                     None => Value::Null,
                 };
                 if let (Some(pattern), Value::Object(b)) = (t["index-pattern"].as_str(), &mut body)
@@ -344,6 +261,11 @@ pub fn read(path: &Path) -> Result<(WorkloadFile, Vec<String>), String> {
     }
     let mut seen = std::collections::HashSet::new();
     queries.retain(|q| seen.insert(q.name.clone()));
+    // A parameter no file of the track read is the user's mistake, said as the tools say it.
+    renderer
+        .borrow()
+        .all_used(path)
+        .map_err(|e| e.to_string())?;
     Ok((
         WorkloadFile {
             path: path.to_path_buf(),
@@ -390,22 +312,5 @@ fn local_file(dir: &Path, source: &str) -> Option<PathBuf> {
         Some(plain) if plain.exists() => Some(plain),
         _ if p.exists() && gzip_ok => Some(p),
         _ => None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn common_templating() {
-        let mut notes = Vec::new();
-        let t = render(
-            "{% import \"rally.helpers\" as rally %}\n{\"n\": {{ bulk_size | default(5000) }}, \"s\": \"{{ x }}\"}",
-            Path::new("."),
-            &mut notes,
-        );
-        assert_eq!(t.trim(), "{\"n\": 5000, \"s\": \"\"}");
-        assert_eq!(notes.len(), 1, "{notes:?}");
     }
 }

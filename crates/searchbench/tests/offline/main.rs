@@ -22,3 +22,4 @@ mod results_store;
 mod verdict_rules;
 mod versions_check;
 mod workload_list;
+mod workload_render;

@@ -1,0 +1,452 @@
+//! Rendering a track or a benchmark workload as esrally and opensearch-benchmark do: first
+//! their textual assembly (each `{{ rally.collect(parts="...") }}`, or `benchmark.collect`,
+//! replaced by the files it names, each assembled the same way from its own folder), then the
+//! whole through `minijinja`, a Jinja2-compatible engine, with the tools' helpers and globals:
+//! the `rally.helpers` / `benchmark.helpers` macros (`collect`, `exists_set_param`), `glob`,
+//! `now`, `build_flavor`, `serverless_operator`, the `days_ago` filter, and the track
+//! parameters as globals. A parameter the track never reads is an error, as in both tools.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use minijinja::{Environment, ErrorKind, UndefinedBehavior, Value};
+
+/// The macros both tools put under `rally.helpers` (Rally) and `benchmark.helpers` (OSB),
+/// written as theirs are: `collect` includes the files a pattern names, comma-separated;
+/// `exists_set_param` writes `, "name": value` when the value (or a default) is there.
+pub const HELPERS: &str = r#"{% macro collect(parts) -%}
+{% for part in glob(parts) %}{% if not loop.first %},{% endif %}{% include part %}{% endfor %}
+{%- endmacro %}
+{% macro exists_set_param(setting_name, value, default_value=none, comma=true) -%}
+{% if value is defined or default_value is not none %}{% if comma %} , {% endif %}{% if default_value is not none %}"{{ setting_name }}": {{ value | default(default_value) | tojson }}{% else %}"{{ setting_name }}": {{ value | tojson }}{% endif %}{% endif %}
+{%- endmacro %}
+"#;
+
+/// Track parameters (`--track-params k:v,...` or a JSON file), as globals of the template.
+pub type TrackParams = BTreeMap<String, serde_json::Value>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum TemplateError {
+    #[error("cannot read {}: {why}", file.display())]
+    Read { file: PathBuf, why: String },
+    #[error("include cycle: {}", chain.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(" → "))]
+    Cycle { chain: Vec<PathBuf> },
+    #[error("{}{}: {why}", file.display(), line.map(|l| format!(":{l}")).unwrap_or_default())]
+    Template {
+        file: PathBuf,
+        line: Option<usize>,
+        why: String,
+    },
+    #[error("{}: track parameter(s) the track does not use: {}", file.display(), names.join(", "))]
+    UnusedParams { file: PathBuf, names: Vec<String> },
+}
+
+/// The track at `path` rendered with `params`: its JSON text, as the tools would send it on.
+/// A parameter it does not read is an error.
+pub fn render_file(path: &Path, params: &TrackParams) -> Result<String, TemplateError> {
+    let mut renderer = Renderer::new(params);
+    let text = renderer.render(path)?;
+    renderer.all_used(path)?;
+    Ok(text)
+}
+
+/// Renders the files of one track (the track, its index bodies, its templates) with one set of
+/// parameters, noting which of them the files read.
+pub struct Renderer<'p> {
+    params: &'p TrackParams,
+    used: std::collections::BTreeSet<String>,
+}
+
+impl<'p> Renderer<'p> {
+    pub fn new(params: &'p TrackParams) -> Self {
+        Renderer {
+            params,
+            used: Default::default(),
+        }
+    }
+
+    /// The parameters none of the files rendered read: an error naming them, as in the tools.
+    pub fn all_used(&self, track: &Path) -> Result<(), TemplateError> {
+        let unused: Vec<String> = self
+            .params
+            .keys()
+            .filter(|k| !self.used.contains(k.as_str()))
+            .cloned()
+            .collect();
+        if unused.is_empty() {
+            Ok(())
+        } else {
+            Err(TemplateError::UnusedParams {
+                file: track.to_path_buf(),
+                names: unused,
+            })
+        }
+    }
+
+    /// One file of the track rendered.
+    pub fn render(&mut self, path: &Path) -> Result<String, TemplateError> {
+        let params = self.params;
+        let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+        let mut chain = Vec::new();
+        let assembled = assemble(path, &mut chain)?;
+        let mut env = Environment::new();
+        env.set_undefined_behavior(UndefinedBehavior::Lenient);
+        // The output is JSON, but written by the template: no escaping of what it writes (by its
+        // name, track.json, minijinja would escape strings as JSON).
+        env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
+        let root = dir.clone();
+        env.set_loader(move |name| match name {
+            "rally.helpers" | "benchmark.helpers" => Ok(Some(HELPERS.to_string())),
+            other => {
+                let file = root.join(other);
+                match std::fs::read_to_string(&file) {
+                    Ok(text) => Ok(Some(text)),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+                    Err(e) => Err(minijinja::Error::new(
+                        ErrorKind::InvalidOperation,
+                        format!("cannot read {}: {e}", file.display()),
+                    )),
+                }
+            }
+        });
+        let glob_dir = dir.clone();
+        env.add_function("glob", move |pattern: String| -> Vec<String> {
+            relative_glob(&glob_dir, &pattern)
+        });
+        env.add_filter("days_ago", days_ago);
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64());
+        env.add_global("now", now);
+        env.add_global("build_flavor", "default");
+        env.add_global("serverless_operator", false);
+        for (k, v) in params {
+            env.add_global(k.clone(), Value::from(minijinja::value::Serde(v)));
+        }
+        let name = path.display().to_string();
+        let template = env
+            .template_from_named_str(&name, &assembled)
+            .map_err(|e| template_error(path, &e))?;
+        self.used.extend(
+            template
+                .undeclared_variables(true)
+                .into_iter()
+                .filter(|v| params.contains_key(v)),
+        );
+        template
+            .render(minijinja::context! {})
+            .map_err(|e| template_error(path, &e))
+    }
+}
+
+/// A minijinja error, with its line in the assembled track.
+fn template_error(path: &Path, e: &minijinja::Error) -> TemplateError {
+    let mut why = e
+        .detail()
+        .map_or_else(|| e.kind().to_string(), str::to_string);
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        why.push_str(&format!(": {s}"));
+        source = s.source();
+    }
+    TemplateError::Template {
+        file: path.to_path_buf(),
+        line: e.line(),
+        why,
+    }
+}
+
+/// The tools' textual assembly: each `collect(parts="...")` expression replaced by the files
+/// it names (sorted), each assembled from its own folder, joined by commas. `chain` holds the
+/// files being assembled, so that a file that includes itself is a cycle, not a stack overflow.
+fn assemble(file: &Path, chain: &mut Vec<PathBuf>) -> Result<String, TemplateError> {
+    let canonical = std::fs::canonicalize(file).map_err(|e| TemplateError::Read {
+        file: file.to_path_buf(),
+        why: e.to_string(),
+    })?;
+    if chain.contains(&canonical) {
+        let mut cycle = chain.clone();
+        cycle.push(canonical);
+        return Err(TemplateError::Cycle { chain: cycle });
+    }
+    let text = std::fs::read_to_string(file).map_err(|e| TemplateError::Read {
+        file: file.to_path_buf(),
+        why: e.to_string(),
+    })?;
+    chain.push(canonical);
+    let dir = file.parent().unwrap_or(Path::new(".")).to_path_buf();
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find("{{") {
+        let Some(len) = rest[at..].find("}}") else {
+            break;
+        };
+        let expr = rest[at + 2..at + len].trim();
+        out.push_str(&rest[..at]);
+        match collected(expr) {
+            Some(pattern) => {
+                let mut parts = Vec::new();
+                for part in relative_glob(&dir, pattern) {
+                    parts.push(assemble(&dir.join(part), chain)?);
+                }
+                out.push_str(&parts.join(",\n"));
+            }
+            None => out.push_str(&rest[at..at + len + 2]),
+        }
+        rest = &rest[at + len + 2..];
+    }
+    out.push_str(rest);
+    chain.pop();
+    Ok(out)
+}
+
+/// The pattern of `rally.collect(parts="...")` / `benchmark.collect(parts="...")`.
+fn collected(expr: &str) -> Option<&str> {
+    let call = expr
+        .strip_prefix("rally.collect(")
+        .or_else(|| expr.strip_prefix("benchmark.collect("))?;
+    let arg = call
+        .strip_suffix(')')?
+        .trim()
+        .strip_prefix("parts=")?
+        .trim();
+    arg.strip_prefix('"')?.strip_suffix('"')
+}
+
+/// Files under `dir` matching `pattern` (a `*` or `?` in its last part), relative to `dir`,
+/// sorted: the tools' `glob`, in an order that does not depend on the file system.
+fn relative_glob(dir: &Path, pattern: &str) -> Vec<String> {
+    let (folder, name) = match pattern.rsplit_once('/') {
+        Some((f, n)) => (f, n),
+        None => ("", pattern),
+    };
+    let Ok(entries) = std::fs::read_dir(dir.join(folder)) else {
+        return Vec::new();
+    };
+    let mut found: Vec<String> = entries
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| crate::ingest::extras::glob_matches(name, n))
+        .map(|n| {
+            if folder.is_empty() {
+                n
+            } else {
+                format!("{folder}/{n}")
+            }
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+/// Rally's `days_ago` filter: whole days from `start` to `end`, each a unix timestamp (as the
+/// `now` global is) or a date string of `format` (`%d-%m-%Y` unless given; only `%d`, `%m`,
+/// `%Y` and separators are read), in UTC.
+fn days_ago(start: Value, end: Value, format: Option<String>) -> Result<i64, minijinja::Error> {
+    let format = format.unwrap_or_else(|| "%d-%m-%Y".into());
+    let secs = |v: &Value| -> Result<f64, minijinja::Error> {
+        if let Ok(n) = f64::try_from(v.clone()) {
+            return Ok(n);
+        }
+        let s = v.as_str().ok_or_else(|| bad(&v.to_string()))?;
+        date_secs(s, &format)
+    };
+    Ok(((secs(&end)? - secs(&start)?) / 86_400.0).floor() as i64)
+}
+
+/// Seconds since the epoch of midnight UTC of the date `s` written as `format`.
+fn date_secs(s: &str, format: &str) -> Result<f64, minijinja::Error> {
+    let (mut d, mut m, mut y) = (None, None, None);
+    let (mut f, mut v) = (format, s);
+    while !f.is_empty() {
+        if let Some(rest) = f.strip_prefix('%') {
+            let (code, rest) = rest.split_at(1.min(rest.len()));
+            let width = if code == "Y" { 4 } else { 2 };
+            let (digits, after) = v.split_at(width.min(v.len()));
+            let n: i64 = digits.parse().map_err(|_| bad(s))?;
+            match code {
+                "d" => d = Some(n),
+                "m" => m = Some(n),
+                "Y" => y = Some(n),
+                _ => return Err(bad(s)),
+            }
+            f = rest;
+            v = after;
+        } else {
+            let c = f.chars().next().unwrap_or(' ');
+            f = &f[c.len_utf8()..];
+            v = v.strip_prefix(c).ok_or_else(|| bad(s))?;
+        }
+    }
+    match (d, m, y) {
+        (Some(d), Some(m), Some(y)) => Ok(days_from_civil(y, m, d) as f64 * 86_400.0),
+        _ => Err(bad(s)),
+    }
+}
+
+fn bad(date: &str) -> minijinja::Error {
+    minijinja::Error::new(
+        ErrorKind::InvalidOperation,
+        format!("days_ago: {date:?} is not a date of its format"),
+    )
+}
+
+/// Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn fixture(name: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/tracks")
+            .join(name)
+            .join("track.json")
+    }
+
+    fn rendered_json(path: &Path, params: &TrackParams) -> serde_json::Value {
+        let text = render_file(path, params).unwrap_or_else(|e| panic!("{e}"));
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}:\n{text}"))
+    }
+
+    fn track(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, text) in files {
+            let path = dir.path().join(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        dir
+    }
+
+    #[test]
+    fn rally_geonames_renders_as_written() {
+        let v = rendered_json(&fixture("rally-geonames"), &TrackParams::new());
+        assert_eq!(v["indices"][0]["name"], "geonames");
+        assert_eq!(
+            v["corpora"][0]["documents"][0]["document-count"],
+            11_396_503
+        );
+        assert!(
+            v["operations"].as_array().unwrap().len() > 10,
+            "{}",
+            v["operations"]
+        );
+        let challenges = v["challenges"].as_array().unwrap();
+        assert!(
+            challenges.iter().any(|c| c["default"] == true),
+            "{challenges:?}"
+        );
+    }
+
+    #[test]
+    fn rally_http_logs_renders_as_written_and_takes_its_params() {
+        let path = fixture("rally-http_logs");
+        let v = rendered_json(&path, &TrackParams::new());
+        let indices = v["indices"].as_array().unwrap();
+        assert!(indices.len() >= 3, "{indices:?}");
+        assert!(!v["operations"].as_array().unwrap().is_empty());
+        // A parameter the track reads changes what it renders to.
+        let params = TrackParams::from([("number_of_replicas".to_string(), json!(2))]);
+        let text = render_file(&path, &params).unwrap();
+        assert!(text.contains("2"), "{text}");
+        // One it does not read is an error naming it, as in Rally.
+        let params = TrackParams::from([("no_such_param".to_string(), json!(1))]);
+        let err = render_file(&path, &params).unwrap_err().to_string();
+        assert!(
+            err.contains("no_such_param") && err.contains("does not use"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn collect_includes_the_parts_in_order_from_their_own_folders() {
+        let dir = track(&[
+            (
+                "track.json",
+                r#"{"operations": [{{ rally.collect(parts="ops/*.json") }}]}"#,
+            ),
+            ("ops/b.json", r#"{"name": "b"}"#),
+            (
+                "ops/a.json",
+                r#"{"name": "a", "nested": [{{ benchmark.collect(parts="more/*.json") }}]}"#,
+            ),
+            ("ops/more/x.json", r#""x""#),
+        ]);
+        let v = rendered_json(&dir.path().join("track.json"), &TrackParams::new());
+        assert_eq!(
+            v,
+            json!({"operations": [{"name": "a", "nested": ["x"]}, {"name": "b"}]})
+        );
+    }
+
+    #[test]
+    fn the_helpers_macros_render_as_the_tools_do() {
+        let dir = track(&[
+            (
+                "track.json",
+                r#"{% import "rally.helpers" as rally with context %}
+{"ops": [{{- rally.collect(parts="ops/*.json") -}}],
+ "settings": {"a": 1 {{ rally.exists_set_param("index.number_of_shards", shards) }}
+   {{ rally.exists_set_param("index.refresh_interval", refresh, "1s") }}},
+ "replicas": {{ replicas | default(1) }},
+ "tags": {{ tags | tojson }},
+ "days": {{ "01-01-2024" | days_ago("31-01-2024") }},
+ "flavor": "{{ build_flavor }}"}"#,
+            ),
+            ("ops/one.json", r#"{"name": "one"}"#),
+        ]);
+        let params = TrackParams::from([
+            ("shards".to_string(), json!(3)),
+            ("tags".to_string(), json!(["x", "y"])),
+        ]);
+        let v = rendered_json(&dir.path().join("track.json"), &params);
+        assert_eq!(
+            v,
+            json!({
+                "ops": [{"name": "one"}],
+                "settings": {"a": 1, "index.number_of_shards": 3, "index.refresh_interval": "1s"},
+                "replicas": 1,
+                "tags": ["x", "y"],
+                "days": 30,
+                "flavor": "default"
+            })
+        );
+    }
+
+    #[test]
+    fn a_track_that_includes_itself_is_a_cycle_naming_the_path() {
+        let dir = track(&[
+            (
+                "track.json",
+                r#"{"ops": [{{ rally.collect(parts="*.json") }}]}"#,
+            ),
+            ("other.json", r#"{"a": 1}"#),
+        ]);
+        let err = render_file(&dir.path().join("track.json"), &TrackParams::new()).unwrap_err();
+        assert!(matches!(err, TemplateError::Cycle { .. }), "{err}");
+        let text = err.to_string();
+        assert!(
+            text.contains("track.json → ") && text.ends_with("track.json"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_template_error_names_the_file_and_line() {
+        let dir = track(&[("track.json", "{\n  \"a\": {{ 1 + }}\n}")]);
+        let err = render_file(&dir.path().join("track.json"), &TrackParams::new()).unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("track.json:2"), "{text}");
+    }
+}
