@@ -39,6 +39,45 @@ pub enum TemplateError {
     },
     #[error("{}: track parameter(s) the track does not use: {}", file.display(), names.join(", "))]
     UnusedParams { file: PathBuf, names: Vec<String> },
+    #[error("{}: outside {}, the track's folder and the one holding it; not read (a track \
+             from elsewhere must not read this machine's files into what it sends)", file.display(), root.display())]
+    Outside { file: PathBuf, root: PathBuf },
+}
+
+/// Where a track's files may be: its folder and the folder holding it (opensearch-benchmark's
+/// workloads include `../common_operations`), by their real locations, links resolved.
+#[derive(Clone)]
+struct Bound {
+    root: PathBuf,
+}
+
+impl Bound {
+    fn of(track: &Path) -> Result<Bound, TemplateError> {
+        let real = std::fs::canonicalize(track).map_err(|e| TemplateError::Read {
+            file: track.to_path_buf(),
+            why: e.to_string(),
+        })?;
+        let dir = real.parent().unwrap_or(Path::new("/"));
+        Ok(Bound {
+            root: dir.parent().unwrap_or(dir).to_path_buf(),
+        })
+    }
+
+    /// The real location of `file`, when it is inside.
+    fn check(&self, file: &Path) -> Result<PathBuf, TemplateError> {
+        let real = std::fs::canonicalize(file).map_err(|e| TemplateError::Read {
+            file: file.to_path_buf(),
+            why: e.to_string(),
+        })?;
+        if real.starts_with(&self.root) {
+            Ok(real)
+        } else {
+            Err(TemplateError::Outside {
+                file: file.to_path_buf(),
+                root: self.root.clone(),
+            })
+        }
+    }
 }
 
 /// The track at `path` rendered with `params`: its JSON text, as the tools would send it on.
@@ -87,8 +126,9 @@ impl<'p> Renderer<'p> {
     pub fn render(&mut self, path: &Path) -> Result<String, TemplateError> {
         let params = self.params;
         let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+        let bound = Bound::of(path)?;
         let mut chain = Vec::new();
-        let assembled = assemble(path, &mut chain)?;
+        let assembled = assemble(path, &bound, &mut chain)?;
         let mut env = Environment::new();
         env.set_undefined_behavior(UndefinedBehavior::Lenient);
         // The output is JSON, but written by the template: no escaping of what it writes (by its
@@ -99,6 +139,12 @@ impl<'p> Renderer<'p> {
             "rally.helpers" | "benchmark.helpers" => Ok(Some(HELPERS.to_string())),
             other => {
                 let file = root.join(other);
+                if let Err(e) = bound.check(&file) {
+                    return Err(minijinja::Error::new(
+                        ErrorKind::InvalidOperation,
+                        e.to_string(),
+                    ));
+                }
                 match std::fs::read_to_string(&file) {
                     Ok(text) => Ok(Some(text)),
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
@@ -159,11 +205,8 @@ fn template_error(path: &Path, e: &minijinja::Error) -> TemplateError {
 /// The tools' textual assembly: each `collect(parts="...")` expression replaced by the files
 /// it names (sorted), each assembled from its own folder, joined by commas. `chain` holds the
 /// files being assembled, so that a file that includes itself is a cycle, not a stack overflow.
-fn assemble(file: &Path, chain: &mut Vec<PathBuf>) -> Result<String, TemplateError> {
-    let canonical = std::fs::canonicalize(file).map_err(|e| TemplateError::Read {
-        file: file.to_path_buf(),
-        why: e.to_string(),
-    })?;
+fn assemble(file: &Path, bound: &Bound, chain: &mut Vec<PathBuf>) -> Result<String, TemplateError> {
+    let canonical = bound.check(file)?;
     if chain.contains(&canonical) {
         let mut cycle = chain.clone();
         cycle.push(canonical);
@@ -187,7 +230,7 @@ fn assemble(file: &Path, chain: &mut Vec<PathBuf>) -> Result<String, TemplateErr
             Some(pattern) => {
                 let mut parts = Vec::new();
                 for part in relative_glob(&dir, pattern) {
-                    parts.push(assemble(&dir.join(part), chain)?);
+                    parts.push(assemble(&dir.join(part), bound, chain)?);
                 }
                 out.push_str(&parts.join(",\n"));
             }
@@ -440,6 +483,44 @@ mod tests {
             text.contains("track.json → ") && text.ends_with("track.json"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_part_outside_the_track_and_its_parent_folder_is_not_read() {
+        let outer = tempfile::tempdir().unwrap();
+        std::fs::write(outer.path().join("secret.json"), r#""secret""#).unwrap();
+        let holder = outer.path().join("workloads");
+        let files: &[(&str, &str)] = &[
+            (
+                "nyc/workload.json",
+                r#"{"ok": [{{ benchmark.collect(parts="../common/*.json") }}], "not": [{{ benchmark.collect(parts="../../*.json") }}]}"#,
+            ),
+            ("common/op.json", r#"{"name": "op"}"#),
+        ];
+        for (name, text) in files {
+            let path = holder.join(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let err = render_file(&holder.join("nyc/workload.json"), &TrackParams::new()).unwrap_err();
+        assert!(matches!(err, TemplateError::Outside { .. }), "{err}");
+        assert!(err.to_string().contains("secret.json"), "{err}");
+        // The folder holding the track's is read (opensearch-benchmark's common_operations).
+        std::fs::write(
+            holder.join("nyc/workload.json"),
+            r#"{"ok": [{{ benchmark.collect(parts="../common/*.json") }}]}"#,
+        )
+        .unwrap();
+        let v = rendered_json(&holder.join("nyc/workload.json"), &TrackParams::new());
+        assert_eq!(v, json!({"ok": [{"name": "op"}]}));
+        // An include by name is held to the same bound.
+        std::fs::write(
+            holder.join("nyc/workload.json"),
+            r#"{"x": {% include "../../secret.json" %}}"#,
+        )
+        .unwrap();
+        let err = render_file(&holder.join("nyc/workload.json"), &TrackParams::new()).unwrap_err();
+        assert!(err.to_string().contains("outside"), "{err}");
     }
 
     #[test]
