@@ -7,6 +7,17 @@
 //! `ln`/`exp`/`sin` from the platform's libm, whose last bit may differ between machines;
 //! only `+ - * /` and `sqrt` (exactly rounded by IEEE 754) are used on floats.
 
+/// FNV-1a, 64 bits, over `parts` in turn (as over their concatenation): a hash stable across
+/// builds and platforms (the std hasher is not), for ids and cache keys.
+pub fn fnv1a<'a>(parts: impl IntoIterator<Item = &'a [u8]>) -> u64 {
+    parts
+        .into_iter()
+        .flatten()
+        .fold(0xcbf2_9ce4_8422_2325, |h, b| {
+            (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3)
+        })
+}
+
 /// splitmix64: turns any `u64` (including 0) into a well-mixed one; used to seed and to derive
 /// independent sub-streams (`Rng::fork`).
 #[inline]
@@ -112,6 +123,15 @@ impl Rng {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fnv1a_is_the_published_hash_over_parts_as_over_their_concatenation() {
+        // The FNV reference vectors.
+        assert_eq!(fnv1a([&b""[..]]), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a([&b"a"[..]]), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(fnv1a([&b"foobar"[..]]), 0x8594_4171_f739_67e8);
+        assert_eq!(fnv1a([&b"foo"[..], &b"bar"[..]]), fnv1a([&b"foobar"[..]]));
+    }
 
     #[test]
     fn pinned_stream() {

@@ -37,7 +37,7 @@ impl Configuration {
         }
         let canonical = format!("{}\n{}\n{}", row.kind, row.workload, canonical(&config));
         Configuration {
-            id: format!("{:08x}", fnv1a(canonical.as_bytes()) as u32),
+            id: format!("{:08x}", crate::rng::fnv1a([canonical.as_bytes()]) as u32),
             kind: row.kind.clone(),
             workload: row.workload.clone(),
             config,
@@ -141,13 +141,6 @@ fn mask_seed(corpus: &str) -> String {
     }
     out.push_str(rest);
     out
-}
-
-/// FNV-1a, 64 bits: stable across builds and platforms (the std hasher is not).
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
 }
 
 #[cfg(test)]

@@ -66,13 +66,12 @@ fn cache_dir(spec: &EngineSpec) -> PathBuf {
 fn marker_text(spec: &EngineSpec) -> String {
     match spec.kind {
         Kind::Runner => {
-            // FNV-1a over the embedded sources: stable across builds of the same sources.
-            let mut hash: u64 = 0xcbf29ce484222325;
-            for (path, text) in LAUNCHER_FILES {
-                for b in path.bytes().chain(text.bytes()) {
-                    hash = (hash ^ u64::from(b)).wrapping_mul(0x100000001b3);
-                }
-            }
+            // Over the embedded sources: stable across builds of the same sources.
+            let hash = crate::rng::fnv1a(
+                LAUNCHER_FILES
+                    .iter()
+                    .flat_map(|(path, text)| [path.as_bytes(), text.as_bytes()]),
+            );
             format!("{} launcher {hash:016x}", spec.artifact)
         }
         Kind::Distribution => spec.artifact.clone(),

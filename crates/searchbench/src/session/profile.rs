@@ -123,17 +123,17 @@ impl Recorder {
             return Err("no local node to profile (--profile-pid names one)".into());
         }
         let scratch = Scratch::new().map_err(|e| e.to_string())?;
-        let settings = scratch.path().join("searchbench.jfc");
+        let dir = scratch.path().to_path_buf();
+        let settings = dir.join("searchbench.jfc");
         std::fs::write(&settings, jfr::SETTINGS).map_err(|e| e.to_string())?;
         self.scratch = Some(scratch);
-        let dir = self.scratch.as_ref().map(|s| s.path().to_path_buf());
-        let dir = dir.unwrap_or_default();
         for pid in pids {
             let node = jfr::Node::of_pid(pid).map_err(|e| e.to_string())?;
             // A node the run started is cold: nothing compiled yet to compile again.
             if !self.spec.pids.is_empty() && !node.recorder_started() {
                 self.first_recording.push(pid);
             }
+            node.stop_orphans(&dir).await;
             // Our own pid in the name: two runs profiling one node stop their own recording.
             let name = format!("searchbench-{}-{label}-{pid}", std::process::id());
             let file = dir.join(format!("{label}-{pid}.jfr"));

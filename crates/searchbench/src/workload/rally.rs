@@ -40,23 +40,17 @@ pub fn read(path: &Path) -> Result<(WorkloadFile, Vec<String>), String> {
 pub fn read_with(path: &Path, params: &TrackParams) -> Result<(WorkloadFile, Vec<String>), String> {
     let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
     let mut notes = Vec::new();
-    let renderer = std::cell::RefCell::new(Renderer::new(params));
-    let rendered = renderer
-        .borrow_mut()
-        .render(path)
-        .map_err(|e| e.to_string())?;
+    let mut renderer = Renderer::new(params);
+    let rendered = renderer.render(path).map_err(|e| e.to_string())?;
     let name = path.display().to_string();
     let Value::Object(track) = json_file::parse(&format!("{name} (after templating)"), &rendered)?
     else {
         return Err(format!("{name}: a track is a JSON object"));
     };
-    let load = |file: &str| -> Result<Value, String> {
+    let mut load = |file: &str| -> Result<Value, String> {
         let p = super::folder::inside(&dir, file, "a track file")
             .map_err(|e| format!("{name}: {e}"))?;
-        let t = renderer
-            .borrow_mut()
-            .render(&p)
-            .map_err(|e| e.to_string())?;
+        let t = renderer.render(&p).map_err(|e| e.to_string())?;
         json_file::parse(&p.display().to_string(), &t)
     };
     // The index and its body.
@@ -262,10 +256,7 @@ pub fn read_with(path: &Path, params: &TrackParams) -> Result<(WorkloadFile, Vec
     let mut seen = std::collections::HashSet::new();
     queries.retain(|q| seen.insert(q.name.clone()));
     // A parameter no file of the track read is the user's mistake, said as the tools say it.
-    renderer
-        .borrow()
-        .all_used(path)
-        .map_err(|e| e.to_string())?;
+    renderer.all_used(path).map_err(|e| e.to_string())?;
     Ok((
         WorkloadFile {
             path: path.to_path_buf(),

@@ -74,8 +74,9 @@ fn first_recording_note(p: &Profile) {
         let pids: Vec<String> = p.first_recording_pids.iter().map(u32::to_string).collect();
         sayln!(
             "note: this was the first Flight Recorder start in pid {}: the JIT compiles again \
-         what inlined the file and socket classes it instruments, so this load ran slower \
-         (about half the docs/s on a warm node); a second profiled load costs under 3 %",
+             what inlined the file and socket classes it instruments, so this phase ran slower \
+             (about half the docs/s of a load on a warm node); a second profiled run costs \
+             under 3 %",
             pids.join(", ")
         );
     }

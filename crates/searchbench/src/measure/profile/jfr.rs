@@ -169,6 +169,48 @@ impl Node {
             .await
             .map(drop)
     }
+
+    /// Stops the recordings of searchbench processes that are gone (a run killed before it
+    /// could stop its own would otherwise record, and write to disk, as long as the node
+    /// lives), each written to `dir` to be dropped with it. Their names, or nothing when the
+    /// node has never recorded (asking would start Flight Recorder in it).
+    pub async fn stop_orphans(&self, dir: &Path) -> Vec<String> {
+        if !self.recorder_started() {
+            return Vec::new();
+        }
+        let Ok(said) = self.jcmd(&["JFR.check".into()]).await else {
+            return Vec::new();
+        };
+        let mut stopped = Vec::new();
+        for name in orphans(&said) {
+            let file = dir.join(format!("{name}.jfr"));
+            let stop = [
+                "JFR.stop".into(),
+                format!("name={name}"),
+                format!("filename={}", file.display()),
+            ];
+            if self.jcmd(&stop).await.is_ok() {
+                stopped.push(name);
+            }
+        }
+        stopped
+    }
+}
+
+/// The recordings `JFR.check` lists (`Recording 1: name=searchbench-PID-... (running)`) whose
+/// searchbench process (PID) is gone.
+fn orphans(check: &str) -> Vec<String> {
+    check
+        .split_whitespace()
+        .filter_map(|w| w.strip_prefix("name="))
+        .filter(|name| {
+            name.strip_prefix("searchbench-")
+                .and_then(|rest| rest.split('-').next())
+                .and_then(|pid| pid.parse::<u32>().ok())
+                .is_some_and(|pid| !crate::os::pid_alive(pid))
+        })
+        .map(str::to_string)
+        .collect()
 }
 
 /// The samples of a recording as the JDK's `jfr print --json` gives them, every recorded

@@ -91,14 +91,10 @@ async fn built(jdk: &Jdk, cache: &Path) -> Result<PathBuf, ProfileError> {
     }
 }
 
-/// FNV-1a over the source and the JDK's folder: stable across builds of the same source.
+/// The source and the JDK's folder, hashed: stable across builds of the same source.
 fn key(jdk: &Jdk) -> u64 {
-    let mut hash: u64 = 0xcbf29ce484222325;
     let bin = jdk.bin.to_string_lossy();
-    for b in SOURCE.bytes().chain(bin.bytes()) {
-        hash = (hash ^ u64::from(b)).wrapping_mul(0x100000001b3);
-    }
-    hash
+    crate::rng::fnv1a([SOURCE.as_bytes(), bin.as_bytes()])
 }
 
 #[cfg(test)]
@@ -150,7 +146,8 @@ mod tests {
     }
 
     /// A JVM (a class that sleeps, run from its source) that never recorded says so, and
-    /// says it has once anything started Flight Recorder in it.
+    /// says it has once anything started Flight Recorder in it; the recordings of searchbench
+    /// processes that are gone are stopped.
     #[tokio::test]
     async fn a_jvm_says_whether_flight_recorder_started_in_it() {
         let Some(jdk) = local_jdk() else {
@@ -183,6 +180,28 @@ mod tests {
         assert!(!node.recorder_started());
         node.jcmd(&["JFR.check".to_string()]).await.unwrap();
         assert!(node.recorder_started());
+        // A recording left by a searchbench process that is gone is stopped; one of a process
+        // that lives (ours) is not.
+        let mut gone = std::process::Command::new("true").spawn().unwrap();
+        let gone_pid = gone.id();
+        gone.wait().unwrap();
+        let mine = std::process::id();
+        for name in [
+            format!("searchbench-{gone_pid}-load-1"),
+            format!("searchbench-{mine}-load-1"),
+        ] {
+            node.jcmd(&["JFR.start".into(), format!("name={name}")])
+                .await
+                .unwrap();
+        }
+        let stopped = node.stop_orphans(dir.path()).await;
+        assert_eq!(stopped, [format!("searchbench-{gone_pid}-load-1")]);
+        let listed = node.jcmd(&["JFR.check".to_string()]).await.unwrap();
+        assert!(
+            !listed.contains(&format!("searchbench-{gone_pid}-")),
+            "{listed}"
+        );
+        assert!(listed.contains(&format!("searchbench-{mine}-")), "{listed}");
         child.kill().await.unwrap();
     }
 }

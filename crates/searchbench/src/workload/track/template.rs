@@ -94,6 +94,8 @@ pub fn render_file(path: &Path, params: &TrackParams) -> Result<String, Template
 pub struct Renderer<'p> {
     params: &'p TrackParams,
     used: std::collections::BTreeSet<String>,
+    /// Where the track's files may be: set by the first file rendered, the track itself.
+    bound: Option<Bound>,
 }
 
 impl<'p> Renderer<'p> {
@@ -101,6 +103,7 @@ impl<'p> Renderer<'p> {
         Renderer {
             params,
             used: Default::default(),
+            bound: None,
         }
     }
 
@@ -122,11 +125,14 @@ impl<'p> Renderer<'p> {
         }
     }
 
-    /// One file of the track rendered.
+    /// One file of the track rendered: the track first, then the files it names.
     pub fn render(&mut self, path: &Path) -> Result<String, TemplateError> {
         let params = self.params;
         let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
-        let bound = Bound::of(path)?;
+        let bound = match &self.bound {
+            Some(b) => b.clone(),
+            None => self.bound.insert(Bound::of(path)?).clone(),
+        };
         let mut chain = Vec::new();
         let assembled = assemble(path, &bound, &mut chain)?;
         let mut env = Environment::new();
