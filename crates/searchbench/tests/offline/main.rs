@@ -19,6 +19,7 @@ mod query_faults;
 mod results_compare;
 mod results_page;
 mod results_store;
+mod track_reference;
 mod verdict_rules;
 mod versions_check;
 mod workload_list;

@@ -7,7 +7,7 @@ use crate::common::run;
 
 fn geonames() -> String {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/tracks/rally-geonames/track.json")
+        .join("tests/fixtures/tracks/rally/geonames/track.json")
         .display()
         .to_string()
 }

@@ -3,13 +3,17 @@
 //! replaced by the files it names, each assembled the same way from its own folder), then the
 //! whole through `minijinja`, a Jinja2-compatible engine, with the tools' helpers and globals:
 //! the `rally.helpers` / `benchmark.helpers` macros (`collect`, `exists_set_param`), `glob`,
-//! `now`, `build_flavor`, `serverless_operator`, the `days_ago` filter, and the track
+//! `now`, `build_flavor`, `serverless_operator`, the `days_ago`, `get_start_date`,
+//! `get_end_date` (Rally) and `version_between` (OSB) filters, Python's string methods
+//! (`"2.11.0".split('.')`), and the track
 //! parameters as globals. A parameter the track never reads is an error, as in both tools.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use minijinja::{Environment, ErrorKind, UndefinedBehavior, Value};
+
+use crate::corpus::text::{civil_from_days, days_from_civil};
 
 /// The macros both tools put under `rally.helpers` (Rally) and `benchmark.helpers` (OSB),
 /// written as theirs are: `collect` includes the files a pattern names, comma-separated;
@@ -137,6 +141,8 @@ impl<'p> Renderer<'p> {
         let assembled = assemble(path, &bound, &mut chain)?;
         let mut env = Environment::new();
         env.set_undefined_behavior(UndefinedBehavior::Lenient);
+        // Tracks are Jinja2 templates run by Python: `"2.11.0".split('.')` and the like.
+        env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
         // The output is JSON, but written by the template: no escaping of what it writes (by its
         // name, track.json, minijinja would escape strings as JSON).
         env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
@@ -166,6 +172,9 @@ impl<'p> Renderer<'p> {
             relative_glob(&glob_dir, &pattern)
         });
         env.add_filter("days_ago", days_ago);
+        env.add_filter("get_start_date", get_start_date);
+        env.add_filter("get_end_date", get_end_date);
+        env.add_filter("version_between", version_between);
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0.0, |d| d.as_secs_f64());
@@ -303,6 +312,77 @@ fn days_ago(start: Value, end: Value, format: Option<String>) -> Result<i64, min
     Ok(((secs(&end)? - secs(&start)?) / 86_400.0).floor() as i64)
 }
 
+/// Rally's `get_start_date` filter: the unix timestamp `when` (UTC) written as `format`
+/// (`%Y-%m-%d` unless given).
+fn get_start_date(when: f64, format: Option<String>) -> Result<String, minijinja::Error> {
+    strftime(when, format.as_deref().unwrap_or("%Y-%m-%d"))
+}
+
+/// Rally's `get_end_date` filter: `days` (1 unless given) after the unix timestamp `start`,
+/// written as `format` (`%Y-%m-%d` unless given).
+fn get_end_date(
+    start: f64,
+    days: Option<f64>,
+    format: Option<String>,
+) -> Result<String, minijinja::Error> {
+    let end = start + days.unwrap_or(1.0) * 86_400.0;
+    strftime(end, format.as_deref().unwrap_or("%Y-%m-%d"))
+}
+
+/// opensearch-benchmark's `version_between` filter: `from <= version <= to`, each compared
+/// as a list of whole numbers (`"2.11.0"` is `[2, 11, 0]`), as its Python does.
+fn version_between(version: String, from: String, to: String) -> Result<bool, minijinja::Error> {
+    let parts = |v: &str| -> Result<Vec<u64>, minijinja::Error> {
+        v.split('.')
+            .map(|p| {
+                p.parse().map_err(|_| {
+                    minijinja::Error::new(
+                        ErrorKind::InvalidOperation,
+                        format!("version_between: {v:?} is not a version of whole numbers"),
+                    )
+                })
+            })
+            .collect()
+    };
+    let v = parts(&version)?;
+    Ok(parts(&from)? <= v && v <= parts(&to)?)
+}
+
+/// The unix timestamp `secs` in UTC, written with `%Y %m %d %H %M %S %%`; any other code is
+/// an error naming it rather than a date written wrong.
+fn strftime(secs: f64, format: &str) -> Result<String, minijinja::Error> {
+    let secs = secs.floor() as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let (y, m, d) = civil_from_days(days);
+    let mut out = String::new();
+    let mut chars = format.chars();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('Y') => out.push_str(&format!("{y:04}")),
+            Some('m') => out.push_str(&format!("{m:02}")),
+            Some('d') => out.push_str(&format!("{d:02}")),
+            Some('H') => out.push_str(&format!("{:02}", rem / 3600)),
+            Some('M') => out.push_str(&format!("{:02}", rem / 60 % 60)),
+            Some('S') => out.push_str(&format!("{:02}", rem % 60)),
+            Some('%') => out.push('%'),
+            other => {
+                return Err(minijinja::Error::new(
+                    ErrorKind::InvalidOperation,
+                    format!(
+                        "date format {format:?}: %{} is not one of %Y %m %d %H %M %S",
+                        other.map(String::from).unwrap_or_default()
+                    ),
+                ))
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// Seconds since the epoch of midnight UTC of the date `s` written as `format`.
 fn date_secs(s: &str, format: &str) -> Result<f64, minijinja::Error> {
     let (mut d, mut m, mut y) = (None, None, None);
@@ -328,7 +408,9 @@ fn date_secs(s: &str, format: &str) -> Result<f64, minijinja::Error> {
         }
     }
     match (d, m, y) {
-        (Some(d), Some(m), Some(y)) => Ok(days_from_civil(y, m, d) as f64 * 86_400.0),
+        (Some(d), Some(m), Some(y)) if (1..=12).contains(&m) && (1..=31).contains(&d) => {
+            Ok(days_from_civil(y, m as u32, d as u32) as f64 * 86_400.0)
+        }
         _ => Err(bad(s)),
     }
 }
@@ -338,17 +420,6 @@ fn bad(date: &str) -> minijinja::Error {
         ErrorKind::InvalidOperation,
         format!("days_ago: {date:?} is not a date of its format"),
     )
-}
-
-/// Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
 }
 
 #[cfg(test)]
@@ -380,7 +451,7 @@ mod tests {
 
     #[test]
     fn rally_geonames_renders_as_written() {
-        let v = rendered_json(&fixture("rally-geonames"), &TrackParams::new());
+        let v = rendered_json(&fixture("rally/geonames"), &TrackParams::new());
         assert_eq!(v["indices"][0]["name"], "geonames");
         assert_eq!(
             v["corpora"][0]["documents"][0]["document-count"],
@@ -400,7 +471,7 @@ mod tests {
 
     #[test]
     fn rally_http_logs_renders_as_written_and_takes_its_params() {
-        let path = fixture("rally-http_logs");
+        let path = fixture("rally/http_logs");
         let v = rendered_json(&path, &TrackParams::new());
         let indices = v["indices"].as_array().unwrap();
         assert!(indices.len() >= 3, "{indices:?}");
@@ -471,6 +542,33 @@ mod tests {
                 "flavor": "default"
             })
         );
+    }
+
+    #[test]
+    fn the_date_and_version_filters_and_python_string_methods_work_as_in_the_tools() {
+        // 1704067200 is 2024-01-01T00:00:00Z.
+        let dir = track(&[(
+            "track.json",
+            r#"{"start": "{{ 1704067200.0 | get_start_date }}",
+ "at": "{{ 1704112496.0 | get_start_date("%Y%m%dT%H%M%S") }}",
+ "end": "{{ 1704067200.0 | get_end_date(31) }}",
+ "next": "{{ 1704067200.0 | get_end_date }}",
+ "in": {{ "2.11.0" | version_between("2.0.0", "2.19.1") | tojson }},
+ "out": {{ "3.0.0" | version_between("2.0.0", "2.19.1") | tojson }},
+ "parts": {{ "2.11.0".split('.') | map('int') | list | tojson }},
+ "upper": "{{ "geo".upper() }}"}"#,
+        )]);
+        let v = rendered_json(&dir.path().join("track.json"), &TrackParams::new());
+        assert_eq!(
+            v,
+            json!({"start": "2024-01-01", "at": "20240101T123456", "end": "2024-02-01",
+                   "next": "2024-01-02", "in": true, "out": false, "parts": [2, 11, 0],
+                   "upper": "GEO"})
+        );
+        // A date code we do not write is an error naming it, not a date written wrong.
+        let dir = track(&[("track.json", r#"{"a": "{{ 0.0 | get_start_date("%j") }}"}"#)]);
+        let err = render_file(&dir.path().join("track.json"), &TrackParams::new()).unwrap_err();
+        assert!(err.to_string().contains("%j"), "{err}");
     }
 
     #[test]
