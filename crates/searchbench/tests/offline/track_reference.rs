@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use searchbench::workload::track::{render_file, TrackParams};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 /// The ten definitions: (tool folder, name, file the tool reads).
 pub const DEFINITIONS: [(&str, &str); 10] = [
@@ -108,5 +108,92 @@ pub fn first_difference(ours: &Value, theirs: &Value, at: String) -> Option<Stri
         // 5 and 5.0 are one number to both tools' readers.
         (Value::Number(a), Value::Number(b)) if a.as_f64() == b.as_f64() => None,
         (a, b) => Some(format!("{at}: ours {a}, theirs {b}")),
+    }
+}
+
+/// What the tools' readers made of a definition, as `reference.py` summarises it, from ours.
+fn summary(d: &searchbench::workload::track::Definition) -> Value {
+    use searchbench::workload::track::model::{Resolved, Step};
+    let names = |v: Vec<&String>| Value::from(v.into_iter().cloned().collect::<Vec<_>>());
+    let t = &d.track;
+    let task = |r: &Resolved| {
+        json!({
+            "name": r.name,
+            "operation": r.operation_name,
+            "operation-type": r.operation_type,
+            "clients": r.clients,
+            "warmup-iterations": r.warmup_iterations,
+            "iterations": r.iterations,
+            "warmup-time-period": r.warmup_time_period,
+            "time-period": r.time_period,
+        })
+    };
+    let mut corpora: Vec<Value> = Vec::new();
+    for s in t.sources() {
+        let doc = json!({
+            "source-file": s.documents.source_file,
+            "document-count": s.documents.document_count.unwrap_or(0),
+            "target-index": s.target_index,
+            "target-data-stream": s.target_data_stream,
+            "includes-action-and-meta-data": s.includes_action_and_meta_data,
+        });
+        match corpora.last_mut() {
+            Some(c) if c["name"] == s.corpus => c["documents"].as_array_mut().unwrap().push(doc),
+            _ => corpora.push(json!({"name": s.corpus, "documents": [doc]})),
+        }
+    }
+    json!({
+        "indices": names(t.indices.iter().map(|i| &i.name).collect()),
+        "data-streams": names(t.data_streams.iter().map(|i| &i.name).collect()),
+        "templates": names(t.templates.iter().map(|i| &i.name).collect()),
+        "composable-templates": names(t.composable_templates.iter().map(|i| &i.name).collect()),
+        "component-templates": names(t.component_templates.iter().map(|i| &i.name).collect()),
+        "corpora": corpora,
+        "procedures": d.procedures.iter().map(|p| json!({
+            "name": p.name,
+            "default": p.default,
+            "tasks": p.steps.iter().map(|s| match s {
+                Step::One(r) => task(r),
+                Step::Parallel { tasks, .. } => json!({"parallel": tasks.iter().map(task).collect::<Vec<_>>()}),
+            }).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+#[test]
+fn the_ten_definitions_read_into_what_the_tools_read() {
+    for (tool, name) in DEFINITIONS {
+        let d = searchbench::workload::track::read(&definition(tool, name), &TrackParams::new())
+            .unwrap_or_else(|e| panic!("{tool} {name}: {e}"));
+        assert_eq!(d.name, name);
+        let theirs = reference(tool, name);
+        let mut ours = summary(&d);
+        let mut expected = theirs["summary"].clone();
+        for v in [&mut ours, &mut expected] {
+            if let Some(list) = v["procedures"].as_array_mut() {
+                list.sort_by_key(|p| p["name"].as_str().unwrap_or_default().to_string());
+            }
+        }
+        if let Some(at) = first_difference(&ours, &expected, String::new()) {
+            panic!(
+                "{tool} {name}: read differently from {} at {at}",
+                theirs["tool"]
+            );
+        }
+        // Every index body as the tool read it (rendered with the track's parameters).
+        let bodies = Value::from(serde_json::Map::from_iter(d.index_bodies.clone()));
+        let theirs_bodies: serde_json::Map<String, Value> = theirs["index-bodies"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .filter(|(_, b)| !b.is_null())
+            .map(|(k, b)| (k.clone(), b.clone()))
+            .collect();
+        if let Some(at) = first_difference(&bodies, &Value::from(theirs_bodies), String::new()) {
+            panic!(
+                "{tool} {name}: index bodies differ from {} at {at}",
+                theirs["tool"]
+            );
+        }
     }
 }

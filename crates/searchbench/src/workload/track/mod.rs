@@ -1,7 +1,10 @@
 //! Rally tracks and opensearch-benchmark workloads as their authors wrote them: rendered with a
-//! Jinja2-compatible engine and the helpers both tools give their templates ([`template`]).
-//! The rendered definition is read by [`super::rally`] for now.
+//! Jinja2-compatible engine and the helpers both tools give their templates ([`template`]),
+//! read into a typed model of the whole definition ([`model`], [`read`]).
 
+pub mod model;
+pub mod read;
 pub mod template;
 
+pub use read::{read, Definition, TrackError};
 pub use template::{render_file, TemplateError, TrackParams};
