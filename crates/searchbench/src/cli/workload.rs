@@ -56,6 +56,21 @@ pub enum WorkloadCommand {
         #[arg(long, value_name = "K:V,...|FILE")]
         track_params: Option<String>,
     },
+    /// What `run --workload-file` will run of a Rally track or an opensearch-benchmark
+    /// workload, and what it will not and why, before anything runs: the challenge (test
+    /// procedure) task by task, the indices, templates and corpus files (here or not).
+    #[command(after_help = "Example:\n  \
+        searchbench workload check rally-tracks/geonames/track.json\n  \
+        searchbench workload check big5/workload.json --challenge big5 --json")]
+    Check {
+        /// The track.json / workload.json.
+        file: PathBuf,
+        #[command(flatten)]
+        track: super::args::TrackArgs,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -172,10 +187,26 @@ pub async fn run(args: WorkloadArgs) -> CliResult {
         WorkloadCommand::List { json } => list(json),
         WorkloadCommand::Info { name, json } => info(&name, json),
         WorkloadCommand::Render { file, track_params } => {
-            let params = track_params_of(track_params.as_deref())?;
+            let params = super::args::track_params_of(track_params.as_deref())?;
             let text = crate::workload::track::render_file(&file, &params)
                 .map_err(|e| CliError::usage(anyhow::anyhow!(e)))?;
             outln!("{}", text.trim_end());
+            Ok(())
+        }
+        WorkloadCommand::Check { file, track, json } => {
+            let usage = |e: String| CliError::usage(anyhow::anyhow!(e));
+            let d = crate::workload::track::read(&file, &track.params()?)
+                .map_err(|e| usage(e.to_string()))?;
+            let check = crate::workload::track::runnable::check(&d, track.challenge.as_deref())
+                .map_err(usage)?;
+            if json {
+                outln!(
+                    "{}",
+                    serde_json::to_string_pretty(&check).unwrap_or_default()
+                );
+            } else {
+                super::output::byo::track_check(&file, &check);
+            }
             Ok(())
         }
         WorkloadCommand::Init(args) => {
@@ -192,34 +223,4 @@ pub async fn run(args: WorkloadArgs) -> CliResult {
             Ok(())
         }
     }
-}
-
-/// `--track-params`: `k:v,...` (each value JSON when it reads as JSON, else a string) or a JSON
-/// file of them, as esrally and opensearch-benchmark take them.
-fn track_params_of(arg: Option<&str>) -> Result<crate::workload::track::TrackParams, CliError> {
-    let mut params = crate::workload::track::TrackParams::new();
-    let Some(arg) = arg else {
-        return Ok(params);
-    };
-    let file = std::path::Path::new(arg);
-    if file.is_file() {
-        let text = std::fs::read_to_string(file)
-            .map_err(|e| CliError::usage(anyhow::anyhow!("--track-params {arg}: {e}")))?;
-        return serde_json::from_str(&text).map_err(|e| {
-            CliError::usage(anyhow::anyhow!(
-                "--track-params {arg}: not a JSON object of parameters: {e}"
-            ))
-        });
-    }
-    for pair in arg.split(',').filter(|p| !p.trim().is_empty()) {
-        let Some((k, v)) = pair.split_once(':') else {
-            return Err(CliError::usage(anyhow::anyhow!(
-                "--track-params: {pair:?} is not key:value (nor is {arg:?} a file)"
-            )));
-        };
-        let v = v.trim();
-        let value = serde_json::from_str(v).unwrap_or_else(|_| serde_json::Value::from(v));
-        params.insert(k.trim().to_string(), value);
-    }
-    Ok(params)
 }

@@ -40,7 +40,6 @@ pub mod logs;
 mod many_shards;
 mod numbers;
 pub mod queries_file;
-pub mod rally;
 pub mod scenario_result;
 pub mod track;
 mod transactions;

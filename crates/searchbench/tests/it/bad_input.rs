@@ -244,11 +244,15 @@ fn rally_values_out_of_range_are_refused_naming_the_track_field() {
         (track("0", ""), vec!["bulk load: bulk-size: 0", "1 or more"]),
         (
             track("10", r#", "clients": -4"#),
-            vec!["clients: -4", "from 1 to 1024"],
+            vec!["schedule[0].clients", "-4", "expected u64"],
+        ),
+        (
+            track("10", r#", "clients": 2000"#),
+            vec!["clients: 2000", "from 1 to 1024"],
         ),
         (
             track("10", r#", "warmup-time-period": -10"#),
-            vec!["warmup-time-period (seconds): -10"],
+            vec!["schedule[0].warmup-time-period", "-10"],
         ),
     ] {
         let file = dir.path().join("track.json");

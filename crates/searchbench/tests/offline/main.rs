@@ -22,5 +22,6 @@ mod results_store;
 mod track_reference;
 mod verdict_rules;
 mod versions_check;
+mod workload_check;
 mod workload_list;
 mod workload_render;

@@ -11,6 +11,7 @@ mod setup;
 mod store;
 pub mod suggest;
 mod target;
+mod track;
 pub mod units;
 
 pub use cluster::{ClusterArgs, NetworkArgs, NodeArgs};
@@ -21,4 +22,5 @@ pub use profile::ProfileArgs;
 pub use setup::SetupArgs;
 pub use store::{tag_arg, SaveArgs, StoreArgs};
 pub use target::TargetArgs;
+pub use track::{track_params_of, TrackArgs};
 pub use units::{input_file, parse_duration, parse_percent, parse_rate, parse_size};

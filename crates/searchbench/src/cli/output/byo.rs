@@ -40,15 +40,17 @@ pub fn initialised(done: &crate::session::workload_file::Initialised) {
     );
 }
 
-/// What was taken from a Rally track / benchmark workload, and what was not understood.
-pub fn not_understood(
+/// What was taken from a Rally track / benchmark workload, and what of it does not run.
+pub fn track_read(
     path: &std::path::Path,
     w: &crate::workload::file::WorkloadFile,
-    notes: &[String],
+    check: &crate::workload::track::Check,
 ) {
     eprintln!(
-        "{}: read as a track: index {}, {} quer{} ({}), defaults {}",
+        "{}: read as a track, {} {}: index {}, {} quer{} ({}), defaults {}",
         path.display(),
+        check.procedure_word,
+        check.procedure,
         w.index.as_deref().unwrap_or("?"),
         w.queries.len(),
         if w.queries.len() == 1 { "y" } else { "ies" },
@@ -59,10 +61,66 @@ pub fn not_understood(
             .join(", "),
         serde_json::Value::Object(w.defaults.clone())
     );
-    if !notes.is_empty() {
-        eprintln!("not understood (left out):");
-        for n in notes {
-            eprintln!("  - {n}");
+    let left_out: Vec<_> = check
+        .left_out()
+        .filter(|i| !i.what.starts_with(&check.procedure_word))
+        .collect();
+    if !left_out.is_empty() {
+        eprintln!(
+            "left out (not run; `searchbench workload check {}` lists all):",
+            path.display()
+        );
+        for i in left_out {
+            eprintln!("  - {}: {}", i.what, i.how);
+        }
+    }
+}
+
+/// `workload check`: what of a track runs and what does not, and why.
+pub fn track_check(path: &std::path::Path, check: &crate::workload::track::Check) {
+    let others: Vec<&str> = check
+        .procedures
+        .iter()
+        .filter(|(n, _)| *n != check.procedure)
+        .map(|(n, _)| n.as_str())
+        .collect();
+    let default = check
+        .procedures
+        .iter()
+        .any(|(n, d)| *d && *n == check.procedure);
+    outln!(
+        "{}: {} {}{}",
+        path.display(),
+        check.procedure_word,
+        check.procedure,
+        if default { " (the default)" } else { "" }
+    );
+    if !others.is_empty() {
+        outln!("  others (--challenge NAME): {}", others.join(", "));
+    }
+    let (runs, not): (Vec<_>, Vec<_>) = check
+        .items
+        .iter()
+        .filter(|i| !i.what.starts_with(&check.procedure_word))
+        .partition(|i| i.runs);
+    let count = |items: &[&crate::workload::track::runnable::Item], what: &str| {
+        items.iter().filter(|i| i.what.starts_with(what)).count()
+    };
+    outln!(
+        "  {} of {} tasks run; {} of {} corpus files are here to load",
+        count(&runs, "task "),
+        count(&runs, "task ") + count(&not, "task "),
+        count(&runs, "corpus "),
+        count(&runs, "corpus ") + count(&not, "corpus ")
+    );
+    for (title, items) in [("runs", runs), ("does not run", not)] {
+        if items.is_empty() {
+            continue;
+        }
+        outln!("{title}:");
+        for i in items {
+            outln!("  {}", i.what);
+            outln!("      {}", i.how);
         }
     }
 }

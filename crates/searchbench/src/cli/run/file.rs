@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use super::{execute, query_progress, RunArgs};
+use crate::cli::args::TrackArgs;
 use crate::cli::{CliError, CliResult};
 use crate::session::run::RunSpec;
 use crate::session::workload_file;
@@ -16,7 +17,7 @@ pub async fn run_file(mut args: RunArgs) -> CliResult {
             "--workload-file FILE is needed"
         )));
     };
-    let w = read(&path).map_err(|e| CliError::usage(anyhow::anyhow!(e)))?;
+    let w = read(&path, &args.track)?;
     apply_defaults(&w, &mut args);
     let resolved = workload_file::job(&w, args.index.clone()).map_err(CliError::session)?;
     let mut job = resolved.job;
@@ -36,16 +37,28 @@ pub async fn run_file(mut args: RunArgs) -> CliResult {
     execute(job, load, spec, &args).await
 }
 
-/// A workload file, or a Rally track / benchmark workload (what it held that was not
-/// understood is printed).
-fn read(path: &std::path::Path) -> Result<WorkloadFile, String> {
+/// A workload file, or a Rally track / benchmark workload (what of it does not run is
+/// printed). `--track-params` and `--challenge` are for a track only.
+fn read(path: &std::path::Path, track: &TrackArgs) -> Result<WorkloadFile, CliError> {
+    let usage = |e: String| CliError::usage(anyhow::anyhow!(e));
     let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    if !crate::workload::rally::is_track(path, &text) {
-        return WorkloadFile::read(path);
+        .map_err(|e| usage(format!("cannot read {}: {e}", path.display())))?;
+    if !crate::workload::track::is_track(path, &text) {
+        if track.track_params.is_some() || track.challenge.is_some() {
+            return Err(usage(format!(
+                "{}: --track-params and --challenge are for a Rally track or an \
+                 opensearch-benchmark workload, and this is a searchbench workload file",
+                path.display()
+            )));
+        }
+        return WorkloadFile::read(path).map_err(usage);
     }
-    let (w, notes) = crate::workload::rally::read(path)?;
-    crate::cli::output::byo::not_understood(path, &w, &notes);
+    let definition =
+        crate::workload::track::read(path, &track.params()?).map_err(|e| usage(e.to_string()))?;
+    let (w, check) =
+        crate::workload::track::runnable::workload(&definition, track.challenge.as_deref())
+            .map_err(usage)?;
+    crate::cli::output::byo::track_read(path, &w, &check);
     Ok(w)
 }
 

@@ -32,6 +32,8 @@ pub struct RunArgs {
     /// workload.json with local corpora. See the README.
     #[arg(long, value_name = "FILE", conflicts_with = "workload")]
     pub workload_file: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub track: crate::cli::args::TrackArgs,
     /// Index to load into (default: the workload's).
     #[arg(long)]
     pub index: Option<String>,

@@ -1,0 +1,56 @@
+//! `--track-params` and `--challenge`: how a Rally track or an opensearch-benchmark workload
+//! is read, as both tools take them.
+
+use clap::Args;
+
+use crate::cli::CliError;
+use crate::workload::track::TrackParams;
+
+#[derive(Debug, Clone, Default, Args)]
+pub struct TrackArgs {
+    /// For a Rally track / OSB workload: its parameters, `k:v,k2:v2` (values read as JSON when
+    /// they are: 1, true, "x") or a JSON file of them. One the track does not read is an error.
+    #[arg(long, value_name = "K:V,...|FILE")]
+    pub track_params: Option<String>,
+    /// For a Rally track / OSB workload: the challenge (test procedure) to run instead of its
+    /// default.
+    #[arg(long, alias = "test-procedure", value_name = "NAME")]
+    pub challenge: Option<String>,
+}
+
+impl TrackArgs {
+    /// The parameters given, as esrally and opensearch-benchmark take them.
+    pub fn params(&self) -> Result<TrackParams, CliError> {
+        track_params_of(self.track_params.as_deref())
+    }
+}
+
+/// `--track-params`: `k:v,...` (each value JSON when it reads as JSON, else a string) or a JSON
+/// file of them.
+pub fn track_params_of(arg: Option<&str>) -> Result<TrackParams, CliError> {
+    let mut params = TrackParams::new();
+    let Some(arg) = arg else {
+        return Ok(params);
+    };
+    let file = std::path::Path::new(arg);
+    if file.is_file() {
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| CliError::usage(anyhow::anyhow!("--track-params {arg}: {e}")))?;
+        return serde_json::from_str(&text).map_err(|e| {
+            CliError::usage(anyhow::anyhow!(
+                "--track-params {arg}: not a JSON object of parameters: {e}"
+            ))
+        });
+    }
+    for pair in arg.split(',').filter(|p| !p.trim().is_empty()) {
+        let Some((k, v)) = pair.split_once(':') else {
+            return Err(CliError::usage(anyhow::anyhow!(
+                "--track-params: {pair:?} is not key:value (nor is {arg:?} a file)"
+            )));
+        };
+        let v = v.trim();
+        let value = serde_json::from_str(v).unwrap_or_else(|_| serde_json::Value::from(v));
+        params.insert(k.trim().to_string(), value);
+    }
+    Ok(params)
+}
