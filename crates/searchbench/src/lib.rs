@@ -21,5 +21,6 @@ pub mod session;
 pub mod stats;
 pub mod store;
 pub mod suggest;
+pub mod tasks;
 pub mod units;
 pub mod workload;

@@ -6,6 +6,7 @@
 pub mod attribution;
 pub mod cpu_limit;
 pub mod machine;
+pub mod measurements;
 pub mod profile;
 pub mod recorder;
 pub mod schedule;
@@ -13,5 +14,6 @@ pub mod telemetry;
 
 pub use attribution::{Attribution, AttributionInput, Segment};
 pub use machine::Machine;
+pub use measurements::Measurements;
 pub use recorder::{Headline, Recorder, Sample, SerializedHistogram, Summary, TimelineRow};
 pub use schedule::Schedule;

@@ -22,7 +22,6 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::Instant;
 
-use hdrhistogram::Histogram;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -31,6 +30,7 @@ use super::{Event, Observer, SessionError};
 use crate::cluster::delay::Rtt;
 use crate::cluster::Target;
 use crate::measure::telemetry::Row;
+pub use crate::measure::Measurements;
 use crate::measure::{SerializedHistogram, TimelineRow};
 
 /// A future a phase, an instrument or a sink returns, borrowing what it was given.
@@ -276,84 +276,6 @@ pub struct Ran<T> {
     pub outcome: Outcome,
 }
 
-/// Raw measurements that add up: two processes' (or two phases') measurements of one run
-/// merge into the figures one process would have made. Nothing here is a rate or a
-/// percentile; those are derived from it, after any merge.
-#[derive(Debug, Clone, Default)]
-pub struct Measurements {
-    /// Counts by name (`docs`, `requests`, `failed`).
-    pub counts: BTreeMap<String, u64>,
-    /// HDR histograms by name, with their unit.
-    pub histograms: BTreeMap<String, (String, Histogram<u64>)>,
-    /// Counts per wall-clock second (Unix time), so processes on one clock line up.
-    pub seconds: BTreeMap<u64, BTreeMap<String, u64>>,
-}
-
-impl Measurements {
-    /// Adds `n` to the count `name`.
-    pub fn count(&mut self, name: &str, n: u64) {
-        *self.counts.entry(name.to_string()).or_default() += n;
-    }
-
-    /// Adds `n` to the count `name` of the wall-clock second `unix_second`.
-    pub fn count_at(&mut self, unix_second: u64, name: &str, n: u64) {
-        *self
-            .seconds
-            .entry(unix_second)
-            .or_default()
-            .entry(name.to_string())
-            .or_default() += n;
-    }
-
-    /// Adds a stored histogram (as runs keep them) under its name.
-    pub fn histogram(&mut self, h: &SerializedHistogram) -> Result<(), String> {
-        let decoded = h.decode()?;
-        self.add_histogram(&h.name, &h.unit, &decoded)
-    }
-
-    fn add_histogram(&mut self, name: &str, unit: &str, h: &Histogram<u64>) -> Result<(), String> {
-        match self.histograms.get_mut(name) {
-            Some((have, mine)) if have == unit => {
-                mine.add(h).map_err(|e| format!("histogram {name}: {e:?}"))
-            }
-            Some((have, _)) => Err(format!(
-                "histogram {name}: in {have} here and in {unit} there; not merged"
-            )),
-            None => {
-                self.histograms
-                    .insert(name.to_string(), (unit.to_string(), h.clone()));
-                Ok(())
-            }
-        }
-    }
-
-    /// Adds `other` into `self`: counts and per-second counts add, histograms add (they must
-    /// agree on their unit).
-    pub fn merge(&mut self, other: &Measurements) -> Result<(), String> {
-        for (name, n) in &other.counts {
-            self.count(name, *n);
-        }
-        for (second, counts) in &other.seconds {
-            for (name, n) in counts {
-                self.count_at(*second, name, *n);
-            }
-        }
-        for (name, (unit, h)) in &other.histograms {
-            self.add_histogram(name, unit, h)?;
-        }
-        Ok(())
-    }
-
-    /// The count `name` per second over the seconds that have any count: `None` without
-    /// seconds. Derived here, after any merge, never stored.
-    pub fn rate(&self, name: &str) -> Option<f64> {
-        let first = *self.seconds.keys().next()?;
-        let last = *self.seconds.keys().next_back()?;
-        let total: u64 = self.seconds.values().filter_map(|c| c.get(name)).sum();
-        Some(total as f64 / (last - first + 1) as f64)
-    }
-}
-
 /// A run that ended on an error: the cluster not reached (nothing ran), or a phase that
 /// failed (with the phases before it).
 struct Ended(Outcome, SessionError);
@@ -535,52 +457,4 @@ async fn drive<T: Serialize>(
     outcome.warnings = warnings.take();
     let result = result.map(|(r, _)| r);
     Ran { result, outcome }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn histogram(values: &[u64]) -> Histogram<u64> {
-        let mut h = Histogram::<u64>::new(3).unwrap();
-        for v in values {
-            h.record(*v).unwrap();
-        }
-        h
-    }
-
-    #[test]
-    fn measurements_of_two_processes_merge_into_one_processes_figures() {
-        // One process's load, split in two halves as two processes would measure it.
-        let mut whole = Measurements::default();
-        let mut a = Measurements::default();
-        let mut b = Measurements::default();
-        for (second, docs, part) in [(100, 500, 0), (101, 700, 1), (101, 300, 0), (102, 200, 1)] {
-            whole.count("docs", docs);
-            whole.count_at(second, "docs", docs);
-            let half = if part == 0 { &mut a } else { &mut b };
-            half.count("docs", docs);
-            half.count_at(second, "docs", docs);
-        }
-        whole
-            .add_histogram("service", "us", &histogram(&[10, 20, 30, 40]))
-            .unwrap();
-        a.add_histogram("service", "us", &histogram(&[10, 30]))
-            .unwrap();
-        b.add_histogram("service", "us", &histogram(&[20, 40]))
-            .unwrap();
-        a.merge(&b).unwrap();
-        assert_eq!(a.counts, whole.counts);
-        assert_eq!(a.seconds, whole.seconds);
-        assert_eq!(a.rate("docs"), whole.rate("docs"));
-        assert_eq!(whole.rate("docs"), Some(1700.0 / 3.0));
-        let (merged, wanted) = (&a.histograms["service"].1, &whole.histograms["service"].1);
-        assert_eq!(merged.len(), wanted.len());
-        assert_eq!(merged.value_at_quantile(0.5), wanted.value_at_quantile(0.5));
-        // Units must agree.
-        let mut ms = Measurements::default();
-        ms.add_histogram("service", "ms", &histogram(&[1])).unwrap();
-        assert!(a.merge(&ms).unwrap_err().contains("not merged"));
-        assert_eq!(Measurements::default().rate("docs"), None);
-    }
 }

@@ -28,6 +28,7 @@ pub mod scenario;
 pub mod setup;
 pub mod sweep;
 pub mod telemetry;
+pub mod track_run;
 pub mod user_queries;
 pub mod workload_file;
 

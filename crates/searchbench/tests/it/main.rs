@@ -34,6 +34,7 @@ mod store_compat;
 mod store_concurrency;
 mod sweep;
 mod telemetry;
+mod track_tasks;
 mod url_credentials;
 mod user_workloads;
 mod verdicts;

@@ -1,0 +1,12 @@
+//! Running a track's tasks as Rally and opensearch-benchmark run them: each task's operation
+//! ([`operation`]) sent by its clients for its warm-up and its iterations or time period, at
+//! its target throughput when it has one ([`task`]), and the figures the tools report per
+//! task ([`figures`]): throughput, latency, service time, error rate.
+
+pub mod figures;
+pub mod operation;
+pub mod task;
+
+pub use figures::TaskFigures;
+pub use operation::{Context, Operation};
+pub use task::{TaskRun, TaskSpec};

@@ -1,0 +1,892 @@
+//! The operation types of Rally tracks and opensearch-benchmark workloads that searchbench
+//! runs, each as the requests the tools' runners send for it, with the same parameters and
+//! defaults: an index operation without `index` acts on the track's indices, `only-if-exists`
+//! is on unless turned off, `request-params` go on the query string, `retry-until-success`
+//! (with a `condition` on the answer) repeats until it holds. The bulk operation is not here:
+//! it is the project's own driver.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use reqwest::Method;
+use serde_json::{json, Map, Value};
+
+use crate::cluster::{Product, Target, TargetError};
+use crate::workload::track::model::Resolved;
+use crate::workload::track::Definition;
+
+/// What every task of one run shares: the cluster, and what one task leaves for another.
+pub struct Context {
+    pub target: Target,
+    pub product: Product,
+    /// Point-in-time ids by the name of the task that opened them.
+    pub pits: Mutex<BTreeMap<String, String>>,
+}
+
+impl Context {
+    pub fn new(target: Target, product: Product) -> Self {
+        Context {
+            target,
+            product,
+            pits: Mutex::new(BTreeMap::new()),
+        }
+    }
+}
+
+/// One operation of a task, ready to send.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Operation {
+    pub kind: Kind,
+    /// Repeat until the operation succeeds (and its condition holds).
+    pub retry_until_success: bool,
+    /// `path` in the answer must equal `expected` (with `retry-until-success`).
+    pub condition: Option<(String, Value)>,
+}
+
+/// The requests of each operation type.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Kind {
+    /// `PUT /{index}` for each (name, body).
+    CreateIndex {
+        indices: Vec<(String, Value)>,
+        query: String,
+    },
+    /// `DELETE /{index}` for each; a missing one is fine when `only_if_exists`.
+    DeleteIndex {
+        indices: Vec<String>,
+        only_if_exists: bool,
+        query: String,
+    },
+    CreateDataStream {
+        names: Vec<String>,
+    },
+    DeleteDataStream {
+        names: Vec<String>,
+        only_if_exists: bool,
+    },
+    /// `PUT /{api}/{name}` for each: `_index_template`, `_component_template`, `_template`.
+    PutTemplates {
+        api: &'static str,
+        templates: Vec<(String, Value)>,
+    },
+    /// `DELETE /{api}/{name}`, then the indices its pattern matches when asked.
+    DeleteTemplates {
+        api: &'static str,
+        templates: Vec<(String, Option<String>)>,
+        only_if_exists: bool,
+    },
+    PutPipeline {
+        id: String,
+        body: Value,
+    },
+    /// `GET /_cluster/health[/{index}]`; succeeds when the status is at least `expected`.
+    ClusterHealth {
+        path: String,
+        expected: String,
+    },
+    /// A request whose answer is not looked at beyond its status: refresh, force-merge,
+    /// index-stats, node-stats, raw-request.
+    Request {
+        method: Method,
+        path: String,
+        body: Option<Value>,
+        ignore_status: Vec<u16>,
+    },
+    /// `POST /{index}/_search`, `pages` pages of `size` hits (search_after on the sort, or
+    /// the point in time another task opened).
+    Search {
+        path: String,
+        body: Value,
+        pages: Option<u64>,
+        pit_from: Option<String>,
+    },
+    /// A scroll: the first page, then `pages - 1` more.
+    Scroll {
+        path: String,
+        body: Value,
+        pages: u64,
+        size: u64,
+    },
+    OpenPit {
+        index: String,
+        keep_alive: String,
+        name: String,
+    },
+    ClosePit {
+        from: String,
+    },
+    Sleep {
+        seconds: f64,
+    },
+    /// Waits until no shard of `index` is recovering.
+    WaitForRecovery {
+        index: String,
+    },
+}
+
+/// What one execution did: units of work (pages, documents) and whether it succeeded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Done {
+    pub units: u64,
+}
+
+/// Why an execution failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct Failed(pub String);
+
+impl From<TargetError> for Failed {
+    fn from(e: TargetError) -> Self {
+        Failed(e.to_string())
+    }
+}
+
+/// The operation types the tracks' tasks may have that run here (the bulk aside).
+pub const RUNS: [&str; 24] = [
+    "create-index",
+    "delete-index",
+    "create-data-stream",
+    "delete-data-stream",
+    "create-composable-template",
+    "delete-composable-template",
+    "create-component-template",
+    "delete-component-template",
+    "create-index-template",
+    "delete-index-template",
+    "put-pipeline",
+    "cluster-health",
+    "refresh",
+    "force-merge",
+    "index-stats",
+    "node-stats",
+    "raw-request",
+    "search",
+    "paginated-search",
+    "scroll-search",
+    "open-point-in-time",
+    "close-point-in-time",
+    "sleep",
+    "wait-for-recovery",
+];
+
+/// The operation of task `t` of track `d`, or why it does not run here.
+pub fn of(t: &Resolved, d: &Definition) -> Result<Operation, String> {
+    let p = &t.operation.params;
+    let track = &d.track;
+    let query = request_params(p)?;
+    let str_of = |k: &str| p.get(k).and_then(Value::as_str).map(str::to_string);
+    let flag = |k: &str, default: bool| p.get(k).and_then(Value::as_bool).unwrap_or(default);
+    // An index operation without `index` acts on the track's indices (or data streams).
+    let indices: Vec<String> = match str_of("index") {
+        Some(i) => i.split(',').map(str::to_string).collect(),
+        None if !track.indices.is_empty() => track.indices.iter().map(|i| i.name.clone()).collect(),
+        None => track.data_streams.iter().map(|s| s.name.clone()).collect(),
+    };
+    let joined = if indices.is_empty() {
+        "_all".to_string()
+    } else {
+        indices.join(",")
+    };
+    let streams: Vec<String> = match str_of("data-stream") {
+        Some(s) => vec![s],
+        None => track.data_streams.iter().map(|s| s.name.clone()).collect(),
+    };
+    let kind = match t.operation_type.as_str() {
+        "create-index" => {
+            let settings = p.get("settings").and_then(Value::as_object);
+            let chosen = str_of("index");
+            let mut out = Vec::new();
+            for i in &track.indices {
+                if chosen
+                    .as_ref()
+                    .is_some_and(|c| !c.split(',').any(|n| n == i.name))
+                {
+                    continue;
+                }
+                let mut body = d.index_bodies.get(&i.name).cloned().unwrap_or(json!({}));
+                if let Some(s) = settings {
+                    merge_settings(&mut body, s);
+                }
+                out.push((i.name.clone(), body));
+            }
+            if out.is_empty() {
+                if let Some(c) = chosen {
+                    out.push((c, json!({})));
+                }
+            }
+            Kind::CreateIndex {
+                indices: out,
+                query,
+            }
+        }
+        "delete-index" => Kind::DeleteIndex {
+            indices,
+            only_if_exists: flag("only-if-exists", true),
+            query,
+        },
+        "create-data-stream" => Kind::CreateDataStream { names: streams },
+        "delete-data-stream" => Kind::DeleteDataStream {
+            names: streams,
+            only_if_exists: flag("only-if-exists", true),
+        },
+        "create-composable-template" | "create-component-template" | "create-index-template" => {
+            let (api, list, bodies) = match t.operation_type.as_str() {
+                "create-composable-template" => (
+                    "_index_template",
+                    track
+                        .composable_templates
+                        .iter()
+                        .map(|t| t.name.clone())
+                        .collect::<Vec<_>>(),
+                    &d.composable_templates,
+                ),
+                "create-component-template" => (
+                    "_component_template",
+                    track
+                        .component_templates
+                        .iter()
+                        .map(|t| t.name.clone())
+                        .collect(),
+                    &d.component_templates,
+                ),
+                _ => (
+                    "_template",
+                    track.templates.iter().map(|t| t.name.clone()).collect(),
+                    &d.templates,
+                ),
+            };
+            let templates = match (str_of("template"), p.get("body")) {
+                (Some(name), Some(body)) => vec![(name, body.clone())],
+                (chosen, _) => list
+                    .into_iter()
+                    .filter(|n| chosen.as_ref().is_none_or(|c| c == n))
+                    .map(|n| {
+                        let mut body = bodies.get(&n).cloned().unwrap_or(json!({}));
+                        if let Some(s) = p.get("settings").and_then(Value::as_object) {
+                            // A composable or component template holds its settings one level
+                            // down, under `template`.
+                            match body.as_object_mut() {
+                                Some(b) if api != "_template" => {
+                                    merge_settings(b.entry("template").or_insert(json!({})), s)
+                                }
+                                _ => merge_settings(&mut body, s),
+                            }
+                        }
+                        (n, body)
+                    })
+                    .collect(),
+            };
+            Kind::PutTemplates { api, templates }
+        }
+        "delete-composable-template" | "delete-component-template" | "delete-index-template" => {
+            let (api, list): (&'static str, Vec<(String, Option<String>)>) =
+                match t.operation_type.as_str() {
+                    "delete-composable-template" => (
+                        "_index_template",
+                        track
+                            .composable_templates
+                            .iter()
+                            .map(|t| {
+                                (
+                                    t.name.clone(),
+                                    deleting(t.delete_matching_indices, &t.index_pattern),
+                                )
+                            })
+                            .collect(),
+                    ),
+                    "delete-component-template" => (
+                        "_component_template",
+                        track
+                            .component_templates
+                            .iter()
+                            .map(|t| (t.name.clone(), None))
+                            .collect(),
+                    ),
+                    _ => (
+                        "_template",
+                        track
+                            .templates
+                            .iter()
+                            .map(|t| {
+                                (
+                                    t.name.clone(),
+                                    deleting(t.delete_matching_indices, &t.index_pattern),
+                                )
+                            })
+                            .collect(),
+                    ),
+                };
+            let templates = match str_of("template") {
+                Some(name) => {
+                    let pattern =
+                        str_of("index-pattern").filter(|_| flag("delete-matching-indices", false));
+                    vec![(name, pattern)]
+                }
+                None => list,
+            };
+            Kind::DeleteTemplates {
+                api,
+                templates,
+                only_if_exists: flag("only-if-exists", true),
+            }
+        }
+        "put-pipeline" => Kind::PutPipeline {
+            id: str_of("id").ok_or("put-pipeline needs its id")?,
+            body: p
+                .get("body")
+                .cloned()
+                .ok_or("put-pipeline needs its body")?,
+        },
+        "cluster-health" => {
+            let expected = p
+                .get("request-params")
+                .and_then(|r| r.get("wait_for_status"))
+                .and_then(Value::as_str)
+                .unwrap_or("green")
+                .to_string();
+            let at = str_of("index").map(|i| format!("/{i}")).unwrap_or_default();
+            Kind::ClusterHealth {
+                path: format!("/_cluster/health{at}{query}"),
+                expected,
+            }
+        }
+        "refresh" => request(
+            Method::POST,
+            format!(
+                "/{}/_refresh{query}",
+                str_of("index").unwrap_or("_all".into())
+            ),
+        ),
+        "force-merge" => {
+            let mut q = p
+                .get("request-params")
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default();
+            if let Some(n) = p.get("max-num-segments") {
+                q.insert("max_num_segments".into(), n.clone());
+            }
+            let q = query_string(&q)?;
+            request(
+                Method::POST,
+                format!(
+                    "/{}/_forcemerge{q}",
+                    str_of("index").unwrap_or("_all".into())
+                ),
+            )
+        }
+        "index-stats" => request(
+            Method::GET,
+            format!(
+                "/{}/_stats{query}",
+                str_of("index").unwrap_or("_all".into())
+            ),
+        ),
+        "node-stats" => request(Method::GET, format!("/_nodes/stats{query}")),
+        "raw-request" => {
+            let method = str_of("method").unwrap_or("GET".into());
+            let method = Method::from_bytes(method.to_uppercase().as_bytes())
+                .map_err(|_| format!("raw-request: {method:?} is not an HTTP method"))?;
+            let path = str_of("path").ok_or("raw-request needs its path")?;
+            let ignore_status = match p.get("ignore") {
+                Some(Value::Array(codes)) => codes
+                    .iter()
+                    .filter_map(Value::as_u64)
+                    .map(|c| c as u16)
+                    .collect(),
+                Some(v) => v.as_u64().map(|c| vec![c as u16]).unwrap_or_default(),
+                None => Vec::new(),
+            };
+            Kind::Request {
+                method,
+                path: format!("/{}{query}", path.trim_start_matches('/')),
+                body: p.get("body").cloned(),
+                ignore_status,
+            }
+        }
+        "search" | "paginated-search" | "scroll-search" => {
+            let mut q = p
+                .get("request-params")
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default();
+            if let Some(c) = p.get("cache").and_then(Value::as_bool) {
+                q.insert("request_cache".into(), c.into());
+            }
+            let body = p
+                .get("body")
+                .cloned()
+                .ok_or("no body written in the operation (a param-source is the track's Python)")?;
+            let pit_from = str_of("with-point-in-time-from");
+            let path = match &pit_from {
+                Some(_) => format!("/_search{}", query_string(&q)?),
+                None => format!("/{joined}/_search{}", query_string(&q)?),
+            };
+            let pages = p.get("pages").and_then(Value::as_u64);
+            let size = p.get("results-per-page").and_then(Value::as_u64);
+            let body = match (size, body) {
+                (Some(n), Value::Object(mut b)) => {
+                    b.insert("size".into(), n.into());
+                    Value::Object(b)
+                }
+                (_, b) => b,
+            };
+            match (t.operation_type.as_str(), pages) {
+                ("scroll-search", _) | ("search", Some(_)) if pit_from.is_none() => Kind::Scroll {
+                    path,
+                    body,
+                    pages: pages.unwrap_or(1).max(1),
+                    size: size.unwrap_or(10),
+                },
+                _ => Kind::Search {
+                    path,
+                    body,
+                    pages,
+                    pit_from,
+                },
+            }
+        }
+        "open-point-in-time" => Kind::OpenPit {
+            index: joined,
+            keep_alive: str_of("keep-alive").unwrap_or("1m".into()),
+            name: t.name.clone(),
+        },
+        "close-point-in-time" => Kind::ClosePit {
+            from: str_of("with-point-in-time-from")
+                .ok_or("close-point-in-time needs with-point-in-time-from")?,
+        },
+        "sleep" => Kind::Sleep {
+            seconds: p
+                .get("duration")
+                .and_then(Value::as_f64)
+                .filter(|s| (0.0..=86_400.0).contains(s))
+                .ok_or("sleep needs its duration in seconds (0 to 86400)")?,
+        },
+        "wait-for-recovery" => Kind::WaitForRecovery { index: joined },
+        other => return Err(format!("operation type {other} does not run yet")),
+    };
+    let condition = match p.get("condition") {
+        Some(c) => Some((
+            c.get("path")
+                .and_then(Value::as_str)
+                .ok_or("condition needs its path")?
+                .to_string(),
+            c.get("expected-value")
+                .cloned()
+                .ok_or("condition needs its expected-value")?,
+        )),
+        None => None,
+    };
+    Ok(Operation {
+        kind,
+        retry_until_success: flag("retry-until-success", false),
+        condition,
+    })
+}
+
+fn request(method: Method, path: String) -> Kind {
+    Kind::Request {
+        method,
+        path,
+        body: None,
+        ignore_status: Vec::new(),
+    }
+}
+
+/// The indices a template's deletion removes too (Rally's `delete-matching-indices`, on
+/// unless turned off).
+fn deleting(delete: Option<bool>, pattern: &str) -> Option<String> {
+    delete.unwrap_or(true).then(|| pattern.to_string())
+}
+
+/// `settings` laid over the body's own settings, as the tools do for `create-index`.
+fn merge_settings(body: &mut Value, settings: &Map<String, Value>) {
+    if let Value::Object(b) = body {
+        let into = b.entry("settings").or_insert(json!({}));
+        if let Value::Object(into) = into {
+            for (k, v) in settings {
+                into.insert(k.clone(), v.clone());
+            }
+        }
+    }
+}
+
+/// `request-params` as a query string (`?k=v&…`), or empty.
+fn request_params(p: &Map<String, Value>) -> Result<String, String> {
+    match p.get("request-params") {
+        None => Ok(String::new()),
+        Some(Value::Object(m)) => query_string(m),
+        Some(other) => Err(format!("request-params: {other} is not an object")),
+    }
+}
+
+fn query_string(m: &Map<String, Value>) -> Result<String, String> {
+    if m.is_empty() {
+        return Ok(String::new());
+    }
+    let mut q = url::form_urlencoded::Serializer::new(String::new());
+    for (k, v) in m {
+        let v = match v {
+            Value::String(s) => s.clone(),
+            Value::Number(_) | Value::Bool(_) => v.to_string(),
+            other => {
+                return Err(format!(
+                    "request-params.{k}: {other} is not a string, number or boolean"
+                ))
+            }
+        };
+        q.append_pair(k, &v);
+    }
+    Ok(format!("?{}", q.finish()))
+}
+
+fn body_of(v: &Value) -> Option<(&'static str, Vec<u8>)> {
+    Some(("application/json", serde_json::to_vec(v).ok()?))
+}
+
+/// How often a retried operation, or a wait, asks again.
+const POLL: Duration = Duration::from_millis(250);
+/// How long `retry-until-success` and `wait-for-recovery` keep asking (the tools ask for
+/// ever; a run that never ends helps nobody).
+pub const GIVE_UP: Duration = Duration::from_secs(900);
+
+impl Operation {
+    /// Runs the operation once (or, retried, until it succeeds), from client `client`.
+    pub async fn run(&self, ctx: &Context, client: usize) -> Result<Done, Failed> {
+        let began = std::time::Instant::now();
+        loop {
+            let outcome = self.once(ctx, client).await;
+            match outcome {
+                Ok((done, answer)) => {
+                    let holds = self.condition.as_ref().is_none_or(|(path, expected)| {
+                        let got = path.split('.').try_fold(&answer, |v, k| v.get(k));
+                        got.is_some_and(|g| same(g, expected))
+                    });
+                    if holds {
+                        return Ok(done);
+                    }
+                    if !self.retry_until_success {
+                        let (path, expected) = self
+                            .condition
+                            .as_ref()
+                            .map(|(p, e)| (p.as_str(), e.to_string()))
+                            .unwrap_or_default();
+                        return Err(Failed(format!("{path} is not {expected}")));
+                    }
+                }
+                Err(e) if !self.retry_until_success => return Err(e),
+                Err(e) if began.elapsed() >= GIVE_UP => {
+                    return Err(Failed(format!("still failing after {GIVE_UP:?}: {e}")))
+                }
+                Err(_) => {}
+            }
+            if began.elapsed() >= GIVE_UP {
+                let (path, expected) = self.condition.clone().unwrap_or_default();
+                return Err(Failed(format!(
+                    "{path} still not {expected} after {GIVE_UP:?}"
+                )));
+            }
+            tokio::time::sleep(POLL).await;
+        }
+    }
+
+    /// One execution: what it did and the (last) answer, as JSON when it is.
+    async fn once(&self, ctx: &Context, client: usize) -> Result<(Done, Value), Failed> {
+        let t = &ctx.target;
+        let one = Done { units: 1 };
+        match &self.kind {
+            Kind::CreateIndex { indices, query } => {
+                for (name, body) in indices {
+                    t.send_at(
+                        client,
+                        Method::PUT,
+                        &format!("/{name}{query}"),
+                        body_of(body),
+                    )
+                    .await?;
+                }
+                Ok((one, Value::Null))
+            }
+            Kind::DeleteIndex {
+                indices,
+                only_if_exists,
+                query,
+            } => {
+                for name in indices {
+                    let sent = t
+                        .send_at(client, Method::DELETE, &format!("/{name}{query}"), None)
+                        .await;
+                    missing_is_fine(sent, *only_if_exists)?;
+                }
+                Ok((one, Value::Null))
+            }
+            Kind::CreateDataStream { names } => {
+                for name in names {
+                    t.send_at(client, Method::PUT, &format!("/_data_stream/{name}"), None)
+                        .await?;
+                }
+                Ok((one, Value::Null))
+            }
+            Kind::DeleteDataStream {
+                names,
+                only_if_exists,
+            } => {
+                for name in names {
+                    let sent = t
+                        .send_at(
+                            client,
+                            Method::DELETE,
+                            &format!("/_data_stream/{name}"),
+                            None,
+                        )
+                        .await;
+                    missing_is_fine(sent, *only_if_exists)?;
+                }
+                Ok((one, Value::Null))
+            }
+            Kind::PutTemplates { api, templates } => {
+                for (name, body) in templates {
+                    t.send_at(
+                        client,
+                        Method::PUT,
+                        &format!("/{api}/{name}"),
+                        body_of(body),
+                    )
+                    .await?;
+                }
+                Ok((one, Value::Null))
+            }
+            Kind::DeleteTemplates {
+                api,
+                templates,
+                only_if_exists,
+            } => {
+                for (name, pattern) in templates {
+                    let sent = t
+                        .send_at(client, Method::DELETE, &format!("/{api}/{name}"), None)
+                        .await;
+                    missing_is_fine(sent, *only_if_exists)?;
+                    if let Some(p) = pattern {
+                        let sent = t
+                            .send_at(client, Method::DELETE, &format!("/{p}"), None)
+                            .await;
+                        missing_is_fine(sent, true)?;
+                    }
+                }
+                Ok((one, Value::Null))
+            }
+            Kind::PutPipeline { id, body } => {
+                t.send_at(
+                    client,
+                    Method::PUT,
+                    &format!("/_ingest/pipeline/{id}"),
+                    body_of(body),
+                )
+                .await?;
+                Ok((one, Value::Null))
+            }
+            Kind::ClusterHealth { path, expected } => {
+                let answer = json_of(t.send_at(client, Method::GET, path, None).await?);
+                let status = answer["status"].as_str().unwrap_or("red");
+                if rank(status) >= rank(expected) && answer["timed_out"] != true {
+                    Ok((one, answer))
+                } else {
+                    Err(Failed(format!(
+                        "cluster health is {status}, not {expected}"
+                    )))
+                }
+            }
+            Kind::Request {
+                method,
+                path,
+                body,
+                ignore_status,
+            } => {
+                let sent = t
+                    .send_at(
+                        client,
+                        method.clone(),
+                        path,
+                        body.as_ref().and_then(body_of),
+                    )
+                    .await;
+                match sent {
+                    Ok(reply) => Ok((one, json_of(reply))),
+                    Err(TargetError::Status { status, .. }) if ignore_status.contains(&status) => {
+                        Ok((one, Value::Null))
+                    }
+                    Err(e) => Err(e.into()),
+                }
+            }
+            Kind::Search {
+                path,
+                body,
+                pages,
+                pit_from,
+            } => {
+                let mut body = body.clone();
+                if let Some(from) = pit_from {
+                    let id = ctx
+                        .pits
+                        .lock()
+                        .map_err(|_| Failed("point in time lost".into()))?
+                        .get(from)
+                        .cloned();
+                    let id = id.ok_or_else(|| {
+                        Failed(format!("no point in time opened by task {from:?}"))
+                    })?;
+                    body["pit"] = json!({"id": id, "keep_alive": "1m"});
+                }
+                let mut done = 0;
+                let mut answer = Value::Null;
+                for _ in 0..pages.unwrap_or(1) {
+                    answer = json_of(
+                        t.send_at(client, Method::POST, path, body_of(&body))
+                            .await?,
+                    );
+                    done += 1;
+                    let hits = answer["hits"]["hits"].as_array();
+                    let last_sort = hits.and_then(|h| h.last()).map(|h| h["sort"].clone());
+                    match last_sort {
+                        Some(sort) if pages.is_some() && sort.is_array() => {
+                            body["search_after"] = sort
+                        }
+                        _ => break,
+                    }
+                }
+                Ok((Done { units: done }, answer))
+            }
+            Kind::Scroll {
+                path,
+                body,
+                pages,
+                size: _,
+            } => {
+                let sep = if path.contains('?') { '&' } else { '?' };
+                let first = format!("{path}{sep}scroll=1m");
+                let mut answer = json_of(
+                    t.send_at(client, Method::POST, &first, body_of(body))
+                        .await?,
+                );
+                let mut done = 1;
+                let mut scroll_id = answer["_scroll_id"].as_str().map(str::to_string);
+                while done < *pages {
+                    let Some(id) = scroll_id.clone() else { break };
+                    if answer["hits"]["hits"].as_array().is_none_or(Vec::is_empty) {
+                        break;
+                    }
+                    let next = json!({"scroll": "1m", "scroll_id": id});
+                    answer = json_of(
+                        t.send_at(client, Method::POST, "/_search/scroll", body_of(&next))
+                            .await?,
+                    );
+                    scroll_id = answer["_scroll_id"].as_str().map(str::to_string);
+                    done += 1;
+                }
+                if let Some(id) = scroll_id {
+                    let _ = t
+                        .send_at(
+                            client,
+                            Method::DELETE,
+                            "/_search/scroll",
+                            body_of(&json!({"scroll_id": id})),
+                        )
+                        .await;
+                }
+                Ok((Done { units: done }, answer))
+            }
+            Kind::OpenPit {
+                index,
+                keep_alive,
+                name,
+            } => {
+                let path = match ctx.product {
+                    Product::Elasticsearch => format!("/{index}/_pit?keep_alive={keep_alive}"),
+                    Product::OpenSearch => {
+                        format!("/{index}/_search/point_in_time?keep_alive={keep_alive}")
+                    }
+                };
+                let answer = json_of(t.send_at(client, Method::POST, &path, None).await?);
+                let id = answer["id"]
+                    .as_str()
+                    .or(answer["pit_id"].as_str())
+                    .ok_or_else(|| Failed("the answer holds no point-in-time id".into()))?;
+                ctx.pits
+                    .lock()
+                    .map_err(|_| Failed("point in time lost".into()))?
+                    .insert(name.clone(), id.to_string());
+                Ok((one, answer))
+            }
+            Kind::ClosePit { from } => {
+                let id = ctx
+                    .pits
+                    .lock()
+                    .map_err(|_| Failed("point in time lost".into()))?
+                    .remove(from);
+                let id =
+                    id.ok_or_else(|| Failed(format!("no point in time opened by task {from:?}")))?;
+                let (path, body) = match ctx.product {
+                    Product::Elasticsearch => ("/_pit", json!({"id": id})),
+                    Product::OpenSearch => ("/_search/point_in_time", json!({"pit_id": [id]})),
+                };
+                t.send_at(client, Method::DELETE, path, body_of(&body))
+                    .await?;
+                Ok((one, Value::Null))
+            }
+            Kind::Sleep { seconds } => {
+                tokio::time::sleep(Duration::from_secs_f64(*seconds)).await;
+                Ok((one, Value::Null))
+            }
+            Kind::WaitForRecovery { index } => {
+                let path = format!("/_cat/recovery/{index}?active_only=true&format=json");
+                let began = std::time::Instant::now();
+                loop {
+                    let answer = json_of(t.send_at(client, Method::GET, &path, None).await?);
+                    if answer.as_array().is_none_or(Vec::is_empty) {
+                        return Ok((one, answer));
+                    }
+                    if began.elapsed() >= GIVE_UP {
+                        return Err(Failed(format!(
+                            "{index} still recovering after {GIVE_UP:?}"
+                        )));
+                    }
+                    tokio::time::sleep(POLL).await;
+                }
+            }
+        }
+    }
+}
+
+/// A 404 is no error when the thing need only be gone.
+fn missing_is_fine(
+    sent: Result<crate::cluster::Reply, TargetError>,
+    only_if_exists: bool,
+) -> Result<(), Failed> {
+    match sent {
+        Ok(_) => Ok(()),
+        Err(TargetError::Status { status: 404, .. }) if only_if_exists => Ok(()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn json_of(reply: crate::cluster::Reply) -> Value {
+    serde_json::from_slice(&reply.body).unwrap_or(Value::Null)
+}
+
+/// green > yellow > red.
+fn rank(status: &str) -> u8 {
+    match status {
+        "green" => 2,
+        "yellow" => 1,
+        _ => 0,
+    }
+}
+
+/// Equal as the tools compare an answer with a condition: numbers by value.
+fn same(a: &Value, b: &Value) -> bool {
+    match (a.as_f64(), b.as_f64()) {
+        (Some(x), Some(y)) => x == y,
+        _ => a == b,
+    }
+}

@@ -1,0 +1,217 @@
+//! One task driven as the tools drive it: `clients` clients each run the operation for the
+//! warm-up (`warmup-iterations` each, or `warmup-time-period`), then for the measured part
+//! (`iterations` each, or `time-period`; one iteration when neither is given). With a target
+//! throughput (`target-throughput` ops/s over all clients, or one op per `target-interval`),
+//! requests are due at fixed times and latency counts from the due time; service time always
+//! counts from the send. Only the measured part is counted.
+
+use std::time::{Duration, Instant, SystemTime};
+
+use super::operation::{Context, Operation};
+use crate::cancel::Cancel;
+use crate::measure::schedule::Schedule;
+use crate::measure::Measurements;
+use crate::workload::track::model::Resolved;
+
+/// What to run: the resolved task with its operation.
+#[derive(Debug, Clone)]
+pub struct TaskSpec {
+    pub name: String,
+    pub operation_type: String,
+    pub operation: Operation,
+    pub clients: u64,
+    /// Per client.
+    pub warmup_iterations: u64,
+    /// Per client; one when neither this nor a time period is given.
+    pub iterations: Option<u64>,
+    pub warmup_time: Option<Duration>,
+    pub time: Option<Duration>,
+    /// Operations per second over all clients.
+    pub rate: Option<f64>,
+}
+
+/// The counts and histograms a task's measured part left, with its wall-clock window.
+#[derive(Debug, Default)]
+pub struct TaskRun {
+    /// `ops`, `errors`, `units` (pages, documents); `latency`/`service_time` in µs; per second
+    /// `ops` and `errors`.
+    pub measurements: Measurements,
+    /// From the first measured send to the last measured answer.
+    pub window: Option<(SystemTime, SystemTime)>,
+    /// The first error, to say why a task failed.
+    pub first_error: Option<String>,
+    /// Stopped before it was done: Ctrl-C, or the task that completes its parallel block ended.
+    pub stopped: bool,
+}
+
+impl TaskSpec {
+    /// The task `t` with its operation, its counts checked as the tools check them.
+    pub fn of(t: &Resolved, operation: Operation) -> Result<TaskSpec, String> {
+        let at = |what: &str| format!("task {}: {what}", t.name);
+        if !(1..=1024).contains(&t.clients) {
+            return Err(at(&format!(
+                "clients: {} is not accepted; use a whole number from 1 to 1024",
+                t.clients
+            )));
+        }
+        if t.iterations.is_some() && t.time_period.is_some() {
+            return Err(at("both iterations and time-period: give one of them"));
+        }
+        if t.warmup_iterations.is_some() && t.warmup_time_period.is_some() {
+            return Err(at(
+                "both warmup-iterations and warmup-time-period: give one of them",
+            ));
+        }
+        let rate = match (&t.target_throughput, t.target_interval) {
+            (Some(v), None) => Some(throughput(v).map_err(|e| at(&e))?),
+            (None, Some(i)) if i > 0.0 => Some(1.0 / i),
+            (None, Some(i)) => return Err(at(&format!("target-interval: {i} is not above 0"))),
+            (None, None) => None,
+            (Some(_), Some(_)) => {
+                return Err(at(
+                    "both target-throughput and target-interval: give one of them",
+                ))
+            }
+        };
+        let rate = rate
+            .map(crate::measure::schedule::check_rate)
+            .transpose()
+            .map_err(|e| at(&format!("target throughput: {e}")))?;
+        Ok(TaskSpec {
+            name: t.name.clone(),
+            operation_type: t.operation_type.clone(),
+            operation,
+            clients: t.clients,
+            warmup_iterations: t.warmup_iterations.unwrap_or(0),
+            iterations: t.iterations,
+            warmup_time: t.warmup_time_period.map(Duration::from_secs),
+            time: t.time_period.map(Duration::from_secs),
+            rate,
+        })
+    }
+
+    /// Runs the task until it is done, or `stop` (Ctrl-C, or the end of the task that
+    /// completes its parallel block).
+    pub async fn run(&self, ctx: &Context, stop: &Cancel) -> TaskRun {
+        let start = Instant::now();
+        let schedule = self.rate.map(|r| Schedule::new(r, start));
+        let clients =
+            (0..self.clients as usize).map(|c| self.client(c, ctx, start, schedule.as_ref(), stop));
+        let mut all = TaskRun::default();
+        for part in futures_util::future::join_all(clients).await {
+            if let Err(e) = all.measurements.merge(&part.measurements) {
+                all.first_error.get_or_insert(e);
+            }
+            all.window = match (all.window, part.window) {
+                (Some((a, b)), Some((c, d))) => Some((a.min(c), b.max(d))),
+                (w, None) | (None, w) => w,
+            };
+            if all.first_error.is_none() {
+                all.first_error = part.first_error;
+            }
+            all.stopped |= part.stopped;
+        }
+        all
+    }
+
+    /// One client's loop.
+    async fn client(
+        &self,
+        client: usize,
+        ctx: &Context,
+        start: Instant,
+        schedule: Option<&Schedule>,
+        stop: &Cancel,
+    ) -> TaskRun {
+        let mut mine = TaskRun::default();
+        let wanted = self.iterations.unwrap_or(1);
+        let (mut i, mut measured) = (0u64, 0u64);
+        loop {
+            if stop.is_cancelled() {
+                mine.stopped = true;
+                break;
+            }
+            let elapsed = start.elapsed();
+            let warm = match (self.time, self.warmup_time) {
+                (Some(time), warmup) => {
+                    let warmup = warmup.unwrap_or_default();
+                    if elapsed >= warmup + time {
+                        break;
+                    }
+                    elapsed < warmup
+                }
+                (None, Some(warmup)) if elapsed < warmup => true,
+                (None, None) if i < self.warmup_iterations => true,
+                (None, _) if measured >= wanted => break,
+                (None, _) => false,
+            };
+            let due = schedule.map(|s| s.next(1));
+            if let Some(at) = due {
+                tokio::select! {
+                    () = tokio::time::sleep_until(at.into()) => {}
+                    () = stop.cancelled() => { mine.stopped = true; break; }
+                }
+            }
+            let sent = Instant::now();
+            let sent_wall = SystemTime::now();
+            let outcome = tokio::select! {
+                o = self.operation.run(ctx, client) => o,
+                () = stop.cancelled() => { mine.stopped = true; break; }
+            };
+            let end = Instant::now();
+            i += 1;
+            if warm {
+                continue;
+            }
+            measured += 1;
+            let m = &mut mine.measurements;
+            let second = SystemTime::now()
+                .duration_since(SystemTime::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs());
+            m.count("ops", 1);
+            m.count_at(second, "ops", 1);
+            match outcome {
+                Ok(done) => m.count("units", done.units),
+                Err(e) => {
+                    m.count("errors", 1);
+                    m.count_at(second, "errors", 1);
+                    mine.first_error.get_or_insert(e.0);
+                }
+            }
+            let micros = |d: Duration| u64::try_from(d.as_micros()).unwrap_or(u64::MAX);
+            m.record("service_time", "us", micros(end - sent));
+            m.record("latency", "us", micros(end - due.unwrap_or(sent)));
+            let now = SystemTime::now();
+            mine.window = Some(match mine.window {
+                Some((first, _)) => (first, now),
+                None => (sent_wall, now),
+            });
+        }
+        mine
+    }
+}
+
+/// A target throughput: a number of ops/s, or a string with its unit (`"100 ops/s"`,
+/// `"2 ops/min"`), as the tools take it.
+fn throughput(v: &serde_json::Value) -> Result<f64, String> {
+    if let Some(n) = v.as_f64() {
+        return Ok(n);
+    }
+    let text = v
+        .as_str()
+        .ok_or_else(|| format!("target-throughput: {v} is not a number"))?;
+    let (n, unit) = text
+        .trim()
+        .split_once(' ')
+        .unwrap_or((text.trim(), "ops/s"));
+    let n: f64 = n
+        .parse()
+        .map_err(|_| format!("target-throughput: {text:?} is not a number with a unit"))?;
+    match unit.trim() {
+        "ops/s" | "docs/s" => Ok(n),
+        "ops/min" | "docs/min" => Ok(n / 60.0),
+        other => Err(format!(
+            "target-throughput: unit {other:?} is not ops/s or ops/min"
+        )),
+    }
+}

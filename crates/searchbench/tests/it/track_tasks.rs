@@ -1,0 +1,153 @@
+//! A track's challenge run task by task on the shared node (issue 57): the operation types the
+//! popular tracks use, iterations and warm-up, clients, a target throughput, a parallel block
+//! whose tasks overlap in time and end when the task that completes it ends, and a failing
+//! task counted as errors with its reason.
+
+use std::time::{Duration, Instant};
+
+use searchbench::session::track_run;
+use searchbench::workload::track::{read, runnable, TrackParams};
+use serde_json::Value;
+
+use crate::common::{self, node_url};
+
+const INDEX: &str = "searchbench-test-track-tasks";
+
+fn track() -> String {
+    format!(
+        r#"{{
+  "version": 2,
+  "indices": [{{"name": "{INDEX}", "body": "index.json"}}],
+  "operations": [
+    {{"name": "put-doc-1", "operation-type": "raw-request", "method": "PUT",
+      "path": "/{INDEX}/_doc/1", "body": {{"n": 1, "t": "a"}}}},
+    {{"name": "put-doc-2", "operation-type": "raw-request", "method": "PUT",
+      "path": "/{INDEX}/_doc/2", "body": {{"n": 2, "t": "b"}}}},
+    {{"name": "all", "operation-type": "search", "body": {{"query": {{"match_all": {{}}}}}}}},
+    {{"name": "missing", "operation-type": "search", "index": "searchbench-test-no-such-index",
+      "body": {{"query": {{"match_all": {{}}}}}}}}
+  ],
+  "challenges": [{{"name": "c", "default": true, "schedule": [
+    {{"operation": "delete-index"}},
+    {{"operation": {{"operation-type": "create-index", "settings": {{"index.number_of_replicas": 0}}}}}},
+    {{"name": "health", "operation": {{"operation-type": "cluster-health", "index": "{INDEX}",
+      "request-params": {{"wait_for_status": "green"}}, "retry-until-success": true}}}},
+    {{"operation": "put-doc-1"}},
+    {{"operation": "put-doc-2"}},
+    {{"operation": "refresh"}},
+    {{"name": "wait-for-two", "operation": {{"operation-type": "index-stats", "index": "{INDEX}",
+      "condition": {{"path": "_all.primaries.docs.count", "expected-value": 2}},
+      "retry-until-success": true}}}},
+    {{"name": "searches", "operation": "all", "clients": 2, "warmup-iterations": 5, "iterations": 20}},
+    {{"name": "paced", "operation": "all", "iterations": 10, "target-throughput": 20}},
+    {{"operation": "missing", "iterations": 3}},
+    {{"parallel": {{"completed-by": "nap", "tasks": [
+      {{"name": "nap", "operation": {{"operation-type": "sleep", "duration": 1.5}}}},
+      {{"name": "busy", "operation": "all", "time-period": 60}}
+    ]}}}},
+    {{"operation": {{"operation-type": "force-merge", "max-num-segments": 1}}}},
+    {{"operation": {{"operation-type": "some-custom-runner"}}}}
+  ]}}]
+}}"#
+    )
+}
+
+fn row<'r>(result: &'r Value, task: &str) -> &'r Value {
+    result["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["task"] == task)
+        .unwrap_or_else(|| panic!("no task {task} in {result:#}"))
+}
+
+#[test]
+fn a_challenge_runs_task_by_task_with_the_tools_semantics() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("track.json"), track()).unwrap();
+    std::fs::write(
+        dir.path().join("index.json"),
+        r#"{"mappings": {"properties": {"n": {"type": "long"}, "t": {"type": "keyword"}}}}"#,
+    )
+    .unwrap();
+    let d = read(&dir.path().join("track.json"), &TrackParams::new()).unwrap();
+    let procedure = runnable::procedure(&d, None).unwrap().clone();
+    let cluster =
+        searchbench::session::ClusterSpec::given(common::target(), &[node_url().to_string()], None);
+    let started = Instant::now();
+    let result = common::runtime()
+        .block_on(async {
+            tokio::time::timeout(
+                Duration::from_secs(120),
+                track_run::run(&d, &procedure, &cluster, &searchbench::session::Silent),
+            )
+            .await
+        })
+        .expect("the track ends in time")
+        .expect("the track runs");
+    let took = started.elapsed();
+    let result = serde_json::to_value(&result).unwrap();
+    // What does not run is listed, not dropped.
+    let not_run = result["not_run"].to_string();
+    assert!(not_run.contains("some-custom-runner"), "{not_run}");
+    // The admin steps ran without error.
+    for task in [
+        "delete-index",
+        "create-index",
+        "health",
+        "put-doc-1",
+        "refresh",
+        "wait-for-two",
+        "force-merge",
+    ] {
+        let r = row(&result, task);
+        assert_eq!(
+            (r["ops"].as_u64(), r["errors"].as_u64()),
+            (Some(1), Some(0)),
+            "{task}: {r}"
+        );
+    }
+    // Iterations are per client, the warm-up is not counted.
+    let searches = row(&result, "searches");
+    assert_eq!(searches["ops"], 40, "{searches}");
+    assert_eq!(searches["errors"], 0, "{searches}");
+    assert!(
+        searches["latency_ms"][0].as_f64().unwrap() > 0.0,
+        "{searches}"
+    );
+    // 10 ops at 20 ops/s: due every 50 ms, so about half a second.
+    let paced = row(&result, "paced");
+    let seconds = paced["seconds"].as_f64().unwrap();
+    assert!((0.4..3.0).contains(&seconds), "{paced}");
+    // A search on a missing index: every op an error, with the server's reason.
+    let missing = row(&result, "missing");
+    assert_eq!(
+        (missing["ops"].as_u64(), missing["error_rate"].as_f64()),
+        (Some(3), Some(1.0))
+    );
+    assert!(
+        missing["first_error"]
+            .as_str()
+            .unwrap()
+            .contains("no such index"),
+        "{missing}"
+    );
+    // The parallel block: both ran at the same time, and the nap ended the busy task long
+    // before its 60 s.
+    let busy = row(&result, "busy");
+    assert!(
+        busy["stopped"] == true && busy["ops"].as_u64().unwrap() > 0,
+        "{busy}"
+    );
+    assert!(took < Duration::from_secs(40), "{took:?}");
+    // Overlap in wall time: each began before the other ended.
+    let nap = row(&result, "nap");
+    let at = |r: &Value, k: &str| r[k].as_u64().unwrap_or_else(|| panic!("{k} in {r}"));
+    assert!(
+        at(busy, "started_ms") < at(nap, "ended_ms")
+            && at(nap, "started_ms") < at(busy, "ended_ms"),
+        "nap {nap} busy {busy}"
+    );
+    assert!(at(nap, "ended_ms") - at(nap, "started_ms") >= 1400, "{nap}");
+    common::fresh_index(INDEX, None);
+}
