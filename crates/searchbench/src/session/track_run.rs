@@ -4,13 +4,18 @@
 //! any run. Each task's figures are kept as the tools report them.
 
 use std::cell::RefCell;
+use std::path::PathBuf;
+use std::time::Duration;
 
 use serde::Serialize;
 use tokio::sync::{watch, OnceCell};
 
+use super::ingest::LoadSpec;
+use super::job::{FileFormat, FilesSpec, Job};
 use super::lifecycle::{self, Measurements, Phase, Plan, Stage, Step, Work};
 use super::{ClusterSpec, Observer, SessionError};
 use crate::cancel::Cancel;
+use crate::corpus::LineCheck;
 use crate::tasks::figures::{self, TaskFigures};
 use crate::tasks::{Context, TaskSpec};
 use crate::workload::track::model::{self, Procedure};
@@ -26,9 +31,28 @@ pub struct TrackRunResult {
     pub not_run: Vec<Item>,
 }
 
-/// The phases of `procedure`: each task that runs here, and what does not (listed up front,
-/// never dropped in silence).
-pub fn phases(d: &Definition, procedure: &Procedure) -> (Vec<Vec<(TaskSpec, bool)>>, Vec<Item>) {
+/// One task as it will run: through the operation runners, or (a bulk) through the
+/// project's own driver.
+#[derive(Debug, Clone)]
+pub enum TaskPlan {
+    Task(Box<TaskSpec>),
+    Bulk(BulkSpec),
+}
+
+/// A bulk task: its documents, by target index, loaded by the driver one index after the
+/// other with the task's clients, bulk size and warm-up.
+#[derive(Debug, Clone)]
+pub struct BulkSpec {
+    pub name: String,
+    pub loads: Vec<(String, Vec<PathBuf>)>,
+    pub bulk_size: usize,
+    pub clients: usize,
+    pub warmup: Duration,
+}
+
+/// The phases of `procedure`: each task that runs here (with whether its end ends its
+/// parallel block), and what does not (listed up front, never dropped in silence).
+pub fn phases(d: &Definition, procedure: &Procedure) -> (Vec<Vec<(TaskPlan, bool)>>, Vec<Item>) {
     let mut steps = Vec::new();
     let mut not_run = Vec::new();
     for step in &procedure.steps {
@@ -39,13 +63,19 @@ pub fn phases(d: &Definition, procedure: &Procedure) -> (Vec<Vec<(TaskSpec, bool
         let mut together = Vec::new();
         for t in step.tasks() {
             let what = format!("task {} ({})", t.name, t.operation_type);
-            let spec = crate::tasks::operation::of(t, d).and_then(|op| TaskSpec::of(t, op));
-            match spec {
-                Ok(spec) => {
+            let plan = if t.operation_type == "bulk" {
+                bulk(t, d, &mut not_run).map(TaskPlan::Bulk)
+            } else {
+                crate::tasks::operation::of(t, d)
+                    .and_then(|op| TaskSpec::of(t, op))
+                    .map(|t| TaskPlan::Task(Box::new(t)))
+            };
+            match plan {
+                Ok(plan) => {
                     let completes = completed_by
                         .as_deref()
                         .is_some_and(|by| by == "any" || by == t.name);
-                    together.push((spec, completes));
+                    together.push((plan, completes));
                 }
                 Err(why) => not_run.push(Item {
                     what,
@@ -59,6 +89,99 @@ pub fn phases(d: &Definition, procedure: &Procedure) -> (Vec<Vec<(TaskSpec, bool
         }
     }
     (steps, not_run)
+}
+
+/// The bulk task `t`: the local files of the documents it loads (its `corpora` and `indices`
+/// when it names them), by target index; what cannot be loaded goes to `not_run`.
+fn bulk(t: &model::Resolved, d: &Definition, not_run: &mut Vec<Item>) -> Result<BulkSpec, String> {
+    let p = &t.operation.params;
+    let names = |k: &str| -> Option<Vec<String>> {
+        match p.get(k)? {
+            serde_json::Value::String(s) => Some(s.split(',').map(str::to_string).collect()),
+            serde_json::Value::Array(a) => Some(
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect(),
+            ),
+            _ => None,
+        }
+    };
+    let (corpora, indices) = (names("corpora"), names("indices"));
+    for k in [
+        "conflicts",
+        "on-conflict",
+        "pipeline",
+        "looped",
+        "detailed-results",
+    ] {
+        if p.contains_key(k) {
+            return Err(format!("bulk with {k} does not run yet"));
+        }
+    }
+    if let Some(pct) = p
+        .get("ingest-percentage")
+        .and_then(serde_json::Value::as_f64)
+    {
+        if pct != 100.0 {
+            return Err(format!(
+                "bulk with ingest-percentage {pct} does not run yet"
+            ));
+        }
+    }
+    let dir = d.path.parent().unwrap_or(std::path::Path::new("."));
+    let mut loads: Vec<(String, Vec<PathBuf>)> = Vec::new();
+    for s in d.track.sources() {
+        if corpora.as_ref().is_some_and(|c| !c.contains(&s.corpus)) {
+            continue;
+        }
+        let Some(index) = s.target_index.clone().or(s.target_data_stream.clone()) else {
+            continue;
+        };
+        if indices.as_ref().is_some_and(|i| !i.contains(&index)) {
+            continue;
+        }
+        let what = format!("corpus {} file {}", s.corpus, s.documents.source_file);
+        if s.includes_action_and_meta_data {
+            not_run.push(Item {
+                what,
+                runs: false,
+                how: "documents with action and meta-data lines".into(),
+            });
+            continue;
+        }
+        match crate::workload::track::runnable::local_file(dir, &s.documents.source_file) {
+            Some(file) => match loads.iter_mut().find(|(i, _)| *i == index) {
+                Some((_, files)) => files.push(file),
+                None => loads.push((index, vec![file])),
+            },
+            None => not_run.push(Item {
+                what,
+                runs: false,
+                how: "not here (nor decompressed): download it first".into(),
+            }),
+        }
+    }
+    if loads.is_empty() {
+        return Err("no local corpus file to load".into());
+    }
+    let bulk_size = match p.get("bulk-size") {
+        None => 5000,
+        Some(v) => v
+            .as_u64()
+            .filter(|n| *n >= 1)
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or_else(|| format!("bulk-size: {v} is not a whole number, 1 or more"))?,
+    };
+    if !(1..=1024).contains(&t.clients) {
+        return Err(format!("clients: {} is not from 1 to 1024", t.clients));
+    }
+    Ok(BulkSpec {
+        name: t.name.clone(),
+        loads,
+        bulk_size,
+        clients: t.clients as usize,
+        warmup: Duration::from_secs(t.warmup_time_period.unwrap_or(0)),
+    })
 }
 
 /// Runs `procedure` of `d` on `cluster`.
@@ -75,14 +198,22 @@ pub async fn run(
     for together in steps {
         let (stop_block, block) = Cancel::new();
         let mut phases: Vec<Box<dyn Phase + '_>> = Vec::new();
-        for (spec, completes) in together {
-            phases.push(Box::new(TaskPhase {
-                spec,
-                context: &context,
-                stop: block.clone(),
-                completes: completes.then(|| stop_block.clone()),
-                kept: &kept,
-            }));
+        for (plan, completes) in together {
+            let completes = completes.then(|| stop_block.clone());
+            match plan {
+                TaskPlan::Task(spec) => phases.push(Box::new(TaskPhase {
+                    spec: *spec,
+                    context: &context,
+                    stop: block.clone(),
+                    completes,
+                    kept: &kept,
+                })),
+                TaskPlan::Bulk(spec) => phases.push(Box::new(BulkPhase {
+                    spec,
+                    completes,
+                    kept: &kept,
+                })),
+            }
         }
         plan_steps.push(if phases.len() == 1 {
             Step::One(phases.remove(0))
@@ -139,6 +270,59 @@ impl Phase for TaskPhase<'_> {
                 &ran,
             ));
             Ok(ran.measurements)
+        })
+    }
+}
+
+/// A bulk task as a phase: the project's own driver over each of its target indices (which
+/// the track's create-index made: the load appends).
+struct BulkPhase<'p> {
+    spec: BulkSpec,
+    completes: Option<watch::Sender<bool>>,
+    kept: &'p RefCell<Vec<TaskFigures>>,
+}
+
+impl Phase for BulkPhase<'_> {
+    fn name(&self) -> String {
+        self.spec.name.clone()
+    }
+
+    fn run<'a>(&'a mut self, stage: &'a Stage<'a>) -> Work<'a, Result<Measurements, SessionError>> {
+        Box::pin(async move {
+            let mut reports = Vec::new();
+            let mut all = Measurements::default();
+            for (index, files) in &self.spec.loads {
+                let files_spec = FilesSpec {
+                    files: files.iter().map(|f| f.display().to_string()).collect(),
+                    format: FileFormat::Ndjson,
+                    workload: None,
+                    index: Some(index.clone()),
+                    convert_dates: Vec::new(),
+                    line_check: LineCheck::Engine,
+                    csv_types: Default::default(),
+                    max_line: crate::corpus::files::DEFAULT_MAX_LINE,
+                };
+                let job = Job::files(&files_spec)?;
+                let mut load = LoadSpec::new(index.clone());
+                load.driver.bulk_docs = self.spec.bulk_size;
+                load.driver.clients = self.spec.clients;
+                load.driver.warmup = self.spec.warmup;
+                load.append = true;
+                let pids = stage.engine_pids.to_vec();
+                let report =
+                    super::ingest::load(stage.target, job, load, pids, None, stage.observer)
+                        .await?;
+                all.merge(&super::ingest::measurements(&report))
+                    .map_err(SessionError::Other)?;
+                reports.push(report);
+            }
+            if let Some(done) = &self.completes {
+                let _ = done.send(true);
+            }
+            self.kept
+                .borrow_mut()
+                .push(figures::of_loads(&self.spec.name, &reports));
+            Ok(all)
         })
     }
 }

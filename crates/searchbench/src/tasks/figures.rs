@@ -15,7 +15,9 @@ pub struct TaskFigures {
     pub errors: u64,
     /// errors / ops; 0 when nothing ran.
     pub error_rate: f64,
-    /// ops over the measured window, per second.
+    /// What the throughput counts: `ops/s`, or `docs/s` for a bulk.
+    pub throughput_unit: &'static str,
+    /// Over the measured window.
     pub throughput_mean: Option<f64>,
     /// Over the whole seconds of the window (three at least), ops per second.
     pub throughput_median: Option<f64>,
@@ -68,11 +70,8 @@ pub fn of(task: &str, kind: &str, run: &TaskRun) -> TaskFigures {
         operation_type: kind.to_string(),
         ops,
         errors,
-        error_rate: if ops == 0 {
-            0.0
-        } else {
-            errors as f64 / ops as f64
-        },
+        error_rate: rate(errors, ops),
+        throughput_unit: "ops/s",
         throughput_mean: seconds.filter(|s| *s > 0.0).map(|s| ops as f64 / s),
         throughput_median: whole.as_deref().and_then(crate::stats::median_sorted),
         throughput_min: whole.as_ref().and_then(|w| w.first().copied()),
@@ -90,4 +89,54 @@ pub fn of(task: &str, kind: &str, run: &TaskRun) -> TaskFigures {
 fn unix_ms(t: std::time::SystemTime) -> u64 {
     t.duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// The figures of a bulk task from the driver's reports (one per target index): documents per
+/// second over the measured windows, each bulk request's latency, failed requests as errors.
+pub fn of_loads(task: &str, reports: &[crate::ingest::IngestReport]) -> TaskFigures {
+    let ops: u64 = reports.iter().map(|r| r.requests.attempts).sum();
+    let errors: u64 = reports.iter().map(|r| r.requests.failed_attempts).sum();
+    let docs: u64 = reports.iter().map(|r| r.headline.docs).sum();
+    let window: f64 = reports.iter().map(|r| r.headline.window_secs).sum();
+    let wall: f64 = reports.iter().map(|r| r.wall_secs).sum();
+    // One index's percentiles stand for the task; several are merged from their histograms.
+    let mut service = crate::measure::Measurements::default();
+    for r in reports {
+        for h in r.histograms.iter().filter(|h| h.name == "service") {
+            let _ = service.histogram(h);
+        }
+    }
+    let percentiles = service.histograms.get("service").and_then(|(_, h)| {
+        (!h.is_empty()).then(|| PERCENTILES.map(|p| h.value_at_quantile(p / 100.0) as f64 / 1000.0))
+    });
+    let started = reports.first().map(|r| r.started_unix * 1000);
+    let first_error = reports.iter().find_map(|r| r.error.clone());
+    TaskFigures {
+        task: task.to_string(),
+        operation_type: "bulk".into(),
+        ops,
+        errors,
+        error_rate: rate(errors, ops),
+        throughput_unit: "docs/s",
+        throughput_mean: (window > 0.0).then(|| docs as f64 / window),
+        throughput_median: None,
+        throughput_min: None,
+        throughput_max: None,
+        latency_ms: percentiles,
+        service_time_ms: percentiles,
+        seconds: Some(wall),
+        started_ms: started,
+        ended_ms: started.map(|s| s + (wall * 1000.0) as u64),
+        first_error,
+        stopped: reports.iter().any(|r| r.interrupted),
+    }
+}
+
+/// errors / ops; 0 when nothing ran.
+fn rate(errors: u64, ops: u64) -> f64 {
+    if ops == 0 {
+        0.0
+    } else {
+        errors as f64 / ops as f64
+    }
 }

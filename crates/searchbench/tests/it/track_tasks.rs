@@ -18,11 +18,13 @@ fn track() -> String {
         r#"{{
   "version": 2,
   "indices": [{{"name": "{INDEX}", "body": "index.json"}}],
+  "corpora": [{{"name": "docs", "documents": [{{"source-file": "docs.json.bz2", "document-count": 500}}]}}],
   "operations": [
+    {{"name": "load", "operation-type": "bulk", "bulk-size": 100, "ingest-percentage": 100}},
     {{"name": "put-doc-1", "operation-type": "raw-request", "method": "PUT",
-      "path": "/{INDEX}/_doc/1", "body": {{"n": 1, "t": "a"}}}},
+      "path": "/{INDEX}/_doc/extra-1", "body": {{"n": 1, "t": "a"}}}},
     {{"name": "put-doc-2", "operation-type": "raw-request", "method": "PUT",
-      "path": "/{INDEX}/_doc/2", "body": {{"n": 2, "t": "b"}}}},
+      "path": "/{INDEX}/_doc/extra-2", "body": {{"n": 2, "t": "b"}}}},
     {{"name": "all", "operation-type": "search", "body": {{"query": {{"match_all": {{}}}}}}}},
     {{"name": "missing", "operation-type": "search", "index": "searchbench-test-no-such-index",
       "body": {{"query": {{"match_all": {{}}}}}}}}
@@ -32,11 +34,12 @@ fn track() -> String {
     {{"operation": {{"operation-type": "create-index", "settings": {{"index.number_of_replicas": 0}}}}}},
     {{"name": "health", "operation": {{"operation-type": "cluster-health", "index": "{INDEX}",
       "request-params": {{"wait_for_status": "green"}}, "retry-until-success": true}}}},
+    {{"operation": "load", "clients": 2}},
     {{"operation": "put-doc-1"}},
     {{"operation": "put-doc-2"}},
     {{"operation": "refresh"}},
-    {{"name": "wait-for-two", "operation": {{"operation-type": "index-stats", "index": "{INDEX}",
-      "condition": {{"path": "_all.primaries.docs.count", "expected-value": 2}},
+    {{"name": "wait-for-all", "operation": {{"operation-type": "index-stats", "index": "{INDEX}",
+      "condition": {{"path": "_all.primaries.docs.count", "expected-value": 502}},
       "retry-until-success": true}}}},
     {{"name": "searches", "operation": "all", "clients": 2, "warmup-iterations": 5, "iterations": 20}},
     {{"name": "paced", "operation": "all", "iterations": 10, "target-throughput": 20}},
@@ -70,6 +73,8 @@ fn a_challenge_runs_task_by_task_with_the_tools_semantics() {
         r#"{"mappings": {"properties": {"n": {"type": "long"}, "t": {"type": "keyword"}}}}"#,
     )
     .unwrap();
+    // The corpus as Rally leaves it: decompressed beside its archive's name.
+    common::write_docs(&dir.path().join("docs.json"), 500);
     let d = read(&dir.path().join("track.json"), &TrackParams::new()).unwrap();
     let procedure = runnable::procedure(&d, None).unwrap().clone();
     let cluster =
@@ -97,7 +102,7 @@ fn a_challenge_runs_task_by_task_with_the_tools_semantics() {
         "health",
         "put-doc-1",
         "refresh",
-        "wait-for-two",
+        "wait-for-all",
         "force-merge",
     ] {
         let r = row(&result, task);
@@ -107,6 +112,14 @@ fn a_challenge_runs_task_by_task_with_the_tools_semantics() {
             "{task}: {r}"
         );
     }
+    // The bulk went through the project's own driver: every document, in requests of 100.
+    let load = row(&result, "load");
+    assert_eq!(load["throughput_unit"], "docs/s", "{load}");
+    assert!(load["throughput_mean"].as_f64().unwrap() > 0.0, "{load}");
+    assert!(
+        load["ops"].as_u64().unwrap() >= 5 && load["errors"] == 0,
+        "{load}"
+    );
     // Iterations are per client, the warm-up is not counted.
     let searches = row(&result, "searches");
     assert_eq!(searches["ops"], 40, "{searches}");

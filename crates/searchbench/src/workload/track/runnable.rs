@@ -434,7 +434,7 @@ fn with_not_applied(how: String, not_applied: &[&str]) -> String {
 }
 
 /// `source` under `dir`, or its decompressed sibling (Rally unpacks `x.json.bz2` to `x.json`).
-fn local_file(dir: &Path, source: &str) -> Option<PathBuf> {
+pub fn local_file(dir: &Path, source: &str) -> Option<PathBuf> {
     let p = dir.join(source);
     let plain = [".bz2", ".zst", ".gz"]
         .iter()
