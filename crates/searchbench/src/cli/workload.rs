@@ -58,7 +58,7 @@ pub enum WorkloadCommand {
     },
     /// What `run --workload-file` will run of a Rally track or an opensearch-benchmark
     /// workload, and what it will not and why, before anything runs: the challenge (test
-    /// procedure) task by task, the indices, templates and corpus files (here or not).
+    /// procedure) task by task, and its corpus files (here or not).
     #[command(after_help = "Example:\n  \
         searchbench workload check rally-tracks/geonames/track.json\n  \
         searchbench workload check big5/workload.json --challenge big5 --json")]
@@ -197,8 +197,8 @@ pub async fn run(args: WorkloadArgs) -> CliResult {
             let usage = |e: String| CliError::usage(anyhow::anyhow!(e));
             let d = crate::workload::track::read(&file, &track.params()?)
                 .map_err(|e| usage(e.to_string()))?;
-            let check = crate::workload::track::runnable::check(&d, track.challenge.as_deref())
-                .map_err(usage)?;
+            let check = crate::tasks::plan::check(&d, track.challenge.as_deref())
+                .map_err(|e| usage(e.to_string()))?;
             if json {
                 outln!(
                     "{}",

@@ -4,22 +4,23 @@
 //! any run. Each task's figures are kept as the tools report them.
 
 use std::cell::RefCell;
-use std::path::PathBuf;
-use std::time::Duration;
 
 use serde::Serialize;
+use serde_json::json;
 use tokio::sync::{watch, OnceCell};
 
 use super::ingest::LoadSpec;
 use super::job::{FileFormat, FilesSpec, Job};
 use super::lifecycle::{self, Measurements, Phase, Plan, Stage, Step, Work};
+use super::record::{HtmlReport, Recording, SaveSpec, StoreSink};
 use super::{ClusterSpec, Observer, SessionError};
 use crate::cancel::Cancel;
 use crate::corpus::LineCheck;
+use crate::store::Kind;
 use crate::tasks::figures::{self, TaskFigures};
+use crate::tasks::plan::{self as task_plan, BulkSpec, Item, TaskPlan};
 use crate::tasks::{Context, TaskSpec};
-use crate::workload::track::model::{self, Procedure};
-use crate::workload::track::runnable::Item;
+use crate::workload::track::model::Procedure;
 use crate::workload::track::Definition;
 
 /// What a track run kept: one row per task that ran, and what did not run.
@@ -27,171 +28,55 @@ use crate::workload::track::Definition;
 pub struct TrackRunResult {
     pub track: String,
     pub procedure: String,
+    /// What the track's tool calls it: `challenge` or `test procedure`.
+    pub procedure_word: String,
+    /// The engine, as it says it.
+    pub product: String,
+    pub engine_version: String,
+    /// Stopped by Ctrl-C: the tasks that ran are kept.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
+    /// The tasks with failed operations: the run failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
     pub tasks: Vec<TaskFigures>,
     pub not_run: Vec<Item>,
 }
 
-/// One task as it will run: through the operation runners, or (a bulk) through the
-/// project's own driver.
-#[derive(Debug, Clone)]
-pub enum TaskPlan {
-    Task(Box<TaskSpec>),
-    Bulk(BulkSpec),
+/// How a track run goes beyond its definition: the parameters it was read with (for the
+/// record), where it is kept, and what stops it.
+pub struct TrackRunSpec<'s> {
+    pub params: &'s crate::workload::track::TrackParams,
+    pub save: &'s SaveSpec,
+    /// Ctrl-C: the task running stops, what ran is kept, the run is stored as interrupted.
+    pub interrupt: Cancel,
 }
 
-/// A bulk task: its documents, by target index, loaded by the driver one index after the
-/// other with the task's clients, bulk size and warm-up.
-#[derive(Debug, Clone)]
-pub struct BulkSpec {
-    pub name: String,
-    pub loads: Vec<(String, Vec<PathBuf>)>,
-    pub bulk_size: usize,
-    pub clients: usize,
-    pub warmup: Duration,
-}
-
-/// The phases of `procedure`: each task that runs here (with whether its end ends its
-/// parallel block), and what does not (listed up front, never dropped in silence).
-pub fn phases(d: &Definition, procedure: &Procedure) -> (Vec<Vec<(TaskPlan, bool)>>, Vec<Item>) {
-    let mut steps = Vec::new();
-    let mut not_run = Vec::new();
-    for step in &procedure.steps {
-        let completed_by = match step {
-            model::Step::Parallel { completed_by, .. } => completed_by.clone(),
-            model::Step::One(_) => None,
-        };
-        let mut together = Vec::new();
-        for t in step.tasks() {
-            let what = format!("task {} ({})", t.name, t.operation_type);
-            let plan = if t.operation_type == "bulk" {
-                bulk(t, d, &mut not_run).map(TaskPlan::Bulk)
-            } else {
-                crate::tasks::operation::of(t, d)
-                    .and_then(|op| TaskSpec::of(t, op))
-                    .map(|t| TaskPlan::Task(Box::new(t)))
-            };
-            match plan {
-                Ok(plan) => {
-                    let completes = completed_by
-                        .as_deref()
-                        .is_some_and(|by| by == "any" || by == t.name);
-                    together.push((plan, completes));
-                }
-                Err(why) => not_run.push(Item {
-                    what,
-                    runs: false,
-                    how: why,
-                }),
-            }
-        }
-        if !together.is_empty() {
-            steps.push(together);
-        }
-    }
-    (steps, not_run)
-}
-
-/// The bulk task `t`: the local files of the documents it loads (its `corpora` and `indices`
-/// when it names them), by target index; what cannot be loaded goes to `not_run`.
-fn bulk(t: &model::Resolved, d: &Definition, not_run: &mut Vec<Item>) -> Result<BulkSpec, String> {
-    let p = &t.operation.params;
-    let names = |k: &str| -> Option<Vec<String>> {
-        match p.get(k)? {
-            serde_json::Value::String(s) => Some(s.split(',').map(str::to_string).collect()),
-            serde_json::Value::Array(a) => Some(
-                a.iter()
-                    .filter_map(|v| v.as_str().map(str::to_string))
-                    .collect(),
-            ),
-            _ => None,
-        }
-    };
-    let (corpora, indices) = (names("corpora"), names("indices"));
-    for k in [
-        "conflicts",
-        "on-conflict",
-        "pipeline",
-        "looped",
-        "detailed-results",
-    ] {
-        if p.contains_key(k) {
-            return Err(format!("bulk with {k} does not run yet"));
-        }
-    }
-    if let Some(pct) = p
-        .get("ingest-percentage")
-        .and_then(serde_json::Value::as_f64)
-    {
-        if pct != 100.0 {
-            return Err(format!(
-                "bulk with ingest-percentage {pct} does not run yet"
-            ));
-        }
-    }
-    let dir = d.path.parent().unwrap_or(std::path::Path::new("."));
-    let mut loads: Vec<(String, Vec<PathBuf>)> = Vec::new();
-    for s in d.track.sources() {
-        if corpora.as_ref().is_some_and(|c| !c.contains(&s.corpus)) {
-            continue;
-        }
-        let Some(index) = s.target_index.clone().or(s.target_data_stream.clone()) else {
-            continue;
-        };
-        if indices.as_ref().is_some_and(|i| !i.contains(&index)) {
-            continue;
-        }
-        let what = format!("corpus {} file {}", s.corpus, s.documents.source_file);
-        if s.includes_action_and_meta_data {
-            not_run.push(Item {
-                what,
-                runs: false,
-                how: "documents with action and meta-data lines".into(),
-            });
-            continue;
-        }
-        match crate::workload::track::runnable::local_file(dir, &s.documents.source_file) {
-            Some(file) => match loads.iter_mut().find(|(i, _)| *i == index) {
-                Some((_, files)) => files.push(file),
-                None => loads.push((index, vec![file])),
-            },
-            None => not_run.push(Item {
-                what,
-                runs: false,
-                how: "not here (nor decompressed): download it first".into(),
-            }),
-        }
-    }
-    if loads.is_empty() {
-        return Err("no local corpus file to load".into());
-    }
-    let bulk_size = match p.get("bulk-size") {
-        None => 5000,
-        Some(v) => v
-            .as_u64()
-            .filter(|n| *n >= 1)
-            .and_then(|n| usize::try_from(n).ok())
-            .ok_or_else(|| format!("bulk-size: {v} is not a whole number, 1 or more"))?,
-    };
-    if !(1..=1024).contains(&t.clients) {
-        return Err(format!("clients: {} is not from 1 to 1024", t.clients));
-    }
-    Ok(BulkSpec {
-        name: t.name.clone(),
-        loads,
-        bulk_size,
-        clients: t.clients as usize,
-        warmup: Duration::from_secs(t.warmup_time_period.unwrap_or(0)),
-    })
-}
-
-/// Runs `procedure` of `d` on `cluster`.
+/// Runs `procedure` of `d` as `planned` ([`task_plan::plan`]) on `cluster`, kept in the store (with its HTML report) as a track
+/// run.
 pub async fn run(
     d: &Definition,
     procedure: &Procedure,
+    planned: task_plan::Planned,
     cluster: &ClusterSpec,
+    spec: &TrackRunSpec<'_>,
     observer: &dyn Observer,
 ) -> Result<TrackRunResult, SessionError> {
-    let (steps, not_run) = phases(d, procedure);
+    let task_plan::Planned { steps, not_run, .. } = planned;
+    let config = json!({
+        "track": d.name,
+        "procedure": procedure.name,
+        "track_params": redacted(spec.params),
+    });
+    let recording = Recording::begin(
+        spec.save,
+        Kind::Track,
+        &d.name,
+        None,
+        cluster.engine_name(),
+        config,
+        observer,
+    );
     let context = OnceCell::new();
     let kept = RefCell::new(Vec::new());
     let mut plan_steps: Vec<Step<'_>> = Vec::new();
@@ -201,15 +86,17 @@ pub async fn run(
         for (plan, completes) in together {
             let completes = completes.then(|| stop_block.clone());
             match plan {
-                TaskPlan::Task(spec) => phases.push(Box::new(TaskPhase {
-                    spec: *spec,
+                TaskPlan::Task(task) => phases.push(Box::new(TaskPhase {
+                    spec: *task,
                     context: &context,
                     stop: block.clone(),
+                    interrupt: spec.interrupt.clone(),
                     completes,
                     kept: &kept,
                 })),
-                TaskPlan::Bulk(spec) => phases.push(Box::new(BulkPhase {
-                    spec,
+                TaskPlan::Bulk(bulk) => phases.push(Box::new(BulkPhase {
+                    spec: bulk,
+                    interrupt: spec.interrupt.clone(),
                     completes,
                     kept: &kept,
                 })),
@@ -221,14 +108,58 @@ pub async fn run(
             Step::Together(phases)
         });
     }
-    let ran = lifecycle::run(cluster, Plan::new(plan_steps), observer, |_| Ok(())).await;
-    ran.result?;
-    Ok(TrackRunResult {
-        track: d.name.clone(),
-        procedure: procedure.name.clone(),
-        tasks: kept.into_inner(),
-        not_run,
+    let html = recording.as_ref().map(HtmlReport::of);
+    let plan = Plan::new(plan_steps)
+        .sink(recording.map(StoreSink::new))
+        .sink(html);
+    let ran = lifecycle::run(cluster, plan, observer, |_| {
+        let tasks = kept.borrow().clone();
+        let (product, engine_version) = context
+            .get()
+            .map(|c: &Context| (c.product.to_string(), c.version.clone()))
+            .unwrap_or_default();
+        let failed: Vec<String> = tasks
+            .iter()
+            .filter(|t| t.errors > 0)
+            .map(|t| format!("{} ({} of {})", t.task, t.errors, t.ops))
+            .collect();
+        Ok(TrackRunResult {
+            track: d.name.clone(),
+            procedure: procedure.name.clone(),
+            procedure_word: d.track.words().procedure().into(),
+            product,
+            engine_version,
+            interrupted: spec.interrupt.is_cancelled(),
+            error: (!failed.is_empty())
+                .then(|| format!("failed operations in {}", failed.join(", "))),
+            tasks,
+            not_run: not_run.clone(),
+        })
     })
+    .await;
+    ran.result
+}
+
+/// The track parameters as kept: a value whose name says it is a secret is not.
+fn redacted(params: &crate::workload::track::TrackParams) -> serde_json::Value {
+    let secret = |k: &str| {
+        let k = k.to_ascii_lowercase();
+        ["password", "secret", "token", "key", "credential", "auth"]
+            .iter()
+            .any(|s| k.contains(s))
+    };
+    params
+        .iter()
+        .map(|(k, v)| {
+            let v = if secret(k) {
+                json!("(redacted)")
+            } else {
+                v.clone()
+            };
+            (k.clone(), v)
+        })
+        .collect::<serde_json::Map<_, _>>()
+        .into()
 }
 
 /// One task as a phase of the run.
@@ -238,6 +169,8 @@ struct TaskPhase<'p> {
     context: &'p OnceCell<Context>,
     /// Ends the task early: the task that completes its parallel block ended.
     stop: Cancel,
+    /// Ctrl-C.
+    interrupt: Cancel,
     /// Set when this task's end ends its block.
     completes: Option<watch::Sender<bool>>,
     kept: &'p RefCell<Vec<TaskFigures>>,
@@ -248,19 +181,34 @@ impl Phase for TaskPhase<'_> {
         self.spec.name.clone()
     }
 
+    fn wanted(&self) -> bool {
+        !self.interrupt.is_cancelled()
+    }
+
     fn run<'a>(&'a mut self, stage: &'a Stage<'a>) -> Work<'a, Result<Measurements, SessionError>> {
         Box::pin(async move {
             let context = self
                 .context
                 .get_or_try_init(|| async {
-                    let (product, _, _) = stage.target.product().await?;
+                    let (product, version, _) = stage.target.product().await?;
                     Ok::<_, crate::cluster::TargetError>(Context::new(
                         stage.target.clone(),
                         product,
+                        version,
                     ))
                 })
                 .await?;
-            let ran = self.spec.run(context, &self.stop).await;
+            // The task stops when its block ends or on Ctrl-C, whichever comes first.
+            let (stop_task, stop) = Cancel::new();
+            let task = self.spec.run(context, &stop);
+            tokio::pin!(task);
+            let ran = loop {
+                tokio::select! {
+                    ran = &mut task => break ran,
+                    () = self.stop.cancelled(), if !stop.is_cancelled() => { let _ = stop_task.send(true); }
+                    () = self.interrupt.cancelled(), if !stop.is_cancelled() => { let _ = stop_task.send(true); }
+                }
+            };
             if let Some(done) = &self.completes {
                 let _ = done.send(true);
             }
@@ -278,6 +226,7 @@ impl Phase for TaskPhase<'_> {
 /// the track's create-index made: the load appends).
 struct BulkPhase<'p> {
     spec: BulkSpec,
+    interrupt: Cancel,
     completes: Option<watch::Sender<bool>>,
     kept: &'p RefCell<Vec<TaskFigures>>,
 }
@@ -285,6 +234,10 @@ struct BulkPhase<'p> {
 impl Phase for BulkPhase<'_> {
     fn name(&self) -> String {
         self.spec.name.clone()
+    }
+
+    fn wanted(&self) -> bool {
+        !self.interrupt.is_cancelled()
     }
 
     fn run<'a>(&'a mut self, stage: &'a Stage<'a>) -> Work<'a, Result<Measurements, SessionError>> {
@@ -308,6 +261,7 @@ impl Phase for BulkPhase<'_> {
                 load.driver.clients = self.spec.clients;
                 load.driver.warmup = self.spec.warmup;
                 load.append = true;
+                load.cancel = Some(self.interrupt.clone());
                 let pids = stage.engine_pids.to_vec();
                 let report =
                     super::ingest::load(stage.target, job, load, pids, None, stage.observer)

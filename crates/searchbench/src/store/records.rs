@@ -35,6 +35,9 @@ pub enum Kind {
     Query,
     /// `searchbench experiment NAME` on one cluster (workload: the experiment's name).
     Experiment,
+    /// `searchbench run --workload-file` of a Rally track or OSB workload: a `TrackRunResult`
+    /// (workload: the track's name).
+    Track,
 }
 
 impl Kind {
@@ -44,6 +47,7 @@ impl Kind {
             Kind::Run => "run",
             Kind::Query => "query",
             Kind::Experiment => "experiment",
+            Kind::Track => "track",
         }
     }
 }

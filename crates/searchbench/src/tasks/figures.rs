@@ -1,12 +1,12 @@
 //! The figures the tools report per task, derived from what the task's clients counted (after
 //! any merge): throughput (ops/s), latency and service time percentiles (ms), error rate.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::task::TaskRun;
 
 /// One task's row.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TaskFigures {
     pub task: String,
     pub operation_type: String,
@@ -16,7 +16,7 @@ pub struct TaskFigures {
     /// errors / ops; 0 when nothing ran.
     pub error_rate: f64,
     /// What the throughput counts: `ops/s`, or `docs/s` for a bulk.
-    pub throughput_unit: &'static str,
+    pub throughput_unit: String,
     /// Over the measured window.
     pub throughput_mean: Option<f64>,
     /// Over the whole seconds of the window (three at least), ops per second.
@@ -71,7 +71,7 @@ pub fn of(task: &str, kind: &str, run: &TaskRun) -> TaskFigures {
         ops,
         errors,
         error_rate: rate(errors, ops),
-        throughput_unit: "ops/s",
+        throughput_unit: "ops/s".into(),
         throughput_mean: seconds.filter(|s| *s > 0.0).map(|s| ops as f64 / s),
         throughput_median: whole.as_deref().and_then(crate::stats::median_sorted),
         throughput_min: whole.as_ref().and_then(|w| w.first().copied()),
@@ -117,7 +117,7 @@ pub fn of_loads(task: &str, reports: &[crate::ingest::IngestReport]) -> TaskFigu
         ops,
         errors,
         error_rate: rate(errors, ops),
-        throughput_unit: "docs/s",
+        throughput_unit: "docs/s".into(),
         throughput_mean: (window > 0.0).then(|| docs as f64 / window),
         throughput_median: None,
         throughput_min: None,

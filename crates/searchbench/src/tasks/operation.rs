@@ -12,6 +12,7 @@ use std::time::Duration;
 use reqwest::Method;
 use serde_json::{json, Map, Value};
 
+use super::plan::Unplanned;
 use crate::cluster::{Product, Target, TargetError};
 use crate::workload::track::model::Resolved;
 use crate::workload::track::Definition;
@@ -20,15 +21,18 @@ use crate::workload::track::Definition;
 pub struct Context {
     pub target: Target,
     pub product: Product,
+    /// The engine's version, as it says it.
+    pub version: String,
     /// Point-in-time ids by the name of the task that opened them.
     pub pits: Mutex<BTreeMap<String, String>>,
 }
 
 impl Context {
-    pub fn new(target: Target, product: Product) -> Self {
+    pub fn new(target: Target, product: Product, version: String) -> Self {
         Context {
             target,
             product,
+            version,
             pits: Mutex::new(BTreeMap::new()),
         }
     }
@@ -171,7 +175,7 @@ pub const RUNS: [&str; 24] = [
 ];
 
 /// The operation of task `t` of track `d`, or why it does not run here.
-pub fn of(t: &Resolved, d: &Definition) -> Result<Operation, String> {
+pub fn of(t: &Resolved, d: &Definition) -> Result<Operation, Unplanned> {
     let p = &t.operation.params;
     let track = &d.track;
     let query = request_params(p)?;
@@ -414,10 +418,12 @@ pub fn of(t: &Resolved, d: &Definition) -> Result<Operation, String> {
             if let Some(c) = p.get("cache").and_then(Value::as_bool) {
                 q.insert("request_cache".into(), c.into());
             }
-            let body = p
-                .get("body")
-                .cloned()
-                .ok_or("no body written in the operation (a param-source is the track's Python)")?;
+            let body = p.get("body").cloned().ok_or_else(|| {
+                Unplanned::NotYet(
+                    "no body written in the operation (a param-source is the track's Python)"
+                        .into(),
+                )
+            })?;
             let pit_from = str_of("with-point-in-time-from");
             let path = match &pit_from {
                 Some(_) => format!("/_search{}", query_string(&q)?),
@@ -464,7 +470,11 @@ pub fn of(t: &Resolved, d: &Definition) -> Result<Operation, String> {
                 .ok_or("sleep needs its duration in seconds (0 to 86400)")?,
         },
         "wait-for-recovery" => Kind::WaitForRecovery { index: joined },
-        other => return Err(format!("operation type {other} does not run yet")),
+        other => {
+            return Err(Unplanned::NotYet(format!(
+                "operation type {other} does not run yet"
+            )))
+        }
     };
     let condition = match p.get("condition") {
         Some(c) => Some((

@@ -241,7 +241,13 @@ fn rally_values_out_of_range_are_refused_naming_the_track_field() {
     };
     // Were 1, 2 (the default) and ignored.
     for (text, needles) in [
-        (track("0", ""), vec!["bulk load: bulk-size: 0", "1 or more"]),
+        (
+            track("0", ""),
+            vec![
+                "task load (bulk): bulk-size: 0 is not accepted",
+                "1 or more",
+            ],
+        ),
         (
             track("10", r#", "clients": -4"#),
             vec!["schedule[0].clients", "-4", "expected u64"],

@@ -84,7 +84,22 @@ fn a_challenge_runs_task_by_task_with_the_tools_semantics() {
         .block_on(async {
             tokio::time::timeout(
                 Duration::from_secs(120),
-                track_run::run(&d, &procedure, &cluster, &searchbench::session::Silent),
+                track_run::run(
+                    &d,
+                    &procedure,
+                    searchbench::tasks::plan::plan(&d, &procedure).unwrap(),
+                    &cluster,
+                    &track_run::TrackRunSpec {
+                        params: &TrackParams::new(),
+                        save: &searchbench::session::record::SaveSpec {
+                            store: Some(common::scratch_store()),
+                            tags: Vec::new(),
+                            skip: false,
+                        },
+                        interrupt: searchbench::cancel::Cancel::never(),
+                    },
+                    &searchbench::session::Silent,
+                ),
             )
             .await
         })

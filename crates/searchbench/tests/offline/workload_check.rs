@@ -40,25 +40,29 @@ fn a_real_track_is_listed_task_by_task_with_what_runs_and_why_not() {
     let check = check_json(&[&fixture("rally/geonames/track.json")]);
     assert_eq!(check["procedure"], "append-no-conflicts");
     assert_eq!(check["procedure_word"], "challenge");
+    // Its documents are not downloaded: the bulk cannot run, and says why.
     let load = item(&check, "task index-append (bulk)");
-    assert_eq!(load["runs"], true);
-    assert!(
-        load["how"].as_str().unwrap().contains("8 client(s)"),
-        "{load}"
-    );
-    let merge = item(&check, "task force-merge (force-merge)");
-    assert_eq!(merge["runs"], false);
-    let terms = item(&check, "task large_terms (search)");
-    assert!(
-        terms["how"].as_str().unwrap().contains("param-source"),
-        "{terms}"
-    );
-    // The corpus is not downloaded: said, with its document count.
+    assert_eq!(load["runs"], false);
+    assert!(load["how"].as_str().unwrap().contains("download"), "{load}");
     let corpus = item(
         &check,
         "corpus geonames file documents-2.json.bz2, 11396503 documents",
     );
     assert_eq!(corpus["runs"], false);
+    // Admin steps and searches run, with their clients, iterations and pace.
+    let merge = item(&check, "task force-merge (force-merge)");
+    assert_eq!(merge["runs"], true, "{merge}");
+    let term = item(&check, "task term (search)");
+    assert_eq!(
+        term["how"],
+        "1 client(s), 1000 iteration(s) each after 500 warm-up iteration(s), at 100 ops/s"
+    );
+    // A search whose body is the track's Python does not.
+    let terms = item(&check, "task large_terms (search)");
+    assert!(
+        terms["how"].as_str().unwrap().contains("param-source"),
+        "{terms}"
+    );
     // Another challenge is chosen by name; OSB's word for it is taken too.
     let check = check_json(&[
         &fixture("rally/geonames/track.json"),
@@ -68,7 +72,7 @@ fn a_real_track_is_listed_task_by_task_with_what_runs_and_why_not() {
     assert_eq!(check["procedure"], "append-no-conflicts-index-only");
     let check = check_json(&[&fixture("osb/big5/workload.json")]);
     assert_eq!(check["procedure_word"], "test procedure");
-    assert_eq!(item(&check, "index big5")["runs"], true);
+    assert_eq!(item(&check, "task match-all (search)")["runs"], true);
 }
 
 #[test]
@@ -95,26 +99,42 @@ fn the_text_view_counts_what_runs_and_an_unknown_challenge_is_refused() {
         err.contains("no challenge named \"nope\"") && err.contains("append-no-conflicts"),
         "{err}"
     );
-    // A parameter the track reads changes what runs; one it does not read is refused.
-    let check = check_json(&[
-        &fixture("rally/geonames/track.json"),
-        "--track-params",
-        "bulk_indexing_clients:3",
-    ]);
+    // With its documents here, the bulk runs, with the clients a track parameter gives it.
+    let dir = tempfile::tempdir().unwrap();
+    let track = dir.path().join("geonames");
+    copy_dir(&std::path::Path::new(&fixture("rally/geonames")), &track);
+    std::fs::write(track.join("documents-2.json"), "{\"name\": \"x\"}\n").unwrap();
+    let file = track.join("track.json").display().to_string();
+    let check = check_json(&[&file, "--track-params", "bulk_indexing_clients:3"]);
     let load = item(&check, "task index-append (bulk)");
+    assert_eq!(load["runs"], true, "{load}");
     assert!(
         load["how"].as_str().unwrap().contains("3 client(s)"),
         "{load}"
     );
-    let out = run(&[
-        "workload",
-        "check",
-        &fixture("rally/geonames/track.json"),
-        "--track-params",
-        "no_such:1",
-    ]);
+    let corpus = item(
+        &check,
+        "corpus geonames file documents-2.json.bz2, 11396503 documents",
+    );
+    assert_eq!(corpus["runs"], true, "{corpus}");
+    // A parameter the track does not read is refused.
+    let out = run(&["workload", "check", &file, "--track-params", "no_such:1"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no_such"));
+}
+
+/// A copy of the folder `from` at `to`.
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
 }
 
 #[test]

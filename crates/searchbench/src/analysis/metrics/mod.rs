@@ -26,6 +26,7 @@ mod profile;
 mod query;
 mod scenario;
 mod telemetry;
+mod track;
 
 /// Which way is good.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -202,6 +203,9 @@ pub fn extract(result: &Value, timeline: &[Value]) -> Vec<Metric> {
     profile::metrics(result, &mut out);
     scenario::scenario_and_beside(result, &mut out);
     scenario::dates_experiment(result, &mut out);
+    if track::is_track(result) {
+        track::metrics(result, &mut out);
+    }
     out
 }
 

@@ -40,44 +40,32 @@ pub fn initialised(done: &crate::session::workload_file::Initialised) {
     );
 }
 
-/// What was taken from a Rally track / benchmark workload, and what of it does not run.
-pub fn track_read(
+/// Before a track runs: its challenge, how many tasks run, and what does not run.
+pub fn track_plan(
     path: &std::path::Path,
-    w: &crate::workload::file::WorkloadFile,
-    check: &crate::workload::track::Check,
+    procedure: &crate::workload::track::model::Procedure,
+    planned: &crate::tasks::plan::Planned,
 ) {
+    let tasks: usize = planned.steps.iter().map(Vec::len).sum();
     eprintln!(
-        "{}: read as a track, {} {}: index {}, {} quer{} ({}), defaults {}",
+        "{}: {} task(s) of {} to run",
         path.display(),
-        check.procedure_word,
-        check.procedure,
-        w.index.as_deref().unwrap_or("?"),
-        w.queries.len(),
-        if w.queries.len() == 1 { "y" } else { "ies" },
-        w.queries
-            .iter()
-            .map(|q| q.name.as_str())
-            .collect::<Vec<_>>()
-            .join(", "),
-        serde_json::Value::Object(w.defaults.clone())
+        tasks,
+        procedure.name
     );
-    let left_out: Vec<_> = check
-        .left_out()
-        .filter(|i| !i.what.starts_with(&check.procedure_word))
-        .collect();
-    if !left_out.is_empty() {
+    if !planned.not_run.is_empty() {
         eprintln!(
-            "left out (not run; `searchbench workload check {}` lists all):",
+            "not run (`searchbench workload check {}` lists all):",
             path.display()
         );
-        for i in left_out {
+        for i in &planned.not_run {
             eprintln!("  - {}: {}", i.what, i.how);
         }
     }
 }
 
 /// `workload check`: what of a track runs and what does not, and why.
-pub fn track_check(path: &std::path::Path, check: &crate::workload::track::Check) {
+pub fn track_check(path: &std::path::Path, check: &crate::tasks::plan::Check) {
     let others: Vec<&str> = check
         .procedures
         .iter()
@@ -103,7 +91,7 @@ pub fn track_check(path: &std::path::Path, check: &crate::workload::track::Check
         .iter()
         .filter(|i| !i.what.starts_with(&check.procedure_word))
         .partition(|i| i.runs);
-    let count = |items: &[&crate::workload::track::runnable::Item], what: &str| {
+    let count = |items: &[&crate::tasks::plan::Item], what: &str| {
         items.iter().filter(|i| i.what.starts_with(what)).count()
     };
     outln!(

@@ -19,6 +19,7 @@ pub mod results;
 pub mod scenario;
 pub mod sweep;
 pub mod telemetry;
+pub mod track;
 
 /// A table with our house style and the given header, as wide as the terminal: its width
 /// when it reports one, else `COLUMNS`, else 80 (a terminal that says 0×0, as CI runners'

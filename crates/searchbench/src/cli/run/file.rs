@@ -17,6 +17,11 @@ pub async fn run_file(mut args: RunArgs) -> CliResult {
             "--workload-file FILE is needed"
         )));
     };
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| CliError::usage(anyhow::anyhow!("cannot read {}: {e}", path.display())))?;
+    if crate::workload::track::is_track(&path, &text) {
+        return super::track::run_track(&path, &args).await;
+    }
     let w = read(&path, &args.track)?;
     apply_defaults(&w, &mut args);
     let resolved = workload_file::job(&w, args.index.clone()).map_err(CliError::session)?;
@@ -37,29 +42,18 @@ pub async fn run_file(mut args: RunArgs) -> CliResult {
     execute(job, load, spec, &args).await
 }
 
-/// A workload file, or a Rally track / benchmark workload (what of it does not run is
-/// printed). `--track-params` and `--challenge` are for a track only.
+/// A searchbench workload file (a track runs through [`super::track`]). `--track-params` and
+/// `--challenge` are for a track only.
 fn read(path: &std::path::Path, track: &TrackArgs) -> Result<WorkloadFile, CliError> {
     let usage = |e: String| CliError::usage(anyhow::anyhow!(e));
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| usage(format!("cannot read {}: {e}", path.display())))?;
-    if !crate::workload::track::is_track(path, &text) {
-        if track.track_params.is_some() || track.challenge.is_some() {
-            return Err(usage(format!(
-                "{}: --track-params and --challenge are for a Rally track or an \
-                 opensearch-benchmark workload, and this is a searchbench workload file",
-                path.display()
-            )));
-        }
-        return WorkloadFile::read(path).map_err(usage);
+    if track.track_params.is_some() || track.challenge.is_some() {
+        return Err(usage(format!(
+            "{}: --track-params and --challenge are for a Rally track or an \
+             opensearch-benchmark workload, and this is a searchbench workload file",
+            path.display()
+        )));
     }
-    let definition =
-        crate::workload::track::read(path, &track.params()?).map_err(|e| usage(e.to_string()))?;
-    let (w, check) =
-        crate::workload::track::runnable::workload(&definition, track.challenge.as_deref())
-            .map_err(usage)?;
-    crate::cli::output::byo::track_read(path, &w, &check);
-    Ok(w)
+    WorkloadFile::read(path).map_err(usage)
 }
 
 /// The file's `defaults` for the flags the command line left at their defaults. Their types

@@ -4,6 +4,7 @@
 
 mod file;
 mod scenario;
+mod track;
 
 use clap::Args;
 

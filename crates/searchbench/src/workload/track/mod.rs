@@ -9,5 +9,5 @@ pub mod runnable;
 pub mod template;
 
 pub use read::{read, Definition, TrackError};
-pub use runnable::{is_track, Check};
+pub use runnable::is_track;
 pub use template::{render_file, TemplateError, TrackParams};

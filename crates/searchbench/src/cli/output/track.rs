@@ -1,0 +1,75 @@
+//! A track run on the terminal: one row per task, as the tools report them (throughput,
+//! latency and service time, error rate), and what did not run.
+
+use super::{table, tone_cell, Tone};
+use crate::session::track_run::TrackRunResult;
+use crate::tasks::TaskFigures;
+
+/// `1,234.5 ops/s`, or `–` when not measured.
+fn throughput(t: &TaskFigures) -> String {
+    match t.throughput_mean {
+        Some(v) if v >= 100.0 => format!("{v:.0} {}", t.throughput_unit),
+        Some(v) => format!("{v:.2} {}", t.throughput_unit),
+        None => "–".into(),
+    }
+}
+
+fn percentiles(p: Option<[f64; 4]>) -> String {
+    match p {
+        Some([p50, p90, p99, max]) => format!("{p50:.1} / {p90:.1} / {p99:.1} / {max:.1}"),
+        None => "–".into(),
+    }
+}
+
+pub fn print(r: &TrackRunResult) {
+    sayln!("\ntrack {}, {} {}:", r.track, r.procedure_word, r.procedure);
+    let mut t = table([
+        "task",
+        "ops (errors)",
+        "throughput",
+        "latency p50 / p90 / p99 / max (ms)",
+        "service time (ms)",
+    ]);
+    for task in &r.tasks {
+        let errors = if task.errors == 0 {
+            tone_cell(format!("{} (0)", task.ops), Tone::Good)
+        } else {
+            tone_cell(
+                format!(
+                    "{} ({}, {:.1}%)",
+                    task.ops,
+                    task.errors,
+                    task.error_rate * 100.0
+                ),
+                Tone::Bad,
+            )
+        };
+        let name = if task.stopped {
+            format!(
+                "{} ({}, ended by its block)",
+                task.task, task.operation_type
+            )
+        } else {
+            format!("{} ({})", task.task, task.operation_type)
+        };
+        t.add_row(vec![
+            name.into(),
+            errors,
+            throughput(task).into(),
+            percentiles(task.latency_ms).into(),
+            percentiles(task.service_time_ms).into(),
+        ]);
+    }
+    outln!("{t}");
+    for task in r.tasks.iter().filter(|t| t.errors > 0) {
+        if let Some(e) = &task.first_error {
+            sayln!("task {}: first error: {e}", task.task);
+        }
+    }
+    if !r.not_run.is_empty() {
+        sayln!("not run:");
+        for i in &r.not_run {
+            sayln!("  - {}: {}", i.what, i.how);
+        }
+    }
+}

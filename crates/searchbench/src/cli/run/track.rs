@@ -1,0 +1,85 @@
+//! `run --workload-file track.json`: a Rally track or an opensearch-benchmark workload run as
+//! written: its challenge (test procedure) task by task, each a phase of the run, with what
+//! does not run said before anything runs, one row per task at the end, kept in the store.
+
+use std::path::Path;
+
+use super::RunArgs;
+use crate::cli::output::{self, Terminal};
+use crate::cli::{CliError, CliResult};
+use crate::session::track_run::{self, TrackRunSpec};
+use crate::tasks::plan;
+use crate::workload::track::{read, runnable};
+
+/// Flags of `run` a track sets for itself: given with a track, they are refused rather than
+/// ignored.
+fn refuse_flags(args: &RunArgs) -> Result<(), CliError> {
+    let mut given = Vec::new();
+    if args.index.is_some() {
+        given.push("--index (the track names its indices)");
+    }
+    if args.search_clients.is_some() {
+        given.push("--search-clients (the track's parallel blocks say what runs together)");
+    }
+    if args.no_query {
+        given.push("--no-query (the track's challenge says what runs)");
+    }
+    if args.load.clients != 2 || args.load.bulk_size != 1000 {
+        given.push("--clients/--bulk-size (each task of the track sets its own)");
+    }
+    if args.profile.profile || !args.profile.pids.is_empty() {
+        given.push("--profile (not around a track's tasks yet)");
+    }
+    if given.is_empty() {
+        return Ok(());
+    }
+    Err(CliError::usage(anyhow::anyhow!(
+        "with a track, these flags have no meaning: {}",
+        given.join("; ")
+    )))
+}
+
+pub async fn run_track(path: &Path, args: &RunArgs) -> CliResult {
+    let usage = |e: String| CliError::usage(anyhow::anyhow!(e));
+    refuse_flags(args)?;
+    let params = args.track.params()?;
+    let d = read(path, &params).map_err(|e| usage(e.to_string()))?;
+    let procedure = runnable::procedure(&d, args.track.challenge.as_deref()).map_err(usage)?;
+    let planned = plan::plan(&d, procedure).map_err(|e| usage(e.to_string()))?;
+    if !planned.missing.is_empty() {
+        return Err(usage(format!(
+            "{}: the documents of {} are not here: download the track's corpora beside it \
+             (`searchbench workload check {}` lists them)",
+            path.display(),
+            planned.missing.join(", "),
+            path.display()
+        )));
+    }
+    output::byo::track_plan(path, procedure, &planned);
+    let cluster = args.cluster.spec()?;
+    // The first Ctrl-C stops the task running and keeps what ran; a second quits at once.
+    let (interrupt, _ctrl_c) = crate::cli::progress::cancel_on_ctrl_c();
+    let mut terminal = Terminal::for_output(&args.out);
+    terminal.detail = output::detail(args.verbose);
+    let save = args.out.save_spec()?;
+    let spec = TrackRunSpec {
+        params: &params,
+        save: &save,
+        interrupt,
+    };
+    let result = track_run::run(&d, procedure, planned, &cluster, &spec, &terminal)
+        .await
+        .map_err(CliError::session)?;
+    args.out.write_json(&result)?;
+    output::track::print(&result);
+    if result.interrupted {
+        return Err(CliError {
+            code: crate::cli::exit::INTERRUPTED,
+            error: anyhow::anyhow!("interrupted (stored as interrupted)"),
+        });
+    }
+    if let Some(e) = &result.error {
+        return Err(CliError::check(anyhow::anyhow!("{e}")));
+    }
+    terminal.unless_unsaved(Ok(()))
+}

@@ -1,0 +1,368 @@
+//! What of a track's challenge runs here, decided before anything runs: each task through
+//! the operation runners ([`super::operation`]) or, a bulk, through the project's own driver;
+//! what does not run yet is listed, a corpus not downloaded is named, and what the track gets
+//! wrong is refused. `workload check` shows the same plan `run` runs.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::TaskSpec;
+use crate::workload::track::model::{self, Procedure};
+use crate::workload::track::Definition;
+
+/// One line of what a track holds: whether it runs, and how, or why not.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Item {
+    /// `task index-append (bulk)`, `corpus geonames file documents.json.bz2, 11396503 documents`.
+    pub what: String,
+    pub runs: bool,
+    /// How it runs, or why it does not.
+    pub how: String,
+}
+
+/// Why a task is not in the plan.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Unplanned {
+    /// Something searchbench does not run yet: listed, the run goes on without it.
+    NotYet(String),
+    /// Its documents are not here: listed by `workload check`, refused by `run`.
+    Missing(String),
+    /// The track gets it wrong: refused before anything runs.
+    Invalid(String),
+}
+
+impl From<&str> for Unplanned {
+    fn from(why: &str) -> Self {
+        Unplanned::Invalid(why.to_string())
+    }
+}
+
+impl From<String> for Unplanned {
+    fn from(why: String) -> Self {
+        Unplanned::Invalid(why)
+    }
+}
+
+/// A task the track gets wrong, naming the file and the task.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct Invalid(pub String);
+
+/// The plan of one challenge.
+#[derive(Debug, Default)]
+pub struct Planned {
+    /// Each step's tasks, with whether the task's end ends its parallel block.
+    pub steps: Vec<Vec<(TaskPlan, bool)>>,
+    /// What does not run, and why.
+    pub not_run: Vec<Item>,
+    /// The tasks whose documents are not here.
+    pub missing: Vec<String>,
+}
+
+/// One task as it will run: through the operation runners, or (a bulk) through the
+/// project's own driver.
+#[derive(Debug, Clone)]
+pub enum TaskPlan {
+    Task(Box<TaskSpec>),
+    Bulk(BulkSpec),
+}
+
+/// A bulk task: its documents, by target index, loaded by the driver one index after the
+/// other with the task's clients, bulk size and warm-up.
+#[derive(Debug, Clone)]
+pub struct BulkSpec {
+    pub name: String,
+    pub loads: Vec<(String, Vec<PathBuf>)>,
+    pub bulk_size: usize,
+    pub clients: usize,
+    pub warmup: Duration,
+}
+
+/// What of `procedure` runs: each step's tasks (with whether a task's end ends its parallel
+/// block), and what does not run (listed up front, never dropped in silence). A task the
+/// track gets wrong (a value out of its range, a field missing) is an error before anything
+/// runs.
+pub fn plan(d: &Definition, procedure: &Procedure) -> Result<Planned, Invalid> {
+    let mut planned = Planned::default();
+    for step in &procedure.steps {
+        let completed_by = match step {
+            model::Step::Parallel { completed_by, .. } => completed_by.clone(),
+            model::Step::One(_) => None,
+        };
+        let mut together = Vec::new();
+        for t in step.tasks() {
+            let what = format!("task {} ({})", t.name, t.operation_type);
+            let plan = if t.operation_type == "bulk" {
+                bulk(t, d, &mut planned.not_run).map(TaskPlan::Bulk)
+            } else {
+                super::operation::of(t, d)
+                    .and_then(|op| TaskSpec::of(t, op).map_err(Unplanned::Invalid))
+                    .map(|t| TaskPlan::Task(Box::new(t)))
+            };
+            match plan {
+                Ok(plan) => {
+                    let completes = completed_by
+                        .as_deref()
+                        .is_some_and(|by| by == "any" || by == t.name);
+                    together.push((plan, completes));
+                }
+                Err(Unplanned::Invalid(why)) => {
+                    return Err(Invalid(format!("{}: {what}: {why}", d.path.display())))
+                }
+                Err(Unplanned::NotYet(why)) => planned.not_run.push(Item {
+                    what,
+                    runs: false,
+                    how: why,
+                }),
+                Err(Unplanned::Missing(why)) => {
+                    planned.missing.push(what.clone());
+                    planned.not_run.push(Item {
+                        what,
+                        runs: false,
+                        how: why,
+                    })
+                }
+            }
+        }
+        if !together.is_empty() {
+            planned.steps.push(together);
+        }
+    }
+    Ok(planned)
+}
+
+/// The bulk task `t`: the local files of the documents it loads (its `corpora` and `indices`
+/// when it names them), by target index; what cannot be loaded goes to `not_run`.
+fn bulk(
+    t: &model::Resolved,
+    d: &Definition,
+    not_run: &mut Vec<Item>,
+) -> Result<BulkSpec, Unplanned> {
+    let p = &t.operation.params;
+    let names = |k: &str| -> Option<Vec<String>> {
+        match p.get(k)? {
+            serde_json::Value::String(s) => Some(s.split(',').map(str::to_string).collect()),
+            serde_json::Value::Array(a) => Some(
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect(),
+            ),
+            _ => None,
+        }
+    };
+    let (corpora, indices) = (names("corpora"), names("indices"));
+    for k in [
+        "conflicts",
+        "on-conflict",
+        "pipeline",
+        "looped",
+        "detailed-results",
+    ] {
+        if p.contains_key(k) {
+            return Err(Unplanned::NotYet(format!("bulk with {k} does not run yet")));
+        }
+    }
+    if let Some(pct) = p
+        .get("ingest-percentage")
+        .and_then(serde_json::Value::as_f64)
+    {
+        if pct != 100.0 {
+            return Err(Unplanned::NotYet(format!(
+                "bulk with ingest-percentage {pct} does not run yet"
+            )));
+        }
+    }
+    let dir = d.path.parent().unwrap_or(std::path::Path::new("."));
+    let mut loads: Vec<(String, Vec<PathBuf>)> = Vec::new();
+    for s in d.track.sources() {
+        if corpora.as_ref().is_some_and(|c| !c.contains(&s.corpus)) {
+            continue;
+        }
+        let Some(index) = s.target_index.clone().or(s.target_data_stream.clone()) else {
+            continue;
+        };
+        if indices.as_ref().is_some_and(|i| !i.contains(&index)) {
+            continue;
+        }
+        let what = format!("corpus {} file {}", s.corpus, s.documents.source_file);
+        if s.includes_action_and_meta_data {
+            not_run.push(Item {
+                what,
+                runs: false,
+                how: "documents with action and meta-data lines".into(),
+            });
+            continue;
+        }
+        match crate::workload::track::runnable::local_file(dir, &s.documents.source_file) {
+            Some(file) => match loads.iter_mut().find(|(i, _)| *i == index) {
+                Some((_, files)) => files.push(file),
+                None => loads.push((index, vec![file])),
+            },
+            None => not_run.push(Item {
+                what,
+                runs: false,
+                how: "not here (nor decompressed): download it first".into(),
+            }),
+        }
+    }
+    if loads.is_empty() {
+        return Err(Unplanned::Missing(
+            "no local corpus file to load: download the track's documents beside it first".into(),
+        ));
+    }
+    let bulk_size = match p.get("bulk-size") {
+        None => 5000,
+        Some(v) => v
+            .as_u64()
+            .filter(|n| *n >= 1)
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or_else(|| {
+                Unplanned::Invalid(format!(
+                    "bulk-size: {v} is not accepted; use a whole number, 1 or more"
+                ))
+            })?,
+    };
+    if !(1..=1024).contains(&t.clients) {
+        return Err(Unplanned::Invalid(format!(
+            "clients: {} is not accepted; use a whole number from 1 to 1024",
+            t.clients
+        )));
+    }
+    Ok(BulkSpec {
+        name: t.name.clone(),
+        loads,
+        bulk_size,
+        clients: t.clients as usize,
+        warmup: Duration::from_secs(t.warmup_time_period.unwrap_or(0)),
+    })
+}
+
+impl TaskPlan {
+    /// How the task runs, in a line.
+    pub fn describe(&self) -> String {
+        match self {
+            TaskPlan::Task(t) => {
+                let mut how = format!("{} client(s)", t.clients);
+                match (t.time, t.iterations) {
+                    (Some(time), _) => how.push_str(&format!(" for {}s", time.as_secs())),
+                    (None, n) => how.push_str(&format!(", {} iteration(s) each", n.unwrap_or(1))),
+                }
+                match (t.warmup_time, t.warmup_iterations) {
+                    (Some(w), _) => how.push_str(&format!(" after {}s of warm-up", w.as_secs())),
+                    (None, 0) => {}
+                    (None, n) => how.push_str(&format!(" after {n} warm-up iteration(s)")),
+                }
+                if let Some(rate) = t.rate {
+                    how.push_str(&format!(", at {rate} ops/s"));
+                }
+                how
+            }
+            TaskPlan::Bulk(b) => {
+                let files: usize = b.loads.iter().map(|(_, f)| f.len()).sum();
+                let into: Vec<&str> = b.loads.iter().map(|(i, _)| i.as_str()).collect();
+                format!(
+                    "the driver: {files} file(s) into {}, {} client(s), {} documents per request{}",
+                    into.join(", "),
+                    b.clients,
+                    b.bulk_size,
+                    if b.warmup.is_zero() {
+                        String::new()
+                    } else {
+                        format!(", {}s of warm-up", b.warmup.as_secs())
+                    }
+                )
+            }
+        }
+    }
+}
+
+/// What will run and what will not, before anything runs (`workload check`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Check {
+    /// The challenge (test procedure) run.
+    pub procedure: String,
+    /// What the tool calls it: `challenge` or `test procedure`.
+    pub procedure_word: String,
+    /// Every challenge of the track, with whether it is the default.
+    pub procedures: Vec<(String, bool)>,
+    /// Its tasks in order (those of a parallel block marked so), then what does not run, then
+    /// the corpus files with whether they are here.
+    pub items: Vec<Item>,
+}
+
+/// The check of challenge `name` (the default when none) of `d`.
+pub fn check(d: &Definition, name: Option<&str>) -> Result<Check, Invalid> {
+    let procedure = crate::workload::track::runnable::procedure(d, name).map_err(Invalid)?;
+    let planned = plan(d, procedure)?;
+    let mut items = Vec::new();
+    for step in &planned.steps {
+        let parallel = step.len() > 1;
+        for (task, _) in step {
+            let (name, kind) = match task {
+                TaskPlan::Task(t) => (t.name.as_str(), t.operation_type.as_str()),
+                TaskPlan::Bulk(b) => (b.name.as_str(), "bulk"),
+            };
+            let how = task.describe();
+            items.push(Item {
+                what: format!("task {name} ({kind})"),
+                runs: true,
+                how: if parallel {
+                    format!("{how}; in a parallel block")
+                } else {
+                    how
+                },
+            });
+        }
+    }
+    items.extend(
+        planned
+            .not_run
+            .iter()
+            .filter(|i| i.what.starts_with("task "))
+            .cloned(),
+    );
+    let dir = d.path.parent().unwrap_or(std::path::Path::new("."));
+    for s in d.track.sources() {
+        let count = s
+            .documents
+            .document_count
+            .map(|n| format!(", {n} documents"))
+            .unwrap_or_default();
+        let what = format!(
+            "corpus {} file {}{count}",
+            s.corpus, s.documents.source_file
+        );
+        let here = crate::workload::track::runnable::local_file(dir, &s.documents.source_file);
+        items.push(match (s.includes_action_and_meta_data, here) {
+            (true, _) => Item {
+                what,
+                runs: false,
+                how: "documents with action and meta-data lines".into(),
+            },
+            (false, Some(p)) => Item {
+                what,
+                runs: true,
+                how: format!("here: {}", p.display()),
+            },
+            (false, None) => Item {
+                what,
+                runs: false,
+                how: "not here (nor decompressed): download it first; searchbench reads local \
+                      files only (gzip, not bz2/zst)"
+                    .into(),
+            },
+        });
+    }
+    Ok(Check {
+        procedure: procedure.name.clone(),
+        procedure_word: d.track.words().procedure().into(),
+        procedures: d
+            .procedures
+            .iter()
+            .map(|p| (p.name.clone(), p.default))
+            .collect(),
+        items,
+    })
+}
