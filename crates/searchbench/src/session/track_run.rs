@@ -50,6 +50,9 @@ pub struct TrackRunSpec<'s> {
     pub save: &'s SaveSpec,
     /// Ctrl-C: the task running stops, what ran is kept, the run is stored as interrupted.
     pub interrupt: Cancel,
+    /// Planned in test mode (kept in the configuration: a test-mode run is not compared with
+    /// a real one).
+    pub test_mode: bool,
 }
 
 /// Runs `procedure` of `d` as `planned` ([`task_plan::plan`]) on `cluster`, kept in the store (with its HTML report) as a track
@@ -67,6 +70,7 @@ pub async fn run(
         "track": d.name,
         "procedure": procedure.name,
         "track_params": redacted(spec.params),
+        "test_mode": spec.test_mode,
     });
     let recording = Recording::begin(
         spec.save,

@@ -84,7 +84,7 @@ pub struct BulkSpec {
 /// block), and what does not run (listed up front, never dropped in silence). A task the
 /// track gets wrong (a value out of its range, a field missing) is an error before anything
 /// runs.
-pub fn plan(d: &Definition, procedure: &Procedure) -> Result<Planned, Invalid> {
+pub fn plan(d: &Definition, procedure: &Procedure, test_mode: bool) -> Result<Planned, Invalid> {
     let mut planned = Planned::default();
     for step in &procedure.steps {
         let completed_by = match step {
@@ -95,10 +95,17 @@ pub fn plan(d: &Definition, procedure: &Procedure) -> Result<Planned, Invalid> {
         for t in step.tasks() {
             let what = format!("task {} ({})", t.name, t.operation_type);
             let plan = if t.operation_type == "bulk" {
-                bulk(t, d, &mut planned.not_run).map(TaskPlan::Bulk)
+                bulk(t, d, test_mode, &mut planned.not_run).map(TaskPlan::Bulk)
             } else {
                 super::operation::of(t, d)
                     .and_then(|op| TaskSpec::of(t, op).map_err(Unplanned::Invalid))
+                    .map(|spec| {
+                        if test_mode {
+                            spec.for_test_mode()
+                        } else {
+                            spec
+                        }
+                    })
                     .map(|t| TaskPlan::Task(Box::new(t)))
             };
             match plan {
@@ -138,6 +145,7 @@ pub fn plan(d: &Definition, procedure: &Procedure) -> Result<Planned, Invalid> {
 fn bulk(
     t: &model::Resolved,
     d: &Definition,
+    test_mode: bool,
     not_run: &mut Vec<Item>,
 ) -> Result<BulkSpec, Unplanned> {
     let p = &t.operation.params;
@@ -195,7 +203,8 @@ fn bulk(
             });
             continue;
         }
-        match crate::workload::track::runnable::local_file(dir, &s.documents.source_file) {
+        let source = source_file(&s.documents, test_mode);
+        match crate::workload::track::runnable::local_file(dir, &source) {
             Some(file) => match loads.iter_mut().find(|(i, _)| *i == index) {
                 Some((_, files)) => files.push(file),
                 None => loads.push((index, vec![file])),
@@ -235,7 +244,8 @@ fn bulk(
         loads,
         bulk_size,
         clients: t.clients as usize,
-        warmup: Duration::from_secs(t.warmup_time_period.unwrap_or(0)),
+        // Test mode has no warm-up, as in the tools.
+        warmup: Duration::from_secs(t.warmup_time_period.filter(|_| !test_mode).unwrap_or(0)),
     })
 }
 
@@ -293,9 +303,9 @@ pub struct Check {
 }
 
 /// The check of challenge `name` (the default when none) of `d`.
-pub fn check(d: &Definition, name: Option<&str>) -> Result<Check, Invalid> {
+pub fn check(d: &Definition, name: Option<&str>, test_mode: bool) -> Result<Check, Invalid> {
     let procedure = crate::workload::track::runnable::procedure(d, name).map_err(Invalid)?;
-    let planned = plan(d, procedure)?;
+    let planned = plan(d, procedure, test_mode)?;
     let mut items = Vec::new();
     for step in &planned.steps {
         let parallel = step.len() > 1;
@@ -334,7 +344,10 @@ pub fn check(d: &Definition, name: Option<&str>) -> Result<Check, Invalid> {
             "corpus {} file {}{count}",
             s.corpus, s.documents.source_file
         );
-        let here = crate::workload::track::runnable::local_file(dir, &s.documents.source_file);
+        let here = crate::workload::track::runnable::local_file(
+            dir,
+            &source_file(&s.documents, test_mode),
+        );
         items.push(match (s.includes_action_and_meta_data, here) {
             (true, _) => Item {
                 what,
@@ -365,4 +378,23 @@ pub fn check(d: &Definition, name: Option<&str>) -> Result<Check, Invalid> {
             .collect(),
         items,
     })
+}
+
+/// The file a documents entry is read from: in test mode, as in the tools, an entry of more
+/// than 1,000 documents is read from its 1,000-document sample (`documents-1k.json` for
+/// `documents.json.bz2`).
+pub fn source_file(d: &model::Documents, test_mode: bool) -> String {
+    let name = &d.source_file;
+    if !test_mode || d.document_count.is_none_or(|n| n <= 1000) {
+        return name.clone();
+    }
+    let (stem, compressed) = [".bz2", ".zst", ".gz", ".zip"]
+        .iter()
+        .find_map(|ext| name.strip_suffix(ext).map(|s| (s, *ext)))
+        .unwrap_or((name.as_str(), ""));
+    let (base, ext) = match stem.rfind('.') {
+        Some(i) if !stem[i..].contains('/') => (&stem[..i], &stem[i..]),
+        _ => (stem, ""),
+    };
+    format!("{base}-1k{ext}{compressed}")
 }

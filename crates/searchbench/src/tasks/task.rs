@@ -90,6 +90,19 @@ impl TaskSpec {
         })
     }
 
+    /// The task as the tools' test mode runs it: at most one iteration (and one warm-up
+    /// iteration) per client, no warm-up period, at most 10 s of time period, no target
+    /// throughput (as fast as it goes).
+    pub fn for_test_mode(mut self) -> Self {
+        let clients = self.clients;
+        self.warmup_iterations = self.warmup_iterations.min(clients);
+        self.iterations = self.iterations.map(|n| n.min(clients));
+        self.warmup_time = None;
+        self.time = self.time.map(|t| t.min(Duration::from_secs(10)));
+        self.rate = None;
+        self
+    }
+
     /// Runs the task until it is done, or `stop` (Ctrl-C, or the end of the task that
     /// completes its parallel block).
     pub async fn run(&self, ctx: &Context, stop: &Cancel) -> TaskRun {

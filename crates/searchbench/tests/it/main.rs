@@ -26,6 +26,7 @@ mod query_cluster_metrics;
 mod query_logs;
 mod query_preflight;
 mod rate;
+mod real_tracks;
 mod results_html;
 mod results_naming;
 mod secrets;

@@ -87,7 +87,7 @@ fn a_challenge_runs_task_by_task_with_the_tools_semantics() {
                 track_run::run(
                     &d,
                     &procedure,
-                    searchbench::tasks::plan::plan(&d, &procedure).unwrap(),
+                    searchbench::tasks::plan::plan(&d, &procedure, false).unwrap(),
                     &cluster,
                     &track_run::TrackRunSpec {
                         params: &TrackParams::new(),
@@ -97,6 +97,7 @@ fn a_challenge_runs_task_by_task_with_the_tools_semantics() {
                             skip: false,
                         },
                         interrupt: searchbench::cancel::Cancel::never(),
+                        test_mode: false,
                     },
                     &searchbench::session::Silent,
                 ),

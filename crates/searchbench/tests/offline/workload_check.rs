@@ -102,7 +102,7 @@ fn the_text_view_counts_what_runs_and_an_unknown_challenge_is_refused() {
     // With its documents here, the bulk runs, with the clients a track parameter gives it.
     let dir = tempfile::tempdir().unwrap();
     let track = dir.path().join("geonames");
-    copy_dir(&std::path::Path::new(&fixture("rally/geonames")), &track);
+    crate::common::copy_dir(std::path::Path::new(&fixture("rally/geonames")), &track);
     std::fs::write(track.join("documents-2.json"), "{\"name\": \"x\"}\n").unwrap();
     let file = track.join("track.json").display().to_string();
     let check = check_json(&[&file, "--track-params", "bulk_indexing_clients:3"]);
@@ -121,20 +121,6 @@ fn the_text_view_counts_what_runs_and_an_unknown_challenge_is_refused() {
     let out = run(&["workload", "check", &file, "--track-params", "no_such:1"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no_such"));
-}
-
-/// A copy of the folder `from` at `to`.
-fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
 
 #[test]

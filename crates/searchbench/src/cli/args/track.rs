@@ -16,6 +16,12 @@ pub struct TrackArgs {
     /// default.
     #[arg(long, alias = "test-procedure", value_name = "NAME")]
     pub challenge: Option<String>,
+    /// For a Rally track / OSB workload: a quick run that checks the track works, as the
+    /// tools' --test-mode: at most one iteration per client, no warm-up, time periods cut to
+    /// 10 s, no target throughput, and corpora of more than 1,000 documents read from their
+    /// 1,000-document sample (`documents-1k.json` beside `documents.json.bz2`).
+    #[arg(long)]
+    pub test_mode: bool,
 }
 
 impl TrackArgs {

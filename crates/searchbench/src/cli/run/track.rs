@@ -45,7 +45,8 @@ pub async fn run_track(path: &Path, args: &RunArgs) -> CliResult {
     let params = args.track.params()?;
     let d = read(path, &params).map_err(|e| usage(e.to_string()))?;
     let procedure = runnable::procedure(&d, args.track.challenge.as_deref()).map_err(usage)?;
-    let planned = plan::plan(&d, procedure).map_err(|e| usage(e.to_string()))?;
+    let planned =
+        plan::plan(&d, procedure, args.track.test_mode).map_err(|e| usage(e.to_string()))?;
     if !planned.missing.is_empty() {
         return Err(usage(format!(
             "{}: the documents of {} are not here: download the track's corpora beside it \
@@ -66,6 +67,7 @@ pub async fn run_track(path: &Path, args: &RunArgs) -> CliResult {
         params: &params,
         save: &save,
         interrupt,
+        test_mode: args.track.test_mode,
     };
     let result = track_run::run(&d, procedure, planned, &cluster, &spec, &terminal)
         .await

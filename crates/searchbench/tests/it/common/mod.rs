@@ -325,3 +325,17 @@ pub fn interrupt_and_wait(
         std::thread::sleep(Duration::from_millis(100));
     }
 }
+
+/// A copy of the folder `from` at `to`, sub-folders included.
+pub fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
