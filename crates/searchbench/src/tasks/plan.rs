@@ -184,17 +184,26 @@ fn bulk(
     }
     let dir = d.path.parent().unwrap_or(std::path::Path::new("."));
     let mut loads: Vec<(String, Vec<PathBuf>)> = Vec::new();
+    let mut streams: Vec<String> = Vec::new();
     for s in d.track.sources() {
         if corpora.as_ref().is_some_and(|c| !c.contains(&s.corpus)) {
             continue;
         }
-        let Some(index) = s.target_index.clone().or(s.target_data_stream.clone()) else {
-            continue;
+        let what = format!("corpus {} file {}", s.corpus, s.documents.source_file);
+        let index = match (&s.target_index, &s.target_data_stream) {
+            (Some(index), _) => index.clone(),
+            (None, Some(stream)) => {
+                // The driver writes with the `index` action; a data stream takes `create`.
+                if indices.as_ref().is_none_or(|i| i.contains(stream)) {
+                    streams.push(stream.clone());
+                }
+                continue;
+            }
+            (None, None) => continue,
         };
         if indices.as_ref().is_some_and(|i| !i.contains(&index)) {
             continue;
         }
-        let what = format!("corpus {} file {}", s.corpus, s.documents.source_file);
         if s.includes_action_and_meta_data {
             not_run.push(Item {
                 what,
@@ -215,6 +224,13 @@ fn bulk(
                 how: "not here (nor decompressed): download it first".into(),
             }),
         }
+    }
+    if loads.is_empty() && !streams.is_empty() {
+        streams.dedup();
+        return Err(Unplanned::NotYet(format!(
+            "it loads data stream(s) {}: a bulk into a data stream does not run yet",
+            streams.join(", ")
+        )));
     }
     if loads.is_empty() {
         return Err(Unplanned::Missing(

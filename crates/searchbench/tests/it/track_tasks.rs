@@ -44,6 +44,10 @@ fn track() -> String {
     {{"name": "searches", "operation": "all", "clients": 2, "warmup-iterations": 5, "iterations": 20}},
     {{"name": "paced", "operation": "all", "iterations": 10, "target-throughput": 20}},
     {{"operation": "missing", "iterations": 3}},
+    {{"name": "open-pit", "operation": {{"operation-type": "open-point-in-time", "index": "{INDEX}"}}}},
+    {{"name": "pit-pages", "operation": {{"operation-type": "search", "with-point-in-time-from": "open-pit",
+      "pages": 3, "results-per-page": 100, "body": {{"query": {{"match_all": {{}}}}, "sort": [{{"n": "asc"}}]}}}}}},
+    {{"name": "close-pit", "operation": {{"operation-type": "close-point-in-time", "with-point-in-time-from": "open-pit"}}}},
     {{"parallel": {{"completed-by": "nap", "tasks": [
       {{"name": "nap", "operation": {{"operation-type": "sleep", "duration": 1.5}}}},
       {{"name": "busy", "operation": "all", "time-period": 60}}
@@ -136,6 +140,18 @@ fn a_challenge_runs_task_by_task_with_the_tools_semantics() {
         load["ops"].as_u64().unwrap() >= 5 && load["errors"] == 0,
         "{load}"
     );
+    // A point in time opened by one task, paged through by the next (3 pages of 100 of the
+    // 502 documents, by search_after), closed by the third.
+    for task in ["open-pit", "close-pit"] {
+        let r = row(&result, task);
+        assert_eq!(
+            (r["ops"].as_u64(), r["errors"].as_u64()),
+            (Some(1), Some(0)),
+            "{task}: {r}"
+        );
+    }
+    let pages = row(&result, "pit-pages");
+    assert_eq!(pages["errors"], 0, "{pages}");
     // Iterations are per client, the warm-up is not counted.
     let searches = row(&result, "searches");
     assert_eq!(searches["ops"], 40, "{searches}");

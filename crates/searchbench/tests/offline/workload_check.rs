@@ -73,6 +73,14 @@ fn a_real_track_is_listed_task_by_task_with_what_runs_and_why_not() {
     let check = check_json(&[&fixture("osb/big5/workload.json")]);
     assert_eq!(check["procedure_word"], "test procedure");
     assert_eq!(item(&check, "task match-all (search)")["runs"], true);
+    // Rally's big5 loads a data stream: said, not taken for a missing download.
+    let check = check_json(&[&fixture("rally/big5/track.json")]);
+    let load = item(&check, "task bulk-index (bulk)");
+    assert_eq!(load["runs"], false);
+    assert!(
+        load["how"].as_str().unwrap().contains("data stream"),
+        "{load}"
+    );
 }
 
 #[test]
