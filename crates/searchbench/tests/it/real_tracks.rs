@@ -174,3 +174,36 @@ fn osb_nested_runs_every_step_but_its_python_queries() {
     assert!(task(&r, "nested-date-histo")["ops"].as_u64().unwrap() >= 1);
     common::fresh_index("sonested", None);
 }
+
+/// A track whose task fails every operation: the run is done but failed (exit 3), the task's
+/// row says how many failed and why.
+#[test]
+fn a_track_with_failed_operations_exits_3() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("track.json");
+    std::fs::write(
+        &file,
+        r#"{"operations": [{"name": "nowhere", "operation-type": "search",
+              "index": "searchbench-test-track-no-such-index", "body": {"query": {"match_all": {}}}}],
+            "schedule": [{"operation": "nowhere", "iterations": 2}]}"#,
+    )
+    .unwrap();
+    let json = dir.path().join("r.json");
+    let out = common::bin()
+        .args(["run", "--url", node_url(), "--quiet", "--workload-file"])
+        .arg(&file)
+        .arg("--json")
+        .arg(&json)
+        .arg("--store")
+        .arg(dir.path().join("results.db"))
+        .output()
+        .unwrap();
+    let text = common::streams(&out);
+    assert_eq!(out.status.code(), Some(3), "{text}");
+    assert!(
+        text.contains("failed operations in nowhere (2 of 2)"),
+        "{text}"
+    );
+    let r: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(task(&r, "nowhere")["errors"], 2, "{r}");
+}
