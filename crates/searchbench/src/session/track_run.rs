@@ -124,8 +124,11 @@ pub async fn run(
             .unwrap_or_default();
         let failed: Vec<String> = tasks
             .iter()
-            .filter(|t| t.errors > 0)
-            .map(|t| format!("{} ({} of {})", t.task, t.errors, t.ops))
+            .filter_map(|t| match (t.errors, &t.first_error) {
+                (0, None) => None,
+                (0, Some(e)) => Some(format!("{} ({e})", t.task)),
+                (n, _) => Some(format!("{} ({n} of {})", t.task, t.ops)),
+            })
             .collect();
         Ok(TrackRunResult {
             track: d.name.clone(),

@@ -110,7 +110,29 @@ pub fn of_loads(task: &str, reports: &[crate::ingest::IngestReport]) -> TaskFigu
         (!h.is_empty()).then(|| PERCENTILES.map(|p| h.value_at_quantile(p / 100.0) as f64 / 1000.0))
     });
     let started = reports.first().map(|r| r.started_unix * 1000);
-    let first_error = reports.iter().find_map(|r| r.error.clone());
+    // A load can fail without a failed request: the driver's own error, documents the engine
+    // refused item by item, counts that do not reconcile. Each fails the task.
+    let first_error = reports.iter().find_map(|r| {
+        let c = &r.counts;
+        r.error.clone().or_else(|| {
+            // `failed` is every document in the failure file, the refused among them.
+            let refused = c.failed;
+            if refused > 0 {
+                Some(format!(
+                    "{refused} document(s) of {} not taken (see {})",
+                    r.index,
+                    r.failures_file.as_ref().map_or_else(
+                        || "the failure file".to_string(),
+                        |f| f.display().to_string()
+                    )
+                ))
+            } else if !c.reconciled {
+                Some(format!("{}: the counts do not reconcile", r.index))
+            } else {
+                None
+            }
+        })
+    });
     TaskFigures {
         task: task.to_string(),
         operation_type: "bulk".into(),

@@ -207,3 +207,50 @@ fn a_track_with_failed_operations_exits_3() {
     let r: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     assert_eq!(task(&r, "nowhere")["errors"], 2, "{r}");
 }
+
+/// A bulk whose documents the engine refuses item by item (no request fails) fails its task
+/// and the run, naming how many were not taken.
+#[test]
+fn a_bulk_with_refused_documents_fails_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("track.json");
+    std::fs::write(
+        &file,
+        r#"{"indices": [{"name": "searchbench-test-track-refused", "body": "index.json"}],
+            "corpora": [{"name": "c", "documents": [{"source-file": "docs.json", "document-count": 3}]}],
+            "operations": [{"name": "load", "operation-type": "bulk", "bulk-size": 10}],
+            "schedule": [{"operation": "delete-index"}, {"operation": "create-index"},
+                         {"operation": "load"}]}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("index.json"),
+        r#"{"mappings": {"dynamic": "strict", "properties": {"n": {"type": "long"}}}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("docs.json"),
+        "{\"n\": 1}\n{\"n\": \"abc\"}\n{\"x\": 2}\n",
+    )
+    .unwrap();
+    let out = common::bin()
+        .args([
+            "run",
+            "--url",
+            node_url(),
+            "--quiet",
+            "--no-store",
+            "--workload-file",
+        ])
+        .arg(&file)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let text = common::streams(&out);
+    assert_eq!(out.status.code(), Some(3), "{text}");
+    assert!(
+        text.contains("2 document(s) of searchbench-test-track-refused not taken"),
+        "{text}"
+    );
+    common::fresh_index("searchbench-test-track-refused", None);
+}

@@ -61,7 +61,7 @@ pub fn print(r: &TrackRunResult) {
         ]);
     }
     outln!("{t}");
-    for task in r.tasks.iter().filter(|t| t.errors > 0) {
+    for task in &r.tasks {
         if let Some(e) = &task.first_error {
             sayln!("task {}: first error: {e}", task.task);
         }
