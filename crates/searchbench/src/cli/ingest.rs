@@ -24,10 +24,12 @@ pub struct IngestArgs {
     /// logs, cluster-metrics, transactions.
     pub workload: Option<String>,
     /// Input file(s) instead of the generator: NDJSON (one JSON object per line) or CSV with a
-    /// header; `.gz` or gzip content is decompressed; `-` is stdin. Repeat for several.
+    /// header; gzip, bzip2 and zstd files (by content or by .gz/.bz2/.zst) are decompressed as
+    /// they are read; `-` is stdin. Repeat for several.
     #[arg(long = "file", value_name = "PATH")]
     pub files: Vec<String>,
-    /// Format of the input files (by default from the extension: .csv[.gz] is CSV, else NDJSON).
+    /// Format of the input files (by default from the extension: .csv, compressed or not, is
+    /// CSV, else NDJSON).
     #[arg(long, value_enum, default_value_t = Format::Auto)]
     pub format: Format,
     /// Index to load into (default: the workload's, or searchbench-<first file name>).

@@ -197,8 +197,9 @@ pub async fn run(args: WorkloadArgs) -> CliResult {
             let usage = |e: String| CliError::usage(anyhow::anyhow!(e));
             let d = crate::workload::track::read(&file, &track.params()?)
                 .map_err(|e| usage(e.to_string()))?;
-            let check = crate::tasks::plan::check(&d, track.challenge.as_deref(), track.test_mode)
-                .map_err(|e| usage(e.to_string()))?;
+            let check =
+                crate::tasks::plan::check(&d, track.challenge.as_deref(), &track.plan_spec()?)
+                    .map_err(|e| usage(e.to_string()))?;
             if json {
                 outln!(
                     "{}",

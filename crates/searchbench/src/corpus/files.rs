@@ -1,5 +1,6 @@
 //! The user's own files as corpora: NDJSON (one JSON object per line) and CSV with a header,
-//! plain or gzip-compressed (by `.gz` extension or by the gzip magic bytes), or stdin (`-`).
+//! plain or compressed (gzip, bzip2 or zstd, found by the first bytes or by the name:
+//! [`compressed`]), or stdin (`-`).
 //!
 //! Bad input never ends a corpus: a line that is not a JSON object, or a CSV record with the
 //! wrong number of fields or a cell that does not fit its type, comes back as
@@ -8,7 +9,7 @@
 //!
 //! Bytes become lines in one place (`Lines`), whatever they come from, and resident memory
 //! never grows with the file: a plain NDJSON file is mapped with only a few MiB of it resident
-//! ([`mapped`]); anything else (CSV, gzip, stdin, pipes) goes through a read buffer of
+//! ([`mapped`]); anything else (CSV, compressed files, stdin, pipes) goes through a read buffer of
 //! [`READ_BUFFER`] bytes ([`plain`] for a regular file). A regular file is read up to the
 //! size it had when it was opened, and one cut short under the reader ends the corpus with an
 //! error naming the byte where reading stopped ([`plain::Truncated`]). An over-long NDJSON
@@ -17,15 +18,16 @@
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
-use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use super::csv_types::{self, CsvTypes, TypedColumns};
 use super::csvdoc::CsvToJson;
 use super::{transactions, BadLine, CorpusError, DocSource, Item};
+use compressed::Compression;
 use record_bound::RecordBound;
 
+pub mod compressed;
 pub mod json_check;
 pub mod mapped;
 pub mod plain;
@@ -44,8 +46,8 @@ pub const DEFAULT_MAX_LINE: usize = 100 << 20;
 /// How much of an over-long line the failure file keeps, to recognise it by.
 pub const OVER_LONG_PREFIX: usize = 1024;
 
-/// Opens `path` (`-` = stdin) for reading, decompressing gzip when the name ends in `.gz` or
-/// the content starts with the gzip magic bytes.
+/// Opens `path` (`-` = stdin) for reading, decompressing gzip, bzip2 or zstd as the content's
+/// first bytes (or else the name) say ([`compressed::Compression`]).
 pub fn open_input(path: &str) -> Result<Box<dyn BufRead + Send>, CorpusError> {
     Ok(open_input_counted(path)?.0)
 }
@@ -53,7 +55,7 @@ pub fn open_input(path: &str) -> Result<Box<dyn BufRead + Send>, CorpusError> {
 /// Bytes of a compressed file consumed so far, to say where a corrupt one stopped.
 pub type CompressedRead = Arc<AtomicU64>;
 
-/// [`open_input`], with the count of compressed bytes read when the input is gzip.
+/// [`open_input`], with the count of compressed bytes read when the input is compressed.
 pub fn open_input_counted(
     path: &str,
 ) -> Result<(Box<dyn BufRead + Send>, Option<CompressedRead>), CorpusError> {
@@ -79,14 +81,9 @@ pub fn open_input_counted(
     };
     let mut reader = BufReader::with_capacity(READ_BUFFER, counted);
     let magic = reader.fill_buf().map_err(io)?;
-    let gzip =
-        magic.starts_with(&[0x1f, 0x8b]) || Path::new(path).extension() == Some("gz".as_ref());
-    if gzip {
-        let decoded =
-            BufReader::with_capacity(READ_BUFFER, flate2::bufread::MultiGzDecoder::new(reader));
-        Ok((Box::new(decoded), Some(read)))
-    } else {
-        Ok((Box::new(reader), None))
+    match Compression::sniff(magic, path) {
+        Compression::None => Ok((Box::new(reader), None)),
+        c => Ok((c.decode(reader).map_err(io)?, Some(read))),
     }
 }
 
@@ -123,8 +120,9 @@ fn read_error(
 /// else (`*.ndjson`, `*.json`, `*.jsonl`, `-` for stdin, ... with or without `.gz`) →
 /// [`NdjsonReader`].
 pub fn open(path: &str) -> Result<Box<dyn DocSource>, CorpusError> {
-    let name = path
-        .strip_suffix(".gz")
+    let name = [".gz", ".bz2", ".zst"]
+        .iter()
+        .find_map(|ext| path.strip_suffix(ext))
         .unwrap_or(path)
         .to_ascii_lowercase();
     if name.ends_with(".csv") {
@@ -291,12 +289,12 @@ impl NdjsonReader {
     }
 }
 
-/// `path` opened to be read through a mapping, when it is a non-empty regular file whose name
-/// does not end in `.gz` and whose content does not start with the gzip magic bytes; `None`
-/// for anything else (stdin, a pipe, a device, gzip, a file the OS will not map).
+/// `path` opened to be read through a mapping, when it is a non-empty regular file neither its
+/// name nor its first bytes say is compressed; `None` for anything else (stdin, a pipe, a
+/// device, a compressed file, a file the OS will not map).
 fn mappable(path: &str) -> Result<Option<mapped::MappedFile>, CorpusError> {
     use std::os::unix::fs::FileExt as _;
-    if path == "-" || Path::new(path).extension() == Some("gz".as_ref()) {
+    if path == "-" || Compression::by_name(path) {
         return Ok(None);
     }
     let io = |source| CorpusError::Io {
@@ -307,8 +305,9 @@ fn mappable(path: &str) -> Result<Option<mapped::MappedFile>, CorpusError> {
     if !file.metadata().map_err(io)?.is_file() {
         return Ok(None);
     }
-    let mut magic = [0u8; 2];
-    if file.read_at(&mut magic, 0).map_err(io)? == 2 && magic == [0x1f, 0x8b] {
+    let mut magic = [0u8; 4];
+    let n = file.read_at(&mut magic, 0).map_err(io)?;
+    if Compression::sniff(&magic[..n], path) != Compression::None {
         return Ok(None);
     }
     mapped::MappedFile::open(file).map_err(io)

@@ -13,6 +13,7 @@ pub mod csvdoc;
 pub mod files;
 pub mod logs;
 pub mod text;
+pub mod track_file;
 pub mod transactions;
 pub mod truth_file;
 mod words;

@@ -18,7 +18,37 @@ pub enum IdMode {
     Sequential,
 }
 
+/// The action line each document goes with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BulkAction {
+    /// `index`, with the `_id` [`IdMode`] says.
+    #[default]
+    Index,
+    /// `create` with no `_id`: what a data stream takes.
+    Create,
+    /// The corpus's own: each document is its action line and its source (Rally's
+    /// `includes-action-and-meta-data`), sent as they are.
+    FromCorpus,
+}
+
+impl BulkAction {
+    pub fn is_index(&self) -> bool {
+        *self == BulkAction::Index
+    }
+
+    /// How the documents' ids are known: only `index` lines written here carry the ids
+    /// `ids` asks for; a resent `create` or corpus line must be taken as server-picked.
+    pub fn ids(self, ids: IdMode) -> IdMode {
+        match self {
+            BulkAction::Index => ids,
+            BulkAction::Create | BulkAction::FromCorpus => IdMode::Auto,
+        }
+    }
+}
+
 const AUTO_ACTION: &[u8] = b"{\"index\":{}}\n";
+const CREATE_ACTION: &[u8] = b"{\"create\":{}}\n";
 const ID_PREFIX: &[u8] = b"{\"index\":{\"_id\":\"";
 const ID_SUFFIX: &[u8] = b"\"}}\n";
 
@@ -79,12 +109,21 @@ impl Batch {
     }
 }
 
-/// Writes the action line for a document with ordinal `ordinal`.
+/// Writes the action line for a document with ordinal `ordinal` (none when the corpus has its
+/// own).
 #[inline]
-pub fn write_action(out: &mut Vec<u8>, ids: IdMode, ordinal: u64, itoa_buf: &mut itoa::Buffer) {
-    match ids {
-        IdMode::Auto => out.extend_from_slice(AUTO_ACTION),
-        IdMode::Sequential => {
+pub fn write_action(
+    out: &mut Vec<u8>,
+    action: BulkAction,
+    ids: IdMode,
+    ordinal: u64,
+    itoa_buf: &mut itoa::Buffer,
+) {
+    match (action, ids) {
+        (BulkAction::FromCorpus, _) => {}
+        (BulkAction::Create, _) => out.extend_from_slice(CREATE_ACTION),
+        (BulkAction::Index, IdMode::Auto) => out.extend_from_slice(AUTO_ACTION),
+        (BulkAction::Index, IdMode::Sequential) => {
             out.extend_from_slice(ID_PREFIX);
             out.extend_from_slice(itoa_buf.format(ordinal).as_bytes());
             out.extend_from_slice(ID_SUFFIX);
@@ -161,7 +200,13 @@ mod tests {
         let mut buf = itoa::Buffer::new();
         for (i, doc) in [&b"{\"a\":1}"[..], b"{\"b\":2}"].iter().enumerate() {
             b.starts.push(b.body.len());
-            write_action(&mut b.body, IdMode::Sequential, 41 + i as u64, &mut buf);
+            write_action(
+                &mut b.body,
+                BulkAction::Index,
+                IdMode::Sequential,
+                41 + i as u64,
+                &mut buf,
+            );
             b.body.extend_from_slice(doc);
             b.body.push(b'\n');
         }
@@ -173,8 +218,30 @@ mod tests {
         assert_eq!(b.doc(&b.body, 1), b"{\"b\":2}");
         assert_eq!(b.ordinal(1), 42);
         let mut auto = Vec::new();
-        write_action(&mut auto, IdMode::Auto, 7, &mut buf);
+        write_action(&mut auto, BulkAction::Index, IdMode::Auto, 7, &mut buf);
         assert_eq!(auto, b"{\"index\":{}}\n");
+        // A data stream takes `create`, with ids the server picks whatever `ids` says.
+        let mut create = Vec::new();
+        write_action(
+            &mut create,
+            BulkAction::Create,
+            IdMode::Sequential,
+            7,
+            &mut buf,
+        );
+        assert_eq!(create, b"{\"create\":{}}\n");
+        assert_eq!(BulkAction::Create.ids(IdMode::Sequential), IdMode::Auto);
+        // A corpus with its own action lines gets none written.
+        let mut none = Vec::new();
+        write_action(
+            &mut none,
+            BulkAction::FromCorpus,
+            IdMode::Sequential,
+            7,
+            &mut buf,
+        );
+        assert!(none.is_empty());
+        assert_eq!(BulkAction::FromCorpus.ids(IdMode::Sequential), IdMode::Auto);
     }
 
     #[test]

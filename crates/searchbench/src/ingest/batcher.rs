@@ -31,7 +31,7 @@ pub(super) fn run(
         let mut end: Option<Result<(), IngestError>> = None;
         while batch.starts.len() < bulk_docs && batch.body.len() < bulk_bytes {
             let mark = batch.body.len();
-            write_action(&mut batch.body, cfg.ids, ordinal, &mut itoa_buf);
+            write_action(&mut batch.body, cfg.action, cfg.ids, ordinal, &mut itoa_buf);
             match source.next_into(&mut batch.body) {
                 Ok(Some(Item::Doc)) => {
                     batch.body.push(b'\n');

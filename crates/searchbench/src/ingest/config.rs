@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use super::backoff::Backoff;
-use super::batch::IdMode;
+use super::batch::{BulkAction, IdMode};
 use super::retry::RetryPolicy;
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -17,7 +17,11 @@ pub struct DriverConfig {
     pub clients: usize,
     pub gzip: bool,
     pub max_retries: u32,
+    /// Applies to `index` actions only (see [`BulkAction::ids`]).
     pub ids: IdMode,
+    /// Kept in the configuration only when it is not `index`, so earlier runs compare alike.
+    #[serde(skip_serializing_if = "BulkAction::is_index")]
+    pub action: BulkAction,
     pub fail_fast: bool,
     /// The ingest pipeline every bulk request goes through (`?pipeline=`), if any.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -48,6 +52,7 @@ impl DriverConfig {
             gzip: false,
             max_retries: 8,
             ids: IdMode::Sequential,
+            action: BulkAction::Index,
             fail_fast: false,
             pipeline: None,
             backoff_base: Duration::from_millis(100),

@@ -51,6 +51,9 @@ pub struct Reuse {
     pub replace: bool,
     /// Keep it (ours or not) and load into it; no body is applied.
     pub append: bool,
+    /// The target is a data stream: made, when missing, from the index template that matches
+    /// its name (as a `create` would make it), never as an index of that name.
+    pub data_stream: bool,
 }
 
 /// Names Elasticsearch/OpenSearch accept for an index (and that are safe in a URL path).
@@ -115,7 +118,7 @@ pub async fn prepare(
 ) -> Result<Previous, IngestError> {
     let reuse = Reuse {
         replace,
-        append: false,
+        ..Reuse::default()
     };
     Ok(setup(target, index, body, reuse).await?.previous)
 }
@@ -145,6 +148,15 @@ pub async fn setup(
         }),
         None => None,
     };
+    if reuse.data_stream && existing.is_none() {
+        target
+            .send(Method::PUT, &format!("/_data_stream/{index}"), None)
+            .await?;
+        return Ok(Prepared {
+            previous: Previous::Nothing,
+            existing,
+        });
+    }
     let previous = match &existing {
         None => Previous::Nothing,
         Some(_) if reuse.append => Previous::Appended,

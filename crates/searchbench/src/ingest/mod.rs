@@ -32,7 +32,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use reqwest::Method;
 use serde::{Deserialize, Serialize};
 
-pub use batch::{Batch, IdMode, PoolStats};
+pub use batch::{Batch, BulkAction, IdMode, PoolStats};
 pub use config::DriverConfig;
 pub use control::{Cancel, Controls, Progress, ProgressTx, SecondsTx};
 pub use driver::LoadOutcome;
@@ -328,6 +328,7 @@ pub async fn ingest_streaming(
     let reuse = index::Reuse {
         replace: plan.replace,
         append: plan.append,
+        data_stream: plan.driver.action == BulkAction::Create,
     };
     let prepared = index::setup(target, &index, &plan.index_body, reuse).await?;
     let index_count_before = match prepared.previous {

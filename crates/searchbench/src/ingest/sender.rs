@@ -205,12 +205,12 @@ async fn deliver_bytes(
             .collect();
         let mut stop = None;
         if let Some(why) = missing {
-            if policy.retry_missing(attempt, cfg.ids) && !stopping {
+            if policy.retry_missing(attempt, cfg.action.ids(cfg.ids)) && !stopping {
                 shared
                     .missing_items
                     .fetch_add(without.len() as u64, Relaxed);
             } else {
-                let tail = policy.why_not_resent(attempt, cfg.ids, stopping);
+                let tail = policy.why_not_resent(attempt, cfg.action.ids(cfg.ids), stopping);
                 let reason = format!("{NO_ITEM} ({why}){tail}");
                 shared.give_up(batch, full, &without, status, attempt + 1, &reason)?;
                 stop = Some(IngestError::Bulk {

@@ -10,6 +10,15 @@ pub struct Chain {
 }
 
 impl Chain {
+    /// `sources` read one after the other: the one source itself when there is one.
+    pub fn of(mut sources: Vec<Box<dyn DocSource>>) -> Box<dyn DocSource> {
+        if sources.len() == 1 {
+            sources.remove(0)
+        } else {
+            Box::new(Chain::new(sources))
+        }
+    }
+
     pub fn new(sources: Vec<Box<dyn DocSource>>) -> Self {
         let mut n = 0u32;
         let first_file = sources

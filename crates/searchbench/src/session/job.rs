@@ -37,7 +37,7 @@ impl std::fmt::Debug for Job {
 /// How to read the user's files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FileFormat {
-    /// By extension: `.csv[.gz]` is CSV, anything else NDJSON.
+    /// By extension: `.csv` (compressed or not) is CSV, anything else NDJSON.
     Auto,
     Ndjson,
     Csv,
@@ -131,7 +131,9 @@ impl Job {
                 FileFormat::Ndjson => false,
                 FileFormat::Auto => {
                     let p = path.to_ascii_lowercase();
-                    p.ends_with(".csv") || p.ends_with(".csv.gz")
+                    [".csv", ".csv.gz", ".csv.bz2", ".csv.zst"]
+                        .iter()
+                        .any(|ext| p.ends_with(ext))
                 }
             };
             let source: Box<dyn DocSource> = match (csv, &convert) {
@@ -167,11 +169,7 @@ impl Job {
             (None, Some(mapping)) => serde_json::json!({ "mappings": mapping }),
             (None, None) => serde_json::json!({}),
         };
-        let source: Box<dyn DocSource> = if sources.len() == 1 {
-            sources.remove(0)
-        } else {
-            Box::new(Chain::new(sources))
-        };
+        let source = Chain::of(sources);
         Ok(Job {
             source,
             index,
@@ -192,6 +190,8 @@ pub fn index_from_path(path: &str) -> String {
         .unwrap_or("stdin");
     let stem = name
         .trim_end_matches(".gz")
+        .trim_end_matches(".bz2")
+        .trim_end_matches(".zst")
         .trim_end_matches(".ndjson")
         .trim_end_matches(".jsonl")
         .trim_end_matches(".json")

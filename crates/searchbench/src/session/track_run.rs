@@ -10,15 +10,18 @@ use serde_json::json;
 use tokio::sync::{watch, OnceCell};
 
 use super::ingest::LoadSpec;
-use super::job::{FileFormat, FilesSpec, Job};
+use super::job::Job;
 use super::lifecycle::{self, Measurements, Phase, Plan, Stage, Step, Work};
 use super::record::{HtmlReport, Recording, SaveSpec, StoreSink};
 use super::{ClusterSpec, Observer, SessionError};
 use crate::cancel::Cancel;
-use crate::corpus::LineCheck;
+use crate::corpus::track_file::TrackFile;
+use crate::corpus::DocSource;
+use crate::ingest::source::Chain;
+use crate::ingest::BulkAction;
 use crate::store::Kind;
 use crate::tasks::figures::{self, TaskFigures};
-use crate::tasks::plan::{self as task_plan, BulkSpec, Item, TaskPlan};
+use crate::tasks::plan::{self as task_plan, BulkLoad, BulkSpec, Item, TaskPlan};
 use crate::tasks::{Context, TaskSpec};
 use crate::workload::track::model::Procedure;
 use crate::workload::track::Definition;
@@ -251,22 +254,17 @@ impl Phase for BulkPhase<'_> {
         Box::pin(async move {
             let mut reports = Vec::new();
             let mut all = Measurements::default();
-            for (index, files) in &self.spec.loads {
-                let files_spec = FilesSpec {
-                    files: files.iter().map(|f| f.display().to_string()).collect(),
-                    format: FileFormat::Ndjson,
-                    workload: None,
-                    index: Some(index.clone()),
-                    convert_dates: Vec::new(),
-                    line_check: LineCheck::Engine,
-                    csv_types: Default::default(),
-                    max_line: crate::corpus::files::DEFAULT_MAX_LINE,
-                };
-                let job = Job::files(&files_spec)?;
-                let mut load = LoadSpec::new(index.clone());
+            for l in &self.spec.loads {
+                let job = load_job(l)?;
+                let mut load = LoadSpec::new(l.target.clone());
                 load.driver.bulk_docs = self.spec.bulk_size;
                 load.driver.clients = self.spec.clients;
                 load.driver.warmup = self.spec.warmup;
+                load.driver.action = match (l.data_stream, l.with_meta) {
+                    (_, true) => BulkAction::FromCorpus,
+                    (true, false) => BulkAction::Create,
+                    (false, false) => BulkAction::Index,
+                };
                 load.append = true;
                 load.cancel = Some(self.interrupt.clone());
                 let pids = stage.engine_pids.to_vec();
@@ -286,4 +284,24 @@ impl Phase for BulkPhase<'_> {
             Ok(all)
         })
     }
+}
+
+/// The documents of one load: the entries' files read one after the other, each held to the
+/// count its entry declares.
+fn load_job(l: &BulkLoad) -> Result<Job, SessionError> {
+    let mut sources: Vec<Box<dyn DocSource>> = Vec::new();
+    for f in &l.files {
+        sources.push(Box::new(TrackFile::open(f.clone())?));
+    }
+    let source = Chain::of(sources);
+    Ok(Job {
+        source,
+        index: l.target.clone(),
+        // The track made the index (or the template of the data stream): the load appends.
+        index_body: serde_json::json!({}),
+        workload: "track".into(),
+        seed: None,
+        truth: None,
+        csv_mapping: None,
+    })
 }

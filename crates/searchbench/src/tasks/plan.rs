@@ -9,6 +9,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::TaskSpec;
+use crate::corpus::track_file::EntryFile;
 use crate::workload::track::model::{self, Procedure};
 use crate::workload::track::Definition;
 
@@ -57,7 +58,8 @@ pub struct Planned {
     pub steps: Vec<Vec<(TaskPlan, bool)>>,
     /// What does not run, and why.
     pub not_run: Vec<Item>,
-    /// The tasks whose documents are not here.
+    /// The tasks whose documents are not here, each with the files it lacks, where they were
+    /// looked for and where they come from.
     pub missing: Vec<String>,
 }
 
@@ -69,22 +71,44 @@ pub enum TaskPlan {
     Bulk(BulkSpec),
 }
 
-/// A bulk task: its documents, by target index, loaded by the driver one index after the
-/// other with the task's clients, bulk size and warm-up.
+/// A bulk task: its documents, by target, loaded by the driver one target after the other
+/// with the task's clients, bulk size and warm-up.
 #[derive(Debug, Clone)]
 pub struct BulkSpec {
     pub name: String,
-    pub loads: Vec<(String, Vec<PathBuf>)>,
+    pub loads: Vec<BulkLoad>,
     pub bulk_size: usize,
     pub clients: usize,
     pub warmup: Duration,
+}
+
+/// The documents a bulk task loads into one target, read in the track's order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BulkLoad {
+    /// An index, or a data stream (written with `create`).
+    pub target: String,
+    pub data_stream: bool,
+    /// The files carry their own action lines (`includes-action-and-meta-data`).
+    pub with_meta: bool,
+    pub files: Vec<EntryFile>,
+}
+
+/// How a challenge is planned beyond its definition.
+#[derive(Debug, Clone, Default)]
+pub struct PlanSpec {
+    /// The tools' `--test-mode` (see [`TaskSpec::for_test_mode`] and [`source_file`]).
+    pub test_mode: bool,
+    /// Where corpus files downloaded elsewhere are (`--corpus-dir`): looked for in
+    /// `DIR/<corpus>/` (the tools' own layout), then `DIR/`, then beside the track.
+    pub corpus_dir: Option<PathBuf>,
 }
 
 /// What of `procedure` runs: each step's tasks (with whether a task's end ends its parallel
 /// block), and what does not run (listed up front, never dropped in silence). A task the
 /// track gets wrong (a value out of its range, a field missing) is an error before anything
 /// runs.
-pub fn plan(d: &Definition, procedure: &Procedure, test_mode: bool) -> Result<Planned, Invalid> {
+pub fn plan(d: &Definition, procedure: &Procedure, spec: &PlanSpec) -> Result<Planned, Invalid> {
+    let test_mode = spec.test_mode;
     let mut planned = Planned::default();
     for step in &procedure.steps {
         let completed_by = match step {
@@ -95,7 +119,7 @@ pub fn plan(d: &Definition, procedure: &Procedure, test_mode: bool) -> Result<Pl
         for t in step.tasks() {
             let what = format!("task {} ({})", t.name, t.operation_type);
             let plan = if t.operation_type == "bulk" {
-                bulk(t, d, test_mode, &mut planned.not_run).map(TaskPlan::Bulk)
+                bulk(t, d, spec).map(TaskPlan::Bulk)
             } else {
                 super::operation::of(t, d)
                     .and_then(|op| TaskSpec::of(t, op).map_err(Unplanned::Invalid))
@@ -124,7 +148,7 @@ pub fn plan(d: &Definition, procedure: &Procedure, test_mode: bool) -> Result<Pl
                     how: why,
                 }),
                 Err(Unplanned::Missing(why)) => {
-                    planned.missing.push(what.clone());
+                    planned.missing.push(format!("{what}: {why}"));
                     planned.not_run.push(Item {
                         what,
                         runs: false,
@@ -141,13 +165,9 @@ pub fn plan(d: &Definition, procedure: &Procedure, test_mode: bool) -> Result<Pl
 }
 
 /// The bulk task `t`: the local files of the documents it loads (its `corpora` and `indices`
-/// when it names them), by target index; what cannot be loaded goes to `not_run`.
-fn bulk(
-    t: &model::Resolved,
-    d: &Definition,
-    test_mode: bool,
-    not_run: &mut Vec<Item>,
-) -> Result<BulkSpec, Unplanned> {
+/// when it names them), by target. Every file it needs must be here: a load of part of a
+/// corpus would be a different benchmark.
+fn bulk(t: &model::Resolved, d: &Definition, spec: &PlanSpec) -> Result<BulkSpec, Unplanned> {
     let p = &t.operation.params;
     let names = |k: &str| -> Option<Vec<String>> {
         match p.get(k)? {
@@ -182,59 +202,47 @@ fn bulk(
             )));
         }
     }
-    let dir = d.path.parent().unwrap_or(std::path::Path::new("."));
-    let mut loads: Vec<(String, Vec<PathBuf>)> = Vec::new();
-    let mut streams: Vec<String> = Vec::new();
+    let mut loads: Vec<BulkLoad> = Vec::new();
+    let mut missing = Vec::new();
     for s in d.track.sources() {
         if corpora.as_ref().is_some_and(|c| !c.contains(&s.corpus)) {
             continue;
         }
-        let what = format!("corpus {} file {}", s.corpus, s.documents.source_file);
-        let index = match (&s.target_index, &s.target_data_stream) {
-            (Some(index), _) => index.clone(),
-            (None, Some(stream)) => {
-                // The driver writes with the `index` action; a data stream takes `create`.
-                if indices.as_ref().is_none_or(|i| i.contains(stream)) {
-                    streams.push(stream.clone());
-                }
-                continue;
-            }
+        let (target, data_stream) = match (&s.target_index, &s.target_data_stream) {
+            (Some(index), _) => (index.clone(), false),
+            (None, Some(stream)) => (stream.clone(), true),
             (None, None) => continue,
         };
-        if indices.as_ref().is_some_and(|i| !i.contains(&index)) {
+        if indices.as_ref().is_some_and(|i| !i.contains(&target)) {
             continue;
         }
-        if s.includes_action_and_meta_data {
-            not_run.push(Item {
-                what,
-                runs: false,
-                how: "documents with action and meta-data lines".into(),
-            });
-            continue;
-        }
-        let source = source_file(&s.documents, test_mode);
-        match crate::workload::track::runnable::local_file(dir, &source) {
-            Some(file) => match loads.iter_mut().find(|(i, _)| *i == index) {
-                Some((_, files)) => files.push(file),
-                None => loads.push((index, vec![file])),
-            },
-            None => not_run.push(Item {
-                what,
-                runs: false,
-                how: "not here (nor decompressed): download it first".into(),
+        let file = match locate(&s, d, spec) {
+            Ok(file) => file,
+            Err(why) => {
+                missing.push(why);
+                continue;
+            }
+        };
+        let with_meta = s.includes_action_and_meta_data;
+        match loads.last_mut() {
+            // Consecutive entries into one target, read alike, are one load.
+            Some(l) if l.target == target && l.with_meta == with_meta => l.files.push(file),
+            _ => loads.push(BulkLoad {
+                target,
+                data_stream,
+                with_meta,
+                files: vec![file],
             }),
         }
     }
-    if loads.is_empty() && !streams.is_empty() {
-        streams.dedup();
-        return Err(Unplanned::NotYet(format!(
-            "it loads data stream(s) {}: a bulk into a data stream does not run yet",
-            streams.join(", ")
-        )));
+    if !missing.is_empty() {
+        return Err(Unplanned::Missing(missing.join("; ")));
     }
     if loads.is_empty() {
-        return Err(Unplanned::Missing(
-            "no local corpus file to load: download the track's documents beside it first".into(),
+        return Err(Unplanned::Invalid(
+            "no documents to load: no corpus of the track goes to the corpora and indices it \
+             names"
+                .into(),
         ));
     }
     let bulk_size = match p.get("bulk-size") {
@@ -261,7 +269,11 @@ fn bulk(
         bulk_size,
         clients: t.clients as usize,
         // Test mode has no warm-up, as in the tools.
-        warmup: Duration::from_secs(t.warmup_time_period.filter(|_| !test_mode).unwrap_or(0)),
+        warmup: Duration::from_secs(
+            t.warmup_time_period
+                .filter(|_| !spec.test_mode)
+                .unwrap_or(0),
+        ),
     })
 }
 
@@ -286,8 +298,16 @@ impl TaskPlan {
                 how
             }
             TaskPlan::Bulk(b) => {
-                let files: usize = b.loads.iter().map(|(_, f)| f.len()).sum();
-                let into: Vec<&str> = b.loads.iter().map(|(i, _)| i.as_str()).collect();
+                let files: usize = b.loads.iter().map(|l| l.files.len()).sum();
+                let into: Vec<String> = b
+                    .loads
+                    .iter()
+                    .map(|l| match (l.data_stream, l.with_meta) {
+                        (true, _) => format!("data stream {}", l.target),
+                        (false, true) => format!("{} (with its action lines)", l.target),
+                        (false, false) => l.target.clone(),
+                    })
+                    .collect();
                 format!(
                     "the driver: {files} file(s) into {}, {} client(s), {} documents per request{}",
                     into.join(", "),
@@ -319,9 +339,9 @@ pub struct Check {
 }
 
 /// The check of challenge `name` (the default when none) of `d`.
-pub fn check(d: &Definition, name: Option<&str>, test_mode: bool) -> Result<Check, Invalid> {
+pub fn check(d: &Definition, name: Option<&str>, spec: &PlanSpec) -> Result<Check, Invalid> {
     let procedure = crate::workload::track::runnable::procedure(d, name).map_err(Invalid)?;
-    let planned = plan(d, procedure, test_mode)?;
+    let planned = plan(d, procedure, spec)?;
     let mut items = Vec::new();
     for step in &planned.steps {
         let parallel = step.len() > 1;
@@ -349,7 +369,6 @@ pub fn check(d: &Definition, name: Option<&str>, test_mode: bool) -> Result<Chec
             .filter(|i| i.what.starts_with("task "))
             .cloned(),
     );
-    let dir = d.path.parent().unwrap_or(std::path::Path::new("."));
     for s in d.track.sources() {
         let count = s
             .documents
@@ -360,27 +379,27 @@ pub fn check(d: &Definition, name: Option<&str>, test_mode: bool) -> Result<Chec
             "corpus {} file {}{count}",
             s.corpus, s.documents.source_file
         );
-        let here = crate::workload::track::runnable::local_file(
-            dir,
-            &source_file(&s.documents, test_mode),
-        );
-        items.push(match (s.includes_action_and_meta_data, here) {
-            (true, _) => Item {
-                what,
-                runs: false,
-                how: "documents with action and meta-data lines".into(),
-            },
-            (false, Some(p)) => Item {
+        items.push(match locate(&s, d, spec) {
+            Ok(file) => Item {
                 what,
                 runs: true,
-                how: format!("here: {}", p.display()),
+                how: format!(
+                    "here: {}{}{}",
+                    file.path,
+                    file.limit
+                        .map(|n| format!(" (its first {n} documents)"))
+                        .unwrap_or_default(),
+                    if s.includes_action_and_meta_data {
+                        ", with its action lines"
+                    } else {
+                        ""
+                    }
+                ),
             },
-            (false, None) => Item {
+            Err(why) => Item {
                 what,
                 runs: false,
-                how: "not here (nor decompressed): download it first; searchbench reads local \
-                      files only (gzip, not bz2/zst)"
-                    .into(),
+                how: why,
             },
         });
     }
@@ -396,12 +415,80 @@ pub fn check(d: &Definition, name: Option<&str>, test_mode: bool) -> Result<Chec
     })
 }
 
+/// The local file of documents entry `s`, or why there is none: where it was looked for and
+/// where it comes from. Looked for in `--corpus-dir DIR/<corpus>/` (the tools' own layout),
+/// then `DIR/`, then beside the track; in each, its decompressed self first (the tools unpack
+/// once and read the plain file after), then the file as the track names it (read compressed).
+/// In test mode an entry of more than 1,000 documents is read from its `-1k` sample when one
+/// is here, else from its first 1,000 documents.
+pub fn locate(s: &model::Source, d: &Definition, spec: &PlanSpec) -> Result<EntryFile, String> {
+    let track_dir = d.path.parent().unwrap_or(std::path::Path::new("."));
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    if let Some(dir) = &spec.corpus_dir {
+        dirs.push(dir.join(&s.corpus));
+        dirs.push(dir.clone());
+    }
+    dirs.push(track_dir.to_path_buf());
+    let find = |name: &str| dirs.iter().find_map(|dir| local_file(dir, name));
+    let with_meta = s.includes_action_and_meta_data;
+    let declared = s.documents.document_count;
+    let sample = source_file(&s.documents, spec.test_mode);
+    if sample != s.documents.source_file {
+        if let Some(path) = find(&sample) {
+            return Ok(EntryFile {
+                path: path.display().to_string(),
+                declared: declared.map(|n| n.min(TEST_MODE_DOCUMENTS)),
+                limit: None,
+                with_meta,
+            });
+        }
+    }
+    if let Some(path) = find(&s.documents.source_file) {
+        return Ok(EntryFile {
+            path: path.display().to_string(),
+            declared,
+            limit: spec.test_mode.then_some(TEST_MODE_DOCUMENTS),
+            with_meta,
+        });
+    }
+    let looked: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+    let from = match &s.base_url {
+        Some(url) => format!(
+            "; it comes from {}/{} (searchbench never downloads: fetch it, then point \
+             --corpus-dir at its folder)",
+            url.trim_end_matches('/'),
+            s.documents.source_file
+        ),
+        None => "; the track gives no base-url to fetch it from".into(),
+    };
+    Err(format!(
+        "corpus {}: {} is not in {}{from}",
+        s.corpus,
+        s.documents.source_file,
+        looked.join(", ")
+    ))
+}
+
+/// The documents of a corpus in test mode, as in the tools.
+pub const TEST_MODE_DOCUMENTS: u64 = 1000;
+
+/// `name` under `dir`: its decompressed self when that is here (`x.json` for `x.json.bz2`),
+/// else the file as named.
+fn local_file(dir: &std::path::Path, name: &str) -> Option<PathBuf> {
+    let plain = [".bz2", ".zst", ".gz"]
+        .iter()
+        .find_map(|ext| name.strip_suffix(ext))
+        .map(|s| dir.join(s))
+        .filter(|p| p.is_file());
+    plain.or_else(|| Some(dir.join(name)).filter(|p| p.is_file()))
+}
+
 /// The file a documents entry is read from: in test mode, as in the tools, an entry of more
 /// than 1,000 documents is read from its 1,000-document sample (`documents-1k.json` for
 /// `documents.json.bz2`).
 pub fn source_file(d: &model::Documents, test_mode: bool) -> String {
     let name = &d.source_file;
-    if !test_mode || d.document_count.is_none_or(|n| n <= 1000) {
+    if !test_mode || d.document_count.is_none_or(|n| n <= TEST_MODE_DOCUMENTS) {
         return name.clone();
     }
     let (stem, compressed) = [".bz2", ".zst", ".gz", ".zip"]

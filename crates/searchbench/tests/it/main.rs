@@ -35,6 +35,7 @@ mod store_compat;
 mod store_concurrency;
 mod sweep;
 mod telemetry;
+mod track_corpora;
 mod track_tasks;
 mod url_credentials;
 mod user_workloads;

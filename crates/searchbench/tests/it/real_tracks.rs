@@ -1,8 +1,9 @@
 //! Real opensearch-benchmark workloads, as written (pinned in `tests/fixtures/tracks/osb`),
 //! run every step of their default test procedure against the shared node, in test mode
 //! (the tools' `--test-mode`: one iteration per client, no warm-up, no target throughput, the
-//! 1,000-document sample of each corpus), each on a small local corpus the test writes where
-//! the tools would have downloaded it.
+//! 1,000-document sample of each corpus, holding its 1,000 documents as the tools' samples
+//! do: a file that does not hold what the track declares fails), each on a small local corpus
+//! the test writes where the tools would have downloaded it.
 
 use std::path::{Path, PathBuf};
 
@@ -82,7 +83,7 @@ fn task<'r>(r: &'r Value, name: &str) -> &'r Value {
 #[test]
 fn osb_so_runs_every_step_of_its_default_test_procedure() {
     let (dir, file) = workload("so");
-    let docs = lines(200, |i| {
+    let docs = lines(1000, |i| {
         format!(
             r#"{{"user": "u{i}", "creationDate": "2008-07-31T21:42:52.667", "title": "how to {i}", "questionId": "{i}", "tags": ["rust", "t{}"], "body": "a question about search {i}", "type": "question"}}"#,
             i % 7
@@ -105,7 +106,7 @@ fn osb_percolator_runs_every_step_of_its_default_test_procedure() {
         "google",
         "ignore me",
     ];
-    let docs = lines(100, |i| {
+    let docs = lines(1000, |i| {
         format!(
             r#"{{"query": {{"match": {{"body": "{} {i}"}}}}}}"#,
             words[i % words.len()]
@@ -124,7 +125,7 @@ fn osb_http_logs_runs_every_step_of_its_default_test_procedure() {
     for year in [
         "181998", "191998", "201998", "211998", "221998", "231998", "241998",
     ] {
-        let docs = lines(150, |i| {
+        let docs = lines(1000, |i| {
             format!(
                 r#"{{"@timestamp": {}, "clientip": "10.0.{}.{}", "request": "GET /images/{i}.gif HTTP/1.0", "status": {}, "size": {}}}"#,
                 893_964_617 + i * 60,
@@ -156,7 +157,7 @@ fn osb_http_logs_runs_every_step_of_its_default_test_procedure() {
 #[test]
 fn osb_nested_runs_every_step_but_its_python_queries() {
     let (dir, file) = workload("nested");
-    let docs = lines(200, |i| {
+    let docs = lines(1000, |i| {
         format!(
             r#"{{"user": "u{i}", "creationDate": "2008-07-31T21:42:52.667Z", "title": "q {i}", "qid": "{i}", "tag": ["t{}"], "answer_count": 2, "answers": [{{"user": "a{i}", "date": "2008-08-01T00:00:00Z"}}, {{"user": "b{i}", "date": "2008-08-02T00:00:00Z"}}]}}"#,
             i % 5

@@ -91,7 +91,7 @@ fn a_challenge_runs_task_by_task_with_the_tools_semantics() {
                 track_run::run(
                     &d,
                     &procedure,
-                    searchbench::tasks::plan::plan(&d, &procedure, false).unwrap(),
+                    searchbench::tasks::plan::plan(&d, &procedure, &Default::default()).unwrap(),
                     &cluster,
                     &track_run::TrackRunSpec {
                         params: &TrackParams::new(),

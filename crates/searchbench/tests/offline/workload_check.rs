@@ -40,15 +40,25 @@ fn a_real_track_is_listed_task_by_task_with_what_runs_and_why_not() {
     let check = check_json(&[&fixture("rally/geonames/track.json")]);
     assert_eq!(check["procedure"], "append-no-conflicts");
     assert_eq!(check["procedure_word"], "challenge");
-    // Its documents are not downloaded: the bulk cannot run, and says why.
+    // Its documents are not downloaded: the bulk cannot run, and says which file is not
+    // where, and where it comes from.
     let load = item(&check, "task index-append (bulk)");
     assert_eq!(load["runs"], false);
-    assert!(load["how"].as_str().unwrap().contains("download"), "{load}");
+    let how = load["how"].as_str().unwrap();
+    assert!(
+        how.starts_with("corpus geonames: documents-2.json.bz2 is not in ")
+            && how.contains(
+                "it comes from https://rally-tracks.elastic.co/geonames/documents-2.json.bz2"
+            )
+            && how.contains("never downloads"),
+        "{load}"
+    );
     let corpus = item(
         &check,
         "corpus geonames file documents-2.json.bz2, 11396503 documents",
     );
     assert_eq!(corpus["runs"], false);
+    assert_eq!(corpus["how"], load["how"]);
     // Admin steps and searches run, with their clients, iterations and pace.
     let merge = item(&check, "task force-merge (force-merge)");
     assert_eq!(merge["runs"], true, "{merge}");
@@ -73,14 +83,17 @@ fn a_real_track_is_listed_task_by_task_with_what_runs_and_why_not() {
     let check = check_json(&[&fixture("osb/big5/workload.json")]);
     assert_eq!(check["procedure_word"], "test procedure");
     assert_eq!(item(&check, "task match-all (search)")["runs"], true);
-    // Rally's big5 loads a data stream: said, not taken for a missing download.
+    // Rally's big5 loads a data stream from eight files: each one missing is named.
     let check = check_json(&[&fixture("rally/big5/track.json")]);
     let load = item(&check, "task bulk-index (bulk)");
     assert_eq!(load["runs"], false);
-    assert!(
-        load["how"].as_str().unwrap().contains("data stream"),
-        "{load}"
-    );
+    let how = load["how"].as_str().unwrap();
+    for n in 1..=8 {
+        assert!(
+            how.contains(&format!("logs-{n}.ndjson.bz2 is not in")),
+            "{how}"
+        );
+    }
 }
 
 #[test]
@@ -125,6 +138,43 @@ fn the_text_view_counts_what_runs_and_an_unknown_challenge_is_refused() {
         "corpus geonames file documents-2.json.bz2, 11396503 documents",
     );
     assert_eq!(corpus["runs"], true, "{corpus}");
+    // Downloaded elsewhere, in the tools' own layout (DIR/<corpus>/file, read as it ships):
+    // found with --corpus-dir; in test mode its first 1,000 documents when no sample is here.
+    let bare = dir.path().join("bare");
+    crate::common::copy_dir(std::path::Path::new(&fixture("rally/geonames")), &bare);
+    let data = dir.path().join("data");
+    std::fs::create_dir_all(data.join("geonames")).unwrap();
+    std::fs::write(data.join("geonames/documents-2.json.bz2"), b"BZh9").unwrap();
+    let bare_file = bare.join("track.json").display().to_string();
+    let check = check_json(&[
+        &bare_file,
+        "--corpus-dir",
+        &data.display().to_string(),
+        "--test-mode",
+    ]);
+    let corpus = item(
+        &check,
+        "corpus geonames file documents-2.json.bz2, 11396503 documents",
+    );
+    assert_eq!(corpus["runs"], true, "{corpus}");
+    assert!(
+        corpus["how"]
+            .as_str()
+            .unwrap()
+            .ends_with("geonames/documents-2.json.bz2 (its first 1000 documents)"),
+        "{corpus}"
+    );
+    let out = run(&[
+        "workload",
+        "check",
+        &bare_file,
+        "--corpus-dir",
+        "/nonexistent",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--corpus-dir /nonexistent: not a folder")
+    );
     // A parameter the track does not read is refused.
     let out = run(&["workload", "check", &file, "--track-params", "no_such:1"]);
     assert_eq!(out.status.code(), Some(2));

@@ -4,6 +4,7 @@
 use clap::Args;
 
 use crate::cli::CliError;
+use crate::tasks::plan::PlanSpec;
 use crate::workload::track::TrackParams;
 
 #[derive(Debug, Clone, Default, Args)]
@@ -19,15 +20,39 @@ pub struct TrackArgs {
     /// For a Rally track / OSB workload: a quick run that checks the track works, as the
     /// tools' --test-mode: at most one iteration per client, no warm-up, time periods cut to
     /// 10 s, no target throughput, and corpora of more than 1,000 documents read from their
-    /// 1,000-document sample (`documents-1k.json` beside `documents.json.bz2`).
+    /// 1,000-document sample (`documents-1k.json` beside `documents.json.bz2`) or else
+    /// their first 1,000 documents.
     #[arg(long)]
     pub test_mode: bool,
+    /// For a Rally track / OSB workload: the folder of its corpus files, downloaded elsewhere
+    /// (never by searchbench). Looked for in DIR/<corpus>/ (where esrally and
+    /// opensearch-benchmark keep them: ~/.rally/benchmarks/data, ~/.benchmark/benchmarks/data),
+    /// then DIR, then beside the track; .bz2, .zst and .gz files are read as they ship.
+    #[arg(long, value_name = "DIR")]
+    pub corpus_dir: Option<std::path::PathBuf>,
 }
 
 impl TrackArgs {
     /// The parameters given, as esrally and opensearch-benchmark take them.
     pub fn params(&self) -> Result<TrackParams, CliError> {
         track_params_of(self.track_params.as_deref())
+    }
+
+    /// How the challenge is planned: test mode, where the corpora are (a `--corpus-dir` that
+    /// is not a folder is an error, not a silent miss of every file).
+    pub fn plan_spec(&self) -> Result<PlanSpec, CliError> {
+        if let Some(dir) = &self.corpus_dir {
+            if !dir.is_dir() {
+                return Err(CliError::usage(anyhow::anyhow!(
+                    "--corpus-dir {}: not a folder",
+                    dir.display()
+                )));
+            }
+        }
+        Ok(PlanSpec {
+            test_mode: self.test_mode,
+            corpus_dir: self.corpus_dir.clone(),
+        })
     }
 }
 

@@ -46,13 +46,13 @@ pub async fn run_track(path: &Path, args: &RunArgs) -> CliResult {
     let d = read(path, &params).map_err(|e| usage(e.to_string()))?;
     let procedure = runnable::procedure(&d, args.track.challenge.as_deref()).map_err(usage)?;
     let planned =
-        plan::plan(&d, procedure, args.track.test_mode).map_err(|e| usage(e.to_string()))?;
+        plan::plan(&d, procedure, &args.track.plan_spec()?).map_err(|e| usage(e.to_string()))?;
     if !planned.missing.is_empty() {
         return Err(usage(format!(
-            "{}: the documents of {} are not here: download the track's corpora beside it \
-             (`searchbench workload check {}` lists them)",
+            "{}: documents are not here:\n  {}\n(`searchbench workload check {}` lists every \
+             corpus file)",
             path.display(),
-            planned.missing.join(", "),
+            planned.missing.join("\n  "),
             path.display()
         )));
     }

@@ -1,8 +1,8 @@
 //! What a track's definition says before anything runs: whether a file is a track at all,
-//! which challenge runs (the default, or the one asked for), where its documents are. What of
-//! the challenge runs is decided by `tasks::plan`.
+//! which challenge runs (the default, or the one asked for). What of the challenge runs, and
+//! where its documents are, is decided by `tasks::plan`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::model::Procedure;
 use super::read::Definition;
@@ -52,19 +52,4 @@ fn names(d: &Definition) -> String {
         .map(|p| p.name.as_str())
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// `source` under `dir`, or its decompressed sibling (Rally unpacks `x.json.bz2` to `x.json`).
-pub fn local_file(dir: &Path, source: &str) -> Option<PathBuf> {
-    let p = dir.join(source);
-    let plain = [".bz2", ".zst", ".gz"]
-        .iter()
-        .find_map(|ext| source.strip_suffix(ext))
-        .map(|s| dir.join(s));
-    let gzip_ok = source.ends_with(".gz") || !source.contains(".bz2") && !source.ends_with(".zst");
-    match plain {
-        Some(plain) if plain.exists() => Some(plain),
-        _ if p.exists() && gzip_ok => Some(p),
-        _ => None,
-    }
 }

@@ -1,0 +1,324 @@
+//! One documents entry of a Rally track or an OSB workload as a document source: its file
+//! (plain or compressed, as [`NdjsonReader`] reads it), in action-and-meta-data pairs when the
+//! entry says so, cut to its first documents in test mode, and the number of documents the
+//! entry declares checked against what the file held: a file that holds more or fewer ends
+//! the load with an error naming it.
+
+use super::{BadLine, CorpusError, DocSource, Item, LineCheck, NdjsonReader};
+
+/// How a documents entry is read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntryFile {
+    /// The local file.
+    pub path: String,
+    /// The documents the entry declares (`document-count`); not checked when absent.
+    pub declared: Option<u64>,
+    /// Read only this many documents (test mode, from the full file).
+    pub limit: Option<u64>,
+    /// Each document is an action line and then its source (`includes-action-and-meta-data`).
+    pub with_meta: bool,
+}
+
+/// An [`EntryFile`] being read.
+pub struct TrackFile {
+    spec: EntryFile,
+    inner: NdjsonReader,
+    /// Documents (and bad lines, each a document the file holds) handed out so far.
+    seen: u64,
+    /// The action line of a pair, read before its source.
+    action: Vec<u8>,
+}
+
+impl TrackFile {
+    pub fn open(spec: EntryFile) -> Result<TrackFile, CorpusError> {
+        let inner = NdjsonReader::open(&spec.path)?.with_check(LineCheck::Engine);
+        Ok(TrackFile {
+            spec,
+            inner,
+            seen: 0,
+            action: Vec::new(),
+        })
+    }
+
+    /// The end of the file: what it held against what the entry declares.
+    fn at_end(&self) -> Result<Option<Item>, CorpusError> {
+        match self.spec.declared {
+            Some(declared) if declared != self.seen => Err(CorpusError::Invalid(format!(
+                "{}: holds {} document(s), the track declares {declared} (its document-count); \
+                 is it the file the track names, whole?",
+                self.spec.path, self.seen
+            ))),
+            _ => Ok(None),
+        }
+    }
+
+    /// The next pair: its action line (checked) and its source, appended to `out` as
+    /// `action\nsource`. A pair with a bad half is one bad document, both lines kept.
+    fn next_pair(&mut self, out: &mut Vec<u8>) -> Result<Option<Item>, CorpusError> {
+        self.action.clear();
+        let action = match self.inner.next_into(&mut self.action)? {
+            None => return Ok(None),
+            Some(Item::Bad(bad)) => Err(bad),
+            Some(Item::Doc) => match action_problem(&self.action) {
+                None => Ok(self.inner.origin().map_or(0, |(_, line)| line)),
+                Some(reason) => Err(BadLine {
+                    source: self.spec.path.clone(),
+                    line: self.inner.origin().map_or(0, |(_, line)| line),
+                    reason,
+                    raw: std::mem::take(&mut self.action),
+                }),
+            },
+        };
+        let mark = out.len();
+        out.extend_from_slice(&self.action);
+        out.push(b'\n');
+        let source = self.inner.next_into(out)?;
+        match (action, source) {
+            (Ok(line), None) => {
+                out.truncate(mark);
+                let raw = std::mem::take(&mut self.action);
+                Ok(Some(Item::Bad(BadLine {
+                    source: self.spec.path.clone(),
+                    line,
+                    reason: "an action line without its document: the file ends after it".into(),
+                    raw,
+                })))
+            }
+            (Ok(_), Some(Item::Doc)) => Ok(Some(Item::Doc)),
+            (Ok(_), Some(Item::Bad(mut bad))) => {
+                out.truncate(mark);
+                bad.raw = [&self.action[..], b"\n", &bad.raw].concat();
+                bad.reason = format!("the document after its action line: {}", bad.reason);
+                Ok(Some(Item::Bad(bad)))
+            }
+            (Err(mut bad), source) => {
+                // The pair's second line is its source whatever the first was: read past it
+                // so the pairs stay in step, and keep it with the bad action.
+                let doc = match source {
+                    Some(Item::Doc) => out[mark + self.action.len() + 1..].to_vec(),
+                    Some(Item::Bad(b)) => b.raw,
+                    None => Vec::new(),
+                };
+                out.truncate(mark);
+                bad.raw = [&bad.raw[..], b"\n", &doc].concat();
+                bad.reason = format!("action line: {}", bad.reason);
+                Ok(Some(Item::Bad(bad)))
+            }
+        }
+    }
+}
+
+/// Why `line` is not an action line a load can send: one `index` or `create` holding an
+/// object (`delete` has no source line and `update` another body, so a file of them is not a
+/// corpus).
+fn action_problem(line: &[u8]) -> Option<String> {
+    let parsed: serde_json::Map<String, serde_json::Value> = match serde_json::from_slice(line) {
+        Ok(m) => m,
+        Err(e) => return Some(format!("not a JSON object: {e}")),
+    };
+    let mut keys = parsed.iter();
+    match (keys.next(), keys.next()) {
+        (Some((k, v)), None) if (k == "index" || k == "create") && v.is_object() => None,
+        _ => Some(format!(
+            "not an index or create action: {}",
+            String::from_utf8_lossy(&line[..line.len().min(200)])
+        )),
+    }
+}
+
+impl DocSource for TrackFile {
+    fn next_into(&mut self, out: &mut Vec<u8>) -> Result<Option<Item>, CorpusError> {
+        if self.spec.limit.is_some_and(|l| self.seen >= l) {
+            return Ok(None);
+        }
+        let item = if self.spec.with_meta {
+            self.next_pair(out)?
+        } else {
+            self.inner.next_into(out)?
+        };
+        match item {
+            None => self.at_end(),
+            Some(item) => {
+                self.seen += 1;
+                Ok(Some(item))
+            }
+        }
+    }
+
+    fn len_hint(&self) -> Option<u64> {
+        match (self.spec.declared, self.spec.limit) {
+            (Some(d), Some(l)) => Some(d.min(l)),
+            (d, l) => d.or(l),
+        }
+    }
+
+    fn describe(&self) -> String {
+        self.spec.path.clone()
+    }
+
+    fn files(&self) -> Vec<String> {
+        vec![self.spec.path.clone()]
+    }
+
+    fn origin(&self) -> Option<(u32, u64)> {
+        self.inner.origin()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn file(dir: &tempfile::TempDir, name: &str, text: &str) -> String {
+        let p = dir.path().join(name);
+        std::fs::File::create(&p)
+            .unwrap()
+            .write_all(text.as_bytes())
+            .unwrap();
+        p.display().to_string()
+    }
+
+    fn read(spec: EntryFile) -> (Vec<Result<String, BadLine>>, Result<(), CorpusError>) {
+        let mut f = TrackFile::open(spec).unwrap();
+        let mut items = Vec::new();
+        loop {
+            let mut out = Vec::new();
+            match f.next_into(&mut out) {
+                Ok(Some(Item::Doc)) => items.push(Ok(String::from_utf8(out).unwrap())),
+                Ok(Some(Item::Bad(b))) => {
+                    assert!(out.is_empty(), "a bad document leaves nothing behind");
+                    items.push(Err(b))
+                }
+                Ok(None) => return (items, Ok(())),
+                Err(e) => return (items, Err(e)),
+            }
+        }
+    }
+
+    fn entry(path: String) -> EntryFile {
+        EntryFile {
+            path,
+            declared: None,
+            limit: None,
+            with_meta: false,
+        }
+    }
+
+    #[test]
+    fn the_declared_count_is_checked_at_the_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = file(&dir, "documents.json", "{\"a\":1}\n{\"a\":2}\n{\"a\":3}\n");
+        let (docs, end) = read(EntryFile {
+            declared: Some(3),
+            ..entry(p.clone())
+        });
+        assert_eq!(docs.len(), 3);
+        assert!(end.is_ok());
+        for declared in [2, 4] {
+            let (docs, end) = read(EntryFile {
+                declared: Some(declared),
+                ..entry(p.clone())
+            });
+            // Everything is read (and sent) before the count is found wrong.
+            assert_eq!(docs.len(), 3);
+            let e = end.unwrap_err().to_string();
+            assert!(e.contains(&p), "{e}");
+            assert!(
+                e.contains(&format!(
+                    "holds 3 document(s), the track declares {declared}"
+                )),
+                "{e}"
+            );
+        }
+    }
+
+    #[test]
+    fn test_mode_reads_the_first_documents_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let text: String = (0..10).map(|i| format!("{{\"n\":{i}}}\n")).collect();
+        let p = file(&dir, "documents.json", &text);
+        let (docs, end) = read(EntryFile {
+            declared: Some(10),
+            limit: Some(4),
+            ..entry(p.clone())
+        });
+        assert!(end.is_ok());
+        assert_eq!(
+            docs.into_iter().map(Result::unwrap).collect::<Vec<_>>(),
+            ["{\"n\":0}", "{\"n\":1}", "{\"n\":2}", "{\"n\":3}"]
+        );
+        // A file shorter than its limit is still held to its declared count.
+        let (_, end) = read(EntryFile {
+            declared: Some(12),
+            limit: Some(11),
+            ..entry(p)
+        });
+        assert!(end.is_err());
+    }
+
+    #[test]
+    fn pairs_of_action_and_source_are_one_document_each() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = "{\"index\":{\"_id\":\"1\"}}\n{\"a\":1}\n\
+                    {\"create\":{}}\n{\"a\":2}\n\
+                    {\"delete\":{\"_id\":\"3\"}}\n{\"a\":3}\n\
+                    {\"index\":{}}\nnot json\n\
+                    {\"index\":{\"_id\":\"5\"}}\n{\"a\":5}\n\
+                    {\"index\":{}}\n";
+        let p = file(&dir, "documents.json", text);
+        let (items, end) = read(EntryFile {
+            declared: Some(6),
+            with_meta: true,
+            ..entry(p)
+        });
+        assert!(end.is_ok(), "{end:?}");
+        assert_eq!(items.len(), 6);
+        assert_eq!(
+            items[0].as_ref().unwrap(),
+            "{\"index\":{\"_id\":\"1\"}}\n{\"a\":1}"
+        );
+        assert_eq!(items[1].as_ref().unwrap(), "{\"create\":{}}\n{\"a\":2}");
+        // A delete has no source line: the pair is bad, both lines kept, the next pair in step.
+        let bad = items[2].as_ref().unwrap_err();
+        assert_eq!(bad.line, 5);
+        assert!(
+            bad.reason.contains("not an index or create action"),
+            "{}",
+            bad.reason
+        );
+        assert_eq!(bad.raw, b"{\"delete\":{\"_id\":\"3\"}}\n{\"a\":3}");
+        let bad = items[3].as_ref().unwrap_err();
+        assert_eq!(bad.line, 8);
+        assert!(bad.reason.starts_with("the document after its action line"));
+        assert_eq!(bad.raw, b"{\"index\":{}}\nnot json");
+        assert_eq!(
+            items[4].as_ref().unwrap(),
+            "{\"index\":{\"_id\":\"5\"}}\n{\"a\":5}"
+        );
+        let bad = items[5].as_ref().unwrap_err();
+        assert!(
+            bad.reason.contains("without its document"),
+            "{}",
+            bad.reason
+        );
+        assert_eq!(bad.raw, b"{\"index\":{}}");
+    }
+
+    #[test]
+    fn a_compressed_entry_reads_as_its_plain_self() {
+        let dir = tempfile::tempdir().unwrap();
+        let text: String = (0..2000).map(|i| format!("{{\"n\":{i}}}\n")).collect();
+        let mut enc = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::fast());
+        enc.write_all(text.as_bytes()).unwrap();
+        let p = dir.path().join("documents.json.bz2");
+        std::fs::write(&p, enc.finish().unwrap()).unwrap();
+        let (docs, end) = read(EntryFile {
+            declared: Some(2000),
+            ..entry(p.display().to_string())
+        });
+        assert!(end.is_ok());
+        assert_eq!(docs.len(), 2000);
+        assert_eq!(docs[1999].as_ref().unwrap(), "{\"n\":1999}");
+    }
+}
