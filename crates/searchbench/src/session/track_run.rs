@@ -254,35 +254,54 @@ impl Phase for BulkPhase<'_> {
         Box::pin(async move {
             let mut reports = Vec::new();
             let mut all = Measurements::default();
+            // A load the engine will not take (its data stream has no template, its index
+            // is refused) fails the task, as any failed operation does; the run goes on.
+            let mut failed = None;
             for l in &self.spec.loads {
-                let job = load_job(l)?;
-                let mut load = LoadSpec::new(l.target.clone());
-                load.driver.bulk_docs = self.spec.bulk_size;
-                load.driver.clients = self.spec.clients;
-                load.driver.warmup = self.spec.warmup;
-                load.driver.action = match (l.data_stream, l.with_meta) {
-                    (_, true) => BulkAction::FromCorpus,
-                    (true, false) => BulkAction::Create,
-                    (false, false) => BulkAction::Index,
-                };
-                load.append = true;
-                load.cancel = Some(self.interrupt.clone());
-                let pids = stage.engine_pids.to_vec();
-                let report =
-                    super::ingest::load(stage.target, job, load, pids, None, stage.observer)
-                        .await?;
-                all.merge(&super::ingest::measurements(&report))
-                    .map_err(SessionError::Other)?;
-                reports.push(report);
+                match self.load(l, stage).await {
+                    Ok(report) => {
+                        all.merge(&super::ingest::measurements(&report))
+                            .map_err(SessionError::Other)?;
+                        reports.push(report);
+                    }
+                    Err(e) => {
+                        failed = Some(format!("{}: {e}", l.target));
+                        break;
+                    }
+                }
             }
             if let Some(done) = &self.completes {
                 let _ = done.send(true);
             }
-            self.kept
-                .borrow_mut()
-                .push(figures::of_loads(&self.spec.name, &reports));
+            let mut figures = figures::of_loads(&self.spec.name, &reports);
+            figures.first_error = figures.first_error.or(failed);
+            self.kept.borrow_mut().push(figures);
             Ok(all)
         })
+    }
+}
+
+impl BulkPhase<'_> {
+    /// The driver over one target's files.
+    async fn load(
+        &self,
+        l: &BulkLoad,
+        stage: &Stage<'_>,
+    ) -> Result<crate::ingest::IngestReport, SessionError> {
+        let job = load_job(l)?;
+        let mut load = LoadSpec::new(l.target.clone());
+        load.driver.bulk_docs = self.spec.bulk_size;
+        load.driver.clients = self.spec.clients;
+        load.driver.warmup = self.spec.warmup;
+        load.driver.action = match (l.data_stream, l.with_meta) {
+            (_, true) => BulkAction::FromCorpus,
+            (true, false) => BulkAction::Create,
+            (false, false) => BulkAction::Index,
+        };
+        load.append = true;
+        load.cancel = Some(self.interrupt.clone());
+        let pids = stage.engine_pids.to_vec();
+        super::ingest::load(stage.target, job, load, pids, None, stage.observer).await
     }
 }
 

@@ -46,6 +46,9 @@ pub struct Operation {
     pub retry_until_success: bool,
     /// `path` in the answer must equal `expected` (with `retry-until-success`).
     pub condition: Option<(String, Value)>,
+    /// How long `retry-until-success` and `wait-for-recovery` keep asking: [`GIVE_UP`], or
+    /// [`TEST_MODE_GIVE_UP`] in test mode.
+    pub give_up: Duration,
 }
 
 /// The requests of each operation type.
@@ -90,7 +93,7 @@ pub enum Kind {
         expected: String,
     },
     /// A request whose answer is not looked at beyond its status: refresh, force-merge,
-    /// index-stats, node-stats, raw-request.
+    /// index-stats, node-stats, put-settings, raw-request.
     Request {
         method: Method,
         path: String,
@@ -147,7 +150,7 @@ impl From<TargetError> for Failed {
 }
 
 /// The operation types the tracks' tasks may have that run here (the bulk aside).
-pub const RUNS: [&str; 24] = [
+pub const RUNS: [&str; 25] = [
     "create-index",
     "delete-index",
     "create-data-stream",
@@ -164,6 +167,7 @@ pub const RUNS: [&str; 24] = [
     "force-merge",
     "index-stats",
     "node-stats",
+    "put-settings",
     "raw-request",
     "search",
     "paginated-search",
@@ -388,6 +392,17 @@ pub fn of(t: &Resolved, d: &Definition) -> Result<Operation, Unplanned> {
             ),
         ),
         "node-stats" => request(Method::GET, format!("/_nodes/stats{query}")),
+        // Cluster settings, as the track writes them (`persistent` / `transient`).
+        "put-settings" => Kind::Request {
+            method: Method::PUT,
+            path: format!("/_cluster/settings{query}"),
+            body: Some(
+                p.get("body")
+                    .cloned()
+                    .ok_or("put-settings needs its body")?,
+            ),
+            ignore_status: Vec::new(),
+        },
         "raw-request" => {
             let method = str_of("method").unwrap_or("GET".into());
             let method = Method::from_bytes(method.to_uppercase().as_bytes())
@@ -492,6 +507,7 @@ pub fn of(t: &Resolved, d: &Definition) -> Result<Operation, Unplanned> {
         kind,
         retry_until_success: flag("retry-until-success", false),
         condition,
+        give_up: GIVE_UP,
     })
 }
 
@@ -561,6 +577,11 @@ const POLL: Duration = Duration::from_millis(250);
 /// ever; a run that never ends helps nobody).
 pub const GIVE_UP: Duration = Duration::from_secs(900);
 
+/// [`GIVE_UP`] in test mode, which cuts every time period to seconds: a step that waits for
+/// what an earlier step failed to make (a cluster health of an index the engine refused)
+/// must not hold the check of a track for a quarter of an hour.
+pub const TEST_MODE_GIVE_UP: Duration = Duration::from_secs(10);
+
 impl Operation {
     /// Runs the operation once (or, retried, until it succeeds), from client `client`.
     pub async fn run(&self, ctx: &Context, client: usize) -> Result<Done, Failed> {
@@ -586,15 +607,19 @@ impl Operation {
                     }
                 }
                 Err(e) if !self.retry_until_success => return Err(e),
-                Err(e) if began.elapsed() >= GIVE_UP => {
-                    return Err(Failed(format!("still failing after {GIVE_UP:?}: {e}")))
+                Err(e) if began.elapsed() >= self.give_up => {
+                    return Err(Failed(format!(
+                        "still failing after {:?}: {e}",
+                        self.give_up
+                    )))
                 }
                 Err(_) => {}
             }
-            if began.elapsed() >= GIVE_UP {
+            if began.elapsed() >= self.give_up {
                 let (path, expected) = self.condition.clone().unwrap_or_default();
                 return Err(Failed(format!(
-                    "{path} still not {expected} after {GIVE_UP:?}"
+                    "{path} still not {expected} after {:?}",
+                    self.give_up
                 )));
             }
             tokio::time::sleep(POLL).await;
@@ -856,9 +881,10 @@ impl Operation {
                     if answer.as_array().is_none_or(Vec::is_empty) {
                         return Ok((one, answer));
                     }
-                    if began.elapsed() >= GIVE_UP {
+                    if began.elapsed() >= self.give_up {
                         return Err(Failed(format!(
-                            "{index} still recovering after {GIVE_UP:?}"
+                            "{index} still recovering after {:?}",
+                            self.give_up
                         )));
                     }
                     tokio::time::sleep(POLL).await;

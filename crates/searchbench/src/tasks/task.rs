@@ -92,7 +92,8 @@ impl TaskSpec {
 
     /// The task as the tools' test mode runs it: at most one iteration (and one warm-up
     /// iteration) per client, no warm-up period, at most 10 s of time period, no target
-    /// throughput (as fast as it goes).
+    /// throughput (as fast as it goes), and a retried operation gives up after
+    /// [`super::operation::TEST_MODE_GIVE_UP`].
     pub fn for_test_mode(mut self) -> Self {
         let clients = self.clients;
         self.warmup_iterations = self.warmup_iterations.min(clients);
@@ -100,6 +101,7 @@ impl TaskSpec {
         self.warmup_time = None;
         self.time = self.time.map(|t| t.min(Duration::from_secs(10)));
         self.rate = None;
+        self.operation.give_up = super::operation::TEST_MODE_GIVE_UP;
         self
     }
 

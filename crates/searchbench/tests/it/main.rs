@@ -37,6 +37,7 @@ mod sweep;
 mod telemetry;
 mod track_corpora;
 mod track_tasks;
+mod tracks_as_written;
 mod url_credentials;
 mod user_workloads;
 mod verdicts;

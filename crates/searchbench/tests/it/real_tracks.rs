@@ -32,6 +32,7 @@ fn run_all(file: &Path, store: &Path) -> Value {
 /// [`run_all`], but the tasks `python` are the workload's own Python (a param-source):
 /// listed as not run, the only ones.
 fn run_but(file: &Path, store: &Path, python: &[&str]) -> Value {
+    let _one = common::one_track_at_a_time();
     let json = store.with_extension("json");
     let out = common::bin()
         .args(["run", "--url", node_url(), "--quiet", "--test-mode"])

@@ -6,6 +6,7 @@
 pub mod browser;
 pub mod proxy;
 pub mod results;
+pub mod track_corpus;
 
 use std::io::{Read, Write};
 use std::net::TcpListener;
@@ -338,4 +339,12 @@ pub fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
             std::fs::copy(entry.path(), target).unwrap();
         }
     }
+}
+
+static TRACKS: Mutex<()> = Mutex::new(());
+
+/// Held while a real track runs on the shared node: real tracks name their indices (`so`,
+/// `geonames`, `logs-*`) and delete them first, so two at once would delete each other's.
+pub fn one_track_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    TRACKS.lock().unwrap_or_else(|p| p.into_inner())
 }
