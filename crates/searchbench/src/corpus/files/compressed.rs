@@ -69,22 +69,32 @@ const CHUNK: usize = 1 << 20;
 /// Chunks decoded ahead of the reader.
 const AHEAD: usize = 4;
 
+/// What the reading thread hands over.
+enum Ahead {
+    Chunk(Vec<u8>),
+    /// `inner` ended cleanly: without this, a thread that stopped (a panic in a decoder) would
+    /// look like the end of the file and cut the corpus short in silence.
+    End,
+    Failed(io::Error),
+}
+
 /// A reader fed by a thread that reads `inner` ahead, in chunks. The thread ends when
 /// `inner` ends or fails (the error is handed over after the bytes read before it), or when
 /// this reader is dropped.
 pub struct ReadAhead {
-    chunks: mpsc::Receiver<io::Result<Vec<u8>>>,
+    chunks: mpsc::Receiver<Ahead>,
     /// Emptied chunks go back to the thread to be filled again.
     spent: mpsc::SyncSender<Vec<u8>>,
     chunk: Vec<u8>,
     at: usize,
     /// The error that ended the stream, repeated on every later read.
     failed: Option<(io::ErrorKind, String)>,
+    ended: bool,
 }
 
 impl ReadAhead {
     pub fn spawn(mut inner: Box<dyn Read + Send>) -> io::Result<ReadAhead> {
-        let (tx, chunks) = mpsc::sync_channel::<io::Result<Vec<u8>>>(AHEAD);
+        let (tx, chunks) = mpsc::sync_channel::<Ahead>(AHEAD);
         let (spent, back) = mpsc::sync_channel::<Vec<u8>>(AHEAD + 2);
         std::thread::Builder::new()
             .name("decompress".into())
@@ -94,14 +104,15 @@ impl ReadAhead {
                 chunk.reserve(CHUNK);
                 let error = fill(&mut inner, &mut chunk).err();
                 let ended = chunk.len() < CHUNK;
-                if !chunk.is_empty() && tx.send(Ok(chunk)).is_err() {
+                if !chunk.is_empty() && tx.send(Ahead::Chunk(chunk)).is_err() {
                     return;
                 }
                 if let Some(e) = error {
-                    let _ = tx.send(Err(e));
+                    let _ = tx.send(Ahead::Failed(e));
                     return;
                 }
                 if ended {
+                    let _ = tx.send(Ahead::End);
                     return;
                 }
             })?;
@@ -111,6 +122,7 @@ impl ReadAhead {
             chunk: Vec::new(),
             at: 0,
             failed: None,
+            ended: false,
         })
     }
 }
@@ -136,20 +148,27 @@ impl BufRead for ReadAhead {
             if let Some((kind, message)) = &self.failed {
                 return Err(io::Error::new(*kind, message.clone()));
             }
+            if self.ended {
+                return Ok(&[]);
+            }
             match self.chunks.recv() {
-                Ok(Ok(next)) => {
+                Ok(Ahead::Chunk(next)) => {
                     let spent = std::mem::replace(&mut self.chunk, next);
                     self.at = 0;
                     if spent.capacity() > 0 {
                         let _ = self.spent.try_send(spent);
                     }
                 }
-                Ok(Err(e)) => {
+                Ok(Ahead::End) => self.ended = true,
+                Ok(Ahead::Failed(e)) => {
                     self.failed = Some((e.kind(), e.to_string()));
                     return Err(e);
                 }
-                // The thread ended after the last chunk: the end of the stream.
-                Err(mpsc::RecvError) => return Ok(&[]),
+                Err(mpsc::RecvError) => {
+                    let e = io::Error::other("decompression stopped before the end of the file");
+                    self.failed = Some((e.kind(), e.to_string()));
+                    return Err(e);
+                }
             }
         }
         Ok(&self.chunk[self.at..])
@@ -267,6 +286,24 @@ mod tests {
             let again = reader.fill_buf().map(|b| b.len());
             assert!(again.is_err(), "{c:?}: {again:?}, first {e}");
         }
+    }
+
+    #[test]
+    fn a_reading_thread_that_dies_is_an_error_not_the_end() {
+        struct Dies(bool);
+        impl Read for Dies {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                if std::mem::replace(&mut self.0, true) {
+                    panic!("a decoder bug");
+                }
+                buf[..3].copy_from_slice(b"abc");
+                Ok(3)
+            }
+        }
+        let mut r = ReadAhead::spawn(Box::new(Dies(false))).unwrap();
+        let mut out = Vec::new();
+        let e = r.read_to_end(&mut out).unwrap_err();
+        assert!(e.to_string().contains("stopped before the end"), "{e}");
     }
 
     #[test]
