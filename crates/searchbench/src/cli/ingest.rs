@@ -75,6 +75,8 @@ pub struct IngestArgs {
     #[command(flatten)]
     pub load: LoadArgs,
     #[command(flatten)]
+    pub part: super::args::PartArgs,
+    #[command(flatten)]
     pub profile: super::args::ProfileArgs,
     /// Every table on the terminal (the measures, where the wall time went, the telemetry),
     /// not only what the load came to.
@@ -142,6 +144,7 @@ pub async fn run(args: IngestArgs) -> CliResult {
     setup
         .apply(&mut job, &mut load)
         .map_err(CliError::session)?;
+    args.part.apply(&mut job, &mut load, args.out.quiet)?;
     if let Some(mapping) = &job.csv_mapping {
         output::byo::csv_mapping(mapping, setup.gives_mapping() || args.workload.is_some());
     }

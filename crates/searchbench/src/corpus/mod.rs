@@ -12,6 +12,7 @@ pub mod csv_types;
 pub mod csvdoc;
 pub mod files;
 pub mod logs;
+pub mod part;
 pub mod text;
 pub mod track_file;
 pub mod transactions;

@@ -19,7 +19,7 @@ pub(super) fn run(
     let cfg = &shared.cfg;
     let bulk_docs = cfg.bulk_docs.max(1);
     let bulk_bytes = cfg.bulk_bytes.unwrap_or(usize::MAX);
-    let mut ordinal = 0u64;
+    let mut ordinal = cfg.first_ordinal;
     let mut itoa_buf = itoa::Buffer::new();
     let track_origins = !shared.files.is_empty();
     loop {

@@ -5,6 +5,7 @@ use std::time::Duration;
 use super::backoff::Backoff;
 use super::batch::{BulkAction, IdMode};
 use super::retry::RetryPolicy;
+use crate::corpus::part::Part;
 
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct DriverConfig {
@@ -40,6 +41,16 @@ pub struct DriverConfig {
     /// each request as soon as a client is free (closed loop).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rate: Option<f64>,
+    /// This load is part I of N of one run (`--part`): its documents are a disjoint share,
+    /// the index is shared with the other parts. Kept only when the run is split.
+    #[serde(skip_serializing_if = "Part::is_whole")]
+    pub part: Part,
+    /// The run the parts belong to (`--group`), the same in every part.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    /// The position in the whole corpus of this load's first document: its sequential id.
+    #[serde(skip)]
+    pub first_ordinal: u64,
 }
 
 impl DriverConfig {
@@ -59,6 +70,9 @@ impl DriverConfig {
             backoff_max: Duration::from_secs(10),
             warmup: crate::measure::recorder::DEFAULT_WARMUP,
             rate: None,
+            part: Part::WHOLE,
+            group: None,
+            first_ordinal: 0,
         }
     }
 

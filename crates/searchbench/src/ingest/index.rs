@@ -54,6 +54,9 @@ pub struct Reuse {
     /// The target is a data stream: made, when missing, from the index template that matches
     /// its name (as a `create` would make it), never as an index of that name.
     pub data_stream: bool,
+    /// The index is shared with the other parts of the run (`--part`): made by the first part
+    /// to get there (a part that loses the race to make it appends), never replaced.
+    pub shared: bool,
 }
 
 /// Names Elasticsearch/OpenSearch accept for an index (and that are safe in a URL path).
@@ -159,7 +162,7 @@ pub async fn setup(
     }
     let previous = match &existing {
         None => Previous::Nothing,
-        Some(_) if reuse.append => Previous::Appended,
+        Some(_) if reuse.append || reuse.shared => Previous::Appended,
         Some(e) if e.ours => Previous::Ours,
         Some(_) if reuse.replace => Previous::ReplacedForeign,
         Some(_) => {
@@ -176,19 +179,31 @@ pub async fn setup(
             .send(Method::DELETE, &format!("/{index}"), None)
             .await?;
     }
-    let _: Value = target
+    let made: Result<Value, _> = target
         .send_json(Method::PUT, &format!("/{index}"), &marked_body(body))
-        .await
-        .map_err(|e| match e {
-            TargetError::Status {
-                status: 400,
-                reason,
-                ..
-            } => IngestError::Config(format!(
+        .await;
+    match made {
+        Ok(_) => {}
+        // Another part made it between our look and our PUT.
+        Err(TargetError::Status { reason, .. })
+            if reuse.shared && reason.contains("resource_already_exists_exception") =>
+        {
+            return Ok(Prepared {
+                previous: Previous::Appended,
+                existing,
+            });
+        }
+        Err(TargetError::Status {
+            status: 400,
+            reason,
+            ..
+        }) => {
+            return Err(IngestError::Config(format!(
                 "the engine refused the index body (settings and mappings) of {index:?}: {reason}"
-            )),
-            other => other.into(),
-        })?;
+            )))
+        }
+        Err(other) => return Err(other.into()),
+    }
     // Primaries allocated before we start: the first bulk must not wait for them.
     let _: Value = target
         .get_json(&format!(

@@ -329,6 +329,7 @@ pub async fn ingest_streaming(
         replace: plan.replace,
         append: plan.append,
         data_stream: plan.driver.action == BulkAction::Create,
+        shared: !plan.driver.part.is_whole(),
     };
     let prepared = index::setup(target, &index, &plan.index_body, reuse).await?;
     let index_count_before = match prepared.previous {
@@ -473,7 +474,9 @@ fn report(mut p: ReportParts<'_>) -> IngestReport {
     let added = p
         .index_count
         .map(|n| n.saturating_sub(p.index_count_before.unwrap_or(0)));
-    let reconciled = o.balanced() && added == Some(o.acked);
+    // A part shares its index with the other parts: its `_count` is theirs too, and is
+    // checked when the parts are merged.
+    let reconciled = o.balanced() && (added == Some(o.acked) || !p.plan.driver.part.is_whole());
     let recorder = &o.recorder;
     let attribution = Attribution::compute(&AttributionInput {
         wall: o.wall,

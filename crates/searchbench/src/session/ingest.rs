@@ -438,9 +438,17 @@ pub(super) fn preflight(index: &str, spec: &LoadSpec) -> Result<(), SessionError
 
 /// Where the documents the target did not take go: `--failures`, or `<index>-failures.ndjson`.
 fn failures_path(index: &str, spec: &LoadSpec) -> PathBuf {
+    // Parts of one run started in one folder must not write one file.
+    let part = &spec.driver.part;
     spec.failures
         .clone()
-        .unwrap_or_else(|| PathBuf::from(format!("{index}-failures.ndjson")))
+        .unwrap_or_else(|| match part.is_whole() {
+            true => PathBuf::from(format!("{index}-failures.ndjson")),
+            false => PathBuf::from(format!(
+                "{index}-part{}of{}-failures.ndjson",
+                part.index, part.of
+            )),
+        })
 }
 
 /// Loads `job` into `target`, streaming the timeline into `keep` as it goes. Nothing is

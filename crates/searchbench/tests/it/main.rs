@@ -21,6 +21,7 @@ mod ingest_interrupt;
 mod ingest_lies;
 mod ingest_node;
 mod metrics_read;
+mod parts;
 mod profile;
 mod query_cluster_metrics;
 mod query_logs;

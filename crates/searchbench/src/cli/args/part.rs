@@ -1,0 +1,113 @@
+//! `--part I/N` and `--group ID`: one run split over several driver processes or hosts, each
+//! taking a disjoint share of the documents, the clients and the rate, with no coordinator.
+
+use clap::Args;
+
+use crate::cli::CliError;
+use crate::corpus::part::{Part, PartSource};
+use crate::session::ingest::LoadSpec;
+use crate::session::Job;
+
+#[derive(Debug, Clone, Default, Args)]
+pub struct PartArgs {
+    /// Run part I of N of one run (e.g. 2/4), started on each driver host with the same
+    /// arguments: part I loads its share of the generator's documents (those at positions
+    /// [(I-1)*D/N, I*D/N), under the same ids a single run gives them), with its share of
+    /// --clients and of --rate. The parts share the index: the first to get there makes it,
+    /// none replaces it. Needs --group.
+    #[arg(long, value_name = "I/N", value_parser = parse_part, requires = "group")]
+    pub part: Option<Part>,
+    /// The run the parts belong to, the same in every part (letters, digits, `.`, `_`, `-`):
+    /// stored with each part, so that they can be found and merged.
+    #[arg(long, value_name = "ID", value_parser = parse_group)]
+    pub group: Option<String>,
+}
+
+fn parse_part(text: &str) -> Result<Part, String> {
+    Part::parse(text)
+}
+
+fn parse_group(text: &str) -> Result<String, String> {
+    let ok = (1..=64).contains(&text.len())
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+    if ok {
+        Ok(text.to_string())
+    } else {
+        Err(format!(
+            "{text:?}: a group is 1 to 64 letters, digits, `.`, `_` or `-`"
+        ))
+    }
+}
+
+impl PartArgs {
+    /// Cuts `job` and `load` to this part's share; says what it took, unless `quiet`.
+    pub fn apply(&self, job: &mut Job, load: &mut LoadSpec, quiet: bool) -> Result<(), CliError> {
+        let usage = |e: String| CliError::usage(anyhow::anyhow!(e));
+        load.driver.group = self.group.clone();
+        let Some(part) = self.part else {
+            return Ok(());
+        };
+        if part.is_whole() {
+            return Ok(());
+        }
+        if job.workload == "files" {
+            return Err(usage(
+                "--part splits a built-in workload's generated documents; files are not split \
+                 yet"
+                .into(),
+            ));
+        }
+        if load.replace {
+            return Err(usage(
+                "--part with --replace: a part never deletes the index the other parts load".into(),
+            ));
+        }
+        if !load.load_settings.is_empty() {
+            return Err(usage(
+                "--part with --refresh-interval/--replicas/--translog-durability: each part \
+                 would restore the settings under the others; set them on the index before the \
+                 parts start"
+                    .into(),
+            ));
+        }
+        let Some(total) = job.source.len_hint() else {
+            return Err(usage(
+                "--part needs a corpus whose size is known (--docs)".into(),
+            ));
+        };
+        let (from, to) = part.share(load.driver.clients as u64);
+        let clients = (to - from) as usize;
+        if clients == 0 {
+            return Err(usage(format!(
+                "--part {part}: --clients {} gives this part no client; use at least one client \
+                 per part",
+                load.driver.clients
+            )));
+        }
+        load.driver.clients = clients;
+        load.driver.rate = load.driver.rate.map(|r| r / f64::from(part.of));
+        let source = std::mem::replace(
+            &mut job.source,
+            Box::new(crate::corpus::Counter { n: 0, at: 0 }),
+        );
+        let source = PartSource::new(source, part, total);
+        load.driver.first_ordinal = source.first_ordinal();
+        load.driver.part = part;
+        let (first, last) = part.share(total);
+        if !quiet {
+            eprintln!(
+                "part {part} of group {}: documents {first}..{last} of {total}, {clients} \
+                 client(s){}",
+                self.group.as_deref().unwrap_or(""),
+                load.driver
+                    .rate
+                    .map(|r| format!(", {r:.0} docs/s"))
+                    .unwrap_or_default()
+            );
+        }
+        job.source = Box::new(source);
+        Ok(())
+    }
+}

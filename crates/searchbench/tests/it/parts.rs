@@ -1,0 +1,173 @@
+//! One run split over several driver processes (`--part I/N --group ID`), each taking a
+//! disjoint share of a generator's documents and clients, against the shared node: together
+//! they load every document exactly once, under the ids one process would give them.
+
+use serde_json::Value;
+
+use crate::common::{self, node_url};
+
+fn count(index: &str) -> u64 {
+    let t = common::target();
+    common::runtime().block_on(async {
+        let _ = t
+            .send(reqwest::Method::POST, &format!("/{index}/_refresh"), None)
+            .await;
+        t.get_json::<Value>(&format!("/{index}/_count"))
+            .await
+            .ok()
+            .and_then(|c| c["count"].as_u64())
+            .unwrap_or(0)
+    })
+}
+
+fn has_doc(index: &str, id: u64) -> bool {
+    let t = common::target();
+    common::runtime().block_on(async {
+        t.get_json::<Value>(&format!("/{index}/_doc/{id}"))
+            .await
+            .is_ok_and(|d| d["found"] == true)
+    })
+}
+
+#[test]
+fn three_parts_load_every_document_once_under_one_runs_ids() {
+    let index = "searchbench-test-parts";
+    common::fresh_index(index, None);
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("results.db");
+    let docs = 30_000u64;
+    // Started together, racing to make the index.
+    let children: Vec<_> = (1..=3)
+        .map(|i| {
+            common::bin()
+                .args([
+                    "ingest",
+                    "logs",
+                    "--docs",
+                    &docs.to_string(),
+                    "--index",
+                    index,
+                ])
+                .args(["--url", node_url(), "--clients", "3", "--bulk-size", "500"])
+                .args(["--part", &format!("{i}/3"), "--group", "g-test-1"])
+                .arg("--store")
+                .arg(&store)
+                .arg("--export-json")
+                .arg(dir.path().join(format!("part-{i}.json")))
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let mut read = 0;
+    for (i, child) in children.into_iter().enumerate() {
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(0), "part {}: {err}", i + 1);
+        let (first, last) = [(0, 10_000), (10_000, 20_000), (20_000, 30_000)][i];
+        assert!(
+            err.contains(&format!(
+                "part {}/3 of group g-test-1: documents {first}..{last} of {docs}, 1 client(s)",
+                i + 1
+            )),
+            "{err}"
+        );
+        let r: Value = serde_json::from_slice(
+            &std::fs::read(dir.path().join(format!("part-{}.json", i + 1))).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            r["config"]["part"],
+            format!("{}/3", i + 1),
+            "{}",
+            r["config"]
+        );
+        assert_eq!(r["config"]["group"], "g-test-1");
+        assert_eq!(r["counts"]["indexed"], 10_000);
+        assert_eq!(r["counts"]["reconciled"], true);
+        read += r["counts"]["read"].as_u64().unwrap();
+    }
+    assert_eq!(read, docs);
+    // Every document once, under the ids one process gives: 0 .. docs-1.
+    assert_eq!(count(index), docs);
+    for id in [0, 9_999, 10_000, 19_999, 20_000, docs - 1] {
+        assert!(has_doc(index, id), "no document {id}");
+    }
+    assert!(!has_doc(index, docs));
+    common::fresh_index(index, None);
+}
+
+#[test]
+fn a_part_that_cannot_be_split_is_refused_before_it_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("d.ndjson");
+    common::write_docs(&file, 10);
+    let url = common::dead_url();
+    for (args, says) in [
+        (
+            vec!["ingest", "logs", "--docs", "100", "--part", "2/3"],
+            "--group",
+        ),
+        (
+            vec![
+                "ingest",
+                "--file",
+                file.to_str().unwrap(),
+                "--part",
+                "1/2",
+                "--group",
+                "g",
+            ],
+            "files are not split yet",
+        ),
+        (
+            vec![
+                "ingest",
+                "logs",
+                "--docs",
+                "100",
+                "--part",
+                "1/3",
+                "--group",
+                "g",
+                "--clients",
+                "2",
+            ],
+            "gives this part no client",
+        ),
+        (
+            vec![
+                "ingest",
+                "logs",
+                "--docs",
+                "100",
+                "--part",
+                "1/2",
+                "--group",
+                "g",
+                "--replace",
+            ],
+            "never deletes",
+        ),
+        (
+            vec![
+                "ingest", "logs", "--docs", "100", "--part", "4/3", "--group", "g",
+            ],
+            "write I/N",
+        ),
+        (
+            vec![
+                "ingest", "logs", "--docs", "100", "--part", "1/2", "--group", "a b",
+            ],
+            "a group is 1 to 64",
+        ),
+    ] {
+        let mut all = args.clone();
+        all.extend(["--url", &url]);
+        let out = common::run(&all);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}
