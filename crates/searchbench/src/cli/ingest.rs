@@ -161,6 +161,12 @@ pub async fn run(args: IngestArgs) -> CliResult {
     }
     // The first Ctrl-C stops the load and keeps what was done; a second quits at once.
     let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
+    if !args.part.wait_for_start(&cancel, args.out.quiet).await? {
+        return Err(CliError {
+            code: super::exit::INTERRUPTED,
+            error: anyhow::anyhow!("interrupted while waiting for --start-at: nothing was loaded"),
+        });
+    }
     load.cancel = Some(cancel);
     // The tables print as the load ends (unless the JSON goes to stdout), then the path of
     // the run's HTML page, as `run` does.

@@ -36,7 +36,17 @@ fn three_parts_load_every_document_once_under_one_runs_ids() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("results.db");
     let docs = 30_000u64;
-    // Started together, racing to make the index.
+    // Started one by one, loading together from --start-at, racing to make the index.
+    let at = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+        + 4;
+    let date = std::process::Command::new("date")
+        .args(["-u", "-d", &format!("@{at}"), "+%Y-%m-%dT%H:%M:%SZ"])
+        .output()
+        .unwrap();
+    let start_at = String::from_utf8(date.stdout).unwrap().trim().to_string();
     let children: Vec<_> = (1..=3)
         .map(|i| {
             common::bin()
@@ -48,6 +58,7 @@ fn three_parts_load_every_document_once_under_one_runs_ids() {
                     "--index",
                     index,
                 ])
+                .args(["--start-at", &start_at])
                 .args(["--url", node_url(), "--clients", "3", "--bulk-size", "500"])
                 .args(["--part", &format!("{i}/3"), "--group", "g-test-1"])
                 .arg("--store")
@@ -84,6 +95,12 @@ fn three_parts_load_every_document_once_under_one_runs_ids() {
             r["config"]
         );
         assert_eq!(r["config"]["group"], "g-test-1");
+        assert!(err.contains("for --start-at"), "{err}");
+        assert!(
+            r["started_unix"].as_u64().unwrap() >= at,
+            "{}",
+            r["started_unix"]
+        );
         assert_eq!(r["counts"]["indexed"], 10_000);
         assert_eq!(r["counts"]["reconciled"], true);
         read += r["counts"]["read"].as_u64().unwrap();

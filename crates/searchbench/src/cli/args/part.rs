@@ -1,6 +1,8 @@
 //! `--part I/N` and `--group ID`: one run split over several driver processes or hosts, each
 //! taking a disjoint share of the documents, the clients and the rate, with no coordinator.
 
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
 use clap::Args;
 
 use crate::cli::CliError;
@@ -21,6 +23,21 @@ pub struct PartArgs {
     /// stored with each part, so that they can be found and merged.
     #[arg(long, value_name = "ID", value_parser = parse_group)]
     pub group: Option<String>,
+    /// Start the load at this wall-clock time (UTC unless it says otherwise, e.g.
+    /// 2026-11-26T15:00:00Z), so that parts started one by one load together; at most 24 h
+    /// ahead. Ctrl-C while waiting stops without loading.
+    #[arg(long, value_name = "TIME", value_parser = parse_start_at)]
+    pub start_at: Option<SystemTime>,
+}
+
+/// The most a run waits for `--start-at`.
+const MAX_WAIT: Duration = Duration::from_secs(24 * 3600);
+
+fn parse_start_at(text: &str) -> Result<SystemTime, String> {
+    let at = isodate::parse_strict_date_optional_time(text.as_bytes())
+        .map_err(|e| format!("{text:?} is not a date and time (2026-11-26T15:00:00Z): {e}"))?;
+    let secs = u64::try_from(at.epoch_second).map_err(|_| format!("{text:?} is before 1970"))?;
+    Ok(UNIX_EPOCH + Duration::from_secs(secs) + Duration::from_nanos(u64::from(at.nano)))
 }
 
 fn parse_part(text: &str) -> Result<Part, String> {
@@ -42,6 +59,36 @@ fn parse_group(text: &str) -> Result<String, String> {
 }
 
 impl PartArgs {
+    /// Waits for `--start-at`, if given; `false` when Ctrl-C came first (nothing is loaded).
+    pub async fn wait_for_start(
+        &self,
+        cancel: &crate::cancel::Cancel,
+        quiet: bool,
+    ) -> Result<bool, CliError> {
+        let Some(at) = self.start_at else {
+            return Ok(true);
+        };
+        let Ok(wait) = at.duration_since(SystemTime::now()) else {
+            if !quiet {
+                eprintln!("--start-at is past: starting now");
+            }
+            return Ok(true);
+        };
+        if wait > MAX_WAIT {
+            return Err(CliError::usage(anyhow::anyhow!(
+                "--start-at is {} h ahead; at most 24 h",
+                wait.as_secs() / 3600
+            )));
+        }
+        if !quiet {
+            eprintln!("waiting {:.1} s for --start-at", wait.as_secs_f64());
+        }
+        tokio::select! {
+            () = tokio::time::sleep(wait) => Ok(true),
+            () = cancel.cancelled() => Ok(false),
+        }
+    }
+
     /// Cuts `job` and `load` to this part's share; says what it took, unless `quiet`.
     pub fn apply(&self, job: &mut Job, load: &mut LoadSpec, quiet: bool) -> Result<(), CliError> {
         let usage = |e: String| CliError::usage(anyhow::anyhow!(e));
