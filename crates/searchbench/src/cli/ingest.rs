@@ -144,7 +144,20 @@ pub async fn run(args: IngestArgs) -> CliResult {
     setup
         .apply(&mut job, &mut load)
         .map_err(CliError::session)?;
-    args.part.apply(&mut job, &mut load, args.out.quiet)?;
+    // The user's files are split by their documents' positions: a first pass counts them.
+    let count_files = || -> Result<u64, CliError> {
+        let mut again = self::job(&args)?;
+        let mut scratch = Vec::with_capacity(1 << 16);
+        let mut n = 0u64;
+        while job_item(&mut again, &mut scratch)? {
+            n += 1;
+        }
+        Ok(n)
+    };
+    let files: Option<&dyn Fn() -> Result<u64, CliError>> =
+        (!args.files.is_empty()).then_some(&count_files as _);
+    args.part
+        .apply(&mut job, &mut load, args.out.quiet, files)?;
     if let Some(mapping) = &job.csv_mapping {
         output::byo::csv_mapping(mapping, setup.gives_mapping() || args.workload.is_some());
     }
@@ -177,6 +190,15 @@ pub async fn run(args: IngestArgs) -> CliResult {
         .map_err(CliError::session)?;
     args.out.write_json(&report)?;
     terminal.unless_unsaved(output::ingest::verdict(&report))
+}
+
+/// Reads the next item (document or bad line) of `job` into `scratch`; `false` at the end.
+fn job_item(job: &mut Job, scratch: &mut Vec<u8>) -> Result<bool, CliError> {
+    scratch.clear();
+    job.source
+        .next_into(scratch)
+        .map(|item| item.is_some())
+        .map_err(|e| CliError::session(e.into()))
 }
 
 /// What to load, from the arguments.

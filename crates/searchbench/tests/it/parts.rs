@@ -1,6 +1,7 @@
 //! One run split over several driver processes (`--part I/N --group ID`), each taking a
-//! disjoint share of a generator's documents and clients, against the shared node: together
-//! they load every document exactly once, under the ids one process would give them.
+//! disjoint share of the documents (a generator's, or the user's file's) and of the clients,
+//! against the shared node: together they load every document exactly once (a generator's
+//! under the ids one process would give them), each bad line reported by one part.
 
 use serde_json::Value;
 
@@ -116,27 +117,71 @@ fn three_parts_load_every_document_once_under_one_runs_ids() {
 }
 
 #[test]
-fn a_part_that_cannot_be_split_is_refused_before_it_starts() {
+fn two_parts_split_a_compressed_file_each_line_sent_by_one() {
+    let index = "searchbench-test-parts-file";
+    common::fresh_index(index, None);
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("d.ndjson");
-    common::write_docs(&file, 10);
+    // 5,000 lines: two that are not JSON, one blank; the rest documents.
+    let mut text = String::new();
+    for i in 0..5_000 {
+        match i {
+            100 | 4_000 => text.push_str("not json\n"),
+            2_500 => text.push('\n'),
+            _ => text.push_str(&format!("{{\"n\": {i}}}\n")),
+        }
+    }
+    let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::fast());
+    std::io::Write::write_all(&mut e, text.as_bytes()).unwrap();
+    let file = dir.path().join("docs.json.bz2");
+    std::fs::write(&file, e.finish().unwrap()).unwrap();
+    let (mut read, mut indexed, mut failed) = (0, 0, 0);
+    for i in 1..=2 {
+        let json = dir.path().join(format!("part-{i}.json"));
+        let out = common::bin()
+            .args(["ingest", "--file", file.to_str().unwrap(), "--index", index])
+            .args(["--url", node_url(), "--clients", "2", "--max-failures", "5"])
+            .args([
+                "--part",
+                &format!("{i}/2"),
+                "--group",
+                "g-test-file",
+                "--no-store",
+            ])
+            .arg("--export-json")
+            .arg(&json)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(0), "part {i}: {err}");
+        // 4,999 items (documents and bad lines), the blank line not one of them.
+        let share = ["documents 0..2499 of 4999", "documents 2499..4999 of 4999"][i - 1];
+        assert!(err.contains(share), "{err}");
+        let r: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+        read += r["counts"]["read"].as_u64().unwrap();
+        indexed += r["counts"]["indexed"].as_u64().unwrap();
+        failed += r["counts"]["bad_lines"].as_u64().unwrap();
+        // Each part's bad line is in its own failure file, with its line in the file.
+        let failures = std::fs::read_to_string(
+            dir.path()
+                .join(format!("{index}-part{i}of2-failures.ndjson")),
+        )
+        .unwrap();
+        let line = [101, 4_001][i - 1];
+        assert!(failures.contains(&format!("\"line\":{line}")), "{failures}");
+    }
+    assert_eq!((read, indexed, failed), (4_999, 4_997, 2));
+    assert_eq!(count(index), 4_997);
+    common::fresh_index(index, None);
+}
+
+#[test]
+fn a_part_that_cannot_be_split_is_refused_before_it_starts() {
     let url = common::dead_url();
     for (args, says) in [
         (
             vec!["ingest", "logs", "--docs", "100", "--part", "2/3"],
             "--group",
-        ),
-        (
-            vec![
-                "ingest",
-                "--file",
-                file.to_str().unwrap(),
-                "--part",
-                "1/2",
-                "--group",
-                "g",
-            ],
-            "files are not split yet",
         ),
         (
             vec![

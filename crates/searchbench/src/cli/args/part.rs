@@ -13,10 +13,11 @@ use crate::session::Job;
 #[derive(Debug, Clone, Default, Args)]
 pub struct PartArgs {
     /// Run part I of N of one run (e.g. 2/4), started on each driver host with the same
-    /// arguments: part I loads its share of the generator's documents (those at positions
-    /// [(I-1)*D/N, I*D/N), under the same ids a single run gives them), with its share of
-    /// --clients and of --rate. The parts share the index: the first to get there makes it,
-    /// none replaces it. Needs --group.
+    /// arguments: part I loads its share of the documents (those at positions
+    /// [(I-1)*D/N, I*D/N): a generator's under the same ids a single run gives them; the
+    /// user's files are read through once to count them, then each part reads up to the end
+    /// of its share and sends only it), with its share of --clients and of --rate. The parts
+    /// share the index: the first to get there makes it, none replaces it. Needs --group.
     #[arg(long, value_name = "I/N", value_parser = parse_part, requires = "group")]
     pub part: Option<Part>,
     /// The run the parts belong to, the same in every part (letters, digits, `.`, `_`, `-`):
@@ -89,8 +90,16 @@ impl PartArgs {
         }
     }
 
-    /// Cuts `job` and `load` to this part's share; says what it took, unless `quiet`.
-    pub fn apply(&self, job: &mut Job, load: &mut LoadSpec, quiet: bool) -> Result<(), CliError> {
+    /// Cuts `job` and `load` to this part's share; says what it took, unless `quiet`. `files`
+    /// counts the documents of the user's files (a first pass through them), when they are
+    /// the corpus.
+    pub fn apply(
+        &self,
+        job: &mut Job,
+        load: &mut LoadSpec,
+        quiet: bool,
+        files: Option<&dyn Fn() -> Result<u64, CliError>>,
+    ) -> Result<(), CliError> {
         let usage = |e: String| CliError::usage(anyhow::anyhow!(e));
         load.driver.group = self.group.clone();
         let Some(part) = self.part else {
@@ -98,13 +107,6 @@ impl PartArgs {
         };
         if part.is_whole() {
             return Ok(());
-        }
-        if job.workload == "files" {
-            return Err(usage(
-                "--part splits a built-in workload's generated documents; files are not split \
-                 yet"
-                .into(),
-            ));
         }
         if load.replace {
             return Err(usage(
@@ -119,10 +121,15 @@ impl PartArgs {
                     .into(),
             ));
         }
-        let Some(total) = job.source.len_hint() else {
-            return Err(usage(
-                "--part needs a corpus whose size is known (--docs)".into(),
-            ));
+        // Files are counted whatever a reader guesses of its length.
+        let total = match (files, job.source.len_hint()) {
+            (Some(count), _) => count()?,
+            (None, Some(total)) => total,
+            (None, None) => {
+                return Err(usage(
+                    "--part needs a corpus whose size is known (--docs)".into(),
+                ))
+            }
         };
         let (from, to) = part.share(load.driver.clients as u64);
         let clients = (to - from) as usize;
