@@ -99,9 +99,10 @@ impl ReadAhead {
         std::thread::Builder::new()
             .name("decompress".into())
             .spawn(move || loop {
+                // A chunk back from the reader keeps its bytes: sizing it again zeroes only
+                // what it lacks (all of a new one), and the decoder writes straight into it.
                 let mut chunk = back.try_recv().unwrap_or_default();
-                chunk.clear();
-                chunk.reserve(CHUNK);
+                chunk.resize(CHUNK, 0);
                 let error = fill(&mut inner, &mut chunk).err();
                 let ended = chunk.len() < CHUNK;
                 if !chunk.is_empty() && tx.send(Ahead::Chunk(chunk)).is_err() {
@@ -127,19 +128,23 @@ impl ReadAhead {
     }
 }
 
-/// Reads `inner` into `chunk` until it holds [`CHUNK`] bytes or `inner` ends.
+/// Reads `inner` into `chunk` (of [`CHUNK`] bytes) until it is full or `inner` ends; `chunk`
+/// is cut to what was read.
 fn fill(inner: &mut dyn Read, chunk: &mut Vec<u8>) -> io::Result<()> {
-    let mut buf = [0u8; 64 << 10];
-    while chunk.len() < CHUNK {
-        let want = buf.len().min(CHUNK - chunk.len());
-        match inner.read(&mut buf[..want]) {
-            Ok(0) => return Ok(()),
-            Ok(n) => chunk.extend_from_slice(&buf[..n]),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
+    let mut len = 0;
+    let result = loop {
+        if len == chunk.len() {
+            break Ok(());
         }
-    }
-    Ok(())
+        match inner.read(&mut chunk[len..]) {
+            Ok(0) => break Ok(()),
+            Ok(n) => len += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => break Err(e),
+        }
+    };
+    chunk.truncate(len);
+    result
 }
 
 impl BufRead for ReadAhead {
