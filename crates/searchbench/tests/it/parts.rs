@@ -33,6 +33,7 @@ fn has_doc(index: &str, id: u64) -> bool {
 #[test]
 fn three_parts_load_every_document_once_under_one_runs_ids() {
     let index = "searchbench-test-parts";
+    let _heavy = common::one_track_at_a_time();
     common::fresh_index(index, None);
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("results.db");
@@ -119,6 +120,7 @@ fn three_parts_load_every_document_once_under_one_runs_ids() {
 #[test]
 fn two_parts_split_a_compressed_file_each_line_sent_by_one() {
     let index = "searchbench-test-parts-file";
+    let _heavy = common::one_track_at_a_time();
     common::fresh_index(index, None);
     let dir = tempfile::tempdir().unwrap();
     // 5,000 lines: two that are not JSON, one blank; the rest documents.

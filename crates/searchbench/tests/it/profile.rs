@@ -268,6 +268,9 @@ fn every_run_of_a_sweep_keeps_its_own_profile() {
 fn a_query_run_profiles_its_measurement_passes() {
     let url = node_url();
     let pid = node_pid().expect("the shared node's pid").to_string();
+    // The profile is of the whole node: the real tracks' and the parts' loads, run at the same
+    // time by other tests, would be in it.
+    let _alone = crate::common::one_track_at_a_time();
     let out = bin()
         .args(["query", "logs", "--url", url, "--profile-pid", &pid])
         .args(["--index", "it-profile-query", "--load", "--docs", "4000"])

@@ -344,7 +344,8 @@ pub fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
 static TRACKS: Mutex<()> = Mutex::new(());
 
 /// Held while a real track runs on the shared node: real tracks name their indices (`so`,
-/// `geonames`, `logs-*`) and delete them first, so two at once would delete each other's.
+/// `geonames`, `logs-*`) and delete them first, so two at once would delete each other's. Also
+/// held by the other heavy loads (the parts) and by a test that profiles the whole node.
 pub fn one_track_at_a_time() -> std::sync::MutexGuard<'static, ()> {
     TRACKS.lock().unwrap_or_else(|p| p.into_inner())
 }
