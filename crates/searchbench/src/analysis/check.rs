@@ -23,8 +23,8 @@ use serde::Serialize;
 
 use super::compare::{self, Cell, Side, Verdict};
 use super::runs::{Group, Loaded};
-use crate::analysis::configuration;
 use crate::analysis::statistics::{Interval, SampleKind, CONFIDENCE, MAX_RUNS_SAID, MIN_RUNS};
+use crate::analysis::{configuration, merge};
 use crate::store::{Filter, State, Store, StoreError};
 use crate::units::format_value;
 
@@ -52,6 +52,7 @@ impl CheckError {
                     | StoreError::Ambiguous { .. }
                     | StoreError::BadTag(_)
                     | StoreError::NoTagMatch(_)
+                    | StoreError::NotMerged(_)
             ),
         }
     }
@@ -473,7 +474,12 @@ fn latest(store: &Store) -> Result<Group, CheckError> {
         .into_iter()
         .next()
         .ok_or_else(|| StoreError::NotFound("(the newest run: the store has none)".into()))?;
-    Ok(Group::load(store, &newest.id.0, true)?)
+    // The newest run a part of a run split over several drivers: the run is its group.
+    let selector = match (merge::part_of(&newest), merge::group_of(&newest)) {
+        (Some(_), Some(group)) => format!("group={group}"),
+        _ => newest.id.0,
+    };
+    Ok(Group::load(store, &selector, true)?)
 }
 
 /// The last `n` complete runs of the run's configuration stored before it (by start, then
@@ -482,7 +488,8 @@ fn last_runs(store: &Store, run: &Group, n: usize) -> Result<Option<Group>, Chec
     let Some(first) = run.runs.first() else {
         return Ok(None);
     };
-    let all = store.list(&Filter::default())?;
+    let mut resolved = merge::resolve(store, store.list(&Filter::default())?)?;
+    let all = std::mem::take(&mut resolved.rows);
     let ours: Vec<&str> = run.runs.iter().map(|l| l.row.id.0.as_str()).collect();
     // Newest first: the runs after the run's own position are older.
     let from = all
@@ -500,7 +507,7 @@ fn last_runs(store: &Store, run: &Group, n: usize) -> Result<Option<Group>, Chec
         {
             continue;
         }
-        runs.push(Loaded::read(store, row)?);
+        runs.push(Loaded::resolved(store, row, &resolved)?);
     }
     if runs.is_empty() {
         return Ok(None);

@@ -9,9 +9,10 @@ use serde_json::Value;
 
 use crate::store::RunRow;
 
-/// Keys of a run's stored configuration that name the engine (its name or local folder) or
-/// the seed rather than what was measured: they do not make it another configuration.
-const IGNORED: [&str; 3] = ["engine", "engine_dir", "seed"];
+/// Keys of a run's stored configuration that name the engine (its name or local folder), the
+/// seed, or the group of a run split in parts (each night's group has its own id) rather than
+/// what was measured: they do not make it another configuration.
+const IGNORED: [&str; 4] = ["engine", "engine_dir", "seed", "group"];
 
 /// The identity of a run's configuration.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -272,6 +272,8 @@ pub fn load(store: &Store, selection: &Selection) -> Result<History, HistoryErro
         tags: selection.tags.clone(),
         ..Default::default()
     })?;
+    // A run split in parts is one point: its group's merged run.
+    let rows = crate::analysis::merge::resolve(store, rows)?.rows;
     let mut excluded = Vec::new();
     let mut complete = Vec::new();
     // Oldest first: runs that started in the same second keep the order they were stored in.

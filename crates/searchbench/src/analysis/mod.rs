@@ -11,6 +11,7 @@ pub mod check;
 pub mod compare;
 pub mod configuration;
 pub mod history;
+pub mod merge;
 pub mod metrics;
 pub mod runs;
 pub mod saturate;

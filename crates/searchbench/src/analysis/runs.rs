@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::compare;
+use super::{compare, merge};
 use crate::measure::SerializedHistogram;
 use crate::store::{RunRow, State, Store, StoreError};
 
@@ -34,6 +34,26 @@ impl Loaded {
     }
 }
 
+impl Loaded {
+    /// A run of [`merge::resolve`]'s rows: a group merged in memory as it was merged, any
+    /// other run as stored.
+    pub fn resolved(
+        store: &Store,
+        row: RunRow,
+        resolved: &merge::Resolved,
+    ) -> Result<Loaded, StoreError> {
+        match resolved.merged.get(&row.id) {
+            Some(m) => Ok(Loaded {
+                timeline: m.run.timeline.clone(),
+                histograms: m.run.histograms.clone(),
+                telemetry: Vec::new(),
+                row,
+            }),
+            None => Loaded::read(store, row),
+        }
+    }
+}
+
 /// The runs one selector picks: the run a run id (or unique prefix) names, or every run with
 /// the tags of a `k=v[,k=v]` selector, a group of repeated runs. `compare` and `report` group
 /// alike: one side of a comparison, one colour in a chart.
@@ -49,20 +69,40 @@ pub struct Group {
 impl Group {
     /// Loads a selector (see [`Store::select_with`]). Without `include_partial` a tag group
     /// keeps only its `complete` runs (the others are listed in [`Group::excluded`]); a run
-    /// named by its id is kept whatever its state.
+    /// named by its id is kept whatever its state. A run split in parts (`--part`) is seen as
+    /// its group's merged run (see [`merge::resolve`]): `group=ID`, or the group's bare name,
+    /// selects it.
     pub fn load(store: &Store, selector: &str, include_partial: bool) -> Result<Group, StoreError> {
-        let tags = selector.contains('=');
+        let group = group_selector(store, selector)?;
+        // A group is seen as one run, kept whatever its state as a run named by its id is.
+        let tags = selector.contains('=') && group.is_none();
+        let rows = match &group {
+            Some(g) => merge::group_rows(store, g)?,
+            None => store.select_with(selector, true)?,
+        };
+        let mut resolved = if tags || group.is_some() {
+            merge::resolve(store, rows)?
+        } else {
+            merge::Resolved {
+                rows,
+                ..Default::default()
+            }
+        };
         let mut excluded = Vec::new();
         let mut runs = Vec::new();
-        for row in store.select_with(selector, true)? {
+        for row in std::mem::take(&mut resolved.rows) {
             if !tags || include_partial || row.state == State::Complete {
-                runs.push(Loaded::read(store, row)?);
+                runs.push(Loaded::resolved(store, row, &resolved)?);
             } else {
                 excluded.push(format!("{} ({})", row.id, row.state.name()));
             }
         }
         if runs.is_empty() {
-            return Err(StoreError::NoTagMatch(selector.into()));
+            return Err(match (&group, resolved.notes.first()) {
+                (Some(g), Some(note)) => StoreError::NotMerged(format!("{g}: {note}")),
+                (Some(g), None) => StoreError::NotMerged(format!("{g} has no parts")),
+                _ => StoreError::NoTagMatch(selector.into()),
+            });
         }
         Ok(Group {
             selector: selector.to_string(),
@@ -71,9 +111,9 @@ impl Group {
         })
     }
 
-    /// A tag group (as opposed to a run named by its id).
+    /// A tag group (as opposed to a run named by its id, or a group of parts seen as one run).
     pub fn is_tags(&self) -> bool {
-        self.selector.contains('=')
+        self.selector.contains('=') && !self.selector.starts_with("group=")
     }
 
     /// What tables and charts call it: the selector, with the run count of a group.
@@ -82,6 +122,24 @@ impl Group {
             1 => self.selector.clone(),
             n => format!("{} ({n} runs)", self.selector),
         }
+    }
+}
+
+/// The group a selector names: `group=ID`, or a bare word that is no run's id but a group.
+fn group_selector(store: &Store, selector: &str) -> Result<Option<String>, StoreError> {
+    if let Some(("group", id)) = selector.split_once('=') {
+        if !id.contains(',') {
+            return Ok(Some(id.to_string()));
+        }
+    }
+    if selector.contains('=') {
+        return Ok(None);
+    }
+    match store.get(selector) {
+        Err(StoreError::NotFound(_)) if merge::is_group(store, selector)? => {
+            Ok(Some(selector.to_string()))
+        }
+        _ => Ok(None),
     }
 }
 

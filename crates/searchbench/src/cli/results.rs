@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::args::{tag_arg, SaveArgs, StoreArgs};
 use super::{output, CliError, CliResult};
-use crate::analysis::metrics;
+use crate::analysis::{merge, metrics};
 use crate::store::{self, Filter, Kind, NewRun, RunRow};
 
 #[derive(Debug, Subcommand)]
@@ -19,15 +19,21 @@ use crate::store::{self, Filter, Kind, NewRun, RunRow};
     Examples:\n  \
     searchbench results list --workload logs --tag build=nightly\n  \
     searchbench results show 3fa9c2e1\n  \
-    searchbench results import result.json --tag build=old"
+    searchbench results import result.json --tag build=old\n  \
+    searchbench results import host2/results.db\n  \
+    searchbench results merge nightly-42 --url http://10.0.0.5:9200"
 )]
 pub enum ResultsCommand {
     /// The stored runs, newest first.
     List(ListArgs),
     /// Everything about one run: configuration, machine, figures, tags.
     Show(ShowArgs),
-    /// Store a result written by `ingest --json` or `query --json`.
+    /// Store a result written by `ingest --json` or `query --json`, or copy in every run of
+    /// another results store (another driver host's parts of a run, to merge here).
     Import(ImportArgs),
+    /// Make one run of the parts of a run split over several processes or hosts
+    /// (`--part I/N --group ID`).
+    Merge(MergeArgs),
 }
 
 #[derive(Debug, Args)]
@@ -66,7 +72,9 @@ pub struct ShowArgs {
 pub struct ImportArgs {
     #[command(flatten)]
     pub save: SaveArgs,
-    /// A JSON result file.
+    /// A JSON result file, or another results store (an SQLite file: each of its runs is
+    /// copied in with its timeline, histograms and telemetry, under its own id; a run already
+    /// here is skipped).
     #[arg(value_parser = super::args::input_file)]
     pub file: PathBuf,
     /// Workload name (default: the result's, else the file name).
@@ -74,12 +82,139 @@ pub struct ImportArgs {
     pub workload: Option<String>,
 }
 
+/// `results merge GROUP`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "The parts of a group are the runs started with `--part I/N --group ID`; \
+    copy other hosts' stores in first (`results import THEIR_STORE`). Counts add, histograms \
+    add (lossless), timelines line up by wall-clock second; every rate and percentile is \
+    derived after. A part missing or unfinished makes the group `incomplete`, a failed part \
+    `failed`. Merging again replaces the earlier merge. compare, report, history and check \
+    merge the groups they meet the same way (`compare group=a group=b`).\n\n\
+    Exit codes: 0 the group is complete, 2 bad usage (no such group, runs that are not \
+    parts of one run), 3 the group is not complete (a part missing, unfinished, failed or \
+    interrupted, or counts that do not reconcile)."
+)]
+pub struct MergeArgs {
+    #[command(flatten)]
+    pub save: SaveArgs,
+    /// The group (`--group` of the parts).
+    pub group: String,
+    /// Count the index now, at this cluster, to reconcile the parts' documents against it
+    /// (without it, the count the last part to end took is used).
+    #[command(flatten)]
+    pub target: super::args::TargetArgs,
+    /// Print the merged run as JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
 pub async fn run(cmd: ResultsCommand) -> CliResult {
     match cmd {
         ResultsCommand::List(a) => list(a),
         ResultsCommand::Show(a) => show(a),
         ResultsCommand::Import(a) => import(a),
+        ResultsCommand::Merge(a) => merge(a).await,
     }
+}
+
+async fn merge(a: MergeArgs) -> CliResult {
+    let store = a.save.store.open_or_create()?;
+    let usage = |e: merge::MergeError| {
+        if e.is_usage() {
+            CliError::usage(anyhow::Error::new(e))
+        } else {
+            CliError::from(e)
+        }
+    };
+    // The index the parts loaded, counted now when a cluster is given.
+    let counted = if a.target.urls.is_empty() {
+        None
+    } else {
+        let first = merge::merge(&store, &a.group, None).map_err(usage)?;
+        let index = first
+            .run
+            .result
+            .as_ref()
+            .and_then(|r| r.get("index"))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .ok_or_else(|| {
+                CliError::usage(anyhow::anyhow!(
+                    "group {}: no part says which index it loaded",
+                    a.group
+                ))
+            })?;
+        let target = a.target.connect()?;
+        let n = crate::ingest::count(&target, &index)
+            .await
+            .with_context(|| format!("counting index {index}"))?;
+        Some(n)
+    };
+    let mut merged = merge::merge(&store, &a.group, counted).map_err(usage)?;
+    for (k, v) in a.save.tags {
+        merged.run.tags.insert(k, v);
+    }
+    let id = merge::store_merged(&store, &merged).map_err(usage)?;
+    let state = merged.run.state;
+    if a.json {
+        let mut v = serde_json::to_value(merged.row())?;
+        v["id"] = id.0.clone().into();
+        output::json(&v)?;
+    } else {
+        output::results::merged(&id, &merged);
+    }
+    eprintln!("saved as run {id} in {}", store.path().display());
+    if state == store::State::Complete {
+        Ok(())
+    } else {
+        Err(CliError::check(anyhow::anyhow!(
+            "group {} is {}: {}",
+            a.group,
+            state.name(),
+            merged.run.error.as_deref().unwrap_or("see the parts")
+        )))
+    }
+}
+
+/// Copies every run of the store at `path` into the store `save` names.
+fn import_store(path: &std::path::Path, save: SaveArgs) -> CliResult {
+    let from = store::Store::open_read(path)
+        .with_context(|| format!("{}: reading it as a results store", path.display()))
+        .map_err(CliError::usage)?;
+    let to = save.store.open_or_create()?;
+    if std::fs::canonicalize(path).ok() == std::fs::canonicalize(to.path()).ok() {
+        return Err(CliError::usage(anyhow::anyhow!(
+            "{} is the store runs are imported into",
+            path.display()
+        )));
+    }
+    let (mut copied, mut skipped) = (0, 0);
+    for row in from.list(&Filter::default())? {
+        let here = to.get(&row.id.0).ok();
+        if here.is_some_and(|h| h.started_unix == row.started_unix && h.kind == row.kind) {
+            skipped += 1;
+            continue;
+        }
+        let mut run = store::WholeRun::read(&from, &row.id)?;
+        for (k, v) in &save.tags {
+            run.tags.insert(k.clone(), v.clone());
+        }
+        let id = to.put_whole(&run, Some(&row.id.0), &[])?;
+        outln!("{id}");
+        copied += 1;
+    }
+    eprintln!(
+        "copied {copied} run(s) from {} into {}{}",
+        path.display(),
+        to.path().display(),
+        if skipped > 0 {
+            format!(" ({skipped} already there)")
+        } else {
+            String::new()
+        }
+    );
+    Ok(())
 }
 
 fn list(a: ListArgs) -> CliResult {
@@ -133,6 +268,13 @@ fn show(a: ShowArgs) -> CliResult {
 }
 
 fn import(a: ImportArgs) -> CliResult {
+    let mut head = [0u8; 16];
+    let is_store = std::fs::File::open(&a.file)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+        .is_ok_and(|()| &head == b"SQLite format 3\0");
+    if is_store {
+        return import_store(&a.file, a.save);
+    }
     let text = std::fs::read(&a.file)
         .with_context(|| format!("cannot read {}", a.file.display()))
         .map_err(CliError::usage)?;

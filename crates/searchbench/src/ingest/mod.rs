@@ -213,6 +213,10 @@ pub struct IngestReport {
     pub tool: &'static str,
     pub tool_version: &'static str,
     pub started_unix: u64,
+    /// When the load itself began (its timeline's second 0), in Unix milliseconds: what lines
+    /// up the timelines of parts of one run (`--part`) loaded from several processes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_started_unix_ms: Option<u64>,
     pub corpus: String,
     pub index: String,
     pub previous_index: Previous,
@@ -411,6 +415,13 @@ pub async fn ingest_streaming(
     }))
 }
 
+/// The wall-clock time (Unix ms) of `at`, an instant in the past.
+fn unix_ms_at(at: std::time::Instant) -> Option<u64> {
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).ok()?;
+    let ago = at.elapsed();
+    u64::try_from(now.checked_sub(ago)?.as_millis()).ok()
+}
+
 /// `call`, cut off at `deadline` when there is one.
 async fn within<T, E: std::fmt::Display>(
     deadline: Option<tokio::time::Instant>,
@@ -537,6 +548,7 @@ fn report(mut p: ReportParts<'_>) -> IngestReport {
         tool: "searchbench",
         tool_version: env!("CARGO_PKG_VERSION"),
         started_unix: p.started_unix,
+        load_started_unix_ms: unix_ms_at(o.started),
         corpus: p.corpus,
         index: p.index,
         previous_index: p.prepared.previous,

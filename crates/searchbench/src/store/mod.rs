@@ -29,12 +29,14 @@ mod rows;
 mod studies;
 mod telemetry;
 mod upgrade;
+mod whole;
 
 use outcome::engine_of;
 pub use outcome::{outcome_of, seed_in, workload_name};
 pub use records::{parse_tag, Filter, Kind, NewRun, RunId, RunRow, State};
 use rows::read_row;
 pub use studies::Study;
+pub use whole::WholeRun;
 
 /// The environment variable that overrides the default store location.
 pub const STORE_ENV: &str = "SEARCHBENCH_STORE";
@@ -196,6 +198,9 @@ pub enum StoreError {
     },
     #[error("no complete run has the tags {0} (see `searchbench results list --tag k=v`)")]
     NoTagMatch(String),
+    /// A run split in parts (`--part`) whose group cannot be seen as one run.
+    #[error("group {0}")]
+    NotMerged(String),
     #[error("run {id} is {state}, not complete: its figures are partial. Compare it anyway with --include-partial")]
     NotComplete { id: String, state: &'static str },
     #[error("bad tag {0:?}: write key=value (key: letters, digits, '_', '-', '.')")]

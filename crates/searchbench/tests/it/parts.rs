@@ -235,3 +235,235 @@ fn a_part_that_cannot_be_split_is_refused_before_it_starts() {
         assert!(err.contains(says), "{args:?}: {err}");
     }
 }
+
+/// Waits for a child we spawned, killing it and failing the test after `limit`.
+fn wait_within(mut child: std::process::Child, limit: std::time::Duration) -> std::process::Output {
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            panic!("still running after {} s", limit.as_secs());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// `ingest logs --docs DOCS --part I/N --group GROUP` into `index`, storing in `store`.
+fn part(
+    i: u32,
+    of: u32,
+    docs: u64,
+    index: &str,
+    group: &str,
+    store: &std::path::Path,
+) -> std::process::Child {
+    common::bin()
+        .args([
+            "ingest",
+            "logs",
+            "--docs",
+            &docs.to_string(),
+            "--index",
+            index,
+        ])
+        .args([
+            "--url",
+            node_url(),
+            "--clients",
+            &of.to_string(),
+            "--warmup",
+            "0",
+        ])
+        .args(["--part", &format!("{i}/{of}"), "--group", group])
+        .arg("--store")
+        .arg(store)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn json_of(out: &std::process::Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", common::streams(out)))
+}
+
+#[test]
+fn three_parts_stored_on_three_hosts_merge_into_one_run_of_every_document() {
+    let index = "searchbench-test-parts-merge";
+    let _heavy = common::one_track_at_a_time();
+    common::fresh_index(index, None);
+    let dir = tempfile::tempdir().unwrap();
+    let docs = 600_000u64;
+    // Each part stores in its own store, as each driver host does.
+    let stores: Vec<_> = (1..=3)
+        .map(|i| dir.path().join(format!("host{i}.db")))
+        .collect();
+    let children: Vec<_> = (1..=3)
+        .map(|i| part(i, 3, docs, index, "g-merge", &stores[i as usize - 1]))
+        .collect();
+    for (i, child) in children.into_iter().enumerate() {
+        let out = wait_within(child, std::time::Duration::from_secs(300));
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "part {}: {}",
+            i + 1,
+            common::streams(&out)
+        );
+    }
+    assert_eq!(count(index), docs);
+    // Collected in one store, then merged.
+    let here = dir.path().join("here.db");
+    for s in &stores {
+        let out = common::bin()
+            .args(["results", "import"])
+            .arg(s)
+            .arg("--store")
+            .arg(&here)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", common::streams(&out));
+    }
+    // A second import of the same store copies nothing.
+    let again = common::bin()
+        .args(["results", "import"])
+        .arg(&stores[0])
+        .arg("--store")
+        .arg(&here)
+        .output()
+        .unwrap();
+    assert!(
+        common::streams(&again).contains("copied 0 run(s)"),
+        "{}",
+        common::streams(&again)
+    );
+    let out = common::bin()
+        .args(["results", "merge", "g-merge", "--json", "--store"])
+        .arg(&here)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", common::streams(&out));
+    let merged = json_of(&out);
+    let r = &merged["result"];
+    assert_eq!(merged["state"], "complete", "{}", r["parts"]);
+    assert_eq!(r["counts"]["indexed"], docs);
+    assert_eq!(r["counts"]["index_count"], docs);
+    assert_eq!(r["counts"]["reconciled"], true);
+    assert_eq!(r["parts"]["of"], 3);
+    assert_eq!(r["parts"]["each"].as_array().unwrap().len(), 3);
+    assert_eq!(merged["config"]["clients"], 3);
+    // The merged percentiles are those of every request of the three parts: their stored
+    // histograms added.
+    let store = searchbench::store::Store::open_read(&here).unwrap();
+    let mut union: Option<hdrhistogram::Histogram<u64>> = None;
+    let mut attempts = 0;
+    for p in r["parts"]["each"].as_array().unwrap() {
+        let id = searchbench::store::RunId(p["run"].as_str().unwrap().to_string());
+        let h = store
+            .histograms(&id)
+            .unwrap()
+            .into_iter()
+            .find(|h| h.name == "service")
+            .unwrap()
+            .decode()
+            .unwrap();
+        attempts += h.len();
+        match &mut union {
+            Some(u) => u.add(&h).unwrap(),
+            None => union = Some(h),
+        }
+    }
+    let union = union.unwrap();
+    assert_eq!(r["service"]["count"], attempts);
+    for (key, q) in [("p50_ms", 0.5), ("p90_ms", 0.9), ("p99_ms", 0.99)] {
+        let want = union.value_at_quantile(q) as f64 / 1000.0;
+        assert_eq!(r["service"][key].as_f64(), Some(want), "{key}");
+    }
+    // The timeline holds every document, by wall-clock second.
+    let timeline_docs: u64 = r["timeline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["docs"].as_u64().unwrap())
+        .sum();
+    assert_eq!(timeline_docs, docs);
+    // The views see the group as one run: `compare` by the group's name.
+    let id = merged["id"].as_str().unwrap();
+    let out = common::bin()
+        .args(["compare", "g-merge", "group=g-merge", "--json", "--store"])
+        .arg(&here)
+        .output()
+        .unwrap();
+    let text = common::streams(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains(id), "{text}");
+    common::fresh_index(index, None);
+}
+
+#[test]
+fn a_part_killed_halfway_leaves_its_group_incomplete_with_what_was_loaded() {
+    let index = "searchbench-test-parts-killed";
+    let _heavy = common::one_track_at_a_time();
+    common::fresh_index(index, None);
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("results.db");
+    let docs = 300_000u64;
+    let mut children: Vec<_> = (1..=3)
+        .map(|i| part(i, 3, docs, index, "g-killed", &store))
+        .collect();
+    // Part 2 is killed (SIGKILL: no result, no goodbye) once it has streamed some seconds.
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    children[1].kill().unwrap();
+    let killed = children.remove(1);
+    let _ = wait_within(killed, std::time::Duration::from_secs(30));
+    for child in children {
+        let out = wait_within(child, std::time::Duration::from_secs(300));
+        assert_eq!(out.status.code(), Some(0), "{}", common::streams(&out));
+    }
+    let in_index = count(index);
+    assert!(in_index < docs && in_index > 2 * docs / 3, "{in_index}");
+    let out = common::bin()
+        .args([
+            "results",
+            "merge",
+            "g-killed",
+            "--json",
+            "--url",
+            node_url(),
+            "--store",
+        ])
+        .arg(&store)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", common::streams(&out));
+    let merged = json_of(&out);
+    let r = &merged["result"];
+    assert_eq!(merged["state"], "incomplete");
+    let each = r["parts"]["each"].as_array().unwrap();
+    assert_eq!(each[1]["state"], "incomplete", "{each:?}");
+    assert_eq!(each[0]["indexed"], docs / 3);
+    assert_eq!(each[2]["indexed"], docs / 3);
+    // The killed part counts what it streamed before it died; the index, what it holds.
+    let streamed = each[1]["indexed"].as_u64().unwrap();
+    assert!(streamed > 0 && streamed < docs / 3, "{streamed}");
+    assert_eq!(r["counts"]["indexed"], 2 * docs / 3 + streamed);
+    assert!(2 * docs / 3 + streamed <= in_index);
+    assert_eq!(r["counts"]["index_count"], in_index);
+    assert_eq!(r["counts"]["reconciled"], false);
+    assert!(
+        merged["error"].as_str().unwrap().contains("part 2/3"),
+        "{}",
+        merged["error"]
+    );
+    // A view refuses the partial group unless told.
+    let out = common::bin()
+        .args(["compare", "group=g-killed", "group=g-killed", "--store"])
+        .arg(&store)
+        .output()
+        .unwrap();
+    let text = common::streams(&out);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(text.contains("incomplete"), "{text}");
+    common::fresh_index(index, None);
+}

@@ -237,3 +237,47 @@ fn a_run_killed_midway_leaves_a_readable_store_and_an_incomplete_run() {
         .unwrap();
     assert_eq!(store.get(&next.0).unwrap().state, State::Complete);
 }
+
+#[test]
+fn merging_what_is_no_group_and_importing_a_store_into_itself_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("results.db");
+    let store = Store::open(&db).unwrap();
+    // Two runs of one group that are not parts of one run: 1/2 and 2/3.
+    for part in ["1/2", "2/3"] {
+        let mut run = new_run("logs", &[]);
+        run.config = json!({"clients": 1, "part": part, "group": "mixed"});
+        store
+            .save(
+                &run,
+                &json!({"docs_per_sec": 1.0, "counts": {"read": 1, "indexed": 1}}),
+            )
+            .unwrap();
+    }
+    drop(store);
+    let run = |args: &[&str]| {
+        let out = crate::common::bin()
+            .args(args)
+            .arg("--store")
+            .arg(&db)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, err) = run(&["results", "merge", "nosuch"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("no part of group \"nosuch\""), "{err}");
+    let (code, err) = run(&["results", "merge", "mixed"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("not parts of one run"), "{err}");
+    let (code, err) = run(&["results", "import", db.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("is the store runs are imported into"), "{err}");
+    // A view names the group that cannot be seen as one run.
+    let (code, err) = run(&["compare", "group=mixed", "group=mixed"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("not parts of one run"), "{err}");
+}

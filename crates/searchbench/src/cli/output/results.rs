@@ -65,7 +65,10 @@ pub fn list(rows: &[RunRow]) {
         let mut row = vec![
             r.id.0.clone(),
             started.trim_end_matches(" UTC").to_string(),
-            format!("{} {}", r.kind, r.workload),
+            match crate::analysis::merge::part_of(r) {
+                Some(part) => format!("{} {} part {part}", r.kind, r.workload),
+                None => format!("{} {}", r.kind, r.workload),
+            },
             r.engine.clone().unwrap_or_default(),
             r.state.name().to_string(),
             headline(r),
@@ -194,4 +197,84 @@ pub fn show(row: &RunRow, timeline: &[Value], histograms: &[Value]) {
     if row.state == store::State::Incomplete {
         outln!("this run never finished (killed or crashed): only its start and the timeline rows saved so far are here");
     }
+}
+
+/// A group merged from its parts: the group's figures, then each part beside.
+pub fn merged(id: &store::RunId, m: &crate::analysis::merge::Merged) {
+    let r = m.run.result.clone().unwrap_or(Value::Null);
+    let num = |path: &str| r.pointer(path).and_then(Value::as_f64);
+    let text = |v: Option<f64>| v.map(format_value).unwrap_or_else(|| "-".into());
+    let group = r
+        .pointer("/parts/group")
+        .and_then(Value::as_str)
+        .unwrap_or("?");
+    let of = r.pointer("/parts/of").and_then(Value::as_u64).unwrap_or(0);
+    let mut t = table(["", ""]);
+    for (k, v) in [
+        ("run", id.0.clone()),
+        ("group", format!("{group} ({of} parts)")),
+        ("state", m.run.state.name().to_string()),
+        ("docs/s", text(num("/docs_per_sec"))),
+        ("indexed", text(num("/counts/indexed"))),
+        (
+            "index count",
+            match (
+                num("/counts/index_count"),
+                r.pointer("/parts/index_count").and_then(Value::as_str),
+            ) {
+                (Some(n), Some(how)) => format!("{} ({how})", format_value(n)),
+                _ => "-".into(),
+            },
+        ),
+        (
+            "reconciled",
+            match r.pointer("/counts/unreconciled").and_then(Value::as_str) {
+                None => "yes".to_string(),
+                Some(why) => format!("no: {why}"),
+            },
+        ),
+        ("service p50 ms", text(num("/service/p50_ms"))),
+        ("service p99 ms", text(num("/service/p99_ms"))),
+        ("driver CPU s", text(num("/cpu/driver_secs"))),
+    ] {
+        t.add_row([k.to_string(), v]);
+    }
+    if let Some(why) = &m.run.error {
+        t.add_row(["why".to_string(), why.clone()]);
+    }
+    outln!("{t}");
+    let mut parts = table(["part", "run", "state", "docs/s", "indexed", "CPU s"]);
+    for p in r
+        .pointer("/parts/each")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let s = |k: &str| p.get(k).and_then(Value::as_str).unwrap_or("?").to_string();
+        let n = |k: &str| text(p.get(k).and_then(Value::as_f64));
+        parts.add_row([
+            s("part"),
+            s("run"),
+            s("state"),
+            n("docs_per_sec"),
+            n("indexed"),
+            n("driver_cpu_secs"),
+        ]);
+    }
+    for i in r
+        .pointer("/parts/missing")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        parts.add_row([
+            format!("{i}/{of}"),
+            "-".into(),
+            "missing".into(),
+            "-".into(),
+            "-".into(),
+            "-".into(),
+        ]);
+    }
+    outln!("{parts}");
 }

@@ -1,0 +1,408 @@
+//! One run made of its parts: the runs a group's processes stored (`--part I/N --group ID`, on
+//! one host or on many, their stores copied into one with `results import STORE`) merged into
+//! one run like any other. Every figure is derived after the merge from what adds up: counts
+//! summed, HDR histograms added (lossless), timelines lined up by wall-clock second and
+//! summed ([`ingest`]).
+//!
+//! The merged run names its parts; a part missing or never finished makes it `incomplete`, a
+//! failed part `failed`, an interrupted one `interrupted`: a partial group is never complete.
+//! `results merge` stores it; the views (`compare`, `report`, `history`, `check`) merge a
+//! group they meet the same way, in memory, unless a stored merge is current ([`resolve`]).
+
+mod ingest;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+
+use crate::corpus::part::Part;
+use crate::measure::SerializedHistogram;
+use crate::store::{Filter, RunId, RunRow, State, Store, StoreError, WholeRun};
+
+/// A stored part of a group, with what its merge reads.
+#[derive(Debug, Clone)]
+pub struct PartRun {
+    pub part: Part,
+    pub row: RunRow,
+    pub timeline: Vec<Value>,
+    pub histograms: Vec<SerializedHistogram>,
+}
+
+impl PartRun {
+    /// `row` with its timeline and histograms, when it is a part.
+    pub fn read(store: &Store, row: RunRow) -> Result<Option<PartRun>, StoreError> {
+        let Some(part) = part_of(&row) else {
+            return Ok(None);
+        };
+        Ok(Some(PartRun {
+            part,
+            timeline: crate::analysis::compare::timeline_of(store, &row)?,
+            histograms: store.histograms(&row.id)?,
+            row,
+        }))
+    }
+}
+
+impl PartRun {
+    /// The part as a run to store whole (what a copy into another store holds).
+    pub fn whole(&self) -> WholeRun {
+        let r = &self.row;
+        WholeRun {
+            kind: r.kind.clone(),
+            workload: r.workload.clone(),
+            engine: r.engine.clone(),
+            state: r.state,
+            started_unix: r.started_unix,
+            finished_unix: r.finished_unix,
+            tool_version: r.tool_version.clone(),
+            seed: r.seed,
+            machine: r.machine.clone(),
+            config: r.config.clone(),
+            tags: r.tags.clone(),
+            error: r.error.clone(),
+            result: r.result.clone(),
+            timeline: self.timeline.clone(),
+            histograms: self.histograms.clone(),
+            telemetry: Vec::new(),
+        }
+    }
+}
+
+/// The part a run was (`--part I/N` with N > 1), from its stored configuration.
+pub fn part_of(row: &RunRow) -> Option<Part> {
+    let part = Part::parse(row.config.get("part")?.as_str()?).ok()?;
+    (!part.is_whole() && group_of(row).is_some()).then_some(part)
+}
+
+/// The group a run belongs to (`--group`), a part or a merged run.
+pub fn group_of(row: &RunRow) -> Option<&str> {
+    row.config.get("group")?.as_str()
+}
+
+/// A group's merged run (as `results merge` stores it).
+pub fn is_merged(row: &RunRow) -> bool {
+    group_of(row).is_some() && row.config.get("parts").is_some_and(Value::is_u64)
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(
+        "no part of group {0:?} is in the store: parts are the runs started with `--part I/N \
+         --group {0}` (copy each host's store in with `searchbench results import STORE`)"
+    )]
+    NoParts(String),
+    #[error("group {group}: {reason}")]
+    Mismatch { group: String, reason: String },
+}
+
+impl MergeError {
+    /// The caller named something that cannot be merged (exit 2), as opposed to a store
+    /// that failed.
+    pub fn is_usage(&self) -> bool {
+        !matches!(self, MergeError::Store(_))
+    }
+}
+
+/// A group merged into one run.
+#[derive(Debug, Clone)]
+pub struct Merged {
+    /// Derived from the group and its parts: the same parts give the same id.
+    pub id: RunId,
+    pub run: WholeRun,
+    /// Parts stored again under the same index (a part run twice): the newest complete one
+    /// was merged.
+    pub superseded: Vec<RunId>,
+}
+
+impl Merged {
+    /// The merged run as a stored run's row.
+    pub fn row(&self) -> RunRow {
+        let r = &self.run;
+        RunRow {
+            id: self.id.clone(),
+            kind: r.kind.clone(),
+            workload: r.workload.clone(),
+            engine: r.engine.clone(),
+            status: r.state.name().to_string(),
+            state: r.state,
+            started_unix: r.started_unix,
+            finished_unix: r.finished_unix,
+            tool_version: r.tool_version.clone(),
+            seed: r.seed,
+            pid: None,
+            machine: r.machine.clone(),
+            config: r.config.clone(),
+            tags: r.tags.clone(),
+            error: r.error.clone(),
+            result: r.result.clone(),
+        }
+    }
+}
+
+/// What says whether a stored merge is current: the parts' ids, states and ends.
+fn fingerprint(parts: &[&RunRow]) -> String {
+    let mut keys: Vec<String> = parts
+        .iter()
+        .map(|r| {
+            format!(
+                "{}:{}:{}",
+                r.id,
+                r.state.name(),
+                r.finished_unix.unwrap_or(0)
+            )
+        })
+        .collect();
+    keys.sort();
+    let text = keys.join(",");
+    format!("{:016x}", crate::rng::fnv1a([text.as_bytes()]))
+}
+
+/// Merges the parts of `group` (every stored part of it, in any order). `counted_now`: the
+/// index's `_count`, when the caller counted it after every part had ended.
+pub fn merge_parts(
+    group: &str,
+    parts: Vec<PartRun>,
+    counted_now: Option<u64>,
+) -> Result<Merged, MergeError> {
+    let mismatch = |reason: String| MergeError::Mismatch {
+        group: group.to_string(),
+        reason,
+    };
+    let first = parts
+        .first()
+        .ok_or_else(|| MergeError::NoParts(group.to_string()))?;
+    let of = first.part.of;
+    for p in &parts {
+        let differs = |what: &str, a: &str, b: &str| {
+            mismatch(format!(
+                "run {} is part {} ({what} {b}) and run {} part {} ({what} {a}): not parts of \
+                 one run",
+                first.row.id, first.part, p.row.id, p.part
+            ))
+        };
+        if p.part.of != of {
+            return Err(differs("of", &p.part.of.to_string(), &of.to_string()));
+        }
+        if p.row.kind != first.row.kind {
+            return Err(differs("a run of kind", &p.row.kind, &first.row.kind));
+        }
+        if p.row.workload != first.row.workload {
+            return Err(differs("workload", &p.row.workload, &first.row.workload));
+        }
+    }
+    if first.row.kind != "ingest" {
+        return Err(mismatch(format!(
+            "its parts are `{}` runs; only `ingest` parts merge yet",
+            first.row.kind
+        )));
+    }
+    let fingerprint = fingerprint(&parts.iter().map(|p| &p.row).collect::<Vec<_>>());
+    // One run per part index: the complete one, else the newest.
+    let mut by_index: BTreeMap<u32, Vec<&PartRun>> = BTreeMap::new();
+    for p in &parts {
+        by_index.entry(p.part.index).or_default().push(p);
+    }
+    let mut chosen: Vec<&PartRun> = Vec::new();
+    let mut superseded = Vec::new();
+    for runs in by_index.values_mut() {
+        runs.sort_by_key(|p| (p.row.state == State::Complete, p.row.started_unix));
+        if let Some(best) = runs.pop() {
+            chosen.push(best);
+        }
+        superseded.extend(runs.iter().map(|p| p.row.id.clone()));
+    }
+    let missing: Vec<u32> = (1..=of).filter(|i| !by_index.contains_key(i)).collect();
+    let merged = ingest::merge(group, of, &chosen, counted_now).map_err(mismatch)?;
+
+    let not_whole: Vec<String> = chosen
+        .iter()
+        .filter(|p| p.row.state != State::Complete)
+        .map(|p| format!("part {} ({}) is {}", p.part, p.row.id, p.row.state.name()))
+        .chain(missing.iter().map(|i| format!("part {i}/{of} is missing")))
+        .collect();
+    let any = |s: State| chosen.iter().any(|p| p.row.state == s);
+    let state = if any(State::Failed) {
+        State::Failed
+    } else if !missing.is_empty() || any(State::Incomplete) || any(State::Running) {
+        State::Incomplete
+    } else if any(State::Interrupted) {
+        State::Interrupted
+    } else if !merged.reconciled {
+        State::Failed
+    } else {
+        State::Complete
+    };
+    let why = match (not_whole.is_empty(), &merged.unreconciled) {
+        (false, _) => Some(not_whole.join("; ")),
+        (true, Some(u)) if state == State::Failed => Some(format!("counts do not reconcile: {u}")),
+        _ => None,
+    };
+    let mut result = merged.result;
+    if let Some(parts_block) = result.get_mut("parts").and_then(Value::as_object_mut) {
+        parts_block.insert("state".into(), state.name().into());
+        parts_block.insert("why".into(), why.clone().into());
+        parts_block.insert("missing".into(), missing.clone().into());
+        parts_block.insert(
+            "superseded".into(),
+            superseded
+                .iter()
+                .map(|id: &RunId| id.0.clone())
+                .collect::<Vec<_>>()
+                .into(),
+        );
+        parts_block.insert("fingerprint".into(), fingerprint.clone().into());
+    }
+    if let Some(counts) = result.get_mut("counts").and_then(Value::as_object_mut) {
+        counts.insert("unreconciled".into(), merged.unreconciled.clone().into());
+    }
+    // The tags every part has, and the group's.
+    let mut tags = chosen
+        .first()
+        .map(|p| p.row.tags.clone())
+        .unwrap_or_default();
+    tags.retain(|k, v| chosen.iter().all(|p| p.row.tags.get(k) == Some(v)));
+    tags.insert("group".into(), group.to_string());
+    let head = chosen.first().map_or(&first.row, |p| &p.row);
+    let run = WholeRun {
+        kind: head.kind.clone(),
+        workload: head.workload.clone(),
+        engine: chosen.iter().find_map(|p| p.row.engine.clone()),
+        state,
+        started_unix: chosen.iter().map(|p| p.row.started_unix).min().unwrap_or(0),
+        finished_unix: chosen.iter().filter_map(|p| p.row.finished_unix).max(),
+        tool_version: env!("CARGO_PKG_VERSION").to_string(),
+        seed: head.seed,
+        machine: head.machine.clone(),
+        config: merged.config,
+        tags,
+        error: why.filter(|_| state != State::Complete),
+        result: Some(result),
+        timeline: merged.timeline,
+        histograms: merged.histograms,
+        telemetry: Vec::new(),
+    };
+    let id = format!(
+        "{:08x}",
+        crate::rng::fnv1a([group.as_bytes(), fingerprint.as_bytes()]) as u32
+    );
+    Ok(Merged {
+        id: RunId(id),
+        run,
+        superseded,
+    })
+}
+
+/// Every stored run of `group`: its parts and its stored merges.
+pub fn group_rows(store: &Store, group: &str) -> Result<Vec<RunRow>, StoreError> {
+    Ok(store
+        .list(&Filter::default())?
+        .into_iter()
+        .filter(|r| group_of(r) == Some(group))
+        .collect())
+}
+
+/// Whether any stored run belongs to `group`.
+pub fn is_group(store: &Store, group: &str) -> Result<bool, StoreError> {
+    Ok(!group_rows(store, group)?.is_empty())
+}
+
+/// Merges the stored parts of `group`.
+pub fn merge(store: &Store, group: &str, counted_now: Option<u64>) -> Result<Merged, MergeError> {
+    let mut parts = Vec::new();
+    for row in group_rows(store, group)? {
+        if let Some(p) = PartRun::read(store, row)? {
+            parts.push(p);
+        }
+    }
+    merge_parts(group, parts, counted_now)
+}
+
+/// Stores a merge in place of every earlier merge of its group; its id.
+pub fn store_merged(store: &Store, merged: &Merged) -> Result<RunId, MergeError> {
+    let group = group_of(&merged.row())
+        .map(str::to_string)
+        .unwrap_or_default();
+    let earlier: Vec<RunId> = group_rows(store, &group)?
+        .into_iter()
+        .filter(is_merged)
+        .map(|r| r.id)
+        .collect();
+    Ok(store.put_whole(&merged.run, Some(&merged.id.0), &earlier)?)
+}
+
+/// Runs as the views show them (see [`resolve`]).
+#[derive(Debug, Default)]
+pub struct Resolved {
+    pub rows: Vec<RunRow>,
+    /// Merged runs made here, in memory (not stored): their timelines and histograms.
+    pub merged: BTreeMap<RunId, Merged>,
+    /// Groups that could not be merged, and why: their parts are left out.
+    pub notes: Vec<String>,
+}
+
+/// `rows` as views show them: the parts of a group give way to its merged run (the stored
+/// merge when it is current, else merged now in memory), in the place of the group's first
+/// run; a stored merge that is no longer current is left out.
+pub fn resolve(store: &Store, rows: Vec<RunRow>) -> Result<Resolved, StoreError> {
+    let groups: BTreeSet<String> = rows
+        .iter()
+        .filter(|r| part_of(r).is_some() || is_merged(r))
+        .filter_map(|r| group_of(r).map(str::to_string))
+        .collect();
+    let mut out = Resolved::default();
+    let mut current: BTreeMap<String, Option<RunRow>> = BTreeMap::new();
+    for group in &groups {
+        let all = group_rows(store, group)?;
+        let parts: Vec<&RunRow> = all.iter().filter(|r| part_of(r).is_some()).collect();
+        let fp = fingerprint(&parts);
+        let stored = all.iter().find(|r| {
+            is_merged(r)
+                && r.result
+                    .as_ref()
+                    .and_then(|x| x.pointer("/parts/fingerprint"))
+                    == Some(&Value::String(fp.clone()))
+        });
+        let row = match stored {
+            Some(r) => Some(r.clone()),
+            None if parts.is_empty() => None,
+            None => {
+                let mut read = Vec::new();
+                for row in all.iter().filter(|r| part_of(r).is_some()) {
+                    read.extend(PartRun::read(store, row.clone())?);
+                }
+                match merge_parts(group, read, None) {
+                    Ok(m) => {
+                        let row = m.row();
+                        out.merged.insert(m.id.clone(), m);
+                        Some(row)
+                    }
+                    Err(MergeError::Store(e)) => return Err(e),
+                    Err(e) => {
+                        out.notes.push(e.to_string());
+                        None
+                    }
+                }
+            }
+        };
+        current.insert(group.clone(), row);
+    }
+    for row in rows {
+        let group = (part_of(&row).is_some() || is_merged(&row))
+            .then(|| group_of(&row).map(str::to_string))
+            .flatten();
+        match group {
+            None => out.rows.push(row),
+            Some(g) => {
+                if let Some(Some(merged)) = current.remove(&g) {
+                    out.rows.push(merged);
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests;

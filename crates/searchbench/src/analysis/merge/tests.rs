@@ -1,0 +1,332 @@
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::*;
+use crate::measure::{Recorder, Sample};
+
+/// Part `i` of `of`: requests every 50 ms for `secs` seconds from `start_ms` on the wall
+/// clock (the parts start on one second), each of 100 documents, service times spread by the
+/// part and the request. Each sample also goes into `whole`, one process's recording of every
+/// request.
+fn make(i: u32, of: u32, secs: u64, start_ms: u64, whole: &mut Recorder) -> PartRun {
+    let mut rec = Recorder::with_warmup(Duration::ZERO);
+    let mut acked = 0;
+    for k in 0..secs * 20 {
+        let s = Sample {
+            start: Duration::from_millis(k * 50),
+            service: Duration::from_micros(1_000 + (k * 7_919 + u64::from(i) * 104_729) % 40_000),
+            took_ms: Some(3),
+            docs: 100,
+            acked: 100,
+            bytes: 10_000,
+            wire_bytes: 10_000,
+            status: 200,
+            retry: 0,
+        };
+        rec.record(&s);
+        whole.record(&s);
+        acked += 100;
+    }
+    let wall = Duration::from_secs(secs);
+    let headline = rec.finish(wall);
+    let result = json!({
+        "load_started_unix_ms": start_ms,
+        "started_unix": start_ms / 1000,
+        "wall_secs": secs as f64,
+        "docs_per_sec": headline.docs_per_sec,
+        "headline": headline,
+        "previous_index": if i == 1 { "nothing" } else { "appended" },
+        "index": "logs",
+        "corpus": format!("logs (seed 1, 64000 docs), part {i}/{of}"),
+        "config": {"clients": 2, "part": format!("{i}/{of}"), "group": "g1", "bulk_docs": 100},
+        "counts": {"read": acked, "indexed": acked, "failed": 0, "reconciled": true,
+                   "index_count": acked * u64::from(i), "index_count_before": 0},
+        "requests": {"attempts": rec.requests, "failed_attempts": 0, "retries": 0},
+        "mb_per_sec": rec.bytes as f64 / secs as f64 / 1e6,
+        "cpu": {"driver_secs": 0.5},
+        "interrupted": false,
+        "error": null,
+        "warnings": [],
+    });
+    let row = RunRow {
+        id: RunId(format!("0000000{i}")),
+        kind: "ingest".into(),
+        workload: "logs".into(),
+        engine: Some("opensearch-2.19.1".into()),
+        status: "complete".into(),
+        state: State::Complete,
+        started_unix: start_ms / 1000,
+        finished_unix: Some(start_ms / 1000 + secs),
+        tool_version: "0.1.0".into(),
+        seed: Some(1),
+        pid: None,
+        machine: json!({"cores": 2, "cpu_model": "x"}),
+        config: json!({"clients": 2, "part": format!("{i}/{of}"), "group": "g1",
+                       "corpus": format!("logs (seed 1, 64000 docs), part {i}/{of}")}),
+        tags: [
+            ("build".to_string(), "42".to_string()),
+            ("host".to_string(), format!("h{i}")),
+        ]
+        .into(),
+        error: None,
+        result: Some(result),
+    };
+    let timeline = rec
+        .timeline()
+        .iter()
+        .map(|r| serde_json::to_value(r).unwrap())
+        .collect();
+    PartRun {
+        part: Part { index: i, of },
+        row,
+        timeline,
+        histograms: rec.histograms(),
+    }
+}
+
+fn three(whole: &mut Recorder) -> Vec<PartRun> {
+    // Part 3 ends last (it loads 12 s), so its count is the index's after every part.
+    let mut parts: Vec<PartRun> = [(1, 10), (2, 10), (3, 12)]
+        .into_iter()
+        .map(|(i, secs)| make(i, 3, secs, 1_700_000_000_000, whole))
+        .collect();
+    let total: u64 = [10u64, 10, 12].iter().map(|s| s * 2_000).sum();
+    parts[2].row.result.as_mut().unwrap()["counts"]["index_count"] = total.into();
+    parts
+}
+
+#[test]
+fn three_parts_merge_into_the_figures_of_one_process_recording_every_request() {
+    let mut whole = Recorder::with_warmup(Duration::ZERO);
+    let parts = three(&mut whole);
+    // Merged in any order.
+    let mut shuffled = parts.clone();
+    shuffled.reverse();
+    let m = merge_parts("g1", shuffled, None).unwrap();
+    let r = m.run.result.as_ref().unwrap();
+    assert_eq!(m.run.state, State::Complete, "{}", r["parts"]);
+    assert_eq!(r["counts"]["indexed"], 64_000);
+    assert_eq!(r["counts"]["read"], 64_000);
+    assert_eq!(r["counts"]["index_count"], 64_000);
+    assert_eq!(r["counts"]["reconciled"], true);
+    assert_eq!(r["requests"]["attempts"], 640);
+    // Percentiles of the added histograms are those of one recording of every request.
+    let want = serde_json::to_value(whole.service()).unwrap();
+    assert_eq!(r["service"], want);
+    assert_eq!(r["service"]["count"], 640);
+    let took = serde_json::to_value(whole.took()).unwrap();
+    assert_eq!(r["took"], took);
+    // Timelines by wall-clock second, summed: the whole recording's seconds.
+    let tl = r["timeline"].as_array().unwrap();
+    let want_tl = whole.timeline();
+    assert_eq!(tl.len(), want_tl.len());
+    for (a, b) in tl.iter().zip(&want_tl) {
+        assert_eq!(a["docs"], b.docs, "second {}", b.second);
+        assert_eq!(a["requests"], b.requests);
+        let mean = a["service_mean_ms"].as_f64().unwrap();
+        assert!(
+            (mean - b.service_mean_ms).abs() < 1e-9,
+            "{mean} vs {}",
+            b.service_mean_ms
+        );
+    }
+    assert_eq!(m.run.timeline, *tl);
+    // The headline: every document over the group's 12 s.
+    assert_eq!(r["wall_secs"], 12.0);
+    assert!((r["docs_per_sec"].as_f64().unwrap() - 64_000.0 / 12.0).abs() < 1e-6);
+    // One run's configuration: clients summed, no part, the number of parts.
+    assert_eq!(m.run.config["clients"], 6);
+    assert_eq!(m.run.config["parts"], 3);
+    assert!(m.run.config.get("part").is_none());
+    assert_eq!(m.run.config["corpus"], "logs (seed 1, 64000 docs)");
+    assert_eq!(r["config"]["clients"], 6);
+    assert_eq!(r["corpus"], "logs (seed 1, 64000 docs)");
+    // The tags all parts share, and the group's.
+    assert_eq!(m.run.tags.get("build").map(String::as_str), Some("42"));
+    assert!(!m.run.tags.contains_key("host"));
+    assert_eq!(m.run.tags["group"], "g1");
+    // Each part beside.
+    let each = r["parts"]["each"].as_array().unwrap();
+    assert_eq!(each.len(), 3);
+    assert_eq!(each[2]["part"], "3/3");
+    assert_eq!(each[2]["indexed"], 24_000);
+    assert_eq!(each[0]["driver_cpu_secs"], 0.5);
+    assert!((r["cpu"]["driver_secs"].as_f64().unwrap() - 1.5).abs() < 1e-9);
+    // The stored histograms are the added ones.
+    let service = m
+        .run
+        .histograms
+        .iter()
+        .find(|h| h.name == "service")
+        .unwrap();
+    assert_eq!(service.decode().unwrap().len(), 640);
+    // Same parts, same id; the fingerprint is kept for the views.
+    let again = merge_parts("g1", parts, None).unwrap();
+    assert_eq!(again.id, m.id);
+    assert!(r["parts"]["fingerprint"].is_string());
+}
+
+#[test]
+fn a_missing_part_leaves_the_group_incomplete_with_what_the_others_did() {
+    let mut whole = Recorder::with_warmup(Duration::ZERO);
+    let mut parts = three(&mut whole);
+    parts.remove(1);
+    let m = merge_parts("g1", parts, None).unwrap();
+    assert_eq!(m.run.state, State::Incomplete);
+    let r = m.run.result.as_ref().unwrap();
+    assert_eq!(r["counts"]["indexed"], 44_000);
+    assert_eq!(r["counts"]["reconciled"], false);
+    assert_eq!(r["parts"]["missing"], json!([2]));
+    assert!(m
+        .run
+        .error
+        .as_deref()
+        .unwrap()
+        .contains("part 2/3 is missing"));
+    assert_eq!(crate::store::outcome_of(r).0, State::Incomplete);
+}
+
+#[test]
+fn a_killed_part_counts_what_its_timeline_streamed_and_makes_the_group_incomplete() {
+    let mut whole = Recorder::with_warmup(Duration::ZERO);
+    let mut parts = three(&mut whole);
+    let killed = &mut parts[1];
+    killed.row.state = State::Incomplete;
+    killed.row.status = "running".into();
+    killed.row.result = None;
+    killed.histograms.clear();
+    killed.timeline.truncate(4);
+    let streamed: u64 = killed
+        .timeline
+        .iter()
+        .map(|r| r["docs"].as_u64().unwrap())
+        .sum();
+    assert_eq!(streamed, 8_000);
+    let m = merge_parts("g1", parts, Some(60_000)).unwrap();
+    assert_eq!(m.run.state, State::Incomplete);
+    let r = m.run.result.as_ref().unwrap();
+    assert_eq!(r["counts"]["indexed"], 20_000 + 8_000 + 24_000);
+    assert_eq!(r["counts"]["index_count"], 60_000);
+    assert_eq!(r["counts"]["reconciled"], false);
+    assert!(
+        r["service"].is_null(),
+        "no percentiles from two parts of three"
+    );
+    assert!(m.run.histograms.is_empty());
+    let warnings = r["warnings"].to_string();
+    assert!(
+        warnings.contains("part(s) 2/3 stored no histograms"),
+        "{warnings}"
+    );
+    assert!(m
+        .run
+        .error
+        .as_deref()
+        .unwrap()
+        .contains("part 2/3 (00000002) is incomplete"));
+}
+
+#[test]
+fn a_failed_part_fails_the_group_and_a_count_that_disagrees_fails_it() {
+    let mut whole = Recorder::with_warmup(Duration::ZERO);
+    let mut parts = three(&mut whole);
+    parts[0].row.state = State::Failed;
+    assert_eq!(
+        merge_parts("g1", parts, None).unwrap().run.state,
+        State::Failed
+    );
+
+    let mut whole = Recorder::with_warmup(Duration::ZERO);
+    let parts = three(&mut whole);
+    let m = merge_parts("g1", parts, Some(63_999)).unwrap();
+    assert_eq!(m.run.state, State::Failed);
+    let error = m.run.error.unwrap();
+    assert!(
+        error.contains(
+            "the index gained 63999 documents (counted at the merge), the parts acknowledged 64000"
+        ),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_part_run_twice_is_merged_once_the_complete_run_winning() {
+    let mut whole = Recorder::with_warmup(Duration::ZERO);
+    let mut parts = three(&mut whole);
+    let mut failed = parts[0].clone();
+    failed.row.id = RunId("0000000f".into());
+    failed.row.state = State::Failed;
+    failed.row.started_unix += 100;
+    parts.push(failed);
+    let m = merge_parts("g1", parts, None).unwrap();
+    assert_eq!(m.run.state, State::Complete);
+    assert_eq!(m.superseded, vec![RunId("0000000f".into())]);
+    assert_eq!(m.run.result.unwrap()["counts"]["indexed"], 64_000);
+}
+
+#[test]
+fn runs_that_are_not_parts_of_one_run_are_refused() {
+    let mut whole = Recorder::with_warmup(Duration::ZERO);
+    let mut parts = three(&mut whole);
+    parts[1].part = Part { index: 2, of: 4 };
+    let e = merge_parts("g1", parts, None).unwrap_err().to_string();
+    assert!(e.contains("not parts of one run"), "{e}");
+    assert!(matches!(
+        merge_parts("g9", Vec::new(), None),
+        Err(MergeError::NoParts(_))
+    ));
+}
+
+#[test]
+fn views_see_a_group_as_its_merged_run_and_a_stored_merge_while_it_is_current() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("r.db")).unwrap();
+    let mut whole = Recorder::with_warmup(Duration::ZERO);
+    let mut ids = Vec::new();
+    for p in three(&mut whole) {
+        let run = p.whole();
+        ids.push(store.put_whole(&run, None, &[]).unwrap());
+    }
+    let other = store
+        .save(
+            &crate::store::NewRun::new(crate::store::Kind::Ingest, "logs", json!({})),
+            &json!({"docs_per_sec": 1.0, "counts": {}}),
+        )
+        .unwrap();
+    let rows = store.list(&Filter::default()).unwrap();
+    assert_eq!(rows.len(), 4);
+    let seen = resolve(&store, rows).unwrap();
+    assert_eq!(seen.rows.len(), 2, "three parts give way to one merged run");
+    let merged = seen.rows.iter().find(|r| r.id != other).unwrap();
+    assert_eq!(merged.state, State::Complete);
+    assert!(seen.merged.contains_key(&merged.id), "merged in memory");
+    // Stored, it is what the views use, until a part changes.
+    let m = merge(&store, "g1", None).unwrap();
+    let id = store_merged(&store, &m).unwrap();
+    assert_eq!(id, m.id);
+    let seen = resolve(&store, store.list(&Filter::default()).unwrap()).unwrap();
+    assert_eq!(seen.rows.len(), 2);
+    assert!(seen.merged.is_empty(), "the stored merge is current");
+    assert!(seen.rows.iter().any(|r| r.id == id));
+    // A part removed: the stored merge is stale, the group merged again (incomplete).
+    store.discard_run(&ids[1]).unwrap();
+    let seen = resolve(&store, store.list(&Filter::default()).unwrap()).unwrap();
+    let merged: Vec<&RunRow> = seen.rows.iter().filter(|r| r.id != other).collect();
+    assert_eq!(merged.len(), 1);
+    assert_ne!(merged[0].id, id);
+    assert_eq!(merged[0].state, State::Incomplete);
+    // Merging again replaces the stored merge.
+    let again = merge(&store, "g1", None).unwrap();
+    store_merged(&store, &again).unwrap();
+    let stored: BTreeMap<_, _> = store
+        .list(&Filter::default())
+        .unwrap()
+        .into_iter()
+        .filter(is_merged)
+        .map(|r| (r.id.clone(), r.state))
+        .collect();
+    assert_eq!(stored.len(), 1);
+    assert_eq!(stored.values().next(), Some(&State::Incomplete));
+}
