@@ -106,6 +106,11 @@ pub struct QueryOptions {
     /// Search clients of the measurement passes: up to this many coverages in flight, taken
     /// in the shuffled order (1: one after another, the method's default).
     pub clients: usize,
+    /// This run is part I of N of one run (`--part`): it measures its share of each variant's
+    /// coverages (`[(I-1)·C/N, I·C/N)`), the other parts the rest.
+    pub part: crate::corpus::part::Part,
+    /// The run the parts belong to (`--group`), kept with the run.
+    pub group: Option<String>,
     /// Compare answers with the truth (off only for sinks that answer nonsense).
     pub check: bool,
     /// Where to say what the phase is doing (warm-up, passes); nowhere by default.
@@ -113,6 +118,20 @@ pub struct QueryOptions {
     /// Stops the method between coverages (Ctrl-C): what was measured is kept, marked
     /// interrupted. Never fires by default.
     pub cancel: Cancel,
+}
+
+/// `config` (a query run's stored configuration) with its part and group, when it has them:
+/// what `results merge` finds the parts of a group by.
+pub fn with_part(mut config: serde_json::Value, options: &QueryOptions) -> serde_json::Value {
+    if let Some(map) = config.as_object_mut() {
+        if !options.part.is_whole() {
+            map.insert("part".into(), options.part.to_string().into());
+        }
+        if let Some(group) = &options.group {
+            map.insert("group".into(), group.clone().into());
+        }
+    }
+    config
 }
 
 impl QueryOptions {
@@ -127,6 +146,8 @@ impl QueryOptions {
             profile: false,
             rate: None,
             clients: 1,
+            part: crate::corpus::part::Part::WHOLE,
+            group: None,
             check: true,
             progress: Progress::default(),
             cancel: Cancel::never(),
@@ -276,8 +297,9 @@ where
     let prepared = prepare(false);
     let mut tasks = Vec::new();
     for (variant, coverages) in prepared.iter().enumerate() {
+        let (from, to) = options.part.share(coverages.len() as u64);
         for &transport in &options.transports {
-            for coverage in 0..coverages.len() {
+            for coverage in from as usize..to as usize {
                 tasks.push(Task {
                     variant,
                     transport,

@@ -224,6 +224,57 @@ impl QueryResult {
     }
 }
 
+/// The measured cell of `v` on `t`, when it has error-free coverages.
+fn find<'a>(cells: &'a [CellResult], v: &Variant, t: Transport) -> Option<&'a CellResult> {
+    cells
+        .iter()
+        .find(|c| c.variant == *v && c.transport == t && c.took_ms.n > 0)
+}
+
+/// What the cells give beyond themselves, for `variants` in order: each variant's saving
+/// from serial to msearch, and each profiled cell's overhead. Derived again after the parts
+/// of a run are merged.
+pub fn derived(
+    variants: &[Variant],
+    cells: &[CellResult],
+    profile_cells: &[CellResult],
+) -> (Vec<Saving>, Vec<ProfileOverhead>) {
+    let savings = variants
+        .iter()
+        .filter_map(|v| {
+            let s = find(cells, v, Transport::Serial)?;
+            let m = find(cells, v, Transport::Msearch)?;
+            Some(Saving {
+                variant: v.clone(),
+                serial_wall_ms: s.wall_ms.mean,
+                msearch_wall_ms: m.wall_ms.mean,
+                saving_pct: pct_change(s.wall_ms.mean, m.wall_ms.mean),
+                serial_took_ms: s.took_ms.mean,
+                msearch_took_ms: m.took_ms.mean,
+                parallelism: if m.wall_ms.mean > 0.0 {
+                    m.took_ms.mean / m.wall_ms.mean
+                } else {
+                    0.0
+                },
+            })
+        })
+        .collect();
+    let profile_overhead = profile_cells
+        .iter()
+        .filter_map(|p| {
+            let off = find(cells, &p.variant, p.transport)?;
+            Some(ProfileOverhead {
+                variant: p.variant.clone(),
+                transport: p.transport,
+                took_off_ms: off.took_ms.mean,
+                took_on_ms: p.took_ms.mean,
+                overhead_pct: -pct_change(off.took_ms.mean, p.took_ms.mean),
+            })
+        })
+        .collect();
+    (savings, profile_overhead)
+}
+
 pub(super) fn assemble(
     plan: &dyn QueryPlan,
     options: &QueryOptions,
@@ -240,52 +291,14 @@ pub(super) fn assemble(
         measured,
         interrupted,
     } = m;
-    let find = |v: &Variant, t: Transport| {
-        cells
-            .iter()
-            .find(|c| c.variant == *v && c.transport == t && c.took_ms.n > 0)
-    };
-    let savings = options
-        .variants
-        .iter()
-        .filter_map(|v| {
-            let s = find(v, Transport::Serial)?;
-            let m = find(v, Transport::Msearch)?;
-            Some(Saving {
-                variant: v.clone(),
-                serial_wall_ms: s.wall_ms.mean,
-                msearch_wall_ms: m.wall_ms.mean,
-                saving_pct: pct_change(s.wall_ms.mean, m.wall_ms.mean),
-                serial_took_ms: s.took_ms.mean,
-                msearch_took_ms: m.took_ms.mean,
-                parallelism: if m.wall_ms.mean > 0.0 {
-                    m.took_ms.mean / m.wall_ms.mean
-                } else {
-                    0.0
-                },
-            })
-        })
-        .collect();
+    let (savings, profile_overhead) = derived(&options.variants, &cells, &profile_cells);
     // Attribution on serial took (falls back to msearch when serial was not run).
     let took = |v: &Variant| {
-        find(v, Transport::Serial)
-            .or_else(|| find(v, Transport::Msearch))
+        find(&cells, v, Transport::Serial)
+            .or_else(|| find(&cells, v, Transport::Msearch))
             .map(|c| c.took_ms.mean)
     };
     let attribution = plan.attribution(&took);
-    let profile_overhead = profile_cells
-        .iter()
-        .filter_map(|p| {
-            let off = find(&p.variant, p.transport)?;
-            Some(ProfileOverhead {
-                variant: p.variant.clone(),
-                transport: p.transport,
-                took_off_ms: off.took_ms.mean,
-                took_on_ms: p.took_ms.mean,
-                overhead_pct: -pct_change(off.took_ms.mean, p.took_ms.mean),
-            })
-        })
-        .collect();
     QueryResult {
         engine: None,
         workload: plan.workload().to_string(),

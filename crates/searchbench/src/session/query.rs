@@ -132,6 +132,7 @@ pub async fn query(
         "rtt_ms": spec.rtt.map(|r| r.rtt_ms),
         "jitter_ms": spec.rtt.map(|r| r.jitter_ms),
     });
+    let config = crate::query::with_part(config, options);
     let recording = Recording::begin(
         save,
         Kind::Query,

@@ -135,6 +135,7 @@ pub async fn query_file(
         "rtt_ms": spec.rtt.map(|r| r.rtt_ms),
         "jitter_ms": spec.rtt.map(|r| r.jitter_ms),
     });
+    let config = crate::query::with_part(config, options);
     let recording = Recording::begin(save, Kind::Query, &workload, None, None, config, observer);
     let cluster = ClusterSpec::given(target, urls, spec.rtt);
     let sampled = Sampled::default();

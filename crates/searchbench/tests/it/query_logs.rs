@@ -251,3 +251,100 @@ fn search_clients_overlap_coverages_and_keep_every_answer_checked() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--search-clients"));
 }
+
+/// A query run split in two parts (`--part I/2 --group`): each part measures its share of
+/// every variant's slices, and the merged run has every slice of every pass once, each answer
+/// checked, with the percentiles of both parts' requests together.
+#[test]
+fn a_query_run_in_two_parts_merges_into_one_run_of_every_coverage() {
+    loaded();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = dir.path().join("results.db");
+    let children: Vec<_> = (1..=2)
+        .map(|i| {
+            common::bin()
+                .args(["query", "logs", "--url", common::node_url()])
+                .args(["--index", INDEX, "--docs", "4000", "--seed", "5"])
+                .args(["--passes", "2", "--slices", "8", "--search-clients", "2"])
+                .args(["--variants", "range_terms_s0,match_s10", "--no-telemetry"])
+                .args(["--part", &format!("{i}/2"), "--group", "q-parts"])
+                .arg("--store")
+                .arg(&store)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("spawn")
+        })
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().expect("wait");
+        let text = common::streams(&out);
+        assert_eq!(out.status.code(), Some(0), "{text}");
+        assert!(text.contains("search client(s)"), "{text}");
+    }
+    let out = common::bin()
+        .args(["results", "merge", "q-parts", "--json", "--store"])
+        .arg(&store)
+        .output()
+        .expect("merge");
+    let text = common::streams(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let merged: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(merged["state"], "complete", "{text}");
+    assert_eq!(merged["config"]["search_clients"], 2);
+    let r: QueryResult = serde_json::from_value(merged["result"].clone()).expect("a query result");
+    assert_eq!(r.clients, 2);
+    assert_eq!(r.failures_total, 0);
+    let each = merged["result"]["parts"]["each"].as_array().expect("parts");
+    for v in ["range_terms_s0", "match_s10"] {
+        let c = r.cell(v, Transport::Serial).expect("cell");
+        // 2 passes × 8 slices, each slice measured by one part.
+        assert_eq!(c.coverages, 16, "{v}");
+        assert_eq!(c.took_ms.n, 16, "{v}");
+        let mut epochs: Vec<(u32, u64)> = c.samples.iter().map(|s| (s.pass, s.epoch)).collect();
+        epochs.sort();
+        epochs.dedup();
+        assert_eq!(epochs.len(), 16, "{v}: every (pass, slice) once");
+        // The merged service percentiles are those of both parts' requests.
+        let s = searchbench::store::Store::open_read(&store).expect("store");
+        let mut union: Option<hdrhistogram::Histogram<u64>> = None;
+        for p in each {
+            let id = searchbench::store::RunId(p["run"].as_str().expect("id").to_string());
+            let h = s
+                .histograms(&id)
+                .expect("histograms")
+                .into_iter()
+                .find(|h| h.name == format!("query:{v}:serial:service"))
+                .expect("a part's service histogram")
+                .decode()
+                .expect("decode");
+            match &mut union {
+                Some(u) => u.add(&h).expect("add"),
+                None => union = Some(h),
+            }
+        }
+        let union = union.expect("two parts");
+        assert_eq!(c.service_hdr.count, union.len(), "{v}");
+        assert_eq!(c.service_hdr.p50_us, union.value_at_quantile(0.5), "{v}");
+        assert_eq!(c.service_hdr.max_us, union.max(), "{v}");
+    }
+    // Each part measured half of the slices.
+    for p in each {
+        assert_eq!(p["coverages_measured"], 16, "{p}");
+    }
+    // A part asked to load the index is refused before anything is sent.
+    let out = common::bin()
+        .args(["query", "logs", "--url", common::node_url(), "--load"])
+        .args([
+            "--index",
+            "query-test-never",
+            "--part",
+            "1/2",
+            "--group",
+            "g",
+        ])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2), "{}", common::streams(&out));
+    assert!(common::streams(&out).contains("--part with --load"));
+}

@@ -7,23 +7,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
-use super::PartRun;
+use super::{config, whole_corpus, KindMerge, PartRun};
 use crate::measure::recorder::summarize;
 use crate::measure::{Measurements, SerializedHistogram};
-
-/// What the merge of the parts' ingest results made.
-#[derive(Debug, Clone)]
-pub struct IngestMerge {
-    pub result: Value,
-    pub config: Value,
-    pub histograms: Vec<SerializedHistogram>,
-    pub timeline: Vec<Value>,
-    /// Every part is here with its result, each balances, and the index holds what they
-    /// acknowledged.
-    pub reconciled: bool,
-    /// Why the counts do not reconcile (or could not be checked).
-    pub unreconciled: Option<String>,
-}
 
 /// A part's load on the wall clock, in Unix milliseconds.
 struct Span {
@@ -219,56 +205,13 @@ fn index_count_before(parts: &[(&PartRun, Span)]) -> Option<u64> {
         .min()
 }
 
-/// The merged driver configuration: the first part's, with the parts' clients and rates
-/// summed, no `part`, and the number of parts.
-fn config(parts: &[(&PartRun, Span)], of: u32, key: fn(&PartRun) -> Option<&Value>) -> Value {
-    let mut config = parts
-        .first()
-        .and_then(|(p, _)| key(p))
-        .cloned()
-        .unwrap_or_else(|| json!({}));
-    if let Some(map) = config.as_object_mut() {
-        map.remove("part");
-        if let Some(Value::String(corpus)) = map.get_mut("corpus") {
-            *corpus = whole_corpus(corpus);
-        }
-        for k in ["clients", "rate", "search_clients"] {
-            let values: Vec<f64> = parts
-                .iter()
-                .filter_map(|(p, _)| key(p)?.get(k)?.as_f64())
-                .collect();
-            if values.len() == parts.len() && !values.is_empty() {
-                let sum: f64 = values.iter().sum();
-                map.insert(
-                    k.into(),
-                    if sum.fract() == 0.0 && sum <= u64::MAX as f64 {
-                        (sum as u64).into()
-                    } else {
-                        sum.into()
-                    },
-                );
-            }
-        }
-        map.insert("parts".into(), of.into());
-    }
-    config
-}
-
-/// The corpus a part's description (`logs (seed 1, 600 docs), part 2/3`) is a part of.
-fn whole_corpus(described: &str) -> String {
-    match described.rsplit_once(", part ") {
-        Some((whole, part)) if crate::corpus::part::Part::parse(part).is_ok() => whole.to_string(),
-        _ => described.to_string(),
-    }
-}
-
 /// Merges the chosen parts (one per part index, sorted) of a group of `of` parts.
 pub fn merge(
     group: &str,
     of: u32,
     chosen: &[&PartRun],
     counted_now: Option<u64>,
-) -> Result<IngestMerge, String> {
+) -> Result<KindMerge, String> {
     let parts: Vec<(&PartRun, Span)> = chosen.iter().map(|p| (*p, span(p))).collect();
     let start_ms = parts.iter().map(|(_, s)| s.start_ms).min().unwrap_or(0);
     let end_ms = parts
@@ -343,6 +286,7 @@ pub fn merge(
         counts.insert("index_count_before".into(), b.into());
     }
     counts.insert("reconciled".into(), reconciled.into());
+    counts.insert("unreconciled".into(), unreconciled.clone().into());
 
     // The headline: documents acknowledged in each part's steady window, summed, over the
     // group's steady window (the first part's steady start to the last part's end).
@@ -520,7 +464,7 @@ pub fn merge(
             .and_then(Value::as_str)
             .is_some_and(|v| v != "appended")
     });
-    let driver_config = config(&parts, of, |p| p.row.result.as_ref()?.get("config"));
+    let driver_config = config(chosen, of, |p| p.row.result.as_ref()?.get("config"));
     let merged = json!({
         "started_unix": start_ms / 1000,
         "load_started_unix_ms": start_ms,
@@ -573,13 +517,16 @@ pub fn merge(
         "parts".into(),
         json!({ "group": group, "of": of, "each": each, "index_count": counted.map(|(_, how)| how) }),
     );
-    let config = config(&parts, of, |p| Some(&p.row.config));
-    Ok(IngestMerge {
+    Ok(KindMerge {
         result: Value::Object(result),
-        config,
+        config: config(chosen, of, |p| Some(&p.row.config)),
         histograms,
         timeline,
-        reconciled,
-        unreconciled,
+        failed: (!reconciled).then(|| {
+            format!(
+                "counts do not reconcile: {}",
+                unreconciled.as_deref().unwrap_or("?")
+            )
+        }),
     })
 }

@@ -10,10 +10,11 @@
 //! group they meet the same way, in memory, unless a stored merge is current ([`resolve`]).
 
 mod ingest;
+mod query;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::corpus::part::Part;
 use crate::measure::SerializedHistogram;
@@ -141,6 +142,61 @@ impl Merged {
     }
 }
 
+/// What a kind's merge (ingest, query) made of the chosen parts.
+#[derive(Debug, Clone)]
+pub(super) struct KindMerge {
+    pub result: Value,
+    pub config: Value,
+    pub histograms: Vec<SerializedHistogram>,
+    pub timeline: Vec<Value>,
+    /// Why the merged figures fail a check (counts that do not reconcile, wrong answers,
+    /// failed requests).
+    pub failed: Option<String>,
+}
+
+/// The merged run's configuration: the first part's, with the parts' clients and rates
+/// summed, no `part`, the whole corpus, and the number of parts.
+fn config(parts: &[&PartRun], of: u32, key: fn(&PartRun) -> Option<&Value>) -> Value {
+    let mut config = parts
+        .first()
+        .and_then(|p| key(p))
+        .cloned()
+        .unwrap_or_else(|| json!({}));
+    if let Some(map) = config.as_object_mut() {
+        map.remove("part");
+        if let Some(Value::String(corpus)) = map.get_mut("corpus") {
+            *corpus = whole_corpus(corpus);
+        }
+        for k in ["clients", "rate", "search_clients"] {
+            let values: Vec<f64> = parts
+                .iter()
+                .filter_map(|p| key(p)?.get(k)?.as_f64())
+                .collect();
+            if values.len() == parts.len() && !values.is_empty() {
+                let sum: f64 = values.iter().sum();
+                map.insert(
+                    k.into(),
+                    if sum.fract() == 0.0 && sum <= u64::MAX as f64 {
+                        (sum as u64).into()
+                    } else {
+                        sum.into()
+                    },
+                );
+            }
+        }
+        map.insert("parts".into(), of.into());
+    }
+    config
+}
+
+/// The corpus a part's description (`logs (seed 1, 600 docs), part 2/3`) is a part of.
+fn whole_corpus(described: &str) -> String {
+    match described.rsplit_once(", part ") {
+        Some((whole, part)) if Part::parse(part).is_ok() => whole.to_string(),
+        _ => described.to_string(),
+    }
+}
+
 /// What says whether a stored merge is current: the parts' ids, states and ends.
 fn fingerprint(parts: &[&RunRow]) -> String {
     let mut keys: Vec<String> = parts
@@ -192,9 +248,9 @@ pub fn merge_parts(
             return Err(differs("workload", &p.row.workload, &first.row.workload));
         }
     }
-    if first.row.kind != "ingest" {
+    if !matches!(first.row.kind.as_str(), "ingest" | "query") {
         return Err(mismatch(format!(
-            "its parts are `{}` runs; only `ingest` parts merge yet",
+            "its parts are `{}` runs; `ingest` and `query` parts merge",
             first.row.kind
         )));
     }
@@ -214,7 +270,11 @@ pub fn merge_parts(
         superseded.extend(runs.iter().map(|p| p.row.id.clone()));
     }
     let missing: Vec<u32> = (1..=of).filter(|i| !by_index.contains_key(i)).collect();
-    let merged = ingest::merge(group, of, &chosen, counted_now).map_err(mismatch)?;
+    let merged = match first.row.kind.as_str() {
+        "query" => query::merge(group, of, &chosen),
+        _ => ingest::merge(group, of, &chosen, counted_now),
+    }
+    .map_err(mismatch)?;
 
     let not_whole: Vec<String> = chosen
         .iter()
@@ -229,14 +289,14 @@ pub fn merge_parts(
         State::Incomplete
     } else if any(State::Interrupted) {
         State::Interrupted
-    } else if !merged.reconciled {
+    } else if merged.failed.is_some() {
         State::Failed
     } else {
         State::Complete
     };
-    let why = match (not_whole.is_empty(), &merged.unreconciled) {
+    let why = match (not_whole.is_empty(), &merged.failed) {
         (false, _) => Some(not_whole.join("; ")),
-        (true, Some(u)) if state == State::Failed => Some(format!("counts do not reconcile: {u}")),
+        (true, Some(failed)) => Some(failed.clone()),
         _ => None,
     };
     let mut result = merged.result;
@@ -253,9 +313,6 @@ pub fn merge_parts(
                 .into(),
         );
         parts_block.insert("fingerprint".into(), fingerprint.clone().into());
-    }
-    if let Some(counts) = result.get_mut("counts").and_then(Value::as_object_mut) {
-        counts.insert("unreconciled".into(), merged.unreconciled.clone().into());
     }
     // The tags every part has, and the group's.
     let mut tags = chosen

@@ -165,3 +165,51 @@ impl PartArgs {
         Ok(())
     }
 }
+
+impl PartArgs {
+    /// Cuts a query run to this part's share: its share of each variant's coverages (the
+    /// other parts measure the rest), of the search clients and of the rate.
+    pub fn apply_query(
+        &self,
+        options: &mut crate::query::QueryOptions,
+        load: bool,
+        quiet: bool,
+    ) -> Result<(), CliError> {
+        let usage = |e: String| CliError::usage(anyhow::anyhow!(e));
+        options.group = self.group.clone();
+        let Some(part) = self.part.filter(|p| !p.is_whole()) else {
+            return Ok(());
+        };
+        if load {
+            return Err(usage(
+                "--part with --load: every part would load the index; load it once (`ingest \
+                 --part` on each host, or one `ingest`), then query in parts"
+                    .into(),
+            ));
+        }
+        let (from, to) = part.share(options.clients as u64);
+        let clients = (to - from) as usize;
+        if clients == 0 {
+            return Err(usage(format!(
+                "--part {part}: --search-clients {} gives this part no search client; use at \
+                 least one per part",
+                options.clients
+            )));
+        }
+        options.clients = clients;
+        options.rate = options.rate.map(|r| r / f64::from(part.of));
+        options.part = part;
+        if !quiet {
+            eprintln!(
+                "part {part} of group {}: its share of each variant's coverages, {clients} \
+                 search client(s){}",
+                self.group.as_deref().unwrap_or(""),
+                options
+                    .rate
+                    .map(|r| format!(", {r:.2} coverages/s"))
+                    .unwrap_or_default()
+            );
+        }
+        Ok(())
+    }
+}

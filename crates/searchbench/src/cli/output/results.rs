@@ -202,48 +202,66 @@ pub fn show(row: &RunRow, timeline: &[Value], histograms: &[Value]) {
 /// A group merged from its parts: the group's figures, then each part beside.
 pub fn merged(id: &store::RunId, m: &crate::analysis::merge::Merged) {
     let r = m.run.result.clone().unwrap_or(Value::Null);
+    let query = serde_json::from_value::<crate::query::QueryResult>(r.clone())
+        .ok()
+        .filter(|_| metrics::is_query(&r));
+    if let Some(q) = &query {
+        super::query::print(q, super::Detail::Full);
+    }
     let num = |path: &str| r.pointer(path).and_then(Value::as_f64);
     let text = |v: Option<f64>| v.map(format_value).unwrap_or_else(|| "-".into());
-    let group = r
-        .pointer("/parts/group")
-        .and_then(Value::as_str)
-        .unwrap_or("?");
+    let group = r.pointer("/parts/group").and_then(Value::as_str).unwrap_or("?");
     let of = r.pointer("/parts/of").and_then(Value::as_u64).unwrap_or(0);
     let mut t = table(["", ""]);
     for (k, v) in [
         ("run", id.0.clone()),
         ("group", format!("{group} ({of} parts)")),
         ("state", m.run.state.name().to_string()),
-        ("docs/s", text(num("/docs_per_sec"))),
-        ("indexed", text(num("/counts/indexed"))),
-        (
-            "index count",
-            match (
-                num("/counts/index_count"),
-                r.pointer("/parts/index_count").and_then(Value::as_str),
-            ) {
-                (Some(n), Some(how)) => format!("{} ({how})", format_value(n)),
-                _ => "-".into(),
-            },
-        ),
-        (
-            "reconciled",
-            match r.pointer("/counts/unreconciled").and_then(Value::as_str) {
-                None => "yes".to_string(),
-                Some(why) => format!("no: {why}"),
-            },
-        ),
-        ("service p50 ms", text(num("/service/p50_ms"))),
-        ("service p99 ms", text(num("/service/p99_ms"))),
-        ("driver CPU s", text(num("/cpu/driver_secs"))),
     ] {
         t.add_row([k.to_string(), v]);
+    }
+    if query.is_none() {
+        for (k, v) in [
+            ("docs/s", text(num("/docs_per_sec"))),
+            ("indexed", text(num("/counts/indexed"))),
+            (
+                "index count",
+                match (
+                    num("/counts/index_count"),
+                    r.pointer("/parts/index_count").and_then(Value::as_str),
+                ) {
+                    (Some(n), Some(how)) => format!("{} ({how})", format_value(n)),
+                    _ => "-".into(),
+                },
+            ),
+            (
+                "reconciled",
+                match r.pointer("/counts/unreconciled").and_then(Value::as_str) {
+                    None => "yes".to_string(),
+                    Some(why) => format!("no: {why}"),
+                },
+            ),
+            ("service p50 ms", text(num("/service/p50_ms"))),
+            ("service p99 ms", text(num("/service/p99_ms"))),
+            ("driver CPU s", text(num("/cpu/driver_secs"))),
+        ] {
+            t.add_row([k.to_string(), v]);
+        }
     }
     if let Some(why) = &m.run.error {
         t.add_row(["why".to_string(), why.clone()]);
     }
     outln!("{t}");
-    let mut parts = table(["part", "run", "state", "docs/s", "indexed", "CPU s"]);
+    let mut parts = if query.is_some() {
+        table(["part", "run", "state", "coverages", "clients", "measured s"])
+    } else {
+        table(["part", "run", "state", "docs/s", "indexed", "CPU s"])
+    };
+    let columns: [&str; 3] = if query.is_some() {
+        ["coverages_measured", "search_clients", "measured_secs"]
+    } else {
+        ["docs_per_sec", "indexed", "driver_cpu_secs"]
+    };
     for p in r
         .pointer("/parts/each")
         .and_then(Value::as_array)
@@ -251,14 +269,17 @@ pub fn merged(id: &store::RunId, m: &crate::analysis::merge::Merged) {
         .flatten()
     {
         let s = |k: &str| p.get(k).and_then(Value::as_str).unwrap_or("?").to_string();
-        let n = |k: &str| text(p.get(k).and_then(Value::as_f64));
+        let n = |k: &str| match p.get(k) {
+            Some(Value::Number(v)) if v.is_u64() => v.to_string(),
+            v => text(v.and_then(Value::as_f64)),
+        };
         parts.add_row([
             s("part"),
             s("run"),
             s("state"),
-            n("docs_per_sec"),
-            n("indexed"),
-            n("driver_cpu_secs"),
+            n(columns[0]),
+            n(columns[1]),
+            n(columns[2]),
         ]);
     }
     for i in r

@@ -15,7 +15,8 @@ pub async fn run(args: QueryArgs, cancel: crate::cancel::Cancel) -> CliResult {
             "--queries needs --index: the index the queries run on"
         )));
     };
-    let mut options = method(&args, &index, cancel);
+    let mut options = method(&args, &index, cancel.clone());
+    args.part.apply_query(&mut options, false, args.quiet)?;
     options.transports = match &args.transports {
         Some(list) => transports(list)?,
         None => Vec::new(),
@@ -29,6 +30,9 @@ pub async fn run(args: QueryArgs, cancel: crate::cancel::Cancel) -> CliResult {
         engine_profile: crate::cli::args::profile::of_pids(&args.profile_pids)?,
     };
     let target = args.target.connect()?;
+    if !args.part.wait_for_start(&cancel, args.quiet).await? {
+        return Err(super::not_started());
+    }
     let terminal = Terminal::new(args.quiet);
     let result = query_file(
         spec,

@@ -110,6 +110,8 @@ pub struct QueryArgs {
     pub telemetry: crate::cli::args::TelemetryArgs,
     #[command(flatten)]
     pub save: crate::cli::args::SaveArgs,
+    #[command(flatten)]
+    pub part: crate::cli::args::PartArgs,
 }
 
 pub async fn run(args: QueryArgs) -> CliResult {
@@ -128,7 +130,8 @@ pub async fn run(args: QueryArgs) -> CliResult {
         .clone()
         .unwrap_or_else(|| workload.default_index().to_string());
     let target = args.target.connect()?;
-    let mut options = method(&args, &index, cancel);
+    let mut options = method(&args, &index, cancel.clone());
+    args.part.apply_query(&mut options, args.load, args.quiet)?;
     options.variants = args
         .variants
         .iter()
@@ -153,6 +156,9 @@ pub async fn run(args: QueryArgs) -> CliResult {
         telemetry: args.telemetry.spec(),
         engine_profile: crate::cli::args::profile::of_pids(&args.profile_pids)?,
     };
+    if !args.part.wait_for_start(&cancel, args.quiet).await? {
+        return Err(not_started());
+    }
     let terminal = Terminal::new(args.quiet);
     let result = crate::session::query::query(
         spec,
@@ -164,6 +170,14 @@ pub async fn run(args: QueryArgs) -> CliResult {
     .await
     .map_err(CliError::session)?;
     terminal.unless_unsaved(finish(&result, &args))
+}
+
+/// Ctrl-C came while a part waited for `--start-at`: nothing was measured.
+pub(super) fn not_started() -> CliError {
+    CliError {
+        code: crate::cli::exit::INTERRUPTED,
+        error: anyhow::anyhow!("interrupted before --start-at: nothing was measured"),
+    }
 }
 
 /// Prints the result, writes --json, and turns wrong answers into exit 3.

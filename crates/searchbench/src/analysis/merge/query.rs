@@ -1,0 +1,258 @@
+//! The query result of a group, from its parts' query results: each part measured its share
+//! of every variant's coverages, so a cell of the group is the cell of every part together
+//! (coverage samples joined, service, latency and overhead histograms added, errors and wrong
+//! answers summed), and every figure (the cells' statistics, the transports' savings, the
+//! profile's overhead) is derived again from them, as one process derives its own.
+
+use std::collections::BTreeMap;
+
+use hdrhistogram::Histogram;
+use serde_json::{json, Value};
+
+use super::{config, KindMerge, PartRun};
+use crate::query::accuracy::VariantAccuracy;
+use crate::query::cells::{cell_result, CellResult, ErrorKind};
+use crate::query::report::{derived, QueryResult};
+use crate::query::{Transport, Variant};
+
+/// The most wrong answers a result lists (as one run keeps them).
+const FAILURES_LISTED: usize = 50;
+/// The most error examples a cell keeps (as one run keeps them).
+const EXAMPLES: usize = 5;
+
+/// A part's stored histogram of a cell (`service`, `latency`, `overhead`), decoded.
+type Stored<'a> = &'a dyn Fn(&PartRun, &CellResult, &str) -> Option<Histogram<u64>>;
+
+/// The cells of all parts joined, cell by cell, in the order the first part lists them.
+/// `stored`: a part's stored histogram of a cell (`service`, `latency`, `overhead`).
+fn join_cells(
+    parts: &[(&PartRun, QueryResult)],
+    cells_of: fn(&QueryResult) -> &[CellResult],
+    stored: Stored<'_>,
+) -> Result<Vec<CellResult>, String> {
+    let mut order: Vec<(Variant, Transport)> = Vec::new();
+    for (_, r) in parts {
+        for c in cells_of(r) {
+            if !order
+                .iter()
+                .any(|(v, t)| *v == c.variant && *t == c.transport)
+            {
+                order.push((c.variant.clone(), c.transport));
+            }
+        }
+    }
+    let mut joined = Vec::new();
+    for (variant, transport) in order {
+        let mut samples = Vec::new();
+        let (mut errors, mut examples) = (0, Vec::new());
+        let mut kinds: Vec<ErrorKind> = Vec::new();
+        let mut paced = false;
+        let mut hists: BTreeMap<&str, Histogram<u64>> = BTreeMap::new();
+        for (p, r) in parts {
+            let Some(c) = cells_of(r)
+                .iter()
+                .find(|c| c.variant == variant && c.transport == transport)
+            else {
+                continue;
+            };
+            samples.extend(c.samples.iter().cloned());
+            errors += c.errors;
+            examples.extend(c.error_examples.iter().cloned());
+            for k in &c.error_kinds {
+                match kinds.iter_mut().find(|x| x.message == k.message) {
+                    Some(x) => x.count += k.count,
+                    None => kinds.push(k.clone()),
+                }
+            }
+            paced |= c.latency_ms.is_some();
+            for name in ["service", "latency", "overhead"] {
+                let Some(h) = stored(p, c, name) else {
+                    continue;
+                };
+                match hists.get_mut(name) {
+                    Some(have) => have
+                        .add(&h)
+                        .map_err(|e| format!("part {}: {variant} {name}: {e:?}", p.part))?,
+                    None => {
+                        hists.insert(name, h);
+                    }
+                }
+            }
+        }
+        examples.truncate(EXAMPLES);
+        samples.sort_by_key(|s| (s.pass, s.epoch));
+        let empty = crate::measure::recorder::histogram();
+        let h = |name: &str| hists.get(name).unwrap_or(&empty);
+        joined.push(cell_result(
+            variant,
+            transport,
+            samples,
+            errors,
+            examples,
+            kinds,
+            h("service"),
+            h("latency"),
+            h("overhead"),
+            paced,
+        ));
+    }
+    Ok(joined)
+}
+
+/// One variant's accuracy over every part's answers.
+fn join_accuracy(parts: &[(&PartRun, QueryResult)]) -> Vec<VariantAccuracy> {
+    let mut joined: Vec<VariantAccuracy> = Vec::new();
+    for (_, r) in parts {
+        for a in &r.accuracy {
+            let Some(have) = joined.iter_mut().find(|x| x.variant == a.variant) else {
+                joined.push(a.clone());
+                continue;
+            };
+            let values = have.pct_values + a.pct_values;
+            if values > 0 {
+                have.pct_mean_err = (have.pct_mean_err * have.pct_values as f64
+                    + a.pct_mean_err * a.pct_values as f64)
+                    / values as f64;
+            }
+            have.pct_values = values;
+            have.answers += a.answers;
+            have.count_wrong += a.count_wrong;
+            have.sum_wrong += a.sum_wrong;
+            have.pct_null += a.pct_null;
+            have.pct_over_bound += a.pct_over_bound;
+            have.pct_max_err = have.pct_max_err.max(a.pct_max_err);
+            for (mine, theirs) in have
+                .pct_max_err_by_percent
+                .iter_mut()
+                .zip(a.pct_max_err_by_percent)
+            {
+                *mine = mine.max(theirs);
+            }
+            have.hits_wrong += a.hits_wrong;
+            have.buckets_wrong += a.buckets_wrong;
+            have.aggs_wrong += a.aggs_wrong;
+        }
+    }
+    joined
+}
+
+/// Merges the chosen parts (one per part index, sorted) of a group of `of` parts.
+pub fn merge(group: &str, of: u32, chosen: &[&PartRun]) -> Result<KindMerge, String> {
+    let mut parts: Vec<(&PartRun, QueryResult)> = Vec::new();
+    for p in chosen {
+        let Some(r) = &p.row.result else {
+            continue;
+        };
+        let result: QueryResult = serde_json::from_value(r.clone())
+            .map_err(|e| format!("part {} ({}): not a query result: {e}", p.part, p.row.id))?;
+        parts.push((p, result));
+    }
+    let Some((_, first)) = parts.first() else {
+        return Err("no part has a result (each was killed before it ended)".into());
+    };
+    let name =
+        |c: &CellResult, h: &str| format!("query:{}:{}:{h}", c.variant.name(), c.transport.name());
+    let stored = |p: &PartRun, c: &CellResult, h: &str| {
+        let wanted = name(c, h);
+        p.histograms
+            .iter()
+            .find(|s| s.name == wanted)
+            .and_then(|s| s.decode().ok())
+    };
+    let cells = join_cells(&parts, |r| &r.cells, &stored)?;
+    // The profile pass's histograms are not stored: its cells join on their samples.
+    let profile_cells = join_cells(&parts, |r| &r.profile_cells, &|_, _, _| None)?;
+    let mut variants: Vec<Variant> = Vec::new();
+    for c in &cells {
+        if !variants.contains(&c.variant) {
+            variants.push(c.variant.clone());
+        }
+    }
+    let (savings, profile_overhead) = derived(&variants, &cells, &profile_cells);
+    let mut failures: Vec<String> = parts
+        .iter()
+        .flat_map(|(p, r)| {
+            r.failures
+                .iter()
+                .map(move |f| format!("part {}: {f}", p.part))
+        })
+        .collect();
+    failures.truncate(FAILURES_LISTED);
+    let rates: Vec<f64> = parts.iter().filter_map(|(_, r)| r.rate).collect();
+    let merged = QueryResult {
+        workload: first.workload.clone(),
+        engine: parts.iter().find_map(|(_, r)| r.engine.clone()),
+        index: first.index.clone(),
+        passes: first.passes,
+        warmup_coverages: parts.iter().map(|(_, r)| r.warmup_coverages).sum(),
+        coverages: first.coverages,
+        partitions: first.partitions,
+        shuffle_seed: first.shuffle_seed,
+        rate: (rates.len() == parts.len()).then(|| rates.iter().sum()),
+        clients: parts.iter().map(|(_, r)| r.clients).sum(),
+        rtt: first.rtt,
+        // The parts measure side by side (`--start-at`): the longest part's.
+        measured_secs: parts
+            .iter()
+            .map(|(_, r)| r.measured_secs)
+            .fold(0.0, f64::max),
+        cells,
+        savings,
+        // The subtractive attribution is the workload's own formula: each part has its own.
+        attribution: Vec::new(),
+        profile_cells,
+        profile_overhead,
+        accuracy: join_accuracy(&parts),
+        accuracy_checked: parts.iter().all(|(_, r)| r.accuracy_checked),
+        failures_total: parts.iter().map(|(_, r)| r.failures_total).sum(),
+        failures,
+        drift: None,
+        described: first.described.clone(),
+        telemetry: None,
+        profile: None,
+        measured_from: None,
+        interrupted: parts.iter().any(|(_, r)| r.interrupted),
+    };
+    let failed = (!merged.passed() && !merged.interrupted).then(|| {
+        format!(
+            "{} wrong answer(s), {} failed request(s)",
+            merged.failures_total,
+            merged.request_errors()
+        )
+    });
+    let histograms = merged.histograms();
+    let each: Vec<Value> = chosen
+        .iter()
+        .map(|p| {
+            let r = parts
+                .iter()
+                .find(|(q, _)| q.row.id == p.row.id)
+                .map(|(_, r)| r);
+            json!({
+                "part": p.part.to_string(),
+                "run": p.row.id.0,
+                "state": p.row.state.name(),
+                "coverages_measured": r.map(|r| r.cells.iter().map(|c| c.coverages).sum::<usize>()),
+                "search_clients": r.map(|r| r.clients),
+                "measured_secs": r.map(|r| r.measured_secs),
+                "failures_total": r.map(|r| r.failures_total),
+                "cores": p.row.machine.get("cores"),
+                "error": p.row.error,
+            })
+        })
+        .collect();
+    let mut result = serde_json::to_value(&merged).map_err(|e| e.to_string())?;
+    result["parts"] = json!({
+        "group": group,
+        "of": of,
+        "each": each,
+        "notes": ["the subtractive attribution is left out: each part's run has its own"],
+    });
+    Ok(KindMerge {
+        result,
+        config: config(chosen, of, |p| Some(&p.row.config)),
+        histograms,
+        timeline: Vec::new(),
+        failed,
+    })
+}
