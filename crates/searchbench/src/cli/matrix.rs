@@ -101,6 +101,7 @@ pub async fn run(mut args: MatrixArgs) -> CliResult {
             queries: !args.no_query,
             progress: crate::query::Progress::default(),
             user_queries: None,
+            split: None,
         },
         index: args.index.clone(),
         engines,

@@ -504,15 +504,16 @@ where
 /// `None` for workloads without queries (transactions).
 pub async fn after_ingest(
     target: Target,
-    index: &str,
     workload: &str,
     spec: &WorkloadSpec,
-    truth: Vec<PartitionTruth>,
-    progress: query::Progress,
+    truth: Option<Vec<PartitionTruth>>,
+    options: QueryOptions,
     observer: &dyn Observer,
 ) -> Result<Option<QueryResult>, SessionError> {
+    let index = options.index.as_str();
     let w = super::job::find_workload(workload)?;
-    let plan = w.query_plan(spec, w.wants_truth().then_some(truth))?;
+    // No truth collected (a part's load saw only its share): computed from the spec.
+    let plan = w.query_plan(spec, truth.filter(|_| w.wants_truth()))?;
     observer.event(Event::Querying {
         index,
         workload,
@@ -521,8 +522,6 @@ pub async fn after_ingest(
     let Some(plan) = plan else {
         return Ok(None);
     };
-    let mut options = QueryOptions::new(index);
-    options.progress = progress;
     let measured =
         on_own_thread(move || async move { query::run(plan.as_ref(), &target, &options).await })
             .await?;

@@ -40,6 +40,64 @@ pub struct RunSpec {
     pub progress: crate::query::Progress,
     /// The user's queries instead of the workload's (a workload file).
     pub user_queries: Option<super::user_queries::UserQueryPhase>,
+    /// This run is part of one run split over several drivers (`--part`).
+    pub split: Option<RunPart>,
+}
+
+/// A run that is part I of N (`--part I/N --group ID`): its load is its share of the
+/// documents; its query phase waits until the index holds every part's documents, then
+/// measures its share of the coverages against the whole corpus's truth.
+#[derive(Debug, Clone)]
+pub struct RunPart {
+    pub part: crate::corpus::part::Part,
+    pub group: Option<String>,
+    /// The documents of the whole run, what the index holds once every part has loaded.
+    pub whole_docs: u64,
+    /// The longest the query phase waits for the other parts' documents.
+    pub wait: std::time::Duration,
+}
+
+/// The longest a part's query phase waits for the other parts' loads by default.
+pub const PARTS_WAIT: std::time::Duration = std::time::Duration::from_secs(30 * 60);
+
+/// Waits until `index` holds `docs` documents (the other parts have loaded theirs), saying so
+/// every 10 s; `false` when `cancel` came first.
+async fn whole_index(
+    target: &crate::cluster::Target,
+    index: &str,
+    split: &RunPart,
+    progress: &crate::query::Progress,
+    cancel: &Cancel,
+) -> Result<bool, SessionError> {
+    let started = std::time::Instant::now();
+    let mut said = started;
+    loop {
+        let n = crate::ingest::count(target, index)
+            .await
+            .map_err(|e| SessionError::Other(format!("counting {index}: {e}")))?;
+        if n >= split.whole_docs {
+            return Ok(true);
+        }
+        if started.elapsed() > split.wait {
+            return Err(SessionError::Other(format!(
+                "part {}: {index} holds {n} of the run's {} documents after {} s: the other                  parts have not loaded theirs (each part queries the whole index)",
+                split.part,
+                split.whole_docs,
+                split.wait.as_secs()
+            )));
+        }
+        if said.elapsed() >= std::time::Duration::from_secs(10) {
+            progress.say(&format!(
+                "part {}: waiting for the other parts: {n} of {} documents in {index}",
+                split.part, split.whole_docs
+            ));
+            said = std::time::Instant::now();
+        }
+        tokio::select! {
+            () = tokio::time::sleep(std::time::Duration::from_secs(1)) => {}
+            () = cancel.cancelled() => return Ok(false),
+        }
+    }
 }
 
 /// Runs `job` then its queries, through the run's lifecycle: the load, then (when it loaded
@@ -139,8 +197,21 @@ impl lifecycle::Phase for QueryPhase<'_> {
     ) -> lifecycle::Work<'a, Result<lifecycle::Measurements, SessionError>> {
         Box::pin(async move {
             let spec = self.spec;
+            // A part's truth is of its share: the whole corpus's is computed from its spec.
             let parts = self.truth.take().map(|t| t.take()).unwrap_or_default();
+            let truth = spec.split.is_none().then_some(parts);
             let target = stage.target.clone();
+            // Only a phase with queries waits (the user's, or the workload's own).
+            let has_queries = spec.user_queries.is_some()
+                || super::job::find_workload(&self.workload)
+                    .is_ok_and(|w| !w.query_variants().is_empty());
+            if let Some(split) = spec.split.as_ref().filter(|_| has_queries) {
+                let whole = whole_index(&target, &self.index, split, &spec.progress, &self.cancel);
+                if !whole.await? {
+                    *self.result.borrow_mut() = Some((None, true));
+                    return Ok(lifecycle::Measurements::default());
+                }
+            }
             let phase = async {
                 match &spec.user_queries {
                     Some(user) => {
@@ -154,13 +225,18 @@ impl lifecycle::Phase for QueryPhase<'_> {
                         .await
                     }
                     None => {
+                        let mut options = crate::query::QueryOptions::new(&self.index);
+                        options.progress = spec.progress.clone();
+                        if let Some(split) = &spec.split {
+                            options.part = split.part;
+                            options.group = split.group.clone();
+                        }
                         after_ingest(
                             target,
-                            &self.index,
                             &self.workload,
                             &spec.workload_spec,
-                            parts,
-                            spec.progress.clone(),
+                            truth,
+                            options,
                             stage.observer,
                         )
                         .await

@@ -467,3 +467,69 @@ fn a_part_killed_halfway_leaves_its_group_incomplete_with_what_was_loaded() {
     assert!(text.contains("incomplete"), "{text}");
     common::fresh_index(index, None);
 }
+
+#[test]
+fn a_whole_run_in_two_parts_loads_then_queries_the_whole_index_and_merges() {
+    let index = "searchbench-test-parts-run";
+    let _heavy = common::one_track_at_a_time();
+    common::fresh_index(index, None);
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("results.db");
+    let docs = 20_000u64;
+    let children: Vec<_> = (1..=2u64)
+        .map(|i| {
+            // Part 2 starts 2 s later: part 1's query phase waits for part 2's documents.
+            std::thread::sleep(std::time::Duration::from_secs(2 * (i - 1)));
+            common::bin()
+                .args(["run", "logs", "--docs", &docs.to_string(), "--index", index])
+                .args(["--url", node_url(), "--clients", "2", "--no-telemetry"])
+                .args(["--part", &format!("{i}/2"), "--group", "g-run"])
+                .arg("--store")
+                .arg(&store)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for child in children {
+        let out = wait_within(child, std::time::Duration::from_secs(300));
+        assert_eq!(out.status.code(), Some(0), "{}", common::streams(&out));
+    }
+    let out = common::bin()
+        .args(["results", "merge", "g-run", "--json", "--store"])
+        .arg(&store)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", common::streams(&out));
+    let merged = json_of(&out);
+    assert_eq!(merged["kind"], "run");
+    assert_eq!(merged["state"], "complete", "{}", merged["error"]);
+    let r = &merged["result"];
+    assert_eq!(r["counts"]["indexed"], docs);
+    assert_eq!(r["counts"]["reconciled"], true);
+    // Every slice of every pass once over the two parts, against the whole index's truth.
+    let q: searchbench::query::QueryResult =
+        serde_json::from_value(r["query"].clone()).expect("the merged query phase");
+    assert_eq!(q.failures_total, 0, "{:?}", q.failures);
+    assert!(!q.cells.is_empty());
+    for c in &q.cells {
+        assert_eq!(c.coverages, 3 * 8, "{}: 3 passes × 8 slices", c.variant);
+    }
+    assert!(merged["config"].get("part").is_none());
+    // Runs of workload files are not split yet: said before anything runs.
+    let out = common::bin()
+        .args([
+            "run",
+            "--workload-file",
+            "nothing.json",
+            "--url",
+            node_url(),
+        ])
+        .args(["--part", "1/2", "--group", "g"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", common::streams(&out));
+    assert!(common::streams(&out).contains("not split in parts yet"));
+    common::fresh_index(index, None);
+}

@@ -235,7 +235,12 @@ pub fn merge(
         if p.histograms.is_empty() {
             without_histograms.push(p.part.to_string());
         }
-        for h in &p.histograms {
+        // A run's query phase's histograms are merged with its query phase.
+        for h in p
+            .histograms
+            .iter()
+            .filter(|h| !h.name.starts_with("query:"))
+        {
             added
                 .histogram(h)
                 .map_err(|e| format!("part {}: {e}", p.part))?;

@@ -248,9 +248,9 @@ pub fn merge_parts(
             return Err(differs("workload", &p.row.workload, &first.row.workload));
         }
     }
-    if !matches!(first.row.kind.as_str(), "ingest" | "query") {
+    if !matches!(first.row.kind.as_str(), "ingest" | "query" | "run") {
         return Err(mismatch(format!(
-            "its parts are `{}` runs; `ingest` and `query` parts merge",
+            "its parts are `{}` runs; `ingest`, `query` and `run` parts merge",
             first.row.kind
         )));
     }
@@ -272,6 +272,7 @@ pub fn merge_parts(
     let missing: Vec<u32> = (1..=of).filter(|i| !by_index.contains_key(i)).collect();
     let merged = match first.row.kind.as_str() {
         "query" => query::merge(group, of, &chosen),
+        "run" => merge_run(group, of, &chosen, counted_now),
         _ => ingest::merge(group, of, &chosen, counted_now),
     }
     .map_err(mismatch)?;
@@ -349,6 +350,49 @@ pub fn merge_parts(
         run,
         superseded,
     })
+}
+
+/// A `run`'s parts: their loads merged as an ingest's, their query phases (the result's
+/// `query`) as a query run's.
+fn merge_run(
+    group: &str,
+    of: u32,
+    chosen: &[&PartRun],
+    counted_now: Option<u64>,
+) -> Result<KindMerge, String> {
+    let mut merged = ingest::merge(group, of, chosen, counted_now)?;
+    let queried: Vec<PartRun> = chosen
+        .iter()
+        .filter_map(|p| {
+            let query = p.row.result.as_ref()?.get("query")?.clone();
+            let mut q = (*p).clone();
+            q.row.result = Some(query);
+            q.histograms.retain(|h| h.name.starts_with("query:"));
+            Some(q)
+        })
+        .collect();
+    if queried.is_empty() {
+        return Ok(merged);
+    }
+    let q = query::merge(group, of, &queried.iter().collect::<Vec<_>>())?;
+    let mut query = q.result;
+    if let Some(map) = query.as_object_mut() {
+        map.remove("parts");
+    }
+    merged.result["query"] = query;
+    let stopped = chosen.iter().any(|p| {
+        p.row
+            .result
+            .as_ref()
+            .and_then(|r| r.get("query_interrupted"))
+            == Some(&Value::Bool(true))
+    });
+    if stopped {
+        merged.result["query_interrupted"] = true.into();
+    }
+    merged.histograms.extend(q.histograms);
+    merged.failed = merged.failed.or(q.failed.map(|f| format!("queries: {f}")));
+    Ok(merged)
 }
 
 /// Every stored run of `group`: its parts and its stored merges.

@@ -210,7 +210,10 @@ pub fn merged(id: &store::RunId, m: &crate::analysis::merge::Merged) {
     }
     let num = |path: &str| r.pointer(path).and_then(Value::as_f64);
     let text = |v: Option<f64>| v.map(format_value).unwrap_or_else(|| "-".into());
-    let group = r.pointer("/parts/group").and_then(Value::as_str).unwrap_or("?");
+    let group = r
+        .pointer("/parts/group")
+        .and_then(Value::as_str)
+        .unwrap_or("?");
     let of = r.pointer("/parts/of").and_then(Value::as_u64).unwrap_or(0);
     let mut t = table(["", ""]);
     for (k, v) in [

@@ -38,6 +38,7 @@ pub async fn run_file(mut args: RunArgs) -> CliResult {
         queries: !args.no_query && (resolved.queries.is_some() || generator_queries),
         progress: query_progress(),
         user_queries: resolved.queries,
+        split: None,
     };
     execute(job, load, spec, &args).await
 }

@@ -57,6 +57,8 @@ pub struct RunArgs {
     pub load: LoadArgs,
     #[command(flatten)]
     pub profile: crate::cli::args::ProfileArgs,
+    #[command(flatten)]
+    pub part: crate::cli::args::PartArgs,
     /// Every table on the terminal (the measures, where the wall time went, the telemetry,
     /// the accuracy, the query method's breakdowns), not only what the run came to.
     #[arg(long, short = 'v')]
@@ -66,12 +68,35 @@ pub struct RunArgs {
 }
 
 pub async fn run(mut args: RunArgs) -> CliResult {
+    let split = args.part.part.filter(|p| !p.is_whole());
+    if let Some(part) = split {
+        let refuse = |why: &str| {
+            Err(CliError::usage(anyhow::anyhow!(
+                "--part {part}: {why} (`ingest --part` and `query --part` split any load or \
+                 query run)"
+            )))
+        };
+        if args.workload_file.is_some() {
+            return refuse("a run of a workload file or a track is not split in parts yet");
+        }
+        if args.cluster.target.urls.is_empty() {
+            return refuse("the parts share one cluster: give it with --url");
+        }
+        if args.search_clients.is_some() {
+            return refuse("searches beside the load are not split in parts yet");
+        }
+    }
     if args.workload_file.is_some() {
         return file::run_file(args).await;
     }
     let name = args.workload.clone().unwrap_or_default();
     let w = session::job::find_workload(&name).map_err(CliError::session)?;
     if let Some(kind) = w.scenario() {
+        if let Some(part) = split {
+            return Err(CliError::usage(anyhow::anyhow!(
+                "--part {part}: the {name} scenario is not split in parts yet"
+            )));
+        }
         return scenario::run(kind, args).await;
     }
     if args.scenario.any() {
@@ -96,11 +121,22 @@ pub async fn run(mut args: RunArgs) -> CliResult {
             session::beside::plan(&name, &workload_spec, n as usize).map_err(CliError::session)?,
         );
     }
+    let whole_docs = job.source.len_hint();
+    args.part.apply(&mut job, &mut load, args.out.quiet, None)?;
     let spec = RunSpec {
         workload_spec,
         queries: !args.no_query,
         progress: query_progress(),
         user_queries: None,
+        split: match (split, whole_docs) {
+            (Some(part), Some(whole_docs)) => Some(session::run::RunPart {
+                part,
+                group: args.part.group.clone(),
+                whole_docs,
+                wait: session::run::PARTS_WAIT,
+            }),
+            _ => None,
+        },
     };
     execute(job, load, spec, &args).await
 }
@@ -125,6 +161,12 @@ async fn execute(
     load.profile = args.profile.spec(&cluster)?;
     // The first Ctrl-C stops the load and keeps what was done; a second quits at once.
     let (cancel, _ctrl_c) = crate::cli::progress::cancel_on_ctrl_c();
+    if !args.part.wait_for_start(&cancel, args.out.quiet).await? {
+        return Err(CliError {
+            code: crate::cli::exit::INTERRUPTED,
+            error: anyhow::anyhow!("interrupted while waiting for --start-at: nothing was run"),
+        });
+    }
     load.cancel = Some(cancel);
     let mut terminal = Terminal::for_output(&args.out);
     terminal.detail = output::detail(args.verbose);

@@ -162,6 +162,7 @@ impl Probe for Runs<'_> {
             queries: spec.queries,
             progress: crate::query::Progress::default(),
             user_queries: None,
+            split: None,
         };
         // The job names the index (the workload's unless --index).
         let mut load = spec.load.clone();
