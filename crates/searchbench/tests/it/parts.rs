@@ -388,8 +388,22 @@ fn three_parts_stored_on_three_hosts_merge_into_one_run_of_every_document() {
         .map(|s| s["docs"].as_u64().unwrap())
         .sum();
     assert_eq!(timeline_docs, docs);
-    // The views see the group as one run: `compare` by the group's name.
+    // `results show` names the parts of the merged run, and the group of a part.
     let id = merged["id"].as_str().unwrap();
+    let part_id = r["parts"]["each"][0]["run"].as_str().unwrap();
+    for (run, says) in [
+        (id, "3 parts of group g-merge: 1/3 ".to_string()),
+        (part_id, "part 1/3 of group g-merge".to_string()),
+    ] {
+        let out = common::bin()
+            .args(["results", "show", run, "--store"])
+            .arg(&here)
+            .output()
+            .unwrap();
+        let text = common::streams(&out);
+        assert!(text.contains(&says), "{text}");
+    }
+    // The views see the group as one run: `compare` by the group's name.
     let out = common::bin()
         .args(["compare", "g-merge", "group=g-merge", "--json", "--store"])
         .arg(&here)

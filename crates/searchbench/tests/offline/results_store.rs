@@ -276,6 +276,15 @@ fn merging_what_is_no_group_and_importing_a_store_into_itself_are_refused() {
     let (code, err) = run(&["results", "import", db.to_str().unwrap()]);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("is the store runs are imported into"), "{err}");
+    // Another program's SQLite file is not a store to import: named, nothing changed.
+    let foreign = dir.path().join("other.sqlite");
+    rusqlite::Connection::open(&foreign)
+        .unwrap()
+        .execute_batch("CREATE TABLE t (x INTEGER)")
+        .unwrap();
+    let (code, err) = run(&["results", "import", foreign.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("not a searchbench results store"), "{err}");
     // A view names the group that cannot be seen as one run.
     let (code, err) = run(&["compare", "group=mixed", "group=mixed"]);
     assert_eq!(code, Some(2), "{err}");

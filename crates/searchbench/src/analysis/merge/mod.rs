@@ -425,11 +425,16 @@ pub fn store_merged(store: &Store, merged: &Merged) -> Result<RunId, MergeError>
     let group = group_of(&merged.row())
         .map(str::to_string)
         .unwrap_or_default();
-    let earlier: Vec<RunId> = group_rows(store, &group)?
+    // Its own id too: a merge of the same parts made meanwhile (another `results merge` at
+    // the same time) is the same run, replaced rather than kept twice.
+    let mut earlier: Vec<RunId> = group_rows(store, &group)?
         .into_iter()
         .filter(is_merged)
         .map(|r| r.id)
         .collect();
+    if !earlier.contains(&merged.id) {
+        earlier.push(merged.id.clone());
+    }
     Ok(store.put_whole(&merged.run, Some(&merged.id.0), &earlier)?)
 }
 

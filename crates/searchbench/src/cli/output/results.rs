@@ -124,6 +124,16 @@ pub fn show(row: &RunRow, timeline: &[Value], histograms: &[Value]) {
     if let Some(e) = &row.error {
         t.add_row(["error".to_string(), e.clone()]);
     }
+    // A part of a run split over several drivers, or the run merged from them.
+    let merge = crate::analysis::merge::group_of(row).map(|group| {
+        match crate::analysis::merge::part_of(row) {
+            Some(part) => format!("part {part} of group {group} (`results merge {group}`)"),
+            None => parts_text(row, group),
+        }
+    });
+    if let Some(text) = merge {
+        t.add_row(["parts".to_string(), text]);
+    }
     // The engine profile's recordings (`--profile`), to open in another tool (JMC).
     let recordings = row
         .result
@@ -197,6 +207,42 @@ pub fn show(row: &RunRow, timeline: &[Value], histograms: &[Value]) {
     if row.state == store::State::Incomplete {
         outln!("this run never finished (killed or crashed): only its start and the timeline rows saved so far are here");
     }
+}
+
+/// A merged run's parts in a few words: `3 of group nightly (missing 2/3)`.
+fn parts_text(row: &RunRow, group: &str) -> String {
+    let r = row.result.as_ref();
+    let of = r
+        .and_then(|r| r.pointer("/parts/of"))
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
+    let each: Vec<String> = r
+        .and_then(|r| r.pointer("/parts/each"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|p| {
+            format!(
+                "{} {} ({})",
+                p.get("part").and_then(Value::as_str).unwrap_or("?"),
+                p.get("run").and_then(Value::as_str).unwrap_or("?"),
+                p.get("state").and_then(Value::as_str).unwrap_or("?")
+            )
+        })
+        .collect();
+    let missing: Vec<String> = r
+        .and_then(|r| r.pointer("/parts/missing"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_u64)
+        .map(|i| format!("{i}/{of}"))
+        .collect();
+    let mut text = format!("{of} parts of group {group}: {}", each.join(", "));
+    if !missing.is_empty() {
+        text.push_str(&format!("; missing {}", missing.join(", ")));
+    }
+    text
 }
 
 /// A group merged from its parts: the group's figures, then each part beside.
