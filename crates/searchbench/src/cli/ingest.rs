@@ -227,6 +227,7 @@ fn job(args: &IngestArgs) -> Result<Job, CliError> {
             csv_types: CsvTypes::parse(&args.csv_types)
                 .map_err(|e| CliError::usage(anyhow::anyhow!("--csv-types: {e}")))?,
             max_line: args.max_line,
+            part: args.part.part,
         };
         return Job::files(&spec).map_err(CliError::session);
     }

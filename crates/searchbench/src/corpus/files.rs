@@ -287,6 +287,76 @@ impl NdjsonReader {
     pub fn is_mapped(&self) -> bool {
         matches!(self.input, Input::Mapped(_))
     }
+
+    /// The lines of the plain file `path` that start in its bytes `[from, to)` (a part's
+    /// share, `--part`): from the first line that starts at or after `from` to the last that
+    /// starts before `to`, each line read whole; the line numbers it reports are the file's.
+    /// The shares of `[0, len)` cut at any points read every line exactly once. `None` when
+    /// the file is not a plain regular file that can be mapped (compressed, a pipe, empty).
+    pub fn open_range(path: &str, from: u64, to: u64) -> Result<Option<Self>, CorpusError> {
+        let Some(mut file) = mappable(path)? else {
+            return Ok(None);
+        };
+        let io = |source| CorpusError::Io {
+            path: path.to_string(),
+            source,
+        };
+        let handle = std::fs::File::open(path).map_err(io)?;
+        let len = handle.metadata().map_err(io)?.len();
+        let start = line_start(&handle, from, len).map_err(io)?;
+        let stop = line_start(&handle, to, len).map_err(io)?;
+        let lines_before = count_newlines(&handle, start).map_err(io)?;
+        let (start, stop) = (
+            usize::try_from(start).unwrap_or(usize::MAX),
+            usize::try_from(stop).unwrap_or(usize::MAX),
+        );
+        file.restrict(start, stop);
+        let mut reader = Self::with_input(display_name(path), Input::Mapped(file));
+        reader.lines.line_no = lines_before;
+        Ok(Some(reader))
+    }
+}
+
+/// Where the first line that starts at or after `at` begins: `at` itself when it is the
+/// file's start or a line's, else just past the next newline (`len` when there is none).
+fn line_start(file: &File, at: u64, len: u64) -> std::io::Result<u64> {
+    use std::os::unix::fs::FileExt as _;
+    if at == 0 || at >= len {
+        return Ok(at.min(len));
+    }
+    let mut buf = vec![0u8; 64 << 10];
+    let mut pos = at - 1;
+    while pos < len {
+        let n = file.read_at(&mut buf, pos)?;
+        if n == 0 {
+            break;
+        }
+        if let Some(i) = memchr::memchr(b'\n', &buf[..n]) {
+            return Ok(pos + i as u64 + 1);
+        }
+        pos += n as u64;
+    }
+    Ok(len)
+}
+
+/// The newlines in the file's first `upto` bytes: the lines before a part's range, so that it
+/// reports the file's own line numbers.
+fn count_newlines(file: &File, upto: u64) -> std::io::Result<u64> {
+    use std::os::unix::fs::FileExt as _;
+    let mut buf = vec![0u8; 1 << 20];
+    let (mut pos, mut n) = (0u64, 0u64);
+    while pos < upto {
+        let want = usize::try_from(upto - pos)
+            .unwrap_or(usize::MAX)
+            .min(buf.len());
+        let got = file.read_at(&mut buf[..want], pos)?;
+        if got == 0 {
+            break;
+        }
+        n += memchr::memchr_iter(b'\n', &buf[..got]).count() as u64;
+        pos += got as u64;
+    }
+    Ok(n)
 }
 
 /// `path` opened to be read through a mapping, when it is a non-empty regular file neither its
@@ -765,6 +835,66 @@ mod tests {
                 Some(Item::Bad(bad)) => all.push(Err(bad)),
             }
         }
+    }
+
+    #[test]
+    fn byte_ranges_cut_anywhere_read_every_line_once_with_its_own_number() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("docs.ndjson");
+        // Lines of different lengths, a blank one, a bad one and a long one, no final newline.
+        let mut text = String::new();
+        let mut want: Vec<(u64, String)> = Vec::new();
+        for i in 1..=200u64 {
+            let line = match i {
+                50 => String::new(),
+                77 => "not json".to_string(),
+                120 => format!("{{\"n\":{i},\"pad\":\"{}\"}}", "x".repeat(5000)),
+                _ => format!("{{\"n\":{i}{}}}", ",\"p\":1".repeat((i % 7) as usize)),
+            };
+            if !line.is_empty() {
+                want.push((i, line.clone()));
+            }
+            text.push_str(&line);
+            if i < 200 {
+                text.push('\n');
+            }
+        }
+        std::fs::write(&path, &text).unwrap();
+        let len = text.len() as u64;
+        let p = path.to_str().unwrap();
+        for cuts in [
+            vec![0, len],
+            vec![0, 1, len],
+            vec![0, 700, 701, 3_000, len - 1, len],
+        ] {
+            let mut got: Vec<(u64, String)> = Vec::new();
+            for w in cuts.windows(2) {
+                let mut r = NdjsonReader::open_range(p, w[0], w[1]).unwrap().unwrap();
+                loop {
+                    let mut out = Vec::new();
+                    match r.next_into(&mut out).unwrap() {
+                        None => break,
+                        Some(Item::Doc) => {
+                            got.push((r.origin().unwrap().1, String::from_utf8(out).unwrap()))
+                        }
+                        Some(Item::Bad(bad)) => got.push((bad.line, "not json".into())),
+                    }
+                }
+            }
+            assert_eq!(got, want, "cut at {cuts:?}");
+        }
+        // A range inside one long line holds no line; one holding its first byte has all of it.
+        let at = text.find("\"pad\"").unwrap() as u64;
+        let mut r = NdjsonReader::open_range(p, at, at + 100).unwrap().unwrap();
+        assert!(r.next_into(&mut Vec::new()).unwrap().is_none());
+        // Compressed files are not cut by bytes.
+        let gz = dir.path().join("docs.ndjson.gz");
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut e, text.as_bytes()).unwrap();
+        std::fs::write(&gz, e.finish().unwrap()).unwrap();
+        assert!(NdjsonReader::open_range(gz.to_str().unwrap(), 0, 10)
+            .unwrap()
+            .is_none());
     }
 
     #[test]

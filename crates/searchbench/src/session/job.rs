@@ -22,6 +22,8 @@ pub struct Job {
     pub truth: Option<TruthHandle>,
     /// The mapping inferred from (or given for) the columns of the user's CSV files.
     pub csv_mapping: Option<serde_json::Value>,
+    /// This job is a part's byte share of the user's files (already cut).
+    pub byte_share: Option<ByteShare>,
 }
 
 impl std::fmt::Debug for Job {
@@ -59,6 +61,22 @@ pub struct FilesSpec {
     pub csv_types: CsvTypes,
     /// The longest NDJSON line taken as a document, in bytes.
     pub max_line: usize,
+    /// Load only this part's share (`--part`): of plain NDJSON files, the lines that start in
+    /// its byte range ([`ByteShare`]); other files are split later, by their documents.
+    pub part: Option<crate::corpus::part::Part>,
+}
+
+/// A part's share of the user's plain NDJSON files, split by bytes (`--part I/N`): the lines
+/// that start in `[from, to)` of the files laid end to end, each line read by one part only.
+/// Its documents' sequential ids count from `from`: a document takes at least 3 bytes, so
+/// the parts' ids never meet, and part 1's are those of a whole run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ByteShare {
+    pub part: crate::corpus::part::Part,
+    pub from: u64,
+    pub to: u64,
+    /// The files' bytes, all of them.
+    pub total: u64,
 }
 
 /// The built-in workload called `name`, or a usage error listing them.
@@ -115,6 +133,7 @@ impl Job {
             seed: Some(spec.seed),
             truth: opened.truth,
             csv_mapping: None,
+            byte_share: None,
         })
     }
 
@@ -122,6 +141,13 @@ impl Job {
     pub fn files(spec: &FilesSpec) -> Result<Job, SessionError> {
         let workload = spec.workload.as_deref().map(find_workload).transpose()?;
         let convert = date_fields(&spec.convert_dates)?;
+        if let Some(part) = spec.part.filter(|p| !p.is_whole()) {
+            if convert.is_none() {
+                if let Some(job) = Job::byte_share(spec, part, workload)? {
+                    return Ok(job);
+                }
+            }
+        }
         let mut sources: Vec<Box<dyn DocSource>> = Vec::new();
         let mut csv_mapping = None;
         for path in &spec.files {
@@ -178,7 +204,77 @@ impl Job {
             seed: None,
             truth: None,
             csv_mapping,
+            byte_share: None,
         })
+    }
+
+    /// A part's share of the user's files by bytes, when every file is a plain NDJSON file
+    /// (not CSV, not compressed, not a pipe: those are split by their documents instead).
+    fn byte_share(
+        spec: &FilesSpec,
+        part: crate::corpus::part::Part,
+        workload: Option<&'static dyn Workload>,
+    ) -> Result<Option<Job>, SessionError> {
+        let csv = |p: &str| {
+            spec.format == FileFormat::Csv
+                || (spec.format == FileFormat::Auto && p.to_ascii_lowercase().contains(".csv"))
+        };
+        let mut sizes = Vec::new();
+        for path in &spec.files {
+            check_input(path)?;
+            let plain = std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() > 0);
+            let compressed = std::fs::File::open(path).ok().is_some_and(|mut f| {
+                let mut magic = [0u8; 4];
+                let n = std::io::Read::read(&mut f, &mut magic).unwrap_or(0);
+                crate::corpus::files::compressed::Compression::sniff(&magic[..n], path)
+                    != crate::corpus::files::compressed::Compression::None
+            });
+            if path == "-" || csv(path) || !plain || compressed {
+                return Ok(None);
+            }
+            sizes.push(std::fs::metadata(path).map(|m| m.len()).unwrap_or(0));
+        }
+        let total: u64 = sizes.iter().sum();
+        let (from, to) = part.share(total);
+        let mut sources: Vec<Box<dyn DocSource>> = Vec::new();
+        let mut offset = 0;
+        for (path, len) in spec.files.iter().zip(&sizes) {
+            let (lo, hi) = (from.max(offset), to.min(offset + len));
+            offset += len;
+            if lo >= hi {
+                continue;
+            }
+            let Some(reader) =
+                NdjsonReader::open_range(path, lo - (offset - len), hi - (offset - len))?
+            else {
+                return Ok(None);
+            };
+            sources.push(Box::new(
+                reader
+                    .with_check(spec.line_check)
+                    .with_max_line(spec.max_line),
+            ));
+        }
+        let index = match (&spec.index, workload) {
+            (Some(i), _) => i.clone(),
+            (None, Some(w)) => w.default_index().to_string(),
+            (None, None) => index_from_path(spec.files.first().map_or("-", String::as_str)),
+        };
+        Ok(Some(Job {
+            source: Chain::of(sources),
+            index,
+            index_body: workload.map_or_else(|| serde_json::json!({}), |w| w.index_body()),
+            workload: workload.map_or("files", |w| w.name()).to_string(),
+            seed: None,
+            truth: None,
+            csv_mapping: None,
+            byte_share: Some(ByteShare {
+                part,
+                from,
+                to,
+                total,
+            }),
+        }))
     }
 }
 

@@ -442,6 +442,7 @@ pub async fn load_corpus(
         seed: Some(spec.seed),
         truth: None,
         csv_mapping: None,
+        byte_share: None,
     };
     load_quietly(target, job, observer, cancel).await?;
     Ok(opened.truth.map(|t| t.take()).unwrap_or_default())

@@ -322,5 +322,6 @@ fn load_job(l: &BulkLoad) -> Result<Job, SessionError> {
         seed: None,
         truth: None,
         csv_mapping: None,
+        byte_share: None,
     })
 }

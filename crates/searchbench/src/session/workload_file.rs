@@ -55,6 +55,7 @@ pub fn job(w: &WorkloadFile, index: Option<String>) -> Result<Resolved, SessionE
                 csv_types: CsvTypes::parse(csv_types).map_err(|e| {
                     SessionError::usage(format!("{}: corpus.csv_types: {e}", w.path.display()))
                 })?,
+                part: None,
             };
             (Job::files(&spec)?, WorkloadSpec::new(0))
         }

@@ -547,3 +547,76 @@ fn a_whole_run_in_two_parts_loads_then_queries_the_whole_index_and_merges() {
     assert!(common::streams(&out).contains("not split in parts yet"));
     common::fresh_index(index, None);
 }
+
+#[test]
+fn three_parts_split_a_plain_file_by_bytes_each_line_read_by_one() {
+    let index = "searchbench-test-parts-bytes";
+    let _heavy = common::one_track_at_a_time();
+    common::fresh_index(index, None);
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("results.db");
+    // 30,000 lines of uneven lengths, two of them not JSON.
+    let mut text = String::new();
+    for i in 0..30_000u64 {
+        match i {
+            1_234 | 25_000 => text.push_str("not json\n"),
+            _ => text.push_str(&format!(
+                "{{\"n\": {i}, \"pad\": \"{}\"}}\n",
+                "x".repeat((i % 97) as usize)
+            )),
+        }
+    }
+    let file = dir.path().join("docs.ndjson");
+    std::fs::write(&file, &text).unwrap();
+    let (mut read, mut indexed, mut bad) = (0, 0, 0);
+    let mut bad_lines = Vec::new();
+    for i in 1..=3 {
+        let json = dir.path().join(format!("part-{i}.json"));
+        let out = common::bin()
+            .args(["ingest", "--file", file.to_str().unwrap(), "--index", index])
+            .args(["--url", node_url(), "--clients", "3", "--max-failures", "5"])
+            .args(["--part", &format!("{i}/3"), "--group", "g-bytes"])
+            .arg("--store")
+            .arg(&store)
+            .arg("--export-json")
+            .arg(&json)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let err = common::streams(&out);
+        assert_eq!(out.status.code(), Some(0), "part {i}: {err}");
+        assert!(err.contains("(each line read by one part only)"), "{err}");
+        let r: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+        read += r["counts"]["read"].as_u64().unwrap();
+        indexed += r["counts"]["indexed"].as_u64().unwrap();
+        bad += r["counts"]["bad_lines"].as_u64().unwrap();
+        if let Ok(f) = std::fs::read_to_string(
+            dir.path()
+                .join(format!("{index}-part{i}of3-failures.ndjson")),
+        ) {
+            for l in f.lines() {
+                let v: Value = serde_json::from_str(l).unwrap();
+                bad_lines.push(v["line"].as_u64().unwrap());
+            }
+        }
+    }
+    assert_eq!((read, indexed, bad), (30_000, 29_998, 2));
+    bad_lines.sort();
+    assert_eq!(
+        bad_lines,
+        vec![1_235, 25_001],
+        "the file's own line numbers"
+    );
+    assert_eq!(count(index), 29_998);
+    // Part 1's ids are a whole run's (0, 1, ...); the others' count from their first byte.
+    assert!(has_doc(index, 0) && has_doc(index, 1));
+    let out = common::bin()
+        .args(["results", "merge", "g-bytes", "--json", "--store"])
+        .arg(&store)
+        .output()
+        .unwrap();
+    let merged = json_of(&out);
+    assert_eq!(merged["state"], "complete", "{}", common::streams(&out));
+    assert_eq!(merged["result"]["counts"]["indexed"], 29_998);
+    common::fresh_index(index, None);
+}

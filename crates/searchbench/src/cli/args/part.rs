@@ -13,11 +13,13 @@ use crate::session::Job;
 #[derive(Debug, Clone, Default, Args)]
 pub struct PartArgs {
     /// Run part I of N of one run (e.g. 2/4), started on each driver host with the same
-    /// arguments: part I loads its share of the documents (those at positions
-    /// [(I-1)*D/N, I*D/N): a generator's under the same ids a single run gives them; the
-    /// user's files are read through once to count them, then each part reads up to the end
-    /// of its share and sends only it), with its share of --clients and of --rate. The parts
-    /// share the index: the first to get there makes it, none replaces it. Needs --group.
+    /// arguments: part I loads its share of the documents (a generator's at positions
+    /// [(I-1)*D/N, I*D/N), under the ids a single run gives them; of plain NDJSON files, the
+    /// lines that start in its share of their bytes, each line read by one part; compressed
+    /// and CSV files are read through once to count their documents, then split by
+    /// position), with its share of --clients and of --rate. The parts share the index: the
+    /// first to get there makes it, none replaces it. Needs --group. Merge the parts with
+    /// `results merge ID`.
     #[arg(long, value_name = "I/N", value_parser = parse_part, requires = "group")]
     pub part: Option<Part>,
     /// The run the parts belong to, the same in every part (letters, digits, `.`, `_`, `-`):
@@ -121,6 +123,33 @@ impl PartArgs {
                     .into(),
             ));
         }
+        let (from, to) = part.share(load.driver.clients as u64);
+        let clients = (to - from) as usize;
+        if clients == 0 {
+            return Err(usage(format!(
+                "--part {part}: --clients {} gives this part no client; use at least one client \
+                 per part",
+                load.driver.clients
+            )));
+        }
+        // Plain NDJSON files were cut by bytes when the job was made: nothing to count.
+        if let Some(share) = job.byte_share {
+            load.driver.clients = clients;
+            load.driver.rate = load.driver.rate.map(|r| r / f64::from(part.of));
+            load.driver.part = part;
+            load.driver.first_ordinal = share.from;
+            if !quiet {
+                eprintln!(
+                    "part {part} of group {}: the lines that start in bytes {}..{} of {} \
+                     (each line read by one part only), {clients} client(s)",
+                    self.group.as_deref().unwrap_or(""),
+                    share.from,
+                    share.to,
+                    share.total
+                );
+            }
+            return Ok(());
+        }
         // Files are counted whatever a reader guesses of its length.
         let total = match (files, job.source.len_hint()) {
             (Some(count), _) => count()?,
@@ -131,15 +160,6 @@ impl PartArgs {
                 ))
             }
         };
-        let (from, to) = part.share(load.driver.clients as u64);
-        let clients = (to - from) as usize;
-        if clients == 0 {
-            return Err(usage(format!(
-                "--part {part}: --clients {} gives this part no client; use at least one client \
-                 per part",
-                load.driver.clients
-            )));
-        }
         load.driver.clients = clients;
         load.driver.rate = load.driver.rate.map(|r| r / f64::from(part.of));
         let source = std::mem::replace(

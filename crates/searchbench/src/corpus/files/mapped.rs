@@ -29,8 +29,12 @@ pub struct MappedFile {
     base: *mut u8,
     /// The file's size at open: the mapping's length and where reading ends.
     len: usize,
-    /// Bytes consumed so far.
+    /// Bytes consumed so far (counted from the file's start).
     at: usize,
+    /// Where reading began ([`MappedFile::restrict`]; 0 for the whole file).
+    start: usize,
+    /// Where reading ends: the file's size at open, or the end of a part's range.
+    stop: usize,
     /// Pages before this offset were dropped.
     released: usize,
     /// Where the next checkpoint is due.
@@ -75,11 +79,25 @@ impl MappedFile {
             base: base.cast(),
             len,
             at: 0,
+            start: 0,
+            stop: len,
             released: 0,
             checkpoint: 0,
             page: page_size(),
             guard: None,
         }))
+    }
+
+    /// Reads only `[start, stop)` of the file (a part's line-aligned range, `--part`); the
+    /// pages before `start` are never touched.
+    pub fn restrict(&mut self, start: usize, stop: usize) {
+        let stop = stop.min(self.len);
+        let start = start.min(stop);
+        self.at = start;
+        self.start = start;
+        self.stop = stop;
+        self.released = start & !(self.page - 1);
+        self.checkpoint = start;
     }
 
     /// The file's bytes from the reader's position to the next checkpoint.
@@ -120,7 +138,7 @@ impl MappedFile {
 
     /// A checkpoint: drops the pages behind the reader and checks the file's size.
     fn advance(&mut self) -> io::Result<()> {
-        if self.at == 0 && self.guard.is_none() {
+        if self.at == self.start && self.guard.is_none() {
             // Before the first page is read.
             self.guard = Guard::watch(self.base as usize, self.len);
         }
@@ -143,7 +161,7 @@ impl MappedFile {
         if self.file.metadata()?.len() < self.len as u64 {
             return Err(self.truncated());
         }
-        self.checkpoint = (self.at + STEP).min(self.len);
+        self.checkpoint = (self.at + STEP).min(self.stop);
         Ok(())
     }
 }
@@ -162,7 +180,7 @@ impl BufRead for MappedFile {
     /// The bytes up to the next checkpoint. The reader checks [`MappedFile::faulted`] after
     /// each line; here it is checked once a checkpoint.
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
-        if self.at >= self.checkpoint && self.at < self.len {
+        if self.at >= self.checkpoint && self.at < self.stop {
             self.advance()?;
         }
         Ok(self.window())
