@@ -305,11 +305,11 @@ impl NdjsonReader {
         let len = handle.metadata().map_err(io)?.len();
         let start = line_start(&handle, from, len).map_err(io)?;
         let stop = line_start(&handle, to, len).map_err(io)?;
-        let lines_before = count_newlines(&handle, start).map_err(io)?;
         let (start, stop) = (
             usize::try_from(start).unwrap_or(usize::MAX),
             usize::try_from(stop).unwrap_or(usize::MAX),
         );
+        let lines_before = file.count_newlines(start).map_err(io)?;
         file.restrict(start, stop);
         let mut reader = Self::with_input(display_name(path), Input::Mapped(file));
         reader.lines.line_no = lines_before;
@@ -337,26 +337,6 @@ fn line_start(file: &File, at: u64, len: u64) -> std::io::Result<u64> {
         pos += n as u64;
     }
     Ok(len)
-}
-
-/// The newlines in the file's first `upto` bytes: the lines before a part's range, so that it
-/// reports the file's own line numbers.
-fn count_newlines(file: &File, upto: u64) -> std::io::Result<u64> {
-    use std::os::unix::fs::FileExt as _;
-    let mut buf = vec![0u8; 1 << 20];
-    let (mut pos, mut n) = (0u64, 0u64);
-    while pos < upto {
-        let want = usize::try_from(upto - pos)
-            .unwrap_or(usize::MAX)
-            .min(buf.len());
-        let got = file.read_at(&mut buf[..want], pos)?;
-        if got == 0 {
-            break;
-        }
-        n += memchr::memchr_iter(b'\n', &buf[..got]).count() as u64;
-        pos += got as u64;
-    }
-    Ok(n)
 }
 
 /// `path` opened to be read through a mapping, when it is a non-empty regular file neither its

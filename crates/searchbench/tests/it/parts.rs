@@ -249,8 +249,10 @@ fn wait_within(mut child: std::process::Child, limit: std::time::Duration) -> st
     child.wait_with_output().unwrap()
 }
 
-/// `ingest logs --docs DOCS --part I/N --group GROUP` into `index`, storing in `store`.
-fn part(
+/// `ingest logs --docs DOCS --part I/N --group GROUP` into `index`, storing in `store`, run
+/// inside `host` (a network namespace of its own) when there is one.
+fn part_from(
+    host: Option<&common::netns::Netns>,
     i: u32,
     of: u32,
     docs: u64,
@@ -258,30 +260,30 @@ fn part(
     group: &str,
     store: &std::path::Path,
 ) -> std::process::Child {
-    common::bin()
-        .args([
-            "ingest",
-            "logs",
-            "--docs",
-            &docs.to_string(),
-            "--index",
-            index,
-        ])
-        .args([
-            "--url",
-            node_url(),
-            "--clients",
-            &of.to_string(),
-            "--warmup",
-            "0",
-        ])
-        .args(["--part", &format!("{i}/{of}"), "--group", group])
-        .arg("--store")
-        .arg(store)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap()
+    let (mut cmd, url) = match host {
+        Some(ns) => {
+            let mut c = ns.command(std::path::Path::new(env!("CARGO_BIN_EXE_searchbench")));
+            c.current_dir(common::scratch_folder());
+            (c, ns.url.as_str())
+        }
+        None => (common::bin(), node_url()),
+    };
+    cmd.args([
+        "ingest",
+        "logs",
+        "--docs",
+        &docs.to_string(),
+        "--index",
+        index,
+    ])
+    .args(["--url", url, "--clients", &of.to_string(), "--warmup", "0"])
+    .args(["--part", &format!("{i}/{of}"), "--group", group])
+    .arg("--store")
+    .arg(store)
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap()
 }
 
 fn json_of(out: &std::process::Output) -> Value {
@@ -295,12 +297,31 @@ fn three_parts_stored_on_three_hosts_merge_into_one_run_of_every_document() {
     common::fresh_index(index, None);
     let dir = tempfile::tempdir().unwrap();
     let docs = 600_000u64;
-    // Each part stores in its own store, as each driver host does.
+    // Each part stores in its own store, as each driver host does, and (when the suite may
+    // make them) runs in a network namespace of its own, reaching the node over a veth pair.
     let stores: Vec<_> = (1..=3)
         .map(|i| dir.path().join(format!("host{i}.db")))
         .collect();
+    let node = node_url()
+        .trim_start_matches("http://")
+        .trim_end_matches('/');
+    let hosts: Vec<_> = (1..=3u8)
+        .map_while(|k| common::netns::Netns::make(k, node))
+        .collect();
+    let hosts: Vec<_> = if hosts.len() == 3 { hosts } else { Vec::new() };
+    eprintln!(
+        "parts in {}",
+        if hosts.is_empty() {
+            "plain processes"
+        } else {
+            "network namespaces of their own"
+        }
+    );
     let children: Vec<_> = (1..=3)
-        .map(|i| part(i, 3, docs, index, "g-merge", &stores[i as usize - 1]))
+        .map(|i| {
+            let host = hosts.get(i as usize - 1);
+            part_from(host, i, 3, docs, index, "g-merge", &stores[i as usize - 1])
+        })
         .collect();
     for (i, child) in children.into_iter().enumerate() {
         let out = wait_within(child, std::time::Duration::from_secs(300));
@@ -424,7 +445,7 @@ fn a_part_killed_halfway_leaves_its_group_incomplete_with_what_was_loaded() {
     let store = dir.path().join("results.db");
     let docs = 300_000u64;
     let mut children: Vec<_> = (1..=3)
-        .map(|i| part(i, 3, docs, index, "g-killed", &store))
+        .map(|i| part_from(None, i, 3, docs, index, "g-killed", &store))
         .collect();
     // Part 2 is killed (SIGKILL: no result, no goodbye) once it has streamed some seconds.
     std::thread::sleep(std::time::Duration::from_secs(4));

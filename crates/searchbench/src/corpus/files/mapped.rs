@@ -88,6 +88,27 @@ impl MappedFile {
         }))
     }
 
+    /// The newlines in the file's first `upto` bytes, read through the mapping (no copy, the
+    /// pages dropped behind as the reader drops them): the lines before a part's range.
+    pub fn count_newlines(&mut self, upto: usize) -> io::Result<u64> {
+        let upto = upto.min(self.len);
+        let mut n = 0u64;
+        while self.at < upto {
+            let left = upto - self.at;
+            let buf = self.fill_buf()?;
+            if buf.is_empty() {
+                break;
+            }
+            let take = buf.len().min(left);
+            n += memchr::memchr_iter(b'\n', &buf[..take]).count() as u64;
+            self.consume(take);
+            if self.faulted() {
+                return Err(self.truncated());
+            }
+        }
+        Ok(n)
+    }
+
     /// Reads only `[start, stop)` of the file (a part's line-aligned range, `--part`); the
     /// pages before `start` are never touched.
     pub fn restrict(&mut self, start: usize, stop: usize) {
@@ -96,7 +117,7 @@ impl MappedFile {
         self.at = start;
         self.start = start;
         self.stop = stop;
-        self.released = start & !(self.page - 1);
+        self.released = self.released.max(start & !(self.page - 1));
         self.checkpoint = start;
     }
 

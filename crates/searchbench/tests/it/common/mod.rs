@@ -4,6 +4,7 @@
 //! test doubles for conditions no real engine produces on demand.
 
 pub mod browser;
+pub mod netns;
 pub mod proxy;
 pub mod results;
 pub mod track_corpus;
