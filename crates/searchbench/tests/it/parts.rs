@@ -308,7 +308,34 @@ fn three_parts_stored_on_three_hosts_merge_into_one_run_of_every_document() {
     let hosts: Vec<_> = (1..=3u8)
         .map_while(|k| common::netns::Netns::make(k, node))
         .collect();
-    let hosts: Vec<_> = if hosts.len() == 3 { hosts } else { Vec::new() };
+    // Each must reach the node from inside (a host whose firewall drops the veth's traffic
+    // gets plain processes instead).
+    let reaches = |ns: &common::netns::Netns| {
+        let child = ns
+            .command(std::path::Path::new(env!("CARGO_BIN_EXE_searchbench")))
+            .args(["target", "--url", &ns.url])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn();
+        let Ok(mut child) = child else {
+            return false;
+        };
+        let started = std::time::Instant::now();
+        while started.elapsed() < std::time::Duration::from_secs(30) {
+            if let Ok(Some(status)) = child.try_wait() {
+                return status.success();
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        false
+    };
+    let hosts: Vec<_> = if hosts.len() == 3 && hosts.iter().all(reaches) {
+        hosts
+    } else {
+        Vec::new()
+    };
     eprintln!(
         "parts in {}",
         if hosts.is_empty() {
