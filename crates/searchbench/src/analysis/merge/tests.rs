@@ -330,3 +330,30 @@ fn views_see_a_group_as_its_merged_run_and_a_stored_merge_while_it_is_current() 
     assert_eq!(stored.len(), 1);
     assert_eq!(stored.values().next(), Some(&State::Incomplete));
 }
+
+#[test]
+fn each_nights_group_is_one_point_of_one_history() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("r.db")).unwrap();
+    // Two nights, each a group of three parts under its own id, tagged with its build.
+    for (night, group) in [(1u64, "nightly-1"), (2, "nightly-2")] {
+        let mut whole = Recorder::with_warmup(Duration::ZERO);
+        for mut p in three(&mut whole) {
+            p.row.config["group"] = group.into();
+            p.row.started_unix += night * 86_400;
+            p.row.tags = [("build".to_string(), night.to_string())].into();
+            store.put_whole(&p.whole(), None, &[]).unwrap();
+        }
+    }
+    let mut selection =
+        crate::analysis::history::Selection::new(crate::analysis::history::Axis::Time);
+    selection.workload = Some("logs".into());
+    let history = crate::analysis::history::load(&store, &selection).unwrap();
+    assert_eq!(
+        history.runs.len(),
+        2,
+        "one merged run a night, no part on its own"
+    );
+    assert!(history.excluded.is_empty(), "{:?}", history.excluded);
+    assert_eq!(history.configuration.config["parts"], 3);
+}
