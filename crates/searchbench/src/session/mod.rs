@@ -17,6 +17,7 @@ pub mod experiment;
 pub mod generate;
 pub mod ingest;
 pub mod job;
+pub mod join;
 pub mod lifecycle;
 pub mod matrix;
 pub mod profile;

@@ -668,3 +668,84 @@ fn three_parts_split_a_plain_file_by_bytes_each_line_read_by_one() {
     assert_eq!(merged["result"]["counts"]["indexed"], 29_998);
     common::fresh_index(index, None);
 }
+
+/// Join points through the cluster: every part waits at a point until the last has come; a
+/// part that never comes is named after the limit; Ctrl-C stops the wait.
+#[test]
+fn join_points_hold_every_part_until_the_last_one_comes() {
+    use searchbench::corpus::part::Part;
+    use searchbench::session::join::{JoinError, JoinPoints};
+    use std::time::{Duration, Instant};
+    let group = format!("g-join-{}", std::process::id());
+    common::runtime().block_on(async {
+        let started = Instant::now();
+        let parts = (1..=3u32).map(|i| {
+            let points = JoinPoints::new(
+                common::target(),
+                &group,
+                Part { index: i, of: 3 },
+                Duration::from_secs(60),
+            );
+            async move {
+                // The third part comes a second late.
+                if i == 3 {
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+                let cancel = searchbench::cancel::Cancel::never();
+                points.reach("task 1 (bulk)", &cancel).await.unwrap();
+                started.elapsed()
+            }
+        });
+        let waited = futures_util::future::join_all(parts).await;
+        for (i, w) in waited.iter().enumerate() {
+            assert!(
+                *w >= Duration::from_secs(1),
+                "part {}: left after {w:?}",
+                i + 1
+            );
+        }
+        // Two parts of three at another point: the third is named after the limit.
+        let two = (1..=2u32).map(|i| {
+            let points = JoinPoints::new(
+                common::target(),
+                &group,
+                Part { index: i, of: 3 },
+                Duration::from_millis(800),
+            );
+            async move {
+                let cancel = searchbench::cancel::Cancel::never();
+                points.reach("task 2", &cancel).await
+            }
+        });
+        for r in futures_util::future::join_all(two).await {
+            let e = r.unwrap_err();
+            assert!(matches!(e, JoinError::Missing { .. }), "{e}");
+            assert!(e.to_string().contains("part(s) 3 of 3 not there"), "{e}");
+        }
+        // Ctrl-C while waiting.
+        let (stop, cancel) = searchbench::cancel::Cancel::new();
+        let points = JoinPoints::new(
+            common::target(),
+            &group,
+            Part { index: 1, of: 3 },
+            Duration::from_secs(60),
+        );
+        let waiting = points.reach("task 3", &cancel);
+        let stopper = async {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            let _ = stop.send(true);
+        };
+        let (r, ()) = tokio::join!(waiting, stopper);
+        assert!(matches!(r, Err(JoinError::Interrupted { .. })), "{r:?}");
+    });
+    let t = common::target();
+    common::runtime().block_on(async {
+        let _ = t
+            .send(
+                reqwest::Method::DELETE,
+                &format!("/{}", searchbench::session::join::JOIN_INDEX),
+                None,
+            )
+            .await;
+    });
+}
