@@ -131,17 +131,11 @@ async fn merge(a: MergeArgs) -> CliResult {
     let counted = if a.target.urls.is_empty() {
         None
     } else {
-        let first = merge::merge(&store, &a.group, None).map_err(usage)?;
-        let index = first
-            .run
-            .result
-            .as_ref()
-            .and_then(|r| r.get("index"))
-            .and_then(Value::as_str)
-            .map(str::to_string)
+        let index = merge::index_of(&store, &a.group)
+            .map_err(|e| usage(merge::MergeError::Store(e)))?
             .ok_or_else(|| {
                 CliError::usage(anyhow::anyhow!(
-                    "group {}: no part says which index it loaded",
+                    "group {}: no part of it is here, or none says which index it loaded",
                     a.group
                 ))
             })?;
@@ -191,16 +185,25 @@ fn import_store(path: &std::path::Path, save: SaveArgs) -> CliResult {
     }
     let (mut copied, mut skipped) = (0, 0);
     for row in from.list(&Filter::default())? {
-        let here = to.get(&row.id.0).ok();
-        if here.is_some_and(|h| h.started_unix == row.started_unix && h.kind == row.kind) {
-            skipped += 1;
-            continue;
-        }
+        // The same run here already: kept, unless it was copied while it still ran and has
+        // ended since (a part imported before it finished), then copied again in its place.
+        let same = to
+            .get(&row.id.0)
+            .ok()
+            .filter(|h| h.started_unix == row.started_unix && h.kind == row.kind);
         let mut run = store::WholeRun::read(&from, &row.id)?;
+        let replaces = match same {
+            Some(h) if h.status == run.state.name() => {
+                skipped += 1;
+                continue;
+            }
+            Some(h) => vec![h.id],
+            None => Vec::new(),
+        };
         for (k, v) in &save.tags {
             run.tags.insert(k.clone(), v.clone());
         }
-        let id = to.put_whole(&run, Some(&row.id.0), &[])?;
+        let id = to.put_whole(&run, Some(&row.id.0), &replaces)?;
         outln!("{id}");
         copied += 1;
     }

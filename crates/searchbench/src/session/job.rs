@@ -66,6 +66,31 @@ pub struct FilesSpec {
     pub part: Option<crate::corpus::part::Part>,
 }
 
+impl FilesSpec {
+    /// Whether `path` is read as CSV: by `--format`, else by its name.
+    fn is_csv(&self, path: &str) -> bool {
+        match self.format {
+            FileFormat::Csv => true,
+            FileFormat::Ndjson => false,
+            FileFormat::Auto => {
+                let p = path.to_ascii_lowercase();
+                [".csv", ".csv.gz", ".csv.bz2", ".csv.zst"]
+                    .iter()
+                    .any(|ext| p.ends_with(ext))
+            }
+        }
+    }
+
+    /// The index the files go to: `--index`, else the workload's, else the first file's name.
+    fn index_name(&self, workload: Option<&'static dyn Workload>) -> String {
+        match (&self.index, workload) {
+            (Some(i), _) => i.clone(),
+            (None, Some(w)) => w.default_index().to_string(),
+            (None, None) => index_from_path(self.files.first().map_or("-", String::as_str)),
+        }
+    }
+}
+
 /// A part's share of the user's plain NDJSON files, split by bytes (`--part I/N`): the lines
 /// that start in `[from, to)` of the files laid end to end, each line read by one part only.
 /// Its documents' sequential ids count from `from`: a document takes at least 3 bytes, so
@@ -152,16 +177,7 @@ impl Job {
         let mut csv_mapping = None;
         for path in &spec.files {
             check_input(path)?;
-            let csv = match spec.format {
-                FileFormat::Csv => true,
-                FileFormat::Ndjson => false,
-                FileFormat::Auto => {
-                    let p = path.to_ascii_lowercase();
-                    [".csv", ".csv.gz", ".csv.bz2", ".csv.zst"]
-                        .iter()
-                        .any(|ext| p.ends_with(ext))
-                }
-            };
+            let csv = spec.is_csv(path);
             let source: Box<dyn DocSource> = match (csv, &convert) {
                 (true, None) => {
                     let (reader, columns) = CsvReader::open_typed(path, &spec.csv_types)?;
@@ -185,11 +201,7 @@ impl Job {
             };
             sources.push(source);
         }
-        let index = match (&spec.index, workload) {
-            (Some(i), _) => i.clone(),
-            (None, Some(w)) => w.default_index().to_string(),
-            (None, None) => index_from_path(spec.files.first().map_or("-", String::as_str)),
-        };
+        let index = spec.index_name(workload);
         let index_body = match (workload, &csv_mapping) {
             (Some(w), _) => w.index_body(),
             (None, Some(mapping)) => serde_json::json!({ "mappings": mapping }),
@@ -215,24 +227,23 @@ impl Job {
         part: crate::corpus::part::Part,
         workload: Option<&'static dyn Workload>,
     ) -> Result<Option<Job>, SessionError> {
-        let csv = |p: &str| {
-            spec.format == FileFormat::Csv
-                || (spec.format == FileFormat::Auto && p.to_ascii_lowercase().contains(".csv"))
-        };
+        // Every part decides alike, from the files alone: all of them by bytes, or none.
         let mut sizes = Vec::new();
         for path in &spec.files {
             check_input(path)?;
-            let plain = std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() > 0);
+            let plain = std::fs::metadata(path)
+                .ok()
+                .filter(|m| m.is_file() && m.len() > 0);
             let compressed = std::fs::File::open(path).ok().is_some_and(|mut f| {
                 let mut magic = [0u8; 4];
                 let n = std::io::Read::read(&mut f, &mut magic).unwrap_or(0);
                 crate::corpus::files::compressed::Compression::sniff(&magic[..n], path)
                     != crate::corpus::files::compressed::Compression::None
             });
-            if path == "-" || csv(path) || !plain || compressed {
-                return Ok(None);
+            match plain {
+                Some(m) if path != "-" && !spec.is_csv(path) && !compressed => sizes.push(m.len()),
+                _ => return Ok(None),
             }
-            sizes.push(std::fs::metadata(path).map(|m| m.len()).unwrap_or(0));
         }
         let total: u64 = sizes.iter().sum();
         let (from, to) = part.share(total);
@@ -244,10 +255,14 @@ impl Job {
             if lo >= hi {
                 continue;
             }
+            // A file the other parts cut by bytes is cut here too, or not read at all.
             let Some(reader) =
                 NdjsonReader::open_range(path, lo - (offset - len), hi - (offset - len))?
             else {
-                return Ok(None);
+                return Err(SessionError::usage(format!(
+                    "{path}: --part cuts plain files by bytes, and this one cannot be mapped \
+                     (the other parts may have read it): split it another way"
+                )));
             };
             sources.push(Box::new(
                 reader
@@ -255,14 +270,9 @@ impl Job {
                     .with_max_line(spec.max_line),
             ));
         }
-        let index = match (&spec.index, workload) {
-            (Some(i), _) => i.clone(),
-            (None, Some(w)) => w.default_index().to_string(),
-            (None, None) => index_from_path(spec.files.first().map_or("-", String::as_str)),
-        };
         Ok(Some(Job {
             source: Chain::of(sources),
-            index,
+            index: spec.index_name(workload),
             index_body: workload.map_or_else(|| serde_json::json!({}), |w| w.index_body()),
             workload: workload.map_or("files", |w| w.name()).to_string(),
             seed: None,

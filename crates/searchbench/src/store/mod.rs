@@ -227,6 +227,43 @@ pub fn default_path() -> Result<PathBuf> {
     Ok(base.join("searchbench").join("results.db"))
 }
 
+/// Keeps (or replaces) a run's tags, inside the caller's transaction.
+fn insert_tags<'a>(
+    tx: &rusqlite::Transaction<'_>,
+    id: &str,
+    tags: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> Result<()> {
+    for (k, v) in tags {
+        tx.execute(
+            "INSERT OR REPLACE INTO tags (run_id, key, value) VALUES (?1, ?2, ?3)",
+            params![id, k, v],
+        )?;
+    }
+    Ok(())
+}
+
+/// Keeps (or replaces) a run's histograms, inside the caller's transaction.
+fn insert_histograms(
+    tx: &rusqlite::Transaction<'_>,
+    id: &str,
+    histograms: &[SerializedHistogram],
+) -> Result<()> {
+    let mut stmt = tx.prepare_cached(
+        "INSERT OR REPLACE INTO histograms (run_id, name, unit, encoding, data)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?;
+    for h in histograms {
+        stmt.execute(params![
+            id,
+            h.name,
+            h.unit,
+            HISTOGRAM_ENCODING,
+            h.v2_deflate
+        ])?;
+    }
+    Ok(())
+}
+
 fn now_unix() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -589,12 +626,11 @@ impl Store {
                 config,
             ],
         )?;
-        for (k, v) in &run.tags {
-            tx.execute(
-                "INSERT OR REPLACE INTO tags (run_id, key, value) VALUES (?1, ?2, ?3)",
-                params![id, k, v],
-            )?;
-        }
+        insert_tags(
+            &tx,
+            &id,
+            run.tags.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+        )?;
         tx.commit()?;
         Ok(RunId(id))
     }
@@ -624,21 +660,7 @@ impl Store {
     /// Keeps (or replaces) the run's histograms.
     pub fn put_histograms(&self, id: &RunId, histograms: &[SerializedHistogram]) -> Result<()> {
         let tx = self.conn.unchecked_transaction()?;
-        {
-            let mut stmt = tx.prepare_cached(
-                "INSERT OR REPLACE INTO histograms (run_id, name, unit, encoding, data)
-                 VALUES (?1, ?2, ?3, ?4, ?5)",
-            )?;
-            for h in histograms {
-                stmt.execute(params![
-                    id.0,
-                    h.name,
-                    h.unit,
-                    HISTOGRAM_ENCODING,
-                    h.v2_deflate
-                ])?;
-            }
-        }
+        insert_histograms(&tx, &id.0, histograms)?;
         tx.commit()?;
         Ok(())
     }

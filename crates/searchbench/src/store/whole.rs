@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use rusqlite::{params, OptionalExtension};
 use serde_json::Value;
 
-use super::{new_id, Result, RunId, State, Store, HISTOGRAM_ENCODING};
+use super::{insert_histograms, insert_tags, new_id, Result, RunId, State, Store};
 use crate::measure::SerializedHistogram;
 
 /// Everything a stored run holds.
@@ -103,12 +103,12 @@ impl Store {
                 run.error,
             ],
         )?;
-        for (k, v) in &run.tags {
-            tx.execute(
-                "INSERT OR REPLACE INTO tags (run_id, key, value) VALUES (?1, ?2, ?3)",
-                params![id, k, v],
-            )?;
-        }
+        insert_tags(
+            &tx,
+            &id,
+            run.tags.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+        )?;
+        insert_histograms(&tx, &id, &run.histograms)?;
         {
             let mut stmt = tx.prepare_cached(
                 "INSERT OR REPLACE INTO timeline (run_id, second, data) VALUES (?1, ?2, ?3)",
@@ -117,19 +117,6 @@ impl Store {
                 if let Some(second) = s.get("second").and_then(Value::as_u64) {
                     stmt.execute(params![id, second as i64, serde_json::to_string(s)?])?;
                 }
-            }
-            let mut stmt = tx.prepare_cached(
-                "INSERT OR REPLACE INTO histograms (run_id, name, unit, encoding, data)
-                 VALUES (?1, ?2, ?3, ?4, ?5)",
-            )?;
-            for h in &run.histograms {
-                stmt.execute(params![
-                    id,
-                    h.name,
-                    h.unit,
-                    HISTOGRAM_ENCODING,
-                    h.v2_deflate
-                ])?;
             }
             let mut stmt = tx.prepare_cached(
                 "INSERT OR REPLACE INTO telemetry (run_id, second, node, data)

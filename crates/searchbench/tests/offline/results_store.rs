@@ -290,3 +290,46 @@ fn merging_what_is_no_group_and_importing_a_store_into_itself_are_refused() {
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("not parts of one run"), "{err}");
 }
+
+#[test]
+fn a_run_imported_while_it_ran_is_copied_again_once_it_has_ended() {
+    let dir = tempfile::tempdir().unwrap();
+    let (host, here) = (dir.path().join("host.db"), dir.path().join("here.db"));
+    let store = Store::open(&host).unwrap();
+    let id = store.begin_run(&new_run("logs", &[])).unwrap();
+    let import = || {
+        let out = crate::common::bin()
+            .args(["results", "import"])
+            .arg(&host)
+            .arg("--store")
+            .arg(&here)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let state = || Store::open_read(&here).unwrap().get(&id.0).unwrap().state;
+    assert!(import().contains("copied 1 run(s)"));
+    assert_eq!(
+        state(),
+        State::Incomplete,
+        "copied while it ran: no process here runs it"
+    );
+    assert!(import().contains("copied 0 run(s)"), "nothing changed");
+    store
+        .finish_run(
+            &id,
+            &json!({"docs_per_sec": 1.0, "counts": {"read": 1, "indexed": 1}}),
+        )
+        .unwrap();
+    assert!(import().contains("copied 1 run(s)"));
+    assert_eq!(state(), State::Complete);
+    assert_eq!(
+        Store::open_read(&here)
+            .unwrap()
+            .list(&Filter::default())
+            .unwrap()
+            .len(),
+        1
+    );
+}

@@ -395,6 +395,14 @@ fn merge_run(
     Ok(merged)
 }
 
+/// The index a group's parts loaded (or queried), as their configuration names it.
+pub fn index_of(store: &Store, group: &str) -> Result<Option<String>, StoreError> {
+    Ok(group_rows(store, group)?
+        .iter()
+        .filter(|r| part_of(r).is_some())
+        .find_map(|r| r.config.get("index")?.as_str().map(str::to_string)))
+}
+
 /// Every stored run of `group`: its parts and its stored merges.
 pub fn group_rows(store: &Store, group: &str) -> Result<Vec<RunRow>, StoreError> {
     Ok(store
@@ -458,9 +466,20 @@ pub fn resolve(store: &Store, rows: Vec<RunRow>) -> Result<Resolved, StoreError>
         .filter_map(|r| group_of(r).map(str::to_string))
         .collect();
     let mut out = Resolved::default();
+    if groups.is_empty() {
+        out.rows = rows;
+        return Ok(out);
+    }
+    // The store read once for every group (a history of a year of nightly groups).
+    let mut by_group: BTreeMap<String, Vec<RunRow>> = BTreeMap::new();
+    for row in store.list(&Filter::default())? {
+        if let Some(g) = group_of(&row).filter(|g| groups.contains(*g)) {
+            by_group.entry(g.to_string()).or_default().push(row);
+        }
+    }
     let mut current: BTreeMap<String, Option<RunRow>> = BTreeMap::new();
     for group in &groups {
-        let all = group_rows(store, group)?;
+        let all = by_group.remove(group).unwrap_or_default();
         let parts: Vec<&RunRow> = all.iter().filter(|r| part_of(r).is_some()).collect();
         let fp = fingerprint(&parts);
         let stored = all.iter().find(|r| {
@@ -472,7 +491,9 @@ pub fn resolve(store: &Store, rows: Vec<RunRow>) -> Result<Resolved, StoreError>
         });
         let row = match stored {
             Some(r) => Some(r.clone()),
-            None if parts.is_empty() => None,
+            // Its parts are not here (only the merged run was imported, or they were
+            // deleted): the newest stored merge is the group.
+            None if parts.is_empty() => all.iter().find(|r| is_merged(r)).cloned(),
             None => {
                 let mut read = Vec::new();
                 for row in all.iter().filter(|r| part_of(r).is_some()) {

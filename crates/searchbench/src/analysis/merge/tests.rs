@@ -329,6 +329,18 @@ fn views_see_a_group_as_its_merged_run_and_a_stored_merge_while_it_is_current() 
         .collect();
     assert_eq!(stored.len(), 1);
     assert_eq!(stored.values().next(), Some(&State::Incomplete));
+    // Its parts gone (only the merged run kept, or imported alone): the merge is the group.
+    for id in [&ids[0], &ids[2]] {
+        store.discard_run(id).unwrap();
+    }
+    let seen = resolve(&store, store.list(&Filter::default()).unwrap()).unwrap();
+    assert_eq!(
+        seen.rows.len(),
+        2,
+        "{:?}",
+        seen.rows.iter().map(|r| &r.id).collect::<Vec<_>>()
+    );
+    assert!(seen.rows.iter().any(|r| stored.contains_key(&r.id)));
 }
 
 #[test]

@@ -18,8 +18,10 @@ pub struct PartArgs {
     /// lines that start in its share of their bytes, each line read by one part; compressed
     /// and CSV files are read through once to count their documents, then split by
     /// position), with its share of --clients and of --rate. The parts share the index: the
-    /// first to get there makes it, none replaces it. Needs --group. Merge the parts with
-    /// `results merge ID`.
+    /// first to get there makes it, none replaces it. `query`: its share of each variant's
+    /// coverages, of --search-clients and of --rate; `run --url`: its share of the load, then
+    /// of the queries once the index holds every part's documents. Needs --group. Merge the
+    /// parts with `results merge ID`.
     #[arg(long, value_name = "I/N", value_parser = parse_part, requires = "group")]
     pub part: Option<Part>,
     /// The run the parts belong to, the same in every part (letters, digits, `.`, `_`, `-`):
