@@ -17,6 +17,10 @@ pub struct EntryFile {
     pub limit: Option<u64>,
     /// Each document is an action line and then its source (`includes-action-and-meta-data`).
     pub with_meta: bool,
+    /// Only the documents at positions `[from, to)` (a part of a run in parts): those before
+    /// are read and dropped; the part that ends at the file's declared count reads on to check
+    /// it, the others stop at their share's end.
+    pub share: Option<(u64, u64)>,
 }
 
 /// An [`EntryFile`] being read.
@@ -126,8 +130,9 @@ fn action_problem(line: &[u8]) -> Option<String> {
     }
 }
 
-impl DocSource for TrackFile {
-    fn next_into(&mut self, out: &mut Vec<u8>) -> Result<Option<Item>, CorpusError> {
+impl TrackFile {
+    /// The next document of the file, whichever part it falls to.
+    fn next_of_file(&mut self, out: &mut Vec<u8>) -> Result<Option<Item>, CorpusError> {
         if self.spec.limit.is_some_and(|l| self.seen >= l) {
             return Ok(None);
         }
@@ -145,15 +150,60 @@ impl DocSource for TrackFile {
         }
     }
 
-    fn len_hint(&self) -> Option<u64> {
+    /// The documents of the whole file (its declared count, or its test-mode limit).
+    fn whole(&self) -> Option<u64> {
         match (self.spec.declared, self.spec.limit) {
             (Some(d), Some(l)) => Some(d.min(l)),
             (d, l) => d.or(l),
         }
     }
+}
+
+impl DocSource for TrackFile {
+    fn next_into(&mut self, out: &mut Vec<u8>) -> Result<Option<Item>, CorpusError> {
+        let Some((from, to)) = self.spec.share else {
+            return self.next_of_file(out);
+        };
+        let mut scratch = Vec::new();
+        while self.seen < from {
+            scratch.clear();
+            if self.next_of_file(&mut scratch)?.is_none() {
+                return Err(CorpusError::Invalid(format!(
+                    "{}: holds {} document(s), fewer than the track declares (the share of \
+                     this part starts at document {from})",
+                    self.spec.path, self.seen
+                )));
+            }
+        }
+        if self.seen < to {
+            return self.next_of_file(out);
+        }
+        // The last part reads on: a file holding more than it declares is found there.
+        if Some(to) == self.whole() && self.spec.limit.is_none() {
+            scratch.clear();
+            if self.next_of_file(&mut scratch)?.is_some() {
+                return Err(CorpusError::Invalid(format!(
+                    "{}: holds more than the {to} document(s) the track declares (its \
+                     document-count); is it the file the track names, whole?",
+                    self.spec.path
+                )));
+            }
+        }
+        Ok(None)
+    }
+
+    fn len_hint(&self) -> Option<u64> {
+        match self.spec.share {
+            Some((from, to)) => Some(to - from),
+            None => self.whole(),
+        }
+    }
 
     fn describe(&self) -> String {
-        self.spec.path.clone()
+        match self.spec.share {
+            Some((from, to)) => format!("{}, documents {from}..{to}", self.spec.path),
+            None => self.spec.path.clone(),
+        }
     }
 
     fn files(&self) -> Vec<String> {
@@ -202,7 +252,65 @@ mod tests {
             declared: None,
             limit: None,
             with_meta: false,
+            share: None,
         }
+    }
+
+    /// Differential: the shares of a file, read in order, are the whole file read at once;
+    /// the last share reads on to the end and finds a file that holds more than it declares.
+    #[test]
+    fn shares_of_a_file_are_the_whole_file_cut_in_pieces() {
+        let dir = tempfile::tempdir().unwrap();
+        let text: String = (0..10)
+            .map(|i| {
+                if i == 4 {
+                    "not json\n".to_string()
+                } else {
+                    format!("{{\"n\":{i}}}\n")
+                }
+            })
+            .collect();
+        let p = file(&dir, "documents.json", &text);
+        let show = |items: Vec<Result<String, BadLine>>| -> Vec<String> {
+            items
+                .into_iter()
+                .map(|i| i.unwrap_or_else(|b| format!("bad line {}", b.line)))
+                .collect()
+        };
+        let (whole, end) = read(EntryFile {
+            declared: Some(10),
+            ..entry(p.clone())
+        });
+        assert!(end.is_ok());
+        let mut joined = Vec::new();
+        for share in [(0, 3), (3, 7), (7, 10)] {
+            let (items, end) = read(EntryFile {
+                declared: Some(10),
+                share: Some(share),
+                ..entry(p.clone())
+            });
+            assert!(end.is_ok(), "{share:?}: {end:?}");
+            assert_eq!(items.len() as u64, share.1 - share.0);
+            joined.extend(show(items));
+        }
+        assert_eq!(joined, show(whole));
+        assert!(joined.contains(&"bad line 5".to_string()));
+        // Declared 9: the last share (8..9) reads on and finds the tenth document.
+        let (_, end) = read(EntryFile {
+            declared: Some(9),
+            share: Some((6, 9)),
+            ..entry(p.clone())
+        });
+        let e = end.unwrap_err().to_string();
+        assert!(e.contains("holds more than the 9 document(s)"), "{e}");
+        // Declared 12: a share past the file's end says so.
+        let (_, end) = read(EntryFile {
+            declared: Some(12),
+            share: Some((11, 12)),
+            ..entry(p)
+        });
+        let e = end.unwrap_err().to_string();
+        assert!(e.contains("holds 10 document(s)"), "{e}");
     }
 
     #[test]

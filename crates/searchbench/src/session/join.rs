@@ -5,6 +5,14 @@
 //! actor system gives its load-driver hosts between two tasks, from the one service every
 //! host already reaches. The track runner's tasks join this way, each starting on every part
 //! once every part has ended the one before.
+//!
+//! The marks of a group are its own: a mark already there (`op_type=create` refused) or the
+//! group's end mark means the group ran before, and the part stops with that said rather than
+//! pass points nobody else reached. At the end every part reaches [`END`], then part 1 writes
+//! the group's end mark and deletes every other mark; a part still looking at `END` takes the
+//! end mark for the others' (it is written only once all have come). The index is hidden and
+//! has no replica, so a track's `cluster-health` asking for green or its `_all` searches never
+//! meet it; one small end mark a group stays.
 
 use std::time::{Duration, Instant};
 
@@ -20,6 +28,9 @@ pub const JOIN_INDEX: &str = "searchbench-parts";
 
 /// How often a waiting part looks again.
 const POLL: Duration = Duration::from_millis(200);
+
+/// The last point of a run in parts: after it, part 1 clears the group's marks.
+pub const END: &str = "end";
 
 #[derive(Debug, thiserror::Error)]
 pub enum JoinError {
@@ -44,6 +55,13 @@ pub enum JoinError {
     },
     #[error("join point {point:?} of group {group}: interrupted while waiting")]
     Interrupted { group: String, point: String },
+    /// Marks of an earlier run of the same group are still there.
+    #[error(
+        "group {group} has run before (its marks are in the `{JOIN_INDEX}` index of the \
+         cluster): give every part a new --group, or delete the marks of the run that never \
+         ended (DELETE /{JOIN_INDEX})"
+    )]
+    Used { group: String },
 }
 
 /// This part's join points.
@@ -54,6 +72,8 @@ pub struct JoinPoints {
     part: Part,
     /// The longest a part waits at one point for the others.
     limit: Duration,
+    /// The points reached so far (part 1 deletes their marks at the end).
+    reached: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl JoinPoints {
@@ -63,7 +83,44 @@ impl JoinPoints {
             group: group.to_string(),
             part,
             limit,
+            reached: Default::default(),
         }
+    }
+
+    fn done_id(&self) -> String {
+        format!("{}:done", self.group)
+    }
+
+    /// Makes the marks' index (hidden, one shard, no replica) unless it is there. An engine
+    /// that does not know hidden indices (before 7.7) gets it without.
+    async fn prepare(&self) -> Result<(), TargetError> {
+        let settings = |hidden: bool| {
+            let mut index = json!({ "number_of_shards": 1, "number_of_replicas": 0 });
+            if hidden {
+                index["hidden"] = true.into();
+            }
+            json!({ "settings": { "index": index } })
+        };
+        let path = format!("/{JOIN_INDEX}");
+        for hidden in [true, false] {
+            match self
+                .target
+                .send_json::<Value>(Method::PUT, &path, &settings(hidden))
+                .await
+            {
+                Ok(_) => return Ok(()),
+                Err(TargetError::Status {
+                    status: 400,
+                    reason,
+                    ..
+                }) if reason.contains("already_exists") || reason.contains("already exists") => {
+                    return Ok(())
+                }
+                Err(TargetError::Status { status: 400, .. }) if hidden => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
     }
 
     /// The id of part `index`'s mark at `point`. Ids go in a URL path as they are: the group
@@ -95,6 +152,15 @@ impl JoinPoints {
         if self.part.is_whole() {
             return Ok(());
         }
+        let first = self.reached.lock().map_or(true, |r| r.is_empty());
+        if first {
+            self.prepare().await.map_err(err)?;
+            if self.done().await.map_err(err)? {
+                return Err(JoinError::Used {
+                    group: self.group.clone(),
+                });
+            }
+        }
         let mark = json!({
             "group": self.group,
             "point": point,
@@ -103,12 +169,31 @@ impl JoinPoints {
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_millis() as u64),
         });
-        let path = format!("/{JOIN_INDEX}/_doc/{}", self.id(point, self.part.index));
-        self.target
+        let path = format!(
+            "/{JOIN_INDEX}/_doc/{}?op_type=create",
+            self.id(point, self.part.index)
+        );
+        match self
+            .target
             .send_json::<Value>(Method::PUT, &path, &mark)
             .await
-            .map_err(err)?;
-        let ids: Vec<String> = (1..=self.part.of).map(|i| self.id(point, i)).collect();
+        {
+            Ok(_) => {}
+            Err(TargetError::Status { status: 409, .. }) => {
+                return Err(JoinError::Used {
+                    group: self.group.clone(),
+                })
+            }
+            Err(e) => return Err(err(e)),
+        }
+        if let Ok(mut reached) = self.reached.lock() {
+            reached.push(point.to_string());
+        }
+        let mut ids: Vec<String> = (1..=self.part.of).map(|i| self.id(point, i)).collect();
+        // At the end, part 1's end mark says every part came (it clears the others' marks).
+        if point == END {
+            ids.push(self.done_id());
+        }
         let started = Instant::now();
         loop {
             let found: Value = self
@@ -120,13 +205,21 @@ impl JoinPoints {
                 )
                 .await
                 .map_err(err)?;
-            let missing: Vec<String> = found
-                .get("docs")
-                .and_then(Value::as_array)
+            let docs = found.get("docs").and_then(Value::as_array);
+            let is_found = |d: &Value| d.get("found") == Some(&Value::Bool(true));
+            if point == END
+                && docs
+                    .and_then(|d| d.get(ids.len() - 1))
+                    .is_some_and(is_found)
+            {
+                return Ok(());
+            }
+            let missing: Vec<String> = docs
                 .into_iter()
                 .flatten()
+                .take(self.part.of as usize)
                 .zip(1..)
-                .filter(|(d, _)| d.get("found") != Some(&Value::Bool(true)))
+                .filter(|(d, _)| !is_found(d))
                 .map(|(_, i)| format!("{i}"))
                 .collect();
             if missing.is_empty() {
@@ -149,5 +242,58 @@ impl JoinPoints {
                 }),
             }
         }
+    }
+
+    /// Whether the group's end mark is there.
+    async fn done(&self) -> Result<bool, TargetError> {
+        let path = format!("/{JOIN_INDEX}/_doc/{}", self.done_id());
+        match self.target.send(Method::GET, &path, None).await {
+            Ok(_) => Ok(true),
+            Err(TargetError::Status { status: 404, .. }) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The run's last point: every part reaches [`END`]; then part 1 writes the group's end
+    /// mark and deletes every other mark of the group.
+    pub async fn end(&self, cancel: &Cancel) -> Result<(), JoinError> {
+        if self.part.is_whole() {
+            return Ok(());
+        }
+        self.reach(END, cancel).await?;
+        if self.part.index != 1 {
+            return Ok(());
+        }
+        let err = |source| JoinError::Target {
+            group: self.group.clone(),
+            point: END.to_string(),
+            source,
+        };
+        let mark = json!({ "group": self.group, "point": "done" });
+        let path = format!("/{JOIN_INDEX}/_doc/{}", self.done_id());
+        self.target
+            .send_json::<Value>(Method::PUT, &path, &mark)
+            .await
+            .map_err(err)?;
+        let points = self.reached.lock().map(|r| r.clone()).unwrap_or_default();
+        let ids: Vec<String> = points
+            .iter()
+            .flat_map(|p| (1..=self.part.of).map(move |i| (p, i)))
+            .map(|(p, i)| self.id(p, i))
+            .collect();
+        // The last marks may not be searchable yet: a delete by query finds only what is.
+        self.target
+            .send(Method::POST, &format!("/{JOIN_INDEX}/_refresh"), None)
+            .await
+            .map_err(err)?;
+        self.target
+            .send_json::<Value>(
+                Method::POST,
+                &format!("/{JOIN_INDEX}/_delete_by_query?conflicts=proceed&refresh=true"),
+                &json!({ "query": { "ids": { "values": ids } } }),
+            )
+            .await
+            .map_err(err)?;
+        Ok(())
     }
 }

@@ -3,7 +3,8 @@
 //! through the one lifecycle, so the same instruments and sinks stand around them as around
 //! any run. Each task's figures are kept as the tools report them.
 
-use std::cell::RefCell;
+use std::cell::{OnceCell as Once, RefCell};
+use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::json;
@@ -11,10 +12,12 @@ use tokio::sync::{watch, OnceCell};
 
 use super::ingest::LoadSpec;
 use super::job::Job;
-use super::lifecycle::{self, Measurements, Phase, Plan, Stage, Step, Work};
+use super::join::{JoinError, JoinPoints};
+use super::lifecycle::{self, Measurements, Phase, Plan, Stage, Step, Streamed, Work};
 use super::record::{HtmlReport, Recording, SaveSpec, StoreSink};
 use super::{ClusterSpec, Observer, SessionError};
 use crate::cancel::Cancel;
+use crate::corpus::part::Part;
 use crate::corpus::track_file::TrackFile;
 use crate::corpus::DocSource;
 use crate::ingest::source::Chain;
@@ -56,6 +59,18 @@ pub struct TrackRunSpec<'s> {
     /// Planned in test mode (kept in the configuration: a test-mode run is not compared with
     /// a real one).
     pub test_mode: bool,
+    /// One part of a run split over several drivers: the plan is this part's
+    /// ([`task_plan::for_part`]), and the parts join before each step.
+    pub part: Option<TrackPart>,
+}
+
+/// A track run's part: which, of what group, and how long it waits for the others at a
+/// join point.
+#[derive(Debug, Clone)]
+pub struct TrackPart {
+    pub part: Part,
+    pub group: String,
+    pub wait: Duration,
 }
 
 /// Runs `procedure` of `d` as `planned` ([`task_plan::plan`]) on `cluster`, kept in the store (with its HTML report) as a track
@@ -68,13 +83,22 @@ pub async fn run(
     spec: &TrackRunSpec<'_>,
     observer: &dyn Observer,
 ) -> Result<TrackRunResult, SessionError> {
-    let task_plan::Planned { steps, not_run, .. } = planned;
-    let config = json!({
+    let task_plan::Planned {
+        steps,
+        not_run,
+        points,
+        ..
+    } = planned;
+    let mut config = json!({
         "track": d.name,
         "procedure": procedure.name,
         "track_params": redacted(spec.params),
         "test_mode": spec.test_mode,
     });
+    if let Some(p) = &spec.part {
+        config["part"] = p.part.to_string().into();
+        config["group"] = p.group.clone().into();
+    }
     let recording = Recording::begin(
         spec.save,
         Kind::Track,
@@ -86,8 +110,30 @@ pub async fn run(
     );
     let context = OnceCell::new();
     let kept = RefCell::new(Vec::new());
+    let joins = Once::new();
+    let join = |point: String, end: bool| -> Option<Step<'_>> {
+        let part = spec.part.as_ref()?;
+        Some(Step::One(Box::new(JoinPhase {
+            point,
+            end,
+            part,
+            joins: &joins,
+            interrupt: spec.interrupt.clone(),
+        })))
+    };
     let mut plan_steps: Vec<Step<'_>> = Vec::new();
-    for together in steps {
+    let keep_seconds = spec.part.is_some();
+    for (k, together) in steps.into_iter().enumerate() {
+        // Every part has ended the step before (what part 1 made is there for the others);
+        // before the first, every part is there: nothing runs until all have started.
+        let point = points
+            .get(k)
+            .cloned()
+            .unwrap_or_else(|| format!("step {}", k + 1));
+        plan_steps.extend(join(point, false));
+        if together.is_empty() {
+            continue;
+        }
         let (stop_block, block) = Cancel::new();
         let mut phases: Vec<Box<dyn Phase + '_>> = Vec::new();
         for (plan, completes) in together {
@@ -100,9 +146,11 @@ pub async fn run(
                     interrupt: spec.interrupt.clone(),
                     completes,
                     kept: &kept,
+                    keep_seconds,
                 })),
                 TaskPlan::Bulk(bulk) => phases.push(Box::new(BulkPhase {
                     spec: bulk,
+                    part: spec.part.as_ref(),
                     interrupt: spec.interrupt.clone(),
                     completes,
                     kept: &kept,
@@ -115,6 +163,7 @@ pub async fn run(
             Step::Together(phases)
         });
     }
+    plan_steps.extend(join(super::join::END.to_string(), true));
     let html = recording.as_ref().map(HtmlReport::of);
     let plan = Plan::new(plan_steps)
         .sink(recording.map(StoreSink::new))
@@ -125,14 +174,6 @@ pub async fn run(
             .get()
             .map(|c: &Context| (c.product.to_string(), c.version.clone()))
             .unwrap_or_default();
-        let failed: Vec<String> = tasks
-            .iter()
-            .filter_map(|t| match (t.errors, &t.first_error) {
-                (0, None) => None,
-                (0, Some(e)) => Some(format!("{} ({e})", t.task)),
-                (n, _) => Some(format!("{} ({n} of {})", t.task, t.ops)),
-            })
-            .collect();
         Ok(TrackRunResult {
             track: d.name.clone(),
             procedure: procedure.name.clone(),
@@ -140,8 +181,7 @@ pub async fn run(
             product,
             engine_version,
             interrupted: spec.interrupt.is_cancelled(),
-            error: (!failed.is_empty())
-                .then(|| format!("failed operations in {}", failed.join(", "))),
+            error: figures::failed(&tasks),
             tasks,
             not_run: not_run.clone(),
         })
@@ -172,6 +212,70 @@ fn redacted(params: &crate::workload::track::TrackParams) -> serde_json::Value {
         .into()
 }
 
+/// The histograms `names` of a task's measurements, as its run keeps them:
+/// `task:<task>:<name>` (what a merge of parts adds up task by task).
+fn task_histograms(
+    task: &str,
+    m: &Measurements,
+    names: &[&str],
+) -> Vec<crate::measure::SerializedHistogram> {
+    names
+        .iter()
+        .filter_map(|n| {
+            let (unit, h) = m.histograms.get(*n)?;
+            crate::measure::SerializedHistogram::encode(&format!("task:{task}:{n}"), unit, h)
+        })
+        .collect()
+}
+
+/// Where the parts of a run in parts wait for each other: before a step (every part has
+/// ended the one before), or at the end (then part 1 clears the group's marks). Ctrl-C while
+/// waiting ends the wait; the steps after it are not run.
+struct JoinPhase<'p> {
+    point: String,
+    end: bool,
+    part: &'p TrackPart,
+    /// One set of join points for the run (made with the cluster, at the first join).
+    joins: &'p Once<JoinPoints>,
+    interrupt: Cancel,
+}
+
+impl Phase for JoinPhase<'_> {
+    fn name(&self) -> String {
+        format!("join: {}", self.point)
+    }
+
+    fn wanted(&self) -> bool {
+        !self.interrupt.is_cancelled()
+    }
+
+    fn run<'a>(&'a mut self, stage: &'a Stage<'a>) -> Work<'a, Result<Measurements, SessionError>> {
+        Box::pin(async move {
+            let joins = self.joins.get_or_init(|| {
+                JoinPoints::new(
+                    stage.target.clone(),
+                    &self.part.group,
+                    self.part.part,
+                    self.part.wait,
+                )
+            });
+            stage.observer.event(super::Event::Stage(format!(
+                "part {} waits for the other parts at {}",
+                self.part.part, self.point
+            )));
+            let joined = if self.end {
+                joins.end(&self.interrupt).await
+            } else {
+                joins.reach(&self.point, &self.interrupt).await
+            };
+            match joined {
+                Ok(()) | Err(JoinError::Interrupted { .. }) => Ok(Measurements::default()),
+                Err(e) => Err(SessionError::Other(e.to_string())),
+            }
+        })
+    }
+}
+
 /// One task as a phase of the run.
 struct TaskPhase<'p> {
     spec: TaskSpec,
@@ -184,6 +288,8 @@ struct TaskPhase<'p> {
     /// Set when this task's end ends its block.
     completes: Option<watch::Sender<bool>>,
     kept: &'p RefCell<Vec<TaskFigures>>,
+    /// Keep the task's operations per second (a part's, for the merge).
+    keep_seconds: bool,
 }
 
 impl Phase for TaskPhase<'_> {
@@ -222,11 +328,22 @@ impl Phase for TaskPhase<'_> {
             if let Some(done) = &self.completes {
                 let _ = done.send(true);
             }
-            self.kept.borrow_mut().push(figures::of(
+            let mut row = figures::of(&self.spec.name, &self.spec.operation_type, &ran);
+            if self.keep_seconds {
+                row.per_second = Some(
+                    ran.measurements
+                        .seconds
+                        .iter()
+                        .map(|(s, c)| (*s, c.get("ops").copied().unwrap_or(0)))
+                        .collect(),
+                );
+            }
+            self.kept.borrow_mut().push(row);
+            stage.feed.send(Streamed::Histograms(task_histograms(
                 &self.spec.name,
-                &self.spec.operation_type,
-                &ran,
-            ));
+                &ran.measurements,
+                &["latency", "service_time"],
+            )));
             Ok(ran.measurements)
         })
     }
@@ -236,6 +353,8 @@ impl Phase for TaskPhase<'_> {
 /// the track's create-index made: the load appends).
 struct BulkPhase<'p> {
     spec: BulkSpec,
+    /// The part of a run in parts: the index is shared, so its count is not this load's.
+    part: Option<&'p TrackPart>,
     interrupt: Cancel,
     completes: Option<watch::Sender<bool>>,
     kept: &'p RefCell<Vec<TaskFigures>>,
@@ -276,6 +395,11 @@ impl Phase for BulkPhase<'_> {
             let mut figures = figures::of_loads(&self.spec.name, &reports);
             figures.first_error = figures.first_error.or(failed);
             self.kept.borrow_mut().push(figures);
+            stage.feed.send(Streamed::Histograms(task_histograms(
+                &self.spec.name,
+                &all,
+                &["service"],
+            )));
             Ok(all)
         })
     }
@@ -300,6 +424,16 @@ impl BulkPhase<'_> {
         };
         load.append = true;
         load.cancel = Some(self.interrupt.clone());
+        if let Some(p) = self.part {
+            load.driver.part = p.part;
+            load.driver.group = Some(p.group.clone());
+            // The documents get the ids a whole run gives them (their position in the file);
+            // the shares of several files do not follow on, so the engine picks those ids.
+            match l.files.as_slice() {
+                [one] => load.driver.first_ordinal = one.share.map_or(0, |(from, _)| from),
+                _ => load.driver.ids = crate::ingest::IdMode::Auto,
+            }
+        }
         let pids = stage.engine_pids.to_vec();
         super::ingest::load(stage.target, job, load, pids, None, stage.observer).await
     }

@@ -33,6 +33,10 @@ pub struct TaskFigures {
     pub first_error: Option<String>,
     /// Stopped before it was done.
     pub stopped: bool,
+    /// Operations per wall-clock second (Unix second → ops): kept by a part of a run in
+    /// parts, whose merge adds them second by second.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_second: Option<std::collections::BTreeMap<u64, u64>>,
 }
 
 /// The percentiles each row gives.
@@ -51,20 +55,11 @@ pub fn of(task: &str, kind: &str, run: &TaskRun) -> TaskFigures {
         let (_, h) = m.histograms.get(name)?;
         (!h.is_empty()).then(|| PERCENTILES.map(|p| h.value_at_quantile(p / 100.0) as f64 / 1000.0))
     };
-    // Whole seconds only: the first and last are partial.
-    let mut per_second: Vec<f64> = m
-        .seconds
-        .values()
-        .map(|c| c.get("ops").copied().unwrap_or(0) as f64)
-        .collect();
-    let whole = if per_second.len() >= 5 {
-        per_second.remove(0);
-        per_second.pop();
-        per_second.sort_by(f64::total_cmp);
-        Some(per_second)
-    } else {
-        None
-    };
+    let (median, min, max) = spread(
+        m.seconds
+            .values()
+            .map(|c| c.get("ops").copied().unwrap_or(0)),
+    );
     TaskFigures {
         task: task.to_string(),
         operation_type: kind.to_string(),
@@ -73,9 +68,9 @@ pub fn of(task: &str, kind: &str, run: &TaskRun) -> TaskFigures {
         error_rate: rate(errors, ops),
         throughput_unit: "ops/s".into(),
         throughput_mean: seconds.filter(|s| *s > 0.0).map(|s| ops as f64 / s),
-        throughput_median: whole.as_deref().and_then(crate::stats::median_sorted),
-        throughput_min: whole.as_ref().and_then(|w| w.first().copied()),
-        throughput_max: whole.as_ref().and_then(|w| w.last().copied()),
+        throughput_median: median,
+        throughput_min: min,
+        throughput_max: max,
         latency_ms: percentiles("latency"),
         service_time_ms: percentiles("service_time"),
         seconds,
@@ -83,7 +78,25 @@ pub fn of(task: &str, kind: &str, run: &TaskRun) -> TaskFigures {
         ended_ms: run.window.map(|(_, b)| unix_ms(b)),
         first_error: run.first_error.clone(),
         stopped: run.stopped,
+        per_second: None,
     }
+}
+
+/// The median, least and most operations a second over the whole seconds of a window (the
+/// first and last are partial, so they are left out; five seconds at least, else none).
+pub fn spread(per_second: impl Iterator<Item = u64>) -> (Option<f64>, Option<f64>, Option<f64>) {
+    let mut per_second: Vec<f64> = per_second.map(|n| n as f64).collect();
+    if per_second.len() < 5 {
+        return (None, None, None);
+    }
+    per_second.remove(0);
+    per_second.pop();
+    per_second.sort_by(f64::total_cmp);
+    (
+        crate::stats::median_sorted(&per_second),
+        per_second.first().copied(),
+        per_second.last().copied(),
+    )
 }
 
 fn unix_ms(t: std::time::SystemTime) -> u64 {
@@ -109,7 +122,10 @@ pub fn of_loads(task: &str, reports: &[crate::ingest::IngestReport]) -> TaskFigu
     let percentiles = service.histograms.get("service").and_then(|(_, h)| {
         (!h.is_empty()).then(|| PERCENTILES.map(|p| h.value_at_quantile(p / 100.0) as f64 / 1000.0))
     });
-    let started = reports.first().map(|r| r.started_unix * 1000);
+    // To the ms when the load kept it (the parts of a run line up on it).
+    let started = reports
+        .first()
+        .map(|r| r.load_started_unix_ms.unwrap_or(r.started_unix * 1000));
     // A load can fail without a failed request: the driver's own error, documents the engine
     // refused item by item, counts that do not reconcile. Each fails the task.
     let first_error = reports.iter().find_map(|r| {
@@ -151,7 +167,22 @@ pub fn of_loads(task: &str, reports: &[crate::ingest::IngestReport]) -> TaskFigu
         ended_ms: started.map(|s| s + (wall * 1000.0) as u64),
         first_error,
         stopped: reports.iter().any(|r| r.interrupted),
+        per_second: None,
     }
+}
+
+/// Why a run of `tasks` failed: the tasks with failed operations (or an error of their own),
+/// or `None` when none has.
+pub fn failed(tasks: &[TaskFigures]) -> Option<String> {
+    let failed: Vec<String> = tasks
+        .iter()
+        .filter_map(|t| match (t.errors, &t.first_error) {
+            (0, None) => None,
+            (0, Some(e)) => Some(format!("{} ({e})", t.task)),
+            (n, _) => Some(format!("{} ({n} of {})", t.task, t.ops)),
+        })
+        .collect();
+    (!failed.is_empty()).then(|| format!("failed operations in {}", failed.join(", ")))
 }
 
 /// errors / ops; 0 when nothing ran.

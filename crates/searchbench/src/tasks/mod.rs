@@ -5,6 +5,7 @@
 
 pub mod figures;
 pub mod operation;
+pub mod part;
 pub mod plan;
 pub mod task;
 

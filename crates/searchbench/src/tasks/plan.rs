@@ -61,6 +61,9 @@ pub struct Planned {
     /// The tasks whose documents are not here, each with the files it lacks, where they were
     /// looked for and where they come from.
     pub missing: Vec<String>,
+    /// What each step is called where the parts of a run join before it: its position and
+    /// its tasks' names.
+    pub points: Vec<String>,
 }
 
 /// One task as it will run: through the operation runners, or (a bulk) through the
@@ -158,6 +161,18 @@ pub fn plan(d: &Definition, procedure: &Procedure, spec: &PlanSpec) -> Result<Pl
             }
         }
         if !together.is_empty() {
+            let names: Vec<&str> = together
+                .iter()
+                .map(|(plan, _)| match plan {
+                    TaskPlan::Task(t) => t.name.as_str(),
+                    TaskPlan::Bulk(b) => b.name.as_str(),
+                })
+                .collect();
+            planned.points.push(format!(
+                "step {}: {}",
+                planned.steps.len() + 1,
+                names.join(", ")
+            ));
             planned.steps.push(together);
         }
     }
@@ -440,6 +455,7 @@ pub fn locate(s: &model::Source, d: &Definition, spec: &PlanSpec) -> Result<Entr
                 declared: declared.map(|n| n.min(TEST_MODE_DOCUMENTS)),
                 limit: None,
                 with_meta,
+                share: None,
             });
         }
     }
@@ -449,6 +465,7 @@ pub fn locate(s: &model::Source, d: &Definition, spec: &PlanSpec) -> Result<Entr
             declared,
             limit: spec.test_mode.then_some(TEST_MODE_DOCUMENTS),
             with_meta,
+            share: None,
         });
     }
     let looked: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();

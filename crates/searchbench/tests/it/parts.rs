@@ -579,15 +579,14 @@ fn a_whole_run_in_two_parts_loads_then_queries_the_whole_index_and_merges() {
         assert_eq!(c.coverages, 3 * 8, "{}: 3 passes × 8 slices", c.variant);
     }
     assert!(merged["config"].get("part").is_none());
-    // Runs of workload files are not split yet: said before anything runs.
+    // Runs of searchbench's own workload files are not split yet: said before anything runs.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("w.json");
+    std::fs::write(&file, r#"{"corpus": {"generator": "logs", "docs": 10}}"#).unwrap();
     let out = common::bin()
-        .args([
-            "run",
-            "--workload-file",
-            "nothing.json",
-            "--url",
-            node_url(),
-        ])
+        .args(["run", "--url", node_url()])
+        .arg("--workload-file")
+        .arg(&file)
         .args(["--part", "1/2", "--group", "g"])
         .output()
         .unwrap();
@@ -748,4 +747,158 @@ fn join_points_hold_every_part_until_the_last_one_comes() {
             )
             .await;
     });
+}
+
+/// A Rally track run in two parts, each with its own store: part 1 alone drops and makes the
+/// index (part 2, started first, waits for it at the join points), each part loads its share
+/// of the corpus file and runs its share of the search's clients; merged, the group has every
+/// document once, the search's every operation, and the join marks are cleared. The same group
+/// again is refused before anything runs.
+#[test]
+fn a_track_runs_in_two_parts_joined_before_each_step() {
+    use std::time::Duration;
+    let index = "searchbench-test-parts-track";
+    let _heavy = common::one_track_at_a_time();
+    let dir = tempfile::tempdir().unwrap();
+    let docs = 20_001usize;
+    common::write_docs(&dir.path().join("docs.json"), docs);
+    let track = serde_json::json!({
+        "version": 2,
+        "indices": [{"name": index, "body": "index.json"}],
+        "corpora": [{"name": "c", "documents": [
+            {"source-file": "docs.json", "document-count": docs, "target-index": index}
+        ]}],
+        "schedule": [
+            {"operation": {"name": "drop", "operation-type": "delete-index"}},
+            {"operation": {"name": "make", "operation-type": "create-index"}},
+            {"operation": {"name": "load", "operation-type": "bulk", "bulk-size": 500},
+             "clients": 2},
+            {"operation": {"name": "settle", "operation-type": "refresh"}},
+            {"operation": {"name": "q", "operation-type": "search", "index": index,
+                           "body": {"query": {"match_all": {}}}},
+             "clients": 2, "iterations": 40}
+        ]
+    });
+    std::fs::write(dir.path().join("track.json"), track.to_string()).unwrap();
+    std::fs::write(
+        dir.path().join("index.json"),
+        r#"{"settings": {"index.number_of_shards": 1, "index.number_of_replicas": 0}}"#,
+    )
+    .unwrap();
+    let group = format!("g-track-{}", std::process::id());
+    let part = |i: u32| {
+        common::bin()
+            .args(["run", "--url", node_url(), "--quiet"])
+            .arg("--workload-file")
+            .arg(dir.path().join("track.json"))
+            .args(["--part", &format!("{i}/2"), "--group", &group])
+            .arg("--store")
+            .arg(dir.path().join(format!("part{i}.db")))
+            .arg("--json")
+            .arg(dir.path().join(format!("part{i}.json")))
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    // Part 2 first: its load must wait for part 1's index.
+    let second = part(2);
+    std::thread::sleep(Duration::from_secs(2));
+    let first = part(1);
+    for (i, child) in [(1, first), (2, second)] {
+        let out = wait_within(child, Duration::from_secs(180));
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "part {i}: {}",
+            common::streams(&out)
+        );
+    }
+    let result = |i: u32| -> Value {
+        serde_json::from_slice(&std::fs::read(dir.path().join(format!("part{i}.json"))).unwrap())
+            .unwrap()
+    };
+    assert_eq!(
+        count(index),
+        docs as u64,
+        "{:#}\n{:#}",
+        result(1),
+        result(2)
+    );
+    let task = |r: &Value, name: &str| -> Option<Value> {
+        r["tasks"]
+            .as_array()?
+            .iter()
+            .find(|t| t["task"] == name)
+            .cloned()
+    };
+    let (one, two) = (result(1), result(2));
+    assert!(task(&two, "make").is_none(), "part 1 alone makes the index");
+    let made = task(&one, "make").unwrap()["ended_ms"].as_u64().unwrap();
+    let loaded = task(&two, "load").unwrap()["started_ms"].as_u64().unwrap();
+    assert!(
+        loaded >= made,
+        "part 2 loaded at {loaded}, before the index was made at {made}"
+    );
+    // Collected in one store, then merged.
+    let here = dir.path().join("here.db");
+    for i in [1, 2] {
+        let out = common::bin()
+            .args(["results", "import"])
+            .arg(dir.path().join(format!("part{i}.db")))
+            .arg("--store")
+            .arg(&here)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", common::streams(&out));
+    }
+    let out = common::bin()
+        .args(["results", "merge", &group, "--json", "--store"])
+        .arg(&here)
+        .output()
+        .unwrap();
+    let merged = json_of(&out);
+    assert_eq!(merged["state"], "complete", "{}", common::streams(&out));
+    let r = &merged["result"];
+    let names: Vec<&str> = r["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["task"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["drop", "make", "load", "settle", "q"]);
+    let q = task(r, "q").unwrap();
+    assert_eq!(q["ops"], 80, "two parts of one client, 40 iterations each");
+    assert_eq!(q["errors"], 0);
+    assert!(q["latency_ms"][0].as_f64().unwrap() > 0.0);
+    assert_eq!(merged["config"]["parts"], 2);
+    // The group's marks are gone but its end mark.
+    let marks = common::runtime().block_on(async {
+        let t = common::target();
+        let _ = t
+            .send(
+                reqwest::Method::POST,
+                &format!("/{}/_refresh", searchbench::session::join::JOIN_INDEX),
+                None,
+            )
+            .await;
+        t.send_json::<Value>(
+            reqwest::Method::POST,
+            &format!("/{}/_count", searchbench::session::join::JOIN_INDEX),
+            &serde_json::json!({"query": {"term": {"group.keyword": group}}}),
+        )
+        .await
+        .unwrap()
+    });
+    assert_eq!(marks["count"], 1, "{marks}");
+    // The same group again: refused before any task runs (the index is not dropped).
+    let out = wait_within(part(1), Duration::from_secs(60));
+    assert_ne!(out.status.code(), Some(0), "{}", common::streams(&out));
+    assert!(
+        common::streams(&out).contains("has run before"),
+        "{}",
+        common::streams(&out)
+    );
+    assert_eq!(count(index), docs as u64);
+    common::fresh_index(index, None);
 }

@@ -11,6 +11,7 @@
 
 mod ingest;
 mod query;
+mod track;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -248,9 +249,12 @@ pub fn merge_parts(
             return Err(differs("workload", &p.row.workload, &first.row.workload));
         }
     }
-    if !matches!(first.row.kind.as_str(), "ingest" | "query" | "run") {
+    if !matches!(
+        first.row.kind.as_str(),
+        "ingest" | "query" | "run" | "track"
+    ) {
         return Err(mismatch(format!(
-            "its parts are `{}` runs; `ingest`, `query` and `run` parts merge",
+            "its parts are `{}` runs; `ingest`, `query`, `run` and `track` parts merge",
             first.row.kind
         )));
     }
@@ -273,6 +277,7 @@ pub fn merge_parts(
     let merged = match first.row.kind.as_str() {
         "query" => query::merge(group, of, &chosen),
         "run" => merge_run(group, of, &chosen, counted_now),
+        "track" => track::merge(group, of, &chosen),
         _ => ingest::merge(group, of, &chosen, counted_now),
     }
     .map_err(mismatch)?;

@@ -369,3 +369,136 @@ fn each_nights_group_is_one_point_of_one_history() {
     assert!(history.excluded.is_empty(), "{:?}", history.excluded);
     assert_eq!(history.configuration.config["parts"], 3);
 }
+
+/// A track part: `tasks` (name, latencies in µs, first wall-clock second), each task's
+/// histograms kept as a track run keeps them. Every latency also goes into `whole`.
+fn track_part(
+    i: u32,
+    of: u32,
+    tasks: &[(&str, Vec<u64>, u64)],
+    whole: &mut crate::measure::Measurements,
+) -> PartRun {
+    use crate::tasks::{figures, TaskRun};
+    let mut rows = Vec::new();
+    let mut histograms = Vec::new();
+    for (name, latencies, from_s) in tasks {
+        let mut m = crate::measure::Measurements::default();
+        for (k, v) in latencies.iter().enumerate() {
+            m.count("ops", 1);
+            m.count_at(from_s + k as u64 / 10, "ops", 1);
+            m.record("latency", "us", *v);
+            m.record("service_time", "us", *v);
+            if *name == "search" {
+                whole.record("latency", "us", *v);
+            }
+        }
+        let start = std::time::UNIX_EPOCH + Duration::from_secs(*from_s);
+        let end = start + Duration::from_millis(latencies.len() as u64 * 100);
+        let run = TaskRun {
+            measurements: m,
+            window: Some((start, end)),
+            first_error: None,
+            stopped: false,
+        };
+        let mut row = figures::of(name, "search", &run);
+        row.per_second = Some(
+            run.measurements
+                .seconds
+                .iter()
+                .map(|(s, c)| (*s, c["ops"]))
+                .collect(),
+        );
+        rows.push(row);
+        for h in ["latency", "service_time"] {
+            let (unit, hist) = &run.measurements.histograms[h];
+            histograms.push(
+                SerializedHistogram::encode(&format!("task:{name}:{h}"), unit, hist).unwrap(),
+            );
+        }
+    }
+    let result = json!({
+        "track": "t", "procedure": "p", "procedure_word": "challenge",
+        "product": "opensearch", "engine_version": "2.19.1",
+        "tasks": rows,
+        "not_run": [
+            {"what": "task create", "runs": false, "how": "on another part: part 1 runs it"},
+            {"what": "task snapshot (create-snapshot)", "runs": false, "how": "not yet"},
+        ],
+    });
+    let row = RunRow {
+        id: RunId(format!("t000000{i}")),
+        kind: "track".into(),
+        workload: "t".into(),
+        engine: Some("opensearch-2.19.1".into()),
+        status: "complete".into(),
+        state: State::Complete,
+        started_unix: 1000,
+        finished_unix: Some(1100),
+        tool_version: "0.1.0".into(),
+        seed: None,
+        pid: None,
+        machine: json!({"cores": 2}),
+        config: json!({"track": "t", "procedure": "p", "part": format!("{i}/{of}"), "group": "gt"}),
+        tags: BTreeMap::new(),
+        error: None,
+        result: Some(result),
+    };
+    PartRun {
+        part: Part { index: i, of },
+        row,
+        timeline: Vec::new(),
+        histograms,
+    }
+}
+
+/// A track's parts merge task by task: the search every part ran has every part's operations,
+/// percentiles equal to one recording of all its requests, and its throughput over the
+/// group's window; the task part 1 ran alone is there once; what another part ran is not
+/// listed as not run.
+#[test]
+fn a_tracks_parts_merge_task_by_task() {
+    let mut whole = crate::measure::Measurements::default();
+    let lat = |seed: u64, n: u64| -> Vec<u64> {
+        (0..n)
+            .map(|k| 500 + (k * 7_919 + seed * 104_729) % 30_000)
+            .collect()
+    };
+    let p1 = track_part(
+        1,
+        2,
+        &[("create", vec![2_000], 1000), ("search", lat(1, 80), 1001)],
+        &mut whole,
+    );
+    let p2 = track_part(2, 2, &[("search", lat(2, 60), 1001)], &mut whole);
+    let merged = merge_parts("gt", vec![p2, p1], None).unwrap();
+    assert_eq!(merged.run.state, State::Complete, "{:?}", merged.run.error);
+    let r = merged.run.result.as_ref().unwrap();
+    let tasks: Vec<crate::tasks::TaskFigures> = serde_json::from_value(r["tasks"].clone()).unwrap();
+    assert_eq!(
+        tasks.iter().map(|t| t.task.as_str()).collect::<Vec<_>>(),
+        ["create", "search"]
+    );
+    let search = &tasks[1];
+    assert_eq!(search.ops, 140);
+    let (_, h) = &whole.histograms["latency"];
+    let expected =
+        crate::tasks::figures::PERCENTILES.map(|p| h.value_at_quantile(p / 100.0) as f64 / 1000.0);
+    assert_eq!(search.latency_ms, Some(expected));
+    // From the first send (1001 s) to the last answer (part 1's 8 s).
+    assert_eq!(search.seconds, Some(8.0));
+    assert_eq!(search.throughput_mean, Some(140.0 / 8.0));
+    // Seconds 1001..1008 hold 10 + 10 ops while both ran, 10 after: whole seconds only.
+    assert_eq!(search.throughput_median, Some(20.0));
+    assert_eq!(search.throughput_min, Some(10.0));
+    assert_eq!(tasks[0].ops, 1);
+    let not_run = r["not_run"].as_array().unwrap();
+    assert_eq!(not_run.len(), 1, "{not_run:?}");
+    assert_eq!(r["parts"]["of"], 2);
+    assert_eq!(merged.run.config["parts"], 2);
+    assert!(merged.run.config.get("part").is_none());
+    assert!(merged
+        .run
+        .histograms
+        .iter()
+        .any(|h| h.name == "task:search:latency"));
+}

@@ -20,8 +20,11 @@ pub struct PartArgs {
     /// position), with its share of --clients and of --rate. The parts share the index: the
     /// first to get there makes it, none replaces it. `query`: its share of each variant's
     /// coverages, of --search-clients and of --rate; `run --url`: its share of the load, then
-    /// of the queries once the index holds every part's documents. Needs --group. Merge the
-    /// parts with `results merge ID`.
+    /// of the queries once the index holds every part's documents; `run --workload-file
+    /// track.json`: part 1 runs the track's administrative tasks, every part its share of each
+    /// task's clients (and of a bulk's documents), the parts waiting for each other before
+    /// each step (marks in the hidden `searchbench-parts` index of the cluster). Needs
+    /// --group. Merge the parts with `results merge ID`.
     #[arg(long, value_name = "I/N", value_parser = parse_part, requires = "group")]
     pub part: Option<Part>,
     /// The run the parts belong to, the same in every part (letters, digits, `.`, `_`, `-`):

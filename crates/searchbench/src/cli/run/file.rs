@@ -22,6 +22,13 @@ pub async fn run_file(mut args: RunArgs) -> CliResult {
     if crate::workload::track::is_track(&path, &text) {
         return super::track::run_track(&path, &args).await;
     }
+    if let Some(part) = args.part.part.filter(|p| !p.is_whole()) {
+        return Err(CliError::usage(anyhow::anyhow!(
+            "--part {part}: a run of a searchbench workload file is not split in parts yet \
+             (a Rally track or an OSB workload is; `ingest --part` and `query --part` split \
+             any load or query run)"
+        )));
+    }
     let w = read(&path, &args.track)?;
     apply_defaults(&w, &mut args);
     let resolved = workload_file::job(&w, args.index.clone()).map_err(CliError::session)?;

@@ -76,9 +76,6 @@ pub async fn run(mut args: RunArgs) -> CliResult {
                  query run)"
             )))
         };
-        if args.workload_file.is_some() {
-            return refuse("a run of a workload file or a track is not split in parts yet");
-        }
         if args.cluster.target.urls.is_empty() {
             return refuse("the parts share one cluster: give it with --url");
         }

@@ -7,7 +7,7 @@ use std::path::Path;
 use super::RunArgs;
 use crate::cli::output::{self, Terminal};
 use crate::cli::{CliError, CliResult};
-use crate::session::track_run::{self, TrackRunSpec};
+use crate::session::track_run::{self, TrackPart, TrackRunSpec};
 use crate::tasks::plan;
 use crate::workload::track::{read, runnable};
 
@@ -47,6 +47,15 @@ pub async fn run_track(path: &Path, args: &RunArgs) -> CliResult {
     let procedure = runnable::procedure(&d, args.track.challenge.as_deref()).map_err(usage)?;
     let planned =
         plan::plan(&d, procedure, &args.track.plan_spec()?).map_err(|e| usage(e.to_string()))?;
+    let part = args
+        .part
+        .part
+        .filter(|p| !p.is_whole())
+        .map(|part| TrackPart {
+            part,
+            group: args.part.group.clone().unwrap_or_default(),
+            wait: crate::session::run::PARTS_WAIT,
+        });
     if !planned.missing.is_empty() {
         return Err(usage(format!(
             "{}: documents are not here:\n  {}\n(`searchbench workload check {}` lists every \
@@ -56,10 +65,32 @@ pub async fn run_track(path: &Path, args: &RunArgs) -> CliResult {
             path.display()
         )));
     }
+    let planned = match &part {
+        Some(p) => {
+            crate::tasks::part::for_part(planned, p.part).map_err(|e| usage(e.to_string()))?
+        }
+        None => planned,
+    };
     output::byo::track_plan(path, procedure, &planned);
+    if let Some(p) = &part {
+        if !args.out.quiet {
+            eprintln!(
+                "part {} of group {}: part 1 runs the administrative tasks, every part its share \
+                 of each task's clients (and of a bulk's documents); the parts wait for each \
+                 other before each step",
+                p.part, p.group
+            );
+        }
+    }
     let cluster = args.cluster.spec()?;
     // The first Ctrl-C stops the task running and keeps what ran; a second quits at once.
     let (interrupt, _ctrl_c) = crate::cli::progress::cancel_on_ctrl_c();
+    if !args.part.wait_for_start(&interrupt, args.out.quiet).await? {
+        return Err(CliError {
+            code: crate::cli::exit::INTERRUPTED,
+            error: anyhow::anyhow!("interrupted while waiting for --start-at: nothing was run"),
+        });
+    }
     let mut terminal = Terminal::for_output(&args.out);
     terminal.detail = output::detail(args.verbose);
     let save = args.out.save_spec()?;
@@ -68,6 +99,7 @@ pub async fn run_track(path: &Path, args: &RunArgs) -> CliResult {
         save: &save,
         interrupt,
         test_mode: args.track.test_mode,
+        part,
     };
     let result = track_run::run(&d, procedure, planned, &cluster, &spec, &terminal)
         .await
