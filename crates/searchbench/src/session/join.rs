@@ -19,6 +19,8 @@ use std::time::{Duration, Instant};
 use reqwest::Method;
 use serde_json::{json, Value};
 
+use super::lifecycle::{Measurements, Phase, Stage, Work};
+use super::SessionError;
 use crate::cancel::Cancel;
 use crate::cluster::{Target, TargetError};
 use crate::corpus::part::Part;
@@ -62,6 +64,15 @@ pub enum JoinError {
          ended (DELETE /{JOIN_INDEX})"
     )]
     Used { group: String },
+}
+
+/// A part of a run split over several drivers: which, of what group, and how long it waits
+/// for the others at a join point.
+#[derive(Debug, Clone)]
+pub struct PartOf {
+    pub part: Part,
+    pub group: String,
+    pub wait: Duration,
 }
 
 /// This part's join points.
@@ -295,5 +306,73 @@ impl JoinPoints {
             .await
             .map_err(err)?;
         Ok(())
+    }
+}
+
+/// Where the parts of a run in parts wait for each other: before a step (every part has
+/// ended the one before), or at the end (then part 1 clears the group's marks). Ctrl-C while
+/// waiting ends the wait; the steps after it are not run.
+pub struct JoinPhase<'p> {
+    pub point: String,
+    pub end: bool,
+    pub part: &'p PartOf,
+    /// One set of join points for the run (made with the cluster, at the first join).
+    pub joins: &'p std::cell::OnceCell<JoinPoints>,
+    pub interrupt: Cancel,
+}
+
+impl<'p> JoinPhase<'p> {
+    /// The step that joins the parts at `point` (at the end when `end`), for a part;
+    /// nothing for a whole run.
+    pub fn step(
+        part: Option<&'p PartOf>,
+        joins: &'p std::cell::OnceCell<JoinPoints>,
+        interrupt: &Cancel,
+        point: String,
+        end: bool,
+    ) -> Option<super::lifecycle::Step<'p>> {
+        Some(super::lifecycle::Step::One(Box::new(JoinPhase {
+            point,
+            end,
+            part: part?,
+            joins,
+            interrupt: interrupt.clone(),
+        })))
+    }
+}
+
+impl Phase for JoinPhase<'_> {
+    fn name(&self) -> String {
+        format!("join: {}", self.point)
+    }
+
+    fn wanted(&self) -> bool {
+        !self.interrupt.is_cancelled()
+    }
+
+    fn run<'a>(&'a mut self, stage: &'a Stage<'a>) -> Work<'a, Result<Measurements, SessionError>> {
+        Box::pin(async move {
+            let joins = self.joins.get_or_init(|| {
+                JoinPoints::new(
+                    stage.target.clone(),
+                    &self.part.group,
+                    self.part.part,
+                    self.part.wait,
+                )
+            });
+            stage.observer.event(super::Event::Stage(format!(
+                "part {} waits for the other parts at {}",
+                self.part.part, self.point
+            )));
+            let joined = if self.end {
+                joins.end(&self.interrupt).await
+            } else {
+                joins.reach(&self.point, &self.interrupt).await
+            };
+            match joined {
+                Ok(()) | Err(JoinError::Interrupted { .. }) => Ok(Measurements::default()),
+                Err(e) => Err(SessionError::Other(e.to_string())),
+            }
+        })
     }
 }

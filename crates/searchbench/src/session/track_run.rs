@@ -4,7 +4,6 @@
 //! any run. Each task's figures are kept as the tools report them.
 
 use std::cell::{OnceCell as Once, RefCell};
-use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::json;
@@ -12,12 +11,11 @@ use tokio::sync::{watch, OnceCell};
 
 use super::ingest::LoadSpec;
 use super::job::Job;
-use super::join::{JoinError, JoinPoints};
+use super::join::{JoinPhase, PartOf};
 use super::lifecycle::{self, Measurements, Phase, Plan, Stage, Step, Streamed, Work};
 use super::record::{HtmlReport, Recording, SaveSpec, StoreSink};
 use super::{ClusterSpec, Observer, SessionError};
 use crate::cancel::Cancel;
-use crate::corpus::part::Part;
 use crate::corpus::track_file::TrackFile;
 use crate::corpus::DocSource;
 use crate::ingest::source::Chain;
@@ -61,16 +59,7 @@ pub struct TrackRunSpec<'s> {
     pub test_mode: bool,
     /// One part of a run split over several drivers: the plan is this part's
     /// ([`task_plan::for_part`]), and the parts join before each step.
-    pub part: Option<TrackPart>,
-}
-
-/// A track run's part: which, of what group, and how long it waits for the others at a
-/// join point.
-#[derive(Debug, Clone)]
-pub struct TrackPart {
-    pub part: Part,
-    pub group: String,
-    pub wait: Duration,
+    pub part: Option<PartOf>,
 }
 
 /// Runs `procedure` of `d` as `planned` ([`task_plan::plan`]) on `cluster`, kept in the store (with its HTML report) as a track
@@ -111,15 +100,8 @@ pub async fn run(
     let context = OnceCell::new();
     let kept = RefCell::new(Vec::new());
     let joins = Once::new();
-    let join = |point: String, end: bool| -> Option<Step<'_>> {
-        let part = spec.part.as_ref()?;
-        Some(Step::One(Box::new(JoinPhase {
-            point,
-            end,
-            part,
-            joins: &joins,
-            interrupt: spec.interrupt.clone(),
-        })))
+    let join = |point: String, end: bool| {
+        JoinPhase::step(spec.part.as_ref(), &joins, &spec.interrupt, point, end)
     };
     let mut plan_steps: Vec<Step<'_>> = Vec::new();
     let keep_seconds = spec.part.is_some();
@@ -228,54 +210,6 @@ fn task_histograms(
         .collect()
 }
 
-/// Where the parts of a run in parts wait for each other: before a step (every part has
-/// ended the one before), or at the end (then part 1 clears the group's marks). Ctrl-C while
-/// waiting ends the wait; the steps after it are not run.
-struct JoinPhase<'p> {
-    point: String,
-    end: bool,
-    part: &'p TrackPart,
-    /// One set of join points for the run (made with the cluster, at the first join).
-    joins: &'p Once<JoinPoints>,
-    interrupt: Cancel,
-}
-
-impl Phase for JoinPhase<'_> {
-    fn name(&self) -> String {
-        format!("join: {}", self.point)
-    }
-
-    fn wanted(&self) -> bool {
-        !self.interrupt.is_cancelled()
-    }
-
-    fn run<'a>(&'a mut self, stage: &'a Stage<'a>) -> Work<'a, Result<Measurements, SessionError>> {
-        Box::pin(async move {
-            let joins = self.joins.get_or_init(|| {
-                JoinPoints::new(
-                    stage.target.clone(),
-                    &self.part.group,
-                    self.part.part,
-                    self.part.wait,
-                )
-            });
-            stage.observer.event(super::Event::Stage(format!(
-                "part {} waits for the other parts at {}",
-                self.part.part, self.point
-            )));
-            let joined = if self.end {
-                joins.end(&self.interrupt).await
-            } else {
-                joins.reach(&self.point, &self.interrupt).await
-            };
-            match joined {
-                Ok(()) | Err(JoinError::Interrupted { .. }) => Ok(Measurements::default()),
-                Err(e) => Err(SessionError::Other(e.to_string())),
-            }
-        })
-    }
-}
-
 /// One task as a phase of the run.
 struct TaskPhase<'p> {
     spec: TaskSpec,
@@ -354,7 +288,7 @@ impl Phase for TaskPhase<'_> {
 struct BulkPhase<'p> {
     spec: BulkSpec,
     /// The part of a run in parts: the index is shared, so its count is not this load's.
-    part: Option<&'p TrackPart>,
+    part: Option<&'p PartOf>,
     interrupt: Cancel,
     completes: Option<watch::Sender<bool>>,
     kept: &'p RefCell<Vec<TaskFigures>>,

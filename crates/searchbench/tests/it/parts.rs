@@ -902,3 +902,80 @@ fn a_track_runs_in_two_parts_joined_before_each_step() {
     assert_eq!(count(index), docs as u64);
     common::fresh_index(index, None);
 }
+
+/// The many-shards scenario in two parts: each makes its half of the indices (the same names:
+/// the group's) and loads its half of the logs with its search client; every part counts all
+/// the indices once all are made; part 1 removes everything once both have ended.
+#[test]
+fn many_shards_runs_in_two_parts_over_one_set_of_indices() {
+    use std::time::Duration;
+    let _heavy = common::one_track_at_a_time();
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("results.db");
+    let group = format!("g-shards-{}", std::process::id());
+    let part = |i: u32| {
+        common::bin()
+            .args(["run", "many-shards", "--url", node_url(), "--quiet"])
+            .args([
+                "--indices",
+                "30",
+                "--docs-per-index",
+                "20",
+                "--docs",
+                "5000",
+            ])
+            .args(["--search-clients", "2", "--field-caps-requests", "10"])
+            .args([
+                "--warmup",
+                "0",
+                "--part",
+                &format!("{i}/2"),
+                "--group",
+                &group,
+            ])
+            .arg("--store")
+            .arg(&store)
+            .arg("--json")
+            .arg(dir.path().join(format!("part{i}.json")))
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let second = part(2);
+    std::thread::sleep(Duration::from_secs(1));
+    let first = part(1);
+    for (i, child) in [(1, first), (2, second)] {
+        let out = wait_within(child, Duration::from_secs(300));
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "part {i}: {}",
+            common::streams(&out)
+        );
+    }
+    let result = |i: u32| -> Value {
+        serde_json::from_slice(&std::fs::read(dir.path().join(format!("part{i}.json"))).unwrap())
+            .unwrap()
+    };
+    let (one, two) = (result(1), result(2));
+    assert_eq!(one["prefix"], two["prefix"], "one set of indices");
+    for r in [&one, &two] {
+        assert_eq!(r["creation"]["indices_created"], 15, "{}", r["creation"]);
+        assert_eq!(r["counts"]["found_indices"], 30, "{}", r["counts"]);
+        assert_eq!(r["counts"]["reconciled"], true);
+        assert_eq!(r["indexing"]["counts"]["indexed"], 2500);
+        assert_eq!(r["indexing"]["searches_beside"]["clients"], 1);
+        assert_eq!(r["field_caps"]["requests"], 5);
+    }
+    assert_eq!(one["cleanup"]["indices_deleted"], 31);
+    assert_eq!(two["cleanup"]["indices_deleted"], 0);
+    let prefix = one["prefix"].as_str().unwrap();
+    let left = common::runtime().block_on(async {
+        common::target()
+            .get_json::<Value>(&format!("/_cat/indices/{prefix}*?format=json"))
+            .await
+            .unwrap()
+    });
+    assert_eq!(left.as_array().map(Vec::len), Some(0), "{left}");
+}

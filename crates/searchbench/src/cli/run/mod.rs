@@ -79,9 +79,6 @@ pub async fn run(mut args: RunArgs) -> CliResult {
         if args.cluster.target.urls.is_empty() {
             return refuse("the parts share one cluster: give it with --url");
         }
-        if args.search_clients.is_some() {
-            return refuse("searches beside the load are not split in parts yet");
-        }
     }
     if args.workload_file.is_some() {
         return file::run_file(args).await;
@@ -89,12 +86,13 @@ pub async fn run(mut args: RunArgs) -> CliResult {
     let name = args.workload.clone().unwrap_or_default();
     let w = session::job::find_workload(&name).map_err(CliError::session)?;
     if let Some(kind) = w.scenario() {
-        if let Some(part) = split {
-            return Err(CliError::usage(anyhow::anyhow!(
-                "--part {part}: the {name} scenario is not split in parts yet"
-            )));
-        }
         return scenario::run(kind, args).await;
+    }
+    if let (Some(part), Some(_)) = (split, args.search_clients) {
+        return Err(CliError::usage(anyhow::anyhow!(
+            "--part {part}: searches beside the load are not split in parts yet (the \
+             many-shards scenario's are; `query --part` splits any query run)"
+        )));
     }
     if args.scenario.any() {
         return Err(CliError::usage(anyhow::anyhow!(

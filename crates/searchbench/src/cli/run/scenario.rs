@@ -6,6 +6,8 @@ use clap::Args;
 use super::RunArgs;
 use crate::cli::output::Terminal;
 use crate::cli::{exit, CliError, CliResult};
+use crate::corpus::part::Part;
+use crate::session::join::PartOf;
 use crate::session::scenario::{self, ScenarioSpec};
 use crate::workload::Scenario;
 
@@ -86,11 +88,78 @@ fn spec(kind: Scenario, args: &RunArgs) -> Result<ScenarioSpec, CliError> {
     Ok(spec)
 }
 
+/// Cuts `spec` to part `part` of `group`: its share of the clients, of the search clients and
+/// of the field-caps clients and requests (the indices and the logs are cut by the session,
+/// which knows the whole).
+fn for_part(spec: &mut ScenarioSpec, part: Part, group: &str) -> Result<(), CliError> {
+    let share = |n: u64| {
+        let (from, to) = part.share(n);
+        to - from
+    };
+    let clients = share(spec.clients as u64);
+    if clients == 0 {
+        return Err(usage(&format!(
+            "--part {part}: --clients {} gives this part no client; use at least one client per \
+             part",
+            spec.clients
+        )));
+    }
+    let search_clients = share(spec.search_clients as u64);
+    if spec.scenario == Scenario::ManyShards && search_clients == 0 {
+        return Err(usage(&format!(
+            "--part {part}: --search-clients {} gives this part no search client; use at least \
+             one per part",
+            spec.search_clients
+        )));
+    }
+    // The field-caps requests go with the clients: part I sends those of its clients.
+    let (c0, c1) = part.share(spec.field_caps_clients as u64);
+    let at = |c: u64| spec.field_caps_requests * c / spec.field_caps_clients.max(1) as u64;
+    spec.field_caps_requests = at(c1) - at(c0);
+    spec.field_caps_clients = (c1 - c0) as usize;
+    spec.clients = clients as usize;
+    spec.search_clients = search_clients as usize;
+    spec.part = Some(PartOf {
+        part,
+        group: group.to_string(),
+        wait: crate::session::run::PARTS_WAIT,
+    });
+    Ok(())
+}
+
 pub async fn run(kind: Scenario, args: RunArgs) -> CliResult {
     let mut spec = spec(kind, &args)?;
+    if let Some(part) = args.part.part.filter(|p| !p.is_whole()) {
+        for_part(
+            &mut spec,
+            part,
+            args.part.group.as_deref().unwrap_or_default(),
+        )?;
+        if !args.out.quiet {
+            eprintln!(
+                "part {part} of group {}: indices {}..{} of {}, {} client(s); part 1 {}; the \
+                 parts wait for each other between the phases",
+                args.part.group.as_deref().unwrap_or_default(),
+                spec.index_range().0,
+                spec.index_range().1,
+                spec.indices,
+                spec.clients,
+                match kind {
+                    Scenario::ManyShards => "cleans up",
+                    Scenario::Snapshots => "takes the snapshots and cleans up",
+                }
+            );
+        }
+    }
     let cluster = args.cluster.spec()?;
     spec.profile = args.profile.spec(&cluster)?;
     let (cancel, _ctrl_c) = crate::cli::progress::cancel_on_ctrl_c();
+    if !args.part.wait_for_start(&cancel, args.out.quiet).await? {
+        return Err(CliError {
+            code: exit::INTERRUPTED,
+            error: anyhow::anyhow!("interrupted while waiting for --start-at: nothing was run"),
+        });
+    }
     spec.cancel = Some(cancel);
     let terminal = Terminal::for_output(&args.out);
     let result = scenario::run(spec, &cluster, &args.out.save_spec()?, &terminal)

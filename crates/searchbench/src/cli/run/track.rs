@@ -7,7 +7,8 @@ use std::path::Path;
 use super::RunArgs;
 use crate::cli::output::{self, Terminal};
 use crate::cli::{CliError, CliResult};
-use crate::session::track_run::{self, TrackPart, TrackRunSpec};
+use crate::session::join::PartOf;
+use crate::session::track_run::{self, TrackRunSpec};
 use crate::tasks::plan;
 use crate::workload::track::{read, runnable};
 
@@ -47,15 +48,11 @@ pub async fn run_track(path: &Path, args: &RunArgs) -> CliResult {
     let procedure = runnable::procedure(&d, args.track.challenge.as_deref()).map_err(usage)?;
     let planned =
         plan::plan(&d, procedure, &args.track.plan_spec()?).map_err(|e| usage(e.to_string()))?;
-    let part = args
-        .part
-        .part
-        .filter(|p| !p.is_whole())
-        .map(|part| TrackPart {
-            part,
-            group: args.part.group.clone().unwrap_or_default(),
-            wait: crate::session::run::PARTS_WAIT,
-        });
+    let part = args.part.part.filter(|p| !p.is_whole()).map(|part| PartOf {
+        part,
+        group: args.part.group.clone().unwrap_or_default(),
+        wait: crate::session::run::PARTS_WAIT,
+    });
     if !planned.missing.is_empty() {
         return Err(usage(format!(
             "{}: documents are not here:\n  {}\n(`searchbench workload check {}` lists every \

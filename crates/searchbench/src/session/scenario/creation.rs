@@ -141,7 +141,9 @@ pub(super) async fn create_indices(
 ) -> Creation {
     let body = crate::ingest::index::marked_body(&crate::workload::auditbeat_body());
     let body = serde_json::to_vec(&body).unwrap_or_default();
-    let next = AtomicU64::new(0);
+    // A part makes the indices of its share of the numbers.
+    let (from, to) = spec.index_range();
+    let next = AtomicU64::new(from);
     let finished = AtomicU64::new(0);
     let started = Instant::now();
     let tally = Mutex::new(Tally {
@@ -153,7 +155,7 @@ pub(super) async fn create_indices(
     let worker = || async {
         loop {
             let n = next.fetch_add(1, Ordering::Relaxed);
-            if n >= spec.indices || cancel.is_cancelled() {
+            if n >= to || cancel.is_cancelled() {
                 break;
             }
             let index = format!("{prefix}{n:05}");

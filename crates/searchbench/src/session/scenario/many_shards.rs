@@ -24,11 +24,24 @@ pub(super) fn logs_load(spec: &ScenarioSpec, index: &str) -> Result<(Job, LoadSp
     let mut job = Job::generated("logs", &workload_spec, Some(index.to_string()), &[])?;
     job.workload = "logs".into();
     let mut load = LoadSpec::new(index);
+    let mut failures = format!("{index}-failures.ndjson");
+    // A part loads its share of the logs, under the ids a whole run gives them.
+    if let Some(p) = &spec.part {
+        let source = crate::corpus::part::PartSource::new(job.source, p.part, spec.logs_docs);
+        load.driver.first_ordinal = source.first_ordinal();
+        job.source = Box::new(source);
+        load.driver.part = p.part;
+        load.driver.group = Some(p.group.clone());
+        failures = format!(
+            "{index}-part{}of{}-failures.ndjson",
+            p.part.index, p.part.of
+        );
+    }
     load.driver.clients = spec.clients;
     load.driver.bulk_docs = spec.logs_bulk;
     load.cancel = spec.cancel.clone();
     load.max_failures = Some(crate::ingest::MaxFailures::Count(0));
-    load.failures = Some(std::env::temp_dir().join(format!("{index}-failures.ndjson")));
+    load.failures = Some(std::env::temp_dir().join(failures));
     load.beside = Some(crate::session::beside::plan(
         "logs",
         &workload_spec,
@@ -98,7 +111,8 @@ pub(super) fn latency_of(
     }
 }
 
-/// Phase 3 of many-shards: `_field_caps` over every index we made, from 2 clients.
+/// Phase 3 of many-shards: `_field_caps` over every index we made, from 2 clients (a part:
+/// its share of them and of the requests).
 pub(super) async fn field_caps_latency(
     target: &Target,
     spec: &ScenarioSpec,
@@ -106,5 +120,12 @@ pub(super) async fn field_caps_latency(
     cancel: &Cancel,
 ) -> Latency {
     let path = format!("/{prefix}*/_field_caps?fields=*");
-    latency(target, &path, 2, spec.field_caps_requests, cancel).await
+    latency(
+        target,
+        &path,
+        spec.field_caps_clients,
+        spec.field_caps_requests,
+        cancel,
+    )
+    .await
 }

@@ -69,6 +69,13 @@ pub struct ScenarioSpec {
     /// snapshots: a repository the user registered (else we register an `fs` one).
     pub repository: Option<String>,
     pub cancel: Option<Cancel>,
+    /// many-shards: the clients sending the field-caps requests.
+    pub field_caps_clients: usize,
+    /// One part of a scenario split over several drivers: it makes its share of the indices
+    /// (by number) and loads its share of the logs; part 1 alone takes the snapshots and
+    /// cleans up; the parts wait for each other between the phases. Its clients, search
+    /// clients and field-caps requests are its shares already.
+    pub part: Option<crate::session::join::PartOf>,
     /// Profile the engine over the scenario's measured phase (see [`ScenarioSpec::profiled_phase`]).
     pub profile: Option<super::profile::ProfileSpec>,
 }
@@ -90,8 +97,23 @@ impl ScenarioSpec {
             snapshots: 20,
             repository: None,
             cancel: None,
+            field_caps_clients: 2,
+            part: None,
             profile: None,
         }
+    }
+
+    /// The numbers of the indices this run makes: all, or its part's share.
+    pub fn index_range(&self) -> (u64, u64) {
+        match &self.part {
+            Some(p) => p.part.share(self.indices),
+            None => (0, self.indices),
+        }
+    }
+
+    /// Part 1 (or a whole run): it sets up the repository, takes the snapshots, cleans up.
+    fn is_first(&self) -> bool {
+        self.part.as_ref().is_none_or(|p| p.part.index == 1)
     }
 
     /// The phase `--profile` records: many-shards' logs load (the cluster with thousands of
@@ -164,7 +186,7 @@ pub async fn run(
             .settings
             .push(("cluster.max_shards_per_node".into(), room.to_string()));
     }
-    let config = serde_json::json!({
+    let mut config = serde_json::json!({
         "workload": name,
         "seed": spec.seed,
         "engine": cluster.engine_name(),
@@ -180,6 +202,10 @@ pub async fn run(
         "snapshots": (spec.scenario == Scenario::Snapshots).then_some(spec.snapshots),
         "repository": spec.repository,
     });
+    if let Some(p) = &spec.part {
+        config["part"] = p.part.to_string().into();
+        config["group"] = p.group.clone().into();
+    }
     let recording = Recording::begin(
         save,
         Kind::Run,
@@ -189,7 +215,12 @@ pub async fn run(
         config,
         observer,
     );
-    let shared = Shared::new(&spec, stamp());
+    // The parts of a group name the same indices: the stamp is the group's.
+    let stamp = match &spec.part {
+        Some(p) => base36(crate::rng::fnv1a([p.group.as_bytes()])),
+        None => stamp(),
+    };
+    let shared = Shared::new(&spec, stamp);
     let logs = match spec.scenario {
         Scenario::ManyShards => {
             let index = format!("{}logs", shared.prefix);
@@ -221,19 +252,36 @@ pub async fn run(
             shared: &shared,
         })
     };
-    let mut steps: Vec<Step> = vec![
-        Step::One(phase(ScenarioStep::Setup)),
-        Step::One(phase(ScenarioStep::Creation)),
-    ];
+    let joins = std::cell::OnceCell::new();
+    let join = |point: &str, end: bool| {
+        crate::session::join::JoinPhase::step(
+            spec.part.as_ref(),
+            &joins,
+            &shared.cancel,
+            point.to_string(),
+            end,
+        )
+    };
+    // A part joins the others before anything, once every index is made (so that each
+    // counts them all), after the logs load, and at the end (then part 1 cleans up).
+    let mut steps: Vec<Step> = Vec::new();
+    steps.extend(join("start", false));
+    steps.push(Step::One(phase(ScenarioStep::Setup)));
+    steps.push(Step::One(phase(ScenarioStep::Creation)));
+    steps.extend(join("created", false));
+    steps.push(Step::One(phase(ScenarioStep::Counting)));
     match logs {
         Some((job, load)) => {
             let load = LoadPhase::new(job, load, Some(&sampled), &shared.indexing);
             // Not after Ctrl-C: only the cleanup is left to do then.
             steps.push(load_step(load, Some(shared.cancel.clone())));
+            steps.extend(join("loaded", false));
             steps.push(Step::One(phase(ScenarioStep::FieldCaps)));
         }
-        None => steps.push(Step::One(phase(ScenarioStep::Snapshots))),
+        None if spec.is_first() => steps.push(Step::One(phase(ScenarioStep::Snapshots))),
+        None => {}
     }
+    steps.extend(join(crate::session::join::END, true));
     steps.push(Step::Finally(phase(ScenarioStep::Cleanup)));
     // The report is written from what the store keeps: its sink follows the store's.
     let html = recording.as_ref().map(HtmlReport::of);
@@ -296,7 +344,10 @@ fn stamp() -> String {
     let now = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap_or_default();
-    let n = (now.as_millis() as u64) ^ (u64::from(std::process::id()) << 40);
+    base36((now.as_millis() as u64) ^ (u64::from(std::process::id()) << 40))
+}
+
+fn base36(n: u64) -> String {
     let mut s = String::new();
     let mut v = n;
     while v > 0 {

@@ -75,6 +75,7 @@ pub(super) struct ScenarioPhase<'p, 's> {
 pub(super) enum ScenarioStep {
     Setup,
     Creation,
+    Counting,
     FieldCaps,
     Snapshots,
     Cleanup,
@@ -85,6 +86,7 @@ impl Phase for ScenarioPhase<'_, '_> {
         match self.step {
             ScenarioStep::Setup => "setup",
             ScenarioStep::Creation => "creation",
+            ScenarioStep::Counting => "counting",
             ScenarioStep::FieldCaps => "field-caps",
             ScenarioStep::Snapshots => "snapshots",
             ScenarioStep::Cleanup => "cleanup",
@@ -95,8 +97,15 @@ impl Phase for ScenarioPhase<'_, '_> {
     /// After Ctrl-C only the cleanup is left to do.
     fn wanted(&self) -> bool {
         match self.step {
-            ScenarioStep::Setup | ScenarioStep::Creation | ScenarioStep::Cleanup => true,
-            ScenarioStep::FieldCaps | ScenarioStep::Snapshots => !self.shared.cancel.is_cancelled(),
+            ScenarioStep::Setup
+            | ScenarioStep::Creation
+            | ScenarioStep::Counting
+            | ScenarioStep::Cleanup => true,
+            // A part given none of the requests has none to send.
+            ScenarioStep::FieldCaps => {
+                !self.shared.cancel.is_cancelled() && self.shared.spec.field_caps_requests > 0
+            }
+            ScenarioStep::Snapshots => !self.shared.cancel.is_cancelled(),
         }
     }
 
@@ -113,7 +122,7 @@ impl Phase for ScenarioPhase<'_, '_> {
                     check_shard_room(target, s.spec.indices + 1).await?;
                     // The repository is settled before anything is made: a cluster without
                     // `path.repo` fails here, with nothing to clean up.
-                    if s.spec.scenario == Scenario::Snapshots {
+                    if s.spec.scenario == Scenario::Snapshots && s.spec.is_first() {
                         let repo = repository(target, s.spec, &s.stamp).await?;
                         *s.repository.borrow_mut() = Some(repo);
                     }
@@ -122,6 +131,8 @@ impl Phase for ScenarioPhase<'_, '_> {
                     let creation =
                         create_indices(target, s.spec, &s.prefix, &s.made, &s.cancel).await;
                     *s.creation.borrow_mut() = Some(creation);
+                }
+                ScenarioStep::Counting => {
                     let counts = count_indices(target, &s.prefix, s.spec).await?;
                     *s.counts.borrow_mut() = Some(counts);
                 }
@@ -141,7 +152,23 @@ impl Phase for ScenarioPhase<'_, '_> {
                 }
                 ScenarioStep::Cleanup => {
                     let repo = s.repository.borrow().clone();
-                    let cleanup = clean_up(target, &s.made, repo.as_ref()).await;
+                    // Part 1 of a group cleans up what every part made (the names are the
+                    // group's); the other parts leave it to part 1.
+                    let cleanup = if !s.spec.is_first() {
+                        Cleanup::default()
+                    } else {
+                        if let (Some(_), Ok(mut made)) = (&s.spec.part, s.made.indices.lock()) {
+                            let all = (0..s.spec.indices)
+                                .map(|n| format!("{}{n:05}", s.prefix))
+                                .chain(std::iter::once(format!("{}logs", s.prefix)));
+                            for name in all {
+                                if !made.contains(&name) {
+                                    made.push(name);
+                                }
+                            }
+                        }
+                        clean_up(target, &s.made, repo.as_ref()).await
+                    };
                     *s.cleanup.borrow_mut() = Some(cleanup);
                     *s.ended.borrow_mut() = Some(Instant::now());
                 }
