@@ -2,11 +2,17 @@
 //! `cli/output/scenario.rs`; its parts read back by `analysis::metrics` (leniently: a field an
 //! older result lacks takes its default).
 
+use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
 use crate::ingest::IngestReport;
 use crate::query::cells::HdrSummary;
 use crate::workload::Scenario;
+
+/// The stored histogram of the creation phase's index-creation requests (µs).
+pub const CREATE_HISTOGRAM: &str = "creation:create";
+/// The stored histogram of many-shards' field-caps requests (µs).
+pub const FIELD_CAPS_HISTOGRAM: &str = "field_caps";
 
 /// One second of the creation phase.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -54,6 +60,13 @@ pub struct Creation {
     pub error_examples: Vec<String>,
     pub timeline: Vec<CreationSecond>,
     pub cluster_state: Vec<StateSample>,
+    /// When the phase began (Unix ms): the parts of a run line up on it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub started_unix_ms: Option<u64>,
+    /// Each index made, in order: (seconds since the phase began, documents acknowledged).
+    /// Kept by a part of a run in parts, whose merge derives the group's creation from them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub done: Option<Vec<(f64, u64)>>,
 }
 
 /// Whether every index exists and holds its documents.
@@ -129,6 +142,9 @@ pub struct ScenarioResult {
     pub seed: u64,
     /// Index names: `<prefix><number>`, 5 digits.
     pub prefix: String,
+    /// When the run began (Unix ms).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub started_unix_ms: Option<u64>,
     pub wall_secs: f64,
     pub creation: Creation,
     pub counts: IndexCounts,
@@ -159,5 +175,113 @@ impl ScenarioResult {
                 .indexing
                 .as_ref()
                 .is_none_or(|r| r.counts.reconciled && r.error.is_none())
+    }
+}
+
+/// What the creation phase counted, from which its figures are derived (for a part of a run
+/// in parts, again after the merge, from every part's).
+pub struct Tally {
+    /// (seconds since start, docs) per index done.
+    pub done: Vec<(f64, u64)>,
+    pub create_us: Histogram<u64>,
+    pub errors: u64,
+    pub examples: Vec<String>,
+}
+
+/// How the creation phase was asked to run.
+pub struct CreationSetup {
+    pub indices_requested: u64,
+    pub docs_per_index: u64,
+    pub clients: usize,
+    pub bulk_docs: usize,
+}
+
+/// The creation phase's figures from what it counted over `secs` seconds.
+pub fn derive(
+    setup: &CreationSetup,
+    mut t: Tally,
+    secs: f64,
+    cluster_state: Vec<StateSample>,
+) -> Creation {
+    t.done.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let created = t.done.len() as u64;
+    let docs: u64 = t.done.iter().map(|d| d.1).sum();
+    let seconds = secs.ceil().max(1.0) as usize;
+    let mut timeline: Vec<CreationSecond> = (0..seconds)
+        .map(|s| CreationSecond {
+            second: s as u64,
+            indices: 0,
+            docs: 0,
+            indices_total: 0,
+        })
+        .collect();
+    for (at, d) in &t.done {
+        let s = (*at as usize).min(seconds - 1);
+        timeline[s].indices += 1;
+        timeline[s].docs += d;
+    }
+    let mut total = 0;
+    for s in &mut timeline {
+        total += s.indices;
+        s.indices_total = total;
+    }
+    // The rate over a tenth of the indices: from the end of the one before it to its end.
+    let tenth = |from: usize, to: usize| -> f64 {
+        if to <= from || to > t.done.len() {
+            return 0.0;
+        }
+        let start = if from == 0 { 0.0 } else { t.done[from - 1].0 };
+        let span = t.done[to - 1].0 - start;
+        if span > 0.0 {
+            (to - from) as f64 / span
+        } else {
+            0.0
+        }
+    };
+    let n = t.done.len();
+    let k = (n / 10).max(1);
+    let h = HdrSummary::of(&t.create_us);
+    Creation {
+        indices_requested: setup.indices_requested,
+        docs_per_index: setup.docs_per_index,
+        clients: setup.clients,
+        bulk_docs: setup.bulk_docs,
+        indices_created: created,
+        docs_indexed: docs,
+        secs,
+        indices_per_sec: created as f64 / secs.max(1e-9),
+        docs_per_sec: docs as f64 / secs.max(1e-9),
+        first_tenth_indices_per_sec: tenth(0, k.min(n)),
+        last_tenth_indices_per_sec: tenth(n.saturating_sub(k), n),
+        create_ms: h,
+        errors: t.errors,
+        error_examples: t.examples,
+        timeline,
+        cluster_state,
+        started_unix_ms: None,
+        done: None,
+    }
+}
+
+/// A latency figure from the histogram of its requests (µs).
+pub fn latency_of(
+    h: &Histogram<u64>,
+    clients: usize,
+    requests: u64,
+    errors: u64,
+    error_examples: Vec<String>,
+) -> Latency {
+    let s = HdrSummary::of(h);
+    let ms = |us: u64| us as f64 / 1000.0;
+    Latency {
+        clients,
+        requests,
+        errors,
+        error_examples,
+        mean_ms: s.mean_us / 1000.0,
+        p50_ms: ms(s.p50_us),
+        p90_ms: ms(s.p90_us),
+        p99_ms: ms(s.p99_us),
+        max_ms: ms(s.max_us),
     }
 }

@@ -978,4 +978,38 @@ fn many_shards_runs_in_two_parts_over_one_set_of_indices() {
             .unwrap()
     });
     assert_eq!(left.as_array().map(Vec::len), Some(0), "{left}");
+    // Merged: one scenario run of every index, document and request.
+    let out = common::bin()
+        .args(["results", "merge", &group, "--json", "--store"])
+        .arg(&store)
+        .output()
+        .unwrap();
+    let merged = json_of(&out);
+    assert_eq!(merged["state"], "complete", "{}", common::streams(&out));
+    let r = &merged["result"];
+    let creation = &r["creation"];
+    assert_eq!(creation["indices_created"], 30, "{creation}");
+    assert_eq!(creation["docs_indexed"], 600);
+    assert_eq!(creation["clients"], 2);
+    assert_eq!(creation["create_ms"]["count"], 30);
+    let timeline: u64 = creation["timeline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["indices"].as_u64().unwrap())
+        .sum();
+    assert_eq!(timeline, 30);
+    assert!(creation.get("done").is_none());
+    assert_eq!(r["counts"]["found_indices"], 30);
+    assert_eq!(r["indexing"]["counts"]["indexed"], 5000);
+    assert_eq!(r["indexing"]["counts"]["reconciled"], true);
+    assert_eq!(r["indexing"]["searches_beside"]["clients"], 2);
+    assert_eq!(r["field_caps"]["requests"], 10);
+    assert_eq!(r["field_caps"]["clients"], 2);
+    assert_eq!(r["cleanup"]["indices_deleted"], 31);
+    assert_eq!(
+        merged["config"]["clients"], 2,
+        "the parts' clients summed: the whole run's"
+    );
+    assert_eq!(r["parts"]["each"].as_array().map(Vec::len), Some(2));
 }

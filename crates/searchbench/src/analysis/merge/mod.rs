@@ -11,6 +11,7 @@
 
 mod ingest;
 mod query;
+mod scenario;
 mod track;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -276,6 +277,9 @@ pub fn merge_parts(
     let missing: Vec<u32> = (1..=of).filter(|i| !by_index.contains_key(i)).collect();
     let merged = match first.row.kind.as_str() {
         "query" => query::merge(group, of, &chosen),
+        "run" if chosen.iter().any(|p| scenario::is_scenario(p)) => {
+            scenario::merge(group, of, &chosen, counted_now)
+        }
         "run" => merge_run(group, of, &chosen, counted_now),
         "track" => track::merge(group, of, &chosen),
         _ => ingest::merge(group, of, &chosen, counted_now),

@@ -502,3 +502,101 @@ fn a_tracks_parts_merge_task_by_task() {
         .iter()
         .any(|h| h.name == "task:search:latency"));
 }
+
+/// A scenario's parts: the group's creation is what one process would derive from every
+/// index done, on the wall clock (part 2 began 1.5 s after part 1), with the index-creation
+/// histograms added; part 1's counts and cleanup are the group's.
+#[test]
+fn a_scenarios_parts_derive_one_creation_phase() {
+    use crate::workload::scenario_result::{derive, CreationSetup, Tally, CREATE_HISTOGRAM};
+    use hdrhistogram::Histogram;
+    let hist = || Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3).unwrap();
+    let mut whole = hist();
+    let mut union = Vec::new();
+    let part = |i: u32, start_ms: u64, done: Vec<(f64, u64)>, whole: &mut Histogram<u64>| {
+        let mut h = hist();
+        for (k, _) in done.iter().enumerate() {
+            let v = 1_000 + (k as u64 * 7_919 + u64::from(i) * 104_729) % 50_000;
+            h.record(v).unwrap();
+            whole.record(v).unwrap();
+        }
+        let setup = CreationSetup {
+            indices_requested: 8,
+            docs_per_index: 10,
+            clients: 1,
+            bulk_docs: 10,
+        };
+        let tally = Tally {
+            done: done.clone(),
+            create_us: h.clone(),
+            errors: 0,
+            examples: Vec::new(),
+        };
+        let mut c = derive(&setup, tally, 4.0, Vec::new());
+        c.started_unix_ms = Some(start_ms);
+        c.done = Some(done);
+        let result = json!({
+            "scenario": "many-shards", "prefix": "p-", "wall_secs": 5.0,
+            "started_unix_ms": start_ms,
+            "creation": c,
+            "counts": {"expected_indices": 8, "found_indices": 8, "complete_indices": 8,
+                       "docs": 80, "reconciled": true},
+            "cleanup": {"indices_deleted": if i == 1 { 9 } else { 0 }},
+            "interrupted": false, "warnings": [],
+        });
+        PartRun {
+            part: Part { index: i, of: 2 },
+            row: RunRow {
+                id: RunId(format!("s000000{i}")),
+                kind: "run".into(),
+                workload: "many-shards".into(),
+                engine: None,
+                status: "complete".into(),
+                state: State::Complete,
+                started_unix: start_ms / 1000,
+                finished_unix: Some(start_ms / 1000 + 5),
+                tool_version: "0.1.0".into(),
+                seed: Some(1),
+                pid: None,
+                machine: json!({}),
+                config: json!({"clients": 1, "part": format!("{i}/2"), "group": "gs"}),
+                tags: BTreeMap::new(),
+                error: None,
+                result: Some(result),
+            },
+            timeline: Vec::new(),
+            histograms: vec![SerializedHistogram::encode(CREATE_HISTOGRAM, "us", &h).unwrap()],
+        }
+    };
+    let d1 = vec![(0.5, 10), (1.2, 10), (2.0, 10), (3.9, 10)];
+    let d2 = vec![(0.1, 10), (0.7, 10), (1.1, 10), (2.4, 10)];
+    union.extend(d1.iter().copied());
+    union.extend(d2.iter().map(|(t, d)| (t + 1.5, *d)));
+    union.sort_by(|a: &(f64, u64), b| a.0.total_cmp(&b.0));
+    let p1 = part(1, 1_000_000, d1, &mut whole);
+    let p2 = part(2, 1_001_500, d2, &mut whole);
+    let merged = merge_parts("gs", vec![p1, p2], None).unwrap();
+    assert_eq!(merged.run.state, State::Complete, "{:?}", merged.run.error);
+    let r = merged.run.result.unwrap();
+    let expected = derive(
+        &CreationSetup {
+            indices_requested: 8,
+            docs_per_index: 10,
+            clients: 2,
+            bulk_docs: 10,
+        },
+        Tally {
+            done: union,
+            create_us: whole,
+            errors: 0,
+            examples: Vec::new(),
+        },
+        5.5,
+        Vec::new(),
+    );
+    let mut expected = serde_json::to_value(expected).unwrap();
+    expected["started_unix_ms"] = 1_000_000.into();
+    assert_eq!(r["creation"], expected);
+    assert_eq!(r["cleanup"]["indices_deleted"], 9);
+    assert_eq!(r["wall_secs"], 6.5);
+}

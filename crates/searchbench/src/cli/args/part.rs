@@ -23,8 +23,9 @@ pub struct PartArgs {
     /// of the queries once the index holds every part's documents; `run --workload-file
     /// track.json`: part 1 runs the track's administrative tasks, every part its share of each
     /// task's clients (and of a bulk's documents), the parts waiting for each other before
-    /// each step (marks in the hidden `searchbench-parts` index of the cluster). Needs
-    /// --group. Merge the parts with `results merge ID`.
+    /// each step (marks in the hidden `searchbench-parts` index of the cluster); `run
+    /// many-shards|snapshots`: its share of the indices and of the logs, part 1 taking the
+    /// snapshots and cleaning up. Needs --group. Merge the parts with `results merge ID`.
     #[arg(long, value_name = "I/N", value_parser = parse_part, requires = "group")]
     pub part: Option<Part>,
     /// The run the parts belong to, the same in every part (letters, digits, `.`, `_`, `-`):

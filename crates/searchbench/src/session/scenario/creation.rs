@@ -9,14 +9,12 @@ use hdrhistogram::Histogram;
 use reqwest::Method;
 use serde_json::Value;
 
-use super::{
-    histogram, join_all, Creation, CreationSecond, IndexCounts, Made, ScenarioSpec, StateSample,
-};
+use super::{histogram, join_all, Creation, IndexCounts, Made, ScenarioSpec, StateSample};
 use crate::cluster::Target;
 use crate::corpus::{Auditbeat, AuditbeatSpec, DocSource, Item};
 use crate::ingest::Cancel;
-use crate::query::cells::HdrSummary;
 use crate::session::SessionError;
+use crate::workload::scenario_result::{derive, CreationSetup, Tally};
 
 /// Fails before anything is made when the cluster's shard limit leaves no room for `shards`.
 pub(super) async fn check_shard_room(target: &Target, shards: u64) -> Result<(), SessionError> {
@@ -113,14 +111,6 @@ fn bulk_acked(body: &[u8]) -> (u64, Option<String>) {
     (acked, first)
 }
 
-struct Tally {
-    /// (seconds since start, docs) per index done.
-    done: Vec<(f64, u64)>,
-    create_us: Histogram<u64>,
-    errors: u64,
-    examples: Vec<String>,
-}
-
 impl Tally {
     fn error(&mut self, e: String) {
         self.errors += 1;
@@ -138,7 +128,10 @@ pub(super) async fn create_indices(
     prefix: &str,
     made: &Made,
     cancel: &Cancel,
-) -> Creation {
+) -> (Creation, Histogram<u64>) {
+    let started_unix_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
     let body = crate::ingest::index::marked_body(&crate::workload::auditbeat_body());
     let body = serde_json::to_vec(&body).unwrap_or_default();
     // A part makes the indices of its share of the numbers.
@@ -250,72 +243,20 @@ pub(super) async fn create_indices(
     };
     let ((), cluster_state) = tokio::join!(workers, sampler);
     let secs = started.elapsed().as_secs_f64();
-    let t = tally.into_inner().unwrap_or_else(|p| p.into_inner());
-    creation_result(spec, t, secs, cluster_state)
-}
-
-fn creation_result(
-    spec: &ScenarioSpec,
-    mut t: Tally,
-    secs: f64,
-    cluster_state: Vec<StateSample>,
-) -> Creation {
+    let mut t = tally.into_inner().unwrap_or_else(|p| p.into_inner());
     t.done.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let created = t.done.len() as u64;
-    let docs: u64 = t.done.iter().map(|d| d.1).sum();
-    let seconds = secs.ceil().max(1.0) as usize;
-    let mut timeline: Vec<CreationSecond> = (0..seconds)
-        .map(|s| CreationSecond {
-            second: s as u64,
-            indices: 0,
-            docs: 0,
-            indices_total: 0,
-        })
-        .collect();
-    for (at, d) in &t.done {
-        let s = (*at as usize).min(seconds - 1);
-        timeline[s].indices += 1;
-        timeline[s].docs += d;
-    }
-    let mut total = 0;
-    for s in &mut timeline {
-        total += s.indices;
-        s.indices_total = total;
-    }
-    // The rate over a tenth of the indices: from the end of the one before it to its end.
-    let tenth = |from: usize, to: usize| -> f64 {
-        if to <= from || to > t.done.len() {
-            return 0.0;
-        }
-        let start = if from == 0 { 0.0 } else { t.done[from - 1].0 };
-        let span = t.done[to - 1].0 - start;
-        if span > 0.0 {
-            (to - from) as f64 / span
-        } else {
-            0.0
-        }
-    };
-    let n = t.done.len();
-    let k = (n / 10).max(1);
-    let h = HdrSummary::of(&t.create_us);
-    Creation {
+    let done = spec.part.is_some().then(|| t.done.clone());
+    let create_us = t.create_us.clone();
+    let setup = CreationSetup {
         indices_requested: spec.indices,
         docs_per_index: spec.docs_per_index,
         clients: spec.clients,
         bulk_docs: spec.fill_bulk,
-        indices_created: created,
-        docs_indexed: docs,
-        secs,
-        indices_per_sec: created as f64 / secs.max(1e-9),
-        docs_per_sec: docs as f64 / secs.max(1e-9),
-        first_tenth_indices_per_sec: tenth(0, k.min(n)),
-        last_tenth_indices_per_sec: tenth(n.saturating_sub(k), n),
-        create_ms: h,
-        errors: t.errors,
-        error_examples: t.examples,
-        timeline,
-        cluster_state,
-    }
+    };
+    let mut creation = derive(&setup, t, secs, cluster_state);
+    creation.started_unix_ms = Some(started_unix_ms);
+    creation.done = done;
+    (creation, create_us)
 }
 
 /// Refreshes our indices and checks that every one exists with all its documents.
@@ -373,7 +314,6 @@ pub(super) async fn count_indices(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::Scenario;
 
     #[test]
     fn bulk_answers_count_acknowledged_items() {
@@ -386,7 +326,12 @@ mod tests {
 
     #[test]
     fn the_creation_rate_is_measured_per_tenth() {
-        let spec = ScenarioSpec::new(Scenario::ManyShards);
+        let setup = CreationSetup {
+            indices_requested: 500,
+            docs_per_index: 100,
+            clients: 2,
+            bulk_docs: 100,
+        };
         let t = Tally {
             done: (1..=20)
                 .map(|i| (i as f64 * if i > 10 { 2.0 } else { 1.0 }, 100))
@@ -395,7 +340,7 @@ mod tests {
             errors: 0,
             examples: Vec::new(),
         };
-        let c = creation_result(&spec, t, 40.0, Vec::new());
+        let c = derive(&setup, t, 40.0, Vec::new());
         assert_eq!(c.indices_created, 20);
         assert_eq!(c.docs_indexed, 2_000);
         assert_eq!(c.timeline.iter().map(|s| s.indices).sum::<u64>(), 20);

@@ -11,9 +11,9 @@ use reqwest::Method;
 use super::{histogram, join_all, Latency, ScenarioSpec};
 use crate::cluster::Target;
 use crate::ingest::Cancel;
-use crate::query::cells::HdrSummary;
 use crate::session::ingest::LoadSpec;
 use crate::session::{Job, SessionError};
+use crate::workload::scenario_result::latency_of;
 use crate::workload::WorkloadSpec;
 
 /// Phase 2 of many-shards, the load: logs at bulk 1,000 from the clients into `index`,
@@ -57,7 +57,7 @@ async fn latency(
     clients: usize,
     requests: u64,
     cancel: &Cancel,
-) -> Latency {
+) -> (Latency, Histogram<u64>) {
     let next = AtomicU64::new(0);
     let tally = Mutex::new((histogram(), 0u64, Vec::<String>::new(), 0u64));
     let client = || async {
@@ -86,29 +86,7 @@ async fn latency(
     };
     join_all((0..clients).map(|_| client()).collect()).await;
     let (h, errors, examples, sent) = tally.into_inner().unwrap_or_else(|p| p.into_inner());
-    latency_of(&h, clients, sent, errors, examples)
-}
-
-pub(super) fn latency_of(
-    h: &Histogram<u64>,
-    clients: usize,
-    requests: u64,
-    errors: u64,
-    error_examples: Vec<String>,
-) -> Latency {
-    let s = HdrSummary::of(h);
-    let ms = |us: u64| us as f64 / 1000.0;
-    Latency {
-        clients,
-        requests,
-        errors,
-        error_examples,
-        mean_ms: s.mean_us / 1000.0,
-        p50_ms: ms(s.p50_us),
-        p90_ms: ms(s.p90_us),
-        p99_ms: ms(s.p99_us),
-        max_ms: ms(s.max_us),
-    }
+    (latency_of(&h, clients, sent, errors, examples), h)
 }
 
 /// Phase 3 of many-shards: `_field_caps` over every index we made, from 2 clients (a part:
@@ -118,7 +96,7 @@ pub(super) async fn field_caps_latency(
     spec: &ScenarioSpec,
     prefix: &str,
     cancel: &Cancel,
-) -> Latency {
+) -> (Latency, Histogram<u64>) {
     let path = format!("/{prefix}*/_field_caps?fields=*");
     latency(
         target,

@@ -39,10 +39,11 @@ use crate::ingest::Cancel;
 use crate::store::Kind;
 use crate::workload::Scenario;
 
+use crate::workload::scenario_result::latency_of;
 pub use crate::workload::scenario_result::{
     Cleanup, Creation, CreationSecond, IndexCounts, Latency, ScenarioResult, Snapshots, StateSample,
 };
-use many_shards::{latency_of, logs_load};
+use many_shards::logs_load;
 use phases::{ScenarioPhase, ScenarioStep, Shared};
 use snapshots::Repository;
 
@@ -326,6 +327,7 @@ fn result_of(shared: &Shared<'_>) -> Result<ScenarioResult, SessionError> {
         target_url,
         seed: spec.seed,
         prefix: shared.prefix.clone(),
+        started_unix_ms: *shared.started_unix_ms.borrow(),
         wall_secs,
         creation: shared.creation.take().ok_or_else(|| missing("creation"))?,
         counts: shared.counts.take().ok_or_else(|| missing("counts"))?,

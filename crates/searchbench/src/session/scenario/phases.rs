@@ -14,10 +14,13 @@ use super::many_shards::field_caps_latency;
 use super::snapshots::{repository, take_snapshots, Repository};
 use super::{clean_up, Made, ScenarioSpec};
 use crate::ingest::Cancel;
+use crate::measure::SerializedHistogram;
 use crate::session::ingest::LoadKept;
-use crate::session::lifecycle::{Measurements, Phase, Stage, Work};
+use crate::session::lifecycle::{Measurements, Phase, Stage, Streamed, Work};
 use crate::session::SessionError;
-use crate::workload::scenario_result::{Cleanup, Creation, IndexCounts, Latency, Snapshots};
+use crate::workload::scenario_result::{
+    Cleanup, Creation, IndexCounts, Latency, Snapshots, CREATE_HISTOGRAM, FIELD_CAPS_HISTOGRAM,
+};
 use crate::workload::Scenario;
 
 /// What the phases of one scenario run share.
@@ -31,6 +34,7 @@ pub(super) struct Shared<'s> {
     /// The product and version that answered, and where (without a query string).
     pub engine: RefCell<Option<(String, String, String)>>,
     pub started: RefCell<Option<Instant>>,
+    pub started_unix_ms: RefCell<Option<u64>>,
     pub ended: RefCell<Option<Instant>>,
     pub repository: RefCell<Option<Repository>>,
     pub creation: RefCell<Option<Creation>>,
@@ -52,6 +56,7 @@ impl<'s> Shared<'s> {
             made: Made::default(),
             engine: RefCell::default(),
             started: RefCell::default(),
+            started_unix_ms: RefCell::default(),
             ended: RefCell::default(),
             repository: RefCell::default(),
             creation: RefCell::default(),
@@ -115,6 +120,10 @@ impl Phase for ScenarioPhase<'_, '_> {
             match self.step {
                 ScenarioStep::Setup => {
                     *s.started.borrow_mut() = Some(Instant::now());
+                    *s.started_unix_ms.borrow_mut() = std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .ok()
+                        .map(|d| d.as_millis() as u64);
                     let (product, version, _) = target.product().await?;
                     let mut url = target.url().clone();
                     url.set_query(None);
@@ -128,17 +137,28 @@ impl Phase for ScenarioPhase<'_, '_> {
                     }
                 }
                 ScenarioStep::Creation => {
-                    let creation =
+                    let (creation, create_us) =
                         create_indices(target, s.spec, &s.prefix, &s.made, &s.cancel).await;
                     *s.creation.borrow_mut() = Some(creation);
+                    stage.feed.send(Streamed::Histograms(
+                        SerializedHistogram::encode(CREATE_HISTOGRAM, "us", &create_us)
+                            .into_iter()
+                            .collect(),
+                    ));
                 }
                 ScenarioStep::Counting => {
                     let counts = count_indices(target, &s.prefix, s.spec).await?;
                     *s.counts.borrow_mut() = Some(counts);
                 }
                 ScenarioStep::FieldCaps => {
-                    let latency = field_caps_latency(target, s.spec, &s.prefix, &s.cancel).await;
+                    let (latency, h) =
+                        field_caps_latency(target, s.spec, &s.prefix, &s.cancel).await;
                     *s.field_caps.borrow_mut() = Some(latency);
+                    stage.feed.send(Streamed::Histograms(
+                        SerializedHistogram::encode(FIELD_CAPS_HISTOGRAM, "us", &h)
+                            .into_iter()
+                            .collect(),
+                    ));
                 }
                 ScenarioStep::Snapshots => {
                     let repo = s.repository.borrow().clone();
