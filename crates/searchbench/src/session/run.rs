@@ -220,6 +220,7 @@ impl lifecycle::Phase for QueryPhase<'_> {
                             &self.index,
                             user,
                             spec.progress.clone(),
+                            spec.split.as_ref(),
                             stage.observer,
                         )
                         .await

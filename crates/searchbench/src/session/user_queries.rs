@@ -270,6 +270,7 @@ pub async fn after_ingest(
     index: &str,
     phase: &UserQueryPhase,
     progress: crate::query::Progress,
+    split: Option<&super::run::RunPart>,
     observer: &dyn Observer,
 ) -> Result<Option<QueryResult>, SessionError> {
     observer.event(super::Event::Querying {
@@ -282,6 +283,11 @@ pub async fn after_ingest(
     options.passes = phase.passes.max(1);
     options.transports = phase.transports.clone();
     options.progress = progress;
+    // A part measures its share of each query's coverages.
+    if let Some(split) = split {
+        options.part = split.part;
+        options.group = split.group.clone();
+    }
     let measured =
         on_own_thread(move || async move { crate::query::run(&plan, &target, &options).await })
             .await?;

@@ -579,20 +579,79 @@ fn a_whole_run_in_two_parts_loads_then_queries_the_whole_index_and_merges() {
         assert_eq!(c.coverages, 3 * 8, "{}: 3 passes × 8 slices", c.variant);
     }
     assert!(merged["config"].get("part").is_none());
-    // Runs of searchbench's own workload files are not split yet: said before anything runs.
+    common::fresh_index(index, None);
+}
+
+/// A workload file of a generator runs in two parts as a built-in workload does: each loads
+/// its share, then measures its share of the file's queries once the index holds every part's
+/// documents (the expected hit count is the whole corpus's); one of the user's own files is
+/// refused before anything runs.
+#[test]
+fn a_workload_file_of_a_generator_runs_in_two_parts() {
+    let index = "searchbench-test-parts-file-run";
+    let _heavy = common::one_track_at_a_time();
+    common::fresh_index(index, None);
     let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("results.db");
     let file = dir.path().join("w.json");
-    std::fs::write(&file, r#"{"corpus": {"generator": "logs", "docs": 10}}"#).unwrap();
+    let workload = serde_json::json!({
+        "name": "w",
+        "index": index,
+        "corpus": {"generator": "logs", "docs": 6000},
+        "queries": {"all": {"body": {"query": {"match_all": {}}}, "expect": {"hits": 6000}}},
+    });
+    std::fs::write(&file, workload.to_string()).unwrap();
+    let children: Vec<_> = (1..=2u32)
+        .map(|i| {
+            common::bin()
+                .args(["run", "--url", node_url(), "--quiet", "--no-telemetry"])
+                .arg("--workload-file")
+                .arg(&file)
+                .args(["--part", &format!("{i}/2"), "--group", "g-file-run"])
+                .arg("--store")
+                .arg(&store)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for child in children {
+        let out = wait_within(child, std::time::Duration::from_secs(300));
+        assert_eq!(out.status.code(), Some(0), "{}", common::streams(&out));
+    }
+    assert_eq!(count(index), 6000);
+    let out = common::bin()
+        .args(["results", "merge", "g-file-run", "--json", "--store"])
+        .arg(&store)
+        .output()
+        .unwrap();
+    let merged = json_of(&out);
+    assert_eq!(merged["state"], "complete", "{}", common::streams(&out));
+    let r = &merged["result"];
+    assert_eq!(r["counts"]["indexed"], 6000);
+    let q: searchbench::query::QueryResult =
+        serde_json::from_value(r["query"].clone()).expect("the merged query phase");
+    assert_eq!(q.failures_total, 0, "{:?}", q.failures);
+    assert!(!q.cells.is_empty());
+    // Each part measured part of every query's coverages; the group has all of them.
+    let each = r["parts"]["each"].as_array().unwrap();
+    assert_eq!(each.len(), 2);
+    common::fresh_index(index, None);
+    // A workload file of the user's own files is refused before anything runs.
+    common::write_docs(&dir.path().join("docs.json"), 10);
+    let files = dir.path().join("f.json");
+    let workload = serde_json::json!({"corpus": {"files": ["docs.json"]}});
+    std::fs::write(&files, workload.to_string()).unwrap();
     let out = common::bin()
         .args(["run", "--url", node_url()])
         .arg("--workload-file")
-        .arg(&file)
+        .arg(&files)
         .args(["--part", "1/2", "--group", "g"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", common::streams(&out));
     assert!(common::streams(&out).contains("not split in parts yet"));
-    common::fresh_index(index, None);
 }
 
 #[test]

@@ -22,14 +22,18 @@ pub async fn run_file(mut args: RunArgs) -> CliResult {
     if crate::workload::track::is_track(&path, &text) {
         return super::track::run_track(&path, &args).await;
     }
-    if let Some(part) = args.part.part.filter(|p| !p.is_whole()) {
+    let w = read(&path, &args.track)?;
+    let split = args.part.part.filter(|p| !p.is_whole());
+    if let (Some(part), crate::workload::file::Corpus::Files { .. }) = (split, &w.corpus) {
         return Err(CliError::usage(anyhow::anyhow!(
-            "--part {part}: a run of a searchbench workload file is not split in parts yet \
-             (a Rally track or an OSB workload is; `ingest --part` and `query --part` split \
-             any load or query run)"
+            "--part {part}: {}: a run of a workload file of your own files is not split in \
+             parts yet (one of a generator is); split it as a load, then a query run: \
+             `ingest --file ... --part {part}` on each host, then `query --workload-file {} \
+             --part {part}`",
+            path.display(),
+            path.display()
         )));
     }
-    let w = read(&path, &args.track)?;
     apply_defaults(&w, &mut args);
     let resolved = workload_file::job(&w, args.index.clone()).map_err(CliError::session)?;
     let mut job = resolved.job;
@@ -40,12 +44,16 @@ pub async fn run_file(mut args: RunArgs) -> CliResult {
         .apply(&mut job, &mut load)
         .map_err(CliError::session)?;
     let generator_queries = matches!(w.corpus, crate::workload::file::Corpus::Generator { .. });
+    // A part loads its share of the generator's documents, then queries its share once the
+    // index holds them all, as a built-in workload's part does.
+    let whole_docs = job.source.len_hint();
+    args.part.apply(&mut job, &mut load, args.out.quiet, None)?;
     let spec = RunSpec {
         workload_spec: resolved.workload_spec,
         queries: !args.no_query && (resolved.queries.is_some() || generator_queries),
         progress: query_progress(),
         user_queries: resolved.queries,
-        split: None,
+        split: super::run_part(split, whole_docs, &args),
     };
     execute(job, load, spec, &args).await
 }

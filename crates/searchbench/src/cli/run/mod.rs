@@ -123,17 +123,24 @@ pub async fn run(mut args: RunArgs) -> CliResult {
         queries: !args.no_query,
         progress: query_progress(),
         user_queries: None,
-        split: match (split, whole_docs) {
-            (Some(part), Some(whole_docs)) => Some(session::run::RunPart {
-                part,
-                group: args.part.group.clone(),
-                whole_docs,
-                wait: session::run::PARTS_WAIT,
-            }),
-            _ => None,
-        },
+        split: run_part(split, whole_docs, &args),
     };
     execute(job, load, spec, &args).await
+}
+
+/// What the run's query phase knows of its part: which, and the documents of the whole run
+/// it waits for in the index.
+fn run_part(
+    split: Option<crate::corpus::part::Part>,
+    whole_docs: Option<u64>,
+    args: &RunArgs,
+) -> Option<session::run::RunPart> {
+    Some(session::run::RunPart {
+        part: split?,
+        group: args.part.group.clone(),
+        whole_docs: whole_docs?,
+        wait: session::run::PARTS_WAIT,
+    })
 }
 
 /// Where the query phase says what it is doing: stderr lines on a terminal.
