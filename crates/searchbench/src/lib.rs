@@ -8,6 +8,7 @@ pub mod cancel;
 pub mod cli;
 pub mod cluster;
 pub mod corpus;
+pub mod deploy;
 pub mod engine;
 pub mod experiment;
 pub mod ingest;

@@ -33,6 +33,7 @@ mod calibrate;
 mod check;
 mod compare;
 mod dates;
+mod deploy;
 pub mod engine;
 mod generate;
 mod history;
@@ -195,6 +196,10 @@ pub enum Command {
     Query(query::QueryArgs),
     /// Do the whole thing for a built-in workload: provision, set up, ingest, query, report, stop.
     Run(run::RunArgs),
+    /// Start one run in parts on many hosts: a Kubernetes Indexed Job (`deploy kubernetes`)
+    /// or the commands for ssh (`deploy ssh`), with no daemon of ours.
+    #[command(subcommand)]
+    Deploy(deploy::DeployCommand),
     /// The stored results: list, show, import.
     #[command(subcommand)]
     Results(results::ResultsCommand),
@@ -339,6 +344,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Dates(cmd) => dates::run(cmd).await,
         Command::Experiment(cmd) => dates::cost::run(cmd).await,
         Command::Results(cmd) => results::run(cmd).await,
+        Command::Deploy(cmd) => deploy::run(cmd).await,
         Command::Compare(args) => compare::run(args).await,
         Command::Check(args) => check::run(args).await,
         Command::Bisect(args) => bisect::run(args).await,

@@ -70,6 +70,22 @@ impl std::fmt::Display for Part {
     }
 }
 
+/// Whether `group` names a group of parts (`--group`): 1 to 64 letters, digits, `.`, `_`,
+/// `-` (it goes in ids, index names and URL paths as it is).
+pub fn check_group(group: &str) -> Result<(), String> {
+    let ok = (1..=64).contains(&group.len())
+        && group
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "{group:?}: a group is 1 to 64 letters, digits, `.`, `_` or `-`"
+        ))
+    }
+}
+
 /// The documents at positions `[from, to)` of `inner`: those before are made and dropped.
 pub struct PartSource {
     inner: Box<dyn DocSource>,

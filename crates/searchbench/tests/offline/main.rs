@@ -12,6 +12,7 @@ mod common;
 mod cli_shell;
 mod corpus_cli;
 mod corpus_generators;
+mod deploy;
 mod engine_stop;
 mod lifecycle;
 mod profile_usage;

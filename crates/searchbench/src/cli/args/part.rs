@@ -54,17 +54,7 @@ fn parse_part(text: &str) -> Result<Part, String> {
 }
 
 fn parse_group(text: &str) -> Result<String, String> {
-    let ok = (1..=64).contains(&text.len())
-        && text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
-    if ok {
-        Ok(text.to_string())
-    } else {
-        Err(format!(
-            "{text:?}: a group is 1 to 64 letters, digits, `.`, `_` or `-`"
-        ))
-    }
+    crate::corpus::part::check_group(text).map(|()| text.to_string())
 }
 
 impl PartArgs {

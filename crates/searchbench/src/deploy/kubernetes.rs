@@ -1,0 +1,635 @@
+//! `deploy kubernetes`: the parts as one Kubernetes **Indexed Job** (`completionMode:
+//! Indexed`, as many completions and pods at once as parts): pod K runs part K+1
+//! (`JOB_COMPLETION_INDEX`), every pod with the same group and start time, the run's files
+//! from a ConfigMap, credentials from a Secret (never inline), on nodes of their own
+//! (anti-affinity on the group's label). Each part keeps its store on a volume claim all the
+//! pods share, or on its pod until collected with `kubectl cp`. Built from the Kubernetes
+//! API's own types (`k8s-openapi`), written as a `v1` `List` that `kubectl apply -f` takes.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use k8s_openapi::api::batch::v1::{Job, JobSpec};
+use k8s_openapi::api::core::v1::{
+    Affinity, ConfigMap, ConfigMapVolumeSource, Container, EmptyDirVolumeSource, EnvFromSource,
+    KeyToPath, PersistentVolumeClaimVolumeSource, PodAffinityTerm, PodAntiAffinity,
+    PodSecurityContext, PodSpec, PodTemplateSpec, ResourceRequirements, SecretEnvSource, Volume,
+    VolumeMount, WeightedPodAffinityTerm,
+};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
+use serde_json::{json, Value};
+
+use super::{DeployError, Deployment};
+
+/// Where a pod finds the run's files.
+pub const FILES_DIR: &str = "/searchbench/files";
+/// Where a pod keeps its part's store.
+pub const RESULTS_DIR: &str = "/results";
+/// The label every pod of a group carries (its value: the group).
+pub const GROUP_LABEL: &str = "searchbench.io/group";
+/// What a ConfigMap holds at most (Kubernetes refuses more than 1 MiB; room for its keys).
+pub const MAX_FILES_BYTES: usize = 1_000_000;
+/// The user the repository's image runs as: the volumes are made its group's.
+pub const IMAGE_UID: i64 = 10001;
+/// The file whose presence in `/results` ends a pod's wait to be collected.
+pub const COLLECTED: &str = "collected";
+
+/// How the parts run on Kubernetes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KubernetesSpec {
+    /// The Job's name (and its pods' prefix).
+    pub name: String,
+    pub namespace: Option<String>,
+    /// An image with `searchbench` on its PATH and `/bin/sh` (the repository's Dockerfile).
+    pub image: String,
+    /// The Secret whose keys become the pods' environment (`SEARCHBENCH_PASSWORD`, ...).
+    pub secret: String,
+    /// Each pod's CPU and memory (requested; memory is its limit too).
+    pub cpu: String,
+    pub memory: String,
+    /// A volume claim every pod mounts at [`RESULTS_DIR`] (ReadWriteMany): the parts' stores
+    /// land there, side by side. Without one, each pod keeps its store until collected.
+    pub results_claim: Option<String>,
+    /// A volume claim mounted read-only at a path (corpus files, a track's data).
+    pub data_claim: Option<(String, String)>,
+    /// How long a pod without a results claim waits to be collected after its part.
+    pub keep: Duration,
+    /// Parts on different nodes, required (else only preferred).
+    pub spread_required: bool,
+}
+
+/// The objects `deploy kubernetes` writes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Manifest {
+    pub config_map: Option<ConfigMap>,
+    pub job: Job,
+}
+
+impl Manifest {
+    /// The objects as one `v1` `List`, the form `kubectl apply -f` takes in one file.
+    pub fn to_value(&self) -> Result<Value, DeployError> {
+        let mut items = Vec::new();
+        let json = |e: serde_json::Error| DeployError::Invalid(e.to_string());
+        if let Some(c) = &self.config_map {
+            items.push(serde_json::to_value(c).map_err(json)?);
+        }
+        items.push(serde_json::to_value(&self.job).map_err(json)?);
+        Ok(json!({ "apiVersion": "v1", "kind": "List", "items": items }))
+    }
+
+    /// A manifest read back from its `List`, through the API's types.
+    pub fn read(value: &Value) -> Result<Manifest, String> {
+        let items = value
+            .get("items")
+            .and_then(Value::as_array)
+            .ok_or("not a List: no items")?;
+        let (mut config_map, mut job) = (None, None);
+        for item in items {
+            match item.get("kind").and_then(Value::as_str) {
+                Some("ConfigMap") => {
+                    config_map =
+                        Some(serde_json::from_value(item.clone()).map_err(|e| e.to_string())?)
+                }
+                Some("Job") => {
+                    job = Some(serde_json::from_value(item.clone()).map_err(|e| e.to_string())?)
+                }
+                other => return Err(format!("an item of kind {other:?}")),
+            }
+        }
+        Ok(Manifest {
+            config_map,
+            job: job.ok_or("no Job")?,
+        })
+    }
+}
+
+/// A name Kubernetes takes for a Job (a DNS-1123 label of at most 52 characters, so its
+/// pods' names fit): `searchbench-<group>` made so.
+pub fn job_name(group: &str) -> String {
+    let mut name: String = format!("searchbench-{group}")
+        .to_ascii_lowercase()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    name.truncate(52);
+    name.trim_end_matches('-').to_string()
+}
+
+/// Whether `name` is a DNS-1123 label Kubernetes takes for a Job.
+fn is_dns_label(name: &str) -> bool {
+    (1..=52).contains(&name.len())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        && !name.starts_with('-')
+        && !name.ends_with('-')
+}
+
+/// The shell each pod runs: its part from the Job's index, the run's flags (`"$@"`), then
+/// the wait to be collected when its store is on the pod.
+fn script(d: &Deployment, k: &KubernetesSpec) -> String {
+    let store = match &k.results_claim {
+        Some(_) => format!("{RESULTS_DIR}/{}/part-$part.db", d.group),
+        None => format!("{RESULTS_DIR}/part-$part.db"),
+    };
+    let mut lines = vec![
+        "part=$((JOB_COMPLETION_INDEX + 1))".to_string(),
+        format!("mkdir -p \"$(dirname \"{store}\")\""),
+        format!(
+            "searchbench \"$@\" --part \"$part/{}\" --group {} --start-at {} --store \"{store}\"",
+            d.parts, d.group, d.start_at
+        ),
+        "rc=$?".into(),
+    ];
+    if k.results_claim.is_none() {
+        lines.push(format!(
+            "echo \"part $part/{}: exit $rc; its store is {store}: kubectl cp it, then touch \
+             {RESULTS_DIR}/{COLLECTED} (or wait {} s)\"",
+            d.parts,
+            k.keep.as_secs()
+        ));
+        lines.push(format!(
+            "waited=0; while [ ! -e {RESULTS_DIR}/{COLLECTED} ] && [ \"$waited\" -lt {} ]; do \
+             sleep 5; waited=$((waited + 5)); done",
+            k.keep.as_secs()
+        ));
+    }
+    lines.push("exit \"$rc\"".into());
+    lines.join("\n")
+}
+
+/// The Indexed Job (and the ConfigMap of its files) that runs `d` as `k` says.
+pub fn manifest(d: &Deployment, k: &KubernetesSpec) -> Result<Manifest, DeployError> {
+    d.check()?;
+    if !is_dns_label(&k.name) {
+        return Err(DeployError::Invalid(format!(
+            "{:?}: a Job's name is 1 to 52 lowercase letters, digits or `-`, not at either end",
+            k.name
+        )));
+    }
+    let size: usize = d.files.iter().map(|f| f.bytes.len()).sum();
+    if size > MAX_FILES_BYTES {
+        return Err(DeployError::Invalid(format!(
+            "the run's files are {size} bytes; a ConfigMap holds at most {MAX_FILES_BYTES}: put \
+             them on a volume (--data-claim CLAIM:PATH) and give the run their paths there"
+        )));
+    }
+    let labels: BTreeMap<String, String> = [
+        (
+            "app.kubernetes.io/name".to_string(),
+            "searchbench".to_string(),
+        ),
+        (GROUP_LABEL.to_string(), d.group.clone()),
+    ]
+    .into();
+    let meta = |name: &str| ObjectMeta {
+        name: Some(name.to_string()),
+        namespace: k.namespace.clone(),
+        labels: Some(labels.clone()),
+        ..ObjectMeta::default()
+    };
+    let files_name = format!("{}-files", k.name);
+    let config_map = (!d.files.is_empty()).then(|| {
+        let (mut data, mut binary) = (BTreeMap::new(), BTreeMap::new());
+        for (i, f) in d.files.iter().enumerate() {
+            let key = file_key(i, &f.path);
+            // Text as text (readable in `kubectl get -o yaml`), anything else as bytes.
+            if let Ok(text) = String::from_utf8(f.bytes.clone()) {
+                data.insert(key, text);
+            } else {
+                binary.insert(key, k8s_openapi::ByteString(f.bytes.clone()));
+            }
+        }
+        ConfigMap {
+            metadata: meta(&files_name),
+            data: (!data.is_empty()).then_some(data),
+            binary_data: (!binary.is_empty()).then_some(binary),
+            immutable: Some(true),
+        }
+    });
+    let mut volumes = Vec::new();
+    let mut mounts = Vec::new();
+    if config_map.is_some() {
+        volumes.push(Volume {
+            name: "files".into(),
+            config_map: Some(ConfigMapVolumeSource {
+                name: files_name.clone(),
+                items: Some(
+                    d.files
+                        .iter()
+                        .enumerate()
+                        .map(|(i, f)| KeyToPath {
+                            key: file_key(i, &f.path),
+                            path: f.path.clone(),
+                            mode: None,
+                        })
+                        .collect(),
+                ),
+                ..ConfigMapVolumeSource::default()
+            }),
+            ..Volume::default()
+        });
+        mounts.push(VolumeMount {
+            name: "files".into(),
+            mount_path: FILES_DIR.into(),
+            read_only: Some(true),
+            ..VolumeMount::default()
+        });
+    }
+    volumes.push(Volume {
+        name: "results".into(),
+        persistent_volume_claim: k.results_claim.as_ref().map(|claim| {
+            PersistentVolumeClaimVolumeSource {
+                claim_name: claim.clone(),
+                read_only: Some(false),
+            }
+        }),
+        empty_dir: k
+            .results_claim
+            .is_none()
+            .then(EmptyDirVolumeSource::default),
+        ..Volume::default()
+    });
+    mounts.push(VolumeMount {
+        name: "results".into(),
+        mount_path: RESULTS_DIR.into(),
+        ..VolumeMount::default()
+    });
+    if let Some((claim, path)) = &k.data_claim {
+        volumes.push(Volume {
+            name: "data".into(),
+            persistent_volume_claim: Some(PersistentVolumeClaimVolumeSource {
+                claim_name: claim.clone(),
+                read_only: Some(true),
+            }),
+            ..Volume::default()
+        });
+        mounts.push(VolumeMount {
+            name: "data".into(),
+            mount_path: path.clone(),
+            read_only: Some(true),
+            ..VolumeMount::default()
+        });
+    }
+    let term = PodAffinityTerm {
+        label_selector: Some(LabelSelector {
+            match_labels: Some([(GROUP_LABEL.to_string(), d.group.clone())].into()),
+            ..LabelSelector::default()
+        }),
+        topology_key: "kubernetes.io/hostname".into(),
+        ..PodAffinityTerm::default()
+    };
+    let anti_affinity = if k.spread_required {
+        PodAntiAffinity {
+            required_during_scheduling_ignored_during_execution: Some(vec![term]),
+            ..PodAntiAffinity::default()
+        }
+    } else {
+        PodAntiAffinity {
+            preferred_during_scheduling_ignored_during_execution: Some(vec![
+                WeightedPodAffinityTerm {
+                    pod_affinity_term: term,
+                    weight: 100,
+                },
+            ]),
+            ..PodAntiAffinity::default()
+        }
+    };
+    let quantity = |q: &str| Quantity(q.to_string());
+    let container = Container {
+        name: "part".into(),
+        image: Some(k.image.clone()),
+        command: Some(vec![
+            "/bin/sh".into(),
+            "-c".into(),
+            script(d, k),
+            "searchbench".into(),
+        ]),
+        args: Some(d.args.clone()),
+        env_from: Some(vec![EnvFromSource {
+            secret_ref: Some(SecretEnvSource {
+                name: k.secret.clone(),
+                optional: Some(true),
+            }),
+            ..EnvFromSource::default()
+        }]),
+        resources: Some(ResourceRequirements {
+            requests: Some(
+                [
+                    ("cpu".to_string(), quantity(&k.cpu)),
+                    ("memory".to_string(), quantity(&k.memory)),
+                ]
+                .into(),
+            ),
+            limits: Some([("memory".to_string(), quantity(&k.memory))].into()),
+            ..ResourceRequirements::default()
+        }),
+        volume_mounts: Some(mounts),
+        ..Container::default()
+    };
+    let parts =
+        i32::try_from(d.parts).map_err(|_| DeployError::Invalid("too many parts".into()))?;
+    let job = Job {
+        metadata: meta(&k.name),
+        spec: Some(JobSpec {
+            completion_mode: Some("Indexed".into()),
+            completions: Some(parts),
+            parallelism: Some(parts),
+            // A part run again would load its share twice: a failed part fails the group.
+            backoff_limit: Some(0),
+            template: PodTemplateSpec {
+                metadata: Some(ObjectMeta {
+                    labels: Some(labels.clone()),
+                    ..ObjectMeta::default()
+                }),
+                spec: Some(PodSpec {
+                    restart_policy: Some("Never".into()),
+                    // A results claim is written by the image's user.
+                    security_context: Some(PodSecurityContext {
+                        fs_group: Some(IMAGE_UID),
+                        ..PodSecurityContext::default()
+                    }),
+                    affinity: Some(Affinity {
+                        pod_anti_affinity: Some(anti_affinity),
+                        ..Affinity::default()
+                    }),
+                    containers: vec![container],
+                    volumes: Some(volumes),
+                    ..PodSpec::default()
+                }),
+            },
+            ..JobSpec::default()
+        }),
+        ..Job::default()
+    };
+    Ok(Manifest { config_map, job })
+}
+
+/// A ConfigMap key for the `i`th file (keys are letters, digits, `-`, `_`, `.`).
+fn file_key(i: usize, path: &str) -> String {
+    let plain: String = path
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("f{i}-{plain}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::deploy::ShippedFile;
+
+    fn deployment() -> Deployment {
+        Deployment {
+            group: "nightly-42".into(),
+            parts: 4,
+            start_at: "2026-11-26T20:00:00Z".into(),
+            args: vec![
+                "run".into(),
+                "--workload-file".into(),
+                format!("{FILES_DIR}/0/track.json"),
+                "--url".into(),
+                "https://es.example:9200".into(),
+                "--index".into(),
+                "it's mine".into(),
+            ],
+            files: vec![
+                ShippedFile {
+                    path: "0/track.json".into(),
+                    bytes: br#"{"indices": []}"#.to_vec(),
+                },
+                ShippedFile {
+                    path: "0/operations/default.json".into(),
+                    bytes: b"[]".to_vec(),
+                },
+                ShippedFile {
+                    path: "1/ca.der".into(),
+                    bytes: vec![0x30, 0x82, 0xff, 0x00],
+                },
+            ],
+        }
+    }
+
+    fn spec(results_claim: Option<&str>) -> KubernetesSpec {
+        KubernetesSpec {
+            name: job_name("nightly-42"),
+            namespace: Some("bench".into()),
+            image: "registry.example/searchbench:1".into(),
+            secret: "es-credentials".into(),
+            cpu: "4".into(),
+            memory: "3Gi".into(),
+            results_claim: results_claim.map(str::to_string),
+            data_claim: Some(("corpora".into(), "/data".into())),
+            keep: Duration::ZERO,
+            spread_required: true,
+        }
+    }
+
+    /// The manifest read back through the API's types has every field the parts need, and
+    /// nothing those types do not know (what they read, they write again the same).
+    #[test]
+    fn the_indexed_job_read_back_through_the_apis_types_has_every_field() {
+        let d = deployment();
+        let written = manifest(&d, &spec(None)).unwrap().to_value().unwrap();
+        let m = Manifest::read(&written).unwrap();
+        assert_eq!(
+            m.to_value().unwrap(),
+            written,
+            "a field the API does not know"
+        );
+        let job = &m.job;
+        assert_eq!(job.metadata.name.as_deref(), Some("searchbench-nightly-42"));
+        assert_eq!(job.metadata.namespace.as_deref(), Some("bench"));
+        let spec_ = job.spec.as_ref().unwrap();
+        assert_eq!(spec_.completion_mode.as_deref(), Some("Indexed"));
+        assert_eq!((spec_.completions, spec_.parallelism), (Some(4), Some(4)));
+        assert_eq!(spec_.backoff_limit, Some(0));
+        let pod = spec_.template.spec.as_ref().unwrap();
+        assert_eq!(pod.restart_policy.as_deref(), Some("Never"));
+        assert_eq!(
+            pod.security_context.as_ref().unwrap().fs_group,
+            Some(IMAGE_UID)
+        );
+        let labels = spec_
+            .template
+            .metadata
+            .as_ref()
+            .unwrap()
+            .labels
+            .as_ref()
+            .unwrap();
+        assert_eq!(labels[GROUP_LABEL], "nightly-42");
+        // One part a node: required anti-affinity on the group's label, per host.
+        let anti = pod
+            .affinity
+            .as_ref()
+            .unwrap()
+            .pod_anti_affinity
+            .as_ref()
+            .unwrap();
+        let terms = anti
+            .required_during_scheduling_ignored_during_execution
+            .as_ref()
+            .unwrap();
+        assert_eq!(terms[0].topology_key, "kubernetes.io/hostname");
+        assert_eq!(
+            terms[0]
+                .label_selector
+                .as_ref()
+                .unwrap()
+                .match_labels
+                .as_ref()
+                .unwrap()[GROUP_LABEL],
+            "nightly-42"
+        );
+        let c = &pod.containers[0];
+        assert_eq!(c.image.as_deref(), Some("registry.example/searchbench:1"));
+        assert_eq!(c.args.as_ref().unwrap(), &d.args);
+        let command = c.command.as_ref().unwrap();
+        assert_eq!(&command[..2], ["/bin/sh", "-c"]);
+        assert!(
+            command[2].contains("JOB_COMPLETION_INDEX"),
+            "{}",
+            command[2]
+        );
+        assert!(command[2].contains("--group nightly-42 --start-at 2026-11-26T20:00:00Z"));
+        // Credentials come from the Secret, never inline.
+        let from = c.env_from.as_ref().unwrap()[0].secret_ref.as_ref().unwrap();
+        assert_eq!(from.name, "es-credentials");
+        assert!(c.env.is_none());
+        let text = written.to_string();
+        assert!(!text.to_lowercase().contains("password"), "{text}");
+        let res = c.resources.as_ref().unwrap();
+        assert_eq!(res.requests.as_ref().unwrap()["cpu"].0, "4");
+        assert_eq!(res.requests.as_ref().unwrap()["memory"].0, "3Gi");
+        assert_eq!(res.limits.as_ref().unwrap()["memory"].0, "3Gi");
+        // The files from the ConfigMap, each at its path; the store on the pod; the data.
+        let mounts: BTreeMap<&str, (&str, Option<bool>)> = c
+            .volume_mounts
+            .as_ref()
+            .unwrap()
+            .iter()
+            .map(|m| (m.name.as_str(), (m.mount_path.as_str(), m.read_only)))
+            .collect();
+        assert_eq!(mounts["files"], (FILES_DIR, Some(true)));
+        assert_eq!(mounts["results"].0, RESULTS_DIR);
+        assert_eq!(mounts["data"], ("/data", Some(true)));
+        let volumes = pod.volumes.as_ref().unwrap();
+        let files = volumes.iter().find(|v| v.name == "files").unwrap();
+        let cm = files.config_map.as_ref().unwrap();
+        let paths: Vec<&str> = cm
+            .items
+            .as_ref()
+            .unwrap()
+            .iter()
+            .map(|i| i.path.as_str())
+            .collect();
+        assert_eq!(
+            paths,
+            ["0/track.json", "0/operations/default.json", "1/ca.der"]
+        );
+        let results = volumes.iter().find(|v| v.name == "results").unwrap();
+        assert!(results.empty_dir.is_some() && results.persistent_volume_claim.is_none());
+        let config_map = m.config_map.as_ref().unwrap();
+        assert_eq!(config_map.metadata.name.as_deref(), Some(cm.name.as_str()));
+        let data = config_map.data.as_ref().unwrap();
+        let key = &cm.items.as_ref().unwrap()[0].key;
+        assert_eq!(data[key], r#"{"indices": []}"#);
+        let binary = config_map.binary_data.as_ref().unwrap();
+        assert_eq!(
+            binary.values().next().unwrap().0,
+            vec![0x30, 0x82, 0xff, 0x00]
+        );
+        // With a claim, the stores land on it side by side and no pod waits.
+        let claimed = manifest(&d, &spec(Some("results"))).unwrap();
+        let pod = claimed.job.spec.unwrap().template.spec.unwrap();
+        let results = pod
+            .volumes
+            .unwrap()
+            .into_iter()
+            .find(|v| v.name == "results")
+            .unwrap();
+        assert_eq!(
+            results.persistent_volume_claim.unwrap().claim_name,
+            "results"
+        );
+        let script = &pod.containers[0].command.as_ref().unwrap()[2];
+        assert!(
+            script.contains("/results/nightly-42/part-$part.db"),
+            "{script}"
+        );
+        assert!(!script.contains("while"), "{script}");
+    }
+
+    /// Each pod's shell, run as Kubernetes runs it (`JOB_COMPLETION_INDEX` = 0..3), starts
+    /// `searchbench` with the run's flags untouched and part K+1's own flags.
+    #[test]
+    fn each_pod_runs_its_part_with_the_runs_flags_untouched() {
+        let dir = tempfile::tempdir().unwrap();
+        let bin = dir.path().join("searchbench");
+        std::fs::write(
+            &bin,
+            "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done\n",
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let d = deployment();
+        let mut k = spec(Some("results"));
+        k.results_claim = None;
+        let m = manifest(&d, &k).unwrap();
+        let pod = m.job.spec.unwrap().template.spec.unwrap();
+        let c = &pod.containers[0];
+        let command = c.command.as_ref().unwrap();
+        let script = command[2].replace(RESULTS_DIR, &dir.path().display().to_string());
+        for index in 0..4u32 {
+            let out = std::process::Command::new(&command[0])
+                .arg("-c")
+                .arg(&script)
+                .arg(&command[3])
+                .args(c.args.as_ref().unwrap())
+                .env("JOB_COMPLETION_INDEX", index.to_string())
+                .env("PATH", format!("{}:/usr/bin:/bin", dir.path().display()))
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{out:?}");
+            let stdout = String::from_utf8(out.stdout).unwrap();
+            let argv: Vec<&str> = stdout
+                .lines()
+                .take_while(|l| !l.starts_with("part "))
+                .collect();
+            let mut expected: Vec<String> = d.args.clone();
+            expected.extend(d.part_flags(
+                &(index + 1).to_string(),
+                &format!("{}/part-{}.db", dir.path().display(), index + 1),
+            ));
+            assert_eq!(argv, expected, "pod {index}");
+        }
+    }
+
+    #[test]
+    fn what_kubernetes_would_refuse_is_refused_here() {
+        let mut d = deployment();
+        let mut k = spec(None);
+        k.name = "Not_A_Name".into();
+        assert!(manifest(&d, &k)
+            .unwrap_err()
+            .to_string()
+            .contains("a Job's name"));
+        d.files.push(ShippedFile {
+            path: "2/big.json".into(),
+            bytes: vec![b'x'; MAX_FILES_BYTES],
+        });
+        let e = manifest(&d, &spec(None)).unwrap_err().to_string();
+        assert!(e.contains("--data-claim"), "{e}");
+        assert_eq!(job_name("Nightly_42.x"), "searchbench-nightly-42-x");
+        assert!(is_dns_label(&job_name(&"g".repeat(64))));
+    }
+}

@@ -1,0 +1,207 @@
+//! `deploy kubernetes` and `deploy ssh`: the run's flags checked by the hosts' own parser,
+//! secrets refused, a track's folder shipped whole in the ConfigMap (read back through the
+//! Kubernetes API's types and checked by `workload check` where a pod would find it), the
+//! ssh lines one host a part.
+
+use std::path::Path;
+
+use searchbench::deploy::kubernetes::{Manifest, FILES_DIR};
+
+use crate::common;
+
+fn deploy(dir: &Path, args: &[&str]) -> std::process::Output {
+    common::bin()
+        .current_dir(dir)
+        .arg("deploy")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn refused(out: &std::process::Output, says: &str) {
+    let streams = common::streams(out);
+    assert_eq!(out.status.code(), Some(2), "{streams}");
+    assert!(streams.contains(says), "wanted {says:?}: {streams}");
+}
+
+#[test]
+fn a_run_that_cannot_be_deployed_is_refused_naming_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let k8s = |run: &[&str]| {
+        let mut args = vec!["kubernetes", "--parts", "2", "--"];
+        args.extend(run);
+        deploy(dir.path(), &args)
+    };
+    let url = "http://es.example:9200";
+    refused(
+        &k8s(&["run", "logs", "--url", url, "--password", "hunter2"]),
+        "--password would be written into every host's command line",
+    );
+    refused(
+        &k8s(&[
+            "ingest",
+            "logs",
+            "--url=https://elastic:hunter2@es.example:9200",
+        ]),
+        "--url carries credentials",
+    );
+    refused(
+        &k8s(&["run", "logs", "--url", url, "--part", "1/2"]),
+        "set by the deployment",
+    );
+    refused(&k8s(&["run", "logs"]), "give it with --url");
+    refused(&k8s(&["compare", "a", "b"]), "give the run");
+    refused(
+        &k8s(&["run", "logs", "--url", url, "--bogus"]),
+        "the run's flags",
+    );
+    // Nothing a refusal names leaks the secret.
+    let out = k8s(&["run", "logs", "--url", url, "--api-key=c2VjcmV0"]);
+    refused(&out, "--api-key");
+    assert!(!common::streams(&out).contains("c2VjcmV0"));
+    refused(
+        &deploy(
+            dir.path(),
+            &["ssh", "--hosts", "a", "--", "run", "logs", "--url", url],
+        ),
+        "2 to 1024 parts",
+    );
+}
+
+/// A track travels with its folder (its index bodies, its operations), under the paths the
+/// run's flags are rewritten to; materialized where a pod mounts it, it reads whole.
+#[test]
+fn a_tracks_folder_travels_in_the_config_map_and_reads_whole_where_the_pod_finds_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let track_dir = dir.path().join("mytrack");
+    std::fs::create_dir_all(track_dir.join("operations")).unwrap();
+    std::fs::write(
+        track_dir.join("track.json"),
+        r#"{"version": 2, "indices": [{"name": "t1", "body": "index.json"}],
+            "operations": [{{ rally.collect(parts="operations/*.json") }}],
+            "schedule": [{"operation": "drop"}, {"operation": "q", "clients": 1}]}"#
+            .replace(
+                "{{ rally",
+                "{% import \"rally.helpers\" as rally %}{{ rally",
+            ),
+    )
+    .unwrap();
+    std::fs::write(track_dir.join("index.json"), r#"{"settings": {}}"#).unwrap();
+    std::fs::write(
+        track_dir.join("operations").join("ops.json"),
+        r#"{"name": "drop", "operation-type": "delete-index"},
+           {"name": "q", "operation-type": "search", "body": {"query": {"match_all": {}}}}"#,
+    )
+    .unwrap();
+    let out = deploy(
+        dir.path(),
+        &[
+            "kubernetes",
+            "--parts",
+            "4",
+            "--group",
+            "nightly-42",
+            "--start-at",
+            "2026-11-26T20:00:00Z",
+            "--out",
+            "m.json",
+            "--",
+            "run",
+            "--workload-file",
+            "mytrack/track.json",
+            "--url",
+            "http://es.example:9200",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", common::streams(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("kubectl apply -f m.json"), "{stderr}");
+    assert!(
+        stderr.contains("searchbench results merge nightly-42"),
+        "{stderr}"
+    );
+    let written: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("m.json")).unwrap()).unwrap();
+    let m = Manifest::read(&written).unwrap();
+    let pod = m.job.spec.as_ref().unwrap().template.spec.as_ref().unwrap();
+    let args = pod.containers[0].args.as_ref().unwrap();
+    let track = format!("{FILES_DIR}/0/track.json");
+    assert_eq!(args[..3], ["run", "--workload-file", track.as_str()]);
+    // Where the pod finds its files: every item of the ConfigMap at its path.
+    let mounted = tempfile::tempdir().unwrap();
+    let cm = m.config_map.as_ref().unwrap();
+    let data = cm.data.as_ref().unwrap();
+    let volume = pod
+        .volumes
+        .as_ref()
+        .unwrap()
+        .iter()
+        .find(|v| v.name == "files")
+        .unwrap();
+    let items = volume.config_map.as_ref().unwrap().items.as_ref().unwrap();
+    let mut paths: Vec<&str> = items.iter().map(|i| i.path.as_str()).collect();
+    paths.sort_unstable();
+    assert_eq!(
+        paths,
+        ["0/index.json", "0/operations/ops.json", "0/track.json"]
+    );
+    for item in items {
+        let at = mounted.path().join(&item.path);
+        std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+        std::fs::write(&at, &data[&item.key]).unwrap();
+    }
+    let out = common::bin()
+        .args(["workload", "check"])
+        .arg(mounted.path().join("0/track.json"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", common::streams(&out));
+}
+
+#[test]
+fn ssh_prints_one_command_a_host_and_how_to_collect() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = deploy(
+        dir.path(),
+        &[
+            "ssh",
+            "--hosts",
+            "a,b,c",
+            "--group",
+            "g1",
+            "--start-at",
+            "2026-11-26T20:00:00Z",
+            "--",
+            "ingest",
+            "logs",
+            "--docs",
+            "3000000",
+            "--url",
+            "http://es:9200",
+        ],
+    );
+    let stdout = common::succeeded(&out);
+    for (i, host) in ["a", "b", "c"].iter().enumerate() {
+        let part = i + 1;
+        assert!(
+            stdout.contains(&format!(
+                "ssh {host} 'searchbench ingest logs --docs 3000000 --url http://es:9200 \
+                 --part {part}/3 --group g1 --start-at 2026-11-26T20:00:00Z --store \
+                 searchbench-g1-part{part}.db' &"
+            )),
+            "{stdout}"
+        );
+        assert!(stdout.contains(&format!("scp {host}:searchbench-g1-part{part}.db .")));
+    }
+    assert!(stdout.contains("searchbench results merge g1 --url URL"));
+}
+
+/// The image the manifest runs has the user the manifest makes its volumes writable for.
+#[test]
+fn the_dockerfiles_user_is_the_one_the_manifest_names() {
+    let dockerfile = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../Dockerfile");
+    let text = std::fs::read_to_string(dockerfile).unwrap();
+    let uid = searchbench::deploy::kubernetes::IMAGE_UID;
+    assert!(text.contains(&format!("--uid {uid}")), "{text}");
+    assert!(text.contains(&format!("USER {uid}")), "{text}");
+}
