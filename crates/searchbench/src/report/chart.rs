@@ -7,6 +7,8 @@
 //!   (log ticks at 1, 2 and 5 times a power of ten).
 //! * [`Bars`]: horizontal bars, stacked (parts of a whole) or side by side.
 //! * [`Heatmap`]: a grid of cells shaded by their share of the best.
+//! * [`Icicle`]: a flame graph drawn root first (each frame as wide as its share of the
+//!   whole, its callees below it), searchable by frame name from the page.
 //!
 //! Each renders to a `<figure class="chart">` whose `data-chart` describes what it shows
 //! (name, legend, colours, log ticks, lines and their points); every mark that stands for a
@@ -49,6 +51,7 @@ pub enum Chart {
     Plot(Plot),
     Bars(Bars),
     Heatmap(Heatmap),
+    Icicle(Icicle),
 }
 
 impl Chart {
@@ -58,6 +61,7 @@ impl Chart {
             Chart::Plot(p) => p.render(),
             Chart::Bars(b) => b.render(),
             Chart::Heatmap(h) => h.render(),
+            Chart::Icicle(i) => i.render(),
         }
     }
 }
@@ -70,6 +74,11 @@ impl From<Plot> for Chart {
 impl From<Bars> for Chart {
     fn from(b: Bars) -> Chart {
         Chart::Bars(b)
+    }
+}
+impl From<Icicle> for Chart {
+    fn from(i: Icicle) -> Chart {
+        Chart::Icicle(i)
     }
 }
 impl From<Heatmap> for Chart {
@@ -1103,3 +1112,178 @@ mod tests {
         assert!(svg.contains("data-clients=\"1\"") && svg.contains("stroke=\"#e8590c\""));
     }
 }
+
+/// One frame of an [`Icicle`]: its value (its own and its callees'), its colour.
+#[derive(Debug, Clone, Default)]
+pub struct IcicleNode {
+    pub name: String,
+    pub value: f64,
+    pub colour: String,
+    pub children: Vec<IcicleNode>,
+}
+
+/// A flame graph drawn root first. Each frame is a `data frame` rect carrying its name, value
+/// and parent (`data-name`, `data-v`, `data-p`), which the page's search reads
+/// ([`ICICLE_SEARCH`]); frames narrower than a third of a pixel are not drawn.
+#[derive(Debug, Clone, Default)]
+pub struct Icicle {
+    pub title: String,
+    pub hint: String,
+    /// What the values are (`CPU samples`, `bytes allocated`), said in each frame's tooltip.
+    pub unit: String,
+    /// Names the figure for the search (`cpu`, `alloc`).
+    pub view: String,
+    pub root: IcicleNode,
+    /// The legend: (name, colour) of what the colours mean.
+    pub keys: Vec<(String, String)>,
+}
+
+/// The widest an icicle is drawn, and a row's height.
+const ICICLE_W: f64 = 1200.0;
+const ICICLE_ROW: f64 = 17.0;
+/// The deepest row drawn.
+const ICICLE_DEPTH: usize = 120;
+
+impl Icicle {
+    pub fn render(&self) -> String {
+        let total = self.root.value;
+        if total.is_nan() || total <= 0.0 {
+            return String::new();
+        }
+        fn depth(n: &IcicleNode) -> usize {
+            1 + n.children.iter().map(depth).max().unwrap_or(0)
+        }
+        let rows = depth(&self.root).min(ICICLE_DEPTH);
+        let h = rows as f64 * ICICLE_ROW + 4.0;
+        let scale = (ICICLE_W - 2.0) / total;
+        let mut svg = svg_open(
+            "icicle",
+            ICICLE_W,
+            h,
+            &self.title,
+            &[("data-view", self.view.clone())],
+        );
+        let mut next_id = 0usize;
+        let mut drawn = 0usize;
+        // Depth first, a parent before its children: the search walks `data-p` up.
+        let mut stack: Vec<(&IcicleNode, f64, usize, Option<usize>)> =
+            vec![(&self.root, 1.0, 0, None)];
+        while let Some((node, x, d, parent)) = stack.pop() {
+            let w = node.value * scale;
+            if w < 0.33 || d >= ICICLE_DEPTH {
+                continue;
+            }
+            let id = next_id;
+            next_id += 1;
+            drawn += 1;
+            let y = 2.0 + d as f64 * ICICLE_ROW;
+            let share = node.value / total * 100.0;
+            let _ = write!(
+                svg,
+                "<g><rect class=\"data frame\" x=\"{x:.2}\" y=\"{y:.1}\" width=\"{w:.2}\" height=\"{:.1}\" \
+                 fill=\"{}\" stroke=\"#fff\" stroke-width=\"0.5\" data-name=\"{}\" data-v=\"{}\" \
+                 data-id=\"{id}\" data-p=\"{}\"><title>{} · {share:.2} % of {} ({})</title></rect>",
+                ICICLE_ROW - 1.0,
+                node.colour,
+                esc(&node.name),
+                node.value,
+                parent.map_or(String::new(), |p| p.to_string()),
+                esc(&node.name),
+                esc(&self.unit),
+                tick_label(node.value)
+            );
+            let fits = ((w - 6.0) / 6.3).floor();
+            if fits >= 3.0 {
+                let label = short_frame(&node.name);
+                let fits = fits as usize;
+                let text: String = if label.chars().count() > fits {
+                    let mut t: String = label.chars().take(fits.saturating_sub(1)).collect();
+                    t.push('…');
+                    t
+                } else {
+                    label.to_string()
+                };
+                let _ = write!(
+                    svg,
+                    "<text x=\"{:.1}\" y=\"{:.1}\" style=\"pointer-events:none\">{}</text>",
+                    x + 3.0,
+                    y + ICICLE_ROW - 5.0,
+                    esc(&text)
+                );
+            }
+            svg.push_str("</g>");
+            // Children left to right: pushed right to left.
+            let mut at = x;
+            let mut placed: Vec<(&IcicleNode, f64)> = Vec::new();
+            for c in &node.children {
+                placed.push((c, at));
+                at += c.value * scale;
+            }
+            for (c, cx) in placed.into_iter().rev() {
+                stack.push((c, cx, d + 1, Some(id)));
+            }
+        }
+        svg.push_str("</svg>");
+        let description = json!({
+            "name": self.title,
+            "kind": "icicle",
+            "view": self.view,
+            "legend": self.keys.iter().map(|k| &k.0).collect::<Vec<_>>(),
+            "colours": self.keys.iter().map(|k| &k.1).collect::<Vec<_>>(),
+            "log_ticks": [],
+            "frames": drawn,
+        });
+        let keys: Vec<Key> = self
+            .keys
+            .iter()
+            .map(|(n, c)| (n.clone(), c.clone(), "swatch"))
+            .collect();
+        figure(&self.title, &description, &svg, &legend(&keys), &self.hint)
+    }
+}
+
+/// A frame's name as a label: `Class.method`, without the package.
+fn short_frame(name: &str) -> &str {
+    let mut dots = name.rmatch_indices('.');
+    match (dots.next(), dots.next()) {
+        (Some(_), Some((i, _))) => &name[i + 1..],
+        _ => name,
+    }
+}
+
+/// The search of a page's icicles: the box `#flame-search` (filled from the page's
+/// `#search=TEXT`), every frame whose name holds the text marked, and each icicle's share
+/// matched (frames under a matched frame counted once) written in its figure's
+/// `data-matched` (percent) and `data-matched-frames`, and said beside the box.
+pub const ICICLE_SEARCH: &str = r#"
+(function(){
+  var box = document.getElementById('flame-search'), said = document.getElementById('flame-matched');
+  if (!box) return;
+  function run(){
+    var q = box.value.trim().toLowerCase(), words = [];
+    Array.prototype.forEach.call(document.querySelectorAll('svg.icicle'), function(svg){
+      var rects = svg.querySelectorAll('rect.frame'), byId = {}, hit = {}, total = 0, matched = 0, n = 0;
+      Array.prototype.forEach.call(rects, function(r){ byId[r.getAttribute('data-id')] = r; });
+      Array.prototype.forEach.call(rects, function(r){
+        var on = q !== '' && r.getAttribute('data-name').toLowerCase().indexOf(q) >= 0;
+        r.classList.toggle('match', on);
+        if (r.getAttribute('data-p') === '') total = parseFloat(r.getAttribute('data-v'));
+        if (!on) return;
+        n++; hit[r.getAttribute('data-id')] = true;
+        var p = r.getAttribute('data-p'), under = false;
+        while (p !== '' && byId[p]) { if (hit[p]) { under = true; break; } p = byId[p].getAttribute('data-p'); }
+        if (!under) matched += parseFloat(r.getAttribute('data-v'));
+      });
+      var pct = total > 0 ? matched / total * 100 : 0, fig = svg.closest('figure');
+      fig.setAttribute('data-matched', pct.toFixed(2));
+      fig.setAttribute('data-matched-frames', String(n));
+      words.push(svg.getAttribute('data-view') + ' ' + pct.toFixed(1) + ' %');
+    });
+    said.textContent = q === '' ? '' : 'matched: ' + words.join(', ');
+  }
+  box.addEventListener('input', run);
+  var m = /[#&]search=([^&]*)/.exec(location.hash);
+  if (m) { box.value = decodeURIComponent(m[1]); }
+  run();
+})();
+"#;

@@ -55,6 +55,7 @@ fn run_section(l: &Loaded) -> String {
     }
     if let Some(result) = &r.result {
         s.push_str(&super::scenario_html::charts(result));
+        s.push_str(&super::profile_html::section(result));
     }
     let config = serde_json::to_string_pretty(&r.config).unwrap_or_default();
     let _ = write!(

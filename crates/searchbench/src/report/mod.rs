@@ -14,6 +14,7 @@ pub mod history_html;
 pub mod html;
 pub mod markdown;
 pub mod page;
+pub mod profile_html;
 pub mod run_charts;
 pub mod saturate_html;
 pub mod scenario_html;

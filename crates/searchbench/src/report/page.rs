@@ -53,6 +53,9 @@ td.better{color:#0a7a32;font-weight:600} td.worse{color:#b3261e;font-weight:600}
 pre{background:#fff;border:1px solid #dde1e6;padding:8px;overflow:auto;max-height:420px;font-size:12px}
 section.run{margin-top:10px}
 #render-status{color:#8a949e;font-size:11px;margin-top:30px}
+svg.icicle rect.frame.match{fill:#d6336c}
+p.flame-search input{font:inherit;padding:2px 6px;width:18em}
+#flame-matched{color:#6b7680;margin-left:8px}
 #js-errors{color:#b3261e}
 "#;
 

@@ -76,6 +76,37 @@ fn an_ingest_with_a_profile_says_where_the_engines_cpu_went() {
         shown_text.contains("profile recording") && shown_text.contains(kept),
         "{shown_text}"
     );
+    // The stacks are kept as one tree, and the run's page draws it: both views laid out
+    // with frames, a Lucene indexing frame found by the search box in each.
+    let flame: searchbench::measure::profile::Flame =
+        serde_json::from_value(p["flame"].clone()).expect("the profile's flame tree");
+    assert!(flame.nodes() > 10, "{} frames", flame.nodes());
+    let db = Store::open(&store).unwrap();
+    let groups = searchbench::report::load(&db, &[runs[0].id.0.clone()], false).unwrap();
+    let page = store.with_extension("html");
+    searchbench::report::write_html(&groups, &page).unwrap();
+    if let Some(info) = crate::common::browser::assert_charts_drawn(&page, 3, false) {
+        let views: Vec<&str> = info
+            .iter()
+            .filter(|c| c["kind"] == "icicle" && c["marks"].as_u64().unwrap_or(0) > 0)
+            .filter_map(|c| c["view"].as_str())
+            .collect();
+        assert_eq!(views, ["cpu", "alloc"], "{info:?}");
+        let found = crate::common::browser::flame_search(&page, "IndexingChain").unwrap();
+        assert_eq!(found.len(), 2, "{found:?}");
+        for (view, pct, frames) in &found {
+            assert!(
+                *pct > 0.0 && *frames > 0,
+                "{view}: {pct} % in {frames} frames"
+            );
+        }
+        // Nothing matches a name no frame has.
+        let none = crate::common::browser::flame_search(&page, "NoSuchFrameAnywhere").unwrap();
+        assert!(
+            none.iter().all(|(_, pct, n)| *pct == 0.0 && *n == 0),
+            "{none:?}"
+        );
+    }
     // compare, check and history see the categories as metrics.
     let side = Side::load(&Store::open(&store).unwrap(), &runs[0].id.0).unwrap();
     for key in ["profile.cpu.date_parsing", "profile.alloc.lucene_indexing"] {

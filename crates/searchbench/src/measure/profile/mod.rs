@@ -5,6 +5,7 @@
 //! over the window.
 
 pub mod categories;
+pub mod flame;
 pub mod jfr;
 pub mod reader;
 pub mod samples;
@@ -15,6 +16,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 pub use categories::{categorise, Category};
+pub use flame::Flame;
 pub use samples::Samples;
 
 #[derive(Debug, thiserror::Error)]
@@ -78,6 +80,10 @@ pub struct Profile {
     /// What stopping, reading and categorising the recordings took, seconds (the profile's
     /// own cost after the phase, not in its window).
     pub read_secs: f64,
+    /// The stacks as one tree, root first, for the report's flame graph (small branches left
+    /// out: [`flame::MIN_SHARE`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flame: Option<Flame>,
 }
 
 /// The 95 % Wilson score interval of `k` of `n`, in percent.
@@ -125,6 +131,7 @@ pub fn summarise(samples: &Samples, window_secs: f64) -> Profile {
     }
     p.alloc_bytes_per_sec =
         (window_secs > 0.0 && p.alloc_samples > 0).then(|| p.allocated_bytes / window_secs);
+    p.flame = (p.cpu_samples > 0 || p.alloc_samples > 0).then(|| flame::flame(samples));
     let pct = |part: f64, all: f64| if all > 0.0 { part / all * 100.0 } else { 0.0 };
     p.categories = Category::ALL
         .iter()
@@ -153,16 +160,8 @@ pub fn summarise(samples: &Samples, window_secs: f64) -> Profile {
 
 #[cfg(test)]
 mod tests {
+    use super::samples::stack;
     use super::*;
-
-    fn stack(frames: &[&str], cpu: u64, bytes: u64) -> samples::Stack {
-        samples::Stack {
-            frames: frames.iter().map(|f| f.to_string()).collect(),
-            cpu,
-            allocs: u64::from(bytes > 0),
-            bytes,
-        }
-    }
 
     #[test]
     fn shares_add_up_and_carry_intervals_and_top_methods() {

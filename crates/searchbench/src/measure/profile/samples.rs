@@ -69,6 +69,18 @@ impl Samples {
     }
 }
 
+/// A stack for tests: `frames` leaf first, its CPU samples and bytes (one allocation sample
+/// when it has bytes).
+#[cfg(test)]
+pub fn stack(frames: &[&str], cpu: u64, bytes: u64) -> Stack {
+    Stack {
+        frames: frames.iter().map(|f| f.to_string()).collect(),
+        cpu,
+        allocs: u64::from(bytes > 0),
+        bytes,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -168,3 +168,39 @@ pub fn assert_charts_drawn(
     );
     Some(info)
 }
+
+/// The flame graphs of `page` searched for `term` (the page opened at `#search=TERM`, as a
+/// person typing it in the search box): each icicle's view, the percent of its whole the
+/// matching frames hold, and how many frames matched. `None` when Chromium is missing
+/// outside CI.
+pub fn flame_search(page: &Path, term: &str) -> Option<Vec<(String, f64, u64)>> {
+    let chrome = chromium_or_skip()?;
+    let at = PathBuf::from(format!("{}#search={term}", page.display()));
+    let dom = headless(&chrome, &at, &["--dump-dom".to_string()]);
+    assert_eq!(
+        attr(&dom, "render-status", "data-errors"),
+        Some("0"),
+        "script errors in {}",
+        page.display()
+    );
+    let mut out = Vec::new();
+    for figure in dom.split("<figure").skip(1) {
+        let tag = &figure[..figure.find('>').unwrap_or(0)];
+        let value = |text: &str, name: &str| -> Option<String> {
+            let key = format!("{name}=\"");
+            let v = text.find(&key)? + key.len();
+            Some(text[v..v + text[v..].find('"')?].to_string())
+        };
+        let Some(view) = value(figure, "data-view") else {
+            continue;
+        };
+        let matched = value(tag, "data-matched")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(-1.0);
+        let frames = value(tag, "data-matched-frames")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        out.push((view, matched, frames));
+    }
+    Some(out)
+}
