@@ -179,6 +179,30 @@ pub fn group_members(pgid: u32) -> Vec<u32> {
         .collect()
 }
 
+/// The parent of `pid`, from /proc/<pid>/stat.
+pub fn parent_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Field 4 (ppid) is the second after the command name.
+    stat.rsplit_once(')')?
+        .1
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
+}
+
+/// The children of `pid`, from /proc (empty where there is no /proc).
+pub fn children_of(pid: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&child| parent_of(child) == Some(pid))
+        .collect()
+}
+
 /// CPU time of a process and the rest of its group (see [`group_members`]).
 pub fn group_cpu_time(pid: u32) -> Option<Duration> {
     let members = group_members(pid);

@@ -1119,6 +1119,8 @@ pub struct IcicleNode {
     pub name: String,
     pub value: f64,
     pub colour: String,
+    /// Said after the frame's share in its tooltip (a differential graph: the share before).
+    pub note: String,
     pub children: Vec<IcicleNode>,
 }
 
@@ -1182,7 +1184,7 @@ impl Icicle {
                 svg,
                 "<g><rect class=\"data frame\" x=\"{x:.2}\" y=\"{y:.1}\" width=\"{w:.2}\" height=\"{:.1}\" \
                  fill=\"{}\" stroke=\"#fff\" stroke-width=\"0.5\" data-name=\"{}\" data-v=\"{}\" \
-                 data-id=\"{id}\" data-p=\"{}\"><title>{} · {share:.2} % of {} ({})</title></rect>",
+                 data-id=\"{id}\" data-p=\"{}\"><title>{} · {share:.2} % of {} ({}){}</title></rect>",
                 ICICLE_ROW - 1.0,
                 node.colour,
                 esc(&node.name),
@@ -1190,7 +1192,8 @@ impl Icicle {
                 parent.map_or(String::new(), |p| p.to_string()),
                 esc(&node.name),
                 esc(&self.unit),
-                tick_label(node.value)
+                tick_label(node.value),
+                esc(&node.note)
             );
             let fits = ((w - 6.0) / 6.3).floor();
             if fits >= 3.0 {

@@ -316,6 +316,17 @@ pub fn render(groups: &[Group], comparison: Option<&Comparison>) -> String {
     if let Some(c) = comparison {
         body.push_str(&what_changed(c));
     }
+    // Two sides with profiles: what grew and what shrank in the engine, frame by frame.
+    if let [a, b] = groups {
+        if let (Some(ra), Some(rb)) = (a.runs.first(), b.runs.first()) {
+            if let (Some(va), Some(vb)) = (&ra.row.result, &rb.row.result) {
+                body.push_str(&super::profile_html::diff_section(
+                    (&ra.row.id.0, va),
+                    (&rb.row.id.0, vb),
+                ));
+            }
+        }
+    }
     let charts = super::chart::grid(super::run_charts::charts(groups));
     if !charts.is_empty() {
         body.push_str("<h2>Charts</h2>");
@@ -329,5 +340,6 @@ pub fn render(groups: &[Group], comparison: Option<&Comparison>) -> String {
     for l in runs {
         body.push_str(&run_section(l));
     }
+    let body = super::profile_html::with_search(body);
     super::page::render(&title, &subtitle, &body)
 }

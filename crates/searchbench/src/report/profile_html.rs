@@ -34,6 +34,7 @@ fn icicle_node(flame: &Flame, value: fn(&Flame) -> u64, path: &mut Vec<String>) 
         name: flame.name.clone(),
         value: value(flame) as f64,
         colour: colour(categorise(&leaf_first)).to_string(),
+        note: String::new(),
         children: flame
             .children
             .iter()
@@ -121,15 +122,162 @@ pub fn section(result: &Value) -> String {
         );
         return s;
     };
-    s.push_str(
+    s.push_str(ICICLES_HERE);
+    for icicle in icicles(flame) {
+        s.push_str(&icicle.render());
+    }
+    s
+}
+
+/// Where a page's flame graphs begin: the first such place gets the page's one search box.
+const ICICLES_HERE: &str = "<!--icicles-->";
+
+/// `body` with the search box before its first flame graph and the search's script after
+/// them, once for the whole page (every flame graph of it is searched).
+pub fn with_search(body: String) -> String {
+    let Some(at) = body.find(ICICLES_HERE) else {
+        return body;
+    };
+    let mut out = String::with_capacity(body.len() + ICICLE_SEARCH.len() + 300);
+    out.push_str(&body[..at]);
+    out.push_str(
         "<p class=\"flame-search\"><label>Search frames <input type=\"search\" \
          id=\"flame-search\" placeholder=\"e.g. DateFormatter\"></label> \
          <span id=\"flame-matched\"></span></p>",
     );
-    for icicle in icicles(flame) {
-        s.push_str(&icicle.render());
+    out.push_str(&body[at..].replace(ICICLES_HERE, ""));
+    out.push_str(&format!("<script>{ICICLE_SEARCH}</script>"));
+    out
+}
+
+/// A colour for a frame whose share changed by `delta` percentage points: red as it grew,
+/// blue as it shrank, grey when it did not (full colour at [`DIFF_FULL`] points).
+fn diff_colour(delta: f64) -> String {
+    let t = (delta.abs() / DIFF_FULL).min(1.0);
+    let (from, to) = (
+        (0xee, 0xee, 0xee),
+        if delta >= 0.0 {
+            (0xd6, 0x60, 0x4d)
+        } else {
+            (0x43, 0x93, 0xc3)
+        },
+    );
+    let mix = |a: i32, b: i32| (f64::from(a) + (f64::from(b) - f64::from(a)) * t).round() as i32;
+    format!(
+        "#{:02x}{:02x}{:02x}",
+        mix(from.0, to.0),
+        mix(from.1, to.1),
+        mix(from.2, to.2)
+    )
+}
+
+/// The change in share, in percentage points, that a differential frame shows in full colour.
+const DIFF_FULL: f64 = 2.0;
+
+/// Each frame's share of its tree's whole, by its path from the root.
+fn shares(flame: &Flame, value: fn(&Flame) -> u64) -> std::collections::HashMap<Vec<String>, f64> {
+    let total = value(flame) as f64;
+    let mut out = std::collections::HashMap::new();
+    let mut stack = vec![(flame, Vec::<String>::new())];
+    while let Some((node, mut path)) = stack.pop() {
+        path.push(node.name.clone());
+        if total > 0.0 {
+            out.insert(path.clone(), value(node) as f64 / total * 100.0);
+        }
+        for c in &node.children {
+            stack.push((c, path.clone()));
+        }
     }
-    s.push_str(&format!("<script>{ICICLE_SEARCH}</script>"));
+    out
+}
+
+/// `after`'s frames, each coloured by how its share changed since `before`.
+fn diff_node(
+    after: &Flame,
+    value: fn(&Flame) -> u64,
+    total: f64,
+    before: &std::collections::HashMap<Vec<String>, f64>,
+    path: &mut Vec<String>,
+) -> IcicleNode {
+    path.push(after.name.clone());
+    let now = value(after) as f64 / total * 100.0;
+    let then = before.get(path.as_slice()).copied().unwrap_or(0.0);
+    let node = IcicleNode {
+        name: after.name.clone(),
+        value: value(after) as f64,
+        colour: diff_colour(now - then),
+        note: format!("; before {then:.2} %, {:+.2} points", now - then),
+        children: after
+            .children
+            .iter()
+            .filter(|c| value(c) > 0)
+            .map(|c| diff_node(c, value, total, before, path))
+            .collect(),
+    };
+    path.pop();
+    node
+}
+
+/// The differential flame graphs of two runs' trees: the frames of `after`, each coloured by
+/// how its share of the whole changed since `before` (a frame `after` no longer has is not
+/// drawn: it is in `before`'s own graph).
+pub fn diff_icicles(before: &Flame, after: &Flame, names: (&str, &str)) -> Vec<Icicle> {
+    let keys = vec![
+        ("grew".to_string(), diff_colour(DIFF_FULL)),
+        ("shrank".to_string(), diff_colour(-DIFF_FULL)),
+        ("about the same".to_string(), diff_colour(0.0)),
+    ];
+    let views: [View; 2] = [
+        ("cpu-diff", "What changed: engine CPU", "CPU samples", |f| {
+            f.cpu
+        }),
+        (
+            "alloc-diff",
+            "What changed: allocations",
+            "bytes allocated",
+            |f| f.bytes,
+        ),
+    ];
+    views
+        .into_iter()
+        .filter(|(_, _, _, value)| value(before) > 0 && value(after) > 0)
+        .map(|(view, title, unit, value)| Icicle {
+            title: format!("{title} ({} against {})", names.1, names.0),
+            hint: format!(
+                "The frames of {}, each as wide as its share there; red where its share grew \
+                 since {}, blue where it shrank (full colour at {DIFF_FULL} points). A frame \
+                 {} no longer has is in {}'s own graph.",
+                names.1, names.0, names.1, names.0
+            ),
+            unit: unit.into(),
+            view: view.into(),
+            root: diff_node(
+                after,
+                value,
+                value(after) as f64,
+                &shares(before, value),
+                &mut Vec::new(),
+            ),
+            keys: keys.clone(),
+        })
+        .collect()
+}
+
+/// The differential section of a comparison of two runs with profiles; empty otherwise.
+pub fn diff_section(before: (&str, &Value), after: (&str, &Value)) -> String {
+    let flame = |r: &Value| profile_of(r).and_then(|p| p.flame);
+    let (Some(a), Some(b)) = (flame(before.1), flame(after.1)) else {
+        return String::new();
+    };
+    let icicles = diff_icicles(&a, &b, (before.0, after.0));
+    if icicles.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from("<h2>What changed in the engine's profile</h2>");
+    s.push_str(ICICLES_HERE);
+    for i in icicles {
+        s.push_str(&i.render());
+    }
     s
 }
 
@@ -162,7 +310,7 @@ mod tests {
         };
         let p = summarise(&samples, 10.0);
         let result = serde_json::json!({ "profile": p });
-        let html = section(&result);
+        let html = with_search(section(&result));
         if let Ok(dir) = std::env::var("SEARCHBENCH_DUMP") {
             let page = crate::report::page::render("profile", "", &html);
             std::fs::write(format!("{dir}/profile.html"), page).unwrap();
@@ -186,5 +334,62 @@ mod tests {
         assert_eq!(icicles[1].root.value, 10_000_000.0);
         // A result without a profile has no section.
         assert!(section(&serde_json::json!({})).is_empty());
+    }
+
+    /// Two runs compared: the later run's frames, the date parser blue (its share fell from
+    /// 30 % to 10 %), Lucene red (70 % to 90 %); one search box for every graph of the page.
+    #[test]
+    fn a_differential_flame_graph_colours_what_grew_and_what_shrank() {
+        let run = |date: u64, lucene: u64| {
+            let samples = Samples {
+                stacks: vec![
+                    stack(
+                        &["java.time.format.DateTimeFormatter.parse", "main"],
+                        date,
+                        0,
+                    ),
+                    stack(
+                        &[
+                            "org.apache.lucene.index.IndexingChain.processDocument",
+                            "main",
+                        ],
+                        lucene,
+                        0,
+                    ),
+                ],
+                gcs: 0,
+                gc_pause_ns: 0,
+            };
+            serde_json::json!({ "profile": summarise(&samples, 10.0) })
+        };
+        let (before, after) = (run(300, 700), run(100, 900));
+        let flame = |r: &Value| profile_of(r).unwrap().flame.unwrap();
+        let icicles = diff_icicles(&flame(&before), &flame(&after), ("a1", "b2"));
+        // No allocations: the CPU view only.
+        assert_eq!(icicles.len(), 1);
+        let main = &icicles[0].root.children[0];
+        let node = |name: &str| {
+            main.children
+                .iter()
+                .find(|c| c.name.ends_with(name))
+                .unwrap()
+        };
+        assert_eq!(node("parse").colour, diff_colour(-2.0), "shrank, in full");
+        assert_eq!(
+            node("processDocument").colour,
+            diff_colour(2.0),
+            "grew, in full"
+        );
+        assert!(node("parse").note.contains("before 30.00 %, -20.00 points"));
+        assert_eq!(main.colour, diff_colour(0.0));
+        let page = with_search(format!(
+            "{}{}",
+            diff_section(("a1", &before), ("b2", &after)),
+            section(&after)
+        ));
+        assert_eq!(page.matches("id=\"flame-search\"").count(), 1);
+        assert_eq!(page.matches("<svg class=\"icicle\"").count(), 2);
+        assert!(page.contains("data-view=\"cpu-diff\""));
+        assert!(!page.contains(ICICLES_HERE));
     }
 }

@@ -129,6 +129,8 @@ impl Recorder {
         self.scratch = Some(scratch);
         for pid in pids {
             let node = jfr::Node::of_pid(pid).map_err(|e| e.to_string())?;
+            // The JVM recorded (a launcher's server child), named as such from here on.
+            let pid = node.pid;
             // A node the run started is cold: nothing compiled yet to compile again.
             if !self.spec.pids.is_empty() && !node.recorder_started() {
                 self.first_recording.push(pid);

@@ -68,6 +68,27 @@ impl Jdk {
     }
 }
 
+/// The JVM that does a node's work: `pid` itself, or, when `pid` is Elasticsearch 8's
+/// launcher (a small JVM started with `-Dcli.name=server` that runs the server as its child
+/// and answers no attach request), its child JVM.
+pub fn server_jvm(pid: u32) -> u32 {
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    let launcher = cmdline
+        .split(|b| *b == 0)
+        .any(|arg| arg.starts_with(b"-Dcli.name="));
+    if !launcher {
+        return pid;
+    }
+    let is_java = |child: &u32| {
+        std::fs::read_link(format!("/proc/{child}/exe"))
+            .is_ok_and(|exe| exe.file_name().is_some_and(|n| n == "java"))
+    };
+    crate::os::children_of(pid)
+        .into_iter()
+        .find(is_java)
+        .unwrap_or(pid)
+}
+
 /// A local node: its JDK, and the user it runs as.
 #[derive(Debug, Clone)]
 pub struct Node {
@@ -81,6 +102,7 @@ impl Node {
     /// The node `pid`: its JDK is where `/proc/PID/exe` (its `bin/java`) lies. It must have
     /// `jcmd` (to record) and `javac` (to build the recording reader, [`super::reader`]).
     pub fn of_pid(pid: u32) -> Result<Node, ProfileError> {
+        let pid = server_jvm(pid);
         let proc = PathBuf::from(format!("/proc/{pid}"));
         let meta = std::fs::metadata(&proc).map_err(|e| ProfileError::Node {
             pid,
