@@ -211,6 +211,19 @@ fn check_run(run: &[String], group: &str, parts: u32, start_at: &str) -> Result<
         })
 }
 
+/// The cluster the run names (`--url URL` or `--url=URL`), for the merge's count.
+fn run_url(run: &[String]) -> String {
+    let mut tokens = run.iter();
+    while let Some(t) = tokens.next() {
+        match flag_of(t) {
+            ("--url", Some(v)) => return v.to_string(),
+            ("--url", None) => return tokens.next().cloned().unwrap_or_default(),
+            _ => {}
+        }
+    }
+    "URL".into()
+}
+
 /// The files the run reads (a workload file, and beside a track every file of its folder;
 /// a CA certificate; a queries file), and the run's flags with their paths under `into`.
 fn ship_files(run: &[String], into: &str) -> Result<(Vec<String>, Vec<ShippedFile>), CliError> {
@@ -394,7 +407,11 @@ fn kubernetes_run(args: &KubernetesArgs) -> CliResult {
             steps.push("  for f in part-*.db; do searchbench results import \"$f\"; done".into());
         }
     }
-    steps.push(format!("  searchbench results merge {} --url URL", d.group));
+    steps.push(format!(
+        "  searchbench results merge {} --url {}",
+        d.group,
+        ssh::quote(&run_url(&args.common.run))
+    ));
     eprintln!("{}", steps.join("\n"));
     Ok(())
 }
@@ -444,7 +461,11 @@ fn ssh_run(args: &SshArgs) -> CliResult {
     for h in &hosts {
         outln!("searchbench results import {}", ssh::quote(&h.store));
     }
-    outln!("searchbench results merge {} --url URL", d.group);
+    outln!(
+        "searchbench results merge {} --url {}",
+        d.group,
+        ssh::quote(&run_url(&args.common.run))
+    );
     Ok(())
 }
 

@@ -193,7 +193,7 @@ fn ssh_prints_one_command_a_host_and_how_to_collect() {
         );
         assert!(stdout.contains(&format!("scp {host}:searchbench-g1-part{part}.db .")));
     }
-    assert!(stdout.contains("searchbench results merge g1 --url URL"));
+    assert!(stdout.contains("searchbench results merge g1 --url http://es:9200"));
 }
 
 /// The image the manifest runs has the user the manifest makes its volumes writable for.

@@ -68,24 +68,31 @@ impl Jdk {
     }
 }
 
-/// The JVM that does a node's work: `pid` itself, or, when `pid` is Elasticsearch 8's
-/// launcher (a small JVM started with `-Dcli.name=server` that runs the server as its child
-/// and answers no attach request), its child JVM.
+/// The JVM that does a node's work: `pid` itself when it is one, else a JVM of its children or
+/// of its process group that is not a launcher. A node we start is its start script's group
+/// (the script may have left), and Elasticsearch 8 runs its server as the child of a small
+/// launcher JVM (`-Dcli.name=server`) that answers no attach request.
 pub fn server_jvm(pid: u32) -> u32 {
-    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-    let launcher = cmdline
-        .split(|b| *b == 0)
-        .any(|arg| arg.starts_with(b"-Dcli.name="));
-    if !launcher {
-        return pid;
-    }
-    let is_java = |child: &u32| {
-        std::fs::read_link(format!("/proc/{child}/exe"))
+    let is_java = |p: u32| {
+        std::fs::read_link(format!("/proc/{p}/exe"))
             .is_ok_and(|exe| exe.file_name().is_some_and(|n| n == "java"))
     };
-    crate::os::children_of(pid)
+    let is_launcher = |p: u32| {
+        std::fs::read(format!("/proc/{p}/cmdline"))
+            .unwrap_or_default()
+            .split(|b| *b == 0)
+            .any(|arg| arg.starts_with(b"-Dcli.name="))
+    };
+    if is_java(pid) && !is_launcher(pid) {
+        return pid;
+    }
+    let mut candidates = crate::os::children_of(pid);
+    if let Some(group) = crate::os::group_of(pid) {
+        candidates.extend(crate::os::group_members(group));
+    }
+    candidates
         .into_iter()
-        .find(is_java)
+        .find(|&p| p != pid && is_java(p) && !is_launcher(p))
         .unwrap_or(pid)
 }
 
