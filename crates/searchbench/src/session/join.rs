@@ -233,6 +233,15 @@ impl JoinPoints {
                 .filter(|(d, _)| !is_found(d))
                 .map(|(_, i)| format!("{i}"))
                 .collect();
+            // Our own mark gone (the index deleted under us): write it again, or the others
+            // would wait for it until their limit.
+            if missing.contains(&self.part.index.to_string()) {
+                let path = format!("/{JOIN_INDEX}/_doc/{}", self.id(point, self.part.index));
+                self.target
+                    .send_json::<Value>(Method::PUT, &path, &mark)
+                    .await
+                    .map_err(err)?;
+            }
             if missing.is_empty() {
                 return Ok(());
             }

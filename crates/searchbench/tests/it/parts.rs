@@ -236,17 +236,60 @@ fn a_part_that_cannot_be_split_is_refused_before_it_starts() {
     }
 }
 
-/// Waits for a child we spawned, killing it and failing the test after `limit`.
+/// Waits for a child we spawned, killing it and failing the test after `limit` with what it
+/// had said.
 fn wait_within(mut child: std::process::Child, limit: std::time::Duration) -> std::process::Output {
     let started = std::time::Instant::now();
     while child.try_wait().unwrap().is_none() {
         if started.elapsed() > limit {
             let _ = child.kill();
-            panic!("still running after {} s", limit.as_secs());
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "still running after {} s: {}",
+                limit.as_secs(),
+                common::streams(&out)
+            );
         }
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     child.wait_with_output().unwrap()
+}
+
+/// Waits for every child, killing them all and failing the test after `limit` with what each
+/// had said (a part left waiting at a join point would otherwise outlive the test).
+fn wait_all(
+    children: Vec<std::process::Child>,
+    limit: std::time::Duration,
+) -> Vec<std::process::Output> {
+    let started = std::time::Instant::now();
+    let mut children = children;
+    loop {
+        let done = children
+            .iter_mut()
+            .all(|c| c.try_wait().ok().flatten().is_some());
+        if done {
+            break;
+        }
+        if started.elapsed() > limit {
+            for c in &mut children {
+                let _ = c.kill();
+            }
+            let said: Vec<String> = children
+                .into_iter()
+                .map(|c| common::streams(&c.wait_with_output().unwrap()))
+                .collect();
+            panic!(
+                "still running after {} s:\n{}",
+                limit.as_secs(),
+                said.join("\n---\n")
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    children
+        .into_iter()
+        .map(|c| c.wait_with_output().unwrap())
+        .collect()
 }
 
 /// `ingest logs --docs DOCS --part I/N --group GROUP` into `index`, storing in `store`, run
@@ -479,8 +522,7 @@ fn a_part_killed_halfway_leaves_its_group_incomplete_with_what_was_loaded() {
     children[1].kill().unwrap();
     let killed = children.remove(1);
     let _ = wait_within(killed, std::time::Duration::from_secs(30));
-    for child in children {
-        let out = wait_within(child, std::time::Duration::from_secs(300));
+    for out in wait_all(children, std::time::Duration::from_secs(300)) {
         assert_eq!(out.status.code(), Some(0), "{}", common::streams(&out));
     }
     let in_index = count(index);
@@ -554,8 +596,7 @@ fn a_whole_run_in_two_parts_loads_then_queries_the_whole_index_and_merges() {
                 .unwrap()
         })
         .collect();
-    for child in children {
-        let out = wait_within(child, std::time::Duration::from_secs(300));
+    for out in wait_all(children, std::time::Duration::from_secs(300)) {
         assert_eq!(out.status.code(), Some(0), "{}", common::streams(&out));
     }
     let out = common::bin()
@@ -616,8 +657,7 @@ fn a_workload_file_of_a_generator_runs_in_two_parts() {
                 .unwrap()
         })
         .collect();
-    for child in children {
-        let out = wait_within(child, std::time::Duration::from_secs(300));
+    for out in wait_all(children, std::time::Duration::from_secs(300)) {
         assert_eq!(out.status.code(), Some(0), "{}", common::streams(&out));
     }
     assert_eq!(count(index), 6000);
@@ -796,16 +836,8 @@ fn join_points_hold_every_part_until_the_last_one_comes() {
         let (r, ()) = tokio::join!(waiting, stopper);
         assert!(matches!(r, Err(JoinError::Interrupted { .. })), "{r:?}");
     });
-    let t = common::target();
-    common::runtime().block_on(async {
-        let _ = t
-            .send(
-                reqwest::Method::DELETE,
-                &format!("/{}", searchbench::session::join::JOIN_INDEX),
-                None,
-            )
-            .await;
-    });
+    // The marks stay: the index is every group's (parts of other tests may be joining
+    // through it now), and this test's groups are its own.
 }
 
 /// A Rally track run in two parts, each with its own store: part 1 alone drops and makes the
@@ -864,13 +896,13 @@ fn a_track_runs_in_two_parts_joined_before_each_step() {
     let second = part(2);
     std::thread::sleep(Duration::from_secs(2));
     let first = part(1);
-    for (i, child) in [(1, first), (2, second)] {
-        let out = wait_within(child, Duration::from_secs(180));
+    let outs = wait_all(vec![first, second], Duration::from_secs(180));
+    for (i, out) in (1..).zip(&outs) {
         assert_eq!(
             out.status.code(),
             Some(0),
             "part {i}: {}",
-            common::streams(&out)
+            common::streams(out)
         );
     }
     let result = |i: u32| -> Value {
@@ -1004,13 +1036,13 @@ fn many_shards_runs_in_two_parts_over_one_set_of_indices() {
     let second = part(2);
     std::thread::sleep(Duration::from_secs(1));
     let first = part(1);
-    for (i, child) in [(1, first), (2, second)] {
-        let out = wait_within(child, Duration::from_secs(300));
+    let outs = wait_all(vec![first, second], Duration::from_secs(300));
+    for (i, out) in (1..).zip(&outs) {
         assert_eq!(
             out.status.code(),
             Some(0),
             "part {i}: {}",
-            common::streams(&out)
+            common::streams(out)
         );
     }
     let result = |i: u32| -> Value {
