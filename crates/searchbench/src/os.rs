@@ -152,55 +152,50 @@ pub fn thread_cpu() -> Duration {
     )
 }
 
-/// The process group of `pid`, from /proc/<pid>/stat.
-pub fn group_of(pid: u32) -> Option<u32> {
+/// Field `n` of /proc/<pid>/stat counted after the command name (0: the state).
+fn stat_field(pid: u32, n: usize) -> Option<u32> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // Field 5 (pgrp) is the third after the command name.
     stat.rsplit_once(')')?
         .1
         .split_whitespace()
-        .nth(2)?
+        .nth(n)?
         .parse()
         .ok()
 }
 
-/// The processes of a process group, from /proc (empty where there is no /proc).
+/// The processes that `keep` keeps, from /proc (empty where there is no /proc).
+fn processes_where(keep: impl Fn(u32) -> bool) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&pid| keep(pid))
+        .collect()
+}
+
+/// The process group of `pid` (field 5 of its stat).
+pub fn group_of(pid: u32) -> Option<u32> {
+    stat_field(pid, 2)
+}
+
+/// The parent of `pid` (field 4 of its stat).
+pub fn parent_of(pid: u32) -> Option<u32> {
+    stat_field(pid, 1)
+}
+
+/// The processes of a process group.
 ///
 /// A node we start leads its own group; the group also holds what it spawns (Elasticsearch
 /// 8's launcher runs the server as a child JVM), so group figures are the node's figures.
 pub fn group_members(pgid: u32) -> Vec<u32> {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    entries
-        .flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|&pid| group_of(pid) == Some(pgid))
-        .collect()
+    processes_where(|pid| group_of(pid) == Some(pgid))
 }
 
-/// The parent of `pid`, from /proc/<pid>/stat.
-pub fn parent_of(pid: u32) -> Option<u32> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // Field 4 (ppid) is the second after the command name.
-    stat.rsplit_once(')')?
-        .1
-        .split_whitespace()
-        .nth(1)?
-        .parse()
-        .ok()
-}
-
-/// The children of `pid`, from /proc (empty where there is no /proc).
+/// The children of `pid`.
 pub fn children_of(pid: u32) -> Vec<u32> {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    entries
-        .flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|&child| parent_of(child) == Some(pid))
-        .collect()
+    processes_where(|child| parent_of(child) == Some(pid))
 }
 
 /// CPU time of a process and the rest of its group (see [`group_members`]).

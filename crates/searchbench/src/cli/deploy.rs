@@ -313,8 +313,18 @@ fn deployment(common: &PartsArgs, parts: u32, into: &str) -> Result<Deployment, 
         .unwrap_or_else(|| deploy::default_group(now));
     let start_at = match &common.start_at {
         Some(t) => {
-            isodate::parse_strict_date_optional_time(t.as_bytes())
-                .map_err(|e| usage(format!("--start-at {t:?}: {e}")))?;
+            let at = crate::cli::args::parse_start_at(t)
+                .map_err(|e| usage(format!("--start-at {e}")))?;
+            // The parts refuse a start further off than this: say so here, not on every host.
+            if at
+                .duration_since(now)
+                .is_ok_and(|w| w > crate::cli::args::MAX_WAIT)
+            {
+                return Err(usage(format!(
+                    "--start-at {t}: more than {} h ahead; the parts wait at most that long",
+                    crate::cli::args::MAX_WAIT.as_secs() / 3600
+                )));
+            }
             t.clone()
         }
         None => deploy::rfc3339(now + common.start_in),

@@ -31,6 +31,9 @@ pub const JOIN_INDEX: &str = "searchbench-parts";
 /// How often a waiting part looks again.
 const POLL: Duration = Duration::from_millis(200);
 
+/// How long a request to the marks' index is sent again while its shard starts.
+const STARTING: Duration = Duration::from_secs(30);
+
 /// The last point of a run in parts: after it, part 1 clears the group's marks.
 pub const END: &str = "end";
 
@@ -184,11 +187,7 @@ impl JoinPoints {
             "/{JOIN_INDEX}/_doc/{}?op_type=create",
             self.id(point, self.part.index)
         );
-        match self
-            .target
-            .send_json::<Value>(Method::PUT, &path, &mark)
-            .await
-        {
+        match self.request(Method::PUT, &path, Some(&mark)).await {
             Ok(_) => {}
             Err(TargetError::Status { status: 409, .. }) => {
                 return Err(JoinError::Used {
@@ -207,12 +206,11 @@ impl JoinPoints {
         }
         let started = Instant::now();
         loop {
-            let found: Value = self
-                .target
-                .send_json(
+            let found = self
+                .request(
                     Method::POST,
                     &format!("/{JOIN_INDEX}/_mget?_source=false"),
-                    &json!({ "ids": ids }),
+                    Some(&json!({ "ids": ids })),
                 )
                 .await
                 .map_err(err)?;
@@ -237,8 +235,7 @@ impl JoinPoints {
             // would wait for it until their limit.
             if missing.contains(&self.part.index.to_string()) {
                 let path = format!("/{JOIN_INDEX}/_doc/{}", self.id(point, self.part.index));
-                self.target
-                    .send_json::<Value>(Method::PUT, &path, &mark)
+                self.request(Method::PUT, &path, Some(&mark))
                     .await
                     .map_err(err)?;
             }
@@ -264,10 +261,42 @@ impl JoinPoints {
         }
     }
 
+    /// A request to the marks' index, sent again while its shard is still starting: a part
+    /// that finds the index another part made a moment ago can be answered 503 (the shard
+    /// recovering) for a short while, on a fresh node most of all.
+    async fn request(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&Value>,
+    ) -> Result<Value, TargetError> {
+        let started = Instant::now();
+        loop {
+            let sent = match body {
+                Some(b) => {
+                    self.target
+                        .send_json::<Value>(method.clone(), path, b)
+                        .await
+                }
+                None => self
+                    .target
+                    .send(method.clone(), path, None)
+                    .await
+                    .map(|r| serde_json::from_slice(&r.body).unwrap_or(Value::Null)),
+            };
+            match sent {
+                Err(TargetError::Status { status: 503, .. }) if started.elapsed() < STARTING => {
+                    tokio::time::sleep(POLL).await;
+                }
+                other => return other,
+            }
+        }
+    }
+
     /// Whether the group's end mark is there.
     async fn done(&self) -> Result<bool, TargetError> {
         let path = format!("/{JOIN_INDEX}/_doc/{}", self.done_id());
-        match self.target.send(Method::GET, &path, None).await {
+        match self.request(Method::GET, &path, None).await {
             Ok(_) => Ok(true),
             Err(TargetError::Status { status: 404, .. }) => Ok(false),
             Err(e) => Err(e),
@@ -291,8 +320,7 @@ impl JoinPoints {
         };
         let mark = json!({ "group": self.group, "point": "done" });
         let path = format!("/{JOIN_INDEX}/_doc/{}", self.done_id());
-        self.target
-            .send_json::<Value>(Method::PUT, &path, &mark)
+        self.request(Method::PUT, &path, Some(&mark))
             .await
             .map_err(err)?;
         let points = self.reached.lock().map(|r| r.clone()).unwrap_or_default();
@@ -302,18 +330,16 @@ impl JoinPoints {
             .map(|(p, i)| self.id(p, i))
             .collect();
         // The last marks may not be searchable yet: a delete by query finds only what is.
-        self.target
-            .send(Method::POST, &format!("/{JOIN_INDEX}/_refresh"), None)
+        self.request(Method::POST, &format!("/{JOIN_INDEX}/_refresh"), None)
             .await
             .map_err(err)?;
-        self.target
-            .send_json::<Value>(
-                Method::POST,
-                &format!("/{JOIN_INDEX}/_delete_by_query?conflicts=proceed&refresh=true"),
-                &json!({ "query": { "ids": { "values": ids } } }),
-            )
-            .await
-            .map_err(err)?;
+        self.request(
+            Method::POST,
+            &format!("/{JOIN_INDEX}/_delete_by_query?conflicts=proceed&refresh=true"),
+            Some(&json!({ "query": { "ids": { "values": ids } } })),
+        )
+        .await
+        .map_err(err)?;
         Ok(())
     }
 }

@@ -238,21 +238,8 @@ fn a_part_that_cannot_be_split_is_refused_before_it_starts() {
 
 /// Waits for a child we spawned, killing it and failing the test after `limit` with what it
 /// had said.
-fn wait_within(mut child: std::process::Child, limit: std::time::Duration) -> std::process::Output {
-    let started = std::time::Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            let out = child.wait_with_output().unwrap();
-            panic!(
-                "still running after {} s: {}",
-                limit.as_secs(),
-                common::streams(&out)
-            );
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    child.wait_with_output().unwrap()
+fn wait_within(child: std::process::Child, limit: std::time::Duration) -> std::process::Output {
+    wait_all(vec![child], limit).remove(0)
 }
 
 /// Waits for every child, killing them all and failing the test after `limit` with what each

@@ -66,6 +66,19 @@ fn a_run_that_cannot_be_deployed_is_refused_naming_why() {
         ),
         "2 to 1024 parts",
     );
+    let far = [
+        "ssh",
+        "--hosts",
+        "a,b",
+        "--start-at",
+        "2099-01-01T00:00:00Z",
+        "--",
+        "run",
+        "logs",
+        "--url",
+        url,
+    ];
+    refused(&deploy(dir.path(), &far), "more than 24 h ahead");
 }
 
 /// A track travels with its folder (its index bodies, its operations), under the paths the

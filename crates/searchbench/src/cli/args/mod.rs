@@ -19,7 +19,7 @@ pub use cluster::{ClusterArgs, NetworkArgs, NodeArgs};
 pub use corpus::{CorpusArgs, GeneratorArgs};
 pub use load::{LoadArgs, TelemetryArgs};
 pub use output::{JsonArgs, OutputArgs};
-pub use part::PartArgs;
+pub use part::{parse_start_at, PartArgs, MAX_WAIT};
 pub use profile::ProfileArgs;
 pub use setup::SetupArgs;
 pub use store::{tag_arg, SaveArgs, StoreArgs};

@@ -40,9 +40,9 @@ pub struct PartArgs {
 }
 
 /// The most a run waits for `--start-at`.
-const MAX_WAIT: Duration = Duration::from_secs(24 * 3600);
+pub const MAX_WAIT: Duration = Duration::from_secs(24 * 3600);
 
-fn parse_start_at(text: &str) -> Result<SystemTime, String> {
+pub fn parse_start_at(text: &str) -> Result<SystemTime, String> {
     let at = isodate::parse_strict_date_optional_time(text.as_bytes())
         .map_err(|e| format!("{text:?} is not a date and time (2026-11-26T15:00:00Z): {e}"))?;
     let secs = u64::try_from(at.epoch_second).map_err(|_| format!("{text:?} is before 1970"))?;
