@@ -115,7 +115,8 @@ impl Recorder {
 
     async fn begin(&mut self, label: &str, engine_pids: &[u32]) -> Result<(), String> {
         let pids = if self.spec.pids.is_empty() {
-            engine_pids.to_vec()
+            // The nodes the run started: each its start script's process group.
+            engine_pids.iter().map(|&p| jfr::group_jvm(p)).collect()
         } else {
             self.spec.pids.clone()
         };

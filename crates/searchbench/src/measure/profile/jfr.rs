@@ -68,32 +68,43 @@ impl Jdk {
     }
 }
 
-/// The JVM that does a node's work: `pid` itself when it is one, else a JVM of its children or
-/// of its process group that is not a launcher. A node we start is its start script's group
-/// (the script may have left), and Elasticsearch 8 runs its server as the child of a small
-/// launcher JVM (`-Dcli.name=server`) that answers no attach request.
+fn is_java(pid: u32) -> bool {
+    std::fs::read_link(format!("/proc/{pid}/exe"))
+        .is_ok_and(|exe| exe.file_name().is_some_and(|n| n == "java"))
+}
+
+/// Elasticsearch 8's launcher: a small JVM (`-Dcli.name=server`) that runs the server as its
+/// child and answers no attach request.
+fn is_launcher(pid: u32) -> bool {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .unwrap_or_default()
+        .split(|b| *b == 0)
+        .any(|arg| arg.starts_with(b"-Dcli.name="))
+}
+
+/// The JVM that does a node's work: `pid`, or the server JVM `pid` launches when it is
+/// Elasticsearch 8's launcher.
 pub fn server_jvm(pid: u32) -> u32 {
-    let is_java = |p: u32| {
-        std::fs::read_link(format!("/proc/{p}/exe"))
-            .is_ok_and(|exe| exe.file_name().is_some_and(|n| n == "java"))
-    };
-    let is_launcher = |p: u32| {
-        std::fs::read(format!("/proc/{p}/cmdline"))
-            .unwrap_or_default()
-            .split(|b| *b == 0)
-            .any(|arg| arg.starts_with(b"-Dcli.name="))
-    };
-    if is_java(pid) && !is_launcher(pid) {
+    if !is_launcher(pid) {
         return pid;
     }
-    let mut candidates = crate::os::children_of(pid);
-    if let Some(group) = crate::os::group_of(pid) {
-        candidates.extend(crate::os::group_members(group));
-    }
-    candidates
+    crate::os::children_of(pid)
         .into_iter()
-        .find(|&p| p != pid && is_java(p) && !is_launcher(p))
+        .find(|&p| is_java(p) && !is_launcher(p))
         .unwrap_or(pid)
+}
+
+/// The server JVM of a node we started, whose start script leads the process group `pgid`
+/// (the script may have left, its JVMs stay in the group): the group's JVM that is not a
+/// launcher, else `pgid`.
+pub fn group_jvm(pgid: u32) -> u32 {
+    if is_java(pgid) && !is_launcher(pgid) {
+        return pgid;
+    }
+    crate::os::group_members(pgid)
+        .into_iter()
+        .find(|&p| p != pgid && is_java(p) && !is_launcher(p))
+        .unwrap_or(pgid)
 }
 
 /// A local node: its JDK, and the user it runs as.
