@@ -15,7 +15,7 @@ fn an_ingest_with_a_profile_says_where_the_engines_cpu_went() {
     let store = scratch_store();
     let out = bin()
         .args(["ingest", "logs", "--url", url, "--profile-pid", &pid])
-        .args(["--docs", "40000", "--index", "it-profile", "--replace"])
+        .args(["--docs", "80000", "--index", "it-profile", "--replace"])
         .args(["--warmup", "2s", "-q", "--json", "--store"])
         .arg(&store)
         .output()
@@ -24,8 +24,11 @@ fn an_ingest_with_a_profile_says_where_the_engines_cpu_went() {
     assert!(out.status.success(), "{text}");
     let result: Value = serde_json::from_slice(&out.stdout).expect("the result as JSON");
     let p = &result["profile"];
+    let shown = brief(p);
     let samples = p["cpu_samples"].as_u64().expect("a profile");
-    assert!(samples >= 50, "{samples} CPU samples: {p}");
+    // At 20 ms a sample, a few seconds of a busy node give hundreds; a test starting three
+    // nodes beside this one takes most of both cores, so the bound leaves room.
+    assert!(samples >= 50, "{samples} CPU samples: {shown}");
     // The warm-up is recorded (Flight Recorder starts there) and not counted: the profile's
     // window is the headline's steady window.
     assert_eq!(result["headline"]["warmup_applied"], true, "{text}");
@@ -33,7 +36,7 @@ fn an_ingest_with_a_profile_says_where_the_engines_cpu_went() {
     // The index's set-up (--replace) comes before the load's warm-up, in the phase.
     assert!(
         (2.0..5.0).contains(&warmup),
-        "{warmup} s of set-up and warm-up skipped: {p}"
+        "{warmup} s of set-up and warm-up skipped: {shown}"
     );
     let steady = result["headline"]["window_secs"].as_f64().unwrap();
     let window = p["window_secs"].as_f64().unwrap();
@@ -43,7 +46,7 @@ fn an_ingest_with_a_profile_says_where_the_engines_cpu_went() {
     );
     let cats = p["categories"].as_array().unwrap();
     let total: f64 = cats.iter().map(|c| c["cpu_pct"].as_f64().unwrap()).sum();
-    assert!((total - 100.0).abs() < 1e-6, "{total}: {p}");
+    assert!((total - 100.0).abs() < 1e-6, "{total}: {shown}");
     // An ingest spends its CPU indexing and parsing: those categories are not empty.
     let share = |key: &str| {
         cats.iter()
@@ -52,10 +55,10 @@ fn an_ingest_with_a_profile_says_where_the_engines_cpu_went() {
             .unwrap_or(0.0)
     };
     let work = share("lucene_indexing") + share("json_parsing") + share("document_parsing");
-    assert!(work > 10.0, "indexing and parsing {work:.1} %: {p}");
+    assert!(work > 10.0, "indexing and parsing {work:.1} %: {shown}");
     assert!(
         p["alloc_bytes_per_sec"].as_f64().unwrap_or(0.0) > 0.0,
-        "{p}"
+        "{shown}"
     );
     // The recording is kept beside the store, under the run's id.
     let kept = p["recordings"][0].as_str().expect("a kept recording");
@@ -66,12 +69,12 @@ fn an_ingest_with_a_profile_says_where_the_engines_cpu_went() {
         .unwrap();
     assert!(kept.contains(&runs[0].id.0), "{kept}");
     // `results show` names it.
-    let shown = bin()
+    let listed = bin()
         .args(["results", "show", &runs[0].id.0, "--store"])
         .arg(&store)
         .output()
         .expect("searchbench results show");
-    let shown_text = String::from_utf8_lossy(&shown.stdout);
+    let shown_text = String::from_utf8_lossy(&listed.stdout);
     assert!(
         shown_text.contains("profile recording") && shown_text.contains(kept),
         "{shown_text}"
@@ -234,11 +237,12 @@ fn a_run_on_three_nodes_profiles_each_node() {
     assert!(out.status.success(), "{text}");
     let result: Value = serde_json::from_slice(&out.stdout).expect("the result as JSON");
     let p = &result["profile"];
+    let shown = brief(p);
     let pids = p["pids"].as_array().expect("profiled pids");
-    assert_eq!(pids.len(), 3, "{p}");
+    assert_eq!(pids.len(), 3, "{shown}");
     let distinct: std::collections::BTreeSet<u64> = pids.iter().filter_map(Value::as_u64).collect();
-    assert_eq!(distinct.len(), 3, "{p}");
-    assert!(p["cpu_samples"].as_u64().unwrap_or(0) > 0, "{p}");
+    assert_eq!(distinct.len(), 3, "{shown}");
+    assert!(p["cpu_samples"].as_u64().unwrap_or(0) > 0, "{shown}");
 }
 
 /// `--profile` on a study: every run a sweep makes is profiled and keeps its own profile.
@@ -312,14 +316,15 @@ fn a_query_run_profiles_its_measurement_passes() {
     assert!(out.status.success(), "{text}");
     let result: Value = serde_json::from_slice(&out.stdout).expect("the result as JSON");
     let p = &result["profile"];
+    let shown = brief(p);
     assert_eq!(
         p["pids"][0].as_u64().map(|p| p.to_string()),
         Some(pid),
-        "{p}"
+        "{shown}"
     );
-    assert!(p["cpu_samples"].as_u64().unwrap_or(0) > 0, "{p}");
+    assert!(p["cpu_samples"].as_u64().unwrap_or(0) > 0, "{shown}");
     // The warm-up pass is recorded and not counted.
-    assert!(p["warmup_secs"].as_f64().unwrap_or(0.0) > 0.0, "{p}");
+    assert!(p["warmup_secs"].as_f64().unwrap_or(0.0) > 0.0, "{shown}");
     let search = p["categories"]
         .as_array()
         .unwrap()
@@ -329,6 +334,16 @@ fn a_query_run_profiles_its_measurement_passes() {
         .unwrap_or(0.0);
     assert!(
         search > 10.0,
-        "searching took {search:.1} % of the CPU: {p}"
+        "searching took {search:.1} % of the CPU: {shown}"
     );
+}
+
+/// A profile as a failed assertion shows it: everything but the flame graph's tree, whose
+/// thousands of frames would push the figures out of CI's cut of the output.
+fn brief(p: &Value) -> Value {
+    let mut p = p.clone();
+    if let Some(o) = p.as_object_mut() {
+        o.remove("flame");
+    }
+    p
 }
