@@ -208,7 +208,8 @@ pub struct Series {
     /// One per point.
     pub groups: Vec<Option<GroupStat>>,
     pub change_points: Vec<Located>,
-    /// Shown in tables by default (a headline metric, or one with a change point).
+    /// Shown in the points' table by default (a headline metric, or one with a change point;
+    /// a clear step of any other is in the verdicts, one row a metric, so the table fits).
     pub shown: bool,
 }
 
@@ -618,14 +619,12 @@ fn side_metric(s: &Series, point: &Point) -> Option<Metric> {
     })
 }
 
-/// Each point against the one before it, on the headline metrics (every selected one when
-/// metrics were asked for), by the comparison's rule; a point whose runs have errors is never
-/// better.
+/// Each point against the one before it, by the comparison's rule; a point whose runs have
+/// errors is never better. On every selected metric when metrics were asked for; else on the
+/// headline metrics, and on any other whose step is [`clear`] (a profile's date-parsing share
+/// falling by nine tenths between two releases is an answer, not a hidden metric).
 fn step_verdicts(series: &[Series], points: &[Point], selected: bool) -> Vec<StepVerdict> {
-    let judged: Vec<&Series> = series
-        .iter()
-        .filter(|s| selected || HEADLINE.contains(&s.key.as_str()))
-        .collect();
+    let headline = |s: &Series| selected || HEADLINE.contains(&s.key.as_str());
     let has_errors = |p: &Point| {
         series
             .iter()
@@ -635,11 +634,14 @@ fn step_verdicts(series: &[Series], points: &[Point], selected: bool) -> Vec<Ste
     let mut out = Vec::new();
     for pair in points.windows(2) {
         let (from, to) = (&pair[0], &pair[1]);
-        for s in &judged {
+        for s in series {
             let (Some(b), Some(m)) = (side_metric(s, from), side_metric(s, to)) else {
                 continue;
             };
             let mut cell = compare::cell(&b, &m, compare::DEFAULT_THRESHOLD_PCT);
+            if !headline(s) && !clear(&cell, compare::DEFAULT_THRESHOLD_PCT) {
+                continue;
+            }
             if cell.verdict == Verdict::Better && has_errors(to) {
                 cell.verdict = Verdict::NotBetterHasErrors;
             }
@@ -655,6 +657,20 @@ fn step_verdicts(series: &[Series], points: &[Point], selected: bool) -> Vec<Ste
         }
     }
     out
+}
+
+/// A step that stands out among many metrics: significant, and its whole interval beyond the
+/// threshold either way. Judging every metric at 95 % would turn up one in twenty by chance;
+/// an interval that clears the threshold as well rarely does.
+fn clear(cell: &compare::Cell, threshold_pct: f64) -> bool {
+    let significant = matches!(
+        cell.verdict,
+        Verdict::Better | Verdict::Worse | Verdict::Changed
+    );
+    significant
+        && cell
+            .ci
+            .is_some_and(|i| i.low_pct > threshold_pct || i.high_pct < -threshold_pct)
 }
 
 fn locate_in(
@@ -806,6 +822,56 @@ mod tests {
         build(c, loaded, &Selection::new(Axis::Version), Vec::new()).unwrap()
     }
 
+    /// `matrix elasticsearch-8.14.3,elasticsearch-8.15.0 --profile`: the date-parsing share
+    /// fell by nine tenths, throughput hardly moved. The clear step is judged without being
+    /// asked for; a small significant wobble of another metric is not.
+    #[test]
+    fn a_clear_step_of_any_metric_is_judged_unasked() {
+        let mut rng = Rng::new(7, 0);
+        let mut with = |mb: f64, asked: &[&str]| {
+            let mut rows = Vec::new();
+            for (v, (engine, level)) in
+                [("elasticsearch-8.14.3", mb), ("elasticsearch-8.15.0", 1.0)]
+                    .into_iter()
+                    .enumerate()
+            {
+                for k in 0..3 {
+                    let mut r = row(
+                        v * 3 + k,
+                        engine,
+                        1000.0 * (1.0 + 0.01 * rng.normalish()),
+                        0,
+                        1000,
+                    );
+                    let noisy = level * (1.0 + 0.002 * rng.normalish());
+                    if let Some(Value::Object(o)) = r.result.as_mut() {
+                        o.insert("mb_per_sec".into(), json!(noisy));
+                    }
+                    rows.push(r);
+                }
+            }
+            let c = Configuration::of(&rows[0]);
+            let loaded = rows.into_iter().map(|r| (r, Vec::new())).collect();
+            let mut selection = Selection::new(Axis::Version);
+            selection.metrics = asked.iter().map(|m| m.to_string()).collect();
+            build(c, loaded, &selection, Vec::new()).unwrap()
+        };
+        let h = with(10.0, &[]);
+        let v = h
+            .verdicts
+            .iter()
+            .find(|v| v.key == "mb_per_sec")
+            .expect("judged");
+        assert_eq!(v.cell.verdict, Verdict::Worse, "{v:?}");
+        assert!(v.cell.ci.unwrap().high_pct < -80.0, "{v:?}");
+        // 2 %: significant at this spread (asked for, it is judged worse), but inside the
+        // threshold.
+        let asked = with(1.02, &["mb_per_sec"]);
+        assert_eq!(asked.verdicts[0].cell.verdict, Verdict::Worse);
+        let h = with(1.02, &[]);
+        assert!(h.verdicts.iter().all(|v| v.key != "mb_per_sec"));
+    }
+
     #[test]
     fn versions_order_numerically_and_a_shift_is_placed_on_its_version() {
         let mut rng = Rng::new(3, 0);
@@ -881,7 +947,7 @@ mod tests {
         assert_eq!(v.cell.verdict, Verdict::Better, "{v:?}");
         assert!(v.cell.diff_pct.unwrap() > 20.0);
         assert_eq!((v.cell.n_base, v.cell.n), (Some(3), Some(3)));
-        // Only the headline metrics are judged.
+        // Only the headline metrics are judged: no other moved clearly.
         assert!(h
             .verdicts
             .iter()

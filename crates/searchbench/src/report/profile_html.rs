@@ -174,15 +174,27 @@ fn diff_colour(delta: f64) -> String {
 /// The change in share, in percentage points, that a differential frame shows in full colour.
 const DIFF_FULL: f64 = 2.0;
 
-/// Each frame's share of its tree's whole, by its path from the root.
-fn shares(flame: &Flame, value: fn(&Flame) -> u64) -> std::collections::HashMap<Vec<String>, f64> {
+/// A frame's own value: what it holds that none of its children do (its self time, its own
+/// allocations).
+fn own(node: &Flame, value: fn(&Flame) -> u64) -> u64 {
+    let children: u64 = node.children.iter().map(value).sum();
+    value(node).saturating_sub(children)
+}
+
+/// Each frame's share of its tree's whole, and its own share (see [`own`]), by its path from
+/// the root.
+fn shares(
+    flame: &Flame,
+    value: fn(&Flame) -> u64,
+) -> std::collections::HashMap<Vec<String>, (f64, f64)> {
     let total = value(flame) as f64;
     let mut out = std::collections::HashMap::new();
     let mut stack = vec![(flame, Vec::<String>::new())];
     while let Some((node, mut path)) = stack.pop() {
         path.push(node.name.clone());
         if total > 0.0 {
-            out.insert(path.clone(), value(node) as f64 / total * 100.0);
+            let pct = |v: u64| v as f64 / total * 100.0;
+            out.insert(path.clone(), (pct(value(node)), pct(own(node, value))));
         }
         for c in &node.children {
             stack.push((c, path.clone()));
@@ -191,22 +203,31 @@ fn shares(flame: &Flame, value: fn(&Flame) -> u64) -> std::collections::HashMap<
     out
 }
 
-/// `after`'s frames, each coloured by how its share changed since `before`.
+/// `after`'s frames, each coloured by how its own share changed since `before` (as a
+/// differential flame graph colours them): a frame whose width changed only because
+/// something beneath it did stays grey, and the colour sits where the time went. The
+/// tooltip says both shares, then and now.
 fn diff_node(
     after: &Flame,
     value: fn(&Flame) -> u64,
     total: f64,
-    before: &std::collections::HashMap<Vec<String>, f64>,
+    before: &std::collections::HashMap<Vec<String>, (f64, f64)>,
     path: &mut Vec<String>,
 ) -> IcicleNode {
     path.push(after.name.clone());
-    let now = value(after) as f64 / total * 100.0;
-    let then = before.get(path.as_slice()).copied().unwrap_or(0.0);
+    let pct = |v: u64| v as f64 / total * 100.0;
+    let (now, own_now) = (pct(value(after)), pct(own(after, value)));
+    let (then, own_then) = before.get(path.as_slice()).copied().unwrap_or((0.0, 0.0));
     let node = IcicleNode {
         name: after.name.clone(),
         value: value(after) as f64,
-        colour: diff_colour(now - then),
-        note: format!("; before {then:.2} %, {:+.2} points", now - then),
+        colour: diff_colour(own_now - own_then),
+        note: format!(
+            "; before {then:.2} %, {:+.2} points; itself {own_now:.2} %, before {own_then:.2} %, \
+             {:+.2} points",
+            now - then,
+            own_now - own_then
+        ),
         children: after
             .children
             .iter()
@@ -244,9 +265,10 @@ pub fn diff_icicles(before: &Flame, after: &Flame, names: (&str, &str)) -> Vec<I
         .map(|(view, title, unit, value)| Icicle {
             title: format!("{title} ({} against {})", names.1, names.0),
             hint: format!(
-                "The frames of {}, each as wide as its share there; red where its share grew \
-                 since {}, blue where it shrank (full colour at {DIFF_FULL} points). A frame \
-                 {} no longer has is in {}'s own graph.",
+                "The frames of {}, each as wide as its share there; red where the share it \
+                 holds itself (not through the frames beneath it) grew since {}, blue where it \
+                 shrank (full colour at {DIFF_FULL} points). A frame {} no longer has is in \
+                 {}'s own graph.",
                 names.1, names.0, names.1, names.0
             ),
             unit: unit.into(),
@@ -334,6 +356,41 @@ mod tests {
         assert_eq!(icicles[1].root.value, 10_000_000.0);
         // A result without a profile has no section.
         assert!(section(&serde_json::json!({})).is_empty());
+    }
+
+    /// A frame that is wider only because something beneath it grew is not coloured: the
+    /// colour sits on the frame that holds the time itself (main grew from 90 % to 95 % as
+    /// the idle root shrank; Lucene below it grew, the date parser did not).
+    #[test]
+    fn a_differential_frame_is_coloured_by_what_it_holds_itself() {
+        let run = |date: u64, lucene: u64, idle: u64| {
+            let samples = Samples {
+                stacks: vec![
+                    stack(&["parse", "main"], date, 0),
+                    stack(&["processDocument", "main"], lucene, 0),
+                    stack(&["idle"], idle, 0),
+                ],
+                gcs: 0,
+                gc_pause_ns: 0,
+            };
+            summarise(&samples, 10.0).flame.unwrap()
+        };
+        let icicles = diff_icicles(&run(300, 600, 100), &run(300, 650, 50), ("a", "b"));
+        let root = &icicles[0].root;
+        let find = |n: &IcicleNode, name: &str| n.children.iter().find(|c| c.name == name).cloned();
+        let main = find(root, "main").unwrap();
+        assert_eq!(main.colour, diff_colour(0.0), "{}", main.note);
+        assert!(
+            main.note.starts_with("; before 90.00 %, +5.00 points"),
+            "{}",
+            main.note
+        );
+        assert_eq!(find(&main, "parse").unwrap().colour, diff_colour(0.0));
+        assert_eq!(
+            find(&main, "processDocument").unwrap().colour,
+            diff_colour(5.0)
+        );
+        assert_eq!(find(root, "idle").unwrap().colour, diff_colour(-5.0));
     }
 
     /// Two runs compared: the later run's frames, the date parser blue (its share fell from

@@ -169,6 +169,9 @@ fn the_reader_agrees_with_the_jdks_jfr_print(pid: u32, recording: &std::path::Pa
 /// strings and as epoch milliseconds (`--convert-dates`). With the default date format both
 /// still go through java.time (a number is tried as `strict_date_optional_time` first), so
 /// the CPU share hardly moves; the bytes date parsing allocates halve (24 % → 12 % here).
+/// The two runs' page draws what changed between them: the epoch run's frames, its date
+/// parsing found by the search box as wide as in its own graph and narrower than in the ISO
+/// run's, its tooltip saying its share fell.
 #[test]
 fn dates_as_strings_allocate_more_in_date_parsing_than_dates_as_epoch_millis() {
     // A node of its own: the shared node's other tests (ISO dates among them) would be in a
@@ -176,9 +179,12 @@ fn dates_as_strings_allocate_more_in_date_parsing_than_dates_as_epoch_millis() {
     let node = crate::common::start_node().expect("a node of the test's own");
     let url = node.url().to_string();
     let pid = node.pids()[0].to_string();
-    let date_parsing = |convert: &[&str]| -> (f64, f64) {
+    let store = scratch_store();
+    let date_parsing = |dates: &str, convert: &[&str]| -> (f64, f64) {
         let out = bin()
             .args(["ingest", "logs", "--url", &url, "--profile-pid", &pid])
+            .args(["--tag", &format!("dates={dates}"), "--store"])
+            .arg(&store)
             .args([
                 "--docs",
                 "40000",
@@ -186,7 +192,7 @@ fn dates_as_strings_allocate_more_in_date_parsing_than_dates_as_epoch_millis() {
                 "it-profile-dates",
                 "--replace",
             ])
-            .args(["--warmup", "0", "-q", "--json", "--no-store"])
+            .args(["--warmup", "0", "-q", "--json"])
             .args(convert)
             .output()
             .expect("searchbench ingest");
@@ -204,13 +210,74 @@ fn dates_as_strings_allocate_more_in_date_parsing_than_dates_as_epoch_millis() {
             c["alloc_pct"].as_f64().unwrap(),
         )
     };
-    let (iso_cpu, iso_alloc) = date_parsing(&[]);
-    let (epoch_cpu, epoch_alloc) = date_parsing(&["--convert-dates", "@timestamp,event.ingested"]);
+    let (iso_cpu, iso_alloc) = date_parsing("iso", &[]);
+    let (epoch_cpu, epoch_alloc) =
+        date_parsing("epoch", &["--convert-dates", "@timestamp,event.ingested"]);
     assert!(iso_cpu > 0.0 && epoch_cpu > 0.0, "{iso_cpu} {epoch_cpu}");
     assert!(
         iso_alloc > 1.3 * epoch_alloc,
         "date parsing allocated {iso_alloc:.1} % with ISO strings, {epoch_alloc:.1} % with epoch millis"
     );
+    the_two_runs_page_draws_what_changed(&store);
+}
+
+/// The page of the ISO run beside the epoch run: both differential views drawn, a date
+/// parsing frame found in each, the same share in the difference as in the epoch run's own
+/// graph, smaller than in the ISO run's, and said to have shrunk.
+fn the_two_runs_page_draws_what_changed(store: &std::path::Path) {
+    let db = Store::open(store).unwrap();
+    let selectors = ["dates=iso".to_string(), "dates=epoch".to_string()];
+    let groups = searchbench::report::load(&db, &selectors, false).unwrap();
+    let page = store.with_file_name("dates-compared.html");
+    searchbench::report::write_html(&groups, &page).unwrap();
+    let Some(info) = crate::common::browser::assert_charts_drawn(&page, 6, false) else {
+        return;
+    };
+    let views: Vec<&str> = info
+        .iter()
+        .filter(|c| c["kind"] == "icicle")
+        .filter_map(|c| c["view"].as_str())
+        .collect();
+    assert_eq!(
+        views,
+        ["cpu-diff", "alloc-diff", "cpu", "alloc", "cpu", "alloc"],
+        "{info:?}"
+    );
+    let found = crate::common::browser::flame_search(&page, DATE_FRAME).unwrap();
+    let pct = |i: usize| found[i].1;
+    // [cpu-diff, alloc-diff, iso cpu, iso alloc, epoch cpu, epoch alloc]: the CPU views
+    // may hold few samples of it; every run allocates in it.
+    assert_eq!(found.len(), 6, "{found:?}");
+    for i in [1, 3, 5] {
+        assert!(pct(i) > 0.0 && found[i].2 > 0, "{found:?}");
+    }
+    assert!((pct(1) - pct(5)).abs() < 0.02, "{found:?}");
+    assert!((pct(0) - pct(4)).abs() < 0.02, "{found:?}");
+    assert!(pct(1) < pct(3), "{found:?}");
+    let html = std::fs::read_to_string(&page).unwrap();
+    let shrunk = date_frame_changes(&html, "alloc-diff");
+    assert!(shrunk.iter().any(|d| *d < 0.0), "{shrunk:?}");
+}
+
+/// The frame every date an engine parses passes through: the date field's mapper.
+const DATE_FRAME: &str = "DateFieldMapper.parseCreateField";
+
+/// The change of its share, in points, each [`DATE_FRAME`] frame of the icicle `view` says
+/// in its tooltip (the first change said: the whole frame's, then what it holds itself).
+fn date_frame_changes(html: &str, view: &str) -> Vec<f64> {
+    let start = html
+        .find(&format!("data-view=\"{view}\""))
+        .unwrap_or_else(|| panic!("no {view} icicle"));
+    let svg = &html[start..start + html[start..].find("</svg>").unwrap()];
+    svg.split("<rect")
+        .filter(|r| r.contains(DATE_FRAME))
+        .filter_map(|r| {
+            let title = &r[r.find("<title>")?..];
+            let points = title.find(" points")?;
+            let from = title[..points].rfind(", ")? + 2;
+            title[from..points].trim_start_matches('+').parse().ok()
+        })
+        .collect()
 }
 
 /// `--profile` on a cluster the run starts: each of its three nodes is recorded, and the

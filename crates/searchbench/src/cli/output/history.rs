@@ -59,7 +59,7 @@ pub fn print(h: &History) {
     let hidden = h.series.len() - shown.len();
     if hidden > 0 {
         sayln!(
-            "{hidden} more metric(s) without a change point not shown (--metric KEY, --json or --html for all)"
+            "{hidden} more metric(s) without a change point not shown here (their clear steps are in the verdicts; --metric KEY, --json or --html for all)"
         );
     }
     print_verdicts(h);
