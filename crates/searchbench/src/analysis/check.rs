@@ -23,7 +23,9 @@ use serde::Serialize;
 
 use super::compare::{self, Cell, Side, Verdict};
 use super::runs::{Group, Loaded};
-use crate::analysis::statistics::{Interval, SampleKind, CONFIDENCE, MAX_RUNS_SAID, MIN_RUNS};
+use crate::analysis::statistics::{
+    Interval, SampleKind, Test, CONFIDENCE, MAX_RUNS_SAID, MIN_RUNS,
+};
 use crate::analysis::{configuration, merge};
 use crate::store::{Filter, State, Store, StoreError};
 use crate::units::format_value;
@@ -422,7 +424,13 @@ pub fn check(store: &Store, spec: &CheckSpec) -> Result<Check, CheckError> {
             m.diff_pct = cell.diff_pct;
             m.n_baseline = cell.n_base;
             m.n = cell.n;
-            m.samples = cell.samples.map(SampleKind::name);
+            // The test behind the interval, said with the samples: a gate's reader must know
+            // whether the rounds were paired.
+            m.samples = match cell.test {
+                Some(Test::PairedT) => Some("rounds, paired t"),
+                Some(Test::Welch) => Some("runs, Welch's t"),
+                None => cell.samples.map(SampleKind::name),
+            };
             m.min_detectable_pct = cell.min_detectable_pct;
             (m.verdict, m.why) = judge(cell, spec.threshold_pct);
         }
@@ -631,9 +639,12 @@ fn cannot_tell_why(cell: &Cell, threshold_pct: f64) -> String {
         (Some(reach), runs) => format!(
             "these runs could only have seen a change beyond ±{reach:.1} %, not one of the \
              {threshold_pct} % threshold; {}",
-            match runs {
-                Some(k) => format!("about {k} runs a side would"),
-                None => format!("runs this noisy would need more than {MAX_RUNS_SAID} a side"),
+            match (runs, cell.test) {
+                (Some(k), Some(Test::PairedT)) => format!("about {k} paired rounds would"),
+                (Some(k), _) => format!("about {k} runs a side would"),
+                (None, _) => {
+                    format!("runs this noisy would need more than {MAX_RUNS_SAID} a side")
+                }
             }
         ),
         (None, _) if cell.n_base == Some(1) && cell.n == Some(1) => format!(
@@ -749,6 +760,8 @@ mod tests {
             spread_pct: None,
             min_detectable_pct: None,
             runs_needed: None,
+            test: None,
+            spread_pair_pct: None,
             change: 0.0,
             verdict,
         };

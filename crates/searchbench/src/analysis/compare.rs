@@ -2,8 +2,10 @@
 //! runs, the runs behind it, and a verdict.
 //!
 //! A side is one run or a group of repeated runs (selected by tags). One rule says what runs
-//! can tell ([`cell`]), and every view applies it: groups get Welch's t interval over runs,
-//! one run against a group the prediction interval of one more run of the group, and one run
+//! can tell ([`cell`]), and every view applies it: groups made round by round (a matrix, a
+//! sweep, `--round`) get the paired t interval over their rounds, other groups Welch's t
+//! interval over runs, one run against a group the prediction interval of one more run of
+//! the group, and one run
 //! a side no verdict ("cannot tell": the seconds inside a run say nothing of the noise from
 //! one run to the next). An interval that holds zero says "no significant change" only when
 //! the runs could have seen the threshold's change; otherwise they cannot tell, and the cell
@@ -24,8 +26,9 @@ use super::configuration::{self, Configuration};
 use super::runs::Group;
 use crate::analysis::metrics::{self, Direction, Metric};
 use crate::analysis::statistics::{
-    cv_pct, inverse, min_detectable, pct_diff, prediction_diff, runs_needed, welch_diff, Interval,
-    SampleKind, CONFIDENCE, MIN_RUNS,
+    cv_pct, inverse, min_detectable, paired_diff, paired_min_detectable, paired_spread_pct,
+    pct_diff, prediction_diff, rounds_needed, runs_needed, welch_diff, Interval, SampleKind, Test,
+    CONFIDENCE, MIN_PAIRS, MIN_RUNS,
 };
 use crate::store::{RunRow, State, Store, StoreError};
 use crate::units::format_metric;
@@ -56,10 +59,11 @@ impl Side {
             .iter()
             .map(|l| run_metrics(&l.row, &l.timeline))
             .collect();
+        let rounds: Vec<Option<String>> = runs.iter().map(|l| round_of(&l.row.tags)).collect();
         let metrics = if per_run.len() == 1 {
             per_run.into_iter().next().unwrap_or_default()
         } else {
-            over_runs(&per_run)
+            over_runs(&per_run, &rounds)
         };
         let first = runs.first().map(|l| &l.row);
         Side {
@@ -174,28 +178,70 @@ pub fn run_metrics(row: &RunRow, timeline: &[Value]) -> Vec<Metric> {
         .unwrap_or_default()
 }
 
-/// Group metrics: one value per run (the run's value), keyed and ordered as the first run.
-fn over_runs(per_run: &[Vec<Metric>]) -> Vec<Metric> {
+/// The round a run was made in, when it was made round by round against other runs: a
+/// matrix's (`matrix=ID`, `matrix_round=N`), or a `round=N` tag (a sweep's runs carry one,
+/// `--round` sets it on a run made by hand). Runs of one round were made side by side.
+pub fn round_of(tags: &BTreeMap<String, String>) -> Option<String> {
+    if let (Some(id), Some(round)) = (tags.get("matrix"), tags.get("matrix_round")) {
+        return Some(format!("matrix {id} round {round}"));
+    }
+    let round = tags.get("round")?;
+    Some(match tags.get("sweep") {
+        Some(id) => format!("sweep {id} round {round}"),
+        None => format!("round {round}"),
+    })
+}
+
+/// Group metrics: one value per run (the run's value), keyed and ordered as the first run,
+/// each value with the round of its run (`rounds`, one per run).
+fn over_runs(per_run: &[Vec<Metric>], rounds: &[Option<String>]) -> Vec<Metric> {
     let mut order: Vec<Metric> = Vec::new();
-    let mut values: BTreeMap<String, Vec<f64>> = BTreeMap::new();
-    for run in per_run {
+    let mut values: BTreeMap<String, (Vec<f64>, Vec<Option<String>>)> = BTreeMap::new();
+    for (i, run) in per_run.iter().enumerate() {
         for m in run {
             let v = values.entry(m.key.clone()).or_default();
-            if v.is_empty() && !order.iter().any(|o| o.key == m.key) {
+            if v.0.is_empty() && !order.iter().any(|o| o.key == m.key) {
                 order.push(m.clone());
             }
-            v.push(m.value);
+            v.0.push(m.value);
+            v.1.push(rounds.get(i).cloned().flatten());
         }
     }
     order
         .into_iter()
         .filter_map(|mut m| {
-            let v = values.remove(&m.key)?;
+            let (v, r) = values.remove(&m.key)?;
             m.value = crate::analysis::statistics::mean(&v)?;
             m.samples = Some((SampleKind::PerRun, v));
+            m.rounds = r;
             Some(m)
         })
         .collect()
+}
+
+/// The two sides' values as pairs `(base, contender)`, one per round, when both were made
+/// round by round over the same rounds (each run in one round, each round once a side) and
+/// there are [`MIN_PAIRS`] of them or more; else `None` (the sides are independent groups).
+pub fn pairs_of(base: &Metric, m: &Metric) -> Option<Vec<(f64, f64)>> {
+    let (b, k) = (over_runs_of(base)?, over_runs_of(m)?);
+    if b.len() != base.rounds.len() || k.len() != m.rounds.len() || b.len() != k.len() {
+        return None;
+    }
+    let keyed = |values: &[f64], rounds: &[Option<String>]| {
+        let mut by: BTreeMap<String, f64> = BTreeMap::new();
+        for (v, r) in values.iter().zip(rounds) {
+            if by.insert(r.clone()?, *v).is_some() {
+                return None;
+            }
+        }
+        Some(by)
+    };
+    let (kb, kk) = (keyed(b, &base.rounds)?, keyed(k, &m.rounds)?);
+    let pairs: Option<Vec<(f64, f64)>> = kb
+        .iter()
+        .map(|(round, v)| kk.get(round).map(|w| (*v, *w)))
+        .collect();
+    pairs.filter(|p| p.len() >= MIN_PAIRS)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -251,9 +297,14 @@ pub struct Cell {
     /// When the interval holds zero: the smallest change (percent) these runs could have
     /// detected (95 % confidence, 80 % power); a larger one would have shown. Over runs only.
     pub min_detectable_pct: Option<f64>,
-    /// When the runs cannot tell for their noise: about how many runs a side would see a
-    /// change of the comparison's threshold.
+    /// When the runs cannot tell for their noise: about how many runs a side (rounds, when
+    /// paired) would see a change of the comparison's threshold.
     pub runs_needed: Option<usize>,
+    /// The test behind the interval, for values over runs.
+    pub test: Option<Test>,
+    /// Paired: the spread of the rounds' changes, percent (see
+    /// [`crate::analysis::statistics::paired_spread_pct`]).
+    pub spread_pair_pct: Option<f64>,
     /// Contender minus base, in the metric's unit (what an error count's change reads as).
     pub change: f64,
     pub verdict: Verdict,
@@ -446,6 +497,8 @@ impl Cell {
             spread_pct: None,
             min_detectable_pct: None,
             runs_needed: None,
+            test: None,
+            spread_pair_pct: None,
             change,
             verdict: Verdict::CannotTell,
         }
@@ -463,7 +516,12 @@ impl Cell {
         self.min_detectable_pct = reach;
         if reach.is_some_and(|r| r > threshold_pct) {
             self.verdict = Verdict::CannotTell;
-            self.runs_needed = cv_pct.and_then(|cv| runs_needed(cv, threshold_pct));
+            self.runs_needed = match self.test {
+                Some(Test::PairedT) => self
+                    .spread_pair_pct
+                    .and_then(|s| rounds_needed(s, threshold_pct)),
+                _ => cv_pct.and_then(|cv| runs_needed(cv, threshold_pct)),
+            };
         }
     }
 }
@@ -483,8 +541,13 @@ pub fn cell(base: &Metric, m: &Metric, threshold_pct: f64) -> Cell {
         return error_cell(base, m);
     }
     let mut c = Cell::bare(base, m);
+    if let Some(pairs) = pairs_of(base, m) {
+        paired_cell(&mut c, &pairs, base.direction, threshold_pct);
+        return c;
+    }
     match (over_runs_of(base), over_runs_of(m)) {
         (Some(b), Some(k)) => {
+            c.test = Some(Test::Welch);
             c.ci = welch_diff(b, k);
             c.verdict = verdict_of(c.ci, base.direction);
             // No interval with runs enough: every run the same figure (no failed attempt
@@ -523,6 +586,28 @@ pub fn cell(base: &Metric, m: &Metric, threshold_pct: f64) -> Cell {
         }
     }
     c
+}
+
+/// Two sides made round by round: the paired t interval of each round's change, the rounds'
+/// spread, and what they could have seen (as [`cell`] does for two groups).
+fn paired_cell(c: &mut Cell, pairs: &[(f64, f64)], direction: Direction, threshold_pct: f64) {
+    c.test = Some(Test::PairedT);
+    c.ci = paired_diff(pairs);
+    c.verdict = verdict_of(c.ci, direction);
+    if c.ci.is_none() {
+        // Every round the same figure on both sides: no change; else no ratio to judge.
+        c.verdict = if pairs.iter().all(|p| p.0 == p.1) {
+            Verdict::NoSignificantChange
+        } else {
+            Verdict::CannotTell
+        };
+    }
+    let n = pairs.len();
+    (c.n_base, c.n, c.samples) = (Some(n), Some(n), Some(SampleKind::PerRun));
+    let (b, k): (Vec<f64>, Vec<f64>) = pairs.iter().copied().unzip();
+    (c.spread_base_pct, c.spread_pct) = (cv_pct(&b), cv_pct(&k));
+    c.spread_pair_pct = paired_spread_pct(pairs);
+    c.not_blind(paired_min_detectable(pairs), None, threshold_pct);
 }
 
 /// One run against `runs`: the verdict of its prediction interval, whose half width is the
@@ -646,7 +731,18 @@ pub fn compare_at(base: Side, contenders: Vec<Side>, threshold_pct: f64) -> Comp
             CONFIDENCE * 100.0
         ));
     }
-    if all.clone().any(|s| s.run_ids.len() >= MIN_RUNS) {
+    let used = |test: Test| {
+        rows.iter()
+            .flat_map(|r| r.contenders.iter().flatten())
+            .any(|c| c.test == Some(test))
+    };
+    if used(Test::PairedT) {
+        notes.push(format!(
+            "paired: the runs were made round by round (a matrix's rounds, a sweep's, --round), so each round's contender is set against that round's base: Student's paired t ({:.0} %) over the rounds' log ratios, n − 1 degrees of freedom; the machine's drift from round to round cancels instead of counting as noise; \"ratio ±\" is the spread of the rounds' ratios",
+            CONFIDENCE * 100.0
+        ));
+    }
+    if used(Test::Welch) {
         notes.push(format!(
             "groups: one value per run, Welch's t interval ({:.0} %, Welch–Satterthwaite degrees of freedom) from {MIN_RUNS} runs a side; spread is each side's run-to-run coefficient of variation; when the interval holds zero, the runs could not have seen a smaller change than \"inconclusive below\" (80 % power), and cannot tell when that is more than {threshold_pct} %",
             CONFIDENCE * 100.0
@@ -702,10 +798,20 @@ pub fn format_diff(c: &Cell) -> String {
     s
 }
 
-/// `1 vs 1 runs`; with a spread: `3 vs 3 runs, CV 2.1 / 1.8 %`.
+/// `1 vs 1 runs`; with a spread: `3 vs 3 runs (Welch), CV 2.1 / 1.8 %`; paired: `5 rounds
+/// (paired t), ratio ±0.8 %, CV 12.0 / 11.5 %` (the rounds' changes spread far less than the
+/// runs do when the machine drifts).
 pub fn format_n(c: &Cell) -> String {
-    let mut s = match (c.n_base, c.n) {
-        (Some(a), Some(b)) => format!("{a} vs {b} runs"),
+    let mut s = match (c.n_base, c.n, c.test) {
+        (Some(a), _, Some(Test::PairedT)) => {
+            let mut s = format!("{a} rounds (paired t)");
+            if let Some(p) = c.spread_pair_pct {
+                s.push_str(&format!(", ratio ±{p:.1} %"));
+            }
+            s
+        }
+        (Some(a), Some(b), Some(Test::Welch)) => format!("{a} vs {b} runs (Welch)"),
+        (Some(a), Some(b), None) => format!("{a} vs {b} runs"),
         _ => "1 value each".into(),
     };
     match (c.spread_base_pct, c.spread_pct) {
@@ -727,9 +833,14 @@ pub fn format_verdict(c: &Cell, threshold_pct: f64) -> String {
         }
         (Verdict::CannotTell, Some(m)) => format!(
             "cannot tell: inconclusive below ±{m:.1} % ({})",
-            match c.runs_needed {
-                Some(k) => format!("about {k} runs a side would see {threshold_pct} %"),
-                None => format!("too noisy to see {threshold_pct} % with any number of runs"),
+            match (c.runs_needed, c.test) {
+                (Some(k), Some(Test::PairedT)) => {
+                    format!("about {k} rounds would see {threshold_pct} %")
+                }
+                (Some(k), _) => format!("about {k} runs a side would see {threshold_pct} %"),
+                (None, _) => {
+                    format!("too noisy to see {threshold_pct} % with any number of runs")
+                }
             }
         ),
         (Verdict::CannotTell, None) if c.n_base == Some(1) && c.n == Some(1) => {
@@ -769,7 +880,98 @@ mod tests {
             value: values.iter().sum::<f64>() / values.len() as f64,
             samples: Some((SampleKind::PerRun, values.to_vec())),
             errors: false,
+            rounds: Vec::new(),
         }
+    }
+
+    fn throughput(values: &[f64], rounds: &[&str]) -> Metric {
+        Metric {
+            key: "docs_per_sec".into(),
+            label: "throughput".into(),
+            direction: Direction::HigherBetter,
+            rounds: rounds.iter().map(|r| Some(r.to_string())).collect(),
+            ..over_runs(values)
+        }
+    }
+
+    /// A matrix whose machine got a third busier over its rounds, the contender 8 % slower
+    /// in each: as two groups the drift is noise and the runs cannot tell; round by round the
+    /// contender is worse, and the cell says the test was paired.
+    #[test]
+    fn runs_made_round_by_round_are_compared_round_by_round() {
+        let rounds = [
+            "matrix m round 1",
+            "matrix m round 2",
+            "matrix m round 3",
+            "matrix m round 4",
+        ];
+        let base = [10_000.0, 11_050.0, 12_100.0, 13_300.0];
+        let slower = [9_180.0, 10_200.0, 11_100.0, 12_270.0];
+        let paired = cell(
+            &throughput(&base, &rounds),
+            &throughput(&slower, &rounds),
+            5.0,
+        );
+        assert_eq!(paired.test, Some(Test::PairedT));
+        assert_eq!(paired.verdict, Verdict::Worse, "{paired:?}");
+        let i = paired.ci.unwrap();
+        assert!(i.low_pct > -10.0 && i.high_pct < -6.0, "{i:?}");
+        assert!(
+            format_n(&paired).starts_with("4 rounds (paired t), ratio ±"),
+            "{}",
+            format_n(&paired)
+        );
+        // The same runs without their rounds: Welch's t, and the drift hides the change.
+        let welch = cell(&over_runs(&base), &over_runs(&slower), 5.0);
+        assert_eq!(welch.test, Some(Test::Welch));
+        assert_eq!(welch.verdict, Verdict::CannotTell, "{welch:?}");
+        assert!(format_n(&welch).contains("(Welch)"));
+        // Rounds that do not match one to one are not paired.
+        let other = [
+            "matrix m round 1",
+            "matrix m round 2",
+            "matrix m round 3",
+            "matrix m round 5",
+        ];
+        let unmatched = cell(
+            &throughput(&base, &rounds),
+            &throughput(&slower, &other),
+            5.0,
+        );
+        assert_eq!(unmatched.test, Some(Test::Welch));
+        let twice = [
+            "matrix m round 1",
+            "matrix m round 1",
+            "matrix m round 2",
+            "matrix m round 3",
+        ];
+        let doubled = cell(
+            &throughput(&base, &twice),
+            &throughput(&slower, &twice),
+            5.0,
+        );
+        assert_eq!(doubled.test, Some(Test::Welch));
+        // Two rounds are too few to pair (Welch has more degrees of freedom).
+        let two = cell(
+            &throughput(&base[..2], &rounds[..2]),
+            &throughput(&slower[..2], &rounds[..2]),
+            5.0,
+        );
+        assert_eq!(two.test, Some(Test::Welch));
+        // Noisy rounds that cannot see 5 % say how many rounds would.
+        let noisy = [10_000.0, 12_000.0, 9_000.0, 11_000.0];
+        let wobble = [10_900.0, 11_000.0, 9_800.0, 10_100.0];
+        let blind = cell(
+            &throughput(&noisy, &rounds),
+            &throughput(&wobble, &rounds),
+            5.0,
+        );
+        assert_eq!(blind.verdict, Verdict::CannotTell, "{blind:?}");
+        assert!(
+            format_verdict(&blind, 5.0).contains("rounds would see 5 %"),
+            "{}",
+            format_verdict(&blind, 5.0)
+        );
     }
 
     /// No failed attempt in any run of either side once read "too few samples": a spread of

@@ -463,7 +463,7 @@ pub fn build(
         };
     }
     let threshold_pct = compare::DEFAULT_THRESHOLD_PCT;
-    let verdicts = step_verdicts(&series, &points, !selection.metrics.is_empty());
+    let verdicts = step_verdicts(&series, &points, &runs, !selection.metrics.is_empty());
     let change_points_searched = segments(&runs, selection.axis)
         .iter()
         .any(|r| points_in(&runs, r.clone()) >= MIN_POINTS_FOR_CHANGE_POINTS);
@@ -605,9 +605,20 @@ fn points_in(runs: &[Run], range: std::ops::Range<usize>) -> usize {
 }
 
 /// One point's runs of a series as one side of a comparison: the mean, and the values over
-/// runs when there are two or more.
-fn side_metric(s: &Series, point: &Point) -> Option<Metric> {
-    let values: Vec<f64> = point.runs.iter().filter_map(|&r| s.values[r]).collect();
+/// runs when there are two or more, each with its run's round (a matrix's points are
+/// compared round by round).
+fn side_metric(s: &Series, point: &Point, runs: &[Run]) -> Option<Metric> {
+    let present: Vec<usize> = point
+        .runs
+        .iter()
+        .copied()
+        .filter(|&r| s.values[r].is_some())
+        .collect();
+    let values: Vec<f64> = present.iter().filter_map(|&r| s.values[r]).collect();
+    let rounds = present
+        .iter()
+        .map(|&r| compare::round_of(&runs[r].tags))
+        .collect();
     Some(Metric {
         key: s.key.clone(),
         label: s.label.clone(),
@@ -615,6 +626,7 @@ fn side_metric(s: &Series, point: &Point) -> Option<Metric> {
         direction: s.direction,
         value: statistics::mean(&values)?,
         samples: (values.len() >= 2).then_some((SampleKind::PerRun, values)),
+        rounds,
         errors: s.errors,
     })
 }
@@ -623,7 +635,12 @@ fn side_metric(s: &Series, point: &Point) -> Option<Metric> {
 /// errors is never better. On every selected metric when metrics were asked for; else on the
 /// headline metrics, and on any other whose step is [`clear`] (a profile's date-parsing share
 /// falling by nine tenths between two releases is an answer, not a hidden metric).
-fn step_verdicts(series: &[Series], points: &[Point], selected: bool) -> Vec<StepVerdict> {
+fn step_verdicts(
+    series: &[Series],
+    points: &[Point],
+    runs: &[Run],
+    selected: bool,
+) -> Vec<StepVerdict> {
     let headline = |s: &Series| selected || HEADLINE.contains(&s.key.as_str());
     let has_errors = |p: &Point| {
         series
@@ -635,7 +652,7 @@ fn step_verdicts(series: &[Series], points: &[Point], selected: bool) -> Vec<Ste
     for pair in points.windows(2) {
         let (from, to) = (&pair[0], &pair[1]);
         for s in series {
-            let (Some(b), Some(m)) = (side_metric(s, from), side_metric(s, to)) else {
+            let (Some(b), Some(m)) = (side_metric(s, from, runs), side_metric(s, to, runs)) else {
                 continue;
             };
             let mut cell = compare::cell(&b, &m, compare::DEFAULT_THRESHOLD_PCT);

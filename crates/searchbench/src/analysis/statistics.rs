@@ -162,6 +162,110 @@ pub fn welch_diff(base: &[f64], contender: &[f64]) -> Option<Interval> {
     })
 }
 
+/// The fewest rounds a paired comparison is made from: with fewer, Welch's t over the two
+/// groups has more degrees of freedom than the pairs would (n − 1) and is used instead.
+pub const MIN_PAIRS: usize = 3;
+
+/// Which test a verdict over runs came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Test {
+    /// Welch's t over two independent groups of runs.
+    Welch,
+    /// Student's paired t over rounds: each round's contender against its base, run side by
+    /// side, so the machine's drift from round to round cancels.
+    PairedT,
+}
+
+impl Test {
+    pub fn name(self) -> &'static str {
+        match self {
+            Test::Welch => "Welch's t",
+            Test::PairedT => "paired t",
+        }
+    }
+}
+
+/// Each round's change from base to contender: the log ratio when every value is positive
+/// (as [`welch_diff`] takes ratios), else the difference; and the scale that turns the
+/// linear case into percent (the base mean), `None` for ratios.
+fn round_changes(pairs: &[(f64, f64)]) -> Option<(Vec<f64>, Option<f64>)> {
+    let base: Vec<f64> = pairs.iter().map(|p| p.0).collect();
+    let contender: Vec<f64> = pairs.iter().map(|p| p.1).collect();
+    if let (Some(la), Some(lb)) = (logs(&base), logs(&contender)) {
+        return Some((lb.iter().zip(&la).map(|(b, a)| b - a).collect(), None));
+    }
+    let m = mean(&base)?;
+    (m != 0.0 && pairs.iter().all(|p| p.0.is_finite() && p.1.is_finite()))
+        .then(|| (pairs.iter().map(|p| p.1 - p.0).collect(), Some(m.abs())))
+}
+
+/// The mean change over rounds and its standard error, degrees of freedom `n − 1`.
+fn paired_se(changes: &[f64]) -> Option<(f64, f64, f64)> {
+    let n = changes.len();
+    if n < 2 {
+        return None;
+    }
+    let m = mean(changes)?;
+    let se = (variance(changes, m) / n as f64).sqrt();
+    Some((m, se, (n - 1) as f64))
+}
+
+fn to_pct(x: f64, scale: Option<f64>) -> f64 {
+    match scale {
+        None => (x.exp() - 1.0) * 100.0,
+        Some(m) => x / m * 100.0,
+    }
+}
+
+/// Student's paired t interval of the change from base to contender over rounds, each pair
+/// `(base, contender)` run in one round, in percent: the mean of the rounds' log ratios
+/// ± `t(n−1) · s / √n`, turned back into a ratio (linear, relative to the base mean, when a
+/// value is not positive). What the two sides share in a round (the machine's level that
+/// hour, a co-tenant) cancels in its ratio, where Welch's t counts it as noise.
+pub fn paired_diff(pairs: &[(f64, f64)]) -> Option<Interval> {
+    let (changes, scale) = round_changes(pairs)?;
+    let (m, se, df) = paired_se(&changes)?;
+    let t = t975(df);
+    Some(Interval {
+        low_pct: to_pct(m - t * se, scale),
+        high_pct: to_pct(m + t * se, scale),
+    })
+}
+
+/// The smallest change (percent) these rounds could have seen at 95 % confidence and 80 %
+/// power, as [`min_detectable`] is for two groups.
+pub fn paired_min_detectable(pairs: &[(f64, f64)]) -> Option<f64> {
+    let (changes, scale) = round_changes(pairs)?;
+    let (_, se, df) = paired_se(&changes)?;
+    let x = (t975(df) + t_quantile(&T80, 0.8416, df)) * se;
+    Some(to_pct(x, scale).abs())
+}
+
+/// The spread of the rounds' changes: the standard deviation of their log ratios (≈ the
+/// coefficient of variation of the ratio), in percent; linear relative to the base mean when
+/// a value is not positive.
+pub fn paired_spread_pct(pairs: &[(f64, f64)]) -> Option<f64> {
+    let (changes, scale) = round_changes(pairs)?;
+    let m = mean(&changes)?;
+    (changes.len() >= 2).then(|| {
+        let sd = variance(&changes, m).sqrt();
+        match scale {
+            None => sd * 100.0,
+            Some(b) => sd / b * 100.0,
+        }
+    })
+}
+
+/// The fewest rounds that detect `threshold_pct` when the rounds' changes spread by
+/// `spread_pct` (see [`paired_spread_pct`]); `None` beyond [`MAX_RUNS_SAID`].
+pub fn rounds_needed(spread_pct: f64, threshold_pct: f64) -> Option<usize> {
+    (MIN_PAIRS..=MAX_RUNS_SAID).find(|&n| {
+        let df = (n - 1) as f64;
+        (t975(df) + t_quantile(&T80, 0.8416, df)) * spread_pct / (n as f64).sqrt() <= threshold_pct
+    })
+}
+
 /// The natural logarithms of `values` when all are positive and finite.
 fn logs(values: &[f64]) -> Option<Vec<f64>> {
     values
@@ -277,6 +381,70 @@ mod tests {
         assert!(i.low_pct < 0.0 && i.high_pct > 0.0, "{i:?}");
         // A count that can be zero stays linear.
         let i = welch_diff(&[0.0, 1.0, 0.0], &[5.0, 6.0, 4.0]).unwrap();
+        assert!(i.low_pct > 0.0, "{i:?}");
+    }
+
+    /// Rounds whose level drifts by a third (the machine got busier), the contender 8 %
+    /// slower than the base in every round: Welch's t over the two groups sees the drift as
+    /// noise and cannot tell; the paired test, each round's ratio, sees the 8 %.
+    #[test]
+    fn a_drift_that_hides_a_change_from_welch_does_not_hide_it_from_pairs() {
+        let mut rng = Rng::new(11, 0);
+        let mut welch_saw = 0;
+        let mut paired_saw = 0;
+        for _ in 0..200 {
+            let pairs: Vec<(f64, f64)> = (0..5)
+                .map(|round| {
+                    let level = 1000.0 * (1.0 + 0.33 * round as f64 / 4.0);
+                    let noise = |rng: &mut Rng| 1.0 + 0.01 * rng.normalish();
+                    let base = level * noise(&mut rng);
+                    (base, level * 0.92 * noise(&mut rng))
+                })
+                .collect();
+            let (a, b): (Vec<f64>, Vec<f64>) = pairs.iter().copied().unzip();
+            welch_saw += usize::from(welch_diff(&a, &b).unwrap().excludes_zero());
+            let i = paired_diff(&pairs).unwrap();
+            paired_saw += usize::from(i.high_pct < 0.0);
+            assert!(i.low_pct < -8.0 + 4.0 && i.high_pct > -8.0 - 4.0, "{i:?}");
+        }
+        assert!(welch_saw < 20, "Welch saw it in {welch_saw} of 200");
+        assert!(paired_saw > 190, "paired saw it in {paired_saw} of 200");
+    }
+
+    /// No change under the same drift: the paired interval holds zero about 95 % of the time
+    /// (its false alarms are what its level says), and its reach is small.
+    #[test]
+    fn pairs_of_one_configuration_false_alarm_at_the_tests_level() {
+        let mut rng = Rng::new(12, 0);
+        let mut alarms = 0;
+        for _ in 0..1000 {
+            let pairs: Vec<(f64, f64)> = (0..3)
+                .map(|round| {
+                    let level = 1000.0 * (1.0 + 0.2 * round as f64);
+                    let mut noisy = || level * (1.0 + 0.02 * rng.normalish());
+                    (noisy(), noisy())
+                })
+                .collect();
+            alarms += usize::from(paired_diff(&pairs).unwrap().excludes_zero());
+        }
+        assert!((20..=90).contains(&alarms), "{alarms} false alarms in 1000");
+        // Two pairs are enough for an interval, one is not.
+        assert!(paired_diff(&[(1.0, 2.0)]).is_none());
+        assert!(paired_diff(&[(1.0, 2.0), (1.1, 2.1)]).is_some());
+        // Spread and reach: rounds changing by 2 % ± 1 % see about 1.5 % at n = 6.
+        let pairs: Vec<(f64, f64)> = [1.01, 1.03, 1.02, 1.01, 1.03, 1.02]
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (100.0 + 10.0 * i as f64, (100.0 + 10.0 * i as f64) * r))
+            .collect();
+        let spread = paired_spread_pct(&pairs).unwrap();
+        assert!((0.7..1.0).contains(&spread), "{spread}");
+        let reach = paired_min_detectable(&pairs).unwrap();
+        assert!((0.8..2.0).contains(&reach), "{reach}");
+        assert_eq!(rounds_needed(spread, 5.0), Some(MIN_PAIRS));
+        assert!(rounds_needed(10.0, 5.0).unwrap() > 10);
+        // A count that can be zero pairs linearly.
+        let i = paired_diff(&[(0.0, 5.0), (1.0, 6.0), (0.0, 4.0)]).unwrap();
         assert!(i.low_pct > 0.0, "{i:?}");
     }
 

@@ -425,6 +425,9 @@ async fn run_grid(
             let job = job_for(&params, cells[i].docs_per_run)?;
             let mut cell_save = save.clone();
             cell_save.tags.extend(params.tags());
+            // The round, so that `compare` sets two cells' runs against each other round by
+            // round (what the shuffled rounds share, the machine's level, cancels).
+            cell_save.tags.push(("round".into(), round.to_string()));
             let (outcome, run_id) =
                 stored_load(connected, job, cluster, load, &cell_save, observer).await;
             clean_up(connected, index, &mut warnings).await;

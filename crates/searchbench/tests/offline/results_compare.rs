@@ -658,3 +658,59 @@ fn compare_and_check_refuse_mixed_configurations_and_workloads_unless_allowed() 
         "{text}"
     );
 }
+
+/// Two configurations run side by side, round by round, on a machine that got busier every
+/// round: `compare` pairs the runs of each round, says so, and sees the contender 8 % slower,
+/// where the same runs without their rounds cannot tell.
+#[test]
+fn runs_tagged_with_rounds_compare_round_by_round() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.db");
+    let store = Store::open(&path).unwrap();
+    for round in 1..=4u64 {
+        let level = 10_000.0 * (1.0 + 0.1 * round as f64);
+        let r = round.to_string();
+        let a = ingest_result(60, level, 0.01, 20.0, round);
+        let b = ingest_result(60, level * 0.92, 0.01, 20.0, 10 + round);
+        save(&store, &a, &[("cfg", "a"), ("round", &r)]);
+        save(&store, &b, &[("cfg", "b"), ("round", &r)]);
+        save(&store, &a, &[("cfg", "a-unpaired")]);
+        save(&store, &b, &[("cfg", "b-unpaired")]);
+    }
+    let side = |s: &str| Side::load(&store, s).unwrap();
+    let c = compare(side("cfg=a"), vec![side("cfg=b")]);
+    assert_eq!(verdict(&c, "docs_per_sec", 0), Verdict::Worse);
+    let cell = c.rows[0].contenders[0].as_ref().unwrap();
+    assert_eq!(
+        cell.test,
+        Some(searchbench::analysis::statistics::Test::PairedT)
+    );
+    assert!(
+        c.notes.iter().any(|n| n.starts_with("paired:")),
+        "{:?}",
+        c.notes
+    );
+    let unpaired = compare(side("cfg=a-unpaired"), vec![side("cfg=b-unpaired")]);
+    assert_eq!(verdict(&unpaired, "docs_per_sec", 0), Verdict::CannotTell);
+    // The CLI says which test it used.
+    let out = bin()
+        .args(["compare", "cfg=a", "cfg=b", "--color", "never", "--store"])
+        .arg(&path)
+        .output()
+        .expect("searchbench compare");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("4 rounds (paired t)"), "{text}");
+    let json = bin()
+        .args(["compare", "cfg=a", "cfg=b", "--json", "--store"])
+        .arg(&path)
+        .output()
+        .expect("searchbench compare --json");
+    let v: Value = serde_json::from_slice(&json.stdout).expect("JSON");
+    let row = v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["key"] == "docs_per_sec")
+        .unwrap();
+    assert_eq!(row["contenders"][0]["test"], "paired_t", "{row}");
+}

@@ -54,6 +54,11 @@ pub struct Metric {
     /// answers): any rise is worse, and a contender with any is never better.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub errors: bool,
+    /// With values over runs: the round each run was made in, one per value (see
+    /// [`crate::analysis::compare::round_of`]); empty when not known. Two sides whose runs
+    /// were made round by round are compared round by round.
+    #[serde(skip)]
+    pub rounds: Vec<Option<String>>,
 }
 
 /// The key of the headline throughput: documents acknowledged after the warm-up ÷ the steady
@@ -128,6 +133,7 @@ fn point(
         value,
         samples: None,
         errors: false,
+        rounds: Vec::new(),
     })
 }
 

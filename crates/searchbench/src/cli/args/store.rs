@@ -50,6 +50,12 @@ pub struct SaveArgs {
     /// share tags can be compared as a group: `searchbench compare build=a build=b`.
     #[arg(long = "tag", value_name = "KEY=VALUE", value_parser = tag_arg)]
     pub tags: Vec<(String, String)>,
+    /// The round this run was made in, when runs of two configurations are made side by side
+    /// by hand (A then B, B then A, ...): the tag round=N. `compare` sets runs of the same
+    /// round against each other (a paired test: the machine's drift between rounds cancels).
+    /// A matrix and a sweep tag their rounds themselves.
+    #[arg(long, value_name = "N")]
+    pub round: Option<u32>,
     /// Do not save this run in the results store.
     #[arg(long)]
     pub no_store: bool,
@@ -61,7 +67,12 @@ impl SaveArgs {
     pub fn spec(&self) -> Result<crate::session::SaveSpec, CliError> {
         let spec = crate::session::SaveSpec {
             store: self.store.store.clone(),
-            tags: self.tags.clone(),
+            tags: self
+                .tags
+                .iter()
+                .cloned()
+                .chain(self.round.map(|n| ("round".to_string(), n.to_string())))
+                .collect(),
             skip: self.no_store,
         };
         spec.check().map_err(|e| CliError {
