@@ -758,6 +758,7 @@ pub fn compare_at(base: Side, contenders: Vec<Side>, threshold_pct: f64) -> Comp
             ));
         }
     }
+    notes.extend(background_differs(&base, &contenders));
     let engines: Vec<&str> = all.clone().filter_map(|s| s.engine.as_deref()).collect();
     if engines.windows(2).any(|w| w[0] != w[1]) {
         notes.push(format!("engines differ: {}", engines.join(" vs ")));
@@ -776,6 +777,47 @@ pub fn compare_at(base: Side, contenders: Vec<Side>, threshold_pct: f64) -> Comp
         hidden_unchanged: 0,
         notes,
     }
+}
+
+/// The prefix of the metrics of the machine a run ran on, beside the run (see
+/// `measure::background`).
+pub const MACHINE_PREFIX: &str = "machine.";
+
+/// How far apart, in points, the two sides' background may be before a comparison says so:
+/// other processes' share of the machine, stolen CPU, time a task waited for a CPU.
+const BACKGROUND_APART: [(&str, &str, f64); 3] = [
+    (
+        "machine.other_cpu_pct",
+        "other processes' share of the machine's CPU",
+        10.0,
+    ),
+    ("machine.steal_pct", "CPU stolen by the hypervisor", 5.0),
+    (
+        "machine.cpu_pressure_pct",
+        "time a task waited for a CPU",
+        20.0,
+    ),
+];
+
+/// A note for each contender whose runs ran under another background than the base's: a
+/// difference in throughput may be the co-tenant's, not the change's.
+fn background_differs(base: &Side, contenders: &[Side]) -> Vec<String> {
+    let value = |s: &Side, key: &str| s.metrics.iter().find(|m| m.key == key).map(|m| m.value);
+    let mut notes = Vec::new();
+    for c in contenders {
+        for (key, what, apart) in BACKGROUND_APART {
+            let (Some(b), Some(v)) = (value(base, key), value(c, key)) else {
+                continue;
+            };
+            if (v - b).abs() > apart {
+                notes.push(format!(
+                    "BACKGROUND DIFFERS: {what}: {v:.0} % during {} against {b:.0} % during {} (more than {apart} points apart): a difference between them may be the machine's, not the change's; compare runs made round by round (--round, a matrix) or on a quiet machine",
+                    c.label, base.label
+                ));
+            }
+        }
+    }
+    notes
 }
 
 /// `+3.1 %`, with the interval when there is one: `+3.1 % [+1.0, +5.2]`; an error count's

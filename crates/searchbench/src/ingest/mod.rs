@@ -251,6 +251,9 @@ pub struct IngestReport {
     pub took_clock_ms: Option<u64>,
     pub server_stats: Option<IndexStats>,
     pub cpu: Cpu,
+    /// What else the machine did during the load (other processes, steal, CPU pressure).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub background: Option<crate::measure::background::Background>,
     pub attribution: Attribution,
     pub timeline: Vec<TimelineRow>,
     pub failures_file: Option<PathBuf>,
@@ -354,6 +357,7 @@ pub async fn ingest_streaming(
     let previous_failures_file = failures.set_aside_previous()?;
     let engine_before = crate::os::groups_cpu_time(&plan.engine_pids);
     let cpu_before = crate::os::self_cpu();
+    let machine_before = crate::measure::background::Snapshot::take();
 
     let outcome = driver::load(
         target,
@@ -364,11 +368,13 @@ pub async fn ingest_streaming(
     )
     .await;
 
+    let machine_after = crate::measure::background::Snapshot::take();
     let driver_cpu = crate::os::self_cpu().saturating_sub(cpu_before);
     let engine_cpu = match (engine_before, crate::os::groups_cpu_time(&plan.engine_pids)) {
         (Some(b), Some(a)) => Some(a.saturating_sub(b)),
         _ => None,
     };
+    let background = machine_before.until(&machine_after, engine_cpu.map(|e| e + driver_cpu));
     // After an interrupt the target may be why (stalled, overloaded): the calls that follow
     // share one short deadline, so the user gets the partial report promptly.
     let limit = outcome
@@ -406,6 +412,7 @@ pub async fn ingest_streaming(
         outcome,
         driver_cpu,
         engine_cpu,
+        background,
         stats: before.zip(after).map(|(b, a)| a.delta(&b)),
         index_count,
         index_count_before,
@@ -465,6 +472,7 @@ struct ReportParts<'a> {
     outcome: LoadOutcome,
     driver_cpu: Duration,
     engine_cpu: Option<Duration>,
+    background: Option<crate::measure::background::Background>,
     stats: Option<IndexStats>,
     index_count: Option<u64>,
     index_count_before: Option<u64>,
@@ -589,6 +597,7 @@ fn report(mut p: ReportParts<'_>) -> IngestReport {
         took_clock_ms,
         server_stats: p.stats,
         cpu,
+        background: p.background,
         attribution,
         timeline: recorder.timeline(),
         histograms,

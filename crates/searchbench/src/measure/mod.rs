@@ -4,6 +4,7 @@
 //! recorded under a short lock into fixed-size histograms and a per-second timeline.
 
 pub mod attribution;
+pub mod background;
 pub mod cpu_limit;
 pub mod machine;
 pub mod measurements;

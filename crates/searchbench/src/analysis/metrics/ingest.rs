@@ -38,6 +38,8 @@ struct Ingest {
     cpu: Option<Cpu>,
     #[serde(default)]
     attribution: Option<Attribution>,
+    #[serde(default)]
+    background: Option<crate::measure::background::Background>,
 }
 
 pub(super) fn metrics(r: &Value, timeline: &[Value], out: &mut Vec<Metric>) {
@@ -197,6 +199,47 @@ pub(super) fn metrics(r: &Value, timeline: &[Value], out: &mut Vec<Metric>) {
             Info,
             cpu.engine_machine_share.map(|x| x * 100.0),
         ));
+        // The engine's work per document: on a machine shared with other processes it moves
+        // less than the rate does (a co-tenant slows the load, not the work a document needs).
+        out.extend(point(
+            "engine_cpu_us_per_doc",
+            "engine CPU per document",
+            "µs",
+            LowerBetter,
+            cpu.engine_secs
+                .filter(|_| r.counts.indexed > 0)
+                .map(|s| s * 1e6 / r.counts.indexed as f64),
+        ));
+    }
+    if let Some(b) = &r.background {
+        for (key, label, unit, v) in [
+            (
+                "machine.other_cpu_pct",
+                "machine: CPU of other processes",
+                "%",
+                b.other_cpu_pct,
+            ),
+            (
+                "machine.steal_pct",
+                "machine: CPU stolen",
+                "%",
+                Some(b.steal_pct),
+            ),
+            (
+                "machine.cpu_pressure_pct",
+                "machine: time a task waited for a CPU",
+                "%",
+                b.cpu_pressure_pct,
+            ),
+            (
+                "machine.load_1m",
+                "machine: load average (1 min)",
+                "",
+                b.load_1m,
+            ),
+        ] {
+            out.extend(point(key, label, unit, Info, v));
+        }
     }
     if let Some(a) = &r.attribution {
         for (section, rows) in [("budget", &a.budget), ("background", &a.background)] {
