@@ -30,9 +30,9 @@ alarms=0
 for r in $(seq 1 "$ROUNDS"); do
   for side in a b a b; do
     "$SB" ingest logs --docs "$DOCS" --url "$URL" --quiet --warmup 1s \
-      --tag "round=$r-$side" >/dev/null 2>&1
+      --tag "aa=$r-$side" >/dev/null 2>&1
   done
-  verdict=$("$SB" compare "round=$r-a" "round=$r-b" --json |
+  verdict=$("$SB" compare "aa=$r-a" "aa=$r-b" --json |
     python3 -c 'import json,sys; c=json.load(sys.stdin); r=[x for x in c["rows"] if x["key"]=="docs_per_sec"][0]["contenders"][0]; print(r["verdict"], "%+.1f%%" % r["diff_pct"], "mde=%s" % (None if r["min_detectable_pct"] is None else "%.1f%%" % r["min_detectable_pct"]))')
   echo "round $r: $verdict"
   case "$verdict" in better*|worse*) alarms=$((alarms + 1)) ;; esac

@@ -145,6 +145,14 @@ impl Side {
         Ok(Side::from_group(&group))
     }
 
+    /// The side as a group of independent runs: its runs' rounds forgotten, so that it is
+    /// compared by Welch's t (`compare --unpaired`).
+    pub fn forget_rounds(&mut self) {
+        for m in &mut self.metrics {
+            m.rounds.clear();
+        }
+    }
+
     /// Runs of this side that are not `complete`: `id (state)`.
     pub fn partial(&self) -> Vec<String> {
         self.run_ids

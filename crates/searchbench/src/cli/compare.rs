@@ -76,15 +76,27 @@ pub struct CompareArgs {
     /// different workloads (refused otherwise, naming what differs); the result says so.
     #[arg(long)]
     pub allow_mixed: bool,
+    /// Compare the sides as independent groups (Welch's t) even when their runs were made
+    /// round by round (a matrix, a sweep, --round), which are otherwise compared round by
+    /// round (paired t).
+    #[arg(long)]
+    pub unpaired: bool,
 }
 
 pub async fn run(a: CompareArgs) -> CliResult {
     let store = a.store.open()?;
-    let base = Side::load_with(&store, &a.base, a.include_partial).map_err(CliError::usage)?;
+    let load = |s: &str| {
+        let mut side = Side::load_with(&store, s, a.include_partial).map_err(CliError::usage)?;
+        if a.unpaired {
+            side.forget_rounds();
+        }
+        Ok::<_, CliError>(side)
+    };
+    let base = load(&a.base)?;
     let contenders = a
         .contenders
         .iter()
-        .map(|s| Side::load_with(&store, s, a.include_partial).map_err(CliError::usage))
+        .map(|s| load(s))
         .collect::<Result<Vec<_>, _>>()?;
     let mixed = compare::mixed(&base, &contenders.iter().collect::<Vec<_>>());
     if !mixed.is_empty() && !a.allow_mixed {

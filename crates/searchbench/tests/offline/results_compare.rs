@@ -713,4 +713,26 @@ fn runs_tagged_with_rounds_compare_round_by_round() {
         .find(|r| r["key"] == "docs_per_sec")
         .unwrap();
     assert_eq!(row["contenders"][0]["test"], "paired_t", "{row}");
+    // --unpaired: the same runs as two independent groups.
+    let json = bin()
+        .args([
+            "compare",
+            "cfg=a",
+            "cfg=b",
+            "--unpaired",
+            "--json",
+            "--store",
+        ])
+        .arg(&path)
+        .output()
+        .expect("searchbench compare --unpaired");
+    let v: Value = serde_json::from_slice(&json.stdout).expect("JSON");
+    let row = v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["key"] == "docs_per_sec")
+        .unwrap();
+    assert_eq!(row["contenders"][0]["test"], "welch", "{row}");
+    assert_eq!(row["contenders"][0]["verdict"], "cannot_tell", "{row}");
 }
