@@ -3,11 +3,10 @@
 use clap::Args;
 
 use super::args::StoreArgs;
-use comfy_table::Cell;
 
-use super::output::{self, Tone};
+use super::output;
 use super::{CliError, CliResult};
-use crate::analysis::compare::{self, format_diff, format_n, Side, Verdict};
+use crate::analysis::compare::{self, Side};
 
 #[derive(Debug, Args)]
 #[command(
@@ -22,7 +21,10 @@ use crate::analysis::compare::{self, format_diff, format_n, Side, Verdict};
         the smallest change the runs could have seen and about how many runs a side would see \
         the threshold.\n\n\
         Groups of runs (2 or more a side): one value per run and Welch's t interval \
-        (Welch–Satterthwaite degrees of freedom). One run against a group: the prediction \
+        (Welch–Satterthwaite degrees of freedom); groups made round by round (a matrix, a \
+        sweep, --round, `searchbench ab`) over the same 3 or more rounds: Student's paired t \
+        over the rounds' ratios, so that the machine's drift between rounds cancels \
+        (--unpaired for Welch). One run against a group: the prediction \
         interval of one more run of the group. One run a side: the difference and no verdict \
         (cannot tell), since the seconds inside a run say nothing of the noise from one run to \
         the next; repeat each configuration with the same --tag (`searchbench calibrate` says \
@@ -84,6 +86,20 @@ pub struct CompareArgs {
 }
 
 pub async fn run(a: CompareArgs) -> CliResult {
+    let c = build(&a)?;
+    // Decided on every metric, whatever is shown.
+    let worse = c.any_worse();
+    output::compare::print(c, a.json, a.markdown, a.only_changed)?;
+    if a.fail_on_worse && worse {
+        return Err(CliError::check(anyhow::anyhow!(
+            "a contender is significantly worse than the base"
+        )));
+    }
+    Ok(())
+}
+
+/// The comparison `a` asks for, from its store.
+fn build(a: &CompareArgs) -> Result<compare::Comparison, CliError> {
     let store = a.store.open()?;
     let load = |s: &str| {
         let mut side = Side::load_with(&store, s, a.include_partial).map_err(CliError::usage)?;
@@ -110,86 +126,5 @@ pub async fn run(a: CompareArgs) -> CliResult {
     for m in mixed {
         c.notes.insert(0, format!("MIXED (--allow-mixed): {m}"));
     }
-    // Decided on every metric, whatever is shown.
-    let worse = c.any_worse();
-    if a.only_changed {
-        c.only_changed();
-    }
-    if a.json {
-        output::json(&c)?;
-    } else if a.markdown {
-        out!("{}", crate::report::markdown::compare_table(&c));
-    } else {
-        // Below 100 columns the samples column goes (the verdict says when there were too
-        // few), so every other column keeps its words whole at 80; `--json`, `--markdown` and
-        // a wider terminal have it.
-        let samples = output::width().is_none_or(|w| w >= 100) || c.contenders.len() > 1;
-        let mut header = vec!["metric".to_string(), format!("{} (base)", c.base.label)];
-        for k in &c.contenders {
-            header.push(k.label.clone());
-            header.push(format!("diff [{:.0} % CI]", c.confidence * 100.0));
-            if samples {
-                header.push("samples".into());
-            }
-            header.push("verdict".into());
-        }
-        let mut t = output::table(header);
-        for row in &c.rows {
-            let unit = if row.unit.is_empty() {
-                String::new()
-            } else {
-                format!(" {}", row.unit)
-            };
-            let value = |v: f64| row.format(v);
-            let mut line = vec![
-                Cell::new(row.label.clone()),
-                Cell::new(format!("{}{unit}", value(row.base))),
-            ];
-            for k in &row.contenders {
-                match k {
-                    Some(k) => {
-                        line.push(Cell::new(format!("{}{unit}", value(k.value))));
-                        line.push(Cell::new(format_diff(k)));
-                        if samples {
-                            line.push(Cell::new(format_n(k)));
-                        }
-                        line.push(match k.verdict {
-                            Verdict::Better => output::tone_cell("better ✓", Tone::Good),
-                            Verdict::Worse => output::tone_cell("WORSE ✗", Tone::Bad),
-                            _ => Cell::new(compare::format_verdict(k, c.threshold_pct)),
-                        });
-                    }
-                    None => {
-                        line.extend(["-", "", ""].map(Cell::new));
-                        if samples {
-                            line.push(Cell::new(""));
-                        }
-                    }
-                }
-            }
-            t.add_row(line);
-        }
-        outln!("{t}");
-        if c.hidden_unchanged > 0 {
-            sayln!(
-                "{} metric(s) without a significant change hidden (drop --only-changed to see them)",
-                c.hidden_unchanged
-            );
-        }
-        if !samples {
-            outln!("(the samples behind each figure: --json, --markdown, or 100+ columns)");
-        }
-        for n in &c.notes {
-            sayln!("note: {n}");
-        }
-        if c.rows.is_empty() && c.hidden_unchanged == 0 {
-            outln!("the base run has no result to compare (incomplete?)");
-        }
-    }
-    if a.fail_on_worse && worse {
-        return Err(CliError::check(anyhow::anyhow!(
-            "a contender is significantly worse than the base"
-        )));
-    }
-    Ok(())
+    Ok(c)
 }

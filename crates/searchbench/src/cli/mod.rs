@@ -27,6 +27,7 @@ macro_rules! out {
     };
 }
 
+mod ab;
 mod args;
 mod bisect;
 mod calibrate;
@@ -205,6 +206,8 @@ pub enum Command {
     Results(results::ResultsCommand),
     /// Compare stored runs metric by metric, with confidence intervals and verdicts.
     Compare(compare::CompareArgs),
+    /// Two configurations of one command, round by round (A B, B A, ...): one paired verdict.
+    Ab(ab::AbArgs),
     /// The highest ingest rate the cluster sustains within a p99 latency and error-rate limit.
     Saturate(saturate::SaturateArgs),
     /// Check a run against a baseline: exit 0 pass, 1 regressed, 125 cannot tell (CI, git bisect).
@@ -346,6 +349,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Results(cmd) => results::run(cmd).await,
         Command::Deploy(cmd) => deploy::run(cmd).await,
         Command::Compare(args) => compare::run(args).await,
+        Command::Ab(args) => ab::run(args).await,
         Command::Check(args) => check::run(args).await,
         Command::Bisect(args) => bisect::run(args).await,
         Command::Calibrate(args) => calibrate::run(args).await,

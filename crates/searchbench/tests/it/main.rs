@@ -6,6 +6,7 @@
 #[allow(dead_code)]
 mod common;
 
+mod ab;
 mod background;
 mod bad_input;
 mod cli_errors;

@@ -9,6 +9,7 @@
 #[path = "../it/common/mod.rs"]
 mod common;
 
+mod ab;
 mod cli_shell;
 mod corpus_cli;
 mod corpus_generators;

@@ -7,6 +7,7 @@ pub mod bisect;
 pub mod byo;
 pub mod calibrate;
 pub mod check;
+pub mod compare;
 pub mod engine;
 pub mod experiment;
 pub mod history;

@@ -1,0 +1,47 @@
+//! `searchbench ab`'s refusals, before anything runs: flags it sets itself, a side's
+//! arguments with an open quote, a command that cannot start.
+
+use crate::common::bin;
+
+fn ab(args: &[&str]) -> (i32, String) {
+    let out = bin().arg("ab").args(args).output().expect("searchbench ab");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.code().unwrap_or(-1), text)
+}
+
+#[test]
+fn ab_refuses_what_would_fight_it_and_says_why() {
+    // The store, the round and JSON output are ab's to set on every run.
+    let (code, text) = ab(&[
+        "--",
+        "ingest",
+        "logs",
+        "--url",
+        "http://127.0.0.1:1",
+        "--store",
+        "x.db",
+    ]);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("--store is set by `ab` itself"), "{text}");
+    let (code, text) = ab(&["--b", "--round 3", "--", "ingest", "logs"]);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("--round is set by `ab` itself"), "{text}");
+    // An open quote in a side's arguments.
+    let (code, text) = ab(&["--a", "--tag 'x=1", "--", "ingest", "logs"]);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("unclosed quote"), "{text}");
+    // A command that cannot start stops ab at once, with the command's own words.
+    let (code, text) = ab(&["--rounds", "3", "--", "ingest", "logs", "--no-such-flag"]);
+    assert_eq!(code, 2, "{text}");
+    assert!(
+        text.contains("side A cannot run") && text.contains("--no-such-flag"),
+        "{text}"
+    );
+    // No command at all.
+    let (code, text) = ab(&["--rounds", "3"]);
+    assert_eq!(code, 2, "{text}");
+}
