@@ -10,7 +10,12 @@
 # verdict there is a false alarm too), and the run-to-run CV of A's runs of throughput, CPU
 # per document, service-time p50/p99 and other processes' CPU.
 #
+# COTENANT=1: a co-tenant that comes and goes between rounds (one core spinning, `yes`, in
+# every other round, which rounds alternating from trial to trial): the machine's level moves
+# between rounds and stays within one, the drift that pairing is for.
+#
 #   bench/power.sh [TRIALS] [DOCS] [RTT]        defaults: 20 200000 8ms
+#   COTENANT=1 OUT=target/bench-power-cotenant bench/power.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TRIALS=${1:-20}
@@ -26,7 +31,19 @@ DB="$OUT/power.db"
 "$SB" engine start "$ENGINE" --heap 1g --json >"$OUT/node.json"
 read -r URL PID < <(python3 -c 'import json,sys; n=json.load(open(sys.argv[1])); print(n["url"], n["pid"])' "$OUT/node.json")
 PORT=${URL##*:}
-trap '"$SB" engine stop --port "$PORT" >/dev/null 2>&1 || true' EXIT
+COTENANT=${COTENANT:-0}
+BURNER=""
+burn() { # on|off
+  if [ "$1" = on ] && [ -z "$BURNER" ]; then
+    yes >/dev/null &
+    BURNER=$!
+  elif [ "$1" = off ] && [ -n "$BURNER" ]; then
+    kill "$BURNER" 2>/dev/null || true
+    wait "$BURNER" 2>/dev/null || true
+    BURNER=""
+  fi
+}
+trap 'burn off; "$SB" engine stop --port "$PORT" >/dev/null 2>&1 || true' EXIT
 echo "node $ENGINE at $URL (pid $PID); $TRIALS trials × 3 rounds × A, B (--rtt $RTT), C; $DOCS docs a run"
 
 ingest() { # cfg trial round [extra...]
@@ -46,6 +63,7 @@ done
 start=$(date +%s)
 for t in $(seq 1 "$TRIALS"); do
   for r in 1 2 3; do
+    if [ "$COTENANT" = 1 ] && [ $(( (t + r) % 2 )) = 0 ]; then burn on; else burn off; fi
     for cfg in $(python3 -c 'import random,sys; x=["a","b","c"]; random.Random(int(sys.argv[1])).shuffle(x); print(*x)' "$((t * 10 + r))"); do
       case $cfg in
         b) ingest b "$t" "$r" --rtt "$RTT" ;;
@@ -53,6 +71,7 @@ for t in $(seq 1 "$TRIALS"); do
       esac
     done
   done
+  burn off
   echo "trial $t done ($(( $(date +%s) - start )) s)"
 done
 
