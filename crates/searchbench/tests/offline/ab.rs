@@ -41,6 +41,25 @@ fn ab_refuses_what_would_fight_it_and_says_why() {
         text.contains("side A cannot run") && text.contains("--no-such-flag"),
         "{text}"
     );
+    // A round given twice to a run.
+    let out = bin()
+        .args([
+            "ingest",
+            "logs",
+            "--url",
+            "http://127.0.0.1:1",
+            "--docs",
+            "10",
+            "--round",
+            "2",
+            "--tag",
+            "round=3",
+        ])
+        .output()
+        .expect("searchbench ingest");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    assert!(said.contains("give the round once"), "{said}");
     // No command at all.
     let (code, text) = ab(&["--rounds", "3"]);
     assert_eq!(code, 2, "{text}");

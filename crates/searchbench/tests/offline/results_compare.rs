@@ -700,39 +700,27 @@ fn runs_tagged_with_rounds_compare_round_by_round() {
         .expect("searchbench compare");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("4 rounds (paired t)"), "{text}");
-    let json = bin()
-        .args(["compare", "cfg=a", "cfg=b", "--json", "--store"])
-        .arg(&path)
-        .output()
-        .expect("searchbench compare --json");
-    let v: Value = serde_json::from_slice(&json.stdout).expect("JSON");
-    let row = v["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["key"] == "docs_per_sec")
-        .unwrap();
+    // The throughput row of `compare cfg=a cfg=b --json` with `extra` flags.
+    let throughput = |extra: &[&str]| -> Value {
+        let json = bin()
+            .args(["compare", "cfg=a", "cfg=b", "--json", "--store"])
+            .arg(&path)
+            .args(extra)
+            .output()
+            .expect("searchbench compare --json");
+        let v: Value = serde_json::from_slice(&json.stdout).expect("JSON");
+        v["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["key"] == "docs_per_sec")
+            .cloned()
+            .unwrap()
+    };
+    let row = throughput(&[]);
     assert_eq!(row["contenders"][0]["test"], "paired_t", "{row}");
     // --unpaired: the same runs as two independent groups.
-    let json = bin()
-        .args([
-            "compare",
-            "cfg=a",
-            "cfg=b",
-            "--unpaired",
-            "--json",
-            "--store",
-        ])
-        .arg(&path)
-        .output()
-        .expect("searchbench compare --unpaired");
-    let v: Value = serde_json::from_slice(&json.stdout).expect("JSON");
-    let row = v["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["key"] == "docs_per_sec")
-        .unwrap();
+    let row = throughput(&["--unpaired"]);
     assert_eq!(row["contenders"][0]["test"], "welch", "{row}");
     assert_eq!(row["contenders"][0]["verdict"], "cannot_tell", "{row}");
 }

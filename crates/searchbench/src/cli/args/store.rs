@@ -65,6 +65,11 @@ impl SaveArgs {
     /// Where the run is saved, once the store is known to take it: a store that cannot be
     /// written fails the command before anything is measured (unless --no-store).
     pub fn spec(&self) -> Result<crate::session::SaveSpec, CliError> {
+        if self.round.is_some() && self.tags.iter().any(|(k, _)| k == "round") {
+            return Err(CliError::usage(anyhow::anyhow!(
+                "--round N and --tag round=...: give the round once"
+            )));
+        }
         let spec = crate::session::SaveSpec {
             store: self.store.store.clone(),
             tags: self
