@@ -22,7 +22,9 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use super::compare::{self, Cell, Side, Verdict};
+use super::metrics::THROUGHPUT;
 use super::runs::{Group, Loaded};
+use super::steadier::{self, Leaning};
 use crate::analysis::statistics::{
     Interval, SampleKind, Test, CONFIDENCE, MAX_RUNS_SAID, MIN_RUNS,
 };
@@ -156,9 +158,22 @@ pub struct MetricCheck {
     /// Why there is no verdict, when there is none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub why: Option<String>,
+    /// The metric the check leaned on because this one could not tell (see
+    /// [`super::steadier`]): its verdict stands for this one's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub leaned_on: Option<&'static str>,
 }
 
 impl MetricCheck {
+    /// The verdict as a table says it: `cannot tell → CPU per doc` when the check judged the
+    /// engine's CPU per document for this one (its row follows).
+    pub fn verdict_said(&self) -> String {
+        match self.leaned_on {
+            Some(_) => format!("{} → {}", self.verdict.name(), steadier::COST_SHORT),
+            None => self.verdict.name().to_string(),
+        }
+    }
+
     /// A metric with no verdict, and why.
     fn unjudged(key: &str, label: String, unit: &'static str, why: String) -> MetricCheck {
         MetricCheck {
@@ -175,6 +190,7 @@ impl MetricCheck {
             verdict: MetricVerdict::CannotTell,
             min_detectable_pct: None,
             why: Some(why),
+            leaned_on: None,
         }
     }
 }
@@ -222,6 +238,9 @@ pub struct Check {
     pub method: String,
     pub metrics: Vec<MetricCheck>,
     pub errors_rose: Vec<ErrorRise>,
+    /// The throughput could not tell and the check leaned on the engine's CPU per document.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub leaning: Option<Leaning>,
     pub notes: Vec<String>,
 }
 
@@ -300,6 +319,7 @@ pub fn check(store: &Store, spec: &CheckSpec) -> Result<Check, CheckError> {
         method: String::new(),
         metrics: Vec::new(),
         errors_rose: Vec::new(),
+        leaning: None,
         notes,
     };
     let partial = run_side.partial();
@@ -409,6 +429,7 @@ pub fn check(store: &Store, spec: &CheckSpec) -> Result<Check, CheckError> {
             verdict: MetricVerdict::CannotTell,
             min_detectable_pct: None,
             why: None,
+            leaned_on: None,
         };
         if b.errors {
             // Judged with every other error count.
@@ -424,18 +445,13 @@ pub fn check(store: &Store, spec: &CheckSpec) -> Result<Check, CheckError> {
             m.diff_pct = cell.diff_pct;
             m.n_baseline = cell.n_base;
             m.n = cell.n;
-            // The test behind the interval, said with the samples: a gate's reader must know
-            // whether the rounds were paired.
-            m.samples = match cell.test {
-                Some(Test::PairedT) => Some("rounds, paired t"),
-                Some(Test::Welch) => Some("runs, Welch's t"),
-                None => cell.samples.map(SampleKind::name),
-            };
+            m.samples = samples_of(cell);
             m.min_detectable_pct = cell.min_detectable_pct;
             (m.verdict, m.why) = judge(cell, spec.threshold_pct);
         }
         check.metrics.push(m);
     }
+    lean(&mut check, &comparison, spec.threshold_pct);
     let mut cannot = Vec::new();
     for m in &check.metrics {
         match m.verdict {
@@ -450,7 +466,7 @@ pub fn check(store: &Store, spec: &CheckSpec) -> Result<Check, CheckError> {
                     spec.threshold_pct
                 ));
             }
-            MetricVerdict::CannotTell => cannot.push(format!(
+            MetricVerdict::CannotTell if m.leaned_on.is_none() => cannot.push(format!(
                 "{}: cannot tell ({})",
                 m.label,
                 m.why.as_deref().unwrap_or("no interval")
@@ -470,6 +486,58 @@ pub fn check(store: &Store, spec: &CheckSpec) -> Result<Check, CheckError> {
             .cloned(),
     );
     Ok(check)
+}
+
+/// Where the throughput was asked for and cannot tell, and the comparison leans on the
+/// engine's CPU per document: the check judges that instead (a regression of it beyond the
+/// threshold regresses the check) and says so. The cost is added to the metrics shown.
+fn lean(check: &mut Check, comparison: &compare::Comparison, threshold_pct: f64) {
+    let Some(Some(leaning)) = comparison.leanings.first() else {
+        return;
+    };
+    let Some(rate) = check
+        .metrics
+        .iter_mut()
+        .find(|m| m.key == THROUGHPUT && m.verdict == MetricVerdict::CannotTell)
+    else {
+        return;
+    };
+    rate.leaned_on = Some(steadier::COST);
+    let row = comparison.rows.iter().find(|r| r.key == steadier::COST);
+    let Some((row, cell)) = row.and_then(|r| Some((r, r.contenders.first()?.as_ref()?))) else {
+        return;
+    };
+    if !check.metrics.iter().any(|m| m.key == steadier::COST) {
+        let (verdict, why) = judge(cell, threshold_pct);
+        check.metrics.push(MetricCheck {
+            key: row.key.clone(),
+            label: row.label.clone(),
+            unit: row.unit,
+            baseline: Some(row.base),
+            value: Some(cell.value),
+            diff_pct: cell.diff_pct,
+            ci: cell.ci,
+            n_baseline: cell.n_base,
+            n: cell.n,
+            samples: samples_of(cell),
+            verdict,
+            min_detectable_pct: cell.min_detectable_pct,
+            why,
+            leaned_on: None,
+        });
+    }
+    check.notes.push(leaning.said.clone());
+    check.leaning = Some(leaning.clone());
+}
+
+/// The test behind a cell's interval, said with its samples: a gate's reader must know
+/// whether the rounds were paired.
+fn samples_of(cell: &Cell) -> Option<&'static str> {
+    match cell.test {
+        Some(Test::PairedT) => Some("rounds, paired t"),
+        Some(Test::Welch) => Some("runs, Welch's t"),
+        None => cell.samples.map(SampleKind::name),
+    }
 }
 
 /// The newest stored run.
@@ -713,7 +781,7 @@ pub fn markdown(c: &Check) -> String {
                 v(m.baseline),
                 v(m.value),
                 format_change(m),
-                m.verdict.name()
+                m.verdict_said()
             );
         }
         s.push('\n');
@@ -736,6 +804,9 @@ pub fn markdown(c: &Check) -> String {
     }
     for r in c.reasons.iter().filter(|r| !r.contains(" rose: ")) {
         let _ = writeln!(s, "- {r}");
+    }
+    if let Some(l) = &c.leaning {
+        let _ = writeln!(s, "- {}", l.said);
     }
     if !c.method.is_empty() {
         let _ = writeln!(s, "\n<sub>{}</sub>", c.method);

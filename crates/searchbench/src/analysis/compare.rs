@@ -24,7 +24,8 @@ use serde_json::Value;
 
 use super::configuration::{self, Configuration};
 use super::runs::Group;
-use crate::analysis::metrics::{self, Direction, Metric};
+use super::steadier::{self, Leaning};
+use crate::analysis::metrics::{self, Direction, Metric, THROUGHPUT};
 use crate::analysis::statistics::{
     cv_pct, inverse, min_detectable, paired_diff, paired_min_detectable, paired_spread_pct,
     pct_diff, prediction_diff, rounds_needed, runs_needed, welch_diff, Interval, SampleKind, Test,
@@ -343,6 +344,9 @@ pub struct Comparison {
     pub rows: Vec<Row>,
     /// Rows left out by [`Comparison::only_changed`]: no contender better or worse on them.
     pub hidden_unchanged: usize,
+    /// One per contender: the verdict leaning on the engine's CPU per document where the
+    /// throughput's runs cannot tell (see [`super::steadier`]).
+    pub leanings: Vec<Option<Leaning>>,
     pub notes: Vec<String>,
 }
 
@@ -703,7 +707,22 @@ pub fn compare_at(base: Side, contenders: Vec<Side>, threshold_pct: f64) -> Comp
             }
         }
     }
+    let leanings: Vec<Option<Leaning>> = (0..contenders.len())
+        .map(|i| {
+            let cell = |key: &str| {
+                rows.iter()
+                    .find(|r| r.key == key)
+                    .and_then(|r| r.contenders[i].as_ref())
+            };
+            steadier::lean(cell(THROUGHPUT)?, cell(steadier::COST)?)
+        })
+        .collect();
     let mut notes = Vec::new();
+    for (c, l) in contenders.iter().zip(&leanings) {
+        if let Some(l) = l {
+            notes.push(format!("{}: {}", c.label, l.said));
+        }
+    }
     for s in std::iter::once(&base).chain(contenders.iter()) {
         let partial = s.partial();
         if !partial.is_empty() {
@@ -783,6 +802,7 @@ pub fn compare_at(base: Side, contenders: Vec<Side>, threshold_pct: f64) -> Comp
         min_runs: MIN_RUNS,
         rows,
         hidden_unchanged: 0,
+        leanings,
         notes,
     }
 }

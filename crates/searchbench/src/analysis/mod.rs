@@ -16,4 +16,5 @@ pub mod metrics;
 pub mod runs;
 pub mod saturate;
 pub mod statistics;
+pub mod steadier;
 pub mod sweep;

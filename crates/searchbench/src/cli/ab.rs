@@ -13,6 +13,7 @@ use clap::Args;
 use super::args::StoreArgs;
 use super::{exit, output, CliError, CliResult};
 use crate::analysis::compare::{self, format_diff, format_n, format_verdict, Comparison};
+use crate::analysis::metrics::THROUGHPUT;
 
 #[derive(Debug, Args)]
 #[command(
@@ -200,13 +201,26 @@ fn headline(c: &Comparison) -> Option<String> {
         .iter()
         .find_map(|key| c.rows.iter().find(|r| r.key == *key))?;
     let cell = row.contenders.first()?.as_ref()?;
-    Some(format!(
+    let mut line = format!(
         "B against A: {} {}, {}: {}",
         row.label,
         format_diff(cell),
         format_n(cell),
         format_verdict(cell, c.threshold_pct)
-    ))
+    );
+    // The rate could not tell and the engine's CPU per document, far steadier, could: the
+    // line says what it leaned on (the whole sentence is among the notes above).
+    if let Some(Some(l)) = c.leanings.first().filter(|_| row.key == THROUGHPUT) {
+        line.push_str(&format!(
+            "; leaning on the engine's CPU per document ({:.1}× steadier): {}{}",
+            l.steadier(),
+            l.diff_pct
+                .map(|d| format!("{d:+.1} %, "))
+                .unwrap_or_default(),
+            l.verdict.name()
+        ));
+    }
+    Some(line)
 }
 
 fn shown(args: &str) -> &str {
@@ -234,6 +248,60 @@ mod tests {
         let firsts: Vec<Side> = (1..=4).map(|r| order(r)[0]).collect();
         assert_eq!(firsts, [Side::A, Side::B, Side::A, Side::B]);
         assert!((1..=4).all(|r| order(r)[0] != order(r)[1]));
+    }
+
+    /// A side of three runs with these rates and engine CPU per document.
+    fn side(label: &str, rate: [f64; 3], cost: [f64; 3]) -> compare::Side {
+        use crate::analysis::metrics::{Direction, Metric};
+        use crate::analysis::statistics::SampleKind;
+        let metric = |key: &str, direction, v: [f64; 3]| Metric {
+            key: key.into(),
+            label: key.into(),
+            unit: "",
+            direction,
+            value: v.iter().sum::<f64>() / 3.0,
+            samples: Some((SampleKind::PerRun, v.to_vec())),
+            errors: false,
+            rounds: Vec::new(),
+        };
+        compare::Side {
+            label: label.into(),
+            run_ids: vec!["1".into(), "2".into(), "3".into()],
+            engine: None,
+            cpu_model: None,
+            states: vec![crate::store::State::Complete; 3],
+            excluded: Vec::new(),
+            metrics: vec![
+                metric(THROUGHPUT, Direction::HigherBetter, rate),
+                metric(
+                    crate::analysis::steadier::COST,
+                    Direction::LowerBetter,
+                    cost,
+                ),
+            ],
+            configurations: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_line_says_when_it_leans_on_the_cpu_per_document() {
+        let a = side("a", [10e3, 14e3, 7e3], [100.0, 100.8, 99.4]);
+        let b = side("b", [8e3, 15e3, 7e3], [112.0, 112.9, 111.3]);
+        let c = compare::compare_at(a.clone(), vec![b], 5.0);
+        let line = headline(&c).unwrap();
+        assert!(line.contains("cannot tell"), "{line}");
+        assert!(
+            line.contains("leaning on the engine's CPU per document") && line.ends_with("worse"),
+            "{line}"
+        );
+        // A rate that can tell says so alone.
+        let steady = side("b", [9e3, 9.1e3, 8.9e3], [112.0, 112.9, 111.3]);
+        let slow = side("a", [10e3, 10.1e3, 9.9e3], [100.0, 100.8, 99.4]);
+        let line = headline(&compare::compare_at(slow, vec![steady], 5.0)).unwrap();
+        assert!(
+            line.ends_with(": worse") && !line.contains("leaning"),
+            "{line}"
+        );
     }
 
     #[test]

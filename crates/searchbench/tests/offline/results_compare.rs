@@ -724,3 +724,91 @@ fn runs_tagged_with_rounds_compare_round_by_round() {
     assert_eq!(row["contenders"][0]["test"], "welch", "{row}");
     assert_eq!(row["contenders"][0]["verdict"], "cannot_tell", "{row}");
 }
+
+/// A co-tenant that comes and goes: each side's runs at 7,000 to 14,000 documents a second,
+/// while the engine's CPU per document stays within 1 %. The rate cannot tell; the cost, far
+/// steadier, can: `compare` and `check` lean on it and say so — a contender whose engine
+/// works 12 % harder per document is worse (check: regressed), one that works the same passes.
+#[test]
+fn a_rate_the_runs_cannot_tell_leans_on_the_steadier_cpu_per_document() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.db");
+    let store = Store::open(&path).unwrap();
+    let levels = [10_000.0, 14_000.0, 7_000.0];
+    let wobble = [1.0, 1.008, 0.994];
+    // A run at `rate` whose engine spends `us` µs of CPU on each document.
+    let run = |rate: f64, us: f64, seed: u64| {
+        let mut r = ingest_result(30, rate, 0.01, 20.0, seed);
+        let indexed = r["counts"]["indexed"].as_f64().unwrap();
+        r["cpu"]["engine_secs"] = serde_json::json!(indexed * us / 1e6);
+        r
+    };
+    for (i, level) in levels.iter().enumerate() {
+        let seed = i as u64;
+        save(
+            &store,
+            &run(*level, 100.0 * wobble[i], seed),
+            &[("cfg", "a")],
+        );
+        // B: slower by the co-tenant's luck, 12 % more work a document.
+        let b = run(level * [0.8, 1.1, 1.0][i], 112.0 * wobble[2 - i], 10 + seed);
+        save(&store, &b, &[("cfg", "b")]);
+        // C: the same work a document as A.
+        let c = run(
+            level * [1.2, 0.7, 1.1][i],
+            100.0 * wobble[(i + 1) % 3],
+            20 + seed,
+        );
+        save(&store, &c, &[("cfg", "c")]);
+    }
+    let side = |s: &str| Side::load(&store, s).unwrap();
+    let c = compare(side("cfg=a"), vec![side("cfg=b"), side("cfg=c")]);
+    assert_eq!(verdict(&c, "docs_per_sec", 0), Verdict::CannotTell);
+    assert_eq!(verdict(&c, "engine_cpu_us_per_doc", 0), Verdict::Worse);
+    let leaning = c.leanings[0].as_ref().expect("B leans on the cost");
+    assert_eq!(leaning.verdict, Verdict::Worse);
+    assert!(leaning.steadier() > 10.0, "{leaning:?}");
+    let said = c.leanings[1].as_ref().expect("C leans on the cost");
+    assert_eq!(said.verdict, Verdict::NoSignificantChange);
+    assert!(
+        c.notes.iter().any(|n| n.starts_with("cfg=b")
+            && n.contains("throughput cannot tell")
+            && n.contains("WORSE")),
+        "{:?}",
+        c.notes
+    );
+    let cli = |args: &[&str]| {
+        let out = bin().args(args).arg("--store").arg(&path).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string()
+            + &String::from_utf8_lossy(&out.stderr);
+        (out.status.code(), text)
+    };
+    let (code, text) = cli(&["compare", "cfg=a", "cfg=b", "--json"]);
+    assert_eq!(code, Some(0), "{text}");
+    let v: Value = serde_json::from_str(&text[..text.rfind('}').unwrap() + 1]).expect("JSON");
+    assert_eq!(v["leanings"][0]["verdict"], "worse", "{v}");
+    assert_eq!(v["leanings"][0]["on"], "engine_cpu_us_per_doc", "{v}");
+    // The gate leans too: regressed on the cost, the rate's own verdict kept and named.
+    let check = |run: &str| {
+        cli(&[
+            "check",
+            run,
+            "--baseline",
+            "cfg=a",
+            "--metric",
+            "docs_per_sec",
+            "--color",
+            "never",
+        ])
+    };
+    let (code, text) = check("cfg=b");
+    assert_eq!(code, Some(3), "{text}");
+    assert!(text.contains("cannot tell → CPU per doc"), "{text}");
+    assert!(
+        text.contains("engine CPU per document regressed by +12"),
+        "{text}"
+    );
+    let (code, text) = check("cfg=c");
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("The verdict leans on it"), "{text}");
+}

@@ -40,7 +40,7 @@ pub fn check(c: &Check) {
                 v(m.value),
                 format_change(m),
                 samples,
-                m.verdict.name().to_string(),
+                m.verdict_said(),
             ]);
         }
         outln!("{t}");
