@@ -98,6 +98,10 @@ pub struct QueryResult {
     /// Where the engine's CPU and allocations went over the query phase (`--profile-pid`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<crate::measure::profile::Profile>,
+    /// What else the machine did during the query phase (other processes, steal, CPU
+    /// pressure, load), when it could be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub background: Option<crate::measure::background::Background>,
     /// When the measurement passes began in this process, after the warm-up pass: what an
     /// instrument around the phase summarises from.
     #[serde(skip)]
@@ -325,6 +329,7 @@ pub(super) fn assemble(
         described: Some(plan.described()),
         telemetry: None,
         profile: None,
+        background: None,
         measured_from: passes_started,
         interrupted,
     }

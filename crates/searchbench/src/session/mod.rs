@@ -7,6 +7,7 @@
 //! [`run`]). It never prints or exits: what happens along the way is told to an
 //! [`Observer`], so the terminal, a test or a future sweep can each listen in their own way.
 
+pub mod background;
 pub mod beside;
 pub mod bisect;
 pub mod calibrate;

@@ -4,6 +4,7 @@
 use std::cell::RefCell;
 use std::path::PathBuf;
 
+use super::background::{BackgroundInstrument, Kept as KeptBackground};
 use super::ingest::{load, LoadSpec};
 use super::lifecycle::{self, Measurements, Plan, Stage, Step, Work};
 use super::profile::{ProfileInstrument, Profiled};
@@ -151,6 +152,7 @@ pub async fn query(
         recording.as_ref().map(Recording::profiles_dir),
         &profiled,
     );
+    let background = KeptBackground::default();
     let (prepared, measured) = (RefCell::new(None), RefCell::new(None));
     let setup = Setup {
         spec: &spec,
@@ -163,12 +165,13 @@ pub async fn query(
         watched: Watched {
             sampled: Some(&sampled),
             profiled: Some(&profiled),
+            background: Some(&background),
         },
     };
     setup_then_query(
         &cluster,
         [Box::new(setup), Box::new(queries)],
-        (telemetry, profile),
+        (telemetry, profile, &background),
         recording,
         observer,
         &measured,
@@ -182,9 +185,10 @@ pub async fn query(
 pub(super) async fn setup_then_query<'p>(
     cluster: &ClusterSpec,
     [setup, queries]: [Box<dyn lifecycle::Phase + 'p>; 2],
-    (telemetry, profile): (
+    (telemetry, profile, background): (
         Option<TelemetryInstrument<'p>>,
         Option<ProfileInstrument<'p>>,
+        &'p KeptBackground,
     ),
     recording: Option<Recording<'p>>,
     observer: &dyn Observer,
@@ -193,6 +197,10 @@ pub(super) async fn setup_then_query<'p>(
     let plan = Plan::new(vec![Step::One(setup), Step::One(queries)])
         .instrument(telemetry.map(|t| lifecycle::around(QUERY, t)))
         .instrument(profile.map(|p| lifecycle::around(QUERY, p)))
+        .instrument(Some(lifecycle::around(
+            QUERY,
+            BackgroundInstrument::new(background),
+        )))
         .sink(recording.map(StoreSink::new));
     lifecycle::run(cluster, plan, observer, |_| {
         measured
@@ -330,11 +338,12 @@ pub(super) fn kept(result: &QueryResult, feed: &lifecycle::Feed) -> Measurements
 }
 
 /// What the instruments around a query phase keep: the telemetry sampled, the profile
-/// recorded (each when the run has the instrument).
+/// recorded, the machine's background (each when the run has the instrument).
 #[derive(Clone, Copy, Default)]
 pub(super) struct Watched<'p> {
     pub sampled: Option<&'p Sampled>,
     pub profiled: Option<&'p Profiled>,
+    pub background: Option<&'p KeptBackground>,
 }
 
 /// What the run's instruments saw around the query phase, summarised into its result.
@@ -344,6 +353,12 @@ pub(super) fn summarise(result: &mut QueryResult, watched: &Watched<'_>) {
     }
     if let Some(p) = watched.profiled.and_then(|p| p.borrow_mut().remove(QUERY)) {
         result.profile = Some(p);
+    }
+    if let Some(b) = watched
+        .background
+        .and_then(|b| b.borrow_mut().remove(QUERY))
+    {
+        result.background = Some(b);
     }
 }
 

@@ -128,6 +128,7 @@ pub async fn run(
     )
     .map(|p| super::lifecycle::around(super::ingest::LOAD, p));
     let (ingested, queried) = (LoadKept::default(), RefCell::new(None));
+    let background = super::background::Kept::default();
     let queries = QueryPhase {
         index: job.index.clone(),
         workload: job.workload.clone(),
@@ -135,6 +136,7 @@ pub async fn run(
         spec,
         cancel: load_spec.cancel.clone().unwrap_or_else(Cancel::never),
         sampled: watched,
+        background: &background,
         ingested: &ingested.report,
         result: &queried,
     };
@@ -146,6 +148,10 @@ pub async fn run(
     let plan = Plan::new(vec![load_step(load, None), Step::One(Box::new(queries))])
         .instrument(telemetry)
         .instrument(profile)
+        .instrument(Some(super::lifecycle::around(
+            QUERY,
+            super::background::BackgroundInstrument::new(&background),
+        )))
         .sink(recording.map(StoreSink::new))
         .sink(html);
     lifecycle::run(cluster, plan, observer, |_| {
@@ -171,6 +177,8 @@ struct QueryPhase<'p> {
     spec: &'p RunSpec,
     cancel: Cancel,
     sampled: Option<&'p Sampled>,
+    /// The machine's background around the queries (the load keeps its own).
+    background: &'p super::background::Kept,
     /// The load's report: the queries run only after a whole load.
     ingested: &'p RefCell<Option<IngestReport>>,
     /// What the phase measured, and whether it was stopped.
@@ -263,6 +271,7 @@ impl lifecycle::Phase for QueryPhase<'_> {
             let watched = super::query::Watched {
                 sampled: self.sampled,
                 profiled: None,
+                background: Some(self.background),
             };
             summarise(result, &watched);
             stage.observer.event(Event::Queried(result));

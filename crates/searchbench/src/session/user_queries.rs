@@ -146,6 +146,7 @@ pub async fn query_file(
         recording.as_ref().map(Recording::profiles_dir),
         &profiled,
     );
+    let background = super::background::Kept::default();
     let (prepared, measured) = (RefCell::new(None), RefCell::new(None));
     let setup = Setup {
         spec: &spec,
@@ -160,12 +161,13 @@ pub async fn query_file(
         watched: Watched {
             sampled: Some(&sampled),
             profiled: Some(&profiled),
+            background: Some(&background),
         },
     };
     setup_then_query(
         &cluster,
         [Box::new(setup), Box::new(queries)],
-        (telemetry, profile),
+        (telemetry, profile, &background),
         recording,
         observer,
         &measured,

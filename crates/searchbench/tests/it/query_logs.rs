@@ -141,6 +141,16 @@ fn the_cli_runs_logs_and_writes_every_cell() {
     let saved: QueryResult = serde_json::from_slice(&text).expect("result json");
     assert_eq!(saved.workload, "logs");
     assert_eq!(saved.cells.len(), 8);
+    // What else the machine did during the queries is kept and said (issue 62).
+    let bg = saved
+        .background
+        .expect("the machine's background during the queries");
+    assert!((0.0..=100.0).contains(&bg.machine_busy_pct), "{bg:?}");
+    assert!(
+        common::streams(&out).contains("machine during the queries:"),
+        "{}",
+        common::streams(&out)
+    );
     for v in logs::variants() {
         let c = saved.cell(v.name(), Transport::Serial).expect("cell");
         assert_eq!(c.took_ms.n, 3, "{v:?}");
@@ -178,6 +188,11 @@ fn the_cli_runs_logs_and_writes_every_cell() {
         .find(|h| h["name"] == "query:histogram_s10:serial:service")
         .expect("the histogram_s10 service histogram");
     assert_eq!(service["count"], 3);
+    let side = searchbench::analysis::compare::Side::load(&store, "case=cli").expect("side");
+    assert!(
+        side.metrics.iter().any(|m| m.key == "machine.steal_pct"),
+        "the query run's machine metrics"
+    );
 
     // A wrong seed: the check fails, exit code 3.
     let out = common::bin()

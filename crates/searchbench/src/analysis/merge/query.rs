@@ -210,6 +210,8 @@ pub fn merge(group: &str, of: u32, chosen: &[&PartRun]) -> Result<KindMerge, Str
         described: first.described.clone(),
         telemetry: None,
         profile: None,
+        // Each part ran on its own machine: its background is its own run's.
+        background: None,
         measured_from: None,
         interrupted: parts.iter().any(|(_, r)| r.interrupted),
     };

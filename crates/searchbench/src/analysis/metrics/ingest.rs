@@ -212,34 +212,7 @@ pub(super) fn metrics(r: &Value, timeline: &[Value], out: &mut Vec<Metric>) {
         ));
     }
     if let Some(b) = &r.background {
-        for (key, label, unit, v) in [
-            (
-                "machine.other_cpu_pct",
-                "machine: CPU of other processes",
-                "%",
-                b.other_cpu_pct,
-            ),
-            (
-                "machine.steal_pct",
-                "machine: CPU stolen",
-                "%",
-                Some(b.steal_pct),
-            ),
-            (
-                "machine.cpu_pressure_pct",
-                "machine: time a task waited for a CPU",
-                "%",
-                b.cpu_pressure_pct,
-            ),
-            (
-                "machine.load_1m",
-                "machine: load average (1 min)",
-                "",
-                b.load_1m,
-            ),
-        ] {
-            out.extend(point(key, label, unit, Info, v));
-        }
+        out.extend(super::machine(b));
     }
     if let Some(a) = &r.attribution {
         for (section, rows) in [("budget", &a.budget), ("background", &a.background)] {

@@ -117,6 +117,40 @@ fn read<T: serde::de::DeserializeOwned>(part: &str, v: &Value, out: &mut Vec<Met
     }
 }
 
+/// The machine a phase ran on, beside its figures (see `measure::background`): what else ran,
+/// never better nor worse (a comparison says when its sides' backgrounds differ).
+fn machine(b: &crate::measure::background::Background) -> Vec<Metric> {
+    [
+        (
+            "machine.other_cpu_pct",
+            "machine: CPU of other processes",
+            "%",
+            b.other_cpu_pct,
+        ),
+        (
+            "machine.steal_pct",
+            "machine: CPU stolen",
+            "%",
+            Some(b.steal_pct),
+        ),
+        (
+            "machine.cpu_pressure_pct",
+            "machine: time a task waited for a CPU",
+            "%",
+            b.cpu_pressure_pct,
+        ),
+        (
+            "machine.load_1m",
+            "machine: load average (1 min)",
+            "",
+            b.load_1m,
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(key, label, unit, v)| point(key, label, unit, Direction::Info, v))
+    .collect()
+}
+
 fn point(
     key: &str,
     label: &str,

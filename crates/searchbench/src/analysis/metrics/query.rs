@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use super::{errors, key_part, point, read, sampled, Direction::*, Metric};
+use crate::analysis::compare::MACHINE_PREFIX;
 use crate::analysis::statistics::SampleKind;
 use crate::query::accuracy::VariantAccuracy;
 use crate::query::report::QueryResult;
@@ -71,6 +72,13 @@ pub(super) fn metrics(r: &Value, out: &mut Vec<Metric>) {
             &format!("{v}: wrong answers"),
             Some(wrong_answers(acc) as f64),
         ));
+    }
+    // A run's load came first and keeps the machine's background of its own: one set of
+    // `machine.*` a run, the load's (the phase that moves with a co-tenant the most).
+    if let Some(b) = &r.background {
+        if !out.iter().any(|m| m.key.starts_with(MACHINE_PREFIX)) {
+            out.extend(super::machine(b));
+        }
     }
     out.extend(errors(
         "errors.query.failed_searches",

@@ -256,7 +256,7 @@ pub fn print(r: &IngestReport, detail: Detail) {
         );
     }
     if let Some(b) = &r.background {
-        sayln!("{}", background_line(b));
+        sayln!("{}", super::machine::background_line(b, "the load"));
     }
     if a.clamped {
         sayln!("note: server index time exceeded took (several shards index in parallel); clamped to took");
@@ -345,22 +345,4 @@ fn interrupted() -> CliError {
         code: exit::INTERRUPTED,
         error: anyhow::anyhow!("interrupted: the load is incomplete (stored as interrupted)"),
     }
-}
-
-/// What else the machine did during the load, in one line: `machine during the load: 63 %
-/// busy, other processes 28 % of its CPU, stolen 0 %, a task waiting for a CPU 41 % of the
-/// time, load 2.3`.
-pub fn background_line(b: &crate::measure::background::Background) -> String {
-    let mut s = format!("machine during the load: {:.0} % busy", b.machine_busy_pct);
-    if let Some(o) = b.other_cpu_pct {
-        s.push_str(&format!(", other processes {o:.0} % of its CPU"));
-    }
-    s.push_str(&format!(", stolen {:.0} %", b.steal_pct));
-    if let Some(p) = b.cpu_pressure_pct {
-        s.push_str(&format!(", a task waiting for a CPU {p:.0} % of the time"));
-    }
-    if let Some(l) = b.load_1m {
-        s.push_str(&format!(", load {l:.1}"));
-    }
-    s
 }

@@ -12,6 +12,7 @@ pub mod engine;
 pub mod experiment;
 pub mod history;
 pub mod ingest;
+pub mod machine;
 pub mod matrix;
 pub mod profile;
 pub mod query;

@@ -134,6 +134,9 @@ pub fn print(r: &QueryResult, detail: Detail) {
             r.rate.unwrap_or_default()
         );
     }
+    if let Some(b) = &r.background {
+        sayln!("{}", super::machine::background_line(b, "the queries"));
+    }
     print_errors(r);
     if detail == Detail::Brief {
         print_verdict(r, detail);
