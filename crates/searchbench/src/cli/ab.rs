@@ -6,7 +6,10 @@
 //! and the tags `ab=ID`, `ab_side=a|b`), so a side is anything a stored run can be: another
 //! setting, another engine, another build's `--engine-dir`.
 
-use std::process::Command;
+use std::process::{Output, Stdio};
+use std::time::Duration;
+
+use tokio::process::Command;
 
 use clap::Args;
 
@@ -14,6 +17,7 @@ use super::args::StoreArgs;
 use super::{exit, output, CliError, CliResult};
 use crate::analysis::compare::{self, format_diff, format_n, format_verdict, Comparison};
 use crate::analysis::metrics::THROUGHPUT;
+use crate::cancel::Cancel;
 
 #[derive(Debug, Args)]
 #[command(
@@ -95,6 +99,43 @@ impl Side {
     }
 }
 
+/// How long a side's run is given to stop and store what it did once interrupted: its
+/// requests' grace, then the store's write. Past it the run is killed.
+const STOP_WITHIN: Duration = Duration::from_secs(60);
+
+/// Runs one side's command. On Ctrl-C the run is interrupted as a user's Ctrl-C would
+/// interrupt it (SIGINT: it stops, stores what it did as `interrupted`, and exits) and is
+/// waited for [`STOP_WITHIN`]; it never outlives `ab` (killed when dropped).
+async fn run_side(mut cmd: Command, cancel: &Cancel) -> std::io::Result<Output> {
+    cmd.stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .stdin(Stdio::null())
+        .kill_on_drop(true);
+    let child = cmd.spawn()?;
+    let pid = child.id();
+    let done = child.wait_with_output();
+    tokio::pin!(done);
+    tokio::select! {
+        out = &mut done => return out,
+        _ = cancel.cancelled() => {}
+    }
+    if let Some(pid) = pid.and_then(|p| i32::try_from(p).ok()) {
+        // A terminal's Ctrl-C reached the run too; one more within half a second is the same
+        // stop to it (cli::progress::SAME_STOP). A `kill -INT` of ab alone reaches only ab.
+        // SAFETY: kill(2) on our own child's pid; it has not been reaped (we still wait on it).
+        unsafe {
+            libc::kill(pid, libc::SIGINT);
+        }
+    }
+    match tokio::time::timeout(STOP_WITHIN, &mut done).await {
+        Ok(out) => out,
+        Err(_) => Err(std::io::Error::other(format!(
+            "the run did not stop within {} s of the interrupt: killed",
+            STOP_WITHIN.as_secs()
+        ))),
+    }
+}
+
 /// A side's arguments, split as a shell would; a quote left open is refused.
 fn split(which: &str, args: &str) -> Result<Vec<String>, CliError> {
     shlex::split(args).ok_or_else(|| {
@@ -123,6 +164,7 @@ pub async fn run(a: AbArgs) -> CliResult {
         shown(&a.a),
         shown(&a.b)
     );
+    let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
     for round in 1..=a.rounds {
         for side in order(round) {
             let mut cmd = Command::new(&exe);
@@ -141,9 +183,19 @@ pub async fn run(a: AbArgs) -> CliResult {
                 a.rounds,
                 side.tag().to_uppercase()
             );
-            let out = cmd.output().map_err(|e| {
+            let out = run_side(cmd, &cancel).await.map_err(|e| {
                 CliError::from(anyhow::anyhow!("cannot run {}: {e}", exe.display()))
             })?;
+            if cancel.is_cancelled() {
+                return Err(CliError {
+                    code: exit::INTERRUPTED,
+                    error: anyhow::anyhow!(
+                        "ab {id} interrupted in round {round} ({}'s run stopped: {}); what is done is kept; compare it with `searchbench compare ab={id},ab_side=a ab={id},ab_side=b`",
+                        side.tag().to_uppercase(),
+                        last_line(&String::from_utf8_lossy(&out.stderr))
+                    ),
+                });
+            }
             let code = out.status.code();
             let said = String::from_utf8_lossy(&out.stderr);
             match code {

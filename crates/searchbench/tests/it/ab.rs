@@ -74,3 +74,74 @@ fn ab_runs_two_sides_round_by_round_and_gives_one_paired_verdict() {
         "{text}"
     );
 }
+
+/// Ctrl-C to `ab` alone (`kill -INT` of its pid: the run it started gets no signal of its own)
+/// stops the side that is running as a user's Ctrl-C would, keeps it as `interrupted`, says how
+/// to compare what is done, exits 130, and leaves no run behind.
+#[test]
+fn ctrl_c_stops_ab_and_the_run_it_started() {
+    let store = scratch_store();
+    let dir = tempfile::tempdir().unwrap();
+    let err_path = dir.path().join("stderr");
+    let mut child = bin()
+        .args(["ab", "--rounds", "3", "--store"])
+        .arg(&store)
+        .args(["--", "ingest", "logs", "--url", node_url()])
+        .args([
+            "--docs",
+            "5000000",
+            "--clients",
+            "1",
+            "--index",
+            "it-ab-stop",
+        ])
+        .args(["--replace", "--warmup", "0"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(&err_path).unwrap())
+        .spawn()
+        .expect("searchbench ab");
+    let said = || std::fs::read_to_string(&err_path).unwrap_or_default();
+    let started = std::time::Instant::now();
+    while !said().contains("round 1/3: A") {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(60),
+            "ab never started its first run: {}",
+            said()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    // The run is under way (its node reached, documents going) before the interrupt.
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    let status = crate::common::interrupt_and_wait(&mut child, std::time::Duration::from_secs(90));
+    let text = said();
+    assert_eq!(status.code(), Some(130), "{text}");
+    assert!(text.contains("interrupted in round 1"), "{text}");
+    assert!(text.contains("searchbench compare ab="), "{text}");
+    let id = text
+        .split_whitespace()
+        .skip_while(|w| *w != "ab")
+        .nth(1)
+        .map(|w| w.trim_end_matches(':').to_string())
+        .unwrap_or_else(|| panic!("no ab id in {text}"));
+    // The side that ran is kept, interrupted, with its round; nothing else ran.
+    let db = Store::open(&store).unwrap();
+    let runs = db.list(&Default::default()).unwrap();
+    assert_eq!(runs.len(), 1, "{text}");
+    assert_eq!(
+        runs[0].state,
+        searchbench::store::State::Interrupted,
+        "{text}"
+    );
+    assert_eq!(runs[0].tags["ab"], id);
+    assert_eq!(runs[0].tags["round"], "1");
+    // No run of this ab is left running.
+    let tag = format!("ab={id}");
+    let left: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        .filter(|c| c.contains(&tag))
+        .collect();
+    assert!(left.is_empty(), "still running: {left:?}");
+}
