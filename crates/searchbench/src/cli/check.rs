@@ -13,7 +13,7 @@ use crate::analysis::check::{self, Baseline, CheckSpec, Outcome};
 #[derive(Debug, Args)]
 #[command(group(
     // One of the two is the baseline: a usage error names both.
-    clap::ArgGroup::new("against").args(["baseline", "last"]).required(true)
+    clap::ArgGroup::new("against").args(["baseline", "last", "reference"]).required(true).multiple(true)
 ))]
 #[command(
     long_about = "Check a stored run against a baseline: exit 0 when no metric regressed \
@@ -37,7 +37,10 @@ use crate::analysis::check::{self, Baseline, CheckSpec, Outcome};
         note that it also counts a usage error (exit 2) as bad.",
     after_help = "Examples:\n  \
         searchbench check --last 5 --metric docs_per_sec --threshold 5%\n  \
-        searchbench check 7b01d4aa --baseline build=release --metric service_p99_ms --markdown\n\n\
+        searchbench check 7b01d4aa --baseline build=release --metric service_p99_ms --markdown\n  \
+        searchbench check --reference build=release --last 10 --metric docs_per_sec\n\n\
+        Nightlies on a shared machine: each night run the reference build and the nightly with \
+        the same --round (e.g. $(date +%Y%m%d)) and check the nightly with --reference.\n\n\
         With git bisect, on your own builds (runs tagged commit=good on the good commit first):\n  \
         git bisect run sh -c './gradlew -q localDistro || exit 125\n      \
         searchbench run logs --no-query -q --engine-dir build/distribution/local/opensearch-*\n      \
@@ -53,12 +56,17 @@ pub struct CheckArgs {
     /// of runs [default: the newest stored run].
     pub run: Option<String>,
     /// What to check against: a run id, or key=value[,key=value] for a group of runs.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "last")]
     pub baseline: Option<String>,
     /// Check against the last N complete runs of the same configuration (workload and
     /// settings; any engine, seed and tags) stored before the run.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub last: Option<u64>,
+    /// Nightlies paired with a same-day reference: judge the run's ratio to the run of this
+    /// selector made in the same round (--round) against the same ratios of the last N earlier
+    /// rounds (--last N, default 10): the machine's level on the day cancels in each ratio.
+    #[arg(long, value_name = "SELECTOR", conflicts_with = "baseline")]
+    pub reference: Option<String>,
     /// A metric to guard (repeatable): a key as `searchbench compare --json` names it, or
     /// its last part, e.g. docs_per_sec, service_p99_ms, service_mean_ms.
     #[arg(long = "metric", value_name = "METRIC", required = true)]
@@ -82,9 +90,15 @@ pub async fn run(a: CheckArgs) -> CliResult {
     let store = a.store.open()?;
     let spec = CheckSpec {
         run: a.run.clone(),
-        baseline: match (a.baseline.clone(), a.last) {
-            (Some(s), _) => Baseline::Selector(s),
-            (None, n) => Baseline::Last(usize::try_from(n.unwrap_or(1)).unwrap_or(usize::MAX)),
+        baseline: match (a.baseline.clone(), a.reference.clone(), a.last) {
+            (Some(s), _, _) => Baseline::Selector(s),
+            (None, Some(selector), n) => Baseline::Reference {
+                selector,
+                last: usize::try_from(n.unwrap_or(10)).unwrap_or(usize::MAX),
+            },
+            (None, None, n) => {
+                Baseline::Last(usize::try_from(n.unwrap_or(1)).unwrap_or(usize::MAX))
+            }
         },
         metrics: a.metrics.clone(),
         threshold_pct: a.threshold,

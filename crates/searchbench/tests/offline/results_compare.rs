@@ -812,3 +812,90 @@ fn a_rate_the_runs_cannot_tell_leans_on_the_steadier_cpu_per_document() {
     assert_eq!(code, Some(0), "{text}");
     assert!(text.contains("The verdict leans on it"), "{text}");
 }
+
+/// Nightlies on a machine whose level moves by a third from night to night: each night the
+/// reference build and the nightly run in the same round. Checked against the last nights'
+/// runs the nightly cannot tell; checked by its ratio to the night's reference against the
+/// earlier nights' ratios, a 10 % slowdown regresses and a night like the others passes.
+#[test]
+fn a_nightly_paired_with_its_same_day_reference_sees_what_the_drift_hides() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.db");
+    let store = Store::open(&path).unwrap();
+    let levels = [1.0, 1.3, 0.8, 1.15, 0.7, 1.25, 0.9, 1.1, 0.75];
+    let mut tonight = String::new();
+    for (night, level) in levels.iter().enumerate() {
+        let round = (20261101 + night).to_string();
+        let rate = 10_000.0 * level;
+        let seed = night as u64 * 2;
+        save(
+            &store,
+            &ingest_result(30, rate, 0.01, 20.0, seed),
+            &[("build", "ref"), ("round", &round)],
+        );
+        // The nightly builds run 2 % behind the reference; the last night's 12 %.
+        let behind = if night + 1 == levels.len() {
+            0.88
+        } else {
+            0.98
+        };
+        tonight = save(
+            &store,
+            &ingest_result(30, rate * behind, 0.01, 20.0, seed + 1),
+            &[("build", "nightly"), ("round", &round)],
+        );
+    }
+    let cli = |args: &[&str]| {
+        let out = bin()
+            .args(args)
+            .args(["--metric", "docs_per_sec", "--color", "never", "--store"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string()
+            + &String::from_utf8_lossy(&out.stderr);
+        (out.status.code(), text)
+    };
+    // Against the last nights' runs of the same configuration: the drift hides it.
+    let (code, text) = cli(&["check", &tonight, "--last", "8"]);
+    assert_eq!(code, Some(125), "{text}");
+    // Paired with the night's reference: regressed, by about 10 % against the earlier ratios.
+    let (code, text) = cli(&["check", &tonight, "--reference", "build=ref", "--last", "8"]);
+    assert_eq!(code, Some(3), "{text}");
+    assert!(text.contains("throughput (headline) ÷ reference"), "{text}");
+    assert!(
+        text.contains("paired with the reference's run of round 20261109"),
+        "{text}"
+    );
+    assert!(
+        text.contains("the ratios of the 8 earlier round(s)"),
+        "{text}"
+    );
+    // An earlier night, like the ones before it, passes.
+    let db = Store::open(&path).unwrap();
+    let runs = db.list(&Default::default()).unwrap();
+    let night7 = runs
+        .iter()
+        .find(|r| r.tags["build"] == "nightly" && r.tags["round"] == "20261107")
+        .unwrap()
+        .id
+        .0
+        .clone();
+    let (code, text) = cli(&["check", &night7, "--reference", "build=ref"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("ratios of the 6 earlier round(s)"), "{text}");
+    // A run without a round cannot be paired: said, exit 2.
+    let lone = save(&store, &ingest_result(30, 9_000.0, 0.01, 20.0, 99), &[]);
+    let (code, text) = cli(&["check", &lone, "--reference", "build=ref"]);
+    assert_eq!(code, Some(2), "{text}");
+    assert!(text.contains("has no round"), "{text}");
+    // A round the reference did not run in: cannot tell, and why.
+    let orphan = save(
+        &store,
+        &ingest_result(30, 9_000.0, 0.01, 20.0, 98),
+        &[("build", "nightly"), ("round", "20261201")],
+    );
+    let (code, text) = cli(&["check", &orphan, "--reference", "build=ref"]);
+    assert_eq!(code, Some(125), "{text}");
+    assert!(text.contains("no complete reference run"), "{text}");
+}

@@ -17,6 +17,8 @@
 //! runs' mean and spread (Student's t with n − 1 degrees of freedom, on the logarithms for
 //! positive figures, as [`welch_diff`](crate::analysis::statistics::welch_diff) does).
 
+mod reference;
+
 use std::fmt::Write as _;
 
 use serde::Serialize;
@@ -43,13 +45,19 @@ pub enum CheckError {
     /// The run and its baseline are not one thing measured twice (see `compare::mixed`).
     #[error("cannot check: {0}; {hint}", hint = compare::ALLOW_MIXED_HINT)]
     Mixed(String),
+    /// A check against a same-round reference asked of runs that cannot have one.
+    #[error("{0}")]
+    Reference(String),
 }
 
 impl CheckError {
     /// The caller's to fix: a name that matches nothing.
     pub fn is_usage(&self) -> bool {
         match self {
-            CheckError::UnknownMetric(_) | CheckError::NoMetric | CheckError::Mixed(_) => true,
+            CheckError::UnknownMetric(_)
+            | CheckError::NoMetric
+            | CheckError::Mixed(_)
+            | CheckError::Reference(_) => true,
             CheckError::Store(e) => matches!(
                 e,
                 StoreError::NotFound(_)
@@ -69,6 +77,9 @@ pub enum Baseline {
     Selector(String),
     /// The last N complete runs of the same configuration before the run.
     Last(usize),
+    /// Paired nightlies: the run's ratio to the run of this selector made in the same round,
+    /// against the same ratios of the last N earlier rounds (see [`reference`]).
+    Reference { selector: String, last: usize },
 }
 
 #[derive(Debug, Clone)]
@@ -245,6 +256,23 @@ pub struct Check {
 }
 
 impl Check {
+    /// A check of `run` that passes until a metric says otherwise.
+    fn passing(run: &Side, threshold_pct: f64) -> Check {
+        Check {
+            outcome: Outcome::Pass,
+            reasons: Vec::new(),
+            run: Who::of(run),
+            baseline: None,
+            threshold_pct,
+            confidence: CONFIDENCE,
+            method: String::new(),
+            metrics: Vec::new(),
+            errors_rose: Vec::new(),
+            leaning: None,
+            notes: Vec::new(),
+        }
+    }
+
     /// Adds a reason the check cannot tell; a regression already found stands.
     fn cannot_tell(&mut self, reason: String) {
         if self.outcome == Outcome::Pass {
@@ -263,6 +291,9 @@ pub fn check(store: &Store, spec: &CheckSpec) -> Result<Check, CheckError> {
         Some(selector) => Group::load(store, selector, true)?,
         None => latest(store)?,
     };
+    if let Baseline::Reference { selector, last } = &spec.baseline {
+        return reference::check(store, spec, &run, selector, *last);
+    }
     let run_side = Side::from_group(&run);
     let mut notes = Vec::new();
     let baseline = match &spec.baseline {
@@ -281,6 +312,8 @@ pub fn check(store: &Store, spec: &CheckSpec) -> Result<Check, CheckError> {
             Err(e) => return Err(e.into()),
         },
         Baseline::Last(n) => last_runs(store, &run, *n)?,
+        // Judged by `reference::check` above.
+        Baseline::Reference { .. } => None,
     };
     let base_side = baseline.as_ref().map(Side::from_group);
     let mixed = match &base_side {
@@ -310,24 +343,16 @@ pub fn check(store: &Store, spec: &CheckSpec) -> Result<Check, CheckError> {
     }
 
     let mut check = Check {
-        outcome: Outcome::Pass,
-        reasons: Vec::new(),
-        run: Who::of(&run_side),
         baseline: base_side.as_ref().map(Who::of),
-        threshold_pct: spec.threshold_pct,
-        confidence: CONFIDENCE,
-        method: String::new(),
-        metrics: Vec::new(),
-        errors_rose: Vec::new(),
-        leaning: None,
         notes,
+        ..Check::passing(&run_side, spec.threshold_pct)
     };
     let partial = run_side.partial();
     let Some(base_side) = base_side else {
         check.outcome = Outcome::CannotTell;
         check.reasons.push(match &spec.baseline {
             Baseline::Selector(s) => format!("no complete baseline run for {s:?}"),
-            Baseline::Last(_) => {
+            Baseline::Last(_) | Baseline::Reference { .. } => {
                 "no earlier complete run of the same configuration to compare with".into()
             }
         });
@@ -452,18 +477,32 @@ pub fn check(store: &Store, spec: &CheckSpec) -> Result<Check, CheckError> {
         check.metrics.push(m);
     }
     lean(&mut check, &comparison, spec.threshold_pct);
+    settle(&mut check, spec.threshold_pct, "");
+    check.notes.extend(
+        comparison
+            .notes
+            .iter()
+            .filter(|n| n.starts_with("engines differ") || n.starts_with("measured on"))
+            .cloned(),
+    );
+    Ok(check)
+}
+
+/// The outcome from the metrics' verdicts: a metric regressed beyond the threshold regresses
+/// the check (an error count that rose said so already), one that cannot tell (and was not
+/// leaned away from) makes a pass "cannot tell". `against` ends a regression's reason.
+fn settle(check: &mut Check, threshold_pct: f64, against: &str) {
     let mut cannot = Vec::new();
     for m in &check.metrics {
         match m.verdict {
             MetricVerdict::Regressed if !check.errors_rose.iter().any(|e| e.key == m.key) => {
                 check.outcome = Outcome::Regressed;
                 check.reasons.push(format!(
-                    "{} regressed by {} (threshold {} %)",
+                    "{} regressed by {}{against} (threshold {threshold_pct} %)",
                     m.label,
                     m.diff_pct
                         .map(|d| format!("{d:+.1} %"))
                         .unwrap_or_else(|| "?".into()),
-                    spec.threshold_pct
                 ));
             }
             MetricVerdict::CannotTell if m.leaned_on.is_none() => cannot.push(format!(
@@ -478,14 +517,6 @@ pub fn check(store: &Store, spec: &CheckSpec) -> Result<Check, CheckError> {
     for reason in cannot {
         check.cannot_tell(reason);
     }
-    check.notes.extend(
-        comparison
-            .notes
-            .iter()
-            .filter(|n| n.starts_with("engines differ") || n.starts_with("measured on"))
-            .cloned(),
-    );
-    Ok(check)
 }
 
 /// Where the throughput was asked for and cannot tell, and the comparison leans on the
