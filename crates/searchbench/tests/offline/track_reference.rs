@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use searchbench::workload::track::{render_file, TrackParams};
+use searchbench::workload::track::{render_file_at, TrackParams};
 use serde_json::{json, Value};
 
 /// The ten definitions: (tool folder, name, file the tool reads).
@@ -45,11 +45,16 @@ pub fn reference(tool: &str, name: &str) -> Value {
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// When `reference.py` rendered the references (2026-11-26, UTC; PROVENANCE.md): Rally's
+/// `now` is the clock at rendering, and http_logs counts `days_ago(now)` into its queries, so
+/// the definitions are rendered here with that day's `now`.
+const RENDERED_AT_UNIX: f64 = 1_795_694_400.0; // 2026-11-26T12:00:00Z
+
 #[test]
 fn the_ten_definitions_render_to_what_the_tools_render() {
     for (tool, name) in DEFINITIONS {
         let path = definition(tool, name);
-        let text = render_file(&path, &TrackParams::new())
+        let text = render_file_at(&path, &TrackParams::new(), Some(RENDERED_AT_UNIX))
             .unwrap_or_else(|e| panic!("{tool} {name}: {e}"));
         let ours: Value =
             serde_json::from_str(&text).unwrap_or_else(|e| panic!("{tool} {name}: not JSON: {e}"));

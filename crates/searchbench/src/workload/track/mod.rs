@@ -10,4 +10,4 @@ pub mod template;
 
 pub use read::{read, Definition, TrackError};
 pub use runnable::is_track;
-pub use template::{render_file, TemplateError, TrackParams};
+pub use template::{render_file, render_file_at, TemplateError, TrackParams};

@@ -87,7 +87,18 @@ impl Bound {
 /// The track at `path` rendered with `params`: its JSON text, as the tools would send it on.
 /// A parameter it does not read is an error.
 pub fn render_file(path: &Path, params: &TrackParams) -> Result<String, TemplateError> {
+    render_file_at(path, params, None)
+}
+
+/// [`render_file`] with the templates' `now` (unix seconds) fixed instead of the clock's: what
+/// a track renders to on a given day (Rally's http_logs puts `days_ago(now)` in its queries).
+pub fn render_file_at(
+    path: &Path,
+    params: &TrackParams,
+    now_unix: Option<f64>,
+) -> Result<String, TemplateError> {
     let mut renderer = Renderer::new(params);
+    renderer.now_unix = now_unix;
     let text = renderer.render(path)?;
     renderer.all_used(path)?;
     Ok(text)
@@ -100,6 +111,8 @@ pub struct Renderer<'p> {
     used: std::collections::BTreeSet<String>,
     /// Where the track's files may be: set by the first file rendered, the track itself.
     bound: Option<Bound>,
+    /// The templates' `now`, unix seconds: the clock's when `None`.
+    pub now_unix: Option<f64>,
 }
 
 impl<'p> Renderer<'p> {
@@ -108,6 +121,7 @@ impl<'p> Renderer<'p> {
             params,
             used: Default::default(),
             bound: None,
+            now_unix: None,
         }
     }
 
@@ -175,9 +189,11 @@ impl<'p> Renderer<'p> {
         env.add_filter("get_start_date", get_start_date);
         env.add_filter("get_end_date", get_end_date);
         env.add_filter("version_between", version_between);
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0.0, |d| d.as_secs_f64());
+        let now = self.now_unix.unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0.0, |d| d.as_secs_f64())
+        });
         env.add_global("now", now);
         env.add_global("build_flavor", "default");
         env.add_global("serverless_operator", false);
