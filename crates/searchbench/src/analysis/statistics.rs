@@ -257,13 +257,36 @@ pub fn paired_spread_pct(pairs: &[(f64, f64)]) -> Option<f64> {
     })
 }
 
+/// The spread a round's ratio would have, read off one configuration's runs made one after
+/// another: the root mean square of the successive log differences divided by √2 would be each
+/// run's own noise; undivided, it is the spread of the ratio of two back-to-back runs, which a
+/// round pairs. A slow drift of the machine moves the runs' mean, not their successive
+/// differences (von Neumann's successive differences), so this is what pairing leaves; the CV
+/// keeps the drift. Percent; `None` under 3 runs or for a value that is not positive.
+pub fn successive_spread_pct(values: &[f64]) -> Option<f64> {
+    if values.len() < 3 {
+        return None;
+    }
+    let l = logs(values)?;
+    let mssd = l.windows(2).map(|w| (w[1] - w[0]).powi(2)).sum::<f64>() / (l.len() - 1) as f64;
+    Some(mssd.sqrt() * 100.0)
+}
+
+/// The smallest change `rounds` paired rounds detect (95 % confidence, 80 % power) when their
+/// ratios spread by `spread_pct`.
+pub fn paired_min_detectable_for(spread_pct: f64, rounds: usize) -> Option<f64> {
+    if rounds < MIN_PAIRS {
+        return None;
+    }
+    let df = (rounds - 1) as f64;
+    Some((t975(df) + t_quantile(&T80, 0.8416, df)) * spread_pct / (rounds as f64).sqrt())
+}
+
 /// The fewest rounds that detect `threshold_pct` when the rounds' changes spread by
 /// `spread_pct` (see [`paired_spread_pct`]); `None` beyond [`MAX_RUNS_SAID`].
 pub fn rounds_needed(spread_pct: f64, threshold_pct: f64) -> Option<usize> {
-    (MIN_PAIRS..=MAX_RUNS_SAID).find(|&n| {
-        let df = (n - 1) as f64;
-        (t975(df) + t_quantile(&T80, 0.8416, df)) * spread_pct / (n as f64).sqrt() <= threshold_pct
-    })
+    (MIN_PAIRS..=MAX_RUNS_SAID)
+        .find(|&n| paired_min_detectable_for(spread_pct, n).is_some_and(|d| d <= threshold_pct))
 }
 
 /// The natural logarithms of `values` when all are positive and finite.
@@ -359,6 +382,44 @@ pub fn runs_needed(cv_pct: f64, threshold_pct: f64) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn successive_differences_leave_out_a_drift_the_cv_keeps() {
+        // Forty runs at ±3 % noise (uniform, seeded) on a level falling by a third.
+        let mut rng = crate::rng::Rng::new(7, 0);
+        let noise: Vec<f64> = (0..40).map(|_| 1.0 + 0.06 * (rng.unit() - 0.5)).collect();
+        let drifting: Vec<f64> = noise
+            .iter()
+            .enumerate()
+            .map(|(i, n)| 30_000.0 * (1.0 - i as f64 / 120.0) * n)
+            .collect();
+        let cv = cv_pct(&drifting).unwrap();
+        let pairs = successive_spread_pct(&drifting).unwrap();
+        assert!(cv > 8.0, "the drift is in the CV: {cv}");
+        assert!(
+            pairs < 4.0,
+            "and not in the successive differences: {pairs}"
+        );
+        // Without a drift both say the same noise: √2 × CV against the successive spread.
+        let level: Vec<f64> = noise.iter().map(|n| 30_000.0 * n).collect();
+        let (cv, pairs) = (
+            cv_pct(&level).unwrap(),
+            successive_spread_pct(&level).unwrap(),
+        );
+        assert!(
+            (pairs / (cv * 2f64.sqrt()) - 1.0).abs() < 0.3,
+            "{cv} {pairs}"
+        );
+        assert!(successive_spread_pct(&[1.0, 2.0]).is_none());
+        assert!(successive_spread_pct(&[1.0, 0.0, 2.0]).is_none());
+        // What the rounds see shrinks with √rounds; rounds_needed is its inverse.
+        let d3 = paired_min_detectable_for(4.0, 3).unwrap();
+        let d10 = paired_min_detectable_for(4.0, 10).unwrap();
+        assert!(d10 < d3 / 2.0, "{d3} {d10}");
+        let n = rounds_needed(4.0, 5.0).unwrap();
+        assert!(paired_min_detectable_for(4.0, n).unwrap() <= 5.0);
+        assert!(paired_min_detectable_for(4.0, n - 1).unwrap() > 5.0);
+    }
+
     use super::*;
     use crate::rng::Rng;
 

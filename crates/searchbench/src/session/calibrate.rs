@@ -6,7 +6,10 @@ use serde::Serialize;
 use super::ingest::{stored_load, LoadSpec};
 use super::record::SaveSpec;
 use super::{ClusterSpec, Job, Observer, SessionError};
-use crate::analysis::statistics::{cv_pct, mean, min_detectable_for};
+use crate::analysis::statistics::{
+    cv_pct, mean, min_detectable_for, paired_min_detectable_for, rounds_needed,
+    successive_spread_pct,
+};
 use crate::ingest::IngestReport;
 use crate::workload::WorkloadSpec;
 
@@ -36,12 +39,41 @@ pub struct Calibration {
     pub cv_pct: f64,
     /// (k, smallest detectable change in percent) for k runs a side.
     pub detectable_pct: Vec<(usize, f64)>,
+    /// The spread of the ratio of two back-to-back runs (successive differences, see
+    /// `statistics::successive_spread_pct`): what a round of a paired comparison would see.
+    pub round_spread_pct: Option<f64>,
+    /// (k, smallest detectable change in percent) for k paired rounds.
+    pub detectable_paired_pct: Vec<(usize, f64)>,
+    /// Rounds that would see a change of [`CALIBRATE_THRESHOLD_PCT`], paired.
+    pub rounds_needed: Option<usize>,
+    /// The machine's level moved during the calibration: the runs' CV is well beyond what
+    /// back-to-back runs differ by (pair the runs: `--round`, `ab`, a matrix).
+    pub drifted: bool,
 }
+
+/// The change a calibration says how many rounds would see.
+pub const CALIBRATE_THRESHOLD_PCT: f64 = 5.0;
+
+/// How much wider than back-to-back runs' differences (√2 × CV against the successive
+/// spread) the runs must be for a calibration to say the machine drifted.
+const DRIFT_FACTOR: f64 = 1.5;
 
 impl Calibration {
     pub fn new(workload: &str, docs: u64, values: Vec<f64>, run_ids: Vec<String>) -> Calibration {
         let cv = cv_pct(&values).unwrap_or(0.0);
+        let round_spread = successive_spread_pct(&values);
         Calibration {
+            round_spread_pct: round_spread,
+            detectable_paired_pct: round_spread
+                .map(|s| {
+                    [3, 4, 5, 10]
+                        .into_iter()
+                        .filter_map(|k| Some((k, paired_min_detectable_for(s, k)?)))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            rounds_needed: round_spread.and_then(|s| rounds_needed(s, CALIBRATE_THRESHOLD_PCT)),
+            drifted: round_spread.is_some_and(|s| cv * 2f64.sqrt() > DRIFT_FACTOR * s),
             workload: workload.to_string(),
             docs,
             mean: mean(&values).unwrap_or(0.0),

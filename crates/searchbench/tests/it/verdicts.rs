@@ -466,6 +466,26 @@ fn calibrate_measures_the_noise_and_what_k_runs_can_detect() {
         .collect();
     assert_eq!(detectable.len(), 4, "{c}");
     assert!(detectable.windows(2).all(|w| w[0] > w[1]), "{c}");
+    // Paired rounds: the spread of back-to-back runs' ratios (successive log differences),
+    // and what 3, 4, 5 and 10 rounds of that spread would see.
+    let steps: Vec<f64> = values.windows(2).map(|w| (w[1] / w[0]).ln()).collect();
+    let spread = (steps.iter().map(|d| d * d).sum::<f64>() / 2.0).sqrt() * 100.0;
+    assert!(
+        (c["round_spread_pct"].as_f64().unwrap() - spread).abs() < 1e-6,
+        "{c}"
+    );
+    let paired: Vec<(u64, f64)> = c["detectable_paired_pct"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p[0].as_u64().unwrap(), p[1].as_f64().unwrap()))
+        .collect();
+    assert_eq!(
+        paired.iter().map(|p| p.0).collect::<Vec<_>>(),
+        [3, 4, 5, 10],
+        "{c}"
+    );
+    assert!(paired.windows(2).all(|w| w[0].1 > w[1].1), "{c}");
     // Each measured run is stored like an ingest, with the tag; the warm-up run is not.
     let store = Store::open(&db).unwrap();
     let runs = store.list(&Default::default()).unwrap();
