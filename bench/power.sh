@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 62: how often does `compare` see a known 10 % slowdown, and how often does it cry wolf?
-# TRIALS trials on one local node, each of 3 rounds; each round runs three ingests of the same
+# TRIALS trials on one local node, each of ROUNDS rounds (3); each round runs three ingests of the same
 # logs corpus in a shuffled order: A, B (A behind a --rtt that slows it by about 10 %) and C
 # (A again: the A/A control), each tagged with its trial and round. Then, per trial, `compare`
 # A against B and A against C, as the rounds pair them (paired t) and as independent groups
@@ -14,13 +14,17 @@
 # every other round, which rounds alternating from trial to trial): the machine's level moves
 # between rounds and stays within one, the drift that pairing is for.
 #
+# ROUNDS=N: rounds a trial (default 3): what more rounds buy at the same spread.
+#
 #   bench/power.sh [TRIALS] [DOCS] [RTT]        defaults: 20 200000 8ms
 #   COTENANT=1 OUT=target/bench-power-cotenant bench/power.sh
+#   ROUNDS=5 OUT=target/bench-power-5 bench/power.sh 10
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TRIALS=${1:-20}
 DOCS=${2:-200000}
 RTT=${3:-8ms}
+ROUNDS=${ROUNDS:-3}
 ENGINE=${ENGINE:-opensearch-2.19.1}
 SB=${SEARCHBENCH_BIN:-target/release/searchbench}
 [ -n "${SEARCHBENCH_BIN:-}" ] || cargo build --release -q -p searchbench --bin searchbench
@@ -44,7 +48,7 @@ burn() { # on|off
   fi
 }
 trap 'burn off; "$SB" engine stop --port "$PORT" >/dev/null 2>&1 || true' EXIT
-echo "node $ENGINE at $URL (pid $PID); $TRIALS trials × 3 rounds × A, B (--rtt $RTT), C; $DOCS docs a run"
+echo "node $ENGINE at $URL (pid $PID); $TRIALS trials × $ROUNDS rounds × A, B (--rtt $RTT), C; $DOCS docs a run"
 
 ingest() { # cfg trial round [extra...]
   local cfg=$1 trial=$2 round=$3
@@ -62,7 +66,7 @@ done
 
 start=$(date +%s)
 for t in $(seq 1 "$TRIALS"); do
-  for r in 1 2 3; do
+  for r in $(seq 1 "$ROUNDS"); do
     if [ "$COTENANT" = 1 ] && [ $(( (t + r) % 2 )) = 0 ]; then burn on; else burn off; fi
     for cfg in $(python3 -c 'import random,sys; x=["a","b","c"]; random.Random(int(sys.argv[1])).shuffle(x); print(*x)' "$((t * 10 + r))"); do
       case $cfg in
@@ -84,9 +88,9 @@ for t in $(seq 1 "$TRIALS"); do
   done
 done
 
-python3 - "$OUT" "$TRIALS" <<'PY'
+python3 - "$OUT" "$TRIALS" "$ROUNDS" <<'PY'
 import json, statistics, sys
-out, trials = sys.argv[1], int(sys.argv[2])
+out, trials, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 def cell(test, t, other, key):
     try:
         c = json.load(open(f"{out}/{test}-{t}-{other}.json"))
@@ -99,7 +103,7 @@ def cell(test, t, other, key):
 med = lambda v, f: f % statistics.median(v) if v else "-"
 print("| test | metric | B (slowed) seen | A/A false alarms | B's change, median | spread, median |")
 print("|---|---|---|---|---|---|")
-for test, name in [("paired", "paired t, 3 rounds"), ("welch", "Welch's t, 3 vs 3 runs")]:
+for test, name in [("paired", f"paired t, {rounds} rounds"), ("welch", f"Welch's t, {rounds} vs {rounds} runs")]:
     for key in ["docs_per_sec", "engine_cpu_us_per_doc"]:
         seen = fa = n_b = n_c = 0
         diffs, spreads = [], []
@@ -118,7 +122,7 @@ for test, name in [("paired", "paired t, 3 rounds"), ("welch", "Welch's t, 3 vs 
                 fa += c["verdict"] in ("better", "worse")
         print(f"| {name} | {key} | {seen} of {n_b} | {fa} of {n_c} | {med(diffs, '%+.1f %%')} | {med(spreads, '%.1f %%')} |")
 print()
-print("Run-to-run CV of A's three runs in a trial (median over trials):")
+print("Run-to-run CV of A's runs in a trial (median over trials):")
 for key in ["docs_per_sec", "engine_cpu_us_per_doc", "service_p50_ms", "service_p99_ms", "machine.other_cpu_pct"]:
     cv = [c["spread_base_pct"] for t in range(1, trials + 1) if (c := cell("welch", t, "c", key)) and c.get("spread_base_pct") is not None]
     print(f"  {key}: {med(cv, '%.1f %%')}")

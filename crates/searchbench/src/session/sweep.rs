@@ -275,7 +275,7 @@ pub async fn sweep(
         })
         .await?;
     let (cells, rounds, interrupted, mut warnings, product) = outcome?;
-    let answer = sweep::answer(&cells);
+    let answer = sweep::answer(&cells, &rounds);
     let drift = sweep::drift(&cells, &rounds);
     if let Some(d) = drift.filter(|d| d.pct.abs() >= (2.0 * spec.ci_pct).max(10.0)) {
         warnings.push(format!(

@@ -5,10 +5,12 @@
 //! `t(n−1) · s / √n` (Student's t interval of the mean, put around the median: the median
 //! resists one disturbed run, the width says how far the runs agree). From those:
 //!
-//! * the **recommended** cell: among the clean cells (no failed document, no error) whose
-//!   interval overlaps the best cell's, the cheapest: fewer clients first, then smaller
-//!   requests, then fewer shards, then the safer settings (durable translog, a refresh kept,
-//!   no gzip CPU);
+//! * the **recommended** cell: among the clean cells (no failed document, no error) as good
+//!   as the best cell, the cheapest: fewer clients first, then smaller requests, then fewer
+//!   shards, then the safer settings (durable translog, a refresh kept, no gzip CPU). As good
+//!   as the best: not slower round by round when the two ran cleanly in 3 rounds or more
+//!   (Student's paired t over the rounds' ratios: the machine's drift between rounds cancels,
+//!   as in `compare`), else their intervals overlap;
 //! * the **knee** of each axis: along the recommended cell's row of that axis, the cheapest
 //!   value whose interval overlaps the row's best (going further gains less than the noise);
 //! * a **Universal Scalability Law** fit on the clients axis of each bulk size,
@@ -18,7 +20,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::statistics::t975;
+use std::collections::BTreeMap;
+
+use super::statistics::{paired_diff, t975, MIN_PAIRS};
 use crate::measure::recorder::P99_MIN_REQUESTS;
 
 mod grid;
@@ -243,13 +247,28 @@ impl Answer {
     }
 }
 
+/// A cell against another, round by round.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PairedRounds {
+    /// Rounds in which both ran cleanly.
+    pub rounds: usize,
+    /// The change of the rounds' ratios (geometric mean), percent.
+    pub diff_pct: f64,
+    /// Student's paired t interval of the change (95 %), percent.
+    pub low_pct: f64,
+    pub high_pct: f64,
+}
+
 /// What the sweep says.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Answer {
     /// The clean cell with the highest median (index into the cells).
     pub best: Option<usize>,
-    /// The cheapest clean cell whose interval overlaps the best's.
+    /// The cheapest clean cell as good as the best (see the module's words).
     pub recommended: Option<usize>,
+    /// The recommended cell against the best, round by round, when they were compared so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paired: Option<PairedRounds>,
     pub curves: Vec<AxisCurve>,
     pub usl: Vec<UslRow>,
     /// Why, in one or two plain sentences.
@@ -300,10 +319,51 @@ pub fn drift(cells: &[Cell], rounds: &[Vec<usize>]) -> Option<Drift> {
     })
 }
 
-/// The fastest clean cell, and the cells as good as it: clean, within its interval, and
-/// beaten beyond both intervals by no other cell. Only cells with an interval (two clean runs
-/// or more) take part: one run's width is unknown.
-fn good_enough(cells: &[Cell]) -> (Option<usize>, Vec<usize>) {
+/// Each cell's clean runs' docs/s by the round they were made in (index into `rounds`, the
+/// cells run in each round in order: a cell's k-th run is its k-th appearance).
+pub fn by_round(cells: &[Cell], rounds: &[Vec<usize>]) -> Vec<BTreeMap<usize, f64>> {
+    let mut next = vec![0usize; cells.len()];
+    let mut out = vec![BTreeMap::new(); cells.len()];
+    for (r, order) in rounds.iter().enumerate() {
+        for &i in order {
+            let Some(cell) = cells.get(i) else { continue };
+            let k = next[i];
+            next[i] += 1;
+            if let Some(run) = cell.runs.get(k).filter(|run| run.clean()) {
+                out[i].insert(r, run.docs_per_sec);
+            }
+        }
+    }
+    out
+}
+
+/// Cell `c` against cell `base` over the rounds both ran cleanly in (from [`MIN_PAIRS`]).
+pub fn paired(per_round: &[BTreeMap<usize, f64>], base: usize, c: usize) -> Option<PairedRounds> {
+    let (b, k) = (per_round.get(base)?, per_round.get(c)?);
+    let pairs: Vec<(f64, f64)> = b
+        .iter()
+        .filter_map(|(r, &x)| Some((x, *k.get(r)?)))
+        .filter(|&(x, y)| x > 0.0 && y > 0.0)
+        .collect();
+    if pairs.len() < MIN_PAIRS {
+        return None;
+    }
+    let ci = paired_diff(&pairs)?;
+    let mean_log = pairs.iter().map(|(x, y)| (y / x).ln()).sum::<f64>() / pairs.len() as f64;
+    Some(PairedRounds {
+        rounds: pairs.len(),
+        diff_pct: (mean_log.exp() - 1.0) * 100.0,
+        low_pct: ci.low_pct,
+        high_pct: ci.high_pct,
+    })
+}
+
+/// The fastest clean cell, and the cells as good as it: clean, not slower than it (round by
+/// round where they ran in the same rounds, else within its interval), and beaten beyond the
+/// noise by no other cell. Only cells with an interval (two clean runs or more) take part:
+/// one run's width is unknown. `per_round`: [`by_round`], or empty when the runs' rounds are
+/// not known.
+fn good_enough(cells: &[Cell], per_round: &[BTreeMap<usize, f64>]) -> (Option<usize>, Vec<usize>) {
     let clean = || {
         cells
             .iter()
@@ -316,9 +376,17 @@ fn good_enough(cells: &[Cell]) -> (Option<usize>, Vec<usize>) {
         return (None, Vec::new());
     };
     let good = clean()
-        .filter(|(_, e)| e.overlaps(&top))
-        // Never a cell that another beats beyond both intervals.
-        .filter(|(_, e)| !clean().any(|(_, o)| o.low > e.high))
+        .filter(|&(i, e)| match paired(per_round, best, i) {
+            Some(p) => p.high_pct >= 0.0,
+            None => e.overlaps(&top),
+        })
+        // Never a cell that another beats beyond the noise.
+        .filter(|&(i, e)| {
+            !clean().any(|(j, o)| match paired(per_round, i, j) {
+                Some(p) => p.low_pct > 0.0,
+                None => o.low > e.high,
+            })
+        })
         .map(|(i, _)| i)
         .collect();
     (Some(best), good)
@@ -326,8 +394,11 @@ fn good_enough(cells: &[Cell]) -> (Option<usize>, Vec<usize>) {
 
 /// The cheapest of the cells as good as the fastest clean cell (see [`good_enough`]), and the
 /// fastest.
-pub fn recommend(cells: &[Cell]) -> (Option<usize>, Option<usize>) {
-    let (best, good) = good_enough(cells);
+pub fn recommend(
+    cells: &[Cell],
+    per_round: &[BTreeMap<usize, f64>],
+) -> (Option<usize>, Option<usize>) {
+    let (best, good) = good_enough(cells, per_round);
     let recommended = good.into_iter().min_by(|&a, &b| {
         let median = |i: usize| cells[i].docs_per_sec.map_or(0.0, |e| e.median);
         cells[a]
@@ -442,14 +513,17 @@ pub fn format_estimate(e: &Estimate) -> String {
     }
 }
 
-/// The answer for these cells.
-pub fn answer(cells: &[Cell]) -> Answer {
-    let (best, recommended) = recommend(cells);
-    let (_, good) = good_enough(cells);
+/// The answer for these cells, made in these `rounds` (the cells run in each round, in order;
+/// empty when not known).
+pub fn answer(cells: &[Cell], rounds: &[Vec<usize>]) -> Answer {
+    let per_round = by_round(cells, rounds);
+    let (best, recommended) = recommend(cells, &per_round);
+    let (_, good) = good_enough(cells, &per_round);
     let Some(rec) = recommended else {
         return Answer {
             best,
             recommended,
+            paired: None,
             curves: Vec::new(),
             usl: Vec::new(),
             why: "no cell finished cleanly: nothing to recommend (see the failed cells)".into(),
@@ -467,9 +541,24 @@ pub fn answer(cells: &[Cell]) -> Answer {
     // Intervals wider than the sweep's target cannot tell the cells apart: a cheap cell then
     // "overlaps" the fastest only because both are vague. That is no answer, and says so.
     let top = best.unwrap_or(rec);
+    // Round by round the two were told apart whatever each one's own interval: the drift
+    // that widened those cancels in the rounds' ratios.
+    let pair = (rec != top).then(|| paired(&per_round, top, rec)).flatten();
+    // The fastest recommended: decided by pairs when every cheaper clean cell was set against
+    // it round by round (and found slower).
+    let cheaper: Vec<usize> = (0..cells.len())
+        .filter(|&i| !cells[i].failed() && cells[i].docs_per_sec.is_some())
+        .filter(|&i| cells[i].params.cost() < cells[rec].params.cost())
+        .collect();
+    let decided = pair.is_some()
+        || (rec == top
+            && !cheaper.is_empty()
+            && cheaper
+                .iter()
+                .all(|&c| paired(&per_round, top, c).is_some()));
     let vague: Vec<usize> = [top, rec]
         .into_iter()
-        .filter(|&i| !cells[i].converged)
+        .filter(|&i| !cells[i].converged && !decided)
         .fold(Vec::new(), |mut v, i| {
             if !v.contains(&i) {
                 v.push(i);
@@ -497,6 +586,7 @@ pub fn answer(cells: &[Cell]) -> Answer {
         return Answer {
             best,
             recommended: None,
+            paired: None,
             curves,
             usl,
             why: format!(
@@ -507,10 +597,23 @@ pub fn answer(cells: &[Cell]) -> Answer {
         };
     }
     let (curves, usl) = through(rec);
-    let why = explain(cells, top, rec, &curves, &usl);
+    let mut why = explain(cells, top, rec, &curves, &usl);
+    if rec == top && decided {
+        why.push_str(
+            " Round by round (Student's paired t over the rounds they ran in together), every \
+             cheaper cell falls short beyond the noise.",
+        );
+    }
+    if let Some(p) = pair {
+        why.push_str(&format!(
+            " Round by round (Student's paired t over the {} rounds both ran in), it is {:+.1} %              [{:+.1}, {:+.1}] of the fastest: not slower beyond the noise.",
+            p.rounds, p.diff_pct, p.low_pct, p.high_pct
+        ));
+    }
     Answer {
         best,
         recommended,
+        paired: pair,
         curves,
         usl,
         why,
@@ -709,7 +812,7 @@ mod tests {
             cell(100, 1, &[3500.0, 5231.0, 7000.0]),
             cell(1000, 4, &[9000.0, 16_995.0, 25_000.0]),
         ];
-        let a = answer(&cells);
+        let a = answer(&cells, &[]);
         assert_eq!(a.recommended, None, "{}", a.why);
         assert_eq!(a.best, Some(1));
         // Nothing is marked fastest, and no axis has a best or a knee the answer lacks.
@@ -728,7 +831,53 @@ mod tests {
             cell(100, 1, &[1000.0, 1010.0, 990.0]),
             cell(100, 4, &[3000.0, 3030.0, 2970.0]),
         ];
-        assert_eq!(answer(&cells).recommended, Some(1));
+        assert_eq!(answer(&cells, &[]).recommended, Some(1));
+    }
+
+    #[test]
+    fn cells_run_round_by_round_are_told_apart_by_their_rounds_ratios() {
+        // A machine whose level swings by a third from round to round, five rounds of two
+        // cells: 1 client always 8 % behind 4 clients in its round. Each cell's own interval
+        // is wide (the swing), so they overlap and the cheap one would be recommended; round
+        // by round 1 client is slower every time, and 4 clients is the answer.
+        let level = [10_000.0, 13_000.0, 8_000.0, 12_000.0, 7_500.0];
+        let wobble = [1.0, 1.004, 0.997, 1.002, 0.999];
+        let one: Vec<f64> = level
+            .iter()
+            .zip(wobble)
+            .map(|(l, w)| l * 0.92 * w)
+            .collect();
+        let four: Vec<f64> = level
+            .iter()
+            .zip(wobble.iter().rev())
+            .map(|(l, w)| l * w)
+            .collect();
+        let cells = vec![cell(500, 1, &one), cell(500, 4, &four)];
+        let rounds: Vec<Vec<usize>> = (0..5)
+            .map(|r| if r % 2 == 0 { vec![0, 1] } else { vec![1, 0] })
+            .collect();
+        // Without their rounds: overlapping intervals, the cheap cell (or no answer).
+        let unpaired = answer(&cells, &[]);
+        assert_ne!(unpaired.recommended, Some(1), "{}", unpaired.why);
+        let a = answer(&cells, &rounds);
+        assert_eq!(a.recommended, Some(1), "{}", a.why);
+        assert_eq!(a.best, Some(1));
+        // The same cells, 4 clients only 0.2 % ahead in every round but by the swing's noise
+        // otherwise: as good, so the cheaper cell, and said with its rounds.
+        let close: Vec<f64> = four
+            .iter()
+            .zip([0.99, 1.012, 0.985, 1.01, 1.004])
+            .map(|(f, n)| f * 0.998 * n)
+            .collect();
+        let cells = vec![cell(500, 1, &close), cell(500, 4, &four)];
+        let a = answer(&cells, &rounds);
+        let p = paired(&by_round(&cells, &rounds), 1, 0).expect("five rounds paired");
+        assert_eq!(p.rounds, 5);
+        assert!(p.low_pct < 0.0 && p.high_pct > 0.0, "{p:?}");
+        assert_eq!(a.best, Some(1), "{}", a.why);
+        assert_eq!(a.recommended, Some(0), "{}", a.why);
+        assert!(a.why.contains("Round by round"), "{}", a.why);
+        assert_eq!(a.paired, Some(p));
     }
 
     #[test]
@@ -740,7 +889,7 @@ mod tests {
             cell(100, 4, &[5400.0, 5500.0, 5600.0]),
             cell(100, 16, &[3000.0, 6000.0, 9000.0]),
         ];
-        let (best, rec) = recommend(&cells);
+        let (best, rec) = recommend(&cells, &[]);
         assert_eq!(best, Some(2));
         assert_eq!(
             rec,
@@ -805,7 +954,7 @@ mod tests {
             cell(1000, 4, &[3300.0, 3400.0, 3200.0]),
             cell(1000, 16, &[3350.0, 3300.0, 3400.0]),
         ];
-        let (best, rec) = recommend(&cells);
+        let (best, rec) = recommend(&cells, &[]);
         assert_eq!(best, Some(2));
         assert_eq!(
             rec,
@@ -817,7 +966,7 @@ mod tests {
             cell(1000, 4, &[3000.0, 3010.0, 2990.0]),
             cell(100, 4, &[2990.0, 3000.0, 3010.0]),
         ];
-        assert_eq!(recommend(&cells).1, Some(1));
+        assert_eq!(recommend(&cells, &[]).1, Some(1));
     }
 
     #[test]
@@ -827,7 +976,7 @@ mod tests {
         bad.failed_docs = 3;
         fast.add(bad, 5.0);
         let cells = vec![fast, cell(10, 1, &[500.0, 505.0])];
-        let (best, rec) = recommend(&cells);
+        let (best, rec) = recommend(&cells, &[]);
         assert_eq!((best, rec), (Some(1), Some(1)));
         assert!(
             !cells[0].needs_more(3, 10),
@@ -835,10 +984,12 @@ mod tests {
         );
         // One run has no interval: it can be neither best nor recommended.
         let once = vec![cell(10, 1, &[500.0, 505.0]), cell(1000, 1, &[9000.0])];
-        assert_eq!(recommend(&once), (Some(0), Some(0)));
+        assert_eq!(recommend(&once, &[]), (Some(0), Some(0)));
         let all_failed = vec![cells[0].clone()];
-        assert_eq!(recommend(&all_failed), (None, None));
-        assert!(answer(&all_failed).why.contains("nothing to recommend"));
+        assert_eq!(recommend(&all_failed, &[]), (None, None));
+        assert!(answer(&all_failed, &[])
+            .why
+            .contains("nothing to recommend"));
     }
 
     #[test]
@@ -862,7 +1013,7 @@ mod tests {
             cell(2000, 4, &[2960.0, 2970.0, 2950.0]),
             cell(2000, 8, &[3000.0, 3010.0, 2990.0]),
         ];
-        let a = answer(&cells);
+        let a = answer(&cells, &[]);
         let rec = a.recommended.expect("an answer");
         assert_eq!(rec, 1, "{}", a.why);
         let p = &cells[rec].params;
@@ -896,7 +1047,7 @@ mod tests {
             warmup_secs: 0.0,
             warmup_runs: 0,
             rounds: Vec::new(),
-            answer: answer(&cells),
+            answer: answer(&cells, &[]),
             cells,
             started_unix: 0,
             wall_secs: 1.0,
@@ -922,7 +1073,7 @@ mod tests {
             cell(100, 4, &[3000.0, 3010.0, 2990.0]),
             cell(100, 8, &[3020.0, 3000.0, 3010.0]),
         ];
-        let a = answer(&cells);
+        let a = answer(&cells, &[]);
         assert_eq!(a.recommended, Some(2));
         let clients = a
             .curves
