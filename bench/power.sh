@@ -54,7 +54,8 @@ ingest() { # cfg trial round [extra...]
   local cfg=$1 trial=$2 round=$3
   shift 3
   "$SB" ingest logs --url "$URL" --engine-pid "$PID" --docs "$DOCS" --index power --replace \
-    --quiet --store "$DB" --tag "trial=$trial" --tag "cfg=$cfg" --round "$round" "$@" \
+    --quiet --store "$DB" --tag "trial=$trial" --tag "cfg=$cfg" --round "$round" \
+    --tag "early=$([ "$round" -le 3 ] && echo yes || echo no)" "$@" \
     >>"$OUT/runs.log" 2>&1 || echo "trial $trial round $round $cfg: failed (see $OUT/runs.log)"
 }
 
@@ -85,6 +86,11 @@ for t in $(seq 1 "$TRIALS"); do
       >"$OUT/paired-$t-$other.json" 2>/dev/null || true
     "$SB" compare "trial=$t,cfg=a" "trial=$t,cfg=$other" --store "$DB" --json --unpaired \
       >"$OUT/welch-$t-$other.json" 2>/dev/null || true
+    # With more rounds, the same trial's first three alone, side by side.
+    if [ "$ROUNDS" -gt 3 ]; then
+      "$SB" compare "trial=$t,cfg=a,early=yes" "trial=$t,cfg=$other,early=yes" --store "$DB" \
+        --json >"$OUT/paired3-$t-$other.json" 2>/dev/null || true
+    fi
   done
 done
 
@@ -103,7 +109,10 @@ def cell(test, t, other, key):
 med = lambda v, f: f % statistics.median(v) if v else "-"
 print("| test | metric | B (slowed) seen | A/A false alarms | B's change, median | spread, median |")
 print("|---|---|---|---|---|---|")
-for test, name in [("paired", f"paired t, {rounds} rounds"), ("welch", f"Welch's t, {rounds} vs {rounds} runs")]:
+tests = [("paired", f"paired t, {rounds} rounds"), ("welch", f"Welch's t, {rounds} vs {rounds} runs")]
+if rounds > 3:
+    tests.append(("paired3", "paired t, the same trials' first 3 rounds"))
+for test, name in tests:
     for key in ["docs_per_sec", "engine_cpu_us_per_doc"]:
         seen = fa = n_b = n_c = 0
         diffs, spreads = [], []
@@ -114,7 +123,7 @@ for test, name in [("paired", f"paired t, {rounds} rounds"), ("welch", f"Welch's
                 seen += b["verdict"] in ("better", "worse")
                 if b.get("diff_pct") is not None:
                     diffs.append(b["diff_pct"])
-                s = b.get("spread_pair_pct") if test == "paired" else b.get("spread_base_pct")
+                s = b.get("spread_pair_pct") if test.startswith("paired") else b.get("spread_base_pct")
                 if s is not None:
                     spreads.append(s)
             if c:
