@@ -19,6 +19,7 @@ pub mod query;
 pub mod report;
 pub mod rng;
 pub mod session;
+pub mod sketch;
 pub mod stats;
 pub mod store;
 pub mod suggest;

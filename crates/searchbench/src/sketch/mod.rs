@@ -1,0 +1,265 @@
+//! The sketch store: field note 002's baseline beside the engine. A metrics store made for one
+//! job — the cluster-metrics rows in, per (epoch, node) percentiles and sums out — so that a run
+//! can say how far an engine is from what the job costs when nothing else is done: columnar
+//! batches instead of NDJSON, a 20-byte answer instead of a bulk response, a sketch update
+//! instead of postings, doc values and a translog.
+//!
+//! Each (epoch, node) keeps, for each metric field, a DDSketch (the `sketches-ddsketch` crate:
+//! relative error [`RELATIVE_ERROR`] on every quantile, the minimum and maximum exact) and the
+//! exact sum. Values are kept as 32-bit floats, as the engine's `float` fields keep them, so
+//! both answer the same question and the sums match the ground truth's.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+use sketches_ddsketch::{Config, DDSketch};
+
+use crate::corpus::cluster_metrics::Row;
+
+/// The metric fields of a row, in the order an answer lists them.
+pub const FIELDS: [&str; 3] = ["cpu", "mem", "net"];
+
+/// The percentiles an answer gives (the note's).
+pub const PERCENTS: [f64; 4] = [0.0, 50.0, 90.0, 100.0];
+
+/// The sketch's relative error on a quantile's value (DDSketch's α): what it states, and what a
+/// check of its answers allows beside the rank's rounding.
+pub const RELATIVE_ERROR: f64 = 0.01;
+
+/// Bins a sketch may hold before it merges its lowest: far more than 1 % relative error needs
+/// between the smallest and largest value of a field here (0.01 to 5,000).
+const MAX_BINS: u32 = 2048;
+
+/// Values below this are counted as zero by the sketch (its smallest distinguishable value).
+const MIN_VALUE: f64 = 1e-6;
+
+/// One batch of rows, column by column: `{"epoch": [...], "node": [...], "task": [...], "cpu":
+/// [...], "mem": [...], "net": [...]}`, every column as long as `epoch`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Batch {
+    pub epoch: Vec<u64>,
+    pub node: Vec<String>,
+    pub task: Vec<String>,
+    pub cpu: Vec<f64>,
+    pub mem: Vec<f64>,
+    pub net: Vec<f64>,
+}
+
+impl Batch {
+    pub fn len(&self) -> usize {
+        self.epoch.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.epoch.is_empty()
+    }
+
+    /// Adds a generated cluster-metrics row, as the generator writes it (`N001`, `T001`,
+    /// values in hundredths).
+    pub fn push_row(&mut self, r: &Row) {
+        self.epoch.push(r.epoch);
+        self.node.push(format!("N{:03}", u32::from(r.node) + 1));
+        self.task.push(format!("T{:03}", u32::from(r.task) + 1));
+        self.cpu.push(f64::from(r.cpu) / 100.0);
+        self.mem.push(f64::from(r.mem) / 100.0);
+        self.net.push(f64::from(r.net) / 100.0);
+    }
+
+    /// Every column as long as `epoch`, every value finite: a batch is taken whole or not at
+    /// all (a bad one is refused naming its column and row, and nothing of it is kept).
+    pub fn validate(&self) -> Result<(), SketchError> {
+        let rows = self.len();
+        for (column, len) in [
+            ("node", self.node.len()),
+            ("task", self.task.len()),
+            ("cpu", self.cpu.len()),
+            ("mem", self.mem.len()),
+            ("net", self.net.len()),
+        ] {
+            if len != rows {
+                return Err(SketchError::Ragged { column, len, rows });
+            }
+        }
+        for (column, values) in self.fields() {
+            if let Some(row) = values.iter().position(|v| !v.is_finite()) {
+                return Err(SketchError::NotFinite {
+                    column,
+                    row,
+                    value: values[row].to_string(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn fields(&self) -> [(&'static str, &[f64]); 3] {
+        [("cpu", &self.cpu), ("mem", &self.mem), ("net", &self.net)]
+    }
+}
+
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum SketchError {
+    #[error(
+        "column {column:?} has {len} values, the batch has {rows} rows (its \"epoch\" column)"
+    )]
+    Ragged {
+        column: &'static str,
+        len: usize,
+        rows: usize,
+    },
+    #[error("column {column:?}, row {row}: {value} is not a finite number")]
+    NotFinite {
+        column: &'static str,
+        row: usize,
+        value: String,
+    },
+}
+
+/// One field of one (epoch, node).
+#[derive(Clone)]
+struct Field {
+    sketch: DDSketch,
+    sum: f64,
+}
+
+/// One (epoch, node): its rows' count and each field.
+#[derive(Clone)]
+struct Partition {
+    count: u64,
+    fields: [Field; 3],
+}
+
+/// A field's answer: the [`PERCENTS`] in order and the exact sum.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FieldAnswer {
+    pub percentiles: Vec<f64>,
+    pub sum: f64,
+}
+
+/// The answer for one (epoch, node).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Answer {
+    pub epoch: u64,
+    pub node: String,
+    pub count: u64,
+    pub cpu: FieldAnswer,
+    pub mem: FieldAnswer,
+    pub net: FieldAnswer,
+}
+
+/// The store: every (epoch, node) seen.
+pub struct SketchStore {
+    config: Config,
+    partitions: HashMap<(u64, String), Partition>,
+}
+
+impl Default for SketchStore {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl SketchStore {
+    pub fn new() -> Self {
+        SketchStore {
+            config: Config::new(RELATIVE_ERROR, MAX_BINS, MIN_VALUE),
+            partitions: HashMap::new(),
+        }
+    }
+
+    /// Adds a batch (all of it, or none when it is not valid); returns the rows inserted.
+    pub fn insert(&mut self, batch: &Batch) -> Result<usize, SketchError> {
+        batch.validate()?;
+        let config = self.config;
+        let fresh = || Partition {
+            count: 0,
+            fields: std::array::from_fn(|_| Field {
+                sketch: DDSketch::new(config),
+                sum: 0.0,
+            }),
+        };
+        // Rows of one node come in runs often enough that one lookup serves several.
+        let mut at: Option<(u64, &str)> = None;
+        let mut current: Option<&mut Partition> = None;
+        for row in 0..batch.len() {
+            let key = (batch.epoch[row], batch.node[row].as_str());
+            if at != Some(key) {
+                let partition = self
+                    .partitions
+                    .entry((key.0, key.1.to_string()))
+                    .or_insert_with(fresh);
+                current = Some(partition);
+                at = Some(key);
+            }
+            let Some(p) = current.as_deref_mut() else {
+                continue;
+            };
+            p.count += 1;
+            for (field, (_, values)) in p.fields.iter_mut().zip(batch.fields()) {
+                // As the engine's `float` field keeps it.
+                let v = values[row] as f32 as f64;
+                field.sketch.add(v);
+                field.sum += v;
+            }
+        }
+        Ok(batch.len())
+    }
+
+    /// The answer for (epoch, node), `None` when it has no rows.
+    pub fn answer(&self, epoch: u64, node: &str) -> Option<Answer> {
+        let p = self.partitions.get(&(epoch, node.to_string()))?;
+        let field = |i: usize| {
+            let f: &Field = &p.fields[i];
+            FieldAnswer {
+                percentiles: PERCENTS
+                    .iter()
+                    .map(|q| match *q {
+                        // The sketch keeps both ends exactly.
+                        0.0 => f.sketch.min().unwrap_or(0.0),
+                        100.0 => f.sketch.max().unwrap_or(0.0),
+                        q => f.sketch.quantile(q / 100.0).ok().flatten().unwrap_or(0.0),
+                    })
+                    .collect(),
+                sum: f.sum,
+            }
+        };
+        Some(Answer {
+            epoch,
+            node: node.to_string(),
+            count: p.count,
+            cpu: field(0),
+            mem: field(1),
+            net: field(2),
+        })
+    }
+
+    /// The answers for a whole coverage (one epoch, these nodes), in order.
+    pub fn coverage(&self, epoch: u64, nodes: &[String]) -> Vec<Option<Answer>> {
+        nodes.iter().map(|n| self.answer(epoch, n)).collect()
+    }
+
+    /// Rows kept.
+    pub fn rows(&self) -> u64 {
+        self.partitions.values().map(|p| p.count).sum()
+    }
+
+    /// About how many bytes the sketches hold: each one's bins (a count of 8 bytes each) and
+    /// its fixed part, plus each partition's key.
+    pub fn memory_bytes(&self) -> usize {
+        self.partitions
+            .iter()
+            .map(|((_, node), p)| {
+                node.len()
+                    + std::mem::size_of::<Partition>()
+                    + p.fields
+                        .iter()
+                        .map(|f| f.sketch.length() * std::mem::size_of::<u64>())
+                        .sum::<usize>()
+            })
+            .sum()
+    }
+}
+
+#[cfg(test)]
+mod tests;
