@@ -261,5 +261,7 @@ impl SketchStore {
     }
 }
 
+pub mod server;
+
 #[cfg(test)]
 mod tests;

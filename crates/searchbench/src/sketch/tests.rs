@@ -127,3 +127,106 @@ fn a_bad_batch_is_refused_whole_naming_its_column_and_row() {
     .unwrap_err();
     assert!(e.to_string().contains("disk"), "{e}");
 }
+
+/// The store over HTTP answers what the store in process answers (the same batches into both),
+/// and refuses a bad batch, a bad body and an unknown path with a status and why.
+#[tokio::test]
+async fn the_server_answers_as_the_store_does() {
+    let server = server::serve(([127, 0, 0, 1], 0).into()).await.unwrap();
+    let client = reqwest::Client::builder()
+        .timeout(std::time::Duration::from_secs(30))
+        .build()
+        .unwrap();
+    let post = |path: &str, body: String| {
+        client
+            .post(format!("{}{path}", server.url))
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+    };
+    let (batches, truth) = generated(12_000, 1000);
+    let mut local = SketchStore::new();
+    for b in &batches {
+        local.insert(b).unwrap();
+        let r = post("/insert", serde_json::to_string(b).unwrap())
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+        let v: serde_json::Value = r.json().await.unwrap();
+        assert_eq!(v["inserted"], b.len());
+    }
+    let epoch = truth[0].epoch;
+    let nodes: Vec<String> = truth.iter().map(|t| t.node.clone()).collect();
+    let r = post(
+        "/coverage",
+        serde_json::json!({"epoch": epoch, "nodes": nodes}).to_string(),
+    )
+    .await
+    .unwrap();
+    let got: Vec<Option<Answer>> = r.json().await.unwrap();
+    let want = local.coverage(epoch, &nodes);
+    assert_eq!(got.len(), want.len());
+    for (g, w) in got.iter().zip(&want) {
+        same(g.as_ref().expect("answered"), w.as_ref().expect("answered"));
+    }
+    let r = post(
+        "/query",
+        serde_json::json!({"epoch": epoch, "node": "N001"}).to_string(),
+    )
+    .await
+    .unwrap();
+    let one: Answer = r.json().await.unwrap();
+    same(&one, &local.answer(epoch, "N001").unwrap());
+    // Refusals, each with its status and a reason.
+    let ragged = r#"{"epoch":[1,1],"node":["N001"],"task":["T001","T002"],"cpu":[1,2],"mem":[1,2],"net":[1,2]}"#;
+    let r = post("/insert", ragged.to_string()).await.unwrap();
+    assert_eq!(r.status(), 400);
+    let v: serde_json::Value = r.json().await.unwrap();
+    assert!(v["error"].as_str().unwrap().contains("\"node\""), "{v}");
+    let r = post("/insert", "{not json".to_string()).await.unwrap();
+    assert_eq!(r.status(), 400);
+    let r = post(
+        "/query",
+        serde_json::json!({"epoch": 99, "node": "N001"}).to_string(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(r.status(), 404);
+    let r = client
+        .get(format!("{}/nowhere", server.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404);
+    let v: serde_json::Value = client
+        .get(format!("{}/", server.url))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        v["rows"], 12_000,
+        "nothing of the refused batches kept: {v}"
+    );
+}
+
+/// Two answers the same but for the last bit a number may lose in JSON text.
+fn same(a: &Answer, b: &Answer) {
+    assert_eq!((a.epoch, &a.node, a.count), (b.epoch, &b.node, b.count));
+    for (x, y) in [(&a.cpu, &b.cpu), (&a.mem, &b.mem), (&a.net, &b.net)] {
+        for (u, v) in x
+            .percentiles
+            .iter()
+            .chain([&x.sum])
+            .zip(y.percentiles.iter().chain([&y.sum]))
+        {
+            assert!(
+                (u - v).abs() <= 1e-12 * v.abs().max(1.0),
+                "{} {u} vs {v}",
+                a.node
+            );
+        }
+    }
+}

@@ -1,0 +1,153 @@
+//! The sketch store over HTTP, on 127.0.0.1: what a run's driver talks to, as it talks to an
+//! engine. JSON in, JSON out, one store behind every connection:
+//!
+//! - `POST /insert`, a [`Batch`] → `{"inserted": N}` (a bad batch: 400 and why, nothing kept);
+//! - `POST /query`, `{"epoch": E, "node": "N001"}` → an [`Answer`] (404 when it has no rows);
+//! - `POST /coverage`, `{"epoch": E, "nodes": [...]}` → one answer (or `null`) per node;
+//! - `GET /` → `{"name": "searchbench-sketch", "version": ..., "rows": N}`;
+//! - `GET /_cluster/health` → `{"status": "green"}`, so that a start waits for it as for a node.
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{Batch, SketchStore};
+
+/// The largest request body taken (a batch of 1,000 rows is about 60 KB).
+pub const MAX_BODY: usize = 64 << 20;
+
+/// A running server: its URL and the task that accepts connections (aborted when dropped).
+pub struct Server {
+    pub url: String,
+    accept: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.accept.abort();
+    }
+}
+
+/// Serves a fresh store on `addr` (port 0: any free port) until the [`Server`] is dropped.
+pub async fn serve(addr: SocketAddr) -> std::io::Result<Server> {
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    let url = format!("http://{}", listener.local_addr()?);
+    let store = Arc::new(Mutex::new(SketchStore::new()));
+    let accept = tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let store = store.clone();
+            tokio::spawn(async move {
+                let service = service_fn(move |req| handle(req, store.clone()));
+                let _ = http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    });
+    Ok(Server { url, accept })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct One {
+    epoch: u64,
+    node: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Coverage {
+    epoch: u64,
+    nodes: Vec<String>,
+}
+
+async fn handle(
+    req: Request<Incoming>,
+    store: Arc<Mutex<SketchStore>>,
+) -> Result<Response<Full<Bytes>>, Infallible> {
+    let (method, path) = (req.method().clone(), req.uri().path().to_string());
+    let answer = match (&method, path.as_str()) {
+        (&Method::GET, "/") => {
+            let rows = lock(&store).rows();
+            Ok(
+                json!({"name": "searchbench-sketch", "version": env!("CARGO_PKG_VERSION"), "rows": rows}),
+            )
+        }
+        (&Method::GET, "/_cluster/health") => Ok(json!({"status": "green"})),
+        (&Method::POST, "/insert") => match body::<Batch>(req).await {
+            Ok(batch) => match lock(&store).insert(&batch) {
+                Ok(n) => Ok(json!({"inserted": n})),
+                Err(e) => Err((StatusCode::BAD_REQUEST, e.to_string())),
+            },
+            Err(e) => Err(e),
+        },
+        (&Method::POST, "/query") => match body::<One>(req).await {
+            Ok(q) => match lock(&store).answer(q.epoch, &q.node) {
+                Some(a) => Ok(json!(a)),
+                None => Err((
+                    StatusCode::NOT_FOUND,
+                    format!("no rows for epoch {} node {:?}", q.epoch, q.node),
+                )),
+            },
+            Err(e) => Err(e),
+        },
+        (&Method::POST, "/coverage") => match body::<Coverage>(req).await {
+            Ok(q) => Ok(json!(lock(&store).coverage(q.epoch, &q.nodes))),
+            Err(e) => Err(e),
+        },
+        _ => Err((
+            StatusCode::NOT_FOUND,
+            format!("no {method} {path} here: POST /insert, /query, /coverage; GET /"),
+        )),
+    };
+    let (status, value) = match answer {
+        Ok(v) => (StatusCode::OK, v),
+        Err((status, error)) => (status, json!({ "error": error })),
+    };
+    let mut response = Response::new(Full::new(Bytes::from(value.to_string())));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("application/json"),
+    );
+    Ok(response)
+}
+
+/// The store, even after a handler panicked while holding it (its data is whole: an insert
+/// validates before it changes anything).
+fn lock(store: &Mutex<SketchStore>) -> std::sync::MutexGuard<'_, SketchStore> {
+    store.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A request's JSON body as `T`, at most [`MAX_BODY`] bytes; what is wrong with it, and the
+/// status to say it with, otherwise.
+async fn body<T: for<'de> Deserialize<'de>>(
+    req: Request<Incoming>,
+) -> Result<T, (StatusCode, String)> {
+    let bytes = Limited::new(req.into_body(), MAX_BODY)
+        .collect()
+        .await
+        .map_err(|e| {
+            (
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!("the body could not be read whole (at most {MAX_BODY} bytes): {e}"),
+            )
+        })?
+        .to_bytes();
+    serde_json::from_slice::<T>(&bytes).map_err(|e| {
+        (
+            StatusCode::BAD_REQUEST,
+            format!("the body is not what this endpoint takes: {e}"),
+        )
+    })
+}
