@@ -807,9 +807,7 @@ pub fn compare_at(base: Side, contenders: Vec<Side>, threshold_pct: f64) -> Comp
     }
 }
 
-/// The prefix of the metrics of the machine a run ran on, beside the run (see
-/// `measure::background`).
-pub const MACHINE_PREFIX: &str = "machine.";
+pub use super::metrics::MACHINE_PREFIX;
 
 /// How far apart, in points, the two sides' background may be before a comparison says so:
 /// other processes' share of the machine, stolen CPU, time a task waited for a CPU.

@@ -167,6 +167,19 @@ pub async fn run(a: AbArgs) -> CliResult {
     let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
     for round in 1..=a.rounds {
         for side in order(round) {
+            let interrupted = |said: &str| {
+                CliError {
+                code: exit::INTERRUPTED,
+                error: anyhow::anyhow!(
+                    "ab {id} interrupted in round {round} ({}'s run: {said}); what is done is kept; compare it with `searchbench compare ab={id},ab_side=a ab={id},ab_side=b`",
+                    side.tag().to_uppercase(),
+                ),
+            }
+            };
+            // A Ctrl-C between two runs starts no other.
+            if cancel.is_cancelled() {
+                return Err(interrupted("not started"));
+            }
             let mut cmd = Command::new(&exe);
             cmd.args(&a.command)
                 .args(&sides[side as usize])
@@ -187,14 +200,8 @@ pub async fn run(a: AbArgs) -> CliResult {
                 CliError::from(anyhow::anyhow!("cannot run {}: {e}", exe.display()))
             })?;
             if cancel.is_cancelled() {
-                return Err(CliError {
-                    code: exit::INTERRUPTED,
-                    error: anyhow::anyhow!(
-                        "ab {id} interrupted in round {round} ({}'s run stopped: {}); what is done is kept; compare it with `searchbench compare ab={id},ab_side=a ab={id},ab_side=b`",
-                        side.tag().to_uppercase(),
-                        last_line(&String::from_utf8_lossy(&out.stderr))
-                    ),
-                });
+                let said = String::from_utf8_lossy(&out.stderr);
+                return Err(interrupted(&format!("stopped: {}", last_line(&said))));
             }
             let code = out.status.code();
             let said = String::from_utf8_lossy(&out.stderr);

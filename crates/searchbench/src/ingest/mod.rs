@@ -355,9 +355,7 @@ pub async fn ingest_streaming(
     let corpus = source.describe();
     let failures = Arc::new(FailureFile::new(&plan.failures));
     let previous_failures_file = failures.set_aside_previous()?;
-    let engine_before = crate::os::groups_cpu_time(&plan.engine_pids);
-    let cpu_before = crate::os::self_cpu();
-    let machine_before = crate::measure::background::Snapshot::take();
+    let around = crate::measure::background::Around::start(&plan.engine_pids);
 
     let outcome = driver::load(
         target,
@@ -368,13 +366,11 @@ pub async fn ingest_streaming(
     )
     .await;
 
-    let machine_after = crate::measure::background::Snapshot::take();
-    let driver_cpu = crate::os::self_cpu().saturating_sub(cpu_before);
-    let engine_cpu = match (engine_before, crate::os::groups_cpu_time(&plan.engine_pids)) {
-        (Some(b), Some(a)) => Some(a.saturating_sub(b)),
-        _ => None,
-    };
-    let background = machine_before.until(&machine_after, engine_cpu.map(|e| e + driver_cpu));
+    let crate::measure::background::Spent {
+        driver_cpu,
+        engine_cpu,
+        background,
+    } = around.stop(&plan.engine_pids);
     // After an interrupt the target may be why (stalled, overloaded): the calls that follow
     // share one short deadline, so the user gets the partial report promptly.
     let limit = outcome

@@ -48,6 +48,49 @@ pub struct Background {
     pub load_1m: Option<f64>,
 }
 
+/// The machine, this process's CPU and the engine's local nodes' CPU, read as a phase starts.
+pub struct Around {
+    machine: Snapshot,
+    engine: Option<Duration>,
+    driver: Duration,
+}
+
+/// What was spent from [`Around::start`] to [`Around::stop`].
+pub struct Spent {
+    /// This process's CPU: the driver's.
+    pub driver_cpu: Duration,
+    /// The engine's nodes' CPU, when their processes are known and readable.
+    pub engine_cpu: Option<Duration>,
+    /// What else the machine did meanwhile.
+    pub background: Option<Background>,
+}
+
+impl Around {
+    pub fn start(engine_pids: &[u32]) -> Around {
+        Around {
+            engine: crate::os::groups_cpu_time(engine_pids),
+            driver: crate::os::self_cpu(),
+            machine: Snapshot::take(),
+        }
+    }
+
+    pub fn stop(self, engine_pids: &[u32]) -> Spent {
+        let machine = Snapshot::take();
+        let driver_cpu = crate::os::self_cpu().saturating_sub(self.driver);
+        let engine_cpu = match (self.engine, crate::os::groups_cpu_time(engine_pids)) {
+            (Some(b), Some(a)) => Some(a.saturating_sub(b)),
+            _ => None,
+        };
+        Spent {
+            driver_cpu,
+            engine_cpu,
+            background: self
+                .machine
+                .until(&machine, engine_cpu.map(|e| e + driver_cpu)),
+        }
+    }
+}
+
 impl Snapshot {
     pub fn take() -> Snapshot {
         Snapshot {

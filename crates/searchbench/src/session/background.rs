@@ -4,12 +4,10 @@
 //! processes' share can be told apart. An ingest reads its own around the load; this is for
 //! the phases that have no such reading of their own (the query method).
 
+use super::lifecycle::{Instrument, Stage, Work};
+use crate::measure::background::{Around, Background};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::time::Duration;
-
-use super::lifecycle::{Instrument, Stage, Work};
-use crate::measure::background::{Background, Snapshot};
 
 /// What the instrument saw, by phase name.
 pub type Kept = RefCell<BTreeMap<String, Background>>;
@@ -17,7 +15,7 @@ pub type Kept = RefCell<BTreeMap<String, Background>>;
 /// Reads the machine around each phase it is put around; keeps each phase's in `kept`.
 pub struct BackgroundInstrument<'p> {
     kept: &'p Kept,
-    from: Option<(Snapshot, Option<Duration>, Duration)>,
+    from: Option<Around>,
 }
 
 impl<'p> BackgroundInstrument<'p> {
@@ -37,8 +35,7 @@ impl Instrument for BackgroundInstrument<'_> {
         stage: &'a Stage<'a>,
     ) -> Work<'a, Result<(), String>> {
         Box::pin(async move {
-            let engine = crate::os::groups_cpu_time(stage.engine_pids);
-            self.from = Some((Snapshot::take(), engine, crate::os::self_cpu()));
+            self.from = Some(Around::start(stage.engine_pids));
             Ok(())
         })
     }
@@ -49,16 +46,10 @@ impl Instrument for BackgroundInstrument<'_> {
         stage: &'a Stage<'a>,
     ) -> Work<'a, Result<Option<serde_json::Value>, String>> {
         Box::pin(async move {
-            let Some((before, engine_before, driver_before)) = self.from.take() else {
+            let Some(around) = self.from.take() else {
                 return Ok(None);
             };
-            let after = Snapshot::take();
-            let driver = crate::os::self_cpu().saturating_sub(driver_before);
-            let engine = match (engine_before, crate::os::groups_cpu_time(stage.engine_pids)) {
-                (Some(b), Some(a)) => Some(a.saturating_sub(b)),
-                _ => None,
-            };
-            if let Some(b) = before.until(&after, engine.map(|e| e + driver)) {
+            if let Some(b) = around.stop(stage.engine_pids).background {
                 self.kept.borrow_mut().insert(phase.to_string(), b);
             }
             Ok(None)

@@ -6,6 +6,7 @@ use serde::Serialize;
 use super::ingest::{stored_load, LoadSpec};
 use super::record::SaveSpec;
 use super::{ClusterSpec, Job, Observer, SessionError};
+use crate::analysis::compare::DEFAULT_THRESHOLD_PCT;
 use crate::analysis::statistics::{
     cv_pct, mean, min_detectable_for, paired_min_detectable_for, rounds_needed,
     successive_spread_pct,
@@ -44,15 +45,12 @@ pub struct Calibration {
     pub round_spread_pct: Option<f64>,
     /// (k, smallest detectable change in percent) for k paired rounds.
     pub detectable_paired_pct: Vec<(usize, f64)>,
-    /// Rounds that would see a change of [`CALIBRATE_THRESHOLD_PCT`], paired.
+    /// Rounds that would see a change of `compare`'s default threshold, paired.
     pub rounds_needed: Option<usize>,
     /// The machine's level moved during the calibration: the runs' CV is well beyond what
     /// back-to-back runs differ by (pair the runs: `--round`, `ab`, a matrix).
     pub drifted: bool,
 }
-
-/// The change a calibration says how many rounds would see.
-pub const CALIBRATE_THRESHOLD_PCT: f64 = 5.0;
 
 /// How much wider than back-to-back runs' differences (√2 × CV against the successive
 /// spread) the runs must be for a calibration to say the machine drifted.
@@ -72,7 +70,7 @@ impl Calibration {
                         .collect()
                 })
                 .unwrap_or_default(),
-            rounds_needed: round_spread.and_then(|s| rounds_needed(s, CALIBRATE_THRESHOLD_PCT)),
+            rounds_needed: round_spread.and_then(|s| rounds_needed(s, DEFAULT_THRESHOLD_PCT)),
             drifted: round_spread.is_some_and(|s| cv * 2f64.sqrt() > DRIFT_FACTOR * s),
             workload: workload.to_string(),
             docs,

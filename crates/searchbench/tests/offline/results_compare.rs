@@ -871,6 +871,13 @@ fn a_nightly_paired_with_its_same_day_reference_sees_what_the_drift_hides() {
         text.contains("the ratios of the 8 earlier round(s)"),
         "{text}"
     );
+    // A selector that finds the run itself too never makes it its own reference.
+    let (_, text) = cli(&["check", &tonight, "--reference", "round=20261109", "--json"]);
+    let v: Value = serde_json::from_str(&text[..text.rfind('}').unwrap() + 1]).expect("JSON");
+    let ids = v["baseline"]["run_ids"]
+        .as_array()
+        .expect("a reference run");
+    assert!(ids.iter().all(|id| id != tonight.as_str()), "{v}");
     // An earlier night, like the ones before it, passes.
     let db = Store::open(&path).unwrap();
     let runs = db.list(&Default::default()).unwrap();

@@ -176,6 +176,34 @@ pub struct MetricCheck {
 }
 
 impl MetricCheck {
+    /// A metric judged by the comparison's cell for it: its interval, samples and verdict.
+    fn judged(
+        key: &str,
+        label: String,
+        unit: &'static str,
+        baseline: f64,
+        cell: &Cell,
+        threshold_pct: f64,
+    ) -> MetricCheck {
+        let (verdict, why) = judge(cell, threshold_pct);
+        MetricCheck {
+            key: key.to_string(),
+            label,
+            unit,
+            baseline: Some(baseline),
+            value: Some(cell.value),
+            diff_pct: cell.diff_pct,
+            ci: cell.ci,
+            n_baseline: cell.n_base,
+            n: cell.n,
+            samples: samples_of(cell),
+            verdict,
+            min_detectable_pct: cell.min_detectable_pct,
+            why,
+            leaned_on: None,
+        }
+    }
+
     /// The verdict as a table says it: `cannot tell → CPU per doc` when the check judged the
     /// engine's CPU per document for this one (its row follows).
     pub fn verdict_said(&self) -> String {
@@ -440,40 +468,32 @@ pub fn check(store: &Store, spec: &CheckSpec) -> Result<Check, CheckError> {
             });
             continue;
         };
-        let mut m = MetricCheck {
-            key: key.clone(),
-            label: b.label.clone(),
-            unit: b.unit,
-            baseline: Some(b.value),
-            value: Some(r.value),
-            diff_pct: crate::analysis::statistics::pct_diff(b.value, r.value),
-            ci: None,
-            n_baseline: None,
-            n: None,
-            samples: None,
-            verdict: MetricVerdict::CannotTell,
-            min_detectable_pct: None,
-            why: None,
-            leaned_on: None,
-        };
-        if b.errors {
+        let m = if b.errors {
             // Judged with every other error count.
-            m.verdict = if r.value > b.value {
-                MetricVerdict::Regressed
-            } else if r.value < b.value {
-                MetricVerdict::Improved
-            } else {
-                MetricVerdict::NoSignificantChange
-            };
+            MetricCheck {
+                baseline: Some(b.value),
+                value: Some(r.value),
+                diff_pct: crate::analysis::statistics::pct_diff(b.value, r.value),
+                verdict: if r.value > b.value {
+                    MetricVerdict::Regressed
+                } else if r.value < b.value {
+                    MetricVerdict::Improved
+                } else {
+                    MetricVerdict::NoSignificantChange
+                },
+                why: None,
+                ..MetricCheck::unjudged(key, b.label.clone(), b.unit, String::new())
+            }
         } else {
-            m.ci = cell.ci;
-            m.diff_pct = cell.diff_pct;
-            m.n_baseline = cell.n_base;
-            m.n = cell.n;
-            m.samples = samples_of(cell);
-            m.min_detectable_pct = cell.min_detectable_pct;
-            (m.verdict, m.why) = judge(cell, spec.threshold_pct);
-        }
+            MetricCheck::judged(
+                key,
+                b.label.clone(),
+                b.unit,
+                b.value,
+                cell,
+                spec.threshold_pct,
+            )
+        };
         check.metrics.push(m);
     }
     lean(&mut check, &comparison, spec.threshold_pct);
@@ -533,29 +553,22 @@ fn lean(check: &mut Check, comparison: &compare::Comparison, threshold_pct: f64)
     else {
         return;
     };
-    rate.leaned_on = Some(steadier::COST);
     let row = comparison.rows.iter().find(|r| r.key == steadier::COST);
     let Some((row, cell)) = row.and_then(|r| Some((r, r.contenders.first()?.as_ref()?))) else {
         return;
     };
+    // The rate's verdict stands for nothing until the cost's row is there to stand for it.
+    rate.leaned_on = Some(steadier::COST);
     if !check.metrics.iter().any(|m| m.key == steadier::COST) {
-        let (verdict, why) = judge(cell, threshold_pct);
-        check.metrics.push(MetricCheck {
-            key: row.key.clone(),
-            label: row.label.clone(),
-            unit: row.unit,
-            baseline: Some(row.base),
-            value: Some(cell.value),
-            diff_pct: cell.diff_pct,
-            ci: cell.ci,
-            n_baseline: cell.n_base,
-            n: cell.n,
-            samples: samples_of(cell),
-            verdict,
-            min_detectable_pct: cell.min_detectable_pct,
-            why,
-            leaned_on: None,
-        });
+        let m = MetricCheck::judged(
+            &row.key,
+            row.label.clone(),
+            row.unit,
+            row.base,
+            cell,
+            threshold_pct,
+        );
+        check.metrics.push(m);
     }
     check.notes.push(leaning.said.clone());
     check.leaning = Some(leaning.clone());

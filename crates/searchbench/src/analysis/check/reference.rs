@@ -12,8 +12,8 @@
 use std::collections::BTreeMap;
 
 use super::{
-    errors_rose, judge, known_keys, resolve_metric, samples_of, settle, Check, CheckError,
-    CheckSpec, MetricCheck, MetricVerdict, Outcome, Who,
+    errors_rose, judge, known_keys, resolve_metric, settle, Check, CheckError, CheckSpec,
+    MetricCheck, MetricVerdict, Outcome, Who,
 };
 use crate::analysis::compare::{self, round_of, run_metrics, Side};
 use crate::analysis::configuration;
@@ -52,9 +52,10 @@ pub(super) fn check(
         },
         Err(e) => return Err(e.into()),
     };
-    // The reference run of each round (the first listed when a round has several).
+    // The reference run of each round (the first listed when a round has several); never the
+    // run itself, which a selector as wide as `round=...` would find too.
     let mut by_round: BTreeMap<String, &Loaded> = BTreeMap::new();
-    for l in &reference.runs {
+    for l in reference.runs.iter().filter(|l| l.row.id != tonight.row.id) {
         if let Some(r) = round_of(&l.row.tags) {
             by_round.entry(r).or_insert(l);
         }
@@ -169,20 +170,13 @@ pub(super) fn check(
             judge(&cell, spec.threshold_pct)
         };
         check.metrics.push(MetricCheck {
-            key: key.clone(),
-            label,
-            unit: "×",
             baseline: (!ratios.is_empty()).then_some(base.value),
-            value: Some(tonight_ratio),
-            diff_pct: cell.diff_pct,
-            ci: cell.ci,
             n_baseline: Some(ratios.len()),
             n: Some(1),
-            samples: samples_of(&cell).map(|_| "rounds' ratios"),
+            samples: Some("rounds' ratios"),
             verdict,
-            min_detectable_pct: cell.min_detectable_pct,
             why,
-            leaned_on: None,
+            ..MetricCheck::judged(key, label, "×", base.value, &cell, spec.threshold_pct)
         });
     }
     check.method = format!(

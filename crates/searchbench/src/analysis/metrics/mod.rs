@@ -117,6 +117,10 @@ fn read<T: serde::de::DeserializeOwned>(part: &str, v: &Value, out: &mut Vec<Met
     }
 }
 
+/// The prefix of the metrics of the machine a run ran on, beside the run (see
+/// `measure::background`).
+pub const MACHINE_PREFIX: &str = "machine.";
+
 /// The machine a phase ran on, beside its figures (see `measure::background`): what else ran,
 /// never better nor worse (a comparison says when its sides' backgrounds differ).
 fn machine(b: &crate::measure::background::Background) -> Vec<Metric> {

@@ -4,8 +4,7 @@
 
 use serde_json::Value;
 
-use super::{errors, key_part, point, read, sampled, Direction::*, Metric};
-use crate::analysis::compare::MACHINE_PREFIX;
+use super::{errors, key_part, point, read, sampled, Direction::*, Metric, MACHINE_PREFIX};
 use crate::analysis::statistics::SampleKind;
 use crate::query::accuracy::VariantAccuracy;
 use crate::query::report::QueryResult;

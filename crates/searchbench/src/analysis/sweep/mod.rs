@@ -399,15 +399,19 @@ pub fn recommend(
     per_round: &[BTreeMap<usize, f64>],
 ) -> (Option<usize>, Option<usize>) {
     let (best, good) = good_enough(cells, per_round);
-    let recommended = good.into_iter().min_by(|&a, &b| {
+    (best, cheapest(cells, &good))
+}
+
+/// The cheapest of `good`; between cells of one cost, the faster.
+fn cheapest(cells: &[Cell], good: &[usize]) -> Option<usize> {
+    good.iter().copied().min_by(|&a, &b| {
         let median = |i: usize| cells[i].docs_per_sec.map_or(0.0, |e| e.median);
         cells[a]
             .params
             .cost()
             .cmp(&cells[b].params.cost())
             .then(median(b).total_cmp(&median(a)))
-    });
-    (best, recommended)
+    })
 }
 
 /// The curve of `axis` through cell `through`: every cell equal to it on the other axes,
@@ -517,8 +521,8 @@ pub fn format_estimate(e: &Estimate) -> String {
 /// empty when not known).
 pub fn answer(cells: &[Cell], rounds: &[Vec<usize>]) -> Answer {
     let per_round = by_round(cells, rounds);
-    let (best, recommended) = recommend(cells, &per_round);
-    let (_, good) = good_enough(cells, &per_round);
+    let (best, good) = good_enough(cells, &per_round);
+    let recommended = cheapest(cells, &good);
     let Some(rec) = recommended else {
         return Answer {
             best,

@@ -1,7 +1,8 @@
 //! Terminal rendering of a calibration: each run's headline, the noise, what k runs can see.
 
 use super::table;
-use crate::session::calibrate::{Calibration, CALIBRATE_THRESHOLD_PCT};
+use crate::analysis::compare::DEFAULT_THRESHOLD_PCT;
+use crate::session::calibrate::Calibration;
 
 pub fn print(c: &Calibration) {
     let mut t = table(["run", "headline docs/s"]);
@@ -46,8 +47,8 @@ pub fn print(c: &Calibration) {
         outln!(
             "back-to-back runs differ by {s:.1} % (what a round's ratio spreads by); paired, {}",
             match c.rounds_needed {
-                Some(n) => format!("about {n} rounds see {CALIBRATE_THRESHOLD_PCT} %"),
-                None => format!("no number of rounds sees {CALIBRATE_THRESHOLD_PCT} %"),
+                Some(n) => format!("about {n} rounds see {DEFAULT_THRESHOLD_PCT} %"),
+                None => format!("no number of rounds sees {DEFAULT_THRESHOLD_PCT} %"),
             }
         );
     }
