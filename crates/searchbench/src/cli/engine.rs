@@ -39,8 +39,9 @@ pub enum EngineCommand {
     /// nodes keep running after this command returns; `searchbench engine stop` stops them.
     /// Distributions refuse to run as root: as root, searchbench runs them as `nobody`.
     Start {
-        /// Engine name (`opensearch-2.11.0`, `elasticsearch-8.17.x` for the newest 8.17),
-        /// see `searchbench engine list --available`.
+        /// Engine name (`opensearch-2.11.0`, `elasticsearch-8.17.x` for the newest 8.17, or
+        /// `sketch`: the cluster-metrics store built into searchbench, one process in memory,
+        /// no JDK), see `searchbench engine list --available`.
         #[arg(value_parser = crate::cli::args::suggest::engines(), hide_possible_values = true, default_value = engine::DEFAULT_ENGINE)]
         name: String,
         /// Start a local, unpacked Elasticsearch or OpenSearch distribution folder instead of

@@ -48,6 +48,7 @@ pub mod results;
 mod run;
 mod saturate;
 mod shell;
+mod sketch_serve;
 mod sweep;
 mod target;
 mod workload;
@@ -239,6 +240,9 @@ pub enum Command {
     Completions(shell::CompletionsArgs),
     /// Print the man page (roff), generated from these very flags.
     Man(shell::ManArgs),
+    /// The sketch store's own process, as `engine start sketch` runs it.
+    #[command(name = "sketch-serve", hide = true)]
+    SketchServe(sketch_serve::SketchServeArgs),
 }
 
 /// Parses the arguments, runs the command, prints errors, returns the exit code.
@@ -361,5 +365,6 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Sweep(args) => sweep::run(args).await,
         Command::Completions(args) => shell::completions(args),
         Command::Man(args) => shell::man(args),
+        Command::SketchServe(args) => sketch_serve::run(args).await,
     }
 }

@@ -131,6 +131,7 @@ impl Target {
             Ok(root) => {
                 let product = match root.version.distribution.as_deref() {
                     Some("opensearch") => Product::OpenSearch,
+                    Some(crate::sketch::server::DISTRIBUTION) => Product::Sketch,
                     _ => Product::Elasticsearch,
                 };
                 Ok((product, root.version.number, root.cluster_name))
@@ -217,7 +218,16 @@ impl Target {
     pub async fn info(&self) -> Result<ClusterInfo, TargetError> {
         let (product, version, cluster_name) = self.product().await?;
         let health = self.health(None).await?;
-        let nodes = self.nodes().await?;
+        let nodes = match product {
+            // One process and no `_nodes` API: it is its own node.
+            Product::Sketch => vec![NodeInfo {
+                name: cluster_name.clone(),
+                version: version.clone(),
+                roles: Vec::new(),
+                heap_max_bytes: None,
+            }],
+            _ => self.nodes().await?,
+        };
         let mut endpoints = Vec::with_capacity(self.urls().len());
         for (i, url) in self.urls().iter().enumerate() {
             let error = if i == 0 {

@@ -8,6 +8,9 @@ use std::fmt;
 pub enum Product {
     OpenSearch,
     Elasticsearch,
+    /// searchbench's own sketch store (`engine start sketch`): field note 002's baseline. It
+    /// speaks its own small API, not the search engines' (see `crate::sketch::server`).
+    Sketch,
 }
 
 impl fmt::Display for Product {
@@ -15,6 +18,7 @@ impl fmt::Display for Product {
         f.write_str(match self {
             Product::OpenSearch => "OpenSearch",
             Product::Elasticsearch => "Elasticsearch",
+            Product::Sketch => "sketch",
         })
     }
 }

@@ -202,7 +202,8 @@ pub struct ClusterMetrics {
     truth: TruthHandle,
 }
 
-fn name4(prefix: u8, i: usize) -> [u8; 4] {
+/// `N001`, `T042`: the name of the `i`-th (0-based) node or task.
+pub(crate) fn name4(prefix: u8, i: usize) -> [u8; 4] {
     let n = i + 1;
     [
         prefix,
@@ -362,19 +363,12 @@ impl ClusterMetrics {
     /// Appends `row` as one compact JSON object.
     #[inline]
     pub fn write_json(&self, row: &Row, out: &mut Vec<u8>) {
-        out.extend_from_slice(b"{\"epoch\":");
-        super::text::push_u64(out, row.epoch);
-        out.extend_from_slice(b",\"node\":\"");
-        out.extend_from_slice(&self.node_names[row.node as usize]);
-        out.extend_from_slice(b"\",\"task\":\"");
-        out.extend_from_slice(&self.task_names[row.task as usize]);
-        out.extend_from_slice(b"\",\"cpu\":");
-        push_fixed(out, row.cpu as u64, 2);
-        out.extend_from_slice(b",\"mem\":");
-        push_fixed(out, row.mem as u64, 2);
-        out.extend_from_slice(b",\"net\":");
-        push_fixed(out, row.net as u64, 2);
-        out.push(b'}');
+        write_json_named(
+            row,
+            &self.node_names[row.node as usize],
+            &self.task_names[row.task as usize],
+            out,
+        );
     }
 
     /// Appends `row` as one CSV record (no newline), columns as in [`CSV_HEADER`].
@@ -458,6 +452,44 @@ impl DocSource for ClusterMetrics {
             self.spec.seed, self.total, self.spec.rows_per_epoch
         )
     }
+
+    fn rows(&mut self) -> Option<&mut dyn super::RowSource> {
+        Some(self)
+    }
+}
+
+impl super::RowSource for ClusterMetrics {
+    fn next_row(&mut self) -> Option<Row> {
+        ClusterMetrics::next_row(self)
+    }
+}
+
+/// `row` as its document, the same text [`ClusterMetrics::write_json`] writes (which looks
+/// its names up in a table instead): what a failure file keeps of a row.
+pub fn write_row_json(row: &Row, out: &mut Vec<u8>) {
+    let (node, task) = (
+        name4(b'N', row.node as usize),
+        name4(b'T', row.task as usize),
+    );
+    write_json_named(row, &node, &task, out);
+}
+
+/// `row` as one compact JSON object, its node and task named `node` and `task`.
+#[inline(always)]
+fn write_json_named(row: &Row, node: &[u8; 4], task: &[u8; 4], out: &mut Vec<u8>) {
+    out.extend_from_slice(b"{\"epoch\":");
+    super::text::push_u64(out, row.epoch);
+    out.extend_from_slice(b",\"node\":\"");
+    out.extend_from_slice(node);
+    out.extend_from_slice(b"\",\"task\":\"");
+    out.extend_from_slice(task);
+    out.extend_from_slice(b"\",\"cpu\":");
+    push_fixed(out, row.cpu as u64, 2);
+    out.extend_from_slice(b",\"mem\":");
+    push_fixed(out, row.mem as u64, 2);
+    out.extend_from_slice(b",\"net\":");
+    push_fixed(out, row.net as u64, 2);
+    out.push(b'}');
 }
 
 #[cfg(test)]

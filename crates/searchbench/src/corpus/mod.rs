@@ -95,4 +95,16 @@ pub trait DocSource: Send {
     fn origin(&self) -> Option<(u32, u64)> {
         None
     }
+
+    /// The source as cluster-metrics rows, when its documents are such rows: what the sketch
+    /// store's columnar load reads instead of the documents' text. `None` for any other.
+    fn rows(&mut self) -> Option<&mut dyn RowSource> {
+        None
+    }
+}
+
+/// A source of cluster-metrics rows (the same stream its documents are written from).
+pub trait RowSource: Send {
+    /// The next row, `None` at the end.
+    fn next_row(&mut self) -> Option<cluster_metrics::Row>;
 }

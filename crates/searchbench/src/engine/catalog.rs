@@ -81,6 +81,9 @@ pub enum Kind {
     Runner,
     /// The product's own distribution: `bin/elasticsearch` or `bin/opensearch`.
     Distribution,
+    /// Built into searchbench itself (the sketch store): no artifact, no JDK; started as a
+    /// child process of this very binary.
+    Builtin,
 }
 
 impl fmt::Display for Kind {
@@ -88,6 +91,7 @@ impl fmt::Display for Kind {
         f.write_str(match self {
             Kind::Runner => "runner",
             Kind::Distribution => "distribution",
+            Kind::Builtin => "builtin",
         })
     }
 }
@@ -140,12 +144,10 @@ impl EngineSpec {
     }
 }
 
-/// The Maven profile of `launcher/pom.xml` that builds `product`'s launcher.
+/// The Maven profile of `launcher/pom.xml` that builds `product`'s launcher (the product's
+/// name; the sketch store has no launcher, and no build asks for its profile).
 pub fn launcher_profile(product: Product) -> &'static str {
-    match product {
-        Product::OpenSearch => "opensearch",
-        Product::Elasticsearch => "elasticsearch",
-    }
+    product_prefix(product)
 }
 
 /// Which JDKs each kind of release runs on. Runners need at least the launcher's release
@@ -165,6 +167,7 @@ pub(super) fn jdk_range(product: Product, kind: Kind, v: &Version) -> JdkRange {
             range(17, Some(23))
         }
         (Product::Elasticsearch, Kind::Distribution, _) => range(17, None),
+        (Product::Sketch, ..) | (_, Kind::Builtin, _) => range(0, None),
     }
 }
 
@@ -204,10 +207,26 @@ const SOURCES: [Source; 4] = [
     },
 ];
 
-fn product_prefix(product: Product) -> &'static str {
+pub(super) fn product_prefix(product: Product) -> &'static str {
     match product {
         Product::OpenSearch => "opensearch",
         Product::Elasticsearch => "elasticsearch",
+        Product::Sketch => SKETCH,
+    }
+}
+
+/// The name of the built-in sketch store (field note 002's baseline).
+pub const SKETCH: &str = "sketch";
+
+/// The sketch store as a catalogue entry: this binary's version, nothing to fetch, no JDK.
+pub fn sketch() -> EngineSpec {
+    EngineSpec {
+        name: SKETCH.into(),
+        product: Product::Sketch,
+        version: env!("CARGO_PKG_VERSION").into(),
+        kind: Kind::Builtin,
+        artifact: String::new(),
+        jdk: JdkRange { min: 0, max: None },
     }
 }
 
@@ -229,7 +248,7 @@ fn all_with(versions: impl Fn(&Artifact) -> Vec<String>) -> Vec<EngineSpec> {
             };
             let release = match source.kind {
                 Kind::Runner if full.0.len() == 4 => Version(full.0[..3].to_vec()),
-                Kind::Runner => continue,
+                Kind::Runner | Kind::Builtin => continue,
                 Kind::Distribution => full.clone(),
             };
             if release.major() < source.min_major {
@@ -247,6 +266,7 @@ fn all_with(versions: impl Fn(&Artifact) -> Vec<String>) -> Vec<EngineSpec> {
                     "{}:{}:{raw}:zip",
                     source.artifact.group, source.artifact.name
                 ),
+                Kind::Builtin => continue,
             };
             specs.push((
                 release.clone(),
@@ -275,7 +295,12 @@ fn all_with(versions: impl Fn(&Artifact) -> Vec<String>) -> Vec<EngineSpec> {
     specs.sort_by(|(va, a), (vb, b)| {
         (a.product as u8, va, a.kind as u8).cmp(&(b.product as u8, vb, b.kind as u8))
     });
-    specs.into_iter().map(|(_, s)| s).collect()
+    // Last: the store built into this binary, always there.
+    specs
+        .into_iter()
+        .map(|(_, s)| s)
+        .chain(std::iter::once(sketch()))
+        .collect()
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -105,6 +105,8 @@ fn settings(spec: &EngineSpec, plan: &NodePlan) -> Vec<(String, String, bool)> {
                 false,
             );
         }
+        // No node settings: it is not launched as a JVM.
+        Kind::Builtin => {}
     }
     s
 }
@@ -154,6 +156,10 @@ pub fn command(
             let mark = home.display().to_string();
             Ok((distribution(spec, jdk, home, plan), mark))
         }
+        Kind::Builtin => Err(EngineError::BadOption {
+            what: spec.name.clone(),
+            reason: "built into searchbench: `engine::builtin` starts it, not a JVM launch".into(),
+        }),
     }
 }
 
@@ -198,10 +204,9 @@ fn runner(spec: &EngineSpec, jdk: &Jdk, classpath: &str, plan: &NodePlan) -> Com
 }
 
 fn distribution(spec: &EngineSpec, jdk: &Jdk, home: &Path, plan: &NodePlan) -> Command {
-    let script = home.join("bin").join(match spec.product {
-        Product::OpenSearch => "opensearch",
-        Product::Elasticsearch => "elasticsearch",
-    });
+    let script = home
+        .join("bin")
+        .join(super::catalog::product_prefix(spec.product));
     let mut command = if plan.attached {
         let mut sh = Command::new("/bin/sh");
         sh.arg("-c")

@@ -64,10 +64,7 @@ pub fn inspect(dir: &Path) -> Result<(EngineSpec, PathBuf), EngineError> {
 }
 
 fn product_word(product: Product) -> &'static str {
-    match product {
-        Product::OpenSearch => "opensearch",
-        Product::Elasticsearch => "elasticsearch",
-    }
+    super::catalog::product_prefix(product)
 }
 
 /// `opensearch-3.0.0-SNAPSHOT.jar` → (OpenSearch, `3.0.0-SNAPSHOT`); the other jars of the

@@ -1,6 +1,7 @@
 //! Engines: the catalogue (every release Maven Central lists), provisioning, and local
 //! clusters of one or more node processes.
 
+pub mod builtin;
 mod catalog;
 pub mod jdk;
 mod launch;
@@ -12,8 +13,8 @@ mod provision;
 pub mod security;
 
 pub use catalog::{
-    all, find, resolve, CatalogError, EngineSpec, JdkRange, Kind, Product, Version, DEFAULT_ENGINE,
-    DIST_SUFFIX,
+    all, find, resolve, sketch, CatalogError, EngineSpec, JdkRange, Kind, Product, Version,
+    DEFAULT_ENGINE, DIST_SUFFIX, SKETCH,
 };
 pub use jdk::Jdk;
 pub use local::inspect as inspect_dir;
@@ -163,9 +164,11 @@ pub struct Node {
     /// One record per node, the first node first.
     pub records: Vec<NodeRecord>,
     pub spec: EngineSpec,
-    pub jdk: Jdk,
-    pub provisioned: Provisioned,
-    /// Time from spawning the first JVM to healthy.
+    /// The JDK it runs on; `None` for the engine built into searchbench.
+    pub jdk: Option<Jdk>,
+    /// Where it was provisioned; `None` for the engine built into searchbench.
+    pub provisioned: Option<Provisioned>,
+    /// Time from spawning the first process to healthy.
     pub boot: Duration,
     /// How to reach a secured cluster (CA, users); `None` for a plain one.
     pub access: Option<security::Access>,
@@ -294,6 +297,9 @@ pub async fn start(options: &StartOptions) -> Result<Node, EngineError> {
         }
         None => (resolve_fresh(&options.engine).await?, None),
     };
+    if spec.kind == Kind::Builtin {
+        return builtin::start(spec, options).await;
+    }
     let spec = match (&options.security, &local_home) {
         (None, _) => spec,
         (Some(_), None) => security::secured_spec(spec)?,
@@ -348,7 +354,7 @@ pub async fn start(options: &StartOptions) -> Result<Node, EngineError> {
     let cluster = format!("searchbench-{}", http_ports[0]);
     let masters: Vec<String> = (1..=count).map(|i| format!("node-{i}")).collect();
     let data_root = match spec.kind {
-        Kind::Runner => paths::data_dir(),
+        Kind::Runner | Kind::Builtin => paths::data_dir(),
         Kind::Distribution => paths::shared_root().join("data"),
     };
     let repo_dir = data_root.join(format!("{cluster}-repo"));
@@ -410,8 +416,8 @@ pub async fn start(options: &StartOptions) -> Result<Node, EngineError> {
     Ok(Node {
         records,
         spec,
-        jdk,
-        provisioned,
+        jdk: Some(jdk),
+        provisioned: Some(provisioned),
         boot,
         access,
         children,
@@ -450,26 +456,9 @@ fn spawn(
     data_is_ours: bool,
     first: bool,
 ) -> Result<(NodeRecord, Child), EngineError> {
-    let log = paths::nodes_dir().join(format!("{}.log", plan.http_port));
-    let log_file = std::fs::File::create(&log).map_err(|e| EngineError::io(&log, e))?;
-    let log_err = log_file.try_clone().map_err(|e| EngineError::io(&log, e))?;
-    let (mut command, mark) =
+    let (command, mark) =
         launch::command(spec, jdk, &provisioned.dir, &provisioned.classpath(), plan)?;
-    command
-        .stdout(log_file)
-        .stderr(log_err)
-        .stdin(if plan.attached {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        });
-    // Own process group: a Ctrl-C meant for searchbench does not hit the node half-way, and
-    // the group holds everything the node spawns.
-    std::os::unix::process::CommandExt::process_group(&mut command, 0);
-    crate::os::without_secrets(&mut command);
-    let child = command
-        .spawn()
-        .map_err(|e| EngineError::io(command.get_program(), e))?;
+    let (child, log) = spawn_logged(command, plan.http_port, plan.attached)?;
     let record = NodeRecord {
         engine: spec.name.clone(),
         pid: child.id(),
@@ -504,6 +493,31 @@ fn spawn(
     };
     record.save()?;
     Ok((record, child))
+}
+
+/// Spawns a node's process: its output into `nodes/<port>.log`, its stdin a pipe when it is
+/// attached (closing it asks the node to stop), in a process group of its own (a Ctrl-C meant
+/// for searchbench does not hit the node half-way, and the group holds everything the node
+/// spawns), with no secret of ours in its environment.
+fn spawn_logged(
+    mut command: std::process::Command,
+    port: u16,
+    attached: bool,
+) -> Result<(Child, PathBuf), EngineError> {
+    let log = paths::nodes_dir().join(format!("{port}.log"));
+    let log_file = std::fs::File::create(&log).map_err(|e| EngineError::io(&log, e))?;
+    let log_err = log_file.try_clone().map_err(|e| EngineError::io(&log, e))?;
+    command.stdout(log_file).stderr(log_err).stdin(if attached {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    });
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    crate::os::without_secrets(&mut command);
+    let child = command
+        .spawn()
+        .map_err(|e| EngineError::io(command.get_program(), e))?;
+    Ok((child, log))
 }
 
 async fn wait_healthy(

@@ -56,7 +56,7 @@ impl Provisioned {
 /// Where an engine is provisioned.
 fn cache_dir(spec: &EngineSpec) -> PathBuf {
     match spec.kind {
-        Kind::Runner => paths::engine_dir(&spec.name),
+        Kind::Runner | Kind::Builtin => paths::engine_dir(&spec.name),
         Kind::Distribution => paths::distribution_dir(&spec.name),
     }
 }
@@ -74,12 +74,15 @@ fn marker_text(spec: &EngineSpec) -> String {
             );
             format!("{} launcher {hash:016x}", spec.artifact)
         }
-        Kind::Distribution => spec.artifact.clone(),
+        Kind::Distribution | Kind::Builtin => spec.artifact.clone(),
     }
 }
 
-/// Whether the engine is already provisioned in the cache.
+/// Whether the engine is already provisioned in the cache (one built in always is).
 pub fn is_cached(spec: &EngineSpec) -> bool {
+    if spec.kind == Kind::Builtin {
+        return true;
+    }
     std::fs::read_to_string(cache_dir(spec).join(READY_MARKER))
         .is_ok_and(|text| text == marker_text(spec))
 }
@@ -98,12 +101,14 @@ pub fn provision(spec: &EngineSpec, jdk: &Jdk) -> Result<Provisioned, EngineErro
         match spec.kind {
             Kind::Runner => build_launcher(spec, jdk, &dir)?,
             Kind::Distribution => unpack_distribution(spec, jdk, &dir)?,
+            // Nothing to fetch: `is_cached` is always true for it.
+            Kind::Builtin => {}
         }
         let marker = dir.join(READY_MARKER);
         std::fs::write(&marker, marker_text(spec)).map_err(|e| EngineError::io(&marker, e))?;
     }
     let dir = match spec.kind {
-        Kind::Runner => dir,
+        Kind::Runner | Kind::Builtin => dir,
         Kind::Distribution => distribution_home(&dir)?,
     };
     Ok(Provisioned {

@@ -32,20 +32,41 @@ pub(super) async fn publish_progress(shared: Arc<Shared>, tx: ProgressTx, len_hi
     }
 }
 
+/// A load whose recorder's closed seconds can be streamed out while it runs.
+pub(super) trait Timed: Send + Sync + 'static {
+    fn recorder(&self) -> &std::sync::Mutex<crate::measure::Recorder>;
+    /// The load's time 0.
+    fn t0(&self) -> std::time::Instant;
+    /// The load is over: every second is closed.
+    fn done(&self) -> bool;
+}
+
+impl Timed for Shared {
+    fn recorder(&self) -> &std::sync::Mutex<crate::measure::Recorder> {
+        &self.recorder
+    }
+    fn t0(&self) -> std::time::Instant {
+        self.t0
+    }
+    fn done(&self) -> bool {
+        self.done.load(Relaxed)
+    }
+}
+
 /// Once a second, sends the seconds that have closed since the last send; at the end, the rest.
-pub(super) async fn stream_seconds(shared: Arc<Shared>, tx: SecondsTx) {
+pub(super) async fn stream_seconds<S: Timed>(shared: Arc<S>, tx: SecondsTx) {
     let mut sent = 0usize;
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     loop {
         tick.tick().await;
-        let done = shared.done.load(Relaxed);
+        let done = shared.done();
         let closed = if done {
             usize::MAX
         } else {
-            shared.t0.elapsed().as_secs() as usize
+            shared.t0().elapsed().as_secs() as usize
         };
         let rows = {
-            let recorder = shared.recorder.lock().unwrap_or_else(|p| p.into_inner());
+            let recorder = shared.recorder().lock().unwrap_or_else(|p| p.into_inner());
             let mut rows = recorder.timeline_from(sent);
             rows.truncate(closed.saturating_sub(sent));
             rows

@@ -17,6 +17,7 @@ pub mod cells;
 pub mod plan;
 pub mod report;
 pub mod send;
+pub mod sketch;
 pub mod transport;
 pub mod variant;
 
@@ -28,7 +29,7 @@ use hdrhistogram::Histogram;
 pub use accuracy::{Check, VariantAccuracy};
 pub use answer::Answer;
 pub use cells::{CellResult, CoverageSample};
-pub use plan::{Checker, Described, QueryPlan};
+pub use plan::{Checker, Described, Dialect, QueryPlan};
 pub use report::QueryResult;
 pub use transport::Transport;
 pub use variant::Variant;
@@ -261,7 +262,14 @@ pub async fn run(
             .map(|v| {
                 (0..plan.coverages_of(v))
                     .map(|c| {
-                        Prepared::from_bodies(plan.coverage_label(c), plan.bodies(v, c, profile))
+                        let mut p = Prepared::from_bodies(
+                            plan.coverage_label(c),
+                            plan.bodies(v, c, profile),
+                        );
+                        if let Some(batched) = plan.batched_body(v, c) {
+                            p.msearch = batched.into();
+                        }
+                        p
                     })
                     .collect()
             })
@@ -272,7 +280,8 @@ pub async fn run(
         checker.check(task.variant, task.coverage, &cov.answers, &mut local);
         local
     };
-    let measured = measure(target, &options, prepare, check).await;
+    let endpoints = Endpoints::new(plan.dialect(), target, &options.index);
+    let measured = measure(target, &endpoints, &options, prepare, check).await;
     let accuracy = checker.rows();
     Ok(report::assemble(plan, &options, measured, accuracy))
 }
@@ -284,6 +293,7 @@ pub async fn run(
 /// when `options.check`).
 async fn measure<P, C>(
     target: &Target,
+    endpoints: &Endpoints,
     options: &QueryOptions,
     prepare: P,
     mut check: C,
@@ -292,7 +302,6 @@ where
     P: Fn(bool) -> Vec<Vec<Prepared>>,
     C: FnMut(&Task, &send::Coverage) -> Vec<String>,
 {
-    let endpoints = Endpoints::new(target, &options.index);
     let client = target;
     let prepared = prepare(false);
     let mut tasks = Vec::new();
@@ -343,7 +352,7 @@ where
                 break;
             }
             let p = &prepared[task.variant][task.coverage];
-            let cov = send::coverage(client, &endpoints, p, task.transport).await;
+            let cov = send::coverage(client, endpoints, p, task.transport).await;
             failures_total += check(task, &cov, &mut failures);
             warmup_coverages += 1;
         }
@@ -416,7 +425,7 @@ where
             }
             let begin = Instant::now();
             let p = &profiled[task.variant][task.coverage];
-            let cov = send::coverage(client, &endpoints, p, task.transport).await;
+            let cov = send::coverage(client, endpoints, p, task.transport).await;
             let end = Instant::now();
             failures_total += check(task, &cov, &mut failures);
             let cell = profile_cells

@@ -8,6 +8,7 @@ use reqwest::header::CONTENT_TYPE;
 use serde_json::Value;
 
 use super::answer::{parse_msearch, parse_search, Answer};
+use super::plan::Dialect;
 use super::transport::Transport;
 use crate::cluster::body::{self, BodyError};
 use crate::cluster::Target;
@@ -55,18 +56,28 @@ pub struct Coverage {
     pub overhead_us: Vec<u64>,
 }
 
-/// URLs of the two endpoints, resolved once.
+/// URLs of the two endpoints, resolved once, and the dialect their answers are in.
 #[derive(Debug, Clone)]
 pub struct Endpoints {
     pub search: String,
     pub msearch: String,
+    pub dialect: Dialect,
 }
 
 impl Endpoints {
-    pub fn new(target: &Target, index: &str) -> Self {
+    pub fn new(dialect: Dialect, target: &Target, index: &str) -> Self {
+        let (search, msearch) = match dialect {
+            Dialect::Search => (
+                format!("/{index}/_search?request_cache=false"),
+                format!("/{index}/_msearch"),
+            ),
+            // One store, no indices: the index names nothing there.
+            Dialect::Sketch => ("/query".to_string(), "/coverage".to_string()),
+        };
         Endpoints {
-            search: target.endpoint(0, &format!("/{index}/_search?request_cache=false")),
-            msearch: target.endpoint(0, &format!("/{index}/_msearch")),
+            search: target.endpoint(0, &search),
+            msearch: target.endpoint(0, &msearch),
+            dialect,
         }
     }
 }
@@ -167,7 +178,11 @@ pub async fn coverage(
                 let result =
                     post(target, &endpoints.search, "application/json", body.clone()).await;
                 let wall = t0.elapsed();
-                match result.and_then(|b| json(&b)).and_then(parse_search) {
+                let parse = match endpoints.dialect {
+                    Dialect::Search => parse_search,
+                    Dialect::Sketch => super::sketch::parse_one,
+                };
+                match result.and_then(|b| json(&b)).and_then(parse) {
                     Ok(answer) => {
                         let wall_us = wall.as_micros() as u64;
                         out.overhead_us
@@ -181,19 +196,20 @@ pub async fn coverage(
             out.wall = start.elapsed();
         }
         Transport::Msearch => {
+            let (content_type, parse): (_, fn(Value, usize) -> _) = match endpoints.dialect {
+                Dialect::Search => ("application/x-ndjson", parse_msearch),
+                Dialect::Sketch => ("application/json", super::sketch::parse_coverage),
+            };
             let result = post(
                 target,
                 &endpoints.msearch,
-                "application/x-ndjson",
+                content_type,
                 prepared.msearch.clone(),
             )
             .await;
             out.wall = start.elapsed();
             let n = prepared.searches.len();
-            match result
-                .and_then(|b| json(&b))
-                .and_then(|v| parse_msearch(v, n))
-            {
+            match result.and_then(|b| json(&b)).and_then(|v| parse(v, n)) {
                 Ok(items) => {
                     for (i, item) in items.into_iter().enumerate() {
                         match item {

@@ -36,10 +36,14 @@ pub fn catalogue(available: bool, filter: Option<&str>) -> Vec<ListRow> {
             product: spec.product.to_string(),
             version: spec.version.clone(),
             kind: spec.kind,
-            jdk_needed: spec.jdk.to_string(),
+            jdk_needed: if spec.kind == engine::Kind::Builtin {
+                "none".to_string()
+            } else {
+                spec.jdk.to_string()
+            },
             jdk: jdks
                 .iter()
-                .filter(|j| spec.jdk.admits(j.feature))
+                .filter(|j| spec.kind != engine::Kind::Builtin && spec.jdk.admits(j.feature))
                 .max_by_key(|j| j.feature)
                 .map(|j| format!("{} ({})", j.feature, j.home.display())),
             cached: engine::is_cached(&spec),
@@ -91,14 +95,15 @@ impl Started {
             pid: node.pid(),
             pids: node.pids(),
             http_port: node.records.first().map_or(0, |r| r.http_port),
-            jdk: format!(
-                "{} {} ({})",
-                node.jdk.vendor,
-                node.jdk.version,
-                node.jdk.home.display()
+            jdk: node.jdk.as_ref().map_or_else(
+                || "none (built into searchbench)".to_string(),
+                |jdk| format!("{} {} ({})", jdk.vendor, jdk.version, jdk.home.display()),
             ),
-            fetched: node.provisioned.fetched,
-            provision_secs: node.provisioned.took.as_secs_f64(),
+            fetched: node.provisioned.as_ref().is_some_and(|p| p.fetched),
+            provision_secs: node
+                .provisioned
+                .as_ref()
+                .map_or(0.0, |p| p.took.as_secs_f64()),
             boot_secs: node.boot.as_secs_f64(),
             rss_bytes: (!rss.is_empty()).then(|| rss.iter().sum()),
             security: node.access.as_ref().map(|a| StartedSecurity {

@@ -529,7 +529,16 @@ pub async fn after_ingest(
     let index = options.index.as_str();
     let w = super::job::find_workload(workload)?;
     // No truth collected (a part's load saw only its share): computed from the spec.
-    let plan = w.query_plan(spec, truth.filter(|_| w.wants_truth()))?;
+    let truth = truth.filter(|_| w.wants_truth());
+    let sketch = matches!(
+        target.product().await,
+        Ok((crate::cluster::Product::Sketch, ..))
+    );
+    let plan = if sketch {
+        w.sketch_plan(spec, truth)?
+    } else {
+        w.query_plan(spec, truth)?
+    };
     observer.event(Event::Querying {
         index,
         workload,

@@ -23,7 +23,7 @@ pub const FIELDS: [&str; 3] = ["cpu", "mem", "net"];
 pub const PERCENTS: [f64; 4] = [0.0, 50.0, 90.0, 100.0];
 
 /// The sketch's relative error on a quantile's value (DDSketch's α): what it states, and what a
-/// check of its answers allows beside the rank's rounding.
+/// check of its answers allows (the percentiles interpolate between ranks as the truth does).
 pub const RELATIVE_ERROR: f64 = 0.01;
 
 /// Bins a sketch may hold before it merges its lowest: far more than 1 % relative error needs
@@ -218,7 +218,7 @@ impl SketchStore {
                         // The sketch keeps both ends exactly.
                         0.0 => f.sketch.min().unwrap_or(0.0),
                         100.0 => f.sketch.max().unwrap_or(0.0),
-                        q => f.sketch.quantile(q / 100.0).ok().flatten().unwrap_or(0.0),
+                        q => type7(&f.sketch, q / 100.0),
                     })
                     .collect(),
                 sum: f.sum,
@@ -259,6 +259,76 @@ impl SketchStore {
             })
             .sum()
     }
+}
+
+/// The `q` quantile as the ground truth defines it (type 7: `h = q·(n−1)`, between the order
+/// statistics `⌊h⌋` and `⌊h⌋+1`, weighted by the fraction of `h`), each order statistic read
+/// from the sketch. Each is within α of its true value, so their weighted mean is within α of
+/// the exact percentile: the rank is not rounded as the sketch's own `quantile` rounds it.
+fn type7(sketch: &DDSketch, q: f64) -> f64 {
+    let n = sketch.count() as f64;
+    if n < 2.0 {
+        return sketch.min().unwrap_or(0.0);
+    }
+    let h = q * (n - 1.0);
+    let below = h.floor();
+    let fraction = h - below;
+    // The sketch's rank for a quantile is ⌊q·(n−1)⌋: half a rank up lands on the one wanted.
+    let at = |rank: f64| {
+        let q = ((rank + 0.5) / (n - 1.0)).min(1.0);
+        sketch.quantile(q).ok().flatten().unwrap_or(0.0)
+    };
+    let low = at(below);
+    if fraction == 0.0 {
+        return low;
+    }
+    low + fraction * (at(below + 1.0) - low)
+}
+
+/// Writes `rows` as one columnar batch, the text [`Batch`] reads: `{"epoch":[...],
+/// "node":["N001",...],"task":[...],"cpu":[12.34,...],"mem":[...],"net":[...]}`. Values are
+/// the generator's hundredths, written as it writes them into documents, so the store keeps
+/// what an engine's `float` field keeps of the same row.
+pub fn write_batch(rows: &[Row], out: &mut Vec<u8>) {
+    use crate::corpus::text::{push_fixed, push_u64};
+    fn column<T>(
+        out: &mut Vec<u8>,
+        name: &str,
+        rows: &[T],
+        mut value: impl FnMut(&mut Vec<u8>, &T),
+    ) {
+        out.push(b'"');
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(b"\":[");
+        for (i, row) in rows.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            value(out, row);
+        }
+        out.push(b']');
+    }
+    let name = |out: &mut Vec<u8>, prefix: u8, i: u8| {
+        out.push(b'"');
+        out.extend_from_slice(&crate::corpus::cluster_metrics::name4(
+            prefix,
+            usize::from(i),
+        ));
+        out.push(b'"');
+    };
+    out.push(b'{');
+    column(out, "epoch", rows, |o, r| push_u64(o, r.epoch));
+    out.push(b',');
+    column(out, "node", rows, |o, r| name(o, b'N', r.node));
+    out.push(b',');
+    column(out, "task", rows, |o, r| name(o, b'T', r.task));
+    out.push(b',');
+    column(out, "cpu", rows, |o, r| push_fixed(o, u64::from(r.cpu), 2));
+    out.push(b',');
+    column(out, "mem", rows, |o, r| push_fixed(o, u64::from(r.mem), 2));
+    out.push(b',');
+    column(out, "net", rows, |o, r| push_fixed(o, u64::from(r.net), 2));
+    out.push(b'}');
 }
 
 pub mod server;

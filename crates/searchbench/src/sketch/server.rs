@@ -4,12 +4,18 @@
 //! - `POST /insert`, a [`Batch`] → `{"inserted": N}` (a bad batch: 400 and why, nothing kept);
 //! - `POST /query`, `{"epoch": E, "node": "N001"}` → an [`Answer`] (404 when it has no rows);
 //! - `POST /coverage`, `{"epoch": E, "nodes": [...]}` → one answer (or `null`) per node;
-//! - `GET /` → `{"name": "searchbench-sketch", "version": ..., "rows": N}`;
-//! - `GET /_cluster/health` → `{"status": "green"}`, so that a start waits for it as for a node.
+//! - `GET /` → `{"name", "cluster_name", "version": {"number", "distribution":
+//!   "searchbench-sketch"}, "rows", "memory_bytes", "insert_time_us"}`: the product and version
+//!   where an engine says them, the rows and sketch memory held, and the server's own time in
+//!   inserts so far (reading the body, parsing, updating the sketches): what a load reads before
+//!   and after, as it reads an engine's `_stats`;
+//! - `GET /_cluster/health` → green with one node, so that a start waits for it as for a node.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
@@ -22,6 +28,9 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{Batch, SketchStore};
+
+/// What `GET /` names as its distribution: how a client knows it talks to the sketch store.
+pub const DISTRIBUTION: &str = "searchbench-sketch";
 
 /// The largest request body taken (a batch of 1,000 rows is about 60 KB).
 pub const MAX_BODY: usize = 64 << 20;
@@ -42,12 +51,12 @@ impl Drop for Server {
 pub async fn serve(addr: SocketAddr) -> std::io::Result<Server> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let url = format!("http://{}", listener.local_addr()?);
-    let store = Arc::new(Mutex::new(SketchStore::new()));
+    let state = Arc::new(State::default());
     let accept = tokio::spawn(async move {
         while let Ok((stream, _)) = listener.accept().await {
-            let store = store.clone();
+            let state = state.clone();
             tokio::spawn(async move {
-                let service = service_fn(move |req| handle(req, store.clone()));
+                let service = service_fn(move |req| handle(req, state.clone()));
                 let _ = http1::Builder::new()
                     .serve_connection(TokioIo::new(stream), service)
                     .await;
@@ -55,6 +64,13 @@ pub async fn serve(addr: SocketAddr) -> std::io::Result<Server> {
         }
     });
     Ok(Server { url, accept })
+}
+
+/// What every connection shares: the store, and the time spent in inserts.
+#[derive(Default)]
+struct State {
+    store: Mutex<SketchStore>,
+    insert_us: AtomicU64,
 }
 
 #[derive(Deserialize)]
@@ -73,26 +89,48 @@ struct Coverage {
 
 async fn handle(
     req: Request<Incoming>,
-    store: Arc<Mutex<SketchStore>>,
+    state: Arc<State>,
 ) -> Result<Response<Full<Bytes>>, Infallible> {
+    let store = &state.store;
     let (method, path) = (req.method().clone(), req.uri().path().to_string());
     let answer = match (&method, path.as_str()) {
         (&Method::GET, "/") => {
-            let rows = lock(&store).rows();
-            Ok(
-                json!({"name": "searchbench-sketch", "version": env!("CARGO_PKG_VERSION"), "rows": rows}),
-            )
+            let (rows, memory) = {
+                let store = lock(store);
+                (store.rows(), store.memory_bytes())
+            };
+            Ok(json!({
+                "name": DISTRIBUTION,
+                "cluster_name": DISTRIBUTION,
+                "version": {"number": env!("CARGO_PKG_VERSION"), "distribution": DISTRIBUTION},
+                "rows": rows,
+                "memory_bytes": memory,
+                "insert_time_us": state.insert_us.load(Relaxed),
+            }))
         }
-        (&Method::GET, "/_cluster/health") => Ok(json!({"status": "green"})),
-        (&Method::POST, "/insert") => match body::<Batch>(req).await {
-            Ok(batch) => match lock(&store).insert(&batch) {
-                Ok(n) => Ok(json!({"inserted": n})),
-                Err(e) => Err((StatusCode::BAD_REQUEST, e.to_string())),
-            },
+        (&Method::GET, "/_cluster/health") => Ok(json!({
+            "status": "green",
+            "number_of_nodes": 1,
+            "timed_out": false,
+        })),
+        (&Method::POST, "/insert") => match read(req).await {
+            Ok(bytes) => {
+                // Timed from the whole body on, as an engine's `took` is: parse and update.
+                let started = Instant::now();
+                let inserted = parse::<Batch>(&bytes).and_then(|batch| {
+                    lock(store)
+                        .insert(&batch)
+                        .map(|n| json!({ "inserted": n }))
+                        .map_err(|e| (StatusCode::BAD_REQUEST, e.to_string()))
+                });
+                let spent = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+                state.insert_us.fetch_add(spent, Relaxed);
+                inserted
+            }
             Err(e) => Err(e),
         },
         (&Method::POST, "/query") => match body::<One>(req).await {
-            Ok(q) => match lock(&store).answer(q.epoch, &q.node) {
+            Ok(q) => match lock(store).answer(q.epoch, &q.node) {
                 Some(a) => Ok(json!(a)),
                 None => Err((
                     StatusCode::NOT_FOUND,
@@ -102,7 +140,7 @@ async fn handle(
             Err(e) => Err(e),
         },
         (&Method::POST, "/coverage") => match body::<Coverage>(req).await {
-            Ok(q) => Ok(json!(lock(&store).coverage(q.epoch, &q.nodes))),
+            Ok(q) => Ok(json!(lock(store).coverage(q.epoch, &q.nodes))),
             Err(e) => Err(e),
         },
         _ => Err((
@@ -134,7 +172,12 @@ fn lock(store: &Mutex<SketchStore>) -> std::sync::MutexGuard<'_, SketchStore> {
 async fn body<T: for<'de> Deserialize<'de>>(
     req: Request<Incoming>,
 ) -> Result<T, (StatusCode, String)> {
-    let bytes = Limited::new(req.into_body(), MAX_BODY)
+    parse(&read(req).await?)
+}
+
+/// A request's whole body, at most [`MAX_BODY`] bytes.
+async fn read(req: Request<Incoming>) -> Result<Bytes, (StatusCode, String)> {
+    Ok(Limited::new(req.into_body(), MAX_BODY)
         .collect()
         .await
         .map_err(|e| {
@@ -143,8 +186,12 @@ async fn body<T: for<'de> Deserialize<'de>>(
                 format!("the body could not be read whole (at most {MAX_BODY} bytes): {e}"),
             )
         })?
-        .to_bytes();
-    serde_json::from_slice::<T>(&bytes).map_err(|e| {
+        .to_bytes())
+}
+
+/// A body as `T`, or why it is not one.
+fn parse<T: for<'de> Deserialize<'de>>(bytes: &[u8]) -> Result<T, (StatusCode, String)> {
+    serde_json::from_slice::<T>(bytes).map_err(|e| {
         (
             StatusCode::BAD_REQUEST,
             format!("the body is not what this endpoint takes: {e}"),

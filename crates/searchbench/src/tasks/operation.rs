@@ -17,6 +17,9 @@ use crate::cluster::{Product, Target, TargetError};
 use crate::workload::track::model::Resolved;
 use crate::workload::track::Definition;
 
+/// What a point-in-time task meets on the sketch store, which has no search API.
+const NO_PIT: &str = "the sketch store has no point in time: it answers cluster-metrics only";
+
 /// What every task of one run shares: the cluster, and what one task leaves for another.
 pub struct Context {
     pub target: Target,
@@ -841,6 +844,7 @@ impl Operation {
                     Product::OpenSearch => {
                         format!("/{index}/_search/point_in_time?keep_alive={keep_alive}")
                     }
+                    Product::Sketch => return Err(Failed(NO_PIT.into())),
                 };
                 let answer = json_of(t.send_at(client, Method::POST, &path, None).await?);
                 let id = answer["id"]
@@ -864,6 +868,7 @@ impl Operation {
                 let (path, body) = match ctx.product {
                     Product::Elasticsearch => ("/_pit", json!({"id": id})),
                     Product::OpenSearch => ("/_search/point_in_time", json!({"pit_id": [id]})),
+                    Product::Sketch => return Err(Failed(NO_PIT.into())),
                 };
                 t.send_at(client, Method::DELETE, path, body_of(&body))
                     .await?;

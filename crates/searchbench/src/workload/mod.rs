@@ -169,6 +169,15 @@ pub trait Workload: Sync + std::fmt::Debug {
     ) -> Result<Option<Box<dyn QueryPlan>>, CorpusError> {
         Ok(None)
     }
+    /// Its queries on the sketch store (field note 002's baseline), when it has some: the
+    /// same coverages and truth as [`Workload::query_plan`]'s, in the store's own requests.
+    fn sketch_plan(
+        &self,
+        _spec: &WorkloadSpec,
+        _truth: Option<Vec<PartitionTruth>>,
+    ) -> Result<Option<Box<dyn QueryPlan>>, CorpusError> {
+        Ok(None)
+    }
     /// The variants of its query phase (none without one), known before any truth is.
     fn query_variants(&self) -> Vec<Variant> {
         Vec::new()

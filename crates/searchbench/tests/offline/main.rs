@@ -21,6 +21,7 @@ mod query_faults;
 mod results_compare;
 mod results_page;
 mod results_store;
+mod sketch_engine;
 mod track_reference;
 mod verdict_rules;
 mod versions_check;

@@ -99,8 +99,9 @@ pub struct ClusterArgs {
     #[command(flatten)]
     pub target: TargetArgs,
     /// Start this engine for the run (attached: it stops when we do), e.g. opensearch-2.11.0,
-    /// elasticsearch-8.17.x (the newest 8.17 release); `searchbench engine list --available`
-    /// lists them. The default when no --url is given: opensearch-2.19.1.
+    /// elasticsearch-8.17.x (the newest 8.17 release), or sketch (the metrics store built into
+    /// searchbench: cluster-metrics only, field note 002's baseline); `searchbench engine list
+    /// --available` lists them. The default when no --url is given: opensearch-2.19.1.
     #[arg(value_parser = crate::cli::args::suggest::engines(), hide_possible_values = true, long, conflicts_with = "urls")]
     pub engine: Option<String>,
     /// Start a local, unpacked Elasticsearch or OpenSearch distribution folder instead (your

@@ -22,9 +22,11 @@ pub fn list(rows: &[ListRow], available: bool) {
             },
             row.kind.to_string(),
             row.jdk_needed.clone(),
-            row.jdk
-                .clone()
-                .unwrap_or_else(|| "none: install one".into()),
+            match (&row.jdk, row.kind) {
+                (Some(jdk), _) => jdk.clone(),
+                (None, engine::Kind::Builtin) => "not needed".into(),
+                (None, _) => "none: install one".into(),
+            },
             if row.cached {
                 "yes".into()
             } else {

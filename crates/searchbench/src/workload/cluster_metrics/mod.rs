@@ -2,6 +2,7 @@
 //! node) percentiles and sums as ground truth, and the percentile query phase ([`queries`]).
 
 pub mod queries;
+pub mod sketch;
 
 use serde_json::{json, Value};
 
@@ -55,11 +56,19 @@ impl Workload for ClusterMetricsWorkload {
         spec: &WorkloadSpec,
         truth: Option<Vec<PartitionTruth>>,
     ) -> Result<Option<Box<dyn QueryPlan>>, CorpusError> {
-        let parts = match truth {
-            Some(parts) => parts,
-            None => truth_file::compute(&metrics_spec(spec)?)?,
-        };
-        Ok(Some(Box::new(MetricsQueries::new(Truth::new(parts)))))
+        Ok(Some(Box::new(MetricsQueries::new(whole_truth(
+            spec, truth,
+        )?))))
+    }
+
+    fn sketch_plan(
+        &self,
+        spec: &WorkloadSpec,
+        truth: Option<Vec<PartitionTruth>>,
+    ) -> Result<Option<Box<dyn QueryPlan>>, CorpusError> {
+        Ok(Some(Box::new(sketch::SketchQueries {
+            truth: whole_truth(spec, truth)?,
+        })))
     }
 
     fn query_variants(&self) -> Vec<Variant> {
@@ -114,6 +123,19 @@ impl Workload for ClusterMetricsWorkload {
             },
         })
     }
+}
+
+/// The truth the load collected, or (none collected: a part's load saw only its share) the
+/// whole corpus's, computed from `spec`.
+fn whole_truth(
+    spec: &WorkloadSpec,
+    truth: Option<Vec<PartitionTruth>>,
+) -> Result<Truth, CorpusError> {
+    let parts = match truth {
+        Some(parts) => parts,
+        None => truth_file::compute(&metrics_spec(spec)?)?,
+    };
+    Ok(Truth::new(parts))
 }
 
 /// The `cluster-metrics` generator spec for `spec`.

@@ -38,6 +38,10 @@ pub const TDIGEST_BOUND: f64 = 0.05;
 /// within 0.1 % of a value it holds, but it returns a sample value rather than interpolating
 /// between the two closest ranks, so the gap between neighbouring values adds to it.
 pub const HDR_BOUND: f64 = 0.02;
+/// Largest accepted percentile error for the sketch store's DDSketch: its stated relative
+/// error, 1 % ([`crate::sketch::RELATIVE_ERROR`]), and nothing more: it interpolates between
+/// the two ranks as the truth does, each within 1 % of its value (a float's last bits aside).
+pub const SKETCH_BOUND: f64 = crate::sketch::RELATIVE_ERROR + 1e-9;
 /// Relative tolerance on sums.
 pub const SUM_REL_TOLERANCE: f64 = 1e-9;
 
@@ -48,6 +52,8 @@ pub enum Algo {
     TDigest,
     /// HDR histogram with 3 significant digits.
     Hdr,
+    /// The sketch store's DDSketch (relative error 1 %).
+    DdSketch,
 }
 
 impl Algo {
@@ -56,6 +62,7 @@ impl Algo {
         match self {
             Algo::TDigest => "t-digest",
             Algo::Hdr => "hdr",
+            Algo::DdSketch => "ddsketch",
         }
     }
 
@@ -63,6 +70,7 @@ impl Algo {
         match self {
             Algo::TDigest => TDIGEST_BOUND,
             Algo::Hdr => HDR_BOUND,
+            Algo::DdSketch => SKETCH_BOUND,
         }
     }
 }
@@ -115,6 +123,14 @@ pub const SHAPES: [Shape; 6] = [
     },
 ];
 
+/// The production query as the sketch store answers it: 3× sum + 3× percentiles (DDSketch).
+/// Not among [`SHAPES`]: no engine runs it, and the store runs nothing else.
+pub const SKETCH_SHAPE: Shape = Shape {
+    name: "D_dd",
+    sums: true,
+    percentiles: Some(Algo::DdSketch),
+};
+
 /// The variant the production code runs.
 pub const PRODUCTION: &str = "D_td";
 
@@ -148,7 +164,8 @@ pub fn search_body(shape: Shape, node: &str, epoch: u64, profile: bool) -> Vec<u
     }
     if let Some(algo) = shape.percentiles {
         let hdr = match algo {
-            Algo::TDigest => "",
+            // No engine has a DDSketch: asked of one, it is t-digest's body.
+            Algo::TDigest | Algo::DdSketch => "",
             Algo::Hdr => ",\"hdr\":{\"number_of_significant_value_digits\":3}",
         };
         for f in FIELDS {
@@ -267,10 +284,7 @@ impl QueryPlan for MetricsQueries {
                 Ok((shape, row(v.clone(), shape)))
             })
             .collect::<Result<_, QueryError>>()?;
-        Ok(Box::new(MetricsChecker {
-            truth: &self.truth,
-            rows,
-        }))
+        Ok(checker(&self.truth, rows))
     }
 
     fn described(&self) -> Described {
@@ -321,8 +335,13 @@ impl QueryPlan for MetricsQueries {
     }
 }
 
+/// The checker of `rows` (each variant's shape and its empty accuracy row) against `truth`.
+pub(super) fn checker(truth: &Truth, rows: Vec<(Shape, VariantAccuracy)>) -> Box<dyn Checker + '_> {
+    Box::new(MetricsChecker { truth, rows })
+}
+
 /// The accuracy row of a variant of `shape`, before any answer.
-fn row(variant: Variant, shape: Shape) -> VariantAccuracy {
+pub(super) fn row(variant: Variant, shape: Shape) -> VariantAccuracy {
     let mut checks = vec![Check::Count];
     if shape.sums {
         checks.push(Check::Sums);
