@@ -4,8 +4,10 @@
 //! against a baseline ([`check`]), which runs are one configuration ([`configuration`]), the
 //! runs of one configuration over versions or time ([`history`]) and where a series' level
 //! shifts ([`changepoint`]), the answer of a sweep ([`sweep`]: cells, knees, the USL fit) and
-//! of a saturation search ([`saturate`]). Pure: no HTTP, no printing, no HTML.
+//! of a saturation search ([`saturate`]), field note 002's engines-beside-the-sketch tables
+//! ([`baseline`]). Pure: no HTTP, no printing, no HTML.
 
+pub mod baseline;
 pub mod changepoint;
 pub mod check;
 pub mod compare;

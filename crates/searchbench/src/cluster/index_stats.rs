@@ -17,6 +17,10 @@ pub struct IndexStats {
     pub merge_size_bytes: u64,
     pub flush_total: u64,
     pub flush_time_ms: u64,
+    /// The data the index holds, bytes (its searchable segments' size after the load): a size,
+    /// not a counter, so a delta keeps the later one. Results written before it was kept read 0.
+    #[serde(default)]
+    pub store_bytes: u64,
 }
 
 #[derive(Deserialize)]
@@ -67,7 +71,8 @@ struct Merges {
 }
 
 impl IndexStats {
-    /// `GET /{index}/_stats/indexing,refresh,merge,flush`.
+    /// `GET /{index}/_stats/indexing,refresh,merge,flush` (the store's size comes from
+    /// [`IndexStats::segments_size`]).
     pub async fn fetch(target: &Target, index: &str) -> Result<IndexStats, TargetError> {
         let root: StatsRoot = target
             .get_json(&format!("/{index}/_stats/indexing,refresh,merge,flush"))
@@ -75,6 +80,34 @@ impl IndexStats {
         Ok(Self::from_sections(root.all.total.unwrap_or_default()))
     }
 
+    /// The index's searchable segments' size, bytes, from `GET /{index}/_segments`: the data a
+    /// load left, refreshed. (`_stats/store` counts committed files only: right after a load
+    /// with its flushes held back it says a few hundred bytes.)
+    pub async fn segments_size(target: &Target, index: &str) -> Result<u64, TargetError> {
+        let root: serde_json::Value = target.get_json(&format!("/{index}/_segments")).await?;
+        Ok(searchable_bytes(&root))
+    }
+}
+
+/// The searchable segments' bytes of a `_segments` answer, over every index and shard copy.
+fn searchable_bytes(root: &serde_json::Value) -> u64 {
+    use serde_json::Value;
+    root.get("indices")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flat_map(|indices| indices.values())
+        .filter_map(|i| i.get("shards").and_then(Value::as_object))
+        .flat_map(|shards| shards.values())
+        .filter_map(Value::as_array)
+        .flatten()
+        .filter_map(|copy| copy.get("segments").and_then(Value::as_object))
+        .flat_map(|segments| segments.values())
+        .filter(|seg| seg.get("search").and_then(Value::as_bool) != Some(false))
+        .filter_map(|seg| seg.get("size_in_bytes").and_then(Value::as_u64))
+        .sum()
+}
+
+impl IndexStats {
     fn from_sections(s: Sections) -> IndexStats {
         let indexing = s.indexing.unwrap_or_default();
         let refresh = s.refresh.unwrap_or_default();
@@ -91,6 +124,7 @@ impl IndexStats {
             merge_size_bytes: merges.total_size_in_bytes,
             flush_total: flush.total,
             flush_time_ms: flush.total_time_in_millis,
+            store_bytes: 0,
         }
     }
 
@@ -109,6 +143,7 @@ impl IndexStats {
                 .saturating_sub(before.merge_size_bytes),
             flush_total: self.flush_total.saturating_sub(before.flush_total),
             flush_time_ms: self.flush_time_ms.saturating_sub(before.flush_time_ms),
+            store_bytes: self.store_bytes,
         }
     }
 }
@@ -125,14 +160,24 @@ mod tests {
             "merges":{"total":1,"total_time_in_millis":9,"total_size_in_bytes":1000},
             "flush":{"total":2,"total_time_in_millis":4}}}}"#;
         let root: StatsRoot = serde_json::from_slice(body).unwrap();
-        let s = IndexStats::from_sections(root.all.total.unwrap());
+        let mut s = IndexStats::from_sections(root.all.total.unwrap());
+        s.store_bytes = 5000;
         assert_eq!(s.index_total, 10);
         assert_eq!(s.merge_size_bytes, 1000);
         let d = s.delta(&IndexStats {
             index_total: 4,
+            store_bytes: 1000,
             ..Default::default()
         });
         assert_eq!(d.index_total, 6);
         assert_eq!(d.flush_time_ms, 4);
+        let segments = serde_json::json!({"indices": {"i": {"shards": {
+            "0": [{"segments": {"_0": {"size_in_bytes": 100, "search": true},
+                                "_1": {"size_in_bytes": 7, "search": false}}}],
+            "1": [{"segments": {"_0": {"size_in_bytes": 50, "search": true}}}]}}}});
+        // Searchable segments only: one merged away but not yet deleted is not data kept.
+        assert_eq!(searchable_bytes(&segments), 150);
+        // A size: the later one, not a difference.
+        assert_eq!(d.store_bytes, 5000);
     }
 }

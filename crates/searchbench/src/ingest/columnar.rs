@@ -484,6 +484,7 @@ impl super::ticker::Timed for Shared {
 #[derive(Debug, Clone, Copy, serde::Deserialize)]
 struct StoreStatus {
     rows: u64,
+    memory_bytes: u64,
     insert_time_us: u64,
 }
 
@@ -546,6 +547,8 @@ pub(super) async fn ingest(
     let stats = after.map(|a| crate::cluster::IndexStats {
         index_total: a.rows.saturating_sub(before.rows),
         index_time_ms: a.insert_time_us.saturating_sub(before.insert_time_us) / 1000,
+        // What the rows are kept in: the sketches' memory, in the index store's place.
+        store_bytes: a.memory_bytes,
         ..Default::default()
     });
     Ok(super::report(super::ReportParts {

@@ -400,6 +400,14 @@ pub async fn ingest_streaming(
             None
         }
     };
+    let mut stats = before.zip(after).map(|(b, a)| a.delta(&b));
+    // Once refreshed (the count did it): the segments the load wrote are searchable.
+    if let (Some(s), Ok(size)) = (
+        stats.as_mut(),
+        within(limit, IndexStats::segments_size(target, &index)).await,
+    ) {
+        s.store_bytes = size;
+    }
     Ok(report(ReportParts {
         started_unix,
         corpus,
@@ -414,7 +422,7 @@ pub async fn ingest_streaming(
         driver_cpu,
         engine_cpu,
         background,
-        stats: before.zip(after).map(|(b, a)| a.delta(&b)),
+        stats,
         index_count,
         index_count_before,
         failures: &failures,

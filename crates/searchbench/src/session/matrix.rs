@@ -207,6 +207,10 @@ pub struct Matrix {
     pub history_error: Option<String>,
     /// The HTML page of the history.
     pub html: Option<PathBuf>,
+    /// Field note 002's tables, when the runs are cluster-metrics runs with queries (an
+    /// engine beside the sketch store, or engines alone).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<crate::analysis::baseline::Baseline>,
 }
 
 /// Runs the matrix. `step` hears each start and end; `observer` hears each run's session.
@@ -339,12 +343,16 @@ pub async fn matrix(
         }
         None => None,
     };
+    let baseline = history
+        .as_ref()
+        .and_then(crate::analysis::baseline::baseline);
     Ok(Matrix {
         id: spec.id.clone(),
         order_seed: spec.order_seed,
         order,
         done,
         interrupted,
+        baseline,
         history,
         history_error,
         html,

@@ -34,6 +34,7 @@ mod results_html;
 mod results_naming;
 mod secrets;
 mod secured;
+mod sketch_beside;
 mod store_compat;
 mod store_concurrency;
 mod sweep;

@@ -17,6 +17,9 @@ use crate::analysis::statistics::SampleKind;
 use crate::ingest::{Counts, Cpu, Requests};
 use crate::measure::{Attribution, Summary, TimelineRow};
 
+/// The metric of what a load left the target holding.
+pub const KEPT_MB: &str = "kept_mb";
+
 /// What an ingest result holds that its metrics read. The headline and the counts are what
 /// make a result an ingest; the rest may be missing from older results.
 #[derive(Debug, Deserialize)]
@@ -40,6 +43,8 @@ struct Ingest {
     attribution: Option<Attribution>,
     #[serde(default)]
     background: Option<crate::measure::background::Background>,
+    #[serde(default)]
+    server_stats: Option<crate::cluster::IndexStats>,
 }
 
 pub(super) fn metrics(r: &Value, timeline: &[Value], out: &mut Vec<Metric>) {
@@ -213,6 +218,16 @@ pub(super) fn metrics(r: &Value, timeline: &[Value], out: &mut Vec<Metric>) {
     }
     if let Some(b) = &r.background {
         out.extend(super::machine(b));
+    }
+    // Left out when not read (older results, a cluster that hid its store).
+    if let Some(s) = r.server_stats.filter(|s| s.store_bytes > 0) {
+        out.extend(point(
+            KEPT_MB,
+            "data kept after the load (the index's store; the sketch store's memory)",
+            "MB",
+            Info,
+            Some(s.store_bytes as f64 / 1e6),
+        ));
     }
     if let Some(a) = &r.attribution {
         for (section, rows) in [("budget", &a.budget), ("background", &a.background)] {

@@ -21,7 +21,7 @@ use serde_json::Value;
 
 use super::statistics::{mean, SampleKind};
 
-mod ingest;
+pub(crate) mod ingest;
 mod profile;
 mod query;
 mod scenario;

@@ -60,6 +60,9 @@ pub fn print(m: &Matrix) {
             m.history_error.as_deref().unwrap_or("?")
         ),
     }
+    if let Some(b) = &m.baseline {
+        super::baseline::print(b);
+    }
     let bad: Vec<_> = m
         .done
         .iter()

@@ -2,6 +2,7 @@
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
 
+pub mod baseline;
 pub mod beside;
 pub mod bisect;
 pub mod byo;
