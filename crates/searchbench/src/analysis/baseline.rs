@@ -1,19 +1,32 @@
 //! Field note 002's comparison: engines and the sketch store (its purpose-built baseline) side
 //! by side on the cluster-metrics workload, read from a history's medians (a matrix's runs),
 //! in the note's four tables: the load (throughput, wall per million rows, what the data is
-//! kept in), the time split of the load's wall, the query wall per coverage serial and in one
-//! request, and the percentiles' accuracy against the ground truth. Every figure is a metric
+//! kept in), the time split of the load's wall, the query wall per coverage of each variant
+//! serial and in one request, and the percentiles' accuracy against the ground truth. Every figure is a metric
 //! the history already holds: the same number `history` and `compare` show.
 
 use serde::Serialize;
 
-use super::history::History;
+use super::history::{self, History, HistoryError, Selection};
 use super::metrics::ingest::KEPT_MB;
+use crate::store::{Filter, Store};
 
 /// The percentile variants of the note's production query, by algorithm: the engines' t-digest
 /// and HDR, the sketch store's DDSketch.
 const PRODUCTION: [(&str, &str); 3] =
     [("D_td", "t-digest"), ("D_hdr", "HDR"), ("D_dd", "DDSketch")];
+
+/// Every variant the note decomposes the production query into (the engines'), then the
+/// sketch store's one: what each asks for.
+const VARIANTS: [(&str, &str); 7] = [
+    ("A", "filter only"),
+    ("B", "3× sum"),
+    ("C_td", "3× percentiles, t-digest"),
+    ("C_hdr", "3× percentiles, HDR"),
+    ("D_td", "production: sums + t-digest"),
+    ("D_hdr", "sums + HDR"),
+    ("D_dd", "sums + DDSketch"),
+];
 
 /// One of the note's tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -53,6 +66,43 @@ pub struct Row {
 pub struct Baseline {
     pub columns: Vec<String>,
     pub rows: Vec<Row>,
+    /// The runs counted that failed on wrong answers alone (`id (engine): why`): their
+    /// figures are in the tables, their wrong answers in the accuracy table.
+    pub wrong_answer_runs: Vec<String>,
+}
+
+/// The note's comparison over the runs `selection` picks (a matrix's tag), the runs that
+/// failed on wrong answers alone counted with the complete ones: an accuracy table that left
+/// out the answers it judges wrong would say nothing. `None` when they are not cluster-metrics
+/// runs with a query phase.
+pub fn load(store: &Store, selection: &Selection) -> Result<Option<Baseline>, HistoryError> {
+    let mut selection = selection.clone();
+    selection.with_wrong_answers = true;
+    selection.metrics.clear();
+    let history = history::load(store, &selection)?;
+    let rows = store.list(&Filter {
+        tags: selection.tags.clone(),
+        workload: selection.workload.clone(),
+        engine: selection.engine.clone(),
+        ..Default::default()
+    })?;
+    let wrong: Vec<String> = rows
+        .iter()
+        .filter(|r| history::only_wrong_answers(r))
+        .filter(|r| history.runs.iter().any(|h| h.id == r.id.0))
+        .map(|r| {
+            format!(
+                "{} ({}): {}",
+                r.id.0,
+                r.engine.as_deref().unwrap_or("?"),
+                r.error.as_deref().unwrap_or("failed")
+            )
+        })
+        .collect();
+    Ok(baseline(&history).map(|mut b| {
+        b.wrong_answer_runs = wrong;
+        b
+    }))
 }
 
 /// The note's comparison over `history`'s points, when its runs are cluster-metrics runs with
@@ -115,7 +165,7 @@ pub fn baseline(history: &History) -> Option<Baseline> {
             .trim_end_matches(" (share of wall)");
         push(Section::TimeSplit, label.into(), "%", median(&series.key));
     }
-    for (variant, algo) in PRODUCTION {
+    for (variant, what) in VARIANTS {
         // The sketch store's one request for a coverage is its /coverage, in _msearch's place.
         let batched = if variant == "D_dd" {
             "/coverage"
@@ -125,7 +175,7 @@ pub fn baseline(history: &History) -> Option<Baseline> {
         for (transport, how) in [("serial", "serial"), ("msearch", batched)] {
             push(
                 Section::Queries,
-                format!("{variant} ({algo}) {how}"),
+                format!("{variant} ({what}) {how}"),
                 "ms",
                 median(&format!("query.{variant}.{transport}.wall_ms")),
             );
@@ -148,5 +198,6 @@ pub fn baseline(history: &History) -> Option<Baseline> {
     Some(Baseline {
         columns: history.points.iter().map(|p| p.label.clone()).collect(),
         rows,
+        wrong_answer_runs: Vec::new(),
     })
 }

@@ -58,6 +58,10 @@ pub struct Selection {
     pub metrics: Vec<String>,
     pub axis: Axis,
     pub options: changepoint::Options,
+    /// Also the failed runs whose only fault is wrong answers (the load whole and reconciled,
+    /// every search answered): their figures are real and their answers are what an accuracy
+    /// table judges (field note 002's, [`crate::analysis::baseline`]). Off: complete runs only.
+    pub with_wrong_answers: bool,
 }
 
 impl Selection {
@@ -70,6 +74,7 @@ impl Selection {
             metrics: Vec::new(),
             axis,
             options: changepoint::Options::default(),
+            with_wrong_answers: false,
         }
     }
 
@@ -265,6 +270,19 @@ impl History {
     }
 }
 
+/// A failed run whose load was whole and reconciled and whose every search was answered: it
+/// failed on wrong answers alone.
+pub fn only_wrong_answers(row: &RunRow) -> bool {
+    let Some(result) = row.result.as_ref().filter(|_| row.state == State::Failed) else {
+        return false;
+    };
+    let query = &result["query"];
+    let cells = query["cells"].as_array();
+    result["counts"]["reconciled"] == true
+        && query["failures_total"].as_u64().is_some_and(|n| n > 0)
+        && cells.is_some_and(|c| !c.is_empty() && c.iter().all(|c| c["errors"] == 0))
+}
+
 /// Loads the runs `selection` picks and builds their history.
 pub fn load(store: &Store, selection: &Selection) -> Result<History, HistoryError> {
     let rows = store.list(&Filter {
@@ -279,7 +297,9 @@ pub fn load(store: &Store, selection: &Selection) -> Result<History, HistoryErro
     let mut complete = Vec::new();
     // Oldest first: runs that started in the same second keep the order they were stored in.
     for row in rows.into_iter().rev() {
-        if row.state == State::Complete {
+        if row.state == State::Complete
+            || (selection.with_wrong_answers && only_wrong_answers(&row))
+        {
             complete.push(row);
         } else {
             excluded.push(format!("{} ({})", row.id, row.state.name()));

@@ -85,6 +85,10 @@ pub async fn run(a: HistoryArgs) -> CliResult {
         output::json(&h)?;
     } else {
         output::history::print(&h);
+        // A matrix of cluster-metrics runs (engines beside the sketch store): the note's tables.
+        if let Ok(Some(b)) = crate::analysis::baseline::load(&store, &selection) {
+            output::baseline::print(&b);
+        }
     }
     if let Some(path) = &a.html {
         crate::report::history_html::write(&h, path)?;

@@ -343,9 +343,10 @@ pub async fn matrix(
         }
         None => None,
     };
-    let baseline = history
-        .as_ref()
-        .and_then(crate::analysis::baseline::baseline);
+    // Field note 002's tables count the runs that failed on wrong answers alone.
+    let baseline = crate::analysis::baseline::load(&store, &selection)
+        .ok()
+        .flatten();
     Ok(Matrix {
         id: spec.id.clone(),
         order_seed: spec.order_seed,

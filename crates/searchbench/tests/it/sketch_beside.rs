@@ -74,10 +74,10 @@ fn a_matrix_of_an_engine_and_the_sketch_puts_them_side_by_side() {
     // Each answered its own production query, serial and in one request; the other's is
     // not made up.
     for (label, who, other) in [
-        ("D_td (t-digest) serial", e, s),
-        ("D_td (t-digest) _msearch", e, s),
-        ("D_dd (DDSketch) serial", s, e),
-        ("D_dd (DDSketch) /coverage", s, e),
+        ("D_td (production: sums + t-digest) serial", e, s),
+        ("D_td (production: sums + t-digest) _msearch", e, s),
+        ("D_dd (sums + DDSketch) serial", s, e),
+        ("D_dd (sums + DDSketch) /coverage", s, e),
     ] {
         let wall = row(label);
         assert!(wall[who].unwrap() > 0.0, "{label}: {wall:?}");

@@ -244,3 +244,45 @@ fn rows_at(url: &str) -> Option<u64> {
     let body = answer.split("\r\n\r\n").nth(1)?;
     serde_json::from_str::<Value>(body).ok()?["rows"].as_u64()
 }
+
+/// One answer for every request of a store that lies: it says it is the sketch store (`GET /`)
+/// and that it inserted one row of every batch.
+const LYING_STORE: &[u8] =
+    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n\
+{\"name\":\"searchbench-sketch\",\"cluster_name\":\"liar\",\"version\":{\"number\":\"0.0.0\",\
+\"distribution\":\"searchbench-sketch\"},\"rows\":0,\"memory_bytes\":0,\"insert_time_us\":0,\
+\"inserted\":1}";
+
+#[test]
+fn a_store_that_takes_fewer_rows_than_it_is_sent_loses_none() {
+    let own = scratch_folder();
+    let url = crate::common::raw_server(Some(LYING_STORE), Duration::ZERO);
+    let out = output(
+        &own,
+        &[
+            "ingest",
+            "cluster-metrics",
+            "--url",
+            &url,
+            "--docs",
+            "2500",
+            "--json",
+        ],
+    );
+    assert_ne!(out.status.code(), Some(0), "{}", streams(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("the load's JSON");
+    let counts = &report["counts"];
+    // No row is taken on a word that does not add up: all 2,500 unacknowledged, none lost.
+    assert_eq!(counts["read"], 2500, "{counts}");
+    assert_eq!(counts["indexed"], 0, "{counts}");
+    assert_eq!(counts["unacknowledged"], 2500, "{counts}");
+    let path = own.join(report["failures_file"].as_str().expect("a failure file"));
+    let lines = std::fs::read_to_string(path).expect("the failure file");
+    assert_eq!(lines.lines().count(), 2500);
+    assert!(
+        lines.contains("inserted 1 of the batch's 1000 rows")
+            && lines.contains("inserted 1 of the batch's 500 rows"),
+        "{}",
+        lines.lines().next().unwrap_or_default()
+    );
+}

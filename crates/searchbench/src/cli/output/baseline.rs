@@ -35,4 +35,7 @@ pub fn print(b: &Baseline) {
         }
         outln!("{t}");
     }
+    for run in &b.wrong_answer_runs {
+        outln!("counted though it failed on wrong answers alone (its figures are real): {run}");
+    }
 }
