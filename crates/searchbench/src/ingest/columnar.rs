@@ -129,6 +129,13 @@ pub fn refuse_what_it_lacks(cfg: &DriverConfig) -> Result<(), IngestError> {
     if !cfg.action.is_index() {
         return lacks("a data stream or a corpus's own action lines");
     }
+    if !cfg.part.is_whole() {
+        return Err(IngestError::Config(
+            "--part: the sketch store is one process on 127.0.0.1, started for its run; a run \
+             in parts loads one cluster from several hosts"
+                .into(),
+        ));
+    }
     Ok(())
 }
 
