@@ -391,8 +391,9 @@ async fn deliver(shared: &Shared, batch: &Pending) {
                 if attempt >= shared.cfg.max_retries || shared.stopping() {
                     shared.unacknowledged.fetch_add(rows, Relaxed);
                     shared.keep(batch, status, attempt + 1, &reason);
-                    if status == 0 {
-                        // No answer at all, retries used up: the store is gone or stuck.
+                    if status == 0 && !shared.cancel.is_cancelled() {
+                        // No answer at all, retries used up: the store is gone or stuck (a
+                        // cancel is an interruption, not this error).
                         shared.fail(IngestError::Bulk {
                             request: format!("POST {} ({rows} rows)", shared.url),
                             reason,
@@ -425,10 +426,20 @@ async fn exchange(shared: &Shared, batch: &Pending) -> (u16, Attempt) {
         .body(batch.body.clone())
         .send();
     let answered = tokio::time::timeout(shared.target.timeout(), async {
-        let response = request.await?;
+        let response = request.await.map_err(|e| crate::cluster::error_chain(&e))?;
         let status = response.status().as_u16();
-        let body = response.bytes().await?;
-        Ok::<_, reqwest::Error>((status, body))
+        // At most --max-answer bytes: a store that answers without end is cut off, not read.
+        use crate::cluster::body::{read_bounded, too_large, BodyError};
+        let body = read_bounded(response, shared.target.max_answer())
+            .await
+            .map_err(|e| match e {
+                BodyError::TooLarge { limit, seen } => {
+                    too_large(limit, seen, crate::cluster::MAX_ANSWER_HINT)
+                }
+                BodyError::Transport(e) => crate::cluster::error_chain(&e),
+                BodyError::Encoding(reason) => reason,
+            })?;
+        Ok::<_, String>((status, body))
     })
     .await;
     let (status, body) = match answered {
@@ -438,7 +449,7 @@ async fn exchange(shared: &Shared, batch: &Pending) -> (u16, Attempt) {
                 Attempt::Retry(0, "timed out (no answer within --timeout)".into()),
             )
         }
-        Ok(Err(e)) => return (0, Attempt::Retry(0, crate::cluster::error_chain(&e))),
+        Ok(Err(e)) => return (0, Attempt::Retry(0, e)),
         Ok(Ok(answer)) => answer,
     };
     let reason = || crate::cluster::server_reason(&body);
