@@ -20,7 +20,7 @@ use bytes::Bytes;
 use tokio::sync::mpsc;
 
 use super::batch::PoolStats;
-use super::control::{Cancel, Controls, Progress, GRACE, PROGRESS_EVERY};
+use super::control::{Cancel, Controls, Progress, GRACE};
 use super::driver::LoadOutcome;
 use super::failures::FailureFile;
 use super::{DriverConfig, IngestError};
@@ -89,19 +89,6 @@ impl Shared {
                 self.fail(e);
                 return;
             }
-        }
-    }
-
-    fn progress(&self, len_hint: Option<u64>, done: bool) -> Progress {
-        Progress {
-            docs: self.acked.load(Relaxed)
-                + self.refused.load(Relaxed)
-                + self.unacknowledged.load(Relaxed)
-                + self.not_sent.load(Relaxed),
-            acked_bytes: self.acked_bytes.load(Relaxed),
-            len_hint,
-            stopping: self.stopping(),
-            done,
         }
     }
 }
@@ -184,17 +171,11 @@ pub async fn load(
         .map(|_| tokio::spawn(send_all(rx.clone(), shared.clone())))
         .collect();
     let progress = controls.progress.map(|tx| {
-        let shared = shared.clone();
-        let task = tokio::spawn({
-            let tx = tx.clone();
-            async move {
-                let mut tick = tokio::time::interval(PROGRESS_EVERY);
-                loop {
-                    tick.tick().await;
-                    tx.send_replace(shared.progress(len_hint, false));
-                }
-            }
-        });
+        let task = tokio::spawn(super::ticker::publish_progress(
+            shared.clone(),
+            tx.clone(),
+            len_hint,
+        ));
         (task, tx)
     });
     let streamer = controls
@@ -224,7 +205,7 @@ pub async fn load(
     shared.done.store(true, Relaxed);
     if let Some((task, tx)) = progress {
         task.abort();
-        tx.send_replace(shared.progress(len_hint, true));
+        tx.send_replace(super::ticker::Timed::progress(&*shared, len_hint, true));
     }
     if let Some(task) = streamer {
         let _ = task.await;
@@ -494,6 +475,18 @@ impl super::ticker::Timed for Shared {
     }
     fn done(&self) -> bool {
         self.done.load(Relaxed)
+    }
+    fn progress(&self, len_hint: Option<u64>, done: bool) -> Progress {
+        Progress {
+            docs: self.acked.load(Relaxed)
+                + self.refused.load(Relaxed)
+                + self.unacknowledged.load(Relaxed)
+                + self.not_sent.load(Relaxed),
+            acked_bytes: self.acked_bytes.load(Relaxed),
+            len_hint,
+            stopping: self.stopping(),
+            done,
+        }
     }
 }
 

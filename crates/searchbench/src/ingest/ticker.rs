@@ -23,25 +23,35 @@ pub(super) fn progress(shared: &Shared, len_hint: Option<u64>, done: bool) -> Pr
     }
 }
 
-/// Publishes progress until aborted (the driver sends the last report itself, with `done`).
-pub(super) async fn publish_progress(shared: Arc<Shared>, tx: ProgressTx, len_hint: Option<u64>) {
+/// Publishes progress until aborted (the load sends the last report itself, with `done`).
+pub(super) async fn publish_progress<S: Timed>(
+    shared: Arc<S>,
+    tx: ProgressTx,
+    len_hint: Option<u64>,
+) {
     let mut tick = tokio::time::interval(PROGRESS_EVERY);
     loop {
         tick.tick().await;
-        tx.send_replace(progress(&shared, len_hint, false));
+        tx.send_replace(shared.progress(len_hint, false));
     }
 }
 
-/// A load whose recorder's closed seconds can be streamed out while it runs.
+/// A load that reports while it runs (the bulk driver's, the sketch store's columnar one): its
+/// progress so far, and its recorder's closed seconds.
 pub(super) trait Timed: Send + Sync + 'static {
     fn recorder(&self) -> &std::sync::Mutex<crate::measure::Recorder>;
     /// The load's time 0.
     fn t0(&self) -> std::time::Instant;
     /// The load is over: every second is closed.
     fn done(&self) -> bool;
+    /// Its progress so far (`done`: the last report).
+    fn progress(&self, len_hint: Option<u64>, done: bool) -> Progress;
 }
 
 impl Timed for Shared {
+    fn progress(&self, len_hint: Option<u64>, done: bool) -> Progress {
+        progress(self, len_hint, done)
+    }
     fn recorder(&self) -> &std::sync::Mutex<crate::measure::Recorder> {
         &self.recorder
     }
