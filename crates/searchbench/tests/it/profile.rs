@@ -368,13 +368,14 @@ fn every_run_of_a_sweep_keeps_its_own_profile() {
 /// searching takes the CPU.
 #[test]
 fn a_query_run_profiles_its_measurement_passes() {
-    let url = node_url();
-    let pid = node_pid().expect("the shared node's pid").to_string();
-    // The profile is of the whole node: the real tracks' and the parts' loads, run at the same
-    // time by other tests, would be in it.
-    let _alone = crate::common::one_track_at_a_time();
+    // A node of its own: a profile is of the whole node, and the shared node's other tests
+    // load it at the same time (on CI their indexing took all but a few per cent of its CPU
+    // while this test searched), whatever lock the heaviest of them take.
+    let node = crate::common::start_node().expect("a node of the test's own");
+    let url = node.url().to_string();
+    let pid = node.pids()[0].to_string();
     let out = bin()
-        .args(["query", "logs", "--url", url, "--profile-pid", &pid])
+        .args(["query", "logs", "--url", &url, "--profile-pid", &pid])
         .args(["--index", "it-profile-query", "--load", "--docs", "4000"])
         .args(["--passes", "3", "--no-store", "--json", "-"])
         .output()

@@ -346,7 +346,7 @@ static TRACKS: Mutex<()> = Mutex::new(());
 
 /// Held while a real track runs on the shared node: real tracks name their indices (`so`,
 /// `geonames`, `logs-*`) and delete them first, so two at once would delete each other's. Also
-/// held by the other heavy loads (the parts) and by a test that profiles the whole node.
+/// held by the other heavy loads (the parts).
 pub fn one_track_at_a_time() -> std::sync::MutexGuard<'static, ()> {
     TRACKS.lock().unwrap_or_else(|p| p.into_inner())
 }
