@@ -170,17 +170,8 @@ pub async fn load(
     let senders: Vec<_> = (0..clients)
         .map(|_| tokio::spawn(send_all(rx.clone(), shared.clone())))
         .collect();
-    let progress = controls.progress.map(|tx| {
-        let task = tokio::spawn(super::ticker::publish_progress(
-            shared.clone(),
-            tx.clone(),
-            len_hint,
-        ));
-        (task, tx)
-    });
-    let streamer = controls
-        .seconds
-        .map(|tx| tokio::spawn(super::ticker::stream_seconds(shared.clone(), tx)));
+    let reporters =
+        super::ticker::Reporters::start(&shared, controls.progress, controls.seconds, len_hint);
     for sender in senders {
         if let Err(e) = sender.await {
             shared.fail(IngestError::Config(format!(
@@ -203,13 +194,7 @@ pub async fn load(
     }
     let wall = t0.elapsed();
     shared.done.store(true, Relaxed);
-    if let Some((task, tx)) = progress {
-        task.abort();
-        tx.send_replace(super::ticker::Timed::progress(&*shared, len_hint, true));
-    }
-    if let Some(task) = streamer {
-        let _ = task.await;
-    }
+    reporters.finish(&*shared).await;
     if let Err(e) = shared.failures.flush() {
         shared.fail(e);
     }
@@ -544,11 +529,17 @@ pub(super) async fn ingest(
         background,
     } = around.stop(&plan.engine_pids);
     let mut warnings = Vec::new();
-    let after = match status(target).await {
+    // After an interrupt the store may be why (stopped, stuck): its status gets the short
+    // deadline an engine's calls get, so the user has the partial report promptly.
+    let limit = outcome
+        .interrupted
+        .then(|| tokio::time::Instant::now() + GRACE);
+    let after = match super::within(limit, status(target)).await {
         Ok(s) => Some(s),
         Err(e) => {
             warnings.push(format!(
-                "could not read the sketch store's rows after the load: {e}"
+                "could not read the sketch store's rows after the load: {e}; its own time in \
+                 inserts is unknown, so the wall time's split counts it in network + queueing"
             ));
             None
         }

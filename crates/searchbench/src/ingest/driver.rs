@@ -167,17 +167,8 @@ pub async fn load(
     let workers: Vec<_> = (0..clients)
         .map(|id| tokio::spawn(clients::run(id, rx.clone(), shared.clone())))
         .collect();
-    let progress = controls.progress.map(|tx| {
-        let task = tokio::spawn(ticker::publish_progress(
-            shared.clone(),
-            tx.clone(),
-            len_hint,
-        ));
-        (task, tx)
-    });
-    let streamer = controls
-        .seconds
-        .map(|tx| tokio::spawn(ticker::stream_seconds(shared.clone(), tx)));
+    let reporters =
+        ticker::Reporters::start(&shared, controls.progress, controls.seconds, len_hint);
 
     for w in workers {
         if let Err(e) = w.await {
@@ -207,13 +198,7 @@ pub async fn load(
     }
     let wall = shared.t0.elapsed();
     shared.done.store(true, Relaxed);
-    if let Some((task, tx)) = progress {
-        task.abort();
-        tx.send_replace(ticker::progress(&shared, len_hint, true));
-    }
-    if let Some(t) = streamer {
-        let _ = t.await;
-    }
+    reporters.finish(&*shared).await;
     if let Err(e) = shared.failures.flush() {
         shared.fail(e);
     }

@@ -9,26 +9,46 @@ use std::time::Duration;
 use super::control::{Progress, ProgressTx, SecondsTx, PROGRESS_EVERY};
 use super::shared::Shared;
 
-pub(super) fn progress(shared: &Shared, len_hint: Option<u64>, done: bool) -> Progress {
-    Progress {
-        docs: shared.acked.load(Relaxed)
-            + shared.refused.load(Relaxed)
-            + shared.unacknowledged.load(Relaxed)
-            + shared.not_sent.load(Relaxed)
-            + shared.bad_lines.load(Relaxed),
-        acked_bytes: shared.acked_bytes.load(Relaxed),
-        len_hint,
-        stopping: shared.abort.load(Relaxed) || shared.cancel.is_cancelled(),
-        done,
+/// The reports of one running load, started with it and ended with it.
+pub(super) struct Reporters {
+    progress: Option<(tokio::task::JoinHandle<()>, ProgressTx)>,
+    seconds: Option<tokio::task::JoinHandle<()>>,
+    len_hint: Option<u64>,
+}
+
+impl Reporters {
+    /// Starts the reports `progress` and `seconds` ask for (neither, when nobody listens).
+    pub(super) fn start<S: Timed>(
+        shared: &Arc<S>,
+        progress: Option<ProgressTx>,
+        seconds: Option<SecondsTx>,
+        len_hint: Option<u64>,
+    ) -> Self {
+        Reporters {
+            progress: progress.map(|tx| {
+                let task = tokio::spawn(publish_progress(shared.clone(), tx.clone(), len_hint));
+                (task, tx)
+            }),
+            seconds: seconds.map(|tx| tokio::spawn(stream_seconds(shared.clone(), tx))),
+            len_hint,
+        }
+    }
+
+    /// Once the load has marked itself done: the last progress report (`done`) and the
+    /// seconds not yet sent.
+    pub(super) async fn finish<S: Timed>(self, shared: &S) {
+        if let Some((task, tx)) = self.progress {
+            task.abort();
+            tx.send_replace(shared.progress(self.len_hint, true));
+        }
+        if let Some(task) = self.seconds {
+            let _ = task.await;
+        }
     }
 }
 
 /// Publishes progress until aborted (the load sends the last report itself, with `done`).
-pub(super) async fn publish_progress<S: Timed>(
-    shared: Arc<S>,
-    tx: ProgressTx,
-    len_hint: Option<u64>,
-) {
+async fn publish_progress<S: Timed>(shared: Arc<S>, tx: ProgressTx, len_hint: Option<u64>) {
     let mut tick = tokio::time::interval(PROGRESS_EVERY);
     loop {
         tick.tick().await;
@@ -50,7 +70,17 @@ pub(super) trait Timed: Send + Sync + 'static {
 
 impl Timed for Shared {
     fn progress(&self, len_hint: Option<u64>, done: bool) -> Progress {
-        progress(self, len_hint, done)
+        Progress {
+            docs: self.acked.load(Relaxed)
+                + self.refused.load(Relaxed)
+                + self.unacknowledged.load(Relaxed)
+                + self.not_sent.load(Relaxed)
+                + self.bad_lines.load(Relaxed),
+            acked_bytes: self.acked_bytes.load(Relaxed),
+            len_hint,
+            stopping: self.abort.load(Relaxed) || self.cancel.is_cancelled(),
+            done,
+        }
     }
     fn recorder(&self) -> &std::sync::Mutex<crate::measure::Recorder> {
         &self.recorder
@@ -64,7 +94,7 @@ impl Timed for Shared {
 }
 
 /// Once a second, sends the seconds that have closed since the last send; at the end, the rest.
-pub(super) async fn stream_seconds<S: Timed>(shared: Arc<S>, tx: SecondsTx) {
+async fn stream_seconds<S: Timed>(shared: Arc<S>, tx: SecondsTx) {
     let mut sent = 0usize;
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     loop {

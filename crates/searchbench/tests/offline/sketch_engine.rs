@@ -172,43 +172,15 @@ fn the_sketch_starts_and_stops_like_an_engine_and_refuses_what_it_lacks() {
 #[test]
 fn a_store_killed_mid_load_fails_the_run_with_every_row_accounted_for() {
     let own = scratch_folder();
-    let out = output(&own, &["engine", "start", "sketch", "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
-    let started: Value = serde_json::from_slice(&out.stdout).expect("JSON");
-    let url = started["url"].as_str().unwrap().to_string();
-    let pid = started["pid"].as_u64().unwrap();
-    let run = searchbench(
-        &own,
-        &[
-            "ingest",
-            "cluster-metrics",
-            "--url",
-            &url,
-            "--rows-per-epoch",
-            "1000000",
-            "--epochs",
-            "2",
-            "--max-retries",
-            "1",
-            "--json",
-        ],
-    )
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped())
-    .spawn()
-    .expect("starting the load");
+    let (url, pid) = start_store(&own);
     // Once rows are arriving, the store dies.
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while rows_at(&url).unwrap_or(0) == 0 && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    assert!(rows_at(&url).unwrap_or(0) > 0, "no row arrived in 60 s");
+    let run = load_until_rows_arrive(&own, &url, &["--max-retries", "1"]);
     let killed = Command::new("kill")
         .args(["-9", &pid.to_string()])
         .status()
         .expect("kill");
     assert!(killed.success());
-    let out = run.wait_with_output().expect("the load's end");
+    let out = wait_at_most(run, Duration::from_secs(120)).unwrap_or_else(|e| panic!("{e}"));
     assert_ne!(out.status.code(), Some(0), "{}", streams(&out));
     let report: Value = serde_json::from_slice(&out.stdout).expect("the load's JSON");
     let counts = &report["counts"];
@@ -228,6 +200,108 @@ fn a_store_killed_mid_load_fails_the_run_with_every_row_accounted_for() {
         "{first}"
     );
     let _ = output(&own, &["engine", "stop", "--all"]);
+}
+
+/// A store frozen mid-load (SIGSTOP), then Ctrl-C: the run ends within its grace periods, not
+/// the requests' --timeout, with every row accounted for and the store's unread status said.
+#[test]
+fn a_store_frozen_mid_load_lets_ctrl_c_end_the_run_promptly() {
+    let own = scratch_folder();
+    let (url, pid) = start_store(&own);
+    let run = load_until_rows_arrive(&own, &url, &["--timeout", "120"]);
+    let pid = pid.to_string();
+    let signal = |sig: &str, pid: &str| {
+        let sent = Command::new("kill")
+            .args([sig, pid])
+            .status()
+            .expect("kill");
+        assert!(sent.success(), "kill {sig} {pid}");
+    };
+    signal("-STOP", &pid);
+    std::thread::sleep(Duration::from_millis(300));
+    let asked = Instant::now();
+    signal("-INT", &run.id().to_string());
+    let out = wait_at_most(run, Duration::from_secs(60));
+    let took = asked.elapsed();
+    signal("-CONT", &pid);
+    let _ = output(&own, &["engine", "stop", "--all"]);
+    let out = out.unwrap_or_else(|e| panic!("{e}"));
+    let text = streams(&out);
+    assert_eq!(out.status.code(), Some(130), "{text}");
+    // Two grace periods of 3 s (the requests in flight, then the store's status), and room.
+    assert!(
+        took < Duration::from_secs(30),
+        "{took:?} after Ctrl-C: {text}"
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).expect("the load's JSON");
+    let counts = &report["counts"];
+    let n = |k: &str| counts[k].as_u64().unwrap();
+    assert_eq!(n("read"), n("indexed") + n("failed"), "{counts}");
+    assert_eq!(report["interrupted"], true, "{report}");
+    assert!(
+        text.contains("could not read the sketch store's rows after the load"),
+        "{text}"
+    );
+}
+
+/// `engine start sketch` in `own`: the store's URL and pid.
+fn start_store(own: &Path) -> (String, u64) {
+    let out = output(own, &["engine", "start", "sketch", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
+    let started: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let url = started["url"].as_str().unwrap().to_string();
+    (url, started["pid"].as_u64().unwrap())
+}
+
+/// A load of 2M rows into the store at `url` (`more` its other flags), returned once the store
+/// holds rows (within 60 s).
+fn load_until_rows_arrive(own: &Path, url: &str, more: &[&str]) -> std::process::Child {
+    let mut args = vec![
+        "ingest",
+        "cluster-metrics",
+        "--url",
+        url,
+        "--rows-per-epoch",
+        "1000000",
+        "--epochs",
+        "2",
+        "--json",
+    ];
+    args.extend_from_slice(more);
+    let mut run = searchbench(own, &args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starting the load");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while rows_at(url).unwrap_or(0) == 0 && Instant::now() < deadline {
+        if let Ok(Some(status)) = run.try_wait() {
+            let out = run.wait_with_output().expect("the load's output");
+            panic!(
+                "the load ended before a row arrived ({status}): {}",
+                streams(&out)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(rows_at(url).unwrap_or(0) > 0, "no row arrived in 60 s");
+    run
+}
+
+/// The output of `run` once it ends, or, past `limit`, an error (the run killed).
+fn wait_at_most(run: std::process::Child, limit: Duration) -> Result<Output, String> {
+    let pid = run.id().to_string();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(run.wait_with_output());
+    });
+    match rx.recv_timeout(limit) {
+        Ok(out) => out.map_err(|e| format!("waiting for the load: {e}")),
+        Err(_) => {
+            let _ = Command::new("kill").args(["-9", &pid]).status();
+            Err(format!("the load did not end within {limit:?}"))
+        }
+    }
 }
 
 /// The rows the store at `url` holds (`GET /`), `None` when it does not answer.
