@@ -166,17 +166,14 @@ fn check_run(run: &[String], group: &str, parts: u32, start_at: &str) -> Result<
         if flag == "--url" {
             url = true;
             let value = inline.or_else(|| tokens.peek().map(|v| v.as_str()));
-            if let Some(v) = value {
-                for u in v.split(',') {
-                    let authority = u.split("://").nth(1).unwrap_or(u).split('/').next();
-                    if authority.is_some_and(|a| a.contains('@')) {
-                        return Err(usage(
-                            "--url carries credentials (user:password@): give the URL without \
-                             them and the password in the Secret or the hosts' environment"
-                                .into(),
-                        ));
-                    }
-                }
+            // The client's own reading of user info: a password holding `/` (or `#`, `?`,
+            // `,`) is user info to it, so it is here too.
+            if value.is_some_and(crate::cluster::url_has_credentials) {
+                return Err(usage(
+                    "--url carries credentials (user:password@): give the URL without them \
+                     and the password in the Secret or the hosts' environment"
+                        .into(),
+                ));
             }
         }
     }
@@ -211,13 +208,20 @@ fn check_run(run: &[String], group: &str, parts: u32, start_at: &str) -> Result<
         })
 }
 
-/// The cluster the run names (`--url URL` or `--url=URL`), for the merge's count.
+/// The cluster the run names (`--url URL` or `--url=URL`), for the merge's count: redacted,
+/// though [`check_run`] refused credentials already (a printed line is never a secret's
+/// way out).
 fn run_url(run: &[String]) -> String {
     let mut tokens = run.iter();
     while let Some(t) = tokens.next() {
         match flag_of(t) {
-            ("--url", Some(v)) => return v.to_string(),
-            ("--url", None) => return tokens.next().cloned().unwrap_or_default(),
+            ("--url", Some(v)) => return crate::cluster::redact_url(v),
+            ("--url", None) => {
+                return tokens
+                    .next()
+                    .map(|v| crate::cluster::redact_url(v))
+                    .unwrap_or_default()
+            }
             _ => {}
         }
     }
@@ -261,7 +265,8 @@ fn ship_files(run: &[String], into: &str) -> Result<(Vec<String>, Vec<ShippedFil
         let is_track = flag == "--workload-file" && crate::workload::track::is_track(&local, &text);
         if is_track {
             let folder = local.parent().unwrap_or(Path::new("."));
-            for (rel, path) in folder_files(folder, 3)? {
+            let bound = crate::workload::folder::Folder::of(folder);
+            for (rel, path) in folder_files(&bound, folder, 3)? {
                 files.push(ShippedFile {
                     path: format!("{dir}/{rel}"),
                     bytes: read(&path)?,
@@ -280,8 +285,13 @@ fn ship_files(run: &[String], into: &str) -> Result<(Vec<String>, Vec<ShippedFil
 }
 
 /// The files under `folder` (hidden ones left out), at most `depth` folders down, by their
-/// path relative to it.
-fn folder_files(folder: &Path, depth: u32) -> Result<Vec<(String, PathBuf)>, CliError> {
+/// path relative to it. A link whose real location is out of the track's folder (`bound`) is
+/// refused: its bytes would be copied into the manifest.
+fn folder_files(
+    bound: &crate::workload::folder::Folder,
+    folder: &Path,
+    depth: u32,
+) -> Result<Vec<(String, PathBuf)>, CliError> {
     let mut out = Vec::new();
     let entries = std::fs::read_dir(folder)
         .map_err(|e| usage(format!("cannot read {}: {e}", folder.display())))?;
@@ -293,8 +303,11 @@ fn folder_files(folder: &Path, depth: u32) -> Result<Vec<(String, PathBuf)>, Cli
             continue;
         }
         let path = entry.path();
+        bound
+            .check(&path, "a file of the track's folder")
+            .map_err(|e| usage(e.to_string()))?;
         if path.is_dir() && depth > 0 {
-            for (rel, p) in folder_files(&path, depth - 1)? {
+            for (rel, p) in folder_files(bound, &path, depth - 1)? {
                 out.push((format!("{name}/{rel}"), p));
             }
         } else if path.is_file() {

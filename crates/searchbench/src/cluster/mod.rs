@@ -486,6 +486,14 @@ pub fn redact_url(raw: &str) -> String {
     format!("{}{shown}{}", &raw[..start], &rest[at..])
 }
 
+/// Whether `raw` (a URL, or several joined by commas, valid or not) carries user info
+/// (`user@`, `user:password@`), read as [`redact_url`] and the client read it: to the last
+/// `@`, whatever the password holds (`/`, `#`, `?`, `,`). Where a command must keep
+/// credentials out of what it writes (a manifest, printed commands), this is the test.
+pub fn url_has_credentials(raw: &str) -> bool {
+    userinfo_span(raw).is_some()
+}
+
 /// Each of `urls` through [`redact_url`].
 pub fn redact_urls(urls: &[String]) -> Vec<String> {
     urls.iter().map(|u| redact_url(u)).collect()
@@ -512,6 +520,26 @@ fn percent_decode(s: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn credentials_are_found_whatever_the_password_holds() {
+        for raw in [
+            "http://u:p@h:9200",
+            "http://u:a/b@h:9200",
+            "https://u:a/b?c#d@h",
+            "u:p@h",
+            "http://h1:9200,http://u:x/y@h2:9200",
+            "http://u:p,q@h",
+            "http://user@h",
+        ] {
+            assert!(url_has_credentials(raw), "{raw}");
+            // And redacting leaves none.
+            assert!(!redact_url(raw).contains("p@") && !redact_url(raw).contains("/b@"));
+        }
+        for raw in ["http://h:9200", "https://h:9200/x,http://h2"] {
+            assert!(!url_has_credentials(raw), "{raw}");
+        }
+    }
 
     #[test]
     fn redacts_the_password_of_any_url_text() {

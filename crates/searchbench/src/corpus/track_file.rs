@@ -136,6 +136,26 @@ impl TrackFile {
         if self.spec.limit.is_some_and(|l| self.seen >= l) {
             return Ok(None);
         }
+        // At its declared count the file must end: one document more and it is not the file
+        // the track names (a small compressed file can hold without end). Read no further.
+        if let Some(declared) = self.spec.declared.filter(|d| self.seen >= *d) {
+            let mut scratch = Vec::new();
+            let more = if self.spec.with_meta {
+                self.next_pair(&mut scratch)?
+            } else {
+                self.inner.next_into(&mut scratch)?
+            };
+            return match more {
+                None => Ok(None),
+                Some(_) => Err(CorpusError::Invalid(format!(
+                    "{}: holds more than the {declared} document(s) the track declares (its \
+                     document-count): document {} is one too many, and nothing after it was \
+                     read; is it the file the track names, whole?",
+                    self.spec.path,
+                    declared + 1
+                ))),
+            };
+        }
         let item = if self.spec.with_meta {
             self.next_pair(out)?
         } else {
@@ -323,22 +343,67 @@ mod tests {
         });
         assert_eq!(docs.len(), 3);
         assert!(end.is_ok());
-        for declared in [2, 4] {
-            let (docs, end) = read(EntryFile {
-                declared: Some(declared),
-                ..entry(p.clone())
-            });
-            // Everything is read (and sent) before the count is found wrong.
-            assert_eq!(docs.len(), 3);
-            let e = end.unwrap_err().to_string();
-            assert!(e.contains(&p), "{e}");
-            assert!(
-                e.contains(&format!(
-                    "holds 3 document(s), the track declares {declared}"
-                )),
-                "{e}"
-            );
+        // Fewer than declared: everything is read (and sent) before the count is found wrong.
+        let (docs, end) = read(EntryFile {
+            declared: Some(4),
+            ..entry(p.clone())
+        });
+        assert_eq!(docs.len(), 3);
+        let e = end.unwrap_err().to_string();
+        assert!(e.contains(&p), "{e}");
+        assert!(
+            e.contains("holds 3 document(s), the track declares 4"),
+            "{e}"
+        );
+        // More than declared: the load stops at the declared count, naming both counts.
+        let (docs, end) = read(EntryFile {
+            declared: Some(2),
+            ..entry(p.clone())
+        });
+        assert_eq!(docs.len(), 2);
+        let e = end.unwrap_err().to_string();
+        assert!(e.contains(&p), "{e}");
+        assert!(
+            e.contains("holds more than the 2 document(s) the track declares")
+                && e.contains("document 3 is one too many"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_compressed_file_holding_far_more_than_declared_stops_at_the_count() {
+        // 1,000 declared, a million held: the reader stops at 1,001 whatever the file holds.
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("documents.json.zst");
+        let f = std::fs::File::create(&p).unwrap();
+        let mut z = zstd::Encoder::new(f, 3).unwrap();
+        for i in 0..1_000_000u32 {
+            writeln!(z, "{{\"n\":{i}}}").unwrap();
         }
+        z.finish().unwrap();
+        let mut f = TrackFile::open(EntryFile {
+            declared: Some(1000),
+            ..entry(p.display().to_string())
+        })
+        .unwrap();
+        let mut docs = 0;
+        let mut out = Vec::new();
+        let end = loop {
+            out.clear();
+            match f.next_into(&mut out) {
+                Ok(Some(_)) => docs += 1,
+                Ok(None) => break Ok(()),
+                Err(e) => break Err(e),
+            }
+        };
+        assert_eq!(docs, 1000);
+        let e = end.unwrap_err().to_string();
+        assert!(
+            e.contains("documents.json.zst") && e.contains("1000"),
+            "{e}"
+        );
+        // It read one line past the count, no more.
+        assert_eq!(f.origin().map(|(_, line)| line), Some(1001));
     }
 
     #[test]

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::TaskSpec;
 use crate::corpus::track_file::EntryFile;
+use crate::workload::folder::{Folder, Outside};
 use crate::workload::track::model::{self, Procedure};
 use crate::workload::track::Definition;
 
@@ -233,10 +234,11 @@ fn bulk(t: &model::Resolved, d: &Definition, spec: &PlanSpec) -> Result<BulkSpec
         }
         let file = match locate(&s, d, spec) {
             Ok(file) => file,
-            Err(why) => {
+            Err(Unplanned::Missing(why)) => {
                 missing.push(why);
                 continue;
             }
+            Err(e) => return Err(e),
         };
         let with_meta = s.includes_action_and_meta_data;
         match loads.last_mut() {
@@ -411,11 +413,12 @@ pub fn check(d: &Definition, name: Option<&str>, spec: &PlanSpec) -> Result<Chec
                     }
                 ),
             },
-            Err(why) => Item {
+            Err(Unplanned::Missing(why) | Unplanned::NotYet(why)) => Item {
                 what,
                 runs: false,
                 how: why,
             },
+            Err(Unplanned::Invalid(why)) => return Err(Invalid(why)),
         });
     }
     Ok(Check {
@@ -436,20 +439,34 @@ pub fn check(d: &Definition, name: Option<&str>, spec: &PlanSpec) -> Result<Chec
 /// once and read the plain file after), then the file as the track names it (read compressed).
 /// In test mode an entry of more than 1,000 documents is read from its `-1k` sample when one
 /// is here, else from its first 1,000 documents.
-pub fn locate(s: &model::Source, d: &Definition, spec: &PlanSpec) -> Result<EntryFile, String> {
+pub fn locate(s: &model::Source, d: &Definition, spec: &PlanSpec) -> Result<EntryFile, Unplanned> {
     let track_dir = d.path.parent().unwrap_or(std::path::Path::new("."));
-    let mut dirs: Vec<PathBuf> = Vec::new();
+    // Every name the track gives (its corpus, its files) is held to the folder it is looked
+    // for in: a track cannot read, and send to the cluster, a file of this machine.
+    let outside = |e: Outside| Unplanned::Invalid(format!("corpus {}: {e}", s.corpus));
+    let mut dirs: Vec<Folder> = Vec::new();
     if let Some(dir) = &spec.corpus_dir {
-        dirs.push(dir.join(&s.corpus));
-        dirs.push(dir.clone());
+        let given = Folder::of(dir);
+        let own = given
+            .resolve(dir, &s.corpus, "the corpus's name")
+            .map_err(outside)?;
+        dirs.push(Folder::of(&own));
+        dirs.push(given);
     }
-    dirs.push(track_dir.to_path_buf());
-    let find = |name: &str| dirs.iter().find_map(|dir| local_file(dir, name));
+    dirs.push(Folder::of(track_dir));
+    let find = |name: &str| -> Result<Option<PathBuf>, Unplanned> {
+        for dir in &dirs {
+            if let Some(path) = local_file(dir, name).map_err(outside)? {
+                return Ok(Some(path));
+            }
+        }
+        Ok(None)
+    };
     let with_meta = s.includes_action_and_meta_data;
     let declared = s.documents.document_count;
     let sample = source_file(&s.documents, spec.test_mode);
     if sample != s.documents.source_file {
-        if let Some(path) = find(&sample) {
+        if let Some(path) = find(&sample)? {
             return Ok(EntryFile {
                 path: path.display().to_string(),
                 declared: declared.map(|n| n.min(TEST_MODE_DOCUMENTS)),
@@ -459,7 +476,7 @@ pub fn locate(s: &model::Source, d: &Definition, spec: &PlanSpec) -> Result<Entr
             });
         }
     }
-    if let Some(path) = find(&s.documents.source_file) {
+    if let Some(path) = find(&s.documents.source_file)? {
         return Ok(EntryFile {
             path: path.display().to_string(),
             declared,
@@ -468,7 +485,10 @@ pub fn locate(s: &model::Source, d: &Definition, spec: &PlanSpec) -> Result<Entr
             share: None,
         });
     }
-    let looked: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+    let looked: Vec<String> = dirs
+        .iter()
+        .map(|d| d.shown().display().to_string())
+        .collect();
     let from = match &s.base_url {
         Some(url) => format!(
             "; it comes from {}/{} (searchbench never downloads: fetch it, then point \
@@ -478,26 +498,33 @@ pub fn locate(s: &model::Source, d: &Definition, spec: &PlanSpec) -> Result<Entr
         ),
         None => "; the track gives no base-url to fetch it from".into(),
     };
-    Err(format!(
+    Err(Unplanned::Missing(format!(
         "corpus {}: {} is not in {}{from}",
         s.corpus,
         s.documents.source_file,
         looked.join(", ")
-    ))
+    )))
 }
 
 /// The documents of a corpus in test mode, as in the tools.
 pub const TEST_MODE_DOCUMENTS: u64 = 1000;
 
 /// `name` under `dir`: its decompressed self when that is here (`x.json` for `x.json.bz2`),
-/// else the file as named.
-fn local_file(dir: &std::path::Path, name: &str) -> Option<PathBuf> {
-    let plain = [".bz2", ".zst", ".gz"]
+/// else the file as named; a name that leads out of `dir` is refused, whether or not it is
+/// there.
+fn local_file(dir: &Folder, name: &str) -> Result<Option<PathBuf>, Outside> {
+    let what = "source-file";
+    let named = dir.resolve(dir.shown(), name, what)?;
+    if let Some(stem) = [".bz2", ".zst", ".gz"]
         .iter()
         .find_map(|ext| name.strip_suffix(ext))
-        .map(|s| dir.join(s))
-        .filter(|p| p.is_file());
-    plain.or_else(|| Some(dir.join(name)).filter(|p| p.is_file()))
+    {
+        let plain = dir.resolve(dir.shown(), stem, what)?;
+        if plain.is_file() {
+            return Ok(Some(plain));
+        }
+    }
+    Ok(Some(named).filter(|p| p.is_file()))
 }
 
 /// The file a documents entry is read from: in test mode, as in the tools, an entry of more

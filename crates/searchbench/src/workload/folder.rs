@@ -1,43 +1,190 @@
-//! The files a workload names (corpus files, queries, index bodies, templates) stay inside its
-//! folder: a workload is often someone else's, and `../../etc/passwd` or a link out of the
-//! folder would read, and copy into the failure file, whatever the user can read.
+//! The files a workload or track names (corpus files, queries, index bodies, templates,
+//! includes, `collect` parts, `glob` patterns, what `deploy` ships) stay inside its folder: a
+//! workload is often someone else's, and `../../etc/passwd` or a link out of the folder would
+//! read, send to the cluster and copy into the failure file whatever the user can read.
+//!
+//! One resolver judges every such name, by real locations (links resolved): [`Folder`]. A
+//! track has one exception, the one opensearch-benchmark's workloads need: the folder named
+//! `common_operations` beside the track's folder, which they share (`../common_operations`),
+//! and nothing else above it.
 
 use std::path::{Component, Path, PathBuf};
 
-/// `rel` under `dir`, or why not: an absolute path, `..` that climbs out, or (when it exists)
-/// a path whose real location is elsewhere through a symbolic link. `what` names the field
-/// for the error (`corpus.files`).
+/// The rule a refused name broke, as the error says it.
+pub const RULE: &str = "a workload's or track's files stay inside its folder, links resolved \
+                        (a track may also read the folder common_operations beside its own, \
+                        as opensearch-benchmark's workloads do, and nothing else)";
+
+/// The name of the one folder outside a track's own that its files may be in.
+pub const SHARED: &str = "common_operations";
+
+/// A name that leads out of the folder: the name as given, where it leads, the folder.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{what}: {name:?} {how} the folder {}; not read ({RULE})", folder.display())]
+pub struct Outside {
+    /// The field or function that named it (`corpus.files`, `glob`, `include`).
+    pub what: String,
+    pub name: String,
+    /// "leads out of", "is a link out of", "is not inside" (an absolute path).
+    pub how: &'static str,
+    pub folder: PathBuf,
+}
+
+/// The folders a workload's or track's files may be in, by their real locations.
+#[derive(Debug, Clone)]
+pub struct Folder {
+    /// The folder as the user named it, for messages.
+    shown: PathBuf,
+    /// Its real location.
+    root: PathBuf,
+    /// A track's `../common_operations`, as a real parent joined with the name: a
+    /// `common_operations` that is itself a link out resolves elsewhere and is refused.
+    shared: Option<PathBuf>,
+}
+
+impl Folder {
+    /// The folder `dir` (a workload's, or a corpus folder the user gave): its files only.
+    pub fn of(dir: &Path) -> Folder {
+        let shown = if dir.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            dir.to_path_buf()
+        };
+        let root = real_location(&shown);
+        Folder {
+            shown,
+            root,
+            shared: None,
+        }
+    }
+
+    /// The folder of the track file `track`, with the `common_operations` beside it.
+    pub fn of_track(track: &Path) -> Folder {
+        let dir = track.parent().unwrap_or(Path::new("."));
+        let mut f = Folder::of(dir);
+        f.shared = f.root.parent().map(|p| p.join(SHARED));
+        f
+    }
+
+    /// The folder as the user named it.
+    pub fn shown(&self) -> &Path {
+        &self.shown
+    }
+
+    /// `name` (relative to `base`, a folder inside) resolved, or why it is refused: an
+    /// absolute path, `..` that climbs out, or a link whose real location is out. A name that
+    /// does not exist yet is judged by where it would be. `what` names the field.
+    pub fn resolve(&self, base: &Path, name: &str, what: &str) -> Result<PathBuf, Outside> {
+        let refuse = |how| Outside {
+            what: what.into(),
+            name: name.into(),
+            how,
+            folder: self.shown.clone(),
+        };
+        if Path::new(name).has_root()
+            || Path::new(name)
+                .components()
+                .any(|c| matches!(c, Component::Prefix(_)))
+        {
+            return Err(refuse("is not inside"));
+        }
+        let path = base.join(name);
+        let lexical = lexically_inside(&self.shown, &path);
+        let real = real_location(&path);
+        if self.holds(&real) {
+            return Ok(path);
+        }
+        Err(refuse(if lexical {
+            "is a link out of"
+        } else {
+            "leads out of"
+        }))
+    }
+
+    /// `path` (as a file of the folder names it) when its real location is inside.
+    pub fn check(&self, path: &Path, what: &str) -> Result<PathBuf, Outside> {
+        let real = real_location(path);
+        if self.holds(&real) {
+            Ok(real)
+        } else {
+            Err(Outside {
+                what: what.into(),
+                name: path.display().to_string(),
+                how: if lexically_inside(&self.shown, path) {
+                    "is a link out of"
+                } else {
+                    "leads out of"
+                },
+                folder: self.shown.clone(),
+            })
+        }
+    }
+
+    fn holds(&self, real: &Path) -> bool {
+        real.starts_with(&self.root) || self.shared.as_ref().is_some_and(|s| real.starts_with(s))
+    }
+}
+
+/// `rel` under `dir`, or why not (the error as text): [`Folder::resolve`] for a workload
+/// file's fields.
 pub fn inside(dir: &Path, rel: &str, what: &str) -> Result<PathBuf, String> {
-    let shown = if dir.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        dir
-    };
-    let out = |how: &str| {
-        format!(
-            "{what}: {rel:?} {how} the workload's folder {}; keep the workload's files in it \
-             (or give a file outside with --file)",
-            shown.display()
-        )
+    Folder::of(dir)
+        .resolve(dir, rel, what)
+        .map_err(|e| e.to_string())
+}
+
+/// Whether `path`, read without following links, stays under `dir` (both as given).
+fn lexically_inside(dir: &Path, path: &Path) -> bool {
+    let rel = match path.strip_prefix(dir) {
+        Ok(r) => r,
+        Err(_) => return false,
     };
     let mut depth = 0usize;
-    for c in Path::new(rel).components() {
+    for c in rel.components() {
         match c {
             Component::Normal(_) => depth += 1,
             Component::CurDir => {}
             Component::ParentDir if depth > 0 => depth -= 1,
-            Component::ParentDir => return Err(out("leads out of")),
-            Component::RootDir | Component::Prefix(_) => return Err(out("is not inside")),
+            _ => return false,
         }
     }
-    let path = dir.join(rel);
-    // A link inside the folder may still point out of it: compare the real locations.
-    if let (Ok(real), Ok(root)) = (path.canonicalize(), shown.canonicalize()) {
-        if !real.starts_with(&root) {
-            return Err(out("is a link out of"));
+    true
+}
+
+/// The real location of `path`: its longest existing ancestor with links resolved, then the
+/// rest (which does not exist yet) read lexically.
+pub fn real_location(path: &Path) -> PathBuf {
+    let absolute = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .unwrap_or_else(|_| PathBuf::from("/"))
+            .join(path)
+    };
+    let mut existing = absolute.as_path();
+    let mut rest: Vec<Component> = Vec::new();
+    loop {
+        if let Ok(real) = existing.canonicalize() {
+            let mut out = real;
+            for c in rest.iter().rev() {
+                match c {
+                    Component::ParentDir => {
+                        out.pop();
+                    }
+                    Component::Normal(n) => out.push(n),
+                    _ => {}
+                }
+            }
+            return out;
+        }
+        match (existing.parent(), existing.components().next_back()) {
+            (Some(parent), Some(last)) => {
+                rest.push(last);
+                existing = parent;
+            }
+            _ => return absolute,
         }
     }
-    Ok(path)
 }
 
 #[cfg(test)]
@@ -56,12 +203,50 @@ mod tests {
         );
         assert!(inside(d, "data/../data/a.ndjson", "f").is_ok());
         assert!(inside(d, "not-yet.ndjson", "f").is_ok());
-        for rel in ["../../../../etc/passwd", "data/../../x", "/etc/passwd"] {
+        assert!(inside(d, "not/yet/../x.ndjson", "f").is_ok());
+        for rel in [
+            "../../../../etc/passwd",
+            "data/../../x",
+            "/etc/passwd",
+            "nope/../../x",
+        ] {
             let e = inside(d, rel, "corpus.files").unwrap_err();
             assert!(e.starts_with("corpus.files: ") && e.contains(rel), "{e}");
+            assert!(e.contains(RULE), "{e}");
         }
         std::os::unix::fs::symlink("/etc", d.join("etc")).unwrap();
         let e = inside(d, "etc/passwd", "corpus.files").unwrap_err();
         assert!(e.contains("is a link out of"), "{e}");
+        // A link to a file inside is the folder's own file.
+        std::os::unix::fs::symlink(d.join("data/a.ndjson"), d.join("b.ndjson")).unwrap();
+        assert!(inside(d, "b.ndjson", "f").is_ok());
+    }
+
+    #[test]
+    fn a_track_may_read_common_operations_beside_it_and_nothing_else_above() {
+        let outer = tempfile::tempdir().unwrap();
+        let o = outer.path();
+        for d in ["w/nyc", "w/common_operations", "w/other", "elsewhere"] {
+            std::fs::create_dir_all(o.join(d)).unwrap();
+        }
+        std::fs::write(o.join("w/common_operations/setup.json"), "{}").unwrap();
+        std::fs::write(o.join("w/other/x.json"), "{}").unwrap();
+        std::fs::write(o.join("w/secret.json"), "{}").unwrap();
+        let f = Folder::of_track(&o.join("w/nyc/workload.json"));
+        let base = o.join("w/nyc");
+        assert!(f
+            .resolve(&base, "../common_operations/setup.json", "collect")
+            .is_ok());
+        for name in ["../other/x.json", "../secret.json", "../../elsewhere"] {
+            let e = f.resolve(&base, name, "collect").unwrap_err();
+            assert_eq!(e.how, "leads out of", "{e}");
+        }
+        // A common_operations that is a link out is not the exception.
+        std::fs::remove_dir_all(o.join("w/common_operations")).unwrap();
+        std::os::unix::fs::symlink(o.join("elsewhere"), o.join("w/common_operations")).unwrap();
+        std::fs::write(o.join("elsewhere/setup.json"), "{}").unwrap();
+        assert!(f
+            .resolve(&base, "../common_operations/setup.json", "collect")
+            .is_err());
     }
 }

@@ -45,6 +45,31 @@ fn a_run_that_cannot_be_deployed_is_refused_naming_why() {
         ]),
         "--url carries credentials",
     );
+    // A password holding `/`, `#`, `?` or `,` is user info to the client: refused too, in
+    // every form of the flag and for ssh as for Kubernetes, and never shown.
+    for bad in [
+        "https://elastic:hunt/er2@es.example:9200",
+        "https://elastic:hu#nt/er?2@es.example:9200",
+        "http://es.example:9200,https://elastic:hunt/er2@es2.example:9200",
+        "https://elastic:hunt,er2@es.example:9200",
+    ] {
+        let inline = format!("--url={bad}");
+        for out in [
+            k8s(&["run", "logs", "--url", bad]),
+            k8s(&["ingest", "logs", &inline]),
+            deploy(
+                dir.path(),
+                &["ssh", "--hosts", "a,b", "--", "run", "logs", "--url", bad],
+            ),
+        ] {
+            refused(&out, "--url carries credentials");
+            let streams = common::streams(&out);
+            assert!(
+                !streams.contains("hunt") && !streams.contains("er2@"),
+                "{streams}"
+            );
+        }
+    }
     refused(
         &k8s(&["run", "logs", "--url", url, "--part", "1/2"]),
         "set by the deployment",
@@ -169,6 +194,36 @@ fn a_tracks_folder_travels_in_the_config_map_and_reads_whole_where_the_pod_finds
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", common::streams(&out));
+    // A link in the track's folder to a file (or a folder) outside it is refused: its bytes
+    // would be copied into the ConfigMap.
+    std::fs::write(dir.path().join("secret.txt"), "hunter2").unwrap();
+    for (link, to) in [
+        ("operations/leak.json", dir.path().join("secret.txt")),
+        ("etc", std::path::PathBuf::from("/etc")),
+    ] {
+        std::os::unix::fs::symlink(&to, track_dir.join(link)).unwrap();
+        let out = deploy(
+            dir.path(),
+            &[
+                "kubernetes",
+                "--parts",
+                "2",
+                "--out",
+                "m2.json",
+                "--",
+                "run",
+                "--workload-file",
+                "mytrack/track.json",
+                "--url",
+                "http://es.example:9200",
+            ],
+        );
+        refused(&out, link);
+        refused(&out, searchbench::workload::folder::RULE);
+        assert!(!common::streams(&out).contains("hunter2"));
+        assert!(!dir.path().join("m2.json").exists());
+        std::fs::remove_file(track_dir.join(link)).unwrap();
+    }
 }
 
 #[test]

@@ -15,6 +15,7 @@ mod corpus_cli;
 mod corpus_generators;
 mod deploy;
 mod engine_stop;
+mod hostile_tracks;
 mod lifecycle;
 mod profile_usage;
 mod query_faults;

@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 
 use minijinja::{Environment, ErrorKind, UndefinedBehavior, Value};
 
+use crate::workload::folder::{Folder, Outside};
+
 use crate::corpus::text::{civil_from_days, days_from_civil};
 
 /// The macros both tools put under `rally.helpers` (Rally) and `benchmark.helpers` (OSB),
@@ -43,45 +45,8 @@ pub enum TemplateError {
     },
     #[error("{}: track parameter(s) the track does not use: {}", file.display(), names.join(", "))]
     UnusedParams { file: PathBuf, names: Vec<String> },
-    #[error("{}: outside {}, the track's folder and the one holding it; not read (a track \
-             from elsewhere must not read this machine's files into what it sends)", file.display(), root.display())]
-    Outside { file: PathBuf, root: PathBuf },
-}
-
-/// Where a track's files may be: its folder and the folder holding it (opensearch-benchmark's
-/// workloads include `../common_operations`), by their real locations, links resolved.
-#[derive(Clone)]
-struct Bound {
-    root: PathBuf,
-}
-
-impl Bound {
-    fn of(track: &Path) -> Result<Bound, TemplateError> {
-        let real = std::fs::canonicalize(track).map_err(|e| TemplateError::Read {
-            file: track.to_path_buf(),
-            why: e.to_string(),
-        })?;
-        let dir = real.parent().unwrap_or(Path::new("/"));
-        Ok(Bound {
-            root: dir.parent().unwrap_or(dir).to_path_buf(),
-        })
-    }
-
-    /// The real location of `file`, when it is inside.
-    fn check(&self, file: &Path) -> Result<PathBuf, TemplateError> {
-        let real = std::fs::canonicalize(file).map_err(|e| TemplateError::Read {
-            file: file.to_path_buf(),
-            why: e.to_string(),
-        })?;
-        if real.starts_with(&self.root) {
-            Ok(real)
-        } else {
-            Err(TemplateError::Outside {
-                file: file.to_path_buf(),
-                root: self.root.clone(),
-            })
-        }
-    }
+    #[error(transparent)]
+    Outside(#[from] Outside),
 }
 
 /// The track at `path` rendered with `params`: its JSON text, as the tools would send it on.
@@ -110,7 +75,7 @@ pub struct Renderer<'p> {
     params: &'p TrackParams,
     used: std::collections::BTreeSet<String>,
     /// Where the track's files may be: set by the first file rendered, the track itself.
-    bound: Option<Bound>,
+    bound: Option<Folder>,
     /// The templates' `now`, unix seconds: the clock's when `None`.
     pub now_unix: Option<f64>,
 }
@@ -149,7 +114,7 @@ impl<'p> Renderer<'p> {
         let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
         let bound = match &self.bound {
             Some(b) => b.clone(),
-            None => self.bound.insert(Bound::of(path)?).clone(),
+            None => self.bound.insert(Folder::of_track(path)).clone(),
         };
         let mut chain = Vec::new();
         let assembled = assemble(path, &bound, &mut chain)?;
@@ -161,16 +126,13 @@ impl<'p> Renderer<'p> {
         // name, track.json, minijinja would escape strings as JSON).
         env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
         let root = dir.clone();
+        let glob_bound = bound.clone();
         env.set_loader(move |name| match name {
             "rally.helpers" | "benchmark.helpers" => Ok(Some(HELPERS.to_string())),
             other => {
-                let file = root.join(other);
-                if let Err(e) = bound.check(&file) {
-                    return Err(minijinja::Error::new(
-                        ErrorKind::InvalidOperation,
-                        e.to_string(),
-                    ));
-                }
+                let file = bound.resolve(&root, other, "include").map_err(|e| {
+                    minijinja::Error::new(ErrorKind::InvalidOperation, e.to_string())
+                })?;
                 match std::fs::read_to_string(&file) {
                     Ok(text) => Ok(Some(text)),
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
@@ -182,9 +144,13 @@ impl<'p> Renderer<'p> {
             }
         });
         let glob_dir = dir.clone();
-        env.add_function("glob", move |pattern: String| -> Vec<String> {
-            relative_glob(&glob_dir, &pattern)
-        });
+        env.add_function(
+            "glob",
+            move |pattern: String| -> Result<Vec<String>, minijinja::Error> {
+                relative_glob(&glob_bound, &glob_dir, &pattern)
+                    .map_err(|e| minijinja::Error::new(ErrorKind::InvalidOperation, e.to_string()))
+            },
+        );
         env.add_filter("days_ago", days_ago);
         env.add_filter("get_start_date", get_start_date);
         env.add_filter("get_end_date", get_end_date);
@@ -236,8 +202,12 @@ fn template_error(path: &Path, e: &minijinja::Error) -> TemplateError {
 /// The tools' textual assembly: each `collect(parts="...")` expression replaced by the files
 /// it names (sorted), each assembled from its own folder, joined by commas. `chain` holds the
 /// files being assembled, so that a file that includes itself is a cycle, not a stack overflow.
-fn assemble(file: &Path, bound: &Bound, chain: &mut Vec<PathBuf>) -> Result<String, TemplateError> {
-    let canonical = bound.check(file)?;
+fn assemble(
+    file: &Path,
+    bound: &Folder,
+    chain: &mut Vec<PathBuf>,
+) -> Result<String, TemplateError> {
+    let canonical = bound.check(file, "a file of the track")?;
     if chain.contains(&canonical) {
         let mut cycle = chain.clone();
         cycle.push(canonical);
@@ -260,7 +230,7 @@ fn assemble(file: &Path, bound: &Bound, chain: &mut Vec<PathBuf>) -> Result<Stri
         match collected(expr) {
             Some(pattern) => {
                 let mut parts = Vec::new();
-                for part in relative_glob(&dir, pattern) {
+                for part in relative_glob(bound, &dir, pattern)? {
                     parts.push(assemble(&dir.join(part), bound, chain)?);
                 }
                 out.push_str(&parts.join(",\n"));
@@ -288,14 +258,16 @@ fn collected(expr: &str) -> Option<&str> {
 }
 
 /// Files under `dir` matching `pattern` (a `*` or `?` in its last part), relative to `dir`,
-/// sorted: the tools' `glob`, in an order that does not depend on the file system.
-fn relative_glob(dir: &Path, pattern: &str) -> Vec<String> {
+/// sorted: the tools' `glob`, in an order that does not depend on the file system. The folder
+/// it lists is held to the track's bound: a pattern cannot list this machine's folders.
+fn relative_glob(bound: &Folder, dir: &Path, pattern: &str) -> Result<Vec<String>, Outside> {
     let (folder, name) = match pattern.rsplit_once('/') {
         Some((f, n)) => (f, n),
         None => ("", pattern),
     };
-    let Ok(entries) = std::fs::read_dir(dir.join(folder)) else {
-        return Vec::new();
+    let listed = bound.resolve(dir, if folder.is_empty() { "." } else { folder }, "glob")?;
+    let Ok(entries) = std::fs::read_dir(listed) else {
+        return Ok(Vec::new());
     };
     let mut found: Vec<String> = entries
         .flatten()
@@ -310,7 +282,7 @@ fn relative_glob(dir: &Path, pattern: &str) -> Vec<String> {
         })
         .collect();
     found.sort();
-    found
+    Ok(found)
 }
 
 /// Rally's `days_ago` filter: whole days from `start` to `end`, each a unix timestamp (as the
@@ -606,41 +578,67 @@ mod tests {
     }
 
     #[test]
-    fn a_part_outside_the_track_and_its_parent_folder_is_not_read() {
+    fn a_part_outside_the_track_and_its_common_operations_is_not_read() {
         let outer = tempfile::tempdir().unwrap();
         std::fs::write(outer.path().join("secret.json"), r#""secret""#).unwrap();
         let holder = outer.path().join("workloads");
         let files: &[(&str, &str)] = &[
-            (
-                "nyc/workload.json",
-                r#"{"ok": [{{ benchmark.collect(parts="../common/*.json") }}], "not": [{{ benchmark.collect(parts="../../*.json") }}]}"#,
-            ),
-            ("common/op.json", r#"{"name": "op"}"#),
+            ("nyc/workload.json", "{}"),
+            ("common_operations/op.json", r#"{"name": "op"}"#),
+            ("other/op.json", r#"{"name": "other"}"#),
+            ("secret.json", r#""one above""#),
         ];
         for (name, text) in files {
             let path = holder.join(name);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, text).unwrap();
         }
-        let err = render_file(&holder.join("nyc/workload.json"), &TrackParams::new()).unwrap_err();
-        assert!(matches!(err, TemplateError::Outside { .. }), "{err}");
-        assert!(err.to_string().contains("secret.json"), "{err}");
-        // The folder holding the track's is read (opensearch-benchmark's common_operations).
+        let track = holder.join("nyc/workload.json");
+        let refused = |text: &str, name: &str| {
+            std::fs::write(&track, text).unwrap();
+            let err = render_file(&track, &TrackParams::new()).unwrap_err();
+            let shown = err.to_string();
+            assert!(
+                shown.contains(name) && shown.contains(crate::workload::folder::RULE),
+                "{text}: {shown}"
+            );
+        };
+        // collect, include, glob and a link: each is held to the one rule.
+        refused(
+            r#"{"not": [{{ benchmark.collect(parts="../../*.json") }}]}"#,
+            "../..",
+        );
+        refused(
+            r#"{"not": [{{ benchmark.collect(parts="../other/*.json") }}]}"#,
+            "../other",
+        );
+        refused(
+            r#"{"not": [{{ benchmark.collect(parts="../*.json") }}]}"#,
+            "..",
+        );
+        refused(r#"{"x": {% include "../../secret.json" %}}"#, "secret.json");
+        refused(r#"{"x": {% include "../secret.json" %}}"#, "secret.json");
+        refused(r#"{"x": {% include "/etc/hostname" %}}"#, "/etc/hostname");
+        refused(r#"{"x": {{ glob("/etc/*") | tojson }}}"#, "/etc");
+        refused(r#"{"x": {{ glob("../../*") | tojson }}}"#, "../..");
+        std::os::unix::fs::symlink(outer.path().join("secret.json"), holder.join("nyc/s.json"))
+            .unwrap();
+        refused(
+            r#"{"x": [{{ benchmark.collect(parts="s.json") }}]}"#,
+            "s.json",
+        );
+        refused(r#"{"x": {% include "s.json" %}}"#, "s.json");
+        // The folder common_operations beside the track's is read (opensearch-benchmark's).
         std::fs::write(
-            holder.join("nyc/workload.json"),
-            r#"{"ok": [{{ benchmark.collect(parts="../common/*.json") }}]}"#,
+            &track,
+            r#"{"ok": [{{ benchmark.collect(parts="../common_operations/*.json") }}], "g": {{ glob("../common_operations/*.json") | tojson }}}"#,
         )
         .unwrap();
-        let v = rendered_json(&holder.join("nyc/workload.json"), &TrackParams::new());
-        assert_eq!(v, json!({"ok": [{"name": "op"}]}));
-        // An include by name is held to the same bound.
-        std::fs::write(
-            holder.join("nyc/workload.json"),
-            r#"{"x": {% include "../../secret.json" %}}"#,
-        )
-        .unwrap();
-        let err = render_file(&holder.join("nyc/workload.json"), &TrackParams::new()).unwrap_err();
-        assert!(err.to_string().contains("outside"), "{err}");
+        let v = rendered_json(&track, &TrackParams::new());
+        assert_eq!(
+            v,
+            json!({"ok": [{"name": "op"}], "g": ["../common_operations/op.json"]})
+        );
     }
 
     #[test]
