@@ -51,6 +51,24 @@ impl Part {
     }
 }
 
+impl Part {
+    /// This part's share of `total` clients (or search clients), when every part gets at
+    /// least one. Judged from the whole, not from this part's share, so that every part of a
+    /// group reaches the same decision: with 2 clients in 3 parts, each refuses (part 1 alone
+    /// would get none, and the others would load a run that can never be whole).
+    pub fn clients(&self, total: u64, flag: &str) -> Result<u64, String> {
+        if total < u64::from(self.of) {
+            return Err(format!(
+                "--part {self}: {flag} {total} is fewer than the {} parts: every part needs at \
+                 least one (each part of the group refuses alike)",
+                self.of
+            ));
+        }
+        let (from, to) = self.share(total);
+        Ok(to - from)
+    }
+}
+
 impl From<Part> for String {
     fn from(p: Part) -> String {
         p.to_string()
@@ -166,6 +184,19 @@ mod tests {
             let e = Part::parse(bad).unwrap_err();
             assert!(e.contains("write I/N"), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn every_part_reaches_the_same_decision_on_too_few_clients() {
+        for index in 1..=3 {
+            let part = Part { index, of: 3 };
+            let e = part.clients(2, "--clients").unwrap_err();
+            assert!(e.contains("--clients 2 is fewer than the 3 parts"), "{e}");
+        }
+        let shares: Vec<u64> = (1..=3)
+            .map(|index| Part { index, of: 3 }.clients(5, "--clients").unwrap())
+            .collect();
+        assert_eq!(shares, [1, 2, 2]);
     }
 
     #[test]

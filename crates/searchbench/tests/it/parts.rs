@@ -192,21 +192,6 @@ fn a_part_that_cannot_be_split_is_refused_before_it_starts() {
                 "--docs",
                 "100",
                 "--part",
-                "1/3",
-                "--group",
-                "g",
-                "--clients",
-                "2",
-            ],
-            "gives this part no client",
-        ),
-        (
-            vec![
-                "ingest",
-                "logs",
-                "--docs",
-                "100",
-                "--part",
                 "1/2",
                 "--group",
                 "g",
@@ -233,6 +218,29 @@ fn a_part_that_cannot_be_split_is_refused_before_it_starts() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.contains(says), "{args:?}: {err}");
+    }
+    // Every part of the group reaches the same decision (part 1 alone refused before).
+    for part in ["1/3", "2/3", "3/3"] {
+        let out = common::run(&[
+            "ingest",
+            "logs",
+            "--docs",
+            "100",
+            "--part",
+            part,
+            "--group",
+            "g",
+            "--clients",
+            "2",
+            "--url",
+            &url,
+        ]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{part}: {err}");
+        assert!(
+            err.contains("--clients 2 is fewer than the 3 parts"),
+            "{part}: {err}"
+        );
     }
 }
 

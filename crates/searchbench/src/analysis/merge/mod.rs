@@ -114,9 +114,6 @@ pub struct Merged {
     /// Derived from the group and its parts: the same parts give the same id.
     pub id: RunId,
     pub run: WholeRun,
-    /// Parts stored again under the same index (a part run twice): the newest complete one
-    /// was merged.
-    pub superseded: Vec<RunId>,
 }
 
 impl Merged {
@@ -199,6 +196,52 @@ fn whole_corpus(described: &str) -> String {
     }
 }
 
+/// Settings a part holds as its own: which part it is, its share of the clients and rate
+/// (checked apart), the address it reached the cluster by, its corpus's description (which
+/// names the part).
+const PER_PART: [&str; 6] = [
+    "part",
+    "clients",
+    "search_clients",
+    "urls",
+    "corpus",
+    "group",
+];
+
+/// The first setting in which two parts' configurations differ, with both values: any key
+/// but [`PER_PART`]'s, the corpus as the whole it is a part of, the clients by more than the
+/// one a division leaves over.
+fn setting_that_differs(a: &Value, b: &Value) -> Option<(String, String, String)> {
+    let empty = serde_json::Map::new();
+    let (a, b) = (
+        a.as_object().unwrap_or(&empty),
+        b.as_object().unwrap_or(&empty),
+    );
+    let keys: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+    let shown = |v: Option<&Value>| v.map_or_else(|| "(not set)".to_string(), Value::to_string);
+    for key in keys {
+        let (x, y) = (a.get(key.as_str()), b.get(key.as_str()));
+        let differs = match key.as_str() {
+            "corpus" => {
+                x.and_then(Value::as_str).map(whole_corpus)
+                    != y.and_then(Value::as_str).map(whole_corpus)
+            }
+            "clients" | "search_clients" => {
+                match (x.and_then(Value::as_u64), y.and_then(Value::as_u64)) {
+                    (Some(m), Some(n)) => m.abs_diff(n) > 1,
+                    _ => x != y,
+                }
+            }
+            k if PER_PART.contains(&k) => false,
+            _ => x != y,
+        };
+        if differs {
+            return Some((key.clone(), shown(x), shown(y)));
+        }
+    }
+    None
+}
+
 /// What says whether a stored merge is current: the parts' ids, states and ends.
 fn fingerprint(parts: &[&RunRow]) -> String {
     let mut keys: Vec<String> = parts
@@ -249,6 +292,14 @@ pub fn merge_parts(
         if p.row.workload != first.row.workload {
             return Err(differs("workload", &p.row.workload, &first.row.workload));
         }
+        if let Some((key, a, b)) = setting_that_differs(&first.row.config, &p.row.config) {
+            return Err(mismatch(format!(
+                "run {} (part {}) has {key} {a} and run {} (part {}) {key} {b}: the parts of one \
+                 run share every setting but their part and their share of the clients and \
+                 rate; start them again with one configuration under a new --group",
+                first.row.id, first.part, p.row.id, p.part
+            )));
+        }
     }
     if !matches!(
         first.row.kind.as_str(),
@@ -260,19 +311,28 @@ pub fn merge_parts(
         )));
     }
     let fingerprint = fingerprint(&parts.iter().map(|p| &p.row).collect::<Vec<_>>());
-    // One run per part index: the complete one, else the newest.
+    // One run per part index. A part run twice sent its share twice (the index holds what
+    // both sent, whichever ended well): no choice of one of them reconciles, so none is made.
     let mut by_index: BTreeMap<u32, Vec<&PartRun>> = BTreeMap::new();
     for p in &parts {
         by_index.entry(p.part.index).or_default().push(p);
     }
     let mut chosen: Vec<&PartRun> = Vec::new();
-    let mut superseded = Vec::new();
-    for runs in by_index.values_mut() {
-        runs.sort_by_key(|p| (p.row.state == State::Complete, p.row.started_unix));
-        if let Some(best) = runs.pop() {
-            chosen.push(best);
+    for (index, runs) in &by_index {
+        if runs.len() > 1 {
+            let ids: Vec<String> = runs
+                .iter()
+                .map(|p| format!("{} ({})", p.row.id, p.row.state.name()))
+                .collect();
+            return Err(mismatch(format!(
+                "part {index}/{of} was run {} times (runs {}): each sent its share to the \
+                 cluster, so no merge of one of them is the run; a part runs once in a group \
+                 (start the group again under a new --group)",
+                runs.len(),
+                ids.join(", ")
+            )));
         }
-        superseded.extend(runs.iter().map(|p| p.row.id.clone()));
+        chosen.extend(runs.iter().copied());
     }
     let missing: Vec<u32> = (1..=of).filter(|i| !by_index.contains_key(i)).collect();
     let merged = match first.row.kind.as_str() {
@@ -314,14 +374,6 @@ pub fn merge_parts(
         parts_block.insert("state".into(), state.name().into());
         parts_block.insert("why".into(), why.clone().into());
         parts_block.insert("missing".into(), missing.clone().into());
-        parts_block.insert(
-            "superseded".into(),
-            superseded
-                .iter()
-                .map(|id: &RunId| id.0.clone())
-                .collect::<Vec<_>>()
-                .into(),
-        );
         parts_block.insert("fingerprint".into(), fingerprint.clone().into());
     }
     // The tags every part has, and the group's.
@@ -354,11 +406,7 @@ pub fn merge_parts(
         "{:08x}",
         crate::rng::fnv1a([group.as_bytes(), fingerprint.as_bytes()]) as u32
     );
-    Ok(Merged {
-        id: RunId(id),
-        run,
-        superseded,
-    })
+    Ok(Merged { id: RunId(id), run })
 }
 
 /// A `run`'s parts: their loads merged as an ingest's, their query phases (the result's

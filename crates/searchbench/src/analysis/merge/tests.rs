@@ -252,18 +252,52 @@ fn a_failed_part_fails_the_group_and_a_count_that_disagrees_fails_it() {
 }
 
 #[test]
-fn a_part_run_twice_is_merged_once_the_complete_run_winning() {
+fn a_part_run_twice_is_refused_whichever_run_ended_well() {
+    // Before: the complete run was merged and the group called complete and reconciled,
+    // though the index held what the other run had sent too.
+    for state in [State::Failed, State::Complete] {
+        let mut whole = Recorder::with_warmup(Duration::ZERO);
+        let mut parts = three(&mut whole);
+        let mut again = parts[0].clone();
+        again.row.id = RunId("0000000f".into());
+        again.row.state = state;
+        again.row.started_unix += 100;
+        parts.push(again);
+        let e = merge_parts("g1", parts, None).unwrap_err();
+        assert!(e.is_usage());
+        let e = e.to_string();
+        assert!(
+            e.contains("part 1/3 was run 2 times") && e.contains("0000000f"),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn parts_of_different_configurations_are_refused_naming_the_setting() {
+    for (key, value) in [
+        ("bulk_docs", json!(500)),
+        ("clients", json!(8)),
+        ("seed", json!(2)),
+    ] {
+        let mut whole = Recorder::with_warmup(Duration::ZERO);
+        let mut parts = three(&mut whole);
+        parts[2].row.config[key] = value.clone();
+        let e = merge_parts("g1", parts, None).unwrap_err();
+        assert!(e.is_usage());
+        let e = e.to_string();
+        assert!(
+            e.contains(&format!("{key} {value}")) && e.contains("part 3/3"),
+            "{e}"
+        );
+    }
+    // A share of the clients one larger (5 clients over 3 parts: 1, 2, 2), another address
+    // of the cluster, the part's own corpus description: one configuration still.
     let mut whole = Recorder::with_warmup(Duration::ZERO);
     let mut parts = three(&mut whole);
-    let mut failed = parts[0].clone();
-    failed.row.id = RunId("0000000f".into());
-    failed.row.state = State::Failed;
-    failed.row.started_unix += 100;
-    parts.push(failed);
-    let m = merge_parts("g1", parts, None).unwrap();
-    assert_eq!(m.run.state, State::Complete);
-    assert_eq!(m.superseded, vec![RunId("0000000f".into())]);
-    assert_eq!(m.run.result.unwrap()["counts"]["indexed"], 64_000);
+    parts[1].row.config["clients"] = json!(3);
+    parts[1].row.config["urls"] = json!(["http://10.0.0.2:9200"]);
+    assert!(merge_parts("g1", parts, None).is_ok());
 }
 
 #[test]

@@ -119,15 +119,9 @@ impl PartArgs {
                     .into(),
             ));
         }
-        let (from, to) = part.share(load.driver.clients as u64);
-        let clients = (to - from) as usize;
-        if clients == 0 {
-            return Err(usage(format!(
-                "--part {part}: --clients {} gives this part no client; use at least one client \
-                 per part",
-                load.driver.clients
-            )));
-        }
+        let clients = part
+            .clients(load.driver.clients as u64, "--clients")
+            .map_err(usage)? as usize;
         // Plain NDJSON files were cut by bytes when the job was made: nothing to count.
         if let Some(share) = job.byte_share {
             load.driver.clients = clients;
@@ -203,15 +197,9 @@ impl PartArgs {
                     .into(),
             ));
         }
-        let (from, to) = part.share(options.clients as u64);
-        let clients = (to - from) as usize;
-        if clients == 0 {
-            return Err(usage(format!(
-                "--part {part}: --search-clients {} gives this part no search client; use at \
-                 least one per part",
-                options.clients
-            )));
-        }
+        let clients = part
+            .clients(options.clients as u64, "--search-clients")
+            .map_err(usage)? as usize;
         options.clients = clients;
         options.rate = options.rate.map(|r| r / f64::from(part.of));
         options.part = part;

@@ -92,26 +92,16 @@ fn spec(kind: Scenario, args: &RunArgs) -> Result<ScenarioSpec, CliError> {
 /// of the field-caps clients and requests (the indices and the logs are cut by the session,
 /// which knows the whole).
 fn for_part(spec: &mut ScenarioSpec, part: Part, group: &str) -> Result<(), CliError> {
-    let share = |n: u64| {
-        let (from, to) = part.share(n);
+    let clients = part
+        .clients(spec.clients as u64, "--clients")
+        .map_err(|e| usage(&e))?;
+    let search_clients = if spec.scenario == Scenario::ManyShards {
+        part.clients(spec.search_clients as u64, "--search-clients")
+            .map_err(|e| usage(&e))?
+    } else {
+        let (from, to) = part.share(spec.search_clients as u64);
         to - from
     };
-    let clients = share(spec.clients as u64);
-    if clients == 0 {
-        return Err(usage(&format!(
-            "--part {part}: --clients {} gives this part no client; use at least one client per \
-             part",
-            spec.clients
-        )));
-    }
-    let search_clients = share(spec.search_clients as u64);
-    if spec.scenario == Scenario::ManyShards && search_clients == 0 {
-        return Err(usage(&format!(
-            "--part {part}: --search-clients {} gives this part no search client; use at least \
-             one per part",
-            spec.search_clients
-        )));
-    }
     // The field-caps requests go with the clients: part I sends those of its clients.
     let (c0, c1) = part.share(spec.field_caps_clients as u64);
     let at = |c: u64| spec.field_caps_requests * c / spec.field_caps_clients.max(1) as u64;
