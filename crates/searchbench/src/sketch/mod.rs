@@ -82,13 +82,24 @@ impl Batch {
             }
         }
         for (column, values) in self.fields() {
-            if let Some(row) = values.iter().position(|v| !v.is_finite()) {
-                return Err(SketchError::NotFinite {
+            // As kept (a 32-bit float), finite and not negative: what the sketch can hold.
+            let kept = |v: &f64| {
+                let f = *v as f32;
+                f.is_finite() && f >= 0.0
+            };
+            if let Some(row) = values.iter().position(|v| !kept(v)) {
+                return Err(SketchError::OutOfRange {
                     column,
                     row,
-                    value: values[row].to_string(),
+                    value: format!("{:e}", values[row]),
                 });
             }
+        }
+        if let Some(row) = self.node.iter().position(|n| n.len() > MAX_NODE_BYTES) {
+            return Err(SketchError::NodeName {
+                row,
+                len: self.node[row].len(),
+            });
         }
         Ok(())
     }
@@ -108,13 +119,39 @@ pub enum SketchError {
         len: usize,
         rows: usize,
     },
-    #[error("column {column:?}, row {row}: {value} is not a finite number")]
-    NotFinite {
+    #[error(
+        "column {column:?}, row {row}: {value} is not a number from 0 to {:e} (a 32-bit float, \
+         as the engine's `float` field keeps it)",
+        f32::MAX
+    )]
+    OutOfRange {
         column: &'static str,
         row: usize,
         value: String,
     },
+    #[error("column \"node\", row {row}: a node name of {len} bytes; at most {MAX_NODE_BYTES}")]
+    NodeName { row: usize, len: usize },
+    #[error(
+        "the batch would make {would} (epoch, node) partitions; the store keeps at most \
+         {bound} (none of the batch was kept)"
+    )]
+    Full { would: usize, bound: usize },
 }
+
+impl SketchError {
+    /// The store is full: the batch was fine, the store's bound is reached.
+    pub fn is_full(&self) -> bool {
+        matches!(self, SketchError::Full { .. })
+    }
+}
+
+/// The most (epoch, node) partitions a store keeps: each costs its key and three sketches
+/// (a few KiB at most), so a client sending distinct keys without end cannot grow it past a
+/// few GiB. Field note 002's size is 30 nodes × some thousands of epochs.
+pub const MAX_PARTITIONS: usize = 1_000_000;
+
+/// The longest node name a row may carry.
+pub const MAX_NODE_BYTES: usize = 256;
 
 /// One field of one (epoch, node).
 #[derive(Clone)]
@@ -152,6 +189,8 @@ pub struct Answer {
 pub struct SketchStore {
     config: Config,
     partitions: HashMap<(u64, String), Partition>,
+    /// The most partitions it keeps ([`MAX_PARTITIONS`] unless told).
+    bound: usize,
 }
 
 impl Default for SketchStore {
@@ -162,15 +201,39 @@ impl Default for SketchStore {
 
 impl SketchStore {
     pub fn new() -> Self {
+        SketchStore::bounded(MAX_PARTITIONS)
+    }
+
+    /// A store that keeps at most `bound` partitions.
+    pub fn bounded(bound: usize) -> Self {
         SketchStore {
             config: Config::new(RELATIVE_ERROR, MAX_BINS, MIN_VALUE),
             partitions: HashMap::new(),
+            bound,
         }
     }
 
     /// Adds a batch (all of it, or none when it is not valid); returns the rows inserted.
     pub fn insert(&mut self, batch: &Batch) -> Result<usize, SketchError> {
         batch.validate()?;
+        // The bound is judged before anything changes: a batch is kept whole or not at all.
+        // Counted only near it (a batch adds at most one partition a row).
+        if self.partitions.len() + batch.len() > self.bound {
+            let mut new: std::collections::HashSet<(u64, &str)> = Default::default();
+            for row in 0..batch.len() {
+                let key = (batch.epoch[row], batch.node[row].as_str());
+                if !self.partitions.contains_key(&(key.0, key.1.to_string())) {
+                    new.insert(key);
+                }
+            }
+            let would = self.partitions.len() + new.len();
+            if would > self.bound {
+                return Err(SketchError::Full {
+                    would,
+                    bound: self.bound,
+                });
+            }
+        }
         let config = self.config;
         let fresh = || Partition {
             count: 0,

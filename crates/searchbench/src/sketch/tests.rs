@@ -113,7 +113,7 @@ fn a_bad_batch_is_refused_whole_naming_its_column_and_row() {
     let e = store.insert(&nan).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "column \"net\", row 1: NaN is not a finite number"
+        "column \"net\", row 1: NaN is not a number from 0 to 3.4028235e38 (a 32-bit float, as the engine's `float` field keeps it)"
     );
     // Nothing of either was kept.
     assert_eq!(store.rows(), 0);
@@ -184,6 +184,30 @@ async fn the_server_answers_as_the_store_does() {
     assert!(v["error"].as_str().unwrap().contains("\"node\""), "{v}");
     let r = post("/insert", "{not json".to_string()).await.unwrap();
     assert_eq!(r.status(), 400);
+    // A value beyond a 32-bit float's range (it panicked the handler, answered nothing and
+    // kept the rows before it), a negative one, and a node name without end: refused whole.
+    for (bad, says) in [
+        (
+            r#"{"epoch":[7,7],"node":["N001","N001"],"task":["T","T"],"cpu":[1,1e39],"mem":[1,1],"net":[1,1]}"#.to_string(),
+            "column \"cpu\", row 1: 1e39",
+        ),
+        (
+            r#"{"epoch":[7],"node":["N001"],"task":["T"],"cpu":[1],"mem":[-3],"net":[1]}"#.to_string(),
+            "column \"mem\", row 0: -3e0",
+        ),
+        (
+            format!(
+                r#"{{"epoch":[7],"node":["{}"],"task":["T"],"cpu":[1],"mem":[1],"net":[1]}}"#,
+                "n".repeat(10_000)
+            ),
+            "a node name of 10000 bytes",
+        ),
+    ] {
+        let r = post("/insert", bad).await.unwrap();
+        assert_eq!(r.status(), 400);
+        let v: serde_json::Value = r.json().await.unwrap();
+        assert!(v["error"].as_str().unwrap().contains(says), "{v}");
+    }
     let r = post(
         "/query",
         serde_json::json!({"epoch": 99, "node": "N001"}).to_string(),
@@ -228,4 +252,32 @@ fn same(a: &Answer, b: &Answer) {
             );
         }
     }
+}
+
+/// Distinct (epoch, node) keys without end: the store stops at its bound, refusing the batch
+/// that would pass it whole, naming the bound.
+#[test]
+fn the_store_is_bounded_in_partitions_and_a_batch_past_it_is_kept_out_whole() {
+    let bound = 1_000;
+    let mut store = SketchStore::bounded(bound);
+    let batch = |from: u64, n: u64| Batch {
+        epoch: (from..from + n).collect(),
+        node: vec!["N001".into(); n as usize],
+        task: vec!["T".into(); n as usize],
+        cpu: vec![1.0; n as usize],
+        mem: vec![1.0; n as usize],
+        net: vec![1.0; n as usize],
+    };
+    let step = 100u64;
+    for k in 0..(bound as u64 / step) {
+        assert_eq!(store.insert(&batch(k * step, step)).unwrap(), step as usize);
+    }
+    let rows = store.rows();
+    // Rows into partitions it has still go in; one new partition is refused, whole.
+    assert_eq!(store.insert(&batch(0, 10)).unwrap(), 10);
+    let e = store.insert(&batch(bound as u64 - 5, 10)).unwrap_err();
+    assert!(e.is_full(), "{e}");
+    assert!(e.to_string().contains("at most 1000"), "{e}");
+    assert_eq!(SketchStore::new().bound, MAX_PARTITIONS);
+    assert_eq!(store.rows(), rows + 10);
 }

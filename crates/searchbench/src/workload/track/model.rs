@@ -499,6 +499,25 @@ fn step(
                 }
                 tasks.push(resolve(t, Some(p), ops, &at)?);
             }
+            // Rally and OSB read a block's `clients` as the clients that run its tasks (the
+            // sum of the tasks' clients when absent); fewer than that sum makes their tasks
+            // share clients, one after another. Here each task has clients of its own: a
+            // block's `clients` of at least the sum is what runs, a smaller one is refused
+            // rather than ignored.
+            if let Some(clients) = p.clients {
+                let sum: u64 = tasks.iter().map(|t| t.clients).fold(0, u64::saturating_add);
+                if clients < sum {
+                    return Err(error(
+                        format!("{at}.parallel.clients"),
+                        format!(
+                            "{clients} is fewer than the {sum} client(s) its tasks ask for: \
+                             Rally and OSB would run its tasks in turn on {clients} client(s), \
+                             which searchbench does not; give each task its clients and leave \
+                             the block's out (or set it to {sum} or more)"
+                        ),
+                    ));
+                }
+            }
             if let Some(by) = p.completed_by.as_deref() {
                 if by != "any" && !tasks.iter().any(|t| t.name == by) {
                     return Err(error(
@@ -521,6 +540,10 @@ fn step(
         )),
     }
 }
+
+/// The longest time period a task may give (a year, in seconds): a benchmark's periods are
+/// minutes or hours, and a clock cannot add one near the largest integer.
+pub const MAX_PERIOD_SECS: u64 = 365 * 86_400;
 
 /// A task with its operation found: by name in `operations`, else a simple operation of that
 /// type (`"refresh"`), or written inline; the parallel block's counts are its defaults.
@@ -557,6 +580,27 @@ fn resolve(
     }
     let own = task;
     let or = |own: Option<u64>, of: fn(&Parallel) -> Option<u64>| own.or(parallel.and_then(of));
+    for (name, period) in [
+        (
+            "warmup-time-period",
+            or(own.warmup_time_period, |c| c.warmup_time_period),
+        ),
+        ("time-period", or(own.time_period, |c| c.time_period)),
+        (
+            "ramp-up-time-period",
+            or(own.ramp_up_time_period, |c| c.ramp_up_time_period),
+        ),
+    ] {
+        if let Some(secs) = period.filter(|s| *s > MAX_PERIOD_SECS) {
+            return Err(error(
+                at,
+                format!(
+                    "{name}: {secs} s is not accepted; use a whole number of seconds up to \
+                     {MAX_PERIOD_SECS} (a year)"
+                ),
+            ));
+        }
+    }
     Ok(Resolved {
         name: task.name.clone().unwrap_or_else(|| operation_name.clone()),
         operation_name,

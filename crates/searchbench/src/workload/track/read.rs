@@ -250,6 +250,25 @@ mod tests {
                 format!("{{\"indices\": [{{\"name\": \"i\"}}], \"data-streams\": [{{\"name\": \"d\"}}], {OPS}, \"schedule\": []}}"),
                 "both indices and data-streams",
             ),
+            // A period near the largest integer panicked the run ("overflow when adding
+            // durations"); negative ones are not whole seconds.
+            (
+                format!("{{{OPS}, \"schedule\": [{{\"operation\": \"q\", \"time-period\": 18446744073709551615}}]}}"),
+                "schedule[0]: time-period: 18446744073709551615 s is not accepted",
+            ),
+            (
+                format!("{{{OPS}, \"schedule\": [{{\"parallel\": {{\"warmup-time-period\": 31536001, \"tasks\": [{{\"operation\": \"q\"}}]}}}}]}}"),
+                "warmup-time-period: 31536001 s is not accepted",
+            ),
+            (
+                format!("{{{OPS}, \"schedule\": [{{\"operation\": \"q\", \"time-period\": -5}}]}}"),
+                "time-period",
+            ),
+            // A block's clients fewer than its tasks' would share clients in Rally and OSB.
+            (
+                format!("{{{OPS}, \"schedule\": [{{\"parallel\": {{\"clients\": 2, \"tasks\": [{{\"operation\": \"q\", \"clients\": 2}}, {{\"operation\": \"load\", \"clients\": 1}}]}}}}]}}"),
+                "schedule[0].parallel.clients: 2 is fewer than the 3 client(s)",
+            ),
         ];
         for (text, says) in cases {
             let err = read_one(&text)
@@ -257,6 +276,9 @@ mod tests {
                 .unwrap_or_else(|| panic!("accepted: {text}"));
             assert!(err.to_string().contains(says), "{err} (wanted {says:?})");
         }
+        // A block's clients of at least its tasks' sum is what runs: accepted.
+        let text = format!("{{{OPS}, \"schedule\": [{{\"parallel\": {{\"clients\": 3, \"time-period\": 31536000, \"tasks\": [{{\"operation\": \"q\", \"clients\": 2}}, {{\"operation\": \"load\"}}]}}}}]}}");
+        assert!(read_one(&text).is_ok(), "{text}");
     }
 
     #[test]

@@ -28,6 +28,15 @@ pub const HELPERS: &str = r#"{% macro collect(parts) -%}
 {%- endmacro %}
 "#;
 
+/// The most a track's file may render to (and be assembled to, its `collect`s included): real
+/// tracks render to a few hundred KiB; a loop without end reaches gigabytes in seconds.
+pub const MAX_RENDER_BYTES: usize = 64 << 20;
+
+/// The most work a render may do, in minijinja's fuel (about one unit an instruction, and one
+/// for every 64 bytes a value holds): real tracks use well under a hundredth of it; a
+/// recursive macro or nested loops without end stop here within a few seconds, not minutes.
+pub const MAX_RENDER_FUEL: u64 = 2_000_000;
+
 /// Track parameters (`--track-params k:v,...` or a JSON file), as globals of the template.
 pub type TrackParams = BTreeMap<String, serde_json::Value>;
 
@@ -117,7 +126,7 @@ impl<'p> Renderer<'p> {
             None => self.bound.insert(Folder::of_track(path)).clone(),
         };
         let mut chain = Vec::new();
-        let assembled = assemble(path, &bound, &mut chain)?;
+        let assembled = assemble(path, &bound, &mut chain, &mut 0)?;
         let mut env = Environment::new();
         env.set_undefined_behavior(UndefinedBehavior::Lenient);
         // Tracks are Jinja2 templates run by Python: `"2.11.0".split('.')` and the like.
@@ -125,6 +134,7 @@ impl<'p> Renderer<'p> {
         // The output is JSON, but written by the template: no escaping of what it writes (by its
         // name, track.json, minijinja would escape strings as JSON).
         env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
+        env.set_fuel(Some(MAX_RENDER_FUEL));
         let root = dir.clone();
         let glob_bound = bound.clone();
         env.set_loader(move |name| match name {
@@ -176,9 +186,62 @@ impl<'p> Renderer<'p> {
                 .into_iter()
                 .filter(|v| params.contains_key(v)),
         );
-        template
-            .render(minijinja::context! {})
-            .map_err(|e| template_error(path, &e))
+        let mut out = Capped::default();
+        let rendered = template
+            .render_captured_to(minijinja::context! {}, &mut out)
+            .map(drop);
+        match rendered {
+            Ok(()) => String::from_utf8(out.bytes).map_err(|e| TemplateError::Template {
+                file: path.to_path_buf(),
+                line: None,
+                why: format!("renders to text that is not UTF-8: {e}"),
+            }),
+            Err(_) if out.over => Err(too_large(path)),
+            Err(e) if e.kind() == ErrorKind::OutOfFuel => Err(TemplateError::Template {
+                file: path.to_path_buf(),
+                line: e.line(),
+                why: format!(
+                    "the render did not end within {MAX_RENDER_FUEL} steps (a loop or a \
+                     recursion without end?); real tracks take far fewer"
+                ),
+            }),
+            Err(e) => Err(template_error(path, &e)),
+        }
+    }
+}
+
+/// A render's output, refused past [`MAX_RENDER_BYTES`].
+#[derive(Default)]
+struct Capped {
+    bytes: Vec<u8>,
+    over: bool,
+}
+
+impl std::io::Write for Capped {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.bytes.len() + buf.len() > MAX_RENDER_BYTES {
+            self.over = true;
+            return Err(std::io::Error::other(
+                "the render's output is over its bound",
+            ));
+        }
+        self.bytes.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn too_large(path: &Path) -> TemplateError {
+    TemplateError::Template {
+        file: path.to_path_buf(),
+        line: None,
+        why: format!(
+            "renders to more than {} MiB (a loop without end?); real tracks render to far less",
+            MAX_RENDER_BYTES >> 20
+        ),
     }
 }
 
@@ -206,6 +269,7 @@ fn assemble(
     file: &Path,
     bound: &Folder,
     chain: &mut Vec<PathBuf>,
+    read: &mut usize,
 ) -> Result<String, TemplateError> {
     let canonical = bound.check(file, "a file of the track")?;
     if chain.contains(&canonical) {
@@ -217,6 +281,12 @@ fn assemble(
         file: file.to_path_buf(),
         why: e.to_string(),
     })?;
+    // Every file read counts, however often it is collected: files that collect each other
+    // several times grow as a power, and are stopped once they have read the bound.
+    *read += text.len();
+    if *read > MAX_RENDER_BYTES {
+        return Err(too_large(file));
+    }
     chain.push(canonical);
     let dir = file.parent().unwrap_or(Path::new(".")).to_path_buf();
     let mut out = String::with_capacity(text.len());
@@ -231,7 +301,7 @@ fn assemble(
             Some(pattern) => {
                 let mut parts = Vec::new();
                 for part in relative_glob(bound, &dir, pattern)? {
-                    parts.push(assemble(&dir.join(part), bound, chain)?);
+                    parts.push(assemble(&dir.join(part), bound, chain, read)?);
                 }
                 out.push_str(&parts.join(",\n"));
             }
@@ -639,6 +709,65 @@ mod tests {
             v,
             json!({"ok": [{"name": "op"}], "g": ["../common_operations/op.json"]})
         );
+    }
+
+    #[test]
+    fn a_render_without_end_is_stopped_naming_the_file() {
+        let started = std::time::Instant::now();
+        // Nested loops (1.5 GB in seconds before), a recursive macro (minutes before), a
+        // string grown without end, files that collect each other as a power of two.
+        for (text, says) in [
+            (
+                "{% for a in range(100000) %}{% for b in range(100000) %}xxxxxxxxxxxxxxxx{% endfor %}{% endfor %}",
+                "track.json",
+            ),
+            (
+                "{% for a in range(100000) %}{% for b in range(100000) %}{% endfor %}{% endfor %}",
+                "steps",
+            ),
+            (
+                "{% macro f(n) %}{{ f(n + 1) }}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}",
+                "track.json",
+            ),
+            (
+                "{% set ns = namespace(s='x') %}{% for i in range(100000) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}{{ ns.s }}",
+                "track.json",
+            ),
+        ] {
+            let dir = track(&[("track.json", text)]);
+            let err = render_file(&dir.path().join("track.json"), &TrackParams::new())
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("track.json") && err.contains(says), "{err}");
+        }
+        let mut files = vec![(
+            "track.json".to_string(),
+            r#"[{{ rally.collect(parts="l0/*.json") }}]"#.to_string(),
+        )];
+        for level in 0..40 {
+            for copy in ["a", "b"] {
+                files.push((
+                    format!(
+                        "{}{copy}.json",
+                        "l0/".repeat(level + 1).trim_end_matches('/').to_string() + "/"
+                    ),
+                    format!(
+                        r#"[{{{{ rally.collect(parts="l0/*.json") }}}}, "{}"]"#,
+                        "x".repeat(100_000)
+                    ),
+                ));
+            }
+        }
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        let dir = track(&refs);
+        let err = render_file(&dir.path().join("track.json"), &TrackParams::new())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("MiB"), "{err}");
+        assert!(started.elapsed() < std::time::Duration::from_secs(60));
     }
 
     #[test]
