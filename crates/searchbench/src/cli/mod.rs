@@ -67,8 +67,9 @@ pub mod exit {
     pub const USAGE: i32 = 2;
     /// The work was done but a check failed (counts do not reconcile, wrong answers).
     pub const CHECK_FAILED: i32 = 3;
-    /// Stopped by Ctrl-C / SIGINT (128 + 2, the shell's convention); the partial run is kept
-    /// as `interrupted`.
+    /// Stopped by Ctrl-C / SIGINT (128 + 2, the shell's convention) or SIGTERM (asked to stop,
+    /// as Kubernetes, systemd and `docker stop` ask); the partial run is kept as
+    /// `interrupted`.
     pub const INTERRUPTED: i32 = 130;
     /// A check that cannot tell (`git bisect run`'s "cannot test this commit, skip it").
     pub const CANNOT_TELL: i32 = 125;
@@ -150,7 +151,7 @@ pub const VERSION: &str = concat!(
         searchbench compare RUN_A RUN_B              differences with confidence intervals\n  \
         searchbench engine list                      what can run on this machine\n  \
         searchbench target --url URL                 what a cluster is and how it is doing",
-    after_help = "Exit codes: 0 ok, 1 failure (the work could not be done), 2 bad usage or input, 3 a check failed (counts, answers, a regression), 125 cannot tell (check, bisect), 130 interrupted (Ctrl-C)."
+    after_help = "Exit codes: 0 ok, 1 failure (the work could not be done), 2 bad usage or input, 3 a check failed (counts, answers, a regression), 125 cannot tell (check, bisect), 130 interrupted (Ctrl-C or SIGTERM)."
 )]
 pub struct Cli {
     /// Colour verdicts: auto (on a terminal, unless NO_COLOR is set), always, never.
@@ -211,7 +212,7 @@ pub enum Command {
     Ab(ab::AbArgs),
     /// The highest ingest rate the cluster sustains within a p99 latency and error-rate limit.
     Saturate(saturate::SaturateArgs),
-    /// Check a run against a baseline: exit 0 pass, 1 regressed, 125 cannot tell (CI, git bisect).
+    /// Check a run against a baseline: exit 0 pass, 3 regressed, 125 cannot tell (CI, git bisect).
     Check(check::CheckArgs),
     /// Find the first release between a good and a bad one that changed a metric.
     Bisect(bisect::BisectArgs),

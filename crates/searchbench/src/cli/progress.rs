@@ -63,23 +63,67 @@ fn new_bar(len_hint: Option<u64>) -> indicatif::ProgressBar {
 /// arrives twice within microseconds; a person's second Ctrl-C comes far later.
 const SAME_STOP: std::time::Duration = std::time::Duration::from_millis(500);
 
-/// Turns Ctrl-C into a cancel: the first stops the load (it keeps what was done and reports
-/// it); a second, [`SAME_STOP`] or more later, quits at once with exit code 130. Drop the
-/// guard to stop listening.
+/// What asked a run to stop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    /// SIGINT: Ctrl-C, or `timeout -s INT`.
+    Interrupt,
+    /// SIGTERM: what Kubernetes, systemd and `docker stop` send before they kill.
+    Terminate,
+}
+
+impl Stop {
+    fn name(self) -> &'static str {
+        match self {
+            Stop::Interrupt => "interrupted",
+            Stop::Terminate => "terminated (SIGTERM)",
+        }
+    }
+}
+
+/// The next SIGINT or SIGTERM; `None` once neither can be listened for.
+async fn next_stop(
+    int: &mut Option<tokio::signal::unix::Signal>,
+    term: &mut Option<tokio::signal::unix::Signal>,
+) -> Option<Stop> {
+    async fn recv(s: &mut Option<tokio::signal::unix::Signal>) -> Option<()> {
+        match s {
+            Some(s) => s.recv().await,
+            None => std::future::pending().await,
+        }
+    }
+    if int.is_none() && term.is_none() {
+        return None;
+    }
+    tokio::select! {
+        got = recv(int) => got.map(|()| Stop::Interrupt),
+        got = recv(term) => got.map(|()| Stop::Terminate),
+    }
+}
+
+/// Turns SIGINT (Ctrl-C) and SIGTERM into one cancel, the one signal path of every run: the
+/// first stops the work (it keeps what was done, reports it and is stored `interrupted`,
+/// exit 130); a second Ctrl-C, [`SAME_STOP`] or more later, quits at once with exit code 130.
+/// A SIGTERM never quits at once: it asks for the same graceful stop (a supervisor that
+/// wants it sooner sends SIGKILL after its own grace). Drop the guard to stop listening.
 pub fn cancel_on_ctrl_c() -> (Cancel, CtrlC) {
+    use tokio::signal::unix::{signal, SignalKind};
     let (tx, cancel) = Cancel::new();
     let task = tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_err() {
+        let mut int = signal(SignalKind::interrupt()).ok();
+        let mut term = signal(SignalKind::terminate()).ok();
+        let Some(how) = next_stop(&mut int, &mut term).await else {
             return;
-        }
+        };
         let first = Instant::now();
         eprintln!(
-            "\ninterrupted: stopping; requests in flight get {} s to finish (Ctrl-C again to quit at once)",
+            "\n{}: stopping; requests in flight get {} s to finish (Ctrl-C again to quit at once)",
+            how.name(),
             GRACE.as_secs()
         );
         let _ = tx.send(true);
-        while tokio::signal::ctrl_c().await.is_ok() {
-            if first.elapsed() >= SAME_STOP {
+        while let Some(again) = next_stop(&mut int, &mut term).await {
+            if again == Stop::Interrupt && first.elapsed() >= SAME_STOP {
                 std::process::exit(exit::INTERRUPTED);
             }
         }
@@ -87,7 +131,7 @@ pub fn cancel_on_ctrl_c() -> (Cancel, CtrlC) {
     (cancel, CtrlC(task))
 }
 
-/// Listens for Ctrl-C while alive.
+/// Listens for SIGINT and SIGTERM while alive.
 pub struct CtrlC(JoinHandle<()>);
 
 impl Drop for CtrlC {

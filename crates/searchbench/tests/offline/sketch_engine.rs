@@ -244,6 +244,45 @@ fn a_store_frozen_mid_load_lets_ctrl_c_end_the_run_promptly() {
     );
 }
 
+/// SIGTERM (Kubernetes, systemd, `docker stop`) is an interrupt: alone, or after a Ctrl-C, the
+/// run keeps its grace, prints its summary and is stored `interrupted` (it ended with 143 and
+/// was left `incomplete` before).
+#[test]
+fn sigterm_alone_or_after_ctrl_c_stops_a_run_as_ctrl_c_does() {
+    for signals in [&["-TERM"][..], &["-INT", "-TERM"][..]] {
+        let own = scratch_folder();
+        let store = own.join("runs.db");
+        let store_flag = store.display().to_string();
+        let (url, _pid) = start_store(&own);
+        let run = load_until_rows_arrive(&own, &url, &["--store", &store_flag]);
+        let pid = run.id().to_string();
+        for sig in signals {
+            let sent = Command::new("kill")
+                .args([*sig, &pid])
+                .status()
+                .expect("kill");
+            assert!(sent.success(), "kill {sig} {pid}");
+            std::thread::sleep(Duration::from_millis(700));
+        }
+        let out = wait_at_most(run, Duration::from_secs(60));
+        let _ = output(&own, &["engine", "stop", "--all"]);
+        let out = out.unwrap_or_else(|e| panic!("{signals:?}: {e}"));
+        let text = streams(&out);
+        assert_eq!(out.status.code(), Some(130), "{signals:?}: {text}");
+        let report: Value = serde_json::from_slice(&out.stdout).expect("the load's JSON");
+        assert_eq!(report["interrupted"], true, "{report}");
+        let counts = &report["counts"];
+        let n = |k: &str| counts[k].as_u64().unwrap();
+        assert_eq!(n("read"), n("indexed") + n("failed"), "{counts}");
+        let listed = output(&own, &["results", "list", "--json", "--store", &store_flag]);
+        let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
+        assert!(
+            listed.contains("\"interrupted\"") && !listed.contains("\"incomplete\""),
+            "{signals:?}: {listed}"
+        );
+    }
+}
+
 /// `engine start sketch` in `own`: the store's URL and pid.
 fn start_store(own: &Path) -> (String, u64) {
     let out = output(own, &["engine", "start", "sketch", "--json"]);

@@ -83,6 +83,15 @@ fn the_same_figures_pass_and_a_slower_run_fails() {
         ],
     );
     assert_eq!(out.status.code(), Some(3), "{}", streams(&out));
+    // What the help says of it is what it does (`-h` said 1).
+    for help in [&["-h"][..], &["check", "-h"][..]] {
+        let out = crate::common::run(help);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("3 regressed") && !text.contains("1 regressed"),
+            "{help:?}: {text}"
+        );
+    }
     let md = String::from_utf8_lossy(&out.stdout);
     assert!(md.contains("❌ regression") && md.contains(&slow), "{md}");
     assert!(
