@@ -55,11 +55,12 @@ pub fn of_pids(pids: &[u32]) -> Result<Option<ProfileSpec>, CliError> {
     }))
 }
 
-/// A process that is not a JVM with its JDK's tools is bad input, said before anything runs
-/// (not a warning after the load).
+/// A process that is not a JVM with its JDK's tools, or that does not take an attach, is bad
+/// input, said before anything runs (not a warning after the load).
 fn checked(pids: &[u32]) -> Result<(), CliError> {
     for &pid in pids {
         crate::measure::profile::jfr::Node::of_pid(pid)
+            .and_then(|node| node.probe())
             .map_err(|e| CliError::usage(anyhow::anyhow!("--profile-pid: {e}")))?;
     }
     Ok(())

@@ -24,6 +24,9 @@ use super::ProfileError;
 /// How long a `jcmd` call may take before it is given up: a frozen node never answers an
 /// attach, and the run must not wait on it much longer than on its telemetry.
 const ATTACH_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long the check before a run waits for a JVM to answer an attach.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(20);
 /// How long reading recordings back may take (minutes of recording, every node).
 pub(super) const READ_TIMEOUT: Duration = Duration::from_secs(120);
 /// The frames Flight Recorder keeps of a stack (its `stackdepth` option, left at its default).
@@ -130,6 +133,17 @@ impl Node {
             pid,
             why: format!("cannot read its executable: {e}"),
         })?;
+        // A process that is not `java` is no JVM, whatever tools lie beside it (`/usr/bin`
+        // holds jcmd and javac on a machine with a JDK installed).
+        if java.file_name().is_none_or(|n| n != "java") {
+            return Err(ProfileError::Node {
+                pid,
+                why: format!(
+                    "it is not a Java process (it runs {}); name the node's JVM",
+                    java.display()
+                ),
+            });
+        }
         let jdk = Jdk {
             bin: java.parent().unwrap_or(Path::new("/")).to_path_buf(),
         };
@@ -164,6 +178,58 @@ impl Node {
             std::fs::read_to_string(t.path().join("comm"))
                 .is_ok_and(|name| name.starts_with("JFR Recorder"))
         })
+    }
+
+    /// Whether the JVM takes an attach (`jcmd PID VM.version`, within [`PROBE_TIMEOUT`]): what
+    /// a recording needs, asked before anything runs rather than found at the phase's start.
+    pub fn probe(&self) -> Result<(), ProfileError> {
+        let mut cmd = std::process::Command::new(self.jdk.tool("jcmd"));
+        cmd.arg(self.pid.to_string())
+            .arg("VM.version")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        if crate::os::is_root() && self.uid != 0 {
+            cmd.uid(self.uid).gid(self.gid);
+        }
+        let fail = |why: String| ProfileError::Node {
+            pid: self.pid,
+            why: format!("it does not take a Flight Recorder attach: {why}"),
+        };
+        let mut child = cmd.spawn().map_err(|e| fail(e.to_string()))?;
+        let started = std::time::Instant::now();
+        loop {
+            match child.try_wait() {
+                Ok(Some(_)) => break,
+                Ok(None) if started.elapsed() < PROBE_TIMEOUT => {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                Ok(None) => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return Err(fail(format!(
+                        "jcmd had no answer in {} s",
+                        PROBE_TIMEOUT.as_secs()
+                    )));
+                }
+                Err(e) => return Err(fail(e.to_string())),
+            }
+        }
+        let out = child.wait_with_output().map_err(|e| fail(e.to_string()))?;
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // jcmd exits 0 even when the attach failed; a JVM that took it names its version.
+        if !out.status.success()
+            || said.contains("Exception")
+            || said.contains("Could not")
+            || !said.contains("version")
+        {
+            return Err(fail(short(&said)));
+        }
+        Ok(())
     }
 
     /// `jcmd PID what...` as the node's user.
