@@ -436,10 +436,32 @@ pub(super) fn preflight(index: &str, spec: &LoadSpec) -> Result<(), SessionError
     ingest::failures::check_path(&failures_path(index, spec)).map_err(SessionError::usage)
 }
 
+/// `name` (an index's, a target's) as a file name: a `/`, `\\` or NUL, or a name of dots
+/// alone, would lead the file out of the working folder (index names hold none, but a track
+/// from elsewhere may name anything).
+pub fn file_safe(name: &str) -> String {
+    let safe: String = name
+        .chars()
+        .map(|c| {
+            if matches!(c, '/' | '\\' | '\0') {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect();
+    if safe.is_empty() || safe.chars().all(|c| c == '.') {
+        format!("_{safe}")
+    } else {
+        safe
+    }
+}
+
 /// Where the documents the target did not take go: `--failures`, or `<index>-failures.ndjson`.
 fn failures_path(index: &str, spec: &LoadSpec) -> PathBuf {
     // Parts of one run started in one folder must not write one file.
     let part = &spec.driver.part;
+    let index = file_safe(index);
     spec.failures
         .clone()
         .unwrap_or_else(|| match part.is_whole() {

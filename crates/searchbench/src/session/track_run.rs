@@ -60,6 +60,39 @@ pub struct TrackRunSpec<'s> {
     /// One part of a run split over several drivers: the plan is this part's
     /// ([`task_plan::for_part`]), and the parts join before each step.
     pub part: Option<PartOf>,
+    /// `--failures FILE`: where the bulks' refused documents go (each target's load beside
+    /// it, named by the target, when the track loads more than one); `<target>-failures.ndjson`
+    /// when not given.
+    pub failures: Option<std::path::PathBuf>,
+}
+
+/// The failure file of load `k` (1, 2, … in the plan's order) of `loads` (every bulk's
+/// loads, one a target and a way of reading): `given` itself when the track has one load,
+/// else `given` numbered (`f.ndjson` → `f-2.ndjson`), since each load sets aside the file it
+/// finds; without `given`, a lone load's default (`<target>-failures.ndjson`) or, numbered,
+/// `<target>-<k>-failures.ndjson`.
+fn failure_file(
+    given: Option<&std::path::Path>,
+    loads: usize,
+    k: usize,
+    target: &str,
+) -> Option<std::path::PathBuf> {
+    if loads <= 1 {
+        return given.map(std::path::Path::to_path_buf);
+    }
+    let Some(given) = given else {
+        let target = super::ingest::file_safe(target);
+        return Some(format!("{target}-{k}-failures.ndjson").into());
+    };
+    let stem = given.file_stem().map_or_else(
+        || "failures".to_string(),
+        |s| s.to_string_lossy().into_owned(),
+    );
+    let file = match given.extension() {
+        Some(ext) => format!("{stem}-{k}.{}", ext.to_string_lossy()),
+        None => format!("{stem}-{k}"),
+    };
+    Some(given.with_file_name(file))
 }
 
 /// Runs `procedure` of `d` as `planned` ([`task_plan::plan`]) on `cluster`, kept in the store (with its HTML report) as a track
@@ -105,6 +138,15 @@ pub async fn run(
     };
     let mut plan_steps: Vec<Step<'_>> = Vec::new();
     let keep_seconds = spec.part.is_some();
+    let loads: usize = steps
+        .iter()
+        .flatten()
+        .map(|(plan, _)| match plan {
+            TaskPlan::Bulk(b) => b.loads.len(),
+            TaskPlan::Task(_) => 0,
+        })
+        .sum();
+    let mut first_load = 1;
     for (k, together) in steps.into_iter().enumerate() {
         // Every part has ended the step before (what part 1 made is there for the others);
         // before the first, every part is there: nothing runs until all have started.
@@ -131,6 +173,13 @@ pub async fn run(
                     keep_seconds,
                 })),
                 TaskPlan::Bulk(bulk) => phases.push(Box::new(BulkPhase {
+                    failures: spec.failures.as_deref(),
+                    loads,
+                    first_load: {
+                        let first = first_load;
+                        first_load += bulk.loads.len();
+                        first
+                    },
                     spec: bulk,
                     part: spec.part.as_ref(),
                     interrupt: spec.interrupt.clone(),
@@ -287,6 +336,11 @@ impl Phase for TaskPhase<'_> {
 /// the track's create-index made: the load appends).
 struct BulkPhase<'p> {
     spec: BulkSpec,
+    /// `--failures`, the loads of the whole track and the number of this bulk's first (see
+    /// [`failure_file`]).
+    failures: Option<&'p std::path::Path>,
+    loads: usize,
+    first_load: usize,
     /// The part of a run in parts: the index is shared, so its count is not this load's.
     part: Option<&'p PartOf>,
     interrupt: Cancel,
@@ -310,8 +364,8 @@ impl Phase for BulkPhase<'_> {
             // A load the engine will not take (its data stream has no template, its index
             // is refused) fails the task, as any failed operation does; the run goes on.
             let mut failed = None;
-            for l in &self.spec.loads {
-                match self.load(l, stage).await {
+            for (i, l) in self.spec.loads.iter().enumerate() {
+                match self.load(l, self.first_load + i, stage).await {
                     Ok(report) => {
                         all.merge(&super::ingest::measurements(&report))
                             .map_err(SessionError::Other)?;
@@ -344,10 +398,12 @@ impl BulkPhase<'_> {
     async fn load(
         &self,
         l: &BulkLoad,
+        k: usize,
         stage: &Stage<'_>,
     ) -> Result<crate::ingest::IngestReport, SessionError> {
         let job = load_job(l)?;
         let mut load = LoadSpec::new(l.target.clone());
+        load.failures = failure_file(self.failures, self.loads, k, &l.target);
         load.driver.bulk_docs = self.spec.bulk_size;
         load.driver.clients = self.spec.clients;
         load.driver.warmup = self.spec.warmup;
@@ -392,4 +448,35 @@ fn load_job(l: &BulkLoad) -> Result<Job, SessionError> {
         csv_mapping: None,
         byte_share: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn a_tracks_failure_files_follow_the_flag_and_stay_in_its_folder() {
+        assert_eq!(failure_file(None, 1, 1, "logs"), None);
+        let given = Path::new("out/refused.ndjson");
+        assert_eq!(
+            failure_file(Some(given), 1, 1, "logs"),
+            Some(given.to_path_buf())
+        );
+        // Several loads: each its own file (a load sets aside the file it finds).
+        assert_eq!(
+            failure_file(Some(given), 2, 2, "logs"),
+            Some(Path::new("out/refused-2.ndjson").to_path_buf())
+        );
+        assert_eq!(
+            failure_file(None, 3, 1, "logs"),
+            Some(Path::new("logs-1-failures.ndjson").to_path_buf())
+        );
+        // A target named to leave the folder stays in it.
+        assert_eq!(
+            failure_file(None, 2, 2, "../../etc/x"),
+            Some(Path::new(".._.._etc_x-2-failures.ndjson").to_path_buf())
+        );
+        assert_eq!(super::super::ingest::file_safe(".."), "_..");
+    }
 }

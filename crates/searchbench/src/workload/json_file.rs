@@ -30,6 +30,19 @@ pub fn parse(name: &str, text: &str) -> Result<Value, String> {
     Ok(value)
 }
 
+/// The first key an object of `text` (valid JSON) holds twice, as an error at the second
+/// with the path of the object (`challenges[0].schedule[2].operation`): the rule of [`parse`]
+/// for texts read elsewhere (a rendered track).
+pub fn key_twice(text: &str) -> Result<(), (serde_json::Error, String)> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let mut track = serde_path_to_error::Track::new();
+    let walked = serde::de::DeserializeSeed::deserialize(
+        no_twice::Object,
+        serde_path_to_error::Deserializer::new(&mut de, &mut track),
+    );
+    walked.map_err(|e| (e, track.path().to_string()))
+}
+
 /// A walk over a JSON text that fails, at its position, on the first key an object holds
 /// twice. Builds nothing: the value itself is parsed by serde_json.
 mod no_twice {

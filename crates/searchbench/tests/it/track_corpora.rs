@@ -154,6 +154,65 @@ fn a_file_that_does_not_hold_its_declared_count_fails_the_task_naming_it() {
 }
 
 #[test]
+fn a_file_holding_more_than_its_declared_count_stops_at_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let track = index_track(dir.path(), "searchbench-test-tc-more", 300);
+    std::fs::write(dir.path().join("docs.json.bz2"), bz2(&docs(5_000, 0))).unwrap();
+    let out = run_track(&track, &dir.path().join("results.db"), &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{}", common::streams(&out));
+    assert!(
+        err.contains("docs.json.bz2: holds more than the 300 document(s) the track declares"),
+        "{err}"
+    );
+    // Nothing past the count was sent.
+    common::runtime().block_on(async {
+        let _ = common::target()
+            .get_json::<Value>("/searchbench-test-tc-more/_refresh")
+            .await;
+    });
+    assert!(count("searchbench-test-tc-more") <= 600);
+    common::fresh_index("searchbench-test-tc-more", None);
+}
+
+/// `--failures FILE` is where a track's refused documents go (they went to a file in the
+/// working folder, the flag ignored), numbered when the track has several loads.
+#[test]
+fn a_tracks_refused_documents_go_to_the_failures_file_it_is_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = "searchbench-test-tc-failures";
+    let track = index_track(dir.path(), index, 300);
+    let mut text = docs(300, 0);
+    text = text.replacen("{\"n\": 5,", "{\"n\": \"not a number\",", 1);
+    std::fs::write(dir.path().join("docs.json.bz2"), bz2(&text)).unwrap();
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let failures = dir.path().join("refused.ndjson");
+    let store = dir.path().join("results.db");
+    let out = common::bin()
+        .current_dir(&work)
+        .args(["run", "--url", node_url(), "--quiet", "--workload-file"])
+        .arg(&track)
+        .arg("--failures")
+        .arg(&failures)
+        .arg("--store")
+        .arg(&store)
+        .output()
+        .unwrap();
+    let streams = common::streams(&out);
+    assert_eq!(out.status.code(), Some(3), "{streams}");
+    // Its two loads (plain documents, then pairs with their action lines) each have a file
+    // of their own, numbered: the first holds the refused document.
+    let first = dir.path().join("refused-1.ndjson");
+    let written = std::fs::read_to_string(&first).unwrap_or_else(|e| panic!("{e}: {streams}"));
+    assert!(written.contains("not a number"), "{written}");
+    assert!(streams.contains("refused-1.ndjson"), "{streams}");
+    let left: Vec<_> = std::fs::read_dir(&work).unwrap().flatten().collect();
+    assert!(left.is_empty(), "{left:?}");
+    common::fresh_index(index, None);
+}
+
+#[test]
 fn a_missing_corpus_file_is_refused_naming_it_and_where_it_comes_from() {
     let dir = tempfile::tempdir().unwrap();
     let track = index_track(dir.path(), "searchbench-test-tc-dir", 300);

@@ -103,6 +103,7 @@ fn a_challenge_runs_task_by_task_with_the_tools_semantics() {
                         interrupt: searchbench::cancel::Cancel::never(),
                         test_mode: false,
                         part: None,
+                        failures: None,
                     },
                     &searchbench::session::Silent,
                 ),

@@ -43,6 +43,9 @@ fn refuse_flags(args: &RunArgs) -> Result<(), CliError> {
 pub async fn run_track(path: &Path, args: &RunArgs) -> CliResult {
     let usage = |e: String| CliError::usage(anyhow::anyhow!(e));
     refuse_flags(args)?;
+    if let Some(f) = &args.load.failures {
+        crate::ingest::failures::check_path(f).map_err(usage)?;
+    }
     let params = args.track.params()?;
     let d = read(path, &params).map_err(|e| usage(e.to_string()))?;
     let procedure = runnable::procedure(&d, args.track.challenge.as_deref()).map_err(usage)?;
@@ -97,6 +100,7 @@ pub async fn run_track(path: &Path, args: &RunArgs) -> CliResult {
         interrupt,
         test_mode: args.track.test_mode,
         part,
+        failures: args.load.failures.clone(),
     };
     let result = track_run::run(&d, procedure, planned, &cluster, &spec, &terminal)
         .await

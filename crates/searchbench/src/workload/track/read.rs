@@ -150,6 +150,18 @@ fn parse<T: serde::de::DeserializeOwned>(file: &Path, text: &str) -> Result<T, T
         }
     })?;
     de.end().map_err(|e| json_error(file, &e))?;
+    // A key given twice would be dropped in silence (the last one kept): refused, as in a
+    // workload file.
+    crate::workload::json_file::key_twice(text).map_err(|(e, at)| TrackError::Shape {
+        file: file.to_path_buf(),
+        line: e.line(),
+        at: if at.is_empty() || at == "." {
+            "the definition".into()
+        } else {
+            at
+        },
+        why: strip_position(&e.to_string()),
+    })?;
     Ok(value)
 }
 
@@ -263,6 +275,15 @@ mod tests {
             (
                 format!("{{{OPS}, \"schedule\": [{{\"operation\": \"q\", \"time-period\": -5}}]}}"),
                 "time-period",
+            ),
+            // A key given twice in an operation or a search body was dropped in silence.
+            (
+                r#"{"operations": [{"name": "q", "operation-type": "search", "body": {"query": {"match_all": {}}, "size": 1, "size": 10}}], "schedule": [{"operation": "q"}]}"#.to_string(),
+                "operations[0].body: the key \"size\" is given twice",
+            ),
+            (
+                format!("{{{OPS}, \"schedule\": [{{\"operation\": \"q\", \"clients\": 2, \"clients\": 8}}]}}"),
+                "schedule[0]: duplicate field `clients`",
             ),
             // A block's clients fewer than its tasks' would share clients in Rally and OSB.
             (
