@@ -663,6 +663,29 @@ pub fn mixed(base: &Side, contenders: &[&Side]) -> Vec<String> {
 pub const ALLOW_MIXED_HINT: &str =
     "select runs of one configuration a side (add a tag), or pass --allow-mixed to compare them anyway";
 
+/// The comparison of `base` and `contenders` as every view that gives verdicts makes it
+/// (`compare`, `report`): refused when the sides are [`mixed`], unless `allow_mixed`, and then
+/// said first in its notes.
+pub fn checked(
+    base: Side,
+    contenders: Vec<Side>,
+    threshold_pct: f64,
+    allow_mixed: bool,
+) -> Result<Comparison, String> {
+    let mixed = mixed(&base, &contenders.iter().collect::<Vec<_>>());
+    if !mixed.is_empty() && !allow_mixed {
+        return Err(format!(
+            "cannot compare: {}; {ALLOW_MIXED_HINT}",
+            mixed.join("; ")
+        ));
+    }
+    let mut c = compare_at(base, contenders, threshold_pct);
+    for m in mixed {
+        c.notes.insert(0, format!("MIXED (--allow-mixed): {m}"));
+    }
+    Ok(c)
+}
+
 /// The threshold a comparison uses unless told another: `check`'s default.
 pub const DEFAULT_THRESHOLD_PCT: f64 = 5.0;
 
@@ -918,17 +941,33 @@ pub fn format_verdict(c: &Cell, threshold_pct: f64) -> String {
     }
 }
 
-/// The first group is the base, every other group a contender: what `compare` would show for
-/// the same selectors.
+/// The first group is the base, every other group a contender: what `compare --allow-mixed`
+/// would show for the same selectors (mixed sides said in its notes). A view that gives
+/// verdicts refuses mixed groups first ([`mixed_groups`]).
 pub fn comparison_of(groups: &[Group]) -> Option<Comparison> {
     let (base, contenders) = groups.split_first()?;
     if contenders.is_empty() {
         return None;
     }
-    Some(compare(
+    checked(
         Side::from_group(base),
         contenders.iter().map(Side::from_group).collect(),
-    ))
+        DEFAULT_THRESHOLD_PCT,
+        true,
+    )
+    .ok()
+}
+
+/// Why `groups` (the first the base) cannot be compared as they are, as `compare` refuses
+/// them; `None` when they can, or when there is nothing to compare.
+pub fn mixed_groups(groups: &[Group]) -> Option<String> {
+    let (base, contenders) = groups.split_first()?;
+    let contenders: Vec<Side> = contenders.iter().map(Side::from_group).collect();
+    let why = mixed(
+        &Side::from_group(base),
+        &contenders.iter().collect::<Vec<_>>(),
+    );
+    (!why.is_empty()).then(|| format!("cannot compare: {}; {ALLOW_MIXED_HINT}", why.join("; ")))
 }
 
 #[cfg(test)]

@@ -114,17 +114,6 @@ fn build(a: &CompareArgs) -> Result<compare::Comparison, CliError> {
         .iter()
         .map(|s| load(s))
         .collect::<Result<Vec<_>, _>>()?;
-    let mixed = compare::mixed(&base, &contenders.iter().collect::<Vec<_>>());
-    if !mixed.is_empty() && !a.allow_mixed {
-        return Err(CliError::usage(anyhow::anyhow!(
-            "cannot compare: {}; {}",
-            mixed.join("; "),
-            compare::ALLOW_MIXED_HINT
-        )));
-    }
-    let mut c = compare::compare_at(base, contenders, a.threshold);
-    for m in mixed {
-        c.notes.insert(0, format!("MIXED (--allow-mixed): {m}"));
-    }
-    Ok(c)
+    compare::checked(base, contenders, a.threshold, a.allow_mixed)
+        .map_err(|e| CliError::usage(anyhow::anyhow!(e)))
 }

@@ -57,6 +57,10 @@ pub struct ReportArgs {
     /// Write CSV here (run_id,kind,workload,engine,metric,unit,second,value).
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
+    /// Compare groups of different configurations, workloads or kinds anyway (refused
+    /// otherwise, as `compare` refuses them); the page says MIXED first.
+    #[arg(long)]
+    pub allow_mixed: bool,
 }
 
 pub async fn run(a: ReportArgs) -> CliResult {
@@ -87,6 +91,10 @@ pub async fn run(a: ReportArgs) -> CliResult {
         }
     }
     let runs = report::load(&store, &a.runs, a.include_partial).map_err(CliError::usage)?;
+    // The verdicts of a report are compare's: groups it refuses are refused here.
+    if let Some(why) = crate::analysis::compare::mixed_groups(&runs).filter(|_| !a.allow_mixed) {
+        return Err(CliError::usage(anyhow::anyhow!(why)));
+    }
     let mut html = a.html.clone().filter(|_| named.is_none());
     if html.is_none() && !tables {
         if let Some(first) = report::runs_of(&runs).first() {

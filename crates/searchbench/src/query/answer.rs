@@ -13,6 +13,9 @@ pub struct Answer {
     /// `gte`: the engine stops counting at `track_total_hits`, 10,000 by default).
     pub count: u64,
     pub count_is_exact: bool,
+    /// Whether the answer counted its hits at all: a body asking `"track_total_hits": false`
+    /// gets none (`count` is then 0 and not exact), a good answer all the same.
+    pub counted: bool,
     /// The answer as it came, for the workload's checks (see the readers below).
     pub body: Value,
 }
@@ -35,9 +38,21 @@ pub fn parse_search(v: Value) -> Result<Answer, String> {
             return Err(format!("{failed} shard(s) failed"));
         }
     }
-    let total = v.pointer("/hits/total").ok_or("no `hits.total`")?;
-    // A lower bound is a good answer: only a check of the count needs it exact (see
-    // `Answer::count_differs`), and most real queries never ask for one.
+    // No count at all is what `"track_total_hits": false` asks for (the engines then leave
+    // `hits.total` out); a lower bound is a good answer too: only a check of the count needs
+    // it exact (see `Answer::count_differs`), and most real queries never ask for one.
+    let Some(total) = v.pointer("/hits/total") else {
+        if v.get("hits").is_some_and(Value::is_object) {
+            return Ok(Answer {
+                took_ms,
+                count: 0,
+                count_is_exact: false,
+                counted: false,
+                body: v,
+            });
+        }
+        return Err("no `hits`".into());
+    };
     let (count, count_is_exact) = match total {
         Value::Number(n) => (n.as_u64().ok_or("`hits.total` is not a count")?, true),
         Value::Object(o) => {
@@ -62,6 +77,7 @@ pub fn parse_search(v: Value) -> Result<Answer, String> {
         took_ms,
         count,
         count_is_exact,
+        counted: true,
         body: v,
     })
 }
@@ -70,6 +86,11 @@ impl Answer {
     /// Why the hit count is not `expected`, or `None` when it is. A lower bound never
     /// matches: the count is unknown, and the sentence says how to get it.
     pub fn count_differs(&self, expected: u64) -> Option<String> {
+        if !self.counted {
+            return Some(format!(
+                "no hit count (the body asks \"track_total_hits\": false), expected {expected}"
+            ));
+        }
         if !self.count_is_exact {
             return Some(format!(
                 "{}+ hits (a lower bound: add \"track_total_hits\": true to the body), \
@@ -222,6 +243,14 @@ mod tests {
         assert!(why.contains("track_total_hits"), "{why}");
         assert_eq!(a.count_differs(3), None);
         assert_eq!(a.count_differs(4).as_deref(), Some("3 hits, expected 4"));
+        // `"track_total_hits": false`: no `hits.total` at all, a good answer (it failed every
+        // search of a queries file), with no count for a check of one.
+        let uncounted = parse_search(json!({"took": 2, "hits": {"hits": [{"_id": "x"}]}}))
+            .expect("an answer without a count is an answer");
+        assert!(!uncounted.counted);
+        assert_eq!(uncounted.ids(), ["x"]);
+        let why = uncounted.count_differs(1).expect("no count is not equal");
+        assert!(why.contains("no hit count"), "{why}");
         assert!(parse_search(
             json!({"took": 1, "hits": {"total": {"value": 1, "relation": "lte"}}})
         )

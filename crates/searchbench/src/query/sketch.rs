@@ -50,6 +50,7 @@ fn as_search(a: &SketchAnswer) -> Answer {
         took_ms: 0,
         count: a.count,
         count_is_exact: true,
+        counted: true,
         body: json!({ "aggregations": aggregations }),
     }
 }

@@ -110,9 +110,10 @@ fn old_runs_keep_their_metric_keys_and_render() {
         .iter()
         .any(|k| k == "query.all_docs.serial.took_ms"));
 
-    // Every old run renders in one report, its accuracy tables included.
+    // Every old run renders in one report, its accuracy tables included (runs of several
+    // kinds: compared only when told).
     let html = dir.path().join("old.html");
-    let mut args = vec!["report"];
+    let mut args = vec!["report", "--allow-mixed"];
     args.extend(RUNS);
     let out = bin()
         .args(&args)

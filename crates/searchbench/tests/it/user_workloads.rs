@@ -394,6 +394,31 @@ fn a_query_over_ten_thousand_matches_is_answered_and_only_a_count_check_needs_it
         r["accuracy"]
     );
 
+    // `"track_total_hits": false` leaves `hits.total` out: answered, not a failure (every
+    // search failed, exit 3, before), and a count check says there is no count.
+    let uncounted = write(
+        dir.path(),
+        "uncounted.json",
+        r#"{"all": {"body": {"query": {"match_all": {}}, "track_total_hits": false}}}"#,
+    );
+    let json = dir.path().join("uncounted-result.json");
+    common::succeeded(&query_file(
+        index,
+        &uncounted,
+        &["--json", json.to_str().unwrap()],
+    ));
+    let r: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(r["failures_total"], 0, "{r}");
+    let uncounted = write(
+        dir.path(),
+        "uncounted-checked.json",
+        r#"{"all": {"body": {"query": {"match_all": {}}, "track_total_hits": false}, "expect": {"hits": 10050}}}"#,
+    );
+    let out = query_file(index, &uncounted, &[]);
+    let all = common::streams(&out);
+    assert_eq!(out.status.code(), Some(3), "{all}");
+    assert!(all.contains("no hit count"), "{all}");
+
     let counted = write(
         dir.path(),
         "counted.json",

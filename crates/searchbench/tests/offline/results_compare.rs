@@ -631,8 +631,26 @@ fn compare_and_check_refuse_mixed_configurations_and_workloads_unless_allowed() 
         "docs_per_sec",
     ]);
     assert_eq!(code, Some(2), "{text}");
+    // `report` gives compare's verdicts, so it refuses what compare refuses (it gave them).
+    for sides in [["g=one", "g=numbers"], ["g=one", "bulk_size=2000"]] {
+        let (code, text) = cli(&["report", sides[0], sides[1], "--markdown"]);
+        assert_eq!(code, Some(2), "{sides:?}: {text}");
+        assert!(
+            text.contains("cannot compare") && text.contains("--allow-mixed"),
+            "{text}"
+        );
+    }
     // Told: compared, and said.
     let (code, text) = cli(&["compare", "g=one", "g=numbers", "--allow-mixed"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("MIXED (--allow-mixed)"), "{text}");
+    let (code, text) = cli(&[
+        "report",
+        "g=one",
+        "g=numbers",
+        "--markdown",
+        "--allow-mixed",
+    ]);
     assert_eq!(code, Some(0), "{text}");
     assert!(text.contains("MIXED (--allow-mixed)"), "{text}");
     // One configuration a side, a setting changed between sides: the comparison's point,
