@@ -406,6 +406,14 @@ pub async fn start(options: &StartOptions) -> Result<Node, EngineError> {
         started.abandon(true);
         return Err(e);
     }
+    // The engine writes its keystore readable by its group (0660) at its first start: made
+    // the node's alone once it is there (a secured node's keystore holds its secrets).
+    for port in http_ports.iter().take(count) {
+        if let Err(e) = security::keep_keystore_private(&paths::node_dir(*port).join("config")) {
+            started.abandon(true);
+            return Err(e);
+        }
+    }
     let boot = spawned.elapsed();
     let Started { records, children } = std::mem::take(&mut started);
     let children = if options.attached {

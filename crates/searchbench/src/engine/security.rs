@@ -404,9 +404,42 @@ pub fn write_node_files(config: &Path, security: &NodeSecurity) -> Result<(), En
         .map_err(|e| EngineError::io(&yml, e))
 }
 
+/// The keystores the engines write into a node's config folder.
+pub const KEYSTORES: [&str; 2] = ["opensearch.keystore", "elasticsearch.keystore"];
+
+/// Makes each keystore of the node's config folder readable and writable by its owner alone:
+/// the engines create it 0660, for a group that may hold other users. (The folder stays open:
+/// clients read the CA certificate in it.)
+pub fn keep_keystore_private(config: &Path) -> Result<(), EngineError> {
+    use std::os::unix::fs::PermissionsExt;
+    for name in KEYSTORES {
+        let path = config.join(name);
+        if path.is_file() {
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
+                .map_err(|e| EngineError::io(&path, e))?;
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_keystore_left_for_its_group_is_made_the_nodes_alone() {
+        use std::os::unix::fs::PermissionsExt;
+        let config = tempfile::tempdir().unwrap();
+        let keystore = config.path().join("opensearch.keystore");
+        std::fs::write(&keystore, "k").unwrap();
+        std::fs::set_permissions(&keystore, std::fs::Permissions::from_mode(0o660)).unwrap();
+        keep_keystore_private(config.path()).unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&keystore), 0o600);
+        // No keystore (an engine without one): nothing to do, no error.
+        let empty = tempfile::tempdir().unwrap();
+        keep_keystore_private(empty.path()).unwrap();
+    }
 
     #[test]
     fn passwords_are_long_random_and_plain() {

@@ -499,7 +499,12 @@ fn the_node_key_and_the_users_file_are_refused_to_other_local_users() {
         .parent()
         .expect("the CA is in the node's config folder");
     let root = unsafe { libc::geteuid() } == 0;
-    for private in ["node-key.pem", "opensearch-security/internal_users.yml"] {
+    // The keystore the engine wrote at its start (0660 before) is the node's alone too.
+    for private in [
+        "node-key.pem",
+        "opensearch-security/internal_users.yml",
+        "opensearch.keystore",
+    ] {
         let path = config.join(private);
         let mode = std::fs::metadata(&path)
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
