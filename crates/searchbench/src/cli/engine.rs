@@ -68,16 +68,22 @@ pub enum EngineCommand {
     ///
     /// Sends SIGTERM, then SIGKILL if the node has not exited after the grace period. Without
     /// an engine, --port or --all it asks first on a terminal, and refuses without one (a
-    /// script must say --all to stop every node searchbench started on this machine).
+    /// script must say --all to stop every node its session started, --all --any-owner for
+    /// every node searchbench started on this machine).
     Stop {
         /// Only nodes of this engine.
         name: Option<String>,
         /// Only the cluster of the node on this HTTP port.
         #[arg(long)]
         port: Option<u16>,
-        /// Every node searchbench started on this machine.
+        /// Every node this session started (its owner: `SEARCHBENCH_OWNER`, else this
+        /// terminal's or CI job's session; `engine status` shows each node's).
         #[arg(long, conflicts_with_all = ["name", "port"])]
         all: bool,
+        /// With --all: every node searchbench started on this machine, whoever started it
+        /// (another terminal, another CI job of this user).
+        #[arg(long, requires = "all")]
+        any_owner: bool,
         /// Seconds between SIGTERM and SIGKILL.
         #[arg(long, default_value_t = 30, value_name = "SECS")]
         grace: u64,
@@ -120,12 +126,18 @@ pub async fn run(cmd: EngineCommand) -> CliResult {
             name,
             port,
             all,
+            any_owner,
             grace,
         } => {
             if name.is_none() && port.is_none() && !all && !confirm_stop_all()? {
                 return Ok(());
             }
-            stop(name, port, Duration::from_secs(grace))
+            let owners = if any_owner {
+                engines::Owners::Any
+            } else {
+                engines::Owners::Mine
+            };
+            stop(name, port, owners, Duration::from_secs(grace))
         }
         EngineCommand::Status { json } => status(json).await,
         EngineCommand::Clean => {
@@ -191,16 +203,21 @@ fn confirm_stop_all() -> Result<bool, CliError> {
     use std::io::{BufRead, IsTerminal, Write};
     if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
         return Err(CliError::usage(anyhow::anyhow!(
-            "engine stop without an engine name or --port would stop every node searchbench \
-             started on this machine: say --all to mean that, or name the engine or --port"
+            "engine stop without an engine name or --port would stop every node this \
+             session started: say --all to mean that (--all --any-owner for every node \
+             searchbench started on this machine), or name the engine or --port"
         )));
     }
-    let records = crate::engine::NodeRecord::all();
+    let me = crate::engine::process::owner();
+    let records: Vec<_> = crate::engine::NodeRecord::all()
+        .into_iter()
+        .filter(|r| r.owner == me)
+        .collect();
     if records.is_empty() {
         output::engine::none_stopped();
         return Ok(false);
     }
-    eprintln!("These nodes started by searchbench are running:");
+    eprintln!("These nodes this session started are running:");
     for r in &records {
         eprintln!("  {} on port {} (pid {})", r.engine, r.http_port, r.pid);
     }
@@ -218,12 +235,24 @@ fn confirm_stop_all() -> Result<bool, CliError> {
     Ok(yes)
 }
 
-fn stop(name: Option<String>, port: Option<u16>, grace: Duration) -> CliResult {
-    let n = engines::stop(name.as_deref(), port, grace, output::engine::stopped)
-        .map_err(engine_error)?;
+fn stop(
+    name: Option<String>,
+    port: Option<u16>,
+    owners: engines::Owners,
+    grace: Duration,
+) -> CliResult {
+    let (n, left) = engines::stop(
+        name.as_deref(),
+        port,
+        owners,
+        grace,
+        output::engine::stopped,
+    )
+    .map_err(engine_error)?;
     if n == 0 {
         output::engine::none_stopped();
     }
+    output::engine::others_left(left);
     Ok(())
 }
 

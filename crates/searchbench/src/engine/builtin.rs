@@ -51,6 +51,7 @@ pub(super) async fn start(spec: EngineSpec, options: &StartOptions) -> Result<No
         node_dir: None,
         repo_dir: None,
         ca_cert: None,
+        owner: super::process::owner(),
     };
     let mut started = super::Started::default();
     started.children.push(child);

@@ -498,6 +498,7 @@ fn spawn(
             .security
             .as_ref()
             .map(|_| security::ca_file(&plan.node_dir)),
+        owner: process::owner(),
     };
     record.save()?;
     Ok((record, child))

@@ -41,6 +41,28 @@ pub struct NodeRecord {
     /// A secured node's CA certificate (its URL is https; its users' passwords are not kept).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ca_cert: Option<PathBuf>,
+    /// Who started it ([`owner`]): `engine stop --all` stops the caller's nodes only. Empty
+    /// in records from before owners: no caller owns those.
+    #[serde(default)]
+    pub owner: String,
+}
+
+/// The owner of the nodes this process starts, and whose nodes `engine stop --all` stops:
+/// `SEARCHBENCH_OWNER` when set (a CI job sets its job's id), else this terminal or job's
+/// session (`session <sid>`: every command typed in one shell, or run by one CI job's
+/// script, is one session; another job on a shared runner, or another terminal, is
+/// another).
+pub fn owner() -> String {
+    if let Some(o) = std::env::var("SEARCHBENCH_OWNER")
+        .ok()
+        .map(|o| o.trim().to_string())
+        .filter(|o| !o.is_empty())
+    {
+        return o;
+    }
+    // SAFETY: getsid(0) reads this process's session id; it takes no pointer.
+    let sid = unsafe { libc::getsid(0) };
+    format!("session {sid}")
 }
 
 fn default_mark() -> String {

@@ -126,15 +126,29 @@ pub struct Stopped {
     pub outcome: StopOutcome,
 }
 
+/// Which nodes `engine stop` with neither an engine nor a port stops.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Owners {
+    /// The caller's ([`crate::engine::process::owner`]): `--all`.
+    Mine,
+    /// Every node searchbench started on this machine: `--all --any-owner`.
+    Any,
+}
+
 /// Stops our nodes of engine `name` and/or on `port` (a port names a node; stopping it stops
-/// its whole cluster); none given: all of them. `each` hears every node as it is dealt with;
-/// returns how many matched. An unknown engine name is bad usage.
+/// its whole cluster); none given: all of `owners`' (an engine or a port named is stopped
+/// whoever started it). `each` hears every node as it is dealt with; returns how many
+/// matched, and how many nodes of other owners were left running. An unknown engine name is
+/// bad usage.
 pub fn stop(
     name: Option<&str>,
     port: Option<u16>,
+    owners: Owners,
     grace: Duration,
     mut each: impl FnMut(&Stopped),
-) -> Result<usize, EngineError> {
+) -> Result<(usize, usize), EngineError> {
+    let everyone = name.is_some() || port.is_some() || owners == Owners::Any;
+    let me = engine::process::owner();
     let name = match name {
         Some(name) => Some(engine::resolve(name)?.name),
         None => None,
@@ -146,27 +160,32 @@ pub fn stop(
             .find(|r| r.http_port == p && !r.cluster.is_empty())
             .map(|r| r.cluster.clone())
     });
-    let chosen = records
+    let (chosen, others): (Vec<NodeRecord>, Vec<NodeRecord>) = records
         .into_iter()
         .filter(|r| name.as_ref().is_none_or(|n| &r.engine == n))
         .filter(|r| {
             port.is_none_or(|p| {
                 r.http_port == p || cluster_of_port.as_ref().is_some_and(|c| &r.cluster == c)
             })
-        });
+        })
+        .partition(|r| everyone || r.owner == me);
     let mut n = 0;
     for record in chosen {
         let outcome = engine::stop_record(&record, grace);
         each(&Stopped { record, outcome });
         n += 1;
     }
-    Ok(n)
+    let left = others.iter().filter(|r| r.is_alive()).count();
+    Ok((n, left))
 }
 
 /// One running node of ours, as `engine status` shows it.
 #[derive(Debug, Serialize)]
 pub struct StatusRow {
     pub engine: String,
+    /// Who started it ([`crate::engine::process::owner`]); `yours` when the caller did.
+    pub owner: String,
+    pub yours: bool,
     pub cluster: String,
     pub node: String,
     pub url: String,
@@ -188,6 +207,7 @@ pub struct Status {
 
 pub async fn status() -> Status {
     let (records, unreadable) = NodeRecord::scan();
+    let me = engine::process::owner();
     let mut out = Status {
         unreadable,
         ..Status::default()
@@ -226,6 +246,12 @@ pub async fn status() -> Status {
         };
         out.rows.push(StatusRow {
             engine: record.engine.clone(),
+            yours: record.owner == me,
+            owner: if record.owner.is_empty() {
+                "(unknown)".into()
+            } else {
+                record.owner.clone()
+            },
             cluster: record.cluster.clone(),
             node: record.node_name.clone(),
             url: record.url.clone(),

@@ -241,6 +241,7 @@ fn stale_record_is_forgotten() {
         node_dir: None,
         repo_dir: None,
         ca_cert: None,
+        owner: String::new(),
     };
     record.save().expect("save record");
     let out = run(&["engine", "stop", "--port", &port.to_string()]);

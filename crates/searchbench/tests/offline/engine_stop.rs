@@ -35,3 +35,66 @@ fn without_a_target_it_refuses_unless_told_all() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
     }
 }
+
+/// A node has an owner (`SEARCHBENCH_OWNER`, else the session): `engine status` says whose it
+/// is, `engine stop --all` stops the caller's only (another CI job's node of the same user was
+/// listed as ours and stopped), `--all --any-owner` every one. A sketch store stands for a
+/// node: it starts in a moment, from this binary.
+#[test]
+fn stop_all_stops_the_callers_nodes_and_status_says_whose_each_is() {
+    let own = tempfile::tempdir().unwrap();
+    let cli = |owner: &str, args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_searchbench"))
+            .args(args)
+            .env("SEARCHBENCH_CACHE", own.path().join("cache"))
+            .env("SEARCHBENCH_SHARED_DIR", own.path().join("shared"))
+            .env("SEARCHBENCH_OWNER", owner)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let started = cli("job-a", &["engine", "start", "sketch", "--json"]);
+    assert_eq!(
+        started.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&started.stderr)
+    );
+    let node: serde_json::Value = serde_json::from_slice(&started.stdout).unwrap();
+    let pid = node["pid"].as_u64().unwrap();
+    let alive = || std::path::Path::new(&format!("/proc/{pid}")).exists();
+    let status = |owner: &str| -> serde_json::Value {
+        let out = cli(owner, &["engine", "status", "--json"]);
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let seen = status("job-b");
+    assert_eq!(seen[0]["owner"], "job-a", "{seen}");
+    assert_eq!(seen[0]["yours"], false, "{seen}");
+    assert_eq!(status("job-a")[0]["yours"], true);
+    // Another job's --all leaves it running, and says so.
+    let out = cli("job-b", &["engine", "stop", "--all", "--grace", "5"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("1 node(s) another session started"), "{err}");
+    assert!(alive(), "another job's --all stopped job-a's node");
+    // --any-owner stops it (its owner's own --all is what the other tests' stops are).
+    let out = cli(
+        "job-b",
+        &["engine", "stop", "--all", "--any-owner", "--grace", "5"],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("stopped"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while alive() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // (a zombie until its parent reaps it is gone enough)
+    let gone = !alive()
+        || std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .is_ok_and(|s| s.split_whitespace().nth(2) == Some("Z"));
+    assert!(gone, "still running after stop");
+}

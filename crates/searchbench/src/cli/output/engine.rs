@@ -126,6 +126,15 @@ pub fn none_stopped() {
     eprintln!("no node started by searchbench matches; nothing to stop");
 }
 
+/// Nodes of other owners that `engine stop --all` left running.
+pub fn others_left(n: usize) {
+    if n > 0 {
+        eprintln!(
+            "{n} node(s) another session started are left running (`engine status` shows              whose): --all stops yours; --all --any-owner stops every one"
+        );
+    }
+}
+
 /// What `engine status` set aside, on stderr: unreadable records, nodes that are gone.
 pub fn set_aside(status: &Status) {
     for path in &status.unreadable {
@@ -148,11 +157,16 @@ pub fn status(rows: &[StatusRow]) {
         return;
     }
     let mut table = table([
-        "engine", "cluster", "node", "url", "pid", "health", "RSS", "log",
+        "engine", "owner", "cluster", "node", "url", "pid", "health", "RSS", "log",
     ]);
     for row in rows {
         table.add_row([
             row.engine.clone(),
+            if row.yours {
+                format!("{} (you)", row.owner)
+            } else {
+                row.owner.clone()
+            },
             row.cluster.clone(),
             row.node.clone(),
             row.url.clone(),
