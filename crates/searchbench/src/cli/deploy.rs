@@ -272,6 +272,21 @@ fn ship_files(run: &[String], into: &str) -> Result<(Vec<String>, Vec<ShippedFil
                     bytes: read(&path)?,
                 });
             }
+            // An OSB workload reads the common_operations beside its folder: it travels
+            // beside the track's folder too (held to its own folder, links resolved).
+            let shared = crate::workload::folder::real_location(folder)
+                .parent()
+                .map(|p| p.join(crate::workload::folder::SHARED))
+                .filter(|p| p.is_dir() && !p.is_symlink());
+            if let Some(shared) = shared {
+                let bound = crate::workload::folder::Folder::of(&shared);
+                for (rel, path) in folder_files(&bound, &shared, 3)? {
+                    files.push(ShippedFile {
+                        path: format!("{}/{rel}", crate::workload::folder::SHARED),
+                        bytes: read(&path)?,
+                    });
+                }
+            }
         } else {
             files.push(ShippedFile {
                 path: format!("{dir}/{name}"),
@@ -496,6 +511,8 @@ fn ssh_run(args: &SshArgs) -> CliResult {
 fn local_path(run: &[String], f: &ShippedFile) -> String {
     // The file's folder number is the order of the file flags in the run.
     let (n, rel) = f.path.split_once('/').unwrap_or(("0", &f.path));
+    // The common_operations beside a track's folder: found beside that folder here too.
+    let shared = n == crate::workload::folder::SHARED;
     let n: usize = n.parse().unwrap_or(0);
     let mut seen = 0;
     let mut tokens = run.iter();
@@ -507,7 +524,18 @@ fn local_path(run: &[String], f: &ShippedFile) -> String {
         let value = inline
             .map(str::to_string)
             .or_else(|| tokens.next().cloned());
-        if seen == n {
+        if shared && flag == "--workload-file" {
+            let local = PathBuf::from(value.unwrap_or_default());
+            let folder =
+                crate::workload::folder::real_location(local.parent().unwrap_or(Path::new(".")));
+            let beside = folder.parent().unwrap_or(Path::new("/"));
+            return beside
+                .join(crate::workload::folder::SHARED)
+                .join(rel)
+                .display()
+                .to_string();
+        }
+        if !shared && seen == n {
             let local = PathBuf::from(value.unwrap_or_default());
             let folder = local.parent().unwrap_or(Path::new("."));
             return folder.join(rel).display().to_string();

@@ -166,28 +166,11 @@ fn a_tracks_folder_travels_in_the_config_map_and_reads_whole_where_the_pod_finds
     let track = format!("{FILES_DIR}/0/track.json");
     assert_eq!(args[..3], ["run", "--workload-file", track.as_str()]);
     // Where the pod finds its files: every item of the ConfigMap at its path.
-    let mounted = tempfile::tempdir().unwrap();
-    let cm = m.config_map.as_ref().unwrap();
-    let data = cm.data.as_ref().unwrap();
-    let volume = pod
-        .volumes
-        .as_ref()
-        .unwrap()
-        .iter()
-        .find(|v| v.name == "files")
-        .unwrap();
-    let items = volume.config_map.as_ref().unwrap().items.as_ref().unwrap();
-    let mut paths: Vec<&str> = items.iter().map(|i| i.path.as_str()).collect();
-    paths.sort_unstable();
+    let (mounted, paths) = mounted(&m);
     assert_eq!(
         paths,
         ["0/index.json", "0/operations/ops.json", "0/track.json"]
     );
-    for item in items {
-        let at = mounted.path().join(&item.path);
-        std::fs::create_dir_all(at.parent().unwrap()).unwrap();
-        std::fs::write(&at, &data[&item.key]).unwrap();
-    }
     let out = common::bin()
         .args(["workload", "check"])
         .arg(mounted.path().join("0/track.json"))
@@ -272,4 +255,68 @@ fn the_dockerfiles_user_is_the_one_the_manifest_names() {
     let uid = searchbench::deploy::kubernetes::IMAGE_UID;
     assert!(text.contains(&format!("--uid {uid}")), "{text}");
     assert!(text.contains(&format!("USER {uid}")), "{text}");
+}
+
+/// An OSB workload reads the common_operations beside its folder: it travels beside the
+/// track's folder, and the workload checks whole where the pod finds it.
+#[test]
+fn an_osb_workloads_common_operations_travel_beside_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let workload = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/tracks/osb/nyc_taxis/workload.json");
+    let out = deploy(
+        dir.path(),
+        &[
+            "kubernetes",
+            "--parts",
+            "2",
+            "--out",
+            "m.json",
+            "--",
+            "run",
+            "--workload-file",
+            workload.to_str().unwrap(),
+            "--url",
+            "http://es.example:9200",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", common::streams(&out));
+    let written: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("m.json")).unwrap()).unwrap();
+    let m = Manifest::read(&written).unwrap();
+    let (mounted, paths) = mounted(&m);
+    assert!(
+        paths.iter().any(|p| p.starts_with("common_operations/")),
+        "{paths:?}"
+    );
+    let out = common::bin()
+        .args(["workload", "check"])
+        .arg(mounted.path().join("0/workload.json"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", common::streams(&out));
+}
+
+/// Every item of the manifest's ConfigMap written where a pod finds it: the folder, and the
+/// items' paths, sorted.
+fn mounted(m: &Manifest) -> (tempfile::TempDir, Vec<String>) {
+    let pod = m.job.spec.as_ref().unwrap().template.spec.as_ref().unwrap();
+    let data = m.config_map.as_ref().unwrap().data.as_ref().unwrap();
+    let volume = pod
+        .volumes
+        .as_ref()
+        .unwrap()
+        .iter()
+        .find(|v| v.name == "files")
+        .unwrap();
+    let items = volume.config_map.as_ref().unwrap().items.as_ref().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for item in items {
+        let at = dir.path().join(&item.path);
+        std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+        std::fs::write(&at, &data[&item.key]).unwrap();
+    }
+    let mut paths: Vec<String> = items.iter().map(|i| i.path.clone()).collect();
+    paths.sort_unstable();
+    (dir, paths)
 }
