@@ -26,10 +26,11 @@ use super::configuration::{self, Configuration};
 use super::runs::Group;
 use super::steadier::{self, Leaning};
 use crate::analysis::metrics::{self, Direction, Metric, THROUGHPUT};
+use crate::analysis::multiple::{holm, Correction, ALPHA};
 use crate::analysis::statistics::{
-    cv_pct, inverse, min_detectable, paired_diff, paired_min_detectable, paired_spread_pct,
-    pct_diff, prediction_diff, rounds_needed, runs_needed, welch_diff, Interval, SampleKind, Test,
-    CONFIDENCE, MIN_PAIRS, MIN_RUNS,
+    cv_pct, inverse, min_detectable, paired_diff, paired_min_detectable, paired_p,
+    paired_spread_pct, pct_diff, prediction_diff, prediction_p, rounds_needed, runs_needed,
+    welch_diff, welch_p, Interval, SampleKind, Test, CONFIDENCE, MIN_PAIRS, MIN_RUNS,
 };
 use crate::store::{RunRow, State, Store, StoreError};
 use crate::units::format_metric;
@@ -316,6 +317,11 @@ pub struct Cell {
     pub spread_pair_pct: Option<f64>,
     /// Contender minus base, in the metric's unit (what an error count's change reads as).
     pub change: f64,
+    /// The p-value of the test behind the interval, and Holm's adjusted one over the metrics
+    /// this contender is judged on ([`super::multiple`]): a change counts when the adjusted
+    /// p-value is at most [`super::multiple::ALPHA`].
+    pub p_value: Option<f64>,
+    pub p_adjusted: Option<f64>,
     pub verdict: Verdict,
 }
 
@@ -347,6 +353,8 @@ pub struct Comparison {
     /// One per contender: the verdict leaning on the engine's CPU per document where the
     /// throughput's runs cannot tell (see [`super::steadier`]).
     pub leanings: Vec<Option<Leaning>>,
+    /// The correction over the metrics each contender is judged on.
+    pub correction: Correction,
     pub notes: Vec<String>,
 }
 
@@ -512,6 +520,8 @@ impl Cell {
             test: None,
             spread_pair_pct: None,
             change,
+            p_value: None,
+            p_adjusted: None,
             verdict: Verdict::CannotTell,
         }
     }
@@ -561,6 +571,7 @@ pub fn cell(base: &Metric, m: &Metric, threshold_pct: f64) -> Cell {
         (Some(b), Some(k)) => {
             c.test = Some(Test::Welch);
             c.ci = welch_diff(b, k);
+            c.p_value = welch_p(b, k);
             c.verdict = verdict_of(c.ci, base.direction);
             // No interval with runs enough: every run the same figure (no failed attempt
             // anywhere), which is no change; or a change from a mean of zero, which has no
@@ -583,11 +594,13 @@ pub fn cell(base: &Metric, m: &Metric, threshold_pct: f64) -> Cell {
         }
         (Some(b), None) => {
             c.ci = prediction_diff(b, m.value);
+            c.p_value = prediction_p(b, m.value);
             one_against_runs(&mut c, base.direction, b, (b.len(), 1), threshold_pct);
         }
         (None, Some(k)) => {
             // Where the base would fall among the contender's runs, turned round.
             c.ci = prediction_diff(k, base.value).and_then(inverse);
+            c.p_value = prediction_p(k, base.value);
             one_against_runs(&mut c, base.direction, k, (1, k.len()), threshold_pct);
         }
         (None, None) => {
@@ -605,6 +618,7 @@ pub fn cell(base: &Metric, m: &Metric, threshold_pct: f64) -> Cell {
 fn paired_cell(c: &mut Cell, pairs: &[(f64, f64)], direction: Direction, threshold_pct: f64) {
     c.test = Some(Test::PairedT);
     c.ci = paired_diff(pairs);
+    c.p_value = paired_p(pairs);
     c.verdict = verdict_of(c.ci, direction);
     if c.ci.is_none() {
         // Every round the same figure on both sides: no change; else no ratio to judge.
@@ -694,9 +708,58 @@ pub fn compare(base: Side, contenders: Vec<Side>) -> Comparison {
     compare_at(base, contenders, DEFAULT_THRESHOLD_PCT)
 }
 
+/// Holm's correction over each contender's tested metrics (error counts are a rule, not a
+/// test): a change whose adjusted p-value is above [`ALPHA`] is no significant change. The
+/// interval shown stays the metric's own 95 % one.
+/// `only`: the metrics of the family when a verdict is made from some of them (a `check` of
+/// its `--metric`s); every metric when `None`.
+fn correct(rows: &mut [Row], contenders: usize, only: Option<&[String]>) -> Correction {
+    let mut family = Vec::with_capacity(contenders);
+    for i in 0..contenders {
+        let tested: Vec<(usize, f64)> = rows
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| !r.errors)
+            .filter(|(_, r)| only.is_none_or(|keys| keys.contains(&r.key)))
+            .filter_map(|(k, r)| Some((k, r.contenders[i].as_ref()?.p_value?)))
+            .collect();
+        let p: Vec<f64> = tested.iter().map(|(_, p)| *p).collect();
+        for ((k, _), adjusted) in tested.iter().zip(holm(&p)) {
+            let Some(c) = rows[*k].contenders[i].as_mut() else {
+                continue;
+            };
+            c.p_adjusted = Some(adjusted);
+            let change = matches!(
+                c.verdict,
+                Verdict::Better | Verdict::Worse | Verdict::Changed
+            );
+            if change && adjusted > ALPHA {
+                c.verdict = Verdict::NoSignificantChange;
+            }
+        }
+        family.push(tested.len());
+    }
+    Correction {
+        method: "holm",
+        alpha: ALPHA,
+        family,
+    }
+}
+
 /// Compares every contender with the base, metric by metric (the base's metrics, in order),
 /// by the one rule of [`cell`]; `threshold_pct` is the smallest change worth seeing.
 pub fn compare_at(base: Side, contenders: Vec<Side>, threshold_pct: f64) -> Comparison {
+    compare_family(base, contenders, threshold_pct, None)
+}
+
+/// [`compare_at`] with the family of the correction ([`correct`]) limited to the metrics
+/// `only` names, when the verdict is made from those alone.
+pub fn compare_family(
+    base: Side,
+    contenders: Vec<Side>,
+    threshold_pct: f64,
+    only: Option<&[String]>,
+) -> Comparison {
     let rows = base
         .metrics
         .iter()
@@ -718,8 +781,9 @@ pub fn compare_at(base: Side, contenders: Vec<Side>, threshold_pct: f64) -> Comp
                 .collect(),
         })
         .collect::<Vec<Row>>();
-    // A contender with errors is never better on anything.
     let mut rows = rows;
+    let correction = correct(&mut rows, contenders.len(), only);
+    // A contender with errors is never better on anything.
     for (i, c) in contenders.iter().enumerate() {
         if !c.has_errors() {
             continue;
@@ -817,6 +881,17 @@ pub fn compare_at(base: Side, contenders: Vec<Side>, threshold_pct: f64) -> Comp
     if cpus.windows(2).any(|w| w[0] != w[1]) {
         notes.push(format!("measured on different CPUs: {}", cpus.join(" vs ")));
     }
+    if correction.family.iter().any(|n| *n > 1) {
+        notes.push(format!(
+            "many metrics: a change counts when it stays significant after Holm's correction \
+             over the {} metric(s) tested for each contender (family-wise error at most {:.0} \
+             %: two identical sides show a change on any metric at most that often); the \
+             intervals are each metric's own {:.0} %, p and adjusted p are in --json",
+            correction.family.iter().max().copied().unwrap_or(0),
+            ALPHA * 100.0,
+            CONFIDENCE * 100.0
+        ));
+    }
     Comparison {
         base,
         contenders,
@@ -826,6 +901,7 @@ pub fn compare_at(base: Side, contenders: Vec<Side>, threshold_pct: f64) -> Comp
         rows,
         hidden_unchanged: 0,
         leanings,
+        correction,
         notes,
     }
 }
@@ -989,6 +1065,93 @@ mod tests {
             errors: false,
             rounds: Vec::new(),
         }
+    }
+
+    /// 78 metrics that do not change (each side's runs drawn from one distribution, noise
+    /// 5 % a run, 5 runs a side), compared many times: the gate (any metric worse) fires in
+    /// at most its level of the comparisons, where uncorrected it fires in almost all.
+    #[test]
+    fn seventy_eight_null_metrics_fire_the_gate_at_most_at_its_level() {
+        let mut rng = crate::rng::Rng::new(7, 78);
+        // A normal draw from two uniforms (Box–Muller).
+        let mut normal = move || {
+            let (u, v) = (rng.unit().max(1e-12), rng.unit());
+            (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
+        };
+        let trials = 400;
+        let (mut fired, mut fired_uncorrected) = (0, 0);
+        for _ in 0..trials {
+            let mut rows: Vec<Row> = (0..78)
+                .map(|k| {
+                    let mut side = || -> Vec<f64> {
+                        (0..5).map(|_| 1000.0 * (1.0 + 0.05 * normal())).collect()
+                    };
+                    let (b, c) = (side(), side());
+                    let metric = |values: &[f64]| Metric {
+                        key: format!("m{k}"),
+                        label: format!("metric {k}"),
+                        unit: "",
+                        direction: if k % 2 == 0 {
+                            Direction::HigherBetter
+                        } else {
+                            Direction::LowerBetter
+                        },
+                        value: values.iter().sum::<f64>() / values.len() as f64,
+                        samples: Some((SampleKind::PerRun, values.to_vec())),
+                        errors: false,
+                        rounds: Vec::new(),
+                    };
+                    let (mb, mc) = (metric(&b), metric(&c));
+                    Row {
+                        key: mb.key.clone(),
+                        label: mb.label.clone(),
+                        unit: "",
+                        direction: mb.direction,
+                        errors: false,
+                        base: mb.value,
+                        contenders: vec![Some(cell(&mb, &mc, 50.0))],
+                    }
+                })
+                .collect();
+            let worse = |rows: &[Row]| {
+                rows.iter()
+                    .any(|r| r.contenders[0].as_ref().unwrap().verdict == Verdict::Worse)
+            };
+            fired_uncorrected += usize::from(worse(&rows));
+            let correction = correct(&mut rows, 1, None);
+            assert_eq!(correction.family, vec![78]);
+            fired += usize::from(worse(&rows));
+        }
+        let rate = fired as f64 / trials as f64;
+        // At most the level (any verdict, better or worse, is at most 5 %; worse alone about
+        // half of that), with room for the draw: 400 trials.
+        assert!(rate <= 0.05, "gate fired in {fired} of {trials}");
+        assert!(
+            fired_uncorrected as f64 / trials as f64 > 0.5,
+            "uncorrected: {fired_uncorrected} of {trials}"
+        );
+    }
+
+    #[test]
+    fn a_real_change_survives_the_correction() {
+        let b = [1000.0, 1010.0, 990.0, 1005.0, 995.0];
+        let k = [800.0, 810.0, 790.0, 805.0, 795.0];
+        let metric = |v: &[f64]| Metric {
+            key: "docs_per_sec".into(),
+            label: "throughput".into(),
+            unit: "docs/s",
+            direction: Direction::HigherBetter,
+            value: v.iter().sum::<f64>() / v.len() as f64,
+            samples: Some((SampleKind::PerRun, v.to_vec())),
+            errors: false,
+            rounds: Vec::new(),
+        };
+        let c = cell(&metric(&b), &metric(&k), 5.0);
+        assert_eq!(c.verdict, Verdict::Worse);
+        let p = c.p_value.unwrap();
+        assert!(p < 1e-4, "{p}");
+        // Among 78 metrics, it stays worse (its p times 78 is still far below 5 %).
+        assert!(holm(&[p])[0] * 78.0 < ALPHA);
     }
 
     fn throughput(values: &[f64], rounds: &[&str]) -> Metric {

@@ -15,6 +15,7 @@ pub mod configuration;
 pub mod history;
 pub mod merge;
 pub mod metrics;
+pub mod multiple;
 pub mod runs;
 pub mod saturate;
 pub mod statistics;

@@ -162,6 +162,48 @@ pub fn welch_diff(base: &[f64], contender: &[f64]) -> Option<Interval> {
     })
 }
 
+/// The two-sided p-value of Student's t statistic `t` with `df` degrees of freedom (the
+/// normal's beyond any finite table): how often a change at least this large would be seen
+/// if there were none. What a correction over many metrics ([`super::multiple`]) reads.
+pub fn t_p_value(t: f64, df: f64) -> Option<f64> {
+    use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
+    if !t.is_finite() {
+        return None;
+    }
+    let tail = if df.is_finite() && df < 1e7 {
+        StudentsT::new(0.0, 1.0, df.max(1e-3)).ok()?.cdf(-t.abs())
+    } else {
+        Normal::new(0.0, 1.0).ok()?.cdf(-t.abs())
+    };
+    Some((2.0 * tail).clamp(0.0, 1.0))
+}
+
+/// The p-value of Welch's test behind [`welch_diff`] (the same scale: logarithms when every
+/// value is positive).
+pub fn welch_p(base: &[f64], contender: &[f64]) -> Option<f64> {
+    let (a, b) = match (logs(base), logs(contender)) {
+        (Some(la), Some(lb)) => (la, lb),
+        _ => (base.to_vec(), contender.to_vec()),
+    };
+    let d = mean(&b)? - mean(&a)?;
+    let (se, df) = welch_se_df(&a, &b)?;
+    (se > 0.0).then(|| t_p_value(d / se, df))?
+}
+
+/// The p-value of the paired test behind [`paired_diff`].
+pub fn paired_p(pairs: &[(f64, f64)]) -> Option<f64> {
+    let (changes, _) = round_changes(pairs)?;
+    let (m, se, df) = paired_se(&changes)?;
+    (se > 0.0).then(|| t_p_value(m / se, df))?
+}
+
+/// The p-value of one value against `base` runs, behind [`prediction_diff`]: how far outside
+/// a new run like them it falls.
+pub fn prediction_p(base: &[f64], value: f64) -> Option<f64> {
+    let p = predicted(base, value)?;
+    (p.scale > 0.0).then(|| t_p_value(p.d / p.scale, p.df))?
+}
+
 /// The fewest rounds a paired comparison is made from: with fewer, Welch's t over the two
 /// groups has more degrees of freedom than the pairs would (n − 1) and is used instead.
 pub const MIN_PAIRS: usize = 3;
@@ -332,6 +374,36 @@ pub fn min_detectable_for(cv_pct: f64, k: usize) -> Option<f64> {
 /// logarithms when every value is positive (a ratio), else linear relative to the mean.
 /// `None` under [`MIN_RUNS`] base values.
 pub fn prediction_diff(base: &[f64], value: f64) -> Option<Interval> {
+    let p = predicted(base, value)?;
+    let half = t975(p.df) * p.scale;
+    let d = p.d;
+    if p.positive {
+        Some(Interval {
+            low_pct: ((d - half).exp() - 1.0) * 100.0,
+            high_pct: ((d + half).exp() - 1.0) * 100.0,
+        })
+    } else if p.mean != 0.0 {
+        Some(Interval {
+            low_pct: (d - half) / p.mean.abs() * 100.0,
+            high_pct: (d + half) / p.mean.abs() * 100.0,
+        })
+    } else {
+        None
+    }
+}
+
+/// One value against `base` runs, on the scale they are compared on (logarithms when every
+/// value is positive): its distance from their mean, the spread of one more run like them
+/// (`s · √(1 + 1/n)`), its degrees of freedom.
+struct Predicted {
+    d: f64,
+    scale: f64,
+    df: f64,
+    positive: bool,
+    mean: f64,
+}
+
+fn predicted(base: &[f64], value: f64) -> Option<Predicted> {
     let n = base.len();
     if n < MIN_RUNS || !value.is_finite() {
         return None;
@@ -342,22 +414,14 @@ pub fn prediction_diff(base: &[f64], value: f64) -> Option<Interval> {
     } else {
         (base.to_vec(), value)
     };
-    let m = mean(&values)?;
-    let half = t975((n - 1) as f64) * variance(&values, m).sqrt() * (1.0 + 1.0 / n as f64).sqrt();
-    let d = x - m;
-    if positive {
-        Some(Interval {
-            low_pct: ((d - half).exp() - 1.0) * 100.0,
-            high_pct: ((d + half).exp() - 1.0) * 100.0,
-        })
-    } else if m != 0.0 {
-        Some(Interval {
-            low_pct: (d - half) / m.abs() * 100.0,
-            high_pct: (d + half) / m.abs() * 100.0,
-        })
-    } else {
-        None
-    }
+    let mean = self::mean(&values)?;
+    Some(Predicted {
+        d: x - mean,
+        scale: variance(&values, mean).sqrt() * (1.0 + 1.0 / n as f64).sqrt(),
+        df: (n - 1) as f64,
+        positive,
+        mean,
+    })
 }
 
 /// The interval of `b` against `a` from the interval of `a` against `b`, both ratios in

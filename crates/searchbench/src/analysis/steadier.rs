@@ -132,6 +132,8 @@ mod tests {
             test: Some(test),
             spread_pair_pct: Some(spread),
             change: 0.0,
+            p_value: None,
+            p_adjusted: None,
             verdict,
         }
     }

@@ -438,11 +438,27 @@ pub fn check(store: &Store, spec: &CheckSpec) -> Result<Check, CheckError> {
         ),
     };
     // The one rule for what runs can tell is the comparison's: the check reads its cells.
-    let comparison = compare::compare_at(
+    // Its family is the metrics it judges (and the CPU per document a throughput may lean on).
+    let mut family: Vec<String> = wanted.clone();
+    if family
+        .iter()
+        .any(|k| k == crate::analysis::metrics::THROUGHPUT)
+    {
+        family.push(steadier::COST.to_string());
+    }
+    let comparison = compare::compare_family(
         base_side.clone(),
         vec![run_side.clone()],
         spec.threshold_pct,
+        Some(&family),
     );
+    if let Some(n) = comparison.correction.family.first().filter(|n| **n > 1) {
+        check.method.push_str(&format!(
+            "; Holm's correction over the {n} metrics judged (a change counts when it stays \
+             significant: family-wise error at most {:.0} %)",
+            crate::analysis::multiple::ALPHA * 100.0
+        ));
+    }
     for key in &wanted {
         let b = base_side.metrics.iter().find(|m| &m.key == key);
         let r = run_side.metrics.iter().find(|m| &m.key == key);
@@ -878,6 +894,8 @@ mod tests {
             test: None,
             spread_pair_pct: None,
             change: 0.0,
+            p_value: None,
+            p_adjusted: None,
             verdict,
         };
         use MetricVerdict::*;
