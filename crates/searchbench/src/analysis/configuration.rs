@@ -35,6 +35,13 @@ impl Configuration {
             if let Some(Value::String(corpus)) = map.get_mut("corpus") {
                 *corpus = mask_seed(corpus);
             }
+            // A run too short for its warm-up has no steady headline: its figure is the whole
+            // run's, warm-up included, another measure than a steady window's. It is another
+            // configuration, so no group pools the two (a run near the length where the
+            // warm-up starts to count would otherwise fall on either side by chance).
+            if let Some(why) = whole_run_headline(row) {
+                map.insert(HEADLINE_KEY.into(), why.into());
+            }
         }
         let canonical = format!("{}\n{}\n{}", row.kind, row.workload, canonical(&config));
         Configuration {
@@ -64,6 +71,21 @@ impl Configuration {
         }
         parts.join(", ")
     }
+}
+
+/// The configuration key that says a run's headline is its whole run (too short for its
+/// warm-up).
+pub const HEADLINE_KEY: &str = "headline";
+
+/// Why a run's headline is the whole run's rather than a steady window's: it asked for a
+/// warm-up and was too short to leave one out. `None` for a steady headline, or a run with
+/// no warm-up asked (`--warmup 0`: the whole run is what was asked for).
+pub fn whole_run_headline(row: &RunRow) -> Option<String> {
+    let h = row.result.as_ref()?.get("headline")?;
+    let asked = h.get("warmup_secs")?.as_f64()?;
+    let applied = h.get("warmup_applied")?.as_bool()?;
+    (asked > 0.0 && !applied)
+        .then(|| format!("whole run, too short for its {asked:.0} s warm-up (no steady headline)"))
 }
 
 /// Whether two runs are one configuration.

@@ -194,7 +194,7 @@ impl Recorder {
         let definition = if applied {
             format!("documents acknowledged after the {w:.0} s warm-up ÷ the {window:.1} s steady window")
         } else if w > 0.0 {
-            format!("run too short for a {w:.0} s warm-up (needs {:.0} s): all documents ÷ the whole {wall_s:.1} s run", 2.0 * w)
+            format!("no steady headline: the run is too short for its {w:.0} s warm-up (needs {:.0} s); all documents ÷ the whole {wall_s:.1} s run, warm-up included (never pooled with steady figures)", 2.0 * w)
         } else {
             format!("no warm-up (--warmup 0): all documents ÷ the whole {wall_s:.1} s run")
         };

@@ -15,6 +15,17 @@ fn cell(s: &str) -> String {
 
 /// The comparison as a Markdown table plus its notes.
 pub fn compare_table(c: &Comparison) -> String {
+    if c.rows.is_empty() && c.hidden_unchanged > 0 {
+        // No empty table: what --only-changed left is nothing.
+        let mut s = format!(
+            "Nothing changed: none of the {} metric(s) is significantly better or worse.\n",
+            c.hidden_unchanged
+        );
+        for n in &c.notes {
+            let _ = writeln!(s, "\n> note: {}", cell(n));
+        }
+        return s;
+    }
     let mut s = format!("| metric | unit | {} (base) |", cell(&c.base.label));
     for k in &c.contenders {
         let _ = write!(

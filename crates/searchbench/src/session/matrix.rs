@@ -181,6 +181,8 @@ pub struct Done {
     /// The stored run, when there is one.
     pub run_id: Option<String>,
     pub state: Option<State>,
+    /// The run's headline (docs/s), for the line that says it ended.
+    pub docs_per_sec: Option<f64>,
     /// Why it did not complete (or why it did not run: an engine that failed earlier).
     pub error: Option<String>,
 }
@@ -245,6 +247,7 @@ pub async fn matrix(
                 slot: slot.clone(),
                 run_id: None,
                 state: None,
+                docs_per_sec: None,
                 error: Some(format!("skipped: it failed to start at run {at}")),
             };
             step(Step::Finished {
@@ -306,6 +309,9 @@ pub async fn matrix(
             slot: slot.clone(),
             run_id: stored.as_ref().map(|r| r.id.0.clone()),
             state: stored.as_ref().map(|r| r.state),
+            docs_per_sec: stored
+                .as_ref()
+                .and_then(|r| r.result.as_ref()?.get("docs_per_sec")?.as_f64()),
             error: error.or_else(|| stored.as_ref().and_then(|r| r.error.clone())),
         };
         step(Step::Finished {

@@ -105,6 +105,15 @@ fn three_parts_load_every_document_once_under_one_runs_ids() {
         );
         assert_eq!(r["counts"]["indexed"], 10_000);
         assert_eq!(r["counts"]["reconciled"], true);
+        // What a part reconciled is its own counts (the index holds the others' too).
+        let said = format!("{}{err}", String::from_utf8_lossy(&out.stdout));
+        assert!(
+            said.contains(&format!(
+                "part {}/3: its own read = indexed + failed adds up",
+                i + 1
+            )) && !said.contains("- reconciled"),
+            "{said}"
+        );
         read += r["counts"]["read"].as_u64().unwrap();
     }
     assert_eq!(read, docs);

@@ -516,6 +516,38 @@ fn compare_only_changed_hides_the_unchanged_and_says_how_many() {
         rows.len() + 1,
         "{md}"
     );
+    // Piped with no COLUMNS, a table of several contenders stays within 160 columns (it was
+    // as wide as its content).
+    let out = bin()
+        .args([
+            "compare", "cfg=a", "cfg=b", "cfg=a", "cfg=b", "cfg=a", "--store",
+        ])
+        .arg(&db)
+        .env_remove("COLUMNS")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    // The table's lines (a note stays one line, for grep).
+    let widest = text
+        .lines()
+        .filter(|l| l.starts_with(['┌', '│', '╞', '├', '└']))
+        .map(|l| l.chars().count())
+        .max()
+        .unwrap_or(0);
+    assert!(widest <= 160 && widest > 80, "{widest} columns:\n{text}");
+    // Nothing changed: said, not an empty table (it printed a table of headers alone).
+    for markdown in [false, true] {
+        let mut args = vec!["compare", "cfg=a", "cfg=a", "--only-changed"];
+        if markdown {
+            args.push("--markdown");
+        }
+        let text = run_ok(&args, &db);
+        assert!(
+            text.to_lowercase().contains("nothing changed") && !text.contains("| metric"),
+            "{text}"
+        );
+        assert!(!text.contains("┌") && !text.contains("+-"), "{text}");
+    }
 }
 
 #[test]
@@ -923,4 +955,65 @@ fn a_nightly_paired_with_its_same_day_reference_sees_what_the_drift_hides() {
     let (code, text) = cli(&["check", &orphan, "--reference", "build=ref"]);
     assert_eq!(code, Some(125), "{text}");
     assert!(text.contains("no complete reference run"), "{text}");
+}
+
+/// A run too short for its warm-up has no steady headline: its figure (the whole run, warm-up
+/// included) is another measure, so a group never pools it with steady runs of the same
+/// flags (it did, with no word), and compare says why.
+#[test]
+fn a_short_run_and_a_steady_run_are_never_pooled() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let store = Store::open(&db).unwrap();
+    let config = serde_json::json!({"clients": 2, "bulk_docs": 1000, "warmup_secs": 10.0});
+    let mut ids = Vec::new();
+    for seed in 0..3 {
+        let mut r = ingest_result(30, 20_000.0, 0.03, 20.0, seed);
+        r["headline"] = serde_json::json!({"warmup_secs": 10.0, "warmup_applied": true,
+            "docs_per_sec": 20_000.0, "definition": "steady"});
+        ids.push(save_as(
+            &store,
+            &r,
+            "logs",
+            config.clone(),
+            &[("g", "mixed"), ("n", "steady")],
+        ));
+        let mut short = ingest_result(12, 12_000.0, 0.03, 20.0, 10 + seed);
+        short["headline"] = serde_json::json!({"warmup_secs": 10.0, "warmup_applied": false,
+            "docs_per_sec": 12_000.0, "definition": "no steady headline"});
+        save_as(
+            &store,
+            &short,
+            "logs",
+            config.clone(),
+            &[("g", "mixed"), ("n", "short")],
+        );
+    }
+    let compare = |base: &str, contender: &str| {
+        let out = bin()
+            .args(["compare", base, contender, "--store"])
+            .arg(&db)
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.status.code(), text)
+    };
+    let (code, text) = compare("n=steady", "g=mixed");
+    assert_eq!(code, Some(2), "{text}");
+    assert!(
+        text.contains("pools runs of 2 configurations")
+            && text.contains("too short for its 10 s warm-up"),
+        "{text}"
+    );
+    // Short against short is one definition: compared.
+    let (code, text) = compare("n=short", "n=short");
+    assert_eq!(code, Some(0), "{text}");
+    // Steady runs keep the configuration they had (no new key on a steady headline).
+    let steady = store.select("n=steady").unwrap();
+    let c = searchbench::analysis::configuration::Configuration::of(&steady[0]);
+    assert!(c.config.get("headline").is_none(), "{}", c.config);
 }

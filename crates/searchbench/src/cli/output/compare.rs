@@ -14,6 +14,16 @@ pub fn print(mut c: Comparison, json: bool, markdown: bool, only_changed: bool) 
     }
     if json {
         super::json(&c)?;
+    } else if c.rows.is_empty() && c.hidden_unchanged > 0 && !markdown {
+        // No empty table: what --only-changed left is nothing.
+        outln!(
+            "nothing changed: none of the {} metric(s) is significantly better or worse \
+             (drop --only-changed to see them)",
+            c.hidden_unchanged
+        );
+        for n in &c.notes {
+            sayln!("note: {n}");
+        }
     } else if markdown {
         out!("{}", crate::report::markdown::compare_table(&c));
     } else {

@@ -125,10 +125,15 @@ pub fn print(r: &IngestReport, detail: Detail) {
     sayln!(
         "counts: {} {}",
         reconcile_line(r),
-        if c.reconciled {
-            "- reconciled"
-        } else {
-            "- NOT reconciled"
+        match (c.reconciled, r.config.part.is_whole()) {
+            (true, true) => "- reconciled".to_string(),
+            // The index's count is the whole group's: what a part reconciles is its own.
+            (true, false) => format!(
+                "- part {}: its own read = indexed + failed adds up; the index's count is the \
+                 group's, reconciled by `results merge`",
+                r.config.part
+            ),
+            (false, _) => "- NOT reconciled".to_string(),
         }
     );
     if r.interrupted {

@@ -34,7 +34,13 @@ pub fn step(s: &Step<'_>) {
         ),
         Step::Finished { done, of } => {
             let what = match (&done.run_id, done.state) {
-                (Some(id), Some(state)) => format!("run {id} {}", state.name()),
+                (Some(id), Some(state)) => format!(
+                    "run {id} {}{}",
+                    state.name(),
+                    done.docs_per_sec
+                        .map(|r| format!(", {} docs/s", crate::units::format_value(r)))
+                        .unwrap_or_default()
+                ),
                 _ => "no run stored".to_string(),
             };
             match &done.error {

@@ -27,7 +27,7 @@ pub mod track;
 /// A table with our house style and the given header, as wide as the terminal: its width
 /// when it reports one, else `COLUMNS`, else 80 (a terminal that says 0×0, as CI runners'
 /// do, would otherwise get one letter per column). Piped, it fits `COLUMNS` when that is set,
-/// else it is as wide as its content (one row per line, nothing wrapped). Only verdict cells
+/// else it is as wide as its content up to [`MAX_WIDTH`] (wrapped past it). Only verdict cells
 /// carry colour, and only when [`colour`] says so; a word is never split across lines (see
 /// [`Grid`]).
 pub fn table<I, S>(header: I) -> Grid
@@ -57,7 +57,9 @@ where
             table.set_width(DEFAULT_WIDTH);
         }
         (None, false) => {
-            table.set_content_arrangement(ContentArrangement::Disabled);
+            // Piped with no width to fit: as wide as its content up to MAX_WIDTH, longer
+            // cells wrapped (a comparison of several contenders once ran to 336 columns).
+            table.set_width(MAX_WIDTH);
         }
     }
     table.set_header(header);
@@ -220,7 +222,8 @@ fn whole_words(t: &mut Table) {
 }
 
 /// The width lines are wrapped to: the terminal's, else `COLUMNS`, else 80 on a terminal that
-/// reports none; `None` (no wrapping) when stdout is not a terminal and `COLUMNS` is unset.
+/// reports none; `None` (no wrapping: a sentence stays on one line for `grep`) when stdout is
+/// not a terminal and `COLUMNS` is unset.
 pub fn width() -> Option<u16> {
     let terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
     if !terminal {
