@@ -360,6 +360,13 @@ pub async fn ingest_streaming(
     let corpus = source.describe();
     let failures = Arc::new(FailureFile::new(&plan.failures));
     let previous_failures_file = failures.set_aside_previous()?;
+    // A cluster whose processes are not ours (given by --url, no --engine-pid) says its
+    // nodes' CPU itself: the engine's CPU per document then works on any cluster.
+    // Not for a part: the nodes' CPU is every part's.
+    let nodes_cpu_before = match plan.engine_pids.is_empty() && plan.driver.part.is_whole() {
+        true => nodes_cpu(target).await.ok(),
+        false => None,
+    };
     let around = crate::measure::background::Around::start(&plan.engine_pids);
 
     let outcome = driver::load(
@@ -393,6 +400,13 @@ pub async fn ingest_streaming(
             "could not restore the index settings changed for the load: {e}"
         ));
     }
+    let engine_cpu = match (engine_cpu, nodes_cpu_before) {
+        (None, Some(before)) => within(limit, nodes_cpu(target))
+            .await
+            .ok()
+            .map(|after| after.saturating_sub(before)),
+        (cpu, _) => cpu,
+    };
     let index_count = match within(limit, count(target, &index)).await {
         Ok(n) => Some(n),
         Err(e) => {
@@ -440,6 +454,28 @@ fn unix_ms_at(at: std::time::Instant) -> Option<u64> {
 }
 
 /// `call`, cut off at `deadline` when there is one.
+/// The CPU the cluster's nodes have used since they started: the sum of each node's
+/// `process.cpu.total_in_millis` (`GET /_nodes/stats/process`), as the engines count it.
+async fn nodes_cpu(target: &Target) -> Result<Duration, String> {
+    let stats: serde_json::Value = target
+        .get_json("/_nodes/stats/process")
+        .await
+        .map_err(|e| e.to_string())?;
+    let nodes = stats
+        .get("nodes")
+        .and_then(serde_json::Value::as_object)
+        .ok_or("no `nodes` in _nodes/stats")?;
+    let mut ms = 0u64;
+    for node in nodes.values() {
+        let n = node
+            .pointer("/process/cpu/total_in_millis")
+            .and_then(serde_json::Value::as_u64)
+            .ok_or("a node without process.cpu.total_in_millis")?;
+        ms = ms.saturating_add(n);
+    }
+    Ok(Duration::from_millis(ms))
+}
+
 async fn within<T, E: std::fmt::Display>(
     deadline: Option<tokio::time::Instant>,
     call: impl std::future::Future<Output = Result<T, E>>,

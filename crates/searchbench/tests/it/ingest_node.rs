@@ -536,6 +536,10 @@ fn logs_ingest_through_the_cli_with_workload_generator() {
     );
     let r: Value = serde_json::from_slice(&std::fs::read(&json_out).unwrap()).unwrap();
     assert_eq!(r["counts"]["index_count"], 3000);
+    // A node given by --url with no --engine-pid: its CPU read from its own stats (none was
+    // measured before), so the CPU per document is there on any cluster.
+    let engine = r["cpu"]["engine_secs"].as_f64();
+    assert!(engine.is_some_and(|s| s > 0.0), "{}", r["cpu"]);
 
     // The store kept the HDR histograms; decoded, they agree with the report's summaries.
     let store = searchbench::store::Store::open(dir.path().join("results.db")).unwrap();
