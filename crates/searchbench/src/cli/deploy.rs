@@ -274,9 +274,7 @@ fn ship_files(run: &[String], into: &str) -> Result<(Vec<String>, Vec<ShippedFil
             }
             // An OSB workload reads the common_operations beside its folder: it travels
             // beside the track's folder too (held to its own folder, links resolved).
-            let shared = crate::workload::folder::real_location(folder)
-                .parent()
-                .map(|p| p.join(crate::workload::folder::SHARED))
+            let shared = crate::workload::folder::shared_beside(folder)
                 .filter(|p| p.is_dir() && !p.is_symlink());
             if let Some(shared) = shared {
                 let bound = crate::workload::folder::Folder::of(&shared);
@@ -526,14 +524,9 @@ fn local_path(run: &[String], f: &ShippedFile) -> String {
             .or_else(|| tokens.next().cloned());
         if shared && flag == "--workload-file" {
             let local = PathBuf::from(value.unwrap_or_default());
-            let folder =
-                crate::workload::folder::real_location(local.parent().unwrap_or(Path::new(".")));
-            let beside = folder.parent().unwrap_or(Path::new("/"));
-            return beside
-                .join(crate::workload::folder::SHARED)
-                .join(rel)
-                .display()
-                .to_string();
+            let folder = local.parent().unwrap_or(Path::new("."));
+            return crate::workload::folder::shared_beside(folder)
+                .map_or_else(|| rel.to_string(), |s| s.join(rel).display().to_string());
         }
         if !shared && seen == n {
             let local = PathBuf::from(value.unwrap_or_default());

@@ -60,9 +60,9 @@ pub struct TrackRunSpec<'s> {
     /// One part of a run split over several drivers: the plan is this part's
     /// ([`task_plan::for_part`]), and the parts join before each step.
     pub part: Option<PartOf>,
-    /// `--failures FILE`: where the bulks' refused documents go (each target's load beside
-    /// it, named by the target, when the track loads more than one); `<target>-failures.ndjson`
-    /// when not given.
+    /// `--failures FILE`: where the bulks' refused documents go (numbered, one file a load,
+    /// when the track has several: see [`failure_file`]); `<target>-failures.ndjson` when not
+    /// given.
     pub failures: Option<std::path::PathBuf>,
 }
 

@@ -61,9 +61,10 @@ impl Folder {
     /// The folder of the track file `track`, with the `common_operations` beside it.
     pub fn of_track(track: &Path) -> Folder {
         let dir = track.parent().unwrap_or(Path::new("."));
-        let mut f = Folder::of(dir);
-        f.shared = f.root.parent().map(|p| p.join(SHARED));
-        f
+        Folder {
+            shared: shared_beside(dir),
+            ..Folder::of(dir)
+        }
     }
 
     /// The folder as the user named it.
@@ -75,54 +76,56 @@ impl Folder {
     /// absolute path, `..` that climbs out, or a link whose real location is out. A name that
     /// does not exist yet is judged by where it would be. `what` names the field.
     pub fn resolve(&self, base: &Path, name: &str, what: &str) -> Result<PathBuf, Outside> {
-        let refuse = |how| Outside {
-            what: what.into(),
-            name: name.into(),
-            how,
-            folder: self.shown.clone(),
-        };
-        if Path::new(name).has_root()
+        let absolute = Path::new(name).has_root()
             || Path::new(name)
                 .components()
-                .any(|c| matches!(c, Component::Prefix(_)))
-        {
-            return Err(refuse("is not inside"));
-        }
+                .any(|c| matches!(c, Component::Prefix(_)));
         let path = base.join(name);
-        let lexical = lexically_inside(&self.shown, &path);
-        let real = real_location(&path);
-        if self.holds(&real) {
-            return Ok(path);
-        }
-        Err(refuse(if lexical {
-            "is a link out of"
-        } else {
-            "leads out of"
-        }))
+        let judged = match absolute {
+            true => Err(self.refusal(&path, what, "is not inside")),
+            false => self.check(&path, what),
+        };
+        // Said by the name the track gave, not the path it was joined to.
+        judged.map(|_| path).map_err(|e| Outside {
+            name: name.into(),
+            ..e
+        })
     }
 
-    /// `path` (as a file of the folder names it) when its real location is inside.
+    /// `path` (as a file of the folder names it) when its real location is inside: that
+    /// real location.
     pub fn check(&self, path: &Path, what: &str) -> Result<PathBuf, Outside> {
         let real = real_location(path);
         if self.holds(&real) {
-            Ok(real)
+            return Ok(real);
+        }
+        let how = if lexically_inside(&self.shown, path) {
+            "is a link out of"
         } else {
-            Err(Outside {
-                what: what.into(),
-                name: path.display().to_string(),
-                how: if lexically_inside(&self.shown, path) {
-                    "is a link out of"
-                } else {
-                    "leads out of"
-                },
-                folder: self.shown.clone(),
-            })
+            "leads out of"
+        };
+        Err(self.refusal(path, what, how))
+    }
+
+    fn refusal(&self, path: &Path, what: &str, how: &'static str) -> Outside {
+        Outside {
+            what: what.into(),
+            name: path.display().to_string(),
+            how,
+            folder: self.shown.clone(),
         }
     }
 
     fn holds(&self, real: &Path) -> bool {
         real.starts_with(&self.root) || self.shared.as_ref().is_some_and(|s| real.starts_with(s))
     }
+}
+
+/// The one folder outside a track's own that its files may be in: `common_operations` beside
+/// the track's folder `dir`, by its real parent (a `common_operations` that is itself a link
+/// out resolves elsewhere, and is not it).
+pub fn shared_beside(dir: &Path) -> Option<PathBuf> {
+    real_location(dir).parent().map(|p| p.join(SHARED))
 }
 
 /// `rel` under `dir`, or why not (the error as text): [`Folder::resolve`] for a workload

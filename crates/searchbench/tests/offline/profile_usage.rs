@@ -16,18 +16,7 @@ fn a_profile_of_a_cluster_given_by_url_is_refused_with_the_way_to_name_its_proce
         assert!(stderr.contains("--profile-pid"), "{command}: {stderr}");
     }
     // A process that is not there is bad input, before anything runs.
-    let out = bin()
-        .args([
-            "ingest",
-            "logs",
-            "--url",
-            "http://127.0.0.1:9",
-            "--profile-pid",
-            "999999999",
-        ])
-        .args(["--no-store", "--docs", "10"])
-        .output()
-        .unwrap();
+    let out = ingest_profiling("999999999");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
@@ -81,18 +70,7 @@ fn a_profile_pid_that_is_no_attachable_jvm_is_refused_before_anything_runs() {
             .unwrap();
         let pid = child.id().to_string();
         let started = std::time::Instant::now();
-        let out = bin()
-            .args([
-                "ingest",
-                "logs",
-                "--url",
-                "http://127.0.0.1:9",
-                "--profile-pid",
-            ])
-            .arg(&pid)
-            .args(["--no-store", "--docs", "10"])
-            .output()
-            .unwrap();
+        let out = ingest_profiling(&pid);
         let _ = child.kill();
         let _ = child.wait();
         let stderr = String::from_utf8_lossy(&out.stderr);
@@ -105,4 +83,21 @@ fn a_profile_pid_that_is_no_attachable_jvm_is_refused_before_anything_runs() {
         assert!(!stderr.contains("127.0.0.1:9"), "{stderr}");
         assert!(started.elapsed() < std::time::Duration::from_secs(25));
     }
+}
+
+/// A small ingest into a cluster that is not there, profiling the process `pid`: what is
+/// refused is refused before it connects.
+fn ingest_profiling(pid: &str) -> std::process::Output {
+    bin()
+        .args([
+            "ingest",
+            "logs",
+            "--url",
+            "http://127.0.0.1:9",
+            "--profile-pid",
+        ])
+        .arg(pid)
+        .args(["--no-store", "--docs", "10"])
+        .output()
+        .unwrap()
 }
