@@ -26,7 +26,7 @@ use super::configuration::{self, Configuration};
 use super::runs::Group;
 use super::steadier::{self, Leaning};
 use crate::analysis::metrics::{self, Direction, Metric, THROUGHPUT};
-use crate::analysis::multiple::{holm, Correction, ALPHA};
+use crate::analysis::multiple::{primary_weights, weighted_holm, Correction, ALPHA, PRIMARY_SHARE};
 use crate::analysis::statistics::{
     cv_pct, inverse, min_detectable, paired_diff, paired_min_detectable, paired_p,
     paired_spread_pct, pct_diff, prediction_diff, prediction_p, rounds_needed, runs_needed,
@@ -700,6 +700,18 @@ pub fn checked(
     Ok(c)
 }
 
+/// How the correction weighed its family, as a clause of a sentence: `, the headline
+/// (docs_per_sec) weighing half` or nothing when every metric weighed the same.
+pub fn weighting(c: &Correction) -> String {
+    match &c.primary {
+        Some(key) => format!(
+            ", the headline ({key}) weighing {:.0} % of it",
+            c.primary_share * 100.0
+        ),
+        None => String::new(),
+    }
+}
+
 /// The threshold a comparison uses unless told another: `check`'s default.
 pub const DEFAULT_THRESHOLD_PCT: f64 = 5.0;
 
@@ -712,9 +724,11 @@ pub fn compare(base: Side, contenders: Vec<Side>) -> Comparison {
 /// test): a change whose adjusted p-value is above [`ALPHA`] is no significant change. The
 /// interval shown stays the metric's own 95 % one.
 /// `only`: the metrics of the family when a verdict is made from some of them (a `check` of
-/// its `--metric`s); every metric when `None`.
+/// its `--metric`s); every metric when `None`. The family's headline (the first of
+/// [`crate::analysis::history::HEADLINE`] it tests) weighs [`PRIMARY_SHARE`] of it.
 fn correct(rows: &mut [Row], contenders: usize, only: Option<&[String]>) -> Correction {
     let mut family = Vec::with_capacity(contenders);
+    let mut primary_key = None;
     for i in 0..contenders {
         let tested: Vec<(usize, f64)> = rows
             .iter()
@@ -724,7 +738,14 @@ fn correct(rows: &mut [Row], contenders: usize, only: Option<&[String]>) -> Corr
             .filter_map(|(k, r)| Some((k, r.contenders[i].as_ref()?.p_value?)))
             .collect();
         let p: Vec<f64> = tested.iter().map(|(_, p)| *p).collect();
-        for ((k, _), adjusted) in tested.iter().zip(holm(&p)) {
+        let primary = crate::analysis::history::HEADLINE
+            .iter()
+            .find_map(|key| tested.iter().position(|(k, _)| rows[*k].key == *key));
+        if tested.len() > 1 {
+            primary_key = primary_key.or(primary.map(|at| rows[tested[at].0].key.clone()));
+        }
+        let weights = primary_weights(tested.len(), primary);
+        for ((k, _), adjusted) in tested.iter().zip(weighted_holm(&p, &weights)) {
             let Some(c) = rows[*k].contenders[i].as_mut() else {
                 continue;
             };
@@ -743,6 +764,12 @@ fn correct(rows: &mut [Row], contenders: usize, only: Option<&[String]>) -> Corr
         method: "holm",
         alpha: ALPHA,
         family,
+        primary_share: if primary_key.is_some() {
+            PRIMARY_SHARE
+        } else {
+            0.0
+        },
+        primary: primary_key,
     }
 }
 
@@ -884,10 +911,11 @@ pub fn compare_family(
     if correction.family.iter().any(|n| *n > 1) {
         notes.push(format!(
             "many metrics: a change counts when it stays significant after Holm's correction \
-             over the {} metric(s) tested for each contender (family-wise error at most {:.0} \
+             over the {} metric(s) tested for each contender{} (family-wise error at most {:.0} \
              %: two identical sides show a change on any metric at most that often); the \
              intervals are each metric's own {:.0} %, p and adjusted p are in --json",
             correction.family.iter().max().copied().unwrap_or(0),
+            weighting(&correction),
             ALPHA * 100.0,
             CONFIDENCE * 100.0
         ));
@@ -1049,6 +1077,7 @@ pub fn mixed_groups(groups: &[Group]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::multiple::holm;
 
     fn from_zero(change: f64) -> Cell {
         Cell::unjudged(change, None, change)
@@ -1087,8 +1116,13 @@ mod tests {
                         (0..5).map(|_| 1000.0 * (1.0 + 0.05 * normal())).collect()
                     };
                     let (b, c) = (side(), side());
+                    // The first is the headline, weighing half the family.
                     let metric = |values: &[f64]| Metric {
-                        key: format!("m{k}"),
+                        key: if k == 0 {
+                            "docs_per_sec".into()
+                        } else {
+                            format!("m{k}")
+                        },
                         label: format!("metric {k}"),
                         unit: "",
                         direction: if k % 2 == 0 {
@@ -1120,6 +1154,7 @@ mod tests {
             fired_uncorrected += usize::from(worse(&rows));
             let correction = correct(&mut rows, 1, None);
             assert_eq!(correction.family, vec![78]);
+            assert_eq!(correction.primary.as_deref(), Some("docs_per_sec"));
             fired += usize::from(worse(&rows));
         }
         let rate = fired as f64 / trials as f64;

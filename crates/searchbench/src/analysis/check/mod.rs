@@ -454,8 +454,9 @@ pub fn check(store: &Store, spec: &CheckSpec) -> Result<Check, CheckError> {
     );
     if let Some(n) = comparison.correction.family.first().filter(|n| **n > 1) {
         check.method.push_str(&format!(
-            "; Holm's correction over the {n} metrics judged (a change counts when it stays \
+            "; Holm's correction over the {n} metrics judged{} (a change counts when it stays \
              significant: family-wise error at most {:.0} %)",
+            compare::weighting(&comparison.correction),
             crate::analysis::multiple::ALPHA * 100.0
         ));
     }
