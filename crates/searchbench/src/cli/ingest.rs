@@ -73,6 +73,8 @@ pub struct IngestArgs {
     #[command(flatten)]
     pub cluster: ClusterArgs,
     #[command(flatten)]
+    pub warm: super::args::WarmArgs,
+    #[command(flatten)]
     pub load: LoadArgs,
     #[command(flatten)]
     pub part: super::args::PartArgs,
@@ -137,7 +139,7 @@ Examples:
 
 pub async fn run(args: IngestArgs) -> CliResult {
     let mut job = job(&args)?;
-    let cluster = args.cluster.spec()?;
+    let mut cluster = args.cluster.spec()?;
     let mut load = args.load.spec(&job.index, args.out.progress());
     load.profile = args.profile.spec(&cluster)?;
     let setup = args.setup.spec();
@@ -181,6 +183,7 @@ pub async fn run(args: IngestArgs) -> CliResult {
         });
     }
     load.cancel = Some(cancel);
+    cluster.warm = warm(&args, &load);
     // The tables print as the load ends (unless the JSON goes to stdout), then the path of
     // the run's HTML page, as `run` does.
     let mut terminal = Terminal::for_output(&args.out);
@@ -190,6 +193,32 @@ pub async fn run(args: IngestArgs) -> CliResult {
         .map_err(CliError::session)?;
     args.out.write_json(&report)?;
     terminal.unless_unsaved(output::ingest::verdict(&report))
+}
+
+/// How to warm a node started for the load: with the workload's generator, or the user's
+/// files read again from their start (stdin cannot be: then the node is not warmed, and
+/// the load says so).
+fn warm(args: &IngestArgs, load: &session::ingest::LoadSpec) -> Option<session::warm::WarmSpec> {
+    let name = args.workload.as_deref().filter(|_| args.files.is_empty());
+    if let Some(name) = name {
+        return args.warm.generated(name, &args.corpus.spec(false), load);
+    }
+    if args.files.iter().any(|f| f == "-") {
+        if !args.warm.no_warm_node && args.cluster.target.urls.is_empty() {
+            eprintln!(
+                "note: the node is not warmed before the load: stdin cannot be read twice                  (--file FILE can)"
+            );
+        }
+        return None;
+    }
+    let spec = files_spec(args).ok()?;
+    let load = load.clone();
+    args.warm.spec(move |index, _docs| {
+        let mut spec = spec.clone();
+        spec.index = Some(index.to_string());
+        let job = Job::files(&spec)?;
+        Ok((job, session::warm::slice_load(&load, index)))
+    })
 }
 
 /// Reads the next item (document or bad line) of `job` into `scratch`; `false` at the end.
@@ -209,27 +238,7 @@ fn job(args: &IngestArgs) -> Result<Job, CliError> {
                 "--docs applies to generators, not to --file input"
             )));
         }
-        let spec = FilesSpec {
-            files: args.files.clone(),
-            format: match args.format {
-                Format::Auto => FileFormat::Auto,
-                Format::Ndjson => FileFormat::Ndjson,
-                Format::Csv => FileFormat::Csv,
-            },
-            workload: args.workload.clone(),
-            index: args.index.clone(),
-            convert_dates: args.convert_dates.clone(),
-            line_check: if args.check_lines || args.load.fail_fast {
-                LineCheck::Full
-            } else {
-                LineCheck::Engine
-            },
-            csv_types: CsvTypes::parse(&args.csv_types)
-                .map_err(|e| CliError::usage(anyhow::anyhow!("--csv-types: {e}")))?,
-            max_line: args.max_line,
-            part: args.part.part,
-        };
-        return Job::files(&spec).map_err(CliError::session);
+        return Job::files(&files_spec(args)?).map_err(CliError::session);
     }
     let Some(name) = &args.workload else {
         return Err(CliError::usage(anyhow::anyhow!(
@@ -244,4 +253,28 @@ fn job(args: &IngestArgs) -> Result<Job, CliError> {
         &args.convert_dates,
     )
     .map_err(CliError::session)
+}
+
+/// How to read the user's files, from the arguments.
+fn files_spec(args: &IngestArgs) -> Result<FilesSpec, CliError> {
+    Ok(FilesSpec {
+        files: args.files.clone(),
+        format: match args.format {
+            Format::Auto => FileFormat::Auto,
+            Format::Ndjson => FileFormat::Ndjson,
+            Format::Csv => FileFormat::Csv,
+        },
+        workload: args.workload.clone(),
+        index: args.index.clone(),
+        convert_dates: args.convert_dates.clone(),
+        line_check: if args.check_lines || args.load.fail_fast {
+            LineCheck::Full
+        } else {
+            LineCheck::Engine
+        },
+        csv_types: CsvTypes::parse(&args.csv_types)
+            .map_err(|e| CliError::usage(anyhow::anyhow!("--csv-types: {e}")))?,
+        max_line: args.max_line,
+        part: args.part.part,
+    })
 }

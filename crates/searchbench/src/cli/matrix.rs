@@ -62,6 +62,8 @@ pub struct MatrixArgs {
     #[command(flatten)]
     pub node: NodeArgs,
     #[command(flatten)]
+    pub warm: super::args::WarmArgs,
+    #[command(flatten)]
     pub load: LoadArgs,
     /// Every run's load profiled, each run keeping its own profile (`history` and `compare`
     /// see profile.cpu.* across the engines).
@@ -91,8 +93,10 @@ pub async fn run(mut args: MatrixArgs) -> CliResult {
     let mut load = args.load.spec(&index, progress);
     let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
     load.cancel = Some(cancel);
-    let cluster = ClusterSpec::local(args.node.options(crate::engine::DEFAULT_ENGINE));
+    let mut cluster = ClusterSpec::local(args.node.options(crate::engine::DEFAULT_ENGINE));
     load.profile = args.profile.spec(&cluster)?;
+    // Every run's fresh node is warmed before its measured load.
+    cluster.warm = args.warm.generated(&args.workload, &workload_spec, &load);
     let spec = MatrixSpec {
         id: matrix::new_id(),
         workload: args.workload.clone(),

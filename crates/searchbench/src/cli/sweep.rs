@@ -129,6 +129,8 @@ pub struct SweepArgs {
     pub generator: GeneratorArgs,
     #[command(flatten)]
     pub cluster: ClusterArgs,
+    #[command(flatten)]
+    pub warm: super::args::WarmArgs,
     /// Every run of the sweep profiled (its load), each run keeping its own profile.
     #[command(flatten)]
     pub profile: crate::cli::args::ProfileArgs,
@@ -182,7 +184,7 @@ pub async fn run(a: SweepArgs) -> CliResult {
     let workload_spec = a.generator.spec(a.seed, Some(a.docs), false);
     // Resolve the workload before anything starts (a bad name is bad usage).
     Job::generated(&a.workload, &workload_spec, a.index.clone(), &[]).map_err(CliError::session)?;
-    let cluster = a.cluster.spec()?;
+    let mut cluster = a.cluster.spec()?;
     let mut base = LoadSpec::new(a.index.clone().unwrap_or_default());
     base.driver.warmup = a.warmup;
     base.driver.max_retries = a.max_retries;
@@ -191,6 +193,7 @@ pub async fn run(a: SweepArgs) -> CliResult {
     // The first Ctrl-C stops the sweep after keeping the finished runs; a second quits.
     let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
     base.cancel = Some(cancel);
+    cluster.warm = a.warm.generated(&a.workload, &workload_spec, &base);
     let id = sweep::new_id();
     let spec = SweepSpec {
         workload: a.workload.clone(),

@@ -72,6 +72,23 @@ pub enum CorpusError {
 }
 
 /// A stream of documents as ready-to-send JSON bytes.
+/// The next item of `inner` while `left` counts down from a limit (a part's share, a
+/// warm-up's slice): `None` once it reaches 0 or `inner` ends.
+pub fn next_within(
+    inner: &mut dyn DocSource,
+    left: &mut u64,
+    out: &mut Vec<u8>,
+) -> Result<Option<Item>, CorpusError> {
+    if *left == 0 {
+        return Ok(None);
+    }
+    let item = inner.next_into(out)?;
+    if item.is_some() {
+        *left -= 1;
+    }
+    Ok(item)
+}
+
 pub trait DocSource: Send {
     /// Appends the next document to `out` and returns `Some(Item::Doc)`, or returns
     /// `Some(Item::Bad(..))` for a line that is not a document, or `None` at the end.

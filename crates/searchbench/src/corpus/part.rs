@@ -153,14 +153,7 @@ impl DocSource for PartSource {
         if !self.skipped {
             self.skip()?;
         }
-        if self.left == 0 {
-            return Ok(None);
-        }
-        let item = self.inner.next_into(out)?;
-        if item.is_some() {
-            self.left -= 1;
-        }
-        Ok(item)
+        super::next_within(self.inner.as_mut(), &mut self.left, out)
     }
 
     fn len_hint(&self) -> Option<u64> {

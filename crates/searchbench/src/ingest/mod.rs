@@ -277,6 +277,10 @@ pub struct IngestReport {
     /// The delay added between the driver and the cluster (`--rtt`), when there was one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rtt: Option<crate::cluster::delay::Rtt>,
+    /// How the node we started was warmed before this load (`None`: a cluster the user gave,
+    /// or `--no-warm-node`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warm_up: Option<crate::measure::warm_up::WarmUp>,
     /// Searches that ran beside the load (`--search-clients`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub searches_beside: Option<crate::query::beside::SearchesBeside>,
@@ -664,6 +668,7 @@ fn report(mut p: ReportParts<'_>) -> IngestReport {
         telemetry: None,
         profile: None,
         measured_from,
+        warm_up: None,
         searches_beside: None,
     }
 }

@@ -12,6 +12,7 @@ pub mod profile;
 pub mod recorder;
 pub mod schedule;
 pub mod telemetry;
+pub mod warm_up;
 
 pub use attribution::{Attribution, AttributionInput, Segment};
 pub use machine::Machine;

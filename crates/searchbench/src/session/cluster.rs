@@ -5,6 +5,7 @@ use crate::cluster::delay::{delayed, DelayProxy, Rtt};
 use crate::cluster::Target;
 use crate::engine::{self, Node, StartOptions};
 
+use super::warm::{WarmSpec, WarmUp};
 use super::{Event, Observer, SessionError};
 
 /// The cluster of a session.
@@ -20,6 +21,9 @@ pub struct ClusterSpec {
     pub engine_pid: Option<u32>,
     /// Delay added between the driver and the cluster (`--rtt`) by a proxy on 127.0.0.1.
     pub rtt: Option<Rtt>,
+    /// How to warm the engine we start before the measured load (see [`super::warm`]);
+    /// `None`: not warmed (`--no-warm-node`, or a command with no load of its own).
+    pub warm: Option<WarmSpec>,
 }
 
 impl ClusterSpec {
@@ -31,6 +35,7 @@ impl ClusterSpec {
             start,
             engine_pid: None,
             rtt: None,
+            warm: None,
         }
     }
 
@@ -43,6 +48,7 @@ impl ClusterSpec {
             start: StartOptions::new(engine::DEFAULT_ENGINE),
             engine_pid: None,
             rtt,
+            warm: None,
         }
     }
 
@@ -77,6 +83,7 @@ impl ClusterSpec {
                 node: None,
                 engine_pids: self.engine_pid.into_iter().collect(),
                 delay: None,
+                warmed: None,
             });
         }
         let mut options = self.start.clone();
@@ -99,12 +106,26 @@ impl ClusterSpec {
             boot: node.boot,
         });
         let target = node.target()?;
-        Ok(Connected {
+        let mut connected = Connected {
             target,
             engine_pids: node.pids(),
             node: Some(node),
             delay: None,
-        })
+            warmed: None,
+        };
+        // Warmed directly, before any delay proxy: the JIT's warm-up is the node's. The
+        // sketch store has no JIT to warm.
+        let jvm = options.engine != engine::SKETCH;
+        if let Some(warm) = self.warm.as_ref().filter(|_| jvm) {
+            match super::warm::warm(&connected.target, warm, observer).await {
+                Ok(up) => connected.warmed = Some(up),
+                Err(e) => {
+                    connected.stop().await;
+                    return Err(e);
+                }
+            }
+        }
+        Ok(connected)
     }
 }
 
@@ -118,6 +139,8 @@ pub struct Connected {
     pub engine_pids: Vec<u32>,
     /// The delay proxies in front of the cluster (`--rtt`); they stop when this is dropped.
     pub delay: Option<(Rtt, Vec<DelayProxy>)>,
+    /// What warming the node we started did, when it was warmed.
+    pub warmed: Option<WarmUp>,
 }
 
 impl Connected {
@@ -139,6 +162,7 @@ impl Connected {
         )
         .await?;
         report.rtt = self.delay.as_ref().map(|(rtt, _)| *rtt);
+        report.warm_up.clone_from(&self.warmed);
         Ok(report)
     }
 

@@ -361,6 +361,7 @@ impl lifecycle::Phase for LoadPhase<'_> {
             let (mut report, started) =
                 load_watched(stage.target, job, spec, pids, watched, stage.observer).await?;
             report.rtt = stage.rtt;
+            report.warm_up = stage.warmed.cloned();
             self.started = started;
             stage.measured_from.set(report.measured_from);
             let measurements = measurements(&report);

@@ -57,6 +57,8 @@ pub struct Stage<'a> {
     pub engine_pids: &'a [u32],
     /// The delay added in front of the cluster (`--rtt`), if any.
     pub rtt: Option<Rtt>,
+    /// What warming the node we started did, when it was warmed (a load's report says it).
+    pub warmed: Option<&'a super::warm::WarmUp>,
     pub observer: &'a dyn Observer,
     /// When the run's cluster was reached: second 0 of every phase's instruments, so the
     /// seconds of one run's phases follow on.
@@ -359,6 +361,7 @@ async fn drive<T: Serialize>(
             target: &connected.target,
             engine_pids: &connected.engine_pids,
             rtt: connected.delay.as_ref().map(|(rtt, _)| *rtt),
+            warmed: connected.warmed.as_ref(),
             observer,
             // Once the cluster is reached: an engine's start is not part of any phase.
             started: Instant::now(),

@@ -32,6 +32,7 @@ pub mod sweep;
 pub mod telemetry;
 pub mod track_run;
 pub mod user_queries;
+pub mod warm;
 pub mod workload_file;
 
 pub use cluster::{ClusterSpec, Connected};

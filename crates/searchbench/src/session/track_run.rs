@@ -429,6 +429,33 @@ impl BulkPhase<'_> {
     }
 }
 
+/// The warm-up load of a track (see [`super::warm`]): its first bulk task's first load of
+/// plain documents, with the task's clients and bulk size, into the warm-up index. `None`
+/// when the track loads no such documents (no bulk task, or only files with their own action
+/// lines, which name their index themselves).
+pub fn warm_load(planned: &crate::tasks::plan::Planned) -> Option<Box<super::warm::MakeLoad>> {
+    let (bulk, l) = planned
+        .steps
+        .iter()
+        .flatten()
+        .find_map(|(task, _)| match task {
+            TaskPlan::Bulk(b) => b
+                .loads
+                .iter()
+                .find(|l| !l.with_meta)
+                .map(|l| (b.clone(), l.clone())),
+            _ => None,
+        })?;
+    Some(Box::new(move |index: &str, _docs: u64| {
+        let mut job = load_job(&l)?;
+        job.index = index.to_string();
+        let mut load = LoadSpec::new(index);
+        load.driver.bulk_docs = bulk.bulk_size;
+        load.driver.clients = bulk.clients;
+        Ok((job, super::warm::slice_load(&load, index)))
+    }))
+}
+
 /// The documents of one load: the entries' files read one after the other, each held to the
 /// count its entry declares.
 fn load_job(l: &BulkLoad) -> Result<Job, SessionError> {

@@ -17,11 +17,20 @@ fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-/// `run logs` with a small corpus and no warm-up; its JSON result, which `--json -` puts
-/// alone on stdout (the tables stay off it).
+/// `run logs` with a small corpus, no warm-up window and the node's warm-up bounded to 5 s;
+/// its JSON result, which `--json -` puts alone on stdout (the tables stay off it).
 fn run_logs(extra: &[&str]) -> (std::process::Output, serde_json::Value) {
     let mut args = vec![
-        "run", "logs", "--docs", "5000", "--warmup", "0", "--json", "-",
+        "run",
+        "logs",
+        "--docs",
+        "5000",
+        "--warmup",
+        "0",
+        "--warm-node-max",
+        "5s",
+        "--json",
+        "-",
     ];
     args.extend_from_slice(extra);
     let out = common::bin().args(&args).output().expect("run");
@@ -36,11 +45,30 @@ fn run_logs(extra: &[&str]) -> (std::process::Output, serde_json::Value) {
 }
 
 /// The run indexed every document and every query answer was right.
-fn assert_run_ok(out: &std::process::Output, json: &serde_json::Value, version: &str) {
+/// `started`: the run started its node (else it was given by --url).
+fn assert_run_ok(
+    out: &std::process::Output,
+    json: &serde_json::Value,
+    version: &str,
+    started: bool,
+) {
     assert!(out.status.success(), "run failed: {}", stderr(out));
     // The load's figures are at the top level, the query phase under `query`.
     let ingest = json;
     assert_eq!(ingest["engine_version"], version, "{}", stderr(out));
+    // A node the run started is warmed first, and the run says how; a cluster given by
+    // --url never is.
+    let warm = &ingest["warm_up"];
+    if !started {
+        assert!(warm.is_null(), "{warm}");
+    } else {
+        assert!(
+            warm["slices"].as_array().is_some_and(|s| !s.is_empty()),
+            "{warm}"
+        );
+        assert_eq!(warm["max_secs"], 5.0, "{warm}");
+        assert!(stderr(out).contains("warmed the node: "), "{}", stderr(out));
+    }
     assert_eq!(ingest["counts"]["indexed"], 5000);
     assert_eq!(ingest["counts"]["reconciled"], true);
     assert!(
@@ -99,7 +127,7 @@ fn assert_gone(port: u16) {
 #[test]
 fn old_opensearch_runs_through_its_runner() {
     let (out, json) = run_logs(&["--engine", OLD_OPENSEARCH]);
-    assert_run_ok(&out, &json, "2.11.0");
+    assert_run_ok(&out, &json, "2.11.0", true);
     assert_gone(started_port(&stderr(&out)));
 }
 
@@ -153,7 +181,7 @@ fn elasticsearch_8_distribution_runs_unprivileged() {
             "as root, the distribution runs as nobody: uids {uids:?}"
         );
     }
-    assert_run_ok(&out, &json, "8.17.4");
+    assert_run_ok(&out, &json, "8.17.4", false);
     assert_eq!(json["product"], "Elasticsearch");
     assert!(
         members.iter().all(|p| !os::pid_alive(*p)),
@@ -208,7 +236,7 @@ fn three_node_opensearch_cluster() {
         args.extend(["--profile-pid", pid.as_str()]);
     }
     let (out, json) = run_logs(&args);
-    assert_run_ok(&out, &json, &node.spec.version);
+    assert_run_ok(&out, &json, &node.spec.version, false);
     let profiled: Vec<u64> = json["profile"]["pids"]
         .as_array()
         .map(|a| a.iter().filter_map(serde_json::Value::as_u64).collect())

@@ -48,5 +48,6 @@ mod verdicts;
 mod versions_bisect;
 mod versions_engine_dir;
 mod versions_history;
+mod warm_node;
 mod workload_numbers;
 mod workloads_shards;

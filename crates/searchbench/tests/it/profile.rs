@@ -289,6 +289,7 @@ fn a_run_on_three_nodes_profiles_each_node() {
         .args([
             "run", "logs", "--engine", &engine, "--nodes", "3", "--heap", "256m",
         ])
+        .arg("--no-warm-node")
         .args([
             "--profile",
             "--docs",

@@ -234,6 +234,8 @@ fn a_run_on_a_secured_node_loads_queries_and_samples_over_tls() {
             "3000",
             "--warmup",
             "0",
+            "--warm-node-max",
+            "3s",
         ])
         .args(["--heap", "512m", "--no-store"])
         .arg("--export-json")
@@ -246,6 +248,14 @@ fn a_run_on_a_secured_node_loads_queries_and_samples_over_tls() {
     let run: Value =
         serde_json::from_str(&std::fs::read_to_string(&result).expect("the result")).expect("json");
     assert_eq!(run["counts"]["indexed"], 3000, "{text}");
+    // The secured node was warmed over TLS as the admin before the measured load.
+    assert!(
+        run["warm_up"]["slices"]
+            .as_array()
+            .is_some_and(|s| !s.is_empty()),
+        "{}",
+        run["warm_up"]
+    );
     assert!(
         run["target_url"]
             .as_str()

@@ -24,6 +24,8 @@ fn a_matrix_of_an_engine_and_the_sketch_puts_them_side_by_side() {
             "2",
             "--heap",
             "512m",
+            "--warm-node-max",
+            "3s",
             "--index",
             "searchbench-test-beside",
             "--json",

@@ -26,6 +26,7 @@ fn a_distribution_folder_runs_a_workload_and_the_run_records_it() {
             "--no-query",
             "--warmup",
             "0",
+            "--no-warm-node",
         ])
         .args(["--heap", "512m", "-q", "--engine-dir"])
         .arg(&dir)
@@ -47,6 +48,8 @@ fn a_distribution_folder_runs_a_workload_and_the_run_records_it() {
     let result = run.result.as_ref().unwrap();
     assert_eq!(result["engine_version"], "8.17.4", "{result:#}");
     assert_eq!(result["counts"]["indexed"], 2000);
+    // --no-warm-node: measured as it came up, and the result says no warm-up.
+    assert!(result.get("warm_up").is_none(), "{result:#}");
 }
 
 #[test]

@@ -62,6 +62,9 @@ fn matrix(store: &std::path::Path, extra: &[&str]) -> std::process::Command {
         "--no-query",
         "--heap",
         "512m",
+        // Each run's fresh node is warmed, briefly: the matrix is what is tested here.
+        "--warm-node-max",
+        "3s",
     ])
     .args(extra)
     .arg("--store")
@@ -278,6 +281,8 @@ fn matrix_over_two_real_versions_stores_every_run_with_its_tag() {
             && err.contains(" docs/s"),
         "{err}"
     );
+    // Every run's fresh node was warmed before its measured load.
+    assert_eq!(err.matches("warmed the node: ").count(), 4, "{err}");
     assert!(text.contains("4 run(s) at 2 point(s)"), "{text}");
     assert!(text.contains("opensearch-2.11.0") && text.contains("opensearch-2.19.1"));
     // Two engines: a verdict per headline metric, and no change-point search.

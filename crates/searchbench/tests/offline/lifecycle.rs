@@ -165,6 +165,7 @@ fn cluster() -> ClusterSpec {
         start: StartOptions::new("opensearch-2.19.1"),
         engine_pid: None,
         rtt: None,
+        warm: None,
     }
 }
 

@@ -7,7 +7,9 @@ use clap::Args;
 use super::parse_duration;
 use crate::cli::{CliError, TargetArgs};
 use crate::engine;
-use crate::session::ClusterSpec;
+use crate::session::ingest::LoadSpec;
+use crate::session::warm::WarmSpec;
+use crate::session::{ClusterSpec, Job, SessionError};
 
 /// How to start an engine's nodes: shared by `engine start` and every command that can
 /// start an engine for its run.
@@ -89,6 +91,77 @@ pub fn parse_heap(s: &str) -> Result<String, String> {
     match digits.parse::<u32>() {
         Ok(n) if n > 0 && ok_unit => Ok(s.to_string()),
         _ => Err(format!("{s:?} is not a heap size; use e.g. 512m or 2g")),
+    }
+}
+
+/// Whether and how long to warm a node we start before the measured load.
+#[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Cluster")]
+pub struct WarmArgs {
+    /// Measure a node we start as it comes up. By default it is first given the run's own
+    /// workload, in slices into a throwaway index, until the slices' rate stops rising (a
+    /// fresh JVM's first tens of seconds measure its JIT warming up, not the node's speed);
+    /// the run says what the warm-up saw. A cluster given by --url is never warmed.
+    #[arg(long)]
+    pub no_warm_node: bool,
+    /// The longest the warm-up may take, e.g. 30s, 3m [default: 90s]; a node whose rate still
+    /// rises then is measured anyway, and the run says so.
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true, value_parser = parse_warm_max, conflicts_with = "no_warm_node")]
+    pub warm_node_max: Option<std::time::Duration>,
+}
+
+/// The warm-up's bound: a positive duration of at most a day.
+fn parse_warm_max(s: &str) -> Result<std::time::Duration, String> {
+    if s.trim().starts_with('-') {
+        return Err(format!(
+            "{s:?}: a warm-up's bound cannot be negative; give e.g. 60s"
+        ));
+    }
+    let d = crate::units::parse_duration(s)?;
+    if d.is_zero() {
+        return Err(format!(
+            "{s:?}: a warm-up of no time is none; give --no-warm-node to skip it"
+        ));
+    }
+    if d > std::time::Duration::from_secs(86_400) {
+        return Err(format!("{s:?}: a warm-up is bounded by a day at most"));
+    }
+    Ok(d)
+}
+
+impl WarmArgs {
+    /// How to warm the node with the load `make` makes (`make(index, docs)`: the run's own
+    /// workload, at least `docs` documents of it, into `index`); `None` with --no-warm-node.
+    pub fn spec(
+        &self,
+        make: impl Fn(&str, u64) -> Result<(Job, LoadSpec), SessionError> + Send + Sync + 'static,
+    ) -> Option<WarmSpec> {
+        if self.no_warm_node {
+            return None;
+        }
+        let mut spec = WarmSpec::new(make);
+        if let Some(max) = self.warm_node_max {
+            spec.max = max;
+        }
+        Some(spec)
+    }
+
+    /// [`WarmArgs::spec`] for a built-in workload's generator: `workload` made with the
+    /// slice's documents into the warm-up index, loaded as `load` says (see
+    /// [`crate::session::warm::slice_load`]).
+    pub fn generated(
+        &self,
+        workload: &str,
+        spec: &crate::workload::WorkloadSpec,
+        load: &LoadSpec,
+    ) -> Option<WarmSpec> {
+        let (workload, spec, load) = (workload.to_string(), spec.clone(), load.clone());
+        self.spec(move |index, docs| {
+            let mut spec = spec.clone();
+            spec.docs = Some(docs);
+            let job = Job::generated(&workload, &spec, Some(index.to_string()), &[])?;
+            Ok((job, crate::session::warm::slice_load(&load, index)))
+        })
     }
 }
 
@@ -179,6 +252,8 @@ impl ClusterArgs {
             start: self.node.options_for(&name, self.engine_dir.as_deref())?,
             engine_pid: self.engine_pid,
             rtt: self.network.rtt()?,
+            // The command that knows its load sets how (see `NodeArgs::warm`).
+            warm: None,
         })
     }
 }

@@ -15,7 +15,7 @@ mod target;
 mod track;
 pub mod units;
 
-pub use cluster::{ClusterArgs, NetworkArgs, NodeArgs};
+pub use cluster::{ClusterArgs, NetworkArgs, NodeArgs, WarmArgs};
 pub use corpus::{CorpusArgs, GeneratorArgs};
 pub use load::{LoadArgs, TelemetryArgs};
 pub use output::{JsonArgs, OutputArgs};

@@ -183,6 +183,9 @@ pub fn print(r: &IngestReport, detail: Detail) {
         ),
         _ => {}
     }
+    if let Some(up) = &r.warm_up {
+        sayln!("before it, {}", up.line());
+    }
     if detail == Detail::Brief {
         print_brief(r);
         return;

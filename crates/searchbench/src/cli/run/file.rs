@@ -6,6 +6,7 @@ use serde_json::Value;
 use super::{execute, query_progress, RunArgs};
 use crate::cli::args::TrackArgs;
 use crate::cli::{CliError, CliResult};
+use crate::session::ingest::LoadSpec;
 use crate::session::run::RunSpec;
 use crate::session::workload_file;
 use crate::workload::file::WorkloadFile;
@@ -55,7 +56,18 @@ pub async fn run_file(mut args: RunArgs) -> CliResult {
         user_queries: resolved.queries,
         split: super::run_part(split, whole_docs, &args),
     };
-    execute(job, load, spec, &args).await
+    // The node is warmed with the file's own documents (or generator), as the run loads them.
+    let warm = |load: &LoadSpec| {
+        let w = w.clone();
+        args.warm.spec({
+            let load = load.clone();
+            move |index, _docs| {
+                let job = workload_file::job(&w, Some(index.to_string()))?.job;
+                Ok((job, crate::session::warm::slice_load(&load, index)))
+            }
+        })
+    };
+    execute(job, load, spec, &args, &warm).await
 }
 
 /// A searchbench workload file (a track runs through [`super::track`]). `--track-params` and

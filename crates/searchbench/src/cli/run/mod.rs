@@ -8,9 +8,11 @@ mod track;
 
 use clap::Args;
 
-use crate::cli::args::{ClusterArgs, CorpusArgs, LoadArgs, OutputArgs};
+use crate::cli::args::{ClusterArgs, CorpusArgs, LoadArgs, OutputArgs, WarmArgs};
 use crate::cli::output::{self, Terminal};
 use crate::cli::{CliError, CliResult};
+use crate::session::ingest::LoadSpec;
+use crate::session::warm::WarmSpec;
 use crate::session::{self, run::RunSpec, Job};
 
 #[derive(Debug, Args)]
@@ -53,6 +55,8 @@ pub struct RunArgs {
     pub corpus: CorpusArgs,
     #[command(flatten)]
     pub cluster: ClusterArgs,
+    #[command(flatten)]
+    pub warm: WarmArgs,
     #[command(flatten)]
     pub load: LoadArgs,
     #[command(flatten)]
@@ -118,15 +122,20 @@ pub async fn run(mut args: RunArgs) -> CliResult {
     }
     let whole_docs = job.source.len_hint();
     args.part.apply(&mut job, &mut load, args.out.quiet, None)?;
+    let warm = |load: &LoadSpec| args.warm.generated(&name, &workload_spec, load);
     let spec = RunSpec {
-        workload_spec,
+        workload_spec: workload_spec.clone(),
         queries: !args.no_query,
         progress: query_progress(),
         user_queries: None,
         split: run_part(split, whole_docs, &args),
     };
-    execute(job, load, spec, &args).await
+    execute(job, load, spec, &args, &warm).await
 }
+
+/// How a command warms the node it starts, from the load it will measure (its cancel set):
+/// see [`crate::session::warm`].
+pub type Warm<'a> = dyn Fn(&LoadSpec) -> Option<WarmSpec> + 'a;
 
 /// What the run's query phase knows of its part: which, and the documents of the whole run
 /// it waits for in the index.
@@ -153,13 +162,15 @@ fn query_progress() -> crate::query::Progress {
 }
 
 /// Runs a resolved job with its query phase, prints, and turns the outcome into an exit code.
+/// A node started for the run is warmed as `warm` says first.
 async fn execute(
     job: Job,
-    mut load: crate::session::ingest::LoadSpec,
+    mut load: LoadSpec,
     spec: RunSpec,
     args: &RunArgs,
+    warm: &Warm<'_>,
 ) -> CliResult {
-    let cluster = args.cluster.spec()?;
+    let mut cluster = args.cluster.spec()?;
     load.profile = args.profile.spec(&cluster)?;
     // The first Ctrl-C stops the load and keeps what was done; a second quits at once.
     let (cancel, _ctrl_c) = crate::cli::progress::cancel_on_ctrl_c();
@@ -170,6 +181,7 @@ async fn execute(
         });
     }
     load.cancel = Some(cancel);
+    cluster.warm = warm(&load);
     let mut terminal = Terminal::for_output(&args.out);
     terminal.detail = output::detail(args.verbose);
     let result = session::run::run(

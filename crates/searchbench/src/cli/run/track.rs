@@ -82,9 +82,18 @@ pub async fn run_track(path: &Path, args: &RunArgs) -> CliResult {
             );
         }
     }
-    let cluster = args.cluster.spec()?;
+    let mut cluster = args.cluster.spec()?;
     // The first Ctrl-C stops the task running and keeps what ran; a second quits at once.
     let (interrupt, _ctrl_c) = crate::cli::progress::cancel_on_ctrl_c();
+    // A node we start is warmed with the track's first bulk task's documents.
+    if let Some(make) = track_run::warm_load(&planned) {
+        let cancel = interrupt.clone();
+        cluster.warm = args.warm.spec(move |index, docs| {
+            let (job, mut load) = make(index, docs)?;
+            load.cancel = Some(cancel.clone());
+            Ok((job, load))
+        });
+    }
     if !args.part.wait_for_start(&interrupt, args.out.quiet).await? {
         return Err(CliError {
             code: crate::cli::exit::INTERRUPTED,

@@ -1,0 +1,235 @@
+//! Warming a node we start before its measured load. A fresh JVM loads classes and compiles
+//! its hot paths during its first tens of seconds: three loads of 200,000 documents into one
+//! fresh OpenSearch 2.19.1 node gave 11.6k, 24.2k and 28.2k docs/s, so a run on a node started
+//! for it measured mostly the warm-up. So before the first measured load, a node searchbench
+//! started is given the run's own workload, in slices, into a throwaway index
+//! ([`WARM_INDEX`], a fresh one per slice as the measured load has), until the slices' rate
+//! stops rising ([`levelled`]) or [`WarmSpec::max`] has passed; then the index is deleted and
+//! the run says what the warm-up saw ([`WarmUp`], in its report and `--json`). A cluster the
+//! user gave (`--url`) is never warmed: it is theirs, and in whatever state they keep it.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::ingest::LoadSpec;
+use super::{Event, Job, Observer, SessionError};
+use crate::cluster::Target;
+use crate::corpus::{CorpusError, DocSource, Item};
+pub use crate::measure::warm_up::{levelled, Slice, WarmUp, MIN_SLICES};
+
+/// The throwaway index the warm-up loads into.
+pub const WARM_INDEX: &str = "searchbench-warm-up";
+
+/// How long a warm-up may take unless told otherwise: the rate of a fresh node levels off
+/// within a minute on this 2-core machine (BENCHMARKS.md), so a node still rising after this
+/// is said to be, rather than warmed for ever.
+pub const WARM_MAX: Duration = Duration::from_secs(90);
+
+/// Each slice lasts about this long at the rate of the one before it: long enough for its
+/// rate to be read against the others (a slice of 1 s is mostly its first and last request).
+pub const SLICE_SECS: f64 = 4.0;
+
+/// The first slice's documents, before any rate is known.
+pub const FIRST_SLICE_DOCS: u64 = 20_000;
+
+const MIN_SLICE_DOCS: u64 = 2_000;
+const MAX_SLICE_DOCS: u64 = 5_000_000;
+
+/// Makes the run's own load for the warm-up: its workload, `docs` documents, into `index`.
+pub type MakeLoad = dyn Fn(&str, u64) -> Result<(Job, LoadSpec), SessionError> + Send + Sync;
+
+/// How to warm a node we start (see the module's words).
+#[derive(Clone)]
+pub struct WarmSpec {
+    pub make: Arc<MakeLoad>,
+    /// The longest the warm-up may take (a slice is cut to what is left).
+    pub max: Duration,
+}
+
+impl std::fmt::Debug for WarmSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WarmSpec").field("max", &self.max).finish()
+    }
+}
+
+impl WarmSpec {
+    /// A warm-up by `make`, bounded by [`WARM_MAX`].
+    pub fn new(
+        make: impl Fn(&str, u64) -> Result<(Job, LoadSpec), SessionError> + Send + Sync + 'static,
+    ) -> Self {
+        WarmSpec {
+            make: Arc::new(make),
+            max: WARM_MAX,
+        }
+    }
+}
+
+/// The load a warm-up slice makes of the run's `load`: into `index` (replaced: a fresh
+/// index per slice, as the measured load has), no warm-up window of its own (its whole rate
+/// is what is judged), nothing beside it, not profiled, no progress, no failure limit, its
+/// failure file (if any) in the temporary folder.
+pub fn slice_load(load: &LoadSpec, index: &str) -> LoadSpec {
+    let mut slice = load.clone();
+    slice.driver.index = index.to_string();
+    slice.driver.warmup = Duration::ZERO;
+    slice.replace = true;
+    slice.append = false;
+    slice.max_failures = None;
+    slice.progress = false;
+    slice.beside = None;
+    slice.profile = None;
+    slice.failures = Some(failures_file());
+    slice
+}
+
+fn failures_file() -> std::path::PathBuf {
+    std::env::temp_dir().join(format!(
+        "searchbench-warm-up-{}-failures.ndjson",
+        std::process::id()
+    ))
+}
+
+/// The first `docs` items of `job`'s source: a slice of the run's own workload, whatever
+/// it reads from (a generator, the user's files, a track's corpus).
+pub fn first(mut job: Job, docs: u64) -> Job {
+    job.source = Box::new(Take {
+        inner: job.source,
+        left: docs,
+    });
+    job
+}
+
+struct Take {
+    inner: Box<dyn DocSource>,
+    left: u64,
+}
+
+impl DocSource for Take {
+    fn next_into(&mut self, out: &mut Vec<u8>) -> Result<Option<Item>, CorpusError> {
+        crate::corpus::next_within(self.inner.as_mut(), &mut self.left, out)
+    }
+
+    fn len_hint(&self) -> Option<u64> {
+        Some(
+            self.inner
+                .len_hint()
+                .map_or(self.left, |n| n.min(self.left)),
+        )
+    }
+
+    fn describe(&self) -> String {
+        format!("{} (a warm-up slice)", self.inner.describe())
+    }
+
+    fn files(&self) -> Vec<String> {
+        self.inner.files()
+    }
+
+    fn origin(&self) -> Option<(u32, u64)> {
+        self.inner.origin()
+    }
+}
+
+/// The next slice's documents: [`SLICE_SECS`] at `rate`, no longer than `left`.
+fn next_slice(rate: f64, left: Duration) -> u64 {
+    if !rate.is_finite() || rate <= 0.0 {
+        return FIRST_SLICE_DOCS;
+    }
+    let secs = SLICE_SECS.min(left.as_secs_f64());
+    ((rate * secs) as u64).clamp(MIN_SLICE_DOCS, MAX_SLICE_DOCS)
+}
+
+/// Warms the node at `target` as `spec` says (see the module's words), telling `observer`
+/// each slice, and deletes the throwaway index. An error of a slice's load ends the warm-up
+/// with that error (the node cannot take the run's load either).
+pub async fn warm(
+    target: &Target,
+    spec: &WarmSpec,
+    observer: &dyn Observer,
+) -> Result<WarmUp, SessionError> {
+    let started = Instant::now();
+    let mut up = WarmUp {
+        slices: Vec::new(),
+        secs: 0.0,
+        max_secs: spec.max.as_secs_f64(),
+        levelled: false,
+        rise_pct: None,
+        interrupted: false,
+    };
+    observer.event(Event::Stage(format!(
+        "warming the node with the run's workload until its rate levels off (at most {:.0} s; \
+         --no-warm-node skips)",
+        up.max_secs
+    )));
+    let mut docs = FIRST_SLICE_DOCS;
+    let outcome = async {
+        loop {
+            let (job, load) = (spec.make)(WARM_INDEX, docs)?;
+            let job = first(job, docs);
+            let cancel = load.cancel.clone();
+            let report =
+                super::ingest::load(target, job, load, Vec::new(), None, &super::Silent).await?;
+            if let Some(e) = &report.error {
+                return Err(SessionError::Other(format!("warming the node: {e}")));
+            }
+            let rate = if report.wall_secs > 0.0 {
+                report.counts.indexed as f64 / report.wall_secs
+            } else {
+                0.0
+            };
+            up.slices.push(Slice {
+                docs: report.counts.indexed,
+                docs_per_sec: rate,
+            });
+            observer.event(Event::Stage(format!(
+                "  warm-up slice {}: {} docs at {rate:.0} docs/s",
+                up.slices.len(),
+                report.counts.indexed
+            )));
+            if report.interrupted || cancel.as_ref().is_some_and(|c| c.is_cancelled()) {
+                up.interrupted = true;
+                return Ok(());
+            }
+            let rates: Vec<f64> = up.slices.iter().map(|s| s.docs_per_sec).collect();
+            if let Some((done, rise)) = levelled(&rates) {
+                up.rise_pct = Some(rise);
+                if done {
+                    up.levelled = true;
+                    return Ok(());
+                }
+            }
+            let left = spec.max.saturating_sub(started.elapsed());
+            if left.is_zero() {
+                return Ok(());
+            }
+            docs = next_slice(rate, left);
+        }
+    }
+    .await;
+    // The throwaway index goes whatever happened; one that cannot be deleted is the node's
+    // (we started it, and it stops with the run).
+    let _ = crate::ingest::index::delete_ours(target, WARM_INDEX).await;
+    let _ = std::fs::remove_file(failures_file());
+    outcome?;
+    up.secs = started.elapsed().as_secs_f64();
+    observer.event(Event::Stage(up.line()));
+    Ok(up)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_slice_lasts_about_its_seconds_and_never_past_the_bound() {
+        assert_eq!(next_slice(10_000.0, Duration::from_secs(60)), 40_000);
+        // 1.5 s left at 10k docs/s: 15,000 documents.
+        assert_eq!(next_slice(10_000.0, Duration::from_millis(1500)), 15_000);
+        assert_eq!(next_slice(10.0, Duration::from_secs(60)), MIN_SLICE_DOCS);
+        assert_eq!(next_slice(1e12, Duration::from_secs(60)), MAX_SLICE_DOCS);
+        assert_eq!(
+            next_slice(f64::NAN, Duration::from_secs(60)),
+            FIRST_SLICE_DOCS
+        );
+    }
+}
