@@ -26,14 +26,14 @@ import json, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 for mode in ("cold", "warm"):
     r = [x for x in rows if x["mode"] == mode]
-    gap = statistics.median(abs(x["first_vs_third_pct"]) for x in r)
-    first = statistics.median(x["docs_per_sec"][0] for x in r)
-    third = statistics.median(x["docs_per_sec"][2] for x in r)
-    line = f"{mode}: first run {first:.0} docs/s, third {third:.0}; |first vs third| median {gap:.1} %"
+    gap = float(statistics.median(abs(x["first_vs_third_pct"]) for x in r))
+    first = float(statistics.median(x["docs_per_sec"][0] for x in r))
+    third = float(statistics.median(x["docs_per_sec"][2] for x in r))
+    line = f"{mode}: first run {first:.0f} docs/s, third {third:.0f}; |first vs third| median {gap:.1f} %"
     if mode == "warm":
-        secs = statistics.median(x["warm_up"]["secs"] for x in r)
+        secs = float(statistics.median(x["warm_up"]["secs"] for x in r))
         lev = sum(1 for x in r if x["warm_up"]["levelled"])
-        slices = statistics.median(len(x["warm_up"]["slices"]) for x in r)
-        line += f"; warm-up {secs:.0} s median ({slices:.0} slices), levelled on {lev} of {len(r)}"
+        slices = float(statistics.median(len(x["warm_up"]["slices"]) for x in r))
+        line += f"; warm-up {secs:.0f} s median ({slices:.0f} slices), levelled on {lev} of {len(r)}"
     print(line)
 PY

@@ -4,7 +4,7 @@
 //! for it measured mostly the warm-up. So before the first measured load, a node searchbench
 //! started is given the run's own workload, in slices, into a throwaway index
 //! ([`WARM_INDEX`], a fresh one per slice as the measured load has), until the slices' rate
-//! stops rising ([`levelled`]) or [`WarmSpec::max`] has passed; then the index is deleted and
+//! stops rising (two slices in a row: [`levelled`]) or [`WarmSpec::max`] has passed; then the index is deleted and
 //! the run says what the warm-up saw ([`WarmUp`], in its report and `--json`). A cluster the
 //! user gave (`--url`) is never warmed: it is theirs, and in whatever state they keep it.
 
@@ -172,7 +172,12 @@ pub async fn warm(
             if let Some(e) = &report.error {
                 return Err(SessionError::Other(format!("warming the node: {e}")));
             }
-            let rate = if report.wall_secs > 0.0 {
+            // The load's own rate (no warm-up window: every acknowledged document over the
+            // load), not over the wall time: a slice's index set-up and count would make small
+            // slices look slow and the next, larger ones look like a rise.
+            let rate = if report.docs_per_sec.is_finite() && report.docs_per_sec > 0.0 {
+                report.docs_per_sec
+            } else if report.wall_secs > 0.0 {
                 report.counts.indexed as f64 / report.wall_secs
             } else {
                 0.0

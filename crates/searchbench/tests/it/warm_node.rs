@@ -14,6 +14,14 @@ use searchbench::workload::WorkloadSpec;
 
 use crate::common;
 
+/// The warm-up's index has one name (a node we start is the run's alone): one test at a time
+/// on the shared node.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 /// A warm-up with the logs generator, bounded by `max`, its slices stopped by `cancel`.
 fn logs_warm_up(max: Duration, cancel: Option<Cancel>) -> WarmSpec {
     WarmSpec {
@@ -38,6 +46,7 @@ fn warm_index_exists() -> bool {
 
 #[test]
 fn slices_go_on_until_the_rate_levels_off_or_the_bound_passes_and_the_index_is_gone() {
+    let _one = serial();
     let rt = common::runtime();
     let target = common::target();
     let max = Duration::from_secs(8);
@@ -65,6 +74,7 @@ fn slices_go_on_until_the_rate_levels_off_or_the_bound_passes_and_the_index_is_g
 
 #[test]
 fn a_cancelled_warm_up_ends_after_its_slice_and_says_so() {
+    let _one = serial();
     let rt = common::runtime();
     let target = common::target();
     let (fire, cancel) = Cancel::new();
