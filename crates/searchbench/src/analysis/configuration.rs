@@ -42,6 +42,13 @@ impl Configuration {
             if let Some(why) = whole_run_headline(row) {
                 map.insert(HEADLINE_KEY.into(), why.into());
             }
+            // A node warmed before the load measures its steady speed; one measured as it
+            // came up (or a cluster given by URL, in whatever state) measures something else:
+            // a group never pools the two (a warmed night against a cold one would read the
+            // JIT's warm-up as a speed-up).
+            if warmed_node(row) {
+                map.insert(WARM_KEY.into(), WARMED.into());
+            }
         }
         let canonical = format!("{}\n{}\n{}", row.kind, row.workload, canonical(&config));
         Configuration {
@@ -76,6 +83,19 @@ impl Configuration {
 /// The configuration key that says a run's headline is its whole run (too short for its
 /// warm-up).
 pub const HEADLINE_KEY: &str = "headline";
+
+/// The configuration key that says the node was warmed before the run's load.
+pub const WARM_KEY: &str = "warm_node";
+
+const WARMED: &str = "warmed before the load";
+
+/// Whether the run's node was warmed before its load (its result says how).
+pub fn warmed_node(row: &RunRow) -> bool {
+    row.result
+        .as_ref()
+        .and_then(|r| r.get("warm_up"))
+        .is_some_and(Value::is_object)
+}
 
 /// Why a run's headline is the whole run's rather than a steady window's: it asked for a
 /// warm-up and was too short to leave one out. `None` for a steady headline, or a run with

@@ -957,6 +957,21 @@ fn a_nightly_paired_with_its_same_day_reference_sees_what_the_drift_hides() {
     assert!(text.contains("no complete reference run"), "{text}");
 }
 
+/// `compare BASE CONTENDER` on the store at `db`: its exit code and all it printed.
+fn compare_in(db: &std::path::Path, base: &str, contender: &str) -> (Option<i32>, String) {
+    let out = bin()
+        .args(["compare", base, contender, "--store"])
+        .arg(db)
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.code(), text)
+}
+
 /// A run too short for its warm-up has no steady headline: its figure (the whole run, warm-up
 /// included) is another measure, so a group never pools it with steady runs of the same
 /// flags (it did, with no word), and compare says why.
@@ -989,19 +1004,7 @@ fn a_short_run_and_a_steady_run_are_never_pooled() {
             &[("g", "mixed"), ("n", "short")],
         );
     }
-    let compare = |base: &str, contender: &str| {
-        let out = bin()
-            .args(["compare", base, contender, "--store"])
-            .arg(&db)
-            .output()
-            .unwrap();
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        (out.status.code(), text)
-    };
+    let compare = |base: &str, contender: &str| compare_in(&db, base, contender);
     let (code, text) = compare("n=steady", "g=mixed");
     assert_eq!(code, Some(2), "{text}");
     assert!(
@@ -1016,4 +1019,45 @@ fn a_short_run_and_a_steady_run_are_never_pooled() {
     let steady = store.select("n=steady").unwrap();
     let c = searchbench::analysis::configuration::Configuration::of(&steady[0]);
     assert!(c.config.get("headline").is_none(), "{}", c.config);
+}
+
+/// A run on a node warmed before its load and one on a node measured as it came up are two
+/// measures: never pooled, and compare says why.
+#[test]
+fn a_warmed_node_and_a_cold_node_are_never_pooled() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("w.db");
+    let store = Store::open(&db).unwrap();
+    let config = serde_json::json!({"clients": 2, "bulk_docs": 1000});
+    for seed in 0..3 {
+        let mut warm = ingest_result(30, 30_000.0, 0.03, 20.0, seed);
+        warm["warm_up"] = serde_json::json!({"slices": [{"docs": 20000, "docs_per_sec": 5000.0}],
+            "secs": 30.0, "max_secs": 90.0, "levelled": true, "rise_pct": 1.0,
+            "interrupted": false});
+        save_as(
+            &store,
+            &warm,
+            "logs",
+            config.clone(),
+            &[("g", "both"), ("n", "warm")],
+        );
+        let cold = ingest_result(30, 12_000.0, 0.03, 20.0, 10 + seed);
+        save_as(
+            &store,
+            &cold,
+            "logs",
+            config.clone(),
+            &[("g", "both"), ("n", "cold")],
+        );
+    }
+    let compare = |base: &str, contender: &str| compare_in(&db, base, contender);
+    let (code, text) = compare("n=warm", "g=both");
+    assert_eq!(code, Some(2), "{text}");
+    assert!(
+        text.contains("pools runs of 2 configurations") && text.contains("warm_node"),
+        "{text}"
+    );
+    // Side against side: compared, and the difference named.
+    let (_, text) = compare("n=cold", "n=warm");
+    assert!(text.contains("warm_node"), "{text}");
 }
