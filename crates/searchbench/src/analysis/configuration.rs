@@ -89,12 +89,16 @@ pub const WARM_KEY: &str = "warm_node";
 
 const WARMED: &str = "warmed before the load";
 
-/// Whether the run's node was warmed before its load (its result says how).
+/// Whether the run measured a node at its steady speed from its first document: one warmed
+/// before its load (its result says how), or the sketch store, which has no JIT to warm (a
+/// matrix of an engine beside it is one configuration, as before).
 pub fn warmed_node(row: &RunRow) -> bool {
-    row.result
+    let warmed = row
+        .result
         .as_ref()
         .and_then(|r| r.get("warm_up"))
-        .is_some_and(Value::is_object)
+        .is_some_and(Value::is_object);
+    warmed || row.engine.as_deref() == Some(crate::engine::SKETCH)
 }
 
 /// Why a run's headline is the whole run's rather than a steady window's: it asked for a
