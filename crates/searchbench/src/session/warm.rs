@@ -4,9 +4,10 @@
 //! for it measured mostly the warm-up. So before the first measured load, a node searchbench
 //! started is given the run's own workload, in slices, into a throwaway index
 //! ([`WARM_INDEX`], a fresh one per slice as the measured load has), until the slices' rate
-//! stops rising (two slices in a row: [`levelled`]) or [`WarmSpec::max`] has passed; then the index is deleted and
-//! the run says what the warm-up saw ([`WarmUp`], in its report and `--json`). A cluster the
-//! user gave (`--url`) is never warmed: it is theirs, and in whatever state they keep it.
+//! stops rising (two slices in a row: [`levelled`]) or [`WarmSpec::max`] has passed; then the
+//! index is deleted and the run says what the warm-up saw ([`WarmUp`], in its report and
+//! `--json`). A cluster the user gave (`--url`) is never warmed: it is theirs, and in whatever
+//! state they keep it.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -193,6 +194,12 @@ pub async fn warm(
             )));
             if report.interrupted || cancel.as_ref().is_some_and(|c| c.is_cancelled()) {
                 up.interrupted = true;
+                return Ok(());
+            }
+            // A slice the engine took nothing of (every document refused) warms nothing: the
+            // measured load says what is wrong, with its failure file, rather than slices
+            // failing until the bound.
+            if report.counts.indexed == 0 {
                 return Ok(());
             }
             let rates: Vec<f64> = up.slices.iter().map(|s| s.docs_per_sec).collect();
