@@ -96,7 +96,7 @@ pub async fn run(mut a: BisectArgs) -> CliResult {
         },
         start: a.node.options(&a.good),
         load,
-        save: a.save.spec()?,
+        attach: a.save.attach(Some(&a.load.telemetry), None)?,
         progress: output::stderr_lines(),
     };
     let result = session::bisect::bisect(&spec)

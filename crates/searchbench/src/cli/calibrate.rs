@@ -73,7 +73,7 @@ pub async fn run(a: CalibrateArgs) -> CliResult {
         &spec,
         &cluster,
         load,
-        &a.out.save_spec()?,
+        &a.out.attach(Some(&a.load.telemetry), None)?,
         &terminal,
         |i, report| {
             super::output::ingest::verdict(report)?;

@@ -141,7 +141,9 @@ pub async fn run(args: IngestArgs) -> CliResult {
     let mut job = job(&args)?;
     let mut cluster = args.cluster.spec()?;
     let mut load = args.load.spec(&job.index, args.out.progress());
-    load.profile = args.profile.spec(&cluster)?;
+    let attach = args
+        .out
+        .attach(Some(&args.load.telemetry), args.profile.spec(&cluster)?)?;
     let setup = args.setup.spec();
     setup
         .apply(&mut job, &mut load)
@@ -188,7 +190,7 @@ pub async fn run(args: IngestArgs) -> CliResult {
     // the run's HTML page, as `run` does.
     let mut terminal = Terminal::for_output(&args.out);
     terminal.detail = output::detail(args.verbose);
-    let report = session::ingest::ingest(job, &cluster, load, &args.out.save_spec()?, &terminal)
+    let report = session::ingest::ingest(job, &cluster, load, &attach, &terminal)
         .await
         .map_err(CliError::session)?;
     args.out.write_json(&report)?;

@@ -94,7 +94,9 @@ pub async fn run(mut args: MatrixArgs) -> CliResult {
     let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
     load.cancel = Some(cancel);
     let mut cluster = ClusterSpec::local(args.node.options(crate::engine::DEFAULT_ENGINE));
-    load.profile = args.profile.spec(&cluster)?;
+    let attach = args
+        .save
+        .attach(Some(&args.load.telemetry), args.profile.spec(&cluster)?)?;
     // Every run's fresh node is warmed before its measured load.
     cluster.warm = args.warm.generated(&args.workload, &workload_spec, &load);
     let spec = MatrixSpec {
@@ -113,7 +115,7 @@ pub async fn run(mut args: MatrixArgs) -> CliResult {
         order_seed: args.order_seed,
         cluster,
         load,
-        save: args.save.spec()?,
+        attach,
     };
     let order = matrix::order(&spec.engines, spec.repeats, spec.order_seed);
     output::matrix::print_order(&spec.id, &order, spec.order_seed);

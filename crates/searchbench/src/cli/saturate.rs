@@ -121,15 +121,17 @@ pub async fn run(args: SaturateArgs) -> CliResult {
     let mut load = args.load.spec(&index, args.out.progress());
     let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
     load.cancel = Some(cancel);
-    load.profile = args.profile.spec(&cluster)?;
     let terminal = Terminal::new(args.out.quiet);
-    let save = args.out.save_spec()?;
-    let result = saturate::saturate(&spec, &cluster, load, &save, &terminal)
+    let attach = args
+        .out
+        .attach(Some(&args.load.telemetry), args.profile.spec(&cluster)?)?;
+    let save = &attach.save;
+    let result = saturate::saturate(&spec, &cluster, load, &attach, &terminal)
         .await
         .map_err(CliError::session)?;
     args.out.write_json(&result)?;
     // The whole search kept beside its steps: `report saturate=<id>` draws the page again.
-    output::keep_study(&save, "saturate", &result.id, result.started_unix, &result);
+    output::keep_study(save, "saturate", &result.id, result.started_unix, &result);
     if let Some(path) = &args.html {
         crate::report::saturate_html::write(&result, path)
             .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;

@@ -189,7 +189,7 @@ pub async fn run(a: SweepArgs) -> CliResult {
     base.driver.warmup = a.warmup;
     base.driver.max_retries = a.max_retries;
     base.max_failures = Some(MaxFailures::Count(0));
-    base.profile = a.profile.spec(&cluster)?;
+    let mut attach = a.out.attach(None, a.profile.spec(&cluster)?)?;
     // The first Ctrl-C stops the sweep after keeping the finished runs; a second quits.
     let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
     base.cancel = Some(cancel);
@@ -209,8 +209,8 @@ pub async fn run(a: SweepArgs) -> CliResult {
         run_secs: a.run_secs.map(|d| d.as_secs_f64()).filter(|s| *s > 0.0),
         base,
     };
-    let mut save = a.out.save_spec()?;
-    save.tags.push(("sweep".into(), id.clone()));
+    attach.save.tags.push(("sweep".into(), id.clone()));
+    let save = &attach.save;
     let terminal = Terminal::for_output(&a.out);
     let cells = spec.grid.cells().len();
     if !a.out.quiet {
@@ -224,7 +224,7 @@ pub async fn run(a: SweepArgs) -> CliResult {
         );
     }
     let quiet = a.out.quiet;
-    let result = sweep::sweep(&spec, &cluster, &save, &terminal, |t: &Tick<'_>| {
+    let result = sweep::sweep(&spec, &cluster, &attach, &terminal, |t: &Tick<'_>| {
         if !quiet {
             output::sweep::tick(t);
         }
@@ -233,7 +233,7 @@ pub async fn run(a: SweepArgs) -> CliResult {
     .map_err(CliError::session)?;
     a.out.write_json(&result)?;
     // The whole sweep kept beside its runs: `report sweep=<id>` draws the page again.
-    output::keep_study(&save, "sweep", &result.id, result.started_unix, &result);
+    output::keep_study(save, "sweep", &result.id, result.started_unix, &result);
     let html = match &a.html {
         Some(p) => Some(p.clone()),
         None if !save.skip => save

@@ -4,29 +4,27 @@
 //! processes' share can be told apart. An ingest reads its own around the load; this is for
 //! the phases that have no such reading of their own (the query method).
 
-use super::lifecycle::{Instrument, Stage, Work};
-use crate::measure::background::{Around, Background};
-use std::cell::RefCell;
-use std::collections::BTreeMap;
+use super::lifecycle::{Instrument, Seen, Stage, Work};
+use crate::measure::background::Around;
 
-/// What the instrument saw, by phase name.
-pub type Kept = RefCell<BTreeMap<String, Background>>;
+/// The background instrument's name: what a phase takes its [`Background`] under.
+pub const BACKGROUND: &str = "background";
 
-/// Reads the machine around each phase it is put around; keeps each phase's in `kept`.
-pub struct BackgroundInstrument<'p> {
-    kept: &'p Kept,
+/// Reads the machine around each phase it is put around; what it saw is the [`Background`].
+#[derive(Default)]
+pub struct BackgroundInstrument {
     from: Option<Around>,
 }
 
-impl<'p> BackgroundInstrument<'p> {
-    pub fn new(kept: &'p Kept) -> Self {
-        BackgroundInstrument { kept, from: None }
+impl BackgroundInstrument {
+    pub fn new() -> Self {
+        BackgroundInstrument::default()
     }
 }
 
-impl Instrument for BackgroundInstrument<'_> {
+impl Instrument for BackgroundInstrument {
     fn name(&self) -> String {
-        "background".into()
+        BACKGROUND.into()
     }
 
     fn start<'a>(
@@ -42,17 +40,14 @@ impl Instrument for BackgroundInstrument<'_> {
 
     fn stop<'a>(
         &'a mut self,
-        phase: &'a str,
+        _phase: &'a str,
         stage: &'a Stage<'a>,
-    ) -> Work<'a, Result<Option<serde_json::Value>, String>> {
+    ) -> Work<'a, Result<Option<Seen>, String>> {
         Box::pin(async move {
             let Some(around) = self.from.take() else {
                 return Ok(None);
             };
-            if let Some(b) = around.stop(stage.engine_pids).background {
-                self.kept.borrow_mut().insert(phase.to_string(), b);
-            }
-            Ok(None)
+            Ok(around.stop(stage.engine_pids).background.map(Seen::new))
         })
     }
 }

@@ -3,8 +3,8 @@
 
 use serde::Serialize;
 
+use super::attach::Attach;
 use super::ingest::{stored_load, LoadSpec};
-use super::record::SaveSpec;
 use super::{ClusterSpec, Job, Observer, SessionError};
 use crate::analysis::compare::DEFAULT_THRESHOLD_PCT;
 use crate::analysis::statistics::{
@@ -92,7 +92,7 @@ pub async fn calibrate<E: From<SessionError>>(
     spec: &CalibrateSpec,
     cluster: &ClusterSpec,
     load_spec: LoadSpec,
-    save: &SaveSpec,
+    attach: &Attach,
     observer: &dyn Observer,
     mut each: impl FnMut(u64, &IngestReport) -> Result<(), E>,
 ) -> Result<Calibration, E> {
@@ -115,7 +115,7 @@ pub async fn calibrate<E: From<SessionError>>(
         for i in 1..=spec.runs {
             let job = Job::generated(&spec.workload, &spec.workload_spec, spec.index.clone(), &[])?;
             let (outcome, id) =
-                stored_load(connected, job, cluster, load_spec.clone(), save, observer).await;
+                stored_load(connected, job, cluster, load_spec.clone(), attach, observer).await;
             let report = outcome?;
             each(i, &report)?;
             values.push(report.docs_per_sec);

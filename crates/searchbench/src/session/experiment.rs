@@ -1,16 +1,18 @@
 //! `dates cost` as a session: on each cluster in turn (one we start, or one given), the
-//! experiment runs with the engine sampled during it, and its result is kept in the store like
+//! experiment runs with the run's instruments around it (the engine sampled during it), and its result is kept in the store like
 //! any run (kind `experiment`, workload `dates`), so that runs of it compare and show.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
+use std::path::Path;
+
+use super::attach::{Attach, Over, Scope};
 use super::cluster::ClusterSpec;
 use super::lifecycle::{self, Measurements, Plan, Stage, Step, Work};
-use super::profile::{combine, ProfileSpec, Recorded, Recorder};
-use super::record::{Recording, SaveSpec, StoreSink};
-use super::telemetry::{Sampled, TelemetryInstrument};
-use super::{Observer, SessionError, TelemetrySpec};
+use super::profile::{combine, Recorded, Recorder};
+use super::telemetry::{Telemetry, TELEMETRY};
+use super::{Observer, SessionError};
 use crate::experiment::dates::{self, EngineResult, ExperimentError};
 use crate::store::Kind;
 
@@ -20,10 +22,6 @@ pub struct DatesSpec {
     pub config: dates::Config,
     /// One entry per cluster, run one after the other.
     pub clusters: Vec<ClusterSpec>,
-    /// The engine sampled during each experiment.
-    pub telemetry: TelemetrySpec,
-    /// The engine profiled over each variant's measured loads (`--profile`).
-    pub profile: Option<ProfileSpec>,
 }
 
 /// Runs the experiment on every cluster of `spec`, keeping each result in the store as it
@@ -31,14 +29,14 @@ pub struct DatesSpec {
 /// at the first cluster that cannot run it.
 pub async fn dates(
     spec: &DatesSpec,
-    save: &SaveSpec,
+    attach: &Attach,
     observer: &dyn Observer,
     log: &(dyn Fn(&str) + Sync),
     each: &(dyn Fn(&EngineResult) + Sync),
 ) -> Result<Vec<EngineResult>, SessionError> {
     let mut results = Vec::new();
     for cluster in &spec.clusters {
-        let result = on_cluster(spec, cluster, save, observer, log).await?;
+        let result = on_cluster(spec, cluster, attach, observer, log).await?;
         each(&result);
         results.push(result);
     }
@@ -48,7 +46,7 @@ pub async fn dates(
 async fn on_cluster(
     spec: &DatesSpec,
     cluster: &ClusterSpec,
-    save: &SaveSpec,
+    attach: &Attach,
     observer: &dyn Observer,
     log: &(dyn Fn(&str) + Sync),
 ) -> Result<EngineResult, SessionError> {
@@ -64,20 +62,23 @@ async fn on_cluster(
         "bulk_size": cfg.bulk_size,
         "engine": engine,
     });
-    let recording = Recording::begin(
-        save,
+    let identity = attach.identity(
         Kind::Experiment,
         "dates",
         Some(cfg.seed),
         engine.as_deref(),
         config,
-        observer,
     );
-    let sampled = Sampled::default();
-    let telemetry = TelemetryInstrument::new(&spec.telemetry, &sampled);
+    // The experiment records its variants' loads itself (one profile per variant).
+    let scope = Scope {
+        profile: Over::Never,
+        report: false,
+        ..Scope::EVERY
+    };
+    let kit = attach.kit(&identity, scope, observer);
     let measured = RefCell::new(None);
-    let profiles = spec.profile.as_ref().map(|p| VariantProfiles {
-        recorder: Recorder::new(p, recording.as_ref().map(Recording::profiles_dir)),
+    let profiles = attach.profile.as_ref().map(|p| VariantProfiles {
+        recorder: Recorder::new(p, kit.profiles_dir().map(Path::to_path_buf)),
         engine_pids: Vec::new(),
         spans: BTreeMap::new(),
         warnings: Vec::new(),
@@ -87,12 +88,9 @@ async fn on_cluster(
         engine,
         log,
         measured: &measured,
-        sampled: &sampled,
         profiles,
     };
-    let plan = Plan::new(vec![Step::One(Box::new(phase))])
-        .instrument(telemetry)
-        .sink(recording.map(StoreSink::new));
+    let plan = Plan::new(identity, vec![Step::One(Box::new(phase))]).attach(kit);
     lifecycle::run(cluster, plan, observer, |_| {
         measured
             .take()
@@ -108,7 +106,6 @@ struct Dates<'p> {
     engine: Option<String>,
     log: &'p (dyn Fn(&str) + Sync),
     measured: &'p RefCell<Option<EngineResult>>,
-    sampled: &'p Sampled,
     profiles: Option<VariantProfiles>,
 }
 
@@ -202,8 +199,8 @@ impl lifecycle::Phase for Dates<'_> {
         })
     }
 
-    fn ended(&mut self, _stage: &Stage<'_>) {
-        let sampled = self.sampled.borrow_mut().remove(&self.name());
+    fn ended(&mut self, _stage: &Stage<'_>, watched: &mut lifecycle::Watched) {
+        let sampled = watched.take::<Telemetry>(TELEMETRY);
         if let (Some(result), Some(t)) = (self.measured.borrow_mut().as_mut(), sampled) {
             result.telemetry = Some(t.summary(None));
         }

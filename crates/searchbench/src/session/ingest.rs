@@ -5,9 +5,11 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
+use super::attach::{Attach, Identity, Kit, Scope};
 use super::lifecycle;
-use super::record::{Keep, Recording, SaveSpec, StoreSink};
-use super::telemetry::{Sampled, TelemetryInstrument};
+use super::profile::PROFILE;
+use super::record::Keep;
+use super::telemetry::TELEMETRY;
 use super::{ClusterSpec, Connected, Event, Job, Observer, SessionError};
 use crate::cluster::Target;
 use crate::ingest::{
@@ -34,14 +36,9 @@ pub struct LoadSpec {
     pub max_failures: Option<ingest::MaxFailures>,
     /// The user's index template and ingest pipeline, put for the load and removed after.
     pub extras: super::setup::Extras,
-    /// How the run's telemetry instrument samples the engine around the load (see
-    /// [`super::telemetry`]); the load itself never samples.
-    pub telemetry: super::TelemetrySpec,
     /// Searches to run beside the load (`--search-clients`): a phase of their own in the
     /// load's step (see [`load_step`]); a bare [`load`] runs none.
     pub beside: Option<super::beside::BesideSpec>,
-    /// Profile the engine's nodes around the load (`--profile`; see [`super::profile`]).
-    pub profile: Option<super::profile::ProfileSpec>,
 }
 
 impl LoadSpec {
@@ -57,9 +54,7 @@ impl LoadSpec {
             cancel: None,
             max_failures: None,
             extras: super::setup::Extras::default(),
-            telemetry: super::TelemetrySpec::default(),
             beside: None,
-            profile: None,
         }
     }
 }
@@ -141,53 +136,36 @@ pub fn record_config(job: &Job, cluster: &ClusterSpec, load: &LoadSpec) -> Value
     config
 }
 
-/// Starts the record of a load of `job`, stored with [`record_config`].
-pub fn begin_recording<'a>(
+/// The identity of a load of `job` as a run of `kind`, its configuration [`record_config`].
+pub fn load_identity(
     kind: Kind,
     job: &Job,
     cluster: &ClusterSpec,
     load: &LoadSpec,
-    save: &SaveSpec,
-    observer: &'a dyn Observer,
-) -> Option<Recording<'a>> {
+    attach: &Attach,
+) -> Identity {
     let config = record_config(job, cluster, load);
-    Recording::begin(
-        save,
-        kind,
-        &job.workload,
-        job.seed,
-        cluster.engine_name(),
-        config,
-        observer,
-    )
+    attach.identity(kind, &job.workload, job.seed, cluster.engine_name(), config)
 }
 
 /// `searchbench ingest`: the load (with the searches during it, `--search-clients`) through
-/// the run's lifecycle (connect or provision, load with the telemetry sampler around it, stop
+/// the run's lifecycle (connect or provision, load with the run's instruments around it, stop
 /// what we started), its rows streamed into the store as they come, the result kept.
 pub async fn ingest(
     job: Job,
     cluster: &ClusterSpec,
     load_spec: LoadSpec,
-    save: &SaveSpec,
+    attach: &Attach,
     observer: &dyn Observer,
 ) -> Result<IngestReport, SessionError> {
     preflight(&job.index, &load_spec)?;
-    let recording = begin_recording(Kind::Ingest, &job, cluster, &load_spec, save, observer);
-    let kept = Kept::default();
-    let plan = load_plan(job, load_spec, recording, &kept, Own::Run);
-    lifecycle::run(cluster, plan, observer, |_| kept.load.report())
+    let identity = load_identity(Kind::Ingest, &job, cluster, &load_spec, attach);
+    let kit = attach.kit(&identity, Scope::EVERY, observer);
+    let kept = LoadKept::default();
+    let plan = load_plan(identity, job, load_spec, kit, &kept, Own::Run);
+    lifecycle::run(cluster, plan, observer, |_| kept.report())
         .await
         .result
-}
-
-/// What a stored load's instruments and phase keep for its result: the telemetry sampled,
-/// the profile recorded, the report.
-#[derive(Default)]
-struct Kept {
-    sampled: Sampled,
-    profiled: super::profile::Profiled,
-    load: LoadKept,
 }
 
 /// Whose load a plan is: a run of its own (`ingest`: its report told as the load ends, its
@@ -200,53 +178,42 @@ enum Own {
 }
 
 /// One load on a cluster already reached, kept as a run of its own (a sweep's cell, a
-/// saturate step, a calibration run): the plan of [`ingest`], on `connected`. Returns the
-/// report, and the id of the run it is stored as.
+/// saturate step, a calibration run): the plan of [`ingest`], on `connected`, without its
+/// HTML page. Returns the report, and the id of the run it is stored as.
 pub async fn stored_load(
     connected: &Connected,
     job: Job,
     cluster: &ClusterSpec,
     load_spec: LoadSpec,
-    save: &SaveSpec,
+    attach: &Attach,
     observer: &dyn Observer,
 ) -> (Result<IngestReport, SessionError>, Option<String>) {
-    let recording = begin_recording(Kind::Ingest, &job, cluster, &load_spec, save, observer);
-    let id = recording.as_ref().map(|r| r.id().0.clone());
-    let kept = Kept::default();
-    let plan = load_plan(job, load_spec, recording, &kept, Own::Part);
-    let ran = lifecycle::run_on(connected, plan, observer, |_| kept.load.report()).await;
+    let identity = load_identity(Kind::Ingest, &job, cluster, &load_spec, attach);
+    let scope = Scope {
+        report: false,
+        ..Scope::EVERY
+    };
+    let kit = attach.kit(&identity, scope, observer);
+    let id = kit.run_id().map(str::to_string);
+    let kept = LoadKept::default();
+    let plan = load_plan(identity, job, load_spec, kit, &kept, Own::Part);
+    let ran = lifecycle::run_on(connected, plan, observer, |_| kept.report()).await;
     (ran.result, id)
 }
 
-/// The plan of one stored load: its step, the telemetry instrument its spec asks for, the
-/// store; for a run of its own, the report told as the load ends and the HTML page (written
-/// from what the store keeps, so its sink follows the store's).
+/// The plan of one stored load: its step with what the run attaches; a run of its own tells
+/// its report as the load ends.
 fn load_plan<'p>(
+    identity: Identity,
     job: Job,
     load_spec: LoadSpec,
-    recording: Option<Recording<'p>>,
-    kept: &'p Kept,
+    kit: Kit<'p>,
+    kept: &'p LoadKept,
     own: Own,
 ) -> lifecycle::Plan<'p> {
-    let telemetry = TelemetryInstrument::new(&load_spec.telemetry, &kept.sampled);
-    let watched = telemetry.is_some().then_some(&kept.sampled);
-    let profile = super::profile::ProfileInstrument::new(
-        load_spec.profile.as_ref(),
-        recording.as_ref().map(Recording::profiles_dir),
-        &kept.profiled,
-    );
-    let mut load = LoadPhase::new(job, load_spec, watched, &kept.load);
-    load.profiled = profile.is_some().then_some(&kept.profiled);
+    let mut load = LoadPhase::new(job, load_spec, kept);
     load.tell = own == Own::Run;
-    let html = recording
-        .as_ref()
-        .filter(|_| own == Own::Run)
-        .map(super::record::HtmlReport::of);
-    lifecycle::Plan::new(vec![load_step(load, None)])
-        .instrument(telemetry)
-        .instrument(profile)
-        .sink(recording.map(StoreSink::new))
-        .sink(html)
+    lifecycle::Plan::new(identity, vec![load_step(load, None)]).attach(kit)
 }
 
 /// The step of a load: the load alone, or with the searches during it when its spec asks
@@ -303,10 +270,6 @@ pub const LOAD: &str = "ingest";
 pub struct LoadPhase<'p> {
     /// What to load and how; taken when the phase runs (a phase runs once).
     pub work: Option<(Job, LoadSpec)>,
-    /// What the run's telemetry instrument sampled, when it has one.
-    pub sampled: Option<&'p Sampled>,
-    /// What the run's profile instrument recorded, when it has one.
-    pub profiled: Option<&'p super::profile::Profiled>,
     /// Tell the observer the report as soon as the phase ends ([`Event::Ingested`]).
     pub tell: bool,
     pub kept: &'p LoadKept,
@@ -320,11 +283,9 @@ pub struct LoadPhase<'p> {
 
 impl<'p> LoadPhase<'p> {
     /// The load of `job` as `spec` says, its report kept in `kept`.
-    pub fn new(job: Job, spec: LoadSpec, sampled: Option<&'p Sampled>, kept: &'p LoadKept) -> Self {
+    pub fn new(job: Job, spec: LoadSpec, kept: &'p LoadKept) -> Self {
         LoadPhase {
             work: Some((job, spec)),
-            sampled,
-            profiled: None,
             tell: false,
             kept,
             started: None,
@@ -355,7 +316,8 @@ impl lifecycle::Phase for LoadPhase<'_> {
             let pids = stage.engine_pids.to_vec();
             let watched = Watched {
                 keep: Some(&stage.feed),
-                started: self.sampled.is_some(),
+                // Where the load's second 0 lies on the run's clock, for its telemetry.
+                started: true,
                 link: self.link.take(),
             };
             let (mut report, started) =
@@ -370,7 +332,7 @@ impl lifecycle::Phase for LoadPhase<'_> {
         })
     }
 
-    fn ended(&mut self, stage: &lifecycle::Stage<'_>) {
+    fn ended(&mut self, stage: &lifecycle::Stage<'_>, watched: &mut lifecycle::Watched) {
         let mut report = self.kept.report.borrow_mut();
         let Some(report) = report.as_mut() else {
             return;
@@ -379,18 +341,15 @@ impl lifecycle::Phase for LoadPhase<'_> {
         if let Some(searched) = self.kept.searched.take() {
             report.searches_beside = Some(searched);
         }
-        let sampled = self
-            .sampled
-            .and_then(|s| s.borrow_mut().remove(&self.name()));
-        if let Some(sampled) = sampled {
+        if let Some(sampled) = watched.take::<super::telemetry::Telemetry>(TELEMETRY) {
             // Where the load's second 0 lies on the run's telemetry clock.
             let offset = self
                 .started
                 .map(|t| t.saturating_duration_since(stage.started));
             report.telemetry = Some(sampled.summary(offset));
         }
-        if let Some(p) = self.profiled {
-            report.profile = p.borrow_mut().remove(&self.name());
+        if let Some(p) = watched.take(PROFILE) {
+            report.profile = Some(p);
         }
         if self.tell {
             stage.observer.event(Event::Ingested(report));

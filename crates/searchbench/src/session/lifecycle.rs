@@ -16,6 +16,7 @@
 //! [`with_cluster`] is the part every session shares today (the one place that connects);
 //! [`run`] is the whole lifecycle for plans made of these parts.
 
+use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -25,6 +26,7 @@ use std::time::Instant;
 use serde::Serialize;
 use serde_json::Value;
 
+pub use super::attach::Identity;
 use super::cluster::{ClusterSpec, Connected};
 use super::{Event, Observer, SessionError};
 use crate::cluster::delay::Rtt;
@@ -106,8 +108,89 @@ pub trait Phase {
     }
     fn run<'a>(&'a mut self, stage: &'a Stage<'a>) -> Work<'a, Result<Measurements, SessionError>>;
     /// Called after the instruments around the phase stopped, when it succeeded: the phase's
-    /// last word (its figures from what the instruments kept, what it tells the observer).
-    fn ended(&mut self, _stage: &Stage<'_>) {}
+    /// last word (its figures from what the instruments saw around its step, what it tells
+    /// the observer). The step's first phase is told first and may take what it summarises.
+    fn ended(&mut self, _stage: &Stage<'_>, _watched: &mut Watched) {}
+}
+
+/// What an instrument saw around one step: its own typed value, for the phase that summarises
+/// it (the telemetry of a load), and what the sinks keep of it, when anything.
+pub struct Seen {
+    value: Box<dyn Any>,
+    kept: Option<Value>,
+    /// What went wrong on the way without spoiling what was seen: warnings on the run.
+    warnings: Vec<String>,
+}
+
+impl Seen {
+    /// `value`, which the sinks do not keep (the phase puts its summary in its result).
+    pub fn new<T: Any>(value: T) -> Self {
+        Seen {
+            value: Box::new(value),
+            kept: None,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// With a warning on the run (part of what the instrument watched could not be read).
+    pub fn warning(mut self, warning: String) -> Self {
+        self.warnings.push(warning);
+        self
+    }
+
+    /// Also kept by the sinks, beside the phase's measurements, as `kept`.
+    pub fn kept(mut self, kept: Value) -> Self {
+        self.kept = Some(kept);
+        self
+    }
+}
+
+impl std::fmt::Debug for Seen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Seen").field("kept", &self.kept).finish()
+    }
+}
+
+/// What every instrument saw around one step, by instrument name: what its phases summarise.
+#[derive(Debug, Default)]
+pub struct Watched {
+    seen: BTreeMap<String, Seen>,
+}
+
+impl Watched {
+    /// What `instrument` saw, as its own type; `None` when it was not there, saw nothing, or
+    /// another phase of the step took it.
+    pub fn take<T: Any>(&mut self, instrument: &str) -> Option<T> {
+        let seen = self.seen.remove(instrument)?;
+        match seen.value.downcast::<T>() {
+            Ok(v) => Some(*v),
+            Err(value) => {
+                // Not the type asked for: left for whoever knows it.
+                self.seen.insert(
+                    instrument.to_string(),
+                    Seen {
+                        value,
+                        kept: seen.kept,
+                        warnings: Vec::new(),
+                    },
+                );
+                None
+            }
+        }
+    }
+
+    /// What `instrument` saw, as its own type, left where it is.
+    pub fn get<T: Any>(&self, instrument: &str) -> Option<&T> {
+        self.seen.get(instrument)?.value.downcast_ref()
+    }
+
+    /// What the sinks keep: each instrument's kept value, by name.
+    fn kept(&self) -> BTreeMap<String, Value> {
+        self.seen
+            .iter()
+            .filter_map(|(name, s)| Some((name.clone(), s.kept.clone()?)))
+            .collect()
+    }
 }
 
 /// Something attached around phases that watches rather than works.
@@ -119,13 +202,13 @@ pub trait Instrument {
         phase: &'a str,
         stage: &'a Stage<'a>,
     ) -> Work<'a, Result<(), String>>;
-    /// Called just after `phase` ends (also when it failed): what the instrument saw, if it
-    /// has something to keep.
+    /// Called just after `phase` ends (also when it failed): what the instrument saw, if
+    /// anything; the step's phases summarise it, and the sinks keep what it says to keep.
     fn stop<'a>(
         &'a mut self,
         phase: &'a str,
         stage: &'a Stage<'a>,
-    ) -> Work<'a, Result<Option<Value>, String>>;
+    ) -> Work<'a, Result<Option<Seen>, String>>;
 }
 
 /// An instrument around one phase only: a query command's setup is not what it measures, and
@@ -161,7 +244,7 @@ impl<I: Instrument> Instrument for Around<I> {
         &'a mut self,
         phase: &'a str,
         stage: &'a Stage<'a>,
-    ) -> Work<'a, Result<Option<Value>, String>> {
+    ) -> Work<'a, Result<Option<Seen>, String>> {
         if phase == self.phase {
             self.inner.stop(phase, stage)
         } else {
@@ -173,8 +256,8 @@ impl<I: Instrument> Instrument for Around<I> {
 /// Somewhere a run's results go. Each call's error becomes a warning on the run.
 pub trait Sink {
     fn name(&self) -> String;
-    /// Before anything starts: the phases the run will have, in order.
-    fn begin(&mut self, phases: &[String]) -> Result<(), String>;
+    /// Before anything starts: which run this is, and the phases it will have, in order.
+    fn begin(&mut self, run: &Identity, phases: &[String]) -> Result<(), String>;
     /// Rows a phase or an instrument streamed while it ran.
     fn streamed(&mut self, _rows: &Streamed) -> Result<(), String> {
         Ok(())
@@ -196,20 +279,31 @@ pub enum Step<'p> {
 }
 
 /// What a run does and where its results go.
-#[derive(Default)]
 pub struct Plan<'p> {
+    /// Which run this is, as every sink is told it.
+    pub identity: Identity,
     pub steps: Vec<Step<'p>>,
     pub instruments: Vec<Box<dyn Instrument + 'p>>,
     pub sinks: Vec<Box<dyn Sink + 'p>>,
 }
 
 impl<'p> Plan<'p> {
-    /// A plan of these steps, with no instrument and no sink yet.
-    pub fn new(steps: Vec<Step<'p>>) -> Self {
+    /// The plan of the run `identity`: these steps, with no instrument and no sink yet.
+    pub fn new(identity: Identity, steps: Vec<Step<'p>>) -> Self {
         Plan {
+            identity,
             steps,
-            ..Plan::default()
+            instruments: Vec::new(),
+            sinks: Vec::new(),
         }
+    }
+
+    /// Adds what the run's flags attach to it ([`super::attach::Kit`]): its instruments
+    /// (each around the phases it watches) and its sinks, in order.
+    pub fn attach(mut self, kit: super::attach::Kit<'p>) -> Self {
+        self.instruments.extend(kit.instruments);
+        self.sinks.extend(kit.sinks);
+        self
     }
 
     /// Adds `instrument` around every step, when there is one (telemetry can be off).
@@ -243,8 +337,11 @@ impl Step<'_> {
 pub struct Measured {
     pub phase: String,
     pub measurements: Measurements,
-    /// Instrument name → what it kept.
+    /// Instrument name → what the sinks keep of what it saw.
     pub instruments: BTreeMap<String, Value>,
+    /// What the instruments saw around the phase's step that no phase of it took (on the
+    /// step's first phase): the command derives its result from it.
+    pub watched: Watched,
 }
 
 /// What a run's phases did.
@@ -330,6 +427,7 @@ async fn drive<T: Serialize>(
     derive: impl FnOnce(&Outcome) -> Result<T, SessionError>,
 ) -> Ran<T> {
     let Plan {
+        identity,
         steps,
         mut instruments,
         sinks,
@@ -348,7 +446,7 @@ async fn drive<T: Serialize>(
             }
         }
     };
-    tell(&mut |sink| sink.begin(&phases));
+    tell(&mut |sink| sink.begin(&identity, &phases));
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     // The stream ends when the last sender is gone: the stage's, with the cluster's work.
     let drain = async {
@@ -394,33 +492,46 @@ async fn drive<T: Serialize>(
             }
             let results =
                 futures_util::future::join_all(step_phases.iter_mut().map(|p| p.run(&stage))).await;
-            let mut seen = BTreeMap::new();
+            let mut watched = Watched::default();
             for i in instruments.iter_mut().rev() {
                 match i.stop(&label, &stage).await {
-                    Ok(Some(v)) => {
-                        seen.insert(i.name(), v);
+                    Ok(Some(mut seen)) => {
+                        for w in std::mem::take(&mut seen.warnings) {
+                            warn(format!("{}: {w}", i.name()));
+                        }
+                        watched.seen.insert(i.name(), seen);
                     }
                     Ok(None) => {}
                     Err(e) => warn(format!("{}: {e}", i.name())),
                 }
             }
+            let kept = watched.kept();
+            let mut ended = Vec::new();
             for ((name, result), phase) in names.into_iter().zip(results).zip(&mut step_phases) {
                 match result {
                     Ok(measurements) => {
-                        phase.ended(&stage);
-                        let measured = Measured {
+                        phase.ended(&stage, &mut watched);
+                        ended.push(Measured {
                             phase: name,
                             measurements,
-                            instruments: seen.clone(),
-                        };
-                        tell(&mut |sink| sink.phase(&measured));
-                        outcome.phases.push(measured);
+                            instruments: kept.clone(),
+                            watched: Watched::default(),
+                        });
                     }
                     // The first phase to fail is the run's error; a later one (of phases run
                     // together, a cleanup after the failure) is a warning.
                     Err(e) if failed.is_none() => failed = Some((name, e)),
                     Err(e) => warn(format!("{name}: {e}")),
                 }
+            }
+            // What no phase took stays with the step's first phase, for the command to derive
+            // its result from (a track run's telemetry over all its steps).
+            if let Some(first) = ended.first_mut() {
+                first.watched = watched;
+            }
+            for measured in ended {
+                tell(&mut |sink| sink.phase(&measured));
+                outcome.phases.push(measured);
             }
         }
         match failed {

@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use super::ingest::LoadSpec;
 use super::run::{run, RunSpec};
-use super::{ClusterSpec, Job, Observer, SaveSpec, SessionError};
+use super::{Attach, ClusterSpec, Job, Observer, SessionError};
 use crate::analysis::history::{self, Axis, History, Selection};
 use crate::engine::{self, EngineSpec, Version};
 use crate::rng::Rng;
@@ -160,7 +160,8 @@ pub struct MatrixSpec {
     pub cluster: ClusterSpec,
     /// How to load; its cancel stops the matrix too.
     pub load: LoadSpec,
-    pub save: SaveSpec,
+    /// What the flags attach to each run (its store, telemetry, profile, tags).
+    pub attach: Attach,
 }
 
 /// A fresh matrix id: 8 hex digits from the clock and the process.
@@ -221,7 +222,7 @@ pub async fn matrix(
     observer: &dyn Observer,
     step: &(dyn Fn(Step<'_>) + Sync),
 ) -> Result<Matrix, SessionError> {
-    if spec.save.skip {
+    if spec.attach.save.skip {
         return Err(SessionError::usage(
             "a matrix keeps its runs in the store (drop --no-store)",
         ));
@@ -230,7 +231,7 @@ pub async fn matrix(
         return Err(SessionError::usage("--repeats must be at least 1"));
     }
     let order = order(&spec.engines, spec.repeats, spec.order_seed);
-    let store = spec.save.open()?;
+    let store = spec.attach.save.open()?;
     let cancel = spec.load.cancel.clone();
     let cancelled = || cancel.as_ref().is_some_and(|c| c.is_cancelled());
     // Engines that failed to start, with the position of that run.
@@ -269,17 +270,28 @@ pub async fn matrix(
         )?;
         let mut cluster = spec.cluster.clone();
         cluster.start.engine = slot.engine.clone();
-        let mut save = spec.save.clone();
-        save.tags.extend([
+        let mut attach = spec.attach.clone();
+        attach.save.tags.extend([
             ("matrix".to_string(), spec.id.clone()),
             ("matrix_round".to_string(), slot.round.to_string()),
             ("matrix_position".to_string(), slot.position.to_string()),
         ]);
         // So that `compare engine=A engine=B` finds the runs (unless the user tagged them).
-        if !save.tags.iter().any(|(k, _)| k == "engine") {
-            save.tags.push(("engine".to_string(), slot.engine.clone()));
+        if !attach.save.tags.iter().any(|(k, _)| k == "engine") {
+            attach
+                .save
+                .tags
+                .push(("engine".to_string(), slot.engine.clone()));
         }
-        let outcome = match run(job, &cluster, spec.load.clone(), &spec.run, &save, observer).await
+        let outcome = match run(
+            job,
+            &cluster,
+            spec.load.clone(),
+            &spec.run,
+            &attach,
+            observer,
+        )
+        .await
         {
             // Bad usage is the same for every engine: stop here.
             Err(e) if e.is_usage() && !matches!(e, SessionError::EngineStart { .. }) => {

@@ -7,6 +7,7 @@
 //! [`run`]). It never prints or exits: what happens along the way is told to an
 //! [`Observer`], so the terminal, a test or a future sweep can each listen in their own way.
 
+pub mod attach;
 pub mod background;
 pub mod beside;
 pub mod bisect;
@@ -35,6 +36,7 @@ pub mod user_queries;
 pub mod warm;
 pub mod workload_file;
 
+pub use attach::Attach;
 pub use cluster::{ClusterSpec, Connected};
 pub use events::{Event, Observer, Silent};
 pub use job::{FileFormat, FilesSpec, Job};

@@ -4,12 +4,11 @@
 //! keeps the [`Profile`] in its result; each node's recording is kept beside the store under
 //! the run's id.
 
-use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Instant, SystemTime};
 
-use super::lifecycle::{Instrument, Stage, Work};
+use super::lifecycle::{Instrument, Seen, Stage, Work};
 use crate::engine::paths::cache_root;
 use crate::measure::profile::{self, jfr, reader, Profile};
 
@@ -20,8 +19,8 @@ pub struct ProfileSpec {
     pub pids: Vec<u32>,
 }
 
-/// What the instrument profiled, by phase: read by the phase that ends (its result keeps it).
-pub type Profiled = RefCell<BTreeMap<String, Profile>>;
+/// The profile instrument's name: what a phase takes its [`Profile`] under.
+pub const PROFILE: &str = "profile";
 
 /// A folder of our own in the temporary directory that any user may write to (the node
 /// writes its recording, perhaps as `nobody` when we are root); removed when dropped.
@@ -251,29 +250,24 @@ pub fn combine(spans: Vec<Recorded>) -> Option<Profile> {
     Some(p)
 }
 
-/// Records each local node around a phase (`lifecycle::around` for one phase alone).
-pub struct ProfileInstrument<'p> {
+/// Records each local node around a phase (`lifecycle::around` for one phase alone); what it
+/// saw is the [`Profile`], which the phase keeps in its result and the sinks beside it.
+pub struct ProfileInstrument {
     recorder: Recorder,
-    profiled: &'p Profiled,
 }
 
-impl<'p> ProfileInstrument<'p> {
+impl ProfileInstrument {
     /// The instrument `spec` asks for (`None`: no profile), keeping recordings in `keep`.
-    pub fn new(
-        spec: Option<&ProfileSpec>,
-        keep: Option<PathBuf>,
-        profiled: &'p Profiled,
-    ) -> Option<Self> {
+    pub fn new(spec: Option<&ProfileSpec>, keep: Option<PathBuf>) -> Option<Self> {
         Some(ProfileInstrument {
             recorder: Recorder::new(spec?, keep),
-            profiled,
         })
     }
 }
 
-impl Instrument for ProfileInstrument<'_> {
+impl Instrument for ProfileInstrument {
     fn name(&self) -> String {
-        "profile".into()
+        PROFILE.into()
     }
 
     fn start<'a>(
@@ -286,23 +280,25 @@ impl Instrument for ProfileInstrument<'_> {
 
     fn stop<'a>(
         &'a mut self,
-        phase: &'a str,
+        _phase: &'a str,
         stage: &'a Stage<'a>,
-    ) -> Work<'a, Result<Option<serde_json::Value>, String>> {
+    ) -> Work<'a, Result<Option<Seen>, String>> {
         Box::pin(async move {
             if !self.recorder.running() {
                 return Ok(None);
             }
             let (recorded, errors) = self.recorder.stop(stage.measured_from.get()).await?;
             let p = recorded.profile;
-            self.profiled
-                .borrow_mut()
-                .insert(phase.to_string(), p.clone());
-            if errors.is_empty() {
-                Ok(serde_json::to_value(p).ok())
-            } else {
-                Err(errors.join("; "))
+            let kept = serde_json::to_value(&p).ok();
+            let mut seen = Seen::new(p);
+            if let Some(k) = kept {
+                seen = seen.kept(k);
             }
+            // What could be read is kept; what could not is the instrument's warning.
+            if !errors.is_empty() {
+                seen = seen.warning(errors.join("; "));
+            }
+            Ok(Some(seen))
         })
     }
 }

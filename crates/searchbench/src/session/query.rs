@@ -4,12 +4,13 @@
 use std::cell::RefCell;
 use std::path::PathBuf;
 
-use super::background::{BackgroundInstrument, Kept as KeptBackground};
+use super::attach::{Attach, Identity, Over, Scope};
+use super::background::{BackgroundInstrument, BACKGROUND};
 use super::ingest::{load, LoadSpec};
 use super::lifecycle::{self, Measurements, Plan, Stage, Step, Work};
-use super::profile::{ProfileInstrument, Profiled};
-use super::record::{Keep, Recording, SaveSpec, StoreSink};
-use super::telemetry::{Sampled, TelemetryInstrument};
+use super::profile::PROFILE;
+use super::record::Keep;
+use super::telemetry::{Telemetry, TELEMETRY};
 use super::{ClusterSpec, Event, Job, Observer, SessionError};
 use crate::cancel::Cancel;
 use crate::cluster::Target;
@@ -33,10 +34,6 @@ pub struct QuerySpec {
     pub baseline: Option<PathBuf>,
     /// Delay added between the driver and the cluster (`--rtt`) by a proxy on 127.0.0.1.
     pub rtt: Option<crate::cluster::delay::Rtt>,
-    /// The engine sampled during the queries (see [`super::telemetry`]).
-    pub telemetry: super::TelemetrySpec,
-    /// The engine profiled over the query phase (see [`super::profile`]).
-    pub engine_profile: Option<super::profile::ProfileSpec>,
 }
 
 impl QuerySpec {
@@ -106,7 +103,7 @@ pub async fn query(
     spec: QuerySpec,
     target: Target,
     urls: &[String],
-    save: &SaveSpec,
+    attach: &Attach,
     observer: &dyn Observer,
 ) -> Result<QueryResult, SessionError> {
     let mut spec = spec;
@@ -134,25 +131,8 @@ pub async fn query(
         "jitter_ms": spec.rtt.map(|r| r.jitter_ms),
     });
     let config = crate::query::with_part(config, options);
-    let recording = Recording::begin(
-        save,
-        Kind::Query,
-        workload,
-        Some(spec.corpus.seed),
-        None,
-        config,
-        observer,
-    );
+    let identity = attach.identity(Kind::Query, workload, Some(spec.corpus.seed), None, config);
     let cluster = ClusterSpec::given(target, urls, spec.rtt);
-    let sampled = Sampled::default();
-    let telemetry = TelemetryInstrument::new(&spec.telemetry, &sampled);
-    let profiled = Profiled::default();
-    let profile = ProfileInstrument::new(
-        spec.engine_profile.as_ref(),
-        recording.as_ref().map(Recording::profiles_dir),
-        &profiled,
-    );
-    let background = KeptBackground::default();
     let (prepared, measured) = (RefCell::new(None), RefCell::new(None));
     let setup = Setup {
         spec: &spec,
@@ -162,46 +142,38 @@ pub async fn query(
         spec: &spec,
         prepared: &prepared,
         measured: &measured,
-        watched: Watched {
-            sampled: Some(&sampled),
-            profiled: Some(&profiled),
-            background: Some(&background),
-        },
     };
     setup_then_query(
         &cluster,
+        identity,
         [Box::new(setup), Box::new(queries)],
-        (telemetry, profile, &background),
-        recording,
+        attach,
         observer,
         &measured,
     )
     .await
 }
 
-/// A query command's run: its setup then the query method (the telemetry and profile
-/// instruments, when there are, watch the method alone), kept in the store; the result is
-/// what the query phase left in `measured`.
+/// A query command's run: its setup then the query method (the run's instruments, with the
+/// machine's background, watch the method alone), kept in the store; the result is what the
+/// query phase left in `measured`.
 pub(super) async fn setup_then_query<'p>(
     cluster: &ClusterSpec,
+    identity: Identity,
     [setup, queries]: [Box<dyn lifecycle::Phase + 'p>; 2],
-    (telemetry, profile, background): (
-        Option<TelemetryInstrument<'p>>,
-        Option<ProfileInstrument<'p>>,
-        &'p KeptBackground,
-    ),
-    recording: Option<Recording<'p>>,
-    observer: &dyn Observer,
+    attach: &Attach,
+    observer: &'p dyn Observer,
     measured: &RefCell<Option<QueryResult>>,
 ) -> Result<QueryResult, SessionError> {
-    let plan = Plan::new(vec![Step::One(setup), Step::One(queries)])
-        .instrument(telemetry.map(|t| lifecycle::around(QUERY, t)))
-        .instrument(profile.map(|p| lifecycle::around(QUERY, p)))
-        .instrument(Some(lifecycle::around(
-            QUERY,
-            BackgroundInstrument::new(background),
-        )))
-        .sink(recording.map(StoreSink::new));
+    let scope = Scope {
+        telemetry: Over::Only(QUERY),
+        profile: Over::Only(QUERY),
+        report: false,
+    };
+    let kit = attach
+        .kit(&identity, scope, observer)
+        .instrument(lifecycle::around(QUERY, BackgroundInstrument::new()));
+    let plan = Plan::new(identity, vec![Step::One(setup), Step::One(queries)]).attach(kit);
     lifecycle::run(cluster, plan, observer, |_| {
         measured
             .take()
@@ -286,7 +258,6 @@ struct WorkloadQueries<'p> {
     spec: &'p QuerySpec,
     prepared: &'p RefCell<Option<Prepared>>,
     measured: &'p RefCell<Option<QueryResult>>,
-    watched: Watched<'p>,
 }
 
 impl lifecycle::Phase for WorkloadQueries<'_> {
@@ -318,9 +289,9 @@ impl lifecycle::Phase for WorkloadQueries<'_> {
         })
     }
 
-    fn ended(&mut self, _stage: &Stage<'_>) {
+    fn ended(&mut self, _stage: &Stage<'_>, watched: &mut lifecycle::Watched) {
         if let Some(result) = self.measured.borrow_mut().as_mut() {
-            summarise(result, &self.watched);
+            summarise(result, watched);
         }
     }
 }
@@ -337,27 +308,17 @@ pub(super) fn kept(result: &QueryResult, feed: &lifecycle::Feed) -> Measurements
     measurements
 }
 
-/// What the instruments around a query phase keep: the telemetry sampled, the profile
-/// recorded, the machine's background (each when the run has the instrument).
-#[derive(Clone, Copy, Default)]
-pub(super) struct Watched<'p> {
-    pub sampled: Option<&'p Sampled>,
-    pub profiled: Option<&'p Profiled>,
-    pub background: Option<&'p KeptBackground>,
-}
-
-/// What the run's instruments saw around the query phase, summarised into its result.
-pub(super) fn summarise(result: &mut QueryResult, watched: &Watched<'_>) {
-    if let Some(t) = watched.sampled.and_then(|s| s.borrow_mut().remove(QUERY)) {
+/// What the run's instruments saw around a query phase, summarised into its result: the
+/// telemetry sampled, the profile recorded, the machine's background (each when the run has
+/// the instrument).
+pub(super) fn summarise(result: &mut QueryResult, watched: &mut lifecycle::Watched) {
+    if let Some(t) = watched.take::<Telemetry>(TELEMETRY) {
         result.telemetry = Some(t.summary(None));
     }
-    if let Some(p) = watched.profiled.and_then(|p| p.borrow_mut().remove(QUERY)) {
+    if let Some(p) = watched.take(PROFILE) {
         result.profile = Some(p);
     }
-    if let Some(b) = watched
-        .background
-        .and_then(|b| b.borrow_mut().remove(QUERY))
-    {
+    if let Some(b) = watched.take(BACKGROUND) {
         result.background = Some(b);
     }
 }

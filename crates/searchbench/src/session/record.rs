@@ -7,12 +7,12 @@ use std::path::PathBuf;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::lifecycle::{Feed, Finished, Measured, Sink, Streamed};
+use super::lifecycle::{Feed, Finished, Identity, Measured, Sink, Streamed};
 use super::{Event, Observer, SessionError};
 use crate::measure::telemetry::Row;
 use crate::measure::{SerializedHistogram, TimelineRow};
 use crate::report;
-use crate::store::{Kind, NewRun, RunId, State, Store, StoreError};
+use crate::store::{RunId, State, Store, StoreError};
 
 /// Where and how a session saves its run.
 #[derive(Debug, Clone, Default)]
@@ -84,28 +84,21 @@ impl<'a> Recording<'a> {
             .join(&self.id.0)
     }
 
-    /// Opens the store and records the start of a run; `None` when saving is off or the store
-    /// cannot be used (after a warning). `engine` is the engine when it is known at the start
-    /// (one we start, or one asked), so that a run killed halfway still names it.
+    /// Opens the store and records the start of the run `identity`; `None` when saving is
+    /// off or the store cannot be used (after a warning). The identity names the engine when
+    /// it is known at the start (one we start, or one asked), so that a run killed halfway
+    /// still names it.
     pub fn begin(
         save: &SaveSpec,
-        kind: Kind,
-        workload: &str,
-        seed: Option<u64>,
-        engine: Option<&str>,
-        config: Value,
+        identity: &super::attach::Identity,
         observer: &'a dyn Observer,
     ) -> Option<Recording<'a>> {
         if save.skip {
             return None;
         }
-        let mut run = NewRun::new(kind, workload, config);
-        run.seed = seed;
-        run.engine = engine.map(str::to_string);
-        run.tags = save.tags.clone();
         let started = save
             .open()
-            .and_then(|store| Ok((store.begin_run(&run)?, store)));
+            .and_then(|store| Ok((store.begin_run(identity)?, store)));
         match started {
             Ok((id, store)) => Some(Recording {
                 store,
@@ -208,7 +201,8 @@ impl Keep for Feed {
 
 /// The results store as a sink of the run's lifecycle: what the phases and instruments stream
 /// is kept as it comes, so a run killed halfway keeps it; at the end, the run's result (or
-/// the error that ended it) is kept as [`save_outcome`] would.
+/// the error that ended it). The run was begun in the store with its identity before the plan
+/// ran ([`super::attach::Attach::kit`]), so `begin` has nothing left to do.
 pub struct StoreSink<'o> {
     recording: Option<Recording<'o>>,
 }
@@ -226,7 +220,7 @@ impl Sink for StoreSink<'_> {
         "results store".into()
     }
 
-    fn begin(&mut self, _phases: &[String]) -> Result<(), String> {
+    fn begin(&mut self, _run: &Identity, _phases: &[String]) -> Result<(), String> {
         Ok(())
     }
 
@@ -280,7 +274,7 @@ impl Sink for HtmlReport<'_> {
         "HTML report".into()
     }
 
-    fn begin(&mut self, _phases: &[String]) -> Result<(), String> {
+    fn begin(&mut self, _run: &Identity, _phases: &[String]) -> Result<(), String> {
         Ok(())
     }
 
@@ -309,26 +303,6 @@ fn write_report(store: &Store, id: &RunId, observer: &dyn Observer) -> Result<()
         report::write_run_report(store, id).map_err(|e| format!("writing the HTML report: {e}"))?;
     observer.event(Event::ReportWritten { path: &path });
     Ok(())
-}
-
-/// Keeps the outcome in the store (the result, or the error that ended the run), and with
-/// `html` writes the run's HTML report. A run refused for bad usage measured nothing and is
-/// not kept.
-pub fn save_outcome<T: Serialize>(
-    recording: Option<Recording<'_>>,
-    outcome: &Result<T, SessionError>,
-    html: bool,
-) {
-    let Some(recording) = recording else {
-        return;
-    };
-    let observer = recording.observer;
-    let saved = end(recording, outcome.as_ref());
-    if let (Some((store, id)), true, Ok(_)) = (saved, html, outcome) {
-        if let Err(e) = write_report(&store, &id, observer) {
-            observer.event(Event::Warning(e));
-        }
-    }
 }
 
 /// Ends the run in the store: its result, or the error that ended it (kept `interrupted` when

@@ -6,11 +6,11 @@ use serde::Serialize;
 
 use std::cell::RefCell;
 
-use super::ingest::{begin_recording, load_step, LoadKept, LoadPhase, LoadSpec};
-use super::lifecycle::{self, Plan, Step};
+use super::attach::{Attach, Over, Scope};
+use super::background::BackgroundInstrument;
+use super::ingest::{load_identity, load_step, LoadKept, LoadPhase, LoadSpec};
+use super::lifecycle::{self, around, Plan, Step};
 use super::query::{after_ingest, kept, summarise, QUERY};
-use super::record::{HtmlReport, SaveSpec, StoreSink};
-use super::telemetry::{Sampled, TelemetryInstrument};
 use super::{ClusterSpec, Event, Job, Observer, SessionError};
 use crate::ingest::{Cancel, IngestReport};
 use crate::query::QueryResult;
@@ -109,51 +109,37 @@ pub async fn run(
     cluster: &ClusterSpec,
     load_spec: LoadSpec,
     spec: &RunSpec,
-    save: &SaveSpec,
+    attach: &Attach,
     observer: &dyn Observer,
 ) -> Result<RunResult, SessionError> {
     super::ingest::preflight(&job.index, &load_spec)?;
-    let recording = begin_recording(Kind::Run, &job, cluster, &load_spec, save, observer);
-    let sampled = Sampled::default();
-    let telemetry = TelemetryInstrument::new(&load_spec.telemetry, &sampled);
-    let watched = telemetry.is_some().then_some(&sampled);
-    // The profile is of the load: the engine's indexing, where the field note found it.
-    let profiled = super::profile::Profiled::default();
-    let profile = super::profile::ProfileInstrument::new(
-        load_spec.profile.as_ref(),
-        recording
-            .as_ref()
-            .map(super::record::Recording::profiles_dir),
-        &profiled,
-    )
-    .map(|p| super::lifecycle::around(super::ingest::LOAD, p));
+    let identity = load_identity(Kind::Run, &job, cluster, &load_spec, attach);
+    // The profile is of the load: the engine's indexing, where the field note found it. The
+    // machine's background is read around the queries (the load reads its own).
+    let scope = Scope {
+        profile: Over::Only(super::ingest::LOAD),
+        ..Scope::EVERY
+    };
+    let kit = attach
+        .kit(&identity, scope, observer)
+        .instrument(around(QUERY, BackgroundInstrument::new()));
     let (ingested, queried) = (LoadKept::default(), RefCell::new(None));
-    let background = super::background::Kept::default();
     let queries = QueryPhase {
         index: job.index.clone(),
         workload: job.workload.clone(),
         truth: job.truth.take(),
         spec,
         cancel: load_spec.cancel.clone().unwrap_or_else(Cancel::never),
-        sampled: watched,
-        background: &background,
         ingested: &ingested.report,
         result: &queried,
     };
-    let mut load = LoadPhase::new(job, load_spec, watched, &ingested);
-    load.profiled = profile.is_some().then_some(&profiled);
+    let mut load = LoadPhase::new(job, load_spec, &ingested);
     load.tell = true;
-    // The report is written from what the store keeps: its sink follows the store's.
-    let html = recording.as_ref().map(HtmlReport::of);
-    let plan = Plan::new(vec![load_step(load, None), Step::One(Box::new(queries))])
-        .instrument(telemetry)
-        .instrument(profile)
-        .instrument(Some(super::lifecycle::around(
-            QUERY,
-            super::background::BackgroundInstrument::new(&background),
-        )))
-        .sink(recording.map(StoreSink::new))
-        .sink(html);
+    let plan = Plan::new(
+        identity,
+        vec![load_step(load, None), Step::One(Box::new(queries))],
+    )
+    .attach(kit);
     lifecycle::run(cluster, plan, observer, |_| {
         let ingest = ingested.report()?;
         let (query, query_interrupted) = queried.take().unwrap_or((None, false));
@@ -176,9 +162,6 @@ struct QueryPhase<'p> {
     truth: Option<crate::corpus::TruthHandle>,
     spec: &'p RunSpec,
     cancel: Cancel,
-    sampled: Option<&'p Sampled>,
-    /// The machine's background around the queries (the load keeps its own).
-    background: &'p super::background::Kept,
     /// The load's report: the queries run only after a whole load.
     ingested: &'p RefCell<Option<IngestReport>>,
     /// What the phase measured, and whether it was stopped.
@@ -265,15 +248,9 @@ impl lifecycle::Phase for QueryPhase<'_> {
         })
     }
 
-    fn ended(&mut self, stage: &lifecycle::Stage<'_>) {
+    fn ended(&mut self, stage: &lifecycle::Stage<'_>, watched: &mut lifecycle::Watched) {
         if let Some((Some(result), _)) = self.result.borrow_mut().as_mut() {
-            // The run's profile is of its load: nothing recorded around the queries.
-            let watched = super::query::Watched {
-                sampled: self.sampled,
-                profiled: None,
-                background: Some(self.background),
-            };
-            summarise(result, &watched);
+            summarise(result, watched);
             stage.observer.event(Event::Queried(result));
         }
     }

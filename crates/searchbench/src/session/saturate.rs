@@ -5,8 +5,8 @@
 //! the precision asked. Each step is a stored run tagged `saturate=<id>`, on a fresh index,
 //! over one connection to the cluster (an engine we start is started once).
 
+use super::attach::Attach;
 use super::ingest::{stored_load, LoadSpec};
-use super::record::SaveSpec;
 use super::{ClusterSpec, Event, Job, Observer, SessionError};
 pub use crate::analysis::saturate::{SaturateResult, Step};
 use crate::ingest::pace::{Limit, KEPT_UP};
@@ -109,7 +109,7 @@ pub async fn saturate(
     spec: &SaturateSpec,
     cluster: &ClusterSpec,
     load: LoadSpec,
-    save: &SaveSpec,
+    attach: &Attach,
     observer: &dyn Observer,
 ) -> Result<SaturateResult, SessionError> {
     if !(spec.p99_ms.is_finite() && spec.p99_ms > 0.0) {
@@ -128,8 +128,8 @@ pub async fn saturate(
     super::ingest::preflight(&probe.index, &load)?;
     drop(probe);
     let id = search_id();
-    let mut save = save.clone();
-    save.tags.push(("saturate".into(), id.clone()));
+    let mut attach = attach.clone();
+    attach.save.tags.push(("saturate".into(), id.clone()));
     let cancel = load.cancel.clone();
     let result = super::lifecycle::with_cluster(cluster, observer, async |connected| {
         let mut result = SaturateResult {
@@ -185,7 +185,7 @@ pub async fn saturate(
                 step_load.replace = true;
                 step_load.max_failures = None;
                 let (report, run_id) =
-                    stored_load(connected, job, cluster, step_load, &save, observer).await;
+                    stored_load(connected, job, cluster, step_load, &attach, observer).await;
                 let report = report?;
                 if report.interrupted || cancel.as_ref().is_some_and(|c| c.is_cancelled()) {
                     result.interrupted = true;

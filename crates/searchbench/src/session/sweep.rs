@@ -6,8 +6,8 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
 
+use super::attach::Attach;
 use super::ingest::{stored_load, LoadSpec};
-use super::record::SaveSpec;
 use super::{ClusterSpec, Connected, Event, Job, Observer, SessionError};
 use crate::analysis::sweep::{self, Cell, CellParams, Grid, RunFigures, SweepResult};
 use crate::ingest::{self, IngestReport};
@@ -251,7 +251,7 @@ fn shuffled(mut items: Vec<usize>, rng: &mut Rng) -> Vec<usize> {
 pub async fn sweep(
     spec: &SweepSpec,
     cluster: &ClusterSpec,
-    save: &SaveSpec,
+    attach: &Attach,
     observer: &dyn Observer,
     mut each: impl FnMut(&Tick<'_>),
 ) -> Result<SweepResult, SessionError> {
@@ -270,7 +270,8 @@ pub async fn sweep(
     let (target_url, outcome) =
         super::lifecycle::with_cluster(cluster, &quiet, async |connected| {
             let target_url = connected.target.url().to_string();
-            let outcome = run_grid(spec, cluster, connected, &index, save, &quiet, &mut each).await;
+            let outcome =
+                run_grid(spec, cluster, connected, &index, attach, &quiet, &mut each).await;
             Ok::<_, SessionError>((target_url, outcome))
         })
         .await?;
@@ -327,7 +328,7 @@ async fn run_grid(
     cluster: &ClusterSpec,
     connected: &Connected,
     index: &str,
-    save: &SaveSpec,
+    attach: &Attach,
     observer: &dyn Observer,
     each: &mut impl FnMut(&Tick<'_>),
 ) -> Result<Grown, SessionError> {
@@ -423,13 +424,13 @@ async fn run_grid(
             let params = cells[i].params.clone();
             let load = cell_load(&spec.base, index, &params);
             let job = job_for(&params, cells[i].docs_per_run)?;
-            let mut cell_save = save.clone();
-            cell_save.tags.extend(params.tags());
+            let mut cell = attach.clone();
+            cell.save.tags.extend(params.tags());
             // The round, so that `compare` sets two cells' runs against each other round by
             // round (what the shuffled rounds share, the machine's level, cancels).
-            cell_save.tags.push(("round".into(), round.to_string()));
+            cell.save.tags.push(("round".into(), round.to_string()));
             let (outcome, run_id) =
-                stored_load(connected, job, cluster, load, &cell_save, observer).await;
+                stored_load(connected, job, cluster, load, &cell, observer).await;
             clean_up(connected, index, &mut warnings).await;
             let run = match outcome {
                 Ok(report) if report.interrupted => {

@@ -8,7 +8,6 @@
 //! Every request has a deadline of one interval: a node that stops answering costs a missed
 //! sample (counted), never a hang.
 
-use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
@@ -16,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{oneshot, watch};
 
-use super::lifecycle::{Instrument, Stage, Streamed, Work};
+use super::lifecycle::{Instrument, Seen, Stage, Streamed, Work};
 use crate::cluster::Target;
 use crate::measure::telemetry::{self, Context, DriverReading, NodeReading, Row, Series, Summary};
 
@@ -57,6 +56,26 @@ pub struct Telemetry {
 }
 
 impl Telemetry {
+    /// The samples of several spans of one run (a track's steps) as one: rows in order,
+    /// samples and misses added. `None` when nothing was sampled.
+    pub fn combine<'t>(spans: impl IntoIterator<Item = &'t Telemetry>) -> Option<Telemetry> {
+        let mut all: Option<Telemetry> = None;
+        for t in spans {
+            let a = all.get_or_insert_with(|| Telemetry {
+                interval: t.interval,
+                engine_cpu_limit: t.engine_cpu_limit.clone(),
+                ..Telemetry::default()
+            });
+            a.rows.extend(t.rows.iter().cloned());
+            a.samples += t.samples;
+            a.missed += t.missed;
+            if a.engine_cpu_limit.is_none() {
+                a.engine_cpu_limit.clone_from(&t.engine_cpu_limit);
+            }
+        }
+        all
+    }
+
     /// The phase's figures; `timeline_offset` is where the load's second 0 lies on the
     /// telemetry clock.
     pub fn summary(&self, timeline_offset: Option<Duration>) -> Summary {
@@ -74,34 +93,31 @@ impl Telemetry {
     }
 }
 
-/// What the telemetry instrument sampled, by phase: the phases take their own after the run's
-/// instruments stopped.
-pub type Sampled = RefCell<BTreeMap<String, Telemetry>>;
+/// The telemetry instrument's name: what a phase takes its [`Telemetry`] under.
+pub const TELEMETRY: &str = "telemetry";
 
 /// The telemetry sampler as an instrument of the run's lifecycle: started before each phase
 /// and stopped after it, on the run's clock (second 0 is the run's start, so the seconds of
 /// its phases follow on), its rows streamed to the run's sinks as they come. What it sampled
-/// is kept in `sampled` under the phase's name.
-pub struct TelemetryInstrument<'p> {
+/// around a step is what it saw ([`Telemetry`]): the step's phase summarises it.
+pub struct TelemetryInstrument {
     interval: Duration,
-    sampled: &'p Sampled,
     running: Option<Sampler>,
 }
 
-impl<'p> TelemetryInstrument<'p> {
+impl TelemetryInstrument {
     /// The instrument `spec` asks for; `None` with telemetry off.
-    pub fn new(spec: &TelemetrySpec, sampled: &'p Sampled) -> Option<Self> {
+    pub fn new(spec: &TelemetrySpec) -> Option<Self> {
         Some(TelemetryInstrument {
             interval: spec.interval?,
-            sampled,
             running: None,
         })
     }
 }
 
-impl Instrument for TelemetryInstrument<'_> {
+impl Instrument for TelemetryInstrument {
     fn name(&self) -> String {
-        "telemetry".into()
+        TELEMETRY.into()
     }
 
     fn start<'a>(
@@ -130,17 +146,15 @@ impl Instrument for TelemetryInstrument<'_> {
 
     fn stop<'a>(
         &'a mut self,
-        phase: &'a str,
+        _phase: &'a str,
         _stage: &'a Stage<'a>,
-    ) -> Work<'a, Result<Option<serde_json::Value>, String>> {
+    ) -> Work<'a, Result<Option<Seen>, String>> {
         Box::pin(async move {
-            if let Some(sampler) = self.running.take() {
-                let telemetry = sampler.stop().await;
-                self.sampled
-                    .borrow_mut()
-                    .insert(phase.to_string(), telemetry);
-            }
-            Ok(None)
+            let Some(sampler) = self.running.take() else {
+                return Ok(None);
+            };
+            // The rows went to the sinks as they came: the phase keeps the summary.
+            Ok(Some(Seen::new(sampler.stop().await)))
         })
     }
 }

@@ -9,11 +9,12 @@ use serde::Serialize;
 use serde_json::json;
 use tokio::sync::{watch, OnceCell};
 
+use super::attach::{Attach, Over, Scope};
 use super::ingest::LoadSpec;
 use super::job::Job;
 use super::join::{JoinPhase, PartOf};
 use super::lifecycle::{self, Measurements, Phase, Plan, Stage, Step, Streamed, Work};
-use super::record::{HtmlReport, Recording, SaveSpec, StoreSink};
+use super::telemetry::{Telemetry, TELEMETRY};
 use super::{ClusterSpec, Observer, SessionError};
 use crate::cancel::Cancel;
 use crate::corpus::track_file::TrackFile;
@@ -45,13 +46,17 @@ pub struct TrackRunResult {
     pub error: Option<String>,
     pub tasks: Vec<TaskFigures>,
     pub not_run: Vec<Item>,
+    /// What the run's telemetry sampled over all its steps (`None` with `--no-telemetry`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub telemetry: Option<crate::measure::telemetry::Summary>,
 }
 
 /// How a track run goes beyond its definition: the parameters it was read with (for the
 /// record), where it is kept, and what stops it.
 pub struct TrackRunSpec<'s> {
     pub params: &'s crate::workload::track::TrackParams,
-    pub save: &'s SaveSpec,
+    /// What the flags attach to the run: its store, telemetry, tags.
+    pub attach: &'s Attach,
     /// Ctrl-C: the task running stops, what ran is kept, the run is stored as interrupted.
     pub interrupt: Cancel,
     /// Planned in test mode (kept in the configuration: a test-mode run is not compared with
@@ -121,15 +126,15 @@ pub async fn run(
         config["part"] = p.part.to_string().into();
         config["group"] = p.group.clone().into();
     }
-    let recording = Recording::begin(
-        spec.save,
-        Kind::Track,
-        &d.name,
-        None,
-        cluster.engine_name(),
-        config,
-        observer,
-    );
+    let identity = spec
+        .attach
+        .identity(Kind::Track, &d.name, None, cluster.engine_name(), config);
+    // Telemetry around every step (each task alone, or a parallel block); no profile yet.
+    let scope = Scope {
+        profile: Over::Never,
+        ..Scope::EVERY
+    };
+    let kit = spec.attach.kit(&identity, scope, observer);
     let context = OnceCell::new();
     let kept = RefCell::new(Vec::new());
     let joins = Once::new();
@@ -195,11 +200,8 @@ pub async fn run(
         });
     }
     plan_steps.extend(join(super::join::END.to_string(), true));
-    let html = recording.as_ref().map(HtmlReport::of);
-    let plan = Plan::new(plan_steps)
-        .sink(recording.map(StoreSink::new))
-        .sink(html);
-    let ran = lifecycle::run(cluster, plan, observer, |_| {
+    let plan = Plan::new(identity, plan_steps).attach(kit);
+    let ran = lifecycle::run(cluster, plan, observer, |outcome| {
         let tasks = kept.borrow().clone();
         let (product, engine_version) = context
             .get()
@@ -215,6 +217,13 @@ pub async fn run(
             error: figures::failed(&tasks),
             tasks,
             not_run: not_run.clone(),
+            telemetry: Telemetry::combine(
+                outcome
+                    .phases
+                    .iter()
+                    .filter_map(|m| m.watched.get::<Telemetry>(TELEMETRY)),
+            )
+            .map(|t| t.summary(None)),
         })
     })
     .await;

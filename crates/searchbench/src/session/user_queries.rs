@@ -6,14 +6,11 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
+use super::attach::Attach;
 use super::lifecycle::{self, Measurements, Stage, Work};
-use super::profile::{ProfileInstrument, Profiled};
 use super::query::{
-    engine_name, kept, measure_on, on_own_thread, setup_then_query, summarise, usage, Watched,
-    QUERY,
+    engine_name, kept, measure_on, on_own_thread, setup_then_query, summarise, usage, QUERY,
 };
-use super::record::{Recording, SaveSpec};
-use super::telemetry::{Sampled, TelemetryInstrument};
 use super::{ClusterSpec, Observer, SessionError};
 use crate::cluster::Target;
 use crate::query::{QueryOptions, QueryResult};
@@ -31,10 +28,6 @@ pub struct FileQuerySpec {
     pub only: Vec<String>,
     /// Delay added between the driver and the cluster (`--rtt`) by a proxy on 127.0.0.1.
     pub rtt: Option<crate::cluster::delay::Rtt>,
-    /// The engine sampled during the queries.
-    pub telemetry: super::TelemetrySpec,
-    /// The engine profiled over the query phase (see [`super::profile`]).
-    pub engine_profile: Option<super::profile::ProfileSpec>,
 }
 
 /// The name a queries file gives its results: `queries:<file stem>`.
@@ -115,7 +108,7 @@ pub async fn query_file(
     spec: FileQuerySpec,
     target: Target,
     urls: &[String],
-    save: &SaveSpec,
+    attach: &Attach,
     observer: &dyn Observer,
 ) -> Result<QueryResult, SessionError> {
     let workload = workload_name(&spec.file);
@@ -136,17 +129,8 @@ pub async fn query_file(
         "jitter_ms": spec.rtt.map(|r| r.jitter_ms),
     });
     let config = crate::query::with_part(config, options);
-    let recording = Recording::begin(save, Kind::Query, &workload, None, None, config, observer);
+    let identity = attach.identity(Kind::Query, &workload, None, None, config);
     let cluster = ClusterSpec::given(target, urls, spec.rtt);
-    let sampled = Sampled::default();
-    let telemetry = TelemetryInstrument::new(&spec.telemetry, &sampled);
-    let profiled = Profiled::default();
-    let profile = ProfileInstrument::new(
-        spec.engine_profile.as_ref(),
-        recording.as_ref().map(Recording::profiles_dir),
-        &profiled,
-    );
-    let background = super::background::Kept::default();
     let (prepared, measured) = (RefCell::new(None), RefCell::new(None));
     let setup = Setup {
         spec: &spec,
@@ -158,17 +142,12 @@ pub async fn query_file(
         spec: &spec,
         prepared: &prepared,
         measured: &measured,
-        watched: Watched {
-            sampled: Some(&sampled),
-            profiled: Some(&profiled),
-            background: Some(&background),
-        },
     };
     setup_then_query(
         &cluster,
+        identity,
         [Box::new(setup), Box::new(queries)],
-        (telemetry, profile, &background),
-        recording,
+        attach,
         observer,
         &measured,
     )
@@ -207,7 +186,6 @@ struct FileQueries<'p> {
     spec: &'p FileQuerySpec,
     prepared: &'p RefCell<Option<(String, UserQueries)>>,
     measured: &'p RefCell<Option<QueryResult>>,
-    watched: Watched<'p>,
 }
 
 impl lifecycle::Phase for FileQueries<'_> {
@@ -231,9 +209,9 @@ impl lifecycle::Phase for FileQueries<'_> {
         })
     }
 
-    fn ended(&mut self, _stage: &Stage<'_>) {
+    fn ended(&mut self, _stage: &Stage<'_>, watched: &mut lifecycle::Watched) {
         if let Some(result) = self.measured.borrow_mut().as_mut() {
-            summarise(result, &self.watched);
+            summarise(result, watched);
         }
     }
 }

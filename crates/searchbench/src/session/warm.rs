@@ -67,7 +67,7 @@ impl WarmSpec {
 
 /// The load a warm-up slice makes of the run's `load`: into `index` (replaced: a fresh
 /// index per slice, as the measured load has), no warm-up window of its own (its whole rate
-/// is what is judged), nothing beside it, not profiled, no progress, no failure limit, its
+/// is what is judged), nothing beside it, no progress, no failure limit, its
 /// failure file (if any) in the temporary folder.
 pub fn slice_load(load: &LoadSpec, index: &str) -> LoadSpec {
     let mut slice = load.clone();
@@ -78,7 +78,6 @@ pub fn slice_load(load: &LoadSpec, index: &str) -> LoadSpec {
     slice.max_failures = None;
     slice.progress = false;
     slice.beside = None;
-    slice.profile = None;
     slice.failures = Some(failures_file());
     slice
 }

@@ -52,9 +52,11 @@ impl Kind {
     }
 }
 
-/// What is known about a run when it starts.
-#[derive(Debug, Clone)]
+/// What is known about a run when it starts: its identity, as the store begins it and every
+/// sink of its lifecycle is told it first.
+#[derive(Debug, Clone, Serialize)]
 pub struct NewRun {
+    #[serde(serialize_with = "kind_name")]
     pub kind: Kind,
     pub workload: String,
     /// `opensearch-2.19.1`; when unknown at the start it is taken from the result
@@ -64,6 +66,10 @@ pub struct NewRun {
     /// The run's configuration (flags, driver config, settings): enough to run it again.
     pub config: Value,
     pub tags: Vec<(String, String)>,
+}
+
+fn kind_name<S: serde::Serializer>(kind: &Kind, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(kind.name())
 }
 
 impl NewRun {

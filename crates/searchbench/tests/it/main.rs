@@ -7,6 +7,7 @@
 mod common;
 
 mod ab;
+mod attached;
 mod background;
 mod bad_input;
 mod cli_errors;
@@ -39,6 +40,7 @@ mod store_compat;
 mod store_concurrency;
 mod sweep;
 mod telemetry;
+mod toys;
 mod track_corpora;
 mod track_tasks;
 mod tracks_as_written;

@@ -271,11 +271,17 @@ fn a_target_that_stops_answering_its_stats_does_not_hold_the_phase_up() {
     let target = common::target_at(&url, Duration::from_secs(30));
     let runtime = common::runtime();
     let started = Instant::now();
-    use searchbench::session::lifecycle::{self, Measurements, Phase, Plan, Stage, Step, Work};
-    use searchbench::session::telemetry::{Sampled, TelemetryInstrument};
-    /// A phase that only waits, with the sampler around it.
-    struct Wait;
+    use searchbench::session::lifecycle::{
+        self, Identity, Measurements, Phase, Plan, Stage, Step, Watched, Work,
+    };
+    use searchbench::session::telemetry::{Telemetry, TelemetryInstrument, TELEMETRY};
+    use std::{cell::RefCell, rc::Rc};
+    /// A phase that only waits, with the sampler around it; it keeps what the sampler saw.
+    struct Wait(Rc<RefCell<Option<Telemetry>>>);
     impl Phase for Wait {
+        fn ended(&mut self, _: &Stage<'_>, watched: &mut Watched) {
+            *self.0.borrow_mut() = watched.take(TELEMETRY);
+        }
         fn name(&self) -> String {
             "ingest".into()
         }
@@ -290,9 +296,16 @@ fn a_target_that_stops_answering_its_stats_does_not_hold_the_phase_up() {
         }
     }
     let spec = searchbench::session::TelemetrySpec::default();
-    let sampled = Sampled::default();
-    let plan = Plan::new(vec![Step::One(Box::new(Wait))])
-        .instrument(TelemetryInstrument::new(&spec, &sampled));
+    let sampled = Rc::new(RefCell::new(None));
+    let plan = Plan::new(
+        Identity::new(
+            searchbench::store::Kind::Ingest,
+            "wait",
+            serde_json::Value::Null,
+        ),
+        vec![Step::One(Box::new(Wait(sampled.clone())))],
+    )
+    .instrument(TelemetryInstrument::new(&spec));
     let cluster = searchbench::session::ClusterSpec::given(target, &[url], None);
     let ran = runtime.block_on(lifecycle::run(
         &cluster,
@@ -303,7 +316,7 @@ fn a_target_that_stops_answering_its_stats_does_not_hold_the_phase_up() {
     let took = started.elapsed();
     assert_eq!(ran.result.expect("the phase ends"), 1);
     assert!(took < Duration::from_secs(6), "held up for {took:?}");
-    let sampled = sampled.borrow_mut().remove("ingest").expect("telemetry");
+    let sampled = sampled.take().expect("telemetry");
     assert_eq!(sampled.samples, 0);
     assert!(sampled.missed >= 2, "missed {}", sampled.missed);
     let summary = sampled.summary(None);

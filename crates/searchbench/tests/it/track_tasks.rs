@@ -95,10 +95,13 @@ fn a_challenge_runs_task_by_task_with_the_tools_semantics() {
                     &cluster,
                     &track_run::TrackRunSpec {
                         params: &TrackParams::new(),
-                        save: &searchbench::session::record::SaveSpec {
-                            store: Some(common::scratch_store()),
-                            tags: Vec::new(),
-                            skip: false,
+                        attach: &searchbench::session::Attach {
+                            save: searchbench::session::record::SaveSpec {
+                                store: Some(common::scratch_store()),
+                                tags: Vec::new(),
+                                skip: false,
+                            },
+                            ..searchbench::session::Attach::default()
                         },
                         interrupt: searchbench::cancel::Cancel::never(),
                         test_mode: false,

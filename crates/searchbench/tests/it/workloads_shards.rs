@@ -93,10 +93,26 @@ fn many_shards_creates_fills_measures_and_cleans_up() {
             "0",
             "--json",
             "-",
+            // Honoured by the scenario as by every run (issue 77): nothing sampled or kept.
+            "--no-telemetry",
         ])
         .output()
         .expect("run");
     let r = json_of(&out);
+    assert!(
+        r["indexing"]["telemetry"].is_null(),
+        "{}",
+        r["indexing"]["telemetry"]
+    );
+    {
+        let db = searchbench::store::Store::open(&store).unwrap();
+        let runs = db.list(&searchbench::store::Filter::default()).unwrap();
+        assert_eq!(runs.len(), 1);
+        assert!(
+            db.telemetry(&runs[0].id).unwrap().is_empty(),
+            "telemetry sampled"
+        );
+    }
     let c = &r["counts"];
     assert_eq!(c["found_indices"], 30, "{c}");
     assert_eq!(c["complete_indices"], 30, "{c}");

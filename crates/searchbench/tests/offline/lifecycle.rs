@@ -8,10 +8,11 @@ use std::rc::Rc;
 use searchbench::cluster::{Target, TargetConfig};
 use searchbench::engine::StartOptions;
 use searchbench::session::lifecycle::{
-    self, Finished, Instrument, Measured, Measurements, Phase, Plan, Sink, Stage, Step, Streamed,
-    Work,
+    self, Finished, Identity, Instrument, Measured, Measurements, Phase, Plan, Seen, Sink, Stage,
+    Step, Streamed, Work,
 };
 use searchbench::session::{ClusterSpec, SessionError, Silent};
+use searchbench::store::Kind;
 use serde_json::{json, Value};
 
 #[allow(dead_code)]
@@ -90,14 +91,16 @@ impl Instrument for Clock {
         &'a mut self,
         phase: &'a str,
         stage: &'a Stage<'a>,
-    ) -> Work<'a, Result<Option<Value>, String>> {
+    ) -> Work<'a, Result<Option<Seen>, String>> {
         Box::pin(async move {
             self.log.borrow_mut().push(format!("stop {phase}"));
             // What it saw also streams to the sinks, as a sampler's rows do.
             stage
                 .feed
                 .send(Streamed::Telemetry(vec![Default::default()]));
-            Ok(Some(json!({"saw": phase})))
+            Ok(Some(
+                Seen::new(phase.to_string()).kept(json!({"saw": phase})),
+            ))
         })
     }
 }
@@ -113,10 +116,13 @@ impl Sink for Keep {
         "keep".into()
     }
 
-    fn begin(&mut self, phases: &[String]) -> Result<(), String> {
-        self.log
-            .borrow_mut()
-            .push(format!("begin {}", phases.join(",")));
+    fn begin(&mut self, run: &Identity, phases: &[String]) -> Result<(), String> {
+        self.log.borrow_mut().push(format!(
+            "begin {} {} {}",
+            run.kind.name(),
+            run.workload,
+            phases.join(",")
+        ));
         Ok(())
     }
 
@@ -183,6 +189,7 @@ fn a_toy_phase_instrument_and_sink_run_through_the_one_lifecycle() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let log: Log = Rc::default();
     let plan = Plan {
+        identity: Identity::new(Kind::Ingest, "toy", json!({})),
         steps: vec![
             Step::One(bulk("load", 5, false, &log)),
             Step::Together(vec![bulk("a", 2, false, &log), bulk("b", 3, false, &log)]),
@@ -211,7 +218,7 @@ fn a_toy_phase_instrument_and_sink_run_through_the_one_lifecycle() {
     assert_eq!(
         *log.borrow(),
         [
-            "begin load,a,b,empty",
+            "begin ingest toy load,a,b,empty",
             "start load",
             "phase load",
             "stop load",
@@ -242,6 +249,7 @@ fn a_failing_phase_ends_the_run_and_a_failing_instrument_is_a_warning() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let log: Log = Rc::default();
     let plan = Plan {
+        identity: Identity::new(Kind::Ingest, "toy", json!({})),
         steps: vec![
             Step::One(bulk("load", 4, false, &log)),
             Step::One(bulk("broken", 1, true, &log)),
@@ -302,7 +310,7 @@ fn a_failing_phase_ends_the_run_and_a_failing_instrument_is_a_warning() {
 #[test]
 fn two_loads_measurements_merge_into_the_whole() {
     use searchbench::session::ingest::{ingest, measurements, LoadSpec};
-    use searchbench::session::{Job, SaveSpec};
+    use searchbench::session::{Attach, Job};
     use searchbench::workload::WorkloadSpec;
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let spec = cluster();
@@ -314,13 +322,8 @@ fn two_loads_measurements_merge_into_the_whole() {
         let mut load = LoadSpec::new(job.index.clone());
         load.failures = Some(dir.path().join("failures.ndjson"));
         load.driver.warmup = std::time::Duration::ZERO;
-        let save = SaveSpec {
-            store: None,
-            tags: Vec::new(),
-            skip: true,
-        };
         let report = runtime
-            .block_on(ingest(job, &spec, load, &save, &Silent))
+            .block_on(ingest(job, &spec, load, &Attach::nothing(), &Silent))
             .expect("a load into the bulk sink");
         assert_eq!(report.counts.indexed, docs, "{:?}", report.counts);
         measurements(&report)
@@ -350,7 +353,7 @@ fn two_loads_measurements_merge_into_the_whole() {
 fn the_store_and_the_html_report_are_sinks_of_their_own() {
     use searchbench::session::record::{HtmlReport, StoreSink};
     use searchbench::session::{Recording, SaveSpec};
-    use searchbench::store::{Kind, State, Store};
+    use searchbench::store::{State, Store};
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let save = SaveSpec {
@@ -360,12 +363,11 @@ fn the_store_and_the_html_report_are_sinks_of_their_own() {
     };
     let log: Log = Rc::default();
     let run = |fail: bool, html: bool| {
-        let recording =
-            Recording::begin(&save, Kind::Ingest, "toy", None, None, json!({}), &Silent)
-                .expect("a store");
+        let identity = Identity::new(Kind::Ingest, "toy", json!({}));
+        let recording = Recording::begin(&save, &identity, &Silent).expect("a store");
         let id = recording.id().clone();
         let report = html.then(|| HtmlReport::of(&recording));
-        let plan = Plan::new(vec![Step::One(bulk("load", 3, fail, &log))])
+        let plan = Plan::new(identity, vec![Step::One(bulk("load", 3, fail, &log))])
             .instrument(Some(Clock {
                 log: log.clone(),
                 broken: false,

@@ -126,7 +126,6 @@ impl LoadArgs {
         spec.failures = self.failures.clone();
         spec.replace = self.replace;
         spec.max_failures = Some(self.max_failures);
-        spec.telemetry = self.telemetry.spec();
         spec.append = self.append;
         spec.load_settings = LoadSettings {
             refresh_interval: self.refresh_interval.clone(),

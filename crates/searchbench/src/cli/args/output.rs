@@ -35,6 +35,15 @@ impl OutputArgs {
         self.save.spec()
     }
 
+    /// What the flags attach to every run of the command (see [`SaveArgs::attach`]).
+    pub fn attach(
+        &self,
+        telemetry: Option<&super::TelemetryArgs>,
+        profile: Option<crate::session::profile::ProfileSpec>,
+    ) -> Result<crate::session::Attach, crate::cli::CliError> {
+        self.save.attach(telemetry, profile)
+    }
+
     /// Writes `result` as JSON where --json (stdout) or --export-json FILE says.
     pub fn write_json<T: serde::Serialize>(&self, result: &T) -> crate::cli::CliResult {
         Ok(crate::cli::output::json_to(result, self.json.target())?)

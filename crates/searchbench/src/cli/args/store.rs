@@ -62,6 +62,24 @@ pub struct SaveArgs {
 }
 
 impl SaveArgs {
+    /// What the flags attach to every run of the command, built once: the store and tags,
+    /// the telemetry (`None`: a command without the telemetry flags samples at the default
+    /// interval), the engine profile when asked.
+    pub fn attach(
+        &self,
+        telemetry: Option<&super::TelemetryArgs>,
+        profile: Option<crate::session::profile::ProfileSpec>,
+    ) -> Result<crate::session::Attach, CliError> {
+        Ok(crate::session::Attach {
+            save: self.spec()?,
+            telemetry: telemetry
+                .map(super::TelemetryArgs::spec)
+                .unwrap_or_default(),
+            profile,
+            ..crate::session::Attach::default()
+        })
+    }
+
     /// Where the run is saved, once the store is known to take it: a store that cannot be
     /// written fails the command before anything is measured (unless --no-store).
     pub fn spec(&self) -> Result<crate::session::SaveSpec, CliError> {

@@ -170,12 +170,8 @@ pub async fn run_dates(args: DatesArgs) -> CliResult {
     for cluster in &clusters {
         profile = args.profile.spec(cluster)?;
     }
-    let spec = DatesSpec {
-        config,
-        clusters,
-        telemetry: args.telemetry.spec(),
-        profile,
-    };
+    let attach = args.save.attach(Some(&args.telemetry), profile)?;
+    let spec = DatesSpec { config, clusters };
     let to_stdout = args.json.on_stdout();
     let terminal = Terminal::new(false);
     let log = |line: &str| eprintln!("  {line}");
@@ -186,10 +182,9 @@ pub async fn run_dates(args: DatesArgs) -> CliResult {
             output::profile::print_variants(result);
         }
     };
-    let results =
-        crate::session::experiment::dates(&spec, &args.save.spec()?, &terminal, &log, &print)
-            .await
-            .map_err(CliError::session)?;
+    let results = crate::session::experiment::dates(&spec, &attach, &terminal, &log, &print)
+        .await
+        .map_err(CliError::session)?;
     if let Some(path) = args.json.target() {
         let text = serde_json::to_string_pretty(&DatesOutput {
             experiment: "dates",

@@ -26,22 +26,18 @@ pub async fn run(args: QueryArgs, cancel: crate::cancel::Cancel) -> CliResult {
         options,
         only: args.variants.clone().unwrap_or_default(),
         rtt: args.network.rtt()?,
-        telemetry: args.telemetry.spec(),
-        engine_profile: crate::cli::args::profile::of_pids(&args.profile_pids)?,
     };
+    let attach = args.save.attach(
+        Some(&args.telemetry),
+        crate::cli::args::profile::of_pids(&args.profile_pids)?,
+    )?;
     let target = args.target.connect()?;
     if !args.part.wait_for_start(&cancel, args.quiet).await? {
         return Err(super::not_started());
     }
     let terminal = Terminal::new(args.quiet);
-    let result = query_file(
-        spec,
-        target,
-        &args.target.urls,
-        &args.save.spec()?,
-        &terminal,
-    )
-    .await
-    .map_err(CliError::session)?;
+    let result = query_file(spec, target, &args.target.urls, &attach, &terminal)
+        .await
+        .map_err(CliError::session)?;
     terminal.unless_unsaved(finish(&result, &args))
 }

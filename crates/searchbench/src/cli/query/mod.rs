@@ -153,22 +153,18 @@ pub async fn run(args: QueryArgs) -> CliResult {
         truth_file: args.truth.clone(),
         baseline: args.baseline.clone(),
         rtt: args.network.rtt()?,
-        telemetry: args.telemetry.spec(),
-        engine_profile: crate::cli::args::profile::of_pids(&args.profile_pids)?,
     };
+    let attach = args.save.attach(
+        Some(&args.telemetry),
+        crate::cli::args::profile::of_pids(&args.profile_pids)?,
+    )?;
     if !args.part.wait_for_start(&cancel, args.quiet).await? {
         return Err(not_started());
     }
     let terminal = Terminal::new(args.quiet);
-    let result = crate::session::query::query(
-        spec,
-        target,
-        &args.target.urls,
-        &args.save.spec()?,
-        &terminal,
-    )
-    .await
-    .map_err(CliError::session)?;
+    let result = crate::session::query::query(spec, target, &args.target.urls, &attach, &terminal)
+        .await
+        .map_err(CliError::session)?;
     terminal.unless_unsaved(finish(&result, &args))
 }
 

@@ -171,7 +171,9 @@ async fn execute(
     warm: &Warm<'_>,
 ) -> CliResult {
     let mut cluster = args.cluster.spec()?;
-    load.profile = args.profile.spec(&cluster)?;
+    let attach = args
+        .out
+        .attach(Some(&args.load.telemetry), args.profile.spec(&cluster)?)?;
     // The first Ctrl-C stops the load and keeps what was done; a second quits at once.
     let (cancel, _ctrl_c) = crate::cli::progress::cancel_on_ctrl_c();
     if !args.part.wait_for_start(&cancel, args.out.quiet).await? {
@@ -184,16 +186,9 @@ async fn execute(
     cluster.warm = warm(&load);
     let mut terminal = Terminal::for_output(&args.out);
     terminal.detail = output::detail(args.verbose);
-    let result = session::run::run(
-        job,
-        &cluster,
-        load,
-        &spec,
-        &args.out.save_spec()?,
-        &terminal,
-    )
-    .await
-    .map_err(CliError::session)?;
+    let result = session::run::run(job, &cluster, load, &spec, &attach, &terminal)
+        .await
+        .map_err(CliError::session)?;
     args.out.write_json(&result)?;
     output::ingest::verdict(&result.ingest)?;
     if result.query_interrupted {

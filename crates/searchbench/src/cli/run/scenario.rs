@@ -142,7 +142,9 @@ pub async fn run(kind: Scenario, args: RunArgs) -> CliResult {
         }
     }
     let cluster = args.cluster.spec()?;
-    spec.profile = args.profile.spec(&cluster)?;
+    let attach = args
+        .out
+        .attach(Some(&args.load.telemetry), args.profile.spec(&cluster)?)?;
     let (cancel, _ctrl_c) = crate::cli::progress::cancel_on_ctrl_c();
     if !args.part.wait_for_start(&cancel, args.out.quiet).await? {
         return Err(CliError {
@@ -152,7 +154,7 @@ pub async fn run(kind: Scenario, args: RunArgs) -> CliResult {
     }
     spec.cancel = Some(cancel);
     let terminal = Terminal::for_output(&args.out);
-    let result = scenario::run(spec, &cluster, &args.out.save_spec()?, &terminal)
+    let result = scenario::run(spec, &cluster, &attach, &terminal)
         .await
         .map_err(CliError::session)?;
     args.out.write_json(&result)?;

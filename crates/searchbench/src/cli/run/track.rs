@@ -102,10 +102,10 @@ pub async fn run_track(path: &Path, args: &RunArgs) -> CliResult {
     }
     let mut terminal = Terminal::for_output(&args.out);
     terminal.detail = output::detail(args.verbose);
-    let save = args.out.save_spec()?;
+    let attach = args.out.attach(Some(&args.load.telemetry), None)?;
     let spec = TrackRunSpec {
         params: &params,
-        save: &save,
+        attach: &attach,
         interrupt,
         test_mode: args.track.test_mode,
         part,

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::ingest::LoadSpec;
 use super::run::{run, RunSpec};
-use super::{ClusterSpec, Job, SaveSpec, SessionError};
+use super::{Attach, ClusterSpec, Job, SessionError};
 use crate::analysis::check;
 use crate::analysis::metrics;
 use crate::engine::{self, EngineSpec, StartOptions};
@@ -33,7 +33,8 @@ pub struct BisectSpec {
     /// How to start each release's nodes (`engine` is set per release).
     pub start: StartOptions,
     pub load: LoadSpec,
-    pub save: SaveSpec,
+    /// What the flags attach to each run (its store, telemetry, tags).
+    pub attach: Attach,
     /// One line per run and per decision.
     pub progress: crate::query::Progress,
 }
@@ -155,8 +156,8 @@ impl Probe for Runs<'_> {
         let mut start = spec.start.clone();
         start.engine = engine.clone();
         let cluster = ClusterSpec::local(start);
-        let mut save = spec.save.clone();
-        save.tags.push(("bisect".into(), self.id.clone()));
+        let mut attach = spec.attach.clone();
+        attach.save.tags.push(("bisect".into(), self.id.clone()));
         let run_spec = RunSpec {
             workload_spec: spec.workload_spec.clone(),
             queries: spec.queries,
@@ -168,7 +169,7 @@ impl Probe for Runs<'_> {
         let mut load = spec.load.clone();
         load.driver.index = job.index.clone();
         let heard = NotSavedHeard::default();
-        let result = run(job, &cluster, load, &run_spec, &save, &heard).await?;
+        let result = run(job, &cluster, load, &run_spec, &attach, &heard).await?;
         if heard.0.load(std::sync::atomic::Ordering::Relaxed) {
             return Err(SessionError::Other(format!(
                 "the run of {engine} could not be saved in the results store (see the warning): \

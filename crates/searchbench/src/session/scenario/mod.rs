@@ -28,12 +28,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use hdrhistogram::Histogram;
 use reqwest::Method;
 
+use super::attach::{Attach, Over, Scope};
 use super::ingest::{load_step, LoadPhase, LOAD};
 use super::lifecycle::{self, Plan, Step};
-use super::profile::{ProfileInstrument, Profiled};
-use super::record::{HtmlReport, Recording, SaveSpec, StoreSink};
-use super::telemetry::{Sampled, TelemetryInstrument};
-use super::{ClusterSpec, Observer, SessionError, TelemetrySpec};
+use super::{ClusterSpec, Observer, SessionError};
 use crate::cluster::Target;
 use crate::ingest::Cancel;
 use crate::store::Kind;
@@ -77,8 +75,6 @@ pub struct ScenarioSpec {
     /// cleans up; the parts wait for each other between the phases. Its clients, search
     /// clients and field-caps requests are its shares already.
     pub part: Option<crate::session::join::PartOf>,
-    /// Profile the engine over the scenario's measured phase (see [`ScenarioSpec::profiled_phase`]).
-    pub profile: Option<super::profile::ProfileSpec>,
 }
 
 impl ScenarioSpec {
@@ -100,7 +96,6 @@ impl ScenarioSpec {
             cancel: None,
             field_caps_clients: 2,
             part: None,
-            profile: None,
         }
     }
 
@@ -163,7 +158,7 @@ impl ScenarioSpec {
 pub async fn run(
     spec: ScenarioSpec,
     cluster: &ClusterSpec,
-    save: &SaveSpec,
+    attach: &Attach,
     observer: &dyn Observer,
 ) -> Result<ScenarioResult, SessionError> {
     spec.validate()?;
@@ -207,15 +202,21 @@ pub async fn run(
         config["part"] = p.part.to_string().into();
         config["group"] = p.group.clone().into();
     }
-    let recording = Recording::begin(
-        save,
+    let identity = attach.identity(
         Kind::Run,
         name,
         Some(spec.seed),
         cluster.engine_name(),
         config,
-        observer,
     );
+    // The logs load is sampled (the scenario's own phases are not); the profile is of the
+    // scenario's measured phase.
+    let scope = Scope {
+        telemetry: Over::Only(LOAD),
+        profile: Over::Only(spec.profiled_phase()),
+        report: true,
+    };
+    let kit = attach.kit(&identity, scope, observer);
     // The parts of a group name the same indices: the stamp is the group's.
     let stamp = match &spec.part {
         Some(p) => base36(crate::rng::fnv1a([p.group.as_bytes()])),
@@ -236,17 +237,6 @@ pub async fn run(
         }
         Scenario::Snapshots => None,
     };
-    let sampled = Sampled::default();
-    // The logs load is sampled; the scenario's own phases are not.
-    let telemetry = TelemetryInstrument::new(&TelemetrySpec::default(), &sampled)
-        .map(|t| super::lifecycle::around(LOAD, t));
-    let profiled = Profiled::default();
-    let profile = ProfileInstrument::new(
-        spec.profile.as_ref(),
-        recording.as_ref().map(Recording::profiles_dir),
-        &profiled,
-    )
-    .map(|p| super::lifecycle::around(spec.profiled_phase(), p));
     let phase = |step| {
         Box::new(ScenarioPhase {
             step,
@@ -273,7 +263,7 @@ pub async fn run(
     steps.push(Step::One(phase(ScenarioStep::Counting)));
     match logs {
         Some((job, load)) => {
-            let load = LoadPhase::new(job, load, Some(&sampled), &shared.indexing);
+            let load = LoadPhase::new(job, load, &shared.indexing);
             // Not after Ctrl-C: only the cleanup is left to do then.
             steps.push(load_step(load, Some(shared.cancel.clone())));
             steps.extend(join("loaded", false));
@@ -284,20 +274,10 @@ pub async fn run(
     }
     steps.extend(join(crate::session::join::END, true));
     steps.push(Step::Finally(phase(ScenarioStep::Cleanup)));
-    // The report is written from what the store keeps: its sink follows the store's.
-    let html = recording.as_ref().map(HtmlReport::of);
-    let plan = Plan::new(steps)
-        .instrument(telemetry)
-        .instrument(profile)
-        .sink(recording.map(StoreSink::new))
-        .sink(html);
-    lifecycle::run(&cluster, plan, observer, |_| {
-        let mut result = result_of(&shared)?;
-        result.profile = profiled.borrow_mut().remove(spec.profiled_phase());
-        Ok(result)
-    })
-    .await
-    .result
+    let plan = Plan::new(identity, steps).attach(kit);
+    lifecycle::run(&cluster, plan, observer, |_| result_of(&shared))
+        .await
+        .result
 }
 
 /// The scenario's result, from what its phases kept.
@@ -307,6 +287,12 @@ fn result_of(shared: &Shared<'_>) -> Result<ScenarioResult, SessionError> {
     let (product, engine_version, target_url) =
         shared.engine.take().ok_or_else(|| missing("engine"))?;
     let cleanup = shared.cleanup.take().unwrap_or_default();
+    // The profile of the measured phase: the logs load's is the scenario's, not its own.
+    let mut indexing = shared.indexing.report.take();
+    let profile = match indexing.as_mut() {
+        Some(report) => report.profile.take(),
+        None => shared.profile.take(),
+    };
     let mut warnings = Vec::new();
     if !cleanup.errors.is_empty() {
         warnings.push(format!(
@@ -331,13 +317,13 @@ fn result_of(shared: &Shared<'_>) -> Result<ScenarioResult, SessionError> {
         wall_secs,
         creation: shared.creation.take().ok_or_else(|| missing("creation"))?,
         counts: shared.counts.take().ok_or_else(|| missing("counts"))?,
-        indexing: shared.indexing.report.take(),
+        indexing,
         field_caps: shared.field_caps.take(),
         snapshots: shared.snapshots.take(),
         cleanup,
         interrupted: shared.cancel.is_cancelled(),
         warnings,
-        profile: None,
+        profile,
     })
 }
 

@@ -16,7 +16,8 @@ use super::{clean_up, Made, ScenarioSpec};
 use crate::ingest::Cancel;
 use crate::measure::SerializedHistogram;
 use crate::session::ingest::LoadKept;
-use crate::session::lifecycle::{Measurements, Phase, Stage, Streamed, Work};
+use crate::session::lifecycle::{Measurements, Phase, Stage, Streamed, Watched, Work};
+use crate::session::profile::PROFILE;
 use crate::session::SessionError;
 use crate::workload::scenario_result::{
     Cleanup, Creation, IndexCounts, Latency, Snapshots, CREATE_HISTOGRAM, FIELD_CAPS_HISTOGRAM,
@@ -44,6 +45,8 @@ pub(super) struct Shared<'s> {
     pub field_caps: RefCell<Option<Latency>>,
     pub snapshots: RefCell<Option<Snapshots>>,
     pub cleanup: RefCell<Option<Cleanup>>,
+    /// The engine profile of the snapshots (many-shards' is its logs load's).
+    pub profile: RefCell<Option<crate::measure::profile::Profile>>,
 }
 
 impl<'s> Shared<'s> {
@@ -65,6 +68,7 @@ impl<'s> Shared<'s> {
             field_caps: RefCell::default(),
             snapshots: RefCell::default(),
             cleanup: RefCell::default(),
+            profile: RefCell::default(),
         }
     }
 }
@@ -111,6 +115,13 @@ impl Phase for ScenarioPhase<'_, '_> {
                 !self.shared.cancel.is_cancelled() && self.shared.spec.field_caps_requests > 0
             }
             ScenarioStep::Snapshots => !self.shared.cancel.is_cancelled(),
+        }
+    }
+
+    /// The snapshots are the profiled phase of their scenario: its profile is theirs.
+    fn ended(&mut self, _stage: &Stage<'_>, watched: &mut Watched) {
+        if self.step == ScenarioStep::Snapshots {
+            *self.shared.profile.borrow_mut() = watched.take(PROFILE);
         }
     }
 
