@@ -265,6 +265,24 @@ mod tests {
     }
 
     #[test]
+    fn what_a_phase_measured_travels_in_the_outcome_not_beside_it() {
+        // A phase hands its report on through the run's outcome (`Phase::ended`, `given`,
+        // `Outcome::take`) and an instrument what it saw through `Seen`: no shared cell
+        // carries a result from one to the other. The lifecycle alone holds cells, for its
+        // own sinks and warnings while the stream and the steps run together.
+        let cells: Vec<String> = library()
+            .into_iter()
+            .filter(|(file, code)| {
+                file.starts_with("session/")
+                    && file != "session/lifecycle.rs"
+                    && code.contains("RefCell")
+            })
+            .map(|(file, _)| file)
+            .collect();
+        assert!(cells.is_empty(), "RefCell in {cells:?}");
+    }
+
+    #[test]
     fn the_session_reaches_a_cluster_in_one_place() {
         // `ClusterSpec::connect` starts an engine that someone must stop: only the lifecycle
         // calls it, and it always stops what it started (`session::lifecycle::with_cluster`).

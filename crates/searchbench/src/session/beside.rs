@@ -4,12 +4,11 @@
 //! In a run's plan they are a phase of their own ([`SearchesPhase`]) in one step with the
 //! load, tied to it by a [`link`].
 
-use std::cell::RefCell;
 use std::sync::Arc;
 
 use tokio::sync::watch;
 
-use super::lifecycle::{Measurements, Phase, Stage, Work};
+use super::lifecycle::{Measurements, Outcome, Phase, Report, Stage, StepEnd, Work};
 use super::record::Keep;
 use super::SessionError;
 use crate::cancel::Cancel;
@@ -124,9 +123,9 @@ pub struct SearchSide {
 }
 
 /// The searches during a load as a phase, run in one step with the load it is linked to.
-/// What they measured is kept in `searched` for the load's report; their histograms stream
+/// What they measured is what they hand on, for the load's report; their histograms stream
 /// to the run's sinks.
-pub struct SearchesPhase<'p> {
+pub struct SearchesPhase {
     pub spec: BesideSpec,
     pub index: String,
     /// Ctrl-C: the searches stop with the load.
@@ -134,15 +133,19 @@ pub struct SearchesPhase<'p> {
     /// Not wanted once this fired (the load they go with is not run after Ctrl-C either).
     pub unless: Option<Cancel>,
     pub side: Option<SearchSide>,
-    pub searched: &'p RefCell<Option<SearchesBeside>>,
+    /// What they measured, from their end until it is handed on.
+    pub searched: Option<SearchesBeside>,
 }
 
-impl Phase for SearchesPhase<'_> {
+/// The phase of the searches during a load.
+pub const SEARCHES: &str = "searches";
+
+impl Phase for SearchesPhase {
     fn name(&self) -> String {
-        "searches".into()
+        SEARCHES.into()
     }
 
-    fn wanted(&self) -> bool {
+    fn wanted(&self, _: &Outcome) -> bool {
         !self.unless.as_ref().is_some_and(Cancel::is_cancelled)
     }
 
@@ -169,8 +172,12 @@ impl Phase for SearchesPhase<'_> {
                     let _ = measurements.histogram(h);
                 }
             }
-            *self.searched.borrow_mut() = searched;
+            self.searched = searched;
             Ok(measurements)
         })
+    }
+
+    fn ended(&mut self, _: &Stage<'_>, _: &mut StepEnd) -> Option<Report> {
+        self.searched.take().map(Report::new)
     }
 }

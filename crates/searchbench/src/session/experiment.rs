@@ -2,7 +2,6 @@
 //! experiment runs with the run's instruments around it (the engine sampled during it), and its result is kept in the store like
 //! any run (kind `experiment`, workload `dates`), so that runs of it compare and show.
 
-use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use std::path::Path;
@@ -76,7 +75,6 @@ async fn on_cluster(
         ..Scope::EVERY
     };
     let kit = attach.kit(&identity, scope, observer);
-    let measured = RefCell::new(None);
     let profiles = attach.profile.as_ref().map(|p| VariantProfiles {
         recorder: Recorder::new(p, kit.profiles_dir().map(Path::to_path_buf)),
         engine_pids: Vec::new(),
@@ -87,14 +85,14 @@ async fn on_cluster(
         config: cfg,
         engine,
         log,
-        measured: &measured,
+        measured: None,
         profiles,
     };
     let plan = Plan::new(identity, vec![Step::One(Box::new(phase))]).attach(kit);
-    lifecycle::run(cluster, plan, observer, |_| {
-        measured
-            .take()
-            .ok_or_else(|| SessionError::Other("the experiment kept no result".into()))
+    lifecycle::run(cluster, plan, observer, |outcome| {
+        outcome
+            .take(EXPERIMENT)
+            .ok_or_else(|| SessionError::Other("the experiment handed on no result".into()))
     })
     .await
     .result
@@ -105,7 +103,8 @@ struct Dates<'p> {
     config: &'p dates::Config,
     engine: Option<String>,
     log: &'p (dyn Fn(&str) + Sync),
-    measured: &'p RefCell<Option<EngineResult>>,
+    /// What it measured, from its end until it is handed on.
+    measured: Option<EngineResult>,
     profiles: Option<VariantProfiles>,
 }
 
@@ -147,9 +146,12 @@ impl dates::LoadWatch for VariantProfiles {
     }
 }
 
+/// The experiment's phase.
+const EXPERIMENT: &str = "experiment";
+
 impl lifecycle::Phase for Dates<'_> {
     fn name(&self) -> String {
-        "experiment".into()
+        EXPERIMENT.into()
     }
 
     fn run<'a>(&'a mut self, stage: &'a Stage<'a>) -> Work<'a, Result<Measurements, SessionError>> {
@@ -194,15 +196,16 @@ impl lifecycle::Phase for Dates<'_> {
                     v.profile = combine(p.spans.remove(v.variant.id).unwrap_or_default());
                 }
             }
-            *self.measured.borrow_mut() = Some(result);
+            self.measured = Some(result);
             Ok(Measurements::default())
         })
     }
 
-    fn ended(&mut self, _stage: &Stage<'_>, watched: &mut lifecycle::Watched) {
-        let sampled = watched.take::<Telemetry>(TELEMETRY);
-        if let (Some(result), Some(t)) = (self.measured.borrow_mut().as_mut(), sampled) {
+    fn ended(&mut self, _: &Stage<'_>, end: &mut lifecycle::StepEnd) -> Option<lifecycle::Report> {
+        let mut result = self.measured.take()?;
+        if let Some(t) = end.watched.take::<Telemetry>(TELEMETRY) {
             result.telemetry = Some(t.summary(None));
         }
+        Some(lifecycle::Report::new(result))
     }
 }

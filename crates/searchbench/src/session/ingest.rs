@@ -1,6 +1,5 @@
 //! The ingest phase: index setup, the load, the result, recorded as it goes.
 
-use std::cell::RefCell;
 use std::path::PathBuf;
 
 use serde_json::Value;
@@ -161,9 +160,8 @@ pub async fn ingest(
     preflight(&job.index, &load_spec)?;
     let identity = load_identity(Kind::Ingest, &job, cluster, &load_spec, attach);
     let kit = attach.kit(&identity, Scope::EVERY, observer);
-    let kept = LoadKept::default();
-    let plan = load_plan(identity, job, load_spec, kit, &kept, Own::Run);
-    lifecycle::run(cluster, plan, observer, |_| kept.report())
+    let plan = load_plan(identity, job, load_spec, kit, Own::Run);
+    lifecycle::run(cluster, plan, observer, load_report)
         .await
         .result
 }
@@ -195,9 +193,8 @@ pub async fn stored_load(
     };
     let kit = attach.kit(&identity, scope, observer);
     let id = kit.run_id().map(str::to_string);
-    let kept = LoadKept::default();
-    let plan = load_plan(identity, job, load_spec, kit, &kept, Own::Part);
-    let ran = lifecycle::run_on(connected, plan, observer, |_| kept.report()).await;
+    let plan = load_plan(identity, job, load_spec, kit, Own::Part);
+    let ran = lifecycle::run_on(connected, plan, observer, load_report).await;
     (ran.result, id)
 }
 
@@ -208,10 +205,9 @@ fn load_plan<'p>(
     job: Job,
     load_spec: LoadSpec,
     kit: Kit<'p>,
-    kept: &'p LoadKept,
     own: Own,
 ) -> lifecycle::Plan<'p> {
-    let mut load = LoadPhase::new(job, load_spec, kept);
+    let mut load = LoadPhase::new(job, load_spec);
     load.tell = own == Own::Run;
     lifecycle::Plan::new(identity, vec![load_step(load, None)]).attach(kit)
 }
@@ -220,7 +216,7 @@ fn load_plan<'p>(
 /// for them (`--search-clients`), in one step and linked (they start on its first
 /// acknowledged documents and stop when it ends). `cancel`: the searches are not wanted once
 /// it fired, nor the load (a scenario's load, skipped on Ctrl-C).
-pub fn load_step<'p>(mut load: LoadPhase<'p>, cancel: Option<Cancel>) -> lifecycle::Step<'p> {
+pub fn load_step<'p>(mut load: LoadPhase, cancel: Option<Cancel>) -> lifecycle::Step<'p> {
     load.unless.clone_from(&cancel);
     let Some((job, spec)) = &mut load.work else {
         return lifecycle::Step::One(Box::new(load));
@@ -235,44 +231,35 @@ pub fn load_step<'p>(mut load: LoadPhase<'p>, cancel: Option<Cancel>) -> lifecyc
         cancel: spec.cancel.clone().unwrap_or_else(Cancel::never),
         unless: cancel,
         side: Some(search_side),
-        searched: &load.kept.searched,
+        searched: None,
     };
     load.link = Some(load_side);
     // The load first: the step is watched as the load.
     lifecycle::Step::Together(vec![Box::new(load), Box::new(searches)])
 }
 
-/// What a load's phases keep for the command that runs them.
-#[derive(Default)]
-pub struct LoadKept {
-    pub report: RefCell<Option<IngestReport>>,
-    /// What the searches during the load measured, until the load's report takes it.
-    pub searched: RefCell<Option<crate::query::beside::SearchesBeside>>,
-}
-
-impl LoadKept {
-    /// The report the load phase kept.
-    pub fn report(&self) -> Result<IngestReport, SessionError> {
-        self.report
-            .take()
-            .ok_or_else(|| SessionError::Other("the load phase kept no report".into()))
-    }
+/// The report the load handed on, taken from the run's outcome: a command's result.
+pub fn load_report(outcome: &mut lifecycle::Outcome) -> Result<IngestReport, SessionError> {
+    outcome
+        .take(LOAD)
+        .ok_or_else(|| SessionError::Other("the load phase handed on no report".into()))
 }
 
 /// The phase a load's telemetry and timeline are kept under.
 pub const LOAD: &str = "ingest";
 
 /// The bulk load as a phase of the run's lifecycle: [`load`] into the stage's cluster, its
-/// rows streamed to the run's sinks. Its typed report is kept for the command, with the
-/// telemetry summary of the phase when the run samples and what the searches during it
-/// measured; its measurements are the report's raw counts, histograms and per-second
-/// documents on the wall clock.
-pub struct LoadPhase<'p> {
+/// rows streamed to the run's sinks. Its typed report is what it hands on (see
+/// [`load_report`]), with the telemetry summary of the phase when the run samples and what
+/// the searches during it measured; its measurements are the report's raw counts, histograms
+/// and per-second documents on the wall clock.
+pub struct LoadPhase {
     /// What to load and how; taken when the phase runs (a phase runs once).
     pub work: Option<(Job, LoadSpec)>,
     /// Tell the observer the report as soon as the phase ends ([`Event::Ingested`]).
     pub tell: bool,
-    pub kept: &'p LoadKept,
+    /// The load's report, from its end until it is handed on.
+    report: Option<IngestReport>,
     /// When the load's second 0 was (its first progress report).
     pub started: Option<std::time::Instant>,
     /// The searches during the load, when it has them (see [`load_step`]).
@@ -281,13 +268,13 @@ pub struct LoadPhase<'p> {
     pub unless: Option<Cancel>,
 }
 
-impl<'p> LoadPhase<'p> {
-    /// The load of `job` as `spec` says, its report kept in `kept`.
-    pub fn new(job: Job, spec: LoadSpec, kept: &'p LoadKept) -> Self {
+impl LoadPhase {
+    /// The load of `job` as `spec` says.
+    pub fn new(job: Job, spec: LoadSpec) -> Self {
         LoadPhase {
             work: Some((job, spec)),
             tell: false,
-            kept,
+            report: None,
             started: None,
             link: None,
             unless: None,
@@ -295,12 +282,12 @@ impl<'p> LoadPhase<'p> {
     }
 }
 
-impl lifecycle::Phase for LoadPhase<'_> {
+impl lifecycle::Phase for LoadPhase {
     fn name(&self) -> String {
         LOAD.into()
     }
 
-    fn wanted(&self) -> bool {
+    fn wanted(&self, _: &lifecycle::Outcome) -> bool {
         !self.unless.as_ref().is_some_and(Cancel::is_cancelled)
     }
 
@@ -327,20 +314,20 @@ impl lifecycle::Phase for LoadPhase<'_> {
             self.started = started;
             stage.measured_from.set(report.measured_from);
             let measurements = measurements(&report);
-            *self.kept.report.borrow_mut() = Some(report);
+            self.report = Some(report);
             Ok(measurements)
         })
     }
 
-    fn ended(&mut self, stage: &lifecycle::Stage<'_>, watched: &mut lifecycle::Watched) {
-        let mut report = self.kept.report.borrow_mut();
-        let Some(report) = report.as_mut() else {
-            return;
-        };
-        // The searches ran in the same step: they have ended too.
-        if let Some(searched) = self.kept.searched.take() {
-            report.searches_beside = Some(searched);
-        }
+    fn ended(
+        &mut self,
+        stage: &lifecycle::Stage<'_>,
+        end: &mut lifecycle::StepEnd,
+    ) -> Option<lifecycle::Report> {
+        let mut report = self.report.take()?;
+        // The searches ran in the same step: they have ended, and handed on what they saw.
+        report.searches_beside = end.report(super::beside::SEARCHES);
+        let watched = &mut end.watched;
         if let Some(sampled) = watched.take::<super::telemetry::Telemetry>(TELEMETRY) {
             // Where the load's second 0 lies on the run's telemetry clock.
             let offset = self
@@ -352,8 +339,9 @@ impl lifecycle::Phase for LoadPhase<'_> {
             report.profile = Some(p);
         }
         if self.tell {
-            stage.observer.event(Event::Ingested(report));
+            stage.observer.event(Event::Ingested(&report));
         }
+        Some(lifecycle::Report::new(report))
     }
 }
 

@@ -381,7 +381,7 @@ impl Phase for JoinPhase<'_> {
         format!("join: {}", self.point)
     }
 
-    fn wanted(&self) -> bool {
+    fn wanted(&self, _: &super::lifecycle::Outcome) -> bool {
         !self.interrupt.is_cancelled()
     }
 

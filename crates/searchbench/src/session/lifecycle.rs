@@ -101,16 +101,74 @@ impl Feed {
 pub trait Phase {
     /// What the phase is called in the run's record (`ingest`, `query`).
     fn name(&self) -> String;
-    /// Whether the phase still has work, asked just before its step (a query phase after a
-    /// load that failed has none). A phase not wanted is not run, and nothing watches it.
-    fn wanted(&self) -> bool {
+    /// Whether the phase still has work, asked just before its step with what the phases
+    /// before it handed on (a query phase after a load that failed has none). A phase not
+    /// wanted is not run, and nothing watches it.
+    fn wanted(&self, _before: &Outcome) -> bool {
         true
     }
+    /// Just before its step runs: takes what it needs of what the phases before it handed on
+    /// (a query phase, what its setup found).
+    fn given(&mut self, _before: &mut Outcome) {}
     fn run<'a>(&'a mut self, stage: &'a Stage<'a>) -> Work<'a, Result<Measurements, SessionError>>;
     /// Called after the instruments around the phase stopped, when it succeeded: the phase's
     /// last word (its figures from what the instruments saw around its step, what it tells
-    /// the observer). The step's first phase is told first and may take what it summarises.
-    fn ended(&mut self, _stage: &Stage<'_>, _watched: &mut Watched) {}
+    /// the observer), and what it hands on: its typed report, kept in the run's [`Outcome`]
+    /// for the phases after it and for the command's result. The phases of a step end last
+    /// first, so the step's first phase (a load) may take what the phases beside it handed
+    /// on ([`StepEnd::report`]) as well as what the instruments saw.
+    fn ended(&mut self, _stage: &Stage<'_>, _end: &mut StepEnd) -> Option<Report> {
+        None
+    }
+}
+
+/// What a phase hands on when it ended: its own typed report (an `IngestReport`, a
+/// `QueryResult`, a task's figures).
+pub struct Report(Box<dyn Any>);
+
+impl Report {
+    pub fn new<T: Any>(report: T) -> Self {
+        Report(Box::new(report))
+    }
+
+    /// The report as `T`; `None` when it is another type.
+    pub fn take<T: Any>(self) -> Option<T> {
+        downcast(self.0).ok()
+    }
+}
+
+impl std::fmt::Debug for Report {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Report")
+    }
+}
+
+/// `boxed` as `T`, or back as it was.
+fn downcast<T: Any>(boxed: Box<dyn Any>) -> Result<T, Box<dyn Any>> {
+    boxed.downcast::<T>().map(|b| *b)
+}
+
+/// Where the phases of a step end: what the instruments saw around it, and what the phases
+/// that ended before (the later ones of the step) handed on.
+#[derive(Debug, Default)]
+pub struct StepEnd {
+    pub watched: Watched,
+    reports: BTreeMap<String, Report>,
+}
+
+impl StepEnd {
+    /// The report another phase of the step handed on, taken from it (the searches during a
+    /// load, for the load's report).
+    pub fn report<T: Any>(&mut self, phase: &str) -> Option<T> {
+        let Report(boxed) = self.reports.remove(phase)?;
+        match downcast(boxed) {
+            Ok(v) => Some(v),
+            Err(boxed) => {
+                self.reports.insert(phase.to_string(), Report(boxed));
+                None
+            }
+        }
+    }
 }
 
 /// What an instrument saw around one step: its own typed value, for the phase that summarises
@@ -162,8 +220,8 @@ impl Watched {
     /// another phase of the step took it.
     pub fn take<T: Any>(&mut self, instrument: &str) -> Option<T> {
         let seen = self.seen.remove(instrument)?;
-        match seen.value.downcast::<T>() {
-            Ok(v) => Some(*v),
+        match downcast(seen.value) {
+            Ok(v) => Some(v),
             Err(value) => {
                 // Not the type asked for: left for whoever knows it.
                 self.seen.insert(
@@ -342,6 +400,46 @@ pub struct Measured {
     /// What the instruments saw around the phase's step that no phase of it took (on the
     /// step's first phase): the command derives its result from it.
     pub watched: Watched,
+    /// What the phase handed on (see [`Phase::ended`]), until a later phase or the command's
+    /// result takes it.
+    pub report: Option<Report>,
+}
+
+impl Outcome {
+    /// The report the last phase named `phase` handed on, as `T`, left where it is.
+    pub fn report<T: Any>(&self, phase: &str) -> Option<&T> {
+        self.phases
+            .iter()
+            .rev()
+            .filter(|m| m.phase == phase)
+            .find_map(|m| m.report.as_ref()?.0.downcast_ref())
+    }
+
+    /// The report the last phase named `phase` handed on, as `T`, taken from the outcome.
+    pub fn take<T: Any>(&mut self, phase: &str) -> Option<T> {
+        let m = self
+            .phases
+            .iter_mut()
+            .rev()
+            .filter(|m| m.phase == phase)
+            .find(|m| m.report.as_ref().is_some_and(|r| r.0.is::<T>()))?;
+        let Report(boxed) = m.report.take()?;
+        downcast(boxed).ok()
+    }
+
+    /// Every report of type `T` the phases handed on, in the order of the plan's steps,
+    /// taken from the outcome (a track run's task rows).
+    pub fn take_all<T: Any>(&mut self) -> Vec<T> {
+        let mut all = Vec::new();
+        for m in &mut self.phases {
+            if m.report.as_ref().is_some_and(|r| r.0.is::<T>()) {
+                if let Some(Report(boxed)) = m.report.take() {
+                    all.extend(downcast(boxed).ok());
+                }
+            }
+        }
+        all
+    }
 }
 
 /// What a run's phases did.
@@ -395,7 +493,7 @@ pub async fn run<T: Serialize>(
     cluster: &ClusterSpec,
     plan: Plan<'_>,
     observer: &dyn Observer,
-    derive: impl FnOnce(&Outcome) -> Result<T, SessionError>,
+    derive: impl FnOnce(&mut Outcome) -> Result<T, SessionError>,
 ) -> Ran<T> {
     drive(Reach::Connect(cluster), plan, observer, derive).await
 }
@@ -407,7 +505,7 @@ pub async fn run_on<T: Serialize>(
     connected: &Connected,
     plan: Plan<'_>,
     observer: &dyn Observer,
-    derive: impl FnOnce(&Outcome) -> Result<T, SessionError>,
+    derive: impl FnOnce(&mut Outcome) -> Result<T, SessionError>,
 ) -> Ran<T> {
     drive(Reach::Reached(connected), plan, observer, derive).await
 }
@@ -424,7 +522,7 @@ async fn drive<T: Serialize>(
     reach: Reach<'_>,
     plan: Plan<'_>,
     observer: &dyn Observer,
-    derive: impl FnOnce(&Outcome) -> Result<T, SessionError>,
+    derive: impl FnOnce(&mut Outcome) -> Result<T, SessionError>,
 ) -> Ran<T> {
     let Plan {
         identity,
@@ -477,9 +575,12 @@ async fn drive<T: Serialize>(
                 Step::One(p) => vec![p],
                 Step::Together(ps) => ps,
             };
-            step_phases.retain(|p| p.wanted());
+            step_phases.retain(|p| p.wanted(&outcome));
             if step_phases.is_empty() {
                 continue;
+            }
+            for p in &mut step_phases {
+                p.given(&mut outcome);
             }
             let names: Vec<String> = step_phases.iter().map(|p| p.name()).collect();
             // A step is watched as its first phase: the load, with the searches during it.
@@ -506,28 +607,40 @@ async fn drive<T: Serialize>(
                 }
             }
             let kept = watched.kept();
-            let mut ended = Vec::new();
+            // The first phase to fail is the run's error; a later one (of phases run
+            // together, a cleanup after the failure) is a warning.
+            let mut done = Vec::new();
             for ((name, result), phase) in names.into_iter().zip(results).zip(&mut step_phases) {
                 match result {
-                    Ok(measurements) => {
-                        phase.ended(&stage, &mut watched);
-                        ended.push(Measured {
-                            phase: name,
-                            measurements,
-                            instruments: kept.clone(),
-                            watched: Watched::default(),
-                        });
-                    }
-                    // The first phase to fail is the run's error; a later one (of phases run
-                    // together, a cleanup after the failure) is a warning.
+                    Ok(measurements) => done.push((name, measurements, phase)),
                     Err(e) if failed.is_none() => failed = Some((name, e)),
                     Err(e) => warn(format!("{name}: {e}")),
                 }
             }
+            // Last first: the step's first phase may take what those beside it handed on.
+            let mut end = StepEnd {
+                watched,
+                reports: BTreeMap::new(),
+            };
+            for (name, _, phase) in done.iter_mut().rev() {
+                if let Some(report) = phase.ended(&stage, &mut end) {
+                    end.reports.insert(name.clone(), report);
+                }
+            }
+            let mut ended: Vec<Measured> = done
+                .into_iter()
+                .map(|(name, measurements, _)| Measured {
+                    report: end.reports.remove(&name),
+                    phase: name,
+                    measurements,
+                    instruments: kept.clone(),
+                    watched: Watched::default(),
+                })
+                .collect();
             // What no phase took stays with the step's first phase, for the command to derive
             // its result from (a track run's telemetry over all its steps).
             if let Some(first) = ended.first_mut() {
-                first.watched = watched;
+                first.watched = end.watched;
             }
             for measured in ended {
                 tell(&mut |sink| sink.phase(&measured));
@@ -550,8 +663,8 @@ async fn drive<T: Serialize>(
     };
     let (reached, ()) = tokio::join!(work, drain);
     let (mut outcome, result) = match reached {
-        Ok(outcome) => {
-            let result = derive(&outcome);
+        Ok(mut outcome) => {
+            let result = derive(&mut outcome);
             (outcome, result)
         }
         Err(Ended(outcome, e)) => (outcome, Err(e)),

@@ -1,7 +1,6 @@
 //! The query phase: the `002` method on a built-in workload's index, answers checked against
 //! the corpus's ground truth, recorded as it goes.
 
-use std::cell::RefCell;
 use std::path::PathBuf;
 
 use super::attach::{Attach, Identity, Over, Scope};
@@ -133,15 +132,14 @@ pub async fn query(
     let config = crate::query::with_part(config, options);
     let identity = attach.identity(Kind::Query, workload, Some(spec.corpus.seed), None, config);
     let cluster = ClusterSpec::given(target, urls, spec.rtt);
-    let (prepared, measured) = (RefCell::new(None), RefCell::new(None));
     let setup = Setup {
         spec: &spec,
-        prepared: &prepared,
+        prepared: None,
     };
     let queries = WorkloadQueries {
         spec: &spec,
-        prepared: &prepared,
-        measured: &measured,
+        prepared: None,
+        measured: None,
     };
     setup_then_query(
         &cluster,
@@ -149,21 +147,19 @@ pub async fn query(
         [Box::new(setup), Box::new(queries)],
         attach,
         observer,
-        &measured,
     )
     .await
 }
 
 /// A query command's run: its setup then the query method (the run's instruments, with the
 /// machine's background, watch the method alone), kept in the store; the result is what the
-/// query phase left in `measured`.
+/// query phase handed on.
 pub(super) async fn setup_then_query<'p>(
     cluster: &ClusterSpec,
     identity: Identity,
     [setup, queries]: [Box<dyn lifecycle::Phase + 'p>; 2],
     attach: &Attach,
     observer: &'p dyn Observer,
-    measured: &RefCell<Option<QueryResult>>,
 ) -> Result<QueryResult, SessionError> {
     let scope = Scope {
         telemetry: Over::Only(QUERY),
@@ -174,10 +170,10 @@ pub(super) async fn setup_then_query<'p>(
         .kit(&identity, scope, observer)
         .instrument(lifecycle::around(QUERY, BackgroundInstrument::new()));
     let plan = Plan::new(identity, vec![Step::One(setup), Step::One(queries)]).attach(kit);
-    lifecycle::run(cluster, plan, observer, |_| {
-        measured
-            .take()
-            .ok_or_else(|| SessionError::Other("the query phase kept no result".into()))
+    lifecycle::run(cluster, plan, observer, |outcome| {
+        outcome
+            .take(QUERY)
+            .ok_or_else(|| SessionError::Other("the query phase handed on no result".into()))
     })
     .await
     .result
@@ -204,6 +200,9 @@ pub(super) async fn measure_on(
 /// The phase the query method's telemetry is kept under.
 pub(super) const QUERY: &str = "query";
 
+/// The setup of a query command's run, what it finds handed on to the query phase.
+pub(super) const SETUP: &str = "setup";
+
 /// What the setup of a query run found: the engine that answers, and the truth to check the
 /// answers against.
 struct Prepared {
@@ -216,12 +215,17 @@ struct Prepared {
 /// failed run, like a load that cannot reach its target.
 struct Setup<'p> {
     spec: &'p QuerySpec,
-    prepared: &'p RefCell<Option<Prepared>>,
+    /// What it found, from its end until it is handed on.
+    prepared: Option<Prepared>,
 }
 
 impl lifecycle::Phase for Setup<'_> {
     fn name(&self) -> String {
-        "setup".into()
+        SETUP.into()
+    }
+
+    fn ended(&mut self, _: &Stage<'_>, _: &mut lifecycle::StepEnd) -> Option<lifecycle::Report> {
+        self.prepared.take().map(lifecycle::Report::new)
     }
 
     fn run<'a>(&'a mut self, stage: &'a Stage<'a>) -> Work<'a, Result<Measurements, SessionError>> {
@@ -246,7 +250,7 @@ impl lifecycle::Phase for Setup<'_> {
                 None
             };
             let truth = truth.filter(|_| spec.workload.wants_truth());
-            *self.prepared.borrow_mut() = Some(Prepared { engine, truth });
+            self.prepared = Some(Prepared { engine, truth });
             Ok(Measurements::default())
         })
     }
@@ -256,13 +260,19 @@ impl lifecycle::Phase for Setup<'_> {
 /// answers checked against the truth, drift against a baseline when one is given.
 struct WorkloadQueries<'p> {
     spec: &'p QuerySpec,
-    prepared: &'p RefCell<Option<Prepared>>,
-    measured: &'p RefCell<Option<QueryResult>>,
+    /// What the setup handed on.
+    prepared: Option<Prepared>,
+    /// What the method measured, from its end until it is handed on.
+    measured: Option<QueryResult>,
 }
 
 impl lifecycle::Phase for WorkloadQueries<'_> {
     fn name(&self) -> String {
         QUERY.into()
+    }
+
+    fn given(&mut self, before: &mut lifecycle::Outcome) {
+        self.prepared = before.take(SETUP);
     }
 
     fn run<'a>(&'a mut self, stage: &'a Stage<'a>) -> Work<'a, Result<Measurements, SessionError>> {
@@ -284,15 +294,15 @@ impl lifecycle::Phase for WorkloadQueries<'_> {
             }
             let measurements = kept(&result, &stage.feed);
             stage.measured_from.set(result.measured_from);
-            *self.measured.borrow_mut() = Some(result);
+            self.measured = Some(result);
             Ok(measurements)
         })
     }
 
-    fn ended(&mut self, _stage: &Stage<'_>, watched: &mut lifecycle::Watched) {
-        if let Some(result) = self.measured.borrow_mut().as_mut() {
-            summarise(result, watched);
-        }
+    fn ended(&mut self, _: &Stage<'_>, end: &mut lifecycle::StepEnd) -> Option<lifecycle::Report> {
+        let mut result = self.measured.take()?;
+        summarise(&mut result, &mut end.watched);
+        Some(lifecycle::Report::new(result))
     }
 }
 

@@ -4,11 +4,9 @@
 
 use serde::Serialize;
 
-use std::cell::RefCell;
-
 use super::attach::{Attach, Over, Scope};
 use super::background::BackgroundInstrument;
-use super::ingest::{load_identity, load_step, LoadKept, LoadPhase, LoadSpec};
+use super::ingest::{load_identity, load_report, load_step, LoadPhase, LoadSpec, LOAD};
 use super::lifecycle::{self, around, Plan, Step};
 use super::query::{after_ingest, kept, summarise, QUERY};
 use super::{ClusterSpec, Event, Job, Observer, SessionError};
@@ -123,30 +121,28 @@ pub async fn run(
     let kit = attach
         .kit(&identity, scope, observer)
         .instrument(around(QUERY, BackgroundInstrument::new()));
-    let (ingested, queried) = (LoadKept::default(), RefCell::new(None));
     let queries = QueryPhase {
         index: job.index.clone(),
         workload: job.workload.clone(),
         truth: job.truth.take(),
         spec,
         cancel: load_spec.cancel.clone().unwrap_or_else(Cancel::never),
-        ingested: &ingested.report,
-        result: &queried,
+        queried: None,
     };
-    let mut load = LoadPhase::new(job, load_spec, &ingested);
+    let mut load = LoadPhase::new(job, load_spec);
     load.tell = true;
     let plan = Plan::new(
         identity,
         vec![load_step(load, None), Step::One(Box::new(queries))],
     )
     .attach(kit);
-    lifecycle::run(cluster, plan, observer, |_| {
-        let ingest = ingested.report()?;
-        let (query, query_interrupted) = queried.take().unwrap_or((None, false));
+    lifecycle::run(cluster, plan, observer, |outcome| {
+        let ingest = load_report(outcome)?;
+        let queried = outcome.take::<Queried>(QUERY).unwrap_or_default();
         Ok(RunResult {
             ingest,
-            query,
-            query_interrupted,
+            query: queried.result,
+            query_interrupted: queried.interrupted,
         })
     })
     .await
@@ -162,10 +158,15 @@ struct QueryPhase<'p> {
     truth: Option<crate::corpus::TruthHandle>,
     spec: &'p RunSpec,
     cancel: Cancel,
-    /// The load's report: the queries run only after a whole load.
-    ingested: &'p RefCell<Option<IngestReport>>,
-    /// What the phase measured, and whether it was stopped.
-    result: &'p RefCell<Option<(Option<QueryResult>, bool)>>,
+    /// What the phase measured, from its end until it is handed on.
+    queried: Option<Queried>,
+}
+
+/// What a run's query phase hands on: what it measured, and whether it was stopped.
+#[derive(Debug, Default)]
+struct Queried {
+    result: Option<QueryResult>,
+    interrupted: bool,
 }
 
 impl lifecycle::Phase for QueryPhase<'_> {
@@ -173,11 +174,10 @@ impl lifecycle::Phase for QueryPhase<'_> {
         QUERY.into()
     }
 
-    fn wanted(&self) -> bool {
-        let loaded = self
-            .ingested
-            .borrow()
-            .as_ref()
+    /// Only after a whole load (its report says so).
+    fn wanted(&self, before: &lifecycle::Outcome) -> bool {
+        let loaded = before
+            .report::<IngestReport>(LOAD)
             .is_some_and(|r| r.error.is_none() && !r.interrupted);
         loaded && self.spec.queries && !self.cancel.is_cancelled()
     }
@@ -199,7 +199,10 @@ impl lifecycle::Phase for QueryPhase<'_> {
             if let Some(split) = spec.split.as_ref().filter(|_| has_queries) {
                 let whole = whole_index(&target, &self.index, split, &spec.progress, &self.cancel);
                 if !whole.await? {
-                    *self.result.borrow_mut() = Some((None, true));
+                    self.queried = Some(Queried {
+                        result: None,
+                        interrupted: true,
+                    });
                     return Ok(lifecycle::Measurements::default());
                 }
             }
@@ -243,15 +246,24 @@ impl lifecycle::Phase for QueryPhase<'_> {
                 .as_ref()
                 .map(|r| kept(r, &stage.feed))
                 .unwrap_or_default();
-            *self.result.borrow_mut() = Some((result, interrupted));
+            self.queried = Some(Queried {
+                result,
+                interrupted,
+            });
             Ok(measurements)
         })
     }
 
-    fn ended(&mut self, stage: &lifecycle::Stage<'_>, watched: &mut lifecycle::Watched) {
-        if let Some((Some(result), _)) = self.result.borrow_mut().as_mut() {
-            summarise(result, watched);
+    fn ended(
+        &mut self,
+        stage: &lifecycle::Stage<'_>,
+        end: &mut lifecycle::StepEnd,
+    ) -> Option<lifecycle::Report> {
+        let mut queried = self.queried.take()?;
+        if let Some(result) = queried.result.as_mut() {
+            summarise(result, &mut end.watched);
             stage.observer.event(Event::Queried(result));
         }
+        Some(lifecycle::Report::new(queried))
     }
 }

@@ -3,7 +3,7 @@
 //! through the one lifecycle, so the same instruments and sinks stand around them as around
 //! any run. Each task's figures are kept as the tools report them.
 
-use std::cell::{OnceCell as Once, RefCell};
+use std::cell::OnceCell as Once;
 
 use serde::Serialize;
 use serde_json::json;
@@ -136,7 +136,6 @@ pub async fn run(
     };
     let kit = spec.attach.kit(&identity, scope, observer);
     let context = OnceCell::new();
-    let kept = RefCell::new(Vec::new());
     let joins = Once::new();
     let join = |point: String, end: bool| {
         JoinPhase::step(spec.part.as_ref(), &joins, &spec.interrupt, point, end)
@@ -174,7 +173,7 @@ pub async fn run(
                     stop: block.clone(),
                     interrupt: spec.interrupt.clone(),
                     completes,
-                    kept: &kept,
+                    figures: None,
                     keep_seconds,
                 })),
                 TaskPlan::Bulk(bulk) => phases.push(Box::new(BulkPhase {
@@ -189,7 +188,7 @@ pub async fn run(
                     part: spec.part.as_ref(),
                     interrupt: spec.interrupt.clone(),
                     completes,
-                    kept: &kept,
+                    figures: None,
                 })),
             }
         }
@@ -202,7 +201,8 @@ pub async fn run(
     plan_steps.extend(join(super::join::END.to_string(), true));
     let plan = Plan::new(identity, plan_steps).attach(kit);
     let ran = lifecycle::run(cluster, plan, observer, |outcome| {
-        let tasks = kept.borrow().clone();
+        // Each task's row, as its phase handed it on.
+        let tasks: Vec<TaskFigures> = outcome.take_all();
         let (product, engine_version) = context
             .get()
             .map(|c: &Context| (c.product.to_string(), c.version.clone()))
@@ -279,7 +279,8 @@ struct TaskPhase<'p> {
     interrupt: Cancel,
     /// Set when this task's end ends its block.
     completes: Option<watch::Sender<bool>>,
-    kept: &'p RefCell<Vec<TaskFigures>>,
+    /// The task's row, from its end until it is handed on.
+    figures: Option<TaskFigures>,
     /// Keep the task's operations per second (a part's, for the merge).
     keep_seconds: bool,
 }
@@ -289,8 +290,12 @@ impl Phase for TaskPhase<'_> {
         self.spec.name.clone()
     }
 
-    fn wanted(&self) -> bool {
+    fn wanted(&self, _: &lifecycle::Outcome) -> bool {
         !self.interrupt.is_cancelled()
+    }
+
+    fn ended(&mut self, _: &Stage<'_>, _: &mut lifecycle::StepEnd) -> Option<lifecycle::Report> {
+        self.figures.take().map(lifecycle::Report::new)
     }
 
     fn run<'a>(&'a mut self, stage: &'a Stage<'a>) -> Work<'a, Result<Measurements, SessionError>> {
@@ -330,7 +335,7 @@ impl Phase for TaskPhase<'_> {
                         .collect(),
                 );
             }
-            self.kept.borrow_mut().push(row);
+            self.figures = Some(row);
             stage.feed.send(Streamed::Histograms(task_histograms(
                 &self.spec.name,
                 &ran.measurements,
@@ -354,7 +359,8 @@ struct BulkPhase<'p> {
     part: Option<&'p PartOf>,
     interrupt: Cancel,
     completes: Option<watch::Sender<bool>>,
-    kept: &'p RefCell<Vec<TaskFigures>>,
+    /// The task's row, from its end until it is handed on.
+    figures: Option<TaskFigures>,
 }
 
 impl Phase for BulkPhase<'_> {
@@ -362,8 +368,12 @@ impl Phase for BulkPhase<'_> {
         self.spec.name.clone()
     }
 
-    fn wanted(&self) -> bool {
+    fn wanted(&self, _: &lifecycle::Outcome) -> bool {
         !self.interrupt.is_cancelled()
+    }
+
+    fn ended(&mut self, _: &Stage<'_>, _: &mut lifecycle::StepEnd) -> Option<lifecycle::Report> {
+        self.figures.take().map(lifecycle::Report::new)
     }
 
     fn run<'a>(&'a mut self, stage: &'a Stage<'a>) -> Work<'a, Result<Measurements, SessionError>> {
@@ -391,7 +401,7 @@ impl Phase for BulkPhase<'_> {
             }
             let mut figures = figures::of_loads(&self.spec.name, &reports);
             figures.first_error = figures.first_error.or(failed);
-            self.kept.borrow_mut().push(figures);
+            self.figures = Some(figures);
             stage.feed.send(Streamed::Histograms(task_histograms(
                 &self.spec.name,
                 &all,

@@ -1,7 +1,6 @@
 //! The user's queries file as a query phase: read it, fill its slots (time slices read their
 //! range from the index), run it with the query method, keep the result.
 
-use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
@@ -9,7 +8,7 @@ use serde_json::{json, Value};
 use super::attach::Attach;
 use super::lifecycle::{self, Measurements, Stage, Work};
 use super::query::{
-    engine_name, kept, measure_on, on_own_thread, setup_then_query, summarise, usage, QUERY,
+    engine_name, kept, measure_on, on_own_thread, setup_then_query, summarise, usage, QUERY, SETUP,
 };
 use super::{ClusterSpec, Observer, SessionError};
 use crate::cluster::Target;
@@ -131,17 +130,16 @@ pub async fn query_file(
     let config = crate::query::with_part(config, options);
     let identity = attach.identity(Kind::Query, &workload, None, None, config);
     let cluster = ClusterSpec::given(target, urls, spec.rtt);
-    let (prepared, measured) = (RefCell::new(None), RefCell::new(None));
     let setup = Setup {
         spec: &spec,
         workload: &workload,
         queries: &queries,
-        prepared: &prepared,
+        prepared: None,
     };
     let queries = FileQueries {
         spec: &spec,
-        prepared: &prepared,
-        measured: &measured,
+        prepared: None,
+        measured: None,
     };
     setup_then_query(
         &cluster,
@@ -149,7 +147,6 @@ pub async fn query_file(
         [Box::new(setup), Box::new(queries)],
         attach,
         observer,
-        &measured,
     )
     .await
 }
@@ -160,13 +157,20 @@ struct Setup<'p> {
     spec: &'p FileQuerySpec,
     workload: &'p str,
     queries: &'p [UserQuery],
-    /// The engine that answers, and the plan.
-    prepared: &'p RefCell<Option<(String, UserQueries)>>,
+    /// The engine that answers, and the plan: from its end until it is handed on.
+    prepared: Option<Prepared>,
 }
+
+/// What the setup of a queries file's run hands on: the engine that answers, and the plan.
+type Prepared = (String, UserQueries);
 
 impl lifecycle::Phase for Setup<'_> {
     fn name(&self) -> String {
-        "setup".into()
+        SETUP.into()
+    }
+
+    fn ended(&mut self, _: &Stage<'_>, _: &mut lifecycle::StepEnd) -> Option<lifecycle::Report> {
+        self.prepared.take().map(lifecycle::Report::new)
     }
 
     fn run<'a>(&'a mut self, stage: &'a Stage<'a>) -> Work<'a, Result<Measurements, SessionError>> {
@@ -175,7 +179,7 @@ impl lifecycle::Phase for Setup<'_> {
             let engine = check_index(stage.target, index).await?;
             let file = self.spec.file.display().to_string();
             let plan = plan(stage.target, index, &file, self.workload, self.queries).await?;
-            *self.prepared.borrow_mut() = Some((engine, plan));
+            self.prepared = Some((engine, plan));
             Ok(Measurements::default())
         })
     }
@@ -184,13 +188,19 @@ impl lifecycle::Phase for Setup<'_> {
 /// The query method on the file's plan: every query of it.
 struct FileQueries<'p> {
     spec: &'p FileQuerySpec,
-    prepared: &'p RefCell<Option<(String, UserQueries)>>,
-    measured: &'p RefCell<Option<QueryResult>>,
+    /// What the setup handed on.
+    prepared: Option<Prepared>,
+    /// What the method measured, from its end until it is handed on.
+    measured: Option<QueryResult>,
 }
 
 impl lifecycle::Phase for FileQueries<'_> {
     fn name(&self) -> String {
         QUERY.into()
+    }
+
+    fn given(&mut self, before: &mut lifecycle::Outcome) {
+        self.prepared = before.take(SETUP);
     }
 
     fn run<'a>(&'a mut self, stage: &'a Stage<'a>) -> Work<'a, Result<Measurements, SessionError>> {
@@ -204,15 +214,15 @@ impl lifecycle::Phase for FileQueries<'_> {
             let result = measure_on(stage, Box::new(plan), options, engine).await?;
             let measurements = kept(&result, &stage.feed);
             stage.measured_from.set(result.measured_from);
-            *self.measured.borrow_mut() = Some(result);
+            self.measured = Some(result);
             Ok(measurements)
         })
     }
 
-    fn ended(&mut self, _stage: &Stage<'_>, watched: &mut lifecycle::Watched) {
-        if let Some(result) = self.measured.borrow_mut().as_mut() {
-            summarise(result, watched);
-        }
+    fn ended(&mut self, _: &Stage<'_>, end: &mut lifecycle::StepEnd) -> Option<lifecycle::Report> {
+        let mut result = self.measured.take()?;
+        summarise(&mut result, &mut end.watched);
+        Some(lifecycle::Report::new(result))
     }
 }
 

@@ -272,15 +272,16 @@ fn a_target_that_stops_answering_its_stats_does_not_hold_the_phase_up() {
     let runtime = common::runtime();
     let started = Instant::now();
     use searchbench::session::lifecycle::{
-        self, Identity, Measurements, Phase, Plan, Stage, Step, Watched, Work,
+        self, Identity, Measurements, Phase, Plan, Report, Stage, Step, StepEnd, Work,
     };
     use searchbench::session::telemetry::{Telemetry, TelemetryInstrument, TELEMETRY};
     use std::{cell::RefCell, rc::Rc};
     /// A phase that only waits, with the sampler around it; it keeps what the sampler saw.
     struct Wait(Rc<RefCell<Option<Telemetry>>>);
     impl Phase for Wait {
-        fn ended(&mut self, _: &Stage<'_>, watched: &mut Watched) {
-            *self.0.borrow_mut() = watched.take(TELEMETRY);
+        fn ended(&mut self, _: &Stage<'_>, end: &mut StepEnd) -> Option<Report> {
+            *self.0.borrow_mut() = end.watched.take(TELEMETRY);
+            None
         }
         fn name(&self) -> String {
             "ingest".into()

@@ -8,8 +8,8 @@ use std::rc::Rc;
 use searchbench::cluster::{Target, TargetConfig};
 use searchbench::engine::StartOptions;
 use searchbench::session::lifecycle::{
-    self, Finished, Identity, Instrument, Measured, Measurements, Phase, Plan, Seen, Sink, Stage,
-    Step, Streamed, Work,
+    self, Finished, Identity, Instrument, Measured, Measurements, Outcome, Phase, Plan, Report,
+    Seen, Sink, Stage, Step, StepEnd, Streamed, Work,
 };
 use searchbench::session::{ClusterSpec, SessionError, Silent};
 use searchbench::store::Kind;
@@ -35,7 +35,7 @@ impl Phase for Bulk {
     }
 
     /// A phase of no documents has no work.
-    fn wanted(&self) -> bool {
+    fn wanted(&self, _: &lifecycle::Outcome) -> bool {
         self.docs > 0
     }
 
@@ -303,6 +303,85 @@ fn a_failing_phase_ends_the_run_and_a_failing_instrument_is_a_warning() {
     assert!(log
         .borrow()
         .contains(&"finish phases=2 result=error streamed=3".to_string()));
+}
+
+/// Hands on a number: its own, plus what an earlier phase handed on (`from`) and what a phase
+/// beside it in its step handed on (`beside`).
+struct Relay {
+    name: &'static str,
+    own: u64,
+    from: Option<&'static str>,
+    beside: Option<&'static str>,
+    given: u64,
+}
+
+impl Phase for Relay {
+    fn name(&self) -> String {
+        self.name.into()
+    }
+
+    /// Only when what it follows handed something on.
+    fn wanted(&self, before: &Outcome) -> bool {
+        self.from.is_none_or(|f| before.report::<u64>(f).is_some())
+    }
+
+    fn given(&mut self, before: &mut Outcome) {
+        if let Some(f) = self.from {
+            self.given = before.take::<u64>(f).expect("wanted only when there");
+        }
+    }
+
+    fn run<'a>(&'a mut self, _: &'a Stage<'a>) -> Work<'a, Result<Measurements, SessionError>> {
+        Box::pin(async { Ok(Measurements::default()) })
+    }
+
+    fn ended(&mut self, _: &Stage<'_>, end: &mut StepEnd) -> Option<Report> {
+        let beside = self.beside.and_then(|b| end.report::<u64>(b)).unwrap_or(0);
+        Some(Report::new(self.own + self.given + beside))
+    }
+}
+
+#[test]
+fn what_a_phase_hands_on_reaches_the_phases_after_it_and_the_result() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let relay = |name, own, from, beside| -> Box<dyn Phase> {
+        Box::new(Relay {
+            name,
+            own,
+            from,
+            beside,
+            given: 0,
+        })
+    };
+    let plan = Plan::new(
+        Identity::new(Kind::Run, "relay", json!({})),
+        vec![
+            Step::One(relay("first", 1, None, None)),
+            // The step's first phase ends last: it takes what the one beside it handed on.
+            Step::Together(vec![
+                relay("second", 10, Some("first"), Some("third")),
+                relay("third", 100, None, None),
+            ]),
+            // Follows a phase that handed nothing on: not wanted, not run.
+            Step::One(relay("never", 1000, Some("nobody"), None)),
+        ],
+    );
+    let ran = runtime.block_on(lifecycle::run(&cluster(), plan, &Silent, |outcome| {
+        // What was taken is gone: the first phase's by the second, the third's by its sibling.
+        assert!(outcome.report::<u64>("first").is_none());
+        assert!(outcome.report::<u64>("third").is_none());
+        // A report is read as the type it is, and no other.
+        assert!(outcome.report::<String>("second").is_none());
+        Ok(outcome.take::<u64>("second").expect("the second hands on"))
+    }));
+    assert_eq!(ran.result.expect("a result"), 111);
+    let phases: Vec<&str> = ran
+        .outcome
+        .phases
+        .iter()
+        .map(|m| m.phase.as_str())
+        .collect();
+    assert_eq!(phases, ["first", "second", "third"]);
 }
 
 /// The bulk load through the lifecycle (`session::ingest::ingest`): two processes' loads of

@@ -30,10 +30,11 @@ use reqwest::Method;
 
 use super::attach::{Attach, Over, Scope};
 use super::ingest::{load_step, LoadPhase, LOAD};
-use super::lifecycle::{self, Plan, Step};
+use super::lifecycle::{self, Outcome, Plan, Step};
 use super::{ClusterSpec, Observer, SessionError};
 use crate::cluster::Target;
 use crate::ingest::Cancel;
+use crate::ingest::IngestReport;
 use crate::store::Kind;
 use crate::workload::Scenario;
 
@@ -42,7 +43,7 @@ pub use crate::workload::scenario_result::{
     Cleanup, Creation, CreationSecond, IndexCounts, Latency, ScenarioResult, Snapshots, StateSample,
 };
 use many_shards::logs_load;
-use phases::{ScenarioPhase, ScenarioStep, Shared};
+use phases::{Began, Cleaned, ScenarioPhase, ScenarioStep, Shared, Taken};
 use snapshots::Repository;
 
 /// How big a scenario is and how it loads.
@@ -241,6 +242,8 @@ pub async fn run(
         Box::new(ScenarioPhase {
             step,
             shared: &shared,
+            repository: None,
+            report: None,
         })
     };
     let joins = std::cell::OnceCell::new();
@@ -263,7 +266,7 @@ pub async fn run(
     steps.push(Step::One(phase(ScenarioStep::Counting)));
     match logs {
         Some((job, load)) => {
-            let load = LoadPhase::new(job, load, &shared.indexing);
+            let load = LoadPhase::new(job, load);
             // Not after Ctrl-C: only the cleanup is left to do then.
             steps.push(load_step(load, Some(shared.cancel.clone())));
             steps.extend(join("loaded", false));
@@ -275,23 +278,33 @@ pub async fn run(
     steps.extend(join(crate::session::join::END, true));
     steps.push(Step::Finally(phase(ScenarioStep::Cleanup)));
     let plan = Plan::new(identity, steps).attach(kit);
-    lifecycle::run(&cluster, plan, observer, |_| result_of(&shared))
-        .await
-        .result
+    lifecycle::run(&cluster, plan, observer, |outcome| {
+        result_of(outcome, &shared)
+    })
+    .await
+    .result
 }
 
-/// The scenario's result, from what its phases kept.
-fn result_of(shared: &Shared<'_>) -> Result<ScenarioResult, SessionError> {
+/// The scenario's result, from what its phases handed on.
+fn result_of(outcome: &mut Outcome, shared: &Shared<'_>) -> Result<ScenarioResult, SessionError> {
     let spec = shared.spec;
     let missing = |what: &str| SessionError::Other(format!("the scenario kept no {what}"));
-    let (product, engine_version, target_url) =
-        shared.engine.take().ok_or_else(|| missing("engine"))?;
-    let cleanup = shared.cleanup.take().unwrap_or_default();
+    let of = |step: ScenarioStep| step.name();
+    let began: Began = outcome
+        .take(of(ScenarioStep::Setup))
+        .ok_or_else(|| missing("engine"))?;
+    let (product, engine_version, target_url) = began.engine;
+    let cleaned: Option<Cleaned> = outcome.take(of(ScenarioStep::Cleanup));
+    let cleanup = cleaned
+        .as_ref()
+        .map(|c| c.cleanup.clone())
+        .unwrap_or_default();
+    let taken: Option<Taken> = outcome.take(of(ScenarioStep::Snapshots));
     // The profile of the measured phase: the logs load's is the scenario's, not its own.
-    let mut indexing = shared.indexing.report.take();
+    let mut indexing: Option<IngestReport> = outcome.take(LOAD);
     let profile = match indexing.as_mut() {
         Some(report) => report.profile.take(),
-        None => shared.profile.take(),
+        None => taken.as_ref().and_then(|t| t.profile.clone()),
     };
     let mut warnings = Vec::new();
     if !cleanup.errors.is_empty() {
@@ -300,10 +313,11 @@ fn result_of(shared: &Shared<'_>) -> Result<ScenarioResult, SessionError> {
             cleanup.errors.join("; ")
         ));
     }
-    let wall_secs = match (*shared.started.borrow(), *shared.ended.borrow()) {
-        (Some(started), Some(ended)) => ended.saturating_duration_since(started).as_secs_f64(),
-        _ => 0.0,
-    };
+    let wall_secs = cleaned.map_or(0.0, |c| {
+        c.ended
+            .saturating_duration_since(began.started)
+            .as_secs_f64()
+    });
     Ok(ScenarioResult {
         scenario: spec.scenario,
         tool: "searchbench",
@@ -313,13 +327,17 @@ fn result_of(shared: &Shared<'_>) -> Result<ScenarioResult, SessionError> {
         target_url,
         seed: spec.seed,
         prefix: shared.prefix.clone(),
-        started_unix_ms: *shared.started_unix_ms.borrow(),
+        started_unix_ms: began.started_unix_ms,
         wall_secs,
-        creation: shared.creation.take().ok_or_else(|| missing("creation"))?,
-        counts: shared.counts.take().ok_or_else(|| missing("counts"))?,
+        creation: outcome
+            .take(of(ScenarioStep::Creation))
+            .ok_or_else(|| missing("creation"))?,
+        counts: outcome
+            .take(of(ScenarioStep::Counting))
+            .ok_or_else(|| missing("counts"))?,
         indexing,
-        field_caps: shared.field_caps.take(),
-        snapshots: shared.snapshots.take(),
+        field_caps: outcome.take(of(ScenarioStep::FieldCaps)),
+        snapshots: taken.and_then(|t| t.snapshots),
         cleanup,
         interrupted: shared.cancel.is_cancelled(),
         warnings,

@@ -6,7 +6,6 @@
 //! What the phases find and make is kept in [`Shared`]; the result is derived from it once the
 //! run is over.
 
-use std::cell::RefCell;
 use std::time::Instant;
 
 use super::creation::{check_shard_room, count_indices, create_indices};
@@ -14,17 +13,21 @@ use super::many_shards::field_caps_latency;
 use super::snapshots::{repository, take_snapshots, Repository};
 use super::{clean_up, Made, ScenarioSpec};
 use crate::ingest::Cancel;
+use crate::measure::profile::Profile;
 use crate::measure::SerializedHistogram;
-use crate::session::ingest::LoadKept;
-use crate::session::lifecycle::{Measurements, Phase, Stage, Streamed, Watched, Work};
+use crate::session::lifecycle::{
+    Measurements, Outcome, Phase, Report, Stage, StepEnd, Streamed, Work,
+};
 use crate::session::profile::PROFILE;
 use crate::session::SessionError;
 use crate::workload::scenario_result::{
-    Cleanup, Creation, IndexCounts, Latency, Snapshots, CREATE_HISTOGRAM, FIELD_CAPS_HISTOGRAM,
+    Cleanup, Snapshots, CREATE_HISTOGRAM, FIELD_CAPS_HISTOGRAM,
 };
 use crate::workload::Scenario;
 
-/// What the phases of one scenario run share.
+/// What the phases of one scenario run share: its names and what it made (for the cleanup,
+/// whatever happened). What each phase found is what it hands on (see [`Began`], [`Taken`],
+/// [`Cleaned`]); the result is derived from the run's outcome once it is over.
 pub(super) struct Shared<'s> {
     pub spec: &'s ScenarioSpec,
     pub cancel: Cancel,
@@ -32,21 +35,6 @@ pub(super) struct Shared<'s> {
     pub stamp: String,
     pub prefix: String,
     pub made: Made,
-    /// The product and version that answered, and where (without a query string).
-    pub engine: RefCell<Option<(String, String, String)>>,
-    pub started: RefCell<Option<Instant>>,
-    pub started_unix_ms: RefCell<Option<u64>>,
-    pub ended: RefCell<Option<Instant>>,
-    pub repository: RefCell<Option<Repository>>,
-    pub creation: RefCell<Option<Creation>>,
-    pub counts: RefCell<Option<IndexCounts>>,
-    /// The logs load of many-shards, and the searches during it.
-    pub indexing: LoadKept,
-    pub field_caps: RefCell<Option<Latency>>,
-    pub snapshots: RefCell<Option<Snapshots>>,
-    pub cleanup: RefCell<Option<Cleanup>>,
-    /// The engine profile of the snapshots (many-shards' is its logs load's).
-    pub profile: RefCell<Option<crate::measure::profile::Profile>>,
 }
 
 impl<'s> Shared<'s> {
@@ -57,26 +45,57 @@ impl<'s> Shared<'s> {
             prefix: format!("searchbench-shards-{stamp}-"),
             stamp,
             made: Made::default(),
-            engine: RefCell::default(),
-            started: RefCell::default(),
-            started_unix_ms: RefCell::default(),
-            ended: RefCell::default(),
-            repository: RefCell::default(),
-            creation: RefCell::default(),
-            counts: RefCell::default(),
-            indexing: LoadKept::default(),
-            field_caps: RefCell::default(),
-            snapshots: RefCell::default(),
-            cleanup: RefCell::default(),
-            profile: RefCell::default(),
         }
     }
+}
+
+/// What the setup hands on: when the scenario began, the engine that answered (product,
+/// version, URL without a query string), the snapshot repository it settled.
+pub(super) struct Began {
+    pub started: Instant,
+    pub started_unix_ms: Option<u64>,
+    pub engine: (String, String, String),
+    pub repository: Option<Repository>,
+}
+
+/// What the snapshots phase hands on: the snapshots taken (none without a repository), and
+/// the engine profile around them (the scenario's measured phase).
+pub(super) struct Taken {
+    pub snapshots: Option<Snapshots>,
+    pub profile: Option<Profile>,
+}
+
+/// What the cleanup hands on: what it removed, and when the scenario ended.
+pub(super) struct Cleaned {
+    pub cleanup: Cleanup,
+    pub ended: Instant,
 }
 
 /// A phase of the scenario: which one, and what it shares.
 pub(super) struct ScenarioPhase<'p, 's> {
     pub step: ScenarioStep,
     pub shared: &'p Shared<'s>,
+    /// The repository the setup settled (for the snapshots and the cleanup).
+    pub repository: Option<Repository>,
+    /// What the phase found, from its end until it is handed on.
+    pub report: Option<Report>,
+}
+
+/// The setup's phase: what it hands on is the others' (the repository).
+const SETUP: &str = "setup";
+
+impl ScenarioStep {
+    /// The phase's name in the run's record.
+    pub fn name(self) -> &'static str {
+        match self {
+            ScenarioStep::Setup => SETUP,
+            ScenarioStep::Creation => "creation",
+            ScenarioStep::Counting => "counting",
+            ScenarioStep::FieldCaps => "field-caps",
+            ScenarioStep::Snapshots => "snapshots",
+            ScenarioStep::Cleanup => "cleanup",
+        }
+    }
 }
 
 /// The scenario's own phases (the logs load is the load's step, `ingest::load_step`).
@@ -92,19 +111,11 @@ pub(super) enum ScenarioStep {
 
 impl Phase for ScenarioPhase<'_, '_> {
     fn name(&self) -> String {
-        match self.step {
-            ScenarioStep::Setup => "setup",
-            ScenarioStep::Creation => "creation",
-            ScenarioStep::Counting => "counting",
-            ScenarioStep::FieldCaps => "field-caps",
-            ScenarioStep::Snapshots => "snapshots",
-            ScenarioStep::Cleanup => "cleanup",
-        }
-        .into()
+        self.step.name().into()
     }
 
     /// After Ctrl-C only the cleanup is left to do.
-    fn wanted(&self) -> bool {
+    fn wanted(&self, _: &Outcome) -> bool {
         match self.step {
             ScenarioStep::Setup
             | ScenarioStep::Creation
@@ -118,11 +129,25 @@ impl Phase for ScenarioPhase<'_, '_> {
         }
     }
 
-    /// The snapshots are the profiled phase of their scenario: its profile is theirs.
-    fn ended(&mut self, _stage: &Stage<'_>, watched: &mut Watched) {
-        if self.step == ScenarioStep::Snapshots {
-            *self.shared.profile.borrow_mut() = watched.take(PROFILE);
+    /// The snapshots and the cleanup work on the repository the setup settled.
+    fn given(&mut self, before: &mut Outcome) {
+        if matches!(self.step, ScenarioStep::Snapshots | ScenarioStep::Cleanup) {
+            self.repository = before
+                .report::<Began>(SETUP)
+                .and_then(|b| b.repository.clone());
         }
+    }
+
+    /// What the phase found; the snapshots are the profiled phase of their scenario, so the
+    /// profile is theirs.
+    fn ended(&mut self, _: &Stage<'_>, end: &mut StepEnd) -> Option<Report> {
+        if self.step == ScenarioStep::Snapshots {
+            return Some(Report::new(Taken {
+                snapshots: self.report.take().and_then(|r| r.take::<Snapshots>()),
+                profile: end.watched.take(PROFILE),
+            }));
+        }
+        self.report.take()
     }
 
     fn run<'a>(&'a mut self, stage: &'a Stage<'a>) -> Work<'a, Result<Measurements, SessionError>> {
@@ -130,27 +155,34 @@ impl Phase for ScenarioPhase<'_, '_> {
             let (s, target) = (self.shared, stage.target);
             match self.step {
                 ScenarioStep::Setup => {
-                    *s.started.borrow_mut() = Some(Instant::now());
-                    *s.started_unix_ms.borrow_mut() = std::time::SystemTime::now()
+                    let started = Instant::now();
+                    let started_unix_ms = std::time::SystemTime::now()
                         .duration_since(std::time::UNIX_EPOCH)
                         .ok()
                         .map(|d| d.as_millis() as u64);
                     let (product, version, _) = target.product().await?;
                     let mut url = target.url().clone();
                     url.set_query(None);
-                    *s.engine.borrow_mut() = Some((product.to_string(), version, url.to_string()));
                     check_shard_room(target, s.spec.indices + 1).await?;
                     // The repository is settled before anything is made: a cluster without
                     // `path.repo` fails here, with nothing to clean up.
-                    if s.spec.scenario == Scenario::Snapshots && s.spec.is_first() {
-                        let repo = repository(target, s.spec, &s.stamp).await?;
-                        *s.repository.borrow_mut() = Some(repo);
-                    }
+                    let repository = if s.spec.scenario == Scenario::Snapshots && s.spec.is_first()
+                    {
+                        Some(repository(target, s.spec, &s.stamp).await?)
+                    } else {
+                        None
+                    };
+                    self.report = Some(Report::new(Began {
+                        started,
+                        started_unix_ms,
+                        engine: (product.to_string(), version, url.to_string()),
+                        repository,
+                    }));
                 }
                 ScenarioStep::Creation => {
                     let (creation, create_us) =
                         create_indices(target, s.spec, &s.prefix, &s.made, &s.cancel).await;
-                    *s.creation.borrow_mut() = Some(creation);
+                    self.report = Some(Report::new(creation));
                     stage.feed.send(Streamed::Histograms(
                         SerializedHistogram::encode(CREATE_HISTOGRAM, "us", &create_us)
                             .into_iter()
@@ -159,12 +191,12 @@ impl Phase for ScenarioPhase<'_, '_> {
                 }
                 ScenarioStep::Counting => {
                     let counts = count_indices(target, &s.prefix, s.spec).await?;
-                    *s.counts.borrow_mut() = Some(counts);
+                    self.report = Some(Report::new(counts));
                 }
                 ScenarioStep::FieldCaps => {
                     let (latency, h) =
                         field_caps_latency(target, s.spec, &s.prefix, &s.cancel).await;
-                    *s.field_caps.borrow_mut() = Some(latency);
+                    self.report = Some(Report::new(latency));
                     stage.feed.send(Streamed::Histograms(
                         SerializedHistogram::encode(FIELD_CAPS_HISTOGRAM, "us", &h)
                             .into_iter()
@@ -172,17 +204,16 @@ impl Phase for ScenarioPhase<'_, '_> {
                     ));
                 }
                 ScenarioStep::Snapshots => {
-                    let repo = s.repository.borrow().clone();
-                    if let Some(repo) = repo {
+                    if let Some(repo) = &self.repository {
                         let taken = take_snapshots(
-                            target, s.spec, &repo, &s.prefix, &s.stamp, &s.made, &s.cancel,
+                            target, s.spec, repo, &s.prefix, &s.stamp, &s.made, &s.cancel,
                         )
                         .await;
-                        *s.snapshots.borrow_mut() = Some(taken);
+                        self.report = Some(Report::new(taken));
                     }
                 }
                 ScenarioStep::Cleanup => {
-                    let repo = s.repository.borrow().clone();
+                    let repo = self.repository.clone();
                     // Part 1 of a group cleans up what every part made (the names are the
                     // group's); the other parts leave it to part 1.
                     let cleanup = if !s.spec.is_first() {
@@ -200,8 +231,10 @@ impl Phase for ScenarioPhase<'_, '_> {
                         }
                         clean_up(target, &s.made, repo.as_ref()).await
                     };
-                    *s.cleanup.borrow_mut() = Some(cleanup);
-                    *s.ended.borrow_mut() = Some(Instant::now());
+                    self.report = Some(Report::new(Cleaned {
+                        cleanup,
+                        ended: Instant::now(),
+                    }));
                 }
             }
             Ok(Measurements::default())
