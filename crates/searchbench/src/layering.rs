@@ -218,7 +218,7 @@ mod tests {
 
     /// What every command may use: the dispatcher, the shared flags, printing, and the
     /// controls of long work. Everything else at the top of `cli/` is one command's.
-    const CLI_SHARED: [&str; 4] = ["mod", "args", "output", "progress"];
+    const CLI_SHARED: [&str; 5] = ["mod", "args", "ending", "output", "progress"];
 
     #[test]
     fn commands_import_no_other_commands_file() {

@@ -164,7 +164,8 @@ pub async fn run(a: AbArgs) -> CliResult {
         shown(&a.a),
         shown(&a.b)
     );
-    let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
+    let begun = super::ending::listen();
+    let cancel = begun.cancel.clone();
     for round in 1..=a.rounds {
         for side in order(round) {
             let interrupted = |said: &str| {

@@ -79,7 +79,8 @@ pub async fn run(mut a: BisectArgs) -> CliResult {
     let mut load = a
         .load
         .spec(a.index.as_deref().unwrap_or(&a.workload), false);
-    let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
+    let begun = super::ending::listen();
+    let cancel = begun.cancel.clone();
     load.cancel = Some(cancel);
     let spec = BisectSpec {
         workload: a.workload.clone(),

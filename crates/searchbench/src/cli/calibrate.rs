@@ -4,6 +4,7 @@
 use clap::Args;
 
 use super::args::{ClusterArgs, GeneratorArgs, LoadArgs, OutputArgs};
+use super::ending::Verdict;
 use super::output::{self, Terminal};
 use super::{CliError, CliResult};
 use crate::session::calibrate::{self, CalibrateSpec};
@@ -66,7 +67,8 @@ pub async fn run(a: CalibrateArgs) -> CliResult {
     let cluster = a.cluster.spec()?;
     let mut load = a.load.spec(&job.index, a.out.progress());
     // The first Ctrl-C stops the load and keeps what was done; a second quits at once.
-    let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
+    let begun = super::ending::listen();
+    let cancel = begun.cancel.clone();
     load.cancel = Some(cancel);
     let terminal = Terminal::new(a.out.quiet);
     let c = calibrate::calibrate(
@@ -76,7 +78,7 @@ pub async fn run(a: CalibrateArgs) -> CliResult {
         &a.out.attach(Some(&a.load.telemetry), None)?,
         &terminal,
         |i, report| {
-            super::output::ingest::verdict(report)?;
+            report.verdict()?;
             eprintln!(
                 "run {i}/{}: {:.0} docs/s ({})",
                 a.runs, report.docs_per_sec, report.headline.definition

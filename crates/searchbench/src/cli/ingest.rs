@@ -5,6 +5,7 @@
 use clap::{Args, ValueEnum};
 
 use super::args::{ClusterArgs, CorpusArgs, LoadArgs, OutputArgs};
+use super::ending;
 use super::output::{self, Terminal};
 use super::{CliError, CliResult};
 use crate::corpus::csv_types::CsvTypes;
@@ -177,14 +178,8 @@ pub async fn run(args: IngestArgs) -> CliResult {
         );
     }
     // The first Ctrl-C stops the load and keeps what was done; a second quits at once.
-    let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
-    if !args.part.wait_for_start(&cancel, args.out.quiet).await? {
-        return Err(CliError {
-            code: super::exit::INTERRUPTED,
-            error: anyhow::anyhow!("interrupted while waiting for --start-at: nothing was loaded"),
-        });
-    }
-    load.cancel = Some(cancel);
+    let begun = ending::begin(Some(&args.part), args.out.quiet).await?;
+    load.cancel = Some(begun.cancel.clone());
     cluster.warm = warm(&args, &load);
     // The tables print as the load ends (unless the JSON goes to stdout), then the path of
     // the run's HTML page, as `run` does.
@@ -193,8 +188,7 @@ pub async fn run(args: IngestArgs) -> CliResult {
     let report = session::ingest::ingest(job, &cluster, load, &attach, &terminal)
         .await
         .map_err(CliError::session)?;
-    args.out.write_json(&report)?;
-    terminal.unless_unsaved(output::ingest::verdict(&report))
+    ending::end(&args.out.json, &terminal, &report)
 }
 
 /// How to warm a node started for the load: with the workload's generator, or the user's

@@ -91,7 +91,8 @@ pub async fn run(mut args: MatrixArgs) -> CliResult {
         .unwrap_or_else(|| w.default_index().to_string());
     let progress = !args.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
     let mut load = args.load.spec(&index, progress);
-    let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
+    let begun = super::ending::listen();
+    let cancel = begun.cancel.clone();
     load.cancel = Some(cancel);
     let mut cluster = ClusterSpec::local(args.node.options(crate::engine::DEFAULT_ENGINE));
     let attach = args
@@ -137,15 +138,12 @@ pub async fn run(mut args: MatrixArgs) -> CliResult {
         .filter(|d| d.state != Some(crate::store::State::Complete))
         .count();
     if m.interrupted {
-        return Err(CliError {
-            code: super::exit::INTERRUPTED,
-            error: anyhow::anyhow!(
-                "matrix {} interrupted after {} of {} runs (what is done is kept)",
-                m.id,
-                m.done.len(),
-                m.order.len()
-            ),
-        });
+        return Err(super::ending::interrupted(&format!(
+            "matrix {} interrupted after {} of {} runs (what is done is kept)",
+            m.id,
+            m.done.len(),
+            m.order.len()
+        )));
     }
     if incomplete > 0 {
         return Err(CliError::from(anyhow::anyhow!(

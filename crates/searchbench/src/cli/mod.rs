@@ -35,6 +35,7 @@ mod check;
 mod compare;
 mod dates;
 mod deploy;
+mod ending;
 pub mod engine;
 mod generate;
 mod history;

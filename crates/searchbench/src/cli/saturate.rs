@@ -5,7 +5,7 @@ use clap::Args;
 
 use super::args::{parse_duration, ClusterArgs, GeneratorArgs, LoadArgs, OutputArgs};
 use super::output::{self, Terminal};
-use super::{exit, CliError, CliResult};
+use super::{CliError, CliResult};
 use crate::session::saturate::{self, SaturateSpec};
 
 #[derive(Debug, Args)]
@@ -119,7 +119,8 @@ pub async fn run(args: SaturateArgs) -> CliResult {
     let cluster = args.cluster.spec()?;
     let index = spec.index.clone().unwrap_or_default();
     let mut load = args.load.spec(&index, args.out.progress());
-    let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
+    let begun = super::ending::listen();
+    let cancel = begun.cancel.clone();
     load.cancel = Some(cancel);
     let terminal = Terminal::new(args.out.quiet);
     let attach = args
@@ -139,21 +140,7 @@ pub async fn run(args: SaturateArgs) -> CliResult {
     if !args.out.json_on_stdout() {
         output::rate::print_saturate(&result);
     }
-    if result.interrupted {
-        return Err(CliError {
-            code: exit::INTERRUPTED,
-            error: anyhow::anyhow!("interrupted: the steps so far are kept"),
-        });
-    }
-    if result.max_sustainable_docs_per_sec.is_none() {
-        return Err(CliError::check(anyhow::anyhow!(
-            "no step sustained its rate within the limits (lowest tried: {:.0} docs/s)",
-            result
-                .steps
-                .iter()
-                .map(|s| s.offered_docs_per_sec)
-                .fold(f64::INFINITY, f64::min)
-        )));
-    }
-    terminal.unless_unsaved(Ok(()))
+    // The JSON is written before the page and the tables (a page that cannot be written
+    // loses no result): the ending's verdict alone is left.
+    terminal.unless_unsaved(super::ending::Verdict::verdict(&result))
 }

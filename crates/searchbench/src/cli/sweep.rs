@@ -191,7 +191,8 @@ pub async fn run(a: SweepArgs) -> CliResult {
     base.max_failures = Some(MaxFailures::Count(0));
     let mut attach = a.out.attach(None, a.profile.spec(&cluster)?)?;
     // The first Ctrl-C stops the sweep after keeping the finished runs; a second quits.
-    let (cancel, _ctrl_c) = super::progress::cancel_on_ctrl_c();
+    let begun = super::ending::listen();
+    let cancel = begun.cancel.clone();
     base.cancel = Some(cancel);
     cluster.warm = a.warm.generated(&a.workload, &workload_spec, &base);
     let id = sweep::new_id();
@@ -260,12 +261,9 @@ pub async fn run(a: SweepArgs) -> CliResult {
         output::sweep::print(&result);
     }
     if result.interrupted {
-        return Err(CliError {
-            code: exit::INTERRUPTED,
-            error: anyhow::anyhow!(
-                "interrupted: the sweep stopped early; the finished runs are kept (tag sweep={id})"
-            ),
-        });
+        return Err(super::ending::interrupted(&format!(
+            "the sweep stopped early; the finished runs are kept (tag sweep={id})"
+        )));
     }
     if result.answer.recommended.is_none() {
         // Vague intervals are "cannot tell" (125), as in `check`; no clean cell is a failed

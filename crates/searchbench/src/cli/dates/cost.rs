@@ -140,7 +140,8 @@ pub async fn run_dates(args: DatesArgs) -> CliResult {
             None => None,
         });
     }
-    let (cancel, _ctrl_c) = crate::cli::progress::cancel_on_ctrl_c();
+    let begun = crate::cli::ending::listen();
+    let cancel = begun.cancel.clone();
     let config = dates::Config {
         docs: args.docs,
         repeats: args.repeats,

@@ -2,7 +2,7 @@
 //! where the wall time went.
 
 use super::{table, Detail};
-use crate::cli::{exit, CliError, CliResult};
+
 use crate::ingest::{FailureLimit, IdMode, IngestReport, Previous};
 
 pub fn reconcile_line(r: &IngestReport) -> String {
@@ -331,39 +331,5 @@ fn print_brief(r: &IngestReport) {
     }
     for w in &r.warnings {
         sayln!("warning: {w}");
-    }
-}
-
-/// Turns the outcome of a load into an exit code.
-pub fn verdict(report: &IngestReport) -> CliResult {
-    if report.interrupted {
-        return Err(interrupted());
-    }
-    if let Some(error) = &report.error {
-        return Err(CliError {
-            code: exit::FAILURE,
-            error: anyhow::anyhow!("the load stopped early: {error}"),
-        });
-    }
-    if !report.counts.reconciled {
-        return Err(CliError::check(anyhow::anyhow!(
-            "counts do not reconcile: {}",
-            reconcile_line(report)
-        )));
-    }
-    if let Some(limit) = report.failure_limit.as_ref().filter(|l| l.exceeded) {
-        return Err(CliError::check(anyhow::anyhow!(
-            "{}",
-            failure_limit_line(limit)
-        )));
-    }
-    Ok(())
-}
-
-/// Ctrl-C: exit 130; the run is stored as `interrupted`.
-fn interrupted() -> CliError {
-    CliError {
-        code: exit::INTERRUPTED,
-        error: anyhow::anyhow!("interrupted: the load is incomplete (stored as interrupted)"),
     }
 }

@@ -2,11 +2,13 @@
 //! the query method and checked against their expected answers.
 
 use super::{finish, method, transports, QueryArgs};
+use crate::cli::ending::Begun;
 use crate::cli::output::Terminal;
 use crate::cli::{CliError, CliResult};
 use crate::session::user_queries::{query_file, FileQuerySpec};
 
-pub async fn run(args: QueryArgs, cancel: crate::cancel::Cancel) -> CliResult {
+pub async fn run(args: QueryArgs, begun: &Begun) -> CliResult {
+    let cancel = begun.cancel.clone();
     let Some(file) = args.queries.clone() else {
         return Err(CliError::usage(anyhow::anyhow!("--queries FILE is needed")));
     };
@@ -32,12 +34,10 @@ pub async fn run(args: QueryArgs, cancel: crate::cancel::Cancel) -> CliResult {
         crate::cli::args::profile::of_pids(&args.profile_pids)?,
     )?;
     let target = args.target.connect()?;
-    if !args.part.wait_for_start(&cancel, args.quiet).await? {
-        return Err(super::not_started());
-    }
+    begun.start_at(&args.part, args.quiet).await?;
     let terminal = Terminal::new(args.quiet);
     let result = query_file(spec, target, &args.target.urls, &attach, &terminal)
         .await
         .map_err(CliError::session)?;
-    terminal.unless_unsaved(finish(&result, &args))
+    finish(&result, &args, &terminal)
 }

@@ -8,6 +8,7 @@ mod file;
 
 use crate::cancel::Cancel;
 use crate::cli::args::TargetArgs;
+use crate::cli::ending;
 use crate::cli::output::{self, Terminal};
 use crate::cli::{CliError, CliResult};
 use crate::query::{self, QueryOptions, Transport, Variant};
@@ -117,9 +118,10 @@ pub struct QueryArgs {
 pub async fn run(args: QueryArgs) -> CliResult {
     // The first Ctrl-C stops the method between coverages; what was measured is kept and
     // stored `interrupted` (exit 130).
-    let (cancel, _ctrl_c) = crate::cli::progress::cancel_on_ctrl_c();
+    let begun = ending::listen();
+    let cancel = begun.cancel.clone();
     if args.queries.is_some() {
-        return file::run(args, cancel).await;
+        return file::run(args, &begun).await;
     }
     let name = args.workload.clone().unwrap_or_default();
     let Some(workload) = workload::find(&name) else {
@@ -158,26 +160,20 @@ pub async fn run(args: QueryArgs) -> CliResult {
         Some(&args.telemetry),
         crate::cli::args::profile::of_pids(&args.profile_pids)?,
     )?;
-    if !args.part.wait_for_start(&cancel, args.quiet).await? {
-        return Err(not_started());
-    }
+    begun.start_at(&args.part, args.quiet).await?;
     let terminal = Terminal::new(args.quiet);
     let result = crate::session::query::query(spec, target, &args.target.urls, &attach, &terminal)
         .await
         .map_err(CliError::session)?;
-    terminal.unless_unsaved(finish(&result, &args))
+    finish(&result, &args, &terminal)
 }
 
-/// Ctrl-C came while a part waited for `--start-at`: nothing was measured.
-pub(super) fn not_started() -> CliError {
-    CliError {
-        code: crate::cli::exit::INTERRUPTED,
-        error: anyhow::anyhow!("interrupted before --start-at: nothing was measured"),
-    }
-}
-
-/// Prints the result, writes --json, and turns wrong answers into exit 3.
-pub(crate) fn finish(result: &query::QueryResult, args: &QueryArgs) -> CliResult {
+/// Prints the result, then the one ending: --json written, wrong answers exit 3.
+pub(crate) fn finish(
+    result: &query::QueryResult,
+    args: &QueryArgs,
+    terminal: &Terminal,
+) -> CliResult {
     let json_on_stdout = args.json.on_stdout();
     if !json_on_stdout {
         output::query::print(result, output::Detail::Full);
@@ -186,23 +182,7 @@ pub(crate) fn finish(result: &query::QueryResult, args: &QueryArgs) -> CliResult
             output::profile::print(p, output::Detail::Full);
         }
     }
-    output::json_to(result, args.json.target())?;
-    if result.interrupted {
-        return Err(CliError {
-            code: crate::cli::exit::INTERRUPTED,
-            error: anyhow::anyhow!(
-                "interrupted: the figures cover the coverages measured before Ctrl-C (stored as interrupted)"
-            ),
-        });
-    }
-    if !result.passed() {
-        return Err(CliError::check(anyhow::anyhow!(
-            "{} wrong answer(s), {} failed request(s)",
-            result.failures_total,
-            result.request_errors()
-        )));
-    }
-    Ok(())
+    ending::end(&args.json, terminal, result)
 }
 
 /// Transports by name.

@@ -9,6 +9,7 @@ mod track;
 use clap::Args;
 
 use crate::cli::args::{ClusterArgs, CorpusArgs, LoadArgs, OutputArgs, WarmArgs};
+use crate::cli::ending;
 use crate::cli::output::{self, Terminal};
 use crate::cli::{CliError, CliResult};
 use crate::session::ingest::LoadSpec;
@@ -175,34 +176,13 @@ async fn execute(
         .out
         .attach(Some(&args.load.telemetry), args.profile.spec(&cluster)?)?;
     // The first Ctrl-C stops the load and keeps what was done; a second quits at once.
-    let (cancel, _ctrl_c) = crate::cli::progress::cancel_on_ctrl_c();
-    if !args.part.wait_for_start(&cancel, args.out.quiet).await? {
-        return Err(CliError {
-            code: crate::cli::exit::INTERRUPTED,
-            error: anyhow::anyhow!("interrupted while waiting for --start-at: nothing was run"),
-        });
-    }
-    load.cancel = Some(cancel);
+    let begun = ending::begin(Some(&args.part), args.out.quiet).await?;
+    load.cancel = Some(begun.cancel.clone());
     cluster.warm = warm(&load);
     let mut terminal = Terminal::for_output(&args.out);
     terminal.detail = output::detail(args.verbose);
     let result = session::run::run(job, &cluster, load, &spec, &attach, &terminal)
         .await
         .map_err(CliError::session)?;
-    args.out.write_json(&result)?;
-    output::ingest::verdict(&result.ingest)?;
-    if result.query_interrupted {
-        return Err(CliError {
-            code: crate::cli::exit::INTERRUPTED,
-            error: anyhow::anyhow!("interrupted during the query phase (stored as interrupted)"),
-        });
-    }
-    match &result.query {
-        Some(q) if !q.passed() => Err(CliError::check(anyhow::anyhow!(
-            "queries: {} wrong answer(s), {} failed request(s)",
-            q.failures_total,
-            q.request_errors()
-        ))),
-        _ => terminal.unless_unsaved(Ok(())),
-    }
+    ending::end(&args.out.json, &terminal, &result)
 }

@@ -4,8 +4,9 @@
 use clap::Args;
 
 use super::RunArgs;
+use crate::cli::ending;
 use crate::cli::output::Terminal;
-use crate::cli::{exit, CliError, CliResult};
+use crate::cli::{CliError, CliResult};
 use crate::corpus::part::Part;
 use crate::session::join::PartOf;
 use crate::session::scenario::{self, ScenarioSpec};
@@ -145,44 +146,17 @@ pub async fn run(kind: Scenario, args: RunArgs) -> CliResult {
     let attach = args
         .out
         .attach(Some(&args.load.telemetry), args.profile.spec(&cluster)?)?;
-    let (cancel, _ctrl_c) = crate::cli::progress::cancel_on_ctrl_c();
-    if !args.part.wait_for_start(&cancel, args.out.quiet).await? {
-        return Err(CliError {
-            code: exit::INTERRUPTED,
-            error: anyhow::anyhow!("interrupted while waiting for --start-at: nothing was run"),
-        });
-    }
-    spec.cancel = Some(cancel);
+    let begun = ending::begin(Some(&args.part), args.out.quiet).await?;
+    spec.cancel = Some(begun.cancel.clone());
     let terminal = Terminal::for_output(&args.out);
     let result = scenario::run(spec, &cluster, &attach, &terminal)
         .await
         .map_err(CliError::session)?;
-    args.out.write_json(&result)?;
     if !args.out.json_on_stdout() {
         crate::cli::output::scenario::print(&result);
         if let Some(p) = &result.profile {
             crate::cli::output::profile::print(p, crate::cli::output::Detail::Full);
         }
     }
-    if result.interrupted {
-        return Err(CliError {
-            code: exit::INTERRUPTED,
-            error: anyhow::anyhow!("interrupted: the scenario is incomplete (stored as such)"),
-        });
-    }
-    if !result.passed() {
-        return Err(CliError::check(anyhow::anyhow!(
-            "the scenario did not complete cleanly: {} of {} indices complete, {} creation \
-             error(s){}",
-            result.counts.complete_indices,
-            result.counts.expected_indices,
-            result.creation.errors,
-            result
-                .snapshots
-                .as_ref()
-                .map(|s| format!(", {} snapshot(s) not SUCCESS", s.failures))
-                .unwrap_or_default()
-        )));
-    }
-    terminal.unless_unsaved(Ok(()))
+    ending::end(&args.out.json, &terminal, &result)
 }

@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use super::RunArgs;
+use crate::cli::ending;
 use crate::cli::output::{self, Terminal};
 use crate::cli::{CliError, CliResult};
 use crate::session::join::PartOf;
@@ -84,7 +85,8 @@ pub async fn run_track(path: &Path, args: &RunArgs) -> CliResult {
     }
     let mut cluster = args.cluster.spec()?;
     // The first Ctrl-C stops the task running and keeps what ran; a second quits at once.
-    let (interrupt, _ctrl_c) = crate::cli::progress::cancel_on_ctrl_c();
+    let begun = ending::begin(Some(&args.part), args.out.quiet).await?;
+    let interrupt = begun.cancel.clone();
     // A node we start is warmed with the track's first bulk task's documents.
     if let Some(make) = track_run::warm_load(&planned) {
         let cancel = interrupt.clone();
@@ -92,12 +94,6 @@ pub async fn run_track(path: &Path, args: &RunArgs) -> CliResult {
             let (job, mut load) = make(index, docs)?;
             load.cancel = Some(cancel.clone());
             Ok((job, load))
-        });
-    }
-    if !args.part.wait_for_start(&interrupt, args.out.quiet).await? {
-        return Err(CliError {
-            code: crate::cli::exit::INTERRUPTED,
-            error: anyhow::anyhow!("interrupted while waiting for --start-at: nothing was run"),
         });
     }
     let mut terminal = Terminal::for_output(&args.out);
@@ -114,16 +110,6 @@ pub async fn run_track(path: &Path, args: &RunArgs) -> CliResult {
     let result = track_run::run(&d, procedure, planned, &cluster, &spec, &terminal)
         .await
         .map_err(CliError::session)?;
-    args.out.write_json(&result)?;
     output::track::print(&result);
-    if result.interrupted {
-        return Err(CliError {
-            code: crate::cli::exit::INTERRUPTED,
-            error: anyhow::anyhow!("interrupted (stored as interrupted)"),
-        });
-    }
-    if let Some(e) = &result.error {
-        return Err(CliError::check(anyhow::anyhow!("{e}")));
-    }
-    terminal.unless_unsaved(Ok(()))
+    ending::end(&args.out.json, &terminal, &result)
 }
