@@ -9,8 +9,9 @@
 use std::time::Instant;
 
 use searchbench::engine::StartOptions;
+use searchbench::session::ingest::slice_load;
 use searchbench::session::ingest::LoadSpec;
-use searchbench::session::warm::{slice_load, WarmSpec};
+use searchbench::session::warm::WarmSpec;
 use searchbench::session::{ClusterSpec, Job, Silent};
 use searchbench::workload::WorkloadSpec;
 
@@ -54,9 +55,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 let index = format!("warm-node-{run}");
                 let mut load = LoadSpec::new(&index);
                 load.replace = true;
-                let report = connected
-                    .load(logs(docs, &index)?, load, None, &Silent)
-                    .await?;
+                let report = searchbench::session::ingest::load_on(
+                    &connected,
+                    logs(docs, &index)?,
+                    load,
+                    &Silent,
+                )
+                .await?;
                 rates.push(report.docs_per_sec);
             }
             let line = serde_json::json!({

@@ -265,6 +265,86 @@ mod tests {
     }
 
     #[test]
+    fn the_session_modules_import_one_another_without_a_circle() {
+        use std::collections::{BTreeMap, BTreeSet};
+        // The session's own modules: its files and folders.
+        let session: BTreeMap<String, Vec<String>> =
+            library()
+                .into_iter()
+                .fold(BTreeMap::new(), |mut by, (file, code)| {
+                    if let Some(rest) = file.strip_prefix("session/") {
+                        by.entry(module(rest).to_string()).or_default().push(code);
+                    }
+                    by
+                });
+        let names: BTreeSet<&str> = session.keys().map(String::as_str).collect();
+        assert!(
+            names.contains("lifecycle") && names.contains("ingest"),
+            "{names:?}"
+        );
+        let word = |s: &str| -> String {
+            s.chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect()
+        };
+        // A module names another as `crate::session::x`, or as `super::x` (also in a
+        // `use super::{..}` group) from a file of the session's own floor.
+        let mut edges: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+        for (from, codes) in &session {
+            for code in codes {
+                let mut named: Vec<String> = Vec::new();
+                for prefix in ["crate::session::", "super::"] {
+                    for (at, _) in code.match_indices(prefix) {
+                        let rest = &code[at + prefix.len()..];
+                        match rest.strip_prefix('{') {
+                            Some(group) => named.extend(
+                                group
+                                    .split('}')
+                                    .next()
+                                    .unwrap_or_default()
+                                    .split(',')
+                                    .map(|n| word(n.trim())),
+                            ),
+                            None => named.push(word(rest)),
+                        }
+                    }
+                }
+                for to in named {
+                    if let Some(to) = names.get(to.as_str()).filter(|to| **to != from.as_str()) {
+                        edges.entry(from.as_str()).or_default().insert(to);
+                    }
+                }
+            }
+        }
+        assert!(
+            edges
+                .get("ingest")
+                .is_some_and(|to| to.contains("lifecycle")),
+            "the scan sees no import at all: {edges:?}"
+        );
+        // A circle: a module that reaches itself by the modules it imports.
+        let reaches = |start: &str| -> BTreeSet<&str> {
+            let mut seen = BTreeSet::new();
+            let mut todo: Vec<&str> = edges.get(start).into_iter().flatten().copied().collect();
+            while let Some(m) = todo.pop() {
+                if seen.insert(m) {
+                    todo.extend(edges.get(m).into_iter().flatten().copied());
+                }
+            }
+            seen
+        };
+        let circled: Vec<&str> = names
+            .iter()
+            .copied()
+            .filter(|m| reaches(m).contains(m))
+            .collect();
+        assert!(
+            circled.is_empty(),
+            "modules in an import circle: {circled:?}; {edges:#?}"
+        );
+    }
+
+    #[test]
     fn what_a_phase_measured_travels_in_the_outcome_not_beside_it() {
         // A phase hands its report on through the run's outcome (`Phase::ended`, `given`,
         // `Outcome::take`) and an instrument what it saw through `Seen`: no shared cell

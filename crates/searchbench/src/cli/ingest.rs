@@ -147,7 +147,7 @@ pub async fn run(args: IngestArgs) -> CliResult {
         .attach(Some(&args.load.telemetry), args.profile.spec(&cluster)?)?;
     let setup = args.setup.spec();
     setup
-        .apply(&mut job, &mut load)
+        .apply(&mut job, &mut load.extras)
         .map_err(CliError::session)?;
     // The user's files are split by their documents' positions: a first pass counts them.
     let count_files = || -> Result<u64, CliError> {
@@ -213,7 +213,7 @@ fn warm(args: &IngestArgs, load: &session::ingest::LoadSpec) -> Option<session::
         let mut spec = spec.clone();
         spec.index = Some(index.to_string());
         let job = Job::files(&spec)?;
-        Ok((job, session::warm::slice_load(&load, index)))
+        Ok((job, session::ingest::slice_load(&load, index)))
     })
 }
 

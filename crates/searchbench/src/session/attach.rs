@@ -11,16 +11,14 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::lifecycle::{around, Instrument, Sink};
+use super::lifecycle::{around, Instrument, Plan, Sink};
 use super::profile::{ProfileInstrument, ProfileSpec};
 use super::record::{HtmlReport, Recording, SaveSpec, StoreSink};
 use super::telemetry::{TelemetryInstrument, TelemetrySpec};
 use super::Observer;
 use crate::store::Kind;
 
-/// Which run this is: what the store begins it with and every sink is told first (kind,
-/// workload, seed, engine when known, configuration, tags).
-pub use crate::store::NewRun as Identity;
+pub use super::lifecycle::Identity;
 
 /// Makes a fresh instrument for each run (a caller's own, around every phase).
 pub type MakeInstrument = Arc<dyn Fn() -> Box<dyn Instrument> + Send + Sync>;
@@ -154,6 +152,16 @@ impl Attach {
     }
 }
 
+impl<'p> Plan<'p> {
+    /// Adds what the run's flags attach to it ([`Kit`]): its instruments (each around the
+    /// phases it watches) and its sinks, in order.
+    pub fn attach(mut self, kit: Kit<'p>) -> Self {
+        self.instruments.extend(kit.instruments);
+        self.sinks.extend(kit.sinks);
+        self
+    }
+}
+
 /// `instrument` around the phases `over` says.
 fn put<'o, I: Instrument + 'o>(
     instruments: &mut Vec<Box<dyn Instrument + 'o>>,
@@ -170,8 +178,8 @@ fn put<'o, I: Instrument + 'o>(
 /// One run's instruments and sinks, made from its [`Attach`]: added to its plan with
 /// [`super::lifecycle::Plan::attach`].
 pub struct Kit<'o> {
-    pub(super) instruments: Vec<Box<dyn Instrument + 'o>>,
-    pub(super) sinks: Vec<Box<dyn Sink + 'o>>,
+    instruments: Vec<Box<dyn Instrument + 'o>>,
+    sinks: Vec<Box<dyn Sink + 'o>>,
     run_id: Option<String>,
     profiles: Option<std::path::PathBuf>,
 }

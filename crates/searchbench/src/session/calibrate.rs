@@ -99,9 +99,8 @@ pub async fn calibrate<E: From<SessionError>>(
     let measured = super::lifecycle::with_cluster(cluster, observer, async |connected| {
         for _ in 0..spec.warmup_runs {
             let job = Job::generated(&spec.workload, &spec.workload_spec, spec.index.clone(), &[])?;
-            let report = connected
-                .load(job, load_spec.clone(), None, observer)
-                .await?;
+            let report =
+                super::ingest::load_on(connected, job, load_spec.clone(), observer).await?;
             // A warm-up that did not finish cleanly calibrates nothing: say why, measure nothing.
             if report.interrupted {
                 return Err(SessionError::Interrupted("during the warm-up run".into()).into());

@@ -144,28 +144,6 @@ pub struct Connected {
 }
 
 impl Connected {
-    /// Loads `job` into this cluster (see [`super::ingest::load`]).
-    pub async fn load(
-        &self,
-        job: super::Job,
-        spec: super::ingest::LoadSpec,
-        keep: Option<&dyn super::record::Keep>,
-        observer: &dyn Observer,
-    ) -> Result<crate::ingest::IngestReport, SessionError> {
-        let mut report = super::ingest::load(
-            &self.target,
-            job,
-            spec,
-            self.engine_pids.clone(),
-            keep,
-            observer,
-        )
-        .await?;
-        report.rtt = self.delay.as_ref().map(|(rtt, _)| *rtt);
-        report.warm_up.clone_from(&self.warmed);
-        Ok(report)
-    }
-
     /// Stops the engine we started for the session, if any.
     pub async fn stop(self) {
         if let Some(node) = self.node {

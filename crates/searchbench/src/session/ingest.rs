@@ -9,12 +9,14 @@ use super::lifecycle;
 use super::profile::PROFILE;
 use super::record::Keep;
 use super::telemetry::TELEMETRY;
+use super::warm::WarmSpec;
 use super::{ClusterSpec, Connected, Event, Job, Observer, SessionError};
 use crate::cluster::Target;
 use crate::ingest::{
     self, Cancel, Controls, DriverConfig, IngestReport, LoadSettings, Plan, Progress,
 };
 use crate::store::Kind;
+use std::sync::Arc;
 
 /// How to load: the driver's configuration and the index settings held during the load.
 #[derive(Debug, Clone)]
@@ -403,6 +405,89 @@ pub fn file_safe(name: &str) -> String {
     } else {
         safe
     }
+}
+
+/// Loads `job` into the cluster `connected` reached, unstored (a study's own warm-up load):
+/// [`load`], with the delay in front of the cluster and the node's warm-up in its report.
+pub async fn load_on(
+    connected: &Connected,
+    job: Job,
+    spec: LoadSpec,
+    observer: &dyn Observer,
+) -> Result<IngestReport, SessionError> {
+    let pids = connected.engine_pids.clone();
+    let mut report = load(&connected.target, job, spec, pids, None, observer).await?;
+    report.rtt = connected.delay.as_ref().map(|(rtt, _)| *rtt);
+    report.warm_up.clone_from(&connected.warmed);
+    Ok(report)
+}
+
+/// Makes the run's own load for the warm-up: its workload, `docs` documents, into `index`.
+pub type MakeLoad = dyn Fn(&str, u64) -> Result<(Job, LoadSpec), SessionError> + Send + Sync;
+
+impl WarmSpec {
+    /// A warm-up whose slices are the run's own load, made by `make` ([`slice_load`] of the
+    /// run's load, its first `docs` documents), bounded by [`super::warm::WARM_MAX`].
+    pub fn new(
+        make: impl Fn(&str, u64) -> Result<(Job, LoadSpec), SessionError> + Send + Sync + 'static,
+    ) -> Self {
+        let make: Arc<MakeLoad> = Arc::new(make);
+        WarmSpec::of_slices(Arc::new(move |target: &Target, index: &str, docs: u64| {
+            let make = make.clone();
+            let index = index.to_string();
+            Box::pin(async move {
+                let (job, load) = make(&index, docs)?;
+                let job = super::warm::first(job, docs);
+                let cancel = load.cancel.clone();
+                let report = load_alone(target, job, load).await?;
+                if let Some(e) = &report.error {
+                    return Err(SessionError::Other(format!("warming the node: {e}")));
+                }
+                // The load's own rate (no warm-up window: every acknowledged document over
+                // the load), not over the wall time: a slice's index set-up and count would
+                // make small slices look slow and the next, larger ones look like a rise.
+                let rate = if report.docs_per_sec.is_finite() && report.docs_per_sec > 0.0 {
+                    report.docs_per_sec
+                } else if report.wall_secs > 0.0 {
+                    report.counts.indexed as f64 / report.wall_secs
+                } else {
+                    0.0
+                };
+                Ok(super::warm::Sliced {
+                    indexed: report.counts.indexed,
+                    docs_per_sec: rate,
+                    interrupted: report.interrupted
+                        || cancel.as_ref().is_some_and(Cancel::is_cancelled),
+                })
+            })
+        }))
+    }
+}
+
+/// A load no one watches (a warm-up slice): nothing streamed, nothing told.
+async fn load_alone(
+    target: &Target,
+    job: Job,
+    load: LoadSpec,
+) -> Result<IngestReport, SessionError> {
+    self::load(target, job, load, Vec::new(), None, &super::Silent).await
+}
+
+/// The load a warm-up slice makes of the run's `load`: into `index` (replaced: a fresh
+/// index per slice, as the measured load has), no warm-up window of its own (its whole rate
+/// is what is judged), nothing beside it, no progress, no failure limit, its failure file
+/// (if any) in the temporary folder.
+pub fn slice_load(load: &LoadSpec, index: &str) -> LoadSpec {
+    let mut slice = load.clone();
+    slice.driver.index = index.to_string();
+    slice.driver.warmup = std::time::Duration::ZERO;
+    slice.replace = true;
+    slice.append = false;
+    slice.max_failures = None;
+    slice.progress = false;
+    slice.beside = None;
+    slice.failures = Some(super::warm::failures_file());
+    slice
 }
 
 /// Where the documents the target did not take go: `--failures`, or `<index>-failures.ndjson`.

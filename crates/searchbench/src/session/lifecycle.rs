@@ -26,7 +26,6 @@ use std::time::Instant;
 use serde::Serialize;
 use serde_json::Value;
 
-pub use super::attach::Identity;
 use super::cluster::{ClusterSpec, Connected};
 use super::{Event, Observer, SessionError};
 use crate::cluster::delay::Rtt;
@@ -34,6 +33,9 @@ use crate::cluster::Target;
 use crate::measure::telemetry::Row;
 pub use crate::measure::Measurements;
 use crate::measure::{SerializedHistogram, TimelineRow};
+/// Which run this is (kind, workload, seed, engine, configuration, tags): what the store
+/// begins it with and every sink is told first.
+pub use crate::store::NewRun as Identity;
 
 /// A future a phase, an instrument or a sink returns, borrowing what it was given.
 pub type Work<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
@@ -60,7 +62,7 @@ pub struct Stage<'a> {
     /// The delay added in front of the cluster (`--rtt`), if any.
     pub rtt: Option<Rtt>,
     /// What warming the node we started did, when it was warmed (a load's report says it).
-    pub warmed: Option<&'a super::warm::WarmUp>,
+    pub warmed: Option<&'a crate::measure::warm_up::WarmUp>,
     pub observer: &'a dyn Observer,
     /// When the run's cluster was reached: second 0 of every phase's instruments, so the
     /// seconds of one run's phases follow on.
@@ -354,14 +356,6 @@ impl<'p> Plan<'p> {
             instruments: Vec::new(),
             sinks: Vec::new(),
         }
-    }
-
-    /// Adds what the run's flags attach to it ([`super::attach::Kit`]): its instruments
-    /// (each around the phases it watches) and its sinks, in order.
-    pub fn attach(mut self, kit: super::attach::Kit<'p>) -> Self {
-        self.instruments.extend(kit.instruments);
-        self.sinks.extend(kit.sinks);
-        self
     }
 
     /// Adds `instrument` around every step, when there is one (telemetry can be off).

@@ -90,7 +90,7 @@ impl<'a> Recording<'a> {
     /// still names it.
     pub fn begin(
         save: &SaveSpec,
-        identity: &super::attach::Identity,
+        identity: &Identity,
         observer: &'a dyn Observer,
     ) -> Option<Recording<'a>> {
         if save.skip {

@@ -42,21 +42,7 @@ pub struct RunSpec {
     pub split: Option<RunPart>,
 }
 
-/// A run that is part I of N (`--part I/N --group ID`): its load is its share of the
-/// documents; its query phase waits until the index holds every part's documents, then
-/// measures its share of the coverages against the whole corpus's truth.
-#[derive(Debug, Clone)]
-pub struct RunPart {
-    pub part: crate::corpus::part::Part,
-    pub group: Option<String>,
-    /// The documents of the whole run, what the index holds once every part has loaded.
-    pub whole_docs: u64,
-    /// The longest the query phase waits for the other parts' documents.
-    pub wait: std::time::Duration,
-}
-
-/// The longest a part's query phase waits for the other parts' loads by default.
-pub const PARTS_WAIT: std::time::Duration = std::time::Duration::from_secs(30 * 60);
+pub use super::join::{RunPart, PARTS_WAIT};
 
 /// Waits until `index` holds `docs` documents (the other parts have loaded theirs), saying so
 /// every 10 s; `false` when `cancel` came first.

@@ -163,7 +163,7 @@ pub async fn saturate(
             warm_load.driver.index = warm.index.clone();
             warm_load.replace = true;
             warm_load.max_failures = None;
-            let warmed = connected.load(warm, warm_load, None, observer).await?;
+            let warmed = super::ingest::load_on(connected, warm, warm_load, observer).await?;
             if warmed.interrupted || cancel.as_ref().is_some_and(|c| c.is_cancelled()) {
                 result.interrupted = true;
                 return Ok(());

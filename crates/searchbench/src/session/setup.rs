@@ -5,7 +5,6 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::ingest::LoadSpec;
 use super::{Job, SessionError};
 use crate::cluster::Target;
 use crate::ingest::extras::{self, Pipeline, Template};
@@ -45,9 +44,10 @@ impl SetupFiles {
         self.mapping.is_some() || self.index_body.is_some()
     }
 
-    /// Reads the files into the job's index body and the load's extras. A file that is not
-    /// JSON, or not of the right shape, is a usage error naming it.
-    pub fn apply(&self, job: &mut Job, load: &mut LoadSpec) -> Result<(), SessionError> {
+    /// Reads the files into the job's index body and the load's `extras` (its template and
+    /// pipeline). A file that is not JSON, or not of the right shape, is a usage error naming
+    /// it.
+    pub fn apply(&self, job: &mut Job, extras: &mut Extras) -> Result<(), SessionError> {
         if self.index_body.is_some() && (self.mapping.is_some() || self.settings.is_some()) {
             return Err(SessionError::usage(
                 "--index-body holds settings and mappings both; give it alone, or --mapping \
@@ -83,7 +83,7 @@ impl SetupFiles {
         }
         if let Some(path) = &self.template {
             let body = json_file::read(path).map_err(SessionError::Usage)?;
-            load.extras.template = Some(Template::from_value(&name(path), body)?);
+            extras.template = Some(Template::from_value(&name(path), body)?);
         }
         if let Some(path) = &self.pipeline {
             let body =
@@ -94,7 +94,7 @@ impl SetupFiles {
                     path.display()
                 )));
             }
-            load.extras.pipeline = Some(Pipeline {
+            extras.pipeline = Some(Pipeline {
                 file: name(path),
                 body: Value::Object(body),
             });

@@ -467,7 +467,7 @@ async fn load_unmeasured(
     warnings: &mut Vec<String>,
 ) -> Result<IngestReport, SessionError> {
     let index = load.driver.index.clone();
-    let outcome = connected.load(job, load, None, observer).await;
+    let outcome = super::ingest::load_on(connected, job, load, observer).await;
     clean_up(connected, &index, warnings).await;
     outcome
 }

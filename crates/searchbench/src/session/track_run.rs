@@ -452,7 +452,7 @@ impl BulkPhase<'_> {
 /// plain documents, with the task's clients and bulk size, into the warm-up index. `None`
 /// when the track loads no such documents (no bulk task, or only files with their own action
 /// lines, which name their index themselves).
-pub fn warm_load(planned: &crate::tasks::plan::Planned) -> Option<Box<super::warm::MakeLoad>> {
+pub fn warm_load(planned: &crate::tasks::plan::Planned) -> Option<Box<super::ingest::MakeLoad>> {
     let (bulk, l) = planned
         .steps
         .iter()
@@ -471,7 +471,7 @@ pub fn warm_load(planned: &crate::tasks::plan::Planned) -> Option<Box<super::war
         let mut load = LoadSpec::new(index);
         load.driver.bulk_docs = bulk.bulk_size;
         load.driver.clients = bulk.clients;
-        Ok((job, super::warm::slice_load(&load, index)))
+        Ok((job, super::ingest::slice_load(&load, index)))
     }))
 }
 

@@ -260,7 +260,7 @@ pub async fn after_ingest(
     index: &str,
     phase: &UserQueryPhase,
     progress: crate::query::Progress,
-    split: Option<&super::run::RunPart>,
+    split: Option<&super::join::RunPart>,
     observer: &dyn Observer,
 ) -> Result<Option<QueryResult>, SessionError> {
     observer.event(super::Event::Querying {

@@ -9,10 +9,11 @@
 //! `--json`). A cluster the user gave (`--url`) is never warmed: it is theirs, and in whatever
 //! state they keep it.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::ingest::LoadSpec;
 use super::{Event, Job, Observer, SessionError};
 use crate::cluster::Target;
 use crate::corpus::{CorpusError, DocSource, Item};
@@ -36,13 +37,27 @@ pub const FIRST_SLICE_DOCS: u64 = 20_000;
 const MIN_SLICE_DOCS: u64 = 2_000;
 const MAX_SLICE_DOCS: u64 = 5_000_000;
 
-/// Makes the run's own load for the warm-up: its workload, `docs` documents, into `index`.
-pub type MakeLoad = dyn Fn(&str, u64) -> Result<(Job, LoadSpec), SessionError> + Send + Sync;
+/// What one warm-up slice did: the documents the engine took, at what rate (the load's own:
+/// every acknowledged document over the load), and whether Ctrl-C stopped it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sliced {
+    pub indexed: u64,
+    pub docs_per_sec: f64,
+    pub interrupted: bool,
+}
+
+/// A future a slice runner returns, borrowing the target and the index.
+pub type SliceWork<'a> = Pin<Box<dyn Future<Output = Result<Sliced, SessionError>> + 'a>>;
+
+/// Runs one warm-up slice: the run's own load of `docs` documents into `index` on the target
+/// (see `session::ingest`, which makes one from a run's load). A load that fails is the
+/// slice's error (the node cannot take the run's load either).
+pub type RunSlice = dyn for<'a> Fn(&'a Target, &'a str, u64) -> SliceWork<'a> + Send + Sync;
 
 /// How to warm a node we start (see the module's words).
 #[derive(Clone)]
 pub struct WarmSpec {
-    pub make: Arc<MakeLoad>,
+    pub run: Arc<RunSlice>,
     /// The longest the warm-up may take (a slice is cut to what is left).
     pub max: Duration,
 }
@@ -54,35 +69,14 @@ impl std::fmt::Debug for WarmSpec {
 }
 
 impl WarmSpec {
-    /// A warm-up by `make`, bounded by [`WARM_MAX`].
-    pub fn new(
-        make: impl Fn(&str, u64) -> Result<(Job, LoadSpec), SessionError> + Send + Sync + 'static,
-    ) -> Self {
-        WarmSpec {
-            make: Arc::new(make),
-            max: WARM_MAX,
-        }
+    /// A warm-up of slices run by `run`, bounded by [`WARM_MAX`].
+    pub fn of_slices(run: Arc<RunSlice>) -> Self {
+        WarmSpec { run, max: WARM_MAX }
     }
 }
 
-/// The load a warm-up slice makes of the run's `load`: into `index` (replaced: a fresh
-/// index per slice, as the measured load has), no warm-up window of its own (its whole rate
-/// is what is judged), nothing beside it, no progress, no failure limit, its
-/// failure file (if any) in the temporary folder.
-pub fn slice_load(load: &LoadSpec, index: &str) -> LoadSpec {
-    let mut slice = load.clone();
-    slice.driver.index = index.to_string();
-    slice.driver.warmup = Duration::ZERO;
-    slice.replace = true;
-    slice.append = false;
-    slice.max_failures = None;
-    slice.progress = false;
-    slice.beside = None;
-    slice.failures = Some(failures_file());
-    slice
-}
-
-fn failures_file() -> std::path::PathBuf {
+/// Where a warm-up slice's refused documents go: the temporary folder, removed after.
+pub fn failures_file() -> std::path::PathBuf {
     std::env::temp_dir().join(format!(
         "searchbench-warm-up-{}-failures.ndjson",
         std::process::id()
@@ -162,43 +156,27 @@ pub async fn warm(
         up.max_secs
     )));
     let mut docs = FIRST_SLICE_DOCS;
-    let outcome = async {
+    let outcome: Result<(), SessionError> = async {
         loop {
-            let (job, load) = (spec.make)(WARM_INDEX, docs)?;
-            let job = first(job, docs);
-            let cancel = load.cancel.clone();
-            let report =
-                super::ingest::load(target, job, load, Vec::new(), None, &super::Silent).await?;
-            if let Some(e) = &report.error {
-                return Err(SessionError::Other(format!("warming the node: {e}")));
-            }
-            // The load's own rate (no warm-up window: every acknowledged document over the
-            // load), not over the wall time: a slice's index set-up and count would make small
-            // slices look slow and the next, larger ones look like a rise.
-            let rate = if report.docs_per_sec.is_finite() && report.docs_per_sec > 0.0 {
-                report.docs_per_sec
-            } else if report.wall_secs > 0.0 {
-                report.counts.indexed as f64 / report.wall_secs
-            } else {
-                0.0
-            };
+            let sliced: Sliced = (spec.run)(target, WARM_INDEX, docs).await?;
+            let rate = sliced.docs_per_sec;
             up.slices.push(Slice {
-                docs: report.counts.indexed,
+                docs: sliced.indexed,
                 docs_per_sec: rate,
             });
             observer.event(Event::Stage(format!(
                 "  warm-up slice {}: {} docs at {rate:.0} docs/s",
                 up.slices.len(),
-                report.counts.indexed
+                sliced.indexed
             )));
-            if report.interrupted || cancel.as_ref().is_some_and(|c| c.is_cancelled()) {
+            if sliced.interrupted {
                 up.interrupted = true;
                 return Ok(());
             }
             // A slice the engine took nothing of (every document refused) warms nothing: the
             // measured load says what is wrong, with its failure file, rather than slices
             // failing until the bound.
-            if report.counts.indexed == 0 {
+            if sliced.indexed == 0 {
                 return Ok(());
             }
             let rates: Vec<f64> = up.slices.iter().map(|s| s.docs_per_sec).collect();

@@ -3,11 +3,10 @@
 //! passes, the index gone after; Ctrl-C ends it after the slice it is in; bad bounds are
 //! refused before anything starts.
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use searchbench::cancel::Cancel;
-use searchbench::session::ingest::LoadSpec;
+use searchbench::session::ingest::{slice_load, LoadSpec};
 use searchbench::session::warm::{self, levelled, WarmSpec, WARM_INDEX};
 use searchbench::session::{Job, Silent};
 use searchbench::workload::WorkloadSpec;
@@ -24,17 +23,16 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
 
 /// A warm-up with the logs generator, bounded by `max`, its slices stopped by `cancel`.
 fn logs_warm_up(max: Duration, cancel: Option<Cancel>) -> WarmSpec {
-    WarmSpec {
-        make: Arc::new(move |index: &str, docs: u64| {
-            let mut spec = WorkloadSpec::new(1);
-            spec.docs = Some(docs);
-            let job = Job::generated("logs", &spec, Some(index.to_string()), &[])?;
-            let mut load = LoadSpec::new(index);
-            load.cancel = cancel.clone();
-            Ok((job, warm::slice_load(&load, index)))
-        }),
-        max,
-    }
+    let mut warm = WarmSpec::new(move |index: &str, docs: u64| {
+        let mut spec = WorkloadSpec::new(1);
+        spec.docs = Some(docs);
+        let job = Job::generated("logs", &spec, Some(index.to_string()), &[])?;
+        let mut load = LoadSpec::new(index);
+        load.cancel = cancel.clone();
+        Ok((job, slice_load(&load, index)))
+    });
+    warm.max = max;
+    warm
 }
 
 fn warm_index_exists() -> bool {

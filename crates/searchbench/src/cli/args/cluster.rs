@@ -148,7 +148,7 @@ impl WarmArgs {
 
     /// [`WarmArgs::spec`] for a built-in workload's generator: `workload` made with the
     /// slice's documents into the warm-up index, loaded as `load` says (see
-    /// [`crate::session::warm::slice_load`]).
+    /// [`crate::session::ingest::slice_load`]).
     pub fn generated(
         &self,
         workload: &str,
@@ -160,7 +160,7 @@ impl WarmArgs {
             let mut spec = spec.clone();
             spec.docs = Some(docs);
             let job = Job::generated(&workload, &spec, Some(index.to_string()), &[])?;
-            Ok((job, crate::session::warm::slice_load(&load, index)))
+            Ok((job, crate::session::ingest::slice_load(&load, index)))
         })
     }
 }

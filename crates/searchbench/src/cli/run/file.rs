@@ -42,7 +42,7 @@ pub async fn run_file(mut args: RunArgs) -> CliResult {
     workload_file::extras(&w, &mut load).map_err(CliError::session)?;
     args.setup
         .spec()
-        .apply(&mut job, &mut load)
+        .apply(&mut job, &mut load.extras)
         .map_err(CliError::session)?;
     let generator_queries = matches!(w.corpus, crate::workload::file::Corpus::Generator { .. });
     // A part loads its share of the generator's documents, then queries its share once the
@@ -63,7 +63,7 @@ pub async fn run_file(mut args: RunArgs) -> CliResult {
             let load = load.clone();
             move |index, _docs| {
                 let job = workload_file::job(&w, Some(index.to_string()))?.job;
-                Ok((job, crate::session::warm::slice_load(&load, index)))
+                Ok((job, crate::session::ingest::slice_load(&load, index)))
             }
         })
     };

@@ -114,7 +114,7 @@ pub async fn run(mut args: RunArgs) -> CliResult {
     let mut load = args.load.spec(&job.index, args.out.progress());
     args.setup
         .spec()
-        .apply(&mut job, &mut load)
+        .apply(&mut job, &mut load.extras)
         .map_err(CliError::session)?;
     if let Some(n) = args.search_clients {
         load.beside = Some(
