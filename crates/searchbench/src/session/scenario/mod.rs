@@ -289,17 +289,16 @@ pub async fn run(
 fn result_of(outcome: &mut Outcome, shared: &Shared<'_>) -> Result<ScenarioResult, SessionError> {
     let spec = shared.spec;
     let missing = |what: &str| SessionError::Other(format!("the scenario kept no {what}"));
-    let of = |step: ScenarioStep| step.name();
     let began: Began = outcome
-        .take(of(ScenarioStep::Setup))
+        .take(ScenarioStep::Setup.name())
         .ok_or_else(|| missing("engine"))?;
     let (product, engine_version, target_url) = began.engine;
-    let cleaned: Option<Cleaned> = outcome.take(of(ScenarioStep::Cleanup));
+    let cleaned: Option<Cleaned> = outcome.take(ScenarioStep::Cleanup.name());
     let cleanup = cleaned
         .as_ref()
         .map(|c| c.cleanup.clone())
         .unwrap_or_default();
-    let taken: Option<Taken> = outcome.take(of(ScenarioStep::Snapshots));
+    let taken: Option<Taken> = outcome.take(ScenarioStep::Snapshots.name());
     // The profile of the measured phase: the logs load's is the scenario's, not its own.
     let mut indexing: Option<IngestReport> = outcome.take(LOAD);
     let profile = match indexing.as_mut() {
@@ -330,13 +329,13 @@ fn result_of(outcome: &mut Outcome, shared: &Shared<'_>) -> Result<ScenarioResul
         started_unix_ms: began.started_unix_ms,
         wall_secs,
         creation: outcome
-            .take(of(ScenarioStep::Creation))
+            .take(ScenarioStep::Creation.name())
             .ok_or_else(|| missing("creation"))?,
         counts: outcome
-            .take(of(ScenarioStep::Counting))
+            .take(ScenarioStep::Counting.name())
             .ok_or_else(|| missing("counts"))?,
         indexing,
-        field_caps: outcome.take(of(ScenarioStep::FieldCaps)),
+        field_caps: outcome.take(ScenarioStep::FieldCaps.name()),
         snapshots: taken.and_then(|t| t.snapshots),
         cleanup,
         interrupted: shared.cancel.is_cancelled(),
