@@ -90,15 +90,20 @@ pub const WARM_KEY: &str = "warm_node";
 const WARMED: &str = "warmed before the load";
 
 /// Whether the run measured a node at its steady speed from its first document: one warmed
-/// before its load (its result says how), or the sketch store, which has no JIT to warm (a
-/// matrix of an engine beside it is one configuration, as before).
+/// before its load (its result says how), or a node that is no JVM (the sketch store), with
+/// no JIT to warm (a matrix of an engine beside it is one configuration, as before).
 pub fn warmed_node(row: &RunRow) -> bool {
     let warmed = row
         .result
         .as_ref()
         .and_then(|r| r.get("warm_up"))
         .is_some_and(Value::is_object);
-    warmed || row.engine.as_deref() == Some(crate::engine::SKETCH)
+    let no_jit = || {
+        let engine = row.engine.as_deref().unwrap_or_default();
+        let word = engine.split_once('-').map_or(engine, |(word, _)| word);
+        crate::cluster::Product::from_word(word).is_some_and(|p| !p.traits().jvm)
+    };
+    warmed || no_jit()
 }
 
 /// Why a run's headline is the whole run's rather than a steady window's: it asked for a

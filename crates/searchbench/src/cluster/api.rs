@@ -129,11 +129,7 @@ impl Target {
     pub async fn product(&self) -> Result<(Product, String, String), TargetError> {
         match self.get_json::<Root>("/").await {
             Ok(root) => {
-                let product = match root.version.distribution.as_deref() {
-                    Some("opensearch") => Product::OpenSearch,
-                    Some(crate::sketch::server::DISTRIBUTION) => Product::Sketch,
-                    _ => Product::Elasticsearch,
-                };
+                let product = Product::from_distribution(root.version.distribution.as_deref());
                 Ok((product, root.version.number, root.cluster_name))
             }
             // Refused as a route (not as a user: 401/403 stay what they are).
@@ -218,15 +214,16 @@ impl Target {
     pub async fn info(&self) -> Result<ClusterInfo, TargetError> {
         let (product, version, cluster_name) = self.product().await?;
         let health = self.health(None).await?;
-        let nodes = match product {
+        let nodes = if product.traits().search_api {
+            self.nodes().await?
+        } else {
             // One process and no `_nodes` API: it is its own node.
-            Product::Sketch => vec![NodeInfo {
+            vec![NodeInfo {
                 name: cluster_name.clone(),
                 version: version.clone(),
                 roles: Vec::new(),
                 heap_max_bytes: None,
-            }],
-            _ => self.nodes().await?,
+            }]
         };
         let mut endpoints = Vec::with_capacity(self.urls().len());
         for (i, url) in self.urls().iter().enumerate() {

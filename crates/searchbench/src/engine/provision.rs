@@ -124,7 +124,7 @@ pub fn provision(spec: &EngineSpec, jdk: &Jdk) -> Result<Provisioned, EngineErro
 pub fn provision_secured(spec: &EngineSpec, jdk: &Jdk) -> Result<Provisioned, EngineError> {
     let started = Instant::now();
     let plain = provision(spec, jdk)?;
-    let plugin = super::security::plugin_artifact(spec);
+    let plugin = super::security::plugin_artifact(spec)?;
     let dir = paths::distribution_dir(&format!("{}-security", spec.name));
     let marker = dir.join(READY_MARKER);
     let want = format!("{} + {plugin}", spec.artifact);
@@ -207,13 +207,16 @@ fn install_plugin(
     zip: &Path,
     dir: &Path,
 ) -> Result<(), EngineError> {
-    let tool = home.join("bin").join("opensearch-plugin");
+    let traits = spec.product.traits();
+    let tool = home.join("bin").join(format!("{}-plugin", traits.word));
     let mut command = Command::new(&tool);
+    command.current_dir(home).env("JAVA_HOME", &jdk.home);
+    if let Some(env) = traits.env {
+        command
+            .env(format!("{env}_JAVA_HOME"), &jdk.home)
+            .env(format!("{env}_PATH_CONF"), home.join("config"));
+    }
     command
-        .current_dir(home)
-        .env("JAVA_HOME", &jdk.home)
-        .env("OPENSEARCH_JAVA_HOME", &jdk.home)
-        .env("OPENSEARCH_PATH_CONF", home.join("config"))
         .args(["install", "--batch"])
         .arg(format!("file://{}", zip.display()));
     run_logged(spec, command, &dir.join("plugin.log"))

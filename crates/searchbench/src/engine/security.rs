@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use super::catalog::{EngineSpec, Kind};
 use super::EngineError;
-use crate::cluster::{Auth, Product, Secret};
+use crate::cluster::{Auth, Secret, Security};
 
 /// The user with every permission (`all_access`).
 pub const ADMIN: &str = "admin";
@@ -116,14 +116,10 @@ pub fn ca_file(node_dir: &Path) -> PathBuf {
 /// The distribution to secure for `spec`: a runner's release as its distribution (the
 /// plugin installs into a distribution's `plugins/`), refused for Elasticsearch.
 pub fn secured_spec(spec: EngineSpec) -> Result<EngineSpec, EngineError> {
-    if spec.product != Product::OpenSearch {
+    if let Security::Elsewhere(why) = spec.product.traits().security {
         return Err(EngineError::BadOption {
             what: format!("--security with {}", spec.name),
-            reason: "Elasticsearch's security (x-pack) is in no artifact Maven Central \
-                     carries; start your secured Elasticsearch yourself and point searchbench \
-                     at it: --url https://HOST:9200 --ca-cert ca.pem --user elastic (password \
-                     in SEARCHBENCH_PASSWORD)"
-                .into(),
+            reason: why.into(),
         });
     }
     if spec.kind == Kind::Distribution {
@@ -141,11 +137,14 @@ pub fn secured_spec(spec: EngineSpec) -> Result<EngineSpec, EngineError> {
 }
 
 /// Maven coordinates of the security plugin for `spec`'s release: its version plus `.0`.
-pub fn plugin_artifact(spec: &EngineSpec) -> String {
-    format!(
-        "org.opensearch.plugin:opensearch-security:{}.0:zip",
-        spec.version
-    )
+pub fn plugin_artifact(spec: &EngineSpec) -> Result<String, EngineError> {
+    match spec.product.traits().security {
+        Security::Plugin(coordinates) => Ok(format!("{coordinates}:{}.0:zip", spec.version)),
+        Security::Elsewhere(why) => Err(EngineError::BadOption {
+            what: format!("--security with {}", spec.name),
+            reason: why.into(),
+        }),
+    }
 }
 
 /// Generates the cluster's CA and node certificate and the users' hashes; `ca_cert` is where

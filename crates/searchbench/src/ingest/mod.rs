@@ -335,7 +335,7 @@ pub async fn ingest_streaming(
         .unwrap_or(0);
     let index = plan.driver.index.clone();
     let (product, engine_version, _) = target.product().await?;
-    if product == crate::cluster::Product::Sketch {
+    if !product.traits().search_api {
         return columnar::ingest(target, source, plan, controls, started_unix, engine_version)
             .await;
     }

@@ -10,6 +10,7 @@ use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
 use super::cells::{count_error_kinds, ErrorKind, HdrSummary};
+use super::dialect::Dialect;
 use super::variant::Variant;
 use crate::cancel::Cancel;
 use crate::cluster::Target;
@@ -80,7 +81,9 @@ pub async fn run(
     stop: &Cancel,
     cancel: &Cancel,
 ) -> SearchesBeside {
-    let url = target.endpoint(0, &format!("/{index}/_search?request_cache=false"));
+    // Searches beside a `_bulk` load: the search engines' dialect (a workload's searches
+    // beside are written in it).
+    let url = target.endpoint(0, &super::dialect::SEARCH.search_path(index));
     // Each variant once, in the order the searches first name it.
     let variants: Vec<Variant> = searches.iter().fold(Vec::new(), |mut seen, s| {
         if !seen.contains(&s.variant) {

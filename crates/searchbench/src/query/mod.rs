@@ -14,6 +14,7 @@ pub mod accuracy;
 pub mod answer;
 pub mod beside;
 pub mod cells;
+pub mod dialect;
 pub mod plan;
 pub mod report;
 pub mod send;
@@ -29,7 +30,8 @@ use hdrhistogram::Histogram;
 pub use accuracy::{Check, VariantAccuracy};
 pub use answer::Answer;
 pub use cells::{CellResult, CoverageSample};
-pub use plan::{Checker, Described, Dialect, QueryPlan};
+pub use dialect::Dialect;
+pub use plan::{Checker, Described, QueryPlan};
 pub use report::QueryResult;
 pub use transport::Transport;
 pub use variant::Variant;
@@ -262,14 +264,11 @@ pub async fn run(
             .map(|v| {
                 (0..plan.coverages_of(v))
                     .map(|c| {
-                        let mut p = Prepared::from_bodies(
+                        Prepared::from_bodies(
+                            plan.dialect(),
                             plan.coverage_label(c),
                             plan.bodies(v, c, profile),
-                        );
-                        if let Some(batched) = plan.batched_body(v, c) {
-                            p.msearch = batched.into();
-                        }
-                        p
+                        )
                     })
                     .collect()
             })

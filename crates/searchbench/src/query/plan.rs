@@ -6,32 +6,17 @@ use serde::{Deserialize, Serialize};
 
 use super::accuracy::VariantAccuracy;
 use super::answer::Answer;
+use super::dialect::Dialect;
 use super::report::Component;
 use super::transport::Transport;
 use super::variant::Variant;
 use super::{Progress, QueryError};
 
-/// The API a plan's requests speak.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Dialect {
-    /// Elasticsearch's and OpenSearch's: `_search` per search, `_msearch` per coverage.
-    #[default]
-    Search,
-    /// The sketch store's: `POST /query` per search, `POST /coverage` per coverage (the
-    /// `msearch` transport's place: one request for the whole coverage).
-    Sketch,
-}
-
 /// A workload's queries on one index, ready to be measured.
 pub trait QueryPlan: Send + Sync {
     /// The API its bodies are written for.
-    fn dialect(&self) -> Dialect {
-        Dialect::Search
-    }
-    /// The one request of a whole coverage, where the dialect's is not the searches' bodies
-    /// in an `_msearch` (the sketch store's `/coverage`).
-    fn batched_body(&self, _variant: &Variant, _coverage: usize) -> Option<Vec<u8>> {
-        None
+    fn dialect(&self) -> &'static dyn Dialect {
+        &super::dialect::SEARCH
     }
     /// The name results carry (`cluster-metrics`, `queries:shops`).
     fn workload(&self) -> &str;

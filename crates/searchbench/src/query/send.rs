@@ -7,8 +7,8 @@ use bytes::Bytes;
 use reqwest::header::CONTENT_TYPE;
 use serde_json::Value;
 
-use super::answer::{parse_msearch, parse_search, Answer};
-use super::plan::Dialect;
+use super::answer::Answer;
+use super::dialect::Dialect;
 use super::transport::Transport;
 use crate::cluster::body::{self, BodyError};
 use crate::cluster::Target;
@@ -18,21 +18,17 @@ use crate::cluster::Target;
 pub struct Prepared {
     /// The coverage's label in the samples (an epoch, a slice's number).
     pub epoch: u64,
-    /// One `_search` body per search.
+    /// One body per search (`_search`'s).
     pub searches: Vec<Bytes>,
-    /// The `_msearch` body for all of them.
+    /// The one request of all of them (`_msearch`'s).
     pub msearch: Bytes,
 }
 
 impl Prepared {
-    /// Prepared requests from ready `_search` bodies (one line of JSON each).
-    pub fn from_bodies(epoch: u64, bodies: Vec<Vec<u8>>) -> Self {
-        let mut msearch = Vec::new();
-        for b in &bodies {
-            msearch.extend_from_slice(b"{\"request_cache\":false}\n");
-            msearch.extend_from_slice(b);
-            msearch.push(b'\n');
-        }
+    /// Prepared requests of `dialect` from ready bodies of its searches (one line of JSON
+    /// each).
+    pub fn from_bodies(dialect: &dyn Dialect, epoch: u64, bodies: Vec<Vec<u8>>) -> Self {
+        let msearch = dialect.batch(&bodies);
         Prepared {
             epoch,
             searches: bodies.into_iter().map(Bytes::from).collect(),
@@ -61,22 +57,14 @@ pub struct Coverage {
 pub struct Endpoints {
     pub search: String,
     pub msearch: String,
-    pub dialect: Dialect,
+    pub dialect: &'static dyn Dialect,
 }
 
 impl Endpoints {
-    pub fn new(dialect: Dialect, target: &Target, index: &str) -> Self {
-        let (search, msearch) = match dialect {
-            Dialect::Search => (
-                format!("/{index}/_search?request_cache=false"),
-                format!("/{index}/_msearch"),
-            ),
-            // One store, no indices: the index names nothing there.
-            Dialect::Sketch => ("/query".to_string(), "/coverage".to_string()),
-        };
+    pub fn new(dialect: &'static dyn Dialect, target: &Target, index: &str) -> Self {
         Endpoints {
-            search: target.endpoint(0, &search),
-            msearch: target.endpoint(0, &msearch),
+            search: target.endpoint(0, &dialect.search_path(index)),
+            msearch: target.endpoint(0, &dialect.batch_path(index)),
             dialect,
         }
     }
@@ -178,10 +166,7 @@ pub async fn coverage(
                 let result =
                     post(target, &endpoints.search, "application/json", body.clone()).await;
                 let wall = t0.elapsed();
-                let parse = match endpoints.dialect {
-                    Dialect::Search => parse_search,
-                    Dialect::Sketch => super::sketch::parse_one,
-                };
+                let parse = |v| endpoints.dialect.parse_one(v);
                 match result.and_then(|b| json(&b)).and_then(parse) {
                     Ok(answer) => {
                         let wall_us = wall.as_micros() as u64;
@@ -196,10 +181,7 @@ pub async fn coverage(
             out.wall = start.elapsed();
         }
         Transport::Msearch => {
-            let (content_type, parse): (_, fn(Value, usize) -> _) = match endpoints.dialect {
-                Dialect::Search => ("application/x-ndjson", parse_msearch),
-                Dialect::Sketch => ("application/json", super::sketch::parse_coverage),
-            };
+            let content_type = endpoints.dialect.batch_content_type();
             let result = post(
                 target,
                 &endpoints.msearch,
@@ -209,7 +191,8 @@ pub async fn coverage(
             .await;
             out.wall = start.elapsed();
             let n = prepared.searches.len();
-            match result.and_then(|b| json(&b)).and_then(|v| parse(v, n)) {
+            let parse = |v| endpoints.dialect.parse_batch(v, n);
+            match result.and_then(|b| json(&b)).and_then(parse) {
                 Ok(items) => {
                     for (i, item) in items.into_iter().enumerate() {
                         match item {

@@ -106,6 +106,9 @@ impl ClusterSpec {
             boot: node.boot,
         });
         let target = node.target()?;
+        // Warmed directly, before any delay proxy: the JIT's warm-up is the node's. A node
+        // that is not a JVM (the sketch store) has no JIT to warm.
+        let jvm = node.spec.product.traits().jvm;
         let mut connected = Connected {
             target,
             engine_pids: node.pids(),
@@ -113,9 +116,6 @@ impl ClusterSpec {
             delay: None,
             warmed: None,
         };
-        // Warmed directly, before any delay proxy: the JIT's warm-up is the node's. The
-        // sketch store has no JIT to warm.
-        let jvm = options.engine != engine::SKETCH;
         if let Some(warm) = self.warm.as_ref().filter(|_| jvm) {
             match super::warm::warm(&connected.target, warm, observer).await {
                 Ok(up) => connected.warmed = Some(up),

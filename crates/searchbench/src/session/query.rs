@@ -281,7 +281,10 @@ impl lifecycle::Phase for WorkloadQueries<'_> {
             let Prepared { engine, truth } = self.prepared.take().ok_or_else(|| {
                 SessionError::Other("the query phase ran before its setup".into())
             })?;
-            let Some(plan) = spec.workload.query_plan(&spec.corpus, truth)? else {
+            // `searchbench query` asks an index it counted with `_count`: the search
+            // engines' dialect.
+            let search = &query::dialect::SEARCH;
+            let Some(plan) = spec.workload.query_plan(search, &spec.corpus, truth)? else {
                 return Err(SessionError::usage(format!(
                     "the {} workload has no queries",
                     spec.workload.name()
@@ -396,10 +399,7 @@ pub(super) async fn engine_name(target: &Target) -> Result<String, SessionError>
             crate::cluster::error_chain(&e)
         ))
     })?;
-    Ok(format!(
-        "{}-{version}",
-        product.to_string().to_ascii_lowercase()
-    ))
+    Ok(format!("{}-{version}", product.traits().word))
 }
 
 pub(super) fn usage(e: query::QueryError) -> SessionError {
@@ -501,15 +501,13 @@ pub async fn after_ingest(
     let w = super::job::find_workload(workload)?;
     // No truth collected (a part's load saw only its share): computed from the spec.
     let truth = truth.filter(|_| w.wants_truth());
-    let sketch = matches!(
-        target.product().await,
-        Ok((crate::cluster::Product::Sketch, ..))
-    );
-    let plan = if sketch {
-        w.sketch_plan(spec, truth)?
-    } else {
-        w.query_plan(spec, truth)?
+    // The dialect of the product that answers (a cluster that cannot say is asked in the
+    // search engines', as before: its answers say what went wrong).
+    let dialect = match target.product().await {
+        Ok((product, ..)) => query::dialect::spoken_by(product),
+        Err(_) => &query::dialect::SEARCH,
     };
+    let plan = w.query_plan(dialect, spec, truth)?;
     observer.event(Event::Querying {
         index,
         workload,

@@ -17,8 +17,10 @@ use crate::cluster::{Product, Target, TargetError};
 use crate::workload::track::model::Resolved;
 use crate::workload::track::Definition;
 
-/// What a point-in-time task meets on the sketch store, which has no search API.
-const NO_PIT: &str = "the sketch store has no point in time: it answers cluster-metrics only";
+/// What a point-in-time task meets on a product without one (the sketch store).
+fn no_pit(product: Product) -> String {
+    format!("the engine ({product}) has no point in time")
+}
 
 /// What every task of one run shares: the cluster, and what one task leaves for another.
 pub struct Context {
@@ -839,13 +841,9 @@ impl Operation {
                 keep_alive,
                 name,
             } => {
-                let path = match ctx.product {
-                    Product::Elasticsearch => format!("/{index}/_pit?keep_alive={keep_alive}"),
-                    Product::OpenSearch => {
-                        format!("/{index}/_search/point_in_time?keep_alive={keep_alive}")
-                    }
-                    Product::Sketch => return Err(Failed(NO_PIT.into())),
-                };
+                let pit = ctx.product.traits().pit.as_ref();
+                let pit = pit.ok_or_else(|| Failed(no_pit(ctx.product)))?;
+                let path = format!("/{index}{}?keep_alive={keep_alive}", pit.open);
                 let answer = json_of(t.send_at(client, Method::POST, &path, None).await?);
                 let id = answer["id"]
                     .as_str()
@@ -865,12 +863,10 @@ impl Operation {
                     .remove(from);
                 let id =
                     id.ok_or_else(|| Failed(format!("no point in time opened by task {from:?}")))?;
-                let (path, body) = match ctx.product {
-                    Product::Elasticsearch => ("/_pit", json!({"id": id})),
-                    Product::OpenSearch => ("/_search/point_in_time", json!({"pit_id": [id]})),
-                    Product::Sketch => return Err(Failed(NO_PIT.into())),
-                };
-                t.send_at(client, Method::DELETE, path, body_of(&body))
+                let pit = ctx.product.traits().pit.as_ref();
+                let pit = pit.ok_or_else(|| Failed(no_pit(ctx.product)))?;
+                let body = (pit.close_body)(&id);
+                t.send_at(client, Method::DELETE, pit.close, body_of(&body))
                     .await?;
                 Ok((one, Value::Null))
             }

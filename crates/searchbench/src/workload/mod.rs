@@ -48,7 +48,7 @@ use serde_json::{json, Value};
 
 use crate::corpus::{CorpusError, DocSource, TruthHandle};
 use crate::query::beside::BesideSearch;
-use crate::query::{QueryPlan, Transport, Variant};
+use crate::query::{Dialect, QueryPlan, Transport, Variant};
 
 pub use crate::corpus::PartitionTruth;
 pub use cluster_metrics::metrics_spec;
@@ -158,21 +158,14 @@ pub trait Workload: Sync + std::fmt::Debug {
     fn wants_truth(&self) -> bool {
         false
     }
-    /// The query phase on an index holding the corpus of `spec`, if the workload has one.
-    /// `truth` is what the generator published while loading (or a truth file held) for a
-    /// workload that [wants it](Workload::wants_truth); without it the workload recomputes
-    /// what it needs from `spec`.
+    /// The query phase in `dialect` on an index (or store) holding the corpus of `spec`, if
+    /// the workload has queries in that dialect (`None` otherwise). `truth` is what the
+    /// generator published while loading (or a truth file held) for a workload that [wants
+    /// it](Workload::wants_truth); without it the workload recomputes what it needs from
+    /// `spec`. The same coverages and truth in every dialect it speaks.
     fn query_plan(
         &self,
-        _spec: &WorkloadSpec,
-        _truth: Option<Vec<PartitionTruth>>,
-    ) -> Result<Option<Box<dyn QueryPlan>>, CorpusError> {
-        Ok(None)
-    }
-    /// Its queries on the sketch store (field note 002's baseline), when it has some: the
-    /// same coverages and truth as [`Workload::query_plan`]'s, in the store's own requests.
-    fn sketch_plan(
-        &self,
+        _dialect: &dyn Dialect,
         _spec: &WorkloadSpec,
         _truth: Option<Vec<PartitionTruth>>,
     ) -> Result<Option<Box<dyn QueryPlan>>, CorpusError> {

@@ -11,7 +11,7 @@ use super::{
 };
 use crate::corpus::cluster_metrics::{MetricsSpec, CSV_HEADER};
 use crate::corpus::{truth_file, ClusterMetrics, CorpusError, DocSource};
-use crate::query::{QueryPlan, Transport, Variant};
+use crate::query::{dialect, Dialect, QueryPlan, Transport, Variant};
 use queries::{MetricsQueries, Truth};
 
 #[derive(Debug)]
@@ -51,24 +51,25 @@ impl Workload for ClusterMetricsWorkload {
         true
     }
 
+    /// The production queries in the search engines' DSL, and on the sketch store (field
+    /// note 002's baseline) in its own requests.
     fn query_plan(
         &self,
+        dialect: &dyn Dialect,
         spec: &WorkloadSpec,
         truth: Option<Vec<PartitionTruth>>,
     ) -> Result<Option<Box<dyn QueryPlan>>, CorpusError> {
-        Ok(Some(Box::new(MetricsQueries::new(whole_truth(
-            spec, truth,
-        )?))))
-    }
-
-    fn sketch_plan(
-        &self,
-        spec: &WorkloadSpec,
-        truth: Option<Vec<PartitionTruth>>,
-    ) -> Result<Option<Box<dyn QueryPlan>>, CorpusError> {
-        Ok(Some(Box::new(sketch::SketchQueries {
-            truth: whole_truth(spec, truth)?,
-        })))
+        if dialect.is(&dialect::SEARCH) {
+            return Ok(Some(Box::new(MetricsQueries::new(whole_truth(
+                spec, truth,
+            )?))));
+        }
+        if dialect.is(&dialect::SKETCH) {
+            return Ok(Some(Box::new(sketch::SketchQueries {
+                truth: whole_truth(spec, truth)?,
+            })));
+        }
+        Ok(None)
     }
 
     fn query_variants(&self) -> Vec<Variant> {

@@ -1,7 +1,8 @@
 //! The cluster-metrics queries as the sketch store takes them (field note 002's baseline): the
 //! production query's answer per (epoch, node) with `POST /query`, a whole coverage with one
-//! `POST /coverage` (in the `msearch` transport's place), checked against the same ground
-//! truth as an engine's answers, within the DDSketch's bound.
+//! `POST /coverage` (in the `msearch` transport's place; the sketch dialect makes it of the
+//! coverage's searches), checked against the same ground truth as an engine's answers,
+//! within the DDSketch's bound.
 
 use serde_json::json;
 
@@ -21,8 +22,8 @@ impl QueryPlan for SketchQueries {
         "cluster-metrics"
     }
 
-    fn dialect(&self) -> Dialect {
-        Dialect::Sketch
+    fn dialect(&self) -> &'static dyn Dialect {
+        &crate::query::dialect::SKETCH
     }
 
     fn variants(&self) -> Vec<Variant> {
@@ -57,15 +58,6 @@ impl QueryPlan for SketchQueries {
                     .into_bytes()
             })
             .collect()
-    }
-
-    fn batched_body(&self, _variant: &Variant, coverage: usize) -> Option<Vec<u8>> {
-        let (epoch, nodes) = self.truth.coverages.get(coverage)?;
-        Some(
-            json!({"epoch": epoch, "nodes": nodes})
-                .to_string()
-                .into_bytes(),
-        )
     }
 
     fn checker(

@@ -12,7 +12,7 @@ use super::{
 use crate::corpus::text::{parse_duration_ms, parse_start};
 use crate::corpus::{CorpusError, Logs, LogsSpec};
 use crate::query::beside::BesideSearch;
-use crate::query::{QueryPlan, Variant};
+use crate::query::{dialect, Dialect, QueryPlan, Variant};
 use queries::{LogsQueries, DEFAULT_SLICES};
 
 #[derive(Debug)]
@@ -41,9 +41,13 @@ impl Workload for LogsWorkload {
 
     fn query_plan(
         &self,
+        dialect: &dyn Dialect,
         spec: &WorkloadSpec,
         _truth: Option<Vec<PartitionTruth>>,
     ) -> Result<Option<Box<dyn QueryPlan>>, CorpusError> {
+        if !dialect.is(&dialect::SEARCH) {
+            return Ok(None);
+        }
         Ok(Some(Box::new(queries(spec)?)))
     }
 

@@ -13,7 +13,7 @@ use super::{
     PartitionTruth, Workload, WorkloadSpec,
 };
 use crate::corpus::{CorpusError, DocSource, Item};
-use crate::query::{QueryPlan, Variant};
+use crate::query::{dialect, Dialect, QueryPlan, Variant};
 
 /// Groups the documents fall into (`n mod GROUPS`).
 pub const GROUPS: u64 = 10;
@@ -53,9 +53,13 @@ impl Workload for NumbersWorkload {
 
     fn query_plan(
         &self,
+        dialect: &dyn Dialect,
         spec: &WorkloadSpec,
         _truth: Option<Vec<PartitionTruth>>,
     ) -> Result<Option<Box<dyn QueryPlan>>, CorpusError> {
+        if !dialect.is(&dialect::SEARCH) {
+            return Ok(None);
+        }
         Ok(Some(Box::new(queries::NumbersQueries {
             first: spec.seed,
             docs: docs(spec)?,
