@@ -2,7 +2,8 @@
 //! one-hour load (3,600 timeline seconds each, 20 bulk requests a second, service times over
 //! three orders of magnitude), merged in memory (`merge_parts`) and from a store on disk
 //! (read every part, merge, store the merged run in place of the earlier merge: what
-//! `results merge` does).
+//! `results merge` does). Each part holds its load's phase measurements too (counts and
+//! counts per second, histograms), which the merge adds phase by phase.
 //!
 //! `cargo bench -p searchbench --bench merge`.
 
@@ -11,8 +12,8 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, Criterion};
 use searchbench::analysis::merge::{self, PartRun};
 use searchbench::corpus::part::Part;
-use searchbench::measure::{Recorder, Sample};
-use searchbench::store::{RunId, RunRow, State, Store};
+use searchbench::measure::{Measurements, Recorder, Sample};
+use searchbench::store::{PhaseMeasurements, RunId, RunRow, State, Store};
 use serde_json::json;
 
 const PARTS: u32 = 16;
@@ -91,6 +92,27 @@ fn part(i: u32) -> PartRun {
             .map(|r| serde_json::to_value(r).expect("row"))
             .collect(),
         histograms: rec.histograms(),
+        phases: vec![ingest_phase(&rec, start_ms / 1000, acked)],
+    }
+}
+
+/// The load's phase measurements as a run keeps them: its counts, documents, requests and
+/// bytes per wall-clock second, its histograms.
+fn ingest_phase(rec: &Recorder, started_unix: u64, acked: u64) -> PhaseMeasurements {
+    let mut m = Measurements::default();
+    m.count("read", acked);
+    m.count("indexed", acked);
+    for row in rec.timeline() {
+        m.count_at(started_unix + row.second, "docs", row.docs);
+        m.count_at(started_unix + row.second, "requests", row.requests);
+        m.count_at(started_unix + row.second, "bytes", row.bytes);
+    }
+    for h in rec.histograms() {
+        m.histogram(&h).expect("a histogram made here");
+    }
+    PhaseMeasurements {
+        phase: "ingest".into(),
+        measurements: m,
     }
 }
 
@@ -114,6 +136,14 @@ fn bench(c: &mut Criterion) {
     group.sample_size(10);
     group.bench_function("16_parts_of_an_hour/in_memory", |b| {
         b.iter(|| merge::merge_parts("bench", parts.clone(), None).expect("merge"))
+    });
+    // The same parts as a store kept them before phases were: what adding the phases costs.
+    let mut without: Vec<PartRun> = parts.clone();
+    for p in &mut without {
+        p.phases.clear();
+    }
+    group.bench_function("16_parts_of_an_hour/in_memory_without_phases", |b| {
+        b.iter(|| merge::merge_parts("bench", without.clone(), None).expect("merge"))
     });
     group.bench_function("16_parts_of_an_hour/store_read_merge_write", |b| {
         b.iter(|| {

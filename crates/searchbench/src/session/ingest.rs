@@ -248,7 +248,7 @@ pub fn load_report(outcome: &mut lifecycle::Outcome) -> Result<IngestReport, Ses
 }
 
 /// The phase a load's telemetry and timeline are kept under.
-pub const LOAD: &str = "ingest";
+pub const LOAD: &str = crate::store::LOAD;
 
 /// The bulk load as a phase of the run's lifecycle: [`load`] into the stage's cluster, its
 /// rows streamed to the run's sinks. Its typed report is what it hands on (see

@@ -12,7 +12,7 @@ use super::{Event, Observer, SessionError};
 use crate::measure::telemetry::Row;
 use crate::measure::{SerializedHistogram, TimelineRow};
 use crate::report;
-use crate::store::{RunId, State, Store, StoreError};
+use crate::store::{PhaseMeasurements, RunId, State, Store, StoreError};
 
 /// Where and how a session saves its run.
 #[derive(Debug, Clone, Default)]
@@ -205,12 +205,15 @@ impl Keep for Feed {
 /// ran ([`super::attach::Attach::kit`]), so `begin` has nothing left to do.
 pub struct StoreSink<'o> {
     recording: Option<Recording<'o>>,
+    /// Phases kept so far: the next one's place in the run.
+    phases: u32,
 }
 
 impl<'o> StoreSink<'o> {
     pub fn new(recording: Recording<'o>) -> Self {
         StoreSink {
             recording: Some(recording),
+            phases: 0,
         }
     }
 }
@@ -238,7 +241,22 @@ impl Sink for StoreSink<'_> {
         Ok(())
     }
 
-    fn phase(&mut self, _measured: &Measured) -> Result<(), String> {
+    /// What the phase measured, kept as it ends (a run killed in a later phase keeps it).
+    fn phase(&mut self, measured: &Measured) -> Result<(), String> {
+        let Some(r) = &self.recording else {
+            return Ok(());
+        };
+        let phase = PhaseMeasurements {
+            phase: measured.phase.clone(),
+            measurements: measured.measurements.clone(),
+        };
+        if let Err(e) = r.store.put_phase(&r.id, self.phases, &phase) {
+            r.warn(format!(
+                "saving the measurements of phase {} of run {}: {e}",
+                measured.phase, r.id
+            ));
+        }
+        self.phases += 1;
         Ok(())
     }
 

@@ -24,6 +24,7 @@ use serde_json::Value;
 use crate::measure::{Machine, SerializedHistogram};
 
 mod outcome;
+mod phases;
 mod records;
 mod rows;
 mod studies;
@@ -33,6 +34,7 @@ mod whole;
 
 use outcome::engine_of;
 pub use outcome::{outcome_of, seed_in, workload_name};
+pub use phases::{merge_phases, PhaseMeasurements, LOAD};
 pub use records::{parse_tag, Filter, Kind, NewRun, RunId, RunRow, State};
 use rows::read_row;
 pub use studies::Study;
@@ -100,6 +102,25 @@ pub const MIGRATIONS: &[&str] = &[
         started_unix INTEGER NOT NULL,
         result       TEXT NOT NULL,
         PRIMARY KEY (kind, id)
+    );",
+    // 6: what each phase of a run measured, kept as the phase ends (counts, counts per
+    // wall-clock second as JSON; its HDR histograms beside), in the order phases ended.
+    "CREATE TABLE phase_measurements (
+        run_id  TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        seq     INTEGER NOT NULL,
+        phase   TEXT NOT NULL,
+        counts  TEXT NOT NULL,
+        seconds TEXT NOT NULL,
+        PRIMARY KEY (run_id, seq)
+    );
+    CREATE TABLE phase_histograms (
+        run_id   TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        seq      INTEGER NOT NULL,
+        name     TEXT NOT NULL,
+        unit     TEXT NOT NULL,
+        encoding TEXT NOT NULL,
+        data     BLOB NOT NULL,
+        PRIMARY KEY (run_id, seq, name)
     );",
 ];
 
@@ -205,6 +226,9 @@ pub enum StoreError {
     NotComplete { id: String, state: &'static str },
     #[error("bad tag {0:?}: write key=value (key: letters, digits, '_', '-', '.')")]
     BadTag(String),
+    /// A stored row that cannot be read back (or written) as what it should hold.
+    #[error("results store: {0}")]
+    Corrupt(String),
 }
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
@@ -243,6 +267,15 @@ fn insert_tags<'a>(
 }
 
 /// Keeps (or replaces) a run's histograms, inside the caller's transaction.
+/// A histogram read back from a row of `name, unit, data`.
+fn histogram_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SerializedHistogram> {
+    Ok(SerializedHistogram {
+        name: r.get(0)?,
+        unit: r.get(1)?,
+        v2_deflate: r.get(2)?,
+    })
+}
+
 fn insert_histograms(
     tx: &rusqlite::Transaction<'_>,
     id: &str,
@@ -296,15 +329,15 @@ fn is_busy(e: &rusqlite::Error) -> bool {
     )
 }
 
-/// The tables the migrations make: a file holding others is not ours.
-const OUR_TABLES: [&str; 6] = [
-    "runs",
-    "tags",
-    "timeline",
-    "histograms",
-    "telemetry",
-    "studies",
-];
+/// The tables the migrations make (read from them, so a new one is ours the moment it is
+/// written there): a file holding others is not ours.
+fn our_tables() -> impl Iterator<Item = &'static str> {
+    MIGRATIONS.iter().flat_map(|m| {
+        m.split("CREATE TABLE ")
+            .skip(1)
+            .filter_map(|rest| rest.split_whitespace().next())
+    })
+}
 
 /// What an SQLite file is, read before anything is changed in it.
 enum Identity {
@@ -337,7 +370,7 @@ fn identify_in(conn: &Connection) -> rusqlite::Result<Identity> {
         .query_map([], |r| r.get::<_, String>(0))?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     let known = MIGRATIONS.len() as i64;
-    let ours = tables.iter().all(|t| OUR_TABLES.contains(&t.as_str()));
+    let ours = tables.iter().all(|t| our_tables().any(|o| o == t));
     Ok(match () {
         () if tables.is_empty() && version == 0 => Identity::Empty,
         // A newer searchbench may have added tables: its version says so (refused later).
@@ -671,13 +704,7 @@ impl Store {
             "SELECT name, unit, data FROM histograms
              WHERE run_id = ?1 AND encoding = ?2 ORDER BY rowid",
         )?;
-        let rows = stmt.query_map(params![id.0, HISTOGRAM_ENCODING], |r| {
-            Ok(SerializedHistogram {
-                name: r.get(0)?,
-                unit: r.get(1)?,
-                v2_deflate: r.get(2)?,
-            })
-        })?;
+        let rows = stmt.query_map(params![id.0, HISTOGRAM_ENCODING], histogram_row)?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
@@ -860,6 +887,25 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn our_tables_are_every_table_the_migrations_make() {
+        let ours: Vec<&str> = our_tables().collect();
+        for t in [
+            "runs",
+            "tags",
+            "timeline",
+            "histograms",
+            "telemetry",
+            "studies",
+        ] {
+            assert!(ours.contains(&t), "{t} in {ours:?}");
+        }
+        assert!(ours.contains(&"phase_measurements") && ours.contains(&"phase_histograms"));
+        assert!(ours
+            .iter()
+            .all(|t| t.chars().all(|c| c.is_ascii_lowercase() || c == '_')));
+    }
+
     use super::*;
 
     #[test]

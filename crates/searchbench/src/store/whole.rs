@@ -31,6 +31,8 @@ pub struct WholeRun {
     pub timeline: Vec<Value>,
     pub histograms: Vec<SerializedHistogram>,
     pub telemetry: Vec<Value>,
+    /// What each phase measured, in the order they ended.
+    pub phases: Vec<super::PhaseMeasurements>,
 }
 
 impl WholeRun {
@@ -41,6 +43,7 @@ impl WholeRun {
             timeline: store.timeline(&row.id)?,
             histograms: store.histograms(&row.id)?,
             telemetry: store.telemetry(&row.id)?,
+            phases: store.phases(&row.id)?,
             kind: row.kind,
             workload: row.workload,
             engine: row.engine,
@@ -131,6 +134,11 @@ impl Store {
                 }
             }
         }
+        for (seq, phase) in run.phases.iter().enumerate() {
+            let seq = u32::try_from(seq)
+                .map_err(|_| super::StoreError::Corrupt(format!("run {id}: too many phases")))?;
+            super::phases::insert_phase(&tx, &id, seq, phase)?;
+        }
         tx.commit()?;
         Ok(RunId(id))
     }
@@ -169,6 +177,7 @@ mod tests {
             timeline: vec![serde_json::json!({"second": 0, "docs": 5})],
             histograms: vec![SerializedHistogram::encode("service", "us", &h).unwrap()],
             telemetry: vec![serde_json::json!({"second": 0, "node": "n1"})],
+            phases: Vec::new(),
         };
         let id = store
             .put_whole(&run, None, std::slice::from_ref(&old))

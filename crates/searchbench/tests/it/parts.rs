@@ -483,8 +483,25 @@ fn three_parts_stored_on_three_hosts_merge_into_one_run_of_every_document() {
         .map(|s| s["docs"].as_u64().unwrap())
         .sum();
     assert_eq!(timeline_docs, docs);
-    // `results show` names the parts of the merged run, and the group of a part.
+    // What each part's load phase measured travelled with its import, and the merge added
+    // them: the merged run's phase holds every document, every second, every request,
+    // the same figures its result gives.
     let id = merged["id"].as_str().unwrap();
+    for p in r["parts"]["each"].as_array().unwrap() {
+        let part = searchbench::store::RunId(p["run"].as_str().unwrap().to_string());
+        let phases = store.phases(&part).unwrap();
+        assert_eq!(phases.len(), 1, "part {part}: {phases:?}");
+    }
+    let phases = store
+        .phases(&searchbench::store::RunId(id.to_string()))
+        .unwrap();
+    assert_eq!(phases.len(), 1, "{phases:?}");
+    let load = &phases[0].measurements;
+    assert_eq!(load.counts["indexed"], docs, "{:?}", phases[0].phase);
+    let per_second: u64 = load.seconds.values().filter_map(|s| s.get("docs")).sum();
+    assert_eq!(per_second, docs);
+    assert_eq!(load.histograms["service"].1.len(), attempts);
+    // `results show` names the parts of the merged run, and the group of a part.
     let part_id = r["parts"]["each"][0]["run"].as_str().unwrap();
     for (run, says) in [
         (id, "3 parts of group g-merge: 1/3 ".to_string()),

@@ -465,9 +465,20 @@ fn the_store_and_the_html_report_are_sinks_of_their_own() {
         let row = store.get(&id.0).unwrap();
         let written = searchbench::report::default_html_path(&store, &id).exists();
         let telemetry = store.telemetry(&id).unwrap().len();
-        (row, written, telemetry)
+        let phases: Vec<(String, Option<u64>)> = store
+            .phases(&id)
+            .unwrap()
+            .into_iter()
+            .map(|p| (p.phase, p.measurements.counts.get("docs").copied()))
+            .collect();
+        (row, written, telemetry, phases)
     };
-    let (row, written, telemetry) = run(false, true);
+    let (row, written, telemetry, phases) = run(false, true);
+    assert_eq!(
+        phases,
+        [("load".to_string(), Some(3))],
+        "what the phase measured is kept as it ended"
+    );
     assert_eq!(row.state, State::Complete);
     assert_eq!(
         row.result,
@@ -476,11 +487,15 @@ fn the_store_and_the_html_report_are_sinks_of_their_own() {
     );
     assert_eq!(telemetry, 1, "the row the instrument streamed is kept");
     assert!(written, "the report follows the store");
-    let (row, written, _) = run(false, false);
+    let (row, written, _, _) = run(false, false);
     assert_eq!(row.state, State::Complete);
     assert!(!written, "the report is a sink that can be off");
-    let (row, written, telemetry) = run(true, true);
+    let (row, written, telemetry, phases) = run(true, true);
     assert_eq!(row.state, State::Failed);
+    assert!(
+        phases.is_empty(),
+        "a phase that failed measured nothing: {phases:?}"
+    );
     assert_eq!(row.error.as_deref(), Some("the toy phase fails"));
     assert_eq!(telemetry, 1, "what was streamed before the failure is kept");
     assert!(!written, "a failed run has no report of a result");

@@ -10,6 +10,7 @@ use serde_json::{json, Map, Value};
 use super::{config, whole_corpus, KindMerge, PartRun};
 use crate::measure::recorder::summarize;
 use crate::measure::{Measurements, SerializedHistogram};
+use crate::store::LOAD;
 
 /// A part's load on the wall clock, in Unix milliseconds.
 struct Span {
@@ -111,20 +112,39 @@ fn timeline(parts: &[(&PartRun, Span)], from_s: u64) -> Vec<Value> {
         .collect()
 }
 
-/// The counts of the parts, summed; `indexed` of a part without a result is what its streamed
-/// timeline says was acknowledged.
-fn counts(parts: &[(&PartRun, Span)]) -> (Map<String, Value>, bool) {
-    const SUMMED: [&str; 9] = [
-        "read",
-        "indexed",
-        "failed",
-        "refused",
-        "unacknowledged",
-        "not_sent",
-        "bad_lines",
-        "retried_items",
-        "throttled",
-    ];
+/// The counts a load keeps, which add up over its parts.
+const SUMMED: [&str; 9] = [
+    "read",
+    "indexed",
+    "failed",
+    "refused",
+    "unacknowledged",
+    "not_sent",
+    "bad_lines",
+    "retried_items",
+    "throttled",
+];
+
+/// The counts of the parts, summed: from the load phase's measurements every part kept
+/// (`load`, added), else from each part's result, and for a part without a result (killed)
+/// `indexed` is what its streamed timeline says was acknowledged. With whether every
+/// part's documents read are its indexed plus failed.
+fn counts(parts: &[(&PartRun, Span)], load: Option<&Measurements>) -> (Map<String, Value>, bool) {
+    let read = |c: &BTreeMap<String, u64>, k: &str| c.get(k).copied().unwrap_or(0);
+    if let Some(m) = load {
+        let balances = |p: &PartRun| {
+            p.phase(LOAD).is_some_and(|c| {
+                read(&c.counts, "read") == read(&c.counts, "indexed") + read(&c.counts, "failed")
+            })
+        };
+        return (
+            SUMMED
+                .iter()
+                .map(|k| (k.to_string(), read(&m.counts, k).into()))
+                .collect(),
+            parts.iter().all(|(p, _)| balances(p)),
+        );
+    }
     let mut sums: BTreeMap<&str, u64> = SUMMED.iter().map(|k| (*k, 0)).collect();
     let mut every_part_balances = true;
     for (p, _) in parts {
@@ -227,19 +247,27 @@ pub fn merge(
     let wall = ((end_ms - start_ms) as f64 / 1000.0).max(1e-9);
     let window = ((end_ms.saturating_sub(steady_ms)) as f64 / 1000.0).max(1e-9);
 
+    // What adds up, from the load phase every part kept, added; else (a part killed before
+    // its load ended, or stored before phases were kept) from what each part stored.
+    let load = super::phase_of_every_part(parts.iter().map(|(p, _)| *p), LOAD)?;
     // Histograms: added by name; a part with requests but no histograms (a JSON import, a
     // killed part) leaves the percentiles out rather than give those of the others only.
     let mut added = Measurements::default();
     let mut without_histograms = Vec::new();
+    if let Some(m) = &load {
+        added.histograms = m.histograms.clone();
+    }
+    let from_load: Vec<String> = added.histograms.keys().cloned().collect();
     for (p, _) in &parts {
-        if p.histograms.is_empty() {
+        if p.histograms.is_empty() && load.is_none() {
             without_histograms.push(p.part.to_string());
         }
-        // A run's query phase's histograms are merged with its query phase.
+        // A run's query phase's histograms are merged with its query phase; what the load
+        // phase gave is added already; the rest (searches beside the load) is added here.
         for h in p
             .histograms
             .iter()
-            .filter(|h| !h.name.starts_with("query:"))
+            .filter(|h| !h.name.starts_with("query:") && !from_load.contains(&h.name))
         {
             added
                 .histogram(h)
@@ -261,7 +289,7 @@ pub fn merge(
         .filter_map(|(name, (unit, h))| SerializedHistogram::encode(name, unit, h))
         .collect();
 
-    let (mut counts, balanced) = counts(&parts);
+    let (mut counts, balanced) = counts(&parts, load.as_ref());
     let indexed = counts.get("indexed").and_then(Value::as_u64).unwrap_or(0);
     let before = index_count_before(&parts);
     let (reconciled, unreconciled, counted) = match index_count(&parts, of, counted_now) {

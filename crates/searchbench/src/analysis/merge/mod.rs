@@ -19,8 +19,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{json, Value};
 
 use crate::corpus::part::Part;
-use crate::measure::SerializedHistogram;
-use crate::store::{Filter, RunId, RunRow, State, Store, StoreError, WholeRun};
+use crate::measure::{Measurements, SerializedHistogram};
+use crate::store::{
+    merge_phases, Filter, PhaseMeasurements, RunId, RunRow, State, Store, StoreError, WholeRun,
+};
 
 /// A stored part of a group, with what its merge reads.
 #[derive(Debug, Clone)]
@@ -29,6 +31,9 @@ pub struct PartRun {
     pub row: RunRow,
     pub timeline: Vec<Value>,
     pub histograms: Vec<SerializedHistogram>,
+    /// What each of its phases measured (none for a part kept before phases were, or
+    /// killed before its first phase ended).
+    pub phases: Vec<PhaseMeasurements>,
 }
 
 impl PartRun {
@@ -41,6 +46,7 @@ impl PartRun {
             part,
             timeline: crate::analysis::compare::timeline_of(store, &row)?,
             histograms: store.histograms(&row.id)?,
+            phases: store.phases(&row.id)?,
             row,
         }))
     }
@@ -67,8 +73,40 @@ impl PartRun {
             timeline: self.timeline.clone(),
             histograms: self.histograms.clone(),
             telemetry: Vec::new(),
+            phases: self.phases.clone(),
         }
     }
+}
+
+impl PartRun {
+    /// What this part measured in its (first) phase named `name`, if it kept one.
+    pub fn phase(&self, name: &str) -> Option<&Measurements> {
+        self.phases
+            .iter()
+            .find(|p| p.phase == name)
+            .map(|p| &p.measurements)
+    }
+}
+
+/// What every part in `parts` measured in its phase `name`, added: a kind's merge reads what
+/// adds up (counts, counts per second, histograms) from here. `None` when a part kept no
+/// such phase (killed before the phase ended, or stored before phases were kept): the
+/// kind's merge then reads what that part streamed and its result, as before.
+pub(super) fn phase_of_every_part<'p>(
+    parts: impl IntoIterator<Item = &'p PartRun>,
+    name: &str,
+) -> Result<Option<Measurements>, String> {
+    let mut sum = Measurements::default();
+    let mut any = false;
+    for p in parts {
+        let Some(m) = p.phase(name) else {
+            return Ok(None);
+        };
+        sum.merge(m)
+            .map_err(|e| format!("part {}: phase {name}: {e}", p.part))?;
+        any = true;
+    }
+    Ok(any.then_some(sum))
 }
 
 /// The part a run was (`--part I/N` with N > 1), from its stored configuration.
@@ -345,6 +383,10 @@ pub fn merge_parts(
         _ => ingest::merge(group, of, &chosen, counted_now),
     }
     .map_err(mismatch)?;
+    // What every part's phases measured, added phase by phase whatever the kind: the
+    // merged run keeps what one process measuring every part would have.
+    let each: Vec<&[PhaseMeasurements]> = chosen.iter().map(|p| p.phases.as_slice()).collect();
+    let phases = merge_phases(&each).map_err(mismatch)?;
 
     let not_whole: Vec<String> = chosen
         .iter()
@@ -401,6 +443,7 @@ pub fn merge_parts(
         timeline: merged.timeline,
         histograms: merged.histograms,
         telemetry: Vec::new(),
+        phases,
     };
     let id = format!(
         "{:08x}",

@@ -4,7 +4,8 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::*;
-use crate::measure::{Recorder, Sample};
+use crate::measure::{Measurements, Recorder, Sample};
+use crate::store::PhaseMeasurements;
 
 /// Part `i` of `of`: requests every 50 ms for `secs` seconds from `start_ms` on the wall
 /// clock (the parts start on one second), each of 100 documents, service times spread by the
@@ -78,11 +79,29 @@ fn make(i: u32, of: u32, secs: u64, start_ms: u64, whole: &mut Recorder) -> Part
         .iter()
         .map(|r| serde_json::to_value(r).unwrap())
         .collect();
+    // The load phase's measurements, as `session::ingest::measurements` makes them.
+    let mut load = Measurements::default();
+    for (name, n) in [("read", acked), ("indexed", acked), ("failed", 0)] {
+        load.count(name, n);
+    }
+    for row in rec.timeline() {
+        let second = start_ms / 1000 + row.second;
+        load.count_at(second, "docs", row.docs);
+        load.count_at(second, "requests", row.requests);
+        load.count_at(second, "bytes", row.bytes);
+    }
+    for h in rec.histograms() {
+        load.histogram(&h).unwrap();
+    }
     PartRun {
         part: Part { index: i, of },
         row,
         timeline,
         histograms: rec.histograms(),
+        phases: vec![PhaseMeasurements {
+            phase: crate::store::LOAD.into(),
+            measurements: load,
+        }],
     }
 }
 
@@ -168,6 +187,38 @@ fn three_parts_merge_into_the_figures_of_one_process_recording_every_request() {
     assert!(r["parts"]["fingerprint"].is_string());
 }
 
+/// What adds up is read from the load phase every part kept, or, where a part kept none
+/// (stored before phases were), from each part's result and stored histograms: the two
+/// give one merged run, figure for figure.
+#[test]
+fn the_parts_load_phases_and_their_results_merge_into_the_same_run() {
+    let mut whole = Recorder::with_warmup(Duration::ZERO);
+    let parts = three(&mut whole);
+    let mut without = parts.clone();
+    for p in &mut without {
+        p.phases.clear();
+    }
+    let (a, b) = (
+        merge_parts("g1", parts.clone(), None).unwrap(),
+        merge_parts("g1", without, None).unwrap(),
+    );
+    assert_eq!(a.run.result, b.run.result);
+    assert_eq!(a.run.histograms, b.run.histograms);
+    assert_eq!(a.run.state, State::Complete);
+    // The merged run keeps the added phase; the other, none.
+    assert_eq!(a.run.phases.len(), 1);
+    assert_eq!(a.run.phases[0].measurements.counts["indexed"], 64_000);
+    assert!(b.run.phases.is_empty());
+    // A part whose phase says it read more than it indexed or failed unbalances the group,
+    // whatever its result says.
+    let mut unbalanced = parts;
+    unbalanced[0].phases[0].measurements.count("read", 1);
+    let m = merge_parts("g1", unbalanced, None).unwrap();
+    let r = m.run.result.as_ref().unwrap();
+    assert_eq!(r["counts"]["reconciled"], false, "{}", r["counts"]);
+    assert_eq!(r["counts"]["read"], 64_001);
+}
+
 #[test]
 fn a_missing_part_leaves_the_group_incomplete_with_what_the_others_did() {
     let mut whole = Recorder::with_warmup(Duration::ZERO);
@@ -197,6 +248,7 @@ fn a_killed_part_counts_what_its_timeline_streamed_and_makes_the_group_incomplet
     killed.row.status = "running".into();
     killed.row.result = None;
     killed.histograms.clear();
+    killed.phases.clear();
     killed.timeline.truncate(4);
     let streamed: u64 = killed
         .timeline
@@ -415,6 +467,7 @@ fn track_part(
     use crate::tasks::{figures, TaskRun};
     let mut rows = Vec::new();
     let mut histograms = Vec::new();
+    let mut phases = Vec::new();
     for (name, latencies, from_s) in tasks {
         let mut m = crate::measure::Measurements::default();
         for (k, v) in latencies.iter().enumerate() {
@@ -434,6 +487,10 @@ fn track_part(
             first_error: None,
             stopped: false,
         };
+        phases.push(crate::store::PhaseMeasurements {
+            phase: name.to_string(),
+            measurements: run.measurements.clone(),
+        });
         let mut row = figures::of(name, "search", &run);
         row.per_second = Some(
             run.measurements
@@ -482,6 +539,7 @@ fn track_part(
         row,
         timeline: Vec::new(),
         histograms,
+        phases,
     }
 }
 
@@ -504,7 +562,16 @@ fn a_tracks_parts_merge_task_by_task() {
         &mut whole,
     );
     let p2 = track_part(2, 2, &[("search", lat(2, 60), 1001)], &mut whole);
+    // Parts that kept no phases (stored before phases were) merge into the same tasks, from
+    // their rows and stored histograms.
+    let mut rows_only = vec![p1.clone(), p2.clone()];
+    for p in &mut rows_only {
+        p.phases.clear();
+    }
+    let from_rows = merge_parts("gt", rows_only, None).unwrap();
     let merged = merge_parts("gt", vec![p2, p1], None).unwrap();
+    assert_eq!(merged.run.result, from_rows.run.result);
+    assert_eq!(merged.run.histograms, from_rows.run.histograms);
     assert_eq!(merged.run.state, State::Complete, "{:?}", merged.run.error);
     let r = merged.run.result.as_ref().unwrap();
     let tasks: Vec<crate::tasks::TaskFigures> = serde_json::from_value(r["tasks"].clone()).unwrap();
@@ -535,6 +602,15 @@ fn a_tracks_parts_merge_task_by_task() {
         .histograms
         .iter()
         .any(|h| h.name == "task:search:latency"));
+    // The phases' measurements added whatever the kind: the search every part ran holds
+    // every part's operations and one recording of all its latencies; the task part 1 ran
+    // alone is there once.
+    let phases: Vec<&str> = merged.run.phases.iter().map(|p| p.phase.as_str()).collect();
+    assert_eq!(phases, ["create", "search"]);
+    let searched = &merged.run.phases[1].measurements;
+    assert_eq!(searched.counts["ops"], 140);
+    assert_eq!(searched.histograms["latency"].1, *h);
+    assert_eq!(merged.run.phases[0].measurements.counts["ops"], 1);
 }
 
 /// A scenario's parts: the group's creation is what one process would derive from every
@@ -600,6 +676,7 @@ fn a_scenarios_parts_derive_one_creation_phase() {
             },
             timeline: Vec::new(),
             histograms: vec![SerializedHistogram::encode(CREATE_HISTOGRAM, "us", &h).unwrap()],
+            phases: Vec::new(),
         }
     };
     let d1 = vec![(0.5, 10), (1.2, 10), (2.0, 10), (3.9, 10)];

@@ -1,13 +1,17 @@
 //! A track run's parts merged task by task: each part ran its share of every task's clients
 //! (part 1 alone the administrative tasks), so a task of the group is the task of every part
-//! that ran it. Operations and errors are summed, the latency and service-time histograms the
-//! parts kept (`task:<task>:<name>`) added, and every figure derived again: the throughput of
+//! that ran it. Its phase's measurements (operations, errors, operations per second,
+//! latency and service-time histograms) are added and its figures derived from them by
+//! `tasks::figures::of`, as a run derives its own; for parts that kept no phase of it,
+//! operations and errors are summed from their rows, the histograms the parts kept
+//! (`task:<task>:<name>`) added, and every figure derived again: the throughput of
 //! a task over the group's window from the first part's first send to the last part's last
 //! answer, its median, least and most from the parts' operations added second by second on
 //! the wall clock; a bulk's documents per second is the parts' rates summed (they loaded
 //! together, each its own share of the documents).
 
 use std::collections::BTreeMap;
+use std::time::{Duration, UNIX_EPOCH};
 
 use hdrhistogram::Histogram;
 use serde_json::{json, Value};
@@ -16,6 +20,7 @@ use super::{config, KindMerge, PartRun};
 use crate::measure::SerializedHistogram;
 use crate::tasks::figures::{self, TaskFigures, PERCENTILES};
 use crate::tasks::plan::Item;
+use crate::tasks::TaskRun;
 
 /// What a part's track result holds that the merge reads.
 struct PartTrack<'p> {
@@ -155,6 +160,37 @@ fn merge_task(
         (Some(a), Some(b)) if b >= a => Some((b - a) as f64 / 1000.0),
         _ => None,
     };
+    let first_error = rows.iter().find_map(|(p, t)| {
+        t.first_error
+            .as_ref()
+            .map(|e| format!("part {}: {e}", p.part.part))
+    });
+    let stopped = rows.iter().any(|(_, t)| t.stopped);
+    // What adds up, from the task's phase every part that ran it kept, added; its figures
+    // derived by the function the live run derives its own with, over the group's window.
+    // A bulk's rate is its parts' rates summed (below): they loaded side by side.
+    let phase = super::phase_of_every_part(rows.iter().map(|(p, _)| p.part), name)?;
+    if let Some(measurements) = phase.filter(|_| !bulk) {
+        let at = |ms: u64| UNIX_EPOCH + Duration::from_millis(ms);
+        let run = TaskRun {
+            measurements,
+            window: match (started_ms, ended_ms) {
+                (Some(a), Some(b)) if b >= a => Some((at(a), at(b))),
+                _ => None,
+            },
+            first_error,
+            stopped,
+        };
+        let task = figures::of(name, &first.operation_type, &run);
+        let kept = ["latency", "service_time"]
+            .iter()
+            .filter_map(|kind| {
+                let (unit, h) = run.measurements.histograms.get(*kind)?;
+                SerializedHistogram::encode(&format!("task:{name}:{kind}"), unit, h)
+            })
+            .collect();
+        return Ok((task, kept));
+    }
     let mut kept = Vec::new();
     let mut pct = BTreeMap::new();
     for kind in if bulk {
@@ -191,12 +227,8 @@ fn merge_task(
         seconds,
         started_ms,
         ended_ms,
-        first_error: rows.iter().find_map(|(p, t)| {
-            t.first_error
-                .as_ref()
-                .map(|e| format!("part {}: {e}", p.part.part))
-        }),
-        stopped: rows.iter().any(|(_, t)| t.stopped),
+        first_error,
+        stopped,
         per_second: None,
     };
     if bulk {

@@ -1,0 +1,264 @@
+//! What each phase of a run measured, kept as the phase ends: its [`Measurements`] (counts,
+//! counts per wall-clock second, HDR histograms), the raw figures that add up. A group's
+//! merge adds its parts' phase by phase ([`merge_phases`]), whatever the kind of run, so the
+//! merged run holds what one process measuring every part would have.
+
+use std::collections::BTreeMap;
+
+use rusqlite::params;
+
+use super::{Result, RunId, Store, StoreError, HISTOGRAM_ENCODING};
+use crate::measure::{Measurements, SerializedHistogram};
+
+/// The name of a load's phase (`session::ingest::LOAD`): a merge of loads reads it.
+pub const LOAD: &str = "ingest";
+
+/// One phase's measurements, in the order the phases ended.
+#[derive(Debug, Clone, Default)]
+pub struct PhaseMeasurements {
+    /// The phase's name (`ingest`, `query`, a track's task).
+    pub phase: String,
+    pub measurements: Measurements,
+}
+
+/// Counts per wall-clock second as stored: JSON keys are strings.
+type StoredSeconds = BTreeMap<String, BTreeMap<String, u64>>;
+
+impl Store {
+    /// Keeps what the run's phase number `seq` (0 for the first to end) measured. The same
+    /// `seq` again replaces it.
+    pub fn put_phase(&self, id: &RunId, seq: u32, phase: &PhaseMeasurements) -> Result<()> {
+        let tx = self.conn.unchecked_transaction()?;
+        insert_phase(&tx, &id.0, seq, phase)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// What each phase of the run measured, in the order they ended (none for a run kept
+    /// before phases were, or one whose first phase never ended).
+    pub fn phases(&self, id: &RunId) -> Result<Vec<PhaseMeasurements>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT seq, phase, counts, seconds FROM phase_measurements
+             WHERE run_id = ?1 ORDER BY seq",
+        )?;
+        let rows = stmt.query_map([&id.0], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, String>(3)?,
+            ))
+        })?;
+        let mut phases = Vec::new();
+        for row in rows {
+            let (seq, phase, counts, seconds) = row?;
+            let bad = |what: &str, e: String| {
+                StoreError::Corrupt(format!(
+                    "run {id}: the {what} of its phase {seq} ({phase}): {e}"
+                ))
+            };
+            let counts: BTreeMap<String, u64> =
+                serde_json::from_str(&counts).map_err(|e| bad("counts", e.to_string()))?;
+            let stored: StoredSeconds =
+                serde_json::from_str(&seconds).map_err(|e| bad("seconds", e.to_string()))?;
+            let mut seconds = BTreeMap::new();
+            for (second, row) in stored {
+                let second: u64 = second
+                    .parse()
+                    .map_err(|_| bad("seconds", format!("{second:?} is no second")))?;
+                seconds.insert(second, row);
+            }
+            let mut measurements = Measurements {
+                counts,
+                seconds,
+                histograms: BTreeMap::new(),
+            };
+            for h in self.phase_histograms(id, seq)? {
+                measurements
+                    .histogram(&h)
+                    .map_err(|e| bad("histograms", e))?;
+            }
+            phases.push(PhaseMeasurements {
+                phase,
+                measurements,
+            });
+        }
+        Ok(phases)
+    }
+
+    fn phase_histograms(&self, id: &RunId, seq: i64) -> Result<Vec<SerializedHistogram>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT name, unit, data FROM phase_histograms
+             WHERE run_id = ?1 AND seq = ?2 AND encoding = ?3 ORDER BY name",
+        )?;
+        let rows = stmt.query_map(params![id.0, seq, HISTOGRAM_ENCODING], super::histogram_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+}
+
+/// Writes one phase's measurements inside `tx`.
+pub(super) fn insert_phase(
+    tx: &rusqlite::Transaction<'_>,
+    id: &str,
+    seq: u32,
+    phase: &PhaseMeasurements,
+) -> Result<()> {
+    let m = &phase.measurements;
+    let seconds: StoredSeconds = m
+        .seconds
+        .iter()
+        .map(|(s, row)| (s.to_string(), row.clone()))
+        .collect();
+    tx.execute(
+        "INSERT OR REPLACE INTO phase_measurements (run_id, seq, phase, counts, seconds)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![
+            id,
+            seq,
+            phase.phase,
+            serde_json::to_string(&m.counts)?,
+            serde_json::to_string(&seconds)?
+        ],
+    )?;
+    tx.execute(
+        "DELETE FROM phase_histograms WHERE run_id = ?1 AND seq = ?2",
+        params![id, seq],
+    )?;
+    let mut stmt = tx.prepare_cached(
+        "INSERT INTO phase_histograms (run_id, seq, name, unit, encoding, data)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?;
+    for (name, (unit, h)) in &m.histograms {
+        let Some(encoded) = SerializedHistogram::encode(name, unit, h) else {
+            return Err(StoreError::Corrupt(format!(
+                "run {id}: phase {} histogram {name} cannot be encoded",
+                phase.phase
+            )));
+        };
+        stmt.execute(params![
+            id,
+            seq,
+            encoded.name,
+            encoded.unit,
+            HISTOGRAM_ENCODING,
+            encoded.v2_deflate
+        ])?;
+    }
+    Ok(())
+}
+
+/// The phases of several processes' parts of one run added up, phase by phase: the n-th
+/// phase of a name in one part is added to the n-th of that name in the others (a phase one
+/// part has and another has not is kept with what the parts that have it measured). The
+/// order is the first part's, then any phase only later parts have.
+pub fn merge_phases(
+    parts: &[&[PhaseMeasurements]],
+) -> std::result::Result<Vec<PhaseMeasurements>, String> {
+    let mut merged: Vec<PhaseMeasurements> = Vec::new();
+    for (i, phases) in parts.iter().enumerate() {
+        let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+        for p in phases.iter() {
+            let nth = seen.entry(p.phase.as_str()).or_default();
+            let at = merged
+                .iter()
+                .enumerate()
+                .filter(|(_, m)| m.phase == p.phase)
+                .nth(*nth)
+                .map(|(at, _)| at);
+            *nth += 1;
+            match at {
+                Some(at) => merged[at]
+                    .measurements
+                    .merge(&p.measurements)
+                    .map_err(|e| format!("part {}: phase {}: {e}", i + 1, p.phase))?,
+                None => merged.push(p.clone()),
+            }
+        }
+    }
+    Ok(merged)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{Kind, NewRun};
+
+    fn phase(name: &str, docs: u64, second: u64, latency: &[u64]) -> PhaseMeasurements {
+        let mut m = Measurements::default();
+        m.count("indexed", docs);
+        m.count_at(second, "docs", docs);
+        for v in latency {
+            m.record("service", "us", *v);
+        }
+        PhaseMeasurements {
+            phase: name.into(),
+            measurements: m,
+        }
+    }
+
+    #[test]
+    fn a_runs_phases_round_trip_in_the_order_they_ended() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path().join("p.db")).unwrap();
+        let id = store
+            .begin_run(&NewRun::new(Kind::Run, "logs", serde_json::json!({})))
+            .unwrap();
+        assert!(store.phases(&id).unwrap().is_empty());
+        let (ingest, query) = (
+            phase("ingest", 1000, 1_700_000_000, &[10, 20, 3_000_000]),
+            phase("query", 0, 1_700_000_005, &[]),
+        );
+        store.put_phase(&id, 0, &ingest).unwrap();
+        store.put_phase(&id, 1, &query).unwrap();
+        // The same phase kept again replaces what it held.
+        store.put_phase(&id, 1, &query).unwrap();
+        let back = store.phases(&id).unwrap();
+        assert_eq!(back.len(), 2);
+        assert_eq!(
+            (back[0].phase.as_str(), back[1].phase.as_str()),
+            ("ingest", "query")
+        );
+        let (m, want) = (&back[0].measurements, &ingest.measurements);
+        assert_eq!(m.counts, want.counts);
+        assert_eq!(m.seconds, want.seconds);
+        assert_eq!(m.histograms["service"].0, "us");
+        assert_eq!(m.histograms["service"].1, want.histograms["service"].1);
+        assert!(back[1].measurements.histograms.is_empty());
+        // Deleting the run deletes its phases.
+        store.discard_run(&id).unwrap();
+        assert!(store.phases(&id).unwrap().is_empty());
+    }
+
+    #[test]
+    fn parts_add_up_phase_by_phase_whatever_their_order() {
+        let a = vec![
+            phase("ingest", 600, 100, &[10, 30]),
+            phase("task", 1, 101, &[5]),
+            phase("task", 2, 102, &[6]),
+        ];
+        let b = vec![
+            phase("ingest", 400, 100, &[20]),
+            phase("task", 10, 101, &[7]),
+            phase("only-here", 3, 103, &[]),
+        ];
+        let merged = merge_phases(&[&a, &b]).unwrap();
+        let names: Vec<&str> = merged.iter().map(|p| p.phase.as_str()).collect();
+        assert_eq!(names, ["ingest", "task", "task", "only-here"]);
+        let m = &merged[0].measurements;
+        assert_eq!(m.counts["indexed"], 1000);
+        assert_eq!(m.seconds[&100]["docs"], 1000);
+        assert_eq!(m.histograms["service"].1.len(), 3);
+        // The n-th task of one part with the n-th of the other.
+        assert_eq!(merged[1].measurements.counts["indexed"], 11);
+        assert_eq!(merged[2].measurements.counts["indexed"], 2);
+        let swapped = merge_phases(&[&b, &a]).unwrap();
+        let ingest = swapped.iter().find(|p| p.phase == "ingest").unwrap();
+        assert_eq!(ingest.measurements.counts, m.counts);
+        assert_eq!(ingest.measurements.seconds, m.seconds);
+        // Histograms that disagree on their unit are refused, naming the part and phase.
+        let mut ms = phase("ingest", 1, 100, &[]);
+        ms.measurements.record("service", "ms", 1);
+        let err = merge_phases(&[&a, &[ms]]).unwrap_err();
+        assert!(err.contains("part 2: phase ingest"), "{err}");
+    }
+}
