@@ -198,7 +198,7 @@ pub(super) async fn measure_on(
 }
 
 /// The phase the query method's telemetry is kept under.
-pub(super) const QUERY: &str = "query";
+pub(super) const QUERY: &str = crate::store::QUERY;
 
 /// The setup of a query command's run, what it finds handed on to the query phase.
 pub(super) const SETUP: &str = "setup";

@@ -34,7 +34,7 @@ mod whole;
 
 use outcome::engine_of;
 pub use outcome::{outcome_of, seed_in, workload_name};
-pub use phases::{merge_phases, PhaseMeasurements, LOAD};
+pub use phases::{merge_phases, PhaseMeasurements, LOAD, QUERY};
 pub use records::{parse_tag, Filter, Kind, NewRun, RunId, RunRow, State};
 use rows::read_row;
 pub use studies::Study;

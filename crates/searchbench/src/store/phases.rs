@@ -13,6 +13,9 @@ use crate::measure::{Measurements, SerializedHistogram};
 /// The name of a load's phase (`session::ingest::LOAD`): a merge of loads reads it.
 pub const LOAD: &str = "ingest";
 
+/// The name of a query phase (`session::query::QUERY`): a merge of query phases reads it.
+pub const QUERY: &str = "query";
+
 /// One phase's measurements, in the order the phases ended.
 #[derive(Debug, Clone, Default)]
 pub struct PhaseMeasurements {

@@ -13,6 +13,11 @@ use crate::workload::Scenario;
 pub const CREATE_HISTOGRAM: &str = "creation:create";
 /// The stored histogram of many-shards' field-caps requests (µs).
 pub const FIELD_CAPS_HISTOGRAM: &str = "field_caps";
+/// The scenario's phase that creates the indices (its measurements hold
+/// [`CREATE_HISTOGRAM`]).
+pub const CREATION_PHASE: &str = "creation";
+/// Many-shards' field-caps phase (its measurements hold [`FIELD_CAPS_HISTOGRAM`]).
+pub const FIELD_CAPS_PHASE: &str = "field-caps";
 
 /// One second of the creation phase.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

@@ -641,6 +641,18 @@ fn a_whole_run_in_two_parts_loads_then_queries_the_whole_index_and_merges() {
         assert_eq!(c.coverages, 3 * 8, "{}: 3 passes × 8 slices", c.variant);
     }
     assert!(merged["config"].get("part").is_none());
+    // The query phase each part kept, added: a cell's service histogram holds every
+    // search of both parts, the count the merged cell derives its percentiles from.
+    let phases = merged_phases(&store, &merged);
+    let query = phases
+        .iter()
+        .find(|p| p.phase == "query")
+        .expect("a query phase");
+    let c = &q.cells[0];
+    let name = format!("query:{}:{}:service", c.variant.name(), c.transport.name());
+    let (_, service) = &query.measurements.histograms[&name];
+    assert!(service.len() > 0);
+    assert_eq!(service.len(), c.service_hdr.count);
     common::fresh_index(index, None);
 }
 
@@ -1124,4 +1136,26 @@ fn many_shards_runs_in_two_parts_over_one_set_of_indices() {
         "the parts' clients summed: the whole run's"
     );
     assert_eq!(r["parts"]["each"].as_array().map(Vec::len), Some(2));
+    // The merged run keeps every phase the parts measured, added: the creation phase holds
+    // one request per index of both parts, the figure the result derives from it.
+    let phases = merged_phases(&store, &merged);
+    let creation = phases
+        .iter()
+        .find(|p| p.phase == "creation")
+        .expect("a creation phase");
+    let (_, created) = &creation.measurements.histograms["creation:create"];
+    assert_eq!(created.len(), 30);
+    assert!(phases.iter().any(|p| p.phase == "ingest"), "{phases:?}");
+}
+
+/// The phases a merged run keeps, read from the store it was merged in.
+fn merged_phases(
+    store: &std::path::Path,
+    merged: &Value,
+) -> Vec<searchbench::store::PhaseMeasurements> {
+    let id = searchbench::store::RunId(merged["id"].as_str().unwrap().to_string());
+    searchbench::store::Store::open_read(store)
+        .unwrap()
+        .phases(&id)
+        .unwrap()
 }

@@ -4,31 +4,50 @@
 //! answers summed), and every figure (the cells' statistics, the transports' savings, the
 //! profile's overhead) is derived again from them, as one process derives its own.
 
-use std::collections::BTreeMap;
-
-use hdrhistogram::Histogram;
 use serde_json::{json, Value};
 
 use super::{config, KindMerge, PartRun};
+use crate::measure::Measurements;
 use crate::query::accuracy::VariantAccuracy;
 use crate::query::cells::{cell_result, CellResult, ErrorKind};
 use crate::query::report::{derived, QueryResult};
 use crate::query::{Transport, Variant};
+use crate::store::QUERY;
 
 /// The most wrong answers a result lists (as one run keeps them).
 const FAILURES_LISTED: usize = 50;
 /// The most error examples a cell keeps (as one run keeps them).
 const EXAMPLES: usize = 5;
 
-/// A part's stored histogram of a cell (`service`, `latency`, `overhead`), decoded.
-type Stored<'a> = &'a dyn Fn(&PartRun, &CellResult, &str) -> Option<Histogram<u64>>;
+/// The name a cell's histogram (`service`, `latency`, `overhead`) is kept under.
+fn histogram_name(variant: &Variant, transport: Transport, h: &str) -> String {
+    format!("query:{}:{}:{h}", variant.name(), transport.name())
+}
+
+/// The cells' histograms of every part, added: from the query phase every part kept, else
+/// from each part's stored histograms.
+fn added_histograms(parts: &[(&PartRun, QueryResult)]) -> Result<Measurements, String> {
+    if let Some(m) = super::phase_of_every_part(parts.iter().map(|(p, _)| *p), QUERY)? {
+        return Ok(m);
+    }
+    let mut added = Measurements::default();
+    for (p, _) in parts {
+        for h in p.histograms.iter().filter(|h| h.name.starts_with("query:")) {
+            added
+                .histogram(h)
+                .map_err(|e| format!("part {}: {e}", p.part))?;
+        }
+    }
+    Ok(added)
+}
 
 /// The cells of all parts joined, cell by cell, in the order the first part lists them.
-/// `stored`: a part's stored histogram of a cell (`service`, `latency`, `overhead`).
+/// `added`: the parts' histograms of the cells, added (none for the profile pass's cells,
+/// whose histograms are not kept).
 fn join_cells(
     parts: &[(&PartRun, QueryResult)],
     cells_of: fn(&QueryResult) -> &[CellResult],
-    stored: Stored<'_>,
+    added: &Measurements,
 ) -> Result<Vec<CellResult>, String> {
     let mut order: Vec<(Variant, Transport)> = Vec::new();
     for (_, r) in parts {
@@ -47,8 +66,7 @@ fn join_cells(
         let (mut errors, mut examples) = (0, Vec::new());
         let mut kinds: Vec<ErrorKind> = Vec::new();
         let mut paced = false;
-        let mut hists: BTreeMap<&str, Histogram<u64>> = BTreeMap::new();
-        for (p, r) in parts {
+        for (_, r) in parts {
             let Some(c) = cells_of(r)
                 .iter()
                 .find(|c| c.variant == variant && c.transport == transport)
@@ -65,35 +83,18 @@ fn join_cells(
                 }
             }
             paced |= c.latency_ms.is_some();
-            for name in ["service", "latency", "overhead"] {
-                let Some(h) = stored(p, c, name) else {
-                    continue;
-                };
-                match hists.get_mut(name) {
-                    Some(have) => have
-                        .add(&h)
-                        .map_err(|e| format!("part {}: {variant} {name}: {e:?}", p.part))?,
-                    None => {
-                        hists.insert(name, h);
-                    }
-                }
-            }
         }
         examples.truncate(EXAMPLES);
         samples.sort_by_key(|s| (s.pass, s.epoch));
         let empty = crate::measure::recorder::histogram();
-        let h = |name: &str| hists.get(name).unwrap_or(&empty);
+        let [service, latency, overhead] = ["service", "latency", "overhead"].map(|name| {
+            added
+                .histograms
+                .get(&histogram_name(&variant, transport, name))
+                .map_or(&empty, |(_, h)| h)
+        });
         joined.push(cell_result(
-            variant,
-            transport,
-            samples,
-            errors,
-            examples,
-            kinds,
-            h("service"),
-            h("latency"),
-            h("overhead"),
-            paced,
+            variant, transport, samples, errors, examples, kinds, service, latency, overhead, paced,
         ));
     }
     Ok(joined)
@@ -150,18 +151,10 @@ pub fn merge(group: &str, of: u32, chosen: &[&PartRun]) -> Result<KindMerge, Str
     let Some((_, first)) = parts.first() else {
         return Err("no part has a result (each was killed before it ended)".into());
     };
-    let name =
-        |c: &CellResult, h: &str| format!("query:{}:{}:{h}", c.variant.name(), c.transport.name());
-    let stored = |p: &PartRun, c: &CellResult, h: &str| {
-        let wanted = name(c, h);
-        p.histograms
-            .iter()
-            .find(|s| s.name == wanted)
-            .and_then(|s| s.decode().ok())
-    };
-    let cells = join_cells(&parts, |r| &r.cells, &stored)?;
+    let cells = join_cells(&parts, |r| &r.cells, &added_histograms(&parts)?)?;
     // The profile pass's histograms are not stored: its cells join on their samples.
-    let profile_cells = join_cells(&parts, |r| &r.profile_cells, &|_, _, _| None)?;
+    let none = Measurements::default();
+    let profile_cells = join_cells(&parts, |r| &r.profile_cells, &none)?;
     let mut variants: Vec<Variant> = Vec::new();
     for c in &cells {
         if !variants.contains(&c.variant) {

@@ -14,7 +14,7 @@ use crate::measure::SerializedHistogram;
 use crate::query::cells::HdrSummary;
 use crate::workload::scenario_result::{
     derive, latency_of, Creation, CreationSetup, StateSample, Tally, CREATE_HISTOGRAM,
-    FIELD_CAPS_HISTOGRAM,
+    CREATION_PHASE, FIELD_CAPS_HISTOGRAM, FIELD_CAPS_PHASE,
 };
 
 /// Whether a run's result is a scenario's.
@@ -25,8 +25,14 @@ pub(super) fn is_scenario(p: &PartRun) -> bool {
         .is_some_and(|r| r.get("scenario").is_some())
 }
 
-/// The histogram `name` of every part in `parts`, added (`None` when a part lacks it).
-fn added(parts: &[&PartRun], name: &str) -> Result<Option<Histogram<u64>>, String> {
+/// The histogram `name` of every part in `parts`, added (`None` when a part lacks it): from
+/// the phase `phase` every part kept, else from each part's stored histograms.
+fn added(parts: &[&PartRun], phase: &str, name: &str) -> Result<Option<Histogram<u64>>, String> {
+    if let Some(m) = super::phase_of_every_part(parts.iter().copied(), phase)? {
+        if let Some((_, h)) = m.histograms.get(name) {
+            return Ok(Some(h.clone()));
+        }
+    }
     let mut sum: Option<Histogram<u64>> = None;
     for p in parts {
         let Some(h) = p.histograms.iter().find(|h| h.name == name) else {
@@ -96,7 +102,7 @@ fn merged_creation(
         s.indices = done.iter().take_while(|(t, _)| *t <= s.secs).count() as u64;
     }
     let chosen: Vec<&PartRun> = creations.iter().map(|(p, _)| *p).collect();
-    let Some(create_us) = added(&chosen, CREATE_HISTOGRAM)? else {
+    let Some(create_us) = added(&chosen, CREATION_PHASE, CREATE_HISTOGRAM)? else {
         return Ok((None, Vec::new()));
     };
     let first = &creations[0].1;
@@ -235,7 +241,7 @@ pub(super) fn merge(
             .filter_map(|e| e.as_str().map(str::to_string))
             .take(5)
             .collect();
-        match added(&caps, FIELD_CAPS_HISTOGRAM)? {
+        match added(&caps, FIELD_CAPS_PHASE, FIELD_CAPS_HISTOGRAM)? {
             Some(h) => {
                 let latency = latency_of(
                     &h,

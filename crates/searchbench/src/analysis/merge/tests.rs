@@ -686,7 +686,26 @@ fn a_scenarios_parts_derive_one_creation_phase() {
     union.sort_by(|a: &(f64, u64), b| a.0.total_cmp(&b.0));
     let p1 = part(1, 1_000_000, d1, &mut whole);
     let p2 = part(2, 1_001_500, d2, &mut whole);
+    // The same parts with their creation phase's measurements (its histogram, as the
+    // phase keeps it) merge into the same run.
+    let with_phases: Vec<PartRun> = [&p1, &p2]
+        .iter()
+        .map(|p| {
+            let mut p = (*p).clone();
+            let mut m = crate::measure::Measurements::default();
+            m.histogram(&p.histograms[0]).unwrap();
+            p.phases = vec![PhaseMeasurements {
+                phase: crate::workload::scenario_result::CREATION_PHASE.into(),
+                measurements: m,
+            }];
+            p
+        })
+        .collect();
+    let from_phases = merge_parts("gs", with_phases, None).unwrap();
     let merged = merge_parts("gs", vec![p1, p2], None).unwrap();
+    assert_eq!(merged.run.result, from_phases.run.result);
+    assert_eq!(merged.run.histograms, from_phases.run.histograms);
+    assert_eq!(from_phases.run.phases.len(), 1);
     assert_eq!(merged.run.state, State::Complete, "{:?}", merged.run.error);
     let r = merged.run.result.unwrap();
     let expected = derive(

@@ -23,6 +23,7 @@ use crate::session::SessionError;
 use crate::workload::scenario_result::{
     Cleanup, Snapshots, CREATE_HISTOGRAM, FIELD_CAPS_HISTOGRAM,
 };
+use crate::workload::scenario_result::{CREATION_PHASE, FIELD_CAPS_PHASE};
 use crate::workload::Scenario;
 
 /// What the phases of one scenario run share: its names and what it made (for the cleanup,
@@ -89,9 +90,9 @@ impl ScenarioStep {
     pub fn name(self) -> &'static str {
         match self {
             ScenarioStep::Setup => SETUP,
-            ScenarioStep::Creation => "creation",
+            ScenarioStep::Creation => CREATION_PHASE,
             ScenarioStep::Counting => "counting",
-            ScenarioStep::FieldCaps => "field-caps",
+            ScenarioStep::FieldCaps => FIELD_CAPS_PHASE,
             ScenarioStep::Snapshots => "snapshots",
             ScenarioStep::Cleanup => "cleanup",
         }
@@ -153,6 +154,16 @@ impl Phase for ScenarioPhase<'_, '_> {
     fn run<'a>(&'a mut self, stage: &'a Stage<'a>) -> Work<'a, Result<Measurements, SessionError>> {
         Box::pin(async move {
             let (s, target) = (self.shared, stage.target);
+            // What the phase measured that adds up over parts: its requests' histogram.
+            let mut measured = Measurements::default();
+            let mut keep = |h: Option<SerializedHistogram>| {
+                let kept: Vec<SerializedHistogram> = h.into_iter().collect();
+                for h in &kept {
+                    // Made here, so it decodes; one that did not would only be missing.
+                    let _ = measured.histogram(h);
+                }
+                stage.feed.send(Streamed::Histograms(kept));
+            };
             match self.step {
                 ScenarioStep::Setup => {
                     let started = Instant::now();
@@ -183,10 +194,10 @@ impl Phase for ScenarioPhase<'_, '_> {
                     let (creation, create_us) =
                         create_indices(target, s.spec, &s.prefix, &s.made, &s.cancel).await;
                     self.report = Some(Report::new(creation));
-                    stage.feed.send(Streamed::Histograms(
-                        SerializedHistogram::encode(CREATE_HISTOGRAM, "us", &create_us)
-                            .into_iter()
-                            .collect(),
+                    keep(SerializedHistogram::encode(
+                        CREATE_HISTOGRAM,
+                        "us",
+                        &create_us,
                     ));
                 }
                 ScenarioStep::Counting => {
@@ -197,11 +208,7 @@ impl Phase for ScenarioPhase<'_, '_> {
                     let (latency, h) =
                         field_caps_latency(target, s.spec, &s.prefix, &s.cancel).await;
                     self.report = Some(Report::new(latency));
-                    stage.feed.send(Streamed::Histograms(
-                        SerializedHistogram::encode(FIELD_CAPS_HISTOGRAM, "us", &h)
-                            .into_iter()
-                            .collect(),
-                    ));
+                    keep(SerializedHistogram::encode(FIELD_CAPS_HISTOGRAM, "us", &h));
                 }
                 ScenarioStep::Snapshots => {
                     if let Some(repo) = &self.repository {
@@ -237,7 +244,7 @@ impl Phase for ScenarioPhase<'_, '_> {
                     }));
                 }
             }
-            Ok(Measurements::default())
+            Ok(measured)
         })
     }
 }
