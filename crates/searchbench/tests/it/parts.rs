@@ -651,7 +651,7 @@ fn a_whole_run_in_two_parts_loads_then_queries_the_whole_index_and_merges() {
     let c = &q.cells[0];
     let name = format!("query:{}:{}:service", c.variant.name(), c.transport.name());
     let (_, service) = &query.measurements.histograms[&name];
-    assert!(service.len() > 0);
+    assert!(!service.is_empty());
     assert_eq!(service.len(), c.service_hdr.count);
     common::fresh_index(index, None);
 }
