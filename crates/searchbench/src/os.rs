@@ -5,12 +5,15 @@ use std::time::Duration;
 
 /// The environment variables through which a user may hand searchbench a credential (a URL
 /// can carry a password).
-pub const SECRET_ENV: [&str; 5] = [
+pub const SECRET_ENV: [&str; 8] = [
     "SEARCHBENCH_URL",
     "SEARCHBENCH_USER",
     "SEARCHBENCH_PASSWORD",
     "SEARCHBENCH_API_KEY",
     "SEARCHBENCH_BEARER",
+    "SEARCHBENCH_PUBLISH",
+    "SEARCHBENCH_PUBLISH_PASSWORD",
+    "SEARCHBENCH_PUBLISH_API_KEY",
 ];
 
 /// Keeps [`SECRET_ENV`] out of a child's environment: an engine node outlives the command

@@ -21,7 +21,8 @@ use crate::store::{self, Filter, Kind, NewRun, RunRow};
     searchbench results show 3fa9c2e1\n  \
     searchbench results import result.json --tag build=old\n  \
     searchbench results import host2/results.db\n  \
-    searchbench results merge nightly-42 --url http://10.0.0.5:9200"
+    searchbench results merge nightly-42 --url http://10.0.0.5:9200\n  \
+    searchbench results publish --publish https://results:9200 --publish-user bench"
 )]
 pub enum ResultsCommand {
     /// The stored runs, newest first.
@@ -34,6 +35,40 @@ pub enum ResultsCommand {
     /// Make one run of the parts of a run split over several processes or hosts
     /// (`--part I/N --group ID`).
     Merge(MergeArgs),
+    /// Send stored runs to the team's results cluster (`--publish URL`): every run not yet
+    /// there as it now is, or the runs named.
+    Publish(PublishCmd),
+}
+
+/// `results publish [RUN...]`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Each run goes whole into PREFIX-runs (one document, the stored run \
+    kept whole under `row`), PREFIX-metrics (one document per figure compare and history read), \
+    PREFIX-timeline, PREFIX-telemetry and PREFIX-tasks, under ids made of the run's: \
+    publishing again replaces, never doubles. The store notes where each run went, in which \
+    state; without RUN, what is not there as it now is is sent (a run still going waits until \
+    it has ended). What is sent is what the store holds, and the store holds no secret.\n\n\
+    Exit codes: 0 every run sent, 1 a run could not be sent (it stays pending: run again), \
+    2 bad usage (no --publish, no such run)."
+)]
+pub struct PublishCmd {
+    #[command(flatten)]
+    pub store: StoreArgs,
+    /// Runs to send (ids or unique prefixes), whether or not they were sent before. Without
+    /// any: every run not yet published there as it now is.
+    pub runs: Vec<String>,
+    /// Send the runs not yet published there (what happens without RUN; say it to be plain).
+    #[arg(long, conflicts_with = "runs")]
+    pub pending: bool,
+    /// Only runs with this tag (repeatable: all must match).
+    #[arg(long = "tag", value_name = "KEY=VALUE", value_parser = tag_arg, conflicts_with = "runs")]
+    pub tags: Vec<(String, String)>,
+    #[command(flatten)]
+    pub publish: super::args::PublishArgs,
+    /// Print what was sent as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -115,6 +150,107 @@ pub async fn run(cmd: ResultsCommand) -> CliResult {
         ResultsCommand::Show(a) => show(a),
         ResultsCommand::Import(a) => import(a),
         ResultsCommand::Merge(a) => merge(a).await,
+        ResultsCommand::Publish(a) => publish(a).await,
+    }
+}
+
+/// What `results publish` did, as `--json` prints it.
+#[derive(Debug, serde::Serialize)]
+struct Published {
+    destination: String,
+    sent: Vec<SentRun>,
+    failed: Vec<FailedRun>,
+}
+
+#[derive(Debug, serde::Serialize)]
+struct SentRun {
+    run: String,
+    documents: usize,
+}
+
+#[derive(Debug, serde::Serialize)]
+struct FailedRun {
+    run: String,
+    error: String,
+}
+
+async fn publish(a: PublishCmd) -> CliResult {
+    let Some(publisher) = a.publish.publisher()? else {
+        return Err(CliError::usage(anyhow::anyhow!(
+            "say where to publish: --publish URL (or SEARCHBENCH_PUBLISH)"
+        )));
+    };
+    let store = a.store.open_existing()?;
+    let destination = publisher.destination();
+    let rows = if a.runs.is_empty() {
+        let filter = Filter {
+            tags: a.tags,
+            ..Default::default()
+        };
+        store.pending(&destination, &filter)?
+    } else {
+        a.runs
+            .iter()
+            .map(|id| store.get(id).map_err(CliError::usage))
+            .collect::<Result<Vec<_>, _>>()?
+    };
+    let mut done = Published {
+        destination: destination.clone(),
+        sent: Vec::new(),
+        failed: Vec::new(),
+    };
+    if !rows.is_empty() {
+        if let Err(e) = publisher.prepare().await {
+            // Nothing can be sent: every run stays pending.
+            let error = crate::cluster::error_chain(&e);
+            done.failed = rows
+                .iter()
+                .map(|r| FailedRun {
+                    run: r.id.0.clone(),
+                    error: error.clone(),
+                })
+                .collect();
+        } else {
+            for row in &rows {
+                match publisher.publish(&store, &row.id).await {
+                    Ok(sent) => done.sent.push(SentRun {
+                        run: row.id.0.clone(),
+                        documents: sent.documents,
+                    }),
+                    Err(e) => done.failed.push(FailedRun {
+                        run: row.id.0.clone(),
+                        error: crate::cluster::error_chain(&e),
+                    }),
+                }
+            }
+        }
+    }
+    if a.json {
+        output::json(&done)?;
+    } else {
+        for s in &done.sent {
+            eprintln!("published run {} ({} documents)", s.run, s.documents);
+        }
+        for f in &done.failed {
+            eprintln!("not published: run {}: {}", f.run, f.error);
+        }
+        eprintln!(
+            "{} run(s) published to {destination}; {} still pending",
+            done.sent.len(),
+            done.failed.len()
+        );
+    }
+    if done.failed.is_empty() {
+        Ok(())
+    } else {
+        Err(CliError {
+            code: super::exit::FAILURE,
+            error: anyhow::anyhow!(
+                "{} run(s) not published to {destination}; they stay pending: run \
+                 `searchbench results publish --pending` again",
+                done.failed.len()
+            ),
+        })
     }
 }
 

@@ -44,6 +44,28 @@ pub enum Auth {
 }
 
 impl Auth {
+    /// The credentials given, the first of an API key, a bearer token, a user (with its
+    /// password, empty when none): what the flags of a cluster say.
+    pub fn chosen(
+        api_key: Option<&str>,
+        bearer: Option<&str>,
+        user: Option<&str>,
+        password: Option<&str>,
+    ) -> Auth {
+        if let Some(key) = api_key {
+            Auth::ApiKey(Secret::new(key))
+        } else if let Some(token) = bearer {
+            Auth::Bearer(Secret::new(token))
+        } else if let Some(user) = user {
+            Auth::Basic {
+                user: user.to_string(),
+                password: Secret::new(password.unwrap_or_default()),
+            }
+        } else {
+            Auth::None
+        }
+    }
+
     /// The `Authorization` header value, if any.
     pub(crate) fn header_value(&self) -> Option<String> {
         match self {

@@ -25,6 +25,7 @@ use crate::measure::{Machine, SerializedHistogram};
 
 mod outcome;
 mod phases;
+mod published;
 mod records;
 mod rows;
 mod studies;
@@ -121,6 +122,15 @@ pub const MIGRATIONS: &[&str] = &[
         encoding TEXT NOT NULL,
         data     BLOB NOT NULL,
         PRIMARY KEY (run_id, seq, name)
+    );",
+    // 7: where each run was published (`results publish`), in which state: a run is
+    // pending at a destination until it was published there as it now is.
+    "CREATE TABLE published (
+        run_id         TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        destination    TEXT NOT NULL,
+        state          TEXT NOT NULL,
+        published_unix INTEGER NOT NULL,
+        PRIMARY KEY (run_id, destination)
     );",
 ];
 

@@ -26,6 +26,7 @@ mod ingest_node;
 mod metrics_read;
 mod parts;
 mod profile;
+mod publish;
 mod query_cluster_metrics;
 mod query_logs;
 mod query_preflight;

@@ -27,6 +27,11 @@ impl StoreArgs {
         Ok(Store::open_read(self.path()?)?)
     }
 
+    /// Opens an existing store for writing: a path that does not exist is an error.
+    pub fn open_existing(&self) -> anyhow::Result<Store> {
+        Ok(Store::open_existing(self.path()?)?)
+    }
+
     /// Opens the store for writing, creating it when missing.
     pub fn open_or_create(&self) -> anyhow::Result<Store> {
         Ok(Store::open(self.path()?)?)

@@ -7,7 +7,7 @@ use clap::Args;
 
 use super::parse_size;
 use crate::cli::CliError;
-use crate::cluster::{Auth, Secret, Target, TargetConfig};
+use crate::cluster::{Auth, Target, TargetConfig};
 
 /// How to reach a cluster. Secrets can come from the environment so they stay out of shell history.
 #[derive(Debug, Clone, Args)]
@@ -61,18 +61,12 @@ pub struct TargetArgs {
 
 impl TargetArgs {
     pub fn config(&self) -> TargetConfig {
-        let auth = if let Some(key) = &self.api_key {
-            Auth::ApiKey(Secret::new(key))
-        } else if let Some(token) = &self.bearer {
-            Auth::Bearer(Secret::new(token))
-        } else if let Some(user) = &self.user {
-            Auth::Basic {
-                user: user.clone(),
-                password: Secret::new(self.password.clone().unwrap_or_default()),
-            }
-        } else {
-            Auth::None
-        };
+        let auth = Auth::chosen(
+            self.api_key.as_deref(),
+            self.bearer.as_deref(),
+            self.user.as_deref(),
+            self.password.as_deref(),
+        );
         TargetConfig {
             urls: self.urls.clone(),
             auth,

@@ -1,0 +1,90 @@
+//! Where runs are published: the team's results cluster (`--publish URL`), reached with its
+//! own credentials, so the cluster under test and the results cluster differ.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+
+use crate::cli::CliError;
+use crate::cluster::{Auth, Target, TargetConfig};
+use crate::publish::{Publisher, DEFAULT_PREFIX};
+
+/// The results cluster and how to reach it. Its secrets can come from the environment, so
+/// they stay out of shell history and process lists.
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Publishing")]
+pub struct PublishArgs {
+    /// The team's results cluster (Elasticsearch or OpenSearch), e.g. https://results:9200:
+    /// runs go into its PREFIX-runs, -metrics, -timeline, -telemetry and -tasks indices.
+    /// (The environment's value is never shown in help: a URL may carry a password.)
+    #[arg(
+        long = "publish",
+        value_name = "URL",
+        env = "SEARCHBENCH_PUBLISH",
+        hide_env_values = true
+    )]
+    pub url: Option<String>,
+    /// User for the results cluster (its password from SEARCHBENCH_PUBLISH_PASSWORD).
+    #[arg(
+        long = "publish-user",
+        value_name = "USER",
+        env = "SEARCHBENCH_PUBLISH_USER"
+    )]
+    pub user: Option<String>,
+    /// Password for --publish-user. Prefer the SEARCHBENCH_PUBLISH_PASSWORD variable.
+    #[arg(
+        long = "publish-password",
+        value_name = "PASSWORD",
+        env = "SEARCHBENCH_PUBLISH_PASSWORD",
+        hide_env_values = true,
+        requires = "user"
+    )]
+    pub password: Option<String>,
+    /// API key for the results cluster (the base64 `id:key` form).
+    #[arg(
+        long = "publish-api-key",
+        value_name = "KEY",
+        env = "SEARCHBENCH_PUBLISH_API_KEY",
+        hide_env_values = true,
+        conflicts_with = "user"
+    )]
+    pub api_key: Option<String>,
+    /// PEM file with a CA certificate the results cluster's TLS is trusted by.
+    #[arg(long = "publish-ca-cert", value_name = "FILE", value_parser = super::input_file)]
+    pub ca_cert: Option<PathBuf>,
+    /// The indices' prefix: PREFIX-runs, PREFIX-metrics, ... (lowercase letters, digits, '-'
+    /// and '_'); one per team or project sharing a cluster.
+    #[arg(long = "publish-prefix", value_name = "PREFIX", default_value = DEFAULT_PREFIX)]
+    pub prefix: String,
+    /// Per-request timeout for the results cluster, in seconds (at least 1).
+    #[arg(long = "publish-timeout", default_value_t = 30, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub timeout: u64,
+}
+
+impl PublishArgs {
+    /// The publisher the flags name, `None` without `--publish`.
+    pub fn publisher(&self) -> Result<Option<Publisher>, CliError> {
+        let Some(url) = &self.url else {
+            return Ok(None);
+        };
+        let auth = Auth::chosen(
+            self.api_key.as_deref(),
+            None,
+            self.user.as_deref(),
+            self.password.as_deref(),
+        );
+        let config = TargetConfig {
+            urls: vec![url.clone()],
+            auth,
+            ca_cert: self.ca_cert.clone(),
+            insecure: false,
+            timeout: Duration::from_secs(self.timeout.max(1)),
+            max_answer: 64 << 20,
+        };
+        let target = Target::new(&config).map_err(CliError::usage)?;
+        Publisher::new(target, &self.prefix)
+            .map(Some)
+            .map_err(CliError::usage)
+    }
+}

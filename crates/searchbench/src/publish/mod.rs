@@ -1,0 +1,406 @@
+//! Publishing stored runs to a team's Elasticsearch or OpenSearch cluster (field note 003: a
+//! nightly's results the whole team sees, charted in Kibana or OpenSearch Dashboards, as
+//! Rally's and OSB's metrics stores are). The local store stays the first copy: a run is read
+//! from it and sent whole, and the store notes where it went ([`crate::store::Store::pending`]).
+//!
+//! Five indices, named `PREFIX-runs`, `-metrics`, `-timeline`, `-telemetry`, `-tasks` (prefix
+//! `searchbench` unless told), each created with its mapping before the first document:
+//! - runs: one document per run (its identity, state, tags, times, configuration and the
+//!   stored row whole under `row`, not indexed, so it can be read back as it was);
+//! - metrics: one document per metric per run (the figures `compare` and `history` read), with
+//!   the run's identity beside each, so a chart needs no join;
+//! - timeline: one document per second of a load; telemetry: one per node per sample;
+//! - tasks: one per task of a track run.
+//!
+//! Every document's id is derived from the run's (`RUN`, `RUN:metric`, `RUN:second`, ...):
+//! publishing twice leaves one copy, and a run published again (it ended after, it was merged
+//! again) replaces its documents. A publish succeeds only when every document was taken.
+//!
+//! Nothing secret is published: what is sent is what the store holds (URLs without their
+//! credentials, a track's secret parameters redacted), and the results cluster's own
+//! credentials are never in a document.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use reqwest::Method;
+use serde_json::{json, Map, Value};
+
+use crate::analysis::compare::{run_metrics, timeline_of};
+use crate::cluster::{Target, TargetError};
+use crate::store::{RunId, RunRow, Store, StoreError};
+
+/// The indices' prefix unless told otherwise.
+pub const DEFAULT_PREFIX: &str = "searchbench";
+
+/// The most bytes one `_bulk` request carries: well under the engines' default
+/// `http.max_content_length` (100 MB), small enough to retry cheaply.
+const BULK_BYTES: usize = 4 << 20;
+
+/// What a run's documents go into, after the prefix.
+const INDICES: [&str; 5] = ["runs", "metrics", "timeline", "telemetry", "tasks"];
+
+#[derive(Debug, thiserror::Error)]
+pub enum PublishError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("publishing to {destination}: {source}")]
+    Target {
+        destination: String,
+        source: TargetError,
+    },
+    #[error("publishing to {destination}: {reason}")]
+    Refused { destination: String, reason: String },
+    #[error("bad indices' prefix {0:?}: lowercase letters, digits, '-' and '_', starting with a letter, at most 100 characters")]
+    Prefix(String),
+}
+
+/// Where runs are published: a cluster and the prefix of its indices.
+pub struct Publisher {
+    target: Target,
+    prefix: String,
+}
+
+/// What one run's publishing sent.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Sent {
+    pub documents: usize,
+    pub requests: usize,
+}
+
+impl Publisher {
+    /// Publishes to `target` into indices named `prefix-*`.
+    pub fn new(target: Target, prefix: &str) -> Result<Publisher, PublishError> {
+        let ok = !prefix.is_empty()
+            && prefix.len() <= 100
+            && prefix.starts_with(|c: char| c.is_ascii_lowercase())
+            && prefix
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_');
+        if !ok {
+            return Err(PublishError::Prefix(prefix.to_string()));
+        }
+        Ok(Publisher {
+            target,
+            prefix: prefix.to_string(),
+        })
+    }
+
+    /// Where this publisher sends, as the store notes it: the cluster's address without
+    /// credentials, and the prefix.
+    pub fn destination(&self) -> String {
+        let url = self
+            .target
+            .urls()
+            .first()
+            .map(|u| crate::cluster::redact_url(u.as_str()))
+            .unwrap_or_default();
+        format!("{} {}", url.trim_end_matches('/'), self.prefix)
+    }
+
+    /// The index of `what` (`runs`, `metrics`, ...).
+    pub fn index(&self, what: &str) -> String {
+        format!("{}-{what}", self.prefix)
+    }
+
+    fn target_error(&self, source: TargetError) -> PublishError {
+        PublishError::Target {
+            destination: self.destination(),
+            source,
+        }
+    }
+
+    /// Makes the indices, each with its mapping, where they do not exist yet.
+    pub async fn prepare(&self) -> Result<(), PublishError> {
+        for what in INDICES {
+            let index = self.index(what);
+            let exists = self
+                .target
+                .send(Method::HEAD, &format!("/{index}"), None)
+                .await;
+            match exists {
+                Ok(_) => continue,
+                Err(TargetError::Status { status: 404, .. }) => {}
+                Err(e) => return Err(self.target_error(e)),
+            }
+            let body = json!({"mappings": mapping(what)}).to_string().into_bytes();
+            match self
+                .target
+                .send(
+                    Method::PUT,
+                    &format!("/{index}"),
+                    Some(("application/json", body)),
+                )
+                .await
+            {
+                Ok(_) => {}
+                // Made meanwhile by another publisher: as good.
+                Err(TargetError::Status {
+                    status: 400,
+                    ref reason,
+                    ..
+                }) if reason.contains("already_exists") => {}
+                Err(e) => return Err(self.target_error(e)),
+            }
+        }
+        Ok(())
+    }
+
+    /// Publishes the stored run `id` whole, replacing any copy the cluster holds, and notes
+    /// it in the store. Every document must be taken, else the run stays pending.
+    pub async fn publish(&self, store: &Store, id: &RunId) -> Result<Sent, PublishError> {
+        let row = store.get(&id.0)?;
+        let documents = documents(store, &row, self)?;
+        // The run's own documents go last: a run document says the rest is there.
+        let mut sent = Sent::default();
+        let mut body = Vec::new();
+        let mut in_body = 0;
+        for (index, doc_id, doc) in &documents {
+            let action = json!({"index": {"_index": index, "_id": doc_id}});
+            body.extend_from_slice(action.to_string().as_bytes());
+            body.push(b'\n');
+            body.extend_from_slice(doc.to_string().as_bytes());
+            body.push(b'\n');
+            in_body += 1;
+            if body.len() >= BULK_BYTES {
+                self.bulk(std::mem::take(&mut body), in_body).await?;
+                sent.requests += 1;
+                sent.documents += in_body;
+                in_body = 0;
+            }
+        }
+        if in_body > 0 {
+            self.bulk(body, in_body).await?;
+            sent.requests += 1;
+            sent.documents += in_body;
+        }
+        store.mark_published(&row.id, &self.destination(), row.state)?;
+        Ok(sent)
+    }
+
+    /// One `_bulk` request of `n` documents; every item must be taken.
+    async fn bulk(&self, body: Vec<u8>, n: usize) -> Result<(), PublishError> {
+        let reply = self
+            .target
+            .send(
+                Method::POST,
+                "/_bulk?refresh=wait_for",
+                Some(("application/x-ndjson", body)),
+            )
+            .await
+            .map_err(|e| self.target_error(e))?;
+        let answer: Value =
+            serde_json::from_slice(&reply.body).map_err(|e| PublishError::Refused {
+                destination: self.destination(),
+                reason: format!("the _bulk answer is not JSON: {e}"),
+            })?;
+        let items = answer["items"].as_array().map_or(0, Vec::len);
+        if answer["errors"] == Value::Bool(false) && items == n {
+            return Ok(());
+        }
+        let refused = answer["items"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|i| i.get("index"))
+            .find(|i| i.get("error").is_some());
+        let reason = match refused {
+            Some(item) => format!(
+                "document {} of {} refused: {}",
+                item["_id"].as_str().unwrap_or("?"),
+                item["_index"].as_str().unwrap_or("?"),
+                crate::cluster::server_reason(
+                    json!({"error": item["error"]}).to_string().as_bytes()
+                )
+            ),
+            None => format!("{items} answers for {n} documents"),
+        };
+        Err(PublishError::Refused {
+            destination: self.destination(),
+            reason,
+        })
+    }
+}
+
+/// The mapping of the index of `what`: strings are keywords (Kibana and Dashboards split and
+/// filter by them), times are dates, and what is kept whole for reading back is not indexed.
+fn mapping(what: &str) -> Value {
+    let mut properties = Map::new();
+    for date in ["started_at", "finished_at", "published_at", "at"] {
+        properties.insert(
+            date.into(),
+            json!({"type": "date", "format": "epoch_millis"}),
+        );
+    }
+    for whole in ["row", "config", "machine"] {
+        properties.insert(whole.into(), json!({"type": "object", "enabled": false}));
+    }
+    if what == "metrics" {
+        properties.insert("value".into(), json!({"type": "double"}));
+    }
+    json!({
+        "dynamic_templates": [
+            {"strings": {"match_mapping_type": "string", "mapping": {"type": "keyword", "ignore_above": 1024}}},
+            {"numbers": {"match_mapping_type": "long", "mapping": {"type": "double"}}}
+        ],
+        "properties": properties,
+    })
+}
+
+fn millis(unix_secs: u64) -> u64 {
+    unix_secs.saturating_mul(1000)
+}
+
+/// What every document of a run carries, so a chart or a filter needs no join.
+fn identity(row: &RunRow) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("run_id".into(), row.id.0.clone().into());
+    m.insert("kind".into(), row.kind.clone().into());
+    m.insert("workload".into(), row.workload.clone().into());
+    m.insert("engine".into(), row.engine.clone().into());
+    m.insert("state".into(), row.state.name().into());
+    m.insert("tool_version".into(), row.tool_version.clone().into());
+    m.insert("started_at".into(), millis(row.started_unix).into());
+    m.insert("tags".into(), json!(row.tags));
+    m
+}
+
+/// The run's documents: (index, id, document), the run's own last.
+fn documents(
+    store: &Store,
+    row: &RunRow,
+    p: &Publisher,
+) -> Result<Vec<(String, String, Value)>, StoreError> {
+    let id = &row.id.0;
+    let base = identity(row);
+    let with = |extra: Value| -> Value {
+        let mut doc = base.clone();
+        if let Value::Object(extra) = extra {
+            doc.extend(extra);
+        }
+        Value::Object(doc)
+    };
+    let mut docs = Vec::new();
+    let timeline = timeline_of(store, row)?;
+    let metrics = run_metrics(row, &timeline);
+    // The headline: the first of history's headline figures the run has, else its first.
+    let headline = crate::analysis::history::HEADLINE
+        .iter()
+        .find_map(|key| metrics.iter().find(|m| m.key == *key))
+        .or(metrics.first())
+        .map(|m| json!({"metric": m.key, "value": finite(m.value), "unit": m.unit}));
+    for m in &metrics {
+        docs.push((
+            p.index("metrics"),
+            format!("{id}:{}", m.key),
+            with(json!({
+                "metric": m.key,
+                "label": m.label,
+                "unit": m.unit,
+                "direction": m.direction,
+                "value": finite(m.value),
+                "errors": m.errors,
+            })),
+        ));
+    }
+    // A load's seconds are counted from its own start when the result says it.
+    let load_start_ms = row
+        .result
+        .as_ref()
+        .and_then(|r| r.get("load_started_unix_ms"))
+        .and_then(Value::as_u64)
+        .unwrap_or(millis(row.started_unix));
+    for second in &timeline {
+        let Some(s) = second.get("second").and_then(Value::as_u64) else {
+            continue;
+        };
+        let mut extra = second.clone();
+        extra["at"] = load_start_ms.saturating_add(s.saturating_mul(1000)).into();
+        docs.push((p.index("timeline"), format!("{id}:{s}"), with(extra)));
+    }
+    for sample in store.telemetry(&row.id)? {
+        let (Some(s), Some(node)) = (
+            sample.get("second").and_then(Value::as_u64),
+            sample.get("node").and_then(Value::as_str),
+        ) else {
+            continue;
+        };
+        let doc_id = format!("{id}:{s}:{node}");
+        let mut extra = sample.clone();
+        extra["at"] = millis(row.started_unix)
+            .saturating_add(s.saturating_mul(1000))
+            .into();
+        docs.push((p.index("telemetry"), doc_id, with(extra)));
+    }
+    let tasks = row
+        .result
+        .as_ref()
+        .and_then(|r| r.get("tasks"))
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    for (i, mut task) in tasks.into_iter().enumerate() {
+        let name = task
+            .get("task")
+            .and_then(Value::as_str)
+            .map_or_else(|| i.to_string(), str::to_string);
+        // A part's operations per second are keyed by the second: as fields, one each, they
+        // would grow the mapping without bound (the timeline has them by row).
+        if let Some(t) = task.as_object_mut() {
+            t.remove("per_second");
+        }
+        docs.push((p.index("tasks"), format!("{id}:{name}"), with(task)));
+    }
+    let mut run = base.clone();
+    run.insert("status".into(), row.status.clone().into());
+    run.insert(
+        "finished_at".into(),
+        row.finished_unix
+            .map(millis)
+            .map_or(Value::Null, Value::from),
+    );
+    run.insert("seed".into(), row.seed.into());
+    run.insert("error".into(), row.error.clone().into());
+    run.insert("config".into(), row.config.clone());
+    // The configuration's plain settings as text, to filter and split by (the whole
+    // configuration is kept as it is, not indexed: its values' types differ run to run).
+    let settings: Map<String, Value> = row
+        .config
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter_map(|(k, v)| {
+            let text = match v {
+                Value::String(s) => s.clone(),
+                Value::Number(_) | Value::Bool(_) => v.to_string(),
+                _ => return None,
+            };
+            Some((k.clone(), Value::String(text)))
+        })
+        .collect();
+    run.insert("settings".into(), Value::Object(settings));
+    run.insert("headline".into(), headline.unwrap_or(Value::Null));
+    run.insert("machine".into(), row.machine.clone());
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or(Duration::ZERO)
+        .as_millis();
+    run.insert(
+        "published_at".into(),
+        u64::try_from(now).unwrap_or(u64::MAX).into(),
+    );
+    run.insert(
+        "row".into(),
+        serde_json::to_value(row).map_err(StoreError::Json)?,
+    );
+    docs.push((p.index("runs"), id.clone(), Value::Object(run)));
+    Ok(docs)
+}
+
+/// A figure as JSON: NaN and infinities have no JSON form, and an engine refuses them.
+fn finite(v: f64) -> Value {
+    if v.is_finite() {
+        v.into()
+    } else {
+        Value::Null
+    }
+}

@@ -1,0 +1,160 @@
+//! Publishing stored runs to a results cluster (`results publish`), the shared node playing
+//! the team's: every run arrives whole, once however often it is sent, and a publish that
+//! cannot reach the cluster loses nothing (the runs stay pending and go later).
+
+use std::path::Path;
+use std::process::Output;
+
+use crate::common::{self, bin, node_url, streams};
+use searchbench::store::{RunId, Store};
+use serde_json::Value;
+
+fn ingest(db: &Path, index: &str, tag: &str) -> String {
+    let out = bin()
+        .args([
+            "ingest", "logs", "--quiet", "--docs", "3000", "--warmup", "0",
+        ])
+        .args([
+            "--index",
+            index,
+            "--url",
+            node_url(),
+            "--tag",
+            tag,
+            "--store",
+        ])
+        .arg(db)
+        .args(["--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
+    let stored = Store::open_read(db).unwrap();
+    let newest = stored.list(&Default::default()).unwrap();
+    newest[0].id.0.clone()
+}
+
+fn publish(db: &Path, url: &str, prefix: &str, extra: &[&str]) -> Output {
+    bin()
+        .args(["results", "publish", "--json", "--publish", url])
+        .args(["--publish-prefix", prefix, "--store"])
+        .arg(db)
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+/// Documents of run `id` in `prefix-what`.
+fn count(prefix: &str, what: &str, id: &str) -> u64 {
+    let path = format!("/{prefix}-{what}/_count?q=run_id:{id}");
+    let v: Value = common::runtime()
+        .block_on(common::target().get_json(&path))
+        .unwrap();
+    v["count"].as_u64().unwrap()
+}
+
+fn json_of(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", streams(out)))
+}
+
+#[test]
+fn runs_published_twice_are_there_once_and_a_failed_publish_stays_pending() {
+    let prefix = "sbtest-publish";
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let a = ingest(&db, "searchbench-test-publish-a", "build=1");
+    let b = ingest(&db, "searchbench-test-publish-b", "build=2");
+
+    // The results cluster is down: nothing is lost, both runs stay pending, exit 1.
+    let down = publish(&db, "http://127.0.0.1:9", prefix, &[]);
+    assert_eq!(down.status.code(), Some(1), "{}", streams(&down));
+    let said = json_of(&down);
+    assert_eq!(said["sent"].as_array().map(Vec::len), Some(0));
+    assert_eq!(said["failed"].as_array().map(Vec::len), Some(2), "{said}");
+    assert!(
+        streams(&down).contains("stay pending"),
+        "{}",
+        streams(&down)
+    );
+
+    // Sent when it is up: every run with its documents.
+    let up = publish(&db, node_url(), prefix, &["--pending"]);
+    assert_eq!(up.status.code(), Some(0), "{}", streams(&up));
+    let said = json_of(&up);
+    let sent: Vec<&str> = said["sent"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["run"].as_str().unwrap())
+        .collect();
+    assert_eq!(sent, [a.as_str(), b.as_str()], "oldest first: {said}");
+    let store = Store::open_read(&db).unwrap();
+    for id in [&a, &b] {
+        assert_eq!(count(prefix, "runs", id), 1);
+        let row = store.get(id).unwrap();
+        let timeline = searchbench::analysis::compare::timeline_of(&store, &row).unwrap();
+        let metrics = searchbench::analysis::compare::run_metrics(&row, &timeline);
+        assert!(!metrics.is_empty());
+        assert_eq!(count(prefix, "metrics", id), metrics.len() as u64);
+        assert!(count(prefix, "timeline", id) >= 1);
+        assert_eq!(
+            count(prefix, "telemetry", id),
+            store.telemetry(&row.id).unwrap().len() as u64
+        );
+    }
+    // The run's document holds the stored run whole, and its headline and tags to chart by.
+    let doc: Value = common::runtime()
+        .block_on(common::target().get_json(&format!("/{prefix}-runs/_doc/{a}")))
+        .unwrap();
+    let source = &doc["_source"];
+    assert_eq!(source["row"]["id"], a.as_str());
+    assert_eq!(source["tags"]["build"], "1");
+    assert_eq!(source["headline"]["metric"], "docs_per_sec");
+    let stored = store.get(&a).unwrap();
+    assert_eq!(source["row"]["result"], stored.result.unwrap());
+
+    // Nothing left to send; sending a run again replaces its documents, never doubles them.
+    let again = publish(&db, node_url(), prefix, &[]);
+    assert_eq!(again.status.code(), Some(0), "{}", streams(&again));
+    assert_eq!(json_of(&again)["sent"].as_array().map(Vec::len), Some(0));
+    let metrics = count(prefix, "metrics", &a);
+    let named = publish(&db, node_url(), prefix, &[&a]);
+    assert_eq!(named.status.code(), Some(0), "{}", streams(&named));
+    assert_eq!(count(prefix, "runs", &a), 1);
+    assert_eq!(count(prefix, "metrics", &a), metrics);
+
+    // The store says where each went.
+    let destination = format!("{} {prefix}", node_url().trim_end_matches('/'));
+    for id in [&a, &b] {
+        let state = store
+            .published_state(&RunId(id.clone()), &destination)
+            .unwrap();
+        assert_eq!(state.as_deref(), Some("complete"));
+    }
+    common::fresh_index("searchbench-test-publish-a", None);
+    common::fresh_index("searchbench-test-publish-b", None);
+}
+
+#[test]
+fn publishing_without_a_destination_or_with_a_bad_prefix_is_bad_usage() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    Store::open(&db).unwrap();
+    let out = bin()
+        .args(["results", "publish", "--store"])
+        .arg(&db)
+        .env_remove("SEARCHBENCH_PUBLISH")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", streams(&out));
+    assert!(streams(&out).contains("--publish URL"), "{}", streams(&out));
+    let out = publish(&db, node_url(), "../Up", &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", streams(&out));
+    assert!(
+        streams(&out).contains("bad indices' prefix"),
+        "{}",
+        streams(&out)
+    );
+    // A run that is not there.
+    let out = publish(&db, node_url(), "sbtest-publish-none", &["deadbeef"]);
+    assert_eq!(out.status.code(), Some(2), "{}", streams(&out));
+}
