@@ -173,6 +173,18 @@ impl Publisher {
             sent.requests += 1;
             sent.documents += in_body;
         }
+        // Searchable now rather than at the next refresh (a second away, per bulk when the
+        // bulk waits for it). Best effort: a user that may write but not refresh still
+        // published everything, and the cluster's own refresh follows within its interval.
+        let indices: Vec<String> = INDICES.iter().map(|w| self.index(w)).collect();
+        let _ = self
+            .target
+            .send(
+                Method::POST,
+                &format!("/{}/_refresh", indices.join(",")),
+                None,
+            )
+            .await;
         store.mark_published(&row.id, &self.destination(), row.state)?;
         Ok(sent)
     }
@@ -181,11 +193,7 @@ impl Publisher {
     async fn bulk(&self, body: Vec<u8>, n: usize) -> Result<(), PublishError> {
         let reply = self
             .target
-            .send(
-                Method::POST,
-                "/_bulk?refresh=wait_for",
-                Some(("application/x-ndjson", body)),
-            )
+            .send(Method::POST, "/_bulk", Some(("application/x-ndjson", body)))
             .await
             .map_err(|e| self.target_error(e))?;
         let answer: Value =
