@@ -38,6 +38,9 @@ pub struct Attach {
     pub instruments: Vec<MakeInstrument>,
     /// A caller's own sinks, each made anew for every run, told after the store and report.
     pub sinks: Vec<MakeSink>,
+    /// The team's results cluster each kept run is published to (`--publish`), after the
+    /// store and the report.
+    pub publish: Option<Arc<crate::publish::Publisher>>,
 }
 
 impl std::fmt::Debug for Attach {
@@ -48,6 +51,7 @@ impl std::fmt::Debug for Attach {
             .field("profile", &self.profile)
             .field("instruments", &self.instruments.len())
             .field("sinks", &self.sinks.len())
+            .field("publish", &self.publish.as_ref().map(|p| p.destination()))
             .finish()
     }
 }
@@ -136,11 +140,19 @@ impl Attach {
             .as_ref()
             .filter(|_| scope.report)
             .map(HtmlReport::of);
+        // Published from what the store keeps: its sink follows the store's too.
+        let publish = recording
+            .as_ref()
+            .zip(self.publish.clone())
+            .map(|(r, p)| super::publish::PublishSink::of(r, p));
         if let Some(r) = recording {
             sinks.push(Box::new(StoreSink::new(r)));
         }
         if let Some(h) = html {
             sinks.push(Box::new(h));
+        }
+        if let Some(p) = publish {
+            sinks.push(Box::new(p));
         }
         sinks.extend(self.sinks.iter().map(|make| make()));
         Kit {

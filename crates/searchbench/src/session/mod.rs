@@ -23,6 +23,7 @@ pub mod join;
 pub mod lifecycle;
 pub mod matrix;
 pub mod profile;
+pub mod publish;
 pub mod query;
 pub mod record;
 pub mod run;

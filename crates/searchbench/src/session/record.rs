@@ -116,6 +116,11 @@ impl<'a> Recording<'a> {
         }
     }
 
+    /// The store's file.
+    pub fn store_path(&self) -> &std::path::Path {
+        self.store.path()
+    }
+
     pub fn id(&self) -> &RunId {
         &self.id
     }

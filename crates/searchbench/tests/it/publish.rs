@@ -158,3 +158,57 @@ fn publishing_without_a_destination_or_with_a_bad_prefix_is_bad_usage() {
     let out = publish(&db, node_url(), "sbtest-publish-none", &["deadbeef"]);
     assert_eq!(out.status.code(), Some(2), "{}", streams(&out));
 }
+
+/// `--publish` on a command that stores a run: the run is published once the store has kept
+/// it; a results cluster that cannot take it leaves the run measured, kept and pending, says
+/// so, and the command's own exit code stands.
+#[test]
+fn a_run_publishes_itself_and_one_that_cannot_stays_pending() {
+    let prefix = "sbtest-publish-sink";
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let run = |publish: &str| {
+        bin()
+            .args([
+                "ingest", "logs", "--quiet", "--docs", "2000", "--warmup", "0",
+            ])
+            .args([
+                "--index",
+                "searchbench-test-publish-sink",
+                "--url",
+                node_url(),
+            ])
+            .args(["--publish", publish, "--publish-prefix", prefix, "--store"])
+            .arg(&db)
+            .output()
+            .unwrap()
+    };
+    let newest = || {
+        let store = Store::open_read(&db).unwrap();
+        store.list(&Default::default()).unwrap()[0].id.0.clone()
+    };
+    let out = run(node_url());
+    assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
+    let published = newest();
+    assert_eq!(count(prefix, "runs", &published), 1);
+    assert!(count(prefix, "metrics", &published) > 0);
+
+    let out = run("http://127.0.0.1:9");
+    assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
+    let text = streams(&out);
+    assert!(
+        text.contains("not published") && text.contains("results publish --pending"),
+        "{text}"
+    );
+    let pending = newest();
+    assert_ne!(pending, published);
+    assert_eq!(count(prefix, "runs", &pending), 0);
+    // The next publish sends what is missing, and only that.
+    let out = publish(&db, node_url(), prefix, &["--pending"]);
+    assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
+    let sent = json_of(&out)["sent"].clone();
+    assert_eq!(sent.as_array().map(Vec::len), Some(1), "{sent}");
+    assert_eq!(sent[0]["run"], pending.as_str());
+    assert_eq!(count(prefix, "runs", &pending), 1);
+    common::fresh_index("searchbench-test-publish-sink", None);
+}

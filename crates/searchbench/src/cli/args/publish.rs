@@ -24,66 +24,66 @@ pub struct PublishArgs {
         env = "SEARCHBENCH_PUBLISH",
         hide_env_values = true
     )]
-    pub url: Option<String>,
+    pub publish_url: Option<String>,
     /// User for the results cluster (its password from SEARCHBENCH_PUBLISH_PASSWORD).
     #[arg(
         long = "publish-user",
         value_name = "USER",
         env = "SEARCHBENCH_PUBLISH_USER"
     )]
-    pub user: Option<String>,
+    pub publish_user: Option<String>,
     /// Password for --publish-user. Prefer the SEARCHBENCH_PUBLISH_PASSWORD variable.
     #[arg(
         long = "publish-password",
         value_name = "PASSWORD",
         env = "SEARCHBENCH_PUBLISH_PASSWORD",
         hide_env_values = true,
-        requires = "user"
+        requires = "publish_user"
     )]
-    pub password: Option<String>,
+    pub publish_password: Option<String>,
     /// API key for the results cluster (the base64 `id:key` form).
     #[arg(
         long = "publish-api-key",
         value_name = "KEY",
         env = "SEARCHBENCH_PUBLISH_API_KEY",
         hide_env_values = true,
-        conflicts_with = "user"
+        conflicts_with = "publish_user"
     )]
-    pub api_key: Option<String>,
+    pub publish_api_key: Option<String>,
     /// PEM file with a CA certificate the results cluster's TLS is trusted by.
     #[arg(long = "publish-ca-cert", value_name = "FILE", value_parser = super::input_file)]
-    pub ca_cert: Option<PathBuf>,
+    pub publish_ca_cert: Option<PathBuf>,
     /// The indices' prefix: PREFIX-runs, PREFIX-metrics, ... (lowercase letters, digits, '-'
     /// and '_'); one per team or project sharing a cluster.
     #[arg(long = "publish-prefix", value_name = "PREFIX", default_value = DEFAULT_PREFIX)]
-    pub prefix: String,
+    pub publish_prefix: String,
     /// Per-request timeout for the results cluster, in seconds (at least 1).
     #[arg(long = "publish-timeout", default_value_t = 30, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
-    pub timeout: u64,
+    pub publish_timeout: u64,
 }
 
 impl PublishArgs {
     /// The publisher the flags name, `None` without `--publish`.
     pub fn publisher(&self) -> Result<Option<Publisher>, CliError> {
-        let Some(url) = &self.url else {
+        let Some(url) = &self.publish_url else {
             return Ok(None);
         };
         let auth = Auth::chosen(
-            self.api_key.as_deref(),
+            self.publish_api_key.as_deref(),
             None,
-            self.user.as_deref(),
-            self.password.as_deref(),
+            self.publish_user.as_deref(),
+            self.publish_password.as_deref(),
         );
         let config = TargetConfig {
             urls: vec![url.clone()],
             auth,
-            ca_cert: self.ca_cert.clone(),
+            ca_cert: self.publish_ca_cert.clone(),
             insecure: false,
-            timeout: Duration::from_secs(self.timeout.max(1)),
+            timeout: Duration::from_secs(self.publish_timeout.max(1)),
             max_answer: 64 << 20,
         };
         let target = Target::new(&config).map_err(CliError::usage)?;
-        Publisher::new(target, &self.prefix)
+        Publisher::new(target, &self.publish_prefix)
             .map(Some)
             .map_err(CliError::usage)
     }

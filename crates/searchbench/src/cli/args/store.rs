@@ -64,6 +64,8 @@ pub struct SaveArgs {
     /// Do not save this run in the results store.
     #[arg(long)]
     pub no_store: bool,
+    #[command(flatten)]
+    pub publish: super::PublishArgs,
 }
 
 impl SaveArgs {
@@ -81,6 +83,7 @@ impl SaveArgs {
                 .map(super::TelemetryArgs::spec)
                 .unwrap_or_default(),
             profile,
+            publish: self.publish.publisher()?.map(std::sync::Arc::new),
             ..crate::session::Attach::default()
         })
     }
