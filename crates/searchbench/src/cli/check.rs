@@ -5,7 +5,7 @@
 use clap::Args;
 
 use super::args::parse_percent;
-use super::args::StoreArgs;
+use super::args::ReadArgs;
 use super::exit::{self, CANNOT_TELL};
 use super::{output, CliError, CliResult};
 use crate::analysis::check::{self, Baseline, CheckSpec, Outcome};
@@ -51,7 +51,7 @@ use crate::analysis::check::{self, Baseline, CheckSpec, Outcome};
 )]
 pub struct CheckArgs {
     #[command(flatten)]
-    pub store: StoreArgs,
+    pub store: ReadArgs,
     /// The run to check: a run id (a unique prefix is enough) or key=value tags for a group
     /// of runs [default: the newest stored run].
     pub run: Option<String>,
@@ -87,7 +87,7 @@ pub struct CheckArgs {
 }
 
 pub async fn run(a: CheckArgs) -> CliResult {
-    let store = a.store.open()?;
+    let store = a.store.open().await?;
     let spec = CheckSpec {
         run: a.run.clone(),
         baseline: match (a.baseline.clone(), a.reference.clone(), a.last) {

@@ -2,7 +2,7 @@
 
 use clap::Args;
 
-use super::args::StoreArgs;
+use super::args::ReadArgs;
 
 use super::output;
 use super::{CliError, CliResult};
@@ -47,7 +47,7 @@ use crate::analysis::compare::{self, Side};
 )]
 pub struct CompareArgs {
     #[command(flatten)]
-    pub store: StoreArgs,
+    pub store: ReadArgs,
     /// The base: run id, id prefix, or key=value[,key=value] for a group of runs.
     pub base: String,
     /// One or more contenders, same forms as the base.
@@ -86,7 +86,7 @@ pub struct CompareArgs {
 }
 
 pub async fn run(a: CompareArgs) -> CliResult {
-    let c = build(&a)?;
+    let c = build(&a).await?;
     // Decided on every metric, whatever is shown.
     let worse = c.any_worse();
     output::compare::print(c, a.json, a.markdown, a.only_changed)?;
@@ -99,8 +99,8 @@ pub async fn run(a: CompareArgs) -> CliResult {
 }
 
 /// The comparison `a` asks for, from its store.
-fn build(a: &CompareArgs) -> Result<compare::Comparison, CliError> {
-    let store = a.store.open()?;
+async fn build(a: &CompareArgs) -> Result<compare::Comparison, CliError> {
+    let store = a.store.open().await?;
     let load = |s: &str| {
         let mut side = Side::load_with(&store, s, a.include_partial).map_err(CliError::usage)?;
         if a.unpaired {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use super::args::{tag_arg, StoreArgs};
+use super::args::{tag_arg, ReadArgs};
 use super::{output, CliError, CliResult};
 use crate::analysis::history::{self, Axis, HistoryError, Selection};
 
@@ -40,7 +40,7 @@ pub enum By {
 )]
 pub struct HistoryArgs {
     #[command(flatten)]
-    pub store: StoreArgs,
+    pub store: ReadArgs,
     /// Only this workload.
     #[arg(value_parser = crate::cli::args::suggest::workloads(), hide_possible_values = true, long)]
     pub workload: Option<String>,
@@ -70,7 +70,7 @@ pub struct HistoryArgs {
 }
 
 pub async fn run(a: HistoryArgs) -> CliResult {
-    let store = a.store.open()?;
+    let store = a.store.open().await?;
     let mut selection = Selection::new(match a.by {
         By::Version => Axis::Version,
         By::Time => Axis::Time,

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::args::StoreArgs;
+use super::args::ReadArgs;
 use super::{CliError, CliResult};
 use crate::report;
 
@@ -36,7 +36,7 @@ use crate::report;
 )]
 pub struct ReportArgs {
     #[command(flatten)]
-    pub store: StoreArgs,
+    pub store: ReadArgs,
     /// Run ids (unique prefixes are enough) or key=value[,key=value] tag selectors, one group
     /// each; the first is the base.
     #[arg(required = true, value_name = "RUN")]
@@ -64,7 +64,16 @@ pub struct ReportArgs {
 }
 
 pub async fn run(a: ReportArgs) -> CliResult {
-    let store = a.store.open()?;
+    let store = a.store.open().await?;
+    // Read back from the team's cluster, the runs drawn need their telemetry too.
+    let drawn: Vec<_> = a
+        .runs
+        .iter()
+        .filter_map(|s| store.select_with(s, true).ok())
+        .flatten()
+        .map(|row| row.id)
+        .collect();
+    a.store.telemetry(&store, &drawn).await?;
     let tables = a.markdown || a.export_markdown.is_some() || a.csv.is_some();
     // With the Markdown on stdout, the paths written go to stderr so stdout is Markdown only.
     let markdown_on_stdout = a.markdown;

@@ -7,7 +7,7 @@ use anyhow::Context as _;
 use clap::{Args, Subcommand};
 use serde_json::Value;
 
-use super::args::{tag_arg, SaveArgs, StoreArgs};
+use super::args::{tag_arg, ReadArgs, SaveArgs, StoreArgs};
 use super::{output, CliError, CliResult};
 use crate::analysis::{merge, metrics};
 use crate::store::{self, Filter, Kind, NewRun, RunRow};
@@ -74,7 +74,7 @@ pub struct PublishCmd {
 #[derive(Debug, Args)]
 pub struct ListArgs {
     #[command(flatten)]
-    pub store: StoreArgs,
+    pub store: ReadArgs,
     /// Only this workload.
     #[arg(value_parser = crate::cli::args::suggest::workloads(), hide_possible_values = true, long)]
     pub workload: Option<String>,
@@ -95,7 +95,7 @@ pub struct ListArgs {
 #[derive(Debug, Args)]
 pub struct ShowArgs {
     #[command(flatten)]
-    pub store: StoreArgs,
+    pub store: ReadArgs,
     /// Run id (a unique prefix is enough).
     pub id: String,
     /// Print the whole stored run as JSON (result and timeline included).
@@ -146,8 +146,8 @@ pub struct MergeArgs {
 
 pub async fn run(cmd: ResultsCommand) -> CliResult {
     match cmd {
-        ResultsCommand::List(a) => list(a),
-        ResultsCommand::Show(a) => show(a),
+        ResultsCommand::List(a) => list(a).await,
+        ResultsCommand::Show(a) => show(a).await,
         ResultsCommand::Import(a) => import(a),
         ResultsCommand::Merge(a) => merge(a).await,
         ResultsCommand::Publish(a) => publish(a).await,
@@ -356,8 +356,8 @@ fn import_store(path: &std::path::Path, save: SaveArgs) -> CliResult {
     Ok(())
 }
 
-fn list(a: ListArgs) -> CliResult {
-    let store = a.store.open()?;
+async fn list(a: ListArgs) -> CliResult {
+    let store = a.store.open().await?;
     let rows = store.list(&Filter {
         workload: a.workload,
         engine: a.engine,
@@ -377,15 +377,15 @@ fn list(a: ListArgs) -> CliResult {
         return Ok(());
     }
     if rows.is_empty() {
-        eprintln!("no runs in {} match", store.path().display());
+        eprintln!("no runs in {} match", a.store.place(&store));
         return Ok(());
     }
     output::results::list(&rows);
     Ok(())
 }
 
-fn show(a: ShowArgs) -> CliResult {
-    let store = a.store.open()?;
+async fn show(a: ShowArgs) -> CliResult {
+    let store = a.store.open().await?;
     let row = store.get(&a.id).map_err(CliError::usage)?;
     let timeline = crate::analysis::compare::timeline_of(&store, &row)?;
     let histograms: Vec<Value> = store

@@ -29,6 +29,11 @@ use crate::analysis::compare::{run_metrics, timeline_of};
 use crate::cluster::{Target, TargetError};
 use crate::store::{RunId, RunRow, Store, StoreError};
 
+mod read;
+pub mod whole;
+
+pub use read::ReadBack;
+
 /// The indices' prefix unless told otherwise.
 pub const DEFAULT_PREFIX: &str = "searchbench";
 
@@ -239,11 +244,17 @@ fn mapping(what: &str) -> Value {
             json!({"type": "date", "format": "epoch_millis"}),
         );
     }
-    for whole in ["row", "config", "machine"] {
+    for whole in ["row", "config", "machine"]
+        .into_iter()
+        .chain(whole::KEPT_WHOLE)
+    {
         properties.insert(whole.into(), json!({"type": "object", "enabled": false}));
     }
     if what == "metrics" {
         properties.insert("value".into(), json!({"type": "double"}));
+    }
+    if what == "runs" {
+        properties.insert("store_order".into(), json!({"type": "long"}));
     }
     json!({
         "dynamic_templates": [
@@ -257,6 +268,19 @@ fn mapping(what: &str) -> Value {
 fn millis(unix_secs: u64) -> u64 {
     unix_secs.saturating_mul(1000)
 }
+
+/// The fields [`identity`] gives every document of a run: reading a timeline second or a
+/// telemetry sample back takes them off again.
+const IDENTITY_KEYS: [&str; 8] = [
+    "run_id",
+    "kind",
+    "workload",
+    "engine",
+    "state",
+    "tool_version",
+    "started_at",
+    "tags",
+];
 
 /// What every document of a run carries, so a chart or a filter needs no join.
 fn identity(row: &RunRow) -> Map<String, Value> {
@@ -400,6 +424,18 @@ fn documents(
         "row".into(),
         serde_json::to_value(row).map_err(StoreError::Json)?,
     );
+    // The rest of the run as stored, so it reads back whole (`read`), in its store's order.
+    run.insert("store_order".into(), store.order_of(&row.id)?.into());
+    run.insert("timeline".into(), Value::Array(store.timeline(&row.id)?));
+    run.insert(
+        "histograms".into(),
+        whole::histograms_value(&store.histograms(&row.id)?),
+    );
+    run.insert(
+        "phases".into(),
+        whole::phases_value(&store.phases(&row.id)?)
+            .map_err(|e| StoreError::Corrupt(format!("run {id}: {e}")))?,
+    );
     docs.push((p.index("runs"), id.clone(), Value::Object(run)));
     Ok(docs)
 }
@@ -410,5 +446,132 @@ fn finite(v: f64) -> Value {
         v.into()
     } else {
         Value::Null
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::measure::{Measurements, SerializedHistogram};
+    use crate::store::{Kind, NewRun, PhaseMeasurements, WholeRun};
+
+    fn publisher() -> Publisher {
+        let target =
+            Target::new(&crate::cluster::TargetConfig::local("http://127.0.0.1:9")).unwrap();
+        Publisher::new(target, "t").unwrap()
+    }
+
+    /// A run with everything a store keeps: timeline, histograms, phases, telemetry, tags.
+    fn stored(store: &Store) -> RunId {
+        let mut run = NewRun::new(Kind::Ingest, "logs", json!({"clients": 2}));
+        run.tags = vec![("build".into(), "7".into())];
+        let id = store.begin_run(&run).unwrap();
+        store
+            .append_timeline(
+                &id,
+                &[
+                    json!({"second": 0, "docs": 5}),
+                    json!({"second": 1, "docs": 7}),
+                ],
+            )
+            .unwrap();
+        let mut m = Measurements::default();
+        m.count("docs", 12);
+        m.count_at(1_700_000_000, "docs", 12);
+        for v in [100, 200, 4_000] {
+            m.record("service", "us", v);
+        }
+        let (_, (_, h)) = m.histograms.iter().next().unwrap();
+        let h = SerializedHistogram::encode("service", "us", h).unwrap();
+        store.put_histograms(&id, std::slice::from_ref(&h)).unwrap();
+        store
+            .put_phase(
+                &id,
+                0,
+                &PhaseMeasurements {
+                    phase: "ingest".into(),
+                    measurements: m,
+                },
+            )
+            .unwrap();
+        store
+            .append_telemetry(
+                &id,
+                &[json!({"second": 0, "node": "n1", "heap_used_bytes": 5.0})],
+            )
+            .unwrap();
+        store
+            .finish_run(&id, &json!({"docs_per_sec": 6.0}))
+            .unwrap();
+        id
+    }
+
+    #[test]
+    fn a_run_document_reads_back_as_the_run_was_stored() {
+        let store = Store::in_memory("unused.db".into()).unwrap();
+        let id = stored(&store);
+        let row = store.get(&id.0).unwrap();
+        let docs = documents(&store, &row, &publisher()).unwrap();
+        let (index, doc_id, run_doc) = docs.last().unwrap();
+        assert_eq!((index.as_str(), doc_id.as_str()), ("t-runs", id.0.as_str()));
+        let (back_id, back) = whole::whole_run(run_doc).unwrap();
+        assert_eq!(back_id, id.0);
+        let was = WholeRun::read(&store, &id).unwrap();
+        assert_eq!(back.state, was.state);
+        assert_eq!(back.tags, was.tags);
+        assert_eq!(back.result, was.result);
+        assert_eq!(back.config, was.config);
+        assert_eq!(back.timeline, was.timeline);
+        assert_eq!(back.histograms, was.histograms);
+        assert_eq!(back.phases.len(), 1);
+        let (p, q) = (&back.phases[0].measurements, &was.phases[0].measurements);
+        assert_eq!(p.counts, q.counts);
+        assert_eq!(p.seconds, q.seconds);
+        assert_eq!(
+            p.histograms.keys().collect::<Vec<_>>(),
+            q.histograms.keys().collect::<Vec<_>>()
+        );
+        assert_eq!(p.histograms["service"].1, q.histograms["service"].1);
+
+        // Put into another store, it is the same run.
+        let other = Store::in_memory("other.db".into()).unwrap();
+        other.put_whole(&back, Some(&back_id), &[]).unwrap();
+        let again = other.get(&id.0).unwrap();
+        assert_eq!(
+            serde_json::to_value(&again).unwrap(),
+            serde_json::to_value(&row).unwrap()
+        );
+    }
+
+    #[test]
+    fn every_document_carries_the_identity_reading_back_takes_off() {
+        let store = Store::in_memory("unused.db".into()).unwrap();
+        let id = stored(&store);
+        let row = store.get(&id.0).unwrap();
+        let keys: Vec<String> = identity(&row).keys().cloned().collect();
+        let mut expected: Vec<String> = IDENTITY_KEYS.iter().map(|k| k.to_string()).collect();
+        expected.sort();
+        let mut keys = keys;
+        keys.sort();
+        assert_eq!(keys, expected);
+        // A telemetry sample's own fields are none of them.
+        let docs = documents(&store, &row, &publisher()).unwrap();
+        let (_, _, sample) = docs.iter().find(|(i, _, _)| i == "t-telemetry").unwrap();
+        assert_eq!(sample["heap_used_bytes"], 5.0);
+        assert_eq!(sample["run_id"], id.0.as_str());
+    }
+
+    #[test]
+    fn a_run_document_that_is_not_a_published_run_is_refused_with_the_field() {
+        let err = whole::whole_run(&json!({"row": {"id": "x"}})).unwrap_err();
+        assert!(err.contains("`row`"), "{err}");
+        let err = whole::whole_run(&json!({
+            "row": {"id": "x", "kind": "ingest", "workload": "logs", "engine": null,
+                    "state": "complete", "started_unix": 1, "finished_unix": 2,
+                    "tool_version": "0", "seed": null, "error": null, "result": null},
+            "histograms": [{"name": "s", "unit": "us", "v2_deflate": "not base64!"}]
+        }))
+        .unwrap_err();
+        assert!(err.contains("histogram s"), "{err}");
     }
 }

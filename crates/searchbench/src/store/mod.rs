@@ -590,6 +590,22 @@ impl Store {
         Ok(store)
     }
 
+    /// A store in memory, gone when dropped: runs read back from the team's cluster
+    /// (`--from URL`) are put here for the views that read a store. `home` is the store it
+    /// stands in for, where what a view writes beside the store goes (`reports/`).
+    pub fn in_memory(home: PathBuf) -> Result<Store> {
+        let open_err = |source| StoreError::Open {
+            path: home.clone(),
+            source,
+        };
+        let conn = Connection::open_in_memory().map_err(open_err)?;
+        conn.execute_batch("PRAGMA foreign_keys=ON;")
+            .map_err(open_err)?;
+        let mut store = Store { conn, path: home };
+        store.migrate()?;
+        Ok(store)
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }

@@ -20,6 +20,17 @@ impl Store {
         Ok(())
     }
 
+    /// Where run `id` comes in this store's order of runs that started in the same second
+    /// (its row's place): a run published carries it, so a store read back from the team's
+    /// cluster lists runs of one second in the order this one does.
+    pub fn order_of(&self, id: &RunId) -> Result<i64> {
+        Ok(self
+            .conn
+            .query_row("SELECT rowid FROM runs WHERE id = ?1", [&id.0], |r| {
+                r.get(0)
+            })?)
+    }
+
     /// The state run `id` was last published in at `destination`, if it was.
     pub fn published_state(&self, id: &RunId, destination: &str) -> Result<Option<String>> {
         Ok(self

@@ -128,6 +128,7 @@ pub struct RunRow {
     pub finished_unix: Option<u64>,
     pub tool_version: String,
     pub seed: Option<u64>,
+    /// The process of a run still going (none once it has ended).
     pub pid: Option<u32>,
     pub machine: Value,
     pub config: Value,

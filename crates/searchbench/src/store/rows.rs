@@ -73,7 +73,9 @@ impl RawRow {
             finished_unix: self.finished_unix.map(|t| t.max(0) as u64),
             tool_version: self.tool_version,
             seed: self.seed.map(|s| s as u64),
-            pid,
+            // Only a run still going has a process: once it has ended, or read on another
+            // host (`--from`), a pid would name nothing, or another process.
+            pid: pid.filter(|_| state == State::Running),
             machine: serde_json::from_str(&self.machine)?,
             config,
             tags: BTreeMap::new(),

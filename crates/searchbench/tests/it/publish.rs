@@ -212,3 +212,136 @@ fn a_run_publishes_itself_and_one_that_cannot_stays_pending() {
     assert_eq!(count(prefix, "runs", &pending), 1);
     common::fresh_index("searchbench-test-publish-sink", None);
 }
+
+/// Deletes the indices a test publishes into, so it starts from nothing published.
+fn unpublish(prefix: &str) {
+    for what in ["runs", "metrics", "timeline", "telemetry", "tasks"] {
+        let _ = common::runtime().block_on(common::target().send(
+            reqwest::Method::DELETE,
+            &format!("/{prefix}-{what}"),
+            None,
+        ));
+    }
+}
+
+/// A view run on the store and on the cluster the store was published to.
+fn both(db: &Path, prefix: &str, args: &[&str]) -> (Output, Output) {
+    let local = bin().args(args).arg("--store").arg(db).output().unwrap();
+    let remote = bin()
+        .args(args)
+        .args(["--from", node_url(), "--from-prefix", prefix])
+        .output()
+        .unwrap();
+    (local, remote)
+}
+
+/// The views read the same runs from the team's cluster as from the store they were
+/// published from: the same tables, verdicts, exit codes and pages.
+#[test]
+fn every_view_gives_from_the_cluster_what_it_gives_from_the_store() {
+    let prefix = "sbtest-readback";
+    unpublish(prefix);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let index = "searchbench-test-readback";
+    let mut ids = Vec::new();
+    for build in ["1", "1", "2", "2"] {
+        ids.push(ingest(&db, index, &format!("build={build}")));
+    }
+    let up = publish(&db, node_url(), prefix, &[]);
+    assert_eq!(up.status.code(), Some(0), "{}", streams(&up));
+
+    let newest = ids[3].as_str();
+    let views: [&[&str]; 10] = [
+        &["history", "--workload", "logs"],
+        &["history", "--workload", "logs", "--by", "time", "--json"],
+        &["compare", "build=1", "build=2"],
+        &["compare", "build=1", "build=2", "--json"],
+        &[
+            "check",
+            newest,
+            "--baseline",
+            "build=1",
+            "--metric",
+            "docs_per_sec",
+        ],
+        &[
+            "check",
+            newest,
+            "--last",
+            "3",
+            "--metric",
+            "service_p99_ms",
+            "--json",
+        ],
+        &["results", "list"],
+        &["results", "list", "--json"],
+        &["results", "show", newest],
+        &["report", "build=1", "build=2", "--markdown"],
+    ];
+    for view in views {
+        let (local, remote) = both(&db, prefix, view);
+        assert!(
+            matches!(local.status.code(), Some(0 | 3 | 125)),
+            "{view:?}: {}",
+            streams(&local)
+        );
+        assert_eq!(
+            local.status.code(),
+            remote.status.code(),
+            "{view:?}: {}\n---\n{}",
+            streams(&local),
+            streams(&remote)
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&local.stdout),
+            String::from_utf8_lossy(&remote.stdout),
+            "{view:?}"
+        );
+    }
+    // The HTML report draws the runs' telemetry too: read back, the page is the same.
+    let (local, remote) = (
+        dir.path().join("local.html"),
+        dir.path().join("remote.html"),
+    );
+    for (page, from) in [(&local, false), (&remote, true)] {
+        let mut cmd = bin();
+        cmd.args(["report", "build=1", "build=2", "--html"])
+            .arg(page);
+        if from {
+            cmd.args(["--from", node_url(), "--from-prefix", prefix]);
+        } else {
+            cmd.arg("--store").arg(&db);
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
+    }
+    let (local, remote) = (
+        std::fs::read_to_string(local).unwrap(),
+        std::fs::read_to_string(remote).unwrap(),
+    );
+    assert!(local.contains("heap"), "the page draws telemetry");
+    assert!(local == remote, "the HTML reports differ");
+
+    // Nothing published under a prefix: refused, not an empty history.
+    let out = bin()
+        .args(["history", "--workload", "logs"])
+        .args(["--from", node_url(), "--from-prefix", "sbtest-nothing-here"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", streams(&out));
+    assert!(
+        streams(&out).contains("nothing is published there"),
+        "{}",
+        streams(&out)
+    );
+    // One source at a time.
+    let out = bin()
+        .args(["results", "list", "--from", node_url(), "--store"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", streams(&out));
+    common::fresh_index(index, None);
+    unpublish(prefix);
+}

@@ -68,23 +68,106 @@ impl PublishArgs {
         let Some(url) = &self.publish_url else {
             return Ok(None);
         };
-        let auth = Auth::chosen(
-            self.publish_api_key.as_deref(),
-            None,
-            self.publish_user.as_deref(),
-            self.publish_password.as_deref(),
-        );
-        let config = TargetConfig {
-            urls: vec![url.clone()],
-            auth,
-            ca_cert: self.publish_ca_cert.clone(),
-            insecure: false,
-            timeout: Duration::from_secs(self.publish_timeout.max(1)),
-            max_answer: 64 << 20,
+        results_cluster(
+            url,
+            Auth::chosen(
+                self.publish_api_key.as_deref(),
+                None,
+                self.publish_user.as_deref(),
+                self.publish_password.as_deref(),
+            ),
+            self.publish_ca_cert.clone(),
+            &self.publish_prefix,
+            self.publish_timeout,
+        )
+        .map(Some)
+    }
+}
+
+/// The team's results cluster at `url`, its indices under `prefix`.
+fn results_cluster(
+    url: &str,
+    auth: Auth,
+    ca_cert: Option<PathBuf>,
+    prefix: &str,
+    timeout_secs: u64,
+) -> Result<Publisher, CliError> {
+    let config = TargetConfig {
+        urls: vec![url.to_string()],
+        auth,
+        ca_cert,
+        insecure: false,
+        timeout: Duration::from_secs(timeout_secs.max(1)),
+        max_answer: 64 << 20,
+    };
+    let target = Target::new(&config).map_err(CliError::usage)?;
+    Publisher::new(target, prefix).map_err(CliError::usage)
+}
+
+/// Where a view reads runs from instead of the store: the team's results cluster the runs
+/// were published to (`--from URL`). Its credentials come from the same variables as
+/// `--publish`'s, so a team sets them once.
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Reading from the team's cluster")]
+pub struct FromArgs {
+    /// Read the runs published to this results cluster (`--publish`) instead of the store,
+    /// e.g. https://results:9200. Every run under --from-prefix is read back whole.
+    #[arg(long = "from", value_name = "URL", conflicts_with = "store")]
+    pub from_url: Option<String>,
+    /// User for --from (its password from SEARCHBENCH_PUBLISH_PASSWORD).
+    #[arg(
+        long = "from-user",
+        value_name = "USER",
+        env = "SEARCHBENCH_PUBLISH_USER"
+    )]
+    pub from_user: Option<String>,
+    /// Password for --from-user. Prefer the SEARCHBENCH_PUBLISH_PASSWORD variable.
+    #[arg(
+        long = "from-password",
+        value_name = "PASSWORD",
+        env = "SEARCHBENCH_PUBLISH_PASSWORD",
+        hide_env_values = true,
+        requires = "from_user"
+    )]
+    pub from_password: Option<String>,
+    /// API key for --from (the base64 `id:key` form).
+    #[arg(
+        long = "from-api-key",
+        value_name = "KEY",
+        env = "SEARCHBENCH_PUBLISH_API_KEY",
+        hide_env_values = true,
+        conflicts_with = "from_user"
+    )]
+    pub from_api_key: Option<String>,
+    /// PEM file with a CA certificate --from's TLS is trusted by.
+    #[arg(long = "from-ca-cert", value_name = "FILE", value_parser = super::input_file)]
+    pub from_ca_cert: Option<PathBuf>,
+    /// The prefix the runs were published under (--publish-prefix).
+    #[arg(long = "from-prefix", value_name = "PREFIX", default_value = DEFAULT_PREFIX)]
+    pub from_prefix: String,
+    /// Per-request timeout for --from, in seconds (at least 1).
+    #[arg(long = "from-timeout", default_value_t = 30, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub from_timeout: u64,
+}
+
+impl FromArgs {
+    /// The results cluster to read from, `None` without `--from`.
+    pub fn source(&self) -> Result<Option<Publisher>, CliError> {
+        let Some(url) = &self.from_url else {
+            return Ok(None);
         };
-        let target = Target::new(&config).map_err(CliError::usage)?;
-        Publisher::new(target, &self.publish_prefix)
-            .map(Some)
-            .map_err(CliError::usage)
+        results_cluster(
+            url,
+            Auth::chosen(
+                self.from_api_key.as_deref(),
+                None,
+                self.from_user.as_deref(),
+                self.from_password.as_deref(),
+            ),
+            self.from_ca_cert.clone(),
+            &self.from_prefix,
+            self.from_timeout,
+        )
+        .map(Some)
     }
 }

@@ -37,11 +37,52 @@ impl StoreArgs {
         Ok(Store::open(self.path()?)?)
     }
 
-    fn path(&self) -> anyhow::Result<PathBuf> {
+    pub fn path(&self) -> anyhow::Result<PathBuf> {
         Ok(match &self.store {
             Some(p) => p.clone(),
             None => store::default_path()?,
         })
+    }
+}
+
+/// Where a view reads its runs: the store, or the team's results cluster (`--from URL`),
+/// read back into a store in memory so every view gives the same tables and verdicts from
+/// either.
+#[derive(Debug, Clone, Args)]
+pub struct ReadArgs {
+    #[command(flatten)]
+    pub store: StoreArgs,
+    #[command(flatten)]
+    pub from: super::FromArgs,
+}
+
+impl ReadArgs {
+    /// The store to read: the file (as [`StoreArgs::open`]), or every run published to
+    /// `--from`, read back (telemetry apart: [`ReadArgs::telemetry`]).
+    pub async fn open(&self) -> Result<Store, CliError> {
+        let Some(source) = self.from.source()? else {
+            return Ok(self.store.open()?);
+        };
+        let store = Store::in_memory(self.store.path()?)?;
+        source.read_runs(&store).await?;
+        Ok(store)
+    }
+
+    /// Where the runs were read from, as a message names it.
+    pub fn place(&self, store: &Store) -> String {
+        match self.from.source() {
+            Ok(Some(source)) => source.destination(),
+            _ => store.path().display().to_string(),
+        }
+    }
+
+    /// Reads the telemetry of `ids` into `store` when it was read from `--from` (a store
+    /// file holds it already).
+    pub async fn telemetry(&self, store: &Store, ids: &[store::RunId]) -> Result<(), CliError> {
+        if let Some(source) = self.from.source()? {
+            source.read_telemetry(store, ids).await?;
+        }
+        Ok(())
     }
 }
 

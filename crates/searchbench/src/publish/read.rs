@@ -1,0 +1,190 @@
+//! Reading published runs back from the team's cluster into a store (`--from URL`), so
+//! `history`, `compare`, `check`, `report` and `results` give from the cluster what they
+//! give from the SQLite file the runs were published from: each run is rebuilt whole from
+//! its run document ([`super::whole`]) under its own id, its telemetry from the telemetry
+//! index when a view draws it.
+
+use reqwest::Method;
+use serde_json::{json, Value};
+
+use super::{whole, PublishError, Publisher, IDENTITY_KEYS};
+use crate::cluster::TargetError;
+use crate::store::{RunId, Store};
+
+/// The bytes a page of run documents aims at: far under the answer bound, big enough that
+/// a thousand small runs take a few requests.
+const PAGE_BYTES: usize = 16 << 20;
+
+/// Run documents asked for in the first page, before their size is known (a one-hour run's
+/// document is a few MB).
+const FIRST_PAGE: usize = 16;
+
+/// Telemetry documents per page (each well under a kilobyte).
+const TELEMETRY_PAGE: usize = 5_000;
+
+/// Runs whose telemetry one request asks for.
+const RUNS_PER_TELEMETRY_QUERY: usize = 1_000;
+
+/// What was read back.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReadBack {
+    pub runs: usize,
+    pub requests: usize,
+}
+
+impl Publisher {
+    /// Every run published under this prefix, put into `into` whole (telemetry apart) under
+    /// its own id, oldest first. A prefix nothing was published under is an error, so a typo
+    /// does not read as an empty history.
+    pub async fn read_runs(&self, into: &Store) -> Result<ReadBack, PublishError> {
+        let index = self.index("runs");
+        let mut read = ReadBack::default();
+        let mut size = FIRST_PAGE;
+        let mut after: Option<Value> = None;
+        loop {
+            let mut body = json!({
+                "size": size,
+                "track_total_hits": false,
+                "sort": [
+                    {"started_at": "asc"},
+                    {"store_order": {"order": "asc", "unmapped_type": "long"}},
+                    {"run_id": "asc"}
+                ],
+                "_source": {"includes": ["row", "timeline", "histograms", "phases"]},
+            });
+            if let Some(after) = after.take() {
+                body["search_after"] = after;
+            }
+            let (hits, bytes) = self.search(&index, body).await?;
+            read.requests += 1;
+            let n = hits.len();
+            for hit in &hits {
+                let doc_id = hit["_id"].as_str().unwrap_or("?");
+                let (id, run) =
+                    whole::whole_run(&hit["_source"]).map_err(|reason| PublishError::Refused {
+                        destination: self.destination(),
+                        reason: format!("run document {doc_id} of {index}: {reason}"),
+                    })?;
+                let kept = into.put_whole(&run, Some(&id), &[])?;
+                if kept.0 != id {
+                    return Err(PublishError::Refused {
+                        destination: self.destination(),
+                        reason: format!(
+                            "run {id} is published twice under {index} (document {doc_id})"
+                        ),
+                    });
+                }
+                read.runs += 1;
+            }
+            if n < size {
+                return Ok(read);
+            }
+            after = hits.last().and_then(|h| h.get("sort")).cloned();
+            if after.is_none() {
+                return Ok(read);
+            }
+            // The next page sized so its answer is about PAGE_BYTES.
+            let per_doc = (bytes / n.max(1)).max(1);
+            size = (PAGE_BYTES / per_doc).clamp(1, 1_000);
+        }
+    }
+
+    /// The telemetry of the runs `ids`, put into `into` as the store held it.
+    pub async fn read_telemetry(&self, into: &Store, ids: &[RunId]) -> Result<usize, PublishError> {
+        let index = self.index("telemetry");
+        let mut samples = 0;
+        for chunk in ids.chunks(RUNS_PER_TELEMETRY_QUERY) {
+            let names: Vec<&str> = chunk.iter().map(|id| id.0.as_str()).collect();
+            let mut after: Option<Value> = None;
+            loop {
+                let mut body = json!({
+                    "size": TELEMETRY_PAGE,
+                    "track_total_hits": false,
+                    "query": {"terms": {"run_id": names}},
+                    "sort": [{"run_id": "asc"}, {"second": "asc"}, {"node": "asc"}],
+                });
+                if let Some(after) = after.take() {
+                    body["search_after"] = after;
+                }
+                let (hits, _) = match self.search(&index, body).await {
+                    // No run was published with telemetry.
+                    Err(PublishError::Target {
+                        source: TargetError::Status { status: 404, .. },
+                        ..
+                    }) => return Ok(samples),
+                    other => other?,
+                };
+                let n = hits.len();
+                let mut by_run: Vec<(RunId, Vec<Value>)> = Vec::new();
+                for hit in &hits {
+                    let Some(Value::Object(doc)) = hit.get("_source") else {
+                        continue;
+                    };
+                    let Some(run) = doc.get("run_id").and_then(Value::as_str) else {
+                        continue;
+                    };
+                    let mut sample = doc.clone();
+                    for key in IDENTITY_KEYS.iter().chain(&["at"]) {
+                        sample.remove(*key);
+                    }
+                    match by_run.last_mut() {
+                        Some((id, rows)) if id.0 == run => rows.push(Value::Object(sample)),
+                        _ => by_run.push((RunId(run.to_string()), vec![Value::Object(sample)])),
+                    }
+                }
+                for (id, rows) in by_run {
+                    samples += into.append_telemetry(&id, &rows)?;
+                }
+                if n < TELEMETRY_PAGE {
+                    break;
+                }
+                after = hits.last().and_then(|h| h.get("sort")).cloned();
+                if after.is_none() {
+                    break;
+                }
+            }
+        }
+        Ok(samples)
+    }
+
+    /// One search's hits and the answer's size in bytes. A missing index is the error a
+    /// read of nothing published gets.
+    async fn search(&self, index: &str, body: Value) -> Result<(Vec<Value>, usize), PublishError> {
+        let reply = self
+            .target
+            .send(
+                Method::POST,
+                &format!("/{index}/_search"),
+                Some(("application/json", body.to_string().into_bytes())),
+            )
+            .await
+            .map_err(|e| match e {
+                TargetError::Status { status: 404, .. } if index.ends_with("-runs") => {
+                    PublishError::Refused {
+                        destination: self.destination(),
+                        reason: format!(
+                            "nothing is published there: no index {index} (check --from and \
+                             --from-prefix)"
+                        ),
+                    }
+                }
+                e => self.target_error(e),
+            })?;
+        let bytes = reply.body.len();
+        let answer: Value =
+            serde_json::from_slice(&reply.body).map_err(|e| PublishError::Refused {
+                destination: self.destination(),
+                reason: format!("the answer of {index}/_search is not JSON: {e}"),
+            })?;
+        let hits = match answer["hits"]["hits"].as_array() {
+            Some(hits) => hits.clone(),
+            None => {
+                return Err(PublishError::Refused {
+                    destination: self.destination(),
+                    reason: format!("the answer of {index}/_search has no hits"),
+                })
+            }
+        };
+        Ok((hits, bytes))
+    }
+}
