@@ -79,6 +79,8 @@ pub fn load(store: &Store, selection: &Selection) -> Result<Option<Baseline>, Hi
     let mut selection = selection.clone();
     selection.with_wrong_answers = true;
     selection.metrics.clear();
+    // The note's tables read each point's level, not where levels shift.
+    selection.change_points = false;
     let history = history::load(store, &selection)?;
     let rows = store.list(&Filter {
         tags: selection.tags.clone(),

@@ -62,6 +62,9 @@ pub struct Selection {
     /// every search answered): their figures are real and their answers are what an accuracy
     /// table judges (field note 002's, [`crate::analysis::baseline`]). Off: complete runs only.
     pub with_wrong_answers: bool,
+    /// Search each metric for change points (a permutation test per candidate: the most of
+    /// the cost); off where only the levels are read.
+    pub change_points: bool,
 }
 
 impl Selection {
@@ -75,6 +78,7 @@ impl Selection {
             axis,
             options: changepoint::Options::default(),
             with_wrong_answers: false,
+            change_points: true,
         }
     }
 
@@ -464,6 +468,9 @@ pub fn build(
     let located: Vec<Vec<Located>> = series
         .iter()
         .map(|s| {
+            if !selection.change_points {
+                return Vec::new();
+            }
             locate(
                 s,
                 &series,
@@ -484,9 +491,10 @@ pub fn build(
     }
     let threshold_pct = compare::DEFAULT_THRESHOLD_PCT;
     let verdicts = step_verdicts(&series, &points, &runs, !selection.metrics.is_empty());
-    let change_points_searched = segments(&runs, selection.axis)
-        .iter()
-        .any(|r| points_in(&runs, r.clone()) >= MIN_POINTS_FOR_CHANGE_POINTS);
+    let change_points_searched = selection.change_points
+        && segments(&runs, selection.axis)
+            .iter()
+            .any(|r| points_in(&runs, r.clone()) >= MIN_POINTS_FOR_CHANGE_POINTS);
     Ok(History {
         configuration,
         axis: selection.axis,
