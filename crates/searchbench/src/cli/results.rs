@@ -34,7 +34,7 @@ pub enum ResultsCommand {
     Import(ImportArgs),
     /// Make one run of the parts of a run split over several processes or hosts
     /// (`--part I/N --group ID`).
-    Merge(MergeArgs),
+    Merge(Box<MergeArgs>),
     /// Send stored runs to the team's results cluster (`--publish URL`): every run not yet
     /// there as it now is, or the runs named.
     Publish(PublishCmd),
@@ -121,7 +121,8 @@ pub struct ImportArgs {
 #[derive(Debug, Args)]
 #[command(
     after_help = "The parts of a group are the runs started with `--part I/N --group ID`; \
-    copy other hosts' stores in first (`results import THEIR_STORE`). Counts add, histograms \
+    copy other hosts' stores in first (`results import THEIR_STORE`), or merge the parts as \
+    they published themselves (`--from URL`: nothing to copy). Counts add, histograms \
     add (lossless), timelines line up by wall-clock second; every rate and percentile is \
     derived after. A part missing or unfinished makes the group `incomplete`, a failed part \
     `failed`. Merging again replaces the earlier merge. compare, report, history and check \
@@ -139,6 +140,10 @@ pub struct MergeArgs {
     /// (without it, the count the last part to end took is used).
     #[command(flatten)]
     pub target: super::args::TargetArgs,
+    /// Merge the parts as published to the team's cluster (each part run with --publish)
+    /// rather than as stored here; the merged run is stored here all the same.
+    #[command(flatten)]
+    pub from: super::args::FromArgs,
     /// Print the merged run as JSON instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -149,7 +154,7 @@ pub async fn run(cmd: ResultsCommand) -> CliResult {
         ResultsCommand::List(a) => list(a).await,
         ResultsCommand::Show(a) => show(a).await,
         ResultsCommand::Import(a) => import(a),
-        ResultsCommand::Merge(a) => merge(a).await,
+        ResultsCommand::Merge(a) => merge(*a).await,
         ResultsCommand::Publish(a) => publish(a).await,
     }
 }
@@ -256,6 +261,9 @@ async fn publish(a: PublishCmd) -> CliResult {
 
 async fn merge(a: MergeArgs) -> CliResult {
     let store = a.save.store.open_or_create()?;
+    // The parts as the team's cluster holds them (each part published itself), or here.
+    let read_back = a.from.read(store.path().to_path_buf()).await?;
+    let parts = read_back.as_ref().unwrap_or(&store);
     let usage = |e: merge::MergeError| {
         if e.is_usage() {
             CliError::usage(anyhow::Error::new(e))
@@ -267,7 +275,7 @@ async fn merge(a: MergeArgs) -> CliResult {
     let counted = if a.target.urls.is_empty() {
         None
     } else {
-        let index = merge::index_of(&store, &a.group)
+        let index = merge::index_of(parts, &a.group)
             .map_err(|e| usage(merge::MergeError::Store(e)))?
             .ok_or_else(|| {
                 CliError::usage(anyhow::anyhow!(
@@ -281,7 +289,7 @@ async fn merge(a: MergeArgs) -> CliResult {
             .with_context(|| format!("counting index {index}"))?;
         Some(n)
     };
-    let mut merged = merge::merge(&store, &a.group, counted).map_err(usage)?;
+    let mut merged = merge::merge(parts, &a.group, counted).map_err(usage)?;
     for (k, v) in a.save.tags {
         merged.run.tags.insert(k, v);
     }
@@ -295,6 +303,16 @@ async fn merge(a: MergeArgs) -> CliResult {
         output::results::merged(&id, &merged);
     }
     eprintln!("saved as run {id} in {}", store.path().display());
+    // Published as every stored run is, when asked: a failure leaves it pending.
+    if let Some(publisher) = a.save.publish.publisher()? {
+        if let Err(e) = publisher.prepare_and_publish(&store, &id).await {
+            eprintln!(
+                "warning: run {id} not published: {}; it is kept in the store and stays \
+                 pending there: `searchbench results publish --pending` sends it",
+                crate::cluster::error_chain(&e)
+            );
+        }
+    }
     if state == store::State::Complete {
         Ok(())
     } else {

@@ -150,6 +150,17 @@ impl Publisher {
         Ok(())
     }
 
+    /// Makes the indices where they are missing, then publishes the stored run `id`: one
+    /// run's whole publish, as a command that stores a run does it.
+    pub async fn prepare_and_publish(
+        &self,
+        store: &Store,
+        id: &RunId,
+    ) -> Result<Sent, PublishError> {
+        self.prepare().await?;
+        self.publish(store, id).await
+    }
+
     /// Publishes the stored run `id` whole, replacing any copy the cluster holds, and notes
     /// it in the store. Every document must be taken, else the run stays pending.
     pub async fn publish(&self, store: &Store, id: &RunId) -> Result<Sent, PublishError> {

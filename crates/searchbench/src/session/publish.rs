@@ -61,8 +61,10 @@ impl Sink for PublishSink {
                     Err(_) => return Ok(None),
                 }
                 let error = |e: crate::publish::PublishError| crate::cluster::error_chain(&e);
-                publisher.prepare().await.map_err(error)?;
-                let sent = publisher.publish(&store, &id).await.map_err(error)?;
+                let sent = publisher
+                    .prepare_and_publish(&store, &id)
+                    .await
+                    .map_err(error)?;
                 Ok(Some(sent.documents))
             })
         })

@@ -345,3 +345,86 @@ fn every_view_gives_from_the_cluster_what_it_gives_from_the_store() {
     common::fresh_index(index, None);
     unpublish(prefix);
 }
+
+/// Parts of one run on three driver hosts, each publishing itself: merged from the team's
+/// cluster they give the run merged from their three stores, with no store copied.
+#[test]
+fn three_parts_merged_from_the_cluster_equal_the_parts_merged_from_their_stores() {
+    let prefix = "sbtest-publish-parts";
+    unpublish(prefix);
+    let index = "searchbench-test-publish-parts";
+    let _heavy = common::one_track_at_a_time();
+    common::fresh_index(index, None);
+    let dir = tempfile::tempdir().unwrap();
+    let stores: Vec<_> = (1..=3)
+        .map(|i| dir.path().join(format!("host{i}.db")))
+        .collect();
+    let mut parts: Vec<std::process::Child> = (1..=3)
+        .map(|i| {
+            bin()
+                .args(["ingest", "logs", "--docs", "30000", "--index", index])
+                .args(["--url", node_url(), "--clients", "3", "--warmup", "0"])
+                .args(["--part", &format!("{i}/3"), "--group", "g-published"])
+                .args(["--publish", node_url(), "--publish-prefix", prefix])
+                .arg("--store")
+                .arg(&stores[i - 1])
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let started = std::time::Instant::now();
+    while parts.iter_mut().any(|p| p.try_wait().unwrap().is_none()) {
+        if started.elapsed() > std::time::Duration::from_secs(300) {
+            for p in &mut parts {
+                let _ = p.kill();
+            }
+            panic!("the parts still run after 300 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    for p in parts {
+        let out = p.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
+        assert!(!streams(&out).contains("not published"), "{}", streams(&out));
+    }
+    // From their stores, copied into one.
+    let here = dir.path().join("here.db");
+    for s in &stores {
+        let out = bin()
+            .args(["results", "import"])
+            .arg(s)
+            .arg("--store")
+            .arg(&here)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
+    }
+    let merge = |extra: &[&str], store: &Path| {
+        bin()
+            .args(["results", "merge", "g-published", "--json", "--store"])
+            .arg(store)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let local = merge(&[], &here);
+    // From the cluster, into a store that holds none of the parts.
+    let there = dir.path().join("there.db");
+    let remote = merge(&["--from", node_url(), "--from-prefix", prefix], &there);
+    assert_eq!(local.status.code(), Some(0), "{}", streams(&local));
+    assert_eq!(remote.status.code(), Some(0), "{}", streams(&remote));
+    let (local, remote) = (json_of(&local), json_of(&remote));
+    assert_eq!(local["result"]["counts"]["indexed"], 30_000, "{local}");
+    assert_eq!(local, remote);
+    // Stored there, the merge is the same run with the same figures.
+    let (a, b) = (Store::open_read(&here).unwrap(), Store::open_read(&there).unwrap());
+    let id = local["id"].as_str().unwrap();
+    let (ra, rb) = (a.get(id).unwrap(), b.get(id).unwrap());
+    assert_eq!(ra.result, rb.result);
+    assert_eq!(a.timeline(&ra.id).unwrap(), b.timeline(&rb.id).unwrap());
+    assert_eq!(a.histograms(&ra.id).unwrap(), b.histograms(&rb.id).unwrap());
+    common::fresh_index(index, None);
+    unpublish(prefix);
+}

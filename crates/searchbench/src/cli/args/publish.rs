@@ -112,7 +112,7 @@ fn results_cluster(
 pub struct FromArgs {
     /// Read the runs published to this results cluster (`--publish`) instead of the store,
     /// e.g. https://results:9200. Every run under --from-prefix is read back whole.
-    #[arg(long = "from", value_name = "URL", conflicts_with = "store")]
+    #[arg(long = "from", value_name = "URL")]
     pub from_url: Option<String>,
     /// User for --from (its password from SEARCHBENCH_PUBLISH_PASSWORD).
     #[arg(
@@ -151,6 +151,18 @@ pub struct FromArgs {
 }
 
 impl FromArgs {
+    /// Every run published to `--from`, read back into a store in memory that stands in for
+    /// the store at `home` (what a view writes beside its store goes there); `None` without
+    /// `--from`.
+    pub async fn read(&self, home: PathBuf) -> Result<Option<crate::store::Store>, CliError> {
+        let Some(source) = self.source()? else {
+            return Ok(None);
+        };
+        let store = crate::store::Store::in_memory(home)?;
+        source.read_runs(&store).await?;
+        Ok(Some(store))
+    }
+
     /// The results cluster to read from, `None` without `--from`.
     pub fn source(&self) -> Result<Option<Publisher>, CliError> {
         let Some(url) = &self.from_url else {

@@ -60,12 +60,15 @@ impl ReadArgs {
     /// The store to read: the file (as [`StoreArgs::open`]), or every run published to
     /// `--from`, read back (telemetry apart: [`ReadArgs::telemetry`]).
     pub async fn open(&self) -> Result<Store, CliError> {
-        let Some(source) = self.from.source()? else {
-            return Ok(self.store.open()?);
-        };
-        let store = Store::in_memory(self.store.path()?)?;
-        source.read_runs(&store).await?;
-        Ok(store)
+        if self.from.from_url.is_some() && self.store.store.is_some() {
+            return Err(CliError::usage(anyhow::anyhow!(
+                "--from URL and --store PATH: read from one of them"
+            )));
+        }
+        match self.from.read(self.store.path()?).await? {
+            Some(read) => Ok(read),
+            None => Ok(self.store.open()?),
+        }
     }
 
     /// Where the runs were read from, as a message names it.
