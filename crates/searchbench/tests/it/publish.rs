@@ -224,15 +224,42 @@ fn unpublish(prefix: &str) {
     }
 }
 
-/// A view run on the store and on the cluster the store was published to.
-fn both(db: &Path, prefix: &str, args: &[&str]) -> (Output, Output) {
+/// A view run on the store and on the cluster the store was published to (`from`: the
+/// `--from` flags, `env`: the environment they need).
+fn both(db: &Path, from: &[&str], env: &[(&str, &str)], args: &[&str]) -> (Output, Output) {
     let local = bin().args(args).arg("--store").arg(db).output().unwrap();
     let remote = bin()
         .args(args)
-        .args(["--from", node_url(), "--from-prefix", prefix])
+        .args(from)
+        .envs(env.iter().copied())
         .output()
         .unwrap();
     (local, remote)
+}
+
+/// Each view gives the same exit code and the same output from the store `db` and from the
+/// cluster `from` names.
+fn same_from_both(db: &Path, from: &[&str], env: &[(&str, &str)], views: &[&[&str]]) {
+    for view in views {
+        let (local, remote) = both(db, from, env, view);
+        assert!(
+            matches!(local.status.code(), Some(0 | 3 | 125)),
+            "{view:?}: {}",
+            streams(&local)
+        );
+        assert_eq!(
+            local.status.code(),
+            remote.status.code(),
+            "{view:?}: {}\n---\n{}",
+            streams(&local),
+            streams(&remote)
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&local.stdout),
+            String::from_utf8_lossy(&remote.stdout),
+            "{view:?}"
+        );
+    }
 }
 
 /// The views read the same runs from the team's cluster as from the store they were
@@ -279,26 +306,12 @@ fn every_view_gives_from_the_cluster_what_it_gives_from_the_store() {
         &["results", "show", newest],
         &["report", "build=1", "build=2", "--markdown"],
     ];
-    for view in views {
-        let (local, remote) = both(&db, prefix, view);
-        assert!(
-            matches!(local.status.code(), Some(0 | 3 | 125)),
-            "{view:?}: {}",
-            streams(&local)
-        );
-        assert_eq!(
-            local.status.code(),
-            remote.status.code(),
-            "{view:?}: {}\n---\n{}",
-            streams(&local),
-            streams(&remote)
-        );
-        assert_eq!(
-            String::from_utf8_lossy(&local.stdout),
-            String::from_utf8_lossy(&remote.stdout),
-            "{view:?}"
-        );
-    }
+    same_from_both(
+        &db,
+        &["--from", node_url(), "--from-prefix", prefix],
+        &[],
+        &views,
+    );
     // The HTML report draws the runs' telemetry too: read back, the page is the same.
     let (local, remote) = (
         dir.path().join("local.html"),
@@ -387,7 +400,11 @@ fn three_parts_merged_from_the_cluster_equal_the_parts_merged_from_their_stores(
     for p in parts {
         let out = p.wait_with_output().unwrap();
         assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
-        assert!(!streams(&out).contains("not published"), "{}", streams(&out));
+        assert!(
+            !streams(&out).contains("not published"),
+            "{}",
+            streams(&out)
+        );
     }
     // From their stores, copied into one.
     let here = dir.path().join("here.db");
@@ -419,7 +436,10 @@ fn three_parts_merged_from_the_cluster_equal_the_parts_merged_from_their_stores(
     assert_eq!(local["result"]["counts"]["indexed"], 30_000, "{local}");
     assert_eq!(local, remote);
     // Stored there, the merge is the same run with the same figures.
-    let (a, b) = (Store::open_read(&here).unwrap(), Store::open_read(&there).unwrap());
+    let (a, b) = (
+        Store::open_read(&here).unwrap(),
+        Store::open_read(&there).unwrap(),
+    );
     let id = local["id"].as_str().unwrap();
     let (ra, rb) = (a.get(id).unwrap(), b.get(id).unwrap());
     assert_eq!(ra.result, rb.result);
@@ -427,4 +447,308 @@ fn three_parts_merged_from_the_cluster_equal_the_parts_merged_from_their_stores(
     assert_eq!(a.histograms(&ra.id).unwrap(), b.histograms(&rb.id).unwrap());
     common::fresh_index(index, None);
     unpublish(prefix);
+}
+
+/// A store of `n` one-hour runs (3,600 timeline seconds, 3,600 telemetry samples each), made
+/// from the real run `id` of `db`: each takes about a second to publish.
+fn hour_runs(db: &Path, id: &str, n: usize, into: &Path) -> Vec<String> {
+    let source = Store::open_read(db).unwrap();
+    let mut run = searchbench::store::WholeRun::read(&source, &RunId(id.to_string())).unwrap();
+    let row = run.timeline.last().cloned().unwrap();
+    run.timeline = (0..3_600u64)
+        .map(|s| {
+            let mut r = row.clone();
+            r["second"] = s.into();
+            r
+        })
+        .collect();
+    if let Some(map) = run.result.as_mut().and_then(Value::as_object_mut) {
+        map.remove("timeline");
+    }
+    run.telemetry = (0..3_600u64)
+        .map(|s| serde_json::json!({"second": s, "node": "n1", "cpu_pct": 80.0, "heap_used_pct": 40.0}))
+        .collect();
+    let store = Store::open(into).unwrap();
+    (0..n)
+        .map(|_| store.put_whole(&run, None, &[]).unwrap().0)
+        .collect()
+}
+
+/// A results node killed mid-publish loses nothing: the runs it took are noted, the one it
+/// was taking and those after stay pending, and once it is back `results publish --pending`
+/// sends exactly those, each whole and once.
+#[test]
+fn a_results_node_killed_mid_publish_loses_nothing_and_the_pending_runs_follow() {
+    let _heavy = common::one_track_at_a_time();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let source = ingest(&db, "searchbench-test-publish-kill", "build=1");
+    let big = dir.path().join("big.db");
+    let ids = hour_runs(&db, &source, 8, &big);
+    // A node of our own, its data kept in a folder of ours so it can come back.
+    let data = dir.path().join("results-node");
+    let start = |port: Option<u16>| {
+        let data = data.clone();
+        std::thread::spawn(move || {
+            let mut options = searchbench::engine::StartOptions::new(&common::test_engine());
+            options.heap = "512m".into();
+            options.attached = true;
+            options.port = port;
+            options.data = Some(data);
+            tokio::runtime::Runtime::new()
+                .unwrap()
+                .block_on(searchbench::engine::start(&options))
+        })
+        .join()
+        .unwrap()
+        .unwrap_or_else(|e| panic!("starting the results node: {e}"))
+    };
+    let node = start(None);
+    let url = node.url().to_string();
+    let port: u16 = url
+        .trim_end_matches('/')
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let prefix = "sbtest-kill";
+    let mut publishing = bin()
+        .args(["results", "publish", "--json", "--publish", &url])
+        .args([
+            "--publish-prefix",
+            prefix,
+            "--publish-timeout",
+            "5",
+            "--store",
+        ])
+        .arg(&big)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Killed once two runs are there.
+    let results = common::target_at(&url, std::time::Duration::from_secs(5));
+    let rt = common::runtime();
+    let started = std::time::Instant::now();
+    loop {
+        let taken = rt
+            .block_on(results.get_json(&format!("/{prefix}-runs/_count")))
+            .ok()
+            .and_then(|v: Value| v["count"].as_u64())
+            .unwrap_or(0);
+        if taken >= 2 {
+            break;
+        }
+        assert!(
+            publishing.try_wait().unwrap().is_none(),
+            "the publish ended before the node was killed"
+        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(120));
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // SAFETY: a plain signal to the node this test started.
+    assert_eq!(unsafe { libc::kill(node.pid() as i32, libc::SIGKILL) }, 0);
+    let out = publishing.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", streams(&out));
+    let said = json_of(&out);
+    let sent = said["sent"].as_array().unwrap().len();
+    let failed = said["failed"].as_array().unwrap().len();
+    // The second run's documents may all be in when the node dies before answering its
+    // last bulk: that run is not known to be there, so it stays pending too.
+    assert!(sent >= 1 && sent < ids.len(), "sent {sent}, failed {failed}: {said}");
+    assert_eq!(
+        sent + failed,
+        ids.len(),
+        "every run is sent or said pending: {said}"
+    );
+    drop(node);
+
+    // Back on its port with its data: what was sent is there, the rest follows.
+    let node = start(Some(port));
+    let out = publish(&big, &url, prefix, &["--pending"]);
+    assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
+    assert_eq!(
+        json_of(&out)["sent"].as_array().unwrap().len(),
+        failed,
+        "exactly the pending runs"
+    );
+    let count_at = |what: &str, id: &str| -> u64 {
+        let v: Value = rt
+            .block_on(results.get_json(&format!("/{prefix}-{what}/_count?q=run_id:{id}")))
+            .unwrap();
+        v["count"].as_u64().unwrap()
+    };
+    for id in &ids {
+        assert_eq!(count_at("runs", id), 1, "run {id}");
+        assert_eq!(count_at("timeline", id), 3_600, "run {id}");
+        assert_eq!(count_at("telemetry", id), 3_600, "run {id}");
+    }
+    drop(node);
+    common::fresh_index("searchbench-test-publish-kill", None);
+}
+
+/// Views any store of runs tagged build=1 and build=2 answers.
+const VIEWS: [&[&str]; 5] = [
+    &["history", "--workload", "logs"],
+    &["history", "--workload", "logs", "--by", "time", "--json"],
+    &["compare", "build=1", "build=2"],
+    &["check", "--last", "2", "--metric", "docs_per_sec"],
+    &["results", "list"],
+];
+
+/// A store of three runs of the shared node: two of build=1, one of build=2.
+fn three_runs(dir: &Path, index: &str) -> std::path::PathBuf {
+    let db = dir.join("r.db");
+    for build in ["1", "1", "2"] {
+        ingest(&db, index, &format!("build={build}"));
+    }
+    common::fresh_index(index, None);
+    db
+}
+
+/// The team's results cluster secured (TLS with its own CA, users): a user that may write,
+/// and read, only the results indices publishes, its password from the environment and
+/// nowhere in what is said or sent, and the views read back the same.
+#[test]
+fn a_user_allowed_only_the_results_indices_publishes_and_reads_back_over_tls() {
+    use reqwest::Method;
+    use searchbench::cluster::{Auth, Secret, Target, TargetConfig};
+    let node = common::secured();
+    let config = |user: &str, password: &str| TargetConfig {
+        auth: Auth::Basic {
+            user: user.into(),
+            password: Secret::new(password),
+        },
+        ca_cert: Some(node.ca_cert.clone().into()),
+        ..TargetConfig::local(node.url.clone())
+    };
+    let admin = Target::new(&config("admin", common::SECURED_PASSWORD)).unwrap();
+    let prefix = "sbtest-secured";
+    let (user, password) = ("sbtest_publisher", "Pub1ish-Only#Results9");
+    let rt = common::runtime();
+    let security = |path: &str, body: Value| {
+        let _: Value = rt
+            .block_on(admin.send_json(
+                Method::PUT,
+                &format!("/_plugins/_security/api/{path}"),
+                &body,
+            ))
+            .unwrap_or_else(|e| panic!("{path}: {e}"));
+    };
+    security(
+        "roles/sbtest_results",
+        serde_json::json!({
+            "cluster_permissions": ["cluster_composite_ops"],
+            "index_permissions": [{
+                "index_patterns": [format!("{prefix}-*")],
+                "allowed_actions": ["crud", "create_index", "indices:admin/get",
+                                    "indices:admin/refresh*", "indices:admin/mapping/put"]
+            }]
+        }),
+    );
+    security(
+        &format!("internalusers/{user}"),
+        serde_json::json!({"password": password}),
+    );
+    security(
+        "rolesmapping/sbtest_results",
+        serde_json::json!({"users": [user]}),
+    );
+    // The user may not write anywhere else.
+    let publisher = Target::new(&config(user, password)).unwrap();
+    let elsewhere = rt.block_on(publisher.send_json::<Value>(
+        Method::PUT,
+        "/sbtest-not-results/_doc/1",
+        &serde_json::json!({"x": 1}),
+    ));
+    assert!(
+        matches!(
+            elsewhere,
+            Err(searchbench::cluster::TargetError::Status { status: 403, .. })
+        ),
+        "{elsewhere:?}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let db = three_runs(dir.path(), "searchbench-test-publish-secured");
+    let env = [("SEARCHBENCH_PUBLISH_PASSWORD", password)];
+    let out = bin()
+        .args([
+            "results",
+            "publish",
+            "--publish",
+            &node.url,
+            "--publish-user",
+            user,
+        ])
+        .args([
+            "--publish-ca-cert",
+            &node.ca_cert,
+            "--publish-prefix",
+            prefix,
+        ])
+        .arg("--store")
+        .arg(&db)
+        .envs(env)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
+    assert!(!streams(&out).contains(password), "{}", streams(&out));
+    // Nothing sent holds the password either.
+    let hits: Value = rt
+        .block_on(admin.get_json(&format!("/{prefix}-*/_search?size=100")))
+        .unwrap();
+    assert!(!hits.to_string().contains(password));
+    assert!(hits["hits"]["hits"]
+        .as_array()
+        .is_some_and(|h| !h.is_empty()));
+
+    let from = [
+        "--from",
+        node.url.as_str(),
+        "--from-user",
+        user,
+        "--from-ca-cert",
+        node.ca_cert.as_str(),
+        "--from-prefix",
+        prefix,
+    ];
+    same_from_both(&db, &from, &env, &VIEWS);
+    // A wrong password: refused, said, nothing read.
+    let out = bin()
+        .args(["history", "--workload", "logs"])
+        .args(from)
+        .env("SEARCHBENCH_PUBLISH_PASSWORD", "wrong")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", streams(&out));
+    assert!(streams(&out).contains("401"), "{}", streams(&out));
+}
+
+/// Elasticsearch 8 as the team's results cluster: the same indices, documents and reading
+/// back as on OpenSearch.
+#[test]
+fn elasticsearch_8_takes_the_runs_and_gives_them_back() {
+    let _heavy = common::one_track_at_a_time();
+    let node = std::thread::spawn(|| {
+        let mut options = searchbench::engine::StartOptions::new("elasticsearch-8.17.4");
+        options.heap = "512m".into();
+        options.attached = true;
+        tokio::runtime::Runtime::new()
+            .unwrap()
+            .block_on(searchbench::engine::start(&options))
+    })
+    .join()
+    .unwrap()
+    .unwrap_or_else(|e| panic!("starting Elasticsearch 8: {e}"));
+    let url = node.url().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let db = three_runs(dir.path(), "searchbench-test-publish-es8");
+    let prefix = "sbtest-es8";
+    let out = publish(&db, &url, prefix, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
+    assert_eq!(json_of(&out)["sent"].as_array().map(Vec::len), Some(3));
+    same_from_both(&db, &["--from", &url, "--from-prefix", prefix], &[], &VIEWS);
+    drop(node);
 }
