@@ -556,7 +556,10 @@ fn a_results_node_killed_mid_publish_loses_nothing_and_the_pending_runs_follow()
     let failed = said["failed"].as_array().unwrap().len();
     // The second run's documents may all be in when the node dies before answering its
     // last bulk: that run is not known to be there, so it stays pending too.
-    assert!(sent >= 1 && sent < ids.len(), "sent {sent}, failed {failed}: {said}");
+    assert!(
+        sent >= 1 && sent < ids.len(),
+        "sent {sent}, failed {failed}: {said}"
+    );
     assert_eq!(
         sent + failed,
         ids.len(),
