@@ -64,10 +64,41 @@ pub struct KubernetesArgs {
     /// The Job's name (default: searchbench-<group>).
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
-    /// The Secret whose keys become each pod's environment (SEARCHBENCH_PASSWORD, ...);
-    /// optional: a cluster without credentials needs none.
+    /// The Secret whose keys become each pod's environment (SEARCHBENCH_PASSWORD,
+    /// SEARCHBENCH_PUBLISH_PASSWORD, ...). Required: pods do not start without it, and the
+    /// printed apply step checks it is there first.
     #[arg(long, value_name = "NAME", default_value = "searchbench-credentials")]
     pub secret: String,
+    /// No Secret: the cluster under test and the results cluster need no credentials.
+    #[arg(long)]
+    pub no_secret: bool,
+    /// Each part publishes its run to the team's results cluster as it ends, then exits: no
+    /// store to collect (one the results cluster did not take is published again, then
+    /// waits to be collected). Merge with `results merge GROUP --from URL`.
+    #[arg(long = "publish", value_name = "URL")]
+    pub publish_to: Option<String>,
+    /// User for --publish (its password in the Secret: SEARCHBENCH_PUBLISH_PASSWORD).
+    #[arg(long = "publish-user", value_name = "USER", requires = "publish_to")]
+    pub publish_to_user: Option<String>,
+    /// The results indices' prefix for --publish.
+    #[arg(long = "publish-prefix", value_name = "PREFIX", default_value = crate::publish::DEFAULT_PREFIX)]
+    pub publish_to_prefix: String,
+    /// A CA certificate the results cluster's TLS is trusted by (shipped to the pods).
+    #[arg(long = "publish-ca-cert", value_name = "FILE", requires = "publish_to", value_parser = crate::cli::args::input_file)]
+    pub publish_to_ca_cert: Option<PathBuf>,
+    /// Run the parts on this cron schedule (a CronJob: one run a night, e.g. "0 2 * * *"),
+    /// each night's group its Job's name (NAME-<scheduled minute>), its parts starting
+    /// --start-in after the scheduled minute. Wants --publish: no one collects stores at 2 am.
+    #[arg(
+        long,
+        value_name = "CRON",
+        requires = "publish_to",
+        conflicts_with = "start_at"
+    )]
+    pub schedule: Option<String>,
+    /// How long a finished Job stays (its pods and their logs) before Kubernetes deletes it.
+    #[arg(long, value_name = "DURATION", default_value = "24h", value_parser = crate::cli::args::parse_duration)]
+    pub ttl: Duration,
     /// CPU each pod requests.
     #[arg(long, default_value = "2")]
     pub cpu: String,
@@ -376,7 +407,72 @@ pub async fn run(cmd: DeployCommand) -> CliResult {
 }
 
 fn kubernetes_run(args: &KubernetesArgs) -> CliResult {
-    let d = deployment(&args.common, args.parts, FILES_DIR)?;
+    // Publishing is the deployment's to set up (the pods then exit rather than wait).
+    if let Some(flag) = args
+        .common
+        .run
+        .iter()
+        .map(|t| flag_of(t).0)
+        .find(|f| f.starts_with("--publish"))
+    {
+        return Err(usage(format!(
+            "{flag} in the run's flags: give --publish URL (and --publish-user, \
+             --publish-prefix, --publish-ca-cert) to `deploy kubernetes`, before --; the \
+             password goes in the Secret (SEARCHBENCH_PUBLISH_PASSWORD)"
+        )));
+    }
+    if args
+        .schedule
+        .as_deref()
+        .is_some_and(|c| c.split_whitespace().count() != 5)
+    {
+        return Err(usage(format!(
+            "--schedule {:?}: a cron schedule has five fields, e.g. \"0 2 * * *\"",
+            args.schedule.as_deref().unwrap_or_default()
+        )));
+    }
+    let mut d = deployment(&args.common, args.parts, FILES_DIR)?;
+    let publish = match &args.publish_to {
+        None => None,
+        Some(url) => {
+            if crate::cluster::url_has_credentials(url) {
+                return Err(usage(
+                    "--publish carries credentials (user:password@): give the URL without \
+                     them and the password in the Secret (SEARCHBENCH_PUBLISH_PASSWORD)"
+                        .into(),
+                ));
+            }
+            crate::publish::Publisher::new(
+                crate::cluster::Target::new(&crate::cluster::TargetConfig::local(url.clone()))
+                    .map_err(|e| usage(e.to_string()))?,
+                &args.publish_to_prefix,
+            )
+            .map_err(|e| usage(e.to_string()))?;
+            let ca_cert = match &args.publish_to_ca_cert {
+                None => None,
+                Some(local) => {
+                    let bytes = std::fs::read(local)
+                        .map_err(|e| usage(format!("cannot read {}: {e}", local.display())))?;
+                    let name = local
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_else(|| "ca.pem".into());
+                    let path = format!("publish/{name}");
+                    d.files.push(ShippedFile {
+                        path: path.clone(),
+                        bytes,
+                    });
+                    Some(format!("{FILES_DIR}/{path}"))
+                }
+            };
+            Some(kubernetes::PublishTo {
+                url: url.clone(),
+                user: args.publish_to_user.clone(),
+                prefix: args.publish_to_prefix.clone(),
+                ca_cert,
+            })
+        }
+    };
     let name = args
         .name
         .clone()
@@ -385,13 +481,19 @@ fn kubernetes_run(args: &KubernetesArgs) -> CliResult {
         name: name.clone(),
         namespace: args.namespace.clone(),
         image: args.image.clone(),
-        secret: args.secret.clone(),
+        secret: (!args.no_secret).then(|| args.secret.clone()),
         cpu: args.cpu.clone(),
         memory: args.memory.clone(),
         results_claim: args.results_claim.clone(),
         data_claim: args.data_claim.clone(),
         keep: args.keep,
         spread_required: !args.same_node_ok,
+        publish: publish.clone(),
+        schedule: args.schedule.clone().map(|cron| kubernetes::Schedule {
+            cron,
+            start_in: args.common.start_in,
+        }),
+        ttl: args.ttl,
     };
     let manifest = kubernetes::manifest(&d, &spec).map_err(|e| usage(e.to_string()))?;
     let value = manifest.to_value().map_err(|e| usage(e.to_string()))?;
@@ -411,12 +513,35 @@ fn kubernetes_run(args: &KubernetesArgs) -> CliResult {
         .as_ref()
         .map(|n| format!(" -n {n}"))
         .unwrap_or_default();
+    let (group, when) = match &args.schedule {
+        Some(cron) => (
+            format!("{name}-<scheduled minute>"),
+            format!(
+                "on the schedule {cron:?}, each run {} s after its minute",
+                args.common.start_in.as_secs()
+            ),
+        ),
+        None => (d.group.clone(), format!("starting at {}", d.start_at)),
+    };
+    let apply = match (&args.no_secret, &args.secret) {
+        (true, _) => format!("  kubectl{ns} apply -f {file}"),
+        (false, secret) => format!(
+            "  kubectl{ns} get secret {secret} -o name && kubectl{ns} apply -f {file}    \
+             # the Secret first: kubectl{ns} create secret generic {secret} \
+             --from-literal=SEARCHBENCH_PASSWORD=...{}",
+            if publish.is_some() {
+                " --from-literal=SEARCHBENCH_PUBLISH_PASSWORD=..."
+            } else {
+                ""
+            }
+        ),
+    };
     let mut steps = vec![
         format!(
-            "{} parts of group {}, starting at {} (image {}):",
-            d.parts, d.group, d.start_at, args.image
+            "{} parts of group {group}, {when} (image {}):",
+            d.parts, args.image
         ),
-        format!("  kubectl{ns} apply -f {file}"),
+        apply,
         format!(
             "  kubectl{ns} logs -f --prefix --max-log-requests {} -l {}={}",
             d.parts,
@@ -424,12 +549,18 @@ fn kubernetes_run(args: &KubernetesArgs) -> CliResult {
             d.group
         ),
     ];
-    match &args.results_claim {
-        Some(claim) => steps.push(format!(
+    match (&publish, &args.results_claim) {
+        (Some(p), _) => steps.push(format!(
+            "  the parts publish to {} (prefix {}) and exit; finished Jobs go after {} s",
+            crate::cluster::redact_url(&p.url),
+            p.prefix,
+            args.ttl.as_secs()
+        )),
+        (None, Some(claim)) => steps.push(format!(
             "  the stores land in {claim} under {}/: import each into one store",
             d.group
         )),
-        None => {
+        (None, None) => {
             steps.push(format!(
                 "  for k in $(seq 0 {}); do pod=$(kubectl{ns} get pod -l job-name={name},\
                  batch.kubernetes.io/job-completion-index=$k -o name); kubectl{ns} cp \
@@ -443,9 +574,21 @@ fn kubernetes_run(args: &KubernetesArgs) -> CliResult {
             steps.push("  for f in part-*.db; do searchbench results import \"$f\"; done".into());
         }
     }
+    let from = publish
+        .as_ref()
+        .map(|p| {
+            format!(
+                " --from {} --from-prefix {} --publish {} --publish-prefix {}",
+                ssh::quote(&crate::cluster::redact_url(&p.url)),
+                p.prefix,
+                ssh::quote(&crate::cluster::redact_url(&p.url)),
+                p.prefix
+            )
+        })
+        .unwrap_or_default();
     steps.push(format!(
-        "  searchbench results merge {} --url {}",
-        d.group,
+        "  searchbench results merge {} --url {}{from}",
+        ssh::quote(&group),
         ssh::quote(&run_url(&args.common.run))
     ));
     eprintln!("{}", steps.join("\n"));

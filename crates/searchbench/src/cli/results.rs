@@ -165,6 +165,8 @@ struct Published {
     destination: String,
     sent: Vec<SentRun>,
     failed: Vec<FailedRun>,
+    /// Change points of the sent runs' configurations published (none: not sent, said).
+    change_points: Option<usize>,
 }
 
 #[derive(Debug, serde::Serialize)]
@@ -203,6 +205,7 @@ async fn publish(a: PublishCmd) -> CliResult {
         destination: destination.clone(),
         sent: Vec::new(),
         failed: Vec::new(),
+        change_points: None,
     };
     if !rows.is_empty() {
         if let Err(e) = publisher.prepare().await {
@@ -228,6 +231,20 @@ async fn publish(a: PublishCmd) -> CliResult {
                     }),
                 }
             }
+        }
+    }
+    // The change points of what was sent, each configuration's history once.
+    let sent_rows: Vec<RunRow> = rows
+        .into_iter()
+        .filter(|r| done.sent.iter().any(|s| s.run == r.id.0))
+        .collect();
+    if !sent_rows.is_empty() {
+        match publisher.publish_changes(&store, &sent_rows).await {
+            Ok(n) => done.change_points = Some(n),
+            Err(e) => eprintln!(
+                "warning: change points not published: {}; the next publish sends them",
+                crate::cluster::error_chain(&e)
+            ),
         }
     }
     if a.json {

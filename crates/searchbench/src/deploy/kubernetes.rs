@@ -9,12 +9,12 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use k8s_openapi::api::batch::v1::{Job, JobSpec};
+use k8s_openapi::api::batch::v1::{CronJob, CronJobSpec, Job, JobSpec, JobTemplateSpec};
 use k8s_openapi::api::core::v1::{
     Affinity, ConfigMap, ConfigMapVolumeSource, Container, EmptyDirVolumeSource, EnvFromSource,
-    KeyToPath, PersistentVolumeClaimVolumeSource, PodAffinityTerm, PodAntiAffinity,
-    PodSecurityContext, PodSpec, PodTemplateSpec, ResourceRequirements, SecretEnvSource, Volume,
-    VolumeMount, WeightedPodAffinityTerm,
+    EnvVar, EnvVarSource, KeyToPath, ObjectFieldSelector, PersistentVolumeClaimVolumeSource,
+    PodAffinityTerm, PodAntiAffinity, PodSecurityContext, PodSpec, PodTemplateSpec,
+    ResourceRequirements, SecretEnvSource, Volume, VolumeMount, WeightedPodAffinityTerm,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
@@ -43,8 +43,11 @@ pub struct KubernetesSpec {
     pub namespace: Option<String>,
     /// An image with `searchbench` on its PATH and `/bin/sh` (the repository's Dockerfile).
     pub image: String,
-    /// The Secret whose keys become the pods' environment (`SEARCHBENCH_PASSWORD`, ...).
-    pub secret: String,
+    /// The Secret whose keys become the pods' environment (`SEARCHBENCH_PASSWORD`,
+    /// `SEARCHBENCH_PUBLISH_PASSWORD`, ...): required, so a missing one stops the pods from
+    /// starting rather than letting each part meet 401s. `None`: a cluster without
+    /// credentials.
+    pub secret: Option<String>,
     /// Each pod's CPU and memory (requested; memory is its limit too).
     pub cpu: String,
     pub memory: String,
@@ -57,13 +60,49 @@ pub struct KubernetesSpec {
     pub keep: Duration,
     /// Parts on different nodes, required (else only preferred).
     pub spread_required: bool,
+    /// Where each part publishes its run when it has ended (`--publish`): the part then
+    /// exits, its store needs no collecting (unless the results cluster never took it).
+    pub publish: Option<PublishTo>,
+    /// A CronJob running the parts on this schedule instead of one Job now.
+    pub schedule: Option<Schedule>,
+    /// How long a finished Job (and its pods, their logs) stays before Kubernetes deletes it.
+    pub ttl: Duration,
 }
+
+/// The team's results cluster, as each pod's environment names it (its password or API
+/// key in the Secret: `SEARCHBENCH_PUBLISH_PASSWORD`, `SEARCHBENCH_PUBLISH_API_KEY`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PublishTo {
+    pub url: String,
+    pub user: Option<String>,
+    pub prefix: String,
+    /// The CA certificate's path in the pod (a shipped file).
+    pub ca_cert: Option<String>,
+}
+
+/// A nightly form: a CronJob whose every Job is one run in parts. Each night's group is its
+/// Job's name (`NAME-<scheduled minute>`, unique), and its parts start at the scheduled
+/// minute plus `start_in`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Schedule {
+    /// The cron expression, e.g. `0 2 * * *`.
+    pub cron: String,
+    pub start_in: Duration,
+}
+
+/// Times a part's store is published again when the results cluster did not take it, and the
+/// wait between.
+const REPUBLISH_TRIES: u32 = 5;
+const REPUBLISH_WAIT_SECS: u32 = 30;
 
 /// The objects `deploy kubernetes` writes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Manifest {
     pub config_map: Option<ConfigMap>,
+    /// The Job of one run (with a schedule, the one each night's run is made from).
     pub job: Job,
+    /// The CronJob that makes a Job like `job` on a schedule (written instead of it).
+    pub cron_job: Option<CronJob>,
 }
 
 impl Manifest {
@@ -74,7 +113,10 @@ impl Manifest {
         if let Some(c) = &self.config_map {
             items.push(serde_json::to_value(c).map_err(json)?);
         }
-        items.push(serde_json::to_value(&self.job).map_err(json)?);
+        match &self.cron_job {
+            Some(c) => items.push(serde_json::to_value(c).map_err(json)?),
+            None => items.push(serde_json::to_value(&self.job).map_err(json)?),
+        }
         Ok(json!({ "apiVersion": "v1", "kind": "List", "items": items }))
     }
 
@@ -84,7 +126,7 @@ impl Manifest {
             .get("items")
             .and_then(Value::as_array)
             .ok_or("not a List: no items")?;
-        let (mut config_map, mut job) = (None, None);
+        let (mut config_map, mut job, mut cron_job) = (None, None, None);
         for item in items {
             match item.get("kind").and_then(Value::as_str) {
                 Some("ConfigMap") => {
@@ -94,12 +136,24 @@ impl Manifest {
                 Some("Job") => {
                     job = Some(serde_json::from_value(item.clone()).map_err(|e| e.to_string())?)
                 }
+                Some("CronJob") => {
+                    let c: CronJob =
+                        serde_json::from_value(item.clone()).map_err(|e| e.to_string())?;
+                    let template = c.spec.as_ref().map(|s| s.job_template.clone());
+                    job = template.map(|t| Job {
+                        metadata: t.metadata.unwrap_or_default(),
+                        spec: t.spec,
+                        ..Job::default()
+                    });
+                    cron_job = Some(c);
+                }
                 other => return Err(format!("an item of kind {other:?}")),
             }
         }
         Ok(Manifest {
             config_map,
             job: job.ok_or("no Job")?,
+            cron_job,
         })
     }
 }
@@ -126,23 +180,36 @@ fn is_dns_label(name: &str) -> bool {
         && !name.ends_with('-')
 }
 
-/// The shell each pod runs: its part from the Job's index, the run's flags (`"$@"`), then
-/// the wait to be collected when its store is on the pod.
+/// The shell each pod runs: its part from the Job's index, the run's flags (`"$@"`); then
+/// what its store needs: nothing on a results claim, publishing again what the results
+/// cluster did not take, the wait to be collected when its store is still on the pod.
 fn script(d: &Deployment, k: &KubernetesSpec) -> String {
+    let mut lines = vec!["part=$((JOB_COMPLETION_INDEX + 1))".to_string()];
+    // One run a night: its group is its Job's name, its start the scheduled minute (the
+    // number a CronJob ends its Jobs' names with) and the time to get every pod going.
+    let (group, start) = match &k.schedule {
+        None => (d.group.clone(), d.start_at.clone()),
+        Some(s) => {
+            lines.push("group=\"$JOB_NAME\"".into());
+            lines.push(format!(
+                "start=$(date -u -d \"@$(( ${{JOB_NAME##*-}} * 60 + {} ))\" \
+                 +%Y-%m-%dT%H:%M:%SZ)",
+                s.start_in.as_secs()
+            ));
+            ("\"$group\"".into(), "\"$start\"".into())
+        }
+    };
     let store = match &k.results_claim {
-        Some(_) => format!("{RESULTS_DIR}/{}/part-$part.db", d.group),
+        Some(_) => format!("{RESULTS_DIR}/{}/part-$part.db", group.trim_matches('"')),
         None => format!("{RESULTS_DIR}/part-$part.db"),
     };
-    let mut lines = vec![
-        "part=$((JOB_COMPLETION_INDEX + 1))".to_string(),
-        format!("mkdir -p \"$(dirname \"{store}\")\""),
-        format!(
-            "searchbench \"$@\" --part \"$part/{}\" --group {} --start-at {} --store \"{store}\"",
-            d.parts, d.group, d.start_at
-        ),
-        "rc=$?".into(),
-    ];
-    if k.results_claim.is_none() {
+    lines.push(format!("mkdir -p \"$(dirname \"{store}\")\""));
+    lines.push(format!(
+        "searchbench \"$@\" --part \"$part/{}\" --group {group} --start-at {start} --store \"{store}\"",
+        d.parts
+    ));
+    lines.push("rc=$?".into());
+    let collect = |lines: &mut Vec<String>| {
         lines.push(format!(
             "echo \"part $part/{}: exit $rc; its store is {store}: kubectl cp it, then touch \
              {RESULTS_DIR}/{COLLECTED} (or wait {} s)\"",
@@ -154,6 +221,25 @@ fn script(d: &Deployment, k: &KubernetesSpec) -> String {
              sleep 5; waited=$((waited + 5)); done",
             k.keep.as_secs()
         ));
+    };
+    if k.publish.is_some() {
+        // The part published its run as it ended; what the results cluster did not take
+        // (down, refused) is sent again, and a store still holding it waits to be collected.
+        lines.push(format!(
+            "published=1; tries=0; while [ \"$tries\" -lt {REPUBLISH_TRIES} ]; do \
+             if searchbench results publish --pending --store \"{store}\"; then published=0; \
+             break; fi; tries=$((tries + 1)); sleep {REPUBLISH_WAIT_SECS}; done"
+        ));
+        if k.results_claim.is_none() {
+            let mut wait = Vec::new();
+            collect(&mut wait);
+            lines.push(format!(
+                "if [ \"$published\" -ne 0 ]; then\n{}\nfi",
+                wait.join("\n")
+            ));
+        }
+    } else if k.results_claim.is_none() {
+        collect(&mut lines);
     }
     lines.push("exit \"$rc\"".into());
     lines.join("\n")
@@ -307,13 +393,16 @@ pub fn manifest(d: &Deployment, k: &KubernetesSpec) -> Result<Manifest, DeployEr
             "searchbench".into(),
         ]),
         args: Some(d.args.clone()),
-        env_from: Some(vec![EnvFromSource {
-            secret_ref: Some(SecretEnvSource {
-                name: k.secret.clone(),
-                optional: Some(true),
-            }),
-            ..EnvFromSource::default()
-        }]),
+        env: environment(k),
+        env_from: k.secret.as_ref().map(|name| {
+            vec![EnvFromSource {
+                secret_ref: Some(SecretEnvSource {
+                    name: name.clone(),
+                    optional: Some(false),
+                }),
+                ..EnvFromSource::default()
+            }]
+        }),
         resources: Some(ResourceRequirements {
             requests: Some(
                 [
@@ -338,6 +427,10 @@ pub fn manifest(d: &Deployment, k: &KubernetesSpec) -> Result<Manifest, DeployEr
             parallelism: Some(parts),
             // A part run again would load its share twice: a failed part fails the group.
             backoff_limit: Some(0),
+            ttl_seconds_after_finished: Some(
+                i32::try_from(k.ttl.as_secs())
+                    .map_err(|_| DeployError::Invalid("--ttl is too long".into()))?,
+            ),
             template: PodTemplateSpec {
                 metadata: Some(ObjectMeta {
                     labels: Some(labels.clone()),
@@ -363,7 +456,76 @@ pub fn manifest(d: &Deployment, k: &KubernetesSpec) -> Result<Manifest, DeployEr
         }),
         ..Job::default()
     };
-    Ok(Manifest { config_map, job })
+    let mut job = job;
+    let cron_job = match &k.schedule {
+        None => None,
+        Some(s) => Some(CronJob {
+            metadata: meta(&k.name),
+            spec: Some(CronJobSpec {
+                schedule: s.cron.clone(),
+                // A night's run still going when the next is due: the next waits its turn
+                // (two runs at once would measure each other).
+                concurrency_policy: Some("Forbid".into()),
+                job_template: JobTemplateSpec {
+                    // The CronJob names each Job (NAME-<scheduled minute>), in its namespace.
+                    metadata: Some(ObjectMeta {
+                        labels: Some(labels.clone()),
+                        ..ObjectMeta::default()
+                    }),
+                    spec: job.spec.clone(),
+                },
+                ..CronJobSpec::default()
+            }),
+            ..CronJob::default()
+        }),
+    };
+    if let Some(c) = &cron_job {
+        job.metadata = c
+            .spec
+            .as_ref()
+            .and_then(|s| s.job_template.metadata.clone())
+            .unwrap_or_default();
+    }
+    Ok(Manifest {
+        config_map,
+        job,
+        cron_job,
+    })
+}
+
+/// The pods' environment beyond the Secret: where to publish (nothing secret), and with a
+/// schedule the Job's name (each night's group).
+fn environment(k: &KubernetesSpec) -> Option<Vec<EnvVar>> {
+    let plain = |name: &str, value: &str| EnvVar {
+        name: name.into(),
+        value: Some(value.into()),
+        ..EnvVar::default()
+    };
+    let mut env = Vec::new();
+    if let Some(p) = &k.publish {
+        env.push(plain("SEARCHBENCH_PUBLISH", &p.url));
+        env.push(plain("SEARCHBENCH_PUBLISH_PREFIX", &p.prefix));
+        if let Some(user) = &p.user {
+            env.push(plain("SEARCHBENCH_PUBLISH_USER", user));
+        }
+        if let Some(ca) = &p.ca_cert {
+            env.push(plain("SEARCHBENCH_PUBLISH_CA_CERT", ca));
+        }
+    }
+    if k.schedule.is_some() {
+        env.push(EnvVar {
+            name: "JOB_NAME".into(),
+            value_from: Some(EnvVarSource {
+                field_ref: Some(ObjectFieldSelector {
+                    field_path: "metadata.labels['job-name']".into(),
+                    ..ObjectFieldSelector::default()
+                }),
+                ..EnvVarSource::default()
+            }),
+            ..EnvVar::default()
+        });
+    }
+    (!env.is_empty()).then_some(env)
 }
 
 /// A ConfigMap key for the `i`th file (keys are letters, digits, `-`, `_`, `.`).
@@ -422,14 +584,194 @@ mod tests {
             name: job_name("nightly-42"),
             namespace: Some("bench".into()),
             image: "registry.example/searchbench:1".into(),
-            secret: "es-credentials".into(),
+            secret: Some("es-credentials".into()),
             cpu: "4".into(),
             memory: "3Gi".into(),
             results_claim: results_claim.map(str::to_string),
             data_claim: Some(("corpora".into(), "/data".into())),
             keep: Duration::ZERO,
             spread_required: true,
+            publish: None,
+            schedule: None,
+            ttl: Duration::from_secs(86_400),
         }
+    }
+
+    /// A folder with a `searchbench` that prints its arguments (and fails `results publish`
+    /// when `publish_fails`), and a `sleep` that does not wait: what a pod's shell runs.
+    fn fake_path(publish_fails: bool) -> tempfile::TempDir {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let fail = if publish_fails {
+            "if [ \"$1 $2\" = \"results publish\" ]; then echo republish >&2; exit 1; fi\n"
+        } else {
+            ""
+        };
+        for (name, body) in [
+            (
+                "searchbench",
+                format!("#!/bin/sh\n{fail}for a in \"$@\"; do printf '%s\\n' \"$a\"; done\n"),
+            ),
+            ("sleep", "#!/bin/sh\nexit 0\n".to_string()),
+        ] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, body).unwrap();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        dir
+    }
+
+    /// Runs pod `index`'s shell of `job` as Kubernetes would, with `env`, its results
+    /// folder in `dir`.
+    fn run_pod(
+        job: &Job,
+        dir: &std::path::Path,
+        index: u32,
+        env: &[(&str, &str)],
+    ) -> std::process::Output {
+        let pod = job.spec.as_ref().unwrap().template.spec.as_ref().unwrap();
+        let c = &pod.containers[0];
+        let command = c.command.as_ref().unwrap();
+        let script = command[2].replace(RESULTS_DIR, &dir.display().to_string());
+        std::process::Command::new(&command[0])
+            .arg("-c")
+            .arg(&script)
+            .arg(&command[3])
+            .args(c.args.as_ref().unwrap())
+            .env("JOB_COMPLETION_INDEX", index.to_string())
+            .env("PATH", format!("{}:/usr/bin:/bin", dir.display()))
+            .envs(env.iter().copied())
+            .output()
+            .unwrap()
+    }
+
+    /// Publishing parts: where to publish is in each pod's environment (nothing secret in
+    /// the manifest), the Secret is required, the part publishes what is still pending and
+    /// exits; when the results cluster never takes it, the pod waits to be collected.
+    #[test]
+    fn publishing_parts_exit_once_published_and_wait_only_when_not() {
+        let d = deployment();
+        let mut k = spec(None);
+        k.publish = Some(PublishTo {
+            url: "https://results.example:9200".into(),
+            user: Some("bench".into()),
+            prefix: "team-a".into(),
+            ca_cert: Some(format!("{FILES_DIR}/publish/ca.pem")),
+        });
+        let m = manifest(&d, &k).unwrap();
+        let written = m.to_value().unwrap();
+        assert_eq!(Manifest::read(&written).unwrap(), m);
+        let spec_ = m.job.spec.as_ref().unwrap();
+        assert_eq!(spec_.ttl_seconds_after_finished, Some(86_400));
+        let c = &spec_.template.spec.as_ref().unwrap().containers[0];
+        let env: BTreeMap<&str, &str> = c
+            .env
+            .as_ref()
+            .unwrap()
+            .iter()
+            .map(|e| (e.name.as_str(), e.value.as_deref().unwrap_or("")))
+            .collect();
+        assert_eq!(env["SEARCHBENCH_PUBLISH"], "https://results.example:9200");
+        assert_eq!(env["SEARCHBENCH_PUBLISH_USER"], "bench");
+        assert_eq!(env["SEARCHBENCH_PUBLISH_PREFIX"], "team-a");
+        assert!(env["SEARCHBENCH_PUBLISH_CA_CERT"].ends_with("/publish/ca.pem"));
+        let secret = c.env_from.as_ref().unwrap()[0].secret_ref.as_ref().unwrap();
+        assert_eq!(
+            secret.optional,
+            Some(false),
+            "a missing Secret stops the pod"
+        );
+        assert!(!written.to_string().to_lowercase().contains("password"));
+
+        // Published: the pod exits with its part's code, nothing waits.
+        let dir = fake_path(false);
+        let out = run_pod(&m.job, dir.path(), 1, &[]);
+        assert!(out.status.success(), "{out:?}");
+        let said = String::from_utf8_lossy(&out.stdout);
+        assert!(said.contains("results\npublish\n--pending"), "{said}");
+        assert!(!said.contains("kubectl cp"), "{said}");
+        // Never taken: tried again five times, then the store waits to be collected.
+        let dir = fake_path(true);
+        let out = run_pod(&m.job, dir.path(), 1, &[]);
+        assert!(out.status.success(), "{out:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr)
+                .matches("republish")
+                .count(),
+            5
+        );
+        assert!(String::from_utf8_lossy(&out.stdout).contains("kubectl cp it"));
+    }
+
+    /// The nightly form: a CronJob whose Jobs are the run, one at a time; each night's
+    /// group is its Job's name and its parts start the scheduled minute plus --start-in.
+    #[test]
+    fn a_schedule_makes_a_cron_job_whose_every_night_is_its_own_group() {
+        let d = deployment();
+        let mut k = spec(None);
+        k.publish = Some(PublishTo {
+            url: "http://results:9200".into(),
+            user: None,
+            prefix: "searchbench".into(),
+            ca_cert: None,
+        });
+        k.schedule = Some(Schedule {
+            cron: "0 2 * * *".into(),
+            start_in: Duration::from_secs(120),
+        });
+        let m = manifest(&d, &k).unwrap();
+        let written = m.to_value().unwrap();
+        let kinds: Vec<&str> = written["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["kind"].as_str().unwrap())
+            .collect();
+        assert_eq!(kinds, ["ConfigMap", "CronJob"]);
+        assert_eq!(Manifest::read(&written).unwrap(), m);
+        let cron = m.cron_job.as_ref().unwrap().spec.as_ref().unwrap();
+        assert_eq!(cron.schedule, "0 2 * * *");
+        assert_eq!(cron.concurrency_policy.as_deref(), Some("Forbid"));
+        let c = &m
+            .job
+            .spec
+            .as_ref()
+            .unwrap()
+            .template
+            .spec
+            .as_ref()
+            .unwrap()
+            .containers[0];
+        let job_name = c
+            .env
+            .as_ref()
+            .unwrap()
+            .iter()
+            .find(|e| e.name == "JOB_NAME")
+            .unwrap();
+        assert_eq!(
+            job_name
+                .value_from
+                .as_ref()
+                .unwrap()
+                .field_ref
+                .as_ref()
+                .unwrap()
+                .field_path,
+            "metadata.labels['job-name']"
+        );
+        // The night scheduled at 2026-11-28T02:00:00Z (minute 29,930,520 since the epoch).
+        let dir = fake_path(false);
+        let night = "searchbench-nightly-42-29930520";
+        let out = run_pod(&m.job, dir.path(), 0, &[("JOB_NAME", night)]);
+        assert!(out.status.success(), "{out:?}");
+        let said = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            said.contains(&format!(
+                "--group\n{night}\n--start-at\n2026-11-28T02:02:00Z\n"
+            )),
+            "{said}"
+        );
     }
 
     /// The manifest read back through the API's types has every field the parts need, and

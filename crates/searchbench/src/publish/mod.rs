@@ -3,14 +3,16 @@
 //! Rally's and OSB's metrics stores are). The local store stays the first copy: a run is read
 //! from it and sent whole, and the store notes where it went ([`crate::store::Store::pending`]).
 //!
-//! Five indices, named `PREFIX-runs`, `-metrics`, `-timeline`, `-telemetry`, `-tasks` (prefix
+//! Six indices, named `PREFIX-runs`, `-metrics`, `-timeline`, `-telemetry`, `-tasks`, `-changes` (prefix
 //! `searchbench` unless told), each created with its mapping before the first document:
 //! - runs: one document per run (its identity, state, tags, times, configuration and the
 //!   stored row whole under `row`, not indexed, so it can be read back as it was);
 //! - metrics: one document per metric per run (the figures `compare` and `history` read), with
 //!   the run's identity beside each, so a chart needs no join;
 //! - timeline: one document per second of a load; telemetry: one per node per sample;
-//! - tasks: one per task of a track run.
+//! - tasks: one per task of a track run;
+//! - changes: one per change point of a published run's configuration (its history by
+//!   version and by time), replaced whole on each publish ([`changes`]).
 //!
 //! Every document's id is derived from the run's (`RUN`, `RUN:metric`, `RUN:second`, ...):
 //! publishing twice leaves one copy, and a run published again (it ended after, it was merged
@@ -29,6 +31,7 @@ use crate::analysis::compare::{run_metrics, timeline_of};
 use crate::cluster::{Target, TargetError};
 use crate::store::{RunId, RunRow, Store, StoreError};
 
+mod changes;
 mod read;
 pub mod whole;
 
@@ -42,7 +45,14 @@ pub const DEFAULT_PREFIX: &str = "searchbench";
 const BULK_BYTES: usize = 4 << 20;
 
 /// What a run's documents go into, after the prefix.
-const INDICES: [&str; 5] = ["runs", "metrics", "timeline", "telemetry", "tasks"];
+const INDICES: [&str; 6] = [
+    "runs",
+    "metrics",
+    "timeline",
+    "telemetry",
+    "tasks",
+    "changes",
+];
 
 #[derive(Debug, thiserror::Error)]
 pub enum PublishError {

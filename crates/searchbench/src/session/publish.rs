@@ -46,7 +46,10 @@ impl Sink for PublishSink {
         let (store, id, publisher) = (self.store.clone(), self.id.clone(), self.publisher.clone());
         // The lifecycle's runtime drives this call: the publish runs on a thread of its own,
         // with its own runtime, and the run ends when it has (a second or so for an hour).
-        let published = std::thread::spawn(move || -> Result<Option<usize>, String> {
+        // Outer error: the run is not published. Inner: it is, the change points of its
+        // configuration are not (the next publish sends them).
+        type Outcome = Result<Result<(), String>, String>;
+        let published = std::thread::spawn(move || -> Outcome {
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
@@ -55,28 +58,38 @@ impl Sink for PublishSink {
                 let store = Store::open(&store).map_err(|e| e.to_string())?;
                 // Not kept (the store failed, and said so, or the run was forgotten): nothing
                 // to publish.
-                match store.get(&id.0) {
-                    Ok(row) if row.state == State::Running => return Ok(None),
-                    Ok(_) => {}
-                    Err(_) => return Ok(None),
-                }
+                let row = match store.get(&id.0) {
+                    Ok(row) if row.state == State::Running => return Ok(Ok(())),
+                    Ok(row) => row,
+                    Err(_) => return Ok(Ok(())),
+                };
                 let error = |e: crate::publish::PublishError| crate::cluster::error_chain(&e);
-                let sent = publisher
+                publisher
                     .prepare_and_publish(&store, &id)
                     .await
                     .map_err(error)?;
-                Ok(Some(sent.documents))
+                Ok(publisher
+                    .publish_changes(&store, std::slice::from_ref(&row))
+                    .await
+                    .map(|_| ())
+                    .map_err(error))
             })
         })
         .join()
         .map_err(|_| "the publishing thread panicked".to_string())
         .and_then(|r| r);
-        published.map(|_| ()).map_err(|e| {
-            format!(
+        match published {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(format!(
+                "run {} published, the change points of its configuration not: {e}; the next \
+                 publish sends them",
+                self.id
+            )),
+            Err(e) => Err(format!(
                 "run {} not published: {e}; it is kept in the store and stays pending there: \
                  `searchbench results publish --pending` sends it",
                 self.id
-            )
-        })
+            )),
+        }
     }
 }

@@ -215,7 +215,14 @@ fn a_run_publishes_itself_and_one_that_cannot_stays_pending() {
 
 /// Deletes the indices a test publishes into, so it starts from nothing published.
 fn unpublish(prefix: &str) {
-    for what in ["runs", "metrics", "timeline", "telemetry", "tasks"] {
+    for what in [
+        "runs",
+        "metrics",
+        "timeline",
+        "telemetry",
+        "tasks",
+        "changes",
+    ] {
         let _ = common::runtime().block_on(common::target().send(
             reqwest::Method::DELETE,
             &format!("/{prefix}-{what}"),
@@ -754,4 +761,70 @@ fn elasticsearch_8_takes_the_runs_and_gives_them_back() {
     assert_eq!(json_of(&out)["sent"].as_array().map(Vec::len), Some(3));
     same_from_both(&db, &["--from", &url, "--from-prefix", prefix], &[], &VIEWS);
     drop(node);
+}
+
+/// The change points of what is published are there too, once each however often the
+/// configuration is published again: twelve nights, the last six 20 % slower.
+#[test]
+fn the_change_points_of_a_published_configuration_are_there_once() {
+    let prefix = "sbtest-changes";
+    unpublish(prefix);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let source = ingest(&db, "searchbench-test-publish-changes", "build=0");
+    common::fresh_index("searchbench-test-publish-changes", None);
+    let nights = dir.path().join("nights.db");
+    let store = Store::open(&nights).unwrap();
+    let run =
+        searchbench::store::WholeRun::read(&Store::open_read(&db).unwrap(), &RunId(source.clone()))
+            .unwrap();
+    let mut ids = Vec::new();
+    for i in 0..12u64 {
+        let mut night = run.clone();
+        night.started_unix = run.started_unix - (12 - i) * 86_400;
+        night.finished_unix = Some(night.started_unix + 10);
+        night.tags = [("build".to_string(), format!("n{i:02}"))].into();
+        let rate = night.result.as_ref().unwrap()["docs_per_sec"]
+            .as_f64()
+            .unwrap();
+        // 1 % of noise, and a fifth slower from the seventh night.
+        let level = if i >= 6 { 0.8 } else { 1.0 };
+        night.result.as_mut().unwrap()["docs_per_sec"] =
+            (rate * level * (1.0 + 0.01 * ((i % 3) as f64 - 1.0))).into();
+        ids.push(store.put_whole(&night, None, &[]).unwrap().0);
+    }
+    let changes = |metric: &str| -> Vec<Value> {
+        let v: Value = common::runtime()
+            .block_on(common::target().get_json(&format!(
+                "/{prefix}-changes/_search?q=metric:{metric}%20AND%20axis:time"
+            )))
+            .unwrap();
+        v["hits"]["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["_source"].clone())
+            .collect()
+    };
+    let named: Vec<&str> = ids.iter().map(String::as_str).collect();
+    for round in 0..2 {
+        let out = publish(&nights, node_url(), prefix, &named);
+        assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
+        assert!(
+            json_of(&out)["change_points"].as_u64().unwrap() >= 1,
+            "{}",
+            streams(&out)
+        );
+        let found = changes("docs_per_sec");
+        assert_eq!(found.len(), 1, "round {round}: {found:?}");
+        let c = &found[0];
+        assert_eq!(c["run_id"], ids[6].as_str());
+        assert_eq!(c["shift"], "regression");
+        assert_eq!(
+            (c["from"].as_str(), c["to"].as_str()),
+            (Some("build=n05"), Some("build=n06"))
+        );
+        assert!(c["size_pct"].as_f64().unwrap() < -15.0, "{c}");
+    }
+    unpublish(prefix);
 }

@@ -320,3 +320,113 @@ fn mounted(m: &Manifest) -> (tempfile::TempDir, Vec<String>) {
     paths.sort_unstable();
     (dir, paths)
 }
+
+/// `deploy kubernetes --publish`: the parts publish and exit, the CA travels with them, the
+/// results cluster's password stays in the Secret; `--schedule` makes the nightly CronJob.
+/// What would put a secret in the manifest, or leave nobody to collect, is refused.
+#[test]
+fn publishing_parts_and_a_nightly_schedule_are_written_and_misuse_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("results-ca.pem"),
+        "-----BEGIN CERTIFICATE-----\n",
+    )
+    .unwrap();
+    let run = ["--", "ingest", "logs", "--url", "http://es.example:9200"];
+    let k8s = |extra: &[&str]| {
+        let mut args = vec!["kubernetes", "--parts", "3", "--out", "m.json"];
+        args.extend(extra);
+        args.extend(run);
+        deploy(dir.path(), &args)
+    };
+    let out = k8s(&[
+        "--publish",
+        "https://results.example:9200",
+        "--publish-user",
+        "bench",
+        "--publish-prefix",
+        "team-a",
+        "--publish-ca-cert",
+        "results-ca.pem",
+        "--schedule",
+        "0 2 * * *",
+        "--name",
+        "nightly-logs",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", common::streams(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("kubectl get secret searchbench-credentials -o name && kubectl apply"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("results merge 'nightly-logs-<scheduled minute>'")
+            && stderr.contains("--from https://results.example:9200 --from-prefix team-a"),
+        "{stderr}"
+    );
+    let written: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("m.json")).unwrap()).unwrap();
+    let m = Manifest::read(&written).unwrap();
+    let cron = m.cron_job.as_ref().expect("a CronJob");
+    assert_eq!(cron.metadata.name.as_deref(), Some("nightly-logs"));
+    let job = m.job.spec.as_ref().unwrap();
+    assert_eq!(job.ttl_seconds_after_finished, Some(86_400));
+    let (_mounted, paths) = mounted(&m);
+    assert_eq!(paths, ["publish/results-ca.pem"]);
+    assert!(!written.to_string().to_lowercase().contains("password"));
+
+    // Misuse, each refused before anything is written.
+    std::fs::remove_file(dir.path().join("m.json")).unwrap();
+    for (extra, says) in [
+        (vec!["--schedule", "0 2 * * *"], "--publish <URL>"),
+        (
+            vec!["--publish", "http://r:9200", "--schedule", "nightly"],
+            "five fields",
+        ),
+        (
+            vec!["--publish", "https://bench:hunter2@r:9200"],
+            "--publish carries credentials",
+        ),
+        (
+            vec!["--publish", "http://r:9200", "--publish-prefix", "../x"],
+            "prefix",
+        ),
+    ] {
+        refused(&k8s(&extra), says);
+        assert!(!dir.path().join("m.json").exists());
+    }
+    // Publishing set inside the run's flags would bypass the pods' own publishing.
+    let out = deploy(
+        dir.path(),
+        &[
+            "kubernetes",
+            "--parts",
+            "2",
+            "--",
+            "ingest",
+            "logs",
+            "--url",
+            "http://es:9200",
+            "--publish",
+            "http://r:9200",
+        ],
+    );
+    refused(&out, "give --publish URL");
+    let out = deploy(
+        dir.path(),
+        &[
+            "kubernetes",
+            "--parts",
+            "2",
+            "--",
+            "ingest",
+            "logs",
+            "--url",
+            "http://es:9200",
+            "--publish-password",
+            "hunter2",
+        ],
+    );
+    refused(&out, "give --publish URL");
+    assert!(!common::streams(&out).contains("hunter2"));
+}

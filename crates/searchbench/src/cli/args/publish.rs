@@ -51,11 +51,21 @@ pub struct PublishArgs {
     )]
     pub publish_api_key: Option<String>,
     /// PEM file with a CA certificate the results cluster's TLS is trusted by.
-    #[arg(long = "publish-ca-cert", value_name = "FILE", value_parser = super::input_file)]
+    #[arg(
+        long = "publish-ca-cert",
+        value_name = "FILE",
+        env = "SEARCHBENCH_PUBLISH_CA_CERT",
+        value_parser = super::input_file
+    )]
     pub publish_ca_cert: Option<PathBuf>,
     /// The indices' prefix: PREFIX-runs, PREFIX-metrics, ... (lowercase letters, digits, '-'
     /// and '_'); one per team or project sharing a cluster.
-    #[arg(long = "publish-prefix", value_name = "PREFIX", default_value = DEFAULT_PREFIX)]
+    #[arg(
+        long = "publish-prefix",
+        value_name = "PREFIX",
+        env = "SEARCHBENCH_PUBLISH_PREFIX",
+        default_value = DEFAULT_PREFIX
+    )]
     pub publish_prefix: String,
     /// Per-request timeout for the results cluster, in seconds (at least 1).
     #[arg(long = "publish-timeout", default_value_t = 30, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
@@ -140,10 +150,20 @@ pub struct FromArgs {
     )]
     pub from_api_key: Option<String>,
     /// PEM file with a CA certificate --from's TLS is trusted by.
-    #[arg(long = "from-ca-cert", value_name = "FILE", value_parser = super::input_file)]
+    #[arg(
+        long = "from-ca-cert",
+        value_name = "FILE",
+        env = "SEARCHBENCH_PUBLISH_CA_CERT",
+        value_parser = super::input_file
+    )]
     pub from_ca_cert: Option<PathBuf>,
     /// The prefix the runs were published under (--publish-prefix).
-    #[arg(long = "from-prefix", value_name = "PREFIX", default_value = DEFAULT_PREFIX)]
+    #[arg(
+        long = "from-prefix",
+        value_name = "PREFIX",
+        env = "SEARCHBENCH_PUBLISH_PREFIX",
+        default_value = DEFAULT_PREFIX
+    )]
     pub from_prefix: String,
     /// Per-request timeout for --from, in seconds (at least 1).
     #[arg(long = "from-timeout", default_value_t = 30, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]

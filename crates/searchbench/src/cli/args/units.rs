@@ -140,6 +140,10 @@ mod tests {
         );
         assert_eq!(parse_duration("0"), Ok(std::time::Duration::ZERO));
         assert_eq!(parse_duration("1m"), Ok(std::time::Duration::from_secs(60)));
+        assert_eq!(
+            parse_duration("24h"),
+            Ok(std::time::Duration::from_secs(86_400))
+        );
         assert!(parse_duration("ten").is_err());
         assert!(parse_duration("5").is_err());
         assert!(parse_interval("500ms")
