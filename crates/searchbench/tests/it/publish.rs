@@ -828,3 +828,39 @@ fn the_change_points_of_a_published_configuration_are_there_once() {
     }
     unpublish(prefix);
 }
+
+/// Runs too long for a page of them to fit the answer's bound are read in smaller pages,
+/// down to one a page, not refused: every run comes back whole.
+#[test]
+fn long_runs_beyond_the_answers_bound_read_back_in_smaller_pages() {
+    use searchbench::cluster::{Target, TargetConfig};
+    let prefix = "sbtest-long-runs";
+    unpublish(prefix);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let source = ingest(&db, "searchbench-test-publish-long", "build=1");
+    common::fresh_index("searchbench-test-publish-long", None);
+    let long = dir.path().join("long.db");
+    let ids = hour_runs(&db, &source, 5, &long);
+    let out = publish(&long, node_url(), prefix, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
+    // An answer bound that holds about two runs' documents: the first page of 16 is over it.
+    let target = Target::new(&TargetConfig {
+        max_answer: 2_500_000,
+        ..TargetConfig::local(node_url())
+    })
+    .unwrap();
+    let publisher = searchbench::publish::Publisher::new(target, prefix).unwrap();
+    let into = Store::in_memory(dir.path().join("unused.db")).unwrap();
+    let read = common::runtime()
+        .block_on(publisher.read_runs(&into))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(read.runs, ids.len());
+    assert!(read.requests > 3, "smaller pages: {read:?}");
+    let stored = Store::open_read(&long).unwrap();
+    for id in &ids {
+        let run = RunId(id.clone());
+        assert_eq!(into.timeline(&run).unwrap(), stored.timeline(&run).unwrap());
+    }
+    unpublish(prefix);
+}
