@@ -75,6 +75,23 @@ impl Publisher {
                         destination: self.destination(),
                         reason: format!("run document {doc_id} of {index}: {reason}"),
                     })?;
+                // A run's id names its files (a report's page): a document that is not what a
+                // publish writes, under its run's id, is refused rather than trusted.
+                let plain = !id.is_empty()
+                    && id.len() <= 64
+                    && id
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+                if !plain || id != doc_id {
+                    return Err(PublishError::Refused {
+                        destination: self.destination(),
+                        reason: format!(
+                            "run document {doc_id} of {index}: its run id {:?} is not its \
+                             document's id, or not a run id (letters, digits, '-', '_')",
+                            id.chars().take(80).collect::<String>()
+                        ),
+                    });
+                }
                 let kept = into.put_whole(&run, Some(&id), &[])?;
                 if kept.0 != id {
                     return Err(PublishError::Refused {

@@ -845,8 +845,12 @@ fn long_runs_beyond_the_answers_bound_read_back_in_smaller_pages() {
     let out = publish(&long, node_url(), prefix, &[]);
     assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
     // An answer bound that holds about two runs' documents: the first page of 16 is over it.
+    let one: Value = common::runtime()
+        .block_on(common::target().get_json(&format!("/{prefix}-runs/_doc/{}", ids[0])))
+        .unwrap();
+    let one = one["_source"].to_string().len() as u64;
     let target = Target::new(&TargetConfig {
-        max_answer: 2_500_000,
+        max_answer: one * 5 / 2,
         ..TargetConfig::local(node_url())
     })
     .unwrap();
@@ -862,5 +866,63 @@ fn long_runs_beyond_the_answers_bound_read_back_in_smaller_pages() {
         let run = RunId(id.clone());
         assert_eq!(into.timeline(&run).unwrap(), stored.timeline(&run).unwrap());
     }
+    unpublish(prefix);
+}
+
+/// A run document that is not what a publish writes (a run id that would name a file out of
+/// the reports' folder, or another document's) is refused, naming the document; nothing is
+/// written.
+#[test]
+fn a_forged_run_document_is_refused_naming_it() {
+    let prefix = "sbtest-forged";
+    unpublish(prefix);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    ingest(&db, "searchbench-test-publish-forged", "build=1");
+    common::fresh_index("searchbench-test-publish-forged", None);
+    let out = publish(&db, node_url(), prefix, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
+    let rt = common::runtime();
+    let target = common::target();
+    let id = Store::open_read(&db)
+        .unwrap()
+        .list(&Default::default())
+        .unwrap()[0]
+        .id
+        .0
+        .clone();
+    let doc: Value = rt
+        .block_on(target.get_json(&format!("/{prefix}-runs/_doc/{id}")))
+        .unwrap();
+    let mut forged = doc["_source"].clone();
+    forged["row"]["id"] = "../../../escaped".into();
+    let _: Value = rt
+        .block_on(target.send_json(
+            reqwest::Method::PUT,
+            &format!("/{prefix}-runs/_doc/forged?refresh=true"),
+            &forged,
+        ))
+        .unwrap();
+    let report = dir.path().join("reports");
+    let out = bin()
+        .args([
+            "report",
+            "build=1",
+            "--from",
+            node_url(),
+            "--from-prefix",
+            prefix,
+        ])
+        .arg("--html")
+        .arg(report.join("page.html"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", streams(&out));
+    assert!(
+        streams(&out).contains("run document forged of sbtest-forged-runs"),
+        "{}",
+        streams(&out)
+    );
+    assert!(!report.join("page.html").exists());
     unpublish(prefix);
 }
