@@ -18,6 +18,7 @@ pub mod metrics;
 pub mod multiple;
 pub mod runs;
 pub mod saturate;
+pub mod sequential;
 pub mod statistics;
 pub mod steadier;
 pub mod sweep;

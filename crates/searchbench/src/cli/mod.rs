@@ -209,8 +209,11 @@ pub enum Command {
     Results(results::ResultsCommand),
     /// Compare stored runs metric by metric, with confidence intervals and verdicts.
     Compare(compare::CompareArgs),
-    /// Two configurations of one command, round by round (A B, B A, ...): one paired verdict.
+    /// Two configurations of one command, round by round (A B, B A, ...), until the verdict is known.
     Ab(ab::AbArgs),
+    /// The nightly or pull-request gate: start and warm an engine, run `ab`'s rounds until the
+    /// verdict is known, exit 0 (not worse), 3 (worse) or 125 (cannot tell).
+    Gate(ab::gate::GateArgs),
     /// The highest ingest rate the cluster sustains within a p99 latency and error-rate limit.
     Saturate(saturate::SaturateArgs),
     /// Check a run against a baseline: exit 0 pass, 3 regressed, 125 cannot tell (CI, git bisect).
@@ -356,6 +359,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Deploy(cmd) => deploy::run(cmd).await,
         Command::Compare(args) => compare::run(args).await,
         Command::Ab(args) => ab::run(args).await,
+        Command::Gate(args) => ab::gate::run(args).await,
         Command::Check(args) => check::run(args).await,
         Command::Bisect(args) => bisect::run(args).await,
         Command::Calibrate(args) => calibrate::run(args).await,

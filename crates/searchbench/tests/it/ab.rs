@@ -145,3 +145,84 @@ fn ctrl_c_stops_ab_and_the_run_it_started() {
         .collect();
     assert!(left.is_empty(), "still running: {left:?}");
 }
+
+/// `gate` on the shared node with B slowed by 100 ms a request: it stops as soon as the
+/// sequential test knows B is worse (well before its budget of rounds), exits 3, and every
+/// round it ran is stored, A and B once each.
+#[test]
+fn gate_stops_early_on_a_slowed_b_and_exits_3() {
+    let store = scratch_store();
+    let out = bin()
+        .args(["gate", "--url", node_url(), "--max-rounds", "12"])
+        .args(["--b", "--rtt 100ms", "--json", "--store"])
+        .arg(&store)
+        .args(["--", "ingest", "logs", "--docs", "4000"])
+        .args(["--clients", "1", "--bulk-size", "200", "--index", "it-gate"])
+        .args(["--replace", "--warmup", "0"])
+        .output()
+        .expect("searchbench gate");
+    let text = streams(&out);
+    assert_eq!(out.status.code(), Some(3), "{text}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("gate --json");
+    let seq = &v["sequential"];
+    assert_eq!(seq["decision"], "worse", "{text}");
+    assert_eq!(seq["stopped_by"], "decided", "{text}");
+    assert_eq!(v["exit_code"], 3);
+    let rounds = seq["rounds"].as_u64().unwrap();
+    // No verdict is possible before the 4th round; B's 100 ms a request is plain by the 6th.
+    assert!((4..=8).contains(&rounds), "{rounds} rounds: {text}");
+    // The rate's sequence says B is slower, its whole interval below zero.
+    let rate = &seq["rate"];
+    assert!(rate["high_pct"].as_f64().unwrap() < 0.0, "{rate}");
+    assert!(rate["change_pct"].as_f64().unwrap() < -20.0, "{rate}");
+    // After each round the gate said what it knew.
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("after round 3: "), "{said}");
+    assert!(said.contains(&format!("after round {rounds}: ")), "{said}");
+    // Every round is stored: A and B once each, with the round and the gate's id.
+    let db = Store::open(&store).unwrap();
+    let runs = db.list(&Default::default()).unwrap();
+    assert_eq!(runs.len() as u64, 2 * rounds, "{text}");
+    let id = v["gate"].as_str().unwrap();
+    assert!(runs.iter().all(|r| r.tags["ab"] == id), "{text}");
+}
+
+/// `gate` starting its own node: it warms it with unmeasured runs (not stored), runs its
+/// budget of rounds, and with too few rounds for any verdict (three, where the first bound
+/// comes at the fourth or fifth) says it cannot tell and exits 125; the node it started is
+/// stopped.
+#[test]
+fn gate_starts_warms_and_stops_its_node_and_says_when_its_budget_cannot_tell() {
+    let store = scratch_store();
+    let out = bin()
+        .args(["gate", "--heap", "512m", "--warm-runs", "2"])
+        .args(["--max-rounds", "3", "--json", "--store"])
+        .arg(&store)
+        .args(["--", "ingest", "logs", "--docs", "2000"])
+        .args(["--clients", "1", "--index", "it-gate-own", "--warmup", "0"])
+        .output()
+        .expect("searchbench gate");
+    let text = streams(&out);
+    assert_eq!(out.status.code(), Some(125), "{text}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("gate --json");
+    assert_eq!(v["sequential"]["decision"], "undecided", "{text}");
+    assert_eq!(v["sequential"]["stopped_by"], "max_rounds", "{text}");
+    assert!(
+        text.contains("2 unmeasured run(s) to warm the engine"),
+        "{text}"
+    );
+    // Only the measured rounds are stored: 3 rounds of A and B.
+    let db = Store::open(&store).unwrap();
+    assert_eq!(db.list(&Default::default()).unwrap().len(), 6, "{text}");
+    // The node it started is gone.
+    let pid = v["pid"].as_u64().expect("the started node's pid") as i32;
+    let gone = (0..100).any(|_| {
+        // SAFETY: signal 0 only asks whether the pid exists.
+        let alive = unsafe { libc::kill(pid, 0) } == 0;
+        if alive {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        !alive
+    });
+    assert!(gone, "the gate's node (pid {pid}) is still running");
+}

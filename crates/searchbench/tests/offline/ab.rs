@@ -64,3 +64,70 @@ fn ab_refuses_what_would_fight_it_and_says_why() {
     let (code, text) = ab(&["--rounds", "3"]);
     assert_eq!(code, 2, "{text}");
 }
+
+#[test]
+fn the_budget_and_the_gate_refuse_what_cannot_be_a_verdict() {
+    // A budget of one round, a chance of a false verdict of 0 or 60 %, minutes that are not
+    // minutes: bad usage before anything runs.
+    for bad in [
+        &["--max-rounds", "1"][..],
+        &["--alpha", "0"],
+        &["--alpha", "60%"],
+        &["--max-minutes", "-3"],
+        &["--max-minutes", "1e12"],
+        &["--rounds", "3", "--max-rounds", "10"],
+    ] {
+        let (code, text) = ab(&[bad, &["--", "ingest", "logs"]].concat());
+        assert_eq!(code, 2, "{bad:?}: {text}");
+    }
+    let gate = |args: &[&str]| {
+        let out = bin()
+            .arg("gate")
+            .args(args)
+            .output()
+            .expect("searchbench gate");
+        (
+            out.status.code().unwrap_or(-1),
+            crate::common::streams(&out),
+        )
+    };
+    // The cluster given twice.
+    let (code, text) = gate(&[
+        "--url",
+        "http://127.0.0.1:1",
+        "--",
+        "ingest",
+        "logs",
+        "--url",
+        "http://127.0.0.1:2",
+    ]);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("give the cluster once"), "{text}");
+    // A side whose command cannot start: bad usage, not "cannot tell".
+    let (code, text) = gate(&[
+        "--url",
+        "http://127.0.0.1:1",
+        "--",
+        "ingest",
+        "logs",
+        "--no-such-flag",
+    ]);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("side A cannot run"), "{text}");
+    // A cluster nobody answers at: the runs fail, the gate cannot tell (125), never "worse".
+    let dir = tempfile::tempdir().unwrap();
+    let (code, text) = gate(&[
+        "--url",
+        "http://127.0.0.1:1",
+        "--max-rounds",
+        "2",
+        "--store",
+        dir.path().join("g.db").to_str().unwrap(),
+        "--",
+        "ingest",
+        "logs",
+        "--docs",
+        "10",
+    ]);
+    assert_eq!(code, 125, "{text}");
+}
