@@ -156,6 +156,7 @@ fn gate_stops_early_on_a_slowed_b_and_exits_3() {
         .args(["gate", "--url", node_url(), "--max-rounds", "12"])
         .args(["--b", "--rtt 100ms", "--json", "--store"])
         .arg(&store)
+        .args(["--publish", node_url(), "--publish-prefix", "sbtest-gate"])
         .args(["--", "ingest", "logs", "--docs", "4000"])
         .args(["--clients", "1", "--bulk-size", "200", "--index", "it-gate"])
         .args(["--replace", "--warmup", "0"])
@@ -185,6 +186,22 @@ fn gate_stops_early_on_a_slowed_b_and_exits_3() {
     assert_eq!(runs.len() as u64, 2 * rounds, "{text}");
     let id = v["gate"].as_str().unwrap();
     assert!(runs.iter().all(|r| r.tags["ab"] == id), "{text}");
+    // Each run published itself where the gate was told: read back, the same runs.
+    let back = bin()
+        .args([
+            "results",
+            "list",
+            "--from",
+            node_url(),
+            "--from-prefix",
+            "sbtest-gate",
+        ])
+        .args(["--tag", &format!("ab={id}"), "--json"])
+        .output()
+        .expect("results list --from");
+    let listed: Vec<serde_json::Value> =
+        serde_json::from_slice(&back.stdout).unwrap_or_else(|_| panic!("{}", streams(&back)));
+    assert_eq!(listed.len() as u64, 2 * rounds, "{}", streams(&back));
 }
 
 /// `gate` starting its own node: it warms it with unmeasured runs (not stored), runs its
@@ -216,13 +233,67 @@ fn gate_starts_warms_and_stops_its_node_and_says_when_its_budget_cannot_tell() {
     assert_eq!(db.list(&Default::default()).unwrap().len(), 6, "{text}");
     // The node it started is gone.
     let pid = v["pid"].as_u64().expect("the started node's pid") as i32;
-    let gone = (0..100).any(|_| {
+    assert!(gone(pid), "the gate's node (pid {pid}) is still running");
+}
+
+/// Whether a process is gone within 10 s.
+fn gone(pid: i32) -> bool {
+    (0..100).any(|_| {
         // SAFETY: signal 0 only asks whether the pid exists.
         let alive = unsafe { libc::kill(pid, 0) } == 0;
         if alive {
             std::thread::sleep(std::time::Duration::from_millis(100));
         }
         !alive
-    });
-    assert!(gone, "the gate's node (pid {pid}) is still running");
+    })
+}
+
+/// Ctrl-C to a gate in the middle of its warm-up: the run it started stops, the node the gate
+/// started is stopped, nothing is stored, and the exit is 130 (interrupted), never a verdict.
+#[test]
+fn ctrl_c_stops_the_gate_and_the_node_it_started() {
+    let store = scratch_store();
+    let dir = tempfile::tempdir().unwrap();
+    let err_path = dir.path().join("stderr");
+    let mut child = bin()
+        .args(["gate", "--heap", "512m", "--warm-runs", "2", "--store"])
+        .arg(&store)
+        .args(["--", "ingest", "logs", "--docs", "5000000"])
+        .args(["--clients", "1", "--index", "it-gate-stop", "--warmup", "0"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(&err_path).unwrap())
+        .spawn()
+        .expect("searchbench gate");
+    let said = || std::fs::read_to_string(&err_path).unwrap_or_default();
+    let started = std::time::Instant::now();
+    while !said().contains("warm-up 1/2: A") {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(180),
+            "the gate never started its warm-up: {}",
+            said()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let status = crate::common::interrupt_and_wait(&mut child, std::time::Duration::from_secs(120));
+    let text = said();
+    assert_eq!(status.code(), Some(130), "{text}");
+    assert!(text.contains("interrupted in a warm-up run"), "{text}");
+    // The node it started, named with its pid when it came up, is gone.
+    let pid: i32 = text
+        .split("(pid ")
+        .nth(1)
+        .and_then(|rest| rest.split(')').next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no node pid in {text}"));
+    assert!(gone(pid), "node {pid} still runs");
+    // A warm-up stores nothing.
+    assert!(
+        !store.exists()
+            || Store::open(&store)
+                .unwrap()
+                .list(&Default::default())
+                .unwrap()
+                .is_empty()
+    );
 }

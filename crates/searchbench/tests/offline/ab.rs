@@ -76,6 +76,9 @@ fn the_budget_and_the_gate_refuse_what_cannot_be_a_verdict() {
         &["--max-minutes", "-3"],
         &["--max-minutes", "1e12"],
         &["--rounds", "3", "--max-rounds", "10"],
+        &["--threshold", "100%"],
+        &["--spread", "inf"],
+        &["--spread", "-5%"],
     ] {
         let (code, text) = ab(&[bad, &["--", "ingest", "logs"]].concat());
         assert_eq!(code, 2, "{bad:?}: {text}");

@@ -115,6 +115,7 @@ pub async fn run(g: GateArgs) -> CliResult {
 }
 
 async fn gate(g: GateArgs) -> Result<i32, CliError> {
+    rounds::check_threshold(g.threshold)?;
     let mut rounds = Rounds::new(&g.command, &g.sides, g.store.store.clone())?;
     let id = rounds.id.clone();
     let side_words: Vec<String> = [&g.sides.a, &g.sides.b]

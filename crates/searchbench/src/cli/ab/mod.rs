@@ -90,6 +90,7 @@ pub async fn run(a: AbArgs) -> CliResult {
             None
         }
         None => {
+            rounds::check_threshold(a.threshold)?;
             let max = a.budget.max_rounds.unwrap_or(MAX_ROUNDS);
             eprintln!(
                 "ab {id}: A ({}) and B ({}) round by round (A B, B A, ...) until the verdict is known, at most {max} rounds{}; stored with the tag ab={id}",
@@ -173,12 +174,38 @@ fn headline(c: &Comparison) -> Option<String> {
     Some(line)
 }
 
-pub(super) fn shown(args: &str) -> &str {
+/// A side's arguments as printed: "as given" when none, a URL's password and a secret
+/// flag's value (`--password`, `--api-key`, ...) as `***`.
+pub(super) fn shown(args: &str) -> String {
     if args.trim().is_empty() {
-        "as given"
-    } else {
-        args
+        return "as given".into();
     }
+    let secret = |flag: &str| {
+        let f = flag.to_ascii_lowercase();
+        ["password", "api-key", "api_key", "secret", "token"]
+            .iter()
+            .any(|s| f.contains(s))
+    };
+    let words = shlex::split(args).unwrap_or_else(|| vec![args.to_string()]);
+    let mut out: Vec<String> = Vec::new();
+    let mut hide = false;
+    for w in &words {
+        if std::mem::take(&mut hide) {
+            out.push("***".into());
+            continue;
+        }
+        match w.split_once('=') {
+            Some((flag, _)) if flag.starts_with("--") && secret(flag) => {
+                out.push(format!("{flag}=***"));
+            }
+            _ if w.starts_with("--") && secret(w) => {
+                hide = true;
+                out.push(w.clone());
+            }
+            _ => out.push(crate::cluster::redact_url(w)),
+        }
+    }
+    out.join(" ")
 }
 
 #[cfg(test)]
@@ -186,6 +213,33 @@ mod tests {
     use super::rounds::{order, split, Side};
     use super::*;
     use crate::cli::exit;
+
+    #[test]
+    fn a_sides_secrets_are_never_shown() {
+        let said = shown(
+            "--url http://bob:hunter2@h:9200 --password 'hunter2' --api-key=hunter2 --docs 10",
+        );
+        assert!(!said.contains("hunter2"), "{said}");
+        assert!(
+            said.contains("bob:***@h:9200") && said.contains("--docs 10"),
+            "{said}"
+        );
+        assert_eq!(shown("  "), "as given");
+    }
+
+    #[test]
+    fn a_commands_key_ignores_its_tags() {
+        let w = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
+        let key = rounds::command_key;
+        assert_eq!(
+            key(&w("ingest logs --tag build=1 --docs 10")),
+            key(&w("ingest logs --docs 10 --tag=build=2"))
+        );
+        assert_ne!(
+            key(&w("ingest logs --docs 10")),
+            key(&w("ingest logs --docs 20"))
+        );
+    }
 
     #[test]
     fn rounds_alternate_which_side_runs_first() {

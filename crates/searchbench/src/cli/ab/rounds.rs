@@ -194,10 +194,7 @@ impl Rounds {
         let exe = std::env::current_exe().map_err(|e| {
             CliError::from(anyhow::anyhow!("cannot find this program to run it: {e}"))
         })?;
-        let key = format!(
-            "{:016x}",
-            crate::rng::fnv1a(command.iter().flat_map(|w| [w.as_bytes(), b"\0"]))
-        );
+        let key = command_key(command);
         Ok(Rounds {
             id: crate::session::matrix::new_id(),
             exe,
@@ -344,6 +341,51 @@ impl Rounds {
         };
         Ok((side(Side::A)?, side(Side::B)?))
     }
+}
+
+/// The threshold a sequential verdict can be read against: a change of 100 % or more
+/// downwards is no rate at all, so such a band means nothing (refused, not clamped).
+pub(super) fn check_threshold(threshold_pct: f64) -> Result<(), CliError> {
+    if threshold_pct < 100.0 {
+        Ok(())
+    } else {
+        Err(CliError::usage(anyhow::anyhow!(
+            "--threshold {threshold_pct} %: a sequential verdict reads changes under 100 % (B cannot be more than 100 % slower); give e.g. 5%"
+        )))
+    }
+}
+
+/// A time to come, as a reader wants it: seconds under two minutes, else minutes.
+fn about(secs: f64) -> String {
+    if secs < 120.0 {
+        format!("~{secs:.0} s")
+    } else {
+        format!("~{:.0} min", secs / 60.0)
+    }
+}
+
+/// The command's key: its words without its tags, hashed. A nightly's tags name the night
+/// (`--tag build=...`); the command it measures is the same, and so is its spread.
+pub(super) fn command_key(command: &[String]) -> String {
+    let mut words = Vec::new();
+    let mut skip = false;
+    for w in command {
+        if std::mem::take(&mut skip) {
+            continue;
+        }
+        if w == "--tag" {
+            skip = true;
+            continue;
+        }
+        if w.starts_with("--tag=") {
+            continue;
+        }
+        words.push(w.as_str());
+    }
+    format!(
+        "{:016x}",
+        crate::rng::fnv1a(words.iter().flat_map(|w| [w.as_bytes(), b"\0"]))
+    )
 }
 
 /// The sides' rounds as the sequential test reads them: the headline metric's pairs (and its
@@ -513,9 +555,9 @@ pub(super) async fn sequential(
         let next = match (look.decision.decided(), look.expect_rounds) {
             (true, _) => look.decision.name().to_string(),
             (false, Some(n)) if n > round as usize => format!(
-                "undecided; about {} more round(s) at this spread (~{:.0} min)",
+                "undecided; about {} more round(s) at this spread ({})",
                 n - round as usize,
-                (n - round as usize) as f64 * slowest.as_secs_f64() / 60.0
+                about((n - round as usize) as f64 * slowest.as_secs_f64())
             ),
             (false, _) if look.rate.is_some_and(|s| s.bounded()) => {
                 format!("undecided; not within {max_rounds} rounds at this spread")
@@ -626,7 +668,7 @@ pub(super) fn say_expected(prior: Option<&Prior>, threshold_pct: f64, alpha: f64
         )
     };
     let words = |n: Option<usize>| match (n, p.round_secs) {
-        (Some(n), Some(s)) => format!("about {n} rounds (~{:.0} min)", n as f64 * s / 60.0),
+        (Some(n), Some(s)) => format!("about {n} rounds ({})", about(n as f64 * s)),
         (Some(n), None) => format!("about {n} rounds"),
         (None, _) => format!("more than {max_rounds} rounds"),
     };
