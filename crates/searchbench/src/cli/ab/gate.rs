@@ -7,7 +7,6 @@
 use clap::Args;
 
 use super::rounds::{self, BudgetArgs, Rounds, SideArgs};
-use super::shown;
 use crate::analysis::compare;
 use crate::cli::args::{PublishArgs, StoreArgs};
 use crate::cli::{exit, output, CliError, CliResult};
@@ -81,7 +80,7 @@ pub const MAX_MINUTES: f64 = 30.0;
 /// Flags by which the command reaches or starts its own engine: the gate starts none then.
 const OWN_ENGINE: [&str; 3] = ["--url", "--engine", "--engine-dir"];
 
-fn names_own_engine(words: &[String]) -> Option<&str> {
+fn names_own_engine(words: &[String]) -> Option<&'static str> {
     words.iter().find_map(|w| {
         OWN_ENGINE
             .iter()
@@ -118,12 +117,7 @@ async fn gate(g: GateArgs) -> Result<i32, CliError> {
     rounds::check_threshold(g.threshold)?;
     let mut rounds = Rounds::new(&g.command, &g.sides, g.store.store.clone())?;
     let id = rounds.id.clone();
-    let side_words: Vec<String> = [&g.sides.a, &g.sides.b]
-        .iter()
-        .filter_map(|s| shlex::split(s))
-        .flatten()
-        .collect();
-    let own = names_own_engine(&g.command).or_else(|| names_own_engine(&side_words));
+    let own = names_own_engine(&g.command).or_else(|| names_own_engine(&rounds.sides.concat()));
     if let (Some(flag), Some(_)) = (own, &g.gate_url) {
         return Err(CliError::usage(anyhow::anyhow!(
             "--url is the gate's, and the command names {flag} too: give the cluster once"
@@ -180,22 +174,16 @@ async fn gate(g: GateArgs) -> Result<i32, CliError> {
             eprintln!("gate {id}: {warm} unmeasured run(s) to warm the engine");
             rounds.warm(warm, &cancel).await?;
         }
-        eprintln!(
-            "gate {id}: A ({}) and B ({}) round by round until the verdict is known, at most {max_rounds} rounds or {} min; stored with the tag ab={id}",
-            shown(&g.sides.a),
-            shown(&g.sides.b),
-            budget.max_minutes.unwrap_or(MAX_MINUTES)
-        );
-        // No store yet (the first run makes it): nothing known before.
-        let store = g.store.open().ok();
-        rounds::say_expected(
-            rounds::prior(&rounds, store.as_ref(), budget.spread).as_ref(),
-            g.threshold,
-            budget.alpha,
+        rounds::sequential(
+            &rounds,
+            "gate",
+            &budget,
             max_rounds,
-        );
-        drop(store);
-        rounds::sequential(&rounds, &budget, max_rounds, g.threshold, &g.store, &cancel).await
+            g.threshold,
+            &g.store,
+            &cancel,
+        )
+        .await
     }
     .await;
     if let Some(n) = node.take() {

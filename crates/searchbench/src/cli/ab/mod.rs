@@ -11,7 +11,7 @@ use clap::Args;
 pub mod gate;
 mod rounds;
 
-use rounds::{prior, say_expected, sequential, BudgetArgs, Rounds, SideArgs, MAX_ROUNDS};
+use rounds::{sequential, BudgetArgs, Rounds, SideArgs, MAX_ROUNDS};
 
 use super::args::StoreArgs;
 use super::{output, CliError, CliResult};
@@ -81,8 +81,8 @@ pub async fn run(a: AbArgs) -> CliResult {
         Some(n) => {
             eprintln!(
                 "ab {id}: {n} rounds of A ({}) and B ({}), in the order A B, B A, ...; stored with the tag ab={id}",
-                shown(&a.sides.a),
-                shown(&a.sides.b)
+                rounds.shown[0],
+                rounds.shown[1]
             );
             for round in 1..=n {
                 rounds.round(round, &format!("/{n}"), &cancel).await?;
@@ -92,25 +92,18 @@ pub async fn run(a: AbArgs) -> CliResult {
         None => {
             rounds::check_threshold(a.threshold)?;
             let max = a.budget.max_rounds.unwrap_or(MAX_ROUNDS);
-            eprintln!(
-                "ab {id}: A ({}) and B ({}) round by round (A B, B A, ...) until the verdict is known, at most {max} rounds{}; stored with the tag ab={id}",
-                shown(&a.sides.a),
-                shown(&a.sides.b),
-                a.budget
-                    .max_minutes
-                    .map(|m| format!(" or {m} min"))
-                    .unwrap_or_default()
-            );
-            // No store yet (the first run makes it): nothing known before.
-            let store = a.store.open().ok();
-            say_expected(
-                prior(&rounds, store.as_ref(), a.budget.spread).as_ref(),
-                a.threshold,
-                a.budget.alpha,
-                max,
-            );
-            drop(store);
-            Some(sequential(&rounds, &a.budget, max, a.threshold, &a.store, &cancel).await?)
+            Some(
+                sequential(
+                    &rounds,
+                    "ab",
+                    &a.budget,
+                    max,
+                    a.threshold,
+                    &a.store,
+                    &cancel,
+                )
+                .await?,
+            )
         }
     };
     let store = a.store.open()?;
@@ -174,43 +167,9 @@ fn headline(c: &Comparison) -> Option<String> {
     Some(line)
 }
 
-/// A side's arguments as printed: "as given" when none, a URL's password and a secret
-/// flag's value (`--password`, `--api-key`, ...) as `***`.
-pub(super) fn shown(args: &str) -> String {
-    if args.trim().is_empty() {
-        return "as given".into();
-    }
-    let secret = |flag: &str| {
-        let f = flag.to_ascii_lowercase();
-        ["password", "api-key", "api_key", "secret", "token"]
-            .iter()
-            .any(|s| f.contains(s))
-    };
-    let words = shlex::split(args).unwrap_or_else(|| vec![args.to_string()]);
-    let mut out: Vec<String> = Vec::new();
-    let mut hide = false;
-    for w in &words {
-        if std::mem::take(&mut hide) {
-            out.push("***".into());
-            continue;
-        }
-        match w.split_once('=') {
-            Some((flag, _)) if flag.starts_with("--") && secret(flag) => {
-                out.push(format!("{flag}=***"));
-            }
-            _ if w.starts_with("--") && secret(w) => {
-                hide = true;
-                out.push(w.clone());
-            }
-            _ => out.push(crate::cluster::redact_url(w)),
-        }
-    }
-    out.join(" ")
-}
-
 #[cfg(test)]
 mod tests {
-    use super::rounds::{order, split, Side};
+    use super::rounds::{order, shown, split, Side};
     use super::*;
     use crate::cli::exit;
 

@@ -164,7 +164,10 @@ pub(super) struct Rounds {
     pub id: String,
     exe: std::path::PathBuf,
     command: Vec<String>,
-    sides: [Vec<String>; 2],
+    /// Each side's arguments, split as a shell would.
+    pub sides: [Vec<String>; 2],
+    /// Each side's arguments as printed (see [`shown`]).
+    pub shown: [String; 2],
     /// Arguments every run is given after its side's (a gate's `--url`).
     pub extra: Vec<String>,
     /// The environment every measured run is given besides ours (a gate's publishing).
@@ -200,6 +203,7 @@ impl Rounds {
             exe,
             command: command.to_vec(),
             sides: parsed,
+            shown: [shown(&sides.a), shown(&sides.b)],
             extra: Vec::new(),
             env: Vec::new(),
             store,
@@ -364,6 +368,40 @@ fn about(secs: f64) -> String {
     }
 }
 
+/// A side's arguments as printed: "as given" when none, a URL's password and a secret
+/// flag's value (`--password`, `--api-key`, ...) as `***`.
+pub(super) fn shown(args: &str) -> String {
+    if args.trim().is_empty() {
+        return "as given".into();
+    }
+    let secret = |flag: &str| {
+        let f = flag.to_ascii_lowercase();
+        ["password", "api-key", "api_key", "secret", "token"]
+            .iter()
+            .any(|s| f.contains(s))
+    };
+    let words = shlex::split(args).unwrap_or_else(|| vec![args.to_string()]);
+    let mut out: Vec<String> = Vec::new();
+    let mut hide = false;
+    for w in &words {
+        if std::mem::take(&mut hide) {
+            out.push("***".into());
+            continue;
+        }
+        match w.split_once('=') {
+            Some((flag, _)) if flag.starts_with("--") && secret(flag) => {
+                out.push(format!("{flag}=***"));
+            }
+            _ if w.starts_with("--") && secret(w) => {
+                hide = true;
+                out.push(w.clone());
+            }
+            _ => out.push(crate::cluster::redact_url(w)),
+        }
+    }
+    out.join(" ")
+}
+
 /// The command's key: its words without its tags, hashed. A nightly's tags name the night
 /// (`--tag build=...`); the command it measures is the same, and so is its spread.
 pub(super) fn command_key(command: &[String]) -> String {
@@ -513,16 +551,36 @@ fn said(look: &Look, metric: Option<&str>) -> String {
     }
 }
 
-/// Runs rounds until the sequential verdict is known or the budget is spent, saying after
-/// each what is known.
+/// Runs rounds until the sequential verdict is known or the budget is spent: says what it
+/// will do and how long a verdict should take, then after each round what is known.
 pub(super) async fn sequential(
     rounds: &Rounds,
+    who: &str,
     budget: &BudgetArgs,
     max_rounds: u32,
     threshold_pct: f64,
     store_args: &StoreArgs,
     cancel: &Cancel,
 ) -> Result<Sequential, CliError> {
+    let id = &rounds.id;
+    eprintln!(
+        "{who} {id}: A ({}) and B ({}) round by round (A B, B A, ...) until the verdict is known, at most {max_rounds} rounds{}; stored with the tag ab={id}",
+        rounds.shown[0],
+        rounds.shown[1],
+        budget
+            .max_minutes
+            .map(|m| format!(" or {m} min"))
+            .unwrap_or_default()
+    );
+    // No store yet (the first run makes it): nothing known before.
+    let store = store_args.open().ok();
+    say_expected(
+        prior(rounds, store.as_ref(), budget.spread).as_ref(),
+        threshold_pct,
+        budget.alpha,
+        max_rounds,
+    );
+    drop(store);
     let begun = std::time::Instant::now();
     let mut slowest = Duration::ZERO;
     let mut stopped_by = "max_rounds";
@@ -595,17 +653,13 @@ pub(super) async fn sequential(
 
 /// What the last `ab` of the same command in the store says of this one before it starts:
 /// the spread of its rounds' ratio and a round's time.
-pub(super) struct Prior {
+struct Prior {
     pub spread: f64,
     pub round_secs: Option<f64>,
     pub from: String,
 }
 
-pub(super) fn prior(
-    rounds: &Rounds,
-    store: Option<&Store>,
-    spread_pct: Option<f64>,
-) -> Option<Prior> {
+fn prior(rounds: &Rounds, store: Option<&Store>, spread_pct: Option<f64>) -> Option<Prior> {
     let runs = store
         .and_then(|store| {
             store
@@ -649,7 +703,7 @@ pub(super) fn prior(
 }
 
 /// Before the first round: about how long a verdict takes at the prior's spread.
-pub(super) fn say_expected(prior: Option<&Prior>, threshold_pct: f64, alpha: f64, max_rounds: u32) {
+fn say_expected(prior: Option<&Prior>, threshold_pct: f64, alpha: f64, max_rounds: u32) {
     let Some(p) = prior else {
         eprintln!(
             "expected time to a verdict: not known yet (no earlier ab of this command in the store, no --spread); said after the first rounds"
