@@ -122,7 +122,14 @@ pub fn plan(d: &Definition, procedure: &Procedure, spec: &PlanSpec) -> Result<Pl
         let mut together = Vec::new();
         for t in step.tasks() {
             let what = format!("task {} ({})", t.name, t.operation_type);
-            let plan = if t.operation_type == "bulk" {
+            let plan = if let Some(source) = python_params(t) {
+                // What the track's Python would give (a body, a path, the documents) is not
+                // written: planned as written, the task would send the placeholders.
+                Err(Unplanned::NotYet(format!(
+                    "its parameters come from the track's Python (param-source {source}), \
+                     which searchbench does not run"
+                )))
+            } else if t.operation_type == "bulk" {
                 bulk(t, d, spec).map(TaskPlan::Bulk)
             } else {
                 super::operation::of(t, d)
@@ -180,6 +187,16 @@ pub fn plan(d: &Definition, procedure: &Procedure, spec: &PlanSpec) -> Result<Pl
     Ok(planned)
 }
 
+/// The param-source that gives task `t` its parameters, when the track's Python does.
+fn python_params(t: &model::Resolved) -> Option<String> {
+    let source = t.operation.params.get("param-source")?;
+    Some(
+        source
+            .as_str()
+            .map_or_else(|| source.to_string(), str::to_string),
+    )
+}
+
 /// The bulk task `t`: the local files of the documents it loads (its `corpora` and `indices`
 /// when it names them), by target. Every file it needs must be here: a load of part of a
 /// corpus would be a different benchmark.
@@ -227,18 +244,20 @@ fn bulk(t: &model::Resolved, d: &Definition, spec: &PlanSpec) -> Result<BulkSpec
         let (target, data_stream) = match (&s.target_index, &s.target_data_stream) {
             (Some(index), _) => (index.clone(), false),
             (None, Some(stream)) => (stream.clone(), true),
-            (None, None) => continue,
+            (None, None) => match d.track.only_target() {
+                Some(only) if s.includes_action_and_meta_data => only,
+                _ => continue,
+            },
         };
         if indices.as_ref().is_some_and(|i| !i.contains(&target)) {
             continue;
         }
-        let file = match locate(&s, d, spec) {
+        let file = match find(&s, d, spec)? {
             Ok(file) => file,
-            Err(Unplanned::Missing(why)) => {
-                missing.push(why);
+            Err(absent) => {
+                missing.push(absent);
                 continue;
             }
-            Err(e) => return Err(e),
         };
         let with_meta = s.includes_action_and_meta_data;
         match loads.last_mut() {
@@ -253,7 +272,7 @@ fn bulk(t: &model::Resolved, d: &Definition, spec: &PlanSpec) -> Result<BulkSpec
         }
     }
     if !missing.is_empty() {
-        return Err(Unplanned::Missing(missing.join("; ")));
+        return Err(Unplanned::Missing(Absent::summary(&missing)));
     }
     if loads.is_empty() {
         return Err(Unplanned::Invalid(
@@ -440,6 +459,15 @@ pub fn check(d: &Definition, name: Option<&str>, spec: &PlanSpec) -> Result<Chec
 /// In test mode an entry of more than 1,000 documents is read from its `-1k` sample when one
 /// is here, else from its first 1,000 documents.
 pub fn locate(s: &model::Source, d: &Definition, spec: &PlanSpec) -> Result<EntryFile, Unplanned> {
+    find(s, d, spec)?.map_err(|absent| Unplanned::Missing(absent.to_string()))
+}
+
+/// [`locate`], with a file that is not here said apart from a name the track gets wrong.
+fn find(
+    s: &model::Source,
+    d: &Definition,
+    spec: &PlanSpec,
+) -> Result<Result<EntryFile, Absent>, Unplanned> {
     let track_dir = d.path.parent().unwrap_or(std::path::Path::new("."));
     // Every name the track gives (its corpus, its files) is held to the folder it is looked
     // for in: a track cannot read, and send to the cluster, a file of this machine.
@@ -467,43 +495,118 @@ pub fn locate(s: &model::Source, d: &Definition, spec: &PlanSpec) -> Result<Entr
     let sample = source_file(&s.documents, spec.test_mode);
     if sample != s.documents.source_file {
         if let Some(path) = find(&sample)? {
-            return Ok(EntryFile {
+            return Ok(Ok(EntryFile {
                 path: path.display().to_string(),
                 declared: declared.map(|n| n.min(TEST_MODE_DOCUMENTS)),
                 limit: None,
                 with_meta,
                 share: None,
-            });
+            }));
         }
     }
     if let Some(path) = find(&s.documents.source_file)? {
-        return Ok(EntryFile {
+        return Ok(Ok(EntryFile {
             path: path.display().to_string(),
             declared,
             limit: spec.test_mode.then_some(TEST_MODE_DOCUMENTS),
             with_meta,
             share: None,
-        });
+        }));
     }
     let looked: Vec<String> = dirs
         .iter()
         .map(|d| d.shown().display().to_string())
         .collect();
-    let from = match &s.base_url {
-        Some(url) => format!(
-            "; it comes from {}/{} (searchbench never downloads: fetch it, then point \
-             --corpus-dir at its folder)",
-            url.trim_end_matches('/'),
-            s.documents.source_file
-        ),
-        None => "; the track gives no base-url to fetch it from".into(),
-    };
-    Err(Unplanned::Missing(format!(
-        "corpus {}: {} is not in {}{from}",
-        s.corpus,
-        s.documents.source_file,
-        looked.join(", ")
-    )))
+    Ok(Err(Absent {
+        corpus: s.corpus.clone(),
+        file: s.documents.source_file.clone(),
+        looked: looked.join(", "),
+        base_url: s.base_url.clone(),
+    }))
+}
+
+/// A corpus file that is not here: where it was looked for and where it comes from.
+#[derive(Debug, Clone, PartialEq)]
+struct Absent {
+    corpus: String,
+    file: String,
+    looked: String,
+    base_url: Option<String>,
+}
+
+impl std::fmt::Display for Absent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "corpus {}: {} is not in {}",
+            self.corpus, self.file, self.looked
+        )?;
+        match &self.base_url {
+            Some(url) => write!(
+                f,
+                "; it comes from {}/{} (searchbench never downloads: fetch it, then point \
+                 --corpus-dir at its folder)",
+                url.trim_end_matches('/'),
+                self.file
+            ),
+            None => write!(f, "; the track gives no base-url to fetch it from"),
+        }
+    }
+}
+
+/// The most files of one corpus a reason names; the rest are counted.
+const NAMED_FILES: usize = 3;
+
+impl Absent {
+    /// What a task waiting on `absent` files says: each file when they are few, else one
+    /// line (how many, the first few, where the first comes from), not one line a file (a
+    /// bulk waiting on 112 files said 32 KB). `workload check` lists every file apart.
+    fn summary(absent: &[Absent]) -> String {
+        let Some(first) = absent.first() else {
+            return String::new();
+        };
+        if absent.len() <= NAMED_FILES {
+            return absent
+                .iter()
+                .map(Absent::to_string)
+                .collect::<Vec<_>>()
+                .join("; ");
+        }
+        let named = |names: Vec<&str>| {
+            let more = names.len().saturating_sub(NAMED_FILES);
+            let shown = names[..names.len().min(NAMED_FILES)].join(", ");
+            if more > 0 {
+                format!("{shown} and {more} more")
+            } else {
+                shown
+            }
+        };
+        let mut corpora: Vec<&str> = Vec::new();
+        for a in absent {
+            if !corpora.contains(&a.corpus.as_str()) {
+                corpora.push(&a.corpus);
+            }
+        }
+        let of = match corpora.as_slice() {
+            [one] => format!("corpus {one}"),
+            _ => format!("corpora {}", named(corpora.clone())),
+        };
+        let from = match &first.base_url {
+            Some(url) => format!(
+                "; the first comes from {}/{} (searchbench never downloads: fetch them, then \
+                 point --corpus-dir at their folder)",
+                url.trim_end_matches('/'),
+                first.file
+            ),
+            None => "; the track gives no base-url to fetch them from".into(),
+        };
+        format!(
+            "{of}: {} files are not in {}: {}{from}",
+            absent.len(),
+            first.looked,
+            named(absent.iter().map(|a| a.file.as_str()).collect())
+        )
+    }
 }
 
 /// The documents of a corpus in test mode, as in the tools.

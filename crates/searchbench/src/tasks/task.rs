@@ -62,8 +62,12 @@ impl TaskSpec {
                 "both warmup-iterations and warmup-time-period: give one of them",
             ));
         }
+        // A throughput or interval of 0 is no target at all: both tools test the value for
+        // truth (`elif target_throughput:`), and tracks write `default(0)` to mean "as fast as
+        // it goes".
         let rate = match (&t.target_throughput, t.target_interval) {
-            (Some(v), None) => Some(throughput(v).map_err(|e| at(&e))?),
+            (Some(v), None) => Some(throughput(v).map_err(|e| at(&e))?).filter(|r| *r != 0.0),
+            (None, Some(0.0)) => None,
             (None, Some(i)) if i > 0.0 => Some(1.0 / i),
             (None, Some(i)) => return Err(at(&format!("target-interval: {i} is not above 0"))),
             (None, None) => None,

@@ -169,8 +169,8 @@ impl Outcome {
     }
 }
 
-/// A search whose body is the track's Python (a param-source): not run, said so.
-const PYTHON: &str = "a param-source is the track's Python";
+/// A task whose parameters come from the track's Python (a param-source): not run, said so.
+const PYTHON: &str = "come from the track's Python (param-source";
 
 /// geonames' three searches made by its Python.
 const GEONAMES_PYTHON: [(&str, &str); 3] = [

@@ -1,15 +1,16 @@
-//! Differential tests of `workload::track` against the real tools: the ten definitions in
-//! `tests/fixtures/tracks` (six Rally tracks, four opensearch-benchmark workloads, pinned) must
-//! render to exactly what esrally and opensearch-benchmark render them to
-//! (`tests/fixtures/tracks/reference/`, made by the tools themselves with `reference.py`).
+//! Differential tests of `workload::track` against the real tools: the 37 definitions in
+//! `tests/fixtures/tracks` (19 Rally tracks, 18 opensearch-benchmark workloads, pinned) must
+//! render to exactly what esrally and opensearch-benchmark render them to, and read into what
+//! their readers read (`tests/fixtures/tracks/reference/`, made by the tools themselves with
+//! `reference.py`), and `workload check` must pass on each.
 
 use std::path::{Path, PathBuf};
 
 use searchbench::workload::track::{render_file_at, TrackParams};
 use serde_json::{json, Value};
 
-/// The ten definitions: (tool folder, name, file the tool reads).
-pub const DEFINITIONS: [(&str, &str); 10] = [
+/// The definitions: (tool folder, name). The first ten since issue 73; the rest since issue 80.
+pub const DEFINITIONS: [(&str, &str); 37] = [
     ("rally", "geonames"),
     ("rally", "http_logs"),
     ("rally", "nyc_taxis"),
@@ -20,6 +21,33 @@ pub const DEFINITIONS: [(&str, &str); 10] = [
     ("osb", "nyc_taxis"),
     ("osb", "geonames"),
     ("osb", "http_logs"),
+    ("rally", "so"),
+    ("rally", "nested"),
+    ("rally", "percolator"),
+    ("rally", "geopoint"),
+    ("rally", "geopointshape"),
+    ("rally", "geoshape"),
+    ("rally", "k8s_metrics"),
+    ("rally", "sql"),
+    ("rally", "eql"),
+    ("rally", "joins"),
+    ("rally", "cohere_vector"),
+    ("rally", "openai_vector"),
+    ("rally", "random_vector"),
+    ("osb", "so"),
+    ("osb", "nested"),
+    ("osb", "percolator"),
+    ("osb", "noaa"),
+    ("osb", "pmc"),
+    ("osb", "eventdata"),
+    ("osb", "geopoint"),
+    ("osb", "geopointshape"),
+    ("osb", "geoshape"),
+    ("osb", "clickbench"),
+    ("osb", "vectorsearch"),
+    ("osb", "neural_search"),
+    ("osb", "treccovid_semantic_search"),
+    ("osb", "noaa_semantic_search"),
 ];
 
 fn tracks() -> PathBuf {
@@ -51,21 +79,35 @@ pub fn reference(tool: &str, name: &str) -> Value {
 const RENDERED_AT_UNIX: f64 = 1_795_694_400.0; // 2026-11-26T12:00:00Z
 
 #[test]
-fn the_ten_definitions_render_to_what_the_tools_render() {
+fn the_definitions_render_to_what_the_tools_render() {
+    let mut wrong = Vec::new();
     for (tool, name) in DEFINITIONS {
-        let path = definition(tool, name);
-        let text = render_file_at(&path, &TrackParams::new(), Some(RENDERED_AT_UNIX))
-            .unwrap_or_else(|e| panic!("{tool} {name}: {e}"));
-        let ours: Value =
-            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{tool} {name}: not JSON: {e}"));
-        let theirs = reference(tool, name);
-        let (ours, rendered) = (by_name(ours), by_name(theirs["rendered"].clone()));
-        if let Some(at) = first_difference(&ours, &rendered, String::new()) {
-            panic!(
-                "{tool} {name}: rendered differently from {} at {at}",
-                theirs["tool"]
-            );
+        if let Err(why) = renders_as_theirs(tool, name) {
+            wrong.push(format!("{tool} {name}: {why}"));
         }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} of {} definitions render differently:\n{}",
+        wrong.len(),
+        DEFINITIONS.len(),
+        wrong.join("\n")
+    );
+}
+
+fn renders_as_theirs(tool: &str, name: &str) -> Result<(), String> {
+    let path = definition(tool, name);
+    let text = render_file_at(&path, &TrackParams::new(), Some(RENDERED_AT_UNIX))
+        .map_err(|e| e.to_string())?;
+    let ours: Value = serde_json::from_str(&text).map_err(|e| format!("not JSON: {e}"))?;
+    let theirs = reference(tool, name);
+    let (ours, rendered) = (by_name(ours), by_name(theirs["rendered"].clone()));
+    match first_difference(&ours, &rendered, String::new()) {
+        Some(at) => Err(format!(
+            "rendered differently from {} at {at}",
+            theirs["tool"]
+        )),
+        None => Ok(()),
     }
 }
 
@@ -166,11 +208,29 @@ fn summary(d: &searchbench::workload::track::Definition) -> Value {
 }
 
 #[test]
-fn the_ten_definitions_read_into_what_the_tools_read() {
+fn the_definitions_read_into_what_the_tools_read() {
+    let mut wrong = Vec::new();
     for (tool, name) in DEFINITIONS {
+        if let Err(why) = reads_as_theirs(tool, name) {
+            wrong.push(format!("{tool} {name}: {why}"));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} of {} definitions read differently:\n{}",
+        wrong.len(),
+        DEFINITIONS.len(),
+        wrong.join("\n")
+    );
+}
+
+fn reads_as_theirs(tool: &str, name: &str) -> Result<(), String> {
+    {
         let d = searchbench::workload::track::read(&definition(tool, name), &TrackParams::new())
-            .unwrap_or_else(|e| panic!("{tool} {name}: {e}"));
-        assert_eq!(d.name, name);
+            .map_err(|e| e.to_string())?;
+        if d.name != name {
+            return Err(format!("named {:?}", d.name));
+        }
         let theirs = reference(tool, name);
         let mut ours = summary(&d);
         let mut expected = theirs["summary"].clone();
@@ -180,10 +240,7 @@ fn the_ten_definitions_read_into_what_the_tools_read() {
             }
         }
         if let Some(at) = first_difference(&ours, &expected, String::new()) {
-            panic!(
-                "{tool} {name}: read differently from {} at {at}",
-                theirs["tool"]
-            );
+            return Err(format!("read differently from {} at {at}", theirs["tool"]));
         }
         // Every index body as the tool read it (rendered with the track's parameters).
         let bodies = Value::from(serde_json::Map::from_iter(d.index_bodies.clone()));
@@ -195,10 +252,50 @@ fn the_ten_definitions_read_into_what_the_tools_read() {
             .map(|(k, b)| (k.clone(), b.clone()))
             .collect();
         if let Some(at) = first_difference(&bodies, &Value::from(theirs_bodies), String::new()) {
-            panic!(
-                "{tool} {name}: index bodies differ from {} at {at}",
+            return Err(format!(
+                "index bodies differ from {} at {at}",
                 theirs["tool"]
-            );
+            ));
         }
     }
+    Ok(())
+}
+
+/// The parameters a definition is checked with: none, except where its README says it runs
+/// only with a parameter file (neural_search names its index, body and corpus there).
+fn check_params(tool: &str, name: &str) -> Option<PathBuf> {
+    (tool == "osb" && name == "neural_search")
+        .then(|| tracks().join("osb/neural_search/params/semantic_search.json"))
+}
+
+#[test]
+fn the_definitions_pass_workload_check() {
+    let mut wrong = Vec::new();
+    for (tool, name) in DEFINITIONS {
+        let path = definition(tool, name).display().to_string();
+        let mut args = vec![
+            "workload".to_string(),
+            "check".into(),
+            path,
+            "--json".into(),
+        ];
+        if let Some(params) = check_params(tool, name) {
+            args.extend(["--track-params".into(), params.display().to_string()]);
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = crate::common::run(&args);
+        if !out.status.success() {
+            wrong.push(format!(
+                "{tool} {name}: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} of {} definitions fail workload check:\n{}",
+        wrong.len(),
+        DEFINITIONS.len(),
+        wrong.join("\n")
+    );
 }

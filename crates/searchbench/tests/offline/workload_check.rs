@@ -83,17 +83,73 @@ fn a_real_track_is_listed_task_by_task_with_what_runs_and_why_not() {
     let check = check_json(&[&fixture("osb/big5/workload.json")]);
     assert_eq!(check["procedure_word"], "test procedure");
     assert_eq!(item(&check, "task match-all (search)")["runs"], true);
-    // Rally's big5 loads a data stream from eight files: each one missing is named.
+    // Rally's big5 loads a data stream from eight files: the task says how many are not
+    // here and names the first few; each file is listed apart with where it comes from.
     let check = check_json(&[&fixture("rally/big5/track.json")]);
     let load = item(&check, "task bulk-index (bulk)");
     assert_eq!(load["runs"], false);
     let how = load["how"].as_str().unwrap();
+    assert!(
+        how.starts_with("corpus big5: 8 files are not in ")
+            && how.contains("logs-1.ndjson.bz2, logs-2.ndjson.bz2, logs-3.ndjson.bz2 and 5 more")
+            && how.contains("https://rally-tracks.elastic.co/big5/logs-1.ndjson.bz2"),
+        "{how}"
+    );
     for n in 1..=8 {
+        let name = format!("corpus big5 file logs-{n}.ndjson.bz2,");
+        let file = check["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["what"].as_str().unwrap().starts_with(&name))
+            .unwrap_or_else(|| panic!("no {name} in {check}"));
         assert!(
-            how.contains(&format!("logs-{n}.ndjson.bz2 is not in")),
-            "{how}"
+            file["how"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("logs-{n}.ndjson.bz2 is not in")),
+            "{file}"
         );
     }
+}
+
+#[test]
+fn a_bulk_waiting_on_many_files_says_so_in_one_short_line() {
+    // Before: a reason of one clause a file (32 KB for a bulk of 112 files).
+    let dir = tempfile::tempdir().unwrap();
+    let documents: Vec<String> = (0..112)
+        .map(|i| format!(r#"{{"source-file": "docs-{i:03}.json.bz2", "document-count": 10}}"#))
+        .collect();
+    std::fs::write(
+        dir.path().join("track.json"),
+        format!(
+            r#"{{"indices": [{{"name": "i"}}],
+ "corpora": [{{"name": "c", "base-url": "https://example.org/c", "documents": [{}]}}],
+ "schedule": [{{"operation": {{"name": "load", "operation-type": "bulk", "bulk-size": 10}}}}]}}"#,
+            documents.join(",")
+        ),
+    )
+    .unwrap();
+    let track = dir.path().join("track.json").display().to_string();
+    let check = check_json(&[&track]);
+    let how = item(&check, "task load (bulk)")["how"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(how.len() < 400, "{} bytes: {how}", how.len());
+    assert!(
+        how.starts_with("corpus c: 112 files are not in ")
+            && how.contains("docs-000.json.bz2, docs-001.json.bz2, docs-002.json.bz2 and 109 more")
+            && how.contains("https://example.org/c/docs-000.json.bz2"),
+        "{how}"
+    );
+    // Every file is still listed, each with where it comes from.
+    let items = check["items"].as_array().unwrap();
+    let files = items
+        .iter()
+        .filter(|i| i["what"].as_str().unwrap().starts_with("corpus c file "))
+        .count();
+    assert_eq!(files, 112);
 }
 
 #[test]
@@ -196,4 +252,58 @@ fn track_flags_on_a_searchbench_workload_file_are_refused() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("are for a Rally track"), "{err}");
+}
+
+#[test]
+fn tasks_fed_by_the_tracks_python_are_listed_as_not_run_and_an_empty_body_is_no_body() {
+    // Before: the raw-request without a path refused the whole track (exit 2); the search with
+    // a param-source and a written body was planned as written (an empty model_id sent); the
+    // empty body was read as the track's folder ("Is a directory"); a target-throughput of 0
+    // was refused, where both tools take it as no target.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("track.json"),
+        r#"{"indices": [{"name": "vectors", "body": "{{ index_body }}"}],
+ "operations": [
+  {"name": "deploy", "operation-type": "raw-request", "param-source": "model-deploy", "method": "POST"},
+  {"name": "neural", "operation-type": "search", "param-source": "neural-query",
+   "body": {"query": {"neural": {"v": {"model_id": "", "k": 10}}}}},
+  {"name": "bulk-vectors", "operation-type": "bulk", "param-source": "random-vectors", "bulk-size": 100},
+  {"name": "all", "operation-type": "search", "body": {"query": {"match_all": {}}}}],
+ "challenges": [{"name": "c", "default": true, "schedule": [
+  {"operation": "create-index-op"},
+  {"operation": "deploy"},
+  {"operation": "bulk-vectors"},
+  {"operation": "neural", "clients": 2},
+  {"operation": "all", "target-throughput": 0, "iterations": 5}]}]}"#
+            .replace(
+                r#"{"operation": "create-index-op"},"#,
+                r#"{"operation": {"operation-type": "create-index"}},"#,
+            ),
+    )
+    .unwrap();
+    let track = dir.path().join("track.json").display().to_string();
+    let check = check_json(&[&track]);
+    for (task, source) in [
+        ("task deploy (raw-request)", "model-deploy"),
+        ("task neural (search)", "neural-query"),
+        ("task bulk-vectors (bulk)", "random-vectors"),
+    ] {
+        let it = item(&check, task);
+        assert_eq!(it["runs"], false, "{it}");
+        let how = it["how"].as_str().unwrap();
+        assert!(
+            how.contains(&format!("param-source {source}")) && how.contains("Python"),
+            "{it}"
+        );
+    }
+    let create = item(&check, "task create-index (create-index)");
+    assert_eq!(create["runs"], true, "{create}");
+    let all = item(&check, "task all (search)");
+    assert_eq!(all["runs"], true, "{all}");
+    assert!(!all["how"].as_str().unwrap().contains("ops/s"), "{all}");
+    // The index with an empty body is read, with an empty one, as the tools read it.
+    let d = searchbench::workload::track::read(&dir.path().join("track.json"), &Default::default())
+        .unwrap();
+    assert_eq!(d.index_bodies["vectors"], serde_json::json!({}));
 }

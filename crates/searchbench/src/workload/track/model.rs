@@ -448,38 +448,60 @@ impl Track {
     }
 
     /// Every documents entry with its corpus's defaults applied and its target found: the
-    /// entry's, the corpus's, or the track's only index (data stream).
+    /// entry's, the corpus's, or the track's only index (data stream). An entry whose lines
+    /// carry their own action and metadata has no target, as in both tools' readers: each
+    /// line names its own ([`Track::only_target`] is where such lines go when one does not).
     pub fn sources(&self) -> Vec<Source> {
-        let only_index = match self.indices.as_slice() {
-            [one] => Some(one.name.clone()),
-            _ => None,
-        };
-        let only_stream = match self.data_streams.as_slice() {
-            [one] => Some(one.name.clone()),
-            _ => None,
-        };
+        let (only_index, only_stream) = self.only_targets();
         let mut out = Vec::new();
         for corpus in &self.corpora {
             for d in &corpus.documents {
                 let (own, all) = (d, corpus);
+                let with_meta = own
+                    .includes_action_and_meta_data
+                    .or(all.includes_action_and_meta_data)
+                    .unwrap_or(false);
+                let target = |own: &Option<String>, all: &Option<String>, only: &Option<String>| {
+                    (!with_meta)
+                        .then(|| own.clone().or(all.clone()).or(only.clone()))
+                        .flatten()
+                };
                 out.push(Source {
                     corpus: corpus.name.clone(),
                     documents: d.clone(),
                     base_url: own.base_url.clone().or(all.base_url.clone()),
-                    includes_action_and_meta_data: own
-                        .includes_action_and_meta_data
-                        .or(all.includes_action_and_meta_data)
-                        .unwrap_or(false),
-                    target_index: (own.target_index.clone())
-                        .or(all.target_index.clone())
-                        .or(only_index.clone()),
-                    target_data_stream: (own.target_data_stream.clone())
-                        .or(all.target_data_stream.clone())
-                        .or(only_stream.clone()),
+                    includes_action_and_meta_data: with_meta,
+                    target_index: target(&own.target_index, &all.target_index, &only_index),
+                    target_data_stream: target(
+                        &own.target_data_stream,
+                        &all.target_data_stream,
+                        &only_stream,
+                    ),
                 });
             }
         }
         out
+    }
+
+    /// The track's only index, else its only data stream (`true`): where lines that carry
+    /// their own action and metadata go when a line does not name its index.
+    pub fn only_target(&self) -> Option<(String, bool)> {
+        match self.only_targets() {
+            (Some(index), _) => Some((index, false)),
+            (None, Some(stream)) => Some((stream, true)),
+            (None, None) => None,
+        }
+    }
+
+    fn only_targets(&self) -> (Option<String>, Option<String>) {
+        let only = |names: Vec<&String>| match names.as_slice() {
+            [one] => Some((*one).clone()),
+            _ => None,
+        };
+        (
+            only(self.indices.iter().map(|i| &i.name).collect()),
+            only(self.data_streams.iter().map(|i| &i.name).collect()),
+        )
     }
 }
 

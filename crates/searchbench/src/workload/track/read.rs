@@ -90,9 +90,17 @@ pub fn read(path: &Path, params: &TrackParams) -> Result<Definition, TrackError>
     };
     let mut index_bodies = BTreeMap::new();
     for (i, index) in track.indices.iter().enumerate() {
-        if let Some(file) = &index.body {
-            let b = body(file, None, format!("indices[{i}]"))?;
-            index_bodies.insert(index.name.clone(), b);
+        // An empty body (`"body": "{{ index_body }}"` with no such parameter) is an index
+        // with an empty one, as both tools read it: not the track's folder read as a file.
+        match index.body.as_deref() {
+            Some(file) if file.trim().is_empty() => {
+                index_bodies.insert(index.name.clone(), Value::Object(Default::default()));
+            }
+            Some(file) => {
+                let b = body(file, None, format!("indices[{i}]"))?;
+                index_bodies.insert(index.name.clone(), b);
+            }
+            None => {}
         }
     }
     let mut templates = BTreeMap::new();
