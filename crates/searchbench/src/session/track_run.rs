@@ -135,6 +135,7 @@ pub async fn run(
         ..Scope::EVERY
     };
     let kit = spec.attach.kit(&identity, scope, observer);
+    let modules = ModulesCheck::new(crate::tasks::needs::needs(d, procedure));
     let context = OnceCell::new();
     let joins = Once::new();
     let join = |point: String, end: bool| {
@@ -170,6 +171,7 @@ pub async fn run(
                 TaskPlan::Task(task) => phases.push(Box::new(TaskPhase {
                     spec: *task,
                     context: &context,
+                    modules: &modules,
                     stop: block.clone(),
                     interrupt: spec.interrupt.clone(),
                     completes,
@@ -177,6 +179,7 @@ pub async fn run(
                     keep_seconds,
                 })),
                 TaskPlan::Bulk(bulk) => phases.push(Box::new(BulkPhase {
+                    modules: &modules,
                     failures: spec.failures.as_deref(),
                     loads,
                     first_load: {
@@ -216,7 +219,7 @@ pub async fn run(
             interrupted: spec.interrupt.is_cancelled(),
             error: figures::failed(&tasks),
             tasks,
-            not_run: not_run.clone(),
+            not_run: not_run.iter().cloned().chain(modules.left_out()).collect(),
             telemetry: Telemetry::combine(
                 outcome
                     .phases
@@ -228,6 +231,126 @@ pub async fn run(
     })
     .await;
     ran.result
+}
+
+/// The engine modules a challenge needs ([`crate::tasks::needs`]), asked of the node once,
+/// by the first task or bulk, before it sends anything; and the tasks left out for a module
+/// the node lacks.
+struct ModulesCheck {
+    needs: Vec<crate::tasks::needs::Need>,
+    /// What the node lacks, once asked.
+    lacking: OnceCell<Vec<crate::tasks::needs::Need>>,
+    /// The tasks left out, by name, with why.
+    left_out: std::sync::Mutex<std::collections::BTreeMap<String, Item>>,
+}
+
+impl ModulesCheck {
+    fn new(needs: Vec<crate::tasks::needs::Need>) -> Self {
+        ModulesCheck {
+            needs,
+            lacking: OnceCell::new(),
+            left_out: Default::default(),
+        }
+    }
+
+    /// Asks the node (once). A module a task that makes an index, a template, a data stream
+    /// or a pipeline needs refuses the run: nothing after it would mean anything.
+    async fn ensure(&self, target: &crate::cluster::Target) -> Result<(), SessionError> {
+        let lacking = self
+            .lacking
+            .get_or_try_init(|| lacking(target, &self.needs))
+            .await?;
+        let setup: Vec<&crate::tasks::needs::Need> = lacking.iter().filter(|n| n.setup).collect();
+        if setup.is_empty() {
+            return Ok(());
+        }
+        Err(SessionError::Usage(format!(
+            "this Elasticsearch lacks module(s) the track needs to make its indices, so no \
+             task was run:\n  {}\n(Elasticsearch's distribution on Maven Central, which \
+             searchbench starts, has only a few modules and nothing there carries these: run \
+             the track against a full Elasticsearch with --url)",
+            crate::tasks::needs::describe(&setup).join("\n  ")
+        )))
+    }
+
+    /// Why task `name` is left out (a module it needs that the node lacks), noted for the
+    /// run's list of what did not run; `None` when it runs.
+    fn leaves_out(&self, name: &str, operation_type: &str) -> Option<()> {
+        let lacking = self.lacking.get()?;
+        let mine: Vec<&crate::tasks::needs::Need> = lacking
+            .iter()
+            .filter(|n| n.tasks.iter().any(|t| t == name))
+            .collect();
+        if mine.is_empty() {
+            return None;
+        }
+        let why = mine
+            .iter()
+            .map(|n| format!("{} ({})", n.module, n.features.join(", ")))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let item = Item {
+            what: format!("task {name} ({operation_type})"),
+            runs: false,
+            how: format!(
+                "it needs the module(s) {why}, which this Elasticsearch lacks (its distribution \
+                 on Maven Central has only a few modules): run it against a full cluster at \
+                 --url"
+            ),
+        };
+        if let Ok(mut left) = self.left_out.lock() {
+            left.insert(name.to_string(), item);
+        }
+        Some(())
+    }
+
+    fn left_out(&self) -> Vec<Item> {
+        self.left_out
+            .lock()
+            .map(|l| l.values().cloned().collect())
+            .unwrap_or_default()
+    }
+}
+
+/// The needs a node lacks: on Elasticsearch 8 and later, where its modules hold what the
+/// tracks use; none elsewhere (OpenSearch and Elasticsearch 7 keep some in the server).
+async fn lacking(
+    target: &crate::cluster::Target,
+    needs: &[crate::tasks::needs::Need],
+) -> Result<Vec<crate::tasks::needs::Need>, SessionError> {
+    use crate::tasks::needs;
+    if needs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let (product, version, _) = target.product().await?;
+    if !needs::applies(product, &version) {
+        return Ok(Vec::new());
+    }
+    let answer: serde_json::Value = target
+        .get_json("/_nodes/plugins?filter_path=nodes.*.modules.name,nodes.*.plugins.name")
+        .await?;
+    // A module every node has: one node without it fails the steps that need it there.
+    let mut common: Option<std::collections::BTreeSet<String>> = None;
+    for node in answer["nodes"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(_, n)| n)
+    {
+        let names: std::collections::BTreeSet<String> = ["modules", "plugins"]
+            .iter()
+            .flat_map(|k| node[*k].as_array().into_iter().flatten())
+            .filter_map(|m| m["name"].as_str().map(str::to_string))
+            .collect();
+        common = Some(match common {
+            Some(c) => c.intersection(&names).cloned().collect(),
+            None => names,
+        });
+    }
+    Ok(needs::lacking(needs, &common.unwrap_or_default())
+        .into_iter()
+        .cloned()
+        .collect())
 }
 
 /// The track parameters as kept: a value whose name says it is a secret is not.
@@ -273,6 +396,9 @@ struct TaskPhase<'p> {
     spec: TaskSpec,
     /// The cluster and what tasks leave for each other, made by the first task.
     context: &'p OnceCell<Context>,
+    /// The engine modules the challenge needs, asked of the node before the first task sends
+    /// anything.
+    modules: &'p ModulesCheck,
     /// Ends the task early: the task that completes its parallel block ended.
     stop: Cancel,
     /// Ctrl-C.
@@ -292,6 +418,10 @@ impl Phase for TaskPhase<'_> {
 
     fn wanted(&self, _: &lifecycle::Outcome) -> bool {
         !self.interrupt.is_cancelled()
+            && self
+                .modules
+                .leaves_out(&self.spec.name, &self.spec.operation_type)
+                .is_none()
     }
 
     fn ended(&mut self, _: &Stage<'_>, _: &mut lifecycle::StepEnd) -> Option<lifecycle::Report> {
@@ -311,6 +441,15 @@ impl Phase for TaskPhase<'_> {
                     ))
                 })
                 .await?;
+            self.modules.ensure(stage.target).await?;
+            // The first task asks the node: it may be one the node cannot run.
+            if self
+                .modules
+                .leaves_out(&self.spec.name, &self.spec.operation_type)
+                .is_some()
+            {
+                return Ok(Measurements::default());
+            }
             // The task stops when its block ends or on Ctrl-C, whichever comes first.
             let (stop_task, stop) = Cancel::new();
             let task = self.spec.run(context, &stop);
@@ -350,6 +489,8 @@ impl Phase for TaskPhase<'_> {
 /// the track's create-index made: the load appends).
 struct BulkPhase<'p> {
     spec: BulkSpec,
+    /// See [`TaskPhase::modules`].
+    modules: &'p ModulesCheck,
     /// `--failures`, the loads of the whole track and the number of this bulk's first (see
     /// [`failure_file`]).
     failures: Option<&'p std::path::Path>,
@@ -378,6 +519,7 @@ impl Phase for BulkPhase<'_> {
 
     fn run<'a>(&'a mut self, stage: &'a Stage<'a>) -> Work<'a, Result<Measurements, SessionError>> {
         Box::pin(async move {
+            self.modules.ensure(stage.target).await?;
             let mut reports = Vec::new();
             let mut all = Measurements::default();
             // A load the engine will not take (its data stream has no template, its index

@@ -4,6 +4,7 @@
 //! task ([`figures`]): throughput, latency, service time, error rate.
 
 pub mod figures;
+pub mod needs;
 pub mod operation;
 pub mod part;
 pub mod plan;

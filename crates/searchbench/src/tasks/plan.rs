@@ -372,6 +372,8 @@ pub struct Check {
     /// Its tasks in order (those of a parallel block marked so), then what does not run, then
     /// the corpus files with whether they are here.
     pub items: Vec<Item>,
+    /// The engine modules its tasks need ([`super::needs`]).
+    pub needs: Vec<super::needs::Need>,
 }
 
 /// The check of challenge `name` (the default when none) of `d`.
@@ -448,6 +450,7 @@ pub fn check(d: &Definition, name: Option<&str>, spec: &PlanSpec) -> Result<Chec
             .iter()
             .map(|p| (p.name.clone(), p.default))
             .collect(),
+        needs: super::needs::needs(d, procedure),
         items,
     })
 }

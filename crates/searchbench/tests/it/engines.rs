@@ -400,3 +400,97 @@ fn clean_removes_what_killed_nodes_left() {
     assert!(!record_path.exists() && !data.exists() && !log.exists());
     assert!(String::from_utf8_lossy(&out.stdout).contains("removed"));
 }
+
+/// Rally's tracks on Elasticsearch 8 need modules (mapper-extras, aggregations, painless)
+/// that its distribution on Maven Central lacks, and nothing on Maven Central carries. On a
+/// node searchbench started: a module the track's indices need refuses the run before any
+/// task runs, naming it, what needs it and that the track needs a full cluster at --url; a
+/// module only a search needs leaves that search out, listed as not run with why, and the rest
+/// runs.
+#[test]
+fn tracks_needing_modules_the_maven_distribution_lacks_are_told_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let track = |fare: &str| {
+        std::fs::write(
+            dir.path().join("track.json"),
+            r#"{"indices": [{"name": "taxis", "body": "index.json"}],
+ "corpora": [{"name": "taxis", "documents": [{"source-file": "docs.json", "document-count": 2}]}],
+ "schedule": [
+  {"operation": {"operation-type": "delete-index"}},
+  {"operation": {"operation-type": "create-index"}},
+  {"operation": {"name": "load", "operation-type": "bulk", "bulk-size": 10}},
+  {"operation": {"operation-type": "refresh"}},
+  {"operation": {"name": "histo", "operation-type": "search", "body": {"size": 0,
+    "aggs": {"by": {"auto_date_histogram": {"field": "at", "buckets": 4}}}}}},
+  {"operation": {"name": "all", "operation-type": "search", "body": {"query": {"match_all": {}}}}}]}"#,
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("index.json"),
+            format!(
+                r#"{{"mappings": {{"properties": {{"fare": {fare}, "at": {{"type": "date"}}}}}}}}"#
+            ),
+        )
+        .unwrap();
+    };
+    std::fs::write(
+        dir.path().join("docs.json"),
+        "{\"fare\": 1.5, \"at\": \"2024-01-01\"}\n{\"fare\": 2.5, \"at\": \"2024-01-02\"}\n",
+    )
+    .unwrap();
+    let run = || {
+        common::bin()
+            .args([
+                "run",
+                "--engine",
+                ELASTICSEARCH_8,
+                "--heap",
+                "512m",
+                "--no-warm-node",
+            ])
+            .arg("--workload-file")
+            .arg(dir.path().join("track.json"))
+            .arg("--store")
+            .arg(dir.path().join("results.db"))
+            .arg("--json")
+            .arg(dir.path().join("result.json"))
+            .output()
+            .expect("run")
+    };
+    // The index needs scaled_float (mapper-extras): refused before any task.
+    track(r#"{"type": "scaled_float", "scaling_factor": 100}"#);
+    let out = run();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    for says in [
+        "lacks module(s) the track needs to make its indices, so no task was run",
+        "mapper-extras (scaled_float): task create-index",
+        "--url",
+    ] {
+        assert!(err.contains(says), "{says:?} not in: {err}");
+    }
+    assert!(!dir.path().join("result.json").exists(), "no result");
+    // Only a search needs a module (aggregations): it is left out, said why, the rest runs.
+    track(r#"{"type": "float"}"#);
+    let out = run();
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    let r: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("result.json")).unwrap())
+            .expect("json");
+    let not_run = r["not_run"].as_array().unwrap();
+    assert_eq!(not_run.len(), 1, "{r}");
+    assert_eq!(not_run[0]["what"], "task histo (search)");
+    let why = not_run[0]["how"].as_str().unwrap();
+    assert!(
+        why.contains("aggregations (auto_date_histogram)") && why.contains("--url"),
+        "{why}"
+    );
+    let ran: Vec<&str> = r["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["task"].as_str().unwrap_or_default())
+        .collect();
+    assert!(ran.contains(&"all") && !ran.contains(&"histo"), "{r}");
+}

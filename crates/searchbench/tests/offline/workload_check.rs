@@ -307,3 +307,43 @@ fn tasks_fed_by_the_tracks_python_are_listed_as_not_run_and_an_empty_body_is_no_
         .unwrap();
     assert_eq!(d.index_bodies["vectors"], serde_json::json!({}));
 }
+
+#[test]
+fn check_says_which_steps_need_which_engine_module() {
+    // Rally's nyc_taxis: scaled_float (mapper-extras) in the index its create-index makes,
+    // auto_date_histogram (aggregations) in its searches; Elasticsearch's distribution on
+    // Maven Central has neither module.
+    let check = check_json(&[&fixture("rally/nyc_taxis/track.json")]);
+    let needs = check["needs"].as_array().unwrap();
+    let need = |module: &str| {
+        needs
+            .iter()
+            .find(|n| n["module"] == module)
+            .unwrap_or_else(|| panic!("no {module} in {needs:?}"))
+    };
+    assert_eq!(
+        need("mapper-extras")["features"],
+        serde_json::json!(["scaled_float"])
+    );
+    assert_eq!(
+        need("mapper-extras")["tasks"],
+        serde_json::json!(["create-index"])
+    );
+    assert_eq!(need("mapper-extras")["setup"], true);
+    assert_eq!(
+        need("aggregations")["features"],
+        serde_json::json!(["auto_date_histogram"])
+    );
+    assert_eq!(need("aggregations")["setup"], false);
+    let out = run(&["workload", "check", &fixture("rally/nyc_taxis/track.json")]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("engine modules it needs")
+            && text.contains("mapper-extras (scaled_float): task create-index")
+            && text.contains("--url"),
+        "{text}"
+    );
+    // A track that needs none says nothing of modules.
+    let check = check_json(&[&fixture("rally/pmc/track.json")]);
+    assert_eq!(check["needs"], serde_json::json!([]));
+}

@@ -111,4 +111,15 @@ pub fn track_check(path: &std::path::Path, check: &crate::tasks::plan::Check) {
             outln!("      {}", i.how);
         }
     }
+    if !check.needs.is_empty() {
+        outln!(
+            "engine modules it needs (on Elasticsearch 8 and later `run` asks the node for \
+             them before anything runs; the Elasticsearch distributions searchbench starts from \
+             Maven Central have none of them, so there it runs against a full cluster at --url):"
+        );
+        let needs: Vec<&crate::tasks::needs::Need> = check.needs.iter().collect();
+        for line in crate::tasks::needs::describe(&needs) {
+            outln!("  {line}");
+        }
+    }
 }
