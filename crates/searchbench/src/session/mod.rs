@@ -32,6 +32,7 @@ pub mod scenario;
 pub mod setup;
 pub mod sweep;
 pub mod telemetry;
+pub mod track_modules;
 pub mod track_run;
 pub mod user_queries;
 pub mod warm;

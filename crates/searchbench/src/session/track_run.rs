@@ -15,6 +15,7 @@ use super::job::Job;
 use super::join::{JoinPhase, PartOf};
 use super::lifecycle::{self, Measurements, Phase, Plan, Stage, Step, Streamed, Work};
 use super::telemetry::{Telemetry, TELEMETRY};
+use super::track_modules::ModulesCheck;
 use super::{ClusterSpec, Observer, SessionError};
 use crate::cancel::Cancel;
 use crate::corpus::track_file::TrackFile;
@@ -233,126 +234,6 @@ pub async fn run(
     ran.result
 }
 
-/// The engine modules a challenge needs ([`crate::tasks::needs`]), asked of the node once,
-/// by the first task or bulk, before it sends anything; and the tasks left out for a module
-/// the node lacks.
-struct ModulesCheck {
-    needs: Vec<crate::tasks::needs::Need>,
-    /// What the node lacks, once asked.
-    lacking: OnceCell<Vec<crate::tasks::needs::Need>>,
-    /// The tasks left out, by name, with why.
-    left_out: std::sync::Mutex<std::collections::BTreeMap<String, Item>>,
-}
-
-impl ModulesCheck {
-    fn new(needs: Vec<crate::tasks::needs::Need>) -> Self {
-        ModulesCheck {
-            needs,
-            lacking: OnceCell::new(),
-            left_out: Default::default(),
-        }
-    }
-
-    /// Asks the node (once). A module a task that makes an index, a template, a data stream
-    /// or a pipeline needs refuses the run: nothing after it would mean anything.
-    async fn ensure(&self, target: &crate::cluster::Target) -> Result<(), SessionError> {
-        let lacking = self
-            .lacking
-            .get_or_try_init(|| lacking(target, &self.needs))
-            .await?;
-        let setup: Vec<&crate::tasks::needs::Need> = lacking.iter().filter(|n| n.setup).collect();
-        if setup.is_empty() {
-            return Ok(());
-        }
-        Err(SessionError::Usage(format!(
-            "this Elasticsearch lacks module(s) the track needs to make its indices, so no \
-             task was run:\n  {}\n(Elasticsearch's distribution on Maven Central, which \
-             searchbench starts, has only a few modules and nothing there carries these: run \
-             the track against a full Elasticsearch with --url)",
-            crate::tasks::needs::describe(&setup).join("\n  ")
-        )))
-    }
-
-    /// Why task `name` is left out (a module it needs that the node lacks), noted for the
-    /// run's list of what did not run; `None` when it runs.
-    fn leaves_out(&self, name: &str, operation_type: &str) -> Option<()> {
-        let lacking = self.lacking.get()?;
-        let mine: Vec<&crate::tasks::needs::Need> = lacking
-            .iter()
-            .filter(|n| n.tasks.iter().any(|t| t == name))
-            .collect();
-        if mine.is_empty() {
-            return None;
-        }
-        let why = mine
-            .iter()
-            .map(|n| format!("{} ({})", n.module, n.features.join(", ")))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let item = Item {
-            what: format!("task {name} ({operation_type})"),
-            runs: false,
-            how: format!(
-                "it needs the module(s) {why}, which this Elasticsearch lacks (its distribution \
-                 on Maven Central has only a few modules): run it against a full cluster at \
-                 --url"
-            ),
-        };
-        if let Ok(mut left) = self.left_out.lock() {
-            left.insert(name.to_string(), item);
-        }
-        Some(())
-    }
-
-    fn left_out(&self) -> Vec<Item> {
-        self.left_out
-            .lock()
-            .map(|l| l.values().cloned().collect())
-            .unwrap_or_default()
-    }
-}
-
-/// The needs a node lacks: on Elasticsearch 8 and later, where its modules hold what the
-/// tracks use; none elsewhere (OpenSearch and Elasticsearch 7 keep some in the server).
-async fn lacking(
-    target: &crate::cluster::Target,
-    needs: &[crate::tasks::needs::Need],
-) -> Result<Vec<crate::tasks::needs::Need>, SessionError> {
-    use crate::tasks::needs;
-    if needs.is_empty() {
-        return Ok(Vec::new());
-    }
-    let (product, version, _) = target.product().await?;
-    if !needs::applies(product, &version) {
-        return Ok(Vec::new());
-    }
-    let answer: serde_json::Value = target
-        .get_json("/_nodes/plugins?filter_path=nodes.*.modules.name,nodes.*.plugins.name")
-        .await?;
-    // A module every node has: one node without it fails the steps that need it there.
-    let mut common: Option<std::collections::BTreeSet<String>> = None;
-    for node in answer["nodes"]
-        .as_object()
-        .into_iter()
-        .flatten()
-        .map(|(_, n)| n)
-    {
-        let names: std::collections::BTreeSet<String> = ["modules", "plugins"]
-            .iter()
-            .flat_map(|k| node[*k].as_array().into_iter().flatten())
-            .filter_map(|m| m["name"].as_str().map(str::to_string))
-            .collect();
-        common = Some(match common {
-            Some(c) => c.intersection(&names).cloned().collect(),
-            None => names,
-        });
-    }
-    Ok(needs::lacking(needs, &common.unwrap_or_default())
-        .into_iter()
-        .cloned()
-        .collect())
-}
-
 /// The track parameters as kept: a value whose name says it is a secret is not.
 fn redacted(params: &crate::workload::track::TrackParams) -> serde_json::Value {
     let secret = |k: &str| {
@@ -418,10 +299,9 @@ impl Phase for TaskPhase<'_> {
 
     fn wanted(&self, _: &lifecycle::Outcome) -> bool {
         !self.interrupt.is_cancelled()
-            && self
+            && !self
                 .modules
                 .leaves_out(&self.spec.name, &self.spec.operation_type)
-                .is_none()
     }
 
     fn ended(&mut self, _: &Stage<'_>, _: &mut lifecycle::StepEnd) -> Option<lifecycle::Report> {
@@ -446,7 +326,6 @@ impl Phase for TaskPhase<'_> {
             if self
                 .modules
                 .leaves_out(&self.spec.name, &self.spec.operation_type)
-                .is_some()
             {
                 return Ok(Measurements::default());
             }
