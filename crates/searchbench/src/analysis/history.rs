@@ -289,41 +289,7 @@ pub fn only_wrong_answers(row: &RunRow) -> bool {
 
 /// Loads the runs `selection` picks and builds their history.
 pub fn load(store: &Store, selection: &Selection) -> Result<History, HistoryError> {
-    let rows = store.list(&Filter {
-        workload: selection.workload.clone(),
-        engine: selection.engine.clone(),
-        tags: selection.tags.clone(),
-        ..Default::default()
-    })?;
-    // A run split in parts is one point: its group's merged run.
-    let rows = crate::analysis::merge::resolve(store, rows)?.rows;
-    let mut excluded = Vec::new();
-    let mut complete = Vec::new();
-    // Oldest first: runs that started in the same second keep the order they were stored in.
-    for row in rows.into_iter().rev() {
-        if row.state == State::Complete
-            || (selection.with_wrong_answers && only_wrong_answers(&row))
-        {
-            complete.push(row);
-        } else {
-            excluded.push(format!("{} ({})", row.id, row.state.name()));
-        }
-    }
-    let mut by_config: Vec<(Configuration, Vec<RunRow>)> = Vec::new();
-    for row in complete {
-        let c = Configuration::of(&row);
-        if selection
-            .configuration
-            .as_ref()
-            .is_some_and(|want| !c.id.starts_with(want.as_str()))
-        {
-            continue;
-        }
-        match by_config.iter_mut().find(|(k, _)| k.id == c.id) {
-            Some((_, runs)) => runs.push(row),
-            None => by_config.push((c, vec![row])),
-        }
-    }
+    let (mut by_config, excluded) = configurations(store, selection)?;
     if by_config.len() > 1 {
         let first = by_config[0].0.clone();
         let found = by_config
@@ -346,6 +312,37 @@ pub fn load(store: &Store, selection: &Selection) -> Result<History, HistoryErro
     let Some((config, rows)) = by_config.pop() else {
         return Err(HistoryError::NoRuns(selection.describe()));
     };
+    let excluded = excluded.into_iter().map(|(_, e)| e).collect();
+    of_rows(store, config, rows, selection, excluded)
+}
+
+/// The history of every configuration `selection` picks, in the order each was first run
+/// (what a site shows: one page a configuration).
+pub fn load_each(store: &Store, selection: &Selection) -> Result<Vec<History>, HistoryError> {
+    let (by_config, excluded) = configurations(store, selection)?;
+    if by_config.is_empty() {
+        return Err(HistoryError::NoRuns(selection.describe()));
+    }
+    by_config
+        .into_iter()
+        .map(|(config, rows)| {
+            let mine: Vec<String> = excluded
+                .iter()
+                .filter(|(c, _)| c.as_deref() == Some(config.id.as_str()))
+                .map(|(_, e)| e.clone())
+                .collect();
+            of_rows(store, config, rows, selection, mine)
+        })
+        .collect()
+}
+
+fn of_rows(
+    store: &Store,
+    config: Configuration,
+    rows: Vec<RunRow>,
+    selection: &Selection,
+    excluded: Vec<String>,
+) -> Result<History, HistoryError> {
     let loaded = rows
         .into_iter()
         .map(|row| {
@@ -354,6 +351,58 @@ pub fn load(store: &Store, selection: &Selection) -> Result<History, HistoryErro
         })
         .collect::<Result<Vec<_>, StoreError>>()?;
     build(config, loaded, selection, excluded)
+}
+
+/// The complete runs `selection` picks, by configuration (in the order each was first run),
+/// and those left out as not complete (`id (state)`, with their configuration's id).
+#[allow(clippy::type_complexity)]
+fn configurations(
+    store: &Store,
+    selection: &Selection,
+) -> Result<
+    (
+        Vec<(Configuration, Vec<RunRow>)>,
+        Vec<(Option<String>, String)>,
+    ),
+    HistoryError,
+> {
+    let rows = store.list(&Filter {
+        workload: selection.workload.clone(),
+        engine: selection.engine.clone(),
+        tags: selection.tags.clone(),
+        ..Default::default()
+    })?;
+    // A run split in parts is one point: its group's merged run.
+    let rows = crate::analysis::merge::resolve(store, rows)?.rows;
+    let mut excluded = Vec::new();
+    let mut complete = Vec::new();
+    // Oldest first: runs that started in the same second keep the order they were stored in.
+    for row in rows.into_iter().rev() {
+        if row.state == State::Complete
+            || (selection.with_wrong_answers && only_wrong_answers(&row))
+        {
+            complete.push(row);
+        } else {
+            let config = Configuration::of(&row).id;
+            excluded.push((Some(config), format!("{} ({})", row.id, row.state.name())));
+        }
+    }
+    let mut by_config: Vec<(Configuration, Vec<RunRow>)> = Vec::new();
+    for row in complete {
+        let c = Configuration::of(&row);
+        if selection
+            .configuration
+            .as_ref()
+            .is_some_and(|want| !c.id.starts_with(want.as_str()))
+        {
+            continue;
+        }
+        match by_config.iter_mut().find(|(k, _)| k.id == c.id) {
+            Some((_, runs)) => runs.push(row),
+            None => by_config.push((c, vec![row])),
+        }
+    }
+    Ok((by_config, excluded))
 }
 
 /// The history of runs already loaded (`(row, timeline)`), all of `configuration`.

@@ -49,6 +49,7 @@ pub mod results;
 mod run;
 mod saturate;
 mod shell;
+mod site;
 mod sketch_serve;
 mod sweep;
 mod target;
@@ -228,6 +229,9 @@ pub enum Command {
     Report(report::ReportArgs),
     /// The stored runs of one configuration over engine versions or time, with change points.
     History(history::HistoryArgs),
+    /// The team's nightly site: a static, offline page per configuration, from the store or
+    /// the team's results cluster.
+    Site(site::SiteArgs),
     /// One workload and configuration over several engines, interleaved, with change points.
     Matrix(matrix::MatrixArgs),
     /// Dates as Elasticsearch/OpenSearch `date` fields read them: parse them (`dates parse`),
@@ -366,6 +370,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Saturate(args) => saturate::run(args).await,
         Command::Report(args) => report::run(args).await,
         Command::History(args) => history::run(args).await,
+        Command::Site(args) => site::run(args).await,
         Command::Matrix(args) => matrix::run(args).await,
         Command::Workload(args) => workload::run(args).await,
         Command::Sweep(args) => sweep::run(args).await,

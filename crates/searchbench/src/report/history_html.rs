@@ -134,18 +134,27 @@ fn chart(h: &History, s: &Series, labels: &[String]) -> Chart {
 }
 
 /// Each point against the one before it, on the headline metrics.
-fn verdict_table(h: &History) -> String {
-    if h.verdicts.is_empty() {
+/// `newest`: only the newest point against the one before (a site's page over a thousand
+/// nights leads with its charts; every step's verdict is in `history`).
+fn verdict_table(h: &History, newest: bool) -> String {
+    let last = h.points.last().map(|p| p.label.as_str());
+    let verdicts: Vec<_> = h
+        .verdicts
+        .iter()
+        .filter(|v| !newest || Some(v.to.as_str()) == last)
+        .collect();
+    if verdicts.is_empty() {
         return String::new();
     }
     let mut s = format!(
-        "<h2 id=\"verdicts\">Verdicts</h2><p>Each point against the one before it: 95 % interval over runs; \
+        "<h2 id=\"verdicts\">Verdicts</h2><p>{} against the one before it: 95 % interval over runs; \
          cannot tell when the runs could not have seen a change of {} %.</p>\
          <table class=\"verdicts\"><tr><th>metric</th><th>from → to</th><th>before</th><th>after</th>\
          <th>diff [95 % CI]</th><th>runs</th><th>verdict</th></tr>",
+        if newest { "The newest point" } else { "Each point" },
         h.threshold_pct
     );
-    for v in &h.verdicts {
+    for v in verdicts {
         let class = match v.cell.verdict {
             Verdict::Better => "better",
             Verdict::Worse => "worse",
@@ -218,16 +227,20 @@ fn change_table(h: &History) -> String {
     s
 }
 
-fn runs_table(h: &History) -> String {
+fn runs_table(h: &History, links: Option<&Links<'_>>) -> String {
     let mut s = String::from(
         "<table id=\"runs\"><tr><th>#</th><th>point</th><th>run</th><th>engine</th><th>started</th><th>tags</th></tr>",
     );
     for (i, r) in h.runs.iter().enumerate() {
+        let run = match links.and_then(|l| (l.run)(&r.id)) {
+            Some(href) => format!("<a href=\"{}\">{}</a>", esc(&href), esc(&r.id)),
+            None => esc(&r.id),
+        };
         let _ = write!(
             s,
             "<tr><td class=\"num\">{i}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             esc(&h.points[r.point].label),
-            esc(&r.id),
+            run,
             esc(r.engine.as_deref().unwrap_or("?")),
             utc(r.started_unix),
             esc(&tag_text(&r.tags))
@@ -237,8 +250,19 @@ fn runs_table(h: &History) -> String {
     s
 }
 
+/// Where a page of a site links: back to the site's index, and each run to its report.
+pub struct Links<'a> {
+    pub index: &'a str,
+    pub run: &'a dyn Fn(&str) -> Option<String>,
+}
+
 /// The whole page.
 pub fn render(h: &History) -> String {
+    render_with(h, None)
+}
+
+/// The whole page, as a page of a site ([`super::site`]) when `links` are given.
+pub fn render_with(h: &History, links: Option<&Links<'_>>) -> String {
     let title = format!(
         "searchbench history: {} ({} runs, {} points)",
         h.configuration.summary(),
@@ -258,12 +282,30 @@ pub fn render(h: &History) -> String {
         h.alpha,
         h.permutations,
     );
-    let mut body = verdict_table(h);
+    let mut body = match links {
+        Some(l) => format!(
+            "<p><a href=\"{}\">← every configuration</a></p>",
+            esc(l.index)
+        ),
+        None => String::new(),
+    };
+    body.push_str(&verdict_table(h, links.is_some()));
     let _ = write!(body, "<h2>Change points</h2>{}", change_table(h));
     body.push_str("<h2>Metrics</h2>");
-    body.push_str(&chart::grid(h.series.iter().map(|s| chart(h, s, &labels))));
+    // A site's page charts what a team looks at every night (the headline metrics, those
+    // with a change point, errors and GC): a chart of every metric over a thousand nights
+    // would weigh megabytes. The tables above hold every metric.
+    let charted = |s: &&Series| {
+        links.is_none() || s.shown || s.errors || s.key.to_ascii_lowercase().contains("gc")
+    };
+    body.push_str(&chart::grid(
+        h.series
+            .iter()
+            .filter(charted)
+            .map(|s| chart(h, s, &labels)),
+    ));
     body.push_str("<h2>Runs</h2>");
-    body.push_str(&runs_table(h));
+    body.push_str(&runs_table(h, links));
     if !h.excluded.is_empty() {
         let _ = write!(
             body,

@@ -18,6 +18,7 @@ pub mod profile_html;
 pub mod run_charts;
 pub mod saturate_html;
 pub mod scenario_html;
+pub mod site;
 pub mod sweep_html;
 pub mod telemetry_charts;
 
@@ -41,6 +42,9 @@ pub enum ReportError {
     },
     #[error("nothing to report: name at least one run")]
     NoRuns,
+    /// A name from the store (or a results cluster) that cannot be a file name of a page.
+    #[error("{0} cannot name a page: only letters, digits, - and _ may")]
+    Unsafe(String),
     #[error(transparent)]
     History(#[from] crate::analysis::history::HistoryError),
     #[error("the stored {kind} {id} cannot be read by this version: {source}")]

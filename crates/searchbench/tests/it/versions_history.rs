@@ -482,3 +482,135 @@ fn matrix_stops_on_ctrl_c_and_keeps_what_is_done() {
     assert_eq!(runs[0].state, searchbench::store::State::Interrupted);
     assert!(runs[0].tags.contains_key("matrix"));
 }
+
+/// Nightlies of two configurations over builds: the first 20 % slower from build 105 on, three
+/// runs a night; the second (4 clients) steady.
+fn nightlies(store: &Store) -> usize {
+    let mut rng = Rng::new(5, 0);
+    let mut seed = 100;
+    let mut n = 0;
+    for build in 100..110 {
+        let b = build.to_string();
+        for _ in 0..3 {
+            let level = if build >= 105 { 16_000.0 } else { 20_000.0 };
+            seed += 1;
+            let tags = [("build", b.as_str()), ("job", "nightly")];
+            store_run(
+                store,
+                "opensearch-2.19.1",
+                level * (1.0 + 0.02 * rng.normalish()),
+                2,
+                &tags,
+                seed,
+            );
+            n += 1;
+        }
+        seed += 1;
+        let tags = [("build", b.as_str()), ("job", "nightly")];
+        store_run(
+            store,
+            "opensearch-2.19.1",
+            30_000.0 * (1.0 + 0.02 * rng.normalish()),
+            4,
+            &tags,
+            seed,
+        );
+        n += 1;
+    }
+    n
+}
+
+/// `site`: an index of both configurations with the newest verdict and the latest change
+/// point, a page each with the change point marked between builds 104 and 105, every run's
+/// report linked and written; the pages open offline in a browser with every chart drawn.
+#[test]
+fn site_shows_each_configuration_with_its_change_points_and_runs() {
+    let path = scratch_store();
+    let store = Store::open(&path).unwrap();
+    let runs = nightlies(&store);
+    let dir = tempfile::tempdir().unwrap();
+    let out = bin()
+        .args(["site", "--json", "--out"])
+        .arg(dir.path())
+        .arg("--store")
+        .arg(&path)
+        .output()
+        .unwrap();
+    let site: Value = serde_json::from_str(&succeeded(&out)).unwrap();
+    assert_eq!(site["runs"], runs);
+    let entries = site["configurations"].as_array().unwrap();
+    assert_eq!(entries.len(), 2, "{site}");
+    let shifted = entries.iter().find(|e| e["runs"] == 30).unwrap();
+    let steady = entries.iter().find(|e| e["runs"] == 10).unwrap();
+    assert_eq!(shifted["points"], 10);
+    assert_eq!(shifted["newest"], "build=109");
+    let change = shifted["latest_change"].as_str().unwrap();
+    assert!(
+        change.contains("regression")
+            && change.contains("build=104")
+            && change.contains("build=105"),
+        "{change}"
+    );
+    assert!(steady["change_points"] == 0, "{steady}");
+    // Pages: the index links both; each configuration's page marks its change points and
+    // links every run to its report, which is there.
+    let index = std::fs::read_to_string(dir.path().join("index.html")).unwrap();
+    for e in entries {
+        assert!(
+            index.contains(&format!("href=\"{}\"", e["page"].as_str().unwrap())),
+            "{index}"
+        );
+    }
+    let page = dir.path().join(shifted["page"].as_str().unwrap());
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("class=\"change-point\""),
+        "no change point marked"
+    );
+    assert!(html.contains("href=\"index.html\""));
+    let linked = html.matches("href=\"runs/").count();
+    assert_eq!(linked, 30, "every run linked");
+    let reports = std::fs::read_dir(dir.path().join("runs")).unwrap().count();
+    assert_eq!(reports, runs);
+    let steady_html =
+        std::fs::read_to_string(dir.path().join(steady["page"].as_str().unwrap())).unwrap();
+    assert!(!steady_html.contains("class=\"change-point\""));
+    // Opened as a person would: every chart shows its runs, none fails.
+    if let Some(charts) = crate::common::browser::assert_charts_drawn(&page, 3, false) {
+        assert!(charts.len() >= 3, "{charts:?}");
+    }
+    crate::common::browser::assert_charts_drawn(&dir.path().join("index.html"), 0, false);
+}
+
+/// `site` refuses what it cannot do, naming it: a store without a complete run (exit 2), an
+/// --out that is a file (exit 1, naming it).
+#[test]
+fn site_refuses_an_empty_store_and_an_out_that_is_a_file() {
+    let path = scratch_store();
+    Store::open(&path).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = bin()
+        .args(["site", "--out"])
+        .arg(dir.path().join("site"))
+        .arg("--store")
+        .arg(&path)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("no complete run"), "{err}");
+    let store = Store::open(&path).unwrap();
+    store_run(&store, "opensearch-2.19.1", 20_000.0, 2, &[], 1);
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let out = bin()
+        .args(["site", "--out"])
+        .arg(&file)
+        .arg("--store")
+        .arg(&path)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("a-file"), "{err}");
+}

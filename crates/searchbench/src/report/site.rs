@@ -1,0 +1,234 @@
+//! A team's nightly site: static, offline pages from the store (or the team's results
+//! cluster, read back). `index.html` lists every configuration with its newest point, the
+//! verdict of that point against the one before and its latest change point; each
+//! configuration has its page (its history: every headline metric over the axis, errors and
+//! GC beside speed, change points marked with the runs and versions either side, the spread of
+//! each point's runs), and each run its own report under `runs/`. Nothing is fetched when a
+//! page is opened.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::history_html::{self, Links};
+use super::page::esc;
+use super::{utc, ReportError};
+use crate::analysis::compare::{format_verdict, Verdict};
+use crate::analysis::history::History;
+use crate::store::Store;
+
+/// What a site holds, as `site --json` says it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Site {
+    pub dir: PathBuf,
+    pub configurations: Vec<Entry>,
+    pub runs: usize,
+    /// Pages written: the index, the configurations' and the runs'.
+    pub pages: usize,
+    /// The largest page, bytes.
+    pub largest_page_bytes: u64,
+}
+
+/// One configuration on the index.
+#[derive(Debug, Clone, Serialize)]
+pub struct Entry {
+    pub id: String,
+    pub summary: String,
+    pub page: String,
+    pub runs: usize,
+    pub points: usize,
+    pub newest: String,
+    /// The newest point against the one before, on the headline metrics: `worse`, `better`,
+    /// `no change` or `cannot tell`; none with a single point.
+    pub verdict: Option<String>,
+    pub change_points: usize,
+    /// The latest change point (on a headline metric when one has any): its metric,
+    /// direction, size and the points either side.
+    pub latest_change: Option<String>,
+}
+
+/// A name that may be a file of the site: the ids the store makes (letters, digits, `-`, `_`).
+fn plain(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 128
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+/// Writes the site of `histories` into `dir`: the index, a page per configuration and, with
+/// `store`, a report per run.
+pub fn write(
+    histories: &[History],
+    store: Option<&Store>,
+    dir: &Path,
+) -> Result<Site, ReportError> {
+    let mut entries = Vec::new();
+    let mut pages = 0;
+    let mut largest = 0u64;
+    let mut runs = 0;
+    let mut page = |path: &Path, text: &str| -> Result<(), ReportError> {
+        super::write_page(path, text)?;
+        pages += 1;
+        largest = largest.max(text.len() as u64);
+        Ok(())
+    };
+    for h in histories {
+        let id = &h.configuration.id;
+        if !plain(id) {
+            return Err(ReportError::Unsafe(format!("configuration id {id:?}")));
+        }
+        let name = format!("config-{id}.html");
+        let link = |run: &str| -> Option<String> {
+            (store.is_some() && plain(run)).then(|| format!("runs/{run}.html"))
+        };
+        let links = Links {
+            index: "index.html",
+            run: &link,
+        };
+        page(
+            &dir.join(&name),
+            &history_html::render_with(h, Some(&links)),
+        )?;
+        if let Some(store) = store {
+            for r in &h.runs {
+                if !plain(&r.id) {
+                    return Err(ReportError::Unsafe(format!("run id {:?}", r.id)));
+                }
+                let groups = super::load(store, std::slice::from_ref(&r.id), false)?;
+                page(
+                    &dir.join("runs").join(format!("{}.html", r.id)),
+                    &super::html::render(&groups, None),
+                )?;
+            }
+        }
+        runs += h.runs.len();
+        entries.push(entry(h, name));
+    }
+    page(&dir.join("index.html"), &index(&entries, runs))?;
+    Ok(Site {
+        dir: dir.to_path_buf(),
+        configurations: entries,
+        runs,
+        pages,
+        largest_page_bytes: largest,
+    })
+}
+
+fn entry(h: &History, page: String) -> Entry {
+    let newest = h.points.last().map(|p| p.label.clone()).unwrap_or_default();
+    let last: Vec<_> = h.verdicts.iter().filter(|v| v.to == newest).collect();
+    // The newest step's word, then each headline metric's own.
+    let verdict = (!last.is_empty()).then(|| {
+        let word = if last.iter().any(|v| v.cell.verdict == Verdict::Worse) {
+            "worse"
+        } else if last.iter().any(|v| v.cell.verdict == Verdict::Better) {
+            "better"
+        } else if last
+            .iter()
+            .all(|v| v.cell.verdict == Verdict::NoSignificantChange)
+        {
+            "no significant change"
+        } else {
+            "cannot tell"
+        };
+        let each: Vec<String> = last
+            .iter()
+            .map(|v| format!("{} {}", v.label, format_verdict(&v.cell, h.threshold_pct)))
+            .collect();
+        format!("{word} ({})", each.join("; "))
+    });
+    let changes = h.change_points();
+    // The latest on a headline metric (what the team reads first), else the latest of any.
+    let headline = |key: &str| crate::analysis::history::HEADLINE.contains(&key);
+    let latest = changes
+        .iter()
+        .rfind(|(s, _)| headline(&s.key))
+        .or(changes.last());
+    let latest_change = latest.map(|(s, c)| {
+        format!(
+            "{} {}{} from {} to {}",
+            s.label,
+            c.change.shift.name(),
+            c.change
+                .size_pct
+                .map(|v| format!(" {v:+.1} %"))
+                .unwrap_or_default(),
+            c.from,
+            c.to
+        )
+    });
+    Entry {
+        id: h.configuration.id.clone(),
+        summary: h.configuration.summary(),
+        page,
+        runs: h.runs.len(),
+        points: h.points.len(),
+        newest,
+        verdict,
+        change_points: changes.len(),
+        latest_change,
+    }
+}
+
+fn index(entries: &[Entry], runs: usize) -> String {
+    let mut body = format!(
+        "<p>{} configuration(s), {runs} run(s). Each configuration's page has every metric over \
+         the axis with its change points; each run its report. Made {}.</p>\
+         <table id=\"configurations\"><tr><th>configuration</th><th>runs</th><th>points</th>\
+         <th>newest</th><th>newest against the one before</th><th>change points</th>\
+         <th>latest change</th></tr>",
+        entries.len(),
+        esc(&utc(std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()))),
+    );
+    for e in entries {
+        let class = match e.verdict.as_deref() {
+            Some(v) if v.starts_with("worse") => "worse",
+            Some(v) if v.starts_with("better") => "better",
+            _ => "same",
+        };
+        let _ = write!(
+            body,
+            "<tr data-configuration=\"{}\"><td><a href=\"{}\">{}</a><br><small>{}</small></td>\
+             <td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td>\
+             <td class=\"{class}\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>",
+            esc(&e.id),
+            esc(&e.page),
+            esc(&e.summary),
+            esc(&e.id),
+            e.runs,
+            e.points,
+            esc(&e.newest),
+            esc(e
+                .verdict
+                .as_deref()
+                .unwrap_or("one point: nothing to compare")),
+            e.change_points,
+            esc(e.latest_change.as_deref().unwrap_or("none")),
+        );
+    }
+    body.push_str("</table>");
+    super::page::render(
+        "searchbench: every configuration",
+        "the team's runs, one line a configuration",
+        &body,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_plain_ids_become_files() {
+        for ok in ["3fa9c2e1", "run-1_a"] {
+            assert!(plain(ok), "{ok}");
+        }
+        for bad in ["", "../x", "a/b", "a b", ".", "x\0", &"a".repeat(200)] {
+            assert!(!plain(bad), "{bad:?}");
+        }
+    }
+}
