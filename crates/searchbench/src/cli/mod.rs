@@ -33,6 +33,7 @@ mod bisect;
 mod calibrate;
 mod check;
 mod compare;
+mod dashboards;
 mod dates;
 mod deploy;
 mod ending;
@@ -232,6 +233,10 @@ pub enum Command {
     /// The team's nightly site: a static, offline page per configuration, from the store or
     /// the team's results cluster.
     Site(site::SiteArgs),
+    /// Kibana or OpenSearch Dashboards saved objects (NDJSON) over the published runs:
+    /// dashboards charting each metric over time and engine versions, change points marked.
+    #[command(subcommand)]
+    Dashboards(dashboards::DashboardsCommand),
     /// One workload and configuration over several engines, interleaved, with change points.
     Matrix(matrix::MatrixArgs),
     /// Dates as Elasticsearch/OpenSearch `date` fields read them: parse them (`dates parse`),
@@ -371,6 +376,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Report(args) => report::run(args).await,
         Command::History(args) => history::run(args).await,
         Command::Site(args) => site::run(args).await,
+        Command::Dashboards(c) => dashboards::run(c).await,
         Command::Matrix(args) => matrix::run(args).await,
         Command::Workload(args) => workload::run(args).await,
         Command::Sweep(args) => sweep::run(args).await,

@@ -109,11 +109,15 @@ fn documents(h: &history::History, axis: Axis) -> Vec<(String, Value)> {
             };
             // An index into this history's runs: nothing outside it.
             doc.remove("index");
-            let started = h
-                .runs
-                .iter()
-                .find(|r| r.id == c.run)
-                .map(|r| r.started_unix.saturating_mul(1000));
+            let run = h.runs.iter().find(|r| r.id == c.run);
+            let started = run.map(|r| r.started_unix.saturating_mul(1000));
+            // Where the new level starts on the version axis: a chart marks it there.
+            let engine = run.and_then(|r| r.engine.clone());
+            doc.insert(
+                "engine_rank".into(),
+                super::engine_rank(engine.as_deref()).map_or(Value::Null, Value::from),
+            );
+            doc.insert("engine".into(), engine.map_or(Value::Null, Value::from));
             doc.insert("configuration".into(), h.configuration.id.clone().into());
             doc.insert("kind".into(), h.configuration.kind.clone().into());
             doc.insert("workload".into(), h.configuration.workload.clone().into());

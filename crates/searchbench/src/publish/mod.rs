@@ -32,6 +32,7 @@ use crate::cluster::{Target, TargetError};
 use crate::store::{RunId, RunRow, Store, StoreError};
 
 mod changes;
+pub mod dashboards;
 mod read;
 pub mod whole;
 
@@ -67,6 +68,25 @@ pub enum PublishError {
     Refused { destination: String, reason: String },
     #[error("bad indices' prefix {0:?}: lowercase letters, digits, '-' and '_', starting with a letter, at most 100 characters")]
     Prefix(String),
+    #[error("bad metric key {0:?}: letters, digits, '_', '-' and '.', at most 200 characters (as `results show` names them)")]
+    MetricKey(String),
+    #[error("{0} metrics asked for: a dashboard charts at most {max}", max = dashboards::MAX_METRICS)]
+    TooManyMetrics(usize),
+}
+
+/// Refuses a prefix that would not make plain index names (or would name another's).
+pub fn check_prefix(prefix: &str) -> Result<(), PublishError> {
+    let ok = !prefix.is_empty()
+        && prefix.len() <= 100
+        && prefix.starts_with(|c: char| c.is_ascii_lowercase())
+        && prefix
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_');
+    if ok {
+        Ok(())
+    } else {
+        Err(PublishError::Prefix(prefix.to_string()))
+    }
 }
 
 /// Where runs are published: a cluster and the prefix of its indices.
@@ -85,15 +105,7 @@ pub struct Sent {
 impl Publisher {
     /// Publishes to `target` into indices named `prefix-*`.
     pub fn new(target: Target, prefix: &str) -> Result<Publisher, PublishError> {
-        let ok = !prefix.is_empty()
-            && prefix.len() <= 100
-            && prefix.starts_with(|c: char| c.is_ascii_lowercase())
-            && prefix
-                .chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_');
-        if !ok {
-            return Err(PublishError::Prefix(prefix.to_string()));
-        }
+        check_prefix(prefix)?;
         Ok(Publisher {
             target,
             prefix: prefix.to_string(),
@@ -277,6 +289,7 @@ fn mapping(what: &str) -> Value {
     if what == "runs" {
         properties.insert("store_order".into(), json!({"type": "long"}));
     }
+    properties.insert("engine_rank".into(), json!({"type": "long"}));
     json!({
         "dynamic_templates": [
             {"strings": {"match_mapping_type": "string", "mapping": {"type": "keyword", "ignore_above": 1024}}},
@@ -292,29 +305,75 @@ fn millis(unix_secs: u64) -> u64 {
 
 /// The fields [`identity`] gives every document of a run: reading a timeline second or a
 /// telemetry sample back takes them off again.
-const IDENTITY_KEYS: [&str; 8] = [
+const IDENTITY_KEYS: [&str; 10] = [
     "run_id",
     "kind",
     "workload",
+    "configuration",
     "engine",
+    "engine_rank",
     "state",
     "tool_version",
     "started_at",
     "tags",
 ];
 
-/// What every document of a run carries, so a chart or a filter needs no join.
+/// What every document of a run carries, so a chart or a filter needs no join: a chart of a
+/// metric draws one line per configuration (as `history` groups runs), and orders engines
+/// by [`engine_rank`].
 fn identity(row: &RunRow) -> Map<String, Value> {
     let mut m = Map::new();
     m.insert("run_id".into(), row.id.0.clone().into());
     m.insert("kind".into(), row.kind.clone().into());
     m.insert("workload".into(), row.workload.clone().into());
+    m.insert(
+        "configuration".into(),
+        crate::analysis::configuration::Configuration::of(row)
+            .id
+            .into(),
+    );
     m.insert("engine".into(), row.engine.clone().into());
+    m.insert(
+        "engine_rank".into(),
+        engine_rank(row.engine.as_deref()).map_or(Value::Null, Value::from),
+    );
     m.insert("state".into(), row.state.name().into());
     m.insert("tool_version".into(), row.tool_version.clone().into());
     m.insert("started_at".into(), millis(row.started_unix).into());
     m.insert("tags".into(), json!(row.tags));
     m
+}
+
+/// A number that orders engines as `history`'s version axis does: by product (Elasticsearch,
+/// then OpenSearch, then any other), then release (`opensearch-2.9.0` before
+/// `opensearch-2.10.0`, which their names' order reverses). A chart sorts its engines by it.
+/// None for a run without an engine, or a release whose parts do not fit three digits. An
+/// integer, so an index made before it mapped it maps it as the other numbers (a double,
+/// exact to 2^53), not as a float that would merge neighbouring releases.
+pub fn engine_rank(engine: Option<&str>) -> Option<u64> {
+    let (product, rest) = engine?.split_once('-')?;
+    let product = match product {
+        "elasticsearch" => 1,
+        "opensearch" => 2,
+        _ => 3,
+    };
+    let number = rest.split_once('-').map_or(rest, |(n, _)| n);
+    let mut rank: u64 = product;
+    let mut parts = number.split('.');
+    for _ in 0..3 {
+        let part: u64 = match parts.next() {
+            Some(p) => p.parse().ok()?,
+            None => 0,
+        };
+        if part >= 1000 {
+            return None;
+        }
+        rank = rank * 1000 + part;
+    }
+    if parts.next().is_some() {
+        return None;
+    }
+    Some(rank)
 }
 
 /// The run's documents: (index, id, document), the run's own last.

@@ -13,6 +13,7 @@ mod bad_input;
 mod cli_errors;
 mod cli_width;
 mod corpus_engine;
+mod dashboards;
 mod engine_lifecycle;
 mod engines;
 mod experiment_dates;

@@ -9,7 +9,7 @@ use crate::common::{self, bin, node_url, streams};
 use searchbench::store::{RunId, Store};
 use serde_json::Value;
 
-fn ingest(db: &Path, index: &str, tag: &str) -> String {
+pub fn ingest(db: &Path, index: &str, tag: &str) -> String {
     let out = bin()
         .args([
             "ingest", "logs", "--quiet", "--docs", "3000", "--warmup", "0",
@@ -33,7 +33,7 @@ fn ingest(db: &Path, index: &str, tag: &str) -> String {
     newest[0].id.0.clone()
 }
 
-fn publish(db: &Path, url: &str, prefix: &str, extra: &[&str]) -> Output {
+pub fn publish(db: &Path, url: &str, prefix: &str, extra: &[&str]) -> Output {
     bin()
         .args(["results", "publish", "--json", "--publish", url])
         .args(["--publish-prefix", prefix, "--store"])
@@ -52,7 +52,7 @@ fn count(prefix: &str, what: &str, id: &str) -> u64 {
     v["count"].as_u64().unwrap()
 }
 
-fn json_of(out: &Output) -> Value {
+pub fn json_of(out: &Output) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", streams(out)))
 }
 
@@ -214,7 +214,7 @@ fn a_run_publishes_itself_and_one_that_cannot_stays_pending() {
 }
 
 /// Deletes the indices a test publishes into, so it starts from nothing published.
-fn unpublish(prefix: &str) {
+pub fn unpublish(prefix: &str) {
     for what in [
         "runs",
         "metrics",
@@ -760,6 +760,10 @@ fn elasticsearch_8_takes_the_runs_and_gives_them_back() {
     assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
     assert_eq!(json_of(&out)["sent"].as_array().map(Vec::len), Some(3));
     same_from_both(&db, &["--from", &url, "--from-prefix", prefix], &[], &VIEWS);
+    // Kibana's dashboards over them: every chart's query answers from Elasticsearch 8.
+    let es = common::target_at(&url, std::time::Duration::from_secs(60));
+    let charts = crate::dashboards::every_query_answers(&es, "kibana", prefix);
+    assert_eq!(charts.len(), 24, "{charts:?}");
     drop(node);
 }
 

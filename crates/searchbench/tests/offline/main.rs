@@ -13,6 +13,7 @@ mod ab;
 mod cli_shell;
 mod corpus_cli;
 mod corpus_generators;
+mod dashboards_export;
 mod deploy;
 mod engine_stop;
 mod hostile_tracks;
