@@ -421,8 +421,8 @@ fn the_dashboards_queries_give_each_nights_runs_and_the_change_point_from_a_real
     );
     assert_eq!(recent.len(), 6, "{recent:#?}");
 
-    // Every other chart asks without an error; those whose metric the runs have show it
-    // (a short ingest has no p99: too few requests).
+    // Every other chart asks without an error; those whose metric the runs have show it,
+    // and only those (a short ingest has no p99: too few requests).
     let counts = every_query_answers(&target, "opensearch", prefix);
     let had: Value = common::runtime()
         .block_on(target.send_json(
@@ -437,12 +437,8 @@ fn the_dashboards_queries_give_each_nights_runs_and_the_change_point_from_a_real
         .iter()
         .map(|b| b["key"].as_str().unwrap())
         .collect();
-    for metric in [
-        "service_p50_ms",
-        "error_rate_pct",
-        "telemetry.gc_ms_per_s",
-        "telemetry.heap_peak_mb",
-    ] {
+    // (GC and heap come with the node's samples: a short run may have had no collection.)
+    for metric in ["docs_per_sec", "service_p50_ms", "error_rate_pct"] {
         assert!(had.contains(&metric), "{metric} not in {had:?}");
     }
     for (chart, n) in &counts {
