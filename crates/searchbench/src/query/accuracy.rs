@@ -27,11 +27,14 @@ pub enum Check {
     Buckets,
     /// Aggregation values the user expected (`aggs_wrong`).
     Aggregations,
+    /// k-NN hits that could be neighbours (`hits_wrong`: outside the filter, unknown,
+    /// twice, past k), and their recall against the exact ones (`recall_*`).
+    Neighbours,
 }
 
 impl Check {
     /// Every check, in the order tables show them.
-    pub const ALL: [Check; 7] = [
+    pub const ALL: [Check; 8] = [
         Check::Count,
         Check::Sums,
         Check::Percentiles,
@@ -39,6 +42,7 @@ impl Check {
         Check::FirstIds,
         Check::Buckets,
         Check::Aggregations,
+        Check::Neighbours,
     ];
 
     /// The wrong answers of this kind in `row` (percentiles: over the bound or null).
@@ -47,7 +51,7 @@ impl Check {
             Check::Count => row.count_wrong,
             Check::Sums => row.sum_wrong,
             Check::Percentiles => row.pct_over_bound + row.pct_null,
-            Check::NewestHits | Check::FirstIds => row.hits_wrong,
+            Check::NewestHits | Check::FirstIds | Check::Neighbours => row.hits_wrong,
             Check::Buckets => row.buckets_wrong,
             Check::Aggregations => row.aggs_wrong,
         }
@@ -63,6 +67,7 @@ impl Check {
             Check::FirstIds => "wrong first ids",
             Check::Buckets => "wrong buckets",
             Check::Aggregations => "wrong aggregations",
+            Check::Neighbours => "impossible neighbours",
         }
     }
 }
@@ -96,6 +101,14 @@ pub struct VariantAccuracy {
     /// Answers whose aggregation value was not the expected one.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub aggs_wrong: u64,
+    /// k-NN answers whose recall was measured, the sum of their recall@k (the mean is
+    /// [`VariantAccuracy::recall_mean`]; parts merge by adding both) and the lowest.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub recall_answers: u64,
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    pub recall_sum: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recall_min: Option<f64>,
     /// The checks that apply to this variant (none: nothing was expected of it; absent in
     /// results stored before rows named them: see [`VariantAccuracy::checks_or_inferred`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -106,6 +119,10 @@ pub struct VariantAccuracy {
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
+}
+
+fn is_zero_f64(n: &f64) -> bool {
+    *n == 0.0
 }
 
 impl VariantAccuracy {
@@ -126,9 +143,24 @@ impl VariantAccuracy {
             hits_wrong: 0,
             buckets_wrong: 0,
             aggs_wrong: 0,
+            recall_answers: 0,
+            recall_sum: 0.0,
+            recall_min: None,
             checks: Some(checks),
             err_sum: 0.0,
         }
+    }
+
+    /// Records the recall@k of one answer (0 to 1).
+    pub fn record_recall(&mut self, recall: f64) {
+        self.recall_answers += 1;
+        self.recall_sum += recall;
+        self.recall_min = Some(self.recall_min.map_or(recall, |m| m.min(recall)));
+    }
+
+    /// The mean recall@k of the answers measured, if any were.
+    pub fn recall_mean(&self) -> Option<f64> {
+        (self.recall_answers > 0).then(|| self.recall_sum / self.recall_answers as f64)
     }
 
     /// A row of percentile checks with `algo`'s `bound`.

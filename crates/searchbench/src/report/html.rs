@@ -128,6 +128,12 @@ fn accuracy_table(acc: &[Value], workload: &str) -> String {
     for c in &used {
         if *c == Check::Percentiles {
             s.push_str("<th>algorithm</th><th>percentiles over bound</th><th>largest pct error %</th><th>bound %</th>");
+        } else if *c == Check::Neighbours {
+            let _ = write!(
+                s,
+                "<th>{}</th><th>recall@k mean</th><th>recall@k lowest</th>",
+                esc(c.heading())
+            );
         } else {
             let _ = write!(s, "<th>{}</th>", esc(c.heading()));
         }
@@ -154,6 +160,17 @@ fn accuracy_table(acc: &[Value], workload: &str) -> String {
                     );
                 }
                 Check::Percentiles => s.push_str("<td>-</td><td>-</td><td>-</td><td>-</td>"),
+                Check::Neighbours if applies => {
+                    let recall = |r: Option<f64>| r.map_or("-".into(), |r| format!("{r:.4}"));
+                    let _ = write!(
+                        s,
+                        "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>",
+                        a.hits_wrong,
+                        recall(a.recall_mean()),
+                        recall(a.recall_min),
+                    );
+                }
+                Check::Neighbours => s.push_str("<td>-</td><td>-</td><td>-</td>"),
                 other if applies => {
                     let _ = write!(s, "<td class=\"num\">{}</td>", other.wrong(a));
                 }

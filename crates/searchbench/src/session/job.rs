@@ -153,7 +153,7 @@ impl Job {
         Ok(Job {
             source,
             index: index.unwrap_or_else(|| w.default_index().to_string()),
-            index_body: w.index_body(),
+            index_body: w.index_body_for(spec),
             workload: w.name().to_string(),
             seed: Some(spec.seed),
             truth: opened.truth,

@@ -423,7 +423,7 @@ pub async fn load_corpus(
     let job = Job {
         source: opened.source,
         index: index.to_string(),
-        index_body: workload.index_body(),
+        index_body: workload.index_body_for(&spec),
         workload: workload.name().to_string(),
         seed: Some(spec.seed),
         truth: None,

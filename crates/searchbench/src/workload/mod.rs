@@ -43,6 +43,7 @@ pub mod queries_file;
 pub mod scenario_result;
 pub mod track;
 mod transactions;
+pub mod vectors;
 
 use serde_json::{json, Value};
 
@@ -77,6 +78,8 @@ pub struct Params {
     pub first_epoch: Option<u64>,
     /// logs: time slices of the window its queries cut (one search per variant and slice).
     pub slices: Option<usize>,
+    /// vectors: dimensions of each vector (default 128).
+    pub dims: Option<usize>,
 }
 
 /// What to generate: seed, document count and workload parameters.
@@ -147,6 +150,11 @@ pub trait Workload: Sync + std::fmt::Debug {
     fn default_index(&self) -> &'static str;
     /// Settings and mappings: the body of `PUT /{index}`.
     fn index_body(&self) -> Value;
+    /// The body for the corpus of `spec`, when its parameters shape the mapping (vectors:
+    /// `--dims`).
+    fn index_body_for(&self, _spec: &WorkloadSpec) -> Value {
+        self.index_body()
+    }
     /// The document source for `spec`; the same spec always yields the same bytes.
     fn open(&self, spec: &WorkloadSpec) -> Result<Opened, CorpusError>;
     /// Documents `run` generates when `--docs` is not given; `None` when the workload's own
@@ -227,6 +235,7 @@ static WORKLOADS: &[&dyn Workload] = &[
     &many_shards::MANY_SHARDS,
     &many_shards::SNAPSHOTS,
     &numbers::NumbersWorkload,
+    &vectors::VectorsWorkload,
 ];
 
 /// All built-in workloads.

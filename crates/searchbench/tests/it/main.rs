@@ -48,6 +48,7 @@ mod track_tasks;
 mod tracks_as_written;
 mod url_credentials;
 mod user_workloads;
+mod vectors;
 mod verdicts;
 mod versions_bisect;
 mod versions_engine_dir;

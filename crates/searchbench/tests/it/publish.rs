@@ -741,17 +741,7 @@ fn a_user_allowed_only_the_results_indices_publishes_and_reads_back_over_tls() {
 #[test]
 fn elasticsearch_8_takes_the_runs_and_gives_them_back() {
     let _heavy = common::one_track_at_a_time();
-    let node = std::thread::spawn(|| {
-        let mut options = searchbench::engine::StartOptions::new("elasticsearch-8.17.4");
-        options.heap = "512m".into();
-        options.attached = true;
-        tokio::runtime::Runtime::new()
-            .unwrap()
-            .block_on(searchbench::engine::start(&options))
-    })
-    .join()
-    .unwrap()
-    .unwrap_or_else(|e| panic!("starting Elasticsearch 8: {e}"));
+    let node = common::elasticsearch_8();
     let url = node.url().to_string();
     let dir = tempfile::tempdir().unwrap();
     let db = three_runs(dir.path(), "searchbench-test-publish-es8");

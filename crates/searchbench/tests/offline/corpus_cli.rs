@@ -72,6 +72,38 @@ fn bad_arguments_exit_2_with_a_clear_message() {
     );
     // clap's own errors use the same exit code.
     assert_usage_error(&["logs", "--docs", "many"], "invalid value");
+    // vectors: dimensions within the engines' bound, ids within u32, --dims for it alone.
+    assert_usage_error(
+        &["vectors", "--docs", "5", "--dims", "0"],
+        "--dims 0 is out of 1..=4096",
+    );
+    assert_usage_error(
+        &["vectors", "--docs", "5", "--dims", "4097"],
+        "--dims 4097 is out of",
+    );
+    assert_usage_error(
+        &["vectors", "--docs", "5", "--dims", "-3"],
+        "unexpected argument",
+    );
+    assert_usage_error(
+        &[
+            "vectors",
+            "--docs",
+            "5",
+            "--dims",
+            "99999999999999999999999",
+        ],
+        "invalid value",
+    );
+    assert_usage_error(&["vectors", "--docs", "5000000000"], "is over 4294967295");
+    assert_usage_error(
+        &["logs", "--docs", "5", "--dims", "8"],
+        "--dims does not apply to the logs workload",
+    );
+    assert_usage_error(
+        &["vectors", "--docs", "5", "--format", "csv"],
+        "NDJSON only",
+    );
 }
 
 fn read(path: &Path) -> Vec<u8> {

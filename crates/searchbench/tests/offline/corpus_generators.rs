@@ -75,6 +75,7 @@ fn golden_hashes_pin_the_corpus() {
         ("many-shards", GOLDEN_AUDITBEAT),
         ("snapshots", GOLDEN_AUDITBEAT),
         ("numbers", GOLDEN_NUMBERS),
+        ("vectors", GOLDEN_VECTORS),
     ];
     assert_eq!(got, want);
 }
@@ -84,6 +85,7 @@ const GOLDEN_METRICS: u64 = 7238352078838786805;
 const GOLDEN_TRANSACTIONS: u64 = 7745091498843816750;
 const GOLDEN_AUDITBEAT: u64 = 15210255941997297721;
 const GOLDEN_NUMBERS: u64 = 13062183013560015604;
+const GOLDEN_VECTORS: u64 = 8695329494451056693;
 
 fn get<'a>(doc: &'a Value, path: &[&str]) -> &'a Value {
     let mut v = doc;

@@ -132,6 +132,12 @@ fn join_accuracy(parts: &[(&PartRun, QueryResult)]) -> Vec<VariantAccuracy> {
             have.hits_wrong += a.hits_wrong;
             have.buckets_wrong += a.buckets_wrong;
             have.aggs_wrong += a.aggs_wrong;
+            have.recall_answers += a.recall_answers;
+            have.recall_sum += a.recall_sum;
+            have.recall_min = match (have.recall_min, a.recall_min) {
+                (Some(x), Some(y)) => Some(x.min(y)),
+                (x, y) => x.or(y),
+            };
         }
     }
     joined

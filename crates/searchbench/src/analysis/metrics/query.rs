@@ -66,6 +66,22 @@ pub(super) fn metrics(r: &Value, out: &mut Vec<Metric>) {
                 Some(acc.pct_max_err * 100.0),
             ));
         }
+        if let Some(recall) = acc.recall_mean() {
+            out.extend(point(
+                &format!("accuracy.{kv}.recall"),
+                &format!("{v}: recall@k (mean)"),
+                "",
+                HigherBetter,
+                Some(recall),
+            ));
+            out.extend(point(
+                &format!("accuracy.{kv}.recall_min"),
+                &format!("{v}: recall@k (lowest)"),
+                "",
+                HigherBetter,
+                acc.recall_min,
+            ));
+        }
         out.extend(errors(
             &format!("accuracy.{kv}.wrong"),
             &format!("{v}: wrong answers"),

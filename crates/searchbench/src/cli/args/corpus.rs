@@ -44,6 +44,9 @@ pub struct GeneratorArgs {
     /// transactions: year of the mutations [default: 2023].
     #[arg(long, help_heading = "transactions")]
     pub year: Option<i32>,
+    /// vectors: dimensions of each vector, 1 to 4096 [default: 128].
+    #[arg(long, value_name = "N", help_heading = "vectors")]
+    pub dims: Option<usize>,
 }
 
 impl GeneratorArgs {
@@ -58,6 +61,7 @@ impl GeneratorArgs {
             start: self.start.clone(),
             window: self.window.clone(),
             year: self.year,
+            dims: self.dims,
             ..workload::Params::default()
         };
         spec

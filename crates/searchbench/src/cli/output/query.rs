@@ -226,11 +226,13 @@ pub fn print(r: &QueryResult, detail: Detail) {
     print_verdict(r, detail);
 }
 
-/// The accuracy (its table in full, or when an answer was wrong) and the verdict line.
+/// The accuracy (its table in full, when an answer was wrong, or when it holds measured
+/// recall) and the verdict line.
 fn print_verdict(r: &QueryResult, detail: Detail) {
     let words = r.described();
     let wrong = r.failures_total > 0;
-    if r.accuracy_checked && (detail == Detail::Full || wrong) {
+    let recall = r.accuracy.iter().any(|a| a.recall_answers > 0);
+    if r.accuracy_checked && (detail == Detail::Full || wrong || recall) {
         sayln!("\n{}", words.checked_against);
         outln!("{}", accuracy_table(r));
     } else if !r.accuracy_checked {
@@ -365,6 +367,14 @@ fn accuracy_table(r: &QueryResult) -> super::Grid {
                 ]
                 .map(String::from),
             ),
+            Check::Neighbours => header.extend(
+                [
+                    Check::Neighbours.heading(),
+                    "recall@k mean",
+                    "recall@k lowest",
+                ]
+                .map(String::from),
+            ),
             other => header.push(other.heading().to_string()),
         }
     }
@@ -392,6 +402,13 @@ fn accuracy_table(r: &QueryResult) -> super::Grid {
                     ));
                 }
                 Check::Percentiles => row.extend((0..5).map(|_| Cell::new("-"))),
+                Check::Neighbours if applies => {
+                    let recall = |r: Option<f64>| r.map_or("-".into(), |r| format!("{r:.4}"));
+                    row.push(bad(a.hits_wrong));
+                    row.push(Cell::new(recall(a.recall_mean())));
+                    row.push(Cell::new(recall(a.recall_min)));
+                }
+                Check::Neighbours => row.extend((0..3).map(|_| Cell::new("-"))),
                 other if applies => row.push(bad(other.wrong(a))),
                 _ => row.push(Cell::new("-")),
             }

@@ -96,6 +96,7 @@ fn docs(spec: &WorkloadSpec) -> Result<u64, CorpusError> {
         ("--year", p.year.is_some()),
         ("--first-epoch", p.first_epoch.is_some()),
         ("--slices", p.slices.is_some()),
+        ("--dims", p.dims.is_some()),
     ] {
         reject("numbers", flag, given)?;
     }

@@ -350,3 +350,20 @@ static TRACKS: Mutex<()> = Mutex::new(());
 pub fn one_track_at_a_time() -> std::sync::MutexGuard<'static, ()> {
     TRACKS.lock().unwrap_or_else(|p| p.into_inner())
 }
+
+/// An Elasticsearch 8.17.4 node of the test's own (512 MB heap), started on a thread of its
+/// own (the engine's start blocks on its runtime); it stops when dropped. Hold
+/// [`one_track_at_a_time`] while it runs: two heavy nodes at once starve the machine.
+pub fn elasticsearch_8() -> searchbench::engine::Node {
+    std::thread::spawn(|| {
+        let mut options = searchbench::engine::StartOptions::new("elasticsearch-8.17.4");
+        options.heap = "512m".into();
+        options.attached = true;
+        tokio::runtime::Runtime::new()
+            .expect("a runtime")
+            .block_on(searchbench::engine::start(&options))
+    })
+    .join()
+    .expect("the starting thread")
+    .unwrap_or_else(|e| panic!("starting Elasticsearch 8: {e}"))
+}

@@ -1,0 +1,191 @@
+//! `vectors`: clustered float vectors ([`space`]) with a filter field of known selectivity,
+//! searched approximately (k-NN) with every answer's recall@k measured against the exact
+//! neighbours ([`truth`], brute force on every core) in every pass ([`queries`]).
+//!
+//! Elasticsearch 8's `dense_vector` (in its core: the distribution from Maven Central has
+//! it) indexed as HNSW without quantization, so recall measures the graph alone.
+
+pub mod queries;
+pub mod space;
+pub mod truth;
+
+use serde_json::{json, Value};
+
+use super::{
+    ndjson_writer, plain, reject, required_docs, settings, CorpusWriter, FileShape, Opened,
+    PartitionTruth, Workload, WorkloadSpec,
+};
+use crate::corpus::{CorpusError, DocSource, Item};
+use crate::query::{dialect, Dialect, QueryPlan, Variant};
+use space::{Space, MAX_DIMS};
+
+/// Dimensions unless told (`--dims`): SIFT's, the common small embedding.
+pub const DEFAULT_DIMS: usize = 128;
+
+/// Query vectors each variant searches with, a coverage each.
+pub const QUERIES: usize = 100;
+
+/// HNSW's graph: neighbours per node and the candidates kept while building (the engines'
+/// defaults, written out so every release builds the same graph).
+pub const HNSW_M: u32 = 16;
+pub const HNSW_EF_CONSTRUCTION: u32 = 100;
+
+#[derive(Debug)]
+pub struct VectorsWorkload;
+
+impl VectorsWorkload {
+    fn body(dims: usize) -> Value {
+        json!({
+            "settings": settings(),
+            "mappings": {
+                "dynamic": "strict",
+                "properties": {
+                    "id": {"type": "long"},
+                    "bucket": {"type": "integer"},
+                    "v": {
+                        "type": "dense_vector",
+                        "dims": dims,
+                        "index": true,
+                        "similarity": "l2_norm",
+                        "index_options": {"type": "hnsw", "m": HNSW_M, "ef_construction": HNSW_EF_CONSTRUCTION}
+                    }
+                }
+            }
+        })
+    }
+}
+
+impl Workload for VectorsWorkload {
+    fn name(&self) -> &'static str {
+        "vectors"
+    }
+
+    fn about(&self) -> &'static str {
+        "clustered float vectors, k-NN searches filtered and not, recall@k against the exact neighbours"
+    }
+
+    fn default_index(&self) -> &'static str {
+        "searchbench-vectors"
+    }
+
+    fn index_body(&self) -> Value {
+        Self::body(DEFAULT_DIMS)
+    }
+
+    fn index_body_for(&self, spec: &WorkloadSpec) -> Value {
+        Self::body(spec.params.dims.unwrap_or(DEFAULT_DIMS))
+    }
+
+    fn default_docs(&self) -> Option<u64> {
+        Some(50_000)
+    }
+
+    fn open(&self, spec: &WorkloadSpec) -> Result<Opened, CorpusError> {
+        let (space, docs) = shape(spec)?;
+        Ok(plain(Box::new(VectorDocs::new(space, docs))))
+    }
+
+    fn query_plan(
+        &self,
+        dialect: &dyn Dialect,
+        spec: &WorkloadSpec,
+        _truth: Option<Vec<PartitionTruth>>,
+    ) -> Result<Option<Box<dyn QueryPlan>>, CorpusError> {
+        if !dialect.is(&dialect::SEARCH) {
+            return Ok(None);
+        }
+        let (space, docs) = shape(spec)?;
+        Ok(Some(Box::new(queries::VectorsQueries::new(
+            space, docs, QUERIES,
+        ))))
+    }
+
+    fn query_variants(&self) -> Vec<Variant> {
+        queries::variants()
+    }
+
+    fn writer(&self, spec: &WorkloadSpec, shape_: FileShape) -> Result<CorpusWriter, CorpusError> {
+        if shape_ == FileShape::Csv {
+            return Err(CorpusError::Invalid(
+                "vectors writes NDJSON only; --format csv is for cluster-metrics and transactions"
+                    .into(),
+            ));
+        }
+        let (space, docs) = shape(spec)?;
+        Ok(ndjson_writer(Box::new(VectorDocs::new(space, docs))))
+    }
+}
+
+/// The space and document count of `spec`, after refusing the parameters of other workloads.
+fn shape(spec: &WorkloadSpec) -> Result<(Space, u64), CorpusError> {
+    let p = &spec.params;
+    for (flag, given) in [
+        ("--rows-per-epoch", p.rows_per_epoch.is_some()),
+        ("--epochs", p.epochs.is_some()),
+        ("--truth", p.truth),
+        ("--start", p.start.is_some()),
+        ("--window", p.window.is_some()),
+        ("--year", p.year.is_some()),
+        ("--first-epoch", p.first_epoch.is_some()),
+        ("--slices", p.slices.is_some()),
+    ] {
+        reject("vectors", flag, given)?;
+    }
+    let docs = required_docs("vectors", spec)?;
+    // Ids are written as u32 in the exact search.
+    if docs > u64::from(u32::MAX) {
+        return Err(CorpusError::Invalid(format!(
+            "vectors: --docs {docs} is over {}",
+            u32::MAX
+        )));
+    }
+    let dims = p.dims.unwrap_or(DEFAULT_DIMS);
+    if dims == 0 || dims > MAX_DIMS {
+        return Err(CorpusError::Invalid(format!(
+            "vectors: --dims {dims} is out of 1..={MAX_DIMS}"
+        )));
+    }
+    Ok((Space::new(spec.seed, dims), docs))
+}
+
+/// The documents `0..docs` of a space, in id order.
+#[derive(Debug)]
+pub struct VectorDocs {
+    space: Space,
+    docs: u64,
+    at: u64,
+    scratch: Vec<f32>,
+}
+
+impl VectorDocs {
+    pub fn new(space: Space, docs: u64) -> VectorDocs {
+        VectorDocs {
+            space,
+            docs,
+            at: 0,
+            scratch: Vec::new(),
+        }
+    }
+}
+
+impl DocSource for VectorDocs {
+    fn next_into(&mut self, out: &mut Vec<u8>) -> Result<Option<Item>, CorpusError> {
+        if self.at >= self.docs {
+            return Ok(None);
+        }
+        space::write_doc(&self.space, self.at, &mut self.scratch, out);
+        self.at += 1;
+        Ok(Some(Item::Doc))
+    }
+
+    fn len_hint(&self) -> Option<u64> {
+        Some(self.docs)
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "vectors ({} docs of {} dims, seed {})",
+            self.docs, self.space.dims, self.space.seed
+        )
+    }
+}

@@ -1,0 +1,141 @@
+//! The `vectors` workload on a real Elasticsearch 8.17.4 node (`dense_vector` and `knn` are in
+//! its core): every answer of every pass, at two clients, has its recall@k measured against
+//! the exact neighbours; neighbours moved away in the index lower it.
+
+use reqwest::Method;
+use serde_json::{json, Value};
+
+use crate::common::{self, bin, streams};
+use searchbench::workload::vectors::space::Space;
+use searchbench::workload::vectors::truth::{nearest, Corpus};
+
+const INDEX: &str = "it-vectors";
+const DOCS: u64 = 4_000;
+const DIMS: usize = 16;
+
+/// Loads the corpus and measures its searches, two clients at a time, two passes.
+fn load_and_query(url: &str) -> (Value, std::process::Output) {
+    let (docs, dims) = (DOCS.to_string(), DIMS.to_string());
+    let out = bin()
+        .args([
+            "query", "vectors", "--docs", &docs, "--dims", &dims, "--url", url,
+        ])
+        .args([
+            "--index",
+            INDEX,
+            "--load",
+            "--search-clients",
+            "2",
+            "--passes",
+            "2",
+        ])
+        .args(["--no-store", "--json"])
+        .output()
+        .expect("query vectors --load");
+    let result = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    (result, out)
+}
+
+fn row<'a>(q: &'a Value, variant: &str) -> &'a Value {
+    q["accuracy"]
+        .as_array()
+        .expect("accuracy")
+        .iter()
+        .find(|r| r["variant"] == variant)
+        .unwrap_or_else(|| panic!("no {variant} in {q}"))
+}
+
+fn mean(row: &Value) -> f64 {
+    row["recall_sum"].as_f64().unwrap() / row["recall_answers"].as_f64().unwrap()
+}
+
+#[test]
+fn every_answer_has_its_recall_measured_and_neighbours_moved_away_lower_it() {
+    let _heavy = common::one_track_at_a_time();
+    let node = common::elasticsearch_8();
+    let url = node.url().to_string();
+
+    let (q, out) = load_and_query(&url);
+    assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
+    let q = &q;
+    assert_eq!(q["workload"], "vectors");
+    assert_eq!(q["failures_total"], 0, "{q}");
+    let rows = q["accuracy"].as_array().unwrap();
+    assert_eq!(rows.len(), 7, "{q}");
+    for r in rows {
+        // The warm-up and 2 passes of 100 query vectors, every answer's recall measured.
+        assert_eq!(r["answers"], 300, "{r}");
+        assert_eq!(r["recall_answers"], 300, "{r}");
+        assert_eq!(r["hits_wrong"], 0, "{r}");
+        assert_eq!(r["checks"], json!(["neighbours"]));
+    }
+    // 100 candidates find the 10 nearest of 4,000 all but always; 20 find fewer.
+    let wide = mean(row(q, "k10_nc100"));
+    assert!(wide > 0.95, "{wide}");
+    assert!(mean(row(q, "k10_nc20")) <= wide + 1e-9);
+    // A filter keeping one document in a thousand leaves ~4: the engine searches them exactly.
+    assert_eq!(mean(row(q, "k10_nc100_f999")), 1.0);
+
+    // The nearest neighbour of every query moved away: each answer misses one of its ten.
+    let space = Space::new(1, DIMS);
+    let corpus = Corpus::generate(&space, DOCS);
+    let nearest_of_each: Vec<u32> = nearest(&corpus, &space.queries(100), 1, None)
+        .into_iter()
+        .map(|ids| ids[0])
+        .collect();
+    // Each moved far away, by its _id (Maven's distribution has no reindex module, so no
+    // _update_by_query): still a document of the corpus, never a near neighbour again.
+    let target = common::target_at(&url, std::time::Duration::from_secs(60));
+    let found: Value = common::runtime()
+        .block_on(target.send_json(
+            Method::POST,
+            &format!("/{INDEX}/_search"),
+            &json!({"size": 200, "_source": ["id", "bucket"], "query": {"terms": {"id": nearest_of_each}}}),
+        ))
+        .expect("find the nearest neighbours");
+    let mut bulk = String::new();
+    for hit in found["hits"]["hits"].as_array().unwrap() {
+        bulk.push_str(&json!({"index": {"_index": INDEX, "_id": hit["_id"]}}).to_string());
+        bulk.push('\n');
+        let mut moved = hit["_source"].clone();
+        moved["v"] = json!(vec![100.0; DIMS]);
+        bulk.push_str(&moved.to_string());
+        bulk.push('\n');
+    }
+    assert!(!bulk.is_empty(), "{found}");
+    common::runtime()
+        .block_on(target.send(
+            Method::POST,
+            "/_bulk?refresh=true",
+            Some(("application/x-ndjson", bulk.into_bytes())),
+        ))
+        .expect("move the nearest neighbours");
+    let out = bin()
+        .args([
+            "query",
+            "vectors",
+            "--docs",
+            &DOCS.to_string(),
+            "--dims",
+            &DIMS.to_string(),
+        ])
+        .args([
+            "--url",
+            &url,
+            "--index",
+            INDEX,
+            "--passes",
+            "1",
+            "--no-store",
+            "--json",
+        ])
+        .output()
+        .expect("query vectors");
+    assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
+    let q: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = row(&q, "k10_nc100");
+    assert!(mean(r) <= 0.9 + 1e-9, "{r}");
+    assert!(r["recall_min"].as_f64().unwrap() <= 0.9, "{r}");
+    assert!(mean(r) < wide - 0.04, "{} against {wide}", mean(r));
+    drop(node);
+}
