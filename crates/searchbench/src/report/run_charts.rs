@@ -4,7 +4,9 @@
 
 use serde_json::Value;
 
-use super::chart::{group_colour, Axis, BarSeries, Bars, Chart, Line, Plot, GREY, PART_COLOURS};
+use super::chart::{
+    group_colour, Axis, BarSeries, Bars, Chart, Dot, Line, Plot, GREY, PART_COLOURS,
+};
 use super::{Group, Loaded};
 use crate::analysis::metrics;
 
@@ -21,6 +23,7 @@ pub fn charts(groups: &[Group]) -> Vec<Chart> {
         service(groups).into(),
         budget(groups, mean_note).into(),
         query_cells(groups, mean_note).into(),
+        recall_against_rate(groups).into(),
     ]
 }
 
@@ -331,5 +334,111 @@ fn query_cells(groups: &[Group], mean_note: &str) -> Bars {
         stacked: false,
         axis: Axis::new("ms"),
         unit: " ms".into(),
+    }
+}
+
+/// A k-NN run's variants as (name, ops/s, mean recall@k): each cell's rate as the report
+/// computes it, beside its row's recall. Empty without measured recall.
+fn recall_points(l: &Loaded) -> Vec<(String, f64, f64)> {
+    let Some(q) = l.row.result.as_ref().and_then(metrics::query_part) else {
+        return Vec::new();
+    };
+    let Ok(result) = serde_json::from_value::<crate::query::report::QueryResult>(q.clone()) else {
+        return Vec::new();
+    };
+    result
+        .cells
+        .iter()
+        .zip(result.cell_rates())
+        .filter_map(|(cell, rate)| {
+            let row = result.accuracy.iter().find(|a| a.variant == cell.variant)?;
+            Some((
+                format!("{} {}", cell.variant.name(), cell.transport.name()),
+                rate?,
+                row.recall_mean()?,
+            ))
+        })
+        .collect()
+}
+
+/// The points no other beats on both axes (faster and at least as good a recall), by rate.
+pub fn pareto_front(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    let mut sorted = points.to_vec();
+    // Fastest first; at one rate the better recall first.
+    sorted.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.total_cmp(&a.1)));
+    let mut front: Vec<(f64, f64)> = Vec::new();
+    for p in sorted {
+        if front.last().is_none_or(|last| p.1 > last.1) {
+            front.push(p);
+        }
+    }
+    front.reverse();
+    front
+}
+
+/// Recall against ops/s, a dot per variant (the search's parameters traded for speed), and
+/// each group's Pareto front: the variants no other beats on both.
+fn recall_against_rate(groups: &[Group]) -> Plot {
+    let mut p = Plot::new(
+        "Recall against ops/s",
+        Axis::new("ops/s"),
+        Axis::new("recall@k"),
+    )
+    .hint(
+        "k-NN variants: mean recall@k of every answer against the exact neighbours, and the \
+             rate each cell sustained; the line joins the variants no other beats on both",
+    );
+    for (g, group) in groups.iter().enumerate() {
+        let mut all = Vec::new();
+        for l in &group.runs {
+            for (name, rate, recall) in recall_points(l) {
+                p.dots.push(Dot {
+                    x: rate,
+                    y: recall,
+                    colour: group_colour(g).to_string(),
+                    radius: 4.0,
+                    title: format!(
+                        "{}: {name}, recall {recall:.4} at {rate:.0} ops/s",
+                        group.label()
+                    ),
+                    ring: None,
+                    class: "",
+                });
+                all.push((rate, recall));
+            }
+        }
+        if all.len() > 1 {
+            p.lines.push(Line::new(
+                format!("{}: Pareto front", group.label()),
+                group_colour(g),
+                pareto_front(&all),
+            ));
+        }
+    }
+    p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pareto_front;
+
+    #[test]
+    fn the_front_keeps_the_variants_no_other_beats_on_both_axes() {
+        // (ops/s, recall): 300/0.91 and 130/0.995 and 400/0.9 are on it; 260/0.90 is beaten
+        // by 300/0.91, 120/0.99 by 130/0.995.
+        let points = [
+            (300.0, 0.91),
+            (260.0, 0.90),
+            (130.0, 0.995),
+            (120.0, 0.99),
+            (400.0, 0.9),
+        ];
+        assert_eq!(
+            pareto_front(&points),
+            vec![(130.0, 0.995), (300.0, 0.91), (400.0, 0.9)]
+        );
+        assert_eq!(pareto_front(&[]), Vec::<(f64, f64)>::new());
+        // Equal rates: the better recall only.
+        assert_eq!(pareto_front(&[(5.0, 0.5), (5.0, 0.7)]), vec![(5.0, 0.7)]);
     }
 }

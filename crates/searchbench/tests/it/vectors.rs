@@ -13,8 +13,9 @@ const INDEX: &str = "it-vectors";
 const DOCS: u64 = 4_000;
 const DIMS: usize = 16;
 
-/// Loads the corpus and measures its searches, two clients at a time, two passes.
-fn load_and_query(url: &str) -> (Value, std::process::Output) {
+/// Loads the corpus and measures its searches, two clients at a time, two passes, keeping
+/// the run in `store`.
+fn load_and_query(url: &str, store: &std::path::Path) -> (Value, std::process::Output) {
     let (docs, dims) = (DOCS.to_string(), DIMS.to_string());
     let out = bin()
         .args([
@@ -29,7 +30,8 @@ fn load_and_query(url: &str) -> (Value, std::process::Output) {
             "--passes",
             "2",
         ])
-        .args(["--no-store", "--json"])
+        .args(["--json", "--store"])
+        .arg(store)
         .output()
         .expect("query vectors --load");
     let result = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
@@ -55,7 +57,9 @@ fn every_answer_has_its_recall_measured_and_neighbours_moved_away_lower_it() {
     let node = common::elasticsearch_8();
     let url = node.url().to_string();
 
-    let (q, out) = load_and_query(&url);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let (q, out) = load_and_query(&url, &db);
     assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
     let q = &q;
     assert_eq!(q["workload"], "vectors");
@@ -75,6 +79,28 @@ fn every_answer_has_its_recall_measured_and_neighbours_moved_away_lower_it() {
     assert!(mean(row(q, "k10_nc20")) <= wide + 1e-9);
     // A filter keeping one document in a thousand leaves ~4: the engine searches them exactly.
     assert_eq!(mean(row(q, "k10_nc100_f999")), 1.0);
+
+    // The run's page charts recall against ops/s, a dot per variant and the front.
+    let stored = searchbench::store::Store::open_read(&db).unwrap();
+    let run = stored.list(&Default::default()).unwrap()[0].id.0.clone();
+    let page = dir.path().join("run.html");
+    let out = bin()
+        .args(["report", &run, "--html"])
+        .arg(&page)
+        .arg("--store")
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("Recall against ops/s"), "no recall chart");
+    assert!(html.contains("Pareto front"), "no front");
+    for variant in ["k10_nc20", "k10_nc100_f999"] {
+        assert!(
+            html.contains(&format!("{variant} serial, recall ")),
+            "no dot of {variant}"
+        );
+    }
 
     // The nearest neighbour of every query moved away: each answer misses one of its ten.
     let space = Space::new(1, DIMS);
