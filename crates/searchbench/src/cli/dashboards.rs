@@ -90,6 +90,12 @@ pub async fn run(command: DashboardsCommand) -> CliResult {
             None => (m.clone(), m.clone()),
         })
         .collect();
+    let to_stdout = a.out.as_deref().is_none_or(|p| p == Path::new("-"));
+    if a.json && to_stdout {
+        return Err(CliError::usage(anyhow::anyhow!(
+            "--json says what was written to a file: with --out -, the objects are the output"
+        )));
+    }
     let export = dashboards::export(app, &a.prefix, &metrics).map_err(CliError::usage)?;
     let text = export.ndjson();
     match a.out.as_deref().filter(|p| *p != Path::new("-")) {

@@ -70,6 +70,8 @@ pub enum PublishError {
     Prefix(String),
     #[error("bad metric key {0:?}: letters, digits, '_', '-' and '.', at most 200 characters (as `results show` names them)")]
     MetricKey(String),
+    #[error("--metric {0} is given twice: a dashboard charts each metric once")]
+    MetricTwice(String),
     #[error("{0} metrics asked for: a dashboard charts at most {max}", max = dashboards::MAX_METRICS)]
     TooManyMetrics(usize),
 }

@@ -92,6 +92,18 @@ fn export_refuses_a_folder_a_bad_prefix_or_metric_as_bad_usage_writing_nothing()
             "bad metric key",
         ),
         (vec!["--json"], "--out"),
+        (vec!["--json", "--out", "-"], "--out -"),
+        (
+            vec![
+                "--metric",
+                "docs_per_sec",
+                "--metric",
+                "docs_per_sec",
+                "--out",
+                file.to_str().unwrap(),
+            ],
+            "given twice",
+        ),
     ] {
         let out = bin()
             .args(["dashboards", "export", "--for", "kibana"])

@@ -147,8 +147,12 @@ pub fn export(
     if metrics.len() > MAX_METRICS {
         return Err(PublishError::TooManyMetrics(metrics.len()));
     }
-    for (key, _) in &metrics {
+    for (i, (key, _)) in metrics.iter().enumerate() {
         check_metric(key)?;
+        // A chart's id is its metric's: twice would be one object written twice.
+        if metrics[..i].iter().any(|(k, _)| k == key) {
+            return Err(PublishError::MetricTwice(key.clone()));
+        }
     }
     let mut objects = Vec::new();
     for (what, time_field) in INDEX_PATTERNS {
@@ -223,7 +227,7 @@ pub fn export(
             "attributes": {
                 "title": title,
                 "description": format!(
-                    "searchbench's published runs ({prefix}-*): complete runs only, one line per workload and configuration; filter by workload, configuration, engine or tags"
+                    "searchbench's published runs ({prefix}-*): complete runs only, one line per workload and configuration; filter by workload, configuration or engine"
                 ),
                 "panelsJSON": Value::Array(panels).to_string(),
                 "optionsJSON": json!({"useMargins": true, "hidePanelTitles": false}).to_string(),
@@ -349,6 +353,12 @@ mod tests {
             let err = export(App::Kibana, "sb", &[(key.to_string(), "t".into())]).unwrap_err();
             assert!(err.to_string().contains("bad metric key"), "{key:?}: {err}");
         }
+        let twice = [
+            ("docs_per_sec".to_string(), "a".to_string()),
+            ("docs_per_sec".into(), "b".into()),
+        ];
+        let err = export(App::Kibana, "sb", &twice).unwrap_err();
+        assert!(err.to_string().contains("given twice"), "{err}");
         let many: Vec<(String, String)> = (0..=MAX_METRICS)
             .map(|i| (format!("m{i}"), format!("m{i}")))
             .collect();

@@ -32,6 +32,10 @@ pub const DEFAULT_VARIANTS: [&str; 7] = [
 /// `num_candidates`).
 pub const MAX_CANDIDATES: u32 = 10_000;
 
+/// The most vector components the exact search holds (8 GiB of f32): 16M vectors of 128
+/// dims, 2M of 1,024.
+pub const MAX_TRUTH_FLOATS: u64 = 1 << 31;
+
 /// One variant's parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Knn {
@@ -169,6 +173,17 @@ impl QueryPlan for VectorsQueries {
         }
         let mut truths: Vec<(Option<u32>, Vec<Vec<u32>>)> = Vec::new();
         if check {
+            // The exact search holds every vector in memory.
+            let floats = self.docs.saturating_mul(self.space.dims as u64);
+            if floats > MAX_TRUTH_FLOATS {
+                return Err(QueryError::Invalid(format!(
+                    "vectors: the exact neighbours of {} vectors of {} dims would hold {} GiB in memory, over the {} GiB they may take; query fewer (--docs, --dims), or measure without recall (--no-check)",
+                    self.docs,
+                    self.space.dims,
+                    (floats * 4) >> 30,
+                    (MAX_TRUTH_FLOATS * 4) >> 30
+                )));
+            }
             let started = std::time::Instant::now();
             let corpus = Corpus::generate(&self.space, self.docs);
             // One exact search per filter, for the largest k asked with it.
@@ -358,6 +373,20 @@ mod tests {
         assert_eq!(body["knn"]["filter"]["range"]["bucket"]["lt"], 10);
         assert_eq!(body["knn"]["query_vector"].as_array().unwrap().len(), 4);
         assert!(plan.bodies(&Variant::new("k10_nc100"), 3, false).is_empty());
+    }
+
+    #[test]
+    fn a_truth_too_big_for_memory_is_refused_before_it_is_made() {
+        let plan = VectorsQueries::new(Space::new(1, 1024), 3_000_000, 1);
+        let Err(err) = plan.checker(&[Variant::new("k10_nc100")], true, &Progress::default())
+        else {
+            panic!("a 12 GiB truth was made");
+        };
+        assert!(err.to_string().contains("--no-check"), "{err}");
+        // Without the check, nothing is held.
+        assert!(plan
+            .checker(&[Variant::new("k10_nc100")], false, &Progress::default())
+            .is_ok());
     }
 
     /// A wrong neighbour lowers recall by one k-th; a hit outside the filter, twice, or not
