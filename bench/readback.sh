@@ -14,11 +14,8 @@ SB=target/release/searchbench
 OUT=${OUT:-target/bench-readback}
 rm -rf "$OUT" && mkdir -p "$OUT"
 
-START=$("$SB" engine start opensearch-2.19.1 --heap 1g --json)
-URL=$(python3 -c 'import json,sys; n=json.loads(sys.argv[1]); n=n[0] if isinstance(n,list) else n; print(n["url"])' "$START")
-PORT=${URL##*:}
-PORT=${PORT%%/*}
-trap '"$SB" engine stop --port "$PORT" >/dev/null 2>&1 || true' EXIT
+. bench/node.sh
+start_node opensearch-2.19.1 1g
 
 "$SB" ingest logs --docs 20000 --url "$URL" --index bench-readback-source --quiet \
   --store "$OUT/source.db" >/dev/null

@@ -16,11 +16,8 @@ SB=target/release/searchbench
 OUT=${OUT:-target/bench-vectors}
 rm -rf "$OUT" && mkdir -p "$OUT"
 
-START=$("$SB" engine start elasticsearch-8.17.4 --heap 2g --json)
-URL=$(python3 -c 'import json,sys; n=json.loads(sys.argv[1]); n=n[0] if isinstance(n,list) else n; print(n["url"])' "$START")
-PORT=${URL##*:}
-PORT=${PORT%%/*}
-trap '"$SB" engine stop --port "$PORT" >/dev/null 2>&1 || true' EXIT
+. bench/node.sh
+start_node elasticsearch-8.17.4 2g
 
 start=$(date +%s.%N)
 "$SB" ingest vectors --docs "$DOCS" --dims "$DIMS" --url "$URL" --quiet --no-store >/dev/null
