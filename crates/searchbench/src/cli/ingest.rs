@@ -141,6 +141,7 @@ Examples:
 pub async fn run(args: IngestArgs) -> CliResult {
     let mut job = job(&args)?;
     let mut cluster = args.cluster.spec()?;
+    cluster.serve(&job.workload);
     let mut load = args.load.spec(&job.index, args.out.progress());
     let attach = args
         .out

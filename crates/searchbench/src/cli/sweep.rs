@@ -185,6 +185,7 @@ pub async fn run(a: SweepArgs) -> CliResult {
     // Resolve the workload before anything starts (a bad name is bad usage).
     Job::generated(&a.workload, &workload_spec, a.index.clone(), &[]).map_err(CliError::session)?;
     let mut cluster = a.cluster.spec()?;
+    cluster.serve(&a.workload);
     let mut base = LoadSpec::new(a.index.clone().unwrap_or_default());
     base.driver.warmup = a.warmup;
     base.driver.max_retries = a.max_retries;

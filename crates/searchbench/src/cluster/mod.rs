@@ -16,7 +16,7 @@ pub use auth::{Auth, Secret};
 pub use error::{chain as error_chain, server_reason, TargetError};
 pub use index_stats::IndexStats;
 pub use node_stats::{NodeStats, NODE_STATS_PATH};
-pub use product::{Pit, Product, Security, Traits, PRODUCTS};
+pub use product::{Pit, Product, Security, Traits, Vectors, PRODUCTS};
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -55,6 +55,8 @@ pub struct Traits {
     pub pit: Option<Pit>,
     /// Its security, where a node we start can have it.
     pub security: Security,
+    /// Its vector search (`vectors`), and what a node we start needs for it.
+    pub vectors: Vectors,
 }
 
 /// A product's point-in-time API: where it opens and closes, and the body that closes one.
@@ -78,6 +80,18 @@ pub enum Security {
     Elsewhere(&'static str),
 }
 
+/// Where a product's vector search (an HNSW field and the `knn` search) comes from.
+#[derive(Debug)]
+pub enum Vectors {
+    /// In its core: every node has it.
+    Core,
+    /// Its k-NN plugin, as Maven coordinates without the version (`group:artifact`); the
+    /// plugin's release is the engine's plus `.0`.
+    Plugin(&'static str),
+    /// Not on a node we start: why.
+    Elsewhere(&'static str),
+}
+
 /// Every product, in the catalogue's order.
 pub static PRODUCTS: [Traits; 3] = [
     Traits {
@@ -97,6 +111,7 @@ pub static PRODUCTS: [Traits; 3] = [
             close_body: |id| json!({"pit_id": [id]}),
         }),
         security: Security::Plugin("org.opensearch.plugin:opensearch-security"),
+        vectors: Vectors::Plugin("org.opensearch.plugin:opensearch-knn"),
     },
     Traits {
         product: Product::Elasticsearch,
@@ -120,6 +135,7 @@ pub static PRODUCTS: [Traits; 3] = [
              https://HOST:9200 --ca-cert ca.pem --user elastic (password in \
              SEARCHBENCH_PASSWORD)",
         ),
+        vectors: Vectors::Core,
     },
     Traits {
         product: Product::Sketch,
@@ -136,6 +152,7 @@ pub static PRODUCTS: [Traits; 3] = [
         security: Security::Elsewhere(
             "the sketch store serves the loopback only and has no security to turn on",
         ),
+        vectors: Vectors::Elsewhere("the sketch store holds numbers, not vectors"),
     },
 ];
 

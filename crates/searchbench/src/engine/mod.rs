@@ -8,6 +8,7 @@ mod launch;
 mod local;
 pub mod maven;
 pub mod paths;
+pub mod plugins;
 pub mod process;
 mod provision;
 pub mod security;
@@ -19,7 +20,7 @@ pub use catalog::{
 pub use jdk::Jdk;
 pub use local::inspect as inspect_dir;
 pub use process::NodeRecord;
-pub use provision::{is_cached, provision, provision_secured, Provisioned};
+pub use provision::{is_cached, provision, provision_with, Provisioned};
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -124,6 +125,9 @@ pub struct StartOptions {
     /// Start the release's distribution with the security plugin: TLS with our own CA, an
     /// admin and a read-only user (see [`security`]).
     pub security: Option<security::SecurityOptions>,
+    /// Start a node that can search vectors: OpenSearch's distribution with its k-NN plugin
+    /// (see [`plugins`]); Elasticsearch has them in its core, and is started as it is.
+    pub knn: bool,
 }
 
 impl StartOptions {
@@ -141,6 +145,7 @@ impl StartOptions {
             timeout: Duration::from_secs(180),
             attached: false,
             security: None,
+            knn: false,
         }
     }
 }
@@ -297,16 +302,24 @@ pub async fn start(options: &StartOptions) -> Result<Node, EngineError> {
         }
         None => (resolve_fresh(&options.engine).await?, None),
     };
+    let plugins = plugins::Plugins::for_product(&spec, options.security.is_some(), options.knn)?;
     if spec.kind == Kind::Builtin {
         return builtin::start(spec, options).await;
     }
-    let spec = match (&options.security, &local_home) {
-        (None, _) => spec,
-        (Some(_), None) => security::secured_spec(spec)?,
-        (Some(_), Some(_)) => {
+    let spec = match (plugins.any(), &local_home) {
+        (false, _) => spec,
+        (true, None) => plugins::distribution_for(spec, plugins)?,
+        (true, Some(_)) => {
             return Err(EngineError::BadOption {
-                what: "--security with --engine-dir".into(),
-                reason: "the plugin is installed into a catalogue distribution searchbench \
+                what: format!(
+                    "{} with --engine-dir",
+                    if plugins.security {
+                        "--security"
+                    } else {
+                        "--knn"
+                    }
+                ),
+                reason: "plugins are installed into a catalogue distribution searchbench \
                          provisions; a folder of your own is started as it is"
                     .into(),
             })
@@ -337,7 +350,7 @@ pub async fn start(options: &StartOptions) -> Result<Node, EngineError> {
             fetched: false,
             took: Duration::ZERO,
         },
-        None if options.security.is_some() => provision_secured(&spec, &jdk)?,
+        None if plugins.any() => provision_with(&spec, &jdk, plugins)?,
         None => provision(&spec, &jdk)?,
     };
     let (node_security, access) = match &options.security {

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use super::catalog::{EngineSpec, Kind};
 use super::jdk::Jdk;
 use super::paths;
+use super::plugins::Plugins;
 use super::EngineError;
 
 /// The launcher project, as committed under `launcher/`.
@@ -118,16 +119,29 @@ pub fn provision(spec: &EngineSpec, jdk: &Jdk) -> Result<Provisioned, EngineErro
     })
 }
 
-/// Provisions `spec` (a distribution) with the security plugin installed, in its own folder
-/// beside the plain one (which stays as it is): the plugin's zip fetched through Maven, then
-/// installed by the distribution's own `opensearch-plugin`, as a user would.
-pub fn provision_secured(spec: &EngineSpec, jdk: &Jdk) -> Result<Provisioned, EngineError> {
+/// Provisions `spec` (a distribution) with `plugins` installed, in its own folder beside the
+/// plain one (which stays as it is): each plugin's zip fetched through Maven, then installed
+/// by the distribution's own `opensearch-plugin`, as a user would.
+pub fn provision_with(
+    spec: &EngineSpec,
+    jdk: &Jdk,
+    plugins: Plugins,
+) -> Result<Provisioned, EngineError> {
     let started = Instant::now();
     let plain = provision(spec, jdk)?;
-    let plugin = super::security::plugin_artifact(spec)?;
-    let dir = paths::distribution_dir(&format!("{}-security", spec.name));
+    let mut zips_wanted = Vec::new();
+    if plugins.knn {
+        zips_wanted.push(super::plugins::knn_artifact(spec)?);
+    }
+    if plugins.security {
+        zips_wanted.push(super::security::plugin_artifact(spec)?);
+    }
+    let dir = paths::distribution_dir(&format!("{}{}", spec.name, plugins.folder_suffix()));
     let marker = dir.join(READY_MARKER);
-    let want = format!("{} + {plugin}", spec.artifact);
+    let want = std::iter::once(spec.artifact.as_str())
+        .chain(zips_wanted.iter().map(String::as_str))
+        .collect::<Vec<_>>()
+        .join(" + ");
     let ready = || std::fs::read_to_string(&marker).ok().as_deref() == Some(want.as_str());
     let _lock = (!ready()).then(|| ProvisionLock::take(&dir)).transpose()?;
     let fetched = !ready();
@@ -135,29 +149,34 @@ pub fn provision_secured(spec: &EngineSpec, jdk: &Jdk) -> Result<Provisioned, En
     let home = dir.join("home").join(&home_name);
     if fetched {
         let _ = std::fs::remove_dir_all(&dir);
-        let zips = dir.join("plugin");
-        let mut with_plugin = spec.clone();
-        with_plugin.artifact = plugin.clone();
-        maven(
-            &with_plugin,
-            jdk,
-            &dir,
-            &[
-                "org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy".into(),
-                format!("-Dartifact={plugin}"),
-                format!("-DoutputDirectory={}", zips.display()),
-            ],
-        )?;
-        let zip = std::fs::read_dir(&zips)
-            .map_err(|e| EngineError::io(&zips, e))?
-            .flatten()
-            .map(|e| e.path())
-            .find(|p| p.extension().is_some_and(|x| x == "zip"))
-            .ok_or_else(|| {
-                EngineError::io(&zips, std::io::Error::other("Maven fetched no plugin zip"))
-            })?;
         super::launch::copy_tree(&plain.dir, &home).map_err(|e| EngineError::io(&home, e))?;
-        install_plugin(&with_plugin, jdk, &home, &zip, &dir)?;
+        if plugins.knn && !home.join("modules").join("lang-painless").is_dir() {
+            painless_module(spec, jdk, &home, &dir)?;
+        }
+        for (i, plugin) in zips_wanted.iter().enumerate() {
+            let zips = dir.join(format!("plugin-{i}"));
+            let mut with_plugin = spec.clone();
+            with_plugin.artifact = plugin.clone();
+            maven(
+                &with_plugin,
+                jdk,
+                &dir,
+                &[
+                    "org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy".into(),
+                    format!("-Dartifact={plugin}"),
+                    format!("-DoutputDirectory={}", zips.display()),
+                ],
+            )?;
+            let zip = std::fs::read_dir(&zips)
+                .map_err(|e| EngineError::io(&zips, e))?
+                .flatten()
+                .map(|e| e.path())
+                .find(|p| p.extension().is_some_and(|x| x == "zip"))
+                .ok_or_else(|| {
+                    EngineError::io(&zips, std::io::Error::other("Maven fetched no plugin zip"))
+                })?;
+            install_plugin(&with_plugin, jdk, &home, &zip, &dir)?;
+        }
         open_tree(&home).map_err(|e| EngineError::io(&home, e))?;
         std::fs::write(&marker, &want).map_err(|e| EngineError::io(&marker, e))?;
     }
@@ -166,6 +185,35 @@ pub fn provision_secured(spec: &EngineSpec, jdk: &Jdk) -> Result<Provisioned, En
         fetched: fetched || plain.fetched,
         took: started.elapsed(),
     })
+}
+
+/// Lays down `modules/lang-painless` in `home` from the jars Maven Central carries (the
+/// k-NN plugin extends it; see [`super::plugins`]).
+fn painless_module(
+    spec: &EngineSpec,
+    jdk: &Jdk,
+    home: &Path,
+    dir: &Path,
+) -> Result<(), EngineError> {
+    let project = dir.join("lang-painless");
+    std::fs::create_dir_all(&project).map_err(|e| EngineError::io(&project, e))?;
+    let pom = project.join("pom.xml");
+    std::fs::write(&pom, super::plugins::painless_pom(spec))
+        .map_err(|e| EngineError::io(&pom, e))?;
+    let module = home.join("modules").join("lang-painless");
+    let mut painless = spec.clone();
+    painless.artifact = format!("org.opensearch.plugin:lang-painless:{}", spec.version);
+    maven(
+        &painless,
+        jdk,
+        &project,
+        &[
+            "org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies".into(),
+            "-DincludeScope=runtime".into(),
+            format!("-DoutputDirectory={}", module.display()),
+        ],
+    )?;
+    super::plugins::painless_module(spec, &module)
 }
 
 /// An exclusive lock on provisioning the engine in `dir` (`flock` on `dir.lock` beside it),

@@ -14,7 +14,7 @@
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::{Path, PathBuf};
 
-use super::catalog::{EngineSpec, Kind};
+use super::catalog::EngineSpec;
 use super::EngineError;
 use crate::cluster::{Auth, Secret, Security};
 
@@ -111,29 +111,6 @@ const CA_FILE: &str = "root-ca.pem";
 /// cluster has a copy; the first node's is the one printed).
 pub fn ca_file(node_dir: &Path) -> PathBuf {
     node_dir.join("config").join(CA_FILE)
-}
-
-/// The distribution to secure for `spec`: a runner's release as its distribution (the
-/// plugin installs into a distribution's `plugins/`), refused for Elasticsearch.
-pub fn secured_spec(spec: EngineSpec) -> Result<EngineSpec, EngineError> {
-    if let Security::Elsewhere(why) = spec.product.traits().security {
-        return Err(EngineError::BadOption {
-            what: format!("--security with {}", spec.name),
-            reason: why.into(),
-        });
-    }
-    if spec.kind == Kind::Distribution {
-        return Ok(spec);
-    }
-    let dist = format!("{}-dist", spec.name);
-    super::find(&dist).ok_or_else(|| EngineError::BadOption {
-        what: format!("--security with {}", spec.name),
-        reason: format!(
-            "the security plugin installs into a distribution, and Maven Central has none of \
-             {} ({dist}); see `searchbench engine list --available opensearch`",
-            spec.name
-        ),
-    })
 }
 
 /// Maven coordinates of the security plugin for `spec`'s release: its version plus `.0`.

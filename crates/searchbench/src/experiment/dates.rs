@@ -442,6 +442,7 @@ async fn load(
     let plan = Plan {
         driver,
         index_body: variant.index_body()?,
+        portable_body: false,
         replace: false,
         append: false,
         load_settings: LoadSettings::default(),

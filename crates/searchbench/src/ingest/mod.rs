@@ -25,6 +25,7 @@ mod sender;
 mod shared;
 pub mod source;
 mod ticker;
+pub mod vector_field;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -78,6 +79,9 @@ pub struct Plan {
     pub driver: DriverConfig,
     /// Index settings + mappings (the workload's), `{}` for none.
     pub index_body: serde_json::Value,
+    /// `index_body` is a built-in workload's, in Elasticsearch's words: its vector fields
+    /// are written in the product's before the index is made ([`vector_field`]).
+    pub portable_body: bool,
     /// Delete an existing index we did not create.
     pub replace: bool,
     /// Load into an existing index (ours or not) as it is, instead of creating it afresh;
@@ -88,6 +92,12 @@ pub struct Plan {
     /// The engine's processes when they are local (for their CPU time): one pid per node,
     /// each leading its node's process group. Empty when unknown.
     pub engine_pids: Vec<u32>,
+}
+
+/// Whether a refused index body was refused for what only the k-NN plugin knows (its
+/// setting or its field type, whichever the engine checks first).
+fn mentions_knn(refusal: &str) -> bool {
+    refusal.contains("knn_vector") || refusal.contains("[index.knn]")
 }
 
 /// Read back by `analysis::metrics` (a field missing from an older result reads as 0).
@@ -347,7 +357,24 @@ pub async fn ingest_streaming(
         data_stream: plan.driver.action == BulkAction::Create,
         shared: !plan.driver.part.is_whole(),
     };
-    let prepared = index::setup(target, &index, &plan.index_body, reuse).await?;
+    let body = match plan.portable_body {
+        true => vector_field::in_words_of(&plan.index_body, product)
+            .map_err(|e| IngestError::Config(format!("index {index}: {e}")))?,
+        false => plan.index_body.clone(),
+    };
+    let prepared = match index::setup(target, &index, &body, reuse).await {
+        Ok(prepared) => prepared,
+        // A node without the k-NN plugin refuses the field we wrote in its words.
+        Err(e) if body != plan.index_body && mentions_knn(&e.to_string()) => {
+            return Err(IngestError::Config(format!(
+                "index {index}: {} has no knn_vector without its k-NN plugin: start the \
+                 node with --knn (a node searchbench starts for the vectors workload has \
+                 it), or install opensearch-knn on your cluster; the cluster said: {e}",
+                product.traits().display
+            )));
+        }
+        Err(e) => return Err(e),
+    };
     let index_count_before = match prepared.previous {
         Previous::Appended => prepared.existing.as_ref().and_then(|e| e.docs),
         _ => None,

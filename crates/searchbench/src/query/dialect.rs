@@ -15,6 +15,34 @@ use crate::cluster::Product;
 /// One search's answer, or why it has none.
 pub type Item = Result<Answer, String>;
 
+/// Who answers a plan's requests: the product and its release (`2.19.1`), as the cluster
+/// says. A workload whose searches are written differently per product (vectors) reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answerer {
+    pub product: Product,
+    pub release: String,
+}
+
+impl Answerer {
+    /// What `target` says it is; `None` when it cannot say (its answers will say what is
+    /// wrong).
+    pub async fn of(target: &crate::cluster::Target) -> Option<Answerer> {
+        let (product, release, _) = target.product().await.ok()?;
+        Some(Answerer { product, release })
+    }
+
+    /// Whether the release is `at_least` (major, minor) or later; a release that does not
+    /// start with numbers is taken as new.
+    pub fn since(&self, at_least: (u32, u32)) -> bool {
+        let mut parts = self.release.split(['.', '-']).map(|p| p.parse::<u32>());
+        match (parts.next(), parts.next()) {
+            (Some(Ok(major)), Some(Ok(minor))) => (major, minor) >= at_least,
+            (Some(Ok(major)), _) => major > at_least.0,
+            _ => true,
+        }
+    }
+}
+
 /// An API queries are written in.
 pub trait Dialect: Send + Sync + fmt::Debug {
     /// Its name (`search`, `sketch`).

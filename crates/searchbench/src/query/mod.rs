@@ -30,7 +30,7 @@ use hdrhistogram::Histogram;
 pub use accuracy::{Check, VariantAccuracy};
 pub use answer::Answer;
 pub use cells::{CellResult, CoverageSample};
-pub use dialect::Dialect;
+pub use dialect::{Answerer, Dialect};
 pub use plan::{Checker, Described, QueryPlan};
 pub use report::QueryResult;
 pub use transport::Transport;

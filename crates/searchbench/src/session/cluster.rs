@@ -52,6 +52,15 @@ impl ClusterSpec {
         }
     }
 
+    /// Asks the engine we start for what `workload` needs of it: a node that searches
+    /// vectors for one whose index holds them. A name that is no built-in workload (a
+    /// track, the user's files) asks nothing.
+    pub fn serve(&mut self, workload: &str) {
+        if let Ok(w) = super::job::find_workload(workload) {
+            self.start.knn |= w.searches_vectors();
+        }
+    }
+
     /// The engine name for the record: the one we start, or none for a given cluster.
     pub fn engine_name(&self) -> Option<&str> {
         self.given.is_none().then_some(self.start.engine.as_str())

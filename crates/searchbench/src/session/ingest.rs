@@ -573,6 +573,7 @@ async fn load_watched(
         failures,
         driver,
         index_body: job.index_body,
+        portable_body: job.portable_body,
         replace: spec.replace,
         append: spec.append,
         load_settings: spec.load_settings,

@@ -14,6 +14,10 @@ pub struct Job {
     pub source: Box<dyn DocSource>,
     pub index: String,
     pub index_body: serde_json::Value,
+    /// The body is a built-in workload's, written in Elasticsearch's words: the index is made
+    /// with its vector fields in the product's (see `ingest::vector_field`). A user's own
+    /// mapping is sent as given.
+    pub portable_body: bool,
     /// The built-in workload, or `files` for the user's files.
     pub workload: String,
     /// The generator seed (none for files).
@@ -154,6 +158,7 @@ impl Job {
             source,
             index: index.unwrap_or_else(|| w.default_index().to_string()),
             index_body: w.index_body_for(spec),
+            portable_body: true,
             workload: w.name().to_string(),
             seed: Some(spec.seed),
             truth: opened.truth,
@@ -212,6 +217,7 @@ impl Job {
             source,
             index,
             index_body,
+            portable_body: workload.is_some(),
             workload: workload.map_or("files", |w| w.name()).to_string(),
             seed: None,
             truth: None,
@@ -274,6 +280,7 @@ impl Job {
             source: Chain::of(sources),
             index: spec.index_name(workload),
             index_body: workload.map_or_else(|| serde_json::json!({}), |w| w.index_body()),
+            portable_body: workload.is_some(),
             workload: workload.map_or("files", |w| w.name()).to_string(),
             seed: None,
             truth: None,

@@ -284,7 +284,11 @@ impl lifecycle::Phase for WorkloadQueries<'_> {
             // `searchbench query` asks an index it counted with `_count`: the search
             // engines' dialect.
             let search = &query::dialect::SEARCH;
-            let Some(plan) = spec.workload.query_plan(search, &spec.corpus, truth)? else {
+            let answerer = query::Answerer::of(stage.target).await;
+            let Some(plan) =
+                spec.workload
+                    .query_plan(search, answerer.as_ref(), &spec.corpus, truth)?
+            else {
                 return Err(SessionError::usage(format!(
                     "the {} workload has no queries",
                     spec.workload.name()
@@ -424,6 +428,7 @@ pub async fn load_corpus(
         source: opened.source,
         index: index.to_string(),
         index_body: workload.index_body_for(&spec),
+        portable_body: true,
         workload: workload.name().to_string(),
         seed: Some(spec.seed),
         truth: None,
@@ -503,11 +508,12 @@ pub async fn after_ingest(
     let truth = truth.filter(|_| w.wants_truth());
     // The dialect of the product that answers (a cluster that cannot say is asked in the
     // search engines', as before: its answers say what went wrong).
-    let dialect = match target.product().await {
-        Ok((product, ..)) => query::dialect::spoken_by(product),
-        Err(_) => &query::dialect::SEARCH,
+    let answerer = query::Answerer::of(&target).await;
+    let dialect = match &answerer {
+        Some(a) => query::dialect::spoken_by(a.product),
+        None => &query::dialect::SEARCH,
     };
-    let plan = w.query_plan(dialect, spec, truth)?;
+    let plan = w.query_plan(dialect, answerer.as_ref(), spec, truth)?;
     observer.event(Event::Querying {
         index,
         workload,

@@ -64,6 +64,7 @@ impl SetupFiles {
                 "an index body",
             )?;
             job.index_body = Value::Object(body);
+            job.portable_body = false;
         }
         if let Some(path) = &self.mapping {
             let mut mapping =
@@ -72,6 +73,7 @@ impl SetupFiles {
                 mapping = inner;
             }
             set(&mut job.index_body, "mappings", Value::Object(mapping));
+            job.portable_body = false;
         }
         if let Some(path) = &self.settings {
             let mut settings =

@@ -509,6 +509,7 @@ fn load_job(l: &BulkLoad) -> Result<Job, SessionError> {
         index: l.target.clone(),
         // The track made the index (or the template of the data stream): the load appends.
         index_body: serde_json::json!({}),
+        portable_body: false,
         workload: "track".into(),
         seed: None,
         truth: None,

@@ -68,6 +68,7 @@ pub fn job(w: &WorkloadFile, index: Option<String>) -> Result<Resolved, SessionE
     };
     if let Some(body) = &w.index_body {
         job.index_body = body.clone();
+        job.portable_body = false;
     }
     // A generator's own query phase needs its name; the user's queries or files take theirs.
     if !w.queries.is_empty() || matches!(w.corpus, Corpus::Files { .. }) {

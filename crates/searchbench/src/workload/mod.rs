@@ -49,7 +49,7 @@ use serde_json::{json, Value};
 
 use crate::corpus::{CorpusError, DocSource, TruthHandle};
 use crate::query::beside::BesideSearch;
-use crate::query::{Dialect, QueryPlan, Transport, Variant};
+use crate::query::{Answerer, Dialect, QueryPlan, Transport, Variant};
 
 pub use crate::corpus::PartitionTruth;
 pub use cluster_metrics::metrics_spec;
@@ -170,14 +170,22 @@ pub trait Workload: Sync + std::fmt::Debug {
     /// the workload has queries in that dialect (`None` otherwise). `truth` is what the
     /// generator published while loading (or a truth file held) for a workload that [wants
     /// it](Workload::wants_truth); without it the workload recomputes what it needs from
-    /// `spec`. The same coverages and truth in every dialect it speaks.
+    /// `spec`. The same coverages and truth in every dialect it speaks. `answerer` is the
+    /// product and release that answers, when it said (vectors write their searches in its
+    /// words).
     fn query_plan(
         &self,
         _dialect: &dyn Dialect,
+        _answerer: Option<&Answerer>,
         _spec: &WorkloadSpec,
         _truth: Option<Vec<PartitionTruth>>,
     ) -> Result<Option<Box<dyn QueryPlan>>, CorpusError> {
         Ok(None)
+    }
+    /// Whether its index holds vectors: a node we start for it must search them (OpenSearch's
+    /// k-NN plugin).
+    fn searches_vectors(&self) -> bool {
+        false
     }
     /// The variants of its query phase (none without one), known before any truth is.
     fn query_variants(&self) -> Vec<Variant> {

@@ -39,6 +39,7 @@ pub(crate) fn plan(index: &str, dir: &std::path::Path, ids: IdMode) -> Plan {
     Plan {
         driver,
         index_body: json!({"settings": {"number_of_shards": 1, "number_of_replicas": 0}}),
+        portable_body: false,
         replace: false,
         append: false,
         load_settings: LoadSettings::default(),

@@ -73,6 +73,7 @@ fn plan(index: &str, dir: &Path) -> Plan {
             "settings": {"number_of_shards": 1, "number_of_replicas": 0},
             "mappings": {"properties": {"n": {"type": "long"}, "i": {"type": "long"}}}
         }),
+        portable_body: false,
         replace: false,
         append: false,
         load_settings: LoadSettings::default(),

@@ -1,6 +1,7 @@
 //! The `vectors` workload on a real Elasticsearch 8.17.4 node (`dense_vector` and `knn` are in
-//! its core): every answer of every pass, at two clients, has its recall@k measured against
-//! the exact neighbours; neighbours moved away in the index lower it.
+//! its core) and a real OpenSearch 2.19.1 node with the k-NN plugin from Maven Central (its
+//! Lucene engine): every answer of every pass, at two clients, has its recall@k measured
+//! against the exact neighbours; neighbours moved away in the index lower it.
 
 use reqwest::Method;
 use serde_json::{json, Value};
@@ -52,10 +53,36 @@ fn mean(row: &Value) -> f64 {
 }
 
 #[test]
-fn every_answer_has_its_recall_measured_and_neighbours_moved_away_lower_it() {
+fn on_elasticsearch_every_answer_has_its_recall_measured_and_moved_neighbours_lower_it() {
     let _heavy = common::one_track_at_a_time();
     let node = common::elasticsearch_8();
+    recall_measured_in_every_answer(node.url());
+    drop(node);
+}
+
+#[test]
+fn on_opensearch_with_its_knn_plugin_every_answer_has_its_recall_measured_too() {
+    let _heavy = common::one_track_at_a_time();
+    let node = common::opensearch_knn();
     let url = node.url().to_string();
+    // The index holds the same graph in OpenSearch's words.
+    let target = common::target_at(&url, std::time::Duration::from_secs(60));
+    recall_measured_in_every_answer(&url);
+    let mapping: Value = common::runtime()
+        .block_on(target.get_json(&format!("/{INDEX}/_mapping")))
+        .expect("the mapping");
+    let v = &mapping[INDEX]["mappings"]["properties"]["v"];
+    assert_eq!(v["type"], "knn_vector", "{mapping}");
+    assert_eq!(v["dimension"], DIMS, "{mapping}");
+    assert_eq!(v["method"]["engine"], "lucene", "{mapping}");
+    assert_eq!(v["method"]["parameters"]["m"], 16, "{mapping}");
+    drop(node);
+}
+
+/// Loads and measures the corpus on `url`, then moves each query's nearest neighbour away
+/// and measures again.
+fn recall_measured_in_every_answer(url: &str) {
+    let url = url.trim_end_matches('/').to_string();
 
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("r.db");
@@ -163,5 +190,27 @@ fn every_answer_has_its_recall_measured_and_neighbours_moved_away_lower_it() {
     assert!(mean(r) <= 0.9 + 1e-9, "{r}");
     assert!(r["recall_min"].as_f64().unwrap() <= 0.9, "{r}");
     assert!(mean(r) < wide - 0.04, "{} against {wide}", mean(r));
-    drop(node);
+}
+
+#[test]
+fn opensearch_without_the_knn_plugin_says_how_to_get_it() {
+    // The shared node: OpenSearch as Maven's runner starts it, no k-NN plugin.
+    let out = bin()
+        .args(["query", "vectors", "--docs", "100", "--dims", "4"])
+        .args([
+            "--url",
+            common::node_url(),
+            "--index",
+            "it-vectors-no-plugin",
+        ])
+        .args(["--load", "--no-store", "--json"])
+        .output()
+        .expect("query vectors --load");
+    assert_ne!(out.status.code(), Some(0), "{}", streams(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no knn_vector without its k-NN plugin"),
+        "{err}"
+    );
+    assert!(err.contains("--knn"), "{err}");
 }

@@ -146,6 +146,7 @@ fn the_sketch_starts_and_stops_like_an_engine_and_refuses_what_it_lacks() {
         ("--nodes", "2", "one process"),
         ("--data", "/tmp", "in memory"),
         ("--setting", "a=b", "no node settings"),
+        ("--knn", "--json", "numbers, not vectors"),
     ] {
         let out = output(&own, &["engine", "start", "sketch", flag, value]);
         assert_eq!(out.status.code(), Some(2), "{flag}: {}", streams(&out));

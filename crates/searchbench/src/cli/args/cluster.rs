@@ -43,6 +43,12 @@ pub struct NodeArgs {
     /// carries (point --url/--ca-cert/--user at your own).
     #[arg(long)]
     pub security: bool,
+    /// A node that searches vectors: OpenSearch's distribution with its k-NN plugin from
+    /// Maven Central (its Lucene engine; faiss and nmslib need native libraries Maven Central
+    /// does not carry). Elasticsearch has dense_vector in its core and is started as it is.
+    /// Implied by the vectors workload.
+    #[arg(long)]
+    pub knn: bool,
 }
 
 impl NodeArgs {
@@ -55,6 +61,7 @@ impl NodeArgs {
         options.heap = self.heap.clone();
         options.settings = self.settings.clone();
         options.jvm_opts = self.jvm_opts.clone();
+        options.knn = self.knn;
         options.security = self.security.then(|| engine::security::SecurityOptions {
             admin_password: std::env::var("SEARCHBENCH_PASSWORD")
                 .ok()

@@ -172,6 +172,7 @@ async fn execute(
     warm: &Warm<'_>,
 ) -> CliResult {
     let mut cluster = args.cluster.spec()?;
+    cluster.serve(&job.workload);
     let attach = args
         .out
         .attach(Some(&args.load.telemetry), args.profile.spec(&cluster)?)?;

@@ -11,7 +11,7 @@ use super::{
 };
 use crate::corpus::cluster_metrics::{MetricsSpec, CSV_HEADER};
 use crate::corpus::{truth_file, ClusterMetrics, CorpusError, DocSource};
-use crate::query::{dialect, Dialect, QueryPlan, Transport, Variant};
+use crate::query::{dialect, Answerer, Dialect, QueryPlan, Transport, Variant};
 use queries::{MetricsQueries, Truth};
 
 #[derive(Debug)]
@@ -56,6 +56,7 @@ impl Workload for ClusterMetricsWorkload {
     fn query_plan(
         &self,
         dialect: &dyn Dialect,
+        _answerer: Option<&Answerer>,
         spec: &WorkloadSpec,
         truth: Option<Vec<PartitionTruth>>,
     ) -> Result<Option<Box<dyn QueryPlan>>, CorpusError> {

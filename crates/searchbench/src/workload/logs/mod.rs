@@ -12,7 +12,7 @@ use super::{
 use crate::corpus::text::{parse_duration_ms, parse_start};
 use crate::corpus::{CorpusError, Logs, LogsSpec};
 use crate::query::beside::BesideSearch;
-use crate::query::{dialect, Dialect, QueryPlan, Variant};
+use crate::query::{dialect, Answerer, Dialect, QueryPlan, Variant};
 use queries::{LogsQueries, DEFAULT_SLICES};
 
 #[derive(Debug)]
@@ -42,6 +42,7 @@ impl Workload for LogsWorkload {
     fn query_plan(
         &self,
         dialect: &dyn Dialect,
+        _answerer: Option<&Answerer>,
         spec: &WorkloadSpec,
         _truth: Option<Vec<PartitionTruth>>,
     ) -> Result<Option<Box<dyn QueryPlan>>, CorpusError> {

@@ -13,7 +13,7 @@ use super::{
     PartitionTruth, Workload, WorkloadSpec,
 };
 use crate::corpus::{CorpusError, DocSource, Item};
-use crate::query::{dialect, Dialect, QueryPlan, Variant};
+use crate::query::{dialect, Answerer, Dialect, QueryPlan, Variant};
 
 /// Groups the documents fall into (`n mod GROUPS`).
 pub const GROUPS: u64 = 10;
@@ -54,6 +54,7 @@ impl Workload for NumbersWorkload {
     fn query_plan(
         &self,
         dialect: &dyn Dialect,
+        _answerer: Option<&Answerer>,
         spec: &WorkloadSpec,
         _truth: Option<Vec<PartitionTruth>>,
     ) -> Result<Option<Box<dyn QueryPlan>>, CorpusError> {

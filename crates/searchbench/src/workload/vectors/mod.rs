@@ -3,7 +3,9 @@
 //! neighbours ([`truth`], brute force on every core) in every pass ([`queries`]).
 //!
 //! Elasticsearch 8's `dense_vector` (in its core: the distribution from Maven Central has
-//! it) indexed as HNSW without quantization, so recall measures the graph alone.
+//! it) indexed as HNSW without quantization, so recall measures the graph alone; on
+//! OpenSearch the same graph is a `knn_vector` of the k-NN plugin's Lucene engine (the body
+//! rewritten by `ingest::vector_field`, the searches in its words: [`queries::Syntax`]).
 
 pub mod queries;
 pub mod space;
@@ -15,8 +17,10 @@ use super::{
     ndjson_writer, plain, reject, required_docs, settings, CorpusWriter, FileShape, Opened,
     PartitionTruth, Workload, WorkloadSpec,
 };
+use crate::cluster::Vectors;
 use crate::corpus::{CorpusError, DocSource, Item};
-use crate::query::{dialect, Dialect, QueryPlan, Variant};
+use crate::query::{dialect, Answerer, Dialect, QueryPlan, Variant};
+use queries::Syntax;
 use space::{Space, MAX_DIMS};
 
 /// Dimensions unless told (`--dims`): SIFT's, the common small embedding.
@@ -88,6 +92,7 @@ impl Workload for VectorsWorkload {
     fn query_plan(
         &self,
         dialect: &dyn Dialect,
+        answerer: Option<&Answerer>,
         spec: &WorkloadSpec,
         _truth: Option<Vec<PartitionTruth>>,
     ) -> Result<Option<Box<dyn QueryPlan>>, CorpusError> {
@@ -96,8 +101,15 @@ impl Workload for VectorsWorkload {
         }
         let (space, docs) = shape(spec)?;
         Ok(Some(Box::new(queries::VectorsQueries::new(
-            space, docs, QUERIES,
+            space,
+            docs,
+            QUERIES,
+            syntax(answerer)?,
         ))))
+    }
+
+    fn searches_vectors(&self) -> bool {
+        true
     }
 
     fn query_variants(&self) -> Vec<Variant> {
@@ -113,6 +125,30 @@ impl Workload for VectorsWorkload {
         }
         let (space, docs) = shape(spec)?;
         Ok(ndjson_writer(Box::new(VectorDocs::new(space, docs))))
+    }
+}
+
+/// How the cluster that answers asks for neighbours: OpenSearch's `knn` query from the
+/// release whose query takes the candidates (`ef_search`), Elasticsearch's top-level `knn`
+/// otherwise (and when the cluster did not say: its answers will say what is wrong).
+fn syntax(answerer: Option<&Answerer>) -> Result<Syntax, CorpusError> {
+    let Some(a) = answerer else {
+        return Ok(Syntax::Elasticsearch);
+    };
+    match a.product.traits().vectors {
+        Vectors::Plugin(_) if a.since(queries::OPENSEARCH_EF_SEARCH_SINCE) => {
+            Ok(Syntax::OpenSearch)
+        }
+        Vectors::Plugin(_) => {
+            let (major, minor) = queries::OPENSEARCH_EF_SEARCH_SINCE;
+            Err(CorpusError::Invalid(format!(
+                "vectors: {} {}'s knn query takes no ef_search (the candidates each variant \
+                 names); it came in {major}.{minor}",
+                a.product.traits().display,
+                a.release
+            )))
+        }
+        Vectors::Core | Vectors::Elsewhere(_) => Ok(Syntax::Elasticsearch),
     }
 }
 

@@ -1,5 +1,5 @@
-//! The query side of `vectors`: approximate k-NN searches (Elasticsearch's top-level `knn`),
-//! each answer's recall@k measured against the exact neighbours ([`super::truth`]), in every
+//! The query side of `vectors`: approximate k-NN searches (Elasticsearch's top-level `knn`,
+//! OpenSearch's `knn` query with `ef_search` as the candidates; see [`Syntax`]), each answer's recall@k measured against the exact neighbours ([`super::truth`]), in every
 //! pass and at every client count.
 //!
 //! A variant names its parameters: `k10_nc100` asks for the 10 nearest with 100 candidates
@@ -87,6 +87,20 @@ pub fn variants() -> Vec<Variant> {
     DEFAULT_VARIANTS.iter().map(|n| Variant::new(n)).collect()
 }
 
+/// How a product asks for the nearest neighbours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Syntax {
+    /// Elasticsearch 8's top-level `knn`: `k` and `num_candidates` per shard, the filter
+    /// applied during the graph's search.
+    Elasticsearch,
+    /// OpenSearch's `knn` query (k-NN plugin, Lucene engine): `k`, the candidates as
+    /// `method_parameters.ef_search` (2.16 on), the filter applied during the search.
+    OpenSearch,
+}
+
+/// The first OpenSearch release whose `knn` query takes `ef_search` (the candidates).
+pub const OPENSEARCH_EF_SEARCH_SINCE: (u32, u32) = (2, 16);
+
 /// The searches over an index holding documents `0..docs` of `space`.
 #[derive(Debug, Clone)]
 pub struct VectorsQueries {
@@ -94,15 +108,17 @@ pub struct VectorsQueries {
     pub docs: u64,
     /// The query vectors, one after another.
     pub queries: Vec<f32>,
+    pub syntax: Syntax,
 }
 
 impl VectorsQueries {
-    pub fn new(space: Space, docs: u64, queries: usize) -> VectorsQueries {
+    pub fn new(space: Space, docs: u64, queries: usize, syntax: Syntax) -> VectorsQueries {
         let q = space.queries(queries);
         VectorsQueries {
             space,
             docs,
             queries: q,
+            syntax,
         }
     }
 
@@ -113,7 +129,7 @@ impl VectorsQueries {
 }
 
 /// The body of one search: the `k` nearest, their `id` alone.
-pub fn body(knn: &Knn, vector: &[f32], profile: bool) -> Vec<u8> {
+pub fn body(syntax: Syntax, knn: &Knn, vector: &[f32], profile: bool) -> Vec<u8> {
     let mut v = String::new();
     json_vector(vector, &mut v);
     let filter = knn
@@ -121,11 +137,15 @@ pub fn body(knn: &Knn, vector: &[f32], profile: bool) -> Vec<u8> {
         .map(|b| format!(",\"filter\":{{\"range\":{{\"bucket\":{{\"lt\":{b}}}}}}}"))
         .unwrap_or_default();
     let profile = if profile { ",\"profile\":true" } else { "" };
-    format!(
-        "{{\"size\":{k},\"_source\":[\"id\"],\"knn\":{{\"field\":\"v\",\"query_vector\":{v},\"k\":{k},\"num_candidates\":{nc}{filter}}}{profile}}}",
-        k = knn.k,
-        nc = knn.candidates
-    )
+    let (k, nc) = (knn.k, knn.candidates);
+    match syntax {
+        Syntax::Elasticsearch => format!(
+            "{{\"size\":{k},\"_source\":[\"id\"],\"knn\":{{\"field\":\"v\",\"query_vector\":{v},\"k\":{k},\"num_candidates\":{nc}{filter}}}{profile}}}"
+        ),
+        Syntax::OpenSearch => format!(
+            "{{\"size\":{k},\"_source\":[\"id\"],\"query\":{{\"knn\":{{\"v\":{{\"vector\":{v},\"k\":{k},\"method_parameters\":{{\"ef_search\":{nc}}}{filter}}}}}}}{profile}}}"
+        ),
+    }
     .into_bytes()
 }
 
@@ -145,7 +165,7 @@ impl QueryPlan for VectorsQueries {
     fn bodies(&self, variant: &Variant, coverage: usize, profile: bool) -> Vec<Vec<u8>> {
         match Knn::parse(variant.name()) {
             Ok(knn) if coverage < self.coverages() => {
-                vec![body(&knn, self.query(coverage), profile)]
+                vec![body(self.syntax, &knn, self.query(coverage), profile)]
             }
             _ => Vec::new(),
         }
@@ -364,7 +384,7 @@ mod tests {
         for v in DEFAULT_VARIANTS {
             Knn::parse(v).unwrap();
         }
-        let plan = VectorsQueries::new(Space::new(1, 4), 100, 3);
+        let mut plan = VectorsQueries::new(Space::new(1, 4), 100, 3, Syntax::Elasticsearch);
         let body: serde_json::Value =
             serde_json::from_slice(&plan.bodies(&Variant::new("k10_nc100_f99"), 2, false)[0])
                 .unwrap();
@@ -373,11 +393,23 @@ mod tests {
         assert_eq!(body["knn"]["filter"]["range"]["bucket"]["lt"], 10);
         assert_eq!(body["knn"]["query_vector"].as_array().unwrap().len(), 4);
         assert!(plan.bodies(&Variant::new("k10_nc100"), 3, false).is_empty());
+        // OpenSearch's words for the same search.
+        plan.syntax = Syntax::OpenSearch;
+        let body: serde_json::Value =
+            serde_json::from_slice(&plan.bodies(&Variant::new("k10_nc100_f99"), 2, true)[0])
+                .unwrap();
+        let knn = &body["query"]["knn"]["v"];
+        assert_eq!(body["size"], 10);
+        assert_eq!(body["profile"], true);
+        assert_eq!(knn["k"], 10);
+        assert_eq!(knn["method_parameters"]["ef_search"], 100);
+        assert_eq!(knn["filter"]["range"]["bucket"]["lt"], 10);
+        assert_eq!(knn["vector"].as_array().unwrap().len(), 4);
     }
 
     #[test]
     fn a_truth_too_big_for_memory_is_refused_before_it_is_made() {
-        let plan = VectorsQueries::new(Space::new(1, 1024), 3_000_000, 1);
+        let plan = VectorsQueries::new(Space::new(1, 1024), 3_000_000, 1, Syntax::Elasticsearch);
         let Err(err) = plan.checker(&[Variant::new("k10_nc100")], true, &Progress::default())
         else {
             panic!("a 12 GiB truth was made");
@@ -393,7 +425,7 @@ mod tests {
     /// of the corpus is a wrong answer.
     #[test]
     fn a_wrong_neighbour_lowers_recall_and_an_impossible_hit_is_wrong() {
-        let plan = VectorsQueries::new(Space::new(5, 8), 2_000, 4);
+        let plan = VectorsQueries::new(Space::new(5, 8), 2_000, 4, Syntax::Elasticsearch);
         let corpus = Corpus::generate(&plan.space, plan.docs);
         let knn = Knn::parse("k10_nc100").unwrap();
         let exact = nearest(&corpus, &plan.queries, 10, None);

@@ -355,15 +355,26 @@ pub fn one_track_at_a_time() -> std::sync::MutexGuard<'static, ()> {
 /// own (the engine's start blocks on its runtime); it stops when dropped. Hold
 /// [`one_track_at_a_time`] while it runs: two heavy nodes at once starve the machine.
 pub fn elasticsearch_8() -> searchbench::engine::Node {
-    std::thread::spawn(|| {
-        let mut options = searchbench::engine::StartOptions::new("elasticsearch-8.17.4");
+    own_node("elasticsearch-8.17.4", false)
+}
+
+/// An OpenSearch 2.19.1 node with the k-NN plugin (the distribution, the plugin from Maven
+/// Central), as [`elasticsearch_8`] is started.
+pub fn opensearch_knn() -> searchbench::engine::Node {
+    own_node("opensearch-2.19.1", true)
+}
+
+fn own_node(engine: &'static str, knn: bool) -> searchbench::engine::Node {
+    std::thread::spawn(move || {
+        let mut options = searchbench::engine::StartOptions::new(engine);
         options.heap = "512m".into();
         options.attached = true;
+        options.knn = knn;
         tokio::runtime::Runtime::new()
             .expect("a runtime")
             .block_on(searchbench::engine::start(&options))
     })
     .join()
     .expect("the starting thread")
-    .unwrap_or_else(|e| panic!("starting Elasticsearch 8: {e}"))
+    .unwrap_or_else(|e| panic!("starting {engine}: {e}"))
 }
