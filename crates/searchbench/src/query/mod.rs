@@ -17,6 +17,7 @@ pub mod cells;
 pub mod dialect;
 pub mod plan;
 pub mod report;
+pub mod rewrites;
 pub mod send;
 pub mod sketch;
 pub mod transport;
@@ -33,6 +34,7 @@ pub use cells::{CellResult, CoverageSample};
 pub use dialect::{Answerer, Dialect};
 pub use plan::{Checker, Described, QueryPlan};
 pub use report::QueryResult;
+pub use rewrites::Rewrites;
 pub use transport::Transport;
 pub use variant::Variant;
 

@@ -110,6 +110,10 @@ pub struct QueryResult {
     /// the run is stored `interrupted`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub interrupted: bool,
+    /// The corpus written again over itself beside the warm-up and the passes
+    /// (`--rewrite-clients`): the figures were measured during an ingest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rewrites: Option<super::Rewrites>,
 }
 
 impl QueryResult {
@@ -332,6 +336,7 @@ pub(super) fn assemble(
         background: None,
         measured_from: passes_started,
         interrupted,
+        rewrites: None,
     }
 }
 

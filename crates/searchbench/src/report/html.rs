@@ -93,6 +93,19 @@ fn query_tables(r: &Value) -> String {
         }
         s.push_str("</table>");
     }
+    if let Some(w) = r
+        .get("rewrites")
+        .and_then(|w| serde_json::from_value::<crate::query::Rewrites>(w.clone()).ok())
+    {
+        let _ = write!(
+            s,
+            "<p class=\"note\">Measured during an ingest: {} client(s) wrote the corpus over \
+             itself beside every pass, {} document(s) in {:.1} s ({:.0} docs/s); the index held \
+             {} documents before and after, so every answer was checked against the same \
+             truth.</p>",
+            w.clients, w.docs, w.secs, w.docs_per_sec, w.index_count
+        );
+    }
     let acc = r.get("accuracy").and_then(Value::as_array);
     if let Some(acc) = acc.filter(|a| !a.is_empty()) {
         let workload = r.get("workload").and_then(Value::as_str).unwrap_or("");

@@ -26,6 +26,7 @@ pub mod profile;
 pub mod publish;
 pub mod query;
 pub mod record;
+pub mod rewrites;
 pub mod run;
 pub mod saturate;
 pub mod scenario;

@@ -33,6 +33,9 @@ pub struct QuerySpec {
     pub baseline: Option<PathBuf>,
     /// Delay added between the driver and the cluster (`--rtt`) by a proxy on 127.0.0.1.
     pub rtt: Option<crate::cluster::delay::Rtt>,
+    /// The corpus written again over itself beside the searches (see [`super::rewrites`]);
+    /// `None`: the index is left alone.
+    pub rewrites: Option<super::rewrites::RewriteSpec>,
 }
 
 impl QuerySpec {
@@ -128,6 +131,8 @@ pub async fn query(
         "profile": options.profile,
         "rtt_ms": spec.rtt.map(|r| r.rtt_ms),
         "jitter_ms": spec.rtt.map(|r| r.jitter_ms),
+        "rewrite_clients": spec.rewrites.map(|r| r.clients),
+        "rewrite_rate": spec.rewrites.and_then(|r| r.rate),
     });
     let config = crate::query::with_part(config, options);
     let identity = attach.identity(Kind::Query, workload, Some(spec.corpus.seed), None, config);
@@ -295,7 +300,28 @@ impl lifecycle::Phase for WorkloadQueries<'_> {
                 )));
             };
             let headline = plan.headline();
-            let mut result = measure_on(stage, plan, spec.options.clone(), engine).await?;
+            let mut result = match spec.rewrites {
+                None => measure_on(stage, plan, spec.options.clone(), engine).await?,
+                Some(how) => {
+                    let (stop_tx, stop) = Cancel::new();
+                    let writes = tokio::spawn(super::rewrites::alongside(
+                        stage.target.clone(),
+                        spec.options.index.clone(),
+                        spec.workload,
+                        spec.corpus.clone(),
+                        how,
+                        stop,
+                    ));
+                    let measured = measure_on(stage, plan, spec.options.clone(), engine).await;
+                    let _ = stop_tx.send(true);
+                    let writes = writes.await.map_err(|e| {
+                        SessionError::Other(format!("the rewrites beside the searches: {e}"))
+                    })?;
+                    let mut result = measured?;
+                    result.rewrites = Some(writes?);
+                    result
+                }
+            };
             if let Some(path) = &spec.baseline {
                 result.compare_baseline(path, headline).map_err(usage)?;
             }

@@ -39,6 +39,19 @@ fn load_and_query(url: &str, store: &std::path::Path) -> (Value, std::process::O
     (result, out)
 }
 
+/// One pass of the corpus's searches on the loaded index, with `extra` flags, as JSON on
+/// stdout.
+fn query_again(url: &str, extra: &[&str]) -> std::process::Output {
+    let (docs, dims) = (DOCS.to_string(), DIMS.to_string());
+    bin()
+        .args(["query", "vectors", "--docs", &docs, "--dims", &dims])
+        .args(["--url", url, "--index", INDEX, "--passes", "1"])
+        .args(extra)
+        .args(["--no-store", "--json"])
+        .output()
+        .expect("query vectors")
+}
+
 fn row<'a>(q: &'a Value, variant: &str) -> &'a Value {
     q["accuracy"]
         .as_array()
@@ -57,6 +70,38 @@ fn on_elasticsearch_every_answer_has_its_recall_measured_and_moved_neighbours_lo
     let _heavy = common::one_track_at_a_time();
     let node = common::elasticsearch_8();
     recall_measured_in_every_answer(node.url());
+    let url = node.url().trim_end_matches('/').to_string();
+    // An index loaded with server-made ids gains a copy per rewrite: the run fails, saying so.
+    let auto = "it-vectors-auto-ids";
+    let out = bin()
+        .args([
+            "ingest", "vectors", "--docs", "300", "--dims", "4", "--ids", "auto",
+        ])
+        .args(["--url", &url, "--index", auto, "--quiet", "--no-store"])
+        .output()
+        .expect("ingest --ids auto");
+    assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
+    let out = bin()
+        .args([
+            "query", "vectors", "--docs", "300", "--dims", "4", "--url", &url,
+        ])
+        .args([
+            "--index",
+            auto,
+            "--passes",
+            "1",
+            "--rewrite-clients",
+            "1",
+            "--no-store",
+        ])
+        .output()
+        .expect("query --rewrite-clients on auto ids");
+    assert_ne!(out.status.code(), Some(0), "{}", streams(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("not loaded with sequential ids"),
+        "{}",
+        streams(&out)
+    );
     drop(node);
 }
 
@@ -129,6 +174,33 @@ fn recall_measured_in_every_answer(url: &str) {
         );
     }
 
+    // During an ingest: two clients write the corpus over itself beside every pass; every
+    // answer is still checked, against the same truth.
+    let out = query_again(
+        &url,
+        &[
+            "--variants",
+            "k10_nc100,k10_nc100_f999",
+            "--rewrite-clients",
+            "2",
+            "--rewrite-rate",
+            "2000",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
+    let during: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let w = &during["rewrites"];
+    assert_eq!(w["clients"], 2, "{during}");
+    assert_eq!(w["rate"], 2000.0, "{during}");
+    assert_eq!(during["accuracy"].as_array().unwrap().len(), 2, "{during}");
+    assert!(w["docs"].as_u64().unwrap() > 0, "{w}");
+    assert_eq!(w["index_count"], DOCS, "{w}");
+    for r in during["accuracy"].as_array().unwrap() {
+        assert_eq!(r["recall_answers"], 200, "{r}");
+        assert_eq!(r["hits_wrong"], 0, "{r}");
+    }
+    assert!(mean(row(&during, "k10_nc100")) > 0.9, "{during}");
+
     // The nearest neighbour of every query moved away: each answer misses one of its ten.
     let space = Space::new(1, DIMS);
     let corpus = Corpus::generate(&space, DOCS);
@@ -163,27 +235,7 @@ fn recall_measured_in_every_answer(url: &str) {
             Some(("application/x-ndjson", bulk.into_bytes())),
         ))
         .expect("move the nearest neighbours");
-    let out = bin()
-        .args([
-            "query",
-            "vectors",
-            "--docs",
-            &DOCS.to_string(),
-            "--dims",
-            &DIMS.to_string(),
-        ])
-        .args([
-            "--url",
-            &url,
-            "--index",
-            INDEX,
-            "--passes",
-            "1",
-            "--no-store",
-            "--json",
-        ])
-        .output()
-        .expect("query vectors");
+    let out = query_again(&url, &[]);
     assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
     let q: Value = serde_json::from_slice(&out.stdout).unwrap();
     let r = row(&q, "k10_nc100");

@@ -213,6 +213,7 @@ pub fn merge(group: &str, of: u32, chosen: &[&PartRun]) -> Result<KindMerge, Str
         background: None,
         measured_from: None,
         interrupted: parts.iter().any(|(_, r)| r.interrupted),
+        rewrites: crate::query::rewrites::merged(parts.iter().map(|(_, r)| r.rewrites.as_ref())),
     };
     let failed = (!merged.passed() && !merged.interrupted).then(|| {
         format!(

@@ -134,6 +134,9 @@ pub fn print(r: &QueryResult, detail: Detail) {
             r.rate.unwrap_or_default()
         );
     }
+    if let Some(w) = &r.rewrites {
+        sayln!("{}", rewrites_line(w));
+    }
     if let Some(b) = &r.background {
         sayln!("{}", super::machine::background_line(b, "the queries"));
     }
@@ -228,6 +231,29 @@ pub fn print(r: &QueryResult, detail: Detail) {
 
 /// The accuracy (its table in full, when an answer was wrong, or when it holds measured
 /// recall) and the verdict line.
+/// What the writes beside the searches did: the figures above were measured during them.
+pub fn rewrites_line(w: &crate::query::Rewrites) -> String {
+    format!(
+        "during an ingest: {} client(s){} wrote the corpus over itself beside every pass, {} \
+         document(s) in {:.1} s ({:.0} docs/s, {} whole round(s){}); the index held {} \
+         documents before and after, so every answer was checked against the same truth",
+        w.clients,
+        w.rate
+            .map(|r| format!(" offered {r:.0} docs/s"))
+            .unwrap_or_default(),
+        w.docs,
+        w.secs,
+        w.docs_per_sec,
+        w.rounds,
+        if w.failed > 0 {
+            format!(", {} refused", w.failed)
+        } else {
+            String::new()
+        },
+        w.index_count
+    )
+}
+
 fn print_verdict(r: &QueryResult, detail: Detail) {
     let words = r.described();
     let wrong = r.failures_total > 0;
