@@ -43,8 +43,10 @@ fn rewrite_properties(
             format!("{path}.{name}")
         };
         if field.get("type").and_then(Value::as_str) == Some("dense_vector") {
+            let graph = field.get("index").and_then(Value::as_bool) != Some(false);
             *field = knn_vector(field, &at)?;
-            *rewritten += 1;
+            // A field kept without its graph needs no index.knn (doc values alone).
+            *rewritten += usize::from(graph);
         } else if let Some(inner) = field.get_mut("properties").and_then(Value::as_object_mut) {
             rewrite_properties(inner, &at, rewritten)?;
         }
@@ -52,12 +54,16 @@ fn rewrite_properties(
     Ok(())
 }
 
-/// A `dense_vector` field as a `knn_vector` of the Lucene engine.
+/// A `dense_vector` field as a `knn_vector` of the Lucene engine; one kept without its graph
+/// (`index: false`) as a `knn_vector` without a method.
 fn knn_vector(field: &Value, at: &str) -> Result<Value, String> {
     let dims = field
         .get("dims")
         .and_then(Value::as_u64)
         .ok_or_else(|| format!("vector field {at}: no dims"))?;
+    if field.get("index").and_then(Value::as_bool) == Some(false) {
+        return Ok(json!({"type": "knn_vector", "dimension": dims}));
+    }
     let similarity = field
         .get("similarity")
         .and_then(Value::as_str)
@@ -167,5 +173,18 @@ mod tests {
         odd["mappings"]["properties"]["inner"]["properties"]["v"]["similarity"] = json!("hamming");
         let e = in_words_of(&odd, Product::OpenSearch).unwrap_err();
         assert!(e.contains("hamming"), "{e}");
+    }
+
+    #[test]
+    fn a_field_without_its_graph_stays_without_one() {
+        let mut kept = body(json!(null));
+        kept["mappings"]["properties"]["inner"]["properties"]["v"] =
+            json!({"type": "dense_vector", "dims": 8, "index": false});
+        let os = in_words_of(&kept, Product::OpenSearch).unwrap();
+        assert_eq!(
+            os["mappings"]["properties"]["inner"]["properties"]["v"],
+            json!({"type": "knn_vector", "dimension": 8})
+        );
+        assert!(os["settings"]["index"].get("knn").is_none(), "{os}");
     }
 }

@@ -134,7 +134,18 @@ pub async fn query(
         "rewrite_clients": spec.rewrites.map(|r| r.clients),
         "rewrite_rate": spec.rewrites.and_then(|r| r.rate),
     });
-    let config = crate::query::with_part(config, options);
+    let mut config = crate::query::with_part(config, options);
+    // The shape of a vectors corpus, where given: runs of other dimensions or graphs are other
+    // configurations (left out when not given, as stored before there was a choice).
+    if let Some(map) = config.as_object_mut() {
+        let p = &spec.corpus.params;
+        if let Some(dims) = p.dims {
+            map.insert("dims".into(), dims.into());
+        }
+        if let Some(index) = p.vector_index {
+            map.insert("vector_index".into(), index.name().into());
+        }
+    }
     let identity = attach.identity(Kind::Query, workload, Some(spec.corpus.seed), None, config);
     let cluster = ClusterSpec::given(target, urls, spec.rtt);
     let setup = Setup {

@@ -88,6 +88,7 @@ pub fn auditbeat_spec(name: &str, spec: &WorkloadSpec) -> Result<AuditbeatSpec, 
     reject(name, "--rows-per-epoch", p.rows_per_epoch.is_some())?;
     reject(name, "--epochs", p.epochs.is_some())?;
     reject(name, "--dims", p.dims.is_some())?;
+    reject(name, "--vector-index", p.vector_index.is_some())?;
     reject(name, "--truth", p.truth)?;
     reject(name, "--year", p.year.is_some())?;
     reject(name, "--window", p.window.is_some())?;

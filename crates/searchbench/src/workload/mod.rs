@@ -80,6 +80,8 @@ pub struct Params {
     pub slices: Option<usize>,
     /// vectors: dimensions of each vector (default 128).
     pub dims: Option<usize>,
+    /// vectors: how the vector field is indexed (default HNSW without quantization).
+    pub vector_index: Option<vectors::VectorIndex>,
 }
 
 /// What to generate: seed, document count and workload parameters.

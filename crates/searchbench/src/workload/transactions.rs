@@ -63,6 +63,7 @@ pub fn transactions_spec(spec: &WorkloadSpec) -> Result<TransactionsSpec, Corpus
     )?;
     reject("transactions", "--epochs", p.epochs.is_some())?;
     reject("transactions", "--dims", p.dims.is_some())?;
+    reject("transactions", "--vector-index", p.vector_index.is_some())?;
     reject("transactions", "--truth", p.truth)?;
     reject("transactions", "--start", p.start.is_some())?;
     reject("transactions", "--window", p.window.is_some())?;

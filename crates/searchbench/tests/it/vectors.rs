@@ -71,6 +71,44 @@ fn on_elasticsearch_every_answer_has_its_recall_measured_and_moved_neighbours_lo
     let node = common::elasticsearch_8();
     recall_measured_in_every_answer(node.url());
     let url = node.url().trim_end_matches('/').to_string();
+    // Its int8-quantized graph: recall measured in every answer, and no graph, nothing to
+    // search.
+    let int8 = "it-vectors-int8";
+    let out = ingest_small(&url, int8, "int8_hnsw");
+    assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
+    let out = bin()
+        .args([
+            "query", "vectors", "--docs", "300", "--dims", "4", "--url", &url,
+        ])
+        .args([
+            "--index",
+            int8,
+            "--vector-index",
+            "int8_hnsw",
+            "--passes",
+            "1",
+        ])
+        .args(["--variants", "k10_nc100", "--no-store", "--json"])
+        .output()
+        .expect("query int8_hnsw");
+    assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
+    let q: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = row(&q, "k10_nc100");
+    assert_eq!(r["recall_answers"], 200, "{r}");
+    assert!(mean(r) > 0.5, "{r}");
+    let out = bin()
+        .args([
+            "query", "vectors", "--docs", "300", "--dims", "4", "--url", &url,
+        ])
+        .args(["--index", int8, "--vector-index", "none", "--no-store"])
+        .output()
+        .expect("query none");
+    assert_eq!(out.status.code(), Some(2), "{}", streams(&out));
+    assert!(
+        streams(&out).contains("builds no graph"),
+        "{}",
+        streams(&out)
+    );
     // An index loaded with server-made ids gains a copy per rewrite: the run fails, saying so.
     let auto = "it-vectors-auto-ids";
     let out = bin()
@@ -121,7 +159,39 @@ fn on_opensearch_with_its_knn_plugin_every_answer_has_its_recall_measured_too() 
     assert_eq!(v["dimension"], DIMS, "{mapping}");
     assert_eq!(v["method"]["engine"], "lucene", "{mapping}");
     assert_eq!(v["method"]["parameters"]["m"], 16, "{mapping}");
+
+    // The field kept without its graph: a knn_vector without a method. A quantized graph of
+    // Elasticsearch's is refused, naming it.
+    let kept = "it-vectors-no-graph";
+    let out = ingest_small(&url, kept, "none");
+    assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
+    let mapping: Value = common::runtime()
+        .block_on(target.get_json(&format!("/{kept}/_mapping")))
+        .expect("the mapping");
+    let v = &mapping[kept]["mappings"]["properties"]["v"];
+    assert_eq!(
+        v,
+        &json!({"type": "knn_vector", "dimension": 4}),
+        "{mapping}"
+    );
+    let out = ingest_small(&url, "it-vectors-int8", "int8_hnsw");
+    assert_ne!(out.status.code(), Some(0), "{}", streams(&out));
+    assert!(
+        streams(&out).contains("int8_hnsw is Elasticsearch's"),
+        "{}",
+        streams(&out)
+    );
     drop(node);
+}
+
+/// 300 vectors of 4 dims into `index`, the field indexed as `kind`.
+fn ingest_small(url: &str, index: &str, kind: &str) -> std::process::Output {
+    bin()
+        .args(["ingest", "vectors", "--docs", "300", "--dims", "4"])
+        .args(["--vector-index", kind, "--url", url, "--index", index])
+        .args(["--quiet", "--no-store"])
+        .output()
+        .expect("ingest vectors")
 }
 
 /// Loads and measures the corpus on `url`, then moves each query's nearest neighbour away

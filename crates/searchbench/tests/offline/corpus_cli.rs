@@ -104,6 +104,14 @@ fn bad_arguments_exit_2_with_a_clear_message() {
         &["vectors", "--docs", "5", "--format", "csv"],
         "NDJSON only",
     );
+    assert_usage_error(
+        &["vectors", "--docs", "5", "--vector-index", "ivf"],
+        "is not one of hnsw, int8_hnsw, bbq_hnsw, none",
+    );
+    assert_usage_error(
+        &["logs", "--docs", "5", "--vector-index", "none"],
+        "--vector-index does not apply to the logs workload",
+    );
 }
 
 fn read(path: &Path) -> Vec<u8> {

@@ -47,6 +47,12 @@ pub struct GeneratorArgs {
     /// vectors: dimensions of each vector, 1 to 4096 [default: 128].
     #[arg(long, value_name = "N", help_heading = "vectors")]
     pub dims: Option<usize>,
+    /// vectors: how the vector field is indexed: hnsw (no quantization), int8_hnsw,
+    /// bbq_hnsw (Elasticsearch's quantized graphs) or none (the vectors kept, no graph: the
+    /// cost of indexing them without the graph) [default: hnsw].
+    #[arg(long, value_name = "KIND", help_heading = "vectors",
+          value_parser = crate::workload::vectors::VectorIndex::parse)]
+    pub vector_index: Option<crate::workload::vectors::VectorIndex>,
 }
 
 impl GeneratorArgs {
@@ -62,6 +68,7 @@ impl GeneratorArgs {
             window: self.window.clone(),
             year: self.year,
             dims: self.dims,
+            vector_index: self.vector_index,
             ..workload::Params::default()
         };
         spec

@@ -148,6 +148,11 @@ pub fn metrics_spec(spec: &WorkloadSpec) -> Result<MetricsSpec, CorpusError> {
     reject("cluster-metrics", "--year", p.year.is_some())?;
     reject("cluster-metrics", "--slices", p.slices.is_some())?;
     reject("cluster-metrics", "--dims", p.dims.is_some())?;
+    reject(
+        "cluster-metrics",
+        "--vector-index",
+        p.vector_index.is_some(),
+    )?;
     let mut s = MetricsSpec::new(spec.seed);
     if let Some(e) = p.first_epoch {
         s.first_epoch = e;

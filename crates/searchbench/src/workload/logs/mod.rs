@@ -100,6 +100,7 @@ pub fn logs_spec(spec: &WorkloadSpec) -> Result<LogsSpec, CorpusError> {
     reject("logs", "--year", p.year.is_some())?;
     reject("logs", "--first-epoch", p.first_epoch.is_some())?;
     reject("logs", "--dims", p.dims.is_some())?;
+    reject("logs", "--vector-index", p.vector_index.is_some())?;
     let mut s = LogsSpec::new(spec.seed, required_docs("logs", spec)?);
     if let Some(start) = &p.start {
         s.start_ms = parse_start(start)?;

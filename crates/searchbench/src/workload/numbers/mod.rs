@@ -98,6 +98,7 @@ fn docs(spec: &WorkloadSpec) -> Result<u64, CorpusError> {
         ("--first-epoch", p.first_epoch.is_some()),
         ("--slices", p.slices.is_some()),
         ("--dims", p.dims.is_some()),
+        ("--vector-index", p.vector_index.is_some()),
     ] {
         reject("numbers", flag, given)?;
     }

@@ -34,11 +34,68 @@ pub const QUERIES: usize = 100;
 pub const HNSW_M: u32 = 16;
 pub const HNSW_EF_CONSTRUCTION: u32 = 100;
 
+/// How the vector field is indexed (`--vector-index`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum VectorIndex {
+    /// An HNSW graph of the full floats: what recall measures is the graph alone.
+    #[default]
+    Hnsw,
+    /// Elasticsearch's HNSW over int8-quantized vectors (8.12 on).
+    Int8Hnsw,
+    /// Elasticsearch's HNSW over better binary quantization (8.16 on, 64 dimensions or more).
+    BbqHnsw,
+    /// The vectors kept and no graph built: indexing them costs what the field costs without
+    /// its graph. Nothing to search approximately.
+    None,
+}
+
+impl VectorIndex {
+    pub const ALL: [VectorIndex; 4] = [
+        VectorIndex::Hnsw,
+        VectorIndex::Int8Hnsw,
+        VectorIndex::BbqHnsw,
+        VectorIndex::None,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            VectorIndex::Hnsw => "hnsw",
+            VectorIndex::Int8Hnsw => "int8_hnsw",
+            VectorIndex::BbqHnsw => "bbq_hnsw",
+            VectorIndex::None => "none",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<VectorIndex, String> {
+        Self::ALL
+            .into_iter()
+            .find(|v| v.name() == s)
+            .ok_or_else(|| format!("{s:?} is not one of hnsw, int8_hnsw, bbq_hnsw, none"))
+    }
+
+    /// The field in Elasticsearch's words (`ingest::vector_field` writes OpenSearch's).
+    fn field(self, dims: usize) -> Value {
+        let graph = |kind: &str| {
+            json!({
+                "type": "dense_vector",
+                "dims": dims,
+                "index": true,
+                "similarity": "l2_norm",
+                "index_options": {"type": kind, "m": HNSW_M, "ef_construction": HNSW_EF_CONSTRUCTION}
+            })
+        };
+        match self {
+            VectorIndex::None => json!({"type": "dense_vector", "dims": dims, "index": false}),
+            graph_kind => graph(graph_kind.name()),
+        }
+    }
+}
+
 #[derive(Debug)]
 pub struct VectorsWorkload;
 
 impl VectorsWorkload {
-    fn body(dims: usize) -> Value {
+    fn body(dims: usize, index: VectorIndex) -> Value {
         json!({
             "settings": settings(),
             "mappings": {
@@ -46,13 +103,7 @@ impl VectorsWorkload {
                 "properties": {
                     "id": {"type": "long"},
                     "bucket": {"type": "integer"},
-                    "v": {
-                        "type": "dense_vector",
-                        "dims": dims,
-                        "index": true,
-                        "similarity": "l2_norm",
-                        "index_options": {"type": "hnsw", "m": HNSW_M, "ef_construction": HNSW_EF_CONSTRUCTION}
-                    }
+                    "v": index.field(dims)
                 }
             }
         })
@@ -73,11 +124,14 @@ impl Workload for VectorsWorkload {
     }
 
     fn index_body(&self) -> Value {
-        Self::body(DEFAULT_DIMS)
+        Self::body(DEFAULT_DIMS, VectorIndex::Hnsw)
     }
 
     fn index_body_for(&self, spec: &WorkloadSpec) -> Value {
-        Self::body(spec.params.dims.unwrap_or(DEFAULT_DIMS))
+        Self::body(
+            spec.params.dims.unwrap_or(DEFAULT_DIMS),
+            spec.params.vector_index.unwrap_or_default(),
+        )
     }
 
     fn default_docs(&self) -> Option<u64> {
@@ -86,7 +140,8 @@ impl Workload for VectorsWorkload {
 
     fn open(&self, spec: &WorkloadSpec) -> Result<Opened, CorpusError> {
         let (space, docs) = shape(spec)?;
-        Ok(plain(Box::new(VectorDocs::new(space, docs))))
+        let index = spec.params.vector_index.unwrap_or_default();
+        Ok(plain(Box::new(VectorDocs::new(space, docs).indexed(index))))
     }
 
     fn query_plan(
@@ -100,6 +155,13 @@ impl Workload for VectorsWorkload {
             return Ok(None);
         }
         let (space, docs) = shape(spec)?;
+        if spec.params.vector_index == Some(VectorIndex::None) {
+            return Err(CorpusError::Invalid(
+                "vectors: --vector-index none builds no graph, so there is nothing to search \
+                 approximately; it measures what indexing the vectors costs without one"
+                    .into(),
+            ));
+        }
         Ok(Some(Box::new(queries::VectorsQueries::new(
             space,
             docs,
@@ -191,6 +253,9 @@ pub struct VectorDocs {
     docs: u64,
     at: u64,
     scratch: Vec<f32>,
+    /// How the field will be indexed: named in the description, so runs of different graphs
+    /// are never one configuration.
+    index: VectorIndex,
 }
 
 impl VectorDocs {
@@ -200,7 +265,13 @@ impl VectorDocs {
             docs,
             at: 0,
             scratch: Vec::new(),
+            index: VectorIndex::Hnsw,
         }
+    }
+
+    fn indexed(mut self, index: VectorIndex) -> VectorDocs {
+        self.index = index;
+        self
     }
 }
 
@@ -219,9 +290,46 @@ impl DocSource for VectorDocs {
     }
 
     fn describe(&self) -> String {
+        // The default graph as described before there was a choice.
+        let index = match self.index {
+            VectorIndex::Hnsw => String::new(),
+            other => format!(", {}", other.name()),
+        };
         format!(
-            "vectors ({} docs of {} dims, seed {})",
+            "vectors ({} docs of {} dims{index}, seed {})",
             self.docs, self.space.dims, self.space.seed
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_graph_is_its_own_mapping_and_its_own_corpus_description() {
+        let mut spec = WorkloadSpec::new(3);
+        spec.docs = Some(10);
+        spec.params.dims = Some(8);
+        let described = |spec: &WorkloadSpec| VectorsWorkload.open(spec).unwrap().source.describe();
+        assert_eq!(described(&spec), "vectors (10 docs of 8 dims, seed 3)");
+        for kind in VectorIndex::ALL {
+            assert_eq!(VectorIndex::parse(kind.name()), Ok(kind));
+            spec.params.vector_index = Some(kind);
+            let v = VectorsWorkload.index_body_for(&spec)["mappings"]["properties"]["v"].clone();
+            assert_eq!(v["dims"], 8);
+            match kind {
+                VectorIndex::None => assert_eq!(v["index"], false, "{v}"),
+                graph => assert_eq!(v["index_options"]["type"], graph.name(), "{v}"),
+            }
+            if kind != VectorIndex::Hnsw {
+                assert!(
+                    described(&spec).contains(kind.name()),
+                    "{}",
+                    described(&spec)
+                );
+            }
+        }
+        assert!(VectorIndex::parse("HNSW").is_err());
     }
 }
