@@ -76,33 +76,23 @@ fn on_elasticsearch_every_answer_has_its_recall_measured_and_moved_neighbours_lo
     let int8 = "it-vectors-int8";
     let out = ingest_small(&url, int8, "int8_hnsw");
     assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
-    let out = bin()
-        .args([
-            "query", "vectors", "--docs", "300", "--dims", "4", "--url", &url,
-        ])
-        .args([
-            "--index",
-            int8,
+    let out = query_small(
+        &url,
+        int8,
+        &[
             "--vector-index",
             "int8_hnsw",
-            "--passes",
-            "1",
-        ])
-        .args(["--variants", "k10_nc100", "--no-store", "--json"])
-        .output()
-        .expect("query int8_hnsw");
+            "--variants",
+            "k10_nc100",
+            "--json",
+        ],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
     let q: Value = serde_json::from_slice(&out.stdout).unwrap();
     let r = row(&q, "k10_nc100");
     assert_eq!(r["recall_answers"], 200, "{r}");
     assert!(mean(r) > 0.5, "{r}");
-    let out = bin()
-        .args([
-            "query", "vectors", "--docs", "300", "--dims", "4", "--url", &url,
-        ])
-        .args(["--index", int8, "--vector-index", "none", "--no-store"])
-        .output()
-        .expect("query none");
+    let out = query_small(&url, int8, &["--vector-index", "none"]);
     assert_eq!(out.status.code(), Some(2), "{}", streams(&out));
     assert!(
         streams(&out).contains("builds no graph"),
@@ -119,21 +109,7 @@ fn on_elasticsearch_every_answer_has_its_recall_measured_and_moved_neighbours_lo
         .output()
         .expect("ingest --ids auto");
     assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
-    let out = bin()
-        .args([
-            "query", "vectors", "--docs", "300", "--dims", "4", "--url", &url,
-        ])
-        .args([
-            "--index",
-            auto,
-            "--passes",
-            "1",
-            "--rewrite-clients",
-            "1",
-            "--no-store",
-        ])
-        .output()
-        .expect("query --rewrite-clients on auto ids");
+    let out = query_small(&url, auto, &["--rewrite-clients", "1"]);
     assert_ne!(out.status.code(), Some(0), "{}", streams(&out));
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("not loaded with sequential ids"),
@@ -182,6 +158,18 @@ fn on_opensearch_with_its_knn_plugin_every_answer_has_its_recall_measured_too() 
         streams(&out)
     );
     drop(node);
+}
+
+/// One pass of the searches of 300 vectors of 4 dims on `index`, with `extra` flags.
+fn query_small(url: &str, index: &str, extra: &[&str]) -> std::process::Output {
+    bin()
+        .args([
+            "query", "vectors", "--docs", "300", "--dims", "4", "--url", url,
+        ])
+        .args(["--index", index, "--passes", "1", "--no-store"])
+        .args(extra)
+        .output()
+        .expect("query vectors")
 }
 
 /// 300 vectors of 4 dims into `index`, the field indexed as `kind`.
