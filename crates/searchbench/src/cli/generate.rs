@@ -18,6 +18,10 @@ pub enum Format {
     Ndjson,
     /// CSV with a header (transactions, cluster-metrics).
     Csv,
+    /// vectors: the ANN benchmarks' binary files into the folder --out, as
+    /// opensearch-benchmark's vectorsearch reads them (base.fbin, queries.fbin, and the
+    /// exact 100 nearest of each query in neighbors.bin).
+    Bigann,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -30,7 +34,8 @@ pub enum Compress {
 #[command(after_help = "Examples:\n  \
     searchbench generate logs --docs 1000000 --out logs.ndjson\n  \
     searchbench generate cluster-metrics --epochs 5 --truth t.ndjson --out m.zst --compress zstd\n  \
-    searchbench generate transactions --docs 100000 --out dvf.csv\n\n\
+    searchbench generate transactions --docs 100000 --out dvf.csv\n  \
+    searchbench generate vectors --docs 1m --format bigann --out sift-like/\n\n\
     The same workload, seed and flags always give the same bytes.")]
 pub struct GenerateArgs {
     /// Workload: logs, cluster-metrics or transactions.
@@ -81,6 +86,7 @@ fn generate(args: GenerateArgs) -> CliResult {
     let shape = match args.format {
         Some(Format::Csv) => FileShape::Csv,
         Some(Format::Ndjson) => FileShape::Ndjson,
+        Some(Format::Bigann) => return bigann(&args, &spec),
         None => w.default_shape(),
     };
     // Validate everything before creating any file.
@@ -118,6 +124,64 @@ fn generate(args: GenerateArgs) -> CliResult {
         written.bytes as f64 / 1e6,
         written.docs as f64 / secs,
         written.bytes as f64 / 1e6 / secs
+    );
+    Ok(())
+}
+
+/// `--format bigann`: the vectors corpus as the ANN benchmarks' files in the folder `--out`.
+fn bigann(args: &GenerateArgs, spec: &workload::WorkloadSpec) -> CliResult {
+    let usage = |why: String| CliError::usage(anyhow::anyhow!(why));
+    if args.workload != "vectors" {
+        return Err(usage(format!(
+            "--format bigann is for the vectors workload, not {}",
+            args.workload
+        )));
+    }
+    if args.out == "-" {
+        return Err(usage(
+            "--format bigann writes three files: give --out a folder".into(),
+        ));
+    }
+    if args.compress.is_some() || args.truth.is_some() {
+        return Err(usage(
+            "--format bigann writes its files plain, its truth in neighbors.bin: no \
+             --compress, no --truth"
+                .into(),
+        ));
+    }
+    let dir = std::path::Path::new(&args.out);
+    if dir.exists() && !dir.is_dir() {
+        return Err(usage(format!(
+            "--out {}: a file; --format bigann writes into a folder",
+            dir.display()
+        )));
+    }
+    let (space, docs) = workload::vectors::space_of(spec).map_err(CliError::usage)?;
+    let started = std::time::Instant::now();
+    let set = workload::vectors::bigann::write(dir, &space, docs, workload::vectors::QUERIES)
+        .map_err(|e| {
+            let why = format!("--out {}: {e}", dir.display());
+            match e.kind() {
+                std::io::ErrorKind::InvalidInput => CliError::usage(anyhow::anyhow!(why)),
+                _ => CliError {
+                    code: super::exit::FAILURE,
+                    error: anyhow::anyhow!(why),
+                },
+            }
+        })?;
+    eprintln!(
+        "vectors: {} docs of {} dims, {} queries and their {} nearest as bigann files in {} \
+         ({:.1} MB, {:.2} s): {}, {}, {}",
+        set.docs,
+        space.dims,
+        set.query_count,
+        set.k,
+        dir.display(),
+        set.bytes as f64 / 1e6,
+        started.elapsed().as_secs_f64(),
+        set.base.display(),
+        set.queries.display(),
+        set.neighbors.display()
     );
     Ok(())
 }

@@ -302,24 +302,23 @@ pub async fn start(options: &StartOptions) -> Result<Node, EngineError> {
         }
         None => (resolve_fresh(&options.engine).await?, None),
     };
-    let plugins = plugins::Plugins::for_product(&spec, options.security.is_some(), options.knn)?;
+    let mut plugins =
+        plugins::Plugins::for_product(&spec, options.security.is_some(), options.knn)?;
     if spec.kind == Kind::Builtin {
         return builtin::start(spec, options).await;
+    }
+    if local_home.is_some() {
+        // A folder of the user's own is started as it is: it searches vectors if its own
+        // plugins do (a vectors index on one without says so when it is made).
+        plugins.knn = false;
     }
     let spec = match (plugins.any(), &local_home) {
         (false, _) => spec,
         (true, None) => plugins::distribution_for(spec, plugins)?,
         (true, Some(_)) => {
             return Err(EngineError::BadOption {
-                what: format!(
-                    "{} with --engine-dir",
-                    if plugins.security {
-                        "--security"
-                    } else {
-                        "--knn"
-                    }
-                ),
-                reason: "plugins are installed into a catalogue distribution searchbench \
+                what: "--security with --engine-dir".into(),
+                reason: "the plugin is installed into a catalogue distribution searchbench \
                          provisions; a folder of your own is started as it is"
                     .into(),
             })

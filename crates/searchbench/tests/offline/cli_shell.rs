@@ -394,3 +394,60 @@ fn every_input_file_flag_refuses_a_missing_file_or_a_folder_naming_both() {
         }
     }
 }
+
+/// The writes beside the searches (`query --rewrite-clients`) refuse, as bad usage before
+/// anything is sent, what they cannot do: no clients or too many, a rate without them or one
+/// that is no rate, unchecked answers, a file of the user's queries.
+#[test]
+fn the_writes_beside_the_searches_refuse_what_they_cannot_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let queries = dir.path().join("q.json");
+    std::fs::write(&queries, r#"{"all": {"query": {"match_all": {}}}}"#).unwrap();
+    let queries = queries.to_str().unwrap();
+    let base = [
+        "query",
+        "vectors",
+        "--docs",
+        "10",
+        "--url",
+        "http://127.0.0.1:9",
+    ];
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["--rewrite-clients", "0"], "--rewrite-clients"),
+        (vec!["--rewrite-clients", "65"], "--rewrite-clients"),
+        (
+            vec!["--rewrite-clients", "99999999999999999999"],
+            "--rewrite-clients",
+        ),
+        (vec!["--rewrite-rate", "100"], "--rewrite-clients"),
+        (
+            vec!["--rewrite-clients", "1", "--rewrite-rate", "0"],
+            "--rewrite-rate",
+        ),
+        (
+            vec!["--rewrite-clients", "1", "--rewrite-rate", "NaN"],
+            "--rewrite-rate",
+        ),
+        (vec!["--rewrite-clients", "1", "--rewrite-rate", "-5"], "-5"),
+        (vec!["--rewrite-clients", "1", "--no-check"], "--no-check"),
+    ];
+    for (extra, needle) in &cases {
+        let out = bin().args(base).args(extra).output().expect("searchbench");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {err}");
+        assert!(err.contains(needle), "{extra:?}: {err}");
+        assert!(out.stdout.is_empty(), "{extra:?}");
+    }
+    let out = bin()
+        .args(["query", "--queries", queries, "--index", "x"])
+        .args(["--url", "http://127.0.0.1:9", "--rewrite-clients", "1"])
+        .output()
+        .expect("searchbench");
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--rewrite-clients"));
+}

@@ -230,3 +230,63 @@ fn counts_take_si_suffixes_like_sizes_and_durations() {
         assert!(err.contains("--docs") && err.contains(bad), "{bad}: {err}");
     }
 }
+
+#[test]
+fn vectors_as_bigann_files_hold_the_ndjson_corpus_and_refuse_what_they_cannot_be() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let out = dir.path().join("set");
+    let o = run(&[
+        "vectors",
+        "--docs",
+        "300",
+        "--dims",
+        "5",
+        "--format",
+        "bigann",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let base = read(&out.join("base.fbin"));
+    assert_eq!(base.len(), 8 + 300 * 5 * 4);
+    assert_eq!(base[..8], [44, 1, 0, 0, 5, 0, 0, 0]);
+    assert_eq!(read(&out.join("queries.fbin")).len(), 8 + 100 * 5 * 4);
+    let neighbors = read(&out.join("neighbors.bin"));
+    assert_eq!(neighbors[..8], [100, 0, 0, 0, 100, 0, 0, 0]);
+    assert_eq!(neighbors.len(), 8 + 2 * 100 * 100 * 4);
+    // The same vectors as the NDJSON corpus, in id order.
+    let ndjson = run(&["vectors", "--docs", "300", "--dims", "5"]);
+    for (i, line) in String::from_utf8_lossy(&ndjson.stdout).lines().enumerate() {
+        let doc: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(doc["id"], i);
+        for (c, x) in doc["v"].as_array().unwrap().iter().enumerate() {
+            let at = 8 + (i * 5 + c) * 4;
+            let stored = f32::from_le_bytes(base[at..at + 4].try_into().unwrap());
+            assert_eq!(stored, x.as_f64().unwrap() as f32, "doc {i} component {c}");
+        }
+    }
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let file_arg = file.to_str().unwrap();
+    for (args, needle) in [
+        (vec!["--docs", "5"], "give --out a folder"),
+        (
+            vec!["--docs", "5", "--out", file_arg],
+            "a file; --format bigann writes into a folder",
+        ),
+        (
+            vec!["--docs", "5", "--out", "x", "--compress", "gzip"],
+            "no --compress",
+        ),
+        (vec!["--docs", "20000000", "--out", "x"], "generate fewer"),
+    ] {
+        let mut all = vec!["vectors", "--format", "bigann"];
+        all.extend(args);
+        assert_usage_error(&all, needle);
+    }
+    assert_usage_error(
+        &["logs", "--docs", "5", "--format", "bigann", "--out", "x"],
+        "for the vectors workload",
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
+}

@@ -45,8 +45,8 @@ pub struct NodeArgs {
     pub security: bool,
     /// A node that searches vectors: OpenSearch's distribution with its k-NN plugin from
     /// Maven Central (its Lucene engine; faiss and nmslib need native libraries Maven Central
-    /// does not carry). Elasticsearch has dense_vector in its core and is started as it is.
-    /// Implied by the vectors workload.
+    /// does not carry). Elasticsearch has dense_vector in its core and is started as it is,
+    /// and so is a folder of your own (--engine-dir). Implied by the vectors workload.
     #[arg(long)]
     pub knn: bool,
 }

@@ -7,6 +7,7 @@
 //! OpenSearch the same graph is a `knn_vector` of the k-NN plugin's Lucene engine (the body
 //! rewritten by `ingest::vector_field`, the searches in its words: [`queries::Syntax`]).
 
+pub mod bigann;
 pub mod queries;
 pub mod space;
 pub mod truth;
@@ -212,6 +213,15 @@ fn syntax(answerer: Option<&Answerer>) -> Result<Syntax, CorpusError> {
         }
         Vectors::Core | Vectors::Elsewhere(_) => Ok(Syntax::Elasticsearch),
     }
+}
+
+/// The space and document count of `spec`, after refusing the parameters of other workloads
+/// and what the exact search could not hold.
+pub fn space_of(spec: &WorkloadSpec) -> Result<(Space, u64), CorpusError> {
+    let (space, docs) = shape(spec)?;
+    queries::truth_fits(&space, docs)
+        .map_err(|e| CorpusError::Invalid(format!("{e}; generate fewer (--docs, --dims)")))?;
+    Ok((space, docs))
 }
 
 /// The space and document count of `spec`, after refusing the parameters of other workloads.

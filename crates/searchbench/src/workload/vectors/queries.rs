@@ -36,6 +36,22 @@ pub const MAX_CANDIDATES: u32 = 10_000;
 /// dims, 2M of 1,024.
 pub const MAX_TRUTH_FLOATS: u64 = 1 << 31;
 
+/// Refuses an exact search that would hold more than [`MAX_TRUTH_FLOATS`] components (it
+/// holds every vector in memory), saying how much it would take.
+pub fn truth_fits(space: &Space, docs: u64) -> Result<(), String> {
+    let floats = docs.saturating_mul(space.dims as u64);
+    if floats > MAX_TRUTH_FLOATS {
+        return Err(format!(
+            "vectors: the exact neighbours of {docs} vectors of {} dims would hold {} GiB in \
+             memory, over the {} GiB they may take",
+            space.dims,
+            (floats.saturating_mul(4)) >> 30,
+            (MAX_TRUTH_FLOATS * 4) >> 30
+        ));
+    }
+    Ok(())
+}
+
 /// One variant's parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Knn {
@@ -193,17 +209,11 @@ impl QueryPlan for VectorsQueries {
         }
         let mut truths: Vec<(Option<u32>, Vec<Vec<u32>>)> = Vec::new();
         if check {
-            // The exact search holds every vector in memory.
-            let floats = self.docs.saturating_mul(self.space.dims as u64);
-            if floats > MAX_TRUTH_FLOATS {
-                return Err(QueryError::Invalid(format!(
-                    "vectors: the exact neighbours of {} vectors of {} dims would hold {} GiB in memory, over the {} GiB they may take; query fewer (--docs, --dims), or measure without recall (--no-check)",
-                    self.docs,
-                    self.space.dims,
-                    (floats * 4) >> 30,
-                    (MAX_TRUTH_FLOATS * 4) >> 30
-                )));
-            }
+            truth_fits(&self.space, self.docs).map_err(|e| {
+                QueryError::Invalid(format!(
+                    "{e}; query fewer (--docs, --dims), or measure without recall (--no-check)"
+                ))
+            })?;
             let started = std::time::Instant::now();
             let corpus = Corpus::generate(&self.space, self.docs);
             // One exact search per filter, for the largest k asked with it.
