@@ -532,10 +532,12 @@ impl Cell {
     /// see the threshold (from one run's spread, `cv_pct`). A gate that passes blind is worse
     /// than none.
     fn not_blind(&mut self, reach: Option<f64>, cv_pct: Option<f64>, threshold_pct: f64) {
+        // What the runs could have seen, whatever they saw: a change the correction later
+        // finds not significant says it too (see [`Cell::corrected_to_no_change`]).
+        self.min_detectable_pct = reach;
         if self.verdict != Verdict::NoSignificantChange {
             return;
         }
-        self.min_detectable_pct = reach;
         if reach.is_some_and(|r| r > threshold_pct) {
             self.verdict = Verdict::CannotTell;
             self.runs_needed = match self.test {
@@ -545,6 +547,21 @@ impl Cell {
                 _ => cv_pct.and_then(|cv| runs_needed(cv, threshold_pct)),
             };
         }
+    }
+}
+
+impl Cell {
+    /// A change the family's correction found not significant is "no significant change" on
+    /// the same terms as any other: only when the runs could have seen the threshold, else
+    /// they cannot tell (with about how many runs would).
+    fn corrected_to_no_change(&mut self, threshold_pct: f64) {
+        self.verdict = Verdict::NoSignificantChange;
+        let cv = self
+            .spread_base_pct
+            .into_iter()
+            .chain(self.spread_pct)
+            .reduce(f64::max);
+        self.not_blind(self.min_detectable_pct, cv, threshold_pct);
     }
 }
 
@@ -726,7 +743,12 @@ pub fn compare(base: Side, contenders: Vec<Side>) -> Comparison {
 /// `only`: the metrics of the family when a verdict is made from some of them (a `check` of
 /// its `--metric`s); every metric when `None`. The family's headline (the first of
 /// [`crate::analysis::history::HEADLINE`] it tests) weighs [`PRIMARY_SHARE`] of it.
-fn correct(rows: &mut [Row], contenders: usize, only: Option<&[String]>) -> Correction {
+fn correct(
+    rows: &mut [Row],
+    contenders: usize,
+    only: Option<&[String]>,
+    threshold_pct: f64,
+) -> Correction {
     let mut family = Vec::with_capacity(contenders);
     let mut primary_key = None;
     for i in 0..contenders {
@@ -755,7 +777,7 @@ fn correct(rows: &mut [Row], contenders: usize, only: Option<&[String]>) -> Corr
                 Verdict::Better | Verdict::Worse | Verdict::Changed
             );
             if change && adjusted > ALPHA {
-                c.verdict = Verdict::NoSignificantChange;
+                c.corrected_to_no_change(threshold_pct);
             }
         }
         family.push(tested.len());
@@ -809,7 +831,7 @@ pub fn compare_family(
         })
         .collect::<Vec<Row>>();
     let mut rows = rows;
-    let correction = correct(&mut rows, contenders.len(), only);
+    let correction = correct(&mut rows, contenders.len(), only, threshold_pct);
     // A contender with errors is never better on anything.
     for (i, c) in contenders.iter().enumerate() {
         if !c.has_errors() {
@@ -1096,6 +1118,30 @@ mod tests {
         }
     }
 
+    /// A change three runs a side see uncorrected (p < 0.05) that the family's correction
+    /// finds not significant still says what the runs could have seen, and cannot tell when
+    /// that is beyond the threshold (a CI run once read "no significant change" with neither).
+    #[test]
+    fn a_change_the_correction_drops_says_what_the_runs_could_have_seen() {
+        let base = over_runs(&[14500.0, 15100.0, 13900.0]);
+        let contender = over_runs(&[17000.0, 18400.0, 16500.0]);
+        let mut c = cell(&base, &contender, 5.0);
+        assert_eq!(c.verdict, Verdict::Worse, "{c:?}");
+        let reach = c
+            .min_detectable_pct
+            .expect("the runs' reach, whatever the verdict");
+        c.corrected_to_no_change(5.0);
+        assert_eq!(c.min_detectable_pct, Some(reach));
+        // Three noisy runs cannot see 5 %: the dropped change is "cannot tell", with runs.
+        assert!(reach > 5.0, "{reach}");
+        assert_eq!(c.verdict, Verdict::CannotTell, "{c:?}");
+        assert!(c.runs_needed.is_some(), "{c:?}");
+        let mut wide = cell(&base, &contender, 50.0);
+        wide.corrected_to_no_change(50.0);
+        assert_eq!(wide.verdict, Verdict::NoSignificantChange, "{wide:?}");
+        assert!(format_verdict(&wide, 50.0).contains("inconclusive below"));
+    }
+
     /// 78 metrics that do not change (each side's runs drawn from one distribution, noise
     /// 5 % a run, 5 runs a side), compared many times: the gate (any metric worse) fires in
     /// at most its level of the comparisons, where uncorrected it fires in almost all.
@@ -1152,7 +1198,7 @@ mod tests {
                     .any(|r| r.contenders[0].as_ref().unwrap().verdict == Verdict::Worse)
             };
             fired_uncorrected += usize::from(worse(&rows));
-            let correction = correct(&mut rows, 1, None);
+            let correction = correct(&mut rows, 1, None, 50.0);
             assert_eq!(correction.family, vec![78]);
             assert_eq!(correction.primary.as_deref(), Some("docs_per_sec"));
             fired += usize::from(worse(&rows));
