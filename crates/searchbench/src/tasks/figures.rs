@@ -37,6 +37,41 @@ pub struct TaskFigures {
     /// parts, whose merge adds them second by second.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub per_second: Option<std::collections::BTreeMap<u64, u64>>,
+    /// A vector search's recall over its measured answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recall: Option<RecallFigures>,
+}
+
+/// A vector search's recall, every measured answer checked against its true neighbours.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RecallFigures {
+    /// Answers checked (the failed requests have none).
+    pub answers: u64,
+    /// Mean recall@k and recall@1 (opensearch-benchmark's "Mean recall@k", "Mean recall@1").
+    pub mean_at_k: f64,
+    pub mean_at_1: f64,
+    /// The worst answer's recall@k (to the HDR histogram's precision, 0.1 %).
+    pub min_at_k: f64,
+}
+
+impl RecallFigures {
+    /// The recall of several parts' answers: means weighted by their answers, the worst of
+    /// their worst.
+    pub fn merged<'a>(parts: impl Iterator<Item = &'a RecallFigures>) -> Option<RecallFigures> {
+        let parts: Vec<&RecallFigures> = parts.filter(|r| r.answers > 0).collect();
+        let answers: u64 = parts.iter().map(|r| r.answers).sum();
+        (answers > 0).then(|| {
+            let mean = |f: fn(&RecallFigures) -> f64| {
+                parts.iter().map(|r| f(r) * r.answers as f64).sum::<f64>() / answers as f64
+            };
+            RecallFigures {
+                answers,
+                mean_at_k: mean(|r| r.mean_at_k),
+                mean_at_1: mean(|r| r.mean_at_1),
+                min_at_k: parts.iter().map(|r| r.min_at_k).fold(1.0, f64::min),
+            }
+        })
+    }
 }
 
 /// The percentiles each row gives.
@@ -55,19 +90,38 @@ pub fn of(task: &str, kind: &str, run: &TaskRun) -> TaskFigures {
         let (_, h) = m.histograms.get(name)?;
         (!h.is_empty()).then(|| PERCENTILES.map(|p| h.value_at_quantile(p / 100.0) as f64 / 1000.0))
     };
+    // A bulk of vectors counts its documents, as the tools count a bulk's.
+    let docs = kind == "bulk-vector-data-set";
+    let (counted, unit) = if docs {
+        ("units", "docs/s")
+    } else {
+        ("ops", "ops/s")
+    };
+    let done = m.counts.get(counted).copied().unwrap_or(0);
     let (median, min, max) = spread(
         m.seconds
             .values()
-            .map(|c| c.get("ops").copied().unwrap_or(0)),
+            .map(|c| c.get(counted).copied().unwrap_or(0)),
     );
+    let answers = m.counts.get("recall_answers").copied().unwrap_or(0);
+    let mean = |name: &str| m.counts.get(name).copied().unwrap_or(0) as f64 / 1e6 / answers as f64;
+    let recall = (answers > 0).then(|| RecallFigures {
+        answers,
+        mean_at_k: mean("recall_at_k_ppm"),
+        mean_at_1: mean("recall_at_1_ppm"),
+        min_at_k: m
+            .histograms
+            .get("recall_at_k")
+            .map_or(0.0, |(_, h)| h.min() as f64 / 1e6),
+    });
     TaskFigures {
         task: task.to_string(),
         operation_type: kind.to_string(),
         ops,
         errors,
         error_rate: rate(errors, ops),
-        throughput_unit: "ops/s".into(),
-        throughput_mean: seconds.filter(|s| *s > 0.0).map(|s| ops as f64 / s),
+        throughput_unit: unit.into(),
+        throughput_mean: seconds.filter(|s| *s > 0.0).map(|s| done as f64 / s),
         throughput_median: median,
         throughput_min: min,
         throughput_max: max,
@@ -79,6 +133,7 @@ pub fn of(task: &str, kind: &str, run: &TaskRun) -> TaskFigures {
         first_error: run.first_error.clone(),
         stopped: run.stopped,
         per_second: None,
+        recall,
     }
 }
 
@@ -168,6 +223,7 @@ pub fn of_loads(task: &str, reports: &[crate::ingest::IngestReport]) -> TaskFigu
         first_error,
         stopped: reports.iter().any(|r| r.interrupted),
         per_second: None,
+        recall: None,
     }
 }
 

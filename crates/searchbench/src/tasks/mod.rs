@@ -1,7 +1,8 @@
 //! Running a track's tasks as Rally and opensearch-benchmark run them: each task's operation
 //! ([`operation`]) sent by its clients for its warm-up and its iterations or time period, at
 //! its target throughput when it has one ([`task`]), and the figures the tools report per
-//! task ([`figures`]): throughput, latency, service time, error rate.
+//! task ([`figures`]): throughput, latency, service time, error rate, and a vector search's
+//! recall ([`vector_ops`]).
 
 pub mod figures;
 pub mod needs;
@@ -9,6 +10,7 @@ pub mod operation;
 pub mod part;
 pub mod plan;
 pub mod task;
+pub mod vector_ops;
 
 pub use figures::TaskFigures;
 pub use operation::{Context, Operation};

@@ -135,12 +135,15 @@ pub enum Kind {
     WaitForRecovery {
         index: String,
     },
+    /// opensearch-benchmark's vector operations, on a data set laid down locally.
+    Vectors(super::vector_ops::VectorOp),
 }
 
-/// What one execution did: units of work (pages, documents) and whether it succeeded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What one execution did: units of work (pages, documents), and a vector search's recall.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Done {
     pub units: u64,
+    pub recall: Option<super::vector_ops::Recall>,
 }
 
 /// Why an execution failed.
@@ -588,6 +591,35 @@ pub const GIVE_UP: Duration = Duration::from_secs(900);
 pub const TEST_MODE_GIVE_UP: Duration = Duration::from_secs(10);
 
 impl Operation {
+    /// A vector operation of opensearch-benchmark, as it runs: never retried as a whole (a
+    /// bulk sends its refused documents again itself, a warm-up asks again itself).
+    pub fn of_vectors(op: super::vector_ops::VectorOp) -> Operation {
+        Operation {
+            kind: Kind::Vectors(op),
+            retry_until_success: false,
+            condition: None,
+            give_up: GIVE_UP,
+        }
+    }
+
+    /// Whether the operation runs until its data is used up (a vector data set) rather than
+    /// for its iterations.
+    pub fn finite(&self) -> bool {
+        matches!(&self.kind, Kind::Vectors(op) if op.finite())
+    }
+
+    /// Whether client `client` has used up its share of the operation's data.
+    pub fn exhausted(&self, client: usize) -> bool {
+        matches!(&self.kind, Kind::Vectors(op) if op.exhausted(client))
+    }
+
+    /// Back to the start of its data, before a task runs.
+    pub fn begin(&self) {
+        if let Kind::Vectors(op) = &self.kind {
+            op.begin();
+        }
+    }
+
     /// Runs the operation once (or, retried, until it succeeds), from client `client`.
     pub async fn run(&self, ctx: &Context, client: usize) -> Result<Done, Failed> {
         let began = std::time::Instant::now();
@@ -634,7 +666,10 @@ impl Operation {
     /// One execution: what it did and the (last) answer, as JSON when it is.
     async fn once(&self, ctx: &Context, client: usize) -> Result<(Done, Value), Failed> {
         let t = &ctx.target;
-        let one = Done { units: 1 };
+        let one = Done {
+            units: 1,
+            recall: None,
+        };
         match &self.kind {
             Kind::CreateIndex { indices, query } => {
                 for (name, body) in indices {
@@ -795,7 +830,13 @@ impl Operation {
                         _ => break,
                     }
                 }
-                Ok((Done { units: done }, answer))
+                Ok((
+                    Done {
+                        units: done,
+                        recall: None,
+                    },
+                    answer,
+                ))
             }
             Kind::Scroll {
                 path,
@@ -834,7 +875,13 @@ impl Operation {
                         )
                         .await;
                 }
-                Ok((Done { units: done }, answer))
+                Ok((
+                    Done {
+                        units: done,
+                        recall: None,
+                    },
+                    answer,
+                ))
             }
             Kind::OpenPit {
                 index,
@@ -874,6 +921,7 @@ impl Operation {
                 tokio::time::sleep(Duration::from_secs_f64(*seconds)).await;
                 Ok((one, Value::Null))
             }
+            Kind::Vectors(op) => op.once(ctx, client, self.give_up).await,
             Kind::WaitForRecovery { index } => {
                 let path = format!("/_cat/recovery/{index}?active_only=true&format=json");
                 let began = std::time::Instant::now();

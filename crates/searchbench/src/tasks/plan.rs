@@ -132,8 +132,12 @@ pub fn plan(d: &Definition, procedure: &Procedure, spec: &PlanSpec) -> Result<Pl
             } else if t.operation_type == "bulk" {
                 bulk(t, d, spec).map(TaskPlan::Bulk)
             } else {
-                super::operation::of(t, d)
-                    .and_then(|op| TaskSpec::of(t, op).map_err(Unplanned::Invalid))
+                let op = if super::vector_ops::RUNS.contains(&t.operation_type.as_str()) {
+                    super::vector_ops::of(t, d, spec).map(super::operation::Operation::of_vectors)
+                } else {
+                    super::operation::of(t, d)
+                };
+                op.and_then(|op| TaskSpec::of(t, op).map_err(Unplanned::Invalid))
                     .map(|spec| {
                         if test_mode {
                             spec.for_test_mode()
@@ -313,13 +317,38 @@ fn bulk(t: &model::Resolved, d: &Definition, spec: &PlanSpec) -> Result<BulkSpec
     })
 }
 
+impl Planned {
+    /// Whether the challenge searches vectors the way only OpenSearch's k-NN plugin can: an
+    /// index of `knn_vector` fields, or one of opensearch-benchmark's vector operations. A
+    /// node searchbench starts for it gets the plugin.
+    pub fn searches_vectors(&self) -> bool {
+        use super::operation::Kind;
+        self.steps.iter().flatten().any(|(plan, _)| match plan {
+            TaskPlan::Task(t) => match &t.operation.kind {
+                Kind::Vectors(_) => true,
+                Kind::CreateIndex { indices, .. } => indices
+                    .iter()
+                    .any(|(_, body)| body.to_string().contains("\"knn_vector\"")),
+                _ => false,
+            },
+            TaskPlan::Bulk(_) => false,
+        })
+    }
+}
+
 impl TaskPlan {
     /// How the task runs, in a line.
     pub fn describe(&self) -> String {
         match self {
             TaskPlan::Task(t) => {
                 let mut how = format!("{} client(s)", t.clients);
+                if let super::operation::Kind::Vectors(op) = &t.operation.kind {
+                    how.push_str(&format!(": {}", op.how()));
+                }
                 match (t.time, t.iterations) {
+                    (None, None) if t.operation.finite() => {
+                        how.push_str(", until their share is sent")
+                    }
                     (Some(time), _) => how.push_str(&format!(" for {}s", time.as_secs())),
                     (None, n) => how.push_str(&format!(", {} iteration(s) each", n.unwrap_or(1))),
                 }

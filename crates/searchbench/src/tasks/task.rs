@@ -112,6 +112,7 @@ impl TaskSpec {
     /// Runs the task until it is done, or `stop` (Ctrl-C, or the end of the task that
     /// completes its parallel block).
     pub async fn run(&self, ctx: &Context, stop: &Cancel) -> TaskRun {
+        self.operation.begin();
         let start = Instant::now();
         let schedule = self.rate.map(|r| Schedule::new(r, start));
         let clients =
@@ -143,11 +144,17 @@ impl TaskSpec {
         stop: &Cancel,
     ) -> TaskRun {
         let mut mine = TaskRun::default();
-        let wanted = self.iterations.unwrap_or(1);
+        // A vector data set runs until the client's share is sent, unless iterations say less.
+        let wanted = self
+            .iterations
+            .unwrap_or(if self.operation.finite() { u64::MAX } else { 1 });
         let (mut i, mut measured) = (0u64, 0u64);
         loop {
             if stop.is_cancelled() {
                 mine.stopped = true;
+                break;
+            }
+            if self.operation.exhausted(client) {
                 break;
             }
             let elapsed = start.elapsed();
@@ -190,7 +197,18 @@ impl TaskSpec {
             m.count("ops", 1);
             m.count_at(second, "ops", 1);
             match outcome {
-                Ok(done) => m.count("units", done.units),
+                Ok(done) => {
+                    m.count("units", done.units);
+                    m.count_at(second, "units", done.units);
+                    if let Some(r) = done.recall {
+                        // Sums in millionths, so the mean over the parts of a run is exact.
+                        let ppm = |x: f64| (x.clamp(0.0, 1.0) * 1e6).round() as u64;
+                        m.count("recall_answers", 1);
+                        m.count("recall_at_k_ppm", ppm(r.at_k));
+                        m.count("recall_at_1_ppm", ppm(r.at_1));
+                        m.record("recall_at_k", "ppm", ppm(r.at_k));
+                    }
+                }
                 Err(e) => {
                     m.count("errors", 1);
                     m.count_at(second, "errors", 1);

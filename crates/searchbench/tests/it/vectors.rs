@@ -324,3 +324,145 @@ fn opensearch_without_the_knn_plugin_says_how_to_get_it() {
     );
     assert!(err.contains("--knn"), "{err}");
 }
+
+/// opensearch-benchmark's `vectorsearch` workload as written (the fixture is its definition,
+/// unchanged) on bigann files searchbench lays down, run on OpenSearch with its k-NN plugin:
+/// every row loaded under the `_id` of its number by two clients, every request of two search
+/// clients (on two cores, where opensearch-benchmark would skip it) has its recall@k and
+/// recall@1 measured; a ground truth that names the wrong neighbours lowers both.
+#[test]
+fn opensearch_benchmarks_vectorsearch_runs_as_written_with_recall_in_every_request() {
+    let _heavy = common::one_track_at_a_time();
+    let node = common::opensearch_knn();
+    let url = node.url().trim_end_matches('/').to_string();
+    let dir = tempfile::tempdir().expect("a folder");
+    let data = dir.path().join("data");
+    let out = bin()
+        .args(["generate", "vectors", "--docs", "3000", "--dims", "8"])
+        .args(["--format", "bigann", "--out"])
+        .arg(&data)
+        .output()
+        .expect("generate vectors");
+    assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
+    let index = "it-osb-vectorsearch";
+    let at = |name: &str| data.join(name).display().to_string();
+    let params = |neighbours: &str| {
+        json!({
+            "target_index_name": index,
+            "target_field_name": "target_field",
+            "target_index_body": "indices/lucene-index.json",
+            "target_index_primary_shards": 1,
+            "target_index_dimension": 8,
+            "target_index_space_type": "l2",
+            "target_index_bulk_size": 250,
+            "target_index_bulk_index_data_set_format": "bigann",
+            "target_index_bulk_index_data_set_path": at("base.fbin"),
+            "target_index_bulk_indexing_clients": 2,
+            "target_index_max_num_segments": 1,
+            "hnsw_ef_construction": 100,
+            "hnsw_m": 16,
+            "query_k": 10,
+            "query_body": {"docvalue_fields": ["_id"], "stored_fields": "_none_", "_source": false},
+            "query_data_set_format": "bigann",
+            "query_data_set_path": at("queries.fbin"),
+            "neighbors_data_set_format": "bigann",
+            "neighbors_data_set_path": at(neighbours),
+            "query_count": 100,
+            "number_of_repetitions": 2,
+            "search_clients": 2
+        })
+    };
+    let workload = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/tracks/osb/vectorsearch/workload.json");
+    let run = |neighbours: &str, procedure: &str| -> Value {
+        let file = dir.path().join(format!("{procedure}.json"));
+        std::fs::write(&file, params(neighbours).to_string()).expect("the params");
+        let out = bin()
+            .args(["run", "--url", &url, "--quiet", "--no-store"])
+            .arg("--workload-file")
+            .arg(&workload)
+            .arg("--track-params")
+            .arg(&file)
+            .args(["--challenge", procedure, "--corpus-dir"])
+            .arg(dir.path())
+            .args(["--json", "-"])
+            .output()
+            .expect("run --workload-file");
+        assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", streams(&out)))
+    };
+    let task = |r: &Value, name: &str| -> Value {
+        r["tasks"]
+            .as_array()
+            .and_then(|t| t.iter().find(|t| t["task"] == name))
+            .cloned()
+            .unwrap_or_else(|| panic!("no task {name} in {r}"))
+    };
+
+    let r = run("neighbors.bin", "no-train-test");
+    let bulk = task(&r, "custom-vector-bulk");
+    assert_eq!(bulk["errors"], 0, "{bulk}");
+    assert_eq!(bulk["throughput_unit"], "docs/s", "{bulk}");
+    // 3,000 rows, 1,500 a client, 250 a request.
+    assert_eq!(bulk["ops"], 12, "{bulk}");
+    let target = common::target_at(&url, std::time::Duration::from_secs(60));
+    let count: Value = common::runtime()
+        .block_on(target.get_json(&format!("/{index}/_count")))
+        .expect("the count");
+    assert_eq!(count["count"], 3000, "{count}");
+    // Each document is the row of its `_id`: row 2,999 as the file holds it.
+    let base =
+        searchbench::tasks::vector_ops::BigAnn::open(&data.join("base.fbin"), "base.fbin", false)
+            .expect("base.fbin");
+    let row = base.vectors(2999, 1).expect("row 2999");
+    let doc: Value = common::runtime()
+        .block_on(target.get_json(&format!("/{index}/_doc/2999")))
+        .expect("document 2999");
+    let stored: Vec<f32> = serde_json::from_value(doc["_source"]["target_field"].clone())
+        .unwrap_or_else(|e| panic!("{e}: {doc}"));
+    assert_eq!(stored, row[0], "{doc}");
+    let search = task(&r, "prod-queries");
+    assert_eq!(search["errors"], 0, "{search}");
+    // 100 queries split between the two clients, twice over: every answer checked.
+    assert_eq!(search["ops"], 200, "{search}");
+    let recall = &search["recall"];
+    assert_eq!(recall["answers"], 200, "{search}");
+    let (at_k, at_1) = (
+        recall["mean_at_k"].as_f64().expect("mean_at_k"),
+        recall["mean_at_1"].as_f64().expect("mean_at_1"),
+    );
+    assert!((0.9..=1.0).contains(&at_k), "{recall}");
+    assert!(at_1 >= 0.9, "{recall}");
+    assert!(
+        recall["min_at_k"].as_f64().expect("min") <= at_k,
+        "{recall}"
+    );
+    assert_eq!(task(&r, "warmup-indices")["errors"], 0, "{r}");
+
+    // The same searches against a truth whose ids are each moved to the next row: recall
+    // falls to what chance leaves.
+    let truth = std::fs::read(data.join("neighbors.bin")).expect("neighbors.bin");
+    let (rows, k) = (
+        u32::from_le_bytes(truth[0..4].try_into().unwrap()) as usize,
+        u32::from_le_bytes(truth[4..8].try_into().unwrap()) as usize,
+    );
+    let mut wrong = truth.clone();
+    for i in 0..rows * k {
+        let at = 8 + i * 4;
+        let id = u32::from_le_bytes(truth[at..at + 4].try_into().unwrap());
+        wrong[at..at + 4].copy_from_slice(&((id + 1) % 3000).to_le_bytes());
+    }
+    std::fs::write(data.join("wrong.bin"), wrong).expect("wrong.bin");
+    let r = run("wrong.bin", "search-only");
+    let recall = &task(&r, "prod-queries")["recall"];
+    assert_eq!(recall["answers"], 200, "{r}");
+    assert!(
+        recall["mean_at_k"].as_f64().expect("mean") < 0.2,
+        "{recall}"
+    );
+    assert!(
+        recall["mean_at_1"].as_f64().expect("mean") < 0.2,
+        "{recall}"
+    );
+    drop(node);
+}

@@ -164,3 +164,137 @@ fn includes_collects_globs_and_bodies_stay_in_the_folder_or_common_operations() 
     let out = common::run(&["workload", "check", &path]);
     assert_eq!(out.status.code(), Some(0), "{}", common::streams(&out));
 }
+
+/// A track of opensearch-benchmark's vector operations whose first task (`bulk-vector-data-set`
+/// or `vector-search`) has `params` besides its index and field.
+fn vector_track(root: &Path, kind: &str, params: &str) -> std::path::PathBuf {
+    let path = root.join("tracks/v/workload.json");
+    write(
+        &path,
+        &format!(
+            r#"{{"version": 2, "indices": [{{"name": "v1"}}],
+ "schedule": [{{"operation": {{"operation-type": "{kind}", "index": "v1", "field": "f", {params}}}, "clients": 2}}]}}"#
+        ),
+    );
+    path
+}
+
+fn check(track: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec!["workload", "check"];
+    let track = track.display().to_string();
+    args.push(&track);
+    args.extend_from_slice(extra);
+    common::run(&args)
+}
+
+#[test]
+fn a_vector_data_set_stays_in_the_tracks_folder_or_the_corpus_dir_and_is_checked_before_use() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    // A bigann file of 4 rows of 2 values, outside the track's folder.
+    let data = root.join("data");
+    let mut bytes = 4u32.to_le_bytes().to_vec();
+    bytes.extend(2u32.to_le_bytes());
+    bytes.extend([0u8; 32]);
+    write(&data.join("base.fbin"), "");
+    std::fs::write(data.join("base.fbin"), &bytes).unwrap();
+    let fields = |path: &str| {
+        format!(r#""bulk_size": 2, "data_set_format": "bigann", "data_set_path": "{path}""#)
+    };
+    let absolute = data.join("base.fbin").display().to_string();
+    for path in [absolute.as_str(), "../../data/base.fbin", "/etc/passwd"] {
+        let t = vector_track(root, "bulk-vector-data-set", &fields(path));
+        let out = check(&t, &[]);
+        refused_naming(&out, path);
+        assert!(
+            common::streams(&out).contains("--corpus-dir"),
+            "{}",
+            common::streams(&out)
+        );
+    }
+    // Given its folder, it runs: each client takes its share of the rows.
+    let t = vector_track(root, "bulk-vector-data-set", &fields(&absolute));
+    let data_dir = data.display().to_string();
+    let out = check(&t, &["--corpus-dir", &data_dir]);
+    let streams = common::streams(&out);
+    assert_eq!(out.status.code(), Some(0), "{streams}");
+    assert!(streams.contains("4 rows of"), "{streams}");
+    assert!(streams.contains("until their share is sent"), "{streams}");
+    // Relative to the corpus folder too.
+    let t = vector_track(root, "bulk-vector-data-set", &fields("base.fbin"));
+    let out = check(&t, &["--corpus-dir", &data_dir]);
+    assert_eq!(out.status.code(), Some(0), "{}", common::streams(&out));
+
+    // A file whose length its header does not give, named with what is wrong.
+    std::fs::write(data.join("short.fbin"), &bytes[..20]).unwrap();
+    let t = vector_track(root, "bulk-vector-data-set", &fields("short.fbin"));
+    let out = check(&t, &["--corpus-dir", &data_dir]);
+    let streams = common::streams(&out);
+    assert_eq!(out.status.code(), Some(2), "{streams}");
+    assert!(
+        streams.contains("short.fbin: its header says 4 rows of 2 values"),
+        "{streams}"
+    );
+
+    // Numbers out of their range, and a filter of no known form, refused by name.
+    let search = |more: &str| {
+        format!(
+            r#""data_set_format": "bigann", "data_set_path": "base.fbin",
+               "neighbors_data_set_path": "base.fbin", {more}"#
+        )
+    };
+    for (kind, params, named) in [
+        (
+            "bulk-vector-data-set",
+            fields("base.fbin").replace("2,", "0,"),
+            "bulk_size",
+        ),
+        (
+            "bulk-vector-data-set",
+            fields("base.fbin").replace("2,", "1e12,"),
+            "bulk_size",
+        ),
+        ("vector-search", search(r#""k": -5"#), "k:"),
+        ("vector-search", search(r#""k": 99999999999"#), "k:"),
+        (
+            "vector-search",
+            search(r#""k": 10, "repetitions": 0"#),
+            "repetitions",
+        ),
+        (
+            "vector-search",
+            search(r#""k": 10, "num_vectors": "many""#),
+            "num_vectors",
+        ),
+        (
+            "vector-search",
+            search(r#""k": 10, "filter_type": "sideways", "filter_body": {"term": {"a": 1}}"#),
+            "filter_type \"sideways\"",
+        ),
+        // The neighbours must be a ground truth file.
+        ("vector-search", search(r#""k": 10"#), "ends in .bin"),
+    ] {
+        let t = vector_track(root, kind, &params);
+        let out = check(&t, &["--corpus-dir", &data_dir]);
+        let streams = common::streams(&out);
+        assert_eq!(out.status.code(), Some(2), "{params}: {streams}");
+        assert!(
+            streams.contains(named),
+            "{params}: wanted {named:?}: {streams}"
+        );
+    }
+
+    // An HDF5 data set is listed as not running, saying how to write it as bigann.
+    let t = vector_track(
+        root,
+        "bulk-vector-data-set",
+        r#""bulk_size": 2, "data_set_format": "hdf5", "data_set_path": "x.hdf5""#,
+    );
+    let out = check(&t, &[]);
+    let streams = common::streams(&out);
+    assert_eq!(out.status.code(), Some(0), "{streams}");
+    assert!(
+        streams.contains("HDF5 library") && streams.contains("--format bigann"),
+        "{streams}"
+    );
+}

@@ -230,6 +230,7 @@ fn merge_task(
         first_error,
         stopped,
         per_second: None,
+        recall: figures::RecallFigures::merged(rows.iter().filter_map(|(_, t)| t.recall.as_ref())),
     };
     if bulk {
         let rates: Vec<f64> = rows.iter().filter_map(|(_, t)| t.throughput_mean).collect();

@@ -74,6 +74,13 @@ pub(super) fn metrics(r: &Value, out: &mut Vec<Metric>) {
                     &format!("{name}: failed operations"),
                     Some(t.errors as f64),
                 ),
+                point(
+                    &format!("{k}.recall_at_k"),
+                    &format!("{name}: mean recall@k"),
+                    "recall",
+                    HigherBetter,
+                    t.recall.map(|r| r.mean_at_k),
+                ),
             ]
             .into_iter()
             .flatten(),

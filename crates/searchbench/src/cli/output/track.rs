@@ -62,6 +62,18 @@ pub fn print(r: &TrackRunResult) {
     }
     outln!("{t}");
     for task in &r.tasks {
+        if let Some(rc) = &task.recall {
+            sayln!(
+                "task {}: mean recall@k {:.4}, recall@1 {:.4}, worst answer {:.3}, over {} answers",
+                task.task,
+                rc.mean_at_k,
+                rc.mean_at_1,
+                rc.min_at_k,
+                rc.answers
+            );
+        }
+    }
+    for task in &r.tasks {
         if let Some(e) = &task.first_error {
             sayln!("task {}: first error: {e}", task.task);
         }

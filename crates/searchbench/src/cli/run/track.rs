@@ -84,6 +84,7 @@ pub async fn run_track(path: &Path, args: &RunArgs) -> CliResult {
         }
     }
     let mut cluster = args.cluster.spec()?;
+    cluster.start.knn |= planned.searches_vectors();
     // The first Ctrl-C stops the task running and keeps what ran; a second quits at once.
     let begun = ending::begin(Some(&args.part), args.out.quiet).await?;
     let interrupt = begun.cancel.clone();
@@ -110,6 +111,9 @@ pub async fn run_track(path: &Path, args: &RunArgs) -> CliResult {
     let result = track_run::run(&d, procedure, planned, &cluster, &spec, &terminal)
         .await
         .map_err(CliError::session)?;
-    output::track::print(&result);
+    // `--json -` keeps stdout for the JSON alone.
+    if !args.out.json_on_stdout() {
+        output::track::print(&result);
+    }
     ending::end(&args.out.json, &terminal, &result)
 }
