@@ -184,6 +184,14 @@ impl Target {
         self.timeout
     }
 
+    /// The same target with another per-request timeout (a track's `request-timeout`).
+    pub fn with_timeout(&self, timeout: Duration) -> Target {
+        Target {
+            timeout,
+            ..self.clone()
+        }
+    }
+
     /// The largest search or API answer read, in bytes (`--max-answer`).
     pub fn max_answer(&self) -> u64 {
         self.max_answer
@@ -216,7 +224,12 @@ impl Target {
         body: Option<(&'static str, Vec<u8>)>,
     ) -> Result<Reply, TargetError> {
         let url = self.endpoint(i, path);
-        let mut request = self.client.request(method.clone(), &url);
+        // The target's own timeout, per request: a copy with a longer one
+        // ([`Target::with_timeout`]) outlasts the client's.
+        let mut request = self
+            .client
+            .request(method.clone(), &url)
+            .timeout(self.timeout);
         if let Some((content_type, body)) = body {
             request = request.header(CONTENT_TYPE, content_type).body(body);
         }

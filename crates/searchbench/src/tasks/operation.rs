@@ -54,6 +54,8 @@ pub struct Operation {
     /// How long `retry-until-success` and `wait-for-recovery` keep asking: [`GIVE_UP`], or
     /// [`TEST_MODE_GIVE_UP`] in test mode.
     pub give_up: Duration,
+    /// Each request's timeout (`request-timeout`, s), else the target's.
+    pub timeout: Option<Duration>,
 }
 
 /// The requests of each operation type.
@@ -96,6 +98,12 @@ pub enum Kind {
     ClusterHealth {
         path: String,
         expected: String,
+    },
+    /// A force-merge in `mode: polling`: asked not to wait, then its task polled every
+    /// `poll` until it completes.
+    PolledMerge {
+        path: String,
+        poll: Duration,
     },
     /// A request whose answer is not looked at beyond its status: refresh, force-merge,
     /// index-stats, node-stats, put-settings, raw-request.
@@ -383,14 +391,25 @@ pub fn of(t: &Resolved, d: &Definition) -> Result<Operation, Unplanned> {
             if let Some(n) = p.get("max-num-segments") {
                 q.insert("max_num_segments".into(), n.clone());
             }
-            let q = query_string(&q)?;
-            request(
-                Method::POST,
-                format!(
-                    "/{}/_forcemerge{q}",
-                    str_of("index").unwrap_or("_all".into())
-                ),
-            )
+            let index = str_of("index").unwrap_or("_all".into());
+            if str_of("mode").as_deref() == Some("polling") {
+                q.insert("wait_for_completion".into(), "false".into());
+                let poll = match p.get("poll-period") {
+                    None => POLL_MERGE,
+                    Some(v) => v
+                        .as_f64()
+                        .filter(|s| (0.01..=3600.0).contains(s))
+                        .map(Duration::from_secs_f64)
+                        .ok_or_else(|| format!("poll-period: {v} is not 0.01 to 3600 s"))?,
+                };
+                Kind::PolledMerge {
+                    path: format!("/{index}/_forcemerge{}", query_string(&q)?),
+                    poll,
+                }
+            } else {
+                let q = query_string(&q)?;
+                request(Method::POST, format!("/{index}/_forcemerge{q}"))
+            }
         }
         "index-stats" => request(
             Method::GET,
@@ -511,11 +530,23 @@ pub fn of(t: &Resolved, d: &Definition) -> Result<Operation, Unplanned> {
         )),
         None => None,
     };
+    let timeout = match p.get("request-timeout") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(
+            v.as_f64()
+                .filter(|s| *s > 0.0 && *s <= 86_400.0)
+                .map(Duration::from_secs_f64)
+                .ok_or_else(|| {
+                    format!("request-timeout: {v} is not above 0 and at most 86400 s")
+                })?,
+        ),
+    };
     Ok(Operation {
         kind,
         retry_until_success: flag("retry-until-success", false),
         condition,
         give_up: GIVE_UP,
+        timeout,
     })
 }
 
@@ -581,6 +612,9 @@ fn body_of(v: &Value) -> Option<(&'static str, Vec<u8>)> {
 
 /// How often a retried operation, or a wait, asks again.
 const POLL: Duration = Duration::from_millis(250);
+/// How often a polled force-merge's task is asked after, unless the track says
+/// (`poll-period`).
+const POLL_MERGE: Duration = Duration::from_secs(1);
 /// How long `retry-until-success` and `wait-for-recovery` keep asking (the tools ask for
 /// ever; a run that never ends helps nobody).
 pub const GIVE_UP: Duration = Duration::from_secs(900);
@@ -599,6 +633,7 @@ impl Operation {
             retry_until_success: false,
             condition: None,
             give_up: GIVE_UP,
+            timeout: None,
         }
     }
 
@@ -665,7 +700,14 @@ impl Operation {
 
     /// One execution: what it did and the (last) answer, as JSON when it is.
     async fn once(&self, ctx: &Context, client: usize) -> Result<(Done, Value), Failed> {
-        let t = &ctx.target;
+        let longer;
+        let t = match self.timeout {
+            Some(d) => {
+                longer = ctx.target.with_timeout(d);
+                &longer
+            }
+            None => &ctx.target,
+        };
         let one = Done {
             units: 1,
             recall: None,
@@ -922,6 +964,42 @@ impl Operation {
                 Ok((one, Value::Null))
             }
             Kind::Vectors(op) => op.once(ctx, client, self.give_up).await,
+            Kind::PolledMerge { path, poll } => {
+                let answer = json_of(t.send_at(client, Method::POST, path, None).await?);
+                let task = answer["task"]
+                    .as_str()
+                    .ok_or_else(|| Failed(format!("the answer holds no task: {answer}")))?;
+                // As long as the merge may take: the request's timeout when the track gives
+                // one (opensearch-benchmark's vectorsearch gives two hours), else GIVE_UP.
+                let limit = self.timeout.unwrap_or(GIVE_UP);
+                let began = std::time::Instant::now();
+                loop {
+                    let status = json_of(
+                        t.send_at(client, Method::GET, &format!("/_tasks/{task}"), None)
+                            .await?,
+                    );
+                    match status["completed"].as_bool() {
+                        Some(true) => {
+                            if let Some(e) = status.get("error") {
+                                return Err(Failed(format!("the force-merge failed: {e}")));
+                            }
+                            return Ok((one, status));
+                        }
+                        Some(false) => {}
+                        None => {
+                            return Err(Failed(format!(
+                                "task {task}: the answer says nothing of its completion"
+                            )))
+                        }
+                    }
+                    if began.elapsed() >= limit {
+                        return Err(Failed(format!(
+                            "force-merge task {task} still running after {limit:?}"
+                        )));
+                    }
+                    tokio::time::sleep(*poll).await;
+                }
+            }
             Kind::WaitForRecovery { index } => {
                 let path = format!("/_cat/recovery/{index}?active_only=true&format=json");
                 let began = std::time::Instant::now();

@@ -410,6 +410,11 @@ fn opensearch_benchmarks_vectorsearch_runs_as_written_with_recall_in_every_reque
         .block_on(target.get_json(&format!("/{index}/_count")))
         .expect("the count");
     assert_eq!(count["count"], 3000, "{count}");
+    // Its force-merge (`mode: polling`) waited for the merge's task: one segment is left.
+    let segments: Value = common::runtime()
+        .block_on(target.get_json(&format!("/_cat/segments/{index}?format=json")))
+        .expect("the segments");
+    assert_eq!(segments.as_array().map(Vec::len), Some(1), "{segments}");
     // Each document is the row of its `_id`: row 2,999 as the file holds it.
     let base =
         searchbench::tasks::vector_ops::BigAnn::open(&data.join("base.fbin"), "base.fbin", false)

@@ -298,3 +298,28 @@ fn a_vector_data_set_stays_in_the_tracks_folder_or_the_corpus_dir_and_is_checked
         "{streams}"
     );
 }
+
+#[test]
+fn a_request_timeout_or_poll_period_out_of_range_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    for (params, named) in [
+        (r#""request-timeout": -5"#, "request-timeout"),
+        (r#""request-timeout": 1e300"#, "request-timeout"),
+        (r#""request-timeout": "soon""#, "request-timeout"),
+        (r#""mode": "polling", "poll-period": 0"#, "poll-period"),
+        (r#""mode": "polling", "poll-period": "NaN""#, "poll-period"),
+    ] {
+        let path = dir.path().join("t/workload.json");
+        write(
+            &path,
+            &format!(
+                r#"{{"version": 2, "indices": [{{"name": "v1"}}],
+ "schedule": [{{"operation": {{"operation-type": "force-merge", {params}}}}}]}}"#
+            ),
+        );
+        let out = check(&path, &[]);
+        let streams = common::streams(&out);
+        assert_eq!(out.status.code(), Some(2), "{params}: {streams}");
+        assert!(streams.contains(named), "{params}: {streams}");
+    }
+}

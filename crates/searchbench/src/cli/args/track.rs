@@ -27,7 +27,9 @@ pub struct TrackArgs {
     /// For a Rally track / OSB workload: the folder of its corpus files, downloaded elsewhere
     /// (never by searchbench). Looked for in DIR/<corpus>/ (where esrally and
     /// opensearch-benchmark keep them: ~/.rally/benchmarks/data, ~/.benchmark/benchmarks/data),
-    /// then DIR, then beside the track; .bz2, .zst and .gz files are read as they ship.
+    /// then DIR, then beside the track; .bz2, .zst and .gz files are read as they ship. The
+    /// vector data sets of opensearch-benchmark's `vectorsearch` (`*_data_set_path`) are read
+    /// only from here or the track's folder.
     #[arg(long, value_name = "DIR")]
     pub corpus_dir: Option<std::path::PathBuf>,
 }
