@@ -35,12 +35,27 @@ pub enum Compress {
     searchbench generate logs --docs 1000000 --out logs.ndjson\n  \
     searchbench generate cluster-metrics --epochs 5 --truth t.ndjson --out m.zst --compress zstd\n  \
     searchbench generate transactions --docs 100000 --out dvf.csv\n  \
-    searchbench generate vectors --docs 1m --format bigann --out sift-like/\n\n\
-    The same workload, seed and flags always give the same bytes.")]
+    searchbench generate vectors --docs 1m --format bigann --out sift-like/\n  \
+    searchbench generate --mapping index.json --sample docs.ndjson --docs 1m --out big.ndjson\n\n\
+    The same workload (or mapping and sample), seed and flags always give the same bytes.")]
 pub struct GenerateArgs {
-    /// Workload: logs, cluster-metrics or transactions.
-    #[arg(value_parser = crate::cli::args::suggest::workloads(), hide_possible_values = true)]
-    pub workload: String,
+    /// Workload: logs, cluster-metrics or transactions (or --mapping instead).
+    #[arg(
+        value_parser = crate::cli::args::suggest::workloads(),
+        hide_possible_values = true,
+        required_unless_present = "mapping",
+        conflicts_with = "mapping"
+    )]
+    pub workload: Option<String>,
+    /// Synthesize a corpus for this index body or mapping (JSON) instead of a workload's: every
+    /// field it maps, with the statistics of --sample when given, else each type's defaults.
+    #[arg(long, value_name = "FILE", help_heading = "Synthesized corpora")]
+    pub mapping: Option<std::path::PathBuf>,
+    /// With --mapping: NDJSON documents of the index (at most 200,000 read) whose statistics
+    /// the corpus reproduces: how often each field is there, arrays, terms' frequencies and how
+    /// fast new ones come, text lengths and words, numbers' and dates' quantiles.
+    #[arg(long, value_name = "FILE", help_heading = "Synthesized corpora")]
+    pub sample: Option<std::path::PathBuf>,
     /// Number of documents (rows), e.g. 200000, 200k, 1.5m. cluster-metrics default: rows per
     /// epoch × epochs.
     #[arg(long, value_name = "N", value_parser = crate::cli::args::units::parse_count)]
@@ -74,10 +89,17 @@ pub async fn run(args: GenerateArgs) -> CliResult {
 }
 
 fn generate(args: GenerateArgs) -> CliResult {
-    let Some(w) = workload::find(&args.workload) else {
-        return Err(CliError::usage(anyhow::anyhow!(workload::unknown(
-            &args.workload
-        ))));
+    if let Some(mapping) = &args.mapping {
+        return synthesize(&args, mapping);
+    }
+    if args.sample.is_some() {
+        return Err(CliError::usage(anyhow::anyhow!(
+            "--sample is for --mapping: a built-in workload makes its own documents"
+        )));
+    }
+    let name = args.workload.clone().unwrap_or_default();
+    let Some(w) = workload::find(&name) else {
+        return Err(CliError::usage(anyhow::anyhow!(workload::unknown(&name))));
     };
     let usage = |e: crate::corpus::CorpusError| CliError::usage(e);
     let spec = args
@@ -91,6 +113,12 @@ fn generate(args: GenerateArgs) -> CliResult {
     };
     // Validate everything before creating any file.
     let writer = w.writer(&spec, shape).map_err(usage)?;
+    write_out(writer, &args, w.name())
+}
+
+/// Writes `writer`'s corpus to `--out`, compressed as asked, with a progress bar on a
+/// terminal, and says how fast.
+fn write_out(writer: workload::CorpusWriter, args: &GenerateArgs, name: &str) -> CliResult {
     let total = writer.len_hint.unwrap_or(0);
     let compression = args.compress.map(|c| match c {
         Compress::Gzip => Compression::Gzip,
@@ -119,7 +147,7 @@ fn generate(args: GenerateArgs) -> CliResult {
     let secs = written.elapsed.as_secs_f64().max(1e-9);
     eprintln!(
         "{}: {} docs, {:.1} MB (uncompressed) in {secs:.2} s: {:.0} docs/s, {:.1} MB/s",
-        w.name(),
+        name,
         written.docs,
         written.bytes as f64 / 1e6,
         written.docs as f64 / secs,
@@ -128,13 +156,59 @@ fn generate(args: GenerateArgs) -> CliResult {
     Ok(())
 }
 
+/// `--mapping`: a corpus synthesized from an index's mapping and a sample of its documents.
+fn synthesize(args: &GenerateArgs, mapping: &std::path::Path) -> CliResult {
+    use crate::corpus::synth;
+    let usage = |why: String| CliError::usage(anyhow::anyhow!(why));
+    if matches!(args.format, Some(Format::Csv | Format::Bigann)) || args.truth.is_some() {
+        return Err(usage(
+            "--mapping writes NDJSON documents: no --format csv or bigann, no --truth".into(),
+        ));
+    }
+    let docs = args
+        .docs
+        .ok_or_else(|| usage("--mapping needs --docs: how many documents to make".into()))?;
+    let shown = mapping.display();
+    let text = std::fs::read(mapping).map_err(|e| usage(format!("{shown}: {e}")))?;
+    let body: serde_json::Value =
+        serde_json::from_slice(&text).map_err(|e| usage(format!("{shown}: {e}")))?;
+    let fields = synth::mapping::fields(&body).map_err(|e| usage(format!("{shown}: {e}")))?;
+    let (sample, about) = match &args.sample {
+        Some(path) => {
+            let sample = synth::read_sample(path).map_err(CliError::usage)?;
+            if sample.is_empty() {
+                return Err(usage(format!("{}: no documents", path.display())));
+            }
+            let about = format!(
+                "{shown} and {} documents of {}",
+                sample.len(),
+                path.display()
+            );
+            (sample, about)
+        }
+        None => (Vec::new(), format!("{shown} alone")),
+    };
+    let model = synth::Model::learn(&fields, &sample);
+    let mut source = synth::Synthesized::new(model, args.seed, docs, about);
+    let writer = workload::CorpusWriter {
+        header: Vec::new(),
+        len_hint: Some(docs),
+        next: Box::new(move |out| {
+            use crate::corpus::DocSource;
+            Ok(source.next_into(out)?.is_some())
+        }),
+        truth: None,
+    };
+    write_out(writer, args, "synthesized")
+}
+
 /// `--format bigann`: the vectors corpus as the ANN benchmarks' files in the folder `--out`.
 fn bigann(args: &GenerateArgs, spec: &workload::WorkloadSpec) -> CliResult {
     let usage = |why: String| CliError::usage(anyhow::anyhow!(why));
-    if args.workload != "vectors" {
+    if args.workload.as_deref() != Some("vectors") {
         return Err(usage(format!(
             "--format bigann is for the vectors workload, not {}",
-            args.workload
+            args.workload.as_deref().unwrap_or_default()
         )));
     }
     if args.out == "-" {

@@ -13,6 +13,7 @@ pub mod csvdoc;
 pub mod files;
 pub mod logs;
 pub mod part;
+pub mod synth;
 pub mod text;
 pub mod track_file;
 pub mod transactions;

@@ -290,3 +290,137 @@ fn vectors_as_bigann_files_hold_the_ndjson_corpus_and_refuse_what_they_cannot_be
     );
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
 }
+
+/// `generate --mapping`: a corpus synthesized from a mapping and a sample, the same bytes for
+/// the same seed, each refusal naming what is wrong.
+#[test]
+fn generate_from_a_mapping_and_a_sample() {
+    let dir = tempfile::tempdir().unwrap();
+    let mapping = dir.path().join("index.json");
+    std::fs::write(
+        &mapping,
+        r#"{"mappings": {"properties": {"status": {"type": "integer"}, "user": {"type": "keyword"},
+            "t": {"type": "date", "format": "epoch_millis"}}}}"#,
+    )
+    .unwrap();
+    let sample = dir.path().join("sample.ndjson");
+    let lines: String = (0..200)
+        .map(|i| {
+            format!(
+                "{{\"status\": {}, \"user.name\": \"u{i}\", \"t\": {}}}\n",
+                [200, 404][i % 2],
+                1000 + i
+            )
+        })
+        .collect();
+    std::fs::write(&sample, lines).unwrap();
+    let out = |name: &str| dir.path().join(name).display().to_string();
+    let (m, s) = (mapping.display().to_string(), sample.display().to_string());
+    let make = |to: &str, seed: &str| {
+        common::run(&[
+            "generate",
+            "--mapping",
+            &m,
+            "--sample",
+            &s,
+            "--docs",
+            "500",
+            "--seed",
+            seed,
+            "--out",
+            to,
+        ])
+    };
+    let first = make(&out("a.ndjson"), "3");
+    assert!(first.status.success(), "{}", common::streams(&first));
+    assert!(make(&out("b.ndjson"), "3").status.success());
+    assert!(make(&out("c.ndjson"), "4").status.success());
+    let read = |name: &str| std::fs::read(dir.path().join(name)).unwrap();
+    assert_eq!(read("a.ndjson"), read("b.ndjson"));
+    assert_ne!(read("a.ndjson"), read("c.ndjson"));
+    let docs: Vec<serde_json::Value> = read("a.ndjson")
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).unwrap())
+        .collect();
+    assert_eq!(docs.len(), 500);
+    assert!(docs
+        .iter()
+        .all(|d| d["status"] == 200 || d["status"] == 404));
+    assert!(docs
+        .iter()
+        .all(|d| (1000..1200).contains(&d["t"].as_i64().unwrap_or(0))));
+
+    // Refusals, each with exit 2 and the reason.
+    std::fs::write(dir.path().join("template.json"), "{ {% if x %} }").unwrap();
+    std::fs::write(dir.path().join("bad.ndjson"), "{\"status\": 1}\n[1, 2]\n").unwrap();
+    std::fs::write(
+        dir.path().join("shape.json"),
+        r#"{"properties": {"s": {"type": "geo_shape"}}}"#,
+    )
+    .unwrap();
+    for (args, wanted) in [
+        (
+            vec!["generate", "--mapping", &m, "--out", "-"],
+            "--docs".to_string(),
+        ),
+        (
+            vec![
+                "generate",
+                "--mapping",
+                &out("template.json"),
+                "--docs",
+                "1",
+            ],
+            out("template.json"),
+        ),
+        (
+            vec!["generate", "--mapping", &out("missing.json"), "--docs", "1"],
+            out("missing.json"),
+        ),
+        (
+            vec!["generate", "--mapping", &out("shape.json"), "--docs", "1"],
+            "field s: type geo_shape".into(),
+        ),
+        (
+            vec![
+                "generate",
+                "--mapping",
+                &m,
+                "--sample",
+                &out("bad.ndjson"),
+                "--docs",
+                "1",
+            ],
+            format!("{}:2: not a JSON object", out("bad.ndjson")),
+        ),
+        (
+            vec![
+                "generate",
+                "--mapping",
+                &m,
+                "--docs",
+                "1",
+                "--format",
+                "csv",
+            ],
+            "no --format csv".into(),
+        ),
+        (
+            vec!["generate", "logs", "--mapping", &m, "--docs", "1"],
+            "cannot be used with".into(),
+        ),
+        (
+            vec!["generate", "logs", "--sample", &s, "--docs", "1"],
+            "--mapping".into(),
+        ),
+    ] {
+        let o = common::run(&args);
+        let streams = common::streams(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {streams}");
+        assert!(
+            streams.contains(&wanted),
+            "{args:?}: wanted {wanted:?}: {streams}"
+        );
+    }
+}

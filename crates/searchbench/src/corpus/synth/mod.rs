@@ -1,0 +1,197 @@
+//! A corpus synthesized from an index's mapping and, when there is one, a small sample of its
+//! documents: every field the mapping gives, with the sample's statistics (how often a field
+//! is there, arrays and their lengths, terms' frequencies and how fast new ones come, text
+//! lengths and words, numbers' and dates' quantiles), or the type's defaults without one.
+//! Deterministic: document `i` is drawn from its own stream of the seed, so the same mapping,
+//! sample and seed give the same bytes, and any document can be made without the ones before.
+
+pub mod dates;
+pub mod mapping;
+pub mod model;
+
+use std::io::BufRead;
+
+use serde_json::{Map, Value};
+
+use super::{CorpusError, DocSource, Item};
+use crate::rng::Rng;
+use mapping::Field;
+use model::FieldModel;
+
+/// The most sample documents read: a sample is for statistics, not a corpus.
+pub const SAMPLE_LIMIT: usize = 200_000;
+
+/// What a synthesized corpus is made from.
+#[derive(Debug, Clone)]
+pub struct Model {
+    pub fields: Vec<FieldModel>,
+    /// Documents of the sample it was learned from (0: the types' defaults).
+    pub sample_docs: usize,
+}
+
+impl Model {
+    /// The model of `fields` from `sample` (its documents, parsed).
+    pub fn learn(fields: &[Field], sample: &[Map<String, Value>]) -> Model {
+        let parents: Vec<&Map<String, Value>> = sample.iter().collect();
+        Model {
+            fields: fields
+                .iter()
+                .map(|f| FieldModel::learn(f, &parents, sample.len()))
+                .collect(),
+            sample_docs: sample.len(),
+        }
+    }
+
+    /// Document `doc` of seed `seed`, appended to `out`.
+    pub fn write(&self, seed: u64, doc: u64, out: &mut Vec<u8>) {
+        let mut rng = Rng::new(seed, doc);
+        out.push(b'{');
+        let mut first = true;
+        for f in &self.fields {
+            let at = out.len();
+            if !first {
+                out.push(b',');
+            }
+            if f.write(&mut rng, doc, out) {
+                first = false;
+            } else {
+                out.truncate(at);
+            }
+        }
+        out.push(b'}');
+    }
+}
+
+/// Reads a sample of NDJSON documents (at most [`SAMPLE_LIMIT`]), naming the file and line of
+/// one that is not a JSON object.
+pub fn read_sample(path: &std::path::Path) -> Result<Vec<Map<String, Value>>, CorpusError> {
+    let shown = path.display().to_string();
+    let io = |e: std::io::Error| CorpusError::Io {
+        path: shown.clone(),
+        source: e,
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let mut out = Vec::new();
+    for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(io)?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        if out.len() == SAMPLE_LIMIT {
+            break;
+        }
+        match serde_json::from_str::<Value>(&line) {
+            Ok(Value::Object(doc)) => out.push(expand_dots(doc)),
+            Ok(_) => {
+                return Err(CorpusError::Invalid(format!(
+                    "{shown}:{}: not a JSON object",
+                    i + 1
+                )))
+            }
+            Err(e) => return Err(CorpusError::Invalid(format!("{shown}:{}: {e}", i + 1))),
+        }
+    }
+    Ok(out)
+}
+
+/// `doc` with its dotted keys as the objects the engine reads them as (`{"log.file": 1}` is
+/// `{"log": {"file": 1}}`), so a field of the mapping is found whichever way a document
+/// writes it.
+pub fn expand_dots(doc: Map<String, Value>) -> Map<String, Value> {
+    let mut out = Map::new();
+    for (key, value) in doc {
+        let value = match value {
+            Value::Object(o) => Value::Object(expand_dots(o)),
+            Value::Array(a) => Value::Array(
+                a.into_iter()
+                    .map(|v| match v {
+                        Value::Object(o) => Value::Object(expand_dots(o)),
+                        v => v,
+                    })
+                    .collect(),
+            ),
+            v => v,
+        };
+        let parts: Vec<&str> = key.split('.').filter(|p| !p.is_empty()).collect();
+        if parts.is_empty() {
+            out.insert(key, value);
+        } else {
+            insert_at(&mut out, &parts, value);
+        }
+    }
+    out
+}
+
+/// Puts `value` at the path `parts` of `map`, making the objects on the way (merging into
+/// those already there).
+fn insert_at(map: &mut Map<String, Value>, parts: &[&str], value: Value) {
+    let (first, rest) = match parts.split_first() {
+        Some(split) => split,
+        None => return,
+    };
+    if rest.is_empty() {
+        match (map.get_mut(*first), value) {
+            (Some(Value::Object(have)), Value::Object(more)) => have.extend(more),
+            (_, value) => {
+                map.insert(first.to_string(), value);
+            }
+        }
+        return;
+    }
+    let slot = map
+        .entry(first.to_string())
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !slot.is_object() {
+        // A scalar and an object under one name: the object's fields win the name.
+        *slot = Value::Object(Map::new());
+    }
+    if let Value::Object(next) = slot {
+        insert_at(next, rest, value);
+    }
+}
+
+/// The documents `0..docs` of a model and seed.
+pub struct Synthesized {
+    model: Model,
+    seed: u64,
+    docs: u64,
+    next: u64,
+    about: String,
+}
+
+impl Synthesized {
+    pub fn new(model: Model, seed: u64, docs: u64, about: String) -> Synthesized {
+        Synthesized {
+            model,
+            seed,
+            docs,
+            next: 0,
+            about,
+        }
+    }
+}
+
+impl DocSource for Synthesized {
+    fn next_into(&mut self, out: &mut Vec<u8>) -> Result<Option<Item>, CorpusError> {
+        if self.next >= self.docs {
+            return Ok(None);
+        }
+        self.model.write(self.seed, self.next, out);
+        self.next += 1;
+        Ok(Some(Item::Doc))
+    }
+
+    fn len_hint(&self) -> Option<u64> {
+        Some(self.docs)
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "synthesized from {} (seed {}, {} docs)",
+            self.about, self.seed, self.docs
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests;
