@@ -4,12 +4,17 @@
 # request with its keyword, status, size, geoip) learned from a 5,000-document sample made here
 # with a fixed seed, DOCS documents written to /dev/null on one thread, RUNS times; then the
 # same mapping without a sample (each type's defaults). Prints each run's docs/s and the median.
+# Then fidelity: the `logs` workload's corpus stands for the real data (REAL documents), its
+# first SAMPLE documents are the sample, and as many documents are synthesized from the logs
+# mapping and that sample, compared field by field with the real ones (`--fidelity-against`).
 #
-#   bench/synth.sh [DOCS] [RUNS]
+#   bench/synth.sh [DOCS] [RUNS] [REAL] [SAMPLE]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DOCS=${1:-5000000}
 RUNS=${2:-3}
+REAL=${3:-1000000}
+SAMPLE=${4:-10000}
 cargo build --release -q -p searchbench --bin searchbench
 SB=target/release/searchbench
 OUT=${OUT:-target/bench-synth}
@@ -56,3 +61,10 @@ for what in sample defaults; do
   echo "$what: ${rates[*]} docs/s; median $median docs/s"
 done
 "$SB" generate --mapping "$OUT/index.json" --sample "$OUT/sample.ndjson" --docs 3 --out - 2>/dev/null
+
+"$SB" workload info logs --json | python3 -c 'import json,sys; json.dump(json.load(sys.stdin)["index_body"], sys.stdout)' >"$OUT/logs-index.json"
+"$SB" generate logs --docs "$REAL" --out "$OUT/real.ndjson" 2>/dev/null
+head -n "$SAMPLE" "$OUT/real.ndjson" >"$OUT/logs-sample.ndjson"
+"$SB" generate --mapping "$OUT/logs-index.json" --sample "$OUT/logs-sample.ndjson" --docs "$REAL" \
+  --out "$OUT/synthesized.ndjson" --fidelity "$OUT/fidelity.json" --fidelity-against "$OUT/real.ndjson" --no-progress
+

@@ -56,6 +56,21 @@ pub struct GenerateArgs {
     /// fast new ones come, text lengths and words, numbers' and dates' quantiles.
     #[arg(long, value_name = "FILE", help_heading = "Synthesized corpora")]
     pub sample: Option<std::path::PathBuf>,
+    /// With --mapping: write how close the corpus is to the real one, field by field, to this
+    /// JSON file (and a table on stderr): missing rate, cardinality, top term's share, value
+    /// or length quantiles, each within its tolerance or not. Compared with --sample, or with
+    /// --fidelity-against, over as many documents as it holds.
+    #[arg(long, value_name = "FILE", help_heading = "Synthesized corpora")]
+    pub fidelity: Option<std::path::PathBuf>,
+    /// With --fidelity: the real corpus (NDJSON) to compare with instead of the sample: a
+    /// larger one shows whether the cardinality grows as the real one did.
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "fidelity",
+        help_heading = "Synthesized corpora"
+    )]
+    pub fidelity_against: Option<std::path::PathBuf>,
     /// Number of documents (rows), e.g. 200000, 200k, 1.5m. cluster-metrics default: rows per
     /// epoch × epochs.
     #[arg(long, value_name = "N", value_parser = crate::cli::args::units::parse_count)]
@@ -92,9 +107,10 @@ fn generate(args: GenerateArgs) -> CliResult {
     if let Some(mapping) = &args.mapping {
         return synthesize(&args, mapping);
     }
-    if args.sample.is_some() {
+    if args.sample.is_some() || args.fidelity.is_some() {
         return Err(CliError::usage(anyhow::anyhow!(
-            "--sample is for --mapping: a built-in workload makes its own documents"
+            "--sample and --fidelity are for --mapping: a built-in workload makes its own \
+             documents"
         )));
     }
     let name = args.workload.clone().unwrap_or_default();
@@ -188,7 +204,14 @@ fn synthesize(args: &GenerateArgs, mapping: &std::path::Path) -> CliResult {
         }
         None => (Vec::new(), format!("{shown} alone")),
     };
+    let against = args.fidelity_against.clone().or(args.sample.clone());
+    if args.fidelity.is_some() && against.is_none() {
+        return Err(usage(
+            "--fidelity compares with --sample or --fidelity-against: give one".into(),
+        ));
+    }
     let model = synth::Model::learn(&fields, &sample);
+    let kept = args.fidelity.as_ref().map(|_| model.clone());
     let mut source = synth::Synthesized::new(model, args.seed, docs, about);
     let writer = workload::CorpusWriter {
         header: Vec::new(),
@@ -199,7 +222,61 @@ fn synthesize(args: &GenerateArgs, mapping: &std::path::Path) -> CliResult {
         }),
         truth: None,
     };
-    write_out(writer, args, "synthesized")
+    write_out(writer, args, "synthesized")?;
+    if let (Some(report), Some(model), Some(real)) = (&args.fidelity, kept, against) {
+        let rows =
+            synth::fidelity(&model, &fields, args.seed, docs, &real).map_err(CliError::usage)?;
+        let json = serde_json::to_vec_pretty(&rows).map_err(|e| anyhow::anyhow!("{e}"))?;
+        std::fs::write(report, json)
+            .map_err(|e| usage(format!("--fidelity {}: {e}", report.display())))?;
+        eprintln!("{}", fidelity_table(&rows, &real));
+    }
+    Ok(())
+}
+
+/// The fidelity report as a table: each field, real → synthesized.
+fn fidelity_table(rows: &[crate::corpus::synth::fidelity::Row], real: &std::path::Path) -> String {
+    use crate::corpus::synth::fidelity::{CARDINALITY, QUANTILES};
+    let mut t = super::output::table([
+        "field",
+        "missing",
+        "cardinality",
+        "top share",
+        "p50",
+        "error",
+        "",
+    ]);
+    let pair = |a: f64, b: f64| format!("{a:.3} → {b:.3}");
+    for r in rows {
+        let p50 = match (r.real.quantiles, r.synthesized.quantiles) {
+            (Some(a), Some(b)) => format!("{} {:.0} → {:.0}", r.of, a[1], b[1]),
+            _ => "–".into(),
+        };
+        t.add_row(vec![
+            r.field.clone(),
+            pair(r.real.missing, r.synthesized.missing),
+            format!(
+                "{} → {} (×{:.2})",
+                r.real.cardinality, r.synthesized.cardinality, r.cardinality_ratio
+            ),
+            pair(r.real.top_share, r.synthesized.top_share),
+            p50,
+            r.quantile_error
+                .map_or("–".into(), |e| format!("{:.1} %", e * 100.0)),
+            if r.within { "within" } else { "OUTSIDE" }.into(),
+        ]);
+    }
+    let outside = rows.iter().filter(|r| !r.within).count();
+    format!(
+        "fidelity against {} ({} docs a side): {} of {} fields within cardinality ±{:.0} % and \
+         quantiles ±{:.0} %\n{t}",
+        real.display(),
+        rows.first().map_or(0, |r| r.real.docs),
+        rows.len() - outside,
+        rows.len(),
+        CARDINALITY * 100.0,
+        QUANTILES * 100.0
+    )
 }
 
 /// `--format bigann`: the vectors corpus as the ANN benchmarks' files in the folder `--out`.

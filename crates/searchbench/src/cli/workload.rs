@@ -102,6 +102,8 @@ struct Described {
     /// A multi-phase scenario over many indices, instead of one index loaded and queried.
     scenario: bool,
     example: String,
+    /// The body of `PUT /{index}` (settings and mappings): what `generate --mapping` takes.
+    index_body: serde_json::Value,
 }
 
 fn describe(w: &dyn crate::workload::Workload) -> Described {
@@ -123,6 +125,7 @@ fn describe(w: &dyn crate::workload::Workload) -> Described {
             .collect(),
         scenario: w.scenario().is_some(),
         example: format!("searchbench run {}", w.name()),
+        index_body: w.index_body(),
     }
 }
 

@@ -347,9 +347,10 @@ fn generate_from_a_mapping_and_a_sample() {
     assert!(docs
         .iter()
         .all(|d| d["status"] == 200 || d["status"] == 404));
-    assert!(docs
-        .iter()
-        .all(|d| (1000..1200).contains(&d["t"].as_i64().unwrap_or(0))));
+    // The sample's instants follow their order: 500 documents go on where its 200 stopped.
+    let t: Vec<i64> = docs.iter().map(|d| d["t"].as_i64().unwrap_or(0)).collect();
+    assert!(t.iter().all(|t| (990..1520).contains(t)), "{t:?}");
+    assert!(t[499] > 1400 && t[0] < 1010, "{t:?}");
 
     // Refusals, each with exit 2 and the reason.
     std::fs::write(dir.path().join("template.json"), "{ {% if x %} }").unwrap();
@@ -423,4 +424,83 @@ fn generate_from_a_mapping_and_a_sample() {
             "{args:?}: wanted {wanted:?}: {streams}"
         );
     }
+}
+
+/// `generate --mapping --fidelity`: each field of the synthesized corpus against the real one,
+/// in a JSON file and a table; refused without something real to compare with.
+#[test]
+fn the_fidelity_report_compares_each_field_with_the_real_corpus() {
+    let dir = tempfile::tempdir().unwrap();
+    let mapping = dir.path().join("index.json");
+    std::fs::write(
+        &mapping,
+        r#"{"properties": {"n": {"type": "long"}, "k": {"type": "keyword"}}}"#,
+    )
+    .unwrap();
+    let real = dir.path().join("real.ndjson");
+    let lines: String = (0..2000)
+        .map(|i| format!("{{\"n\": {i}, \"k\": \"k{}\"}}\n", i % 50))
+        .collect();
+    std::fs::write(&real, &lines).unwrap();
+    let sample = dir.path().join("sample.ndjson");
+    std::fs::write(
+        &sample,
+        lines
+            .lines()
+            .take(500)
+            .map(|l| format!("{l}\n"))
+            .collect::<String>(),
+    )
+    .unwrap();
+    let report = dir.path().join("fidelity.json");
+    let path = |p: &std::path::Path| p.display().to_string();
+    let out = common::run(&[
+        "generate",
+        "--mapping",
+        &path(&mapping),
+        "--sample",
+        &path(&sample),
+        "--docs",
+        "2000",
+        "--out",
+        &path(&dir.path().join("syn.ndjson")),
+        "--fidelity",
+        &path(&report),
+        "--fidelity-against",
+        &path(&real),
+    ]);
+    let streams = common::streams(&out);
+    assert!(out.status.success(), "{streams}");
+    assert!(
+        streams.contains("fidelity against") && streams.contains("(2000 docs a side)"),
+        "{streams}"
+    );
+    let rows: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    let row = |f: &str| {
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["field"] == f)
+            .cloned()
+            .unwrap()
+    };
+    // k: the 50 terms of the sample are all there is; n: the sample covers a quarter of the
+    // range, so the synthesized corpus cannot know the rest, and says so.
+    assert_eq!(row("k")["real"]["cardinality"], 50);
+    assert_eq!(row("k")["synthesized"]["cardinality"], 50);
+    assert_eq!(row("k")["within"], true);
+    assert_eq!(row("n")["within"], false);
+    assert!(row("n")["quantile_error"].as_f64().unwrap() > 0.5, "{rows}");
+    // Nothing real to compare with.
+    let o = common::run(&[
+        "generate",
+        "--mapping",
+        &path(&mapping),
+        "--docs",
+        "10",
+        "--fidelity",
+        &path(&report),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", common::streams(&o));
+    assert!(common::streams(&o).contains("--sample or --fidelity-against"));
 }

@@ -6,6 +6,7 @@
 //! sample and seed give the same bytes, and any document can be made without the ones before.
 
 pub mod dates;
+pub mod fidelity;
 pub mod mapping;
 pub mod model;
 
@@ -65,23 +66,65 @@ impl Model {
 /// Reads a sample of NDJSON documents (at most [`SAMPLE_LIMIT`]), naming the file and line of
 /// one that is not a JSON object.
 pub fn read_sample(path: &std::path::Path) -> Result<Vec<Map<String, Value>>, CorpusError> {
+    let mut out = Vec::new();
+    read_each(path, SAMPLE_LIMIT, |doc| out.push(doc))?;
+    Ok(out)
+}
+
+/// The fidelity of the first documents of `model` (seed `seed`) against `real`, an NDJSON
+/// corpus read whole (the sample when no other is given): each side over as many documents.
+pub fn fidelity(
+    model: &Model,
+    fields: &[Field],
+    seed: u64,
+    docs: u64,
+    real: &std::path::Path,
+) -> Result<Vec<fidelity::Row>, CorpusError> {
+    let mut want = fidelity::Stats::new(fields);
+    let mut n = 0u64;
+    read_each(real, usize::try_from(docs).unwrap_or(usize::MAX), |doc| {
+        if n < docs {
+            want.add(&doc);
+            n += 1;
+        }
+    })?;
+    let mut got = fidelity::Stats::new(fields);
+    let mut buf = Vec::new();
+    for i in 0..n {
+        buf.clear();
+        model.write(seed, i, &mut buf);
+        let doc: Map<String, Value> = serde_json::from_slice(&buf)
+            .map_err(|e| CorpusError::Invalid(format!("synthesized document {i}: {e}")))?;
+        got.add(&doc);
+    }
+    Ok(fidelity::compare(&want, &got))
+}
+
+/// Calls `each` with each NDJSON document of `path` (dotted keys expanded), at most `limit`,
+/// naming the file and line of one that is not a JSON object.
+fn read_each(
+    path: &std::path::Path,
+    limit: usize,
+    mut each: impl FnMut(Map<String, Value>),
+) -> Result<(), CorpusError> {
     let shown = path.display().to_string();
     let io = |e: std::io::Error| CorpusError::Io {
         path: shown.clone(),
         source: e,
     };
     let file = std::fs::File::open(path).map_err(io)?;
-    let mut out = Vec::new();
+    let mut read = 0;
     for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
         let line = line.map_err(io)?;
         if line.trim().is_empty() {
             continue;
         }
-        if out.len() == SAMPLE_LIMIT {
+        if read == limit {
             break;
         }
+        read += 1;
         match serde_json::from_str::<Value>(&line) {
-            Ok(Value::Object(doc)) => out.push(expand_dots(doc)),
+            Ok(Value::Object(doc)) => each(expand_dots(doc)),
             Ok(_) => {
                 return Err(CorpusError::Invalid(format!(
                     "{shown}:{}: not a JSON object",
@@ -91,7 +134,7 @@ pub fn read_sample(path: &std::path::Path) -> Result<Vec<Map<String, Value>>, Co
             Err(e) => return Err(CorpusError::Invalid(format!("{shown}:{}: {e}", i + 1))),
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// `doc` with its dotted keys as the objects the engine reads them as (`{"log.file": 1}` is

@@ -5,7 +5,7 @@
 //! values:
 //! - **terms** (keyword, ip, and numbers with few distinct values) by their frequency in the
 //!   sample, with new terms of the same shape at the rate the sample's vocabulary still grows
-//!   (Heaps' law fitted on its two halves), so a corpus larger than its sample has the
+//!   (Chao1's estimate of the terms the sample has not seen), so a corpus larger than its sample has the
 //!   cardinality that size would have;
 //! - **text** as a count of words and words by position (the first three positions each their
 //!   own vocabulary, the rest one), each a vocabulary of terms as above;
@@ -58,6 +58,11 @@ pub enum Values {
         sorted: Vec<f64>,
         format: DateFormat,
         written_as: usize,
+        /// A sample whose instants follow their order (a line fitted to them explains 90 %
+        /// of their variance): document `i` is where the line puts it, give or take one of
+        /// the sample's own deviations from the line, so a corpus larger than the sample
+        /// spans more time, as the real one would.
+        series: Option<Series>,
     },
     Bool(f64),
     Geo {
@@ -69,6 +74,60 @@ pub enum Values {
         spread: Vec<f32>,
     },
     Object(Vec<FieldModel>),
+}
+
+/// Instants along a line: `start + step × value's position + a deviation`.
+#[derive(Debug, Clone)]
+pub struct Series {
+    start: f64,
+    step: f64,
+    /// The field's values a document, to turn a document's number into a position.
+    per_doc: f64,
+    /// The sample's deviations from the line, sorted.
+    deviations: Vec<f64>,
+}
+
+impl Series {
+    /// The least-squares line through `values` by position, when it explains nine tenths of
+    /// their variance and rises.
+    fn fit(values: &[f64], docs: usize) -> Option<Series> {
+        let n = values.len();
+        if n < 16 {
+            return None;
+        }
+        let mean_i = (n - 1) as f64 / 2.0;
+        let mean_v = values.iter().sum::<f64>() / n as f64;
+        let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
+        for (i, v) in values.iter().enumerate() {
+            let (dx, dy) = (i as f64 - mean_i, v - mean_v);
+            sxy += dx * dy;
+            sxx += dx * dx;
+            syy += dy * dy;
+        }
+        if syy == 0.0 || sxy <= 0.0 || sxy * sxy / (sxx * syy) < 0.9 {
+            return None;
+        }
+        let step = sxy / sxx;
+        let start = mean_v - step * mean_i;
+        let mut deviations: Vec<f64> = thin(
+            values
+                .iter()
+                .enumerate()
+                .map(|(i, v)| v - (start + step * i as f64))
+                .collect(),
+        );
+        deviations.sort_by(f64::total_cmp);
+        Some(Series {
+            start,
+            step,
+            per_doc: n as f64 / docs.max(1) as f64,
+            deviations,
+        })
+    }
+
+    fn at(&self, doc: u64, u: f64) -> f64 {
+        self.start + self.step * doc as f64 * self.per_doc + between(&self.deviations, u)
+    }
 }
 
 /// Terms by frequency, and how fast new ones come.
@@ -83,10 +142,17 @@ pub struct Terms {
     quoted: bool,
     /// How a new term is made from a seen one.
     shape: Shape,
-    /// Distinct terms over values in the sample, and Heaps' exponent of its growth.
-    distinct: f64,
+    /// The sample's terms seen once (Good-Turing: their share of the values is the chance
+    /// that the next value is new), its values, and how many terms it has not seen (Chao1:
+    /// `f1² / 2 f2`), which sets how fast new terms keep coming beyond the sample's size: a
+    /// vocabulary nearly all seen stops growing, one of ids keeps growing.
+    singletons: f64,
     values: f64,
-    beta: f64,
+    unseen: f64,
+    /// The cumulative count up to the last term seen more than once: a seen term is drawn
+    /// from those, the singletons' share going to new terms instead (all of them when every
+    /// term was seen once).
+    repeated: u64,
     /// Values per document of the sample, to place a document's values on the growth curve.
     per_doc: f64,
 }
@@ -106,24 +172,23 @@ impl Terms {
     /// Terms from `values` (the sample's, in order), written quoted or not.
     fn learn(values: &[String], quoted: bool, shape: Shape, docs: usize) -> Terms {
         let mut counts: std::collections::HashMap<&str, u64> = std::collections::HashMap::new();
-        let mut half = 0usize;
-        for (i, v) in values.iter().enumerate() {
+        for v in values {
             *counts.entry(v.as_str()).or_default() += 1;
-            if i + 1 == values.len() / 2 {
-                half = counts.len();
-            }
         }
         let mut by_count: Vec<(&str, u64)> = counts.into_iter().collect();
         // Most frequent first, ties by text: the same sample gives the same model.
         by_count.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
         let distinct = by_count.len();
-        let beta = if values.len() >= 16 && half > 0 {
-            ((distinct as f64 / half as f64).ln() / 2f64.ln()).clamp(0.0, 1.0)
-        } else if distinct == values.len() {
-            1.0
+        let f1 = by_count.iter().filter(|(_, n)| *n == 1).count() as f64;
+        let f2 = by_count.iter().filter(|(_, n)| *n == 2).count() as f64;
+        // Chao1, bias-corrected when no term was seen twice.
+        let unseen = if f2 > 0.0 {
+            f1 * f1 / (2.0 * f2)
         } else {
-            0.5
+            f1 * (f1 - 1.0).max(0.0) / 2.0
         };
+        let singletons = by_count.iter().filter(|(_, n)| *n == 1).count();
+        let repeated: u64 = by_count.iter().map(|(_, n)| *n).filter(|n| *n > 1).sum();
         let mut total = 0;
         let mut cumulative = Vec::with_capacity(distinct);
         let mut rendered = Vec::with_capacity(distinct);
@@ -140,9 +205,10 @@ impl Terms {
             cumulative,
             quoted,
             shape,
-            distinct: distinct as f64,
+            singletons: singletons as f64,
+            repeated,
             values: values.len() as f64,
-            beta: if shape == Shape::Closed { 0.0 } else { beta },
+            unseen: if shape == Shape::Closed { 0.0 } else { unseen },
             per_doc: values.len() as f64 / docs.max(1) as f64,
         }
     }
@@ -160,15 +226,23 @@ impl Terms {
         t
     }
 
-    /// The share of new terms among the values of document `doc`.
+    /// The share of new terms among the values of document `doc`: Good-Turing's (the
+    /// sample's share of terms seen once) up to the sample's size, so a corpus of the sample's
+    /// size has its cardinality; beyond, the slope of Chao et al.'s extrapolation of
+    /// richness, `d + f0 (1 - (1 - f1 / (n f0 + f1))^m)`, which falls as the unseen terms
+    /// (`f0`) are used up.
     fn new_share(&self, doc: u64) -> f64 {
-        if self.beta == 0.0 || self.values == 0.0 {
+        if self.unseen == 0.0 || self.values == 0.0 {
             return 0.0;
         }
-        let m = (doc as f64 * self.per_doc).max(1.0);
-        let rate =
-            self.beta * self.distinct / self.values * (m / self.values).powf(self.beta - 1.0);
-        rate.clamp(0.0, 1.0)
+        let n = self.values;
+        let beyond = doc as f64 * self.per_doc - n;
+        if beyond <= 0.0 {
+            return (self.singletons / n).clamp(0.0, 1.0);
+        }
+        let q = self.singletons / (n * self.unseen + self.singletons);
+        let slope = self.unseen * -(1.0 - q).ln() * (beyond * (1.0 - q).ln()).exp();
+        slope.clamp(0.0, 1.0)
     }
 
     fn write(&self, rng: &mut Rng, doc: u64, out: &mut Vec<u8>) {
@@ -176,9 +250,16 @@ impl Terms {
             out.extend_from_slice(b"null");
             return;
         };
-        let at = rng.below(total);
+        let new = rng.chance(self.new_share(doc));
+        // A seen term comes from those seen more than once; a new one is shaped after one
+        // seen once (the kind of term that keeps coming new), or any when none was.
+        let at = match (new, self.repeated) {
+            (true, r) if r < total => r + rng.below(total - r),
+            (false, r) if r > 0 && self.unseen > 0.0 => rng.below(r),
+            _ => rng.below(total),
+        };
         let i = self.cumulative.partition_point(|&c| c <= at);
-        if rng.chance(self.new_share(doc)) {
+        if new {
             let made = reshape(&self.raw[i], self.shape, rng);
             out.extend_from_slice(&render(&made, self.quoted));
         } else {
@@ -411,6 +492,8 @@ impl FieldModel {
                 }
                 // The first of the most used (the first format when the sample has none).
                 let written_as = (0..used.len()).rev().max_by_key(|&i| used[i]).unwrap_or(0);
+                let in_order: Vec<f64> = read.iter().map(|(m, _)| *m as f64).collect();
+                let series = Series::fit(&in_order, docs);
                 let mut sorted: Vec<f64> = thin(read.into_iter().map(|(m, _)| m as f64).collect());
                 sorted.sort_by(f64::total_cmp);
                 if sorted.is_empty() {
@@ -421,6 +504,7 @@ impl FieldModel {
                     sorted,
                     format: format.clone(),
                     written_as,
+                    series,
                 }
             }
             Kind::Boolean => {
@@ -546,9 +630,13 @@ impl FieldModel {
                 sorted,
                 format,
                 written_as,
+                series,
             } => {
-                let x = between(sorted, rng.unit()) as i64;
-                format.write_as(*written_as, x, out);
+                let x = match series {
+                    Some(line) => line.at(doc, rng.unit()),
+                    None => between(sorted, rng.unit()),
+                };
+                format.write_as(*written_as, x as i64, out);
             }
             Values::Bool(p) => {
                 out.extend_from_slice(if rng.chance(*p) { b"true" } else { b"false" })
