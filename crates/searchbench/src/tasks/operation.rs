@@ -586,7 +586,9 @@ fn request_params(p: &Map<String, Value>) -> Result<String, String> {
     }
 }
 
-fn query_string(m: &Map<String, Value>) -> Result<String, String> {
+/// `m` as a query string (`?k=v&…`), or empty; a value that is no string, number or
+/// boolean is refused.
+pub(super) fn query_string(m: &Map<String, Value>) -> Result<String, String> {
     if m.is_empty() {
         return Ok(String::new());
     }

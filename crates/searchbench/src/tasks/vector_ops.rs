@@ -368,13 +368,7 @@ impl std::fmt::Display for Shown<'_> {
 /// The operation of task `t` of track `d` (one of [`RUNS`]), its data sets opened and checked.
 pub fn of(t: &Resolved, d: &Definition, spec: &PlanSpec) -> Result<VectorOp, Unplanned> {
     let p = &t.operation.params;
-    // The tools' templates render an absent parameter as "" or {}: both mean absent.
-    let text = |k: &str| -> Option<String> {
-        p.get(k)
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-    };
+    let text = |k: &str| given(p, k).map(str::to_string);
     let index = text("index")
         .or_else(|| (d.track.indices.len() == 1).then(|| d.track.indices[0].name.clone()))
         .ok_or("needs its index")?;
@@ -470,14 +464,8 @@ pub fn of(t: &Resolved, d: &Definition, spec: &PlanSpec) -> Result<VectorOp, Unp
     query
         .entry("allow_partial_search_results")
         .or_insert(json!("false"));
-    let mut q = url::form_urlencoded::Serializer::new(String::new());
-    for (name, v) in &query {
-        let v = match v {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        };
-        q.append_pair(name, &v);
-    }
+    // A value that is no string, number or boolean is refused, as for every operation.
+    let query = super::operation::query_string(&query)?;
     let repetitions = match count("repetitions")? {
         None => 1,
         Some(n) if (1..=1_000_000).contains(&n) => n,
@@ -501,7 +489,7 @@ pub fn of(t: &Resolved, d: &Definition, spec: &PlanSpec) -> Result<VectorOp, Unp
         .into());
     }
     Ok(VectorOp::Search {
-        path: format!("/{index}/_search?{}", q.finish()),
+        path: format!("/{index}/_search{query}"),
         field,
         k,
         body,
@@ -528,12 +516,7 @@ fn data_set(
     neighbours: bool,
 ) -> Result<BigAnn, Unplanned> {
     let p = &t.operation.params;
-    let given = |k: &str| {
-        p.get(k)
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-    };
+    let given = |k: &str| given(p, k).map(str::to_string);
     bigann(p, prefix, neighbours)?;
     let (path, shown) = match (
         given(&format!("{prefix}_path")),
@@ -568,12 +551,17 @@ fn data_set(
     BigAnn::open(&path, &shown, neighbours).map_err(Unplanned::Invalid)
 }
 
+/// The text parameter `k`, when given: the tools' templates render an absent parameter as
+/// "" (or `{}`), which means absent too.
+fn given<'a>(p: &'a Map<String, Value>, k: &str) -> Option<&'a str> {
+    p.get(k).and_then(Value::as_str).filter(|s| !s.is_empty())
+}
+
 /// Whether the data set `prefix` is in the bigann format (the neighbours' format is the
 /// data set's unless given): HDF5, opensearch-benchmark's default, is not read here.
 fn bigann(p: &Map<String, Value>, prefix: &str, neighbours: bool) -> Result<(), Unplanned> {
-    let given = |k: &str| p.get(k).and_then(Value::as_str).filter(|s| !s.is_empty());
-    let format = given(&format!("{prefix}_format"))
-        .or_else(|| neighbours.then(|| given("data_set_format")).flatten())
+    let format = given(p, &format!("{prefix}_format"))
+        .or_else(|| neighbours.then(|| given(p, "data_set_format")).flatten())
         .unwrap_or("hdf5");
     match format {
         "bigann" => Ok(()),
@@ -639,12 +627,11 @@ fn bulk_body(
     index: &str,
     field: &str,
     id_field: Option<&str>,
-    first: u64,
-    rows: &[Vec<f32>],
+    rows: &[(u64, Vec<f32>)],
 ) -> Result<Vec<u8>, String> {
-    let mut out = Vec::with_capacity(rows.len() * (rows.first().map_or(0, Vec::len) * 12 + 64));
-    for (i, v) in rows.iter().enumerate() {
-        let id = first + i as u64;
+    let mut out =
+        Vec::with_capacity(rows.len() * (rows.first().map_or(0, |r| r.1.len()) * 12 + 64));
+    for (id, v) in rows {
         let action = json!({"index": {"_index": index, "_id": id.to_string()}});
         serde_json::to_writer(&mut out, &action).map_err(|e| e.to_string())?;
         out.push(b'\n');
@@ -780,26 +767,12 @@ impl VectorOp {
                 places.advance(client, take);
                 let first = offset + at;
                 let vectors = data.vectors(first, take).map_err(Failed)?;
-                let mut pending: Vec<(u64, Vec<f32>)> = (first..).zip(vectors).collect::<Vec<_>>();
-                let mut last = Value::Null;
-                for attempt in 0..=RETRIES {
-                    let ids: Vec<u64> = pending.iter().map(|(i, _)| *i).collect();
-                    let rows: Vec<Vec<f32>> = pending.iter().map(|(_, v)| v.clone()).collect();
-                    // Rows sent again keep their own ids: they are consecutive only the
-                    // first time, so each goes by itself into the body.
-                    let mut body = Vec::new();
-                    for (id, row) in ids.iter().zip(&rows) {
-                        body.extend(
-                            bulk_body(
-                                index,
-                                field,
-                                id_field.as_deref(),
-                                *id,
-                                std::slice::from_ref(row),
-                            )
-                            .map_err(Failed)?,
-                        );
-                    }
+                // Each row keeps the id of its number, sent again or not.
+                let mut pending: Vec<(u64, Vec<f32>)> = (first..).zip(vectors).collect();
+                let mut attempt = 0;
+                loop {
+                    let body =
+                        bulk_body(index, field, id_field.as_deref(), &pending).map_err(Failed)?;
                     let answer = t
                         .send_at(
                             client,
@@ -808,19 +781,17 @@ impl VectorOp {
                             Some(("application/x-ndjson", body)),
                         )
                         .await?;
-                    last = serde_json::from_slice(&answer.body).unwrap_or(Value::Null);
-                    let (retry, refused) = refusals(&last, pending.len());
+                    let answer: Value = serde_json::from_slice(&answer.body).unwrap_or(Value::Null);
+                    let (retry, refused) = refusals(&answer, pending.len());
                     if let Some(why) = refused {
                         return Err(Failed(why));
                     }
                     if retry.is_empty() {
-                        return Ok((
-                            Done {
-                                units: take,
-                                recall: None,
-                            },
-                            last,
-                        ));
+                        let done = Done {
+                            units: take,
+                            recall: None,
+                        };
+                        return Ok((done, answer));
                     }
                     if attempt == RETRIES {
                         return Err(Failed(format!(
@@ -831,14 +802,8 @@ impl VectorOp {
                     pending = retry.into_iter().map(|i| pending[i].clone()).collect();
                     let wait = Duration::from_millis(500 << attempt.min(7));
                     tokio::time::sleep(wait.min(Duration::from_secs(60))).await;
+                    attempt += 1;
                 }
-                Ok((
-                    Done {
-                        units: take,
-                        recall: None,
-                    },
-                    last,
-                ))
             }
             VectorOp::Search {
                 path,
@@ -1102,8 +1067,7 @@ mod tests {
             "i",
             "v",
             Some("doc_id"),
-            7,
-            &[vec![1.0, 2.5], vec![0.0, -1.0]],
+            &[(7, vec![1.0, 2.5]), (8, vec![0.0, -1.0])],
         )
         .unwrap_or_default();
         let lines: Vec<Value> = body

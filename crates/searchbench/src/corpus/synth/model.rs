@@ -271,7 +271,9 @@ impl Terms {
 /// `term` as JSON.
 fn render(term: &str, quoted: bool) -> Vec<u8> {
     if quoted {
-        serde_json::to_vec(term).unwrap_or_else(|_| b"\"\"".to_vec())
+        let mut out = Vec::with_capacity(term.len() + 2);
+        crate::corpus::text::push_json_str(&mut out, term.as_bytes());
+        out
     } else {
         term.as_bytes().to_vec()
     }
