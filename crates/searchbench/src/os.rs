@@ -286,6 +286,16 @@ pub fn self_cpu() -> Duration {
     tv(usage.ru_utime) + tv(usage.ru_stime)
 }
 
+/// Bytes free to this user in the filesystem of `dir`.
+pub fn free_bytes(dir: &std::path::Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `path` is a NUL-terminated string and `s` a statvfs to fill.
+    let rc = unsafe { libc::statvfs(path.as_ptr(), &mut s) };
+    (rc == 0).then(|| s.f_bavail.saturating_mul(s.f_frsize))
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -10,12 +10,14 @@
 /// FNV-1a, 64 bits, over `parts` in turn (as over their concatenation): a hash stable across
 /// builds and platforms (the std hasher is not), for ids and cache keys.
 pub fn fnv1a<'a>(parts: impl IntoIterator<Item = &'a [u8]>) -> u64 {
-    parts
-        .into_iter()
-        .flatten()
-        .fold(0xcbf2_9ce4_8422_2325, |h, b| {
-            (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3)
-        })
+    parts.into_iter().fold(0xcbf2_9ce4_8422_2325, fnv1a_more)
+}
+
+/// FNV-1a of `bytes` continued from hash `h` (a hash taken piece by piece).
+pub fn fnv1a_more(h: u64, bytes: &[u8]) -> u64 {
+    bytes.iter().fold(h, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 /// splitmix64: turns any `u64` (including 0) into a well-mixed one; used to seed and to derive

@@ -110,6 +110,29 @@ impl Side {
         })
     }
 
+    /// Why `self` and `other` are not two measurements of one corpus: one side loaded a
+    /// corpus synthesized for the track's (`--synthesize`) and the other the real one.
+    pub fn other_corpus(&self, other: &Side) -> Option<String> {
+        let synthesized = |s: &Side| s.configurations.first().map(Configuration::synthesized);
+        let (a, b) = (synthesized(self)?, synthesized(other)?);
+        let on = |yes: bool| {
+            if yes {
+                "a synthesized corpus"
+            } else {
+                "the real corpus"
+            }
+        };
+        (a != b).then(|| {
+            format!(
+                "{} ran on {} and {} on {}: their difference would be the corpus's",
+                self.label,
+                on(a),
+                other.label,
+                on(b)
+            )
+        })
+    }
+
     /// The settings in which `other`'s configuration differs from this side's (the point of
     /// most comparisons, said so the reader knows what changed).
     pub fn settings_differ(&self, other: &Side) -> Vec<String> {
@@ -686,6 +709,7 @@ pub fn mixed(base: &Side, contenders: &[&Side]) -> Vec<String> {
         .filter_map(Side::pools_configurations)
         .collect();
     out.extend(contenders.iter().filter_map(|c| base.other_workload(c)));
+    out.extend(contenders.iter().filter_map(|c| base.other_corpus(c)));
     out.dedup();
     out
 }

@@ -35,6 +35,12 @@ impl Configuration {
             if let Some(Value::String(corpus)) = map.get_mut("corpus") {
                 *corpus = mask_seed(corpus);
             }
+            // A synthesized file's seed, like a generated corpus's, is not what was measured.
+            if let Some(Value::Array(files)) = map.get_mut(crate::store::SYNTHESIZED) {
+                for file in files.iter_mut().filter_map(Value::as_object_mut) {
+                    file.remove("seed");
+                }
+            }
             // A run too short for its warm-up has no steady headline: its figure is the whole
             // run's, warm-up included, another measure than a steady window's. It is another
             // configuration, so no group pools the two (a run near the length where the
@@ -59,10 +65,21 @@ impl Configuration {
         }
     }
 
+    /// Whether its runs loaded a synthesized corpus ([`RunRow::synthesized`]).
+    pub fn synthesized(&self) -> bool {
+        self.config
+            .get(crate::store::SYNTHESIZED)
+            .and_then(Value::as_array)
+            .is_some_and(|files| !files.is_empty())
+    }
+
     /// A one-line description for a table: kind, workload and the usual knobs.
     pub fn summary(&self) -> String {
         let get = |k: &str| self.config.get(k).filter(|v| !v.is_null());
         let mut parts = vec![format!("{} {}", self.kind, self.workload)];
+        if self.synthesized() {
+            parts.push(crate::store::SYNTHESIZED_CORPUS.into());
+        }
         if let Some(c) = get("corpus").and_then(Value::as_str) {
             parts.push(c.to_string());
         }
@@ -234,6 +251,41 @@ mod tests {
         assert_eq!(differences(&a, &c), vec!["clients: 2 vs 4".to_string()]);
         assert!(a.summary().contains("clients 2"), "{}", a.summary());
         assert!(a.summary().contains("seed *"), "{}", a.summary());
+    }
+
+    #[test]
+    fn a_synthesized_corpus_is_another_configuration_whatever_its_seed() {
+        let synthesized = |seed: u64, docs: u64| {
+            let mut r = row("opensearch-2.19.1", 1, 2);
+            r.config[crate::store::SYNTHESIZED] = json!([{"corpus": "logs", "file": "d.json.bz2", "documents": docs, "sample_docs": 0, "seed": seed}]);
+            r
+        };
+        let real = Configuration::of(&row("opensearch-2.19.1", 1, 2));
+        let (a, b) = (
+            Configuration::of(&synthesized(1, 1000)),
+            Configuration::of(&synthesized(9, 1000)),
+        );
+        assert_eq!(
+            a, b,
+            "the seed of a synthesized file is not what was measured"
+        );
+        assert_ne!(a.id, real.id);
+        assert!(a.synthesized() && !real.synthesized());
+        assert!(
+            a.summary().contains("synthesized corpus"),
+            "{}",
+            a.summary()
+        );
+        assert!(!differences(&real, &a).is_empty());
+        assert_ne!(
+            a.id,
+            Configuration::of(&synthesized(1, 2000)).id,
+            "its documents are"
+        );
+        assert!(synthesized(1, 1000)
+            .workload_shown()
+            .ends_with("(synthesized corpus)"));
+        assert_eq!(row("x", 1, 2).workload_shown(), "logs");
     }
 
     #[test]

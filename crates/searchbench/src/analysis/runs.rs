@@ -118,9 +118,17 @@ impl Group {
 
     /// What tables and charts call it: the selector, with the run count of a group.
     pub fn label(&self) -> String {
-        match self.runs.len() {
-            1 => self.selector.clone(),
-            n => format!("{} ({n} runs)", self.selector),
+        // A synthesized corpus is said wherever the group's figures are named.
+        let synthesized = self
+            .runs
+            .iter()
+            .any(|r| r.row.synthesized())
+            .then_some(crate::store::SYNTHESIZED_CORPUS);
+        match (self.runs.len(), synthesized) {
+            (1, None) => self.selector.clone(),
+            (1, Some(s)) => format!("{} ({s})", self.selector),
+            (n, None) => format!("{} ({n} runs)", self.selector),
+            (n, Some(s)) => format!("{} ({n} runs, {s})", self.selector),
         }
     }
 }

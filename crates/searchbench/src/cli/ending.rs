@@ -219,6 +219,7 @@ mod tests {
             error: error.map(str::to_string),
             tasks: Vec::new(),
             not_run: Vec::new(),
+            synthesized: Vec::new(),
             telemetry: None,
         }
     }

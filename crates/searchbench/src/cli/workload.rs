@@ -200,9 +200,26 @@ pub async fn run(args: WorkloadArgs) -> CliResult {
             let usage = |e: String| CliError::usage(anyhow::anyhow!(e));
             let d = crate::workload::track::read(&file, &track.params()?)
                 .map_err(|e| usage(e.to_string()))?;
-            let check =
-                crate::tasks::plan::check(&d, track.challenge.as_deref(), &track.plan_spec()?)
+            let mut spec = track.plan_spec()?;
+            if track.synthesize {
+                // What the run would synthesize, said before it is made (seeded as a run
+                // without --seed is).
+                let procedure =
+                    crate::workload::track::runnable::procedure(&d, track.challenge.as_deref())
+                        .map_err(|e| usage(e.to_string()))?;
+                let planned = crate::tasks::plan::plan(&d, procedure, &spec)
                     .map_err(|e| usage(e.to_string()))?;
+                let cache = crate::engine::paths::cache_root();
+                let wanted =
+                    crate::tasks::synthesize::wanted(&d, &spec, &planned.absent, 1, &cache)
+                        .map_err(|e| usage(format!("--synthesize: {e}")))?;
+                spec.stand_ins = wanted
+                    .iter()
+                    .map(crate::tasks::synthesize::Wanted::stand_in)
+                    .collect();
+            }
+            let check = crate::tasks::plan::check(&d, track.challenge.as_deref(), &spec)
+                .map_err(|e| usage(e.to_string()))?;
             if json {
                 outln!(
                     "{}",

@@ -29,7 +29,7 @@ pub fn render(runs: &[&Loaded]) -> String {
             "{},{},{},{}",
             field(&r.id.0),
             field(&r.kind),
-            field(&r.workload),
+            field(&r.workload_shown()),
             field(r.engine.as_deref().unwrap_or(""))
         );
         for m in metrics::extract(r.result.as_ref().unwrap_or(&Value::Null), &l.timeline) {

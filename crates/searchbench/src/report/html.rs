@@ -314,7 +314,7 @@ pub fn render(groups: &[Group], comparison: Option<&Comparison>) -> String {
         [one] => format!(
             "searchbench: {} {} on {}",
             one.row.kind,
-            one.row.workload,
+            one.row.workload_shown(),
             one.row.engine.as_deref().unwrap_or("engine unknown")
         ),
         many if groups.len() > 1 => format!(

@@ -234,7 +234,7 @@ pub fn run_rows(r: &RunRow) -> Vec<(&'static str, String)> {
     let mut rows = vec![
         ("run", r.id.0.clone()),
         ("kind", r.kind.clone()),
-        ("workload", r.workload.clone()),
+        ("workload", r.workload_shown()),
         ("engine", r.engine.clone().unwrap_or_else(|| "?".into())),
         ("state", r.state.name().to_string()),
         ("started", utc(r.started_unix)),

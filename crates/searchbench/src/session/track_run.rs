@@ -47,6 +47,10 @@ pub struct TrackRunResult {
     pub error: Option<String>,
     pub tasks: Vec<TaskFigures>,
     pub not_run: Vec<Item>,
+    /// The corpus files synthesized for those not here (`--synthesize`): its figures are
+    /// not a measure of the real corpus.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub synthesized: Vec<crate::tasks::synthesize::Synthesized>,
     /// What the run's telemetry sampled over all its steps (`None` with `--no-telemetry`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub telemetry: Option<crate::measure::telemetry::Summary>,
@@ -70,6 +74,10 @@ pub struct TrackRunSpec<'s> {
     /// when the track has several: see [`failure_file`]); `<target>-failures.ndjson` when not
     /// given.
     pub failures: Option<std::path::PathBuf>,
+    /// The corpus files `--synthesize` made for those not here: kept in the run's
+    /// configuration (a run on a synthesized corpus is never one configuration with a run on
+    /// the real one) and in its result.
+    pub synthesized: Vec<crate::tasks::synthesize::Synthesized>,
 }
 
 /// The failure file of load `k` (1, 2, … in the plan's order) of `loads` (every bulk's
@@ -123,6 +131,10 @@ pub async fn run(
         "track_params": redacted(spec.params),
         "test_mode": spec.test_mode,
     });
+    if !spec.synthesized.is_empty() {
+        config[crate::store::SYNTHESIZED] =
+            serde_json::to_value(&spec.synthesized).unwrap_or_default();
+    }
     if let Some(p) = &spec.part {
         config["part"] = p.part.to_string().into();
         config["group"] = p.group.clone().into();
@@ -221,6 +233,7 @@ pub async fn run(
             error: figures::failed(&tasks),
             tasks,
             not_run: not_run.iter().cloned().chain(modules.left_out()).collect(),
+            synthesized: spec.synthesized.clone(),
             telemetry: Telemetry::combine(
                 outcome
                     .phases

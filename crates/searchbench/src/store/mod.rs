@@ -36,7 +36,9 @@ mod whole;
 use outcome::engine_of;
 pub use outcome::{outcome_of, seed_in, workload_name};
 pub use phases::{merge_phases, PhaseMeasurements, LOAD, QUERY};
-pub use records::{parse_tag, Filter, Kind, NewRun, RunId, RunRow, State};
+pub use records::{
+    parse_tag, Filter, Kind, NewRun, RunId, RunRow, State, SYNTHESIZED, SYNTHESIZED_CORPUS,
+};
 use rows::read_row;
 pub use studies::Study;
 pub use whole::WholeRun;

@@ -143,7 +143,33 @@ impl RunRow {
     pub fn result_timeline(&self) -> Option<&Vec<Value>> {
         self.result.as_ref()?.get("timeline")?.as_array()
     }
+
+    /// Whether the run loaded a corpus synthesized for one that was not here (a track run
+    /// with `--synthesize`): its figures measure the synthesized documents, not the real.
+    pub fn synthesized(&self) -> bool {
+        self.config
+            .get(SYNTHESIZED)
+            .and_then(Value::as_array)
+            .is_some_and(|files| !files.is_empty())
+    }
+
+    /// The workload as every view names it: `http_logs (synthesized corpus)` for a run on a
+    /// synthesized corpus, so no view shows its figures as the real corpus's.
+    pub fn workload_shown(&self) -> String {
+        if self.synthesized() {
+            format!("{} ({SYNTHESIZED_CORPUS})", self.workload)
+        } else {
+            self.workload.clone()
+        }
+    }
 }
+
+/// The configuration key of the corpus files a run synthesized (each file's corpus, name,
+/// documents, sample and seed).
+pub const SYNTHESIZED: &str = "synthesized";
+
+/// How views name a synthesized corpus.
+pub const SYNTHESIZED_CORPUS: &str = "synthesized corpus";
 
 /// Which runs `list` returns.
 #[derive(Debug, Clone, Default)]

@@ -9,6 +9,7 @@ pub mod needs;
 pub mod operation;
 pub mod part;
 pub mod plan;
+pub mod synthesize;
 pub mod task;
 pub mod vector_ops;
 

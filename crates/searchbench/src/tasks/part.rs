@@ -50,6 +50,7 @@ pub fn for_part(planned: Planned, part: Part) -> Result<Planned, Invalid> {
         steps,
         mut not_run,
         missing,
+        absent,
         points,
     } = planned;
     let mut out = Vec::with_capacity(steps.len());
@@ -75,6 +76,7 @@ pub fn for_part(planned: Planned, part: Part) -> Result<Planned, Invalid> {
         steps: out,
         not_run,
         missing,
+        absent,
         points,
     })
 }

@@ -31,6 +31,8 @@ pub enum Unplanned {
     NotYet(String),
     /// Its documents are not here: listed by `workload check`, refused by `run`.
     Missing(String),
+    /// A bulk's corpus files that are not here, each said apart (what `--synthesize` makes).
+    Absent(Vec<Absent>),
     /// The track gets it wrong: refused before anything runs.
     Invalid(String),
 }
@@ -62,6 +64,9 @@ pub struct Planned {
     /// The tasks whose documents are not here, each with the files it lacks, where they were
     /// looked for and where they come from.
     pub missing: Vec<String>,
+    /// The corpus files the bulks would load that are not here: `(corpus, source-file)`, each
+    /// once, in the track's order.
+    pub absent: Vec<(String, String)>,
     /// What each step is called where the parts of a run join before it: its position and
     /// its tasks' names.
     pub points: Vec<String>,
@@ -105,6 +110,22 @@ pub struct PlanSpec {
     /// Where corpus files downloaded elsewhere are (`--corpus-dir`): looked for in
     /// `DIR/<corpus>/` (the tools' own layout), then `DIR/`, then beside the track.
     pub corpus_dir: Option<PathBuf>,
+    /// Files `--synthesize` made (or will make) for corpus files that are not here: a file
+    /// found where the track's are looked for is read first.
+    pub stand_ins: Vec<StandIn>,
+}
+
+/// A file made by `--synthesize` standing in for a corpus file that is not here.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StandIn {
+    pub corpus: String,
+    /// The `source-file` it stands in for, as the track names it.
+    pub file: String,
+    /// Where it is (or will be: `workload check` names it before the run makes it).
+    pub path: PathBuf,
+    pub documents: u64,
+    /// What it is made from, in a phrase.
+    pub about: String,
 }
 
 /// What of `procedure` runs: each step's tasks (with whether a task's end ends its parallel
@@ -162,6 +183,21 @@ pub fn plan(d: &Definition, procedure: &Procedure, spec: &PlanSpec) -> Result<Pl
                     runs: false,
                     how: why,
                 }),
+                Err(Unplanned::Absent(absent)) => {
+                    for a in &absent {
+                        let key = (a.corpus.clone(), a.file.clone());
+                        if !planned.absent.contains(&key) {
+                            planned.absent.push(key);
+                        }
+                    }
+                    let why = Absent::summary(&absent);
+                    planned.missing.push(format!("{what}: {why}"));
+                    planned.not_run.push(Item {
+                        what,
+                        runs: false,
+                        how: why,
+                    })
+                }
                 Err(Unplanned::Missing(why)) => {
                     planned.missing.push(format!("{what}: {why}"));
                     planned.not_run.push(Item {
@@ -263,7 +299,8 @@ fn bulk(t: &model::Resolved, d: &Definition, spec: &PlanSpec) -> Result<BulkSpec
                 continue;
             }
         };
-        let with_meta = s.includes_action_and_meta_data;
+        // A synthesized file holds sources alone, whatever the real one holds.
+        let with_meta = file.with_meta;
         match loads.last_mut() {
             // Consecutive entries into one target, read alike, are one load.
             Some(l) if l.target == target && l.with_meta == with_meta => l.files.push(file),
@@ -276,7 +313,7 @@ fn bulk(t: &model::Resolved, d: &Definition, spec: &PlanSpec) -> Result<BulkSpec
         }
     }
     if !missing.is_empty() {
-        return Err(Unplanned::Missing(Absent::summary(&missing)));
+        return Err(Unplanned::Absent(missing));
     }
     if loads.is_empty() {
         return Err(Unplanned::Invalid(
@@ -446,7 +483,25 @@ pub fn check(d: &Definition, name: Option<&str>, spec: &PlanSpec) -> Result<Chec
             "corpus {} file {}{count}",
             s.corpus, s.documents.source_file
         );
+        let stand_in = spec
+            .stand_ins
+            .iter()
+            .find(|i| i.corpus == s.corpus && i.file == s.documents.source_file);
         items.push(match locate(&s, d, spec) {
+            Ok(file) if stand_in.is_some_and(|i| i.path.display().to_string() == file.path) => {
+                let (documents, about, made) = stand_in
+                    .map(|i| (i.documents, i.about.clone(), i.path.is_file()))
+                    .unwrap_or_default();
+                Item {
+                    what,
+                    runs: true,
+                    how: format!(
+                        "synthesized{}: {documents} documents from {about}, in {}",
+                        if made { "" } else { " at the run" },
+                        file.path
+                    ),
+                }
+            }
             Ok(file) => Item {
                 what,
                 runs: true,
@@ -467,6 +522,11 @@ pub fn check(d: &Definition, name: Option<&str>, spec: &PlanSpec) -> Result<Chec
                 what,
                 runs: false,
                 how: why,
+            },
+            Err(Unplanned::Absent(absent)) => Item {
+                what,
+                runs: false,
+                how: Absent::summary(&absent),
             },
             Err(Unplanned::Invalid(why)) => return Err(Invalid(why)),
         });
@@ -494,34 +554,63 @@ pub fn locate(s: &model::Source, d: &Definition, spec: &PlanSpec) -> Result<Entr
     find(s, d, spec)?.map_err(|absent| Unplanned::Missing(absent.to_string()))
 }
 
+/// The folders entry `s`'s files are looked for in, in order: `--corpus-dir DIR/<corpus>/`,
+/// `DIR/`, then the track's folder.
+fn looked_in(s: &model::Source, d: &Definition, spec: &PlanSpec) -> Result<Vec<Folder>, Unplanned> {
+    let track_dir = d.path.parent().unwrap_or(std::path::Path::new("."));
+    let mut dirs: Vec<Folder> = Vec::new();
+    if let Some(dir) = &spec.corpus_dir {
+        let given = Folder::of(dir);
+        let own = given
+            .resolve(dir, &s.corpus, "the corpus's name")
+            .map_err(|e| outside(s, e))?;
+        dirs.push(Folder::of(&own));
+        dirs.push(given);
+    }
+    dirs.push(Folder::of(track_dir));
+    Ok(dirs)
+}
+
+/// Every name the track gives (its corpus, its files) is held to the folder it is looked for
+/// in: a track cannot read, and send to the cluster, a file of this machine.
+fn outside(s: &model::Source, e: Outside) -> Unplanned {
+    Unplanned::Invalid(format!("corpus {}: {e}", s.corpus))
+}
+
+/// The first of `dirs` that holds `name` ([`local_file`]).
+fn find_in(dirs: &[Folder], s: &model::Source, name: &str) -> Result<Option<PathBuf>, Unplanned> {
+    for dir in dirs {
+        if let Some(path) = local_file(dir, name).map_err(|e| outside(s, e))? {
+            return Ok(Some(path));
+        }
+    }
+    Ok(None)
+}
+
+/// File `name` of entry `s` where its files are looked for, as [`locate`] looks (a name that
+/// leads out of its folder is refused): how `--synthesize` finds a sample.
+pub fn find_named(
+    s: &model::Source,
+    d: &Definition,
+    spec: &PlanSpec,
+    name: &str,
+) -> Result<Option<PathBuf>, Invalid> {
+    let refused = |u: Unplanned| match u {
+        Unplanned::Invalid(why) => Invalid(why),
+        other => Invalid(format!("{other:?}")),
+    };
+    let dirs = looked_in(s, d, spec).map_err(refused)?;
+    find_in(&dirs, s, name).map_err(refused)
+}
+
 /// [`locate`], with a file that is not here said apart from a name the track gets wrong.
 fn find(
     s: &model::Source,
     d: &Definition,
     spec: &PlanSpec,
 ) -> Result<Result<EntryFile, Absent>, Unplanned> {
-    let track_dir = d.path.parent().unwrap_or(std::path::Path::new("."));
-    // Every name the track gives (its corpus, its files) is held to the folder it is looked
-    // for in: a track cannot read, and send to the cluster, a file of this machine.
-    let outside = |e: Outside| Unplanned::Invalid(format!("corpus {}: {e}", s.corpus));
-    let mut dirs: Vec<Folder> = Vec::new();
-    if let Some(dir) = &spec.corpus_dir {
-        let given = Folder::of(dir);
-        let own = given
-            .resolve(dir, &s.corpus, "the corpus's name")
-            .map_err(outside)?;
-        dirs.push(Folder::of(&own));
-        dirs.push(given);
-    }
-    dirs.push(Folder::of(track_dir));
-    let find = |name: &str| -> Result<Option<PathBuf>, Unplanned> {
-        for dir in &dirs {
-            if let Some(path) = local_file(dir, name).map_err(outside)? {
-                return Ok(Some(path));
-            }
-        }
-        Ok(None)
-    };
+    let dirs = looked_in(s, d, spec)?;
+    let find = |name: &str| find_in(&dirs, s, name);
     let with_meta = s.includes_action_and_meta_data;
     let declared = s.documents.document_count;
     let sample = source_file(&s.documents, spec.test_mode);
@@ -545,6 +634,19 @@ fn find(
             share: None,
         }));
     }
+    if let Some(made) = spec
+        .stand_ins
+        .iter()
+        .find(|i| i.corpus == s.corpus && i.file == s.documents.source_file)
+    {
+        return Ok(Ok(EntryFile {
+            path: made.path.display().to_string(),
+            declared: Some(made.documents),
+            limit: None,
+            with_meta: false,
+            share: None,
+        }));
+    }
     let looked: Vec<String> = dirs
         .iter()
         .map(|d| d.shown().display().to_string())
@@ -559,7 +661,7 @@ fn find(
 
 /// A corpus file that is not here: where it was looked for and where it comes from.
 #[derive(Debug, Clone, PartialEq)]
-struct Absent {
+pub struct Absent {
     corpus: String,
     file: String,
     looked: String,
@@ -670,10 +772,16 @@ pub fn source_file(d: &model::Documents, test_mode: bool) -> String {
     if !test_mode || d.document_count.is_none_or(|n| n <= TEST_MODE_DOCUMENTS) {
         return name.clone();
     }
+    one_k_name(name)
+}
+
+/// The name of a corpus file's 1,000-document sample, as the tools name it
+/// (`documents-1k.json.bz2` for `documents.json.bz2`).
+pub fn one_k_name(name: &str) -> String {
     let (stem, compressed) = [".bz2", ".zst", ".gz", ".zip"]
         .iter()
         .find_map(|ext| name.strip_suffix(ext).map(|s| (s, *ext)))
-        .unwrap_or((name.as_str(), ""));
+        .unwrap_or((name, ""));
     let (base, ext) = match stem.rfind('.') {
         Some(i) if !stem[i..].contains('/') => (&stem[..i], &stem[i..]),
         _ => (stem, ""),

@@ -107,6 +107,7 @@ fn a_challenge_runs_task_by_task_with_the_tools_semantics() {
                         test_mode: false,
                         part: None,
                         failures: None,
+                        synthesized: Vec::new(),
                     },
                     &searchbench::session::Silent,
                 ),

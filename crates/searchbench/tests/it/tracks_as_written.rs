@@ -19,22 +19,38 @@ struct Outcome {
     ran: Vec<(String, u64, Option<String>)>,
     /// What was listed as not run, with why.
     not_run: Vec<(String, String)>,
+    /// The run's result (`--json`).
+    result: Value,
 }
 
 /// A copy of fixture `<tool>/<name>` (OSB's `common_operations` beside it, as in its
 /// repository) with its corpora laid down, run in test mode; the indices and data streams
 /// it made are deleted after.
 fn run(tool: &str, name: &str, layout: Layout, params: &str) -> Outcome {
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tracks");
     let dir = tempfile::tempdir().unwrap();
-    common::copy_dir(&fixtures.join(tool).join(name), &dir.path().join(name));
+    run_in(dir.path(), tool, name, Some(layout), params, &[])
+}
+
+/// [`run`] in `dir` (its store, `results.db`, kept there from one run to the next), with the
+/// corpora laid down only when `layout` is given, and `more` arguments; a run with
+/// `--synthesize` keeps what it makes in `dir/cache`.
+fn run_in(
+    dir: &Path,
+    tool: &str,
+    name: &str,
+    layout: Option<Layout>,
+    params: &str,
+    more: &[&str],
+) -> Outcome {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tracks");
+    common::copy_dir(&fixtures.join(tool).join(name), &dir.join(name));
     if tool == "osb" {
         common::copy_dir(
             &fixtures.join("osb/common_operations"),
-            &dir.path().join("common_operations"),
+            &dir.join("common_operations"),
         );
     }
-    let file: PathBuf = dir.path().join(name).join(if tool == "osb" {
+    let file: PathBuf = dir.join(name).join(if tool == "osb" {
         "workload.json"
     } else {
         "track.json"
@@ -45,11 +61,19 @@ fn run(tool: &str, name: &str, layout: Layout, params: &str) -> Outcome {
         track_params.insert(k.into(), serde_json::from_str(v).unwrap());
     }
     let d = searchbench::workload::track::read(&file, &track_params).unwrap();
-    track_corpus::write(&d, file.parent().unwrap(), layout);
-    let json = dir.path().join("result.json");
+    if let Some(layout) = layout {
+        track_corpus::write(&d, file.parent().unwrap(), layout);
+    }
+    let json = dir.join("result.json");
+    let _ = std::fs::remove_file(&json);
     let _one = common::one_track_at_a_time();
-    let out = common::bin()
+    let mut command = common::bin();
+    if more.contains(&"--synthesize") {
+        command.env("SEARCHBENCH_CACHE", dir.join("cache"));
+    }
+    let out = command
         .args(["run", "--url", node_url(), "--quiet", "--test-mode"])
+        .args(more)
         .args(if params.is_empty() {
             vec![]
         } else {
@@ -60,7 +84,7 @@ fn run(tool: &str, name: &str, layout: Layout, params: &str) -> Outcome {
         .arg("--json")
         .arg(&json)
         .arg("--store")
-        .arg(dir.path().join("results.db"))
+        .arg(dir.join("results.db"))
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
@@ -97,6 +121,7 @@ fn run(tool: &str, name: &str, layout: Layout, params: &str) -> Outcome {
         stderr,
         ran,
         not_run,
+        result: r,
     }
 }
 
@@ -195,6 +220,146 @@ fn rally_http_logs_runs_all_but_elasticsearchs_terms_enum() {
         )],
         &[],
     );
+}
+
+/// Rally's http_logs with none of its seven corpus files here: `--synthesize` makes each from
+/// the index's mapping (1,000 documents in test mode) and the challenge runs as on the
+/// samples of the real corpus. Then the real samples are laid down and it runs again in the
+/// same store: every view tells the two apart, and `compare` will not set one against the
+/// other without --allow-mixed, saying why.
+#[test]
+fn rally_http_logs_runs_in_test_mode_on_a_corpus_synthesized_from_its_mapping() {
+    let dir = tempfile::tempdir().unwrap();
+    let terms_enum = [(
+        "terms_enum",
+        "no handler found for uri [/logs-*/_terms_enum]",
+    )];
+    let synthesized = run_in(
+        dir.path(),
+        "rally",
+        "http_logs",
+        None,
+        "",
+        &["--synthesize"],
+    );
+    synthesized.is(41, &terms_enum, &[]);
+    let files = synthesized.result["synthesized"].as_array().unwrap();
+    assert_eq!(files.len(), 7, "{files:?}");
+    for f in files {
+        assert_eq!(f["documents"], 1000, "{f}");
+        assert_eq!(f["corpus"], "http_logs");
+        assert!(f.get("sample").is_none(), "no sample here: {f}");
+    }
+    let made: Vec<_> = walk(&dir.path().join("cache/synthesized"));
+    assert_eq!(made.len(), 7, "{made:?}");
+    for file in &made {
+        let text = std::fs::read_to_string(file).unwrap();
+        assert_eq!(text.lines().count(), 1000, "{}", file.display());
+    }
+    assert!(
+        !dir.path()
+            .join("http_logs/documents-181998.json.bz2")
+            .exists(),
+        "nothing is laid beside the track"
+    );
+    let bulk = |o: &Outcome| {
+        o.result["tasks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["operation_type"] == "bulk")
+            .map(|t| t["ops"].clone())
+    };
+    let real = run_in(
+        dir.path(),
+        "rally",
+        "http_logs",
+        Some(Layout::Samples),
+        "",
+        &[],
+    );
+    real.is(41, &terms_enum, &[]);
+    assert!(real.result.get("synthesized").is_none());
+    assert_eq!(
+        bulk(&synthesized),
+        bulk(&real),
+        "a request per file of 1,000"
+    );
+
+    let store = dir.path().join("results.db");
+    let list = common::succeeded(
+        &common::bin()
+            .args(["results", "list", "--store"])
+            .arg(&store)
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(
+        list.matches("track http_logs (synthesized corpus)").count(),
+        1,
+        "{list}"
+    );
+    assert_eq!(list.matches("track http_logs ").count(), 2, "{list}");
+    let rows: Value = serde_json::from_str(&common::succeeded(
+        &common::bin()
+            .args(["results", "list", "--json", "--store"])
+            .arg(&store)
+            .output()
+            .unwrap(),
+    ))
+    .unwrap();
+    let id = |synthesized: bool| {
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["config"].get("synthesized").is_some() == synthesized)
+            .map(|r| r["id"].as_str().unwrap().to_string())
+            .unwrap()
+    };
+    let (fake, genuine) = (id(true), id(false));
+    let shown = common::succeeded(
+        &common::bin()
+            .args(["results", "show", &fake, "--store"])
+            .arg(&store)
+            .output()
+            .unwrap(),
+    );
+    assert!(shown.contains("http_logs (synthesized corpus)"), "{shown}");
+    let compare = |more: &[&str]| {
+        common::bin()
+            .args(["compare", &genuine, &fake, "--store"])
+            .arg(&store)
+            .args(more)
+            .output()
+            .unwrap()
+    };
+    let refused = compare(&[]);
+    let why = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{why}");
+    assert!(
+        why.contains("on the real corpus") && why.contains("on a synthesized corpus"),
+        "{why}"
+    );
+    let mixed = compare(&["--allow-mixed", "--include-partial"]);
+    let text = String::from_utf8_lossy(&mixed.stdout);
+    assert!(
+        text.contains("MIXED") && text.contains("synthesized corpus"),
+        "{text}"
+    );
+}
+
+/// Every file under `dir`.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
 }
 
 #[test]

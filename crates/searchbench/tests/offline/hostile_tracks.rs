@@ -323,3 +323,146 @@ fn a_request_timeout_or_poll_period_out_of_range_is_refused_by_name() {
         assert!(streams.contains(named), "{params}: {streams}");
     }
 }
+
+/// A track whose index `t1` has `mapping` and whose corpus file `docs.json.bz2` (of `count`
+/// documents) is not here.
+fn synthesized_track(root: &Path, mapping: &str, count: u64) -> std::path::PathBuf {
+    let path = root.join("tracks/s/track.json");
+    write(
+        &path,
+        &format!(
+            r#"{{"version": 2, "indices": [{{"name": "t1", "body": "index.json"}}],
+ "corpora": [{{"name": "c", "documents": [{{"source-file": "docs.json.bz2", "document-count": {count}, "target-index": "t1"}}]}}],
+ "schedule": [{{"operation": {{"operation-type": "bulk", "bulk-size": 10}}, "clients": 1}}]}}"#
+        ),
+    );
+    write(
+        &root.join("tracks/s/index.json"),
+        &format!(r#"{{"mappings": {mapping}}}"#),
+    );
+    path
+}
+
+/// `run --workload-file track` against a URL where nothing listens, its cache in `cache`.
+fn run_on_nothing(cache: &Path, track: &Path) -> std::process::Command {
+    let mut command = common::bin();
+    command
+        .env("SEARCHBENCH_CACHE", cache)
+        .args([
+            "run",
+            "--no-store",
+            "--url",
+            &common::dead_url(),
+            "--workload-file",
+        ])
+        .arg(track);
+    command
+}
+
+#[test]
+fn synthesize_refuses_what_it_cannot_make_before_anything_runs_and_check_says_what_it_will_make() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let cache = root.join("cache");
+    let run =
+        |track: &Path, more: &[&str]| run_on_nothing(&cache, track).args(more).output().unwrap();
+    // A type it cannot write: exit 2 naming the field, the track and the file, nothing made.
+    let track = synthesized_track(
+        root,
+        r#"{"properties": {"area": {"type": "geo_shape"}}}"#,
+        10,
+    );
+    let out = run(&track, &["--synthesize"]);
+    let streams = common::streams(&out);
+    assert_eq!(out.status.code(), Some(2), "{streams}");
+    for word in [
+        "area",
+        "geo_shape",
+        "track.json",
+        "corpus c file docs.json.bz2",
+    ] {
+        assert!(streams.contains(word), "{word}: {streams}");
+    }
+    assert!(!cache.join("synthesized").exists(), "{streams}");
+    // Without --synthesize the absent file is refused as before, naming where it comes from.
+    let track = synthesized_track(root, r#"{"properties": {"n": {"type": "long"}}}"#, 10);
+    let out = run(&track, &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", common::streams(&out));
+    assert!(common::streams(&out).contains("documents are not here"));
+    // `workload check --synthesize` says what the run will make, and makes nothing.
+    let check = common::bin()
+        .env("SEARCHBENCH_CACHE", &cache)
+        .args(["workload", "check", "--synthesize"])
+        .arg(&track)
+        .output()
+        .unwrap();
+    let said = common::succeeded(&check);
+    assert!(
+        said.contains("synthesized at the run: 10 documents from the mapping of t1 alone"),
+        "{said}"
+    );
+    assert!(!cache.join("synthesized").exists());
+    // A sample that is a link out of the track's folder is refused by the folder rule.
+    write(&root.join("secret.json"), "{\"password\": \"hunter2\"}\n");
+    std::os::unix::fs::symlink(
+        root.join("secret.json"),
+        root.join("tracks/s/docs-1k.json.bz2"),
+    )
+    .unwrap();
+    refused_naming(&run(&track, &["--synthesize"]), "docs-1k.json.bz2");
+    std::fs::remove_file(root.join("tracks/s/docs-1k.json.bz2")).unwrap();
+    // A document count no disk holds is refused before a byte is written.
+    let track = synthesized_track(
+        root,
+        r#"{"properties": {"n": {"type": "long"}}}"#,
+        u64::MAX / 4,
+    );
+    let out = run(&track, &["--synthesize"]);
+    let streams = common::streams(&out);
+    assert_eq!(out.status.code(), Some(2), "{streams}");
+    assert!(streams.contains("GB free"), "{streams}");
+}
+
+#[test]
+fn ctrl_c_while_synthesizing_exits_130_and_keeps_no_half_made_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let track = synthesized_track(
+        dir.path(),
+        r#"{"properties": {"n": {"type": "long"}, "k": {"type": "keyword"}, "t": {"type": "text"}}}"#,
+        20_000_000,
+    );
+    let mut child = run_on_nothing(&cache, &track)
+        .arg("--synthesize")
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Until the file is being written.
+    let started = std::time::Instant::now();
+    let writing = || {
+        std::fs::read_dir(cache.join("synthesized"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|d| std::fs::read_dir(d.path()).into_iter().flatten().count() > 0)
+    };
+    while !writing() {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(30),
+            "never began"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let status = common::interrupt_and_wait(&mut child, std::time::Duration::from_secs(20));
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("not finished and is not kept"), "{stderr}");
+    let left: Vec<_> = std::fs::read_dir(cache.join("synthesized"))
+        .unwrap()
+        .flatten()
+        .flat_map(|d| std::fs::read_dir(d.path()).unwrap().flatten())
+        .map(|f| f.path())
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}

@@ -251,7 +251,22 @@ fn track_flags_on_a_searchbench_workload_file_are_refused() {
     ]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("are for a Rally track"), "{err}");
+    assert!(err.contains("--challenge is for a Rally track"), "{err}");
+    // Nor are they read, in silence, by a built-in workload.
+    let out = run(&[
+        "run",
+        "logs",
+        "--test-mode",
+        "--synthesize",
+        "--url",
+        "http://127.0.0.1:1",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--test-mode and --synthesize are for a Rally track"),
+        "{err}"
+    );
 }
 
 #[test]

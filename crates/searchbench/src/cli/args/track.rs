@@ -32,9 +32,46 @@ pub struct TrackArgs {
     /// only from here or the track's folder.
     #[arg(long, value_name = "DIR")]
     pub corpus_dir: Option<std::path::PathBuf>,
+    /// For a Rally track / OSB workload: each corpus file its bulks load that is not here is
+    /// synthesized instead of refused: made from its index's mapping (or the index templates
+    /// of its data stream) and, when one is here, a sample of its documents (its
+    /// 1,000-document sample, else the first documents of a download cut short:
+    /// `documents.json.bz2.tmp` or `.part`), with the document count the track declares
+    /// (1,000 in test mode), seeded by --seed. Kept in the cache ($SEARCHBENCH_CACHE or
+    /// ~/.cache/searchbench, synthesized/) and reused. The run is marked synthesized in the
+    /// store and every view, and `compare` will not set it against a run on the real corpus
+    /// without --allow-mixed.
+    #[arg(long)]
+    pub synthesize: bool,
 }
 
 impl TrackArgs {
+    /// The flags given that only a track reads, named with their verb for a refusal
+    /// (`--test-mode is`, `--test-mode and --synthesize are`); `None` when none is.
+    pub fn given(&self) -> Option<String> {
+        let mut given = Vec::new();
+        if self.track_params.is_some() {
+            given.push("--track-params");
+        }
+        if self.challenge.is_some() {
+            given.push("--challenge");
+        }
+        if self.test_mode {
+            given.push("--test-mode");
+        }
+        if self.corpus_dir.is_some() {
+            given.push("--corpus-dir");
+        }
+        if self.synthesize {
+            given.push("--synthesize");
+        }
+        match given.as_slice() {
+            [] => None,
+            [one] => Some(format!("{one} is")),
+            [first @ .., last] => Some(format!("{} and {last} are", first.join(", "))),
+        }
+    }
+
     /// The parameters given, as esrally and opensearch-benchmark take them.
     pub fn params(&self) -> Result<TrackParams, CliError> {
         track_params_of(self.track_params.as_deref())
@@ -54,6 +91,7 @@ impl TrackArgs {
         Ok(PlanSpec {
             test_mode: self.test_mode,
             corpus_dir: self.corpus_dir.clone(),
+            stand_ins: Vec::new(),
         })
     }
 }

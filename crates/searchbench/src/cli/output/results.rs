@@ -66,8 +66,8 @@ pub fn list(rows: &[RunRow]) {
             r.id.0.clone(),
             started.trim_end_matches(" UTC").to_string(),
             match crate::analysis::merge::part_of(r) {
-                Some(part) => format!("{} {} part {part}", r.kind, r.workload),
-                None => format!("{} {}", r.kind, r.workload),
+                Some(part) => format!("{} {} part {part}", r.kind, r.workload_shown()),
+                None => format!("{} {}", r.kind, r.workload_shown()),
             },
             r.engine.clone().unwrap_or_default(),
             r.state.name().to_string(),
@@ -87,7 +87,7 @@ pub fn show(row: &RunRow, timeline: &[Value], histograms: &[Value]) {
     for (k, v) in [
         ("run", row.id.0.clone()),
         ("kind", row.kind.clone()),
-        ("workload", row.workload.clone()),
+        ("workload", row.workload_shown()),
         ("engine", row.engine.clone().unwrap_or_else(|| "?".into())),
         ("state", row.state.name().into()),
         ("started", report::utc(row.started_unix)),

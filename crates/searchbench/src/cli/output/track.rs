@@ -22,7 +22,17 @@ fn percentiles(p: Option<[f64; 4]>) -> String {
 }
 
 pub fn print(r: &TrackRunResult) {
-    sayln!("\ntrack {}, {} {}:", r.track, r.procedure_word, r.procedure);
+    let corpus = if r.synthesized.is_empty() {
+        ""
+    } else {
+        " (on a synthesized corpus)"
+    };
+    sayln!(
+        "\ntrack {}{corpus}, {} {}:",
+        r.track,
+        r.procedure_word,
+        r.procedure
+    );
     let mut t = table([
         "task",
         "ops (errors)",
@@ -61,6 +71,7 @@ pub fn print(r: &TrackRunResult) {
         ]);
     }
     outln!("{t}");
+    synthesized(&r.synthesized);
     for task in &r.tasks {
         if let Some(rc) = &task.recall {
             sayln!(
@@ -83,5 +94,42 @@ pub fn print(r: &TrackRunResult) {
         for i in &r.not_run {
             sayln!("  - {}: {}", i.what, i.how);
         }
+    }
+}
+
+/// What a run on a synthesized corpus says under its table: per corpus, its files, documents
+/// and what they were made from.
+fn synthesized(files: &[crate::tasks::synthesize::Synthesized]) {
+    let mut corpora: Vec<&str> = Vec::new();
+    for f in files {
+        if !corpora.contains(&f.corpus.as_str()) {
+            corpora.push(&f.corpus);
+        }
+    }
+    for corpus in corpora {
+        let of: Vec<_> = files.iter().filter(|f| f.corpus == corpus).collect();
+        let documents: u64 = of.iter().map(|f| f.documents).sum();
+        let names = match of.as_slice() {
+            [one] => format!("file {}", one.file),
+            many => format!("{} files", many.len()),
+        };
+        let samples: Vec<String> = of
+            .iter()
+            .filter_map(|f| {
+                f.sample
+                    .as_ref()
+                    .map(|s| format!("{} documents of {s}", f.sample_docs))
+            })
+            .collect();
+        let from = if samples.is_empty() {
+            "the mapping alone".to_string()
+        } else {
+            format!("the mapping and {}", samples.join(", "))
+        };
+        sayln!(
+            "synthesized corpus {corpus} ({names}, {documents} documents) from {from}, seed {}: \
+             these figures are not the real corpus's",
+            of.first().map_or(0, |f| f.seed)
+        );
     }
 }

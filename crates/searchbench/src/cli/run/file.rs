@@ -74,10 +74,10 @@ pub async fn run_file(mut args: RunArgs) -> CliResult {
 /// `--challenge` are for a track only.
 fn read(path: &std::path::Path, track: &TrackArgs) -> Result<WorkloadFile, CliError> {
     let usage = |e: String| CliError::usage(anyhow::anyhow!(e));
-    if track.track_params.is_some() || track.challenge.is_some() || track.test_mode {
+    if let Some(given) = track.given() {
         return Err(usage(format!(
-            "{}: --track-params, --challenge and --test-mode are for a Rally track or an \
-             opensearch-benchmark workload, and this is a searchbench workload file",
+            "{}: {given} for a Rally track or an opensearch-benchmark workload, and this is \
+             a searchbench workload file",
             path.display()
         )));
     }

@@ -88,6 +88,12 @@ pub async fn run(mut args: RunArgs) -> CliResult {
     if args.workload_file.is_some() {
         return file::run_file(args).await;
     }
+    if let Some(given) = args.track.given() {
+        return Err(CliError::usage(anyhow::anyhow!(
+            "{given} for a Rally track or an opensearch-benchmark workload \
+             (--workload-file track.json), not a built-in workload"
+        )));
+    }
     let name = args.workload.clone().unwrap_or_default();
     let w = session::job::find_workload(&name).map_err(CliError::session)?;
     if let Some(kind) = w.scenario() {

@@ -11,6 +11,7 @@ use crate::cli::{CliError, CliResult};
 use crate::session::join::PartOf;
 use crate::session::track_run::{self, TrackRunSpec};
 use crate::tasks::plan;
+use crate::tasks::synthesize::Synthesized;
 use crate::workload::track::{read, runnable};
 
 /// Flags of `run` a track sets for itself: given with a track, they are refused rather than
@@ -50,8 +51,23 @@ pub async fn run_track(path: &Path, args: &RunArgs) -> CliResult {
     let params = args.track.params()?;
     let d = read(path, &params).map_err(|e| usage(e.to_string()))?;
     let procedure = runnable::procedure(&d, args.track.challenge.as_deref()).map_err(usage)?;
-    let planned =
-        plan::plan(&d, procedure, &args.track.plan_spec()?).map_err(|e| usage(e.to_string()))?;
+    let mut spec = args.track.plan_spec()?;
+    let planned = plan::plan(&d, procedure, &spec).map_err(|e| usage(e.to_string()))?;
+    // Ctrl-C is heard from here: synthesizing a corpus may take minutes.
+    let begun = ending::listen();
+    let (planned, synthesized) = if args.track.synthesize {
+        synthesize(
+            &d,
+            procedure,
+            &mut spec,
+            planned,
+            args.corpus.seed,
+            &begun.cancel,
+            args.out.quiet,
+        )?
+    } else {
+        (planned, Vec::new())
+    };
     let part = args.part.part.filter(|p| !p.is_whole()).map(|part| PartOf {
         part,
         group: args.part.group.clone().unwrap_or_default(),
@@ -86,7 +102,7 @@ pub async fn run_track(path: &Path, args: &RunArgs) -> CliResult {
     let mut cluster = args.cluster.spec()?;
     cluster.start.knn |= planned.searches_vectors();
     // The first Ctrl-C stops the task running and keeps what ran; a second quits at once.
-    let begun = ending::begin(Some(&args.part), args.out.quiet).await?;
+    begun.start_at(&args.part, args.out.quiet).await?;
     let interrupt = begun.cancel.clone();
     // A node we start is warmed with the track's first bulk task's documents.
     if let Some(make) = track_run::warm_load(&planned) {
@@ -107,6 +123,7 @@ pub async fn run_track(path: &Path, args: &RunArgs) -> CliResult {
         test_mode: args.track.test_mode,
         part,
         failures: args.load.failures.clone(),
+        synthesized,
     };
     let result = track_run::run(&d, procedure, planned, &cluster, &spec, &terminal)
         .await
@@ -116,4 +133,75 @@ pub async fn run_track(path: &Path, args: &RunArgs) -> CliResult {
         output::track::print(&result);
     }
     ending::end(&args.out.json, &terminal, &result)
+}
+
+/// `--synthesize`: each corpus file the bulks need that is not here is made (or found made
+/// before), with a progress bar and a line each; the challenge is then planned again with
+/// them standing in. What was made is what the run keeps of it.
+fn synthesize(
+    d: &crate::workload::track::Definition,
+    procedure: &crate::workload::track::model::Procedure,
+    spec: &mut plan::PlanSpec,
+    planned: plan::Planned,
+    seed: u64,
+    cancel: &crate::cancel::Cancel,
+    quiet: bool,
+) -> Result<(plan::Planned, Vec<Synthesized>), CliError> {
+    use crate::tasks::synthesize::{self as synth, Made, SynthError};
+    use std::io::IsTerminal;
+    if planned.absent.is_empty() {
+        return Ok((planned, Vec::new()));
+    }
+    let cache = crate::engine::paths::cache_root();
+    let wanted = synth::wanted(d, spec, &planned.absent, seed, &cache)
+        .map_err(|e| CliError::usage(anyhow::anyhow!("--synthesize: {e}")))?;
+    for w in &wanted {
+        let bar = if !quiet && std::io::stderr().is_terminal() && w.documents >= 100_000 {
+            let bar = indicatif::ProgressBar::new(w.documents);
+            if let Ok(style) = indicatif::ProgressStyle::with_template(
+                "{spinner} synthesizing {msg} {wide_bar} {human_pos}/{human_len} docs eta {eta}",
+            ) {
+                bar.set_style(style);
+            }
+            bar.set_message(w.file.clone());
+            bar
+        } else {
+            indicatif::ProgressBar::hidden()
+        };
+        let began = std::time::Instant::now();
+        let made = synth::make(w, cancel, &|n| bar.set_position(n));
+        bar.finish_and_clear();
+        let made = match made {
+            Ok(made) => made,
+            Err(SynthError::Interrupted(file)) => {
+                return Err(ending::interrupted(&format!(
+                    "nothing was run; {file} was not finished and is not kept"
+                )))
+            }
+            Err(e @ SynthError::Invalid(_)) => {
+                return Err(CliError::usage(anyhow::anyhow!("--synthesize: {e}")))
+            }
+            Err(e @ SynthError::Io { .. }) => {
+                return Err(anyhow::anyhow!("--synthesize: {e}").into())
+            }
+        };
+        if !quiet {
+            let how = match made {
+                Made::Written => format!("made in {:.1} s", began.elapsed().as_secs_f64()),
+                Made::Reused => "made before, reused".to_string(),
+            };
+            eprintln!(
+                "synthesized corpus {} file {}: {} documents from {} ({how}): {}",
+                w.corpus,
+                w.file,
+                w.documents,
+                w.about(),
+                w.path.display()
+            );
+        }
+    }
+    spec.stand_ins = wanted.iter().map(synth::Wanted::stand_in).collect();
+    let planned = plan::plan(d, procedure, spec)
+        .map_err(|e| CliError::usage(anyhow::anyhow!(e.to_string())))?;
+    Ok((planned, wanted.iter().map(synth::Wanted::record).collect()))
 }

@@ -63,12 +63,36 @@ impl Model {
     }
 }
 
+/// How a sample file is read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SampleRead {
+    /// A download cut short (`documents.json.bz2.tmp`): a read error or a last line without
+    /// its end (where the bytes stopped) ends the sample there instead of failing it.
+    pub partial: bool,
+    /// Each document follows its action line (`includes-action-and-meta-data`): the action
+    /// lines are skipped.
+    pub with_meta: bool,
+}
+
+/// A sample read: its documents and a hash of the lines they were read from (what a file
+/// made from them is known by).
+#[derive(Debug, Clone, Default)]
+pub struct Sample {
+    pub docs: Vec<Map<String, Value>>,
+    pub hash: u64,
+}
+
 /// Reads a sample of NDJSON documents (at most [`SAMPLE_LIMIT`]), naming the file and line of
 /// one that is not a JSON object.
 pub fn read_sample(path: &std::path::Path) -> Result<Vec<Map<String, Value>>, CorpusError> {
-    let mut out = Vec::new();
-    read_each(path, SAMPLE_LIMIT, |doc| out.push(doc))?;
-    Ok(out)
+    Ok(read_sample_with(path, SampleRead::default())?.docs)
+}
+
+/// [`read_sample`] of a file compressed or not (as its first bytes say), read `how`.
+pub fn read_sample_with(path: &std::path::Path, how: SampleRead) -> Result<Sample, CorpusError> {
+    let mut docs = Vec::new();
+    let hash = read_each(path, SAMPLE_LIMIT, how, |doc| docs.push(doc))?;
+    Ok(Sample { docs, hash })
 }
 
 /// The fidelity of the first documents of `model` (seed `seed`) against `real`, an NDJSON
@@ -82,12 +106,18 @@ pub fn fidelity(
 ) -> Result<Vec<fidelity::Row>, CorpusError> {
     let mut want = fidelity::Stats::new(fields);
     let mut n = 0u64;
-    read_each(real, usize::try_from(docs).unwrap_or(usize::MAX), |doc| {
-        if n < docs {
-            want.add(&doc);
-            n += 1;
-        }
-    })?;
+    let all = SampleRead::default();
+    read_each(
+        real,
+        usize::try_from(docs).unwrap_or(usize::MAX),
+        all,
+        |doc| {
+            if n < docs {
+                want.add(&doc);
+                n += 1;
+            }
+        },
+    )?;
     let mut got = fidelity::Stats::new(fields);
     let mut buf = Vec::new();
     for i in 0..n {
@@ -101,40 +131,60 @@ pub fn fidelity(
 }
 
 /// Calls `each` with each NDJSON document of `path` (dotted keys expanded), at most `limit`,
-/// naming the file and line of one that is not a JSON object.
+/// naming the file and line of one that is not a JSON object; returns the hash of the lines
+/// read.
 fn read_each(
     path: &std::path::Path,
     limit: usize,
+    how: SampleRead,
     mut each: impl FnMut(Map<String, Value>),
-) -> Result<(), CorpusError> {
+) -> Result<u64, CorpusError> {
     let shown = path.display().to_string();
     let io = |e: std::io::Error| CorpusError::Io {
         path: shown.clone(),
         source: e,
     };
-    let file = std::fs::File::open(path).map_err(io)?;
+    let mut input = super::files::open_input(&shown)?;
     let mut read = 0;
-    for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
-        let line = line.map_err(io)?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        if read == limit {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut line = Vec::new();
+    let mut number = 0usize;
+    loop {
+        line.clear();
+        let n = match input.read_until(b'\n', &mut line) {
+            Ok(n) => n,
+            // Where a partial download's bytes stop, a compressed stream ends in an error.
+            Err(_) if how.partial => break,
+            Err(e) => return Err(io(e)),
+        };
+        if n == 0 || read == limit {
             break;
         }
+        number += 1;
+        if how.partial && line.last() != Some(&b'\n') {
+            // The last line of a download cut short: only part of a document.
+            break;
+        }
+        if how.with_meta && number % 2 == 1 {
+            continue;
+        }
+        let text = line.trim_ascii();
+        if text.is_empty() {
+            continue;
+        }
         read += 1;
-        match serde_json::from_str::<Value>(&line) {
+        hash = crate::rng::fnv1a_more(hash, text);
+        match serde_json::from_slice::<Value>(text) {
             Ok(Value::Object(doc)) => each(expand_dots(doc)),
             Ok(_) => {
                 return Err(CorpusError::Invalid(format!(
-                    "{shown}:{}: not a JSON object",
-                    i + 1
+                    "{shown}:{number}: not a JSON object"
                 )))
             }
-            Err(e) => return Err(CorpusError::Invalid(format!("{shown}:{}: {e}", i + 1))),
+            Err(e) => return Err(CorpusError::Invalid(format!("{shown}:{number}: {e}"))),
         }
     }
-    Ok(())
+    Ok(hash)
 }
 
 /// `doc` with its dotted keys as the objects the engine reads them as (`{"log.file": 1}` is

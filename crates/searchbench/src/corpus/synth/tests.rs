@@ -265,3 +265,52 @@ fn dates_are_written_in_the_format_the_sample_used() {
     let out = docs(&Model::learn(&f, &[]), 1, 5);
     assert!(out.iter().all(|d| d["t"].is_string()), "{out:?}");
 }
+
+#[test]
+fn a_keyword_of_instants_in_order_grows_as_a_series_and_keeps_its_text() {
+    let f = fields(&json!({ "properties": {
+        "ingested": { "type": "keyword" }, "code": { "type": "keyword" } } }))
+    .unwrap_or_else(|e| panic!("{e}"));
+    // 1,000 instants a few seconds apart, some repeated (two documents ingested at once),
+    // beside codes that are no instants.
+    let sample: Vec<Map<String, Value>> = (0..1000u64)
+        .map(|i| {
+            let millis = 1_672_531_200_000 + (i / 4 * 4 + i % 2) * 2_731;
+            let (days, rest) = (millis / 86_400_000, millis % 86_400_000);
+            let (y, m, d) = crate::corpus::text::civil_from_days(days as i64);
+            let text = format!(
+                "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
+                rest / 3_600_000,
+                rest / 60_000 % 60,
+                rest / 1000 % 60,
+                rest % 1000
+            );
+            let mut doc = Map::new();
+            doc.insert("ingested".into(), text.into());
+            doc.insert("code".into(), format!("c{}", i % 50).into());
+            doc
+        })
+        .collect();
+    let distinct_in_sample: HashSet<&Value> = sample.iter().map(|d| &d["ingested"]).collect();
+    let model = Model::learn(&f, &sample);
+    let out = docs(&model, 1, 10_000);
+    let ingested: HashSet<&str> = out.iter().filter_map(|d| d["ingested"].as_str()).collect();
+    // The sample's share of distinct values, held at ten times its size.
+    let share = |n: usize, of: usize| n as f64 / of as f64;
+    let (want, got) = (
+        share(distinct_in_sample.len(), 1000),
+        share(ingested.len(), 10_000),
+    );
+    assert!(got > want * 0.9, "{got} distinct a document against {want}");
+    assert!(
+        ingested.iter().all(|t| t.len() == 24 && t.ends_with('Z')),
+        "{ingested:?}"
+    );
+    let last = ingested.iter().max().copied().unwrap_or_default();
+    assert!(
+        last > "2023-01-01T06:00",
+        "ten times the documents span ten times the time: {last}"
+    );
+    let codes: HashSet<&str> = out.iter().filter_map(|d| d["code"].as_str()).collect();
+    assert!(codes.len() <= 55, "codes stay terms: {}", codes.len());
+}
