@@ -196,11 +196,12 @@ impl Cell {
 /// The options with the plan's defaults filled in and its variants by their own names, or
 /// why they cannot run.
 fn resolve(plan: &dyn QueryPlan, options: &QueryOptions) -> Result<QueryOptions, QueryError> {
-    let known = plan.variants();
+    let mut known = plan.variants();
     let mut resolved = options.clone();
     if options.variants.is_empty() {
         resolved.variants = known.clone();
     } else {
+        known.extend(plan.named_only());
         resolved.variants = options
             .variants
             .iter()

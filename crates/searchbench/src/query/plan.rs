@@ -22,6 +22,11 @@ pub trait QueryPlan: Send + Sync {
     fn workload(&self) -> &str;
     /// Every variant, in the order results list them.
     fn variants(&self) -> Vec<Variant>;
+    /// Variants measured only when named (`--variants`), never by default: cluster-metrics'
+    /// precision variants.
+    fn named_only(&self) -> Vec<Variant> {
+        Vec::new()
+    }
     /// The transports measured unless told otherwise.
     fn default_transports(&self) -> Vec<Transport> {
         vec![Transport::Serial]

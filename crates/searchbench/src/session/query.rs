@@ -65,6 +65,7 @@ impl QuerySpec {
         if self.options.variants.is_empty() {
             self.options.variants = known;
         } else {
+            let known: Vec<_> = known.into_iter().chain(w.query_named_only()).collect();
             self.options.variants = self
                 .options
                 .variants

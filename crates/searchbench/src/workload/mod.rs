@@ -193,6 +193,10 @@ pub trait Workload: Sync + std::fmt::Debug {
     fn query_variants(&self) -> Vec<Variant> {
         Vec::new()
     }
+    /// Variants its query phase measures only when named (`--variants`), never by default.
+    fn query_named_only(&self) -> Vec<Variant> {
+        Vec::new()
+    }
     /// The transports its queries are measured over unless told otherwise.
     fn query_transports(&self) -> Vec<Transport> {
         vec![Transport::Serial]

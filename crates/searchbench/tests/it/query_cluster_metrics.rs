@@ -18,8 +18,17 @@ fn spec() -> MetricsSpec {
     spec
 }
 
-/// Loads the corpus once per test binary (tests in this file share the index).
-fn loaded() -> Truth {
+/// The tests of this file, one at a time: HDR at 4 digits holds megabytes per field and
+/// search, and beside another test's 30 searches of one `_msearch` it trips the 512 MB
+/// node's circuit breakers.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Loads the corpus once per test binary (tests in this file share the index), and holds the
+/// index for the calling test until the guard drops.
+fn loaded() -> (Truth, std::sync::MutexGuard<'static, ()>) {
+    let guard = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     static ONCE: std::sync::OnceLock<Vec<searchbench::corpus::PartitionTruth>> =
         std::sync::OnceLock::new();
     let parts = ONCE.get_or_init(|| {
@@ -44,12 +53,12 @@ fn loaded() -> Truth {
             .expect("load")
         })
     });
-    Truth::new(parts.clone())
+    (Truth::new(parts.clone()), guard)
 }
 
 #[test]
 fn answers_match_the_ground_truth() {
-    let truth = loaded();
+    let (truth, _one) = loaded();
     let target = common::target();
     assert_eq!(truth.coverages.len(), 2);
     assert_eq!(truth.partitions(), 60);
@@ -106,7 +115,7 @@ fn answers_match_the_ground_truth() {
 
 #[test]
 fn the_cli_checks_truth_files_and_exits_3_on_a_wrong_count() {
-    let truth = loaded();
+    let (truth, _one) = loaded();
     let dir = tempfile::tempdir().expect("tempdir");
     let mut parts = truth_file::compute(&spec()).expect("truth");
     let good = dir.path().join("truth.ndjson");
@@ -150,5 +159,79 @@ fn the_cli_checks_truth_files_and_exits_3_on_a_wrong_count() {
         stdout.contains(&format!("hits, expected {}", parts[3].count)),
         "{stdout}"
     );
+    drop(truth);
+}
+
+/// HDR at 2, 3 and 4 significant digits beside t-digest at compression 100 and 1,000, named on
+/// the command line (never measured by default): every answer within its precision's bound,
+/// and at the tails (p0, p100), where t-digest keeps the exact extremes, HDR's error falls
+/// with each digit it is given.
+#[test]
+fn precision_variants_give_each_precisions_error_at_every_percent() {
+    let (truth, _one) = loaded();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let json = dir.path().join("precision.json");
+    let out = common::bin()
+        .args(["query", "cluster-metrics", "--url", common::node_url()])
+        .args([
+            "--index",
+            "query-test-metrics",
+            "--passes",
+            "1",
+            "--no-warmup",
+        ])
+        .args(["--rows-per-epoch", "60000", "--epochs", "2", "--seed", "7"])
+        .args(["--transports", "serial"])
+        .args(["--variants", "C_hdr2,C_hdr,C_hdr4,C_td,C_td1000"])
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .expect("run searchbench");
+    let stdout = common::succeeded(&out);
+    assert!(stdout.contains("C_hdr4"), "{stdout}");
+    let result: query::QueryResult =
+        serde_json::from_slice(&std::fs::read(&json).expect("json")).expect("result json");
+    assert!(result.passed(), "{:#?}", result.failures);
+    let row = |name: &str| {
+        result
+            .accuracy
+            .iter()
+            .find(|a| a.variant == name)
+            .unwrap_or_else(|| panic!("no row for {name}"))
+            .clone()
+    };
+    let names = ["C_hdr2", "C_hdr", "C_hdr4", "C_td", "C_td1000"];
+    let algos = [
+        "hdr, 2 digits",
+        "hdr",
+        "hdr, 4 digits",
+        "t-digest",
+        "t-digest, compression 1000",
+    ];
+    for (name, algo) in names.iter().zip(algos) {
+        let a = row(name);
+        assert_eq!(a.algo.as_deref(), Some(algo));
+        // 60 partitions × 3 fields × 4 percents, each within the bound of its precision.
+        assert_eq!(a.pct_values, 60 * 3 * 4, "{a:?}");
+        assert_eq!(a.pct_over_bound + a.pct_null, 0, "{a:?}");
+        assert!(a.pct_max_err <= a.bound.expect("bound"), "{a:?}");
+    }
+    let (h2, h3, h4) = (row("C_hdr2"), row("C_hdr"), row("C_hdr4"));
+    for tail in [0, 3] {
+        let errs = [
+            h2.pct_max_err_by_percent[tail],
+            h3.pct_max_err_by_percent[tail],
+        ];
+        assert!(
+            errs[0] > errs[1] && errs[1] > h4.pct_max_err_by_percent[tail],
+            "HDR's error at p{} does not fall with its digits: {:?}",
+            [0, 50, 90, 100][tail],
+            [h2.clone(), h3.clone(), h4.clone()]
+        );
+        for td in ["C_td", "C_td1000"] {
+            assert!(row(td).pct_max_err_by_percent[tail] < 1e-12, "{td}");
+        }
+    }
+    assert!(row("C_td1000").pct_mean_err <= row("C_td").pct_mean_err);
     drop(truth);
 }

@@ -18,7 +18,10 @@ use crate::workload;
 #[derive(Debug, Args)]
 #[command(
     after_help = "cluster-metrics variants: A filter only, B 3× sum, C_td/C_hdr 3× percentiles \
-    (t-digest/HDR), D_td production (sums + t-digest), D_hdr.\n\
+    (t-digest/HDR), D_td production (sums + t-digest), D_hdr; only when named, C at other \
+    precisions: C_hdr2 and C_hdr4 (HDR at 2 and 4 significant digits; C_hdr is 3) and C_td1000 \
+    (t-digest at compression 1,000; C_td is 100): the accuracy table gives each one's largest \
+    error at p0/p50/p90/p100 against the truth.\n\
     logs variants (each _s0 = size 0, _s10 = size 10 newest first): range_terms (range + terms \
     on process.name), histogram (per-minute date_histogram), match (match on message), \
     top_hosts (terms agg on host.name); one search per time slice (--slices).\n\
@@ -28,7 +31,8 @@ use crate::workload;
     Examples:\n  \
     searchbench query cluster-metrics --url http://127.0.0.1:9200 --epochs 2 --load\n  \
     searchbench query logs --url http://127.0.0.1:9200 --docs 200000 --passes 5\n  \
-    searchbench query cluster-metrics --url http://127.0.0.1:9200 --variants D_td --rate 20"
+    searchbench query cluster-metrics --url http://127.0.0.1:9200 --variants D_td --rate 20\n  \
+    searchbench query cluster-metrics --url http://127.0.0.1:9200 --variants C_hdr2,C_hdr4,C_td1000"
 )]
 pub struct QueryArgs {
     /// The workload: cluster-metrics or logs (or none, with --queries).

@@ -77,6 +77,10 @@ impl Workload for ClusterMetricsWorkload {
         queries::variants()
     }
 
+    fn query_named_only(&self) -> Vec<Variant> {
+        queries::named_only()
+    }
+
     fn query_transports(&self) -> Vec<Transport> {
         Transport::ALL.to_vec()
     }

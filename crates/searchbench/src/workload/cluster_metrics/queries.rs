@@ -1,7 +1,11 @@
 //! The query side of `cluster-metrics`: the production query (`bool.filter` on node + epoch,
 //! `size: 0`, 3× sum, 3× percentiles) decomposed into variants (A filter only, B sums,
 //! C_td/C_hdr percentiles, D_td production, D_hdr), sent over both transports; a coverage is
-//! all nodes of one epoch. Every answer is checked against the exact ground truth:
+//! all nodes of one epoch. Measured only when named, the precision variants ask C's
+//! percentiles of HDR at 2 and 4 significant digits (`C_hdr2`, `C_hdr4`; `C_hdr` is 3, the
+//! engines' default) and of t-digest at compression 1,000 (`C_td1000`; `C_td` is 100, the
+//! default): their accuracy rows give each one's error at every percent against the truth.
+//! Every answer is checked against the exact ground truth:
 //!
 //! * Hit counts must be equal.
 //! * Sums must agree to a relative `1e-9` (plus `1e-6` absolute): the engine adds the same
@@ -38,6 +42,9 @@ pub const TDIGEST_BOUND: f64 = 0.05;
 /// within 0.1 % of a value it holds, but it returns a sample value rather than interpolating
 /// between the two closest ranks, so the gap between neighbouring values adds to it.
 pub const HDR_BOUND: f64 = 0.02;
+/// Largest accepted percentile error for HDR with 2 significant digits: 3 %. Its buckets are
+/// 1/128 of their power of two wide (0.8 %), on top of the gap between neighbours.
+pub const HDR2_BOUND: f64 = 0.03;
 /// Largest accepted percentile error for the sketch store's DDSketch: its stated relative
 /// error, 1 % ([`crate::sketch::RELATIVE_ERROR`]), and nothing more: it interpolates between
 /// the two ranks as the truth does, each within 1 % of its value (a float's last bits aside).
@@ -45,32 +52,58 @@ pub const SKETCH_BOUND: f64 = crate::sketch::RELATIVE_ERROR + 1e-9;
 /// Relative tolerance on sums.
 pub const SUM_REL_TOLERANCE: f64 = 1e-9;
 
-/// The percentile algorithm a variant uses.
+/// The percentile algorithm a variant uses, with its precision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Algo {
-    /// t-digest, the engines' default.
-    TDigest,
-    /// HDR histogram with 3 significant digits.
-    Hdr,
+    /// t-digest, the engines' default, at a compression (`None`: the engine's default, 100).
+    TDigest { compression: Option<u32> },
+    /// HDR histogram with this many significant digits (the engines' default is 3).
+    Hdr { digits: u8 },
     /// The sketch store's DDSketch (relative error 1 %).
     DdSketch,
 }
 
+/// t-digest as the engines run it unless told otherwise.
+pub const TDIGEST: Algo = Algo::TDigest { compression: None };
+/// HDR as the engines run it unless told otherwise: 3 significant digits.
+pub const HDR: Algo = Algo::Hdr { digits: 3 };
+
 impl Algo {
-    /// Its name in results (`t-digest`, `hdr`).
-    pub fn name(self) -> &'static str {
+    /// Its name in results: `t-digest` and `hdr` at their defaults (as results always named
+    /// them), else with the precision (`hdr, 2 digits`, `t-digest, compression 1000`).
+    pub fn name(self) -> String {
         match self {
-            Algo::TDigest => "t-digest",
-            Algo::Hdr => "hdr",
-            Algo::DdSketch => "ddsketch",
+            TDIGEST => "t-digest".into(),
+            HDR => "hdr".into(),
+            Algo::TDigest {
+                compression: Some(c),
+            } => format!("t-digest, compression {c}"),
+            Algo::Hdr { digits } => format!("hdr, {digits} digits"),
+            Algo::DdSketch => "ddsketch".into(),
         }
     }
 
+    /// The largest error accepted of it.
     pub fn bound(self) -> f64 {
         match self {
-            Algo::TDigest => TDIGEST_BOUND,
-            Algo::Hdr => HDR_BOUND,
+            Algo::TDigest { .. } => TDIGEST_BOUND,
+            Algo::Hdr { digits } if digits < 3 => HDR2_BOUND,
+            Algo::Hdr { .. } => HDR_BOUND,
             Algo::DdSketch => SKETCH_BOUND,
+        }
+    }
+
+    /// What the `percentiles` aggregation is told beyond its field and percents.
+    fn settings(self) -> String {
+        match self {
+            // No engine has a DDSketch: asked of one, it is t-digest's body.
+            TDIGEST | Algo::DdSketch => String::new(),
+            Algo::TDigest {
+                compression: Some(c),
+            } => format!(",\"tdigest\":{{\"compression\":{c}}}"),
+            Algo::Hdr { digits } => {
+                format!(",\"hdr\":{{\"number_of_significant_value_digits\":{digits}}}")
+            }
         }
     }
 }
@@ -101,25 +134,46 @@ pub const SHAPES: [Shape; 6] = [
     Shape {
         name: "C_td",
         sums: false,
-        percentiles: Some(Algo::TDigest),
+        percentiles: Some(TDIGEST),
     },
     // Filter + 3× percentiles (HDR).
     Shape {
         name: "C_hdr",
         sums: false,
-        percentiles: Some(Algo::Hdr),
+        percentiles: Some(HDR),
     },
     // The production query: 3× sum + 3× percentiles (t-digest).
     Shape {
         name: "D_td",
         sums: true,
-        percentiles: Some(Algo::TDigest),
+        percentiles: Some(TDIGEST),
     },
     // 3× sum + 3× percentiles (HDR).
     Shape {
         name: "D_hdr",
         sums: true,
-        percentiles: Some(Algo::Hdr),
+        percentiles: Some(HDR),
+    },
+];
+
+/// The precision variants: C's percentiles at other precisions, measured only when named.
+pub const PRECISION_SHAPES: [Shape; 3] = [
+    Shape {
+        name: "C_hdr2",
+        sums: false,
+        percentiles: Some(Algo::Hdr { digits: 2 }),
+    },
+    Shape {
+        name: "C_hdr4",
+        sums: false,
+        percentiles: Some(Algo::Hdr { digits: 4 }),
+    },
+    Shape {
+        name: "C_td1000",
+        sums: false,
+        percentiles: Some(Algo::TDigest {
+            compression: Some(1000),
+        }),
     },
 ];
 
@@ -134,14 +188,27 @@ pub const SKETCH_SHAPE: Shape = Shape {
 /// The variant the production code runs.
 pub const PRODUCTION: &str = "D_td";
 
-/// The shape of the variant called `name` (exactly as [`SHAPES`] spells it).
+/// The shape of the variant called `name` (exactly as [`SHAPES`] or [`PRECISION_SHAPES`]
+/// spell it).
 pub fn shape(name: &str) -> Option<Shape> {
-    SHAPES.iter().copied().find(|s| s.name == name)
+    SHAPES
+        .iter()
+        .chain(&PRECISION_SHAPES)
+        .copied()
+        .find(|s| s.name == name)
 }
 
 /// Every variant, as names.
 pub fn variants() -> Vec<Variant> {
     SHAPES.iter().map(|s| Variant::new(s.name)).collect()
+}
+
+/// The variants measured only when named: [`PRECISION_SHAPES`].
+pub fn named_only() -> Vec<Variant> {
+    PRECISION_SHAPES
+        .iter()
+        .map(|s| Variant::new(s.name))
+        .collect()
 }
 
 /// The `_search` body of `shape` for one (node, epoch), compact, on one line.
@@ -163,14 +230,10 @@ pub fn search_body(shape: Shape, node: &str, epoch: u64, profile: bool) -> Vec<u
         }
     }
     if let Some(algo) = shape.percentiles {
-        let hdr = match algo {
-            // No engine has a DDSketch: asked of one, it is t-digest's body.
-            Algo::TDigest | Algo::DdSketch => "",
-            Algo::Hdr => ",\"hdr\":{\"number_of_significant_value_digits\":3}",
-        };
+        let settings = algo.settings();
         for f in FIELDS {
             aggs.push(format!(
-                "\"{f}_pct\":{{\"percentiles\":{{\"field\":\"{f}\",\"percents\":[0,50,90,100]{hdr}}}}}"
+                "\"{f}_pct\":{{\"percentiles\":{{\"field\":\"{f}\",\"percents\":[0,50,90,100]{settings}}}}}"
             ));
         }
     }
@@ -239,6 +302,10 @@ impl QueryPlan for MetricsQueries {
 
     fn variants(&self) -> Vec<Variant> {
         variants()
+    }
+
+    fn named_only(&self) -> Vec<Variant> {
+        named_only()
     }
 
     fn default_transports(&self) -> Vec<Transport> {
@@ -351,7 +418,7 @@ pub(super) fn row(variant: Variant, shape: Shape) -> VariantAccuracy {
     }
     let row = VariantAccuracy::new(variant, checks);
     match shape.percentiles {
-        Some(algo) => row.with_percentiles(algo.name(), algo.bound()),
+        Some(algo) => row.with_percentiles(&algo.name(), algo.bound()),
         None => row,
     }
 }
@@ -531,9 +598,47 @@ mod tests {
             assert_eq!(j["aggs"]["cpu_sum"].is_object(), s.sums);
             assert_eq!(
                 j["aggs"]["net_pct"]["percentiles"]["hdr"].is_object(),
-                s.percentiles == Some(Algo::Hdr)
+                s.percentiles == Some(HDR)
             );
         }
+        // The precision variants say their precision, and only they do.
+        let settings = |name: &str| {
+            let b = search_body(shape(name).expect(name), "N001", 3, false);
+            let j: Value = serde_json::from_slice(&b).expect("json");
+            j["aggs"]["cpu_pct"]["percentiles"].clone()
+        };
+        assert_eq!(
+            settings("C_hdr2")["hdr"]["number_of_significant_value_digits"],
+            2
+        );
+        assert_eq!(
+            settings("C_hdr")["hdr"]["number_of_significant_value_digits"],
+            3
+        );
+        assert_eq!(
+            settings("C_hdr4")["hdr"]["number_of_significant_value_digits"],
+            4
+        );
+        assert_eq!(settings("C_td1000")["tdigest"]["compression"], 1000);
+        assert!(settings("C_td").get("tdigest").is_none());
+        assert!(!variants().iter().any(|v| v.name().starts_with("C_hdr2")));
+        let names: Vec<String> = ["C_td", "C_hdr", "C_hdr2", "C_hdr4", "C_td1000"]
+            .map(|n| shape(n).and_then(|s| s.percentiles).expect(n).name())
+            .into();
+        assert_eq!(
+            names,
+            [
+                "t-digest",
+                "hdr",
+                "hdr, 2 digits",
+                "hdr, 4 digits",
+                "t-digest, compression 1000"
+            ]
+        );
+        assert_eq!(
+            shape("C_hdr2").and_then(|s| s.percentiles).map(Algo::bound),
+            Some(HDR2_BOUND)
+        );
         assert_eq!(variants()[4], PRODUCTION);
     }
 
