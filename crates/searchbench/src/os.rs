@@ -296,8 +296,121 @@ pub fn free_bytes(dir: &std::path::Path) -> Option<u64> {
     (rc == 0).then(|| s.f_bavail.saturating_mul(s.f_frsize))
 }
 
+/// Where the kernel is told to drop its clean caches.
+pub const DROP_CACHES: &str = "/proc/sys/vm/drop_caches";
+
+/// Why this process cannot drop the OS page cache, or `None` when it can: only root may, on
+/// Linux, where `/proc/sys/vm` is writable (a container may mount it read-only).
+pub fn cannot_drop_page_cache() -> Option<String> {
+    if !cfg!(target_os = "linux") {
+        return Some(format!(
+            "dropping the OS page cache is done through Linux's {DROP_CACHES}, and this is \
+             not Linux"
+        ));
+    }
+    if !is_root() {
+        return Some(format!(
+            "dropping the OS page cache needs root (it writes {DROP_CACHES}), and this runs \
+             as another user"
+        ));
+    }
+    match std::fs::OpenOptions::new().write(true).open(DROP_CACHES) {
+        Ok(_) => None,
+        Err(e) => Some(format!("{DROP_CACHES} cannot be written here: {e}")),
+    }
+}
+
+/// Writes every dirty page out (`sync`), then drops the clean page cache, dentries and
+/// inodes. Pages a process still maps stay: close the files first.
+pub fn drop_page_cache() -> std::io::Result<()> {
+    // SAFETY: sync has no preconditions and cannot fail.
+    unsafe { libc::sync() };
+    std::fs::write(DROP_CACHES, "3")
+}
+
+/// Bytes of the regular files under `dir` (recursively) that are in memory (`mincore`), and
+/// their total size. Files that vanish meanwhile (a merge) are skipped.
+pub fn resident_bytes(dir: &std::path::Path) -> std::io::Result<(u64, u64)> {
+    let mut resident = 0u64;
+    let mut total = 0u64;
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(at) = pending.pop() {
+        for entry in std::fs::read_dir(&at)? {
+            let Ok(entry) = entry else { continue };
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() {
+                pending.push(entry.path());
+            } else if kind.is_file() {
+                if let Ok((r, t)) = resident_in_file(&entry.path()) {
+                    resident += r;
+                    total += t;
+                }
+            }
+        }
+    }
+    Ok((resident, total))
+}
+
+/// Resident and total bytes of one file: mapped (which reads nothing) and asked of
+/// `mincore`, page by page.
+fn resident_in_file(path: &std::path::Path) -> std::io::Result<(u64, u64)> {
+    use std::os::fd::AsRawFd;
+    let file = std::fs::File::open(path)?;
+    let len = file.metadata()?.len();
+    if len == 0 {
+        return Ok((0, 0));
+    }
+    let size = usize::try_from(len).map_err(std::io::Error::other)?;
+    // SAFETY: sysconf has no preconditions.
+    let page = match unsafe { libc::sysconf(libc::_SC_PAGESIZE) } {
+        p if p > 0 => p as usize,
+        _ => 4096,
+    };
+    // SAFETY: a read-only shared mapping of a file we hold open, of its length; never read
+    // through, only given to mincore, and unmapped below.
+    let at = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            size,
+            libc::PROT_READ,
+            libc::MAP_SHARED,
+            file.as_raw_fd(),
+            0,
+        )
+    };
+    if at == libc::MAP_FAILED {
+        return Err(std::io::Error::last_os_error());
+    }
+    let mut pages = vec![0u8; size.div_ceil(page)];
+    // SAFETY: `at` maps `size` bytes and `pages` has one byte per page of it.
+    let rc = unsafe { libc::mincore(at, size, pages.as_mut_ptr()) };
+    let err = std::io::Error::last_os_error();
+    // SAFETY: `at` and `size` are the mapping made above.
+    unsafe { libc::munmap(at, size) };
+    if rc != 0 {
+        return Err(err);
+    }
+    let in_memory = pages.iter().filter(|p| **p & 1 == 1).count() as u64;
+    Ok(((in_memory * page as u64).min(len), len))
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_file_just_written_is_in_memory_and_its_size_is_counted() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir(dir.path().join("sub")).expect("sub");
+        std::fs::write(dir.path().join("sub/a"), vec![7u8; 100_000]).expect("write");
+        std::fs::write(dir.path().join("empty"), b"").expect("write");
+        let (resident, total) = super::resident_bytes(dir.path()).expect("resident");
+        assert_eq!(total, 100_000);
+        // Written through the page cache a moment ago: resident unless memory is short.
+        assert!(resident > 0 && resident <= total, "{resident}");
+        assert!(super::resident_bytes(&dir.path().join("none")).is_err());
+    }
+
     #[test]
     fn our_group_holds_us() {
         // SAFETY: getpgrp has no preconditions.

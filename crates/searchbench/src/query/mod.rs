@@ -14,6 +14,7 @@ pub mod accuracy;
 pub mod answer;
 pub mod beside;
 pub mod cells;
+pub mod cold;
 pub mod dialect;
 pub mod plan;
 pub mod report;
@@ -106,6 +107,10 @@ pub struct QueryOptions {
     pub shuffle_seed: u64,
     /// Run one extra pass with `profile: true`, reported apart.
     pub profile: bool,
+    /// Run one more pass last, each coverage after the index was closed, the OS page cache
+    /// dropped and the index opened again (see [`cold`]), reported apart beside the warm
+    /// figures. Whether it can run here is the caller's to check ([`cold::refused`]).
+    pub cold: bool,
     /// Coverages per second; latency then counts from the scheduled start.
     pub rate: Option<f64>,
     /// Search clients of the measurement passes: up to this many coverages in flight, taken
@@ -149,6 +154,7 @@ impl QueryOptions {
             warmup: true,
             shuffle_seed: 1,
             profile: false,
+            cold: false,
             rate: None,
             clients: 1,
             part: crate::corpus::part::Part::WHOLE,
@@ -238,6 +244,8 @@ fn resolve(plan: &dyn QueryPlan, options: &QueryOptions) -> Result<QueryOptions,
 pub(crate) struct Measured {
     pub cells: Vec<CellResult>,
     pub profile_cells: Vec<CellResult>,
+    pub cold_cells: Vec<CellResult>,
+    pub cold: Option<cold::ColdSummary>,
     pub failures: Vec<String>,
     pub failures_total: u64,
     pub warmup_coverages: u64,
@@ -437,6 +445,52 @@ where
         }
     }
 
+    let mut cold_cells: BTreeMap<(usize, Transport), Cell> = BTreeMap::new();
+    let mut cold = None;
+    if options.cold && !cancel.is_cancelled() {
+        say(format!(
+            "cold pass: {} coverages, each after closing the index, dropping the OS page \
+             cache and opening the index again",
+            tasks.len()
+        ));
+        // A cold pass that cannot run or stops is a failure of the run, said first.
+        let failed = |why: String| (format!("cold pass: {why}"), 1u64);
+        match cold::Chiller::new(client, &options.index).await {
+            Err(e) => {
+                failures.insert(0, failed(e));
+                failures_total += 1;
+            }
+            Ok(chiller) => {
+                let mut summary = cold::ColdSummary::default();
+                let mut order = tasks.clone();
+                rng.shuffle(&mut order);
+                for task in &order {
+                    if cancel.is_cancelled() {
+                        break;
+                    }
+                    match chiller.chill(client).await {
+                        Ok(chilled) => summary.add(&chilled),
+                        Err(e) => {
+                            failures.insert(0, failed(format!("stopped: {e}")));
+                            failures_total += 1;
+                            break;
+                        }
+                    }
+                    let begin = Instant::now();
+                    let p = &prepared[task.variant][task.coverage];
+                    let cov = send::coverage(client, endpoints, p, task.transport).await;
+                    let end = Instant::now();
+                    failures_total += check(task, &cov, &mut failures);
+                    let cell = cold_cells
+                        .entry((task.variant, task.transport))
+                        .or_insert_with(Cell::new);
+                    record(cell, 0, p.epoch, &cov, begin, end, None);
+                }
+                cold = Some(summary);
+            }
+        }
+    }
+
     let finish = |cells: BTreeMap<(usize, Transport), Cell>| -> Vec<CellResult> {
         cells
             .into_iter()
@@ -459,6 +513,8 @@ where
     Measured {
         cells: finish(cells),
         profile_cells: finish(profile_cells),
+        cold_cells: finish(cold_cells),
+        cold,
         failures: failures
             .into_iter()
             .map(|(f, times)| match times {

@@ -55,6 +55,26 @@ pub struct ProfileOverhead {
     pub overhead_pct: f64,
 }
 
+/// A cell measured cold beside the same cell warm (means per unit, ms).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ColdVsWarm {
+    pub variant: Variant,
+    pub transport: Transport,
+    pub warm_wall_ms: f64,
+    pub cold_wall_ms: f64,
+    pub warm_took_ms: f64,
+    pub cold_took_ms: f64,
+    /// Cold samples (one per coverage).
+    pub cold_n: usize,
+}
+
+impl ColdVsWarm {
+    /// Cold wall ÷ warm wall.
+    pub fn ratio(&self) -> Option<f64> {
+        (self.warm_wall_ms > 0.0).then(|| self.cold_wall_ms / self.warm_wall_ms)
+    }
+}
+
 /// Everything a query run produced; `--json` writes it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct QueryResult {
@@ -82,6 +102,13 @@ pub struct QueryResult {
     pub attribution: Vec<Component>,
     pub profile_cells: Vec<CellResult>,
     pub profile_overhead: Vec<ProfileOverhead>,
+    /// The cold pass (`--cold`): each coverage after the caches were made cold, one sample
+    /// per coverage per cell, not in `cells`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cold_cells: Vec<CellResult>,
+    /// How cold the cold pass was, when there was one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cold: Option<super::cold::ColdSummary>,
     pub accuracy: Vec<VariantAccuracy>,
     pub accuracy_checked: bool,
     /// Total accuracy failures (only the first 50 are in `failures`).
@@ -177,8 +204,32 @@ impl QueryResult {
 
     /// Searches that failed, over all measured cells.
     pub fn request_errors(&self) -> u64 {
-        self.cells.iter().map(|c| c.errors).sum::<u64>()
-            + self.profile_cells.iter().map(|c| c.errors).sum::<u64>()
+        self.cells
+            .iter()
+            .chain(&self.profile_cells)
+            .chain(&self.cold_cells)
+            .map(|c| c.errors)
+            .sum()
+    }
+
+    /// Each cold cell beside the warm cell of the same variant and transport: the figures
+    /// every view shows of `--cold`.
+    pub fn cold_vs_warm(&self) -> Vec<ColdVsWarm> {
+        self.cold_cells
+            .iter()
+            .filter_map(|cold| {
+                let warm = find(&self.cells, &cold.variant, cold.transport)?;
+                (cold.wall_ms.n > 0).then(|| ColdVsWarm {
+                    variant: cold.variant.clone(),
+                    transport: cold.transport,
+                    warm_wall_ms: warm.wall_ms.mean,
+                    cold_wall_ms: cold.wall_ms.mean,
+                    warm_took_ms: warm.took_ms.mean,
+                    cold_took_ms: cold.took_ms.mean,
+                    cold_n: cold.wall_ms.n,
+                })
+            })
+            .collect()
     }
 
     /// True when every answer was right and every request answered.
@@ -292,6 +343,8 @@ pub(super) fn assemble(
     let Measured {
         cells,
         profile_cells,
+        cold_cells,
+        cold,
         failures,
         failures_total,
         warmup_coverages,
@@ -325,6 +378,8 @@ pub(super) fn assemble(
         attribution,
         profile_cells,
         profile_overhead,
+        cold_cells,
+        cold,
         accuracy,
         accuracy_checked: options.check,
         failures_total,

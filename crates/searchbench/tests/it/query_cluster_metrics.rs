@@ -144,7 +144,12 @@ fn the_cli_checks_truth_files_and_exits_3_on_a_wrong_count() {
     let baseline = dir.path().join("baseline.json");
     std::fs::copy(&json, &baseline).expect("copy");
     let out = run(&good, &["--baseline", baseline.to_str().expect("utf8")]);
-    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     assert!(String::from_utf8_lossy(&out.stdout).contains("Drift"));
 
     // One wrong count in the truth: the run fails the check, loudly.
@@ -233,5 +238,98 @@ fn precision_variants_give_each_precisions_error_at_every_percent() {
         }
     }
     assert!(row("C_td1000").pct_mean_err <= row("C_td").pct_mean_err);
+    drop(truth);
+}
+
+/// `--cold` on the shared node: every cell measured once more after the index was closed, the
+/// page cache dropped and the index opened again, with every answer still checked; what stayed
+/// in memory is measured. Refused, before anything is sent, for a cluster on another machine
+/// and beside writes; as another user than root, refused with the reason.
+#[test]
+fn cold_sets_each_cell_cold_beside_warm_and_proves_the_drop() {
+    let (truth, _one) = loaded();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let json = dir.path().join("cold.json");
+    let query = |url: &str, extra: &[&str]| {
+        common::bin()
+            .args(["query", "cluster-metrics", "--url", url])
+            .args([
+                "--index",
+                "query-test-metrics",
+                "--passes",
+                "1",
+                "--no-warmup",
+            ])
+            .args(["--rows-per-epoch", "60000", "--epochs", "2", "--seed", "7"])
+            .args(["--variants", "A,D_td"])
+            .args(extra)
+            .output()
+            .expect("run searchbench")
+    };
+    // Another machine's page cache cannot be dropped from here; nothing is sent to it.
+    let far = query("http://user:s3cret@192.0.2.1:9", &["--cold"]);
+    let err = String::from_utf8_lossy(&far.stderr);
+    assert_eq!(far.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("192.0.2.1") && err.contains("not on this machine"),
+        "{err}"
+    );
+    assert!(!err.contains("s3cret"), "{err}");
+    let beside = query(common::node_url(), &["--cold", "--rewrite-clients", "1"]);
+    assert_eq!(beside.status.code(), Some(2));
+
+    let out = query(
+        common::node_url(),
+        &["--cold", "--json", json.to_str().expect("utf8")],
+    );
+    if let Some(why) = searchbench::os::cannot_drop_page_cache() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(&why), "{err}");
+        return;
+    }
+    let stdout = common::succeeded(&out);
+    assert!(stdout.contains("Cold vs warm"), "{stdout}");
+    let result: query::QueryResult =
+        serde_json::from_slice(&std::fs::read(&json).expect("json")).expect("result json");
+    assert!(result.passed(), "{:#?}", result.failures);
+    // One pass and the cold pass, 2 transports, 60 partitions: every answer checked.
+    for a in &result.accuracy {
+        assert_eq!(a.answers, 2 * 2 * 60, "{:?}", a.variant);
+    }
+    let rows = result.cold_vs_warm();
+    assert_eq!(rows.len(), 4, "{rows:?}");
+    for r in &rows {
+        assert_eq!(r.cold_n, 2, "{r:?}");
+        assert!(r.cold_wall_ms > 0.0 && r.warm_wall_ms > 0.0, "{r:?}");
+    }
+    // Its figures are metrics of their own, never pooled with the warm ones.
+    let value: serde_json::Value = serde_json::to_value(&result).expect("json");
+    let metrics = searchbench::analysis::metrics::extract(&value, &[]);
+    let cold_wall = metrics
+        .iter()
+        .find(|m| m.key == "query.D_td.msearch.cold_wall_ms")
+        .expect("cold metric");
+    assert_eq!(cold_wall.samples.as_ref().map(|(_, s)| s.len()), Some(2));
+    assert!(metrics
+        .iter()
+        .any(|m| m.key == "query.D_td.msearch.wall_ms"));
+    let cold = result.cold.expect("cold summary");
+    assert_eq!(cold.coverages, 8);
+    // The node is on this machine: its files were found, and closed and dropped they left
+    // the page cache (but for a few pages the kernel or a merge touched).
+    let total = cold.index_bytes.expect("the index's files found");
+    let dropped = cold.dropped_bytes_max.expect("measured after the drop");
+    assert!(total > 1_000_000, "{cold:?}");
+    assert!(
+        dropped * 10 < total,
+        "the drop left {dropped} of {total} bytes: {cold:?}"
+    );
+    assert!(cold.resident_bytes_max.expect("resident") <= total);
+    // The index is open and whole again.
+    let count: serde_json::Value = runtime()
+        .block_on(common::target().get_json("/query-test-metrics/_count"))
+        .expect("count");
+    assert_eq!(count["count"], 120_000);
     drop(truth);
 }

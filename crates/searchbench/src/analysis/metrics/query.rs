@@ -53,6 +53,33 @@ pub(super) fn metrics(r: &Value, out: &mut Vec<Metric>) {
             Some(cell.errors as f64),
         ));
     }
+    // The cold pass (`--cold`): its own keys, so a cold figure is only ever compared with
+    // another cold one.
+    for cell in &r.cold_cells {
+        let (v, t) = (cell.variant.name(), cell.transport.name());
+        let (kv, kt) = (key_part(v), key_part(t));
+        let ok: Vec<f64> = cell
+            .samples
+            .iter()
+            .filter(|s| s.ok)
+            .map(|s| s.wall_ms)
+            .collect();
+        if !ok.is_empty() {
+            out.extend(sampled(
+                &format!("query.{kv}.{kt}.cold_wall_ms"),
+                &format!("{v} {t}: wall per coverage, cold"),
+                "ms",
+                LowerBetter,
+                SampleKind::PerCoverage,
+                ok,
+            ));
+        }
+        out.extend(errors(
+            &format!("query.{kv}.{kt}.cold_errors"),
+            &format!("{v} {t}: failed searches, cold"),
+            Some(cell.errors as f64),
+        ));
+    }
     for acc in &r.accuracy {
         let v = acc.variant.name();
         let kv = key_part(v);

@@ -216,6 +216,7 @@ pub fn print(r: &QueryResult, detail: Detail) {
         }
         outln!("{t}");
     }
+    print_cold(r);
     if let Some(d) = &r.drift {
         sayln!(
             "\nDrift: {} took per {unit} {} ms now vs {} ms in {}: {:+.1}%",
@@ -449,6 +450,69 @@ fn accuracy_table(r: &QueryResult) -> super::Grid {
         t.add_row(row);
     }
     t
+}
+
+/// The cold pass beside the warm passes, and how cold it was.
+fn print_cold(r: &QueryResult) {
+    let rows = r.cold_vs_warm();
+    let Some(summary) = &r.cold else {
+        return;
+    };
+    let unit = r.described().unit;
+    sayln!(
+        "\nCold vs warm (mean per {unit}, ms; cold: one pass, each {unit} after the index was \
+         closed, the OS page cache dropped and the index opened again)"
+    );
+    if rows.is_empty() {
+        sayln!("no cold {unit} was measured");
+    } else {
+        let mut t = table([
+            "variant",
+            "transport",
+            "n cold",
+            "warm wall",
+            "cold wall",
+            "cold ÷ warm",
+            "warm took",
+            "cold took",
+        ]);
+        for c in &rows {
+            t.add_row([
+                c.variant.name().to_string(),
+                c.transport.name().to_string(),
+                c.cold_n.to_string(),
+                ms(c.warm_wall_ms),
+                ms(c.cold_wall_ms),
+                c.ratio().map_or("-".into(), |x| format!("{x:.2}×")),
+                ms(c.warm_took_ms),
+                ms(c.cold_took_ms),
+            ]);
+        }
+        outln!("{t}");
+    }
+    let mb = |b: u64| b as f64 / 1e6;
+    match (
+        summary.index_bytes,
+        summary.resident_bytes_max,
+        summary.resident_bytes_mean,
+    ) {
+        (Some(total), Some(max), Some(mean)) => sayln!(
+            "cold: of the index's {:.1} MB, {:.1} MB stayed in memory once it was closed and \
+             the cache dropped; {:.1} MB was in memory at a cold {unit}'s start on average, \
+             {:.1} MB at most (what the engine reads to open the index, with the disk's \
+             read-ahead); making it cold took {:.1} s a {unit}, not counted",
+            mb(total),
+            mb(summary.dropped_bytes_max.unwrap_or(0)),
+            mb(mean),
+            mb(max),
+            summary.chill_secs_mean
+        ),
+        _ => sayln!(
+            "cold: the index's files were not found on this machine, so how much of them \
+             stayed in memory is not known; making it cold took {:.1} s a {unit}, not counted",
+            summary.chill_secs_mean
+        ),
+    }
 }
 
 /// `n`, red when `wrong` of them are.

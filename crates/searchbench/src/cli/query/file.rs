@@ -1,7 +1,7 @@
 //! `searchbench query --queries FILE --index NAME`: the user's named queries, measured with
 //! the query method and checked against their expected answers.
 
-use super::{finish, method, transports, QueryArgs};
+use super::{cold, finish, method, transports, QueryArgs};
 use crate::cli::ending::Begun;
 use crate::cli::output::Terminal;
 use crate::cli::{CliError, CliResult};
@@ -17,7 +17,9 @@ pub async fn run(args: QueryArgs, begun: &Begun) -> CliResult {
             "--queries needs --index: the index the queries run on"
         )));
     };
+    let target = args.target.connect()?;
     let mut options = method(&args, &index, cancel.clone());
+    options.cold = cold(&args, &target)?;
     args.part.apply_query(&mut options, false, args.quiet)?;
     options.transports = match &args.transports {
         Some(list) => transports(list)?,
@@ -33,7 +35,6 @@ pub async fn run(args: QueryArgs, begun: &Begun) -> CliResult {
         Some(&args.telemetry),
         crate::cli::args::profile::of_pids(&args.profile_pids)?,
     )?;
-    let target = args.target.connect()?;
     begun.start_at(&args.part, args.quiet).await?;
     let terminal = Terminal::new(args.quiet);
     let result = query_file(spec, target, &args.target.urls, &attach, &terminal)

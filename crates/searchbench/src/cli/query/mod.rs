@@ -85,6 +85,14 @@ pub struct QueryArgs {
     /// Also run one pass with `profile: true` and report its overhead.
     #[arg(long)]
     pub profile: bool,
+    /// Also measure cold: one more pass, last, each coverage sent after the index was
+    /// closed, the OS page cache dropped (sync, then 3 into /proc/sys/vm/drop_caches) and the
+    /// index opened again with its caches cleared; the report sets each cell cold beside warm,
+    /// and says how much of the index's files was still in memory. Closing first matters: the
+    /// engines map their files, and the kernel keeps mapped pages. Needs root, and a cluster
+    /// on this machine (a loopback --url); the index is unavailable while it is closed.
+    #[arg(long, conflicts_with_all = ["rewrite_clients", "part"])]
+    pub cold: bool,
     /// Profile this local engine process (repeatable) with Java Flight Recorder over the
     /// query phase: where its CPU and allocations went, in categories (search and
     /// aggregations, Lucene, networking, ...), kept with the run (`profile.cpu.*`). The engine
@@ -150,6 +158,7 @@ pub async fn run(args: QueryArgs) -> CliResult {
         .unwrap_or_else(|| workload.default_index().to_string());
     let target = args.target.connect()?;
     let mut options = method(&args, &index, cancel.clone());
+    options.cold = cold(&args, &target)?;
     args.part.apply_query(&mut options, args.load, args.quiet)?;
     options.variants = args
         .variants
@@ -221,6 +230,18 @@ pub(super) fn transports(list: &[String]) -> Result<Vec<Transport>, CliError> {
             })
         })
         .collect()
+}
+
+/// Whether to run the cold pass, or why it cannot run against `target` from here (exit 2,
+/// before anything is sent).
+pub(super) fn cold(args: &QueryArgs, target: &crate::cluster::Target) -> Result<bool, CliError> {
+    if !args.cold {
+        return Ok(false);
+    }
+    match query::cold::refused(target.urls()) {
+        Some(why) => Err(CliError::usage(anyhow::anyhow!(why))),
+        None => Ok(true),
+    }
 }
 
 /// The method's options from the flags (passes, warm-up, shuffle, profile, rate, checks).
