@@ -137,6 +137,9 @@ fn is_request_label(label: &str) -> bool {
 pub struct CellResult {
     pub variant: Variant,
     pub transport: Transport,
+    /// The shard count of the index it ran on, when shards were an axis (`--shards`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shards: Option<u32>,
     /// Coverages measured (with and without errors).
     pub coverages: usize,
     /// Searches that failed (timeouts, error statuses, malformed answers).
@@ -182,6 +185,7 @@ pub fn cell_result(
     CellResult {
         variant,
         transport,
+        shards: None,
         coverages: samples.len(),
         errors,
         error_examples,

@@ -20,6 +20,7 @@ pub mod plan;
 pub mod report;
 pub mod rewrites;
 pub mod send;
+pub mod shards;
 pub mod sketch;
 pub mod transport;
 pub mod variant;
@@ -111,6 +112,9 @@ pub struct QueryOptions {
     /// dropped and the index opened again (see [`cold`]), reported apart beside the warm
     /// figures. Whether it can run here is the caller's to check ([`cold::refused`]).
     pub cold: bool,
+    /// The index at each shard count (`--shards`), measured in the same passes: every task
+    /// runs on each; empty: `index` alone.
+    pub shards: Vec<shards::AtShards>,
     /// Coverages per second; latency then counts from the scheduled start.
     pub rate: Option<f64>,
     /// Search clients of the measurement passes: up to this many coverages in flight, taken
@@ -155,6 +159,7 @@ impl QueryOptions {
             shuffle_seed: 1,
             profile: false,
             cold: false,
+            shards: Vec::new(),
             rate: None,
             clients: 1,
             part: crate::corpus::part::Part::WHOLE,
@@ -171,7 +176,12 @@ struct Task {
     variant: usize,
     transport: Transport,
     coverage: usize,
+    /// Which of the endpoints (one per shard count, else one).
+    at: usize,
 }
+
+/// A cell's key while running: variant, transport and endpoint.
+type CellKey = (usize, Transport, usize);
 
 /// Samples of one (variant, transport) cell while running.
 struct Cell {
@@ -290,7 +300,15 @@ pub async fn run(
         checker.check(task.variant, task.coverage, &cov.answers, &mut local);
         local
     };
-    let endpoints = Endpoints::new(plan.dialect(), target, &options.index);
+    let endpoints: Vec<Endpoints> = if options.shards.is_empty() {
+        vec![Endpoints::new(plan.dialect(), target, &options.index)]
+    } else {
+        options
+            .shards
+            .iter()
+            .map(|a| Endpoints::new(plan.dialect(), target, &a.index))
+            .collect()
+    };
     let measured = measure(target, &endpoints, &options, prepare, check).await;
     let accuracy = checker.rows();
     Ok(report::assemble(plan, &options, measured, accuracy))
@@ -303,7 +321,7 @@ pub async fn run(
 /// when `options.check`).
 async fn measure<P, C>(
     target: &Target,
-    endpoints: &Endpoints,
+    endpoints: &[Endpoints],
     options: &QueryOptions,
     prepare: P,
     mut check: C,
@@ -317,13 +335,16 @@ where
     let mut tasks = Vec::new();
     for (variant, coverages) in prepared.iter().enumerate() {
         let (from, to) = options.part.share(coverages.len() as u64);
-        for &transport in &options.transports {
-            for coverage in from as usize..to as usize {
-                tasks.push(Task {
-                    variant,
-                    transport,
-                    coverage,
-                });
+        for at in 0..endpoints.len() {
+            for &transport in &options.transports {
+                for coverage in from as usize..to as usize {
+                    tasks.push(Task {
+                        variant,
+                        transport,
+                        coverage,
+                        at,
+                    });
+                }
             }
         }
     }
@@ -362,14 +383,14 @@ where
                 break;
             }
             let p = &prepared[task.variant][task.coverage];
-            let cov = send::coverage(client, endpoints, p, task.transport).await;
+            let cov = send::coverage(client, &endpoints[task.at], p, task.transport).await;
             failures_total += check(task, &cov, &mut failures);
             warmup_coverages += 1;
         }
     }
 
     let passes_started = options.warmup.then(Instant::now);
-    let mut cells: BTreeMap<(usize, Transport), Cell> = BTreeMap::new();
+    let mut cells: BTreeMap<CellKey, Cell> = BTreeMap::new();
     let schedule = options
         .rate
         .map(|r| crate::measure::Schedule::new(r, Instant::now()));
@@ -404,7 +425,7 @@ where
                     }
                     let begin = Instant::now();
                     let p = &prepared[task.variant][task.coverage];
-                    let cov = send::coverage(client, endpoints, p, task.transport).await;
+                    let cov = send::coverage(client, &endpoints[task.at], p, task.transport).await;
                     Some((task, p.epoch, cov, begin, Instant::now(), scheduled))
                 }
             })
@@ -416,14 +437,14 @@ where
             };
             failures_total += check(&task, &cov, &mut failures);
             let cell = cells
-                .entry((task.variant, task.transport))
+                .entry((task.variant, task.transport, task.at))
                 .or_insert_with(Cell::new);
             record(cell, pass, epoch, &cov, begin, end, scheduled);
         }
     }
     let measured = started.elapsed();
 
-    let mut profile_cells: BTreeMap<(usize, Transport), Cell> = BTreeMap::new();
+    let mut profile_cells: BTreeMap<CellKey, Cell> = BTreeMap::new();
     if options.profile && !cancel.is_cancelled() {
         say(format!("profile pass: {} coverages", tasks.len()));
         let profiled = prepare(true);
@@ -435,17 +456,17 @@ where
             }
             let begin = Instant::now();
             let p = &profiled[task.variant][task.coverage];
-            let cov = send::coverage(client, endpoints, p, task.transport).await;
+            let cov = send::coverage(client, &endpoints[task.at], p, task.transport).await;
             let end = Instant::now();
             failures_total += check(task, &cov, &mut failures);
             let cell = profile_cells
-                .entry((task.variant, task.transport))
+                .entry((task.variant, task.transport, task.at))
                 .or_insert_with(Cell::new);
             record(cell, 0, p.epoch, &cov, begin, end, None);
         }
     }
 
-    let mut cold_cells: BTreeMap<(usize, Transport), Cell> = BTreeMap::new();
+    let mut cold_cells: BTreeMap<CellKey, Cell> = BTreeMap::new();
     let mut cold = None;
     if options.cold && !cancel.is_cancelled() {
         say(format!(
@@ -478,11 +499,11 @@ where
                     }
                     let begin = Instant::now();
                     let p = &prepared[task.variant][task.coverage];
-                    let cov = send::coverage(client, endpoints, p, task.transport).await;
+                    let cov = send::coverage(client, &endpoints[task.at], p, task.transport).await;
                     let end = Instant::now();
                     failures_total += check(task, &cov, &mut failures);
                     let cell = cold_cells
-                        .entry((task.variant, task.transport))
+                        .entry((task.variant, task.transport, task.at))
                         .or_insert_with(Cell::new);
                     record(cell, 0, p.epoch, &cov, begin, end, None);
                 }
@@ -491,11 +512,11 @@ where
         }
     }
 
-    let finish = |cells: BTreeMap<(usize, Transport), Cell>| -> Vec<CellResult> {
+    let finish = |cells: BTreeMap<CellKey, Cell>| -> Vec<CellResult> {
         cells
             .into_iter()
-            .map(|((v, t), c)| {
-                cells::cell_result(
+            .map(|((v, t, at), c)| {
+                let mut cell = cells::cell_result(
                     options.variants[v].clone(),
                     t,
                     c.samples,
@@ -506,7 +527,9 @@ where
                     &c.latency,
                     &c.overhead,
                     options.rate.is_some(),
-                )
+                );
+                cell.shards = options.shards.get(at).map(|a| a.shards);
+                cell
             })
             .collect()
     };

@@ -15,6 +15,9 @@ use crate::measure::SerializedHistogram;
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Saving {
     pub variant: Variant,
+    /// The shard count, when shards were an axis (`--shards`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shards: Option<u32>,
     pub serial_wall_ms: f64,
     pub msearch_wall_ms: f64,
     pub saving_pct: f64,
@@ -49,6 +52,8 @@ pub struct Drift {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ProfileOverhead {
     pub variant: Variant,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shards: Option<u32>,
     pub transport: Transport,
     pub took_off_ms: f64,
     pub took_on_ms: f64,
@@ -109,6 +114,10 @@ pub struct QueryResult {
     /// How cold the cold pass was, when there was one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cold: Option<super::cold::ColdSummary>,
+    /// The index at each shard count, when shards were an axis (`--shards`): every cell
+    /// names its count.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shards: Vec<super::shards::AtShards>,
     pub accuracy: Vec<VariantAccuracy>,
     pub accuracy_checked: bool,
     /// Total accuracy failures (only the first 50 are in `failures`).
@@ -149,13 +158,13 @@ impl QueryResult {
         self.cells
             .iter()
             .flat_map(|c| {
+                // With shards as an axis, the transport carries the count.
+                let transport = match c.shards {
+                    Some(n) => format!("{}@{n}shards", c.transport.name()),
+                    None => c.transport.name().to_string(),
+                };
                 c.histograms.iter().map(move |h| SerializedHistogram {
-                    name: format!(
-                        "query:{}:{}:{}",
-                        c.variant.name(),
-                        c.transport.name(),
-                        h.name
-                    ),
+                    name: format!("query:{}:{transport}:{}", c.variant.name(), h.name),
                     ..h.clone()
                 })
             })
@@ -218,7 +227,7 @@ impl QueryResult {
         self.cold_cells
             .iter()
             .filter_map(|cold| {
-                let warm = find(&self.cells, &cold.variant, cold.transport)?;
+                let warm = find(&self.cells, &cold.variant, cold.transport, cold.shards)?;
                 (cold.wall_ms.n > 0).then(|| ColdVsWarm {
                     variant: cold.variant.clone(),
                     transport: cold.transport,
@@ -283,11 +292,27 @@ impl QueryResult {
     }
 }
 
-/// The measured cell of `v` on `t`, when it has error-free coverages.
-fn find<'a>(cells: &'a [CellResult], v: &Variant, t: Transport) -> Option<&'a CellResult> {
+/// The measured cell of `v` on `t` (at `shards`), when it has error-free coverages.
+fn find<'a>(
+    cells: &'a [CellResult],
+    v: &Variant,
+    t: Transport,
+    shards: Option<u32>,
+) -> Option<&'a CellResult> {
     cells
         .iter()
-        .find(|c| c.variant == *v && c.transport == t && c.took_ms.n > 0)
+        .find(|c| c.variant == *v && c.transport == t && c.shards == shards && c.took_ms.n > 0)
+}
+
+/// The shard counts of `cells` in the order they first appear (`[None]` without the axis).
+fn shard_counts(cells: &[CellResult]) -> Vec<Option<u32>> {
+    let mut counts = Vec::new();
+    for c in cells {
+        if !counts.contains(&c.shards) {
+            counts.push(c.shards);
+        }
+    }
+    counts
 }
 
 /// What the cells give beyond themselves, for `variants` in order: each variant's saving
@@ -298,13 +323,16 @@ pub fn derived(
     cells: &[CellResult],
     profile_cells: &[CellResult],
 ) -> (Vec<Saving>, Vec<ProfileOverhead>) {
+    let counts = shard_counts(cells);
     let savings = variants
         .iter()
-        .filter_map(|v| {
-            let s = find(cells, v, Transport::Serial)?;
-            let m = find(cells, v, Transport::Msearch)?;
+        .flat_map(|v| counts.iter().map(move |n| (v, *n)))
+        .filter_map(|(v, n)| {
+            let s = find(cells, v, Transport::Serial, n)?;
+            let m = find(cells, v, Transport::Msearch, n)?;
             Some(Saving {
                 variant: v.clone(),
+                shards: n,
                 serial_wall_ms: s.wall_ms.mean,
                 msearch_wall_ms: m.wall_ms.mean,
                 saving_pct: pct_change(s.wall_ms.mean, m.wall_ms.mean),
@@ -321,9 +349,10 @@ pub fn derived(
     let profile_overhead = profile_cells
         .iter()
         .filter_map(|p| {
-            let off = find(cells, &p.variant, p.transport)?;
+            let off = find(cells, &p.variant, p.transport, p.shards)?;
             Some(ProfileOverhead {
                 variant: p.variant.clone(),
+                shards: p.shards,
                 transport: p.transport,
                 took_off_ms: off.took_ms.mean,
                 took_on_ms: p.took_ms.mean,
@@ -353,10 +382,12 @@ pub(super) fn assemble(
         interrupted,
     } = m;
     let (savings, profile_overhead) = derived(&options.variants, &cells, &profile_cells);
-    // Attribution on serial took (falls back to msearch when serial was not run).
+    // Attribution on serial took (falls back to msearch when serial was not run), at the
+    // first shard count when shards are an axis.
+    let first = shard_counts(&cells).first().copied().flatten();
     let took = |v: &Variant| {
-        find(&cells, v, Transport::Serial)
-            .or_else(|| find(&cells, v, Transport::Msearch))
+        find(&cells, v, Transport::Serial, first)
+            .or_else(|| find(&cells, v, Transport::Msearch, first))
             .map(|c| c.took_ms.mean)
     };
     let attribution = plan.attribution(&took);
@@ -380,6 +411,7 @@ pub(super) fn assemble(
         profile_overhead,
         cold_cells,
         cold,
+        shards: options.shards.clone(),
         accuracy,
         accuracy_checked: options.check,
         failures_total,

@@ -36,6 +36,9 @@ pub struct QuerySpec {
     /// The corpus written again over itself beside the searches (see [`super::rewrites`]);
     /// `None`: the index is left alone.
     pub rewrites: Option<super::rewrites::RewriteSpec>,
+    /// Shard counts to measure the index at (`--shards`): copies made by the engine at the
+    /// setup and removed after the query phase; empty: the index as it is.
+    pub shards: Vec<u32>,
 }
 
 impl QuerySpec {
@@ -134,6 +137,8 @@ pub async fn query(
         "jitter_ms": spec.rtt.map(|r| r.jitter_ms),
         "rewrite_clients": spec.rewrites.map(|r| r.clients),
         "rewrite_rate": spec.rewrites.and_then(|r| r.rate),
+        "cold": options.cold,
+        "shards": spec.shards,
     });
     let mut config = crate::query::with_part(config, options);
     // The shape of a vectors corpus, where given: runs of other dimensions or graphs are other
@@ -225,6 +230,8 @@ pub(super) const SETUP: &str = "setup";
 struct Prepared {
     engine: String,
     truth: Option<Vec<PartitionTruth>>,
+    /// The index at each shard count of `--shards` (copies made here).
+    at_shards: Vec<query::shards::AtShards>,
 }
 
 /// The setup of `searchbench query`: the target answers and the index holds the corpus (or,
@@ -267,7 +274,24 @@ impl lifecycle::Phase for Setup<'_> {
                 None
             };
             let truth = truth.filter(|_| spec.workload.wants_truth());
-            self.prepared = Some(Prepared { engine, truth });
+            let at_shards = if spec.shards.is_empty() {
+                Vec::new()
+            } else {
+                let progress = &spec.options.progress;
+                query::shards::prepare(
+                    stage.target,
+                    &spec.options.index,
+                    &spec.shards,
+                    &|line: &str| progress.say(line),
+                )
+                .await
+                .map_err(SessionError::usage)?
+            };
+            self.prepared = Some(Prepared {
+                engine,
+                truth,
+                at_shards,
+            });
             Ok(Measurements::default())
         })
     }
@@ -295,45 +319,21 @@ impl lifecycle::Phase for WorkloadQueries<'_> {
     fn run<'a>(&'a mut self, stage: &'a Stage<'a>) -> Work<'a, Result<Measurements, SessionError>> {
         Box::pin(async move {
             let spec = self.spec;
-            let Prepared { engine, truth } = self.prepared.take().ok_or_else(|| {
+            let Prepared {
+                engine,
+                truth,
+                at_shards,
+            } = self.prepared.take().ok_or_else(|| {
                 SessionError::Other("the query phase ran before its setup".into())
             })?;
-            // `searchbench query` asks an index it counted with `_count`: the search
-            // engines' dialect.
-            let search = &query::dialect::SEARCH;
-            let answerer = query::Answerer::of(stage.target).await;
-            let Some(plan) =
-                spec.workload
-                    .query_plan(search, answerer.as_ref(), &spec.corpus, truth)?
-            else {
-                return Err(SessionError::usage(format!(
-                    "the {} workload has no queries",
-                    spec.workload.name()
-                )));
-            };
-            let headline = plan.headline();
-            let mut result = match spec.rewrites {
-                None => measure_on(stage, plan, spec.options.clone(), engine).await?,
-                Some(how) => {
-                    let (stop_tx, stop) = Cancel::new();
-                    let writes = tokio::spawn(super::rewrites::alongside(
-                        stage.target.clone(),
-                        spec.options.index.clone(),
-                        spec.workload,
-                        spec.corpus.clone(),
-                        how,
-                        stop,
-                    ));
-                    let measured = measure_on(stage, plan, spec.options.clone(), engine).await;
-                    let _ = stop_tx.send(true);
-                    let writes = writes.await.map_err(|e| {
-                        SessionError::Other(format!("the rewrites beside the searches: {e}"))
-                    })?;
-                    let mut result = measured?;
-                    result.rewrites = Some(writes?);
-                    result
-                }
-            };
+            let mut options = spec.options.clone();
+            options.shards = at_shards;
+            // The copies go whatever the method gave.
+            let measured = measure_workload(stage, spec, options.clone(), engine, truth).await;
+            for left in query::shards::remove(stage.target, &options.shards).await {
+                stage.observer.event(super::Event::Warning(left));
+            }
+            let (mut result, headline) = measured?;
             if let Some(path) = &spec.baseline {
                 result.compare_baseline(path, headline).map_err(usage)?;
             }
@@ -349,6 +349,54 @@ impl lifecycle::Phase for WorkloadQueries<'_> {
         summarise(&mut result, &mut end.watched);
         Some(lifecycle::Report::new(result))
     }
+}
+
+/// The method on the workload's plan with `options`, with the rewrites beside it when asked;
+/// the result and the workload's headline variant.
+async fn measure_workload(
+    stage: &Stage<'_>,
+    spec: &QuerySpec,
+    options: QueryOptions,
+    engine: String,
+    truth: Option<Vec<PartitionTruth>>,
+) -> Result<(QueryResult, Option<query::Variant>), SessionError> {
+    // `searchbench query` asks an index it counted with `_count`: the search
+    // engines' dialect.
+    let search = &query::dialect::SEARCH;
+    let answerer = query::Answerer::of(stage.target).await;
+    let Some(plan) = spec
+        .workload
+        .query_plan(search, answerer.as_ref(), &spec.corpus, truth)?
+    else {
+        return Err(SessionError::usage(format!(
+            "the {} workload has no queries",
+            spec.workload.name()
+        )));
+    };
+    let headline = plan.headline();
+    let result = match spec.rewrites {
+        None => measure_on(stage, plan, options.clone(), engine).await?,
+        Some(how) => {
+            let (stop_tx, stop) = Cancel::new();
+            let writes = tokio::spawn(super::rewrites::alongside(
+                stage.target.clone(),
+                options.index.clone(),
+                spec.workload,
+                spec.corpus.clone(),
+                how,
+                stop,
+            ));
+            let measured = measure_on(stage, plan, options.clone(), engine).await;
+            let _ = stop_tx.send(true);
+            let writes = writes.await.map_err(|e| {
+                SessionError::Other(format!("the rewrites beside the searches: {e}"))
+            })?;
+            let mut result = measured?;
+            result.rewrites = Some(writes?);
+            result
+        }
+    };
+    Ok((result, headline))
 }
 
 /// A query result's raw measurements: its HDR histograms, streamed to the run's sinks.

@@ -333,3 +333,159 @@ fn cold_sets_each_cell_cold_beside_warm_and_proves_the_drop() {
     assert_eq!(count["count"], 120_000);
     drop(truth);
 }
+
+/// `--shards 1,2,4` on the shared one-shard index: the engine splits two copies, every task
+/// runs on each in the same passes, every answer at every count is checked against the same
+/// truth, serial and `_msearch` are set side by side per count, and the copies go at the end
+/// with the index open to writes again. A copy's name already taken is refused before
+/// anything is made.
+#[test]
+fn shards_are_an_axis_with_serial_and_msearch_per_count() {
+    let (truth, _one) = loaded();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let json = dir.path().join("shards.json");
+    let query = |extra: &[&str]| {
+        common::bin()
+            .args(["query", "cluster-metrics", "--url", common::node_url()])
+            .args([
+                "--index",
+                "query-test-metrics",
+                "--passes",
+                "1",
+                "--no-warmup",
+            ])
+            .args(["--rows-per-epoch", "60000", "--epochs", "2", "--seed", "7"])
+            .args(["--variants", "A,D_td"])
+            .args(extra)
+            .output()
+            .expect("run searchbench")
+    };
+    let target = common::target();
+    let send =
+        |method: reqwest::Method, path: &str| runtime().block_on(target.send(method, path, None));
+    for bad in [&["--shards", "1,1"][..], &["--shards", "1,2", "--cold"]] {
+        assert_eq!(query(bad).status.code(), Some(2), "{bad:?}");
+    }
+    let taken = "query-test-metrics-searchbench-2-shards";
+    send(reqwest::Method::PUT, &format!("/{taken}")).expect("make the name taken");
+    let out = query(&["--shards", "1,2,4"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(taken) && err.contains("already exists"),
+        "{err}"
+    );
+    assert!(send(
+        reqwest::Method::HEAD,
+        "/query-test-metrics-searchbench-4-shards"
+    )
+    .is_err());
+    send(reqwest::Method::DELETE, &format!("/{taken}")).expect("delete");
+
+    let out = query(&["--shards", "1,2,4", "--json", json.to_str().expect("utf8")]);
+    let stdout = common::succeeded(&out);
+    assert!(
+        stdout.contains("shards, measured in the same passes"),
+        "{stdout}"
+    );
+    let result: query::QueryResult =
+        serde_json::from_slice(&std::fs::read(&json).expect("json")).expect("result json");
+    assert!(result.passed(), "{:#?}", result.failures);
+    let counts: Vec<(u32, bool)> = result.shards.iter().map(|a| (a.shards, a.copy)).collect();
+    assert_eq!(counts, [(1, false), (2, true), (4, true)]);
+    assert!(result.shards.iter().all(|a| a.segments.is_some()));
+    // 2 variants × 2 transports × 3 counts, each measured on both coverages.
+    assert_eq!(result.cells.len(), 12);
+    for c in &result.cells {
+        assert_eq!((c.took_ms.n, c.errors), (2, 0), "{:?}", c.variant);
+    }
+    // Every answer at every count checked against the one truth: 1 pass × 2 transports ×
+    // 3 counts × 60 partitions, counts and sums exact.
+    for a in &result.accuracy {
+        assert_eq!(a.answers, 2 * 3 * 60, "{:?}", a.variant);
+        assert_eq!((a.count_wrong, a.sum_wrong), (0, 0));
+    }
+    let savings: Vec<(String, Option<u32>)> = result
+        .savings
+        .iter()
+        .map(|s| (s.variant.name().to_string(), s.shards))
+        .collect();
+    assert_eq!(savings.len(), 6, "{savings:?}");
+    assert!(savings.contains(&("D_td".to_string(), Some(4))));
+    let value = serde_json::to_value(&result).expect("json");
+    let metrics = searchbench::analysis::metrics::extract(&value, &[]);
+    assert!(metrics
+        .iter()
+        .any(|m| m.key == "query.D_td.msearch.shards4.wall_ms"));
+    // The copies are gone; the index is whole and open to writes.
+    for n in [2, 4] {
+        let copy = format!("/query-test-metrics-searchbench-{n}-shards");
+        assert!(send(reqwest::Method::HEAD, &copy).is_err(), "{copy}");
+    }
+    let settings: serde_json::Value = runtime()
+        .block_on(target.get_json("/query-test-metrics/_settings"))
+        .expect("settings");
+    assert!(
+        settings
+            .pointer("/query-test-metrics/settings/index/blocks")
+            .is_none(),
+        "{settings}"
+    );
+    let count: serde_json::Value = runtime()
+        .block_on(target.get_json("/query-test-metrics/_count"))
+        .expect("count");
+    assert_eq!(count["count"], 120_000);
+
+    // A two-shard index shrinks to one; three is neither a multiple nor a divisor of two.
+    let two = "query-test-metrics-two";
+    let body = serde_json::json!({"settings": {"index.number_of_shards": 2}});
+    let put = |path: &str, body: &serde_json::Value| {
+        runtime()
+            .block_on(target.send_json::<serde_json::Value>(reqwest::Method::PUT, path, body))
+            .expect(path)
+    };
+    put(
+        "/query-test-metrics/_settings",
+        &serde_json::json!({"index.blocks.write": true}),
+    );
+    runtime()
+        .block_on(target.send_json::<serde_json::Value>(
+            reqwest::Method::POST,
+            &format!("/query-test-metrics/_split/{two}?wait_for_active_shards=1"),
+            &body,
+        ))
+        .expect("split");
+    for index in ["query-test-metrics", two] {
+        put(
+            &format!("/{index}/_settings"),
+            &serde_json::json!({"index.blocks.write": null}),
+        );
+    }
+    let on_two = |shards: &str| {
+        common::bin()
+            .args(["query", "cluster-metrics", "--url", common::node_url()])
+            .args(["--index", two, "--passes", "1", "--no-warmup"])
+            .args(["--rows-per-epoch", "60000", "--epochs", "2", "--seed", "7"])
+            .args([
+                "--variants",
+                "B",
+                "--transports",
+                "serial",
+                "--shards",
+                shards,
+            ])
+            .output()
+            .expect("run searchbench")
+    };
+    let out = on_two("2,3");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("has 2 shard(s)"), "{err}");
+    let stdout = common::succeeded(&on_two("2,1"));
+    assert!(
+        stdout.contains("1 shard(s): query-test-metrics-two-searchbench-1-shards (a copy"),
+        "{stdout}"
+    );
+    let _ = send(reqwest::Method::DELETE, &format!("/{two}"));
+    drop(truth);
+}

@@ -204,6 +204,8 @@ pub fn merge(group: &str, of: u32, chosen: &[&PartRun]) -> Result<KindMerge, Str
         // `--cold` is refused with `--part`: closing the index would fail the other parts.
         cold_cells: Vec::new(),
         cold: None,
+        // So is `--shards`: the parts would each make the copies.
+        shards: Vec::new(),
         accuracy: join_accuracy(&parts),
         accuracy_checked: parts.iter().all(|(_, r)| r.accuracy_checked),
         failures_total: parts.iter().map(|(_, r)| r.failures_total).sum(),

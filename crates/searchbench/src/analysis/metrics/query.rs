@@ -16,7 +16,15 @@ pub(super) fn metrics(r: &Value, out: &mut Vec<Metric>) {
     for cell in &r.cells {
         let (v, t) = (cell.variant.name(), cell.transport.name());
         // A user's query names may hold spaces; a key does not.
-        let (kv, kt) = (key_part(v), key_part(t));
+        let (kv, mut kt) = (key_part(v), key_part(t));
+        // With shards as an axis (`--shards`) each count is a cell of its own.
+        let t = match cell.shards {
+            Some(n) => {
+                kt = format!("{kt}.shards{n}");
+                format!("{t} at {n} shard(s)")
+            }
+            None => t.to_string(),
+        };
         let ok: Vec<_> = cell.samples.iter().filter(|s| s.ok).collect();
         for (field, label, samples, mean) in [
             (

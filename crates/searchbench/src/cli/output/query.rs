@@ -70,7 +70,11 @@ pub fn print(r: &QueryResult, detail: Detail) {
             format!("; {}", same.join(", "))
         }
     );
+    let by_shards = r.cells.iter().any(|c| c.shards.is_some());
     let mut header = vec!["variant"];
+    if by_shards {
+        header.push("shards");
+    }
     if transports.len() > 1 {
         header.push("transport");
     }
@@ -89,6 +93,9 @@ pub fn print(r: &QueryResult, detail: Detail) {
     let rates = r.cell_rates();
     for (c, rate) in r.cells.iter().zip(rates) {
         let mut row = vec![Cell::new(c.variant.name())];
+        if by_shards {
+            row.push(Cell::new(c.shards.map_or("-".into(), |n| n.to_string())));
+        }
         if transports.len() > 1 {
             row.push(Cell::new(c.transport.name()));
         }
@@ -148,8 +155,12 @@ pub fn print(r: &QueryResult, detail: Detail) {
 
     if !r.savings.is_empty() {
         sayln!("\nSerial vs _msearch (wall per {unit}, ms)");
-        let mut t = table([
-            "variant",
+        let by_shards = r.savings.iter().any(|s| s.shards.is_some());
+        let mut header = vec!["variant"];
+        if by_shards {
+            header.push("shards");
+        }
+        header.extend([
             "serial wall",
             "msearch wall",
             "saving",
@@ -157,9 +168,13 @@ pub fn print(r: &QueryResult, detail: Detail) {
             "msearch took",
             "msearch parallelism",
         ]);
+        let mut t = table(header);
         for s in &r.savings {
-            t.add_row([
-                s.variant.name().to_string(),
+            let mut row = vec![s.variant.name().to_string()];
+            if by_shards {
+                row.push(s.shards.map_or("-".into(), |n| n.to_string()));
+            }
+            row.extend([
                 ms(s.serial_wall_ms),
                 ms(s.msearch_wall_ms),
                 format!("{:.1}%", s.saving_pct),
@@ -167,9 +182,11 @@ pub fn print(r: &QueryResult, detail: Detail) {
                 ms(s.msearch_took_ms),
                 format!("{:.1}×", s.parallelism),
             ]);
+            t.add_row(row);
         }
         outln!("{t}");
     }
+    print_shards(r);
     if !r.attribution.is_empty() {
         sayln!("\nSubtractive attribution (server took per {unit}, mean, ms)");
         let mut t = table(["component", "ms", "share of production"]);
@@ -450,6 +467,31 @@ fn accuracy_table(r: &QueryResult) -> super::Grid {
         t.add_row(row);
     }
     t
+}
+
+/// The index at each shard count, when shards were an axis.
+fn print_shards(r: &QueryResult) {
+    if r.shards.is_empty() {
+        return;
+    }
+    let each: Vec<String> = r
+        .shards
+        .iter()
+        .map(|a| {
+            format!(
+                "{} shard(s): {}{}{}",
+                a.shards,
+                a.index,
+                if a.copy { " (a copy, removed)" } else { "" },
+                a.segments
+                    .map_or(String::new(), |n| format!(", {n} segment(s)"))
+            )
+        })
+        .collect();
+    sayln!(
+        "shards, measured in the same passes on the same documents: {}",
+        each.join("; ")
+    );
 }
 
 /// The cold pass beside the warm passes, and how cold it was.

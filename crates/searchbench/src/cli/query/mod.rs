@@ -91,8 +91,15 @@ pub struct QueryArgs {
     /// and says how much of the index's files was still in memory. Closing first matters: the
     /// engines map their files, and the kernel keeps mapped pages. Needs root, and a cluster
     /// on this machine (a loopback --url); the index is unavailable while it is closed.
-    #[arg(long, conflicts_with_all = ["rewrite_clients", "part"])]
+    #[arg(long, conflicts_with_all = ["rewrite_clients", "part", "shards"])]
     pub cold: bool,
+    /// Measure the index at each of these shard counts (e.g. 1,2,4), in the same shuffled
+    /// passes: serial vs _msearch per count. The index serves its own count; the engine makes
+    /// each other one a copy (_split to a multiple of its shards, _shrink to a divisor; the
+    /// index is closed to writes meanwhile), expunges the deletes a split leaves, and the copy
+    /// is removed at the end.
+    #[arg(long, value_name = "N,N,...", conflicts_with_all = ["rewrite_clients", "part", "queries"])]
+    pub shards: Option<String>,
     /// Profile this local engine process (repeatable) with Java Flight Recorder over the
     /// query phase: where its CPU and allocations went, in categories (search and
     /// aggregations, Lucene, networking, ...), kept with the run (`profile.cpu.*`). The engine
@@ -181,6 +188,12 @@ pub async fn run(args: QueryArgs) -> CliResult {
         truth_file: args.truth.clone(),
         baseline: args.baseline.clone(),
         rtt: args.network.rtt()?,
+        shards: match &args.shards {
+            Some(given) => {
+                query::shards::parse(given).map_err(|e| CliError::usage(anyhow::anyhow!(e)))?
+            }
+            None => Vec::new(),
+        },
         rewrites: args
             .rewrite_clients
             .map(|n| crate::session::rewrites::RewriteSpec {

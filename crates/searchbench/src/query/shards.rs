@@ -1,0 +1,274 @@
+//! Shards as an axis of the query method (`query --shards 1,2,4`): the same documents at each
+//! shard count, measured in the same shuffled passes, so that serial and `_msearch` can be
+//! set side by side per shard count. The index as it is serves its own shard count; every
+//! other count is a copy the engine makes from it (`_split` to a multiple of its shards,
+//! `_shrink` to a divisor), with the source briefly closed to writes as both require. A
+//! split copy holds every document in each shard, the others' marked deleted: its deletes
+//! are expunged before it is measured, so each shard holds only its own. The copies are
+//! named after the source and removed at the end.
+
+use std::time::Duration;
+
+use reqwest::Method;
+use serde::{Deserialize, Serialize};
+
+use crate::cluster::Target;
+
+/// The most shards a count may ask for (the engines' own limit on a split is 1,024).
+pub const MAX_SHARDS: u32 = 1024;
+
+/// How long a copy may take to be made, expunged and searchable.
+const COPY_TIMEOUT: Duration = Duration::from_secs(3600);
+
+/// The index measured at one shard count.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AtShards {
+    pub shards: u32,
+    pub index: String,
+    /// A copy made for the run (removed at its end), not the index itself.
+    pub copy: bool,
+    /// Segments over its primaries when it was measured, when the engine said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub segments: Option<u64>,
+}
+
+/// The shard counts of `--shards`, or why they cannot be: each 1 to [`MAX_SHARDS`], none
+/// twice, at least two.
+pub fn parse(given: &str) -> Result<Vec<u32>, String> {
+    let mut counts = Vec::new();
+    for part in given.split(',') {
+        let n: u32 = part.trim().parse().map_err(|_| {
+            format!("--shards: {part:?} is not a whole number of shards (e.g. --shards 1,2,4)")
+        })?;
+        if !(1..=MAX_SHARDS).contains(&n) {
+            return Err(format!(
+                "--shards: {n} is not a shard count from 1 to {MAX_SHARDS}"
+            ));
+        }
+        if counts.contains(&n) {
+            return Err(format!("--shards: {n} is given twice"));
+        }
+        counts.push(n);
+    }
+    if counts.len() < 2 {
+        return Err("--shards needs two counts or more to compare (e.g. --shards 1,2,4)".into());
+    }
+    Ok(counts)
+}
+
+/// The name of the copy of `source` at `shards`.
+pub fn copy_name(source: &str, shards: u32) -> String {
+    format!("{source}-searchbench-{shards}-shards")
+}
+
+/// The source's concrete name and shard count.
+async fn source_of(target: &Target, index: &str) -> Result<(String, u32), String> {
+    let settings: serde_json::Value = target
+        .get_json(&format!("/{index}/_settings/index.number_of_shards"))
+        .await
+        .map_err(|e| format!("cannot read the settings of {index:?}: {e}"))?;
+    let found: Vec<(&String, &serde_json::Value)> =
+        settings.as_object().into_iter().flatten().collect();
+    let [(name, s)] = found[..] else {
+        return Err(format!(
+            "--shards copies one index, and {index:?} names {}",
+            found.len()
+        ));
+    };
+    let shards = s
+        .pointer("/settings/index/number_of_shards")
+        .and_then(|n| n.as_str())
+        .and_then(|n| n.parse().ok())
+        .ok_or_else(|| format!("{name} does not say its number_of_shards"))?;
+    Ok((name.clone(), shards))
+}
+
+/// The index of `index` at each of `counts`: itself at its own count, a copy made by the
+/// engine at every other. Nothing is made when a count cannot be (neither a multiple nor a
+/// divisor of the source's) or a copy's name is taken. On an error the copies made so far
+/// are removed and the source opened to writes again.
+pub async fn prepare(
+    target: &Target,
+    index: &str,
+    counts: &[u32],
+    say: &(dyn Fn(&str) + Sync),
+) -> Result<Vec<AtShards>, String> {
+    let (source, has) = source_of(target, index).await?;
+    let mut planned = Vec::new();
+    for &n in counts {
+        if n == has {
+            planned.push((n, source.clone(), None));
+            continue;
+        }
+        let how = if n % has == 0 {
+            "_split"
+        } else if has % n == 0 {
+            "_shrink"
+        } else {
+            return Err(format!(
+                "--shards {n}: {source} has {has} shard(s), and a copy can only be split to a \
+                 multiple of them or shrunk to a divisor"
+            ));
+        };
+        let name = copy_name(&source, n);
+        if target
+            .send(Method::HEAD, &format!("/{name}"), None)
+            .await
+            .is_ok()
+        {
+            return Err(format!(
+                "--shards {n}: {name} already exists (a copy left by a run that was stopped?); \
+                 delete it first: DELETE /{name}"
+            ));
+        }
+        planned.push((n, name, Some(how)));
+    }
+    let long = target.with_timeout(COPY_TIMEOUT);
+    let block = |on: bool| {
+        let body = serde_json::json!({ "index.blocks.write": if on { Some(true) } else { None } });
+        let source = source.clone();
+        let long = long.clone();
+        async move {
+            long.send_json::<serde_json::Value>(Method::PUT, &format!("/{source}/_settings"), &body)
+                .await
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        }
+    };
+    let mut made: Vec<AtShards> = Vec::new();
+    let mut outcome = Ok(());
+    if planned.iter().any(|(_, _, how)| how.is_some()) {
+        block(true)
+            .await
+            .map_err(|e| format!("cannot close {source} to writes: {e}"))?;
+        for (n, name, how) in &planned {
+            let Some(how) = how else { continue };
+            say(&format!(
+                "--shards: making {name} ({n} shards) from {source} ({how})"
+            ));
+            let body = serde_json::json!({ "settings": {
+                "index.number_of_shards": n,
+                "index.blocks.write": null,
+            }});
+            let path = format!("/{source}/{how}/{name}?wait_for_active_shards=1");
+            if let Err(e) = long
+                .send_json::<serde_json::Value>(Method::POST, &path, &body)
+                .await
+            {
+                outcome = Err(format!("cannot make {name} from {source}: {e}"));
+                break;
+            }
+            made.push(AtShards {
+                shards: *n,
+                index: name.clone(),
+                copy: true,
+                segments: None,
+            });
+        }
+        if let Err(e) = block(false).await {
+            outcome = outcome.and(Err(format!(
+                "cannot open {source} to writes again ({e}): PUT /{source}/_settings \
+                 {{\"index.blocks.write\": null}}"
+            )));
+        }
+    }
+    if outcome.is_ok() {
+        for copy in &made {
+            if let Err(e) = ready(&long, &copy.index).await {
+                outcome = Err(e);
+                break;
+            }
+        }
+    }
+    if let Err(e) = outcome {
+        remove(target, &made).await;
+        return Err(e);
+    }
+    let mut at = Vec::new();
+    for (n, name, how) in planned {
+        let mut a = AtShards {
+            shards: n,
+            index: name,
+            copy: how.is_some(),
+            segments: None,
+        };
+        a.segments = segments(target, &a.index).await;
+        at.push(a);
+    }
+    Ok(at)
+}
+
+/// Waits for a copy's shards, expunges the documents a split left marked deleted, and makes
+/// what it holds searchable.
+async fn ready(long: &Target, name: &str) -> Result<(), String> {
+    let health: serde_json::Value = long
+        .get_json(&format!(
+            "/_cluster/health/{name}?wait_for_status=yellow&timeout={}s",
+            COPY_TIMEOUT.as_secs()
+        ))
+        .await
+        .map_err(|e| format!("{name} did not become searchable: {e}"))?;
+    if health["timed_out"].as_bool() == Some(true) {
+        return Err(format!("{name} did not become searchable in time"));
+    }
+    for path in [
+        format!("/{name}/_forcemerge?only_expunge_deletes=true"),
+        format!("/{name}/_refresh"),
+    ] {
+        long.send(Method::POST, &path, None)
+            .await
+            .map_err(|e| format!("{name}: {e}"))?;
+    }
+    Ok(())
+}
+
+/// Segments over the primaries of `index`, when the engine says.
+async fn segments(target: &Target, index: &str) -> Option<u64> {
+    let stats: serde_json::Value = target
+        .get_json(&format!("/{index}/_stats/segments"))
+        .await
+        .ok()?;
+    stats
+        .pointer("/_all/primaries/segments/count")
+        .and_then(|n| n.as_u64())
+}
+
+/// Deletes the copies among `at` (never the index itself); what cannot be deleted is left,
+/// and said.
+pub async fn remove(target: &Target, at: &[AtShards]) -> Vec<String> {
+    let mut left = Vec::new();
+    for a in at.iter().filter(|a| a.copy) {
+        if let Err(e) = target
+            .send(Method::DELETE, &format!("/{}", a.index), None)
+            .await
+        {
+            left.push(format!("{} was not deleted: {e}", a.index));
+        }
+    }
+    left
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_are_whole_distinct_and_in_range() {
+        assert_eq!(parse("1,2,4"), Ok(vec![1, 2, 4]));
+        assert_eq!(parse(" 4 , 1 "), Ok(vec![4, 1]));
+        for (bad, says) in [
+            ("1", "two counts"),
+            ("1,1", "twice"),
+            ("0,2", "from 1 to 1024"),
+            ("1,1025", "from 1 to 1024"),
+            ("1,-2", "not a whole number"),
+            ("1,99999999999", "not a whole number"),
+            ("1,two", "not a whole number"),
+            ("1,", "not a whole number"),
+        ] {
+            let err = parse(bad).expect_err(bad);
+            assert!(err.contains(says), "{bad}: {err}");
+        }
+        assert_eq!(copy_name("metrics", 4), "metrics-searchbench-4-shards");
+    }
+}
