@@ -56,6 +56,18 @@ fn loaded() -> (Truth, std::sync::MutexGuard<'static, ()>) {
     (Truth::new(parts.clone()), guard)
 }
 
+/// `searchbench query cluster-metrics` at `url` on `index`, which holds the shared corpus
+/// (its truth recomputed from the spec): one pass, no warm-up, then `extra`.
+fn one_pass(url: &str, index: &str, extra: &[&str]) -> std::process::Output {
+    common::bin()
+        .args(["query", "cluster-metrics", "--url", url, "--index", index])
+        .args(["--passes", "1", "--no-warmup"])
+        .args(["--rows-per-epoch", "60000", "--epochs", "2", "--seed", "7"])
+        .args(extra)
+        .output()
+        .expect("run searchbench")
+}
+
 #[test]
 fn answers_match_the_ground_truth() {
     let (truth, _one) = loaded();
@@ -176,22 +188,18 @@ fn precision_variants_give_each_precisions_error_at_every_percent() {
     let (truth, _one) = loaded();
     let dir = tempfile::tempdir().expect("tempdir");
     let json = dir.path().join("precision.json");
-    let out = common::bin()
-        .args(["query", "cluster-metrics", "--url", common::node_url()])
-        .args([
-            "--index",
-            "query-test-metrics",
-            "--passes",
-            "1",
-            "--no-warmup",
-        ])
-        .args(["--rows-per-epoch", "60000", "--epochs", "2", "--seed", "7"])
-        .args(["--transports", "serial"])
-        .args(["--variants", "C_hdr2,C_hdr,C_hdr4,C_td,C_td1000"])
-        .arg("--json")
-        .arg(&json)
-        .output()
-        .expect("run searchbench");
+    let out = one_pass(
+        common::node_url(),
+        "query-test-metrics",
+        &[
+            "--transports",
+            "serial",
+            "--variants",
+            "C_hdr2,C_hdr,C_hdr4,C_td,C_td1000",
+            "--json",
+            json.to_str().expect("utf8"),
+        ],
+    );
     let stdout = common::succeeded(&out);
     assert!(stdout.contains("C_hdr4"), "{stdout}");
     let result: query::QueryResult =
@@ -251,20 +259,9 @@ fn cold_sets_each_cell_cold_beside_warm_and_proves_the_drop() {
     let dir = tempfile::tempdir().expect("tempdir");
     let json = dir.path().join("cold.json");
     let query = |url: &str, extra: &[&str]| {
-        common::bin()
-            .args(["query", "cluster-metrics", "--url", url])
-            .args([
-                "--index",
-                "query-test-metrics",
-                "--passes",
-                "1",
-                "--no-warmup",
-            ])
-            .args(["--rows-per-epoch", "60000", "--epochs", "2", "--seed", "7"])
-            .args(["--variants", "A,D_td"])
-            .args(extra)
-            .output()
-            .expect("run searchbench")
+        let mut all = vec!["--variants", "A,D_td"];
+        all.extend(extra);
+        one_pass(url, "query-test-metrics", &all)
     };
     // Another machine's page cache cannot be dropped from here; nothing is sent to it.
     let far = query("http://user:s3cret@192.0.2.1:9", &["--cold"]);
@@ -345,20 +342,9 @@ fn shards_are_an_axis_with_serial_and_msearch_per_count() {
     let dir = tempfile::tempdir().expect("tempdir");
     let json = dir.path().join("shards.json");
     let query = |extra: &[&str]| {
-        common::bin()
-            .args(["query", "cluster-metrics", "--url", common::node_url()])
-            .args([
-                "--index",
-                "query-test-metrics",
-                "--passes",
-                "1",
-                "--no-warmup",
-            ])
-            .args(["--rows-per-epoch", "60000", "--epochs", "2", "--seed", "7"])
-            .args(["--variants", "A,D_td"])
-            .args(extra)
-            .output()
-            .expect("run searchbench")
+        let mut all = vec!["--variants", "A,D_td"];
+        all.extend(extra);
+        one_pass(common::node_url(), "query-test-metrics", &all)
     };
     let target = common::target();
     let send =
@@ -462,20 +448,15 @@ fn shards_are_an_axis_with_serial_and_msearch_per_count() {
         );
     }
     let on_two = |shards: &str| {
-        common::bin()
-            .args(["query", "cluster-metrics", "--url", common::node_url()])
-            .args(["--index", two, "--passes", "1", "--no-warmup"])
-            .args(["--rows-per-epoch", "60000", "--epochs", "2", "--seed", "7"])
-            .args([
-                "--variants",
-                "B",
-                "--transports",
-                "serial",
-                "--shards",
-                shards,
-            ])
-            .output()
-            .expect("run searchbench")
+        let extra = [
+            "--variants",
+            "B",
+            "--transports",
+            "serial",
+            "--shards",
+            shards,
+        ];
+        one_pass(common::node_url(), two, &extra)
     };
     let out = on_two("2,3");
     let err = String::from_utf8_lossy(&out.stderr);
