@@ -33,11 +33,13 @@ pub const FIELDS: [&str; 3] = ["cpu", "mem", "net"];
 /// The percents the percentile variants ask for.
 pub const PERCENTS: [f64; 4] = [0.0, 50.0, 90.0, 100.0];
 
-/// Largest accepted percentile error for t-digest (compression 100, the default): 5 %.
-/// On partitions of thousands of values the observed errors are far smaller (see the
-/// accuracy table); the bound is wide because t-digest interpolates between centroids in the
-/// middle of the distribution and the heavy-tailed `net` field has wide gaps at p90.
-pub const TDIGEST_BOUND: f64 = 0.05;
+/// Largest accepted percentile error for t-digest (any compression): 10 %. t-digest
+/// interpolates between centroids in the middle of the distribution, and the heavy-tailed
+/// `net` field has wide gaps there. Elasticsearch 8.17's default digest (at compression 100)
+/// was measured 4.8 % off at p50 of `net` on one shard and 5.7 % on two and four, where each
+/// shard's digest is merged into one (BENCHMARKS.md, `bench/query-axes.sh`); OpenSearch
+/// 2.19.1's stayed under 1 %.
+pub const TDIGEST_BOUND: f64 = 0.10;
 /// Largest accepted percentile error for HDR with 3 significant digits: 2 %. HDR itself is
 /// within 0.1 % of a value it holds, but it returns a sample value rather than interpolating
 /// between the two closest ranks, so the gap between neighbouring values adds to it.
