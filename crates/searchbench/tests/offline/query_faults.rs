@@ -221,3 +221,45 @@ async fn wrong_answers_fail_the_check() {
     distinct.dedup();
     assert_eq!(distinct.len(), listed, "{:#?}", result.failures);
 }
+
+/// `--cold` closes the index it measures and `--shards` copies it: both refuse, with exit 2
+/// and before a byte is sent, an `--index` that is not one index or alias by name (a pattern,
+/// `_all`, a list, a path that would reach another API), and `--shards` counts that cannot be.
+#[test]
+fn cold_and_shards_refuse_what_is_not_one_index_before_sending_anything() {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    listener.set_nonblocking(true).expect("nonblocking");
+    let url = format!("http://{}", listener.local_addr().expect("addr"));
+    let refused = |args: &[&str], says: &str| {
+        let mut all = vec!["query", "cluster-metrics", "--url", url.as_str()];
+        all.extend(args);
+        let out = common::run(&all);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    };
+    for index in ["_all", "logs-*", "a,b", "x/_close", "X"] {
+        for flag in [&["--cold"][..], &["--shards", "1,2"]] {
+            let mut args = vec!["--index", index];
+            args.extend(flag);
+            refused(&args, "--index must name one index or alias");
+        }
+    }
+    for (shards, says) in [
+        ("4", "two counts"),
+        ("1,-1", "not a whole number"),
+        ("1,4294967296", "not a whole number"),
+        ("1,2000", "from 1 to 1024"),
+        ("2,2", "twice"),
+    ] {
+        refused(&["--index", "metrics", "--shards", shards], says);
+    }
+    refused(
+        &["--index", "metrics", "--shards", "1,2", "--cold"],
+        "cannot be used with",
+    );
+    assert!(
+        listener.accept().is_err(),
+        "a refused command connected to the cluster"
+    );
+}

@@ -19,7 +19,7 @@ pub async fn run(args: QueryArgs, begun: &Begun) -> CliResult {
     };
     let target = args.target.connect()?;
     let mut options = method(&args, &index, cancel.clone());
-    options.cold = cold(&args, &target)?;
+    options.cold = cold(&args, &index, &target)?;
     args.part.apply_query(&mut options, false, args.quiet)?;
     options.transports = match &args.transports {
         Some(list) => transports(list)?,

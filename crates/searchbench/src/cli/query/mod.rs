@@ -165,7 +165,7 @@ pub async fn run(args: QueryArgs) -> CliResult {
         .unwrap_or_else(|| workload.default_index().to_string());
     let target = args.target.connect()?;
     let mut options = method(&args, &index, cancel.clone());
-    options.cold = cold(&args, &target)?;
+    options.cold = cold(&args, &index, &target)?;
     args.part.apply_query(&mut options, args.load, args.quiet)?;
     options.variants = args
         .variants
@@ -190,6 +190,7 @@ pub async fn run(args: QueryArgs) -> CliResult {
         rtt: args.network.rtt()?,
         shards: match &args.shards {
             Some(given) => {
+                one_index("--shards copies", &index)?;
                 query::shards::parse(given).map_err(|e| CliError::usage(anyhow::anyhow!(e)))?
             }
             None => Vec::new(),
@@ -247,14 +248,29 @@ pub(super) fn transports(list: &[String]) -> Result<Vec<Transport>, CliError> {
 
 /// Whether to run the cold pass, or why it cannot run against `target` from here (exit 2,
 /// before anything is sent).
-pub(super) fn cold(args: &QueryArgs, target: &crate::cluster::Target) -> Result<bool, CliError> {
+pub(super) fn cold(
+    args: &QueryArgs,
+    index: &str,
+    target: &crate::cluster::Target,
+) -> Result<bool, CliError> {
     if !args.cold {
         return Ok(false);
     }
+    one_index("--cold closes", index)?;
     match query::cold::refused(target.urls()) {
         Some(why) => Err(CliError::usage(anyhow::anyhow!(why))),
         None => Ok(true),
     }
+}
+
+/// `index` when it names one index or alias (no pattern, `_all` or list): what `--cold`
+/// closes and `--shards` copies is then what the user named.
+fn one_index(what: &str, index: &str) -> Result<(), CliError> {
+    crate::ingest::index::check_name(index).map_err(|e| {
+        CliError::usage(anyhow::anyhow!(
+            "{what} the index it measures, so --index must name one index or alias: {e}"
+        ))
+    })
 }
 
 /// The method's options from the flags (passes, warm-up, shuffle, profile, rate, checks).
