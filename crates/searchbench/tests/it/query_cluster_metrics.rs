@@ -341,8 +341,10 @@ fn shards_are_an_axis_with_serial_and_msearch_per_count() {
     let (truth, _one) = loaded();
     let dir = tempfile::tempdir().expect("tempdir");
     let json = dir.path().join("shards.json");
+    // Sums, not percentiles: 30 searches of t-digests on each of 4 shards at once fill the
+    // 512 MB shared node's heap beside the other tests and trip its parent breaker.
     let query = |extra: &[&str]| {
-        let mut all = vec!["--variants", "A,D_td"];
+        let mut all = vec!["--variants", "A,B"];
         all.extend(extra);
         one_pass(common::node_url(), "query-test-metrics", &all)
     };
@@ -397,12 +399,12 @@ fn shards_are_an_axis_with_serial_and_msearch_per_count() {
         .map(|s| (s.variant.name().to_string(), s.shards))
         .collect();
     assert_eq!(savings.len(), 6, "{savings:?}");
-    assert!(savings.contains(&("D_td".to_string(), Some(4))));
+    assert!(savings.contains(&("B".to_string(), Some(4))));
     let value = serde_json::to_value(&result).expect("json");
     let metrics = searchbench::analysis::metrics::extract(&value, &[]);
     assert!(metrics
         .iter()
-        .any(|m| m.key == "query.D_td.msearch.shards4.wall_ms"));
+        .any(|m| m.key == "query.B.msearch.shards4.wall_ms"));
     // The copies are gone; the index is whole and open to writes.
     for n in [2, 4] {
         let copy = format!("/query-test-metrics-searchbench-{n}-shards");
