@@ -280,39 +280,6 @@ fn date_frame_changes(html: &str, view: &str) -> Vec<f64> {
         .collect()
 }
 
-/// `--profile` on a cluster the run starts: each of its three nodes is recorded, and the
-/// profile is of them all.
-#[test]
-fn a_run_on_three_nodes_profiles_each_node() {
-    let engine = crate::common::test_engine();
-    let out = bin()
-        .args([
-            "run", "logs", "--engine", &engine, "--nodes", "3", "--heap", "256m",
-        ])
-        .arg("--no-warm-node")
-        .args([
-            "--profile",
-            "--docs",
-            "10000",
-            "--warmup",
-            "0",
-            "--no-store",
-        ])
-        .args(["-q", "--json", "-"])
-        .output()
-        .expect("searchbench run");
-    let text = streams(&out);
-    assert!(out.status.success(), "{text}");
-    let result: Value = serde_json::from_slice(&out.stdout).expect("the result as JSON");
-    let p = &result["profile"];
-    let shown = brief(p);
-    let pids = p["pids"].as_array().expect("profiled pids");
-    assert_eq!(pids.len(), 3, "{shown}");
-    let distinct: std::collections::BTreeSet<u64> = pids.iter().filter_map(Value::as_u64).collect();
-    assert_eq!(distinct.len(), 3, "{shown}");
-    assert!(p["cpu_samples"].as_u64().unwrap_or(0) > 0, "{shown}");
-}
-
 /// `--profile` on a study: every run a sweep makes is profiled and keeps its own profile.
 #[test]
 fn every_run_of_a_sweep_keeps_its_own_profile() {

@@ -185,13 +185,16 @@ fn the_cli_checks_truth_files_and_exits_3_on_a_wrong_count() {
 /// with each digit it is given.
 #[test]
 fn precision_variants_give_each_precisions_error_at_every_percent() {
-    let (truth, _one) = loaded();
+    // A node of its own: HDR at 4 digits holds megabytes per field and search, and beside
+    // the other tests' loads on the shared 512 MB node it tripped the parent breaker.
+    let node = common::start_node().expect("a node for the precision test");
     let dir = tempfile::tempdir().expect("tempdir");
     let json = dir.path().join("precision.json");
     let out = one_pass(
-        common::node_url(),
-        "query-test-metrics",
+        node.url(),
+        "precision",
         &[
+            "--load",
             "--transports",
             "serial",
             "--variants",
@@ -246,7 +249,7 @@ fn precision_variants_give_each_precisions_error_at_every_percent() {
         }
     }
     assert!(row("C_td1000").pct_mean_err <= row("C_td").pct_mean_err);
-    drop(truth);
+    drop(node);
 }
 
 /// `--cold` on the shared node: every cell measured once more after the index was closed, the
