@@ -296,6 +296,16 @@ pub fn free_bytes(dir: &std::path::Path) -> Option<u64> {
     (rc == 0).then(|| s.f_bavail.saturating_mul(s.f_frsize))
 }
 
+/// The size of a memory page.
+pub fn page_size() -> usize {
+    // SAFETY: sysconf has no preconditions.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    usize::try_from(page)
+        .ok()
+        .filter(|p| *p > 0)
+        .unwrap_or(4096)
+}
+
 /// Where the kernel is told to drop its clean caches.
 pub const DROP_CACHES: &str = "/proc/sys/vm/drop_caches";
 
@@ -363,11 +373,7 @@ fn resident_in_file(path: &std::path::Path) -> std::io::Result<(u64, u64)> {
         return Ok((0, 0));
     }
     let size = usize::try_from(len).map_err(std::io::Error::other)?;
-    // SAFETY: sysconf has no preconditions.
-    let page = match unsafe { libc::sysconf(libc::_SC_PAGESIZE) } {
-        p if p > 0 => p as usize,
-        _ => 4096,
-    };
+    let page = page_size();
     // SAFETY: a read-only shared mapping of a file we hold open, of its length; never read
     // through, only given to mincore, and unmapped below.
     let at = unsafe {

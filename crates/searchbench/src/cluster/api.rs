@@ -196,6 +196,21 @@ impl Target {
         self.get_json(&path).await
     }
 
+    /// `GET /_cluster/health/{indices}`, waiting up to `within` for their primaries (yellow);
+    /// `timed_out` in the answer when they did not all come. The target's own timeout must
+    /// outlast `within`.
+    pub async fn primaries_of(
+        &self,
+        indices: &str,
+        within: std::time::Duration,
+    ) -> Result<ClusterHealth, TargetError> {
+        self.get_json(&format!(
+            "/_cluster/health/{indices}?wait_for_status=yellow&timeout={}s",
+            within.as_secs().max(1)
+        ))
+        .await
+    }
+
     pub async fn nodes(&self) -> Result<Vec<NodeInfo>, TargetError> {
         let nodes: Nodes = self.get_json("/_nodes/_all/jvm").await?;
         Ok(nodes

@@ -205,10 +205,8 @@ pub async fn setup(
         Err(other) => return Err(other.into()),
     }
     // Primaries allocated before we start: the first bulk must not wait for them.
-    let _: Value = target
-        .get_json(&format!(
-            "/_cluster/health/{index}?wait_for_status=yellow&timeout=30s"
-        ))
+    target
+        .primaries_of(index, std::time::Duration::from_secs(30))
         .await?;
     Ok(Prepared { previous, existing })
 }

@@ -211,18 +211,15 @@ impl Chiller {
                  POST /{names}/_open"
             ));
         }
-        let health: serde_json::Value = long
-            .get_json(&format!(
-                "/_cluster/health/{names}?wait_for_status=yellow&timeout={}s",
-                REOPEN_TIMEOUT.as_secs()
-            ))
+        let health = long
+            .primaries_of(names, REOPEN_TIMEOUT)
             .await
             .map_err(|e| format!("{names} did not come back after it was opened: {e}"))?;
-        if health["timed_out"].as_bool() == Some(true) {
+        if health.timed_out {
             return Err(format!(
                 "{names} was not searchable {} s after it was opened again (status {})",
                 REOPEN_TIMEOUT.as_secs(),
-                health["status"]
+                health.status
             ));
         }
         Ok(())

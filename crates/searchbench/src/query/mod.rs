@@ -148,6 +148,19 @@ pub fn with_part(mut config: serde_json::Value, options: &QueryOptions) -> serde
     config
 }
 
+/// `config` with the cold pass and the shard counts, when the run has them: left out
+/// otherwise, so that a run without them is the configuration it was before they existed.
+pub fn with_axes(config: &mut serde_json::Value, options: &QueryOptions, shards: &[u32]) {
+    if let Some(map) = config.as_object_mut() {
+        if options.cold {
+            map.insert("cold".into(), true.into());
+        }
+        if !shards.is_empty() {
+            map.insert("shards".into(), shards.into());
+        }
+    }
+}
+
 impl QueryOptions {
     pub fn new(index: impl Into<String>) -> Self {
         QueryOptions {
@@ -589,4 +602,22 @@ fn record(
         wall_ms: cov.wall.as_secs_f64() * 1e3,
         latency_ms: latency.as_secs_f64() * 1e3,
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_without_cold_or_shards_keeps_the_configuration_it_had_before_them() {
+        let before = serde_json::json!({"workload": "cluster-metrics", "passes": 3});
+        let mut config = before.clone();
+        let mut options = QueryOptions::new("metrics");
+        with_axes(&mut config, &options, &[]);
+        assert_eq!(config, before);
+        options.cold = true;
+        with_axes(&mut config, &options, &[1, 2, 4]);
+        assert_eq!(config["cold"], true);
+        assert_eq!(config["shards"], serde_json::json!([1, 2, 4]));
+    }
 }

@@ -61,10 +61,12 @@ pub fn copy_name(source: &str, shards: u32) -> String {
     format!("{source}-searchbench-{shards}-shards")
 }
 
-/// The source's concrete name and shard count.
-async fn source_of(target: &Target, index: &str) -> Result<(String, u32), String> {
+/// The source's concrete name, shard count and replica count.
+async fn source_of(target: &Target, index: &str) -> Result<(String, u32, u32), String> {
     let settings: serde_json::Value = target
-        .get_json(&format!("/{index}/_settings/index.number_of_shards"))
+        .get_json(&format!(
+            "/{index}/_settings/index.number_of_shards,index.number_of_replicas"
+        ))
         .await
         .map_err(|e| format!("cannot read the settings of {index:?}: {e}"))?;
     let found: Vec<(&String, &serde_json::Value)> =
@@ -75,12 +77,17 @@ async fn source_of(target: &Target, index: &str) -> Result<(String, u32), String
             found.len()
         ));
     };
-    let shards = s
-        .pointer("/settings/index/number_of_shards")
-        .and_then(|n| n.as_str())
-        .and_then(|n| n.parse().ok())
-        .ok_or_else(|| format!("{name} does not say its number_of_shards"))?;
-    Ok((name.clone(), shards))
+    let count = |key: &str| {
+        s.pointer(&format!("/settings/index/{key}"))
+            .and_then(|n| n.as_str())
+            .and_then(|n| n.parse().ok())
+            .ok_or_else(|| format!("{name} does not say its {key}"))
+    };
+    Ok((
+        name.clone(),
+        count("number_of_shards")?,
+        count("number_of_replicas")?,
+    ))
 }
 
 /// The index of `index` at each of `counts`: itself at its own count, a copy made by the
@@ -93,7 +100,7 @@ pub async fn prepare(
     counts: &[u32],
     say: &(dyn Fn(&str) + Sync),
 ) -> Result<Vec<AtShards>, String> {
-    let (source, has) = source_of(target, index).await?;
+    let (source, has, replicas) = source_of(target, index).await?;
     let mut planned = Vec::new();
     for &n in counts {
         if n == has {
@@ -146,8 +153,10 @@ pub async fn prepare(
             say(&format!(
                 "--shards: making {name} ({n} shards) from {source} ({how})"
             ));
+            // As many replicas as the source: a replica serves searches too.
             let body = serde_json::json!({ "settings": {
                 "index.number_of_shards": n,
+                "index.number_of_replicas": replicas,
                 "index.blocks.write": null,
             }});
             let path = format!("/{source}/{how}/{name}?wait_for_active_shards=1");
@@ -201,14 +210,11 @@ pub async fn prepare(
 /// Waits for a copy's shards, expunges the documents a split left marked deleted, and makes
 /// what it holds searchable.
 async fn ready(long: &Target, name: &str) -> Result<(), String> {
-    let health: serde_json::Value = long
-        .get_json(&format!(
-            "/_cluster/health/{name}?wait_for_status=yellow&timeout={}s",
-            COPY_TIMEOUT.as_secs()
-        ))
+    let health = long
+        .primaries_of(name, COPY_TIMEOUT)
         .await
         .map_err(|e| format!("{name} did not become searchable: {e}"))?;
-    if health["timed_out"].as_bool() == Some(true) {
+    if health.timed_out {
         return Err(format!("{name} did not become searchable in time"));
     }
     for path in [

@@ -137,10 +137,9 @@ pub async fn query(
         "jitter_ms": spec.rtt.map(|r| r.jitter_ms),
         "rewrite_clients": spec.rewrites.map(|r| r.clients),
         "rewrite_rate": spec.rewrites.and_then(|r| r.rate),
-        "cold": options.cold,
-        "shards": spec.shards,
     });
     let mut config = crate::query::with_part(config, options);
+    crate::query::with_axes(&mut config, options, &spec.shards);
     // The shape of a vectors corpus, where given: runs of other dimensions or graphs are other
     // configurations (left out when not given, as stored before there was a choice).
     if let Some(map) = config.as_object_mut() {

@@ -127,7 +127,8 @@ pub async fn query_file(
         "rtt_ms": spec.rtt.map(|r| r.rtt_ms),
         "jitter_ms": spec.rtt.map(|r| r.jitter_ms),
     });
-    let config = crate::query::with_part(config, options);
+    let mut config = crate::query::with_part(config, options);
+    crate::query::with_axes(&mut config, options, &[]);
     let identity = attach.identity(Kind::Query, &workload, None, None, config);
     let cluster = ClusterSpec::given(target, urls, spec.rtt);
     let setup = Setup {

@@ -83,7 +83,7 @@ impl MappedFile {
             stop: len,
             released: 0,
             checkpoint: 0,
-            page: page_size(),
+            page: crate::os::page_size(),
             guard: None,
         }))
     }
@@ -221,12 +221,6 @@ impl Drop for MappedFile {
             libc::munmap(self.base.cast(), self.len);
         }
     }
-}
-
-fn page_size() -> usize {
-    // SAFETY: sysconf has no preconditions.
-    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    usize::try_from(page).unwrap_or(4096)
 }
 
 #[cfg(test)]
