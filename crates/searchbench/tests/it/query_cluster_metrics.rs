@@ -261,8 +261,10 @@ fn cold_sets_each_cell_cold_beside_warm_and_proves_the_drop() {
     let (truth, _one) = loaded();
     let dir = tempfile::tempdir().expect("tempdir");
     let json = dir.path().join("cold.json");
+    // Sums, not percentiles: what is measured here is the caches, and 30 t-digests at once
+    // beside the other tests can trip the 512 MB shared node's parent breaker (red on CI).
     let query = |url: &str, extra: &[&str]| {
-        let mut all = vec!["--variants", "A,D_td"];
+        let mut all = vec!["--variants", "A,B"];
         all.extend(extra);
         one_pass(url, "query-test-metrics", &all)
     };
@@ -308,12 +310,10 @@ fn cold_sets_each_cell_cold_beside_warm_and_proves_the_drop() {
     let metrics = searchbench::analysis::metrics::extract(&value, &[]);
     let cold_wall = metrics
         .iter()
-        .find(|m| m.key == "query.D_td.msearch.cold_wall_ms")
+        .find(|m| m.key == "query.B.msearch.cold_wall_ms")
         .expect("cold metric");
     assert_eq!(cold_wall.samples.as_ref().map(|(_, s)| s.len()), Some(2));
-    assert!(metrics
-        .iter()
-        .any(|m| m.key == "query.D_td.msearch.wall_ms"));
+    assert!(metrics.iter().any(|m| m.key == "query.B.msearch.wall_ms"));
     let cold = result.cold.expect("cold summary");
     assert_eq!(cold.coverages, 8);
     // The node is on this machine: its files were found, and closed and dropped they left
