@@ -107,6 +107,42 @@ impl ColdSummary {
         }
         self.coverages += 1;
     }
+
+    /// How cold the pass was, in the words every view uses (`unit`: a coverage, a search).
+    pub fn describe(&self, unit: &str) -> String {
+        let mb = |b: u64| b as f64 / 1e6;
+        match (
+            self.index_bytes,
+            self.resident_bytes_max,
+            self.resident_bytes_mean,
+        ) {
+            (Some(total), Some(max), Some(mean)) => format!(
+                "cold: of the index's {:.1} MB, {:.1} MB stayed in memory once it was closed \
+                 and the cache dropped; {:.1} MB was in memory at a cold {unit}'s start on \
+                 average, {:.1} MB at most (what the engine reads to open the index, with the \
+                 disk's read-ahead); making it cold took {:.1} s a {unit}, not counted",
+                mb(total),
+                mb(self.dropped_bytes_max.unwrap_or(0)),
+                mb(mean),
+                mb(max),
+                self.chill_secs_mean
+            ),
+            _ => format!(
+                "cold: the index's files were not found on this machine, so how much of them \
+                 stayed in memory is not known; making it cold took {:.1} s a {unit}, not \
+                 counted",
+                self.chill_secs_mean
+            ),
+        }
+    }
+}
+
+/// The heading of the cold vs warm table, in every view.
+pub fn heading(unit: &str) -> String {
+    format!(
+        "Cold vs warm (mean per {unit}, ms; cold: one pass, each {unit} after the index was \
+         closed, the OS page cache dropped and the index opened again)"
+    )
 }
 
 impl Chiller {

@@ -241,6 +241,32 @@ impl QueryResult {
             .collect()
     }
 
+    /// The index at each shard count, in the words every view uses; `None` when shards
+    /// were not an axis.
+    pub fn shards_line(&self) -> Option<String> {
+        if self.shards.is_empty() {
+            return None;
+        }
+        let each: Vec<String> = self
+            .shards
+            .iter()
+            .map(|a| {
+                format!(
+                    "{} shard(s): {}{}{}",
+                    a.shards,
+                    a.index,
+                    if a.copy { " (a copy, removed)" } else { "" },
+                    a.segments
+                        .map_or(String::new(), |n| format!(", {n} segment(s)"))
+                )
+            })
+            .collect();
+        Some(format!(
+            "shards, measured in the same passes on the same documents: {}",
+            each.join("; ")
+        ))
+    }
+
     /// True when every answer was right and every request answered.
     pub fn passed(&self) -> bool {
         !self.interrupted && self.failures_total == 0 && self.request_errors() == 0

@@ -14,6 +14,7 @@ use super::{utc, Group, Loaded};
 use crate::analysis::compare::{format_diff, format_n, Comparison, Verdict};
 use crate::analysis::metrics;
 use crate::query::accuracy::{Check, VariantAccuracy};
+use crate::query::QueryResult;
 use crate::units::{format_metric, format_value};
 
 fn kv_table(rows: &[(&str, String)]) -> String {
@@ -70,7 +71,15 @@ fn query_tables(r: &Value) -> String {
     let mut s = String::new();
     let cells = r.get("cells").and_then(Value::as_array);
     if let Some(cells) = cells.filter(|c| !c.is_empty()) {
-        s.push_str("<h3>Query cells</h3><table><tr><th>variant</th><th>transport</th><th>coverages</th><th>errors</th><th>took mean ms</th><th>took p90 ms</th><th>wall mean ms</th><th>wall p90 ms</th></tr>");
+        // With shards as an axis, a variant and transport has a cell per count.
+        let by_shards = cells
+            .iter()
+            .any(|c| c.get("shards").is_some_and(|n| !n.is_null()));
+        s.push_str("<h3>Query cells</h3><table><tr><th>variant</th>");
+        if by_shards {
+            s.push_str("<th>shards</th>");
+        }
+        s.push_str("<th>transport</th><th>coverages</th><th>errors</th><th>took mean ms</th><th>took p90 ms</th><th>wall mean ms</th><th>wall p90 ms</th></tr>");
         for c in cells {
             let g = |a: &str, b: &str| {
                 c.get(a)
@@ -84,14 +93,26 @@ fn query_tables(r: &Value) -> String {
                     .map(|v| v.to_string().trim_matches('"').to_string())
                     .unwrap_or_default()
             };
+            let _ = write!(s, "<tr><td>{}</td>", esc(&t("variant")));
+            if by_shards {
+                let _ = write!(s, "<td class=\"num\">{}</td>", esc(&t("shards")));
+            }
             let _ = write!(
                 s,
-                "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
-                esc(&t("variant")), esc(&t("transport")), esc(&t("coverages")), esc(&t("errors")),
+                "<td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+                esc(&t("transport")), esc(&t("coverages")), esc(&t("errors")),
                 g("took_ms", "mean"), g("took_ms", "p90"), g("wall_ms", "mean"), g("wall_ms", "p90")
             );
         }
         s.push_str("</table>");
+    }
+    // The derived tables, as the terminal shows them, from the result itself.
+    if let Ok(result) = serde_json::from_value::<QueryResult>(r.clone()) {
+        s.push_str(&savings_table(&result));
+        if let Some(line) = result.shards_line() {
+            let _ = write!(s, "<p class=\"note\">{}</p>", esc(&line));
+        }
+        s.push_str(&cold_table(&result));
     }
     if let Some(w) = r
         .get("rewrites")
@@ -111,6 +132,73 @@ fn query_tables(r: &Value) -> String {
         let workload = r.get("workload").and_then(Value::as_str).unwrap_or("");
         s.push_str(&accuracy_table(acc, workload));
     }
+    s
+}
+
+/// Serial against `_msearch` per variant (and shard count): the saving of one request.
+fn savings_table(r: &QueryResult) -> String {
+    if r.savings.is_empty() {
+        return String::new();
+    }
+    let by_shards = r.savings.iter().any(|s| s.shards.is_some());
+    let mut s = format!(
+        "<h3>Serial vs _msearch (wall per {}, ms)</h3><table><tr><th>variant</th>",
+        esc(&r.described().unit)
+    );
+    if by_shards {
+        s.push_str("<th>shards</th>");
+    }
+    s.push_str("<th>serial wall</th><th>msearch wall</th><th>saving %</th><th>serial took</th><th>msearch took</th><th>msearch parallelism</th></tr>");
+    for v in &r.savings {
+        let _ = write!(s, "<tr><td>{}</td>", esc(v.variant.name()));
+        if by_shards {
+            let shards = v.shards.map_or("-".into(), |n| n.to_string());
+            let _ = write!(s, "<td class=\"num\">{shards}</td>");
+        }
+        let _ = write!(
+            s,
+            "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{:.1}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{:.1}×</td></tr>",
+            format_value(v.serial_wall_ms),
+            format_value(v.msearch_wall_ms),
+            v.saving_pct,
+            format_value(v.serial_took_ms),
+            format_value(v.msearch_took_ms),
+            v.parallelism
+        );
+    }
+    s.push_str("</table>");
+    s
+}
+
+/// The cold pass beside the warm cells (`--cold`), and how cold it was.
+fn cold_table(r: &QueryResult) -> String {
+    let Some(summary) = &r.cold else {
+        return String::new();
+    };
+    let unit = r.described().unit;
+    let mut s = format!("<h3>{}</h3>", esc(&crate::query::cold::heading(&unit)));
+    let rows = r.cold_vs_warm();
+    if rows.is_empty() {
+        let _ = write!(s, "<p>no cold {} was measured</p>", esc(&unit));
+    } else {
+        s.push_str("<table><tr><th>variant</th><th>transport</th><th>n cold</th><th>warm wall</th><th>cold wall</th><th>cold ÷ warm</th><th>warm took</th><th>cold took</th></tr>");
+        for c in &rows {
+            let _ = write!(
+                s,
+                "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+                esc(c.variant.name()),
+                esc(c.transport.name()),
+                c.cold_n,
+                format_value(c.warm_wall_ms),
+                format_value(c.cold_wall_ms),
+                c.ratio().map_or("-".into(), |x| format!("{x:.2}×")),
+                format_value(c.warm_took_ms),
+                format_value(c.cold_took_ms),
+            );
+        }
+        s.push_str("</table>");
+    }
+    let _ = write!(s, "<p class=\"note\">{}</p>", esc(&summary.describe(&unit)));
     s
 }
 

@@ -179,12 +179,11 @@ fn dates_as_strings_allocate_more_in_date_parsing_than_dates_as_epoch_millis() {
     let node = crate::common::start_node().expect("a node of the test's own");
     let url = node.url().to_string();
     let pid = node.pids()[0].to_string();
-    let store = scratch_store();
-    let date_parsing = |dates: &str, convert: &[&str]| -> (f64, f64) {
+    let date_parsing = |store: &std::path::Path, dates: &str, convert: &[&str]| -> (f64, f64) {
         let out = bin()
             .args(["ingest", "logs", "--url", &url, "--profile-pid", &pid])
             .args(["--tag", &format!("dates={dates}"), "--store"])
-            .arg(&store)
+            .arg(store)
             .args([
                 "--docs",
                 "40000",
@@ -210,15 +209,28 @@ fn dates_as_strings_allocate_more_in_date_parsing_than_dates_as_epoch_millis() {
             c["alloc_pct"].as_f64().unwrap(),
         )
     };
-    let (iso_cpu, iso_alloc) = date_parsing("iso", &[]);
-    let (epoch_cpu, epoch_alloc) =
-        date_parsing("epoch", &["--convert-dates", "@timestamp,event.ingested"]);
-    assert!(iso_cpu > 0.0 && epoch_cpu > 0.0, "{iso_cpu} {epoch_cpu}");
-    assert!(
-        iso_alloc > 1.3 * epoch_alloc,
-        "date parsing allocated {iso_alloc:.1} % with ISO strings, {epoch_alloc:.1} % with epoch millis"
-    );
-    the_two_runs_page_draws_what_changed(&store);
+    // The shares are of sampled allocations on a machine the other tests load: once in a
+    // while a pair does not separate (seen on CI: 25.3 % against 24.9 %, where a quiet
+    // machine gives 24 % against 12 %), so a second pair is measured before the test fails.
+    let mut pairs = Vec::new();
+    for _ in 0..2 {
+        let store = scratch_store();
+        let (iso_cpu, iso_alloc) = date_parsing(&store, "iso", &[]);
+        let (epoch_cpu, epoch_alloc) = date_parsing(
+            &store,
+            "epoch",
+            &["--convert-dates", "@timestamp,event.ingested"],
+        );
+        assert!(iso_cpu > 0.0 && epoch_cpu > 0.0, "{iso_cpu} {epoch_cpu}");
+        if iso_alloc > 1.3 * epoch_alloc {
+            the_two_runs_page_draws_what_changed(&store);
+            return;
+        }
+        pairs.push(format!(
+            "{iso_alloc:.1} % with ISO strings, {epoch_alloc:.1} % with epoch millis"
+        ));
+    }
+    panic!("date parsing allocated {}", pairs.join("; then "));
 }
 
 /// The page of the ISO run beside the epoch run: both differential views drawn, a date

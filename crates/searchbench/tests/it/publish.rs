@@ -741,20 +741,18 @@ fn a_user_allowed_only_the_results_indices_publishes_and_reads_back_over_tls() {
 #[test]
 fn elasticsearch_8_takes_the_runs_and_gives_them_back() {
     let _heavy = common::one_track_at_a_time();
-    let node = common::elasticsearch_8();
-    let url = node.url().to_string();
+    let url = common::elasticsearch_8_url();
     let dir = tempfile::tempdir().unwrap();
     let db = three_runs(dir.path(), "searchbench-test-publish-es8");
     let prefix = "sbtest-es8";
-    let out = publish(&db, &url, prefix, &[]);
+    let out = publish(&db, url, prefix, &[]);
     assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
     assert_eq!(json_of(&out)["sent"].as_array().map(Vec::len), Some(3));
-    same_from_both(&db, &["--from", &url, "--from-prefix", prefix], &[], &VIEWS);
+    same_from_both(&db, &["--from", url, "--from-prefix", prefix], &[], &VIEWS);
     // Kibana's dashboards over them: every chart's query answers from Elasticsearch 8.
-    let es = common::target_at(&url, std::time::Duration::from_secs(60));
+    let es = common::target_at(url, std::time::Duration::from_secs(60));
     let charts = crate::dashboards::every_query_answers(&es, "kibana", prefix);
     assert_eq!(charts.len(), 24, "{charts:?}");
-    drop(node);
 }
 
 /// The change points of what is published are there too, once each however often the

@@ -7,6 +7,7 @@ use crate::common::{self, runtime};
 use searchbench::corpus::cluster_metrics::MetricsSpec;
 use searchbench::corpus::truth_file;
 use searchbench::query::{self, QueryOptions, Transport};
+use searchbench::report::page::esc;
 use searchbench::workload::cluster_metrics::queries::{
     MetricsQueries, Truth, HDR_BOUND, TDIGEST_BOUND,
 };
@@ -314,7 +315,7 @@ fn cold_sets_each_cell_cold_beside_warm_and_proves_the_drop() {
         .expect("cold metric");
     assert_eq!(cold_wall.samples.as_ref().map(|(_, s)| s.len()), Some(2));
     assert!(metrics.iter().any(|m| m.key == "query.B.msearch.wall_ms"));
-    let cold = result.cold.expect("cold summary");
+    let cold = result.cold.as_ref().expect("cold summary");
     assert_eq!(cold.coverages, 8);
     // The node is on this machine: its files were found, and closed and dropped they left
     // the page cache (but for a few pages the kernel or a merge touched).
@@ -326,6 +327,14 @@ fn cold_sets_each_cell_cold_beside_warm_and_proves_the_drop() {
         "the drop left {dropped} of {total} bytes: {cold:?}"
     );
     assert!(cold.resident_bytes_max.expect("resident") <= total);
+    // The HTML report shows the same cold rows and the same words of how cold it was.
+    let html = common::results::query_html(&value);
+    let unit = result.described().unit;
+    for r in &rows {
+        let ratio = format!("{:.2}×", r.ratio().expect("a warm wall"));
+        assert!(html.contains(&ratio), "no {ratio} in the page");
+    }
+    assert!(html.contains(&esc(&cold.describe(&unit))), "{html}");
     // The index is open and whole again.
     let count: serde_json::Value = runtime()
         .block_on(common::target().get_json("/query-test-metrics/_count"))
@@ -396,6 +405,16 @@ fn shards_are_an_axis_with_serial_and_msearch_per_count() {
         assert_eq!(a.answers, 2 * 3 * 60, "{:?}", a.variant);
         assert_eq!((a.count_wrong, a.sum_wrong), (0, 0));
     }
+    // The HTML report has a cell per count and the same savings and shards line.
+    let value = serde_json::to_value(&result).expect("json");
+    let html = common::results::query_html(&value);
+    assert!(html.contains("<th>shards</th>"), "no shards column");
+    for s in &result.savings {
+        let saving = format!("<td class=\"num\">{:.1}</td>", s.saving_pct);
+        assert!(html.contains(&saving), "no {saving} in the page");
+    }
+    let line = result.shards_line().expect("shards were an axis");
+    assert!(html.contains(&esc(&line)), "{html}");
     let savings: Vec<(String, Option<u32>)> = result
         .savings
         .iter()
@@ -403,7 +422,6 @@ fn shards_are_an_axis_with_serial_and_msearch_per_count() {
         .collect();
     assert_eq!(savings.len(), 6, "{savings:?}");
     assert!(savings.contains(&("B".to_string(), Some(4))));
-    let value = serde_json::to_value(&result).expect("json");
     let metrics = searchbench::analysis::metrics::extract(&value, &[]);
     assert!(metrics
         .iter()

@@ -68,16 +68,15 @@ fn mean(row: &Value) -> f64 {
 #[test]
 fn on_elasticsearch_every_answer_has_its_recall_measured_and_moved_neighbours_lower_it() {
     let _heavy = common::one_track_at_a_time();
-    let node = common::elasticsearch_8();
-    recall_measured_in_every_answer(node.url());
-    let url = node.url().trim_end_matches('/').to_string();
+    let url = common::elasticsearch_8_url();
+    recall_measured_in_every_answer(url);
     // Its int8-quantized graph: recall measured in every answer, and no graph, nothing to
     // search.
     let int8 = "it-vectors-int8";
-    let out = ingest_small(&url, int8, "int8_hnsw");
+    let out = ingest_small(url, int8, "int8_hnsw");
     assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
     let out = query_small(
-        &url,
+        url,
         int8,
         &[
             "--vector-index",
@@ -92,7 +91,7 @@ fn on_elasticsearch_every_answer_has_its_recall_measured_and_moved_neighbours_lo
     let r = row(&q, "k10_nc100");
     assert_eq!(r["recall_answers"], 200, "{r}");
     assert!(mean(r) > 0.5, "{r}");
-    let out = query_small(&url, int8, &["--vector-index", "none"]);
+    let out = query_small(url, int8, &["--vector-index", "none"]);
     assert_eq!(out.status.code(), Some(2), "{}", streams(&out));
     assert!(
         streams(&out).contains("builds no graph"),
@@ -105,28 +104,26 @@ fn on_elasticsearch_every_answer_has_its_recall_measured_and_moved_neighbours_lo
         .args([
             "ingest", "vectors", "--docs", "300", "--dims", "4", "--ids", "auto",
         ])
-        .args(["--url", &url, "--index", auto, "--quiet", "--no-store"])
+        .args(["--url", url, "--index", auto, "--quiet", "--no-store"])
         .output()
         .expect("ingest --ids auto");
     assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
-    let out = query_small(&url, auto, &["--rewrite-clients", "1"]);
+    let out = query_small(url, auto, &["--rewrite-clients", "1"]);
     assert_ne!(out.status.code(), Some(0), "{}", streams(&out));
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("not loaded with sequential ids"),
         "{}",
         streams(&out)
     );
-    drop(node);
 }
 
 #[test]
 fn on_opensearch_with_its_knn_plugin_every_answer_has_its_recall_measured_too() {
     let _heavy = common::one_track_at_a_time();
-    let node = common::opensearch_knn();
-    let url = node.url().to_string();
+    let url = common::opensearch_knn_url();
     // The index holds the same graph in OpenSearch's words.
-    let target = common::target_at(&url, std::time::Duration::from_secs(60));
-    recall_measured_in_every_answer(&url);
+    let target = common::target_at(url, std::time::Duration::from_secs(60));
+    recall_measured_in_every_answer(url);
     let mapping: Value = common::runtime()
         .block_on(target.get_json(&format!("/{INDEX}/_mapping")))
         .expect("the mapping");
@@ -139,7 +136,7 @@ fn on_opensearch_with_its_knn_plugin_every_answer_has_its_recall_measured_too() 
     // The field kept without its graph: a knn_vector without a method. A quantized graph of
     // Elasticsearch's is refused, naming it.
     let kept = "it-vectors-no-graph";
-    let out = ingest_small(&url, kept, "none");
+    let out = ingest_small(url, kept, "none");
     assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
     let mapping: Value = common::runtime()
         .block_on(target.get_json(&format!("/{kept}/_mapping")))
@@ -150,14 +147,13 @@ fn on_opensearch_with_its_knn_plugin_every_answer_has_its_recall_measured_too() 
         &json!({"type": "knn_vector", "dimension": 4}),
         "{mapping}"
     );
-    let out = ingest_small(&url, "it-vectors-int8", "int8_hnsw");
+    let out = ingest_small(url, "it-vectors-int8", "int8_hnsw");
     assert_ne!(out.status.code(), Some(0), "{}", streams(&out));
     assert!(
         streams(&out).contains("int8_hnsw is Elasticsearch's"),
         "{}",
         streams(&out)
     );
-    drop(node);
 }
 
 /// One pass of the searches of 300 vectors of 4 dims on `index`, with `extra` flags.
@@ -333,8 +329,7 @@ fn opensearch_without_the_knn_plugin_says_how_to_get_it() {
 #[test]
 fn opensearch_benchmarks_vectorsearch_runs_as_written_with_recall_in_every_request() {
     let _heavy = common::one_track_at_a_time();
-    let node = common::opensearch_knn();
-    let url = node.url().trim_end_matches('/').to_string();
+    let url = common::opensearch_knn_url();
     let dir = tempfile::tempdir().expect("a folder");
     let data = dir.path().join("data");
     let out = bin()
@@ -378,7 +373,7 @@ fn opensearch_benchmarks_vectorsearch_runs_as_written_with_recall_in_every_reque
         let file = dir.path().join(format!("{procedure}.json"));
         std::fs::write(&file, params(neighbours).to_string()).expect("the params");
         let out = bin()
-            .args(["run", "--url", &url, "--quiet", "--no-store"])
+            .args(["run", "--url", url, "--quiet", "--no-store"])
             .arg("--workload-file")
             .arg(&workload)
             .arg("--track-params")
@@ -405,7 +400,7 @@ fn opensearch_benchmarks_vectorsearch_runs_as_written_with_recall_in_every_reque
     assert_eq!(bulk["throughput_unit"], "docs/s", "{bulk}");
     // 3,000 rows, 1,500 a client, 250 a request.
     assert_eq!(bulk["ops"], 12, "{bulk}");
-    let target = common::target_at(&url, std::time::Duration::from_secs(60));
+    let target = common::target_at(url, std::time::Duration::from_secs(60));
     let count: Value = common::runtime()
         .block_on(target.get_json(&format!("/{index}/_count")))
         .expect("the count");
@@ -469,5 +464,4 @@ fn opensearch_benchmarks_vectorsearch_runs_as_written_with_recall_in_every_reque
         recall["mean_at_1"].as_f64().expect("mean") < 0.2,
         "{recall}"
     );
-    drop(node);
 }

@@ -471,27 +471,9 @@ fn accuracy_table(r: &QueryResult) -> super::Grid {
 
 /// The index at each shard count, when shards were an axis.
 fn print_shards(r: &QueryResult) {
-    if r.shards.is_empty() {
-        return;
+    if let Some(line) = r.shards_line() {
+        sayln!("{line}");
     }
-    let each: Vec<String> = r
-        .shards
-        .iter()
-        .map(|a| {
-            format!(
-                "{} shard(s): {}{}{}",
-                a.shards,
-                a.index,
-                if a.copy { " (a copy, removed)" } else { "" },
-                a.segments
-                    .map_or(String::new(), |n| format!(", {n} segment(s)"))
-            )
-        })
-        .collect();
-    sayln!(
-        "shards, measured in the same passes on the same documents: {}",
-        each.join("; ")
-    );
 }
 
 /// The cold pass beside the warm passes, and how cold it was.
@@ -501,10 +483,7 @@ fn print_cold(r: &QueryResult) {
         return;
     };
     let unit = r.described().unit;
-    sayln!(
-        "\nCold vs warm (mean per {unit}, ms; cold: one pass, each {unit} after the index was \
-         closed, the OS page cache dropped and the index opened again)"
-    );
+    sayln!("\n{}", crate::query::cold::heading(&unit));
     if rows.is_empty() {
         sayln!("no cold {unit} was measured");
     } else {
@@ -532,29 +511,7 @@ fn print_cold(r: &QueryResult) {
         }
         outln!("{t}");
     }
-    let mb = |b: u64| b as f64 / 1e6;
-    match (
-        summary.index_bytes,
-        summary.resident_bytes_max,
-        summary.resident_bytes_mean,
-    ) {
-        (Some(total), Some(max), Some(mean)) => sayln!(
-            "cold: of the index's {:.1} MB, {:.1} MB stayed in memory once it was closed and \
-             the cache dropped; {:.1} MB was in memory at a cold {unit}'s start on average, \
-             {:.1} MB at most (what the engine reads to open the index, with the disk's \
-             read-ahead); making it cold took {:.1} s a {unit}, not counted",
-            mb(total),
-            mb(summary.dropped_bytes_max.unwrap_or(0)),
-            mb(mean),
-            mb(max),
-            summary.chill_secs_mean
-        ),
-        _ => sayln!(
-            "cold: the index's files were not found on this machine, so how much of them \
-             stayed in memory is not known; making it cold took {:.1} s a {unit}, not counted",
-            summary.chill_secs_mean
-        ),
-    }
+    sayln!("{}", summary.describe(&unit));
 }
 
 /// `n`, red when `wrong` of them are.

@@ -270,7 +270,7 @@ pub fn raw_server(reply: Option<&'static [u8]>, hold: Duration) -> String {
 }
 
 extern "C" fn at_exit() {
-    for shared in [&NODE, &SECURED_NODE] {
+    for shared in [&NODE, &SECURED_NODE, &ES8_NODE, &KNN_NODE] {
         if let Ok(mut guard) = shared.lock() {
             if let Some(node) = guard.take() {
                 node.stop();
@@ -351,30 +351,51 @@ pub fn one_track_at_a_time() -> std::sync::MutexGuard<'static, ()> {
     TRACKS.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// An Elasticsearch 8.17.4 node of the test's own (512 MB heap), started on a thread of its
-/// own (the engine's start blocks on its runtime); it stops when dropped. Hold
-/// [`one_track_at_a_time`] while it runs: two heavy nodes at once starve the machine.
-pub fn elasticsearch_8() -> searchbench::engine::Node {
-    own_node("elasticsearch-8.17.4", false)
+static ES8_NODE: Mutex<Option<Node>> = Mutex::new(None);
+static ES8_URL: OnceLock<Result<String, String>> = OnceLock::new();
+static KNN_NODE: Mutex<Option<Node>> = Mutex::new(None);
+static KNN_URL: OnceLock<Result<String, String>> = OnceLock::new();
+
+/// The URL of the binary's shared Elasticsearch 8.17.4 node (512 MB heap), started on first
+/// use and stopped at exit: one start serves every test that needs Elasticsearch 8 (a start
+/// is half a minute of both cores). Hold [`one_track_at_a_time`] while loading it, and use
+/// index names of the test's own.
+pub fn elasticsearch_8_url() -> &'static str {
+    shared_own_node(&ES8_NODE, &ES8_URL, "elasticsearch-8.17.4", false)
 }
 
-/// An OpenSearch 2.19.1 node with the k-NN plugin (the distribution, the plugin from Maven
-/// Central), as [`elasticsearch_8`] is started.
-pub fn opensearch_knn() -> searchbench::engine::Node {
-    own_node("opensearch-2.19.1", true)
+/// The URL of the binary's shared OpenSearch 2.19.1 node with the k-NN plugin (the
+/// distribution, the plugin from Maven Central), as [`elasticsearch_8_url`]'s.
+pub fn opensearch_knn_url() -> &'static str {
+    shared_own_node(&KNN_NODE, &KNN_URL, "opensearch-2.19.1", true)
 }
 
-fn own_node(engine: &'static str, knn: bool) -> searchbench::engine::Node {
-    std::thread::spawn(move || {
-        let mut options = searchbench::engine::StartOptions::new(engine);
-        options.heap = "512m".into();
-        options.attached = true;
-        options.knn = knn;
-        tokio::runtime::Runtime::new()
-            .expect("a runtime")
-            .block_on(searchbench::engine::start(&options))
-    })
-    .join()
-    .expect("the starting thread")
-    .unwrap_or_else(|e| panic!("starting {engine}: {e}"))
+fn shared_own_node(
+    node: &'static Mutex<Option<Node>>,
+    url: &'static OnceLock<Result<String, String>>,
+    engine: &'static str,
+    knn: bool,
+) -> &'static str {
+    let url = url.get_or_init(|| {
+        let started = std::thread::spawn(move || {
+            let mut options = StartOptions::new(engine);
+            options.heap = "512m".into();
+            options.attached = true;
+            options.knn = knn;
+            tokio::runtime::Runtime::new()
+                .map_err(|e| e.to_string())?
+                .block_on(engine::start(&options))
+                .map_err(|e| e.to_string())
+        })
+        .join()
+        .unwrap_or_else(|_| Err(format!("the thread starting {engine} panicked")))?;
+        let url = started.url().trim_end_matches('/').to_string();
+        *node.lock().map_err(|e| e.to_string())? = Some(started);
+        clean_up_at_exit();
+        Ok(url)
+    });
+    match url {
+        Ok(url) => url,
+        Err(e) => panic!("the shared {engine} node did not start: {e}"),
+    }
 }

@@ -230,3 +230,13 @@ pub fn save(store: &searchbench::store::Store, result: &Value, tags: &[(&str, &s
         .collect();
     store.save(&run, result).expect("save the result").0
 }
+
+/// The HTML report of one query result, stored as a run stores it: what a reader of the page
+/// sees of it, to set beside the terminal's figures.
+pub fn query_html(result: &Value) -> String {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = searchbench::store::Store::open(dir.path().join("r.db")).expect("store");
+    let id = save(&store, result, &[]);
+    let groups = searchbench::report::load(&store, &[id], false).expect("load the run");
+    searchbench::report::html::render(&groups, None)
+}
