@@ -306,6 +306,25 @@ pub fn page_size() -> usize {
         .unwrap_or(4096)
 }
 
+/// The read-ahead of the block device that holds `path`, in KB: how much the kernel reads
+/// past each miss, which decides how much a cold read brings back. Asked of
+/// `/sys/dev/block/MAJOR:MINOR` (a partition's is its disk's); `None` where the file system
+/// has no block device (tmpfs, overlay) or this is not Linux.
+pub fn read_ahead_kb(path: &std::path::Path) -> Option<u64> {
+    use std::os::unix::fs::MetadataExt;
+    let dev = std::fs::metadata(path).ok()?.dev();
+    let device = std::path::PathBuf::from(format!(
+        "/sys/dev/block/{}:{}",
+        libc::major(dev),
+        libc::minor(dev)
+    ));
+    // The kernel follows the device's link before `..`: a partition's parent is its disk.
+    [device.join("queue"), device.join("../queue")]
+        .iter()
+        .find_map(|queue| std::fs::read_to_string(queue.join("read_ahead_kb")).ok())
+        .and_then(|kb| kb.trim().parse().ok())
+}
+
 /// Where the kernel is told to drop its clean caches.
 pub const DROP_CACHES: &str = "/proc/sys/vm/drop_caches";
 
@@ -404,6 +423,42 @@ fn resident_in_file(path: &std::path::Path) -> std::io::Result<(u64, u64)> {
 
 #[cfg(test)]
 mod tests {
+    /// The read-ahead found through the file's device number is the one `/sys/block` lists
+    /// for the disk whose `dev` (or whose partition's) is that number.
+    #[test]
+    fn the_read_ahead_is_that_of_the_disk_under_the_file() {
+        use std::os::unix::fs::MetadataExt;
+        let file = tempfile::NamedTempFile::new().expect("a file");
+        let dev = std::fs::metadata(file.path()).expect("stat").dev();
+        let wanted = format!("{}:{}", libc::major(dev), libc::minor(dev));
+        let mut listed = None;
+        for disk in std::fs::read_dir("/sys/block")
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let disk = disk.path();
+            let mut devices = vec![disk.clone()];
+            devices.extend(
+                std::fs::read_dir(&disk)
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.join("partition").exists()),
+            );
+            for d in devices {
+                let dev = std::fs::read_to_string(d.join("dev")).unwrap_or_default();
+                if dev.trim() == wanted {
+                    let kb = std::fs::read_to_string(disk.join("queue/read_ahead_kb"));
+                    listed = kb.ok().and_then(|kb| kb.trim().parse::<u64>().ok());
+                }
+            }
+        }
+        // A temporary folder on tmpfs or overlay has no disk: neither way finds one.
+        assert_eq!(super::read_ahead_kb(file.path()), listed, "device {wanted}");
+    }
+
     #[test]
     fn a_file_just_written_is_in_memory_and_its_size_is_counted() {
         let dir = tempfile::tempdir().expect("tempdir");

@@ -54,6 +54,8 @@ pub struct Chiller {
     /// Concrete index names, comma-joined for the APIs.
     names: String,
     dirs: Vec<PathBuf>,
+    /// The read-ahead of the disk under those folders (KB), the largest when several.
+    read_ahead_kb: Option<u64>,
 }
 
 /// One coverage's caches made cold: how long that took (not measured in its figures) and
@@ -66,6 +68,8 @@ pub struct Chilled {
     pub dropped: Option<u64>,
     /// (resident, total) bytes of the index's files, when they are readable here.
     pub resident: Option<(u64, u64)>,
+    /// The read-ahead of the disk under them (KB), when it is known.
+    pub read_ahead_kb: Option<u64>,
 }
 
 /// How cold the cold pass was, kept with the result.
@@ -89,6 +93,10 @@ pub struct ColdSummary {
     /// the proof the drop worked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dropped_bytes_max: Option<u64>,
+    /// The read-ahead of the disk under the index's files (KB): a cold read brings back this
+    /// much past each miss, so cold figures depend on it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_ahead_kb: Option<u64>,
 }
 
 impl ColdSummary {
@@ -105,13 +113,17 @@ impl ColdSummary {
         if let Some(dropped) = c.dropped {
             self.dropped_bytes_max = Some(self.dropped_bytes_max.unwrap_or(0).max(dropped));
         }
+        self.read_ahead_kb = self.read_ahead_kb.max(c.read_ahead_kb);
         self.coverages += 1;
     }
 
     /// How cold the pass was, in the words every view uses (`unit`: a coverage, a search).
     pub fn describe(&self, unit: &str) -> String {
         let mb = |b: u64| b as f64 / 1e6;
-        match (
+        let read_ahead = self.read_ahead_kb.map_or(String::new(), |kb| {
+            format!("; the disk reads {kb} KB ahead of each miss")
+        });
+        let how = match (
             self.index_bytes,
             self.resident_bytes_max,
             self.resident_bytes_mean,
@@ -133,7 +145,8 @@ impl ColdSummary {
                  counted",
                 self.chill_secs_mean
             ),
-        }
+        };
+        how + &read_ahead
     }
 }
 
@@ -182,9 +195,14 @@ impl Chiller {
                 }
             }
         }
+        let read_ahead_kb = dirs
+            .iter()
+            .filter_map(|d| crate::os::read_ahead_kb(d))
+            .max();
         Ok(Chiller {
             names: names.join(","),
             dirs,
+            read_ahead_kb,
         })
     }
 
@@ -221,6 +239,7 @@ impl Chiller {
             took,
             dropped,
             resident: self.resident(),
+            read_ahead_kb: self.read_ahead_kb,
         })
     }
 
@@ -328,6 +347,7 @@ mod tests {
                 took: Duration::from_secs_f64(secs),
                 dropped: Some(resident / 10),
                 resident: Some((resident, 100)),
+                read_ahead_kb: Some(128),
             });
         }
         assert_eq!(s.coverages, 2);
@@ -337,5 +357,9 @@ mod tests {
             (Some(100), Some(30), Some(20))
         );
         assert_eq!(s.dropped_bytes_max, Some(3));
+        assert_eq!(s.read_ahead_kb, Some(128));
+        assert!(s
+            .describe("coverage")
+            .ends_with("reads 128 KB ahead of each miss"));
     }
 }

@@ -327,6 +327,17 @@ fn cold_sets_each_cell_cold_beside_warm_and_proves_the_drop() {
         "the drop left {dropped} of {total} bytes: {cold:?}"
     );
     assert!(cold.resident_bytes_max.expect("resident") <= total);
+    // The read-ahead said is that of the disk under the node's data.
+    let fs: serde_json::Value = runtime()
+        .block_on(common::target().get_json("/_nodes/stats/fs"))
+        .expect("fs stats");
+    let data = fs["nodes"]
+        .as_object()
+        .and_then(|n| n.values().next())
+        .and_then(|n| n["fs"]["data"][0]["path"].as_str())
+        .expect("a data path");
+    let read_ahead = searchbench::os::read_ahead_kb(std::path::Path::new(data));
+    assert_eq!(cold.read_ahead_kb, read_ahead, "{data}");
     // The HTML report shows the same cold rows and the same words of how cold it was.
     let html = common::results::query_html(&value);
     let unit = result.described().unit;
