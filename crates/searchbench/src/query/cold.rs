@@ -68,8 +68,6 @@ pub struct Chilled {
     pub dropped: Option<u64>,
     /// (resident, total) bytes of the index's files, when they are readable here.
     pub resident: Option<(u64, u64)>,
-    /// The read-ahead of the disk under them (KB), when it is known.
-    pub read_ahead_kb: Option<u64>,
 }
 
 /// How cold the cold pass was, kept with the result.
@@ -113,7 +111,6 @@ impl ColdSummary {
         if let Some(dropped) = c.dropped {
             self.dropped_bytes_max = Some(self.dropped_bytes_max.unwrap_or(0).max(dropped));
         }
-        self.read_ahead_kb = self.read_ahead_kb.max(c.read_ahead_kb);
         self.coverages += 1;
     }
 
@@ -206,6 +203,15 @@ impl Chiller {
         })
     }
 
+    /// An empty summary of this index's cold pass, with what is known before it: the disk's
+    /// read-ahead.
+    pub fn summary(&self) -> ColdSummary {
+        ColdSummary {
+            read_ahead_kb: self.read_ahead_kb,
+            ..ColdSummary::default()
+        }
+    }
+
     /// The concrete indices, comma-joined.
     pub fn names(&self) -> &str {
         &self.names
@@ -239,7 +245,6 @@ impl Chiller {
             took,
             dropped,
             resident: self.resident(),
-            read_ahead_kb: self.read_ahead_kb,
         })
     }
 
@@ -341,13 +346,15 @@ mod tests {
 
     #[test]
     fn the_summary_keeps_means_and_the_most_resident() {
-        let mut s = ColdSummary::default();
+        let mut s = ColdSummary {
+            read_ahead_kb: Some(128),
+            ..ColdSummary::default()
+        };
         for (secs, resident) in [(1.0, 10), (3.0, 30)] {
             s.add(&Chilled {
                 took: Duration::from_secs_f64(secs),
                 dropped: Some(resident / 10),
                 resident: Some((resident, 100)),
-                read_ahead_kb: Some(128),
             });
         }
         assert_eq!(s.coverages, 2);

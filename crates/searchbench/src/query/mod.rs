@@ -495,7 +495,7 @@ where
                 failures_total += 1;
             }
             Ok(chiller) => {
-                let mut summary = cold::ColdSummary::default();
+                let mut summary = chiller.summary();
                 let mut order = tasks.clone();
                 rng.shuffle(&mut order);
                 for task in &order {

@@ -60,6 +60,11 @@ pub struct ProfileOverhead {
     pub overhead_pct: f64,
 }
 
+/// The heading of the serial vs `_msearch` table, in every view.
+pub fn savings_heading(unit: &str) -> String {
+    format!("Serial vs _msearch (wall per {unit}, ms)")
+}
+
 /// A cell measured cold beside the same cell warm (means per unit, ms).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ColdVsWarm {

@@ -141,10 +141,8 @@ fn savings_table(r: &QueryResult) -> String {
         return String::new();
     }
     let by_shards = r.savings.iter().any(|s| s.shards.is_some());
-    let mut s = format!(
-        "<h3>Serial vs _msearch (wall per {}, ms)</h3><table><tr><th>variant</th>",
-        esc(&r.described().unit)
-    );
+    let heading = crate::query::report::savings_heading(&r.described().unit);
+    let mut s = format!("<h3>{}</h3><table><tr><th>variant</th>", esc(&heading));
     if by_shards {
         s.push_str("<th>shards</th>");
     }

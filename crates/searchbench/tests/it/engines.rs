@@ -403,10 +403,10 @@ fn clean_removes_what_killed_nodes_left() {
 
 /// Rally's tracks on Elasticsearch 8 need modules (mapper-extras, aggregations, painless)
 /// that its distribution on Maven Central lacks, and nothing on Maven Central carries. On a
-/// node searchbench started (the binary's shared one): a module the track's indices need refuses the run before any
-/// task runs, naming it, what needs it and that the track needs a full cluster at --url; a
-/// module only a search needs leaves that search out, listed as not run with why, and the rest
-/// runs.
+/// node searchbench started (the binary's shared one): a module the track's indices need
+/// refuses the run before any task runs, naming it, what needs it and that the track needs a
+/// full cluster at --url; a module only a search needs leaves that search out, listed as not
+/// run with why, and the rest runs.
 #[test]
 fn tracks_needing_modules_the_maven_distribution_lacks_are_told_before_anything_runs() {
     let _heavy = common::one_track_at_a_time();

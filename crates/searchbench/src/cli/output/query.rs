@@ -154,7 +154,7 @@ pub fn print(r: &QueryResult, detail: Detail) {
     }
 
     if !r.savings.is_empty() {
-        sayln!("\nSerial vs _msearch (wall per {unit}, ms)");
+        sayln!("\n{}", crate::query::report::savings_heading(unit));
         let by_shards = r.savings.iter().any(|s| s.shards.is_some());
         let mut header = vec!["variant"];
         if by_shards {
