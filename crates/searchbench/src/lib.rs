@@ -15,6 +15,7 @@ pub mod ingest;
 mod layering;
 pub mod measure;
 pub mod os;
+pub mod out_folder;
 pub mod publish;
 pub mod query;
 pub mod report;

@@ -1,7 +1,6 @@
 //! `searchbench dashboards export`: Kibana or OpenSearch Dashboards saved objects over what
 //! `--publish` wrote to the team's results cluster.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand, ValueEnum};
@@ -139,8 +138,8 @@ fn app_name(app: For) -> &'static str {
     }
 }
 
-/// Writes `bytes` to `path` whole or not at all: into a file beside it, then renamed over
-/// it, so an interrupted export leaves the file that was there.
+/// Writes `bytes` to `path` whole or not at all (an interrupted export leaves the file that
+/// was there), never through a link ([`crate::out_folder`]).
 fn write_whole(path: &Path, bytes: &[u8]) -> CliResult {
     if path.is_dir() {
         return Err(CliError::usage(anyhow::anyhow!(
@@ -148,21 +147,6 @@ fn write_whole(path: &Path, bytes: &[u8]) -> CliResult {
             path.display()
         )));
     }
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-    let Some(name) = name else {
-        return Err(CliError::usage(anyhow::anyhow!(
-            "--out {}: name the file to write",
-            path.display()
-        )));
-    };
-    let beside = path.with_file_name(format!(".{name}.{}.partial", std::process::id()));
-    let failed = |e: std::io::Error| anyhow::anyhow!("writing {}: {e}", path.display());
-    let written = std::fs::File::create(&beside)
-        .and_then(|mut f| f.write_all(bytes).and_then(|()| f.sync_all()))
-        .and_then(|()| std::fs::rename(&beside, path));
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&beside);
-        return Err(failed(e).into());
-    }
-    Ok(())
+    crate::out_folder::write_file(path, bytes)
+        .map_err(|e| CliError::from(anyhow::anyhow!("writing {e}")))
 }

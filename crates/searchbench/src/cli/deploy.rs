@@ -499,9 +499,8 @@ fn kubernetes_run(args: &KubernetesArgs) -> CliResult {
     let value = manifest.to_value().map_err(|e| usage(e.to_string()))?;
     let text = serde_json::to_string_pretty(&value).map_err(|e| usage(e.to_string()))?;
     match &args.out {
-        Some(path) => std::fs::write(path, format!("{text}\n")).map_err(|e| {
-            CliError::usage(anyhow::anyhow!("cannot write {}: {e}", path.display()))
-        })?,
+        Some(path) => crate::out_folder::write_file(path, format!("{text}\n").as_bytes())
+            .map_err(|e| CliError::usage(anyhow::anyhow!("cannot write {e}")))?,
         None => outln!("{text}"),
     }
     let file = args

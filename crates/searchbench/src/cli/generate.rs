@@ -227,8 +227,8 @@ fn synthesize(args: &GenerateArgs, mapping: &std::path::Path) -> CliResult {
         let rows =
             synth::fidelity(&model, &fields, args.seed, docs, &real).map_err(CliError::usage)?;
         let json = serde_json::to_vec_pretty(&rows).map_err(|e| anyhow::anyhow!("{e}"))?;
-        std::fs::write(report, json)
-            .map_err(|e| usage(format!("--fidelity {}: {e}", report.display())))?;
+        crate::out_folder::write_file(report, &json)
+            .map_err(|e| usage(format!("--fidelity {e}")))?;
         eprintln!("{}", fidelity_table(&rows, &real));
     }
     Ok(())

@@ -392,14 +392,15 @@ fn import_store(path: &std::path::Path, save: SaveArgs) -> CliResult {
 }
 
 async fn list(a: ListArgs) -> CliResult {
-    let store = a.store.open().await?;
-    let rows = store.list(&Filter {
+    let filter = Filter {
         workload: a.workload,
         engine: a.engine,
         tags: a.tags,
         limit: Some(a.limit),
         ..Default::default()
-    })?;
+    };
+    let store = a.store.open_newest(&filter, a.limit).await?;
+    let rows = store.list(&filter)?;
     if a.json {
         let slim: Vec<RunRow> = rows
             .into_iter()

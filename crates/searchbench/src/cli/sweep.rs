@@ -252,8 +252,11 @@ pub async fn run(a: SweepArgs) -> CliResult {
         // The whole result beside the page: the runs are in the store, the answer here.
         let json = path.with_extension("json");
         let written = serde_json::to_string_pretty(&result)
-            .map_err(std::io::Error::other)
-            .and_then(|text| std::fs::write(&json, text + "\n"));
+            .map_err(|e| e.to_string())
+            .and_then(|text| {
+                crate::out_folder::write_file(&json, (text + "\n").as_bytes())
+                    .map_err(|e| e.to_string())
+            });
         if let Err(e) = written {
             eprintln!("warning: writing {}: {e}", json.display());
         }

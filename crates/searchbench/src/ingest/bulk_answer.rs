@@ -61,6 +61,39 @@ impl BulkAnswer {
     }
 }
 
+/// A document of a bulk request that was not taken, or why none past some point has an answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Untaken {
+    /// The document's position in the request, when an item names it.
+    pub position: Option<usize>,
+    pub why: String,
+}
+
+/// Whether every one of `docs` documents in the request answered by `body` was taken, read
+/// item by item whatever the `errors` flag says: the one rule of every writer that needs all
+/// its documents (publishing, a scenario's fill, a vector load). The first refused item (its
+/// position, status and reason) or why items are missing, when not.
+pub fn all_taken(body: &[u8], docs: usize) -> Result<(), Untaken> {
+    let (answer, missing) = read(body).for_docs(docs);
+    if let Some((position, item)) = answer.failed.into_iter().next() {
+        return Err(Untaken {
+            position: Some(position),
+            why: format!(
+                "status {}: {}",
+                item.status,
+                item.reason.as_deref().unwrap_or("no reason given")
+            ),
+        });
+    }
+    match missing.or(answer.problem) {
+        Some(why) => Err(Untaken {
+            position: None,
+            why,
+        }),
+        None => Ok(()),
+    }
+}
+
 /// The most an item can take in an answer, error included (an untrimmed success is ~200
 /// bytes, an error with its causes ~1 KB); an error quoting the document is covered by
 /// [`bound`]'s allowance for the request itself.
@@ -378,6 +411,20 @@ fn item_reason(raw: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_document_must_be_taken_whatever_the_flag_says() {
+        let lying = br#"{"errors":false,"items":[{"index":{"status":201}},{"index":{"status":400,"error":{"type":"mapper_parsing_exception","reason":"bad"}}}]}"#;
+        let untaken = all_taken(lying, 2).unwrap_err();
+        assert_eq!(untaken.position, Some(1));
+        assert!(untaken.why.contains("400") && untaken.why.contains("mapper_parsing_exception"));
+        let short = br#"{"errors":false,"items":[{"index":{"status":201}}]}"#;
+        let untaken = all_taken(short, 2).unwrap_err();
+        assert_eq!(untaken.position, None);
+        assert!(untaken.why.contains("1 items for 2"), "{}", untaken.why);
+        assert!(all_taken(b"nonsense", 0).is_err());
+        assert!(all_taken(br#"{"errors":false,"items":[{"index":{"status":201}}]}"#, 1).is_ok());
+    }
 
     /// How many items, the failed ones' statuses, and the problem.
     fn statuses(body: &[u8]) -> (usize, Vec<u16>, Option<String>) {

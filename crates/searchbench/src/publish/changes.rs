@@ -77,14 +77,16 @@ impl Publisher {
             return Ok(());
         }
         let mut body = Vec::new();
+        let mut ids = Vec::with_capacity(docs.len());
         for (id, doc) in docs {
+            ids.push((index.clone(), id.clone()));
             let action = json!({"index": {"_index": index, "_id": id}});
             body.extend_from_slice(action.to_string().as_bytes());
             body.push(b'\n');
             body.extend_from_slice(doc.to_string().as_bytes());
             body.push(b'\n');
         }
-        self.bulk(body, docs.len()).await?;
+        self.bulk(body, &ids).await?;
         let _ = self
             .target
             .send(Method::POST, &format!("/{index}/_refresh"), None)

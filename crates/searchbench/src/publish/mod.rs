@@ -33,10 +33,12 @@ use crate::store::{RunId, RunRow, Store, StoreError};
 
 mod changes;
 pub mod dashboards;
+#[cfg(test)]
+mod double;
 mod read;
 pub mod whole;
 
-pub use read::ReadBack;
+pub use read::{ReadBack, Reading};
 
 /// The indices' prefix unless told otherwise.
 pub const DEFAULT_PREFIX: &str = "searchbench";
@@ -193,25 +195,25 @@ impl Publisher {
         // The run's own documents go last: a run document says the rest is there.
         let mut sent = Sent::default();
         let mut body = Vec::new();
-        let mut in_body = 0;
+        let mut in_body = Vec::new();
         for (index, doc_id, doc) in &documents {
             let action = json!({"index": {"_index": index, "_id": doc_id}});
             body.extend_from_slice(action.to_string().as_bytes());
             body.push(b'\n');
             body.extend_from_slice(doc.to_string().as_bytes());
             body.push(b'\n');
-            in_body += 1;
+            in_body.push((index.clone(), doc_id.clone()));
             if body.len() >= BULK_BYTES {
-                self.bulk(std::mem::take(&mut body), in_body).await?;
+                self.bulk(std::mem::take(&mut body), &in_body).await?;
                 sent.requests += 1;
-                sent.documents += in_body;
-                in_body = 0;
+                sent.documents += in_body.len();
+                in_body.clear();
             }
         }
-        if in_body > 0 {
-            self.bulk(body, in_body).await?;
+        if !in_body.is_empty() {
+            self.bulk(body, &in_body).await?;
             sent.requests += 1;
-            sent.documents += in_body;
+            sent.documents += in_body.len();
         }
         // Searchable now rather than at the next refresh (a second away, per bulk when the
         // bulk waits for it). Best effort: a user that may write but not refresh still
@@ -229,42 +231,24 @@ impl Publisher {
         Ok(sent)
     }
 
-    /// One `_bulk` request of `n` documents; every item must be taken.
-    async fn bulk(&self, body: Vec<u8>, n: usize) -> Result<(), PublishError> {
+    /// One `_bulk` request of the documents `ids` (index, id) in order; every item must be
+    /// taken, read item by item as the ingest reads them (a cluster may say `"errors":false`
+    /// beside a refused item).
+    async fn bulk(&self, body: Vec<u8>, ids: &[(String, String)]) -> Result<(), PublishError> {
         let reply = self
             .target
             .send(Method::POST, "/_bulk", Some(("application/x-ndjson", body)))
             .await
             .map_err(|e| self.target_error(e))?;
-        let answer: Value =
-            serde_json::from_slice(&reply.body).map_err(|e| PublishError::Refused {
+        crate::ingest::bulk_answer::all_taken(&reply.body, ids.len()).map_err(|untaken| {
+            let reason = match untaken.position.and_then(|k| ids.get(k)) {
+                Some((index, id)) => format!("document {id} of {index} refused: {}", untaken.why),
+                None => format!("the _bulk answer: {}", untaken.why),
+            };
+            PublishError::Refused {
                 destination: self.destination(),
-                reason: format!("the _bulk answer is not JSON: {e}"),
-            })?;
-        let items = answer["items"].as_array().map_or(0, Vec::len);
-        if answer["errors"] == Value::Bool(false) && items == n {
-            return Ok(());
-        }
-        let refused = answer["items"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|i| i.get("index"))
-            .find(|i| i.get("error").is_some());
-        let reason = match refused {
-            Some(item) => format!(
-                "document {} of {} refused: {}",
-                item["_id"].as_str().unwrap_or("?"),
-                item["_index"].as_str().unwrap_or("?"),
-                crate::cluster::server_reason(
-                    json!({"error": item["error"]}).to_string().as_bytes()
-                )
-            ),
-            None => format!("{items} answers for {n} documents"),
-        };
-        Err(PublishError::Refused {
-            destination: self.destination(),
-            reason,
+                reason,
+            }
         })
     }
 }
@@ -541,6 +525,165 @@ mod tests {
         let target =
             Target::new(&crate::cluster::TargetConfig::local("http://127.0.0.1:9")).unwrap();
         Publisher::new(target, "t").unwrap()
+    }
+
+    /// A cluster that says `"errors":false` while refusing the last item of every bulk.
+    fn lying_bulk(r: &double::Request) -> String {
+        if r.path != "/_bulk" {
+            return "{}".into();
+        }
+        let docs = r
+            .body
+            .split(|b| *b == b'\n')
+            .filter(|l| !l.is_empty())
+            .count()
+            / 2;
+        let mut items = vec![r#"{"index":{"status":201}}"#; docs.saturating_sub(1)];
+        items.push(
+            r#"{"index":{"status":400,"error":{"type":"mapper_parsing_exception","reason":"no"}}}"#,
+        );
+        format!(
+            r#"{{"took":1,"errors":false,"items":[{}]}}"#,
+            items.join(",")
+        )
+    }
+
+    #[tokio::test]
+    async fn a_bulk_answer_saying_no_errors_is_read_item_by_item() {
+        let cluster = double::Double::serve(lying_bulk);
+        let store = Store::in_memory(std::env::temp_dir()).unwrap();
+        let id = stored(&store);
+        let target = Target::new(&crate::cluster::TargetConfig::local(&cluster.url)).unwrap();
+        let p = Publisher::new(target, "t").unwrap();
+        let e = p.publish(&store, &id).await.unwrap_err().to_string();
+        assert!(
+            e.contains("mapper_parsing_exception") && e.contains("refused"),
+            "{e}"
+        );
+        // Still pending: the next publish sends it again.
+        let pending = store
+            .pending(&p.destination(), &crate::store::Filter::default())
+            .unwrap();
+        assert!(pending.iter().any(|r| r.id == id), "{pending:?}");
+    }
+
+    /// The run document of a stored run, as a publish writes it.
+    fn run_document(store: &Store, id: &RunId) -> Value {
+        let row = store.get(&id.0).unwrap();
+        let docs = documents(store, &row, &publisher()).unwrap();
+        docs.last().unwrap().2.clone()
+    }
+
+    /// A hit of `doc` under the document id `id`, its run id `id` too.
+    fn hit(doc: &Value, id: &str, sort: i64) -> Value {
+        let mut source = doc.clone();
+        source["row"]["id"] = id.into();
+        json!({"_id": id, "_source": source, "sort": [sort]})
+    }
+
+    #[tokio::test]
+    async fn documents_a_publish_never_writes_are_skipped_and_named_the_rest_read() {
+        let store = Store::in_memory(std::env::temp_dir()).unwrap();
+        let id = stored(&store);
+        let doc = run_document(&store, &id);
+        let hits = json!([
+            hit(&doc, &id.0, 1),
+            // A prefix of the genuine id, another shape, a run twice, not a run at all.
+            hit(&doc, &id.0[..6], 2),
+            hit(&doc, "run-x", 3),
+            hit(&doc, &id.0, 4),
+            {"_id": "junk", "_source": {"row": 5}, "sort": [5]},
+        ]);
+        let cluster = double::Double::serve(move |_| json!({"hits": {"hits": hits}}).to_string());
+        let target = Target::new(&crate::cluster::TargetConfig::local(&cluster.url)).unwrap();
+        let p = Publisher::new(target, "t").unwrap();
+        let into = Store::in_memory(std::env::temp_dir()).unwrap();
+        let read = p.read_runs(&into).await.unwrap();
+        assert_eq!(read.runs, 1, "{read:?}");
+        let skipped = read.skipped.join("\n");
+        for named in [&id.0[..6], "run-x", "published twice", "junk"] {
+            assert!(skipped.contains(named), "{named}: {skipped}");
+        }
+        // Every run read selects by its id (none "ambiguous", none "no run").
+        for row in into.list(&crate::store::Filter::default()).unwrap() {
+            into.get(&row.id.0).unwrap();
+        }
+    }
+
+    #[tokio::test]
+    async fn a_list_of_the_newest_runs_reads_no_more_than_it_shows() {
+        let store = Store::in_memory(std::env::temp_dir()).unwrap();
+        let id = stored(&store);
+        let doc = run_document(&store, &id);
+        // A cluster holding endless runs: every page full, newest first.
+        let cluster = double::Double::serve(move |r| {
+            let body: Value = serde_json::from_slice(&r.body).unwrap_or_default();
+            let size = body["size"].as_u64().unwrap_or(0);
+            let from = body["search_after"][0].as_i64().unwrap_or(i64::MAX);
+            let hits: Vec<Value> = (1..=size as i64)
+                .map(|k| hit(&doc, &format!("{:08x}", (from - k) as u32), from - k))
+                .collect();
+            json!({"hits": {"hits": hits}}).to_string()
+        });
+        let target = Target::new(&crate::cluster::TargetConfig::local(&cluster.url)).unwrap();
+        let p = Publisher::new(target, "t").unwrap();
+        let into = Store::in_memory(std::env::temp_dir()).unwrap();
+        let filter = crate::store::Filter::default();
+        let reading = Reading::Newest {
+            filter: &filter,
+            limit: 3,
+        };
+        let read = tokio::time::timeout(Duration::from_secs(20), p.read(&into, reading))
+            .await
+            .expect("the read stops at its limit")
+            .unwrap();
+        assert_eq!((read.runs, read.requests), (3, 1), "{read:?}");
+        let asked: Value = serde_json::from_slice(&cluster.requests()[0].body).unwrap();
+        assert_eq!(asked["size"], 3);
+        assert_eq!(asked["_source"]["includes"], json!(["row"]));
+        // Listed newest first, as the cluster ordered them.
+        let listed = into.list(&filter).unwrap();
+        let ids: Vec<&str> = listed.iter().map(|r| r.id.0.as_str()).collect();
+        let newest = |k: i64| format!("{:08x}", (i64::MAX - k) as u32);
+        assert_eq!(ids, [newest(1), newest(2), newest(3)]);
+    }
+
+    #[test]
+    fn a_document_claiming_complete_with_counts_that_do_not_add_up_reads_back_failed() {
+        let doc = |counts: Value| {
+            json!({"row": {"id": "0000abcd", "kind": "ingest", "workload": "logs", "engine": null,
+                    "state": "complete", "started_unix": 1, "finished_unix": 2,
+                    "tool_version": "0", "seed": null, "error": null,
+                    "result": {"docs_per_sec": 5.0, "counts": counts}}})
+        };
+        let lying = doc(json!({"read": 10, "indexed": 7, "failed": 0, "reconciled": true}));
+        let (_, run) = whole::whole_run(&lying).unwrap();
+        assert_eq!(run.state, crate::store::State::Failed);
+        assert!(
+            run.error.as_deref().is_some_and(|e| e.contains("add up")),
+            "{:?}",
+            run.error
+        );
+        let unreconciled =
+            doc(json!({"read": 10, "indexed": 10, "failed": 0, "reconciled": false}));
+        assert_eq!(
+            whole::whole_run(&unreconciled).unwrap().1.state,
+            crate::store::State::Failed
+        );
+        let honest = doc(json!({"read": 10, "indexed": 7, "failed": 3, "reconciled": true}));
+        assert_eq!(
+            whole::whole_run(&honest).unwrap().1.state,
+            crate::store::State::Complete
+        );
+        // The local store judges a result by the same rule.
+        let store = Store::in_memory(std::env::temp_dir()).unwrap();
+        let id = store
+            .save(
+                &NewRun::new(Kind::Ingest, "logs", json!({})),
+                &lying["row"]["result"],
+            )
+            .unwrap();
+        assert_eq!(store.get(&id.0).unwrap().state, crate::store::State::Failed);
     }
 
     /// A run with everything a store keeps: timeline, histograms, phases, telemetry, tags.

@@ -4,12 +4,14 @@
 //! its run document ([`super::whole`]) under its own id, its telemetry from the telemetry
 //! index when a view draws it.
 
+use std::collections::HashSet;
+
 use reqwest::Method;
 use serde_json::{json, Value};
 
 use super::{whole, PublishError, Publisher, IDENTITY_KEYS};
 use crate::cluster::TargetError;
-use crate::store::{RunId, Store};
+use crate::store::{Filter, RunId, Store, WholeRun};
 
 /// The bytes a page of run documents aims at: far under the answer bound, big enough that
 /// a thousand small runs take a few requests.
@@ -25,11 +27,23 @@ const TELEMETRY_PAGE: usize = 5_000;
 /// Runs whose telemetry one request asks for.
 const RUNS_PER_TELEMETRY_QUERY: usize = 1_000;
 
-/// What was read back.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// What was read back, and the documents skipped because a publish would never write them
+/// (each named, with why).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ReadBack {
     pub runs: usize,
     pub requests: usize,
+    pub skipped: Vec<String>,
+}
+
+/// Which published runs to read back.
+#[derive(Debug, Clone, Copy)]
+pub enum Reading<'a> {
+    /// Every run, whole (telemetry apart), oldest first: what every view reads.
+    Every,
+    /// The newest `limit` runs `filter` matches, their rows only (`results list`): the read
+    /// stops there, whatever the cluster holds.
+    Newest { filter: &'a Filter, limit: usize },
 }
 
 impl Publisher {
@@ -37,20 +51,41 @@ impl Publisher {
     /// its own id, oldest first. A prefix nothing was published under is an error, so a typo
     /// does not read as an empty history.
     pub async fn read_runs(&self, into: &Store) -> Result<ReadBack, PublishError> {
+        self.read(into, Reading::Every).await
+    }
+
+    /// The runs `reading` names put into `into` under their own ids. A document a publish
+    /// would never write (not a run, an id of another shape, one run twice) is skipped and
+    /// named in [`ReadBack::skipped`]: one bad document does not hide the rest.
+    pub async fn read(&self, into: &Store, reading: Reading<'_>) -> Result<ReadBack, PublishError> {
         let index = self.index("runs");
+        let (order, parts, limit) = match reading {
+            Reading::Every => (
+                "asc",
+                json!(["row", "timeline", "histograms", "phases"]),
+                None,
+            ),
+            Reading::Newest { limit, .. } => ("desc", json!(["row"]), Some(limit)),
+        };
         let mut read = ReadBack::default();
-        let mut size = FIRST_PAGE;
+        if limit == Some(0) {
+            return Ok(read);
+        }
+        let mut seen = HashSet::new();
+        // The newest runs, kept to be stored oldest first as the cluster ordered them.
+        let mut newest = Vec::new();
+        let mut size = limit.map_or(FIRST_PAGE, |l| l.min(FIRST_PAGE));
         let mut after: Option<Value> = None;
         loop {
             let mut body = json!({
                 "size": size,
                 "track_total_hits": false,
                 "sort": [
-                    {"started_at": "asc"},
-                    {"store_order": {"order": "asc", "unmapped_type": "long"}},
-                    {"run_id": "asc"}
+                    {"started_at": order},
+                    {"store_order": {"order": order, "unmapped_type": "long"}},
+                    {"run_id": order}
                 ],
-                "_source": {"includes": ["row", "timeline", "histograms", "phases"]},
+                "_source": {"includes": parts},
             });
             if let Some(after) = &after {
                 body["search_after"] = after.clone();
@@ -70,50 +105,46 @@ impl Publisher {
             let n = hits.len();
             for hit in &hits {
                 let doc_id = hit["_id"].as_str().unwrap_or("?");
-                let (id, run) =
-                    whole::whole_run(&hit["_source"]).map_err(|reason| PublishError::Refused {
-                        destination: self.destination(),
-                        reason: format!("run document {doc_id} of {index}: {reason}"),
-                    })?;
-                // A run's id names its files (a report's page): a document that is not what a
-                // publish writes, under its run's id, is refused rather than trusted.
-                let plain = !id.is_empty()
-                    && id.len() <= 64
-                    && id
-                        .chars()
-                        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-                if !plain || id != doc_id {
-                    return Err(PublishError::Refused {
-                        destination: self.destination(),
-                        reason: format!(
-                            "run document {doc_id} of {index}: its run id {:?} is not its \
-                             document's id, or not a run id (letters, digits, '-', '_')",
-                            id.chars().take(80).collect::<String>()
-                        ),
-                    });
+                let (id, run) = match published_run(hit, doc_id, &mut seen) {
+                    Ok(run) => run,
+                    Err(why) => {
+                        read.skipped.push(format!(
+                            "run document {} of {index}: {why}",
+                            doc_id.chars().take(80).collect::<String>()
+                        ));
+                        continue;
+                    }
+                };
+                match reading {
+                    Reading::Every => {
+                        into.put_whole(&run, Some(&id), &[])?;
+                        read.runs += 1;
+                    }
+                    Reading::Newest { filter, .. } => {
+                        if filter.matches_whole(&run) {
+                            newest.push((id, run));
+                        }
+                    }
                 }
-                let kept = into.put_whole(&run, Some(&id), &[])?;
-                if kept.0 != id {
-                    return Err(PublishError::Refused {
-                        destination: self.destination(),
-                        reason: format!(
-                            "run {id} is published twice under {index} (document {doc_id})"
-                        ),
-                    });
-                }
-                read.runs += 1;
             }
-            if n < size {
-                return Ok(read);
-            }
+            let enough = limit.is_some_and(|l| newest.len() >= l);
             after = hits.last().and_then(|h| h.get("sort")).cloned();
-            if after.is_none() {
-                return Ok(read);
+            if enough || n < size || after.is_none() {
+                break;
             }
             // The next page sized so its answer is about PAGE_BYTES.
             let per_doc = (bytes / n.max(1)).max(1);
             size = (PAGE_BYTES / per_doc).clamp(1, 1_000);
+            if let Some(l) = limit {
+                size = size.min(l - newest.len());
+            }
         }
+        newest.truncate(limit.unwrap_or(usize::MAX));
+        for (id, run) in newest.iter().rev() {
+            into.put_whole(run, Some(id), &[])?;
+            read.runs += 1;
+        }
+        Ok(read)
     }
 
     /// The telemetry of the runs `ids`, put into `into` as the store held it.
@@ -214,4 +245,27 @@ impl Publisher {
         };
         Ok((hits, bytes))
     }
+}
+
+/// The run a hit holds, as a publish writes it: a run document whose run id is a run id of
+/// this tool's shape and its document's id, not read before. Why not, when not.
+fn published_run(
+    hit: &Value,
+    doc_id: &str,
+    seen: &mut HashSet<String>,
+) -> Result<(String, WholeRun), String> {
+    let (id, run) = whole::whole_run(&hit["_source"])?;
+    // A run's id names its files (a report's page) and selects it by prefix: a document not
+    // under its run's id, or an id of another shape (one a prefix of another's), is not
+    // trusted.
+    if !crate::store::is_run_id(&id) || id != doc_id {
+        return Err(format!(
+            "its run id {:?} is not its document's id, or not a run id (8 hex digits)",
+            id.chars().take(80).collect::<String>()
+        ));
+    }
+    if !seen.insert(id.clone()) {
+        return Err(format!("run {id} is published twice"));
+    }
+    Ok((id, run))
 }

@@ -156,6 +156,15 @@ pub fn whole_run(doc: &Value) -> Result<(String, WholeRun), String> {
         // finish here.
         _ => State::Incomplete,
     };
+    // A document claiming `complete` is judged by the rule a store judges a result by: one
+    // whose result reports an error or counts that do not add up is failed, whatever it says.
+    let (state, error) = match (&state, &row.result) {
+        (State::Complete, Some(result)) => match crate::store::outcome_of(result) {
+            (State::Complete, _) => (state, row.error),
+            (earned, why) => (earned, row.error.or(why)),
+        },
+        _ => (state, row.error),
+    };
     Ok((
         row.id,
         WholeRun {
@@ -170,7 +179,7 @@ pub fn whole_run(doc: &Value) -> Result<(String, WholeRun), String> {
             machine: row.machine,
             config: row.config,
             tags: row.tags,
-            error: row.error,
+            error,
             result: row.result,
             timeline: list("timeline"),
             histograms,

@@ -315,7 +315,8 @@ impl Scale {
             (v.max(f64::MIN_POSITIVE).log10() - self.lo.log10())
                 / (self.hi.log10() - self.lo.log10())
         } else {
-            (v - self.lo) / (self.hi - self.lo)
+            // In halves: a span near the largest float does not overflow to infinity.
+            (v / 2.0 - self.lo / 2.0) / (self.hi / 2.0 - self.lo / 2.0)
         };
         self.from + t.clamp(0.0, 1.0) * (self.to - self.from)
     }
@@ -339,23 +340,48 @@ fn value_axis(axis: &Axis, values: &[f64]) -> Option<((f64, f64), Vec<f64>)> {
         let (&first, &last) = (ticks.first()?, ticks.last()?);
         return Some(((first, last), ticks));
     }
-    // Ticks at a round step, about six over the axis.
-    let (lo, hi) = match axis.range {
+    // Ticks at a round step, about six over the axis. Every bound stays a finite float: a
+    // value near the largest one (read back from anywhere) must not make the axis infinite.
+    let given = axis
+        .range
+        .filter(|(lo, hi)| lo.is_finite() && hi.is_finite());
+    let (lo, hi) = match given {
         Some(r) => r,
         None => {
             let (min, max) = finite_range(values.iter().copied())?;
-            let top = max.max(0.0) * 1.05;
-            let bottom = min.min(0.0) * 1.05;
-            let step = nice((top - bottom) / 6.0);
-            ((bottom / step).floor() * step, (top / step).ceil() * step)
+            let top = (max.max(0.0) * 1.05).min(f64::MAX);
+            let bottom = (min.min(0.0) * 1.05).max(-f64::MAX);
+            let step = nice(top / 6.0 - bottom / 6.0);
+            (
+                ((bottom / step).floor() * step).max(-f64::MAX),
+                ((top / step).ceil() * step).min(f64::MAX),
+            )
         }
     };
-    let hi = if hi > lo { hi } else { lo + 1.0 };
-    let step = nice((hi - lo) / 6.0);
-    let ticks = ((lo / step).ceil() as i64..=(hi / step + 1e-9).floor() as i64)
-        .map(|k| k as f64 * step)
-        .collect();
-    Some(((lo, hi), ticks))
+    let (lo, hi) = if hi > lo {
+        (lo, hi)
+    } else {
+        let d = lo.abs().max(1.0) * 0.05;
+        ((lo - d).max(-f64::MAX), (hi + d).min(f64::MAX))
+    };
+    Some(((lo, hi), linear_ticks(lo, hi)))
+}
+
+/// The most ticks an axis gets: past it (a range no round step covers in a few) only its ends.
+const MAX_TICKS: f64 = 50.0;
+
+/// Ticks at a round step between `lo` and `hi`, about six, never more than [`MAX_TICKS`]
+/// whatever the range (the span taken in sixths, so one near the largest float is finite).
+fn linear_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let step = nice(hi / 6.0 - lo / 6.0);
+    let (first, last) = ((lo / step).ceil(), (hi / step + 1e-9).floor());
+    if !(first.is_finite() && last.is_finite()) || last < first || last - first > MAX_TICKS {
+        return [lo, hi].into_iter().filter(|v| v.is_finite()).collect();
+    }
+    (0..=(last - first) as usize)
+        .map(|i| (first + i as f64) * step)
+        .filter(|v| v.is_finite())
+        .collect()
 }
 
 /// A legend entry: name, colour, and how its key is drawn (`solid`, `dashed`, `swatch`).
@@ -519,10 +545,7 @@ impl Plot {
         );
         // X ticks: the categories, or about six round steps.
         if self.categories.is_empty() {
-            let step = nice((x1 - x0) / 6.0);
-            let mut k = (x0 / step).ceil();
-            while k * step <= x1 + step * 1e-9 {
-                let t = k * step;
+            for t in linear_ticks(x0, x1) {
                 let x = xs.at(t);
                 let _ = write!(
                     svg,
@@ -532,7 +555,6 @@ impl Plot {
                     base + 15.0,
                     tick_label(t)
                 );
-                k += 1.0;
             }
         } else {
             // Past MAX_CATEGORY_LABELS the labels would overlap into a smear (a thousand
@@ -1025,6 +1047,39 @@ mod tests {
         assert_eq!(tick_label(250.0), "250");
         assert_eq!(tick_label(0.0012345), "0.00123");
         assert_eq!(tick_label(12.5), "12.5");
+    }
+
+    #[test]
+    fn values_near_the_largest_float_get_a_few_finite_ticks() {
+        for v in [
+            &[0.0, f64::MAX][..],
+            &[-f64::MAX, f64::MAX],
+            &[1.0, 1.7e308],
+            &[f64::MAX],
+        ] {
+            let ((lo, hi), t) = value_axis(&Axis::new("y"), v).unwrap();
+            assert!(
+                lo.is_finite() && hi.is_finite() && lo < hi,
+                "{v:?}: {lo} {hi}"
+            );
+            assert!(
+                !t.is_empty() && t.len() <= 51 && t.iter().all(|x| x.is_finite()),
+                "{v:?}: {t:?}"
+            );
+        }
+        let mut axis = Axis::new("y");
+        axis.range = Some((0.0, f64::INFINITY));
+        let (_, t) = value_axis(&axis, &[1.0]).unwrap();
+        assert!(t.len() <= 51);
+        // A plot whose x spans every float is drawn, in bounded time and without NaN.
+        let mut p = Plot::new("t", Axis::new("x"), Axis::new("y"));
+        p.lines.push(Line::new(
+            "l",
+            "#000",
+            vec![(-f64::MAX, 1.0), (0.0, f64::MAX), (f64::MAX, 2.0)],
+        ));
+        let svg = p.render();
+        assert!(!svg.contains("NaN") && !svg.contains("inf"), "{svg}");
     }
 
     #[test]

@@ -323,26 +323,32 @@ pub fn write(h: &History, path: &Path) -> Result<(), ReportError> {
 
 /// The y axis of a chart of `values`, padded; `None` without a finite value.
 fn y_range(values: &[f64]) -> Option<(f64, f64)> {
+    // Finite values only, and every bound a finite float: a value near the largest one
+    // must not make the axis infinite (in halves, the span does not overflow).
     let (mut lo, mut hi) = values
         .iter()
+        .filter(|v| v.is_finite())
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
             (a.min(v), b.max(v))
         });
     if !lo.is_finite() {
         return None;
     }
-    if hi - lo < hi.abs().max(1e-9) * 1e-6 {
+    if hi / 2.0 - lo / 2.0 < hi.abs().max(1e-9) * 0.5e-6 {
         lo -= lo.abs().max(1.0) * 0.05;
         hi += hi.abs().max(1.0) * 0.05;
     }
-    let pad = (hi - lo) * 0.08;
+    let pad = (hi / 2.0 - lo / 2.0) * 0.16;
     // A series that is never negative (counts, rates, times) never gets a negative axis.
     let floor = if values.iter().all(|v| *v >= 0.0) {
         0.0
     } else {
-        f64::NEG_INFINITY
+        -f64::MAX
     };
-    Some(((lo - pad).max(floor), hi + pad))
+    Some((
+        (lo - pad).max(floor).max(-f64::MAX),
+        (hi + pad).min(f64::MAX),
+    ))
 }
 
 #[cfg(test)]
@@ -358,5 +364,17 @@ mod tests {
         assert!(lo > 0.0 && lo < 100.0 && hi > 200.0);
         assert!(y_range(&[-1.0, 2.0]).unwrap().0 < -1.0);
         assert!(y_range(&[]).is_none());
+        // Near the largest float, or past it, the axis stays finite.
+        for v in [
+            &[0.0, 1.7e308][..],
+            &[-f64::MAX, f64::MAX],
+            &[f64::INFINITY, 1.0],
+        ] {
+            let (lo, hi) = y_range(v).unwrap();
+            assert!(
+                lo.is_finite() && hi.is_finite() && lo < hi,
+                "{v:?}: {lo} {hi}"
+            );
+        }
     }
 }

@@ -40,6 +40,8 @@ pub enum ReportError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error("cannot write {0}")]
+    Out(#[from] crate::out_folder::OutError),
     #[error("nothing to report: name at least one run")]
     NoRuns,
     /// A name from the store (or a results cluster) that cannot be a file name of a page.
@@ -70,18 +72,15 @@ pub fn load(
         .collect()
 }
 
-/// Writes a page (or any report text) to `path`, creating its folder.
+/// Writes a page (or any report text) to `path`, creating its folder, whole or not at all
+/// and never through a link ([`crate::out_folder`]).
 pub fn write_page(path: &Path, text: &str) -> Result<(), ReportError> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|source| ReportError::Write {
-            path: path.to_path_buf(),
-            source,
-        })?;
-    }
-    std::fs::write(path, text).map_err(|source| ReportError::Write {
-        path: path.to_path_buf(),
-        source,
-    })
+    crate::out_folder::write_file(path, text.as_bytes()).map_err(ReportError::from)
+}
+
+/// Writes a page to `rel` under the folder `dir` (a site's), nothing in `dir` followed.
+pub fn write_page_in(dir: &Path, rel: &Path, text: &str) -> Result<(), ReportError> {
+    crate::out_folder::write_in(dir, rel, text.as_bytes()).map_err(ReportError::from)
 }
 
 /// Writes the HTML report of `groups` to `path`.

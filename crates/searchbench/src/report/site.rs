@@ -68,8 +68,8 @@ pub fn write(
     let mut pages = 0;
     let mut largest = 0u64;
     let mut runs = 0;
-    let mut page = |path: &Path, text: &str| -> Result<(), ReportError> {
-        super::write_page(path, text)?;
+    let mut page = |rel: &Path, text: &str| -> Result<(), ReportError> {
+        super::write_page_in(dir, rel, text)?;
         pages += 1;
         largest = largest.max(text.len() as u64);
         Ok(())
@@ -88,7 +88,7 @@ pub fn write(
             run: &link,
         };
         page(
-            &dir.join(&name),
+            Path::new(&name),
             &history_html::render_with(h, Some(&links)),
         )?;
         if let Some(store) = store {
@@ -98,7 +98,7 @@ pub fn write(
                 }
                 let groups = super::load(store, std::slice::from_ref(&r.id), false)?;
                 page(
-                    &dir.join("runs").join(format!("{}.html", r.id)),
+                    &Path::new("runs").join(format!("{}.html", r.id)),
                     &super::html::render(&groups, None),
                 )?;
             }
@@ -106,7 +106,7 @@ pub fn write(
         runs += h.runs.len();
         entries.push(entry(h, name));
     }
-    page(&dir.join("index.html"), &index(&entries, runs))?;
+    page(Path::new("index.html"), &index(&entries, runs))?;
     Ok(Site {
         dir: dir.to_path_buf(),
         configurations: entries,
@@ -221,6 +221,27 @@ fn index(entries: &[Entry], runs: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn links_planted_in_the_site_folder_are_not_followed() {
+        let outside = tempfile::tempdir().unwrap();
+        let victim = outside.path().join("victim");
+        std::fs::write(&victim, "keep").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(&victim, dir.path().join("index.html")).unwrap();
+        let e = write(&[], None, dir.path()).unwrap_err().to_string();
+        assert!(e.contains("index.html") && e.contains("link"), "{e}");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+        // Removed, the site is written, beside a file of the user's.
+        std::fs::remove_file(dir.path().join("index.html")).unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "mine").unwrap();
+        write(&[], None, dir.path()).unwrap();
+        assert!(dir.path().join("index.html").is_file());
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("notes.txt")).unwrap(),
+            "mine"
+        );
+    }
 
     #[test]
     fn only_plain_ids_become_files() {

@@ -316,6 +316,15 @@ fn now_unix() -> u64 {
         .unwrap_or(0)
 }
 
+/// Whether `s` is a run id as the store makes them: eight lowercase hex digits (a merged
+/// group's as a run's). So no run id is a prefix of another, and what is read back from
+/// elsewhere under any other id is not a run this tool wrote.
+pub fn is_run_id(s: &str) -> bool {
+    s.len() == 8
+        && s.bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
 fn new_id() -> String {
     use std::hash::{BuildHasher, Hasher};
     use std::sync::atomic::{AtomicU64, Ordering};

@@ -45,6 +45,11 @@ pub fn outcome_of(result: &Value) -> (State, Option<String>) {
     {
         return (State::Failed, Some("counts do not reconcile".into()));
     }
+    // A result that says it reconciled must add up: read back from a cluster, a document may
+    // claim what its counts deny.
+    if let Some(why) = result.get("counts").and_then(counts_not_adding_up) {
+        return (State::Failed, Some(why));
+    }
     if let Some(limit) = result
         .get("failure_limit")
         .filter(|l| l.get("exceeded").and_then(Value::as_bool) == Some(true))
@@ -83,6 +88,18 @@ pub fn outcome_of(result: &Value) -> (State, Option<String>) {
         }
     }
     (State::Complete, None)
+}
+
+/// Why an ingest's counts do not add up (`read = indexed + failed`), when they say all three.
+fn counts_not_adding_up(counts: &Value) -> Option<String> {
+    let count = |k: &str| counts.get(k).and_then(Value::as_u64);
+    let (read, indexed, failed) = (count("read")?, count("indexed")?, count("failed")?);
+    if indexed.checked_add(failed) == Some(read) {
+        return None;
+    }
+    Some(format!(
+        "counts do not add up: {read} read, {indexed} indexed + {failed} failed"
+    ))
 }
 
 /// The workload name in a stored `workload` text. Imports used to store the corpus's

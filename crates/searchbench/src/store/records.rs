@@ -201,26 +201,40 @@ pub fn parse_tag(s: &str) -> Result<(String, String)> {
 
 impl Filter {
     pub(super) fn matches(&self, r: &RunRow) -> bool {
-        if self.complete_only && r.state != State::Complete {
+        self.admits(&r.state, &r.workload, &r.kind, r.engine.as_deref(), |k| {
+            r.tags.get(k).map(String::as_str)
+        })
+    }
+
+    /// Whether a whole run (read back from a cluster, before it is stored) matches.
+    pub fn matches_whole(&self, r: &super::WholeRun) -> bool {
+        self.admits(&r.state, &r.workload, &r.kind, r.engine.as_deref(), |k| {
+            r.tags.get(k).map(String::as_str)
+        })
+    }
+
+    fn admits<'a>(
+        &self,
+        state: &State,
+        workload: &str,
+        kind: &str,
+        engine: Option<&str>,
+        tag: impl Fn(&str) -> Option<&'a str>,
+    ) -> bool {
+        if self.complete_only && *state != State::Complete {
             return false;
         }
-        if self.workload.as_ref().is_some_and(|w| *w != r.workload) {
+        if self.workload.as_ref().is_some_and(|w| w != workload) {
             return false;
         }
-        if self.kind.as_ref().is_some_and(|k| *k != r.kind) {
+        if self.kind.as_ref().is_some_and(|k| k != kind) {
             return false;
         }
         if let Some(e) = &self.engine {
-            if !r
-                .engine
-                .as_deref()
-                .is_some_and(|x| x.starts_with(e.as_str()))
-            {
+            if !engine.is_some_and(|x| x.starts_with(e.as_str())) {
                 return false;
             }
         }
-        self.tags
-            .iter()
-            .all(|(k, v)| r.tags.get(k).is_some_and(|x| x == v))
+        self.tags.iter().all(|(k, v)| tag(k) == Some(v.as_str()))
     }
 }

@@ -781,8 +781,8 @@ impl VectorOp {
                             Some(("application/x-ndjson", body)),
                         )
                         .await?;
+                    let (retry, refused) = refusals(&answer.body, pending.len());
                     let answer: Value = serde_json::from_slice(&answer.body).unwrap_or(Value::Null);
-                    let (retry, refused) = refusals(&answer, pending.len());
                     if let Some(why) = refused {
                         return Err(Failed(why));
                     }
@@ -924,32 +924,19 @@ impl VectorOp {
 }
 
 /// A bulk answer's items to send again (429, or the engine's own error) by position, or why
-/// the request failed for good (a document refused for what it is).
-fn refusals(answer: &Value, sent: usize) -> (Vec<usize>, Option<String>) {
-    if answer["errors"] != true {
-        return (Vec::new(), None);
-    }
-    let items = answer["items"].as_array().map(Vec::as_slice).unwrap_or(&[]);
-    if items.len() != sent {
-        return (
-            Vec::new(),
-            Some(format!(
-                "the bulk answer holds {} items for {sent} documents",
-                items.len()
-            )),
-        );
+/// the request failed for good (a document refused for what it is, or items missing), read
+/// item by item as the ingest reads them, whatever the `errors` flag says.
+fn refusals(body: &[u8], sent: usize) -> (Vec<usize>, Option<String>) {
+    let (answer, missing) = crate::ingest::bulk_answer::read(body).for_docs(sent);
+    if let Some(why) = missing.or(answer.problem) {
+        return (Vec::new(), Some(format!("the bulk answer: {why}")));
     }
     let mut again = Vec::new();
-    for (i, item) in items.iter().enumerate() {
-        let result = item.as_object().and_then(|o| o.values().next());
-        let status = result.and_then(|r| r["status"].as_u64()).unwrap_or(0);
-        match status {
-            200..=299 => {}
+    for (i, item) in answer.failed {
+        match item.status {
             429 | 500.. => again.push(i),
-            _ => {
-                let reason = result
-                    .map(|r| r["error"]["reason"].as_str().unwrap_or("no reason given"))
-                    .unwrap_or("no result");
+            status => {
+                let reason = item.reason.unwrap_or_else(|| "no reason given".into());
                 return (
                     Vec::new(),
                     Some(format!(
@@ -1085,17 +1072,25 @@ mod tests {
 
     #[test]
     fn a_bulk_answer_says_what_to_send_again_and_what_fails() {
-        let ok = json!({"errors": false, "items": []});
-        assert_eq!(refusals(&ok, 2), (vec![], None));
-        let busy = json!({"errors": true, "items": [
-            {"index": {"status": 201}}, {"index": {"status": 429}}]});
-        assert_eq!(refusals(&busy, 2), (vec![1], None));
-        let bad = json!({"errors": true, "items": [
-            {"index": {"status": 400, "error": {"reason": "dims differ"}}}]});
-        let (_, why) = refusals(&bad, 1);
+        let ok = br#"{"errors": false, "items": [{"index": {"status": 201}}, {"index": {"status": 201}}]}"#;
+        assert_eq!(refusals(ok, 2), (vec![], None));
+        let busy = br#"{"errors": true, "items": [
+            {"index": {"status": 201}}, {"index": {"status": 429}}]}"#;
+        assert_eq!(refusals(busy, 2), (vec![1], None));
+        let bad = br#"{"errors": true, "items": [
+            {"index": {"status": 400, "error": {"type": "x", "reason": "dims differ"}}}]}"#;
+        let (_, why) = refusals(bad, 1);
         assert!(why.is_some_and(|w| w.contains("dims differ")));
-        let (_, why) = refusals(&busy, 3);
+        let (_, why) = refusals(busy, 3);
         assert!(why.is_some_and(|w| w.contains("2 items for 3")));
+        // A cluster saying no errors beside a refused item, or with no items at all.
+        let lying = br#"{"errors": false, "items": [
+            {"index": {"status": 201}}, {"index": {"status": 400, "error": {"type": "x", "reason": "bad"}}}]}"#;
+        assert!(refusals(lying, 2).1.is_some_and(|w| w.contains("bad")));
+        let empty = br#"{"errors": false, "items": []}"#;
+        assert!(refusals(empty, 2)
+            .1
+            .is_some_and(|w| w.contains("0 items for 2")));
     }
 
     fn write(dir: &Path, name: &str, header: (u32, u32), payload: &[u8]) -> PathBuf {

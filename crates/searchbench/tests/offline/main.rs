@@ -24,6 +24,7 @@ mod results_compare;
 mod results_page;
 mod results_store;
 mod sketch_engine;
+mod stored_text;
 mod track_reference;
 mod verdict_rules;
 mod versions_check;

@@ -52,6 +52,8 @@ fn a_run_with_errors_is_never_better_and_a_rise_in_errors_is_worse() {
     let mut fast = ingest_result(60, 30_000.0, 0.05, 12.0, 2);
     fast["counts"]["refused"] = 500.into();
     fast["counts"]["failed"] = 500.into();
+    // 500 more read: the counts add up (read = indexed + failed), or the run is failed.
+    fast["counts"]["read"] = (fast["counts"]["read"].as_u64().unwrap() + 500).into();
     let fast = save(&store, &fast, &[]);
     let side = |id: &str| Side::load(&store, id).unwrap();
     let c = compare(side(&base), vec![side(&fast)]);
@@ -82,6 +84,8 @@ fn a_run_with_errors_is_never_better_and_a_rise_in_errors_is_worse() {
         let mut fast = ingest_result(60, 30_000.0, 0.05, 12.0, 20 + seed);
         fast["counts"]["refused"] = 500.into();
         fast["counts"]["failed"] = 500.into();
+        // 500 more read: the counts add up (read = indexed + failed), or the run is failed.
+        fast["counts"]["read"] = (fast["counts"]["read"].as_u64().unwrap() + 500).into();
         save(&store, &fast, &[("g", "fast")]);
     }
     let c = compare(side("g=base"), vec![side("g=fast")]);

@@ -175,11 +175,25 @@ impl FromArgs {
     /// the store at `home` (what a view writes beside its store goes there); `None` without
     /// `--from`.
     pub async fn read(&self, home: PathBuf) -> Result<Option<crate::store::Store>, CliError> {
+        self.read_some(home, crate::publish::Reading::Every).await
+    }
+
+    /// The runs `reading` names, read back from `--from` into a store in memory as
+    /// [`FromArgs::read`]; `None` without `--from`. A document a publish would never write
+    /// is skipped with a warning naming it, the rest read.
+    pub async fn read_some(
+        &self,
+        home: PathBuf,
+        reading: crate::publish::Reading<'_>,
+    ) -> Result<Option<crate::store::Store>, CliError> {
         let Some(source) = self.source()? else {
             return Ok(None);
         };
         let store = crate::store::Store::in_memory(home)?;
-        source.read_runs(&store).await?;
+        let read = source.read(&store, reading).await?;
+        for skipped in &read.skipped {
+            eprintln!("warning: skipped {skipped}");
+        }
         Ok(Some(store))
     }
 

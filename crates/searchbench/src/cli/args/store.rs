@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::cli::CliError;
-use crate::store::{self, Store};
+use crate::store::{self, Filter, Store};
 
 /// Where the results database is.
 #[derive(Debug, Clone, Args)]
@@ -66,6 +66,21 @@ impl ReadArgs {
             )));
         }
         match self.from.read(self.store.path()?).await? {
+            Some(read) => Ok(read),
+            None => Ok(self.store.open()?),
+        }
+    }
+
+    /// The store to read for a list of the newest `limit` runs `filter` matches: from
+    /// `--from`, only those are read back (a cluster may hold a million).
+    pub async fn open_newest(&self, filter: &Filter, limit: usize) -> Result<Store, CliError> {
+        if self.from.from_url.is_some() && self.store.store.is_some() {
+            return Err(CliError::usage(anyhow::anyhow!(
+                "--from URL and --store PATH: read from one of them"
+            )));
+        }
+        let reading = crate::publish::Reading::Newest { filter, limit };
+        match self.from.read_some(self.store.path()?, reading).await? {
             Some(read) => Ok(read),
             None => Ok(self.store.open()?),
         }

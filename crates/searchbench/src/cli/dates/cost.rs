@@ -196,8 +196,7 @@ pub async fn run_dates(args: DatesArgs) -> CliResult {
         if to_stdout {
             outln!("{text}");
         } else {
-            std::fs::write(path, text + "\n")
-                .with_context(|| format!("writing {}", path.display()))?;
+            crate::out_folder::write_file(path, (text + "\n").as_bytes()).context("writing")?;
         }
     }
     let incomplete: Vec<String> = results

@@ -10,7 +10,7 @@ use crate::units::format_metric;
 pub fn print(h: &History) {
     sayln!(
         "history of {} (configuration {}): {} run(s) at {} point(s), ordered by {}",
-        h.configuration.summary(),
+        super::printable(&h.configuration.summary()),
         h.configuration.id,
         h.runs.len(),
         h.points.len(),
@@ -65,7 +65,10 @@ pub fn print(h: &History) {
     print_verdicts(h);
     print_change_points(h);
     if !h.excluded.is_empty() {
-        sayln!("left out (not complete): {}", h.excluded.join(", "));
+        sayln!(
+            "left out (not complete): {}",
+            super::printable(&h.excluded.join(", "))
+        );
     }
 }
 

@@ -152,6 +152,62 @@ impl std::ops::DerefMut for Grid {
     }
 }
 
+impl Grid {
+    /// Adds a row as the table does, its text shown as [`printable`]: a cell holding a
+    /// control character (a run name or tag read back, an error a server sent) gets it
+    /// escaped, never sent to the terminal raw.
+    pub fn add_row<T: Into<comfy_table::Row>>(&mut self, row: T) -> &mut Self {
+        let row: comfy_table::Row = row.into();
+        if row.cell_iter().any(|c| has_control(&c.content())) {
+            let cells: Vec<comfy_table::Cell> = row
+                .cell_iter()
+                .map(|c| {
+                    let text = c.content();
+                    if has_control(&text) {
+                        comfy_table::Cell::new(printable(&text))
+                    } else {
+                        c.clone()
+                    }
+                })
+                .collect();
+            self.0.add_row(cells);
+        } else {
+            self.0.add_row(row);
+        }
+        self
+    }
+}
+
+/// Whether `text` holds a character a terminal would act on rather than show (a line break
+/// apart: a cell's lines are its own).
+fn has_control(text: &str) -> bool {
+    text.chars().any(|c| c != '\n' && is_unshown(c))
+}
+
+/// Control characters (C0, DEL, C1: ESC and CSI start terminal sequences) and the
+/// bidirectional overrides that reorder what follows them.
+fn is_unshown(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// Stored or received text as a terminal may show it: every control character but a line
+/// break escaped (`\u{1b}`), so a run name, tag, label or error read back cannot move the
+/// cursor, retitle the window or clear the screen.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    if !has_control(text) {
+        return text.into();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c != '\n' && is_unshown(c) {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out.into()
+}
+
 impl std::fmt::Display for Grid {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut t = self.0.clone();
@@ -370,7 +426,7 @@ pub fn json_to<T: serde::Serialize>(
     if path.as_os_str() == "-" {
         outln!("{text}");
     } else {
-        std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))?;
+        crate::out_folder::write_file(path, (text + "\n").as_bytes()).context("writing")?;
     }
     Ok(())
 }
@@ -562,6 +618,25 @@ pub fn keep_study<T: serde::Serialize>(
 
 #[cfg(test)]
 mod table_tests {
+    #[test]
+    fn control_characters_read_back_are_escaped_in_tables_and_lines() {
+        use super::printable;
+        assert_eq!(
+            printable("a\x1b[2Jb\u{9b}c\x07\u{202e}"),
+            "a\\u{1b}[2Jb\\u{9b}c\\u{7}\\u{202e}"
+        );
+        assert!(matches!(
+            printable("opensearch-2.19.1 ✓\nsecond line"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        let mut t = super::table(["run", "tags"]);
+        t.add_row(["0000abcd", "build=\x1b]0;pwned\x07"]);
+        t.add_row(vec![super::tone_cell("\x1b[31mred", super::Tone::Bad)]);
+        let shown = t.to_string();
+        assert!(!shown.contains(['\x1b', '\x07']), "{shown:?}");
+        assert!(shown.contains("build=\\u{1b}]0;pwned"), "{shown}");
+    }
+
     use super::*;
 
     #[test]

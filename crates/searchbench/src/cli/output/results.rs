@@ -201,7 +201,7 @@ pub fn show(row: &RunRow, timeline: &[Value], histograms: &[Value]) {
     }
     match row.state {
         store::State::Interrupted => outln!("this run was INTERRUPTED (Ctrl-C): its figures are partial; compare and tag groups leave it out unless --include-partial"),
-        store::State::Failed => outln!("this run FAILED: {}", row.error.as_deref().unwrap_or("see the result")),
+        store::State::Failed => outln!("this run FAILED: {}", super::printable(row.error.as_deref().unwrap_or("see the result"))),
         _ => {}
     }
     if row.state == store::State::Incomplete {

@@ -82,32 +82,24 @@ fn index_docs(spec: &ScenarioSpec, n: u64) -> Result<Vec<Vec<u8>>, SessionError>
     Ok(docs)
 }
 
-/// Acknowledged items of a `_bulk` answer, and the first item error.
-fn bulk_acked(body: &[u8]) -> (u64, Option<String>) {
-    let Ok(v) = serde_json::from_slice::<Value>(body) else {
-        return (0, Some("malformed _bulk answer".into()));
-    };
-    let mut acked = 0;
-    let mut first = None;
-    for item in v
-        .get("items")
-        .and_then(Value::as_array)
+/// Acknowledged items of a `_bulk` answer of `docs` documents, and the first item error or
+/// why items are missing, read item by item whatever the `errors` flag says.
+fn bulk_acked(body: &[u8], docs: usize) -> (u64, Option<String>) {
+    let (answer, missing) = crate::ingest::bulk_answer::read(body).for_docs(docs);
+    let acked = (answer.items - answer.failed.len()) as u64;
+    let first = answer
+        .failed
         .into_iter()
-        .flatten()
-    {
-        let Some(op) = item.as_object().and_then(|o| o.values().next()) else {
-            continue;
-        };
-        let status = op.get("status").and_then(Value::as_u64).unwrap_or(0);
-        if (200..300).contains(&status) {
-            acked += 1;
-        } else if first.is_none() {
-            first = Some(format!(
-                "item status {status}: {}",
-                op.get("error").map(Value::to_string).unwrap_or_default()
-            ));
-        }
-    }
+        .next()
+        .map(|(_, item)| {
+            format!(
+                "item status {}: {}",
+                item.status,
+                item.reason.unwrap_or_default()
+            )
+        })
+        .or(missing)
+        .or(answer.problem);
     (acked, first)
 }
 
@@ -190,7 +182,7 @@ pub(super) async fn create_indices(
                     .await
                 {
                     Ok(reply) => {
-                        let (n, error) = bulk_acked(&reply.body);
+                        let (n, error) = bulk_acked(&reply.body, chunk.len());
                         acked += n;
                         if let (Some(e), Ok(mut t)) = (error, tally.lock()) {
                             t.error(format!("filling {index}: {e}"));
@@ -318,10 +310,14 @@ mod tests {
     #[test]
     fn bulk_answers_count_acknowledged_items() {
         let body = br#"{"errors":true,"items":[{"index":{"status":201}},{"index":{"status":400,"error":{"type":"x"}}}]}"#;
-        let (acked, first) = bulk_acked(body);
+        let (acked, first) = bulk_acked(body, 2);
         assert_eq!(acked, 1);
         assert!(first.is_some_and(|e| e.contains("400")));
-        assert_eq!(bulk_acked(b"nonsense").0, 0);
+        assert_eq!(bulk_acked(b"nonsense", 2).0, 0);
+        let short = br#"{"errors":false,"items":[{"index":{"status":201}}]}"#;
+        let (acked, first) = bulk_acked(short, 2);
+        assert_eq!(acked, 1);
+        assert!(first.is_some_and(|e| e.contains("1 items for 2")));
     }
 
     #[test]

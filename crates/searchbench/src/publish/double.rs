@@ -1,0 +1,96 @@
+//! A results cluster that answers what a test tells it to (no engine lies on demand): every
+//! request's method, path and body are kept, and the answer is the test's function of them.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+
+/// A request the double received.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub method: String,
+    pub path: String,
+    pub body: Vec<u8>,
+}
+
+type Answer = dyn Fn(&Request) -> String + Send + Sync;
+
+/// The double's URL and the requests it received so far.
+pub struct Double {
+    pub url: String,
+    pub requests: Arc<Mutex<Vec<Request>>>,
+}
+
+impl Double {
+    pub fn serve(answer: impl Fn(&Request) -> String + Send + Sync + 'static) -> Double {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let url = format!("http://{}", listener.local_addr().expect("addr"));
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let answer: Arc<Answer> = Arc::new(answer);
+        let kept = requests.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let (answer, kept) = (answer.clone(), kept.clone());
+                std::thread::spawn(move || handle(stream, &*answer, &kept));
+            }
+        });
+        Double { url, requests }
+    }
+
+    pub fn requests(&self) -> Vec<Request> {
+        self.requests.lock().map(|r| r.clone()).unwrap_or_default()
+    }
+}
+
+fn handle(stream: TcpStream, answer: &Answer, kept: &Mutex<Vec<Request>>) {
+    let Ok(clone) = stream.try_clone() else {
+        return;
+    };
+    let mut reader = BufReader::new(clone);
+    let mut stream = stream;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            return;
+        }
+        let mut words = line.split_whitespace();
+        let method = words.next().unwrap_or("").to_string();
+        let path = words.next().unwrap_or("").to_string();
+        let mut length = 0usize;
+        loop {
+            let mut h = String::new();
+            if reader.read_line(&mut h).unwrap_or(0) == 0 {
+                return;
+            }
+            if h.trim().is_empty() {
+                break;
+            }
+            if let Some((k, v)) = h.split_once(':') {
+                if k.eq_ignore_ascii_case("content-length") {
+                    length = v.trim().parse().unwrap_or(0);
+                }
+            }
+        }
+        let mut body = vec![0; length];
+        if reader.read_exact(&mut body).is_err() {
+            return;
+        }
+        let request = Request { method, path, body };
+        let text = answer(&request);
+        if let Ok(mut k) = kept.lock() {
+            k.push(request.clone());
+        }
+        let text = if request.method == "HEAD" {
+            String::new()
+        } else {
+            text
+        };
+        let reply = format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{text}",
+            text.len()
+        );
+        if stream.write_all(reply.as_bytes()).is_err() {
+            return;
+        }
+    }
+}
