@@ -211,6 +211,17 @@ fn synthesize(args: &GenerateArgs, mapping: &std::path::Path) -> CliResult {
         ));
     }
     let model = synth::Model::learn(&fields, &sample);
+    // Refused before the file is made when the disk cannot hold it (as `run --synthesize`).
+    // Compressed, the uncompressed estimate says nothing of what the disk takes.
+    if args.out != "-" && args.compress.is_none() {
+        let dir = match std::path::Path::new(&args.out).parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir,
+            _ => std::path::Path::new("."),
+        };
+        model
+            .room_for(args.seed, docs, dir)
+            .map_err(|why| usage(format!("--out {}: {why}", args.out)))?;
+    }
     let kept = args.fidelity.as_ref().map(|_| model.clone());
     let mut source = synth::Synthesized::new(model, args.seed, docs, about);
     let writer = workload::CorpusWriter {

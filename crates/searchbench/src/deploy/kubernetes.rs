@@ -180,6 +180,170 @@ fn is_dns_label(name: &str) -> bool {
         && !name.ends_with('-')
 }
 
+/// The names the manifest and the printed `kubectl` lines carry, as Kubernetes takes them:
+/// a namespace is a DNS-1123 label, a Secret and a claim a DNS-1123 subdomain, the image a
+/// reference. Anything else (a space, `;`, `$(…)`) is refused naming its flag, so nothing
+/// lands in a shell line unquoted.
+fn check_names(k: &KubernetesSpec) -> Result<(), DeployError> {
+    let refuse = |flag: &str, value: &str, what: &str| {
+        Err(DeployError::Invalid(format!(
+            "{flag} {:?}: {what}",
+            value.chars().take(80).collect::<String>()
+        )))
+    };
+    const SUBDOMAIN: &str = "a DNS-1123 subdomain: lowercase letters, digits, '-' and '.', at \
+                             most 253, a letter or digit at each end of each part";
+    if let Some(ns) = &k.namespace {
+        if !is_label(ns, 63) {
+            return refuse(
+                "--namespace",
+                ns,
+                "a namespace is a DNS-1123 label: lowercase letters, digits and '-', at most \
+                 63, a letter or digit at each end",
+            );
+        }
+    }
+    for (flag, name) in [
+        ("--secret", k.secret.as_deref()),
+        ("--results-claim", k.results_claim.as_deref()),
+        (
+            "--data-claim",
+            k.data_claim.as_ref().map(|(c, _)| c.as_str()),
+        ),
+    ] {
+        if let Some(name) = name.filter(|n| !is_subdomain(n)) {
+            return refuse(flag, name, SUBDOMAIN);
+        }
+    }
+    if let Some((_, path)) = &k.data_claim {
+        if !path.starts_with('/') || path.chars().any(|c| c.is_control() || c.is_whitespace()) {
+            return refuse(
+                "--data-claim",
+                path,
+                "its path is absolute, without spaces or control characters",
+            );
+        }
+    }
+    if !is_image(&k.image) {
+        return refuse(
+            "--image",
+            &k.image,
+            "not an image reference ([registry[:port]/]name[:tag][@digest], the name in \
+             lowercase)",
+        );
+    }
+    Ok(())
+}
+
+/// A DNS-1123 label of at most `max` characters.
+fn is_label(s: &str, max: usize) -> bool {
+    (1..=max).contains(&s.len())
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !s.starts_with('-')
+        && !s.ends_with('-')
+}
+
+/// A DNS-1123 subdomain: labels joined by dots, at most 253 characters.
+fn is_subdomain(s: &str) -> bool {
+    s.len() <= 253 && s.split('.').all(|label| is_label(label, 63))
+}
+
+/// An image reference as the distribution grammar has it: `[host[:port]/]path[:tag][@digest]`.
+fn is_image(s: &str) -> bool {
+    let (rest, digest) = match s.split_once('@') {
+        Some((rest, digest)) => (rest, Some(digest)),
+        None => (s, None),
+    };
+    if let Some(digest) = digest {
+        let Some((algorithm, hex)) = digest.split_once(':') else {
+            return false;
+        };
+        let algorithm_ok = !algorithm.is_empty()
+            && algorithm.split(['+', '.', '_', '-']).all(|p| {
+                !p.is_empty()
+                    && p.bytes()
+                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+            });
+        if !algorithm_ok || hex.len() < 32 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return false;
+        }
+    }
+    // A tag follows the last ':' after the last '/' (a registry's port is before it).
+    let last_slash = rest.rfind('/').map_or(0, |i| i + 1);
+    let (name, tag) = match rest[last_slash..].rfind(':') {
+        Some(i) => (&rest[..last_slash + i], Some(&rest[last_slash + i + 1..])),
+        None => (rest, None),
+    };
+    if let Some(tag) = tag {
+        let ok = (1..=128).contains(&tag.len())
+            && !tag.starts_with(['.', '-'])
+            && tag
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
+        if !ok {
+            return false;
+        }
+    }
+    if name.is_empty() || name.len() > 255 {
+        return false;
+    }
+    let parts: Vec<&str> = name.split('/').collect();
+    let (host, path) = match parts.split_first() {
+        Some((first, rest))
+            if !rest.is_empty() && (first.contains(['.', ':']) || *first == "localhost") =>
+        {
+            (Some(*first), rest)
+        }
+        _ => (None, &parts[..]),
+    };
+    if let Some(host) = host {
+        let (domain, port) = match host.split_once(':') {
+            Some((domain, port)) => (domain, Some(port)),
+            None => (host, None),
+        };
+        let domain_ok = domain.split('.').all(|l| {
+            !l.is_empty()
+                && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+                && !l.starts_with('-')
+                && !l.ends_with('-')
+        });
+        let port_ok = port
+            .is_none_or(|p| !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit()));
+        if !domain_ok || !port_ok {
+            return false;
+        }
+    }
+    path.iter().all(|component| is_path_component(component))
+}
+
+/// `[a-z0-9]+((\.|_|__|-+)[a-z0-9]+)*`: one part of an image's name.
+fn is_path_component(c: &str) -> bool {
+    let b = c.as_bytes();
+    let alnum = |x: u8| x.is_ascii_lowercase() || x.is_ascii_digit();
+    if b.is_empty() || !alnum(b[0]) || !alnum(b[b.len() - 1]) {
+        return false;
+    }
+    let mut i = 0;
+    while i < b.len() {
+        if alnum(b[i]) {
+            i += 1;
+            continue;
+        }
+        // A separator: '.', '_' or "__", or one or more '-', between alphanumerics.
+        let start = i;
+        while i < b.len() && !alnum(b[i]) {
+            i += 1;
+        }
+        let sep = &c[start..i];
+        let ok = matches!(sep, "." | "_" | "__") || sep.bytes().all(|x| x == b'-');
+        if !ok {
+            return false;
+        }
+    }
+    true
+}
+
 /// The shell each pod runs: its part from the Job's index, the run's flags (`"$@"`); then
 /// what its store needs: nothing on a results claim, publishing again what the results
 /// cluster did not take, the wait to be collected when its store is still on the pod.
@@ -254,6 +418,7 @@ pub fn manifest(d: &Deployment, k: &KubernetesSpec) -> Result<Manifest, DeployEr
             k.name
         )));
     }
+    check_names(k)?;
     let size: usize = d.files.iter().map(|f| f.bytes.len()).sum();
     if size > MAX_FILES_BYTES {
         return Err(DeployError::Invalid(format!(
@@ -973,5 +1138,54 @@ mod tests {
         assert!(e.contains("--data-claim"), "{e}");
         assert_eq!(job_name("Nightly_42.x"), "searchbench-nightly-42-x");
         assert!(is_dns_label(&job_name(&"g".repeat(64))));
+    }
+
+    #[test]
+    fn names_and_an_image_kubernetes_would_refuse_are_refused_naming_the_flag() {
+        let d = deployment();
+        type Set = fn(&mut KubernetesSpec);
+        let cases: [(Set, &str); 10] = [
+            (|k| k.secret = Some("x; rm -rf ~".into()), "--secret"),
+            (|k| k.secret = Some("$(id)".into()), "--secret"),
+            (|k| k.namespace = Some("bench$(id)".into()), "--namespace"),
+            (|k| k.namespace = Some("a.b".into()), "--namespace"),
+            (|k| k.image = "img`id`".into(), "--image"),
+            (|k| k.image = "Team/Img:1".into(), "--image"),
+            (|k| k.image = "repo/x:1 && curl evil".into(), "--image"),
+            (
+                |k| k.results_claim = Some("res ults".into()),
+                "--results-claim",
+            ),
+            (
+                |k| k.data_claim = Some(("c|d".into(), "/data".into())),
+                "--data-claim",
+            ),
+            (
+                |k| k.data_claim = Some(("c".into(), "/data; id".into())),
+                "--data-claim",
+            ),
+        ];
+        for (set, flag) in cases {
+            let mut k = spec(None);
+            set(&mut k);
+            let e = manifest(&d, &k)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
+            assert!(e.contains(flag), "{flag}: {e}");
+        }
+        for image in [
+            "searchbench",
+            "searchbench:latest",
+            "localhost:5000/searchbench",
+            "registry.example:5000/team/search_bench__x/a-b--c:1.2.3",
+            &format!("ghcr.io/team/searchbench@sha256:{}", "a".repeat(64)),
+            &format!("registry.example/searchbench:1@sha256:{}", "0f".repeat(32)),
+        ] {
+            let mut k = spec(Some("results.claim-1"));
+            k.image = image.to_string();
+            k.secret = Some("es.credentials-1".into());
+            assert!(manifest(&d, &k).is_ok(), "{image}");
+        }
     }
 }

@@ -426,23 +426,11 @@ pub fn make(w: &Wanted, cancel: &Cancel, progress: &dyn Fn(u64)) -> Result<Made,
     std::fs::create_dir_all(dir).map_err(io)?;
     let model = Model::learn(&w.fields, w.sample.as_ref().map_or(&[][..], |s| &s.docs));
     let seed = w.stream();
-    let mut probe = Vec::new();
-    for i in 0..w.documents.min(1000) {
-        model.write(seed, i, &mut probe);
-        probe.push(b'\n');
-    }
-    let estimate = (probe.len() as f64 / w.documents.min(1000) as f64 * w.documents as f64) as u64;
-    if let Some(free) = crate::os::free_bytes(dir) {
-        if estimate > free {
-            return Err(SynthError::Invalid(format!(
-                "{shown}: {} documents take about {:.1} GB, and its folder has {:.1} GB free \
-                 (SEARCHBENCH_CACHE moves the cache)",
-                w.documents,
-                estimate as f64 / 1e9,
-                free as f64 / 1e9
-            )));
-        }
-    }
+    model.room_for(seed, w.documents, dir).map_err(|why| {
+        SynthError::Invalid(format!(
+            "{shown}: {why} (SEARCHBENCH_CACHE moves the cache)"
+        ))
+    })?;
     let temp = w.path.with_file_name(format!(
         ".{}.{}.partial",
         w.path

@@ -178,11 +178,12 @@ impl BigAnn {
         Ok(buf)
     }
 
-    /// `n` vectors from row `from`.
+    /// `n` vectors from row `from`. A value that is not a finite number (NaN, an infinity)
+    /// is refused naming its row: JSON has no such number, and it would be sent as `null`.
     pub fn vectors(&self, from: u64, n: u64) -> Result<Vec<Vec<f32>>, String> {
         let buf = self.bytes(from, n)?;
         let width = self.width as usize;
-        Ok(match self.element {
+        let rows: Vec<Vec<f32>> = match self.element {
             Element::U8 => buf
                 .chunks(width)
                 .map(|r| r.iter().map(|b| f32::from(*b)).collect())
@@ -195,7 +196,20 @@ impl BigAnn {
                         .collect()
                 })
                 .collect(),
-        })
+        };
+        for (i, row) in rows.iter().enumerate() {
+            if let Some(c) = row.iter().position(|x| !x.is_finite()) {
+                let at = from + i as u64;
+                return Err(format!(
+                    "{}: row {at}, value {c} (byte {}): {} is not a finite number, and a \
+                     vector's values must be",
+                    self.shown,
+                    8 + (at * self.width + c as u64) * 4,
+                    row[c]
+                ));
+            }
+        }
+        Ok(rows)
     }
 
     /// The ids of row `row` of a ground truth, nearest first.
@@ -1100,6 +1114,29 @@ mod tests {
         bytes.extend(payload);
         std::fs::write(&path, bytes).ok();
         path
+    }
+
+    #[test]
+    fn a_value_that_is_not_a_finite_number_is_refused_naming_its_row() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        for (bad, said) in [
+            (f32::NAN, "NaN"),
+            (f32::INFINITY, "inf"),
+            (f32::NEG_INFINITY, "-inf"),
+        ] {
+            let b: Vec<u8> = [1.0f32, 2.0, 3.0, bad]
+                .iter()
+                .flat_map(|f| f.to_le_bytes())
+                .collect();
+            let p = write(dir.path(), "n.fbin", (2, 2), &b);
+            let f = BigAnn::open(&p, "n.fbin", false).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(f.vectors(0, 1), Ok(vec![vec![1.0, 2.0]]));
+            let e = f.vectors(0, 2).err().unwrap_or_default();
+            assert!(
+                e.starts_with("n.fbin: row 1, value 1 (byte 20)") && e.contains(said),
+                "{e}"
+            );
+        }
     }
 
     #[test]

@@ -504,3 +504,42 @@ fn the_fidelity_report_compares_each_field_with_the_real_corpus() {
     assert_eq!(o.status.code(), Some(2), "{}", common::streams(&o));
     assert!(common::streams(&o).contains("--sample or --fidelity-against"));
 }
+
+/// `generate --mapping --docs N` for an N the disk cannot hold is refused before the file is
+/// made (as `run --synthesize` refuses it), not written until the disk is full.
+#[test]
+fn a_synthesized_corpus_the_disk_cannot_hold_is_refused_before_writing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mapping = dir.path().join("index.json");
+    std::fs::write(
+        &mapping,
+        r#"{"mappings": {"properties": {"user": {"type": "keyword"}}}}"#,
+    )
+    .unwrap();
+    let big = dir.path().join("big.ndjson");
+    let mut child = common::bin()
+        .args(["generate", "--mapping"])
+        .arg(&mapping)
+        .args(["--docs", "9000000000000000000", "--out"])
+        .arg(&big)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let began = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if began.elapsed() > std::time::Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("still writing after 60 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("GB free") && err.contains("big.ndjson"),
+        "{err}"
+    );
+    assert!(!big.exists());
+}

@@ -90,6 +90,17 @@ fn object(properties: &Value, prefix: &str) -> Result<Vec<Field>, MappingError> 
         .ok_or_else(|| MappingError(format!("{prefix}properties is not an object")))?;
     let mut out = Vec::with_capacity(properties.len());
     for (name, spec) in properties {
+        // The engines refuse an empty name, or an empty part between dots: refused here,
+        // before a corpus is made for a mapping the engine would not take.
+        if name.trim().is_empty() || name.split('.').any(str::is_empty) {
+            let within = match prefix.trim_end_matches('.') {
+                "" => "the root's properties".to_string(),
+                object => object.to_string(),
+            };
+            return Err(MappingError(format!(
+                "field {name:?} in {within}: an empty field name, or an empty part between dots"
+            )));
+        }
         let path = if prefix.is_empty() {
             name.clone()
         } else {
@@ -111,7 +122,16 @@ fn kind(spec: &Value, path: &str) -> Result<Option<Kind>, MappingError> {
     let spec: &Map<String, Value> = spec
         .as_object()
         .ok_or_else(|| MappingError(format!("field {path}: its mapping is not an object")))?;
-    let ty = spec.get("type").and_then(Value::as_str);
+    let ty = match spec.get("type") {
+        None => None,
+        Some(Value::String(ty)) => Some(ty.as_str()),
+        Some(other) => {
+            return Err(MappingError(format!(
+                "field {path}: its type {} is not a string (such as \"keyword\")",
+                other.to_string().chars().take(80).collect::<String>()
+            )))
+        }
+    };
     let nested = |spec: &Map<String, Value>| match spec.get("properties") {
         Some(p) => object(p, &format!("{path}.")),
         None => Ok(Vec::new()),
@@ -280,6 +300,30 @@ mod tests {
             (json!({"properties": {}}), "no fields"),
             (json!({"settings": {}}), "no mappings.properties"),
             (json!({"properties": {"a": "keyword"}}), "not an object"),
+            (
+                json!({"properties": {"a": {"type": 5}}}),
+                "field a: its type 5",
+            ),
+            (
+                json!({"properties": {"a": {"type": ["keyword"]}}}),
+                "field a: its type",
+            ),
+            (
+                json!({"properties": {"a": {"type": null}}}),
+                "field a: its type null",
+            ),
+            (
+                json!({"properties": {"": {"type": "keyword"}}}),
+                "an empty field name",
+            ),
+            (
+                json!({"properties": {"o": {"properties": {" ": {"type": "keyword"}}}}}),
+                "in o: an empty field name",
+            ),
+            (
+                json!({"properties": {"a..b": {"type": "keyword"}}}),
+                "\"a..b\"",
+            ),
         ] {
             let e = fields(&mapping).err().map(|e| e.0).unwrap_or_default();
             assert!(e.contains(wanted), "{mapping}: {e}");

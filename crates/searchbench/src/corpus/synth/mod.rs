@@ -43,6 +43,39 @@ impl Model {
         }
     }
 
+    /// About how many bytes `docs` documents of seed `seed` take as NDJSON, from the first
+    /// thousand (one buffer reused: only their length is kept).
+    pub fn estimate_bytes(&self, seed: u64, docs: u64) -> u64 {
+        let probe = docs.min(1000);
+        if probe == 0 {
+            return 0;
+        }
+        let mut buf = Vec::new();
+        let mut bytes = 0u64;
+        for i in 0..probe {
+            buf.clear();
+            self.write(seed, i, &mut buf);
+            bytes += buf.len() as u64 + 1;
+        }
+        (bytes as f64 / probe as f64 * docs as f64).min(u64::MAX as f64) as u64
+    }
+
+    /// Whether `docs` documents fit the free space of the folder `dir` (unknown free space
+    /// fits): why not, before anything is written, when they do not. The one bound of every
+    /// writer of a synthesized corpus (`run --synthesize`'s cache, `generate --mapping`).
+    pub fn room_for(&self, seed: u64, docs: u64, dir: &std::path::Path) -> Result<u64, String> {
+        let estimate = self.estimate_bytes(seed, docs);
+        match crate::os::free_bytes(dir) {
+            Some(free) if estimate > free => Err(format!(
+                "{docs} documents take about {:.1} GB, and {} has {:.1} GB free",
+                estimate as f64 / 1e9,
+                dir.display(),
+                free as f64 / 1e9
+            )),
+            _ => Ok(estimate),
+        }
+    }
+
     /// Document `doc` of seed `seed`, appended to `out`.
     pub fn write(&self, seed: u64, doc: u64, out: &mut Vec<u8>) {
         let mut rng = Rng::new(seed, doc);
