@@ -200,6 +200,9 @@ pub async fn run(args: WorkloadArgs) -> CliResult {
             let usage = |e: String| CliError::usage(anyhow::anyhow!(e));
             let d = crate::workload::track::read(&file, &track.params()?)
                 .map_err(|e| usage(e.to_string()))?;
+            for warning in &d.warnings {
+                eprintln!("warning: {warning}");
+            }
             let mut spec = track.plan_spec()?;
             if track.synthesize {
                 // What the run would synthesize, said before it is made (seeded as a run

@@ -43,6 +43,104 @@ pub fn key_twice(text: &str) -> Result<(), (serde_json::Error, String)> {
     walked.map_err(|e| (e, track.path().to_string()))
 }
 
+/// Every key an object of `text` (valid JSON) holds more than once: the path of the object
+/// (`operations[0].body`) and the key, in the text's order. What the tools do with a track as
+/// it ships (they keep the last) is said of each, not refused.
+pub fn keys_twice(text: &str) -> Vec<(String, String)> {
+    let found = std::cell::RefCell::new(Vec::new());
+    let mut de = serde_json::Deserializer::from_str(text);
+    let walk = all_twice::Object {
+        at: String::new(),
+        found: &found,
+    };
+    // A text that is not JSON has no keys to say; its reader says what is wrong with it.
+    let _ = serde::de::DeserializeSeed::deserialize(walk, &mut de);
+    found.into_inner()
+}
+
+/// A walk over a JSON text that collects every key an object holds twice, with the object's
+/// path. Builds nothing.
+mod all_twice {
+    use std::cell::RefCell;
+    use std::collections::HashSet;
+    use std::fmt;
+
+    use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+
+    pub struct Object<'a> {
+        pub at: String,
+        pub found: &'a RefCell<Vec<(String, String)>>,
+    }
+
+    impl<'de> DeserializeSeed<'de> for Object<'_> {
+        type Value = ();
+        fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_any(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for Object<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a JSON value")
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_str<E>(self, _: &str) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_unit<E>(self) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+            let mut i = 0;
+            loop {
+                let inner = Object {
+                    at: format!("{}[{i}]", self.at),
+                    found: self.found,
+                };
+                if seq.next_element_seed(inner)?.is_none() {
+                    return Ok(());
+                }
+                i += 1;
+            }
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            let mut seen = HashSet::new();
+            while let Some(key) = map.next_key::<String>()? {
+                if !seen.insert(key.clone()) {
+                    let at = if self.at.is_empty() {
+                        "the definition".to_string()
+                    } else {
+                        self.at.clone()
+                    };
+                    self.found.borrow_mut().push((at, key.clone()));
+                }
+                let at = if self.at.is_empty() {
+                    key
+                } else {
+                    format!("{}.{key}", self.at)
+                };
+                map.next_value_seed(Object {
+                    at,
+                    found: self.found,
+                })?;
+            }
+            Ok(())
+        }
+    }
+}
+
 /// A walk over a JSON text that fails, at its position, on the first key an object holds
 /// twice. Builds nothing: the value itself is parsed by serde_json.
 mod no_twice {

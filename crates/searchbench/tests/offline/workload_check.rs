@@ -362,3 +362,28 @@ fn check_says_which_steps_need_which_engine_module() {
     let check = check_json(&[&fixture("rally/pmc/track.json")]);
     assert_eq!(check["needs"], serde_json::json!([]));
 }
+
+/// A track as it ships that gives a key twice (a rendered `parameters` block repeating one)
+/// is taken as Rally and opensearch-benchmark take it, the last kept, with a warning naming
+/// the file and the object; a workload file of the user's own keeps the refusal.
+#[test]
+fn a_key_twice_in_a_shipped_track_is_warned_of_not_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let track = dir.path().join("track.json");
+    std::fs::write(
+        &track,
+        r#"{"operations": [{"name": "q", "operation-type": "search", "index": "logs",
+            "body": {"query": {"match_all": {}}, "size": 1, "size": 10}}],
+          "schedule": [{"operation": "q", "clients": 1, "clients": 2, "iterations": 5}]}"#,
+    )
+    .unwrap();
+    let out = run(&["workload", "check", &track.display().to_string()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("warning:")
+            && err.contains("operations[0].body: the key \"size\" is given twice")
+            && err.contains("schedule[0]: the key \"clients\""),
+        "{err}"
+    );
+}

@@ -50,6 +50,9 @@ pub async fn run_track(path: &Path, args: &RunArgs) -> CliResult {
     }
     let params = args.track.params()?;
     let d = read(path, &params).map_err(|e| usage(e.to_string()))?;
+    for warning in &d.warnings {
+        eprintln!("warning: {warning}");
+    }
     let procedure = runnable::procedure(&d, args.track.challenge.as_deref()).map_err(usage)?;
     let mut spec = args.track.plan_spec()?;
     let planned = plan::plan(&d, procedure, &spec).map_err(|e| usage(e.to_string()))?;

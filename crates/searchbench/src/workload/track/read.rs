@@ -27,6 +27,10 @@ pub struct Definition {
     pub templates: BTreeMap<String, Value>,
     pub composable_templates: BTreeMap<String, Value>,
     pub component_templates: BTreeMap<String, Value>,
+    /// What the tools take without a word and a reader should know: a key given twice in
+    /// one object (the last kept, as Rally and opensearch-benchmark keep it), naming the
+    /// file and the object's path.
+    pub warnings: Vec<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -56,8 +60,9 @@ pub enum TrackError {
 /// Reads the track at `path` with `params`; a parameter none of its files read is an error.
 pub fn read(path: &Path, params: &TrackParams) -> Result<Definition, TrackError> {
     let mut renderer = Renderer::new(params);
+    let mut warnings = Vec::new();
     let text = renderer.render(path)?;
-    let track: Track = parse(path, &text)?;
+    let track: Track = parse(path, &text, &mut warnings)?;
     let model = |error: ModelError| TrackError::Model {
         file: path.to_path_buf(),
         error,
@@ -73,7 +78,7 @@ pub fn read(path: &Path, params: &TrackParams) -> Result<Definition, TrackError>
     let mut body = |file: &str, inner: Option<&str>, at: String| -> Result<Value, TrackError> {
         let part = dir.join(file);
         let text = renderer.render(&part)?;
-        let whole: Value = parse(&part, &text)?;
+        let whole: Value = parse(&part, &text, &mut warnings)?;
         match inner {
             None => Ok(whole),
             Some(p) => p
@@ -136,14 +141,28 @@ pub fn read(path: &Path, params: &TrackParams) -> Result<Definition, TrackError>
         templates,
         composable_templates,
         component_templates,
+        warnings,
     })
 }
 
 /// `text`, rendered from `file`, as `T`: a syntax error or a value of the wrong kind names the
-/// rendered line and the path of the value.
-fn parse<T: serde::de::DeserializeOwned>(file: &Path, text: &str) -> Result<T, TrackError> {
+/// rendered line and the path of the value. A key given twice in one object is read as the
+/// tools read it (the last kept) and said in `warnings`, naming the file and the object.
+fn parse<T: serde::de::DeserializeOwned>(
+    file: &Path,
+    text: &str,
+    warnings: &mut Vec<String>,
+) -> Result<T, TrackError> {
+    let twice = crate::workload::json_file::keys_twice(text);
+    for (at, key) in &twice {
+        warnings.push(format!(
+            "{} (rendered): {at}: the key {key:?} is given twice; the last is kept, as Rally \
+             and opensearch-benchmark keep it",
+            file.display()
+        ));
+    }
     let mut de = serde_json::Deserializer::from_str(text);
-    let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+    let typed = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let at = e.path().to_string();
         let inner = e.into_inner();
         if inner.is_syntax() || inner.is_eof() {
@@ -156,20 +175,23 @@ fn parse<T: serde::de::DeserializeOwned>(file: &Path, text: &str) -> Result<T, T
                 why: strip_position(&inner.to_string()),
             }
         }
-    })?;
+    });
+    let value = match typed {
+        Ok(value) => value,
+        // A field of the model given twice, which a typed reader refuses: read through a
+        // value, which keeps the last as the tools do (a shape error then has no line).
+        Err(TrackError::Shape { .. }) if !twice.is_empty() => {
+            let value: Value = serde_json::from_str(text).map_err(|e| json_error(file, &e))?;
+            return serde_path_to_error::deserialize(value).map_err(|e| TrackError::Shape {
+                file: file.to_path_buf(),
+                line: 0,
+                at: e.path().to_string(),
+                why: strip_position(&e.into_inner().to_string()),
+            });
+        }
+        Err(e) => return Err(e),
+    };
     de.end().map_err(|e| json_error(file, &e))?;
-    // A key given twice would be dropped in silence (the last one kept): refused, as in a
-    // workload file.
-    crate::workload::json_file::key_twice(text).map_err(|(e, at)| TrackError::Shape {
-        file: file.to_path_buf(),
-        line: e.line(),
-        at: if at.is_empty() || at == "." {
-            "the definition".into()
-        } else {
-            at
-        },
-        why: strip_position(&e.to_string()),
-    })?;
     Ok(value)
 }
 
@@ -211,6 +233,32 @@ mod tests {
 
     const OPS: &str = r#""operations": [{"name": "load", "operation-type": "bulk", "bulk-size": 500},
         {"name": "q", "operation-type": "search", "body": {"query": {"match_all": {}}}}]"#;
+
+    #[test]
+    fn a_key_twice_in_a_track_is_warned_of_and_the_last_kept_as_the_tools_keep_it() {
+        let text = r#"{"operations": [{"name": "q", "operation-type": "search",
+              "body": {"query": {"match_all": {}}, "size": 1, "size": 10}}],
+            "schedule": [{"operation": "q", "clients": 2, "clients": 8}]}"#;
+        let d = read_one(text).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(d.track.operations[0].params["body"]["size"], 10);
+        let said = d.warnings.join("\n");
+        assert!(
+            said.contains(
+                "track.json (rendered): operations[0].body: the key \"size\" is given twice"
+            ),
+            "{said}"
+        );
+        assert!(said.contains("schedule[0]: the key \"clients\""), "{said}");
+        assert_eq!(d.warnings.len(), 2, "{said}");
+        let procedures = format!("{:?}", d.procedures);
+        assert!(
+            procedures.contains("clients: 8") || procedures.contains("clients: Some(8)"),
+            "{procedures}"
+        );
+        // The user's own files keep the refusal.
+        let e = crate::workload::json_file::parse("mine.json", r#"{"a": 1, "a": 2}"#).unwrap_err();
+        assert!(e.contains("given twice"), "{e}");
+    }
 
     #[test]
     fn a_value_of_the_wrong_kind_names_the_rendered_line_and_its_path() {
@@ -284,14 +332,11 @@ mod tests {
                 format!("{{{OPS}, \"schedule\": [{{\"operation\": \"q\", \"time-period\": -5}}]}}"),
                 "time-period",
             ),
-            // A key given twice in an operation or a search body was dropped in silence.
+            // Read through a value when a key is given twice, a shape error still names
+            // its path.
             (
-                r#"{"operations": [{"name": "q", "operation-type": "search", "body": {"query": {"match_all": {}}, "size": 1, "size": 10}}], "schedule": [{"operation": "q"}]}"#.to_string(),
-                "operations[0].body: the key \"size\" is given twice",
-            ),
-            (
-                format!("{{{OPS}, \"schedule\": [{{\"operation\": \"q\", \"clients\": 2, \"clients\": 8}}]}}"),
-                "schedule[0]: duplicate field `clients`",
+                format!("{{{OPS}, \"schedule\": [{{\"operation\": \"q\", \"clients\": 2, \"clients\": \"x\"}}]}}"),
+                "schedule[0].clients",
             ),
             // A block's clients fewer than its tasks' would share clients in Rally and OSB.
             (
