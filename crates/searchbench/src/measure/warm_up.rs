@@ -53,7 +53,7 @@ impl WarmUp {
         } else {
             format!(
                 "STILL RISING after {:.0} s ({}): the first figures may still be a warm-up",
-                self.max_secs,
+                self.secs,
                 self.rise_pct
                     .map(|r| format!("{r:+.0} % on the last slice"))
                     .unwrap_or_else(|| "too few slices to tell".into())
@@ -139,6 +139,14 @@ mod tests {
             "{line}"
         );
         assert!(line.contains("11.6k → 24.2k → 28.2k"), "{line}");
+        // The time it took, not its bound: past the bound by a cut slice's grace.
+        up.secs = 7.2;
+        up.max_secs = 2.0;
+        assert!(
+            up.line().contains("STILL RISING after 7 s"),
+            "{}",
+            up.line()
+        );
         up.levelled = true;
         up.rise_pct = Some(2.0);
         assert!(up.line().contains("levelled off (+2.0 %"), "{}", up.line());

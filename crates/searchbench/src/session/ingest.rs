@@ -432,35 +432,58 @@ impl WarmSpec {
         make: impl Fn(&str, u64) -> Result<(Job, LoadSpec), SessionError> + Send + Sync + 'static,
     ) -> Self {
         let make: Arc<MakeLoad> = Arc::new(make);
-        WarmSpec::of_slices(Arc::new(move |target: &Target, index: &str, docs: u64| {
-            let make = make.clone();
-            let index = index.to_string();
-            Box::pin(async move {
-                let (job, load) = make(&index, docs)?;
-                let job = super::warm::first(job, docs);
-                let cancel = load.cancel.clone();
-                let report = load_alone(target, job, load).await?;
-                if let Some(e) = &report.error {
-                    return Err(SessionError::Other(format!("warming the node: {e}")));
-                }
-                // The load's own rate (no warm-up window: every acknowledged document over
-                // the load), not over the wall time: a slice's index set-up and count would
-                // make small slices look slow and the next, larger ones look like a rise.
-                let rate = if report.docs_per_sec.is_finite() && report.docs_per_sec > 0.0 {
-                    report.docs_per_sec
-                } else if report.wall_secs > 0.0 {
-                    report.counts.indexed as f64 / report.wall_secs
-                } else {
-                    0.0
-                };
-                Ok(super::warm::Sliced {
-                    indexed: report.counts.indexed,
-                    docs_per_sec: rate,
-                    interrupted: report.interrupted
-                        || cancel.as_ref().is_some_and(Cancel::is_cancelled),
+        WarmSpec::of_slices(Arc::new(
+            move |target: &Target, index: &str, docs: u64, cut: Cancel| {
+                let make = make.clone();
+                let index = index.to_string();
+                Box::pin(async move {
+                    let (job, mut load) = make(&index, docs)?;
+                    let job = super::warm::first(job, docs);
+                    let cancel = load.cancel.clone();
+                    // The load stops on the user's Ctrl-C or when the warm-up's time is spent.
+                    let (stop, either) = Cancel::new();
+                    load.cancel = Some(either);
+                    let user = cancel.clone();
+                    let cut_seen = cut.clone();
+                    let forward = tokio::spawn(async move {
+                        let by_user = async {
+                            match &user {
+                                Some(user) => user.cancelled().await,
+                                None => std::future::pending().await,
+                            }
+                        };
+                        tokio::select! {
+                            () = by_user => {}
+                            () = cut_seen.cancelled() => {}
+                        }
+                        let _ = stop.send(true);
+                    });
+                    let report = load_alone(target, job, load).await;
+                    forward.abort();
+                    let report = report?;
+                    if let Some(e) = &report.error {
+                        return Err(SessionError::Other(format!("warming the node: {e}")));
+                    }
+                    // The load's own rate (no warm-up window: every acknowledged document over
+                    // the load), not over the wall time: a slice's index set-up and count would
+                    // make small slices look slow and the next, larger ones look like a rise.
+                    let rate = if report.docs_per_sec.is_finite() && report.docs_per_sec > 0.0 {
+                        report.docs_per_sec
+                    } else if report.wall_secs > 0.0 {
+                        report.counts.indexed as f64 / report.wall_secs
+                    } else {
+                        0.0
+                    };
+                    Ok(super::warm::Sliced {
+                        indexed: report.counts.indexed,
+                        docs_per_sec: rate,
+                        interrupted: cancel.as_ref().is_some_and(Cancel::is_cancelled)
+                            || (report.interrupted && !cut.is_cancelled()),
+                        cut: cut.is_cancelled(),
+                    })
                 })
-            })
-        }))
+            },
+        ))
     }
 }
 

@@ -136,12 +136,22 @@ pub enum SketchError {
          {bound} (none of the batch was kept)"
     )]
     Full { would: usize, bound: usize },
+    #[error(
+        "the batch would make the store hold {} MiB; it holds at most {} MiB (none of the \
+         batch was kept)",
+        would >> 20,
+        budget >> 20
+    )]
+    FullBytes { would: usize, budget: usize },
 }
 
 impl SketchError {
     /// The store is full: the batch was fine, the store's bound is reached.
     pub fn is_full(&self) -> bool {
-        matches!(self, SketchError::Full { .. })
+        matches!(
+            self,
+            SketchError::Full { .. } | SketchError::FullBytes { .. }
+        )
     }
 }
 
@@ -149,6 +159,17 @@ impl SketchError {
 /// (a few KiB at most), so a client sending distinct keys without end cannot grow it past a
 /// few GiB. Field note 002's size is 30 nodes × some thousands of epochs.
 pub const MAX_PARTITIONS: usize = 1_000_000;
+
+/// The most bytes a store's partitions hold: a partition's sketches grow with the spread of
+/// its values (up to [`MAX_BINS`] each), so a count of partitions alone let a store reach
+/// several GiB before [`MAX_PARTITIONS`].
+pub const MAX_BYTES: usize = 1 << 30;
+
+/// The most one row can add to a store: a new partition, its key, and each of its sketches
+/// grown to [`MAX_BINS`].
+const WORST_ROW: usize = std::mem::size_of::<((u64, String), Partition)>()
+    + MAX_NODE_BYTES
+    + 3 * MAX_BINS as usize * std::mem::size_of::<u64>();
 
 /// The longest node name a row may carry.
 pub const MAX_NODE_BYTES: usize = 256;
@@ -191,6 +212,20 @@ pub struct SketchStore {
     partitions: HashMap<(u64, String), Partition>,
     /// The most partitions it keeps ([`MAX_PARTITIONS`] unless told).
     bound: usize,
+    /// The bytes its partitions hold ([`partition_bytes`] of each), and the most they may.
+    bytes: usize,
+    budget: usize,
+}
+
+/// About how many bytes a partition holds: its key, its fixed part, each sketch's bins (a
+/// count of 8 bytes each).
+fn partition_bytes(node: &str, p: &Partition) -> usize {
+    node.len()
+        + std::mem::size_of::<((u64, String), Partition)>()
+        + p.fields
+            .iter()
+            .map(|f| f.sketch.length() * std::mem::size_of::<u64>())
+            .sum::<usize>()
 }
 
 impl Default for SketchStore {
@@ -210,7 +245,15 @@ impl SketchStore {
             config: Config::new(RELATIVE_ERROR, MAX_BINS, MIN_VALUE),
             partitions: HashMap::new(),
             bound,
+            bytes: 0,
+            budget: MAX_BYTES,
         }
+    }
+
+    /// The store with at most `budget` bytes in its partitions ([`MAX_BYTES`] unless told).
+    pub fn with_budget(mut self, budget: usize) -> Self {
+        self.budget = budget;
+        self
     }
 
     /// Adds a batch (all of it, or none when it is not valid); returns the rows inserted.
@@ -234,6 +277,47 @@ impl SketchStore {
                 });
             }
         }
+        // The bytes too: a batch that cannot push the store past its budget, however its
+        // values spread, goes in at once; one that might is applied beside a copy of what
+        // it touches, and undone when it did.
+        let touched = touched_keys(batch);
+        let before: usize = touched
+            .iter()
+            .filter_map(|k| self.partitions.get(k).map(|p| partition_bytes(&k.1, p)))
+            .sum();
+        let near = self.bytes + batch.len().saturating_mul(WORST_ROW) > self.budget;
+        let kept: Vec<((u64, String), Option<Partition>)> = if near {
+            touched
+                .iter()
+                .map(|k| (k.clone(), self.partitions.get(k).cloned()))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        self.apply(batch);
+        let after: usize = touched
+            .iter()
+            .filter_map(|k| self.partitions.get(k).map(|p| partition_bytes(&k.1, p)))
+            .sum();
+        let would = self.bytes - before + after;
+        if near && would > self.budget {
+            for (key, old) in kept {
+                match old {
+                    Some(p) => self.partitions.insert(key, p),
+                    None => self.partitions.remove(&key),
+                };
+            }
+            return Err(SketchError::FullBytes {
+                would,
+                budget: self.budget,
+            });
+        }
+        self.bytes = would;
+        Ok(batch.len())
+    }
+
+    /// Adds every row of `batch` (checked).
+    fn apply(&mut self, batch: &Batch) {
         let config = self.config;
         let fresh = || Partition {
             count: 0,
@@ -266,7 +350,6 @@ impl SketchStore {
                 field.sum += v;
             }
         }
-        Ok(batch.len())
     }
 
     /// The answer for (epoch, node), `None` when it has no rows.
@@ -308,20 +391,27 @@ impl SketchStore {
     }
 
     /// About how many bytes the sketches hold: each one's bins (a count of 8 bytes each) and
-    /// its fixed part, plus each partition's key.
+    /// its fixed part, plus each partition's key (kept as rows come, so the bound is judged
+    /// without a walk).
     pub fn memory_bytes(&self) -> usize {
-        self.partitions
-            .iter()
-            .map(|((_, node), p)| {
-                node.len()
-                    + std::mem::size_of::<Partition>()
-                    + p.fields
-                        .iter()
-                        .map(|f| f.sketch.length() * std::mem::size_of::<u64>())
-                        .sum::<usize>()
-            })
-            .sum()
+        self.bytes
     }
+}
+
+/// The distinct (epoch, node) keys of `batch`, in the order first seen (rows of one node come
+/// in runs: one look for each run).
+fn touched_keys(batch: &Batch) -> Vec<(u64, String)> {
+    let mut seen: std::collections::HashSet<(u64, &str)> = Default::default();
+    let mut out = Vec::new();
+    let mut at: Option<(u64, &str)> = None;
+    for row in 0..batch.len() {
+        let key = (batch.epoch[row], batch.node[row].as_str());
+        if at != Some(key) && seen.insert(key) {
+            out.push((key.0, key.1.to_string()));
+        }
+        at = Some(key);
+    }
+    out
 }
 
 /// The `q` quantile as the ground truth defines it (type 7: `h = q·(n−1)`, between the order

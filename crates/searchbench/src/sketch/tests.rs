@@ -281,3 +281,50 @@ fn the_store_is_bounded_in_partitions_and_a_batch_past_it_is_kept_out_whole() {
     assert_eq!(SketchStore::new().bound, MAX_PARTITIONS);
     assert_eq!(store.rows(), rows + 10);
 }
+
+/// Partitions whose values spread wide grow their sketches: the store is bounded in bytes
+/// too, and the batch that would pass the budget is kept out whole.
+#[test]
+fn the_store_is_bounded_in_bytes_and_a_batch_past_it_is_kept_out_whole() {
+    let budget = 4 << 20;
+    let mut store = SketchStore::bounded(MAX_PARTITIONS).with_budget(budget);
+    // Each partition gets values from 1e-3 to 1e30: its sketches grow to many bins.
+    let batch = |from: u64| {
+        let n = 100usize;
+        let spread = |i: usize| -> Vec<f64> {
+            (0..n)
+                .map(|r| 10f64.powi(((i + r) % 34) as i32 - 3))
+                .collect()
+        };
+        Batch {
+            epoch: (from..from + n as u64).collect(),
+            node: vec!["N001".into(); n],
+            task: vec!["T".into(); n],
+            cpu: spread(0),
+            mem: spread(7),
+            net: spread(13),
+        }
+    };
+    let mut refused = None;
+    for k in 0..10_000u64 {
+        // Each partition gets many rows: the same 100 epochs, values spread.
+        let epochs = k / 40;
+        let rows = store.rows();
+        match store.insert(&batch(epochs * 100)) {
+            Ok(_) => {}
+            Err(e) => {
+                assert_eq!(store.rows(), rows, "the refused batch left nothing");
+                refused = Some(e);
+                break;
+            }
+        }
+    }
+    let e = refused.expect("the store refused a batch before 10,000");
+    assert!(e.is_full() && e.to_string().contains("MiB"), "{e}");
+    assert!(store.memory_bytes() <= budget, "{}", store.memory_bytes());
+    assert!(
+        store.memory_bytes() > budget / 2,
+        "{}",
+        store.memory_bytes()
+    );
+}

@@ -134,3 +134,52 @@ fn the_budget_and_the_gate_refuse_what_cannot_be_a_verdict() {
     ]);
     assert_eq!(code, 125, "{text}");
 }
+
+/// `--max-minutes` bounds a run already going: a side whose cluster never answers (a long
+/// `--timeout`) is stopped when the budget is spent, and the gate cannot tell (125), as
+/// `ab` stops too, well before the run's own timeout.
+#[test]
+fn the_budget_stops_a_run_already_going() {
+    let silent = crate::common::raw_server(None, std::time::Duration::from_secs(300));
+    let dir = tempfile::tempdir().unwrap();
+    for which in ["gate", "ab"] {
+        let mut cmd = bin();
+        cmd.arg(which).args(["--max-minutes", "0.05"]);
+        if which == "gate" {
+            cmd.args(["--url", &silent, "--warm-runs", "0"]);
+        }
+        cmd.arg("--store")
+            .arg(dir.path().join(format!("{which}.db")))
+            .arg("--")
+            .args(["ingest", "logs", "--docs", "1000", "--timeout", "600"]);
+        if which == "ab" {
+            cmd.args(["--url", &silent]);
+        }
+        let began = std::time::Instant::now();
+        let mut child = cmd
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        while child.try_wait().unwrap().is_none() {
+            if began.elapsed() > std::time::Duration::from_secs(90) {
+                let _ = child.kill();
+                panic!("{which} still running after 90 s on a 3 s budget");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        let out = child.wait_with_output().unwrap();
+        let text = crate::common::streams(&out);
+        assert!(
+            began.elapsed() < std::time::Duration::from_secs(40),
+            "{which} took {:?}: {text}",
+            began.elapsed()
+        );
+        let wanted = if which == "gate" { 125 } else { 1 };
+        assert_eq!(out.status.code(), Some(wanted), "{which}: {text}");
+        assert!(
+            text.contains("budget (--max-minutes) was spent"),
+            "{which}: {text}"
+        );
+    }
+}

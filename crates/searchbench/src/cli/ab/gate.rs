@@ -168,11 +168,18 @@ async fn gate(g: GateArgs) -> Result<i32, CliError> {
     if let Some(url) = &url {
         rounds.extra = vec!["--url".into(), url.clone()];
     }
+    // The budget is the gate's from here, warm-ups included: a run still going when it is
+    // spent is stopped, and the gate cannot tell (125).
+    rounds.deadline = rounds::deadline_in(budget.max_minutes);
     let result = async {
         let warm = g.warm_runs.unwrap_or(if started { 3 } else { 0 });
         if warm > 0 {
             eprintln!("gate {id}: {warm} unmeasured run(s) to warm the engine");
-            rounds.warm(warm, &cancel).await?;
+            if rounds.warm(warm, &cancel).await? == rounds::Ran::OutOfTime {
+                return Err(CliError::from(anyhow::anyhow!(
+                    "gate {id}: the budget (--max-minutes) was spent warming the engine"
+                )));
+            }
         }
         rounds::sequential(
             &rounds,

@@ -73,8 +73,11 @@ pub struct AbArgs {
 }
 
 pub async fn run(a: AbArgs) -> CliResult {
-    let rounds = Rounds::new(&a.command, &a.sides, a.store.store.clone())?;
+    let mut rounds = Rounds::new(&a.command, &a.sides, a.store.store.clone())?;
     let id = rounds.id.clone();
+    if a.rounds.is_none() {
+        rounds.deadline = rounds::deadline_in(a.budget.max_minutes);
+    }
     let begun = super::ending::listen();
     let cancel = begun.cancel.clone();
     let verdict = match a.rounds {
@@ -85,6 +88,7 @@ pub async fn run(a: AbArgs) -> CliResult {
                 rounds.shown[1]
             );
             for round in 1..=n {
+                // No budget with --rounds: every round runs to its end.
                 rounds.round(round, &format!("/{n}"), &cancel).await?;
             }
             None

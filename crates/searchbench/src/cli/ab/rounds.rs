@@ -116,10 +116,42 @@ impl Side {
 /// requests' grace, then the store's write. Past it the run is killed.
 const STOP_WITHIN: Duration = Duration::from_secs(60);
 
+/// How long a run still going when the budget (`--max-minutes`) is spent is given to stop
+/// and store itself as interrupted; past it, killed. Short: the budget is a bound.
+const STOP_AT_BUDGET_WITHIN: Duration = Duration::from_secs(10);
+
+/// How a side's run ended.
+#[derive(Debug)]
+enum Ended {
+    /// It ended by itself (or on Ctrl-C): its output.
+    Done(Output),
+    /// The budget was spent while it ran: it was stopped (interrupted, else killed).
+    OutOfTime,
+}
+
+/// The deadline of a budget of `max_minutes` from now (`None`: no budget, or one too large
+/// to be a time).
+pub(super) fn deadline_in(max_minutes: Option<f64>) -> Option<tokio::time::Instant> {
+    let max = Duration::try_from_secs_f64(max_minutes? * 60.0).ok()?;
+    tokio::time::Instant::now().checked_add(max)
+}
+
+/// Whether a side's run (or a round, or the warm-ups) finished within the budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Ran {
+    Done,
+    OutOfTime,
+}
+
 /// Runs one side's command. On Ctrl-C the run is interrupted as a user's Ctrl-C would
 /// interrupt it (SIGINT: it stops, stores what it did as `interrupted`, and exits) and is
-/// waited for [`STOP_WITHIN`]; it never outlives `ab` (killed when dropped).
-async fn run_side(mut cmd: Command, cancel: &Cancel) -> std::io::Result<Output> {
+/// waited for [`STOP_WITHIN`]; at `deadline` (the budget spent) the same, waited for
+/// [`STOP_AT_BUDGET_WITHIN`]. It never outlives `ab` (killed when dropped).
+async fn run_side(
+    mut cmd: Command,
+    cancel: &Cancel,
+    deadline: Option<tokio::time::Instant>,
+) -> std::io::Result<Ended> {
     cmd.stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .stdin(Stdio::null())
@@ -128,10 +160,17 @@ async fn run_side(mut cmd: Command, cancel: &Cancel) -> std::io::Result<Output> 
     let pid = child.id();
     let done = child.wait_with_output();
     tokio::pin!(done);
-    tokio::select! {
-        out = &mut done => return out,
-        _ = cancel.cancelled() => {}
-    }
+    let spent = async {
+        match deadline {
+            Some(at) => tokio::time::sleep_until(at).await,
+            None => std::future::pending().await,
+        }
+    };
+    let out_of_time = tokio::select! {
+        out = &mut done => return out.map(Ended::Done),
+        _ = cancel.cancelled() => false,
+        () = spent => true,
+    };
     if let Some(pid) = pid.and_then(|p| i32::try_from(p).ok()) {
         // A terminal's Ctrl-C reached the run too; one more within half a second is the same
         // stop to it (cli::progress::SAME_STOP). A `kill -INT` of ab alone reaches only ab.
@@ -140,8 +179,13 @@ async fn run_side(mut cmd: Command, cancel: &Cancel) -> std::io::Result<Output> 
             libc::kill(pid, libc::SIGINT);
         }
     }
+    if out_of_time {
+        // Stored as interrupted if it stops in time; dropped (killed) when it does not.
+        let _ = tokio::time::timeout(STOP_AT_BUDGET_WITHIN, &mut done).await;
+        return Ok(Ended::OutOfTime);
+    }
     match tokio::time::timeout(STOP_WITHIN, &mut done).await {
-        Ok(out) => out,
+        Ok(out) => out.map(Ended::Done),
         Err(_) => Err(std::io::Error::other(format!(
             "the run did not stop within {} s of the interrupt: killed",
             STOP_WITHIN.as_secs()
@@ -173,6 +217,8 @@ pub(super) struct Rounds {
     /// The environment every measured run is given besides ours (a gate's publishing).
     pub env: Vec<(&'static str, String)>,
     store: Option<std::path::PathBuf>,
+    /// When the budget (`--max-minutes`) is spent: a run still going then is stopped.
+    pub deadline: Option<tokio::time::Instant>,
     /// The command's key in the store (`ab_command`): what the last ab of the same command is
     /// found by, to say how long a verdict takes before the first round.
     key: String,
@@ -207,6 +253,7 @@ impl Rounds {
             extra: Vec::new(),
             env: Vec::new(),
             store,
+            deadline: None,
             key,
         })
     }
@@ -232,7 +279,7 @@ impl Rounds {
         round: Option<u32>,
         of: &str,
         cancel: &Cancel,
-    ) -> Result<(), CliError> {
+    ) -> Result<Ran, CliError> {
         let id = &self.id;
         let label = round.map_or_else(|| "warm-up".to_string(), |r| format!("round {r}"));
         let during = round.map_or_else(|| "a warm-up run".to_string(), |r| format!("round {r}"));
@@ -274,22 +321,32 @@ impl Rounds {
         }
         cmd.arg("--quiet");
         eprintln!("{label}{of}: {} ...", side.tag().to_uppercase());
-        let out = run_side(cmd, cancel).await.map_err(|e| {
+        let ended = run_side(cmd, cancel, self.deadline).await.map_err(|e| {
             CliError::from(anyhow::anyhow!("cannot run {}: {e}", self.exe.display()))
         })?;
+        let out = match ended {
+            Ended::Done(out) => out,
+            Ended::OutOfTime => {
+                eprintln!(
+                    "  the budget (--max-minutes) was spent during {during}: {}'s run stopped",
+                    side.tag().to_uppercase()
+                );
+                return Ok(Ran::OutOfTime);
+            }
+        };
         let said = String::from_utf8_lossy(&out.stderr);
         if cancel.is_cancelled() {
             return Err(interrupted(&format!("stopped: {}", last_line(&said))));
         }
         match out.status.code() {
-            Some(exit::OK) => Ok(()),
+            Some(exit::OK) => Ok(Ran::Done),
             // A run with failures is stored: its errors are part of the comparison.
             Some(exit::CHECK_FAILED) | Some(exit::FAILURE) => {
                 eprintln!(
                     "  the run failed (what it stored is compared with its errors): {}",
                     last_line(&said)
                 );
-                Ok(())
+                Ok(Ran::Done)
             }
             Some(exit::USAGE) => Err(CliError::usage(anyhow::anyhow!(
                 "side {} cannot run: {}",
@@ -313,21 +370,27 @@ impl Rounds {
         round: u32,
         of: &str,
         cancel: &Cancel,
-    ) -> Result<(), CliError> {
+    ) -> Result<Ran, CliError> {
         for side in order(round) {
-            self.run(side, Some(round), of, cancel).await?;
+            if self.run(side, Some(round), of, cancel).await? == Ran::OutOfTime {
+                return Ok(Ran::OutOfTime);
+            }
         }
-        Ok(())
+        Ok(Ran::Done)
     }
 
     /// Warm-up runs, unstored, the sides taking turns (A, B, A, ...).
-    pub async fn warm(&self, runs: u32, cancel: &Cancel) -> Result<(), CliError> {
+    pub async fn warm(&self, runs: u32, cancel: &Cancel) -> Result<Ran, CliError> {
         for i in 0..runs {
             let side = if i % 2 == 0 { Side::A } else { Side::B };
-            self.run(side, None, &format!(" {}/{runs}", i + 1), cancel)
+            let ran = self
+                .run(side, None, &format!(" {}/{runs}", i + 1), cancel)
                 .await?;
+            if ran == Ran::OutOfTime {
+                return Ok(Ran::OutOfTime);
+            }
         }
-        Ok(())
+        Ok(Ran::Done)
     }
 
     /// Both sides as stored so far. A side with nothing stored (its runs failed before they
@@ -582,21 +645,28 @@ pub(super) async fn sequential(
     );
     drop(store);
     let begun = std::time::Instant::now();
+    // The budget bounds a run already going too (set by the caller from --max-minutes,
+    // before any run): a side whose cluster never answers is stopped when it is spent.
+    let deadline = rounds.deadline;
     let mut slowest = Duration::ZERO;
     let mut stopped_by = "max_rounds";
     let mut last = None;
     let mut metric = None;
     for round in 1..=max_rounds {
-        if let (Some(max), Some(_)) = (budget.max_minutes, last.as_ref()) {
-            if (begun.elapsed() + slowest).as_secs_f64() > max * 60.0 {
+        if let (Some(deadline), Some(_)) = (deadline, last.as_ref()) {
+            if tokio::time::Instant::now() + slowest > deadline {
                 stopped_by = "max_minutes";
                 break;
             }
         }
         let started = std::time::Instant::now();
-        rounds
+        let ran = rounds
             .round(round, &format!("/{max_rounds}"), cancel)
             .await?;
+        if ran == Ran::OutOfTime {
+            stopped_by = "max_minutes";
+            break;
+        }
         slowest = slowest.max(started.elapsed());
         let store = store_args.open()?;
         let (a, b) = rounds.load(&store)?;

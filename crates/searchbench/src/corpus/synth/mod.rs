@@ -10,7 +10,7 @@ pub mod fidelity;
 pub mod mapping;
 pub mod model;
 
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 
 use serde_json::{Map, Value};
 
@@ -21,6 +21,14 @@ use model::FieldModel;
 
 /// The most sample documents read: a sample is for statistics, not a corpus.
 pub const SAMPLE_LIMIT: usize = 200_000;
+
+/// The most bytes of sample lines read (their documents are held, parsed, several times
+/// this): past it the sample ends there, as at [`SAMPLE_LIMIT`].
+pub const SAMPLE_BYTES: u64 = 256 << 20;
+
+/// The longest line a sample or a corpus compared with may have: a document is read whole,
+/// and one line of 2 GB would be held whole.
+pub const SAMPLE_MAX_LINE: usize = 16 << 20;
 
 /// What a synthesized corpus is made from.
 #[derive(Debug, Clone)]
@@ -34,10 +42,11 @@ impl Model {
     /// The model of `fields` from `sample` (its documents, parsed).
     pub fn learn(fields: &[Field], sample: &[Map<String, Value>]) -> Model {
         let parents: Vec<&Map<String, Value>> = sample.iter().collect();
+        let defaults = model::Defaults::new();
         Model {
             fields: fields
                 .iter()
-                .map(|f| FieldModel::learn(f, &parents, sample.len()))
+                .map(|f| FieldModel::learn_with(f, &parents, sample.len(), &defaults))
                 .collect(),
             sample_docs: sample.len(),
         }
@@ -124,7 +133,7 @@ pub fn read_sample(path: &std::path::Path) -> Result<Vec<Map<String, Value>>, Co
 /// [`read_sample`] of a file compressed or not (as its first bytes say), read `how`.
 pub fn read_sample_with(path: &std::path::Path, how: SampleRead) -> Result<Sample, CorpusError> {
     let mut docs = Vec::new();
-    let hash = read_each(path, SAMPLE_LIMIT, how, |doc| docs.push(doc))?;
+    let hash = read_each(path, SAMPLE_LIMIT, SAMPLE_BYTES, how, |doc| docs.push(doc))?;
     Ok(Sample { docs, hash })
 }
 
@@ -143,6 +152,7 @@ pub fn fidelity(
     read_each(
         real,
         usize::try_from(docs).unwrap_or(usize::MAX),
+        u64::MAX,
         all,
         |doc| {
             if n < docs {
@@ -163,12 +173,13 @@ pub fn fidelity(
     Ok(fidelity::compare(&want, &got))
 }
 
-/// Calls `each` with each NDJSON document of `path` (dotted keys expanded), at most `limit`,
-/// naming the file and line of one that is not a JSON object; returns the hash of the lines
-/// read.
+/// Calls `each` with each NDJSON document of `path` (dotted keys expanded), at most `limit`
+/// of them and `max_bytes` of lines, naming the file and line of one that is not a JSON
+/// object or longer than [`SAMPLE_MAX_LINE`]; returns the hash of the lines read.
 fn read_each(
     path: &std::path::Path,
     limit: usize,
+    max_bytes: u64,
     how: SampleRead,
     mut each: impl FnMut(Map<String, Value>),
 ) -> Result<u64, CorpusError> {
@@ -182,18 +193,29 @@ fn read_each(
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     let mut line = Vec::new();
     let mut number = 0usize;
+    let mut bytes = 0u64;
     loop {
         line.clear();
-        let n = match input.read_until(b'\n', &mut line) {
+        // One more byte than a line may have: a longer one is refused, not held whole.
+        let cap = SAMPLE_MAX_LINE as u64 + 1;
+        let n = match input.by_ref().take(cap).read_until(b'\n', &mut line) {
             Ok(n) => n,
             // Where a partial download's bytes stop, a compressed stream ends in an error.
             Err(_) if how.partial => break,
             Err(e) => return Err(io(e)),
         };
-        if n == 0 || read == limit {
+        if n == 0 || read == limit || bytes >= max_bytes {
             break;
         }
+        bytes += n as u64;
         number += 1;
+        if line.len() > SAMPLE_MAX_LINE {
+            return Err(CorpusError::Invalid(format!(
+                "{shown}:{number}: a line of more than {} MiB: a document is read whole, \
+                 each at most that",
+                SAMPLE_MAX_LINE >> 20
+            )));
+        }
         if how.partial && line.last() != Some(&b'\n') {
             // The last line of a download cut short: only part of a document.
             break;

@@ -314,3 +314,21 @@ fn a_keyword_of_instants_in_order_grows_as_a_series_and_keeps_its_text() {
     let codes: HashSet<&str> = out.iter().filter_map(|d| d["code"].as_str()).collect();
     assert!(codes.len() <= 55, "codes stay terms: {}", codes.len());
 }
+
+#[test]
+fn a_sample_line_longer_than_the_bound_is_refused_not_held_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sample.ndjson");
+    let mut text = String::from("{\"k\":\"");
+    text.push_str(&"a".repeat(super::SAMPLE_MAX_LINE + 1));
+    text.push_str("\"}\n{\"k\":\"b\"}\n");
+    std::fs::write(&path, text).unwrap();
+    let e = super::read_sample(&path).unwrap_err().to_string();
+    assert!(
+        e.contains("sample.ndjson:1:") && e.contains("more than 16 MiB"),
+        "{e}"
+    );
+    // A line within the bound is read.
+    std::fs::write(&path, "{\"k\":\"b\"}\n").unwrap();
+    assert_eq!(super::read_sample(&path).unwrap().len(), 1);
+}
