@@ -233,7 +233,7 @@ impl Node {
     }
 
     /// `jcmd PID what...` as the node's user.
-    pub(super) async fn jcmd(&self, what: &[String]) -> Result<String, ProfileError> {
+    pub async fn jcmd(&self, what: &[String]) -> Result<String, ProfileError> {
         let mut cmd = std::process::Command::new(self.jdk.tool("jcmd"));
         cmd.arg(self.pid.to_string()).args(what);
         // As root, attach as the node's user: HotSpot takes an attach only from its own.

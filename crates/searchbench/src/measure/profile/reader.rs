@@ -55,7 +55,7 @@ pub async fn read(
 /// Keyed by the source and the JDK, so a changed reader or another JDK builds its own; built
 /// in a folder of its own and renamed into place, so two runs building at once both end up
 /// with a whole one.
-async fn built(jdk: &Jdk, cache: &Path) -> Result<PathBuf, ProfileError> {
+pub async fn built(jdk: &Jdk, cache: &Path) -> Result<PathBuf, ProfileError> {
     let dir = cache
         .join("profile-reader")
         .join(format!("{:016x}", key(jdk)));
@@ -95,113 +95,4 @@ async fn built(jdk: &Jdk, cache: &Path) -> Result<PathBuf, ProfileError> {
 fn key(jdk: &Jdk) -> u64 {
     let bin = jdk.bin.to_string_lossy();
     crate::rng::fnv1a([SOURCE.as_bytes(), bin.as_bytes()])
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The JDK on this machine's PATH (the one the engines run on here), if it has javac.
-    fn local_jdk() -> Option<Jdk> {
-        let java = std::fs::canonicalize(which("javac")?).ok()?;
-        let bin = java.parent()?.to_path_buf();
-        bin.join("java").is_file().then_some(Jdk { bin })
-    }
-
-    fn which(tool: &str) -> Option<PathBuf> {
-        std::env::var_os("PATH")
-            .map(|p| {
-                std::env::split_paths(&p)
-                    .map(|d| d.join(tool))
-                    .collect::<Vec<_>>()
-            })
-            .and_then(|c| c.into_iter().find(|p| p.is_file()))
-    }
-
-    #[tokio::test]
-    async fn a_damaged_recording_is_an_error_naming_it() {
-        let Some(jdk) = local_jdk() else {
-            panic!("no JDK with javac on PATH: the README asks for a JDK 17+");
-        };
-        let dir = tempfile::tempdir().unwrap();
-        let bad = dir.path().join("bad.jfr");
-        let mut bytes = b"FLR\0".to_vec();
-        bytes.extend((0..4000u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8));
-        std::fs::write(&bad, bytes).unwrap();
-        let cache = dir.path().join("cache");
-        let err = read(&jdk, &cache, std::slice::from_ref(&bad), None)
-            .await
-            .expect_err("a damaged recording");
-        let text = err.to_string();
-        assert!(text.contains("bad.jfr"), "{text}");
-        // The reader was built once, in the cache, and is found there the next time.
-        let built_dir = built(&jdk, &cache).await.unwrap();
-        assert!(built_dir.starts_with(&cache), "{}", built_dir.display());
-        let empty = dir.path().join("empty.jfr");
-        std::fs::write(&empty, b"").unwrap();
-        let err = read(&jdk, &cache, &[empty], None)
-            .await
-            .expect_err("an empty file");
-        assert!(err.to_string().contains("empty.jfr"), "{err}");
-    }
-
-    /// A JVM (a class that sleeps, run from its source) that never recorded says so, and
-    /// says it has once anything started Flight Recorder in it; the recordings of searchbench
-    /// processes that are gone are stopped.
-    #[tokio::test]
-    async fn a_jvm_says_whether_flight_recorder_started_in_it() {
-        let Some(jdk) = local_jdk() else {
-            panic!("no JDK with javac on PATH: the README asks for a JDK 17+");
-        };
-        let dir = tempfile::tempdir().unwrap();
-        let source = dir.path().join("Sleep.java");
-        std::fs::write(
-            &source,
-            "public class Sleep { public static void main(String[] a) throws Exception { \
-             System.out.println(\"up\"); Thread.sleep(120000); } }",
-        )
-        .unwrap();
-        let mut child = tokio::process::Command::new(jdk.tool("java"))
-            .arg(&source)
-            .stdout(std::process::Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .unwrap();
-        // Up once it printed: its main thread runs, the JVM is whole.
-        let mut out = tokio::io::BufReader::new(child.stdout.take().unwrap());
-        let mut line = String::new();
-        let said = tokio::time::timeout(
-            std::time::Duration::from_secs(60),
-            tokio::io::AsyncBufReadExt::read_line(&mut out, &mut line),
-        )
-        .await;
-        assert!(matches!(said, Ok(Ok(n)) if n > 0), "the JVM did not start");
-        let node = jfr::Node::of_pid(child.id().unwrap()).unwrap();
-        assert!(!node.recorder_started());
-        node.jcmd(&["JFR.check".to_string()]).await.unwrap();
-        assert!(node.recorder_started());
-        // A recording left by a searchbench process that is gone is stopped; one of a process
-        // that lives (ours) is not.
-        let mut gone = std::process::Command::new("true").spawn().unwrap();
-        let gone_pid = gone.id();
-        gone.wait().unwrap();
-        let mine = std::process::id();
-        for name in [
-            format!("searchbench-{gone_pid}-load-1"),
-            format!("searchbench-{mine}-load-1"),
-        ] {
-            node.jcmd(&["JFR.start".into(), format!("name={name}")])
-                .await
-                .unwrap();
-        }
-        let stopped = node.stop_orphans(dir.path()).await;
-        assert_eq!(stopped, [format!("searchbench-{gone_pid}-load-1")]);
-        let listed = node.jcmd(&["JFR.check".to_string()]).await.unwrap();
-        assert!(
-            !listed.contains(&format!("searchbench-{gone_pid}-")),
-            "{listed}"
-        );
-        assert!(listed.contains(&format!("searchbench-{mine}-")), "{listed}");
-        child.kill().await.unwrap();
-    }
 }
