@@ -77,7 +77,9 @@ pub struct ColdSummary {
     pub coverages: u64,
     /// Mean time to close, drop the page cache, open and clear the engine's caches (s).
     pub chill_secs_mean: f64,
-    /// Bytes of the index's files, when they were found on this machine.
+    /// Bytes of the index's files, when they were found on this machine: the most they took
+    /// at a cold start (a merge after an opening may shrink them, so the largest is what
+    /// every resident figure is a part of).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub index_bytes: Option<u64>,
     /// Of those, the most that was in memory when a cold coverage was sent (the engine reads
@@ -106,7 +108,7 @@ impl ColdSummary {
             let mean = self.resident_bytes_mean.unwrap_or(0) as f64;
             self.resident_bytes_mean = Some(((mean * n + resident as f64) / (n + 1.0)) as u64);
             self.resident_bytes_max = Some(self.resident_bytes_max.unwrap_or(0).max(resident));
-            self.index_bytes = Some(total);
+            self.index_bytes = Some(self.index_bytes.unwrap_or(0).max(total));
         }
         if let Some(dropped) = c.dropped {
             self.dropped_bytes_max = Some(self.dropped_bytes_max.unwrap_or(0).max(dropped));
@@ -368,5 +370,13 @@ mod tests {
         assert!(s
             .describe("coverage")
             .ends_with("reads 128 KB ahead of each miss"));
+        // A merge after an opening shrinks the files: the resident figures stay parts of the
+        // largest (the it test saw the most resident pass the last total, red at 1673874).
+        s.add(&Chilled {
+            took: Duration::from_secs(1),
+            dropped: Some(1),
+            resident: Some((5, 60)),
+        });
+        assert_eq!((s.index_bytes, s.resident_bytes_max), (Some(100), Some(30)));
     }
 }
