@@ -409,8 +409,8 @@ fn clean_removes_what_killed_nodes_left() {
 /// run with why, and the rest runs.
 #[test]
 fn tracks_needing_modules_the_maven_distribution_lacks_are_told_before_anything_runs() {
-    let _heavy = common::one_track_at_a_time();
     let url = common::elasticsearch_8_url();
+    let _heavy = common::heavy_on(url);
     let dir = tempfile::tempdir().unwrap();
     let track = |fare: &str| {
         std::fs::write(

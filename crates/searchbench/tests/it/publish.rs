@@ -740,8 +740,8 @@ fn a_user_allowed_only_the_results_indices_publishes_and_reads_back_over_tls() {
 /// back as on OpenSearch.
 #[test]
 fn elasticsearch_8_takes_the_runs_and_gives_them_back() {
-    let _heavy = common::one_track_at_a_time();
     let url = common::elasticsearch_8_url();
+    let _heavy = common::heavy_on(url);
     let dir = tempfile::tempdir().unwrap();
     let db = three_runs(dir.path(), "searchbench-test-publish-es8");
     let prefix = "sbtest-es8";

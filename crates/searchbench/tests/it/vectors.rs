@@ -67,8 +67,8 @@ fn mean(row: &Value) -> f64 {
 
 #[test]
 fn on_elasticsearch_every_answer_has_its_recall_measured_and_moved_neighbours_lower_it() {
-    let _heavy = common::one_track_at_a_time();
     let url = common::elasticsearch_8_url();
+    let _heavy = common::heavy_on(url);
     recall_measured_in_every_answer(url);
     // Its int8-quantized graph: recall measured in every answer, and no graph, nothing to
     // search.
@@ -119,8 +119,8 @@ fn on_elasticsearch_every_answer_has_its_recall_measured_and_moved_neighbours_lo
 
 #[test]
 fn on_opensearch_with_its_knn_plugin_every_answer_has_its_recall_measured_too() {
-    let _heavy = common::one_track_at_a_time();
     let url = common::opensearch_knn_url();
+    let _heavy = common::heavy_on(url);
     // The index holds the same graph in OpenSearch's words.
     let target = common::target_at(url, std::time::Duration::from_secs(60));
     recall_measured_in_every_answer(url);
@@ -328,8 +328,8 @@ fn opensearch_without_the_knn_plugin_says_how_to_get_it() {
 /// recall@1 measured; a ground truth that names the wrong neighbours lowers both.
 #[test]
 fn opensearch_benchmarks_vectorsearch_runs_as_written_with_recall_in_every_request() {
-    let _heavy = common::one_track_at_a_time();
     let url = common::opensearch_knn_url();
+    let _heavy = common::heavy_on(url);
     let dir = tempfile::tempdir().expect("a folder");
     let data = dir.path().join("data");
     let out = bin()

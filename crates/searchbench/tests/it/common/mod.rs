@@ -53,9 +53,18 @@ static NODE: Mutex<Option<Node>> = Mutex::new(None);
 /// with the same reason instead of each trying again).
 static URL: OnceLock<Result<String, String>> = OnceLock::new();
 
-/// URL of the shared node, starting it on first use. Callable from sync and async tests.
+/// Names a node already running (`searchbench engine start`) for the tests that would share
+/// one: a developer's loop skips the node's start on every run. Its engine must be the test
+/// engine's, on 127.0.0.1; it is left running at the end.
+pub const GIVEN_NODE: &str = "SEARCHBENCH_TEST_URL";
+
+/// URL of the shared node, starting it on first use (or the node [`GIVEN_NODE`] names).
+/// Callable from sync and async tests.
 pub fn node_url() -> &'static str {
     let url = URL.get_or_init(|| {
+        if let Ok(given) = std::env::var(GIVEN_NODE) {
+            return Ok(given.trim_end_matches('/').to_string());
+        }
         let node = start_node()?;
         let url = node.url().to_string();
         *NODE.lock().map_err(|e| e.to_string())? = Some(node);
@@ -119,9 +128,18 @@ pub fn secured() -> &'static Secured {
     }
 }
 
-/// Pid of the shared node (after `node_url()`).
+/// Pid of the shared node (after `node_url()`); of a [`GIVEN_NODE`], as the node says it.
 pub fn node_pid() -> Option<u32> {
-    NODE.lock().ok().and_then(|g| g.as_ref().map(|n| n.pid()))
+    let started = NODE.lock().ok().and_then(|g| g.as_ref().map(|n| n.pid()));
+    started.or_else(|| {
+        std::env::var(GIVEN_NODE).ok()?;
+        let said: serde_json::Value = runtime()
+            .block_on(target().get_json("/_nodes/_local/process"))
+            .ok()?;
+        let nodes = said["nodes"].as_object()?;
+        let pid = nodes.values().next()?["process"]["id"].as_u64()?;
+        u32::try_from(pid).ok()
+    })
 }
 
 /// A target on the shared node.
@@ -342,13 +360,32 @@ pub fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
     }
 }
 
-static TRACKS: Mutex<()> = Mutex::new(());
+/// Held while a heavy load runs on one shared node: real tracks name their indices (`so`,
+/// `geonames`, `logs-*`) and delete them first, so two at once on one node would delete each
+/// other's; the other heavy loads (the parts, the vectors) keep a 512 MB node's breaker clear.
+/// One lock per node, so a load on the Elasticsearch 8 node never waits for one on the plain
+/// node. Take it once the node's URL is known: a shared node's start is not held under it.
+pub fn heavy_on(url: &str) -> std::sync::MutexGuard<'static, ()> {
+    static LOCKS: Mutex<Vec<(String, &'static Mutex<()>)>> = Mutex::new(Vec::new());
+    let lock = {
+        let mut locks = LOCKS.lock().unwrap_or_else(|p| p.into_inner());
+        let url = url.trim_end_matches('/');
+        match locks.iter().find(|(u, _)| u == url) {
+            Some((_, lock)) => *lock,
+            None => {
+                // One small lock per shared node, for the binary's life.
+                let lock: &'static Mutex<()> = Box::leak(Box::new(Mutex::new(())));
+                locks.push((url.to_string(), lock));
+                lock
+            }
+        }
+    };
+    lock.lock().unwrap_or_else(|p| p.into_inner())
+}
 
-/// Held while a real track runs on the shared node: real tracks name their indices (`so`,
-/// `geonames`, `logs-*`) and delete them first, so two at once would delete each other's. Also
-/// held by the other heavy loads (the parts).
+/// [`heavy_on`] the shared plain node (started first if it is not yet).
 pub fn one_track_at_a_time() -> std::sync::MutexGuard<'static, ()> {
-    TRACKS.lock().unwrap_or_else(|p| p.into_inner())
+    heavy_on(node_url())
 }
 
 static ES8_NODE: Mutex<Option<Node>> = Mutex::new(None);
