@@ -30,7 +30,6 @@ mod profile;
 mod publish;
 mod query_cluster_metrics;
 mod query_logs;
-mod query_preflight;
 mod rate;
 mod real_tracks;
 mod results_html;

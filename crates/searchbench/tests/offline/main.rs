@@ -20,6 +20,7 @@ mod hostile_tracks;
 mod lifecycle;
 mod profile_usage;
 mod query_faults;
+mod query_preflight;
 mod results_compare;
 mod results_page;
 mod results_store;

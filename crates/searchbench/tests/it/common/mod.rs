@@ -3,6 +3,7 @@
 //! the binary exits), targets and runtimes on it, the CLI binary with a scratch store, and the
 //! test doubles for conditions no real engine produces on demand.
 
+pub mod answers;
 pub mod browser;
 pub mod netns;
 pub mod proxy;

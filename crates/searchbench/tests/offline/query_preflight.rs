@@ -1,12 +1,32 @@
 //! `query` checks its target before it measures: a dead port, a missing index or an empty one
 //! fails at once with one clear message; a reason that fails every search is said once, with
-//! its count.
+//! its count. The node's side is its recorded answers (`common::answers`, re-recorded from a
+//! real node by bench/record-answers.sh).
 
 use std::process::Output;
 
 use reqwest::Method;
 
-use crate::common::{bin, dead_url, fresh_index, node_url, runtime, streams, target};
+use crate::common::answers::{self, Answers};
+use crate::common::{bin, dead_url, runtime, streams, target_at};
+
+/// Sends `method path` with a JSON body to the node behind `answers`, as a test's setup.
+fn send(answers: &Answers, method: Method, path: &str, body: Option<&[u8]>) {
+    let t = target_at(&answers.url, std::time::Duration::from_secs(30));
+    let body = body.map(|b| ("application/json", b.to_vec()));
+    runtime()
+        .block_on(t.send(method, path, body))
+        .unwrap_or_else(|e| panic!("{path}: {e}"));
+}
+
+/// Deletes `index` if it is there; with `body`, creates it afresh.
+fn fresh_index(answers: &Answers, index: &str, body: Option<&[u8]>) {
+    let t = target_at(&answers.url, std::time::Duration::from_secs(30));
+    let _ = runtime().block_on(t.send(Method::DELETE, &format!("/{index}"), None));
+    if let Some(body) = body {
+        send(answers, Method::PUT, &format!("/{index}"), Some(body));
+    }
+}
 
 fn query(url: &str, extra: &[&str]) -> Output {
     bin()
@@ -38,7 +58,8 @@ fn a_dead_port_fails_at_once_without_measuring() {
 
 #[test]
 fn a_missing_index_fails_at_once_and_says_how_to_load_it() {
-    let out = query(node_url(), &["--index", "manners-no-such-index"]);
+    let node = answers::serve("query_preflight_missing_index");
+    let out = query(&node.url, &["--index", "manners-no-such-index"]);
     assert_fails_before_measuring(&out, "no index \"manners-no-such-index\"");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -50,10 +71,11 @@ fn a_missing_index_fails_at_once_and_says_how_to_load_it() {
 
 #[test]
 fn an_empty_index_fails_at_once() {
-    fresh_index("manners-empty", Some(b"{}"));
-    let out = query(node_url(), &["--index", "manners-empty"]);
+    let node = answers::serve("query_preflight_empty_index");
+    fresh_index(&node, "manners-empty", Some(b"{}"));
+    let out = query(&node.url, &["--index", "manners-empty"]);
     assert_fails_before_measuring(&out, "holds no documents");
-    fresh_index("manners-empty", None);
+    fresh_index(&node, "manners-empty", None);
 }
 
 #[test]
@@ -61,22 +83,16 @@ fn a_reason_that_fails_every_search_is_said_once_with_its_count() {
     // `cpu` as a keyword: every percentiles aggregation is refused the same way.
     let index = "manners-badmap";
     let mapping = br#"{"mappings":{"properties":{"cpu":{"type":"keyword"},"node":{"type":"keyword"},"epoch":{"type":"long"}}}}"#;
-    fresh_index(index, Some(mapping));
-    runtime().block_on(async {
-        target()
-            .send(
-                Method::POST,
-                &format!("/{index}/_doc?refresh=true"),
-                Some((
-                    "application/json",
-                    br#"{"cpu":"x","node":"N001","epoch":1}"#.to_vec(),
-                )),
-            )
-            .await
-            .expect("index a document");
-    });
+    let node = answers::serve("query_preflight_refused_searches");
+    fresh_index(&node, index, Some(mapping));
+    send(
+        &node,
+        Method::POST,
+        &format!("/{index}/_doc?refresh=true"),
+        Some(br#"{"cpu":"x","node":"N001","epoch":1}"#),
+    );
     let out = query(
-        node_url(),
+        &node.url,
         &[
             "--index",
             index,
@@ -107,5 +123,35 @@ fn a_reason_that_fails_every_search_is_said_once_with_its_count() {
         .unwrap_or_else(|| panic!("no count in {line:?}"));
     assert!(count > 2, "{line}");
     assert!(line.contains("C_td serial, C_td msearch"), "{line}");
-    fresh_index(index, None);
+    fresh_index(&node, index, None);
+}
+
+/// The double answers as recorded, the last answer again once they are used up, and names a
+/// request it has no answer to (a test that asks something new fails saying what to record).
+#[test]
+fn recorded_answers_replay_in_order_and_name_what_was_never_recorded() {
+    if std::env::var(answers::RECORD_FROM).is_ok() {
+        return; // recording: nothing here is the node's to say
+    }
+    let node = answers::serve("query_preflight_empty_index");
+    let t = target_at(&node.url, std::time::Duration::from_secs(30));
+    let status = |method: Method, path: &str| {
+        runtime()
+            .block_on(t.send(method, path, None))
+            .map(|_| 200)
+            .unwrap_or_else(|e| {
+                let said = e.to_string();
+                assert!(said.contains(path), "{said}");
+                if said.contains("no recorded answer") {
+                    501
+                } else {
+                    404
+                }
+            })
+    };
+    // DELETE was answered 404 (nothing there), then 200 (deleted): in that order, then 200.
+    assert_eq!(status(Method::DELETE, "/manners-empty"), 404);
+    assert_eq!(status(Method::DELETE, "/manners-empty"), 200);
+    assert_eq!(status(Method::DELETE, "/manners-empty"), 200);
+    assert_eq!(status(Method::GET, "/never-recorded/_count"), 501);
 }
