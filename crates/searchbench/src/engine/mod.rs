@@ -96,6 +96,12 @@ impl EngineError {
     }
 }
 
+/// Names JVM options (space-separated) that every JVM node searchbench starts gets before its
+/// own [`StartOptions::jvm_opts`]: a setting of the machine or the CI job rather than of one
+/// command, e.g. `-XX:TieredStopAtLevel=1` where nodes live a minute and C2's compiling would
+/// cost more than it gives back (the test suite's nodes). Runs record them with the rest.
+pub const JVM_OPTS_ENV: &str = "SEARCHBENCH_JVM_OPTS";
+
 /// What `engine start` needs to know.
 #[derive(Debug, Clone)]
 pub struct StartOptions {
@@ -147,6 +153,26 @@ impl StartOptions {
             security: None,
             knn: false,
         }
+    }
+
+    /// The JVM options each node is started with: [`JVM_OPTS_ENV`]'s, then `jvm_opts` (the
+    /// sketch store, no JVM, gets only what was asked of it, which it refuses).
+    pub fn node_jvm_opts(&self) -> Result<Vec<String>, EngineError> {
+        if self.engine == catalog::SKETCH && self.engine_dir.is_none() {
+            return Ok(self.jvm_opts.clone());
+        }
+        let mut opts = match std::env::var(JVM_OPTS_ENV) {
+            Ok(given) => given.split_whitespace().map(String::from).collect(),
+            Err(std::env::VarError::NotPresent) => Vec::new(),
+            Err(std::env::VarError::NotUnicode(_)) => {
+                return Err(EngineError::BadOption {
+                    what: JVM_OPTS_ENV.into(),
+                    reason: "holds bytes that are not UTF-8".into(),
+                })
+            }
+        };
+        opts.extend(self.jvm_opts.iter().cloned());
+        Ok(opts)
     }
 }
 
@@ -295,6 +321,8 @@ pub async fn resolve_fresh(name: &str) -> Result<EngineSpec, EngineError> {
 
 /// Starts a cluster: provisions on first use, spawns each node, waits until healthy.
 pub async fn start(options: &StartOptions) -> Result<Node, EngineError> {
+    // Read before anything is resolved or downloaded: an unreadable variable is refused at once.
+    let jvm_opts = options.node_jvm_opts()?;
     let (spec, local_home) = match &options.engine_dir {
         Some(dir) => {
             let (spec, home) = inspect_dir(dir)?;
@@ -396,7 +424,7 @@ pub async fn start(options: &StartOptions) -> Result<Node, EngineError> {
             repo_dir: repo_dir.clone(),
             node_dir: paths::node_dir(http_ports[i]),
             heap: options.heap.clone(),
-            jvm_opts: options.jvm_opts.clone(),
+            jvm_opts: jvm_opts.clone(),
             settings: options.settings.clone(),
             attached: options.attached,
             security: node_security.clone(),

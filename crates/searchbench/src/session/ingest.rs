@@ -102,9 +102,12 @@ pub fn record_config(job: &Job, cluster: &ClusterSpec, load: &LoadSpec) -> Value
                 .map(|(k, v)| (k.clone(), Value::from(unless_secret(k, v))))
                 .collect();
             map.insert("node_settings".into(), Value::Object(settings));
+            // What the nodes got, the machine's SEARCHBENCH_JVM_OPTS included (the start
+            // refused them if they were unreadable).
             let jvm_opts: Vec<String> = cluster
                 .start
-                .jvm_opts
+                .node_jvm_opts()
+                .unwrap_or_else(|_| cluster.start.jvm_opts.clone())
                 .iter()
                 .map(|opt| match opt.split_once('=') {
                     Some((k, v)) => format!("{k}={}", unless_secret(k, v)),

@@ -72,7 +72,15 @@ fn start_status_stop_leaves_nothing_behind() {
         .checked_add(100)
         .is_some_and(|t| TcpListener::bind(("127.0.0.1", t)).is_ok());
     let out = run(&[
-        "engine", "start", &name, "--port", &port_s, "--heap", "512m", "--json",
+        "engine",
+        "start",
+        &name,
+        "--port",
+        &port_s,
+        "--heap",
+        "512m",
+        "--jvm-opt=-Dsearchbench.given=yes",
+        "--json",
     ]);
     assert!(
         out.status.success(),
@@ -104,6 +112,24 @@ fn start_status_stop_leaves_nothing_behind() {
         body.contains(&format!("\"number\" : \"{}\"", spec.version)),
         "GET / said: {body}"
     );
+    // The JVM got SEARCHBENCH_JVM_OPTS's options (the tests' own unless the caller set it),
+    // then --jvm-opt's.
+    let jvm = http_get(port, "/_nodes/_local/jvm");
+    let machine = std::env::var(engine::JVM_OPTS_ENV).unwrap_or(common::TEST_JVM_OPTS.into());
+    let mut expected: Vec<&str> = machine.split_whitespace().collect();
+    expected.push("-Dsearchbench.given=yes");
+    let body = jvm.find('{').zip(jvm.rfind('}')).expect("a JSON body");
+    let nodes: serde_json::Value = serde_json::from_str(&jvm[body.0..=body.1]).expect("json");
+    let args: Vec<&str> = nodes["nodes"]
+        .as_object()
+        .and_then(|n| n.values().next())
+        .and_then(|n| n["jvm"]["input_arguments"].as_array())
+        .expect("input_arguments")
+        .iter()
+        .filter_map(|a| a.as_str())
+        .filter(|a| expected.contains(a))
+        .collect();
+    assert_eq!(args, expected, "{jvm}");
 
     // Starting again on the same port fails clearly, with exit code 2.
     let again = run(&["engine", "start", &name, "--port", &port_s]);

@@ -5,7 +5,7 @@
 use std::net::TcpListener;
 use std::time::Duration;
 
-use searchbench::engine::{self, NodeRecord, StartOptions};
+use searchbench::engine::{self, NodeRecord};
 use searchbench::os;
 
 use crate::common;
@@ -193,10 +193,9 @@ fn elasticsearch_8_distribution_runs_unprivileged() {
 #[test]
 fn three_node_opensearch_cluster() {
     let node = std::thread::spawn(|| {
-        let mut options = StartOptions::new(&common::test_engine());
+        let mut options = common::node_options(&common::test_engine());
         options.nodes = 3;
         options.heap = "384m".into();
-        options.attached = true;
         let runtime = tokio::runtime::Runtime::new().expect("runtime");
         runtime.block_on(engine::start(&options))
     })

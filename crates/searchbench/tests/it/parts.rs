@@ -542,8 +542,17 @@ fn a_part_killed_halfway_leaves_its_group_incomplete_with_what_was_loaded() {
     let mut children: Vec<_> = (1..=3)
         .map(|i| part_from(None, i, 3, docs, index, "g-killed", &store))
         .collect();
-    // Part 2 is killed (SIGKILL: no result, no goodbye) once it has streamed some seconds.
-    std::thread::sleep(std::time::Duration::from_secs(4));
+    // Part 2 is killed (SIGKILL: no result, no goodbye) once the parts have streamed a tenth of
+    // the documents between them: a fixed wait killed it before its first bulk on a loaded
+    // machine (it streamed 0) or after its last on an idle one.
+    let began = std::time::Instant::now();
+    while count(index) < docs / 10 {
+        assert!(
+            began.elapsed() < std::time::Duration::from_secs(120),
+            "the parts loaded under a tenth of the documents in 120 s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
     children[1].kill().unwrap();
     let killed = children.remove(1);
     let _ = wait_within(killed, std::time::Duration::from_secs(30));

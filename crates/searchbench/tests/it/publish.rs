@@ -497,9 +497,7 @@ fn a_results_node_killed_mid_publish_loses_nothing_and_the_pending_runs_follow()
     let start = |port: Option<u16>| {
         let data = data.clone();
         std::thread::spawn(move || {
-            let mut options = searchbench::engine::StartOptions::new(&common::test_engine());
-            options.heap = "512m".into();
-            options.attached = true;
+            let mut options = common::node_options(&common::test_engine());
             options.port = port;
             options.data = Some(data);
             tokio::runtime::Runtime::new()

@@ -172,9 +172,7 @@ fn no_telemetry_stores_none_and_says_nothing() {
 /// get rejections.
 fn tiny_write_pool_node() -> searchbench::engine::Node {
     std::thread::spawn(|| {
-        let mut options = searchbench::engine::StartOptions::new(&common::test_engine());
-        options.heap = "512m".into();
-        options.attached = true;
+        let mut options = common::node_options(&common::test_engine());
         options.settings = vec![
             ("thread_pool.write.size".into(), "1".into()),
             ("thread_pool.write.queue_size".into(), "1".into()),

@@ -400,3 +400,33 @@ fn a_store_that_takes_fewer_rows_than_it_is_sent_loses_none() {
         lines.lines().next().unwrap_or_default()
     );
 }
+
+/// `SEARCHBENCH_JVM_OPTS` is for JVM nodes: the sketch store starts as it is with one set, and a
+/// variable that is not UTF-8 is refused by name before any engine is resolved or fetched.
+#[test]
+fn the_machines_jvm_options_are_read_before_anything_and_spare_the_sketch() {
+    use std::os::unix::ffi::OsStrExt;
+    let own = scratch_folder();
+    let bad = std::ffi::OsStr::from_bytes(b"-Xss1m \xff");
+    let out = searchbench(&own, &["engine", "start", "opensearch-2.19.1"])
+        .env("SEARCHBENCH_JVM_OPTS", bad)
+        .output()
+        .expect("running searchbench");
+    let text = streams(&out);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(
+        text.contains("SEARCHBENCH_JVM_OPTS") && text.contains("not UTF-8"),
+        "{text}"
+    );
+    assert!(!own.join("cache").join("engines").exists(), "{text}");
+    assert!(records(&own).is_empty(), "{text}");
+
+    let out = searchbench(&own, &["engine", "start", "sketch", "--json"])
+        .env("SEARCHBENCH_JVM_OPTS", "-XX:TieredStopAtLevel=1")
+        .output()
+        .expect("running searchbench");
+    assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
+    let stopped = output(&own, &["engine", "stop", "--all"]);
+    assert_eq!(stopped.status.code(), Some(0), "{}", streams(&stopped));
+    assert!(records(&own).is_empty());
+}

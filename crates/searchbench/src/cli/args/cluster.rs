@@ -34,6 +34,8 @@ pub struct NodeArgs {
     #[arg(long = "setting", value_name = "KEY=VALUE", value_parser = parse_setting)]
     pub settings: Vec<(String, String)>,
     /// Extra JVM option of each node (repeat for more), e.g. --jvm-opt=-XX:+UseParallelGC.
+    /// SEARCHBENCH_JVM_OPTS (space-separated) gives every node its options first, for a
+    /// machine or a CI job; the run records both.
     #[arg(long = "jvm-opt", value_name = "OPTION", allow_hyphen_values = true)]
     pub jvm_opts: Vec<String>,
     /// A secured OpenSearch: the release's distribution with the security plugin from

@@ -25,6 +25,24 @@ pub fn test_engine() -> String {
     std::env::var("SEARCHBENCH_TEST_ENGINE").unwrap_or_else(|_| engine::DEFAULT_ENGINE.to_string())
 }
 
+/// The JVM options of every node the tests start, in-process or through the CLI: C1 only. A
+/// test node lives a minute, and C2's compiling on 2 cores took more than it gave back: the
+/// engine tier ran in 30 % less time without it (BENCHMARKS.md, "The tiers"). A
+/// `SEARCHBENCH_JVM_OPTS` of the caller's own wins; set it empty for the full JIT.
+pub const TEST_JVM_OPTS: &str = "-XX:TieredStopAtLevel=1";
+
+/// Start options of a node of `engine` as the tests start them: attached (it dies with the
+/// test binary even if that is killed), 512 MB of heap, [`TEST_JVM_OPTS`].
+pub fn node_options(engine: &str) -> StartOptions {
+    let mut options = StartOptions::new(engine);
+    options.heap = "512m".into();
+    options.attached = true;
+    if std::env::var_os(engine::JVM_OPTS_ENV).is_none() {
+        options.jvm_opts = vec![TEST_JVM_OPTS.into()];
+    }
+    options
+}
+
 /// Starts a node of the test engine, attached (it dies with the test binary even if that is
 /// killed). On its own thread, so callers inside an async runtime may call it too.
 /// The shared node is for tests that only send it requests; a test that freezes, kills or
@@ -37,9 +55,7 @@ pub fn start_node() -> Result<Node, String> {
         "a test in tests/offline wants an engine: move it to tests/it"
     );
     std::thread::spawn(|| {
-        let mut options = StartOptions::new(&test_engine());
-        options.heap = "512m".into();
-        options.attached = true;
+        let options = node_options(&test_engine());
         let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
         runtime
             .block_on(engine::start(&options))
@@ -99,9 +115,7 @@ static SECURED: OnceLock<Result<Secured, String>> = OnceLock::new();
 pub fn secured() -> &'static Secured {
     let secured = SECURED.get_or_init(|| {
         let node = std::thread::spawn(|| {
-            let mut options = StartOptions::new(&test_engine());
-            options.heap = "512m".into();
-            options.attached = true;
+            let mut options = node_options(&test_engine());
             options.security = Some(engine::security::SecurityOptions {
                 admin_password: Some(searchbench::cluster::Secret::new(SECURED_PASSWORD)),
             });
@@ -199,6 +213,9 @@ pub fn bin() -> std::process::Command {
     let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_searchbench"));
     cmd.env("SEARCHBENCH_STORE", scratch_store());
     cmd.current_dir(scratch_folder());
+    if std::env::var_os(engine::JVM_OPTS_ENV).is_none() {
+        cmd.env(engine::JVM_OPTS_ENV, TEST_JVM_OPTS);
+    }
     cmd
 }
 
@@ -416,9 +433,7 @@ fn shared_own_node(
 ) -> &'static str {
     let url = url.get_or_init(|| {
         let started = std::thread::spawn(move || {
-            let mut options = StartOptions::new(engine);
-            options.heap = "512m".into();
-            options.attached = true;
+            let mut options = node_options(engine);
             options.knn = knn;
             tokio::runtime::Runtime::new()
                 .map_err(|e| e.to_string())?
