@@ -155,12 +155,11 @@ impl StartOptions {
         }
     }
 
-    /// The JVM options each node is started with: [`JVM_OPTS_ENV`]'s, then `jvm_opts` (the
-    /// sketch store, no JVM, gets only what was asked of it, which it refuses).
+    /// The JVM options each node is started with: [`JVM_OPTS_ENV`]'s, then `jvm_opts`. The
+    /// sketch store, no JVM, starts without the machine's (and refuses `jvm_opts`); its runs
+    /// record them all the same, as they do the heap: a configuration is what was asked, so a
+    /// matrix of an engine and the sketch on one machine stays one configuration.
     pub fn node_jvm_opts(&self) -> Result<Vec<String>, EngineError> {
-        if self.engine == catalog::SKETCH && self.engine_dir.is_none() {
-            return Ok(self.jvm_opts.clone());
-        }
         let mut opts = match std::env::var(JVM_OPTS_ENV) {
             Ok(given) => given.split_whitespace().map(String::from).collect(),
             Err(std::env::VarError::NotPresent) => Vec::new(),

@@ -214,6 +214,11 @@ pub trait Workload: Sync + std::fmt::Debug {
     fn docs(&self, spec: &WorkloadSpec) -> Option<(&'static str, u64)> {
         spec.docs.map(|n| ("--docs", n))
     }
+    /// The most documents `spec`'s corpus can hold whatever --docs says, when other flags fix
+    /// its size (cluster-metrics' --rows-per-epoch × --epochs); `None` when --docs alone may.
+    fn most_docs(&self, _spec: &WorkloadSpec) -> Option<u64> {
+        None
+    }
     /// The flags that give its corpus (for "load it with the same … as here").
     fn corpus_flags(&self) -> &'static str {
         "--seed and --docs"

@@ -165,9 +165,12 @@ impl WarmArgs {
         load: &LoadSpec,
     ) -> Option<WarmSpec> {
         let (workload, spec, load) = (workload.to_string(), spec.clone(), load.clone());
+        // A slice of a corpus whose size other flags fix is at most that corpus (a fast
+        // node's slice of cluster-metrics with --epochs once asked for more rows than exist).
+        let most = crate::workload::find(&workload).and_then(|w| w.most_docs(&spec));
         self.spec(move |index, docs| {
             let mut spec = spec.clone();
-            spec.docs = Some(docs);
+            spec.docs = Some(most.map_or(docs, |most| docs.min(most)));
             let job = Job::generated(&workload, &spec, Some(index.to_string()), &[])?;
             Ok((job, crate::session::ingest::slice_load(&load, index)))
         })

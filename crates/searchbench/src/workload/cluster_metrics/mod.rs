@@ -99,6 +99,13 @@ impl Workload for ClusterMetricsWorkload {
         "--seed, --docs, --rows-per-epoch, --epochs and --first-epoch"
     }
 
+    fn most_docs(&self, spec: &WorkloadSpec) -> Option<u64> {
+        let mut bounded = spec.clone();
+        bounded.docs = None;
+        bounded.params.epochs?;
+        Some(metrics_spec(&bounded).ok()?.resolve().ok()?.1)
+    }
+
     fn writer(&self, spec: &WorkloadSpec, shape: FileShape) -> Result<CorpusWriter, CorpusError> {
         let mut g = ClusterMetrics::new(metrics_spec(spec)?)?;
         let truth = spec
@@ -186,4 +193,21 @@ fn metrics_body() -> Value {
             }
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_most_rows_are_fixed_by_epochs_only() {
+        let mut spec = WorkloadSpec::new(1);
+        spec.params.rows_per_epoch = Some(20_000);
+        assert_eq!(ClusterMetricsWorkload.most_docs(&spec), None);
+        spec.params.epochs = Some(2);
+        assert_eq!(ClusterMetricsWorkload.most_docs(&spec), Some(40_000));
+        // --docs below the bound does not lower it: a warm-up slice may take them all.
+        spec.docs = Some(1_000);
+        assert_eq!(ClusterMetricsWorkload.most_docs(&spec), Some(40_000));
+    }
 }
