@@ -6,26 +6,27 @@
 use std::process::Output;
 
 use reqwest::Method;
+use searchbench::cluster::Target;
 
 use crate::common::answers::{self, Answers};
-use crate::common::{bin, dead_url, runtime, streams, target_at};
+use crate::common::{bin, dead_url, fresh_index_on, runtime, streams, target_at};
+
+/// The node behind `answers`, as a test's setup reaches it.
+fn node(answers: &Answers) -> Target {
+    target_at(&answers.url, std::time::Duration::from_secs(30))
+}
 
 /// Sends `method path` with a JSON body to the node behind `answers`, as a test's setup.
 fn send(answers: &Answers, method: Method, path: &str, body: Option<&[u8]>) {
-    let t = target_at(&answers.url, std::time::Duration::from_secs(30));
     let body = body.map(|b| ("application/json", b.to_vec()));
     runtime()
-        .block_on(t.send(method, path, body))
+        .block_on(node(answers).send(method, path, body))
         .unwrap_or_else(|e| panic!("{path}: {e}"));
 }
 
 /// Deletes `index` if it is there; with `body`, creates it afresh.
 fn fresh_index(answers: &Answers, index: &str, body: Option<&[u8]>) {
-    let t = target_at(&answers.url, std::time::Duration::from_secs(30));
-    let _ = runtime().block_on(t.send(Method::DELETE, &format!("/{index}"), None));
-    if let Some(body) = body {
-        send(answers, Method::PUT, &format!("/{index}"), Some(body));
-    }
+    fresh_index_on(&node(answers), index, body);
 }
 
 fn query(url: &str, extra: &[&str]) -> Output {
@@ -133,8 +134,9 @@ fn recorded_answers_replay_in_order_and_name_what_was_never_recorded() {
     if std::env::var(answers::RECORD_FROM).is_ok() {
         return; // recording: nothing here is the node's to say
     }
-    let node = answers::serve("query_preflight_empty_index");
-    let t = target_at(&node.url, std::time::Duration::from_secs(30));
+    // Kept until the test ends: dropping it stops the double.
+    let double = answers::serve("query_preflight_empty_index");
+    let t = node(&double);
     let status = |method: Method, path: &str| {
         runtime()
             .block_on(t.send(method, path, None))

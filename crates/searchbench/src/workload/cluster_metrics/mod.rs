@@ -100,9 +100,12 @@ impl Workload for ClusterMetricsWorkload {
     }
 
     fn most_docs(&self, spec: &WorkloadSpec) -> Option<u64> {
-        let mut bounded = spec.clone();
-        bounded.docs = None;
-        bounded.params.epochs?;
+        // Without --epochs, --docs sets the epochs: no bound.
+        spec.params.epochs?;
+        let bounded = WorkloadSpec {
+            docs: None,
+            ..spec.clone()
+        };
         Some(metrics_spec(&bounded).ok()?.resolve().ok()?.1)
     }
 

@@ -251,7 +251,11 @@ pub fn dead_url() -> String {
 /// Deletes `index` on the shared node if it is there; with `body` (a `PUT /{index}` body)
 /// creates it afresh.
 pub fn fresh_index(index: &str, body: Option<&[u8]>) {
-    let t = target();
+    fresh_index_on(&target(), index, body);
+}
+
+/// [`fresh_index`] on the node `t` reaches.
+pub fn fresh_index_on(t: &Target, index: &str, body: Option<&[u8]>) {
     runtime().block_on(async {
         let _ = t
             .send(reqwest::Method::DELETE, &format!("/{index}"), None)
