@@ -113,6 +113,7 @@ fn ingest_phase(rec: &Recorder, started_unix: u64, acked: u64) -> PhaseMeasureme
     PhaseMeasurements {
         phase: "ingest".into(),
         measurements: m,
+        kept: Default::default(),
     }
 }
 

@@ -25,8 +25,9 @@ use serde_json::Value;
 use super::configuration::{self, Configuration};
 use super::runs::Group;
 use super::steadier::{self, Leaning};
-use crate::analysis::metrics::{self, Direction, Metric, THROUGHPUT};
+use crate::analysis::metrics::{Direction, Metric, THROUGHPUT};
 use crate::analysis::multiple::{primary_weights, weighted_holm, Correction, ALPHA, PRIMARY_SHARE};
+use crate::analysis::runs::Loaded;
 use crate::analysis::statistics::{
     cv_pct, inverse, min_detectable, paired_diff, paired_min_detectable, paired_p,
     paired_spread_pct, pct_diff, prediction_diff, prediction_p, rounds_needed, runs_needed,
@@ -57,10 +58,7 @@ impl Side {
     /// A side from the runs a selector picked (see [`Group`]).
     pub fn from_group(group: &Group) -> Side {
         let runs = &group.runs;
-        let per_run: Vec<Vec<Metric>> = runs
-            .iter()
-            .map(|l| run_metrics(&l.row, &l.timeline))
-            .collect();
+        let per_run: Vec<Vec<Metric>> = runs.iter().map(Loaded::metrics).collect();
         let rounds: Vec<Option<String>> = runs.iter().map(|l| round_of(&l.row.tags)).collect();
         let metrics = if per_run.len() == 1 {
             per_run.into_iter().next().unwrap_or_default()
@@ -201,14 +199,6 @@ pub fn timeline_of(store: &Store, row: &RunRow) -> Result<Vec<Value>, StoreError
         Some(t) => Ok(t.clone()),
         None => store.timeline(&row.id),
     }
-}
-
-/// The metrics of one stored run.
-pub fn run_metrics(row: &RunRow, timeline: &[Value]) -> Vec<Metric> {
-    row.result
-        .as_ref()
-        .map(|r| metrics::extract(r, timeline))
-        .unwrap_or_default()
 }
 
 /// The round a run was made in, when it was made round by round against other runs: a
@@ -352,7 +342,7 @@ pub struct Cell {
 pub struct Row {
     pub key: String,
     pub label: String,
-    pub unit: &'static str,
+    pub unit: std::borrow::Cow<'static, str>,
     pub direction: Direction,
     /// An error count (any rise is worse).
     pub errors: bool,
@@ -839,7 +829,7 @@ pub fn compare_family(
         .map(|b| Row {
             key: b.key.clone(),
             label: b.label.clone(),
-            unit: b.unit,
+            unit: b.unit.clone(),
             direction: b.direction,
             errors: b.errors,
             base: b.value,
@@ -1133,7 +1123,7 @@ mod tests {
         Metric {
             key: "error_rate_pct".into(),
             label: "failed attempts".into(),
-            unit: "%",
+            unit: "%".into(),
             direction: Direction::LowerBetter,
             value: values.iter().sum::<f64>() / values.len() as f64,
             samples: Some((SampleKind::PerRun, values.to_vec())),
@@ -1194,7 +1184,7 @@ mod tests {
                             format!("m{k}")
                         },
                         label: format!("metric {k}"),
-                        unit: "",
+                        unit: "".into(),
                         direction: if k % 2 == 0 {
                             Direction::HigherBetter
                         } else {
@@ -1209,7 +1199,7 @@ mod tests {
                     Row {
                         key: mb.key.clone(),
                         label: mb.label.clone(),
-                        unit: "",
+                        unit: "".into(),
                         direction: mb.direction,
                         errors: false,
                         base: mb.value,
@@ -1244,7 +1234,7 @@ mod tests {
         let metric = |v: &[f64]| Metric {
             key: "docs_per_sec".into(),
             label: "throughput".into(),
-            unit: "docs/s",
+            unit: "docs/s".into(),
             direction: Direction::HigherBetter,
             value: v.iter().sum::<f64>() / v.len() as f64,
             samples: Some((SampleKind::PerRun, v.to_vec())),

@@ -14,9 +14,9 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use serde_json::Value;
 
-use super::compare::{self, run_metrics, timeline_of, Cell, Verdict};
+use super::compare::{self, Cell, Verdict};
+use super::runs::Loaded;
 use crate::analysis::changepoint::{self, ChangePoint, Shift};
 use crate::analysis::configuration::{self, Configuration};
 use crate::analysis::metrics::{Direction, Metric};
@@ -209,7 +209,7 @@ pub struct Located {
 pub struct Series {
     pub key: String,
     pub label: String,
-    pub unit: &'static str,
+    pub unit: std::borrow::Cow<'static, str>,
     pub direction: Direction,
     pub errors: bool,
     /// One per run (`None` where the run lacks the metric).
@@ -255,7 +255,7 @@ pub struct StepVerdict {
     pub to: String,
     pub key: String,
     pub label: String,
-    pub unit: &'static str,
+    pub unit: std::borrow::Cow<'static, str>,
     pub errors: bool,
     /// The difference, its interval over runs and the verdict (see [`compare::cell`]).
     pub cell: Cell,
@@ -289,7 +289,7 @@ pub fn only_wrong_answers(row: &RunRow) -> bool {
 
 /// Loads the runs `selection` picks and builds their history.
 pub fn load(store: &Store, selection: &Selection) -> Result<History, HistoryError> {
-    let (mut by_config, excluded) = configurations(store, selection)?;
+    let (mut by_config, excluded, resolved) = configurations(store, selection)?;
     if by_config.len() > 1 {
         let first = by_config[0].0.clone();
         let found = by_config
@@ -313,13 +313,13 @@ pub fn load(store: &Store, selection: &Selection) -> Result<History, HistoryErro
         return Err(HistoryError::NoRuns(selection.describe()));
     };
     let excluded = excluded.into_iter().map(|(_, e)| e).collect();
-    of_rows(store, config, rows, selection, excluded)
+    of_rows(store, config, rows, &resolved, selection, excluded)
 }
 
 /// The history of every configuration `selection` picks, in the order each was first run
 /// (what a site shows: one page a configuration).
 pub fn load_each(store: &Store, selection: &Selection) -> Result<Vec<History>, HistoryError> {
-    let (by_config, excluded) = configurations(store, selection)?;
+    let (by_config, excluded, resolved) = configurations(store, selection)?;
     if by_config.is_empty() {
         return Err(HistoryError::NoRuns(selection.describe()));
     }
@@ -331,30 +331,30 @@ pub fn load_each(store: &Store, selection: &Selection) -> Result<Vec<History>, H
                 .filter(|(c, _)| c.as_deref() == Some(config.id.as_str()))
                 .map(|(_, e)| e.clone())
                 .collect();
-            of_rows(store, config, rows, selection, mine)
+            of_rows(store, config, rows, &resolved, selection, mine)
         })
         .collect()
 }
 
+/// The runs `rows` read whole (a group merged in memory as `resolved` merged it).
 fn of_rows(
     store: &Store,
     config: Configuration,
     rows: Vec<RunRow>,
+    resolved: &crate::analysis::merge::Resolved,
     selection: &Selection,
     excluded: Vec<String>,
 ) -> Result<History, HistoryError> {
     let loaded = rows
         .into_iter()
-        .map(|row| {
-            let timeline = timeline_of(store, &row)?;
-            Ok((row, timeline))
-        })
+        .map(|row| Loaded::resolved(store, row, resolved))
         .collect::<Result<Vec<_>, StoreError>>()?;
     build(config, loaded, selection, excluded)
 }
 
 /// The complete runs `selection` picks, by configuration (in the order each was first run),
-/// and those left out as not complete (`id (state)`, with their configuration's id).
+/// those left out as not complete (`id (state)`, with their configuration's id), and the
+/// groups merged in memory to read them by.
 #[allow(clippy::type_complexity)]
 fn configurations(
     store: &Store,
@@ -363,6 +363,7 @@ fn configurations(
     (
         Vec<(Configuration, Vec<RunRow>)>,
         Vec<(Option<String>, String)>,
+        crate::analysis::merge::Resolved,
     ),
     HistoryError,
 > {
@@ -373,7 +374,8 @@ fn configurations(
         ..Default::default()
     })?;
     // A run split in parts is one point: its group's merged run.
-    let rows = crate::analysis::merge::resolve(store, rows)?.rows;
+    let mut resolved = crate::analysis::merge::resolve(store, rows)?;
+    let rows = std::mem::take(&mut resolved.rows);
     let mut excluded = Vec::new();
     let mut complete = Vec::new();
     // Oldest first: runs that started in the same second keep the order they were stored in.
@@ -402,27 +404,27 @@ fn configurations(
             None => by_config.push((c, vec![row])),
         }
     }
-    Ok((by_config, excluded))
+    Ok((by_config, excluded, resolved))
 }
 
-/// The history of runs already loaded (`(row, timeline)`), all of `configuration`.
+/// The history of runs already loaded, all of `configuration`.
 pub fn build(
     configuration: Configuration,
-    mut loaded: Vec<(RunRow, Vec<Value>)>,
+    mut loaded: Vec<Loaded>,
     selection: &Selection,
     excluded: Vec<String>,
 ) -> Result<History, HistoryError> {
     match selection.axis {
-        Axis::Version => loaded.sort_by(|(a, _), (b, _)| {
+        Axis::Version => loaded.sort_by(|Loaded { row: a, .. }, Loaded { row: b, .. }| {
             version_key(a.engine.as_deref())
                 .cmp(&version_key(b.engine.as_deref()))
                 .then(a.started_unix.cmp(&b.started_unix))
         }),
-        Axis::Time => loaded.sort_by_key(|(r, _)| r.started_unix),
+        Axis::Time => loaded.sort_by_key(|l| l.row.started_unix),
     }
     let mut points: Vec<Point> = Vec::new();
     let mut runs = Vec::new();
-    for (i, (row, _)) in loaded.iter().enumerate() {
+    for (i, Loaded { row, .. }) in loaded.iter().enumerate() {
         let build: BTreeMap<String, String> = row
             .tags
             .iter()
@@ -458,10 +460,7 @@ pub fn build(
         });
     }
     // Every metric of every run, keyed, in order of first appearance.
-    let per_run: Vec<_> = loaded
-        .iter()
-        .map(|(row, timeline)| run_metrics(row, timeline))
-        .collect();
+    let per_run: Vec<_> = loaded.iter().map(Loaded::metrics).collect();
     let mut series: Vec<Series> = Vec::new();
     for (i, metrics) in per_run.iter().enumerate() {
         for m in metrics {
@@ -471,7 +470,7 @@ pub fn build(
                     series.push(Series {
                         key: m.key.clone(),
                         label: m.label.clone(),
-                        unit: m.unit,
+                        unit: m.unit.clone(),
                         direction: m.direction,
                         errors: m.errors,
                         values: vec![None; runs.len()],
@@ -699,7 +698,7 @@ fn side_metric(s: &Series, point: &Point, runs: &[Run]) -> Option<Metric> {
     Some(Metric {
         key: s.key.clone(),
         label: s.label.clone(),
-        unit: s.unit,
+        unit: s.unit.clone(),
         direction: s.direction,
         value: statistics::mean(&values)?,
         samples: (values.len() >= 2).then_some((SampleKind::PerRun, values)),
@@ -747,7 +746,7 @@ fn step_verdicts(
                 to: to.label.clone(),
                 key: s.key.clone(),
                 label: s.label.clone(),
-                unit: s.unit,
+                unit: s.unit.clone(),
                 errors: s.errors,
                 cell,
             });
@@ -880,6 +879,7 @@ mod tests {
     use crate::rng::Rng;
     use crate::store::RunId;
     use serde_json::json;
+    use serde_json::Value;
 
     fn row(i: usize, engine: &str, docs_per_sec: f64, refused: u64, indexed: u64) -> RunRow {
         RunRow {
@@ -915,7 +915,7 @@ mod tests {
 
     fn history(rows: Vec<RunRow>) -> History {
         let c = Configuration::of(&rows[0]);
-        let loaded = rows.into_iter().map(|r| (r, Vec::new())).collect();
+        let loaded = rows.into_iter().map(Loaded::bare).collect();
         build(c, loaded, &Selection::new(Axis::Version), Vec::new()).unwrap()
     }
 
@@ -948,7 +948,7 @@ mod tests {
                 }
             }
             let c = Configuration::of(&rows[0]);
-            let loaded = rows.into_iter().map(|r| (r, Vec::new())).collect();
+            let loaded = rows.into_iter().map(Loaded::bare).collect();
             let mut selection = Selection::new(Axis::Version);
             selection.metrics = asked.iter().map(|m| m.to_string()).collect();
             build(c, loaded, &selection, Vec::new()).unwrap()

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::{compare, merge};
 use crate::measure::SerializedHistogram;
-use crate::store::{RunRow, State, Store, StoreError};
+use crate::store::{PhaseMeasurements, RunRow, State, Store, StoreError};
 
 /// A stored run with its timeline, ready to analyse or render.
 #[derive(Debug, Clone)]
@@ -17,6 +17,9 @@ pub struct Loaded {
     pub histograms: Vec<SerializedHistogram>,
     /// The run's stored telemetry rows, by second then node (none without telemetry).
     pub telemetry: Vec<Value>,
+    /// What each phase measured, with what the instruments kept around it (none for runs
+    /// kept before phases were).
+    pub phases: Vec<PhaseMeasurements>,
 }
 
 impl Loaded {
@@ -25,12 +28,31 @@ impl Loaded {
         let timeline = compare::timeline_of(store, &row)?;
         let histograms = store.histograms(&row.id)?;
         let telemetry = store.telemetry(&row.id)?;
+        let phases = store.phases(&row.id)?;
         Ok(Loaded {
             row,
             timeline,
             histograms,
             telemetry,
+            phases,
         })
+    }
+
+    /// `row` alone: no timeline, histograms, telemetry or phases (a test's run).
+    pub fn bare(row: RunRow) -> Loaded {
+        Loaded {
+            row,
+            timeline: Vec::new(),
+            histograms: Vec::new(),
+            telemetry: Vec::new(),
+            phases: Vec::new(),
+        }
+    }
+
+    /// Every metric of the run, read one way for every view (see
+    /// [`crate::analysis::metrics::of_run`]).
+    pub fn metrics(&self) -> Vec<crate::analysis::metrics::Metric> {
+        crate::analysis::metrics::of_run(self.row.result.as_ref(), &self.timeline, &self.phases)
     }
 }
 
@@ -47,6 +69,7 @@ impl Loaded {
                 timeline: m.run.timeline.clone(),
                 histograms: m.run.histograms.clone(),
                 telemetry: Vec::new(),
+                phases: m.run.phases.clone(),
                 row,
             }),
             None => Loaded::read(store, row),

@@ -423,22 +423,31 @@ async fn list(a: ListArgs) -> CliResult {
 async fn show(a: ShowArgs) -> CliResult {
     let store = a.store.open().await?;
     let row = store.get(&a.id).map_err(CliError::usage)?;
-    let timeline = crate::analysis::compare::timeline_of(&store, &row)?;
-    let histograms: Vec<Value> = store
-        .histograms(&row.id)?
+    let run = crate::analysis::runs::Loaded::read(&store, row)?;
+    let metrics = run.metrics();
+    let histograms: Vec<Value> = run
+        .histograms
         .iter()
         .map(store::histogram_summary)
         .collect();
     if a.json {
-        let mut v = serde_json::to_value(&row)?;
-        if row.result_timeline().is_none() {
-            v["timeline"] = Value::Array(timeline);
+        let mut v = serde_json::to_value(&run.row)?;
+        if run.row.result_timeline().is_none() {
+            v["timeline"] = Value::Array(run.timeline.clone());
         }
         v["histograms"] = Value::Array(histograms);
+        // Every metric as every view reads it, and what each phase counted and each
+        // instrument kept around it.
+        v["metrics"] = serde_json::to_value(&metrics)?;
+        v["phases"] = run
+            .phases
+            .iter()
+            .map(|p| serde_json::json!({"phase": p.phase, "counts": p.measurements.counts, "kept": p.kept}))
+            .collect();
         output::json(&v)?;
         return Ok(());
     }
-    output::results::show(&row, &timeline, &histograms);
+    output::results::show(&run.row, &run.timeline, &histograms, &metrics);
     Ok(())
 }
 

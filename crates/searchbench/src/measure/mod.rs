@@ -6,6 +6,7 @@
 pub mod attribution;
 pub mod background;
 pub mod cpu_limit;
+pub mod kept;
 pub mod machine;
 pub mod measurements;
 pub mod profile;
@@ -15,6 +16,7 @@ pub mod telemetry;
 pub mod warm_up;
 
 pub use attribution::{Attribution, AttributionInput, Segment};
+pub use kept::{Better, Figure, Kept, Merge};
 pub use machine::Machine;
 pub use measurements::Measurements;
 pub use recorder::{Headline, Recorder, Sample, SerializedHistogram, Summary, TimelineRow};

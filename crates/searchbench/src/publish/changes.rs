@@ -126,7 +126,7 @@ fn documents(h: &history::History, axis: Axis) -> Vec<(String, Value)> {
             doc.insert("axis".into(), axis_name.into());
             doc.insert("metric".into(), s.key.clone().into());
             doc.insert("label".into(), s.label.clone().into());
-            doc.insert("unit".into(), s.unit.into());
+            doc.insert("unit".into(), s.unit.to_string().into());
             doc.insert("run_id".into(), c.run.clone().into());
             doc.insert("at".into(), started.map_or(Value::Null, Value::from));
             let id = format!("{}:{axis_name}:{}:{}", h.configuration.id, s.key, c.run);

@@ -27,7 +27,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use reqwest::Method;
 use serde_json::{json, Map, Value};
 
-use crate::analysis::compare::{run_metrics, timeline_of};
+use crate::analysis::compare::timeline_of;
 use crate::cluster::{Target, TargetError};
 use crate::store::{RunId, RunRow, Store, StoreError};
 
@@ -379,7 +379,8 @@ fn documents(
     };
     let mut docs = Vec::new();
     let timeline = timeline_of(store, row)?;
-    let metrics = run_metrics(row, &timeline);
+    let phases = store.phases(&row.id)?;
+    let metrics = crate::analysis::metrics::of_run(row.result.as_ref(), &timeline, &phases);
     // The headline: the first of history's headline figures the run has, else its first.
     let headline = crate::analysis::history::HEADLINE
         .iter()
@@ -716,6 +717,7 @@ mod tests {
                 &PhaseMeasurements {
                     phase: "ingest".into(),
                     measurements: m,
+                    kept: Default::default(),
                 },
             )
             .unwrap();

@@ -31,6 +31,10 @@ struct Phase {
     /// Counts per wall-clock second; JSON keys are strings.
     seconds: BTreeMap<String, BTreeMap<String, u64>>,
     histograms: Vec<Histogram>,
+    /// What the instruments kept around the phase's step (none in documents published
+    /// before they were kept).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    kept: BTreeMap<String, crate::measure::Kept>,
 }
 
 /// The stored row as published (`RunRow` serialised), what reading back needs of it.
@@ -101,6 +105,7 @@ pub fn phases_value(phases: &[PhaseMeasurements]) -> Result<Value, String> {
                 .map(|(s, row)| (s.to_string(), row.clone()))
                 .collect(),
             histograms,
+            kept: p.kept.clone(),
         });
     }
     serde_json::to_value(out).map_err(|e| e.to_string())
@@ -146,6 +151,7 @@ pub fn whole_run(doc: &Value) -> Result<(String, WholeRun), String> {
         measured.push(PhaseMeasurements {
             phase: p.phase,
             measurements: m,
+            kept: p.kept,
         });
     }
     let state = match row.state.as_str() {

@@ -8,7 +8,6 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 use super::Loaded;
-use crate::analysis::metrics;
 
 /// Quotes a field when it needs it (RFC 4180).
 pub fn field(s: &str) -> String {
@@ -32,12 +31,12 @@ pub fn render(runs: &[&Loaded]) -> String {
             field(&r.workload_shown()),
             field(r.engine.as_deref().unwrap_or(""))
         );
-        for m in metrics::extract(r.result.as_ref().unwrap_or(&Value::Null), &l.timeline) {
+        for m in l.metrics() {
             let _ = writeln!(
                 s,
                 "{prefix},{},{},,{}",
                 field(&m.key),
-                field(m.unit),
+                field(&m.unit),
                 m.value
             );
         }

@@ -30,7 +30,7 @@ pub struct Headline {
 impl Headline {
     pub fn of(l: &Loaded) -> Headline {
         let result = l.row.result.as_ref().unwrap_or(&Value::Null);
-        let all = metrics::extract(result, &l.timeline);
+        let all = l.metrics();
         let value = |key: &str| all.iter().find(|m| m.key == key);
         let mut figures = Vec::new();
         if let Some(m) = value(metrics::THROUGHPUT) {

@@ -49,7 +49,7 @@ fn chart(h: &History, s: &Series, labels: &[String]) -> Chart {
     } else {
         format!(" ({})", s.unit)
     };
-    let mut y = Axis::new(s.unit);
+    let mut y = Axis::new(s.unit.as_ref());
     y.range = y_range(&values);
     let along = match h.axis {
         crate::analysis::history::Axis::Version => "engine version",
@@ -168,9 +168,9 @@ fn verdict_table(h: &History, newest: bool) -> String {
             esc(&v.from),
             esc(&v.to),
             esc(&format_metric(v.errors, base)),
-            esc(v.unit),
+            esc(&v.unit),
             esc(&format_metric(v.errors, v.cell.value)),
-            esc(v.unit),
+            esc(&v.unit),
             esc(&format_diff(&v.cell)),
             esc(&format_n(&v.cell)),
             esc(&format_verdict(&v.cell, h.threshold_pct)),
@@ -215,7 +215,7 @@ fn change_table(h: &History) -> String {
             ch.p_value,
             esc(&format_metric(series.errors, ch.before)),
             esc(&format_metric(series.errors, ch.after)),
-            esc(series.unit),
+            esc(&series.unit),
             if c.suspect.is_empty() {
                 String::new()
             } else {

@@ -31,7 +31,7 @@ fn run_section(l: &Loaded) -> String {
     let rows = super::run_rows(r);
     let mut s = format!("<section class=\"run\"><h2>Run {}</h2>", esc(&r.id.0));
     s.push_str(&kv_table(&rows));
-    let metrics = metrics::extract(r.result.as_ref().unwrap_or(&Value::Null), &l.timeline);
+    let metrics = l.metrics();
     if !metrics.is_empty() {
         s.push_str("<h3>Figures</h3><table><tr><th>metric</th><th>value</th><th>unit</th><th>samples</th></tr>");
         for m in &metrics {
@@ -45,7 +45,7 @@ fn run_section(l: &Loaded) -> String {
                 "<tr><td>{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>",
                 esc(&m.label),
                 format_metric(m.errors, m.value),
-                esc(m.unit),
+                esc(&m.unit),
                 esc(&n)
             );
         }
@@ -354,7 +354,7 @@ pub fn compare_table(c: &Comparison) -> String {
             s,
             "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td>",
             esc(&row.label),
-            esc(row.unit),
+            esc(&row.unit),
             format_value(row.base)
         );
         for cell in &row.contenders {

@@ -2,11 +2,8 @@
 
 use std::fmt::Write as _;
 
-use serde_json::Value;
-
 use super::Group;
 use crate::analysis::compare::{format_diff, format_n, Comparison};
-use crate::analysis::metrics;
 use crate::units::{format_metric, format_value};
 
 fn cell(s: &str) -> String {
@@ -124,7 +121,7 @@ pub fn render(groups: &[Group], comparison: Option<&Comparison>) -> String {
         for (k, v) in super::run_rows(r).into_iter().skip(1) {
             let _ = writeln!(s, "- **{k}**: {}", cell(&v));
         }
-        let ms = metrics::extract(r.result.as_ref().unwrap_or(&Value::Null), &l.timeline);
+        let ms = l.metrics();
         if !ms.is_empty() {
             s.push_str("\n| metric | value | unit | samples |\n|---|---:|---|---|\n");
             for m in ms {

@@ -32,6 +32,7 @@ use crate::cluster::delay::Rtt;
 use crate::cluster::Target;
 use crate::measure::telemetry::Row;
 pub use crate::measure::Measurements;
+pub use crate::measure::{Better, Figure, Kept, Merge};
 use crate::measure::{SerializedHistogram, TimelineRow};
 /// Which run this is (kind, workload, seed, engine, configuration, tags): what the store
 /// begins it with and every sink is told first.
@@ -174,10 +175,11 @@ impl StepEnd {
 }
 
 /// What an instrument saw around one step: its own typed value, for the phase that summarises
-/// it (the telemetry of a load), and what the sinks keep of it, when anything.
+/// it (the telemetry of a load), and what the sinks keep of it ([`Kept`]: its figures, judged
+/// like any metric of the run, and its detail), when anything.
 pub struct Seen {
     value: Box<dyn Any>,
-    kept: Option<Value>,
+    kept: Kept,
     /// What went wrong on the way without spoiling what was seen: warnings on the run.
     warnings: Vec<String>,
 }
@@ -187,7 +189,7 @@ impl Seen {
     pub fn new<T: Any>(value: T) -> Self {
         Seen {
             value: Box::new(value),
-            kept: None,
+            kept: Kept::default(),
             warnings: Vec::new(),
         }
     }
@@ -198,9 +200,17 @@ impl Seen {
         self
     }
 
-    /// Also kept by the sinks, beside the phase's measurements, as `kept`.
-    pub fn kept(mut self, kept: Value) -> Self {
-        self.kept = Some(kept);
+    /// Also kept by the sinks, beside the phase's measurements, as its detail: shown and
+    /// published, never judged.
+    pub fn kept(mut self, detail: Value) -> Self {
+        self.kept.detail = Some(detail);
+        self
+    }
+
+    /// Also kept by the sinks: the figure `key` (a part of a metric key: letters, digits,
+    /// `_` and `-`), judged in every view like any metric of the run.
+    pub fn figure(mut self, key: &str, figure: Figure) -> Self {
+        self.kept.figures.insert(key.to_string(), figure);
         self
     }
 }
@@ -244,11 +254,12 @@ impl Watched {
         self.seen.get(instrument)?.value.downcast_ref()
     }
 
-    /// What the sinks keep: each instrument's kept value, by name.
-    fn kept(&self) -> BTreeMap<String, Value> {
+    /// What the sinks keep: what each instrument kept, by name (none that kept nothing).
+    fn kept(&self) -> BTreeMap<String, Kept> {
         self.seen
             .iter()
-            .filter_map(|(name, s)| Some((name.clone(), s.kept.clone()?)))
+            .filter(|(_, s)| s.kept != Kept::default())
+            .map(|(name, s)| (name.clone(), s.kept.clone()))
             .collect()
     }
 }
@@ -389,8 +400,10 @@ impl Step<'_> {
 pub struct Measured {
     pub phase: String,
     pub measurements: Measurements,
-    /// Instrument name → what the sinks keep of what it saw.
-    pub instruments: BTreeMap<String, Value>,
+    /// Instrument name → what the sinks keep of what it saw around the phase's step: on the
+    /// step's first phase (the one the instruments were told), none on the phases beside it,
+    /// so a figure is the step's once.
+    pub instruments: BTreeMap<String, Kept>,
     /// What the instruments saw around the phase's step that no phase of it took (on the
     /// step's first phase): the command derives its result from it.
     pub watched: Watched,
@@ -594,6 +607,18 @@ async fn drive<T: Serialize>(
                         for w in std::mem::take(&mut seen.warnings) {
                             warn(format!("{}: {w}", i.name()));
                         }
+                        // JSON has no NaN nor infinity: such a figure would not read back.
+                        seen.kept.figures.retain(|key, f| {
+                            let finite = f.value.is_finite();
+                            if !finite {
+                                warn(format!(
+                                    "{}: its figure {key} is {}, not kept",
+                                    i.name(),
+                                    f.value
+                                ));
+                            }
+                            finite
+                        });
                         watched.seen.insert(i.name(), seen);
                     }
                     Ok(None) => {}
@@ -627,14 +652,16 @@ async fn drive<T: Serialize>(
                     report: end.reports.remove(&name),
                     phase: name,
                     measurements,
-                    instruments: kept.clone(),
+                    instruments: BTreeMap::new(),
                     watched: Watched::default(),
                 })
                 .collect();
             // What no phase took stays with the step's first phase, for the command to derive
-            // its result from (a track run's telemetry over all its steps).
+            // its result from (a track run's telemetry over all its steps); so does what the
+            // instruments kept (when the first phase failed, the first that ended keeps it).
             if let Some(first) = ended.first_mut() {
                 first.watched = end.watched;
+                first.instruments = kept;
             }
             for measured in ended {
                 tell(&mut |sink| sink.phase(&measured));

@@ -254,6 +254,7 @@ impl Sink for StoreSink<'_> {
         let phase = PhaseMeasurements {
             phase: measured.phase.clone(),
             measurements: measured.measurements.clone(),
+            kept: measured.instruments.clone(),
         };
         if let Err(e) = r.store.put_phase(&r.id, self.phases, &phase) {
             r.warn(format!(

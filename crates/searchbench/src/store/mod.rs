@@ -134,6 +134,10 @@ pub const MIGRATIONS: &[&str] = &[
         published_unix INTEGER NOT NULL,
         PRIMARY KEY (run_id, destination)
     );",
+    // 8: what the instruments kept around each phase's step (`measure::Kept` by instrument
+    // name, as JSON): their figures and detail, on the step's first phase. Runs kept before
+    // have none.
+    "ALTER TABLE phase_measurements ADD COLUMN kept TEXT NOT NULL DEFAULT '{}';",
 ];
 
 /// How [`Store::put_histograms`] encodes: HdrHistogram's V2 format, deflated.

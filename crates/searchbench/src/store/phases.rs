@@ -1,14 +1,15 @@
 //! What each phase of a run measured, kept as the phase ends: its [`Measurements`] (counts,
-//! counts per wall-clock second, HDR histograms), the raw figures that add up. A group's
-//! merge adds its parts' phase by phase ([`merge_phases`]), whatever the kind of run, so the
-//! merged run holds what one process measuring every part would have.
+//! counts per wall-clock second, HDR histograms), the raw figures that add up, and what the
+//! instruments kept around its step ([`Kept`]). A group's merge adds its parts' phase by
+//! phase ([`merge_phases`]), whatever the kind of run, so the merged run holds what one
+//! process measuring every part would have.
 
 use std::collections::BTreeMap;
 
 use rusqlite::params;
 
 use super::{Result, RunId, Store, StoreError, HISTOGRAM_ENCODING};
-use crate::measure::{Measurements, SerializedHistogram};
+use crate::measure::{Kept, Measurements, SerializedHistogram};
 
 /// The name of a load's phase (`session::ingest::LOAD`): a merge of loads reads it.
 pub const LOAD: &str = "ingest";
@@ -22,6 +23,9 @@ pub struct PhaseMeasurements {
     /// The phase's name (`ingest`, `query`, a track's task).
     pub phase: String,
     pub measurements: Measurements,
+    /// What each instrument kept around the phase's step, by instrument name (on the step's
+    /// first phase only).
+    pub kept: BTreeMap<String, Kept>,
 }
 
 /// Counts per wall-clock second as stored: JSON keys are strings.
@@ -41,7 +45,7 @@ impl Store {
     /// before phases were, or one whose first phase never ended).
     pub fn phases(&self, id: &RunId) -> Result<Vec<PhaseMeasurements>> {
         let mut stmt = self.conn.prepare_cached(
-            "SELECT seq, phase, counts, seconds FROM phase_measurements
+            "SELECT seq, phase, counts, seconds, kept FROM phase_measurements
              WHERE run_id = ?1 ORDER BY seq",
         )?;
         let rows = stmt.query_map([&id.0], |r| {
@@ -50,11 +54,12 @@ impl Store {
                 r.get::<_, String>(1)?,
                 r.get::<_, String>(2)?,
                 r.get::<_, String>(3)?,
+                r.get::<_, String>(4)?,
             ))
         })?;
         let mut phases = Vec::new();
         for row in rows {
-            let (seq, phase, counts, seconds) = row?;
+            let (seq, phase, counts, seconds, kept) = row?;
             let bad = |what: &str, e: String| {
                 StoreError::Corrupt(format!(
                     "run {id}: the {what} of its phase {seq} ({phase}): {e}"
@@ -62,6 +67,8 @@ impl Store {
             };
             let counts: BTreeMap<String, u64> =
                 serde_json::from_str(&counts).map_err(|e| bad("counts", e.to_string()))?;
+            let kept: BTreeMap<String, Kept> = serde_json::from_str(&kept)
+                .map_err(|e| bad("instruments' kept values", e.to_string()))?;
             let stored: StoredSeconds =
                 serde_json::from_str(&seconds).map_err(|e| bad("seconds", e.to_string()))?;
             let mut seconds = BTreeMap::new();
@@ -84,6 +91,7 @@ impl Store {
             phases.push(PhaseMeasurements {
                 phase,
                 measurements,
+                kept,
             });
         }
         Ok(phases)
@@ -113,14 +121,15 @@ pub(super) fn insert_phase(
         .map(|(s, row)| (s.to_string(), row.clone()))
         .collect();
     tx.execute(
-        "INSERT OR REPLACE INTO phase_measurements (run_id, seq, phase, counts, seconds)
-         VALUES (?1, ?2, ?3, ?4, ?5)",
+        "INSERT OR REPLACE INTO phase_measurements (run_id, seq, phase, counts, seconds, kept)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         params![
             id,
             seq,
             phase.phase,
             serde_json::to_string(&m.counts)?,
-            serde_json::to_string(&seconds)?
+            serde_json::to_string(&seconds)?,
+            serde_json::to_string(&phase.kept)?
         ],
     )?;
     tx.execute(
@@ -152,12 +161,15 @@ pub(super) fn insert_phase(
 
 /// The phases of several processes' parts of one run added up, phase by phase: the n-th
 /// phase of a name in one part is added to the n-th of that name in the others (a phase one
-/// part has and another has not is kept with what the parts that have it measured). The
-/// order is the first part's, then any phase only later parts have.
+/// part has and another has not is kept with what the parts that have it measured), and what
+/// each instrument kept around it merged as its figures say ([`Kept::merge`]). The order is
+/// the first part's, then any phase only later parts have.
 pub fn merge_phases(
     parts: &[&[PhaseMeasurements]],
 ) -> std::result::Result<Vec<PhaseMeasurements>, String> {
     let mut merged: Vec<PhaseMeasurements> = Vec::new();
+    // What each part kept around each merged phase, by instrument.
+    let mut kept: Vec<BTreeMap<String, Vec<&Kept>>> = Vec::new();
     for (i, phases) in parts.iter().enumerate() {
         let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
         for p in phases.iter() {
@@ -169,14 +181,33 @@ pub fn merge_phases(
                 .nth(*nth)
                 .map(|(at, _)| at);
             *nth += 1;
-            match at {
-                Some(at) => merged[at]
-                    .measurements
-                    .merge(&p.measurements)
-                    .map_err(|e| format!("part {}: phase {}: {e}", i + 1, p.phase))?,
-                None => merged.push(p.clone()),
+            let at = match at {
+                Some(at) => {
+                    merged[at]
+                        .measurements
+                        .merge(&p.measurements)
+                        .map_err(|e| format!("part {}: phase {}: {e}", i + 1, p.phase))?;
+                    at
+                }
+                None => {
+                    merged.push(PhaseMeasurements {
+                        kept: BTreeMap::new(),
+                        ..p.clone()
+                    });
+                    kept.push(BTreeMap::new());
+                    merged.len() - 1
+                }
+            };
+            for (instrument, k) in &p.kept {
+                kept[at].entry(instrument.clone()).or_default().push(k);
             }
         }
+    }
+    for (phase, by_instrument) in merged.iter_mut().zip(kept) {
+        phase.kept = by_instrument
+            .into_iter()
+            .map(|(instrument, parts)| (instrument, Kept::merge(&parts)))
+            .collect();
     }
     Ok(merged)
 }
@@ -196,6 +227,7 @@ mod tests {
         PhaseMeasurements {
             phase: name.into(),
             measurements: m,
+            kept: BTreeMap::new(),
         }
     }
 
@@ -233,6 +265,65 @@ mod tests {
     }
 
     #[test]
+    fn what_the_instruments_kept_round_trips_and_older_stores_are_migrated() {
+        use crate::measure::{Better, Figure};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.db");
+        {
+            // A store as schema 7 left it: a run with a phase and no `kept` column.
+            let conn = rusqlite::Connection::open(&path).unwrap();
+            for m in &crate::store::MIGRATIONS[..7] {
+                conn.execute_batch(m).unwrap();
+            }
+            conn.execute_batch(
+                "PRAGMA user_version = 7;
+                 INSERT INTO runs (id, kind, workload, status, started_unix, tool_version,
+                                   machine, config, result)
+                 VALUES ('0123abcd', 'ingest', 'logs', 'complete', 1700000000, '0.0.1', '{}',
+                         '{}', '{\"docs_per_sec\": 5}');
+                 INSERT INTO phase_measurements (run_id, seq, phase, counts, seconds)
+                 VALUES ('0123abcd', 0, 'ingest', '{\"docs\": 7}', '{}');",
+            )
+            .unwrap();
+        }
+        let store = Store::open(&path).unwrap();
+        let old = RunId("0123abcd".into());
+        let back = store.phases(&old).unwrap();
+        assert_eq!(
+            back[0].measurements.counts["docs"], 7,
+            "kept through the migration"
+        );
+        assert!(back[0].kept.is_empty());
+        // A phase kept now keeps each instrument's figures and detail.
+        let mut p = phase("ingest", 10, 100, &[5]);
+        let kept = Kept {
+            figures: [(
+                "wait".to_string(),
+                Figure::new("time waited", "ms", Better::Lower, 1.5),
+            )]
+            .into(),
+            detail: Some(serde_json::json!({"note": "x"})),
+        };
+        p.kept.insert("gauge".into(), kept.clone());
+        store.put_phase(&old, 1, &p).unwrap();
+        let back = store.phases(&old).unwrap();
+        assert_eq!(back[1].kept["gauge"], kept);
+        // A kept value that does not read is an error naming the run and the phase.
+        store
+            .conn
+            .execute(
+                "UPDATE phase_measurements SET kept = '{\"gauge\": 3}' WHERE seq = 1",
+                [],
+            )
+            .unwrap();
+        let err = store.phases(&old).unwrap_err().to_string();
+        assert!(
+            err.contains("0123abcd") && err.contains("phase 1 (ingest)"),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn parts_add_up_phase_by_phase_whatever_their_order() {
         let a = vec![
             phase("ingest", 600, 100, &[10, 30]),
@@ -258,6 +349,24 @@ mod tests {
         let ingest = swapped.iter().find(|p| p.phase == "ingest").unwrap();
         assert_eq!(ingest.measurements.counts, m.counts);
         assert_eq!(ingest.measurements.seconds, m.seconds);
+        // What the instruments kept is merged as each figure says.
+        let with = |v: f64| {
+            let mut p = phase("ingest", 1, 100, &[]);
+            let f = crate::measure::Figure::new("peak", "MB", crate::measure::Better::Lower, v)
+                .merged_by(crate::measure::Merge::Max);
+            p.kept.insert(
+                "gauge".into(),
+                Kept {
+                    figures: [("peak".to_string(), f)].into(),
+                    detail: None,
+                },
+            );
+            p
+        };
+        let merged =
+            merge_phases(&[&[with(3.0)], &[with(8.0)], &[phase("ingest", 1, 100, &[])]]).unwrap();
+        assert_eq!(merged[0].kept["gauge"].figures["peak"].value, 8.0);
+        assert_eq!(merged[0].measurements.counts["indexed"], 3);
         // Histograms that disagree on their unit are refused, naming the part and phase.
         let mut ms = phase("ingest", 1, 100, &[]);
         ms.measurements.record("service", "ms", 1);

@@ -2,7 +2,12 @@
 //! instrument and a toy sink (`toys/`, one file each, outside `session/`) added once to an
 //! `Attach` see every phase of `run logs`, `ingest`, a track run and the many-shards
 //! scenario on the shared node; and a track run's result keeps its telemetry.
+//!
+//! What the toy instrument keeps (issue 98) is in the run's record and every view of it, with
+//! no result type knowing it: the store, `results show --json`, the run's page, `compare`
+//! (its figure judged as a metric) and the documents `results publish` sends.
 
+use std::path::Path;
 use std::time::Duration;
 
 use searchbench::session::ingest::LoadSpec;
@@ -12,8 +17,9 @@ use searchbench::session::{track_run, Attach, ClusterSpec, Job, SaveSpec, Silent
 use searchbench::workload::track::{read, runnable, TrackParams};
 use searchbench::workload::{Scenario, WorkloadSpec};
 
-use crate::common::{self, node_url};
+use crate::common::{self, bin, node_url, streams};
 use crate::toys::{self, Heard};
+use serde_json::Value;
 
 /// An attachment with both toys, the runs kept in `store`.
 fn with_toys(store: &std::path::Path) -> (Attach, Heard, Heard) {
@@ -31,11 +37,18 @@ fn with_toys(store: &std::path::Path) -> (Attach, Heard, Heard) {
     (attach, instrument, sink)
 }
 
+/// What the toys heard of one run: the phases that ran, and those the instrument watched
+/// (each step's first).
+struct Heard2 {
+    ran: Vec<String>,
+    watched: Vec<String>,
+}
+
 /// Checks what the toys heard of one run of `kind` on `workload`: the sink was told the run
-/// and its phases first, each phase that ran with what the instrument kept beside it, and
-/// the end last; the instrument was started and stopped around every step, in pairs. Returns
-/// the phases that ran.
-fn heard_every_phase(instrument: &Heard, sink: &Heard, kind: &str, workload: &str) -> Vec<String> {
+/// and its phases first, each phase that ran (what the instrument kept beside the first phase
+/// of each step, nothing beside the others, so a figure is the step's once), and the end
+/// last; the instrument was started and stopped around every step, in pairs.
+fn heard_every_phase(instrument: &Heard, sink: &Heard, kind: &str, workload: &str) -> Heard2 {
     let (i, s) = (toys::lines(instrument), toys::lines(sink));
     let begin = s
         .first()
@@ -43,14 +56,23 @@ fn heard_every_phase(instrument: &Heard, sink: &Heard, kind: &str, workload: &st
     let prefix = format!("begin {kind} {workload} [");
     assert!(begin.starts_with(&prefix), "{begin}");
     let planned: Vec<&str> = begin[prefix.len()..begin.len() - 1].split(',').collect();
+    // Started and stopped in pairs, around each step in turn.
+    assert_eq!(i.len() % 2, 0, "{i:?}");
+    let mut watched = Vec::new();
+    for pair in i.chunks(2) {
+        let phase = pair[0].strip_prefix("start ").expect("a start");
+        assert_eq!(pair[1], format!("stop {phase}"), "{i:?}");
+        watched.push(phase.to_string());
+    }
     let ran: Vec<String> = s
         .iter()
         .filter_map(|l| l.strip_prefix("phase "))
         .map(|l| {
             let (phase, seen) = l.split_once(" seen=").expect("a phase line");
-            assert_ne!(
-                seen, "-",
-                "the instrument kept nothing beside {phase}: {s:?}"
+            assert_eq!(
+                seen != "-",
+                watched.iter().any(|w| w == phase),
+                "{phase}: kept beside it iff it was watched: {s:?} {i:?}"
             );
             assert!(planned.contains(&phase), "{phase} was not planned: {begin}");
             phase.to_string()
@@ -62,17 +84,82 @@ fn heard_every_phase(instrument: &Heard, sink: &Heard, kind: &str, workload: &st
         Some(format!("finish ok phases={}", ran.len()).as_str()),
         "{s:?}"
     );
-    // Started and stopped in pairs, around each step in turn.
-    assert_eq!(i.len() % 2, 0, "{i:?}");
-    for pair in i.chunks(2) {
-        let phase = pair[0].strip_prefix("start ").expect("a start");
-        assert_eq!(pair[1], format!("stop {phase}"), "{i:?}");
-        assert!(
-            ran.iter().any(|r| r == phase),
-            "{phase} watched but not run: {i:?}"
+    for phase in &watched {
+        assert!(ran.contains(phase), "{phase} watched but not run: {i:?}");
+    }
+    Heard2 { ran, watched }
+}
+
+/// The newest run of `kind` in `store`.
+fn newest(store: &Path, kind: &str) -> String {
+    let db = searchbench::store::Store::open_read(store).unwrap();
+    let rows = db.list(&searchbench::store::Filter::default()).unwrap();
+    let row = rows.iter().find(|r| r.kind == kind);
+    row.unwrap_or_else(|| panic!("no {kind} run")).id.0.clone()
+}
+
+/// The toy's metric of the step begun by `phase`.
+fn toy_key(phase: &str) -> String {
+    format!(
+        "{phase}.{}.{}",
+        toys::instrument::NAME,
+        toys::instrument::FIGURE
+    )
+}
+
+fn ok(cmd: &mut std::process::Command) -> String {
+    let out = cmd.output().expect("the binary runs");
+    assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// What the toy kept around each step of run `id` is in the store, in `results show --json`
+/// (a metric per step, and the phase's kept values) and on the run's page.
+fn kept_in_every_view(store: &Path, id: &str, heard: &Heard2) {
+    let shown: Value = serde_json::from_str(&ok(bin()
+        .args(["results", "show", id, "--json", "--store"])
+        .arg(store)))
+    .expect("show's JSON");
+    let metrics = shown["metrics"].as_array().expect("metrics");
+    let phases = shown["phases"].as_array().expect("phases");
+    for phase in &heard.watched {
+        let key = toy_key(phase);
+        let m = metrics
+            .iter()
+            .find(|m| m["key"] == key.as_str())
+            .unwrap_or_else(|| panic!("no {key} in {metrics:?}"));
+        assert!(m["value"].as_f64().is_some_and(|v| v >= 0.0), "{m}");
+        assert_eq!(m["direction"], "lower_better", "{m}");
+        let kept = phases
+            .iter()
+            .find(|p| p["phase"] == phase.as_str())
+            .map(|p| &p["kept"][toys::instrument::NAME])
+            .unwrap_or_else(|| panic!("no phase {phase} in {phases:?}"));
+        assert_eq!(kept["detail"]["phase"], phase.as_str(), "{kept}");
+        assert_eq!(
+            kept["figures"][toys::instrument::FIGURE]["value"],
+            m["value"]
         );
     }
-    ran
+    // Nothing kept beside the phases that ran with another (the searches of a load).
+    for p in phases {
+        let phase = p["phase"].as_str().unwrap_or_default();
+        if !heard.watched.iter().any(|w| w == phase) {
+            assert!(p["kept"].as_object().is_none_or(|k| k.is_empty()), "{p}");
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let html = dir.path().join("run.html");
+    ok(bin()
+        .args(["report", id, "--html"])
+        .arg(&html)
+        .arg("--store")
+        .arg(store));
+    let page = std::fs::read_to_string(&html).expect("the page");
+    assert!(
+        page.contains(toys::instrument::LABEL),
+        "the page has no toy figure"
+    );
 }
 
 fn small_logs(docs: u64, index: &str) -> (Job, LoadSpec, WorkloadSpec) {
@@ -100,19 +187,36 @@ fn in_time<T>(what: &str, f: impl std::future::Future<Output = T>) -> T {
 fn a_toy_instrument_and_sink_see_every_phase_of_every_kind_of_run() {
     let _heavy = common::one_track_at_a_time();
     let store = common::scratch_store();
+    let mut recorded = Vec::new();
 
-    // `ingest`: the load, one step.
-    let (attach, instrument, sink) = with_toys(&store);
-    let (job, load, _) = small_logs(3_000, "it-attached-ingest");
-    in_time(
-        "ingest",
-        searchbench::session::ingest::ingest(job, &given(), load, &attach, &Silent),
-    )
-    .expect("ingest");
-    assert_eq!(
-        heard_every_phase(&instrument, &sink, "ingest", "logs"),
-        ["ingest"]
-    );
+    // `ingest`, twice to compare: the load, one step.
+    let mut ingests = Vec::new();
+    for _ in 0..2 {
+        let (attach, instrument, sink) = with_toys(&store);
+        let (job, load, _) = small_logs(3_000, "it-attached-ingest");
+        in_time(
+            "ingest",
+            searchbench::session::ingest::ingest(job, &given(), load, &attach, &Silent),
+        )
+        .expect("ingest");
+        let heard = heard_every_phase(&instrument, &sink, "ingest", "logs");
+        assert_eq!(heard.ran, ["ingest"]);
+        ingests.push(newest(&store, "ingest"));
+        recorded.push((newest(&store, "ingest"), heard));
+    }
+    // `compare` judges the toy's figure as any metric of the two runs.
+    let compared: Value = serde_json::from_str(&ok(bin()
+        .args(["compare", &ingests[0], &ingests[1], "--json", "--store"])
+        .arg(&store)))
+    .expect("compare's JSON");
+    let key = toy_key("ingest");
+    let row = compared["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .find(|r| r["key"] == key.as_str())
+        .unwrap_or_else(|| panic!("{key} not compared: {compared}"));
+    assert!(row["contenders"][0]["verdict"].is_string(), "{row}");
 
     // `run logs`: the load, then its queries.
     let (attach, instrument, sink) = with_toys(&store);
@@ -127,10 +231,9 @@ fn a_toy_instrument_and_sink_see_every_phase_of_every_kind_of_run() {
     let cluster = given();
     let run = searchbench::session::run::run(job, &cluster, load, &spec, &attach, &Silent);
     in_time("run logs", run).expect("run logs");
-    assert_eq!(
-        heard_every_phase(&instrument, &sink, "run", "logs"),
-        ["ingest", "query"]
-    );
+    let heard = heard_every_phase(&instrument, &sink, "run", "logs");
+    assert_eq!(heard.ran, ["ingest", "query"]);
+    recorded.push((newest(&store, "run"), heard));
 
     // A track run: each task a phase.
     let (attach, instrument, sink) = with_toys(&store);
@@ -154,11 +257,12 @@ fn a_toy_instrument_and_sink_see_every_phase_of_every_kind_of_run() {
         track_run::run(&d, &procedure, planned, &cluster, &spec, &Silent),
     )
     .expect("the track runs");
-    let ran = heard_every_phase(&instrument, &sink, "track", &d.name);
+    let heard = heard_every_phase(&instrument, &sink, "track", &d.name);
     assert_eq!(
-        ran,
+        heard.ran,
         ["delete-index", "create-index", "load", "nap", "search"]
     );
+    recorded.push((newest(&store, "track"), heard));
     // Its telemetry is in its result (the nap alone spans a sample) and in the store.
     let telemetry = result.telemetry.expect("a track run's telemetry");
     assert!(telemetry.samples >= 1, "{telemetry:?}");
@@ -194,7 +298,9 @@ fn a_toy_instrument_and_sink_see_every_phase_of_every_kind_of_run() {
         indexing.telemetry.is_some(),
         "the logs load was not sampled"
     );
-    let ran = heard_every_phase(&instrument, &sink, "run", "many-shards");
+    let heard = heard_every_phase(&instrument, &sink, "run", "many-shards");
+    let ran = heard.ran.clone();
+    recorded.push((newest(&store, "run"), heard));
     for phase in [
         "setup",
         "creation",
@@ -205,6 +311,29 @@ fn a_toy_instrument_and_sink_see_every_phase_of_every_kind_of_run() {
         "cleanup",
     ] {
         assert!(ran.iter().any(|r| r == phase), "{phase} not seen: {ran:?}");
+    }
+
+    // Every run's record and views hold what the toy kept, and so do the documents published.
+    for (id, heard) in &recorded {
+        kept_in_every_view(&store, id, heard);
+    }
+    let prefix = "it-attached-toy";
+    let out = crate::publish::publish(&store, node_url(), prefix, &["--pending"]);
+    assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
+    for (id, heard) in &recorded {
+        for phase in &heard.watched {
+            let doc = format!("/{prefix}-metrics/_doc/{id}:{}", toy_key(phase));
+            let v: Value = common::runtime()
+                .block_on(common::target().get_json(&doc))
+                .unwrap_or_else(|e| panic!("{doc}: {e}"));
+            assert_eq!(
+                v["_source"]["label"]
+                    .as_str()
+                    .map(|l| l.contains(toys::instrument::LABEL)),
+                Some(true),
+                "{v}"
+            );
+        }
     }
 }
 

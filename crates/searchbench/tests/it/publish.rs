@@ -91,8 +91,9 @@ fn runs_published_twice_are_there_once_and_a_failed_publish_stays_pending() {
     for id in [&a, &b] {
         assert_eq!(count(prefix, "runs", id), 1);
         let row = store.get(id).unwrap();
-        let timeline = searchbench::analysis::compare::timeline_of(&store, &row).unwrap();
-        let metrics = searchbench::analysis::compare::run_metrics(&row, &timeline);
+        let metrics = searchbench::analysis::runs::Loaded::read(&store, row.clone())
+            .unwrap()
+            .metrics();
         assert!(!metrics.is_empty());
         assert_eq!(count(prefix, "metrics", id), metrics.len() as u64);
         assert!(count(prefix, "timeline", id) >= 1);

@@ -152,7 +152,7 @@ impl MetricVerdict {
 pub struct MetricCheck {
     pub key: String,
     pub label: String,
-    pub unit: &'static str,
+    pub unit: std::borrow::Cow<'static, str>,
     pub baseline: Option<f64>,
     pub value: Option<f64>,
     pub diff_pct: Option<f64>,
@@ -180,7 +180,7 @@ impl MetricCheck {
     fn judged(
         key: &str,
         label: String,
-        unit: &'static str,
+        unit: impl Into<std::borrow::Cow<'static, str>>,
         baseline: f64,
         cell: &Cell,
         threshold_pct: f64,
@@ -189,7 +189,7 @@ impl MetricCheck {
         MetricCheck {
             key: key.to_string(),
             label,
-            unit,
+            unit: unit.into(),
             baseline: Some(baseline),
             value: Some(cell.value),
             diff_pct: cell.diff_pct,
@@ -214,11 +214,16 @@ impl MetricCheck {
     }
 
     /// A metric with no verdict, and why.
-    fn unjudged(key: &str, label: String, unit: &'static str, why: String) -> MetricCheck {
+    fn unjudged(
+        key: &str,
+        label: String,
+        unit: impl Into<std::borrow::Cow<'static, str>>,
+        why: String,
+    ) -> MetricCheck {
         MetricCheck {
             key: key.to_string(),
             label,
-            unit,
+            unit: unit.into(),
             baseline: None,
             value: None,
             diff_pct: None,
@@ -476,7 +481,7 @@ pub fn check(store: &Store, spec: &CheckSpec) -> Result<Check, CheckError> {
                 ..MetricCheck::unjudged(
                     key,
                     any.map(|m| m.label.clone()).unwrap_or_else(|| key.clone()),
-                    any.map(|m| m.unit).unwrap_or(""),
+                    any.map(|m| m.unit.clone()).unwrap_or_default(),
                     format!(
                         "the {} has no such metric",
                         if b.is_none() { "baseline" } else { "run" }
@@ -499,13 +504,13 @@ pub fn check(store: &Store, spec: &CheckSpec) -> Result<Check, CheckError> {
                     MetricVerdict::NoSignificantChange
                 },
                 why: None,
-                ..MetricCheck::unjudged(key, b.label.clone(), b.unit, String::new())
+                ..MetricCheck::unjudged(key, b.label.clone(), b.unit.clone(), String::new())
             }
         } else {
             MetricCheck::judged(
                 key,
                 b.label.clone(),
-                b.unit,
+                b.unit.clone(),
                 b.value,
                 cell,
                 spec.threshold_pct,
@@ -580,7 +585,7 @@ fn lean(check: &mut Check, comparison: &compare::Comparison, threshold_pct: f64)
         let m = MetricCheck::judged(
             &row.key,
             row.label.clone(),
-            row.unit,
+            row.unit.clone(),
             row.base,
             cell,
             threshold_pct,

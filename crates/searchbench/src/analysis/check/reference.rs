@@ -15,7 +15,7 @@ use super::{
     errors_rose, judge, known_keys, resolve_metric, settle, Check, CheckError, CheckSpec,
     MetricCheck, MetricVerdict, Outcome, Who,
 };
-use crate::analysis::compare::{self, round_of, run_metrics, Side};
+use crate::analysis::compare::{self, round_of, Side};
 use crate::analysis::configuration;
 use crate::analysis::metrics::Metric;
 use crate::analysis::runs::{Group, Loaded};
@@ -103,7 +103,7 @@ pub(super) fn check(
         .map(|m| resolve_metric(m, &keys))
         .collect::<Result<Vec<_>, _>>()?;
     let values = |l: &Loaded| -> BTreeMap<String, Metric> {
-        run_metrics(&l.row, &l.timeline)
+        l.metrics()
             .into_iter()
             .map(|m| (m.key.clone(), m))
             .collect()

@@ -101,6 +101,7 @@ fn make(i: u32, of: u32, secs: u64, start_ms: u64, whole: &mut Recorder) -> Part
         phases: vec![PhaseMeasurements {
             phase: crate::store::LOAD.into(),
             measurements: load,
+            kept: Default::default(),
         }],
     }
 }
@@ -490,6 +491,7 @@ fn track_part(
         phases.push(crate::store::PhaseMeasurements {
             phase: name.to_string(),
             measurements: run.measurements.clone(),
+            kept: Default::default(),
         });
         let mut row = figures::of(name, "search", &run);
         row.per_second = Some(
@@ -697,6 +699,7 @@ fn a_scenarios_parts_derive_one_creation_phase() {
             p.phases = vec![PhaseMeasurements {
                 phase: crate::workload::scenario_result::CREATION_PHASE.into(),
                 measurements: m,
+                kept: Default::default(),
             }];
             p
         })

@@ -16,12 +16,15 @@
 //! `analysis::compare`). An experiment that repeats its runs inside one stored run
 //! (`dates cost`) keeps one value per repeat, and those are runs.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 use serde_json::Value;
 
 use super::statistics::{mean, SampleKind};
 
 pub(crate) mod ingest;
+mod instruments;
 mod profile;
 mod query;
 mod scenario;
@@ -45,7 +48,7 @@ pub struct Metric {
     /// [`key_part`]).
     pub key: String,
     pub label: String,
-    pub unit: &'static str,
+    pub unit: Cow<'static, str>,
     pub direction: Direction,
     pub value: f64,
     /// Samples whose mean is `value`, when the result has them.
@@ -166,7 +169,7 @@ fn point(
     Some(Metric {
         key: key.into(),
         label: label.into(),
-        unit,
+        unit: unit.into(),
         direction: d,
         value,
         samples: None,
@@ -232,6 +235,18 @@ pub fn query_part(result: &Value) -> Option<&Value> {
     } else {
         result.get("query").filter(|q| has_cells(q))
     }
+}
+
+/// Every metric of a stored run: its result's ([`extract`]), then the figures its
+/// instruments kept around its phases (one reader for every instrument).
+pub fn of_run(
+    result: Option<&Value>,
+    timeline: &[Value],
+    phases: &[crate::store::PhaseMeasurements],
+) -> Vec<Metric> {
+    let mut out = result.map(|r| extract(r, timeline)).unwrap_or_default();
+    instruments::metrics(phases, &mut out);
+    out
 }
 
 /// Every metric a result offers, in display order.

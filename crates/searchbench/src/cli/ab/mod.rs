@@ -218,7 +218,7 @@ mod tests {
         let metric = |key: &str, direction, v: [f64; 3]| Metric {
             key: key.into(),
             label: key.into(),
-            unit: "",
+            unit: "".into(),
             direction,
             value: v.iter().sum::<f64>() / 3.0,
             samples: Some((SampleKind::PerRun, v.to_vec())),

@@ -81,7 +81,7 @@ pub fn list(rows: &[RunRow]) {
     outln!("{t}");
 }
 
-pub fn show(row: &RunRow, timeline: &[Value], histograms: &[Value]) {
+pub fn show(row: &RunRow, timeline: &[Value], histograms: &[Value], ms: &[metrics::Metric]) {
     let m = &row.machine;
     let mut t = table(["", ""]);
     for (k, v) in [
@@ -144,7 +144,6 @@ pub fn show(row: &RunRow, timeline: &[Value], histograms: &[Value]) {
         t.add_row(["profile recording".to_string(), f.to_string()]);
     }
     outln!("{t}");
-    let ms = metrics::extract(row.result.as_ref().unwrap_or(&Value::Null), timeline);
     if !ms.is_empty() {
         let mut t = table(["metric", "value", "unit", "samples"]);
         for m in ms {
@@ -154,7 +153,7 @@ pub fn show(row: &RunRow, timeline: &[Value], histograms: &[Value]) {
                 .map(|(k, v)| format!("{} {}", v.len(), k.name()))
                 .unwrap_or_else(|| "1".into());
             t.add_row([
-                m.label,
+                m.label.clone(),
                 format_metric(m.errors, m.value),
                 m.unit.to_string(),
                 n,

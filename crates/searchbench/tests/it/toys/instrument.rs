@@ -1,15 +1,23 @@
 //! A toy instrument: notes the phase it is started and stopped around, and says what it saw
-//! (the phase's name and how long the step took) both to the phase (typed) and to the sinks.
+//! (the phase's name and how long the step took) both to the phase (typed) and to the sinks:
+//! the step's wall time as a figure, judged like any metric of the run, and the phase's name
+//! as its detail.
 
 use std::time::Instant;
 
-use searchbench::session::lifecycle::{Instrument, Seen, Stage, Work};
+use searchbench::session::lifecycle::{Better, Figure, Instrument, Merge, Seen, Stage, Work};
 use searchbench::session::Attach;
 use serde_json::json;
 
 use super::Heard;
 
 pub const NAME: &str = "toy-instrument";
+
+/// The key of its figure: a run's metric `<phase>.toy-instrument.step_secs`.
+pub const FIGURE: &str = "step_secs";
+
+/// The label of its figure.
+pub const LABEL: &str = "toy: wall time of the step";
 
 struct Stopwatch {
     heard: Heard,
@@ -43,9 +51,12 @@ impl Instrument for Stopwatch {
                 .lock()
                 .map_err(|e| e.to_string())?
                 .push(format!("stop {phase}"));
-            Ok(Some(
-                Seen::new(took).kept(json!({"phase": phase, "secs": took})),
-            ))
+            let mut seen = Seen::new(took).kept(json!({"phase": phase}));
+            if let Some(secs) = took {
+                let figure = Figure::new(LABEL, "s", Better::Lower, secs).merged_by(Merge::Max);
+                seen = seen.figure(FIGURE, figure);
+            }
+            Ok(Some(seen))
         })
     }
 }

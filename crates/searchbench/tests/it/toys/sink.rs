@@ -35,7 +35,8 @@ impl Sink for Notebook {
         let seen = measured
             .instruments
             .get(super::instrument::NAME)
-            .map_or("-".to_string(), |v| v["phase"].to_string());
+            .and_then(|kept| kept.detail.as_ref())
+            .map_or("-".to_string(), |detail| detail["phase"].to_string());
         self.note(format!("phase {} seen={seen}", measured.phase))
     }
 
