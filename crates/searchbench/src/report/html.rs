@@ -58,6 +58,10 @@ fn run_section(l: &Loaded) -> String {
         s.push_str(&super::scenario_html::charts(result));
         s.push_str(&super::profile_html::section(result));
     }
+    // The profiles the record keeps with its phases, when the result keeps none.
+    if super::profile_html::profile_of(r.result.as_ref().unwrap_or(&Value::Null)).is_none() {
+        s.push_str(&super::profile_html::phase_sections(&l.phases));
+    }
     let config = serde_json::to_string_pretty(&r.config).unwrap_or_default();
     let _ = write!(
         s,

@@ -83,10 +83,33 @@ pub fn icicles(flame: &Flame) -> Vec<Icicle> {
 
 /// The profile's section of a run's page; empty without a profile.
 pub fn section(result: &Value) -> String {
-    let Some(p) = profile_of(result) else {
-        return String::new();
-    };
-    let mut s = String::from("<h3>Where the engine's CPU and allocations went</h3>");
+    match profile_of(result) {
+        Some(p) => section_of(&p, "Where the engine's CPU and allocations went"),
+        None => String::new(),
+    }
+}
+
+/// The sections of the profiles a run's record keeps with its phases (a track's tasks), one
+/// per phase profiled, titled by it.
+pub fn phase_sections(phases: &[crate::store::PhaseMeasurements]) -> String {
+    let mut s = String::new();
+    for ph in phases {
+        let profile = ph
+            .kept
+            .get(crate::measure::profile::INSTRUMENT)
+            .and_then(|k| k.detail.clone())
+            .and_then(|d| serde_json::from_value::<Profile>(d).ok());
+        if let Some(p) = profile {
+            let title = format!("{}: where the engine's CPU and allocations went", ph.phase);
+            s.push_str(&section_of(&p, &title));
+        }
+    }
+    s
+}
+
+/// The section of one profile under the heading `title`.
+fn section_of(p: &Profile, title: &str) -> String {
+    let mut s = format!("<h3>{}</h3>", super::page::esc(title));
     let bars = Bars {
         title: "Categories: share of CPU samples and of bytes allocated".into(),
         hint: format!(

@@ -52,6 +52,12 @@ pub enum Event<'a> {
     NotSaved,
     /// A command of several runs starts the next one (e.g. a saturation step).
     Stage(String),
+    /// A step of the run ended, and its instruments kept this beside its first phase `phase`
+    /// (by instrument name: figures and detail, as the run's record keeps them).
+    Watched {
+        phase: &'a str,
+        kept: &'a std::collections::BTreeMap<String, crate::measure::Kept>,
+    },
 }
 
 /// Listens to a session.

@@ -207,8 +207,8 @@ impl Seen {
         self
     }
 
-    /// Also kept by the sinks: the figure `key` (a part of a metric key: letters, digits,
-    /// `_` and `-`), judged in every view like any metric of the run.
+    /// Also kept by the sinks: the figure `key` (the end of a metric key: letters, digits,
+    /// `_` and `-`, in parts joined by `.`), judged in every view like any metric of the run.
     pub fn figure(mut self, key: &str, figure: Figure) -> Self {
         self.kept.figures.insert(key.to_string(), figure);
         self
@@ -662,6 +662,12 @@ async fn drive<T: Serialize>(
             if let Some(first) = ended.first_mut() {
                 first.watched = end.watched;
                 first.instruments = kept;
+            }
+            if let Some(first) = ended.first().filter(|m| !m.instruments.is_empty()) {
+                observer.event(Event::Watched {
+                    phase: &first.phase,
+                    kept: &first.instruments,
+                });
             }
             for measured in ended {
                 tell(&mut |sink| sink.phase(&measured));

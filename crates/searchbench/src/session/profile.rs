@@ -20,7 +20,7 @@ pub struct ProfileSpec {
 }
 
 /// The profile instrument's name: what a phase takes its [`Profile`] under.
-pub const PROFILE: &str = "profile";
+pub const PROFILE: &str = profile::INSTRUMENT;
 
 /// A folder of our own in the temporary directory that any user may write to (the node
 /// writes its recording, perhaps as `nobody` when we are root); removed when dropped.
@@ -290,9 +290,14 @@ impl Instrument for ProfileInstrument {
             let (recorded, errors) = self.recorder.stop(stage.measured_from.get()).await?;
             let p = recorded.profile;
             let kept = serde_json::to_value(&p).ok();
+            let figures = p.figures();
             let mut seen = Seen::new(p);
             if let Some(k) = kept {
                 seen = seen.kept(k);
+            }
+            // Judged like any metric of the run, from its record (a track's tasks).
+            for (key, figure) in figures {
+                seen = seen.figure(&key, figure);
             }
             // What could be read is kept; what could not is the instrument's warning.
             if !errors.is_empty() {

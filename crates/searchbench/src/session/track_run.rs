@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::json;
 use tokio::sync::{watch, OnceCell};
 
-use super::attach::{Attach, Over, Scope};
+use super::attach::{Attach, Scope};
 use super::ingest::LoadSpec;
 use super::job::Job;
 use super::join::{JoinPhase, PartOf};
@@ -143,10 +143,8 @@ pub async fn run(
         .attach
         .identity(Kind::Track, &d.name, None, cluster.engine_name(), config);
     // Telemetry around every step (each task alone, or a parallel block); no profile yet.
-    let scope = Scope {
-        profile: Over::Never,
-        ..Scope::EVERY
-    };
+    // `--profile`: each task profiled on its own, kept with it in the run's record.
+    let scope = Scope::EVERY;
     let kit = spec.attach.kit(&identity, scope, observer);
     let modules = ModulesCheck::new(crate::tasks::needs::needs(d, procedure));
     let context = OnceCell::new();

@@ -386,6 +386,104 @@ fn a_query_run_profiles_its_measurement_passes() {
     );
 }
 
+/// `run --workload-file track.json --profile-pid`: each task of a track profiled on its own and
+/// kept with it in the run's record (the track's result keeps none): its figures are the run's
+/// metrics (`<task>.profile.…`), each task's profile is on the run's page and printed as the
+/// task ends.
+#[test]
+fn a_track_run_profiles_each_task_into_its_record() {
+    let url = node_url();
+    let pid = node_pid().expect("the shared node's pid").to_string();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("track.json"), PROFILED_TRACK).unwrap();
+    crate::common::write_docs(&dir.path().join("docs.json"), 20_000);
+    let store = dir.path().join("results.db");
+    let _one = crate::common::one_track_at_a_time();
+    let began = std::time::Instant::now();
+    let out = bin()
+        .args([
+            "run",
+            "--url",
+            url,
+            "--profile-pid",
+            &pid,
+            "--workload-file",
+        ])
+        .arg(dir.path().join("track.json"))
+        .arg("--store")
+        .arg(&store)
+        .output()
+        .expect("searchbench run");
+    let took = began.elapsed();
+    let text = streams(&out);
+    assert!(out.status.success(), "{text}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("load:\nengine profile"),
+        "the load's profile is printed as it ends: {text}"
+    );
+    let s = Store::open_read(&store).unwrap();
+    let runs = s.list(&Default::default()).unwrap();
+    let id = &runs[0].id.0;
+    let side = Side::load(&s, id).unwrap();
+    let metric = |key: &str| side.metrics.iter().find(|m| m.key == key);
+    for task in ["load", "search"] {
+        let key = format!("{task}.profile.cpu.lucene_indexing");
+        assert!(metric(&key).is_some(), "no {key}: {:?}", side.metrics);
+    }
+    assert!(
+        metric("profile.cpu.lucene_indexing").is_none(),
+        "a track's profiles are its tasks'"
+    );
+    // The record keeps each task's profile whole, with its recording beside the store.
+    let loaded = searchbench::analysis::runs::Loaded::read(&s, s.get(id).unwrap()).unwrap();
+    let load = loaded.phases.iter().find(|p| p.phase == "load").unwrap();
+    let kept = load.kept["profile"]
+        .detail
+        .as_ref()
+        .expect("the load's profile");
+    assert!(
+        kept["cpu_samples"].as_u64().unwrap_or(0) > 0,
+        "{}",
+        brief(kept)
+    );
+    let recording = kept["recordings"][0].as_str().expect("a recording kept");
+    assert!(std::path::Path::new(recording).is_file(), "{recording}");
+    // Each task's profile is on the run's page.
+    let html = dir.path().join("run.html");
+    let page = bin()
+        .args(["report", id, "--html"])
+        .arg(&html)
+        .arg("--store")
+        .arg(&store)
+        .output()
+        .unwrap();
+    assert!(page.status.success(), "{}", streams(&page));
+    let page = std::fs::read_to_string(&html).unwrap();
+    for task in ["load", "search"] {
+        let title = format!("{task}: where the engine&#39;s CPU");
+        assert!(page.contains(&title), "no {task} profile on the page");
+    }
+    eprintln!(
+        "a track of 4 tasks, each profiled: {:.1} s",
+        took.as_secs_f64()
+    );
+}
+
+/// A track of a bulk long enough to sample and a search.
+const PROFILED_TRACK: &str = r#"{
+  "version": 2,
+  "indices": [{"name": "it-profile-track"}],
+  "corpora": [{"name": "docs", "documents": [{"source-file": "docs.json", "document-count": 20000}]}],
+  "challenges": [{"name": "c", "default": true, "schedule": [
+    {"operation": "delete-index"},
+    {"operation": {"operation-type": "create-index", "settings": {"index.number_of_replicas": 0}}},
+    {"name": "load", "operation": {"operation-type": "bulk", "bulk-size": 500}, "clients": 2},
+    {"name": "search", "operation": {"operation-type": "search", "index": "it-profile-track",
+      "body": {"query": {"match_all": {}}}}, "iterations": 200}
+  ]}]
+}"#;
+
 /// A profile as a failed assertion shows it: everything but the flame graph's tree, whose
 /// thousands of frames would push the figures out of CI's cut of the output.
 fn brief(p: &Value) -> Value {

@@ -2,18 +2,22 @@
 //! reader for every instrument, since each figure carries what judging it needs (label, unit,
 //! which way is good, whether it counts errors). An instrument is added without a reader.
 //!
-//! Keyed `<phase>.<instrument>.<figure>`, each part as [`key_part`] makes it; a phase name
-//! that comes again in one run (a task repeated) is `<phase>-2`, `-3`… from its second.
+//! Keyed `<phase>.<instrument>.<figure>`, each part as [`key_part`] makes it (a figure's key
+//! may have parts of its own: `cpu.gc`); a phase name that comes again in one run (a task
+//! repeated) is `<phase>-2`, `-3`… from its second.
+//!
+//! A result that carries its profile itself (the runs whose result types kept it before the
+//! record did) has its figures under `profile.` already: the profile instrument's figures are
+//! the same numbers and are not read twice.
 
 use std::collections::BTreeMap;
 
 use super::{key_part, Direction, Metric};
-use crate::measure::Better;
 use crate::store::PhaseMeasurements;
 
 /// Every figure the instruments kept around `phases`, in the order the phases ended, each
 /// phase's instruments and figures by name.
-pub fn metrics(phases: &[PhaseMeasurements], out: &mut Vec<Metric>) {
+pub fn metrics(phases: &[PhaseMeasurements], skip: &[&str], out: &mut Vec<Metric>) {
     let mut nth: BTreeMap<&str, usize> = BTreeMap::new();
     for p in phases {
         let n = nth.entry(p.phase.as_str()).or_default();
@@ -22,20 +26,16 @@ pub fn metrics(phases: &[PhaseMeasurements], out: &mut Vec<Metric>) {
             1 => key_part(&p.phase),
             n => format!("{}-{n}", key_part(&p.phase)),
         };
-        for (instrument, kept) in &p.kept {
+        for (instrument, kept) in p.kept.iter().filter(|(i, _)| !skip.contains(&i.as_str())) {
             for (name, f) in &kept.figures {
                 if !f.value.is_finite() {
                     continue;
                 }
                 out.push(Metric {
-                    key: format!("{phase}.{}.{}", key_part(instrument), key_part(name)),
+                    key: format!("{phase}.{}.{}", key_part(instrument), figure_key(name)),
                     label: format!("{}: {}", p.phase, f.label),
                     unit: f.unit.clone().into(),
-                    direction: match (f.errors, f.better) {
-                        (true, _) | (false, Better::Lower) => Direction::LowerBetter,
-                        (false, Better::Higher) => Direction::HigherBetter,
-                        (false, Better::Neither) => Direction::Info,
-                    },
+                    direction: Direction::of(f.better, f.errors),
                     value: f.value,
                     samples: None,
                     errors: f.errors,
@@ -46,10 +46,15 @@ pub fn metrics(phases: &[PhaseMeasurements], out: &mut Vec<Metric>) {
     }
 }
 
+/// A figure's key as a part of a metric key: each of its dotted parts as [`key_part`] makes it.
+fn figure_key(name: &str) -> String {
+    name.split('.').map(key_part).collect::<Vec<_>>().join(".")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::{Figure, Kept};
+    use crate::measure::{Better, Figure, Kept};
 
     fn phase(name: &str, figures: &[(&str, Figure)]) -> PhaseMeasurements {
         let kept = Kept {
@@ -83,7 +88,7 @@ mod tests {
             ),
             phase(
                 "task a",
-                &[("wait", Figure::new("w", "ms", Better::Neither, 1.0))],
+                &[("w.a it", Figure::new("w", "ms", Better::Neither, 1.0))],
             ),
             phase(
                 "task a",
@@ -91,7 +96,7 @@ mod tests {
             ),
         ];
         let mut out = Vec::new();
-        metrics(&phases, &mut out);
+        metrics(&phases, &[], &mut out);
         let keys: Vec<&str> = out.iter().map(|m| m.key.as_str()).collect();
         assert_eq!(
             keys,
@@ -99,7 +104,7 @@ mod tests {
                 "ingest.my_gauge.lost",
                 "ingest.my_gauge.rate",
                 "ingest.my_gauge.wait",
-                "task_a.my_gauge.wait",
+                "task_a.my_gauge.w.a_it",
                 "task_a-2.my_gauge.wait"
             ]
         );
@@ -109,5 +114,9 @@ mod tests {
         assert_eq!(out[2].label, "ingest: time waited");
         assert_eq!(out[4].value, 2.0);
         assert_eq!(out[4].direction, Direction::Info);
+        // An instrument the result speaks for is not read twice.
+        let mut skipped = Vec::new();
+        metrics(&phases, &["my gauge"], &mut skipped);
+        assert!(skipped.is_empty());
     }
 }

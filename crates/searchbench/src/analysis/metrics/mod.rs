@@ -41,6 +41,19 @@ pub enum Direction {
     Info,
 }
 
+impl Direction {
+    /// The direction of a figure an instrument kept: an error count is lower-better whatever
+    /// it says.
+    pub fn of(better: crate::measure::Better, errors: bool) -> Direction {
+        use crate::measure::Better;
+        match (errors, better) {
+            (true, _) | (false, Better::Lower) => Direction::LowerBetter,
+            (false, Better::Higher) => Direction::HigherBetter,
+            (false, Better::Neither) => Direction::Info,
+        }
+    }
+}
+
 /// One metric of one run.
 #[derive(Debug, Clone, Serialize)]
 pub struct Metric {
@@ -245,7 +258,14 @@ pub fn of_run(
     phases: &[crate::store::PhaseMeasurements],
 ) -> Vec<Metric> {
     let mut out = result.map(|r| extract(r, timeline)).unwrap_or_default();
-    instruments::metrics(phases, &mut out);
+    // A result keeping its own profile has its figures already (see `instruments`).
+    let has_profile = result.is_some_and(|r| r.get("profile").is_some_and(Value::is_object));
+    let skip: &[&str] = if has_profile {
+        &[crate::measure::profile::INSTRUMENT]
+    } else {
+        &[]
+    };
+    instruments::metrics(phases, skip, &mut out);
     out
 }
 

@@ -12,7 +12,8 @@ pub struct ProfileArgs {
     /// CPU samples and of allocated bytes per category (JSON parsing, date parsing, Lucene
     /// indexing, merges, ...), the allocation rate and GC pauses. Kept with the run
     /// (`profile.cpu.*`, `profile.alloc.*` in compare and history), each node's recording
-    /// under profiles/<run id>/ beside the store. Needs the nodes on this machine.
+    /// under profiles/<run id>/ beside the store. With a track, each task is profiled on its
+    /// own (`<task>.profile.*`). Needs the nodes on this machine.
     #[arg(long)]
     pub profile: bool,
     /// Profile this local Java process (repeatable): a node searchbench did not start, e.g.

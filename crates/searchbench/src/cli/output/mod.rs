@@ -458,6 +458,9 @@ pub struct Terminal {
     pub tables: bool,
     /// How much of each phase's result the tables show (every table unless a command says).
     pub detail: Detail,
+    /// Each step's engine profile as its step ends (a track's tasks: their results do not
+    /// carry one).
+    pub step_profiles: bool,
     bar: std::sync::Mutex<super::progress::Bar>,
     /// A run of this command could not be saved ([`crate::session::Event::NotSaved`]).
     not_saved: std::sync::atomic::AtomicBool,
@@ -469,6 +472,7 @@ impl Terminal {
             quiet,
             tables: true,
             detail: Detail::Full,
+            step_profiles: false,
             bar: Default::default(),
             not_saved: Default::default(),
         }
@@ -592,6 +596,17 @@ impl crate::session::Observer for Terminal {
                 .not_saved
                 .store(true, std::sync::atomic::Ordering::Relaxed),
             Event::Stage(message) => eprintln!("{message}"),
+            Event::Watched { phase, kept } if self.step_profiles && self.tables => {
+                let profile = kept
+                    .get(crate::measure::profile::INSTRUMENT)
+                    .and_then(|k| k.detail.clone())
+                    .and_then(|d| serde_json::from_value(d).ok());
+                if let Some(p) = profile {
+                    outln!("{phase}:");
+                    profile::print(&p, self.detail);
+                }
+            }
+            Event::Watched { .. } => {}
         }
     }
 }

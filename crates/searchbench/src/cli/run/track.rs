@@ -30,9 +30,6 @@ fn refuse_flags(args: &RunArgs) -> Result<(), CliError> {
     if args.load.clients != 2 || args.load.bulk_size != 1000 {
         given.push("--clients/--bulk-size (each task of the track sets its own)");
     }
-    if args.profile.profile || !args.profile.pids.is_empty() {
-        given.push("--profile (not around a track's tasks yet)");
-    }
     if given.is_empty() {
         return Ok(());
     }
@@ -118,7 +115,10 @@ pub async fn run_track(path: &Path, args: &RunArgs) -> CliResult {
     }
     let mut terminal = Terminal::for_output(&args.out);
     terminal.detail = output::detail(args.verbose);
-    let attach = args.out.attach(Some(&args.load.telemetry), None)?;
+    // Each task's profile as it ends: the track's result keeps none, its record does.
+    terminal.step_profiles = true;
+    let profile = args.profile.spec(&cluster)?;
+    let attach = args.out.attach(Some(&args.load.telemetry), profile)?;
     let spec = TrackRunSpec {
         params: &params,
         attach: &attach,

@@ -86,6 +86,47 @@ pub struct Profile {
     pub flame: Option<Flame>,
 }
 
+/// The profile instrument's name: what a run's record keeps its [`Profile`] under.
+pub const INSTRUMENT: &str = "profile";
+
+impl Profile {
+    /// Its figures, by key (`cpu.<category>`, `alloc.<category>`, `alloc_mb_per_sec`,
+    /// `gc_pause_ms_per_s`): what a run's metrics make of a profile, whether its result or
+    /// its record keeps it.
+    pub fn figures(&self) -> Vec<(String, crate::measure::Figure)> {
+        use crate::measure::{Better, Figure, Merge};
+        let mut out = Vec::new();
+        for c in &self.categories {
+            let (key, name) = (c.category.key(), c.category.name());
+            for (what, label, v) in [
+                ("cpu", "engine CPU in", c.cpu_pct),
+                ("alloc", "bytes allocated in", c.alloc_pct),
+            ] {
+                let f = Figure::new(&format!("{label} {name}"), "%", Better::Neither, v);
+                out.push((format!("{what}.{key}"), f));
+            }
+        }
+        if let Some(b) = self.alloc_bytes_per_sec {
+            let f = Figure::new("engine allocation rate", "MB/s", Better::Lower, b / 1e6)
+                .merged_by(Merge::Sum);
+            out.push(("alloc_mb_per_sec".into(), f));
+        }
+        if self.window_secs > 0.0 {
+            let v = self.gc_pause_secs * 1000.0 / self.window_secs;
+            let f = Figure::new(
+                "GC pauses per second of the window",
+                "ms/s",
+                Better::Lower,
+                v,
+            )
+            .merged_by(Merge::Sum);
+            out.push(("gc_pause_ms_per_s".into(), f));
+        }
+        out.retain(|(_, f)| f.value.is_finite());
+        out
+    }
+}
+
 /// The 95 % Wilson score interval of `k` of `n`, in percent.
 pub fn wilson_pct(k: u64, n: u64) -> (f64, f64) {
     if n == 0 {
