@@ -185,6 +185,19 @@ mod tests {
     }
 
     #[test]
+    fn what_phases_hand_on_is_typed_outside_the_lifecycle() {
+        // Phases and instruments hand on through a `Hand<T>` (session/lifecycle.rs): the
+        // type goes with the name, so a wrong type does not compile. Only the lifecycle
+        // holds the values as `dyn Any`.
+        let offenders: Vec<String> = library()
+            .into_iter()
+            .filter(|(file, code)| file != "session/lifecycle.rs" && code.contains("dyn Any"))
+            .map(|(file, _)| file)
+            .collect();
+        assert!(offenders.is_empty(), "untyped hand-over: {offenders:?}");
+    }
+
+    #[test]
     fn the_library_keeps_no_global_mutable_state() {
         // A signal handler can reach nothing but statics: the SIGBUS guard of mapped files.
         const ALLOWED: [(&str, &str); 2] = [

@@ -4,11 +4,12 @@
 //! processes' share can be told apart. An ingest reads its own around the load; this is for
 //! the phases that have no such reading of their own (the query method).
 
-use super::lifecycle::{Instrument, Seen, Stage, Work};
+use super::lifecycle::{Hand, Instrument, Seen, Stage, Work};
 use crate::measure::background::Around;
+use crate::measure::background::Background;
 
 /// The background instrument's name: what a phase takes its [`Background`] under.
-pub const BACKGROUND: &str = "background";
+pub const BACKGROUND: Hand<Background> = Hand::new("background");
 
 /// Reads the machine around each phase it is put around; what it saw is the [`Background`].
 #[derive(Default)]
@@ -24,7 +25,7 @@ impl BackgroundInstrument {
 
 impl Instrument for BackgroundInstrument {
     fn name(&self) -> String {
-        BACKGROUND.into()
+        BACKGROUND.name().into()
     }
 
     fn start<'a>(
@@ -47,7 +48,10 @@ impl Instrument for BackgroundInstrument {
             let Some(around) = self.from.take() else {
                 return Ok(None);
             };
-            Ok(around.stop(stage.engine_pids).background.map(Seen::new))
+            Ok(around
+                .stop(stage.engine_pids)
+                .background
+                .map(|b| BACKGROUND.seen(b)))
         })
     }
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use tokio::sync::watch;
 
-use super::lifecycle::{Measurements, Outcome, Phase, Report, Stage, StepEnd, Work};
+use super::lifecycle::{Hand, Measurements, Outcome, Phase, Report, Stage, StepEnd, Work};
 use super::record::Keep;
 use super::SessionError;
 use crate::cancel::Cancel;
@@ -138,11 +138,11 @@ pub struct SearchesPhase {
 }
 
 /// The phase of the searches during a load.
-pub const SEARCHES: &str = "searches";
+pub const SEARCHES: Hand<SearchesBeside> = Hand::new("searches");
 
 impl Phase for SearchesPhase {
     fn name(&self) -> String {
-        SEARCHES.into()
+        SEARCHES.name().into()
     }
 
     fn wanted(&self, _: &Outcome) -> bool {
@@ -178,6 +178,6 @@ impl Phase for SearchesPhase {
     }
 
     fn ended(&mut self, _: &Stage<'_>, _: &mut StepEnd) -> Option<Report> {
-        self.searched.take().map(Report::new)
+        self.searched.take().map(|s| SEARCHES.report(s))
     }
 }

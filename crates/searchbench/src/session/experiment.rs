@@ -10,7 +10,7 @@ use super::attach::{Attach, Over, Scope};
 use super::cluster::ClusterSpec;
 use super::lifecycle::{self, Measurements, Plan, Stage, Step, Work};
 use super::profile::{combine, Recorded, Recorder};
-use super::telemetry::{Telemetry, TELEMETRY};
+use super::telemetry::TELEMETRY;
 use super::{Observer, SessionError};
 use crate::experiment::dates::{self, EngineResult, ExperimentError};
 use crate::store::Kind;
@@ -91,7 +91,7 @@ async fn on_cluster(
     let plan = Plan::new(identity, vec![Step::One(Box::new(phase))]).attach(kit);
     lifecycle::run(cluster, plan, observer, |outcome| {
         outcome
-            .take(EXPERIMENT)
+            .take(&MEASURED)
             .ok_or_else(|| SessionError::Other("the experiment handed on no result".into()))
     })
     .await
@@ -149,6 +149,9 @@ impl dates::LoadWatch for VariantProfiles {
 /// The experiment's phase.
 const EXPERIMENT: &str = "experiment";
 
+/// What the experiment's phase hands on: the engine's result.
+const MEASURED: lifecycle::Hand<EngineResult> = lifecycle::Hand::new(EXPERIMENT);
+
 impl lifecycle::Phase for Dates<'_> {
     fn name(&self) -> String {
         EXPERIMENT.into()
@@ -203,9 +206,9 @@ impl lifecycle::Phase for Dates<'_> {
 
     fn ended(&mut self, _: &Stage<'_>, end: &mut lifecycle::StepEnd) -> Option<lifecycle::Report> {
         let mut result = self.measured.take()?;
-        if let Some(t) = end.watched.take::<Telemetry>(TELEMETRY) {
+        if let Some(t) = end.watched.take(&TELEMETRY) {
             result.telemetry = Some(t.summary(None));
         }
-        Some(lifecycle::Report::new(result))
+        Some(MEASURED.report(result))
     }
 }

@@ -246,12 +246,15 @@ pub fn load_step<'p>(mut load: LoadPhase, cancel: Option<Cancel>) -> lifecycle::
 /// The report the load handed on, taken from the run's outcome: a command's result.
 pub fn load_report(outcome: &mut lifecycle::Outcome) -> Result<IngestReport, SessionError> {
     outcome
-        .take(LOAD)
+        .take(&LOADED)
         .ok_or_else(|| SessionError::Other("the load phase handed on no report".into()))
 }
 
 /// The phase a load's telemetry and timeline are kept under.
 pub const LOAD: &str = crate::store::LOAD;
+
+/// What the load hands on: its report.
+pub const LOADED: lifecycle::Hand<IngestReport> = lifecycle::Hand::new(LOAD);
 
 /// The bulk load as a phase of the run's lifecycle: [`load`] into the stage's cluster, its
 /// rows streamed to the run's sinks. Its typed report is what it hands on (see
@@ -331,22 +334,22 @@ impl lifecycle::Phase for LoadPhase {
     ) -> Option<lifecycle::Report> {
         let mut report = self.report.take()?;
         // The searches ran in the same step: they have ended, and handed on what they saw.
-        report.searches_beside = end.report(super::beside::SEARCHES);
+        report.searches_beside = end.report(&super::beside::SEARCHES);
         let watched = &mut end.watched;
-        if let Some(sampled) = watched.take::<super::telemetry::Telemetry>(TELEMETRY) {
+        if let Some(sampled) = watched.take(&TELEMETRY) {
             // Where the load's second 0 lies on the run's telemetry clock.
             let offset = self
                 .started
                 .map(|t| t.saturating_duration_since(stage.started));
             report.telemetry = Some(sampled.summary(offset));
         }
-        if let Some(p) = watched.take(PROFILE) {
+        if let Some(p) = watched.take(&PROFILE) {
             report.profile = Some(p);
         }
         if self.tell {
             stage.observer.event(Event::Ingested(&report));
         }
-        Some(lifecycle::Report::new(report))
+        Some(LOADED.report(report))
     }
 }
 

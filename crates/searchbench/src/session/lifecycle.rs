@@ -20,6 +20,7 @@ use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::future::Future;
+use std::marker::PhantomData;
 use std::pin::Pin;
 use std::time::Instant;
 
@@ -125,20 +126,64 @@ pub trait Phase {
     }
 }
 
-/// What a phase hands on when it ended: its own typed report (an `IngestReport`, a
-/// `QueryResult`, a task's figures).
-pub struct Report(Box<dyn Any>);
+/// The name and the type of what a phase hands on ([`Report`]) or an instrument saw
+/// ([`Seen`]): given and taken through the same `Hand`, the value keeps its type, so a phase
+/// cannot take what another handed on as anything else (the compiler says so). The name is
+/// the phase's (or the instrument's) name.
+pub struct Hand<T> {
+    name: &'static str,
+    kind: PhantomData<fn() -> T>,
+}
 
-impl Report {
-    pub fn new<T: Any>(report: T) -> Self {
-        Report(Box::new(report))
+impl<T: Any> Hand<T> {
+    /// What the phase (or instrument) `name` hands on, of type `T`.
+    pub const fn new(name: &'static str) -> Self {
+        Hand {
+            name,
+            kind: PhantomData,
+        }
     }
 
-    /// The report as `T`; `None` when it is another type.
-    pub fn take<T: Any>(self) -> Option<T> {
-        downcast(self.0).ok()
+    /// The phase's or instrument's name.
+    pub const fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// `value`, handed on by the phase this names.
+    pub fn report(&self, value: T) -> Report {
+        Report(Box::new(value))
+    }
+
+    /// `value`, seen by the instrument this names (see [`Seen`]: nothing kept yet).
+    pub fn seen(&self, value: T) -> Seen {
+        Seen::boxed(Box::new(value))
     }
 }
+
+/// What phases of every name hand on as `T` (a track's tasks, each named by the track): taken
+/// all at once, in the order of the plan's steps ([`Outcome::take_all`]).
+pub struct Every<T>(PhantomData<fn() -> T>);
+
+impl<T: Any> Every<T> {
+    pub const fn new() -> Self {
+        Every(PhantomData)
+    }
+
+    /// `value`, handed on by a phase of any name.
+    pub fn report(&self, value: T) -> Report {
+        Report(Box::new(value))
+    }
+}
+
+impl<T: Any> Default for Every<T> {
+    fn default() -> Self {
+        Every::new()
+    }
+}
+
+/// What a phase hands on when it ended: its own typed report (an `IngestReport`, a
+/// `QueryResult`, a task's figures), made by a [`Hand`] (or an [`Every`]) of its type.
+pub struct Report(Box<dyn Any>);
 
 impl std::fmt::Debug for Report {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -162,12 +207,12 @@ pub struct StepEnd {
 impl StepEnd {
     /// The report another phase of the step handed on, taken from it (the searches during a
     /// load, for the load's report).
-    pub fn report<T: Any>(&mut self, phase: &str) -> Option<T> {
-        let Report(boxed) = self.reports.remove(phase)?;
+    pub fn report<T: Any>(&mut self, phase: &Hand<T>) -> Option<T> {
+        let Report(boxed) = self.reports.remove(phase.name)?;
         match downcast(boxed) {
             Ok(v) => Some(v),
             Err(boxed) => {
-                self.reports.insert(phase.to_string(), Report(boxed));
+                self.reports.insert(phase.name.to_string(), Report(boxed));
                 None
             }
         }
@@ -185,10 +230,11 @@ pub struct Seen {
 }
 
 impl Seen {
-    /// `value`, which the sinks do not keep (the phase puts its summary in its result).
-    pub fn new<T: Any>(value: T) -> Self {
+    /// What an instrument saw, which the sinks do not keep (the phase puts its summary in its
+    /// result): made by the instrument's [`Hand`].
+    fn boxed(value: Box<dyn Any>) -> Self {
         Seen {
-            value: Box::new(value),
+            value,
             kept: Kept::default(),
             warnings: Vec::new(),
         }
@@ -230,7 +276,8 @@ pub struct Watched {
 impl Watched {
     /// What `instrument` saw, as its own type; `None` when it was not there, saw nothing, or
     /// another phase of the step took it.
-    pub fn take<T: Any>(&mut self, instrument: &str) -> Option<T> {
+    pub fn take<T: Any>(&mut self, instrument: &Hand<T>) -> Option<T> {
+        let instrument = instrument.name;
         let seen = self.seen.remove(instrument)?;
         match downcast(seen.value) {
             Ok(v) => Some(v),
@@ -250,8 +297,8 @@ impl Watched {
     }
 
     /// What `instrument` saw, as its own type, left where it is.
-    pub fn get<T: Any>(&self, instrument: &str) -> Option<&T> {
-        self.seen.get(instrument)?.value.downcast_ref()
+    pub fn get<T: Any>(&self, instrument: &Hand<T>) -> Option<&T> {
+        self.seen.get(instrument.name)?.value.downcast_ref()
     }
 
     /// What the sinks keep: what each instrument kept, by name (none that kept nothing).
@@ -414,21 +461,21 @@ pub struct Measured {
 
 impl Outcome {
     /// The report the last phase named `phase` handed on, as `T`, left where it is.
-    pub fn report<T: Any>(&self, phase: &str) -> Option<&T> {
+    pub fn report<T: Any>(&self, phase: &Hand<T>) -> Option<&T> {
         self.phases
             .iter()
             .rev()
-            .filter(|m| m.phase == phase)
+            .filter(|m| m.phase == phase.name)
             .find_map(|m| m.report.as_ref()?.0.downcast_ref())
     }
 
     /// The report the last phase named `phase` handed on, as `T`, taken from the outcome.
-    pub fn take<T: Any>(&mut self, phase: &str) -> Option<T> {
+    pub fn take<T: Any>(&mut self, phase: &Hand<T>) -> Option<T> {
         let m = self
             .phases
             .iter_mut()
             .rev()
-            .filter(|m| m.phase == phase)
+            .filter(|m| m.phase == phase.name)
             .find(|m| m.report.as_ref().is_some_and(|r| r.0.is::<T>()))?;
         let Report(boxed) = m.report.take()?;
         downcast(boxed).ok()
@@ -436,7 +483,7 @@ impl Outcome {
 
     /// Every report of type `T` the phases handed on, in the order of the plan's steps,
     /// taken from the outcome (a track run's task rows).
-    pub fn take_all<T: Any>(&mut self) -> Vec<T> {
+    pub fn take_all<T: Any>(&mut self, _every: &Every<T>) -> Vec<T> {
         let mut all = Vec::new();
         for m in &mut self.phases {
             if m.report.as_ref().is_some_and(|r| r.0.is::<T>()) {

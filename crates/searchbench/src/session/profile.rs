@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Instant, SystemTime};
 
-use super::lifecycle::{Instrument, Seen, Stage, Work};
+use super::lifecycle::{Hand, Instrument, Seen, Stage, Work};
 use crate::engine::paths::cache_root;
 use crate::measure::profile::{self, jfr, reader, Profile};
 
@@ -20,7 +20,7 @@ pub struct ProfileSpec {
 }
 
 /// The profile instrument's name: what a phase takes its [`Profile`] under.
-pub const PROFILE: &str = profile::INSTRUMENT;
+pub const PROFILE: Hand<Profile> = Hand::new(profile::INSTRUMENT);
 
 /// A folder of our own in the temporary directory that any user may write to (the node
 /// writes its recording, perhaps as `nobody` when we are root); removed when dropped.
@@ -267,7 +267,7 @@ impl ProfileInstrument {
 
 impl Instrument for ProfileInstrument {
     fn name(&self) -> String {
-        PROFILE.into()
+        PROFILE.name().into()
     }
 
     fn start<'a>(
@@ -291,7 +291,7 @@ impl Instrument for ProfileInstrument {
             let p = recorded.profile;
             let kept = serde_json::to_value(&p).ok();
             let figures = p.figures();
-            let mut seen = Seen::new(p);
+            let mut seen = PROFILE.seen(p);
             if let Some(k) = kept {
                 seen = seen.kept(k);
             }

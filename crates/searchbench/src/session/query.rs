@@ -9,7 +9,7 @@ use super::ingest::{load, LoadSpec};
 use super::lifecycle::{self, Measurements, Plan, Stage, Step, Work};
 use super::profile::PROFILE;
 use super::record::Keep;
-use super::telemetry::{Telemetry, TELEMETRY};
+use super::telemetry::TELEMETRY;
 use super::{ClusterSpec, Event, Job, Observer, SessionError};
 use crate::cancel::Cancel;
 use crate::cluster::Target;
@@ -193,7 +193,7 @@ pub(super) async fn setup_then_query<'p>(
     let plan = Plan::new(identity, vec![Step::One(setup), Step::One(queries)]).attach(kit);
     lifecycle::run(cluster, plan, observer, |outcome| {
         outcome
-            .take(QUERY)
+            .take(&QUERIED)
             .ok_or_else(|| SessionError::Other("the query phase handed on no result".into()))
     })
     .await
@@ -221,8 +221,14 @@ pub(super) async fn measure_on(
 /// The phase the query method's telemetry is kept under.
 pub(super) const QUERY: &str = crate::store::QUERY;
 
+/// What a query command's query phase hands on: the method's result.
+pub(super) const QUERIED: lifecycle::Hand<QueryResult> = lifecycle::Hand::new(QUERY);
+
 /// The setup of a query command's run, what it finds handed on to the query phase.
 pub(super) const SETUP: &str = "setup";
+
+/// What the workload's setup hands on to its query phase.
+const PREPARED: lifecycle::Hand<Prepared> = lifecycle::Hand::new(SETUP);
 
 /// What the setup of a query run found: the engine that answers, and the truth to check the
 /// answers against.
@@ -248,7 +254,7 @@ impl lifecycle::Phase for Setup<'_> {
     }
 
     fn ended(&mut self, _: &Stage<'_>, _: &mut lifecycle::StepEnd) -> Option<lifecycle::Report> {
-        self.prepared.take().map(lifecycle::Report::new)
+        self.prepared.take().map(|p| PREPARED.report(p))
     }
 
     fn run<'a>(&'a mut self, stage: &'a Stage<'a>) -> Work<'a, Result<Measurements, SessionError>> {
@@ -312,7 +318,7 @@ impl lifecycle::Phase for WorkloadQueries<'_> {
     }
 
     fn given(&mut self, before: &mut lifecycle::Outcome) {
-        self.prepared = before.take(SETUP);
+        self.prepared = before.take(&PREPARED);
     }
 
     fn run<'a>(&'a mut self, stage: &'a Stage<'a>) -> Work<'a, Result<Measurements, SessionError>> {
@@ -346,7 +352,7 @@ impl lifecycle::Phase for WorkloadQueries<'_> {
     fn ended(&mut self, _: &Stage<'_>, end: &mut lifecycle::StepEnd) -> Option<lifecycle::Report> {
         let mut result = self.measured.take()?;
         summarise(&mut result, &mut end.watched);
-        Some(lifecycle::Report::new(result))
+        Some(QUERIED.report(result))
     }
 }
 
@@ -414,13 +420,13 @@ pub(super) fn kept(result: &QueryResult, feed: &lifecycle::Feed) -> Measurements
 /// telemetry sampled, the profile recorded, the machine's background (each when the run has
 /// the instrument).
 pub(super) fn summarise(result: &mut QueryResult, watched: &mut lifecycle::Watched) {
-    if let Some(t) = watched.take::<Telemetry>(TELEMETRY) {
+    if let Some(t) = watched.take(&TELEMETRY) {
         result.telemetry = Some(t.summary(None));
     }
-    if let Some(p) = watched.take(PROFILE) {
+    if let Some(p) = watched.take(&PROFILE) {
         result.profile = Some(p);
     }
-    if let Some(b) = watched.take(BACKGROUND) {
+    if let Some(b) = watched.take(&BACKGROUND) {
         result.background = Some(b);
     }
 }

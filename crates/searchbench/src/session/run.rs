@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::attach::{Attach, Over, Scope};
 use super::background::BackgroundInstrument;
-use super::ingest::{load_identity, load_report, load_step, LoadPhase, LoadSpec, LOAD};
+use super::ingest::{load_identity, load_report, load_step, LoadPhase, LoadSpec, LOADED};
 use super::lifecycle::{self, around, Plan, Step};
 use super::query::{after_ingest, kept, summarise, QUERY};
 use super::{ClusterSpec, Event, Job, Observer, SessionError};
@@ -124,7 +124,7 @@ pub async fn run(
     .attach(kit);
     lifecycle::run(cluster, plan, observer, |outcome| {
         let ingest = load_report(outcome)?;
-        let queried = outcome.take::<Queried>(QUERY).unwrap_or_default();
+        let queried = outcome.take(&QUERIED).unwrap_or_default();
         Ok(RunResult {
             ingest,
             query: queried.result,
@@ -148,6 +148,9 @@ struct QueryPhase<'p> {
     queried: Option<Queried>,
 }
 
+/// What a run's query phase hands on.
+const QUERIED: lifecycle::Hand<Queried> = lifecycle::Hand::new(QUERY);
+
 /// What a run's query phase hands on: what it measured, and whether it was stopped.
 #[derive(Debug, Default)]
 struct Queried {
@@ -163,7 +166,7 @@ impl lifecycle::Phase for QueryPhase<'_> {
     /// Only after a whole load (its report says so).
     fn wanted(&self, before: &lifecycle::Outcome) -> bool {
         let loaded = before
-            .report::<IngestReport>(LOAD)
+            .report(&LOADED)
             .is_some_and(|r| r.error.is_none() && !r.interrupted);
         loaded && self.spec.queries && !self.cancel.is_cancelled()
     }
@@ -250,6 +253,6 @@ impl lifecycle::Phase for QueryPhase<'_> {
             summarise(result, &mut end.watched);
             stage.observer.event(Event::Queried(result));
         }
-        Some(lifecycle::Report::new(queried))
+        Some(QUERIED.report(queried))
     }
 }

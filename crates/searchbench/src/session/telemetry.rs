@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{oneshot, watch};
 
-use super::lifecycle::{Instrument, Seen, Stage, Streamed, Work};
+use super::lifecycle::{Hand, Instrument, Seen, Stage, Streamed, Work};
 use crate::cluster::Target;
 use crate::measure::telemetry::{self, Context, DriverReading, NodeReading, Row, Series, Summary};
 
@@ -94,7 +94,7 @@ impl Telemetry {
 }
 
 /// The telemetry instrument's name: what a phase takes its [`Telemetry`] under.
-pub const TELEMETRY: &str = "telemetry";
+pub const TELEMETRY: Hand<Telemetry> = Hand::new("telemetry");
 
 /// The telemetry sampler as an instrument of the run's lifecycle: started before each phase
 /// and stopped after it, on the run's clock (second 0 is the run's start, so the seconds of
@@ -117,7 +117,7 @@ impl TelemetryInstrument {
 
 impl Instrument for TelemetryInstrument {
     fn name(&self) -> String {
-        TELEMETRY.into()
+        TELEMETRY.name().into()
     }
 
     fn start<'a>(
@@ -154,7 +154,7 @@ impl Instrument for TelemetryInstrument {
                 return Ok(None);
             };
             // The rows went to the sinks as they came: the phase keeps the summary.
-            Ok(Some(Seen::new(sampler.stop().await)))
+            Ok(Some(TELEMETRY.seen(sampler.stop().await)))
         })
     }
 }

@@ -29,6 +29,9 @@ use crate::tasks::{Context, TaskSpec};
 use crate::workload::track::model::Procedure;
 use crate::workload::track::Definition;
 
+/// What each task's phase hands on (tasks are named by the track): its row of figures.
+const TASK: lifecycle::Every<TaskFigures> = lifecycle::Every::new();
+
 /// What a track run kept: one row per task that ran, and what did not run.
 #[derive(Debug, Clone, Serialize)]
 pub struct TrackRunResult {
@@ -216,7 +219,7 @@ pub async fn run(
     let plan = Plan::new(identity, plan_steps).attach(kit);
     let ran = lifecycle::run(cluster, plan, observer, |outcome| {
         // Each task's row, as its phase handed it on.
-        let tasks: Vec<TaskFigures> = outcome.take_all();
+        let tasks = outcome.take_all(&TASK);
         let (product, engine_version) = context
             .get()
             .map(|c: &Context| (c.product.to_string(), c.version.clone()))
@@ -236,7 +239,7 @@ pub async fn run(
                 outcome
                     .phases
                     .iter()
-                    .filter_map(|m| m.watched.get::<Telemetry>(TELEMETRY)),
+                    .filter_map(|m| m.watched.get(&TELEMETRY)),
             )
             .map(|t| t.summary(None)),
         })
@@ -316,7 +319,7 @@ impl Phase for TaskPhase<'_> {
     }
 
     fn ended(&mut self, _: &Stage<'_>, _: &mut lifecycle::StepEnd) -> Option<lifecycle::Report> {
-        self.figures.take().map(lifecycle::Report::new)
+        self.figures.take().map(|f| TASK.report(f))
     }
 
     fn run<'a>(&'a mut self, stage: &'a Stage<'a>) -> Work<'a, Result<Measurements, SessionError>> {
@@ -404,7 +407,7 @@ impl Phase for BulkPhase<'_> {
     }
 
     fn ended(&mut self, _: &Stage<'_>, _: &mut lifecycle::StepEnd) -> Option<lifecycle::Report> {
-        self.figures.take().map(lifecycle::Report::new)
+        self.figures.take().map(|f| TASK.report(f))
     }
 
     fn run<'a>(&'a mut self, stage: &'a Stage<'a>) -> Work<'a, Result<Measurements, SessionError>> {

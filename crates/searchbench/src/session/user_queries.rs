@@ -8,7 +8,8 @@ use serde_json::{json, Value};
 use super::attach::Attach;
 use super::lifecycle::{self, Measurements, Stage, Work};
 use super::query::{
-    engine_name, kept, measure_on, on_own_thread, setup_then_query, summarise, usage, QUERY, SETUP,
+    engine_name, kept, measure_on, on_own_thread, setup_then_query, summarise, usage, QUERIED,
+    QUERY, SETUP,
 };
 use super::{ClusterSpec, Observer, SessionError};
 use crate::cluster::Target;
@@ -165,13 +166,16 @@ struct Setup<'p> {
 /// What the setup of a queries file's run hands on: the engine that answers, and the plan.
 type Prepared = (String, UserQueries);
 
+/// What the file's setup hands on to its query phase.
+const PREPARED: lifecycle::Hand<Prepared> = lifecycle::Hand::new(SETUP);
+
 impl lifecycle::Phase for Setup<'_> {
     fn name(&self) -> String {
         SETUP.into()
     }
 
     fn ended(&mut self, _: &Stage<'_>, _: &mut lifecycle::StepEnd) -> Option<lifecycle::Report> {
-        self.prepared.take().map(lifecycle::Report::new)
+        self.prepared.take().map(|p| PREPARED.report(p))
     }
 
     fn run<'a>(&'a mut self, stage: &'a Stage<'a>) -> Work<'a, Result<Measurements, SessionError>> {
@@ -201,7 +205,7 @@ impl lifecycle::Phase for FileQueries<'_> {
     }
 
     fn given(&mut self, before: &mut lifecycle::Outcome) {
-        self.prepared = before.take(SETUP);
+        self.prepared = before.take(&PREPARED);
     }
 
     fn run<'a>(&'a mut self, stage: &'a Stage<'a>) -> Work<'a, Result<Measurements, SessionError>> {
@@ -223,7 +227,7 @@ impl lifecycle::Phase for FileQueries<'_> {
     fn ended(&mut self, _: &Stage<'_>, end: &mut lifecycle::StepEnd) -> Option<lifecycle::Report> {
         let mut result = self.measured.take()?;
         summarise(&mut result, &mut end.watched);
-        Some(lifecycle::Report::new(result))
+        Some(QUERIED.report(result))
     }
 }
 

@@ -278,7 +278,7 @@ fn a_target_that_stops_answering_its_stats_does_not_hold_the_phase_up() {
     struct Wait(Rc<RefCell<Option<Telemetry>>>);
     impl Phase for Wait {
         fn ended(&mut self, _: &Stage<'_>, end: &mut StepEnd) -> Option<Report> {
-            *self.0.borrow_mut() = end.watched.take(TELEMETRY);
+            *self.0.borrow_mut() = end.watched.take(&TELEMETRY);
             None
         }
         fn name(&self) -> String {

@@ -8,8 +8,8 @@ use std::rc::Rc;
 use searchbench::cluster::{Target, TargetConfig};
 use searchbench::engine::StartOptions;
 use searchbench::session::lifecycle::{
-    self, Finished, Identity, Instrument, Measured, Measurements, Outcome, Phase, Plan, Report,
-    Seen, Sink, Stage, Step, StepEnd, Streamed, Work,
+    self, Finished, Hand, Identity, Instrument, Measured, Measurements, Outcome, Phase, Plan,
+    Report, Seen, Sink, Stage, Step, StepEnd, Streamed, Work,
 };
 use searchbench::session::{ClusterSpec, SessionError, Silent};
 use searchbench::store::Kind;
@@ -99,7 +99,9 @@ impl Instrument for Clock {
                 .feed
                 .send(Streamed::Telemetry(vec![Default::default()]));
             Ok(Some(
-                Seen::new(phase.to_string()).kept(json!({"saw": phase})),
+                Hand::new("clock")
+                    .seen(phase.to_string())
+                    .kept(json!({"saw": phase})),
             ))
         })
     }
@@ -323,12 +325,13 @@ impl Phase for Relay {
 
     /// Only when what it follows handed something on.
     fn wanted(&self, before: &Outcome) -> bool {
-        self.from.is_none_or(|f| before.report::<u64>(f).is_some())
+        self.from
+            .is_none_or(|f| before.report(&number(f)).is_some())
     }
 
     fn given(&mut self, before: &mut Outcome) {
         if let Some(f) = self.from {
-            self.given = before.take::<u64>(f).expect("wanted only when there");
+            self.given = before.take(&number(f)).expect("wanted only when there");
         }
     }
 
@@ -337,9 +340,17 @@ impl Phase for Relay {
     }
 
     fn ended(&mut self, _: &Stage<'_>, end: &mut StepEnd) -> Option<Report> {
-        let beside = self.beside.and_then(|b| end.report::<u64>(b)).unwrap_or(0);
-        Some(Report::new(self.own + self.given + beside))
+        let beside = self
+            .beside
+            .and_then(|b| end.report(&number(b)))
+            .unwrap_or(0);
+        Some(number(self.name).report(self.own + self.given + beside))
     }
+}
+
+/// What the relay `name` hands on: a number.
+fn number(name: &'static str) -> Hand<u64> {
+    Hand::new(name)
 }
 
 #[test]
@@ -369,11 +380,14 @@ fn what_a_phase_hands_on_reaches_the_phases_after_it_and_the_result() {
     );
     let ran = runtime.block_on(lifecycle::run(&cluster(), plan, &Silent, |outcome| {
         // What was taken is gone: the first phase's by the second, the third's by its sibling.
-        assert!(outcome.report::<u64>("first").is_none());
-        assert!(outcome.report::<u64>("third").is_none());
-        // A report is read as the type it is, and no other.
-        assert!(outcome.report::<String>("second").is_none());
-        Ok(outcome.take::<u64>("second").expect("the second hands on"))
+        assert!(outcome.report(&number("first")).is_none());
+        assert!(outcome.report(&number("third")).is_none());
+        // A report is read as the type it is, and no other: a hand of another type under the
+        // same name finds nothing.
+        assert!(outcome.report(&Hand::<String>::new("second")).is_none());
+        Ok(outcome
+            .take(&number("second"))
+            .expect("the second hands on"))
     }));
     assert_eq!(ran.result.expect("a result"), 111);
     let phases: Vec<&str> = ran

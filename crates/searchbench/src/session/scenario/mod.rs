@@ -29,12 +29,11 @@ use hdrhistogram::Histogram;
 use reqwest::Method;
 
 use super::attach::{Attach, Over, Scope};
-use super::ingest::{load_step, LoadPhase, LOAD};
+use super::ingest::{load_step, LoadPhase, LOAD, LOADED};
 use super::lifecycle::{self, Outcome, Plan, Step};
 use super::{ClusterSpec, Observer, SessionError};
 use crate::cluster::Target;
 use crate::ingest::Cancel;
-use crate::ingest::IngestReport;
 use crate::store::Kind;
 use crate::workload::Scenario;
 
@@ -43,7 +42,7 @@ pub use crate::workload::scenario_result::{
     Cleanup, Creation, CreationSecond, IndexCounts, Latency, ScenarioResult, Snapshots, StateSample,
 };
 use many_shards::logs_load;
-use phases::{Began, Cleaned, ScenarioPhase, ScenarioStep, Shared, Taken};
+use phases::{ScenarioPhase, ScenarioStep, Shared};
 use snapshots::Repository;
 
 /// How big a scenario is and how it loads.
@@ -244,6 +243,7 @@ pub async fn run(
             shared: &shared,
             repository: None,
             report: None,
+            snapshots: None,
         })
     };
     let joins = std::cell::OnceCell::new();
@@ -289,18 +289,18 @@ pub async fn run(
 fn result_of(outcome: &mut Outcome, shared: &Shared<'_>) -> Result<ScenarioResult, SessionError> {
     let spec = shared.spec;
     let missing = |what: &str| SessionError::Other(format!("the scenario kept no {what}"));
-    let began: Began = outcome
-        .take(ScenarioStep::Setup.name())
+    let began = outcome
+        .take(&phases::BEGAN)
         .ok_or_else(|| missing("engine"))?;
     let (product, engine_version, target_url) = began.engine;
-    let cleaned: Option<Cleaned> = outcome.take(ScenarioStep::Cleanup.name());
+    let cleaned = outcome.take(&phases::CLEANED);
     let cleanup = cleaned
         .as_ref()
         .map(|c| c.cleanup.clone())
         .unwrap_or_default();
-    let taken: Option<Taken> = outcome.take(ScenarioStep::Snapshots.name());
+    let taken = outcome.take(&phases::TAKEN);
     // The profile of the measured phase: the logs load's is the scenario's, not its own.
-    let mut indexing: Option<IngestReport> = outcome.take(LOAD);
+    let mut indexing = outcome.take(&LOADED);
     let profile = match indexing.as_mut() {
         Some(report) => report.profile.take(),
         None => taken.as_ref().and_then(|t| t.profile.clone()),
@@ -329,13 +329,13 @@ fn result_of(outcome: &mut Outcome, shared: &Shared<'_>) -> Result<ScenarioResul
         started_unix_ms: began.started_unix_ms,
         wall_secs,
         creation: outcome
-            .take(ScenarioStep::Creation.name())
+            .take(&phases::CREATED)
             .ok_or_else(|| missing("creation"))?,
         counts: outcome
-            .take(ScenarioStep::Counting.name())
+            .take(&phases::COUNTED)
             .ok_or_else(|| missing("counts"))?,
         indexing,
-        field_caps: outcome.take(ScenarioStep::FieldCaps.name()),
+        field_caps: outcome.take(&phases::FIELD_CAPS),
         snapshots: taken.and_then(|t| t.snapshots),
         cleanup,
         interrupted: shared.cancel.is_cancelled(),

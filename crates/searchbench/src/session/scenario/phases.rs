@@ -11,12 +11,12 @@ use std::time::Instant;
 use super::creation::{check_shard_room, count_indices, create_indices};
 use super::many_shards::field_caps_latency;
 use super::snapshots::{repository, take_snapshots, Repository};
-use super::{clean_up, Made, ScenarioSpec};
+use super::{clean_up, Creation, IndexCounts, Latency, Made, ScenarioSpec};
 use crate::ingest::Cancel;
 use crate::measure::profile::Profile;
 use crate::measure::SerializedHistogram;
 use crate::session::lifecycle::{
-    Measurements, Outcome, Phase, Report, Stage, StepEnd, Streamed, Work,
+    Hand, Measurements, Outcome, Phase, Report, Stage, StepEnd, Streamed, Work,
 };
 use crate::session::profile::PROFILE;
 use crate::session::SessionError;
@@ -80,21 +80,31 @@ pub(super) struct ScenarioPhase<'p, 's> {
     pub repository: Option<Repository>,
     /// What the phase found, from its end until it is handed on.
     pub report: Option<Report>,
+    /// The snapshots taken, until the phase hands them on with its profile.
+    pub snapshots: Option<Snapshots>,
 }
 
 /// The setup's phase: what it hands on is the others' (the repository).
 const SETUP: &str = "setup";
 
+/// What each of the scenario's phases hands on, under its name.
+pub(super) const BEGAN: Hand<Began> = Hand::new(SETUP);
+pub(super) const CREATED: Hand<Creation> = Hand::new(CREATION_PHASE);
+pub(super) const COUNTED: Hand<IndexCounts> = Hand::new("counting");
+pub(super) const FIELD_CAPS: Hand<Latency> = Hand::new(FIELD_CAPS_PHASE);
+pub(super) const TAKEN: Hand<Taken> = Hand::new("snapshots");
+pub(super) const CLEANED: Hand<Cleaned> = Hand::new("cleanup");
+
 impl ScenarioStep {
     /// The phase's name in the run's record.
     pub fn name(self) -> &'static str {
         match self {
-            ScenarioStep::Setup => SETUP,
-            ScenarioStep::Creation => CREATION_PHASE,
-            ScenarioStep::Counting => "counting",
-            ScenarioStep::FieldCaps => FIELD_CAPS_PHASE,
-            ScenarioStep::Snapshots => "snapshots",
-            ScenarioStep::Cleanup => "cleanup",
+            ScenarioStep::Setup => BEGAN.name(),
+            ScenarioStep::Creation => CREATED.name(),
+            ScenarioStep::Counting => COUNTED.name(),
+            ScenarioStep::FieldCaps => FIELD_CAPS.name(),
+            ScenarioStep::Snapshots => TAKEN.name(),
+            ScenarioStep::Cleanup => CLEANED.name(),
         }
     }
 }
@@ -133,9 +143,7 @@ impl Phase for ScenarioPhase<'_, '_> {
     /// The snapshots and the cleanup work on the repository the setup settled.
     fn given(&mut self, before: &mut Outcome) {
         if matches!(self.step, ScenarioStep::Snapshots | ScenarioStep::Cleanup) {
-            self.repository = before
-                .report::<Began>(SETUP)
-                .and_then(|b| b.repository.clone());
+            self.repository = before.report(&BEGAN).and_then(|b| b.repository.clone());
         }
     }
 
@@ -143,9 +151,9 @@ impl Phase for ScenarioPhase<'_, '_> {
     /// profile is theirs.
     fn ended(&mut self, _: &Stage<'_>, end: &mut StepEnd) -> Option<Report> {
         if self.step == ScenarioStep::Snapshots {
-            return Some(Report::new(Taken {
-                snapshots: self.report.take().and_then(|r| r.take::<Snapshots>()),
-                profile: end.watched.take(PROFILE),
+            return Some(TAKEN.report(Taken {
+                snapshots: self.snapshots.take(),
+                profile: end.watched.take(&PROFILE),
             }));
         }
         self.report.take()
@@ -183,7 +191,7 @@ impl Phase for ScenarioPhase<'_, '_> {
                     } else {
                         None
                     };
-                    self.report = Some(Report::new(Began {
+                    self.report = Some(BEGAN.report(Began {
                         started,
                         started_unix_ms,
                         engine: (product.to_string(), version, url.to_string()),
@@ -193,7 +201,7 @@ impl Phase for ScenarioPhase<'_, '_> {
                 ScenarioStep::Creation => {
                     let (creation, create_us) =
                         create_indices(target, s.spec, &s.prefix, &s.made, &s.cancel).await;
-                    self.report = Some(Report::new(creation));
+                    self.report = Some(CREATED.report(creation));
                     keep(SerializedHistogram::encode(
                         CREATE_HISTOGRAM,
                         "us",
@@ -202,12 +210,12 @@ impl Phase for ScenarioPhase<'_, '_> {
                 }
                 ScenarioStep::Counting => {
                     let counts = count_indices(target, &s.prefix, s.spec).await?;
-                    self.report = Some(Report::new(counts));
+                    self.report = Some(COUNTED.report(counts));
                 }
                 ScenarioStep::FieldCaps => {
                     let (latency, h) =
                         field_caps_latency(target, s.spec, &s.prefix, &s.cancel).await;
-                    self.report = Some(Report::new(latency));
+                    self.report = Some(FIELD_CAPS.report(latency));
                     keep(SerializedHistogram::encode(FIELD_CAPS_HISTOGRAM, "us", &h));
                 }
                 ScenarioStep::Snapshots => {
@@ -216,7 +224,7 @@ impl Phase for ScenarioPhase<'_, '_> {
                             target, s.spec, repo, &s.prefix, &s.stamp, &s.made, &s.cancel,
                         )
                         .await;
-                        self.report = Some(Report::new(taken));
+                        self.snapshots = Some(taken);
                     }
                 }
                 ScenarioStep::Cleanup => {
@@ -238,7 +246,7 @@ impl Phase for ScenarioPhase<'_, '_> {
                         }
                         clean_up(target, &s.made, repo.as_ref()).await
                     };
-                    self.report = Some(Report::new(Cleaned {
+                    self.report = Some(CLEANED.report(Cleaned {
                         cleanup,
                         ended: Instant::now(),
                     }));

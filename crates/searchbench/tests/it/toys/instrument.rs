@@ -5,13 +5,16 @@
 
 use std::time::Instant;
 
-use searchbench::session::lifecycle::{Better, Figure, Instrument, Merge, Seen, Stage, Work};
+use searchbench::session::lifecycle::{Better, Figure, Hand, Instrument, Merge, Seen, Stage, Work};
 use searchbench::session::Attach;
 use serde_json::json;
 
 use super::Heard;
 
 pub const NAME: &str = "toy-instrument";
+
+/// What it sees, typed: how long the step took, when it was started.
+pub const STEP: Hand<Option<f64>> = Hand::new(NAME);
 
 /// The key of its figure: a run's metric `<phase>.toy-instrument.step_secs`.
 pub const FIGURE: &str = "step_secs";
@@ -51,7 +54,7 @@ impl Instrument for Stopwatch {
                 .lock()
                 .map_err(|e| e.to_string())?
                 .push(format!("stop {phase}"));
-            let mut seen = Seen::new(took).kept(json!({"phase": phase}));
+            let mut seen = STEP.seen(took).kept(json!({"phase": phase}));
             if let Some(secs) = took {
                 let figure = Figure::new(LABEL, "s", Better::Lower, secs).merged_by(Merge::Max);
                 seen = seen.figure(FIGURE, figure);
