@@ -181,11 +181,16 @@ fn render_study(store: &Store, study: &Study) -> Result<(String, PathBuf), Repor
     }
 }
 
-/// Writes the HTML report of one stored run to [`default_html_path`] and returns the path.
-/// This is what `searchbench run` calls after saving its result.
-pub fn write_run_report(store: &Store, id: &RunId) -> Result<PathBuf, ReportError> {
-    let groups = load(store, std::slice::from_ref(&id.0), false)?;
-    let path = default_html_path(store, id);
+/// Writes the HTML page of the run `run` (its record, as the store at `store` keeps it) to
+/// [`default_html_path`] and returns the path: what a run's HTML exporter makes once the
+/// store has kept the run.
+pub fn write_run_page(run: &Loaded, store: &Path) -> Result<PathBuf, ReportError> {
+    let groups = [Group {
+        selector: run.row.id.0.clone(),
+        runs: vec![run.clone()],
+        excluded: Vec::new(),
+    }];
+    let path = reports_dir(store).join(format!("{}.html", run.row.id));
     write_html(&groups, &path)?;
     Ok(path)
 }

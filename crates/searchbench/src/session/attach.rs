@@ -135,24 +135,18 @@ impl Attach {
         }
         instruments.extend(self.instruments.iter().map(|make| make()));
         let mut sinks: Vec<Box<dyn Sink + 'o>> = Vec::new();
-        // The report is written from what the store keeps: its sink follows the store's.
-        let html = recording
-            .as_ref()
-            .filter(|_| scope.report)
-            .map(HtmlReport::of);
-        // Published from what the store keeps: its sink follows the store's too.
-        let publish = recording
-            .as_ref()
-            .zip(self.publish.clone())
-            .map(|(r, p)| super::publish::PublishSink::of(r, p));
+        // The page and the publish are made of the run's record once the store keeps it:
+        // exporters the store sink hands it to.
         if let Some(r) = recording {
-            sinks.push(Box::new(StoreSink::new(r)));
-        }
-        if let Some(h) = html {
-            sinks.push(Box::new(h));
-        }
-        if let Some(p) = publish {
-            sinks.push(Box::new(p));
+            let html = scope.report.then(|| HtmlReport::of(&r));
+            let mut store = StoreSink::new(r);
+            if let Some(h) = html {
+                store = store.exporter(h);
+            }
+            if let Some(p) = self.publish.clone() {
+                store = store.exporter(super::publish::PublishSink::new(p));
+            }
+            sinks.push(Box::new(store));
         }
         sinks.extend(self.sinks.iter().map(|make| make()));
         Kit {

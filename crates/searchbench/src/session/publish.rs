@@ -1,53 +1,45 @@
-//! The team's results cluster as a sink of the run's lifecycle (`--publish URL`): once the
+//! The team's results cluster as an exporter of the run's record (`--publish URL`): once the
 //! store has kept the run, the run is published from it (`crate::publish`). A publish that
 //! fails loses nothing: the run is kept in the store, pending there, and the warning says
 //! so and how to send it (`results publish --pending`); the run's own exit code stands.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::lifecycle::{Finished, Identity, Measured, Sink};
-use super::record::Recording;
+use super::record::Exporter;
+use crate::analysis::runs::Loaded;
 use crate::publish::Publisher;
-use crate::store::{RunId, State, Store};
+use crate::store::Store;
 
-/// Publishes the run a recording keeps, after the store sink has kept it.
+/// Publishes the run the store has kept (an exporter of the store sink, so it follows the
+/// store whatever the order of the sinks).
 pub struct PublishSink {
-    store: PathBuf,
-    id: RunId,
     publisher: Arc<Publisher>,
 }
 
 impl PublishSink {
-    /// Publishes the run `recording` keeps through `publisher`.
-    pub fn of(recording: &Recording<'_>, publisher: Arc<Publisher>) -> Self {
-        PublishSink {
-            store: recording.store_path().to_path_buf(),
-            id: recording.id().clone(),
-            publisher,
-        }
+    /// Publishes each run it is handed through `publisher`.
+    pub fn new(publisher: Arc<Publisher>) -> Self {
+        PublishSink { publisher }
     }
 }
 
-impl Sink for PublishSink {
+impl Exporter for PublishSink {
     fn name(&self) -> String {
         format!("publishing to {}", self.publisher.destination())
     }
 
-    fn begin(&mut self, _run: &Identity, _phases: &[String]) -> Result<(), String> {
-        Ok(())
-    }
-
-    fn phase(&mut self, _measured: &Measured) -> Result<(), String> {
-        Ok(())
-    }
-
-    fn finish(&mut self, _finished: &Finished) -> Result<(), String> {
-        let (store, id, publisher) = (self.store.clone(), self.id.clone(), self.publisher.clone());
+    fn export(&mut self, run: &Loaded, store: &Store, _derived: bool) -> Result<(), String> {
+        let (path, row, publisher) = (
+            store.path().to_path_buf(),
+            run.row.clone(),
+            self.publisher.clone(),
+        );
+        let id = row.id.clone();
         // The lifecycle's runtime drives this call: the publish runs on a thread of its own,
-        // with its own runtime, and the run ends when it has (a second or so for an hour).
-        // Outer error: the run is not published. Inner: it is, the change points of its
-        // configuration are not (the next publish sends them).
+        // with its own runtime and its own connection to the store (one does not cross
+        // threads), and the run ends when it has (a second or so for an hour). Outer error:
+        // the run is not published. Inner: it is, the change points of its configuration are
+        // not (the next publish sends them).
         type Outcome = Result<Result<(), String>, String>;
         let published = std::thread::spawn(move || -> Outcome {
             let runtime = tokio::runtime::Builder::new_current_thread()
@@ -55,17 +47,10 @@ impl Sink for PublishSink {
                 .build()
                 .map_err(|e| e.to_string())?;
             runtime.block_on(async {
-                let store = Store::open(&store).map_err(|e| e.to_string())?;
-                // Not kept (the store failed, and said so, or the run was forgotten): nothing
-                // to publish.
-                let row = match store.get(&id.0) {
-                    Ok(row) if row.state == State::Running => return Ok(Ok(())),
-                    Ok(row) => row,
-                    Err(_) => return Ok(Ok(())),
-                };
+                let store = Store::open(&path).map_err(|e| e.to_string())?;
                 let error = |e: crate::publish::PublishError| crate::cluster::error_chain(&e);
                 publisher
-                    .prepare_and_publish(&store, &id)
+                    .prepare_and_publish(&store, &row.id)
                     .await
                     .map_err(error)?;
                 Ok(publisher
@@ -83,12 +68,12 @@ impl Sink for PublishSink {
             Ok(Err(e)) => Err(format!(
                 "run {} published, the change points of its configuration not: {e}; the next \
                  publish sends them",
-                self.id
+                id
             )),
             Err(e) => Err(format!(
                 "run {} not published: {e}; it is kept in the store and stays pending there: \
                  `searchbench results publish --pending` sends it",
-                self.id
+                id
             )),
         }
     }

@@ -9,10 +9,11 @@ use serde_json::Value;
 
 use super::lifecycle::{Feed, Finished, Identity, Measured, Sink, Streamed};
 use super::{Event, Observer, SessionError};
+use crate::analysis::runs::Loaded;
 use crate::measure::telemetry::Row;
 use crate::measure::{SerializedHistogram, TimelineRow};
 use crate::report;
-use crate::store::{PhaseMeasurements, RunId, State, Store, StoreError};
+use crate::store::{PhaseMeasurements, RunId, Store, StoreError};
 
 /// Where and how a session saves its run.
 #[derive(Debug, Clone, Default)]
@@ -146,12 +147,15 @@ impl<'a> Recording<'a> {
         }
     }
 
-    /// Marks the run failed (keeping a partial result when there is one).
-    pub fn fail(self, error: &str, partial: Option<&Value>) {
+    /// Marks the run failed (keeping a partial result when there is one); the store and the
+    /// run's id when it was kept so.
+    pub fn fail(self, error: &str, partial: Option<&Value>) -> Option<(Store, RunId)> {
         if let Err(e) = self.store.fail_run(&self.id, error, partial) {
             self.warn(format!("saving run {}: {e}", self.id));
             self.observer.event(Event::NotSaved);
+            return None;
         }
+        Some((self.store, self.id))
     }
 
     fn warn(&self, message: String) {
@@ -204,14 +208,29 @@ impl Keep for Feed {
     }
 }
 
+/// What is made of a run once the store has kept it: its HTML page, its documents in the
+/// team's results cluster. An exporter is handed the run's record as the store keeps it
+/// ([`Loaded`]) and the store sink's own handle (for what the store keeps of the export
+/// itself: where a run was published); it never opens the store, so no exporter depends on
+/// the order of the sinks.
+pub trait Exporter {
+    fn name(&self) -> String;
+    /// Makes what it makes of `run`, kept in `store`; `derived`: the command derived the
+    /// run's result (no error ended the run).
+    fn export(&mut self, run: &Loaded, store: &Store, derived: bool) -> Result<(), String>;
+}
+
 /// The results store as a sink of the run's lifecycle: what the phases and instruments stream
 /// is kept as it comes, so a run killed halfway keeps it; at the end, the run's result (or
-/// the error that ended it). The run was begun in the store with its identity before the plan
-/// ran ([`super::attach::Attach::kit`]), so `begin` has nothing left to do.
+/// the error that ended it), then the run's record read back once and handed to its
+/// [`Exporter`]s. The run was begun in the store with its identity before the plan ran
+/// ([`super::attach::Attach::kit`]), so `begin` has nothing left to do.
 pub struct StoreSink<'o> {
     recording: Option<Recording<'o>>,
     /// Phases kept so far: the next one's place in the run.
     phases: u32,
+    /// What is made of the run once it is kept, in order.
+    exporters: Vec<Box<dyn Exporter + 'o>>,
 }
 
 impl<'o> StoreSink<'o> {
@@ -219,7 +238,14 @@ impl<'o> StoreSink<'o> {
         StoreSink {
             recording: Some(recording),
             phases: 0,
+            exporters: Vec::new(),
         }
+    }
+
+    /// With `exporter` made of the run once it is kept (after those added before).
+    pub fn exporter(mut self, exporter: impl Exporter + 'o) -> Self {
+        self.exporters.push(Box::new(exporter));
+        self
     }
 }
 
@@ -266,72 +292,73 @@ impl Sink for StoreSink<'_> {
         Ok(())
     }
 
+    /// Keeps how the run ended, then hands its record to each exporter; what they could not
+    /// make is this sink's error (a warning on the run), each named.
     fn finish(&mut self, finished: &Finished) -> Result<(), String> {
-        if let Some(recording) = self.recording.take() {
-            end(recording, finished.result);
+        let Some(recording) = self.recording.take() else {
+            return Ok(());
+        };
+        // Not kept (refused for bad usage, or the store failed and said so): nothing to make.
+        let Some((store, id)) = end(recording, finished.result) else {
+            return Ok(());
+        };
+        if self.exporters.is_empty() {
+            return Ok(());
         }
-        Ok(())
+        let record = store
+            .get(&id.0)
+            .and_then(|row| Loaded::read(&store, row))
+            .map_err(|e| format!("reading run {id} back to export it: {e}"))?;
+        let failed: Vec<String> = self
+            .exporters
+            .iter_mut()
+            .filter_map(|e| {
+                let made = e.export(&record, &store, finished.result.is_ok());
+                made.err().map(|why| format!("{}: {why}", e.name()))
+            })
+            .collect();
+        if failed.is_empty() {
+            Ok(())
+        } else {
+            Err(failed.join("; "))
+        }
     }
 }
 
-/// The run's HTML report as a sink: written from what the store holds once the run is kept
-/// there (so it follows the [`StoreSink`] in a plan), and said where.
+/// The run's HTML page, made of its record once the store keeps it (a run an error ended has
+/// none), and said where.
 pub struct HtmlReport<'o> {
-    store: PathBuf,
-    id: RunId,
     observer: &'o dyn Observer,
 }
 
 impl<'o> HtmlReport<'o> {
-    /// The report of the run `recording` keeps.
+    /// The page of the run `recording` keeps, said to its observer.
     pub fn of(recording: &Recording<'o>) -> Self {
         HtmlReport {
-            store: recording.store.path().to_path_buf(),
-            id: recording.id.clone(),
             observer: recording.observer,
         }
     }
 }
 
-impl Sink for HtmlReport<'_> {
+impl Exporter for HtmlReport<'_> {
     fn name(&self) -> String {
         "HTML report".into()
     }
 
-    fn begin(&mut self, _run: &Identity, _phases: &[String]) -> Result<(), String> {
-        Ok(())
-    }
-
-    fn phase(&mut self, _measured: &Measured) -> Result<(), String> {
-        Ok(())
-    }
-
-    fn finish(&mut self, finished: &Finished) -> Result<(), String> {
-        if finished.result.is_err() {
+    fn export(&mut self, run: &Loaded, store: &Store, derived: bool) -> Result<(), String> {
+        if !derived {
             return Ok(());
         }
-        // Read only: the store sink before it has kept the run.
-        let store = Store::open_read(&self.store).map_err(|e| e.to_string())?;
-        match store.get(&self.id.0) {
-            // Not kept (the store failed, and said so): nothing to report.
-            Ok(row) if row.state == State::Running => Ok(()),
-            Ok(_) => write_report(&store, &self.id, self.observer),
-            Err(e) => Err(e.to_string()),
-        }
+        let path = report::write_run_page(run, store.path())
+            .map_err(|e| format!("writing the HTML report: {e}"))?;
+        self.observer.event(Event::ReportWritten { path: &path });
+        Ok(())
     }
-}
-
-/// Writes the HTML report of the run `id` and says where.
-fn write_report(store: &Store, id: &RunId, observer: &dyn Observer) -> Result<(), String> {
-    let path =
-        report::write_run_report(store, id).map_err(|e| format!("writing the HTML report: {e}"))?;
-    observer.event(Event::ReportWritten { path: &path });
-    Ok(())
 }
 
 /// Ends the run in the store: its result, or the error that ended it (kept `interrupted` when
 /// Ctrl-C stopped it before there was a result); a run refused for bad usage is forgotten.
-/// The store and the run's id when a result was kept.
+/// The store and the run's id when the run was kept (its result, or how it failed).
 fn end<T: Serialize>(
     recording: Recording<'_>,
     outcome: Result<&T, &SessionError>,
@@ -342,16 +369,10 @@ fn end<T: Serialize>(
             recording.discard();
             None
         }
-        Err(e @ SessionError::Interrupted(_)) => {
-            recording.fail(
-                &crate::cluster::error_chain(e),
-                Some(&serde_json::json!({ "interrupted": true })),
-            );
-            None
-        }
-        Err(e) => {
-            recording.fail(&crate::cluster::error_chain(e), None);
-            None
-        }
+        Err(e @ SessionError::Interrupted(_)) => recording.fail(
+            &crate::cluster::error_chain(e),
+            Some(&serde_json::json!({ "interrupted": true })),
+        ),
+        Err(e) => recording.fail(&crate::cluster::error_chain(e), None),
     }
 }

@@ -168,7 +168,8 @@ fn the_page_is_self_contained_and_escapes_what_it_shows() {
     assert!(!page.contains("<b>x"));
     assert!(!page.contains("http://") || !page.contains("src=\"http"));
     // The default location is next to the store.
-    let path = report::write_run_report(&store, &id).unwrap();
+    let run = searchbench::analysis::runs::Loaded::read(&store, store.get(&id.0).unwrap()).unwrap();
+    let path = report::write_run_page(&run, store.path()).unwrap();
     assert!(path.starts_with(store.path().parent().unwrap()));
     assert!(path.ends_with(format!("reports/{id}.html")));
 }

@@ -440,11 +440,11 @@ fn two_loads_measurements_merge_into_the_whole() {
     );
 }
 
-/// The results store and the HTML report are two sinks: the store keeps the rows streamed
-/// while the run goes and the result the command derived after it; the report is written
-/// from what the store keeps, and only for a run that ended with a result.
+/// The results store is the run's sink: it keeps the rows streamed while the run goes and the
+/// result the command derived after it, then hands the run's record to its exporters: the
+/// HTML page is made of it, and only for a run that ended with a result.
 #[test]
-fn the_store_and_the_html_report_are_sinks_of_their_own() {
+fn the_store_keeps_the_run_and_hands_its_record_to_the_html_page() {
     use searchbench::session::record::{HtmlReport, StoreSink};
     use searchbench::session::{Recording, SaveSpec};
     use searchbench::store::{State, Store};
@@ -461,13 +461,16 @@ fn the_store_and_the_html_report_are_sinks_of_their_own() {
         let recording = Recording::begin(&save, &identity, &Silent).expect("a store");
         let id = recording.id().clone();
         let report = html.then(|| HtmlReport::of(&recording));
+        let mut sink = StoreSink::new(recording);
+        if let Some(r) = report {
+            sink = sink.exporter(r);
+        }
         let plan = Plan::new(identity, vec![Step::One(bulk("load", 3, fail, &log))])
             .instrument(Some(Clock {
                 log: log.clone(),
                 broken: false,
             }))
-            .sink(Some(StoreSink::new(recording)))
-            .sink(report);
+            .sink(Some(sink));
         let ran = runtime.block_on(lifecycle::run(&cluster(), plan, &Silent, |outcome| {
             Ok(json!({"docs": outcome.phases[0].measurements.counts["docs"]}))
         }));
