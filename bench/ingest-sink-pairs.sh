@@ -25,7 +25,7 @@ URL=$(sed -n 's/^listening on //p' "$OUT/sink.log")
 
 one() { # BIN NAME RUN -> driver CPU s per million docs
   taskset -c "$DRIVER_CORE" "$1" ingest logs --docs "$DOCS" --clients 2 --url "$URL" --quiet \
-    --store "$OUT/$2.db" --export-json "$OUT/$2-$3.json" >/dev/null
+    --store "$OUT/$2.db" --export-json "$OUT/$2-$3.json" >/dev/null 2>>"$OUT/runs.log"
   python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cpu"]["driver_secs_per_million_docs"])' \
     "$OUT/$2-$3.json"
 }
