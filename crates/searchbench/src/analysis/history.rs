@@ -336,7 +336,8 @@ pub fn load_each(store: &Store, selection: &Selection) -> Result<Vec<History>, H
         .collect()
 }
 
-/// The runs `rows` read whole (a group merged in memory as `resolved` merged it).
+/// The runs `rows` as their metrics are read (a group merged in memory as `resolved` merged
+/// it).
 fn of_rows(
     store: &Store,
     config: Configuration,
@@ -347,7 +348,7 @@ fn of_rows(
 ) -> Result<History, HistoryError> {
     let loaded = rows
         .into_iter()
-        .map(|row| Loaded::resolved(store, row, resolved))
+        .map(|row| Loaded::for_metrics(store, row, resolved))
         .collect::<Result<Vec<_>, StoreError>>()?;
     build(config, loaded, selection, excluded)
 }

@@ -38,6 +38,25 @@ impl Loaded {
         })
     }
 
+    /// What a run's metrics are read from alone (its timeline and phases; no histograms nor
+    /// telemetry), a group merged in memory as `resolved` merged it: what a history of many
+    /// runs reads of each.
+    pub fn for_metrics(
+        store: &Store,
+        row: RunRow,
+        resolved: &merge::Resolved,
+    ) -> Result<Loaded, StoreError> {
+        let (timeline, phases) = match resolved.merged.get(&row.id) {
+            Some(m) => (m.run.timeline.clone(), m.run.phases.clone()),
+            None => (compare::timeline_of(store, &row)?, store.phases(&row.id)?),
+        };
+        Ok(Loaded {
+            timeline,
+            phases,
+            ..Loaded::bare(row)
+        })
+    }
+
     /// `row` alone: no timeline, histograms, telemetry or phases (a test's run).
     pub fn bare(row: RunRow) -> Loaded {
         Loaded {

@@ -94,12 +94,7 @@ pub fn section(result: &Value) -> String {
 pub fn phase_sections(phases: &[crate::store::PhaseMeasurements]) -> String {
     let mut s = String::new();
     for ph in phases {
-        let profile = ph
-            .kept
-            .get(crate::measure::profile::INSTRUMENT)
-            .and_then(|k| k.detail.clone())
-            .and_then(|d| serde_json::from_value::<Profile>(d).ok());
-        if let Some(p) = profile {
+        if let Some(p) = Profile::kept_in(&ph.kept) {
             let title = format!("{}: where the engine's CPU and allocations went", ph.phase);
             s.push_str(&section_of(&p, &title));
         }

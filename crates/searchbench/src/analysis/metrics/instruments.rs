@@ -12,7 +12,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{key_part, Direction, Metric};
+use super::{key_part, Metric};
 use crate::store::PhaseMeasurements;
 
 /// Every figure the instruments kept around `phases`, in the order the phases ended, each
@@ -28,19 +28,12 @@ pub fn metrics(phases: &[PhaseMeasurements], skip: &[&str], out: &mut Vec<Metric
         };
         for (instrument, kept) in p.kept.iter().filter(|(i, _)| !skip.contains(&i.as_str())) {
             for (name, f) in &kept.figures {
-                if !f.value.is_finite() {
-                    continue;
-                }
-                out.push(Metric {
-                    key: format!("{phase}.{}.{}", key_part(instrument), figure_key(name)),
-                    label: format!("{}: {}", p.phase, f.label),
-                    unit: f.unit.clone().into(),
-                    direction: Direction::of(f.better, f.errors),
-                    value: f.value,
-                    samples: None,
-                    errors: f.errors,
-                    rounds: Vec::new(),
-                });
+                let key = format!("{phase}.{}.{}", key_part(instrument), figure_key(name));
+                out.extend(Metric::of_figure(
+                    key,
+                    format!("{}: {}", p.phase, f.label),
+                    f,
+                ));
             }
         }
     }
@@ -54,6 +47,7 @@ fn figure_key(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::metrics::Direction;
     use crate::measure::{Better, Figure, Kept};
 
     fn phase(name: &str, figures: &[(&str, Figure)]) -> PhaseMeasurements {

@@ -250,6 +250,23 @@ pub fn query_part(result: &Value) -> Option<&Value> {
     }
 }
 
+impl Metric {
+    /// The metric `key` of a figure an instrument kept (or a profile's), shown as `label`;
+    /// `None` when its value is not a finite number.
+    pub fn of_figure(key: String, label: String, f: &crate::measure::Figure) -> Option<Metric> {
+        f.value.is_finite().then(|| Metric {
+            key,
+            label,
+            unit: f.unit.clone().into(),
+            direction: Direction::of(f.better, f.errors),
+            value: f.value,
+            samples: None,
+            errors: f.errors,
+            rounds: Vec::new(),
+        })
+    }
+}
+
 /// Every metric of a stored run: its result's ([`extract`]), then the figures its
 /// instruments kept around its phases (one reader for every instrument).
 pub fn of_run(

@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use super::{point, read, Direction, Metric};
+use super::{read, Metric};
 use crate::measure::profile::Profile;
 
 pub(super) fn metrics(result: &Value, out: &mut Vec<Metric>) {
@@ -17,18 +17,7 @@ pub(super) fn metrics(result: &Value, out: &mut Vec<Metric>) {
         return;
     };
     for (key, f) in p.figures() {
-        let direction = Direction::of(f.better, f.errors);
         let label = format!("profile: {}", f.label);
-        let mut m = point(
-            &format!("profile.{key}"),
-            &label,
-            "",
-            direction,
-            Some(f.value),
-        );
-        if let Some(m) = &mut m {
-            m.unit = f.unit.into();
-        }
-        out.extend(m);
+        out.extend(Metric::of_figure(format!("profile.{key}"), label, &f));
     }
 }

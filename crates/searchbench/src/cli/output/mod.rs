@@ -597,11 +597,7 @@ impl crate::session::Observer for Terminal {
                 .store(true, std::sync::atomic::Ordering::Relaxed),
             Event::Stage(message) => eprintln!("{message}"),
             Event::Watched { phase, kept } if self.step_profiles && self.tables => {
-                let profile = kept
-                    .get(crate::measure::profile::INSTRUMENT)
-                    .and_then(|k| k.detail.clone())
-                    .and_then(|d| serde_json::from_value(d).ok());
-                if let Some(p) = profile {
+                if let Some(p) = crate::measure::profile::Profile::kept_in(kept) {
                     outln!("{phase}:");
                     profile::print(&p, self.detail);
                 }

@@ -90,6 +90,15 @@ pub struct Profile {
 pub const INSTRUMENT: &str = "profile";
 
 impl Profile {
+    /// The profile the profile instrument kept around a step (`kept`: what each instrument
+    /// kept, by name), when it kept one that reads.
+    pub fn kept_in(
+        kept: &std::collections::BTreeMap<String, crate::measure::Kept>,
+    ) -> Option<Profile> {
+        let detail = kept.get(INSTRUMENT)?.detail.clone()?;
+        serde_json::from_value(detail).ok()
+    }
+
     /// Its figures, by key (`cpu.<category>`, `alloc.<category>`, `alloc_mb_per_sec`,
     /// `gc_pause_ms_per_s`): what a run's metrics make of a profile, whether its result or
     /// its record keeps it.
