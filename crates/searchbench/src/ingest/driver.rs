@@ -72,37 +72,6 @@ impl LoadOutcome {
     pub fn balanced(&self) -> bool {
         self.read == self.acked + self.failed()
     }
-
-    /// Adds `other`, another part of the same load (another client process) whose start was
-    /// `offset` after this one's: counts add, the recorders merge (see [`Recorder::merge`]),
-    /// the wall runs to the later end, the error is the first part's, and the load was
-    /// interrupted if either part was. Every figure of the report is derived after, from the
-    /// merged parts. Open-loop parts (`--rate`) do not merge: their schedules' lag has no sum.
-    pub fn merge(&mut self, other: LoadOutcome, offset: Duration) -> Result<(), String> {
-        if self.pace.is_some() || other.pace.is_some() {
-            return Err("parts of an open-loop load (--rate) do not merge".into());
-        }
-        self.recorder.merge(&other.recorder, offset.as_secs())?;
-        self.read += other.read;
-        self.acked += other.acked;
-        self.refused += other.refused;
-        self.unacknowledged += other.unacknowledged;
-        self.not_sent += other.not_sent;
-        self.bad_lines += other.bad_lines;
-        self.retried_items += other.retried_items;
-        self.missing_items += other.missing_items;
-        self.throttled += other.throttled;
-        self.acked_bytes += other.acked_bytes;
-        self.wall = self.wall.max(offset + other.wall);
-        self.pool.allocated += other.pool.allocated;
-        self.pool.reused += other.pool.reused;
-        self.pool.body_lost += other.pool.body_lost;
-        if self.error.is_none() {
-            self.error = other.error;
-        }
-        self.interrupted |= other.interrupted;
-        Ok(())
-    }
 }
 
 /// Loads everything `source` yields into `cfg.index`. Never fails as a whole: a fatal error is
@@ -226,56 +195,5 @@ pub async fn load(
         error,
         interrupted,
         pace,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn part(read: u64, acked: u64, refused: u64, wall_ms: u64) -> LoadOutcome {
-        LoadOutcome {
-            read,
-            acked,
-            refused,
-            unacknowledged: 0,
-            not_sent: 0,
-            bad_lines: 0,
-            retried_items: 1,
-            missing_items: 0,
-            throttled: 2,
-            acked_bytes: acked * 100,
-            recorder: Recorder::new(),
-            started: Instant::now(),
-            wall: Duration::from_millis(wall_ms),
-            pool: PoolStats::default(),
-            error: None,
-            interrupted: false,
-            pace: None,
-        }
-    }
-
-    #[test]
-    fn two_parts_of_a_load_add_up_and_end_with_the_later() {
-        let mut a = part(600, 590, 10, 10_000);
-        let mut b = part(400, 400, 0, 9_000);
-        b.interrupted = true;
-        a.merge(b, Duration::from_secs(2)).unwrap();
-        assert_eq!((a.read, a.acked, a.failed()), (1_000, 990, 10));
-        assert!(a.balanced());
-        assert_eq!(
-            (a.retried_items, a.throttled, a.acked_bytes),
-            (2, 4, 99_000)
-        );
-        // B started 2 s after A and ran 9 s: the load ends at 11 s.
-        assert_eq!(a.wall, Duration::from_secs(11));
-        assert!(
-            a.interrupted,
-            "one part interrupted is the load interrupted"
-        );
-        // Different warm-ups are not parts of one load.
-        let mut c = part(1, 1, 0, 1);
-        c.recorder = Recorder::with_warmup(Duration::from_secs(5));
-        assert!(a.merge(c, Duration::ZERO).is_err());
     }
 }

@@ -16,6 +16,7 @@ pub mod driver;
 mod exchange;
 pub mod extras;
 pub mod failures;
+pub mod figures;
 pub mod gzip;
 pub mod index;
 pub mod pace;
@@ -308,6 +309,10 @@ pub struct IngestReport {
     /// instrument around the load summarises from (the profile skips the warm-up).
     #[serde(skip)]
     pub measured_from: Option<std::time::Instant>,
+    /// What the load did as measurements that add up over the parts of one run: what its
+    /// figures above are derived from ([`figures`]), and what its phase keeps.
+    #[serde(skip)]
+    pub measurements: crate::measure::Measurements,
 }
 
 impl IngestReport {
@@ -477,11 +482,11 @@ pub async fn ingest_streaming(
     }))
 }
 
-/// The wall-clock time (Unix ms) of `at`, an instant in the past.
-fn unix_ms_at(at: std::time::Instant) -> Option<u64> {
+/// The wall-clock time (Unix µs) of `at`, an instant in the past.
+fn unix_us_at(at: std::time::Instant) -> Option<u64> {
     let now = SystemTime::now().duration_since(UNIX_EPOCH).ok()?;
     let ago = at.elapsed();
-    u64::try_from(now.checked_sub(ago)?.as_millis()).ok()
+    u64::try_from(now.checked_sub(ago)?.as_micros()).ok()
 }
 
 /// `call`, cut off at `deadline` when there is one.
@@ -562,21 +567,45 @@ struct ReportParts<'a> {
 }
 
 fn report(mut p: ReportParts<'_>) -> IngestReport {
-    let headline = p.outcome.recorder.finish(p.outcome.wall);
+    // Settles the warm-up; every figure is then derived from the load's measurements.
+    let settled = p.outcome.recorder.finish(p.outcome.wall);
     let o = &p.outcome;
-    let measured_from = headline
+    let measured_from = settled
         .warmup_applied
-        .then(|| o.started + Duration::from_secs_f64(headline.warmup_secs));
-    let wall = o.wall.as_secs_f64().max(1e-9);
+        .then(|| o.started + Duration::from_secs_f64(settled.warmup_secs));
     let machine = Machine::detect();
-    let failed = o.failed();
     let added = p
         .index_count
         .map(|n| n.saturating_sub(p.index_count_before.unwrap_or(0)));
     // A part shares its index with the other parts: its `_count` is theirs too, and is
     // checked when the parts are merged.
     let reconciled = o.balanced() && (added == Some(o.acked) || !p.plan.driver.part.is_whole());
+    let counts = Counts {
+        read: o.read,
+        indexed: o.acked,
+        failed: o.failed(),
+        refused: o.refused,
+        unacknowledged: o.unacknowledged,
+        not_sent: o.not_sent,
+        bad_lines: o.bad_lines,
+        retried_items: o.retried_items,
+        throttled: o.throttled,
+        index_count: p.index_count,
+        index_count_before: p.index_count_before,
+        reconciled,
+    };
     let recorder = &o.recorder;
+    let began_unix_us = unix_us_at(o.started).unwrap_or(p.started_unix * 1_000_000);
+    let (mut measurements, figures) = figures::LoadFigures::measured(figures::Tally {
+        recorder,
+        headline: &settled,
+        counts: &counts,
+        began_unix_us,
+        wall: o.wall,
+        driver_cpu: p.driver_cpu,
+        engine_cpu: p.engine_cpu,
+        cores: machine.cores as u64,
+    });
     let attribution = Attribution::compute(&AttributionInput {
         wall: o.wall,
         clients: p.plan.driver.clients,
@@ -589,19 +618,6 @@ fn report(mut p: ReportParts<'_>) -> IngestReport {
         engine_cpu: p.engine_cpu,
         cores: machine.cores,
     });
-    let machine_secs = wall * machine.cores.max(1) as f64;
-    let cpu = Cpu {
-        driver_secs: p.driver_cpu.as_secs_f64(),
-        driver_secs_per_million_docs: (o.acked > 0)
-            .then(|| p.driver_cpu.as_secs_f64() * 1e6 / o.acked as f64),
-        driver_machine_share: p.driver_cpu.as_secs_f64() / machine_secs,
-        engine_secs: p.engine_cpu.map(|d| d.as_secs_f64()),
-        // The engine's CPU is read around the whole ingest (setup and refresh included)
-        // but divided by the load's wall time: past 100 % is that mismatch, not a reading.
-        engine_machine_share: p
-            .engine_cpu
-            .map(|d| (d.as_secs_f64() / machine_secs).min(1.0)),
-    };
     if o.missing_items > 0 {
         p.warnings.push(format!(
             "the target's bulk answers had no item for {} documents (fewer items than \
@@ -610,8 +626,7 @@ fn report(mut p: ReportParts<'_>) -> IngestReport {
             o.missing_items
         ));
     }
-    let took_clock_ms = recorder.took_clock_ms();
-    if let Some(step) = took_clock_ms {
+    if let Some(step) = figures.took_clock_ms {
         p.warnings.push(format!(
             "the engine's bulk `took` moved in {step} ms steps (Elasticsearch 8.15.1 and later \
              time bulk requests with a cached clock, elastic/elasticsearch#129894): its \
@@ -620,7 +635,11 @@ fn report(mut p: ReportParts<'_>) -> IngestReport {
     }
     let mut histograms = recorder.histograms();
     let rate = o.pace.as_ref().map(|pace| {
-        let measured = pace.finish(headline.warmup_applied);
+        let measured = pace.finish(settled.warmup_applied);
+        for h in &measured.histograms {
+            // Made here: it decodes.
+            let _ = measurements.histogram(h);
+        }
         histograms.extend(measured.histograms.iter().cloned());
         let (rate, warnings) = pace::RateReport::new(
             &measured,
@@ -638,7 +657,7 @@ fn report(mut p: ReportParts<'_>) -> IngestReport {
         tool: "searchbench",
         tool_version: env!("CARGO_PKG_VERSION"),
         started_unix: p.started_unix,
-        load_started_unix_ms: unix_ms_at(o.started),
+        load_started_unix_ms: Some(began_unix_us / 1000),
         corpus: p.corpus,
         index: p.index,
         previous_index: p.prepared.previous,
@@ -650,38 +669,21 @@ fn report(mut p: ReportParts<'_>) -> IngestReport {
         config: p.plan.driver.clone(),
         load_settings: p.plan.load_settings.clone(),
         machine,
-        wall_secs: wall,
-        counts: Counts {
-            read: o.read,
-            indexed: o.acked,
-            failed,
-            refused: o.refused,
-            unacknowledged: o.unacknowledged,
-            not_sent: o.not_sent,
-            bad_lines: o.bad_lines,
-            retried_items: o.retried_items,
-            throttled: o.throttled,
-            index_count: p.index_count,
-            index_count_before: p.index_count_before,
-            reconciled,
-        },
-        docs_per_sec: headline.docs_per_sec,
-        headline,
-        mb_per_sec: recorder.bytes as f64 / wall / 1e6,
-        wire_mb_per_sec: recorder.wire_bytes as f64 / wall / 1e6,
-        requests: Requests {
-            attempts: recorder.requests,
-            failed_attempts: recorder.failed_attempts,
-            retries: recorder.retried_attempts,
-        },
-        service: recorder.service(),
-        took: recorder.took(),
-        took_clock_ms,
+        wall_secs: figures.wall_secs,
+        counts,
+        docs_per_sec: figures.docs_per_sec,
+        headline: figures.headline,
+        mb_per_sec: figures.mb_per_sec,
+        wire_mb_per_sec: figures.wire_mb_per_sec,
+        requests: figures.requests,
+        service: figures.service,
+        took: figures.took,
+        took_clock_ms: figures.took_clock_ms,
         server_stats: p.stats,
-        cpu,
+        cpu: figures.cpu,
         background: p.background,
         attribution,
-        timeline: recorder.timeline(),
+        timeline: figures.timeline,
         histograms,
         failures_file: (p.failures.written() > 0).then(|| p.failures.path().to_path_buf()),
         previous_failures_file: p.previous_failures_file,
@@ -697,5 +699,6 @@ fn report(mut p: ReportParts<'_>) -> IngestReport {
         measured_from,
         warm_up: None,
         searches_beside: None,
+        measurements,
     }
 }

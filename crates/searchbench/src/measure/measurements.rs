@@ -18,6 +18,25 @@ pub struct Measurements {
     pub histograms: BTreeMap<String, (String, Histogram<u64>)>,
     /// Counts per wall-clock second (Unix time), so processes on one clock line up.
     pub seconds: BTreeMap<u64, BTreeMap<String, u64>>,
+    /// Values that merge by the least or the most of the parts: when a phase began, when it
+    /// ended.
+    pub bounds: Bounds,
+}
+
+/// Values that merge by the least or the most of the parts (when a load began: the earliest
+/// part's start; when it ended: the latest part's end), by name.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Bounds {
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub least: BTreeMap<String, u64>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub most: BTreeMap<String, u64>,
+}
+
+impl Bounds {
+    pub fn is_empty(&self) -> bool {
+        self.least.is_empty() && self.most.is_empty()
+    }
 }
 
 impl Measurements {
@@ -34,6 +53,18 @@ impl Measurements {
             .or_default()
             .entry(name.to_string())
             .or_default() += n;
+    }
+
+    /// Keeps `v` as `name`, merged by the least of the parts.
+    pub fn least(&mut self, name: &str, v: u64) {
+        let at = self.bounds.least.entry(name.to_string()).or_insert(v);
+        *at = (*at).min(v);
+    }
+
+    /// Keeps `v` as `name`, merged by the most of the parts.
+    pub fn most(&mut self, name: &str, v: u64) {
+        let at = self.bounds.most.entry(name.to_string()).or_insert(v);
+        *at = (*at).max(v);
     }
 
     /// Adds a stored histogram (as runs keep them) under its name.
@@ -69,10 +100,16 @@ impl Measurements {
     }
 
     /// Adds `other` into `self`: counts and per-second counts add, histograms add (they must
-    /// agree on their unit).
+    /// agree on their unit), bounds keep the least or the most.
     pub fn merge(&mut self, other: &Measurements) -> Result<(), String> {
         for (name, n) in &other.counts {
             self.count(name, *n);
+        }
+        for (name, v) in &other.bounds.least {
+            self.least(name, *v);
+        }
+        for (name, v) in &other.bounds.most {
+            self.most(name, *v);
         }
         for (second, counts) in &other.seconds {
             for (name, n) in counts {
@@ -166,6 +203,8 @@ mod tests {
                     m.record("service", "us", value);
                     m.count("requests", 1);
                     m.count_at(second, "docs", value % 7);
+                    m.least("began", second);
+                    m.most("ended", second);
                 }
             }
             rng.shuffle(&mut each);
@@ -175,6 +214,7 @@ mod tests {
             }
             assert_eq!(merged.counts, whole.counts, "case {case}");
             assert_eq!(merged.seconds, whole.seconds, "case {case}");
+            assert_eq!(merged.bounds, whole.bounds, "case {case}");
             let (a, b) = (
                 &merged.histograms["service"].1,
                 &whole.histograms["service"].1,

@@ -44,13 +44,50 @@ pub struct TimelineRow {
     pub docs: u64,
     pub bytes: u64,
     pub service_mean_ms: f64,
-    pub service_max_ms: f64,
     /// A warm-up second: its documents were loaded but are not in the headline or the
     /// histograms.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub warmup: bool,
     #[serde(skip)]
     service_sum_us: u64,
+}
+
+impl TimelineRow {
+    /// A second with its counts and the service time of its requests summed.
+    pub fn new(
+        second: u64,
+        requests: u64,
+        failed_attempts: u64,
+        docs: u64,
+        bytes: u64,
+        service_sum_us: u64,
+        warmup: bool,
+    ) -> TimelineRow {
+        TimelineRow {
+            second,
+            requests,
+            failed_attempts,
+            docs,
+            bytes,
+            service_mean_ms: if requests > 0 {
+                service_sum_us as f64 / requests as f64 / 1000.0
+            } else {
+                0.0
+            },
+            warmup,
+            service_sum_us,
+        }
+    }
+
+    /// The service time of the second's requests, summed (from its mean for a row read
+    /// back).
+    pub fn service_sum_us(&self) -> u64 {
+        if self.service_sum_us > 0 {
+            self.service_sum_us
+        } else {
+            (self.service_mean_ms * 1000.0 * self.requests as f64).round() as u64
+        }
+    }
 }
 
 /// Warm-up of an ingest unless told otherwise: the JVM compiles its hot paths in the first
@@ -61,7 +98,8 @@ pub const DEFAULT_WARMUP: Duration = Duration::from_secs(10);
 /// steady window ÷ the window's length. The steady window runs from the end of the warm-up
 /// to the end of the load; a run shorter than twice its warm-up is measured whole (and says
 /// so).
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Headline {
     pub docs_per_sec: f64,
     /// Documents acknowledged in the steady window.
@@ -87,6 +125,27 @@ pub struct Headline {
 /// still warming up. Above a second-to-second wobble (a few per cent over thirds of a
 /// window), below the JIT's climb on a fresh node (11.6k → 24.2k → 28.2k docs/s, three loads).
 pub const RISING_PCT: f64 = 10.0;
+
+/// How a headline was made, in words: after a warm-up of `w` seconds when it `applied`,
+/// else over the whole `wall`.
+pub fn definition(applied: bool, w: f64, window: f64, wall: f64) -> String {
+    if applied {
+        format!(
+            "documents acknowledged after the {w:.0} s warm-up ÷ the {window:.1} s steady window"
+        )
+    } else if w > 0.0 {
+        format!("no steady headline: the run is too short for its {w:.0} s warm-up (needs {:.0} s); all documents ÷ the whole {wall:.1} s run, warm-up included (never pooled with steady figures)", 2.0 * w)
+    } else {
+        format!("no warm-up (--warmup 0): all documents ÷ the whole {wall:.1} s run")
+    }
+}
+
+/// `Some(step)` when the engine's `took` moves in steps of the cached clock rather than per
+/// request (see [`Recorder::took_clock_ms`]), from `n` answers with a `took`, `on_step` of
+/// them near a step and `past_step` a whole step or more.
+pub fn took_clock(n: u64, on_step: u64, past_step: u64) -> Option<u64> {
+    (n >= 50 && on_step * 100 >= n * 95 && past_step * 20 >= n).then_some(CACHED_CLOCK_MS)
+}
 
 /// The fewest whole measured seconds a run's levelling is judged from (two per third).
 pub const LEVEL_SECS: usize = 6;
@@ -224,13 +283,7 @@ impl Recorder {
         } else {
             (self.docs_acked, wall_s)
         };
-        let definition = if applied {
-            format!("documents acknowledged after the {w:.0} s warm-up ÷ the {window:.1} s steady window")
-        } else if w > 0.0 {
-            format!("no steady headline: the run is too short for its {w:.0} s warm-up (needs {:.0} s); all documents ÷ the whole {wall_s:.1} s run, warm-up included (never pooled with steady figures)", 2.0 * w)
-        } else {
-            format!("no warm-up (--warmup 0): all documents ÷ the whole {wall_s:.1} s run")
-        };
+        let definition = definition(applied, w, window, wall_s);
         // The whole seconds of the measured window (the last one is cut short by the end).
         let measured: Vec<u64> = self
             .timeline
@@ -311,7 +364,6 @@ impl Recorder {
             slot.failed_attempts += 1;
         }
         slot.service_sum_us += service_us;
-        slot.service_max_ms = slot.service_max_ms.max(service_us as f64 / 1000.0);
     }
 
     pub fn service(&self) -> Summary {
@@ -329,9 +381,13 @@ impl Recorder {
     /// Its percentiles are then not per-request figures; its sum still averages out, since
     /// the clock's lag at the start and at the end of a request cancel on average.
     pub fn took_clock_ms(&self) -> Option<u64> {
-        let n = self.took_seen;
-        (n >= 50 && self.took_on_step * 100 >= n * 95 && self.took_past_step * 20 >= n)
-            .then_some(CACHED_CLOCK_MS)
+        took_clock(self.took_seen, self.took_on_step, self.took_past_step)
+    }
+
+    /// The answers with a `took`, those on a step of the cached clock, those a whole step or
+    /// more: what [`took_clock`] judges from (they add up over the parts of a load).
+    pub fn took_steps(&self) -> (u64, u64, u64) {
+        (self.took_seen, self.took_on_step, self.took_past_step)
     }
 
     pub fn timeline(&self) -> Vec<TimelineRow> {
@@ -353,62 +409,6 @@ impl Recorder {
                 s
             })
             .collect()
-    }
-
-    /// Adds `other`, the recorder of another part of the same load (another client process),
-    /// whose second 0 was this one's second `offset_secs`: counts and sums add, histograms
-    /// add (lossless), and the timelines line up by second and add (a second's maximum is
-    /// the larger; it is a warm-up second when it is in either part's warm-up). Both must be
-    /// raw (not yet [`Recorder::finish`]ed) and have one warm-up: the headline is derived
-    /// once, from the merged parts.
-    pub fn merge(&mut self, other: &Recorder, offset_secs: u64) -> Result<(), String> {
-        if self.warmup != other.warmup {
-            return Err(format!(
-                "parts of one load with different warm-ups ({:?} and {:?}) do not merge",
-                self.warmup, other.warmup
-            ));
-        }
-        for (mine, theirs) in [
-            (&mut self.service_us, &other.service_us),
-            (&mut self.took_ms, &other.took_ms),
-            (&mut self.warm_service_us, &other.warm_service_us),
-            (&mut self.warm_took_ms, &other.warm_took_ms),
-        ] {
-            mine.add(theirs)
-                .map_err(|e| format!("merging histograms: {e:?}"))?;
-        }
-        self.requests += other.requests;
-        self.failed_attempts += other.failed_attempts;
-        self.retried_attempts += other.retried_attempts;
-        self.service_sum += other.service_sum;
-        self.took_sum_ms += other.took_sum_ms;
-        self.took_seen += other.took_seen;
-        self.took_on_step += other.took_on_step;
-        self.took_past_step += other.took_past_step;
-        self.docs_acked += other.docs_acked;
-        self.bytes += other.bytes;
-        self.wire_bytes += other.wire_bytes;
-        self.warm_docs += other.warm_docs;
-        self.warm_attempts += other.warm_attempts;
-        let offset = usize::try_from(offset_secs).map_err(|_| "offset out of range")?;
-        let needed = offset + other.timeline.len();
-        if self.timeline.len() < needed {
-            let from = self.timeline.len();
-            self.timeline.extend((from..needed).map(|i| TimelineRow {
-                second: i as u64,
-                ..Default::default()
-            }));
-        }
-        for (row, theirs) in self.timeline[offset..].iter_mut().zip(&other.timeline) {
-            row.requests += theirs.requests;
-            row.failed_attempts += theirs.failed_attempts;
-            row.docs += theirs.docs;
-            row.bytes += theirs.bytes;
-            row.service_sum_us += theirs.service_sum_us;
-            row.service_max_ms = row.service_max_ms.max(theirs.service_max_ms);
-            row.warmup |= theirs.warmup;
-        }
-        Ok(())
     }
 
     /// The histograms in HDR's portable V2 + deflate form, for the results store.
@@ -521,85 +521,6 @@ mod tests {
         assert_eq!(took_of(&fast), None);
         // Too few answers to tell.
         assert_eq!(took_of(&stepped[..20]), None);
-    }
-
-    /// The samples of one load, recorded by one recorder and by two (each part's samples on
-    /// its own clock, part B starting `offset` seconds after part A), merge into the same
-    /// raw figures, so every figure derived from them after the merge is the same. (A part
-    /// warms up on its own clock, so parts that start apart have other warm-up seconds than
-    /// one process would: the offset case has none.)
-    #[test]
-    fn two_parts_merged_equal_one_recorder_of_every_request() {
-        for (offset, warmup) in [(0u64, 3u64), (2, 0)] {
-            let warmup = Duration::from_secs(warmup);
-            let mut whole = Recorder::with_warmup(warmup);
-            let mut a = Recorder::with_warmup(warmup);
-            let mut b = Recorder::with_warmup(warmup);
-            for i in 0..4_000u64 {
-                // Spread over ~12 s, some failures, tooks in the cached clock's steps.
-                let start_ms = i * 3;
-                let status = if i % 97 == 0 { 503 } else { 200 };
-                let mut s = sample(start_ms, 5 + i * 7 % 190, status);
-                s.took_ms = Some([0, 200, 403][(i % 3) as usize]);
-                whole.record(&s);
-                if i % 2 == 0 {
-                    a.record(&s);
-                } else if start_ms >= offset * 1000 {
-                    // On part B's clock, which started `offset` seconds later.
-                    s.start -= Duration::from_secs(offset);
-                    b.record(&s);
-                } else {
-                    // Before B started: A's request after all.
-                    a.record(&s);
-                }
-            }
-            a.merge(&b, offset).unwrap();
-            let wall = Duration::from_millis(12_500);
-            let (mut whole, mut merged) = (whole, a);
-            let (h1, h2) = (whole.finish(wall), merged.finish(wall));
-            assert_eq!(h1.docs, h2.docs, "offset {offset}");
-            assert_eq!(h1.docs_per_sec, h2.docs_per_sec);
-            assert_eq!(h1.warmup_docs, h2.warmup_docs);
-            assert_eq!(h1.warmup_attempts, h2.warmup_attempts);
-            let json = |v: &dyn erased::Json| v.json();
-            assert_eq!(json(&whole.service()), json(&merged.service()));
-            assert_eq!(json(&whole.took()), json(&merged.took()));
-            assert_eq!(whole.took_clock_ms(), merged.took_clock_ms());
-            assert_eq!(json(&whole.timeline()), json(&merged.timeline()));
-            assert_eq!(whole.histograms(), merged.histograms());
-            assert_eq!(
-                (
-                    whole.requests,
-                    whole.failed_attempts,
-                    whole.bytes,
-                    whole.service_sum
-                ),
-                (
-                    merged.requests,
-                    merged.failed_attempts,
-                    merged.bytes,
-                    merged.service_sum
-                )
-            );
-        }
-        // Parts with different warm-ups are not one load.
-        let mut a = Recorder::with_warmup(Duration::from_secs(1));
-        assert!(a
-            .merge(&Recorder::new(), 0)
-            .unwrap_err()
-            .contains("warm-ups"));
-    }
-
-    /// Serialises what the test compares (the figures have no `PartialEq`).
-    mod erased {
-        pub trait Json {
-            fn json(&self) -> String;
-        }
-        impl<T: serde::Serialize> Json for T {
-            fn json(&self) -> String {
-                serde_json::to_string(self).unwrap()
-            }
-        }
     }
 
     #[test]

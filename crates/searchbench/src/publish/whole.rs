@@ -35,6 +35,10 @@ struct Phase {
     /// before they were kept).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     kept: BTreeMap<String, crate::measure::Kept>,
+    /// What merges by the least or the most of the parts (none in documents published
+    /// before it was kept).
+    #[serde(default, skip_serializing_if = "crate::measure::Bounds::is_empty")]
+    bounds: crate::measure::Bounds,
 }
 
 /// The stored row as published (`RunRow` serialised), what reading back needs of it.
@@ -106,6 +110,7 @@ pub fn phases_value(phases: &[PhaseMeasurements]) -> Result<Value, String> {
                 .collect(),
             histograms,
             kept: p.kept.clone(),
+            bounds: m.bounds.clone(),
         });
     }
     serde_json::to_value(out).map_err(|e| e.to_string())
@@ -136,6 +141,7 @@ pub fn whole_run(doc: &Value) -> Result<(String, WholeRun), String> {
             counts: p.counts,
             seconds: BTreeMap::new(),
             histograms: BTreeMap::new(),
+            bounds: p.bounds,
         };
         for (second, row) in p.seconds {
             let second: u64 = second

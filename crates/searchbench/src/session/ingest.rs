@@ -259,8 +259,8 @@ pub const LOADED: lifecycle::Hand<IngestReport> = lifecycle::Hand::new(LOAD);
 /// The bulk load as a phase of the run's lifecycle: [`load`] into the stage's cluster, its
 /// rows streamed to the run's sinks. Its typed report is what it hands on (see
 /// [`load_report`]), with the telemetry summary of the phase when the run samples and what
-/// the searches during it measured; its measurements are the report's raw counts, histograms
-/// and per-second documents on the wall clock.
+/// the searches during it measured; its measurements are what the report's figures are
+/// derived from (`ingest::figures`).
 pub struct LoadPhase {
     /// What to load and how; taken when the phase runs (a phase runs once).
     pub work: Option<(Job, LoadSpec)>,
@@ -321,7 +321,7 @@ impl lifecycle::Phase for LoadPhase {
             report.warm_up = stage.warmed.cloned();
             self.started = started;
             stage.measured_from.set(report.measured_from);
-            let measurements = measurements(&report);
+            let measurements = report.measurements.clone();
             self.report = Some(report);
             Ok(measurements)
         })
@@ -351,38 +351,6 @@ impl lifecycle::Phase for LoadPhase {
         }
         Some(LOADED.report(report))
     }
-}
-
-/// A load's raw measurements: its counts, its histograms, and its documents per second of
-/// the wall clock (the report's seconds from its start), so two processes' loads add up.
-pub fn measurements(report: &IngestReport) -> lifecycle::Measurements {
-    let mut m = lifecycle::Measurements::default();
-    let c = &report.counts;
-    for (name, n) in [
-        ("read", c.read),
-        ("indexed", c.indexed),
-        ("failed", c.failed),
-        ("refused", c.refused),
-        ("unacknowledged", c.unacknowledged),
-        ("not_sent", c.not_sent),
-        ("bad_lines", c.bad_lines),
-        ("retried_items", c.retried_items),
-        ("throttled", c.throttled),
-    ] {
-        m.count(name, n);
-    }
-    for row in &report.timeline {
-        let second = report.started_unix + row.second;
-        m.count_at(second, "docs", row.docs);
-        m.count_at(second, "requests", row.requests);
-        m.count_at(second, "bytes", row.bytes);
-    }
-    for h in &report.histograms {
-        // A histogram that does not decode was made here and cannot be; skip rather than fail
-        // a finished load.
-        let _ = m.histogram(h);
-    }
-    m
 }
 
 /// Refuses, before anything starts, what a load into `index` could not do: a bad index name,

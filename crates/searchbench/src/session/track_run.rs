@@ -421,7 +421,7 @@ impl Phase for BulkPhase<'_> {
             for (i, l) in self.spec.loads.iter().enumerate() {
                 match self.load(l, self.first_load + i, stage).await {
                     Ok(report) => {
-                        all.merge(&super::ingest::measurements(&report))
+                        all.merge(&report.measurements)
                             .map_err(SessionError::Other)?;
                         reports.push(report);
                     }

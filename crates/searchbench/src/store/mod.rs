@@ -138,6 +138,10 @@ pub const MIGRATIONS: &[&str] = &[
     // name, as JSON): their figures and detail, on the step's first phase. Runs kept before
     // have none.
     "ALTER TABLE phase_measurements ADD COLUMN kept TEXT NOT NULL DEFAULT '{}';",
+    // 9: what each phase kept that merges by the least or the most of the parts
+    // (`measure::Bounds`, as JSON: when a load began, when it ended). Runs kept before have
+    // none.
+    "ALTER TABLE phase_measurements ADD COLUMN bounds TEXT NOT NULL DEFAULT '{}';",
 ];
 
 /// How [`Store::put_histograms`] encodes: HdrHistogram's V2 format, deflated.

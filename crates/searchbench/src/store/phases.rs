@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use rusqlite::params;
 
 use super::{Result, RunId, Store, StoreError, HISTOGRAM_ENCODING};
-use crate::measure::{Kept, Measurements, SerializedHistogram};
+use crate::measure::{Bounds, Kept, Measurements, SerializedHistogram};
 
 /// The name of a load's phase (`session::ingest::LOAD`): a merge of loads reads it.
 pub const LOAD: &str = "ingest";
@@ -45,7 +45,7 @@ impl Store {
     /// before phases were, or one whose first phase never ended).
     pub fn phases(&self, id: &RunId) -> Result<Vec<PhaseMeasurements>> {
         let mut stmt = self.conn.prepare_cached(
-            "SELECT seq, phase, counts, seconds, kept FROM phase_measurements
+            "SELECT seq, phase, counts, seconds, kept, bounds FROM phase_measurements
              WHERE run_id = ?1 ORDER BY seq",
         )?;
         let rows = stmt.query_map([&id.0], |r| {
@@ -55,11 +55,12 @@ impl Store {
                 r.get::<_, String>(2)?,
                 r.get::<_, String>(3)?,
                 r.get::<_, String>(4)?,
+                r.get::<_, String>(5)?,
             ))
         })?;
         let mut phases = Vec::new();
         for row in rows {
-            let (seq, phase, counts, seconds, kept) = row?;
+            let (seq, phase, counts, seconds, kept, bounds) = row?;
             let bad = |what: &str, e: String| {
                 StoreError::Corrupt(format!(
                     "run {id}: the {what} of its phase {seq} ({phase}): {e}"
@@ -69,6 +70,8 @@ impl Store {
                 serde_json::from_str(&counts).map_err(|e| bad("counts", e.to_string()))?;
             let kept: BTreeMap<String, Kept> = serde_json::from_str(&kept)
                 .map_err(|e| bad("instruments' kept values", e.to_string()))?;
+            let bounds: Bounds =
+                serde_json::from_str(&bounds).map_err(|e| bad("bounds", e.to_string()))?;
             let stored: StoredSeconds =
                 serde_json::from_str(&seconds).map_err(|e| bad("seconds", e.to_string()))?;
             let mut seconds = BTreeMap::new();
@@ -82,6 +85,7 @@ impl Store {
                 counts,
                 seconds,
                 histograms: BTreeMap::new(),
+                bounds,
             };
             for h in self.phase_histograms(id, seq)? {
                 measurements
@@ -121,15 +125,17 @@ pub(super) fn insert_phase(
         .map(|(s, row)| (s.to_string(), row.clone()))
         .collect();
     tx.execute(
-        "INSERT OR REPLACE INTO phase_measurements (run_id, seq, phase, counts, seconds, kept)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        "INSERT OR REPLACE INTO phase_measurements
+             (run_id, seq, phase, counts, seconds, kept, bounds)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         params![
             id,
             seq,
             phase.phase,
             serde_json::to_string(&m.counts)?,
             serde_json::to_string(&seconds)?,
-            serde_json::to_string(&phase.kept)?
+            serde_json::to_string(&phase.kept)?,
+            serde_json::to_string(&m.bounds)?
         ],
     )?;
     tx.execute(
@@ -305,9 +311,14 @@ mod tests {
             detail: Some(serde_json::json!({"note": "x"})),
         };
         p.kept.insert("gauge".into(), kept.clone());
+        // And what merges by the least or the most of the parts (schema 9).
+        p.measurements.least("began_unix_us", 3);
+        p.measurements.most("ended_unix_us", 9);
         store.put_phase(&old, 1, &p).unwrap();
         let back = store.phases(&old).unwrap();
         assert_eq!(back[1].kept["gauge"], kept);
+        assert_eq!(back[1].measurements.bounds, p.measurements.bounds);
+        assert!(back[0].measurements.bounds.is_empty());
         // A kept value that does not read is an error naming the run and the phase.
         store
             .conn

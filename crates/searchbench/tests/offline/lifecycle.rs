@@ -403,7 +403,8 @@ fn what_a_phase_hands_on_reaches_the_phases_after_it_and_the_result() {
 /// one corpus, measured apart, merge into the counts one load of the whole would have.
 #[test]
 fn two_loads_measurements_merge_into_the_whole() {
-    use searchbench::session::ingest::{ingest, measurements, LoadSpec};
+    use searchbench::ingest::figures::LoadFigures;
+    use searchbench::session::ingest::{ingest, LoadSpec};
     use searchbench::session::{Attach, Job};
     use searchbench::workload::WorkloadSpec;
     let runtime = tokio::runtime::Runtime::new().unwrap();
@@ -420,7 +421,11 @@ fn two_loads_measurements_merge_into_the_whole() {
             .block_on(ingest(job, &spec, load, &Attach::nothing(), &Silent))
             .expect("a load into the bulk sink");
         assert_eq!(report.counts.indexed, docs, "{:?}", report.counts);
-        measurements(&report)
+        // The report's figures are the ones derived from what its phase keeps.
+        let derived = LoadFigures::of(&report.measurements).expect("a load's measurements");
+        assert_eq!(derived.docs_per_sec, report.docs_per_sec);
+        assert_eq!(derived.counts.indexed, docs);
+        report.measurements
     };
     let mut merged = load(3_000, 1);
     let other = load(2_000, 2);
@@ -438,6 +443,9 @@ fn two_loads_measurements_merge_into_the_whole() {
         service.len() >= 5,
         "one sample per bulk request of both loads"
     );
+    let both = LoadFigures::of(&merged).expect("a load");
+    assert_eq!(both.counts.indexed, 5_000);
+    assert_eq!(both.service.count, service.len());
 }
 
 /// The results store is the run's sink: it keeps the rows streamed while the run goes and the

@@ -4,7 +4,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::*;
-use crate::measure::{Measurements, Recorder, Sample};
+use crate::measure::{Recorder, Sample};
 use crate::store::PhaseMeasurements;
 
 /// Part `i` of `of`: requests every 50 ms for `secs` seconds from `start_ms` on the wall
@@ -46,6 +46,7 @@ fn make(i: u32, of: u32, secs: u64, start_ms: u64, whole: &mut Recorder) -> Part
                    "index_count": acked * u64::from(i), "index_count_before": 0},
         "requests": {"attempts": rec.requests, "failed_attempts": 0, "retries": 0},
         "mb_per_sec": rec.bytes as f64 / secs as f64 / 1e6,
+        "wire_mb_per_sec": rec.wire_bytes as f64 / secs as f64 / 1e6,
         "cpu": {"driver_secs": 0.5},
         "interrupted": false,
         "error": null,
@@ -79,20 +80,22 @@ fn make(i: u32, of: u32, secs: u64, start_ms: u64, whole: &mut Recorder) -> Part
         .iter()
         .map(|r| serde_json::to_value(r).unwrap())
         .collect();
-    // The load phase's measurements, as `session::ingest::measurements` makes them.
-    let mut load = Measurements::default();
-    for (name, n) in [("read", acked), ("indexed", acked), ("failed", 0)] {
-        load.count(name, n);
-    }
-    for row in rec.timeline() {
-        let second = start_ms / 1000 + row.second;
-        load.count_at(second, "docs", row.docs);
-        load.count_at(second, "requests", row.requests);
-        load.count_at(second, "bytes", row.bytes);
-    }
-    for h in rec.histograms() {
-        load.histogram(&h).unwrap();
-    }
+    // The load phase's measurements, as a load keeps them.
+    let counts = crate::ingest::Counts {
+        read: acked,
+        indexed: acked,
+        ..Default::default()
+    };
+    let load = crate::ingest::figures::measure(crate::ingest::figures::Tally {
+        recorder: &rec,
+        headline: &headline,
+        counts: &counts,
+        began_unix_us: start_ms * 1000,
+        wall,
+        driver_cpu: Duration::from_millis(500),
+        engine_cpu: None,
+        cores: 2,
+    });
     PartRun {
         part: Part { index: i, of },
         row,
@@ -263,10 +266,10 @@ fn a_killed_part_counts_what_its_timeline_streamed_and_makes_the_group_incomplet
     assert_eq!(r["counts"]["indexed"], 20_000 + 8_000 + 24_000);
     assert_eq!(r["counts"]["index_count"], 60_000);
     assert_eq!(r["counts"]["reconciled"], false);
-    assert!(
-        r["service"].is_null(),
-        "no percentiles from two parts of three"
-    );
+    // No percentiles from two parts of three (and a summary every reader reads).
+    assert_eq!(r["service"]["count"], 0, "{}", r["service"]);
+    assert!(r["service"]["p50_ms"].is_null());
+    assert!(r["took"]["p99_ms"].is_null());
     assert!(m.run.histograms.is_empty());
     let warnings = r["warnings"].to_string();
     assert!(
@@ -732,4 +735,167 @@ fn a_scenarios_parts_derive_one_creation_phase() {
     assert_eq!(r["creation"], expected);
     assert_eq!(r["cleanup"]["indices_deleted"], 9);
     assert_eq!(r["wall_secs"], 6.5);
+}
+
+/// A run's written result from its load's figures, as a load writes them, with what the
+/// merge reads beside (identity, configuration, the index's count).
+fn written(f: &crate::ingest::figures::LoadFigures, i: u32, of: u32, began_us: u64) -> Value {
+    let mut r = serde_json::to_value(f).unwrap();
+    let extra = json!({
+        "load_started_unix_ms": began_us / 1000,
+        "started_unix": began_us / 1_000_000,
+        "previous_index": if i == 1 { "nothing" } else { "appended" },
+        "index": "logs",
+        "corpus": format!("logs (seed 1), part {i}/{of}"),
+        "config": {"clients": 1, "part": format!("{i}/{of}"), "group": "p", "bulk_docs": 100},
+        "interrupted": false,
+        "error": null,
+        "warnings": [],
+    });
+    r.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    r
+}
+
+/// Property (issue 98): however one load's requests fall into parts (2 to 6, uneven shares,
+/// parts starting whole seconds apart, or together with a warm-up), the group's merged run
+/// and a single run of the same load give the same metrics, value for value and sample for
+/// sample: both come from the load's measurements through the one derivation
+/// (`ingest::figures`), and the metrics from the one reader.
+#[test]
+fn a_merged_run_of_parts_and_a_single_run_of_the_same_load_give_the_same_metrics() {
+    use crate::ingest::figures::{LoadFigures, Tally};
+    use crate::ingest::Counts;
+    let mut rng = crate::rng::Rng::new(98, 2);
+    // A start off the whole second, so parts line up by the clock, not by their second 0.
+    let began = 1_700_000_000_123_456u64;
+    for case in 0..40 {
+        let of = 2 + rng.below(5) as usize;
+        let warm = rng.chance(0.5);
+        let warmup = Duration::from_secs(if warm { 2 } else { 0 });
+        let offsets: Vec<u64> = (0..of)
+            .map(|p| if warm || p == 0 { 0 } else { rng.below(3) })
+            .collect();
+        let mut whole = Recorder::with_warmup(warmup);
+        let mut each: Vec<Recorder> = (0..of).map(|_| Recorder::with_warmup(warmup)).collect();
+        let (mut counts, mut whole_counts) = (vec![Counts::default(); of], Counts::default());
+        let mut end_ms = 0;
+        for _ in 0..rng.range(50, 1_500) {
+            let start_ms = rng.below(9_000);
+            let service_ms = 1 + (rng.unit().powi(3) * 400.0) as u64;
+            let status = if rng.chance(0.05) { 503 } else { 200 };
+            let docs = 1 + rng.below(200) as u32;
+            let s = Sample {
+                start: Duration::from_millis(start_ms),
+                service: Duration::from_millis(service_ms),
+                took_ms: Some(service_ms / 2),
+                docs,
+                acked: if status == 200 { docs } else { 0 },
+                bytes: u64::from(docs) * 150,
+                wire_bytes: u64::from(docs) * 40,
+                status,
+                retry: u32::from(rng.chance(0.1)),
+            };
+            end_ms = end_ms.max(start_ms + service_ms);
+            // Uneven shares; a part takes only requests after it started.
+            let mut p = if rng.chance(0.4) {
+                0
+            } else {
+                rng.below(of as u64) as usize
+            };
+            if start_ms < offsets[p] * 1000 {
+                p = 0;
+            }
+            let mut on_its_clock = s;
+            on_its_clock.start -= Duration::from_secs(offsets[p]);
+            whole.record(&s);
+            each[p].record(&on_its_clock);
+            for c in [&mut whole_counts, &mut counts[p]] {
+                c.read += u64::from(docs);
+                c.indexed += u64::from(s.acked);
+                c.failed += u64::from(docs - s.acked);
+                c.unacknowledged += u64::from(docs - s.acked);
+            }
+        }
+        // Every part ends when the load does; each used its own CPU, of its own machine.
+        let wall_ms = end_ms + 1 + rng.below(900);
+        let cpu_ms: Vec<u64> = (0..of).map(|_| rng.range(10, 2_000)).collect();
+        let mut parts = Vec::new();
+        for (p, rec) in each.iter_mut().enumerate() {
+            let wall = Duration::from_millis(wall_ms - offsets[p] * 1000);
+            let headline = rec.finish(wall);
+            let began_p = began + offsets[p] * 1_000_000;
+            let (load, figures) = LoadFigures::measured(Tally {
+                recorder: rec,
+                headline: &headline,
+                counts: &counts[p],
+                began_unix_us: began_p,
+                wall,
+                driver_cpu: Duration::from_millis(cpu_ms[p]),
+                engine_cpu: Some(Duration::from_secs(3)),
+                cores: 2,
+            });
+            let i = p as u32 + 1;
+            let mut part = make(i, of as u32, 1, began_p / 1000, &mut Recorder::new());
+            part.row.result = Some(written(&figures, i, of as u32, began_p));
+            part.row.config = json!({"clients": 1, "part": format!("{i}/{of}"), "group": "p",
+                                     "corpus": format!("logs (seed 1), part {i}/{of}")});
+            part.timeline = figures
+                .timeline
+                .iter()
+                .map(|r| serde_json::to_value(r).unwrap())
+                .collect();
+            part.histograms = rec.histograms();
+            part.phases[0].measurements = load;
+            parts.push(part);
+        }
+        rng.shuffle(&mut parts);
+        let headline = whole.finish(Duration::from_millis(wall_ms));
+        let (_, single) = LoadFigures::measured(Tally {
+            recorder: &whole,
+            headline: &headline,
+            counts: &whole_counts,
+            began_unix_us: began,
+            wall: Duration::from_millis(wall_ms),
+            driver_cpu: Duration::from_millis(cpu_ms.iter().sum()),
+            engine_cpu: Some(Duration::from_secs(3)),
+            cores: 2 * of as u64,
+        });
+        let merged = merge_parts("p", parts, Some(whole_counts.indexed)).unwrap();
+        let result = merged.run.result.as_ref().unwrap();
+        assert_eq!(
+            merged.run.state,
+            State::Complete,
+            "case {case}: {}",
+            result["parts"]
+        );
+        let of_run = |r: &Value, timeline: &[Value]| {
+            crate::analysis::metrics::extract(r, timeline)
+                .into_iter()
+                .map(|m| (m.key.clone(), (m.value, m.samples.map(|s| s.1))))
+                .collect::<BTreeMap<_, _>>()
+        };
+        let single_timeline: Vec<Value> = single
+            .timeline
+            .iter()
+            .map(|r| serde_json::to_value(r).unwrap())
+            .collect();
+        let want = of_run(&written(&single, 1, 1, began), &single_timeline);
+        let got = of_run(result, &merged.run.timeline);
+        assert!(want.contains_key("docs_per_sec") && want.contains_key("service_p50_ms"));
+        assert_eq!(
+            got.keys().collect::<Vec<_>>(),
+            want.keys().collect::<Vec<_>>(),
+            "case {case}"
+        );
+        for (key, (value, samples)) in &want {
+            let (v, s) = &got[key];
+            assert!(
+                (v - value).abs() <= 1e-9 * value.abs().max(1.0),
+                "case {case} ({of} parts, warm-up {warm}): {key} {v} against {value}"
+            );
+            assert_eq!(s, samples, "case {case}: {key}'s samples");
+        }
+    }
 }
