@@ -25,6 +25,7 @@ use crate::ingest::BulkAction;
 use crate::store::Kind;
 use crate::tasks::figures::{self, TaskFigures};
 use crate::tasks::plan::{self as task_plan, BulkLoad, BulkSpec, Item, TaskPlan};
+use crate::tasks::TaskRun;
 use crate::tasks::{Context, TaskSpec};
 use crate::workload::track::model::Procedure;
 use crate::workload::track::Definition;
@@ -434,9 +435,13 @@ impl Phase for BulkPhase<'_> {
             if let Some(done) = &self.completes {
                 let _ = done.send(true);
             }
-            let mut figures = figures::of_loads(&self.spec.name, &reports);
-            figures.first_error = figures.first_error.or(failed);
-            self.figures = Some(figures);
+            let run = TaskRun {
+                measurements: all.clone(),
+                window: None,
+                first_error: figures::load_error(&reports).or(failed),
+                stopped: reports.iter().any(|r| r.interrupted),
+            };
+            self.figures = Some(figures::of(&self.spec.name, "bulk", &run));
             stage.feed.send(Streamed::Histograms(task_histograms(
                 &self.spec.name,
                 &all,
@@ -460,7 +465,13 @@ impl BulkPhase<'_> {
         load.failures = failure_file(self.failures, self.loads, k, &l.target);
         load.driver.bulk_docs = self.spec.bulk_size;
         load.driver.clients = self.spec.clients;
-        load.driver.warmup = self.spec.warmup;
+        // The task warms up once, before its first load: its window runs from there to its
+        // last load's end, as the tools measure a bulk over several indices.
+        load.driver.warmup = if k == self.first_load {
+            self.spec.warmup
+        } else {
+            std::time::Duration::ZERO
+        };
         load.driver.action = match (l.data_stream, l.with_meta) {
             (_, true) => BulkAction::FromCorpus,
             (true, false) => BulkAction::Create,

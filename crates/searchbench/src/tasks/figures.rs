@@ -77,8 +77,14 @@ impl RecallFigures {
 /// The percentiles each row gives.
 pub const PERCENTILES: [f64; 4] = [50.0, 90.0, 99.0, 100.0];
 
-/// The figures of `run`, the task `task` of type `kind`.
+/// The figures of `run`, the task `task` of type `kind` (a bulk's from its loads', see
+/// [`of_load`]).
 pub fn of(task: &str, kind: &str, run: &TaskRun) -> TaskFigures {
+    if kind == "bulk" {
+        if let Some(figures) = of_load(task, run) {
+            return figures;
+        }
+    }
     let m = &run.measurements;
     let ops = m.counts.get("ops").copied().unwrap_or(0);
     let errors = m.counts.get("errors").copied().unwrap_or(0);
@@ -91,7 +97,7 @@ pub fn of(task: &str, kind: &str, run: &TaskRun) -> TaskFigures {
         (!h.is_empty()).then(|| PERCENTILES.map(|p| h.value_at_quantile(p / 100.0) as f64 / 1000.0))
     };
     // A bulk of vectors counts its documents, as the tools count a bulk's.
-    let docs = kind == "bulk-vector-data-set";
+    let docs = kind == "bulk-vector-data-set" || kind == "bulk";
     let (counted, unit) = if docs {
         ("units", "docs/s")
     } else {
@@ -159,31 +165,47 @@ fn unix_ms(t: std::time::SystemTime) -> u64 {
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
-/// The figures of a bulk task from the driver's reports (one per target index): documents per
-/// second over the measured windows, each bulk request's latency, failed requests as errors.
-pub fn of_loads(task: &str, reports: &[crate::ingest::IngestReport]) -> TaskFigures {
-    let ops: u64 = reports.iter().map(|r| r.requests.attempts).sum();
-    let errors: u64 = reports.iter().map(|r| r.requests.failed_attempts).sum();
-    let docs: u64 = reports.iter().map(|r| r.headline.docs).sum();
-    let window: f64 = reports.iter().map(|r| r.headline.window_secs).sum();
-    let wall: f64 = reports.iter().map(|r| r.wall_secs).sum();
-    // One index's percentiles stand for the task; several are merged from their histograms.
-    let mut service = crate::measure::Measurements::default();
-    for r in reports {
-        for h in r.histograms.iter().filter(|h| h.name == "service") {
-            let _ = service.histogram(h);
-        }
-    }
-    let percentiles = service.histograms.get("service").and_then(|(_, h)| {
+/// The figures of a bulk task from its loads' measurements (one load per target index, in
+/// turn, the warm-up before the first only): documents per second over the task's steady
+/// window (the first load's steady start to the last load's end), each bulk request's
+/// latency, failed requests as errors. The one derivation of a load (`ingest::figures`), for
+/// a run and for its parts merged; `None` when `m` holds no load kept whole.
+fn of_load(task: &str, run: &TaskRun) -> Option<TaskFigures> {
+    let m = &run.measurements;
+    let load = crate::ingest::figures::LoadFigures::of(m)?;
+    let percentiles = m.histograms.get("service").and_then(|(_, h)| {
         (!h.is_empty()).then(|| PERCENTILES.map(|p| h.value_at_quantile(p / 100.0) as f64 / 1000.0))
     });
-    // To the ms when the load kept it (the parts of a run line up on it).
-    let started = reports
-        .first()
-        .map(|r| r.load_started_unix_ms.unwrap_or(r.started_unix * 1000));
-    // A load can fail without a failed request: the driver's own error, documents the engine
-    // refused item by item, counts that do not reconcile. Each fails the task.
-    let first_error = reports.iter().find_map(|r| {
+    let started = crate::ingest::figures::began_unix_us(m).map(|us| us / 1000);
+    let (ops, errors) = (load.requests.attempts, load.requests.failed_attempts);
+    Some(TaskFigures {
+        task: task.to_string(),
+        operation_type: "bulk".into(),
+        ops,
+        errors,
+        error_rate: rate(errors, ops),
+        throughput_unit: "docs/s".into(),
+        throughput_mean: (load.headline.docs > 0 || ops > 0).then_some(load.docs_per_sec),
+        throughput_median: None,
+        throughput_min: None,
+        throughput_max: None,
+        latency_ms: percentiles,
+        service_time_ms: percentiles,
+        seconds: Some(load.wall_secs),
+        started_ms: started,
+        ended_ms: started.map(|s| s + (load.wall_secs * 1000.0).round() as u64),
+        first_error: run.first_error.clone(),
+        stopped: run.stopped,
+        per_second: None,
+        recall: None,
+    })
+}
+
+/// Why a bulk task's loads failed without a failed request, from the driver's reports: the
+/// driver's own error, documents the engine refused item by item, counts that do not
+/// reconcile.
+pub fn load_error(reports: &[crate::ingest::IngestReport]) -> Option<String> {
+    reports.iter().find_map(|r| {
         let c = &r.counts;
         r.error.clone().or_else(|| {
             // `failed` is every document in the failure file, the refused among them.
@@ -203,28 +225,7 @@ pub fn of_loads(task: &str, reports: &[crate::ingest::IngestReport]) -> TaskFigu
                 None
             }
         })
-    });
-    TaskFigures {
-        task: task.to_string(),
-        operation_type: "bulk".into(),
-        ops,
-        errors,
-        error_rate: rate(errors, ops),
-        throughput_unit: "docs/s".into(),
-        throughput_mean: (window > 0.0).then(|| docs as f64 / window),
-        throughput_median: None,
-        throughput_min: None,
-        throughput_max: None,
-        latency_ms: percentiles,
-        service_time_ms: percentiles,
-        seconds: Some(wall),
-        started_ms: started,
-        ended_ms: started.map(|s| s + (wall * 1000.0) as u64),
-        first_error,
-        stopped: reports.iter().any(|r| r.interrupted),
-        per_second: None,
-        recall: None,
-    }
+    })
 }
 
 /// Why a run of `tasks` failed: the tasks with failed operations (or an error of their own),

@@ -899,3 +899,84 @@ fn a_merged_run_of_parts_and_a_single_run_of_the_same_load_give_the_same_metrics
         }
     }
 }
+
+/// A track's bulk task in parts: each part's task keeps its load's measurements, and the
+/// group's task is derived from them added by the one derivation a run's task is derived
+/// with: documents over the group's steady window, every bulk request's service time.
+#[test]
+fn a_tracks_bulk_task_in_parts_is_derived_as_one_load() {
+    use crate::ingest::figures::{measure, Tally};
+    use crate::tasks::{figures, TaskRun};
+    let began = 1_700_000_000_000_000u64;
+    let mut whole = Recorder::new();
+    let mut parts = Vec::new();
+    for i in 1..=2u32 {
+        let mut rec = Recorder::new();
+        for k in 0..200u64 {
+            let s = Sample {
+                start: Duration::from_millis(k * 40),
+                service: Duration::from_micros(2_000 + (k * 7_919 * u64::from(i)) % 30_000),
+                took_ms: Some(2),
+                docs: 500,
+                acked: 500,
+                bytes: 50_000,
+                wire_bytes: 50_000,
+                status: 200,
+                retry: 0,
+            };
+            rec.record(&s);
+            whole.record(&s);
+        }
+        let wall = Duration::from_millis(8_000 + u64::from(i) * 500);
+        let headline = rec.finish(wall);
+        let counts = crate::ingest::Counts {
+            read: 100_000,
+            indexed: 100_000,
+            ..Default::default()
+        };
+        let load = measure(Tally {
+            recorder: &rec,
+            headline: &headline,
+            counts: &counts,
+            began_unix_us: began,
+            wall,
+            driver_cpu: Duration::from_millis(300),
+            engine_cpu: None,
+            cores: 2,
+        });
+        let run = TaskRun {
+            measurements: load.clone(),
+            window: None,
+            first_error: None,
+            stopped: false,
+        };
+        let mut part = track_part(i, 2, &[], &mut crate::measure::Measurements::default());
+        part.row.result.as_mut().unwrap()["tasks"] =
+            serde_json::to_value([figures::of("index-append", "bulk", &run)]).unwrap();
+        part.phases = vec![crate::store::PhaseMeasurements {
+            phase: "index-append".into(),
+            measurements: load,
+            kept: Default::default(),
+        }];
+        parts.push(part);
+    }
+    let merged = merge_parts("gt", parts, None).unwrap();
+    let r = merged.run.result.as_ref().unwrap();
+    let tasks: Vec<crate::tasks::TaskFigures> = serde_json::from_value(r["tasks"].clone()).unwrap();
+    let bulk = &tasks[0];
+    assert_eq!((bulk.ops, bulk.throughput_unit.as_str()), (400, "docs/s"));
+    // 200,000 documents over the group's 9 s (the later part's end).
+    assert_eq!(bulk.seconds, Some(9.0));
+    assert_eq!(bulk.throughput_mean, Some(200_000.0 / 9.0));
+    let expected = whole.histograms();
+    let service = expected[0].decode().unwrap();
+    assert_eq!(
+        bulk.service_time_ms,
+        Some(figures::PERCENTILES.map(|p| service.value_at_quantile(p / 100.0) as f64 / 1000.0))
+    );
+    assert!(merged
+        .run
+        .histograms
+        .iter()
+        .any(|h| h.name == "task:index-append:service"));
+}

@@ -167,10 +167,18 @@ fn merge_task(
     });
     let stopped = rows.iter().any(|(_, t)| t.stopped);
     // What adds up, from the task's phase every part that ran it kept, added; its figures
-    // derived by the function the live run derives its own with, over the group's window.
-    // A bulk's rate is its parts' rates summed (below): they loaded side by side.
+    // derived by the function the live run derives its own with, over the group's window
+    // (a bulk's from its loads' bounds: the first part's steady start to the last part's
+    // end). A bulk kept before its loads kept their bounds: its parts' rates summed (below),
+    // as they loaded side by side.
     let phase = super::phase_of_every_part(rows.iter().map(|(p, _)| p.part), name)?;
-    if let Some(measurements) = phase.filter(|_| !bulk) {
+    let kinds: &[&str] = if bulk {
+        &["service"]
+    } else {
+        &["latency", "service_time"]
+    };
+    if let Some(measurements) = phase.filter(|m| !bulk || crate::ingest::figures::is_whole_load(m))
+    {
         let at = |ms: u64| UNIX_EPOCH + Duration::from_millis(ms);
         let run = TaskRun {
             measurements,
@@ -182,7 +190,7 @@ fn merge_task(
             stopped,
         };
         let task = figures::of(name, &first.operation_type, &run);
-        let kept = ["latency", "service_time"]
+        let kept = kinds
             .iter()
             .filter_map(|kind| {
                 let (unit, h) = run.measurements.histograms.get(*kind)?;
@@ -193,11 +201,7 @@ fn merge_task(
     }
     let mut kept = Vec::new();
     let mut pct = BTreeMap::new();
-    for kind in if bulk {
-        &["service"][..]
-    } else {
-        &["latency", "service_time"][..]
-    } {
+    for kind in kinds {
         if let Some((unit, h)) = added(name, kind, rows)? {
             pct.insert(*kind, percentiles(&h));
             kept.extend(SerializedHistogram::encode(
