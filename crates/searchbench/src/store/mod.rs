@@ -24,6 +24,7 @@ use serde_json::Value;
 use crate::measure::{Machine, SerializedHistogram};
 
 mod outcome;
+mod parts;
 mod phases;
 mod published;
 mod records;
@@ -35,6 +36,7 @@ mod whole;
 
 use outcome::engine_of;
 pub use outcome::{outcome_of, seed_in, workload_name};
+pub use parts::{EachPart, Parts};
 pub use phases::{merge_phases, PhaseMeasurements, LOAD, QUERY};
 pub use records::{
     parse_tag, Filter, Kind, NewRun, RunId, RunRow, State, SYNTHESIZED, SYNTHESIZED_CORPUS,

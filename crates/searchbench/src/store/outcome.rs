@@ -25,14 +25,11 @@ pub fn outcome_of(result: &Value) -> (State, Option<String>) {
         );
     }
     // A group merged from its parts (`results merge`) with a part missing or unfinished.
-    if let Some(parts) = result.get("parts").filter(|p| p.get("state").is_some()) {
-        if parts.get("state").and_then(Value::as_str) == Some("incomplete") {
-            let why = parts.get("why").and_then(Value::as_str);
-            return (
-                State::Incomplete,
-                Some(why.unwrap_or("a part is missing").to_string()),
-            );
-        }
+    if let Some(parts) = super::Parts::of_result(result).filter(super::Parts::incomplete) {
+        return (
+            State::Incomplete,
+            Some(parts.why.unwrap_or_else(|| "a part is missing".into())),
+        );
     }
     if error.is_some() {
         return (State::Failed, error);

@@ -10,6 +10,7 @@ use super::{config, whole_corpus, KindMerge, PartRun};
 use crate::ingest::figures::{self, LoadFigures, Written};
 use crate::measure::{Measurements, SerializedHistogram, TimelineRow};
 use crate::store::LOAD;
+use crate::store::{EachPart, Parts};
 
 /// What a part's written report says beside its figures, read back typed.
 #[derive(Debug, Default, Deserialize)]
@@ -131,12 +132,7 @@ impl Load<'_> {
 }
 
 /// Merges the chosen parts (one per part index, sorted) of a group of `of` parts.
-pub fn merge(
-    group: &str,
-    of: u32,
-    chosen: &[&PartRun],
-    counted_now: Option<u64>,
-) -> Result<KindMerge, String> {
+pub fn merge(of: u32, chosen: &[&PartRun], counted_now: Option<u64>) -> Result<KindMerge, String> {
     let loads: Vec<Load<'_>> = chosen
         .iter()
         .map(|p| load_of(p))
@@ -216,14 +212,11 @@ pub fn merge(
     counts.index_count_before = before.filter(|b| *b > 0);
     counts.reconciled = unreconciled.is_none();
 
-    let each: Vec<Value> = loads
+    let each: Vec<EachPart> = loads
         .iter()
         .map(|l| {
             let (p, f) = (l.part, &l.figures);
-            json!({
-                "part": p.part.to_string(),
-                "run": p.row.id.0,
-                "state": p.row.state.name(),
+            let figures = json!({
                 "started_unix_ms": l.began_ms(),
                 "wall_secs": f.wall_secs,
                 "docs_per_sec": p.row.result.as_ref().map(|_| f.docs_per_sec),
@@ -236,8 +229,8 @@ pub fn merge(
                 "cores": l.host.cores,
                 "cpu_model": l.host.cpu_model,
                 "failures_file": l.said.failures_file,
-                "error": p.row.error,
-            })
+            });
+            super::each(p, figures)
         })
         .collect();
 
@@ -323,10 +316,6 @@ pub fn merge(
         }),
         "warnings": warnings,
         "timeline": timeline,
-        "parts": {
-            "group": group, "of": of, "each": each,
-            "index_count": counted.map(|(_, how)| how),
-        },
     });
     if let Value::Object(m) = merged {
         result.extend(m);
@@ -343,5 +332,10 @@ pub fn merge(
         histograms,
         timeline,
         failed: unreconciled.map(|why| format!("counts do not reconcile: {why}")),
+        parts: Parts {
+            each,
+            index_count: counted.map(|(_, how)| how.to_string()),
+            ..Parts::default()
+        },
     })
 }

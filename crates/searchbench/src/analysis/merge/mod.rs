@@ -21,7 +21,8 @@ use serde_json::{json, Value};
 use crate::corpus::part::Part;
 use crate::measure::{Measurements, SerializedHistogram};
 use crate::store::{
-    merge_phases, Filter, PhaseMeasurements, RunId, RunRow, State, Store, StoreError, WholeRun,
+    merge_phases, EachPart, Filter, Parts, PhaseMeasurements, RunId, RunRow, State, Store,
+    StoreError, WholeRun,
 };
 
 /// A stored part of a group, with what its merge reads.
@@ -189,6 +190,24 @@ pub(super) struct KindMerge {
     /// Why the merged figures fail a check (counts that do not reconcile, wrong answers,
     /// failed requests).
     pub failed: Option<String>,
+    /// Each part with its own figures, and what the kind notes of them (the group, its
+    /// state and what is missing are filled in by [`merge_parts`]).
+    pub parts: Parts,
+}
+
+/// A part as its merged run lists it: which, its run, its state, its error, and `figures`,
+/// the kind's own figures of it (a JSON object).
+pub(super) fn each(p: &PartRun, figures: Value) -> EachPart {
+    EachPart {
+        part: p.part.to_string(),
+        run: p.row.id.0.clone(),
+        state: p.row.state.name().to_string(),
+        error: p.row.error.clone(),
+        figures: match figures {
+            Value::Object(m) => m,
+            _ => serde_json::Map::new(),
+        },
+    }
 }
 
 /// The merged run's configuration: the first part's, with the parts' clients and rates
@@ -374,13 +393,13 @@ pub fn merge_parts(
     }
     let missing: Vec<u32> = (1..=of).filter(|i| !by_index.contains_key(i)).collect();
     let merged = match first.row.kind.as_str() {
-        "query" => query::merge(group, of, &chosen),
+        "query" => query::merge(of, &chosen),
         "run" if chosen.iter().any(|p| scenario::is_scenario(p)) => {
-            scenario::merge(group, of, &chosen, counted_now)
+            scenario::merge(of, &chosen, counted_now)
         }
-        "run" => merge_run(group, of, &chosen, counted_now),
-        "track" => track::merge(group, of, &chosen),
-        _ => ingest::merge(group, of, &chosen, counted_now),
+        "run" => merge_run(of, &chosen, counted_now),
+        "track" => track::merge(of, &chosen),
+        _ => ingest::merge(of, &chosen, counted_now),
     }
     .map_err(mismatch)?;
     // What every part's phases measured, added phase by phase whatever the kind: the
@@ -412,11 +431,20 @@ pub fn merge_parts(
         _ => None,
     };
     let mut result = merged.result;
-    if let Some(parts_block) = result.get_mut("parts").and_then(Value::as_object_mut) {
-        parts_block.insert("state".into(), state.name().into());
-        parts_block.insert("why".into(), why.clone().into());
-        parts_block.insert("missing".into(), missing.clone().into());
-        parts_block.insert("fingerprint".into(), fingerprint.clone().into());
+    let parts = Parts {
+        group: group.to_string(),
+        of,
+        state: Some(state.name().to_string()),
+        why: why.clone(),
+        missing: missing.clone(),
+        fingerprint: Some(fingerprint.clone()),
+        ..merged.parts
+    };
+    if let Some(map) = result.as_object_mut() {
+        map.insert(
+            "parts".into(),
+            serde_json::to_value(&parts).map_err(|e| mismatch(e.to_string()))?,
+        );
     }
     // The tags every part has, and the group's.
     let mut tags = chosen
@@ -454,13 +482,8 @@ pub fn merge_parts(
 
 /// A `run`'s parts: their loads merged as an ingest's, their query phases (the result's
 /// `query`) as a query run's.
-fn merge_run(
-    group: &str,
-    of: u32,
-    chosen: &[&PartRun],
-    counted_now: Option<u64>,
-) -> Result<KindMerge, String> {
-    let mut merged = ingest::merge(group, of, chosen, counted_now)?;
+fn merge_run(of: u32, chosen: &[&PartRun], counted_now: Option<u64>) -> Result<KindMerge, String> {
+    let mut merged = ingest::merge(of, chosen, counted_now)?;
     let queried: Vec<PartRun> = chosen
         .iter()
         .filter_map(|p| {
@@ -474,12 +497,9 @@ fn merge_run(
     if queried.is_empty() {
         return Ok(merged);
     }
-    let q = query::merge(group, of, &queried.iter().collect::<Vec<_>>())?;
-    let mut query = q.result;
-    if let Some(map) = query.as_object_mut() {
-        map.remove("parts");
-    }
-    merged.result["query"] = query;
+    let q = query::merge(of, &queried.iter().collect::<Vec<_>>())?;
+    merged.result["query"] = q.result;
+    merged.parts.notes.extend(q.parts.notes);
     let stopped = chosen.iter().any(|p| {
         p.row
             .result
@@ -586,8 +606,9 @@ pub fn resolve(store: &Store, rows: Vec<RunRow>) -> Result<Resolved, StoreError>
             is_merged(r)
                 && r.result
                     .as_ref()
-                    .and_then(|x| x.pointer("/parts/fingerprint"))
-                    == Some(&Value::String(fp.clone()))
+                    .and_then(Parts::of_result)
+                    .and_then(|p| p.fingerprint)
+                    == Some(fp.clone())
         });
         let row = match stored {
             Some(r) => Some(r.clone()),

@@ -4,7 +4,7 @@
 //! answers summed), and every figure (the cells' statistics, the transports' savings, the
 //! profile's overhead) is derived again from them, as one process derives its own.
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::{config, KindMerge, PartRun};
 use crate::measure::Measurements;
@@ -12,7 +12,7 @@ use crate::query::accuracy::VariantAccuracy;
 use crate::query::cells::{cell_result, CellResult, ErrorKind};
 use crate::query::report::{derived, QueryResult};
 use crate::query::{Transport, Variant};
-use crate::store::QUERY;
+use crate::store::{EachPart, Parts, QUERY};
 
 /// The most wrong answers a result lists (as one run keeps them).
 const FAILURES_LISTED: usize = 50;
@@ -144,7 +144,7 @@ fn join_accuracy(parts: &[(&PartRun, QueryResult)]) -> Vec<VariantAccuracy> {
 }
 
 /// Merges the chosen parts (one per part index, sorted) of a group of `of` parts.
-pub fn merge(group: &str, of: u32, chosen: &[&PartRun]) -> Result<KindMerge, String> {
+pub fn merge(of: u32, chosen: &[&PartRun]) -> Result<KindMerge, String> {
     let mut parts: Vec<(&PartRun, QueryResult)> = Vec::new();
     for p in chosen {
         let Some(r) = &p.row.result else {
@@ -228,38 +228,36 @@ pub fn merge(group: &str, of: u32, chosen: &[&PartRun]) -> Result<KindMerge, Str
         )
     });
     let histograms = merged.histograms();
-    let each: Vec<Value> = chosen
+    let each: Vec<EachPart> = chosen
         .iter()
         .map(|p| {
             let r = parts
                 .iter()
                 .find(|(q, _)| q.row.id == p.row.id)
                 .map(|(_, r)| r);
-            json!({
-                "part": p.part.to_string(),
-                "run": p.row.id.0,
-                "state": p.row.state.name(),
+            let figures = json!({
                 "coverages_measured": r.map(|r| r.cells.iter().map(|c| c.coverages).sum::<usize>()),
                 "search_clients": r.map(|r| r.clients),
                 "measured_secs": r.map(|r| r.measured_secs),
                 "failures_total": r.map(|r| r.failures_total),
                 "cores": p.row.machine.get("cores"),
-                "error": p.row.error,
-            })
+            });
+            super::each(p, figures)
         })
         .collect();
-    let mut result = serde_json::to_value(&merged).map_err(|e| e.to_string())?;
-    result["parts"] = json!({
-        "group": group,
-        "of": of,
-        "each": each,
-        "notes": ["the subtractive attribution is left out: each part's run has its own"],
-    });
+    let result = serde_json::to_value(&merged).map_err(|e| e.to_string())?;
     Ok(KindMerge {
         result,
         config: config(chosen, of, |p| Some(&p.row.config)),
         histograms,
         timeline: Vec::new(),
         failed,
+        parts: Parts {
+            each,
+            notes: vec![
+                "the subtractive attribution is left out: each part's run has its own".into(),
+            ],
+            ..Parts::default()
+        },
     })
 }

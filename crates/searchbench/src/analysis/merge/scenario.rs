@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 use super::{config, ingest, KindMerge, PartRun};
 use crate::measure::SerializedHistogram;
 use crate::query::cells::HdrSummary;
+use crate::store::{EachPart, Parts};
 use crate::workload::scenario_result::{
     derive, latency_of, Creation, CreationSetup, StateSample, Tally, CREATE_HISTOGRAM,
     CREATION_PHASE, FIELD_CAPS_HISTOGRAM, FIELD_CAPS_PHASE,
@@ -154,7 +155,6 @@ fn merged_beside(parts: &[(&PartRun, &Value)], latency: Option<&Histogram<u64>>)
 }
 
 pub(super) fn merge(
-    group: &str,
     of: u32,
     chosen: &[&PartRun],
     counted_now: Option<u64>,
@@ -202,11 +202,8 @@ pub(super) fn merge(
         .collect();
     if !loads.is_empty() {
         let refs: Vec<&PartRun> = loads.iter().collect();
-        let load = ingest::merge(group, of, &refs, counted_now)?;
+        let load = ingest::merge(of, &refs, counted_now)?;
         let mut indexing = load.result;
-        if let Some(map) = indexing.as_object_mut() {
-            map.remove("parts");
-        }
         let beside_latency = load
             .histograms
             .iter()
@@ -302,28 +299,29 @@ pub(super) fn merge(
         None
     };
     failed = failed.or_else(|| passed(&result));
-    let each: Vec<Value> = chosen
+    let each: Vec<EachPart> = chosen
         .iter()
         .map(|p| {
             let r = p.row.result.as_ref();
-            json!({
-                "part": p.part.to_string(),
-                "run": p.row.id.0,
-                "state": p.row.state.name(),
+            let figures = json!({
                 "indices_created": r.map(|r| r["creation"]["indices_created"].clone()),
                 "indexed": r.map(|r| r["indexing"]["counts"]["indexed"].clone()),
                 "driver_cpu_secs": r.map(|r| r["indexing"]["cpu"]["driver_secs"].clone()),
                 "cores": p.row.machine.get("cores"),
-                "error": p.row.error,
-            })
+            });
+            super::each(p, figures)
         })
         .collect();
-    result["parts"] = json!({ "group": group, "of": of, "each": each, "notes": notes });
     Ok(KindMerge {
         result,
         config: config(chosen, of, |p| Some(&p.row.config)),
         histograms,
         timeline,
         failed,
+        parts: Parts {
+            each,
+            notes: notes.into_iter().map(str::to_string).collect(),
+            ..Parts::default()
+        },
     })
 }

@@ -18,6 +18,7 @@ use serde_json::{json, Value};
 
 use super::{config, KindMerge, PartRun};
 use crate::measure::SerializedHistogram;
+use crate::store::{EachPart, Parts};
 use crate::tasks::figures::{self, TaskFigures, PERCENTILES};
 use crate::tasks::plan::Item;
 use crate::tasks::TaskRun;
@@ -29,7 +30,7 @@ struct PartTrack<'p> {
     tasks: Vec<TaskFigures>,
 }
 
-pub(super) fn merge(group: &str, of: u32, chosen: &[&PartRun]) -> Result<KindMerge, String> {
+pub(super) fn merge(of: u32, chosen: &[&PartRun]) -> Result<KindMerge, String> {
     let parts: Vec<PartTrack<'_>> = chosen
         .iter()
         .filter_map(|p| {
@@ -79,21 +80,17 @@ pub(super) fn merge(group: &str, of: u32, chosen: &[&PartRun]) -> Result<KindMer
         }
     }
     let head = parts.first().map(|p| p.result).cloned().unwrap_or_default();
-    let each: Vec<Value> = chosen
+    let each: Vec<EachPart> = chosen
         .iter()
         .map(|p| {
             let ran = parts
                 .iter()
                 .find(|q| q.part.row.id == p.row.id)
                 .map(|q| q.tasks.iter().map(|t| t.task.clone()).collect::<Vec<_>>());
-            json!({
-                "part": p.part.to_string(),
-                "run": p.row.id.0,
-                "state": p.row.state.name(),
-                "tasks": ran,
-                "cores": p.row.machine.get("cores"),
-                "error": p.row.error,
-            })
+            super::each(
+                p,
+                json!({ "tasks": ran, "cores": p.row.machine.get("cores") }),
+            )
         })
         .collect();
     let result = json!({
@@ -106,7 +103,6 @@ pub(super) fn merge(group: &str, of: u32, chosen: &[&PartRun]) -> Result<KindMer
         "error": error,
         "tasks": tasks,
         "not_run": not_run,
-        "parts": { "group": group, "of": of, "each": each },
     });
     Ok(KindMerge {
         result,
@@ -114,6 +110,10 @@ pub(super) fn merge(group: &str, of: u32, chosen: &[&PartRun]) -> Result<KindMer
         histograms,
         timeline: Vec::new(),
         failed: error,
+        parts: Parts {
+            each,
+            ..Parts::default()
+        },
     })
 }
 

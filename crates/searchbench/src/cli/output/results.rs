@@ -1,5 +1,6 @@
 //! Terminal rendering of stored runs: the list and one run in full.
 
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::{bytes, table};
@@ -210,38 +211,33 @@ pub fn show(row: &RunRow, timeline: &[Value], histograms: &[Value], ms: &[metric
 
 /// A merged run's parts in a few words: `3 of group nightly (missing 2/3)`.
 fn parts_text(row: &RunRow, group: &str) -> String {
-    let r = row.result.as_ref();
-    let of = r
-        .and_then(|r| r.pointer("/parts/of"))
-        .and_then(Value::as_u64)
-        .unwrap_or(0);
-    let each: Vec<String> = r
-        .and_then(|r| r.pointer("/parts/each"))
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .map(|p| {
-            format!(
-                "{} {} ({})",
-                p.get("part").and_then(Value::as_str).unwrap_or("?"),
-                p.get("run").and_then(Value::as_str).unwrap_or("?"),
-                p.get("state").and_then(Value::as_str).unwrap_or("?")
-            )
-        })
+    let parts = row
+        .result
+        .as_ref()
+        .and_then(store::Parts::of_result)
+        .unwrap_or_default();
+    let of = parts.of;
+    let each: Vec<String> = parts
+        .each
+        .iter()
+        .map(|p| format!("{} {} ({})", p.part, p.run, p.state))
         .collect();
-    let missing: Vec<String> = r
-        .and_then(|r| r.pointer("/parts/missing"))
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_u64)
-        .map(|i| format!("{i}/{of}"))
-        .collect();
+    let missing: Vec<String> = parts.missing.iter().map(|i| format!("{i}/{of}")).collect();
     let mut text = format!("{of} parts of group {group}: {}", each.join(", "));
     if !missing.is_empty() {
         text.push_str(&format!("; missing {}", missing.join(", ")));
     }
     text
+}
+
+/// What a merged load says of itself, read back as the types it was written with.
+#[derive(Default, serde::Deserialize)]
+#[serde(default)]
+struct MergedLoad {
+    docs_per_sec: Option<f64>,
+    counts: crate::ingest::Counts,
+    service: crate::measure::Summary,
+    cpu: crate::ingest::Cpu,
 }
 
 /// A group merged from its parts: the group's figures, then each part beside.
@@ -253,45 +249,41 @@ pub fn merged(id: &store::RunId, m: &crate::analysis::merge::Merged) {
     if let Some(q) = &query {
         super::query::print(q, super::Detail::Full);
     }
-    let num = |path: &str| r.pointer(path).and_then(Value::as_f64);
     let text = |v: Option<f64>| v.map(format_value).unwrap_or_else(|| "-".into());
-    let group = r
-        .pointer("/parts/group")
-        .and_then(Value::as_str)
-        .unwrap_or("?");
-    let of = r.pointer("/parts/of").and_then(Value::as_u64).unwrap_or(0);
+    let parts = store::Parts::of_result(&r).unwrap_or_default();
+    let of = parts.of;
     let mut t = table(["", ""]);
     for (k, v) in [
         ("run", id.0.clone()),
-        ("group", format!("{group} ({of} parts)")),
+        ("group", format!("{} ({of} parts)", parts.group)),
         ("state", m.run.state.name().to_string()),
     ] {
         t.add_row([k.to_string(), v]);
     }
     if query.is_none() {
+        let load = MergedLoad::deserialize(&r).unwrap_or_default();
+        let c = &load.counts;
         for (k, v) in [
-            ("docs/s", text(num("/docs_per_sec"))),
-            ("indexed", text(num("/counts/indexed"))),
+            ("docs/s", text(load.docs_per_sec)),
+            ("indexed", c.indexed.to_string()),
             (
                 "index count",
-                match (
-                    num("/counts/index_count"),
-                    r.pointer("/parts/index_count").and_then(Value::as_str),
-                ) {
-                    (Some(n), Some(how)) => format!("{} ({how})", format_value(n)),
+                match (c.index_count, &parts.index_count) {
+                    (Some(n), Some(how)) => format!("{n} ({how})"),
                     _ => "-".into(),
                 },
             ),
             (
                 "reconciled",
-                match r.pointer("/counts/unreconciled").and_then(Value::as_str) {
-                    None => "yes".to_string(),
-                    Some(why) => format!("no: {why}"),
+                if c.reconciled {
+                    "yes".to_string()
+                } else {
+                    format!("no: {}", m.run.error.as_deref().unwrap_or("see why"))
                 },
             ),
-            ("service p50 ms", text(num("/service/p50_ms"))),
-            ("service p99 ms", text(num("/service/p99_ms"))),
-            ("driver CPU s", text(num("/cpu/driver_secs"))),
+            ("service p50 ms", text(load.service.p50_ms)),
+            ("service p99 ms", text(load.service.p99_ms)),
+            ("driver CPU s", text(Some(load.cpu.driver_secs))),
         ] {
             t.add_row([k.to_string(), v]);
         }
@@ -300,43 +292,32 @@ pub fn merged(id: &store::RunId, m: &crate::analysis::merge::Merged) {
         t.add_row(["why".to_string(), why.clone()]);
     }
     outln!("{t}");
-    let mut parts = if query.is_some() {
-        table(["part", "run", "state", "coverages", "clients", "measured s"])
-    } else {
-        table(["part", "run", "state", "docs/s", "indexed", "CPU s"])
-    };
     let columns: [&str; 3] = if query.is_some() {
         ["coverages_measured", "search_clients", "measured_secs"]
     } else {
         ["docs_per_sec", "indexed", "driver_cpu_secs"]
     };
-    for p in r
-        .pointer("/parts/each")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let s = |k: &str| p.get(k).and_then(Value::as_str).unwrap_or("?").to_string();
-        let n = |k: &str| match p.get(k) {
+    let mut rows = if query.is_some() {
+        table(["part", "run", "state", "coverages", "clients", "measured s"])
+    } else {
+        table(["part", "run", "state", "docs/s", "indexed", "CPU s"])
+    };
+    for p in &parts.each {
+        let n = |k: &str| match p.figures.get(k) {
             Some(Value::Number(v)) if v.is_u64() => v.to_string(),
             v => text(v.and_then(Value::as_f64)),
         };
-        parts.add_row([
-            s("part"),
-            s("run"),
-            s("state"),
+        rows.add_row([
+            p.part.clone(),
+            p.run.clone(),
+            p.state.clone(),
             n(columns[0]),
             n(columns[1]),
             n(columns[2]),
         ]);
     }
-    for i in r
-        .pointer("/parts/missing")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        parts.add_row([
+    for i in &parts.missing {
+        rows.add_row([
             format!("{i}/{of}"),
             "-".into(),
             "missing".into(),
@@ -345,5 +326,5 @@ pub fn merged(id: &store::RunId, m: &crate::analysis::merge::Merged) {
             "-".into(),
         ]);
     }
-    outln!("{parts}");
+    outln!("{rows}");
 }
