@@ -198,6 +198,35 @@ mod tests {
     }
 
     #[test]
+    fn the_views_read_no_stored_result_by_json_pointer() {
+        // A stored result is read back as the types it was written with (`store::Parts`, a
+        // merged run's parts; `analysis::said::Said`, what a result says of itself; the
+        // metrics' readers), so a renamed field is a compile error, not a silent gap. JSON
+        // pointers stay where an engine's answer is read (`query/`, `cluster/`, `ingest/`).
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files = Vec::new();
+        for dir in ["analysis", "report", "cli", "publish", "store"] {
+            sources(&src.join(dir), &mut files);
+        }
+        assert!(files.len() > 50, "found only {} view files", files.len());
+        let mut offenders = Vec::new();
+        for p in files {
+            let text = std::fs::read_to_string(&p).unwrap_or_default();
+            // Tests build results by hand; what they read is theirs.
+            let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+            for line in code.lines().filter(|l| !l.trim_start().starts_with("//")) {
+                if line.contains(".pointer(") {
+                    offenders.push(format!("{}: {}", p.display(), line.trim()));
+                }
+            }
+        }
+        assert!(
+            offenders.is_empty(),
+            "read the result as its type: {offenders:#?}"
+        );
+    }
+
+    #[test]
     fn the_library_keeps_no_global_mutable_state() {
         // A signal handler can reach nothing but statics: the SIGBUS guard of mapped files.
         const ALLOWED: [(&str, &str); 2] = [

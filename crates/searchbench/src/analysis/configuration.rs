@@ -110,11 +110,9 @@ const WARMED: &str = "warmed before the load";
 /// before its load (its result says how), or a node that is no JVM (the sketch store), with
 /// no JIT to warm (a matrix of an engine beside it is one configuration, as before).
 pub fn warmed_node(row: &RunRow) -> bool {
-    let warmed = row
-        .result
-        .as_ref()
-        .and_then(|r| r.get("warm_up"))
-        .is_some_and(Value::is_object);
+    let warmed = super::said::Said::of(row)
+        .warm_up
+        .is_some_and(|w| w.is_object());
     let no_jit = || {
         let engine = row.engine.as_deref().unwrap_or_default();
         let word = engine.split_once('-').map_or(engine, |(word, _)| word);
@@ -127,10 +125,9 @@ pub fn warmed_node(row: &RunRow) -> bool {
 /// warm-up and was too short to leave one out. `None` for a steady headline, or a run with
 /// no warm-up asked (`--warmup 0`: the whole run is what was asked for).
 pub fn whole_run_headline(row: &RunRow) -> Option<String> {
-    let h = row.result.as_ref()?.get("headline")?;
-    let asked = h.get("warmup_secs")?.as_f64()?;
-    let applied = h.get("warmup_applied")?.as_bool()?;
-    (asked > 0.0 && !applied)
+    let h = super::said::Said::of(row).headline?;
+    let asked = h.warmup_secs;
+    (asked > 0.0 && !h.warmup_applied)
         .then(|| format!("whole run, too short for its {asked:.0} s warm-up (no steady headline)"))
 }
 

@@ -454,10 +454,7 @@ pub fn build(
             started_unix: row.started_unix,
             point: at,
             tags: row.tags.clone(),
-            docs_acknowledged: row
-                .result
-                .as_ref()
-                .and_then(|r| r.get("counts")?.get("indexed")?.as_f64()),
+            docs_acknowledged: super::said::Said::of(row).counts.map(|c| c.indexed as f64),
         });
     }
     // Every metric of every run, keyed, in order of first appearance.

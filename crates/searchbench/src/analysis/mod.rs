@@ -17,6 +17,7 @@ pub mod merge;
 pub mod metrics;
 pub mod multiple;
 pub mod runs;
+pub mod said;
 pub mod saturate;
 pub mod sequential;
 pub mod statistics;

@@ -250,13 +250,11 @@ pub fn run_rows(r: &RunRow) -> Vec<(&'static str, String)> {
         ("machine", machine),
         ("tags", if tags.is_empty() { "-".into() } else { tags }),
     ];
-    if let Some(h) = r.result.as_ref().and_then(|v| v.get("headline")) {
-        if let (Some(d), Some(def)) = (
-            h.get("docs_per_sec").and_then(Value::as_f64),
-            h.get("definition").and_then(Value::as_str),
-        ) {
-            rows.push(("headline", format!("{d:.0} docs/s = {def}")));
-        }
+    if let Some(h) = crate::analysis::said::Said::of(r).headline {
+        rows.push((
+            "headline",
+            format!("{:.0} docs/s = {}", h.docs_per_sec, h.definition),
+        ));
     }
     if let Some(e) = &r.error {
         rows.push(("error", e.clone()));

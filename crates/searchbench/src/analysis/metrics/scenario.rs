@@ -35,7 +35,7 @@ struct Indexing {
 pub(super) fn scenario_and_beside(r: &Value, out: &mut Vec<Metric>) {
     let beside = r
         .get("searches_beside")
-        .or_else(|| r.pointer("/indexing/searches_beside"))
+        .or_else(|| r.get("indexing")?.get("searches_beside"))
         .filter(|b| b.is_object());
     if let Some(b) = beside.and_then(|b| read::<SearchesBeside>("searches beside", b, out)) {
         let ms = |us: u64| Some(us as f64 / 1000.0);

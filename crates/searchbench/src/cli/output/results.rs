@@ -136,13 +136,9 @@ pub fn show(row: &RunRow, timeline: &[Value], histograms: &[Value], ms: &[metric
         t.add_row(["parts".to_string(), text]);
     }
     // The engine profile's recordings (`--profile`), to open in another tool (JMC).
-    let recordings = row
-        .result
-        .as_ref()
-        .and_then(|r| r.pointer("/profile/recordings"))
-        .and_then(Value::as_array);
-    for f in recordings.into_iter().flatten().filter_map(Value::as_str) {
-        t.add_row(["profile recording".to_string(), f.to_string()]);
+    let said = crate::analysis::said::Said::of(row);
+    for f in said.profile.into_iter().flat_map(|p| p.recordings) {
+        t.add_row(["profile recording".to_string(), f]);
     }
     outln!("{t}");
     if !ms.is_empty() {
@@ -192,12 +188,8 @@ pub fn show(row: &RunRow, timeline: &[Value], histograms: &[Value], ms: &[metric
         outln!("{t}");
         outln!("({PERCENTILE_RULE}; '-' when fewer)");
     }
-    if let Some(def) = row
-        .result
-        .as_ref()
-        .and_then(|r| r.get("headline")?.get("definition")?.as_str())
-    {
-        outln!("headline throughput: {def}");
+    if let Some(h) = said.headline {
+        outln!("headline throughput: {}", h.definition);
     }
     match row.state {
         store::State::Interrupted => outln!("this run was INTERRUPTED (Ctrl-C): its figures are partial; compare and tag groups leave it out unless --include-partial"),
