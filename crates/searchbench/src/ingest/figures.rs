@@ -95,33 +95,60 @@ pub fn measure(t: Tally<'_>) -> Measurements {
     ] {
         m.count(name, n);
     }
-    let began = t.began_unix_us;
-    let warmup_us = (h.warmup_secs * 1e6).round() as u64;
-    let wall_us = t.wall.as_micros() as u64;
+    keep_span(
+        &mut m,
+        t.began_unix_us,
+        t.wall.as_micros() as u64,
+        secs_us(h.warmup_secs),
+        h.warmup_applied,
+        t.engine_cpu.map(|e| e.as_micros() as u64),
+    );
+    count_seconds(&mut m, t.began_unix_us, &r.timeline());
+    for (name, unit, h) in r.each_histogram() {
+        // Empty here, with the recorder's bounds: it adds.
+        let _ = m.add_histogram(name, unit, h);
+    }
+    m
+}
+
+/// Seconds as µs (none for a negative or non-finite figure; the largest at most).
+fn secs_us(s: f64) -> u64 {
+    (s.max(0.0) * 1e6).round() as u64
+}
+
+/// Keeps a load's span: it began at `began`, ran `wall_us`, its steady window began
+/// `warmup_us` later when the warm-up `applied` (else at once); the engine's CPU.
+fn keep_span(
+    m: &mut Measurements,
+    began: u64,
+    wall_us: u64,
+    warmup_us: u64,
+    applied: bool,
+    engine_cpu_us: Option<u64>,
+) {
     m.least(BEGAN, began);
     m.least(
         STEADY_FROM,
-        began + if h.warmup_applied { warmup_us } else { 0 },
+        began.saturating_add(if applied { warmup_us } else { 0 }),
     );
-    m.most(ENDED, began + wall_us);
+    m.most(ENDED, began.saturating_add(wall_us));
     m.most(WARMUP_ASKED, warmup_us);
-    if let Some(e) = t.engine_cpu {
-        m.most(ENGINE_CPU_US, e.as_micros() as u64);
+    if let Some(e) = engine_cpu_us {
+        m.most(ENGINE_CPU_US, e);
     }
+}
+
+/// Keeps a load's seconds on the wall clock, its second 0 at `began`.
+fn count_seconds(m: &mut Measurements, began: u64, timeline: &[TimelineRow]) {
     let zero = second_zero(began);
-    for row in r.timeline() {
-        let at = zero + row.second;
+    for row in timeline {
+        let at = zero.saturating_add(row.second);
         m.count_at(at, DOCS, row.docs);
         m.count_at(at, REQUESTS, row.requests);
         m.count_at(at, FAILED_ATTEMPTS, row.failed_attempts);
         m.count_at(at, BYTES, row.bytes);
         m.count_at(at, SERVICE_US, row.service_sum_us());
     }
-    for h in r.histograms() {
-        // Made here with the recorder's bounds: it decodes.
-        let _ = m.histogram(&h);
-    }
-    m
 }
 
 /// Keeps the documents' counts of `c`.
@@ -144,8 +171,14 @@ fn count_documents(m: &mut Measurements, c: &Counts) {
 /// The wall-clock second a load's second 0 falls in: the one holding its middle, so the
 /// seconds of parts begun apart line up by the clock.
 fn second_zero(began_unix_us: u64) -> u64 {
-    (began_unix_us + 500_000) / 1_000_000
+    began_unix_us.saturating_add(500_000) / 1_000_000
 }
+
+/// The most seconds a load's timeline is derived over: a week (600,000 rows). Bounds and
+/// seconds read back from a store or a published document that claim more are not a load
+/// this tool ran; its timeline stops there rather than fill memory (its counts, headline and
+/// percentiles do not come from the timeline).
+const MOST_SECONDS: u64 = 7 * 86_400;
 
 /// Every figure of a load, derived from its measurements.
 #[derive(Debug, Clone, Serialize)]
@@ -179,9 +212,9 @@ impl LoadFigures {
         (m, figures)
     }
 
+    /// The figures of `m`, a load that began at `began` (its least start).
     fn from(m: &Measurements, began: u64) -> LoadFigures {
         let count = |name: &str| m.counts.get(name).copied().unwrap_or(0);
-        let began = m.bounds.least.get(BEGAN).copied().unwrap_or(began);
         let ended = m
             .bounds
             .most
@@ -289,7 +322,7 @@ fn timeline(m: &Measurements, began: u64, steady_from: u64) -> Vec<TimelineRow> 
     let Some(&last) = m.seconds.keys().next_back() else {
         return Vec::new();
     };
-    (zero..=last.max(zero))
+    (zero..=last.clamp(zero, zero.saturating_add(MOST_SECONDS)))
         .map(|at| {
             let second = at - zero;
             let c = m.seconds.get(&at);
@@ -301,7 +334,7 @@ fn timeline(m: &Measurements, began: u64, steady_from: u64) -> Vec<TimelineRow> 
                 get(DOCS),
                 get(BYTES),
                 get(SERVICE_US),
-                began + second * 1_000_000 < steady_from,
+                began.saturating_add(second * 1_000_000) < steady_from,
             )
         })
         .collect()
@@ -337,15 +370,7 @@ pub fn from_written(
 ) -> Measurements {
     let mut m = Measurements::default();
     m.count(CORES, cores);
-    let zero = second_zero(began_unix_us);
-    for row in timeline {
-        let at = zero + row.second;
-        m.count_at(at, DOCS, row.docs);
-        m.count_at(at, REQUESTS, row.requests);
-        m.count_at(at, FAILED_ATTEMPTS, row.failed_attempts);
-        m.count_at(at, BYTES, row.bytes);
-        m.count_at(at, SERVICE_US, row.service_sum_us());
-    }
+    count_seconds(&mut m, began_unix_us, timeline);
     for h in histograms
         .iter()
         .filter(|h| ["service", "took"].contains(&h.name.as_str()))
@@ -362,13 +387,19 @@ pub fn from_written(
         m.count(BYTES, sum(|r| r.bytes));
         let warm = timeline.iter().take_while(|r| r.warmup).count() as u64;
         m.count(STEADY_DOCS, sum(|r| if r.warmup { 0 } else { r.docs }));
-        m.least(STEADY_FROM, began_unix_us + warm * 1_000_000);
-        m.most(ENDED, began_unix_us + timeline.len() as u64 * 1_000_000);
+        let s = 1_000_000;
+        keep_span(
+            &mut m,
+            began_unix_us,
+            timeline.len() as u64 * s,
+            warm * s,
+            warm > 0,
+            None,
+        );
         return m;
     };
     count_documents(&mut m, &w.counts);
     let h = &w.headline;
-    let secs_us = |s: f64| (s.max(0.0) * 1e6).round() as u64;
     for (name, n) in [
         (ATTEMPTS, w.requests.attempts),
         (FAILED_ATTEMPTS, w.requests.failed_attempts),
@@ -376,7 +407,8 @@ pub fn from_written(
         (BYTES, sum(|r| r.bytes)),
         (
             WIRE_BYTES,
-            (w.wire_mb_per_sec * w.wall_secs * 1e6).round() as u64,
+            // MB to bytes, as the µs of seconds.
+            secs_us(w.wire_mb_per_sec * w.wall_secs),
         ),
         (STEADY_DOCS, h.docs),
         (WARMUP_DOCS, h.warmup_docs),
@@ -385,16 +417,14 @@ pub fn from_written(
     ] {
         m.count(name, n);
     }
-    let warmup = secs_us(h.warmup_secs);
-    m.least(
-        STEADY_FROM,
-        began_unix_us + if h.warmup_applied { warmup } else { 0 },
+    keep_span(
+        &mut m,
+        began_unix_us,
+        secs_us(w.wall_secs),
+        secs_us(h.warmup_secs),
+        h.warmup_applied,
+        w.cpu.engine_secs.map(secs_us),
     );
-    m.most(ENDED, began_unix_us + secs_us(w.wall_secs));
-    m.most(WARMUP_ASKED, warmup);
-    if let Some(e) = w.cpu.engine_secs {
-        m.most(ENGINE_CPU_US, secs_us(e));
-    }
     m
 }
 
@@ -525,6 +555,36 @@ mod tests {
         );
         assert_eq!(killed.wall_secs, 4.0);
         assert_eq!(killed.service.count, 0);
+    }
+
+    /// Bounds and seconds read back from a lying store or document (the clock's end, a
+    /// second ten weeks past the start, figures that are no numbers) give figures without a
+    /// panic, and a timeline of at most a week.
+    #[test]
+    fn a_lying_record_gives_bounded_figures_without_a_panic() {
+        let mut m = Measurements::default();
+        m.least(BEGAN, u64::MAX - 5);
+        m.most(ENDED, u64::MAX);
+        m.count_at(u64::MAX, DOCS, 1);
+        m.count(STEADY_DOCS, u64::MAX);
+        let f = LoadFigures::of(&m).unwrap();
+        assert!(f.timeline.len() as u64 <= MOST_SECONDS + 1);
+        assert!(f.docs_per_sec.is_finite());
+        let mut far = Measurements::default();
+        far.least(BEGAN, 1_700_000_000_000_000);
+        far.count_at(1_700_000_000 + 10 * MOST_SECONDS, DOCS, 1);
+        let f = LoadFigures::of(&far).unwrap();
+        assert_eq!(f.timeline.len() as u64, MOST_SECONDS + 1);
+        let written = Written {
+            load_started_unix_ms: Some(u64::MAX),
+            wall_secs: f64::NAN,
+            wire_mb_per_sec: f64::INFINITY,
+            ..Written::default()
+        };
+        let rows = [TimelineRow::new(u64::MAX, 1, 0, 1, 1, 1, false)];
+        let lying = from_written(Some(&written), &rows, &[], u64::MAX, u64::MAX);
+        let f = LoadFigures::of(&lying).unwrap();
+        assert!(f.wall_secs.is_finite() && f.docs_per_sec.is_finite());
     }
 
     /// Serialises what the tests compare (the figures have no `PartialEq`).

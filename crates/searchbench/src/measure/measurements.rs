@@ -83,7 +83,13 @@ impl Measurements {
         h.saturating_record(value.max(1));
     }
 
-    fn add_histogram(&mut self, name: &str, unit: &str, h: &Histogram<u64>) -> Result<(), String> {
+    /// Adds `h` (in `unit`) to the histogram `name`.
+    pub fn add_histogram(
+        &mut self,
+        name: &str,
+        unit: &str,
+        h: &Histogram<u64>,
+    ) -> Result<(), String> {
         match self.histograms.get_mut(name) {
             Some((have, mine)) if have == unit => {
                 mine.add(h).map_err(|e| format!("histogram {name}: {e:?}"))

@@ -413,13 +413,18 @@ impl Recorder {
 
     /// The histograms in HDR's portable V2 + deflate form, for the results store.
     pub fn histograms(&self) -> Vec<SerializedHistogram> {
+        self.each_histogram()
+            .into_iter()
+            .filter_map(|(name, unit, h)| SerializedHistogram::encode(name, unit, h))
+            .collect()
+    }
+
+    /// The histograms by name and unit, as recorded.
+    pub fn each_histogram(&self) -> [(&'static str, &'static str, &Histogram<u64>); 2] {
         [
             ("service", "us", &self.service_us),
             ("took", "ms", &self.took_ms),
         ]
-        .into_iter()
-        .filter_map(|(name, unit, h)| SerializedHistogram::encode(name, unit, h))
-        .collect()
     }
 }
 

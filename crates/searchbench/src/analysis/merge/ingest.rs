@@ -65,13 +65,16 @@ fn load_of(p: &PartRun) -> Result<Load<'_>, String> {
                 .collect();
             let began_ms = written
                 .as_ref()
-                .and_then(|w| w.load_started_unix_ms.or(w.started_unix.map(|s| s * 1000)))
-                .unwrap_or(p.row.started_unix * 1000);
+                .and_then(|w| {
+                    w.load_started_unix_ms
+                        .or(w.started_unix.map(|s| s.saturating_mul(1000)))
+                })
+                .unwrap_or(p.row.started_unix.saturating_mul(1000));
             figures::from_written(
                 written.as_ref(),
                 &timeline,
                 &p.histograms,
-                began_ms * 1000,
+                began_ms.saturating_mul(1000),
                 host.cores.unwrap_or(0),
             )
         }
