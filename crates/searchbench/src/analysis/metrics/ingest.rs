@@ -11,9 +11,9 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::{
-    errors, key_part, point, read, sampled, steady_seconds, Direction::*, Metric, THROUGHPUT,
+    is_ingest, key_part, read, rows, sampled, steady_seconds, Judged::*, Metric, Row, THROUGHPUT,
 };
-use crate::analysis::statistics::SampleKind;
+use crate::analysis::statistics::SampleKind::PerSecond;
 use crate::ingest::{Counts, Cpu, Requests};
 use crate::measure::{Attribution, Summary, TimelineRow};
 
@@ -47,7 +47,55 @@ struct Ingest {
     server_stats: Option<crate::cluster::IndexStats>,
 }
 
+/// The service time's percentiles, and the server's took unless it moved in cached-clock steps
+/// (then it has no per-request percentiles to compare).
+#[rustfmt::skip]
+const LATENCY: &[Row<Ingest>] = &[
+    Row("service_p50_ms", "service time p50", "ms", Lower, |r| r.service.p50_ms),
+    Row("service_p90_ms", "service time p90", "ms", Lower, |r| r.service.p90_ms),
+    Row("service_p99_ms", "service time p99", "ms", Lower, |r| r.service.p99_ms),
+    Row("service_p999_ms", "service time p99.9", "ms", Lower, |r| r.service.p999_ms),
+    Row("service_max_ms", "service time max", "ms", Lower, |r| r.service.max_ms),
+    Row("took_p50_ms", "server took p50", "ms", Lower, |r| r.steps_free(r.took.p50_ms)),
+    Row("took_p99_ms", "server took p99", "ms", Lower, |r| r.steps_free(r.took.p99_ms)),
+];
+
+/// The documents lost, and the CPU: the driver's, the engine's share of the machine, and the
+/// engine's work per document (on a machine shared with other processes it moves less than
+/// the rate does: a co-tenant slows the load, not the work a document needs).
+#[rustfmt::skip]
+const LOST_AND_CPU: &[Row<Ingest>] = &[
+    Row("errors.ingest.unacknowledged", "errors: documents of failed bulk requests", "", Errors, |r| Some(r.counts.unacknowledged as f64)),
+    Row("errors.ingest.not_sent", "errors: documents never sent (the run stopped first)", "", Errors, |r| Some(r.counts.not_sent as f64)),
+    Row("errors.ingest.refused", "errors: documents refused (item failures)", "", Errors, |r| Some(r.counts.refused as f64)),
+    Row("driver_cpu_secs_per_million_docs", "driver CPU per million docs", "s", Lower, |r| r.cpu.as_ref()?.driver_secs_per_million_docs),
+    Row("engine_cpu_share", "engine CPU share of machine", "%", Info, |r| Some(r.cpu.as_ref()?.engine_machine_share? * 100.0)),
+    Row("engine_cpu_us_per_doc", "engine CPU per document", "µs", Lower, |r| r.engine_us_per_doc()),
+];
+
+/// What the load left the target holding: left out when not read (older results, a cluster
+/// that hid its store).
+#[rustfmt::skip]
+const KEPT: &[Row<Ingest>] = &[
+    Row(KEPT_MB, "data kept after the load (the index's store; the sketch store's memory)", "MB", Info,
+        |r| Some(r.server_stats.as_ref()?.store_bytes as f64 / 1e6).filter(|mb| *mb > 0.0)),
+];
+
+impl Ingest {
+    fn steps_free(&self, took: Option<f64>) -> Option<f64> {
+        took.filter(|_| self.took_clock_ms.is_none())
+    }
+
+    fn engine_us_per_doc(&self) -> Option<f64> {
+        let indexed = Some(self.counts.indexed).filter(|n| *n > 0)? as f64;
+        Some(self.cpu.as_ref()?.engine_secs? * 1e6 / indexed)
+    }
+}
+
 pub(super) fn metrics(r: &Value, timeline: &[Value], out: &mut Vec<Metric>) {
+    if !is_ingest(r) {
+        return;
+    }
     let Some(r) = read::<Ingest>("ingest", r, out) else {
         return;
     };
@@ -56,183 +104,61 @@ pub(super) fn metrics(r: &Value, timeline: &[Value], out: &mut Vec<Metric>) {
         .filter_map(|s| TimelineRow::deserialize(s).ok())
         .collect();
     let col = |f: fn(&TimelineRow) -> f64| -> Vec<f64> { steady.iter().map(f).collect() };
+    // Seconds without a completed request have no service time nor error rate.
+    let busy = |f: fn(&TimelineRow) -> f64| -> Vec<f64> {
+        steady.iter().filter(|s| s.requests > 0).map(f).collect()
+    };
     // The value is the headline; the steady seconds give its interval.
-    let docs = col(|s| s.docs as f64);
-    out.extend(if docs.is_empty() {
-        point(
-            THROUGHPUT,
-            "throughput (headline)",
-            "docs/s",
-            HigherBetter,
-            Some(r.docs_per_sec),
-        )
-    } else {
+    let docs = (PerSecond, col(|s| s.docs as f64), "");
+    let headline = Some(r.docs_per_sec);
+    out.extend(
         sampled(
-            THROUGHPUT,
-            "throughput (headline)",
-            "docs/s",
-            HigherBetter,
-            SampleKind::PerSecond,
+            (THROUGHPUT, "throughput (headline)", "docs/s", Higher),
             docs,
+            headline,
         )
         .map(|mut m| {
             m.value = r.docs_per_sec;
             m
-        })
-    });
-    let mb = col(|s| s.bytes as f64 / 1_000_000.0);
-    out.extend(if mb.is_empty() {
-        point(
-            "mb_per_sec",
-            "bulk bytes",
-            "MB/s",
-            HigherBetter,
-            r.mb_per_sec,
-        )
-    } else {
-        sampled(
-            "mb_per_sec",
-            "bulk bytes (per-second mean)",
-            "MB/s",
-            HigherBetter,
-            SampleKind::PerSecond,
-            mb,
-        )
-    });
-    // Seconds without a completed request have no service time.
-    let busy: Vec<f64> = steady
-        .iter()
-        .filter(|s| s.requests > 0)
-        .map(|s| s.service_mean_ms)
-        .collect();
-    out.extend(if busy.is_empty() {
-        point(
-            "service_mean_ms",
-            "service time mean",
-            "ms",
-            LowerBetter,
-            r.service.mean_ms,
-        )
-    } else {
-        sampled(
-            "service_mean_ms",
-            "service time mean (per-second)",
-            "ms",
-            LowerBetter,
-            SampleKind::PerSecond,
-            busy,
-        )
-    });
-    let s = &r.service;
-    for (k, label, v) in [
-        ("p50_ms", "service time p50", s.p50_ms),
-        ("p90_ms", "service time p90", s.p90_ms),
-        ("p99_ms", "service time p99", s.p99_ms),
-        ("p999_ms", "service time p99.9", s.p999_ms),
-        ("max_ms", "service time max", s.max_ms),
-    ] {
-        out.extend(point(&format!("service_{k}"), label, "ms", LowerBetter, v));
-    }
-    // A took that moved in cached-clock steps has no per-request percentiles to compare.
-    if r.took_clock_ms.is_none() {
-        for (k, label, v) in [
-            ("p50_ms", "server took p50", r.took.p50_ms),
-            ("p99_ms", "server took p99", r.took.p99_ms),
-        ] {
-            out.extend(point(&format!("took_{k}"), label, "ms", LowerBetter, v));
-        }
-    }
-    // Error rate: failed attempts / attempts, per second where there are requests.
-    let per_second_errors: Vec<f64> = steady
-        .iter()
-        .filter(|s| s.requests > 0)
-        .map(|s| s.failed_attempts as f64 / s.requests as f64 * 100.0)
-        .collect();
-    let overall = r.requests.as_ref().and_then(|q| {
-        (q.attempts > 0).then(|| q.failed_attempts as f64 / q.attempts as f64 * 100.0)
-    });
-    out.extend(if per_second_errors.is_empty() {
-        point(
-            "error_rate_pct",
-            "failed attempts",
-            "%",
-            LowerBetter,
-            overall,
-        )
-    } else {
-        sampled(
-            "error_rate_pct",
-            "failed attempts (per-second)",
-            "%",
-            LowerBetter,
-            SampleKind::PerSecond,
-            per_second_errors,
-        )
-    });
-    let c = &r.counts;
-    for (key, label, n) in [
-        (
-            "errors.ingest.unacknowledged",
-            "errors: documents of failed bulk requests",
-            c.unacknowledged,
-        ),
-        (
-            "errors.ingest.not_sent",
-            "errors: documents never sent (the run stopped first)",
-            c.not_sent,
-        ),
-        (
-            "errors.ingest.refused",
-            "errors: documents refused (item failures)",
-            c.refused,
-        ),
-    ] {
-        out.extend(errors(key, label, Some(n as f64)));
-    }
-    if let Some(cpu) = &r.cpu {
-        out.extend(point(
-            "driver_cpu_secs_per_million_docs",
-            "driver CPU per million docs",
-            "s",
-            LowerBetter,
-            cpu.driver_secs_per_million_docs,
-        ));
-        out.extend(point(
-            "engine_cpu_share",
-            "engine CPU share of machine",
-            "%",
-            Info,
-            cpu.engine_machine_share.map(|x| x * 100.0),
-        ));
-        // The engine's work per document: on a machine shared with other processes it moves
-        // less than the rate does (a co-tenant slows the load, not the work a document needs).
-        out.extend(point(
-            "engine_cpu_us_per_doc",
-            "engine CPU per document",
-            "µs",
-            LowerBetter,
-            cpu.engine_secs
-                .filter(|_| r.counts.indexed > 0)
-                .map(|s| s * 1e6 / r.counts.indexed as f64),
-        ));
-    }
+        }),
+    );
+    let mb = (
+        PerSecond,
+        col(|s| s.bytes as f64 / 1e6),
+        " (per-second mean)",
+    );
+    out.extend(sampled(
+        ("mb_per_sec", "bulk bytes", "MB/s", Higher),
+        mb,
+        r.mb_per_sec,
+    ));
+    let service = (PerSecond, busy(|s| s.service_mean_ms), " (per-second)");
+    let whole = r.service.mean_ms;
+    out.extend(sampled(
+        ("service_mean_ms", "service time mean", "ms", Lower),
+        service,
+        whole,
+    ));
+    rows(&r, "", "", LATENCY, out);
+    // Error rate: failed attempts / attempts.
+    let failed = |s: &TimelineRow| s.failed_attempts as f64 / s.requests as f64 * 100.0;
+    let per_second = (PerSecond, busy(failed), " (per-second)");
+    let q = r.requests.as_ref().filter(|q| q.attempts > 0);
+    let whole = q.map(|q| q.failed_attempts as f64 / q.attempts as f64 * 100.0);
+    out.extend(sampled(
+        ("error_rate_pct", "failed attempts", "%", Lower),
+        per_second,
+        whole,
+    ));
+    rows(&r, "", "", LOST_AND_CPU, out);
     if let Some(b) = &r.background {
-        out.extend(super::machine(b));
+        super::machine(b, out);
     }
-    // Left out when not read (older results, a cluster that hid its store).
-    if let Some(s) = r.server_stats.filter(|s| s.store_bytes > 0) {
-        out.extend(point(
-            KEPT_MB,
-            "data kept after the load (the index's store; the sketch store's memory)",
-            "MB",
-            Info,
-            Some(s.store_bytes as f64 / 1e6),
-        ));
-    }
+    rows(&r, "", "", KEPT, out);
     if let Some(a) = &r.attribution {
         for (section, rows) in [("budget", &a.budget), ("background", &a.background)] {
             for row in rows {
-                out.extend(point(
+                out.extend(super::figure(
                     &format!("attribution.{section}.{}", key_part(&row.name)),
                     &format!("attribution: {} (share of wall)", row.name),
                     "%",

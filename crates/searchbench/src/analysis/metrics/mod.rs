@@ -10,6 +10,10 @@
 //! that does not read at all becomes an error metric (`errors.unreadable.<part>`), never a
 //! silent gap.
 //!
+//! The readers are listed in one table ([`READERS`]), and each lists its metrics in tables of
+//! [`Row`]s (key, label, unit, how it is judged, the value read from its part's type): adding
+//! a figure to a part is a row.
+//!
 //! Errors are metrics too ([`Metric::errors`]): any rise is worse, whatever else changed.
 //! A metric is one value per run; the samples it keeps (seconds, coverages) are what the
 //! value is the mean of, never a verdict's evidence: a verdict is over runs (see
@@ -123,14 +127,97 @@ fn read<T: serde::de::DeserializeOwned>(part: &str, v: &Value, out: &mut Vec<Met
     match T::deserialize(v) {
         Ok(t) => Some(t),
         Err(e) => {
-            out.extend(errors(
+            out.extend(figure(
                 &format!("errors.unreadable.{}", part.replace(' ', "_")),
                 &format!("errors: the {part} figures of this result cannot be read ({e})"),
+                "",
+                Judged::Errors,
                 Some(1.0),
             ));
             None
         }
     }
+}
+
+/// How a row's figure is judged: which way is good (see [`Direction`]), or a count of errors
+/// (lower is better, and any rise is worse: see [`Metric::errors`]).
+#[derive(Debug, Clone, Copy)]
+enum Judged {
+    Higher,
+    Lower,
+    Info,
+    Errors,
+}
+
+/// One metric of a part, a row of its reader's table: its key and its label after the part's
+/// prefixes, its unit, how it is judged, and its value read from the part (`None`, or not a
+/// finite number: the run has no such metric). A table keeps a row a line, as a table reads
+/// (`#[rustfmt::skip]`).
+struct Row<T>(
+    &'static str,
+    &'static str,
+    &'static str,
+    Judged,
+    fn(&T) -> Option<f64>,
+);
+
+/// The metrics of `part` by its reader's `table`, keys after `key`, labels after `label`.
+fn rows<T>(part: &T, key: &str, label: &str, table: &[Row<T>], out: &mut Vec<Metric>) {
+    for Row(k, l, unit, judged, value) in table {
+        out.extend(figure(
+            &format!("{key}{k}"),
+            &format!("{label}{l}"),
+            unit,
+            *judged,
+            value(part),
+        ));
+    }
+}
+
+fn figure(
+    key: &str,
+    label: &str,
+    unit: &'static str,
+    judged: Judged,
+    v: Option<f64>,
+) -> Option<Metric> {
+    let direction = match judged {
+        Judged::Higher => Direction::HigherBetter,
+        Judged::Lower | Judged::Errors => Direction::LowerBetter,
+        Judged::Info => Direction::Info,
+    };
+    let value = v.filter(|x| x.is_finite())?;
+    Some(Metric {
+        key: key.into(),
+        label: label.into(),
+        unit: unit.into(),
+        direction,
+        value,
+        samples: None,
+        errors: matches!(judged, Judged::Errors),
+        rounds: Vec::new(),
+    })
+}
+
+/// A figure with samples (per second, per coverage, per repeat) when the part has any: their
+/// mean, labelled `label` + `sampled`; else the part's own value for the whole.
+fn sampled(
+    (key, label, unit, judged): (&str, &str, &'static str, Judged),
+    (kind, samples, sampled): (SampleKind, Vec<f64>, &str),
+    whole: Option<f64>,
+) -> Option<Metric> {
+    if samples.is_empty() {
+        return figure(key, label, unit, judged, whole);
+    }
+    let mut m = figure(
+        key,
+        &format!("{label}{sampled}"),
+        unit,
+        judged,
+        mean(&samples),
+    )?;
+    m.samples = Some((kind, samples));
+    Some(m)
 }
 
 /// The prefix of the metrics of the machine a run ran on, beside the run (see
@@ -139,76 +226,16 @@ pub const MACHINE_PREFIX: &str = "machine.";
 
 /// The machine a phase ran on, beside its figures (see `measure::background`): what else ran,
 /// never better nor worse (a comparison says when its sides' backgrounds differ).
-fn machine(b: &crate::measure::background::Background) -> Vec<Metric> {
-    [
-        (
-            "machine.other_cpu_pct",
-            "machine: CPU of other processes",
-            "%",
-            b.other_cpu_pct,
-        ),
-        (
-            "machine.steal_pct",
-            "machine: CPU stolen",
-            "%",
-            Some(b.steal_pct),
-        ),
-        (
-            "machine.cpu_pressure_pct",
-            "machine: time a task waited for a CPU",
-            "%",
-            b.cpu_pressure_pct,
-        ),
-        (
-            "machine.load_1m",
-            "machine: load average (1 min)",
-            "",
-            b.load_1m,
-        ),
-    ]
-    .into_iter()
-    .filter_map(|(key, label, unit, v)| point(key, label, unit, Direction::Info, v))
-    .collect()
-}
+#[rustfmt::skip]
+const MACHINE: &[Row<crate::measure::background::Background>] = &[
+    Row("other_cpu_pct", "CPU of other processes", "%", Judged::Info, |b| b.other_cpu_pct),
+    Row("steal_pct", "CPU stolen", "%", Judged::Info, |b| Some(b.steal_pct)),
+    Row("cpu_pressure_pct", "time a task waited for a CPU", "%", Judged::Info, |b| b.cpu_pressure_pct),
+    Row("load_1m", "load average (1 min)", "", Judged::Info, |b| b.load_1m),
+];
 
-fn point(
-    key: &str,
-    label: &str,
-    unit: &'static str,
-    d: Direction,
-    v: Option<f64>,
-) -> Option<Metric> {
-    let value = v.filter(|x| x.is_finite())?;
-    Some(Metric {
-        key: key.into(),
-        label: label.into(),
-        unit: unit.into(),
-        direction: d,
-        value,
-        samples: None,
-        errors: false,
-        rounds: Vec::new(),
-    })
-}
-
-/// An error count: lower is better, and any rise is worse (see [`Metric::errors`]).
-fn errors(key: &str, label: &str, v: Option<f64>) -> Option<Metric> {
-    let mut m = point(key, label, "", Direction::LowerBetter, v)?;
-    m.errors = true;
-    Some(m)
-}
-
-fn sampled(
-    key: &str,
-    label: &str,
-    unit: &'static str,
-    d: Direction,
-    kind: SampleKind,
-    samples: Vec<f64>,
-) -> Option<Metric> {
-    let mut m = point(key, label, unit, d, mean(&samples))?;
-    m.samples = Some((kind, samples));
-    Some(m)
+fn machine(b: &crate::measure::background::Background, out: &mut Vec<Metric>) {
+    rows(b, MACHINE_PREFIX, "machine: ", MACHINE, out);
 }
 
 /// The steady per-second rows: after the seconds marked `warmup` and without the last
@@ -286,21 +313,28 @@ pub fn of_run(
     out
 }
 
+/// A reader of one part of a stored result: the result, its timeline, the metrics so far.
+type Reader = fn(&Value, &[Value], &mut Vec<Metric>);
+
+/// The readers of a stored result, one per part a result may hold, in display order (as
+/// `cluster::product::PRODUCTS` lists the engines): each reads its part as the type it was
+/// written with, by its own table of rows, and adds nothing for a result without it.
+const READERS: &[Reader] = &[
+    ingest::metrics,
+    query::metrics,
+    telemetry::metrics,
+    profile::metrics,
+    scenario::beside,
+    scenario::metrics,
+    scenario::dates,
+    track::metrics,
+];
+
 /// Every metric a result offers, in display order.
 pub fn extract(result: &Value, timeline: &[Value]) -> Vec<Metric> {
     let mut out = Vec::new();
-    if is_ingest(result) {
-        ingest::metrics(result, timeline, &mut out);
-    }
-    if let Some(q) = query_part(result) {
-        query::metrics(q, &mut out);
-    }
-    telemetry::metrics(result, &mut out);
-    profile::metrics(result, &mut out);
-    scenario::scenario_and_beside(result, &mut out);
-    scenario::dates_experiment(result, &mut out);
-    if track::is_track(result) {
-        track::metrics(result, &mut out);
+    for read in READERS {
+        read(result, timeline, &mut out);
     }
     out
 }

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::{read, Metric};
 use crate::measure::profile::Profile;
 
-pub(super) fn metrics(result: &Value, out: &mut Vec<Metric>) {
+pub(super) fn metrics(result: &Value, _: &[Value], out: &mut Vec<Metric>) {
     let Some(p) = result.get("profile").filter(|p| p.is_object()) else {
         return;
     };

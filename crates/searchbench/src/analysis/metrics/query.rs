@@ -4,12 +4,34 @@
 
 use serde_json::Value;
 
-use super::{errors, key_part, point, read, sampled, Direction::*, Metric, MACHINE_PREFIX};
-use crate::analysis::statistics::SampleKind;
+use super::MACHINE_PREFIX;
+use super::{figure, key_part, query_part, read, rows, sampled, Judged::*, Metric, Row};
+use crate::analysis::statistics::SampleKind::PerCoverage;
 use crate::query::accuracy::VariantAccuracy;
 use crate::query::report::QueryResult;
 
-pub(super) fn metrics(r: &Value, out: &mut Vec<Metric>) {
+/// A variant's checked answers: its percentiles' largest error (stored as a fraction of the
+/// exact value, shown in percent everywhere) when it has any, its recall when it has any, and
+/// its wrong answers, whatever check found them.
+#[rustfmt::skip]
+const ACCURACY: &[Row<VariantAccuracy>] = &[
+    Row("pct_max_err", "largest percentile error", "%", Lower, |a| Some(a.pct_max_err * 100.0).filter(|_| a.algo.is_some())),
+    Row("recall", "recall@k (mean)", "", Higher, |a| a.recall_mean()),
+    Row("recall_min", "recall@k (lowest)", "", Higher, |a| a.recall_mean().and(a.recall_min)),
+    Row("wrong", "wrong answers", "", Errors, |a| Some(wrong_answers(a) as f64)),
+];
+
+/// The failed searches and wrong answers of the whole.
+#[rustfmt::skip]
+const TOTALS: &[Row<QueryResult>] = &[
+    Row("errors.query.failed_searches", "errors: failed searches (all cells)", "", Errors, |r| Some(r.cells.iter().map(|c| c.errors as f64).sum())),
+    Row("errors.query.wrong_answers", "errors: wrong answers (all checks)", "", Errors, |r| Some(r.failures_total as f64)),
+];
+
+pub(super) fn metrics(r: &Value, _: &[Value], out: &mut Vec<Metric>) {
+    let Some(r) = query_part(r) else {
+        return;
+    };
     let Some(r) = read::<QueryResult>("query", r, out) else {
         return;
     };
@@ -26,38 +48,22 @@ pub(super) fn metrics(r: &Value, out: &mut Vec<Metric>) {
             None => t.to_string(),
         };
         let ok: Vec<_> = cell.samples.iter().filter(|s| s.ok).collect();
+        let took = ok.iter().map(|s| s.took_ms as f64).collect();
+        let wall = ok.iter().map(|s| s.wall_ms).collect();
         for (field, label, samples, mean) in [
-            (
-                "took_ms",
-                "took",
-                ok.iter().map(|s| s.took_ms as f64).collect::<Vec<_>>(),
-                cell.took_ms.mean,
-            ),
-            (
-                "wall_ms",
-                "wall",
-                ok.iter().map(|s| s.wall_ms).collect(),
-                cell.wall_ms.mean,
-            ),
+            ("took_ms", "took", took, cell.took_ms.mean),
+            ("wall_ms", "wall", wall, cell.wall_ms.mean),
         ] {
             let key = format!("query.{kv}.{kt}.{field}");
             let label = format!("{v} {t}: {label} per coverage");
-            out.extend(if samples.is_empty() {
-                point(&key, &label, "ms", LowerBetter, Some(mean))
-            } else {
-                sampled(
-                    &key,
-                    &label,
-                    "ms",
-                    LowerBetter,
-                    SampleKind::PerCoverage,
-                    samples,
-                )
-            });
+            let samples = (PerCoverage, samples, "");
+            out.extend(sampled((&key, &label, "ms", Lower), samples, Some(mean)));
         }
-        out.extend(errors(
+        out.extend(figure(
             &format!("query.{kv}.{kt}.errors"),
             &format!("{v} {t}: failed searches"),
+            "",
+            Errors,
             Some(cell.errors as f64),
         ));
     }
@@ -65,81 +71,37 @@ pub(super) fn metrics(r: &Value, out: &mut Vec<Metric>) {
     // another cold one.
     for cell in &r.cold_cells {
         let (v, t) = (cell.variant.name(), cell.transport.name());
-        let (kv, kt) = (key_part(v), key_part(t));
-        let ok: Vec<f64> = cell
-            .samples
-            .iter()
-            .filter(|s| s.ok)
-            .map(|s| s.wall_ms)
-            .collect();
-        if !ok.is_empty() {
-            out.extend(sampled(
-                &format!("query.{kv}.{kt}.cold_wall_ms"),
-                &format!("{v} {t}: wall per coverage, cold"),
-                "ms",
-                LowerBetter,
-                SampleKind::PerCoverage,
-                ok,
-            ));
-        }
-        out.extend(errors(
-            &format!("query.{kv}.{kt}.cold_errors"),
-            &format!("{v} {t}: failed searches, cold"),
-            Some(cell.errors as f64),
+        let key = format!("query.{}.{}.cold_", key_part(v), key_part(t));
+        let ok = cell.samples.iter().filter(|s| s.ok).map(|s| s.wall_ms);
+        let label = format!("{v} {t}: wall per coverage, cold");
+        let samples = (PerCoverage, ok.collect(), "");
+        out.extend(sampled(
+            (&format!("{key}wall_ms"), &label, "ms", Lower),
+            samples,
+            None,
         ));
+        let label = format!("{v} {t}: failed searches, cold");
+        let errors = Some(cell.errors as f64);
+        out.extend(figure(&format!("{key}errors"), &label, "", Errors, errors));
     }
     for acc in &r.accuracy {
         let v = acc.variant.name();
-        let kv = key_part(v);
-        if acc.algo.is_some() {
-            out.extend(point(
-                &format!("accuracy.{kv}.pct_max_err"),
-                &format!("{v}: largest percentile error"),
-                "%",
-                LowerBetter,
-                // Stored as a fraction of the exact value; shown in percent everywhere.
-                Some(acc.pct_max_err * 100.0),
-            ));
-        }
-        if let Some(recall) = acc.recall_mean() {
-            out.extend(point(
-                &format!("accuracy.{kv}.recall"),
-                &format!("{v}: recall@k (mean)"),
-                "",
-                HigherBetter,
-                Some(recall),
-            ));
-            out.extend(point(
-                &format!("accuracy.{kv}.recall_min"),
-                &format!("{v}: recall@k (lowest)"),
-                "",
-                HigherBetter,
-                acc.recall_min,
-            ));
-        }
-        out.extend(errors(
-            &format!("accuracy.{kv}.wrong"),
-            &format!("{v}: wrong answers"),
-            Some(wrong_answers(acc) as f64),
-        ));
+        rows(
+            acc,
+            &format!("accuracy.{}.", key_part(v)),
+            &format!("{v}: "),
+            ACCURACY,
+            out,
+        );
     }
     // A run's load came first and keeps the machine's background of its own: one set of
     // `machine.*` a run, the load's (the phase that moves with a co-tenant the most).
     if let Some(b) = &r.background {
         if !out.iter().any(|m| m.key.starts_with(MACHINE_PREFIX)) {
-            out.extend(super::machine(b));
+            super::machine(b, out);
         }
     }
-    out.extend(errors(
-        "errors.query.failed_searches",
-        "errors: failed searches (all cells)",
-        Some(r.cells.iter().map(|c| c.errors as f64).sum()),
-    ));
-    out.extend(errors(
-        "errors.query.wrong_answers",
-        "errors: wrong answers (all checks)",
-        Some(r.failures_total as f64),
-    ));
+    rows(&r, "", "", TOTALS, out);
 }
 
 /// Every wrong answer of a variant, whatever check found it.

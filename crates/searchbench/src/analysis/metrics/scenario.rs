@@ -5,8 +5,8 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{errors, point, read, sampled, Direction::*, Metric};
-use crate::analysis::statistics::SampleKind;
+use super::{figure, read, rows, sampled, Judged::*, Metric, Row};
+use crate::analysis::statistics::SampleKind::PerRun;
 use crate::experiment::dates::Measure;
 use crate::query::beside::SearchesBeside;
 use crate::workload::scenario_result::{Creation, Latency, Snapshots};
@@ -30,48 +30,61 @@ struct Indexing {
     docs_per_sec: f64,
 }
 
+#[rustfmt::skip]
+const BESIDE: &[Row<SearchesBeside>] = &[
+    Row("searches_per_sec", "searches/s", "/s", Higher, |b| Some(b.searches_per_sec)),
+    Row("latency_p50_ms", "latency p50", "ms", Lower, |b| Some(b.latency.p50_us as f64 / 1e3)),
+    Row("latency_p99_ms", "latency p99", "ms", Lower, |b| Some(b.latency.p99_us as f64 / 1e3)),
+    Row("errors", "failed", "", Errors, |b| Some(b.errors as f64)),
+];
+
 /// The searches that ran beside a load (of an ingest or run, or of the many-shards logs
-/// phase), then the scenario's own figures.
-pub(super) fn scenario_and_beside(r: &Value, out: &mut Vec<Metric>) {
+/// phase).
+pub(super) fn beside(r: &Value, _: &[Value], out: &mut Vec<Metric>) {
     let beside = r
         .get("searches_beside")
         .or_else(|| r.get("indexing")?.get("searches_beside"))
         .filter(|b| b.is_object());
     if let Some(b) = beside.and_then(|b| read::<SearchesBeside>("searches beside", b, out)) {
-        let ms = |us: u64| Some(us as f64 / 1000.0);
-        out.extend(
-            [
-                point(
-                    "beside.searches_per_sec",
-                    "searches beside the load: searches/s",
-                    "/s",
-                    HigherBetter,
-                    Some(b.searches_per_sec),
-                ),
-                point(
-                    "beside.latency_p50_ms",
-                    "searches beside the load: latency p50",
-                    "ms",
-                    LowerBetter,
-                    ms(b.latency.p50_us),
-                ),
-                point(
-                    "beside.latency_p99_ms",
-                    "searches beside the load: latency p99",
-                    "ms",
-                    LowerBetter,
-                    ms(b.latency.p99_us),
-                ),
-                errors(
-                    "beside.errors",
-                    "searches beside the load: failed",
-                    Some(b.errors as f64),
-                ),
-            ]
-            .into_iter()
-            .flatten(),
-        );
+        rows(&b, "beside.", "searches beside the load: ", BESIDE, out);
     }
+}
+
+#[rustfmt::skip]
+const CREATION: &[Row<Creation>] = &[
+    Row("creation.indices_per_sec", "index creation: indices/s", "/s", Higher, |c| Some(c.indices_per_sec)),
+    Row("creation.docs_per_sec", "index creation: docs/s", "docs/s", Higher, |c| Some(c.docs_per_sec)),
+    Row("creation.last_tenth_indices_per_sec", "index creation: indices/s over the last tenth", "/s", Higher, |c| Some(c.last_tenth_indices_per_sec)),
+    Row("creation.create_p99_ms", "index creation: create request p99", "ms", Lower, |c| Some(c.create_ms.p99_us as f64 / 1e3)),
+    Row("creation.errors", "index creation: errors", "", Errors, |c| Some(c.errors as f64)),
+    Row("cluster_state_mb", "cluster state at the end of creation", "MB", Info, |c| Some(c.cluster_state.last()?.bytes as f64 / 1e6)),
+];
+
+#[rustfmt::skip]
+const INDEXING: &[Row<Indexing>] = &[
+    Row("indexing.docs_per_sec", "logs indexing with searches beside: docs/s", "docs/s", Higher, |i| Some(i.docs_per_sec)),
+];
+
+#[rustfmt::skip]
+const FIELD_CAPS: &[Row<Latency>] = &[
+    Row("field_caps.p50_ms", "field caps p50", "ms", Lower, |f| Some(f.p50_ms)),
+    Row("field_caps.p99_ms", "field caps p99", "ms", Lower, |f| Some(f.p99_ms)),
+    Row("field_caps.errors", "field caps: failed", "", Errors, |f| Some(f.errors as f64)),
+];
+
+#[rustfmt::skip]
+const SNAPSHOTS: &[Row<Snapshots>] = &[
+    Row("snapshots.create_mean_ms", "create snapshot: mean service time", "ms", Lower, |s| Some(s.create.mean_ms)),
+    Row("snapshots.create_p99_ms", "create snapshot: p99 service time", "ms", Lower, |s| Some(s.create.p99_ms)),
+    Row("snapshots.wait_secs", "snapshots: wait after the last create", "s", Lower, |s| Some(s.wait_secs)),
+    Row("snapshots.total_secs", "snapshots: all done after the first create", "s", Lower, |s| Some(s.total_secs)),
+    Row("snapshots.gc_ms", "snapshots: GC time of the nodes", "ms", Lower, |s| Some(s.gc_ms? as f64)),
+    Row("snapshots.failures", "snapshots not SUCCESS", "", Errors, |s| Some(s.failures as f64)),
+    Row("snapshots.error_rate", "snapshots: error rate", "", Lower, |s| Some(s.error_rate)),
+];
+
+/// The many-shards and snapshots scenarios' own figures.
+pub(super) fn metrics(r: &Value, _: &[Value], out: &mut Vec<Metric>) {
     if r.get("scenario").and_then(Value::as_str).is_none() {
         return;
     }
@@ -79,144 +92,16 @@ pub(super) fn scenario_and_beside(r: &Value, out: &mut Vec<Metric>) {
         return;
     };
     if let Some(c) = &s.creation {
-        let last_state_mb = c.cluster_state.last().map(|s| s.bytes as f64 / 1e6);
-        out.extend(
-            [
-                point(
-                    "creation.indices_per_sec",
-                    "index creation: indices/s",
-                    "/s",
-                    HigherBetter,
-                    Some(c.indices_per_sec),
-                ),
-                point(
-                    "creation.docs_per_sec",
-                    "index creation: docs/s",
-                    "docs/s",
-                    HigherBetter,
-                    Some(c.docs_per_sec),
-                ),
-                point(
-                    "creation.last_tenth_indices_per_sec",
-                    "index creation: indices/s over the last tenth",
-                    "/s",
-                    HigherBetter,
-                    Some(c.last_tenth_indices_per_sec),
-                ),
-                point(
-                    "creation.create_p99_ms",
-                    "index creation: create request p99",
-                    "ms",
-                    LowerBetter,
-                    Some(c.create_ms.p99_us as f64 / 1000.0),
-                ),
-                errors(
-                    "creation.errors",
-                    "index creation: errors",
-                    Some(c.errors as f64),
-                ),
-                point(
-                    "cluster_state_mb",
-                    "cluster state at the end of creation",
-                    "MB",
-                    Info,
-                    last_state_mb,
-                ),
-            ]
-            .into_iter()
-            .flatten(),
-        );
+        rows(c, "", "", CREATION, out);
     }
     if let Some(i) = &s.indexing {
-        out.extend(point(
-            "indexing.docs_per_sec",
-            "logs indexing with searches beside: docs/s",
-            "docs/s",
-            HigherBetter,
-            Some(i.docs_per_sec),
-        ));
+        rows(i, "", "", INDEXING, out);
     }
     if let Some(f) = &s.field_caps {
-        out.extend(
-            [
-                point(
-                    "field_caps.p50_ms",
-                    "field caps p50",
-                    "ms",
-                    LowerBetter,
-                    Some(f.p50_ms),
-                ),
-                point(
-                    "field_caps.p99_ms",
-                    "field caps p99",
-                    "ms",
-                    LowerBetter,
-                    Some(f.p99_ms),
-                ),
-                errors(
-                    "field_caps.errors",
-                    "field caps: failed",
-                    Some(f.errors as f64),
-                ),
-            ]
-            .into_iter()
-            .flatten(),
-        );
+        rows(f, "", "", FIELD_CAPS, out);
     }
     if let Some(sn) = &s.snapshots {
-        out.extend(
-            [
-                point(
-                    "snapshots.create_mean_ms",
-                    "create snapshot: mean service time",
-                    "ms",
-                    LowerBetter,
-                    Some(sn.create.mean_ms),
-                ),
-                point(
-                    "snapshots.create_p99_ms",
-                    "create snapshot: p99 service time",
-                    "ms",
-                    LowerBetter,
-                    Some(sn.create.p99_ms),
-                ),
-                point(
-                    "snapshots.wait_secs",
-                    "snapshots: wait after the last create",
-                    "s",
-                    LowerBetter,
-                    Some(sn.wait_secs),
-                ),
-                point(
-                    "snapshots.total_secs",
-                    "snapshots: all done after the first create",
-                    "s",
-                    LowerBetter,
-                    Some(sn.total_secs),
-                ),
-                point(
-                    "snapshots.gc_ms",
-                    "snapshots: GC time of the nodes",
-                    "ms",
-                    LowerBetter,
-                    sn.gc_ms.map(|g| g as f64),
-                ),
-                errors(
-                    "snapshots.failures",
-                    "snapshots not SUCCESS",
-                    Some(sn.failures as f64),
-                ),
-                point(
-                    "snapshots.error_rate",
-                    "snapshots: error rate",
-                    "",
-                    LowerBetter,
-                    Some(sn.error_rate),
-                ),
-            ]
-            .into_iter()
-            .flatten(),
-        );
+        rows(sn, "", "", SNAPSHOTS, out);
     }
 }
 
@@ -232,7 +117,7 @@ struct DatesVariant {
 
 /// `dates cost` on one cluster: per date-handling variant, its repeats' throughput,
 /// engine CPU and `_stats` index time per document, and the documents it lost.
-pub(super) fn dates_experiment(r: &Value, out: &mut Vec<Metric>) {
+pub(super) fn dates(r: &Value, _: &[Value], out: &mut Vec<Metric>) {
     let Some(variants) = r.get("variants").and_then(Value::as_array) else {
         return;
     };
@@ -242,44 +127,44 @@ pub(super) fn dates_experiment(r: &Value, out: &mut Vec<Metric>) {
         };
         let id = &v.id;
         let label = v.what.as_deref().unwrap_or(id);
-        let per_run =
-            |f: fn(&Measure) -> Option<f64>| -> Vec<f64> { v.runs.iter().filter_map(f).collect() };
-        for (field, what, unit, direction, values) in [
+        let per_run = |f: fn(&Measure) -> Option<f64>| v.runs.iter().filter_map(f).collect();
+        for (field, what, unit, judged, values) in [
             (
                 "docs_per_sec",
                 "docs/s",
                 "docs/s",
-                HigherBetter,
+                Higher,
                 per_run(|m| Some(m.docs_per_sec)),
             ),
             (
                 "engine_cpu_us_per_doc",
                 "engine CPU per doc",
                 "µs",
-                LowerBetter,
+                Lower,
                 per_run(|m| m.engine_cpu_us_per_doc),
             ),
             (
                 "index_time_us_per_doc",
                 "_stats index time per doc",
                 "µs",
-                LowerBetter,
+                Lower,
                 per_run(|m| m.index_time_us_per_doc),
             ),
         ] {
+            let key = format!("dates.{id}.{field}");
+            let label = format!("dates ({id}) {label}: {what}");
             out.extend(sampled(
-                &format!("dates.{id}.{field}"),
-                &format!("dates ({id}) {label}: {what}"),
-                unit,
-                direction,
-                SampleKind::PerRun,
-                values,
+                (&key, &label, unit, judged),
+                (PerRun, values, ""),
+                None,
             ));
         }
         let failed: f64 = v.runs.iter().map(|m| m.failed as f64).sum();
-        out.extend(errors(
+        out.extend(figure(
             &format!("errors.dates.{id}.failed_docs"),
             &format!("errors: dates ({id}) documents not indexed"),
+            "",
+            Errors,
             (!v.runs.is_empty()).then_some(failed),
         ));
     }

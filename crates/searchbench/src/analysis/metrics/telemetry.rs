@@ -4,11 +4,11 @@
 
 use serde_json::Value;
 
-use super::{errors, point, read, sampled, Direction::*, Metric};
-use crate::analysis::statistics::SampleKind;
+use super::{read, rows, sampled, Judged::*, Metric, Row};
+use crate::analysis::statistics::SampleKind::PerSecond;
 use crate::measure::telemetry::Summary;
 
-pub(super) fn metrics(result: &Value, out: &mut Vec<Metric>) {
+pub(super) fn metrics(result: &Value, _: &[Value], out: &mut Vec<Metric>) {
     let own = result.get("telemetry");
     let query_phase = result
         .get("query")
@@ -24,76 +24,44 @@ pub(super) fn metrics(result: &Value, out: &mut Vec<Metric>) {
     }
 }
 
+#[rustfmt::skip]
+const GC_AND_HEAP: &[Row<Summary>] = &[
+    Row("gc_share_pct", "GC share of wall (worst node)", "%", Lower, |t| Some(t.gc_share? * 100.0)),
+    Row("old_gcs", "old-generation collections", "", Lower, |t| t.old_gcs),
+    Row("heap_peak_mb", "heap peak", "MB", Lower, |t| Some(t.heap_peak_bytes? / 1e6)),
+];
+
+#[rustfmt::skip]
+const REJECTIONS_AND_MERGES: &[Row<Summary>] = &[
+    Row("write_rejections", "write thread pool rejections", "", Errors, |t| t.write_rejections),
+    Row("search_rejections", "search thread pool rejections", "", Errors, |t| t.search_rejections),
+    Row("merge_throttled_secs", "merges throttled", "s", Lower, |t| t.merge_throttled_secs),
+];
+
 fn phase(t: &Summary, prefix: &str, label: &str, out: &mut Vec<Metric>) {
-    let key = |k: &str| format!("{prefix}telemetry.{k}");
-    let name = |l: &str| format!("{label}{l}");
+    let key = format!("{prefix}telemetry.");
     let span = Some(t.span_secs).filter(|s| *s > 0.0);
-    let gc_key = key("gc_ms_per_s");
-    let gc_name = name("GC time per second (all nodes)");
-    out.extend(if t.per_second.gc_ms.is_empty() {
-        point(
-            &gc_key,
-            &gc_name,
+    let whole = t.gc_secs.zip(span).map(|(g, s)| g * 1000.0 / s);
+    out.extend(sampled(
+        (
+            &format!("{key}gc_ms_per_s"),
+            &format!("{label}GC time per second (all nodes)"),
             "ms/s",
-            LowerBetter,
-            t.gc_secs.zip(span).map(|(g, s)| g * 1000.0 / s),
-        )
-    } else {
-        sampled(
-            &gc_key,
-            &gc_name,
-            "ms/s",
-            LowerBetter,
-            SampleKind::PerSecond,
-            t.per_second.gc_ms.clone(),
-        )
-    });
-    out.extend(point(
-        &key("gc_share_pct"),
-        &name("GC share of wall (worst node)"),
-        "%",
-        LowerBetter,
-        t.gc_share.map(|s| s * 100.0),
+            Lower,
+        ),
+        (PerSecond, t.per_second.gc_ms.clone(), ""),
+        whole,
     ));
-    out.extend(point(
-        &key("old_gcs"),
-        &name("old-generation collections"),
-        "",
-        LowerBetter,
-        t.old_gcs,
-    ));
-    out.extend(point(
-        &key("heap_peak_mb"),
-        &name("heap peak"),
-        "MB",
-        LowerBetter,
-        t.heap_peak_bytes.map(|b| b / 1e6),
-    ));
-    if !t.per_second.heap_used_mb.is_empty() {
-        out.extend(sampled(
-            &key("heap_used_mb"),
-            &name("heap used (per-second, all nodes)"),
+    rows(t, &key, label, GC_AND_HEAP, out);
+    out.extend(sampled(
+        (
+            &format!("{key}heap_used_mb"),
+            &format!("{label}heap used (per-second, all nodes)"),
             "MB",
-            LowerBetter,
-            SampleKind::PerSecond,
-            t.per_second.heap_used_mb.clone(),
-        ));
-    }
-    out.extend(errors(
-        &key("write_rejections"),
-        &name("write thread pool rejections"),
-        t.write_rejections,
+            Lower,
+        ),
+        (PerSecond, t.per_second.heap_used_mb.clone(), ""),
+        None,
     ));
-    out.extend(errors(
-        &key("search_rejections"),
-        &name("search thread pool rejections"),
-        t.search_rejections,
-    ));
-    out.extend(point(
-        &key("merge_throttled_secs"),
-        &name("merges throttled"),
-        "s",
-        LowerBetter,
-        t.merge_throttled_secs,
-    ));
+    rows(t, &key, label, REJECTIONS_AND_MERGES, out);
 }

@@ -4,86 +4,46 @@
 
 use serde_json::Value;
 
-use super::{errors, key_part, point, read, Direction::*, Metric};
+use super::{key_part, read, rows, Judged::*, Metric, Row};
 use crate::tasks::TaskFigures;
 
-/// Whether `r` is a track run's result.
-pub(super) fn is_track(r: &Value) -> bool {
-    r.get("track").is_some_and(Value::is_string) && r.get("tasks").is_some_and(Value::is_array)
+/// A task's metrics. Its throughput is in documents or operations per second, by the task:
+/// of the two rows, the one in its unit.
+#[rustfmt::skip]
+const TASK: &[Row<TaskFigures>] = &[
+    Row("throughput", "throughput", "docs/s", Higher, |t| t.throughput_mean.filter(|_| t.in_docs())),
+    Row("throughput", "throughput", "ops/s", Higher, |t| t.throughput_mean.filter(|_| !t.in_docs())),
+    Row("latency_p50_ms", "latency p50", "ms", Lower, |t| Some(t.latency_ms?[0])),
+    Row("latency_p90_ms", "latency p90", "ms", Lower, |t| Some(t.latency_ms?[1])),
+    Row("latency_p99_ms", "latency p99", "ms", Lower, |t| Some(t.latency_ms?[2])),
+    Row("service_time_p50_ms", "service time p50", "ms", Lower, |t| Some(t.service_time_ms?[0])),
+    Row("service_time_p99_ms", "service time p99", "ms", Lower, |t| Some(t.service_time_ms?[2])),
+    Row("errors", "failed operations", "", Errors, |t| Some(t.errors as f64)),
+    Row("recall_at_k", "mean recall@k", "recall", Higher, |t| Some(t.recall.as_ref()?.mean_at_k)),
+];
+
+impl TaskFigures {
+    fn in_docs(&self) -> bool {
+        self.throughput_unit == "docs/s"
+    }
 }
 
-pub(super) fn metrics(r: &Value, out: &mut Vec<Metric>) {
-    let Some(tasks) = read::<Vec<TaskFigures>>("tasks", &r["tasks"], out) else {
+/// A track run's tasks, each by [`TASK`].
+pub(super) fn metrics(r: &Value, _: &[Value], out: &mut Vec<Metric>) {
+    let is_track = r.get("track").is_some_and(Value::is_string);
+    let Some(tasks) = r.get("tasks").filter(|t| is_track && t.is_array()) else {
+        return;
+    };
+    let Some(tasks) = read::<Vec<TaskFigures>>("tasks", tasks, out) else {
         return;
     };
     for t in &tasks {
-        let k = format!("task.{}", key_part(&t.task));
-        let unit: &'static str = if t.throughput_unit == "docs/s" {
-            "docs/s"
-        } else {
-            "ops/s"
-        };
-        let name = &t.task;
-        let at = |p: Option<[f64; 4]>, i: usize| p.map(|p| p[i]);
-        out.extend(
-            [
-                point(
-                    &format!("{k}.throughput"),
-                    &format!("{name}: throughput"),
-                    unit,
-                    HigherBetter,
-                    t.throughput_mean,
-                ),
-                point(
-                    &format!("{k}.latency_p50_ms"),
-                    &format!("{name}: latency p50"),
-                    "ms",
-                    LowerBetter,
-                    at(t.latency_ms, 0),
-                ),
-                point(
-                    &format!("{k}.latency_p90_ms"),
-                    &format!("{name}: latency p90"),
-                    "ms",
-                    LowerBetter,
-                    at(t.latency_ms, 1),
-                ),
-                point(
-                    &format!("{k}.latency_p99_ms"),
-                    &format!("{name}: latency p99"),
-                    "ms",
-                    LowerBetter,
-                    at(t.latency_ms, 2),
-                ),
-                point(
-                    &format!("{k}.service_time_p50_ms"),
-                    &format!("{name}: service time p50"),
-                    "ms",
-                    LowerBetter,
-                    at(t.service_time_ms, 0),
-                ),
-                point(
-                    &format!("{k}.service_time_p99_ms"),
-                    &format!("{name}: service time p99"),
-                    "ms",
-                    LowerBetter,
-                    at(t.service_time_ms, 2),
-                ),
-                errors(
-                    &format!("{k}.errors"),
-                    &format!("{name}: failed operations"),
-                    Some(t.errors as f64),
-                ),
-                point(
-                    &format!("{k}.recall_at_k"),
-                    &format!("{name}: mean recall@k"),
-                    "recall",
-                    HigherBetter,
-                    t.recall.map(|r| r.mean_at_k),
-                ),
-            ]
-            .into_iter()
-            .flatten(),
+        rows(
+            t,
+            &format!("task.{}.", key_part(&t.task)),
+            &format!("{}: ", t.task),
+            TASK,
+            out,
         );
     }
 }
