@@ -10,6 +10,7 @@ pub mod cluster;
 pub mod corpus;
 pub mod deploy;
 pub mod engine;
+pub mod exit;
 pub mod experiment;
 pub mod ingest;
 mod layering;

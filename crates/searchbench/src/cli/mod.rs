@@ -60,23 +60,7 @@ pub use args::TargetArgs;
 
 use clap::{Parser, Subcommand};
 
-/// Exit codes: what a script calling searchbench can rely on.
-pub mod exit {
-    /// Everything worked and every check passed.
-    pub const OK: i32 = 0;
-    /// The work could not be done (engine would not start, target unreachable, I/O error).
-    pub const FAILURE: i32 = 1;
-    /// Bad usage or bad input (flags, specs, files).
-    pub const USAGE: i32 = 2;
-    /// The work was done but a check failed (counts do not reconcile, wrong answers).
-    pub const CHECK_FAILED: i32 = 3;
-    /// Stopped by Ctrl-C / SIGINT (128 + 2, the shell's convention) or SIGTERM (asked to stop,
-    /// as Kubernetes, systemd and `docker stop` ask); the partial run is kept as
-    /// `interrupted`.
-    pub const INTERRUPTED: i32 = 130;
-    /// A check that cannot tell (`git bisect run`'s "cannot test this commit, skip it").
-    pub const CANNOT_TELL: i32 = 125;
-}
+pub use crate::exit;
 
 /// An error at the CLI edge, carrying the exit code it maps to.
 #[derive(Debug)]
@@ -116,13 +100,21 @@ fn session_code(error: &crate::session::SessionError) -> i32 {
 }
 
 /// Exit 1, except for a session's error that reaches here through `?`: it keeps the code
-/// [`CliError::session`] gives it, so a command cannot exit 1 where another exits 2.
+/// [`CliError::session`] gives it, so a command cannot exit 1 where another exits 2 (and the
+/// rounds' errors theirs).
 impl<E: Into<anyhow::Error>> From<E> for CliError {
     fn from(error: E) -> Self {
         let error = error.into();
+        let rounds = || {
+            error
+                .downcast_ref::<crate::session::rounds::RoundsError>()
+                .map(|e| e.code())
+        };
         let code = error
             .downcast_ref::<crate::session::SessionError>()
-            .map_or(exit::FAILURE, session_code);
+            .map(session_code)
+            .or_else(rounds)
+            .unwrap_or(exit::FAILURE);
         CliError { code, error }
     }
 }

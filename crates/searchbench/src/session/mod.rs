@@ -26,7 +26,9 @@ pub mod profile;
 pub mod publish;
 pub mod query;
 pub mod record;
+
 pub mod rewrites;
+pub mod rounds;
 pub mod run;
 pub mod saturate;
 pub mod scenario;

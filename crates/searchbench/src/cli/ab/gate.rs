@@ -6,11 +6,12 @@
 
 use clap::Args;
 
-use super::rounds::{self, BudgetArgs, Rounds, SideArgs};
+use super::rounds::{self, BudgetArgs, SideArgs};
 use crate::analysis::compare;
 use crate::cli::args::{PublishArgs, StoreArgs};
 use crate::cli::{exit, output, CliError, CliResult};
 use crate::engine::{self, StartOptions, DEFAULT_ENGINE};
+use crate::session::rounds::{deadline_in, sequential::sequential, Ran};
 
 #[derive(Debug, Args)]
 #[command(
@@ -114,8 +115,9 @@ pub async fn run(g: GateArgs) -> CliResult {
 }
 
 async fn gate(g: GateArgs) -> Result<i32, CliError> {
-    rounds::check_threshold(g.threshold)?;
-    let mut rounds = Rounds::new(&g.command, &g.sides, g.store.store.clone())?;
+    let mut budget = g.budget.budget(MAX_ROUNDS, g.threshold)?;
+    budget.max_minutes = Some(budget.max_minutes.unwrap_or(MAX_MINUTES));
+    let mut rounds = rounds::rounds(&g.command, &g.sides, &g.store)?;
     let id = rounds.id.clone();
     let own = names_own_engine(&g.command).or_else(|| names_own_engine(&rounds.sides.concat()));
     if let (Some(flag), Some(_)) = (own, &g.gate_url) {
@@ -126,9 +128,6 @@ async fn gate(g: GateArgs) -> Result<i32, CliError> {
     rounds.env = publish_env(&g.publish);
     let begun = crate::cli::ending::listen();
     let cancel = begun.cancel.clone();
-    let max_rounds = g.budget.max_rounds.unwrap_or(MAX_ROUNDS);
-    let mut budget = g.budget.clone();
-    budget.max_minutes = Some(budget.max_minutes.unwrap_or(MAX_MINUTES));
 
     // The engine: reused, the runs' own, or one started for the rounds.
     let mut node = None;
@@ -170,27 +169,18 @@ async fn gate(g: GateArgs) -> Result<i32, CliError> {
     }
     // The budget is the gate's from here, warm-ups included: a run still going when it is
     // spent is stopped, and the gate cannot tell (125).
-    rounds.deadline = rounds::deadline_in(budget.max_minutes);
+    rounds.deadline = deadline_in(budget.max_minutes);
     let result = async {
         let warm = g.warm_runs.unwrap_or(if started { 3 } else { 0 });
         if warm > 0 {
             eprintln!("gate {id}: {warm} unmeasured run(s) to warm the engine");
-            if rounds.warm(warm, &cancel).await? == rounds::Ran::OutOfTime {
+            if rounds.warm(warm, &cancel).await? == Ran::OutOfTime {
                 return Err(CliError::from(anyhow::anyhow!(
                     "gate {id}: the budget (--max-minutes) was spent warming the engine"
                 )));
             }
         }
-        rounds::sequential(
-            &rounds,
-            "gate",
-            &budget,
-            max_rounds,
-            g.threshold,
-            &g.store,
-            &cancel,
-        )
-        .await
+        Ok(sequential(&rounds, "gate", &budget, &g.store.path()?, &cancel).await?)
     }
     .await;
     if let Some(n) = node.take() {

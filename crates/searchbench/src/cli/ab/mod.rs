@@ -11,13 +11,15 @@ use clap::Args;
 pub mod gate;
 mod rounds;
 
-use rounds::{sequential, BudgetArgs, Rounds, SideArgs, MAX_ROUNDS};
+use rounds::{BudgetArgs, SideArgs};
 
 use super::args::StoreArgs;
 use super::{output, CliError, CliResult};
 use crate::analysis::compare::{self, format_diff, format_n, format_verdict, Comparison};
 use crate::analysis::metrics::THROUGHPUT;
 use crate::analysis::sequential::Decision;
+use crate::session::rounds::deadline_in;
+use crate::session::rounds::sequential::{sequential, MAX_ROUNDS};
 
 #[derive(Debug, Args)]
 #[command(
@@ -73,10 +75,10 @@ pub struct AbArgs {
 }
 
 pub async fn run(a: AbArgs) -> CliResult {
-    let mut rounds = Rounds::new(&a.command, &a.sides, a.store.store.clone())?;
+    let mut rounds = rounds::rounds(&a.command, &a.sides, &a.store)?;
     let id = rounds.id.clone();
     if a.rounds.is_none() {
-        rounds.deadline = rounds::deadline_in(a.budget.max_minutes);
+        rounds.deadline = deadline_in(a.budget.max_minutes);
     }
     let begun = super::ending::listen();
     let cancel = begun.cancel.clone();
@@ -94,20 +96,9 @@ pub async fn run(a: AbArgs) -> CliResult {
             None
         }
         None => {
-            rounds::check_threshold(a.threshold)?;
-            let max = a.budget.max_rounds.unwrap_or(MAX_ROUNDS);
-            Some(
-                sequential(
-                    &rounds,
-                    "ab",
-                    &a.budget,
-                    max,
-                    a.threshold,
-                    &a.store,
-                    &cancel,
-                )
-                .await?,
-            )
+            let budget = a.budget.budget(MAX_ROUNDS, a.threshold)?;
+            let store = a.store.path()?;
+            Some(sequential(&rounds, "ab", &budget, &store, &cancel).await?)
         }
     };
     let store = a.store.open()?;
@@ -173,43 +164,7 @@ fn headline(c: &Comparison) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::rounds::{order, shown, split, Side};
     use super::*;
-    use crate::cli::exit;
-
-    #[test]
-    fn a_sides_secrets_are_never_shown() {
-        let said = shown(
-            "--url http://bob:hunter2@h:9200 --password 'hunter2' --api-key=hunter2 --docs 10",
-        );
-        assert!(!said.contains("hunter2"), "{said}");
-        assert!(
-            said.contains("bob:***@h:9200") && said.contains("--docs 10"),
-            "{said}"
-        );
-        assert_eq!(shown("  "), "as given");
-    }
-
-    #[test]
-    fn a_commands_key_ignores_its_tags() {
-        let w = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
-        let key = rounds::command_key;
-        assert_eq!(
-            key(&w("ingest logs --tag build=1 --docs 10")),
-            key(&w("ingest logs --docs 10 --tag=build=2"))
-        );
-        assert_ne!(
-            key(&w("ingest logs --docs 10")),
-            key(&w("ingest logs --docs 20"))
-        );
-    }
-
-    #[test]
-    fn rounds_alternate_which_side_runs_first() {
-        let firsts: Vec<Side> = (1..=4).map(|r| order(r)[0]).collect();
-        assert_eq!(firsts, [Side::A, Side::B, Side::A, Side::B]);
-        assert!((1..=4).all(|r| order(r)[0] != order(r)[1]));
-    }
 
     /// A side of three runs with these rates and engine CPU per document.
     fn side(label: &str, rate: [f64; 3], cost: [f64; 3]) -> compare::Side {
@@ -263,26 +218,5 @@ mod tests {
             line.ends_with(": worse") && !line.contains("leaning"),
             "{line}"
         );
-    }
-
-    #[test]
-    fn a_sides_arguments_split_as_a_shell_would() {
-        assert_eq!(
-            split(
-                "a",
-                "--setting 'index.refresh_interval=30s' --bulk-size 500"
-            )
-            .unwrap(),
-            [
-                "--setting",
-                "index.refresh_interval=30s",
-                "--bulk-size",
-                "500"
-            ]
-        );
-        assert!(split("a", "").unwrap().is_empty());
-        let e = split("b", "--tag 'open").unwrap_err();
-        assert_eq!(e.code, exit::USAGE);
-        assert!(e.error.to_string().contains("--b"), "{}", e.error);
     }
 }
