@@ -70,7 +70,9 @@ impl Side {
             label: group.label(),
             run_ids: runs.iter().map(|l| l.row.id.0.clone()).collect(),
             engine: first.and_then(|r| r.engine.clone()),
-            cpu_model: first.and_then(|r| r.machine.get("cpu_model")?.as_str().map(str::to_string)),
+            cpu_model: first
+                .map(|r| crate::measure::machine::Machine::read(&r.machine).cpu_model)
+                .filter(|m| !m.is_empty()),
             states: runs.iter().map(|l| l.row.state).collect(),
             excluded: group.excluded.clone(),
             metrics,

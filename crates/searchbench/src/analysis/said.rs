@@ -1,43 +1,114 @@
 //! What a stored result says of itself beside its metrics (its headline's definition, its
-//! documents' counts, the warm-up of the node, the profile's recordings), read back as the
-//! types it was written with: what the views show of a run, by one reader, never by the
-//! result's JSON paths.
+//! documents' counts, the warm-up of the node, the profile, the telemetry's summary, the
+//! service time, the attribution), read back as the types it was written with: what the views
+//! show of a run, by one reader, never by the result's JSON paths.
+//!
+//! Each part reads on its own: a part that does not read as its type (a corrupted or foreign
+//! result) is absent, and the others still show (the metrics name the unreadable part).
 
-use serde::Deserialize;
+use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
 use crate::ingest::Counts;
-use crate::measure::Headline;
+use crate::measure::profile::Profile;
+use crate::measure::telemetry::Summary as Telemetry;
+use crate::measure::{Attribution, Headline, Summary};
+use crate::query::QueryResult;
 use crate::store::RunRow;
+use crate::tasks::TaskFigures;
+use crate::workload::scenario_result::{Creation, Snapshots};
 
 /// What a stored result says of itself.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
 pub struct Said {
     /// A load's headline: its figure and how it was made.
+    #[serde(deserialize_with = "part")]
     pub headline: Option<Headline>,
+    /// A load's documents acknowledged per second (older results kept no `headline`).
+    #[serde(deserialize_with = "part")]
+    pub docs_per_sec: Option<f64>,
     /// A load's documents.
+    #[serde(deserialize_with = "part")]
     pub counts: Option<Counts>,
     /// How the node started for the run was warmed before its load, when it was.
     pub warm_up: Option<Value>,
-    /// The engine profile's recordings (`--profile`).
-    pub profile: Option<Recordings>,
+    /// The engine profile (`--profile`) of a result that keeps it.
+    #[serde(deserialize_with = "part")]
+    pub profile: Option<Profile>,
+    /// The telemetry's summary of the load (or of a query command).
+    #[serde(deserialize_with = "part")]
+    pub telemetry: Option<Telemetry>,
+    /// A load's service time.
+    #[serde(deserialize_with = "part")]
+    pub service: Option<Summary>,
+    /// Where a load's wall time went.
+    #[serde(deserialize_with = "part")]
+    pub attribution: Option<Attribution>,
+    /// What a result names of its own run: the workload, the corpus described, the index,
+    /// and the configuration to run it again (read when a result file is imported).
+    #[serde(deserialize_with = "part")]
+    pub workload: Option<String>,
+    #[serde(deserialize_with = "part")]
+    pub corpus: Option<String>,
+    #[serde(deserialize_with = "part")]
+    pub index: Option<String>,
+    pub config: Option<Value>,
+    /// When a load began on the wall clock (ms since the epoch): its timeline's second 0.
+    #[serde(deserialize_with = "part")]
+    pub load_started_unix_ms: Option<u64>,
+    /// A track run's tasks, each with its figures.
+    #[serde(deserialize_with = "part")]
+    pub tasks: Option<Vec<TaskFigures>>,
+    /// The scenario a result is of (`many-shards`, `snapshots`), and its phases.
+    #[serde(deserialize_with = "part")]
+    pub scenario: Option<String>,
+    #[serde(deserialize_with = "part")]
+    pub creation: Option<Creation>,
+    #[serde(deserialize_with = "part")]
+    pub snapshots: Option<Snapshots>,
+    /// A run's query phase, as far as the views read it here (the whole phase: [`query`]).
+    #[serde(deserialize_with = "part")]
+    pub query: Option<QueryPhase>,
 }
 
-/// Where a profile's recordings were kept, to open in another tool (JMC).
+/// What a run's query phase says of itself beside its cells.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct Recordings {
-    pub recordings: Vec<String>,
+pub struct QueryPhase {
+    #[serde(deserialize_with = "part")]
+    pub telemetry: Option<Telemetry>,
+}
+
+/// A part as its type, or absent when it does not read as it.
+fn part<'de, D: Deserializer<'de>, T: serde::de::DeserializeOwned>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
+    let v = Value::deserialize(d)?;
+    Ok(T::deserialize(v).ok())
 }
 
 impl Said {
-    /// What `row`'s result says of itself (nothing for a run without a result, or one whose
-    /// parts do not read as their types: the metrics say that one is unreadable).
+    /// What `row`'s result says of itself (nothing for a run without a result).
     pub fn of(row: &RunRow) -> Said {
-        row.result
-            .as_ref()
-            .and_then(|r| Said::deserialize(r).ok())
-            .unwrap_or_default()
+        row.result.as_ref().map(Said::of_result).unwrap_or_default()
     }
+
+    /// What a stored result says of itself.
+    pub fn of_result(result: &Value) -> Said {
+        Said::deserialize(result).unwrap_or_default()
+    }
+
+    /// Where the profile's recordings were kept, to open in another tool (JMC).
+    pub fn recordings(&self) -> Vec<String> {
+        let kept = self.profile.iter().flat_map(|p| &p.recordings);
+        kept.map(|r| r.display().to_string()).collect()
+    }
+}
+
+/// The query result of a stored run, read as its type: the result itself (`searchbench
+/// query`) or its query phase (`searchbench run`); `None` when it has none or it does not read
+/// (the metrics then name it unreadable).
+pub fn query(result: &Value) -> Option<QueryResult> {
+    QueryResult::deserialize(crate::analysis::metrics::query_part(result)?).ok()
 }

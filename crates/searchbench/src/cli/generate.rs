@@ -4,13 +4,12 @@
 
 use std::io::IsTerminal;
 
-use super::args::GeneratorArgs;
 use clap::{Args, ValueEnum};
 
+use super::args::GeneratorArgs;
 use super::{CliError, CliResult};
 use crate::session::generate::{write_corpus, Compression};
-use crate::workload;
-use crate::workload::FileShape;
+use crate::workload::{self, FileShape};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -185,10 +184,7 @@ fn synthesize(args: &GenerateArgs, mapping: &std::path::Path) -> CliResult {
         .docs
         .ok_or_else(|| usage("--mapping needs --docs: how many documents to make".into()))?;
     let shown = mapping.display();
-    let text = std::fs::read(mapping).map_err(|e| usage(format!("{shown}: {e}")))?;
-    let body: serde_json::Value =
-        serde_json::from_slice(&text).map_err(|e| usage(format!("{shown}: {e}")))?;
-    let fields = synth::mapping::fields(&body).map_err(|e| usage(format!("{shown}: {e}")))?;
+    let fields = synth::mapping::read(mapping).map_err(usage)?;
     let (sample, about) = match &args.sample {
         Some(path) => {
             let sample = synth::read_sample(path).map_err(CliError::usage)?;
@@ -240,54 +236,9 @@ fn synthesize(args: &GenerateArgs, mapping: &std::path::Path) -> CliResult {
         let json = serde_json::to_vec_pretty(&rows).map_err(|e| anyhow::anyhow!("{e}"))?;
         crate::out_folder::write_file(report, &json)
             .map_err(|e| usage(format!("--fidelity {e}")))?;
-        eprintln!("{}", fidelity_table(&rows, &real));
+        eprintln!("{}", super::output::fidelity::table(&rows, &real));
     }
     Ok(())
-}
-
-/// The fidelity report as a table: each field, real → synthesized.
-fn fidelity_table(rows: &[crate::corpus::synth::fidelity::Row], real: &std::path::Path) -> String {
-    use crate::corpus::synth::fidelity::{CARDINALITY, QUANTILES};
-    let mut t = super::output::table([
-        "field",
-        "missing",
-        "cardinality",
-        "top share",
-        "p50",
-        "error",
-        "",
-    ]);
-    let pair = |a: f64, b: f64| format!("{a:.3} → {b:.3}");
-    for r in rows {
-        let p50 = match (r.real.quantiles, r.synthesized.quantiles) {
-            (Some(a), Some(b)) => format!("{} {:.0} → {:.0}", r.of, a[1], b[1]),
-            _ => "–".into(),
-        };
-        t.add_row(vec![
-            r.field.clone(),
-            pair(r.real.missing, r.synthesized.missing),
-            format!(
-                "{} → {} (×{:.2})",
-                r.real.cardinality, r.synthesized.cardinality, r.cardinality_ratio
-            ),
-            pair(r.real.top_share, r.synthesized.top_share),
-            p50,
-            r.quantile_error
-                .map_or("–".into(), |e| format!("{:.1} %", e * 100.0)),
-            if r.within { "within" } else { "OUTSIDE" }.into(),
-        ]);
-    }
-    let outside = rows.iter().filter(|r| !r.within).count();
-    format!(
-        "fidelity against {} ({} docs a side): {} of {} fields within cardinality ±{:.0} % and \
-         quantiles ±{:.0} %\n{t}",
-        real.display(),
-        rows.first().map_or(0, |r| r.real.docs),
-        rows.len() - outside,
-        rows.len(),
-        CARDINALITY * 100.0,
-        QUANTILES * 100.0
-    )
 }
 
 /// `--format bigann`: the vectors corpus as the ANN benchmarks' files in the folder `--out`.

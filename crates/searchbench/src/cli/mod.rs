@@ -38,7 +38,9 @@ mod dates;
 mod deploy;
 mod ending;
 pub mod engine;
+mod error;
 mod generate;
+mod help;
 mod history;
 mod ingest;
 mod matrix;
@@ -62,64 +64,8 @@ use clap::{Parser, Subcommand};
 
 pub use crate::exit;
 
-/// An error at the CLI edge, carrying the exit code it maps to.
-#[derive(Debug)]
-pub struct CliError {
-    pub code: i32,
-    pub error: anyhow::Error,
-}
-
-impl CliError {
-    pub fn usage(error: impl Into<anyhow::Error>) -> Self {
-        CliError {
-            code: exit::USAGE,
-            error: error.into(),
-        }
-    }
-    /// A session's error: bad usage or input exits 2, an interruption 130, anything else 1.
-    pub fn session(error: crate::session::SessionError) -> Self {
-        CliError {
-            code: session_code(&error),
-            error: error.into(),
-        }
-    }
-    pub fn check(error: impl Into<anyhow::Error>) -> Self {
-        CliError {
-            code: exit::CHECK_FAILED,
-            error: error.into(),
-        }
-    }
-}
-
-fn session_code(error: &crate::session::SessionError) -> i32 {
-    match error {
-        e if e.is_usage() => exit::USAGE,
-        crate::session::SessionError::Interrupted(_) => exit::INTERRUPTED,
-        _ => exit::FAILURE,
-    }
-}
-
-/// Exit 1, except for a session's error that reaches here through `?`: it keeps the code
-/// [`CliError::session`] gives it, so a command cannot exit 1 where another exits 2 (and the
-/// rounds' errors theirs).
-impl<E: Into<anyhow::Error>> From<E> for CliError {
-    fn from(error: E) -> Self {
-        let error = error.into();
-        let rounds = || {
-            error
-                .downcast_ref::<crate::session::rounds::RoundsError>()
-                .map(|e| e.code())
-        };
-        let code = error
-            .downcast_ref::<crate::session::SessionError>()
-            .map(session_code)
-            .or_else(rounds)
-            .unwrap_or(exit::FAILURE);
-        CliError { code, error }
-    }
-}
-
-pub type CliResult = Result<(), CliError>;
+pub use error::{CliError, CliResult};
+pub use help::command;
 
 /// `--version`: the package version, the commit it was built from and the build profile.
 pub const VERSION: &str = concat!(
@@ -252,64 +198,6 @@ pub enum Command {
 }
 
 /// Parses the arguments, runs the command, prints errors, returns the exit code.
-/// The flags `-h` shows: what people use on most runs. `--help` shows every flag, grouped.
-const SHORT_HELP_FLAGS: [&str; 12] = [
-    "engine",
-    "urls",
-    "url",
-    "docs",
-    "clients",
-    "bulk_size",
-    "index",
-    "json",
-    "tag",
-    "store",
-    "workload_file",
-    "metric",
-];
-
-/// The command line as parsed: [`Cli`], with `-h` kept short (the flags of
-/// [`SHORT_HELP_FLAGS`], the arguments, and a pointer to `--help`) on every command.
-pub fn command() -> clap::Command {
-    fn shorten(cmd: clap::Command) -> clap::Command {
-        let hidden: Vec<String> = cmd
-            .get_arguments()
-            .filter(|a| !a.is_positional() && !SHORT_HELP_FLAGS.contains(&a.get_id().as_str()))
-            .map(|a| a.get_id().to_string())
-            .collect();
-        let mut cmd = cmd;
-        for id in &hidden {
-            cmd = cmd.mut_arg(id.as_str(), |a| a.hide_short_help(true));
-        }
-        if !hidden.is_empty() {
-            let before = cmd
-                .get_after_help()
-                .map(|h| format!("{h}\n\n"))
-                .unwrap_or_default();
-            let all = cmd.get_arguments().filter(|a| !a.is_positional()).count();
-            cmd = cmd.after_help(format!(
-                "{before}(-h shows the common flags; --help all {all} of them.)"
-            ));
-        }
-        let names: Vec<String> = cmd
-            .get_subcommands()
-            .map(|c| c.get_name().to_string())
-            .collect();
-        for name in names {
-            cmd = cmd.mut_subcommand(name, shorten);
-        }
-        cmd
-    }
-    let root = <Cli as clap::CommandFactory>::command();
-    let names: Vec<String> = root
-        .get_subcommands()
-        .map(|c| c.get_name().to_string())
-        .collect();
-    names
-        .into_iter()
-        .fold(root, |root, name| root.mut_subcommand(name, shorten))
-}
-
 pub fn main() -> i32 {
     let argv = args::legacy::rewrite(std::env::args_os().collect());
     let parsed = command()

@@ -5,7 +5,9 @@
 //! its own results store added; the parts' stores are then imported into one and merged.
 
 pub mod kubernetes;
+pub mod run_flags;
 pub mod ssh;
+pub mod steps;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 

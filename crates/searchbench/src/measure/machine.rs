@@ -1,8 +1,9 @@
 //! What machine a result was measured on: CPU model, cores, memory.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Machine {
     pub cpu_model: String,
     pub cores: usize,
@@ -15,6 +16,23 @@ pub struct Machine {
 }
 
 impl Machine {
+    /// A stored run's machine, as it was written; what does not read is unknown (empty).
+    pub fn read(stored: &serde_json::Value) -> Machine {
+        Machine::deserialize(stored).unwrap_or_default()
+    }
+
+    /// `CPU model, N cores, memory` with the memory as `memory` writes it; `?` for what is not
+    /// known.
+    pub fn described(&self, memory: impl Fn(u64) -> String) -> String {
+        let model = if self.cpu_model.is_empty() {
+            "?"
+        } else {
+            &self.cpu_model
+        };
+        let memory = self.memory_bytes.map_or_else(|| "?".into(), memory);
+        format!("{model}, {} cores, {memory}", self.cores)
+    }
+
     pub fn detect() -> Self {
         let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
         let cpu_model = cpuinfo

@@ -22,6 +22,7 @@
 //! credentials, a track's secret parameters redacted), and the results cluster's own
 //! credentials are never in a document.
 
+use crate::analysis::said::Said;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use reqwest::Method;
@@ -31,6 +32,7 @@ use crate::analysis::compare::timeline_of;
 use crate::cluster::{Target, TargetError};
 use crate::store::{RunId, RunRow, Store, StoreError};
 
+mod batch;
 mod changes;
 pub mod dashboards;
 #[cfg(test)]
@@ -38,6 +40,7 @@ mod double;
 mod read;
 pub mod whole;
 
+pub use batch::{FailedRun, Published, SentRun};
 pub use read::{ReadBack, Reading};
 
 /// The indices' prefix unless told otherwise.
@@ -402,11 +405,9 @@ fn documents(
         ));
     }
     // A load's seconds are counted from its own start when the result says it.
-    let load_start_ms = row
-        .result
-        .as_ref()
-        .and_then(|r| r.get("load_started_unix_ms"))
-        .and_then(Value::as_u64)
+    let said = Said::of(row);
+    let load_start_ms = said
+        .load_started_unix_ms
         .unwrap_or(millis(row.started_unix));
     for second in &timeline {
         let Some(s) = second.get("second").and_then(Value::as_u64) else {
@@ -430,24 +431,19 @@ fn documents(
             .into();
         docs.push((p.index("telemetry"), doc_id, with(extra)));
     }
-    let tasks = row
-        .result
-        .as_ref()
-        .and_then(|r| r.get("tasks"))
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    for (i, mut task) in tasks.into_iter().enumerate() {
-        let name = task
-            .get("task")
-            .and_then(Value::as_str)
-            .map_or_else(|| i.to_string(), str::to_string);
+    for task in said.tasks.iter().flatten() {
+        let Ok(Value::Object(mut doc)) = serde_json::to_value(task) else {
+            continue;
+        };
         // A part's operations per second are keyed by the second: as fields, one each, they
         // would grow the mapping without bound (the timeline has them by row).
-        if let Some(t) = task.as_object_mut() {
-            t.remove("per_second");
-        }
-        docs.push((p.index("tasks"), format!("{id}:{name}"), with(task)));
+        doc.remove("per_second");
+        let name = &task.task;
+        docs.push((
+            p.index("tasks"),
+            format!("{id}:{name}"),
+            with(Value::Object(doc)),
+        ));
     }
     let mut run = base.clone();
     run.insert("status".into(), row.status.clone().into());

@@ -4,12 +4,12 @@
 
 use std::fmt::Write as _;
 
-use serde::Deserialize;
 use serde_json::Value;
 
 use super::page::esc;
 use super::Loaded;
 use crate::analysis::metrics;
+use crate::analysis::said::Said;
 use crate::measure::telemetry::Summary;
 use crate::store::State;
 use crate::units::format_metric;
@@ -53,8 +53,9 @@ impl Headline {
         if l.row.state != State::Complete {
             figures.push(format!("run {}", l.row.state.name()));
         }
-        let load = result.get("telemetry");
-        let query = result.get("query").and_then(|q| q.get("telemetry"));
+        let said = Said::of_result(result);
+        let load = said.telemetry.as_ref();
+        let query = said.query.as_ref().and_then(|q| q.telemetry.as_ref());
         let mut diagnosis = Vec::new();
         match (bounds(load), bounds(query)) {
             (None, None) => diagnosis.push(
@@ -81,10 +82,8 @@ impl Headline {
 }
 
 /// What a phase's stored telemetry says bounded it; `None` when the phase has none.
-fn bounds(telemetry: Option<&Value>) -> Option<Vec<String>> {
-    let t = telemetry.filter(|t| t.is_object())?;
-    // Read as it was written; a summary that does not read has nothing to say.
-    Summary::deserialize(t).ok().map(|s| s.bounds)
+fn bounds(telemetry: Option<&Summary>) -> Option<Vec<String>> {
+    telemetry.map(|s| s.bounds.clone())
 }
 
 /// The page's opening section: each run's headline and diagnosis (none past

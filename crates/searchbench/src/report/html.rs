@@ -7,6 +7,7 @@
 
 use std::fmt::Write as _;
 
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::page::esc;
@@ -71,57 +72,44 @@ fn run_section(l: &Loaded) -> String {
     s
 }
 
+/// A query result's tables, from the result read as the type it was written as (one that
+/// does not read has none: its metrics say it is unreadable).
 fn query_tables(r: &Value) -> String {
     let mut s = String::new();
-    let cells = r.get("cells").and_then(Value::as_array);
-    if let Some(cells) = cells.filter(|c| !c.is_empty()) {
+    let Ok(result) = QueryResult::deserialize(r) else {
+        return s;
+    };
+    if !result.cells.is_empty() {
         // With shards as an axis, a variant and transport has a cell per count.
-        let by_shards = cells
-            .iter()
-            .any(|c| c.get("shards").is_some_and(|n| !n.is_null()));
+        let by_shards = result.cells.iter().any(|c| c.shards.is_some());
         s.push_str("<h3>Query cells</h3><table><tr><th>variant</th>");
         if by_shards {
             s.push_str("<th>shards</th>");
         }
         s.push_str("<th>transport</th><th>coverages</th><th>errors</th><th>took mean ms</th><th>took p90 ms</th><th>wall mean ms</th><th>wall p90 ms</th></tr>");
-        for c in cells {
-            let g = |a: &str, b: &str| {
-                c.get(a)
-                    .and_then(|x| x.get(b))
-                    .and_then(Value::as_f64)
-                    .map(format_value)
-                    .unwrap_or_default()
-            };
-            let t = |a: &str| {
-                c.get(a)
-                    .map(|v| v.to_string().trim_matches('"').to_string())
-                    .unwrap_or_default()
-            };
-            let _ = write!(s, "<tr><td>{}</td>", esc(&t("variant")));
+        for c in &result.cells {
+            let _ = write!(s, "<tr><td>{}</td>", esc(c.variant.name()));
             if by_shards {
-                let _ = write!(s, "<td class=\"num\">{}</td>", esc(&t("shards")));
+                let shards = c.shards.map(|n| n.to_string()).unwrap_or_default();
+                let _ = write!(s, "<td class=\"num\">{shards}</td>");
             }
             let _ = write!(
                 s,
                 "<td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
-                esc(&t("transport")), esc(&t("coverages")), esc(&t("errors")),
-                g("took_ms", "mean"), g("took_ms", "p90"), g("wall_ms", "mean"), g("wall_ms", "p90")
+                c.transport.name(), c.coverages, c.errors,
+                format_value(c.took_ms.mean), format_value(c.took_ms.p90),
+                format_value(c.wall_ms.mean), format_value(c.wall_ms.p90)
             );
         }
         s.push_str("</table>");
     }
     // The derived tables, as the terminal shows them, from the result itself.
-    if let Ok(result) = serde_json::from_value::<QueryResult>(r.clone()) {
-        s.push_str(&savings_table(&result));
-        if let Some(line) = result.shards_line() {
-            let _ = write!(s, "<p class=\"note\">{}</p>", esc(&line));
-        }
-        s.push_str(&cold_table(&result));
+    s.push_str(&savings_table(&result));
+    if let Some(line) = result.shards_line() {
+        let _ = write!(s, "<p class=\"note\">{}</p>", esc(&line));
     }
-    if let Some(w) = r
-        .get("rewrites")
-        .and_then(|w| serde_json::from_value::<crate::query::Rewrites>(w.clone()).ok())
-    {
+    s.push_str(&cold_table(&result));
+    if let Some(w) = &result.rewrites {
         let _ = write!(
             s,
             "<p class=\"note\">Measured during an ingest: {} client(s) wrote the corpus over \
@@ -131,10 +119,8 @@ fn query_tables(r: &Value) -> String {
             w.clients, w.docs, w.secs, w.docs_per_sec, w.index_count
         );
     }
-    let acc = r.get("accuracy").and_then(Value::as_array);
-    if let Some(acc) = acc.filter(|a| !a.is_empty()) {
-        let workload = r.get("workload").and_then(Value::as_str).unwrap_or("");
-        s.push_str(&accuracy_table(acc, workload));
+    if !result.accuracy.is_empty() {
+        s.push_str(&accuracy_table(&result.accuracy, &result.workload));
     }
     s
 }
@@ -212,14 +198,10 @@ fn pct(x: f64) -> String {
 
 /// The accuracy table: a row per variant, a column per check some variant makes ('-' where a
 /// variant does not make it), percentile errors in percent.
-fn accuracy_table(acc: &[Value], workload: &str) -> String {
-    let rows: Vec<(VariantAccuracy, Vec<Check>)> = acc
+fn accuracy_table(acc: &[VariantAccuracy], workload: &str) -> String {
+    let rows: Vec<(&VariantAccuracy, Vec<Check>)> = acc
         .iter()
-        .filter_map(|a| serde_json::from_value::<VariantAccuracy>(a.clone()).ok())
-        .map(|a| {
-            let checks = a.checks_or_inferred(workload);
-            (a, checks)
-        })
+        .map(|a| (a, a.checks_or_inferred(workload)))
         .collect();
     let used: Vec<Check> = Check::ALL
         .into_iter()

@@ -24,8 +24,6 @@ pub mod telemetry_charts;
 
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
-
 pub use crate::analysis::compare::comparison_of;
 use crate::analysis::history::{Axis as HistoryAxis, Selection};
 pub use crate::analysis::runs::{runs_of, Group, Loaded};
@@ -219,16 +217,8 @@ pub fn utc(unix: u64) -> String {
 /// The rows that describe a run (id, kind, workload, engine, state, start, versions, seed,
 /// machine, tags, error), shared by every report format.
 pub fn run_rows(r: &RunRow) -> Vec<(&'static str, String)> {
-    let m = &r.machine;
-    let machine = format!(
-        "{}, {} cores, {} GiB",
-        m.get("cpu_model").and_then(Value::as_str).unwrap_or("?"),
-        m.get("cores").and_then(Value::as_u64).unwrap_or(0),
-        m.get("memory_bytes")
-            .and_then(Value::as_u64)
-            .map(|b| format!("{:.1}", b as f64 / (1u64 << 30) as f64))
-            .unwrap_or_else(|| "?".into())
-    );
+    let machine = crate::measure::machine::Machine::read(&r.machine)
+        .described(|b| format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64));
     let tags = r
         .tags
         .iter()

@@ -21,7 +21,7 @@ fn colour(c: Category) -> &'static str {
 
 /// The profile a result keeps (`--profile`), when it has one that reads.
 pub fn profile_of(result: &Value) -> Option<Profile> {
-    serde_json::from_value(result.get("profile")?.clone()).ok()
+    crate::analysis::said::Said::of_result(result).profile
 }
 
 /// `flame` as an icicle's frames, valued by `value` (CPU samples or bytes), each coloured by

@@ -8,7 +8,8 @@ use super::chart::{
     group_colour, Axis, BarSeries, Bars, Chart, Dot, Line, Plot, GREY, PART_COLOURS,
 };
 use super::{Group, Loaded};
-use crate::analysis::metrics;
+use crate::analysis::said::{self, Said};
+use crate::measure::Summary;
 
 /// Every chart the groups have data for, in reading order.
 pub fn charts(groups: &[Group]) -> Vec<Chart> {
@@ -120,14 +121,7 @@ fn service(groups: &[Group]) -> Plot {
         .iter()
         .enumerate()
         .flat_map(|(g, group)| group.runs.iter().map(move |l| (g, group, l)))
-        .filter(|(_, _, l)| {
-            l.row
-                .result
-                .as_ref()
-                .and_then(|r| r.get("service"))
-                .and_then(|s| num(s, "count"))
-                .is_some_and(|n| n > 0.0)
-        })
+        .filter(|(_, _, l)| Said::of(&l.row).service.is_some_and(|s| s.count > 0))
         .collect();
     let curves: Vec<Option<Vec<(f64, f64)>>> =
         runs.iter().map(|(_, _, l)| service_curve(l)).collect();
@@ -151,12 +145,13 @@ fn service(groups: &[Group]) -> Plot {
         }
         return p;
     }
-    const KEYS: [(&str, &str); 5] = [
-        ("p50_ms", "p50"),
-        ("p90_ms", "p90"),
-        ("p99_ms", "p99"),
-        ("p999_ms", "p99.9"),
-        ("max_ms", "max"),
+    type Percentile = fn(&Summary) -> Option<f64>;
+    const KEYS: [(Percentile, &str); 5] = [
+        (|s| s.p50_ms, "p50"),
+        (|s| s.p90_ms, "p90"),
+        (|s| s.p99_ms, "p99"),
+        (|s| s.p999_ms, "p99.9"),
+        (|s| s.max_ms, "max"),
     ];
     let mut p = Plot::new(title, Axis::new("percentile"), Axis::new("ms")).hint(
         "bulk request service time (HDR histogram); a percentile is shown only with enough \
@@ -164,11 +159,11 @@ fn service(groups: &[Group]) -> Plot {
     );
     p.categories = KEYS.iter().map(|k| k.1.to_string()).collect();
     for (g, group, l) in runs {
-        let service = l.row.result.as_ref().and_then(|r| r.get("service"));
+        let service = Said::of(&l.row).service;
         let points = KEYS
             .iter()
             .enumerate()
-            .filter_map(|(i, (key, _))| Some((i as f64, num(service?, key)?)))
+            .filter_map(|(i, (at, _))| Some((i as f64, at(service.as_ref()?)?)))
             .collect();
         p.lines
             .push(Line::new(group.label(), group_colour(g), points));
@@ -182,20 +177,9 @@ type Budget = Vec<(String, f64)>;
 /// One bar per group: the parts of the average client's wall time, the mean over its runs.
 fn budget(groups: &[Group], mean_note: &str) -> Bars {
     let budget_of = |l: &Loaded| -> Budget {
-        l.row
-            .result
-            .as_ref()
-            .and_then(|r| r.get("attribution"))
-            .and_then(|a| a.get("budget"))
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(|b| {
-                Some((
-                    b.get("name")?.as_str()?.to_string(),
-                    num(b, "share")? * 100.0,
-                ))
-            })
+        let attribution = Said::of(&l.row).attribution;
+        let rows = attribution.iter().flat_map(|a| &a.budget);
+        rows.map(|b| (b.name.to_string(), b.share * 100.0))
             .collect()
     };
     let with: Vec<(&Group, Vec<Budget>)> = groups
@@ -260,22 +244,12 @@ fn budget(groups: &[Group], mean_note: &str) -> Bars {
 /// Per coverage: the client wall and the summed server took, a pair of bars per group.
 fn query_cells(groups: &[Group], mean_note: &str) -> Bars {
     let cells_of = |l: &Loaded| -> Vec<(String, Option<f64>, Option<f64>)> {
-        l.row
-            .result
-            .as_ref()
-            .and_then(metrics::query_part)
-            .and_then(|q| q.get("cells"))
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
+        let query = l.row.result.as_ref().and_then(said::query);
+        let cells = query.into_iter().flat_map(|q| q.cells);
+        cells
             .map(|c| {
-                let text = |k: &str| c.get(k).and_then(Value::as_str).unwrap_or("?").to_string();
-                let mean_of = |k: &str| c.get(k).and_then(|t| num(t, "mean"));
-                (
-                    format!("{} {}", text("variant"), text("transport")),
-                    mean_of("wall_ms"),
-                    mean_of("took_ms"),
-                )
+                let name = format!("{} {}", c.variant.name(), c.transport.name());
+                (name, Some(c.wall_ms.mean), Some(c.took_ms.mean))
             })
             .collect()
     };
@@ -340,10 +314,7 @@ fn query_cells(groups: &[Group], mean_note: &str) -> Bars {
 /// A k-NN run's variants as (name, ops/s, mean recall@k): each cell's rate as the report
 /// computes it, beside its row's recall. Empty without measured recall.
 fn recall_points(l: &Loaded) -> Vec<(String, f64, f64)> {
-    let Some(q) = l.row.result.as_ref().and_then(metrics::query_part) else {
-        return Vec::new();
-    };
-    let Ok(result) = serde_json::from_value::<crate::query::report::QueryResult>(q.clone()) else {
+    let Some(result) = l.row.result.as_ref().and_then(said::query) else {
         return Vec::new();
     };
     result

@@ -4,10 +4,7 @@
 use serde_json::Value;
 
 use super::chart::{self, Axis, BarSeries, Bars, Line, Plot, GROUP_COLOURS};
-
-fn num(v: &Value, key: &str) -> Option<f64> {
-    v.get(key).and_then(Value::as_f64)
-}
+use crate::analysis::said::Said;
 
 fn line_chart(title: &str, x_label: &str, y_label: &str, points: Vec<(f64, f64)>) -> chart::Chart {
     let mut p = Plot::new(title, Axis::new(x_label), Axis::new(y_label));
@@ -17,16 +14,16 @@ fn line_chart(title: &str, x_label: &str, y_label: &str, points: Vec<(f64, f64)>
 
 /// The scenario charts of a stored result; empty for other results.
 pub fn charts(result: &Value) -> String {
-    if result.get("scenario").and_then(Value::as_str).is_none() {
+    let said = Said::of_result(result);
+    if said.scenario.is_none() {
         return String::new();
     }
     let mut charts = Vec::new();
-    if let Some(c) = result.get("creation") {
-        let timeline = c.get("timeline").and_then(Value::as_array);
-        let rate: Vec<(f64, f64)> = timeline
-            .into_iter()
-            .flatten()
-            .filter_map(|p| Some((num(p, "second")?, num(p, "indices")?)))
+    if let Some(c) = &said.creation {
+        let rate: Vec<(f64, f64)> = c
+            .timeline
+            .iter()
+            .map(|p| (p.second as f64, p.indices as f64))
             .collect();
         if !rate.is_empty() {
             charts.push(line_chart(
@@ -37,11 +34,9 @@ pub fn charts(result: &Value) -> String {
             ));
         }
         let state: Vec<(f64, f64)> = c
-            .get("cluster_state")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(|p| Some((num(p, "indices")?, num(p, "bytes")? / 1e6)))
+            .cluster_state
+            .iter()
+            .map(|p| (p.indices as f64, p.bytes as f64 / 1e6))
             .collect();
         if state.len() > 1 {
             charts.push(line_chart(
@@ -52,22 +47,19 @@ pub fn charts(result: &Value) -> String {
             ));
         }
     }
-    if let Some(snap) = result.get("snapshots") {
-        let create = snap.get("create");
-        let ms = |k: &str| create.and_then(|c| num(c, k)).map(|v| v / 1000.0);
+    if let Some(snap) = &said.snapshots {
+        let create = &snap.create;
         let mut categories = Vec::new();
         let mut values = Vec::new();
         for (label, v) in [
-            ("create, mean", ms("mean_ms")),
-            ("create, p50", ms("p50_ms")),
-            ("create, p99", ms("p99_ms")),
-            ("wait after the last create", num(snap, "wait_secs")),
-            ("all done after the first", num(snap, "total_secs")),
+            ("create, mean", create.mean_ms / 1000.0),
+            ("create, p50", create.p50_ms / 1000.0),
+            ("create, p99", create.p99_ms / 1000.0),
+            ("wait after the last create", snap.wait_secs),
+            ("all done after the first", snap.total_secs),
         ] {
-            if let Some(v) = v {
-                categories.push(label.to_string());
-                values.push(Some(v));
-            }
+            categories.push(label.to_string());
+            values.push(Some(v));
         }
         charts.push(
             Bars {

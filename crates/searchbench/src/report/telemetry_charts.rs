@@ -2,6 +2,7 @@
 //! heap with GC marked, CPU, thread pools, segments and merges, disk, each on the time axis of
 //! the page's throughput chart (the load's second 0 is at 0; the query phase follows).
 
+use crate::analysis::said::Said;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
@@ -75,12 +76,9 @@ fn get(row: &Value, key: &str) -> Option<f64> {
 
 /// Where the load's second 0 lies on the telemetry clock (0 when unknown).
 fn offset(l: &Loaded) -> f64 {
-    l.row
-        .result
-        .as_ref()
-        .and_then(|r| r.get("telemetry"))
-        .and_then(|t| t.get("timeline_offset_secs"))
-        .and_then(Value::as_f64)
+    let telemetry = Said::of(&l.row).telemetry;
+    telemetry
+        .and_then(|t| t.timeline_offset_secs)
         .unwrap_or(0.0)
 }
 
@@ -140,13 +138,8 @@ pub fn run_charts(l: &Loaded) -> Vec<Chart> {
         xs.iter().copied().fold(f64::INFINITY, f64::min).min(0.0),
         xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
     );
-    let interval = l
-        .row
-        .result
-        .as_ref()
-        .and_then(|r| r.get("telemetry"))
-        .and_then(|t| get(t, "interval_secs"))
-        .unwrap_or(1.0);
+    let telemetry = Said::of(&l.row).telemetry;
+    let interval = telemetry.map_or(1.0, |t| t.interval_secs);
     let gap = interval * 2.5;
     // The query phase starts where its first sample is.
     let phase_marks: Vec<Mark> = l

@@ -23,6 +23,7 @@ use serde_json::Value;
 
 use crate::measure::{Machine, SerializedHistogram};
 
+mod import;
 mod outcome;
 mod parts;
 mod phases;
@@ -34,6 +35,7 @@ mod telemetry;
 mod upgrade;
 mod whole;
 
+pub use import::Imported;
 use outcome::engine_of;
 pub use outcome::{outcome_of, seed_in, workload_name};
 pub use parts::{EachPart, Parts};

@@ -11,6 +11,7 @@ pub mod check;
 pub mod compare;
 pub mod engine;
 pub mod experiment;
+pub mod fidelity;
 pub mod history;
 pub mod ingest;
 pub mod machine;

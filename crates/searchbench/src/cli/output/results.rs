@@ -5,6 +5,8 @@ use serde_json::Value;
 
 use super::{bytes, table};
 use crate::analysis::metrics;
+use crate::analysis::said::{self, Said};
+use crate::query::cells::CellResult;
 use crate::report;
 use crate::store::{self, RunRow};
 use crate::units::{format_metric, format_value};
@@ -19,18 +21,16 @@ pub fn headline(row: &RunRow) -> String {
         return String::new();
     };
     if metrics::is_ingest(r) {
-        if let Some(d) = r.get("docs_per_sec").and_then(Value::as_f64) {
+        if let Some(d) = Said::of_result(r).docs_per_sec {
             return format!("{} docs/s", format_value(d));
         }
     }
-    if let Some(q) = metrics::query_part(r) {
-        let cells = q.get("cells").and_then(Value::as_array);
-        let prod = cells.into_iter().flatten().find(|c| {
-            c.get("variant").and_then(Value::as_str) == Some("D_td")
-                && c.get("transport").and_then(Value::as_str) == Some("serial")
-        });
-        if let Some(t) = prod.and_then(|c| c.get("took_ms")?.get("mean")?.as_f64()) {
-            return format!("D_td took {} ms", format_value(t));
+    let production = |c: &&CellResult| {
+        c.variant.name() == "D_td" && c.transport == crate::query::Transport::Serial
+    };
+    if let Some(q) = said::query(r) {
+        if let Some(c) = q.cells.iter().find(production) {
+            return format!("D_td took {} ms", format_value(c.took_ms.mean));
         }
     }
     String::new()
@@ -107,15 +107,7 @@ pub fn show(row: &RunRow, timeline: &[Value], histograms: &[Value], ms: &[metric
         ),
         (
             "machine",
-            format!(
-                "{}, {} cores, {}",
-                m.get("cpu_model").and_then(Value::as_str).unwrap_or("?"),
-                m.get("cores").and_then(Value::as_u64).unwrap_or(0),
-                m.get("memory_bytes")
-                    .and_then(Value::as_u64)
-                    .map(bytes)
-                    .unwrap_or_else(|| "?".into())
-            ),
+            crate::measure::machine::Machine::read(m).described(bytes),
         ),
         ("tags", tags_text(row)),
         ("timeline", format!("{} seconds", timeline.len())),
@@ -136,8 +128,8 @@ pub fn show(row: &RunRow, timeline: &[Value], histograms: &[Value], ms: &[metric
         t.add_row(["parts".to_string(), text]);
     }
     // The engine profile's recordings (`--profile`), to open in another tool (JMC).
-    let said = crate::analysis::said::Said::of(row);
-    for f in said.profile.into_iter().flat_map(|p| p.recordings) {
+    let said = Said::of(row);
+    for f in said.recordings() {
         t.add_row(["profile recording".to_string(), f]);
     }
     outln!("{t}");

@@ -59,6 +59,15 @@ const SUPPORTED: &str = "keyword, constant_keyword, wildcard, text, match_only_t
                          scaled_float, date, date_nanos, boolean, ip, geo_point, object, \
                          nested, dense_vector, knn_vector";
 
+/// The fields of the mapping in the file `path` (as [`fields`] reads its body); an error names
+/// the file.
+pub fn read(path: &std::path::Path) -> Result<Vec<Field>, String> {
+    let shown = path.display();
+    let text = std::fs::read(path).map_err(|e| format!("{shown}: {e}"))?;
+    let body: Value = serde_json::from_slice(&text).map_err(|e| format!("{shown}: {e}"))?;
+    fields(&body).map_err(|e| format!("{shown}: {e}"))
+}
+
 /// The fields of `body`: an index body (`{"settings", "mappings": {"properties"}}`), a
 /// mapping (`{"properties"}`), or an old typed mapping (`{"mappings": {"_doc": {...}}}`).
 pub fn fields(body: &Value) -> Result<Vec<Field>, MappingError> {

@@ -1,0 +1,83 @@
+//! `results publish`: the runs given (or every one still pending for the destination) sent in
+//! turn, then the change points of the configurations sent. A run that cannot be sent stays
+//! pending and is said with its error; nothing stops the others.
+
+use serde::Serialize;
+
+use super::Publisher;
+use crate::store::{RunRow, Store};
+
+/// What a publish of several runs did, as `--json` prints it.
+#[derive(Debug, Serialize)]
+pub struct Published {
+    pub destination: String,
+    pub sent: Vec<SentRun>,
+    pub failed: Vec<FailedRun>,
+    /// Change points of the sent runs' configurations published (none: not sent, said).
+    pub change_points: Option<usize>,
+    /// Why the change points were not sent (the next publish sends them).
+    #[serde(skip)]
+    pub change_points_error: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct SentRun {
+    pub run: String,
+    pub documents: usize,
+}
+
+#[derive(Debug, Serialize)]
+pub struct FailedRun {
+    pub run: String,
+    pub error: String,
+}
+
+impl Publisher {
+    /// Sends `rows` from `store` one after the other, then the change points of those sent.
+    pub async fn publish_runs(&self, store: &Store, rows: Vec<RunRow>) -> Published {
+        let mut done = Published {
+            destination: self.destination(),
+            sent: Vec::new(),
+            failed: Vec::new(),
+            change_points: None,
+            change_points_error: None,
+        };
+        if rows.is_empty() {
+            return done;
+        }
+        if let Err(e) = self.prepare().await {
+            // Nothing can be sent: every run stays pending.
+            let error = crate::cluster::error_chain(&e);
+            let failed = |r: &RunRow| FailedRun {
+                run: r.id.0.clone(),
+                error: error.clone(),
+            };
+            done.failed = rows.iter().map(failed).collect();
+            return done;
+        }
+        for row in &rows {
+            match self.publish(store, &row.id).await {
+                Ok(sent) => done.sent.push(SentRun {
+                    run: row.id.0.clone(),
+                    documents: sent.documents,
+                }),
+                Err(e) => done.failed.push(FailedRun {
+                    run: row.id.0.clone(),
+                    error: crate::cluster::error_chain(&e),
+                }),
+            }
+        }
+        // The change points of what was sent, each configuration's history once.
+        let sent: Vec<RunRow> = rows
+            .into_iter()
+            .filter(|r| done.sent.iter().any(|s| s.run == r.id.0))
+            .collect();
+        if !sent.is_empty() {
+            match self.publish_changes(store, &sent).await {
+                Ok(n) => done.change_points = Some(n),
+                Err(e) => done.change_points_error = Some(crate::cluster::error_chain(&e)),
+            }
+        }
+        done
+    }
+}
