@@ -36,11 +36,7 @@ fn run_section(l: &Loaded) -> String {
     if !metrics.is_empty() {
         s.push_str("<h3>Figures</h3><table><tr><th>metric</th><th>value</th><th>unit</th><th>samples</th></tr>");
         for m in &metrics {
-            let n = m
-                .samples
-                .as_ref()
-                .map(|(k, v)| format!("{} {}", v.len(), k.name()))
-                .unwrap_or_else(|| "1".into());
+            let n = m.samples_shown();
             let _ = write!(
                 s,
                 "<tr><td>{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>",

@@ -125,11 +125,7 @@ pub fn render(groups: &[Group], comparison: Option<&Comparison>) -> String {
         if !ms.is_empty() {
             s.push_str("\n| metric | value | unit | samples |\n|---|---:|---|---|\n");
             for m in ms {
-                let n = m
-                    .samples
-                    .as_ref()
-                    .map(|(k, v)| format!("{} {}", v.len(), k.name()))
-                    .unwrap_or_else(|| "1".into());
+                let n = m.samples_shown();
                 let _ = writeln!(
                     s,
                     "| {} | {} | {} | {} |",

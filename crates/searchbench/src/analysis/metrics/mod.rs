@@ -278,6 +278,13 @@ pub fn query_part(result: &Value) -> Option<&Value> {
 }
 
 impl Metric {
+    /// How many values the metric is the mean of, and of what: `12 seconds`, `1` for one value.
+    pub fn samples_shown(&self) -> String {
+        self.samples
+            .as_ref()
+            .map_or_else(|| "1".into(), |(k, v)| format!("{} {}", v.len(), k.name()))
+    }
+
     /// The metric `key` of a figure an instrument kept (or a profile's), shown as `label`;
     /// `None` when its value is not a finite number.
     pub fn of_figure(key: String, label: String, f: &crate::measure::Figure) -> Option<Metric> {

@@ -138,11 +138,7 @@ pub fn show(row: &RunRow, timeline: &[Value], histograms: &[Value], ms: &[metric
     if !ms.is_empty() {
         let mut t = table(["metric", "value", "unit", "samples"]);
         for m in ms {
-            let n = m
-                .samples
-                .as_ref()
-                .map(|(k, v)| format!("{} {}", v.len(), k.name()))
-                .unwrap_or_else(|| "1".into());
+            let n = m.samples_shown();
             t.add_row([
                 m.label.clone(),
                 format_metric(m.errors, m.value),
