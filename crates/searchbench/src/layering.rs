@@ -223,6 +223,12 @@ mod tests {
         );
     }
 
+    /// `p`'s path under `base`, with `/` between its parts.
+    fn relative(p: &Path, base: &Path) -> String {
+        let rel = p.strip_prefix(base).unwrap_or(p);
+        rel.to_string_lossy().replace('\\', "/")
+    }
+
     /// A file's code without its comment lines and its test module (tests build results by
     /// hand; what they read is theirs).
     fn code_of(p: &Path) -> String {
@@ -265,11 +271,7 @@ mod tests {
         let readers = ["analysis/metrics/", "analysis/merge/", "analysis/said.rs"];
         let mut offenders = Vec::new();
         for p in &files {
-            let rel = p
-                .strip_prefix(&src)
-                .unwrap_or(p)
-                .to_string_lossy()
-                .replace('\\', "/");
+            let rel = relative(p, &src);
             if readers.iter().any(|r| rel.starts_with(r)) {
                 continue;
             }
@@ -385,11 +387,7 @@ mod tests {
         assert!(files.len() > 20, "found only {} cli files", files.len());
         let mut offenders = Vec::new();
         for p in &files {
-            let rel = p
-                .strip_prefix(&cli)
-                .unwrap_or(p)
-                .to_string_lossy()
-                .replace('\\', "/");
+            let rel = relative(p, &cli);
             let lines = std::fs::read_to_string(p)
                 .unwrap_or_default()
                 .lines()

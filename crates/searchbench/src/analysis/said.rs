@@ -80,12 +80,11 @@ pub struct QueryPhase {
     pub telemetry: Option<Telemetry>,
 }
 
-/// A part as its type, or absent when it does not read as it.
-fn part<'de, D: Deserializer<'de>, T: serde::de::DeserializeOwned>(
-    d: D,
-) -> Result<Option<T>, D::Error> {
-    let v = Value::deserialize(d)?;
-    Ok(T::deserialize(v).ok())
+/// A part as its type, or absent when it does not read as it. A `Said` is read from a stored
+/// result's `Value`, where each part is a value of its own: a part that fails leaves the
+/// others readable, and nothing is copied before it is read.
+fn part<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    Ok(T::deserialize(d).ok())
 }
 
 impl Said {
@@ -111,4 +110,31 @@ impl Said {
 /// (the metrics then name it unreadable).
 pub fn query(result: &Value) -> Option<QueryResult> {
     QueryResult::deserialize(crate::analysis::metrics::query_part(result)?).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_part_that_does_not_read_is_absent_and_the_others_still_show() {
+        let result = serde_json::json!({
+            "docs_per_sec": 1200.5,
+            "telemetry": "not a summary",
+            "service": {"count": 40, "p50_ms": 3.5},
+            "tasks": [{"task": 7}],
+            "query": {"telemetry": 12},
+            "load_started_unix_ms": -5
+        });
+        let said = Said::of_result(&result);
+        assert_eq!(said.docs_per_sec, Some(1200.5));
+        let service = said.service.expect("service reads");
+        assert_eq!((service.count, service.p50_ms), (40, Some(3.5)));
+        assert!(said.telemetry.is_none() && said.tasks.is_none());
+        assert!(said.query.is_some_and(|q| q.telemetry.is_none()));
+        assert!(said.load_started_unix_ms.is_none());
+        // Not a result at all: nothing said, no panic.
+        let nothing = Said::of_result(&serde_json::json!([1, "two"]));
+        assert!(nothing.docs_per_sec.is_none() && nothing.service.is_none());
+    }
 }

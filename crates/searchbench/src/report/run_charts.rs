@@ -117,14 +117,18 @@ fn percentile_name(p: f64) -> String {
 /// Bulk service time by percentile on a log axis: from the stored histograms when every run
 /// has one, else the summary's five percentiles.
 fn service(groups: &[Group]) -> Plot {
-    let runs: Vec<(usize, &Group, &Loaded)> = groups
+    // Each run with its service time, read once.
+    let runs: Vec<(usize, &Group, &Loaded, Summary)> = groups
         .iter()
         .enumerate()
         .flat_map(|(g, group)| group.runs.iter().map(move |l| (g, group, l)))
-        .filter(|(_, _, l)| Said::of(&l.row).service.is_some_and(|s| s.count > 0))
+        .filter_map(|(g, group, l)| {
+            let service = Said::of(&l.row).service.filter(|s| s.count > 0)?;
+            Some((g, group, l, service))
+        })
         .collect();
     let curves: Vec<Option<Vec<(f64, f64)>>> =
-        runs.iter().map(|(_, _, l)| service_curve(l)).collect();
+        runs.iter().map(|(_, _, l, _)| service_curve(l)).collect();
     let title = "Service time by percentile";
     if !runs.is_empty() && curves.iter().all(Option::is_some) {
         let mut ps: Vec<f64> = curves.iter().flatten().flatten().map(|p| p.0).collect();
@@ -135,7 +139,7 @@ fn service(groups: &[Group]) -> Plot {
              drawn only when at least one sample lies above it",
         );
         p.categories = ps.iter().map(|&x| percentile_name(x)).collect();
-        for ((g, group, _), curve) in runs.iter().zip(curves.into_iter().flatten()) {
+        for ((g, group, _, _), curve) in runs.iter().zip(curves.into_iter().flatten()) {
             let points = curve
                 .iter()
                 .filter_map(|(pct, ms)| Some((ps.iter().position(|x| x == pct)? as f64, *ms)))
@@ -158,12 +162,11 @@ fn service(groups: &[Group]) -> Plot {
          samples (p90: 10, p99: 100, p99.9: 1000)",
     );
     p.categories = KEYS.iter().map(|k| k.1.to_string()).collect();
-    for (g, group, l) in runs {
-        let service = Said::of(&l.row).service;
+    for (g, group, _, service) in runs {
         let points = KEYS
             .iter()
             .enumerate()
-            .filter_map(|(i, (at, _))| Some((i as f64, at(service.as_ref()?)?)))
+            .filter_map(|(i, (at, _))| Some((i as f64, at(&service)?)))
             .collect();
         p.lines
             .push(Line::new(group.label(), group_colour(g), points));

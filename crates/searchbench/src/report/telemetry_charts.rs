@@ -74,20 +74,18 @@ fn get(row: &Value, key: &str) -> Option<f64> {
     row.get(key)?.as_f64()
 }
 
-/// Where the load's second 0 lies on the telemetry clock (0 when unknown).
-fn offset(l: &Loaded) -> f64 {
-    let telemetry = Said::of(&l.row).telemetry;
-    telemetry
-        .and_then(|t| t.timeline_offset_secs)
-        .unwrap_or(0.0)
-}
-
 /// The charts of one run's telemetry; empty when it has none.
 pub fn run_charts(l: &Loaded) -> Vec<Chart> {
     if l.telemetry.is_empty() {
         return Vec::new();
     }
-    let off = offset(l);
+    // Where the load's second 0 lies on the telemetry clock (0 when unknown), and how often
+    // it sampled: the summary's, read once.
+    let telemetry = Said::of(&l.row).telemetry;
+    let off = telemetry
+        .as_ref()
+        .and_then(|t| t.timeline_offset_secs)
+        .unwrap_or(0.0);
     let at = |row: &Value| get(row, "second").map(|s| s - off);
     let nodes: Vec<String> = l
         .telemetry
@@ -138,7 +136,6 @@ pub fn run_charts(l: &Loaded) -> Vec<Chart> {
         xs.iter().copied().fold(f64::INFINITY, f64::min).min(0.0),
         xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
     );
-    let telemetry = Said::of(&l.row).telemetry;
     let interval = telemetry.map_or(1.0, |t| t.interval_secs);
     let gap = interval * 2.5;
     // The query phase starts where its first sample is.
