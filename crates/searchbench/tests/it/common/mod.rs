@@ -48,14 +48,22 @@ pub fn node_options(engine: &str) -> StartOptions {
 /// The shared node is for tests that only send it requests; a test that freezes, kills or
 /// restarts a node starts its own with this and stops it.
 pub fn start_node() -> Result<Node, String> {
+    start_node_with_heap("512m")
+}
+
+/// [`start_node`] with a heap of `heap` (as `-Xmx` takes it), for a test whose searches hold
+/// more than the 512 MB node's parent breaker lets through beside a busy machine's slow GC.
+pub fn start_node_with_heap(heap: &str) -> Result<Node, String> {
     // The offline binary promises a run without Java or a download.
     assert_ne!(
         env!("CARGO_CRATE_NAME"),
         "offline",
         "a test in tests/offline wants an engine: move it to tests/it"
     );
-    std::thread::spawn(|| {
-        let options = node_options(&test_engine());
+    let heap = heap.to_string();
+    std::thread::spawn(move || {
+        let mut options = node_options(&test_engine());
+        options.heap = heap;
         let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
         runtime
             .block_on(engine::start(&options))
