@@ -54,7 +54,7 @@ pub struct ReportArgs {
     /// Write the Markdown to FILE.
     #[arg(long, value_name = "FILE")]
     pub export_markdown: Option<PathBuf>,
-    /// Write CSV here (run_id,kind,workload,engine,metric,unit,second,value).
+    /// Write CSV here (run_id,kind,workload,engine,state,metric,unit,second,value).
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
     /// Compare groups of different configurations, workloads or kinds anyway (refused

@@ -1,7 +1,10 @@
 //! CSV export in long ("tidy") form: one value per line, summary figures and timeline alike.
 //!
-//! Columns: `run_id,kind,workload,engine,metric,unit,second,value`. `second` is empty for
-//! summary figures and set for timeline rows (`timeline.docs`, `timeline.service_mean_ms`, …).
+//! Columns: `run_id,kind,workload,engine,state,metric,unit,second,value`. `state` is how the
+//! run ended (`complete`, `failed`, `interrupted`, …: a failed run's figures are never read
+//! as a complete run's); `second` is empty for summary figures and set for timeline rows
+//! (`timeline.docs`, `timeline.service_mean_ms`, …). `report --csv` writes it of the runs
+//! it shows, `--export-csv` of each run a command makes: one renderer, the same lines.
 
 use std::fmt::Write as _;
 
@@ -18,46 +21,52 @@ pub fn field(s: &str) -> String {
     }
 }
 
-pub const HEADER: &str = "run_id,kind,workload,engine,metric,unit,second,value";
+pub const HEADER: &str = "run_id,kind,workload,engine,state,metric,unit,second,value";
 
 pub fn render(runs: &[&Loaded]) -> String {
     let mut s = format!("{HEADER}\n");
     for l in runs {
-        let r = &l.row;
-        let prefix = format!(
-            "{},{},{},{}",
-            field(&r.id.0),
-            field(&r.kind),
-            field(&r.workload_shown()),
-            field(r.engine.as_deref().unwrap_or(""))
+        lines(l, &mut s);
+    }
+    s
+}
+
+/// The lines of one run (no header), appended to `s`.
+pub fn lines(l: &Loaded, s: &mut String) {
+    let r = &l.row;
+    let prefix = format!(
+        "{},{},{},{},{}",
+        field(&r.id.0),
+        field(&r.kind),
+        field(&r.workload_shown()),
+        field(r.engine.as_deref().unwrap_or("")),
+        r.state.name()
+    );
+    for m in l.metrics() {
+        let _ = writeln!(
+            s,
+            "{prefix},{},{},,{}",
+            field(&m.key),
+            field(&m.unit),
+            m.value
         );
-        for m in l.metrics() {
-            let _ = writeln!(
-                s,
-                "{prefix},{},{},,{}",
-                field(&m.key),
-                field(&m.unit),
-                m.value
-            );
-        }
-        for row in &l.timeline {
-            let Some(second) = row.get("second").and_then(Value::as_u64) else {
+    }
+    for row in &l.timeline {
+        let Some(second) = row.get("second").and_then(Value::as_u64) else {
+            continue;
+        };
+        let Some(obj) = row.as_object() else { continue };
+        for (k, v) in obj {
+            if k == "second" {
                 continue;
-            };
-            let Some(obj) = row.as_object() else { continue };
-            for (k, v) in obj {
-                if k == "second" {
-                    continue;
-                }
-                if let Some(v) = v.as_f64() {
-                    let _ = writeln!(
-                        s,
-                        "{prefix},{},,{second},{v}",
-                        field(&format!("timeline.{k}"))
-                    );
-                }
+            }
+            if let Some(v) = v.as_f64() {
+                let _ = writeln!(
+                    s,
+                    "{prefix},{},,{second},{v}",
+                    field(&format!("timeline.{k}"))
+                );
             }
         }
     }
-    s
 }

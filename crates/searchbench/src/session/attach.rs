@@ -41,6 +41,8 @@ pub struct Attach {
     /// The team's results cluster each kept run is published to (`--publish`), after the
     /// store and the report.
     pub publish: Option<Arc<crate::publish::Publisher>>,
+    /// The CSV file each kept run is added to (`--export-csv`).
+    pub csv: Option<Arc<super::csv::CsvFile>>,
 }
 
 impl std::fmt::Debug for Attach {
@@ -52,6 +54,7 @@ impl std::fmt::Debug for Attach {
             .field("instruments", &self.instruments.len())
             .field("sinks", &self.sinks.len())
             .field("publish", &self.publish.as_ref().map(|p| p.destination()))
+            .field("csv", &self.csv.as_ref().map(|c| c.path()))
             .finish()
     }
 }
@@ -145,6 +148,9 @@ impl Attach {
             }
             if let Some(p) = self.publish.clone() {
                 store = store.exporter(super::publish::PublishSink::new(p));
+            }
+            if let Some(c) = self.csv.clone() {
+                store = store.exporter(super::csv::CsvExport::new(c));
             }
             sinks.push(Box::new(store));
         }

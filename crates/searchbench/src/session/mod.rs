@@ -13,6 +13,7 @@ pub mod beside;
 pub mod bisect;
 pub mod calibrate;
 pub mod cluster;
+pub mod csv;
 pub mod engines;
 pub mod events;
 pub mod experiment;

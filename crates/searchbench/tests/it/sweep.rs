@@ -227,6 +227,7 @@ fn run_secs_sizes_each_cells_runs_to_about_that_long() {
 fn a_two_by_two_sweep_on_a_real_node_stores_its_cells_and_recommends_one() {
     let store = common::scratch_store();
     let html = common::scratch_dir().join("sweep-real.html");
+    let csv = common::scratch_dir().join("sweep-real.csv");
     let out = common::bin()
         .args([
             "sweep",
@@ -259,6 +260,8 @@ fn a_two_by_two_sweep_on_a_real_node_stores_its_cells_and_recommends_one() {
         .arg(&store)
         .arg("--html")
         .arg(&html)
+        .arg("--export-csv")
+        .arg(&csv)
         .output()
         .expect("run searchbench");
     let stdout = common::succeeded(&out);
@@ -315,20 +318,42 @@ fn a_two_by_two_sweep_on_a_real_node_stores_its_cells_and_recommends_one() {
     // A heatmap of the four cells and a curve per swept axis, each drawn.
     crate::common::browser::assert_charts_drawn(&html, 3, true);
     // The store keeps the whole sweep: `report sweep=<id>` draws the very same page again.
-    let again = common::scratch_dir().join("sweep-again.html");
-    let out = common::bin()
-        .args(["report", &format!("sweep={id}"), "--html"])
-        .arg(&again)
-        .arg("--store")
-        .arg(&store)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", common::streams(&out));
+    let report = |flags: &[&str], file: &str| {
+        let again = common::scratch_dir().join(file);
+        let out = common::bin()
+            .args(["report", &format!("sweep={id}")])
+            .args(flags)
+            .arg(&again)
+            .arg("--store")
+            .arg(&store)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", common::streams(&out));
+        again
+    };
+    let again = report(&["--html"], "sweep-again.html");
     assert_eq!(
         std::fs::read_to_string(&again).unwrap(),
         page,
         "the page from the store differs"
     );
+    // `--export-csv` holds every run the sweep made, each as `report --csv` writes it of
+    // the same runs from the store: one renderer, the same lines.
+    let exported = std::fs::read_to_string(&csv).expect("the CSV");
+    let again = report(&["--allow-mixed", "--csv"], "sweep-again.csv");
+    let sorted = |text: &str| {
+        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+        lines.sort();
+        lines
+    };
+    let from_store = std::fs::read_to_string(&again).unwrap();
+    assert_eq!(sorted(&exported), sorted(&from_store));
+    let ids: std::collections::BTreeSet<&str> = exported
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split(',').next())
+        .collect();
+    assert_eq!(ids.len(), made, "every run of the sweep in the CSV");
     let json: Value = serde_json::from_str(
         &std::fs::read_to_string(html.with_extension("json")).expect("the JSON beside it"),
     )

@@ -374,7 +374,7 @@ fn cli_import_list_show_compare() {
     assert!(out.status.success(), "{out:?}");
     assert_eq!(String::from_utf8_lossy(&out.stdout), md);
     let csv = std::fs::read_to_string(&csv).unwrap();
-    assert!(csv.starts_with("run_id,kind,workload,engine,metric,unit,second,value\n"));
+    assert!(csv.starts_with("run_id,kind,workload,engine,state,metric,unit,second,value\n"));
     assert!(
         csv.contains(",timeline.docs,,5,"),
         "{}",

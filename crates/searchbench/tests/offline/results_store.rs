@@ -7,7 +7,7 @@ use rusqlite::Connection;
 use searchbench::store::{self, Filter, Kind, NewRun, State, Store, StoreError, MIGRATIONS};
 use serde_json::json;
 
-use crate::common::results;
+use crate::common::{bin, results};
 
 fn new_run(workload: &str, tags: &[(&str, &str)]) -> NewRun {
     let mut r = NewRun::new(
@@ -331,5 +331,46 @@ fn a_run_imported_while_it_ran_is_copied_again_once_it_has_ended() {
             .unwrap()
             .len(),
         1
+    );
+}
+
+/// `--export-csv` is written of what the store keeps: refused beside `--no-store`, and a file
+/// it cannot write is refused naming it, both before anything is sent (the URL answers nothing).
+#[test]
+fn export_csv_is_refused_beside_no_store_and_where_it_cannot_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let ingest = |store: &[&std::ffi::OsStr], csv: &std::path::Path| {
+        let out = bin()
+            .args([
+                "ingest",
+                "logs",
+                "--url",
+                "http://127.0.0.1:9",
+                "--docs",
+                "10",
+            ])
+            .args(store)
+            .arg("--export-csv")
+            .arg(csv)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{out:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let csv = dir.path().join("runs.csv");
+    let stderr = ingest(&["--no-store".as_ref()], &csv);
+    assert!(stderr.contains("--no-store"), "{stderr}");
+    assert!(!csv.exists(), "a file made for a run that is refused");
+
+    let blocker = dir.path().join("not-a-folder");
+    std::fs::write(&blocker, "x").unwrap();
+    let db = dir.path().join("store.db");
+    let stderr = ingest(
+        &["--store".as_ref(), db.as_os_str()],
+        &blocker.join("runs.csv"),
+    );
+    assert!(
+        stderr.contains("--export-csv") && stderr.contains("not-a-folder"),
+        "{stderr}"
     );
 }

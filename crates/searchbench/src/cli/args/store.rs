@@ -123,6 +123,11 @@ pub struct SaveArgs {
     /// Do not save this run in the results store.
     #[arg(long)]
     pub no_store: bool,
+    /// Also write each run's metrics and timeline as CSV to FILE, the lines `report RUN --csv`
+    /// writes (run_id,kind,workload,engine,state,metric,unit,second,value): every run the
+    /// command makes (a sweep's cells, a matrix's runs) goes into the one file.
+    #[arg(long, value_name = "FILE")]
+    pub export_csv: Option<PathBuf>,
     #[command(flatten)]
     pub publish: super::PublishArgs,
 }
@@ -143,6 +148,7 @@ impl SaveArgs {
                 .unwrap_or_default(),
             profile,
             publish: self.publish.publisher()?.map(std::sync::Arc::new),
+            csv: self.csv_file()?,
             ..crate::session::Attach::default()
         })
     }
@@ -170,6 +176,26 @@ impl SaveArgs {
             error: e.into(),
         })?;
         Ok(spec)
+    }
+}
+
+impl SaveArgs {
+    /// The `--export-csv` file, made now (its header) so that a path that cannot be written
+    /// fails before anything is measured; refused beside --no-store, since it is written of
+    /// what the store keeps.
+    fn csv_file(&self) -> Result<Option<std::sync::Arc<crate::session::csv::CsvFile>>, CliError> {
+        let Some(path) = &self.export_csv else {
+            return Ok(None);
+        };
+        if self.no_store {
+            return Err(CliError::usage(anyhow::anyhow!(
+                "--export-csv writes each run as the results store keeps it: drop --no-store \
+                 (or write the CSV later with `searchbench report RUN --csv FILE`)"
+            )));
+        }
+        crate::session::csv::CsvFile::create(path)
+            .map(Some)
+            .map_err(|e| CliError::usage(anyhow::anyhow!("--export-csv: {e}")))
     }
 }
 
