@@ -6,9 +6,8 @@ use clap::Args;
 use super::args::parse_percent;
 use super::args::SaveArgs;
 use super::args::{CorpusArgs, LoadArgs, NodeArgs};
-use super::exit::CANNOT_TELL;
 use super::{output, CliError, CliResult};
-use crate::session::bisect::search::{Outcome, Policy};
+use crate::session::bisect::search::Policy;
 use crate::session::{self, bisect::BisectSpec};
 
 #[derive(Debug, Args)]
@@ -63,9 +62,8 @@ pub struct BisectArgs {
     pub load: LoadArgs,
     #[command(flatten)]
     pub save: SaveArgs,
-    /// Print JSON instead of a table.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub json: super::args::JsonArgs,
 }
 
 pub async fn run(mut a: BisectArgs) -> CliResult {
@@ -103,16 +101,14 @@ pub async fn run(mut a: BisectArgs) -> CliResult {
     let result = session::bisect::bisect(&spec)
         .await
         .map_err(CliError::session)?;
-    if a.json {
-        output::json(&result)?;
-    } else {
-        output::bisect::bisection(&result);
-    }
-    match result.bisection.outcome {
-        Outcome::CannotTell { .. } => Err(CliError {
-            code: CANNOT_TELL,
-            error: anyhow::anyhow!("cannot tell which release changed {}", result.metric),
-        }),
-        _ => Ok(()),
-    }
+    let save = &spec.attach.save;
+    // Each run's session tells its own observer; the bisection's verdict is its own.
+    let terminal = output::Terminal::new(true);
+    super::ending::study::end(
+        &a.json,
+        save,
+        &terminal,
+        &result,
+        super::ending::study::no_pages,
+    )
 }

@@ -5,7 +5,7 @@ use clap::Args;
 
 use super::args::{ClusterArgs, GeneratorArgs, LoadArgs, OutputArgs};
 use super::ending::Verdict;
-use super::output::{self, Terminal};
+use super::output::Terminal;
 use super::{CliError, CliResult};
 use crate::session::calibrate::{self, CalibrateSpec};
 use crate::session::Job;
@@ -71,28 +71,21 @@ pub async fn run(a: CalibrateArgs) -> CliResult {
     let cancel = begun.cancel.clone();
     load.cancel = Some(cancel);
     let terminal = Terminal::new(a.out.quiet);
-    let c = calibrate::calibrate(
-        &spec,
-        &cluster,
-        load,
-        &a.out.attach(Some(&a.load.telemetry), None)?,
-        &terminal,
-        |i, report| {
-            report.verdict()?;
-            eprintln!(
-                "run {i}/{}: {:.0} docs/s ({})",
-                a.runs, report.docs_per_sec, report.headline.definition
-            );
-            Ok::<_, CliError>(())
-        },
-    )
+    let attach = a.out.attach(Some(&a.load.telemetry), None)?;
+    let c = calibrate::calibrate(&spec, &cluster, load, &attach, &terminal, |i, report| {
+        report.verdict()?;
+        eprintln!(
+            "run {i}/{}: {:.0} docs/s ({})",
+            a.runs, report.docs_per_sec, report.headline.definition
+        );
+        Ok::<_, CliError>(())
+    })
     .await?;
-    if let Some(path) = a.out.json.target() {
-        a.out.write_json(&c)?;
-        if path.as_os_str() == "-" {
-            return terminal.unless_unsaved(Ok(()));
-        }
-    }
-    output::calibrate::print(&c);
-    terminal.unless_unsaved(Ok(()))
+    super::ending::study::end(
+        &a.out.json,
+        &attach.save,
+        &terminal,
+        &c,
+        super::ending::study::no_pages,
+    )
 }

@@ -51,9 +51,9 @@ pub struct MatrixArgs {
     /// Skip the query phase (logs and cluster-metrics have one).
     #[arg(long)]
     pub no_query: bool,
-    /// Print the history of the matrix as JSON at the end instead of tables.
-    #[arg(long)]
-    pub json: bool,
+    /// The whole matrix (its order, runs and history) as JSON at the end.
+    #[command(flatten)]
+    pub json: super::args::JsonArgs,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
@@ -128,30 +128,12 @@ pub async fn run(mut args: MatrixArgs) -> CliResult {
     let m = matrix::matrix(&spec, &terminal, &step)
         .await
         .map_err(CliError::session)?;
-    if args.json {
-        output::json(&m)?;
-    } else {
-        output::matrix::print(&m);
-    }
-    let incomplete = m
-        .done
-        .iter()
-        .filter(|d| d.state != Some(crate::store::State::Complete))
-        .count();
-    if m.interrupted {
-        return Err(super::ending::interrupted(&format!(
-            "matrix {} interrupted after {} of {} runs (what is done is kept)",
-            m.id,
-            m.done.len(),
-            m.order.len()
-        )));
-    }
-    if incomplete > 0 {
-        return Err(CliError::from(anyhow::anyhow!(
-            "matrix {}: {incomplete} of {} run(s) did not complete (listed above)",
-            m.id,
-            m.order.len()
-        )));
-    }
-    terminal.unless_unsaved(Ok(()))
+    let save = &spec.attach.save;
+    super::ending::study::end(
+        &args.json,
+        save,
+        &terminal,
+        &m,
+        super::ending::study::no_pages,
+    )
 }

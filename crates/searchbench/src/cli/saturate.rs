@@ -4,7 +4,7 @@
 use clap::Args;
 
 use super::args::{parse_duration, ClusterArgs, GeneratorArgs, LoadArgs, OutputArgs};
-use super::output::{self, Terminal};
+use super::output::Terminal;
 use super::{CliError, CliResult};
 use crate::session::saturate::{self, SaturateSpec};
 
@@ -130,17 +130,11 @@ pub async fn run(args: SaturateArgs) -> CliResult {
     let result = saturate::saturate(&spec, &cluster, load, &attach, &terminal)
         .await
         .map_err(CliError::session)?;
-    args.out.write_json(&result)?;
-    // The whole search kept beside its steps: `report saturate=<id>` draws the page again.
-    output::keep_study(save, "saturate", &result.id, result.started_unix, &result);
-    if let Some(path) = &args.html {
-        crate::report::saturate_html::write(&result, path)
-            .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
-    }
-    if !args.out.json_on_stdout() {
-        output::rate::print_saturate(&result);
-    }
-    // The JSON is written before the page and the tables (a page that cannot be written
-    // loses no result): the ending's verdict alone is left.
-    terminal.unless_unsaved(super::ending::Verdict::verdict(&result))
+    super::ending::study::end(&args.out.json, save, &terminal, &result, |result| {
+        if let Some(path) = &args.html {
+            crate::report::saturate_html::write(result, path)
+                .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
+        }
+        Ok(())
+    })
 }

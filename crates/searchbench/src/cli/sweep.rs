@@ -8,7 +8,7 @@ use clap::Args;
 
 use super::args::{parse_duration, parse_size, ClusterArgs, GeneratorArgs, OutputArgs};
 use super::output::{self, Terminal};
-use super::{exit, CliError, CliResult};
+use super::{CliError, CliResult};
 use crate::analysis::sweep::Grid;
 use crate::ingest::MaxFailures;
 use crate::session::ingest::LoadSpec;
@@ -233,9 +233,6 @@ pub async fn run(a: SweepArgs) -> CliResult {
     })
     .await
     .map_err(CliError::session)?;
-    a.out.write_json(&result)?;
-    // The whole sweep kept beside its runs: `report sweep=<id>` draws the page again.
-    output::keep_study(save, "sweep", &result.id, result.started_unix, &result);
     let html = match &a.html {
         Some(p) => Some(p.clone()),
         None if !save.skip => save
@@ -244,43 +241,29 @@ pub async fn run(a: SweepArgs) -> CliResult {
             .map(|s| crate::report::sweep_html::default_path(s.path(), &result.id)),
         None => None,
     };
-    if let Some(path) = &html {
-        match crate::report::sweep_html::write(&result, path) {
-            Ok(()) => eprintln!("sweep page: {}", path.display()),
-            Err(e) => eprintln!("warning: writing the sweep page: {e}"),
+    super::ending::study::end(&a.out.json, save, &terminal, &result, |result| {
+        if let Some(path) = &html {
+            write_pages(result, path);
         }
-        // The whole result beside the page: the runs are in the store, the answer here.
-        let json = path.with_extension("json");
-        let written = serde_json::to_string_pretty(&result)
-            .map_err(|e| e.to_string())
-            .and_then(|text| {
-                crate::out_folder::write_file(&json, (text + "\n").as_bytes())
-                    .map_err(|e| e.to_string())
-            });
-        if let Err(e) = written {
-            eprintln!("warning: writing {}: {e}", json.display());
-        }
+        Ok(())
+    })
+}
+
+/// The sweep's page at `path` and its whole result beside it (the runs are in the store, the
+/// answer here); one that cannot be written is a warning (the JSON asked for is written).
+fn write_pages(result: &crate::analysis::sweep::SweepResult, path: &std::path::Path) {
+    match crate::report::sweep_html::write(result, path) {
+        Ok(()) => eprintln!("sweep page: {}", path.display()),
+        Err(e) => eprintln!("warning: writing the sweep page: {e}"),
     }
-    if !a.out.json_on_stdout() {
-        output::sweep::print(&result);
-    }
-    if result.interrupted {
-        return Err(super::ending::interrupted(&format!(
-            "the sweep stopped early; the finished runs are kept (tag sweep={id})"
-        )));
-    }
-    if result.answer.recommended.is_none() {
-        // Vague intervals are "cannot tell" (125), as in `check`; no clean cell is a failed
-        // check (3).
-        let vague = result.answer.why.starts_with("not enough data");
-        return Err(CliError {
-            code: if vague {
-                super::exit::CANNOT_TELL
-            } else {
-                exit::CHECK_FAILED
-            },
-            error: anyhow::anyhow!("no recommendation: {}", result.answer.why),
+    let json = path.with_extension("json");
+    let written = serde_json::to_string_pretty(result)
+        .map_err(|e| e.to_string())
+        .and_then(|text| {
+            crate::out_folder::write_file(&json, (text + "\n").as_bytes())
+                .map_err(|e| e.to_string())
         });
+    if let Err(e) = written {
+        eprintln!("warning: writing {}: {e}", json.display());
     }
-    terminal.unless_unsaved(Ok(()))
 }

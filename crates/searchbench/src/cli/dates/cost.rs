@@ -3,7 +3,6 @@
 
 use std::path::PathBuf;
 
-use anyhow::Context as _;
 use clap::{Args, Subcommand};
 use serde::Serialize;
 
@@ -105,12 +104,40 @@ pub struct DatesArgs {
     pub json: crate::cli::args::JsonArgs,
 }
 
-/// What `--json` writes.
+/// What `--json` writes: the study's whole result.
 #[derive(Debug, Serialize)]
 struct DatesOutput<'a> {
     experiment: &'static str,
     variants: &'static [dates::Variant],
     results: &'a [EngineResult],
+}
+
+impl crate::cli::ending::Verdict for DatesOutput<'_> {
+    /// A variant that did not index every document is no measure of its cost (exit 3).
+    fn verdict(&self) -> CliResult {
+        let incomplete: Vec<String> = self
+            .results
+            .iter()
+            .flat_map(|r| {
+                r.variants
+                    .iter()
+                    .filter(|v| !v.complete)
+                    .map(move |v| format!("{} {} ({})", r.product, r.version, v.variant.id))
+            })
+            .collect();
+        if incomplete.is_empty() {
+            return Ok(());
+        }
+        Err(CliError::check(anyhow::anyhow!(
+            "not every document was indexed in: {} (see the failure files)",
+            incomplete.join(", ")
+        )))
+    }
+}
+
+impl crate::cli::ending::study::Study for DatesOutput<'_> {
+    /// Each engine's tables were printed as it ended.
+    fn print(&self) {}
 }
 
 pub async fn run(cmd: ExperimentCommand) -> CliResult {
@@ -186,34 +213,17 @@ pub async fn run_dates(args: DatesArgs) -> CliResult {
     let results = crate::session::experiment::dates(&spec, &attach, &terminal, &log, &print)
         .await
         .map_err(CliError::session)?;
-    if let Some(path) = args.json.target() {
-        let text = serde_json::to_string_pretty(&DatesOutput {
-            experiment: "dates",
-            variants: &VARIANTS,
-            results: &results,
-        })
-        .context("encoding the result")?;
-        if to_stdout {
-            outln!("{text}");
-        } else {
-            crate::out_folder::write_file(path, (text + "\n").as_bytes()).context("writing")?;
-        }
-    }
-    let incomplete: Vec<String> = results
-        .iter()
-        .flat_map(|r| {
-            r.variants
-                .iter()
-                .filter(|v| !v.complete)
-                .map(move |v| format!("{} {} ({})", r.product, r.version, v.variant.id))
-        })
-        .collect();
-    if incomplete.is_empty() {
-        terminal.unless_unsaved(Ok(()))
-    } else {
-        Err(CliError::check(anyhow::anyhow!(
-            "not every document was indexed in: {} (see the failure files)",
-            incomplete.join(", ")
-        )))
-    }
+    let output = DatesOutput {
+        experiment: "dates",
+        variants: &VARIANTS,
+        results: &results,
+    };
+    let (json, save) = (&args.json, &attach.save);
+    crate::cli::ending::study::end(
+        json,
+        save,
+        &terminal,
+        &output,
+        crate::cli::ending::study::no_pages,
+    )
 }

@@ -6,16 +6,18 @@
 //! where `--json` / `--export-json` say and turning what the result says of itself
 //! ([`Verdict`]) into the exit code: 0 passed, 130 stopped by Ctrl-C (kept as interrupted),
 //! 3 a check failed, 1 the work failed; and a run that passed but could not be kept in the
-//! store is exit 1 (see [`Terminal::unless_unsaved`]).
+//! store is exit 1 (see [`Terminal::unless_unsaved`]). A study (a record of runs with its own
+//! verdict) ends through [`study::end`].
 
 use serde::Serialize;
+
+pub mod study;
 
 use super::args::{JsonArgs, PartArgs};
 use super::exit;
 use super::output::Terminal;
 use super::progress::{cancel_on_ctrl_c, CtrlC};
 use super::{CliError, CliResult};
-use crate::analysis::saturate::SaturateResult;
 use crate::cancel::Cancel;
 use crate::ingest::IngestReport;
 use crate::query::QueryResult;
@@ -161,24 +163,6 @@ impl Verdict for TrackRunResult {
             Some(e) => Err(CliError::check(anyhow::anyhow!("{e}"))),
             None => Ok(()),
         }
-    }
-}
-
-impl Verdict for SaturateResult {
-    fn verdict(&self) -> CliResult {
-        if self.interrupted {
-            return Err(interrupted("the steps so far are kept"));
-        }
-        if self.max_sustainable_docs_per_sec.is_none() {
-            return Err(CliError::check(anyhow::anyhow!(
-                "no step sustained its rate within the limits (lowest tried: {:.0} docs/s)",
-                self.steps
-                    .iter()
-                    .map(|s| s.offered_docs_per_sec)
-                    .fold(f64::INFINITY, f64::min)
-            )));
-        }
-        Ok(())
     }
 }
 
