@@ -194,6 +194,41 @@ impl VariantAccuracy {
         self.pct_null += 1;
     }
 
+    /// Adds `other`'s answers (the same variant checked by another part of a run in parts):
+    /// what one process checking every answer would have counted. The mean error is over the
+    /// percentile values returned (not the nulls), as [`Self::percentile_error`] keeps it.
+    pub fn add(&mut self, other: &VariantAccuracy) {
+        let returned = |a: &VariantAccuracy| a.pct_values.saturating_sub(a.pct_null);
+        let (mine, theirs) = (returned(self), returned(other));
+        if mine + theirs > 0 {
+            self.err_sum = self.pct_mean_err * mine as f64 + other.pct_mean_err * theirs as f64;
+            self.pct_mean_err = self.err_sum / (mine + theirs) as f64;
+        }
+        self.pct_values += other.pct_values;
+        self.pct_null += other.pct_null;
+        self.pct_over_bound += other.pct_over_bound;
+        self.pct_max_err = self.pct_max_err.max(other.pct_max_err);
+        for (mine, theirs) in self
+            .pct_max_err_by_percent
+            .iter_mut()
+            .zip(other.pct_max_err_by_percent)
+        {
+            *mine = mine.max(theirs);
+        }
+        self.answers += other.answers;
+        self.count_wrong += other.count_wrong;
+        self.sum_wrong += other.sum_wrong;
+        self.hits_wrong += other.hits_wrong;
+        self.buckets_wrong += other.buckets_wrong;
+        self.aggs_wrong += other.aggs_wrong;
+        self.recall_answers += other.recall_answers;
+        self.recall_sum += other.recall_sum;
+        self.recall_min = match (self.recall_min, other.recall_min) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, y) => x.or(y),
+        };
+    }
+
     pub fn failed(&self) -> bool {
         self.count_wrong > 0
             || self.sum_wrong > 0
@@ -252,6 +287,56 @@ mod tests {
         assert!((row.pct_mean_err - 0.02).abs() < 1e-12);
         assert!(row.failed());
         assert_eq!(Check::Percentiles.wrong(&row), 2);
+    }
+
+    /// Differential: the answers of one variant checked by one process, and the same
+    /// answers split between parts whose rows are stored (JSON) and added, give the same row.
+    #[test]
+    fn rows_of_parts_added_are_the_row_of_one_process() {
+        let mut rng = crate::rng::Rng::new(98, 3);
+        for _ in 0..50 {
+            let fresh = || {
+                VariantAccuracy::new(Variant::new("C_td"), vec![Check::Percentiles])
+                    .with_percentiles("t-digest", 0.01)
+            };
+            let parts = 1 + rng.below(4) as usize;
+            let (mut one, mut each) = (fresh(), vec![fresh(); parts]);
+            for _ in 0..rng.below(60) {
+                let p = rng.below(parts as u64) as usize;
+                for row in [&mut one, &mut each[p]] {
+                    row.answers += 1;
+                }
+                match rng.below(10) {
+                    0 => [&mut one, &mut each[p]].map(VariantAccuracy::percentile_null),
+                    1 => [&mut one, &mut each[p]].map(|r| r.count_wrong += 1),
+                    2 => [&mut one, &mut each[p]].map(|r| r.record_recall(0.9)),
+                    _ => {
+                        let (j, err) = (rng.below(4) as usize, rng.unit() * 0.02);
+                        [&mut one, &mut each[p]].map(|r| {
+                            r.percentile_error(j, err);
+                        })
+                    }
+                };
+            }
+            let stored: Vec<VariantAccuracy> = each
+                .iter()
+                .map(|r| serde_json::from_value(serde_json::to_value(r).unwrap()).unwrap())
+                .collect();
+            let mut added = stored[0].clone();
+            for r in &stored[1..] {
+                added.add(r);
+            }
+            assert!((added.pct_mean_err - one.pct_mean_err).abs() < 1e-12);
+            assert!((added.recall_sum - one.recall_sum).abs() < 1e-9);
+            let shown = |r: &VariantAccuracy| {
+                let mut v = serde_json::to_value(r).unwrap();
+                for k in ["pct_mean_err", "recall_sum"] {
+                    v[k] = serde_json::Value::Null;
+                }
+                v
+            };
+            assert_eq!(shown(&added), shown(&one));
+        }
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! What a stored result says about itself: the state it earned, its workload, seed and engine.
 
+use serde::Deserialize as _;
 use serde_json::Value;
 
 use super::State;
@@ -61,6 +62,9 @@ pub fn outcome_of(result: &Value) -> (State, Option<String>) {
             )),
         );
     }
+    if let Some(why) = scenario_failed(result) {
+        return (State::Failed, Some(why));
+    }
     let query = if result.get("cells").is_some() {
         Some(result)
     } else {
@@ -85,6 +89,40 @@ pub fn outcome_of(result: &Value) -> (State, Option<String>) {
         }
     }
     (State::Complete, None)
+}
+
+/// What a scenario checks of itself beside its counts, one rule for the stored state, the
+/// CLI's exit 3 and a group merged from its parts: every index created, every snapshot
+/// `SUCCESS`, its logs load whole. `None` for a result that is no scenario's.
+pub fn scenario_failed(result: &Value) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Creation {
+        #[serde(default)]
+        errors: u64,
+    }
+    #[derive(serde::Deserialize)]
+    struct Snapshots {
+        #[serde(default)]
+        failures: u64,
+    }
+    result.get("scenario")?;
+    let part = |key: &str| result.get(key).filter(|v| v.is_object());
+    let creation = part("creation").and_then(|c| Creation::deserialize(c).ok());
+    if let Some(c) = creation.filter(|c| c.errors > 0) {
+        return Some(format!("{} creation error(s)", c.errors));
+    }
+    let snapshots = part("snapshots").and_then(|s| Snapshots::deserialize(s).ok());
+    if let Some(s) = snapshots.filter(|s| s.failures > 0) {
+        return Some(format!("{} snapshot(s) not SUCCESS", s.failures));
+    }
+    // The logs load is judged as any load is (its error, its counts, its failure limit).
+    match part("indexing").map(outcome_of) {
+        Some((State::Failed, why)) => Some(format!(
+            "logs load: {}",
+            why.unwrap_or_else(|| "failed".into())
+        )),
+        _ => None,
+    }
 }
 
 /// Why an ingest's counts do not add up (`read = indexed + failed`), when they say all three.
@@ -126,4 +164,77 @@ pub(super) fn engine_of(result: &Value) -> Option<String> {
     let product = result.get("product")?.as_str()?;
     let version = result.get("engine_version")?.as_str()?;
     Some(format!("{}-{version}", product.to_ascii_lowercase()))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// A scenario's result as its run stores it: every index counted, every check passed.
+    fn scenario() -> Value {
+        json!({
+            "scenario": "snapshots",
+            "creation": {"errors": 0},
+            "counts": {"expected_indices": 4, "complete_indices": 4, "reconciled": true},
+            "snapshots": {"failures": 0},
+            "indexing": {
+                "counts": {"read": 10, "indexed": 10, "failed": 0, "reconciled": true},
+                "error": null,
+            },
+            "interrupted": false,
+        })
+    }
+
+    /// The store judges a scenario as the scenario judges itself (and the CLI exits 3): a
+    /// creation error, a snapshot not SUCCESS or a logs load that failed is a failed run,
+    /// never a complete one.
+    #[test]
+    fn a_scenario_that_failed_its_own_checks_is_stored_failed() {
+        assert_eq!(outcome_of(&scenario()), (State::Complete, None));
+        let failed = |path: &[&str], value: Value| {
+            let mut r = scenario();
+            let mut at = &mut r;
+            for key in path {
+                at = &mut at[*key];
+            }
+            *at = value;
+            outcome_of(&r)
+        };
+        assert_eq!(
+            failed(&["creation", "errors"], json!(2)),
+            (State::Failed, Some("2 creation error(s)".into()))
+        );
+        assert_eq!(
+            failed(&["snapshots", "failures"], json!(1)),
+            (State::Failed, Some("1 snapshot(s) not SUCCESS".into()))
+        );
+        assert_eq!(
+            failed(&["indexing", "counts", "reconciled"], json!(false)),
+            (
+                State::Failed,
+                Some("logs load: counts do not reconcile".into())
+            )
+        );
+        assert_eq!(
+            failed(&["indexing", "error"], json!("the node went away")),
+            (State::Failed, Some("logs load: the node went away".into()))
+        );
+        // Its own counts first, as any result's.
+        assert_eq!(
+            failed(&["counts", "reconciled"], json!(false)).0,
+            State::Failed
+        );
+        // Stopped by a signal: interrupted, whatever its checks say.
+        let mut r = scenario();
+        r["interrupted"] = true.into();
+        r["creation"]["errors"] = 3.into();
+        assert_eq!(outcome_of(&r).0, State::Interrupted);
+        // A result that is no scenario's is not read as one.
+        let mut r = scenario();
+        r.as_object_mut().map(|m| m.remove("scenario"));
+        r["creation"]["errors"] = 3.into();
+        assert_eq!(outcome_of(&r), (State::Complete, None));
+    }
 }

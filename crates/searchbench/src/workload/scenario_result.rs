@@ -170,19 +170,6 @@ pub struct ScenarioResult {
     pub profile: Option<crate::measure::profile::Profile>,
 }
 
-impl ScenarioResult {
-    /// Counts reconcile, every snapshot succeeded, the logs load reconciled.
-    pub fn passed(&self) -> bool {
-        self.counts.reconciled
-            && self.creation.errors == 0
-            && self.snapshots.as_ref().is_none_or(|s| s.failures == 0)
-            && self
-                .indexing
-                .as_ref()
-                .is_none_or(|r| r.counts.reconciled && r.error.is_none())
-    }
-}
-
 /// What the creation phase counted, from which its figures are derived (for a part of a run
 /// in parts, again after the merge, from every part's).
 pub struct Tally {

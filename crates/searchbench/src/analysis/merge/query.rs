@@ -103,41 +103,10 @@ fn join_cells(
 /// One variant's accuracy over every part's answers.
 fn join_accuracy(parts: &[(&PartRun, QueryResult)]) -> Vec<VariantAccuracy> {
     let mut joined: Vec<VariantAccuracy> = Vec::new();
-    for (_, r) in parts {
-        for a in &r.accuracy {
-            let Some(have) = joined.iter_mut().find(|x| x.variant == a.variant) else {
-                joined.push(a.clone());
-                continue;
-            };
-            let values = have.pct_values + a.pct_values;
-            if values > 0 {
-                have.pct_mean_err = (have.pct_mean_err * have.pct_values as f64
-                    + a.pct_mean_err * a.pct_values as f64)
-                    / values as f64;
-            }
-            have.pct_values = values;
-            have.answers += a.answers;
-            have.count_wrong += a.count_wrong;
-            have.sum_wrong += a.sum_wrong;
-            have.pct_null += a.pct_null;
-            have.pct_over_bound += a.pct_over_bound;
-            have.pct_max_err = have.pct_max_err.max(a.pct_max_err);
-            for (mine, theirs) in have
-                .pct_max_err_by_percent
-                .iter_mut()
-                .zip(a.pct_max_err_by_percent)
-            {
-                *mine = mine.max(theirs);
-            }
-            have.hits_wrong += a.hits_wrong;
-            have.buckets_wrong += a.buckets_wrong;
-            have.aggs_wrong += a.aggs_wrong;
-            have.recall_answers += a.recall_answers;
-            have.recall_sum += a.recall_sum;
-            have.recall_min = match (have.recall_min, a.recall_min) {
-                (Some(x), Some(y)) => Some(x.min(y)),
-                (x, y) => x.or(y),
-            };
+    for a in parts.iter().flat_map(|(_, r)| &r.accuracy) {
+        match joined.iter_mut().find(|x| x.variant == a.variant) {
+            Some(have) => have.add(a),
+            None => joined.push(a.clone()),
         }
     }
     joined

@@ -282,23 +282,11 @@ pub(super) fn merge(
     if let Some(map) = result.as_object_mut() {
         map.remove("profile");
     }
-    let passed = |r: &Value| -> Option<String> {
-        let c = &r["creation"];
-        if r["counts"]["reconciled"] != Value::Bool(true) {
-            return Some("the indices' counts do not reconcile".into());
-        }
-        if c["errors"].as_u64().unwrap_or(0) > 0 {
-            return Some(format!("{} creation error(s)", c["errors"]));
-        }
-        if r["snapshots"]["failures"].as_u64().unwrap_or(0) > 0 {
-            return Some(format!(
-                "{} snapshot(s) not SUCCESS",
-                r["snapshots"]["failures"]
-            ));
-        }
-        None
-    };
-    failed = failed.or_else(|| passed(&result));
+    // The group judged as one run of the scenario is (its counts, creation, snapshots).
+    failed = failed.or_else(|| match crate::store::outcome_of(&result) {
+        (crate::store::State::Failed, why) => why,
+        _ => None,
+    });
     let each: Vec<EachPart> = chosen
         .iter()
         .map(|p| {

@@ -167,24 +167,23 @@ impl Verdict for TrackRunResult {
 }
 
 impl Verdict for ScenarioResult {
+    /// Judged by the rule the store keeps its state by (`store::outcome_of`), so that the
+    /// exit code and the stored state never disagree.
     fn verdict(&self) -> CliResult {
         if self.interrupted {
             return Err(interrupted("the scenario is incomplete (stored as such)"));
         }
-        if !self.passed() {
-            return Err(CliError::check(anyhow::anyhow!(
-                "the scenario did not complete cleanly: {} of {} indices complete, {} creation \
-                 error(s){}",
+        let judged = serde_json::to_value(self).map(|v| crate::store::outcome_of(&v));
+        match judged {
+            Ok((crate::store::State::Complete, _)) => Ok(()),
+            Ok((_, why)) => Err(CliError::check(anyhow::anyhow!(
+                "the scenario did not complete cleanly ({}): {} of {} indices complete",
+                why.unwrap_or_else(|| "failed".into()),
                 self.counts.complete_indices,
                 self.counts.expected_indices,
-                self.creation.errors,
-                self.snapshots
-                    .as_ref()
-                    .map(|s| format!(", {} snapshot(s) not SUCCESS", s.failures))
-                    .unwrap_or_default()
-            )));
+            ))),
+            Err(e) => Err(anyhow::anyhow!("encoding the scenario's result: {e}").into()),
         }
-        Ok(())
     }
 }
 
