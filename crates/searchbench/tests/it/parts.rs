@@ -1149,6 +1149,12 @@ fn many_shards_runs_in_two_parts_over_one_set_of_indices() {
         "the parts' clients summed: the whole run's"
     );
     assert_eq!(r["parts"]["each"].as_array().map(Vec::len), Some(2));
+    for each in r["parts"]["each"].as_array().into_iter().flatten() {
+        assert_eq!(each["indices_created"], 15, "{each}");
+        assert_eq!(each["indexed"], 2500, "{each}");
+        assert!(each["driver_cpu_secs"].as_f64().is_some(), "{each}");
+        assert!(each["cores"].as_u64() >= Some(1), "{each}");
+    }
     // The merged run keeps every phase the parts measured, added: the creation phase holds
     // one request per index of both parts, the figure the result derives from it.
     let phases = merged_phases(&store, &merged);

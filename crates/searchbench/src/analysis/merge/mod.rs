@@ -110,6 +110,12 @@ pub(super) fn phase_of_every_part<'p>(
     Ok(any.then_some(sum))
 }
 
+/// The cores of the machine a part ran on, when its row says.
+pub(super) fn cores(p: &PartRun) -> Option<usize> {
+    let machine = crate::measure::machine::Machine::read(&p.row.machine);
+    (machine.cores > 0).then_some(machine.cores)
+}
+
 /// The part a run was (`--part I/N` with N > 1), from its stored configuration.
 pub fn part_of(row: &RunRow) -> Option<Part> {
     let part = Part::parse(row.config.get("part")?.as_str()?).ok()?;

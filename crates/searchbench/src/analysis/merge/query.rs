@@ -209,7 +209,7 @@ pub fn merge(of: u32, chosen: &[&PartRun]) -> Result<KindMerge, String> {
                 "search_clients": r.map(|r| r.clients),
                 "measured_secs": r.map(|r| r.measured_secs),
                 "failures_total": r.map(|r| r.failures_total),
-                "cores": p.row.machine.get("cores"),
+                "cores": super::cores(p),
             });
             super::each(p, figures)
         })

@@ -7,16 +7,47 @@
 //! took the snapshots and cleaned up).
 
 use hdrhistogram::Histogram;
+use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::{config, ingest, KindMerge, PartRun};
 use crate::measure::SerializedHistogram;
+use crate::query::beside::SearchesBeside;
 use crate::query::cells::HdrSummary;
 use crate::store::{EachPart, Parts};
 use crate::workload::scenario_result::{
-    derive, latency_of, Creation, CreationSetup, StateSample, Tally, CREATE_HISTOGRAM,
+    derive, latency_of, Creation, CreationSetup, Latency, StateSample, Tally, CREATE_HISTOGRAM,
     CREATION_PHASE, FIELD_CAPS_HISTOGRAM, FIELD_CAPS_PHASE,
 };
+
+/// What a part's scenario result says that its merge reads, typed.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Said {
+    creation: Option<Creation>,
+    indexing: Option<Indexing>,
+    field_caps: Option<Latency>,
+    started_unix_ms: Option<u64>,
+    wall_secs: f64,
+    interrupted: bool,
+    warnings: Vec<String>,
+}
+
+/// Its logs load, as far as the scenario's merge reads it (the load itself merges as any).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Indexing {
+    searches_beside: Option<SearchesBeside>,
+    counts: crate::ingest::Counts,
+    cpu: crate::ingest::Cpu,
+}
+
+/// A part with its result, raw (what the group's result is made from) and as said.
+struct ScenarioPart<'p> {
+    part: &'p PartRun,
+    raw: &'p Value,
+    said: Said,
+}
 
 /// Whether a run's result is a scenario's.
 pub(super) fn is_scenario(p: &PartRun) -> bool {
@@ -48,20 +79,16 @@ fn added(parts: &[&PartRun], phase: &str, name: &str) -> Result<Option<Histogram
     Ok(sum)
 }
 
-fn f64_of(v: &Value, k: &str) -> f64 {
-    v.get(k).and_then(Value::as_f64).unwrap_or(0.0)
-}
-
 /// The group's creation phase from its parts': `None` when a part kept no per-index times.
 fn merged_creation(
-    parts: &[(&PartRun, &Value)],
+    parts: &[ScenarioPart<'_>],
 ) -> Result<(Option<Creation>, Vec<SerializedHistogram>), String> {
     let mut creations = Vec::new();
-    for (p, r) in parts {
-        let c: Creation = serde_json::from_value(r["creation"].clone())
-            .map_err(|e| format!("part {}: its creation: {e}", p.part))?;
-        match (c.started_unix_ms, &c.done) {
-            (Some(_), Some(_)) => creations.push((*p, c)),
+    for p in parts {
+        match &p.said.creation {
+            Some(c) if c.started_unix_ms.is_some() && c.done.is_some() => {
+                creations.push((p.part, c))
+            }
             _ => return Ok((None, Vec::new())),
         }
     }
@@ -106,7 +133,7 @@ fn merged_creation(
     let Some(create_us) = added(&chosen, CREATION_PHASE, CREATE_HISTOGRAM)? else {
         return Ok((None, Vec::new()));
     };
-    let first = &creations[0].1;
+    let first = creations[0].1;
     let setup = CreationSetup {
         indices_requested: first.indices_requested,
         docs_per_index: first.docs_per_index,
@@ -133,24 +160,27 @@ fn merged_creation(
 
 /// The searches beside the parts' loads: counts summed, rates summed (the parts searched
 /// together), the latency from the added histogram.
-fn merged_beside(parts: &[(&PartRun, &Value)], latency: Option<&Histogram<u64>>) -> Value {
-    let beside: Vec<&Value> = parts
+fn merged_beside(
+    parts: &[ScenarioPart<'_>],
+    latency: Option<&Histogram<u64>>,
+) -> Option<SearchesBeside> {
+    let beside: Vec<&SearchesBeside> = parts
         .iter()
-        .filter_map(|(_, r)| r["indexing"].get("searches_beside"))
+        .filter_map(|p| p.said.indexing.as_ref()?.searches_beside.as_ref())
         .collect();
     if beside.is_empty() {
-        return Value::Null;
+        return None;
     }
-    let sum = |k: &str| -> u64 { beside.iter().filter_map(|b| b[k].as_u64()).sum() };
-    json!({
-        "clients": sum("clients"),
-        "requests": sum("requests"),
-        "errors": sum("errors"),
-        "error_kinds": beside.iter().flat_map(|b| b["error_kinds"].as_array().cloned().unwrap_or_default()).collect::<Vec<_>>(),
-        "secs": beside.iter().map(|b| f64_of(b, "secs")).fold(0.0, f64::max),
-        "searches_per_sec": beside.iter().map(|b| f64_of(b, "searches_per_sec")).sum::<f64>(),
-        "latency": latency.map(HdrSummary::of).unwrap_or_default(),
-        "variants": [],
+    Some(SearchesBeside {
+        clients: beside.iter().map(|b| b.clients).sum(),
+        requests: beside.iter().map(|b| b.requests).sum(),
+        errors: beside.iter().map(|b| b.errors).sum(),
+        error_kinds: beside.iter().flat_map(|b| b.error_kinds.clone()).collect(),
+        secs: beside.iter().map(|b| b.secs).fold(0.0, f64::max),
+        searches_per_sec: beside.iter().map(|b| b.searches_per_sec).sum(),
+        latency: latency.map(HdrSummary::of).unwrap_or_default(),
+        note: crate::query::beside::UNCHECKED,
+        ..SearchesBeside::default()
     })
 }
 
@@ -159,17 +189,19 @@ pub(super) fn merge(
     chosen: &[&PartRun],
     counted_now: Option<u64>,
 ) -> Result<KindMerge, String> {
-    let parts: Vec<(&PartRun, &Value)> = chosen
-        .iter()
-        .filter_map(|p| Some((*p, p.row.result.as_ref()?)))
-        .collect();
-    let Some((_, head)) = parts.first().copied() else {
+    let mut parts = Vec::new();
+    for p in chosen {
+        let Some(raw) = p.row.result.as_ref() else {
+            continue;
+        };
+        let said = Said::deserialize(raw)
+            .map_err(|e| format!("part {}: not a scenario's result: {e}", p.part))?;
+        parts.push(ScenarioPart { part: p, raw, said });
+    }
+    let Some(head) = parts.first().map(|p| p.raw) else {
         return Err("no part kept a result".into());
     };
-    let first = parts
-        .iter()
-        .find(|(p, _)| p.part.index == 1)
-        .map(|(_, r)| *r);
+    let first = parts.iter().find(|p| p.part.part.index == 1).map(|p| p.raw);
     let mut result = head.clone();
     let mut histograms = Vec::new();
     let mut notes = vec!["the searches beside per variant and the profile are each part's"];
@@ -191,10 +223,10 @@ pub(super) fn merge(
     let mut failed = None;
     let loads: Vec<PartRun> = parts
         .iter()
-        .filter(|(_, r)| r.get("indexing").is_some_and(Value::is_object))
-        .map(|(p, r)| {
-            let mut load = (*p).clone();
-            load.row.result = Some(r["indexing"].clone());
+        .filter(|p| p.raw.get("indexing").is_some_and(Value::is_object))
+        .map(|p| {
+            let mut load = p.part.clone();
+            load.row.result = Some(p.raw["indexing"].clone());
             load.histograms
                 .retain(|h| h.name != CREATE_HISTOGRAM && h.name != FIELD_CAPS_HISTOGRAM);
             load
@@ -209,43 +241,30 @@ pub(super) fn merge(
             .iter()
             .find(|h| h.name == "beside_latency")
             .and_then(|h| h.decode().ok());
-        indexing["searches_beside"] = merged_beside(&parts, beside_latency.as_ref());
+        let beside = merged_beside(&parts, beside_latency.as_ref());
+        indexing["searches_beside"] = serde_json::to_value(beside).map_err(|e| e.to_string())?;
         result["indexing"] = indexing;
         timeline = load.timeline;
         histograms.extend(load.histograms);
         failed = load.failed.map(|f| format!("logs load: {f}"));
     }
-    let caps: Vec<&PartRun> = parts
+    let caps: Vec<(&PartRun, &Latency)> = parts
         .iter()
-        .filter(|(_, r)| r.get("field_caps").is_some_and(Value::is_object))
-        .map(|(p, _)| *p)
+        .filter_map(|p| Some((p.part, p.said.field_caps.as_ref()?)))
         .collect();
     if !caps.is_empty() {
-        let of_caps = |k: &str| -> u64 {
-            parts
-                .iter()
-                .filter_map(|(_, r)| r["field_caps"][k].as_u64())
-                .sum()
-        };
-        let examples: Vec<String> = parts
-            .iter()
-            .flat_map(|(_, r)| {
-                r["field_caps"]["error_examples"]
-                    .as_array()
-                    .cloned()
-                    .unwrap_or_default()
-            })
-            .filter_map(|e| e.as_str().map(str::to_string))
-            .take(5)
-            .collect();
-        match added(&caps, FIELD_CAPS_PHASE, FIELD_CAPS_HISTOGRAM)? {
+        let chosen: Vec<&PartRun> = caps.iter().map(|(p, _)| *p).collect();
+        match added(&chosen, FIELD_CAPS_PHASE, FIELD_CAPS_HISTOGRAM)? {
             Some(h) => {
                 let latency = latency_of(
                     &h,
-                    of_caps("clients") as usize,
-                    of_caps("requests"),
-                    of_caps("errors"),
-                    examples,
+                    caps.iter().map(|(_, l)| l.clients).sum(),
+                    caps.iter().map(|(_, l)| l.requests).sum(),
+                    caps.iter().map(|(_, l)| l.errors).sum(),
+                    caps.iter()
+                        .flat_map(|(_, l)| l.error_examples.iter().cloned())
+                        .take(5)
+                        .collect(),
                 );
                 result["field_caps"] = serde_json::to_value(latency).map_err(|e| e.to_string())?;
                 histograms.extend(SerializedHistogram::encode(FIELD_CAPS_HISTOGRAM, "us", &h));
@@ -256,7 +275,7 @@ pub(super) fn merge(
     // The group's wall: from the first part's start to the last part's end.
     let spans: Vec<(u64, f64)> = parts
         .iter()
-        .filter_map(|(_, r)| Some((r["started_unix_ms"].as_u64()?, f64_of(r, "wall_secs"))))
+        .filter_map(|p| Some((p.said.started_unix_ms?, p.said.wall_secs)))
         .collect();
     if let Some(start) = spans.iter().map(|(s, _)| *s).min() {
         let end = spans
@@ -266,19 +285,14 @@ pub(super) fn merge(
         result["wall_secs"] = end.into();
         result["started_unix_ms"] = start.into();
     }
-    result["interrupted"] = parts
-        .iter()
-        .any(|(_, r)| r["interrupted"] == Value::Bool(true))
-        .into();
-    let mut warnings: Vec<Value> = Vec::new();
-    for (_, r) in &parts {
-        for w in r["warnings"].as_array().into_iter().flatten() {
-            if !warnings.contains(w) {
-                warnings.push(w.clone());
-            }
+    result["interrupted"] = parts.iter().any(|p| p.said.interrupted).into();
+    let mut warnings: Vec<&String> = Vec::new();
+    for w in parts.iter().flat_map(|p| &p.said.warnings) {
+        if !warnings.contains(&w) {
+            warnings.push(w);
         }
     }
-    result["warnings"] = warnings.into();
+    result["warnings"] = json!(warnings);
     if let Some(map) = result.as_object_mut() {
         map.remove("profile");
     }
@@ -290,12 +304,16 @@ pub(super) fn merge(
     let each: Vec<EachPart> = chosen
         .iter()
         .map(|p| {
-            let r = p.row.result.as_ref();
+            let said = parts
+                .iter()
+                .find(|q| q.part.row.id == p.row.id)
+                .map(|q| &q.said);
+            let indexing = said.and_then(|s| s.indexing.as_ref());
             let figures = json!({
-                "indices_created": r.map(|r| r["creation"]["indices_created"].clone()),
-                "indexed": r.map(|r| r["indexing"]["counts"]["indexed"].clone()),
-                "driver_cpu_secs": r.map(|r| r["indexing"]["cpu"]["driver_secs"].clone()),
-                "cores": p.row.machine.get("cores"),
+                "indices_created": said.and_then(|s| Some(s.creation.as_ref()?.indices_created)),
+                "indexed": indexing.map(|i| i.counts.indexed),
+                "driver_cpu_secs": indexing.map(|i| i.cpu.driver_secs),
+                "cores": super::cores(p),
             });
             super::each(p, figures)
         })

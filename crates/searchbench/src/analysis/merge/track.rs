@@ -87,10 +87,7 @@ pub(super) fn merge(of: u32, chosen: &[&PartRun]) -> Result<KindMerge, String> {
                 .iter()
                 .find(|q| q.part.row.id == p.row.id)
                 .map(|q| q.tasks.iter().map(|t| t.task.clone()).collect::<Vec<_>>());
-            super::each(
-                p,
-                json!({ "tasks": ran, "cores": p.row.machine.get("cores") }),
-            )
+            super::each(p, json!({ "tasks": ran, "cores": super::cores(p) }))
         })
         .collect();
     let result = json!({
