@@ -1,25 +1,65 @@
 //! What a stored result says about itself: the state it earned, its workload, seed and engine.
 
-use serde::Deserialize as _;
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::State;
+
+/// A part of a stored result read as its type, on its own: `None` when it is absent or does
+/// not read (the other parts are still read).
+fn part<T: serde::de::DeserializeOwned>(result: &Value, key: &str) -> Option<T> {
+    T::deserialize(result.get(key)?).ok()
+}
+
+/// A load's counts as a result says them (a scenario's say only whether they reconcile).
+#[derive(Deserialize)]
+struct Counts {
+    read: Option<u64>,
+    indexed: Option<u64>,
+    failed: Option<u64>,
+    reconciled: Option<bool>,
+}
+
+/// A load's `--max-failures` against what failed.
+#[derive(Deserialize)]
+struct FailureLimit {
+    #[serde(default)]
+    max: Option<String>,
+    #[serde(default)]
+    failed: u64,
+    #[serde(default)]
+    read: u64,
+    #[serde(default)]
+    exceeded: bool,
+}
+
+/// A query phase, as far as its state goes: its cells' failed searches, its wrong answers.
+#[derive(Deserialize)]
+struct Query {
+    #[serde(default)]
+    cells: Vec<Cell>,
+    #[serde(default)]
+    failures_total: u64,
+}
+
+#[derive(Deserialize)]
+struct Cell {
+    #[serde(default)]
+    errors: u64,
+}
 
 /// The state a finished result earns, and the reason when it is not `complete`: a result
 /// marked `interrupted` was stopped by a signal; one that reports an error, a query phase with
 /// failed searches or wrong answers, or an ingest whose counts do not reconcile has failed.
 pub fn outcome_of(result: &Value) -> (State, Option<String>) {
-    let error = result
-        .get("error")
-        .and_then(Value::as_str)
-        .map(str::to_string);
-    if result.get("interrupted").and_then(Value::as_bool) == Some(true) {
+    let error: Option<String> = part(result, "error");
+    if part(result, "interrupted") == Some(true) {
         return (
             State::Interrupted,
             error.or_else(|| Some("interrupted".into())),
         );
     }
-    if result.get("query_interrupted").and_then(Value::as_bool) == Some(true) {
+    if part(result, "query_interrupted") == Some(true) {
         return (
             State::Interrupted,
             Some("interrupted during the query phase".into()),
@@ -35,60 +75,61 @@ pub fn outcome_of(result: &Value) -> (State, Option<String>) {
     if error.is_some() {
         return (State::Failed, error);
     }
-    if result
-        .get("counts")
-        .and_then(|c| c.get("reconciled"))
-        .and_then(Value::as_bool)
-        == Some(false)
-    {
-        return (State::Failed, Some("counts do not reconcile".into()));
+    if let Some(counts) = part::<Counts>(result, "counts") {
+        if counts.reconciled == Some(false) {
+            return (State::Failed, Some("counts do not reconcile".into()));
+        }
+        // A result that says it reconciled must add up: read back from a cluster, a
+        // document may claim what its counts deny.
+        if let Some(why) = counts.not_adding_up() {
+            return (State::Failed, Some(why));
+        }
     }
-    // A result that says it reconciled must add up: read back from a cluster, a document may
-    // claim what its counts deny.
-    if let Some(why) = result.get("counts").and_then(counts_not_adding_up) {
-        return (State::Failed, Some(why));
-    }
-    if let Some(limit) = result
-        .get("failure_limit")
-        .filter(|l| l.get("exceeded").and_then(Value::as_bool) == Some(true))
-    {
+    if let Some(limit) = part::<FailureLimit>(result, "failure_limit").filter(|l| l.exceeded) {
         return (
             State::Failed,
             Some(format!(
                 "{} of {} documents failed, more than --max-failures {}",
-                limit.get("failed").and_then(Value::as_u64).unwrap_or(0),
-                limit.get("read").and_then(Value::as_u64).unwrap_or(0),
-                limit.get("max").and_then(Value::as_str).unwrap_or("?")
+                limit.failed,
+                limit.read,
+                limit.max.as_deref().unwrap_or("?")
             )),
         );
     }
     if let Some(why) = scenario_failed(result) {
         return (State::Failed, Some(why));
     }
-    let query = if result.get("cells").is_some() {
-        Some(result)
-    } else {
-        result.get("query").filter(|q| q.is_object())
+    // A query result, or a run's query phase.
+    let query = match result.get("cells") {
+        Some(_) => Query::deserialize(result).ok(),
+        None => part::<Query>(result, "query"),
     };
     if let Some(q) = query {
-        let failed_searches: u64 = q
-            .get("cells")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(|c| c.get("errors")?.as_u64())
-            .sum();
-        let wrong = q.get("failures_total").and_then(Value::as_u64).unwrap_or(0);
-        if failed_searches > 0 || wrong > 0 {
+        let failed_searches: u64 = q.cells.iter().map(|c| c.errors).sum();
+        if failed_searches > 0 || q.failures_total > 0 {
             return (
                 State::Failed,
                 Some(format!(
-                    "queries: {failed_searches} failed search(es), {wrong} wrong answer(s)"
+                    "queries: {failed_searches} failed search(es), {} wrong answer(s)",
+                    q.failures_total
                 )),
             );
         }
     }
     (State::Complete, None)
+}
+
+impl Counts {
+    /// Why the counts do not add up (`read = indexed + failed`), when they say all three.
+    fn not_adding_up(&self) -> Option<String> {
+        let (read, indexed, failed) = (self.read?, self.indexed?, self.failed?);
+        if indexed.checked_add(failed) == Some(read) {
+            return None;
+        }
+        Some(format!(
+            "counts do not add up: {read} read, {indexed} indexed + {failed} failed"
+        ))
+    }
 }
 
 /// What a scenario checks of itself beside its counts, one rule for the stored state, the
@@ -106,35 +147,23 @@ pub fn scenario_failed(result: &Value) -> Option<String> {
         failures: u64,
     }
     result.get("scenario")?;
-    let part = |key: &str| result.get(key).filter(|v| v.is_object());
-    let creation = part("creation").and_then(|c| Creation::deserialize(c).ok());
+    let creation = part::<Creation>(result, "creation");
     if let Some(c) = creation.filter(|c| c.errors > 0) {
         return Some(format!("{} creation error(s)", c.errors));
     }
-    let snapshots = part("snapshots").and_then(|s| Snapshots::deserialize(s).ok());
+    let snapshots = part::<Snapshots>(result, "snapshots");
     if let Some(s) = snapshots.filter(|s| s.failures > 0) {
         return Some(format!("{} snapshot(s) not SUCCESS", s.failures));
     }
     // The logs load is judged as any load is (its error, its counts, its failure limit).
-    match part("indexing").map(outcome_of) {
+    let indexing = result.get("indexing").filter(|v| v.is_object());
+    match indexing.map(outcome_of) {
         Some((State::Failed, why)) => Some(format!(
             "logs load: {}",
             why.unwrap_or_else(|| "failed".into())
         )),
         _ => None,
     }
-}
-
-/// Why an ingest's counts do not add up (`read = indexed + failed`), when they say all three.
-fn counts_not_adding_up(counts: &Value) -> Option<String> {
-    let count = |k: &str| counts.get(k).and_then(Value::as_u64);
-    let (read, indexed, failed) = (count("read")?, count("indexed")?, count("failed")?);
-    if indexed.checked_add(failed) == Some(read) {
-        return None;
-    }
-    Some(format!(
-        "counts do not add up: {read} read, {indexed} indexed + {failed} failed"
-    ))
 }
 
 /// The workload name in a stored `workload` text. Imports used to store the corpus's
@@ -185,6 +214,102 @@ mod tests {
             },
             "interrupted": false,
         })
+    }
+
+    fn failed(why: &str) -> (State, Option<String>) {
+        (State::Failed, Some(why.into()))
+    }
+
+    /// Each way a result says how it ended, in the order they are judged; a part of a
+    /// result that does not read as its type (a flag that is no bool, an error that is no
+    /// text) is not read, and the others still are.
+    #[test]
+    fn a_result_earns_the_state_it_says() {
+        let load =
+            || json!({"counts": {"read": 10, "indexed": 9, "failed": 1, "reconciled": true}});
+        assert_eq!(outcome_of(&load()), (State::Complete, None));
+        let with = |key: &str, value: Value| {
+            let mut r = load();
+            r[key] = value;
+            outcome_of(&r)
+        };
+        assert_eq!(
+            with("error", json!("the node went away")),
+            failed("the node went away")
+        );
+        assert_eq!(
+            with("interrupted", json!(true)),
+            (State::Interrupted, Some("interrupted".into()))
+        );
+        let mut r = load();
+        r["interrupted"] = true.into();
+        r["error"] = "stopped".into();
+        assert_eq!(outcome_of(&r), (State::Interrupted, Some("stopped".into())));
+        assert_eq!(
+            with("query_interrupted", json!(true)),
+            (
+                State::Interrupted,
+                Some("interrupted during the query phase".into())
+            )
+        );
+        assert_eq!(
+            with(
+                "counts",
+                json!({"read": 10, "indexed": 10, "failed": 0, "reconciled": false})
+            ),
+            failed("counts do not reconcile")
+        );
+        assert_eq!(
+            with(
+                "counts",
+                json!({"read": 10, "indexed": 10, "failed": 3, "reconciled": true})
+            ),
+            failed("counts do not add up: 10 read, 10 indexed + 3 failed")
+        );
+        // Counts that do not say all three are not added up.
+        assert_eq!(
+            with("counts", json!({"indexed": 10, "reconciled": true})),
+            (State::Complete, None)
+        );
+        assert_eq!(
+            with(
+                "failure_limit",
+                json!({"max": "0", "failed": 1, "read": 10, "exceeded": true})
+            ),
+            failed("1 of 10 documents failed, more than --max-failures 0")
+        );
+        assert_eq!(
+            with(
+                "failure_limit",
+                json!({"max": "5", "failed": 1, "read": 10, "exceeded": false})
+            ),
+            (State::Complete, None)
+        );
+        // A query result, or a run's query phase: failed searches and wrong answers.
+        let query = json!({"cells": [{"errors": 2}, {"errors": 1}], "failures_total": 0});
+        assert_eq!(
+            outcome_of(&query),
+            failed("queries: 3 failed search(es), 0 wrong answer(s)")
+        );
+        assert_eq!(
+            with(
+                "query",
+                json!({"cells": [{"errors": 0}], "failures_total": 4})
+            ),
+            failed("queries: 0 failed search(es), 4 wrong answer(s)")
+        );
+        assert_eq!(with("query", Value::Null), (State::Complete, None));
+        // Parts that do not read are not read.
+        assert_eq!(with("interrupted", json!("yes")), (State::Complete, None));
+        assert_eq!(with("error", json!(5)), (State::Complete, None));
+        assert_eq!(with("counts", json!("many")), (State::Complete, None));
+        // A group with a part missing is incomplete, saying why.
+        let parts = json!({"group": "g", "of": 2, "missing": [2], "state": "incomplete",
+            "why": "part 2/2 is missing"});
+        assert_eq!(
+            with("parts", parts),
+            (State::Incomplete, Some("part 2/2 is missing".into()))
+        );
     }
 
     /// The store judges a scenario as the scenario judges itself (and the CLI exits 3): a
