@@ -618,6 +618,26 @@ fn a_tracks_parts_merge_task_by_task() {
     assert_eq!(merged.run.phases[0].measurements.counts["ops"], 1);
 }
 
+/// A track part whose result does not read as a track run's is refused, naming the part:
+/// no group is merged without it as if it had not run.
+#[test]
+fn a_track_part_whose_result_does_not_read_is_refused_naming_it() {
+    let mut whole = crate::measure::Measurements::default();
+    let p1 = track_part(1, 2, &[("search", vec![900, 1_200], 1000)], &mut whole);
+    let mut p2 = track_part(2, 2, &[("search", vec![1_000], 1000)], &mut whole);
+    if let Some(r) = p2.row.result.as_mut() {
+        r["tasks"] = json!("not a list");
+    }
+    let id = p2.row.id.clone();
+    let err = merge_parts("gt", vec![p1, p2], None)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("part 2/2") && err.contains(&id.0) && err.contains("not a track run's"),
+        "{err}"
+    );
+}
+
 /// A scenario's parts: the group's creation is what one process would derive from every
 /// index done, on the wall clock (part 2 began 1.5 s after part 1), with the index-creation
 /// histograms added; part 1's counts and cleanup are the group's.

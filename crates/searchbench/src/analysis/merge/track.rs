@@ -14,39 +14,55 @@ use std::collections::BTreeMap;
 use std::time::{Duration, UNIX_EPOCH};
 
 use hdrhistogram::Histogram;
-use serde_json::{json, Value};
+use serde::Deserialize;
+use serde_json::json;
 
 use super::{config, KindMerge, PartRun};
 use crate::measure::SerializedHistogram;
+use crate::session::track_run::TrackRunResult;
 use crate::store::{EachPart, Parts};
 use crate::tasks::figures::{self, TaskFigures, PERCENTILES};
 use crate::tasks::plan::Item;
 use crate::tasks::TaskRun;
 
-/// What a part's track result holds that the merge reads.
+/// What a part's track result says that the merge reads, typed.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Said {
+    track: String,
+    procedure: String,
+    procedure_word: String,
+    product: String,
+    engine_version: String,
+    interrupted: bool,
+    tasks: Vec<TaskFigures>,
+    not_run: Vec<Item>,
+}
+
+/// A part with its track result.
 struct PartTrack<'p> {
     part: &'p PartRun,
-    result: &'p Value,
-    tasks: Vec<TaskFigures>,
+    said: Said,
 }
 
 pub(super) fn merge(of: u32, chosen: &[&PartRun]) -> Result<KindMerge, String> {
-    let parts: Vec<PartTrack<'_>> = chosen
-        .iter()
-        .filter_map(|p| {
-            let result = p.row.result.as_ref()?;
-            let tasks = serde_json::from_value(result.get("tasks")?.clone()).ok()?;
-            Some(PartTrack {
-                part: p,
-                result,
-                tasks,
-            })
-        })
-        .collect();
+    let mut parts = Vec::new();
+    for p in chosen {
+        let Some(result) = &p.row.result else {
+            continue;
+        };
+        let said = Said::deserialize(result).map_err(|e| {
+            format!(
+                "part {} ({}): not a track run's result: {e}",
+                p.part, p.row.id
+            )
+        })?;
+        parts.push(PartTrack { part: p, said });
+    }
     // Tasks in the order the parts ran them (part 1's first: it runs every kind of task).
     let mut order: Vec<&str> = Vec::new();
     for p in &parts {
-        for t in &p.tasks {
+        for t in &p.said.tasks {
             if !order.contains(&t.task.as_str()) {
                 order.push(&t.task);
             }
@@ -57,7 +73,7 @@ pub(super) fn merge(of: u32, chosen: &[&PartRun]) -> Result<KindMerge, String> {
     for name in order {
         let rows: Vec<(&PartTrack<'_>, &TaskFigures)> = parts
             .iter()
-            .filter_map(|p| Some((p, p.tasks.iter().find(|t| t.task == name)?)))
+            .filter_map(|p| Some((p, p.said.tasks.iter().find(|t| t.task == name)?)))
             .collect();
         let (task, kept) = merge_task(name, &rows)?;
         tasks.push(task);
@@ -66,43 +82,42 @@ pub(super) fn merge(of: u32, chosen: &[&PartRun]) -> Result<KindMerge, String> {
     let error = figures::failed(&tasks);
     // What no part ran (a task another part runs is not "not run").
     let mut not_run: Vec<Item> = Vec::new();
-    for p in &parts {
-        let items: Vec<Item> = p
-            .result
-            .get("not_run")
-            .cloned()
-            .and_then(|v| serde_json::from_value(v).ok())
-            .unwrap_or_default();
-        for i in items {
-            if !i.how.starts_with("on another part") && !not_run.contains(&i) {
-                not_run.push(i);
-            }
+    for i in parts.iter().flat_map(|p| &p.said.not_run) {
+        if !i.how.starts_with("on another part") && !not_run.contains(i) {
+            not_run.push(i.clone());
         }
     }
-    let head = parts.first().map(|p| p.result).cloned().unwrap_or_default();
     let each: Vec<EachPart> = chosen
         .iter()
         .map(|p| {
-            let ran = parts
-                .iter()
-                .find(|q| q.part.row.id == p.row.id)
-                .map(|q| q.tasks.iter().map(|t| t.task.clone()).collect::<Vec<_>>());
+            let ran = parts.iter().find(|q| q.part.row.id == p.row.id).map(|q| {
+                q.said
+                    .tasks
+                    .iter()
+                    .map(|t| t.task.clone())
+                    .collect::<Vec<_>>()
+            });
             super::each(p, json!({ "tasks": ran, "cores": super::cores(p) }))
         })
         .collect();
-    let result = json!({
-        "track": head.get("track"),
-        "procedure": head.get("procedure"),
-        "procedure_word": head.get("procedure_word"),
-        "product": head.get("product"),
-        "engine_version": head.get("engine_version"),
-        "interrupted": parts.iter().any(|p| p.result.get("interrupted") == Some(&Value::Bool(true))),
-        "error": error,
-        "tasks": tasks,
-        "not_run": not_run,
-    });
+    let head = parts.first().map(|p| &p.said);
+    let named = |f: fn(&Said) -> &String| head.map(f).cloned().unwrap_or_default();
+    let result = TrackRunResult {
+        track: named(|s| &s.track),
+        procedure: named(|s| &s.procedure),
+        procedure_word: named(|s| &s.procedure_word),
+        product: named(|s| &s.product),
+        engine_version: named(|s| &s.engine_version),
+        interrupted: parts.iter().any(|p| p.said.interrupted),
+        error: error.clone(),
+        tasks,
+        not_run,
+        // Synthesized files and telemetry are each part's own run's.
+        synthesized: Vec::new(),
+        telemetry: None,
+    };
     Ok(KindMerge {
-        result,
+        result: serde_json::to_value(&result).map_err(|e| e.to_string())?,
         config: config(chosen, of, |p| Some(&p.row.config)),
         histograms,
         timeline: Vec::new(),
