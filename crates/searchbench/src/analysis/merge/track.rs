@@ -19,7 +19,6 @@ use serde_json::json;
 
 use super::{config, KindMerge, PartRun};
 use crate::measure::SerializedHistogram;
-use crate::session::track_run::TrackRunResult;
 use crate::store::{EachPart, Parts};
 use crate::tasks::figures::{self, TaskFigures, PERCENTILES};
 use crate::tasks::plan::Item;
@@ -100,24 +99,22 @@ pub(super) fn merge(of: u32, chosen: &[&PartRun]) -> Result<KindMerge, String> {
             super::each(p, json!({ "tasks": ran, "cores": super::cores(p) }))
         })
         .collect();
+    // The group's result in the shape a track run keeps (`session::track_run`'s result).
     let head = parts.first().map(|p| &p.said);
     let named = |f: fn(&Said) -> &String| head.map(f).cloned().unwrap_or_default();
-    let result = TrackRunResult {
-        track: named(|s| &s.track),
-        procedure: named(|s| &s.procedure),
-        procedure_word: named(|s| &s.procedure_word),
-        product: named(|s| &s.product),
-        engine_version: named(|s| &s.engine_version),
-        interrupted: parts.iter().any(|p| p.said.interrupted),
-        error: error.clone(),
-        tasks,
-        not_run,
-        // Synthesized files and telemetry are each part's own run's.
-        synthesized: Vec::new(),
-        telemetry: None,
-    };
+    let result = json!({
+        "track": named(|s| &s.track),
+        "procedure": named(|s| &s.procedure),
+        "procedure_word": named(|s| &s.procedure_word),
+        "product": named(|s| &s.product),
+        "engine_version": named(|s| &s.engine_version),
+        "interrupted": parts.iter().any(|p| p.said.interrupted),
+        "error": error,
+        "tasks": tasks,
+        "not_run": not_run,
+    });
     Ok(KindMerge {
-        result: serde_json::to_value(&result).map_err(|e| e.to_string())?,
+        result,
         config: config(chosen, of, |p| Some(&p.row.config)),
         histograms,
         timeline: Vec::new(),
