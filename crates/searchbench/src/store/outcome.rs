@@ -11,41 +11,55 @@ fn part<T: serde::de::DeserializeOwned>(result: &Value, key: &str) -> Option<T> 
     T::deserialize(result.get(key)?).ok()
 }
 
+/// A field read on its own: `None` when it is absent or not of its type, so that one field a
+/// result (or a lying results cluster) got wrong does not hide the others of its part.
+fn lenient<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::de::DeserializeOwned,
+{
+    Ok(serde_json::from_value(Value::deserialize(d)?).ok())
+}
+
 /// A load's counts as a result says them (a scenario's say only whether they reconcile).
 #[derive(Deserialize)]
 struct Counts {
+    #[serde(default, deserialize_with = "lenient")]
     read: Option<u64>,
+    #[serde(default, deserialize_with = "lenient")]
     indexed: Option<u64>,
+    #[serde(default, deserialize_with = "lenient")]
     failed: Option<u64>,
+    #[serde(default, deserialize_with = "lenient")]
     reconciled: Option<bool>,
 }
 
 /// A load's `--max-failures` against what failed.
 #[derive(Deserialize)]
 struct FailureLimit {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient")]
     max: Option<String>,
-    #[serde(default)]
-    failed: u64,
-    #[serde(default)]
-    read: u64,
-    #[serde(default)]
-    exceeded: bool,
+    #[serde(default, deserialize_with = "lenient")]
+    failed: Option<u64>,
+    #[serde(default, deserialize_with = "lenient")]
+    read: Option<u64>,
+    #[serde(default, deserialize_with = "lenient")]
+    exceeded: Option<bool>,
 }
 
 /// A query phase, as far as its state goes: its cells' failed searches, its wrong answers.
 #[derive(Deserialize)]
 struct Query {
-    #[serde(default)]
-    cells: Vec<Cell>,
-    #[serde(default)]
-    failures_total: u64,
+    #[serde(default, deserialize_with = "lenient")]
+    cells: Option<Vec<Cell>>,
+    #[serde(default, deserialize_with = "lenient")]
+    failures_total: Option<u64>,
 }
 
 #[derive(Deserialize)]
 struct Cell {
-    #[serde(default)]
-    errors: u64,
+    #[serde(default, deserialize_with = "lenient")]
+    errors: Option<u64>,
 }
 
 /// The state a finished result earns, and the reason when it is not `complete`: a result
@@ -85,13 +99,14 @@ pub fn outcome_of(result: &Value) -> (State, Option<String>) {
             return (State::Failed, Some(why));
         }
     }
-    if let Some(limit) = part::<FailureLimit>(result, "failure_limit").filter(|l| l.exceeded) {
+    let limit = part::<FailureLimit>(result, "failure_limit");
+    if let Some(limit) = limit.filter(|l| l.exceeded == Some(true)) {
         return (
             State::Failed,
             Some(format!(
                 "{} of {} documents failed, more than --max-failures {}",
-                limit.failed,
-                limit.read,
+                limit.failed.unwrap_or(0),
+                limit.read.unwrap_or(0),
                 limit.max.as_deref().unwrap_or("?")
             )),
         );
@@ -105,13 +120,13 @@ pub fn outcome_of(result: &Value) -> (State, Option<String>) {
         None => part::<Query>(result, "query"),
     };
     if let Some(q) = query {
-        let failed_searches: u64 = q.cells.iter().map(|c| c.errors).sum();
-        if failed_searches > 0 || q.failures_total > 0 {
+        let failed_searches: u64 = q.cells.iter().flatten().filter_map(|c| c.errors).sum();
+        let wrong = q.failures_total.unwrap_or(0);
+        if failed_searches > 0 || wrong > 0 {
             return (
                 State::Failed,
                 Some(format!(
-                    "queries: {failed_searches} failed search(es), {} wrong answer(s)",
-                    q.failures_total
+                    "queries: {failed_searches} failed search(es), {wrong} wrong answer(s)"
                 )),
             );
         }
@@ -138,22 +153,22 @@ impl Counts {
 pub fn scenario_failed(result: &Value) -> Option<String> {
     #[derive(serde::Deserialize)]
     struct Creation {
-        #[serde(default)]
-        errors: u64,
+        #[serde(default, deserialize_with = "lenient")]
+        errors: Option<u64>,
     }
     #[derive(serde::Deserialize)]
     struct Snapshots {
-        #[serde(default)]
-        failures: u64,
+        #[serde(default, deserialize_with = "lenient")]
+        failures: Option<u64>,
     }
     result.get("scenario")?;
-    let creation = part::<Creation>(result, "creation");
-    if let Some(c) = creation.filter(|c| c.errors > 0) {
-        return Some(format!("{} creation error(s)", c.errors));
+    let creation = part::<Creation>(result, "creation").and_then(|c| c.errors);
+    if let Some(errors) = creation.filter(|n| *n > 0) {
+        return Some(format!("{errors} creation error(s)"));
     }
-    let snapshots = part::<Snapshots>(result, "snapshots");
-    if let Some(s) = snapshots.filter(|s| s.failures > 0) {
-        return Some(format!("{} snapshot(s) not SUCCESS", s.failures));
+    let snapshots = part::<Snapshots>(result, "snapshots").and_then(|s| s.failures);
+    if let Some(failures) = snapshots.filter(|n| *n > 0) {
+        return Some(format!("{failures} snapshot(s) not SUCCESS"));
     }
     // The logs load is judged as any load is (its error, its counts, its failure limit).
     let indexing = result.get("indexing").filter(|v| v.is_object());
@@ -303,6 +318,30 @@ mod tests {
         assert_eq!(with("interrupted", json!("yes")), (State::Complete, None));
         assert_eq!(with("error", json!(5)), (State::Complete, None));
         assert_eq!(with("counts", json!("many")), (State::Complete, None));
+        // One field of a part that does not read hides none of the others (a lying results
+        // cluster's document): the counts still say they do not reconcile, the limit that
+        // it was exceeded, the cells their failed searches.
+        assert_eq!(
+            with(
+                "counts",
+                json!({"read": "x", "indexed": 10, "reconciled": false})
+            ),
+            failed("counts do not reconcile")
+        );
+        assert_eq!(
+            with(
+                "failure_limit",
+                json!({"max": 0, "failed": 1, "read": "x", "exceeded": true})
+            ),
+            failed("1 of 0 documents failed, more than --max-failures ?")
+        );
+        assert_eq!(
+            with(
+                "query",
+                json!({"cells": [{"errors": "x"}, {"errors": 2}], "failures_total": "y"})
+            ),
+            failed("queries: 2 failed search(es), 0 wrong answer(s)")
+        );
         // A group with a part missing is incomplete, saying why.
         let parts = json!({"group": "g", "of": 2, "missing": [2], "state": "incomplete",
             "why": "part 2/2 is missing"});
