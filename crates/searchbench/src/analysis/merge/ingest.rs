@@ -7,8 +7,8 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use super::{config, whole_corpus, KindMerge, PartRun};
-use crate::ingest::figures::{self, LoadFigures, Written};
-use crate::measure::{Measurements, SerializedHistogram, TimelineRow};
+use crate::ingest::figures::{self, LoadFigures};
+use crate::measure::{Measurements, SerializedHistogram};
 use crate::store::LOAD;
 use crate::store::{EachPart, Parts};
 
@@ -48,37 +48,14 @@ fn typed<T: Default + for<'de> Deserialize<'de>>(v: Option<&Value>) -> T {
     v.and_then(|v| T::deserialize(v).ok()).unwrap_or_default()
 }
 
-/// A part's load: the load phase it kept, else (killed before its load ended, or stored
-/// before loads kept their measurements whole) what it streamed and wrote.
+/// A part's load: the load phase it measured (see `super::written`).
 fn load_of(p: &PartRun) -> Result<Load<'_>, String> {
-    let result = p.row.result.as_ref();
-    let said: Said = typed(result);
+    let said: Said = typed(p.row.result.as_ref());
     let host: Host = typed(Some(&p.row.machine));
-    let measured = match p.phase(LOAD).filter(|m| figures::is_whole_load(m)) {
-        Some(m) => m.clone(),
-        None => {
-            let written: Option<Written> = result.and_then(|r| Written::deserialize(r).ok());
-            let timeline: Vec<TimelineRow> = p
-                .timeline
-                .iter()
-                .filter_map(|r| TimelineRow::deserialize(r).ok())
-                .collect();
-            let began_ms = written
-                .as_ref()
-                .and_then(|w| {
-                    w.load_started_unix_ms
-                        .or(w.started_unix.map(|s| s.saturating_mul(1000)))
-                })
-                .unwrap_or(p.row.started_unix.saturating_mul(1000));
-            figures::from_written(
-                written.as_ref(),
-                &timeline,
-                &p.histograms,
-                began_ms.saturating_mul(1000),
-                host.cores.unwrap_or(0),
-            )
-        }
-    };
+    let measured = p
+        .phase(LOAD)
+        .cloned()
+        .ok_or_else(|| format!("part {}: it measured no load", p.part))?;
     let figures = LoadFigures::of(&measured)
         .ok_or_else(|| format!("part {}: its load has no start", p.part))?;
     Ok(Load {

@@ -13,6 +13,7 @@ mod ingest;
 mod query;
 mod scenario;
 mod track;
+mod written;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -90,9 +91,9 @@ impl PartRun {
 }
 
 /// What every part in `parts` measured in its phase `name`, added: a kind's merge reads what
-/// adds up (counts, counts per second, histograms) from here. `None` when a part kept no
-/// such phase (killed before the phase ended, or stored before phases were kept): the
-/// kind's merge then reads what that part streamed and its result, as before.
+/// adds up (counts, counts per second, histograms) from here, and only from here (a part that
+/// kept no phase has it made from what it wrote as it is read: [`written`]). `None` when a
+/// part measured no such phase.
 pub(super) fn phase_of_every_part<'p>(
     parts: impl IntoIterator<Item = &'p PartRun>,
     name: &str,
@@ -334,6 +335,7 @@ pub fn merge_parts(
         group: group.to_string(),
         reason,
     };
+    let parts: Vec<PartRun> = parts.into_iter().map(written::with_phases).collect();
     let first = parts
         .first()
         .ok_or_else(|| MergeError::NoParts(group.to_string()))?;

@@ -24,21 +24,10 @@ fn histogram_name(variant: &Variant, transport: Transport, h: &str) -> String {
     format!("query:{}:{}:{h}", variant.name(), transport.name())
 }
 
-/// The cells' histograms of every part, added: from the query phase every part kept, else
-/// from each part's stored histograms.
+/// The cells' histograms of every part, added (none when a part measured none).
 fn added_histograms(parts: &[(&PartRun, QueryResult)]) -> Result<Measurements, String> {
-    if let Some(m) = super::phase_of_every_part(parts.iter().map(|(p, _)| *p), QUERY)? {
-        return Ok(m);
-    }
-    let mut added = Measurements::default();
-    for (p, _) in parts {
-        for h in p.histograms.iter().filter(|h| h.name.starts_with("query:")) {
-            added
-                .histogram(h)
-                .map_err(|e| format!("part {}: {e}", p.part))?;
-        }
-    }
-    Ok(added)
+    let every = super::phase_of_every_part(parts.iter().map(|(p, _)| *p), QUERY)?;
+    Ok(every.unwrap_or_default())
 }
 
 /// The cells of all parts joined, cell by cell, in the order the first part lists them.

@@ -57,26 +57,11 @@ pub(super) fn is_scenario(p: &PartRun) -> bool {
         .is_some_and(|r| r.get("scenario").is_some())
 }
 
-/// The histogram `name` of every part in `parts`, added (`None` when a part lacks it): from
-/// the phase `phase` every part kept, else from each part's stored histograms.
+/// The histogram `name` of the phase `phase` of every part in `parts`, added (`None` when a
+/// part lacks it).
 fn added(parts: &[&PartRun], phase: &str, name: &str) -> Result<Option<Histogram<u64>>, String> {
-    if let Some(m) = super::phase_of_every_part(parts.iter().copied(), phase)? {
-        if let Some((_, h)) = m.histograms.get(name) {
-            return Ok(Some(h.clone()));
-        }
-    }
-    let mut sum: Option<Histogram<u64>> = None;
-    for p in parts {
-        let Some(h) = p.histograms.iter().find(|h| h.name == name) else {
-            return Ok(None);
-        };
-        let h = h.decode()?;
-        match &mut sum {
-            Some(s) => s.add(&h).map_err(|e| format!("histogram {name}: {e:?}"))?,
-            None => sum = Some(h),
-        }
-    }
-    Ok(sum)
+    let every = super::phase_of_every_part(parts.iter().copied(), phase)?;
+    Ok(every.and_then(|mut m| Some(m.histograms.remove(name)?.1)))
 }
 
 /// The group's creation phase from its parts': `None` when a part kept no per-index times.
