@@ -50,6 +50,8 @@ pub const HEADLINE: [&str; 4] = [
 pub struct Selection {
     pub workload: Option<String>,
     pub tags: Vec<(String, String)>,
+    /// Parts of the runs' provenance that must match (`--where`).
+    pub provenance: Vec<(String, String)>,
     /// Engine name prefix (`opensearch`, `opensearch-2.1`).
     pub engine: Option<String>,
     /// A configuration id (or its prefix), to pick one of several.
@@ -72,6 +74,7 @@ impl Selection {
         Selection {
             workload: None,
             tags: Vec::new(),
+            provenance: Vec::new(),
             engine: None,
             configuration: None,
             metrics: Vec::new(),
@@ -372,6 +375,7 @@ fn configurations(
         workload: selection.workload.clone(),
         engine: selection.engine.clone(),
         tags: selection.tags.clone(),
+        provenance: selection.provenance.clone(),
         ..Default::default()
     })?;
     // A run split in parts is one point: its group's merged run.

@@ -47,6 +47,11 @@ pub struct SiteArgs {
     /// Only runs with this tag (repeatable: all must match).
     #[arg(long = "tag", value_name = "KEY=VALUE", value_parser = crate::cli::args::tag_arg)]
     pub tags: Vec<(String, String)>,
+    /// Only runs made where and by whom this says (repeatable: all must match): host, user,
+    /// commit (searchbench's own), ci (the CI system), ci.job, ci.pipeline, ci.commit, as
+    /// `results show RUN` shows a run's provenance.
+    #[arg(long = "where", value_name = "KEY=VALUE", value_parser = crate::cli::args::where_arg)]
+    pub provenance: Vec<(String, String)>,
     /// Only engines whose name starts with this.
     #[arg(value_parser = crate::cli::args::suggest::engines(), hide_possible_values = true, long, value_name = "PREFIX")]
     pub engine: Option<String>,
@@ -69,6 +74,7 @@ pub async fn run(a: SiteArgs) -> CliResult {
     });
     selection.workload = a.workload;
     selection.tags = a.tags;
+    selection.provenance = a.provenance;
     selection.engine = a.engine;
     let histories = history::load_each(&store, &selection).map_err(|e| {
         if e.is_usage() {

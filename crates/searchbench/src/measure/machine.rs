@@ -1,4 +1,4 @@
-//! What machine a result was measured on: CPU model, cores, memory.
+//! What machine a result was measured on: CPU model, cores, memory; and who made it there.
 
 use serde::{Deserialize, Serialize};
 
@@ -13,6 +13,9 @@ pub struct Machine {
     #[serde(default)]
     pub kernel: String,
     pub arch: String,
+    /// Who made the run on it, and on which build (see [`super::provenance`]).
+    #[serde(skip_serializing_if = "super::provenance::Provenance::is_empty")]
+    pub provenance: super::provenance::Provenance,
 }
 
 impl Machine {
@@ -55,6 +58,7 @@ impl Machine {
                 .map(|k| k.trim().to_string())
                 .unwrap_or_default(),
             arch: std::env::consts::ARCH.to_string(),
+            provenance: super::provenance::Provenance::detect(),
         }
     }
 }

@@ -10,6 +10,7 @@ pub mod kept;
 pub mod machine;
 pub mod measurements;
 pub mod profile;
+pub mod provenance;
 pub mod recorder;
 pub mod schedule;
 pub mod telemetry;

@@ -238,6 +238,10 @@ pub fn run_rows(r: &RunRow) -> Vec<(&'static str, String)> {
             r.seed.map(|s| s.to_string()).unwrap_or_else(|| "-".into()),
         ),
         ("machine", machine),
+        (
+            "made by",
+            crate::measure::provenance::Provenance::read(&r.machine).described(),
+        ),
         ("tags", if tags.is_empty() { "-".into() } else { tags }),
     ];
     if let Some(h) = crate::analysis::said::Said::of(r).headline {

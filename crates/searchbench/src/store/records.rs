@@ -180,6 +180,9 @@ pub struct Filter {
     pub kind: Option<String>,
     /// Every tag must match.
     pub tags: Vec<(String, String)>,
+    /// Every named part of the run's provenance must match (`--where host=ci-7`: see
+    /// `measure::provenance::KEYS`).
+    pub provenance: Vec<(String, String)>,
     pub complete_only: bool,
     pub limit: Option<usize>,
 }
@@ -203,14 +206,25 @@ impl Filter {
     pub(super) fn matches(&self, r: &RunRow) -> bool {
         self.admits(&r.state, &r.workload, &r.kind, r.engine.as_deref(), |k| {
             r.tags.get(k).map(String::as_str)
-        })
+        }) && self.from(&r.machine)
     }
 
     /// Whether a whole run (read back from a cluster, before it is stored) matches.
     pub fn matches_whole(&self, r: &super::WholeRun) -> bool {
         self.admits(&r.state, &r.workload, &r.kind, r.engine.as_deref(), |k| {
             r.tags.get(k).map(String::as_str)
-        })
+        }) && self.from(&r.machine)
+    }
+
+    /// Whether the provenance kept in a run's `machine` has every value asked for.
+    fn from(&self, machine: &Value) -> bool {
+        if self.provenance.is_empty() {
+            return true;
+        }
+        let p = crate::measure::provenance::Provenance::read(machine);
+        self.provenance
+            .iter()
+            .all(|(k, v)| p.get(k) == Some(v.as_str()))
     }
 
     fn admits<'a>(

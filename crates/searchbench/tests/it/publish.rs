@@ -25,6 +25,9 @@ pub fn ingest(db: &Path, index: &str, tag: &str) -> String {
         ])
         .arg(db)
         .args(["--json"])
+        // A CI job per tag: the runs' provenance travels with them.
+        .env("SEARCHBENCH_CI_SYSTEM", "it-nightly")
+        .env("SEARCHBENCH_CI_JOB", tag.replace('=', "-"))
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
@@ -287,7 +290,7 @@ fn every_view_gives_from_the_cluster_what_it_gives_from_the_store() {
     assert_eq!(up.status.code(), Some(0), "{}", streams(&up));
 
     let newest = ids[3].as_str();
-    let views: [&[&str]; 10] = [
+    let views: [&[&str]; 13] = [
         &["history", "--workload", "logs"],
         &["history", "--workload", "logs", "--by", "time", "--json"],
         &["compare", "build=1", "build=2"],
@@ -313,7 +316,49 @@ fn every_view_gives_from_the_cluster_what_it_gives_from_the_store() {
         &["results", "list", "--json"],
         &["results", "show", newest],
         &["report", "build=1", "build=2", "--markdown"],
+        // Who made the runs, asked for by name.
+        &["results", "list", "--where", "ci.job=build-2", "--json"],
+        &[
+            "results",
+            "list",
+            "--where",
+            "ci=it-nightly",
+            "--where",
+            "ci.job=build-1",
+        ],
+        &[
+            "history",
+            "--workload",
+            "logs",
+            "--where",
+            "ci=it-nightly",
+            "--json",
+        ],
     ];
+    let shown = bin()
+        .args(["results", "show", newest, "--store"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&shown.stdout).contains("it-nightly job build-2"),
+        "{}",
+        streams(&shown)
+    );
+    let listed = bin()
+        .args([
+            "results",
+            "list",
+            "--json",
+            "--where",
+            "ci.job=build-2",
+            "--store",
+        ])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let listed: Vec<Value> = serde_json::from_slice(&listed.stdout).unwrap();
+    assert_eq!(listed.len(), 2, "{listed:?}");
     same_from_both(
         &db,
         &["--from", node_url(), "--from-prefix", prefix],

@@ -374,3 +374,143 @@ fn export_csv_is_refused_beside_no_store_and_where_it_cannot_write() {
         "{stderr}"
     );
 }
+
+/// Not a test by itself: the child process of the test below, keeping one run in the store
+/// `PROVENANCE_CHILD_DB` with the provenance of its own environment.
+#[test]
+fn provenance_child() {
+    let Ok(db) = std::env::var("PROVENANCE_CHILD_DB") else {
+        return;
+    };
+    let store = Store::open(&db).unwrap();
+    let result = results::ingest_result(6, 10_000.0, 0.05, 20.0, 3);
+    store.save(&new_run("logs", &[]), &result).unwrap();
+}
+
+/// Each run says who made it, where and in which CI job, read from its process's environment
+/// (a team's own `SEARCHBENCH_CI_*`, or the system's variables), with no secret of a URL kept;
+/// `results show` says it, `--where` asks for it (an unknown name is bad usage, naming the
+/// ones there are), and a run copied into another store keeps it.
+#[test]
+fn each_run_keeps_who_made_it_and_where_and_views_ask_for_it_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("results.db");
+    let environments: [&[(&str, &str)]; 2] = [
+        &[
+            ("USER", "ana"),
+            ("SEARCHBENCH_CI_SYSTEM", "drone"),
+            ("SEARCHBENCH_CI_JOB", "nightly-3"),
+            (
+                "SEARCHBENCH_CI_URL",
+                "https://bot:s3cret@ci.example/job/3?token=t0ken",
+            ),
+        ],
+        &[
+            ("USER", "ben"),
+            ("GITHUB_ACTIONS", "true"),
+            ("GITHUB_JOB", "bench"),
+            ("GITHUB_RUN_ID", "812"),
+            ("GITHUB_SHA", "abc123"),
+        ],
+    ];
+    for vars in environments {
+        let out = Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", &format!("{}::provenance_child", test_module())])
+            .env_clear()
+            .env("PROVENANCE_CHILD_DB", &db)
+            .envs(vars.iter().copied())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let store = Store::open(&db).unwrap();
+    let rows = store.list(&Filter::default()).unwrap();
+    let made: Vec<searchbench::measure::provenance::Provenance> = rows
+        .iter()
+        .map(|r| searchbench::measure::provenance::Provenance::read(&r.machine))
+        .collect();
+    let (ben, ana) = (&made[0], &made[1]);
+    assert_eq!((ana.user.as_str(), ben.user.as_str()), ("ana", "ben"));
+    assert!(!ana.host.is_empty() && !ana.commit.is_empty(), "{ana:?}");
+    let drone = ana.ci.as_ref().unwrap();
+    assert_eq!(
+        (drone.system.as_str(), drone.job.as_deref()),
+        ("drone", Some("nightly-3"))
+    );
+    assert_eq!(drone.url.as_deref(), Some("https://ci.example/job/3"));
+    let github = ben.ci.as_ref().unwrap();
+    assert_eq!(
+        (
+            github.system.as_str(),
+            github.pipeline.as_deref(),
+            github.commit.as_deref()
+        ),
+        ("github-actions", Some("812"), Some("abc123"))
+    );
+    let stored = std::fs::read(&db).unwrap();
+    assert!(!String::from_utf8_lossy(&stored).contains("s3cret"));
+
+    let show = bin()
+        .args(["results", "show", &rows[1].id.0, "--store"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&show.stdout);
+    assert!(shown.contains(&format!("ana@{}", ana.host)), "{shown}");
+    assert!(shown.contains("drone job nightly-3"), "{shown}");
+    let list = |wanted: &[&str], from: &std::path::Path| {
+        let mut cmd = bin();
+        cmd.args(["results", "list", "--json", "--store"]).arg(from);
+        for w in wanted {
+            cmd.args(["--where", w]);
+        }
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+        rows.iter()
+            .map(|r| r["id"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(list(&["user=ana"], &db), [rows[1].id.0.clone()]);
+    assert_eq!(
+        list(&["ci=github-actions", "ci.pipeline=812"], &db),
+        [rows[0].id.0.clone()]
+    );
+    assert!(list(&["user=ana", "ci=github-actions"], &db).is_empty());
+    assert_eq!(list(&[&format!("host={}", ana.host)], &db).len(), 2);
+    let bad = bin()
+        .args(["results", "list", "--where", "hostname=x", "--store"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        said.contains("hostname") && said.contains("host, user"),
+        "{said}"
+    );
+
+    // Copied into another store, a run keeps who made it.
+    let copy = dir.path().join("copy.db");
+    let out = bin()
+        .args(["results", "import"])
+        .arg(&db)
+        .arg("--store")
+        .arg(&copy)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(list(&["user=ben"], &copy), [rows[0].id.0.clone()]);
+}

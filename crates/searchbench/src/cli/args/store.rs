@@ -202,3 +202,13 @@ impl SaveArgs {
 pub fn tag_arg(s: &str) -> Result<(String, String), String> {
     store::parse_tag(s).map_err(|e| e.to_string())
 }
+
+/// Parses `--where KEY=VALUE`: a part of a run's provenance (`host`, `user`, `ci.job`, …) and
+/// the value it must have.
+pub fn where_arg(s: &str) -> Result<(String, String), String> {
+    let (k, v) = s
+        .split_once('=')
+        .ok_or_else(|| format!("{s:?} is not KEY=VALUE (e.g. host=bench-7)"))?;
+    crate::measure::provenance::check_key(k.trim())?;
+    Ok((k.trim().to_string(), v.trim().to_string()))
+}

@@ -57,6 +57,11 @@ pub struct ListArgs {
     /// Only runs with this tag (repeatable: all must match).
     #[arg(long = "tag", value_name = "KEY=VALUE", value_parser = tag_arg)]
     pub tags: Vec<(String, String)>,
+    /// Only runs made where and by whom this says (repeatable: all must match): host, user,
+    /// commit (searchbench's own), ci (the CI system), ci.job, ci.pipeline, ci.commit, as
+    /// `results show RUN` shows a run's provenance.
+    #[arg(long = "where", value_name = "KEY=VALUE", value_parser = crate::cli::args::where_arg)]
+    pub provenance: Vec<(String, String)>,
     /// At most this many runs.
     #[arg(long, default_value_t = 50)]
     pub limit: usize,
@@ -91,6 +96,7 @@ async fn list(a: ListArgs) -> CliResult {
         workload: a.workload,
         engine: a.engine,
         tags: a.tags,
+        provenance: a.provenance,
         limit: Some(a.limit),
         ..Default::default()
     };

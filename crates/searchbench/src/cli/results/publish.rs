@@ -31,6 +31,11 @@ pub struct PublishCmd {
     /// Only runs with this tag (repeatable: all must match).
     #[arg(long = "tag", value_name = "KEY=VALUE", value_parser = tag_arg, conflicts_with = "runs")]
     pub tags: Vec<(String, String)>,
+    /// Only runs made where and by whom this says (repeatable: all must match): host, user,
+    /// commit (searchbench's own), ci (the CI system), ci.job, ci.pipeline, ci.commit, as
+    /// `results show RUN` shows a run's provenance.
+    #[arg(long = "where", value_name = "KEY=VALUE", value_parser = crate::cli::args::where_arg, conflicts_with = "runs")]
+    pub provenance: Vec<(String, String)>,
     #[command(flatten)]
     pub publish: crate::cli::args::PublishArgs,
     /// Print what was sent as JSON.
@@ -49,6 +54,7 @@ pub async fn publish(a: PublishCmd) -> CliResult {
     let rows = if a.runs.is_empty() {
         let filter = Filter {
             tags: a.tags,
+            provenance: a.provenance,
             ..Default::default()
         };
         store.pending(&destination, &filter)?

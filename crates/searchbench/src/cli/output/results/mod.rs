@@ -111,6 +111,10 @@ pub fn show(row: &RunRow, timeline: &[Value], histograms: &[Value], ms: &[metric
             "machine",
             crate::measure::machine::Machine::read(m).described(bytes),
         ),
+        (
+            "made by",
+            crate::measure::provenance::Provenance::read(m).described(),
+        ),
         ("tags", tags_text(row)),
         ("timeline", format!("{} seconds", timeline.len())),
     ] {
