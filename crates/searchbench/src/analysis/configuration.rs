@@ -1,6 +1,9 @@
 //! What makes two stored runs "the same configuration": the same kind of run, the same
-//! workload and the same stored configuration apart from the engine, the seed and the tags.
-//! A history, a matrix and a change point only make sense within one configuration.
+//! workload, the same stored configuration apart from the engine, the seed and the tags, and
+//! the same class of machine (its CPU model, cores and memory): the same flags on a 64-core
+//! server and on a 2-core laptop measure two different things. A history, a matrix and a
+//! change point only make sense within one configuration; a view pools machine classes only
+//! when asked (`--any-machine`, [`Machines::Any`]), and says so.
 
 use std::collections::BTreeMap;
 
@@ -25,8 +28,40 @@ pub struct Configuration {
     pub config: Value,
 }
 
+/// Whether machine classes are configurations apart (the default) or pooled.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Machines {
+    #[default]
+    Apart,
+    /// `--any-machine`: runs of one configuration on any machine are one configuration.
+    Any,
+}
+
+/// The configuration key of the machine class a run was made on.
+pub const MACHINE_KEY: &str = "machine";
+
+/// A machine's class: its CPU model, cores and memory (to the GiB: the kernel's share of it
+/// moves between boots); `None` for a run that does not say (stored without a machine).
+pub fn machine_class(machine: &Value) -> Option<String> {
+    let m = crate::measure::machine::Machine::read(machine);
+    if m.cores == 0 && m.cpu_model.is_empty() {
+        return None;
+    }
+    let memory = m.memory_bytes.map_or_else(
+        || "memory ?".into(),
+        |b| format!("{} GiB", (b + (1 << 29)) >> 30),
+    );
+    Some(format!("{}, {} cores, {memory}", m.cpu_model, m.cores))
+}
+
 impl Configuration {
+    /// The configuration of `row`, machine classes apart.
     pub fn of(row: &RunRow) -> Configuration {
+        Configuration::with(row, Machines::Apart)
+    }
+
+    /// The configuration of `row`, its machine class in it unless `machines` pools them.
+    pub fn with(row: &RunRow, machines: Machines) -> Configuration {
         let mut config = row.config.clone();
         if let Some(map) = config.as_object_mut() {
             for key in IGNORED {
@@ -54,6 +89,9 @@ impl Configuration {
             // JIT's warm-up as a speed-up).
             if warmed_node(row) {
                 map.insert(WARM_KEY.into(), WARMED.into());
+            }
+            if let (Machines::Apart, Some(class)) = (machines, machine_class(&row.machine)) {
+                map.insert(MACHINE_KEY.into(), class.into());
             }
         }
         let canonical = format!("{}\n{}\n{}", row.kind, row.workload, canonical(&config));
@@ -133,7 +171,15 @@ pub fn whole_run_headline(row: &RunRow) -> Option<String> {
 
 /// Whether two runs are one configuration.
 pub fn same(a: &RunRow, b: &RunRow) -> bool {
-    let (a, b) = (Configuration::of(a), Configuration::of(b));
+    same_with(a, b, Machines::Apart)
+}
+
+/// Whether two runs are one configuration, machine classes apart or pooled.
+pub fn same_with(a: &RunRow, b: &RunRow, machines: Machines) -> bool {
+    let (a, b) = (
+        Configuration::with(a, machines),
+        Configuration::with(b, machines),
+    );
     a.kind == b.kind && a.workload == b.workload && a.config == b.config
 }
 

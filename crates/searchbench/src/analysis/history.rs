@@ -18,7 +18,7 @@ use serde::Serialize;
 use super::compare::{self, Cell, Verdict};
 use super::runs::Loaded;
 use crate::analysis::changepoint::{self, ChangePoint, Shift};
-use crate::analysis::configuration::{self, Configuration};
+use crate::analysis::configuration::{self, machine_class, Configuration, Machines};
 use crate::analysis::metrics::{Direction, Metric};
 use crate::analysis::statistics::{self, t975, SampleKind};
 use crate::engine::Version;
@@ -52,6 +52,8 @@ pub struct Selection {
     pub tags: Vec<(String, String)>,
     /// Parts of the runs' provenance that must match (`--where`).
     pub provenance: Vec<(String, String)>,
+    /// Whether runs on different classes of machine are one configuration (`--any-machine`).
+    pub machines: Machines,
     /// Engine name prefix (`opensearch`, `opensearch-2.1`).
     pub engine: Option<String>,
     /// A configuration id (or its prefix), to pick one of several.
@@ -75,6 +77,7 @@ impl Selection {
             workload: None,
             tags: Vec::new(),
             provenance: Vec::new(),
+            machines: Machines::Apart,
             engine: None,
             configuration: None,
             metrics: Vec::new(),
@@ -92,6 +95,12 @@ impl Selection {
         }
         for (k, v) in &self.tags {
             parts.push(format!("tag {k}={v}"));
+        }
+        for (k, v) in &self.provenance {
+            parts.push(format!("where {k}={v}"));
+        }
+        if self.machines == Machines::Any {
+            parts.push("any machine".into());
         }
         if let Some(e) = &self.engine {
             parts.push(format!("engine {e}*"));
@@ -390,13 +399,13 @@ fn configurations(
         {
             complete.push(row);
         } else {
-            let config = Configuration::of(&row).id;
+            let config = Configuration::with(&row, selection.machines).id;
             excluded.push((Some(config), format!("{} ({})", row.id, row.state.name())));
         }
     }
     let mut by_config: Vec<(Configuration, Vec<RunRow>)> = Vec::new();
     for row in complete {
-        let c = Configuration::of(&row);
+        let c = Configuration::with(&row, selection.machines);
         if selection
             .configuration
             .as_ref()
@@ -410,6 +419,33 @@ fn configurations(
         }
     }
     Ok((by_config, excluded, resolved))
+}
+
+/// What a history pooled when asked to (`--any-machine`): `; machine classes pooled: A (3
+/// runs), B (2 runs)`, so no reader takes the spread between them for the engine's.
+fn pooled_machines(loaded: &[Loaded], machines: Machines) -> String {
+    if machines == Machines::Apart {
+        return String::new();
+    }
+    let mut classes: Vec<(String, usize)> = Vec::new();
+    for l in loaded {
+        let class = machine_class(&l.row.machine).unwrap_or_else(|| "machine ?".into());
+        match classes.iter_mut().find(|(c, _)| *c == class) {
+            Some((_, n)) => *n += 1,
+            None => classes.push((class, 1)),
+        }
+    }
+    if classes.len() < 2 {
+        return String::new();
+    }
+    let listed: Vec<String> = classes
+        .iter()
+        .map(|(c, n)| format!("{c} ({n} run{})", if *n == 1 { "" } else { "s" }))
+        .collect();
+    format!(
+        "; machine classes pooled (--any-machine): {}",
+        listed.join(", ")
+    )
 }
 
 /// The history of runs already loaded, all of `configuration`.
@@ -548,7 +584,7 @@ pub fn build(
     Ok(History {
         configuration,
         axis: selection.axis,
-        selection: selection.describe(),
+        selection: selection.describe() + &pooled_machines(&loaded, selection.machines),
         points,
         runs,
         series,

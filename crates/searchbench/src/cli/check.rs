@@ -84,6 +84,10 @@ pub struct CheckArgs {
     /// baseline are different workloads (refused otherwise, naming what differs).
     #[arg(long)]
     pub allow_mixed: bool,
+    /// With --last: take the last runs of the same configuration made on any class of
+    /// machine (CPU model, cores, memory); by default only the run's own class counts.
+    #[arg(long, requires = "last")]
+    pub any_machine: bool,
 }
 
 pub async fn run(a: CheckArgs) -> CliResult {
@@ -103,6 +107,11 @@ pub async fn run(a: CheckArgs) -> CliResult {
         metrics: a.metrics.clone(),
         threshold_pct: a.threshold,
         allow_mixed: a.allow_mixed,
+        machines: if a.any_machine {
+            check::Machines::Any
+        } else {
+            check::Machines::Apart
+        },
     };
     let c = check::check(&store, &spec).map_err(|e| {
         if e.is_usage() {

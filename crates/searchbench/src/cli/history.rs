@@ -52,6 +52,10 @@ pub struct HistoryArgs {
     /// `results show RUN` shows a run's provenance.
     #[arg(long = "where", value_name = "KEY=VALUE", value_parser = crate::cli::args::where_arg)]
     pub provenance: Vec<(String, String)>,
+    /// Pool runs made on different classes of machine (CPU model, cores, memory) into one
+    /// configuration; by default each class is a configuration of its own. Said in the output.
+    #[arg(long)]
+    pub any_machine: bool,
     /// Only engines whose name starts with this (opensearch, opensearch-2.1).
     #[arg(value_parser = crate::cli::args::suggest::engines(), hide_possible_values = true, long, value_name = "PREFIX")]
     pub engine: Option<String>,
@@ -83,6 +87,9 @@ pub async fn run(a: HistoryArgs) -> CliResult {
     selection.workload = a.workload;
     selection.tags = a.tags;
     selection.provenance = a.provenance;
+    if a.any_machine {
+        selection.machines = crate::analysis::configuration::Machines::Any;
+    }
     selection.engine = a.engine;
     selection.configuration = a.configuration;
     selection.metrics = a.metrics;

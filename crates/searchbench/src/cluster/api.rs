@@ -56,6 +56,22 @@ struct RootVersion {
     number: String,
     #[serde(default)]
     distribution: Option<String>,
+    #[serde(default)]
+    build_hash: Option<String>,
+    /// Elasticsearch's (`default`); OpenSearch says its `build_type` (`tar`).
+    #[serde(default)]
+    build_flavor: Option<String>,
+    #[serde(default)]
+    build_type: Option<String>,
+}
+
+/// Which build of the engine answers, as `GET /` says it.
+#[derive(Debug, Clone, Default)]
+pub struct Build {
+    pub version: String,
+    pub hash: Option<String>,
+    /// `default`, `oss` (Elasticsearch), or the package type (`tar`, `docker`).
+    pub flavor: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -167,6 +183,17 @@ impl Target {
     }
 
     /// The JVM of the node that answers (all nodes of a cluster we start run the same one).
+    /// The build that answers (`GET /`: its version, hash and flavor).
+    pub async fn build(&self) -> Result<Build, TargetError> {
+        let root: Root = self.get_json("/").await?;
+        let v = root.version;
+        Ok(Build {
+            version: v.number,
+            hash: v.build_hash,
+            flavor: v.build_flavor.or(v.build_type),
+        })
+    }
+
     pub async fn jvm(&self) -> Result<JvmInfo, TargetError> {
         let nodes: LocalJvm = self.get_json("/_nodes/_local/jvm").await?;
         let jvm = nodes

@@ -11,7 +11,7 @@ mod node_stats;
 mod product;
 mod tls_probe;
 
-pub use api::{ClusterHealth, ClusterInfo, Endpoint, JvmInfo, NodeInfo};
+pub use api::{Build, ClusterHealth, ClusterInfo, Endpoint, JvmInfo, NodeInfo};
 pub use auth::{Auth, Secret};
 pub use error::{chain as error_chain, server_reason, TargetError};
 pub use index_stats::IndexStats;

@@ -25,6 +25,12 @@ pub const KEYS: &[(&str, &str)] = &[
     ("ci.job", "the CI job"),
     ("ci.pipeline", "the CI pipeline (or workflow run, or build)"),
     ("ci.commit", "the commit the CI job built"),
+    ("engine.build", "the engine's build hash"),
+    (
+        "engine.flavor",
+        "the engine's build flavor (default, oss, tar, docker)",
+    ),
+    ("engine.jvm", "the JVM the engine ran on"),
 ];
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,6 +45,23 @@ pub struct Provenance {
     pub commit: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ci: Option<Ci>,
+    /// The engine build that answered, as the cluster said it when the run reached it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub engine: Option<Engine>,
+}
+
+/// The engine build a run measured, read from the cluster.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Engine {
+    pub version: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub build: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flavor: Option<String>,
+    /// `vendor version (VM, collectors)`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jvm: Option<String>,
 }
 
 /// The CI job a run was made in.
@@ -76,6 +99,7 @@ impl Provenance {
             user: clean(&user),
             commit: clean(env!("SEARCHBENCH_COMMIT")),
             ci: Ci::from_env(env),
+            engine: None,
         }
     }
 
@@ -102,6 +126,9 @@ impl Provenance {
             "ci.job" => ci?.job.as_deref(),
             "ci.pipeline" => ci?.pipeline.as_deref(),
             "ci.commit" => ci?.commit.as_deref(),
+            "engine.build" => self.engine.as_ref()?.build.as_deref(),
+            "engine.flavor" => self.engine.as_ref()?.flavor.as_deref(),
+            "engine.jvm" => self.engine.as_ref()?.jvm.as_deref(),
             _ => None,
         }
     }
@@ -132,6 +159,46 @@ impl Provenance {
             }
         }
         out
+    }
+
+    /// The engine build in one line: `build 2f1c0e8 (tar), Eclipse Adoptium 21.0.5 (G1)`.
+    pub fn engine_described(&self) -> Option<String> {
+        let e = self.engine.as_ref()?;
+        let mut out = match (&e.build, &e.flavor) {
+            (Some(b), Some(f)) => format!("build {} ({f})", short(b)),
+            (Some(b), None) => format!("build {}", short(b)),
+            (None, Some(f)) => format!("({f})"),
+            (None, None) => e.version.clone(),
+        };
+        if let Some(jvm) = &e.jvm {
+            out.push_str(&format!(", {jvm}"));
+        }
+        Some(out)
+    }
+}
+
+/// A build hash as its first 12 characters, as git shows a commit.
+fn short(hash: &str) -> &str {
+    hash.char_indices()
+        .nth(12)
+        .map_or(hash, |(i, _)| &hash[..i])
+}
+
+impl Engine {
+    /// Cleaned as every value kept is (a lying server's text is not trusted either).
+    pub fn new(
+        version: &str,
+        build: Option<&str>,
+        flavor: Option<&str>,
+        jvm: Option<&str>,
+    ) -> Engine {
+        let kept = |v: Option<&str>| v.map(clean).filter(|v| !v.is_empty());
+        Engine {
+            version: clean(version),
+            build: kept(build),
+            flavor: kept(flavor),
+            jvm: kept(jvm),
+        }
     }
 }
 
@@ -366,6 +433,10 @@ mod tests {
         assert_eq!(job.chars().count(), LONGEST);
         assert!(!job.contains('\u{1b}'));
         assert_eq!(without_secrets("ssh://u@h"), "ssh://h");
+        // A lying server's build is cut as any value is.
+        let e = Engine::new(&"9".repeat(10_000), Some("\u{7}abc"), None, None);
+        assert_eq!(e.version.len(), LONGEST);
+        assert_eq!(e.build.as_deref(), Some("abc"));
     }
 
     #[test]
@@ -381,6 +452,12 @@ mod tests {
                 commit: Some("def".into()),
                 url: None,
             }),
+            engine: Some(Engine::new(
+                "2.19.1",
+                Some("fd9a9d90df25bea1af2c6a85039692e815b894f5"),
+                Some("tar"),
+                Some("Eclipse Adoptium 21.0.5 (OpenJDK 64-Bit Server VM, G1 Young Generation)"),
+            )),
         };
         let machine = serde_json::json!({"cores": 2, "provenance": p});
         let back = Provenance::read(&machine);
@@ -392,6 +469,11 @@ mod tests {
         assert_eq!(
             back.described(),
             "ana@bench-7, searchbench 0123456789ab, gitlab-ci job 77, pipeline 9, commit def"
+        );
+        assert_eq!(
+            back.engine_described().unwrap(),
+            "build fd9a9d90df25 (tar), Eclipse Adoptium 21.0.5 (OpenJDK 64-Bit Server VM, G1 \
+             Young Generation)"
         );
         assert!(check_key("hostname").unwrap_err().contains("host, user"));
         // A machine written before provenance was kept, or one that does not read.

@@ -242,6 +242,12 @@ pub fn run_rows(r: &RunRow) -> Vec<(&'static str, String)> {
             "made by",
             crate::measure::provenance::Provenance::read(&r.machine).described(),
         ),
+        (
+            "engine build",
+            crate::measure::provenance::Provenance::read(&r.machine)
+                .engine_described()
+                .unwrap_or_else(|| "?".into()),
+        ),
         ("tags", if tags.is_empty() { "-".into() } else { tags }),
     ];
     if let Some(h) = crate::analysis::said::Said::of(r).headline {

@@ -87,6 +87,8 @@ pub enum Streamed {
     Telemetry(Vec<Row>),
     /// HDR histograms, as runs keep them.
     Histograms(Vec<SerializedHistogram>),
+    /// The engine build the run reached (part of its provenance), once it answered.
+    Engine(crate::measure::provenance::Engine),
 }
 
 /// The sending end of the run's stream to its sinks. It can cross threads (a sampler's own
@@ -537,6 +539,33 @@ impl From<SessionError> for Ended {
     }
 }
 
+/// The engine build a run reached, for its provenance: its `GET /` and its JVM. Asked once,
+/// briefly: a cluster that does not say (or a server that does not answer) leaves it unknown,
+/// never failing the run nor holding it up for more than a moment.
+async fn engine_of(target: &crate::cluster::Target) -> Option<crate::measure::provenance::Engine> {
+    let within = std::time::Duration::from_secs(2);
+    let build = tokio::time::timeout(within, target.build())
+        .await
+        .ok()?
+        .ok()?;
+    let jvm = match tokio::time::timeout(within, target.jvm()).await {
+        Ok(Ok(j)) => Some(format!(
+            "{} {} ({}, {})",
+            j.vendor,
+            j.version,
+            j.vm,
+            j.gc.join(" + ")
+        )),
+        _ => None,
+    };
+    Some(crate::measure::provenance::Engine::new(
+        &build.version,
+        build.hash.as_deref(),
+        build.flavor.as_deref(),
+        jvm.as_deref(),
+    ))
+}
+
 /// Runs `plan` on `cluster`: tells the sinks the phases, reaches the cluster, runs each step
 /// with every instrument started before it and stopped after it (the rows streamed meanwhile
 /// go to the sinks as they come), stops what it started, derives the run's result from the
@@ -618,6 +647,9 @@ async fn drive<T: Serialize>(
             feed: Feed(tx),
             measured_from: Cell::new(None),
         };
+        if let Some(engine) = engine_of(&connected.target).await {
+            stage.feed.send(Streamed::Engine(engine));
+        }
         let mut outcome = Outcome::default();
         // The error that ended the run, with the phase it came from.
         let mut failed: Option<(String, SessionError)> = None;

@@ -268,6 +268,11 @@ impl Sink for StoreSink<'_> {
             Streamed::Timeline(seconds) => r.timeline(seconds),
             Streamed::Telemetry(rows) => r.telemetry(rows),
             Streamed::Histograms(histograms) => r.histograms(histograms),
+            Streamed::Engine(engine) => {
+                if let Err(e) = r.store.set_engine(&r.id, engine) {
+                    r.warn(format!("saving the engine build of run {}: {e}", r.id));
+                }
+            }
         }
         Ok(())
     }

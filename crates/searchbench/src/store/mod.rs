@@ -780,13 +780,36 @@ impl Store {
         let stored = (!result.is_null())
             .then(|| serde_json::to_string(result))
             .transpose()?;
-        // The machine the result says it was measured on wins over the one that stored it.
-        let machine = result
-            .get("machine")
-            .filter(|m| m.is_object())
-            .map(serde_json::to_string)
-            .transpose()?;
-        let tx = self.conn.unchecked_transaction()?;
+        // Read and written in one transaction that takes the write lock first: a read that
+        // turns into a write would fail at once ("database is locked") beside another process
+        // writing, where a writer waits its turn.
+        let tx = rusqlite::Transaction::new_unchecked(
+            &self.conn,
+            rusqlite::TransactionBehavior::Immediate,
+        )?;
+        // The machine the result says it was measured on wins over the one that stored it,
+        // with the engine build the run reached, which only the store was told.
+        let machine = match result.get("machine").filter(|m| m.is_object()) {
+            Some(said) => {
+                let mut said = said.clone();
+                let stored: Option<String> = tx
+                    .query_row("SELECT machine FROM runs WHERE id = ?1", [&id.0], |r| {
+                        r.get(0)
+                    })
+                    .optional()?;
+                let stored: Value = stored
+                    .and_then(|s| serde_json::from_str(&s).ok())
+                    .unwrap_or_default();
+                use crate::measure::provenance::Provenance;
+                if let Some(engine) = Provenance::read(&stored).engine {
+                    if Provenance::read(&said).engine.is_none() {
+                        put_engine(&mut said, serde_json::to_value(engine)?);
+                    }
+                }
+                Some(serde_json::to_string(&said)?)
+            }
+            None => None,
+        };
         let changed = tx.execute(
             "UPDATE runs SET status = ?2, finished_unix = ?3, result = ?4, error = ?5,
                              engine = COALESCE(engine, ?6), machine = COALESCE(?7, machine)
@@ -815,6 +838,34 @@ impl Store {
                 }
             }
         }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Keeps the engine build a run reached in its provenance (inside its machine): told once
+    /// the cluster answered, so a run killed later still says which build it measured.
+    pub fn set_engine(
+        &self,
+        id: &RunId,
+        engine: &crate::measure::provenance::Engine,
+    ) -> Result<()> {
+        // The write lock first, as in `end_run`.
+        let tx = rusqlite::Transaction::new_unchecked(
+            &self.conn,
+            rusqlite::TransactionBehavior::Immediate,
+        )?;
+        let stored: String = tx
+            .query_row("SELECT machine FROM runs WHERE id = ?1", [&id.0], |r| {
+                r.get(0)
+            })
+            .optional()?
+            .ok_or_else(|| StoreError::NotFound(id.0.clone()))?;
+        let mut machine: Value = serde_json::from_str(&stored)?;
+        put_engine(&mut machine, serde_json::to_value(engine)?);
+        tx.execute(
+            "UPDATE runs SET machine = ?2 WHERE id = ?1",
+            params![id.0, serde_json::to_string(&machine)?],
+        )?;
         tx.commit()?;
         Ok(())
     }
@@ -932,6 +983,18 @@ impl Store {
         let rows = stmt.query_map([&id.0], |r| Ok((r.get(0)?, r.get(1)?)))?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
+}
+
+/// Sets `provenance.engine` in a stored machine (an object; anything else is made one).
+fn put_engine(machine: &mut Value, engine: Value) {
+    if !machine.is_object() {
+        *machine = Value::Object(Default::default());
+    }
+    let provenance = &mut machine["provenance"];
+    if !provenance.is_object() {
+        *provenance = Value::Object(Default::default());
+    }
+    provenance["engine"] = engine;
 }
 
 #[cfg(test)]

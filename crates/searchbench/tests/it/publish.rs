@@ -359,6 +359,20 @@ fn every_view_gives_from_the_cluster_what_it_gives_from_the_store() {
         .unwrap();
     let listed: Vec<Value> = serde_json::from_slice(&listed.stdout).unwrap();
     assert_eq!(listed.len(), 2, "{listed:?}");
+    // The engine build each run reached, read from the node, kept and asked for by name.
+    let row = Store::open_read(&db).unwrap().get(newest).unwrap();
+    let engine = searchbench::measure::provenance::Provenance::read(&row.machine)
+        .engine
+        .expect("the engine build the run reached");
+    let build = engine.build.expect("GET / says its build hash");
+    assert!(engine.jvm.is_some(), "{:?}", row.machine);
+    let wanted = format!("engine.build={build}");
+    same_from_both(
+        &db,
+        &["--from", node_url(), "--from-prefix", prefix],
+        &[],
+        &[&["results", "list", "--where", &wanted]],
+    );
     same_from_both(
         &db,
         &["--from", node_url(), "--from-prefix", prefix],

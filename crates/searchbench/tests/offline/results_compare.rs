@@ -1061,3 +1061,97 @@ fn a_warmed_node_and_a_cold_node_are_never_pooled() {
     let (_, text) = compare("n=cold", "n=warm");
     assert!(text.contains("warm_node"), "{text}");
 }
+
+/// The same flags on two classes of machine (three of six nightly runs copied in from a
+/// 64-core server's store) are two configurations in every view: a history refuses to pool
+/// them, naming the machines; `check --last` takes the run's own class only; the site draws a
+/// page for each. Asked to pool (`--any-machine`), a history and a check do, and say so.
+#[test]
+fn runs_on_two_classes_of_machine_are_two_configurations_unless_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let store = Store::open(&db).unwrap();
+    let ids: Vec<String> = (0..6u64)
+        .map(|i| {
+            let result = ingest_result(10, 20_000.0 + 50.0 * i as f64, 0.05, 20.0, i + 1);
+            save(&store, &result, &[("build", &i.to_string())])
+        })
+        .collect();
+    let epyc = serde_json::json!({
+        "cpu_model": "AMD EPYC 7763 64-Core Processor", "cores": 64,
+        "memory_bytes": 512u64 << 30, "os": "linux", "arch": "x86_64",
+    });
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    for id in &ids[..3] {
+        conn.execute(
+            "UPDATE runs SET machine = ?2 WHERE id = ?1",
+            rusqlite::params![id, epyc.to_string()],
+        )
+        .unwrap();
+    }
+    let run = |args: &[&str]| {
+        let out = bin().args(args).arg("--store").arg(&db).output().unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.status.code(), text)
+    };
+    let (code, said) = run(&["history", "--workload", "logs"]);
+    assert_eq!(code, Some(2), "{said}");
+    assert!(
+        said.contains("machine") && said.contains("AMD EPYC 7763"),
+        "{said}"
+    );
+    let (code, said) = run(&["history", "--workload", "logs", "--any-machine", "--json"]);
+    assert_eq!(code, Some(0), "{said}");
+    let h: Value = serde_json::from_str(&said).unwrap();
+    assert_eq!(h["runs"].as_array().unwrap().len(), 6);
+    let selection = h["selection"].as_str().unwrap();
+    assert!(
+        selection.contains("machine classes pooled (--any-machine)")
+            && selection.contains("AMD EPYC 7763 64-Core Processor, 64 cores, 512 GiB (3 runs)"),
+        "{selection}"
+    );
+    let newest = &ids[5];
+    let (_, said) = run(&["check", newest, "--last", "10", "--metric", "docs_per_sec"]);
+    assert!(
+        said.contains("last 2 run(s) of the same configuration"),
+        "{said}"
+    );
+    let (_, said) = run(&[
+        "check",
+        newest,
+        "--last",
+        "10",
+        "--metric",
+        "docs_per_sec",
+        "--any-machine",
+    ]);
+    assert!(
+        said.contains("last 5 run(s) of the same configuration"),
+        "{said}"
+    );
+    let site = dir.path().join("site");
+    let out = bin()
+        .args(["site", "--workload", "logs", "--out"])
+        .arg(&site)
+        .arg("--store")
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let pages = std::fs::read_dir(&site)
+        .unwrap()
+        .filter(|e| {
+            let name = e.as_ref().unwrap().file_name();
+            name.to_string_lossy().starts_with("config-")
+        })
+        .count();
+    assert_eq!(pages, 2);
+}

@@ -514,3 +514,41 @@ fn each_run_keeps_who_made_it_and_where_and_views_ask_for_it_by_name() {
     );
     assert_eq!(list(&["user=ben"], &copy), [rows[0].id.0.clone()]);
 }
+
+/// Runs ending at once in one store (the parts of a group on one host, each its own process)
+/// each keep their engine build and their result: a writer waits its turn, none is refused
+/// as "database is locked".
+#[test]
+fn runs_ending_together_in_one_store_are_all_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("results.db");
+    Store::open(&db).unwrap();
+    let engine = searchbench::measure::provenance::Engine::new("2.19.1", Some("abc"), None, None);
+    let mut result = results::ingest_result(6, 10_000.0, 0.05, 20.0, 3);
+    result["machine"] = json!({"cores": 2, "cpu_model": "x"});
+    let threads: Vec<_> = (0..4)
+        .map(|_| {
+            let (db, engine, result) = (db.clone(), engine.clone(), result.clone());
+            std::thread::spawn(move || {
+                let store = Store::open(&db).unwrap();
+                for _ in 0..15 {
+                    let id = store.begin_run(&new_run("logs", &[])).unwrap();
+                    store.set_engine(&id, &engine).unwrap();
+                    store.finish_run(&id, &result).unwrap();
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    let store = Store::open(&db).unwrap();
+    let rows = store.list(&Filter::default()).unwrap();
+    assert_eq!(rows.len(), 60);
+    for r in rows {
+        assert_eq!(r.state, State::Complete);
+        let p = searchbench::measure::provenance::Provenance::read(&r.machine);
+        assert_eq!(p.engine.as_ref(), Some(&engine), "{}", r.machine);
+        assert_eq!(r.machine["cpu_model"], "x");
+    }
+}

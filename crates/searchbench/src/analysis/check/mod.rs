@@ -27,6 +27,7 @@ use super::compare::{self, Cell, Side, Verdict};
 use super::metrics::THROUGHPUT;
 use super::runs::{Group, Loaded};
 use super::steadier::{self, Leaning};
+pub use crate::analysis::configuration::Machines;
 use crate::analysis::statistics::{
     Interval, SampleKind, Test, CONFIDENCE, MAX_RUNS_SAID, MIN_RUNS,
 };
@@ -93,6 +94,8 @@ pub struct CheckSpec {
     pub threshold_pct: f64,
     /// Check even when a side pools configurations or the sides are different workloads.
     pub allow_mixed: bool,
+    /// Whether `--last N` takes runs made on other classes of machine (`--any-machine`).
+    pub machines: configuration::Machines,
 }
 
 /// The answer.
@@ -344,7 +347,7 @@ pub fn check(store: &Store, spec: &CheckSpec) -> Result<Check, CheckError> {
             Err(StoreError::NoTagMatch(_)) => None,
             Err(e) => return Err(e.into()),
         },
-        Baseline::Last(n) => last_runs(store, &run, *n)?,
+        Baseline::Last(n) => last_runs(store, &run, *n, spec.machines)?,
         // Judged by `reference::check` above.
         Baseline::Reference { .. } => None,
     };
@@ -626,7 +629,12 @@ fn latest(store: &Store) -> Result<Group, CheckError> {
 
 /// The last `n` complete runs of the run's configuration stored before it (by start, then
 /// by the order they were stored in).
-fn last_runs(store: &Store, run: &Group, n: usize) -> Result<Option<Group>, CheckError> {
+fn last_runs(
+    store: &Store,
+    run: &Group,
+    n: usize,
+    machines: configuration::Machines,
+) -> Result<Option<Group>, CheckError> {
     let Some(first) = run.runs.first() else {
         return Ok(None);
     };
@@ -645,7 +653,7 @@ fn last_runs(store: &Store, run: &Group, n: usize) -> Result<Option<Group>, Chec
         }
         if row.state != State::Complete
             || ours.contains(&row.id.0.as_str())
-            || !configuration::same(&row, &first.row)
+            || !configuration::same_with(&row, &first.row, machines)
         {
             continue;
         }

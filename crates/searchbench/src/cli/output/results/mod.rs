@@ -115,6 +115,12 @@ pub fn show(row: &RunRow, timeline: &[Value], histograms: &[Value], ms: &[metric
             "made by",
             crate::measure::provenance::Provenance::read(m).described(),
         ),
+        (
+            "engine build",
+            crate::measure::provenance::Provenance::read(m)
+                .engine_described()
+                .unwrap_or_else(|| "?".into()),
+        ),
         ("tags", tags_text(row)),
         ("timeline", format!("{} seconds", timeline.len())),
     ] {
