@@ -83,7 +83,8 @@ pub fn record_config(job: &Job, cluster: &ClusterSpec, load: &LoadSpec) -> Value
         "seed": job.seed,
         "engine": cluster.engine_name(),
         "urls": crate::cluster::redact_urls(&cluster.urls),
-        "heap": cluster.start.heap,
+        // A cluster given by URL has the heap it has: `--heap` sizes only a node we start.
+        "heap": cluster.given.is_none().then_some(&cluster.start.heap),
     });
     if let (Some(map), Some(rtt)) = (config.as_object_mut(), &cluster.rtt) {
         map.insert("rtt_ms".into(), rtt.rtt_ms.into());

@@ -47,7 +47,7 @@ impl RawRow {
     pub(super) fn into_row(self) -> Result<RunRow> {
         let pid = self.pid.and_then(|p| u32::try_from(p).ok());
         let mut config: Value = serde_json::from_str(&self.config)?;
-        super::upgrade::driver_config(&mut config);
+        super::upgrade::run_config(&mut config);
         // A run killed before its result names the engine: the one it was started with.
         let engine = self.engine.or_else(|| {
             config

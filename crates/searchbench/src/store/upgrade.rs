@@ -26,6 +26,22 @@ pub fn driver_config(config: &mut Value) {
     }
 }
 
+/// Brings a stored run's configuration to today's shape, in place: the driver's part (see
+/// [`driver_config`]), and no heap for a cluster given by URL (`urls` set): releases before
+/// this one stored the `--heap` flag's default there, a size no node of that cluster had.
+pub fn run_config(config: &mut Value) {
+    driver_config(config);
+    let given = config
+        .get("urls")
+        .and_then(Value::as_array)
+        .is_some_and(|urls| !urls.is_empty());
+    if let (true, Some(map)) = (given, config.as_object_mut()) {
+        if map.get("heap").is_some_and(|h| !h.is_null()) {
+            map.insert("heap".into(), Value::Null);
+        }
+    }
+}
+
 /// serde's encoding of a `Duration` (`{"secs": 0, "nanos": 100000000}`) in seconds, computed
 /// as `Duration::as_secs_f64` does, so an old 0.1 s and a new one are the same float.
 fn duration_secs(v: &Value) -> Option<f64> {
@@ -43,6 +59,23 @@ mod tests {
     use super::*;
     use crate::ingest::DriverConfig;
     use serde_json::json;
+
+    /// A run against a cluster given by URL stored the `--heap` flag's default as its heap:
+    /// read back, it has none (as today's runs store it), so old and new runs of one cluster
+    /// stay one configuration; a node we started keeps its heap.
+    #[test]
+    fn a_given_clusters_heap_is_unknown_however_it_was_stored() {
+        let mut given = json!({"urls": ["http://10.0.0.7:9200/"], "heap": "1g", "clients": 2});
+        run_config(&mut given);
+        assert_eq!(given["heap"], Value::Null);
+        assert_eq!(given["clients"], 2);
+        let mut started = json!({"urls": [], "heap": "1g", "nodes": 1});
+        run_config(&mut started);
+        assert_eq!(started["heap"], "1g");
+        let mut bare = json!({"heap": "2g"});
+        run_config(&mut bare);
+        assert_eq!(bare["heap"], "2g");
+    }
 
     #[test]
     fn an_old_driver_config_reads_as_a_new_one_writes_it() {

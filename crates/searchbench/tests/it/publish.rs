@@ -366,6 +366,8 @@ fn every_view_gives_from_the_cluster_what_it_gives_from_the_store() {
         .expect("the engine build the run reached");
     let build = engine.build.expect("GET / says its build hash");
     assert!(engine.jvm.is_some(), "{:?}", row.machine);
+    // A node given by URL has the heap it has: no `--heap` default is stored as its own.
+    assert!(row.config["heap"].is_null(), "{}", row.config);
     let wanted = format!("engine.build={build}");
     same_from_both(
         &db,

@@ -187,7 +187,7 @@ pub async fn run(
         "seed": spec.seed,
         "engine": cluster.engine_name(),
         "urls": crate::cluster::redact_urls(&cluster.urls),
-        "heap": cluster.start.heap,
+        "heap": cluster.given.is_none().then_some(&cluster.start.heap),
         "indices": spec.indices,
         "docs_per_index": spec.docs_per_index,
         "clients": spec.clients,
