@@ -310,13 +310,13 @@ fn clean(value: &str) -> String {
 /// A URL without its user, password and query (where a token would be).
 fn without_secrets(url: &str) -> String {
     let url = url.split(['?', '#']).next().unwrap_or_default();
-    match url.split_once("://") {
-        Some((scheme, rest)) => {
-            let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-            let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-            format!("{scheme}://{host}{path}")
-        }
-        None => url.to_string(),
+    // Without a scheme (`bot:pw@ci.example/job/3`) the credentials are there all the same.
+    let (scheme, rest) = url.split_once("://").map_or(("", url), |(s, r)| (s, r));
+    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    match scheme {
+        "" => format!("{host}{path}"),
+        s => format!("{s}://{host}{path}"),
     }
 }
 
@@ -433,6 +433,10 @@ mod tests {
         assert_eq!(job.chars().count(), LONGEST);
         assert!(!job.contains('\u{1b}'));
         assert_eq!(without_secrets("ssh://u@h"), "ssh://h");
+        assert_eq!(
+            without_secrets("bot:pw@ci.example/job/3"),
+            "ci.example/job/3"
+        );
         // A lying server's build is cut as any value is.
         let e = Engine::new(&"9".repeat(10_000), Some("\u{7}abc"), None, None);
         assert_eq!(e.version.len(), LONGEST);
