@@ -45,8 +45,13 @@ pub struct Side {
     pub cpu_model: Option<String>,
     /// The state of each run, in `run_ids` order.
     pub states: Vec<State>,
-    /// Runs of a tag group left out because they are not `complete`: `id (state)`.
+    /// Runs of a tag group left out: not `complete` (`id (state)`), or too short for their
+    /// warm-up beside steady runs.
     pub excluded: Vec<String>,
+    /// Why the side's figures are its runs' whole runs, warm-up included: every run was too
+    /// short for its warm-up (`None`: steady headlines).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub whole_run: Option<String>,
     #[serde(skip)]
     pub metrics: Vec<Metric>,
     /// Each run's configuration, in `run_ids` order.
@@ -75,6 +80,11 @@ impl Side {
                 .filter(|m| !m.is_empty()),
             states: runs.iter().map(|l| l.row.state).collect(),
             excluded: group.excluded.clone(),
+            whole_run: runs
+                .iter()
+                .map(|l| configuration::whole_run_headline(&l.row))
+                .collect::<Option<Vec<String>>>()
+                .and_then(|all| all.into_iter().next()),
             metrics,
             configurations: runs.iter().map(|l| Configuration::of(&l.row)).collect(),
         }
@@ -108,6 +118,23 @@ impl Side {
                 self.label, a.kind, a.workload, other.label, b.kind, b.workload
             )
         })
+    }
+
+    /// Why `self`'s and `other`'s headlines are not two measurements of one thing: one side's
+    /// runs were all too short for their warm-up (its figure is the whole run's, warm-up
+    /// included) and the other's had a steady window. The headline is then judged by no
+    /// verdict, said so; never another configuration nor a refusal: the same command on a
+    /// busy machine may end on either side of the line.
+    pub fn other_measure(&self, other: &Side) -> Option<String> {
+        let (short, steady) = match (&self.whole_run, &other.whole_run) {
+            (Some(why), None) => ((self, why), other),
+            (None, Some(why)) => ((other, why), self),
+            _ => return None,
+        };
+        Some(format!(
+            "{}: {}; {}: a steady window after its warm-up; two measures, so no verdict leans on the headline (run longer than twice the warm-up, or pass --warmup 0 on both sides to measure whole runs)",
+            short.0.label, short.1, steady.label
+        ))
     }
 
     /// Why `self` and `other` are not two measurements of one corpus: one side loaded a
@@ -859,6 +886,21 @@ pub fn compare_family(
             }
         }
     }
+    // A side of runs all too short for their warm-up against a steady side: their headlines
+    // are two measures (a whole run's, warm-up included, and a steady window's), so no
+    // verdict leans on the headline; every other metric is judged as usual. Said, and never
+    // refused: which side of the line a run ends on is the outcome, not what was asked.
+    let other_measures: Vec<Option<String>> =
+        contenders.iter().map(|c| base.other_measure(c)).collect();
+    for (i, why) in other_measures.iter().enumerate() {
+        if why.is_none() {
+            continue;
+        }
+        let headline = rows.iter_mut().filter(|r| r.key == THROUGHPUT);
+        for cell in headline.filter_map(|r| r.contenders[i].as_mut()) {
+            cell.verdict = Verdict::CannotTell;
+        }
+    }
     let leanings: Vec<Option<Leaning>> = (0..contenders.len())
         .map(|i| {
             let cell = |key: &str| {
@@ -866,10 +908,17 @@ pub fn compare_family(
                     .find(|r| r.key == key)
                     .and_then(|r| r.contenders[i].as_ref())
             };
+            if other_measures[i].is_some() {
+                return None;
+            }
             steadier::lean(cell(THROUGHPUT)?, cell(steadier::COST)?)
         })
         .collect();
-    let mut notes = Vec::new();
+    let mut notes: Vec<String> = other_measures
+        .iter()
+        .flatten()
+        .map(|why| format!("HEADLINE NOT JUDGED: {why}"))
+        .collect();
     for (c, l) in contenders.iter().zip(&leanings) {
         if let Some(l) = l {
             notes.push(format!("{}: {}", c.label, l.said));
@@ -884,12 +933,34 @@ pub fn compare_family(
                 partial.join(", ")
             ));
         }
-        if !s.excluded.is_empty() {
+        let (short, incomplete): (Vec<&String>, Vec<&String>) = s
+            .excluded
+            .iter()
+            .partition(|e| e.contains(configuration::LEFT_OUT));
+        if !incomplete.is_empty() {
             notes.push(format!(
                 "{}: left out {} run(s) that are not complete: {} (--include-partial takes them)",
                 s.label,
-                s.excluded.len(),
-                s.excluded.join(", ")
+                incomplete.len(),
+                incomplete
+                    .iter()
+                    .map(|e| e.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        if !short.is_empty() {
+            notes.push(format!(
+                "{}: left out {} run(s) too short for their warm-up, beside runs with a steady headline: {}",
+                s.label,
+                short.len(),
+                short.iter().map(|e| e.as_str()).collect::<Vec<_>>().join(", ")
+            ));
+        }
+        if let Some(why) = &s.whole_run {
+            notes.push(format!(
+                "{}: {why}: its figures are whole runs, warm-up included",
+                s.label
             ));
         }
     }

@@ -76,13 +76,10 @@ impl Configuration {
                     file.remove("seed");
                 }
             }
-            // A run too short for its warm-up has no steady headline: its figure is the whole
-            // run's, warm-up included, another measure than a steady window's. It is another
-            // configuration, so no group pools the two (a run near the length where the
-            // warm-up starts to count would otherwise fall on either side by chance).
-            if let Some(why) = whole_run_headline(row) {
-                map.insert(HEADLINE_KEY.into(), why.into());
-            }
+            // A run too short for its warm-up is still a run of what was asked: a property of
+            // the run, never another configuration (the same command twice on a busy machine
+            // would otherwise give one of each). Verdicts and change points leave it out where
+            // steady runs stand for the configuration, and say so ([`judged`]).
             // A node warmed before the load measures its steady speed; one measured as it
             // came up (or a cluster given by URL, in whatever state) measures something else:
             // a group never pools the two (a warmed night against a cold one would read the
@@ -135,10 +132,6 @@ impl Configuration {
     }
 }
 
-/// The configuration key that says a run's headline is its whole run (too short for its
-/// warm-up).
-pub const HEADLINE_KEY: &str = "headline";
-
 /// The configuration key that says the node was warmed before the run's load.
 pub const WARM_KEY: &str = "warm_node";
 
@@ -168,6 +161,30 @@ pub fn whole_run_headline(row: &RunRow) -> Option<String> {
     (asked > 0.0 && !h.warmup_applied)
         .then(|| format!("whole run, too short for its {asked:.0} s warm-up (no steady headline)"))
 }
+
+/// The runs of one configuration a verdict or a change point leans on, and those it leaves
+/// out, named (`id (whole run, too short for its 10 s warm-up (no steady headline): left out
+/// of verdicts)`). A run too short for its warm-up measured its whole run, warm-up included:
+/// beside runs with a steady headline it stands for nothing they measured, so it is left out;
+/// runs that are all short are one measure, kept (a side of them is judged on its whole-run
+/// figures, and said so: [`whole_run_headline`]).
+pub fn judged<T>(runs: Vec<T>, row: impl Fn(&T) -> &RunRow) -> (Vec<T>, Vec<String>) {
+    if runs.iter().all(|r| whole_run_headline(row(r)).is_some()) {
+        return (runs, Vec::new());
+    }
+    let mut left_out = Vec::new();
+    let mut kept = Vec::new();
+    for r in runs {
+        match whole_run_headline(row(&r)) {
+            Some(why) => left_out.push(format!("{} ({why}: {LEFT_OUT})", row(&r).id)),
+            None => kept.push(r),
+        }
+    }
+    (kept, left_out)
+}
+
+/// What a view says of a run [`judged`] leaves out.
+pub const LEFT_OUT: &str = "left out of verdicts";
 
 /// Whether two runs are one configuration.
 pub fn same(a: &RunRow, b: &RunRow) -> bool {

@@ -418,6 +418,12 @@ fn configurations(
             None => by_config.push((c, vec![row])),
         }
     }
+    // A run too short for its warm-up is no point of its configuration's steady line.
+    for (c, runs) in &mut by_config {
+        let left_out;
+        (*runs, left_out) = configuration::judged(std::mem::take(runs), |r| r);
+        excluded.extend(left_out.into_iter().map(|why| (Some(c.id.clone()), why)));
+    }
     Ok((by_config, excluded, resolved))
 }
 

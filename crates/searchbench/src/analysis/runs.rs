@@ -104,7 +104,8 @@ pub struct Group {
     /// The selector as given.
     pub selector: String,
     pub runs: Vec<Loaded>,
-    /// Runs of a tag group left out because they are not `complete`: `id (state)`.
+    /// Runs of a tag group left out: not `complete` (`id (state)`), or too short for their
+    /// warm-up beside steady runs (see [`super::configuration::judged`]).
     pub excluded: Vec<String>,
 }
 
@@ -138,6 +139,13 @@ impl Group {
             } else {
                 excluded.push(format!("{} ({})", row.id, row.state.name()));
             }
+        }
+        // A run too short for its warm-up stands for nothing its group's steady runs measured
+        // (`--include-partial` takes every run, as asked).
+        if tags && !include_partial {
+            let left_out;
+            (runs, left_out) = super::configuration::judged(runs, |l| &l.row);
+            excluded.extend(left_out);
         }
         if runs.is_empty() {
             return Err(match (&group, resolved.notes.first()) {

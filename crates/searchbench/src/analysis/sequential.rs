@@ -35,6 +35,8 @@ use serde::Serialize;
 
 use super::steadier::STEADIER_BY;
 
+pub mod rounds;
+
 /// The family-wise error the verdict holds at every look, unless told otherwise.
 pub const ALPHA: f64 = 0.05;
 

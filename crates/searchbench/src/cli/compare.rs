@@ -7,6 +7,7 @@ use super::args::ReadArgs;
 use super::output;
 use super::{CliError, CliResult};
 use crate::analysis::compare::{self, Side};
+use crate::analysis::sequential::{self, rounds, Decision};
 
 #[derive(Debug, Args)]
 #[command(
@@ -83,9 +84,24 @@ pub struct CompareArgs {
     /// round (paired t).
     #[arg(long)]
     pub unpaired: bool,
+    /// Judge the sides as `ab` and `gate` judge their rounds, the verdict they printed made
+    /// again: the safe t test over the paired rounds' headline (and the engine's CPU per
+    /// document where it is steadier), errors first. One contender. Exits 3 when it is
+    /// worse, 0 when better or no change as large as --threshold, 125 when it cannot tell;
+    /// the table below it is each metric's own test, and says which rows the verdict leaned
+    /// on.
+    #[arg(long, conflicts_with_all = ["unpaired", "include_partial", "allow_mixed"])]
+    pub sequential: bool,
+    /// With --sequential: the chance of a false verdict, as the rounds were judged (their
+    /// `--alpha`).
+    #[arg(long, default_value = "5%", value_parser = super::args::parse_alpha, requires = "sequential")]
+    pub alpha: f64,
 }
 
 pub async fn run(a: CompareArgs) -> CliResult {
+    if a.sequential {
+        return sequential(&a).await;
+    }
     let c = build(&a).await?;
     // Decided on every metric, whatever is shown.
     let worse = c.any_worse();
@@ -116,4 +132,46 @@ async fn build(a: &CompareArgs) -> Result<compare::Comparison, CliError> {
         .collect::<Result<Vec<_>, _>>()?;
     compare::checked(base, contenders, a.threshold, a.allow_mixed)
         .map_err(|e| CliError::usage(anyhow::anyhow!(e)))
+}
+
+/// `--sequential`: the rounds' verdict made again, as `ab` and `gate` made it, the
+/// comparison's table under it saying which rows the verdict leaned on.
+async fn sequential(a: &CompareArgs) -> CliResult {
+    if a.contenders.len() != 1 {
+        return Err(CliError::usage(anyhow::anyhow!(
+            "--sequential judges one contender against the base (rounds of one ab or gate), not {}",
+            a.contenders.len()
+        )));
+    }
+    crate::session::rounds::sequential::check_threshold(a.threshold)?;
+    let mut c = build(a).await?;
+    let (metric, look) = rounds::judge(
+        &c.base,
+        &c.contenders[0],
+        a.threshold,
+        a.alpha,
+        sequential::MAX_ROUNDS,
+    );
+    if let Some(why) = rounds::leaning(&look, metric.as_deref(), &c) {
+        c.notes.insert(0, why);
+    }
+    let line = rounds::line(&look, metric.as_deref(), a.threshold, a.alpha);
+    if a.json {
+        output::json(&serde_json::json!({
+            "sequential": {"metric": metric, "threshold_pct": a.threshold, "alpha": a.alpha,
+                "line": line, "look": look},
+            "comparison": c,
+        }))?;
+    } else {
+        output::compare::print(c, false, a.markdown, a.only_changed)?;
+        outln!("verdict (the rounds' safe t test, as ab and gate judge them): {line}");
+    }
+    match look.decision {
+        Decision::Worse => Err(CliError::check(anyhow::anyhow!("B is worse than A"))),
+        Decision::Better | Decision::NoChangeAsLarge => Ok(()),
+        Decision::Undecided => Err(CliError {
+            code: crate::exit::CANNOT_TELL,
+            error: anyhow::anyhow!("the rounds cannot tell"),
+        }),
+    }
 }

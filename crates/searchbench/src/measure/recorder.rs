@@ -134,7 +134,7 @@ pub fn definition(applied: bool, w: f64, window: f64, wall: f64) -> String {
             "documents acknowledged after the {w:.0} s warm-up ÷ the {window:.1} s steady window"
         )
     } else if w > 0.0 {
-        format!("no steady headline: the run is too short for its {w:.0} s warm-up (needs {:.0} s); all documents ÷ the whole {wall:.1} s run, warm-up included (never pooled with steady figures)", 2.0 * w)
+        format!("no steady headline: the run is too short for its {w:.0} s warm-up (needs {:.0} s); all documents ÷ the whole {wall:.1} s run, warm-up included (left out of verdicts beside steady runs)", 2.0 * w)
     } else {
         format!("no warm-up (--warmup 0): all documents ÷ the whole {wall:.1} s run")
     }

@@ -307,11 +307,7 @@ pub fn render_with(h: &History, links: Option<&Links<'_>>) -> String {
     body.push_str("<h2>Runs</h2>");
     body.push_str(&runs_table(h, links));
     if !h.excluded.is_empty() {
-        let _ = write!(
-            body,
-            "<p>Left out (not complete): {}</p>",
-            esc(&h.excluded.join(", "))
-        );
+        let _ = write!(body, "<p>Left out: {}</p>", esc(&h.excluded.join(", ")));
     }
     super::page::render(&title, &subtitle, &body)
 }

@@ -176,6 +176,25 @@ fn gate_stops_early_on_a_slowed_b_and_exits_3() {
     let rate = &seq["rate"];
     assert!(rate["high_pct"].as_f64().unwrap() < 0.0, "{rate}");
     assert!(rate["change_pct"].as_f64().unwrap() < -20.0, "{rate}");
+    // The follow-up it prints makes the same verdict again, with the same exit code.
+    let again = v["again"].as_str().expect("the follow-up command");
+    let words = shlex::split(again).expect("a command a shell reads");
+    assert_eq!(words[..2], ["searchbench", "compare"], "{again}");
+    let follow = bin().args(&words[1..]).arg("--json").output().unwrap();
+    assert_eq!(
+        follow.status.code(),
+        Some(3),
+        "{again}: {}",
+        streams(&follow)
+    );
+    let f: serde_json::Value = serde_json::from_slice(&follow.stdout).unwrap();
+    for key in ["decision", "rounds", "by"] {
+        assert_eq!(f["sequential"]["look"][key], seq[key], "{key}: {again}");
+    }
+    assert_eq!(
+        f["sequential"]["look"]["rate"]["change_pct"], seq["rate"]["change_pct"],
+        "{again}"
+    );
     // After each round the gate said what it knew.
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(said.contains("after round 3: "), "{said}");
@@ -224,6 +243,16 @@ fn gate_starts_warms_and_stops_its_node_and_says_when_its_budget_cannot_tell() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("gate --json");
     assert_eq!(v["sequential"]["decision"], "undecided", "{text}");
     assert_eq!(v["sequential"]["stopped_by"], "max_rounds", "{text}");
+    // Its follow-up cannot tell either.
+    let again = v["again"].as_str().expect("the follow-up command");
+    let words = shlex::split(again).expect("a command a shell reads");
+    let follow = bin().args(&words[1..]).output().unwrap();
+    assert_eq!(
+        follow.status.code(),
+        Some(125),
+        "{again}: {}",
+        streams(&follow)
+    );
     assert!(
         text.contains("2 unmeasured run(s) to warm the engine"),
         "{text}"

@@ -1,5 +1,6 @@
 //! `searchbench ab`'s refusals, before anything runs: flags it sets itself, a side's
-//! arguments with an open quote, a command that cannot start.
+//! arguments with an open quote, a command that cannot start; and the rounds' verdict made
+//! again from what they stored (`compare --sequential`).
 
 use crate::common::bin;
 
@@ -182,4 +183,107 @@ fn the_budget_stops_a_run_already_going() {
             "{which}: {text}"
         );
     }
+}
+
+/// Rounds of an `ab` (or a `gate`) as they are stored: each side once a round, tagged with
+/// the rounds' id, its side and its round.
+fn stored_rounds(db: &std::path::Path, rounds: u64, b_rate: f64, b_service_ms: f64) {
+    use crate::common::results::ingest_result;
+    use searchbench::store::{Kind, NewRun, Store};
+    let store = Store::open(db).unwrap();
+    for round in 1..=rounds {
+        for (side, rate, service) in [("a", 20_000.0, 20.0), ("b", b_rate, b_service_ms)] {
+            let mut run = NewRun::new(Kind::Ingest, "logs", serde_json::json!({"clients": 2}));
+            run.tags = [("ab", "r1"), ("ab_side", side)]
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .chain([("round".to_string(), round.to_string())])
+                .collect();
+            let seed = round * 2 + u64::from(side == "b");
+            store
+                .save(&run, &ingest_result(30, rate, 0.01, service, seed))
+                .unwrap();
+        }
+    }
+}
+
+/// The follow-up a gate prints (`compare ... --sequential --threshold T --alpha A`) makes the
+/// rounds' verdict again from what they stored, with the gate's exit code; the table under it
+/// says which rows the verdict leaned on and why the others (here a service time that fell
+/// while the rate fell too) decide nothing of it. Too few rounds cannot tell (125).
+#[test]
+fn compare_sequential_makes_the_rounds_verdict_again_and_says_what_it_leaned_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    stored_rounds(&db, 7, 15_000.0, 10.0);
+    let compare = |extra: &[&str]| {
+        let out = bin()
+            .args(["compare", "ab=r1,ab_side=a", "ab=r1,ab_side=b", "--store"])
+            .arg(&db)
+            .args(extra)
+            .output()
+            .unwrap();
+        (out.status.code(), crate::common::streams(&out))
+    };
+    let (code, text) = compare(&["--sequential", "--threshold", "5%", "--alpha", "5%"]);
+    assert_eq!(code, Some(3), "{text}");
+    assert!(text.contains("worse after 7 rounds: throughput"), "{text}");
+    assert!(
+        text.contains("the verdict leans on throughput (headline) over the 7 paired rounds")
+            && text.contains("decide nothing of it"),
+        "{text}"
+    );
+    // The rows named are those whose own test says better under the worse verdict.
+    let note = text
+        .lines()
+        .find(|l| l.contains("decide nothing of it"))
+        .unwrap();
+    assert!(note.contains("service"), "{note}");
+    assert!(!note.contains("throughput better"), "{note}");
+    // As JSON: the same decision, with the look the gate prints in its own --json.
+    let out = bin()
+        .args(["compare", "ab=r1,ab_side=a", "ab=r1,ab_side=b", "--store"])
+        .arg(&db)
+        .args(["--sequential", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let json = String::from_utf8_lossy(&out.stdout);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["sequential"]["look"]["decision"], "worse", "{json}");
+    assert_eq!(v["sequential"]["look"]["rounds"], 7, "{json}");
+    // One contender only; --alpha only with --sequential.
+    let out = bin()
+        .args([
+            "compare",
+            "ab=r1,ab_side=a",
+            "ab=r1,ab_side=b",
+            "ab=r1,ab_side=b",
+        ])
+        .args(["--sequential", "--store"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let (code, text) = compare(&["--alpha", "5%"]);
+    assert_eq!(code, Some(2), "{text}");
+
+    // Three rounds: no safe t test bounds anything yet.
+    let few = tempfile::tempdir().unwrap();
+    let db = few.path().join("r.db");
+    stored_rounds(&db, 3, 15_000.0, 10.0);
+    let out = bin()
+        .args([
+            "compare",
+            "ab=r1,ab_side=a",
+            "ab=r1,ab_side=b",
+            "--sequential",
+        ])
+        .arg("--store")
+        .arg(&db)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(125), "{text}");
+    assert!(text.contains("cannot tell after 3 rounds"), "{text}");
 }

@@ -973,20 +973,24 @@ fn compare_in(db: &std::path::Path, base: &str, contender: &str) -> (Option<i32>
 }
 
 /// A run too short for its warm-up has no steady headline: its figure (the whole run, warm-up
-/// included) is another measure, so a group never pools it with steady runs of the same
-/// flags (it did, with no word), and compare says why.
+/// included) is another measure than a steady run's. It is still a run of what was asked (one
+/// configuration: the same command twice on a busy machine gave one of each, and a nightly
+/// gate pooled both while the `compare` it printed refused them): every view leaves it out of
+/// the verdicts and change points its steady runs make, naming it; short runs alone are one
+/// measure (whole runs), judged as such and said, never against steady runs.
 #[test]
-fn a_short_run_and_a_steady_run_are_never_pooled() {
+fn a_short_run_is_left_out_of_every_verdict_and_said_never_another_configuration() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("r.db");
     let store = Store::open(&db).unwrap();
     let config = serde_json::json!({"clients": 2, "bulk_docs": 1000, "warmup_secs": 10.0});
-    let mut ids = Vec::new();
+    let mut short_ids = Vec::new();
+    let mut steady_ids = Vec::new();
     for seed in 0..3 {
         let mut r = ingest_result(30, 20_000.0, 0.03, 20.0, seed);
         r["headline"] = serde_json::json!({"warmup_secs": 10.0, "warmup_applied": true,
             "docs_per_sec": 20_000.0, "definition": "steady"});
-        ids.push(save_as(
+        steady_ids.push(save_as(
             &store,
             &r,
             "logs",
@@ -996,29 +1000,112 @@ fn a_short_run_and_a_steady_run_are_never_pooled() {
         let mut short = ingest_result(12, 12_000.0, 0.03, 20.0, 10 + seed);
         short["headline"] = serde_json::json!({"warmup_secs": 10.0, "warmup_applied": false,
             "docs_per_sec": 12_000.0, "definition": "no steady headline"});
-        save_as(
+        short_ids.push(save_as(
             &store,
             &short,
             "logs",
             config.clone(),
             &[("g", "mixed"), ("n", "short")],
-        );
+        ));
     }
     let compare = |base: &str, contender: &str| compare_in(&db, base, contender);
+    // The mixed group is its steady runs: the short ones are named and left out.
     let (code, text) = compare("n=steady", "g=mixed");
-    assert_eq!(code, Some(2), "{text}");
-    assert!(
-        text.contains("pools runs of 2 configurations")
-            && text.contains("too short for its 10 s warm-up"),
-        "{text}"
-    );
-    // Short against short is one definition: compared.
+    assert_ne!(code, Some(2), "{text}");
+    assert!(!text.contains("pools runs of 2 configurations"), "{text}");
+    for id in &short_ids {
+        assert!(text.contains(id.as_str()), "{id} named as left out: {text}");
+    }
+    assert!(text.contains("too short for its 10 s warm-up"), "{text}");
+    assert!(text.contains("g=mixed (3 runs)"), "{text}");
+    // Short runs alone are one measure, their whole runs: judged against as short, and said.
     let (code, text) = compare("n=short", "n=short");
     assert_eq!(code, Some(0), "{text}");
-    // Steady runs keep the configuration they had (no new key on a steady headline).
-    let steady = store.select("n=steady").unwrap();
-    let c = searchbench::analysis::configuration::Configuration::of(&steady[0]);
-    assert!(c.config.get("headline").is_none(), "{}", c.config);
+    assert!(
+        text.contains("its figures are whole runs, warm-up included"),
+        "{text}"
+    );
+    // Against steady runs their headline measures another thing: compared (never refused
+    // for an outcome), the headline judged by no verdict, saying why and the way out.
+    let (code, text) = compare("n=short", "n=steady");
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains(
+            "HEADLINE NOT JUDGED: n=short (3 runs): whole run, too short for its 10 s warm-up"
+        ) && text.contains("--warmup 0"),
+        "{text}"
+    );
+    let store_ = Store::open(&db).unwrap();
+    let c = compare_at(
+        Side::load(&store_, "n=short").unwrap(),
+        vec![Side::load(&store_, "n=steady").unwrap()],
+        5.0,
+    );
+    assert_eq!(verdict(&c, "docs_per_sec", 0), Verdict::CannotTell);
+    // One configuration, short or steady.
+    let runs = store.select("g=mixed").unwrap();
+    let ids: std::collections::BTreeSet<String> = runs
+        .iter()
+        .map(|r| searchbench::analysis::configuration::Configuration::of(r).id)
+        .collect();
+    assert_eq!(ids.len(), 1, "{ids:?}");
+    // The history of the configuration: the steady runs, the short ones named as left out.
+    let out = bin()
+        .args([
+            "history",
+            "--workload",
+            "logs",
+            "--by",
+            "time",
+            "--json",
+            "--store",
+        ])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let h: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(h["runs"].as_array().unwrap().len(), 3);
+    let excluded = h["excluded"].to_string();
+    assert!(
+        short_ids.iter().all(|id| excluded.contains(id.as_str()))
+            && excluded.contains("left out of verdicts"),
+        "{excluded}"
+    );
+    // check --last sets a run against runs of its own measure, naming the others left out.
+    let check = |id: &str| {
+        let out = bin()
+            .args([
+                "check",
+                id,
+                "--last",
+                "10",
+                "--metric",
+                "docs_per_sec",
+                "--store",
+            ])
+            .arg(&db)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let said = check(&steady_ids[2]);
+    assert!(
+        said.contains("last 2 run(s) of the same configuration")
+            && said.contains(short_ids[1].as_str())
+            && said.contains("left out of the baseline"),
+        "{said}"
+    );
+    let said = check(&short_ids[2]);
+    assert!(
+        said.contains("last 2 run(s) of the same configuration")
+            && said.contains(steady_ids[1].as_str()),
+        "{said}"
+    );
 }
 
 /// A run on a node warmed before its load and one on a node measured as it came up are two

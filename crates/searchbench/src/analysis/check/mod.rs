@@ -347,7 +347,17 @@ pub fn check(store: &Store, spec: &CheckSpec) -> Result<Check, CheckError> {
             Err(StoreError::NoTagMatch(_)) => None,
             Err(e) => return Err(e.into()),
         },
-        Baseline::Last(n) => last_runs(store, &run, *n, spec.machines)?,
+        Baseline::Last(n) => {
+            let (group, left_out) = last_runs(store, &run, *n, spec.machines)?;
+            if !left_out.is_empty() {
+                notes.push(format!(
+                    "left out of the baseline ({} run(s) of another measure): {}",
+                    left_out.len(),
+                    left_out.join(", ")
+                ));
+            }
+            group
+        }
         // Judged by `reference::check` above.
         Baseline::Reference { .. } => None,
     };
@@ -388,9 +398,12 @@ pub fn check(store: &Store, spec: &CheckSpec) -> Result<Check, CheckError> {
         check.outcome = Outcome::CannotTell;
         check.reasons.push(match &spec.baseline {
             Baseline::Selector(s) => format!("no complete baseline run for {s:?}"),
-            Baseline::Last(_) | Baseline::Reference { .. } => {
-                "no earlier complete run of the same configuration to compare with".into()
-            }
+            Baseline::Last(_) | Baseline::Reference { .. } => match &run_side.whole_run {
+                Some(why) => format!(
+                    "the run is a {why}: no earlier complete run of its configuration was as short to compare with (run longer than twice the warm-up)"
+                ),
+                None => "no earlier complete run of the same configuration to compare with".into(),
+            },
         });
         return Ok(check);
     };
@@ -627,16 +640,17 @@ fn latest(store: &Store) -> Result<Group, CheckError> {
     Ok(Group::load(store, &selector, true)?)
 }
 
-/// The last `n` complete runs of the run's configuration stored before it (by start, then
-/// by the order they were stored in).
+/// The last `n` complete runs of the run's configuration and measure stored before it (by
+/// start, then by the order they were stored in), and the runs of its configuration left out
+/// on the way as another measure (too short for their warm-up, or steady beside a short run).
 fn last_runs(
     store: &Store,
     run: &Group,
     n: usize,
     machines: configuration::Machines,
-) -> Result<Option<Group>, CheckError> {
+) -> Result<(Option<Group>, Vec<String>), CheckError> {
     let Some(first) = run.runs.first() else {
-        return Ok(None);
+        return Ok((None, Vec::new()));
     };
     let mut resolved = merge::resolve(store, store.list(&Filter::default())?)?;
     let all = std::mem::take(&mut resolved.rows);
@@ -646,7 +660,11 @@ fn last_runs(
         .iter()
         .position(|r| ours.contains(&r.id.0.as_str()))
         .map_or(all.len(), |i| i + 1);
+    // The run's own measure: a run too short for its warm-up is set against runs as short,
+    // a steady one against steady ones, the others named as left out.
+    let short = configuration::whole_run_headline(&first.row).is_some();
     let mut runs = Vec::new();
+    let mut excluded = Vec::new();
     for row in all.into_iter().skip(from) {
         if runs.len() >= n {
             break;
@@ -657,17 +675,33 @@ fn last_runs(
         {
             continue;
         }
-        runs.push(Loaded::resolved(store, row, &resolved)?);
+        match configuration::whole_run_headline(&row) {
+            Some(why) if !short => {
+                excluded.push(format!("{} ({why}: {})", row.id, configuration::LEFT_OUT));
+                continue;
+            }
+            None if short => {
+                excluded.push(format!(
+                    "{} (a steady headline, and the run checked is {}: {})",
+                    row.id,
+                    configuration::whole_run_headline(&first.row).unwrap_or_default(),
+                    configuration::LEFT_OUT
+                ));
+                continue;
+            }
+            _ => runs.push(Loaded::resolved(store, row, &resolved)?),
+        }
     }
     if runs.is_empty() {
-        return Ok(None);
+        return Ok((None, excluded));
     }
     runs.reverse();
-    Ok(Some(Group {
+    let group = Group {
         selector: format!("last {} run(s) of the same configuration", runs.len()),
         runs,
         excluded: Vec::new(),
-    }))
+    };
+    Ok((Some(group), excluded))
 }
 
 fn known_keys(run: &Side, base: Option<&Side>) -> Vec<String> {

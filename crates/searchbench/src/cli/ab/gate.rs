@@ -8,6 +8,7 @@ use clap::Args;
 
 use super::rounds::{self, BudgetArgs, SideArgs};
 use crate::analysis::compare;
+use crate::analysis::sequential::rounds::leaning;
 use crate::cli::args::{PublishArgs, StoreArgs};
 use crate::cli::{exit, output, CliError, CliResult};
 use crate::engine::{self, StartOptions, DEFAULT_ENGINE};
@@ -126,6 +127,7 @@ async fn gate(g: GateArgs) -> Result<i32, CliError> {
         )));
     }
     rounds.env = publish_env(&g.publish);
+    rounds.judged = Some((budget.threshold_pct, budget.alpha));
     let begun = crate::cli::ending::listen();
     let cancel = begun.cancel.clone();
 
@@ -192,7 +194,10 @@ async fn gate(g: GateArgs) -> Result<i32, CliError> {
     let verdict = result?;
     let store = g.store.open()?;
     let (a, b) = rounds.load(&store)?;
-    let c = compare::compare_at(a, vec![b], g.threshold);
+    let mut c = compare::compare_at(a, vec![b], g.threshold);
+    if let Some(why) = leaning(&verdict.look, verdict.metric.as_deref(), &c) {
+        c.notes.insert(0, why);
+    }
     let code = verdict.exit_code();
     if g.json {
         output::json(&serde_json::json!({
@@ -202,6 +207,8 @@ async fn gate(g: GateArgs) -> Result<i32, CliError> {
             "pid": pid,
             "exit_code": code,
             "sequential": verdict,
+            // The command that makes this verdict again from the stored rounds.
+            "again": rounds.again(),
             "comparison": c,
         }))?;
     } else {

@@ -17,6 +17,7 @@ use super::args::StoreArgs;
 use super::{output, CliError, CliResult};
 use crate::analysis::compare::{self, format_diff, format_n, format_verdict, Comparison};
 use crate::analysis::metrics::THROUGHPUT;
+use crate::analysis::sequential::rounds::leaning;
 use crate::analysis::sequential::Decision;
 use crate::session::rounds::deadline_in;
 use crate::session::rounds::sequential::{sequential, MAX_ROUNDS};
@@ -97,13 +98,20 @@ pub async fn run(a: AbArgs) -> CliResult {
         }
         None => {
             let budget = a.budget.budget(MAX_ROUNDS, a.threshold)?;
+            rounds.judged = Some((budget.threshold_pct, budget.alpha));
             let store = a.store.path()?;
             Some(sequential(&rounds, "ab", &budget, &store, &cancel).await?)
         }
     };
     let store = a.store.open()?;
     let (side_a, side_b) = rounds.load(&store)?;
-    let c = compare::compare_at(side_a, vec![side_b], a.threshold);
+    let mut c = compare::compare_at(side_a, vec![side_b], a.threshold);
+    if let Some(why) = verdict
+        .as_ref()
+        .and_then(|v| leaning(&v.look, v.metric.as_deref(), &c))
+    {
+        c.notes.insert(0, why);
+    }
     let worse = match &verdict {
         Some(v) => v.look.decision == Decision::Worse,
         None => c.any_worse(),
@@ -113,6 +121,7 @@ pub async fn run(a: AbArgs) -> CliResult {
         output::json(&serde_json::json!({
             "ab": id,
             "sequential": verdict,
+            "again": rounds.again(),
             "comparison": c,
         }))?;
     } else {
@@ -187,6 +196,7 @@ mod tests {
             cpu_model: None,
             states: vec![crate::store::State::Complete; 3],
             excluded: Vec::new(),
+            whole_run: None,
             metrics: vec![
                 metric(THROUGHPUT, Direction::HigherBetter, rate),
                 metric(

@@ -42,7 +42,7 @@ pub struct BudgetArgs {
     pub max_minutes: Option<f64>,
     /// The chance of a false verdict (worse or better when nothing changed), held however
     /// many rounds are looked at.
-    #[arg(long, default_value = "5%", value_parser = parse_alpha)]
+    #[arg(long, default_value = "5%", value_parser = crate::cli::args::parse_alpha)]
     pub alpha: f64,
     /// The spread of a round's B/A ratio for this command (`calibrate`'s "paired rounds"
     /// spread), to say before the start how long a verdict should take; by default the last
@@ -57,17 +57,6 @@ fn parse_minutes(s: &str) -> Result<f64, String> {
         _ => Err(format!(
             "{s:?} is not a number of minutes (more than 0, at most a week's 10080)"
         )),
-    }
-}
-
-fn parse_alpha(s: &str) -> Result<f64, String> {
-    let pct = crate::cli::args::parse_percent(s)?;
-    if pct > 0.0 && pct <= 50.0 {
-        Ok(pct / 100.0)
-    } else {
-        Err(format!(
-            "{s:?}: the chance of a false verdict is more than 0 % and at most 50 %, e.g. 5%"
-        ))
     }
 }
 

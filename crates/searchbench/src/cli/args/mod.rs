@@ -27,4 +27,4 @@ pub use setup::SetupArgs;
 pub use store::{tag_arg, where_arg, ReadArgs, SaveArgs, StoreArgs};
 pub use target::TargetArgs;
 pub use track::{track_params_of, TrackArgs};
-pub use units::{input_file, parse_duration, parse_percent, parse_rate, parse_size};
+pub use units::{input_file, parse_alpha, parse_duration, parse_percent, parse_rate, parse_size};

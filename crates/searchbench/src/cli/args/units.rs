@@ -86,6 +86,19 @@ pub fn parse_percent(s: &str) -> Result<f64, String> {
     }
 }
 
+/// The chance of a false verdict, as given to --alpha: `5%` or `5` → 0.05; more than 0 % and
+/// at most 50 %.
+pub fn parse_alpha(s: &str) -> Result<f64, String> {
+    let pct = parse_percent(s)?;
+    if pct > 0.0 && pct <= 50.0 {
+        Ok(pct / 100.0)
+    } else {
+        Err(format!(
+            "{s:?}: the chance of a false verdict is more than 0 % and at most 50 %, e.g. 5%"
+        ))
+    }
+}
+
 /// A file to read, as a flag's value: one that does not exist, or is a folder, is bad usage
 /// (exit 2) naming the flag and the path, before anything starts.
 pub fn input_file(s: &str) -> Result<std::path::PathBuf, String> {

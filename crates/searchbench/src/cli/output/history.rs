@@ -65,10 +65,7 @@ pub fn print(h: &History) {
     print_verdicts(h);
     print_change_points(h);
     if !h.excluded.is_empty() {
-        sayln!(
-            "left out (not complete): {}",
-            super::printable(&h.excluded.join(", "))
-        );
+        sayln!("left out: {}", super::printable(&h.excluded.join(", ")));
     }
 }
 

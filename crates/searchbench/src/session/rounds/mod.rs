@@ -185,6 +185,10 @@ pub struct Rounds {
     key: String,
     /// Where each run's start, end and failure is said.
     pub progress: Progress,
+    /// How the rounds are judged when a sequential test judges them: its threshold (percent)
+    /// and α, which the follow-up command ([`Rounds::again`]) gives again, so that it
+    /// reproduces the verdict. `None`: a fixed number of rounds, compared as `compare` does.
+    pub judged: Option<(f64, f64)>,
 }
 
 impl Rounds {
@@ -219,6 +223,7 @@ impl Rounds {
             deadline: None,
             key: command_key(command),
             progress,
+            judged: None,
         })
     }
 
@@ -226,13 +231,30 @@ impl Rounds {
         format!("ab={},ab_side={}", self.id, side.tag())
     }
 
-    /// The command to compare what is done again.
+    /// The command to compare what is done again: judged as the rounds were (the same
+    /// test, threshold and α: the same verdict), from the same store.
     pub fn again(&self) -> String {
-        format!(
-            "searchbench compare {} {}",
+        let mut words = vec![
+            "searchbench".to_string(),
+            "compare".into(),
             self.selector(Side::A),
-            self.selector(Side::B)
-        )
+            self.selector(Side::B),
+        ];
+        if let Some((threshold_pct, alpha)) = self.judged {
+            words.extend([
+                "--sequential".into(),
+                "--threshold".into(),
+                format!("{threshold_pct}%"),
+                "--alpha".into(),
+                format!("{}%", (alpha * 100.0 * 1e9).round() / 1e9),
+            ]);
+        }
+        if let Some(store) = &self.store {
+            let path = store.display().to_string();
+            let quoted = shlex::try_quote(&path).map_or(path.clone(), |q| q.into_owned());
+            words.extend(["--store".into(), quoted]);
+        }
+        words.join(" ")
     }
 
     /// Runs one side of one round, stored, or (`warm`) unstored and untagged, to warm the

@@ -7,10 +7,8 @@ use std::time::Duration;
 
 use super::{Ran, Rounds, RoundsError};
 use crate::analysis::compare;
-use crate::analysis::history::HEADLINE;
-use crate::analysis::metrics::{Direction, THROUGHPUT};
-use crate::analysis::sequential::{self, DecidedBy, Decision, Look, Paired, Sequence, ALPHA};
-use crate::analysis::steadier::{COST, COST_SHORT, STEADIER_BY};
+use crate::analysis::sequential::rounds::{rounds_of, said};
+use crate::analysis::sequential::{self, Decision, Look, ALPHA};
 use crate::cancel::Cancel;
 use crate::exit;
 use crate::store::Store;
@@ -52,45 +50,6 @@ fn about(secs: f64) -> String {
     } else {
         format!("~{:.0} min", secs / 60.0)
     }
-}
-
-/// The sides' rounds as the sequential test reads them: the headline metric's pairs (and its
-/// label), the CPU per document's, and each side's errors in all.
-pub fn rounds_of(
-    a: &compare::Side,
-    b: &compare::Side,
-) -> (Option<String>, Paired, Paired, (f64, f64)) {
-    let metric = |s: &compare::Side, key: &str| s.metrics.iter().find(|m| m.key == key).cloned();
-    let paired = |key: &str| -> Paired {
-        match (metric(a, key), metric(b, key)) {
-            (Some(x), Some(y)) => Paired {
-                pairs: compare::pairs_of(&x, &y).unwrap_or_default(),
-                higher_better: x.direction == Direction::HigherBetter,
-            },
-            _ => Paired::default(),
-        }
-    };
-    let key = HEADLINE
-        .iter()
-        .find(|k| metric(a, k).is_some() && metric(b, k).is_some());
-    let rate = key.map(|k| paired(k)).unwrap_or_default();
-    let headline = key.and_then(|k| metric(a, k)).map(|m| m.label);
-    let cost = if key == Some(&THROUGHPUT) {
-        paired(COST)
-    } else {
-        Paired::default()
-    };
-    let errors = |s: &compare::Side| -> f64 {
-        s.metrics
-            .iter()
-            .filter(|m| m.errors)
-            .map(|m| match &m.samples {
-                Some((_, v)) => v.iter().sum::<f64>(),
-                None => m.value,
-            })
-            .sum()
-    };
-    (headline, rate, cost, (errors(a), errors(b)))
 }
 
 /// The verdict of a budget of rounds.
@@ -145,37 +104,6 @@ impl Sequential {
             said(&self.look, self.metric.as_deref()),
             self.alpha * 100.0
         )
-    }
-}
-
-/// What a look knows, in words: each watched metric's change of B against A and its
-/// confidence sequence, and what decided.
-fn said(look: &Look, metric: Option<&str>) -> String {
-    let seq = |name: &str, s: &Option<Sequence>| -> Option<String> {
-        let s = s.as_ref()?;
-        Some(match (s.low_pct, s.high_pct) {
-            (Some(lo), Some(hi)) => format!("{name} {:+.1} % [{lo:+.1}, {hi:+.1}]", s.change_pct),
-            _ => format!("{name} {:+.1} % (unbounded yet)", s.change_pct),
-        })
-    };
-    let mut parts: Vec<String> = Vec::new();
-    if let Some(r) = seq(metric.unwrap_or("headline"), &look.rate) {
-        parts.push(r);
-    }
-    if let Some(c) = seq(COST_SHORT, &look.cost) {
-        parts.push(c);
-    }
-    match look.by {
-        DecidedBy::Cost => parts.push(format!(
-            "the rate could not tell: leaning on the engine's {COST_SHORT}, at least {STEADIER_BY}× steadier"
-        )),
-        DecidedBy::Errors => parts.push("B's errors rose: worse, whatever the speed".into()),
-        _ => {}
-    }
-    if parts.is_empty() {
-        "too few rounds to judge (a verdict takes 4 or more)".into()
-    } else {
-        parts.join("; ")
     }
 }
 
