@@ -243,6 +243,25 @@ pub struct RateReport {
 }
 
 impl RateReport {
+    /// Whether the achieved rate held the offered one (within [`KEPT_UP`]).
+    pub fn kept_up(&self) -> bool {
+        self.achieved_docs_per_sec
+            .is_none_or(|a| a >= KEPT_UP * self.offered_docs_per_sec)
+    }
+
+    /// What limited the load, in words that say what was measured: a driver that sent late
+    /// while the rate held is not said to have fallen behind.
+    pub fn limit_words(&self) -> &'static str {
+        match (self.limit, self.kept_up()) {
+            (Limit::None, _) => "kept up",
+            (Limit::Target, _) => "fell behind: the cluster at this many clients",
+            (Limit::Driver, false) => "fell behind: the driver is the limit",
+            (Limit::Driver, true) => {
+                "kept up, but requests went out late: the driver's lag is most of the tail latency"
+            }
+        }
+    }
+
     /// The report and the warnings it calls for.
     pub fn new(
         m: &Measured,
@@ -393,6 +412,9 @@ mod tests {
         let (r, w) = RateReport::new(&lagging, 2, s(1), s(10), s(1));
         assert_eq!(r.limit, Limit::Driver);
         assert!(w[0].contains("overstates"), "{w:?}");
+        // It held the offered rate: late, never "fell behind" (once "offered 8000, achieved
+        // 8000 (fell behind: the driver is the limit)").
+        assert!(r.kept_up() && !r.limit_words().contains("fell behind"));
         // Too few requests for a p99: one slow first request (a maximum) decides nothing.
         let mut one_slow = m(1000.0, 2);
         one_slow.lag.max_ms = Some(18.0);
@@ -401,6 +423,7 @@ mod tests {
         assert_eq!((r.limit, w.len()), (Limit::None, 0), "{w:?}");
         let (r, w) = RateReport::new(&m(600.0, 50), 2, s(19), s(10), s(1));
         assert_eq!(r.limit, Limit::Target);
+        assert!(!r.kept_up() && r.limit_words().starts_with("fell behind"));
         assert!(w[0].contains("more --clients"), "{w:?}");
         let (r, w) = RateReport::new(&m(600.0, 50), 2, s(2), s(10), s(1));
         assert_eq!(r.limit, Limit::Driver);

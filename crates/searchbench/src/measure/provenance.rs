@@ -62,6 +62,13 @@ pub struct Engine {
     /// `vendor version (VM, collectors)`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub jvm: Option<String>,
+    /// The heap the node reached has (its JVM's maximum), read from it: what a cluster not
+    /// started by us runs with, never the unused `--heap` flag's default.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub heap_max_bytes: Option<u64>,
+    /// How many nodes the cluster had as the run began.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u64>,
 }
 
 /// The CI job a run was made in.
@@ -173,6 +180,14 @@ impl Provenance {
         if let Some(jvm) = &e.jvm {
             out.push_str(&format!(", {jvm}"));
         }
+        if let Some(heap) = e.heap_max_bytes {
+            // A JVM's maximum heap is whole MiB (`-Xmx512m` reads 512 MiB, give or take the
+            // collector's reserve).
+            out.push_str(&format!(", heap {} MiB", (heap + (1 << 19)) >> 20));
+        }
+        if let Some(n) = e.nodes {
+            out.push_str(&format!(", {n} node{}", if n == 1 { "" } else { "s" }));
+        }
         Some(out)
     }
 }
@@ -198,6 +213,8 @@ impl Engine {
             build: kept(build),
             flavor: kept(flavor),
             jvm: kept(jvm),
+            heap_max_bytes: None,
+            nodes: None,
         }
     }
 }
@@ -456,12 +473,16 @@ mod tests {
                 commit: Some("def".into()),
                 url: None,
             }),
-            engine: Some(Engine::new(
-                "2.19.1",
-                Some("fd9a9d90df25bea1af2c6a85039692e815b894f5"),
-                Some("tar"),
-                Some("Eclipse Adoptium 21.0.5 (OpenJDK 64-Bit Server VM, G1 Young Generation)"),
-            )),
+            engine: Some(Engine {
+                heap_max_bytes: Some(536_870_912),
+                nodes: Some(1),
+                ..Engine::new(
+                    "2.19.1",
+                    Some("fd9a9d90df25bea1af2c6a85039692e815b894f5"),
+                    Some("tar"),
+                    Some("Eclipse Adoptium 21.0.5 (OpenJDK 64-Bit Server VM, G1 Young Generation)"),
+                )
+            }),
         };
         let machine = serde_json::json!({"cores": 2, "provenance": p});
         let back = Provenance::read(&machine);
@@ -477,7 +498,7 @@ mod tests {
         assert_eq!(
             back.engine_described().unwrap(),
             "build fd9a9d90df25 (tar), Eclipse Adoptium 21.0.5 (OpenJDK 64-Bit Server VM, G1 \
-             Young Generation)"
+             Young Generation), heap 512 MiB, 1 node"
         );
         assert!(check_key("hostname").unwrap_err().contains("host, user"));
         // A machine written before provenance was kept, or one that does not read.

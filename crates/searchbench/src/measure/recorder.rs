@@ -169,6 +169,33 @@ pub fn levelled(per_second: &[u64]) -> Option<(bool, f64)> {
     Some((rise <= RISING_PCT, rise))
 }
 
+/// What a run's levelling says, in words (`None` when it was not judged): still rising (the
+/// figure is a warm-up's), levelled off (the last third within [`RISING_PCT`] of the first,
+/// either way), or slowed (the last third that much slower: the figure averages a falling
+/// rate). Each says the change it measured, so no wording claims more than the figure.
+pub fn level_words(rise_pct: Option<f64>) -> Option<String> {
+    let rise = rise_pct?;
+    Some(if rise > RISING_PCT {
+        format!(
+            "STILL RISING: the rate grew {rise:.0} % from the first to the last third of the \
+             measured window: this figure is a warm-up, not the node's steady speed (a longer \
+             run, or a longer --warmup, measures that)"
+        )
+    } else if rise < -RISING_PCT {
+        format!(
+            "SLOWED: the last third of the measured window ran {:.0} % slower than the first \
+             ({rise:+.1} %): this figure averages a falling rate (merges, flushes or the \
+             node's collector catching up with the load; a longer run measures where it settles)",
+            -rise
+        )
+    } else {
+        format!(
+            "levelled off: the last third of the measured window ran within {RISING_PCT:.0} % \
+             of the first ({rise:+.1} %)"
+        )
+    })
+}
+
 /// Distribution summary. A percentile is given only with enough samples to mean something:
 /// p90 from 10 samples, p99 from 100, p99.9 from 1000.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -486,6 +513,39 @@ pub(crate) fn summarize(h: &Histogram<u64>, per_ms: f64) -> Summary {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A rate that fell by a quarter was once "levelled off ... within 10 % of the first
+    /// (-25.0 %)": each wording now says what was measured.
+    #[test]
+    fn the_levelling_words_say_the_change_measured() {
+        let per_second = |first: u64, last: u64| {
+            let mut s = vec![first; 4];
+            s.extend([(first + last) / 2; 4]);
+            s.extend([last; 4]);
+            s
+        };
+        let words = |first, last| {
+            let (_, rise) = levelled(&per_second(first, last)).unwrap();
+            level_words(Some(rise)).unwrap()
+        };
+        let fell = words(20_000, 15_000);
+        assert!(
+            fell.starts_with("SLOWED") && fell.contains("25 % slower"),
+            "{fell}"
+        );
+        assert!(!fell.contains("levelled"), "{fell}");
+        let rose = words(15_000, 20_000);
+        assert!(
+            rose.starts_with("STILL RISING") && rose.contains("33 %"),
+            "{rose}"
+        );
+        let flat = words(20_000, 19_000);
+        assert!(
+            flat.starts_with("levelled off") && flat.contains("(-5.0 %)"),
+            "{flat}"
+        );
+        assert_eq!(level_words(None), None);
+    }
 
     fn sample(start_ms: u64, service_ms: u64, status: u16) -> Sample {
         Sample {

@@ -548,22 +548,31 @@ async fn engine_of(target: &crate::cluster::Target) -> Option<crate::measure::pr
         .await
         .ok()?
         .ok()?;
-    let jvm = match tokio::time::timeout(within, target.jvm()).await {
-        Ok(Ok(j)) => Some(format!(
-            "{} {} ({}, {})",
-            j.vendor,
-            j.version,
-            j.vm,
-            j.gc.join(" + ")
-        )),
+    let (jvm, heap) = match tokio::time::timeout(within, target.jvm()).await {
+        Ok(Ok(j)) => (
+            Some(format!(
+                "{} {} ({}, {})",
+                j.vendor,
+                j.version,
+                j.vm,
+                j.gc.join(" + ")
+            )),
+            j.heap_max_bytes,
+        ),
+        _ => (None, None),
+    };
+    let nodes = match tokio::time::timeout(within, target.health(None)).await {
+        Ok(Ok(h)) => Some(h.number_of_nodes),
         _ => None,
     };
-    Some(crate::measure::provenance::Engine::new(
+    let mut engine = crate::measure::provenance::Engine::new(
         &build.version,
         build.hash.as_deref(),
         build.flavor.as_deref(),
         jvm.as_deref(),
-    ))
+    );
+    (engine.heap_max_bytes, engine.nodes) = (heap, nodes);
+    Some(engine)
 }
 
 /// Runs `plan` on `cluster`: tells the sinks the phases, reaches the cluster, runs each step

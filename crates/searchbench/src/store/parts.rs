@@ -2,6 +2,8 @@
 //! for every kind, read back as this type by every view (the merged run's state, `results
 //! show`, whether a stored merge is current), never by its JSON paths.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -39,6 +41,10 @@ pub struct EachPart {
     pub run: String,
     pub state: String,
     pub error: Option<String>,
+    /// Its tags the merged run cannot keep, as the parts do not share them (`host=a` on one
+    /// part, `host=b` on another): kept here, so a merge drops no tag.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub tags: BTreeMap<String, String>,
     /// Its own figures (documents per second, searches, the tasks it ran ...), by name.
     #[serde(flatten)]
     pub figures: Map<String, Value>,

@@ -366,8 +366,14 @@ fn every_view_gives_from_the_cluster_what_it_gives_from_the_store() {
         .expect("the engine build the run reached");
     let build = engine.build.expect("GET / says its build hash");
     assert!(engine.jvm.is_some(), "{:?}", row.machine);
-    // A node given by URL has the heap it has: no `--heap` default is stored as its own.
+    // A node given by URL has the heap it has: no `--heap` default is stored as its own;
+    // the heap and the nodes are read from it (the shared node runs with -Xmx512m).
     assert!(row.config["heap"].is_null(), "{}", row.config);
+    let heap = engine
+        .heap_max_bytes
+        .expect("the node's heap, read from it");
+    assert!((480 << 20..=512 << 20).contains(&heap), "{heap}");
+    assert_eq!(engine.nodes, Some(1));
     let wanted = format!("engine.build={build}");
     same_from_both(
         &db,

@@ -210,6 +210,7 @@ pub(super) fn each(p: &PartRun, figures: Value) -> EachPart {
         run: p.row.id.0.clone(),
         state: p.row.state.name().to_string(),
         error: p.row.error.clone(),
+        tags: p.row.tags.clone(),
         figures: match figures {
             Value::Object(m) => m,
             _ => serde_json::Map::new(),
@@ -400,7 +401,7 @@ pub fn merge_parts(
         chosen.extend(runs.iter().copied());
     }
     let missing: Vec<u32> = (1..=of).filter(|i| !by_index.contains_key(i)).collect();
-    let merged = match first.row.kind.as_str() {
+    let mut merged = match first.row.kind.as_str() {
         "query" => query::merge(of, &chosen),
         "run" if chosen.iter().any(|p| scenario::is_scenario(p)) => {
             scenario::merge(of, &chosen, counted_now)
@@ -439,6 +440,17 @@ pub fn merge_parts(
         _ => None,
     };
     let mut result = merged.result;
+    // The tags every part has, and the group's; each part keeps in the list of parts those
+    // it does not share.
+    let mut tags = chosen
+        .first()
+        .map(|p| p.row.tags.clone())
+        .unwrap_or_default();
+    tags.retain(|k, v| chosen.iter().all(|p| p.row.tags.get(k) == Some(v)));
+    for part in &mut merged.parts.each {
+        part.tags.retain(|k, _| !tags.contains_key(k));
+    }
+    tags.insert("group".into(), group.to_string());
     let parts = Parts {
         group: group.to_string(),
         of,
@@ -454,13 +466,6 @@ pub fn merge_parts(
             serde_json::to_value(&parts).map_err(|e| mismatch(e.to_string()))?,
         );
     }
-    // The tags every part has, and the group's.
-    let mut tags = chosen
-        .first()
-        .map(|p| p.row.tags.clone())
-        .unwrap_or_default();
-    tags.retain(|k, v| chosen.iter().all(|p| p.row.tags.get(k) == Some(v)));
-    tags.insert("group".into(), group.to_string());
     let head = chosen.first().map_or(&first.row, |p| &p.row);
     let run = WholeRun {
         kind: head.kind.clone(),

@@ -170,9 +170,16 @@ fn three_parts_merge_into_the_figures_of_one_process_recording_every_request() {
     assert_eq!(m.run.tags.get("build").map(String::as_str), Some("42"));
     assert!(!m.run.tags.contains_key("host"));
     assert_eq!(m.run.tags["group"], "g1");
-    // Each part beside.
+    // Each part beside, with the tags it does not share (a merge drops no tag).
     let each = r["parts"]["each"].as_array().unwrap();
     assert_eq!(each.len(), 3);
+    for (i, part) in each.iter().enumerate() {
+        assert_eq!(
+            part["tags"],
+            json!({"host": format!("h{}", i + 1)}),
+            "{part}"
+        );
+    }
     assert_eq!(each[2]["part"], "3/3");
     assert_eq!(each[2]["indexed"], 24_000);
     assert_eq!(each[0]["driver_cpu_secs"], 0.5);

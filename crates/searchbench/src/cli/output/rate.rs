@@ -3,7 +3,6 @@
 
 use super::table;
 use crate::cluster::delay::Rtt;
-use crate::ingest::pace::{Limit, RateReport};
 use crate::ingest::IngestReport;
 use crate::session::saturate::SaturateResult;
 
@@ -20,7 +19,7 @@ pub fn print_ingest(r: &IngestReport) {
         rate.offered_docs_per_sec,
         rate.achieved_docs_per_sec
             .map_or_else(|| "-".into(), |a| format!("{a:.0}")),
-        limit_words(rate)
+        rate.limit_words()
     );
     let mut t = table(["open loop", "p50", "p90", "p99", "max", "n"]);
     for (name, s) in [
@@ -54,14 +53,6 @@ pub fn print_rtt(rtt: Option<&Rtt>) {
             "network: {} ms round trip added (jitter ±{} ms, seed {}) by a delay proxy on 127.0.0.1",
             rtt.rtt_ms, rtt.jitter_ms, rtt.seed
         );
-    }
-}
-
-fn limit_words(rate: &RateReport) -> &'static str {
-    match rate.limit {
-        Limit::None => "kept up",
-        Limit::Target => "fell behind: the cluster at this many clients",
-        Limit::Driver => "fell behind: the driver is the limit",
     }
 }
 

@@ -89,18 +89,13 @@ pub fn print(r: &IngestReport, detail: Detail) {
         r.docs_per_sec,
         r.headline.definition
     );
-    match (r.headline.levelled, r.headline.rise_pct) {
-        (Some(false), Some(rise)) => sayln!(
-            "STILL RISING: the rate grew {rise:.0} % from the first to the last third of the \
-             measured window: this figure is a warm-up, not the node's steady speed (a longer \
-             run, or a longer --warmup, measures that)"
-        ),
-        (Some(true), Some(rise)) => sayln!(
-            "levelled off: the last third of the measured window ran within {:.0} % of the \
-             first ({rise:+.1} %)",
-            crate::measure::recorder::RISING_PCT
-        ),
-        _ => {}
+    // Judged only where the run's levelling was (enough whole measured seconds).
+    if let Some(words) = r
+        .headline
+        .levelled
+        .and_then(|_| crate::measure::recorder::level_words(r.headline.rise_pct))
+    {
+        sayln!("{words}");
     }
     if let Some(up) = &r.warm_up {
         sayln!("before it, {}", up.line());

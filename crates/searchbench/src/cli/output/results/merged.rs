@@ -126,4 +126,20 @@ pub fn merged(id: &store::RunId, m: &crate::analysis::merge::Merged) {
         ]);
     }
     outln!("{rows}");
+    // The tags the parts do not share, which the merged run cannot carry as its own.
+    let own: Vec<String> = parts
+        .each
+        .iter()
+        .filter(|p| !p.tags.is_empty())
+        .map(|p| {
+            let tags: Vec<String> = p.tags.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            format!("{} {}", p.part, tags.join(","))
+        })
+        .collect();
+    if !own.is_empty() {
+        outln!(
+            "tags of each part (not shared, so not the merged run's): {}",
+            super::super::printable(&own.join("; "))
+        );
+    }
 }
