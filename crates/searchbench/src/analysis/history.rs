@@ -20,6 +20,7 @@ use super::runs::Loaded;
 use crate::analysis::changepoint::{self, ChangePoint, Shift};
 use crate::analysis::configuration::{self, machine_class, Configuration, Machines};
 use crate::analysis::metrics::{Direction, Metric};
+use crate::analysis::multiple;
 use crate::analysis::statistics::{self, t975, SampleKind};
 use crate::engine::Version;
 use crate::store::{Filter, RunRow, State, Store, StoreError};
@@ -251,6 +252,10 @@ pub struct History {
     pub threshold_pct: f64,
     /// Change points were searched: some product has [`MIN_POINTS_FOR_CHANGE_POINTS`] points.
     pub change_points_searched: bool,
+    /// How many metrics the change points were one family of (weighted Holm, the headline
+    /// weighing [`crate::analysis::multiple::PRIMARY_SHARE`]: see [`located_family_wise`]);
+    /// `None` when none were searched.
+    pub change_point_family: Option<usize>,
     pub alpha: f64,
     pub permutations: usize,
 }
@@ -274,6 +279,24 @@ pub struct StepVerdict {
 }
 
 impl History {
+    /// How its change points were found and kept, in words: `E-divisive means, permutation
+    /// test; one family of 24 metrics, Holm-corrected (the headline weighing 50 %),
+    /// family-wise error at most 5 %`.
+    pub fn change_point_rule(&self) -> String {
+        let family = match self.change_point_family {
+            Some(1) => "one metric".to_string(),
+            Some(n) => format!(
+                "one family of {n} metrics, Holm-corrected as compare corrects its own (the headline weighing {:.0} %)",
+                multiple::PRIMARY_SHARE * 100.0
+            ),
+            None => "none searched".into(),
+        };
+        format!(
+            "E-divisive means, permutation test; {family}, family-wise error at most {:.0} %",
+            multiple::ALPHA * 100.0
+        )
+    }
+
     /// Change points over every series, in axis order.
     pub fn change_points(&self) -> Vec<(&Series, &Located)> {
         let mut all: Vec<(&Series, &Located)> = self
@@ -557,22 +580,11 @@ pub fn build(
             })
             .collect();
     }
-    let located: Vec<Vec<Located>> = series
-        .iter()
-        .map(|s| {
-            if !selection.change_points {
-                return Vec::new();
-            }
-            locate(
-                s,
-                &series,
-                &runs,
-                &points,
-                selection.axis,
-                &selection.options,
-            )
-        })
-        .collect();
+    let (located, family) = if selection.change_points {
+        located_family_wise(&series, &runs, &points, selection)
+    } else {
+        (vec![Vec::new(); series.len()], 0)
+    };
     for (s, cps) in series.iter_mut().zip(located) {
         s.change_points = cps;
         s.shown = if selection.metrics.is_empty() {
@@ -598,6 +610,7 @@ pub fn build(
         verdicts,
         threshold_pct,
         change_points_searched,
+        change_point_family: change_points_searched.then_some(family),
         alpha: selection.options.alpha,
         permutations: selection.options.permutations,
     })
@@ -692,6 +705,56 @@ fn locate(
         .filter(|r| points_in(runs, r.clone()) >= MIN_POINTS_FOR_CHANGE_POINTS)
         .flat_map(|r| locate_in(s, all, runs, points, r, options))
         .collect()
+}
+
+/// The change points of every series, kept under the rule every verdict keeps: the series
+/// are one family, corrected by Holm's weighted step-down with the headline weighing
+/// [`multiple::PRIMARY_SHARE`] of it and family-wise error [`multiple::ALPHA`] (as `compare` corrects
+/// its metrics), so that a history of 80 metrics does not turn up four change points by
+/// chance. Each series not yet found to change is searched at its step's level `α · w / W`
+/// (`W`: the weight of the series not yet found to change), with enough shuffles to reach
+/// it; a series found to change frees its weight, and the others are searched again at their
+/// higher level, until no more is found. Returns each series' change points and the family's
+/// size.
+fn located_family_wise(
+    series: &[Series],
+    runs: &[Run],
+    points: &[Point],
+    selection: &Selection,
+) -> (Vec<Vec<Located>>, usize) {
+    let m = series.len();
+    let primary = HEADLINE
+        .iter()
+        .find_map(|k| series.iter().position(|s| s.key == *k));
+    let weights = multiple::primary_weights(m, primary);
+    let mut located: Vec<Vec<Located>> = vec![Vec::new(); m];
+    let mut changed = vec![false; m];
+    loop {
+        let left: f64 = (0..m).filter(|&i| !changed[i]).map(|i| weights[i]).sum();
+        let mut more = false;
+        let open: Vec<usize> = (0..m).filter(|&i| !changed[i]).collect();
+        for i in open {
+            let level = multiple::ALPHA * weights[i] / left;
+            let options = changepoint::Options {
+                alpha: level,
+                // Shuffles enough that the smallest p-value they can give is well under the
+                // level (the search stops early where the answer is plain).
+                permutations: selection
+                    .options
+                    .permutations
+                    .max((3.0 / level).ceil() as usize),
+                ..selection.options
+            };
+            let found = locate(&series[i], series, runs, points, selection.axis, &options);
+            if !found.is_empty() {
+                (located[i], changed[i], more) = (found, true, true);
+            }
+        }
+        if !more || changed.iter().all(|c| *c) {
+            break;
+        }
+    }
+    (located, m)
 }
 
 /// The runs (in axis order) of each product on the version axis, or all of them on the
@@ -961,6 +1024,79 @@ mod tests {
         let c = Configuration::of(&rows[0]);
         let loaded = rows.into_iter().map(Loaded::bare).collect();
         build(c, loaded, &Selection::new(Axis::Version), Vec::new()).unwrap()
+    }
+
+    /// Noise in a dozen metrics over 16 versions: searched one metric at a time at 5 % each,
+    /// the histories turn up change points where nothing changed (the site once showed 11 in
+    /// 15 noisy nightly runs); as one family under compare's rule, few if any, while a real
+    /// step of the headline is still found.
+    #[test]
+    fn change_points_are_one_family_under_the_rule_every_verdict_keeps() {
+        let histories = |step: f64, seed: u64| {
+            let mut rng = Rng::new(seed, 0);
+            let rows: Vec<RunRow> = (0..16)
+                .map(|i| {
+                    let level = if i >= 8 { step } else { 1.0 };
+                    let mut noisy = |v: f64| v * (1.0 + 0.05 * rng.normalish());
+                    let mut r = row(
+                        i,
+                        &format!("elasticsearch-8.{i}.0"),
+                        noisy(20_000.0 * level),
+                        0,
+                        1000,
+                    );
+                    r.result = Some(json!({
+                        "docs_per_sec": noisy(20_000.0 * level),
+                        "mb_per_sec": noisy(6.0), "wire_mb_per_sec": noisy(6.5),
+                        "counts": {"indexed": 1000, "refused": 0, "unacknowledged": 0},
+                        "service": {"mean_ms": noisy(20.0), "p50_ms": noisy(19.0),
+                            "p90_ms": noisy(26.0), "p99_ms": noisy(28.0), "max_ms": noisy(40.0)},
+                        "took": {"p50_ms": noisy(13.0), "p99_ms": noisy(19.0)},
+                    }));
+                    r
+                })
+                .collect();
+            history(rows)
+        };
+        // The same series searched one metric at a time, each at 5 %, as the site once did.
+        let one_at_a_time = |h: &History| -> usize {
+            h.series
+                .iter()
+                .map(|s| {
+                    let options = changepoint::Options::default();
+                    locate(s, &h.series, &h.runs, &h.points, Axis::Version, &options).len()
+                })
+                .sum()
+        };
+        let (mut alone, mut family) = (0, 0);
+        for seed in 0..30 {
+            let h = histories(1.0, seed);
+            assert!(
+                h.change_point_family.is_some_and(|n| n >= 8),
+                "{:?}",
+                h.change_point_family
+            );
+            alone += one_at_a_time(&h);
+            family += h.change_points().len();
+        }
+        assert!(
+            alone >= 8,
+            "{alone} false change points one metric at a time"
+        );
+        assert!(
+            family * 4 <= alone,
+            "{family} in the family against {alone}"
+        );
+        // A fall of a fifth in the headline is found all the same.
+        let h = histories(0.8, 1);
+        let cps = &throughput(&h).change_points;
+        assert_eq!(cps.len(), 1, "{cps:?}");
+        assert_eq!(cps[0].to, "elasticsearch-8.8.0");
+        assert!(
+            h.change_point_rule().contains("Holm"),
+            "{}",
+            h.change_point_rule()
+        );
     }
 
     /// `matrix elasticsearch-8.14.3,elasticsearch-8.15.0 --profile`: the date-parsing share

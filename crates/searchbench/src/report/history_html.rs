@@ -190,8 +190,8 @@ fn change_table(h: &History) -> String {
     let all = h.change_points();
     if all.is_empty() {
         return format!(
-            "<p id=\"change-points\">No change point at α = {} ({} permutations) in any metric.</p>",
-            h.alpha, h.permutations
+            "<p id=\"change-points\">No change point in any metric ({}).</p>",
+            esc(&h.change_point_rule())
         );
     }
     let mut s = String::from(
@@ -271,16 +271,15 @@ pub fn render_with(h: &History, links: Option<&Links<'_>>) -> String {
     );
     let labels = short_labels(h);
     let subtitle = format!(
-        "configuration {} · selection: {} · ordered by {} · change points by E-divisive means, \
-         permutation test at α = {} ({} permutations)",
+        "configuration {} · selection: {} · ordered by {} · change points: \
+         {}",
         h.configuration.id,
         h.selection,
         match h.axis {
             crate::analysis::history::Axis::Version => "engine version",
             crate::analysis::history::Axis::Time => "time",
         },
-        h.alpha,
-        h.permutations,
+        h.change_point_rule(),
     );
     let mut body = match links {
         Some(l) => format!(

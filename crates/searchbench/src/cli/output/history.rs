@@ -122,17 +122,10 @@ pub fn print_change_points(h: &History) {
     }
     let all = h.change_points();
     if all.is_empty() {
-        sayln!(
-            "no change point in any metric (E-divisive means, permutation test at α = {}, {} permutations)",
-            h.alpha, h.permutations
-        );
+        sayln!("no change point in any metric ({})", h.change_point_rule());
         return;
     }
-    sayln!(
-        "change points (E-divisive means, permutation test at α = {}, {} permutations):",
-        h.alpha,
-        h.permutations
-    );
+    sayln!("change points ({}):", h.change_point_rule());
     let mut t = table([
         "metric",
         "from",
