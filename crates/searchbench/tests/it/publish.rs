@@ -823,6 +823,34 @@ fn elasticsearch_8_takes_the_runs_and_gives_them_back() {
     assert_eq!(charts.len(), 24, "{charts:?}");
 }
 
+/// A real run (ingested into `index`, stored in `db`) as the nights of a nightly job are made
+/// of it: night `i` of `n`, a day apart, tagged `build=nII`, its rate times `factor` with 1 %
+/// of noise.
+fn night_of(
+    run: &searchbench::store::WholeRun,
+    i: u64,
+    n: u64,
+    factor: f64,
+) -> searchbench::store::WholeRun {
+    let mut night = run.clone();
+    night.started_unix = run.started_unix - (n - i) * 86_400;
+    night.finished_unix = Some(night.started_unix + 10);
+    night.tags = [("build".to_string(), format!("n{i:02}"))].into();
+    let rate = night.result.as_ref().unwrap()["docs_per_sec"]
+        .as_f64()
+        .unwrap();
+    night.result.as_mut().unwrap()["docs_per_sec"] =
+        (rate * factor * (1.0 + 0.01 * ((i % 3) as f64 - 1.0))).into();
+    night
+}
+
+/// A run ingested into `index` and stored in `db`, read whole (the index emptied after).
+fn a_whole_run(db: &Path, index: &str) -> searchbench::store::WholeRun {
+    let source = ingest(db, index, "build=0");
+    common::fresh_index(index, None);
+    searchbench::store::WholeRun::read(&Store::open_read(db).unwrap(), &RunId(source)).unwrap()
+}
+
 /// The change points of what is published are there too, once each however often the
 /// configuration is published again: twelve nights, the last six 20 % slower.
 #[test]
@@ -830,27 +858,13 @@ fn the_change_points_of_a_published_configuration_are_there_once() {
     let prefix = "sbtest-changes";
     unpublish(prefix);
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("r.db");
-    let source = ingest(&db, "searchbench-test-publish-changes", "build=0");
-    common::fresh_index("searchbench-test-publish-changes", None);
+    let run = a_whole_run(&dir.path().join("r.db"), "searchbench-test-publish-changes");
     let nights = dir.path().join("nights.db");
     let store = Store::open(&nights).unwrap();
-    let run =
-        searchbench::store::WholeRun::read(&Store::open_read(&db).unwrap(), &RunId(source.clone()))
-            .unwrap();
     let mut ids = Vec::new();
     for i in 0..12u64 {
-        let mut night = run.clone();
-        night.started_unix = run.started_unix - (12 - i) * 86_400;
-        night.finished_unix = Some(night.started_unix + 10);
-        night.tags = [("build".to_string(), format!("n{i:02}"))].into();
-        let rate = night.result.as_ref().unwrap()["docs_per_sec"]
-            .as_f64()
-            .unwrap();
-        // 1 % of noise, and a fifth slower from the seventh night.
-        let level = if i >= 6 { 0.8 } else { 1.0 };
-        night.result.as_mut().unwrap()["docs_per_sec"] =
-            (rate * level * (1.0 + 0.01 * ((i % 3) as f64 - 1.0))).into();
+        // A fifth slower from the seventh night.
+        let night = night_of(&run, i, 12, if i >= 6 { 0.8 } else { 1.0 });
         ids.push(store.put_whole(&night, None, &[]).unwrap().0);
     }
     let changes = |metric: &str| -> Vec<Value> {
@@ -886,6 +900,103 @@ fn the_change_points_of_a_published_configuration_are_there_once() {
         );
         assert!(c["size_pct"].as_f64().unwrap() < -15.0, "{c}");
     }
+    unpublish(prefix);
+}
+
+/// Two stores on two classes of machine (a 2-core laptop's, a 64-core server's) publish to one
+/// results node: read back from it, `history`, `check --last`, the site and the published
+/// change points (what the dashboards draw) keep the classes apart, and pool them only when
+/// asked, saying so. The server's nights fall by a fifth from the seventh; the laptop's do not.
+#[test]
+fn two_machine_classes_published_to_one_node_stay_apart_in_every_view() {
+    let prefix = "sbtest-classes";
+    unpublish(prefix);
+    let dir = tempfile::tempdir().unwrap();
+    let run = a_whole_run(&dir.path().join("r.db"), "searchbench-test-publish-classes");
+    let epyc = serde_json::json!({
+        "cpu_model": "AMD EPYC 7763 64-Core Processor", "cores": 64,
+        "memory_bytes": 512u64 << 30, "os": "linux", "arch": "x86_64",
+    });
+    let mut stores = Vec::new();
+    let mut last = Vec::new();
+    for (name, server) in [("laptop", false), ("server", true)] {
+        let path = dir.path().join(format!("{name}.db"));
+        let store = Store::open(&path).unwrap();
+        let mut ids = Vec::new();
+        for i in 0..8u64 {
+            let level = if server && i >= 4 { 0.8 } else { 1.0 };
+            let scale = if server { 10.0 } else { 1.0 };
+            let mut night = night_of(&run, i, 8, scale * level);
+            if server {
+                night.started_unix += 1;
+                night.finished_unix = Some(night.started_unix + 10);
+                night.machine = epyc.clone();
+            }
+            ids.push(store.put_whole(&night, None, &[]).unwrap().0);
+        }
+        let out = publish(&path, node_url(), prefix, &[]);
+        assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
+        last.push(ids.pop().unwrap());
+        stores.push(path);
+    }
+    let from = ["--from", node_url(), "--from-prefix", prefix];
+    let read = |args: &[&str]| {
+        let out = bin().args(args).args(from).output().unwrap();
+        (out.status.code(), streams(&out), out.stdout)
+    };
+    // The history refuses to pool the two classes, naming the machine; pools them when asked.
+    let (code, said, _) = read(&["history", "--workload", "logs"]);
+    assert_eq!(code, Some(2), "{said}");
+    assert!(said.contains("AMD EPYC 7763"), "{said}");
+    let (code, said, out) = read(&["history", "--workload", "logs", "--any-machine", "--json"]);
+    assert_eq!(code, Some(0), "{said}");
+    let h: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(h["runs"].as_array().unwrap().len(), 16, "{said}");
+    assert!(
+        h["selection"]
+            .as_str()
+            .unwrap()
+            .contains("machine classes pooled"),
+        "{said}"
+    );
+    // check --last sets the server's last night against the server's nights only.
+    let (_, said, _) = read(&[
+        "check",
+        &last[1],
+        "--last",
+        "20",
+        "--metric",
+        "docs_per_sec",
+    ]);
+    assert!(
+        said.contains("last 7 run(s) of the same configuration"),
+        "{said}"
+    );
+    // The site: a page each.
+    let site = dir.path().join("site");
+    let (code, said, out) = read(&["site", "--out", site.to_str().unwrap(), "--json"]);
+    assert_eq!(code, Some(0), "{said}");
+    let pages: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(
+        pages["configurations"].as_array().unwrap().len(),
+        2,
+        "{said}"
+    );
+    // The published change points: the server's fall, in the server's configuration only.
+    let v: Value = common::runtime()
+        .block_on(common::target().get_json(&format!(
+            "/{prefix}-changes/_search?q=metric:docs_per_sec%20AND%20axis:time"
+        )))
+        .unwrap();
+    let found = v["hits"]["hits"].as_array().unwrap();
+    assert_eq!(found.len(), 1, "{v}");
+    let c = &found[0]["_source"];
+    assert_eq!(c["shift"], "regression", "{c}");
+    assert_eq!(
+        (c["from"].as_str(), c["to"].as_str()),
+        (Some("build=n03"), Some("build=n04")),
+        "{c}"
+    );
     unpublish(prefix);
 }
 
