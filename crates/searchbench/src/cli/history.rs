@@ -85,7 +85,7 @@ pub async fn run(a: HistoryArgs) -> CliResult {
         By::Time => Axis::Time,
     });
     selection.workload = a.workload;
-    selection.tags = a.tags;
+    selection.tags = crate::cli::args::selected_tags(a.tags);
     selection.provenance = a.provenance;
     if a.any_machine {
         selection.machines = crate::analysis::configuration::Machines::Any;

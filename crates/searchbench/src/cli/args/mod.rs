@@ -24,7 +24,7 @@ pub use part::{parse_start_at, PartArgs, MAX_WAIT};
 pub use profile::ProfileArgs;
 pub use publish::{FromArgs, PublishArgs};
 pub use setup::SetupArgs;
-pub use store::{tag_arg, where_arg, ReadArgs, SaveArgs, StoreArgs};
+pub use store::{selected_tags, tag_arg, where_arg, ReadArgs, SaveArgs, StoreArgs};
 pub use target::TargetArgs;
 pub use track::{track_params_of, TrackArgs};
 pub use units::{input_file, parse_alpha, parse_duration, parse_percent, parse_rate, parse_size};

@@ -203,6 +203,31 @@ pub fn tag_arg(s: &str) -> Result<(String, String), String> {
     store::parse_tag(s).map_err(|e| e.to_string())
 }
 
+/// The tags a filter's `--tag` flags select, read as a selector reads them: `--tag
+/// ab=1f,ab_side=b` is the two tags `compare ab=1f,ab_side=b` selects by (it once matched no
+/// run in `history` where `compare` found six). A comma starts another tag only where a
+/// `key=` follows it: `--tag note=a,b` keeps its value.
+pub fn selected_tags(tags: Vec<(String, String)>) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for (key, value) in tags {
+        let mut pieces = value.split(',');
+        let mut current = (key, pieces.next().unwrap_or_default().to_string());
+        for piece in pieces {
+            match store::parse_tag(piece) {
+                Ok(tag) if piece.contains('=') => {
+                    out.push(std::mem::replace(&mut current, tag));
+                }
+                _ => {
+                    current.1.push(',');
+                    current.1.push_str(piece);
+                }
+            }
+        }
+        out.push(current);
+    }
+    out
+}
+
 /// Parses `--where KEY=VALUE`: a part of a run's provenance (`host`, `user`, `ci.job`, …) and
 /// the value it must have.
 pub fn where_arg(s: &str) -> Result<(String, String), String> {
@@ -211,4 +236,26 @@ pub fn where_arg(s: &str) -> Result<(String, String), String> {
         .ok_or_else(|| format!("{s:?} is not KEY=VALUE (e.g. host=bench-7)"))?;
     crate::measure::provenance::check_key(k.trim())?;
     Ok((k.trim().to_string(), v.trim().to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_filters_tags_read_as_a_selectors() {
+        let t = |k: &str, v: &str| (k.to_string(), v.to_string());
+        assert_eq!(
+            selected_tags(vec![t("ab", "1f,ab_side=b"), t("night", "3")]),
+            vec![t("ab", "1f"), t("ab_side", "b"), t("night", "3")]
+        );
+        assert_eq!(
+            selected_tags(vec![t("note", "a,b")]),
+            vec![t("note", "a,b")]
+        );
+        assert_eq!(
+            selected_tags(vec![t("note", "a,b,k=v")]),
+            vec![t("note", "a,b"), t("k", "v")]
+        );
+    }
 }

@@ -95,7 +95,7 @@ async fn list(a: ListArgs) -> CliResult {
     let filter = Filter {
         workload: a.workload,
         engine: a.engine,
-        tags: a.tags,
+        tags: crate::cli::args::selected_tags(a.tags),
         provenance: a.provenance,
         limit: Some(a.limit),
         ..Default::default()

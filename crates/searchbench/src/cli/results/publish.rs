@@ -53,7 +53,7 @@ pub async fn publish(a: PublishCmd) -> CliResult {
     let destination = publisher.destination();
     let rows = if a.runs.is_empty() {
         let filter = Filter {
-            tags: a.tags,
+            tags: crate::cli::args::selected_tags(a.tags),
             provenance: a.provenance,
             ..Default::default()
         };
