@@ -53,6 +53,77 @@ fn streams(out: &Output) -> String {
     )
 }
 
+/// The same command twice, once fast and once slowed (its input held back for 8 s, as a busy
+/// machine would hold it): the fast run is too short for its 3 s warm-up, the slow one has a
+/// steady window. They are one configuration (once "another configuration", and a history of
+/// the command refused them); the short run is marked and left out of the history's and a
+/// tag group's figures, named.
+#[test]
+fn the_same_command_fast_and_slowed_is_one_configuration_the_short_run_left_out() {
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let docs: Vec<String> = (0..2000)
+        .map(|i| format!("{{\"message\":\"line {i}\",\"n\":{i}}}\n"))
+        .collect();
+    let run = |pause: Option<Duration>| {
+        let mut child = with_store(&db, &["ingest", "--file", "-", "--quiet"])
+            .args([
+                "--url",
+                node_url(),
+                "--index",
+                "it-same-command",
+                "--replace",
+            ])
+            .args(["--warmup", "3s", "--clients", "1", "--bulk-size", "100"])
+            .args(["--tag", "cmd=same"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        {
+            use std::io::Write;
+            let mut input = child.stdin.take().unwrap();
+            let (first, rest) = docs.split_at(1000);
+            input.write_all(first.concat().as_bytes()).unwrap();
+            if let Some(p) = pause {
+                input.flush().unwrap();
+                std::thread::sleep(p);
+            }
+            input.write_all(rest.concat().as_bytes()).unwrap();
+        }
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(code(&out), Some(0), "{}", streams(&out));
+    };
+    run(None);
+    run(Some(Duration::from_secs(8)));
+    let store = Store::open(&db).unwrap();
+    let rows = store.list(&Default::default()).unwrap();
+    assert_eq!(rows.len(), 2);
+    let (slow, fast) = (&rows[0], &rows[1]);
+    use searchbench::analysis::configuration::{whole_run_headline, Configuration};
+    assert!(whole_run_headline(fast).is_some(), "{:?}", fast.result);
+    assert!(whole_run_headline(slow).is_none(), "{:?}", slow.result);
+    assert_eq!(Configuration::of(fast).id, Configuration::of(slow).id);
+    // The tag group is the steady run; the short one is named as left out.
+    let side = Side::load(&store, "cmd=same").unwrap();
+    assert_eq!(side.run_ids, vec![slow.id.0.clone()]);
+    assert!(
+        side.excluded[0].contains(&fast.id.0) && side.excluded[0].contains("left out of verdicts"),
+        "{:?}",
+        side.excluded
+    );
+    // The history of the command: one configuration, the short run named as left out.
+    let out = with_store(&db, &["history", "--tag", "cmd=same", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), Some(0), "{}", streams(&out));
+    let h: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(h["runs"].as_array().unwrap().len(), 1);
+    assert!(h["excluded"].to_string().contains(&fast.id.0), "{h}");
+}
+
 #[test]
 fn sigint_mid_ingest_is_stored_interrupted_exits_130_and_stays_out_of_groups() {
     let _one = serial();
