@@ -785,8 +785,9 @@ pub fn compare(base: Side, contenders: Vec<Side>) -> Comparison {
 /// interval shown stays the metric's own 95 % one.
 /// `only`: the metrics of the family when a verdict is made from some of them (a `check` of
 /// its `--metric`s); every metric when `None`. The family's headline (the first of
-/// [`crate::analysis::history::HEADLINE`] it tests) weighs [`PRIMARY_SHARE`] of it.
-fn correct(
+/// [`crate::analysis::history::HEADLINE`] it tests) weighs [`PRIMARY_SHARE`] of it. A
+/// history's steps between points are corrected by it too, one step a family.
+pub(crate) fn correct(
     rows: &mut [Row],
     contenders: usize,
     only: Option<&[String]>,

@@ -834,11 +834,31 @@ fn step_verdicts(
     let mut out = Vec::new();
     for pair in points.windows(2) {
         let (from, to) = (&pair[0], &pair[1]);
-        for s in series {
-            let (Some(b), Some(m)) = (side_metric(s, from, runs), side_metric(s, to, runs)) else {
+        // Every metric of the step, judged as `compare` judges the two points' runs: one
+        // family, Holm-corrected, the headline weighing half; then shown as before.
+        let mut rows: Vec<compare::Row> = series
+            .iter()
+            .filter_map(|s| {
+                let (b, m) = (side_metric(s, from, runs)?, side_metric(s, to, runs)?);
+                Some(compare::Row {
+                    key: s.key.clone(),
+                    label: s.label.clone(),
+                    unit: s.unit.clone(),
+                    direction: s.direction,
+                    errors: s.errors,
+                    base: b.value,
+                    contenders: vec![Some(compare::cell(&b, &m, compare::DEFAULT_THRESHOLD_PCT))],
+                })
+            })
+            .collect();
+        compare::correct(&mut rows, 1, None, compare::DEFAULT_THRESHOLD_PCT);
+        for (s, row) in rows.into_iter().filter_map(|r| {
+            let s = series.iter().find(|s| s.key == r.key)?;
+            Some((s, r))
+        }) {
+            let Some(Some(mut cell)) = row.contenders.into_iter().next() else {
                 continue;
             };
-            let mut cell = compare::cell(&b, &m, compare::DEFAULT_THRESHOLD_PCT);
             // The machine's own figures (other processes, steal) say what the runs ran
             // beside, not what the point did: never a step of the point unless asked for.
             let context = s.key.starts_with(compare::MACHINE_PREFIX);
@@ -1097,6 +1117,49 @@ mod tests {
             "{}",
             h.change_point_rule()
         );
+    }
+
+    /// A history's step between two points and `compare` of the same two points' runs give
+    /// the same verdict on every metric the history judges: one rule (Holm over the step's
+    /// metrics, the headline weighing half), not a 95 % test per metric.
+    #[test]
+    fn a_step_is_judged_as_compare_judges_the_same_runs() {
+        let mut rng = Rng::new(11, 0);
+        let rows: Vec<RunRow> = (0..8)
+            .map(|i| {
+                let (engine, level) = if i < 4 {
+                    ("elasticsearch-8.14.3", 1.0)
+                } else {
+                    ("elasticsearch-8.15.0", 0.93)
+                };
+                let mut noisy = |v: f64| v * (1.0 + 0.02 * rng.normalish());
+                let mut r = row(i, engine, 1.0, 0, 1000);
+                r.result = Some(json!({
+                    "docs_per_sec": noisy(20_000.0 * level),
+                    "mb_per_sec": noisy(6.0 * level), "wire_mb_per_sec": noisy(6.5),
+                    "counts": {"indexed": 1000, "refused": 0, "unacknowledged": 0},
+                    "service": {"mean_ms": noisy(20.0), "p50_ms": noisy(19.0 / level),
+                        "p90_ms": noisy(26.0), "p99_ms": noisy(28.0), "max_ms": noisy(40.0)},
+                }));
+                r
+            })
+            .collect();
+        let side = |rows: &[RunRow]| {
+            compare::Side::from_group(&crate::analysis::runs::Group {
+                selector: "x=1".into(),
+                runs: rows.iter().cloned().map(Loaded::bare).collect(),
+                excluded: Vec::new(),
+            })
+        };
+        let c = compare::compare(side(&rows[..4]), vec![side(&rows[4..])]);
+        let h = history(rows);
+        assert!(!h.verdicts.is_empty());
+        for v in &h.verdicts {
+            let row = c.rows.iter().find(|r| r.key == v.key).expect("compared");
+            let theirs = row.contenders[0].as_ref().unwrap();
+            assert_eq!(v.cell.verdict, theirs.verdict, "{}", v.key);
+            assert_eq!(v.cell.p_adjusted, theirs.p_adjusted, "{}", v.key);
+        }
     }
 
     /// `matrix elasticsearch-8.14.3,elasticsearch-8.15.0 --profile`: the date-parsing share
