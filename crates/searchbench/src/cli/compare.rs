@@ -155,7 +155,7 @@ async fn sequential(a: &CompareArgs) -> CliResult {
     if let Some(why) = rounds::leaning(&look, metric.as_deref(), &c) {
         c.notes.insert(0, why);
     }
-    let line = rounds::line(&look, metric.as_deref(), a.threshold, a.alpha);
+    let line = rounds::line(&look, metric.as_deref(), a.threshold, a.alpha, None);
     if a.json {
         output::json(&serde_json::json!({
             "sequential": {"metric": metric, "threshold_pct": a.threshold, "alpha": a.alpha,

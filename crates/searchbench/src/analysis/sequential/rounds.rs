@@ -94,16 +94,32 @@ pub fn said(look: &Look, metric: Option<&str>) -> String {
     }
 }
 
-/// The verdict in one line: `worse after 7 rounds: throughput -9.8 % [-14.2, -5.1]; safe t
-/// test, a false verdict at most 5 % however often looked at`.
-pub fn line(look: &Look, metric: Option<&str>, threshold_pct: f64, alpha: f64) -> String {
-    let what = match look.decision {
-        Decision::Undecided => format!("cannot tell after {} rounds", look.rounds),
-        Decision::NoChangeAsLarge => format!(
-            "no change as large as {threshold_pct} % after {} rounds",
-            look.rounds
+/// The verdict in one line: `worse after 7 rounds (4.2 min): throughput -9.8 % [-14.2, -5.1];
+/// safe t test, a false verdict at most 5 % however often looked at`. `took`: the minutes
+/// the rounds took and what stopped them (`max_rounds`, ...), when they were just run; a
+/// verdict made again from stored rounds has none.
+pub fn line(
+    look: &Look,
+    metric: Option<&str>,
+    threshold_pct: f64,
+    alpha: f64,
+    took: Option<(f64, &str)>,
+) -> String {
+    let rounds = look.rounds;
+    let what = match (look.decision, took) {
+        (Decision::Undecided, Some((minutes, stopped_by))) => format!(
+            "cannot tell after {rounds} rounds ({minutes:.1} min; {} spent)",
+            stopped_by.replace('_', "-")
         ),
-        d => format!("{} after {} rounds", d.name(), look.rounds),
+        (Decision::Undecided, None) => format!("cannot tell after {rounds} rounds"),
+        (d, took) => {
+            let verdict = match d {
+                Decision::NoChangeAsLarge => format!("no change as large as {threshold_pct} %"),
+                d => d.name().to_string(),
+            };
+            let minutes = took.map_or(String::new(), |(m, _)| format!(" ({m:.1} min)"));
+            format!("{verdict} after {rounds} rounds{minutes}")
+        }
     };
     format!(
         "{what}: {}; safe t test, a false verdict at most {} % however often looked at",

@@ -81,28 +81,12 @@ impl Sequential {
 
     /// One line: `worse after 7 rounds (4.2 min): throughput -9.8 % [-14.2, -5.1]`.
     pub fn line(&self) -> String {
-        let what = match (self.look.decision, self.look.by) {
-            (Decision::Undecided, _) => format!(
-                "cannot tell after {} rounds ({:.1} min; {} spent)",
-                self.look.rounds,
-                self.minutes,
-                self.stopped_by.replace('_', "-")
-            ),
-            (d, _) => format!(
-                "{} after {} rounds ({:.1} min)",
-                match d {
-                    Decision::NoChangeAsLarge =>
-                        format!("no change as large as {} %", self.threshold_pct),
-                    d => d.name().to_string(),
-                },
-                self.look.rounds,
-                self.minutes
-            ),
-        };
-        format!(
-            "{what}: {}; safe t test, a false verdict at most {} % however often looked at",
-            said(&self.look, self.metric.as_deref()),
-            self.alpha * 100.0
+        crate::analysis::sequential::rounds::line(
+            &self.look,
+            self.metric.as_deref(),
+            self.threshold_pct,
+            self.alpha,
+            Some((self.minutes, self.stopped_by)),
         )
     }
 }
