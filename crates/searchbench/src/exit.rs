@@ -9,6 +9,11 @@ pub const FAILURE: i32 = 1;
 pub const USAGE: i32 = 2;
 /// The work was done but a check failed (counts do not reconcile, wrong answers).
 pub const CHECK_FAILED: i32 = 3;
+/// The work was done and kept, but a run could not be published to the team's results cluster
+/// and `--publish-required` was given (the run stays pending in the store; the next publish
+/// sends it). Without `--publish-required` the command's own code stands and its ending says
+/// what was not published.
+pub const NOT_PUBLISHED: i32 = 4;
 /// Stopped by Ctrl-C / SIGINT (128 + 2, the shell's convention) or SIGTERM (asked to stop,
 /// as Kubernetes, systemd and `docker stop` ask); the partial run is kept as
 /// `interrupted`.

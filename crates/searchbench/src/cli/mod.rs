@@ -225,7 +225,22 @@ pub fn main() -> i32 {
             return exit::FAILURE;
         }
     };
-    match runtime.block_on(run(cli)) {
+    let outcome = runtime.block_on(run(cli));
+    // Every command ends saying what it could not publish (whatever it was: a run, a sweep's
+    // cells, a merge), and with `--publish-required` exits with its own code for it.
+    let not_published = args::publish_ledger().take();
+    if let Some(words) = crate::publish::ledger::said(&not_published) {
+        eprintln!("warning: {words}");
+    }
+    match outcome {
+        Ok(()) if !not_published.is_empty() && args::publish_required() => {
+            eprintln!(
+                "error: --publish-required: the work was done and kept, but {} run(s) are not \
+                 published",
+                not_published.len()
+            );
+            exit::NOT_PUBLISHED
+        }
         Ok(()) => exit::OK,
         Err(CliError { code, error }) => {
             eprintln!("error: {}", crate::cluster::error_chain(&*error));

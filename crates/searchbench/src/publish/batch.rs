@@ -48,6 +48,9 @@ impl Publisher {
         if let Err(e) = self.prepare().await {
             // Nothing can be sent: every run stays pending.
             let error = crate::cluster::error_chain(&e);
+            for r in &rows {
+                self.note_failed(store, &r.id, &e);
+            }
             let failed = |r: &RunRow| FailedRun {
                 run: r.id.0.clone(),
                 error: error.clone(),

@@ -57,43 +57,145 @@ impl Publisher {
         Ok(sent)
     }
 
-    /// Deletes the configuration's published change points, then indexes `docs`.
+    /// Indexes `docs`, then deletes the configuration's change points published before that
+    /// are not among them: by their ids (a search, then `_bulk` deletes), never
+    /// `_delete_by_query`, which a distribution without the reindex module lacks (the
+    /// results node `engine start` makes). Readers never see the configuration without its
+    /// change points.
     async fn replace_changes(
         &self,
         configuration: &str,
         docs: &[(String, Value)],
     ) -> Result<(), PublishError> {
         let index = self.index("changes");
-        let query = json!({"query": {"term": {"configuration": configuration}}});
+        if !docs.is_empty() {
+            let mut body = Vec::new();
+            let mut ids = Vec::with_capacity(docs.len());
+            for (id, doc) in docs {
+                ids.push((index.clone(), id.clone()));
+                let action = json!({"index": {"_index": index, "_id": id}});
+                body.extend_from_slice(action.to_string().as_bytes());
+                body.push(b'\n');
+                body.extend_from_slice(doc.to_string().as_bytes());
+                body.push(b'\n');
+            }
+            self.bulk(body, &ids).await?;
+        }
+        self.refresh(&index).await?;
+        let kept: Vec<&str> = docs.iter().map(|(id, _)| id.as_str()).collect();
+        // A page of stale ids at a time, until none is left (bounded: a configuration has a
+        // few hundred change points at most; each page deletes what it found).
+        for _ in 0..STALE_PAGES {
+            let stale = self.stale_changes(&index, configuration, &kept).await?;
+            if stale.is_empty() {
+                return Ok(());
+            }
+            self.delete_ids(&index, &stale).await?;
+            self.refresh(&index).await?;
+        }
+        Err(self.refused(format!(
+            "{index}: change points of configuration {configuration} left after \
+             {STALE_PAGES} pages of deletes"
+        )))
+    }
+
+    fn refused(&self, reason: String) -> PublishError {
+        PublishError::Refused {
+            destination: self.destination(),
+            reason,
+        }
+    }
+
+    async fn refresh(&self, index: &str) -> Result<(), PublishError> {
         self.target
+            .send(Method::POST, &format!("/{index}/_refresh"), None)
+            .await
+            .map(|_| ())
+            .map_err(|e| self.target_error(e))
+    }
+
+    /// The ids of `configuration`'s change points in `index` that are not `kept`, a page.
+    async fn stale_changes(
+        &self,
+        index: &str,
+        configuration: &str,
+        kept: &[&str],
+    ) -> Result<Vec<String>, PublishError> {
+        let query = json!({
+            "size": STALE_PAGE,
+            "_source": false,
+            "query": {"bool": {
+                "filter": [{"term": {"configuration": configuration}}],
+                "must_not": [{"ids": {"values": kept}}],
+            }},
+        });
+        let reply = self
+            .target
             .send(
                 Method::POST,
-                &format!("/{index}/_delete_by_query?refresh=true&conflicts=proceed"),
+                &format!("/{index}/_search"),
                 Some(("application/json", query.to_string().into_bytes())),
             )
             .await
             .map_err(|e| self.target_error(e))?;
-        if docs.is_empty() {
-            return Ok(());
-        }
+        let answer: Value = serde_json::from_slice(&reply.body)
+            .map_err(|e| self.refused(format!("{index}/_search: not JSON: {e}")))?;
+        let hits = answer["hits"]["hits"]
+            .as_array()
+            .ok_or_else(|| self.refused(format!("{index}/_search: an answer without hits")))?;
+        hits.iter()
+            .map(|h| {
+                h["_id"].as_str().map(str::to_string).ok_or_else(|| {
+                    self.refused(format!("{index}/_search: a hit without an _id: {h}"))
+                })
+            })
+            .collect()
+    }
+
+    /// Deletes the documents `ids` of `index` in one `_bulk`; one already gone (another
+    /// publisher's delete) is as good.
+    async fn delete_ids(&self, index: &str, ids: &[String]) -> Result<(), PublishError> {
         let mut body = Vec::new();
-        let mut ids = Vec::with_capacity(docs.len());
-        for (id, doc) in docs {
-            ids.push((index.clone(), id.clone()));
-            let action = json!({"index": {"_index": index, "_id": id}});
-            body.extend_from_slice(action.to_string().as_bytes());
-            body.push(b'\n');
-            body.extend_from_slice(doc.to_string().as_bytes());
+        for id in ids {
+            body.extend_from_slice(
+                json!({"delete": {"_index": index, "_id": id}})
+                    .to_string()
+                    .as_bytes(),
+            );
             body.push(b'\n');
         }
-        self.bulk(body, &ids).await?;
-        let _ = self
+        let reply = self
             .target
-            .send(Method::POST, &format!("/{index}/_refresh"), None)
-            .await;
+            .send(Method::POST, "/_bulk", Some(("application/x-ndjson", body)))
+            .await
+            .map_err(|e| self.target_error(e))?;
+        let answer: Value = serde_json::from_slice(&reply.body)
+            .map_err(|e| self.refused(format!("deleting change points: the _bulk answer: {e}")))?;
+        let items = answer["items"].as_array().map_or(&[][..], Vec::as_slice);
+        if items.len() != ids.len() {
+            return Err(self.refused(format!(
+                "deleting change points: {} item(s) answered for {} delete(s)",
+                items.len(),
+                ids.len()
+            )));
+        }
+        for (item, id) in items.iter().zip(ids) {
+            let status = item["delete"]["status"].as_u64().unwrap_or(0);
+            if !matches!(status, 200 | 404) {
+                return Err(self.refused(format!(
+                    "deleting change point {id} of {index}: status {status}: {}",
+                    item["delete"]["error"]
+                )));
+            }
+        }
         Ok(())
     }
 }
+
+/// Stale change points looked up at a time.
+const STALE_PAGE: usize = 1000;
+/// The most pages of stale change points one publish deletes.
+const STALE_PAGES: usize = 100;
 
 /// One document per change point of `h`: the change (its size, interval, p-value, the
 /// levels either side), the metric, the run where the new level starts and the points
@@ -134,4 +236,109 @@ fn documents(h: &history::History, axis: Axis) -> Vec<(String, Value)> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::sync::{Arc, Mutex};
+
+    use super::*;
+    use crate::cluster::{Target, TargetConfig};
+    use crate::publish::double::{Double, Request};
+
+    /// An index of change points as a distribution without the reindex module keeps it:
+    /// `_bulk` (index, delete), `_search` (a term and a must_not of ids), `_refresh`; no
+    /// `_delete_by_query`.
+    fn index_double() -> (Double, Arc<Mutex<BTreeMap<String, String>>>) {
+        let docs: Arc<Mutex<BTreeMap<String, String>>> = Arc::default();
+        let held = docs.clone();
+        let double = Double::serve(move |r: &Request| {
+            let mut docs = held.lock().unwrap();
+            if r.path.starts_with("/_bulk") {
+                let text = String::from_utf8_lossy(&r.body).to_string();
+                let mut lines = text.lines();
+                let mut items = Vec::new();
+                while let Some(action) = lines.next() {
+                    let action: Value = serde_json::from_str(action).unwrap();
+                    if let Some(a) = action.get("index") {
+                        let id = a["_id"].as_str().unwrap().to_string();
+                        let doc: Value = serde_json::from_str(lines.next().unwrap()).unwrap();
+                        docs.insert(id, doc["configuration"].as_str().unwrap().to_string());
+                        items.push(json!({"index": {"status": 201}}));
+                    } else {
+                        let id = action["delete"]["_id"].as_str().unwrap();
+                        let status = if docs.remove(id).is_some() { 200 } else { 404 };
+                        items.push(json!({"delete": {"status": status}}));
+                    }
+                }
+                return json!({"errors": false, "items": items}).to_string();
+            }
+            if r.path.contains("/_search") {
+                let q: Value = serde_json::from_slice(&r.body).unwrap();
+                let configuration = &q["query"]["bool"]["filter"][0]["term"]["configuration"];
+                let kept = &q["query"]["bool"]["must_not"][0]["ids"]["values"];
+                let kept: Vec<&str> = kept
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .collect();
+                let size = q["size"].as_u64().unwrap() as usize;
+                let hits: Vec<Value> = docs
+                    .iter()
+                    .filter(|(id, c)| {
+                        Some(c.as_str()) == configuration.as_str() && !kept.contains(&id.as_str())
+                    })
+                    .take(size)
+                    .map(|(id, _)| json!({"_id": id}))
+                    .collect();
+                return json!({"hits": {"hits": hits}}).to_string();
+            }
+            "{}".to_string()
+        });
+        (double, docs)
+    }
+
+    fn doc(configuration: &str) -> Value {
+        json!({"configuration": configuration})
+    }
+
+    #[tokio::test]
+    async fn change_points_are_replaced_by_id_without_delete_by_query() {
+        let (cluster, docs) = index_double();
+        let target = Target::new(&TargetConfig::local(&cluster.url)).unwrap();
+        let p = Publisher::new(target, "t").unwrap();
+        let of = |ids: &[&str], c: &str| -> Vec<(String, Value)> {
+            ids.iter().map(|id| (id.to_string(), doc(c))).collect()
+        };
+        p.replace_changes("c1", &of(&["c1:a", "c1:b"], "c1"))
+            .await
+            .unwrap();
+        p.replace_changes("c2", &of(&["c2:a"], "c2")).await.unwrap();
+        // A history with one more night moved a change point: b stays, a goes, c comes.
+        p.replace_changes("c1", &of(&["c1:b", "c1:c"], "c1"))
+            .await
+            .unwrap();
+        let ids = |docs: &Mutex<BTreeMap<String, String>>| -> Vec<String> {
+            docs.lock().unwrap().keys().cloned().collect()
+        };
+        assert_eq!(ids(&docs), ["c1:b", "c1:c", "c2:a"]);
+        // None left: the configuration's change points all go, the other's stay.
+        p.replace_changes("c1", &[]).await.unwrap();
+        assert_eq!(ids(&docs), ["c2:a"]);
+        // More stale than a page holds.
+        let many: Vec<String> = (0..2500).map(|k| format!("c3:{k:04}")).collect();
+        let refs: Vec<&str> = many.iter().map(String::as_str).collect();
+        p.replace_changes("c3", &of(&refs, "c3")).await.unwrap();
+        p.replace_changes("c3", &of(&["c3:new"], "c3"))
+            .await
+            .unwrap();
+        assert_eq!(ids(&docs), ["c2:a", "c3:new"]);
+        let asked: Vec<String> = cluster.requests().iter().map(|r| r.path.clone()).collect();
+        assert!(
+            !asked.iter().any(|p| p.contains("_delete_by_query")),
+            "{asked:?}"
+        );
+    }
 }

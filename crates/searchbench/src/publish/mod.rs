@@ -37,11 +37,14 @@ mod changes;
 pub mod dashboards;
 #[cfg(test)]
 mod double;
+pub mod ledger;
 mod read;
+mod verify;
 pub mod whole;
 
 pub use batch::{FailedRun, Published, SentRun};
 pub use read::{ReadBack, Reading};
+pub use verify::{Missing, Verified};
 
 /// The indices' prefix unless told otherwise.
 pub const DEFAULT_PREFIX: &str = "searchbench";
@@ -100,6 +103,8 @@ pub fn check_prefix(prefix: &str) -> Result<(), PublishError> {
 pub struct Publisher {
     target: Target,
     prefix: String,
+    /// What it could not publish, for the command's ending.
+    ledger: std::sync::Arc<ledger::Ledger>,
 }
 
 /// What one run's publishing sent.
@@ -116,7 +121,14 @@ impl Publisher {
         Ok(Publisher {
             target,
             prefix: prefix.to_string(),
+            ledger: Default::default(),
         })
+    }
+
+    /// Noting what it could not publish in `ledger` (one for every publisher of a command).
+    pub fn with_ledger(mut self, ledger: std::sync::Arc<ledger::Ledger>) -> Self {
+        self.ledger = ledger;
+        self
     }
 
     /// Where this publisher sends, as the store notes it: the cluster's address without
@@ -186,13 +198,35 @@ impl Publisher {
         store: &Store,
         id: &RunId,
     ) -> Result<Sent, PublishError> {
-        self.prepare().await?;
+        if let Err(e) = self.prepare().await {
+            self.note_failed(store, id, &e);
+            return Err(e);
+        }
         self.publish(store, id).await
     }
 
     /// Publishes the stored run `id` whole, replacing any copy the cluster holds, and notes
-    /// it in the store. Every document must be taken, else the run stays pending.
+    /// it in the store. Every document must be taken, else the run stays pending, noted so
+    /// in the store and in this process's [`ledger`].
     pub async fn publish(&self, store: &Store, id: &RunId) -> Result<Sent, PublishError> {
+        let sent = self.send_run(store, id).await;
+        match &sent {
+            Ok(_) => self.ledger.sent(&id.0, &self.destination()),
+            Err(e) => self.note_failed(store, id, e),
+        }
+        sent
+    }
+
+    /// Notes in the store and the ledger that run `id` could not be published here.
+    pub(crate) fn note_failed(&self, store: &Store, id: &RunId, e: &PublishError) {
+        let error = crate::cluster::error_chain(e);
+        let destination = self.destination();
+        // The store may be what failed: the ledger still says it.
+        let _ = store.mark_publish_failed(id, &destination, &error);
+        self.ledger.failed(&id.0, &destination, &error);
+    }
+
+    async fn send_run(&self, store: &Store, id: &RunId) -> Result<Sent, PublishError> {
         let row = store.get(&id.0)?;
         let documents = documents(store, &row, self)?;
         // The run's own documents go last: a run document says the rest is there.
@@ -230,7 +264,15 @@ impl Publisher {
                 None,
             )
             .await;
-        store.mark_published(&row.id, &self.destination(), row.state)?;
+        // Dated as its run document is, so a run read back from here shows the same time.
+        let at = documents
+            .last()
+            .and_then(|(_, _, doc)| doc["published_at"].as_u64())
+            .map(|ms| ms / 1000);
+        match at {
+            Some(at) => store.mark_published_at(&row.id, &self.destination(), row.state, at)?,
+            None => store.mark_published(&row.id, &self.destination(), row.state)?,
+        }
         Ok(sent)
     }
 
@@ -637,7 +679,8 @@ mod tests {
         assert_eq!((read.runs, read.requests), (3, 1), "{read:?}");
         let asked: Value = serde_json::from_slice(&cluster.requests()[0].body).unwrap();
         assert_eq!(asked["size"], 3);
-        assert_eq!(asked["_source"]["includes"], json!(["row"]));
+        // The row and when it was published; none of the long parts.
+        assert_eq!(asked["_source"]["includes"], json!(["row", "published_at"]));
         // Listed newest first, as the cluster ordered them.
         let listed = into.list(&filter).unwrap();
         let ids: Vec<&str> = listed.iter().map(|r| r.id.0.as_str()).collect();

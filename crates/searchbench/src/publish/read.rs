@@ -62,10 +62,10 @@ impl Publisher {
         let (order, parts, limit) = match reading {
             Reading::Every => (
                 "asc",
-                json!(["row", "timeline", "histograms", "phases"]),
+                json!(["row", "timeline", "histograms", "phases", "published_at"]),
                 None,
             ),
-            Reading::Newest { limit, .. } => ("desc", json!(["row"]), Some(limit)),
+            Reading::Newest { limit, .. } => ("desc", json!(["row", "published_at"]), Some(limit)),
         };
         let mut read = ReadBack::default();
         if limit == Some(0) {
@@ -115,14 +115,16 @@ impl Publisher {
                         continue;
                     }
                 };
+                // When the run was published here (ms), as its document says.
+                let at = hit["_source"]["published_at"].as_u64().map(|ms| ms / 1000);
                 match reading {
                     Reading::Every => {
-                        into.put_whole(&run, Some(&id), &[])?;
+                        self.put_read(into, &run, &id, at)?;
                         read.runs += 1;
                     }
                     Reading::Newest { filter, .. } => {
                         if filter.matches_whole(&run) {
-                            newest.push((id, run));
+                            newest.push((id, run, at));
                         }
                     }
                 }
@@ -140,11 +142,30 @@ impl Publisher {
             }
         }
         newest.truncate(limit.unwrap_or(usize::MAX));
-        for (id, run) in newest.iter().rev() {
-            into.put_whole(run, Some(id), &[])?;
+        for (id, run, at) in newest.iter().rev() {
+            self.put_read(into, run, id, *at)?;
             read.runs += 1;
         }
         Ok(read)
+    }
+
+    /// Keeps a run read back in `into`, published here as it is (it was read from here) at
+    /// `at` (when its document says it was), so a view of it says what the view of the store
+    /// that published it says.
+    fn put_read(
+        &self,
+        into: &Store,
+        run: &crate::store::WholeRun,
+        id: &str,
+        at: Option<u64>,
+    ) -> Result<(), PublishError> {
+        let kept = into.put_whole(run, Some(id), &[])?;
+        let destination = self.destination();
+        match at {
+            Some(at) => into.mark_published_at(&kept, &destination, run.state, at)?,
+            None => into.mark_published(&kept, &destination, run.state)?,
+        }
+        Ok(())
     }
 
     /// The telemetry of the runs `ids`, put into `into` as the store held it.

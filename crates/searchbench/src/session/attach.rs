@@ -147,7 +147,7 @@ impl Attach {
                 store = store.exporter(h);
             }
             if let Some(p) = self.publish.clone() {
-                store = store.exporter(super::publish::PublishSink::new(p));
+                store = store.exporter(super::publish::PublishSink::new(p, observer));
             }
             if let Some(c) = self.csv.clone() {
                 store = store.exporter(super::csv::CsvExport::new(c));

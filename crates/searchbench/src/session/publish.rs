@@ -1,29 +1,38 @@
 //! The team's results cluster as an exporter of the run's record (`--publish URL`): once the
-//! store has kept the run, the run is published from it (`crate::publish`). A publish that
-//! fails loses nothing: the run is kept in the store, pending there, and the warning says
-//! so and how to send it (`results publish --pending`); the run's own exit code stands.
+//! store has kept the run, the run is published from it (`crate::publish`), then what the
+//! store owes the same destination (runs whose publish failed before, or that changed since:
+//! `Store::owed`), so a night the results cluster was down reaches it with the next night's
+//! run. A publish that fails loses nothing: the run is kept in the store, pending there, and
+//! the warning says so; the command's ending says it again with the way to send it, and its
+//! exit code with `--publish-required` (`publish::ledger`).
 
 use std::sync::Arc;
 
+use super::events::{Event, Observer};
 use super::record::Exporter;
 use crate::analysis::runs::Loaded;
 use crate::publish::Publisher;
 use crate::store::Store;
 
 /// Publishes the run the store has kept (an exporter of the store sink, so it follows the
-/// store whatever the order of the sinks).
-pub struct PublishSink {
+/// store whatever the order of the sinks), and what is owed to its destination.
+pub struct PublishSink<'o> {
     publisher: Arc<Publisher>,
+    observer: &'o dyn Observer,
 }
 
-impl PublishSink {
-    /// Publishes each run it is handed through `publisher`.
-    pub fn new(publisher: Arc<Publisher>) -> Self {
-        PublishSink { publisher }
+impl<'o> PublishSink<'o> {
+    /// Publishes each run it is handed through `publisher`, saying to `observer` what else
+    /// it sent.
+    pub fn new(publisher: Arc<Publisher>, observer: &'o dyn Observer) -> Self {
+        PublishSink {
+            publisher,
+            observer,
+        }
     }
 }
 
-impl Exporter for PublishSink {
+impl Exporter for PublishSink<'_> {
     fn name(&self) -> String {
         format!("publishing to {}", self.publisher.destination())
     }
@@ -40,7 +49,7 @@ impl Exporter for PublishSink {
         // threads), and the run ends when it has (a second or so for an hour). Outer error:
         // the run is not published. Inner: it is, the change points of its configuration are
         // not (the next publish sends them).
-        type Outcome = Result<Result<(), String>, String>;
+        type Outcome = Result<Result<crate::publish::Published, String>, String>;
         let published = std::thread::spawn(move || -> Outcome {
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
@@ -53,27 +62,49 @@ impl Exporter for PublishSink {
                     .prepare_and_publish(&store, &row.id)
                     .await
                     .map_err(error)?;
-                Ok(publisher
+                let changes = publisher
                     .publish_changes(&store, std::slice::from_ref(&row))
                     .await
                     .map(|_| ())
-                    .map_err(error))
+                    .map_err(error);
+                // What is owed here, sent now the destination takes runs again (a failure
+                // stays owed, said by the ledger at the command's end).
+                let owed = store.owed(&publisher.destination()).unwrap_or_default();
+                let owed: Vec<_> = owed.into_iter().filter(|r| r.id != row.id).collect();
+                let flushed = publisher.publish_runs(&store, owed).await;
+                Ok(changes.map(|()| flushed))
             })
         })
         .join()
         .map_err(|_| "the publishing thread panicked".to_string())
         .and_then(|r| r);
         match published {
-            Ok(Ok(())) => Ok(()),
+            Ok(Ok(flushed)) => {
+                if !flushed.sent.is_empty() {
+                    let ids: Vec<&str> = flushed.sent.iter().map(|s| s.run.as_str()).collect();
+                    self.observer.event(Event::Stage(format!(
+                        "published {} earlier run(s) pending at {}: {}",
+                        ids.len(),
+                        flushed.destination,
+                        ids.join(", ")
+                    )));
+                }
+                for f in &flushed.failed {
+                    self.observer.event(Event::Warning(format!(
+                        "run {} still pending at {}: {}",
+                        f.run, flushed.destination, f.error
+                    )));
+                }
+                Ok(())
+            }
             Ok(Err(e)) => Err(format!(
                 "run {} published, the change points of its configuration not: {e}; the next \
                  publish sends them",
                 id
             )),
+            // How to send it is the command's ending's to say, once for every run.
             Err(e) => Err(format!(
-                "run {} not published: {e}; it is kept in the store and stays pending there: \
-                 `searchbench results publish --pending` sends it",
-                id
+                "run {id} not published: {e}; it is kept in the store and stays pending there"
             )),
         }
     }

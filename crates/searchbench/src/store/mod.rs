@@ -28,6 +28,7 @@ mod outcome;
 mod parts;
 mod phases;
 mod published;
+pub use published::{publish_word, PublishState};
 mod records;
 mod rows;
 mod studies;
@@ -146,6 +147,11 @@ pub const MIGRATIONS: &[&str] = &[
     // (`measure::Bounds`, as JSON: when a load began, when it ended). Runs kept before have
     // none.
     "ALTER TABLE phase_measurements ADD COLUMN bounds TEXT NOT NULL DEFAULT '{}';",
+    // 10: a publish that failed, kept beside where the run went: the error and when, so the
+    // run is pending there (`results list` says so) and the next publish to the destination
+    // sends it. `state` '' is a run never published there.
+    "ALTER TABLE published ADD COLUMN error TEXT;
+     ALTER TABLE published ADD COLUMN tried_unix INTEGER;",
 ];
 
 /// How [`Store::put_histograms`] encodes: HdrHistogram's V2 format, deflated.

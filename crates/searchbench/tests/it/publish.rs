@@ -217,6 +217,164 @@ fn a_run_publishes_itself_and_one_that_cannot_stays_pending() {
     common::fresh_index("searchbench-test-publish-sink", None);
 }
 
+/// A night the results cluster was down: its run says it is not published (exit 4 with
+/// `--publish-required`) and `results list` says PENDING; the next night's run sends it with
+/// its own. A cluster that lost a run is noticed by `results verify`, and the run goes back.
+#[test]
+fn a_night_the_results_cluster_was_down_reaches_it_with_the_next_and_a_lost_run_is_noticed() {
+    use crate::common::proxy::{self, Fault};
+    use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
+    use std::sync::Arc;
+
+    let prefix = "sbtest-owed";
+    let index = "searchbench-test-owed";
+    unpublish(prefix);
+    let rt = common::runtime();
+    // The results cluster behind a proxy that drops every `_bulk` while it is "down".
+    let down = Arc::new(AtomicBool::new(false));
+    let d = down.clone();
+    let proxy = rt.block_on(proxy::start(node_url(), move |_| {
+        if d.load(SeqCst) {
+            Fault::DropBefore
+        } else {
+            Fault::Pass
+        }
+    }));
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let night = |extra: &[&str]| {
+        bin()
+            .args([
+                "ingest", "logs", "--quiet", "--docs", "1000", "--warmup", "0",
+            ])
+            .args(["--index", index, "--url", node_url()])
+            .args([
+                "--publish",
+                &proxy.url,
+                "--publish-prefix",
+                prefix,
+                "--store",
+            ])
+            .arg(&db)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let newest = || {
+        let store = Store::open_read(&db).unwrap();
+        store.list(&Default::default()).unwrap()[0].id.0.clone()
+    };
+    let listed = || -> std::collections::BTreeMap<String, String> {
+        let out = bin()
+            .args(["results", "list", "--json", "--store"])
+            .arg(&db)
+            .output()
+            .unwrap();
+        let rows = json_of(&out);
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let id = r["id"].as_str().unwrap().to_string();
+                (id, r["publish_state"].as_str().unwrap().to_string())
+            })
+            .collect()
+    };
+    let verify = || {
+        bin()
+            .args(["results", "verify", "--publish", &proxy.url])
+            .args(["--publish-prefix", prefix, "--store"])
+            .arg(&db)
+            .output()
+            .unwrap()
+    };
+
+    let out = night(&[]);
+    assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
+    let first = newest();
+    assert_eq!(count(prefix, "runs", &first), 1);
+
+    // Down: the run is measured and kept, not published, and the command says so last.
+    down.store(true, SeqCst);
+    let out = night(&["--publish-required"]);
+    assert_eq!(out.status.code(), Some(4), "{}", streams(&out));
+    let text = streams(&out);
+    let second = newest();
+    for said in [
+        "NOT PUBLISHED".to_string(),
+        second.clone(),
+        format!(
+            "results publish --pending --publish {} --publish-prefix {prefix}",
+            proxy.url
+        ),
+        "--publish-required".into(),
+    ] {
+        assert!(text.contains(&said), "{said}: {text}");
+    }
+    assert_eq!(count(prefix, "runs", &second), 0);
+    let states = listed();
+    assert_eq!(states[&first], "published", "{states:?}");
+    assert_eq!(states[&second], "PENDING", "{states:?}");
+    let out = bin()
+        .args(["results", "list", "--store"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(streams(&out).contains("PENDING"), "{}", streams(&out));
+
+    // Up again: the next night's run sends the night before's with its own.
+    down.store(false, SeqCst);
+    let out = night(&[]);
+    assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
+    let text = streams(&out);
+    assert!(
+        text.contains("published 1 earlier run(s) pending") && text.contains(&second),
+        "{text}"
+    );
+    assert!(!text.contains("NOT PUBLISHED"), "{text}");
+    let third = newest();
+    assert_eq!(
+        (
+            count(prefix, "runs", &second),
+            count(prefix, "runs", &third)
+        ),
+        (1, 1)
+    );
+    assert!(
+        listed().values().all(|s| s == "published"),
+        "{:?}",
+        listed()
+    );
+    let out = verify();
+    assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
+
+    // The cluster loses the first night's run: verify notices it, it is pending again, and
+    // the next publish sends it back.
+    rt.block_on(common::target().send(
+        reqwest::Method::DELETE,
+        &format!("/{prefix}-runs/_doc/{first}?refresh=true"),
+        None,
+    ))
+    .unwrap();
+    let out = verify();
+    assert_eq!(out.status.code(), Some(3), "{}", streams(&out));
+    let text = streams(&out);
+    assert!(
+        text.contains(&first) && text.contains("does not hold it"),
+        "{text}"
+    );
+    assert_eq!(listed()[&first], "PENDING");
+    let out = publish(&db, &proxy.url, prefix, &["--pending"]);
+    assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
+    let sent = json_of(&out)["sent"].clone();
+    assert_eq!(sent.as_array().map(Vec::len), Some(1), "{sent}");
+    assert_eq!(sent[0]["run"], first.as_str());
+    let out = verify();
+    assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
+    unpublish(prefix);
+    common::fresh_index(index, None);
+}
+
 /// Deletes the indices a test publishes into, so it starts from nothing published.
 pub fn unpublish(prefix: &str) {
     for what in [

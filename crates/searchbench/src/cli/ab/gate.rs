@@ -193,6 +193,17 @@ async fn gate(g: GateArgs) -> Result<i32, CliError> {
     }
     let verdict = result?;
     let store = g.store.open()?;
+    // The rounds' runs published themselves: what they left pending is the gate's to say.
+    if let Some(p) = g.publish.publisher()? {
+        let of_gate = crate::store::Filter {
+            tags: vec![("ab".into(), id.clone())],
+            ..Default::default()
+        };
+        let ours: std::collections::BTreeSet<_> =
+            store.list(&of_gate)?.into_iter().map(|r| r.id).collect();
+        crate::cli::args::publish_ledger()
+            .owed_from(&store, &p.destination(), |r| ours.contains(&r.id))?;
+    }
     let (a, b) = rounds.load(&store)?;
     let mut c = compare::compare_at(a, vec![b], g.threshold);
     if let Some(why) = leaning(&verdict.look, verdict.metric.as_deref(), &c) {

@@ -22,7 +22,7 @@ pub use load::{LoadArgs, TelemetryArgs};
 pub use output::{JsonArgs, OutputArgs};
 pub use part::{parse_start_at, PartArgs, MAX_WAIT};
 pub use profile::ProfileArgs;
-pub use publish::{FromArgs, PublishArgs};
+pub use publish::{ledger as publish_ledger, required as publish_required, FromArgs, PublishArgs};
 pub use setup::SetupArgs;
 pub use store::{selected_tags, tag_arg, where_arg, ReadArgs, SaveArgs, StoreArgs};
 pub use target::TargetArgs;

@@ -2,12 +2,15 @@
 //! own credentials, so the cluster under test and the results cluster differ.
 
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use clap::Args;
 
 use crate::cli::CliError;
 use crate::cluster::{Auth, Target, TargetConfig};
+use crate::publish::ledger::Ledger;
 use crate::publish::{Publisher, DEFAULT_PREFIX};
 
 /// The results cluster and how to reach it. Its secrets can come from the environment, so
@@ -70,14 +73,33 @@ pub struct PublishArgs {
     /// Per-request timeout for the results cluster, in seconds (at least 1).
     #[arg(long = "publish-timeout", default_value_t = 30, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
     pub publish_timeout: u64,
+    /// Exit 4 when the work was done but a run could not be published (it stays pending in
+    /// the store either way, and the command's last lines say so). Without it a failed
+    /// publish leaves the command's own exit code.
+    #[arg(
+        long = "publish-required",
+        env = "SEARCHBENCH_PUBLISH_REQUIRED",
+        value_parser = clap::builder::BoolishValueParser::new(),
+        action = clap::ArgAction::SetTrue
+    )]
+    pub publish_required: bool,
 }
 
 impl PublishArgs {
     /// The publisher the flags name, `None` without `--publish`.
     pub fn publisher(&self) -> Result<Option<Publisher>, CliError> {
         let Some(url) = &self.publish_url else {
+            if self.publish_required {
+                return Err(CliError::usage(anyhow::anyhow!(
+                    "--publish-required: say where to publish (--publish URL or \
+                     SEARCHBENCH_PUBLISH)"
+                )));
+            }
             return Ok(None);
         };
+        if self.publish_required {
+            REQUIRED.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
         results_cluster(
             url,
             Auth::chosen(
@@ -92,6 +114,21 @@ impl PublishArgs {
         )
         .map(Some)
     }
+}
+
+/// What every publisher of this command could not publish: the command's ending says it
+/// (`cli::main`).
+pub fn ledger() -> &'static Arc<Ledger> {
+    static LEDGER: OnceLock<Arc<Ledger>> = OnceLock::new();
+    LEDGER.get_or_init(Default::default)
+}
+
+/// `--publish-required` was given: the ending exits 4 when a run is not published.
+static REQUIRED: AtomicBool = AtomicBool::new(false);
+
+/// Whether a failed publish fails the command (`--publish-required`).
+pub fn required() -> bool {
+    REQUIRED.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// The team's results cluster at `url`, its indices under `prefix`.
@@ -111,7 +148,9 @@ fn results_cluster(
         max_answer: 64 << 20,
     };
     let target = Target::new(&config).map_err(CliError::usage)?;
-    Publisher::new(target, prefix).map_err(CliError::usage)
+    Publisher::new(target, prefix)
+        .map(|p| p.with_ledger(ledger().clone()))
+        .map_err(CliError::usage)
 }
 
 /// Where a view reads runs from instead of the store: the team's results cluster the runs

@@ -88,9 +88,11 @@ pub async fn merge(a: MergeArgs) -> CliResult {
     // Published as every stored run is, when asked: a failure leaves it pending.
     if let Some(publisher) = a.save.publish.publisher()? {
         if let Err(e) = publisher.prepare_and_publish(&store, &id).await {
+            // The command's ending says how to send it (and exits 4 with
+            // --publish-required).
             eprintln!(
                 "warning: run {id} not published: {}; it is kept in the store and stays \
-                 pending there: `searchbench results publish --pending` sends it",
+                 pending there",
                 crate::cluster::error_chain(&e)
             );
         }

@@ -6,15 +6,17 @@ use serde_json::Value;
 
 use super::args::{tag_arg, ReadArgs};
 use super::{output, CliError, CliResult};
-use crate::store::{self, Filter, RunRow};
+use crate::store::{self, Filter};
 
 mod import;
 mod merge;
 mod publish;
+mod verify;
 
 pub use import::ImportArgs;
 pub use merge::MergeArgs;
 pub use publish::PublishCmd;
+pub use verify::VerifyCmd;
 
 #[derive(Debug, Subcommand)]
 #[command(
@@ -26,7 +28,8 @@ pub use publish::PublishCmd;
     searchbench results import result.json --tag build=old\n  \
     searchbench results import host2/results.db\n  \
     searchbench results merge nightly-42 --url http://10.0.0.5:9200\n  \
-    searchbench results publish --publish https://results:9200 --publish-user bench"
+    searchbench results publish --publish https://results:9200 --publish-user bench\n  \
+    searchbench results verify --publish https://results:9200"
 )]
 pub enum ResultsCommand {
     /// The stored runs, newest first.
@@ -42,6 +45,9 @@ pub enum ResultsCommand {
     /// Send stored runs to the team's results cluster (`--publish URL`): every run not yet
     /// there as it now is, or the runs named.
     Publish(PublishCmd),
+    /// Whether the team's results cluster (`--publish URL`) still holds every run published
+    /// there; a run it lost is pending again.
+    Verify(VerifyCmd),
 }
 
 #[derive(Debug, Args)]
@@ -88,6 +94,7 @@ pub async fn run(cmd: ResultsCommand) -> CliResult {
         ResultsCommand::Import(a) => import::import(a),
         ResultsCommand::Merge(a) => merge::merge(*a).await,
         ResultsCommand::Publish(a) => publish::publish(a).await,
+        ResultsCommand::Verify(a) => verify::verify(a).await,
     }
 }
 
@@ -102,14 +109,20 @@ async fn list(a: ListArgs) -> CliResult {
     };
     let store = a.store.open_newest(&filter, a.limit).await?;
     let rows = store.list(&filter)?;
+    // Where each run was published, or is pending (a publish failed, or it changed since).
+    let published = rows
+        .iter()
+        .map(|r| store.publish_states(&r.id))
+        .collect::<Result<Vec<_>, _>>()?;
     if a.json {
-        let slim: Vec<RunRow> = rows
-            .into_iter()
-            .map(|mut r| {
-                r.result = None;
-                r
-            })
-            .collect();
+        let mut slim = Vec::with_capacity(rows.len());
+        for (mut r, states) in rows.into_iter().zip(&published) {
+            r.result = None;
+            let mut v = serde_json::to_value(&r)?;
+            v["published"] = serde_json::to_value(states)?;
+            v["publish_state"] = store::publish_word(states, r.state).into();
+            slim.push(v);
+        }
         output::json(&slim)?;
         return Ok(());
     }
@@ -117,7 +130,12 @@ async fn list(a: ListArgs) -> CliResult {
         eprintln!("no runs in {} match", a.store.place(&store));
         return Ok(());
     }
-    output::results::list(&rows);
+    let words: Vec<&str> = rows
+        .iter()
+        .zip(&published)
+        .map(|(r, states)| store::publish_word(states, r.state))
+        .collect();
+    output::results::list(&rows, &words);
     Ok(())
 }
 
@@ -126,6 +144,7 @@ async fn show(a: ShowArgs) -> CliResult {
     let row = store.get(&a.id).map_err(CliError::usage)?;
     let run = crate::analysis::runs::Loaded::read(&store, row)?;
     let metrics = run.metrics();
+    let published = store.publish_states(&run.row.id)?;
     let histograms: Vec<Value> = run
         .histograms
         .iter()
@@ -137,6 +156,7 @@ async fn show(a: ShowArgs) -> CliResult {
             v["timeline"] = Value::Array(run.timeline.clone());
         }
         v["histograms"] = Value::Array(histograms);
+        v["published"] = serde_json::to_value(&published)?;
         // Every metric as every view reads it, and what each phase counted and each
         // instrument kept around it.
         v["metrics"] = serde_json::to_value(&metrics)?;
@@ -148,6 +168,6 @@ async fn show(a: ShowArgs) -> CliResult {
         output::json(&v)?;
         return Ok(());
     }
-    output::results::show(&run.row, &run.timeline, &histograms, &metrics);
+    output::results::show(&run.row, &run.timeline, &histograms, &metrics, &published);
     Ok(())
 }

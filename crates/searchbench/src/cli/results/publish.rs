@@ -65,6 +65,8 @@ pub async fn publish(a: PublishCmd) -> CliResult {
             .collect::<Result<Vec<_>, _>>()?
     };
     let done = publisher.publish_runs(&store, rows).await;
+    // Said here, run by run, and by this command's exit code: not again at its ending.
+    crate::cli::args::publish_ledger().take();
     if let Some(e) = &done.change_points_error {
         eprintln!("warning: change points not published: {e}; the next publish sends them");
     }

@@ -302,7 +302,10 @@ impl Rounds {
                     .env_remove("SEARCHBENCH_PUBLISH");
             }
         }
-        cmd.arg("--quiet");
+        // Whether a run must be published is the gate's to judge over all its runs (its
+        // ending says what is pending): a round's run that could not be is still measured.
+        cmd.arg("--quiet")
+            .env_remove("SEARCHBENCH_PUBLISH_REQUIRED");
         self.progress.say(&format!("{label}{of}: {side_name} ..."));
         let ended = run_side(cmd, cancel, self.deadline)
             .await
@@ -321,7 +324,9 @@ impl Rounds {
             return Err(interrupted(&format!("stopped: {}", last_line(&said))));
         }
         match out.status.code() {
-            Some(exit::OK) => Ok(Ran::Done),
+            // Measured and kept, not published (the command asked `--publish-required`):
+            // the gate's ending says what is pending.
+            Some(exit::OK) | Some(exit::NOT_PUBLISHED) => Ok(Ran::Done),
             // A run with failures is stored: its errors are part of the comparison.
             Some(exit::CHECK_FAILED) | Some(exit::FAILURE) => {
                 self.progress.say(&format!(

@@ -46,11 +46,14 @@ pub fn tags_text(row: &RunRow) -> String {
         .join(" ")
 }
 
-pub fn list(rows: &[RunRow]) {
+/// The stored runs, one a line; `published`: each run's publish word (`published`,
+/// `PENDING` or empty: `store::publish_word`).
+pub fn list(rows: &[RunRow], published: &[&str]) {
     // Kind and workload share a column ("run logs"), the zone is in the header, and the tags
-    // column is there only when a run has tags, so a usual list keeps every word whole at 80
-    // columns.
+    // and publish columns are there only when a run has tags or was ever published, so a
+    // usual list keeps every word whole at 80 columns.
     let tagged = rows.iter().any(|r| !r.tags.is_empty());
+    let publishing = published.iter().any(|w| !w.is_empty());
     let mut header = vec![
         "id",
         "started (UTC)",
@@ -59,11 +62,14 @@ pub fn list(rows: &[RunRow]) {
         "state",
         "result",
     ];
+    if publishing {
+        header.push("published");
+    }
     if tagged {
         header.push("tags");
     }
     let mut t = table(header);
-    for r in rows {
+    for (i, r) in rows.iter().enumerate() {
         let started = report::utc(r.started_unix);
         let mut row = vec![
             r.id.0.clone(),
@@ -76,6 +82,9 @@ pub fn list(rows: &[RunRow]) {
             r.state.name().to_string(),
             headline(r),
         ];
+        if publishing {
+            row.push(published.get(i).copied().unwrap_or_default().to_string());
+        }
         if tagged {
             row.push(tags_text(r));
         }
@@ -84,7 +93,38 @@ pub fn list(rows: &[RunRow]) {
     outln!("{t}");
 }
 
-pub fn show(row: &RunRow, timeline: &[Value], histograms: &[Value], ms: &[metrics::Metric]) {
+/// Where a run went, a line per destination: `URL PREFIX (complete, 2026-12-03 18:00 UTC)`,
+/// or `PENDING at URL PREFIX: why`.
+pub fn published_text(states: &[store::PublishState], state: store::State) -> String {
+    let lines: Vec<String> = states
+        .iter()
+        .map(|p| match (&p.error, p.published_unix) {
+            _ if p.holds(state) => format!(
+                "{} ({}, {})",
+                p.destination,
+                p.state.as_deref().unwrap_or("?"),
+                p.published_unix
+                    .map_or_else(|| "?".into(), |t| report::utc(t.max(0) as u64))
+            ),
+            (Some(e), _) => format!("PENDING at {}: {e}", p.destination),
+            (None, _) => format!(
+                "PENDING at {}: published while {}, it is {} now",
+                p.destination,
+                p.state.as_deref().unwrap_or("?"),
+                state.name()
+            ),
+        })
+        .collect();
+    lines.join("; ")
+}
+
+pub fn show(
+    row: &RunRow,
+    timeline: &[Value],
+    histograms: &[Value],
+    ms: &[metrics::Metric],
+    published: &[store::PublishState],
+) {
     let m = &row.machine;
     let mut t = table(["", ""]);
     for (k, v) in [
@@ -128,6 +168,12 @@ pub fn show(row: &RunRow, timeline: &[Value], histograms: &[Value], ms: &[metric
     }
     if let Some(e) = &row.error {
         t.add_row(["error".to_string(), e.clone()]);
+    }
+    if !published.is_empty() {
+        t.add_row([
+            "published".to_string(),
+            published_text(published, row.state),
+        ]);
     }
     // A part of a run split over several drivers, or the run merged from them.
     let merge = crate::analysis::merge::group_of(row).map(|group| {
