@@ -39,6 +39,58 @@ fn short_labels(h: &History) -> Vec<String> {
         .collect()
 }
 
+/// What the x axis is: the engine versions, or (over time) the builds or runs in the order
+/// they started, named by their tags: `build, in the order the runs started`.
+pub fn x_title(h: &History) -> String {
+    use crate::analysis::history::Axis as Along;
+    match h.axis {
+        Along::Version => "engine version, oldest first".into(),
+        Along::Time => {
+            let mut keys: Vec<&str> = h
+                .points
+                .iter()
+                .flat_map(|p| p.build.keys().map(String::as_str))
+                .collect();
+            keys.sort_unstable();
+            keys.dedup();
+            let untagged = h.points.iter().any(|p| p.build.is_empty());
+            match (keys.is_empty(), untagged) {
+                (true, _) => "run, in the order the runs started".into(),
+                (false, false) => format!("{}, in the order the runs started", keys.join(" and ")),
+                (false, true) => format!(
+                    "{} (or the run, untagged), in the order the runs started",
+                    keys.join(" and ")
+                ),
+            }
+        }
+    }
+}
+
+/// Whether a series is zero on every run that has it (errors on a good night): charted, it is
+/// a flat line at zero; a page says it in one line instead.
+fn zero_throughout(s: &Series) -> bool {
+    let mut values = s.values.iter().flatten().peekable();
+    values.peek().is_some() && values.all(|v| *v == 0.0)
+}
+
+/// The overview of a configuration for a site's index: its headline metric over the axis
+/// (throughput when it has it, else the first metric shown) with its change points marked,
+/// titled with the configuration.
+pub fn overview(h: &History) -> Option<Chart> {
+    let s = h
+        .series
+        .iter()
+        .find(|s| crate::analysis::history::HEADLINE.first() == Some(&s.key.as_str()))
+        .or_else(|| h.series.iter().find(|s| s.shown))?;
+    let mut c = chart(h, s, &short_labels(h));
+    if let Chart::Plot(p) = &mut c {
+        p.title = format!("{}: {}", h.configuration.summary(), p.title);
+        p.attrs
+            .push(("data-configuration", h.configuration.id.clone()));
+    }
+    Some(c)
+}
+
 /// One metric over the points: a dot per run (spread a little within its point), the
 /// median of each point joined by a line, and each change point as a dashed line between the
 /// last point of the old level and the first of the new.
@@ -49,13 +101,14 @@ fn chart(h: &History, s: &Series, labels: &[String]) -> Chart {
     } else {
         format!(" ({})", s.unit)
     };
-    let mut y = Axis::new(s.unit.as_ref());
+    // The y axis says what is counted when the metric has no unit (errors, documents).
+    let mut y = Axis::new(if s.unit.is_empty() {
+        "count"
+    } else {
+        s.unit.as_ref()
+    });
     y.range = y_range(&values);
-    let along = match h.axis {
-        crate::analysis::history::Axis::Version => "engine version",
-        crate::analysis::history::Axis::Time => "time",
-    };
-    let mut p = Plot::new(format!("{}{unit}", s.label), Axis::new(along), y);
+    let mut p = Plot::new(format!("{}{unit}", s.label), Axis::new(x_title(h)), y);
     p.categories = labels.to_vec();
     p.attrs.push(("data-metric", s.key.clone()));
     // Two points joined by a line read as a trend: the line only where change points are
@@ -301,8 +354,24 @@ pub fn render_with(h: &History, links: Option<&Links<'_>>) -> String {
         h.series
             .iter()
             .filter(charted)
+            .filter(|s| !zero_throughout(s))
             .map(|s| chart(h, s, &labels)),
     ));
+    // Metrics at zero on every run are one line, not a chart each of a flat line.
+    let zero: Vec<&str> = h
+        .series
+        .iter()
+        .filter(charted)
+        .filter(|s| zero_throughout(s))
+        .map(|s| s.label.as_str())
+        .collect();
+    if !zero.is_empty() {
+        let _ = write!(
+            body,
+            "<p class=\"zero-throughout\">Zero on every run, not charted: {}.</p>",
+            esc(&zero.join("; "))
+        );
+    }
     body.push_str("<h2>Runs</h2>");
     body.push_str(&runs_table(h, links));
     if !h.excluded.is_empty() {

@@ -1,6 +1,7 @@
 //! A team's nightly site: static, offline pages from the store (or the team's results
 //! cluster, read back). `index.html` lists every configuration with its newest point, the
-//! verdict of that point against the one before and its latest change point; each
+//! verdict of that point against the one before and its latest change point, then charts
+//! each one's headline over the axis with its change points (the overview); each
 //! configuration has its page (its history: every headline metric over the axis, errors and
 //! GC beside speed, change points marked with the runs and versions either side, the spread of
 //! each point's runs), and each run its own report under `runs/`. Nothing is fetched when a
@@ -65,6 +66,7 @@ pub fn write(
     dir: &Path,
 ) -> Result<Site, ReportError> {
     let mut entries = Vec::new();
+    let mut overviews = Vec::new();
     let mut pages = 0;
     let mut largest = 0u64;
     let mut runs = 0;
@@ -105,8 +107,9 @@ pub fn write(
         }
         runs += h.runs.len();
         entries.push(entry(h, name));
+        overviews.extend(history_html::overview(h));
     }
-    page(Path::new("index.html"), &index(&entries, runs))?;
+    page(Path::new("index.html"), &index(&entries, runs, overviews))?;
     Ok(Site {
         dir: dir.to_path_buf(),
         configurations: entries,
@@ -172,7 +175,7 @@ fn entry(h: &History, page: String) -> Entry {
     }
 }
 
-fn index(entries: &[Entry], runs: usize) -> String {
+fn index(entries: &[Entry], runs: usize, overviews: Vec<super::chart::Chart>) -> String {
     let mut body = format!(
         "<p>{} configuration(s), {runs} run(s). Each configuration's page has every metric over \
          the axis with its change points; each run its report. Made {}.</p>\
@@ -211,6 +214,15 @@ fn index(entries: &[Entry], runs: usize) -> String {
         );
     }
     body.push_str("</table>");
+    let charts = super::chart::grid(overviews);
+    if !charts.is_empty() {
+        body.push_str(
+            "<h2 id=\"overview\">Overview</h2><p>Each configuration's headline over its nights \
+             (or versions): a dot per run, the median of each point joined, each change point a \
+             dashed line where the new level starts (the rule on each configuration's page).</p>",
+        );
+        body.push_str(&charts);
+    }
     super::page::render(
         "searchbench: every configuration",
         "the team's runs, one line a configuration",

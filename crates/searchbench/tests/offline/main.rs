@@ -18,6 +18,7 @@ mod deploy;
 mod engine_stop;
 mod hostile_tracks;
 mod lifecycle;
+mod nightly_site;
 mod profile_usage;
 mod query_faults;
 mod query_preflight;
