@@ -258,6 +258,42 @@ pub struct History {
     pub change_point_family: Option<usize>,
     pub alpha: f64,
     pub permutations: usize,
+    /// The team's notes on its points (`searchbench annotate`), in the order they were
+    /// written: every chart of the history marks them.
+    pub annotations: Vec<Placed>,
+}
+
+/// A note of the team's placed on a point of a history.
+#[derive(Debug, Clone, Serialize)]
+pub struct Placed {
+    pub id: i64,
+    pub text: String,
+    /// The first point it applies to: the first (in the axis's order) with a run carrying
+    /// all its tags, started at or after its moment.
+    pub point: usize,
+    /// What it was written on: the tags (`build=n05`), empty for a moment alone.
+    pub tags: String,
+    pub at_unix: Option<i64>,
+}
+
+/// Where each of `notes` goes on `h`; a note that applies to none of its runs is not on it.
+pub fn placed(h: &History, notes: &[crate::store::Annotation]) -> Vec<Placed> {
+    notes
+        .iter()
+        .filter_map(|n| {
+            let run = h.runs.iter().find(|r| {
+                n.tags.iter().all(|(k, v)| r.tags.get(k) == Some(v))
+                    && n.at_unix.is_none_or(|at| r.started_unix as i64 >= at)
+            })?;
+            Some(Placed {
+                id: n.id,
+                text: n.text.clone(),
+                point: run.point,
+                tags: tag_text(&n.tags),
+                at_unix: n.at_unix,
+            })
+        })
+        .collect()
 }
 
 /// The fewest points (versions, builds) of one product for change points to mean something:
@@ -385,7 +421,9 @@ fn of_rows(
         .into_iter()
         .map(|row| Loaded::for_metrics(store, row, resolved))
         .collect::<Result<Vec<_>, StoreError>>()?;
-    build(config, loaded, selection, excluded)
+    let mut h = build(config, loaded, selection, excluded)?;
+    h.annotations = placed(&h, &store.annotations()?);
+    Ok(h)
 }
 
 /// The complete runs `selection` picks, by configuration (in the order each was first run),
@@ -613,6 +651,7 @@ pub fn build(
         change_point_family: change_points_searched.then_some(family),
         alpha: selection.options.alpha,
         permutations: selection.options.permutations,
+        annotations: Vec::new(),
     })
 }
 

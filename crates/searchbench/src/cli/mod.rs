@@ -28,6 +28,7 @@ macro_rules! out {
 }
 
 mod ab;
+mod annotate;
 mod args;
 mod bisect;
 mod calibrate;
@@ -168,6 +169,9 @@ pub enum Command {
     Report(report::ReportArgs),
     /// The stored runs of one configuration over engine versions or time, with change points.
     History(history::HistoryArgs),
+    /// A note beside the runs ("JDK 21.0.5" on build=n05, or from a date on), marked on
+    /// every chart of their history and of the site.
+    Annotate(annotate::AnnotateArgs),
     /// The team's nightly site: a static, offline page per configuration, from the store or
     /// the team's results cluster.
     Site(site::SiteArgs),
@@ -273,6 +277,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Site(args) => site::run(args).await,
         Command::Dashboards(c) => dashboards::run(c).await,
         Command::Matrix(args) => matrix::run(args).await,
+        Command::Annotate(args) => annotate::run(args).await,
         Command::Workload(args) => workload::run(args).await,
         Command::Sweep(args) => sweep::run(args).await,
         Command::Completions(args) => shell::completions(args),

@@ -24,6 +24,45 @@ fn colour(shift: Shift) -> &'static str {
 }
 
 const RUN_COLOUR: &str = "#1f5fa8";
+const ANNOTATION_COLOUR: &str = "#8a6d00";
+
+/// A note as a chart's mark says it: `JDK 21.0.5 (build=n05, from build=n05)`.
+fn annotation_text(h: &History, a: &crate::analysis::history::Placed) -> String {
+    let point = h.points.get(a.point).map_or("?", |p| p.label.as_str());
+    format!("{} ({}; at {point})", a.text, written_on(a))
+}
+
+/// What a note was written on: its tags, or the moment it applies from.
+fn written_on(a: &crate::analysis::history::Placed) -> String {
+    match (a.tags.is_empty(), a.at_unix) {
+        (false, _) => a.tags.clone(),
+        (true, Some(at)) => format!("from {}", utc(at.max(0) as u64)),
+        (true, None) => String::new(),
+    }
+}
+
+/// The team's notes on the history, a line each.
+fn annotation_table(h: &History) -> String {
+    if h.annotations.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from(
+        "<h2 id=\"annotations\">Annotations</h2><table class=\"annotations\"><tr><th>#</th>\
+         <th>note</th><th>at point</th><th>written on</th></tr>",
+    );
+    for a in &h.annotations {
+        let _ = write!(
+            s,
+            "<tr><td class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            a.id,
+            esc(&a.text),
+            esc(h.points.get(a.point).map_or("?", |p| p.label.as_str())),
+            esc(&written_on(a))
+        );
+    }
+    s.push_str("</table>");
+    s
+}
 
 /// A point's label on the x axis: the version alone when every point is one product's.
 fn short_labels(h: &History) -> Vec<String> {
@@ -174,6 +213,21 @@ fn chart(h: &History, s: &Series, labels: &[String]) -> Chart {
             ),
             class: "change-point",
         });
+    }
+    // The team's notes, a solid line where the point they are on begins.
+    for a in &h.annotations {
+        p.marks.push(Mark {
+            x: a.point as f64 - 0.5,
+            colour: ANNOTATION_COLOUR.into(),
+            full: true,
+            dashed: false,
+            title: annotation_text(h, a),
+            class: "annotation",
+        });
+    }
+    if !h.annotations.is_empty() {
+        p.keys
+            .push((ANNOTATION_COLOUR.into(), "annotation (solid line)".into()));
     }
     for shift in [Shift::Regression, Shift::Improvement, Shift::Change] {
         if s.change_points.iter().any(|c| c.change.shift == shift) {
@@ -343,6 +397,7 @@ pub fn render_with(h: &History, links: Option<&Links<'_>>) -> String {
     };
     body.push_str(&verdict_table(h, links.is_some()));
     let _ = write!(body, "<h2>Change points</h2>{}", change_table(h));
+    body.push_str(&annotation_table(h));
     body.push_str("<h2>Metrics</h2>");
     // A site's page charts what a team looks at every night (the headline metrics, those
     // with a change point, errors and GC): a chart of every metric over a thousand nights

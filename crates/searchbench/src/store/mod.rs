@@ -23,6 +23,7 @@ use serde_json::Value;
 
 use crate::measure::{Machine, SerializedHistogram};
 
+mod annotations;
 mod import;
 mod outcome;
 mod parts;
@@ -36,6 +37,7 @@ mod telemetry;
 mod upgrade;
 mod whole;
 
+pub use annotations::{Annotation, AnnotationError, NewAnnotation};
 pub use import::Imported;
 use outcome::engine_of;
 pub use outcome::{outcome_of, seed_in, workload_name};
@@ -152,6 +154,15 @@ pub const MIGRATIONS: &[&str] = &[
     // sends it. `state` '' is a run never published there.
     "ALTER TABLE published ADD COLUMN error TEXT;
      ALTER TABLE published ADD COLUMN tried_unix INTEGER;",
+    // 11: what the team wrote beside the runs (`searchbench annotate`): a note on the runs
+    // with these tags, or on a moment; every chart of a history marks it.
+    "CREATE TABLE annotations (
+        id           INTEGER PRIMARY KEY,
+        text         TEXT NOT NULL,
+        tags         TEXT NOT NULL DEFAULT '{}',
+        at_unix      INTEGER,
+        created_unix INTEGER NOT NULL
+    );",
 ];
 
 /// How [`Store::put_histograms`] encodes: HdrHistogram's V2 format, deflated.

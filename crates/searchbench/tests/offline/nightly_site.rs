@@ -75,6 +75,38 @@ fn a_twelve_percent_step_is_on_the_index_where_it_happened_and_noise_shows_nothi
     let store = Store::open(&db).unwrap();
     nights(&store, &db, 500, 11, 0.88);
     nights(&store, &db, 1000, 12, 1.0);
+    // The team's notes: one on a build, one from a day on (night 25 started on 16 October).
+    let annotate = |args: &[&str]| {
+        bin()
+            .arg("annotate")
+            .args(args)
+            .arg("--store")
+            .arg(&db)
+            .output()
+            .unwrap()
+    };
+    for args in [
+        &["JDK 21.0.5", "--tag", "build=n10"][..],
+        &["new merge policy", "--at", "2026-10-16"],
+    ] {
+        let out = annotate(args);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    for (bad, said) in [
+        (&["nowhere"][..], "--tag build=n05"),
+        (&["x", "--at", "yesterday"], "not a date"),
+        (&["", "--tag", "build=n01"], "needs its text"),
+    ] {
+        let out = annotate(bad);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}: {err}");
+        assert!(err.contains(said), "{bad:?}: {err}");
+    }
     let entries = site(&db, &dir.path().join("site"));
     assert_eq!(entries.len(), 2);
     let of = |bulk: &str| {
@@ -109,6 +141,15 @@ fn a_twelve_percent_step_is_on_the_index_where_it_happened_and_noise_shows_nothi
         index[from..end].to_string()
     };
     assert!(overview(stepped).contains("class=\"change-point\""));
+    // Every chart marks the notes where their points begin.
+    for e in [stepped, null] {
+        let o = overview(e);
+        assert!(o.contains("JDK 21.0.5 (build=n10; at build=n10)"), "{o}");
+        assert!(
+            o.contains("new merge policy (from 2026-10-16") && o.contains("at build=n25)"),
+            "{o}"
+        );
+    }
     assert!(!overview(null).contains("class=\"change-point\""));
     // A page's axes say what they are; the metrics at zero on every night are one line.
     let page = std::fs::read_to_string(out.join(null["page"].as_str().unwrap())).unwrap();
@@ -127,6 +168,18 @@ fn a_twelve_percent_step_is_on_the_index_where_it_happened_and_noise_shows_nothi
         !page.contains("data-metric=\"errors.ingest.refused\""),
         "a flat zero charted"
     );
+    let charts = page.matches("data-metric=\"").count();
+    assert!(charts > 0);
+    assert_eq!(
+        page.matches("class=\"annotation\"").count(),
+        2 * charts,
+        "a mark per note per chart"
+    );
+    assert!(page.contains("id=\"annotations\""), "the notes listed");
+    // Opened as a person would: every chart drawn, the index's two overviews too.
+    let null_page = out.join(null["page"].as_str().unwrap());
+    crate::common::browser::assert_charts_drawn(&null_page, charts, true);
+    crate::common::browser::assert_charts_drawn(&out.join("index.html"), 2, true);
 }
 
 /// Over 20 seeds: the false change points thirty null nights show, against the bound the issue
