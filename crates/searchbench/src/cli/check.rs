@@ -88,6 +88,8 @@ pub struct CheckArgs {
     /// machine (CPU model, cores, memory); by default only the run's own class counts.
     #[arg(long, requires = "last")]
     pub any_machine: bool,
+    #[command(flatten)]
+    pub plumbing: super::args::PlumbingArgs,
 }
 
 pub async fn run(a: CheckArgs) -> CliResult {
@@ -128,7 +130,8 @@ pub async fn run(a: CheckArgs) -> CliResult {
         output::check::check(&c);
     }
     let summary = || c.reasons.join("; ");
-    match c.outcome {
+    let verdicts = crate::report::verdicts::Verdicts::of_check(&c);
+    let verdict = match c.outcome {
         Outcome::Pass => Ok(()),
         Outcome::Regressed => Err(CliError {
             code: exit::CHECK_FAILED,
@@ -138,5 +141,6 @@ pub async fn run(a: CheckArgs) -> CliResult {
             code: CANNOT_TELL,
             error: anyhow::anyhow!("cannot tell: {}", summary()),
         }),
-    }
+    };
+    a.plumbing.then(&verdicts, verdict).await
 }

@@ -2,6 +2,8 @@
 
 use clap::Args;
 
+use crate::report::verdicts::{Outcome, Verdicts};
+
 use super::args::ReadArgs;
 
 use super::output;
@@ -96,6 +98,8 @@ pub struct CompareArgs {
     /// `--alpha`).
     #[arg(long, default_value = "5%", value_parser = super::args::parse_alpha, requires = "sequential")]
     pub alpha: f64,
+    #[command(flatten)]
+    pub plumbing: super::args::PlumbingArgs,
 }
 
 pub async fn run(a: CompareArgs) -> CliResult {
@@ -105,13 +109,16 @@ pub async fn run(a: CompareArgs) -> CliResult {
     let c = build(&a).await?;
     // Decided on every metric, whatever is shown.
     let worse = c.any_worse();
+    let verdicts = Verdicts::of_comparison("compare", &c, None);
     output::compare::print(c, a.json, a.markdown, a.only_changed)?;
-    if a.fail_on_worse && worse {
-        return Err(CliError::check(anyhow::anyhow!(
+    let verdict = if a.fail_on_worse && worse {
+        Err(CliError::check(anyhow::anyhow!(
             "a contender is significantly worse than the base"
-        )));
-    }
-    Ok(())
+        )))
+    } else {
+        Ok(())
+    };
+    a.plumbing.then(&verdicts, verdict).await
 }
 
 /// The comparison `a` asks for, from its store.
@@ -156,6 +163,11 @@ async fn sequential(a: &CompareArgs) -> CliResult {
         c.notes.insert(0, why);
     }
     let line = rounds::line(&look, metric.as_deref(), a.threshold, a.alpha, None);
+    let verdicts = Verdicts::of_comparison(
+        "compare --sequential",
+        &c,
+        Some((Outcome::of(look.decision), line.clone())),
+    );
     if a.json {
         output::json(&serde_json::json!({
             "sequential": {"metric": metric, "threshold_pct": a.threshold, "alpha": a.alpha,
@@ -166,12 +178,13 @@ async fn sequential(a: &CompareArgs) -> CliResult {
         output::compare::print(c, false, a.markdown, a.only_changed)?;
         outln!("verdict (the rounds' safe t test, as ab and gate judge them): {line}");
     }
-    match look.decision {
+    let verdict = match look.decision {
         Decision::Worse => Err(CliError::check(anyhow::anyhow!("B is worse than A"))),
         Decision::Better | Decision::NoChangeAsLarge => Ok(()),
         Decision::Undecided => Err(CliError {
             code: crate::exit::CANNOT_TELL,
             error: anyhow::anyhow!("the rounds cannot tell"),
         }),
-    }
+    };
+    a.plumbing.then(&verdicts, verdict).await
 }

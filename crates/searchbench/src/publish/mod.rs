@@ -38,6 +38,7 @@ pub mod dashboards;
 #[cfg(test)]
 mod double;
 pub mod ledger;
+pub mod notify;
 mod read;
 mod verify;
 pub mod whole;

@@ -21,6 +21,7 @@ pub mod scenario_html;
 pub mod site;
 pub mod sweep_html;
 pub mod telemetry_charts;
+pub mod verdicts;
 
 use std::path::{Path, PathBuf};
 

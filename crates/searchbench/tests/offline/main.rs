@@ -10,6 +10,7 @@
 mod common;
 
 mod ab;
+mod ci_plumbing;
 mod cli_shell;
 mod corpus_cli;
 mod corpus_generators;

@@ -69,6 +69,8 @@ pub struct GateArgs {
     pub store: StoreArgs,
     #[command(flatten)]
     pub publish: PublishArgs,
+    #[command(flatten)]
+    pub plumbing: crate::cli::args::PlumbingArgs,
     /// The command both sides run (after --), e.g. `ingest logs --docs 200k`.
     #[arg(last = true, required = true, value_name = "COMMAND")]
     pub command: Vec<String>,
@@ -210,6 +212,14 @@ async fn gate(g: GateArgs) -> Result<i32, CliError> {
         c.notes.insert(0, why);
     }
     let code = verdict.exit_code();
+    let plumbed = crate::report::verdicts::Verdicts::of_comparison(
+        "gate",
+        &c,
+        Some((
+            crate::report::verdicts::Outcome::of(verdict.look.decision),
+            verdict.line(),
+        )),
+    );
     if g.json {
         output::json(&serde_json::json!({
             "gate": id,
@@ -227,7 +237,16 @@ async fn gate(g: GateArgs) -> Result<i32, CliError> {
         outln!("gate {id}: {}", verdict.line());
         outln!("again with: {}", rounds.again());
     }
-    Ok(code)
+    // The JUnit file and the webhook after the verdict is printed; a file that cannot be
+    // written fails a gate that passed, and is said beside one that did not.
+    match (g.plumbing.deliver(&plumbed).await, code) {
+        (Err(e), exit::OK) => Err(e),
+        (Err(e), _) => {
+            eprintln!("error: {}", crate::cluster::error_chain(&*e.error));
+            Ok(code)
+        }
+        (Ok(()), _) => Ok(code),
+    }
 }
 
 /// The publishing flags as the environment every run reads them from.
