@@ -266,23 +266,14 @@ impl Verdicts {
     }
 }
 
-/// `text` as XML character data or an attribute's value: the five escapes, and every control
-/// character but tab and newline dropped (XML 1.0 cannot hold them).
+/// `text` as XML character data or an attribute's value: HTML's escapes (which XML takes),
+/// and every control character but tab and newline dropped (XML 1.0 cannot hold them).
 fn xml(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\t' | '\n' => out.push(c),
-            c if c.is_control() => {}
-            c => out.push(c),
-        }
-    }
-    out
+    let kept: String = text
+        .chars()
+        .filter(|c| !c.is_control() || matches!(c, '\t' | '\n'))
+        .collect();
+    super::page::esc(&kept)
 }
 
 #[cfg(test)]
