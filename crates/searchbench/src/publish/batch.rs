@@ -80,6 +80,15 @@ impl Publisher {
                 Ok(n) => done.change_points = Some(n),
                 Err(e) => done.change_points_error = Some(crate::cluster::error_chain(&e)),
             }
+            // The team's notes go with the runs they are beside (the next publish sends
+            // them again when this one fails: said with the change points).
+            if let Err(e) = self.publish_annotations(store).await {
+                let said = format!("annotations: {}", crate::cluster::error_chain(&e));
+                done.change_points_error = Some(match done.change_points_error.take() {
+                    Some(before) => format!("{before}; {said}"),
+                    None => said,
+                });
+            }
         }
         done
     }

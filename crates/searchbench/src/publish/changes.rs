@@ -129,20 +129,7 @@ impl Publisher {
                 "must_not": [{"ids": {"values": kept}}],
             }},
         });
-        let reply = self
-            .target
-            .send(
-                Method::POST,
-                &format!("/{index}/_search"),
-                Some(("application/json", query.to_string().into_bytes())),
-            )
-            .await
-            .map_err(|e| self.target_error(e))?;
-        let answer: Value = serde_json::from_slice(&reply.body)
-            .map_err(|e| self.refused(format!("{index}/_search: not JSON: {e}")))?;
-        let hits = answer["hits"]["hits"]
-            .as_array()
-            .ok_or_else(|| self.refused(format!("{index}/_search: an answer without hits")))?;
+        let (hits, _) = self.search(index, query).await?;
         hits.iter()
             .map(|h| {
                 h["_id"].as_str().map(str::to_string).ok_or_else(|| {

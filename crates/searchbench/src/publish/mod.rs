@@ -3,7 +3,8 @@
 //! Rally's and OSB's metrics stores are). The local store stays the first copy: a run is read
 //! from it and sent whole, and the store notes where it went ([`crate::store::Store::pending`]).
 //!
-//! Six indices, named `PREFIX-runs`, `-metrics`, `-timeline`, `-telemetry`, `-tasks`, `-changes` (prefix
+//! Seven indices, named `PREFIX-runs`, `-metrics`, `-timeline`, `-telemetry`, `-tasks`, `-changes`,
+//! `-annotations` (prefix
 //! `searchbench` unless told), each created with its mapping before the first document:
 //! - runs: one document per run (its identity, state, tags, times, configuration and the
 //!   stored row whole under `row`, not indexed, so it can be read back as it was);
@@ -12,7 +13,8 @@
 //! - timeline: one document per second of a load; telemetry: one per node per sample;
 //! - tasks: one per task of a track run;
 //! - changes: one per change point of a published run's configuration (its history by
-//!   version and by time), replaced whole on each publish ([`changes`]).
+//!   version and by time), replaced whole on each publish ([`changes`]);
+//! - annotations: the team's notes (`searchbench annotate`), one each ([`annotations`]).
 //!
 //! Every document's id is derived from the run's (`RUN`, `RUN:metric`, `RUN:second`, ...):
 //! publishing twice leaves one copy, and a run published again (it ended after, it was merged
@@ -32,6 +34,7 @@ use crate::analysis::compare::timeline_of;
 use crate::cluster::{Target, TargetError};
 use crate::store::{RunId, RunRow, Store, StoreError};
 
+mod annotations;
 mod batch;
 mod changes;
 pub mod dashboards;
@@ -55,13 +58,14 @@ pub const DEFAULT_PREFIX: &str = "searchbench";
 const BULK_BYTES: usize = 4 << 20;
 
 /// What a run's documents go into, after the prefix.
-const INDICES: [&str; 6] = [
+const INDICES: [&str; 7] = [
     "runs",
     "metrics",
     "timeline",
     "telemetry",
     "tasks",
     "changes",
+    "annotations",
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -303,7 +307,13 @@ impl Publisher {
 /// filter by them), times are dates, and what is kept whole for reading back is not indexed.
 fn mapping(what: &str) -> Value {
     let mut properties = Map::new();
-    for date in ["started_at", "finished_at", "published_at", "at"] {
+    for date in [
+        "started_at",
+        "finished_at",
+        "published_at",
+        "at",
+        "created_at",
+    ] {
         properties.insert(
             date.into(),
             json!({"type": "date", "format": "epoch_millis"}),

@@ -228,7 +228,11 @@ impl Publisher {
 
     /// One search's hits and the answer's size in bytes. A missing index is the error a
     /// read of nothing published gets.
-    async fn search(&self, index: &str, body: Value) -> Result<(Vec<Value>, usize), PublishError> {
+    pub(super) async fn search(
+        &self,
+        index: &str,
+        body: Value,
+    ) -> Result<(Vec<Value>, usize), PublishError> {
         let reply = self
             .target
             .send(

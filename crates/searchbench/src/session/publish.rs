@@ -67,6 +67,15 @@ impl Exporter for PublishSink<'_> {
                     .await
                     .map(|_| ())
                     .map_err(error);
+                // The team's notes, with the change points they are read beside.
+                let changes = match changes {
+                    Ok(()) => publisher
+                        .publish_annotations(&store)
+                        .await
+                        .map(|_| ())
+                        .map_err(error),
+                    failed => failed,
+                };
                 // What is owed here, sent now the destination takes runs again (a failure
                 // stays owed, said by the ledger at the command's end).
                 let owed = store.owed(&publisher.destination()).unwrap_or_default();
@@ -98,7 +107,7 @@ impl Exporter for PublishSink<'_> {
                 Ok(())
             }
             Ok(Err(e)) => Err(format!(
-                "run {} published, the change points of its configuration not: {e}; the next \
+                "run {} published, the change points of its configuration or the annotations not: {e}; the next \
                  publish sends them",
                 id
             )),

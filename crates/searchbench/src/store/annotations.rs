@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use rusqlite::params;
+use rusqlite::{params, OptionalExtension};
 use serde::Serialize;
 
 use super::{now_unix, Result, Store};
@@ -90,6 +90,41 @@ impl Store {
                 serde_json::to_string(&note.tags)?,
                 note.at_unix,
                 now_unix() as i64
+            ],
+        )?;
+        Ok(self.conn.last_insert_rowid())
+    }
+
+    /// Keeps a note read back from where it was published: under its own id when that is
+    /// free, once however often it is read (a note with the same text, tags and moment is
+    /// the one kept). Its id here.
+    pub fn put_annotation(&self, note: &Annotation) -> Result<i64> {
+        let tags = serde_json::to_string(&note.tags)?;
+        let same: Option<i64> = self
+            .conn
+            .query_row(
+                "SELECT id FROM annotations WHERE text = ?1 AND tags = ?2 AND at_unix IS ?3",
+                params![note.text, tags, note.at_unix],
+                |r| r.get(0),
+            )
+            .optional()?;
+        if let Some(id) = same {
+            return Ok(id);
+        }
+        let free: bool = self.conn.query_row(
+            "SELECT NOT EXISTS (SELECT 1 FROM annotations WHERE id = ?1)",
+            [note.id],
+            |r| r.get(0),
+        )?;
+        self.conn.execute(
+            "INSERT INTO annotations (id, text, tags, at_unix, created_unix)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![
+                free.then_some(note.id),
+                note.text,
+                tags,
+                note.at_unix,
+                note.created_unix
             ],
         )?;
         Ok(self.conn.last_insert_rowid())

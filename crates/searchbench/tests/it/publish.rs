@@ -384,6 +384,7 @@ pub fn unpublish(prefix: &str) {
         "telemetry",
         "tasks",
         "changes",
+        "annotations",
     ] {
         let _ = common::runtime().block_on(common::target().send(
             reqwest::Method::DELETE,
@@ -444,6 +445,20 @@ fn every_view_gives_from_the_cluster_what_it_gives_from_the_store() {
     for build in ["1", "1", "2", "2"] {
         ids.push(ingest(&db, index, &format!("build={build}")));
     }
+    // The team's notes travel with the runs: a history read back marks them too.
+    for note in [
+        &["JDK 21.0.5", "--tag", "build=2"][..],
+        &["a note on nothing here", "--tag", "build=none"],
+    ] {
+        let out = bin()
+            .arg("annotate")
+            .args(note)
+            .arg("--store")
+            .arg(&db)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
+    }
     let up = publish(&db, node_url(), prefix, &[]);
     assert_eq!(up.status.code(), Some(0), "{}", streams(&up));
 
@@ -493,6 +508,25 @@ fn every_view_gives_from_the_cluster_what_it_gives_from_the_store() {
             "--json",
         ],
     ];
+    // The note on build 2 is in the history's JSON (compared below from both), the other
+    // on nothing here is not.
+    let h = bin()
+        .args([
+            "history",
+            "--workload",
+            "logs",
+            "--by",
+            "time",
+            "--json",
+            "--store",
+        ])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let h = json_of(&h);
+    let notes = h["annotations"].as_array().unwrap();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert_eq!(notes[0]["text"], "JDK 21.0.5");
     let shown = bin()
         .args(["results", "show", newest, "--store"])
         .arg(&db)

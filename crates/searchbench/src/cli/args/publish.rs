@@ -19,7 +19,9 @@ use crate::publish::{Publisher, DEFAULT_PREFIX};
 #[command(next_help_heading = "Publishing")]
 pub struct PublishArgs {
     /// The team's results cluster (Elasticsearch or OpenSearch), e.g. https://results:9200:
-    /// runs go into its PREFIX-runs, -metrics, -timeline, -telemetry and -tasks indices.
+    /// runs go into its PREFIX-runs, -metrics, -timeline, -telemetry and -tasks indices,
+    /// their configurations' change points into PREFIX-changes, the store's notes into
+    /// PREFIX-annotations.
     /// (The environment's value is never shown in help: a URL may carry a password.)
     #[arg(
         long = "publish",
@@ -230,6 +232,9 @@ impl FromArgs {
         };
         let store = crate::store::Store::in_memory(home)?;
         let read = source.read(&store, reading).await?;
+        // The team's notes, so a history or a site read from here marks them as the
+        // store's would.
+        source.read_annotations(&store).await?;
         for skipped in &read.skipped {
             eprintln!("warning: skipped {skipped}");
         }

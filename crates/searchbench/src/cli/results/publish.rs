@@ -12,7 +12,9 @@ use crate::store::Filter;
 #[command(
     after_help = "Each run goes whole into PREFIX-runs (one document, the stored run \
     kept whole under `row`), PREFIX-metrics (one document per figure compare and history read), \
-    PREFIX-timeline, PREFIX-telemetry and PREFIX-tasks, under ids made of the run's: \
+    PREFIX-timeline, PREFIX-telemetry and PREFIX-tasks, under ids made of the run's, then the \
+    change points of their configurations into PREFIX-changes and the store's annotations into \
+    PREFIX-annotations: \
     publishing again replaces, never doubles. The store notes where each run went, in which \
     state; without RUN, what is not there as it now is is sent (a run still going waits until \
     it has ended). What is sent is what the store holds, and the store holds no secret.\n\n\
