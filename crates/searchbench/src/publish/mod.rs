@@ -50,6 +50,12 @@ pub use batch::{FailedRun, Published, SentRun};
 pub use read::{ReadBack, Reading};
 pub use verify::{Missing, Verified};
 
+/// The version of what a publish writes (the indices, their mappings and their documents'
+/// fields, as the README's "Published schema" lists them), kept in each index's mapping
+/// (`_meta.searchbench_schema`). A change that renames or drops a field, or changes its
+/// meaning, makes it one more; an index of a newer schema is neither written nor read.
+pub const SCHEMA: u64 = 1;
+
 /// The indices' prefix unless told otherwise.
 pub const DEFAULT_PREFIX: &str = "searchbench";
 
@@ -169,7 +175,10 @@ impl Publisher {
                 .send(Method::HEAD, &format!("/{index}"), None)
                 .await;
             match exists {
-                Ok(_) => continue,
+                Ok(_) => {
+                    self.check_schema(&index).await?;
+                    continue;
+                }
                 Err(TargetError::Status { status: 404, .. }) => {}
                 Err(e) => return Err(self.target_error(e)),
             }
@@ -192,6 +201,41 @@ impl Publisher {
                 }) if reason.contains("already_exists") => {}
                 Err(e) => return Err(self.target_error(e)),
             }
+        }
+        Ok(())
+    }
+
+    /// Refuses `index` when a newer searchbench made it (its mapping's
+    /// `_meta.searchbench_schema` above [`SCHEMA`]): this one would write fields that index
+    /// no longer means, or read them wrong. An index without the mark is of schema 1 (made
+    /// before the mark was written).
+    pub async fn check_schema(&self, index: &str) -> Result<(), PublishError> {
+        let answer: Value = match self.target.get_json(&format!("/{index}/_mapping")).await {
+            Ok(v) => v,
+            // None there, or a user allowed to write and read documents but not to read
+            // mappings (a publish-only role): nothing to go by, as before the mark.
+            Err(TargetError::Status {
+                status: 401 | 403 | 404,
+                ..
+            }) => return Ok(()),
+            Err(e) => return Err(self.target_error(e)),
+        };
+        let found = answer
+            .as_object()
+            .into_iter()
+            .flat_map(|m| m.values())
+            .filter_map(|i| i["mappings"]["_meta"]["searchbench_schema"].as_u64())
+            .max()
+            .unwrap_or(1);
+        if found > SCHEMA {
+            return Err(PublishError::Refused {
+                destination: self.destination(),
+                reason: format!(
+                    "{index} holds schema {found}, written by a newer searchbench; this one \
+                     writes and reads schema {SCHEMA}: use a newer searchbench, or another \
+                     prefix (--publish-prefix, --from-prefix)"
+                ),
+            });
         }
         Ok(())
     }
@@ -333,6 +377,7 @@ fn mapping(what: &str) -> Value {
     }
     properties.insert("engine_rank".into(), json!({"type": "long"}));
     json!({
+        "_meta": {"searchbench_schema": SCHEMA},
         "dynamic_templates": [
             {"strings": {"match_mapping_type": "string", "mapping": {"type": "keyword", "ignore_above": 1024}}},
             {"numbers": {"match_mapping_type": "long", "mapping": {"type": "double"}}}
@@ -617,6 +662,36 @@ mod tests {
         assert!(pending.iter().any(|r| r.id == id), "{pending:?}");
     }
 
+    #[tokio::test]
+    async fn an_index_a_newer_searchbench_made_is_neither_written_nor_read() {
+        let cluster = double::Double::serve(|r| {
+            if r.path.contains("_mapping") {
+                json!({"t-runs": {"mappings": {"_meta": {"searchbench_schema": SCHEMA + 1}}}})
+                    .to_string()
+            } else {
+                "{}".to_string()
+            }
+        });
+        let target = Target::new(&crate::cluster::TargetConfig::local(&cluster.url)).unwrap();
+        let p = Publisher::new(target, "t").unwrap();
+        let e = p.prepare().await.unwrap_err().to_string();
+        assert!(
+            e.contains(&format!("t-runs holds schema {}", SCHEMA + 1)),
+            "{e}"
+        );
+        let into = Store::in_memory(std::env::temp_dir()).unwrap();
+        let e = p.read_runs(&into).await.unwrap_err().to_string();
+        assert!(e.contains("newer searchbench"), "{e}");
+        // What a publish makes says its schema.
+        assert_eq!(mapping("runs")["_meta"]["searchbench_schema"], SCHEMA);
+        // Nothing was written.
+        let wrote = cluster
+            .requests()
+            .iter()
+            .any(|r| r.method == "PUT" || r.path.contains("_bulk"));
+        assert!(!wrote);
+    }
+
     /// The run document of a stored run, as a publish writes it.
     fn run_document(store: &Store, id: &RunId) -> Value {
         let row = store.get(&id.0).unwrap();
@@ -688,7 +763,14 @@ mod tests {
             .expect("the read stops at its limit")
             .unwrap();
         assert_eq!((read.runs, read.requests), (3, 1), "{read:?}");
-        let asked: Value = serde_json::from_slice(&cluster.requests()[0].body).unwrap();
+        // One search (beside the look at the index's schema).
+        let searches: Vec<_> = cluster
+            .requests()
+            .into_iter()
+            .filter(|r| r.path.contains("_search"))
+            .collect();
+        assert_eq!(searches.len(), 1);
+        let asked: Value = serde_json::from_slice(&searches[0].body).unwrap();
         assert_eq!(asked["size"], 3);
         // The row and when it was published; none of the long parts.
         assert_eq!(asked["_source"]["includes"], json!(["row", "published_at"]));

@@ -59,6 +59,7 @@ impl Publisher {
     /// named in [`ReadBack::skipped`]: one bad document does not hide the rest.
     pub async fn read(&self, into: &Store, reading: Reading<'_>) -> Result<ReadBack, PublishError> {
         let index = self.index("runs");
+        self.check_schema(&index).await?;
         let (order, parts, limit) = match reading {
             Reading::Every => (
                 "asc",
