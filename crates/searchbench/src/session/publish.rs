@@ -78,6 +78,8 @@ impl Exporter for PublishSink<'_> {
                 };
                 // What is owed here, sent now the destination takes runs again (a failure
                 // stays owed, said by the ledger at the command's end).
+                // (A store that cannot say what it owes owes nothing now: the next publish
+                // asks again, and `results list` says what is pending.)
                 let owed = store.owed(&publisher.destination()).unwrap_or_default();
                 let owed: Vec<_> = owed.into_iter().filter(|r| r.id != row.id).collect();
                 let flushed = publisher.publish_runs(&store, owed).await;
@@ -107,8 +109,8 @@ impl Exporter for PublishSink<'_> {
                 Ok(())
             }
             Ok(Err(e)) => Err(format!(
-                "run {} published, the change points of its configuration or the annotations not: {e}; the next \
-                 publish sends them",
+                "run {} published, the change points of its configuration or the annotations \
+                 not: {e}; the next publish sends them",
                 id
             )),
             // How to send it is the command's ending's to say, once for every run.

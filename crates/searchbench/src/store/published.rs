@@ -107,10 +107,14 @@ impl Store {
     /// publish to `destination` sends besides its own run, so a night the results cluster was
     /// down reaches it with the next night's run.
     pub fn owed(&self, destination: &str) -> Result<Vec<RunRow>> {
+        // Those published there as they are stored are not read at all (a store of years
+        // of nights has thousands); the rest are read and judged by their state as read.
         let ids: Vec<String> = {
-            let mut stmt = self
-                .conn
-                .prepare_cached("SELECT run_id FROM published WHERE destination = ?1")?;
+            let mut stmt = self.conn.prepare_cached(
+                "SELECT p.run_id FROM published p JOIN runs r ON r.id = p.run_id
+                 WHERE p.destination = ?1
+                   AND (p.state = '' OR p.state != r.status OR r.status = 'running')",
+            )?;
             let rows = stmt.query_map([destination], |r| r.get(0))?;
             rows.collect::<rusqlite::Result<_>>()?
         };
