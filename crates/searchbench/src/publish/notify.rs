@@ -20,7 +20,17 @@ pub enum NotifyError {
 
 /// The webhook at `url`, checked: http or https, with a host.
 pub fn checked(url: &str) -> Result<reqwest::Url, NotifyError> {
-    let shown = || crate::cluster::redact_url(url.split('?').next().unwrap_or(url));
+    // Said without its path or query: a webhook's token is its path.
+    let shown = || {
+        let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+        let host = rest.split(['/', '?', '#']).next().unwrap_or("");
+        let head = if scheme.is_empty() {
+            host.to_string()
+        } else {
+            format!("{scheme}://{host}")
+        };
+        format!("{}/...", crate::cluster::redact_url(&head))
+    };
     let parsed = reqwest::Url::parse(url).map_err(|_| NotifyError::BadUrl(shown()))?;
     if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
         return Err(NotifyError::BadUrl(shown()));
@@ -53,4 +63,20 @@ pub async fn send(url: &reqwest::Url, message: &Value) -> Result<(), NotifyError
         }
     }
     Err(NotifyError::Failed { host, why })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_refused_webhook_is_said_without_its_token() {
+        for bad in [
+            "ftp://hooks.example/services/T0/B0/tok3n",
+            "hooks.example/services/tok3n",
+            "https://u:pw@/tok3n",
+        ] {
+            let said = super::checked(bad).unwrap_err().to_string();
+            assert!(!said.contains("tok3n") && !said.contains("pw"), "{said}");
+        }
+        assert!(super::checked("https://hooks.example/services/T0/B0/tok3n").is_ok());
+    }
 }
