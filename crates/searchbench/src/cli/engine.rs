@@ -32,7 +32,7 @@ pub enum EngineCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Start a cluster bound to 127.0.0.1 and print its URL once it is healthy.
+    /// Start a cluster bound to 127.0.0.1 (or --bind) and print its URL once it is healthy.
     ///
     /// The first start of an engine resolves its artifacts from Maven Central into the cache
     /// ($XDG_CACHE_HOME/searchbench or ~/.cache/searchbench); later starts reuse them. The
@@ -52,9 +52,17 @@ pub enum EngineCommand {
         #[command(flatten)]
         node: NodeArgs,
         /// Data folder to keep (with several nodes, one sub-folder each); by default fresh
-        /// folders in the cache, deleted on stop.
+        /// folders in the cache, deleted on stop. With --security the node lasts: its CA and
+        /// its users are kept in DIR/searchbench-security, the passwords are said at the first
+        /// start only, and a restart with the same DIR needs the admin's password in
+        /// SEARCHBENCH_PASSWORD (a team's results node: see the README).
         #[arg(long, value_name = "DIR")]
         data: Option<PathBuf>,
+        /// Serve HTTP on this address instead of 127.0.0.1, for a team's network, e.g.
+        /// --bind 10.0.0.5. Needs --security: the node certificate names the address, and
+        /// clients reach the node as https://ADDR:PORT with the printed --ca-cert.
+        #[arg(long, value_name = "ADDR")]
+        bind: Option<std::net::IpAddr>,
         /// Seconds to wait for the cluster to become healthy (yellow for one node, green
         /// with every node for several).
         #[arg(long, default_value_t = 180, value_name = "SECS")]
@@ -113,11 +121,13 @@ pub async fn run(cmd: EngineCommand) -> CliResult {
             engine_dir,
             node,
             data,
+            bind,
             timeout,
             json,
         } => {
             let mut options = node.options_for(&name, engine_dir.as_deref())?;
             options.data = data;
+            options.bind = bind;
             options.timeout = Duration::from_secs(timeout);
 
             start(options, json).await

@@ -36,6 +36,8 @@ pub struct NodePlan {
     pub attached: bool,
     /// The security plugin's files and settings, for a secured node.
     pub security: Option<super::security::NodeSecurity>,
+    /// Where HTTP is served when not on 127.0.0.1 (`--bind`, a secured distribution only).
+    pub http_host: Option<std::net::IpAddr>,
 }
 
 /// The node settings searchbench chooses, as (key, value, is a list).
@@ -103,6 +105,9 @@ fn settings(spec: &EngineSpec, plan: &NodePlan) -> Vec<(String, String, bool)> {
             put("http.port", plan.http_port.to_string(), false);
             put("transport.port", plan.transport_port.to_string(), false);
             put("network.host", "127.0.0.1".into(), false);
+            if let Some(host) = plan.http_host {
+                put("http.host", host.to_string(), false);
+            }
             put("path.data", plan.data_dir.display().to_string(), false);
             put(
                 "path.logs",
@@ -318,6 +323,10 @@ pub(super) fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
 fn chown_tree(root: &Path, (uid, gid): (u32, u32)) -> std::io::Result<()> {
     let mut stack = vec![root.to_path_buf()];
     while let Some(path) = stack.pop() {
+        // What a node that lasts keeps (its CA's key) stays ours: the node reads a copy.
+        if path.file_name() == Some(std::ffi::OsStr::new(super::security::kept::FOLDER)) {
+            continue;
+        }
         std::os::unix::fs::lchown(&path, Some(uid), Some(gid))?;
         if std::fs::symlink_metadata(&path)?.is_dir() {
             for entry in std::fs::read_dir(&path)? {
@@ -362,6 +371,7 @@ mod tests {
             settings,
             attached: false,
             security: None,
+            http_host: None,
         }
     }
 

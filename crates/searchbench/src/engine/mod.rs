@@ -134,6 +134,9 @@ pub struct StartOptions {
     /// Start a node that can search vectors: OpenSearch's distribution with its k-NN plugin
     /// (see [`plugins`]); Elasticsearch has them in its core, and is started as it is.
     pub knn: bool,
+    /// The address HTTP is served on instead of 127.0.0.1 (a team's results node); only a
+    /// secured node, whose certificate then names it. Transport stays on the loopback.
+    pub bind: Option<std::net::IpAddr>,
 }
 
 impl StartOptions {
@@ -152,6 +155,7 @@ impl StartOptions {
             attached: false,
             security: None,
             knn: false,
+            bind: None,
         }
     }
 
@@ -322,6 +326,7 @@ pub async fn resolve_fresh(name: &str) -> Result<EngineSpec, EngineError> {
 pub async fn start(options: &StartOptions) -> Result<Node, EngineError> {
     // Read before anything is resolved or downloaded: an unreadable variable is refused at once.
     let jvm_opts = options.node_jvm_opts()?;
+    check_reach(options)?;
     let (spec, local_home) = match &options.engine_dir {
         Some(dir) => {
             let (spec, home) = inspect_dir(dir)?;
@@ -357,6 +362,7 @@ pub async fn start(options: &StartOptions) -> Result<Node, EngineError> {
             reason: "a cluster has at least one node".into(),
         });
     }
+
     let jdk = jdk_for(&spec)?;
     let count = usize::from(options.nodes);
     let http_ports = ports(options.port, count, &[])?;
@@ -381,8 +387,12 @@ pub async fn start(options: &StartOptions) -> Result<Node, EngineError> {
     };
     let (node_security, access) = match &options.security {
         Some(wanted) => {
-            let ca_cert = security::ca_file(&paths::node_dir(http_ports[0]));
-            let (files, access) = security::prepare(wanted, ca_cert)?;
+            let placement = security::Placement {
+                ca_cert: security::ca_file(&paths::node_dir(http_ports[0])),
+                keep: options.data.as_deref().map(security::kept::folder),
+                addresses: options.bind.into_iter().collect(),
+            };
+            let (files, access) = security::prepare(wanted, &placement)?;
             (Some(files), Some(access))
         }
         None => (None, None),
@@ -427,6 +437,7 @@ pub async fn start(options: &StartOptions) -> Result<Node, EngineError> {
             settings: options.settings.clone(),
             attached: options.attached,
             security: node_security.clone(),
+            http_host: options.bind,
         };
         match spawn(&spec, &jdk, &provisioned, &plan, data_is_ours, i == 0) {
             Ok((record, child)) => {
@@ -471,6 +482,44 @@ pub async fn start(options: &StartOptions) -> Result<Node, EngineError> {
     })
 }
 
+/// Refuses what would open a node to others without its guard: `--bind` without
+/// `--security` (no TLS, no users: anyone on the network could read and delete), or an
+/// address no client can reach it by; and a data folder a secured node kept started without
+/// `--security` (its indices, and its users' index, served to anyone).
+fn check_reach(options: &StartOptions) -> Result<(), EngineError> {
+    if let Some(address) = options.bind {
+        let refused = |reason: &str| EngineError::BadOption {
+            what: format!("--bind {address}"),
+            reason: reason.into(),
+        };
+        if options.security.is_none() {
+            return Err(refused(
+                "a node served beyond the loopback needs --security (TLS and users); without \
+                 it anyone who reaches the port could read and delete every index",
+            ));
+        }
+        if address.is_unspecified() {
+            return Err(refused(
+                "name the address clients will use (the node certificate names it, and TLS \
+                 checks it), not every address",
+            ));
+        }
+    }
+    if let (Some(data), None) = (&options.data, &options.security) {
+        let kept = security::kept::folder(data);
+        if kept.exists() {
+            return Err(EngineError::BadOption {
+                what: format!("--data {}", data.display()),
+                reason: format!(
+                    "a secured node keeps its users there ({}): start it with --security",
+                    kept.display()
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Nodes spawned so far; on a failed start they are stopped and forgotten, their logs kept.
 #[derive(Default)]
 struct Started {
@@ -512,13 +561,17 @@ fn spawn(
         http_port: plan.http_port,
         transport_port: plan.transport_port,
         url: format!(
-            "{}://127.0.0.1:{}",
+            "{}://{}",
             if plan.security.is_some() {
                 "https"
             } else {
                 "http"
             },
-            plan.http_port
+            std::net::SocketAddr::new(
+                plan.http_host
+                    .unwrap_or(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST)),
+                plan.http_port
+            )
         ),
         data_dir: plan.data_dir.clone(),
         data_is_ours,

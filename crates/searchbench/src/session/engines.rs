@@ -74,7 +74,8 @@ pub struct Started {
 }
 
 /// How to reach a secured cluster we started, said once: the CA file, the users, and the
-/// passwords made here (a password the caller chose is not repeated back).
+/// passwords made here (a password the caller chose is not repeated back, and a restarted
+/// node that lasts made none).
 #[derive(Debug, Serialize)]
 pub struct StartedSecurity {
     pub ca_cert: std::path::PathBuf,
@@ -82,7 +83,14 @@ pub struct StartedSecurity {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub admin_password: Option<String>,
     pub reader_user: &'static str,
-    pub reader_password: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reader_password: Option<String>,
+    pub publisher_user: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub publisher_password: Option<String>,
+    /// Where a node that lasts keeps its CA and users (`--data DIR`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kept: Option<std::path::PathBuf>,
 }
 
 impl Started {
@@ -113,7 +121,13 @@ impl Started {
                     .admin_generated
                     .then(|| a.admin_password.expose().to_string()),
                 reader_user: engine::security::READER,
-                reader_password: a.reader_password.expose().to_string(),
+                reader_password: a.reader_password.as_ref().map(|p| p.expose().to_string()),
+                publisher_user: engine::security::PUBLISHER,
+                publisher_password: a
+                    .publisher_password
+                    .as_ref()
+                    .map(|p| p.expose().to_string()),
+                kept: a.kept.clone(),
             }),
         }
     }

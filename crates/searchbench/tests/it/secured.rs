@@ -34,8 +34,12 @@ fn as_user(node: &Secured, user: &str, password: &str, args: &[&str]) -> std::pr
         .expect("searchbench")
 }
 
+/// `engine start --security` with `--data DIR` and `--bind`: a team's results node. The users
+/// are said once; a run published into it as the publish-only user is there after a stop and
+/// a restart with the same DIR, which needs the admin's password and makes no new one, and
+/// every user logs in as before with the CA file the clients were first given.
 #[test]
-fn engine_start_security_prints_the_url_the_ca_and_the_users_once() {
+fn a_results_node_restarted_with_its_data_keeps_every_run_and_its_users() {
     // Elasticsearch's security is in no artifact Maven Central carries: refused, with what
     // to do instead, before anything is fetched.
     let out = bin()
@@ -44,38 +48,86 @@ fn engine_start_security_prints_the_url_the_ca_and_the_users_once() {
         .expect("engine start");
     assert_eq!(out.status.code(), Some(2), "{}", streams(&out));
     assert!(streams(&out).contains("--ca-cert"), "{}", streams(&out));
-
-    let chosen = "Chosen-admin-pw-7";
+    // A node on the network without TLS and users is refused before anything starts.
     let out = bin()
         .args([
             "engine",
             "start",
             "opensearch-2.19.1",
-            "--security",
-            "--json",
+            "--bind",
+            "127.0.0.2",
         ])
-        .args(["--heap", "512m", "--timeout", "240"])
-        .env("SEARCHBENCH_PASSWORD", chosen)
         .output()
-        .expect("engine start --security");
+        .expect("engine start --bind");
+    assert_eq!(out.status.code(), Some(2), "{}", streams(&out));
+    assert!(streams(&out).contains("--security"), "{}", streams(&out));
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = dir.path().join("results-node");
+    let data_arg = data.display().to_string();
+    let chosen = "Chosen-admin-pw-7";
+    // A team's node keeps its port too: the runs' destination is its URL.
+    let start = |password: Option<&str>, port: Option<u16>| {
+        let mut command = bin();
+        command
+            .args(["engine", "start", "opensearch-2.19.1", "--security"])
+            .args(["--data", &data_arg, "--bind", "127.0.0.2", "--json"])
+            .args(["--heap", "512m", "--timeout", "240"])
+            .env_remove("SEARCHBENCH_PASSWORD");
+        if let Some(p) = password {
+            command.env("SEARCHBENCH_PASSWORD", p);
+        }
+        if let Some(port) = port {
+            command.args(["--port", &port.to_string()]);
+        }
+        command.output().expect("engine start --security --data")
+    };
+    let out = start(Some(chosen), None);
     let started: Value = serde_json::from_str(&succeeded(&out)).expect("start --json");
-    let _stop = Stop(started["http_port"].as_u64().unwrap_or(0) as u16);
+    let port = started["http_port"].as_u64().unwrap_or(0) as u16;
+    let stop = Stop(port);
     let url = started["url"].as_str().expect("url").to_string();
-    assert!(url.starts_with("https://127.0.0.1:"), "{started}");
+    assert!(url.starts_with("https://127.0.0.2:"), "{started}");
     let security = &started["security"];
     let ca = security["ca_cert"].as_str().expect("ca_cert").to_string();
+    assert!(
+        ca.starts_with(&data_arg),
+        "the CA is kept with the data: {ca}"
+    );
     assert!(std::fs::read_to_string(&ca)
         .unwrap_or_default()
         .contains("BEGIN CERTIFICATE"));
-    // The password the caller chose is not said back; the reader's, made here, is (once).
+    // The password the caller chose is not said back; the others, made here, are (once).
     assert!(security.get("admin_password").is_none(), "{started}");
     assert!(!streams(&out).contains(chosen));
-    let reader = security["reader_password"].as_str().expect("reader");
-    assert!(reader.len() >= 20);
+    let reader = security["reader_password"]
+        .as_str()
+        .expect("reader")
+        .to_string();
+    let publisher = security["publisher_password"]
+        .as_str()
+        .expect("publisher")
+        .to_string();
+    assert!(reader.len() >= 20 && publisher.len() >= 20);
+    // No password in any file the node keeps.
+    for entry in walk(&data) {
+        let bytes = std::fs::read(&entry).unwrap_or_default();
+        for secret in [chosen, reader.as_str(), publisher.as_str()] {
+            assert!(
+                !bytes.windows(secret.len()).any(|w| w == secret.as_bytes()),
+                "{} holds a password",
+                entry.display()
+            );
+        }
+    }
     // `engine status` reaches it through its CA; without the admin's password it says so.
     // The table may wrap the message over lines (the other nodes the suite runs beside widen
     // the other columns): its health cells are read whole.
-    let out = bin().args(["engine", "status"]).output().expect("status");
+    let out = bin()
+        .args(["engine", "status"])
+        .env_remove("SEARCHBENCH_PASSWORD")
+        .output()
+        .expect("status");
     let status = succeeded(&out);
     assert!(
         cells(&status, "health")
@@ -93,6 +145,102 @@ fn engine_start_security_prints_the_url_the_ca_and_the_users_once() {
         status.contains(&url) && status.contains("green"),
         "{status}"
     );
+
+    // A run measured on the node as the admin, published into it as the publisher.
+    let db = dir.path().join("runs.db");
+    let out = bin()
+        .args(["ingest", "logs", "--docs", "1000", "--index", "kept-logs"])
+        .args(["--url", &url, "--ca-cert", &ca, "--user", "admin"])
+        .args(["--publish", &url, "--publish-ca-cert", &ca])
+        .args(["--publish-user", "publisher", "--publish-required"])
+        .arg("--store")
+        .arg(&db)
+        .env("SEARCHBENCH_PASSWORD", chosen)
+        .env("SEARCHBENCH_PUBLISH_PASSWORD", &publisher)
+        .output()
+        .expect("ingest --publish");
+    succeeded(&out);
+    // The publisher may touch nothing but the results indices.
+    let out = bin()
+        .args(["ingest", "logs", "--docs", "100", "--index", "not-results"])
+        .args(["--url", &url, "--ca-cert", &ca, "--user", "publisher"])
+        .args(["--no-store", "-q"])
+        .env("SEARCHBENCH_PASSWORD", &publisher)
+        .output()
+        .expect("ingest as the publisher");
+    assert_ne!(out.status.code(), Some(0), "{}", streams(&out));
+
+    drop(stop);
+    // Kept data started without --security would serve it to anyone: refused.
+    let out = bin()
+        .args(["engine", "start", "opensearch-2.19.1", "--data", &data_arg])
+        .output()
+        .expect("engine start --data");
+    assert_eq!(out.status.code(), Some(2), "{}", streams(&out));
+    assert!(streams(&out).contains("--security"), "{}", streams(&out));
+    // A restart without the admin's password, or with another, is refused before it starts.
+    for password in [None, Some("Not-the-admin-pw-1")] {
+        let out = start(password, Some(port));
+        assert_eq!(out.status.code(), Some(2), "{}", streams(&out));
+        assert!(
+            streams(&out).contains("SEARCHBENCH_PASSWORD"),
+            "{}",
+            streams(&out)
+        );
+    }
+    let out = start(Some(chosen), Some(port));
+    let restarted: Value = serde_json::from_str(&succeeded(&out)).expect("restart --json");
+    let _stop = Stop(restarted["http_port"].as_u64().unwrap_or(0) as u16);
+    assert_eq!(restarted["url"].as_str(), Some(url.as_str()), "{restarted}");
+    let security = &restarted["security"];
+    assert_eq!(
+        security["ca_cert"].as_str(),
+        Some(ca.as_str()),
+        "{restarted}"
+    );
+    for made in ["admin_password", "reader_password", "publisher_password"] {
+        assert!(security.get(made).is_none(), "no new {made}: {restarted}");
+    }
+    let said = streams(&out);
+    assert!(!said.contains(&reader) && !said.contains(&publisher) && !said.contains(chosen));
+    // Every run is still there, read by each user with the first CA file and password.
+    for (user, password) in [("reader", &reader), ("publisher", &publisher)] {
+        let out = bin()
+            .args([
+                "results",
+                "verify",
+                "--publish",
+                &url,
+                "--publish-ca-cert",
+                &ca,
+            ])
+            .args(["--publish-user", user, "--json"])
+            .arg("--store")
+            .arg(&db)
+            .env("SEARCHBENCH_PUBLISH_PASSWORD", password)
+            .output()
+            .expect("results verify");
+        let found: Value = serde_json::from_str(&succeeded(&out)).expect("verify --json");
+        assert_eq!(found["present"], 1, "{user}: {found}");
+        assert_eq!(
+            found["missing"].as_array().map(Vec::len),
+            Some(0),
+            "{found}"
+        );
+    }
+}
+
+/// Every file under `dir`.
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(path) = stack.pop() {
+        match std::fs::read_dir(&path) {
+            Ok(entries) => stack.extend(entries.flatten().map(|e| e.path())),
+            Err(_) => files.push(path),
+        }
+    }
+    files
 }
 
 #[test]

@@ -2,7 +2,7 @@
 
 use super::{bytes, table};
 use crate::engine::{self, StopOutcome};
-use crate::session::engines::{ListRow, Started, Status, StatusRow, Stopped};
+use crate::session::engines::{self, ListRow, Started, Status, StatusRow, Stopped};
 
 pub fn list(rows: &[ListRow], available: bool) {
     let mut table = table([
@@ -82,28 +82,7 @@ pub fn started(started: &Started) {
         started.http_port
     );
     if let Some(s) = &started.security {
-        // Said once, here: only the passwords' hashes are on disk.
-        eprintln!(
-            "secured: TLS with our own CA ({}) and the security plugin's users",
-            s.ca_cert.display()
-        );
-        match &s.admin_password {
-            Some(p) => eprintln!("  {} (all access), password {p}", s.admin_user),
-            None => eprintln!(
-                "  {} (all access), password from SEARCHBENCH_PASSWORD",
-                s.admin_user
-            ),
-        }
-        eprintln!(
-            "  {} (read and search only), password {}",
-            s.reader_user, s.reader_password
-        );
-        eprintln!(
-            "use it with: --url {} --ca-cert {} --user {} (password in SEARCHBENCH_PASSWORD)",
-            started.url,
-            s.ca_cert.display(),
-            s.admin_user
-        );
+        security(&started.url, s);
     }
     outln!("{}", started.url);
 }
@@ -177,4 +156,44 @@ pub fn status(rows: &[StatusRow]) {
         ]);
     }
     outln!("{table}");
+}
+
+/// How to reach a secured node, said once: only the passwords' hashes are on disk.
+fn security(url: &str, s: &engines::StartedSecurity) {
+    eprintln!(
+        "secured: TLS with our own CA ({}) and the security plugin's users",
+        s.ca_cert.display()
+    );
+    match &s.admin_password {
+        Some(p) => eprintln!("  {} (all access), password {p}", s.admin_user),
+        None => eprintln!(
+            "  {} (all access), password from SEARCHBENCH_PASSWORD",
+            s.admin_user
+        ),
+    }
+    for (user, what, password) in [
+        (s.reader_user, "read and search only", &s.reader_password),
+        (
+            s.publisher_user,
+            "publish into searchbench-* only",
+            &s.publisher_password,
+        ),
+    ] {
+        match password {
+            Some(p) => eprintln!("  {user} ({what}), password {p}"),
+            None => eprintln!("  {user} ({what}), password as said at the node's first start"),
+        }
+    }
+    if let Some(kept) = &s.kept {
+        eprintln!(
+            "kept in {}: the CA and the users last across stops; restart with the same \
+             --data and the admin's password in SEARCHBENCH_PASSWORD",
+            kept.display()
+        );
+    }
+    eprintln!(
+        "use it with: --url {url} --ca-cert {} --user {} (password in SEARCHBENCH_PASSWORD)",
+        s.ca_cert.display(),
+        s.admin_user
+    );
 }

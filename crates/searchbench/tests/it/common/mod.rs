@@ -138,7 +138,12 @@ pub fn secured() -> &'static Secured {
         let secured = Secured {
             url: node.url().to_string(),
             ca_cert: access.ca_cert.display().to_string(),
-            reader_password: access.reader_password.expose().to_string(),
+            reader_password: access
+                .reader_password
+                .as_ref()
+                .ok_or("no reader's password")?
+                .expose()
+                .to_string(),
             pid: node.pid(),
         };
         *SECURED_NODE.lock().map_err(|e| e.to_string())? = Some(node);

@@ -7,11 +7,16 @@
 //! refused with what to do instead (point `--url`, `--ca-cert`, `--user` at such a cluster).
 //!
 //! The plugin reads its users and roles from `config/opensearch-security/` on the first
-//! start (`allow_default_init_securityindex`) into its index in the node's data, so every
-//! start writes them afresh into the node's own config copy; the data folder is fresh too.
-//! Only bcrypt hashes reach the disk; the passwords live in memory and are printed once.
+//! start (`allow_default_init_securityindex`) into its index in the node's data. A node made
+//! afresh gets a new CA and new users at every start. A node that lasts (`--data DIR`) keeps
+//! its CA and its users' hashes ([`kept`]); its users live on in the plugin's index, and a
+//! restart needs the admin's password. Only bcrypt hashes reach the disk; the passwords live
+//! in memory and are printed once, at the start that made them.
 
-use std::net::{IpAddr, Ipv4Addr};
+pub mod kept;
+mod pki;
+
+use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 
 use super::catalog::EngineSpec;
@@ -22,6 +27,9 @@ use crate::cluster::{Auth, Secret, Security};
 pub const ADMIN: &str = "admin";
 /// The user who may read, search and monitor, and write nothing (`searchbench_reader`).
 pub const READER: &str = "reader";
+/// The user who may publish runs into the `searchbench-*` indices and read them back, and
+/// touch nothing else (`searchbench_publisher`): what a nightly job is given.
+pub const PUBLISHER: &str = "publisher";
 
 /// The node certificate's subject (RFC 2253): the plugin's `nodes_dn`.
 const NODE_DN: &str = "CN=localhost,OU=node,O=searchbench";
@@ -45,12 +53,18 @@ pub struct SecurityOptions {
 /// How to reach a secured cluster we started. Kept in memory; the passwords are shown once.
 #[derive(Debug, Clone)]
 pub struct Access {
-    /// The CA that signed the node certificates (in the first node's config folder).
+    /// The CA that signed the node certificates (in the first node's config folder, or in
+    /// the kept folder of a node that lasts).
     pub ca_cert: PathBuf,
     pub admin_password: Secret,
     /// Whether the admin's password was made here (then it is printed once).
     pub admin_generated: bool,
-    pub reader_password: Secret,
+    /// The other users' passwords, made at this start; `None` on a restart of a node that
+    /// lasts (they were said at its first start, and only their hashes were kept).
+    pub reader_password: Option<Secret>,
+    pub publisher_password: Option<Secret>,
+    /// Where a node that lasts keeps its CA and users (`DIR/searchbench-security`).
+    pub kept: Option<PathBuf>,
 }
 
 impl Access {
@@ -64,13 +78,6 @@ impl Access {
         Auth::Basic {
             user: ADMIN.into(),
             password: self.admin_password.clone(),
-        }
-    }
-
-    pub fn reader(&self) -> Auth {
-        Auth::Basic {
-            user: READER.into(),
-            password: self.reader_password.clone(),
         }
     }
 }
@@ -104,7 +111,8 @@ impl Reach {
     }
 }
 
-/// The file of the CA certificate, relative to a node's config folder.
+/// The file of the CA certificate, relative to a node's config folder (and to the kept
+/// folder of a node that lasts).
 const CA_FILE: &str = "root-ca.pem";
 
 /// Where a secured node whose folder is `node_dir` keeps the CA certificate (every node of a
@@ -124,41 +132,75 @@ pub fn plugin_artifact(spec: &EngineSpec) -> Result<String, EngineError> {
     }
 }
 
-/// Generates the cluster's CA and node certificate and the users' hashes; `ca_cert` is where
-/// the CA certificate will be (see [`ca_file`]). The CA's key is dropped here: nothing can
-/// sign another certificate for this cluster afterwards.
+/// Where the cluster's CA and users come from, and what its node certificate names.
+#[derive(Debug, Clone, Default)]
+pub struct Placement {
+    /// The first node's CA file (see [`ca_file`]), used when nothing is kept.
+    pub ca_cert: PathBuf,
+    /// The kept folder of a node that lasts (see [`kept::folder`]): read when an earlier
+    /// start filled it, filled otherwise.
+    pub keep: Option<PathBuf>,
+    /// Addresses the node is reached at besides localhost and 127.0.0.1 (`--bind`).
+    pub addresses: Vec<IpAddr>,
+}
+
+/// Makes (or, for a node that lasts, reads back) the cluster's CA and users, and signs the
+/// node certificate. A CA made for a node made afresh signs once and its key is dropped:
+/// nothing can sign another certificate for that cluster afterwards.
 pub fn prepare(
     options: &SecurityOptions,
-    ca_cert: PathBuf,
+    placement: &Placement,
 ) -> Result<(NodeSecurity, Access), EngineError> {
-    let pki = Pki::generate()?;
-    let (admin_password, admin_generated) = match &options.admin_password {
-        Some(p) => (p.clone(), false),
-        None => (Secret::new(password()?), true),
+    let kept = match &placement.keep {
+        Some(dir) => kept::Kept::load(dir)?,
+        None => None,
     };
-    let reader_password = Secret::new(password()?);
-    let hash = |p: &Secret| {
-        bcrypt::hash(p.expose(), BCRYPT_COST).map_err(|e| EngineError::BadOption {
-            what: "the users' passwords".into(),
-            reason: format!("cannot hash: {e}"),
-        })
+    let (ca, users, access) = match kept {
+        Some(kept) => {
+            let admin_password = kept.check_admin(options.admin_password.as_ref())?;
+            let access = Access {
+                ca_cert: kept.ca_cert(),
+                admin_password,
+                admin_generated: false,
+                reader_password: None,
+                publisher_password: None,
+                kept: Some(kept.dir.clone()),
+            };
+            (kept.ca, kept.users, access)
+        }
+        None => {
+            let ca = pki::Ca::generate()?;
+            let (admin_password, admin_generated) = match &options.admin_password {
+                Some(p) => (p.clone(), false),
+                None => (Secret::new(password()?), true),
+            };
+            let reader_password = Secret::new(password()?);
+            let publisher_password = Secret::new(password()?);
+            let users = users_yml(&admin_password, &reader_password, &publisher_password)?;
+            let ca_cert = match &placement.keep {
+                Some(dir) => {
+                    kept::Kept::save(dir, &ca, &users)?;
+                    dir.join(CA_FILE)
+                }
+                None => placement.ca_cert.clone(),
+            };
+            let access = Access {
+                ca_cert,
+                admin_password,
+                admin_generated,
+                reader_password: Some(reader_password),
+                publisher_password: Some(publisher_password),
+                kept: placement.keep.clone(),
+            };
+            (ca, users, access)
+        }
     };
-    let users = format!(
-        "_meta:\n  type: \"internalusers\"\n  config_version: 2\n\
-         {ADMIN}:\n  hash: \"{}\"\n  backend_roles: [\"admin\"]\n  description: \"searchbench: all access\"\n\
-         {READER}:\n  hash: \"{}\"\n  backend_roles: [\"readonly\"]\n  description: \"searchbench: read and search only\"\n",
-        hash(&admin_password)?,
-        hash(&reader_password)?,
-    );
+    let node = ca.sign_node(&placement.addresses)?;
     let dir = Path::new("opensearch-security");
     let files = vec![
-        (PathBuf::from(CA_FILE), pki.ca_pem, Reach::Public),
-        (PathBuf::from("node.pem"), pki.node_pem, Reach::Public),
-        (
-            PathBuf::from("node-key.pem"),
-            pki.node_key_pem,
-            Reach::Private,
-        ),
+        (PathBuf::from(CA_FILE), ca.cert_pem, Reach::Public),
+        (PathBuf::from("node.pem"), node.cert_pem, Reach::Public),
+        (PathBuf::from("node-key.pem"), node.key_pem, Reach::Private),
         (dir.join("internal_users.yml"), users, Reach::Private),
         (dir.join("roles.yml"), ROLES.into(), Reach::Private),
         (
@@ -173,12 +215,26 @@ pub fn prepare(
             files,
             settings_yaml: settings_yaml(),
         },
-        Access {
-            ca_cert,
-            admin_password,
-            admin_generated,
-            reader_password,
-        },
+        access,
+    ))
+}
+
+/// The plugin's `internal_users.yml`: each user's bcrypt hash and backend role.
+fn users_yml(admin: &Secret, reader: &Secret, publisher: &Secret) -> Result<String, EngineError> {
+    let hash = |p: &Secret| {
+        bcrypt::hash(p.expose(), BCRYPT_COST).map_err(|e| EngineError::BadOption {
+            what: "the users' passwords".into(),
+            reason: format!("cannot hash: {e}"),
+        })
+    };
+    Ok(format!(
+        "_meta:\n  type: \"internalusers\"\n  config_version: 2\n\
+         {ADMIN}:\n  hash: \"{}\"\n  backend_roles: [\"admin\"]\n  description: \"searchbench: all access\"\n\
+         {READER}:\n  hash: \"{}\"\n  backend_roles: [\"readonly\"]\n  description: \"searchbench: read and search only\"\n\
+         {PUBLISHER}:\n  hash: \"{}\"\n  backend_roles: [\"publisher\"]\n  description: \"searchbench: publish runs only\"\n",
+        hash(admin)?,
+        hash(reader)?,
+        hash(publisher)?,
     ))
 }
 
@@ -214,12 +270,20 @@ all_access:
 searchbench_reader:
   reserved: false
   backend_roles: [\"readonly\"]
+searchbench_publisher:
+  reserved: false
+  backend_roles: [\"publisher\"]
 ";
 
 /// The read-only role: what a monitoring or search-only account of a real cluster has. Read
 /// and search every index, see its mapping, settings and stats, and the cluster's health;
 /// write nothing (a bulk request is refused whole, 403). The plugin's built-in `readall`
 /// cannot even read an index's mapping, which every tool does before it measures.
+///
+/// The publisher: everything `results publish` and its read-back do in the results indices
+/// of the default prefix (create them, write, replace and delete documents by id, read back,
+/// check the schema's version), and nothing anywhere else. A team publishing under another
+/// prefix gives its own user the same role over its pattern (the README's recipe).
 const ROLES: &str = "\
 _meta:
   type: \"roles\"
@@ -237,6 +301,20 @@ searchbench_reader:
         - \"indices_monitor\"
         - \"indices:admin/get\"
         - \"indices:admin/mappings/get\"
+searchbench_publisher:
+  reserved: false
+  description: \"searchbench: publish runs into searchbench-* and read them back; nothing else\"
+  cluster_permissions:
+    - \"cluster_composite_ops\"
+  index_permissions:
+    - index_patterns: [\"searchbench-*\"]
+      allowed_actions:
+        - \"crud\"
+        - \"create_index\"
+        - \"indices:admin/get\"
+        - \"indices:admin/mappings/get\"
+        - \"indices:admin/mapping/put\"
+        - \"indices:admin/refresh*\"
 ";
 
 /// TLS on transport (the plugin demands it) and HTTP with our PEM files, the users and roles
@@ -258,64 +336,6 @@ fn settings_yaml() -> String {
          plugins.security.nodes_dn:\n  - \"{NODE_DN}\"\n\
          plugins.security.restapi.roles_enabled: [\"all_access\"]\n"
     )
-}
-
-/// The CA and the node certificate (PEM; the key as PKCS#8, which the plugin requires).
-struct Pki {
-    ca_pem: String,
-    node_pem: String,
-    node_key_pem: String,
-}
-
-impl Pki {
-    fn generate() -> Result<Pki, EngineError> {
-        use rcgen::{
-            BasicConstraints, CertificateParams, DistinguishedName, DnType,
-            ExtendedKeyUsagePurpose, IsCa, KeyPair, KeyUsagePurpose, SanType,
-        };
-        let bad = |e: rcgen::Error| EngineError::BadOption {
-            what: "the cluster's certificates".into(),
-            reason: format!("cannot make them: {e}"),
-        };
-        let ca_key = KeyPair::generate().map_err(bad)?;
-        let mut ca = CertificateParams::default();
-        ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        ca.distinguished_name = DistinguishedName::new();
-        ca.distinguished_name
-            .push(DnType::OrganizationName, "searchbench");
-        ca.distinguished_name
-            .push(DnType::CommonName, "searchbench local CA");
-        ca.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
-        let ca_cert = ca.self_signed(&ca_key).map_err(bad)?;
-
-        let node_key = KeyPair::generate().map_err(bad)?;
-        let mut node = CertificateParams::new(vec!["localhost".to_string()]).map_err(bad)?;
-        node.subject_alt_names
-            .push(SanType::IpAddress(IpAddr::V4(Ipv4Addr::LOCALHOST)));
-        // Pushed most general first: RFC 2253 writes it back to front, as NODE_DN.
-        node.distinguished_name = DistinguishedName::new();
-        node.distinguished_name
-            .push(DnType::OrganizationName, "searchbench");
-        node.distinguished_name
-            .push(DnType::OrganizationalUnitName, "node");
-        node.distinguished_name
-            .push(DnType::CommonName, "localhost");
-        node.key_usages = vec![
-            KeyUsagePurpose::DigitalSignature,
-            KeyUsagePurpose::KeyEncipherment,
-        ];
-        // The same certificate serves HTTP and both ends of transport.
-        node.extended_key_usages = vec![
-            ExtendedKeyUsagePurpose::ServerAuth,
-            ExtendedKeyUsagePurpose::ClientAuth,
-        ];
-        let node_cert = node.signed_by(&node_key, &ca_cert, &ca_key).map_err(bad)?;
-        Ok(Pki {
-            ca_pem: ca_cert.pem(),
-            node_pem: node_cert.pem(),
-            node_key_pem: node_key.serialize_pem(),
-        })
-    }
 }
 
 /// 24 letters and digits from the kernel's random source.
@@ -347,7 +367,7 @@ fn password() -> Result<String, EngineError> {
 /// user (`launch::prepare_node_dir`); modes stay.
 pub fn write_node_files(config: &Path, security: &NodeSecurity) -> Result<(), EngineError> {
     use std::io::Write;
-    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    use std::os::unix::fs::PermissionsExt;
     for (relative, text, reach) in &security.files {
         let path = config.join(relative);
         if let Some(parent) = path.parent() {
@@ -357,19 +377,7 @@ pub fn write_node_files(config: &Path, security: &NodeSecurity) -> Result<(), En
                     .map_err(|e| EngineError::io(parent, e))?;
             }
         }
-        // Created with its mode, so the text is never readable by others, not even for a
-        // moment; a file left by an earlier start is made private as well.
-        let _ = std::fs::remove_file(&path);
-        std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(reach.mode())
-            .open(&path)
-            .and_then(|mut f| {
-                f.set_permissions(std::fs::Permissions::from_mode(reach.mode()))?;
-                f.write_all(text.as_bytes())
-            })
-            .map_err(|e| EngineError::io(&path, e))?;
+        write_file(&path, text, *reach)?;
     }
     let yml = config.join("opensearch.yml");
     std::fs::OpenOptions::new()
@@ -378,6 +386,24 @@ pub fn write_node_files(config: &Path, security: &NodeSecurity) -> Result<(), En
         .open(&yml)
         .and_then(|mut f| f.write_all(security.settings_yaml.as_bytes()))
         .map_err(|e| EngineError::io(&yml, e))
+}
+
+/// Writes `text` to `path` created with `reach`'s mode, so it is never readable by others,
+/// not even for a moment; a file left by an earlier start is replaced, and made private too.
+fn write_file(path: &Path, text: &str, reach: Reach) -> Result<(), EngineError> {
+    use std::io::Write;
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let _ = std::fs::remove_file(path);
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(reach.mode())
+        .open(path)
+        .and_then(|mut f| {
+            f.set_permissions(std::fs::Permissions::from_mode(reach.mode()))?;
+            f.write_all(text.as_bytes())
+        })
+        .map_err(|e| EngineError::io(path, e))
 }
 
 /// The keystores the engines write into a node's config folder.
@@ -401,6 +427,63 @@ pub fn keep_keystore_private(config: &Path) -> Result<(), EngineError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A node made afresh, as a first node in `/n`.
+    fn fresh() -> Placement {
+        Placement {
+            ca_cert: ca_file(Path::new("/n")),
+            ..Placement::default()
+        }
+    }
+
+    /// A node that lasts: its first start makes the CA and users and keeps them, printing
+    /// the passwords; a restart reads them back, needs the admin's password, makes no new
+    /// password, and its CA file (the clients' `--ca-cert`) stays where it was.
+    #[test]
+    fn a_node_that_lasts_keeps_its_ca_and_users_and_makes_no_new_password() {
+        let data = tempfile::tempdir().unwrap();
+        let placement = Placement {
+            keep: Some(kept::folder(data.path())),
+            addresses: vec!["127.0.0.2".parse().unwrap()],
+            ..fresh()
+        };
+        let (first_files, first) = prepare(&SecurityOptions::default(), &placement).unwrap();
+        assert!(first.admin_generated && first.reader_password.is_some());
+        assert_eq!(
+            first.ca_cert,
+            data.path().join("searchbench-security/root-ca.pem")
+        );
+        let file = |files: &NodeSecurity, name: &str| {
+            files
+                .files
+                .iter()
+                .find(|(p, _, _)| p.ends_with(name))
+                .map(|(_, t, _)| t.clone())
+                .unwrap()
+        };
+        let again = SecurityOptions {
+            admin_password: Some(first.admin_password.clone()),
+        };
+        let (files, restarted) = prepare(&again, &placement).unwrap();
+        assert!(!restarted.admin_generated);
+        assert!(restarted.reader_password.is_none() && restarted.publisher_password.is_none());
+        assert_eq!(restarted.ca_cert, first.ca_cert);
+        assert_eq!(restarted.kept.as_deref(), placement.keep.as_deref());
+        assert_eq!(file(&files, CA_FILE), file(&first_files, CA_FILE));
+        assert_eq!(
+            file(&files, "internal_users.yml"),
+            file(&first_files, "internal_users.yml")
+        );
+        assert_ne!(file(&files, "node.pem"), file(&first_files, "node.pem"));
+        // Without the admin's password, or with another, a restart is refused.
+        for wrong in [None, Some(Secret::new("not-it"))] {
+            let options = SecurityOptions {
+                admin_password: wrong,
+            };
+            let e = prepare(&options, &placement).expect_err("refused");
+            assert!(e.is_usage(), "{e}");
+        }
+    }
 
     #[test]
     fn a_keystore_left_for_its_group_is_made_the_nodes_alone() {
@@ -431,13 +514,16 @@ mod tests {
         let options = SecurityOptions {
             admin_password: Some(Secret::new("chosen-admin-pw")),
         };
-        let (node, credentials) = prepare(&options, ca_file(Path::new("/n"))).unwrap();
+        let (node, credentials) = prepare(&options, &fresh()).unwrap();
         assert_eq!(credentials.ca_cert, Path::new("/n/config/root-ca.pem"));
         assert!(!credentials.admin_generated);
         assert_eq!(credentials.admin_password.expose(), "chosen-admin-pw");
+        let reader = credentials.reader_password.clone().expect("made here");
+        let publisher = credentials.publisher_password.clone().expect("made here");
         let all: String = node.files.iter().map(|(_, t, _)| t.as_str()).collect();
-        assert!(!all.contains("chosen-admin-pw"));
-        assert!(!all.contains(credentials.reader_password.expose()));
+        for secret in ["chosen-admin-pw", reader.expose(), publisher.expose()] {
+            assert!(!all.contains(secret));
+        }
         let users = &node
             .files
             .iter()
@@ -449,9 +535,10 @@ mod tests {
             .filter_map(|l| l.trim().strip_prefix("hash: \""))
             .map(|h| h.trim_end_matches('"'))
             .collect();
-        assert_eq!(hashes.len(), 2);
+        assert_eq!(hashes.len(), 3);
         assert!(bcrypt::verify("chosen-admin-pw", hashes[0]).unwrap());
-        assert!(bcrypt::verify(credentials.reader_password.expose(), hashes[1]).unwrap());
+        assert!(bcrypt::verify(reader.expose(), hashes[1]).unwrap());
+        assert!(bcrypt::verify(publisher.expose(), hashes[2]).unwrap());
         let key = &node
             .files
             .iter()
@@ -468,7 +555,7 @@ mod tests {
     #[test]
     fn the_key_and_the_users_are_written_for_the_node_alone() {
         use std::os::unix::fs::PermissionsExt;
-        let (node, _) = prepare(&SecurityOptions::default(), ca_file(Path::new("/n"))).unwrap();
+        let (node, _) = prepare(&SecurityOptions::default(), &fresh()).unwrap();
         let config = tempfile::tempdir().unwrap();
         // An earlier start's key, left readable by all, is made private too.
         std::fs::write(config.path().join("node-key.pem"), "old").unwrap();
