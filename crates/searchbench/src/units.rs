@@ -1,6 +1,6 @@
 //! Values the user writes as text in flags and files: durations.
 
-/// `10s`, `500ms`, `2m`, `0`.
+/// `10s`, `500ms`, `2m`, `24h`, `90d`, `0`.
 pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
     let t = s.trim().to_ascii_lowercase();
     let split = t
@@ -9,16 +9,17 @@ pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
     let (num, unit) = t.split_at(split);
     let n: f64 = num
         .parse()
-        .map_err(|_| format!("{s:?} is not a duration; use e.g. 10s, 500ms, 1m, 24h or 0"))?;
+        .map_err(|_| format!("{s:?} is not a duration; use e.g. 10s, 500ms, 1m, 24h, 90d or 0"))?;
     let secs = match unit.trim() {
         "" if n == 0.0 => 0.0,
         "s" | "sec" | "secs" => n,
         "ms" => n / 1000.0,
         "m" | "min" => n * 60.0,
         "h" => n * 3600.0,
+        "d" => n * 86_400.0,
         _ => {
             return Err(format!(
-                "{s:?} is not a duration; use e.g. 10s, 500ms, 1m, 24h or 0"
+                "{s:?} is not a duration; use e.g. 10s, 500ms, 1m, 24h, 90d or 0"
             ))
         }
     };

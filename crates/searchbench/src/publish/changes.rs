@@ -6,7 +6,6 @@
 
 use std::collections::BTreeSet;
 
-use reqwest::Method;
 use serde_json::{json, Value};
 
 use super::{PublishError, Publisher};
@@ -83,106 +82,13 @@ impl Publisher {
         }
         self.refresh(&index).await?;
         let kept: Vec<&str> = docs.iter().map(|(id, _)| id.as_str()).collect();
-        // A page of stale ids at a time, until none is left (bounded: a configuration has a
-        // few hundred change points at most; each page deletes what it found).
-        for _ in 0..STALE_PAGES {
-            let stale = self.stale_changes(&index, configuration, &kept).await?;
-            if stale.is_empty() {
-                return Ok(());
-            }
-            self.delete_ids(&index, &stale).await?;
-            self.refresh(&index).await?;
-        }
-        Err(self.refused(format!(
-            "{index}: change points of configuration {configuration} left after \
-             {STALE_PAGES} pages of deletes"
-        )))
-    }
-
-    fn refused(&self, reason: String) -> PublishError {
-        PublishError::Refused {
-            destination: self.destination(),
-            reason,
-        }
-    }
-
-    async fn refresh(&self, index: &str) -> Result<(), PublishError> {
-        self.target
-            .send(Method::POST, &format!("/{index}/_refresh"), None)
-            .await
-            .map(|_| ())
-            .map_err(|e| self.target_error(e))
-    }
-
-    /// The ids of `configuration`'s change points in `index` that are not `kept`, a page.
-    async fn stale_changes(
-        &self,
-        index: &str,
-        configuration: &str,
-        kept: &[&str],
-    ) -> Result<Vec<String>, PublishError> {
-        let query = json!({
-            "size": STALE_PAGE,
-            "_source": false,
-            "query": {"bool": {
-                "filter": [{"term": {"configuration": configuration}}],
-                "must_not": [{"ids": {"values": kept}}],
-            }},
-        });
-        let (hits, _) = self.search(index, query).await?;
-        hits.iter()
-            .map(|h| {
-                h["_id"].as_str().map(str::to_string).ok_or_else(|| {
-                    self.refused(format!("{index}/_search: a hit without an _id: {h}"))
-                })
-            })
-            .collect()
-    }
-
-    /// Deletes the documents `ids` of `index` in one `_bulk`; one already gone (another
-    /// publisher's delete) is as good.
-    async fn delete_ids(&self, index: &str, ids: &[String]) -> Result<(), PublishError> {
-        let mut body = Vec::new();
-        for id in ids {
-            body.extend_from_slice(
-                json!({"delete": {"_index": index, "_id": id}})
-                    .to_string()
-                    .as_bytes(),
-            );
-            body.push(b'\n');
-        }
-        let reply = self
-            .target
-            .send(Method::POST, "/_bulk", Some(("application/x-ndjson", body)))
-            .await
-            .map_err(|e| self.target_error(e))?;
-        let answer: Value = serde_json::from_slice(&reply.body)
-            .map_err(|e| self.refused(format!("deleting change points: the _bulk answer: {e}")))?;
-        let items = answer["items"].as_array().map_or(&[][..], Vec::as_slice);
-        if items.len() != ids.len() {
-            return Err(self.refused(format!(
-                "deleting change points: {} item(s) answered for {} delete(s)",
-                items.len(),
-                ids.len()
-            )));
-        }
-        for (item, id) in items.iter().zip(ids) {
-            let status = item["delete"]["status"].as_u64().unwrap_or(0);
-            if !matches!(status, 200 | 404) {
-                return Err(self.refused(format!(
-                    "deleting change point {id} of {index}: status {status}: {}",
-                    item["delete"]["error"]
-                )));
-            }
-        }
-        Ok(())
+        let stale = json!({"bool": {
+            "filter": [{"term": {"configuration": configuration}}],
+            "must_not": [{"ids": {"values": kept}}],
+        }});
+        self.purge(&index, stale).await.map(|_| ())
     }
 }
-
-/// Stale change points looked up at a time.
-const STALE_PAGE: usize = 1000;
-/// The most pages of stale change points one publish deletes.
-const STALE_PAGES: usize = 100;
 
 /// One document per change point of `h`: the change (its size, interval, p-value, the
 /// levels either side), the metric, the run where the new level starts and the points

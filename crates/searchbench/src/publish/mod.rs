@@ -42,11 +42,13 @@ pub mod dashboards;
 mod double;
 pub mod ledger;
 pub mod notify;
+mod purge;
 mod read;
 mod verify;
 pub mod whole;
 
 pub use batch::{FailedRun, Published, SentRun};
+pub use purge::ClusterPruned;
 pub use read::{ReadBack, Reading};
 pub use verify::{Missing, Verified};
 

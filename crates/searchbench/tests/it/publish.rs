@@ -1290,3 +1290,83 @@ fn a_forged_run_document_is_skipped_naming_it() {
     assert!(!dir.path().join("escaped.html").exists() && !report.join("../escaped").exists());
     unpublish(prefix);
 }
+
+/// Retention: `results prune --older-than 90d --publish URL` forgets a run begun 100 days ago
+/// in the store and in the cluster (its documents in every index, deleted by id), keeps the
+/// recent one in both, and the two still agree (`results verify` finds nothing missing).
+#[test]
+fn a_run_older_than_the_retention_goes_from_the_store_and_the_cluster() {
+    let prefix = "sbtest-prune";
+    unpublish(prefix);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let old = ingest(&db, "searchbench-test-prune", "build=old");
+    let recent = ingest(&db, "searchbench-test-prune", "build=new");
+    common::fresh_index("searchbench-test-prune", None);
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute(
+        "UPDATE runs SET started_unix = started_unix - 100 * 86400 WHERE id = ?1",
+        [&old],
+    )
+    .unwrap();
+    drop(conn);
+    let out = publish(&db, node_url(), prefix, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
+    assert_eq!(count(prefix, "runs", &old), 1);
+    assert!(count(prefix, "metrics", &old) > 0 && count(prefix, "timeline", &old) > 0);
+
+    let prune = |extra: &[&str]| {
+        bin()
+            .args(["results", "prune", "--older-than", "90d", "--json"])
+            .args(["--publish", node_url(), "--publish-prefix", prefix])
+            .arg("--store")
+            .arg(&db)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    // Dry: said, nothing forgotten anywhere.
+    let dry = json_of(&prune(&["--dry-run"]));
+    assert_eq!(dry["store"]["runs"], serde_json::json!([old]), "{dry}");
+    assert_eq!(dry["cluster"]["runs"], 1, "{dry}");
+    assert_eq!(count(prefix, "runs", &old), 1);
+    assert_eq!(
+        Store::open_read(&db)
+            .unwrap()
+            .list(&Default::default())
+            .unwrap()
+            .len(),
+        2
+    );
+
+    let done = json_of(&prune(&[]));
+    assert_eq!(done["store"]["runs"], serde_json::json!([old]), "{done}");
+    assert_eq!(done["cluster"]["runs"], 1, "{done}");
+    for what in ["runs", "metrics", "timeline"] {
+        assert_eq!(count(prefix, what, &old), 0, "{what} of the old run");
+        assert!(count(prefix, what, &recent) > 0, "{what} of the recent run");
+    }
+    let left = Store::open_read(&db)
+        .unwrap()
+        .list(&Default::default())
+        .unwrap();
+    assert_eq!(left.len(), 1);
+    assert_eq!(left[0].id.0, recent);
+    // The store and the cluster still agree.
+    let out = bin()
+        .args(["results", "verify", "--json", "--publish", node_url()])
+        .args(["--publish-prefix", prefix, "--store"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let verified = json_of(&out);
+    assert_eq!(verified["present"], 1, "{verified}");
+    // An age of nothing would forget every run: refused.
+    let out = bin()
+        .args(["results", "prune", "--older-than", "0", "--store"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", streams(&out));
+    unpublish(prefix);
+}

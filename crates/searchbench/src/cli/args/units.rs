@@ -157,6 +157,10 @@ mod tests {
             parse_duration("24h"),
             Ok(std::time::Duration::from_secs(86_400))
         );
+        assert_eq!(
+            parse_duration("90d"),
+            Ok(std::time::Duration::from_secs(90 * 86_400))
+        );
         assert!(parse_duration("ten").is_err());
         assert!(parse_duration("5").is_err());
         assert!(parse_interval("500ms")

@@ -10,11 +10,13 @@ use crate::store::{self, Filter};
 
 mod import;
 mod merge;
+mod prune;
 mod publish;
 mod verify;
 
 pub use import::ImportArgs;
 pub use merge::MergeArgs;
+pub use prune::PruneCmd;
 pub use publish::PublishCmd;
 pub use verify::VerifyCmd;
 
@@ -29,7 +31,8 @@ pub use verify::VerifyCmd;
     searchbench results import host2/results.db\n  \
     searchbench results merge nightly-42 --url http://10.0.0.5:9200\n  \
     searchbench results publish --publish https://results:9200 --publish-user bench\n  \
-    searchbench results verify --publish https://results:9200"
+    searchbench results verify --publish https://results:9200\n  \
+    searchbench results prune --older-than 90d --publish https://results:9200"
 )]
 pub enum ResultsCommand {
     /// The stored runs, newest first.
@@ -48,6 +51,9 @@ pub enum ResultsCommand {
     /// Whether the team's results cluster (`--publish URL`) still holds every run published
     /// there; a run it lost is pending again.
     Verify(VerifyCmd),
+    /// Forget the runs older than an age (--older-than 90d), in the store and, with
+    /// --publish URL, in the team's results cluster.
+    Prune(PruneCmd),
 }
 
 #[derive(Debug, Args)]
@@ -95,6 +101,7 @@ pub async fn run(cmd: ResultsCommand) -> CliResult {
         ResultsCommand::Merge(a) => merge::merge(*a).await,
         ResultsCommand::Publish(a) => publish::publish(a).await,
         ResultsCommand::Verify(a) => verify::verify(a).await,
+        ResultsCommand::Prune(a) => prune::prune(a).await,
     }
 }
 
