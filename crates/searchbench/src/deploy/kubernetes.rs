@@ -26,8 +26,14 @@ use super::{DeployError, Deployment};
 pub const FILES_DIR: &str = "/searchbench/files";
 /// Where a pod keeps its part's store.
 pub const RESULTS_DIR: &str = "/results";
-/// The label every pod of a group carries (its value: the group).
+/// The label every pod of a group carries (its value: the group). Each night of a schedule
+/// is told apart by the label Kubernetes gives a Job's pods, `job-name` (the night's group).
 pub const GROUP_LABEL: &str = "searchbench.io/group";
+/// The label every object of a schedule carries, every night's and the morning merge's
+/// (its value: the CronJob's name).
+pub const SCHEDULE_LABEL: &str = "searchbench.io/schedule";
+/// The label telling a schedule's morning merge from its nights (its value: `merge`).
+pub const ROLE_LABEL: &str = "searchbench.io/role";
 /// What a ConfigMap holds at most (Kubernetes refuses more than 1 MiB; room for its keys).
 pub const MAX_FILES_BYTES: usize = 1_000_000;
 /// The user the repository's image runs as: the volumes are made its group's.
@@ -88,6 +94,9 @@ pub struct Schedule {
     /// The cron expression, e.g. `0 2 * * *`.
     pub cron: String,
     pub start_in: Duration,
+    /// When the morning merge runs (a CronJob of its own, e.g. `0 7 * * *`): the newest
+    /// night's parts, read from the results cluster, merged into one run published there.
+    pub merge_at: Option<String>,
 }
 
 /// Times a part's store is published again when the results cluster did not take it, and the
@@ -103,6 +112,8 @@ pub struct Manifest {
     pub job: Job,
     /// The CronJob that makes a Job like `job` on a schedule (written instead of it).
     pub cron_job: Option<CronJob>,
+    /// The schedule's morning merge, a CronJob of its own.
+    pub merge_job: Option<CronJob>,
 }
 
 impl Manifest {
@@ -117,6 +128,9 @@ impl Manifest {
             Some(c) => items.push(serde_json::to_value(c).map_err(json)?),
             None => items.push(serde_json::to_value(&self.job).map_err(json)?),
         }
+        if let Some(m) = &self.merge_job {
+            items.push(serde_json::to_value(m).map_err(json)?);
+        }
         Ok(json!({ "apiVersion": "v1", "kind": "List", "items": items }))
     }
 
@@ -126,7 +140,7 @@ impl Manifest {
             .get("items")
             .and_then(Value::as_array)
             .ok_or("not a List: no items")?;
-        let (mut config_map, mut job, mut cron_job) = (None, None, None);
+        let (mut config_map, mut job, mut cron_job, mut merge_job) = (None, None, None, None);
         for item in items {
             match item.get("kind").and_then(Value::as_str) {
                 Some("ConfigMap") => {
@@ -139,6 +153,11 @@ impl Manifest {
                 Some("CronJob") => {
                     let c: CronJob =
                         serde_json::from_value(item.clone()).map_err(|e| e.to_string())?;
+                    let role = c.metadata.labels.as_ref().and_then(|l| l.get(ROLE_LABEL));
+                    if role.is_some_and(|r| r == "merge") {
+                        merge_job = Some(c);
+                        continue;
+                    }
                     let template = c.spec.as_ref().map(|s| s.job_template.clone());
                     job = template.map(|t| Job {
                         metadata: t.metadata.unwrap_or_default(),
@@ -154,6 +173,7 @@ impl Manifest {
             config_map,
             job: job.ok_or("no Job")?,
             cron_job,
+            merge_job,
         })
     }
 }
@@ -426,12 +446,18 @@ pub fn manifest(d: &Deployment, k: &KubernetesSpec) -> Result<Manifest, DeployEr
              them on a volume (--data-claim CLAIM:PATH) and give the run their paths there"
         )));
     }
+    // One run now: its group. A schedule: every night's pods the schedule's, each night
+    // told apart by its Job's name (`job-name`, the night's group), which Kubernetes adds.
+    let (group_key, group_value) = match &k.schedule {
+        None => (GROUP_LABEL, d.group.clone()),
+        Some(_) => (SCHEDULE_LABEL, k.name.clone()),
+    };
     let labels: BTreeMap<String, String> = [
         (
             "app.kubernetes.io/name".to_string(),
             "searchbench".to_string(),
         ),
-        (GROUP_LABEL.to_string(), d.group.clone()),
+        (group_key.to_string(), group_value.clone()),
     ]
     .into();
     let meta = |name: &str| ObjectMeta {
@@ -525,9 +551,11 @@ pub fn manifest(d: &Deployment, k: &KubernetesSpec) -> Result<Manifest, DeployEr
     }
     let term = PodAffinityTerm {
         label_selector: Some(LabelSelector {
-            match_labels: Some([(GROUP_LABEL.to_string(), d.group.clone())].into()),
+            match_labels: Some([(group_key.to_string(), group_value)].into()),
             ..LabelSelector::default()
         }),
+        // A night's parts spread among themselves: the pods with this pod's `job-name`.
+        match_label_keys: k.schedule.as_ref().map(|_| vec!["job-name".to_string()]),
         topology_key: "kubernetes.io/hostname".into(),
         ..PodAffinityTerm::default()
     };
@@ -651,10 +679,133 @@ pub fn manifest(d: &Deployment, k: &KubernetesSpec) -> Result<Manifest, DeployEr
             .and_then(|s| s.job_template.metadata.clone())
             .unwrap_or_default();
     }
+    let merge_job = match k.schedule.as_ref().and_then(|s| s.merge_at.as_ref()) {
+        Some(at) => Some(merge_cron_job(k, at, &labels, &job)?),
+        None => None,
+    };
     Ok(Manifest {
         config_map,
         job,
         cron_job,
+        merge_job,
+    })
+}
+
+/// The morning merge of a schedule: a CronJob of its own whose pod merges the newest night
+/// (`results merge --newest NAME-`) from the parts published to the results cluster, and
+/// publishes the merged run there; it fails (and Kubernetes shows it) when the night is not
+/// complete or the merged run could not be published. Merging again replaces the earlier
+/// merge, so a retried or repeated morning does no harm.
+fn merge_cron_job(
+    k: &KubernetesSpec,
+    at: &str,
+    labels: &BTreeMap<String, String>,
+    night: &Job,
+) -> Result<CronJob, DeployError> {
+    let name = format!("{}-merge", k.name);
+    if !is_dns_label(&name) {
+        return Err(DeployError::Invalid(format!(
+            "{name:?}: with a morning merge the name is at most 46 characters (its CronJob is \
+             NAME-merge)"
+        )));
+    }
+    if k.publish.is_none() {
+        return Err(DeployError::Invalid(
+            "a morning merge reads the night's parts from the results cluster: give --publish"
+                .into(),
+        ));
+    }
+    let mut labels = labels.clone();
+    labels.insert(ROLE_LABEL.into(), "merge".into());
+    let night_pod = night
+        .spec
+        .as_ref()
+        .and_then(|s| s.template.spec.clone())
+        .unwrap_or_default();
+    let night_container = night_pod.containers.first().cloned().unwrap_or_default();
+    // Where the night's files are (a CA certificate for the results cluster), and a place
+    // for the merge's own store; nothing else of the night's pod.
+    let volumes: Vec<Volume> = night_pod
+        .volumes
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|v| v.name == "files")
+        .chain(std::iter::once(Volume {
+            name: "results".into(),
+            empty_dir: Some(EmptyDirVolumeSource::default()),
+            ..Volume::default()
+        }))
+        .collect();
+    let mounts: Vec<VolumeMount> = night_container
+        .volume_mounts
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|m| m.name == "files" || m.name == "results")
+        .collect();
+    // The URL, user, prefix and CA are the pods' environment (no value of the user's lands
+    // in the shell line); the password is the Secret's.
+    let script = format!(
+        "exec searchbench results merge --newest {}- --from \"$SEARCHBENCH_PUBLISH\" \
+         --store {RESULTS_DIR}/merge.db --publish-required",
+        k.name
+    );
+    let env = environment(k).map(|env| {
+        env.into_iter()
+            .filter(|e| e.name != "JOB_NAME")
+            .collect::<Vec<_>>()
+    });
+    let container = Container {
+        name: "merge".into(),
+        image: Some(k.image.clone()),
+        command: Some(vec!["/bin/sh".into(), "-c".into(), script]),
+        env,
+        env_from: night_container.env_from,
+        resources: night_container.resources,
+        volume_mounts: Some(mounts),
+        ..Container::default()
+    };
+    let meta = |name: &str| ObjectMeta {
+        name: Some(name.to_string()),
+        namespace: k.namespace.clone(),
+        labels: Some(labels.clone()),
+        ..ObjectMeta::default()
+    };
+    Ok(CronJob {
+        metadata: meta(&name),
+        spec: Some(CronJobSpec {
+            schedule: at.to_string(),
+            concurrency_policy: Some("Forbid".into()),
+            job_template: JobTemplateSpec {
+                metadata: Some(ObjectMeta {
+                    labels: Some(labels.clone()),
+                    ..ObjectMeta::default()
+                }),
+                spec: Some(JobSpec {
+                    // A merge is safe to repeat: a pod lost to its node is tried again.
+                    backoff_limit: Some(2),
+                    ttl_seconds_after_finished: night
+                        .spec
+                        .as_ref()
+                        .and_then(|s| s.ttl_seconds_after_finished),
+                    template: PodTemplateSpec {
+                        metadata: Some(ObjectMeta {
+                            labels: Some(labels.clone()),
+                            ..ObjectMeta::default()
+                        }),
+                        spec: Some(PodSpec {
+                            restart_policy: Some("Never".into()),
+                            security_context: night_pod.security_context,
+                            containers: vec![container],
+                            volumes: Some(volumes),
+                            ..PodSpec::default()
+                        }),
+                    },
+                    ..JobSpec::default()
+                }),
+            },
+            ..CronJobSpec::default()
+        }),
+        ..CronJob::default()
     })
 }
 
@@ -883,6 +1034,7 @@ mod tests {
         k.schedule = Some(Schedule {
             cron: "0 2 * * *".into(),
             start_in: Duration::from_secs(120),
+            merge_at: None,
         });
         let m = manifest(&d, &k).unwrap();
         let written = m.to_value().unwrap();
@@ -937,6 +1089,106 @@ mod tests {
             )),
             "{said}"
         );
+    }
+
+    /// A schedule with a morning merge: each night's pods are told apart by their Job's
+    /// name (the schedule's label is shared, the group's is not), the parts of a night
+    /// spread among themselves, and the merge is a CronJob of its own that merges the
+    /// newest night from the results cluster and publishes it, nothing of the user's in its
+    /// shell line.
+    #[test]
+    fn a_schedule_with_a_morning_merge_labels_each_night_and_merges_the_newest() {
+        let d = deployment();
+        let mut k = spec(None);
+        k.publish = Some(PublishTo {
+            url: "http://results:9200".into(),
+            user: Some("publisher".into()),
+            prefix: "team".into(),
+            ca_cert: None,
+        });
+        k.schedule = Some(Schedule {
+            cron: "0 2 * * *".into(),
+            start_in: Duration::from_secs(120),
+            merge_at: Some("0 7 * * *".into()),
+        });
+        let m = manifest(&d, &k).unwrap();
+        let written = m.to_value().unwrap();
+        let kinds: Vec<&str> = written["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["kind"].as_str().unwrap())
+            .collect();
+        assert_eq!(kinds, ["ConfigMap", "CronJob", "CronJob"]);
+        assert_eq!(Manifest::read(&written).unwrap(), m);
+        let night = m.job.spec.as_ref().unwrap().template.clone();
+        let labels = night.metadata.as_ref().unwrap().labels.clone().unwrap();
+        assert_eq!(labels[SCHEDULE_LABEL], k.name);
+        assert!(!labels.contains_key(GROUP_LABEL), "{labels:?}");
+        let spread = night
+            .spec
+            .as_ref()
+            .unwrap()
+            .affinity
+            .as_ref()
+            .unwrap()
+            .pod_anti_affinity
+            .as_ref()
+            .unwrap()
+            .required_during_scheduling_ignored_during_execution
+            .as_ref()
+            .unwrap()[0]
+            .clone();
+        assert_eq!(spread.match_label_keys, Some(vec!["job-name".to_string()]));
+
+        let merge = m.merge_job.as_ref().unwrap();
+        assert_eq!(
+            merge.metadata.name.as_deref(),
+            Some(format!("{}-merge", k.name).as_str())
+        );
+        let cron = merge.spec.as_ref().unwrap();
+        assert_eq!(cron.schedule, "0 7 * * *");
+        let merge_job = Job {
+            metadata: cron.job_template.metadata.clone().unwrap_or_default(),
+            spec: cron.job_template.spec.clone(),
+            ..Job::default()
+        };
+        let pod = merge_job
+            .spec
+            .as_ref()
+            .unwrap()
+            .template
+            .spec
+            .as_ref()
+            .unwrap();
+        let c = &pod.containers[0];
+        let env: Vec<&str> = c.env.iter().flatten().map(|e| e.name.as_str()).collect();
+        assert!(env.contains(&"SEARCHBENCH_PUBLISH_USER") && !env.contains(&"JOB_NAME"));
+        assert!(c.env_from.is_some(), "the Secret: the publisher's password");
+        // Run as a pod would: what the merge is given.
+        let dir = fake_path(false);
+        let command = c.command.as_ref().unwrap();
+        let script = command[2].replace(RESULTS_DIR, &dir.path().display().to_string());
+        let out = std::process::Command::new(&command[0])
+            .arg("-c")
+            .arg(&script)
+            .env("PATH", format!("{}:/usr/bin:/bin", dir.path().display()))
+            .env("SEARCHBENCH_PUBLISH", "http://results:9200")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let said = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            said.contains(&format!(
+                "results\nmerge\n--newest\n{}-\n--from\nhttp://results:9200\n",
+                k.name
+            )) && said.contains("--publish-required"),
+            "{said}"
+        );
+        // Without --publish there are no published parts to merge: refused.
+        let mut unpublished = k.clone();
+        unpublished.publish = None;
+        assert!(manifest(&d, &unpublished).is_err());
     }
 
     /// The manifest read back through the API's types has every field the parts need, and

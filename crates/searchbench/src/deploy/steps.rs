@@ -42,12 +42,19 @@ pub fn kubernetes(d: &Deployment, spec: &KubernetesSpec, file: &str, run_url: &s
             d.parts, spec.image
         ),
         apply,
-        format!(
-            "  kubectl{ns} logs -f --prefix --max-log-requests {} -l {}={}",
-            d.parts,
-            super::kubernetes::GROUP_LABEL,
-            d.group
-        ),
+        match &spec.schedule {
+            // Each night's pods carry its Job's name, the night's group.
+            Some(_) => format!(
+                "  kubectl{ns} logs -f --prefix --max-log-requests {} -l job-name={group}",
+                d.parts
+            ),
+            None => format!(
+                "  kubectl{ns} logs -f --prefix --max-log-requests {} -l {}={}",
+                d.parts,
+                super::kubernetes::GROUP_LABEL,
+                d.group
+            ),
+        },
     ];
     match (&spec.publish, &spec.results_claim) {
         (Some(p), _) => steps.push(format!(
@@ -88,6 +95,14 @@ pub fn kubernetes(d: &Deployment, spec: &KubernetesSpec, file: &str, run_url: &s
             )
         })
         .unwrap_or_default();
+    if let Some(at) = spec.schedule.as_ref().and_then(|s| s.merge_at.as_ref()) {
+        steps.push(format!(
+            "  each morning ({at:?}) {}-merge merges the newest night and publishes it: \
+             kubectl{ns} logs -l job-name={}-merge-<scheduled minute>",
+            spec.name, spec.name
+        ));
+        return steps;
+    }
     steps.push(format!(
         "  searchbench results merge {} --url {}{from}",
         ssh::quote(&group),

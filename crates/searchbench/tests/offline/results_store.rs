@@ -254,6 +254,17 @@ fn merging_what_is_no_group_and_importing_a_store_into_itself_are_refused() {
             )
             .unwrap();
     }
+    // Two nights of a schedule, one part of two each; the second night began last.
+    for night in ["nightly-29930520", "nightly-29931960"] {
+        let mut run = new_run("logs", &[]);
+        run.config = json!({"clients": 1, "part": "1/2", "group": night});
+        store
+            .save(
+                &run,
+                &json!({"docs_per_sec": 1.0, "counts": {"read": 1, "indexed": 1}}),
+            )
+            .unwrap();
+    }
     drop(store);
     let run = |args: &[&str]| {
         let out = crate::common::bin()
@@ -273,6 +284,16 @@ fn merging_what_is_no_group_and_importing_a_store_into_itself_are_refused() {
     let (code, err) = run(&["results", "merge", "mixed"]);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("not parts of one run"), "{err}");
+    // The morning merge takes the newest night (a part missing: merged, incomplete, exit 3).
+    let (code, err) = run(&["results", "merge", "--newest", "nightly-"]);
+    assert_eq!(code, Some(3), "{err}");
+    assert!(
+        err.contains("merging group nightly-29931960, the newest of nightly-*"),
+        "{err}"
+    );
+    let (code, err) = run(&["results", "merge", "--newest", "weekly-"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("no part of a group"), "{err}");
     let (code, err) = run(&["results", "import", db.to_str().unwrap()]);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("is the store runs are imported into"), "{err}");

@@ -545,6 +545,21 @@ pub fn group_rows(store: &Store, group: &str) -> Result<Vec<RunRow>, StoreError>
         .collect())
 }
 
+/// The newest group whose name starts with `prefix`: the one with the part that began last
+/// (a nightly CronJob's night, `NAME-<scheduled minute>`: the morning merge's group).
+pub fn newest_group(store: &Store, prefix: &str) -> Result<Option<String>, StoreError> {
+    // Newest first: the first part of such a group is the newest's.
+    Ok(store
+        .list(&Filter::default())?
+        .iter()
+        .filter(|r| part_of(r).is_some())
+        .find_map(|r| {
+            group_of(r)
+                .filter(|g| g.starts_with(prefix))
+                .map(str::to_string)
+        }))
+}
+
 /// Whether any stored run belongs to `group`.
 pub fn is_group(store: &Store, group: &str) -> Result<bool, StoreError> {
     Ok(!group_rows(store, group)?.is_empty())

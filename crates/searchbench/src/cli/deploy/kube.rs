@@ -58,6 +58,11 @@ pub struct KubernetesArgs {
         conflicts_with = "start_at"
     )]
     pub schedule: Option<String>,
+    /// With --schedule: the morning merge as a CronJob of its own on this schedule (e.g.
+    /// "0 7 * * *"): it merges the newest night from the parts published to --publish and
+    /// publishes the merged run there (its Job fails when the night is not complete).
+    #[arg(long, value_name = "CRON", requires = "schedule")]
+    pub merge_at: Option<String>,
     /// How long a finished Job stays (its pods and their logs) before Kubernetes deletes it.
     #[arg(long, value_name = "DURATION", default_value = "24h", value_parser = crate::cli::args::parse_duration)]
     pub ttl: Duration,
@@ -114,15 +119,18 @@ pub fn kubernetes_run(args: &KubernetesArgs) -> CliResult {
              password goes in the Secret (SEARCHBENCH_PUBLISH_PASSWORD)"
         )));
     }
-    if args
-        .schedule
-        .as_deref()
-        .is_some_and(|c| c.split_whitespace().count() != 5)
-    {
-        return Err(usage(format!(
-            "--schedule {:?}: a cron schedule has five fields, e.g. \"0 2 * * *\"",
-            args.schedule.as_deref().unwrap_or_default()
-        )));
+    for (flag, cron) in [
+        ("--schedule", &args.schedule),
+        ("--merge-at", &args.merge_at),
+    ] {
+        if let Some(cron) = cron
+            .as_deref()
+            .filter(|c| c.split_whitespace().count() != 5)
+        {
+            return Err(usage(format!(
+                "{flag} {cron:?}: a cron schedule has five fields, e.g. \"0 2 * * *\""
+            )));
+        }
     }
     let mut d = deployment(&args.common, args.parts, FILES_DIR)?;
     let publish = match &args.publish_to {
@@ -185,6 +193,7 @@ pub fn kubernetes_run(args: &KubernetesArgs) -> CliResult {
         schedule: args.schedule.clone().map(|cron| kubernetes::Schedule {
             cron,
             start_in: args.common.start_in,
+            merge_at: args.merge_at.clone(),
         }),
         ttl: args.ttl,
     };

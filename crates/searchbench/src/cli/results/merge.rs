@@ -27,7 +27,12 @@ pub struct MergeArgs {
     #[command(flatten)]
     pub save: SaveArgs,
     /// The group (`--group` of the parts).
-    pub group: String,
+    #[arg(required_unless_present = "newest")]
+    pub group: Option<String>,
+    /// Merge the newest group whose name starts with PREFIX (the one whose part began last):
+    /// a nightly CronJob's morning merge, its nights named `NAME-<scheduled minute>`.
+    #[arg(long, value_name = "PREFIX", conflicts_with = "group")]
+    pub newest: Option<String>,
     /// Count the index now, at this cluster, to reconcile the parts' documents against it
     /// (without it, the count the last part to end took is used).
     #[command(flatten)]
@@ -46,6 +51,21 @@ pub async fn merge(a: MergeArgs) -> CliResult {
     // The parts as the team's cluster holds them (each part published itself), or here.
     let read_back = a.from.read(store.path().to_path_buf()).await?;
     let parts = read_back.as_ref().unwrap_or(&store);
+    let group = match (&a.group, &a.newest) {
+        (Some(group), _) => group.clone(),
+        (None, Some(prefix)) => {
+            let group = merge::newest_group(parts, prefix)
+                .map_err(CliError::from)?
+                .ok_or_else(|| {
+                    CliError::usage(anyhow::anyhow!(
+                        "--newest {prefix}: no part of a group whose name starts with {prefix:?}"
+                    ))
+                })?;
+            eprintln!("merging group {group}, the newest of {prefix}*");
+            group
+        }
+        (None, None) => return Err(CliError::usage(anyhow::anyhow!("say the group"))),
+    };
     let usage = |e: merge::MergeError| {
         if e.is_usage() {
             CliError::usage(anyhow::Error::new(e))
@@ -57,12 +77,11 @@ pub async fn merge(a: MergeArgs) -> CliResult {
     let counted = if a.target.urls.is_empty() {
         None
     } else {
-        let index = merge::index_of(parts, &a.group)
+        let index = merge::index_of(parts, &group)
             .map_err(|e| usage(merge::MergeError::Store(e)))?
             .ok_or_else(|| {
                 CliError::usage(anyhow::anyhow!(
-                    "group {}: no part of it is here, or none says which index it loaded",
-                    a.group
+                    "group {group}: no part of it is here, or none says which index it loaded"
                 ))
             })?;
         let target = a.target.connect()?;
@@ -71,7 +90,7 @@ pub async fn merge(a: MergeArgs) -> CliResult {
             .with_context(|| format!("counting index {index}"))?;
         Some(n)
     };
-    let mut merged = merge::merge(parts, &a.group, counted).map_err(usage)?;
+    let mut merged = merge::merge(parts, &group, counted).map_err(usage)?;
     for (k, v) in a.save.tags {
         merged.run.tags.insert(k, v);
     }
@@ -101,8 +120,7 @@ pub async fn merge(a: MergeArgs) -> CliResult {
         Ok(())
     } else {
         Err(CliError::check(anyhow::anyhow!(
-            "group {} is {}: {}",
-            a.group,
+            "group {group} is {}: {}",
             state.name(),
             merged.run.error.as_deref().unwrap_or("see the parts")
         )))
