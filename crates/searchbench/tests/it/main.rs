@@ -10,6 +10,7 @@ mod ab;
 mod attached;
 mod background;
 mod bad_input;
+mod ci_examples;
 mod cli_errors;
 mod cli_width;
 mod corpus_engine;

@@ -3,49 +3,12 @@
 //! that did not regress; `--junit FILE` writes the verdict as JUnit XML a CI system reads
 //! (parsed here by an XML parser, not by eye).
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
-use std::sync::{Arc, Mutex};
-
 use searchbench::store::{Kind, NewRun, Store};
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::common::bin;
 use crate::common::results::ingest_result;
-
-/// A webhook receiver: every POST body it gets, answered 200.
-fn receiver() -> (String, Arc<Mutex<Vec<Value>>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!(
-        "http://{}/hooks/T000/B000/secret-token",
-        listener.local_addr().unwrap()
-    );
-    let got = Arc::new(Mutex::new(Vec::new()));
-    let kept = got.clone();
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut length = 0;
-            let mut line = String::new();
-            while reader.read_line(&mut line).unwrap_or(0) > 0 && line.trim() != "" {
-                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                    length = v.trim().parse().unwrap_or(0);
-                }
-                line.clear();
-            }
-            let mut body = vec![0; length];
-            if reader.read_exact(&mut body).is_ok() {
-                kept.lock()
-                    .unwrap()
-                    .push(serde_json::from_slice(&body).unwrap_or(Value::Null));
-            }
-            let mut stream = stream;
-            let _ = stream
-                .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok");
-        }
-    });
-    (url, got)
-}
+use crate::common::webhook::receiver;
 
 /// A night of the nightly: a run at `level` × 20,000 docs/s, tagged with its night.
 fn night(store: &Store, night: u64, level: f64) -> String {
