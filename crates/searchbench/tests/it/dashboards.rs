@@ -18,7 +18,7 @@ use crate::publish::{ingest, json_of, publish, unpublish};
 pub struct Query {
     /// The chart's saved object id (`PREFIX-time-docs_per_sec`).
     pub chart: String,
-    /// `points` or `changes`.
+    /// `points`, `changes` or `notes`.
     pub layer: &'static str,
     pub index: String,
     pub body: Value,
@@ -57,7 +57,7 @@ pub fn exported(app: &str, prefix: &str, dir: &Path) -> (Vec<Value>, Vec<Query>)
             .as_array()
             .unwrap()
             .iter()
-            .zip(["points", "changes"])
+            .zip(["points", "changes", "notes"])
         {
             let data = &layer["data"];
             queries.push(Query {
@@ -291,6 +291,13 @@ fn the_dashboards_queries_give_each_nights_runs_and_the_change_point_from_a_real
     for i in 9..12u64 {
         put("b", i, rate * 0.5, State::Complete, 1_200);
     }
+    // The team's note on the seventh night's build: where the level moved.
+    let note = searchbench::store::NewAnnotation {
+        text: "new merge policy".into(),
+        tags: [("build".to_string(), "n06".to_string())].into(),
+        at_unix: None,
+    };
+    store.annotate(&note.checked().unwrap()).unwrap();
     let named: Vec<&str> = ids.iter().map(String::as_str).collect();
     let out = publish(&nights, node_url(), prefix, &named);
     assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
@@ -383,22 +390,36 @@ fn the_dashboards_queries_give_each_nights_runs_and_the_change_point_from_a_real
     ));
     assert_eq!(changes.len(), 1, "{changes:#?}");
     assert_eq!(changes[0]["_source"]["engine"], "opensearch-2.6.0");
+    // The note, where the site puts it: at the first run of its build, on both axes.
+    for over in ["time", "version"] {
+        let notes = all_time(query(
+            &queries,
+            &format!("{prefix}-{over}-docs_per_sec"),
+            "notes",
+        ));
+        assert_eq!(notes.len(), 1, "{notes:#?}");
+        let n = &notes[0]["_source"];
+        assert_eq!(n["text"], "new merge policy");
+        assert_eq!(n["started_at"], night_start(6) * 1000);
+        assert_eq!(n["engine"], "opensearch-2.6.0");
+    }
 
     // Drawn by each app's Vega: a dot and a bar a point, a line a configuration, a dashed
-    // rule at the change point; engines along the axis in release order.
+    // rule at the change point, a solid one at the note; engines along the axis in release
+    // order.
     let (os_objects, _) = exported("opensearch", prefix, dir.path());
     let (kb_objects, _) = exported("kibana", prefix, dir.path());
     for (app, objects) in [("opensearch", &os_objects), ("kibana", &kb_objects)] {
         for over in ["time", "version"] {
             let chart = format!("{prefix}-{over}-docs_per_sec");
-            let layers: Vec<Vec<Value>> = ["points", "changes"]
+            let layers: Vec<Vec<Value>> = ["points", "changes", "notes"]
                 .iter()
                 .map(|l| all_time(query(&queries, &chart, l)))
                 .collect();
             let drawn = draw(objects, app, &chart, &layers);
             assert_eq!(drawn.marks["symbol"], 15, "{chart} ({app}): {drawn:?}");
             assert_eq!(drawn.marks["line"], 15, "{chart} ({app}): {drawn:?}");
-            assert_eq!(drawn.marks["rule"], 16, "{chart} ({app}): {drawn:?}");
+            assert_eq!(drawn.marks["rule"], 17, "{chart} ({app}): {drawn:?}");
             if over == "version" {
                 assert_eq!(drawn.x_labels, releases, "{app}");
             }

@@ -1012,7 +1012,7 @@ fn elasticsearch_8_takes_the_runs_and_gives_them_back() {
     // Kibana's dashboards over them: every chart's query answers from Elasticsearch 8.
     let es = common::target_at(url, std::time::Duration::from_secs(60));
     let charts = crate::dashboards::every_query_answers(&es, "kibana", prefix);
-    assert_eq!(charts.len(), 24, "{charts:?}");
+    assert_eq!(charts.len(), 36, "{charts:?}");
 }
 
 /// A real run (ingested into `index`, stored in `db`) as the nights of a nightly job are made

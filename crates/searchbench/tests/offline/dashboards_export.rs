@@ -28,7 +28,7 @@ fn export_writes_the_saved_objects_to_stdout_or_a_file_whole() {
             count("visualization"),
             count("index-pattern")
         ),
-        (2, 12, 6)
+        (2, 12, 7)
     );
     assert!(objects
         .iter()

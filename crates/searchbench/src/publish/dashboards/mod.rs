@@ -73,13 +73,14 @@ pub const DEFAULT_METRICS: [(&str, &str); 6] = [
 ];
 
 /// The published indices with the time field each is charted and filtered by.
-const INDEX_PATTERNS: [(&str, &str); 6] = [
+const INDEX_PATTERNS: [(&str, &str); 7] = [
     ("runs", "started_at"),
     ("metrics", "started_at"),
     ("timeline", "at"),
     ("telemetry", "at"),
     ("tasks", "started_at"),
     ("changes", "at"),
+    ("annotations", "started_at"),
 ];
 
 /// Charts a dashboard row holds, of the apps' 48 columns.
@@ -185,7 +186,7 @@ pub fn export(
                 "type": "visualization",
                 "attributes": {
                     "title": vis_title,
-                    "description": format!("{key} over {}, from {prefix}-metrics and {prefix}-changes", over.name()),
+                    "description": format!("{key} over {}, from {prefix}-metrics, {prefix}-changes and {prefix}-annotations", over.name()),
                     "visState": vis_state.to_string(),
                     "uiStateJSON": "{}",
                     "version": 1,
@@ -306,7 +307,10 @@ mod tests {
                     .iter()
                     .map(|l| l["data"]["url"]["index"].as_str().unwrap())
                     .collect();
-                assert_eq!(indices, ["team-a-metrics", "team-a-changes"]);
+                assert_eq!(
+                    indices,
+                    ["team-a-metrics", "team-a-changes", "team-a-annotations"]
+                );
             }
             let boards: Vec<&Value> = lines.iter().filter(|o| o["type"] == "dashboard").collect();
             assert_eq!(boards.len(), 2);

@@ -1,8 +1,8 @@
 //! The charts of the dashboards, as Vega-Lite specs: each asks the published indices with a
 //! query written here whole (so a test sends it to a real engine as the apps will), draws
 //! one line per workload and configuration with each night's (or engine's) runs as a bar
-//! from the lowest to the highest, and marks the change points `publish` found with dashed
-//! rules. The dashboard's query, filters and time range reach every query through the apps'
+//! from the lowest to the highest, marks the change points `publish` found with dashed
+//! rules and the team's notes (`annotate`) with solid ones, where the site marks them. The dashboard's query, filters and time range reach every query through the apps'
 //! placeholders ([`context_query`]).
 
 use serde_json::{json, Value};
@@ -17,6 +17,9 @@ pub const MAX_POINTS: usize = 10_000;
 
 /// How many change points one chart marks.
 pub const MAX_CHANGES: usize = 1_000;
+
+/// How many notes one chart marks (a team writes a few a month).
+pub const MAX_NOTES: usize = 1_000;
 
 /// What a chart is drawn over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,6 +101,25 @@ pub fn changes_body(metric: &str, over: Over) -> Value {
     })
 }
 
+/// The team's notes placed on this axis (at their first run, as `publish` placed them).
+/// Only the time range narrows them: a note belongs to no workload or configuration, so the
+/// dashboard's filters on those would hide every one.
+pub fn notes_body(over: Over) -> Value {
+    let mut must = vec![
+        json!({"exists": {"field": "started_at"}}),
+        json!({"range": {"started_at": {"%timefilter%": true}}}),
+    ];
+    if over == Over::Versions {
+        must.push(json!({"exists": {"field": "engine"}}));
+    }
+    json!({
+        "size": MAX_NOTES,
+        "sort": [{"started_at": "asc"}],
+        "_source": ["text", "tags", "started_at", "engine", "engine_rank"],
+        "query": {"bool": {"must": must}},
+    })
+}
+
 /// The Vega-Lite spec of one chart: `metric` over `over`, from the indices named `prefix-*`.
 pub fn spec(app: App, prefix: &str, metric: &str, title: &str, over: Over) -> Value {
     let points = json!({
@@ -108,18 +130,24 @@ pub fn spec(app: App, prefix: &str, metric: &str, title: &str, over: Over) -> Va
         "url": {"index": format!("{prefix}-changes"), "body": changes_body(metric, over)},
         "format": {"property": "hits.hits"},
     });
+    let notes = json!({
+        "url": {"index": format!("{prefix}-annotations"), "body": notes_body(over)},
+        "format": {"property": "hits.hits"},
+    });
     // Both layers name their fields alike (`x`, `rank`, `series`), so the axis they share
     // is one scale, ordered the same way.
-    let (x_of_point, x_of_change, x) = match over {
-        // A change point's run on the day its night's point stands for (UTC, as the
-        // points' date histogram buckets them), not hours to its right.
+    let (x_of_point, x_of_change, x_of_note, x) = match over {
+        // A change point's (or a note's) run on the day its night's point stands for (UTC,
+        // as the points' date histogram buckets them), not hours to its right.
         Over::Time => (
             "datum.key.night",
             "floor(datum._source.at / 86400000) * 86400000",
+            "floor(datum._source.started_at / 86400000) * 86400000",
             json!({"field": "x", "type": "temporal", "title": "night (UTC)"}),
         ),
         Over::Versions => (
             "datum.key.engine",
+            "datum._source.engine",
             "datum._source.engine",
             json!({"field": "x", "type": "ordinal", "title": "engine",
                    "sort": {"field": "rank", "op": "min"},
@@ -134,9 +162,15 @@ pub fn spec(app: App, prefix: &str, metric: &str, title: &str, over: Over) -> Va
         Over::Time => "datum._source.at",
         Over::Versions => "datum._source.engine_rank",
     };
+    let rank_of_note = match over {
+        Over::Time => "datum._source.started_at",
+        Over::Versions => "datum._source.engine_rank",
+    };
     let subtitle = match over {
-        Over::Time => "a night's mean, its runs' range as a bar; dashed: change point",
-        Over::Versions => "an engine's mean, its runs' range as a bar; dashed: change point",
+        Over::Time => "a night's mean, its runs' range as a bar; dashed: change point; solid: note",
+        Over::Versions => {
+            "an engine's mean, its runs' range as a bar; dashed: change point; solid: note"
+        }
     };
     json!({
         "$schema": app.vega_lite_schema(),
@@ -203,6 +237,20 @@ pub fn spec(app: App, prefix: &str, metric: &str, title: &str, over: Over) -> Va
                         {"field": "between"},
                         {"field": "run", "title": "first run of the new level"},
                     ],
+                },
+            },
+            {
+                "data": notes,
+                "transform": [
+                    {"calculate": x_of_note, "as": "x"},
+                    {"calculate": rank_of_note, "as": "rank"},
+                    {"calculate": "datum._source.text", "as": "note"},
+                ],
+                // The site's colour for a note.
+                "mark": {"type": "rule", "strokeWidth": 2, "color": "#8a6d00"},
+                "encoding": {
+                    "x": x,
+                    "tooltip": [{"field": "note"}, {"field": "x", "title": over.name()}],
                 },
             },
         ],
