@@ -937,6 +937,16 @@ mod tests {
         dir
     }
 
+    /// The kinds of a written manifest's items, in order.
+    fn kinds_of(written: &Value) -> Vec<&str> {
+        written["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["kind"].as_str().unwrap())
+            .collect()
+    }
+
     /// Runs pod `index`'s shell of `job` as Kubernetes would, with `env`, its results
     /// folder in `dir`.
     fn run_pod(
@@ -1038,12 +1048,7 @@ mod tests {
         });
         let m = manifest(&d, &k).unwrap();
         let written = m.to_value().unwrap();
-        let kinds: Vec<&str> = written["items"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|i| i["kind"].as_str().unwrap())
-            .collect();
+        let kinds = kinds_of(&written);
         assert_eq!(kinds, ["ConfigMap", "CronJob"]);
         assert_eq!(Manifest::read(&written).unwrap(), m);
         let cron = m.cron_job.as_ref().unwrap().spec.as_ref().unwrap();
@@ -1113,12 +1118,7 @@ mod tests {
         });
         let m = manifest(&d, &k).unwrap();
         let written = m.to_value().unwrap();
-        let kinds: Vec<&str> = written["items"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|i| i["kind"].as_str().unwrap())
-            .collect();
+        let kinds = kinds_of(&written);
         assert_eq!(kinds, ["ConfigMap", "CronJob", "CronJob"]);
         assert_eq!(Manifest::read(&written).unwrap(), m);
         let night = m.job.spec.as_ref().unwrap().template.clone();
