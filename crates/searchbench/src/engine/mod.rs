@@ -385,6 +385,11 @@ pub async fn start(options: &StartOptions) -> Result<Node, EngineError> {
         None if plugins.any() => provision_with(&spec, &jdk, plugins)?,
         None => provision(&spec, &jdk)?,
     };
+    // A data folder nothing was in yet: a first secured start that fails leaves it so.
+    let data_was_empty = options
+        .data
+        .as_deref()
+        .is_some_and(|d| std::fs::read_dir(d).map_or(true, |mut e| e.next().is_none()));
     let (node_security, access) = match &options.security {
         Some(wanted) => {
             let placement = security::Placement {
@@ -397,6 +402,7 @@ pub async fn start(options: &StartOptions) -> Result<Node, EngineError> {
         }
         None => (None, None),
     };
+    let mut undo = UndoFirstStart::of(access.as_ref(), options.data.as_deref(), data_was_empty);
 
     let nodes_dir = paths::nodes_dir();
     std::fs::create_dir_all(&nodes_dir).map_err(|e| EngineError::io(&nodes_dir, e))?;
@@ -464,6 +470,7 @@ pub async fn start(options: &StartOptions) -> Result<Node, EngineError> {
             return Err(e);
         }
     }
+    undo.disarm();
     let boot = spawned.elapsed();
     let Started { records, children } = std::mem::take(&mut started);
     let children = if options.attached {
@@ -518,6 +525,54 @@ fn check_reach(options: &StartOptions) -> Result<(), EngineError> {
         }
     }
     Ok(())
+}
+
+/// A first secured start of a node that lasts (`--data DIR`) that fails is undone: its kept
+/// CA and users go, and the data it began in a folder that was empty, so the next start makes
+/// them anew and says the passwords. Kept, they would ask for an admin's password this start
+/// made and never said, and the data would hold users no one knows the passwords of.
+struct UndoFirstStart {
+    kept: Option<PathBuf>,
+    data: Option<PathBuf>,
+}
+
+impl UndoFirstStart {
+    fn of(access: Option<&security::Access>, data: Option<&Path>, data_was_empty: bool) -> Self {
+        // Passwords made here: this start made the kept folder.
+        let first = access.filter(|a| a.kept.is_some() && a.reader_password.is_some());
+        UndoFirstStart {
+            kept: first.and_then(|a| a.kept.clone()),
+            data: first
+                .and(data)
+                .filter(|_| data_was_empty)
+                .map(Path::to_path_buf),
+        }
+    }
+
+    fn disarm(&mut self) {
+        self.kept = None;
+        self.data = None;
+    }
+}
+
+impl Drop for UndoFirstStart {
+    fn drop(&mut self) {
+        if let Some(kept) = &self.kept {
+            let _ = std::fs::remove_dir_all(kept);
+        }
+        if let Some(data) = &self.data {
+            if let Ok(entries) = std::fs::read_dir(data) {
+                for entry in entries.flatten() {
+                    let path = entry.path();
+                    let _ = if path.is_dir() {
+                        std::fs::remove_dir_all(&path)
+                    } else {
+                        std::fs::remove_file(&path)
+                    };
+                }
+            }
+        }
+    }
 }
 
 /// Nodes spawned so far; on a failed start they are stopped and forgotten, their logs kept.

@@ -66,6 +66,19 @@ fn a_results_node_restarted_with_its_data_keeps_every_run_and_its_users() {
     let data = dir.path().join("results-node");
     let data_arg = data.display().to_string();
     let chosen = "Chosen-admin-pw-7";
+    // A first start that fails (no time to become healthy) keeps nothing: no CA, no users
+    // whose passwords were never said, no data begun with them.
+    let out = bin()
+        .args(["engine", "start", "opensearch-2.19.1", "--security"])
+        .args(["--data", &data_arg, "--timeout", "1", "--heap", "512m"])
+        .env_remove("SEARCHBENCH_PASSWORD")
+        .output()
+        .expect("engine start --timeout 1");
+    assert_ne!(out.status.code(), Some(0), "{}", streams(&out));
+    let left: Vec<_> = std::fs::read_dir(&data)
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    assert!(left.is_empty(), "{left:?}");
     // A team's node keeps its port too: the runs' destination is its URL.
     let start = |password: Option<&str>, port: Option<u16>| {
         let mut command = bin();
