@@ -271,22 +271,6 @@ fn redacted(params: &crate::workload::track::TrackParams) -> serde_json::Value {
         .into()
 }
 
-/// The histograms `names` of a task's measurements, as its run keeps them:
-/// `task:<task>:<name>` (what a merge of parts adds up task by task).
-fn task_histograms(
-    task: &str,
-    m: &Measurements,
-    names: &[&str],
-) -> Vec<crate::measure::SerializedHistogram> {
-    names
-        .iter()
-        .filter_map(|n| {
-            let (unit, h) = m.histograms.get(*n)?;
-            crate::measure::SerializedHistogram::encode(&format!("task:{task}:{n}"), unit, h)
-        })
-        .collect()
-}
-
 /// One task as a phase of the run.
 struct TaskPhase<'p> {
     spec: TaskSpec,
@@ -369,7 +353,7 @@ impl Phase for TaskPhase<'_> {
                 );
             }
             self.figures = Some(row);
-            stage.feed.send(Streamed::Histograms(task_histograms(
+            stage.feed.send(Streamed::Histograms(figures::histograms(
                 &self.spec.name,
                 &ran.measurements,
                 &["latency", "service_time"],
@@ -442,7 +426,7 @@ impl Phase for BulkPhase<'_> {
                 stopped: reports.iter().any(|r| r.interrupted),
             };
             self.figures = Some(figures::of(&self.spec.name, "bulk", &run));
-            stage.feed.send(Streamed::Histograms(task_histograms(
+            stage.feed.send(Streamed::Histograms(figures::histograms(
                 &self.spec.name,
                 &all,
                 &["service"],

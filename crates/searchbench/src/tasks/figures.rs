@@ -77,6 +77,23 @@ impl RecallFigures {
 /// The percentiles each row gives.
 pub const PERCENTILES: [f64; 4] = [50.0, 90.0, 99.0, 100.0];
 
+/// The histograms a task's run keeps of its measurements: `task:<task>:<name>` for each of
+/// the kind's (a bulk's `service`; a search's `latency` and `service_time`), what a merge of
+/// parts adds up task by task.
+pub fn histograms(
+    task: &str,
+    m: &crate::measure::Measurements,
+    names: &[&str],
+) -> Vec<crate::measure::SerializedHistogram> {
+    names
+        .iter()
+        .filter_map(|n| {
+            let (unit, h) = m.histograms.get(*n)?;
+            crate::measure::SerializedHistogram::encode(&format!("task:{task}:{n}"), unit, h)
+        })
+        .collect()
+}
+
 /// The figures of `run`, the task `task` of type `kind` (a bulk's from its loads', see
 /// [`of_load`]).
 pub fn of(task: &str, kind: &str, run: &TaskRun) -> TaskFigures {

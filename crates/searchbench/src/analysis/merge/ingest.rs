@@ -27,21 +27,12 @@ struct Said {
     rate: Option<Value>,
 }
 
-/// The machine a part ran on, as its row keeps it.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct Host {
-    cores: Option<u64>,
-    cpu_model: Option<String>,
-}
-
 /// A part's load: its measurements, what its report said, and its own figures.
 struct Load<'p> {
     part: &'p PartRun,
     measured: Measurements,
     said: Said,
     figures: LoadFigures,
-    host: Host,
 }
 
 fn typed<T: Default + for<'de> Deserialize<'de>>(v: Option<&Value>) -> T {
@@ -51,7 +42,6 @@ fn typed<T: Default + for<'de> Deserialize<'de>>(v: Option<&Value>) -> T {
 /// A part's load: the load phase it measured (see `super::written`).
 fn load_of(p: &PartRun) -> Result<Load<'_>, String> {
     let said: Said = typed(p.row.result.as_ref());
-    let host: Host = typed(Some(&p.row.machine));
     let measured = p
         .phase(LOAD)
         .cloned()
@@ -63,7 +53,6 @@ fn load_of(p: &PartRun) -> Result<Load<'_>, String> {
         measured,
         said,
         figures,
-        host,
     })
 }
 
@@ -206,8 +195,9 @@ pub fn merge(of: u32, chosen: &[&PartRun], counted_now: Option<u64>) -> Result<K
                 "clients": p.row.config.get("clients"),
                 "driver_cpu_secs": f.cpu.driver_secs,
                 "driver_secs_per_million_docs": f.cpu.driver_secs_per_million_docs,
-                "cores": l.host.cores,
-                "cpu_model": l.host.cpu_model,
+                "cores": super::cores(p),
+                "cpu_model": Some(crate::measure::machine::Machine::read(&p.row.machine).cpu_model)
+                    .filter(|m| !m.is_empty()),
                 "failures_file": l.said.failures_file,
             });
             super::each(p, figures)
@@ -308,7 +298,6 @@ pub fn merge(of: u32, chosen: &[&PartRun], counted_now: Option<u64>) -> Result<K
     }
     Ok(KindMerge {
         result: Value::Object(result),
-        config: config(chosen, of, |p| Some(&p.row.config)),
         histograms,
         timeline,
         failed: unreconciled.map(|why| format!("counts do not reconcile: {why}")),

@@ -191,7 +191,6 @@ impl Merged {
 #[derive(Debug, Clone)]
 pub(super) struct KindMerge {
     pub result: Value,
-    pub config: Value,
     pub histograms: Vec<SerializedHistogram>,
     pub timeline: Vec<Value>,
     /// Why the merged figures fail a check (counts that do not reconcile, wrong answers,
@@ -200,6 +199,24 @@ pub(super) struct KindMerge {
     /// Each part with its own figures, and what the kind notes of them (the group, its
     /// state and what is missing are filled in by [`merge_parts`]).
     pub parts: Parts,
+}
+
+/// Every chosen part that kept a result, its result read as a kind's (`T`, `what` it is
+/// called in the error); a part killed before its result is left to the state, a part whose
+/// result is not of the kind refused, naming it.
+pub(super) fn results_as<'p, T: for<'de> serde::Deserialize<'de>>(
+    chosen: &[&'p PartRun],
+    what: &str,
+) -> Result<Vec<(&'p PartRun, T)>, String> {
+    chosen
+        .iter()
+        .filter_map(|p| Some((*p, p.row.result.as_ref()?)))
+        .map(|(p, r)| {
+            T::deserialize(r)
+                .map(|t| (p, t))
+                .map_err(|e| format!("part {} ({}): not {what}: {e}", p.part, p.row.id))
+        })
+        .collect()
 }
 
 /// A part as its merged run lists it: which, its run, its state, its error, and `figures`,
@@ -402,12 +419,12 @@ pub fn merge_parts(
     }
     let missing: Vec<u32> = (1..=of).filter(|i| !by_index.contains_key(i)).collect();
     let mut merged = match first.row.kind.as_str() {
-        "query" => query::merge(of, &chosen),
+        "query" => query::merge(&chosen),
         "run" if chosen.iter().any(|p| scenario::is_scenario(p)) => {
             scenario::merge(of, &chosen, counted_now)
         }
         "run" => merge_run(of, &chosen, counted_now),
-        "track" => track::merge(of, &chosen),
+        "track" => track::merge(&chosen),
         _ => ingest::merge(of, &chosen, counted_now),
     }
     .map_err(mismatch)?;
@@ -477,7 +494,8 @@ pub fn merge_parts(
         tool_version: env!("CARGO_PKG_VERSION").to_string(),
         seed: head.seed,
         machine: head.machine.clone(),
-        config: merged.config,
+        // The first part's, every kind alike (see [`config`]).
+        config: config(&chosen, of, |p| Some(&p.row.config)),
         tags,
         error: why.filter(|_| state != State::Complete),
         result: Some(result),
@@ -510,7 +528,7 @@ fn merge_run(of: u32, chosen: &[&PartRun], counted_now: Option<u64>) -> Result<K
     if queried.is_empty() {
         return Ok(merged);
     }
-    let q = query::merge(of, &queried.iter().collect::<Vec<_>>())?;
+    let q = query::merge(&queried.iter().collect::<Vec<_>>())?;
     merged.result["query"] = q.result;
     merged.parts.notes.extend(q.parts.notes);
     let stopped = chosen.iter().any(|p| {

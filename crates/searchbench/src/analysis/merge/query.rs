@@ -6,7 +6,7 @@
 
 use serde_json::json;
 
-use super::{config, KindMerge, PartRun};
+use super::{KindMerge, PartRun};
 use crate::measure::Measurements;
 use crate::query::accuracy::VariantAccuracy;
 use crate::query::cells::{cell_result, CellResult, ErrorKind};
@@ -102,16 +102,8 @@ fn join_accuracy(parts: &[(&PartRun, QueryResult)]) -> Vec<VariantAccuracy> {
 }
 
 /// Merges the chosen parts (one per part index, sorted) of a group of `of` parts.
-pub fn merge(of: u32, chosen: &[&PartRun]) -> Result<KindMerge, String> {
-    let mut parts: Vec<(&PartRun, QueryResult)> = Vec::new();
-    for p in chosen {
-        let Some(r) = &p.row.result else {
-            continue;
-        };
-        let result: QueryResult = serde_json::from_value(r.clone())
-            .map_err(|e| format!("part {} ({}): not a query result: {e}", p.part, p.row.id))?;
-        parts.push((p, result));
-    }
+pub fn merge(chosen: &[&PartRun]) -> Result<KindMerge, String> {
+    let parts: Vec<(&PartRun, QueryResult)> = super::results_as(chosen, "a query result")?;
     let Some((_, first)) = parts.first() else {
         return Err("no part has a result (each was killed before it ended)".into());
     };
@@ -206,7 +198,6 @@ pub fn merge(of: u32, chosen: &[&PartRun]) -> Result<KindMerge, String> {
     let result = serde_json::to_value(&merged).map_err(|e| e.to_string())?;
     Ok(KindMerge {
         result,
-        config: config(chosen, of, |p| Some(&p.row.config)),
         histograms,
         timeline: Vec::new(),
         failed,

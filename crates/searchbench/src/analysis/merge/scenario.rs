@@ -10,7 +10,7 @@ use hdrhistogram::Histogram;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::{config, ingest, KindMerge, PartRun};
+use super::{ingest, KindMerge, PartRun};
 use crate::measure::SerializedHistogram;
 use crate::query::beside::SearchesBeside;
 use crate::query::cells::HdrSummary;
@@ -174,15 +174,13 @@ pub(super) fn merge(
     chosen: &[&PartRun],
     counted_now: Option<u64>,
 ) -> Result<KindMerge, String> {
-    let mut parts = Vec::new();
-    for p in chosen {
-        let Some(raw) = p.row.result.as_ref() else {
-            continue;
-        };
-        let said = Said::deserialize(raw)
-            .map_err(|e| format!("part {}: not a scenario's result: {e}", p.part))?;
-        parts.push(ScenarioPart { part: p, raw, said });
-    }
+    let parts: Vec<ScenarioPart<'_>> = super::results_as::<Said>(chosen, "a scenario's result")?
+        .into_iter()
+        .filter_map(|(part, said)| {
+            let raw = part.row.result.as_ref()?;
+            Some(ScenarioPart { part, raw, said })
+        })
+        .collect();
     let Some(head) = parts.first().map(|p| p.raw) else {
         return Err("no part kept a result".into());
     };
@@ -305,7 +303,6 @@ pub(super) fn merge(
         .collect();
     Ok(KindMerge {
         result,
-        config: config(chosen, of, |p| Some(&p.row.config)),
         histograms,
         timeline,
         failed,

@@ -10,7 +10,7 @@ use std::time::{Duration, UNIX_EPOCH};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{config, KindMerge, PartRun};
+use super::{KindMerge, PartRun};
 use crate::measure::SerializedHistogram;
 use crate::store::{EachPart, Parts};
 use crate::tasks::figures::{self, TaskFigures};
@@ -37,20 +37,11 @@ struct PartTrack<'p> {
     said: Said,
 }
 
-pub(super) fn merge(of: u32, chosen: &[&PartRun]) -> Result<KindMerge, String> {
-    let mut parts = Vec::new();
-    for p in chosen {
-        let Some(result) = &p.row.result else {
-            continue;
-        };
-        let said = Said::deserialize(result).map_err(|e| {
-            format!(
-                "part {} ({}): not a track run's result: {e}",
-                p.part, p.row.id
-            )
-        })?;
-        parts.push(PartTrack { part: p, said });
-    }
+pub(super) fn merge(chosen: &[&PartRun]) -> Result<KindMerge, String> {
+    let parts: Vec<PartTrack<'_>> = super::results_as::<Said>(chosen, "a track run's result")?
+        .into_iter()
+        .map(|(part, said)| PartTrack { part, said })
+        .collect();
     // Tasks in the order the parts ran them (part 1's first: it runs every kind of task).
     let mut order: Vec<&str> = Vec::new();
     for p in &parts {
@@ -108,7 +99,6 @@ pub(super) fn merge(of: u32, chosen: &[&PartRun]) -> Result<KindMerge, String> {
     });
     Ok(KindMerge {
         result,
-        config: config(chosen, of, |p| Some(&p.row.config)),
         histograms,
         timeline: Vec::new(),
         failed: error,
@@ -150,12 +140,6 @@ fn merge_task(
     } else {
         &["latency", "service_time"]
     };
-    let kept = kinds
-        .iter()
-        .filter_map(|kind| {
-            let (unit, h) = run.measurements.histograms.get(*kind)?;
-            SerializedHistogram::encode(&format!("task:{name}:{kind}"), unit, h)
-        })
-        .collect();
+    let kept = figures::histograms(name, &run.measurements, kinds);
     Ok((task, kept))
 }
