@@ -14,21 +14,10 @@ use serde_json::json;
 
 use super::{PublishError, Publisher};
 use crate::cluster::TargetError;
-use crate::store::{Annotation, Filter, RunRow, State, Store};
+use crate::store::{Annotation, Store};
 
 /// The most notes read back (a team writes a few a month).
 const MOST: usize = 10_000;
-
-/// The first of `runs` (oldest first) `note` applies to: carrying all its tags, started at
-/// or after its moment (as `history::placed` places it on a history).
-fn first_run_of<'a>(note: &Annotation, runs: &'a [RunRow]) -> Option<&'a RunRow> {
-    runs.iter().find(|r| {
-        note.tags.iter().all(|(k, v)| r.tags.get(k) == Some(v))
-            && note
-                .at_unix
-                .is_none_or(|at| i64::try_from(r.started_unix).is_ok_and(|s| s >= at))
-    })
-}
 
 /// A note's document id: what it says, hashed.
 fn doc_id(note: &Annotation) -> String {
@@ -54,24 +43,20 @@ impl Publisher {
             return Ok(0);
         }
         let index = self.index("annotations");
-        let mut runs = store.list(&Filter::default())?;
-        runs.retain(|r| r.state == State::Complete);
-        // Oldest first: a note goes where its first run is.
-        runs.reverse();
         let mut body = Vec::new();
         let mut ids = Vec::new();
         for n in &notes {
             let id = doc_id(n);
             let action = json!({"index": {"_index": index, "_id": id}});
-            let first = first_run_of(n, &runs);
-            let engine = first.and_then(|r| r.engine.clone());
+            let first = store.first_run_under(n)?;
+            let engine = first.as_ref().and_then(|r| r.engine.clone());
             let doc = json!({
                 "note_id": n.id,
                 "text": n.text,
                 "tags": n.tags,
                 "at": n.at_unix.map(|t| t.saturating_mul(1000)),
                 "created_at": n.created_unix.saturating_mul(1000),
-                "started_at": first.map(|r| r.started_unix.saturating_mul(1000)),
+                "started_at": first.as_ref().map(|r| r.started_unix.saturating_mul(1000)),
                 "engine_rank": super::engine_rank(engine.as_deref()),
                 "engine": engine,
             });

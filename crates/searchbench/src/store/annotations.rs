@@ -158,6 +158,35 @@ impl Store {
         Ok(out)
     }
 
+    /// The first complete run `note` applies to: carrying all its tags, begun at or after
+    /// its moment, oldest first (as a history places it on its first point). Found in SQL:
+    /// every publish places every note, and a store of years of nights is not read whole.
+    pub fn first_run_under(&self, note: &Annotation) -> Result<Option<super::RunRow>> {
+        let mut sql = String::from(
+            "SELECT r.id FROM runs r WHERE r.status = 'complete' AND r.started_unix >= ?1",
+        );
+        let mut values: Vec<String> = Vec::new();
+        if !note.tags.is_empty() {
+            let each = vec!["(t.key = ? AND t.value = ?)"; note.tags.len()].join(" OR ");
+            sql.push_str(&format!(
+                " AND (SELECT COUNT(*) FROM tags t WHERE t.run_id = r.id AND ({each})) = {}",
+                note.tags.len()
+            ));
+            for (k, v) in &note.tags {
+                values.extend([k.clone(), v.clone()]);
+            }
+        }
+        sql.push_str(" ORDER BY r.started_unix, r.rowid LIMIT 1");
+        let at = note.at_unix.unwrap_or(i64::MIN);
+        let mut params: Vec<&dyn rusqlite::ToSql> = vec![&at];
+        params.extend(values.iter().map(|v| v as &dyn rusqlite::ToSql));
+        let id: Option<String> = self
+            .conn
+            .query_row(&sql, params.as_slice(), |r| r.get(0))
+            .optional()?;
+        id.map(|id| self.get(&id)).transpose()
+    }
+
     /// Forgets note `id`; whether there was one.
     pub fn delete_annotation(&self, id: i64) -> Result<bool> {
         Ok(self
@@ -218,6 +247,78 @@ mod tests {
             ),
         ] {
             assert_eq!(bad.checked().unwrap_err(), why);
+        }
+    }
+
+    /// A note's first run, found in SQL, is the one a reading of every run finds: complete,
+    /// every tag of the note, at or after its moment, the oldest (the earlier of one second
+    /// by the order they were kept).
+    #[test]
+    fn a_notes_first_run_is_the_oldest_complete_one_it_applies_to() {
+        use crate::store::{Filter, Kind, NewRun, State};
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path().join("n.db")).unwrap();
+        let mut ids = Vec::new();
+        // (build, arch, started, complete)
+        for (build, arch, at, done) in [
+            ("n05", "x86", 100, false),
+            ("n05", "arm", 200, true),
+            ("n05", "x86", 300, true),
+            ("n05", "x86", 300, true),
+            ("n06", "x86", 400, true),
+        ] {
+            let mut run = NewRun::new(Kind::Ingest, "logs", serde_json::json!({}));
+            run.tags = [("build", build), ("arch", arch)]
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            let id = if done {
+                store.save(&run, &serde_json::json!({"docs": 1})).unwrap()
+            } else {
+                store.begin_run(&run).unwrap()
+            };
+            store
+                .conn
+                .execute(
+                    "UPDATE runs SET started_unix = ?2, pid = NULL WHERE id = ?1",
+                    params![id.0, at],
+                )
+                .unwrap();
+            ids.push(id.0);
+        }
+        let rows = store.list(&Filter::default()).unwrap();
+        let by_reading = |n: &Annotation| {
+            rows.iter()
+                .rev()
+                .filter(|r| r.state == State::Complete)
+                .find(|r| {
+                    n.tags.iter().all(|(k, v)| r.tags.get(k) == Some(v))
+                        && n.at_unix.is_none_or(|at| r.started_unix as i64 >= at)
+                })
+                .map(|r| r.id.0.clone())
+        };
+        let cases = [
+            (vec![("build", "n05")], None, Some(&ids[1])),
+            (vec![("build", "n05"), ("arch", "x86")], None, Some(&ids[2])),
+            (vec![("build", "n05")], Some(250), Some(&ids[2])),
+            (vec![], Some(350), Some(&ids[4])),
+            (vec![("build", "n07")], None, None),
+            (vec![("build", "n06")], Some(500), None),
+        ];
+        for (tags, at, want) in cases {
+            let n = Annotation {
+                id: 0,
+                text: "x".into(),
+                tags: tags
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+                at_unix: at,
+                created_unix: 0,
+            };
+            let found = store.first_run_under(&n).unwrap().map(|r| r.id.0);
+            assert_eq!(found.as_ref(), want, "{tags:?} {at:?}");
+            assert_eq!(found, by_reading(&n), "{tags:?} {at:?}");
         }
     }
 }

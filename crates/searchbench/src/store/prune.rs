@@ -6,7 +6,7 @@
 use rusqlite::params;
 use serde::Serialize;
 
-use super::{Filter, Result, State, Store};
+use super::{Result, State, Store};
 
 /// What a prune forgot (or, dry, would).
 #[derive(Debug, Default, Clone, Serialize, PartialEq, Eq)]
@@ -24,17 +24,21 @@ impl Store {
     /// still going; with `dry`, only says which. The file shrinks by what was forgotten.
     pub fn prune(&self, before_unix: i64, dry: bool) -> Result<Pruned> {
         let mut pruned = Pruned::default();
-        let mut old: Vec<_> = self
-            .list(&Filter::default())?
-            .into_iter()
-            .filter(|r| i64::try_from(r.started_unix).is_ok_and(|t| t < before_unix))
-            .collect();
-        old.reverse();
-        for row in old {
-            if row.state == State::Running {
+        // Read in SQL: a store of years of nights is not loaded whole to find its oldest.
+        let old: Vec<(String, String, Option<i64>)> = {
+            let mut stmt = self.conn.prepare(
+                "SELECT id, status, pid FROM runs WHERE started_unix < ?1
+                 ORDER BY started_unix, rowid",
+            )?;
+            let rows = stmt.query_map([before_unix], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+            rows.collect::<rusqlite::Result<_>>()?
+        };
+        for (id, status, pid) in old {
+            let pid = pid.and_then(|p| u32::try_from(p).ok());
+            if State::of_stored(&status, pid) == State::Running {
                 pruned.running += 1;
             } else {
-                pruned.runs.push(row.id.0);
+                pruned.runs.push(id);
             }
         }
         pruned.studies = self.conn.query_row(
@@ -63,7 +67,7 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{Kind, NewRun};
+    use crate::store::{Filter, Kind, NewRun};
 
     #[test]
     fn old_runs_go_with_what_they_own_and_the_new_and_the_running_stay() {

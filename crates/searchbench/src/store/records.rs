@@ -112,6 +112,18 @@ impl State {
             State::Failed => "failed",
         }
     }
+
+    /// The state of a stored row: its status, unless it never ended, when it is running
+    /// while the process `pid` that owns the row is alive and incomplete once it is gone.
+    pub fn of_stored(status: &str, pid: Option<u32>) -> State {
+        match status {
+            "complete" => State::Complete,
+            "interrupted" => State::Interrupted,
+            "failed" => State::Failed,
+            _ if pid.is_some_and(crate::os::pid_alive) => State::Running,
+            _ => State::Incomplete,
+        }
+    }
 }
 
 /// One stored run.

@@ -55,13 +55,7 @@ impl RawRow {
                 .and_then(Value::as_str)
                 .map(str::to_string)
         });
-        let state = match self.status.as_str() {
-            "complete" => State::Complete,
-            "interrupted" => State::Interrupted,
-            "failed" => State::Failed,
-            _ if pid.is_some_and(crate::os::pid_alive) => State::Running,
-            _ => State::Incomplete,
-        };
+        let state = State::of_stored(&self.status, pid);
         Ok(RunRow {
             id: RunId(self.id),
             kind: self.kind,
