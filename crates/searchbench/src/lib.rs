@@ -9,6 +9,8 @@ pub mod cli;
 pub mod cluster;
 pub mod corpus;
 pub mod deploy;
+#[cfg(test)]
+mod double;
 pub mod engine;
 pub mod exit;
 pub mod experiment;

@@ -92,7 +92,7 @@ pub async fn load(
     );
     if let Some(pipeline) = &cfg.pipeline {
         bulk_path.push_str("&pipeline=");
-        bulk_path.push_str(pipeline);
+        bulk_path.extend(url::form_urlencoded::byte_serialize(pipeline.as_bytes()));
     }
     let cancel = controls.cancel.unwrap_or_else(Cancel::never);
     let warmup = cfg.warmup;

@@ -138,7 +138,7 @@ mod tests {
 
     use super::*;
     use crate::cluster::{Target, TargetConfig};
-    use crate::publish::double::{Double, Request};
+    use crate::double::{Double, Request};
 
     /// An index of change points as a distribution without the reindex module keeps it:
     /// `_bulk` (index, delete), `_search` (a term and a must_not of ids), `_refresh`; no

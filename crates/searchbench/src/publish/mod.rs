@@ -38,8 +38,6 @@ mod annotations;
 mod batch;
 mod changes;
 pub mod dashboards;
-#[cfg(test)]
-mod double;
 pub mod ledger;
 pub mod notify;
 mod purge;
@@ -615,6 +613,7 @@ fn finite(v: f64) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::double;
     use crate::measure::{Measurements, SerializedHistogram};
     use crate::store::{Kind, NewRun, PhaseMeasurements, WholeRun};
 

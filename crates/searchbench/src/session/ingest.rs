@@ -565,7 +565,8 @@ async fn load_watched(
     let failures = failures_path(&job.index, &spec);
     let put = super::setup::put(target, &job.index, &spec.extras).await?;
     let mut driver = spec.driver;
-    driver.pipeline = put.pipeline.clone();
+    // The pipeline this load put, else the one it was given (a track's bulk names its own).
+    driver.pipeline = put.pipeline.clone().or(driver.pipeline);
     let watch_start = watched.started;
     let plan = Plan {
         failures,

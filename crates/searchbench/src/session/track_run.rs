@@ -449,6 +449,7 @@ impl BulkPhase<'_> {
         load.failures = failure_file(self.failures, self.loads, k, &l.target);
         load.driver.bulk_docs = self.spec.bulk_size;
         load.driver.clients = self.spec.clients;
+        load.driver.pipeline = self.spec.pipeline.clone();
         // The task warms up once, before its first load: its window runs from there to its
         // last load's end, as the tools measure a bulk over several indices.
         load.driver.warmup = if k == self.first_load {

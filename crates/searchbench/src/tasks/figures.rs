@@ -113,8 +113,9 @@ pub fn of(task: &str, kind: &str, run: &TaskRun) -> TaskFigures {
         let (_, h) = m.histograms.get(name)?;
         (!h.is_empty()).then(|| PERCENTILES.map(|p| h.value_at_quantile(p / 100.0) as f64 / 1000.0))
     };
-    // A bulk of vectors counts its documents, as the tools count a bulk's.
-    let docs = kind == "bulk-vector-data-set" || kind == "bulk";
+    // A bulk of vectors counts its documents, as the tools count a bulk's; so does a
+    // transform waited for (the documents it processed, as Rally weighs it).
+    let docs = matches!(kind, "bulk-vector-data-set" | "bulk" | "wait-for-transform");
     let (counted, unit) = if docs {
         ("units", "docs/s")
     } else {

@@ -2,15 +2,18 @@
 //! ([`operation`]) sent by its clients for its warm-up and its iterations or time period, at
 //! its target throughput when it has one ([`task`]), and the figures the tools report per
 //! task ([`figures`]): throughput, latency, service time, error rate, and a vector search's
-//! recall ([`vector_ops`]).
+//! recall ([`vector_ops`]); ES|QL and SQL ([`languages`]) and transforms ([`transforms`]) as
+//! Rally runs them.
 
 pub mod figures;
+pub mod languages;
 pub mod needs;
 pub mod operation;
 pub mod part;
 pub mod plan;
 pub mod synthesize;
 pub mod task;
+pub mod transforms;
 pub mod vector_ops;
 
 pub use figures::TaskFigures;

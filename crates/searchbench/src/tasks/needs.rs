@@ -93,6 +93,10 @@ const OPERATION_TYPES: &[(&str, &str)] = &[
     ("sql", "x-pack-sql"),
     ("esql", "x-pack-esql"),
     ("create-ilm-policy", "x-pack-ilm"),
+    ("create-transform", "x-pack-transform"),
+    ("start-transform", "x-pack-transform"),
+    ("wait-for-transform", "x-pack-transform"),
+    ("delete-transform", "x-pack-transform"),
     ("delete-ilm-policy", "x-pack-ilm"),
 ];
 

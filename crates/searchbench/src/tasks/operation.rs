@@ -145,6 +145,10 @@ pub enum Kind {
     },
     /// opensearch-benchmark's vector operations, on a data set laid down locally.
     Vectors(super::vector_ops::VectorOp),
+    /// ES|QL and SQL, as Rally's runners send them.
+    Language(super::languages::LanguageOp),
+    /// A transform stopped at its checkpoint and waited for.
+    WaitForTransform(super::transforms::WaitForTransform),
 }
 
 /// What one execution did: units of work (pages, documents), and a vector search's recall.
@@ -165,8 +169,9 @@ impl From<TargetError> for Failed {
     }
 }
 
-/// The operation types the tracks' tasks may have that run here (the bulk aside).
-pub const RUNS: [&str; 25] = [
+/// The operation types the tracks' tasks may have that run here (the bulk, the vector
+/// operations and the transforms' aside: `super::transforms::RUNS`).
+pub const RUNS: [&str; 29] = [
     "create-index",
     "delete-index",
     "create-data-stream",
@@ -178,6 +183,8 @@ pub const RUNS: [&str; 25] = [
     "create-index-template",
     "delete-index-template",
     "put-pipeline",
+    "delete-pipeline",
+    "create-search-pipeline",
     "cluster-health",
     "refresh",
     "force-merge",
@@ -192,6 +199,8 @@ pub const RUNS: [&str; 25] = [
     "close-point-in-time",
     "sleep",
     "wait-for-recovery",
+    "esql",
+    "sql",
 ];
 
 /// The operation of task `t` of track `d`, or why it does not run here.
@@ -356,12 +365,45 @@ pub fn of(t: &Resolved, d: &Definition) -> Result<Operation, Unplanned> {
             }
         }
         "put-pipeline" => Kind::PutPipeline {
-            id: str_of("id").ok_or("put-pipeline needs its id")?,
+            id: path_id("put-pipeline", str_of("id"))?,
             body: p
                 .get("body")
                 .cloned()
                 .ok_or("put-pipeline needs its body")?,
         },
+        // opensearch-benchmark's: a pipeline that is not there is fine.
+        "delete-pipeline" => {
+            let id = path_id("delete-pipeline", str_of("id"))?;
+            let mut q = Map::new();
+            for (k, to) in [("master-timeout", "master_timeout"), ("timeout", "timeout")] {
+                if let Some(v) = p.get(k) {
+                    q.insert(to.into(), v.clone());
+                }
+            }
+            Kind::Request {
+                method: Method::DELETE,
+                path: format!("/_ingest/pipeline/{id}{}", query_string(&q)?),
+                body: None,
+                ignore_status: vec![404],
+            }
+        }
+        // opensearch-benchmark's: OpenSearch's search pipelines.
+        "create-search-pipeline" => Kind::Request {
+            method: Method::PUT,
+            path: format!(
+                "/_search/pipeline/{}",
+                path_id("create-search-pipeline", str_of("id"))?
+            ),
+            body: Some(
+                p.get("body")
+                    .cloned()
+                    .ok_or("create-search-pipeline needs its body")?,
+            ),
+            ignore_status: Vec::new(),
+        },
+        k if super::transforms::RUNS.contains(&k) => super::transforms::of(k, p)?,
+        "esql" => Kind::Language(super::languages::esql(p, &query)?),
+        "sql" => Kind::Language(super::languages::sql(p)?),
         "cluster-health" => {
             let expected = p
                 .get("request-params")
@@ -548,6 +590,24 @@ pub fn of(t: &Resolved, d: &Definition) -> Result<Operation, Unplanned> {
         give_up: GIVE_UP,
         timeout,
     })
+}
+
+/// An id that goes into a request's path as one segment: one that would make it another
+/// request (a `/`, `?`, `#`, `%`, a space, or `.`/`..`) is refused.
+pub(super) fn path_id(what: &str, id: Option<String>) -> Result<String, String> {
+    let id = id.ok_or_else(|| format!("{what} needs its id"))?;
+    let odd = id.is_empty()
+        || id == "."
+        || id == ".."
+        || id
+            .chars()
+            .any(|c| matches!(c, '/' | '?' | '#' | '%') || c.is_whitespace() || c.is_control());
+    if odd {
+        return Err(format!(
+            "{what}: id {id:?} is not one path segment (no /, ?, #, %, spaces, . or ..)"
+        ));
+    }
+    Ok(id)
 }
 
 fn request(method: Method, path: String) -> Kind {
@@ -966,6 +1026,8 @@ impl Operation {
                 Ok((one, Value::Null))
             }
             Kind::Vectors(op) => op.once(ctx, client, self.give_up).await,
+            Kind::Language(op) => op.once(t, client).await,
+            Kind::WaitForTransform(w) => w.once(t, client).await,
             Kind::PolledMerge { path, poll } => {
                 let answer = json_of(t.send_at(client, Method::POST, path, None).await?);
                 let task = answer["task"]

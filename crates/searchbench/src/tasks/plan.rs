@@ -89,6 +89,8 @@ pub struct BulkSpec {
     pub bulk_size: usize,
     pub clients: usize,
     pub warmup: Duration,
+    /// The ingest pipeline every bulk request names (`pipeline`).
+    pub pipeline: Option<String>,
 }
 
 /// The documents a bulk task loads into one target, read in the track's order.
@@ -227,6 +229,25 @@ pub fn plan(d: &Definition, procedure: &Procedure, spec: &PlanSpec) -> Result<Pl
     Ok(planned)
 }
 
+/// `file` cut to the first `percentage` % of its documents (rounded up, as Rally rounds its
+/// bulks up), within what test mode reads of it. Rally takes that share of each client's slice
+/// of the file; this takes it from the file's start: as many documents, not the same ones.
+fn with_percentage(mut file: EntryFile, percentage: f64) -> Result<EntryFile, Unplanned> {
+    if percentage >= 100.0 {
+        return Ok(file);
+    }
+    let Some(count) = file.declared else {
+        return Err(Unplanned::NotYet(format!(
+            "bulk with ingest-percentage {percentage}: {} declares no document-count to take \
+             that share of",
+            file.path
+        )));
+    };
+    let share = (count as f64 * percentage / 100.0).ceil() as u64;
+    file.limit = Some(file.limit.map_or(share, |l| l.min(share)));
+    Ok(file)
+}
+
 /// The param-source that gives task `t` its parameters, when the track's Python does.
 fn python_params(t: &model::Resolved) -> Option<String> {
     let source = t.operation.params.get("param-source")?;
@@ -254,27 +275,23 @@ fn bulk(t: &model::Resolved, d: &Definition, spec: &PlanSpec) -> Result<BulkSpec
         }
     };
     let (corpora, indices) = (names("corpora"), names("indices"));
-    for k in [
-        "conflicts",
-        "on-conflict",
-        "pipeline",
-        "looped",
-        "detailed-results",
-    ] {
+    for k in ["conflicts", "on-conflict", "looped", "detailed-results"] {
         if p.contains_key(k) {
             return Err(Unplanned::NotYet(format!("bulk with {k} does not run yet")));
         }
     }
-    if let Some(pct) = p
-        .get("ingest-percentage")
-        .and_then(serde_json::Value::as_f64)
-    {
-        if pct != 100.0 {
-            return Err(Unplanned::NotYet(format!(
-                "bulk with ingest-percentage {pct} does not run yet"
-            )));
-        }
-    }
+    // Rally's `ingest-percentage`: only the first part of each file's documents.
+    let percentage = match p.get("ingest-percentage") {
+        None | Some(serde_json::Value::Null) => 100.0,
+        Some(v) => v
+            .as_f64()
+            .filter(|pct| *pct > 0.0 && *pct <= 100.0)
+            .ok_or_else(|| {
+                Unplanned::Invalid(format!(
+                    "ingest-percentage: {v} is not above 0 and at most 100"
+                ))
+            })?,
+    };
     let mut loads: Vec<BulkLoad> = Vec::new();
     let mut missing = Vec::new();
     for s in d.track.sources() {
@@ -293,7 +310,7 @@ fn bulk(t: &model::Resolved, d: &Definition, spec: &PlanSpec) -> Result<BulkSpec
             continue;
         }
         let file = match find(&s, d, spec)? {
-            Ok(file) => file,
+            Ok(file) => with_percentage(file, percentage)?,
             Err(absent) => {
                 missing.push(absent);
                 continue;
@@ -340,8 +357,18 @@ fn bulk(t: &model::Resolved, d: &Definition, spec: &PlanSpec) -> Result<BulkSpec
             t.clients
         )));
     }
+    let pipeline = match p.get("pipeline") {
+        None | Some(serde_json::Value::Null) => None,
+        Some(serde_json::Value::String(id)) if !id.is_empty() => Some(id.clone()),
+        Some(v) => {
+            return Err(Unplanned::Invalid(format!(
+                "pipeline: {v} is not a pipeline's id"
+            )))
+        }
+    };
     Ok(BulkSpec {
         name: t.name.clone(),
+        pipeline,
         loads,
         bulk_size,
         clients: t.clients as usize,
@@ -411,8 +438,12 @@ impl TaskPlan {
                     })
                     .collect();
                 format!(
-                    "the driver: {files} file(s) into {}, {} client(s), {} documents per request{}",
+                    "the driver: {files} file(s) into {}{}, {} client(s), {} documents per request{}",
                     into.join(", "),
+                    b.pipeline
+                        .as_ref()
+                        .map(|p| format!(" through pipeline {p}"))
+                        .unwrap_or_default(),
                     b.clients,
                     b.bulk_size,
                     if b.warmup.is_zero() {

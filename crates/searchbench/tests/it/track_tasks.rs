@@ -68,22 +68,25 @@ fn row<'r>(result: &'r Value, task: &str) -> &'r Value {
         .unwrap_or_else(|| panic!("no task {task} in {result:#}"))
 }
 
-#[test]
-fn a_challenge_runs_task_by_task_with_the_tools_semantics() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("track.json"), track()).unwrap();
-    std::fs::write(
-        dir.path().join("index.json"),
-        r#"{"mappings": {"properties": {"n": {"type": "long"}, "t": {"type": "keyword"}}}}"#,
-    )
-    .unwrap();
-    // The corpus as Rally leaves it: decompressed beside its archive's name.
-    common::write_docs(&dir.path().join("docs.json"), 500);
-    let d = read(&dir.path().join("track.json"), &TrackParams::new()).unwrap();
+/// Each of `tasks` ran one operation, without error.
+fn ran_once_without_error(result: &Value, tasks: &[&str]) {
+    for task in tasks {
+        let r = row(result, task);
+        assert_eq!(
+            (r["ops"].as_u64(), r["errors"].as_u64()),
+            (Some(1), Some(0)),
+            "{task}: {r}"
+        );
+    }
+}
+
+/// Runs the default challenge of the track at `path` on the shared node, whole (no test mode),
+/// into a scratch store: the run's result.
+fn run_track(path: &std::path::Path) -> Value {
+    let d = read(path, &TrackParams::new()).unwrap();
     let procedure = runnable::procedure(&d, None).unwrap().clone();
     let cluster =
         searchbench::session::ClusterSpec::given(common::target(), &[node_url().to_string()], None);
-    let started = Instant::now();
     let result = common::runtime()
         .block_on(async {
             tokio::time::timeout(
@@ -116,28 +119,39 @@ fn a_challenge_runs_task_by_task_with_the_tools_semantics() {
         })
         .expect("the track ends in time")
         .expect("the track runs");
+    serde_json::to_value(&result).unwrap()
+}
+
+#[test]
+fn a_challenge_runs_task_by_task_with_the_tools_semantics() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("track.json"), track()).unwrap();
+    std::fs::write(
+        dir.path().join("index.json"),
+        r#"{"mappings": {"properties": {"n": {"type": "long"}, "t": {"type": "keyword"}}}}"#,
+    )
+    .unwrap();
+    // The corpus as Rally leaves it: decompressed beside its archive's name.
+    common::write_docs(&dir.path().join("docs.json"), 500);
+    let started = Instant::now();
+    let result = run_track(&dir.path().join("track.json"));
     let took = started.elapsed();
-    let result = serde_json::to_value(&result).unwrap();
     // What does not run is listed, not dropped.
     let not_run = result["not_run"].to_string();
     assert!(not_run.contains("some-custom-runner"), "{not_run}");
     // The admin steps ran without error.
-    for task in [
-        "delete-index",
-        "create-index",
-        "health",
-        "put-doc-1",
-        "refresh",
-        "wait-for-all",
-        "force-merge",
-    ] {
-        let r = row(&result, task);
-        assert_eq!(
-            (r["ops"].as_u64(), r["errors"].as_u64()),
-            (Some(1), Some(0)),
-            "{task}: {r}"
-        );
-    }
+    ran_once_without_error(
+        &result,
+        &[
+            "delete-index",
+            "create-index",
+            "health",
+            "put-doc-1",
+            "refresh",
+            "wait-for-all",
+            "force-merge",
+        ],
+    );
     // The bulk went through the project's own driver: every document, in requests of 100.
     let load = row(&result, "load");
     assert_eq!(load["throughput_unit"], "docs/s", "{load}");
@@ -148,14 +162,7 @@ fn a_challenge_runs_task_by_task_with_the_tools_semantics() {
     );
     // A point in time opened by one task, paged through by the next (3 pages of 100 of the
     // 502 documents, by search_after), closed by the third.
-    for task in ["open-pit", "close-pit"] {
-        let r = row(&result, task);
-        assert_eq!(
-            (r["ops"].as_u64(), r["errors"].as_u64()),
-            (Some(1), Some(0)),
-            "{task}: {r}"
-        );
-    }
+    ran_once_without_error(&result, &["open-pit", "close-pit"]);
     let pages = row(&result, "pit-pages");
     assert_eq!(pages["errors"], 0, "{pages}");
     // Iterations are per client, the warm-up is not counted.
@@ -201,4 +208,76 @@ fn a_challenge_runs_task_by_task_with_the_tools_semantics() {
     );
     assert!(at(nap, "ended_ms") - at(nap, "started_ms") >= 1400, "{nap}");
     common::fresh_index(INDEX, None);
+}
+
+const PIPED: &str = "searchbench-test-track-pipelines";
+
+/// opensearch-benchmark's pipeline operations (an ingest pipeline deleted twice, a search
+/// pipeline made and searched through) and a bulk through an ingest pipeline, of a quarter of
+/// its corpus (`ingest-percentage`), on a real node; an ES|QL task on an engine without ES|QL
+/// fails with the engine's reason and the run goes on.
+#[test]
+fn pipelines_a_bulk_through_one_and_part_of_a_corpus_run_as_the_tools_run_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let track = format!(
+        r#"{{
+  "version": 2,
+  "indices": [{{"name": "{PIPED}"}}],
+  "corpora": [{{"name": "docs", "documents": [{{"source-file": "docs.json", "document-count": 400}}]}}],
+  "schedule": [
+    {{"operation": "delete-index"}},
+    {{"operation": {{"operation-type": "create-index", "settings": {{"index.number_of_replicas": 0}}}}}},
+    {{"name": "put-stamp", "operation": {{"operation-type": "put-pipeline", "id": "searchbench-test-stamp",
+      "body": {{"processors": [{{"set": {{"field": "stamp", "value": "piped"}}}}]}}}}}},
+    {{"name": "load", "operation": {{"operation-type": "bulk", "bulk-size": 50,
+      "pipeline": "searchbench-test-stamp", "ingest-percentage": 25}}}},
+    {{"operation": "refresh"}},
+    {{"name": "stamped", "operation": {{"operation-type": "search",
+      "body": {{"query": {{"term": {{"stamp": "piped"}}}}, "track_total_hits": true}},
+      "condition": {{"path": "hits.total.value", "expected-value": 100}}}}}},
+    {{"name": "delete-stamp", "operation": {{"operation-type": "delete-pipeline", "id": "searchbench-test-stamp"}}}},
+    {{"name": "delete-stamp-again", "operation": {{"operation-type": "delete-pipeline", "id": "searchbench-test-stamp"}}}},
+    {{"name": "put-filter", "operation": {{"operation-type": "create-search-pipeline", "id": "searchbench-test-filter",
+      "body": {{"description": "no processor: the runner's own distribution has no search-pipeline-common"}}}}}},
+    {{"name": "filtered", "operation": {{"operation-type": "search",
+      "request-params": {{"search_pipeline": "searchbench-test-filter"}},
+      "body": {{"query": {{"match_all": {{}}}}, "track_total_hits": true}},
+      "condition": {{"path": "hits.total.value", "expected-value": 100}}}}}},
+    {{"name": "esql", "operation": {{"operation-type": "esql", "query": "FROM {PIPED} | LIMIT 1"}}}},
+    {{"name": "drop-filter", "operation": {{"operation-type": "raw-request", "method": "DELETE",
+      "path": "/_search/pipeline/searchbench-test-filter"}}}}
+  ]
+}}"#
+    );
+    std::fs::write(dir.path().join("track.json"), track).unwrap();
+    common::write_docs(&dir.path().join("docs.json"), 400);
+    let result = run_track(&dir.path().join("track.json"));
+    ran_once_without_error(
+        &result,
+        &[
+            "put-stamp",
+            "stamped",
+            "delete-stamp",
+            "delete-stamp-again",
+            "put-filter",
+            "filtered",
+            "drop-filter",
+        ],
+    );
+    // A quarter of the 400 documents, each through the pipeline (the search above counted
+    // 100 stamped).
+    let load = row(&result, "load");
+    assert_eq!(load["errors"], 0, "{load}");
+    // The engine has no ES|QL: the task fails with its answer, and the run went on.
+    let esql = row(&result, "esql");
+    assert_eq!(
+        (esql["ops"].as_u64(), esql["errors"].as_u64()),
+        (Some(1), Some(1)),
+        "{esql}"
+    );
+    assert!(
+        esql["first_error"].as_str().unwrap().contains("/_query"),
+        "{esql}"
+    );
+    common::fresh_index(PIPED, None);
 }

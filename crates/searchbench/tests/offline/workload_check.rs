@@ -387,3 +387,104 @@ fn a_key_twice_in_a_shipped_track_is_warned_of_not_refused() {
         "{err}"
     );
 }
+
+/// A track of the operation types issue 101 added (ES|QL, SQL, transforms, opensearch-benchmark's
+/// pipeline operations, a bulk through a pipeline and of part of its corpus): each runs, says
+/// how, and the x-pack modules it needs are named; what the track gets wrong in them is refused
+/// naming the file and the task.
+#[test]
+fn esql_sql_transforms_and_pipeline_operations_run_and_their_mistakes_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let track = |schedule: &str| {
+        format!(
+            r#"{{"version": 2,
+  "indices": [{{"name": "logs"}}],
+  "corpora": [{{"name": "c", "documents": [{{"source-file": "docs.json", "document-count": 10}}]}}],
+  "schedule": [{schedule}]}}"#
+        )
+    };
+    std::fs::write(dir.path().join("docs.json"), "{\"n\": 1}\n".repeat(10)).unwrap();
+    let path = dir.path().join("track.json");
+    std::fs::write(
+        &path,
+        track(
+            r#"{"operation": {"name": "load", "operation-type": "bulk", "bulk-size": 5,
+                "pipeline": "stamp", "ingest-percentage": 50}},
+             {"operation": {"name": "q", "operation-type": "esql", "query": "FROM logs | LIMIT 1"}},
+             {"operation": {"name": "s", "operation-type": "sql", "body": {"query": "SELECT 1"}, "pages": 2}},
+             {"operation": {"name": "ct", "operation-type": "create-transform", "transform-id": "t",
+                "body": {"source": {"index": "logs"}}}},
+             {"operation": {"name": "st", "operation-type": "start-transform", "transform-id": "t"}},
+             {"operation": {"name": "wt", "operation-type": "wait-for-transform", "transform-id": "t"}},
+             {"operation": {"name": "dt", "operation-type": "delete-transform", "transform-id": "t"}},
+             {"operation": {"name": "dp", "operation-type": "delete-pipeline", "id": "stamp"}},
+             {"operation": {"name": "sp", "operation-type": "create-search-pipeline", "id": "p",
+                "body": {"request_processors": []}}}"#,
+        ),
+    )
+    .unwrap();
+    let check = check_json(&[&path.display().to_string()]);
+    for task in [
+        "q (esql)",
+        "s (sql)",
+        "ct (create-transform)",
+        "st (start-transform)",
+        "wt (wait-for-transform)",
+        "dt (delete-transform)",
+        "dp (delete-pipeline)",
+        "sp (create-search-pipeline)",
+    ] {
+        let i = item(&check, &format!("task {task}"));
+        assert_eq!(i["runs"], true, "{i}");
+    }
+    let load = item(&check, "task load (bulk)");
+    assert_eq!(load["runs"], true, "{load}");
+    assert!(
+        load["how"]
+            .as_str()
+            .unwrap()
+            .contains("into logs through pipeline stamp"),
+        "{load}"
+    );
+    let needs: Vec<&str> = check["needs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["module"].as_str().unwrap())
+        .collect();
+    for module in ["x-pack-esql", "x-pack-sql", "x-pack-transform"] {
+        assert!(needs.contains(&module), "{module} not in {needs:?}");
+    }
+
+    for (schedule, says) in [
+        (
+            r#"{"operation": {"name": "q", "operation-type": "esql"}}"#,
+            "task q (esql): esql needs its query",
+        ),
+        (
+            r#"{"operation": {"name": "s", "operation-type": "sql", "body": {"query": "x"}, "pages": 0}}"#,
+            "task s (sql): sql: pages 0",
+        ),
+        (
+            r#"{"operation": {"name": "dp", "operation-type": "delete-pipeline", "id": "a/../b"}}"#,
+            "task dp (delete-pipeline): delete-pipeline: id \"a/../b\" is not one path segment",
+        ),
+        (
+            r#"{"operation": {"name": "load", "operation-type": "bulk", "ingest-percentage": 0}}"#,
+            "task load (bulk): ingest-percentage: 0 is not above 0",
+        ),
+        (
+            r#"{"operation": {"name": "load", "operation-type": "bulk", "pipeline": 7}}"#,
+            "task load (bulk): pipeline: 7 is not a pipeline's id",
+        ),
+    ] {
+        std::fs::write(&path, track(schedule)).unwrap();
+        let out = run(&["workload", "check", &path.display().to_string()]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{says}: {err}");
+        assert!(
+            err.contains(&path.display().to_string()) && err.contains(says),
+            "{says}: {err}"
+        );
+    }
+}

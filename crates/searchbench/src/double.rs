@@ -1,4 +1,5 @@
-//! A results cluster that answers what a test tells it to (no engine lies on demand): every
+//! A cluster that answers what a test tells it to, for what no engine here does on demand (a
+//! results cluster that lies, a module no distribution on Maven Central carries): every
 //! request's method, path and body are kept, and the answer is the test's function of them.
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -13,7 +14,7 @@ pub struct Request {
     pub body: Vec<u8>,
 }
 
-type Answer = dyn Fn(&Request) -> String + Send + Sync;
+type Answer = dyn Fn(&Request) -> (u16, String) + Send + Sync;
 
 /// The double's URL and the requests it received so far.
 pub struct Double {
@@ -22,7 +23,15 @@ pub struct Double {
 }
 
 impl Double {
+    /// Answers every request `200 OK` with the body `answer` gives.
     pub fn serve(answer: impl Fn(&Request) -> String + Send + Sync + 'static) -> Double {
+        Double::serve_status(move |r| (200, answer(r)))
+    }
+
+    /// Answers every request with the status and body `answer` gives.
+    pub fn serve_status(
+        answer: impl Fn(&Request) -> (u16, String) + Send + Sync + 'static,
+    ) -> Double {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
         let url = format!("http://{}", listener.local_addr().expect("addr"));
         let requests = Arc::new(Mutex::new(Vec::new()));
@@ -39,6 +48,33 @@ impl Double {
 
     pub fn requests(&self) -> Vec<Request> {
         self.requests.lock().map(|r| r.clone()).unwrap_or_default()
+    }
+
+    /// A target on the double.
+    pub fn target(&self) -> crate::cluster::Target {
+        crate::cluster::Target::new(&crate::cluster::TargetConfig::local(self.url.clone()))
+            .expect("a target on the double")
+    }
+}
+
+/// `work` run to its end on a runtime of its own, within 20 s.
+pub fn block_on<T>(work: impl std::future::Future<Output = T>) -> T {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+        .block_on(async {
+            tokio::time::timeout(std::time::Duration::from_secs(20), work)
+                .await
+                .expect("the double's exchange ends in time")
+        })
+}
+
+/// A JSON object's members (a test's parameters).
+pub fn object(v: serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
+    match v {
+        serde_json::Value::Object(m) => m,
+        other => panic!("not an object: {other}"),
     }
 }
 
@@ -76,7 +112,7 @@ fn handle(stream: TcpStream, answer: &Answer, kept: &Mutex<Vec<Request>>) {
             return;
         }
         let request = Request { method, path, body };
-        let text = answer(&request);
+        let (status, text) = answer(&request);
         if let Ok(mut k) = kept.lock() {
             k.push(request.clone());
         }
@@ -86,7 +122,8 @@ fn handle(stream: TcpStream, answer: &Answer, kept: &Mutex<Vec<Request>>) {
             text
         };
         let reply = format!(
-            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{text}",
+            "HTTP/1.1 {status} {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{text}",
+            if status < 300 { "OK" } else { "Error" },
             text.len()
         );
         if stream.write_all(reply.as_bytes()).is_err() {
