@@ -7,6 +7,12 @@
 # and the reasons the rest do not run, most frequent first.
 #
 #   bench/tracks-coverage.sh [SEARCHBENCH_BIN]      (default: a debug build of this checkout)
+#   RALLY_TRACKS=DIR bench/tracks-coverage.sh        DIR: a rally-tracks checkout (the pinned
+#                                                    commit of PROVENANCE.md): its copies of the
+#                                                    pinned Rally tracks, with their track.py,
+#                                                    replace the fixtures', the five of EXTRA are
+#                                                    added, and each track.py is loaded by the
+#                                                    worker (esrally 2.13.0, made on first use)
 #
 # A definition refused without its params file is checked with the first in its `params/`.
 # Takes ~1 minute (about 320 checks).
@@ -14,10 +20,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SB=${1:-target/debug/searchbench}
 [ -n "${1:-}" ] || cargo build -q -p searchbench --bin searchbench
-python3 - "$SB" crates/searchbench/tests/fixtures/tracks <<'PY'
+EXTRA=${EXTRA:-dense_vector msmarco-passage-ranking so_vector wikipedia elser-ingest-speedtest}
+python3 - "$SB" crates/searchbench/tests/fixtures/tracks "${RALLY_TRACKS:-}" "$EXTRA" <<'PY'
 import collections, json, os, subprocess, sys
 
-sb, root = sys.argv[1], sys.argv[2]
+sb, root, rally_tracks, extra = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].split()
 
 def check(path, challenge=None, params=None):
     args = [sb, "workload", "check", path, "--test-mode", "--json"]
@@ -33,14 +40,22 @@ def check(path, challenge=None, params=None):
 tasks = runs = waits_for_corpus = 0
 reasons = collections.Counter()
 refused = []
-for tool, file in (("rally", "track.json"), ("osb", "workload.json")):
-    for name in sorted(os.listdir(os.path.join(root, tool))):
-        path = os.path.join(root, tool, name, file)
-        if not os.path.isfile(path):
-            continue
+def definitions():
+    for tool, file in (("rally", "track.json"), ("osb", "workload.json")):
+        names = sorted(os.listdir(os.path.join(root, tool)))
+        if tool == "rally" and rally_tracks:
+            names += [e for e in extra if e not in names]
+        for name in names:
+            base = rally_tracks if tool == "rally" and rally_tracks else os.path.join(root, tool)
+            path = os.path.join(base, name, file)
+            if os.path.isfile(path):
+                yield tool, name, path
+
+for tool, name, path in definitions():
+    if True:
         first, err = check(path)
         params = None
-        folder = os.path.join(root, tool, name, "params")
+        folder = os.path.join(os.path.dirname(path), "params")
         if first is None and os.path.isdir(folder):
             # A definition that names its index and corpus only in a params file (OSB's
             # neural_search): checked with its first.
@@ -80,4 +95,27 @@ for (op, why), n in reasons.most_common():
     print(f"  {n:5}  {op:26}  {why}")
 for r in refused:
     print(f"refused whole: {r}")
+if rally_tracks:
+    # Each Rally track's track.py loaded as a run loads it: the worker, by esrally itself.
+    cache = os.environ.get("SEARCHBENCH_CACHE") or os.path.expanduser("~/.cache/searchbench")
+    venv = os.path.join(cache, "python", "esrally-2.13.0", "bin", "python")
+    worker = os.path.abspath("crates/searchbench/src/tasks/python/worker.py")
+    if not os.path.exists(venv):
+        print(f"no worker environment at {venv}: run a track with a track.py once to make it")
+        sys.exit(0)
+    ok = 0
+    with_py = [(n, os.path.dirname(p)) for t, n, p in definitions()
+               if t == "rally" and os.path.isfile(os.path.join(os.path.dirname(p), "track.py"))]
+    for name, folder in with_py:
+        req = json.dumps({"op": "load", "track": folder, "params": {}, "challenge": None, "test_mode": True})
+        out = subprocess.run([venv, worker], input=req + "\n", capture_output=True, text=True, cwd=folder,
+                             timeout=300, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+        lines = out.stdout.splitlines()
+        answer = json.loads(lines[0]) if lines else {"error": {"message": out.stderr[-300:]}}
+        if "ok" in answer:
+            ok += 1
+            print(f"  loaded {name}: {len(answer['ok']['tasks'])} task(s) of its default challenge take parameters from it")
+        else:
+            print(f"  not loaded {name}: {answer['error']}")
+    print(f"track.py loaded by the worker: {ok} of {len(with_py)}")
 PY

@@ -421,6 +421,38 @@ fn resident_in_file(path: &std::path::Path) -> std::io::Result<(u64, u64)> {
     Ok(((in_memory * page as u64).min(len), len))
 }
 
+/// An exclusive lock on making the folder `dir` (`flock` on `dir.lock` beside it, made when
+/// missing), held until dropped; the kernel lets it go if the process dies. Blocks until any
+/// other holder is done.
+pub struct FolderLock {
+    _held: std::fs::File,
+}
+
+impl FolderLock {
+    /// The lock of `dir`; on failure, the lock file's path and why.
+    pub fn take(dir: &std::path::Path) -> Result<FolderLock, (std::path::PathBuf, std::io::Error)> {
+        use std::os::fd::AsRawFd;
+        // `opensearch-2.19.1-dist.lock`: the whole name (with_extension would cut at its dots).
+        let mut name = dir.file_name().unwrap_or_default().to_os_string();
+        name.push(".lock");
+        let path = dir.with_file_name(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| (parent.to_path_buf(), e))?;
+        }
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| (path.clone(), e))?;
+        // SAFETY: flock on a descriptor we own; it blocks until the other holder is done.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
+            return Err((path, std::io::Error::last_os_error()));
+        }
+        Ok(FolderLock { _held: file })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     /// The read-ahead found through the file's device number is the one `/sys/block` lists

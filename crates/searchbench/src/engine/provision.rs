@@ -216,33 +216,12 @@ fn painless_module(
     super::plugins::painless_module(spec, &module)
 }
 
-/// An exclusive lock on provisioning the engine in `dir` (`flock` on `dir.lock` beside it),
-/// held until dropped; the kernel lets it go if the process dies.
-struct ProvisionLock {
-    _held: std::fs::File,
-}
+/// An exclusive lock on provisioning the engine in `dir` (see [`crate::os::FolderLock`]).
+struct ProvisionLock;
 
 impl ProvisionLock {
-    fn take(dir: &Path) -> Result<ProvisionLock, EngineError> {
-        use std::os::fd::AsRawFd;
-        // `opensearch-2.19.1-dist.lock`: the whole name (with_extension would cut at its dots).
-        let mut name = dir.file_name().unwrap_or_default().to_os_string();
-        name.push(".lock");
-        let path = dir.with_file_name(name);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| EngineError::io(parent, e))?;
-        }
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(|e| EngineError::io(&path, e))?;
-        // SAFETY: flock on a descriptor we own; it blocks until the other holder is done.
-        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
-            return Err(EngineError::io(&path, std::io::Error::last_os_error()));
-        }
-        Ok(ProvisionLock { _held: file })
+    fn take(dir: &Path) -> Result<crate::os::FolderLock, EngineError> {
+        crate::os::FolderLock::take(dir).map_err(|(path, e)| EngineError::io(&path, e))
     }
 }
 

@@ -75,6 +75,7 @@ impl ModulesCheck {
         let item = Item {
             what: format!("task {name} ({operation_type})"),
             runs: false,
+            worker: false,
             how: format!(
                 "it needs the module(s) {why}, which this Elasticsearch lacks (its distribution \
                  on Maven Central has only a few modules): run it against a full cluster at \

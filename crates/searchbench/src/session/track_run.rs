@@ -25,6 +25,7 @@ use crate::ingest::BulkAction;
 use crate::store::Kind;
 use crate::tasks::figures::{self, TaskFigures};
 use crate::tasks::plan::{self as task_plan, BulkLoad, BulkSpec, Item, TaskPlan};
+use crate::tasks::python;
 use crate::tasks::TaskRun;
 use crate::tasks::{Context, TaskSpec};
 use crate::workload::track::model::Procedure;
@@ -151,6 +152,8 @@ pub async fn run(
     let scope = Scope::EVERY;
     let kit = spec.attach.kit(&identity, scope, observer);
     let modules = ModulesCheck::new(crate::tasks::needs::needs(d, procedure));
+    // The track's Python loaded before anything is sent: an error in it stops the run here.
+    let worker = python_worker(d, procedure, &steps, spec, observer).await?;
     let context = OnceCell::new();
     let joins = Once::new();
     let join = |point: String, end: bool| {
@@ -186,6 +189,7 @@ pub async fn run(
                 TaskPlan::Task(task) => phases.push(Box::new(TaskPhase {
                     spec: *task,
                     context: &context,
+                    worker: worker.clone(),
                     modules: &modules,
                     stop: block.clone(),
                     interrupt: spec.interrupt.clone(),
@@ -246,7 +250,49 @@ pub async fn run(
         })
     })
     .await;
+    if let Some(w) = &worker {
+        w.stop().await;
+    }
     ran.result
+}
+
+/// The worker of the track's Python, started and the track loaded in it, when a task of the
+/// plan takes its parameters from there.
+async fn python_worker(
+    d: &Definition,
+    procedure: &Procedure,
+    steps: &[Vec<(TaskPlan, bool)>],
+    spec: &TrackRunSpec<'_>,
+    observer: &dyn Observer,
+) -> Result<Option<std::sync::Arc<python::Worker>>, SessionError> {
+    if !steps.iter().flatten().any(|(plan, _)| plan.in_worker()) {
+        return Ok(None);
+    }
+    let say = |m: String| observer.event(super::Event::Stage(m));
+    let setup = |e: python::PythonError| SessionError::Other(format!("the track's Python: {e}"));
+    let made = python::venv::ensure(python::venv::ESRALLY, &say);
+    let python = tokio::select! {
+        made = made => made.map_err(setup)?,
+        () = spec.interrupt.cancelled() => {
+            return Err(SessionError::Interrupted("while making the Python environment".into()))
+        }
+    };
+    let dir = d.path.parent().unwrap_or(std::path::Path::new("."));
+    let params = serde_json::to_value(spec.params).unwrap_or_default();
+    let load = python::Load {
+        track_dir: dir,
+        params,
+        challenge: Some(&procedure.name),
+        test_mode: spec.test_mode,
+    };
+    match python::Worker::start(&python, load).await {
+        Ok(w) => Ok(Some(std::sync::Arc::new(w))),
+        Err(e @ python::PythonError::Track { .. }) => Err(SessionError::Usage(format!(
+            "{}: the track's Python: {e}",
+            d.path.display()
+        ))),
+        Err(e) => Err(setup(e)),
+    }
 }
 
 /// The track parameters as kept: a value whose name says it is a secret is not.
@@ -276,6 +322,8 @@ struct TaskPhase<'p> {
     spec: TaskSpec,
     /// The cluster and what tasks leave for each other, made by the first task.
     context: &'p OnceCell<Context>,
+    /// The worker of the track's Python, when a task takes its parameters from there.
+    worker: Option<std::sync::Arc<python::Worker>>,
     /// The engine modules the challenge needs, asked of the node before the first task sends
     /// anything.
     modules: &'p ModulesCheck,
@@ -313,11 +361,10 @@ impl Phase for TaskPhase<'_> {
                 .context
                 .get_or_try_init(|| async {
                     let (product, version, _) = stage.target.product().await?;
-                    Ok::<_, crate::cluster::TargetError>(Context::new(
-                        stage.target.clone(),
-                        product,
-                        version,
-                    ))
+                    Ok::<_, crate::cluster::TargetError>(
+                        Context::new(stage.target.clone(), product, version)
+                            .with_worker(self.worker.clone()),
+                    )
                 })
                 .await?;
             self.modules.ensure(stage.target).await?;

@@ -11,6 +11,7 @@ pub mod needs;
 pub mod operation;
 pub mod part;
 pub mod plan;
+pub mod python;
 pub mod synthesize;
 pub mod task;
 pub mod transforms;

@@ -30,6 +30,8 @@ pub struct Context {
     pub version: String,
     /// Point-in-time ids by the name of the task that opened them.
     pub pits: Mutex<BTreeMap<String, String>>,
+    /// The worker that gives the tasks the track's Python gives parameters to.
+    pub worker: Option<std::sync::Arc<super::python::Worker>>,
 }
 
 impl Context {
@@ -39,7 +41,14 @@ impl Context {
             product,
             version,
             pits: Mutex::new(BTreeMap::new()),
+            worker: None,
         }
+    }
+
+    /// With the worker of the track's Python.
+    pub fn with_worker(mut self, worker: Option<std::sync::Arc<super::python::Worker>>) -> Self {
+        self.worker = worker;
+        self
     }
 }
 
@@ -149,6 +158,8 @@ pub enum Kind {
     Language(super::languages::LanguageOp),
     /// A transform stopped at its checkpoint and waited for.
     WaitForTransform(super::transforms::WaitForTransform),
+    /// An operation whose parameters the track's Python gives, each execution its own.
+    Python(Box<super::python::PythonTask>),
 }
 
 /// What one execution did: units of work (pages, documents), and a vector search's recall.
@@ -699,10 +710,58 @@ impl Operation {
         }
     }
 
-    /// Whether the operation runs until its data is used up (a vector data set) rather than
-    /// for its iterations.
-    pub fn finite(&self) -> bool {
-        matches!(&self.kind, Kind::Vectors(op) if op.finite())
+    /// Task `t`'s operation, each execution of it the operation of the parameters the
+    /// track's Python gives next.
+    pub fn python(t: super::python::PythonTask) -> Operation {
+        Operation {
+            kind: Kind::Python(Box::new(t)),
+            retry_until_success: false,
+            condition: None,
+            give_up: GIVE_UP,
+            timeout: None,
+        }
+    }
+
+    /// Whether the operation runs until its data is used up (a vector data set, a param
+    /// source of the track's Python that ends) rather than for its iterations.
+    pub fn finite(&self, ctx: Option<&Context>) -> bool {
+        match &self.kind {
+            Kind::Vectors(op) => op.finite(),
+            Kind::Python(p) => ctx
+                .and_then(|c| c.worker.as_ref())
+                .is_some_and(|w| !w.infinite(&p.task.name)),
+            _ => false,
+        }
+    }
+
+    /// What client `client` (of `clients`) sends next: this operation, or the operation of the
+    /// next parameters the track's Python gives (`None` once they are used up). Made before
+    /// the send is timed, as the tools make a task's parameters.
+    pub async fn next(
+        &self,
+        ctx: &Context,
+        client: usize,
+        clients: u64,
+    ) -> Result<Option<std::borrow::Cow<'_, Operation>>, Failed> {
+        let Kind::Python(p) = &self.kind else {
+            return Ok(Some(std::borrow::Cow::Borrowed(self)));
+        };
+        let worker = ctx
+            .worker
+            .as_ref()
+            .ok_or_else(|| Failed("no Python worker runs for this track".into()))?;
+        let given = worker
+            .next(&p.task.name, client, clients)
+            .await
+            .map_err(|e| Failed(e.to_string()))?;
+        match given {
+            None => Ok(None),
+            Some(params) => {
+                let mut op = p.operation_of(params)?;
+                op.give_up = op.give_up.min(self.give_up);
+                Ok(Some(std::borrow::Cow::Owned(op)))
+            }
+        }
     }
 
     /// Whether client `client` has used up its share of the operation's data.
@@ -1028,6 +1087,11 @@ impl Operation {
             Kind::Vectors(op) => op.once(ctx, client, self.give_up).await,
             Kind::Language(op) => op.once(t, client).await,
             Kind::WaitForTransform(w) => w.once(t, client).await,
+            // Made into the operation of its parameters before it is sent ([`Self::next`]).
+            Kind::Python(p) => Err(Failed(format!(
+                "param-source {}: sent without its parameters",
+                p.source
+            ))),
             Kind::PolledMerge { path, poll } => {
                 let answer = json_of(t.send_at(client, Method::POST, path, None).await?);
                 let task = answer["task"]

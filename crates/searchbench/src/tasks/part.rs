@@ -66,6 +66,7 @@ pub fn for_part(planned: Planned, part: Part) -> Result<Planned, Invalid> {
                 Err(why) => not_run.push(Item {
                     what: format!("task {name}"),
                     runs: false,
+                    worker: false,
                     how: format!("on another part: {why}"),
                 }),
             }

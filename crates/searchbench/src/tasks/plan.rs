@@ -20,6 +20,9 @@ pub struct Item {
     /// `task index-append (bulk)`, `corpus geonames file documents.json.bz2, 11396503 documents`.
     pub what: String,
     pub runs: bool,
+    /// It runs with the worker: its parameters come from the track's Python.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub worker: bool,
     /// How it runs, or why it does not.
     pub how: String,
 }
@@ -137,6 +140,8 @@ pub struct StandIn {
 pub fn plan(d: &Definition, procedure: &Procedure, spec: &PlanSpec) -> Result<Planned, Invalid> {
     let test_mode = spec.test_mode;
     let mut planned = Planned::default();
+    // The definition the worker's tasks read, shared by them (made once, when one needs it).
+    let mut shared: Option<std::sync::Arc<Definition>> = None;
     for step in &procedure.steps {
         let completed_by = match step {
             model::Step::Parallel { completed_by, .. } => completed_by.clone(),
@@ -145,30 +150,29 @@ pub fn plan(d: &Definition, procedure: &Procedure, spec: &PlanSpec) -> Result<Pl
         let mut together = Vec::new();
         for t in step.tasks() {
             let what = format!("task {} ({})", t.name, t.operation_type);
-            let plan = if let Some(source) = python_params(t) {
-                // What the track's Python would give (a body, a path, the documents) is not
-                // written: planned as written, the task would send the placeholders.
-                Err(Unplanned::NotYet(format!(
-                    "its parameters come from the track's Python (param-source {source}), \
-                     which searchbench does not run"
-                )))
-            } else if t.operation_type == "bulk" {
-                bulk(t, d, spec).map(TaskPlan::Bulk)
-            } else {
-                let op = if super::vector_ops::RUNS.contains(&t.operation_type.as_str()) {
-                    super::vector_ops::of(t, d, spec).map(super::operation::Operation::of_vectors)
-                } else {
-                    super::operation::of(t, d)
-                };
-                op.and_then(|op| TaskSpec::of(t, op).map_err(Unplanned::Invalid))
-                    .map(|spec| {
-                        if test_mode {
-                            spec.for_test_mode()
-                        } else {
-                            spec
-                        }
+            // The task with its operation, its counts checked, cut as test mode cuts it.
+            let task = |op: super::Operation| {
+                TaskSpec::of(t, op)
+                    .map_err(Unplanned::Invalid)
+                    .map(|spec| match test_mode {
+                        true => spec.for_test_mode(),
+                        false => spec,
                     })
                     .map(|t| TaskPlan::Task(Box::new(t)))
+            };
+            let plan = if let Some(source) = python_params(t) {
+                // What the track's Python gives (a body, a path, the documents) is not
+                // written: planned as written, the task would send the placeholders. The
+                // worker gives it, task by task ([`super::python`]).
+                python_task(t, d, &mut shared, source).and_then(task)
+            } else if t.operation_type == "bulk" {
+                bulk(t, d, spec).map(TaskPlan::Bulk)
+            } else if super::vector_ops::RUNS.contains(&t.operation_type.as_str()) {
+                super::vector_ops::of(t, d, spec)
+                    .map(super::operation::Operation::of_vectors)
+                    .and_then(task)
+            } else {
+                super::operation::of(t, d).and_then(task)
             };
             match plan {
                 Ok(plan) => {
@@ -183,6 +187,7 @@ pub fn plan(d: &Definition, procedure: &Procedure, spec: &PlanSpec) -> Result<Pl
                 Err(Unplanned::NotYet(why)) => planned.not_run.push(Item {
                     what,
                     runs: false,
+                    worker: false,
                     how: why,
                 }),
                 Err(Unplanned::Absent(absent)) => {
@@ -197,6 +202,7 @@ pub fn plan(d: &Definition, procedure: &Procedure, spec: &PlanSpec) -> Result<Pl
                     planned.not_run.push(Item {
                         what,
                         runs: false,
+                        worker: false,
                         how: why,
                     })
                 }
@@ -205,6 +211,7 @@ pub fn plan(d: &Definition, procedure: &Procedure, spec: &PlanSpec) -> Result<Pl
                     planned.not_run.push(Item {
                         what,
                         runs: false,
+                        worker: false,
                         how: why,
                     })
                 }
@@ -246,6 +253,39 @@ fn with_percentage(mut file: EntryFile, percentage: f64) -> Result<EntryFile, Un
     let share = (count as f64 * percentage / 100.0).ceil() as u64;
     file.limit = Some(file.limit.map_or(share, |l| l.min(share)));
     Ok(file)
+}
+
+/// Task `t`, whose parameters param-source `source` of the track's Python gives: run with
+/// the worker when the track is Rally's and its `track.py` is beside it.
+fn python_task(
+    t: &model::Resolved,
+    d: &Definition,
+    shared: &mut Option<std::sync::Arc<Definition>>,
+    source: String,
+) -> Result<super::Operation, Unplanned> {
+    let not_yet = |why: &str| {
+        Err(Unplanned::NotYet(format!(
+            "its parameters come from the track's Python (param-source {source}): {why}"
+        )))
+    };
+    if d.track.words() != crate::workload::track::model::Words::Rally {
+        return not_yet("opensearch-benchmark's workload.py does not run here yet");
+    }
+    let beside = d.path.parent().map(|p| p.join("track.py"));
+    if !beside.as_ref().is_some_and(|p| p.is_file()) {
+        return not_yet("no track.py is beside the track to give them");
+    }
+    if t.operation_type == "bulk" {
+        return not_yet("a bulk's documents from the track's Python do not run yet");
+    }
+    let definition = shared
+        .get_or_insert_with(|| std::sync::Arc::new(d.clone()))
+        .clone();
+    Ok(super::Operation::python(super::python::PythonTask {
+        task: t.clone(),
+        source,
+        definition,
+    }))
 }
 
 /// The param-source that gives task `t` its parameters, when the track's Python does.
@@ -401,16 +441,26 @@ impl Planned {
 }
 
 impl TaskPlan {
+    /// Whether its parameters come from the track's Python, through the worker.
+    pub fn in_worker(&self) -> bool {
+        matches!(self, TaskPlan::Task(t) if matches!(t.operation.kind, super::operation::Kind::Python(_)))
+    }
+
     /// How the task runs, in a line.
     pub fn describe(&self) -> String {
         match self {
             TaskPlan::Task(t) => {
                 let mut how = format!("{} client(s)", t.clients);
-                if let super::operation::Kind::Vectors(op) = &t.operation.kind {
-                    how.push_str(&format!(": {}", op.how()));
+                match &t.operation.kind {
+                    super::operation::Kind::Vectors(op) => how.push_str(&format!(": {}", op.how())),
+                    super::operation::Kind::Python(p) => how.push_str(&format!(
+                        ", parameters from the worker (track.py's param-source {})",
+                        p.source
+                    )),
+                    _ => {}
                 }
                 match (t.time, t.iterations) {
-                    (None, None) if t.operation.finite() => {
+                    (None, None) if t.operation.finite(None) => {
                         how.push_str(", until their share is sent")
                     }
                     (Some(time), _) => how.push_str(&format!(" for {}s", time.as_secs())),
@@ -489,6 +539,7 @@ pub fn check(d: &Definition, name: Option<&str>, spec: &PlanSpec) -> Result<Chec
             items.push(Item {
                 what: format!("task {name} ({kind})"),
                 runs: true,
+                worker: task.in_worker(),
                 how: if parallel {
                     format!("{how}; in a parallel block")
                 } else {
@@ -526,6 +577,7 @@ pub fn check(d: &Definition, name: Option<&str>, spec: &PlanSpec) -> Result<Chec
                 Item {
                     what,
                     runs: true,
+                    worker: false,
                     how: format!(
                         "synthesized{}: {documents} documents from {about}, in {}",
                         if made { "" } else { " at the run" },
@@ -536,6 +588,7 @@ pub fn check(d: &Definition, name: Option<&str>, spec: &PlanSpec) -> Result<Chec
             Ok(file) => Item {
                 what,
                 runs: true,
+                worker: false,
                 how: format!(
                     "here: {}{}{}",
                     file.path,
@@ -552,11 +605,13 @@ pub fn check(d: &Definition, name: Option<&str>, spec: &PlanSpec) -> Result<Chec
             Err(Unplanned::Missing(why) | Unplanned::NotYet(why)) => Item {
                 what,
                 runs: false,
+                worker: false,
                 how: why,
             },
             Err(Unplanned::Absent(absent)) => Item {
                 what,
                 runs: false,
+                worker: false,
                 how: Absent::summary(&absent),
             },
             Err(Unplanned::Invalid(why)) => return Err(Invalid(why)),
@@ -726,7 +781,7 @@ impl Absent {
     /// What a task waiting on `absent` files says: each file when they are few, else one
     /// line (how many, the first few, where the first comes from), not one line a file (a
     /// bulk waiting on 112 files said 32 KB). `workload check` lists every file apart.
-    fn summary(absent: &[Absent]) -> String {
+    pub(super) fn summary(absent: &[Absent]) -> String {
         let Some(first) = absent.first() else {
             return String::new();
         };

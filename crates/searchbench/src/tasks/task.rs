@@ -147,7 +147,11 @@ impl TaskSpec {
         // A vector data set runs until the client's share is sent, unless iterations say less.
         let wanted = self
             .iterations
-            .unwrap_or(if self.operation.finite() { u64::MAX } else { 1 });
+            .unwrap_or(if self.operation.finite(Some(ctx)) {
+                u64::MAX
+            } else {
+                1
+            });
         let (mut i, mut measured) = (0u64, 0u64);
         loop {
             if stop.is_cancelled() {
@@ -171,6 +175,17 @@ impl TaskSpec {
                 (None, _) if measured >= wanted => break,
                 (None, _) => false,
             };
+            // What this client sends next (the track's Python may say it has no more).
+            let operation = match self.operation.next(ctx, client, self.clients).await {
+                Ok(Some(op)) => op,
+                Ok(None) => break,
+                Err(e) => {
+                    mine.measurements.count("ops", 1);
+                    mine.measurements.count("errors", 1);
+                    mine.first_error.get_or_insert(e.0);
+                    break;
+                }
+            };
             let due = schedule.map(|s| s.next(1));
             if let Some(at) = due {
                 tokio::select! {
@@ -181,7 +196,7 @@ impl TaskSpec {
             let sent = Instant::now();
             let sent_wall = SystemTime::now();
             let outcome = tokio::select! {
-                o = self.operation.run(ctx, client) => o,
+                o = operation.run(ctx, client) => o,
                 () = stop.cancelled() => { mine.stopped = true; break; }
             };
             let end = Instant::now();

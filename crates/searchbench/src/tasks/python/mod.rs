@@ -1,0 +1,347 @@
+//! A track's own Python, run by its tool's own library: a worker process (CPython, in a
+//! virtual environment searchbench makes once: [`venv`]) loads the track as esrally loads it, so
+//! its `track.py`, what that imports and what it registers are as they are under Rally. A task
+//! whose parameters come from a param source takes them from the worker, partitioned per client
+//! as esrally partitions them (a source per client, `partition(i, clients)`); the Rust driver
+//! sends and times each request as it does every task's, so the worker's cost is making the
+//! parameters, never the measured exchange.
+//!
+//! The worker answers JSON lines on a pipe (`worker.py`), in its own process group (a Ctrl-C
+//! reaches searchbench, which stops it) and killed when the run ends; it ends by itself when
+//! its input does, so it never outlives searchbench. A Python error names the file and line
+//! of the track's code it came from: at load, before anything is sent; in a param source, as
+//! the task's error.
+
+pub mod venv;
+
+use std::collections::{BTreeMap, VecDeque};
+use std::path::Path;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::process::{Child, ChildStdin, ChildStdout};
+
+use super::operation::{Failed, Operation};
+use super::plan::Unplanned;
+use crate::workload::track::model::Resolved;
+use crate::workload::track::Definition;
+
+/// The worker's source, run as `python -c`.
+const WORKER: &str = include_str!("worker.py");
+
+/// How many parameters a client is given at a time.
+const BATCH: usize = 64;
+
+/// How long loading the track, or one batch of parameters, may take.
+const ANSWER: Duration = Duration::from_secs(300);
+
+/// The stderr lines of the worker kept to say why it ended.
+const STDERR_KEPT: usize = 20;
+
+#[derive(Debug, thiserror::Error)]
+pub enum PythonError {
+    /// Making the environment or starting the worker failed.
+    #[error("{what}: {why}")]
+    Setup { what: String, why: String },
+    /// The track's Python raised: where, and what.
+    #[error("{at}: {message}")]
+    Track { at: String, message: String },
+    /// The worker ended, or said what no worker says.
+    #[error("the Python worker {0}")]
+    Worker(String),
+}
+
+/// A task of the challenge whose parameters come from a param source, as the worker found it.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct SourceTask {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub operation_type: String,
+    pub param_source: String,
+    pub clients: u64,
+    /// The source never ends by itself (its iterations or time period end the task).
+    pub infinite: bool,
+}
+
+/// What one client of one task has been given and not yet sent.
+#[derive(Default)]
+struct Given {
+    queue: VecDeque<Value>,
+    done: bool,
+}
+
+struct Pipe {
+    stdin: ChildStdin,
+    lines: Lines<BufReader<ChildStdout>>,
+    child: Child,
+}
+
+/// A running worker with a track loaded.
+pub struct Worker {
+    pipe: tokio::sync::Mutex<Pipe>,
+    given: Mutex<BTreeMap<(String, usize), Given>>,
+    stderr: Arc<Mutex<VecDeque<String>>>,
+    /// The tasks whose parameters it gives.
+    pub tasks: Vec<SourceTask>,
+}
+
+impl std::fmt::Debug for Worker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Worker")
+            .field("tasks", &self.tasks)
+            .finish()
+    }
+}
+
+/// What loading a track in the worker needs.
+pub struct Load<'a> {
+    pub track_dir: &'a Path,
+    pub params: Value,
+    pub challenge: Option<&'a str>,
+    pub test_mode: bool,
+}
+
+impl Worker {
+    /// Starts the worker with `python` and loads the track: the tasks whose parameters it
+    /// gives, or the track's Python error, naming its file and line.
+    pub async fn start(python: &Path, load: Load<'_>) -> Result<Worker, PythonError> {
+        let home = crate::engine::paths::cache_root()
+            .join("python")
+            .join("rally-home");
+        let mut command = tokio::process::Command::new(python);
+        command
+            .arg("-c")
+            .arg(WORKER)
+            .current_dir(load.track_dir)
+            // Rally keeps its libraries and logs under its home: ours, not the user's.
+            .env("RALLY_HOME", &home)
+            // The track's folder is the user's: no `__pycache__` left in it.
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .env("PYTHONUNBUFFERED", "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            // A Ctrl-C goes to searchbench's process group: searchbench stops the worker.
+            .process_group(0);
+        let mut child = command.spawn().map_err(|e| PythonError::Setup {
+            what: format!("starting {}", python.display()),
+            why: e.to_string(),
+        })?;
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            return Err(PythonError::Worker("started without its pipes".into()));
+        };
+        let kept = Arc::new(Mutex::new(VecDeque::new()));
+        let into = kept.clone();
+        tokio::spawn(async move {
+            let mut lines = BufReader::new(stderr).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                if let Ok(mut k) = into.lock() {
+                    if k.len() == STDERR_KEPT {
+                        k.pop_front();
+                    }
+                    k.push_back(line);
+                }
+            }
+        });
+        let mut worker = Worker {
+            pipe: tokio::sync::Mutex::new(Pipe {
+                stdin,
+                lines: BufReader::new(stdout).lines(),
+                child,
+            }),
+            given: Mutex::new(BTreeMap::new()),
+            stderr: kept,
+            tasks: Vec::new(),
+        };
+        let loaded = worker
+            .ask(json!({
+                "op": "load",
+                "track": load.track_dir.display().to_string(),
+                "params": load.params,
+                "challenge": load.challenge,
+                "test_mode": load.test_mode,
+            }))
+            .await?;
+        #[derive(Deserialize)]
+        struct Loaded {
+            tasks: Vec<SourceTask>,
+        }
+        let loaded = Loaded::deserialize(&loaded)
+            .map_err(|e| PythonError::Worker(format!("answered a load it cannot mean: {e}")))?;
+        worker.tasks = loaded.tasks;
+        Ok(worker)
+    }
+
+    /// One request and its answer.
+    async fn ask(&self, request: Value) -> Result<Value, PythonError> {
+        let mut pipe = self.pipe.lock().await;
+        let exchange = async {
+            let mut line = request.to_string();
+            line.push('\n');
+            pipe.stdin.write_all(line.as_bytes()).await?;
+            pipe.stdin.flush().await?;
+            pipe.lines.next_line().await
+        };
+        let answered = tokio::time::timeout(ANSWER, exchange).await;
+        let line = match answered {
+            Ok(Ok(Some(line))) => line,
+            Ok(Ok(None)) | Ok(Err(_)) => {
+                // Its output ended: it ended. Why is in what it said last.
+                let status = tokio::time::timeout(Duration::from_secs(5), pipe.child.wait())
+                    .await
+                    .ok()
+                    .and_then(Result::ok)
+                    .map_or_else(|| "ended".to_string(), |s| format!("ended ({s})"));
+                return Err(PythonError::Worker(format!("{status}{}", self.said())));
+            }
+            Err(_) => {
+                let _ = pipe.child.start_kill();
+                return Err(PythonError::Worker(format!(
+                    "gave no answer within {ANSWER:?}{}",
+                    self.said()
+                )));
+            }
+        };
+        let answer: Value = serde_json::from_str(&line)
+            .map_err(|e| PythonError::Worker(format!("answered what is not JSON ({e})")))?;
+        if let Some(ok) = answer.get("ok") {
+            return Ok(ok.clone());
+        }
+        let error = &answer["error"];
+        let message = error["message"]
+            .as_str()
+            .unwrap_or("an error it did not name")
+            .to_string();
+        let at = match (error["file"].as_str(), error["line"].as_u64()) {
+            (Some(file), Some(line)) => format!("{file}, line {line}"),
+            (Some(file), None) => file.to_string(),
+            _ => "the track's Python".to_string(),
+        };
+        Err(PythonError::Track { at, message })
+    }
+
+    /// The last lines the worker wrote to its stderr, as a tail of a message.
+    fn said(&self) -> String {
+        let lines = self
+            .stderr
+            .lock()
+            .map(|k| k.iter().cloned().collect::<Vec<_>>())
+            .unwrap_or_default();
+        if lines.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", lines.join(" / "))
+        }
+    }
+
+    /// The next parameters of client `client` (of `clients`) of task `task`; `None` once its
+    /// source is used up.
+    pub async fn next(
+        &self,
+        task: &str,
+        client: usize,
+        clients: u64,
+    ) -> Result<Option<Value>, PythonError> {
+        let key = (task.to_string(), client);
+        loop {
+            {
+                let mut given = self
+                    .given
+                    .lock()
+                    .map_err(|_| PythonError::Worker("lost its parameters".into()))?;
+                let mine = given.entry(key.clone()).or_default();
+                if let Some(p) = mine.queue.pop_front() {
+                    return Ok(Some(p));
+                }
+                if mine.done {
+                    return Ok(None);
+                }
+            }
+            let batch = self
+                .ask(json!({
+                    "op": "params",
+                    "task": task,
+                    "client": client,
+                    "clients": clients,
+                    "count": BATCH,
+                }))
+                .await?;
+            #[derive(Deserialize)]
+            struct Batch {
+                params: Vec<Value>,
+                done: bool,
+            }
+            let batch = Batch::deserialize(&batch).map_err(|e| {
+                PythonError::Worker(format!("answered parameters it cannot mean: {e}"))
+            })?;
+            let mut given = self
+                .given
+                .lock()
+                .map_err(|_| PythonError::Worker("lost its parameters".into()))?;
+            let mine = given.entry(key.clone()).or_default();
+            mine.queue.extend(batch.params);
+            mine.done = batch.done;
+        }
+    }
+
+    /// Whether task `task`'s source never ends by itself.
+    pub fn infinite(&self, task: &str) -> bool {
+        self.tasks.iter().any(|t| t.name == task && t.infinite)
+    }
+
+    /// Stops the worker (it is killed when dropped, too).
+    pub async fn stop(&self) {
+        let mut pipe = self.pipe.lock().await;
+        let _ = pipe.stdin.write_all(b"{\"op\": \"exit\"}\n").await;
+        if tokio::time::timeout(Duration::from_secs(5), pipe.child.wait())
+            .await
+            .is_err()
+        {
+            let _ = pipe.child.start_kill();
+        }
+    }
+}
+
+/// A task whose parameters the track's Python gives: what it was written as, run as the
+/// operation of each set of parameters the worker gives.
+#[derive(Debug, Clone)]
+pub struct PythonTask {
+    pub task: Resolved,
+    pub source: String,
+    pub definition: Arc<Definition>,
+}
+
+impl PartialEq for PythonTask {
+    fn eq(&self, other: &Self) -> bool {
+        self.task == other.task && self.source == other.source
+    }
+}
+
+impl PythonTask {
+    /// The operation of parameters `params`, as the track's JSON would have written them.
+    pub fn operation_of(&self, params: Value) -> Result<Operation, Failed> {
+        let Value::Object(params) = params else {
+            return Err(Failed(format!(
+                "param-source {}: gave {params}, not an object of parameters",
+                self.source
+            )));
+        };
+        let mut task = self.task.clone();
+        task.operation.params = params;
+        task.operation.params.remove("param-source");
+        super::operation::of(&task, &self.definition).map_err(|u| {
+            let why = match u {
+                Unplanned::NotYet(w) | Unplanned::Missing(w) | Unplanned::Invalid(w) => w,
+                Unplanned::Absent(a) => super::plan::Absent::summary(&a),
+            };
+            Failed(format!("param-source {}: {why}", self.source))
+        })
+    }
+}

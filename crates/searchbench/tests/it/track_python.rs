@@ -1,0 +1,271 @@
+//! A Rally track's own Python (issue 101): its `track.py` loaded by esrally itself in the
+//! worker, its param sources partitioned per client as esrally partitions them, their
+//! parameters sent and timed by the driver on the shared node; a Python error named by file and
+//! line before anything is sent; a run stopped mid-way leaves no worker behind.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::common::{self, node_url};
+
+const INDEX: &str = "searchbench-test-track-python";
+
+/// A track whose tasks take their parameters from `track.py`: documents written by a
+/// `raw-request` per parameter (their ids name the client's partition), searches from an
+/// endless source (bounded by iterations) and from one that ends (each client's partition
+/// holds 2 + its index).
+fn write_track(dir: &Path, py: &str) {
+    std::fs::write(
+        dir.join("track.json"),
+        format!(
+            r#"{{
+  "version": 2,
+  "indices": [{{"name": "{INDEX}"}}],
+  "schedule": [
+    {{"operation": "delete-index"}},
+    {{"operation": {{"operation-type": "create-index", "settings": {{"index.number_of_replicas": 0}}}}}},
+    {{"operation": {{"name": "write", "operation-type": "raw-request", "param-source": "writes"}}, "clients": 2, "iterations": 4}},
+    {{"operation": "refresh"}},
+    {{"operation": {{"name": "terms", "operation-type": "search", "param-source": "terms"}}, "clients": 2, "iterations": 3}},
+    {{"operation": {{"name": "ends", "operation-type": "search", "param-source": "ends"}}, "clients": 2}}
+  ]
+}}"#
+        ),
+    )
+    .unwrap();
+    std::fs::write(dir.join("track.py"), py).unwrap();
+}
+
+const PY: &str = r#"
+INDEX = "searchbench-test-track-python"
+
+class Writes:
+    def __init__(self, track, params, **kwargs):
+        self.infinite = True
+        self._n = 0
+    def partition(self, partition_index, total_partitions):
+        self._client = partition_index
+        return self
+    def params(self):
+        self._n += 1
+        return {"method": "PUT", "path": f"/{INDEX}/_doc/c{self._client}-of-{2}-{self._n}",
+                "body": {"client": self._client, "n": self._n}}
+
+class Terms:
+    def __init__(self, track, params, **kwargs):
+        self.infinite = True
+    def partition(self, partition_index, total_partitions):
+        self._client = partition_index
+        return self
+    def params(self):
+        return {"index": INDEX, "body": {"query": {"term": {"client": self._client}}}}
+
+class Ends:
+    def __init__(self, track, params, **kwargs):
+        self.infinite = False
+    def partition(self, partition_index, total_partitions):
+        self._left = 2 + partition_index
+        return self
+    def params(self):
+        if self._left == 0:
+            raise StopIteration()
+        self._left -= 1
+        return {"index": INDEX, "body": {"query": {"match_all": {}}}}
+
+def register(registry):
+    registry.register_param_source("writes", Writes)
+    registry.register_param_source("terms", Terms)
+    registry.register_param_source("ends", Ends)
+"#;
+
+fn row<'r>(result: &'r Value, task: &str) -> &'r Value {
+    result["tasks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|t| t["task"] == task)
+        .unwrap_or_else(|| panic!("no task {task} in {result:#}"))
+}
+
+fn ids(url: &str) -> Vec<String> {
+    let t = common::target_at(url, Duration::from_secs(30));
+    let reply = common::runtime()
+        .block_on(t.send(
+            reqwest::Method::GET,
+            &format!("/{INDEX}/_search?size=100&_source=false"),
+            None,
+        ))
+        .expect("searching the index");
+    let v: Value = serde_json::from_slice(&reply.body).unwrap();
+    let mut ids: Vec<String> = v["hits"]["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["_id"].as_str().unwrap().to_string())
+        .collect();
+    ids.sort();
+    ids
+}
+
+#[test]
+fn a_tracks_param_sources_run_in_the_worker_partitioned_per_client() {
+    let dir = tempfile::tempdir().unwrap();
+    write_track(dir.path(), PY);
+    let track = dir.path().join("track.json");
+
+    // `workload check` says which tasks run in the worker.
+    let out = common::run(&["workload", "check", &track.display().to_string(), "--json"]);
+    assert!(out.status.success(), "{}", common::streams(&out));
+    let check: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for task in ["write (raw-request)", "terms (search)", "ends (search)"] {
+        let item = check["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["what"] == format!("task {task}"))
+            .unwrap_or_else(|| panic!("{task} in {check}"));
+        assert_eq!(
+            (&item["runs"], &item["worker"]),
+            (&Value::Bool(true), &Value::Bool(true)),
+            "{item}"
+        );
+        assert!(
+            item["how"].as_str().unwrap().contains("param-source"),
+            "{item}"
+        );
+    }
+
+    let json = dir.path().join("result.json");
+    let _one = common::one_track_at_a_time();
+    let out = common::bin()
+        .args(["run", "--url", node_url(), "--quiet", "--workload-file"])
+        .arg(&track)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", common::streams(&out));
+    let result: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    // Each client wrote its own partition's documents: 4 each, named by the worker.
+    let expected: Vec<String> = {
+        let mut e: Vec<String> = (0..2)
+            .flat_map(|c| (1..=4).map(move |n| format!("c{c}-of-2-{n}")))
+            .collect();
+        e.sort();
+        e
+    };
+    assert_eq!(ids(node_url()), expected);
+    for (task, ops) in [("write", 8), ("terms", 6), ("ends", 5)] {
+        let r = row(&result, task);
+        assert_eq!(
+            (r["ops"].as_u64(), r["errors"].as_u64()),
+            (Some(ops), Some(0)),
+            "{task}: {r}"
+        );
+    }
+    common::fresh_index(INDEX, None);
+}
+
+#[test]
+fn a_python_error_names_its_file_and_line_and_nothing_is_sent() {
+    let dir = tempfile::tempdir().unwrap();
+    let broken = PY.replace(
+        "def register(registry):",
+        "def register(registry):\n    raise ValueError(\"no such corpus\")",
+    );
+    write_track(dir.path(), &broken);
+    common::fresh_index(INDEX, None);
+    let out = common::bin()
+        .args(["run", "--url", node_url(), "--quiet", "--workload-file"])
+        .arg(dir.path().join("track.json"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{}", common::streams(&out));
+    let line = broken
+        .lines()
+        .position(|l| l.contains("no such corpus"))
+        .unwrap()
+        + 1;
+    assert!(
+        err.contains(&format!("track.py, line {line}"))
+            && err.contains("ValueError: no such corpus"),
+        "{err}"
+    );
+    // The first task would have made the index: nothing was sent.
+    let t = common::target();
+    let reply =
+        common::runtime().block_on(t.send(reqwest::Method::HEAD, &format!("/{INDEX}"), None));
+    assert!(
+        matches!(&reply, Err(e) if e.status() == Some(404)),
+        "the index exists: {reply:?}"
+    );
+}
+
+/// The processes whose working folder is `dir`: the worker runs in the track's folder.
+fn processes_in(dir: &Path) -> Vec<u32> {
+    let dir = dir.canonicalize().unwrap();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| std::fs::read_link(format!("/proc/{pid}/cwd")).is_ok_and(|cwd| cwd == dir))
+        .collect()
+}
+
+#[test]
+fn a_run_stopped_mid_way_keeps_what_it_did_and_leaves_no_worker() {
+    let dir = tempfile::tempdir().unwrap();
+    write_track(dir.path(), PY);
+    // The endless source for a minute: stopped long before.
+    let long = std::fs::read_to_string(dir.path().join("track.json"))
+        .unwrap()
+        .replace(
+            r#""clients": 2, "iterations": 3"#,
+            r#""clients": 2, "time-period": 60"#,
+        );
+    std::fs::write(dir.path().join("track.json"), long).unwrap();
+    let store = dir.path().join("results.db");
+    let _one = common::one_track_at_a_time();
+    let mut child = common::bin()
+        .args(["run", "--url", node_url(), "--quiet", "--workload-file"])
+        .arg(dir.path().join("track.json"))
+        .arg("--store")
+        .arg(&store)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Until the worker runs and the searches are under way.
+    let began = Instant::now();
+    while processes_in(dir.path()).is_empty() || began.elapsed() < Duration::from_secs(8) {
+        assert!(
+            began.elapsed() < Duration::from_secs(120),
+            "no worker started"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let status = common::interrupt_and_wait(&mut child, Duration::from_secs(30));
+    assert_eq!(status.code(), Some(130), "{status:?}");
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(
+        processes_in(dir.path()),
+        Vec::<u32>::new(),
+        "a worker was left behind"
+    );
+    // The run is kept, interrupted, with what it did.
+    let out = common::run(&[
+        "results",
+        "list",
+        "--store",
+        &store.display().to_string(),
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", common::streams(&out));
+    let runs: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let run = &runs.as_array().unwrap()[0];
+    assert_eq!(run["state"], "interrupted", "{run}");
+    common::fresh_index(INDEX, None);
+}
