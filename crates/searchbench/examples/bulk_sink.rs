@@ -12,7 +12,8 @@
 //! with `Content-Encoding: gzip` are kept whole and gunzipped before counting (slow, but
 //! correct). The few other calls `searchbench ingest` makes (`GET /`, index create / exists /
 //! delete, settings, stats, refresh, `_count`) are answered just enough for the run to
-//! reconcile: `_count` returns the documents received since the last index creation.
+//! reconcile: `_count` returns the documents received since the last index creation. A
+//! `_search` finds nothing (a track's searches against it measure the driver's own cost).
 //!
 //! ```text
 //! cargo run --release --example bulk_sink -- [--port P] [--buffer KIB] [--service-ms MS]
@@ -284,6 +285,11 @@ fn route(conn: &mut Conn, head: &Head, counters: &Counters) -> io::Result<(&'sta
         "GET" | "HEAD" if path == "/" => (
             ok,
             "{\"name\":\"sink\",\"cluster_name\":\"bulk-sink\",\"version\":{\"number\":\"0.0.0\",\"distribution\":\"bulk-sink\"}}".into(),
+        ),
+        // A search finds nothing: what a driver's own cost per search is measured against.
+        "GET" | "POST" if path.ends_with("/_search") => (
+            ok,
+            "{\"took\":0,\"timed_out\":false,\"hits\":{\"total\":{\"value\":0,\"relation\":\"eq\"},\"hits\":[]}}".into(),
         ),
         "GET" if path.starts_with("/_cluster/health") => (
             ok,

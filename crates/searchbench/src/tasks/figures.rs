@@ -257,7 +257,14 @@ pub fn failed(tasks: &[TaskFigures]) -> Option<String> {
             (n, _) => Some(format!("{} ({n} of {})", t.task, t.ops)),
         })
         .collect();
-    (!failed.is_empty()).then(|| format!("failed operations in {}", failed.join(", ")))
+    // What the first failure was, so the line alone says why.
+    let first = tasks
+        .iter()
+        .find(|t| t.errors > 0)
+        .and_then(|t| Some((&t.task, t.first_error.as_ref()?)))
+        .map(|(task, e)| format!("; the first, in {task}: {e}"))
+        .unwrap_or_default();
+    (!failed.is_empty()).then(|| format!("failed operations in {}{first}", failed.join(", ")))
 }
 
 /// errors / ops; 0 when nothing ran.

@@ -269,3 +269,72 @@ fn a_run_stopped_mid_way_keeps_what_it_did_and_leaves_no_worker() {
     assert_eq!(run["state"], "interrupted", "{run}");
     common::fresh_index(INDEX, None);
 }
+
+/// The worker killed mid-run: the tasks it feeds fail saying so, the run is kept failed (never
+/// complete), and nothing is left running.
+#[test]
+fn a_worker_that_dies_mid_run_fails_the_run_and_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    write_track(dir.path(), PY);
+    let long = std::fs::read_to_string(dir.path().join("track.json"))
+        .unwrap()
+        .replace(
+            r#""clients": 2, "iterations": 3"#,
+            r#""clients": 2, "time-period": 60"#,
+        );
+    std::fs::write(dir.path().join("track.json"), long).unwrap();
+    let store = dir.path().join("results.db");
+    let _one = common::one_track_at_a_time();
+    let mut child = common::bin()
+        .args(["run", "--url", node_url(), "--quiet", "--workload-file"])
+        .arg(dir.path().join("track.json"))
+        .arg("--store")
+        .arg(&store)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let began = Instant::now();
+    let worker = loop {
+        assert!(
+            began.elapsed() < Duration::from_secs(120),
+            "no worker started"
+        );
+        if let Some(pid) = processes_in(dir.path()).first().copied() {
+            if began.elapsed() > Duration::from_secs(8) {
+                break pid;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    // SAFETY: killing the worker process the run started, by its pid.
+    unsafe {
+        libc::kill(worker as libc::pid_t, libc::SIGKILL);
+    }
+    let ended = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            ended.elapsed() < Duration::from_secs(60),
+            "the run went on without its worker"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let mut err = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert_eq!(status.code(), Some(3), "{err}");
+    assert!(err.contains("the Python worker ended"), "{err}");
+    assert_eq!(processes_in(dir.path()), Vec::<u32>::new());
+    let out = common::run(&[
+        "results",
+        "list",
+        "--store",
+        &store.display().to_string(),
+        "--json",
+    ]);
+    let runs: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(runs[0]["state"], "failed", "{runs}");
+    common::fresh_index(INDEX, None);
+}

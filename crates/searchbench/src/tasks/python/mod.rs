@@ -109,6 +109,11 @@ impl Worker {
     /// Starts the worker with `python` and loads the track: the tasks whose parameters it
     /// gives, or the track's Python error, naming its file and line.
     pub async fn start(python: &Path, load: Load<'_>) -> Result<Worker, PythonError> {
+        // The worker runs in the track's folder: the folder it is told is whole, not relative.
+        let track_dir = std::path::absolute(load.track_dir).map_err(|e| PythonError::Setup {
+            what: format!("finding {}", load.track_dir.display()),
+            why: e.to_string(),
+        })?;
         let home = crate::engine::paths::cache_root()
             .join("python")
             .join("rally-home");
@@ -116,7 +121,7 @@ impl Worker {
         command
             .arg("-c")
             .arg(WORKER)
-            .current_dir(load.track_dir)
+            .current_dir(&track_dir)
             // Rally keeps its libraries and logs under its home: ours, not the user's.
             .env("RALLY_HOME", &home)
             // The track's folder is the user's: no `__pycache__` left in it.
@@ -163,7 +168,7 @@ impl Worker {
         let loaded = worker
             .ask(json!({
                 "op": "load",
-                "track": load.track_dir.display().to_string(),
+                "track": track_dir.display().to_string(),
                 "params": load.params,
                 "challenge": load.challenge,
                 "test_mode": load.test_mode,
