@@ -338,3 +338,60 @@ fn a_worker_that_dies_mid_run_fails_the_run_and_says_why() {
     assert_eq!(runs[0]["state"], "failed", "{runs}");
     common::fresh_index(INDEX, None);
 }
+
+/// Rally's nested track as written, with its own `track.py` (its five randomized query tasks
+/// take their parameters from it), in test mode on the shared node: every step runs, the
+/// Python's included, none fails.
+#[test]
+fn rallys_nested_track_runs_with_its_own_python() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tracks");
+    let dir = tempfile::tempdir().unwrap();
+    let track = dir.path().join("nested");
+    common::copy_dir(&fixtures.join("rally/nested"), &track);
+    common::copy_dir(&fixtures.join("rally-python/nested"), &track);
+    // Its 1,000-document sample, as Rally's test mode downloads it.
+    let docs: String = (0..1000)
+        .map(|i| {
+            format!(
+                r#"{{"user": "u{i}", "creationDate": "2008-07-31T21:42:52.667Z", "title": "q {i}", "qid": "{i}", "tag": ["{}"], "answer_count": 2, "answers": [{{"user": "a{i}", "date": "2008-08-01T00:00:00Z"}}, {{"user": "b{i}", "date": "2008-08-02T00:00:00Z"}}]}}"#,
+                ["java", "python", "rust", "jquery", "c#"][i % 5]
+            ) + "\n"
+        })
+        .collect();
+    std::fs::write(track.join("documents-1k.json"), docs).unwrap();
+    let json = dir.path().join("result.json");
+    let _one = common::one_track_at_a_time();
+    let out = common::bin()
+        .args([
+            "run",
+            "--url",
+            node_url(),
+            "--quiet",
+            "--test-mode",
+            "--workload-file",
+        ])
+        .arg(track.join("track.json"))
+        .arg("--json")
+        .arg(&json)
+        .arg("--store")
+        .arg(dir.path().join("results.db"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", common::streams(&out));
+    let result: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(result["not_run"], Value::Array(vec![]), "{result:#}");
+    for task in [
+        "randomized-nested-queries",
+        "randomized-term-queries",
+        "randomized-sorted-term-queries",
+        "randomized-nested-queries-with-inner-hits_default",
+        "randomized-nested-queries-with-inner-hits_default_big_size",
+    ] {
+        let r = row(&result, task);
+        assert!(
+            r["ops"].as_u64().unwrap() >= 1 && r["errors"] == 0,
+            "{task}: {r}"
+        );
+    }
+    common::fresh_index("sonested", None);
+}
