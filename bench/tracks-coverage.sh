@@ -13,6 +13,9 @@
 #                                                    replace the fixtures', the five of EXTRA are
 #                                                    added, and each track.py is loaded by the
 #                                                    worker (esrally 2.13.0, made on first use)
+#   OSB_WORKLOADS=DIR bench/tracks-coverage.sh       the same for opensearch-benchmark-workloads:
+#                                                    its copies of the pinned workloads, with their
+#                                                    workload.py (opensearch-benchmark 2.4.0)
 #
 # A definition refused without its params file is checked with the first in its `params/`.
 # Takes ~1 minute (about 320 checks).
@@ -21,10 +24,11 @@ cd "$(dirname "$0")/.."
 SB=${1:-target/debug/searchbench}
 [ -n "${1:-}" ] || cargo build -q -p searchbench --bin searchbench
 EXTRA=${EXTRA:-dense_vector msmarco-passage-ranking so_vector wikipedia elser-ingest-speedtest}
-python3 - "$SB" crates/searchbench/tests/fixtures/tracks "${RALLY_TRACKS:-}" "$EXTRA" <<'PY'
+python3 - "$SB" crates/searchbench/tests/fixtures/tracks "${RALLY_TRACKS:-}" "$EXTRA" "${OSB_WORKLOADS:-}" <<'PY'
 import collections, json, os, subprocess, sys
 
 sb, root, rally_tracks, extra = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].split()
+osb_workloads = sys.argv[5]
 
 def check(path, challenge=None, params=None):
     args = [sb, "workload", "check", path, "--test-mode", "--json"]
@@ -46,7 +50,11 @@ def definitions():
         if tool == "rally" and rally_tracks:
             names += [e for e in extra if e not in names]
         for name in names:
-            base = rally_tracks if tool == "rally" and rally_tracks else os.path.join(root, tool)
+            base = os.path.join(root, tool)
+            if tool == "rally" and rally_tracks:
+                base = rally_tracks
+            if tool == "osb" and osb_workloads:
+                base = osb_workloads
             path = os.path.join(base, name, file)
             if os.path.isfile(path):
                 yield tool, name, path
@@ -95,19 +103,23 @@ for (op, why), n in reasons.most_common():
     print(f"  {n:5}  {op:26}  {why}")
 for r in refused:
     print(f"refused whole: {r}")
-if rally_tracks:
-    # Each Rally track's track.py loaded as a run loads it: the worker, by esrally itself.
+for tool, given, package, py in (("rally", rally_tracks, "esrally-2.13.0", "track.py"),
+                                 ("osb", osb_workloads, "opensearch-benchmark-2.4.0", "workload.py")):
+    if not given:
+        continue
+    # Each definition's Python loaded as a run loads it: the worker, by the tool's own library.
     cache = os.environ.get("SEARCHBENCH_CACHE") or os.path.expanduser("~/.cache/searchbench")
-    venv = os.path.join(cache, "python", "esrally-2.13.0", "bin", "python")
+    venv = os.path.join(cache, "python", package, "bin", "python")
     worker = os.path.abspath("crates/searchbench/src/tasks/python/worker.py")
     if not os.path.exists(venv):
-        print(f"no worker environment at {venv}: run a track with a track.py once to make it")
-        sys.exit(0)
+        print(f"no worker environment at {venv}: run a definition with a {py} once to make it")
+        continue
     ok = 0
     with_py = [(n, os.path.dirname(p)) for t, n, p in definitions()
-               if t == "rally" and os.path.isfile(os.path.join(os.path.dirname(p), "track.py"))]
+               if t == tool and os.path.isfile(os.path.join(os.path.dirname(p), py))]
     for name, folder in with_py:
-        req = json.dumps({"op": "load", "track": folder, "params": {}, "challenge": None, "test_mode": True})
+        req = json.dumps({"op": "load", "tool": package.rsplit("-", 1)[0], "track": folder,
+                          "params": {}, "challenge": None, "test_mode": True})
         out = subprocess.run([venv, worker], input=req + "\n", capture_output=True, text=True, cwd=folder,
                              timeout=300, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
         lines = out.stdout.splitlines()
@@ -117,5 +129,5 @@ if rally_tracks:
             print(f"  loaded {name}: {len(answer['ok']['tasks'])} task(s) of its default challenge take parameters from it")
         else:
             print(f"  not loaded {name}: {answer['error']}")
-    print(f"track.py loaded by the worker: {ok} of {len(with_py)}")
+    print(f"{py} loaded by the worker: {ok} of {len(with_py)}")
 PY

@@ -270,7 +270,8 @@ async fn python_worker(
     }
     let say = |m: String| observer.event(super::Event::Stage(m));
     let setup = |e: python::PythonError| SessionError::Other(format!("the track's Python: {e}"));
-    let made = python::venv::ensure(python::venv::ESRALLY, &say);
+    let (library, _) = python::library_of(d.track.words());
+    let made = python::venv::ensure(library, &say);
     let python = tokio::select! {
         made = made => made.map_err(setup)?,
         () = spec.interrupt.cancelled() => {
@@ -280,6 +281,7 @@ async fn python_worker(
     let dir = d.path.parent().unwrap_or(std::path::Path::new("."));
     let params = serde_json::to_value(spec.params).unwrap_or_default();
     let load = python::Load {
+        library,
         track_dir: dir,
         params,
         challenge: Some(&procedure.name),

@@ -256,7 +256,7 @@ fn with_percentage(mut file: EntryFile, percentage: f64) -> Result<EntryFile, Un
 }
 
 /// Task `t`, whose parameters param-source `source` of the track's Python gives: run with
-/// the worker when the track is Rally's and its `track.py` is beside it.
+/// the worker when its `track.py` (`workload.py`) is beside it.
 fn python_task(
     t: &model::Resolved,
     d: &Definition,
@@ -268,12 +268,10 @@ fn python_task(
             "its parameters come from the track's Python (param-source {source}): {why}"
         )))
     };
-    if d.track.words() != crate::workload::track::model::Words::Rally {
-        return not_yet("opensearch-benchmark's workload.py does not run here yet");
-    }
-    let beside = d.path.parent().map(|p| p.join("track.py"));
+    let (_, file) = super::python::library_of(d.track.words());
+    let beside = d.path.parent().map(|p| p.join(file));
     if !beside.as_ref().is_some_and(|p| p.is_file()) {
-        return not_yet("no track.py is beside the track to give them");
+        return not_yet(&format!("no {file} is beside the track to give them"));
     }
     if t.operation_type == "bulk" {
         return not_yet("a bulk's documents from the track's Python do not run yet");
@@ -454,7 +452,7 @@ impl TaskPlan {
                 match &t.operation.kind {
                     super::operation::Kind::Vectors(op) => how.push_str(&format!(": {}", op.how())),
                     super::operation::Kind::Python(p) => how.push_str(&format!(
-                        ", parameters from the worker (track.py's param-source {})",
+                        ", parameters from the worker (param-source {} of the track's Python)",
                         p.source
                     )),
                     _ => {}

@@ -339,17 +339,8 @@ fn a_worker_that_dies_mid_run_fails_the_run_and_says_why() {
     common::fresh_index(INDEX, None);
 }
 
-/// Rally's nested track as written, with its own `track.py` (its five randomized query tasks
-/// take their parameters from it), in test mode on the shared node: every step runs, the
-/// Python's included, none fails.
-#[test]
-fn rallys_nested_track_runs_with_its_own_python() {
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tracks");
-    let dir = tempfile::tempdir().unwrap();
-    let track = dir.path().join("nested");
-    common::copy_dir(&fixtures.join("rally/nested"), &track);
-    common::copy_dir(&fixtures.join("rally-python/nested"), &track);
-    // Its 1,000-document sample, as Rally's test mode downloads it.
+/// A nested track's 1,000-document sample, as the tools' test mode downloads it.
+fn nested_sample(track: &Path) {
     let docs: String = (0..1000)
         .map(|i| {
             format!(
@@ -359,7 +350,12 @@ fn rallys_nested_track_runs_with_its_own_python() {
         })
         .collect();
     std::fs::write(track.join("documents-1k.json"), docs).unwrap();
-    let json = dir.path().join("result.json");
+}
+
+/// Runs `file` in test mode on the shared node: every step ran, its five randomized query tasks
+/// (from the track's own Python) included, none failed.
+fn runs_every_step_with_its_python(dir: &Path, file: &Path) {
+    let json = dir.join("result.json");
     let _one = common::one_track_at_a_time();
     let out = common::bin()
         .args([
@@ -370,11 +366,11 @@ fn rallys_nested_track_runs_with_its_own_python() {
             "--test-mode",
             "--workload-file",
         ])
-        .arg(track.join("track.json"))
+        .arg(file)
         .arg("--json")
         .arg(&json)
         .arg("--store")
-        .arg(dir.path().join("results.db"))
+        .arg(dir.join("results.db"))
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", common::streams(&out));
@@ -394,4 +390,33 @@ fn rallys_nested_track_runs_with_its_own_python() {
         );
     }
     common::fresh_index("sonested", None);
+}
+
+/// Rally's nested track as written, with its own `track.py`, in test mode on the shared node.
+#[test]
+fn rallys_nested_track_runs_with_its_own_python() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tracks");
+    let dir = tempfile::tempdir().unwrap();
+    let track = dir.path().join("nested");
+    common::copy_dir(&fixtures.join("rally/nested"), &track);
+    common::copy_dir(&fixtures.join("rally-python/nested"), &track);
+    nested_sample(&track);
+    runs_every_step_with_its_python(dir.path(), &track.join("track.json"));
+}
+
+/// opensearch-benchmark's nested workload as written, with its own `workload.py` run by
+/// opensearch-benchmark's library, in test mode on the shared node.
+#[test]
+fn osbs_nested_workload_runs_with_its_own_python() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tracks");
+    let dir = tempfile::tempdir().unwrap();
+    let workload = dir.path().join("nested");
+    common::copy_dir(&fixtures.join("osb/nested"), &workload);
+    common::copy_dir(
+        &fixtures.join("osb/common_operations"),
+        &dir.path().join("common_operations"),
+    );
+    common::copy_dir(&fixtures.join("osb-python/nested"), &workload);
+    nested_sample(&workload);
+    runs_every_step_with_its_python(dir.path(), &workload.join("workload.json"));
 }

@@ -1,6 +1,7 @@
 //! A track's own Python, run by its tool's own library: a worker process (CPython, in a
-//! virtual environment searchbench makes once: [`venv`]) loads the track as esrally loads it, so
-//! its `track.py`, what that imports and what it registers are as they are under Rally. A task
+//! virtual environment searchbench makes once: [`venv`]) loads the track as esrally loads it (a
+//! workload as opensearch-benchmark does), so its `track.py` (`workload.py`), what that imports
+//! and what it registers are as they are under the tool. A task
 //! whose parameters come from a param source takes them from the worker, partitioned per client
 //! as esrally partitions them (a source per client, `partition(i, clients)`); the Rust driver
 //! sends and times each request as it does every task's, so the worker's cost is making the
@@ -99,6 +100,8 @@ impl std::fmt::Debug for Worker {
 
 /// What loading a track in the worker needs.
 pub struct Load<'a> {
+    /// The tool whose library loads it (its package's name).
+    pub library: venv::Library,
     pub track_dir: &'a Path,
     pub params: Value,
     pub challenge: Option<&'a str>,
@@ -167,7 +170,8 @@ impl Worker {
         };
         let loaded = worker
             .ask(json!({
-                "op": "load",
+            "op": "load",
+                "tool": load.library.package,
                 "track": track_dir.display().to_string(),
                 "params": load.params,
                 "challenge": load.challenge,
@@ -311,6 +315,15 @@ impl Worker {
         {
             let _ = pipe.child.start_kill();
         }
+    }
+}
+
+/// The library that loads a track of the tool whose words `words` are, and the file of its
+/// Python.
+pub fn library_of(words: crate::workload::track::model::Words) -> (venv::Library, &'static str) {
+    match words {
+        crate::workload::track::model::Words::Rally => (venv::ESRALLY, "track.py"),
+        crate::workload::track::model::Words::Osb => (venv::OPENSEARCH_BENCHMARK, "workload.py"),
     }
 }
 

@@ -1,5 +1,5 @@
 //! The virtual environment the worker runs in: CPython's own `venv` with the tool's library
-//! (`esrally`) at the version the tracks were checked against, installed from PyPI on first use
+//! (`esrally`, `opensearch-benchmark`) at the version the tracks were checked against, installed from PyPI on first use
 //! and kept in the cache (`python/esrally-2.13.0` under `$SEARCHBENCH_CACHE` or
 //! `~/.cache/searchbench`). It is made in a folder of its own and renamed into place once
 //! whole, so a run stopped while installing leaves no half-made environment that a later run
@@ -23,6 +23,12 @@ pub struct Library {
 pub const ESRALLY: Library = Library {
     package: "esrally",
     version: "2.13.0",
+};
+
+/// opensearch-benchmark's, at the version the pinned workloads were rendered and checked with.
+pub const OPENSEARCH_BENCHMARK: Library = Library {
+    package: "opensearch-benchmark",
+    version: "2.4.0",
 };
 
 /// How long making the environment (`pip install`) may take.

@@ -3,8 +3,10 @@
 It reads one JSON request a line on its standard input and answers each with one JSON line on
 its standard output:
 
-  {"op": "load", "track": DIR, "params": {...}, "challenge": NAME|null, "test_mode": BOOL}
-      loads the track in DIR as esrally loads it (its track.py registers what it registers),
+  {"op": "load", "tool": "esrally"|"opensearch-benchmark", "track": DIR, "params": {...},
+   "challenge": NAME|null, "test_mode": BOOL}
+      loads the track in DIR as the tool loads it (its track.py, or workload.py, registers
+      what it registers),
       and answers the tasks of the challenge whose parameters come from a param source:
       {"ok": {"tasks": [{"name", "type", "param_source", "clients", "infinite"}]}}
   {"op": "params", "task": NAME, "client": I, "clients": N, "count": K}
@@ -49,24 +51,51 @@ def answer(out, value):
 class Worker:
     def __init__(self):
         self.track = None
+        self.module = None
+        self.tool = None
         self.track_dir = None
         self.tasks = {}
         self.sources = {}
 
     def load(self, req):
-        from esrally import config, paths, track
-
+        self.tool = req.get("tool", "esrally")
         self.track_dir = os.path.abspath(req["track"])
+        params, challenge_name = req.get("params") or {}, req.get("challenge")
+        cache = os.path.join(self.track_dir, ".data")
+        test_mode = bool(req.get("test_mode"))
+        if self.tool == "opensearch-benchmark":
+            # opensearch-benchmark's loader is Rally's, renamed: workloads, test procedures.
+            from osbenchmark import config, paths
+            from osbenchmark import workload as track
+
+            settings = [
+                ("node", "benchmark.root", paths.benchmark_root()),
+                ("system", "offline.mode", True),
+                ("workload", "workload.path", self.track_dir),
+                ("workload", "params", params),
+                ("workload", "test_procedure.name", challenge_name),
+                ("workload", "test.mode.enabled", test_mode),
+            ]
+        else:
+            from esrally import config, paths, track
+
+            settings = [
+                ("node", "rally.root", paths.rally_root()),
+                ("track", "track.path", self.track_dir),
+                ("track", "params", params),
+                ("track", "challenge.name", challenge_name),
+                ("track", "test.mode.enabled", test_mode),
+            ]
         cfg = config.Config()
-        scope = config.Scope.application
-        cfg.add(scope, "node", "rally.root", paths.rally_root())
-        cfg.add(scope, "track", "track.path", self.track_dir)
-        cfg.add(scope, "track", "params", req.get("params") or {})
-        cfg.add(scope, "track", "challenge.name", req.get("challenge"))
-        cfg.add(scope, "track", "test.mode.enabled", bool(req.get("test_mode")))
-        cfg.add(scope, "benchmarks", "local.dataset.cache", os.path.join(self.track_dir, ".data"))
-        self.track = track.load_track(cfg)
-        challenge = self.track.find_challenge_or_default(req.get("challenge"))
+        for section, key, value in settings + [("benchmarks", "local.dataset.cache", cache)]:
+            cfg.add(config.Scope.application, section, key, value)
+        if self.tool == "opensearch-benchmark":
+            self.track = track.load_workload(cfg)
+            challenge = self.track.find_test_procedure_or_default(challenge_name)
+        else:
+            self.track = track.load_track(cfg)
+            challenge = self.track.find_challenge_or_default(challenge_name)
+        self.module = track
         listed = []
         for group in challenge.schedule:
             for task in group:
@@ -87,8 +116,7 @@ class Worker:
         return {"tasks": listed}
 
     def params(self, req):
-        from esrally import track
-
+        track = self.module
         name, client, clients = req["task"], int(req["client"]), int(req["clients"])
         key = (name, client)
         if key not in self.sources:
