@@ -461,6 +461,10 @@ impl TaskPlan {
                     (None, None) if t.operation.finite(None) => {
                         how.push_str(", until their share is sent")
                     }
+                    // A param source that ends runs until it does (known once it is loaded).
+                    (None, None) if matches!(t.operation.kind, super::operation::Kind::Python(_)) => how.push_str(
+                        ", 1 iteration each, or until the param source ends if it is not endless",
+                    ),
                     (Some(time), _) => how.push_str(&format!(" for {}s", time.as_secs())),
                     (None, n) => how.push_str(&format!(", {} iteration(s) each", n.unwrap_or(1))),
                 }

@@ -76,13 +76,14 @@ pub async fn ensure(lib: Library, say: &(dyn Fn(String) + Sync)) -> Result<PathB
         what: format!("making {}", parent.display()),
         why: e.to_string(),
     })?;
-    let making = parent.join(format!(
-        ".{}-{}-making-{}",
-        lib.package,
-        lib.version,
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&making);
+    // What a run stopped while making it left (we hold the lock: nobody is making it now).
+    let prefix = format!(".{}-{}-making-", lib.package, lib.version);
+    for left in std::fs::read_dir(parent).into_iter().flatten().flatten() {
+        if left.file_name().to_string_lossy().starts_with(&prefix) {
+            let _ = std::fs::remove_dir_all(left.path());
+        }
+    }
+    let making = parent.join(format!("{prefix}{}", std::process::id()));
     say(format!(
         "installing {}=={} from PyPI into {} (once; about a minute)",
         lib.package,
