@@ -176,7 +176,11 @@ impl TaskSpec {
                 (None, _) => false,
             };
             // What this client sends next (the track's Python may say it has no more).
-            let operation = match self.operation.next(ctx, client, self.clients).await {
+            let next = tokio::select! {
+                n = self.operation.next(ctx, client, self.clients) => n,
+                () = stop.cancelled() => { mine.stopped = true; break; }
+            };
+            let operation = match next {
                 Ok(Some(op)) => op,
                 Ok(None) => break,
                 Err(e) => {
