@@ -215,47 +215,47 @@ fn processes_in(dir: &Path) -> Vec<u32> {
         .collect()
 }
 
-#[test]
-fn a_run_stopped_mid_way_keeps_what_it_did_and_leaves_no_worker() {
-    let dir = tempfile::tempdir().unwrap();
-    write_track(dir.path(), PY);
-    // The endless source for a minute: stopped long before.
-    let long = std::fs::read_to_string(dir.path().join("track.json"))
+/// A run of the track whose endless source searches for a minute, started in the background
+/// into its own store, once its worker runs and its searches are under way: the run, its
+/// store and the worker's pid. The caller waits for the run.
+#[allow(clippy::zombie_processes)] // handed to the caller, which waits for it
+fn a_long_run_under_way(dir: &Path) -> (std::process::Child, std::path::PathBuf, u32) {
+    write_track(dir, PY);
+    let long = std::fs::read_to_string(dir.join("track.json"))
         .unwrap()
         .replace(
             r#""clients": 2, "iterations": 3"#,
             r#""clients": 2, "time-period": 60"#,
         );
-    std::fs::write(dir.path().join("track.json"), long).unwrap();
-    let store = dir.path().join("results.db");
-    let _one = common::one_track_at_a_time();
+    std::fs::write(dir.join("track.json"), long).unwrap();
+    let store = dir.join("results.db");
     let mut child = common::bin()
         .args(["run", "--url", node_url(), "--quiet", "--workload-file"])
-        .arg(dir.path().join("track.json"))
+        .arg(dir.join("track.json"))
         .arg("--store")
         .arg(&store)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    // Until the worker runs and the searches are under way.
     let began = Instant::now();
-    while processes_in(dir.path()).is_empty() || began.elapsed() < Duration::from_secs(8) {
-        assert!(
-            began.elapsed() < Duration::from_secs(120),
-            "no worker started"
-        );
+    loop {
+        if began.elapsed() > Duration::from_secs(120) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("no worker started");
+        }
+        if let Some(pid) = processes_in(dir).first().copied() {
+            if began.elapsed() > Duration::from_secs(8) {
+                return (child, store, pid);
+            }
+        }
         std::thread::sleep(Duration::from_millis(200));
     }
-    let status = common::interrupt_and_wait(&mut child, Duration::from_secs(30));
-    assert_eq!(status.code(), Some(130), "{status:?}");
-    std::thread::sleep(Duration::from_millis(500));
-    assert_eq!(
-        processes_in(dir.path()),
-        Vec::<u32>::new(),
-        "a worker was left behind"
-    );
-    // The run is kept, interrupted, with what it did.
+}
+
+/// The state the only run of `store` was kept in.
+fn kept_state(store: &Path) -> Value {
     let out = common::run(&[
         "results",
         "list",
@@ -265,8 +265,24 @@ fn a_run_stopped_mid_way_keeps_what_it_did_and_leaves_no_worker() {
     ]);
     assert!(out.status.success(), "{}", common::streams(&out));
     let runs: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let run = &runs.as_array().unwrap()[0];
-    assert_eq!(run["state"], "interrupted", "{run}");
+    runs[0]["state"].clone()
+}
+
+#[test]
+fn a_run_stopped_mid_way_keeps_what_it_did_and_leaves_no_worker() {
+    let dir = tempfile::tempdir().unwrap();
+    let _one = common::one_track_at_a_time();
+    let (mut child, store, _) = a_long_run_under_way(dir.path());
+    let status = common::interrupt_and_wait(&mut child, Duration::from_secs(30));
+    assert_eq!(status.code(), Some(130), "{status:?}");
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(
+        processes_in(dir.path()),
+        Vec::<u32>::new(),
+        "a worker was left behind"
+    );
+    // The run is kept, interrupted, with what it did.
+    assert_eq!(kept_state(&store), "interrupted");
     common::fresh_index(INDEX, None);
 }
 
@@ -275,38 +291,8 @@ fn a_run_stopped_mid_way_keeps_what_it_did_and_leaves_no_worker() {
 #[test]
 fn a_worker_that_dies_mid_run_fails_the_run_and_says_why() {
     let dir = tempfile::tempdir().unwrap();
-    write_track(dir.path(), PY);
-    let long = std::fs::read_to_string(dir.path().join("track.json"))
-        .unwrap()
-        .replace(
-            r#""clients": 2, "iterations": 3"#,
-            r#""clients": 2, "time-period": 60"#,
-        );
-    std::fs::write(dir.path().join("track.json"), long).unwrap();
-    let store = dir.path().join("results.db");
     let _one = common::one_track_at_a_time();
-    let mut child = common::bin()
-        .args(["run", "--url", node_url(), "--quiet", "--workload-file"])
-        .arg(dir.path().join("track.json"))
-        .arg("--store")
-        .arg(&store)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let began = Instant::now();
-    let worker = loop {
-        assert!(
-            began.elapsed() < Duration::from_secs(120),
-            "no worker started"
-        );
-        if let Some(pid) = processes_in(dir.path()).first().copied() {
-            if began.elapsed() > Duration::from_secs(8) {
-                break pid;
-            }
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    };
+    let (mut child, store, worker) = a_long_run_under_way(dir.path());
     // SAFETY: killing the worker process the run started, by its pid.
     unsafe {
         libc::kill(worker as libc::pid_t, libc::SIGKILL);
@@ -327,15 +313,7 @@ fn a_worker_that_dies_mid_run_fails_the_run_and_says_why() {
     assert_eq!(status.code(), Some(3), "{err}");
     assert!(err.contains("the Python worker ended"), "{err}");
     assert_eq!(processes_in(dir.path()), Vec::<u32>::new());
-    let out = common::run(&[
-        "results",
-        "list",
-        "--store",
-        &store.display().to_string(),
-        "--json",
-    ]);
-    let runs: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(runs[0]["state"], "failed", "{runs}");
+    assert_eq!(kept_state(&store), "failed");
     common::fresh_index(INDEX, None);
 }
 

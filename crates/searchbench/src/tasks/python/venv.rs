@@ -3,7 +3,8 @@
 //! and kept in the cache (`python/esrally-2.13.0` under `$SEARCHBENCH_CACHE` or
 //! `~/.cache/searchbench`). It is made in a folder of its own and renamed into place once
 //! whole, so a run stopped while installing leaves no half-made environment that a later run
-//! would take; two runs at once make it once (a lock beside it), the second waiting.
+//! would take; two runs at once make it once (a lock beside it), the second waiting and then
+//! taking it.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -121,15 +122,15 @@ pub async fn ensure(lib: Library, say: &(dyn Fn(String) + Sync)) -> Result<PathB
         let _ = std::fs::remove_dir_all(&making);
         return Err(e);
     }
-    // Another run may have made it meanwhile: theirs is as good, and ours goes.
-    if std::fs::rename(&making, &dir).is_err() {
+    // We hold the lock: a folder there now is no whole environment (one a stop left, or a copy
+    // cut short), and ours takes its place.
+    let _ = std::fs::remove_dir_all(&dir);
+    if let Err(e) = std::fs::rename(&making, &dir) {
         let _ = std::fs::remove_dir_all(&making);
-        if !dir.join(READY).is_file() {
-            return Err(PythonError::Setup {
-                what: format!("moving the environment into {}", dir.display()),
-                why: "the folder is there but not whole; remove it and run again".into(),
-            });
-        }
+        return Err(PythonError::Setup {
+            what: format!("moving the environment into {}", dir.display()),
+            why: e.to_string(),
+        });
     }
     Ok(python)
 }
