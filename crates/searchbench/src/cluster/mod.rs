@@ -62,6 +62,17 @@ pub struct Target {
     max_answer: u64,
     /// What to add to a 401: credentials that are surely incomplete.
     auth_hint: Option<String>,
+    /// How it authenticates and trusts, for a client of another library to do the same
+    /// ([`Target::handover`]).
+    access: std::sync::Arc<Access>,
+}
+
+/// A target's credentials and TLS trust, as given.
+#[derive(Debug)]
+struct Access {
+    auth: Auth,
+    insecure: bool,
+    ca_cert: Option<PathBuf>,
 }
 
 /// A response whose status was a success, with its body read in full.
@@ -151,7 +162,36 @@ impl Target {
             timeout: config.timeout,
             max_answer: config.max_answer,
             auth_hint,
+            access: std::sync::Arc::new(Access {
+                auth,
+                insecure: config.insecure,
+                ca_cert: config.ca_cert.clone(),
+            }),
         })
+    }
+
+    /// What a client of another library (the track's Python: [`crate::tasks::python`]) needs
+    /// to talk to this cluster as this target does: its URLs (without credentials), the
+    /// credentials, whether to verify TLS and with which CA, the request timeout in seconds.
+    /// It holds secrets: it goes on a pipe to that client, never into output or a file.
+    pub fn handover(&self) -> serde_json::Value {
+        let a = &self.access;
+        let mut v = serde_json::json!({
+            "urls": self.urls.iter().map(Url::as_str).collect::<Vec<_>>(),
+            "verify": !a.insecure,
+            "ca_certs": a.ca_cert.as_ref().map(|p| p.display().to_string()),
+            "timeout": self.timeout.as_secs_f64(),
+        });
+        match &a.auth {
+            Auth::None => {}
+            Auth::Basic { user, password } => {
+                v["user"] = user.as_str().into();
+                v["password"] = password.expose().into();
+            }
+            Auth::ApiKey(key) => v["api_key"] = key.expose().into(),
+            Auth::Bearer(token) => v["bearer"] = token.expose().into(),
+        }
+        v
     }
 
     /// The same client (auth, TLS, timeouts) sending to `urls` instead: the endpoints of a
@@ -163,6 +203,7 @@ impl Target {
             timeout: self.timeout,
             max_answer: self.max_answer,
             auth_hint: self.auth_hint.clone(),
+            access: self.access.clone(),
         }
     }
 
@@ -533,6 +574,30 @@ fn percent_decode(s: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_handover_carries_the_credentials_and_trust_but_its_urls_none_and_debug_hides_them() {
+        let mut config = TargetConfig::local("https://elastic:s3cret@127.0.0.1:9200");
+        config.insecure = true;
+        let t = Target::new(&config).unwrap();
+        let h = t.handover();
+        assert_eq!(h["urls"], serde_json::json!(["https://127.0.0.1:9200/"]));
+        assert_eq!(
+            (&h["user"], &h["password"]),
+            (&"elastic".into(), &"s3cret".into())
+        );
+        assert_eq!(h["verify"], false);
+        assert_eq!(h["timeout"], 30.0);
+        assert!(!format!("{t:?}").contains("s3cret"), "{t:?}");
+
+        let mut config = TargetConfig::local("http://127.0.0.1:9200");
+        config.auth = Auth::ApiKey(Secret::new("aWQ6a2V5"));
+        let h = Target::new(&config).unwrap().handover();
+        assert_eq!(
+            (&h["api_key"], h.get("user"), &h["verify"]),
+            (&"aWQ6a2V5".into(), None, &true.into())
+        );
+    }
 
     #[test]
     fn credentials_are_found_whatever_the_password_holds() {

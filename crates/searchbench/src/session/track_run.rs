@@ -288,7 +288,32 @@ async fn python_worker(
         test_mode: spec.test_mode,
     };
     match python::Worker::start(&python, load).await {
-        Ok(w) => Ok(Some(std::sync::Arc::new(w))),
+        Ok(w) => {
+            // A task of a type searchbench does not run runs only with the track's runner.
+            let unregistered = steps.iter().flatten().find_map(|(plan, _)| match plan {
+                TaskPlan::Task(t) => match &t.operation.kind {
+                    crate::tasks::operation::Kind::Runner(r) if !w.runs(&r.name) => Some(r),
+                    _ => None,
+                },
+                TaskPlan::Bulk(_) => None,
+            });
+            if let Some(r) = unregistered {
+                w.stop().await;
+                return Err(SessionError::Usage(format!(
+                    "{}: task {} ({}): no operation type {} runs here, and the track's Python \
+                     registers no runner for it (it registers: {})",
+                    d.path.display(),
+                    r.name,
+                    r.operation_type,
+                    r.operation_type,
+                    match w.runners.join(", ") {
+                        none if none.is_empty() => "none".to_string(),
+                        some => some,
+                    }
+                )));
+            }
+            Ok(Some(std::sync::Arc::new(w)))
+        }
         Err(e @ python::PythonError::Track { .. }) => Err(SessionError::Usage(format!(
             "{}: the track's Python: {e}",
             d.path.display()

@@ -74,6 +74,10 @@ impl RecallFigures {
     }
 }
 
+/// The histogram of the weights a runner of the track's Python gave its executions, kept
+/// under the unit it gave them in.
+pub const WEIGHT: &str = "weight";
+
 /// The percentiles each row gives.
 pub const PERCENTILES: [f64; 4] = [50.0, 90.0, 99.0, 100.0];
 
@@ -116,10 +120,16 @@ pub fn of(task: &str, kind: &str, run: &TaskRun) -> TaskFigures {
     // A bulk of vectors counts its documents, as the tools count a bulk's; so does a
     // transform waited for (the documents it processed, as Rally weighs it).
     let docs = matches!(kind, "bulk-vector-data-set" | "bulk" | "wait-for-transform");
-    let (counted, unit) = if docs {
-        ("units", "docs/s")
-    } else {
-        ("ops", "ops/s")
+    // A runner of the track's Python weighs its work itself, in its own unit (Rally's
+    // `weight` and `unit`): its weights are kept under that unit.
+    let weighed = m
+        .histograms
+        .get(WEIGHT)
+        .map(|(unit, _)| format!("{unit}/s"));
+    let (counted, unit) = match weighed {
+        _ if docs => ("units", "docs/s".to_string()),
+        Some(unit) => ("units", unit),
+        None => ("ops", "ops/s".to_string()),
     };
     let done = m.counts.get(counted).copied().unwrap_or(0);
     let (median, min, max) = spread(
@@ -144,7 +154,7 @@ pub fn of(task: &str, kind: &str, run: &TaskRun) -> TaskFigures {
         ops,
         errors,
         error_rate: rate(errors, ops),
-        throughput_unit: unit.into(),
+        throughput_unit: unit,
         throughput_mean: seconds.filter(|s| *s > 0.0).map(|s| done as f64 / s),
         throughput_median: median,
         throughput_min: min,
@@ -273,5 +283,57 @@ fn rate(errors: u64, ops: u64) -> f64 {
         0.0
     } else {
         errors as f64 / ops as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, UNIX_EPOCH};
+
+    use super::*;
+    use crate::measure::Measurements;
+
+    /// A run of `ops` executions, each weighing `weight` in `unit` when a runner weighed it.
+    fn run(ops: u64, weight: u64, unit: Option<&str>) -> TaskRun {
+        let mut m = Measurements::default();
+        for _ in 0..ops {
+            m.count("ops", 1);
+            m.count("units", weight);
+            m.count_at(7, "ops", 1);
+            m.count_at(7, "units", weight);
+            if let Some(unit) = unit {
+                m.record(WEIGHT, unit, weight);
+            }
+        }
+        let at = |s: u64| UNIX_EPOCH + Duration::from_secs(s);
+        TaskRun {
+            measurements: m,
+            window: Some((at(7), at(9))),
+            ..TaskRun::default()
+        }
+    }
+
+    #[test]
+    fn a_runners_weights_are_its_throughput_in_its_unit_live_and_merged() {
+        let weighed = of("put", "put-doc", &run(3, 4, Some("docs")));
+        assert_eq!(
+            (weighed.throughput_unit.as_str(), weighed.throughput_mean),
+            ("docs/s", Some(6.0))
+        );
+        let plain = of("health", "cluster-health", &run(3, 4, None));
+        assert_eq!(
+            (plain.throughput_unit.as_str(), plain.throughput_mean),
+            ("ops/s", Some(1.5))
+        );
+        // Two parts' measurements added give the same unit, and the weights of both.
+        let mut both = run(3, 4, Some("docs"));
+        both.measurements
+            .merge(&run(1, 2, Some("docs")).measurements)
+            .unwrap();
+        let merged = of("put", "put-doc", &both);
+        assert_eq!(
+            (merged.throughput_unit.as_str(), merged.throughput_mean),
+            ("docs/s", Some(7.0))
+        );
     }
 }

@@ -110,7 +110,7 @@ impl LanguageOp {
 fn pages(units: u64) -> Done {
     Done {
         units,
-        recall: None,
+        ..Done::default()
     }
 }
 

@@ -160,13 +160,68 @@ pub enum Kind {
     WaitForTransform(super::transforms::WaitForTransform),
     /// An operation whose parameters the track's Python gives, each execution its own.
     Python(Box<super::python::PythonTask>),
+    /// An operation type the track's Python registers a runner for, run in the worker.
+    Runner(super::python::RunnerTask),
 }
 
 /// What one execution did: units of work (pages, documents), and a vector search's recall.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Done {
     pub units: u64,
     pub recall: Option<super::vector_ops::Recall>,
+    /// Its service time as the runner that sent it timed it (a runner of the track's Python:
+    /// the tool's request context), rather than around the call.
+    pub service: Option<Duration>,
+    /// Nothing was sent: its parameters are used up (a runner's param source ended).
+    pub ended: bool,
+    /// What its units are when a runner of the track's Python weighed them (Rally's `unit`:
+    /// `docs`, `ops`, …); `None`: the operation type's own.
+    pub unit: Option<String>,
+}
+
+/// Task `r`'s runner, run once in the worker for client `client`: its weight as the units,
+/// its service time as the tool timed it, what else it returned as the answer (which a
+/// `condition` reads); a runner that says it failed is a failed execution with its error.
+async fn run_in_worker(
+    ctx: &Context,
+    r: &super::python::RunnerTask,
+    client: usize,
+) -> Result<(Done, Value), Failed> {
+    let worker = ctx
+        .worker
+        .as_ref()
+        .ok_or_else(|| Failed("no Python worker runs for this track".into()))?;
+    let ran = worker
+        .run(
+            (&ctx.target, &ctx.version),
+            &r.name,
+            client,
+            r.clients.max(1),
+        )
+        .await
+        .map_err(|e| Failed(format!("runner {}: {e}", r.operation_type)))?;
+    let Some(ran) = ran else {
+        let ended = Done {
+            ended: true,
+            ..Done::default()
+        };
+        return Ok((ended, Value::Null));
+    };
+    if !ran.success {
+        return Err(Failed(format!(
+            "runner {}: {}",
+            r.operation_type,
+            ran.error.as_deref().unwrap_or("it says it failed")
+        )));
+    }
+    let done = Done {
+        units: ran.weight.round() as u64,
+        recall: None,
+        service: Some(Duration::from_secs_f64(ran.service_secs)),
+        ended: false,
+        unit: Some(ran.unit),
+    };
+    Ok((done, Value::Object(ran.meta)))
 }
 
 /// Why an execution failed.
@@ -722,14 +777,32 @@ impl Operation {
         }
     }
 
+    /// Task `name`'s operation of type `operation_type`, a runner of the track's Python.
+    pub fn runner(name: &str, operation_type: &str) -> Operation {
+        Operation {
+            kind: Kind::Runner(super::python::RunnerTask {
+                name: name.to_string(),
+                operation_type: operation_type.to_string(),
+                clients: 0,
+            }),
+            retry_until_success: false,
+            condition: None,
+            give_up: GIVE_UP,
+            timeout: None,
+        }
+    }
+
     /// Whether the operation runs until its data is used up (a vector data set, a param
     /// source of the track's Python that ends) rather than for its iterations.
     pub fn finite(&self, ctx: Option<&Context>) -> bool {
+        let ends = |name: &str| {
+            ctx.and_then(|c| c.worker.as_ref())
+                .is_some_and(|w| !w.infinite(name))
+        };
         match &self.kind {
             Kind::Vectors(op) => op.finite(),
-            Kind::Python(p) => ctx
-                .and_then(|c| c.worker.as_ref())
-                .is_some_and(|w| !w.infinite(&p.task.name)),
+            Kind::Python(p) => ends(&p.task.name),
+            Kind::Runner(r) => ends(&r.name),
             _ => false,
         }
     }
@@ -743,8 +816,19 @@ impl Operation {
         client: usize,
         clients: u64,
     ) -> Result<Option<std::borrow::Cow<'_, Operation>>, Failed> {
-        let Kind::Python(p) = &self.kind else {
-            return Ok(Some(std::borrow::Cow::Borrowed(self)));
+        let p = match &self.kind {
+            Kind::Python(p) => p,
+            // The worker takes the client's next parameters as it runs the runner: the
+            // operation only learns the task's clients, which partition them.
+            Kind::Runner(r) => {
+                let mut op = self.clone();
+                op.kind = Kind::Runner(super::python::RunnerTask {
+                    clients,
+                    ..r.clone()
+                });
+                return Ok(Some(std::borrow::Cow::Owned(op)));
+            }
+            _ => return Ok(Some(std::borrow::Cow::Borrowed(self))),
         };
         let worker = ctx
             .worker
@@ -831,7 +915,7 @@ impl Operation {
         };
         let one = Done {
             units: 1,
-            recall: None,
+            ..Done::default()
         };
         match &self.kind {
             Kind::CreateIndex { indices, query } => {
@@ -996,7 +1080,7 @@ impl Operation {
                 Ok((
                     Done {
                         units: done,
-                        recall: None,
+                        ..Done::default()
                     },
                     answer,
                 ))
@@ -1041,7 +1125,7 @@ impl Operation {
                 Ok((
                     Done {
                         units: done,
-                        recall: None,
+                        ..Done::default()
                     },
                     answer,
                 ))
@@ -1092,6 +1176,7 @@ impl Operation {
                 "param-source {}: sent without its parameters",
                 p.source
             ))),
+            Kind::Runner(r) => run_in_worker(ctx, r, client).await,
             Kind::PolledMerge { path, poll } => {
                 let answer = json_of(t.send_at(client, Method::POST, path, None).await?);
                 let task = answer["task"]

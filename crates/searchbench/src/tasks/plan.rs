@@ -160,7 +160,9 @@ pub fn plan(d: &Definition, procedure: &Procedure, spec: &PlanSpec) -> Result<Pl
                     })
                     .map(|t| TaskPlan::Task(Box::new(t)))
             };
-            let plan = if let Some(source) = python_params(t) {
+            let plan = if let Some(runner) = runner_task(t, d) {
+                task(runner)
+            } else if let Some(source) = python_params(t) {
                 // What the track's Python gives (a body, a path, the documents) is not
                 // written: planned as written, the task would send the placeholders. The
                 // worker gives it, task by task ([`super::python`]).
@@ -284,6 +286,21 @@ fn python_task(
         source,
         definition,
     }))
+}
+
+/// Task `t` run in the worker, when searchbench does not run its operation type and a
+/// `track.py` (`workload.py`) is beside the track, which may register a runner for it (the
+/// run checks that it did once the worker has loaded it, before anything is sent). Its
+/// parameters, from a param source or as written, stay in the worker.
+fn runner_task(t: &model::Resolved, d: &Definition) -> Option<super::Operation> {
+    let kind = t.operation_type.as_str();
+    let ours = kind == "bulk"
+        || super::operation::RUNS.contains(&kind)
+        || super::vector_ops::RUNS.contains(&kind)
+        || super::transforms::RUNS.contains(&kind);
+    let (_, file) = super::python::library_of(d.track.words());
+    let beside = d.path.parent().is_some_and(|p| p.join(file).is_file());
+    (!ours && beside).then(|| super::Operation::runner(&t.name, kind))
 }
 
 /// The param-source that gives task `t` its parameters, when the track's Python does.
@@ -439,9 +456,10 @@ impl Planned {
 }
 
 impl TaskPlan {
-    /// Whether its parameters come from the track's Python, through the worker.
+    /// Whether it runs with the worker: its parameters, or its runner, are the track's Python.
     pub fn in_worker(&self) -> bool {
-        matches!(self, TaskPlan::Task(t) if matches!(t.operation.kind, super::operation::Kind::Python(_)))
+        use super::operation::Kind;
+        matches!(self, TaskPlan::Task(t) if matches!(t.operation.kind, Kind::Python(_) | Kind::Runner(_)))
     }
 
     /// How the task runs, in a line.
@@ -455,6 +473,10 @@ impl TaskPlan {
                         ", parameters from the worker (param-source {} of the track's Python)",
                         p.source
                     )),
+                    super::operation::Kind::Runner(r) => how.push_str(&format!(
+                        ", in the worker: the runner the track's Python registers for {}",
+                        r.operation_type
+                    )),
                     _ => {}
                 }
                 match (t.time, t.iterations) {
@@ -462,7 +484,7 @@ impl TaskPlan {
                         how.push_str(", until their share is sent")
                     }
                     // A param source that ends runs until it does (known once it is loaded).
-                    (None, None) if matches!(t.operation.kind, super::operation::Kind::Python(_)) => how.push_str(
+                    (None, None) if self.in_worker() => how.push_str(
                         ", 1 iteration each, or until the param source ends if it is not endless",
                     ),
                     (Some(time), _) => how.push_str(&format!(" for {}s", time.as_secs())),

@@ -7,7 +7,7 @@
 
 use std::time::{Duration, Instant, SystemTime};
 
-use super::operation::{Context, Operation};
+use super::operation::{Context, Done, Operation};
 use crate::cancel::Cancel;
 use crate::measure::schedule::Schedule;
 use crate::measure::Measurements;
@@ -204,6 +204,10 @@ impl TaskSpec {
                 () = stop.cancelled() => { mine.stopped = true; break; }
             };
             let end = Instant::now();
+            // A runner whose parameters were used up sent nothing: the client is done.
+            if matches!(outcome, Ok(Done { ended: true, .. })) {
+                break;
+            }
             i += 1;
             if warm {
                 continue;
@@ -215,10 +219,16 @@ impl TaskSpec {
                 .map_or(0, |d| d.as_secs());
             m.count("ops", 1);
             m.count_at(second, "ops", 1);
+            // The runner's own timing when it gives one (a runner of the track's Python).
+            let mut service = end - sent;
             match outcome {
                 Ok(done) => {
+                    service = done.service.unwrap_or(service);
                     m.count("units", done.units);
                     m.count_at(second, "units", done.units);
+                    if let Some(unit) = &done.unit {
+                        m.record(super::figures::WEIGHT, unit, done.units);
+                    }
                     if let Some(r) = done.recall {
                         // Sums in millionths, so the mean over the parts of a run is exact.
                         let ppm = |x: f64| (x.clamp(0.0, 1.0) * 1e6).round() as u64;
@@ -235,8 +245,10 @@ impl TaskSpec {
                 }
             }
             let micros = |d: Duration| u64::try_from(d.as_micros()).unwrap_or(u64::MAX);
-            m.record("service_time", "us", micros(end - sent));
-            m.record("latency", "us", micros(end - due.unwrap_or(sent)));
+            m.record("service_time", "us", micros(service));
+            // Unscheduled, the latency is the service time (as the tools have it).
+            let latency = due.map_or(service, |due| end - due);
+            m.record("latency", "us", micros(latency));
             let now = SystemTime::now();
             mine.window = Some(match mine.window {
                 Some((first, _)) => (first, now),

@@ -153,7 +153,7 @@ impl WaitForTransform {
                     .unwrap_or(0);
                 let done = Done {
                     units: processed,
-                    recall: None,
+                    ..Done::default()
                 };
                 return Ok((done, answer));
             }

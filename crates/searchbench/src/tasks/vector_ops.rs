@@ -803,7 +803,7 @@ impl VectorOp {
                     if retry.is_empty() {
                         let done = Done {
                             units: take,
-                            recall: None,
+                            ..Done::default()
                         };
                         return Ok((done, answer));
                     }
@@ -878,6 +878,7 @@ impl VectorOp {
                             at_k: recall(&found, &wanted, *k as usize),
                             at_1: recall(&found, &wanted, 1),
                         }),
+                        ..Done::default()
                     },
                     answer,
                 ))
@@ -904,7 +905,7 @@ impl VectorOp {
                                     return Ok((
                                         Done {
                                             units: 1,
-                                            recall: None,
+                                            ..Done::default()
                                         },
                                         answer,
                                     ))

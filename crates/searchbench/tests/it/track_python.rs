@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::common::{self, node_url};
 
@@ -194,7 +194,11 @@ fn a_python_error_names_its_file_and_line_and_nothing_is_sent() {
             && err.contains("ValueError: no such corpus"),
         "{err}"
     );
-    // The first task would have made the index: nothing was sent.
+    nothing_was_sent();
+}
+
+/// The track's first tasks would have made its index: it is not there.
+fn nothing_was_sent() {
     let t = common::target();
     let reply =
         common::runtime().block_on(t.send(reqwest::Method::HEAD, &format!("/{INDEX}"), None));
@@ -330,20 +334,14 @@ fn nested_sample(track: &Path) {
     std::fs::write(track.join("documents-1k.json"), docs).unwrap();
 }
 
-/// Runs `file` in test mode on the shared node: every step ran, its five randomized query tasks
-/// (from the track's own Python) included, none failed.
-fn runs_every_step_with_its_python(dir: &Path, file: &Path) {
+/// Runs track `file` on the shared node with `args`, its result and store in `dir`: how it
+/// ended, and its result (`null` when it wrote none).
+fn run_track(dir: &Path, file: &Path, args: &[&str]) -> (std::process::Output, Value) {
     let json = dir.join("result.json");
-    let _one = common::one_track_at_a_time();
     let out = common::bin()
-        .args([
-            "run",
-            "--url",
-            node_url(),
-            "--quiet",
-            "--test-mode",
-            "--workload-file",
-        ])
+        .args(["run", "--url", node_url(), "--quiet"])
+        .args(args)
+        .arg("--workload-file")
         .arg(file)
         .arg("--json")
         .arg(&json)
@@ -351,8 +349,16 @@ fn runs_every_step_with_its_python(dir: &Path, file: &Path) {
         .arg(dir.join("results.db"))
         .output()
         .unwrap();
+    let result = std::fs::read(&json).map_or(Value::Null, |b| serde_json::from_slice(&b).unwrap());
+    (out, result)
+}
+
+/// Runs `file` in test mode on the shared node: every step ran, its five randomized query tasks
+/// (from the track's own Python) included, none failed.
+fn runs_every_step_with_its_python(dir: &Path, file: &Path) {
+    let _one = common::one_track_at_a_time();
+    let (out, result) = run_track(dir, file, &["--test-mode"]);
     assert!(out.status.success(), "{}", common::streams(&out));
-    let result: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     assert_eq!(result["not_run"], Value::Array(vec![]), "{result:#}");
     for task in [
         "randomized-nested-queries",
@@ -397,4 +403,185 @@ fn osbs_nested_workload_runs_with_its_own_python() {
     common::copy_dir(&fixtures.join("osb-python/nested"), &workload);
     nested_sample(&workload);
     runs_every_step_with_its_python(dir.path(), &workload.join("workload.json"));
+}
+
+/// The runners of `RUNNERS_PY`'s track: documents put by a runner whose parameters come from
+/// a param source that ends (3 per client), counted by another, a runner that sleeps before
+/// one quick request (cut short once by the end of its parallel block while the worker runs
+/// it: the next runner takes its own answer, not that one's), one that says it failed.
+const RUNNERS: &str = r#"[
+    {"operation": "delete-index"},
+    {"operation": {"operation-type": "create-index", "settings": {"index.number_of_replicas": 0}}},
+    {"operation": {"name": "put", "operation-type": "put-doc", "param-source": "docs"}, "clients": 2},
+    {"parallel": {"completed-by": "quick", "tasks": [
+      {"operation": {"name": "cut-short", "operation-type": "slow-then-quick"}, "iterations": 5},
+      {"operation": {"name": "quick", "operation-type": "cluster-health"}}]}},
+    {"operation": {"name": "count", "operation-type": "count-docs"}},
+    {"operation": {"name": "slow", "operation-type": "slow-then-quick"}, "iterations": 2},
+    {"operation": {"name": "refuses", "operation-type": "refuses"}}
+  ]"#;
+
+const RUNNERS_PY: &str = r#"
+import asyncio
+
+INDEX = "searchbench-test-track-python"
+
+class Docs:
+    def __init__(self, track, params, **kwargs):
+        self.infinite = False
+    def partition(self, partition_index, total_partitions):
+        self._client, self._left = partition_index, 3
+        return self
+    def params(self):
+        if self._left == 0:
+            raise StopIteration()
+        self._left -= 1
+        return {"id": f"r{self._client}-{self._left}"}
+
+async def put_doc(es, params):
+    await es.index(index=INDEX, id=params["id"], body={"by": "runner"})
+    return {"weight": 1, "unit": "docs"}
+
+async def count_docs(es, params):
+    await es.indices.refresh(index=INDEX)
+    counted = await es.count(index=INDEX)
+    return {"weight": counted["count"], "unit": "docs", "counted": counted["count"]}
+
+async def slow_then_quick(es, params):
+    await asyncio.sleep(0.5)
+    await es.cluster.health()
+    return 1, "ops"
+
+async def refuses(es, params):
+    return {"success": False, "error-description": "the runner says no"}
+
+def register(registry):
+    registry.register_param_source("docs", Docs)
+    registry.register_runner("put-doc", put_doc, async_runner=True)
+    registry.register_runner("count-docs", count_docs, async_runner=True)
+    registry.register_runner("slow-then-quick", slow_then_quick, async_runner=True)
+    registry.register_runner("refuses", refuses, async_runner=True)
+"#;
+
+/// A definition of `schedule` in `dir`, a Rally track (`track.json`, `track.py`) or an
+/// opensearch-benchmark workload (`workload.json` with its test procedure, `workload.py`).
+fn write_definition(dir: &Path, osb: bool, schedule: &str, py: &str) -> std::path::PathBuf {
+    // In a folder of its name, as a track is (the tools import its Python as that package).
+    let dir = dir.join("runners");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (file, python, body) = if osb {
+        (
+            "workload.json",
+            "workload.py",
+            format!(
+                r#""test_procedures": [{{"name": "runners", "default": true, "schedule": {schedule}}}]"#
+            ),
+        )
+    } else {
+        (
+            "track.json",
+            "track.py",
+            format!(r#""schedule": {schedule}"#),
+        )
+    };
+    let definition = format!(r#"{{"version": 2, "indices": [{{"name": "{INDEX}"}}], {body}}}"#);
+    std::fs::write(dir.join(file), definition).unwrap();
+    std::fs::write(dir.join(python), py).unwrap();
+    dir.join(file)
+}
+
+/// The track's runners run in the worker with the tool's own client: what they send reaches
+/// the node, their weights and units, successes and errors are the task's figures, and the
+/// service time is the tool's.
+fn runners_run_in_the_worker(osb: bool) {
+    let dir = tempfile::tempdir().unwrap();
+    let track = write_definition(dir.path(), osb, RUNNERS, RUNNERS_PY);
+    let out = common::run(&["workload", "check", &track.display().to_string(), "--json"]);
+    assert!(out.status.success(), "{}", common::streams(&out));
+    let check: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let item = check["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["what"] == "task count (count-docs)")
+        .unwrap_or_else(|| panic!("count in {check}"));
+    assert_eq!(
+        (&item["runs"], &item["worker"]),
+        (&json!(true), &json!(true))
+    );
+    assert!(item["how"].as_str().unwrap().contains("runner"), "{item}");
+
+    let _one = common::one_track_at_a_time();
+    let (out, result) = run_track(dir.path(), &track, &[]);
+    // The runner that says it failed fails the run, after every task ran.
+    assert_eq!(out.status.code(), Some(3), "{}", common::streams(&out));
+    let expected: Vec<String> = ["r0-0", "r0-1", "r0-2", "r1-0", "r1-1", "r1-2"]
+        .map(String::from)
+        .to_vec();
+    assert_eq!(ids(node_url()), expected);
+    for (task, ops, errors, unit) in [
+        ("put", 6, 0, "docs/s"),
+        ("count", 1, 0, "docs/s"),
+        ("slow", 2, 0, "ops/s"),
+        ("refuses", 1, 1, "ops/s"),
+    ] {
+        let r = row(&result, task);
+        assert_eq!(
+            (
+                r["ops"].as_u64(),
+                r["errors"].as_u64(),
+                r["throughput_unit"].as_str()
+            ),
+            (Some(ops), Some(errors), Some(unit)),
+            "{task}: {r}"
+        );
+    }
+    // Rally times a runner's requests (its client marks each); opensearch-benchmark marks only
+    // its own runners' and times the rest whole, the sleep included.
+    assert_eq!(row(&result, "cut-short")["stopped"], true);
+    let slowest = row(&result, "slow")["service_time_ms"][3].as_f64().unwrap();
+    match osb {
+        false => assert!(slowest < 400.0, "the sleep was timed: {slowest} ms"),
+        true => assert!(slowest >= 500.0, "the sleep was not timed: {slowest} ms"),
+    }
+    let refused = row(&result, "refuses")["first_error"].as_str().unwrap();
+    assert!(refused.contains("the runner says no"), "{refused}");
+    common::fresh_index(INDEX, None);
+}
+
+#[test]
+fn a_tracks_runners_run_in_the_worker_with_rallys_client() {
+    runners_run_in_the_worker(false);
+}
+
+#[test]
+fn a_workloads_runners_run_in_the_worker_with_opensearch_benchmarks_client() {
+    runners_run_in_the_worker(true);
+}
+
+/// An operation type searchbench does not run, which the track's Python registers no runner
+/// for either: the run stops before anything is sent, naming the task and what it registers.
+#[test]
+fn an_operation_type_no_runner_is_registered_for_stops_the_run_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let schedule = RUNNERS.replace(
+        "\"refuses\", \"operation-type\": \"refuses\"",
+        "\"refuses\", \"operation-type\": \"no-such-op\"",
+    );
+    let track = write_definition(dir.path(), false, &schedule, RUNNERS_PY);
+    common::fresh_index(INDEX, None);
+    let out = common::bin()
+        .args(["run", "--url", node_url(), "--quiet", "--workload-file"])
+        .arg(&track)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", common::streams(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("task refuses (no-such-op)")
+            && err.contains("registers no runner for it")
+            && err.contains("count-docs"),
+        "{err}"
+    );
+    nothing_was_sent();
 }

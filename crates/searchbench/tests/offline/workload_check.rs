@@ -488,3 +488,46 @@ fn esql_sql_transforms_and_pipeline_operations_run_and_their_mistakes_are_refuse
         );
     }
 }
+
+/// An operation type searchbench does not run is not run, unless a `track.py` is beside the
+/// track, whose runner for it runs in the worker (the run checks it registers one); a type
+/// searchbench runs stays its own with the Python beside.
+#[test]
+fn an_unknown_operation_type_runs_in_the_worker_only_with_the_tracks_python_beside() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("track.json");
+    std::fs::write(
+        &path,
+        r#"{"version": 2, "indices": [{"name": "logs"}],
+  "schedule": [{"operation": {"name": "eq", "operation-type": "eql", "index": "logs"}, "clients": 3},
+               {"operation": {"name": "h", "operation-type": "cluster-health"}}]}"#,
+    )
+    .unwrap();
+    let eql = |check: &Value| item(check, "task eq (eql)").clone();
+    let without = eql(&check_json(&[&path.display().to_string()]));
+    let flags = |i: &Value| (i["runs"].as_bool(), i["worker"].as_bool().unwrap_or(false));
+    assert_eq!(flags(&without), (Some(false), false), "{without}");
+    assert!(
+        without["how"]
+            .as_str()
+            .unwrap()
+            .contains("does not run yet"),
+        "{without}"
+    );
+
+    std::fs::write(
+        dir.path().join("track.py"),
+        "def register(registry):\n    pass\n",
+    )
+    .unwrap();
+    let check = check_json(&[&path.display().to_string()]);
+    let with = eql(&check);
+    assert_eq!(flags(&with), (Some(true), true), "{with}");
+    let how = with["how"].as_str().unwrap();
+    assert!(
+        how.contains("3 client(s), in the worker: the runner the track's Python registers for eql"),
+        "{with}"
+    );
+    let health = item(&check, "task h (cluster-health)");
+    assert_eq!(flags(health), (Some(true), false), "{health}");
+}

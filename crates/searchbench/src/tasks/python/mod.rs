@@ -12,6 +12,13 @@
 //! its input does, so it never outlives searchbench. A Python error names the file and line
 //! of the track's code it came from: at load, before anything is sent; in a param source, as
 //! the task's error.
+//!
+//! A task whose operation type is a runner the track registers (`register_runner`) runs in
+//! the worker: the tool's own driver code runs it (`execute_single`, with the tool's own
+//! client of the cluster, made from the target's URLs and credentials handed over on the
+//! pipe, never on its command line), timed as the tool times it (its request context: the
+//! first request sent to the last answer read); its weight, success and error come back into
+//! the task's figures.
 
 pub mod venv;
 
@@ -62,10 +69,28 @@ pub struct SourceTask {
     pub name: String,
     #[serde(rename = "type")]
     pub operation_type: String,
-    pub param_source: String,
+    pub param_source: Option<String>,
     pub clients: u64,
     /// The source never ends by itself (its iterations or time period end the task).
     pub infinite: bool,
+    /// Its operation type is a runner the track registered: it runs in the worker.
+    #[serde(default)]
+    pub runner: bool,
+}
+
+/// What one execution of a runner of the track did, as the tool's driver reports it.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct Ran {
+    /// Its work (Rally's `weight`): operations, documents.
+    pub weight: f64,
+    pub unit: String,
+    pub success: bool,
+    pub error: Option<String>,
+    /// First request sent to last answer read (the runner's own time when it sent none).
+    pub service_secs: f64,
+    /// What else it returned (Rally's request meta data).
+    #[serde(default)]
+    pub meta: serde_json::Map<String, Value>,
 }
 
 /// What one client of one task has been given and not yet sent.
@@ -86,8 +111,14 @@ pub struct Worker {
     pipe: tokio::sync::Mutex<Pipe>,
     given: Mutex<BTreeMap<(String, usize), Given>>,
     stderr: Arc<Mutex<VecDeque<String>>>,
-    /// The tasks whose parameters it gives.
+    /// The tasks whose parameters it gives, or whose runner it runs.
     pub tasks: Vec<SourceTask>,
+    /// The operation types the track registered runners for.
+    pub runners: Vec<String>,
+    /// The cluster has been handed to it (for its runners' clients), once.
+    connected: tokio::sync::OnceCell<()>,
+    /// The number of the next request.
+    asked: std::sync::atomic::AtomicU64,
 }
 
 impl std::fmt::Debug for Worker {
@@ -167,6 +198,9 @@ impl Worker {
             given: Mutex::new(BTreeMap::new()),
             stderr: kept,
             tasks: Vec::new(),
+            runners: Vec::new(),
+            connected: tokio::sync::OnceCell::new(),
+            asked: std::sync::atomic::AtomicU64::new(0),
         };
         let loaded = worker
             .ask(json!({
@@ -181,26 +215,44 @@ impl Worker {
         #[derive(Deserialize)]
         struct Loaded {
             tasks: Vec<SourceTask>,
+            #[serde(default)]
+            runners: Vec<String>,
         }
         let loaded = Loaded::deserialize(&loaded)
             .map_err(|e| PythonError::Worker(format!("answered a load it cannot mean: {e}")))?;
         worker.tasks = loaded.tasks;
+        worker.runners = loaded.runners;
         Ok(worker)
     }
 
-    /// One request and its answer.
-    async fn ask(&self, request: Value) -> Result<Value, PythonError> {
+    /// One request and its answer. Each request carries a number its answer repeats: the
+    /// answer to one a client gave up on (stopped by Ctrl-C or its block's end while it
+    /// waited) is passed over, never taken for the next request's.
+    async fn ask(&self, mut request: Value) -> Result<Value, PythonError> {
         let mut pipe = self.pipe.lock().await;
+        let id = self
+            .asked
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        request["id"] = id.into();
         let exchange = async {
             let mut line = request.to_string();
             line.push('\n');
             pipe.stdin.write_all(line.as_bytes()).await?;
             pipe.stdin.flush().await?;
-            pipe.lines.next_line().await
+            loop {
+                let Some(line) = pipe.lines.next_line().await? else {
+                    return Ok(None);
+                };
+                let answer = serde_json::from_str::<Value>(&line);
+                match &answer {
+                    Ok(a) if a.get("id").and_then(Value::as_u64).is_some_and(|n| n != id) => {}
+                    _ => return Ok::<_, std::io::Error>(Some(answer)),
+                }
+            }
         };
         let answered = tokio::time::timeout(ANSWER, exchange).await;
-        let line = match answered {
-            Ok(Ok(Some(line))) => line,
+        let answer = match answered {
+            Ok(Ok(Some(answer))) => answer,
             Ok(Ok(None)) | Ok(Err(_)) => {
                 // Its output ended: it ended. Why is in what it said last.
                 let status = tokio::time::timeout(Duration::from_secs(5), pipe.child.wait())
@@ -218,8 +270,8 @@ impl Worker {
                 )));
             }
         };
-        let answer: Value = serde_json::from_str(&line)
-            .map_err(|e| PythonError::Worker(format!("answered what is not JSON ({e})")))?;
+        let answer =
+            answer.map_err(|e| PythonError::Worker(format!("answered what is not JSON ({e})")))?;
         if let Some(ok) = answer.get("ok") {
             return Ok(ok.clone());
         }
@@ -300,6 +352,52 @@ impl Worker {
         }
     }
 
+    /// Runs task `task`'s runner once for client `client` (of `clients`), with that client's
+    /// next parameters, on `cluster` (engine version `version`: the tool's client speaks to it
+    /// as to that version): what it did, or `None` once its parameters are used up.
+    pub async fn run(
+        &self,
+        cluster: (&crate::cluster::Target, &str),
+        task: &str,
+        client: usize,
+        clients: u64,
+    ) -> Result<Option<Ran>, PythonError> {
+        // The cluster and its credentials go on the pipe, once, when a runner first needs
+        // them: the worker starts before the cluster may be up.
+        self.connected
+            .get_or_try_init(|| async {
+                let (target, version) = cluster;
+                let mut handover = target.handover();
+                handover["version"] = version.into();
+                self.ask(json!({"op": "target", "target": handover}))
+                    .await
+                    .map(drop)
+            })
+            .await?;
+        let answer = self
+            .ask(json!({"op": "run", "task": task, "client": client, "clients": clients}))
+            .await?;
+        if answer.get("done").and_then(Value::as_bool) == Some(true) {
+            return Ok(None);
+        }
+        let ran = Ran::deserialize(&answer)
+            .map_err(|e| PythonError::Worker(format!("answered a run it cannot mean: {e}")))?;
+        let sane = |x: f64| x.is_finite() && x >= 0.0;
+        if !(sane(ran.weight) && sane(ran.service_secs)) {
+            return Err(PythonError::Worker(format!(
+                "answered a weight of {} and a service time of {} s: each must be a number of \
+                 at least 0",
+                ran.weight, ran.service_secs
+            )));
+        }
+        Ok(Some(ran))
+    }
+
+    /// Whether the track's Python registers a runner for task `task`.
+    pub fn runs(&self, task: &str) -> bool {
+        self.tasks.iter().any(|t| t.name == task && t.runner)
+    }
+
     /// Whether task `task`'s source never ends by itself.
     pub fn infinite(&self, task: &str) -> bool {
         self.tasks.iter().any(|t| t.name == task && t.infinite)
@@ -340,6 +438,17 @@ impl PartialEq for PythonTask {
     fn eq(&self, other: &Self) -> bool {
         self.task == other.task && self.source == other.source
     }
+}
+
+/// A task whose operation type is not one searchbench runs, with a `track.py` (`workload.py`)
+/// beside the track that may register a runner for it: run in the worker, each execution the
+/// tool's own runner with the client's next parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunnerTask {
+    pub name: String,
+    pub operation_type: String,
+    /// The task's clients, which partition its parameters (set as a client asks).
+    pub clients: u64,
 }
 
 impl PythonTask {

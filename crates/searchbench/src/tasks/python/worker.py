@@ -6,25 +6,40 @@ its standard output:
   {"op": "load", "tool": "esrally"|"opensearch-benchmark", "track": DIR, "params": {...},
    "challenge": NAME|null, "test_mode": BOOL}
       loads the track in DIR as the tool loads it (its track.py, or workload.py, registers
-      what it registers),
-      and answers the tasks of the challenge whose parameters come from a param source:
-      {"ok": {"tasks": [{"name", "type", "param_source", "clients", "infinite"}]}}
+      what it registers: param sources, runners, schedulers), and answers the tasks of the
+      challenge whose parameters come from a param source or whose operation type is a runner
+      the track registered, and the runners it registered:
+      {"ok": {"tasks": [{"name", "type", "param_source", "clients", "infinite", "runner"}],
+              "runners": [NAME]}}
   {"op": "params", "task": NAME, "client": I, "clients": N, "count": K}
       the next K parameters of client I's partition of the task's param source, made on the
       first ask as esrally makes it (a source per client, partitioned I of N):
       {"ok": {"params": [...], "done": BOOL}}
+  {"op": "target", "target": {"urls": [URL], "user", "password", "api_key", "bearer",
+   "verify", "ca_certs", "timeout", "version"}}
+      the cluster the runners' clients talk to, and how (its credentials: on this pipe only)
+  {"op": "run", "task": NAME, "client": I, "clients": N}
+      runs the task's runner once, as the tool's driver runs it (`execute_single`, errors
+      continued), with client I's parameters next and client I's client of the tool's own
+      library, timed as the tool times it (its request context: first request sent to last
+      answer read): {"ok": {"done": true}} once the parameters are used up, else
+      {"ok": {"weight", "unit", "success", "error", "service_secs", "meta"}}
   {"op": "exit"}
 
-An error answers {"error": {"message", "file", "line"}}: the error the track's own code raised
+A request may carry an "id", which its answer repeats. An error answers
+{"error": {"message", "file", "line"}}: the error the track's own code raised
 (under what esrally wrapped it in) and its deepest frame in the track's folder, else the error
 and its deepest frame. The worker ends when its
 input ends: it never outlives searchbench.
 """
 
+import asyncio
 import json
 import os
 import sys
+import time
 import traceback
+from urllib.parse import urlsplit
 
 
 def origin(error, track_dir):
@@ -43,7 +58,10 @@ def origin(error, track_dir):
     return error, (frames[-1] if frames else None)
 
 
-def answer(out, value):
+def answer(out, value, req=None):
+    """One answer, with the number of the request it answers."""
+    if isinstance(req, dict) and "id" in req:
+        value["id"] = req["id"]
     out.write(json.dumps(value, default=str) + "\n")
     out.flush()
 
@@ -56,6 +74,11 @@ class Worker:
         self.track_dir = None
         self.tasks = {}
         self.sources = {}
+        self.runners = set()
+        self.runner_module = None
+        self.target = {}
+        self.clients = {}
+        self.loop = None
 
     def load(self, req):
         self.tool = req.get("tool", "esrally")
@@ -96,11 +119,13 @@ class Worker:
             self.track = track.load_track(cfg)
             challenge = self.track.find_challenge_or_default(challenge_name)
         self.module = track
+        self.register_runners(cfg)
         listed = []
         for group in challenge.schedule:
             for task in group:
                 source = task.operation.param_source
-                if not source:
+                runner = task.operation.type in self.runners
+                if not source and not runner:
                     continue
                 self.tasks[task.name] = task
                 probe = track.operation_parameters(self.track, task)
@@ -111,20 +136,45 @@ class Worker:
                         "param_source": source,
                         "clients": task.clients,
                         "infinite": bool(getattr(probe, "infinite", False)),
+                        "runner": runner,
                     }
                 )
-        return {"tasks": listed}
+        return {"tasks": listed, "runners": sorted(self.runners)}
 
-    def params(self, req):
-        track = self.module
-        name, client, clients = req["task"], int(req["client"]), int(req["clients"])
+    def register_runners(self, cfg):
+        """The track's runners and schedulers, registered as the tool's driver registers them
+        (its track.py loaded again with the registries the driver passes)."""
+        if self.tool == "opensearch-benchmark":
+            from osbenchmark.worker_coordinator import runner, scheduler
+
+            plugins = self.module.load_workload_plugins
+        else:
+            from esrally.driver import runner, scheduler
+
+            plugins = self.module.load_track_plugins
+        self.runner_module = runner
+
+        def register(operation_type, fn, **kwargs):
+            runner.register_runner(operation_type, fn, **kwargs)
+            name = getattr(operation_type, "to_hyphenated_string", lambda: operation_type)()
+            self.runners.add(str(name))
+
+        plugins(cfg, self.track.name, register, scheduler.register_scheduler)
+
+    def source(self, name, client, clients):
+        """Client `client`'s partition of task `name`'s parameters, made on the first ask as
+        the tool makes it (a source per client, partitioned I of N)."""
         key = (name, client)
         if key not in self.sources:
             task = self.tasks.get(name)
             if task is None:
-                raise KeyError(f"no task {name!r} takes its parameters from a param source")
-            self.sources[key] = track.operation_parameters(self.track, task).partition(client, clients)
-        source = self.sources[key]
+                raise KeyError(f"no task {name!r} runs in the worker")
+            self.sources[key] = self.module.operation_parameters(self.track, task).partition(client, clients)
+        return self.sources[key]
+
+    def params(self, req):
+        name, client, clients = req["task"], int(req["client"]), int(req["clients"])
+        source = self.source(name, client, clients)
         out, done = [], False
         for _ in range(max(1, int(req.get("count", 1)))):
             try:
@@ -133,6 +183,103 @@ class Worker:
                 done = True
                 break
         return {"params": out, "done": done}
+
+    def client_of(self, client):
+        """Client `client`'s clients of the tool's own library, by cluster, as its driver
+        makes them: `{"default": client}`."""
+        if client in self.clients:
+            return self.clients[client]
+        t = self.target
+        hosts, https = [], False
+        for url in t.get("urls") or []:
+            u = urlsplit(url)
+            https = https or u.scheme == "https"
+            hosts.append({"host": u.hostname, "port": u.port or (443 if u.scheme == "https" else 80)})
+        options = {"timeout": t.get("timeout", 60)}
+        if https:
+            options.update({"use_ssl": True, "verify_certs": bool(t.get("verify", True))})
+            if t.get("ca_certs"):
+                options["ca_certs"] = t["ca_certs"]
+        if t.get("user") is not None:
+            options.update({"basic_auth_user": t["user"], "basic_auth_password": t.get("password") or ""})
+        elif t.get("api_key"):
+            options["api_key"] = t["api_key"]
+        elif t.get("bearer"):
+            options["bearer_auth"] = t["bearer"]
+        if self.tool == "opensearch-benchmark":
+            from osbenchmark import client as factory
+
+            made = factory.OsClientFactory(hosts, options).create_async()
+        else:
+            from esrally import client as factory
+
+            made = factory.EsClientFactory(hosts, options, distribution_version=t.get("version")).create_async(
+                client_id=client
+            )
+        self.clients[client] = {"default": made}
+        return self.clients[client]
+
+    def run(self, req):
+        name, client, clients = req["task"], int(req["client"]), int(req["clients"])
+        task = self.tasks.get(name)
+        if task is None or task.operation.type not in self.runners:
+            raise KeyError(f"task {name!r} has no runner the track registered")
+        try:
+            params = self.source(name, client, clients).params()
+        except StopIteration:
+            return {"done": True}
+        if self.loop is None:
+            self.loop = asyncio.new_event_loop()
+        runner = self.runner_module.runner_for(task.operation.type)
+        return self.loop.run_until_complete(self.once(runner, self.client_of(client), params))
+
+    async def once(self, runner, es, params):
+        if self.tool == "opensearch-benchmark":
+            from osbenchmark.worker_coordinator.worker_coordinator import execute_single
+
+            on_error = "continue"
+        else:
+            from esrally.driver.driver import execute_single
+            from esrally.utils.error_behavior import OnErrorBehavior
+
+            on_error = OnErrorBehavior.CONTINUE
+        began = time.perf_counter()
+        context = es["default"].new_request_context()
+        if hasattr(context, "__aenter__"):
+            async with context as timed:
+                ops, unit, meta = await execute_single(runner, es, params, on_error)
+                start, end = timed.request_start, timed.request_end
+        else:
+            with context as timed:
+                ops, unit, meta = await execute_single(runner, es, params, on_error)
+                start, end = timed.request_start, timed.request_end
+        # What the tool's driver falls back on: a runner that sent nothing is timed from its
+        # start, one whose answer was not marked (opensearch-benchmark marks it only in its
+        # own runners) to its end.
+        if start is None:
+            start = began
+        if end is None or end < start:
+            end = time.perf_counter()
+        meta = dict(meta or {})
+        success = bool(meta.pop("success", True))
+        error = meta.pop("error-description", None)
+        return {
+            "weight": ops,
+            "unit": unit,
+            "success": success,
+            "error": None if success else str(error or meta.get("error-type") or "failed"),
+            "service_secs": end - start,
+            "meta": meta,
+        }
+
+    def close(self):
+        if self.loop is None:
+            return
+        for es in self.clients.values():
+            try:
+                self.loop.run_until_complete(es["default"].close())
+            except Exception:  # noqa: BLE001 - closing is best effort
+                pass
 
 
 def main():
@@ -143,17 +290,24 @@ def main():
     for line in sys.stdin:
         if not line.strip():
             continue
+        req = None
         try:
             req = json.loads(line)
             op = req.get("op")
             if op == "exit":
+                worker.close()
                 break
             if op == "load":
-                answer(out, {"ok": worker.load(req)})
+                answer(out, {"ok": worker.load(req)}, req)
             elif op == "params":
-                answer(out, {"ok": worker.params(req)})
+                answer(out, {"ok": worker.params(req)}, req)
+            elif op == "target":
+                worker.target = req.get("target") or {}
+                answer(out, {"ok": {}}, req)
+            elif op == "run":
+                answer(out, {"ok": worker.run(req)}, req)
             else:
-                answer(out, {"error": {"message": f"unknown request {op!r}"}})
+                answer(out, {"error": {"message": f"unknown request {op!r}"}}, req)
         except BaseException as e:  # noqa: BLE001 - every error is answered, named
             if isinstance(e, KeyboardInterrupt):
                 raise
@@ -167,6 +321,7 @@ def main():
                         "line": frame.lineno if frame else None,
                     }
                 },
+                req,
             )
 
 
