@@ -126,7 +126,10 @@ for tool, given, package, py in (("rally", rally_tracks, "esrally-2.13.0", "trac
         answer = json.loads(lines[0]) if lines else {"error": {"message": out.stderr[-300:]}}
         if "ok" in answer:
             ok += 1
-            print(f"  loaded {name}: {len(answer['ok']['tasks'])} task(s) of its default challenge take parameters from it")
+            listed = answer["ok"]["tasks"]
+            runners = sum(1 for t in listed if t.get("runner"))
+            print(f"  loaded {name}: {len(listed)} task(s) of its default challenge run with it "
+                  f"({runners} by a runner it registers: {', '.join(answer['ok'].get('runners', [])) or 'none'})")
         else:
             print(f"  not loaded {name}: {answer['error']}")
     print(f"{py} loaded by the worker: {ok} of {len(with_py)}")

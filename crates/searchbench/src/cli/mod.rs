@@ -93,7 +93,7 @@ pub const VERSION: &str = concat!(
         searchbench compare RUN_A RUN_B              differences with confidence intervals\n  \
         searchbench engine list                      what can run on this machine\n  \
         searchbench target --url URL                 what a cluster is and how it is doing",
-    after_help = "Exit codes: 0 ok, 1 failure (the work could not be done), 2 bad usage or input, 3 a check failed (counts, answers, a regression), 125 cannot tell (check, bisect), 130 interrupted (Ctrl-C or SIGTERM)."
+    after_help = "Exit codes: 0 ok, 1 failure (the work could not be done), 2 bad usage or input, 3 a check failed (counts, answers, a regression), 125 cannot tell (check, bisect), 130 interrupted (Ctrl-C or SIGTERM, or a track's Python worker dying)."
 )]
 pub struct Cli {
     /// Colour verdicts: auto (on a terminal, unless NO_COLOR is set), always, never.

@@ -44,9 +44,12 @@ pub struct TrackRunResult {
     /// The engine, as it says it.
     pub product: String,
     pub engine_version: String,
-    /// Stopped by Ctrl-C: the tasks that ran are kept.
+    /// Stopped by Ctrl-C, or by the track's Python worker dying: the tasks that ran are kept.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub interrupted: bool,
+    /// What stopped it when it was not Ctrl-C (the worker's end, and its last words).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped_by: Option<String>,
     /// The tasks with failed operations: the run failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -154,10 +157,15 @@ pub async fn run(
     let modules = ModulesCheck::new(crate::tasks::needs::needs(d, procedure));
     // The track's Python loaded before anything is sent: an error in it stops the run here.
     let worker = python_worker(d, procedure, &steps, spec, observer).await?;
+    // The worker dying stops the run as Ctrl-C does: what ran is kept, as interrupted.
+    let interrupt = match &worker {
+        Some(w) => Cancel::either(&spec.interrupt, &w.died()),
+        None => spec.interrupt.clone(),
+    };
     let context = OnceCell::new();
     let joins = Once::new();
     let join = |point: String, end: bool| {
-        JoinPhase::step(spec.part.as_ref(), &joins, &spec.interrupt, point, end)
+        JoinPhase::step(spec.part.as_ref(), &joins, &interrupt, point, end)
     };
     let mut plan_steps: Vec<Step<'_>> = Vec::new();
     let keep_seconds = spec.part.is_some();
@@ -192,7 +200,7 @@ pub async fn run(
                     worker: worker.clone(),
                     modules: &modules,
                     stop: block.clone(),
-                    interrupt: spec.interrupt.clone(),
+                    interrupt: interrupt.clone(),
                     completes,
                     figures: None,
                     keep_seconds,
@@ -208,7 +216,7 @@ pub async fn run(
                     },
                     spec: bulk,
                     part: spec.part.as_ref(),
-                    interrupt: spec.interrupt.clone(),
+                    interrupt: interrupt.clone(),
                     completes,
                     figures: None,
                 })),
@@ -235,7 +243,11 @@ pub async fn run(
             procedure_word: d.track.words().procedure().into(),
             product,
             engine_version,
-            interrupted: spec.interrupt.is_cancelled(),
+            interrupted: interrupt.is_cancelled(),
+            stopped_by: worker
+                .as_ref()
+                .filter(|w| w.died().is_cancelled() && !spec.interrupt.is_cancelled())
+                .map(|w| w.death()),
             error: figures::failed(&tasks),
             tasks,
             not_run: not_run.iter().cloned().chain(modules.left_out()).collect(),

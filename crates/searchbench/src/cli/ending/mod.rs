@@ -155,9 +155,11 @@ impl Verdict for RunResult {
 impl Verdict for TrackRunResult {
     fn verdict(&self) -> CliResult {
         if self.interrupted {
-            return Err(interrupted(
-                "the tasks that ran are kept (stored as interrupted)",
-            ));
+            let kept = "the tasks that ran are kept (stored as interrupted)";
+            return Err(interrupted(&match &self.stopped_by {
+                Some(by) => format!("{by}; {kept}"),
+                None => kept.to_string(),
+            }));
         }
         match &self.error {
             Some(e) => Err(CliError::check(anyhow::anyhow!("{e}"))),
@@ -199,6 +201,7 @@ mod tests {
             product: "opensearch".into(),
             engine_version: "2.19.1".into(),
             interrupted,
+            stopped_by: None,
             error: error.map(str::to_string),
             tasks: Vec::new(),
             not_run: Vec::new(),
@@ -222,6 +225,19 @@ mod tests {
         assert_eq!(
             code(track(true, Some("1 task failed")).verdict()),
             exit::INTERRUPTED
+        );
+        // Stopped by the worker's end: 130, saying so.
+        let mut died = track(true, None);
+        died.stopped_by = Some("the Python worker ended: Killed".into());
+        let e = died.verdict().unwrap_err();
+        assert_eq!(
+            (e.code, e.error.to_string()),
+            (
+                exit::INTERRUPTED,
+                "interrupted: the Python worker ended: Killed; the tasks that ran are kept \
+                 (stored as interrupted)"
+                    .to_string()
+            )
         );
         let e = interrupted("what ran is kept");
         assert_eq!(e.code, exit::INTERRUPTED);

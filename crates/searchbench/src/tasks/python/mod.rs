@@ -25,6 +25,7 @@ pub mod venv;
 use std::collections::{BTreeMap, VecDeque};
 use std::path::Path;
 use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -119,6 +120,10 @@ pub struct Worker {
     connected: tokio::sync::OnceCell<()>,
     /// The number of the next request.
     asked: std::sync::atomic::AtomicU64,
+    /// It is being stopped: its end is no death.
+    stopping: Arc<AtomicBool>,
+    /// Fires when it ends without being stopped ([`Worker::died`]).
+    died: crate::cancel::Cancel,
 }
 
 impl std::fmt::Debug for Worker {
@@ -178,6 +183,9 @@ impl Worker {
         };
         let kept = Arc::new(Mutex::new(VecDeque::new()));
         let into = kept.clone();
+        let stopping = Arc::new(AtomicBool::new(false));
+        let (death, died) = crate::cancel::Cancel::new();
+        let asked_to = stopping.clone();
         tokio::spawn(async move {
             let mut lines = BufReader::new(stderr).lines();
             while let Ok(Some(line)) = lines.next_line().await {
@@ -187,6 +195,10 @@ impl Worker {
                     }
                     k.push_back(line);
                 }
+            }
+            // Its stderr ends when it does: unless it was told to, it died.
+            if !asked_to.load(Ordering::SeqCst) {
+                let _ = death.send(true);
             }
         });
         let mut worker = Worker {
@@ -201,6 +213,8 @@ impl Worker {
             runners: Vec::new(),
             connected: tokio::sync::OnceCell::new(),
             asked: std::sync::atomic::AtomicU64::new(0),
+            stopping,
+            died,
         };
         let loaded = worker
             .ask(json!({
@@ -403,8 +417,20 @@ impl Worker {
         self.tasks.iter().any(|t| t.name == task && t.infinite)
     }
 
+    /// A signal that fires when the worker ends without being stopped (killed, crashed): a run
+    /// whose tasks need it stops there, kept as interrupted.
+    pub fn died(&self) -> crate::cancel::Cancel {
+        self.died.clone()
+    }
+
+    /// What its end was, in a line: that it ended, and the last it wrote.
+    pub fn death(&self) -> String {
+        format!("the Python worker ended{}", self.said())
+    }
+
     /// Stops the worker (it is killed when dropped, too).
     pub async fn stop(&self) {
+        self.stopping.store(true, Ordering::SeqCst);
         let mut pipe = self.pipe.lock().await;
         let _ = pipe.stdin.write_all(b"{\"op\": \"exit\"}\n").await;
         if tokio::time::timeout(Duration::from_secs(5), pipe.child.wait())
