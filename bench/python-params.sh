@@ -10,6 +10,7 @@
 #   CLIENTS=2 bench/python-params.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/python-track.sh
 ROUNDS=${1:-5}
 N=${2:-20000}
 CLIENTS=${CLIENTS:-1}
@@ -27,25 +28,9 @@ cat >"$OUT/json/track.json" <<JSON
   {"operation": {"name": "searches", "operation-type": "search", "index": "logs", "body": $BODY},
    "clients": $CLIENTS, "iterations": $N}]}
 JSON
-cat >"$OUT/python/track.json" <<JSON
-{"version": 2, "indices": [{"name": "logs"}], "schedule": [
-  {"operation": {"name": "searches", "operation-type": "search", "param-source": "terms"},
-   "clients": $CLIENTS, "iterations": $N}]}
-JSON
-cat >"$OUT/python/track.py" <<PY
-class Terms:
-    def __init__(self, track, params, **kwargs):
-        self.infinite = True
-    def partition(self, partition_index, total_partitions):
-        return self
-    def params(self):
-        return {"index": "logs", "body": $BODY}
-
-def register(registry):
-    registry.register_param_source("terms", Terms)
-PY
-# The worker's environment made before the first timed round.
-target/release/searchbench workload check "$OUT/python/track.json" >/dev/null
+write_python_track "$OUT/python" "$N" "$CLIENTS" "$BODY"
+# The worker's environment made before the first timed round (a run makes it; a check does not).
+target/release/searchbench run --url "$URL" --quiet --no-store --workload-file "$OUT/python/track.json" >/dev/null
 for round in $(seq "$ROUNDS"); do
   for kind in json python; do
     /usr/bin/time -f "%U %S" -o "$OUT/$kind-$round.cpu" target/release/searchbench run --url "$URL" \

@@ -25,7 +25,7 @@ SB=${1:-target/debug/searchbench}
 [ -n "${1:-}" ] || cargo build -q -p searchbench --bin searchbench
 EXTRA=${EXTRA:-dense_vector msmarco-passage-ranking so_vector wikipedia elser-ingest-speedtest}
 python3 - "$SB" crates/searchbench/tests/fixtures/tracks "${RALLY_TRACKS:-}" "$EXTRA" "${OSB_WORKLOADS:-}" <<'PY'
-import collections, json, os, subprocess, sys
+import collections, json, os, re, subprocess, sys
 
 sb, root, rally_tracks, extra = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].split()
 osb_workloads = sys.argv[5]
@@ -118,8 +118,14 @@ for tool, given, package, py in (("rally", rally_tracks, "esrally-2.13.0", "trac
     with_py = [(n, os.path.dirname(p)) for t, n, p in definitions()
                if t == tool and os.path.isfile(os.path.join(os.path.dirname(p), py))]
     for name, folder in with_py:
+        # The tasks of its default challenge a run gives to a runner in the worker.
+        planned, _ = check(os.path.join(folder, "track.json" if tool == "rally" else "workload.json"))
+        runners_for = [re.match(r"task (.*) \(", i["what"]).group(1)
+                       for i in (planned or {}).get("items", [])
+                       if i.get("worker") and "runner" in i.get("how", "") and i["what"].startswith("task ")]
         req = json.dumps({"op": "load", "tool": package.rsplit("-", 1)[0], "track": folder,
-                          "params": {}, "challenge": None, "test_mode": True})
+                          "params": {}, "challenge": None, "test_mode": True,
+                          "runners_for": runners_for})
         out = subprocess.run([venv, worker], input=req + "\n", capture_output=True, text=True, cwd=folder,
                              timeout=300, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
         lines = out.stdout.splitlines()
@@ -128,8 +134,9 @@ for tool, given, package, py in (("rally", rally_tracks, "esrally-2.13.0", "trac
             ok += 1
             listed = answer["ok"]["tasks"]
             runners = sum(1 for t in listed if t.get("runner"))
-            print(f"  loaded {name}: {len(listed)} task(s) of its default challenge run with it "
-                  f"({runners} by a runner it registers: {', '.join(answer['ok'].get('runners', [])) or 'none'})")
+            print(f"  loaded {name}: {len(listed)} task(s) of its default challenge run with it, "
+                  f"{runners} of {len(runners_for)} planned so by a runner of the tool or the track "
+                  f"(the track registers: {', '.join(answer['ok'].get('runners', [])) or 'none'})")
         else:
             print(f"  not loaded {name}: {answer['error']}")
     print(f"{py} loaded by the worker: {ok} of {len(with_py)}")

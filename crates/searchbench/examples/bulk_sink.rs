@@ -21,6 +21,8 @@
 //! `--service-ms MS` makes it a server of known capacity: one `_bulk` at a time (first come,
 //! first served), each taking MS milliseconds after its body is read (capacity = bulk size ÷
 //! MS documents per ms), for `searchbench saturate` to find.
+//! `--as-elasticsearch` answers `GET /` as Elasticsearch 8.15.0 and marks every answer with
+//! `X-Elastic-Product`, for a client that checks the product (esrally's: bench/python-params.sh).
 //! Prints `listening on http://127.0.0.1:PORT` and serves until killed. Loopback only.
 //! (`--threads N` is accepted for compatibility and ignored: there is a thread per connection.)
 
@@ -40,6 +42,9 @@ struct Counters {
     /// while sleeping, so a late wake-up on a busy machine delays an answer but does not
     /// lower the capacity.
     free_at: std::sync::Mutex<Option<std::time::Instant>>,
+    /// With `--as-elasticsearch`: `GET /` says Elasticsearch 8.15.0 and every answer carries
+    /// `X-Elastic-Product`, so that a client that checks the product (esrally's) talks to it.
+    as_elasticsearch: bool,
 }
 
 /// The parts of a request head the sink looks at.
@@ -282,6 +287,15 @@ fn route(conn: &mut Conn, head: &Head, counters: &Counters) -> io::Result<(&'sta
     conn.body(head, &mut |_| {})?;
     let ok = "200 OK";
     Ok(match method {
+        "GET" | "HEAD" if path == "/" && counters.as_elasticsearch => (
+            ok,
+            "{\"name\":\"sink\",\"cluster_name\":\"bulk-sink\",\"version\":{\"number\":\"8.15.0\",\"build_flavor\":\"default\",\"build_hash\":\"bulk-sink\"},\"tagline\":\"You Know, for Search\"}".into(),
+        ),
+        // What esrally's telemetry reads of the nodes: none to read.
+        "GET" if path.starts_with("/_nodes") && counters.as_elasticsearch => (
+            ok,
+            "{\"_nodes\":{\"total\":0,\"successful\":0,\"failed\":0},\"cluster_name\":\"bulk-sink\",\"nodes\":{}}".into(),
+        ),
         "GET" | "HEAD" if path == "/" => (
             ok,
             "{\"name\":\"sink\",\"cluster_name\":\"bulk-sink\",\"version\":{\"number\":\"0.0.0\",\"distribution\":\"bulk-sink\"}}".into(),
@@ -333,8 +347,13 @@ fn serve(stream: TcpStream, buffer: usize, counters: &Counters) -> io::Result<()
         out.clear();
         write!(
             out,
-            "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n{}\r\n",
+            "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n{}{}\r\n",
             body.len(),
+            if counters.as_elasticsearch {
+                "x-elastic-product: Elasticsearch\r\n"
+            } else {
+                ""
+            },
             if head.close {
                 "connection: close\r\n"
             } else {
@@ -383,6 +402,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut port = 0u16;
     let mut buffer_kib = 256usize;
     let mut service = None;
+    let mut as_elasticsearch = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -392,6 +412,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 let ms: f64 = args.next().ok_or("--service-ms needs a value")?.parse()?;
                 service = Some(std::time::Duration::try_from_secs_f64(ms / 1e3)?);
             }
+            "--as-elasticsearch" => as_elasticsearch = true,
             "--threads" => {
                 let _: usize = args.next().ok_or("--threads needs a value")?.parse()?;
             }
@@ -403,6 +424,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     io::stdout().flush()?;
     let counters = Arc::new(Counters {
         service,
+        as_elasticsearch,
         ..Counters::default()
     });
     accept(&listener, buffer_kib.max(4) * 1024, &counters);

@@ -298,22 +298,18 @@ async fn python_worker(
         params,
         challenge: Some(&procedure.name),
         test_mode: spec.test_mode,
+        runners_for: runner_tasks(steps).map(|r| r.name.clone()).collect(),
     };
     match python::Worker::start(&python, load).await {
         Ok(w) => {
-            // A task of a type searchbench does not run runs only with the track's runner.
-            let unregistered = steps.iter().flatten().find_map(|(plan, _)| match plan {
-                TaskPlan::Task(t) => match &t.operation.kind {
-                    crate::tasks::operation::Kind::Runner(r) if !w.runs(&r.name) => Some(r),
-                    _ => None,
-                },
-                TaskPlan::Bulk(_) => None,
-            });
+            // A task of a type searchbench does not run runs only by a runner of the tool or
+            // of the track.
+            let unregistered = runner_tasks(steps).find(|r| !w.runs(&r.name));
             if let Some(r) = unregistered {
                 w.stop().await;
                 return Err(SessionError::Usage(format!(
-                    "{}: task {} ({}): no operation type {} runs here, and the track's Python \
-                     registers no runner for it (it registers: {})",
+                    "{}: task {} ({}): no operation type {} runs here, and neither the tool \
+                     nor the track's Python has a runner for it (the track registers: {})",
                     d.path.display(),
                     r.name,
                     r.operation_type,
@@ -332,6 +328,19 @@ async fn python_worker(
         ))),
         Err(e) => Err(setup(e)),
     }
+}
+
+/// The tasks of `steps` run by a runner in the worker.
+fn runner_tasks(
+    steps: &[Vec<(TaskPlan, bool)>],
+) -> impl Iterator<Item = &crate::tasks::python::RunnerTask> {
+    steps.iter().flatten().filter_map(|(plan, _)| match plan {
+        TaskPlan::Task(t) => match &t.operation.kind {
+            crate::tasks::operation::Kind::Runner(r) => Some(r),
+            _ => None,
+        },
+        TaskPlan::Bulk(_) => None,
+    })
 }
 
 /// The track parameters as kept: a value whose name says it is a secret is not.

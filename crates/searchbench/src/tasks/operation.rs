@@ -777,12 +777,14 @@ impl Operation {
         }
     }
 
-    /// Task `name`'s operation of type `operation_type`, a runner of the track's Python.
-    pub fn runner(name: &str, operation_type: &str) -> Operation {
+    /// Task `name`'s operation of type `operation_type`, run in the worker by a runner of the
+    /// track's Python or, when `tools`, of the tool.
+    pub fn runner(name: &str, operation_type: &str, tools: bool) -> Operation {
         Operation {
             kind: Kind::Runner(super::python::RunnerTask {
                 name: name.to_string(),
                 operation_type: operation_type.to_string(),
+                tools,
                 clients: 0,
             }),
             retry_until_success: false,

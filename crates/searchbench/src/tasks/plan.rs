@@ -288,19 +288,22 @@ fn python_task(
     }))
 }
 
-/// Task `t` run in the worker, when searchbench does not run its operation type and a
-/// `track.py` (`workload.py`) is beside the track, which may register a runner for it (the
-/// run checks that it did once the worker has loaded it, before anything is sent). Its
-/// parameters, from a param source or as written, stay in the worker.
+/// Task `t` run in the worker, when searchbench does not run its operation type and the tool
+/// does with a runner of its own, or a `track.py` (`workload.py`) is beside the track, which may
+/// register a runner for it (the run checks that one is there once the worker has loaded the
+/// track, before anything is sent). Its parameters, from a param source or as written, stay
+/// in the worker.
 fn runner_task(t: &model::Resolved, d: &Definition) -> Option<super::Operation> {
     let kind = t.operation_type.as_str();
     let ours = kind == "bulk"
         || super::operation::RUNS.contains(&kind)
         || super::vector_ops::RUNS.contains(&kind)
         || super::transforms::RUNS.contains(&kind);
-    let (_, file) = super::python::library_of(d.track.words());
+    let words = d.track.words();
+    let (_, file) = super::python::library_of(words);
     let beside = d.path.parent().is_some_and(|p| p.join(file).is_file());
-    (!ours && beside).then(|| super::Operation::runner(&t.name, kind))
+    let tools = super::python::tool_runners::tool_runs(words, kind);
+    (!ours && (tools || beside)).then(|| super::Operation::runner(&t.name, kind, tools))
 }
 
 /// The param-source that gives task `t` its parameters, when the track's Python does.
@@ -474,7 +477,12 @@ impl TaskPlan {
                         p.source
                     )),
                     super::operation::Kind::Runner(r) => how.push_str(&format!(
-                        ", in the worker: the runner the track's Python registers for {}",
+                        ", in the worker: the runner {} has for {}",
+                        if r.tools {
+                            "the tool (or the track's Python, in its place)"
+                        } else {
+                            "the track's Python"
+                        },
                         r.operation_type
                     )),
                     _ => {}

@@ -465,7 +465,7 @@ def register(registry):
 
 /// A definition of `schedule` in `dir`, a Rally track (`track.json`, `track.py`) or an
 /// opensearch-benchmark workload (`workload.json` with its test procedure, `workload.py`).
-fn write_definition(dir: &Path, osb: bool, schedule: &str, py: &str) -> std::path::PathBuf {
+fn write_definition(dir: &Path, osb: bool, schedule: &str, py: Option<&str>) -> std::path::PathBuf {
     // In a folder of its name, as a track is (the tools import its Python as that package).
     let dir = dir.join("runners");
     std::fs::create_dir_all(&dir).unwrap();
@@ -486,7 +486,9 @@ fn write_definition(dir: &Path, osb: bool, schedule: &str, py: &str) -> std::pat
     };
     let definition = format!(r#"{{"version": 2, "indices": [{{"name": "{INDEX}"}}], {body}}}"#);
     std::fs::write(dir.join(file), definition).unwrap();
-    std::fs::write(dir.join(python), py).unwrap();
+    if let Some(py) = py {
+        std::fs::write(dir.join(python), py).unwrap();
+    }
     dir.join(file)
 }
 
@@ -495,7 +497,7 @@ fn write_definition(dir: &Path, osb: bool, schedule: &str, py: &str) -> std::pat
 /// service time is the tool's.
 fn runners_run_in_the_worker(osb: bool) {
     let dir = tempfile::tempdir().unwrap();
-    let track = write_definition(dir.path(), osb, RUNNERS, RUNNERS_PY);
+    let track = write_definition(dir.path(), osb, RUNNERS, Some(RUNNERS_PY));
     let out = common::run(&["workload", "check", &track.display().to_string(), "--json"]);
     assert!(out.status.success(), "{}", common::streams(&out));
     let check: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -568,7 +570,7 @@ fn an_operation_type_no_runner_is_registered_for_stops_the_run_first() {
         "\"refuses\", \"operation-type\": \"refuses\"",
         "\"refuses\", \"operation-type\": \"no-such-op\"",
     );
-    let track = write_definition(dir.path(), false, &schedule, RUNNERS_PY);
+    let track = write_definition(dir.path(), false, &schedule, Some(RUNNERS_PY));
     common::fresh_index(INDEX, None);
     let out = common::bin()
         .args(["run", "--url", node_url(), "--quiet", "--workload-file"])
@@ -579,9 +581,40 @@ fn an_operation_type_no_runner_is_registered_for_stops_the_run_first() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("task refuses (no-such-op)")
-            && err.contains("registers no runner for it")
+            && err.contains("nor the track's Python has a runner for it")
             && err.contains("count-docs"),
         "{err}"
     );
     nothing_was_sent();
+}
+
+/// An operation type the tool runs with a runner of its own, which searchbench does not, runs
+/// in the worker by that runner, with no Python of the track's at all: on OpenSearch,
+/// opensearch-benchmark's `list-all-point-in-time`; on Elasticsearch, Rally's `field-caps`.
+#[test]
+fn a_tools_own_runner_runs_in_the_worker_without_the_tracks_python() {
+    let dir = tempfile::tempdir().unwrap();
+    let elasticsearch = common::test_engine().starts_with("elasticsearch");
+    let task = match elasticsearch {
+        true => format!(
+            r#"{{"operation": {{"name": "tools", "operation-type": "field-caps", "index": "{INDEX}", "fields": "*"}}, "iterations": 3}}"#
+        ),
+        false => r#"{"operation": {"name": "tools", "operation-type": "list-all-point-in-time"}, "iterations": 3}"#.to_string(),
+    };
+    let schedule = format!(
+        r#"[{{"operation": "delete-index"}},
+  {{"operation": {{"operation-type": "create-index", "settings": {{"index.number_of_replicas": 0}}}}}},
+  {task}]"#
+    );
+    let file = write_definition(dir.path(), !elasticsearch, &schedule, None);
+    let _one = common::one_track_at_a_time();
+    let (out, result) = run_track(dir.path(), &file, &[]);
+    assert!(out.status.success(), "{}", common::streams(&out));
+    let ran = row(&result, "tools");
+    assert_eq!(
+        (ran["ops"].as_u64(), ran["errors"].as_u64()),
+        (Some(3), Some(0)),
+        "{ran}"
+    );
+    common::fresh_index(INDEX, None);
 }

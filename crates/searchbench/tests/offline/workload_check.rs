@@ -489,8 +489,9 @@ fn esql_sql_transforms_and_pipeline_operations_run_and_their_mistakes_are_refuse
     }
 }
 
-/// An operation type searchbench does not run is not run, unless a `track.py` is beside the
-/// track, whose runner for it runs in the worker (the run checks it registers one); a type
+/// An operation type neither searchbench nor the tool runs is not run, unless a `track.py` is
+/// beside the track, whose runner for it runs in the worker (the run checks it registers one);
+/// one the tool runs itself runs in the worker by the tool's runner, Python or not; a type
 /// searchbench runs stays its own with the Python beside.
 #[test]
 fn an_unknown_operation_type_runs_in_the_worker_only_with_the_tracks_python_beside() {
@@ -500,11 +501,13 @@ fn an_unknown_operation_type_runs_in_the_worker_only_with_the_tracks_python_besi
         &path,
         r#"{"version": 2, "indices": [{"name": "logs"}],
   "schedule": [{"operation": {"name": "eq", "operation-type": "eql", "index": "logs"}, "clients": 3},
+               {"operation": {"name": "fc", "operation-type": "field-caps"}},
                {"operation": {"name": "h", "operation-type": "cluster-health"}}]}"#,
     )
     .unwrap();
     let eql = |check: &Value| item(check, "task eq (eql)").clone();
-    let without = eql(&check_json(&[&path.display().to_string()]));
+    let before = check_json(&[&path.display().to_string()]);
+    let without = eql(&before);
     let flags = |i: &Value| (i["runs"].as_bool(), i["worker"].as_bool().unwrap_or(false));
     assert_eq!(flags(&without), (Some(false), false), "{without}");
     assert!(
@@ -525,9 +528,21 @@ fn an_unknown_operation_type_runs_in_the_worker_only_with_the_tracks_python_besi
     assert_eq!(flags(&with), (Some(true), true), "{with}");
     let how = with["how"].as_str().unwrap();
     assert!(
-        how.contains("3 client(s), in the worker: the runner the track's Python registers for eql"),
+        how.contains("3 client(s), in the worker: the runner the track's Python has for eql"),
         "{with}"
     );
+    // A type the tool runs itself runs in the worker, with or without the track's Python.
+    for check in [&before, &check] {
+        let caps = item(check, "task fc (field-caps)");
+        assert_eq!(flags(caps), (Some(true), true), "{caps}");
+        assert!(
+            caps["how"]
+                .as_str()
+                .unwrap()
+                .contains("the runner the tool"),
+            "{caps}"
+        );
+    }
     let health = item(&check, "task h (cluster-health)");
     assert_eq!(flags(health), (Some(true), false), "{health}");
 }

@@ -34,9 +34,9 @@ pub struct RunArgs {
     /// Your own workload from a JSON file (corpus, index body, template, pipeline, queries
     /// with expected answers, default flags), or an esrally track.json / opensearch-benchmark
     /// workload.json with local corpora. A track's own track.py (workload.py) gives the
-    /// parameters of its param-source tasks: it is loaded by esrally 2.13.0 (opensearch-benchmark
-    /// 2.4.0) in a Python worker, installed from PyPI into the cache on first use (python3, or
-    /// SEARCHBENCH_PYTHON). See the README.
+    /// parameters of its param-source tasks and runs its own runners: it is loaded by esrally
+    /// 2.13.0 (opensearch-benchmark 2.4.0) in a Python worker, installed from PyPI into the
+    /// cache on first use (python3, or SEARCHBENCH_PYTHON). See the README.
     #[arg(long, value_name = "FILE", conflicts_with = "workload")]
     pub workload_file: Option<std::path::PathBuf>,
     #[command(flatten)]

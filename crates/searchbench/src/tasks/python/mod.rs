@@ -20,6 +20,7 @@
 //! first request sent to the last answer read); its weight, success and error come back into
 //! the task's figures.
 
+pub mod tool_runners;
 pub mod venv;
 
 use std::collections::{BTreeMap, VecDeque};
@@ -142,6 +143,9 @@ pub struct Load<'a> {
     pub params: Value,
     pub challenge: Option<&'a str>,
     pub test_mode: bool,
+    /// The tasks to run by a runner in the worker (their operation type is none searchbench
+    /// runs): each is answered with whether the tool or the track has a runner for it.
+    pub runners_for: Vec<String>,
 }
 
 impl Worker {
@@ -224,6 +228,7 @@ impl Worker {
                 "params": load.params,
                 "challenge": load.challenge,
                 "test_mode": load.test_mode,
+                "runners_for": load.runners_for,
             }))
             .await?;
         #[derive(Deserialize)]
@@ -466,13 +471,15 @@ impl PartialEq for PythonTask {
     }
 }
 
-/// A task whose operation type is not one searchbench runs, with a `track.py` (`workload.py`)
-/// beside the track that may register a runner for it: run in the worker, each execution the
-/// tool's own runner with the client's next parameters.
+/// A task whose operation type is not one searchbench runs, which the tool runs with a runner
+/// of its own or a `track.py` (`workload.py`) beside the track may register one for: run in the
+/// worker, each execution that runner with the client's next parameters.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunnerTask {
     pub name: String,
     pub operation_type: String,
+    /// The tool has a runner of its own for it (else the track's Python must register one).
+    pub tools: bool,
     /// The task's clients, which partition its parameters (set as a client asks).
     pub clients: u64,
 }

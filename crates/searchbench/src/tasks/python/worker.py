@@ -4,11 +4,12 @@ It reads one JSON request a line on its standard input and answers each with one
 its standard output:
 
   {"op": "load", "tool": "esrally"|"opensearch-benchmark", "track": DIR, "params": {...},
-   "challenge": NAME|null, "test_mode": BOOL}
+   "challenge": NAME|null, "test_mode": BOOL, "runners_for": [TASK]}
       loads the track in DIR as the tool loads it (its track.py, or workload.py, registers
       what it registers: param sources, runners, schedulers), and answers the tasks of the
-      challenge whose parameters come from a param source or whose operation type is a runner
-      the track registered, and the runners it registered:
+      challenge whose parameters come from a param source, or which are named in "runners_for"
+      and whose operation type the tool or the track has a runner for ("runner"), and the
+      runners the track registered:
       {"ok": {"tasks": [{"name", "type", "param_source", "clients", "infinite", "runner"}],
               "runners": [NAME]}}
   {"op": "params", "task": NAME, "client": I, "clients": N, "count": K}
@@ -19,7 +20,7 @@ its standard output:
    "verify", "ca_certs", "timeout", "version"}}
       the cluster the runners' clients talk to, and how (its credentials: on this pipe only)
   {"op": "run", "task": NAME, "client": I, "clients": N}
-      runs the task's runner once, as the tool's driver runs it (`execute_single`, errors
+      runs the task's runner (the track's, else the tool's own) once, as the tool's driver runs it (`execute_single`, errors
       continued), with client I's parameters next and client I's client of the tool's own
       library, timed as the tool times it (its request context: first request sent to last
       answer read): {"ok": {"done": true}} once the parameters are used up, else
@@ -120,11 +121,12 @@ class Worker:
             challenge = self.track.find_challenge_or_default(challenge_name)
         self.module = track
         self.register_runners(cfg)
+        wanted = set(req.get("runners_for") or [])
         listed = []
         for group in challenge.schedule:
             for task in group:
                 source = task.operation.param_source
-                runner = task.operation.type in self.runners
+                runner = task.name in wanted and self.has_runner(task.operation.type)
                 if not source and not runner:
                     continue
                 self.tasks[task.name] = task
@@ -142,16 +144,19 @@ class Worker:
         return {"tasks": listed, "runners": sorted(self.runners)}
 
     def register_runners(self, cfg):
-        """The track's runners and schedulers, registered as the tool's driver registers them
-        (its track.py loaded again with the registries the driver passes)."""
+        """The tool's own runners, then the track's runners and schedulers, registered as the
+        tool's driver registers them (its track.py loaded again with the registries the driver
+        passes: a runner of the track takes the place of the tool's of the same name)."""
         if self.tool == "opensearch-benchmark":
             from osbenchmark.worker_coordinator import runner, scheduler
 
             plugins = self.module.load_workload_plugins
+            runner.register_default_runners()
         else:
             from esrally.driver import runner, scheduler
 
             plugins = self.module.load_track_plugins
+            runner.register_default_runners(cfg)
         self.runner_module = runner
 
         def register(operation_type, fn, **kwargs):
@@ -160,6 +165,14 @@ class Worker:
             self.runners.add(str(name))
 
         plugins(cfg, self.track.name, register, scheduler.register_scheduler)
+
+    def has_runner(self, operation_type):
+        """Whether the tool, or the track, has a runner for `operation_type`."""
+        try:
+            self.runner_module.runner_for(operation_type)
+            return True
+        except Exception:  # noqa: BLE001 - the tools raise their own error for "no runner"
+            return False
 
     def source(self, name, client, clients):
         """Client `client`'s partition of task `name`'s parameters, made on the first ask as
@@ -222,8 +235,8 @@ class Worker:
     def run(self, req):
         name, client, clients = req["task"], int(req["client"]), int(req["clients"])
         task = self.tasks.get(name)
-        if task is None or task.operation.type not in self.runners:
-            raise KeyError(f"task {name!r} has no runner the track registered")
+        if task is None or not self.has_runner(task.operation.type):
+            raise KeyError(f"task {name!r} has no runner of the tool or the track")
         try:
             params = self.source(name, client, clients).params()
         except StopIteration:
