@@ -160,7 +160,8 @@ pub enum Kind {
     WaitForTransform(super::transforms::WaitForTransform),
     /// An operation whose parameters the track's Python gives, each execution its own.
     Python(Box<super::python::PythonTask>),
-    /// An operation type the track's Python registers a runner for, run in the worker.
+    /// An operation type searchbench does not run, run in the worker by the runner the
+    /// track's Python registers for it or the tool's own.
     Runner(super::python::RunnerTask),
 }
 
@@ -169,13 +170,13 @@ pub enum Kind {
 pub struct Done {
     pub units: u64,
     pub recall: Option<super::vector_ops::Recall>,
-    /// Its service time as the runner that sent it timed it (a runner of the track's Python:
-    /// the tool's request context), rather than around the call.
+    /// Its service time as the runner that sent it timed it (a runner in the worker: the
+    /// tool's request context), rather than around the call.
     pub service: Option<Duration>,
     /// Nothing was sent: its parameters are used up (a runner's param source ended).
     pub ended: bool,
-    /// What its units are when a runner of the track's Python weighed them (Rally's `unit`:
-    /// `docs`, `ops`, …); `None`: the operation type's own.
+    /// What its units are when a runner in the worker weighed them (Rally's `unit`: `docs`,
+    /// `ops`, …); `None`: the operation type's own.
     pub unit: Option<String>,
 }
 

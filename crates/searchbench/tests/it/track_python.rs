@@ -176,6 +176,8 @@ fn a_python_error_names_its_file_and_line_and_nothing_is_sent() {
         "def register(registry):\n    raise ValueError(\"no such corpus\")",
     );
     write_track(dir.path(), &broken);
+    // No other test's track makes the index meanwhile.
+    let _one = common::one_track_at_a_time();
     common::fresh_index(INDEX, None);
     let out = common::bin()
         .args(["run", "--url", node_url(), "--quiet", "--workload-file"])
@@ -571,6 +573,8 @@ fn an_operation_type_no_runner_is_registered_for_stops_the_run_first() {
         "\"refuses\", \"operation-type\": \"no-such-op\"",
     );
     let track = write_definition(dir.path(), false, &schedule, Some(RUNNERS_PY));
+    // No other test's track makes the index meanwhile.
+    let _one = common::one_track_at_a_time();
     common::fresh_index(INDEX, None);
     let out = common::bin()
         .args(["run", "--url", node_url(), "--quiet", "--workload-file"])

@@ -13,12 +13,12 @@
 //! of the track's code it came from: at load, before anything is sent; in a param source, as
 //! the task's error.
 //!
-//! A task whose operation type is a runner the track registers (`register_runner`) runs in
-//! the worker: the tool's own driver code runs it (`execute_single`, with the tool's own
-//! client of the cluster, made from the target's URLs and credentials handed over on the
-//! pipe, never on its command line), timed as the tool times it (its request context: the
-//! first request sent to the last answer read); its weight, success and error come back into
-//! the task's figures.
+//! A task whose operation type searchbench does not run runs in the worker by a runner: one
+//! the track registers (`register_runner`), else the tool's own ([`tool_runners`]). The tool's
+//! own driver code runs it (`execute_single`, with the tool's own client of the cluster, made
+//! from the target's URLs and credentials handed over on the pipe, never on its command line),
+//! timed as the tool times it (its request context); its weight, unit, success and error come
+//! back into the task's figures.
 
 pub mod tool_runners;
 pub mod venv;
@@ -26,7 +26,7 @@ pub mod venv;
 use std::collections::{BTreeMap, VecDeque};
 use std::path::Path;
 use std::process::Stdio;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -48,6 +48,10 @@ const BATCH: usize = 64;
 
 /// How long loading the track, or one batch of parameters, may take.
 const ANSWER: Duration = Duration::from_secs(300);
+
+/// How long one execution of a runner may take: a runner may wait on the cluster (a model
+/// deployed, a snapshot taken) as long as the tools let it, which is for ever; an hour here.
+const RUN_ANSWER: Duration = Duration::from_secs(3600);
 
 /// The stderr lines of the worker kept to say why it ended.
 const STDERR_KEPT: usize = 20;
@@ -75,12 +79,13 @@ pub struct SourceTask {
     pub clients: u64,
     /// The source never ends by itself (its iterations or time period end the task).
     pub infinite: bool,
-    /// Its operation type is a runner the track registered: it runs in the worker.
+    /// It was asked for (`runners_for`) and the tool or the track has a runner for its
+    /// operation type: it runs in the worker.
     #[serde(default)]
     pub runner: bool,
 }
 
-/// What one execution of a runner of the track did, as the tool's driver reports it.
+/// What one execution of a runner in the worker did, as the tool's driver reports it.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 pub struct Ran {
     /// Its work (Rally's `weight`): operations, documents.
@@ -120,7 +125,7 @@ pub struct Worker {
     /// The cluster has been handed to it (for its runners' clients), once.
     connected: tokio::sync::OnceCell<()>,
     /// The number of the next request.
-    asked: std::sync::atomic::AtomicU64,
+    asked: AtomicU64,
     /// It is being stopped: its end is no death.
     stopping: Arc<AtomicBool>,
     /// Fires when it ends without being stopped ([`Worker::died`]).
@@ -216,7 +221,7 @@ impl Worker {
             tasks: Vec::new(),
             runners: Vec::new(),
             connected: tokio::sync::OnceCell::new(),
-            asked: std::sync::atomic::AtomicU64::new(0),
+            asked: AtomicU64::new(0),
             stopping,
             died,
         };
@@ -247,11 +252,15 @@ impl Worker {
     /// One request and its answer. Each request carries a number its answer repeats: the
     /// answer to one a client gave up on (stopped by Ctrl-C or its block's end while it
     /// waited) is passed over, never taken for the next request's.
-    async fn ask(&self, mut request: Value) -> Result<Value, PythonError> {
+    async fn ask(&self, request: Value) -> Result<Value, PythonError> {
+        self.ask_within(request, ANSWER).await
+    }
+
+    /// [`Self::ask`], its answer waited for at most `within` (after which the worker is
+    /// stopped: it is stuck).
+    async fn ask_within(&self, mut request: Value, within: Duration) -> Result<Value, PythonError> {
         let mut pipe = self.pipe.lock().await;
-        let id = self
-            .asked
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let id = self.asked.fetch_add(1, Ordering::Relaxed);
         request["id"] = id.into();
         let exchange = async {
             let mut line = request.to_string();
@@ -269,7 +278,7 @@ impl Worker {
                 }
             }
         };
-        let answered = tokio::time::timeout(ANSWER, exchange).await;
+        let answered = tokio::time::timeout(within, exchange).await;
         let answer = match answered {
             Ok(Ok(Some(answer))) => answer,
             Ok(Ok(None)) | Ok(Err(_)) => {
@@ -284,7 +293,7 @@ impl Worker {
             Err(_) => {
                 let _ = pipe.child.start_kill();
                 return Err(PythonError::Worker(format!(
-                    "gave no answer within {ANSWER:?}{}",
+                    "gave no answer within {within:?}{}",
                     self.said()
                 )));
             }
@@ -393,9 +402,8 @@ impl Worker {
                     .map(drop)
             })
             .await?;
-        let answer = self
-            .ask(json!({"op": "run", "task": task, "client": client, "clients": clients}))
-            .await?;
+        let run = json!({"op": "run", "task": task, "client": client, "clients": clients});
+        let answer = self.ask_within(run, RUN_ANSWER).await?;
         if answer.get("done").and_then(Value::as_bool) == Some(true) {
             return Ok(None);
         }
@@ -412,7 +420,7 @@ impl Worker {
         Ok(Some(ran))
     }
 
-    /// Whether the track's Python registers a runner for task `task`.
+    /// Whether a runner (the track's, or the tool's own) runs task `task` in the worker.
     pub fn runs(&self, task: &str) -> bool {
         self.tasks.iter().any(|t| t.name == task && t.runner)
     }
