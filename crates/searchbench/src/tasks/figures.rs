@@ -74,8 +74,9 @@ impl RecallFigures {
     }
 }
 
-/// The histogram of the weights a runner of the track's Python gave its executions, kept
-/// under the unit it gave them in.
+/// The histogram of the weights a runner in the worker (the track's, or the tool's own) gave
+/// its executions, kept under the unit it gave them in: what carries that unit from a run to
+/// its merge, as measurements carry nothing else but counts.
 pub const WEIGHT: &str = "weight";
 
 /// The percentiles each row gives.
@@ -120,8 +121,8 @@ pub fn of(task: &str, kind: &str, run: &TaskRun) -> TaskFigures {
     // A bulk of vectors counts its documents, as the tools count a bulk's; so does a
     // transform waited for (the documents it processed, as Rally weighs it).
     let docs = matches!(kind, "bulk-vector-data-set" | "bulk" | "wait-for-transform");
-    // A runner of the track's Python weighs its work itself, in its own unit (Rally's
-    // `weight` and `unit`): its weights are kept under that unit.
+    // A runner in the worker weighs its work itself, in its own unit (Rally's `weight` and
+    // `unit`): its weights are kept under that unit.
     let weighed = m
         .histograms
         .get(WEIGHT)

@@ -627,6 +627,37 @@ fn a_tracks_parts_merge_task_by_task() {
     assert_eq!(merged.run.phases[0].measurements.counts["ops"], 1);
 }
 
+/// A part whose worker died is interrupted with why; the merged run says so, naming the part
+/// (and says nothing of it when no part was stopped so).
+#[test]
+fn a_track_part_stopped_by_its_worker_dying_says_why_in_the_merged_run() {
+    let mut whole = crate::measure::Measurements::default();
+    let p1 = track_part(1, 2, &[("search", vec![900; 20], 1001)], &mut whole);
+    let mut p2 = track_part(2, 2, &[("search", vec![900; 10], 1001)], &mut whole);
+    let complete = merge_parts("gt", vec![p1.clone(), p2.clone()], None).unwrap();
+    assert!(complete
+        .run
+        .result
+        .as_ref()
+        .unwrap()
+        .get("stopped_by")
+        .is_none());
+    let said = p2.row.result.as_mut().unwrap();
+    said["interrupted"] = true.into();
+    said["stopped_by"] = "the Python worker ended: Killed".into();
+    p2.row.state = State::Interrupted;
+    let merged = merge_parts("gt", vec![p1, p2], None).unwrap();
+    let r = merged.run.result.as_ref().unwrap();
+    assert_eq!(
+        (&r["interrupted"], &r["stopped_by"]),
+        (
+            &serde_json::json!(true),
+            &serde_json::json!("part 2/2: the Python worker ended: Killed")
+        )
+    );
+    assert_eq!(merged.run.state, State::Interrupted);
+}
+
 /// A track part whose result does not read as a track run's is refused, naming the part:
 /// no group is merged without it as if it had not run.
 #[test]

@@ -27,6 +27,7 @@ struct Said {
     product: String,
     engine_version: String,
     interrupted: bool,
+    stopped_by: Option<String>,
     tasks: Vec<TaskFigures>,
     not_run: Vec<Item>,
 }
@@ -86,7 +87,7 @@ pub(super) fn merge(chosen: &[&PartRun]) -> Result<KindMerge, String> {
     // The group's result in the shape a track run keeps (`session::track_run`'s result).
     let head = parts.first().map(|p| &p.said);
     let named = |f: fn(&Said) -> &String| head.map(f).cloned().unwrap_or_default();
-    let result = json!({
+    let mut result = json!({
         "track": named(|s| &s.track),
         "procedure": named(|s| &s.procedure),
         "procedure_word": named(|s| &s.procedure_word),
@@ -97,6 +98,13 @@ pub(super) fn merge(chosen: &[&PartRun]) -> Result<KindMerge, String> {
         "tasks": tasks,
         "not_run": not_run,
     });
+    // What stopped a part that was not Ctrl-C (its worker dying), as that part says it.
+    if let Some(by) = parts.iter().find_map(|p| {
+        let by = p.said.stopped_by.as_ref()?;
+        Some(format!("part {}: {by}", p.part.part))
+    }) {
+        result["stopped_by"] = by.into();
+    }
     Ok(KindMerge {
         result,
         histograms,
