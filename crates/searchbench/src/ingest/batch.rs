@@ -51,6 +51,9 @@ const AUTO_ACTION: &[u8] = b"{\"index\":{}}\n";
 const CREATE_ACTION: &[u8] = b"{\"create\":{}}\n";
 const ID_PREFIX: &[u8] = b"{\"index\":{\"_id\":\"";
 const ID_SUFFIX: &[u8] = b"\"}}\n";
+const UPDATE_PREFIX: &[u8] = b"{\"update\":{\"_id\":\"";
+/// What an update's source follows (the batcher closes it with `}` after the source).
+const UPDATE_DOC: &[u8] = b"{\"doc\":";
 
 /// One bulk request's worth of documents.
 #[derive(Debug, Default)]
@@ -65,6 +68,11 @@ pub struct Batch {
     pub gz: Vec<u8>,
     /// Where each document came from (file number, line), for sources that are files.
     pub origins: Vec<(u32, u64)>,
+    /// With id conflicts, the positions of the new ids this batch hands out (see
+    /// [`super::conflicts`]); empty otherwise.
+    pub fresh: Range<u64>,
+    /// With id conflicts, the lane this batch holds until it is done with.
+    pub lane: Option<usize>,
 }
 
 impl Batch {
@@ -74,6 +82,8 @@ impl Batch {
         self.first_ordinal = 0;
         self.gz.clear();
         self.origins.clear();
+        self.fresh = 0..0;
+        self.lane = None;
     }
 
     pub fn docs(&self) -> usize {
@@ -128,6 +138,28 @@ pub fn write_action(
             out.extend_from_slice(itoa_buf.format(ordinal).as_bytes());
             out.extend_from_slice(ID_SUFFIX);
         }
+    }
+}
+
+/// Writes the action line of a document whose id [`super::conflicts`] chose: `index` or
+/// `update`, the id as Rally writes it (`%010d`), and for an update the opening of its `doc`
+/// (the batcher closes it after the source).
+#[inline]
+pub fn write_conflict_action(
+    out: &mut Vec<u8>,
+    c: super::conflicts::Choice,
+    itoa_buf: &mut itoa::Buffer,
+) {
+    out.extend_from_slice(if c.update { UPDATE_PREFIX } else { ID_PREFIX });
+    let digits = itoa_buf.format(c.id).as_bytes();
+    out.extend(std::iter::repeat_n(
+        b'0',
+        10usize.saturating_sub(digits.len()),
+    ));
+    out.extend_from_slice(digits);
+    out.extend_from_slice(ID_SUFFIX);
+    if c.update {
+        out.extend_from_slice(UPDATE_DOC);
     }
 }
 
@@ -230,6 +262,20 @@ mod tests {
             &mut buf,
         );
         assert_eq!(create, b"{\"create\":{}}\n");
+        // Id conflicts: ids as Rally writes them; an update opens its `doc`.
+        let choice = |id, update| crate::ingest::conflicts::Choice {
+            id,
+            update,
+            conflict: update,
+        };
+        let mut lines = Vec::new();
+        write_conflict_action(&mut lines, choice(42, false), &mut buf);
+        write_conflict_action(&mut lines, choice(12_345_678_901, true), &mut buf);
+        assert_eq!(
+            String::from_utf8(lines).unwrap(),
+            "{\"index\":{\"_id\":\"0000000042\"}}\n\
+             {\"update\":{\"_id\":\"12345678901\"}}\n{\"doc\":"
+        );
         assert_eq!(BulkAction::Create.ids(IdMode::Sequential), IdMode::Auto);
         // A corpus with its own action lines gets none written.
         let mut none = Vec::new();

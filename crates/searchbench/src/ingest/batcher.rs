@@ -6,7 +6,8 @@ use std::sync::atomic::Ordering::Relaxed;
 
 use tokio::sync::mpsc;
 
-use super::batch::write_action;
+use super::batch::{write_action, write_conflict_action};
+use super::conflicts::ConflictIds;
 use super::shared::Shared;
 use super::{Batch, IngestError};
 use crate::corpus::{DocSource, Item};
@@ -22,18 +23,57 @@ pub(super) fn run(
     let mut ordinal = cfg.first_ordinal;
     let mut itoa_buf = itoa::Buffer::new();
     let track_origins = !shared.files.is_empty();
+    let mut conflict_ids = match (cfg.conflicts, &shared.answered) {
+        (Some(spec), Some(_)) => Some(
+            ConflictIds::new(
+                spec,
+                source.len_hint(),
+                cfg.first_ordinal,
+                super::conflicts::Answered::lanes(cfg.clients),
+            )
+            .map_err(|e| IngestError::Config(format!("{}: {e}", source.describe())))?,
+        ),
+        _ => None,
+    };
     loop {
         if shared.reading_stopped() {
             return Ok(());
         }
         let mut batch = shared.pool.take();
         batch.first_ordinal = ordinal;
+        if let (Some(ids), Some(answered)) = (conflict_ids.as_mut(), &shared.answered) {
+            batch.lane = answered.hold();
+            ids.batch_begins(batch.lane);
+            batch.fresh = ids.handed_out()..ids.handed_out();
+        }
         let mut end: Option<Result<(), IngestError>> = None;
         while batch.starts.len() < bulk_docs && batch.body.len() < bulk_bytes {
             let mark = batch.body.len();
-            write_action(&mut batch.body, cfg.action, cfg.ids, ordinal, &mut itoa_buf);
+            // With id conflicts, the id the document gets (chosen before it is read).
+            let choice = match (conflict_ids.as_mut(), &shared.answered) {
+                (Some(ids), Some(answered)) => {
+                    let c = ids.next(answered.mark());
+                    write_conflict_action(&mut batch.body, c, &mut itoa_buf);
+                    Some(c)
+                }
+                _ => {
+                    write_action(&mut batch.body, cfg.action, cfg.ids, ordinal, &mut itoa_buf);
+                    None
+                }
+            };
             match source.next_into(&mut batch.body) {
                 Ok(Some(Item::Doc)) => {
+                    if let (Some(c), Some(ids)) = (choice, conflict_ids.as_mut()) {
+                        ids.keep(c);
+                        if c.update {
+                            batch.body.push(b'}');
+                        }
+                        if c.conflict {
+                            if let Some(answered) = &shared.answered {
+                                answered.overwrites.fetch_add(1, Relaxed);
+                            }
+                        }
+                    }
                     batch.body.push(b'\n');
                     batch.starts.push(mark);
                     if track_origins {
@@ -70,6 +110,9 @@ pub(super) fn run(
                 }
             }
         }
+        if let Some(ids) = &conflict_ids {
+            batch.fresh.end = ids.handed_out();
+        }
         if batch.docs() > 0 {
             shared.read.fetch_add(batch.docs() as u64, Relaxed);
             if let Err(mpsc::error::SendError(batch)) = tx.blocking_send(batch) {
@@ -79,6 +122,9 @@ pub(super) fn run(
                 return end.unwrap_or(Ok(()));
             }
         } else {
+            if let Some(answered) = &shared.answered {
+                answered.finished(0..0, batch.lane.take());
+            }
             shared.pool.put(batch);
         }
         if let Some(r) = end {

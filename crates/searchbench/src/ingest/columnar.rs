@@ -213,6 +213,7 @@ pub async fn load(
         bad_lines: 0,
         retried_items: 0,
         missing_items: 0,
+        overwrites: 0,
         throttled: shared.throttled.load(Relaxed),
         acked_bytes: shared.acked_bytes.load(Relaxed),
         recorder,

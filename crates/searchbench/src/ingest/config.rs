@@ -51,6 +51,10 @@ pub struct DriverConfig {
     /// The position in the whole corpus of this load's first document: its sequential id.
     #[serde(skip)]
     pub first_ordinal: u64,
+    /// Rally's id conflicts: every document gets an id, some written over ids already used
+    /// (`index` actions only). Kept only when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conflicts: Option<super::conflicts::Conflicts>,
 }
 
 impl DriverConfig {
@@ -73,6 +77,7 @@ impl DriverConfig {
             part: Part::WHOLE,
             group: None,
             first_ordinal: 0,
+            conflicts: None,
         }
     }
 

@@ -50,6 +50,9 @@ pub struct LoadOutcome {
     pub throttled: u64,
     /// Bytes of acknowledged requests (uncompressed).
     pub acked_bytes: u64,
+    /// With id conflicts, documents sent over an id already used: an index holds that many
+    /// fewer documents than were acknowledged.
+    pub overwrites: u64,
     pub recorder: Recorder,
     /// When the load began (its recorder's time 0): the warm-up and the wall count from here.
     pub started: Instant,
@@ -100,6 +103,10 @@ pub async fn load(
     let pace = cfg
         .rate
         .map(|rate| Arc::new(super::pace::Pace::new(rate, t0, warmup)));
+    let answered = cfg
+        .conflicts
+        .filter(|_| cfg.action.is_index())
+        .map(|_| super::conflicts::Answered::for_clients(cfg.clients));
     let shared = Arc::new(Shared {
         cfg,
         target: target.clone(),
@@ -125,6 +132,7 @@ pub async fn load(
         bulk_path,
         files,
         pace: pace.clone(),
+        answered,
     });
 
     let (tx, rx) = mpsc::channel::<Batch>(clients);
@@ -188,6 +196,10 @@ pub async fn load(
         missing_items: shared.missing_items.load(Relaxed),
         throttled: shared.throttled.load(Relaxed),
         acked_bytes: shared.acked_bytes.load(Relaxed),
+        overwrites: shared
+            .answered
+            .as_ref()
+            .map_or(0, |a| a.overwrites.load(Relaxed)),
         recorder,
         started: shared.t0,
         wall,

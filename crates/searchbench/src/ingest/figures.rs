@@ -29,6 +29,10 @@ const COUNTS: [&str; 9] = [
     "throttled",
 ];
 
+/// With id conflicts, the acknowledged documents written over an id already used: kept only
+/// when there are some, so a load without conflicts keeps what it always kept.
+const OVERWRITTEN: &str = "overwritten";
+
 // The names of what a load keeps besides its document counts.
 const ATTEMPTS: &str = "attempts";
 const FAILED_ATTEMPTS: &str = "failed_attempts";
@@ -166,6 +170,9 @@ fn count_documents(m: &mut Measurements, c: &Counts) {
     ]) {
         m.count(name, n);
     }
+    if c.overwritten > 0 {
+        m.count(OVERWRITTEN, c.overwritten);
+    }
 }
 
 /// The wall-clock second a load's second 0 falls in: the one holding its middle, so the
@@ -281,6 +288,7 @@ impl LoadFigures {
                 throttled: count("throttled"),
                 index_count: None,
                 index_count_before: None,
+                overwritten: count(OVERWRITTEN),
                 reconciled: false,
             },
             docs_per_sec: headline.docs_per_sec,

@@ -11,6 +11,7 @@ pub mod bulk_answer;
 mod clients;
 pub mod columnar;
 pub mod config;
+pub mod conflicts;
 pub mod control;
 pub mod driver;
 mod exchange;
@@ -126,8 +127,18 @@ pub struct Counts {
     /// `_count` before the load, when it went into an existing index (`--append`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub index_count_before: Option<u64>,
-    /// `read == indexed + failed` and `index_count - index_count_before == indexed`.
+    /// With id conflicts, the acknowledged documents that were written over an id already
+    /// used: the index gains that many fewer documents than were indexed.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub overwritten: u64,
+    /// `read == indexed + failed` and `index_count - index_count_before == indexed -
+    /// overwritten` (with id conflicts, only when no document failed: which of the failed
+    /// were overwrites is not known).
     pub reconciled: bool,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -579,7 +590,15 @@ fn report(mut p: ReportParts<'_>) -> IngestReport {
         .map(|n| n.saturating_sub(p.index_count_before.unwrap_or(0)));
     // A part shares its index with the other parts: its `_count` is theirs too, and is
     // checked when the parts are merged.
-    let reconciled = o.balanced() && (added == Some(o.acked) || !p.plan.driver.part.is_whole());
+    // With id conflicts, overwrites add nothing: only a load where every document was taken
+    // says how many distinct ids the index gained.
+    let expected = if o.overwrites == 0 {
+        Some(o.acked)
+    } else {
+        (o.acked == o.read).then(|| o.acked - o.overwrites)
+    };
+    let reconciled =
+        o.balanced() && ((added.is_some() && added == expected) || !p.plan.driver.part.is_whole());
     let counts = Counts {
         read: o.read,
         indexed: o.acked,
@@ -592,6 +611,7 @@ fn report(mut p: ReportParts<'_>) -> IngestReport {
         throttled: o.throttled,
         index_count: p.index_count,
         index_count_before: p.index_count_before,
+        overwritten: o.overwrites,
         reconciled,
     };
     let recorder = &o.recorder;

@@ -32,6 +32,9 @@ pub(super) async fn deliver(
     let full = Bytes::from(std::mem::take(&mut batch.body));
     let result = deliver_bytes(shared, url, batch, &full, jitter).await;
     batch.body = shared.pool.reclaim(full);
+    if let Some(answered) = &shared.answered {
+        answered.finished(batch.fresh.clone(), batch.lane.take());
+    }
     result
 }
 

@@ -45,6 +45,8 @@ pub struct Shared {
     pub files: Vec<String>,
     /// The open-loop schedule (`--rate`), if any.
     pub pace: Option<Arc<super::pace::Pace>>,
+    /// With id conflicts (`cfg.conflicts`), which new ids the engine has answered for.
+    pub answered: Option<super::conflicts::Answered>,
 }
 
 impl Shared {

@@ -545,6 +545,7 @@ impl BulkPhase<'_> {
         load.driver.bulk_docs = self.spec.bulk_size;
         load.driver.clients = self.spec.clients;
         load.driver.pipeline = self.spec.pipeline.clone();
+        load.driver.conflicts = self.spec.conflicts;
         // The task warms up once, before its first load: its window runs from there to its
         // last load's end, as the tools measure a bulk over several indices.
         load.driver.warmup = if k == self.first_load {
@@ -566,6 +567,15 @@ impl BulkPhase<'_> {
             // the shares of several files do not follow on, so the engine picks those ids.
             match l.files.as_slice() {
                 [one] => load.driver.first_ordinal = one.share.map_or(0, |(from, _)| from),
+                // With id conflicts every document needs an id: a part's shares of the files
+                // hold as many documents as the earlier parts' shares start after, so the
+                // sum of their starts begins a range of ids no other part uses.
+                files if self.spec.conflicts.is_some() => {
+                    load.driver.first_ordinal = files
+                        .iter()
+                        .map(|f| f.share.map_or(0, |(from, _)| from))
+                        .sum()
+                }
                 _ => load.driver.ids = crate::ingest::IdMode::Auto,
             }
         }

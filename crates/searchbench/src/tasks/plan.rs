@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::TaskSpec;
 use crate::corpus::track_file::EntryFile;
+use crate::ingest::conflicts::{Conflicts, IdOrder, OnConflict};
 use crate::workload::folder::{Folder, Outside};
 use crate::workload::track::model::{self, Procedure};
 use crate::workload::track::Definition;
@@ -94,6 +95,9 @@ pub struct BulkSpec {
     pub warmup: Duration,
     /// The ingest pipeline every bulk request names (`pipeline`).
     pub pipeline: Option<String>,
+    /// Rally's id conflicts (`conflicts`, `conflict-probability`, `on-conflict`,
+    /// `recency`), when the task asks for them.
+    pub conflicts: Option<Conflicts>,
 }
 
 /// The documents a bulk task loads into one target, read in the track's order.
@@ -333,7 +337,8 @@ fn bulk(t: &model::Resolved, d: &Definition, spec: &PlanSpec) -> Result<BulkSpec
         }
     };
     let (corpora, indices) = (names("corpora"), names("indices"));
-    for k in ["conflicts", "on-conflict", "looped", "detailed-results"] {
+    let conflicts = conflicts(p)?;
+    for k in ["looped", "detailed-results"] {
         if p.contains_key(k) {
             return Err(Unplanned::NotYet(format!("bulk with {k} does not run yet")));
         }
@@ -397,6 +402,28 @@ fn bulk(t: &model::Resolved, d: &Definition, spec: &PlanSpec) -> Result<BulkSpec
                 .into(),
         ));
     }
+    if conflicts.is_some() {
+        // As Rally refuses them: a data stream only appends, and a file's own action lines
+        // already say each document's action.
+        if let Some(l) = loads.iter().find(|l| l.data_stream) {
+            return Err(Unplanned::Invalid(format!(
+                "conflicts cannot be used with data stream {}: it only appends",
+                l.target
+            )));
+        }
+        if let Some(f) = loads
+            .iter()
+            .filter(|l| l.with_meta)
+            .flat_map(|l| &l.files)
+            .next()
+        {
+            return Err(Unplanned::Invalid(format!(
+                "conflicts cannot be generated for {}: its documents carry their own action \
+                 lines",
+                f.path
+            )));
+        }
+    }
     let bulk_size = match p.get("bulk-size") {
         None => 5000,
         Some(v) => v
@@ -427,6 +454,7 @@ fn bulk(t: &model::Resolved, d: &Definition, spec: &PlanSpec) -> Result<BulkSpec
     Ok(BulkSpec {
         name: t.name.clone(),
         pipeline,
+        conflicts,
         loads,
         bulk_size,
         clients: t.clients as usize,
@@ -437,6 +465,55 @@ fn bulk(t: &model::Resolved, d: &Definition, spec: &PlanSpec) -> Result<BulkSpec
                 .unwrap_or(0),
         ),
     })
+}
+
+/// A bulk's id conflicts as Rally reads them: none unless `conflicts` is `sequential` or
+/// `random`; then `conflict-probability` (0 to 100, default 25), `on-conflict` (`index`, the
+/// default, or `update`) and `recency` (0 to 1, default 0).
+fn conflicts(
+    p: &serde_json::Map<String, serde_json::Value>,
+) -> Result<Option<Conflicts>, Unplanned> {
+    use serde_json::Value;
+    let order = match p.get("conflicts") {
+        None | Some(Value::Null | Value::Bool(false)) => return Ok(None),
+        Some(Value::String(s)) if s.is_empty() => return Ok(None),
+        Some(Value::String(s)) if s == "sequential" => IdOrder::Sequential,
+        Some(Value::String(s)) if s == "random" => IdOrder::Random,
+        Some(v) => {
+            return Err(Unplanned::Invalid(format!(
+                "conflicts: {v} is not sequential or random"
+            )))
+        }
+    };
+    let number = |k: &str, default: f64, most: f64| -> Result<f64, Unplanned> {
+        let v = match p.get(k) {
+            None => return Ok(default),
+            Some(Value::String(s)) => s.trim().parse::<f64>().ok(),
+            Some(v) => v.as_f64(),
+        };
+        v.filter(|x| (0.0..=most).contains(x)).ok_or_else(|| {
+            Unplanned::Invalid(format!(
+                "{k}: {} is not a number from 0 to {most}",
+                p.get(k).map_or_else(String::new, |v| v.to_string())
+            ))
+        })
+    };
+    let on_conflict = match p.get("on-conflict") {
+        None => OnConflict::Index,
+        Some(Value::String(s)) if s == "index" => OnConflict::Index,
+        Some(Value::String(s)) if s == "update" => OnConflict::Update,
+        Some(v) => {
+            return Err(Unplanned::Invalid(format!(
+                "on-conflict: {v} is not index or update"
+            )))
+        }
+    };
+    Ok(Some(Conflicts {
+        order,
+        probability: number("conflict-probability", 25.0, 100.0)? / 100.0,
+        on_conflict,
+        recency: number("recency", 0.0, 1.0)?,
+    }))
 }
 
 impl Planned {
@@ -520,7 +597,7 @@ impl TaskPlan {
                     })
                     .collect();
                 format!(
-                    "the driver: {files} file(s) into {}{}, {} client(s), {} documents per request{}",
+                    "the driver: {files} file(s) into {}{}, {} client(s), {} documents per request{}{}",
                     into.join(", "),
                     b.pipeline
                         .as_ref()
@@ -528,6 +605,7 @@ impl TaskPlan {
                         .unwrap_or_default(),
                     b.clients,
                     b.bulk_size,
+                    b.conflicts.map(conflicts_said).unwrap_or_default(),
                     if b.warmup.is_zero() {
                         String::new()
                     } else {
@@ -537,6 +615,27 @@ impl TaskPlan {
             }
         }
     }
+}
+
+/// `, random ids, 25% sent as updates of ids already used (recency 0.5)`.
+fn conflicts_said(c: Conflicts) -> String {
+    format!(
+        ", {} ids, {}% {} ids already used{}",
+        match c.order {
+            IdOrder::Sequential => "sequential",
+            IdOrder::Random => "random",
+        },
+        c.probability * 100.0,
+        match c.on_conflict {
+            OnConflict::Index => "indexed over",
+            OnConflict::Update => "sent as updates of",
+        },
+        if c.recency > 0.0 {
+            format!(" (recency {})", c.recency)
+        } else {
+            String::new()
+        }
+    )
 }
 
 /// What will run and what will not, before anything runs (`workload check`).

@@ -281,3 +281,74 @@ fn pipelines_a_bulk_through_one_and_part_of_a_corpus_run_as_the_tools_run_them()
     );
     common::fresh_index(PIPED, None);
 }
+
+const CONFLICTS: &str = "searchbench-test-track-conflicts";
+
+/// Rally's id conflicts on a real node, two clients: sequential ids written over with
+/// `index`, random ids with `update`. Every document is taken (an update never reaches the
+/// engine before the document it updates), the ids are Rally's, and the index holds the
+/// distinct ids alone: the load's counts reconcile with its `_count` less the overwrites, or
+/// the task would have failed.
+#[test]
+fn id_conflicts_write_over_ids_already_used_and_the_counts_reconcile() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write_docs(&dir.path().join("docs.json"), 1000);
+    for (order, on_conflict) in [("sequential", "index"), ("random", "update")] {
+        let track = format!(
+            r#"{{
+  "version": 2,
+  "indices": [{{"name": "{CONFLICTS}"}}],
+  "corpora": [{{"name": "docs", "documents": [{{"source-file": "docs.json", "document-count": 1000}}]}}],
+  "schedule": [
+    {{"operation": "delete-index"}},
+    {{"operation": {{"operation-type": "create-index", "settings": {{"index.number_of_replicas": 0}}}}}},
+    {{"name": "load", "clients": 2, "operation": {{"operation-type": "bulk", "bulk-size": 50,
+      "conflicts": "{order}", "conflict-probability": 50, "on-conflict": "{on_conflict}"}}}},
+    {{"operation": "refresh"}}
+  ]
+}}"#
+        );
+        let path = dir.path().join(format!("{order}.json"));
+        std::fs::write(&path, track).unwrap();
+        let result = run_track(&path);
+        let load = row(&result, "load");
+        assert_eq!(
+            (load["errors"].as_u64(), &load["first_error"]),
+            (Some(0), &Value::Null),
+            "{order}: {load}"
+        );
+        let found: Value = common::runtime()
+            .block_on(
+                common::target().get_json(&format!("/{CONFLICTS}/_search?size=1000&_source=false")),
+            )
+            .unwrap();
+        let ids: Vec<u64> = found["hits"]["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| {
+                let id = h["_id"].as_str().unwrap();
+                assert_eq!(id.len(), 10, "{order}: {id} is not Rally's %010d");
+                id.parse().unwrap()
+            })
+            .collect();
+        // Half the documents go over an id already used: about 500 distinct ids.
+        assert!(
+            (400..600).contains(&ids.len()),
+            "{order}: {} ids",
+            ids.len()
+        );
+        let mut sorted = ids.clone();
+        sorted.sort_unstable();
+        match order {
+            // New ids follow on from 0.
+            "sequential" => assert_eq!(sorted, (0..ids.len() as u64).collect::<Vec<_>>()),
+            // New ids in a random order of the load's 1,000.
+            _ => {
+                assert!(sorted.iter().all(|id| *id < 1000), "{sorted:?}");
+                assert_ne!(sorted, (0..ids.len() as u64).collect::<Vec<_>>());
+            }
+        }
+    }
+    common::fresh_index(CONFLICTS, None);
+}

@@ -26,6 +26,18 @@ fn check_json(args: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).expect("check --json prints JSON")
 }
 
+/// `workload check` refuses the track at `path` as bad usage, naming the file and saying
+/// `says`.
+fn refused(path: &std::path::Path, says: &str) {
+    let out = run(&["workload", "check", &path.display().to_string()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{says}: {err}");
+    assert!(
+        err.contains(&path.display().to_string()) && err.contains(says),
+        "{says}: {err}"
+    );
+}
+
 fn item<'c>(check: &'c Value, what: &str) -> &'c Value {
     check["items"]
         .as_array()
@@ -479,13 +491,7 @@ fn esql_sql_transforms_and_pipeline_operations_run_and_their_mistakes_are_refuse
         ),
     ] {
         std::fs::write(&path, track(schedule)).unwrap();
-        let out = run(&["workload", "check", &path.display().to_string()]);
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{says}: {err}");
-        assert!(
-            err.contains(&path.display().to_string()) && err.contains(says),
-            "{says}: {err}"
-        );
+        refused(&path, says);
     }
 }
 
@@ -545,4 +551,111 @@ fn an_unknown_operation_type_runs_in_the_worker_only_with_the_tracks_python_besi
     }
     let health = item(&check, "task h (cluster-health)");
     assert_eq!(flags(health), (Some(true), false), "{health}");
+}
+
+/// A bulk's id conflicts (Rally's `conflicts`, `conflict-probability`, `on-conflict`,
+/// `recency`) run as Rally reads them, say how, and what Rally refuses is refused: a data
+/// stream, a file with its own action lines, values out of range.
+#[test]
+fn a_bulk_with_id_conflicts_runs_and_what_rally_refuses_is_refused() {
+    // geonames' own: planned, waiting only for its corpus.
+    let check = check_json(&[
+        &fixture("rally/geonames/track.json"),
+        "--challenge",
+        "append-fast-with-conflicts",
+    ]);
+    let update = item(&check, "task index-update (bulk)");
+    let how = update["how"].as_str().unwrap();
+    assert!(
+        how.starts_with("corpus geonames: documents-2.json.bz2 is not in "),
+        "{update}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let track = |documents: &str, targets: &str, op: &str| {
+        format!(
+            r#"{{"version": 2, {targets},
+  "corpora": [{{"name": "c", "documents": [{{"source-file": "docs.json", "document-count": 10{documents}}}]}}],
+  "schedule": [{{"operation": {{"name": "load", "operation-type": "bulk", "bulk-size": 5{op}}}}}]}}"#
+        )
+    };
+    let index = r#""indices": [{"name": "logs"}]"#;
+    std::fs::write(dir.path().join("docs.json"), "{\"n\": 1}\n".repeat(10)).unwrap();
+    let path = dir.path().join("track.json");
+    std::fs::write(
+        &path,
+        track(
+            "",
+            index,
+            r#", "conflicts": "random", "conflict-probability": "40", "on-conflict": "update", "recency": 0.5"#,
+        ),
+    )
+    .unwrap();
+    let load = item(
+        &check_json(&[&path.display().to_string()]),
+        "task load (bulk)",
+    )
+    .clone();
+    assert_eq!(load["runs"], true, "{load}");
+    assert!(
+        load["how"].as_str().unwrap().ends_with(
+            "5 documents per request, random ids, 40% sent as updates of ids already used \
+             (recency 0.5)"
+        ),
+        "{load}"
+    );
+    // Empty, as a template leaves it when the track parameter is not set: no conflicts.
+    std::fs::write(&path, track("", index, r#", "conflicts": """#)).unwrap();
+    let load = item(
+        &check_json(&[&path.display().to_string()]),
+        "task load (bulk)",
+    )
+    .clone();
+    assert!(
+        load["how"].as_str().unwrap().ends_with("per request"),
+        "{load}"
+    );
+
+    let stream = r#""data-streams": [{"name": "logs-x"}]"#;
+    for (documents, targets, op, says) in [
+        (
+            "",
+            index,
+            r#", "conflicts": "often""#,
+            "task load (bulk): conflicts: \"often\" is not sequential or random",
+        ),
+        (
+            "",
+            index,
+            r#", "conflicts": "random", "conflict-probability": 101"#,
+            "task load (bulk): conflict-probability: 101 is not a number from 0 to 100",
+        ),
+        (
+            "",
+            index,
+            r#", "conflicts": "sequential", "on-conflict": "upsert""#,
+            "task load (bulk): on-conflict: \"upsert\" is not index or update",
+        ),
+        (
+            "",
+            index,
+            r#", "conflicts": "sequential", "recency": -1"#,
+            "task load (bulk): recency: -1 is not a number from 0 to 1",
+        ),
+        (
+            r#", "target-data-stream": "logs-x""#,
+            stream,
+            r#", "conflicts": "sequential""#,
+            "task load (bulk): conflicts cannot be used with data stream logs-x",
+        ),
+        (
+            r#", "target-index": "logs", "includes-action-and-meta-data": true"#,
+            index,
+            r#", "conflicts": "sequential""#,
+            "its documents carry their own action lines",
+        ),
+    ] {
+        std::fs::write(&path, track(documents, targets, op)).unwrap();
+        refused(&path, says);
+    }
 }

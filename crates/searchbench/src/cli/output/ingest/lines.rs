@@ -29,6 +29,12 @@ pub fn reconcile_line(r: &IngestReport) -> String {
     let added = c
         .index_count
         .map(|n| n.saturating_sub(c.index_count_before.unwrap_or(0)));
+    if c.overwritten > 0 {
+        line.push_str(&format!(
+            " ({} indexed over ids already used: id conflicts)",
+            c.overwritten
+        ));
+    }
     if added.is_some_and(|n| n > c.indexed) && r.config.ids == IdMode::Auto {
         line.push_str(" (more documents than acknowledged: with --ids auto a request retried after a lost answer is indexed twice; --ids sequential avoids it)");
     }
