@@ -14,14 +14,8 @@ B=${2:?the second build}
 PAIRS=${3:-10}
 DOCS=${4:-1000000}
 DRIVER_CORE=${DRIVER_CORE:-0}
-SINK_CORE=${SINK_CORE:-1}
-cargo build --release -q -p searchbench --example bulk_sink
-OUT=$(mktemp -d)
-taskset -c "$SINK_CORE" target/release/examples/bulk_sink >"$OUT/sink.log" 2>&1 &
-SINK=$!
-trap 'kill $SINK 2>/dev/null || true; rm -rf "$OUT"' EXIT
-for _ in $(seq 50); do grep -q listening "$OUT/sink.log" && break; sleep 0.1; done
-URL=$(sed -n 's/^listening on //p' "$OUT/sink.log")
+. bench/sink.sh
+start_sink
 
 one() { # BIN NAME RUN -> driver CPU s per million docs
   taskset -c "$DRIVER_CORE" "$1" ingest logs --docs "$DOCS" --clients 2 --url "$URL" --quiet \

@@ -71,8 +71,10 @@ pub struct Batch {
     /// With id conflicts, the positions of the new ids this batch hands out (see
     /// [`super::conflicts`]); empty otherwise.
     pub fresh: Range<u64>,
-    /// With id conflicts, the lane this batch holds until it is done with.
+    /// With id conflicts, the lane this batch holds until it is done with, and how many of
+    /// its documents go over ids already used.
     pub lane: Option<usize>,
+    pub overwrites: u64,
 }
 
 impl Batch {
@@ -84,6 +86,7 @@ impl Batch {
         self.origins.clear();
         self.fresh = 0..0;
         self.lane = None;
+        self.overwrites = 0;
     }
 
     pub fn docs(&self) -> usize {

@@ -3,6 +3,7 @@
 //! documents is CPU and file work.
 
 use std::sync::atomic::Ordering::Relaxed;
+use std::time::Instant;
 
 use tokio::sync::mpsc;
 
@@ -36,7 +37,7 @@ pub(super) fn run(
         _ => None,
     };
     loop {
-        if shared.reading_stopped() {
+        if shared.reading_stopped() || cfg.deadline.is_some_and(|d| Instant::now() >= d) {
             return Ok(());
         }
         let mut batch = shared.pool.take();
@@ -69,6 +70,7 @@ pub(super) fn run(
                             batch.body.push(b'}');
                         }
                         if c.conflict {
+                            batch.overwrites += 1;
                             if let Some(answered) = &shared.answered {
                                 answered.overwrites.fetch_add(1, Relaxed);
                             }

@@ -32,10 +32,20 @@ pub(super) async fn run(id: usize, rx: Arc<Mutex<mpsc::Receiver<Batch>>>, shared
             shared.not_sent(batch, "not sent: the run stopped after an earlier error");
             continue;
         }
+        // The load's time is up: what is still queued is handed back, as the tools stop
+        // sending at the end of a task's time period.
+        if shared.past_deadline(Instant::now()) {
+            shared.unread(batch);
+            continue;
+        }
         let paced = match &shared.pace {
             None => None,
             Some(pace) => {
                 let due = pace.schedule.next(batch.docs() as u64);
+                if shared.past_deadline(due) {
+                    shared.unread(batch);
+                    continue;
+                }
                 let on_time = tokio::select! {
                     biased;
                     () = shared.cancel.cancelled() => false,

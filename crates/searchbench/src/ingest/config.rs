@@ -55,6 +55,10 @@ pub struct DriverConfig {
     /// (`index` actions only). Kept only when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub conflicts: Option<super::conflicts::Conflicts>,
+    /// No request is read past this instant (a track's bulk with a `time-period`): the
+    /// requests already read are still sent, and the load ends without error.
+    #[serde(skip)]
+    pub deadline: Option<std::time::Instant>,
 }
 
 impl DriverConfig {
@@ -78,6 +82,7 @@ impl DriverConfig {
             group: None,
             first_ordinal: 0,
             conflicts: None,
+            deadline: None,
         }
     }
 

@@ -170,20 +170,35 @@ impl Shared {
         Ok(())
     }
 
+    /// A batch read but never sent, its documents handed back as if never read: after a
+    /// cancel, or once the load's time is up (its `deadline`).
+    pub fn unread(&self, mut batch: Batch) {
+        self.read.fetch_sub(batch.docs() as u64, Relaxed);
+        if let Some(answered) = &self.answered {
+            answered.overwrites.fetch_sub(batch.overwrites, Relaxed);
+            answered.finished(0..0, batch.lane.take());
+        }
+        self.pool.put(batch);
+    }
+
+    /// Whether the load's time is up at `t` (see `DriverConfig::deadline`).
+    pub fn past_deadline(&self, t: Instant) -> bool {
+        self.cfg.deadline.is_some_and(|d| t >= d)
+    }
+
     /// A batch that will never be sent: after a cancel its documents are handed back (not
     /// read); otherwise (the run stopped after an error) they go to the failure file.
     pub fn not_sent(&self, batch: Batch, why: &str) {
         if self.cancel.is_cancelled() {
-            self.read.fetch_sub(batch.docs() as u64, Relaxed);
-        } else {
-            let written = (0..batch.docs())
-                .try_for_each(|d| self.failed_doc(&batch, &batch.body, d, 0, 0, why));
-            match written {
-                Ok(()) => {
-                    self.not_sent.fetch_add(batch.docs() as u64, Relaxed);
-                }
-                Err(e) => self.fail(e),
+            return self.unread(batch);
+        }
+        let written =
+            (0..batch.docs()).try_for_each(|d| self.failed_doc(&batch, &batch.body, d, 0, 0, why));
+        match written {
+            Ok(()) => {
+                self.not_sent.fetch_add(batch.docs() as u64, Relaxed);
             }
+            Err(e) => self.fail(e),
         }
         self.pool.put(batch);
     }

@@ -70,6 +70,60 @@ impl DocSource for Chain {
     }
 }
 
+/// Makes a source afresh: what [`Looped`] reads again each time its source ends.
+pub type Reopen = Box<dyn FnMut() -> Result<Box<dyn DocSource>, CorpusError> + Send>;
+
+/// A source read again from its start each time it ends (Rally's `looped` bulk): endless, so
+/// something else (the task's time period) must end the load. A source that yields nothing
+/// from its start ends it instead of spinning.
+pub struct Looped {
+    reopen: Reopen,
+    current: Box<dyn DocSource>,
+    /// Items the current pass has given.
+    given: u64,
+}
+
+impl Looped {
+    pub fn new(mut reopen: Reopen) -> Result<Self, CorpusError> {
+        let current = reopen()?;
+        Ok(Looped {
+            reopen,
+            current,
+            given: 0,
+        })
+    }
+}
+
+impl DocSource for Looped {
+    fn next_into(&mut self, out: &mut Vec<u8>) -> Result<Option<Item>, CorpusError> {
+        loop {
+            match self.current.next_into(out)? {
+                Some(item) => {
+                    self.given += 1;
+                    return Ok(Some(item));
+                }
+                None if self.given == 0 => return Ok(None),
+                None => {
+                    self.current = (self.reopen)()?;
+                    self.given = 0;
+                }
+            }
+        }
+    }
+
+    fn describe(&self) -> String {
+        format!("{}, read again each time it ends", self.current.describe())
+    }
+
+    fn files(&self) -> Vec<String> {
+        self.current.files()
+    }
+
+    fn origin(&self) -> Option<(u32, u64)> {
+        self.current.origin()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,5 +141,28 @@ mod tests {
             out.push(b'\n');
         }
         assert_eq!(out, b"{\"n\":0}\n{\"n\":1}\n{\"n\":0}\n");
+    }
+
+    #[test]
+    fn a_looped_source_starts_again_at_each_end_and_an_empty_one_ends() {
+        let mut looped = Looped::new(Box::new(|| {
+            Ok(Box::new(Counter { n: 3, at: 0 }) as Box<dyn DocSource>)
+        }))
+        .unwrap();
+        let mut out = Vec::new();
+        for _ in 0..8 {
+            assert!(matches!(looped.next_into(&mut out), Ok(Some(Item::Doc))));
+            out.push(b' ');
+        }
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            r#"{"n":0} {"n":1} {"n":2} {"n":0} {"n":1} {"n":2} {"n":0} {"n":1} "#
+        );
+        assert!(looped.describe().ends_with("read again each time it ends"));
+        let mut empty = Looped::new(Box::new(|| {
+            Ok(Box::new(Counter { n: 0, at: 0 }) as Box<dyn DocSource>)
+        }))
+        .unwrap();
+        assert!(matches!(empty.next_into(&mut Vec::new()), Ok(None)));
     }
 }

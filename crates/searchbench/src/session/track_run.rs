@@ -18,7 +18,7 @@ use super::telemetry::{Telemetry, TELEMETRY};
 use super::track_modules::ModulesCheck;
 use super::{ClusterSpec, Observer, SessionError};
 use crate::cancel::Cancel;
-use crate::corpus::track_file::TrackFile;
+use crate::corpus::track_file::{EntryFile, TrackFile};
 use crate::corpus::DocSource;
 use crate::ingest::source::Chain;
 use crate::ingest::BulkAction;
@@ -498,8 +498,17 @@ impl Phase for BulkPhase<'_> {
             // A load the engine will not take (its data stream has no template, its index
             // is refused) fails the task, as any failed operation does; the run goes on.
             let mut failed = None;
+            // The task's time period runs from its start, over all its loads, past its
+            // warm-up: a load begun after it is not begun.
+            let deadline = self
+                .spec
+                .time
+                .map(|t| std::time::Instant::now() + self.spec.warmup + t);
             for (i, l) in self.spec.loads.iter().enumerate() {
-                match self.load(l, self.first_load + i, stage).await {
+                if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                    break;
+                }
+                match self.load(l, self.first_load + i, deadline, stage).await {
                     Ok(report) => {
                         all.merge(&report.measurements)
                             .map_err(SessionError::Other)?;
@@ -537,15 +546,25 @@ impl BulkPhase<'_> {
         &self,
         l: &BulkLoad,
         k: usize,
+        deadline: Option<std::time::Instant>,
         stage: &Stage<'_>,
     ) -> Result<crate::ingest::IngestReport, SessionError> {
-        let job = load_job(l)?;
+        let mut job = load_job(l)?;
+        if self.spec.looped {
+            let files = l.files.clone();
+            job.source = Box::new(crate::ingest::source::Looped::new(Box::new(move || {
+                load_sources(&files)
+            }))?);
+        }
         let mut load = LoadSpec::new(l.target.clone());
+        load.driver.deadline = deadline;
         load.failures = failure_file(self.failures, self.loads, k, &l.target);
         load.driver.bulk_docs = self.spec.bulk_size;
         load.driver.clients = self.spec.clients;
         load.driver.pipeline = self.spec.pipeline.clone();
         load.driver.conflicts = self.spec.conflicts;
+        // Rally's target throughput of a bulk is requests per second.
+        load.driver.rate = self.spec.rate.map(|r| r * self.spec.bulk_size as f64);
         // The task warms up once, before its first load: its window runs from there to its
         // last load's end, as the tools measure a bulk over several indices.
         load.driver.warmup = if k == self.first_load {
@@ -614,11 +633,7 @@ pub fn warm_load(planned: &crate::tasks::plan::Planned) -> Option<Box<super::ing
 /// The documents of one load: the entries' files read one after the other, each held to the
 /// count its entry declares.
 fn load_job(l: &BulkLoad) -> Result<Job, SessionError> {
-    let mut sources: Vec<Box<dyn DocSource>> = Vec::new();
-    for f in &l.files {
-        sources.push(Box::new(TrackFile::open(f.clone())?));
-    }
-    let source = Chain::of(sources);
+    let source = load_sources(&l.files)?;
     Ok(Job {
         source,
         index: l.target.clone(),
@@ -631,6 +646,15 @@ fn load_job(l: &BulkLoad) -> Result<Job, SessionError> {
         csv_mapping: None,
         byte_share: None,
     })
+}
+
+/// The entries' files, read one after the other.
+fn load_sources(files: &[EntryFile]) -> Result<Box<dyn DocSource>, crate::corpus::CorpusError> {
+    let mut sources: Vec<Box<dyn DocSource>> = Vec::new();
+    for f in files {
+        sources.push(Box::new(TrackFile::open(f.clone())?));
+    }
+    Ok(Chain::of(sources))
 }
 
 #[cfg(test)]

@@ -127,6 +127,8 @@ fn bulk_part(mut bulk: BulkSpec, part: Part) -> Result<Result<TaskPlan, String>,
         }
     }
     bulk.clients = (c1 - c0) as usize;
+    // A target throughput is the whole task's: each part aims at its clients' share.
+    bulk.rate = bulk.rate.map(|r| r * (c1 - c0) as f64 / all as f64);
     Ok(Ok(TaskPlan::Bulk(bulk)))
 }
 

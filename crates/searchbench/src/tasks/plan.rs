@@ -98,6 +98,14 @@ pub struct BulkSpec {
     /// Rally's id conflicts (`conflicts`, `conflict-probability`, `on-conflict`,
     /// `recency`), when the task asks for them.
     pub conflicts: Option<Conflicts>,
+    /// The task's `time-period`: past its warm-up and this, no request more is read (the
+    /// corpus may end it first).
+    pub time: Option<Duration>,
+    /// Its `target-throughput` (or `target-interval`): bulk requests per second.
+    pub rate: Option<f64>,
+    /// Rally's `looped`: the corpus is read again from its start each time it ends, until
+    /// the time period does.
+    pub looped: bool,
 }
 
 /// The documents a bulk task loads into one target, read in the track's order.
@@ -338,7 +346,38 @@ fn bulk(t: &model::Resolved, d: &Definition, spec: &PlanSpec) -> Result<BulkSpec
     };
     let (corpora, indices) = (names("corpora"), names("indices"));
     let conflicts = conflicts(p)?;
-    for k in ["looped", "detailed-results"] {
+    let looped = match p.get("looped") {
+        None | Some(serde_json::Value::Null) => false,
+        Some(serde_json::Value::Bool(b)) => *b,
+        Some(v) => {
+            return Err(Unplanned::Invalid(format!(
+                "looped: {v} is not true or false"
+            )))
+        }
+    };
+    // Test mode cuts a time period to 10 s and runs as fast as it goes, as for every task.
+    let time = t.time_period.map(|s| {
+        let d = Duration::from_secs(s);
+        if spec.test_mode {
+            d.min(Duration::from_secs(10))
+        } else {
+            d
+        }
+    });
+    if looped && time.is_none() {
+        return Err(Unplanned::Invalid(
+            "looped with no time-period never ends: give the task a time-period".into(),
+        ));
+    }
+    if looped && conflicts.is_some_and(|c| c.order == IdOrder::Random) {
+        return Err(Unplanned::NotYet(
+            "a looped bulk with random id conflicts does not run yet".into(),
+        ));
+    }
+    let rate = super::task::rate_of(t)
+        .map_err(Unplanned::Invalid)?
+        .filter(|_| !spec.test_mode);
+    for k in ["detailed-results"] {
         if p.contains_key(k) {
             return Err(Unplanned::NotYet(format!("bulk with {k} does not run yet")));
         }
@@ -455,6 +494,9 @@ fn bulk(t: &model::Resolved, d: &Definition, spec: &PlanSpec) -> Result<BulkSpec
         name: t.name.clone(),
         pipeline,
         conflicts,
+        time,
+        rate,
+        looped,
         loads,
         bulk_size,
         clients: t.clients as usize,
@@ -597,7 +639,7 @@ impl TaskPlan {
                     })
                     .collect();
                 format!(
-                    "the driver: {files} file(s) into {}{}, {} client(s), {} documents per request{}{}",
+                    "the driver: {files} file(s) into {}{}, {} client(s), {} documents per request{}{}{}{}{}",
                     into.join(", "),
                     b.pipeline
                         .as_ref()
@@ -606,10 +648,22 @@ impl TaskPlan {
                     b.clients,
                     b.bulk_size,
                     b.conflicts.map(conflicts_said).unwrap_or_default(),
+                    b.rate
+                        .map(|r| format!(", at {r} requests/s"))
+                        .unwrap_or_default(),
                     if b.warmup.is_zero() {
                         String::new()
                     } else {
                         format!(", {}s of warm-up", b.warmup.as_secs())
+                    },
+                    match b.time {
+                        Some(t) => format!(", for {}s", t.as_secs()),
+                        None => String::new(),
+                    },
+                    if b.looped {
+                        ", the corpus read again each time it ends"
+                    } else {
+                        ""
                     }
                 )
             }

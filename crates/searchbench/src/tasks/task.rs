@@ -44,6 +44,26 @@ pub struct TaskRun {
     pub stopped: bool,
 }
 
+/// The operations per second task `t` aims at (`target-throughput`, or one over
+/// `target-interval`), `None` for as fast as it goes.
+pub fn rate_of(t: &Resolved) -> Result<Option<f64>, String> {
+    // A throughput or interval of 0 is no target at all: both tools test the value for truth
+    // (`elif target_throughput:`), and tracks write `default(0)` to mean "as fast as it goes".
+    let rate = match (&t.target_throughput, t.target_interval) {
+        (Some(v), None) => Some(throughput(v)?).filter(|r| *r != 0.0),
+        (None, Some(0.0)) => None,
+        (None, Some(i)) if i > 0.0 => Some(1.0 / i),
+        (None, Some(i)) => return Err(format!("target-interval: {i} is not above 0")),
+        (None, None) => None,
+        (Some(_), Some(_)) => {
+            return Err("both target-throughput and target-interval: give one of them".into())
+        }
+    };
+    rate.map(crate::measure::schedule::check_rate)
+        .transpose()
+        .map_err(|e| format!("target throughput: {e}"))
+}
+
 impl TaskSpec {
     /// The task `t` with its operation, its counts checked as the tools check them.
     pub fn of(t: &Resolved, operation: Operation) -> Result<TaskSpec, String> {
@@ -62,25 +82,7 @@ impl TaskSpec {
                 "both warmup-iterations and warmup-time-period: give one of them",
             ));
         }
-        // A throughput or interval of 0 is no target at all: both tools test the value for
-        // truth (`elif target_throughput:`), and tracks write `default(0)` to mean "as fast as
-        // it goes".
-        let rate = match (&t.target_throughput, t.target_interval) {
-            (Some(v), None) => Some(throughput(v).map_err(|e| at(&e))?).filter(|r| *r != 0.0),
-            (None, Some(0.0)) => None,
-            (None, Some(i)) if i > 0.0 => Some(1.0 / i),
-            (None, Some(i)) => return Err(at(&format!("target-interval: {i} is not above 0"))),
-            (None, None) => None,
-            (Some(_), Some(_)) => {
-                return Err(at(
-                    "both target-throughput and target-interval: give one of them",
-                ))
-            }
-        };
-        let rate = rate
-            .map(crate::measure::schedule::check_rate)
-            .transpose()
-            .map_err(|e| at(&format!("target throughput: {e}")))?;
+        let rate = rate_of(t).map_err(|e| at(&e))?;
         Ok(TaskSpec {
             name: t.name.clone(),
             operation_type: t.operation_type.clone(),

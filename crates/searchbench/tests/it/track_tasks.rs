@@ -284,6 +284,35 @@ fn pipelines_a_bulk_through_one_and_part_of_a_corpus_run_as_the_tools_run_them()
 
 const CONFLICTS: &str = "searchbench-test-track-conflicts";
 
+/// Runs a track of one bulk task `load` (`task`: its fields) of the `docs` documents of
+/// `dir/docs.json` into `index`, made afresh, then refreshed: its result, once the task is
+/// checked to have taken every document without error (its counts reconciled).
+fn run_one_bulk(dir: &std::path::Path, index: &str, docs: usize, task: &str, what: &str) -> Value {
+    let track = format!(
+        r#"{{
+  "version": 2,
+  "indices": [{{"name": "{index}"}}],
+  "corpora": [{{"name": "docs", "documents": [{{"source-file": "docs.json", "document-count": {docs}}}]}}],
+  "schedule": [
+    {{"operation": "delete-index"}},
+    {{"operation": {{"operation-type": "create-index", "settings": {{"index.number_of_replicas": 0}}}}}},
+    {{"name": "load", {task}}},
+    {{"operation": "refresh"}}
+  ]
+}}"#
+    );
+    let path = dir.join(format!("{what}.json"));
+    std::fs::write(&path, track).unwrap();
+    let result = run_track(&path);
+    let load = row(&result, "load");
+    assert_eq!(
+        (load["errors"].as_u64(), &load["first_error"]),
+        (Some(0), &Value::Null),
+        "{what}: {load}"
+    );
+    result
+}
+
 /// Rally's id conflicts on a real node, two clients: sequential ids written over with
 /// `index`, random ids with `update`. Every document is taken (an update never reaches the
 /// engine before the document it updates), the ids are Rally's, and the index holds the
@@ -294,29 +323,11 @@ fn id_conflicts_write_over_ids_already_used_and_the_counts_reconcile() {
     let dir = tempfile::tempdir().unwrap();
     common::write_docs(&dir.path().join("docs.json"), 1000);
     for (order, on_conflict) in [("sequential", "index"), ("random", "update")] {
-        let track = format!(
-            r#"{{
-  "version": 2,
-  "indices": [{{"name": "{CONFLICTS}"}}],
-  "corpora": [{{"name": "docs", "documents": [{{"source-file": "docs.json", "document-count": 1000}}]}}],
-  "schedule": [
-    {{"operation": "delete-index"}},
-    {{"operation": {{"operation-type": "create-index", "settings": {{"index.number_of_replicas": 0}}}}}},
-    {{"name": "load", "clients": 2, "operation": {{"operation-type": "bulk", "bulk-size": 50,
-      "conflicts": "{order}", "conflict-probability": 50, "on-conflict": "{on_conflict}"}}}},
-    {{"operation": "refresh"}}
-  ]
-}}"#
+        let task = format!(
+            r#""clients": 2, "operation": {{"operation-type": "bulk", "bulk-size": 50,
+      "conflicts": "{order}", "conflict-probability": 50, "on-conflict": "{on_conflict}"}}"#
         );
-        let path = dir.path().join(format!("{order}.json"));
-        std::fs::write(&path, track).unwrap();
-        let result = run_track(&path);
-        let load = row(&result, "load");
-        assert_eq!(
-            (load["errors"].as_u64(), &load["first_error"]),
-            (Some(0), &Value::Null),
-            "{order}: {load}"
-        );
+        run_one_bulk(dir.path(), CONFLICTS, 1000, &task, order);
         let found: Value = common::runtime()
             .block_on(
                 common::target().get_json(&format!("/{CONFLICTS}/_search?size=1000&_source=false")),
@@ -351,4 +362,53 @@ fn id_conflicts_write_over_ids_already_used_and_the_counts_reconcile() {
         }
     }
     common::fresh_index(CONFLICTS, None);
+}
+
+const LOOPED: &str = "searchbench-test-track-looped";
+
+/// A bulk with a time period ends with it, at its target throughput (requests per second);
+/// Rally's `looped` reads the corpus again each time it ends, every pass new documents, until
+/// the period ends. Both reconcile with the index's count.
+#[test]
+fn a_looped_bulk_reads_its_corpus_again_until_its_time_period_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write_docs(&dir.path().join("docs.json"), 200);
+    let count = || -> u64 {
+        let found: Value = common::runtime()
+            .block_on(common::target().get_json(&format!("/{LOOPED}/_count")))
+            .unwrap();
+        found["count"].as_u64().unwrap()
+    };
+    for (task, what) in [
+        (
+            r#""bulk-size": 50, "looped": true}, "time-period": 2"#,
+            "looped",
+        ),
+        (
+            r#""bulk-size": 10}, "time-period": 2, "target-throughput": 2"#,
+            "paced",
+        ),
+    ] {
+        // Each `task` closes its operation, then says the task's own fields.
+        let task = format!(r#""operation": {{"operation-type": "bulk", {task}"#);
+        let result = run_one_bulk(dir.path(), LOOPED, 200, &task, what);
+        let load = row(&result, "load");
+        let seconds = load["seconds"].as_f64().unwrap();
+        let (ops, n) = (load["ops"].as_u64().unwrap(), count());
+        match what {
+            // 200 documents take far less than 2 s: read again, each pass new ids, until
+            // the period ends.
+            "looped" => {
+                assert!((1.5..4.0).contains(&seconds), "{what}: {seconds} s: {load}");
+                assert!(n > 400, "{what}: {n} documents");
+            }
+            // 2 requests a second for 2 s: sent at 0, 0.5, 1 and 1.5 s, the one due at 2 s
+            // not sent (what was read for it is handed back), never the whole corpus.
+            _ => {
+                assert!((3..=5).contains(&ops), "{what}: {load}");
+                assert_eq!(n, ops * 10, "{what}: {load}");
+            }
+        }
+    }
+    common::fresh_index(LOOPED, None);
 }

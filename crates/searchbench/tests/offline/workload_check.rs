@@ -659,3 +659,80 @@ fn a_bulk_with_id_conflicts_runs_and_what_rally_refuses_is_refused() {
         refused(&path, says);
     }
 }
+
+/// A bulk's time period, target throughput and Rally's `looped` are planned as the tools run
+/// them (test mode cuts the period to 10 s and drops the target); a looped bulk with no time
+/// period would never end and is refused.
+#[test]
+fn a_bulk_with_a_time_period_a_target_throughput_or_looped_says_how_it_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let track = |task: &str| {
+        format!(
+            r#"{{"version": 2, "indices": [{{"name": "logs"}}],
+  "corpora": [{{"name": "c", "documents": [{{"source-file": "docs.json", "document-count": 10}}]}}],
+  "schedule": [{{"name": "load", "operation": {{"operation-type": "bulk", "bulk-size": 5{task}}}]}}"#
+        )
+    };
+    std::fs::write(dir.path().join("docs.json"), "{\"n\": 1}\n".repeat(10)).unwrap();
+    let path = dir.path().join("track.json");
+    let how = |args: &[&str]| {
+        let mut all = vec![path.to_str().unwrap()];
+        all.extend_from_slice(args);
+        let check = check_json(&all);
+        let load = item(&check, "task load (bulk)");
+        assert_eq!(load["runs"], true, "{load}");
+        load["how"].as_str().unwrap().to_string()
+    };
+    std::fs::write(
+        &path,
+        track(r#", "looped": true}, "time-period": 30, "target-throughput": 2, "warmup-time-period": 5"#),
+    )
+    .unwrap();
+    assert!(
+        how(&[]).ends_with(
+            "5 documents per request, at 2 requests/s, 5s of warm-up, for 30s, the corpus read \
+             again each time it ends"
+        ),
+        "{}",
+        how(&[])
+    );
+    assert!(
+        how(&["--test-mode"])
+            .ends_with("5 documents per request, for 10s, the corpus read again each time it ends"),
+        "{}",
+        how(&["--test-mode"])
+    );
+    // Random conflicts over a corpus read again: listed as not run yet.
+    std::fs::write(
+        &path,
+        track(r#", "looped": true, "conflicts": "random"}, "time-period": 30"#),
+    )
+    .unwrap();
+    let check = check_json(&[path.to_str().unwrap()]);
+    let load = item(&check, "task load (bulk)");
+    assert_eq!(load["runs"], false, "{load}");
+    assert!(
+        load["how"]
+            .as_str()
+            .unwrap()
+            .contains("a looped bulk with random id conflicts does not run yet"),
+        "{load}"
+    );
+    for (task, says) in [
+        (
+            r#", "looped": true}"#,
+            "task load (bulk): looped with no time-period never ends",
+        ),
+        (
+            r#", "looped": "yes"}, "time-period": 30"#,
+            "task load (bulk): looped: \"yes\" is not true or false",
+        ),
+        (
+            r#"}, "target-throughput": -1"#,
+            "task load (bulk): target throughput",
+        ),
+    ] {
+        std::fs::write(&path, track(task)).unwrap();
+        refused(&path, says);
+    }
+}
