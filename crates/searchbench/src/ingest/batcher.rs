@@ -37,7 +37,7 @@ pub(super) fn run(
         _ => None,
     };
     loop {
-        if shared.reading_stopped() || cfg.deadline.is_some_and(|d| Instant::now() >= d) {
+        if shared.reading_stopped() || shared.time_up(Instant::now()) {
             return Ok(());
         }
         let mut batch = shared.pool.take();

@@ -34,7 +34,7 @@ pub(super) async fn run(id: usize, rx: Arc<Mutex<mpsc::Receiver<Batch>>>, shared
         }
         // The load's time is up: what is still queued is handed back, as the tools stop
         // sending at the end of a task's time period.
-        if shared.past_deadline(Instant::now()) {
+        if shared.time_up(Instant::now()) {
             shared.unread(batch);
             continue;
         }
@@ -42,7 +42,7 @@ pub(super) async fn run(id: usize, rx: Arc<Mutex<mpsc::Receiver<Batch>>>, shared
             None => None,
             Some(pace) => {
                 let due = pace.schedule.next(batch.docs() as u64);
-                if shared.past_deadline(due) {
+                if shared.time_up(due) {
                     shared.unread(batch);
                     continue;
                 }
@@ -54,6 +54,10 @@ pub(super) async fn run(id: usize, rx: Arc<Mutex<mpsc::Receiver<Batch>>>, shared
                 if !on_time {
                     shared.not_sent(batch, "not sent: interrupted");
                     break;
+                }
+                if shared.time_up(Instant::now()) {
+                    shared.unread(batch);
+                    continue;
                 }
                 Some((pace, due, Instant::now()))
             }

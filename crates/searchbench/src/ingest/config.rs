@@ -59,6 +59,10 @@ pub struct DriverConfig {
     /// requests already read are still sent, and the load ends without error.
     #[serde(skip)]
     pub deadline: Option<std::time::Instant>,
+    /// The same end asked for from outside, whenever it comes (the task that completes a
+    /// track's parallel block has ended).
+    #[serde(skip)]
+    pub finish: Option<crate::cancel::Cancel>,
 }
 
 impl DriverConfig {
@@ -83,6 +87,7 @@ impl DriverConfig {
             first_ordinal: 0,
             conflicts: None,
             deadline: None,
+            finish: None,
         }
     }
 

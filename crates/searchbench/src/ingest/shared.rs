@@ -181,9 +181,10 @@ impl Shared {
         self.pool.put(batch);
     }
 
-    /// Whether the load's time is up at `t` (see `DriverConfig::deadline`).
-    pub fn past_deadline(&self, t: Instant) -> bool {
+    /// Whether the load's time is up at `t` (see `DriverConfig::deadline` and `finish`).
+    pub fn time_up(&self, t: Instant) -> bool {
         self.cfg.deadline.is_some_and(|d| t >= d)
+            || self.cfg.finish.as_ref().is_some_and(|f| f.is_cancelled())
     }
 
     /// A batch that will never be sent: after a cancel its documents are handed back (not

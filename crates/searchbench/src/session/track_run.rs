@@ -216,6 +216,7 @@ pub async fn run(
                     },
                     spec: bulk,
                     part: spec.part.as_ref(),
+                    stop: block.clone(),
                     interrupt: interrupt.clone(),
                     completes,
                     figures: None,
@@ -471,6 +472,9 @@ struct BulkPhase<'p> {
     first_load: usize,
     /// The part of a run in parts: the index is shared, so its count is not this load's.
     part: Option<&'p PartOf>,
+    /// The end of its parallel block, when another task completes it: the load then ends
+    /// as at the end of its time period, what is in flight answered.
+    stop: Cancel,
     interrupt: Cancel,
     completes: Option<watch::Sender<bool>>,
     /// The task's row, from its end until it is handed on.
@@ -505,7 +509,9 @@ impl Phase for BulkPhase<'_> {
                 .time
                 .map(|t| std::time::Instant::now() + self.spec.warmup + t);
             for (i, l) in self.spec.loads.iter().enumerate() {
-                if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                if deadline.is_some_and(|d| std::time::Instant::now() >= d)
+                    || self.stop.is_cancelled()
+                {
                     break;
                 }
                 match self.load(l, self.first_load + i, deadline, stage).await {
@@ -520,6 +526,8 @@ impl Phase for BulkPhase<'_> {
                     }
                 }
             }
+            // Cut short by the end of its block (not by its own end, which ends the block).
+            let cut = self.completes.is_none() && self.stop.is_cancelled();
             if let Some(done) = &self.completes {
                 let _ = done.send(true);
             }
@@ -527,7 +535,7 @@ impl Phase for BulkPhase<'_> {
                 measurements: all.clone(),
                 window: None,
                 first_error: figures::load_error(&reports).or(failed),
-                stopped: reports.iter().any(|r| r.interrupted),
+                stopped: cut || reports.iter().any(|r| r.interrupted),
             };
             self.figures = Some(figures::of(&self.spec.name, "bulk", &run));
             stage.feed.send(Streamed::Histograms(figures::histograms(
@@ -558,6 +566,7 @@ impl BulkPhase<'_> {
         }
         let mut load = LoadSpec::new(l.target.clone());
         load.driver.deadline = deadline;
+        load.driver.finish = Some(self.stop.clone());
         load.failures = failure_file(self.failures, self.loads, k, &l.target);
         load.driver.bulk_docs = self.spec.bulk_size;
         load.driver.clients = self.spec.clients;

@@ -180,7 +180,10 @@ pub fn plan(d: &Definition, procedure: &Procedure, spec: &PlanSpec) -> Result<Pl
                 // worker gives it, task by task ([`super::python`]).
                 python_task(t, d, &mut shared, source).and_then(task)
             } else if t.operation_type == "bulk" {
-                bulk(t, d, spec).map(TaskPlan::Bulk)
+                // Another task of its parallel block may end it (`completed-by`).
+                let ended_by_another = step.tasks().len() > 1
+                    && completed_by.as_deref().is_some_and(|by| by != t.name);
+                bulk(t, d, spec, ended_by_another).map(TaskPlan::Bulk)
             } else if super::vector_ops::RUNS.contains(&t.operation_type.as_str()) {
                 super::vector_ops::of(t, d, spec)
                     .map(super::operation::Operation::of_vectors)
@@ -331,7 +334,12 @@ fn python_params(t: &model::Resolved) -> Option<String> {
 /// The bulk task `t`: the local files of the documents it loads (its `corpora` and `indices`
 /// when it names them), by target. Every file it needs must be here: a load of part of a
 /// corpus would be a different benchmark.
-fn bulk(t: &model::Resolved, d: &Definition, spec: &PlanSpec) -> Result<BulkSpec, Unplanned> {
+fn bulk(
+    t: &model::Resolved,
+    d: &Definition,
+    spec: &PlanSpec,
+    ended_by_another: bool,
+) -> Result<BulkSpec, Unplanned> {
     let p = &t.operation.params;
     let names = |k: &str| -> Option<Vec<String>> {
         match p.get(k)? {
@@ -364,9 +372,11 @@ fn bulk(t: &model::Resolved, d: &Definition, spec: &PlanSpec) -> Result<BulkSpec
             d
         }
     });
-    if looped && time.is_none() {
+    if looped && time.is_none() && !ended_by_another {
         return Err(Unplanned::Invalid(
-            "looped with no time-period never ends: give the task a time-period".into(),
+            "looped with no time-period never ends: give the task a time-period, or put it \
+             in a parallel block another task completes"
+                .into(),
         ));
     }
     if looped && conflicts.is_some_and(|c| c.order == IdOrder::Random) {
@@ -377,11 +387,8 @@ fn bulk(t: &model::Resolved, d: &Definition, spec: &PlanSpec) -> Result<BulkSpec
     let rate = super::task::rate_of(t)
         .map_err(Unplanned::Invalid)?
         .filter(|_| !spec.test_mode);
-    for k in ["detailed-results"] {
-        if p.contains_key(k) {
-            return Err(Unplanned::NotYet(format!("bulk with {k} does not run yet")));
-        }
-    }
+    // Rally's `detailed-results` changes what Rally reads of an answer, not what it sends:
+    // the driver reads every item of every answer anyway, and keeps what failed and why.
     // Rally's `ingest-percentage`: only the first part of each file's documents.
     let percentage = match p.get("ingest-percentage") {
         None | Some(serde_json::Value::Null) => 100.0,

@@ -286,8 +286,16 @@ const CONFLICTS: &str = "searchbench-test-track-conflicts";
 
 /// Runs a track of one bulk task `load` (`task`: its fields) of the `docs` documents of
 /// `dir/docs.json` into `index`, made afresh, then refreshed: its result, once the task is
-/// checked to have taken every document without error (its counts reconciled).
-fn run_one_bulk(dir: &std::path::Path, index: &str, docs: usize, task: &str, what: &str) -> Value {
+/// checked to have taken every document without error (its counts reconciled). `step` is
+/// the schedule's step, `{load}` in it the task.
+fn run_one_bulk(
+    dir: &std::path::Path,
+    index: &str,
+    docs: usize,
+    (task, step): (&str, &str),
+    what: &str,
+) -> Value {
+    let step = step.replace("{load}", &format!(r#"{{"name": "load", {task}}}"#));
     let track = format!(
         r#"{{
   "version": 2,
@@ -296,7 +304,7 @@ fn run_one_bulk(dir: &std::path::Path, index: &str, docs: usize, task: &str, wha
   "schedule": [
     {{"operation": "delete-index"}},
     {{"operation": {{"operation-type": "create-index", "settings": {{"index.number_of_replicas": 0}}}}}},
-    {{"name": "load", {task}}},
+    {step},
     {{"operation": "refresh"}}
   ]
 }}"#
@@ -327,7 +335,7 @@ fn id_conflicts_write_over_ids_already_used_and_the_counts_reconcile() {
             r#""clients": 2, "operation": {{"operation-type": "bulk", "bulk-size": 50,
       "conflicts": "{order}", "conflict-probability": 50, "on-conflict": "{on_conflict}"}}"#
         );
-        run_one_bulk(dir.path(), CONFLICTS, 1000, &task, order);
+        run_one_bulk(dir.path(), CONFLICTS, 1000, (&task, "{load}"), order);
         let found: Value = common::runtime()
             .block_on(
                 common::target().get_json(&format!("/{CONFLICTS}/_search?size=1000&_source=false")),
@@ -379,28 +387,36 @@ fn a_looped_bulk_reads_its_corpus_again_until_its_time_period_ends() {
             .unwrap();
         found["count"].as_u64().unwrap()
     };
-    for (task, what) in [
+    // A looped bulk with no time period in a parallel block another task completes: the
+    // block's end ends it, what is in flight answered.
+    let block = r#"{"parallel": {"completed-by": "nap", "tasks": [{load},
+        {"name": "nap", "operation": {"operation-type": "sleep", "duration": 2}}]}}"#;
+    for (task, step, what) in [
         (
             r#""bulk-size": 50, "looped": true}, "time-period": 2"#,
+            "{load}",
             "looped",
         ),
+        (r#""bulk-size": 50, "looped": true}"#, block, "in a block"),
         (
             r#""bulk-size": 10}, "time-period": 2, "target-throughput": 2"#,
+            "{load}",
             "paced",
         ),
     ] {
         // Each `task` closes its operation, then says the task's own fields.
         let task = format!(r#""operation": {{"operation-type": "bulk", {task}"#);
-        let result = run_one_bulk(dir.path(), LOOPED, 200, &task, what);
+        let result = run_one_bulk(dir.path(), LOOPED, 200, (&task, step), what);
         let load = row(&result, "load");
         let seconds = load["seconds"].as_f64().unwrap();
         let (ops, n) = (load["ops"].as_u64().unwrap(), count());
         match what {
             // 200 documents take far less than 2 s: read again, each pass new ids, until
             // the period ends.
-            "looped" => {
+            "looped" | "in a block" => {
                 assert!((1.5..4.0).contains(&seconds), "{what}: {seconds} s: {load}");
                 assert!(n > 400, "{what}: {n} documents");
+                assert_eq!(load["stopped"], what == "in a block", "{what}: {load}");
             }
             // 2 requests a second for 2 s: sent at 0, 0.5, 1 and 1.5 s, the one due at 2 s
             // not sent (what was read for it is handed back), never the whole corpus.

@@ -685,7 +685,10 @@ fn a_bulk_with_a_time_period_a_target_throughput_or_looped_says_how_it_runs() {
     };
     std::fs::write(
         &path,
-        track(r#", "looped": true}, "time-period": 30, "target-throughput": 2, "warmup-time-period": 5"#),
+        track(
+            r#", "looped": true, "detailed-results": true}, "time-period": 30,
+               "target-throughput": 2, "warmup-time-period": 5"#,
+        ),
     )
     .unwrap();
     assert!(
@@ -701,6 +704,22 @@ fn a_bulk_with_a_time_period_a_target_throughput_or_looped_says_how_it_runs() {
             .ends_with("5 documents per request, for 10s, the corpus read again each time it ends"),
         "{}",
         how(&["--test-mode"])
+    );
+    // With no time period, in a parallel block another task completes: that task's end
+    // ends it.
+    std::fs::write(
+        &path,
+        r#"{"version": 2, "indices": [{"name": "logs"}],
+  "corpora": [{"name": "c", "documents": [{"source-file": "docs.json", "document-count": 10}]}],
+  "schedule": [{"parallel": {"completed-by": "nap", "tasks": [
+    {"name": "load", "operation": {"operation-type": "bulk", "bulk-size": 5, "looped": true}},
+    {"name": "nap", "operation": {"operation-type": "sleep", "duration": 1}}]}}]}"#,
+    )
+    .unwrap();
+    assert!(
+        how(&[]).contains("the corpus read again each time it ends"),
+        "{}",
+        how(&[])
     );
     // Random conflicts over a corpus read again: listed as not run yet.
     std::fs::write(
