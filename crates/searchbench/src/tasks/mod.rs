@@ -5,6 +5,7 @@
 //! recall ([`vector_ops`]); ES|QL and SQL ([`languages`]) and transforms ([`transforms`]) as
 //! Rally runs them.
 
+pub mod bulk_body;
 pub mod figures;
 pub mod languages;
 pub mod needs;

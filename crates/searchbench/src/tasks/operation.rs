@@ -158,6 +158,8 @@ pub enum Kind {
     Language(super::languages::LanguageOp),
     /// A transform stopped at its checkpoint and waited for.
     WaitForTransform(super::transforms::WaitForTransform),
+    /// A bulk whose body the track's Python gives (see [`super::bulk_body`]).
+    BodyBulk(super::bulk_body::BodyBulk),
     /// An operation whose parameters the track's Python gives, each execution its own.
     Python(Box<super::python::PythonTask>),
     /// An operation type searchbench does not run, run in the worker by the runner the
@@ -470,6 +472,9 @@ pub fn of(t: &Resolved, d: &Definition) -> Result<Operation, Unplanned> {
         },
         k if super::transforms::RUNS.contains(&k) => super::transforms::of(k, p)?,
         "esql" => Kind::Language(super::languages::esql(p, &query)?),
+        // Only a bulk whose parameters the track's Python gives comes here: one of a corpus
+        // is the driver's ([`super::plan`]).
+        "bulk" => Kind::BodyBulk(super::bulk_body::of(p, &query)?),
         "sql" => Kind::Language(super::languages::sql(p)?),
         "cluster-health" => {
             let expected = p
@@ -1173,6 +1178,7 @@ impl Operation {
             }
             Kind::Vectors(op) => op.once(ctx, client, self.give_up).await,
             Kind::Language(op) => op.once(t, client).await,
+            Kind::BodyBulk(b) => b.once(t, client).await,
             Kind::WaitForTransform(w) => w.once(t, client).await,
             // Made into the operation of its parameters before it is sent ([`Self::next`]).
             Kind::Python(p) => Err(Failed(format!(

@@ -290,9 +290,6 @@ fn python_task(
     if !beside.as_ref().is_some_and(|p| p.is_file()) {
         return not_yet(&format!("no {file} is beside the track to give them"));
     }
-    if t.operation_type == "bulk" {
-        return not_yet("a bulk's documents from the track's Python do not run yet");
-    }
     let definition = shared
         .get_or_insert_with(|| std::sync::Arc::new(d.clone()))
         .clone();

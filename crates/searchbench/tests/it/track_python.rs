@@ -622,3 +622,80 @@ fn a_tools_own_runner_runs_in_the_worker_without_the_tracks_python() {
     );
     common::fresh_index(INDEX, None);
 }
+
+const BULKS_PY: &str = r#"
+INDEX = "searchbench-test-track-python"
+
+class Bulks:
+    """Five bulks of ten documents a client, as objects with their action lines, then as the
+    byte lines Rally's readers give, the index in the path; the last one client's refused."""
+    def __init__(self, track, params, **kwargs):
+        self.infinite = False
+        self._bad = params.get("bad", False)
+    def partition(self, partition_index, total_partitions):
+        self._client = partition_index
+        self._n = 0
+        return self
+    def params(self):
+        if self._n == 5:
+            raise StopIteration()
+        self._n += 1
+        first = 1000 * self._client + 10 * self._n
+        if self._n % 2:
+            body = []
+            for k in range(10):
+                body.append({"index": {"_index": INDEX, "_id": str(first + k)}})
+                body.append({"n": first + k})
+            return {"body": body, "bulk-size": 10, "unit": "docs",
+                    "action-metadata-present": True}
+        body = []
+        for k in range(10):
+            body.append(b'{"index": {"_id": "%d"}}\n' % (first + k))
+            n = b'"not a number"' if self._bad and k == 3 else b"%d" % (first + k)
+            body.append(b'{"n": ' + n + b'}\n')
+        return {"body": body, "bulk-size": 10, "unit": "docs",
+                "action-metadata-present": False, "index": INDEX}
+
+def register(registry):
+    registry.register_param_source("bulks", Bulks)
+"#;
+
+/// A bulk whose documents the track's Python gives: the body is made in the worker before the
+/// request is timed, sent and timed by the Rust driver; its weight is the task's documents,
+/// an item refused is the execution's error with its reason.
+#[test]
+fn a_bulk_whose_documents_come_from_the_tracks_python_is_sent_by_the_driver() {
+    let dir = tempfile::tempdir().unwrap();
+    let schedule = r#"[{"operation": "delete-index"},
+  {"operation": {"operation-type": "create-index", "settings": {"index.number_of_replicas": 0},
+    "body": {"mappings": {"properties": {"n": {"type": "long"}}}}}},
+  {"operation": {"name": "bulks", "operation-type": "bulk", "param-source": "bulks"}, "clients": 2},
+  {"operation": "refresh"},
+  {"operation": {"name": "refused", "operation-type": "bulk", "param-source": "bulks", "bad": true}}]"#;
+    let file = write_definition(dir.path(), false, schedule, Some(BULKS_PY));
+    let _one = common::one_track_at_a_time();
+    let (out, result) = run_track(dir.path(), &file, &[]);
+    // The refused document fails its task, and so the run.
+    assert_eq!(out.status.code(), Some(3), "{}", common::streams(&out));
+    let bulks = row(&result, "bulks");
+    assert_eq!(
+        (bulks["ops"].as_u64(), bulks["errors"].as_u64()),
+        (Some(10), Some(0)),
+        "{bulks}"
+    );
+    assert_eq!(bulks["throughput_unit"], "docs/s", "{bulks}");
+    let refused = row(&result, "refused");
+    assert_eq!(refused["errors"].as_u64(), Some(2), "{refused}");
+    assert!(
+        refused["first_error"]
+            .as_str()
+            .unwrap()
+            .contains("1 of 10 documents not taken; the first (document 4): 400"),
+        "{refused}"
+    );
+    // Both clients' fifty documents, each under the id its body gave.
+    let ids = ids(node_url());
+    assert_eq!(ids.len(), 100, "{ids:?}");
+    assert!(ids.contains(&"1050".to_string()) && ids.contains(&"10".to_string()));
+    common::fresh_index(INDEX, None);
+}

@@ -59,11 +59,19 @@ def origin(error, track_dir):
     return error, (frames[-1] if frames else None)
 
 
+def plain(value):
+    """What JSON cannot hold, as text: bytes (the lines of a bulk's body, as Rally's readers
+    give them) decoded as UTF-8, anything else as `str` gives it."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value).decode("utf-8", errors="replace")
+    return str(value)
+
+
 def answer(out, value, req=None):
     """One answer, with the number of the request it answers."""
     if isinstance(req, dict) and "id" in req:
         value["id"] = req["id"]
-    out.write(json.dumps(value, default=str) + "\n")
+    out.write(json.dumps(value, default=plain) + "\n")
     out.flush()
 
 
