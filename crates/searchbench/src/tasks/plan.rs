@@ -683,7 +683,8 @@ fn conflicts_said(c: Conflicts) -> String {
             IdOrder::Sequential => "sequential",
             IdOrder::Random => "random",
         },
-        c.probability * 100.0,
+        // As a percentage, without the binary fraction's tail (7, not 7.000000000000001).
+        (c.probability * 100.0 * 1e6).round() / 1e6,
         match c.on_conflict {
             OnConflict::Index => "indexed over",
             OnConflict::Update => "sent as updates of",

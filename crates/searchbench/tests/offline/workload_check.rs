@@ -587,7 +587,7 @@ fn a_bulk_with_id_conflicts_runs_and_what_rally_refuses_is_refused() {
         track(
             "",
             index,
-            r#", "conflicts": "random", "conflict-probability": "40", "on-conflict": "update", "recency": 0.5"#,
+            r#", "conflicts": "random", "conflict-probability": "7", "on-conflict": "update", "recency": 0.5"#,
         ),
     )
     .unwrap();
@@ -599,7 +599,7 @@ fn a_bulk_with_id_conflicts_runs_and_what_rally_refuses_is_refused() {
     assert_eq!(load["runs"], true, "{load}");
     assert!(
         load["how"].as_str().unwrap().ends_with(
-            "5 documents per request, random ids, 40% sent as updates of ids already used \
+            "5 documents per request, random ids, 7% sent as updates of ids already used \
              (recency 0.5)"
         ),
         "{load}"
