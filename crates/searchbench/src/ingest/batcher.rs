@@ -24,16 +24,14 @@ pub(super) fn run(
     let mut ordinal = cfg.first_ordinal;
     let mut itoa_buf = itoa::Buffer::new();
     let track_origins = !shared.files.is_empty();
-    let mut conflict_ids = match (cfg.conflicts, &shared.answered) {
-        (Some(spec), Some(_)) => Some(
-            ConflictIds::new(
-                spec,
-                source.len_hint(),
-                cfg.first_ordinal,
-                super::conflicts::Answered::lanes(cfg.clients),
-            )
-            .map_err(|e| IngestError::Config(format!("{}: {e}", source.describe())))?,
-        ),
+    // With id conflicts, the ids handed out and what the engine has answered for.
+    let mut conflicts = match (cfg.conflicts, &shared.answered) {
+        (Some(spec), Some(answered)) => {
+            let lanes = super::conflicts::Answered::lanes(cfg.clients);
+            let ids = ConflictIds::new(spec, source.len_hint(), cfg.first_ordinal, lanes)
+                .map_err(|e| IngestError::Config(format!("{}: {e}", source.describe())))?;
+            Some((ids, answered))
+        }
         _ => None,
     };
     loop {
@@ -42,7 +40,7 @@ pub(super) fn run(
         }
         let mut batch = shared.pool.take();
         batch.first_ordinal = ordinal;
-        if let (Some(ids), Some(answered)) = (conflict_ids.as_mut(), &shared.answered) {
+        if let Some((ids, answered)) = conflicts.as_mut() {
             batch.lane = answered.hold();
             ids.batch_begins(batch.lane);
             batch.fresh = ids.handed_out()..ids.handed_out();
@@ -51,30 +49,25 @@ pub(super) fn run(
         while batch.starts.len() < bulk_docs && batch.body.len() < bulk_bytes {
             let mark = batch.body.len();
             // With id conflicts, the id the document gets (chosen before it is read).
-            let choice = match (conflict_ids.as_mut(), &shared.answered) {
-                (Some(ids), Some(answered)) => {
+            let choice = match conflicts.as_mut() {
+                Some((ids, answered)) => {
                     let c = ids.next(answered.mark());
                     write_conflict_action(&mut batch.body, c, &mut itoa_buf);
                     Some(c)
                 }
-                _ => {
+                None => {
                     write_action(&mut batch.body, cfg.action, cfg.ids, ordinal, &mut itoa_buf);
                     None
                 }
             };
             match source.next_into(&mut batch.body) {
                 Ok(Some(Item::Doc)) => {
-                    if let (Some(c), Some(ids)) = (choice, conflict_ids.as_mut()) {
+                    if let (Some(c), Some((ids, _))) = (choice, conflicts.as_mut()) {
                         ids.keep(c);
                         if c.update {
                             batch.body.push(b'}');
                         }
-                        if c.conflict {
-                            batch.overwrites += 1;
-                            if let Some(answered) = &shared.answered {
-                                answered.overwrites.fetch_add(1, Relaxed);
-                            }
-                        }
+                        batch.overwrites += u64::from(c.conflict);
                     }
                     batch.body.push(b'\n');
                     batch.starts.push(mark);
@@ -112,7 +105,7 @@ pub(super) fn run(
                 }
             }
         }
-        if let Some(ids) = &conflict_ids {
+        if let Some((ids, _)) = &conflicts {
             batch.fresh.end = ids.handed_out();
         }
         if batch.docs() > 0 {
@@ -124,8 +117,8 @@ pub(super) fn run(
                 return end.unwrap_or(Ok(()));
             }
         } else {
-            if let Some(answered) = &shared.answered {
-                answered.finished(0..0, batch.lane.take());
+            if let Some((_, answered)) = &conflicts {
+                answered.done_with(&mut batch, false);
             }
             shared.pool.put(batch);
         }

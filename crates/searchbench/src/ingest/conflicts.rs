@@ -22,6 +22,7 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 
+use super::batch::Batch;
 use crate::rng::Rng;
 
 /// Rally's `recency` slope: the rate of the exponential draw is this times `recency`.
@@ -249,7 +250,7 @@ pub struct Answered {
     ahead: Mutex<BTreeMap<u64, u64>>,
     /// Whether each lane is held by an outstanding batch.
     held: Mutex<Vec<bool>>,
-    /// Documents sent over an id already used.
+    /// Documents sent over an id already used (in batches sent).
     pub overwrites: AtomicU64,
 }
 
@@ -282,9 +283,21 @@ impl Answered {
         Some(free)
     }
 
-    /// A batch holding new ids `range` and lane `lane` is done with (answered, refused or
-    /// given up on).
-    pub fn finished(&self, range: Range<u64>, lane: Option<usize>) {
+    /// `batch` is done with, and its lane free again. Sent (answered, refused or given up
+    /// on), its new ids count as answered for and its overwrites as sent; handed back unsent
+    /// (the load's time is up, a cancel, nothing in it), it wrote nothing.
+    pub fn done_with(&self, batch: &mut Batch, sent: bool) {
+        let range = if sent {
+            self.overwrites.fetch_add(batch.overwrites, Relaxed);
+            batch.fresh.clone()
+        } else {
+            0..0
+        };
+        self.finished(range, batch.lane.take());
+    }
+
+    /// A batch holding new ids `range` and lane `lane` is done with.
+    fn finished(&self, range: Range<u64>, lane: Option<usize>) {
         if let Some(l) = lane {
             let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
             if let Some(h) = held.get_mut(l) {

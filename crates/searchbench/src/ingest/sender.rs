@@ -33,7 +33,7 @@ pub(super) async fn deliver(
     let result = deliver_bytes(shared, url, batch, &full, jitter).await;
     batch.body = shared.pool.reclaim(full);
     if let Some(answered) = &shared.answered {
-        answered.finished(batch.fresh.clone(), batch.lane.take());
+        answered.done_with(batch, true);
     }
     result
 }

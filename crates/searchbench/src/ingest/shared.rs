@@ -175,8 +175,7 @@ impl Shared {
     pub fn unread(&self, mut batch: Batch) {
         self.read.fetch_sub(batch.docs() as u64, Relaxed);
         if let Some(answered) = &self.answered {
-            answered.overwrites.fetch_sub(batch.overwrites, Relaxed);
-            answered.finished(0..0, batch.lane.take());
+            answered.done_with(&mut batch, false);
         }
         self.pool.put(batch);
     }
@@ -189,9 +188,12 @@ impl Shared {
 
     /// A batch that will never be sent: after a cancel its documents are handed back (not
     /// read); otherwise (the run stopped after an error) they go to the failure file.
-    pub fn not_sent(&self, batch: Batch, why: &str) {
+    pub fn not_sent(&self, mut batch: Batch, why: &str) {
         if self.cancel.is_cancelled() {
             return self.unread(batch);
+        }
+        if let Some(answered) = &self.answered {
+            answered.done_with(&mut batch, false);
         }
         let written =
             (0..batch.docs()).try_for_each(|d| self.failed_doc(&batch, &batch.body, d, 0, 0, why));

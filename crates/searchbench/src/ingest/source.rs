@@ -84,13 +84,13 @@ pub struct Looped {
 }
 
 impl Looped {
-    pub fn new(mut reopen: Reopen) -> Result<Self, CorpusError> {
-        let current = reopen()?;
-        Ok(Looped {
+    /// `first` read, then what `reopen` makes each time the last pass ends.
+    pub fn new(first: Box<dyn DocSource>, reopen: Reopen) -> Self {
+        Looped {
             reopen,
-            current,
+            current: first,
             given: 0,
-        })
+        }
     }
 }
 
@@ -145,10 +145,8 @@ mod tests {
 
     #[test]
     fn a_looped_source_starts_again_at_each_end_and_an_empty_one_ends() {
-        let mut looped = Looped::new(Box::new(|| {
-            Ok(Box::new(Counter { n: 3, at: 0 }) as Box<dyn DocSource>)
-        }))
-        .unwrap();
+        let three = || Box::new(Counter { n: 3, at: 0 }) as Box<dyn DocSource>;
+        let mut looped = Looped::new(three(), Box::new(move || Ok(three())));
         let mut out = Vec::new();
         for _ in 0..8 {
             assert!(matches!(looped.next_into(&mut out), Ok(Some(Item::Doc))));
@@ -159,10 +157,8 @@ mod tests {
             r#"{"n":0} {"n":1} {"n":2} {"n":0} {"n":1} {"n":2} {"n":0} {"n":1} "#
         );
         assert!(looped.describe().ends_with("read again each time it ends"));
-        let mut empty = Looped::new(Box::new(|| {
-            Ok(Box::new(Counter { n: 0, at: 0 }) as Box<dyn DocSource>)
-        }))
-        .unwrap();
+        let none = || Box::new(Counter { n: 0, at: 0 }) as Box<dyn DocSource>;
+        let mut empty = Looped::new(none(), Box::new(move || Ok(none())));
         assert!(matches!(empty.next_into(&mut Vec::new()), Ok(None)));
     }
 }

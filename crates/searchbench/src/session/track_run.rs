@@ -560,9 +560,10 @@ impl BulkPhase<'_> {
         let mut job = load_job(l)?;
         if self.spec.looped {
             let files = l.files.clone();
-            job.source = Box::new(crate::ingest::source::Looped::new(Box::new(move || {
-                load_sources(&files)
-            }))?);
+            job.source = Box::new(crate::ingest::source::Looped::new(
+                job.source,
+                Box::new(move || load_sources(&files)),
+            ));
         }
         let mut load = LoadSpec::new(l.target.clone());
         load.driver.deadline = deadline;
