@@ -281,54 +281,103 @@ async fn python_worker(
     if !steps.iter().flatten().any(|(plan, _)| plan.in_worker()) {
         return Ok(None);
     }
+    let load = Loading {
+        params: spec.params,
+        test_mode: spec.test_mode,
+        interrupt: &spec.interrupt,
+    };
+    let runners_for = runner_tasks(steps).map(|r| r.name.clone()).collect();
+    let w = start_worker(d, procedure, &load, runners_for, observer).await?;
+    // A task of a type searchbench does not run runs only by a runner of the tool or of the
+    // track.
+    if let Some(r) = runner_tasks(steps).find(|r| !w.runs(&r.name)) {
+        w.stop().await;
+        return Err(SessionError::Usage(format!(
+            "{}: task {} ({}): no operation type {} runs here, and neither the tool nor the \
+             track's Python has a runner for it (the track registers: {})",
+            d.path.display(),
+            r.name,
+            r.operation_type,
+            r.operation_type,
+            match w.runners.join(", ") {
+                none if none.is_empty() => "none".to_string(),
+                some => some,
+            }
+        )));
+    }
+    Ok(Some(std::sync::Arc::new(w)))
+}
+
+/// How the track is loaded in the worker beyond its definition.
+pub struct Loading<'l> {
+    pub params: &'l crate::workload::track::TrackParams,
+    pub test_mode: bool,
+    /// Ctrl-C while the environment is made.
+    pub interrupt: &'l Cancel,
+}
+
+/// The worker, its environment made when it is not there yet, with `procedure` of `d` loaded
+/// (`runners_for`: the tasks it is asked to run by a runner). An error in the track's Python is
+/// the user's: it names the file and line.
+async fn start_worker(
+    d: &Definition,
+    procedure: &Procedure,
+    load: &Loading<'_>,
+    runners_for: Vec<String>,
+    observer: &dyn Observer,
+) -> Result<python::Worker, SessionError> {
     let say = |m: String| observer.event(super::Event::Stage(m));
     let setup = |e: python::PythonError| SessionError::Other(format!("the track's Python: {e}"));
     let (library, _) = python::library_of(d.track.words());
     let made = python::venv::ensure(library, &say);
     let python = tokio::select! {
         made = made => made.map_err(setup)?,
-        () = spec.interrupt.cancelled() => {
+        () = load.interrupt.cancelled() => {
             return Err(SessionError::Interrupted("while making the Python environment".into()))
         }
     };
     let dir = d.path.parent().unwrap_or(std::path::Path::new("."));
-    let params = serde_json::to_value(spec.params).unwrap_or_default();
+    let params = serde_json::to_value(load.params).unwrap_or_default();
     let load = python::Load {
         library,
         track_dir: dir,
         params,
         challenge: Some(&procedure.name),
-        test_mode: spec.test_mode,
-        runners_for: runner_tasks(steps).map(|r| r.name.clone()).collect(),
+        test_mode: load.test_mode,
+        runners_for,
     };
-    match python::Worker::start(&python, load).await {
-        Ok(w) => {
-            // A task of a type searchbench does not run runs only by a runner of the tool or
-            // of the track.
-            let unregistered = runner_tasks(steps).find(|r| !w.runs(&r.name));
-            if let Some(r) = unregistered {
-                w.stop().await;
-                return Err(SessionError::Usage(format!(
-                    "{}: task {} ({}): no operation type {} runs here, and neither the tool \
-                     nor the track's Python has a runner for it (the track registers: {})",
-                    d.path.display(),
-                    r.name,
-                    r.operation_type,
-                    r.operation_type,
-                    match w.runners.join(", ") {
-                        none if none.is_empty() => "none".to_string(),
-                        some => some,
-                    }
-                )));
+    python::Worker::start(&python, load)
+        .await
+        .map_err(|e| match e {
+            e @ python::PythonError::Track { .. } => {
+                SessionError::Usage(format!("{}: the track's Python: {e}", d.path.display()))
             }
-            Ok(Some(std::sync::Arc::new(w)))
-        }
-        Err(e @ python::PythonError::Track { .. }) => Err(SessionError::Usage(format!(
-            "{}: the track's Python: {e}",
-            d.path.display()
-        ))),
-        Err(e) => Err(setup(e)),
+            e => setup(e),
+        })
+}
+
+/// `procedure` as the track's own processors leave it (`register_track_processor`:
+/// [`python::processors`]), loaded by the tool's own loader in the worker before the plan, and
+/// what of theirs does not run; `None` when the track's Python registers none or they changed
+/// nothing. What they changed that is not applied here is an error naming the task.
+pub async fn processed(
+    d: &Definition,
+    procedure: &Procedure,
+    load: &Loading<'_>,
+    observer: &dyn Observer,
+) -> Result<Option<(Procedure, Vec<Item>)>, SessionError> {
+    if !python::processors::registers(d) {
+        return Ok(None);
     }
+    let w = start_worker(d, procedure, load, Vec::new(), observer).await?;
+    w.stop().await;
+    if w.processed.is_empty() {
+        return Ok(None);
+    }
+    w.processed
+        .apply(procedure, &d.path)
+        .map(Some)
+        .map_err(SessionError::Usage)
 }
 
 /// The tasks of `steps` run by a runner in the worker.

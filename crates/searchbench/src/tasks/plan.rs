@@ -718,6 +718,22 @@ pub fn check(d: &Definition, name: Option<&str>, spec: &PlanSpec) -> Result<Chec
     let procedure = crate::workload::track::runnable::procedure(d, name).map_err(Invalid)?;
     let planned = plan(d, procedure, spec)?;
     let mut items = Vec::new();
+    if super::python::processors::registers(d) {
+        // What they change is known only once the tool has loaded the track: the tasks below
+        // are as written.
+        let (library, file) = super::python::library_of(d.track.words());
+        items.push(Item {
+            what: format!("{file}: track processors"),
+            runs: true,
+            worker: true,
+            how: format!(
+                "applied before the run: {} loads the track in the worker and the {} runs as \
+                 they leave it (the tasks below are as written)",
+                library.package,
+                d.track.words().procedure()
+            ),
+        });
+    }
     for step in &planned.steps {
         let parallel = step.len() > 1;
         for (task, _) in step {

@@ -44,6 +44,7 @@ mod sweep;
 mod telemetry;
 mod toys;
 mod track_corpora;
+mod track_processors;
 mod track_python;
 mod track_tasks;
 mod tracks_as_written;

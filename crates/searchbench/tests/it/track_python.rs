@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use crate::common::track_runs::{self, run_track};
 use crate::common::{self, node_url};
 
 const INDEX: &str = "searchbench-test-track-python";
@@ -336,25 +337,6 @@ fn nested_sample(track: &Path) {
     std::fs::write(track.join("documents-1k.json"), docs).unwrap();
 }
 
-/// Runs track `file` on the shared node with `args`, its result and store in `dir`: how it
-/// ended, and its result (`null` when it wrote none).
-fn run_track(dir: &Path, file: &Path, args: &[&str]) -> (std::process::Output, Value) {
-    let json = dir.join("result.json");
-    let out = common::bin()
-        .args(["run", "--url", node_url(), "--quiet"])
-        .args(args)
-        .arg("--workload-file")
-        .arg(file)
-        .arg("--json")
-        .arg(&json)
-        .arg("--store")
-        .arg(dir.join("results.db"))
-        .output()
-        .unwrap();
-    let result = std::fs::read(&json).map_or(Value::Null, |b| serde_json::from_slice(&b).unwrap());
-    (out, result)
-}
-
 /// Runs `file` in test mode on the shared node: every step ran, its five randomized query tasks
 /// (from the track's own Python) included, none failed.
 fn runs_every_step_with_its_python(dir: &Path, file: &Path) {
@@ -465,33 +447,10 @@ def register(registry):
     registry.register_runner("refuses", refuses, async_runner=True)
 "#;
 
-/// A definition of `schedule` in `dir`, a Rally track (`track.json`, `track.py`) or an
-/// opensearch-benchmark workload (`workload.json` with its test procedure, `workload.py`).
+/// A definition of `schedule` in `dir/runners`, a Rally track or an opensearch-benchmark
+/// workload, with `py` as its Python.
 fn write_definition(dir: &Path, osb: bool, schedule: &str, py: Option<&str>) -> std::path::PathBuf {
-    // In a folder of its name, as a track is (the tools import its Python as that package).
-    let dir = dir.join("runners");
-    std::fs::create_dir_all(&dir).unwrap();
-    let (file, python, body) = if osb {
-        (
-            "workload.json",
-            "workload.py",
-            format!(
-                r#""test_procedures": [{{"name": "runners", "default": true, "schedule": {schedule}}}]"#
-            ),
-        )
-    } else {
-        (
-            "track.json",
-            "track.py",
-            format!(r#""schedule": {schedule}"#),
-        )
-    };
-    let definition = format!(r#"{{"version": 2, "indices": [{{"name": "{INDEX}"}}], {body}}}"#);
-    std::fs::write(dir.join(file), definition).unwrap();
-    if let Some(py) = py {
-        std::fs::write(dir.join(python), py).unwrap();
-    }
-    dir.join(file)
+    track_runs::write_definition(dir, "runners", osb, INDEX, schedule, py)
 }
 
 /// The track's runners run in the worker with the tool's own client: what they send reaches

@@ -551,6 +551,26 @@ fn an_unknown_operation_type_runs_in_the_worker_only_with_the_tracks_python_besi
     }
     let health = item(&check, "task h (cluster-health)");
     assert_eq!(flags(health), (Some(true), false), "{health}");
+    assert!(
+        !check.to_string().contains("track processors"),
+        "a track.py that registers none: {check}"
+    );
+
+    // A track.py that registers a processor: check says it is applied before the run.
+    std::fs::write(
+        dir.path().join("track.py"),
+        "def register(registry):\n    registry.register_track_processor(object())\n",
+    )
+    .unwrap();
+    let check = check_json(&[&path.display().to_string()]);
+    let processors = item(&check, "track.py: track processors");
+    assert_eq!(flags(processors), (Some(true), true), "{processors}");
+    assert!(
+        processors["how"].as_str().unwrap().contains(
+            "esrally loads the track in the worker and the challenge runs as they leave it"
+        ),
+        "{processors}"
+    );
 }
 
 /// A bulk's id conflicts (Rally's `conflicts`, `conflict-probability`, `on-conflict`,

@@ -51,11 +51,27 @@ pub async fn run_track(path: &Path, args: &RunArgs) -> CliResult {
         eprintln!("warning: {warning}");
     }
     let procedure = runnable::procedure(&d, args.track.challenge.as_deref()).map_err(usage)?;
+    // Ctrl-C is heard from here: making the Python environment or synthesizing a corpus may
+    // take minutes.
+    let begun = ending::listen();
+    let mut terminal = Terminal::for_output(&args.out);
+    terminal.detail = output::detail(args.verbose);
+    // Each task's profile as it ends: the track's result keeps none, its record does.
+    terminal.step_profiles = true;
+    // The challenge as the track's own processors leave it, as the tool runs it.
+    let loading = track_run::Loading {
+        params: &params,
+        test_mode: args.track.test_mode,
+        interrupt: &begun.cancel,
+    };
+    let (processed, by_processors) = track_run::processed(&d, procedure, &loading, &terminal)
+        .await
+        .map_err(CliError::session)?
+        .unwrap_or_else(|| (procedure.clone(), Vec::new()));
+    let procedure = &processed;
     let mut spec = args.track.plan_spec()?;
     let planned = plan::plan(&d, procedure, &spec).map_err(|e| usage(e.to_string()))?;
-    // Ctrl-C is heard from here: synthesizing a corpus may take minutes.
-    let begun = ending::listen();
-    let (planned, synthesized) = if args.track.synthesize {
+    let (mut planned, synthesized) = if args.track.synthesize {
         synthesize(
             &d,
             procedure,
@@ -68,6 +84,7 @@ pub async fn run_track(path: &Path, args: &RunArgs) -> CliResult {
     } else {
         (planned, Vec::new())
     };
+    planned.not_run.extend(by_processors);
     let part = args.part.part.filter(|p| !p.is_whole()).map(|part| PartOf {
         part,
         group: args.part.group.clone().unwrap_or_default(),
@@ -113,10 +130,6 @@ pub async fn run_track(path: &Path, args: &RunArgs) -> CliResult {
             Ok((job, load))
         });
     }
-    let mut terminal = Terminal::for_output(&args.out);
-    terminal.detail = output::detail(args.verbose);
-    // Each task's profile as it ends: the track's result keeps none, its record does.
-    terminal.step_profiles = true;
     let profile = args.profile.spec(&cluster)?;
     let attach = args.out.attach(Some(&args.load.telemetry), profile)?;
     let spec = TrackRunSpec {

@@ -20,6 +20,7 @@
 //! timed as the tool times it (its request context); its weight, unit, success and error come
 //! back into the task's figures.
 
+pub mod processors;
 pub mod tool_runners;
 pub mod venv;
 
@@ -122,6 +123,8 @@ pub struct Worker {
     pub tasks: Vec<SourceTask>,
     /// The operation types the track registered runners for.
     pub runners: Vec<String>,
+    /// What the track's own processors did to the challenge's tasks.
+    pub processed: processors::Processed,
     /// The cluster has been handed to it (for its runners' clients), once.
     connected: tokio::sync::OnceCell<()>,
     /// The number of the next request.
@@ -220,6 +223,7 @@ impl Worker {
             stderr: kept,
             tasks: Vec::new(),
             runners: Vec::new(),
+            processed: processors::Processed::default(),
             connected: tokio::sync::OnceCell::new(),
             asked: AtomicU64::new(0),
             stopping,
@@ -241,11 +245,14 @@ impl Worker {
             tasks: Vec<SourceTask>,
             #[serde(default)]
             runners: Vec<String>,
+            #[serde(default)]
+            processed: processors::Processed,
         }
         let loaded = Loaded::deserialize(&loaded)
             .map_err(|e| PythonError::Worker(format!("answered a load it cannot mean: {e}")))?;
         worker.tasks = loaded.tasks;
         worker.runners = loaded.runners;
+        worker.processed = loaded.processed;
         Ok(worker)
     }
 

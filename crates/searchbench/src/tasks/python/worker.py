@@ -11,7 +11,15 @@ its standard output:
       and whose operation type the tool or the track has a runner for ("runner"), and the
       runners the track registered:
       {"ok": {"tasks": [{"name", "type", "param_source", "clients", "infinite", "runner"}],
-              "runners": [NAME]}}
+              "runners": [NAME], "processed": PROCESSED}}
+      PROCESSED is what the track's own processors (`register_track_processor`; a workload's
+      `register_workload_processor`) did to the challenge's tasks, as the tool applied them
+      (after its own: test mode, task filters):
+      {"changed": [{"name", "set": {FIELD: VALUE}, "unapplied": [FIELD]}],
+       "removed": [NAME], "added": [{"name", "type"}]}
+      where "set" holds what changed of the task's "type", "params", "clients", "iterations",
+      "warmup_iterations", "time_period" and "warmup_time_period", and "unapplied" names what
+      else changed (its param source, schedule, task parameters, what completes its block)
   {"op": "params", "task": NAME, "client": I, "clients": N, "count": K}
       the next K parameters of client I's partition of the task's param source, made on the
       first ask as esrally makes it (a source per client, partitioned I of N):
@@ -35,6 +43,7 @@ input ends: it never outlives searchbench.
 """
 
 import asyncio
+import copy
 import json
 import os
 import sys
@@ -88,6 +97,8 @@ class Worker:
         self.target = {}
         self.clients = {}
         self.loop = None
+        # The challenges' tasks as they were before the track's first processor ran.
+        self.before = None
 
     def load(self, req):
         self.tool = req.get("tool", "esrally")
@@ -121,6 +132,7 @@ class Worker:
         cfg = config.Config()
         for section, key, value in settings + [("benchmarks", "local.dataset.cache", cache)]:
             cfg.add(config.Scope.application, section, key, value)
+        self.watch_processors()
         if self.tool == "opensearch-benchmark":
             self.track = track.load_workload(cfg)
             challenge = self.track.find_test_procedure_or_default(challenge_name)
@@ -149,7 +161,101 @@ class Worker:
                         "runner": runner,
                     }
                 )
-        return {"tasks": listed, "runners": sorted(self.runners)}
+        return {"tasks": listed, "runners": sorted(self.runners), "processed": self.processed(challenge)}
+
+    def watch_processors(self):
+        """Has the tool's registry of track processors snapshot each challenge's tasks just
+        before the first processor the track registered runs (the tool's own, test mode and
+        task filters, have run by then), so what the track's processors did is known."""
+        if self.tool == "opensearch-benchmark":
+            from osbenchmark.workload import loader
+
+            registry, register_name = loader.WorkloadProcessorRegistry, "register_workload_processor"
+            hook, default = "on_after_load_workload", loader.DefaultWorkloadPreparator
+        else:
+            from esrally.track import loader
+
+            registry, register_name = loader.TrackProcessorRegistry, "register_track_processor"
+            hook, default = "on_after_load_track", loader.DefaultTrackPreparator
+        original = getattr(registry, register_name)
+        if getattr(original, "searchbench_watched", False):
+            return
+        worker = self
+
+        def register(reg, processor, *args, **kwargs):
+            if not isinstance(processor, default):
+                applies = getattr(processor, hook)
+
+                def snapshot_first(t, *a, **k):
+                    if worker.before is None:
+                        worker.before = worker.schedules(t)
+                    return applies(t, *a, **k)
+
+                setattr(processor, hook, snapshot_first)
+            return original(reg, processor, *args, **kwargs)
+
+        register.searchbench_watched = True
+        setattr(registry, register_name, register)
+
+    def schedules(self, t):
+        """Every challenge's tasks, each as the fields a processor may change, copied."""
+        challenges = t.test_procedures if self.tool == "opensearch-benchmark" else t.challenges
+        return {c.name: [self.leaf(task) for group in c.schedule for task in group] for c in challenges}
+
+    @staticmethod
+    def leaf(task):
+        def copied(v):
+            try:
+                return copy.deepcopy(v)
+            except Exception:  # noqa: BLE001 - what cannot be copied is compared as it is
+                return v
+
+        return {
+            "name": task.name,
+            "type": task.operation.type,
+            "params": copied(task.operation.params),
+            "clients": task.clients,
+            "iterations": task.iterations,
+            "warmup_iterations": task.warmup_iterations,
+            "time_period": task.time_period,
+            "warmup_time_period": task.warmup_time_period,
+            # What searchbench does not apply when a processor changes it.
+            "param_source": task.operation.param_source,
+            "schedule": task.schedule,
+            "task_params": copied(task.params),
+            "completes": [task.completes_parent, getattr(task, "any_completes_parent", False)],
+            "ramp_up_time_period": getattr(task, "ramp_up_time_period", None),
+        }
+
+    def processed(self, challenge):
+        """What the track's processors did to `challenge`'s tasks (see the module's text)."""
+        done = {"changed": [], "removed": [], "added": []}
+        before = (self.before or {}).get(challenge.name)
+        if before is None:
+            return done
+        after = [self.leaf(task) for group in challenge.schedule for task in group]
+
+        def same(a, b):
+            return json.dumps(a, sort_keys=True, default=plain) == json.dumps(b, sort_keys=True, default=plain)
+
+        was = {t["name"]: t for t in before}
+        now = {t["name"]: t for t in after}
+        applied = ("type", "params", "clients", "iterations", "warmup_iterations", "time_period", "warmup_time_period")
+        for name, t in now.items():
+            old = was.get(name)
+            if old is None:
+                done["added"].append({"name": name, "type": t["type"]})
+            elif not same(old, t):
+                differ = [k for k in t if k != "name" and not same(old[k], t[k])]
+                done["changed"].append(
+                    {
+                        "name": name,
+                        "set": {k: t[k] for k in differ if k in applied},
+                        "unapplied": [k for k in differ if k not in applied],
+                    }
+                )
+        done["removed"] = [name for name in was if name not in now]
+        return done
 
     def register_runners(self, cfg):
         """The tool's own runners, then the track's runners and schedulers, registered as the

@@ -9,6 +9,7 @@ pub mod netns;
 pub mod proxy;
 pub mod results;
 pub mod track_corpus;
+pub mod track_runs;
 pub mod webhook;
 
 use std::io::{Read, Write};
