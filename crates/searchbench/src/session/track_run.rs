@@ -287,7 +287,8 @@ async fn python_worker(
         interrupt: &spec.interrupt,
     };
     let runners_for = runner_tasks(steps).map(|r| r.name.clone()).collect();
-    let w = start_worker(d, procedure, &load, runners_for, observer).await?;
+    let scheduled_for = scheduled_tasks(steps).map(|(t, _)| t.to_string()).collect();
+    let w = start_worker(d, procedure, &load, (runners_for, scheduled_for), observer).await?;
     // A task of a type searchbench does not run runs only by a runner of the tool or of the
     // track.
     if let Some(r) = runner_tasks(steps).find(|r| !w.runs(&r.name)) {
@@ -305,7 +306,27 @@ async fn python_worker(
             }
         )));
     }
+    // A schedule the tools do not have is one the track's Python registers.
+    if let Some((task, schedule)) = scheduled_tasks(steps).find(|(t, _)| !w.schedules(t)) {
+        w.stop().await;
+        return Err(SessionError::Usage(format!(
+            "{}: task {task}: schedule {schedule}: no scheduler has that name, neither the \
+             tools' own (deterministic, poisson) nor one the track's Python registers",
+            d.path.display(),
+        )));
+    }
     Ok(Some(std::sync::Arc::new(w)))
+}
+
+/// The tasks of `steps` whose schedule is a scheduler of the track's Python, with its name.
+fn scheduled_tasks(steps: &[Vec<(TaskPlan, bool)>]) -> impl Iterator<Item = (&str, &str)> {
+    steps.iter().flatten().filter_map(|(plan, _)| match plan {
+        TaskPlan::Task(t) => match &t.arrivals {
+            crate::tasks::task::Arrivals::Python(name) => Some((t.name.as_str(), name.as_str())),
+            _ => None,
+        },
+        TaskPlan::Bulk(_) => None,
+    })
 }
 
 /// How the track is loaded in the worker beyond its definition.
@@ -317,15 +338,16 @@ pub struct Loading<'l> {
 }
 
 /// The worker, its environment made when it is not there yet, with `procedure` of `d` loaded
-/// (`runners_for`: the tasks it is asked to run by a runner). An error in the track's Python is
-/// the user's: it names the file and line.
+/// (`asked`: the tasks it is asked to run by a runner, and those a scheduler of the track's
+/// paces). An error in the track's Python is the user's: it names the file and line.
 async fn start_worker(
     d: &Definition,
     procedure: &Procedure,
     load: &Loading<'_>,
-    runners_for: Vec<String>,
+    asked: (Vec<String>, Vec<String>),
     observer: &dyn Observer,
 ) -> Result<python::Worker, SessionError> {
+    let (runners_for, scheduled_for) = asked;
     let say = |m: String| observer.event(super::Event::Stage(m));
     let setup = |e: python::PythonError| SessionError::Other(format!("the track's Python: {e}"));
     let (library, _) = python::library_of(d.track.words());
@@ -345,6 +367,7 @@ async fn start_worker(
         challenge: Some(&procedure.name),
         test_mode: load.test_mode,
         runners_for,
+        scheduled_for,
     };
     python::Worker::start(&python, load)
         .await
@@ -369,7 +392,7 @@ pub async fn processed(
     if !python::processors::registers(d) {
         return Ok(None);
     }
-    let w = start_worker(d, procedure, load, Vec::new(), observer).await?;
+    let w = start_worker(d, procedure, load, Default::default(), observer).await?;
     w.stop().await;
     if w.processed.is_empty() {
         return Ok(None);

@@ -200,6 +200,7 @@ async fn run_in_worker(
             &r.name,
             client,
             r.clients.max(1),
+            r.scheduled,
         )
         .await
         .map_err(|e| Failed(format!("runner {}: {e}", r.operation_type)))?;
@@ -792,6 +793,7 @@ impl Operation {
                 operation_type: operation_type.to_string(),
                 tools,
                 clients: 0,
+                scheduled: false,
             }),
             retry_until_success: false,
             condition: None,
@@ -846,14 +848,18 @@ impl Operation {
             .next(&p.task.name, client, clients)
             .await
             .map_err(|e| Failed(e.to_string()))?;
-        match given {
-            None => Ok(None),
-            Some(params) => {
-                let mut op = p.operation_of(params)?;
-                op.give_up = op.give_up.min(self.give_up);
-                Ok(Some(std::borrow::Cow::Owned(op)))
-            }
-        }
+        given.map(|params| self.with_params(params)).transpose()
+    }
+
+    /// The operation of parameters `params` the track's Python gave: what its task would send
+    /// had it written them (no other operation takes parameters).
+    pub fn with_params(&self, params: Value) -> Result<std::borrow::Cow<'_, Operation>, Failed> {
+        let Kind::Python(p) = &self.kind else {
+            return Err(Failed("parameters given to a task that takes none".into()));
+        };
+        let mut op = p.operation_of(params)?;
+        op.give_up = op.give_up.min(self.give_up);
+        Ok(std::borrow::Cow::Owned(op))
     }
 
     /// Whether client `client` has used up its share of the operation's data.

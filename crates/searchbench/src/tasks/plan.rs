@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::task::Arrivals;
 use super::TaskSpec;
 use crate::corpus::track_file::EntryFile;
 use crate::ingest::conflicts::{Conflicts, IdOrder, OnConflict};
@@ -166,6 +167,7 @@ pub fn plan(d: &Definition, procedure: &Procedure, spec: &PlanSpec) -> Result<Pl
             let task = |op: super::Operation| {
                 TaskSpec::of(t, op)
                     .map_err(Unplanned::Invalid)
+                    .and_then(|spec| with_arrivals(spec, t, d))
                     .map(|spec| match test_mode {
                         true => spec.for_test_mode(),
                         false => spec,
@@ -318,6 +320,38 @@ fn runner_task(t: &model::Resolved, d: &Definition) -> Option<super::Operation> 
     (!ours && (tools || beside)).then(|| super::Operation::runner(&t.name, kind, tools))
 }
 
+/// Task `spec` with its `schedule` (`t`'s): the tools' own (`deterministic`, `poisson`), or
+/// one the track's Python beside it registers (the run checks that it does once the worker
+/// has loaded the track, before anything is sent). Any other name the tools refuse, and so
+/// does this.
+fn with_arrivals(
+    mut spec: TaskSpec,
+    t: &model::Resolved,
+    d: &Definition,
+) -> Result<TaskSpec, Unplanned> {
+    let Some(name) = t.task.schedule.as_deref() else {
+        return Ok(spec);
+    };
+    spec.arrivals = match name {
+        "deterministic" => Arrivals::Deterministic,
+        "poisson" => Arrivals::Poisson,
+        other => {
+            let (_, file) = super::python::library_of(d.track.words());
+            if !d.path.parent().is_some_and(|p| p.join(file).is_file()) {
+                return Err(Unplanned::Invalid(format!(
+                    "schedule {other}: no scheduler has that name (the tools' own are \
+                     deterministic and poisson; a {file} beside the track may register one)"
+                )));
+            }
+            if let super::operation::Kind::Runner(r) = &mut spec.operation.kind {
+                r.scheduled = true;
+            }
+            Arrivals::Python(other.to_string())
+        }
+    };
+    Ok(spec)
+}
+
 /// The param-source that gives task `t` its parameters, when the track's Python does.
 fn python_params(t: &model::Resolved) -> Option<String> {
     let source = t.operation.params.get("param-source")?;
@@ -350,6 +384,13 @@ fn bulk(
         }
     };
     let (corpora, indices) = (names("corpora"), names("indices"));
+    // The driver paces a bulk's requests evenly: another schedule is not yet its.
+    if let Some(schedule) = t.task.schedule.as_deref().filter(|s| *s != "deterministic") {
+        return Err(Unplanned::NotYet(format!(
+            "bulk with schedule {schedule}: the driver paces a bulk's requests evenly \
+             (deterministic) only"
+        )));
+    }
     let conflicts = conflicts(p)?;
     let looped = match p.get("looped") {
         None | Some(serde_json::Value::Null) => false,
@@ -585,7 +626,8 @@ impl TaskPlan {
     /// Whether it runs with the worker: its parameters, or its runner, are the track's Python.
     pub fn in_worker(&self) -> bool {
         use super::operation::Kind;
-        matches!(self, TaskPlan::Task(t) if matches!(t.operation.kind, Kind::Python(_) | Kind::Runner(_)))
+        matches!(self, TaskPlan::Task(t) if matches!(t.operation.kind, Kind::Python(_) | Kind::Runner(_))
+            || matches!(t.arrivals, Arrivals::Python(_)))
     }
 
     /// How the task runs, in a line.
@@ -626,8 +668,19 @@ impl TaskPlan {
                     (None, 0) => {}
                     (None, n) => how.push_str(&format!(" after {n} warm-up iteration(s)")),
                 }
-                if let Some(rate) = t.rate {
-                    how.push_str(&format!(", at {rate} ops/s"));
+                match (&t.arrivals, t.rate) {
+                    (Arrivals::Deterministic, Some(rate)) => {
+                        how.push_str(&format!(", at {rate} ops/s"))
+                    }
+                    (Arrivals::Poisson, Some(rate)) => {
+                        how.push_str(&format!(", at {rate} ops/s on average (poisson)"))
+                    }
+                    (Arrivals::Python(name), rate) => how.push_str(&format!(
+                        ", due when scheduler {name} of the track's Python says{}",
+                        rate.map(|r| format!(" (target {r} ops/s)"))
+                            .unwrap_or_default()
+                    )),
+                    (_, None) => {}
                 }
                 how
             }

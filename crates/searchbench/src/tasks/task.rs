@@ -2,12 +2,17 @@
 //! warm-up (`warmup-iterations` each, or `warmup-time-period`), then for the measured part
 //! (`iterations` each, or `time-period`; one iteration when neither is given). With a target
 //! throughput (`target-throughput` ops/s over all clients, or one op per `target-interval`),
-//! requests are due at fixed times and latency counts from the due time; service time always
-//! counts from the send. Only the measured part is counted.
+//! requests are due at fixed times (Rally's `poisson` schedule: at random gaps of the same
+//! mean) and latency counts from the due time; service time always counts from the send. A
+//! scheduler the track's Python registers gives each client's due times from the worker. Only
+//! the measured part is counted.
 
 use std::time::{Duration, Instant, SystemTime};
 
-use super::operation::{Context, Done, Operation};
+use std::borrow::Cow;
+use std::sync::Mutex;
+
+use super::operation::{Context, Done, Failed, Kind, Operation};
 use crate::cancel::Cancel;
 use crate::measure::schedule::Schedule;
 use crate::measure::Measurements;
@@ -28,6 +33,71 @@ pub struct TaskSpec {
     pub time: Option<Duration>,
     /// Operations per second over all clients.
     pub rate: Option<f64>,
+    /// How the requests are spread in time at that rate (Rally's `schedule`).
+    pub arrivals: Arrivals,
+}
+
+/// When a task's requests are due: Rally's `schedule`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Arrivals {
+    /// `deterministic`, the default: one every 1/rate s.
+    Deterministic,
+    /// `poisson`: random, independent arrivals at the rate (exponential gaps). Rally gives each
+    /// client a Poisson process at its share of the rate; together they are one Poisson
+    /// process at the whole rate, which the clients share here.
+    Poisson,
+    /// A scheduler the track's Python registers (`register_scheduler`), by its name: each
+    /// client's due times are asked of it in the worker, as the tool's driver asks, with or
+    /// without a target throughput.
+    Python(String),
+}
+
+/// Arrivals at random gaps, exponential of mean 1/rate, from `start`: seeded by the task's
+/// name, so a run repeats its arrivals.
+#[derive(Debug)]
+struct PoissonArrivals {
+    start: Instant,
+    rate: f64,
+    /// Seconds from the start of the last arrival, and the draws.
+    last: Mutex<(f64, crate::rng::Rng)>,
+}
+
+impl PoissonArrivals {
+    fn new(rate: f64, start: Instant, name: &str) -> Self {
+        let seed = crate::rng::fnv1a([name.as_bytes()]);
+        PoissonArrivals {
+            start,
+            rate,
+            last: Mutex::new((0.0, crate::rng::Rng::new(seed, 0))),
+        }
+    }
+
+    fn next(&self) -> Instant {
+        let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
+        let (at, draws) = &mut *last;
+        // Inverse transform: -ln(1 - U) / rate, U in [0, 1).
+        *at += -(1.0 - draws.unit()).ln() / self.rate;
+        self.start + Duration::from_secs_f64(*at)
+    }
+}
+
+/// How a task's requests are paced.
+#[derive(Debug)]
+enum Pace {
+    /// As fast as they go (or as the worker's scheduler says).
+    Open,
+    Fixed(Schedule),
+    Poisson(PoissonArrivals),
+}
+
+impl Pace {
+    fn next(&self) -> Option<Instant> {
+        match self {
+            Pace::Open => None,
+            Pace::Fixed(s) => Some(s.next(1)),
+            Pace::Poisson(p) => Some(p.next()),
+        }
+    }
 }
 
 /// The counts and histograms a task's measured part left, with its wall-clock window.
@@ -93,6 +163,7 @@ impl TaskSpec {
             warmup_time: t.warmup_time_period.map(Duration::from_secs),
             time: t.time_period.map(Duration::from_secs),
             rate,
+            arrivals: Arrivals::Deterministic,
         })
     }
 
@@ -116,9 +187,14 @@ impl TaskSpec {
     pub async fn run(&self, ctx: &Context, stop: &Cancel) -> TaskRun {
         self.operation.begin();
         let start = Instant::now();
-        let schedule = self.rate.map(|r| Schedule::new(r, start));
-        let clients =
-            (0..self.clients as usize).map(|c| self.client(c, ctx, start, schedule.as_ref(), stop));
+        let pace = match (self.rate, &self.arrivals) {
+            (Some(r), Arrivals::Deterministic) => Pace::Fixed(Schedule::new(r, start)),
+            (Some(r), Arrivals::Poisson) => {
+                Pace::Poisson(PoissonArrivals::new(r, start, &self.name))
+            }
+            _ => Pace::Open,
+        };
+        let clients = (0..self.clients as usize).map(|c| self.client(c, ctx, start, &pace, stop));
         let mut all = TaskRun::default();
         for part in futures_util::future::join_all(clients).await {
             if let Err(e) = all.measurements.merge(&part.measurements) {
@@ -142,7 +218,7 @@ impl TaskSpec {
         client: usize,
         ctx: &Context,
         start: Instant,
-        schedule: Option<&Schedule>,
+        pace: &Pace,
         stop: &Cancel,
     ) -> TaskRun {
         let mut mine = TaskRun::default();
@@ -177,13 +253,14 @@ impl TaskSpec {
                 (None, _) if measured >= wanted => break,
                 (None, _) => false,
             };
-            // What this client sends next (the track's Python may say it has no more).
+            // What this client sends next, and when (the track's Python may say it has no
+            // more).
             let next = tokio::select! {
-                n = self.operation.next(ctx, client, self.clients) => n,
+                n = self.next_due(ctx, client, start, pace) => n,
                 () = stop.cancelled() => { mine.stopped = true; break; }
             };
-            let operation = match next {
-                Ok(Some(op)) => op,
+            let (operation, due) = match next {
+                Ok(Some(next)) => next,
                 Ok(None) => break,
                 Err(e) => {
                     mine.measurements.count("ops", 1);
@@ -192,11 +269,22 @@ impl TaskSpec {
                     break;
                 }
             };
-            let due = schedule.map(|s| s.next(1));
             if let Some(at) = due {
                 tokio::select! {
                     () = tokio::time::sleep_until(at.into()) => {}
                     () = stop.cancelled() => { mine.stopped = true; break; }
+                }
+            }
+            // A scheduler in the worker hears of the request before and after it (a runner's
+            // hears it there, around the runner).
+            let told = self
+                .tells(&operation)
+                .then_some(ctx.worker.as_ref())
+                .flatten();
+            if let Some(w) = told {
+                if let Err(e) = w.tell(&self.name, client, None).await {
+                    mine.first_error
+                        .get_or_insert(format!("schedule {}: {e}", self.schedule_name()));
                 }
             }
             let sent = Instant::now();
@@ -206,6 +294,20 @@ impl TaskSpec {
                 () = stop.cancelled() => { mine.stopped = true; break; }
             };
             let end = Instant::now();
+            if let Some(w) = told {
+                let after = match &outcome {
+                    Ok(done) => (
+                        done.units as f64,
+                        done.unit.as_deref().unwrap_or("ops"),
+                        true,
+                    ),
+                    Err(_) => (0.0, "ops", false),
+                };
+                if let Err(e) = w.tell(&self.name, client, Some(after)).await {
+                    mine.first_error
+                        .get_or_insert(format!("schedule {}: {e}", self.schedule_name()));
+                }
+            }
             // A runner whose parameters were used up sent nothing: the client is done.
             if matches!(outcome, Ok(Done { ended: true, .. })) {
                 break;
@@ -261,6 +363,71 @@ impl TaskSpec {
     }
 }
 
+impl TaskSpec {
+    /// Client `client`'s next operation (the track's Python may say it has no more) and when
+    /// it is due: by the task's pace, or as the track's scheduler in the worker says (its due
+    /// time asked first, then the client's parameters, as the tool's driver asks them).
+    async fn next_due<'s>(
+        &'s self,
+        ctx: &Context,
+        client: usize,
+        start: Instant,
+        pace: &Pace,
+    ) -> Result<Option<(Cow<'s, Operation>, Option<Instant>)>, Failed> {
+        let Arrivals::Python(schedule) = &self.arrivals else {
+            let next = self.operation.next(ctx, client, self.clients).await?;
+            return Ok(next.map(|op| (op, pace.next())));
+        };
+        let worker = ctx
+            .worker
+            .as_ref()
+            .ok_or_else(|| Failed("no Python worker runs for this track".into()))?;
+        let python_params = matches!(self.operation.kind, Kind::Python(_));
+        let asked = worker
+            .scheduled(&self.name, client, self.clients, python_params)
+            .await
+            .map_err(|e| Failed(format!("schedule {schedule}: {e}")))?;
+        if asked.done {
+            return Ok(None);
+        }
+        // A due time of 0 or less is at once, unthrottled, as the tool's driver takes it.
+        let due = match asked.at {
+            at if at > 0.0 => Some(
+                Duration::try_from_secs_f64(at)
+                    .ok()
+                    .and_then(|d| start.checked_add(d))
+                    .ok_or_else(|| {
+                        Failed(format!(
+                            "schedule {schedule}: a due time of {at} s is too far"
+                        ))
+                    })?,
+            ),
+            _ => None,
+        };
+        let op = match asked.params.into_iter().next() {
+            Some(params) => Some(self.operation.with_params(params)?),
+            None if python_params => None,
+            None => self.operation.next(ctx, client, self.clients).await?,
+        };
+        Ok(op.map(|op| (op, due)))
+    }
+
+    /// Whether the worker's scheduler is told of `operation`'s requests from here (a runner's
+    /// hears of them in the worker).
+    fn tells(&self, operation: &Operation) -> bool {
+        matches!(self.arrivals, Arrivals::Python(_)) && !matches!(operation.kind, Kind::Runner(_))
+    }
+
+    /// The name of the task's schedule, as the track gives it.
+    fn schedule_name(&self) -> &str {
+        match &self.arrivals {
+            Arrivals::Deterministic => "deterministic",
+            Arrivals::Poisson => "poisson",
+            Arrivals::Python(name) => name,
+        }
+    }
+}
+
 /// A target throughput: a number of ops/s, or a string with its unit (`"100 ops/s"`,
 /// `"2 ops/min"`), as the tools take it.
 fn throughput(v: &serde_json::Value) -> Result<f64, String> {
@@ -283,5 +450,44 @@ fn throughput(v: &serde_json::Value) -> Result<f64, String> {
         other => Err(format!(
             "target-throughput: unit {other:?} is not ops/s or ops/min"
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rally's `poisson`: random gaps whose mean is 1/rate, the same on every run of the task,
+    /// another for another task.
+    #[test]
+    fn poisson_arrivals_come_at_random_gaps_of_the_rates_mean() {
+        let t0 = Instant::now();
+        let gaps = |name: &str| {
+            let p = PoissonArrivals::new(50.0, t0, name);
+            let mut last = t0;
+            (0..20_000)
+                .map(|_| {
+                    let at = p.next();
+                    let gap = (at - last).as_secs_f64();
+                    last = at;
+                    gap
+                })
+                .collect::<Vec<f64>>()
+        };
+        let a = gaps("search");
+        let mean = a.iter().sum::<f64>() / a.len() as f64;
+        assert!((mean - 0.02).abs() < 0.001, "mean gap {mean}");
+        // Exponential: its standard deviation is its mean; a fixed pace's is 0.
+        let sd = (a.iter().map(|g| (g - mean).powi(2)).sum::<f64>() / a.len() as f64).sqrt();
+        assert!(
+            (sd / mean - 1.0).abs() < 0.05,
+            "sd {sd} against mean {mean}"
+        );
+        assert_eq!(a, gaps("search"));
+        assert_ne!(a, gaps("another"));
+        let fixed = Pace::Fixed(Schedule::new(50.0, t0));
+        assert_eq!(fixed.next(), Some(t0));
+        assert_eq!(fixed.next(), Some(t0 + Duration::from_millis(20)));
+        assert_eq!(Pace::Open.next(), None);
     }
 }

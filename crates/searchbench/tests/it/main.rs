@@ -46,6 +46,7 @@ mod toys;
 mod track_corpora;
 mod track_processors;
 mod track_python;
+mod track_schedulers;
 mod track_tasks;
 mod tracks_as_written;
 mod url_credentials;

@@ -8,7 +8,7 @@ use std::path::Path;
 use serde_json::{json, Value};
 
 use crate::common;
-use crate::common::track_runs::{self, run_track};
+use crate::common::track_runs::{self, nothing_was_sent, run_track};
 
 const INDEX: &str = "searchbench-test-track-processors";
 
@@ -243,7 +243,6 @@ fn what_a_processor_changes_that_is_not_applied_stops_the_run_first() {
     let _one = common::one_track_at_a_time();
     // No index: a run that sent anything would make it.
     common::fresh_index(INDEX, None);
-    let t = common::target();
     for (change, said) in [
         (
             "                    if task.name == \"find\":\n                        task.schedule = \"poisson\"",
@@ -261,11 +260,6 @@ fn what_a_processor_changes_that_is_not_applied_stops_the_run_first() {
         for s in said {
             assert!(err.contains(s), "{s} in {err}");
         }
-        let reply =
-            common::runtime().block_on(t.send(reqwest::Method::HEAD, &format!("/{INDEX}"), None));
-        assert!(
-            matches!(&reply, Err(e) if e.status() == Some(404)),
-            "something was sent: {reply:?}"
-        );
+        nothing_was_sent(INDEX);
     }
 }

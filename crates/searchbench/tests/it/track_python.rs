@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::common::track_runs::{self, run_track};
+use crate::common::track_runs::{self, row, run_track};
 use crate::common::{self, node_url};
 
 const INDEX: &str = "searchbench-test-track-python";
@@ -80,15 +80,6 @@ def register(registry):
     registry.register_param_source("terms", Terms)
     registry.register_param_source("ends", Ends)
 "#;
-
-fn row<'r>(result: &'r Value, task: &str) -> &'r Value {
-    result["tasks"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|t| t["task"] == task)
-        .unwrap_or_else(|| panic!("no task {task} in {result:#}"))
-}
 
 fn ids(url: &str) -> Vec<String> {
     let t = common::target_at(url, Duration::from_secs(30));
@@ -202,13 +193,7 @@ fn a_python_error_names_its_file_and_line_and_nothing_is_sent() {
 
 /// The track's first tasks would have made its index: it is not there.
 fn nothing_was_sent() {
-    let t = common::target();
-    let reply =
-        common::runtime().block_on(t.send(reqwest::Method::HEAD, &format!("/{INDEX}"), None));
-    assert!(
-        matches!(&reply, Err(e) if e.status() == Some(404)),
-        "the index exists: {reply:?}"
-    );
+    track_runs::nothing_was_sent(INDEX);
 }
 
 /// The processes whose working folder is `dir`: the worker runs in the track's folder.

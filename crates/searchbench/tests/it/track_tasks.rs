@@ -9,6 +9,7 @@ use searchbench::session::track_run;
 use searchbench::workload::track::{read, runnable, TrackParams};
 use serde_json::Value;
 
+use crate::common::track_runs::row;
 use crate::common::{self, node_url};
 
 const INDEX: &str = "searchbench-test-track-tasks";
@@ -57,15 +58,6 @@ fn track() -> String {
   ]}}]
 }}"#
     )
-}
-
-fn row<'r>(result: &'r Value, task: &str) -> &'r Value {
-    result["tasks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["task"] == task)
-        .unwrap_or_else(|| panic!("no task {task} in {result:#}"))
 }
 
 /// Each of `tasks` ran one operation, without error.

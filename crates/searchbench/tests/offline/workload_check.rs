@@ -775,3 +775,63 @@ fn a_bulk_with_a_time_period_a_target_throughput_or_looped_says_how_it_runs() {
         refused(&path, says);
     }
 }
+
+/// A task's `schedule`: the tools' `poisson` paces at the target on average, a bulk's other
+/// schedule does not run yet, a name the tools do not have is one the track's Python must
+/// register (refused without a `track.py` beside, as the tools refuse it).
+#[test]
+fn a_tasks_schedule_is_said_and_one_no_scheduler_has_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("track.json");
+    let write = |custom: &str| {
+        std::fs::write(
+            &path,
+            format!(
+                r#"{{"version": 2, "indices": [{{"name": "logs"}}],
+  "schedule": [{{"operation": {{"name": "p", "operation-type": "search", "body": {{"query": {{"match_all": {{}}}}}}}}, "target-throughput": 10, "schedule": "poisson"}},
+               {{"operation": {{"name": "b", "operation-type": "bulk", "bulk-size": 10}}, "schedule": "poisson"}},
+               {{"operation": {{"name": "c", "operation-type": "search", "body": {{"query": {{"match_all": {{}}}}}}}}, "schedule": "{custom}"}}]}}"#
+            ),
+        )
+        .unwrap();
+    };
+    write("deterministic");
+    let check = check_json(&[&path.display().to_string()]);
+    let how = |what: &str| item(&check, what)["how"].as_str().unwrap().to_string();
+    assert!(
+        how("task p (search)").contains("at 10 ops/s on average (poisson)"),
+        "{check}"
+    );
+    let bulk = item(&check, "task b (bulk)");
+    assert_eq!(bulk["runs"], false, "{bulk}");
+    assert!(
+        how("task b (bulk)").contains("bulk with schedule poisson"),
+        "{bulk}"
+    );
+
+    write("my-scheduler");
+    refused(
+        &path,
+        "schedule my-scheduler: no scheduler has that name (the tools' own are deterministic \
+         and poisson; a track.py beside the track may register one)",
+    );
+    std::fs::write(
+        dir.path().join("track.py"),
+        "def register(registry):\n    pass\n",
+    )
+    .unwrap();
+    let check = check_json(&[&path.display().to_string()]);
+    let c = item(&check, "task c (search)");
+    assert_eq!(
+        (&c["runs"], &c["worker"]),
+        (&Value::Bool(true), &Value::Bool(true)),
+        "{c}"
+    );
+    assert!(
+        c["how"]
+            .as_str()
+            .unwrap()
+            .contains("due when scheduler my-scheduler of the track's Python says"),
+        "{c}"
+    );
+}

@@ -84,6 +84,23 @@ pub struct SourceTask {
     /// operation type: it runs in the worker.
     #[serde(default)]
     pub runner: bool,
+    /// It was asked for (`scheduled_for`) and the scheduler its `schedule` names is registered
+    /// (by the track's Python, or the tool's own).
+    #[serde(default)]
+    pub scheduler: bool,
+}
+
+/// A client's next due time, asked of the task's scheduler in the worker, with its next
+/// parameters when they come from there.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct Scheduled {
+    /// Seconds from the task's start; 0 or less: at once, unthrottled.
+    pub at: f64,
+    #[serde(default)]
+    pub params: Vec<Value>,
+    /// Its parameter source has ended.
+    #[serde(default)]
+    pub done: bool,
 }
 
 /// What one execution of a runner in the worker did, as the tool's driver reports it.
@@ -154,6 +171,9 @@ pub struct Load<'a> {
     /// The tasks to run by a runner in the worker (their operation type is none searchbench
     /// runs): each is answered with whether the tool or the track has a runner for it.
     pub runners_for: Vec<String>,
+    /// The tasks whose `schedule` names a scheduler of the track's Python: each is answered
+    /// with whether one is registered under that name.
+    pub scheduled_for: Vec<String>,
 }
 
 impl Worker {
@@ -238,6 +258,7 @@ impl Worker {
                 "challenge": load.challenge,
                 "test_mode": load.test_mode,
                 "runners_for": load.runners_for,
+                "scheduled_for": load.scheduled_for,
             }))
             .await?;
         #[derive(Deserialize)]
@@ -387,15 +408,74 @@ impl Worker {
         }
     }
 
+    /// Client `client`'s (of `clients`) next due time of task `task`, asked of its scheduler
+    /// as the tool's driver asks it, then (`params`) the client's next parameters.
+    pub async fn scheduled(
+        &self,
+        task: &str,
+        client: usize,
+        clients: u64,
+        params: bool,
+    ) -> Result<Scheduled, PythonError> {
+        let asked = json!({"op": "scheduled", "task": task, "client": client,
+                           "clients": clients, "params": params});
+        let answer = self.ask(asked).await?;
+        let scheduled = Scheduled::deserialize(&answer)
+            .map_err(|e| PythonError::Worker(format!("answered a due time it cannot mean: {e}")))?;
+        if !scheduled.at.is_finite() || scheduled.params.len() > 1 {
+            return Err(PythonError::Worker(format!(
+                "task {task}'s scheduler gave a due time of {} s: a number of seconds is needed",
+                scheduled.at
+            )));
+        }
+        Ok(scheduled)
+    }
+
+    /// Tells client `client`'s scheduler of task `task` that its request starts now
+    /// (`before_request`), or ended now (`after`: `after_request` with what it did), without
+    /// waiting: an error it raises is the next answer's.
+    pub async fn tell(
+        &self,
+        task: &str,
+        client: usize,
+        after: Option<(f64, &str, bool)>,
+    ) -> Result<(), PythonError> {
+        let mut told = json!({"op": "before", "task": task, "client": client, "tell": true});
+        if let Some((weight, unit, success)) = after {
+            told = json!({"op": "after", "task": task, "client": client, "tell": true,
+                          "weight": weight, "unit": unit, "meta": {"success": success}});
+        }
+        let mut pipe = self.pipe.lock().await;
+        let mut line = told.to_string();
+        line.push('\n');
+        let sent = async {
+            pipe.stdin.write_all(line.as_bytes()).await?;
+            pipe.stdin.flush().await
+        };
+        match tokio::time::timeout(ANSWER, sent).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(PythonError::Worker(format!(
+                "took no more: {e}{}",
+                self.said()
+            ))),
+            Err(_) => Err(PythonError::Worker(format!(
+                "took nothing within {ANSWER:?}{}",
+                self.said()
+            ))),
+        }
+    }
+
     /// Runs task `task`'s runner once for client `client` (of `clients`), with that client's
     /// next parameters, on `cluster` (engine version `version`: the tool's client speaks to it
-    /// as to that version): what it did, or `None` once its parameters are used up.
+    /// as to that version): what it did, or `None` once its parameters are used up. When
+    /// `scheduled`, its scheduler in the worker hears of the request before and after it.
     pub async fn run(
         &self,
         cluster: (&crate::cluster::Target, &str),
         task: &str,
         client: usize,
         clients: u64,
+        scheduled: bool,
     ) -> Result<Option<Ran>, PythonError> {
         // The cluster and its credentials go on the pipe, once, when a runner first needs
         // them: the worker starts before the cluster may be up.
@@ -409,7 +489,8 @@ impl Worker {
                     .map(drop)
             })
             .await?;
-        let run = json!({"op": "run", "task": task, "client": client, "clients": clients});
+        let run = json!({"op": "run", "task": task, "client": client, "clients": clients,
+                         "scheduled": scheduled});
         let answer = self.ask_within(run, RUN_ANSWER).await?;
         if answer.get("done").and_then(Value::as_bool) == Some(true) {
             return Ok(None);
@@ -430,6 +511,11 @@ impl Worker {
     /// Whether a runner (the track's, or the tool's own) runs task `task` in the worker.
     pub fn runs(&self, task: &str) -> bool {
         self.tasks.iter().any(|t| t.name == task && t.runner)
+    }
+
+    /// Whether the scheduler task `task`'s `schedule` names is registered in the worker.
+    pub fn schedules(&self, task: &str) -> bool {
+        self.tasks.iter().any(|t| t.name == task && t.scheduler)
     }
 
     /// Whether task `task`'s source never ends by itself.
@@ -497,6 +583,8 @@ pub struct RunnerTask {
     pub tools: bool,
     /// The task's clients, which partition its parameters (set as a client asks).
     pub clients: u64,
+    /// A scheduler of the track's Python paces it: it hears of each request, in the worker.
+    pub scheduled: bool,
 }
 
 impl PythonTask {

@@ -20,6 +20,18 @@ its standard output:
       where "set" holds what changed of the task's "type", "params", "clients", "iterations",
       "warmup_iterations", "time_period" and "warmup_time_period", and "unapplied" names what
       else changed (its param source, schedule, task parameters, what completes its block)
+      With "scheduled_for": [TASK], those tasks are listed too, each with whether the scheduler
+      its "schedule" names is registered ("scheduler": BOOL): one the track registers
+      (`register_scheduler`), or the tool's own.
+  {"op": "scheduled", "task": NAME, "client": I, "clients": N, "params": BOOL}
+      client I's next due time, in seconds from the task's start, as the tool's driver asks its
+      scheduler (`scheduler_for(task)`, the client's parameter source given it as the tool gives
+      it; `next` of the last due time), then, with "params", the client's next parameters:
+      {"ok": {"at": SECONDS, "params": [P] or [], "done": BOOL}}
+  {"op": "before", "task", "client"} and {"op": "after", "task", "client", "weight", "unit",
+   "meta"}, "tell": true
+      the scheduler's `before_request(now)` and `after_request(now, weight, unit, meta)`, now
+      the worker's clock as it reads the line: not answered; an error is the next answer's
   {"op": "params", "task": NAME, "client": I, "clients": N, "count": K}
       the next K parameters of client I's partition of the task's param source, made on the
       first ask as esrally makes it (a source per client, partitioned I of N):
@@ -28,7 +40,8 @@ its standard output:
    "verify", "ca_certs", "timeout", "version"}}
       the cluster the runners' clients talk to, and how (its credentials: on this pipe only)
   {"op": "run", "task": NAME, "client": I, "clients": N}
-      runs the task's runner (the track's, else the tool's own) once, as the tool's driver runs it (`execute_single`, errors
+      runs the task's runner (the track's, else the tool's own) once (with "scheduled", its
+      scheduler's before_request and after_request around it), as the tool's driver runs it (`execute_single`, errors
       continued), with client I's parameters next and client I's client of the tool's own
       library, timed as the tool times it (its request context: first request sent to last
       answer read): {"ok": {"done": true}} once the parameters are used up, else
@@ -99,6 +112,11 @@ class Worker:
         self.loop = None
         # The challenges' tasks as they were before the track's first processor ran.
         self.before = None
+        self.scheduler_module = None
+        # Each (task, client)'s scheduler and its last due time.
+        self.schedulers = {}
+        # What a told request raised, answered with the next one.
+        self.told_error = None
 
     def load(self, req):
         self.tool = req.get("tool", "esrally")
@@ -142,12 +160,13 @@ class Worker:
         self.module = track
         self.register_runners(cfg)
         wanted = set(req.get("runners_for") or [])
+        scheduled = set(req.get("scheduled_for") or [])
         listed = []
         for group in challenge.schedule:
             for task in group:
                 source = task.operation.param_source
                 runner = task.name in wanted and self.has_runner(task.operation.type)
-                if not source and not runner:
+                if not source and not runner and task.name not in scheduled:
                     continue
                 self.tasks[task.name] = task
                 probe = track.operation_parameters(self.track, task)
@@ -159,6 +178,7 @@ class Worker:
                         "clients": task.clients,
                         "infinite": bool(getattr(probe, "infinite", False)),
                         "runner": runner,
+                        "scheduler": task.name in scheduled and self.has_scheduler(task.schedule),
                     }
                 )
         return {"tasks": listed, "runners": sorted(self.runners), "processed": self.processed(challenge)}
@@ -272,6 +292,7 @@ class Worker:
             plugins = self.module.load_track_plugins
             runner.register_default_runners(cfg)
         self.runner_module = runner
+        self.scheduler_module = scheduler
 
         def register(operation_type, fn, **kwargs):
             runner.register_runner(operation_type, fn, **kwargs)
@@ -287,6 +308,47 @@ class Worker:
             return True
         except Exception:  # noqa: BLE001 - the tools raise their own error for "no runner"
             return False
+
+    def has_scheduler(self, name):
+        """Whether a scheduler is registered as `name` (the tool's own, or the track's)."""
+        registered = getattr(self.scheduler_module, "__SCHEDULERS", None)
+        return registered is not None and name in registered
+
+    def scheduler(self, name, client, clients):
+        """Client `client`'s scheduler of task `name`, made on the first ask as the tool's
+        driver makes it (`scheduler_for(task)`, given the client's parameter source when it has
+        a `parameter_source`), with its last due time."""
+        key = (name, client)
+        if key not in self.schedulers:
+            task = self.tasks.get(name)
+            if task is None:
+                raise KeyError(f"no task {name!r} is scheduled in the worker")
+            made = self.scheduler_module.scheduler_for(task)
+            if hasattr(made, "parameter_source"):
+                made.parameter_source = self.source(name, client, clients)
+            self.schedulers[key] = [made, 0]
+        return self.schedulers[key]
+
+    def scheduled(self, req):
+        name, client, clients = req["task"], int(req["client"]), int(req["clients"])
+        held = self.scheduler(name, client, clients)
+        held[1] = held[0].next(held[1])
+        out, done = [], False
+        if req.get("params"):
+            try:
+                out.append(self.source(name, client, clients).params())
+            except StopIteration:
+                done = True
+        return {"at": float(held[1]), "params": out, "done": done}
+
+    def told(self, req):
+        """A scheduler's before_request or after_request, at the worker's clock now."""
+        held = self.scheduler(req["task"], int(req["client"]), int(req.get("clients", 1)))
+        now = time.perf_counter()
+        if req["op"] == "before":
+            held[0].before_request(now)
+        else:
+            held[0].after_request(now, req.get("weight", 0), req.get("unit", "ops"), req.get("meta") or {})
 
     def source(self, name, client, clients):
         """Client `client`'s partition of task `name`'s parameters, made on the first ask as
@@ -358,7 +420,14 @@ class Worker:
         if self.loop is None:
             self.loop = asyncio.new_event_loop()
         runner = self.runner_module.runner_for(task.operation.type)
-        return self.loop.run_until_complete(self.once(runner, self.client_of(client), params))
+        held = self.scheduler(name, client, clients)[0] if req.get("scheduled") else None
+        if held is not None:
+            held.before_request(time.perf_counter())
+        ran = self.loop.run_until_complete(self.once(runner, self.client_of(client), params))
+        if held is not None:
+            meta = dict(ran["meta"], success=ran["success"])
+            held.after_request(time.perf_counter(), ran["weight"], ran["unit"], meta)
+        return ran
 
     async def once(self, runner, es, params):
         if self.tool == "opensearch-benchmark":
@@ -421,6 +490,15 @@ def main():
         try:
             req = json.loads(line)
             op = req.get("op")
+            if req.get("tell"):
+                try:
+                    worker.told(req)
+                except Exception as e:  # noqa: BLE001 - said with the next answer
+                    worker.told_error = worker.told_error or e
+                continue
+            if worker.told_error is not None and op != "exit":
+                e, worker.told_error = worker.told_error, None
+                raise e
             if op == "exit":
                 worker.close()
                 break
@@ -428,6 +506,8 @@ def main():
                 answer(out, {"ok": worker.load(req)}, req)
             elif op == "params":
                 answer(out, {"ok": worker.params(req)}, req)
+            elif op == "scheduled":
+                answer(out, {"ok": worker.scheduled(req)}, req)
             elif op == "target":
                 worker.target = req.get("target") or {}
                 answer(out, {"ok": {}}, req)

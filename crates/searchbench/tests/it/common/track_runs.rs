@@ -59,3 +59,25 @@ pub fn run_track(dir: &Path, file: &Path, args: &[&str]) -> (std::process::Outpu
     let result = std::fs::read(&json).map_or(Value::Null, |b| serde_json::from_slice(&b).unwrap());
     (out, result)
 }
+
+/// Task `task`'s row in a track run's result.
+pub fn row<'r>(result: &'r Value, task: &str) -> &'r Value {
+    result["tasks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|t| t["task"] == task)
+        .unwrap_or_else(|| panic!("no task {task} in {result:#}"))
+}
+
+/// Index `index` is not on the shared node: a run that stopped first sent nothing (its first
+/// task would have made it).
+pub fn nothing_was_sent(index: &str) {
+    let t = super::target();
+    let reply =
+        super::runtime().block_on(t.send(reqwest::Method::HEAD, &format!("/{index}"), None));
+    assert!(
+        matches!(&reply, Err(e) if e.status() == Some(404)),
+        "the index exists: something was sent: {reply:?}"
+    );
+}
