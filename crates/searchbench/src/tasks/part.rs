@@ -52,6 +52,7 @@ pub fn for_part(planned: Planned, part: Part) -> Result<Planned, Invalid> {
         missing,
         absent,
         points,
+        convert,
     } = planned;
     let mut out = Vec::with_capacity(steps.len());
     for step in steps {
@@ -79,6 +80,7 @@ pub fn for_part(planned: Planned, part: Part) -> Result<Planned, Invalid> {
         missing,
         absent,
         points,
+        convert,
     })
 }
 

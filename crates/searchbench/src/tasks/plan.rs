@@ -40,6 +40,9 @@ pub enum Unplanned {
     Absent(Vec<Absent>),
     /// The track gets it wrong: refused before anything runs.
     Invalid(String),
+    /// It reads HDF5 data sets not converted to bigann yet: `run` converts them, then plans
+    /// again ([`super::python::hdf5`]).
+    Converts(Vec<super::python::hdf5::Hdf5Set>),
 }
 
 impl From<&str> for Unplanned {
@@ -75,6 +78,8 @@ pub struct Planned {
     /// What each step is called where the parts of a run join before it: its position and
     /// its tasks' names.
     pub points: Vec<String>,
+    /// The HDF5 data sets the tasks read that are to be converted to bigann first, each once.
+    pub convert: Vec<super::python::hdf5::Hdf5Set>,
 }
 
 /// One task as it will run: through the operation runners, or (a bulk) through the
@@ -131,6 +136,8 @@ pub struct PlanSpec {
     /// Files `--synthesize` made (or will make) for corpus files that are not here: a file
     /// found where the track's are looked for is read first.
     pub stand_ins: Vec<StandIn>,
+    /// The HDF5 data sets converted to bigann files, read in their place.
+    pub converted: Vec<super::python::hdf5::Converted>,
 }
 
 /// A file made by `--synthesize` standing in for a corpus file that is not here.
@@ -234,6 +241,21 @@ pub fn plan(d: &Definition, procedure: &Procedure, spec: &PlanSpec) -> Result<Pl
                         how: why,
                     })
                 }
+                // It runs once they are converted: `workload check` says so.
+                Err(Unplanned::Converts(sets)) => {
+                    let how = converts_said(&sets);
+                    for set in sets {
+                        if !planned.convert.contains(&set) {
+                            planned.convert.push(set);
+                        }
+                    }
+                    planned.not_run.push(Item {
+                        what,
+                        runs: true,
+                        worker: false,
+                        how,
+                    })
+                }
             }
         }
         if !together.is_empty() {
@@ -253,6 +275,19 @@ pub fn plan(d: &Definition, procedure: &Procedure, spec: &PlanSpec) -> Result<Pl
         }
     }
     Ok(planned)
+}
+
+/// How a task waiting on HDF5 data sets runs, in a line.
+pub fn converts_said(sets: &[super::python::hdf5::Hdf5Set]) -> String {
+    let named: Vec<String> = sets
+        .iter()
+        .map(|s| format!("{} ({})", s.shown, s.dataset))
+        .collect();
+    format!(
+        "once its HDF5 data set(s) are converted to bigann files, when the run starts \
+         (opensearch-benchmark's h5py; kept in the cache): {}",
+        named.join(", ")
+    )
 }
 
 /// `file` cut to the first `percentage` % of its documents (rounded up, as Rally rounds its
@@ -872,6 +907,12 @@ pub fn check(d: &Definition, name: Option<&str>, spec: &PlanSpec) -> Result<Chec
                 runs: false,
                 worker: false,
                 how: Absent::summary(&absent),
+            },
+            Err(Unplanned::Converts(sets)) => Item {
+                what,
+                runs: false,
+                worker: false,
+                how: converts_said(&sets),
             },
             Err(Unplanned::Invalid(why)) => return Err(Invalid(why)),
         });

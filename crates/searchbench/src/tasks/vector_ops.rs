@@ -21,8 +21,9 @@
 //! - a data set is read from the track's folder or `--corpus-dir` only, like every file a
 //!   track names.
 //!
-//! HDF5 data sets need the HDF5 library, which is not here: they are listed as not running,
-//! with the command that writes the same data as bigann files.
+//! HDF5 data sets (the tool's default format) are converted once into bigann files in the
+//! cache before the run ([`super::python::hdf5`]): `train` is what a bulk loads, `test` what a
+//! search asks, `neighbors` its ground truth, as opensearch-benchmark reads them.
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -407,9 +408,20 @@ pub fn of(t: &Resolved, d: &Definition, spec: &PlanSpec) -> Result<VectorOp, Unp
     };
     // The formats and numbers are checked before any file is opened; each file is then
     // checked itself.
-    bigann(p, "data_set", false)?;
+    let mut sets = vec![("data_set", false)];
     if t.operation_type == "vector-search" {
-        bigann(p, "neighbors_data_set", true)?;
+        sets.push(("neighbors_data_set", true));
+    }
+    for (prefix, neighbours) in sets {
+        let named = [format!("{prefix}_path"), format!("{prefix}_corpus")]
+            .iter()
+            .any(|k| given(p, k).is_some());
+        // opensearch-benchmark's workloads name their HDF5 files by parameters the user gives.
+        if format_of(p, prefix, neighbours)? == Format::Hdf5 && !named {
+            return Err(Unplanned::Missing(format!(
+                "no {prefix}_path is given (an HDF5 file, opensearch-benchmark's default format)"
+            )));
+        }
     }
     let num_vectors = count("num_vectors")?;
     let id_field = text("id-field-name").filter(|f| f != "_id");
@@ -417,8 +429,7 @@ pub fn of(t: &Resolved, d: &Definition, spec: &PlanSpec) -> Result<VectorOp, Unp
         let attributes = p.get("filter_attributes").and_then(Value::as_array);
         if attributes.is_some_and(|a| !a.is_empty()) {
             return Err(Unplanned::NotYet(
-                "filter_attributes come from an HDF5 data set's attributes, which is not read here"
-                    .into(),
+                "filter_attributes (an HDF5 data set's attributes as fields) do not run yet".into(),
             ));
         }
         let bulk_size = match count("bulk_size")? {
@@ -485,9 +496,19 @@ pub fn of(t: &Resolved, d: &Definition, spec: &PlanSpec) -> Result<VectorOp, Unp
         Some(n) if (1..=1_000_000).contains(&n) => n,
         Some(n) => return Err(format!("repetitions: {n} is not from 1 to 1000000").into()),
     };
-    let data = data_set(t, d, spec, "data_set", false)?;
+    // Both files are asked for at once: what is to be converted first is said in one go.
+    let (data, truth) = match (
+        data_set(t, d, spec, "data_set", false),
+        data_set(t, d, spec, "neighbors_data_set", true),
+    ) {
+        (Ok(data), Ok(truth)) => (data, truth),
+        (Err(Unplanned::Converts(mut a)), Err(Unplanned::Converts(b))) => {
+            a.extend(b);
+            return Err(Unplanned::Converts(a));
+        }
+        (Err(e), _) | (_, Err(e)) => return Err(e),
+    };
     let rows = num_vectors.map_or(data.rows, |n| n.min(data.rows));
-    let truth = data_set(t, d, spec, "neighbors_data_set", true)?;
     if truth.rows < rows {
         return Err(format!(
             "{}: {} rows of neighbours for {rows} queries",
@@ -531,7 +552,9 @@ fn data_set(
 ) -> Result<BigAnn, Unplanned> {
     let p = &t.operation.params;
     let given = |k: &str| given(p, k).map(str::to_string);
-    bigann(p, prefix, neighbours)?;
+    if format_of(p, prefix, neighbours)? == Format::Hdf5 {
+        return hdf5_set(t, d, spec, prefix, neighbours);
+    }
     let (path, shown) = match (
         given(&format!("{prefix}_path")),
         given(&format!("{prefix}_corpus")),
@@ -571,20 +594,63 @@ fn given<'a>(p: &'a Map<String, Value>, k: &str) -> Option<&'a str> {
     p.get(k).and_then(Value::as_str).filter(|s| !s.is_empty())
 }
 
-/// Whether the data set `prefix` is in the bigann format (the neighbours' format is the
-/// data set's unless given): HDF5, opensearch-benchmark's default, is not read here.
-fn bigann(p: &Map<String, Value>, prefix: &str, neighbours: bool) -> Result<(), Unplanned> {
+/// The format of a data set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Format {
+    BigAnn,
+    Hdf5,
+}
+
+/// The format of data set `prefix` (the neighbours' is the data set's unless given): bigann,
+/// or HDF5, opensearch-benchmark's default.
+fn format_of(p: &Map<String, Value>, prefix: &str, neighbours: bool) -> Result<Format, Unplanned> {
     let format = given(p, &format!("{prefix}_format"))
         .or_else(|| neighbours.then(|| given(p, "data_set_format")).flatten())
         .unwrap_or("hdf5");
     match format {
-        "bigann" => Ok(()),
-        "hdf5" => Err(Unplanned::NotYet(format!(
-            "{prefix}_format hdf5 needs the HDF5 library, which is not here; write the data as \
-             bigann files (searchbench generate vectors --format bigann --out DIR) and give \
-             {prefix}_format bigann"
-        ))),
-        other => Err(format!("{prefix}_format {other:?}: use bigann (or hdf5)").into()),
+        "bigann" => Ok(Format::BigAnn),
+        "hdf5" => Ok(Format::Hdf5),
+        other => Err(format!("{prefix}_format {other:?}: use hdf5 or bigann").into()),
+    }
+}
+
+/// The HDF5 data set `{prefix}_path` of task `t`, as the bigann file it was converted to
+/// (`spec.converted`), or the conversion it waits for: its `train` rows for a bulk, `test` for a
+/// search's queries, `neighbors` for their ground truth, as opensearch-benchmark reads it.
+fn hdf5_set(
+    t: &Resolved,
+    d: &Definition,
+    spec: &PlanSpec,
+    prefix: &str,
+    neighbours: bool,
+) -> Result<BigAnn, Unplanned> {
+    let p = &t.operation.params;
+    let Some(name) = given(p, &format!("{prefix}_path")) else {
+        return Err(match given(p, &format!("{prefix}_corpus")) {
+            Some(_) => Unplanned::NotYet(format!(
+                "{prefix}_corpus in HDF5 does not run yet: give the file as {prefix}_path"
+            )),
+            None => format!("needs its {prefix}_path").into(),
+        });
+    };
+    let source = located(d, spec, name, &format!("{prefix}_path"))?;
+    let dataset = match (neighbours, t.operation_type.as_str()) {
+        (true, _) => "neighbors",
+        (false, "bulk-vector-data-set") => "train",
+        (false, _) => "test",
+    };
+    match spec
+        .converted
+        .iter()
+        .find(|c| c.source == source && c.dataset == dataset)
+    {
+        Some(c) => BigAnn::open(&c.path, &format!("{name} ({dataset})"), neighbours)
+            .map_err(Unplanned::Invalid),
+        None => Err(Unplanned::Converts(vec![super::python::hdf5::Hdf5Set {
+            source,
+            shown: name.to_string(),
+            dataset: dataset.to_string(),
+        }])),
     }
 }
 

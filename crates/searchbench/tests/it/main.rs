@@ -52,6 +52,7 @@ mod tracks_as_written;
 mod url_credentials;
 mod user_workloads;
 mod vectors;
+mod vectors_hdf5;
 mod verdicts;
 mod versions_bisect;
 mod versions_engine_dir;

@@ -331,41 +331,12 @@ fn opensearch_benchmarks_vectorsearch_runs_as_written_with_recall_in_every_reque
     let url = common::opensearch_knn_url();
     let _heavy = common::heavy_on(url);
     let dir = tempfile::tempdir().expect("a folder");
-    let data = dir.path().join("data");
-    let out = bin()
-        .args(["generate", "vectors", "--docs", "3000", "--dims", "8"])
-        .args(["--format", "bigann", "--out"])
-        .arg(&data)
-        .output()
-        .expect("generate vectors");
-    assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
+    let data = three_thousand_vectors(dir.path());
     let index = "it-osb-vectorsearch";
     let at = |name: &str| data.join(name).display().to_string();
     let params = |neighbours: &str| {
-        json!({
-            "target_index_name": index,
-            "target_field_name": "target_field",
-            "target_index_body": "indices/lucene-index.json",
-            "target_index_primary_shards": 1,
-            "target_index_dimension": 8,
-            "target_index_space_type": "l2",
-            "target_index_bulk_size": 250,
-            "target_index_bulk_index_data_set_format": "bigann",
-            "target_index_bulk_index_data_set_path": at("base.fbin"),
-            "target_index_bulk_indexing_clients": 2,
-            "target_index_max_num_segments": 1,
-            "hnsw_ef_construction": 100,
-            "hnsw_m": 16,
-            "query_k": 10,
-            "query_body": {"docvalue_fields": ["_id"], "stored_fields": "_none_", "_source": false},
-            "query_data_set_format": "bigann",
-            "query_data_set_path": at("queries.fbin"),
-            "neighbors_data_set_format": "bigann",
-            "neighbors_data_set_path": at(neighbours),
-            "query_count": 100,
-            "number_of_repetitions": 2,
-            "search_clients": 2
-        })
+        let files = [at("base.fbin"), at("queries.fbin"), at(neighbours)];
+        vectorsearch_params(index, "bigann", &files)
     };
     let workload = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/tracks/osb/vectorsearch/workload.json");
@@ -464,4 +435,49 @@ fn opensearch_benchmarks_vectorsearch_runs_as_written_with_recall_in_every_reque
         recall["mean_at_1"].as_f64().expect("mean") < 0.2,
         "{recall}"
     );
+}
+
+/// opensearch-benchmark's vectorsearch parameters for its `no-train-test` and `search-only`
+/// procedures on 8-value vectors in `format`, from `files`: the vectors, the queries and their
+/// neighbours.
+pub fn vectorsearch_params(index: &str, format: &str, files: &[String; 3]) -> Value {
+    let [base, queries, neighbours] = files;
+    json!({
+        "target_index_name": index,
+        "target_field_name": "target_field",
+        "target_index_body": "indices/lucene-index.json",
+        "target_index_primary_shards": 1,
+        "target_index_dimension": 8,
+        "target_index_space_type": "l2",
+        "target_index_bulk_size": 250,
+        "target_index_bulk_index_data_set_format": format,
+        "target_index_bulk_index_data_set_path": base,
+        "target_index_bulk_indexing_clients": 2,
+        "target_index_max_num_segments": 1,
+        "hnsw_ef_construction": 100,
+        "hnsw_m": 16,
+        "query_k": 10,
+        "query_body": {"docvalue_fields": ["_id"], "stored_fields": "_none_", "_source": false},
+        "query_data_set_format": format,
+        "query_data_set_path": queries,
+        "neighbors_data_set_format": format,
+        "neighbors_data_set_path": neighbours,
+        "query_count": 100,
+        "number_of_repetitions": 2,
+        "search_clients": 2
+    })
+}
+
+/// 3,000 vectors of 8 values, their queries and neighbours, as bigann files in `dir/data`
+/// (`searchbench generate vectors`).
+pub fn three_thousand_vectors(dir: &std::path::Path) -> std::path::PathBuf {
+    let data = dir.join("data");
+    let out = bin()
+        .args(["generate", "vectors", "--docs", "3000", "--dims", "8"])
+        .args(["--format", "bigann", "--out"])
+        .arg(&data)
+        .output()
+        .expect("generate vectors");
+    assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
+    data
 }

@@ -284,7 +284,8 @@ fn a_vector_data_set_stays_in_the_tracks_folder_or_the_corpus_dir_and_is_checked
         );
     }
 
-    // An HDF5 data set is listed as not running, saying how to write it as bigann.
+    // An HDF5 data set is read from the same folders, and runs once converted to bigann: the
+    // run converts it first.
     let t = vector_track(
         root,
         "bulk-vector-data-set",
@@ -293,10 +294,23 @@ fn a_vector_data_set_stays_in_the_tracks_folder_or_the_corpus_dir_and_is_checked
     let out = check(&t, &[]);
     let streams = common::streams(&out);
     assert_eq!(out.status.code(), Some(0), "{streams}");
+    assert!(streams.contains("x.hdf5 is not in"), "{streams}");
+    std::fs::write(t.parent().unwrap().join("x.hdf5"), b"not yet read").unwrap();
+    let out = check(&t, &[]);
+    let streams = common::streams(&out);
+    assert_eq!(out.status.code(), Some(0), "{streams}");
     assert!(
-        streams.contains("HDF5 library") && streams.contains("--format bigann"),
+        streams.contains("1 of 1 tasks run")
+            && streams.contains("once its HDF5 data set(s) are converted to bigann files")
+            && streams.contains("x.hdf5 (train)"),
         "{streams}"
     );
+    let t = vector_track(
+        root,
+        "bulk-vector-data-set",
+        r#""bulk_size": 2, "data_set_format": "hdf5", "data_set_path": "../../data/base.fbin""#,
+    );
+    refused_naming(&check(&t, &[]), "../../data/base.fbin");
 }
 
 #[test]

@@ -92,6 +92,7 @@ impl TrackArgs {
             test_mode: self.test_mode,
             corpus_dir: self.corpus_dir.clone(),
             stand_ins: Vec::new(),
+            converted: Vec::new(),
         })
     }
 }

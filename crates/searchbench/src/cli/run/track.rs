@@ -84,6 +84,17 @@ pub async fn run_track(path: &Path, args: &RunArgs) -> CliResult {
     } else {
         (planned, Vec::new())
     };
+    if !planned.convert.is_empty() {
+        planned = convert_hdf5(
+            &d,
+            procedure,
+            &mut spec,
+            planned,
+            &begun.cancel,
+            args.out.quiet,
+        )
+        .await?;
+    }
     planned.not_run.extend(by_processors);
     let part = args.part.part.filter(|p| !p.is_whole()).map(|part| PartOf {
         part,
@@ -149,6 +160,42 @@ pub async fn run_track(path: &Path, args: &RunArgs) -> CliResult {
         output::track::print(&result);
     }
     ending::end(&args.out.json, &terminal, &result)
+}
+
+/// The HDF5 data sets the tasks read, converted to bigann files (or found converted before, in
+/// the cache), and the challenge planned again reading those.
+async fn convert_hdf5(
+    d: &crate::workload::track::Definition,
+    procedure: &crate::workload::track::model::Procedure,
+    spec: &mut plan::PlanSpec,
+    planned: plan::Planned,
+    cancel: &crate::cancel::Cancel,
+    quiet: bool,
+) -> Result<plan::Planned, CliError> {
+    use crate::tasks::python::hdf5::{self, Hdf5Error};
+    let say = |m: String| {
+        if !quiet {
+            eprintln!("{m}");
+        }
+    };
+    spec.converted = hdf5::convert(&planned.convert, cancel, &say)
+        .await
+        .map_err(|e| match e {
+            Hdf5Error::Interrupted(file) => ending::interrupted(&format!(
+                "nothing was run; {file} was not converted and nothing of it is kept"
+            )),
+            e @ Hdf5Error::Failed(_) => CliError::usage(anyhow::anyhow!("{e}")),
+        })?;
+    let planned = plan::plan(d, procedure, spec)
+        .map_err(|e| CliError::usage(anyhow::anyhow!(e.to_string())))?;
+    match planned.convert.first() {
+        None => Ok(planned),
+        Some(left) => Err(CliError::usage(anyhow::anyhow!(
+            "{} ({}): not converted",
+            left.shown,
+            left.dataset
+        ))),
+    }
 }
 
 /// `--synthesize`: each corpus file the bulks need that is not here is made (or found made

@@ -20,6 +20,7 @@
 //! timed as the tool times it (its request context); its weight, unit, success and error come
 //! back into the task's figures.
 
+pub mod hdf5;
 pub mod processors;
 pub mod tool_runners;
 pub mod venv;
@@ -603,6 +604,7 @@ impl PythonTask {
             let why = match u {
                 Unplanned::NotYet(w) | Unplanned::Missing(w) | Unplanned::Invalid(w) => w,
                 Unplanned::Absent(a) => super::plan::Absent::summary(&a),
+                Unplanned::Converts(sets) => super::plan::converts_said(&sets),
             };
             Failed(format!("param-source {}: {why}", self.source))
         })

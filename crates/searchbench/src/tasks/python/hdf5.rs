@@ -1,0 +1,237 @@
+//! HDF5 vector data sets (opensearch-benchmark's default format, ann-benchmarks' layout: `train`
+//! the vectors indexed, `test` the queries, `neighbors` and `distances` their ground truth),
+//! converted once into the bigann files the driver reads ([`super::super::vector_ops`]), by
+//! `h5py` in opensearch-benchmark's own environment (the library it reads them with), and kept
+//! in the cache. The vectors are written as float32 (the engine indexes float32; a uint8 set
+//! stays uint8), the neighbours as their 32-bit ids with their distances, so a run on the HDF5
+//! file sends exactly what a run on the same data in bigann sends.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use super::venv;
+use crate::cancel::Cancel;
+
+/// The converter, run as `python -c CONVERT SOURCE DATASET OUT_DIR`: one data set of the file
+/// into `OUT_DIR/<dataset>.<fbin|u8bin|bin>`, written beside and renamed into place whole; it
+/// prints `{"path", "rows", "width"}`.
+const CONVERT: &str = r#"
+import json, os, sys
+import h5py
+import numpy as np
+
+src, name, out = sys.argv[1:4]
+CHUNK = 65536
+
+def fail(why):
+    sys.stderr.write(f"{src}: {why}\n")
+    sys.exit(2)
+
+with h5py.File(src, "r") as f:
+    if name not in f:
+        fail(f"holds no data set {name!r} (it holds: {', '.join(f.keys()) or 'none'})")
+    data = f[name]
+    if len(data.shape) != 2:
+        fail(f"its data set {name!r} is not a table of rows (its shape is {data.shape})")
+    rows, width = data.shape
+    if rows >= 2**32 or width >= 2**32 or width == 0:
+        fail(f"its data set {name!r} has {rows} rows of {width} values: more than bigann holds")
+    if name == "neighbors":
+        ext, kind = "bin", "<i4"
+        if not np.issubdtype(data.dtype, np.integer):
+            fail(f"its neighbours are {data.dtype}, not ids")
+    elif data.dtype == np.uint8:
+        ext, kind = "u8bin", "u1"
+    else:
+        ext, kind = "fbin", "<f4"
+    os.makedirs(out, exist_ok=True)
+    path = os.path.join(out, f"{name}.{ext}")
+    part = path + ".part"
+    with open(part, "wb") as w:
+        w.write(np.array([rows, width], dtype="<u4").tobytes())
+        for start in range(0, rows, CHUNK):
+            w.write(np.ascontiguousarray(data[start:start + CHUNK], dtype=kind).tobytes())
+        if name == "neighbors":
+            distances = f["distances"] if "distances" in f else None
+            if distances is not None and distances.shape != data.shape:
+                distances = None
+            for start in range(0, rows, CHUNK):
+                n = min(CHUNK, rows - start)
+                chunk = distances[start:start + n] if distances is not None else np.zeros((n, width))
+                w.write(np.ascontiguousarray(chunk, dtype="<f4").tobytes())
+    os.replace(part, path)
+print(json.dumps({"path": path, "rows": int(rows), "width": int(width)}))
+"#;
+
+/// How long converting one data set may take.
+const CONVERSION: Duration = Duration::from_secs(60 * 60);
+
+/// One data set of an HDF5 file a task reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hdf5Set {
+    /// The file, as found.
+    pub source: PathBuf,
+    /// As the track names it.
+    pub shown: String,
+    /// `train`, `test` or `neighbors`.
+    pub dataset: String,
+}
+
+/// A data set converted: the bigann file that stands for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Converted {
+    pub source: PathBuf,
+    pub dataset: String,
+    pub path: PathBuf,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum Hdf5Error {
+    #[error("{0}")]
+    Failed(String),
+    #[error("interrupted while converting {0}")]
+    Interrupted(String),
+}
+
+/// Where the conversion of `set` is kept: a folder named by the file's path, size and time of
+/// change, so a file changed is converted again.
+fn folder(set: &Hdf5Set) -> Result<PathBuf, Hdf5Error> {
+    let meta = std::fs::metadata(&set.source)
+        .map_err(|e| Hdf5Error::Failed(format!("{}: {e}", set.shown)))?;
+    let changed = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos());
+    let whole = std::path::absolute(&set.source).unwrap_or_else(|_| set.source.clone());
+    let key = crate::rng::fnv1a([
+        whole.as_os_str().as_encoded_bytes(),
+        &meta.len().to_le_bytes(),
+        &changed.to_le_bytes(),
+    ]);
+    Ok(crate::engine::paths::cache_root()
+        .join("converted")
+        .join(format!("{key:016x}")))
+}
+
+/// What `folder` already holds of `dataset`, converted before.
+fn made(folder: &Path, dataset: &str) -> Option<PathBuf> {
+    ["fbin", "u8bin", "bin"]
+        .iter()
+        .map(|ext| folder.join(format!("{dataset}.{ext}")))
+        .find(|p| p.is_file())
+}
+
+/// Each of `sets` as a bigann file: converted before and kept, or converted now by
+/// opensearch-benchmark's `h5py` (its environment made first when it is not there: `say`
+/// tells). Ctrl-C (`cancel`) stops a conversion, which leaves nothing behind.
+pub async fn convert(
+    sets: &[Hdf5Set],
+    cancel: &Cancel,
+    say: &(dyn Fn(String) + Sync),
+) -> Result<Vec<Converted>, Hdf5Error> {
+    let mut done = Vec::new();
+    let mut python = None;
+    for set in sets {
+        let dir = folder(set)?;
+        if let Some(path) = made(&dir, &set.dataset) {
+            say(format!(
+                "{} ({}): converted to bigann before, reused: {}",
+                set.shown,
+                set.dataset,
+                path.display()
+            ));
+            done.push(Converted {
+                source: set.source.clone(),
+                dataset: set.dataset.clone(),
+                path,
+            });
+            continue;
+        }
+        if python.is_none() {
+            let made = venv::ensure(venv::OPENSEARCH_BENCHMARK, say);
+            python = Some(tokio::select! {
+                made = made => made.map_err(|e| Hdf5Error::Failed(format!("reading {}: {e}", set.shown)))?,
+                () = cancel.cancelled() => return Err(Hdf5Error::Interrupted(set.shown.clone())),
+            });
+        }
+        let Some(python) = &python else {
+            continue;
+        };
+        let began = std::time::Instant::now();
+        let path = one(python, set, &dir, cancel).await?;
+        say(format!(
+            "{} ({}): converted to bigann in {:.1} s: {}",
+            set.shown,
+            set.dataset,
+            began.elapsed().as_secs_f64(),
+            path.display()
+        ));
+        done.push(Converted {
+            source: set.source.clone(),
+            dataset: set.dataset.clone(),
+            path,
+        });
+    }
+    Ok(done)
+}
+
+/// Converts one data set into `dir`.
+async fn one(
+    python: &Path,
+    set: &Hdf5Set,
+    dir: &Path,
+    cancel: &Cancel,
+) -> Result<PathBuf, Hdf5Error> {
+    let failed = |why: String| Hdf5Error::Failed(format!("{} ({}): {why}", set.shown, set.dataset));
+    let child = tokio::process::Command::new(python)
+        .arg("-c")
+        .arg(CONVERT)
+        .arg(&set.source)
+        .arg(&set.dataset)
+        .arg(dir)
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| failed(format!("starting {}: {e}", python.display())))?;
+    let out = tokio::select! {
+        out = tokio::time::timeout(CONVERSION, child.wait_with_output()) => match out {
+            Ok(out) => out.map_err(|e| failed(e.to_string()))?,
+            Err(_) => return Err(failed(format!("not converted within {CONVERSION:?}"))),
+        },
+        // Dropping the child kills it; what it half wrote is its `.part`, never taken.
+        () = cancel.cancelled() => return Err(Hdf5Error::Interrupted(set.shown.clone())),
+    };
+    if !out.status.success() {
+        let said = String::from_utf8_lossy(&out.stderr);
+        // Its own refusal is its last line; a Python error's, the traceback's last.
+        let why = said
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("");
+        return Err(failed(format!(
+            "the conversion failed ({}): {why}",
+            out.status
+        )));
+    }
+    #[derive(Deserialize)]
+    struct Written {
+        path: PathBuf,
+    }
+    let written: Written = serde_json::from_slice(&out.stdout)
+        .map_err(|e| failed(format!("the converter said what is not its answer: {e}")))?;
+    if written.path.parent() != Some(dir) {
+        return Err(failed(format!(
+            "the converter wrote {} outside its folder",
+            written.path.display()
+        )));
+    }
+    Ok(written.path)
+}
