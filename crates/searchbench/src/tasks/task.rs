@@ -7,10 +7,9 @@
 //! scheduler the track's Python registers gives each client's due times from the worker. Only
 //! the measured part is counted.
 
-use std::time::{Duration, Instant, SystemTime};
-
 use std::borrow::Cow;
 use std::sync::Mutex;
+use std::time::{Duration, Instant, SystemTime};
 
 use super::operation::{Context, Done, Failed, Kind, Operation};
 use crate::cancel::Cancel;

@@ -419,7 +419,8 @@ pub fn of(t: &Resolved, d: &Definition, spec: &PlanSpec) -> Result<VectorOp, Unp
         // opensearch-benchmark's workloads name their HDF5 files by parameters the user gives.
         if format_of(p, prefix, neighbours)? == Format::Hdf5 && !named {
             return Err(Unplanned::Missing(format!(
-                "no {prefix}_path is given (an HDF5 file, opensearch-benchmark's default format)"
+                "no {prefix}_path is given: its data set is not here (an HDF5 file a parameter \
+                 names, opensearch-benchmark's default format)"
             )));
         }
     }
