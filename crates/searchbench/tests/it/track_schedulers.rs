@@ -187,3 +187,62 @@ fn a_schedule_no_scheduler_has_stops_the_run_first() {
         nothing_was_sent(INDEX);
     }
 }
+
+/// A scheduler that raises fails its task with the error and where the track's code raised it,
+/// whether in `next` or in what it is told after a request (said with the next due time); the
+/// run goes on to the next task and fails at its end (exit 3).
+#[test]
+fn a_scheduler_that_raises_fails_its_task_naming_the_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let schedule = r#"[
+    {"operation": "delete-index"},
+    {"operation": {"operation-type": "create-index", "settings": {"index.number_of_replicas": 0}}},
+    {"name": "raises-next", "operation": {"operation-type": "search", "body": {"query": {"match_all": {}}}}, "iterations": 3, "schedule": "raises-next"},
+    {"name": "raises-after", "operation": {"operation-type": "search", "body": {"query": {"match_all": {}}}}, "iterations": 3, "schedule": "raises-after"},
+    {"name": "after-them", "operation": {"operation-type": "search", "body": {"query": {"match_all": {}}}}}
+  ]"#;
+    let py = r#"
+class RaisesNext:
+    def __init__(self, task):
+        pass
+    def before_request(self, now):
+        pass
+    def after_request(self, now, weight, unit, meta):
+        pass
+    def next(self, current):
+        raise ValueError("no next")
+
+class RaisesAfter(RaisesNext):
+    def next(self, current):
+        return 0
+    def after_request(self, now, weight, unit, meta):
+        raise RuntimeError("not after")
+
+def register(registry):
+    registry.register_scheduler("raises-next", RaisesNext)
+    registry.register_scheduler("raises-after", RaisesAfter)
+"#;
+    let track =
+        track_runs::write_definition(dir.path(), "raises", false, INDEX, schedule, Some(py));
+    let _one = common::one_track_at_a_time();
+    let (out, result) = run_track(dir.path(), &track, &[]);
+    assert_eq!(out.status.code(), Some(3), "{}", common::streams(&out));
+    for (task, says) in [
+        ("raises-next", "track.py, line 10: ValueError: no next"),
+        ("raises-after", "track.py, line 16: RuntimeError: not after"),
+    ] {
+        let r = row(&result, task);
+        let error = r["first_error"].as_str().unwrap_or_default();
+        assert!(
+            error.contains(&format!("schedule {task}")) && error.contains(says),
+            "{task}: {says} in {r}"
+        );
+    }
+    let after = row(&result, "after-them");
+    assert_eq!(
+        (&after["ops"], &after["errors"]),
+        (&json!(1), &json!(0)),
+        "{after}"
+    );
+    common::fresh_index(INDEX, None);
+}
