@@ -413,9 +413,12 @@ pub fn of(t: &Resolved, d: &Definition, spec: &PlanSpec) -> Result<VectorOp, Unp
         sets.push(("neighbors_data_set", true));
     }
     for (prefix, neighbours) in sets {
-        let named = [format!("{prefix}_path"), format!("{prefix}_corpus")]
+        // An HDF5 query file holds its neighbours: they default to it, as the tool has it.
+        let own = [prefix, if neighbours { "data_set" } else { prefix }];
+        let named = own
             .iter()
-            .any(|k| given(p, k).is_some());
+            .flat_map(|pre| [format!("{pre}_path"), format!("{pre}_corpus")])
+            .any(|k| given(p, &k).is_some());
         // opensearch-benchmark's workloads name their HDF5 files by parameters the user gives.
         if format_of(p, prefix, neighbours)? == Format::Hdf5 && !named {
             return Err(Unplanned::Missing(format!(
@@ -615,9 +618,10 @@ fn format_of(p: &Map<String, Value>, prefix: &str, neighbours: bool) -> Result<F
     }
 }
 
-/// The HDF5 data set `{prefix}_path` of task `t`, as the bigann file it was converted to
-/// (`spec.converted`), or the conversion it waits for: its `train` rows for a bulk, `test` for a
-/// search's queries, `neighbors` for their ground truth, as opensearch-benchmark reads it.
+/// The HDF5 data set `{prefix}_path` (or `{prefix}_corpus`) of task `t`, as the bigann file it
+/// was converted to (`spec.converted`), or the conversion it waits for: its `train` rows for a
+/// bulk, `test` for a search's queries, `neighbors` for their ground truth, as
+/// opensearch-benchmark reads it. The neighbours are the query file's unless given.
 fn hdf5_set(
     t: &Resolved,
     d: &Definition,
@@ -625,16 +629,13 @@ fn hdf5_set(
     prefix: &str,
     neighbours: bool,
 ) -> Result<BigAnn, Unplanned> {
-    let p = &t.operation.params;
-    let Some(name) = given(p, &format!("{prefix}_path")) else {
-        return Err(match given(p, &format!("{prefix}_corpus")) {
-            Some(_) => Unplanned::NotYet(format!(
-                "{prefix}_corpus in HDF5 does not run yet: give the file as {prefix}_path"
-            )),
-            None => format!("needs its {prefix}_path").into(),
-        });
+    let file = match hdf5_file(t, d, spec, prefix)? {
+        Some(file) => file,
+        None if neighbours => hdf5_file(t, d, spec, "data_set")?
+            .ok_or_else(|| Unplanned::from(format!("needs its {prefix}_path")))?,
+        None => return Err(format!("needs its {prefix}_path").into()),
     };
-    let source = located(d, spec, name, &format!("{prefix}_path"))?;
+    let (source, shown, limit) = file;
     let dataset = match (neighbours, t.operation_type.as_str()) {
         (true, _) => "neighbors",
         (false, "bulk-vector-data-set") => "train",
@@ -645,13 +646,58 @@ fn hdf5_set(
         .iter()
         .find(|c| c.source == source && c.dataset == dataset)
     {
-        Some(c) => BigAnn::open(&c.path, &format!("{name} ({dataset})"), neighbours)
-            .map_err(Unplanned::Invalid),
+        Some(c) => {
+            let mut set = BigAnn::open(&c.path, &format!("{shown} ({dataset})"), neighbours)
+                .map_err(Unplanned::Invalid)?;
+            // Test mode reads a corpus's first 1,000 documents when it has no sample.
+            set.rows = limit.map_or(set.rows, |l| l.min(set.rows));
+            Ok(set)
+        }
         None => Err(Unplanned::Converts(vec![super::python::hdf5::Hdf5Set {
             source,
-            shown: name.to_string(),
+            shown,
             dataset: dataset.to_string(),
         }])),
+    }
+}
+
+/// The HDF5 file `{prefix}_path` or `{prefix}_corpus` names (found as every file of a track
+/// is: the corpus's, compressed or not, as its bulks' are), with how it is named; `None` when
+/// neither is given. With it, the rows to read at most (test mode's cut of a corpus file).
+fn hdf5_file(
+    t: &Resolved,
+    d: &Definition,
+    spec: &PlanSpec,
+    prefix: &str,
+) -> Result<Option<(PathBuf, String, Option<u64>)>, Unplanned> {
+    let p = &t.operation.params;
+    match (
+        given(p, &format!("{prefix}_path")),
+        given(p, &format!("{prefix}_corpus")),
+    ) {
+        (Some(path), None) => {
+            let found = located(d, spec, path, &format!("{prefix}_path"))?;
+            Ok(Some((found, path.to_string(), None)))
+        }
+        (None, Some(corpus)) => {
+            let s = d
+                .track
+                .sources()
+                .into_iter()
+                .find(|s| {
+                    s.corpus == corpus && s.documents.source_format.as_deref() == Some("hdf5")
+                })
+                .ok_or_else(|| {
+                    format!("{prefix}_corpus {corpus:?}: the track has no hdf5 corpus of it")
+                })?;
+            let file = super::plan::locate(&s, d, spec)?;
+            let shown = format!("corpus {corpus} file {}", s.documents.source_file);
+            Ok(Some((PathBuf::from(file.path), shown, file.limit)))
+        }
+        (Some(_), Some(_)) => {
+            Err(format!("both {prefix}_path and {prefix}_corpus: give one").into())
+        }
+        (None, None) => Ok(None),
     }
 }
 

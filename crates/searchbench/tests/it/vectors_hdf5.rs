@@ -65,15 +65,15 @@ fn opensearch_benchmarks_vectorsearch_runs_on_an_hdf5_data_set_as_on_the_same_bi
     std::fs::write(&file, params.to_string()).expect("the params");
     let workload = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/tracks/osb/vectorsearch/workload.json");
-    let run = || {
+    let run = |params: &std::path::Path, corpus_dir: &std::path::Path| {
         let out = bin()
             .args(["run", "--url", url, "--no-store"])
             .arg("--workload-file")
             .arg(&workload)
             .arg("--track-params")
-            .arg(&file)
+            .arg(params)
             .args(["--challenge", "no-train-test", "--corpus-dir"])
-            .arg(dir.path())
+            .arg(corpus_dir)
             .args(["--json", "-"])
             .output()
             .expect("run --workload-file");
@@ -90,7 +90,7 @@ fn opensearch_benchmarks_vectorsearch_runs_on_an_hdf5_data_set_as_on_the_same_bi
             .unwrap_or_else(|| panic!("no task {name} in {r}"))
     };
 
-    let (r, said) = run();
+    let (r, said) = run(&file, dir.path());
     // Each data set converted once, to the very bytes of the bigann file it was made from.
     let converted: Vec<(String, String)> = said
         .lines()
@@ -136,13 +136,67 @@ fn opensearch_benchmarks_vectorsearch_runs_on_an_hdf5_data_set_as_on_the_same_bi
     );
 
     // The next run takes the conversion kept in the cache.
-    let (_, said) = run();
+    let (_, said) = run(&file, dir.path());
     assert_eq!(
         said.matches("converted to bigann before, reused").count(),
         3,
         "{said}"
     );
     assert!(!said.contains("converted to bigann in"), "{said}");
+
+    // As opensearch-benchmark's own params name it: a corpus of the workload, its file
+    // compressed as the tool downloads it (unpacked once, in the cache), in the tools'
+    // layout under --corpus-dir, the neighbours those of the query file.
+    let corpora = dir.path().join("corpora");
+    std::fs::create_dir_all(corpora.join("cohere")).unwrap();
+    let packed = corpora.join("cohere/documents-1k.hdf5.bz2");
+    let out = std::process::Command::new(&python)
+        .args(["-c", "import bz2, sys; open(sys.argv[2], 'wb').write(bz2.compress(open(sys.argv[1], 'rb').read()))"])
+        .arg(&hdf5)
+        .arg(&packed)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", streams(&out));
+    let index = "it-osb-vectorsearch-hdf5-corpus";
+    let mut params = vectorsearch_params(
+        index,
+        "hdf5",
+        &[String::new(), String::new(), String::new()],
+    );
+    let p = params.as_object_mut().unwrap();
+    for named in [
+        "target_index_bulk_index_data_set_path",
+        "query_data_set_path",
+        "neighbors_data_set_path",
+        "neighbors_data_set_format",
+    ] {
+        p.remove(named);
+    }
+    p.insert(
+        "target_index_bulk_index_data_set_corpus".into(),
+        "cohere".into(),
+    );
+    p.insert("query_data_set_corpus".into(), "cohere".into());
+    let by_corpus = dir.path().join("by-corpus.json");
+    std::fs::write(&by_corpus, params.to_string()).unwrap();
+    let (r, said) = run(&by_corpus, &corpora);
+    assert_eq!(said.matches("converted to bigann in").count(), 3, "{said}");
+    assert!(
+        said.contains("corpus cohere file documents-1k.hdf5.bz2 (neighbors)"),
+        "{said}"
+    );
+    let bulk = task(&r, "custom-vector-bulk");
+    assert_eq!(
+        (&bulk["errors"], &bulk["ops"]),
+        (&0.into(), &12.into()),
+        "{bulk}"
+    );
+    let search = task(&r, "prod-queries");
+    assert_eq!(search["recall"]["answers"], 200, "{search}");
+    assert!(
+        search["recall"]["mean_at_k"].as_f64().expect("mean_at_k") >= 0.9,
+        "{search}"
+    );
 }
 
 /// A file that is no HDF5, or one without the data set a task reads, stops the run before

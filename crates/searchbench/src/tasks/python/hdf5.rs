@@ -2,7 +2,8 @@
 //! the vectors indexed, `test` the queries, `neighbors` and `distances` their ground truth),
 //! converted once into the bigann files the driver reads ([`super::super::vector_ops`]), by
 //! `h5py` in opensearch-benchmark's own environment (the library it reads them with), and kept
-//! in the cache. The vectors are written as float32 (the engine indexes float32; a uint8 set
+//! in the cache (a corpus file compressed as the tool downloads it, `.bz2` or `.gz`, unpacked
+//! there once first). The vectors are written as float32 (the engine indexes float32; a uint8 set
 //! stays uint8), the neighbours as their 32-bit ids with their distances, so a run on the HDF5
 //! file sends exactly what a run on the same data in bigann sends.
 
@@ -30,6 +31,19 @@ def fail(why):
     sys.stderr.write(f"{src}: {why}\n")
     sys.exit(2)
 
+# A compressed file (a corpus as the tool downloads it) is unpacked once beside its
+# conversions, which every data set of it reads.
+os.makedirs(out, exist_ok=True)
+opener = {".bz2": "bz2", ".gz": "gzip"}.get(os.path.splitext(src)[1])
+if opener is not None:
+    import importlib, shutil
+    unpacked = os.path.join(out, "source.hdf5")
+    if not os.path.exists(unpacked):
+        with importlib.import_module(opener).open(src, "rb") as r, open(unpacked + ".part", "wb") as w:
+            shutil.copyfileobj(r, w, 1 << 20)
+        os.replace(unpacked + ".part", unpacked)
+    src = unpacked
+
 with h5py.File(src, "r") as f:
     if name not in f:
         fail(f"holds no data set {name!r} (it holds: {', '.join(f.keys()) or 'none'})")
@@ -47,7 +61,6 @@ with h5py.File(src, "r") as f:
         ext, kind = "u8bin", "u1"
     else:
         ext, kind = "fbin", "<f4"
-    os.makedirs(out, exist_ok=True)
     path = os.path.join(out, f"{name}.{ext}")
     part = path + ".part"
     with open(part, "wb") as w:
