@@ -555,40 +555,19 @@ fn data_set(
     neighbours: bool,
 ) -> Result<BigAnn, Unplanned> {
     let p = &t.operation.params;
-    let given = |k: &str| given(p, k).map(str::to_string);
     if format_of(p, prefix, neighbours)? == Format::Hdf5 {
         return hdf5_set(t, d, spec, prefix, neighbours);
     }
-    let (path, shown) = match (
-        given(&format!("{prefix}_path")),
-        given(&format!("{prefix}_corpus")),
-    ) {
-        (Some(path), None) => (located(d, spec, &path, &format!("{prefix}_path"))?, path),
-        (None, Some(corpus)) => {
-            let s = d
-                .track
-                .sources()
-                .into_iter()
-                .find(|s| {
-                    s.corpus == corpus && s.documents.source_format.as_deref() == Some("bigann")
-                })
-                .ok_or_else(|| {
-                    format!("{prefix}_corpus {corpus:?}: the track has no bigann corpus of it")
-                })?;
-            let file = super::plan::locate(&s, d, spec)?;
-            (PathBuf::from(&file.path), file.path)
+    let Some(named) = named_file(t, d, spec, prefix, "bigann")? else {
+        return Err(match neighbours {
+            true => {
+                format!("{prefix}_path: a bigann query set holds no neighbours; give their file")
+            }
+            false => format!("needs its {prefix}_path"),
         }
-        (Some(_), Some(_)) => {
-            return Err(format!("both {prefix}_path and {prefix}_corpus: give one").into())
-        }
-        (None, None) if neighbours => {
-            return Err(format!(
-                "{prefix}_path: a bigann query set holds no neighbours; give their file"
-            )
-            .into())
-        }
-        (None, None) => return Err(format!("needs its {prefix}_path").into()),
+        .into());
     };
+    let (path, shown) = (named.path, named.shown);
     BigAnn::open(&path, &shown, neighbours).map_err(Unplanned::Invalid)
 }
 
@@ -629,13 +608,17 @@ fn hdf5_set(
     prefix: &str,
     neighbours: bool,
 ) -> Result<BigAnn, Unplanned> {
-    let file = match hdf5_file(t, d, spec, prefix)? {
-        Some(file) => file,
-        None if neighbours => hdf5_file(t, d, spec, "data_set")?
+    let named = match named_file(t, d, spec, prefix, "hdf5")? {
+        Some(named) => named,
+        None if neighbours => named_file(t, d, spec, "data_set", "hdf5")?
             .ok_or_else(|| Unplanned::from(format!("needs its {prefix}_path")))?,
         None => return Err(format!("needs its {prefix}_path").into()),
     };
-    let (source, shown, limit) = file;
+    let shown = match &named.corpus {
+        Some((corpus, file)) => format!("corpus {corpus} file {file}"),
+        None => named.shown,
+    };
+    let (source, limit) = (named.path, named.limit);
     let dataset = match (neighbours, t.operation_type.as_str()) {
         (true, _) => "neighbors",
         (false, "bulk-vector-data-set") => "train",
@@ -661,38 +644,55 @@ fn hdf5_set(
     }
 }
 
-/// The HDF5 file `{prefix}_path` or `{prefix}_corpus` names (found as every file of a track
-/// is: the corpus's, compressed or not, as its bulks' are), with how it is named; `None` when
-/// neither is given. With it, the rows to read at most (test mode's cut of a corpus file).
-fn hdf5_file(
+/// A data set's file as the task names it.
+struct Named {
+    path: PathBuf,
+    /// How it is said: its path as given, or the corpus file found.
+    shown: String,
+    /// The corpus and its file, when named by its corpus.
+    corpus: Option<(String, String)>,
+    /// The rows to read at most (test mode's cut of a corpus file).
+    limit: Option<u64>,
+}
+
+/// The file `{prefix}_path` or `{prefix}_corpus` (a corpus of the track of source format
+/// `format`, found as a bulk's file is, compressed or not) names; `None` when neither is given.
+fn named_file(
     t: &Resolved,
     d: &Definition,
     spec: &PlanSpec,
     prefix: &str,
-) -> Result<Option<(PathBuf, String, Option<u64>)>, Unplanned> {
+    format: &str,
+) -> Result<Option<Named>, Unplanned> {
     let p = &t.operation.params;
     match (
         given(p, &format!("{prefix}_path")),
         given(p, &format!("{prefix}_corpus")),
     ) {
-        (Some(path), None) => {
-            let found = located(d, spec, path, &format!("{prefix}_path"))?;
-            Ok(Some((found, path.to_string(), None)))
-        }
+        (Some(path), None) => Ok(Some(Named {
+            path: located(d, spec, path, &format!("{prefix}_path"))?,
+            shown: path.to_string(),
+            corpus: None,
+            limit: None,
+        })),
         (None, Some(corpus)) => {
             let s = d
                 .track
                 .sources()
                 .into_iter()
                 .find(|s| {
-                    s.corpus == corpus && s.documents.source_format.as_deref() == Some("hdf5")
+                    s.corpus == corpus && s.documents.source_format.as_deref() == Some(format)
                 })
                 .ok_or_else(|| {
-                    format!("{prefix}_corpus {corpus:?}: the track has no hdf5 corpus of it")
+                    format!("{prefix}_corpus {corpus:?}: the track has no {format} corpus of it")
                 })?;
             let file = super::plan::locate(&s, d, spec)?;
-            let shown = format!("corpus {corpus} file {}", s.documents.source_file);
-            Ok(Some((PathBuf::from(file.path), shown, file.limit)))
+            Ok(Some(Named {
+                path: PathBuf::from(&file.path),
+                shown: file.path,
+                corpus: Some((corpus.to_string(), s.documents.source_file.clone())),
+                limit: file.limit,
+            }))
         }
         (Some(_), Some(_)) => {
             Err(format!("both {prefix}_path and {prefix}_corpus: give one").into())
