@@ -434,7 +434,7 @@ impl Worker {
 
     /// Tells client `client`'s scheduler of task `task` that its request starts now
     /// (`before_request`), or ended now (`after`: `after_request` with what it did), without
-    /// waiting: an error it raises is the next answer's.
+    /// waiting: an error it raises is the answer to the client's next [`Self::scheduled`].
     pub async fn tell(
         &self,
         task: &str,

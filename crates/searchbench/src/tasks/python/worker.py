@@ -31,7 +31,8 @@ its standard output:
   {"op": "before", "task", "client"} and {"op": "after", "task", "client", "weight", "unit",
    "meta"}, "tell": true
       the scheduler's `before_request(now)` and `after_request(now, weight, unit, meta)`, now
-      the worker's clock as it reads the line: not answered; an error is the next answer's
+      the worker's clock as it reads the line: not answered; an error is the answer to the
+      client's next "scheduled"
   {"op": "params", "task": NAME, "client": I, "clients": N, "count": K}
       the next K parameters of client I's partition of the task's param source, made on the
       first ask as esrally makes it (a source per client, partitioned I of N):
@@ -115,8 +116,9 @@ class Worker:
         self.scheduler_module = None
         # Each (task, client)'s scheduler and its last due time.
         self.schedulers = {}
-        # What a told request raised, answered with the next one.
-        self.told_error = None
+        # What a scheduler raised when told of a request, by (task, client): said with that
+        # client's next due time.
+        self.told_errors = {}
 
     def load(self, req):
         self.tool = req.get("tool", "esrally")
@@ -331,6 +333,9 @@ class Worker:
 
     def scheduled(self, req):
         name, client, clients = req["task"], int(req["client"]), int(req["clients"])
+        raised = self.told_errors.pop((name, client), None)
+        if raised is not None:
+            raise raised
         held = self.scheduler(name, client, clients)
         held[1] = held[0].next(held[1])
         out, done = [], False
@@ -493,12 +498,9 @@ def main():
             if req.get("tell"):
                 try:
                     worker.told(req)
-                except Exception as e:  # noqa: BLE001 - said with the next answer
-                    worker.told_error = worker.told_error or e
+                except Exception as e:  # noqa: BLE001 - said with the client's next due time
+                    worker.told_errors.setdefault((req.get("task"), int(req.get("client", 0))), e)
                 continue
-            if worker.told_error is not None and op != "exit":
-                e, worker.told_error = worker.told_error, None
-                raise e
             if op == "exit":
                 worker.close()
                 break
