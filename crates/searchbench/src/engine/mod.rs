@@ -827,7 +827,38 @@ pub fn clean() -> Vec<PathBuf> {
     removed
 }
 
+/// A port free now, for a node to bind seconds later. Chosen outside the kernel's range for
+/// outgoing connections (`ip_local_port_range`), at random: a port from that range, free when
+/// checked, may be taken by any connection made before the node binds it (seen: a node's
+/// transport port lost to a test's client, "Address already in use"), and a random pick keeps
+/// two nodes started at once from choosing one port. The kernel's own choice when no port
+/// outside that range is free.
 fn free_port(taken: &[u16]) -> Result<u16, EngineError> {
+    let (low, high) = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|r| {
+            let mut n = r.split_whitespace().map(|n| n.parse::<u16>().ok());
+            Some((n.next()??, n.next()??))
+        })
+        .unwrap_or((32768, 60999));
+    // Above the well-known and most services' ports, below or above the outgoing range.
+    let (from, to) = match (low.checked_sub(1), high.checked_add(1)) {
+        (Some(below), _) if below >= 20_000 => (10_000, below),
+        (_, Some(above)) if above <= 55_000 => (above, 65_000),
+        _ => (0, 0),
+    };
+    if from < to {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        let mut draws = crate::rng::Rng::new(now ^ u64::from(std::process::id()), 7);
+        for _ in 0..200 {
+            let port = u16::try_from(draws.range(u64::from(from), u64::from(to))).unwrap_or(from);
+            if !taken.contains(&port) && TcpListener::bind(("127.0.0.1", port)).is_ok() {
+                return Ok(port);
+            }
+        }
+    }
     loop {
         let listener =
             TcpListener::bind(("127.0.0.1", 0)).map_err(|e| EngineError::io("127.0.0.1:0", e))?;
@@ -882,4 +913,27 @@ fn claim_port(port: u16) -> Result<u16, EngineError> {
         .map(|r| format!(" by {} (pid {}) started by searchbench; `searchbench engine stop --port {}` stops it", r.engine, r.pid, r.http_port))
         .unwrap_or_else(|| " by another process".into());
     Err(EngineError::PortTaken { port, by })
+}
+
+#[cfg(test)]
+mod port_tests {
+    use super::*;
+
+    /// A node's port is never one an outgoing connection may take before the node binds it,
+    /// is free, and is not one already chosen.
+    #[test]
+    fn a_free_port_is_outside_the_range_for_outgoing_connections() {
+        let range = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+            .unwrap_or_else(|_| "32768 60999".into());
+        let mut n = range.split_whitespace().map(|n| n.parse::<u16>().unwrap());
+        let (low, high) = (n.next().unwrap(), n.next().unwrap());
+        let mut taken = Vec::new();
+        for _ in 0..50 {
+            let port = free_port(&taken).unwrap();
+            assert!(!(low..=high).contains(&port), "{port} is in {low}-{high}");
+            assert!(!taken.contains(&port));
+            assert!(TcpListener::bind(("127.0.0.1", port)).is_ok());
+            taken.push(port);
+        }
+    }
 }
