@@ -147,7 +147,7 @@ pub async fn convert(
     say: &(dyn Fn(String) + Sync),
 ) -> Result<Vec<Converted>, Hdf5Error> {
     let mut done = Vec::new();
-    let mut python = None;
+    let mut kept = None;
     for set in sets {
         let dir = folder(set)?;
         if let Some(path) = made(&dir, &set.dataset) {
@@ -164,18 +164,17 @@ pub async fn convert(
             });
             continue;
         }
-        if python.is_none() {
-            let made = venv::ensure(venv::OPENSEARCH_BENCHMARK, say);
-            python = Some(tokio::select! {
-                made = made => made.map_err(|e| Hdf5Error::Failed(format!("reading {}: {e}", set.shown)))?,
+        // The environment is made (or found) once, when a first set is to be converted.
+        let python = match kept.take() {
+            Some(python) => python,
+            None => tokio::select! {
+                made = venv::ensure(venv::OPENSEARCH_BENCHMARK, say) => made
+                    .map_err(|e| Hdf5Error::Failed(format!("reading {}: {e}", set.shown)))?,
                 () = cancel.cancelled() => return Err(Hdf5Error::Interrupted(set.shown.clone())),
-            });
-        }
-        let Some(python) = &python else {
-            continue;
+            },
         };
         let began = std::time::Instant::now();
-        let path = one(python, set, &dir, cancel).await?;
+        let path = one(&python, set, &dir, cancel).await?;
         say(format!(
             "{} ({}): converted to bigann in {:.1} s: {}",
             set.shown,
@@ -188,6 +187,7 @@ pub async fn convert(
             dataset: set.dataset.clone(),
             path,
         });
+        kept = Some(python);
     }
     Ok(done)
 }
