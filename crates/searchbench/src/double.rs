@@ -4,6 +4,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// A request the double received.
@@ -20,6 +21,8 @@ type Answer = dyn Fn(&Request) -> (u16, String) + Send + Sync;
 pub struct Double {
     pub url: String,
     pub requests: Arc<Mutex<Vec<Request>>>,
+    /// Connections accepted so far (each kept alive as long as its client keeps it).
+    connections: Arc<AtomicUsize>,
 }
 
 impl Double {
@@ -37,13 +40,25 @@ impl Double {
         let requests = Arc::new(Mutex::new(Vec::new()));
         let answer: Arc<Answer> = Arc::new(answer);
         let kept = requests.clone();
+        let connections = Arc::new(AtomicUsize::new(0));
+        let accepted = connections.clone();
         std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
+                accepted.fetch_add(1, Ordering::SeqCst);
                 let (answer, kept) = (answer.clone(), kept.clone());
                 std::thread::spawn(move || handle(stream, &*answer, &kept));
             }
         });
-        Double { url, requests }
+        Double {
+            url,
+            requests,
+            connections,
+        }
+    }
+
+    /// How many connections the double has accepted.
+    pub fn connections(&self) -> usize {
+        self.connections.load(Ordering::SeqCst)
     }
 
     pub fn requests(&self) -> Vec<Request> {
@@ -129,5 +144,41 @@ fn handle(stream: TcpStream, answer: &Answer, kept: &Mutex<Vec<Request>>) {
         if stream.write_all(reply.as_bytes()).is_err() {
             return;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_target_with_its_own_pool_never_sends_on_the_connections_of_the_one_it_came_from() {
+        let double = Double::serve(|_| r#"{"status":"green"}"#.into());
+        let shared = double.target();
+        // A pooled connection is a task of the runtime that opened it: a request from another
+        // runtime waits on that one (forever, were it idle) or fails as it shuts down.
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            shared.get_json::<serde_json::Value>("/").await.unwrap();
+            shared.get_json::<serde_json::Value>("/").await.unwrap();
+        });
+        assert_eq!(double.connections(), 1, "one kept-alive connection, reused");
+        let own = shared.with_own_pool().unwrap();
+        runtime.block_on(async { own.get_json::<serde_json::Value>("/").await.unwrap() });
+        assert_eq!(
+            double.connections(),
+            2,
+            "the own pool opens its own connection"
+        );
+        runtime.block_on(async { shared.get_json::<serde_json::Value>("/").await.unwrap() });
+        assert_eq!(
+            double.connections(),
+            2,
+            "the shared pool's connection is still its own"
+        );
+        assert_eq!(own.url(), shared.url());
     }
 }

@@ -73,6 +73,32 @@ struct Access {
     auth: Auth,
     insecure: bool,
     ca_cert: Option<PathBuf>,
+    /// The credentials' header, marked sensitive.
+    headers: HeaderMap,
+    /// The CA certificates read from `ca_cert`.
+    certs: Vec<reqwest::Certificate>,
+}
+
+impl Access {
+    /// A keep-alive client with a pool of its own, authenticating and trusting as given.
+    fn client(&self, timeout: Duration) -> Result<reqwest::Client, TargetError> {
+        let mut builder = reqwest::Client::builder()
+            .default_headers(self.headers.clone())
+            .timeout(timeout)
+            .connect_timeout(timeout.min(Duration::from_secs(10)))
+            .pool_idle_timeout(Duration::from_secs(60))
+            .tcp_nodelay(true)
+            // A redirect would measure a server other than the one named: it is an error
+            // that says where to point --url (see `redirect_reason`).
+            .redirect(reqwest::redirect::Policy::none())
+            .danger_accept_invalid_certs(self.insecure);
+        for cert in &self.certs {
+            builder = builder.add_root_certificate(cert.clone());
+        }
+        builder.build().map_err(|e| TargetError::Client {
+            reason: e.to_string(),
+        })
+    }
 }
 
 /// A response whose status was a success, with its body read in full.
@@ -131,42 +157,44 @@ impl Target {
             value.set_sensitive(true);
             headers.insert(AUTHORIZATION, value);
         }
-        let mut builder = reqwest::Client::builder()
-            .default_headers(headers)
-            .timeout(config.timeout)
-            .connect_timeout(config.timeout.min(Duration::from_secs(10)))
-            .pool_idle_timeout(Duration::from_secs(60))
-            .tcp_nodelay(true)
-            // A redirect would measure a server other than the one named: it is an error
-            // that says where to point --url (see `redirect_reason`).
-            .redirect(reqwest::redirect::Policy::none())
-            .danger_accept_invalid_certs(config.insecure);
+        let mut certs = Vec::new();
         if let Some(path) = &config.ca_cert {
             let pem = std::fs::read(path).map_err(|e| TargetError::Tls {
                 path: path.clone(),
                 reason: e.to_string(),
             })?;
-            for cert in ca_certificates(&pem).map_err(|reason| TargetError::Tls {
+            certs = ca_certificates(&pem).map_err(|reason| TargetError::Tls {
                 path: path.clone(),
                 reason,
-            })? {
-                builder = builder.add_root_certificate(cert);
-            }
+            })?;
         }
-        let client = builder.build().map_err(|e| TargetError::Client {
-            reason: e.to_string(),
-        })?;
+        let access = Access {
+            auth,
+            insecure: config.insecure,
+            ca_cert: config.ca_cert.clone(),
+            headers,
+            certs,
+        };
+        let client = access.client(config.timeout)?;
         Ok(Target {
             urls,
             client,
             timeout: config.timeout,
             max_answer: config.max_answer,
             auth_hint,
-            access: std::sync::Arc::new(Access {
-                auth,
-                insecure: config.insecure,
-                ca_cert: config.ca_cert.clone(),
-            }),
+            access: std::sync::Arc::new(access),
+        })
+    }
+
+    /// The same target with a connection pool of its own, for work on a tokio runtime of its
+    /// own (the query passes, the telemetry sampler). A pooled connection lives as a task of
+    /// the runtime that opened it: shared, a request from one runtime could go out on a
+    /// connection of another that is shutting down, and fail with "runtime dropped the
+    /// dispatch task" (seen in CI: the writes beside the searches, as the passes ended).
+    pub fn with_own_pool(&self) -> Result<Target, TargetError> {
+        Ok(Target {
+            client: self.access.client(self.timeout)?,
+            ..self.clone()
         })
     }
 

@@ -208,10 +208,10 @@ pub(super) async fn measure_on(
     options: QueryOptions,
     engine: String,
 ) -> Result<QueryResult, SessionError> {
-    let target = stage.target.clone();
-    let measured =
-        on_own_thread(move || async move { query::run(plan.as_ref(), &target, &options).await })
-            .await?;
+    let measured = on_own_thread(stage.target, move |target| async move {
+        query::run(plan.as_ref(), &target, &options).await
+    })
+    .await?;
     let mut result = measured.map_err(usage)?;
     result.engine = Some(engine);
     result.rtt = stage.rtt;
@@ -563,20 +563,25 @@ async fn load_quietly(
 
 type Measured = Result<QueryResult, query::QueryError>;
 
-/// Runs `job` on a single-threaded runtime of its own: the requests are few at a time (one,
-/// or `--search-clients`), and one thread spares every response a cross-thread wake-up (~10 µs
-/// per request on this path).
-pub(super) async fn on_own_thread<F, Fut>(job: F) -> Result<Measured, SessionError>
+/// Runs `job` against `target` on a single-threaded runtime of its own: the requests are few
+/// at a time (one, or `--search-clients`), and one thread spares every response a
+/// cross-thread wake-up (~10 µs per request on this path). The job gets the target with a
+/// connection pool of its own ([`Target::with_own_pool`]): what else runs beside it (the
+/// writes beside the searches) never sends on a connection this runtime drops when it ends.
+pub(super) async fn on_own_thread<F, Fut>(target: &Target, job: F) -> Result<Measured, SessionError>
 where
-    F: FnOnce() -> Fut + Send + 'static,
+    F: FnOnce(Target) -> Fut + Send + 'static,
     Fut: std::future::Future<Output = Measured>,
 {
+    let target = target
+        .with_own_pool()
+        .map_err(|e| SessionError::Other(format!("cannot make the query client: {e}")))?;
     tokio::task::spawn_blocking(move || {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .map_err(|e| SessionError::Other(format!("cannot start a query runtime: {e}")))?;
-        Ok(runtime.block_on(job()))
+        Ok(runtime.block_on(job(target)))
     })
     .await
     .map_err(|e| SessionError::Other(format!("the query task failed: {e}")))?
@@ -613,8 +618,9 @@ pub async fn after_ingest(
     let Some(plan) = plan else {
         return Ok(None);
     };
-    let measured =
-        on_own_thread(move || async move { query::run(plan.as_ref(), &target, &options).await })
-            .await?;
+    let measured = on_own_thread(&target, move |target| async move {
+        query::run(plan.as_ref(), &target, &options).await
+    })
+    .await?;
     Ok(Some(measured?))
 }

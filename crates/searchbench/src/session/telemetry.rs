@@ -127,8 +127,14 @@ impl Instrument for TelemetryInstrument {
     ) -> Work<'a, Result<(), String>> {
         Box::pin(async move {
             let feed = stage.feed.clone();
+            // Sampled on a runtime of its own, with connections of its own: none the phase's
+            // requests could be sent on as the sampler's runtime ends.
+            let target = stage
+                .target
+                .with_own_pool()
+                .map_err(|e| format!("no client to sample {phase} with: not sampled: {e}"))?;
             let job = Job {
-                target: stage.target.clone(),
+                target,
                 engine_pids: stage.engine_pids.to_vec(),
                 interval: self.interval,
                 origin: stage.started,

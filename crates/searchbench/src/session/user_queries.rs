@@ -283,8 +283,9 @@ pub async fn after_ingest(
         options.part = split.part;
         options.group = split.group.clone();
     }
-    let measured =
-        on_own_thread(move || async move { crate::query::run(&plan, &target, &options).await })
-            .await?;
+    let measured = on_own_thread(&target, move |target| async move {
+        crate::query::run(&plan, &target, &options).await
+    })
+    .await?;
     Ok(Some(measured.map_err(usage)?))
 }
