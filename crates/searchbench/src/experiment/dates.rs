@@ -446,6 +446,7 @@ async fn load(
         replace: false,
         append: false,
         load_settings: LoadSettings::default(),
+        freshness: None,
         failures: cfg
             .failures_dir
             .join(format!("{index}-r{repeat}-failures.ndjson")),

@@ -577,6 +577,7 @@ pub(super) async fn ingest(
         failures: &failures,
         previous_failures_file,
         warnings,
+        freshness: None,
         server_time,
     }))
 }

@@ -45,6 +45,9 @@ pub struct Controls {
     pub progress: Option<ProgressTx>,
     pub cancel: Option<Cancel>,
     pub seconds: Option<SecondsTx>,
+    /// The counter the driver adds acknowledged documents to, read beside the load (the
+    /// freshness probe); the driver's own when `None`.
+    pub acked: Option<super::freshness::Acked>,
 }
 
 #[cfg(test)]

@@ -119,7 +119,7 @@ pub async fn load(
         done: AtomicBool::new(false),
         error: Mutex::new(None),
         read: AtomicU64::new(0),
-        acked: AtomicU64::new(0),
+        acked: controls.acked.unwrap_or_default(),
         refused: AtomicU64::new(0),
         unacknowledged: AtomicU64::new(0),
         not_sent: AtomicU64::new(0),

@@ -73,6 +73,8 @@ pub struct Tally<'a> {
     pub driver_cpu: Duration,
     pub engine_cpu: Option<Duration>,
     pub cores: u64,
+    /// What the freshness probe measured beside the load, when it ran.
+    pub freshness: Option<&'a Measurements>,
 }
 
 /// What a load did as measurements that add up over the processes of one run.
@@ -111,6 +113,10 @@ pub fn measure(t: Tally<'_>) -> Measurements {
     for (name, unit, h) in r.each_histogram() {
         // Empty here, with the recorder's bounds: it adds.
         let _ = m.add_histogram(name, unit, h);
+    }
+    if let Some(f) = t.freshness {
+        // Its own names, with the recorder's bounds: it adds.
+        let _ = m.merge(f);
     }
     m
 }
@@ -203,6 +209,9 @@ pub struct LoadFigures {
     pub took_clock_ms: Option<u64>,
     pub cpu: Cpu,
     pub timeline: Vec<TimelineRow>,
+    /// How soon the acknowledged documents were searchable, when the load was probed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub freshness: Option<super::freshness::Freshness>,
 }
 
 impl LoadFigures {
@@ -319,6 +328,7 @@ impl LoadFigures {
                 engine_machine_share: engine_secs.map(|e| (e / (wall * cores)).min(1.0)),
             },
             timeline,
+            freshness: super::freshness::Freshness::of(m),
         }
     }
 }
@@ -487,6 +497,7 @@ mod tests {
                 driver_cpu: Duration::from_millis(250),
                 engine_cpu: None,
                 cores: 4,
+                freshness: None,
             });
             let json = |v: &dyn erased::Json| v.json();
             let case = format!("warm-up {warmup} s, wall {wall_ms} ms");
@@ -542,6 +553,7 @@ mod tests {
             driver_cpu: Duration::from_millis(100),
             engine_cpu: Some(Duration::from_secs(2)),
             cores: 2,
+            freshness: None,
         });
         let written: Written = serde_json::from_value(serde_json::to_value(&f).unwrap()).unwrap();
         let back = LoadFigures::of(&from_written(

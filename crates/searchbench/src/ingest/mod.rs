@@ -18,6 +18,7 @@ mod exchange;
 pub mod extras;
 pub mod failures;
 pub mod figures;
+pub mod freshness;
 pub mod gzip;
 pub mod index;
 pub mod pace;
@@ -94,6 +95,28 @@ pub struct Plan {
     /// The engine's processes when they are local (for their CPU time): one pid per node,
     /// each leading its node's process group. Empty when unknown.
     pub engine_pids: Vec<u32>,
+    /// Measure how soon the acknowledged documents are searchable ([`freshness`]); `None`:
+    /// not measured.
+    pub freshness: Option<freshness::FreshnessSpec>,
+}
+
+impl Plan {
+    /// Why this load's time to searchable cannot be measured by the index's count, if it
+    /// cannot: what else changes the count besides its own new documents.
+    fn unprobed(&self) -> Option<&'static str> {
+        let d = &self.driver;
+        match () {
+            () if !d.part.is_whole() => Some("the other parts write into the same index"),
+            () if d.conflicts.is_some() => Some("its id conflicts write over documents"),
+            () if d.action == BulkAction::FromCorpus => {
+                Some("its corpus's own action lines may update or delete")
+            }
+            () if self.append && d.action.ids(d.ids) == IdMode::Sequential => {
+                Some("appending with sequential ids may write over the documents there")
+            }
+            () => None,
+        }
+    }
 }
 
 /// Whether a refused index body was refused for what only the k-NN plugin knows (its
@@ -279,6 +302,9 @@ pub struct IngestReport {
     pub background: Option<crate::measure::background::Background>,
     pub attribution: Attribution,
     pub timeline: Vec<TimelineRow>,
+    /// How soon the acknowledged documents were searchable, when the load was probed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub freshness: Option<freshness::Freshness>,
     pub failures_file: Option<PathBuf>,
     /// Where the failure file of an earlier run went (it was at the same path).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -414,6 +440,23 @@ pub async fn ingest_streaming(
         true => nodes_cpu(target).await.ok(),
         false => None,
     };
+    let mut controls = controls;
+    let probe = match plan.freshness.filter(|_| plan.unprobed().is_none()) {
+        Some(spec) => {
+            let acked = freshness::Acked::default();
+            controls.acked = Some(acked.clone());
+            match freshness::Probe::start(target, &index, acked, spec).await {
+                Ok(probe) => Some(probe),
+                Err(e) => {
+                    warnings.push(format!(
+                        "time to searchable not measured: {index} could not be counted: {e}"
+                    ));
+                    None
+                }
+            }
+        }
+        None => None,
+    };
     let around = crate::measure::background::Around::start(&plan.engine_pids);
 
     let outcome = driver::load(
@@ -430,6 +473,24 @@ pub async fn ingest_streaming(
         engine_cpu,
         background,
     } = around.stop(&plan.engine_pids);
+    // Before the settings are restored and the index refreshed: the last documents are
+    // waited for as the load left the index.
+    let freshness = match probe {
+        Some(probe) => {
+            let how = match outcome.interrupted || outcome.error.is_some() {
+                true => freshness::Over::Stopped,
+                false => freshness::Over::Loaded,
+            };
+            match probe.finish(how).await {
+                Ok(m) => Some(m),
+                Err(e) => {
+                    warnings.push(format!("time to searchable not measured: {e}"));
+                    None
+                }
+            }
+        }
+        None => None,
+    };
     // After an interrupt the target may be why (stalled, overloaded): the calls that follow
     // share one short deadline, so the user gets the partial report promptly.
     let limit = outcome
@@ -490,6 +551,7 @@ pub async fn ingest_streaming(
         previous_failures_file,
         warnings,
         server_time: None,
+        freshness,
     }))
 }
 
@@ -575,6 +637,8 @@ struct ReportParts<'a> {
     /// The server's own time in the load, when it counts it finer than `took`'s whole ms (the
     /// sketch store, in µs): the attribution's server time.
     server_time: Option<Duration>,
+    /// What the freshness probe measured, when it ran.
+    freshness: Option<crate::measure::Measurements>,
 }
 
 fn report(mut p: ReportParts<'_>) -> IngestReport {
@@ -625,6 +689,7 @@ fn report(mut p: ReportParts<'_>) -> IngestReport {
         driver_cpu: p.driver_cpu,
         engine_cpu: p.engine_cpu,
         cores: machine.cores as u64,
+        freshness: p.freshness.as_ref(),
     });
     let attribution = Attribution::compute(&AttributionInput {
         wall: o.wall,
@@ -654,6 +719,12 @@ fn report(mut p: ReportParts<'_>) -> IngestReport {
         ));
     }
     let mut histograms = recorder.histograms();
+    histograms.extend(
+        measurements
+            .histograms
+            .get(freshness::LAG)
+            .and_then(|(unit, h)| SerializedHistogram::encode(freshness::LAG, unit, h)),
+    );
     let rate = o.pace.as_ref().map(|pace| {
         let measured = pace.finish(settled.warmup_applied);
         for h in &measured.histograms {
@@ -704,6 +775,7 @@ fn report(mut p: ReportParts<'_>) -> IngestReport {
         background: p.background,
         attribution,
         timeline: figures.timeline,
+        freshness: figures.freshness,
         histograms,
         failures_file: (p.failures.written() > 0).then(|| p.failures.path().to_path_buf()),
         previous_failures_file: p.previous_failures_file,

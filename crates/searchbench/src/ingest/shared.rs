@@ -27,7 +27,8 @@ pub struct Shared {
     pub done: AtomicBool,
     pub error: Mutex<Option<IngestError>>,
     pub read: AtomicU64,
-    pub acked: AtomicU64,
+    /// Shared with whoever watches the load (see [`super::freshness`]).
+    pub acked: super::freshness::Acked,
     pub refused: AtomicU64,
     pub unacknowledged: AtomicU64,
     /// Documents read but never sent because the run stopped after an error.

@@ -40,6 +40,10 @@ pub struct LoadSpec {
     /// Searches to run beside the load (`--search-clients`): a phase of their own in the
     /// load's step (see [`load_step`]); a bare [`load`] runs none.
     pub beside: Option<super::beside::BesideSpec>,
+    /// How soon the acknowledged documents are searchable, measured beside the load; `None`:
+    /// not measured (the CLI's loads measure it unless `--no-freshness`; a track's bulks, a
+    /// query's own load and a warm-up slice do not).
+    pub freshness: Option<ingest::freshness::FreshnessSpec>,
 }
 
 impl LoadSpec {
@@ -56,6 +60,7 @@ impl LoadSpec {
             max_failures: None,
             extras: super::setup::Extras::default(),
             beside: None,
+            freshness: None,
         }
     }
 }
@@ -484,6 +489,8 @@ pub fn slice_load(load: &LoadSpec, index: &str) -> LoadSpec {
     slice.max_failures = None;
     slice.progress = false;
     slice.beside = None;
+    // A slice is judged by its rate alone: no wait for its last documents.
+    slice.freshness = None;
     slice.failures = Some(super::warm::failures_file());
     slice
 }
@@ -577,6 +584,7 @@ async fn load_watched(
         append: spec.append,
         load_settings: spec.load_settings,
         engine_pids,
+        freshness: spec.freshness,
     };
     let corpus = job.source.describe();
     observer.event(Event::Loading {
@@ -628,6 +636,7 @@ async fn load_watched(
         progress: (spec.progress || watch_start || searches_end.0.is_some()).then_some(progress_tx),
         cancel: spec.cancel.clone(),
         seconds: keep.map(|_| tx),
+        acked: None,
     };
     let loading = async {
         let report = ingest::ingest_streaming(target, job.source, plan, controls).await;

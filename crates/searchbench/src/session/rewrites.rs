@@ -70,6 +70,8 @@ pub async fn alongside(
             // Into the index as it is: no setup, no settings changed.
             append: true,
             load_settings: Default::default(),
+            // Each document goes back over itself: the index's count never rises.
+            freshness: None,
             failures: failures.clone(),
             engine_pids: Vec::new(),
         };

@@ -45,6 +45,7 @@ pub(crate) fn plan(index: &str, dir: &std::path::Path, ids: IdMode) -> Plan {
         load_settings: LoadSettings::default(),
         failures: dir.join("failures.ndjson"),
         engine_pids: Vec::new(),
+        freshness: None,
     }
 }
 

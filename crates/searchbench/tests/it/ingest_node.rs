@@ -79,6 +79,7 @@ fn plan(index: &str, dir: &Path) -> Plan {
         load_settings: LoadSettings::default(),
         failures: dir.join(format!("{index}-failures.ndjson")),
         engine_pids: common::node_pid().into_iter().collect(),
+        freshness: None,
     }
 }
 

@@ -19,6 +19,7 @@ mod engine_lifecycle;
 mod engines;
 mod experiment_dates;
 mod file_reader;
+mod freshness;
 mod ingest_failure_limit;
 mod ingest_faults;
 mod ingest_inputs;

@@ -95,6 +95,7 @@ fn make(i: u32, of: u32, secs: u64, start_ms: u64, whole: &mut Recorder) -> Part
         driver_cpu: Duration::from_millis(500),
         engine_cpu: None,
         cores: 2,
+        freshness: None,
     });
     PartRun {
         part: Part { index: i, of },
@@ -895,6 +896,7 @@ fn a_merged_run_of_parts_and_a_single_run_of_the_same_load_give_the_same_metrics
                 driver_cpu: Duration::from_millis(cpu_ms[p]),
                 engine_cpu: Some(Duration::from_secs(3)),
                 cores: 2,
+                freshness: None,
             });
             let i = p as u32 + 1;
             let mut part = make(i, of as u32, 1, began_p / 1000, &mut Recorder::new());
@@ -921,6 +923,7 @@ fn a_merged_run_of_parts_and_a_single_run_of_the_same_load_give_the_same_metrics
             driver_cpu: Duration::from_millis(cpu_ms.iter().sum()),
             engine_cpu: Some(Duration::from_secs(3)),
             cores: 2 * of as u64,
+            freshness: None,
         });
         let merged = merge_parts("p", parts, Some(whole_counts.indexed)).unwrap();
         let result = merged.run.result.as_ref().unwrap();
@@ -1003,6 +1006,7 @@ fn a_tracks_bulk_task_in_parts_is_derived_as_one_load() {
             driver_cpu: Duration::from_millis(300),
             engine_cpu: None,
             cores: 2,
+            freshness: None,
         });
         let run = TaskRun {
             measurements: load.clone(),

@@ -14,6 +14,7 @@ use super::{
     is_ingest, key_part, read, rows, sampled, steady_seconds, Judged::*, Metric, Row, THROUGHPUT,
 };
 use crate::analysis::statistics::SampleKind::PerSecond;
+use crate::ingest::freshness::Freshness;
 use crate::ingest::{Counts, Cpu, Requests};
 use crate::measure::{Attribution, Summary, TimelineRow};
 
@@ -45,6 +46,8 @@ struct Ingest {
     background: Option<crate::measure::background::Background>,
     #[serde(default)]
     server_stats: Option<crate::cluster::IndexStats>,
+    #[serde(default)]
+    freshness: Option<Freshness>,
 }
 
 /// The service time's percentiles, and the server's took unless it moved in cached-clock steps
@@ -71,6 +74,16 @@ const LOST_AND_CPU: &[Row<Ingest>] = &[
     Row("driver_cpu_secs_per_million_docs", "driver CPU per million docs", "s", Lower, |r| r.cpu.as_ref()?.driver_secs_per_million_docs),
     Row("engine_cpu_share", "engine CPU share of machine", "%", Info, |r| Some(r.cpu.as_ref()?.engine_machine_share? * 100.0)),
     Row("engine_cpu_us_per_doc", "engine CPU per document", "µs", Lower, |r| r.engine_us_per_doc()),
+];
+
+/// How soon the acknowledged documents were searchable (left out when the load was not
+/// probed; a lag left out when no document became searchable, the share then 100 %).
+#[rustfmt::skip]
+const SEARCHABLE: &[Row<Ingest>] = &[
+    Row("searchable_p50_s", "time to searchable p50", "s", Lower, |r| r.freshness.as_ref()?.p50_secs),
+    Row("searchable_p99_s", "time to searchable p99", "s", Lower, |r| r.freshness.as_ref()?.p99_secs),
+    Row("searchable_max_s", "time to searchable max", "s", Lower, |r| r.freshness.as_ref()?.max_secs),
+    Row("not_searchable_pct", "documents not searchable within the bound", "%", Lower, |r| r.freshness.as_ref()?.unseen_pct()),
 ];
 
 /// What the load left the target holding: left out when not read (older results, a cluster
@@ -155,6 +168,7 @@ pub(super) fn metrics(r: &Value, timeline: &[Value], out: &mut Vec<Metric>) {
         super::machine(b, out);
     }
     rows(&r, "", "", KEPT, out);
+    rows(&r, "", "", SEARCHABLE, out);
     if let Some(a) = &r.attribution {
         for (section, rows) in [("budget", &a.budget), ("background", &a.background)] {
             for row in rows {

@@ -4,7 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use super::units::{parse_duration, parse_interval, parse_rate, parse_size};
+use super::units::{parse_bound, parse_duration, parse_interval, parse_rate, parse_size};
+use crate::ingest::freshness::FreshnessSpec;
 use crate::ingest::{IdMode, LoadSettings, MaxFailures};
 use crate::session::ingest::LoadSpec;
 
@@ -73,6 +74,16 @@ pub struct LoadArgs {
     /// is busy the schedule falls behind, and that lag is measured.
     #[arg(long, value_name = "DOCS_PER_S", value_parser = parse_rate)]
     pub rate: Option<f64>,
+    /// Do not measure time to searchable. By default the index's `_count` is asked every 50
+    /// ms while the load runs (no refresh asked for), and each acknowledged document's lag to
+    /// its first appearance in a search is measured; at the end the last documents are waited
+    /// for, up to --freshness-bound.
+    #[arg(long)]
+    pub no_freshness: bool,
+    /// How long a document may take to become searchable before it counts as not searchable
+    /// (e.g. 30s). Default: twice the index's refresh interval plus 5 s, at least 10 s.
+    #[arg(long, value_name = "DURATION", value_parser = parse_bound, conflicts_with = "no_freshness")]
+    pub freshness_bound: Option<std::time::Duration>,
     #[command(flatten)]
     pub telemetry: TelemetryArgs,
 }
@@ -132,6 +143,9 @@ impl LoadArgs {
             replicas: self.replicas,
             translog_durability: self.translog_durability.clone(),
         };
+        spec.freshness = (!self.no_freshness).then_some(FreshnessSpec {
+            bound: self.freshness_bound,
+        });
         spec
     }
 }

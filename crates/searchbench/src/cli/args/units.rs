@@ -11,6 +11,18 @@ pub fn parse_interval(s: &str) -> Result<std::time::Duration, String> {
     Ok(d)
 }
 
+/// How long a document may take to become searchable: at least a second (the probe looks
+/// every 50 ms), at most a day.
+pub fn parse_bound(s: &str) -> Result<std::time::Duration, String> {
+    let d = parse_duration(s)?;
+    if d < std::time::Duration::from_secs(1) || d > std::time::Duration::from_secs(86_400) {
+        return Err(format!(
+            "{s:?}: the bound on time to searchable is 1s to 24h"
+        ));
+    }
+    Ok(d)
+}
+
 /// A positive rate, e.g. `5000` or `2.5`.
 pub fn parse_rate(s: &str) -> Result<f64, String> {
     let rate: f64 = s

@@ -100,6 +100,9 @@ pub fn print(r: &IngestReport, detail: Detail) {
     if let Some(up) = &r.warm_up {
         sayln!("before it, {}", up.line());
     }
+    if let Some(f) = &r.freshness {
+        sayln!("{}", f.line());
+    }
     if detail == Detail::Brief {
         print_brief(r);
         return;

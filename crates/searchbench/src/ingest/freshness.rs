@@ -1,0 +1,420 @@
+//! Time to searchable: while a load runs, how long its acknowledged documents take to show in
+//! a search. A logs or metrics cluster is judged by how fast it takes documents and how soon
+//! they can be found; the second is what `refresh_interval`, replicas and bulk size trade away.
+//!
+//! The markers are the load's own documents, none added: every probe interval the probe notes
+//! how many documents the driver has had acknowledged so far (a slice of the load, stamped
+//! with that instant), and asks the index's `_count`, which a search answers from the
+//! refreshed segments only (no refresh is asked for). A slice is searchable once the count has
+//! risen by every document acknowledged up to it; its lag is that instant less its own, and
+//! each of its documents has that lag. Neither is exact to more than one probe interval
+//! ([`EVERY`]) either way: a slice is stamped when the probe sees it (up to an interval after
+//! the answers came), and is found visible when the probe asks (up to an interval after the
+//! refresh). A document searchable before its bulk was answered (another shard of the bulk
+//! was slower) counts as searchable when answered, at lag 0.
+//!
+//! So that the count means the load's documents, the probe runs only where nothing else
+//! changes it: one process writing new documents (no `--part`, no id conflicts, no updates
+//! or deletes). A slice not searchable within the bound is `unseen`; one still waiting when
+//! the load was stopped is `cut`. At the load's end the probe waits for the last slices, up
+//! to the bound, before the load's settings are restored and the index refreshed.
+//!
+//! The probe's searches keep the index's shards from going search-idle (Elasticsearch skips
+//! the scheduled refresh of a shard no one has searched for 30 s when `refresh_interval` is
+//! not set): what is measured is the freshness a reader searching all along sees.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use reqwest::Method;
+use tokio::sync::watch;
+
+use crate::cluster::{Target, TargetError};
+use crate::measure::Measurements;
+
+/// How often the probe looks: the resolution of every lag it reports, either way.
+pub const EVERY: Duration = Duration::from_millis(50);
+/// The histogram of every probed document's lag, in µs.
+pub const LAG: &str = "freshness";
+/// The documents probed: searchable, unseen and cut.
+pub const PROBED: &str = "freshness_docs";
+/// The documents not searchable within the bound.
+pub const UNSEEN: &str = "freshness_unseen";
+/// The documents still waiting when the load was stopped (neither seen nor timed out).
+pub const CUT: &str = "freshness_cut";
+/// The bound, in ms (a bound of the measurements: the most of any part).
+pub const BOUND_MS: &str = "freshness_bound_ms";
+/// The count answers the probe did not get (an error, or no answer within its deadline).
+pub const MISSED: &str = "freshness_missed_counts";
+
+/// The acknowledged documents' counter: the driver adds each answer's acknowledged documents
+/// to it, the probe reads it.
+pub type Acked = Arc<AtomicU64>;
+
+/// Whether a load is probed, and how long a document may take before it counts as unseen.
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+pub struct FreshnessSpec {
+    /// `None`: twice the index's refresh interval plus 5 s, at least 10 s (see
+    /// [`default_bound`]).
+    pub bound: Option<Duration>,
+}
+
+/// How the load ended, told to the probe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Over {
+    Running,
+    /// Every answer is in: the probe waits for the last slices, up to the bound.
+    Loaded,
+    /// Stopped early (Ctrl-C, an error): what still waits is cut.
+    Stopped,
+}
+
+/// A probe running beside a load.
+pub struct Probe {
+    over: watch::Sender<Over>,
+    task: tokio::task::JoinHandle<Measurements>,
+}
+
+/// A slice of the load: the documents acknowledged since the last one, up to `upto` in all,
+/// first seen by the probe at `at`.
+struct Slice {
+    at: Instant,
+    upto: u64,
+    docs: u64,
+}
+
+impl Probe {
+    /// Starts probing `index`, whose documents the load acknowledges into `acked`. Fails when
+    /// the index cannot be counted (the load then goes on unprobed, saying why).
+    pub async fn start(
+        target: &Target,
+        index: &str,
+        acked: Acked,
+        spec: FreshnessSpec,
+    ) -> Result<Probe, TargetError> {
+        let base = searchable(target, index).await?;
+        let bound = match spec.bound {
+            Some(b) => b,
+            None => default_bound(refresh_interval(target, index).await),
+        };
+        let (over, told) = watch::channel(Over::Running);
+        let probing = Probing {
+            target: target.clone(),
+            index: index.to_string(),
+            acked,
+            base,
+            bound,
+        };
+        Ok(Probe {
+            over,
+            task: tokio::spawn(probing.run(told)),
+        })
+    }
+
+    /// Tells the probe how the load ended and takes what it measured: at most the bound after
+    /// the last answer when `Loaded`, at once when `Stopped`.
+    pub async fn finish(self, how: Over) -> Result<Measurements, String> {
+        let _ = self.over.send(how);
+        self.task
+            .await
+            .map_err(|e| format!("the freshness probe failed: {e}"))
+    }
+}
+
+/// The bound when none is given: twice the refresh interval plus 5 s (a document acknowledged
+/// just after a refresh waits one interval, a refresh under load takes its own time), at least
+/// 10 s; 10 s when refresh is off or the interval cannot be read.
+pub fn default_bound(refresh: Option<Duration>) -> Duration {
+    let least = Duration::from_secs(10);
+    refresh.map_or(least, |r| (r * 2 + Duration::from_secs(5)).max(least))
+}
+
+struct Probing {
+    target: Target,
+    index: String,
+    acked: Acked,
+    /// The index's searchable count before the load.
+    base: u64,
+    bound: Duration,
+}
+
+impl Probing {
+    async fn run(self, told: watch::Receiver<Over>) -> Measurements {
+        let mut m = Measurements::default();
+        let mut lags = crate::measure::recorder::histogram();
+        let mut pending: VecDeque<Slice> = VecDeque::new();
+        let mut seen = self.acked.load(Relaxed);
+        let mut tick = tokio::time::interval(EVERY);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        // A count that takes longer than this is missed, not waited for: the probe looks again.
+        let deadline = self.bound.min(Duration::from_secs(5));
+        m.most(BOUND_MS, self.bound.as_millis() as u64);
+        loop {
+            tick.tick().await;
+            // Read before the counter: once `Loaded` is seen, the counter is final.
+            let over = *told.borrow();
+            if over == Over::Stopped {
+                break;
+            }
+            let now = Instant::now();
+            let acked = self.acked.load(Relaxed);
+            if acked > seen {
+                pending.push_back(Slice {
+                    at: now,
+                    upto: acked,
+                    docs: acked - seen,
+                });
+                m.count(PROBED, acked - seen);
+                seen = acked;
+            }
+            while let Some(s) = pending.front() {
+                if now.duration_since(s.at) <= self.bound {
+                    break;
+                }
+                m.count(UNSEEN, s.docs);
+                pending.pop_front();
+            }
+            if pending.is_empty() {
+                match over {
+                    Over::Running => continue,
+                    _ => break,
+                }
+            }
+            match tokio::time::timeout(deadline, searchable(&self.target, &self.index)).await {
+                Ok(Ok(count)) => {
+                    let shown = count.saturating_sub(self.base);
+                    while let Some(s) = pending.front().filter(|s| s.upto <= shown) {
+                        let lag = now.duration_since(s.at).as_micros();
+                        lags.saturating_record_n(u64::try_from(lag).unwrap_or(u64::MAX), s.docs);
+                        pending.pop_front();
+                    }
+                }
+                _ => m.count(MISSED, 1),
+            }
+        }
+        let cut: u64 = pending.iter().map(|s| s.docs).sum();
+        if cut > 0 {
+            m.count(CUT, cut);
+        }
+        if !lags.is_empty() {
+            // Made here with the recorder's own bounds: the units agree.
+            let _ = m.add_histogram(LAG, "us", &lags);
+        }
+        m
+    }
+}
+
+/// The index's documents a search sees now: `_count`, no refresh asked for.
+async fn searchable(target: &Target, index: &str) -> Result<u64, TargetError> {
+    #[derive(serde::Deserialize)]
+    struct Answer {
+        count: u64,
+    }
+    let answer: Answer = target.get_json(&format!("/{index}/_count")).await?;
+    Ok(answer.count)
+}
+
+/// The index's refresh interval as the engine applies it (its setting, else its default);
+/// `None` when refresh is off (`-1`) or the interval cannot be read.
+async fn refresh_interval(target: &Target, index: &str) -> Option<Duration> {
+    let path = format!(
+        "/{index}/_settings/index.refresh_interval?include_defaults=true&flat_settings=true"
+    );
+    let reply = target.send(Method::GET, &path, None).await.ok()?;
+    let settings: serde_json::Value = serde_json::from_slice(&reply.body).ok()?;
+    // A data stream answers for each backing index: the newest is the one written.
+    let (_, newest) = settings.as_object()?.iter().next_back()?;
+    let value = ["settings", "defaults"]
+        .iter()
+        .find_map(|k| newest.get(k)?.get("index.refresh_interval")?.as_str())?;
+    time_value(value)
+}
+
+/// An engine time value (`1s`, `500ms`, `2m`); `None` for `-1` or what does not parse.
+pub fn time_value(v: &str) -> Option<Duration> {
+    let v = v.trim();
+    let split = v.find(|c: char| !c.is_ascii_digit() && c != '.')?;
+    let (n, unit) = v.split_at(split);
+    let n: f64 = n.parse().ok()?;
+    let secs = match unit {
+        "nanos" => n / 1e9,
+        "micros" => n / 1e6,
+        "ms" => n / 1e3,
+        "s" => n,
+        "m" => n * 60.0,
+        "h" => n * 3600.0,
+        "d" => n * 86400.0,
+        _ => return None,
+    };
+    Duration::try_from_secs_f64(secs).ok()
+}
+
+/// What the probe measured, as a load's figures show it.
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+pub struct Freshness {
+    /// Documents probed (every one acknowledged while the probe ran).
+    pub docs: u64,
+    /// Of them, not searchable within the bound.
+    pub unseen: u64,
+    /// Of them, still waiting when the load was stopped.
+    #[serde(default)]
+    pub cut: u64,
+    pub bound_secs: f64,
+    /// The lag of the documents that became searchable, in seconds; `None` when none did.
+    pub p50_secs: Option<f64>,
+    pub p90_secs: Option<f64>,
+    pub p99_secs: Option<f64>,
+    pub max_secs: Option<f64>,
+    /// The resolution of each lag, either way, in ms.
+    pub resolution_ms: u64,
+    /// Count answers the probe did not get.
+    #[serde(default)]
+    pub missed_counts: u64,
+}
+
+impl Freshness {
+    /// The figures of the probe's measurements in `m`; `None` when the load was not probed.
+    pub fn of(m: &Measurements) -> Option<Freshness> {
+        let bound_ms = *m.bounds.most.get(BOUND_MS)?;
+        let count = |name: &str| m.counts.get(name).copied().unwrap_or(0);
+        let lags = m.histograms.get(LAG).map(|(_, h)| h);
+        let at = |q: f64| lags.map(|h| h.value_at_quantile(q) as f64 / 1e6);
+        Some(Freshness {
+            docs: count(PROBED),
+            unseen: count(UNSEEN),
+            cut: count(CUT),
+            bound_secs: bound_ms as f64 / 1000.0,
+            p50_secs: at(0.5),
+            p90_secs: at(0.9),
+            p99_secs: at(0.99),
+            max_secs: lags.map(|h| h.max() as f64 / 1e6),
+            resolution_ms: EVERY.as_millis() as u64,
+            missed_counts: count(MISSED),
+        })
+    }
+
+    /// The share of the probed documents not searchable within the bound, in percent.
+    pub fn unseen_pct(&self) -> Option<f64> {
+        (self.docs > 0).then(|| self.unseen as f64 * 100.0 / self.docs as f64)
+    }
+
+    /// A line for a person: `searchable after p50 0.52 s / p99 1.04 s (max 1.1 s)`, or what
+    /// was not.
+    pub fn line(&self) -> String {
+        let seen = self.docs - self.unseen - self.cut;
+        let mut line = match (self.p50_secs, self.p99_secs) {
+            (Some(p50), Some(p99)) if seen > 0 => format!(
+                "searchable after p50 {p50:.2} s / p99 {p99:.2} s (max {:.2} s, ±{} ms)",
+                self.max_secs.unwrap_or(p99),
+                self.resolution_ms
+            ),
+            _ if self.docs == 0 => "searchable: no document acknowledged to probe".to_string(),
+            _ if self.unseen > 0 => format!(
+                "never searchable within {:.0} s: none of the {} documents probed became \
+                 searchable (is refresh off?)",
+                self.bound_secs, self.docs
+            ),
+            _ => "searchable: not known, the load stopped before any document was".to_string(),
+        };
+        if self.unseen > 0 && seen > 0 {
+            line.push_str(&format!(
+                "; {} documents ({:.1} %) not searchable within {:.0} s",
+                self.unseen,
+                self.unseen_pct().unwrap_or(0.0),
+                self.bound_secs
+            ));
+        }
+        if self.cut > 0 {
+            line.push_str(&format!(
+                "; {} documents still waiting when the load stopped",
+                self.cut
+            ));
+        }
+        line
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A histogram of `(lag µs, documents)`.
+    fn lags(values_us: &[(u64, u64)]) -> hdrhistogram::Histogram<u64> {
+        let mut h = crate::measure::recorder::histogram();
+        for (v, n) in values_us {
+            h.saturating_record_n(*v, *n);
+        }
+        h
+    }
+
+    #[test]
+    fn engine_time_values_read_as_the_engines_write_them() {
+        assert_eq!(time_value("1s"), Some(Duration::from_secs(1)));
+        assert_eq!(time_value("500ms"), Some(Duration::from_millis(500)));
+        assert_eq!(time_value("2m"), Some(Duration::from_secs(120)));
+        assert_eq!(time_value("1.5s"), Some(Duration::from_millis(1500)));
+        assert_eq!(time_value("-1"), None);
+        assert_eq!(time_value("30"), None);
+        assert_eq!(time_value("5 parsecs"), None);
+        assert_eq!(time_value("99999999999999999999999d"), None);
+    }
+
+    #[test]
+    fn the_default_bound_follows_the_refresh_interval() {
+        assert_eq!(default_bound(None), Duration::from_secs(10));
+        assert_eq!(
+            default_bound(Some(Duration::from_secs(1))),
+            Duration::from_secs(10)
+        );
+        assert_eq!(
+            default_bound(Some(Duration::from_secs(30))),
+            Duration::from_secs(65)
+        );
+    }
+
+    #[test]
+    fn figures_come_from_the_measurements_and_say_what_was_not_seen() {
+        let mut m = Measurements::default();
+        assert_eq!(Freshness::of(&m), None, "not probed");
+        m.most(BOUND_MS, 10_000);
+        m.count(PROBED, 1000);
+        m.add_histogram(LAG, "us", &lags(&[(400_000, 500), (600_000, 490)]))
+            .unwrap();
+        m.count(UNSEEN, 10);
+        let f = Freshness::of(&m).unwrap();
+        assert!((f.p50_secs.unwrap() - 0.4).abs() < 0.01, "{f:?}");
+        assert!((f.p99_secs.unwrap() - 0.6).abs() < 0.01, "{f:?}");
+        assert_eq!(f.unseen_pct(), Some(1.0));
+        let line = f.line();
+        assert!(
+            line.starts_with("searchable after p50 0.40 s / p99 0.60 s"),
+            "{line}"
+        );
+        assert!(
+            line.contains("10 documents (1.0 %) not searchable within 10 s"),
+            "{line}"
+        );
+
+        // Refresh off: never a number.
+        let mut off = Measurements::default();
+        off.most(BOUND_MS, 10_000);
+        off.count(PROBED, 300);
+        off.count(UNSEEN, 300);
+        let f = Freshness::of(&off).unwrap();
+        assert_eq!((f.p50_secs, f.p99_secs), (None, None));
+        assert!(
+            f.line().starts_with("never searchable within 10 s"),
+            "{}",
+            f.line()
+        );
+
+        // Parts add up: the merged figures are those of one probe that saw both.
+        let mut merged = m.clone();
+        merged.merge(&off).unwrap();
+        let f = Freshness::of(&merged).unwrap();
+        assert_eq!((f.docs, f.unseen), (1300, 310));
+        assert!((f.p50_secs.unwrap() - 0.4).abs() < 0.01);
+    }
+}

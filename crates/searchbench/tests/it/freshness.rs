@@ -1,0 +1,208 @@
+//! Time to searchable (issue 102): while a load runs, how soon a search sees the documents it
+//! had acknowledged, on OpenSearch and Elasticsearch, at the refresh interval the load set.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use searchbench::corpus::Counter;
+use searchbench::ingest::freshness::{Freshness, FreshnessSpec, LAG};
+use searchbench::ingest::{self, DriverConfig, IngestReport, LoadSettings, Plan};
+use serde_json::{json, Value};
+
+use crate::common::{self, bin, node_url, streams};
+
+/// A paced load of `docs` small documents (4,000 a second, so it spans several refreshes)
+/// into `index` on `url`, the index refreshed every `refresh` during the load.
+fn paced_load(
+    url: &str,
+    index: &str,
+    docs: u64,
+    refresh: &str,
+    bound: Option<Duration>,
+    dir: &Path,
+) -> IngestReport {
+    let mut driver = DriverConfig::new(index);
+    driver.bulk_docs = 200;
+    driver.clients = 2;
+    driver.rate = Some(4000.0);
+    driver.warmup = Duration::ZERO;
+    let plan = Plan {
+        driver,
+        index_body: json!({"settings": {"number_of_shards": 1, "number_of_replicas": 0}}),
+        portable_body: false,
+        replace: true,
+        append: false,
+        load_settings: LoadSettings {
+            refresh_interval: Some(refresh.into()),
+            ..LoadSettings::default()
+        },
+        failures: dir.join(format!("{index}-failures.ndjson")),
+        engine_pids: Vec::new(),
+        freshness: Some(FreshnessSpec { bound }),
+    };
+    let target = common::target_at(url, Duration::from_secs(30));
+    common::runtime()
+        .block_on(async {
+            tokio::time::timeout(
+                Duration::from_secs(120),
+                ingest::ingest(&target, Box::new(Counter { n: docs, at: 0 }), plan),
+            )
+            .await
+        })
+        .expect("the load ends within 120 s")
+        .expect("the load")
+}
+
+/// The load's freshness, checked whole: every acknowledged document probed, each either
+/// searchable (in the lag histogram) or not within the bound.
+fn probed(r: &IngestReport) -> &Freshness {
+    assert_eq!(r.error, None);
+    assert!(r.counts.reconciled, "{:?}", r.counts);
+    let f = r.freshness.as_ref().expect("the load was probed");
+    assert_eq!(
+        f.docs, r.counts.indexed,
+        "every acknowledged document probed"
+    );
+    assert_eq!(f.cut, 0, "{f:?}");
+    let seen = r
+        .measurements
+        .histograms
+        .get(LAG)
+        .map_or(0, |(_, h)| h.len());
+    assert_eq!(seen + f.unseen, f.docs, "{f:?}");
+    // What the figures say is what the measurements say (one derivation).
+    assert_eq!(Freshness::of(&r.measurements).as_ref(), Some(f));
+    f
+}
+
+#[test]
+fn documents_are_searchable_about_half_a_refresh_after_acknowledgement_on_both_engines() {
+    let dir = tempfile::tempdir().unwrap();
+    for (engine, url) in [
+        ("opensearch", node_url()),
+        ("elasticsearch 8", common::elasticsearch_8_url()),
+    ] {
+        let r = paced_load(url, "it-freshness-1s", 12_000, "1s", None, dir.path());
+        let f = probed(&r);
+        assert_eq!(f.unseen, 0, "{engine}: {f:?}");
+        assert_eq!(f.bound_secs, 10.0, "{engine}: the default bound at 1 s");
+        let (p50, max) = (f.p50_secs.unwrap(), f.max_secs.unwrap());
+        // Acknowledged evenly over 3 s, refreshed each second: lags spread over a second,
+        // half of them under about half of it (plus the refresh's own time).
+        assert!((0.15..=1.5).contains(&p50), "{engine}: p50 {p50} s: {f:?}");
+        assert!(max <= 4.0, "{engine}: max {max} s: {f:?}");
+        assert!(f.line().starts_with("searchable after p50"), "{}", f.line());
+    }
+    // A longer interval: later, by about half the interval.
+    let one = paced_load(
+        node_url(),
+        "it-freshness-1s",
+        12_000,
+        "1s",
+        None,
+        dir.path(),
+    );
+    let five = paced_load(
+        node_url(),
+        "it-freshness-5s",
+        12_000,
+        "5s",
+        None,
+        dir.path(),
+    );
+    let (p1, p5) = (
+        probed(&one).p50_secs.unwrap(),
+        probed(&five).p50_secs.unwrap(),
+    );
+    assert_eq!(probed(&five).bound_secs, 15.0);
+    assert!(p5 > 1.0 && p5 > p1 + 0.5, "p50 at 5 s {p5}, at 1 s {p1}");
+}
+
+#[test]
+fn a_load_with_refresh_off_is_never_searchable_within_the_bound_never_a_number() {
+    let dir = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let r = paced_load(
+        node_url(),
+        "it-freshness-off",
+        4_000,
+        "-1",
+        Some(Duration::from_secs(2)),
+        dir.path(),
+    );
+    let f = probed(&r);
+    assert_eq!(f.unseen, f.docs, "{f:?}");
+    assert_eq!((f.p50_secs, f.p99_secs, f.max_secs), (None, None, None));
+    assert!(
+        f.line().starts_with("never searchable within 2 s"),
+        "{}",
+        f.line()
+    );
+    // It waited the bound after the last document, no longer (the load is about a second).
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+    // The refresh at the end still makes every document count.
+    assert_eq!(r.counts.index_count, Some(4_000));
+}
+
+/// The id of the newest run in `store`.
+fn newest(store: &Path) -> String {
+    let db = searchbench::store::Store::open_read(store).unwrap();
+    let rows = db.list(&searchbench::store::Filter::default()).unwrap();
+    rows.first().expect("a stored run").id.0.clone()
+}
+
+/// The CLI says it under the headline, stores it, and `compare` judges it; `--no-freshness`
+/// leaves it out.
+#[test]
+fn the_cli_says_how_soon_documents_were_searchable_and_compare_judges_it() {
+    let store = common::scratch_store();
+    let ingest = |extra: &[&str]| -> (String, Value) {
+        let out = bin()
+            .args(["ingest", "logs", "--url", node_url(), "--docs", "8000"])
+            .args(["--index", "it-freshness-cli", "--replace", "--warmup", "0"])
+            .args(["--rate", "4000", "--refresh-interval", "1s", "--store"])
+            .arg(&store)
+            .args(extra)
+            .output()
+            .expect("searchbench ingest");
+        assert!(out.status.success(), "{}", streams(&out));
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let json = serde_json::from_str(&text).unwrap_or(Value::Null);
+        (text, json)
+    };
+    let (text, _) = ingest(&[]);
+    assert!(text.contains("\nsearchable after p50 "), "{text}");
+    let runs: Vec<String> = (0..2)
+        .map(|_| {
+            let (_, v) = ingest(&["--json", "-q"]);
+            let f = &v["freshness"];
+            assert!(f["p50_secs"].as_f64().is_some(), "{v}");
+            assert_eq!(f["unseen"], 0, "{f}");
+            newest(&store)
+        })
+        .collect();
+    let compared: Value = serde_json::from_slice(
+        &bin()
+            .args(["compare", &runs[0], &runs[1], "--json", "--store"])
+            .arg(&store)
+            .output()
+            .expect("compare")
+            .stdout,
+    )
+    .expect("compare's JSON");
+    let rows = compared["rows"].as_array().expect("rows");
+    for key in ["searchable_p50_s", "searchable_p99_s", "not_searchable_pct"] {
+        let row = rows
+            .iter()
+            .find(|r| r["key"] == key)
+            .unwrap_or_else(|| panic!("{key} not compared: {compared}"));
+        assert_eq!(row["direction"], "lower_better", "{row}");
+    }
+
+    let (_, off) = ingest(&["--json", "-q", "--no-freshness"]);
+    assert!(off.get("freshness").is_none(), "{off}");
+}
