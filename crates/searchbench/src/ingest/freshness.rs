@@ -19,6 +19,14 @@
 //! the load was stopped is `cut`. At the load's end the probe waits for the last slices, up
 //! to the bound, before the load's settings are restored and the index refreshed.
 //!
+//! The count is asked only when a refresh may have shown something new. An index refreshes on
+//! a fixed delay (the next refresh starts an interval after the last one ended), so after the
+//! probe has seen the count rise it waits until two probe intervals before the next refresh
+//! can end, then asks every interval until it rises again: a few counts per refresh instead of
+//! twenty a second, the lags as fine. With refresh off it asks once a second (a refresh the
+//! user asks for is still seen); when the interval cannot be read, every interval.
+//! ([`FreshnessSpec::eager`] asks every interval whatever the refresh.)
+//!
 //! The probe's searches keep the index's shards from going search-idle (Elasticsearch skips
 //! the scheduled refresh of a shard no one has searched for 30 s when `refresh_interval` is
 //! not set): what is measured is the freshness a reader searching all along sees.
@@ -48,6 +56,12 @@ pub const CUT: &str = "freshness_cut";
 pub const BOUND_MS: &str = "freshness_bound_ms";
 /// The count answers the probe did not get (an error, or no answer within its deadline).
 pub const MISSED: &str = "freshness_missed_counts";
+/// The counts the probe asked for.
+pub const ASKED: &str = "freshness_counts";
+/// The resolution of each lag, in ms (a bound: the most of any part).
+pub const RESOLUTION_MS: &str = "freshness_resolution_ms";
+/// How often the probe asks the count when the index's refresh is off.
+const OFF_EVERY: Duration = Duration::from_secs(1);
 
 /// The acknowledged documents' counter: the driver adds each answer's acknowledged documents
 /// to it, the probe reads it.
@@ -59,6 +73,10 @@ pub struct FreshnessSpec {
     /// `None`: twice the index's refresh interval plus 5 s, at least 10 s (see
     /// [`default_bound`]).
     pub bound: Option<Duration>,
+    /// Ask the count every probe interval, whether or not a refresh is due: for a cluster
+    /// whose refreshes are not on the index's fixed delay (what the default saves: BENCHMARKS).
+    #[serde(default)]
+    pub eager: bool,
 }
 
 /// How the load ended, told to the probe.
@@ -95,9 +113,13 @@ impl Probe {
         spec: FreshnessSpec,
     ) -> Result<Probe, TargetError> {
         let base = searchable(target, index).await?;
+        let refresh = match spec.eager {
+            true => Refresh::Unknown,
+            false => refresh_interval(target, index).await,
+        };
         let bound = match spec.bound {
             Some(b) => b,
-            None => default_bound(refresh_interval(target, index).await),
+            None => default_bound(refresh.every()),
         };
         let (over, told) = watch::channel(Over::Running);
         let probing = Probing {
@@ -106,6 +128,7 @@ impl Probe {
             acked,
             base,
             bound,
+            asking: Asking::new(refresh, base),
         };
         Ok(Probe {
             over,
@@ -138,10 +161,79 @@ struct Probing {
     /// The index's searchable count before the load.
     base: u64,
     bound: Duration,
+    asking: Asking,
+}
+
+/// How the index refreshes, as its settings say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refresh {
+    Every(Duration),
+    /// `refresh_interval: -1`.
+    Off,
+    /// Not read.
+    Unknown,
+}
+
+impl Refresh {
+    fn every(self) -> Option<Duration> {
+        match self {
+            Refresh::Every(d) => Some(d),
+            _ => None,
+        }
+    }
+}
+
+/// When the probe asks the count: only when a refresh may have shown something new.
+#[derive(Debug)]
+struct Asking {
+    refresh: Refresh,
+    /// When the count was last seen to rise (the probe's instant of asking).
+    rose: Option<Instant>,
+    asked: Option<Instant>,
+    count: u64,
+}
+
+impl Asking {
+    fn new(refresh: Refresh, base: u64) -> Asking {
+        Asking {
+            refresh,
+            rose: None,
+            asked: None,
+            count: base,
+        }
+    }
+
+    /// Whether to ask at `now`. The next refresh starts an interval after the last one ended,
+    /// which was before the probe saw its rise and after the probe's ask before that (an
+    /// interval earlier, give or take its request): it cannot end before two probe intervals
+    /// short of an interval after the rise was seen.
+    fn due(&self, now: Instant) -> bool {
+        match (self.refresh, self.rose) {
+            (Refresh::Off, _) => self.asked.is_none_or(|t| now >= t + OFF_EVERY),
+            (Refresh::Every(r), Some(rose)) => now + 2 * EVERY >= rose + r,
+            _ => true,
+        }
+    }
+
+    fn answered(&mut self, at: Instant, count: u64) {
+        if count > self.count {
+            self.rose = Some(at);
+        }
+        self.count = count;
+        self.asked = Some(at);
+    }
+
+    /// The resolution of a lag: how late after a document became visible the probe can ask.
+    fn resolution(&self) -> Duration {
+        match self.refresh {
+            Refresh::Off => OFF_EVERY,
+            _ => EVERY,
+        }
+    }
 }
 
 impl Probing {
-    async fn run(self, told: watch::Receiver<Over>) -> Measurements {
+    async fn run(mut self, told: watch::Receiver<Over>) -> Measurements {
         let mut m = Measurements::default();
         let mut lags = crate::measure::recorder::histogram();
         let mut pending: VecDeque<Slice> = VecDeque::new();
@@ -151,6 +243,7 @@ impl Probing {
         // A count that takes longer than this is missed, not waited for: the probe looks again.
         let deadline = self.bound.min(Duration::from_secs(5));
         m.most(BOUND_MS, self.bound.as_millis() as u64);
+        m.most(RESOLUTION_MS, self.asking.resolution().as_millis() as u64);
         loop {
             tick.tick().await;
             // Read before the counter: once `Loaded` is seen, the counter is final.
@@ -182,8 +275,13 @@ impl Probing {
                     _ => break,
                 }
             }
+            if !self.asking.due(now) {
+                continue;
+            }
+            m.count(ASKED, 1);
             match tokio::time::timeout(deadline, searchable(&self.target, &self.index)).await {
                 Ok(Ok(count)) => {
+                    self.asking.answered(now, count);
                     let shown = count.saturating_sub(self.base);
                     while let Some(s) = pending.front().filter(|s| s.upto <= shown) {
                         let lag = now.duration_since(s.at).as_micros();
@@ -216,20 +314,31 @@ async fn searchable(target: &Target, index: &str) -> Result<u64, TargetError> {
     Ok(answer.count)
 }
 
-/// The index's refresh interval as the engine applies it (its setting, else its default);
-/// `None` when refresh is off (`-1`) or the interval cannot be read.
-async fn refresh_interval(target: &Target, index: &str) -> Option<Duration> {
+/// The index's refresh interval as the engine applies it (its setting, else its default).
+async fn refresh_interval(target: &Target, index: &str) -> Refresh {
     let path = format!(
         "/{index}/_settings/index.refresh_interval?include_defaults=true&flat_settings=true"
     );
-    let reply = target.send(Method::GET, &path, None).await.ok()?;
-    let settings: serde_json::Value = serde_json::from_slice(&reply.body).ok()?;
+    let Ok(reply) = target.send(Method::GET, &path, None).await else {
+        return Refresh::Unknown;
+    };
+    serde_json::from_slice(&reply.body)
+        .ok()
+        .and_then(|v: serde_json::Value| refresh_of(&v))
+        .unwrap_or(Refresh::Unknown)
+}
+
+/// The refresh an index's `_settings` answer names (its setting, else its default).
+fn refresh_of(settings: &serde_json::Value) -> Option<Refresh> {
     // A data stream answers for each backing index: the newest is the one written.
     let (_, newest) = settings.as_object()?.iter().next_back()?;
     let value = ["settings", "defaults"]
         .iter()
         .find_map(|k| newest.get(k)?.get("index.refresh_interval")?.as_str())?;
-    time_value(value)
+    match value.trim() {
+        "-1" => Some(Refresh::Off),
+        v => time_value(v).map(Refresh::Every),
+    }
 }
 
 /// An engine time value (`1s`, `500ms`, `2m`); `None` for `-1` or what does not parse.
@@ -272,12 +381,16 @@ pub struct Freshness {
     /// Count answers the probe did not get.
     #[serde(default)]
     pub missed_counts: u64,
+    /// Counts the probe asked for (its cost on the cluster).
+    #[serde(default)]
+    pub counts_asked: u64,
 }
 
 impl Freshness {
     /// The figures of the probe's measurements in `m`; `None` when the load was not probed.
     pub fn of(m: &Measurements) -> Option<Freshness> {
         let bound_ms = *m.bounds.most.get(BOUND_MS)?;
+        let resolution_ms = m.bounds.most.get(RESOLUTION_MS).copied();
         let count = |name: &str| m.counts.get(name).copied().unwrap_or(0);
         let lags = m.histograms.get(LAG).map(|(_, h)| h);
         let at = |q: f64| lags.map(|h| h.value_at_quantile(q) as f64 / 1e6);
@@ -290,8 +403,9 @@ impl Freshness {
             p90_secs: at(0.9),
             p99_secs: at(0.99),
             max_secs: lags.map(|h| h.max() as f64 / 1e6),
-            resolution_ms: EVERY.as_millis() as u64,
+            resolution_ms: resolution_ms.unwrap_or(EVERY.as_millis() as u64),
             missed_counts: count(MISSED),
+            counts_asked: count(ASKED),
         })
     }
 
@@ -339,6 +453,7 @@ impl Freshness {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::{json, Value};
 
     /// A histogram of `(lag µs, documents)`.
     fn lags(values_us: &[(u64, u64)]) -> hdrhistogram::Histogram<u64> {
@@ -359,6 +474,66 @@ mod tests {
         assert_eq!(time_value("30"), None);
         assert_eq!(time_value("5 parsecs"), None);
         assert_eq!(time_value("99999999999999999999999d"), None);
+    }
+
+    #[test]
+    fn the_count_is_asked_only_when_a_refresh_may_have_shown_something_new() {
+        let t0 = Instant::now();
+        let at = |ms: u64| t0 + Duration::from_millis(ms);
+        let mut every = Asking::new(Refresh::Every(Duration::from_secs(1)), 10);
+        assert!(every.due(at(0)), "before any rise: every interval");
+        every.answered(at(0), 10);
+        assert!(every.due(at(50)), "no rise yet");
+        every.answered(at(400), 25);
+        assert!(!every.due(at(450)), "just after a rise");
+        assert!(
+            !every.due(at(1299)),
+            "more than two intervals short of the next"
+        );
+        assert!(every.due(at(1300)));
+        every.answered(at(1300), 25);
+        assert!(every.due(at(1350)), "until it rises again");
+        every.answered(at(1400), 40);
+        assert!(!every.due(at(1450)));
+
+        let mut off = Asking::new(Refresh::Off, 0);
+        assert!(off.due(at(0)));
+        off.answered(at(0), 0);
+        assert!(!off.due(at(999)));
+        assert!(off.due(at(1000)));
+        assert_eq!(off.resolution(), Duration::from_secs(1));
+
+        let unknown = Asking::new(Refresh::Unknown, 0);
+        assert!(unknown.due(at(0)) && unknown.resolution() == EVERY);
+    }
+
+    #[test]
+    fn the_refresh_is_read_from_the_setting_else_the_default_of_the_newest_index() {
+        let answer = |v: Value| refresh_of(&v);
+        assert_eq!(
+            answer(
+                json!({"logs": {"settings": {"index.refresh_interval": "5s"},
+                "defaults": {"index.refresh_interval": "1s"}}})
+            ),
+            Some(Refresh::Every(Duration::from_secs(5)))
+        );
+        assert_eq!(
+            answer(json!({"logs": {"settings": {}, "defaults": {"index.refresh_interval": "1s"}}})),
+            Some(Refresh::Every(Duration::from_secs(1)))
+        );
+        assert_eq!(
+            answer(
+                json!({".ds-logs-000001": {"settings": {"index.refresh_interval": "1s"}},
+                ".ds-logs-000002": {"settings": {"index.refresh_interval": "-1"}}})
+            ),
+            Some(Refresh::Off)
+        );
+        assert_eq!(answer(json!({"logs": {"settings": {}}})), None);
+        assert_eq!(
+            answer(json!({"logs": {"settings": {"index.refresh_interval": "soon"}}})),
+            None
+        );
+        assert_eq!(answer(json!([])), None);
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use searchbench::corpus::Counter;
-use searchbench::ingest::freshness::{Freshness, FreshnessSpec, LAG};
+use searchbench::ingest::freshness::{Acked, Freshness, FreshnessSpec, Over, Probe, LAG};
 use searchbench::ingest::{self, DriverConfig, IngestReport, LoadSettings, Plan};
 use serde_json::{json, Value};
 
@@ -38,7 +38,10 @@ fn paced_load(
         },
         failures: dir.join(format!("{index}-failures.ndjson")),
         engine_pids: Vec::new(),
-        freshness: Some(FreshnessSpec { bound }),
+        freshness: Some(FreshnessSpec {
+            bound,
+            ..FreshnessSpec::default()
+        }),
     };
     let target = common::target_at(url, Duration::from_secs(30));
     common::runtime()
@@ -116,6 +119,77 @@ fn documents_are_searchable_about_half_a_refresh_after_acknowledgement_on_both_e
     );
     assert_eq!(probed(&five).bound_secs, 15.0);
     assert!(p5 > 1.0 && p5 > p1 + 0.5, "p50 at 5 s {p5}, at 1 s {p1}");
+}
+
+/// The probe asks the count only when a refresh may have shown something new: beside one that
+/// asks every 50 ms on the same load, it finds the same lags with a fraction of the counts.
+#[test]
+fn asking_only_when_a_refresh_is_due_finds_the_lags_asking_always_finds() {
+    let index = "it-freshness-due";
+    let target = common::target();
+    common::fresh_index(
+        index,
+        Some(br#"{"settings": {"number_of_shards": 1, "number_of_replicas": 0, "refresh_interval": "1s"}}"#),
+    );
+    let (due, eager) = common::runtime().block_on(async {
+        let acked = Acked::default();
+        let start = |eager: bool| {
+            let spec = FreshnessSpec {
+                eager,
+                ..FreshnessSpec::default()
+            };
+            Probe::start(&target, index, acked.clone(), spec)
+        };
+        let (due, eager) = (start(false).await.unwrap(), start(true).await.unwrap());
+        // 40 documents every 50 ms for 4 s, each bulk counted once answered.
+        let mut n = 0u64;
+        for _ in 0..80 {
+            let body: String = (0..40)
+                .map(|_| {
+                    n += 1;
+                    format!("{{\"index\":{{}}}}\n{{\"n\":{n}}}\n")
+                })
+                .collect();
+            let reply = target
+                .send(
+                    reqwest::Method::POST,
+                    &format!("/{index}/_bulk"),
+                    Some(("application/x-ndjson", body.into_bytes())),
+                )
+                .await
+                .expect("bulk");
+            assert!(!String::from_utf8_lossy(&reply.body).contains("\"errors\":true"));
+            acked.fetch_add(40, std::sync::atomic::Ordering::Relaxed);
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let within = |p: Probe| async move {
+            tokio::time::timeout(Duration::from_secs(30), p.finish(Over::Loaded))
+                .await
+                .expect("the probe ends within its bound")
+                .expect("the probe")
+        };
+        (within(due).await, within(eager).await)
+    });
+    let (due, eager) = (Freshness::of(&due).unwrap(), Freshness::of(&eager).unwrap());
+    assert_eq!((due.docs, eager.docs), (3200, 3200));
+    assert_eq!((due.unseen, eager.unseen), (0, 0));
+    for (a, b, what) in [
+        (due.p50_secs, eager.p50_secs, "p50"),
+        (due.p90_secs, eager.p90_secs, "p90"),
+        (due.max_secs, eager.max_secs, "max"),
+    ] {
+        let (a, b) = (a.unwrap(), b.unwrap());
+        assert!(
+            (a - b).abs() <= 0.12,
+            "{what}: when due {a} s, always {b} s"
+        );
+    }
+    assert!(
+        eager.counts_asked >= 3 * due.counts_asked,
+        "asked {} counts when due, {} always",
+        due.counts_asked,
+        eager.counts_asked
+    );
 }
 
 #[test]

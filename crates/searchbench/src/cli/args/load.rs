@@ -145,6 +145,7 @@ impl LoadArgs {
         };
         spec.freshness = (!self.no_freshness).then_some(FreshnessSpec {
             bound: self.freshness_bound,
+            ..FreshnessSpec::default()
         });
         spec
     }
