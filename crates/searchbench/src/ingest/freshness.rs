@@ -39,6 +39,7 @@ use std::time::{Duration, Instant};
 use reqwest::Method;
 use tokio::sync::watch;
 
+use crate::cancel::Cancel;
 use crate::cluster::{Target, TargetError};
 use crate::measure::Measurements;
 
@@ -137,21 +138,35 @@ impl Probe {
     }
 
     /// Tells the probe how the load ended and takes what it measured: at most the bound after
-    /// the last answer when `Loaded`, at once when `Stopped`.
-    pub async fn finish(self, how: Over) -> Result<Measurements, String> {
+    /// the last answer when `Loaded` (less if `cancel` fires meanwhile: Ctrl-C while the last
+    /// documents are waited for cuts them), at once when `Stopped`.
+    pub async fn finish(self, how: Over, cancel: Option<&Cancel>) -> Result<Measurements, String> {
+        let failed = |e: tokio::task::JoinError| format!("the freshness probe failed: {e}");
         let _ = self.over.send(how);
-        self.task
-            .await
-            .map_err(|e| format!("the freshness probe failed: {e}"))
+        let mut task = self.task;
+        if let Some(cancel) = cancel.filter(|_| how == Over::Loaded) {
+            tokio::select! {
+                done = &mut task => return done.map_err(failed),
+                () = cancel.cancelled() => {
+                    let _ = self.over.send(Over::Stopped);
+                }
+            }
+        }
+        task.await.map_err(failed)
     }
 }
 
 /// The bound when none is given: twice the refresh interval plus 5 s (a document acknowledged
 /// just after a refresh waits one interval, a refresh under load takes its own time), at least
-/// 10 s; 10 s when refresh is off or the interval cannot be read.
+/// 10 s and at most an hour (the load's end waits up to it); 10 s when refresh is off or the
+/// interval cannot be read.
 pub fn default_bound(refresh: Option<Duration>) -> Duration {
     let least = Duration::from_secs(10);
-    refresh.map_or(least, |r| (r * 2 + Duration::from_secs(5)).max(least))
+    refresh.map_or(least, |r| {
+        r.saturating_mul(2)
+            .saturating_add(Duration::from_secs(5))
+            .clamp(least, Duration::from_secs(3600))
+    })
 }
 
 struct Probing {
@@ -210,7 +225,10 @@ impl Asking {
     fn due(&self, now: Instant) -> bool {
         match (self.refresh, self.rose) {
             (Refresh::Off, _) => self.asked.is_none_or(|t| now >= t + OFF_EVERY),
-            (Refresh::Every(r), Some(rose)) => now + 2 * EVERY >= rose + r,
+            // An interval past the clock's end: asked every interval, as when not known.
+            (Refresh::Every(r), Some(rose)) => rose
+                .checked_add(r)
+                .is_none_or(|next| now + 2 * EVERY >= next),
             _ => true,
         }
     }
@@ -505,6 +523,15 @@ mod tests {
 
         let unknown = Asking::new(Refresh::Unknown, 0);
         assert!(unknown.due(at(0)) && unknown.resolution() == EVERY);
+
+        // A server's absurd interval: never an overflow, asked as when not known.
+        let mut absurd = Asking::new(Refresh::Every(Duration::MAX), 0);
+        absurd.answered(at(0), 5);
+        assert!(absurd.due(at(50)));
+        assert_eq!(
+            default_bound(Some(Duration::MAX)),
+            Duration::from_secs(3600)
+        );
     }
 
     #[test]

@@ -441,6 +441,7 @@ pub async fn ingest_streaming(
         false => None,
     };
     let mut controls = controls;
+    let cancel = controls.cancel.clone();
     let probe = match plan.freshness.filter(|_| plan.unprobed().is_none()) {
         Some(spec) => {
             let acked = freshness::Acked::default();
@@ -481,7 +482,7 @@ pub async fn ingest_streaming(
                 true => freshness::Over::Stopped,
                 false => freshness::Over::Loaded,
             };
-            match probe.finish(how).await {
+            match probe.finish(how, cancel.as_ref()).await {
                 Ok(m) => Some(m),
                 Err(e) => {
                     warnings.push(format!("time to searchable not measured: {e}"));

@@ -163,7 +163,7 @@ fn asking_only_when_a_refresh_is_due_finds_the_lags_asking_always_finds() {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         let within = |p: Probe| async move {
-            tokio::time::timeout(Duration::from_secs(30), p.finish(Over::Loaded))
+            tokio::time::timeout(Duration::from_secs(30), p.finish(Over::Loaded, None))
                 .await
                 .expect("the probe ends within its bound")
                 .expect("the probe")
@@ -279,4 +279,68 @@ fn the_cli_says_how_soon_documents_were_searchable_and_compare_judges_it() {
 
     let (_, off) = ingest(&["--json", "-q", "--no-freshness"]);
     assert!(off.get("freshness").is_none(), "{off}");
+}
+
+/// Ctrl-C while the load's last documents are waited for (refresh off, a long bound) ends the
+/// wait at once: the documents still waiting are said as such, none as unseen.
+#[test]
+fn ctrl_c_while_the_last_documents_are_waited_for_ends_the_wait() {
+    let dir = tempfile::tempdir().unwrap();
+    let result = dir.path().join("result.json");
+    let mut child = bin()
+        .args(["ingest", "logs", "--url", node_url(), "--docs", "3000"])
+        .args([
+            "--index",
+            "it-freshness-ctrl-c",
+            "--replace",
+            "--warmup",
+            "0",
+            "-q",
+        ])
+        .args([
+            "--refresh-interval=-1",
+            "--freshness-bound",
+            "10m",
+            "--no-store",
+        ])
+        .arg("--json")
+        .arg(&result)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("searchbench ingest");
+    // The load is over once the engine has indexed every document (none is searchable).
+    let target = common::target();
+    let waiting = Instant::now();
+    loop {
+        let stats: Option<Value> = common::runtime()
+            .block_on(target.get_json("/it-freshness-ctrl-c/_stats/indexing"))
+            .ok();
+        let indexed = stats
+            .and_then(|s| s["_all"]["primaries"]["indexing"]["index_total"].as_u64())
+            .unwrap_or(0);
+        if indexed >= 3000 {
+            break;
+        }
+        assert!(child.try_wait().unwrap().is_none(), "ended before the wait");
+        assert!(
+            waiting.elapsed() < Duration::from_secs(60),
+            "nothing indexed"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let sent = Instant::now();
+    let status = common::interrupt_and_wait(&mut child, Duration::from_secs(20));
+    assert!(
+        sent.elapsed() < Duration::from_secs(10),
+        "{:?} after Ctrl-C",
+        sent.elapsed()
+    );
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(&result).unwrap()).unwrap();
+    let f = &r["freshness"];
+    assert_eq!(f["docs"], 3000, "{f} (exit {status:?})");
+    assert_eq!(f["cut"], 3000, "{f}");
+    assert_eq!(f["unseen"], 0, "{f}");
+    assert_eq!(r["counts"]["indexed"], 3000);
 }
