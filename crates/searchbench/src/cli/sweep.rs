@@ -121,6 +121,15 @@ pub struct SweepArgs {
     /// Retries of a request or an item (see `ingest --help`).
     #[arg(long, default_value_t = 8)]
     pub max_retries: u32,
+    /// Do not measure time to searchable (see `ingest --help`). Measured, each cell's p99 is
+    /// shown, and the cells no other beats on both docs/s and it are listed as the front.
+    #[arg(long)]
+    pub no_freshness: bool,
+    /// How long a document may take to become searchable before it counts as not (see
+    /// `ingest --help`).
+    #[arg(long, value_name = "DURATION", value_parser = crate::cli::args::units::parse_bound,
+          conflicts_with = "no_freshness")]
+    pub freshness_bound: Option<std::time::Duration>,
     /// Write the sweep's HTML page (heatmap, per-axis curves) here, and its JSON beside it
     /// [default: reports/sweep-<id>.html next to the results store].
     #[arg(long, value_name = "FILE")]
@@ -190,6 +199,10 @@ pub async fn run(a: SweepArgs) -> CliResult {
     base.driver.warmup = a.warmup;
     base.driver.max_retries = a.max_retries;
     base.max_failures = Some(MaxFailures::Count(0));
+    base.freshness = (!a.no_freshness).then_some(crate::ingest::freshness::FreshnessSpec {
+        bound: a.freshness_bound,
+        ..Default::default()
+    });
     let mut attach = a.out.attach(None, a.profile.spec(&cluster)?)?;
     // The first Ctrl-C stops the sweep after keeping the finished runs; a second quits.
     let begun = super::ending::listen();

@@ -578,6 +578,7 @@ pub(super) async fn ingest(
         previous_failures_file,
         warnings,
         freshness: None,
+        freshness_not_measured: None,
         server_time,
     }))
 }

@@ -305,6 +305,9 @@ pub struct IngestReport {
     /// How soon the acknowledged documents were searchable, when the load was probed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub freshness: Option<freshness::Freshness>,
+    /// Why time to searchable was asked for and not measured (what else changes the count).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub freshness_not_measured: Option<String>,
     pub failures_file: Option<PathBuf>,
     /// Where the failure file of an earlier run went (it was at the same path).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -442,7 +445,11 @@ pub async fn ingest_streaming(
     };
     let mut controls = controls;
     let cancel = controls.cancel.clone();
-    let probe = match plan.freshness.filter(|_| plan.unprobed().is_none()) {
+    let not_measured = plan
+        .freshness
+        .and(plan.unprobed())
+        .map(|why| format!("time to searchable not measured: {why}"));
+    let probe = match plan.freshness.filter(|_| not_measured.is_none()) {
         Some(spec) => {
             let acked = freshness::Acked::default();
             controls.acked = Some(acked.clone());
@@ -553,6 +560,7 @@ pub async fn ingest_streaming(
         warnings,
         server_time: None,
         freshness,
+        freshness_not_measured: not_measured,
     }))
 }
 
@@ -640,6 +648,8 @@ struct ReportParts<'a> {
     server_time: Option<Duration>,
     /// What the freshness probe measured, when it ran.
     freshness: Option<crate::measure::Measurements>,
+    /// Why it did not run though asked for.
+    freshness_not_measured: Option<String>,
 }
 
 fn report(mut p: ReportParts<'_>) -> IngestReport {
@@ -777,6 +787,7 @@ fn report(mut p: ReportParts<'_>) -> IngestReport {
         attribution,
         timeline: figures.timeline,
         freshness: figures.freshness,
+        freshness_not_measured: p.freshness_not_measured,
         histograms,
         failures_file: (p.failures.written() > 0).then(|| p.failures.path().to_path_buf()),
         previous_failures_file: p.previous_failures_file,

@@ -191,6 +191,8 @@ fn figures(report: &IngestReport, run_id: Option<String>) -> RunFigures {
         driver_cpu_us_per_doc: per_doc(report.cpu.driver_secs),
         driver_machine_share: report.cpu.driver_machine_share,
         wall_secs: report.wall_secs,
+        searchable_p99_s: report.freshness.as_ref().and_then(|f| f.p99_secs),
+        not_searchable_pct: report.freshness.as_ref().and_then(|f| f.unseen_pct()),
     }
 }
 
@@ -209,6 +211,8 @@ fn failed_run(error: &SessionError, run_id: Option<String>) -> RunFigures {
         driver_cpu_us_per_doc: None,
         driver_machine_share: 0.0,
         wall_secs: 0.0,
+        searchable_p99_s: None,
+        not_searchable_pct: None,
     }
 }
 

@@ -97,6 +97,12 @@ fn three_parts_load_every_document_once_under_one_runs_ids() {
             r["config"]
         );
         assert_eq!(r["config"]["group"], "g-test-1");
+        // The index's count is every part's: no part's time to searchable is read from it.
+        assert!(r.get("freshness").is_none(), "{}", r["freshness"]);
+        assert_eq!(
+            r["freshness_not_measured"],
+            "time to searchable not measured: the other parts write into the same index"
+        );
         assert!(err.contains("for --start-at"), "{err}");
         assert!(
             r["started_unix"].as_u64().unwrap() >= at,

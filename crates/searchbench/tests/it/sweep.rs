@@ -475,3 +475,57 @@ fn ctrl_c_keeps_the_finished_runs_and_exits_130() {
     let kept = s.list(&filter).expect("list");
     assert!(kept.len() >= 2, "finished runs kept: {}", kept.len());
 }
+
+/// A sweep over the refresh interval says what each cell trades: docs/s against time to
+/// searchable, the cells none beats on both listed as the front; refresh off is never.
+#[test]
+fn a_sweep_over_the_refresh_interval_weighs_docs_per_sec_against_time_to_searchable() {
+    let json = common::scratch_dir().join("sweep-freshness.json");
+    let out = sweep_on(common::node_url(), "it-sweep-freshness")
+        .args(["--bulk-size", "200", "--clients", "2", "--docs", "4000"])
+        .args(["--refresh-interval=1s,-1", "--freshness-bound", "2s"])
+        .args(["--min-repeats", "2", "--max-repeats", "2", "--ci", "99%"])
+        .args(["--no-store", "--json"])
+        .arg(&json)
+        .output()
+        .expect("searchbench sweep");
+    // Two short runs a cell may not tell the cells' docs/s apart (exit 125, no
+    // recommendation): what they trade is said either way.
+    assert!(
+        matches!(out.status.code(), Some(0 | 125)),
+        "{}",
+        common::streams(&out)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let result: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let cells = result["cells"].as_array().expect("cells");
+    let refresh = |c: &Value| {
+        c["params"]["refresh_interval"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let on = cells
+        .iter()
+        .find(|c| refresh(c) == "1s")
+        .expect("the 1s cell");
+    let off = cells
+        .iter()
+        .find(|c| refresh(c) == "-1")
+        .expect("the -1 cell");
+    let p99 = on["searchable_p99_s"].as_f64().expect("a p99 at 1 s");
+    assert!((0.1..=4.0).contains(&p99), "{on}");
+    assert_eq!(on["not_searchable_pct"], 0.0, "{on}");
+    assert!(off["searchable_p99_s"].is_null(), "{off}");
+    assert_eq!(off["not_searchable_pct"], 100.0, "{off}");
+    assert!(
+        stdout.contains("docs/s against time to searchable (p99): "),
+        "{stdout}"
+    );
+    // The 1 s cell is always on the front (nothing is searchable sooner); refresh off is on it
+    // only when it loaded faster.
+    let line = |r: &str| format!("  bulk 200 × 2 clients, refresh interval {r}: ");
+    assert!(stdout.contains(&line("1s")), "{stdout}");
+    let faster = off["docs_per_sec"]["median"].as_f64() > on["docs_per_sec"]["median"].as_f64();
+    assert_eq!(stdout.contains(&line("-1")), faster, "{stdout}");
+}

@@ -56,6 +56,12 @@ pub struct RunFigures {
     /// Driver CPU ÷ (wall × cores).
     pub driver_machine_share: f64,
     pub wall_secs: f64,
+    /// Time to searchable, p99 (s), when the run's documents became searchable.
+    #[serde(default)]
+    pub searchable_p99_s: Option<f64>,
+    /// The share of its documents not searchable within the bound (%), when probed.
+    #[serde(default)]
+    pub not_searchable_pct: Option<f64>,
 }
 
 impl RunFigures {
@@ -143,6 +149,11 @@ pub struct Cell {
     pub service_p99_ms: Option<f64>,
     pub engine_cpu_us_per_doc: Option<f64>,
     pub driver_cpu_us_per_doc: Option<f64>,
+    /// Time to searchable, p99 (s), and the share never searchable within the bound (%).
+    #[serde(default)]
+    pub searchable_p99_s: Option<f64>,
+    #[serde(default)]
+    pub not_searchable_pct: Option<f64>,
     /// Sums over the runs.
     pub throttled: u64,
     pub failed_docs: u64,
@@ -167,6 +178,8 @@ impl Cell {
             service_p99_ms: None,
             engine_cpu_us_per_doc: None,
             driver_cpu_us_per_doc: None,
+            searchable_p99_s: None,
+            not_searchable_pct: None,
             throttled: 0,
             failed_docs: 0,
             failed_runs: 0,
@@ -188,6 +201,8 @@ impl Cell {
         self.service_p99_ms = median_of(&self.runs, |r| r.service_p99_ms);
         self.engine_cpu_us_per_doc = median_of(&self.runs, |r| r.engine_cpu_us_per_doc);
         self.driver_cpu_us_per_doc = median_of(&self.runs, |r| r.driver_cpu_us_per_doc);
+        self.searchable_p99_s = median_of(&self.runs, |r| r.searchable_p99_s);
+        self.not_searchable_pct = median_of(&self.runs, |r| r.not_searchable_pct);
         self.throttled = self.runs.iter().map(|r| r.throttled).sum();
         self.failed_docs = self.runs.iter().map(|r| r.failed_docs).sum();
         self.failed_runs = self.runs.iter().filter(|r| !r.clean()).count();
@@ -725,6 +740,37 @@ pub struct SweepResult {
 }
 
 impl SweepResult {
+    /// The cells on the front of docs/s against time to searchable: clean cells whose
+    /// documents were probed, none of which another beats on both (more docs/s, and
+    /// searchable sooner at p99 with no larger share never searchable). A cell whose
+    /// documents never became searchable (refresh off) counts as never, so it is on the front
+    /// only by its docs/s. In the order of their docs/s, fastest first.
+    pub fn freshness_front(&self) -> Vec<usize> {
+        // (docs/s, share never searchable, p99 or infinite).
+        let point = |c: &Cell| -> Option<(f64, f64, f64)> {
+            let rate = c.docs_per_sec?.median;
+            let unseen = c.not_searchable_pct?;
+            Some((rate, unseen, c.searchable_p99_s.unwrap_or(f64::INFINITY)))
+        };
+        let points: Vec<(usize, (f64, f64, f64))> = self
+            .cells
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| !c.failed())
+            .filter_map(|(i, c)| Some((i, point(c)?)))
+            .collect();
+        let beats = |a: &(f64, f64, f64), b: &(f64, f64, f64)| {
+            a.0 >= b.0 && a.1 <= b.1 && a.2 <= b.2 && (a.0 > b.0 || a.1 < b.1 || a.2 < b.2)
+        };
+        let mut front: Vec<(usize, f64)> = points
+            .iter()
+            .filter(|(_, p)| !points.iter().any(|(_, q)| beats(q, p)))
+            .map(|(i, p)| (*i, p.0))
+            .collect();
+        front.sort_by(|a, b| b.1.total_cmp(&a.1));
+        front.into_iter().map(|(i, _)| i).collect()
+    }
+
     /// Why some cells show no p99: their runs made too few requests for one. `None` when
     /// every cell with a p50 has its p99.
     pub fn why_no_p99(&self) -> Option<String> {
@@ -797,6 +843,8 @@ mod tests {
             driver_cpu_us_per_doc: None,
             driver_machine_share: 0.0,
             wall_secs: 1.0,
+            searchable_p99_s: None,
+            not_searchable_pct: None,
         }
     }
 
@@ -1027,13 +1075,9 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_cell_without_p99_says_its_runs_made_too_few_requests() {
-        let mut short = cell(2000, 4, &[3000.0, 3010.0, 2990.0]);
-        (short.service_p50_ms, short.service_p99_ms) = (Some(20.0), None);
-        let mut long = cell(100, 4, &[2900.0, 2910.0, 2890.0]);
-        (long.service_p50_ms, long.service_p99_ms) = (Some(5.0), Some(9.0));
-        let result = |cells: Vec<Cell>| SweepResult {
+    /// A sweep's result of `cells`, as the session makes it.
+    fn result_of(cells: Vec<Cell>) -> SweepResult {
+        SweepResult {
             id: "s".into(),
             workload: "logs".into(),
             docs_per_run: 100_000,
@@ -1058,15 +1102,47 @@ mod tests {
             interrupted: false,
             drift: None,
             warnings: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_freshness_front_keeps_the_cells_none_beats_on_both_docs_per_sec_and_time_to_searchable()
+    {
+        let probed = |bulk, rate: f64, p99: Option<f64>, unseen: f64| {
+            let mut c = cell(bulk, 2, &[rate, rate, rate]);
+            (c.searchable_p99_s, c.not_searchable_pct) = (p99, Some(unseen));
+            c
         };
-        let why = result(vec![short, long.clone()])
+        let cells = vec![
+            probed(100, 1000.0, Some(1.4), 0.0),  // the freshest
+            probed(200, 1500.0, Some(5.3), 0.0),  // faster, staler: on the front
+            probed(300, 1200.0, Some(5.5), 0.0),  // slower and staler than 200: off
+            probed(400, 1800.0, None, 100.0),     // refresh off: the fastest, never searchable
+            probed(500, 1700.0, None, 100.0),     // never, and slower: off
+            cell(600, 2, &[900.0, 900.0, 900.0]), // not probed: not judged
+        ];
+        let r = result_of(cells);
+        assert_eq!(r.freshness_front(), [3, 1, 0]);
+        // A failed cell is never on it: the next fastest never-searchable cell takes its place.
+        let mut failed = r.cells.clone();
+        failed[3].failed_runs = 1;
+        assert_eq!(result_of(failed).freshness_front(), [4, 1, 0]);
+    }
+
+    #[test]
+    fn a_cell_without_p99_says_its_runs_made_too_few_requests() {
+        let mut short = cell(2000, 4, &[3000.0, 3010.0, 2990.0]);
+        (short.service_p50_ms, short.service_p99_ms) = (Some(20.0), None);
+        let mut long = cell(100, 4, &[2900.0, 2910.0, 2890.0]);
+        (long.service_p50_ms, long.service_p99_ms) = (Some(5.0), Some(9.0));
+        let why = result_of(vec![short, long.clone()])
             .why_no_p99()
             .expect("a reason");
         assert!(
             why.contains("bulk 2000 × 4 clients") && why.contains("fewer than 100 bulk requests"),
             "{why}"
         );
-        assert_eq!(result(vec![long]).why_no_p99(), None);
+        assert_eq!(result_of(vec![long]).why_no_p99(), None);
     }
 
     #[test]

@@ -161,6 +161,7 @@ pub fn print(r: &SweepResult) {
     if let Some(why) = r.why_no_p99() {
         sayln!("{why}");
     }
+    freshness_front(r);
     if !r.answer.curves.is_empty() {
         // With no recommendation (not enough data) the curves go through the fastest cell.
         let through = if r.answer.recommended.is_some() {
@@ -254,5 +255,40 @@ pub fn print(r: &SweepResult) {
     );
     for w in &r.warnings {
         eprintln!("warning: {w}");
+    }
+}
+
+/// What each cell trades: the cells no other beats on both docs/s and time to searchable.
+fn freshness_front(r: &SweepResult) {
+    let probed = r
+        .cells
+        .iter()
+        .filter(|c| c.not_searchable_pct.is_some())
+        .count();
+    if probed == 0 {
+        return;
+    }
+    let front = r.freshness_front();
+    outln!(
+        "docs/s against time to searchable (p99): {} of {probed} probed cell(s) on the front, \
+         none beaten on both",
+        front.len()
+    );
+    for i in front {
+        let c = &r.cells[i];
+        let searchable = match (c.searchable_p99_s, c.not_searchable_pct) {
+            (Some(p99), Some(pct)) if pct > 0.0 => {
+                format!("searchable p99 {p99:.2} s, {pct:.1} % not within the bound")
+            }
+            (Some(p99), _) => format!("searchable p99 {p99:.2} s"),
+            (None, _) => "never searchable within the bound".to_string(),
+        };
+        outln!(
+            "  {}: {} docs/s, {searchable}{}",
+            c.params.label(),
+            c.docs_per_sec
+                .map_or_else(|| "-".to_string(), |e| format!("{:.0}", e.median)),
+            mark(r, i)
+        );
     }
 }

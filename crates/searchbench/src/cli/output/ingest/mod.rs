@@ -103,6 +103,9 @@ pub fn print(r: &IngestReport, detail: Detail) {
     if let Some(f) = &r.freshness {
         sayln!("{}", f.line());
     }
+    if let Some(why) = &r.freshness_not_measured {
+        sayln!("{why}");
+    }
     if detail == Detail::Brief {
         print_brief(r);
         return;
