@@ -264,8 +264,12 @@ impl Probing {
         m.most(RESOLUTION_MS, self.asking.resolution().as_millis() as u64);
         loop {
             tick.tick().await;
-            // Read before the counter: once `Loaded` is seen, the counter is final.
-            let over = *told.borrow();
+            // Read before the counter: once `Loaded` is seen, the counter is final. A probe
+            // whose load was dropped unfinished (its sender gone) stops as if stopped.
+            let over = match told.has_changed() {
+                Ok(_) => *told.borrow(),
+                Err(_) => Over::Stopped,
+            };
             if over == Over::Stopped {
                 break;
             }
