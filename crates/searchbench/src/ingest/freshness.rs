@@ -439,7 +439,10 @@ impl Freshness {
     /// A line for a person: `searchable after p50 0.52 s / p99 1.04 s (max 1.1 s)`, or what
     /// was not.
     pub fn line(&self) -> String {
-        let seen = self.docs - self.unseen - self.cut;
+        // Figures read back from a store or a published document may not add up: never below 0.
+        let seen = self
+            .docs
+            .saturating_sub(self.unseen.saturating_add(self.cut));
         let mut line = match (self.p50_secs, self.p99_secs) {
             (Some(p50), Some(p99)) if seen > 0 => format!(
                 "searchable after p50 {p50:.2} s / p99 {p99:.2} s (max {:.2} s, ±{} ms)",
@@ -614,6 +617,19 @@ mod tests {
             f.line().starts_with("never searchable within 10 s"),
             "{}",
             f.line()
+        );
+
+        // Figures that do not add up (a lying store) still make a line.
+        let lying = Freshness {
+            docs: 1,
+            unseen: u64::MAX,
+            cut: u64::MAX,
+            ..Freshness::default()
+        };
+        assert!(
+            lying.line().contains("never searchable within"),
+            "{}",
+            lying.line()
         );
 
         // Parts add up: the merged figures are those of one probe that saw both.
