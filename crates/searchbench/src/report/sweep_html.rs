@@ -173,10 +173,112 @@ fn curve(r: &SweepResult, c: &AxisCurve, usl: Option<&UslRow>) -> Chart {
     p.into()
 }
 
+/// Docs/s against time to searchable: a dot per probed cell (the medians of its runs), the
+/// front joined (the cells none beats on both: see `SweepResult::freshness_front`). A cell
+/// whose documents never became searchable within the bound (refresh off) has no lag to
+/// draw: it sits on a dashed line above the slowest lag, never at a number. `None` when no
+/// cell was probed.
+fn freshness_chart(r: &SweepResult) -> Option<Chart> {
+    let probed: Vec<(usize, &Cell, f64)> = r
+        .cells
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.not_searchable_pct.is_some())
+        .filter_map(|(i, c)| Some((i, c, c.docs_per_sec?.median)))
+        .collect();
+    if probed.is_empty() {
+        return None;
+    }
+    let lags: Vec<f64> = probed
+        .iter()
+        .filter_map(|(_, c, _)| c.searchable_p99_s)
+        .filter(|s| *s > 0.0)
+        .collect();
+    let (low, high) = lags
+        .iter()
+        .fold((f64::INFINITY, 0.0_f64), |(l, h), x| (l.min(*x), h.max(*x)));
+    // Lags from a fraction of a second to half a minute read on a log axis.
+    let log = !lags.is_empty() && high / low > 20.0;
+    let never = match (lags.is_empty(), log) {
+        (true, _) => 1.0,
+        (false, true) => high * 3.0,
+        (false, false) => high * 1.25,
+    };
+    let axis = |label: &str| {
+        if log {
+            Axis::log(label)
+        } else {
+            Axis::new(label)
+        }
+    };
+    let mut p = Plot::new(
+        "Docs/s against time to searchable",
+        Axis::new("docs/s"),
+        axis("time to searchable p99 (s)"),
+    )
+    .hint(
+        "each probed cell: the median docs/s of its runs and the median of their p99 time to \
+         searchable; the line joins the cells none beats on both",
+    );
+    p.attrs.push(("data-chart", "freshness".into()));
+    let front = r.freshness_front();
+    for (i, c, rate) in &probed {
+        let on_front = front.contains(i);
+        let (y, searchable) = match (c.searchable_p99_s, c.not_searchable_pct) {
+            (Some(p99), Some(pct)) if pct > 0.0 => (
+                p99,
+                format!("searchable p99 {p99:.2} s, {pct:.1} % not within the bound"),
+            ),
+            (Some(p99), _) => (p99, format!("searchable p99 {p99:.2} s")),
+            (None, _) => (never, "never searchable within the bound".to_string()),
+        };
+        p.dots.push(Dot {
+            x: *rate,
+            y,
+            colour: if c.failed() { chart::RED } else { "#1f6feb" }.into(),
+            radius: if on_front { 6.0 } else { 4.0 },
+            title: format!(
+                "{}: {rate:.0} docs/s, {searchable}{}",
+                c.params.label(),
+                if on_front { " (on the front)" } else { "" }
+            ),
+            ring: on_front.then(|| "#e8590c".to_string()),
+            class: if on_front { "cell front" } else { "cell" },
+        });
+    }
+    if probed.iter().any(|(_, c, _)| c.searchable_p99_s.is_none()) {
+        let xs = probed.iter().map(|(_, _, x)| *x);
+        let (from, to) = xs.fold((f64::INFINITY, 0.0_f64), |(l, h), x| (l.min(x), h.max(x)));
+        p.lines.push(
+            Line::new(
+                "never searchable within the bound",
+                chart::RED,
+                vec![(from, never), (to, never)],
+            )
+            .dashed()
+            .without_dots(),
+        );
+    }
+    let mut joined: Vec<(f64, f64)> = front
+        .iter()
+        .filter_map(|i| probed.iter().find(|(k, _, _)| k == i))
+        .map(|(_, c, rate)| (*rate, c.searchable_p99_s.unwrap_or(never)))
+        .collect();
+    joined.sort_by(|a, b| a.0.total_cmp(&b.0));
+    if joined.len() > 1 {
+        p.lines
+            .push(Line::new("the front: none beaten on both", "#e8590c", joined).without_dots());
+    }
+    p.keys
+        .push(("#e8590c".into(), "ringed: on the front".into()));
+    Some(p.into())
+}
+
 fn cells_table(r: &SweepResult) -> String {
     let mut out = String::from(
         "<table><tr><th>cell</th><th>docs/s</th><th>runs × docs</th><th>service p50 ms</th><th>p99 ms</th>\
-         <th>429s</th><th>failed docs</th><th>engine CPU µs/doc</th><th>driver CPU µs/doc</th><th>run ids</th></tr>",
+         <th>429s</th><th>failed docs</th><th>engine CPU µs/doc</th><th>driver CPU µs/doc</th>\
+         <th>searchable p99 s</th><th>not searchable %</th><th>run ids</th></tr>",
     );
     let opt = |v: Option<f64>| v.map_or_else(|| "-".into(), |x| format!("{x:.2}"));
     for c in &r.cells {
@@ -185,7 +287,7 @@ fn cells_table(r: &SweepResult) -> String {
             out,
             "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{} × {}</td><td class=\"num\">{}</td>\
              <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
-             <td class=\"num\">{}</td><td>{}</td></tr>",
+             <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>",
             esc(&c.params.label()),
             c.docs_per_sec
                 .map_or_else(|| "-".into(), |e| esc(&format_estimate(&e))),
@@ -197,6 +299,12 @@ fn cells_table(r: &SweepResult) -> String {
             c.failed_docs,
             opt(c.engine_cpu_us_per_doc),
             opt(c.driver_cpu_us_per_doc),
+            // Probed, never searchable: no lag to show, and not "-" (which is not probed).
+            match (c.searchable_p99_s, c.not_searchable_pct) {
+                (None, Some(_)) => "never".to_string(),
+                (p99, _) => opt(p99),
+            },
+            opt(c.not_searchable_pct),
             esc(&ids.join(" "))
         );
     }
@@ -287,6 +395,18 @@ pub fn render(r: &SweepResult) -> String {
         }
         body.push_str("</table>");
     }
+    if let Some(chart) = freshness_chart(r) {
+        let _ = write!(
+            body,
+            "<h2>Docs/s against time to searchable</h2><p class=\"note\">What each cell trades: \
+             how fast it loaded and how soon its documents could be found (the probe beside every \
+             run). Ringed: the front, the cells no other beats on both (more docs/s, searchable \
+             sooner at p99, no larger share never searchable). A cell whose documents never \
+             became searchable within the bound (refresh off) is drawn on the dashed line, \
+             never at a number: it is on the front only by being the fastest.</p>{}",
+            chart.render()
+        );
+    }
     body.push_str("<h2>Every cell</h2>");
     body.push_str(&cells_table(r));
     if let Some(why) = r.why_no_p99() {
@@ -296,4 +416,114 @@ pub fn render(r: &SweepResult) -> String {
         let _ = write!(body, "<p class=\"note\">warning: {}</p>", esc(w));
     }
     super::page::render(&title, &subtitle, &body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::sweep::fixtures::{cell, result_of};
+
+    /// Cells at refresh 1 s, 5 s (faster, staler), a slower and staler one, and refresh off
+    /// (the fastest, never searchable), as a sweep over the refresh interval makes them.
+    fn probed() -> SweepResult {
+        let probed = |bulk, rate: f64, p99: Option<f64>, unseen: f64| {
+            let mut c = cell(bulk, 2, &[rate, rate, rate]);
+            (c.searchable_p99_s, c.not_searchable_pct) = (p99, Some(unseen));
+            c
+        };
+        result_of(vec![
+            probed(100, 1000.0, Some(1.4), 0.0),
+            probed(200, 1500.0, Some(5.3), 0.0),
+            probed(300, 1200.0, Some(5.5), 0.0),
+            probed(400, 1800.0, None, 100.0),
+        ])
+    }
+
+    #[test]
+    fn the_page_charts_docs_per_sec_against_time_to_searchable_with_the_front_ringed() {
+        let r = probed();
+        let Some(Chart::Plot(p)) = freshness_chart(&r) else {
+            panic!("a plot of the probed cells");
+        };
+        assert_eq!(p.dots.len(), 4);
+        // The front's cells ringed, in any order, and joined by its line by docs/s.
+        let ringed: Vec<f64> = p
+            .dots
+            .iter()
+            .filter(|d| d.ring.is_some())
+            .map(|d| d.x)
+            .collect();
+        assert_eq!(ringed, [1000.0, 1500.0, 1800.0]);
+        let front = p
+            .lines
+            .iter()
+            .find(|l| l.name.starts_with("the front"))
+            .expect("the front's line");
+        let xs: Vec<f64> = front.points.iter().map(|q| q.0).collect();
+        assert_eq!(xs, [1000.0, 1500.0, 1800.0]);
+        // Refresh off is on the dashed line above every lag, never at a number of its own.
+        let off = p.dots.iter().find(|d| d.x == 1800.0).expect("refresh off");
+        assert!(off.y > 5.5, "{}", off.y);
+        assert!(
+            off.title.contains("never searchable within the bound"),
+            "{}",
+            off.title
+        );
+        let never = p
+            .lines
+            .iter()
+            .find(|l| l.name == "never searchable within the bound")
+            .expect("the never line");
+        assert!(never.dashed && never.points.iter().all(|q| q.1 == off.y));
+        // From 1.4 s to 5.5 s the lags read on a linear axis.
+        assert!(!p.y.log);
+
+        let page = render(&r);
+        assert!(page.contains("<h2>Docs/s against time to searchable</h2>"));
+        assert_eq!(page.matches("class=\"data cell front\"").count(), 3);
+        // The table says never for refresh off, a lag for the others.
+        assert!(page.contains("<td class=\"num\">never</td><td class=\"num\">100.00</td>"));
+        assert!(page.contains("<td class=\"num\">1.40</td><td class=\"num\">0.00</td>"));
+    }
+
+    #[test]
+    fn lags_from_under_a_second_to_half_a_minute_read_on_a_log_axis() {
+        let mut r = probed();
+        r.cells[0].searchable_p99_s = Some(0.6);
+        r.cells[1].searchable_p99_s = Some(31.0);
+        let Some(Chart::Plot(p)) = freshness_chart(&r) else {
+            panic!("a plot");
+        };
+        assert!(p.y.log);
+        let off = p.dots.iter().find(|d| d.x == 1800.0).expect("refresh off");
+        assert!(off.y > 31.0);
+    }
+
+    #[test]
+    fn a_sweep_that_probed_nothing_has_no_such_chart() {
+        let mut r = probed();
+        for c in &mut r.cells {
+            (c.searchable_p99_s, c.not_searchable_pct) = (None, None);
+        }
+        assert!(freshness_chart(&r).is_none());
+        let page = render(&r);
+        assert!(!page.contains("time to searchable</h2>"));
+        // Not probed: a dash, never "never".
+        assert!(!page.contains(">never<"));
+    }
+
+    /// Only refresh off probed: nothing became searchable, so no lag sets the scale; the
+    /// cells still show, on the never line.
+    #[test]
+    fn cells_that_were_never_searchable_still_show() {
+        let mut r = probed();
+        for c in &mut r.cells {
+            (c.searchable_p99_s, c.not_searchable_pct) = (None, Some(100.0));
+        }
+        let Some(Chart::Plot(p)) = freshness_chart(&r) else {
+            panic!("a plot");
+        };
+        assert_eq!(p.dots.len(), 4);
+        assert!(p.dots.iter().all(|d| d.y == 1.0));
+    }
 }

@@ -481,10 +481,13 @@ fn ctrl_c_keeps_the_finished_runs_and_exits_130() {
 #[test]
 fn a_sweep_over_the_refresh_interval_weighs_docs_per_sec_against_time_to_searchable() {
     let json = common::scratch_dir().join("sweep-freshness.json");
+    let html = common::scratch_dir().join("sweep-freshness.html");
     let out = sweep_on(common::node_url(), "it-sweep-freshness")
         .args(["--bulk-size", "200", "--clients", "2", "--docs", "4000"])
         .args(["--refresh-interval=1s,-1", "--freshness-bound", "2s"])
         .args(["--min-repeats", "2", "--max-repeats", "2", "--ci", "99%"])
+        .arg("--html")
+        .arg(&html)
         .args(["--no-store", "--json"])
         .arg(&json)
         .output()
@@ -528,4 +531,20 @@ fn a_sweep_over_the_refresh_interval_weighs_docs_per_sec_against_time_to_searcha
     assert!(stdout.contains(&line("1s")), "{stdout}");
     let faster = off["docs_per_sec"]["median"].as_f64() > on["docs_per_sec"]["median"].as_f64();
     assert_eq!(stdout.contains(&line("-1")), faster, "{stdout}");
+    // The page charts the same trade: both cells, the front ringed as the terminal lists it.
+    let page = std::fs::read_to_string(&html).expect("the sweep's page");
+    assert!(
+        page.contains("<h2>Docs/s against time to searchable</h2>"),
+        "{page}"
+    );
+    assert_eq!(
+        page.matches("class=\"data cell front\"").count(),
+        if faster { 2 } else { 1 },
+        "{page}"
+    );
+    assert!(
+        page.contains("refresh interval -1: ")
+            && page.contains("never searchable within the bound"),
+        "{page}"
+    );
 }

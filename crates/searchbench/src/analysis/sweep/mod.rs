@@ -803,20 +803,12 @@ impl SweepResult {
     }
 }
 
+/// Cells and results made as the session makes them, for the tests of the sweep's views.
 #[cfg(test)]
-mod tests {
+pub(crate) mod fixtures {
     use super::*;
 
-    #[test]
-    fn an_estimate_of_one_run_reads_back_unbounded() {
-        let e = Estimate::of(&[100.0]).unwrap();
-        let text = serde_json::to_string(&e).unwrap();
-        assert!(text.contains("\"high\":null"), "{text}");
-        let back: Estimate = serde_json::from_str(&text).unwrap();
-        assert_eq!(back, e);
-        assert_eq!(back.low, f64::NEG_INFINITY);
-    }
-    fn params(bulk_docs: usize, clients: usize) -> CellParams {
+    pub fn params(bulk_docs: usize, clients: usize) -> CellParams {
         CellParams {
             bulk_docs,
             clients,
@@ -829,7 +821,7 @@ mod tests {
         }
     }
 
-    fn run(docs_per_sec: f64) -> RunFigures {
+    pub fn run(docs_per_sec: f64) -> RunFigures {
         RunFigures {
             run_id: None,
             docs_per_sec,
@@ -848,7 +840,7 @@ mod tests {
         }
     }
 
-    fn cell(bulk: usize, clients: usize, values: &[f64]) -> Cell {
+    pub fn cell(bulk: usize, clients: usize, values: &[f64]) -> Cell {
         let mut c = Cell::new(params(bulk, clients));
         for &v in values {
             c.add(run(v), 5.0);
@@ -856,6 +848,51 @@ mod tests {
         c
     }
 
+    /// A sweep's result of `cells`, as the session makes it.
+    pub fn result_of(cells: Vec<Cell>) -> SweepResult {
+        SweepResult {
+            id: "s".into(),
+            workload: "logs".into(),
+            docs_per_run: 100_000,
+            run_secs: None,
+            seed: 1,
+            engine: None,
+            target_url: String::new(),
+            product: None,
+            engine_version: None,
+            grid: Grid::default(),
+            ci_pct: 5.0,
+            min_repeats: 3,
+            max_repeats: 3,
+            order_seed: 1,
+            warmup_secs: 0.0,
+            warmup_runs: 0,
+            rounds: Vec::new(),
+            answer: answer(&cells, &[]),
+            cells,
+            started_unix: 0,
+            wall_secs: 1.0,
+            interrupted: false,
+            drift: None,
+            warnings: Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fixtures::*;
+    use super::*;
+
+    #[test]
+    fn an_estimate_of_one_run_reads_back_unbounded() {
+        let e = Estimate::of(&[100.0]).unwrap();
+        let text = serde_json::to_string(&e).unwrap();
+        assert!(text.contains("\"high\":null"), "{text}");
+        let back: Estimate = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, e);
+        assert_eq!(back.low, f64::NEG_INFINITY);
+    }
     #[test]
     fn intervals_wider_than_the_target_are_not_enough_data_not_an_answer() {
         // Bulk 100 × 1 client at 5,231 ± 42 % once was "recommended" beside 16,995: both
@@ -1072,36 +1109,6 @@ mod tests {
         assert_eq!(a.curves.len(), 2);
         for c in &a.curves {
             assert_eq!(c.knee, p.value(c.axis), "{:?}: {}", c.axis, a.why);
-        }
-    }
-
-    /// A sweep's result of `cells`, as the session makes it.
-    fn result_of(cells: Vec<Cell>) -> SweepResult {
-        SweepResult {
-            id: "s".into(),
-            workload: "logs".into(),
-            docs_per_run: 100_000,
-            run_secs: None,
-            seed: 1,
-            engine: None,
-            target_url: String::new(),
-            product: None,
-            engine_version: None,
-            grid: Grid::default(),
-            ci_pct: 5.0,
-            min_repeats: 3,
-            max_repeats: 3,
-            order_seed: 1,
-            warmup_secs: 0.0,
-            warmup_runs: 0,
-            rounds: Vec::new(),
-            answer: answer(&cells, &[]),
-            cells,
-            started_unix: 0,
-            wall_secs: 1.0,
-            interrupted: false,
-            drift: None,
-            warnings: Vec::new(),
         }
     }
 
