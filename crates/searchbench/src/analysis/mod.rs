@@ -23,3 +23,4 @@ pub mod sequential;
 pub mod statistics;
 pub mod steadier;
 pub mod sweep;
+pub mod under_write;

@@ -110,6 +110,7 @@ pub async fn run(mut args: MatrixArgs) -> CliResult {
             progress: crate::query::Progress::default(),
             user_queries: None,
             split: None,
+            rewrites: None,
         },
         index: args.index.clone(),
         engines,

@@ -23,6 +23,7 @@ pub mod send;
 pub mod shards;
 pub mod sketch;
 pub mod transport;
+pub mod under_write;
 pub mod variant;
 
 use std::collections::BTreeMap;
@@ -46,6 +47,7 @@ use crate::cancel::Cancel;
 use crate::cluster::Target;
 use crate::rng::Rng;
 use send::{Endpoints, Prepared};
+use under_write::Side;
 
 /// The most time slices a workload's queries may cut (`--slices`, a queries file's
 /// `time_slices.slices`).
@@ -132,6 +134,10 @@ pub struct QueryOptions {
     /// Stops the method between coverages (Ctrl-C): what was measured is kept, marked
     /// interrupted. Never fires by default.
     pub cancel: Cancel,
+    /// Writes beside the passes to pause for half of each (`--beside-idle`): every pass then
+    /// runs idle and under write (see [`under_write`]), the halves under write measured into
+    /// cells of their own. `None`: each pass runs once, as the index is.
+    pub writes: Option<under_write::WriteSwitch>,
 }
 
 /// `config` (a query run's stored configuration) with its part and group, when it has them:
@@ -180,6 +186,7 @@ impl QueryOptions {
             check: true,
             progress: Progress::default(),
             cancel: Cancel::never(),
+            writes: None,
         }
     }
 }
@@ -269,6 +276,8 @@ pub(crate) struct Measured {
     pub profile_cells: Vec<CellResult>,
     pub cold_cells: Vec<CellResult>,
     pub cold: Option<cold::ColdSummary>,
+    /// The halves of the passes run under write (`QueryOptions::writes`).
+    pub write_cells: Vec<CellResult>,
     pub failures: Vec<String>,
     pub failures_total: u64,
     pub warmup_coverages: u64,
@@ -404,58 +413,99 @@ where
 
     let passes_started = options.warmup.then(Instant::now);
     let mut cells: BTreeMap<CellKey, Cell> = BTreeMap::new();
-    let schedule = options
-        .rate
-        .map(|r| crate::measure::Schedule::new(r, Instant::now()));
-    for pass in 1..=options.passes {
-        if cancel.is_cancelled() {
-            break;
-        }
-        say(format!(
-            "pass {pass}/{}: {} coverages",
-            options.passes,
-            tasks.len()
-        ));
-        let mut order = tasks.clone();
-        rng.shuffle(&mut order);
-        // Each client takes the next task of the shuffled order when it is free (with --rate,
-        // its due time is fixed when it is taken); answers are checked and recorded as they
-        // come back. One client is the strictly serial method.
-        let endpoints = &endpoints;
-        let schedule = schedule.as_ref();
-        let prepared = &prepared;
-        // A cancel stops taking tasks; those in flight are awaited and recorded.
-        let mut in_flight = futures_util::stream::iter(order)
-            .take_while(|_| std::future::ready(!cancel.is_cancelled()))
-            .map(|task| {
-                let scheduled = schedule.map(|s| s.next(1));
-                async move {
-                    if let Some(at) = scheduled {
-                        tokio::select! {
-                            () = tokio::time::sleep_until(at.into()) => {}
-                            () = cancel.cancelled() => return None,
-                        }
-                    }
-                    let begin = Instant::now();
-                    let p = &prepared[task.variant][task.coverage];
-                    let cov = send::coverage(client, &endpoints[task.at], p, task.transport).await;
-                    Some((task, p.epoch, cov, begin, Instant::now(), scheduled))
+    let mut write_cells: BTreeMap<CellKey, Cell> = BTreeMap::new();
+    // The halves under write and the settling around them: not the idle cells' time.
+    let mut aside = Duration::ZERO;
+    let paced = || {
+        options
+            .rate
+            .map(|r| crate::measure::Schedule::new(r, Instant::now()))
+    };
+    let mut schedule = paced();
+    'passes: for pass in 1..=options.passes {
+        let sides = match &options.writes {
+            Some(_) => under_write::halves(pass).to_vec(),
+            None => vec![Side::Idle],
+        };
+        for side in sides {
+            if cancel.is_cancelled() {
+                break 'passes;
+            }
+            let half = Instant::now();
+            if let Some(switch) = &options.writes {
+                switch.set(side == Side::UnderWrite);
+                tokio::select! {
+                    () = tokio::time::sleep(under_write::SETTLE) => {}
+                    () = cancel.cancelled() => break 'passes,
                 }
-            })
-            .buffer_unordered(options.clients.max(1));
-        while let Some(done) = in_flight.next().await {
-            // A task still waiting for its due time when the cancel came was never sent.
-            let Some((task, epoch, cov, begin, end, scheduled)) = done else {
-                continue;
+                // A paced half's schedule starts after the settling.
+                schedule = paced();
+                aside += half.elapsed();
+            }
+            let half = Instant::now();
+            say(format!(
+                "pass {pass}/{}{}: {} coverages",
+                options.passes,
+                match (&options.writes, side) {
+                    (None, _) => "",
+                    (Some(_), Side::Idle) => ", idle",
+                    (Some(_), Side::UnderWrite) => ", under write",
+                },
+                tasks.len()
+            ));
+            let into = match side {
+                Side::Idle => &mut cells,
+                Side::UnderWrite => &mut write_cells,
             };
-            failures_total += check(&task, &cov, &mut failures);
-            let cell = cells
-                .entry((task.variant, task.transport, task.at))
-                .or_insert_with(Cell::new);
-            record(cell, pass, epoch, &cov, begin, end, scheduled);
+            let mut order = tasks.clone();
+            rng.shuffle(&mut order);
+            // Each client takes the next task of the shuffled order when it is free (with
+            // --rate, its due time is fixed when it is taken); answers are checked and
+            // recorded as they come back. One client is the strictly serial method.
+            let endpoints = &endpoints;
+            let schedule = schedule.as_ref();
+            let prepared = &prepared;
+            // A cancel stops taking tasks; those in flight are awaited and recorded.
+            let mut in_flight = futures_util::stream::iter(order)
+                .take_while(|_| std::future::ready(!cancel.is_cancelled()))
+                .map(|task| {
+                    let scheduled = schedule.map(|s| s.next(1));
+                    async move {
+                        if let Some(at) = scheduled {
+                            tokio::select! {
+                                () = tokio::time::sleep_until(at.into()) => {}
+                                () = cancel.cancelled() => return None,
+                            }
+                        }
+                        let begin = Instant::now();
+                        let p = &prepared[task.variant][task.coverage];
+                        let cov =
+                            send::coverage(client, &endpoints[task.at], p, task.transport).await;
+                        Some((task, p.epoch, cov, begin, Instant::now(), scheduled))
+                    }
+                })
+                .buffer_unordered(options.clients.max(1));
+            while let Some(done) = in_flight.next().await {
+                // A task still waiting for its due time when the cancel came was never sent.
+                let Some((task, epoch, cov, begin, end, scheduled)) = done else {
+                    continue;
+                };
+                failures_total += check(&task, &cov, &mut failures);
+                let cell = into
+                    .entry((task.variant, task.transport, task.at))
+                    .or_insert_with(Cell::new);
+                record(cell, pass, epoch, &cov, begin, end, scheduled);
+            }
+            if side == Side::UnderWrite {
+                aside += half.elapsed();
+            }
         }
     }
-    let measured = started.elapsed();
+    // What follows the passes (the profile pass) runs as without the pauses: writes beside.
+    if let Some(switch) = &options.writes {
+        switch.set(true);
+    }
+    let measured = started.elapsed().saturating_sub(aside);
 
     let mut profile_cells: BTreeMap<CellKey, Cell> = BTreeMap::new();
     if options.profile && !cancel.is_cancelled() {
@@ -551,6 +601,7 @@ where
         profile_cells: finish(profile_cells),
         cold_cells: finish(cold_cells),
         cold,
+        write_cells: finish(write_cells),
         failures: failures
             .into_iter()
             .map(|(f, times)| match times {

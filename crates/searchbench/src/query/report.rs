@@ -119,6 +119,10 @@ pub struct QueryResult {
     /// How cold the cold pass was, when there was one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cold: Option<super::cold::ColdSummary>,
+    /// The halves of the passes run under write, beside `cells` run idle (`--beside-idle`):
+    /// the same coverages in the same passes, not in `cells`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub write_cells: Vec<CellResult>,
     /// The index at each shard count, when shards were an axis (`--shards`): every cell
     /// names its count.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -222,6 +226,7 @@ impl QueryResult {
             .iter()
             .chain(&self.profile_cells)
             .chain(&self.cold_cells)
+            .chain(&self.write_cells)
             .map(|c| c.errors)
             .sum()
     }
@@ -405,6 +410,7 @@ pub(super) fn assemble(
         profile_cells,
         cold_cells,
         cold,
+        write_cells,
         failures,
         failures_total,
         warmup_coverages,
@@ -442,6 +448,7 @@ pub(super) fn assemble(
         profile_overhead,
         cold_cells,
         cold,
+        write_cells,
         shards: options.shards.clone(),
         accuracy,
         accuracy_checked: options.check,

@@ -17,11 +17,26 @@ pub struct Rewrites {
     pub failed: u64,
     /// Whole rounds over the corpus (the last, cut by the end of the passes, not counted).
     pub rounds: u64,
-    /// From the first write to the end of the passes.
+    /// From the first write to the end of the passes; with `--beside-idle`, the time the
+    /// writes ran (the idle halves left out).
     pub secs: f64,
     pub docs_per_sec: f64,
     /// Documents in the index before and after: the same, or the run fails.
     pub index_count: u64,
+    /// Paused for the idle half of every pass (`--beside-idle`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub beside_idle: bool,
+}
+
+impl Rewrites {
+    /// When the writes ran, as every view says it.
+    pub fn beside(&self) -> &'static str {
+        if self.beside_idle {
+            "half of every pass (paused for the idle half)"
+        } else {
+            "every pass"
+        }
+    }
 }
 
 /// The writes of a run's parts, each beside its own share of the searches: the clients,
@@ -40,6 +55,7 @@ pub fn merged<'a>(parts: impl Iterator<Item = Option<&'a Rewrites>>) -> Option<R
         sum.secs = sum.secs.max(r.secs);
         sum.docs_per_sec += r.docs_per_sec;
         sum.index_count = sum.index_count.max(r.index_count);
+        sum.beside_idle |= r.beside_idle;
         Some(sum)
     })
 }
@@ -59,6 +75,7 @@ mod tests {
             secs,
             docs_per_sec: docs as f64 / secs,
             index_count: 500,
+            beside_idle: false,
         };
         let a = part(2, 1000, 10.0, Some(100.0));
         let b = part(1, 300, 12.0, None);

@@ -109,12 +109,18 @@ fn query_tables(r: &Value) -> String {
         let _ = write!(
             s,
             "<p class=\"note\">Measured during an ingest: {} client(s) wrote the corpus over \
-             itself beside every pass, {} document(s) in {:.1} s ({:.0} docs/s); the index held \
+             itself beside {}, {} document(s) in {:.1} s ({:.0} docs/s); the index held \
              {} documents before and after, so every answer was checked against the same \
              truth.</p>",
-            w.clients, w.docs, w.secs, w.docs_per_sec, w.index_count
+            w.clients,
+            w.beside(),
+            w.docs,
+            w.secs,
+            w.docs_per_sec,
+            w.index_count
         );
     }
+    s.push_str(&under_write_table(&result));
     if !result.accuracy.is_empty() {
         s.push_str(&accuracy_table(&result.accuracy, &result.workload));
     }
@@ -183,6 +189,45 @@ fn cold_table(r: &QueryResult) -> String {
         s.push_str("</table>");
     }
     let _ = write!(s, "<p class=\"note\">{}</p>", esc(&summary.describe(&unit)));
+    s
+}
+
+/// Each cell under write beside idle (`--beside-idle`), as the terminal shows it.
+fn under_write_table(r: &QueryResult) -> String {
+    let rows = crate::analysis::under_write::of(r);
+    if rows.is_empty() {
+        return String::new();
+    }
+    let unit = r.described().unit;
+    let mut s = format!(
+        "<h3>{}</h3><table><tr><th>variant</th><th>transport</th><th>n idle / write</th>\
+         <th>idle p50</th><th>idle p99</th><th>write p50</th><th>write p99</th>\
+         <th>write vs idle (95 %)</th></tr>",
+        esc(&crate::analysis::under_write::heading(&unit))
+    );
+    let opt = |x: Option<f64>| x.map_or_else(|| "-".into(), format_value);
+    for w in &rows {
+        let _ = write!(
+            s,
+            "<tr><td>{}</td><td>{}</td><td class=\"num\">{} / {}</td><td class=\"num\">{}</td>\
+             <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+             <td class=\"num\">{}</td></tr>",
+            esc(w.variant.name()),
+            esc(w.transport.name()),
+            w.idle.n,
+            w.write.n,
+            opt(w.idle.p50_ms),
+            opt(w.idle.p99_ms),
+            opt(w.write.p50_ms),
+            opt(w.write.p99_ms),
+            esc(&w.change_text()),
+        );
+    }
+    let _ = write!(
+        s,
+        "</table><p class=\"note\">{}</p>",
+        esc(crate::analysis::under_write::NOTE)
+    );
     s
 }
 

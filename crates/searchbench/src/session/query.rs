@@ -380,24 +380,19 @@ async fn measure_workload(
     };
     let headline = plan.headline();
     let result = match spec.rewrites {
-        None => measure_on(stage, plan, options.clone(), engine).await?,
+        None => measure_on(stage, plan, options, engine).await?,
         Some(how) => {
-            let (stop_tx, stop) = Cancel::new();
-            let writes = tokio::spawn(super::rewrites::alongside(
-                stage.target.clone(),
-                options.index.clone(),
+            let measure = |options| measure_on(stage, plan, options, engine);
+            let (mut result, writes) = super::rewrites::around(
+                stage.target,
                 spec.workload,
-                spec.corpus.clone(),
+                &spec.corpus,
                 how,
-                stop,
-            ));
-            let measured = measure_on(stage, plan, options.clone(), engine).await;
-            let _ = stop_tx.send(true);
-            let writes = writes.await.map_err(|e| {
-                SessionError::Other(format!("the rewrites beside the searches: {e}"))
-            })?;
-            let mut result = measured?;
-            result.rewrites = Some(writes?);
+                options,
+                measure,
+            )
+            .await?;
+            result.rewrites = Some(writes);
             result
         }
     };

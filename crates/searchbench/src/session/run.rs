@@ -40,6 +40,8 @@ pub struct RunSpec {
     pub user_queries: Option<super::user_queries::UserQueryPhase>,
     /// This run is part of one run split over several drivers (`--part`).
     pub split: Option<RunPart>,
+    /// The corpus written again over itself beside the query phase (`--rewrite-clients`).
+    pub rewrites: Option<super::rewrites::RewriteSpec>,
 }
 
 pub use super::join::{RunPart, PARTS_WAIT};
@@ -215,15 +217,35 @@ impl lifecycle::Phase for QueryPhase<'_> {
                             options.part = split.part;
                             options.group = split.group.clone();
                         }
-                        after_ingest(
-                            target,
-                            &self.workload,
-                            &spec.workload_spec,
-                            truth,
-                            options,
-                            stage.observer,
-                        )
-                        .await
+                        let queries = |options| {
+                            after_ingest(
+                                target.clone(),
+                                &self.workload,
+                                &spec.workload_spec,
+                                truth,
+                                options,
+                                stage.observer,
+                            )
+                        };
+                        match spec.rewrites {
+                            None => queries(options).await,
+                            Some(how) => {
+                                let w = super::job::find_workload(&self.workload)?;
+                                let (result, writes) = super::rewrites::around(
+                                    &target,
+                                    w,
+                                    &spec.workload_spec,
+                                    how,
+                                    options,
+                                    queries,
+                                )
+                                .await?;
+                                Ok(result.map(|mut r| {
+                                    r.rewrites = Some(writes);
+                                    r
+                                }))
+                            }
+                        }
                     }
                 }
             };

@@ -227,6 +227,7 @@ fn a_toy_instrument_and_sink_see_every_phase_of_every_kind_of_run() {
         progress: searchbench::query::Progress::default(),
         user_queries: None,
         split: None,
+        rewrites: None,
     };
     let cluster = given();
     let run = searchbench::session::run::run(job, &cluster, load, &spec, &attach, &Silent);

@@ -50,6 +50,7 @@ mod track_python;
 mod track_schedulers;
 mod track_tasks;
 mod tracks_as_written;
+mod under_write;
 mod url_credentials;
 mod user_workloads;
 mod vectors;

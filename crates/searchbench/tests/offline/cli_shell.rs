@@ -430,6 +430,19 @@ fn the_writes_beside_the_searches_refuse_what_they_cannot_do() {
         ),
         (vec!["--rewrite-clients", "1", "--rewrite-rate", "-5"], "-5"),
         (vec!["--rewrite-clients", "1", "--no-check"], "--no-check"),
+        (vec!["--beside-idle"], "--rewrite-clients"),
+        (
+            vec![
+                "--rewrite-clients",
+                "1",
+                "--beside-idle",
+                "--part",
+                "1/2",
+                "--group",
+                "g",
+            ],
+            "--part",
+        ),
     ];
     for (extra, needle) in &cases {
         let out = bin().args(base).args(extra).output().expect("searchbench");
@@ -450,4 +463,40 @@ fn the_writes_beside_the_searches_refuse_what_they_cannot_do() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("--rewrite-clients"));
+}
+
+/// `run --rewrite-clients` writes beside a built-in workload's query phase, whole: a run
+/// without one, a track or a workload file, a part, is refused before anything starts.
+#[test]
+fn a_run_writes_beside_its_query_phase_or_says_why_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("w.json");
+    std::fs::write(&file, r#"{"name": "w", "corpus": {"generator": "logs"}}"#).unwrap();
+    let file = file.to_str().unwrap();
+    let url = ["--url", "http://127.0.0.1:9"];
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["run", "logs", "--no-query"], "--no-query"),
+        (vec!["run", "transactions"], "no query phase"),
+        (vec!["run", "many-shards"], "no query phase"),
+        (vec!["run", "--workload-file", file], "built-in workload"),
+        (
+            vec!["run", "logs", "--part", "1/2", "--group", "g"],
+            "parts",
+        ),
+        (vec!["run", "logs", "--beside-idle"], "--rewrite-clients"),
+    ];
+    for (args, needle) in &cases {
+        let mut all = args.clone();
+        if !args.contains(&"--beside-idle") {
+            all.extend(["--rewrite-clients", "1"]);
+        } else {
+            all.retain(|a| *a != "--beside-idle");
+            all.push("--beside-idle");
+        }
+        let out = bin().args(&all).args(url).output().expect("searchbench");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{all:?}: {err}");
+        assert!(err.contains(needle), "{all:?}: {err}");
+        assert!(out.stdout.is_empty(), "{all:?}");
+    }
 }

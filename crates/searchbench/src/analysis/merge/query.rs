@@ -154,6 +154,8 @@ pub fn merge(chosen: &[&PartRun]) -> Result<KindMerge, String> {
         // `--cold` is refused with `--part`: closing the index would fail the other parts.
         cold_cells: Vec::new(),
         cold: None,
+        // So is `--beside-idle`: the writes would pause for one part's idle halves only.
+        write_cells: Vec::new(),
         // So is `--shards`: the parts would each make the copies.
         shards: Vec::new(),
         accuracy: join_accuracy(&parts),

@@ -84,6 +84,34 @@ pub(super) fn metrics(r: &Value, _: &[Value], out: &mut Vec<Metric>) {
         let errors = Some(cell.errors as f64);
         out.extend(figure(&format!("{key}errors"), &label, "", Errors, errors));
     }
+    // Under write beside idle (`--beside-idle`): the halves under write under keys of their
+    // own, and the slowdown the pairs of passes measured.
+    for w in crate::analysis::under_write::of(&r) {
+        let (v, t) = (w.variant.name(), w.transport.name());
+        let key = format!("query.{}.{}.under_write_", key_part(v), key_part(t));
+        let cell = r
+            .write_cells
+            .iter()
+            .find(|c| c.variant == w.variant && c.transport == w.transport && c.shards == w.shards);
+        let ok = cell.into_iter().flat_map(|c| &c.samples).filter(|s| s.ok);
+        let label = format!("{v} {t}: wall per coverage, under write");
+        let samples = (PerCoverage, ok.map(|s| s.wall_ms).collect(), "");
+        out.extend(sampled(
+            (&format!("{key}wall_ms"), &label, "ms", Lower),
+            samples,
+            Some(w.write.mean_ms),
+        ));
+        out.extend(figure(
+            &format!("{key}slowdown_pct"),
+            &format!("{v} {t}: slower under write than idle"),
+            "%",
+            Lower,
+            w.ratio.map(|x| (x - 1.0) * 100.0),
+        ));
+        let label = format!("{v} {t}: failed searches, under write");
+        let errors = Some(w.errors as f64);
+        out.extend(figure(&format!("{key}errors"), &label, "", Errors, errors));
+    }
     for acc in &r.accuracy {
         let v = acc.variant.name();
         rows(

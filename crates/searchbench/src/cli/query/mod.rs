@@ -40,7 +40,7 @@ pub struct QueryArgs {
     pub workload: Option<String>,
     /// Named search bodies from this file (JSON name→body, or NDJSON {"name","body"}), with
     /// {{param}} slots and optional expected answers, run on --index. See --help.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["workload", "load", "truth"],
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["workload", "load", "truth", "rewrite_clients"],
           value_parser = crate::cli::args::input_file)]
     pub queries: Option<PathBuf>,
     #[command(flatten)]
@@ -116,21 +116,10 @@ pub struct QueryArgs {
           value_parser = clap::value_parser!(u64).range(1..=256))]
     pub search_clients: u64,
     /// Do not check answers (for sinks and doubles).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "rewrite_clients")]
     pub no_check: bool,
-    /// Measure during an ingest: N bulk clients write the corpus again over itself (each
-    /// document under its own _id, with its own content) while the warm-up and the passes
-    /// run, so every write is real work for the engine and every answer is still checked
-    /// against the same truth. Needs an index loaded with sequential ids (the default; a
-    /// count that changes fails the run).
-    #[arg(long, value_name = "N", conflicts_with_all = ["no_check", "queries"],
-          value_parser = clap::value_parser!(u64).range(1..=crate::session::rewrites::MAX_CLIENTS as u64))]
-    pub rewrite_clients: Option<u64>,
-    /// With --rewrite-clients: documents per second offered on a fixed schedule (open loop),
-    /// e.g. 1000 [default: as fast as the clients go].
-    #[arg(long, value_name = "DOCS_PER_S", requires = "rewrite_clients",
-          value_parser = crate::cli::args::parse_rate)]
-    pub rewrite_rate: Option<f64>,
+    #[command(flatten)]
+    pub rewrites: crate::cli::args::RewriteArgs,
     /// No progress lines on stderr (pass by pass); the report and errors stay.
     #[arg(long, short, help_heading = "Output and results")]
     pub quiet: bool,
@@ -195,12 +184,7 @@ pub async fn run(args: QueryArgs) -> CliResult {
             }
             None => Vec::new(),
         },
-        rewrites: args
-            .rewrite_clients
-            .map(|n| crate::session::rewrites::RewriteSpec {
-                clients: n as usize,
-                rate: args.rewrite_rate,
-            }),
+        rewrites: args.rewrites.spec(),
     };
     let attach = args.save.attach(
         Some(&args.telemetry),

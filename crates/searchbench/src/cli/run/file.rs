@@ -55,6 +55,7 @@ pub async fn run_file(mut args: RunArgs) -> CliResult {
         progress: query_progress(),
         user_queries: resolved.queries,
         split: super::run_part(split, whole_docs, &args),
+        rewrites: None,
     };
     // The node is warmed with the file's own documents (or generator), as the run loads them.
     let warm = |load: &LoadSpec| {

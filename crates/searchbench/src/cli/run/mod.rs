@@ -52,6 +52,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=256))]
     pub search_clients: Option<u64>,
     #[command(flatten)]
+    pub rewrites: crate::cli::args::RewriteArgs,
+    #[command(flatten)]
     pub scenario: scenario::ScenarioArgs,
     #[command(flatten)]
     pub setup: crate::cli::args::SetupArgs,
@@ -87,6 +89,9 @@ pub async fn run(mut args: RunArgs) -> CliResult {
         if args.cluster.target.urls.is_empty() {
             return refuse("the parts share one cluster: give it with --url");
         }
+    }
+    if args.rewrites.rewrite_clients.is_some() {
+        refuse_rewrites(&args)?;
     }
     if args.workload_file.is_some() {
         return file::run_file(args).await;
@@ -139,8 +144,31 @@ pub async fn run(mut args: RunArgs) -> CliResult {
         progress: query_progress(),
         user_queries: None,
         split: run_part(split, whole_docs, &args),
+        rewrites: args.rewrites.spec(),
     };
     execute(job, load, spec, &args, &warm).await
+}
+
+/// `--rewrite-clients` is for the query phase of a built-in workload's run, whole: the
+/// writes go over the corpus this process loaded, and the answers are checked against it.
+fn refuse_rewrites(args: &RunArgs) -> Result<(), CliError> {
+    let why = if args.no_query {
+        Some("it writes beside the query phase, which --no-query leaves out")
+    } else if args.workload_file.is_some() || args.track.given().is_some() {
+        Some("it is for a built-in workload's query phase (`query --rewrite-clients` measures any index loaded with sequential ids)")
+    } else if args.part.part.is_some_and(|p| !p.is_whole()) {
+        Some("the parts would each write the whole corpus over the others' searches")
+    } else {
+        let w = args.workload.as_deref().unwrap_or_default();
+        session::job::find_workload(w)
+            .ok()
+            .filter(|w| w.scenario().is_some() || w.query_variants().is_empty())
+            .map(|_| "the workload has no query phase to write beside")
+    };
+    match why {
+        Some(why) => Err(CliError::usage(anyhow::anyhow!("--rewrite-clients: {why}"))),
+        None => Ok(()),
+    }
 }
 
 /// How a command warms the node it starts, from the load it will measure (its cancel set):

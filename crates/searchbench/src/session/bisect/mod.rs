@@ -164,6 +164,7 @@ impl Probe for Runs<'_> {
             progress: crate::query::Progress::default(),
             user_queries: None,
             split: None,
+            rewrites: None,
         };
         // The job names the index (the workload's unless --index).
         let mut load = spec.load.clone();

@@ -143,6 +143,53 @@ pub(super) fn print_cold(r: &QueryResult) {
     sayln!("{}", summary.describe(&unit));
 }
 
+/// Each cell under write beside idle (`--beside-idle`), and what the change is.
+pub(super) fn print_under_write(r: &QueryResult) {
+    let rows = crate::analysis::under_write::of(r);
+    if rows.is_empty() {
+        return;
+    }
+    let unit = r.described().unit;
+    sayln!("\n{}", crate::analysis::under_write::heading(&unit));
+    // The transport only when the cells have more than one, as the cells' table.
+    let transports = rows.iter().any(|w| w.transport != rows[0].transport);
+    let mut header = vec!["variant"];
+    if transports {
+        header.push("transport");
+    }
+    header.extend([
+        "n idle / write",
+        "idle p50",
+        "idle p99",
+        "write p50",
+        "write p99",
+        "write vs idle (95 %)",
+    ]);
+    let mut t = table(header);
+    let opt = |x: Option<f64>| x.map_or_else(|| "-".into(), ms);
+    for w in &rows {
+        let mut row = vec![Cell::new(w.variant.name())];
+        if transports {
+            row.push(Cell::new(w.transport.name()));
+        }
+        row.extend([
+            Cell::new(format!("{} / {}", w.idle.n, w.write.n)),
+            Cell::new(opt(w.idle.p50_ms)),
+            Cell::new(opt(w.idle.p99_ms)),
+            Cell::new(opt(w.write.p50_ms)),
+            Cell::new(opt(w.write.p99_ms)),
+            if w.errors > 0 {
+                red(format!("{} ({} failed)", w.change_text(), w.errors))
+            } else {
+                Cell::new(w.change_text())
+            },
+        ]);
+        t.add_row(row);
+    }
+    outln!("{t}");
+    sayln!("{}", crate::analysis::under_write::NOTE);
+}
+
 /// `n`, red when `wrong` of them are.
 pub(super) fn bad_of(n: u64, wrong: u64) -> Cell {
     if wrong > 0 {

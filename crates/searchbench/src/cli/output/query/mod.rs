@@ -149,6 +149,7 @@ pub fn print(r: &QueryResult, detail: Detail) {
     if let Some(w) = &r.rewrites {
         sayln!("{}", rewrites_line(w));
     }
+    accuracy::print_under_write(r);
     if let Some(b) = &r.background {
         sayln!("{}", super::machine::background_line(b, "the queries"));
     }
@@ -257,13 +258,14 @@ pub fn print(r: &QueryResult, detail: Detail) {
 /// What the writes beside the searches did: the figures above were measured during them.
 pub fn rewrites_line(w: &crate::query::Rewrites) -> String {
     format!(
-        "during an ingest: {} client(s){} wrote the corpus over itself beside every pass, {} \
+        "during an ingest: {} client(s){} wrote the corpus over itself beside {}, {} \
          document(s) in {:.1} s ({:.0} docs/s, {} whole round(s){}); the index held {} \
          documents before and after, so every answer was checked against the same truth",
         w.clients,
         w.rate
             .map(|r| format!(" offered {r:.0} docs/s"))
             .unwrap_or_default(),
+        w.beside(),
         w.docs,
         w.secs,
         w.docs_per_sec,
