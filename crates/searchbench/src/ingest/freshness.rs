@@ -63,6 +63,9 @@ pub const ASKED: &str = "freshness_counts";
 pub const RESOLUTION_MS: &str = "freshness_resolution_ms";
 /// How often the probe asks the count when the index's refresh is off.
 const OFF_EVERY: Duration = Duration::from_secs(1);
+/// The most shards the probe reads copy by copy (one `_count` per shard and copy each time it
+/// asks).
+const MOST_SHARDS_BY_COPY: usize = 16;
 
 /// The acknowledged documents' counter: the driver adds each answer's acknowledged documents
 /// to it, the probe reads it.
@@ -98,6 +101,7 @@ pub struct Probe {
 
 /// A slice of the load: the documents acknowledged since the last one, up to `upto` in all,
 /// first seen by the probe at `at`.
+#[derive(Debug, Clone, Copy)]
 struct Slice {
     at: Instant,
     upto: u64,
@@ -113,7 +117,6 @@ impl Probe {
         acked: Acked,
         spec: FreshnessSpec,
     ) -> Result<Probe, TargetError> {
-        let base = searchable(target, index).await?;
         let refresh = match spec.eager {
             true => Refresh::Unknown,
             false => refresh_interval(target, index).await,
@@ -122,14 +125,31 @@ impl Probe {
             Some(b) => b,
             None => default_bound(refresh.every()),
         };
+        // What a reader sees (the copy the engine picks), and on a cluster whose every shard
+        // has a replica on another node, the primary and a replica apart: readers hit either.
+        let mut readers = vec![Reader::any()];
+        if let Some((primaries, replicas)) = copies(target, index).await {
+            readers.push(Reader::of(Copies::Primary, primaries));
+            readers.push(Reader::of(Copies::Replica, replicas));
+        }
+        let mut trackers = Vec::new();
+        for reader in readers {
+            let base = reader.count(target, index).await?;
+            trackers.push(Tracker {
+                asking: Asking::new(refresh, base),
+                base,
+                reader,
+                pending: VecDeque::new(),
+                lags: crate::measure::recorder::histogram(),
+            });
+        }
         let (over, told) = watch::channel(Over::Running);
         let probing = Probing {
             target: target.clone(),
             index: index.to_string(),
             acked,
-            base,
             bound,
-            asking: Asking::new(refresh, base),
+            trackers,
         };
         Ok(Probe {
             over,
@@ -173,10 +193,193 @@ struct Probing {
     target: Target,
     index: String,
     acked: Acked,
-    /// The index's searchable count before the load.
-    base: u64,
     bound: Duration,
+    /// One for what a reader sees, one each for the primaries and the replicas when read apart.
+    trackers: Vec<Tracker>,
+}
+
+/// Which copies of the index's shards a count reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Copies {
+    /// The copy the engine picks for each shard: what a reader sees.
+    Any,
+    Primary,
+    Replica,
+}
+
+impl Copies {
+    /// The measurements' names of its lags, its documents not searchable within the bound and
+    /// those still waiting when the load stopped.
+    fn names(self) -> [&'static str; 3] {
+        match self {
+            Copies::Any => [LAG, UNSEEN, CUT],
+            Copies::Primary => [
+                "freshness_primary",
+                "freshness_primary_unseen",
+                "freshness_primary_cut",
+            ],
+            Copies::Replica => [
+                "freshness_replica",
+                "freshness_replica_unseen",
+                "freshness_replica_cut",
+            ],
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Copies::Any => "any",
+            Copies::Primary => "primary",
+            Copies::Replica => "replica",
+        }
+    }
+}
+
+/// How a count is read: `_count` as a reader asks it, or one per shard with the search
+/// preference that takes that shard's primary (or replica) on its node, summed.
+#[derive(Debug, Clone)]
+struct Reader {
+    copies: Copies,
+    preferences: Vec<String>,
+}
+
+impl Reader {
+    fn any() -> Reader {
+        Reader {
+            copies: Copies::Any,
+            preferences: Vec::new(),
+        }
+    }
+
+    fn of(copies: Copies, preferences: Vec<String>) -> Reader {
+        Reader {
+            copies,
+            preferences,
+        }
+    }
+
+    /// The requests one reading takes.
+    fn requests(&self) -> u64 {
+        self.preferences.len().max(1) as u64
+    }
+
+    async fn count(&self, target: &Target, index: &str) -> Result<u64, TargetError> {
+        if self.preferences.is_empty() {
+            return searchable(target, index, None).await;
+        }
+        let mut sum = 0u64;
+        for p in &self.preferences {
+            sum = sum.saturating_add(searchable(target, index, Some(p)).await?);
+        }
+        Ok(sum)
+    }
+}
+
+/// One reader's slices and what it found of them.
+struct Tracker {
+    reader: Reader,
+    /// Its count before the load.
+    base: u64,
     asking: Asking,
+    pending: VecDeque<Slice>,
+    lags: hdrhistogram::Histogram<u64>,
+}
+
+impl Tracker {
+    /// Drops the slices older than the bound at `now`, counted as not searchable within it.
+    fn expire(&mut self, now: Instant, bound: Duration, m: &mut Measurements) {
+        while let Some(s) = self.pending.front() {
+            if now.duration_since(s.at) <= bound {
+                break;
+            }
+            m.count(self.reader.copies.names()[1], s.docs);
+            self.pending.pop_front();
+        }
+    }
+
+    /// The count `count`, asked at `at`: every slice it covers is searchable, with its lag.
+    fn answered(&mut self, at: Instant, count: u64) {
+        self.asking.answered(at, count);
+        let shown = count.saturating_sub(self.base);
+        while let Some(s) = self.pending.front().filter(|s| s.upto <= shown) {
+            let lag = at.duration_since(s.at).as_micros();
+            self.lags
+                .saturating_record_n(u64::try_from(lag).unwrap_or(u64::MAX), s.docs);
+            self.pending.pop_front();
+        }
+    }
+
+    /// Its figures into `m`: the lags, the documents still waiting (cut), and a zero count of
+    /// the unseen, so that a reader that saw everything still says it was read.
+    fn end(self, m: &mut Measurements) {
+        let [lag, unseen, cut] = self.reader.copies.names();
+        m.count(unseen, 0);
+        let waiting: u64 = self.pending.iter().map(|s| s.docs).sum();
+        if waiting > 0 {
+            m.count(cut, waiting);
+        }
+        if !self.lags.is_empty() {
+            // Made with the recorder's own bounds: the units agree.
+            let _ = m.add_histogram(lag, "us", &self.lags);
+        }
+    }
+}
+
+/// The `_count` preferences that read the primary and a replica of each of `index`'s shards,
+/// each on its node: `None` unless the cluster has several data nodes and every shard of the
+/// index (one index, at most [`MOST_SHARDS_BY_COPY`] shards) has both started. Replicas just
+/// made are waited for, up to 10 s.
+async fn copies(target: &Target, index: &str) -> Option<(Vec<String>, Vec<String>)> {
+    #[derive(serde::Deserialize)]
+    struct Health {
+        number_of_data_nodes: u64,
+    }
+    let health: Health = target.get_json("/_cluster/health").await.ok()?;
+    if health.number_of_data_nodes < 2 {
+        return None;
+    }
+    let green = format!("/_cluster/health/{index}?wait_for_status=green&timeout=10s");
+    let _ = target.send(Method::GET, &green, None).await;
+    let path = format!("/_cat/shards/{index}?format=json&h=index,shard,prirep,state,node");
+    let rows: Vec<ShardCopy> = target.get_json(&path).await.ok()?;
+    routes(&rows)
+}
+
+/// A shard copy as `_cat/shards` lists it.
+#[derive(Debug, Clone, serde::Deserialize)]
+struct ShardCopy {
+    index: String,
+    shard: String,
+    prirep: String,
+    state: String,
+    node: Option<String>,
+}
+
+/// The preferences of [`copies`] from the index's shard copies.
+fn routes(rows: &[ShardCopy]) -> Option<(Vec<String>, Vec<String>)> {
+    // A data stream's backing indices share shard numbers: not read copy by copy.
+    let first = rows.first()?;
+    if rows.iter().any(|r| r.index != first.index) {
+        return None;
+    }
+    let mut shards: Vec<u32> = rows.iter().filter_map(|r| r.shard.parse().ok()).collect();
+    shards.sort_unstable();
+    shards.dedup();
+    if shards.len() > MOST_SHARDS_BY_COPY {
+        return None;
+    }
+    let route = |shard: u32, prirep: &str| {
+        let copy = rows
+            .iter()
+            .find(|r| r.shard == shard.to_string() && r.prirep == prirep && r.state == "STARTED")?;
+        Some(format!(
+            "_shards:{shard}|_only_nodes:{}",
+            copy.node.as_ref()?
+        ))
+    };
+    let primaries: Option<Vec<String>> = shards.iter().map(|s| route(*s, "p")).collect();
+    let replicas: Option<Vec<String>> = shards.iter().map(|s| route(*s, "r")).collect();
+    Some((primaries?, replicas?))
 }
 
 /// How the index refreshes, as its settings say.
@@ -253,15 +456,17 @@ impl Asking {
 impl Probing {
     async fn run(mut self, told: watch::Receiver<Over>) -> Measurements {
         let mut m = Measurements::default();
-        let mut lags = crate::measure::recorder::histogram();
-        let mut pending: VecDeque<Slice> = VecDeque::new();
         let mut seen = self.acked.load(Relaxed);
         let mut tick = tokio::time::interval(EVERY);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         // A count that takes longer than this is missed, not waited for: the probe looks again.
         let deadline = self.bound.min(Duration::from_secs(5));
         m.most(BOUND_MS, self.bound.as_millis() as u64);
-        m.most(RESOLUTION_MS, self.asking.resolution().as_millis() as u64);
+        let resolution = self
+            .trackers
+            .first()
+            .map_or(EVERY, |t| t.asking.resolution());
+        m.most(RESOLUTION_MS, resolution.as_millis() as u64);
         loop {
             tick.tick().await;
             // Read before the counter: once `Loaded` is seen, the counter is final. A probe
@@ -276,63 +481,67 @@ impl Probing {
             let now = Instant::now();
             let acked = self.acked.load(Relaxed);
             if acked > seen {
-                pending.push_back(Slice {
+                let slice = Slice {
                     at: now,
                     upto: acked,
                     docs: acked - seen,
-                });
+                };
+                for t in &mut self.trackers {
+                    t.pending.push_back(slice);
+                }
                 m.count(PROBED, acked - seen);
                 seen = acked;
             }
-            while let Some(s) = pending.front() {
-                if now.duration_since(s.at) <= self.bound {
-                    break;
-                }
-                m.count(UNSEEN, s.docs);
-                pending.pop_front();
+            for t in &mut self.trackers {
+                t.expire(now, self.bound, &mut m);
             }
-            if pending.is_empty() {
+            if self.trackers.iter().all(|t| t.pending.is_empty()) {
                 match over {
                     Over::Running => continue,
                     _ => break,
                 }
             }
-            if !self.asking.due(now) {
-                continue;
-            }
-            m.count(ASKED, 1);
-            match tokio::time::timeout(deadline, searchable(&self.target, &self.index)).await {
-                Ok(Ok(count)) => {
-                    self.asking.answered(now, count);
-                    let shown = count.saturating_sub(self.base);
-                    while let Some(s) = pending.front().filter(|s| s.upto <= shown) {
-                        let lag = now.duration_since(s.at).as_micros();
-                        lags.saturating_record_n(u64::try_from(lag).unwrap_or(u64::MAX), s.docs);
-                        pending.pop_front();
-                    }
+            for t in &mut self.trackers {
+                if t.pending.is_empty() || !t.asking.due(now) {
+                    continue;
                 }
-                _ => m.count(MISSED, 1),
+                m.count(ASKED, t.reader.requests());
+                // Each reader's lag from when it asked (a reader after another's slow count
+                // does not take that time as its own).
+                let asked = Instant::now();
+                let count = t.reader.count(&self.target, &self.index);
+                match tokio::time::timeout(deadline, count).await {
+                    Ok(Ok(count)) => t.answered(asked, count),
+                    _ => m.count(MISSED, 1),
+                }
             }
         }
-        let cut: u64 = pending.iter().map(|s| s.docs).sum();
-        if cut > 0 {
-            m.count(CUT, cut);
-        }
-        if !lags.is_empty() {
-            // Made here with the recorder's own bounds: the units agree.
-            let _ = m.add_histogram(LAG, "us", &lags);
+        for t in self.trackers {
+            t.end(&mut m);
         }
         m
     }
 }
 
-/// The index's documents a search sees now: `_count`, no refresh asked for.
-async fn searchable(target: &Target, index: &str) -> Result<u64, TargetError> {
+/// The index's documents a search sees now: `_count`, no refresh asked for, on the copies
+/// `preference` names (the engine's pick when none).
+async fn searchable(
+    target: &Target,
+    index: &str,
+    preference: Option<&str>,
+) -> Result<u64, TargetError> {
     #[derive(serde::Deserialize)]
     struct Answer {
         count: u64,
     }
-    let answer: Answer = target.get_json(&format!("/{index}/_count")).await?;
+    let path = match preference {
+        None => format!("/{index}/_count"),
+        Some(p) => {
+            let p: String = url::form_urlencoded::byte_serialize(p.as_bytes()).collect();
+            format!("/{index}/_count?preference={p}")
+        }
+    };
+    let answer: Answer = target.get_json(&path).await?;
     Ok(answer.count)
 }
 
@@ -406,6 +615,45 @@ pub struct Freshness {
     /// Counts the probe asked for (its cost on the cluster).
     #[serde(default)]
     pub counts_asked: u64,
+    /// On a cluster whose shards each have a replica on another node: the lag on the primaries
+    /// and on the replicas, read apart (readers hit either).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub copies: Vec<CopyFreshness>,
+}
+
+/// The lag of the documents on one kind of copy of the index's shards.
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+pub struct CopyFreshness {
+    /// `primary` or `replica`.
+    pub copies: String,
+    pub unseen: u64,
+    #[serde(default)]
+    pub cut: u64,
+    pub p50_secs: Option<f64>,
+    pub p99_secs: Option<f64>,
+    pub max_secs: Option<f64>,
+}
+
+impl CopyFreshness {
+    /// `primaries`, `replicas`.
+    fn plural(&self) -> String {
+        match self.copies.as_str() {
+            "primary" => "primaries".into(),
+            other => format!("{other}s"),
+        }
+    }
+}
+
+/// The p50, p99 and max of the lag histogram `name` of `m`, in seconds.
+fn lag_quantiles(m: &Measurements, name: &str) -> [Option<f64>; 4] {
+    let lags = m.histograms.get(name).map(|(_, h)| h);
+    let at = |q: f64| lags.map(|h| h.value_at_quantile(q) as f64 / 1e6);
+    [
+        at(0.5),
+        at(0.9),
+        at(0.99),
+        lags.map(|h| h.max() as f64 / 1e6),
+    ]
 }
 
 impl Freshness {
@@ -414,20 +662,37 @@ impl Freshness {
         let bound_ms = *m.bounds.most.get(BOUND_MS)?;
         let resolution_ms = m.bounds.most.get(RESOLUTION_MS).copied();
         let count = |name: &str| m.counts.get(name).copied().unwrap_or(0);
-        let lags = m.histograms.get(LAG).map(|(_, h)| h);
-        let at = |q: f64| lags.map(|h| h.value_at_quantile(q) as f64 / 1e6);
+        let [p50_secs, p90_secs, p99_secs, max_secs] = lag_quantiles(m, LAG);
+        // A kind of copy read apart always counts its unseen, if only as 0.
+        let copies = [Copies::Primary, Copies::Replica]
+            .into_iter()
+            .filter(|c| m.counts.contains_key(c.names()[1]))
+            .map(|c| {
+                let [lag, unseen, cut] = c.names();
+                let [p50_secs, _, p99_secs, max_secs] = lag_quantiles(m, lag);
+                CopyFreshness {
+                    copies: c.name().to_string(),
+                    unseen: count(unseen),
+                    cut: count(cut),
+                    p50_secs,
+                    p99_secs,
+                    max_secs,
+                }
+            })
+            .collect();
         Some(Freshness {
             docs: count(PROBED),
             unseen: count(UNSEEN),
             cut: count(CUT),
             bound_secs: bound_ms as f64 / 1000.0,
-            p50_secs: at(0.5),
-            p90_secs: at(0.9),
-            p99_secs: at(0.99),
-            max_secs: lags.map(|h| h.max() as f64 / 1e6),
+            p50_secs,
+            p90_secs,
+            p99_secs,
+            max_secs,
             resolution_ms: resolution_ms.unwrap_or(EVERY.as_millis() as u64),
             missed_counts: count(MISSED),
             counts_asked: count(ASKED),
+            copies,
         })
     }
 
@@ -471,7 +736,20 @@ impl Freshness {
                 self.cut
             ));
         }
+        for c in &self.copies {
+            line.push_str(&match (c.p50_secs, c.p99_secs) {
+                (Some(p50), Some(p99)) => {
+                    format!("; on the {} p50 {p50:.2} s / p99 {p99:.2} s", c.plural())
+                }
+                _ => format!("; on the {} never within the bound", c.plural()),
+            });
+        }
         line
+    }
+
+    /// The p99 on the kind of copy `copies` (`primary`, `replica`), when read apart.
+    pub fn p99_on(&self, copies: &str) -> Option<f64> {
+        self.copies.iter().find(|c| c.copies == copies)?.p99_secs
     }
 }
 
@@ -487,6 +765,90 @@ mod tests {
             h.saturating_record_n(*v, *n);
         }
         h
+    }
+
+    fn copy(index: &str, shard: u32, prirep: &str, state: &str, node: Option<&str>) -> ShardCopy {
+        ShardCopy {
+            index: index.into(),
+            shard: shard.to_string(),
+            prirep: prirep.into(),
+            state: state.into(),
+            node: node.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn each_shard_is_read_on_its_primary_and_on_a_started_replica_apart() {
+        let rows = vec![
+            copy("i", 0, "p", "STARTED", Some("n1")),
+            copy("i", 0, "r", "STARTED", Some("n2")),
+            copy("i", 1, "r", "INITIALIZING", Some("n3")),
+            copy("i", 1, "r", "STARTED", Some("n1")),
+            copy("i", 1, "p", "STARTED", Some("n2")),
+        ];
+        let (primaries, replicas) = routes(&rows).expect("both read apart");
+        assert_eq!(
+            primaries,
+            ["_shards:0|_only_nodes:n1", "_shards:1|_only_nodes:n2"]
+        );
+        assert_eq!(
+            replicas,
+            ["_shards:0|_only_nodes:n2", "_shards:1|_only_nodes:n1"]
+        );
+        // A shard whose replica is not started (one node: unassigned), or a data stream's
+        // backing indices, are not read apart.
+        let unassigned = vec![
+            copy("i", 0, "p", "STARTED", Some("n1")),
+            copy("i", 0, "r", "UNASSIGNED", None),
+        ];
+        assert_eq!(routes(&unassigned), None);
+        let stream = vec![
+            copy(".ds-a-1", 0, "p", "STARTED", Some("n1")),
+            copy(".ds-a-1", 0, "r", "STARTED", Some("n2")),
+            copy(".ds-a-2", 0, "p", "STARTED", Some("n2")),
+            copy(".ds-a-2", 0, "r", "STARTED", Some("n1")),
+        ];
+        assert_eq!(routes(&stream), None);
+        let many: Vec<ShardCopy> = (0..=MOST_SHARDS_BY_COPY as u32)
+            .flat_map(|s| {
+                [
+                    copy("i", s, "p", "STARTED", Some("n1")),
+                    copy("i", s, "r", "STARTED", Some("n2")),
+                ]
+            })
+            .collect();
+        assert_eq!(routes(&many), None, "too many shards to read copy by copy");
+        assert_eq!(routes(&[]), None);
+    }
+
+    #[test]
+    fn the_primaries_and_replicas_read_apart_have_figures_of_their_own() {
+        let mut m = Measurements::default();
+        m.most(BOUND_MS, 10_000);
+        m.count(PROBED, 100);
+        m.count(UNSEEN, 0);
+        let _ = m.add_histogram(LAG, "us", &lags(&[(600_000, 100)]));
+        m.count("freshness_primary_unseen", 0);
+        let _ = m.add_histogram("freshness_primary", "us", &lags(&[(500_000, 100)]));
+        m.count("freshness_replica_unseen", 10);
+        let _ = m.add_histogram("freshness_replica", "us", &lags(&[(900_000, 90)]));
+        let f = Freshness::of(&m).expect("probed");
+        assert_eq!(f.copies.len(), 2);
+        assert!((f.p99_on("primary").unwrap() - 0.5).abs() < 0.01);
+        assert!((f.p99_on("replica").unwrap() - 0.9).abs() < 0.01);
+        assert_eq!(f.copies[1].unseen, 10);
+        let line = f.line();
+        assert!(
+            line.contains("; on the primaries p50 0.50 s / p99 0.50 s; on the replicas p50 0.90"),
+            "{line}"
+        );
+        // Not read apart: no such figures, none said.
+        let mut alone = Measurements::default();
+        alone.most(BOUND_MS, 10_000);
+        alone.count(PROBED, 1);
+        let f = Freshness::of(&alone).expect("probed");
+        assert!(f.copies.is_empty() && f.p99_on("primary").is_none());
+        assert!(!f.line().contains(" on the "));
     }
 
     #[test]

@@ -730,11 +730,13 @@ fn report(mut p: ReportParts<'_>) -> IngestReport {
         ));
     }
     let mut histograms = recorder.histograms();
+    // The probe's lags: what a reader saw, and on the primaries and replicas when read apart.
     histograms.extend(
         measurements
             .histograms
-            .get(freshness::LAG)
-            .and_then(|(unit, h)| SerializedHistogram::encode(freshness::LAG, unit, h)),
+            .iter()
+            .filter(|(name, _)| name.starts_with(freshness::LAG))
+            .filter_map(|(name, (unit, h))| SerializedHistogram::encode(name, unit, h)),
     );
     let rate = o.pace.as_ref().map(|pace| {
         let measured = pace.finish(settled.warmup_applied);

@@ -236,6 +236,19 @@ fn three_node_opensearch_cluster() {
     }
     let (out, json) = run_logs(&args);
     assert_run_ok(&out, &json, &node.spec.version, false);
+    // Readers hit the primary or the replica: the time to searchable is read on each apart,
+    // each copy counted on its own node (issue 102).
+    let copies = json["freshness"]["copies"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let kinds: Vec<&str> = copies.iter().filter_map(|c| c["copies"].as_str()).collect();
+    assert_eq!(kinds, ["primary", "replica"], "{}", json["freshness"]);
+    for c in &copies {
+        assert_eq!(c["unseen"], 0, "{c}");
+        let p99 = c["p99_secs"].as_f64().unwrap_or(f64::NAN);
+        assert!((0.0..=5.0).contains(&p99), "{c}");
+    }
     let profiled: Vec<u64> = json["profile"]["pids"]
         .as_array()
         .map(|a| a.iter().filter_map(serde_json::Value::as_u64).collect())

@@ -84,6 +84,8 @@ const SEARCHABLE: &[Row<Ingest>] = &[
     Row("searchable_p99_s", "time to searchable p99", "s", Lower, |r| r.freshness.as_ref()?.p99_secs),
     Row("searchable_max_s", "time to searchable max", "s", Lower, |r| r.freshness.as_ref()?.max_secs),
     Row("not_searchable_pct", "documents not searchable within the bound", "%", Lower, |r| r.freshness.as_ref()?.unseen_pct()),
+    Row("searchable_primary_p99_s", "time to searchable on the primaries p99", "s", Lower, |r| r.freshness.as_ref()?.p99_on("primary")),
+    Row("searchable_replica_p99_s", "time to searchable on the replicas p99", "s", Lower, |r| r.freshness.as_ref()?.p99_on("replica")),
 ];
 
 /// What the load left the target holding: left out when not read (older results, a cluster
