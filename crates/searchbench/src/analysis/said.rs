@@ -57,6 +57,9 @@ pub struct Said {
     /// When a load began on the wall clock (ms since the epoch): its timeline's second 0.
     #[serde(deserialize_with = "part")]
     pub load_started_unix_ms: Option<u64>,
+    /// How soon a load's documents were searchable, when it was probed.
+    #[serde(deserialize_with = "part")]
+    pub freshness: Option<crate::ingest::freshness::Freshness>,
     /// A track run's tasks, each with its figures.
     #[serde(deserialize_with = "part")]
     pub tasks: Option<Vec<TaskFigures>>,

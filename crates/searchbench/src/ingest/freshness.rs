@@ -63,6 +63,22 @@ pub const ASKED: &str = "freshness_counts";
 pub const RESOLUTION_MS: &str = "freshness_resolution_ms";
 /// How often the probe asks the count when the index's refresh is off.
 const OFF_EVERY: Duration = Duration::from_secs(1);
+/// The upper edges (ms) of the lag buckets each second of the load keeps: a count per wall-clock
+/// second of acknowledgment and bucket (`freshness_le_<ms>ms`, lags over the last one
+/// `freshness_beyond`), so that they add up as every count does. About 1.5× apart: a
+/// second's p50 or p99 is said as at most its bucket's edge.
+const EDGES_MS: [u64; 20] = [
+    50, 100, 150, 250, 400, 600, 1_000, 1_500, 2_500, 4_000, 6_000, 10_000, 15_000, 25_000, 40_000,
+    60_000, 100_000, 150_000, 300_000, 600_000,
+];
+/// Lags over the last edge, by second.
+const BEYOND: &str = "freshness_beyond";
+
+/// The count of a second's documents whose lag falls in the bucket up to `edge_ms`.
+fn bucket(edge_ms: u64) -> String {
+    format!("freshness_le_{edge_ms}ms")
+}
+
 /// The most shards the probe reads copy by copy (one `_count` per shard and copy each time it
 /// asks).
 const MOST_SHARDS_BY_COPY: usize = 16;
@@ -104,6 +120,8 @@ pub struct Probe {
 #[derive(Debug, Clone, Copy)]
 struct Slice {
     at: Instant,
+    /// The wall-clock second of `at` (Unix).
+    second: u64,
     upto: u64,
     docs: u64,
 }
@@ -144,11 +162,15 @@ impl Probe {
             });
         }
         let (over, told) = watch::channel(Over::Running);
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX));
         let probing = Probing {
             target: target.clone(),
             index: index.to_string(),
             acked,
             bound,
+            clock: (Instant::now(), now),
             trackers,
         };
         Ok(Probe {
@@ -194,6 +216,8 @@ struct Probing {
     index: String,
     acked: Acked,
     bound: Duration,
+    /// An instant and its wall-clock time (Unix µs): the second of an acknowledgment.
+    clock: (Instant, u64),
     /// One for what a reader sees, one each for the primaries and the replicas when read apart.
     trackers: Vec<Tracker>,
 }
@@ -286,25 +310,38 @@ struct Tracker {
 }
 
 impl Tracker {
-    /// Drops the slices older than the bound at `now`, counted as not searchable within it.
+    /// Drops the slices older than the bound at `now`, counted as not searchable within it
+    /// (by second too, for what a reader sees).
     fn expire(&mut self, now: Instant, bound: Duration, m: &mut Measurements) {
         while let Some(s) = self.pending.front() {
             if now.duration_since(s.at) <= bound {
                 break;
             }
-            m.count(self.reader.copies.names()[1], s.docs);
+            let unseen = self.reader.copies.names()[1];
+            m.count(unseen, s.docs);
+            if self.reader.copies == Copies::Any {
+                m.count_at(s.second, unseen, s.docs);
+            }
             self.pending.pop_front();
         }
     }
 
-    /// The count `count`, asked at `at`: every slice it covers is searchable, with its lag.
-    fn answered(&mut self, at: Instant, count: u64) {
+    /// The count `count`, asked at `at`: every slice it covers is searchable, with its lag
+    /// (and in its second's bucket, for what a reader sees).
+    fn answered(&mut self, at: Instant, count: u64, m: &mut Measurements) {
         self.asking.answered(at, count);
         let shown = count.saturating_sub(self.base);
         while let Some(s) = self.pending.front().filter(|s| s.upto <= shown) {
-            let lag = at.duration_since(s.at).as_micros();
-            self.lags
-                .saturating_record_n(u64::try_from(lag).unwrap_or(u64::MAX), s.docs);
+            let lag = at.duration_since(s.at);
+            let us = u64::try_from(lag.as_micros()).unwrap_or(u64::MAX);
+            self.lags.saturating_record_n(us, s.docs);
+            if self.reader.copies == Copies::Any {
+                let ms = us / 1000;
+                match EDGES_MS.iter().find(|edge| ms <= **edge) {
+                    Some(edge) => m.count_at(s.second, &bucket(*edge), s.docs),
+                    None => m.count_at(s.second, BEYOND, s.docs),
+                }
+            }
             self.pending.pop_front();
         }
     }
@@ -481,8 +518,11 @@ impl Probing {
             let now = Instant::now();
             let acked = self.acked.load(Relaxed);
             if acked > seen {
+                let (start, unix_us) = self.clock;
+                let since = u64::try_from(now.duration_since(start).as_micros()).unwrap_or(0);
                 let slice = Slice {
                     at: now,
+                    second: unix_us.saturating_add(since) / 1_000_000,
                     upto: acked,
                     docs: acked - seen,
                 };
@@ -490,6 +530,7 @@ impl Probing {
                     t.pending.push_back(slice);
                 }
                 m.count(PROBED, acked - seen);
+                m.count_at(slice.second, PROBED, acked - seen);
                 seen = acked;
             }
             for t in &mut self.trackers {
@@ -511,7 +552,7 @@ impl Probing {
                 let asked = Instant::now();
                 let count = t.reader.count(&self.target, &self.index);
                 match tokio::time::timeout(deadline, count).await {
-                    Ok(Ok(count)) => t.answered(asked, count),
+                    Ok(Ok(count)) => t.answered(asked, count, &mut m),
                     _ => m.count(MISSED, 1),
                 }
             }
@@ -619,6 +660,76 @@ pub struct Freshness {
     /// and on the replicas, read apart (readers hit either).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub copies: Vec<CopyFreshness>,
+    /// Second by second of the load (by when the documents were acknowledged).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seconds: Vec<FreshnessSecond>,
+}
+
+/// The documents acknowledged in one second of the load, and how soon they were searchable:
+/// each lag said as at most the edge of its bucket (see [`EDGES_MS`]).
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+pub struct FreshnessSecond {
+    /// Seconds from the load's start, as its timeline counts them.
+    pub second: u64,
+    pub docs: u64,
+    /// Not searchable within the bound.
+    pub unseen: u64,
+    /// Half (99 %, all) of the second's searchable documents were searchable within this.
+    pub p50_le_secs: Option<f64>,
+    pub p99_le_secs: Option<f64>,
+    pub max_le_secs: Option<f64>,
+}
+
+impl FreshnessSecond {
+    /// The share of the second's documents not searchable within the bound, in percent.
+    pub fn unseen_pct(&self) -> Option<f64> {
+        (self.docs > 0).then(|| self.unseen as f64 * 100.0 / self.docs as f64)
+    }
+}
+
+/// Each second's figures from the buckets `m` keeps by wall-clock second, numbered from the
+/// load's start (`began_unix_us`; the first probed second when not known).
+fn by_second(m: &Measurements) -> Vec<FreshnessSecond> {
+    let probed: Vec<(u64, &std::collections::BTreeMap<String, u64>)> = m
+        .seconds
+        .iter()
+        .filter(|(_, counts)| counts.contains_key(PROBED))
+        .map(|(s, counts)| (*s, counts))
+        .collect();
+    let Some(first) = probed.first().map(|(s, _)| *s) else {
+        return Vec::new();
+    };
+    let start = super::figures::began_unix_us(m).map_or(first, |us| us / 1_000_000);
+    probed
+        .into_iter()
+        .map(|(second, counts)| {
+            let count = |name: &str| counts.get(name).copied().unwrap_or(0);
+            let buckets: Vec<(f64, u64)> = EDGES_MS
+                .iter()
+                .map(|edge| (*edge as f64 / 1000.0, count(&bucket(*edge))))
+                .chain([(f64::INFINITY, count(BEYOND))])
+                .collect();
+            let seen: u64 = buckets.iter().map(|b| b.1).sum();
+            // The edge of the bucket holding the document at quantile `q` of the searchable.
+            let at = |q: f64| {
+                let rank = ((seen as f64 * q).ceil() as u64).max(1);
+                let mut so_far = 0;
+                buckets.iter().find_map(|(edge, n)| {
+                    so_far += n;
+                    (so_far >= rank).then_some(*edge).filter(|e| e.is_finite())
+                })
+            };
+            let seen_any = seen > 0;
+            FreshnessSecond {
+                second: second.saturating_sub(start),
+                docs: count(PROBED),
+                unseen: count(UNSEEN),
+                p50_le_secs: at(0.5).filter(|_| seen_any),
+                p99_le_secs: at(0.99).filter(|_| seen_any),
+                max_le_secs: at(1.0).filter(|_| seen_any),
+            }
+        })
+        .collect()
 }
 
 /// The lag of the documents on one kind of copy of the index's shards.
@@ -693,6 +804,7 @@ impl Freshness {
             missed_counts: count(MISSED),
             counts_asked: count(ASKED),
             copies,
+            seconds: by_second(m),
         })
     }
 
@@ -849,6 +961,49 @@ mod tests {
         let f = Freshness::of(&alone).expect("probed");
         assert!(f.copies.is_empty() && f.p99_on("primary").is_none());
         assert!(!f.line().contains(" on the "));
+    }
+
+    /// Each second keeps its documents in lag buckets: its p50, p99 and max are the edges of
+    /// the buckets they fall in, numbered from the load's start, and what was never
+    /// searchable is said per second.
+    #[test]
+    fn each_second_says_how_soon_its_documents_were_searchable() {
+        let began = 1_700_000_000u64;
+        let mut m = Measurements::default();
+        m.least(super::super::figures::BEGAN, began * 1_000_000 + 300_000);
+        m.most(BOUND_MS, 10_000);
+        // Second 0: 98 documents within 400 ms, 2 within 2.5 s.
+        m.count_at(began, PROBED, 100);
+        m.count_at(began, &bucket(400), 98);
+        m.count_at(began, &bucket(2_500), 2);
+        // Second 1: half within 1 s, the rest never searchable within the bound.
+        m.count_at(began + 1, PROBED, 50);
+        m.count_at(began + 1, &bucket(1_000), 25);
+        m.count_at(began + 1, UNSEEN, 25);
+        // Second 3: nothing searchable.
+        m.count_at(began + 3, PROBED, 10);
+        m.count_at(began + 3, UNSEEN, 10);
+        let f = Freshness::of(&m).expect("probed");
+        let s = &f.seconds;
+        assert_eq!(s.iter().map(|s| s.second).collect::<Vec<_>>(), [0, 1, 3]);
+        assert_eq!(
+            (s[0].p50_le_secs, s[0].p99_le_secs, s[0].max_le_secs),
+            (Some(0.4), Some(2.5), Some(2.5))
+        );
+        assert_eq!(s[0].unseen_pct(), Some(0.0));
+        assert_eq!((s[1].p50_le_secs, s[1].max_le_secs), (Some(1.0), Some(1.0)));
+        assert_eq!(s[1].unseen_pct(), Some(50.0));
+        assert_eq!((s[2].p50_le_secs, s[2].docs, s[2].unseen), (None, 10, 10));
+        // Lags over the last edge are beyond it: no number for the second's max.
+        let mut beyond = Measurements::default();
+        beyond.count_at(began, PROBED, 2);
+        beyond.count_at(began, &bucket(50), 1);
+        beyond.count_at(began, BEYOND, 1);
+        let s = by_second(&beyond);
+        assert_eq!(
+            (s[0].second, s[0].p50_le_secs, s[0].max_le_secs),
+            (0, Some(0.05), None)
+        );
     }
 
     #[test]

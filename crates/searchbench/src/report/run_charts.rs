@@ -1,11 +1,11 @@
 //! The charts of the run and comparison page, for groups of runs (a run named by its id is a
-//! group of one): throughput over time, service time by percentile, where the wall time
-//! went, query cells. One colour and one legend entry per group, never a run id.
+//! group of one): throughput over time, time to searchable over time, service time by
+//! percentile, where the wall time went, query cells. One colour and one legend entry per group, never a run id.
 
 use serde_json::Value;
 
 use super::chart::{
-    group_colour, Axis, BarSeries, Bars, Chart, Dot, Line, Plot, GREY, PART_COLOURS,
+    self, group_colour, Axis, BarSeries, Bars, Chart, Dot, Line, Mark, Plot, GREY, PART_COLOURS,
 };
 use super::{Group, Loaded};
 use crate::analysis::said::{self, Said};
@@ -21,6 +21,7 @@ pub fn charts(groups: &[Group]) -> Vec<Chart> {
     };
     vec![
         throughput(groups).into(),
+        searchable(groups).into(),
         service(groups).into(),
         budget(groups, mean_note).into(),
         query_cells(groups, mean_note).into(),
@@ -79,6 +80,65 @@ fn throughput(groups: &[Group]) -> Plot {
                     .collect();
                 p.lines
                     .push(Line::new("warm-up (not measured)", GREY, warmup).dashed());
+            }
+        }
+    }
+    p
+}
+
+/// How soon each second's documents were searchable: the p99 and p50 of the documents
+/// acknowledged in that second, each at most its bucket's edge; nothing for a run not probed.
+fn searchable(groups: &[Group]) -> Plot {
+    let mut p = Plot::new(
+        "Time to searchable over time",
+        Axis::new("second"),
+        Axis::new("s"),
+    )
+    .hint(
+        "the documents acknowledged in each second: how soon 99 % (solid) and half (dashed) of \
+         them could be found, each at most the edge of its bucket (about 1.5× apart); a second \
+         with documents never searchable within the bound is marked red",
+    );
+    for (g, group) in groups.iter().enumerate() {
+        for l in &group.runs {
+            let Some(f) = Said::of(&l.row).freshness else {
+                continue;
+            };
+            let line = |q: fn(&crate::ingest::freshness::FreshnessSecond) -> Option<f64>| {
+                f.seconds
+                    .iter()
+                    .filter_map(|s| Some((s.second as f64, q(s)?)))
+                    .collect::<Vec<_>>()
+            };
+            let p99 = line(|s| s.p99_le_secs);
+            if p99.is_empty() {
+                continue;
+            }
+            p.lines.push(Line::new(
+                format!("{}: p99", group.label()),
+                group_colour(g),
+                p99,
+            ));
+            p.lines.push(
+                Line::new(
+                    format!("{}: p50", group.label()),
+                    group_colour(g),
+                    line(|s| s.p50_le_secs),
+                )
+                .dashed(),
+            );
+            for s in f.seconds.iter().filter(|s| s.unseen > 0) {
+                p.marks.push(Mark {
+                    x: s.second as f64,
+                    colour: chart::RED.into(),
+                    full: true,
+                    dashed: true,
+                    title: format!(
+                        "second {}: {} of {} documents not searchable within the bound",
+                        s.second, s.unseen, s.docs
+                    ),
+                    class: "",
+                });
             }
         }
     }

@@ -75,6 +75,20 @@ fn probed(r: &IngestReport) -> &Freshness {
     assert_eq!(seen + f.unseen, f.docs, "{f:?}");
     // What the figures say is what the measurements say (one derivation).
     assert_eq!(Freshness::of(&r.measurements).as_ref(), Some(f));
+    // Second by second: every probed document in one second of the load, numbered as the
+    // timeline numbers them, each second's quantiles in order.
+    let by_second: u64 = f.seconds.iter().map(|s| s.docs).sum();
+    assert_eq!(by_second, f.docs, "{:?}", f.seconds);
+    let unseen: u64 = f.seconds.iter().map(|s| s.unseen).sum();
+    assert_eq!(unseen, f.unseen, "{:?}", f.seconds);
+    let last = r.timeline.last().map_or(0, |t| t.second);
+    for s in &f.seconds {
+        assert!(s.second <= last + 1, "{s:?} beyond the timeline's {last}");
+        assert!(
+            s.p50_le_secs <= s.p99_le_secs && s.p99_le_secs <= s.max_le_secs,
+            "{s:?}"
+        );
+    }
     f
 }
 

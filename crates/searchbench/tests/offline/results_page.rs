@@ -118,3 +118,41 @@ fn query_ops_per_second_are_completed_units_over_elapsed_time() {
     assert_eq!(r.completed_per_sec(), None);
     assert!(r.cell_rates().iter().all(Option::is_none));
 }
+
+/// A probed load's page charts how soon each second's documents were searchable, a second
+/// with documents never searchable within the bound marked; a load not probed has no such
+/// chart.
+#[test]
+fn a_probed_load_charts_its_time_to_searchable_second_by_second() {
+    let plain = ingest_result(40, 13_100.0, 0.02, 20.0, 1);
+    let (page, _) = page_of(&plain);
+    assert!(chart(&page, "Time to searchable over time").is_none());
+
+    let mut probed = plain.clone();
+    let second = |s: u64, p50: f64, p99: f64, unseen: u64| {
+        json!({"second": s, "docs": 1000, "unseen": unseen, "p50_le_secs": p50,
+               "p99_le_secs": p99, "max_le_secs": p99})
+    };
+    probed["freshness"] = json!({
+        "docs": 3000, "unseen": 10, "bound_secs": 10.0, "p50_secs": 0.6, "p90_secs": 1.0,
+        "p99_secs": 1.4, "max_secs": 2.5, "resolution_ms": 50,
+        "seconds": [second(0, 0.6, 1.0, 0), second(1, 0.6, 1.5, 0), second(2, 1.0, 2.5, 10)],
+    });
+    let (page, _) = page_of(&probed);
+    let c = chart(&page, "Time to searchable over time").expect("the chart");
+    let legend: Vec<&str> = c["legend"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(legend.len(), 2, "p99 and p50: {c}");
+    assert!(
+        legend[0].ends_with("p99") && legend[1].ends_with("p50"),
+        "{c}"
+    );
+    assert!(
+        page.contains("second 2: 10 of 1000 documents not searchable within the bound"),
+        "the second with unseen documents is marked"
+    );
+}
