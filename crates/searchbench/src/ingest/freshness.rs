@@ -23,9 +23,15 @@
 //! a fixed delay (the next refresh starts an interval after the last one ended), so after the
 //! probe has seen the count rise it waits until two probe intervals before the next refresh
 //! can end, then asks every interval until it rises again: a few counts per refresh instead of
-//! twenty a second, the lags as fine. With refresh off it asks once a second (a refresh the
-//! user asks for is still seen); when the interval cannot be read, every interval.
+//! twenty a second, the lags as fine. That holds for one shard copy: each copy refreshes on a
+//! clock of its own, so a count summed over several shards, or answered by either copy, is
+//! asked every interval. With refresh off it asks once a second (a refresh the user asks for
+//! is still seen); when the interval cannot be read, every interval.
 //! ([`FreshnessSpec::eager`] asks every interval whatever the refresh.)
+//!
+//! On a cluster of several nodes whose every shard has a started replica, readers hit either
+//! copy: the probe also reads the primaries and the replicas apart, a `_count` per shard with
+//! the search preference of that copy's node (`_shards:N|_only_nodes:NODE`).
 //!
 //! The probe's searches keep the index's shards from going search-idle (Elasticsearch skips
 //! the scheduled refresh of a shard no one has searched for 30 s when `refresh_interval` is
@@ -145,14 +151,19 @@ impl Probe {
         };
         // What a reader sees (the copy the engine picks), and on a cluster whose every shard
         // has a replica on another node, the primary and a replica apart: readers hit either.
+        let layout = layout(target, index).await;
         let mut readers = vec![Reader::any()];
-        if let Some((primaries, replicas)) = copies(target, index).await {
+        if let Some((primaries, replicas)) = layout.apart.clone() {
             readers.push(Reader::of(Copies::Primary, primaries));
             readers.push(Reader::of(Copies::Replica, replicas));
         }
         let mut trackers = Vec::new();
         for reader in readers {
             let base = reader.count(target, index).await?;
+            let refresh = match refresh {
+                Refresh::Every(_) if !reader.on_one_clock(&layout) => Refresh::Unknown,
+                r => r,
+            };
             trackers.push(Tracker {
                 asking: Asking::new(refresh, base),
                 base,
@@ -282,6 +293,16 @@ impl Reader {
         }
     }
 
+    /// Whether its count is one shard copy's, refreshed on one clock. Each copy refreshes on
+    /// a clock of its own: a count summed over several shards, or answered by either copy as
+    /// the engine picks, has no one refresh to wait for, so it is asked every interval.
+    fn on_one_clock(&self, layout: &Layout) -> bool {
+        match self.copies {
+            Copies::Any => layout.shards == Some(1) && layout.apart.is_none(),
+            _ => self.preferences.len() == 1,
+        }
+    }
+
     /// The requests one reading takes.
     fn requests(&self) -> u64 {
         self.preferences.len().max(1) as u64
@@ -362,24 +383,41 @@ impl Tracker {
     }
 }
 
-/// The `_count` preferences that read the primary and a replica of each of `index`'s shards,
-/// each on its node: `None` unless the cluster has several data nodes and every shard of the
-/// index (one index, at most [`MOST_SHARDS_BY_COPY`] shards) has both started. Replicas just
-/// made are waited for, up to 10 s.
-async fn copies(target: &Target, index: &str) -> Option<(Vec<String>, Vec<String>)> {
+/// How the index's documents lie: how many shards (of every index a name covers), and on a
+/// cluster of several nodes the `_count` preferences that read the primary and a replica of
+/// each shard apart, each on its node (see [`routes`]). Replicas just made are waited for, up
+/// to 10 s. What cannot be read is not known.
+#[derive(Debug, Clone, Default)]
+struct Layout {
+    shards: Option<usize>,
+    apart: Option<(Vec<String>, Vec<String>)>,
+}
+
+async fn layout(target: &Target, index: &str) -> Layout {
     #[derive(serde::Deserialize)]
     struct Health {
         number_of_data_nodes: u64,
     }
-    let health: Health = target.get_json("/_cluster/health").await.ok()?;
-    if health.number_of_data_nodes < 2 {
-        return None;
+    let health: Option<Health> = target.get_json("/_cluster/health").await.ok();
+    let several = health.is_some_and(|h| h.number_of_data_nodes >= 2);
+    if several {
+        let green = format!("/_cluster/health/{index}?wait_for_status=green&timeout=10s");
+        let _ = target.send(Method::GET, &green, None).await;
     }
-    let green = format!("/_cluster/health/{index}?wait_for_status=green&timeout=10s");
-    let _ = target.send(Method::GET, &green, None).await;
     let path = format!("/_cat/shards/{index}?format=json&h=index,shard,prirep,state,node");
-    let rows: Vec<ShardCopy> = target.get_json(&path).await.ok()?;
-    routes(&rows)
+    let Ok(rows) = target.get_json::<Vec<ShardCopy>>(&path).await else {
+        return Layout::default();
+    };
+    let mut shards: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|r| (r.index.as_str(), r.shard.as_str()))
+        .collect();
+    shards.sort_unstable();
+    shards.dedup();
+    Layout {
+        shards: Some(shards.len()),
+        apart: several.then(|| routes(&rows)).flatten(),
+    }
 }
 
 /// A shard copy as `_cat/shards` lists it.
@@ -392,7 +430,9 @@ struct ShardCopy {
     node: Option<String>,
 }
 
-/// The preferences of [`copies`] from the index's shard copies.
+/// The preferences that read the primary and a replica of each shard apart, from the index's
+/// shard copies: `None` unless every shard of the index (one index, at most
+/// [`MOST_SHARDS_BY_COPY`] shards) has both started.
 fn routes(rows: &[ShardCopy]) -> Option<(Vec<String>, Vec<String>)> {
     // A data stream's backing indices share shard numbers: not read copy by copy.
     let first = rows.first()?;
@@ -931,6 +971,33 @@ mod tests {
             .collect();
         assert_eq!(routes(&many), None, "too many shards to read copy by copy");
         assert_eq!(routes(&[]), None);
+    }
+
+    #[test]
+    fn only_a_count_of_one_shard_copy_waits_for_its_refresh() {
+        let one = Layout {
+            shards: Some(1),
+            apart: None,
+        };
+        let any = Reader::any();
+        assert!(any.on_one_clock(&one));
+        let two = Layout {
+            shards: Some(2),
+            ..one.clone()
+        };
+        assert!(!any.on_one_clock(&two), "two shards, two clocks");
+        assert!(
+            !any.on_one_clock(&Layout::default()),
+            "not known: asked always"
+        );
+        let p = |n: usize| vec!["_shards:0|_only_nodes:n1".to_string(); n];
+        let apart = Layout {
+            shards: Some(1),
+            apart: Some((p(1), p(1))),
+        };
+        assert!(!any.on_one_clock(&apart), "either copy answers");
+        assert!(Reader::of(Copies::Primary, p(1)).on_one_clock(&apart));
+        assert!(!Reader::of(Copies::Replica, p(2)).on_one_clock(&apart));
     }
 
     #[test]
