@@ -183,7 +183,7 @@ fn count_documents(m: &mut Measurements, c: &Counts) {
 
 /// The wall-clock second a load's second 0 falls in: the one holding its middle, so the
 /// seconds of parts begun apart line up by the clock.
-fn second_zero(began_unix_us: u64) -> u64 {
+pub(super) fn second_zero(began_unix_us: u64) -> u64 {
     began_unix_us.saturating_add(500_000) / 1_000_000
 }
 
@@ -337,7 +337,19 @@ impl LoadFigures {
 /// parts; a second before the steady window is a warm-up second.
 fn timeline(m: &Measurements, began: u64, steady_from: u64) -> Vec<TimelineRow> {
     let zero = second_zero(began);
-    let Some(&last) = m.seconds.keys().next_back() else {
+    // The load's own seconds: what else is kept by second (the freshness probe's slices,
+    // stamped up to a probe interval after their answers) may fall a second past its last.
+    let Some(last) = m
+        .seconds
+        .iter()
+        .rev()
+        .find(|(_, c)| {
+            [DOCS, REQUESTS, FAILED_ATTEMPTS, BYTES, SERVICE_US]
+                .iter()
+                .any(|name| c.contains_key(*name))
+        })
+        .map(|(s, _)| *s)
+    else {
         return Vec::new();
     };
     (zero..=last.clamp(zero, zero.saturating_add(MOST_SECONDS)))
@@ -514,6 +526,22 @@ mod tests {
             // Read back from what a store keeps, the same figures.
             let again = LoadFigures::of(&m).unwrap();
             assert_eq!(json(&again), json(&f), "{case}");
+            // What the freshness probe keeps by second may fall past the load's last second
+            // (a slice stamped after the last answer): the timeline stays the load's.
+            let mut probe = Measurements::default();
+            probe.count_at(1_700_000_000 + 20, "freshness_docs", 10);
+            let (_, probed) = LoadFigures::measured(Tally {
+                recorder: &rec,
+                headline: &headline,
+                counts: &counts,
+                began_unix_us: 1_700_000_000_700_000,
+                wall,
+                driver_cpu: Duration::from_millis(250),
+                engine_cpu: None,
+                cores: 4,
+                freshness: Some(&probe),
+            });
+            assert_eq!(json(&probed.timeline), json(&f.timeline), "{case}");
         }
         assert!(LoadFigures::of(&Measurements::default()).is_none());
     }

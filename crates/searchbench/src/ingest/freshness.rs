@@ -126,7 +126,7 @@ pub struct Probe {
 #[derive(Debug, Clone, Copy)]
 struct Slice {
     at: Instant,
-    /// The wall-clock second of `at` (Unix).
+    /// The second of `at`, keyed as the load keys its own (see `figures::second_zero`).
     second: u64,
     upto: u64,
     docs: u64,
@@ -227,7 +227,8 @@ struct Probing {
     index: String,
     acked: Acked,
     bound: Duration,
-    /// An instant and its wall-clock time (Unix µs): the second of an acknowledgment.
+    /// An instant and its wall-clock time (Unix µs): the second of an acknowledgment, counted
+    /// from the probe's start as the load counts its own from its start.
     clock: (Instant, u64),
     /// One for what a reader sees, one each for the primaries and the replicas when read apart.
     trackers: Vec<Tracker>,
@@ -558,11 +559,13 @@ impl Probing {
             let now = Instant::now();
             let acked = self.acked.load(Relaxed);
             if acked > seen {
+                // Numbered as the load's timeline numbers its seconds (from the second that
+                // holds its start's middle), the probe starting with the load.
                 let (start, unix_us) = self.clock;
-                let since = u64::try_from(now.duration_since(start).as_micros()).unwrap_or(0);
+                let since = now.duration_since(start).as_secs();
                 let slice = Slice {
                     at: now,
-                    second: unix_us.saturating_add(since) / 1_000_000,
+                    second: super::figures::second_zero(unix_us).saturating_add(since),
                     upto: acked,
                     docs: acked - seen,
                 };
@@ -739,7 +742,7 @@ fn by_second(m: &Measurements) -> Vec<FreshnessSecond> {
     let Some(first) = probed.first().map(|(s, _)| *s) else {
         return Vec::new();
     };
-    let start = super::figures::began_unix_us(m).map_or(first, |us| us / 1_000_000);
+    let start = super::figures::began_unix_us(m).map_or(first, super::figures::second_zero);
     probed
         .into_iter()
         .map(|(second, counts)| {

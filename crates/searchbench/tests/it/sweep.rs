@@ -315,8 +315,10 @@ fn a_two_by_two_sweep_on_a_real_node_stores_its_cells_and_recommends_one() {
         1,
         "the charts are SVG: the only script is the page's check"
     );
-    // A heatmap of the four cells and a curve per swept axis, each drawn.
-    crate::common::browser::assert_charts_drawn(&html, 3, true);
+    // A heatmap of the four cells, a curve per swept axis, and (each run probed) docs/s
+    // against time to searchable, each drawn.
+    crate::common::browser::assert_charts_drawn(&html, 4, true);
+    assert!(page.contains("<h2>Docs/s against time to searchable</h2>"));
     // The store keeps the whole sweep: `report sweep=<id>` draws the very same page again.
     let report = |flags: &[&str], file: &str| {
         let again = common::scratch_dir().join(file);
