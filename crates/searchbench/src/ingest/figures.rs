@@ -500,7 +500,7 @@ mod tests {
                 indexed: rec.docs_acked,
                 ..Counts::default()
             };
-            let (m, f) = LoadFigures::measured(Tally {
+            let tally = |freshness| Tally {
                 recorder: &rec,
                 headline: &headline,
                 counts: &counts,
@@ -509,8 +509,9 @@ mod tests {
                 driver_cpu: Duration::from_millis(250),
                 engine_cpu: None,
                 cores: 4,
-                freshness: None,
-            });
+                freshness,
+            };
+            let (m, f) = LoadFigures::measured(tally(None));
             let json = |v: &dyn erased::Json| v.json();
             let case = format!("warm-up {warmup} s, wall {wall_ms} ms");
             assert_eq!(json(&f.headline), json(&headline), "{case}");
@@ -530,17 +531,7 @@ mod tests {
             // (a slice stamped after the last answer): the timeline stays the load's.
             let mut probe = Measurements::default();
             probe.count_at(1_700_000_000 + 20, "freshness_docs", 10);
-            let (_, probed) = LoadFigures::measured(Tally {
-                recorder: &rec,
-                headline: &headline,
-                counts: &counts,
-                began_unix_us: 1_700_000_000_700_000,
-                wall,
-                driver_cpu: Duration::from_millis(250),
-                engine_cpu: None,
-                cores: 4,
-                freshness: Some(&probe),
-            });
+            let (_, probed) = LoadFigures::measured(tally(Some(&probe)));
             assert_eq!(json(&probed.timeline), json(&f.timeline), "{case}");
         }
         assert!(LoadFigures::of(&Measurements::default()).is_none());
