@@ -400,15 +400,20 @@ async fn layout(target: &Target, index: &str) -> Layout {
         number_of_data_nodes: u64,
     }
     let health: Option<Health> = target.get_json("/_cluster/health").await.ok();
-    let several = health.is_some_and(|h| h.number_of_data_nodes >= 2);
-    if several {
-        let green = format!("/_cluster/health/{index}?wait_for_status=green&timeout=10s");
-        let _ = target.send(Method::GET, &green, None).await;
-    }
+    let nodes = health.map_or(1, |h| h.number_of_data_nodes);
+    let several = nodes >= 2;
     let path = format!("/_cat/shards/{index}?format=json&h=index,shard,prirep,state,node");
-    let Ok(rows) = target.get_json::<Vec<ShardCopy>>(&path).await else {
+    let Ok(mut rows) = target.get_json::<Vec<ShardCopy>>(&path).await else {
         return Layout::default();
     };
+    if several && replicas_coming(&rows, nodes) {
+        let green = format!("/_cluster/health/{index}?wait_for_status=green&timeout=10s");
+        let _ = target.send(Method::GET, &green, None).await;
+        match target.get_json::<Vec<ShardCopy>>(&path).await {
+            Ok(again) => rows = again,
+            Err(_) => return Layout::default(),
+        }
+    }
     let mut shards: Vec<(&str, &str)> = rows
         .iter()
         .map(|r| (r.index.as_str(), r.shard.as_str()))
@@ -419,6 +424,21 @@ async fn layout(target: &Target, index: &str) -> Layout {
         shards: Some(shards.len()),
         apart: several.then(|| routes(&rows)).flatten(),
     }
+}
+
+/// Whether some replica of the index is not started yet but can be: the cluster has a node
+/// for every copy of a shard. An index whose replicas can never all be placed (two replicas
+/// on two nodes) is not waited for: its load would start 10 s late for nothing.
+fn replicas_coming(rows: &[ShardCopy], data_nodes: u64) -> bool {
+    let pending = rows.iter().any(|r| r.prirep == "r" && r.state != "STARTED");
+    let copies_of_a_shard = rows
+        .iter()
+        .filter(|r| {
+            rows.first()
+                .is_some_and(|f| f.index == r.index && f.shard == r.shard)
+        })
+        .count() as u64;
+    pending && copies_of_a_shard <= data_nodes
 }
 
 /// A shard copy as `_cat/shards` lists it.
@@ -974,6 +994,28 @@ mod tests {
             .collect();
         assert_eq!(routes(&many), None, "too many shards to read copy by copy");
         assert_eq!(routes(&[]), None);
+    }
+
+    #[test]
+    fn replicas_are_waited_for_only_when_they_can_be_placed() {
+        let starting = vec![
+            copy("i", 0, "p", "STARTED", Some("n1")),
+            copy("i", 0, "r", "INITIALIZING", Some("n2")),
+        ];
+        assert!(replicas_coming(&starting, 2));
+        // Two replicas on two nodes: one never has a node; the load is not held 10 s.
+        let never = vec![
+            copy("i", 0, "p", "STARTED", Some("n1")),
+            copy("i", 0, "r", "STARTED", Some("n2")),
+            copy("i", 0, "r", "UNASSIGNED", None),
+        ];
+        assert!(!replicas_coming(&never, 2));
+        assert!(replicas_coming(&never, 3));
+        let started = vec![
+            copy("i", 0, "p", "STARTED", Some("n1")),
+            copy("i", 0, "r", "STARTED", Some("n2")),
+        ];
+        assert!(!replicas_coming(&started, 2), "nothing to wait for");
     }
 
     #[test]
