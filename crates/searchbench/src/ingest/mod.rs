@@ -102,8 +102,10 @@ pub struct Plan {
 
 impl Plan {
     /// Why this load's time to searchable cannot be measured by the index's count, if it
-    /// cannot: what else changes the count besides its own new documents.
-    fn unprobed(&self) -> Option<&'static str> {
+    /// cannot: what else changes the count besides its own new documents. `starts_empty`:
+    /// the index held no document when the load began (made afresh, or appended to empty),
+    /// so sequential ids write over nothing.
+    fn unprobed(&self, starts_empty: bool) -> Option<&'static str> {
         let d = &self.driver;
         match () {
             () if !d.part.is_whole() => Some("the other parts write into the same index"),
@@ -111,7 +113,7 @@ impl Plan {
             () if d.action == BulkAction::FromCorpus => {
                 Some("its corpus's own action lines may update or delete")
             }
-            () if self.append && d.action.ids(d.ids) == IdMode::Sequential => {
+            () if self.append && !starts_empty && d.action.ids(d.ids) == IdMode::Sequential => {
                 Some("appending with sequential ids may write over the documents there")
             }
             () => None,
@@ -445,9 +447,14 @@ pub async fn ingest_streaming(
     };
     let mut controls = controls;
     let cancel = controls.cancel.clone();
+    // A track's create-index made the index its bulks append to: empty, nothing is written over.
+    let starts_empty = match prepared.previous {
+        Previous::Appended => prepared.existing.as_ref().and_then(|e| e.docs) == Some(0),
+        _ => true,
+    };
     let not_measured = plan
         .freshness
-        .and(plan.unprobed())
+        .and(plan.unprobed(starts_empty))
         .map(|why| format!("time to searchable not measured: {why}"));
     let probe = match plan.freshness.filter(|_| not_measured.is_none()) {
         Some(spec) => {
@@ -806,5 +813,40 @@ fn report(mut p: ReportParts<'_>) -> IngestReport {
         warm_up: None,
         searches_beside: None,
         measurements,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(append: bool, action: BulkAction) -> Plan {
+        let mut driver = DriverConfig::new("i");
+        driver.action = action;
+        Plan {
+            driver,
+            index_body: serde_json::json!({}),
+            portable_body: false,
+            replace: false,
+            append,
+            load_settings: LoadSettings::default(),
+            failures: PathBuf::from("f.ndjson"),
+            engine_pids: Vec::new(),
+            freshness: Some(freshness::FreshnessSpec::default()),
+        }
+    }
+
+    #[test]
+    fn sequential_ids_appended_are_probed_only_into_an_empty_index() {
+        // A track's bulk appends to the index its create-index made: nothing to write over.
+        assert_eq!(plan(true, BulkAction::Index).unprobed(true), None);
+        assert!(plan(true, BulkAction::Index)
+            .unprobed(false)
+            .is_some_and(|why| why.contains("sequential ids")));
+        // Made afresh, or the engine picks the ids: probed either way.
+        assert_eq!(plan(false, BulkAction::Index).unprobed(false), None);
+        assert_eq!(plan(true, BulkAction::Create).unprobed(false), None);
+        // Its own action lines may update or delete, into an empty index too.
+        assert!(plan(true, BulkAction::FromCorpus).unprobed(true).is_some());
     }
 }

@@ -41,8 +41,8 @@ pub struct LoadSpec {
     /// load's step (see [`load_step`]); a bare [`load`] runs none.
     pub beside: Option<super::beside::BesideSpec>,
     /// How soon the acknowledged documents are searchable, measured beside the load; `None`:
-    /// not measured (the CLI's loads measure it unless `--no-freshness`; a track's bulks, a
-    /// query's own load and a warm-up slice do not).
+    /// not measured (the CLI's loads and a track's bulks measure it unless `--no-freshness`;
+    /// a query's own load and a warm-up slice do not).
     pub freshness: Option<ingest::freshness::FreshnessSpec>,
 }
 

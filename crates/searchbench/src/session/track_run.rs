@@ -86,6 +86,10 @@ pub struct TrackRunSpec<'s> {
     /// configuration (a run on a synthesized corpus is never one configuration with a run on
     /// the real one) and in its result.
     pub synthesized: Vec<crate::tasks::synthesize::Synthesized>,
+    /// How soon each bulk's documents are searchable, measured as every load's are (where its
+    /// plan allows: [`crate::tasks::freshness::unprobed`]); `None`: not measured
+    /// (`--no-freshness`).
+    pub freshness: Option<crate::ingest::freshness::FreshnessSpec>,
 }
 
 /// The failure file of load `k` (1, 2, … in the plan's order) of `loads` (every bulk's
@@ -191,7 +195,11 @@ pub async fn run(
         }
         let (stop_block, block) = Cancel::new();
         let mut phases: Vec<Box<dyn Phase + '_>> = Vec::new();
-        for (plan, completes) in together {
+        // Read from the whole block before its tasks are handed out.
+        let mut unprobed: Vec<Option<String>> = (0..together.len())
+            .map(|i| crate::tasks::freshness::unprobed(&together, i))
+            .collect();
+        for (i, (plan, completes)) in together.into_iter().enumerate() {
             let completes = completes.then(|| stop_block.clone());
             match plan {
                 TaskPlan::Task(task) => phases.push(Box::new(TaskPhase {
@@ -215,6 +223,10 @@ pub async fn run(
                         first
                     },
                     spec: bulk,
+                    freshness: spec.freshness.map(|f| match unprobed[i].take() {
+                        None => Ok(f),
+                        Some(why) => Err(why),
+                    }),
                     part: spec.part.as_ref(),
                     stop: block.clone(),
                     interrupt: interrupt.clone(),
@@ -542,6 +554,9 @@ struct BulkPhase<'p> {
     failures: Option<&'p std::path::Path>,
     loads: usize,
     first_load: usize,
+    /// How soon its documents are searchable: measured, or why its plan does not allow it;
+    /// `None`: not asked.
+    freshness: Option<Result<crate::ingest::freshness::FreshnessSpec, String>>,
     /// The part of a run in parts: the index is shared, so its count is not this load's.
     part: Option<&'p PartOf>,
     /// The end of its parallel block, when another task completes it: the load then ends
@@ -609,7 +624,18 @@ impl Phase for BulkPhase<'_> {
                 first_error: figures::load_error(&reports).or(failed),
                 stopped: cut || reports.iter().any(|r| r.interrupted),
             };
-            self.figures = Some(figures::of(&self.spec.name, "bulk", &run));
+            let mut row = figures::of(&self.spec.name, "bulk", &run);
+            if row.freshness.is_none() {
+                // The plan's reason, or the first load's (what only the cluster knew).
+                row.freshness_not_measured = match &self.freshness {
+                    Some(Err(why)) => Some(why.clone()),
+                    Some(Ok(_)) => reports
+                        .iter()
+                        .find_map(|r| r.freshness_not_measured.clone()),
+                    None => None,
+                };
+            }
+            self.figures = Some(row);
             stage.feed.send(Streamed::Histograms(figures::histograms(
                 &self.spec.name,
                 &all,
@@ -660,6 +686,7 @@ impl BulkPhase<'_> {
             (false, false) => BulkAction::Index,
         };
         load.append = true;
+        load.freshness = self.freshness.clone().and_then(Result::ok);
         load.cancel = Some(self.interrupt.clone());
         if let Some(p) = self.part {
             load.driver.part = p.part;

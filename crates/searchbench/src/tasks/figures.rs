@@ -40,6 +40,12 @@ pub struct TaskFigures {
     /// A vector search's recall over its measured answers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recall: Option<RecallFigures>,
+    /// A bulk's time to searchable, its loads probed as every load is (`ingest::freshness`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub freshness: Option<crate::ingest::freshness::Freshness>,
+    /// Why a bulk's time to searchable was not measured (`None` when it was, or not asked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub freshness_not_measured: Option<String>,
 }
 
 /// A vector search's recall, every measured answer checked against its true neighbours.
@@ -169,6 +175,8 @@ pub fn of(task: &str, kind: &str, run: &TaskRun) -> TaskFigures {
         stopped: run.stopped,
         per_second: None,
         recall,
+        freshness: None,
+        freshness_not_measured: None,
     }
 }
 
@@ -227,6 +235,8 @@ fn of_load(task: &str, run: &TaskRun) -> Option<TaskFigures> {
         stopped: run.stopped,
         per_second: None,
         recall: None,
+        freshness: load.freshness,
+        freshness_not_measured: None,
     })
 }
 

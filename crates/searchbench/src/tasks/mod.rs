@@ -7,6 +7,7 @@
 
 pub mod bulk_body;
 pub mod figures;
+pub mod freshness;
 pub mod languages;
 pub mod needs;
 pub mod operation;

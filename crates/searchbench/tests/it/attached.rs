@@ -252,6 +252,7 @@ fn a_toy_instrument_and_sink_see_every_phase_of_every_kind_of_run() {
         part: None,
         failures: Some(dir.path().join("failures.ndjson")),
         synthesized: Vec::new(),
+        freshness: None,
     };
     let result = in_time(
         "the track",

@@ -1012,6 +1012,17 @@ fn a_track_runs_in_two_parts_joined_before_each_step() {
     assert_eq!(names, ["drop", "make", "load", "settle", "q"]);
     let q = task(r, "q").unwrap();
     assert_eq!(q["ops"], 80, "two parts of one client, 40 iterations each");
+    // Each part's bulk and the group's: not probed, since the parts write one index.
+    for load in [task(&one, "load"), task(&two, "load"), task(r, "load")] {
+        let load = load.unwrap();
+        assert!(
+            load["freshness"].is_null()
+                && load["freshness_not_measured"]
+                    .as_str()
+                    .is_some_and(|w| w.ends_with("the other parts write into the same index")),
+            "{load}"
+        );
+    }
     assert_eq!(q["errors"], 0);
     assert!(q["latency_ms"][0].as_f64().unwrap() > 0.0);
     assert_eq!(merged["config"]["parts"], 2);

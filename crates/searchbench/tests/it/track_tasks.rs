@@ -9,7 +9,7 @@ use searchbench::session::track_run;
 use searchbench::workload::track::{read, runnable, TrackParams};
 use serde_json::Value;
 
-use crate::common::track_runs::row;
+use crate::common::track_runs::{self, row};
 use crate::common::{self, node_url};
 
 const INDEX: &str = "searchbench-test-track-tasks";
@@ -103,6 +103,7 @@ fn run_track(path: &std::path::Path) -> Value {
                         part: None,
                         failures: None,
                         synthesized: Vec::new(),
+                        freshness: Some(Default::default()),
                     },
                     &searchbench::session::Silent,
                 ),
@@ -327,7 +328,16 @@ fn id_conflicts_write_over_ids_already_used_and_the_counts_reconcile() {
             r#""clients": 2, "operation": {{"operation-type": "bulk", "bulk-size": 50,
       "conflicts": "{order}", "conflict-probability": 50, "on-conflict": "{on_conflict}"}}"#
         );
-        run_one_bulk(dir.path(), CONFLICTS, 1000, (&task, "{load}"), order);
+        let result = run_one_bulk(dir.path(), CONFLICTS, 1000, (&task, "{load}"), order);
+        // The count is no measure of what became searchable when ids are written over.
+        let load = row(&result, "load");
+        assert!(
+            load["freshness"].is_null()
+                && load["freshness_not_measured"]
+                    .as_str()
+                    .is_some_and(|w| w.contains("id conflicts write over documents")),
+            "{order}: {load}"
+        );
         let found: Value = common::runtime()
             .block_on(
                 common::target().get_json(&format!("/{CONFLICTS}/_search?size=1000&_source=false")),
@@ -402,6 +412,14 @@ fn a_looped_bulk_reads_its_corpus_again_until_its_time_period_ends() {
         let load = row(&result, "load");
         let seconds = load["seconds"].as_f64().unwrap();
         let (ops, n) = (load["ops"].as_u64().unwrap(), count());
+        // Every pass writes new ids into the index its track made: each document probed, and
+        // each searchable well within the bound (refresh every second).
+        let fresh = &load["freshness"];
+        assert_eq!(
+            (fresh["docs"].as_u64(), fresh["unseen"].as_u64()),
+            (Some(n), Some(0)),
+            "{what}: {load}"
+        );
         match what {
             // 200 documents take far less than 2 s: read again, each pass new ids, until
             // the period ends.
@@ -419,4 +437,98 @@ fn a_looped_bulk_reads_its_corpus_again_until_its_time_period_ends() {
         }
     }
     common::fresh_index(LOOPED, None);
+}
+
+const FRESH: &str = "searchbench-test-track-fresh";
+const BESIDE: &str = "searchbench-test-track-fresh-beside";
+
+/// A track's bulk tasks have their time to searchable measured as every load does, where
+/// nothing beside them may change their index's count: one alone is probed (its row, its
+/// line, its metrics, judged as a load's); one beside a raw request in its parallel block says
+/// why it is not; `--no-freshness` measures none and says nothing.
+#[test]
+fn a_tracks_bulks_say_how_soon_their_documents_were_searchable() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write_docs(&dir.path().join("a.json"), 3000);
+    common::write_docs(&dir.path().join("b.json"), 300);
+    let track = format!(
+        r#"{{
+  "version": 2,
+  "indices": [{{"name": "{FRESH}"}}, {{"name": "{BESIDE}"}}],
+  "corpora": [
+    {{"name": "a", "documents": [{{"source-file": "a.json", "document-count": 3000, "target-index": "{FRESH}"}}]}},
+    {{"name": "b", "documents": [{{"source-file": "b.json", "document-count": 300, "target-index": "{BESIDE}"}}]}}
+  ],
+  "schedule": [
+    {{"operation": "delete-index"}},
+    {{"operation": {{"operation-type": "create-index", "settings": {{"index.number_of_replicas": 0}}}}}},
+    {{"name": "load", "operation": {{"operation-type": "bulk", "bulk-size": 100, "corpora": "a"}}, "clients": 2}},
+    {{"parallel": {{"tasks": [
+      {{"name": "beside", "operation": {{"operation-type": "bulk", "bulk-size": 50, "corpora": "b"}}}},
+      {{"name": "ask", "operation": {{"operation-type": "raw-request", "method": "GET",
+        "path": "/{BESIDE}/_count"}}}}
+    ]}}}}
+  ]
+}}"#
+    );
+    let path = dir.path().join("track.json");
+    std::fs::write(&path, track).unwrap();
+    let run = |extra: &[&str]| {
+        let (out, result) = track_runs::run_track(dir.path(), &path, extra);
+        assert!(out.status.success(), "{}", common::streams(&out));
+        (common::streams(&out), result)
+    };
+    let (said, result) = run(&[]);
+    let load = row(&result, "load");
+    let fresh = &load["freshness"];
+    assert_eq!(
+        (
+            fresh["docs"].as_u64(),
+            fresh["unseen"].as_u64(),
+            fresh["cut"].as_u64()
+        ),
+        (Some(3000), Some(0), Some(0)),
+        "{load}"
+    );
+    let p99 = fresh["p99_secs"].as_f64().unwrap();
+    // Refresh every second: searchable within it and its own time, never past the bound.
+    assert!(
+        p99 > 0.0 && p99 < fresh["bound_secs"].as_f64().unwrap(),
+        "{load}"
+    );
+    assert!(load["freshness_not_measured"].is_null(), "{load}");
+    assert!(said.contains("task load: searchable after p50 "), "{said}");
+    // Beside a raw request, which may write its index (this one does not, as the run's own
+    // reconciled count shows): not measured, and why.
+    let beside = row(&result, "beside");
+    assert!(beside["freshness"].is_null(), "{beside}");
+    let why = beside["freshness_not_measured"].as_str().unwrap();
+    assert!(why.contains("task ask (raw-request)"), "{beside}");
+    assert!(said.contains(&format!("task beside: {why}")), "{said}");
+    // Its metrics, judged as a load's (lower is better), the same figure as the row's.
+    let metrics = searchbench::analysis::metrics::extract(&result, &[]);
+    let metric = |key: &str| metrics.iter().find(|m| m.key == key);
+    let searchable = metric("task.load.searchable_p99_s").expect("the bulk's p99 is a metric");
+    assert_eq!(searchable.value, p99);
+    assert_eq!(
+        searchable.direction,
+        searchbench::analysis::metrics::Direction::LowerBetter
+    );
+    assert_eq!(
+        metric("task.load.not_searchable_pct").map(|m| m.value),
+        Some(0.0)
+    );
+    assert!(metric("task.beside.searchable_p99_s").is_none());
+    // Not asked: nothing measured, nothing said.
+    let (said, result) = run(&["--no-freshness"]);
+    for task in ["load", "beside"] {
+        let r = row(&result, task);
+        assert!(
+            r["freshness"].is_null() && r["freshness_not_measured"].is_null(),
+            "{r}"
+        );
+    }
+    assert!(!said.contains("searchable"), "{said}");
+    common::fresh_index(FRESH, None);
+    common::fresh_index(BESIDE, None);
 }

@@ -970,6 +970,8 @@ fn a_merged_run_of_parts_and_a_single_run_of_the_same_load_give_the_same_metrics
 fn a_tracks_bulk_task_in_parts_is_derived_as_one_load() {
     use crate::ingest::figures::{measure, Tally};
     use crate::tasks::{figures, TaskRun};
+    const NOT_PROBED: &str =
+        "time to searchable not measured: the other parts write into the same index";
     let began = 1_700_000_000_000_000u64;
     let mut whole = Recorder::new();
     let mut parts = Vec::new();
@@ -1015,8 +1017,9 @@ fn a_tracks_bulk_task_in_parts_is_derived_as_one_load() {
             stopped: false,
         };
         let mut part = track_part(i, 2, &[], &mut crate::measure::Measurements::default());
-        part.row.result.as_mut().unwrap()["tasks"] =
-            serde_json::to_value([figures::of("index-append", "bulk", &run)]).unwrap();
+        let mut row = figures::of("index-append", "bulk", &run);
+        row.freshness_not_measured = Some(NOT_PROBED.into());
+        part.row.result.as_mut().unwrap()["tasks"] = serde_json::to_value([row]).unwrap();
         part.phases = vec![crate::store::PhaseMeasurements {
             phase: "index-append".into(),
             measurements: load,
@@ -1032,6 +1035,11 @@ fn a_tracks_bulk_task_in_parts_is_derived_as_one_load() {
     // 200,000 documents over the group's 9 s (the later part's end).
     assert_eq!(bulk.seconds, Some(9.0));
     assert_eq!(bulk.throughput_mean, Some(200_000.0 / 9.0));
+    // Not probed in any part, nor in the group, for the parts' own reason.
+    assert_eq!(
+        (&bulk.freshness, bulk.freshness_not_measured.as_deref()),
+        (&None, Some(NOT_PROBED))
+    );
     let expected = whole.histograms();
     let service = expected[0].decode().unwrap();
     assert_eq!(

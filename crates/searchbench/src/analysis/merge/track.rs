@@ -142,7 +142,11 @@ fn merge_task(
         }),
         stopped: rows.iter().any(|(_, t)| t.stopped),
     };
-    let task = figures::of(name, &first.operation_type, &run);
+    let mut task = figures::of(name, &first.operation_type, &run);
+    if task.freshness.is_none() {
+        // The parts' reason (they write one index) is the group's.
+        task.freshness_not_measured = first.freshness_not_measured.clone();
+    }
     let kinds: &[&str] = if first.operation_type == "bulk" {
         &["service"]
     } else {

@@ -77,15 +77,16 @@ const LOST_AND_CPU: &[Row<Ingest>] = &[
 ];
 
 /// How soon the acknowledged documents were searchable (left out when the load was not
-/// probed; a lag left out when no document became searchable, the share then 100 %).
+/// probed; a lag left out when no document became searchable, the share then 100 %): a
+/// load's, and a track's bulk's (`track::metrics`).
 #[rustfmt::skip]
-const SEARCHABLE: &[Row<Ingest>] = &[
-    Row("searchable_p50_s", "time to searchable p50", "s", Lower, |r| r.freshness.as_ref()?.p50_secs),
-    Row("searchable_p99_s", "time to searchable p99", "s", Lower, |r| r.freshness.as_ref()?.p99_secs),
-    Row("searchable_max_s", "time to searchable max", "s", Lower, |r| r.freshness.as_ref()?.max_secs),
-    Row("not_searchable_pct", "documents not searchable within the bound", "%", Lower, |r| r.freshness.as_ref()?.unseen_pct()),
-    Row("searchable_primary_p99_s", "time to searchable on the primaries p99", "s", Lower, |r| r.freshness.as_ref()?.p99_on("primary")),
-    Row("searchable_replica_p99_s", "time to searchable on the replicas p99", "s", Lower, |r| r.freshness.as_ref()?.p99_on("replica")),
+pub(super) const SEARCHABLE: &[Row<Freshness>] = &[
+    Row("searchable_p50_s", "time to searchable p50", "s", Lower, |f| f.p50_secs),
+    Row("searchable_p99_s", "time to searchable p99", "s", Lower, |f| f.p99_secs),
+    Row("searchable_max_s", "time to searchable max", "s", Lower, |f| f.max_secs),
+    Row("not_searchable_pct", "documents not searchable within the bound", "%", Lower, |f| f.unseen_pct()),
+    Row("searchable_primary_p99_s", "time to searchable on the primaries p99", "s", Lower, |f| f.p99_on("primary")),
+    Row("searchable_replica_p99_s", "time to searchable on the replicas p99", "s", Lower, |f| f.p99_on("replica")),
 ];
 
 /// What the load left the target holding: left out when not read (older results, a cluster
@@ -170,7 +171,9 @@ pub(super) fn metrics(r: &Value, timeline: &[Value], out: &mut Vec<Metric>) {
         super::machine(b, out);
     }
     rows(&r, "", "", KEPT, out);
-    rows(&r, "", "", SEARCHABLE, out);
+    if let Some(f) = &r.freshness {
+        rows(f, "", "", SEARCHABLE, out);
+    }
     if let Some(a) = &r.attribution {
         for (section, rows) in [("budget", &a.budget), ("background", &a.background)] {
             for row in rows {

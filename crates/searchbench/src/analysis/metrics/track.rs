@@ -1,6 +1,6 @@
 //! The metrics of a track run: per task, its throughput, latency and service time
-//! percentiles, and its errors (any rise is worse), read back as the tasks' figures were
-//! written (`tasks::TaskFigures`).
+//! percentiles, and its errors (any rise is worse), and a bulk's time to searchable, read back
+//! as the tasks' figures were written (`tasks::TaskFigures`).
 
 use serde_json::Value;
 
@@ -38,12 +38,14 @@ pub(super) fn metrics(r: &Value, _: &[Value], out: &mut Vec<Metric>) {
         return;
     };
     for t in &tasks {
-        rows(
-            t,
-            &format!("task.{}.", key_part(&t.task)),
-            &format!("{}: ", t.task),
-            TASK,
-            out,
+        let (key, label) = (
+            format!("task.{}.", key_part(&t.task)),
+            format!("{}: ", t.task),
         );
+        rows(t, &key, &label, TASK, out);
+        // A bulk's time to searchable, judged as a load's.
+        if let Some(f) = &t.freshness {
+            rows(f, &key, &label, super::ingest::SEARCHABLE, out);
+        }
     }
 }

@@ -77,7 +77,7 @@ pub struct LoadArgs {
     /// Do not measure time to searchable. By default the index's `_count` is asked every 50
     /// ms while the load runs (no refresh asked for), and each acknowledged document's lag to
     /// its first appearance in a search is measured; at the end the last documents are waited
-    /// for, up to --freshness-bound.
+    /// for, up to --freshness-bound. A track's bulk tasks are probed the same way.
     #[arg(long)]
     pub no_freshness: bool,
     /// How long a document may take to become searchable before it counts as not searchable
@@ -143,10 +143,15 @@ impl LoadArgs {
             replicas: self.replicas,
             translog_durability: self.translog_durability.clone(),
         };
-        spec.freshness = (!self.no_freshness).then_some(FreshnessSpec {
+        spec.freshness = self.freshness();
+        spec
+    }
+
+    /// What `--no-freshness` and `--freshness-bound` ask of the load's probe.
+    pub fn freshness(&self) -> Option<FreshnessSpec> {
+        (!self.no_freshness).then_some(FreshnessSpec {
             bound: self.freshness_bound,
             ..FreshnessSpec::default()
-        });
-        spec
+        })
     }
 }

@@ -85,6 +85,13 @@ pub fn print(r: &TrackRunResult) {
         }
     }
     for task in &r.tasks {
+        match (&task.freshness, &task.freshness_not_measured) {
+            (Some(f), _) => sayln!("task {}: {}", task.task, f.line()),
+            (None, Some(why)) => sayln!("task {}: {why}", task.task),
+            (None, None) => {}
+        }
+    }
+    for task in &r.tasks {
         if let Some(e) = &task.first_error {
             sayln!("task {}: first error: {e}", task.task);
         }

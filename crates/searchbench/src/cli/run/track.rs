@@ -151,6 +151,7 @@ pub async fn run_track(path: &Path, args: &RunArgs) -> CliResult {
         part,
         failures: args.load.failures.clone(),
         synthesized,
+        freshness: args.load.freshness(),
     };
     let result = track_run::run(&d, procedure, planned, &cluster, &spec, &terminal)
         .await
