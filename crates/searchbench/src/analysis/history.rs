@@ -351,11 +351,17 @@ pub fn only_wrong_answers(row: &RunRow) -> bool {
     let Some(result) = row.result.as_ref().filter(|_| row.state == State::Failed) else {
         return false;
     };
-    let query = &result["query"];
-    let cells = query["cells"].as_array();
-    result["counts"]["reconciled"] == true
-        && query["failures_total"].as_u64().is_some_and(|n| n > 0)
-        && cells.is_some_and(|c| !c.is_empty() && c.iter().all(|c| c["errors"] == 0))
+    // Read as the types the run wrote, as every view reads it.
+    let reconciled = super::said::Said::of_result(result)
+        .counts
+        .is_some_and(|c| c.reconciled);
+    let Some(query) = super::said::query(result) else {
+        return false;
+    };
+    reconciled
+        && query.failures_total > 0
+        && !query.cells.is_empty()
+        && query.cells.iter().all(|c| c.errors == 0)
 }
 
 /// Loads the runs `selection` picks and builds their history.

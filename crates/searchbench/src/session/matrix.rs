@@ -323,7 +323,7 @@ pub async fn matrix(
             state: stored.as_ref().map(|r| r.state),
             docs_per_sec: stored
                 .as_ref()
-                .and_then(|r| r.result.as_ref()?.get("docs_per_sec")?.as_f64()),
+                .and_then(|r| crate::analysis::said::Said::of(r).docs_per_sec),
             error: error.or_else(|| stored.as_ref().and_then(|r| r.error.clone())),
         };
         step(Step::Finished {

@@ -41,6 +41,31 @@ fn states_come_from_the_result() {
     let side = Side::load(&store, "t=x").unwrap();
     assert_eq!(side.run_ids.len(), 1);
     assert_eq!(side.excluded.len(), 4);
+    // A run whose load reconciled and whose every search was answered fails on wrong answers
+    // alone, told apart from every other failure (`baseline` counts it beside the complete).
+    let run_of = |load: &serde_json::Value, query: &serde_json::Value| {
+        let mut r = load.clone();
+        r["query"] = query.clone();
+        r
+    };
+    let mut unanswered = wrong.clone();
+    unanswered["cells"][0]["errors"] = 30.into();
+    for (result, alone) in [
+        (run_of(&ok, &wrong), true),
+        (run_of(&ok, &unanswered), false),
+        (run_of(&unreconciled, &wrong), false),
+        (wrong.clone(), false),
+    ] {
+        let id = save(&store, &result, &[("w", "y")]);
+        let row = store.get(&id).unwrap();
+        assert_eq!(row.state, State::Failed, "{id}");
+        assert_eq!(
+            searchbench::analysis::history::only_wrong_answers(&row),
+            alone,
+            "{id}: {:#}",
+            result["query"]
+        );
+    }
 }
 
 #[test]
