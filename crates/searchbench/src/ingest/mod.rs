@@ -166,6 +166,31 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
+impl Counts {
+    /// Why an index that gained `added` documents (counted as `how` says) does not hold what
+    /// `who` acknowledged, or `None` when it does: with id conflicts the overwrites add
+    /// nothing, and only a load where every document was taken says how many distinct ids
+    /// the index gained. One rule for a load alone and for the parts of a group merged.
+    pub fn unreconciled(&self, added: u64, how: &str, who: &str) -> Option<String> {
+        match self.overwritten {
+            n if n > 0 && self.failed > 0 => Some(format!(
+                "{} documents failed, and which of them were written over ids already used is \
+                 not known",
+                self.failed
+            )),
+            n if added != self.indexed.saturating_sub(n) => Some(format!(
+                "the index gained {added} documents ({how}), {who} acknowledged {}{}",
+                self.indexed,
+                match n {
+                    0 => String::new(),
+                    n => format!(", {n} of them over ids already used"),
+                }
+            )),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Cpu {
@@ -670,18 +695,7 @@ fn report(mut p: ReportParts<'_>) -> IngestReport {
     let added = p
         .index_count
         .map(|n| n.saturating_sub(p.index_count_before.unwrap_or(0)));
-    // A part shares its index with the other parts: its `_count` is theirs too, and is
-    // checked when the parts are merged.
-    // With id conflicts, overwrites add nothing: only a load where every document was taken
-    // says how many distinct ids the index gained.
-    let expected = if o.overwrites == 0 {
-        Some(o.acked)
-    } else {
-        (o.acked == o.read).then(|| o.acked - o.overwrites)
-    };
-    let reconciled =
-        o.balanced() && ((added.is_some() && added == expected) || !p.plan.driver.part.is_whole());
-    let counts = Counts {
+    let mut counts = Counts {
         read: o.read,
         indexed: o.acked,
         failed: o.failed(),
@@ -694,8 +708,13 @@ fn report(mut p: ReportParts<'_>) -> IngestReport {
         index_count: p.index_count,
         index_count_before: p.index_count_before,
         overwritten: o.overwrites,
-        reconciled,
+        reconciled: false,
     };
+    // A part shares its index with the other parts: its `_count` is theirs too, and is
+    // checked when the parts are merged.
+    counts.reconciled = o.balanced()
+        && (!p.plan.driver.part.is_whole()
+            || added.is_some_and(|a| counts.unreconciled(a, "", "").is_none()));
     let recorder = &o.recorder;
     let began_unix_us = unix_us_at(o.started).unwrap_or(p.started_unix * 1_000_000);
     let (mut measurements, figures) = figures::LoadFigures::measured(figures::Tally {
@@ -834,6 +853,35 @@ mod tests {
             engine_pids: Vec::new(),
             freshness: Some(freshness::FreshnessSpec::default()),
         }
+    }
+
+    #[test]
+    fn the_index_holds_what_was_acknowledged_less_what_was_written_over() {
+        let counts = |indexed, failed, overwritten| Counts {
+            read: indexed + failed,
+            indexed,
+            failed,
+            overwritten,
+            ..Counts::default()
+        };
+        assert_eq!(counts(100, 0, 0).unreconciled(100, "", ""), None);
+        assert_eq!(
+            counts(100, 0, 0).unreconciled(99, "counted at the merge", "the parts"),
+            Some(
+                "the index gained 99 documents (counted at the merge), the parts acknowledged 100"
+                    .into()
+            )
+        );
+        // Id conflicts: the overwrites add nothing, told only when every document was taken.
+        assert_eq!(counts(100, 0, 30).unreconciled(70, "", ""), None);
+        assert!(counts(100, 0, 30)
+            .unreconciled(100, "", "the load")
+            .is_some_and(
+                |why| why.ends_with("the load acknowledged 100, 30 of them over ids already used")
+            ));
+        assert!(counts(100, 2, 30)
+            .unreconciled(70, "", "")
+            .is_some_and(|why| why.starts_with("2 documents failed")));
     }
 
     #[test]

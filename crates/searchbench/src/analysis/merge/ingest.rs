@@ -167,21 +167,7 @@ pub fn merge(of: u32, chosen: &[&PartRun], counted_now: Option<u64>) -> Result<K
                 () if !balanced => {
                     Some("a part's documents read are not its indexed plus failed".to_string())
                 }
-                // With id conflicts, as a load alone: only when every document was taken.
-                () if counts.overwritten > 0 && counts.failed > 0 => Some(format!(
-                    "{} documents failed, and which of them were written over ids already \
-                     used is not known",
-                    counts.failed
-                )),
-                () if added != counts.indexed.saturating_sub(counts.overwritten) => Some(format!(
-                    "the index gained {added} documents ({how}), the parts acknowledged {}{}",
-                    counts.indexed,
-                    match counts.overwritten {
-                        0 => String::new(),
-                        n => format!(", {n} of them over ids already used"),
-                    }
-                )),
-                () => None,
+                () => counts.unreconciled(added, how, "the parts"),
             };
             (why, Some((n, how)))
         }
