@@ -221,6 +221,17 @@ pub(super) fn results_as<'p, T: for<'de> serde::Deserialize<'de>>(
 
 /// A part as its merged run lists it: which, its run, its state, its error, and `figures`,
 /// the kind's own figures of it (a JSON object).
+/// `items` once each, in the order they first appear (the parts' tasks, cells, warnings).
+pub(super) fn first_seen<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut seen = Vec::new();
+    for item in items {
+        if !seen.contains(&item) {
+            seen.push(item);
+        }
+    }
+    seen
+}
+
 pub(super) fn each(p: &PartRun, figures: Value) -> EachPart {
     EachPart {
         part: p.part.to_string(),

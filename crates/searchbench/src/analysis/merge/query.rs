@@ -38,17 +38,8 @@ fn join_cells(
     cells_of: fn(&QueryResult) -> &[CellResult],
     added: &Measurements,
 ) -> Result<Vec<CellResult>, String> {
-    let mut order: Vec<(Variant, Transport)> = Vec::new();
-    for (_, r) in parts {
-        for c in cells_of(r) {
-            if !order
-                .iter()
-                .any(|(v, t)| *v == c.variant && *t == c.transport)
-            {
-                order.push((c.variant.clone(), c.transport));
-            }
-        }
-    }
+    let cells = parts.iter().flat_map(|(_, r)| cells_of(r));
+    let order = super::first_seen(cells.map(|c| (c.variant.clone(), c.transport)));
     let mut joined = Vec::new();
     for (variant, transport) in order {
         let mut samples = Vec::new();
@@ -111,12 +102,7 @@ pub fn merge(chosen: &[&PartRun]) -> Result<KindMerge, String> {
     // The profile pass's histograms are not stored: its cells join on their samples.
     let none = Measurements::default();
     let profile_cells = join_cells(&parts, |r| &r.profile_cells, &none)?;
-    let mut variants: Vec<Variant> = Vec::new();
-    for c in &cells {
-        if !variants.contains(&c.variant) {
-            variants.push(c.variant.clone());
-        }
-    }
+    let variants = super::first_seen(cells.iter().map(|c| c.variant.clone()));
     let (savings, profile_overhead) = derived(&variants, &cells, &profile_cells);
     let mut failures: Vec<String> = parts
         .iter()

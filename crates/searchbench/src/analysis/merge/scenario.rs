@@ -269,13 +269,9 @@ pub(super) fn merge(
         result["started_unix_ms"] = start.into();
     }
     result["interrupted"] = parts.iter().any(|p| p.said.interrupted).into();
-    let mut warnings: Vec<&String> = Vec::new();
-    for w in parts.iter().flat_map(|p| &p.said.warnings) {
-        if !warnings.contains(&w) {
-            warnings.push(w);
-        }
-    }
-    result["warnings"] = json!(warnings);
+    result["warnings"] = json!(super::first_seen(
+        parts.iter().flat_map(|p| &p.said.warnings)
+    ));
     if let Some(map) = result.as_object_mut() {
         map.remove("profile");
     }

@@ -44,14 +44,12 @@ pub(super) fn merge(chosen: &[&PartRun]) -> Result<KindMerge, String> {
         .map(|(part, said)| PartTrack { part, said })
         .collect();
     // Tasks in the order the parts ran them (part 1's first: it runs every kind of task).
-    let mut order: Vec<&str> = Vec::new();
-    for p in &parts {
-        for t in &p.said.tasks {
-            if !order.contains(&t.task.as_str()) {
-                order.push(&t.task);
-            }
-        }
-    }
+    let order = super::first_seen(
+        parts
+            .iter()
+            .flat_map(|p| &p.said.tasks)
+            .map(|t| t.task.as_str()),
+    );
     let mut histograms = Vec::new();
     let mut tasks = Vec::new();
     for name in order {
@@ -65,12 +63,11 @@ pub(super) fn merge(chosen: &[&PartRun]) -> Result<KindMerge, String> {
     }
     let error = figures::failed(&tasks);
     // What no part ran (a task another part runs is not "not run").
-    let mut not_run: Vec<Item> = Vec::new();
-    for i in parts.iter().flat_map(|p| &p.said.not_run) {
-        if !i.how.starts_with("on another part") && !not_run.contains(i) {
-            not_run.push(i.clone());
-        }
-    }
+    let not_run: Vec<Item> = super::first_seen(parts.iter().flat_map(|p| &p.said.not_run))
+        .into_iter()
+        .filter(|i| !i.how.starts_with("on another part"))
+        .cloned()
+        .collect();
     let each: Vec<EachPart> = chosen
         .iter()
         .map(|p| {
