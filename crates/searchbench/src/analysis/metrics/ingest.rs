@@ -22,31 +22,23 @@ use crate::measure::{Attribution, Summary, TimelineRow};
 pub const KEPT_MB: &str = "kept_mb";
 
 /// What an ingest result holds that its metrics read. The headline and the counts are what
-/// make a result an ingest; the rest may be missing from older results.
-#[derive(Debug, Deserialize)]
+/// make a result an ingest (`is_ingest` asks for both before it is read); the rest may be
+/// missing from older results.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 struct Ingest {
     docs_per_sec: f64,
     counts: Counts,
-    #[serde(default)]
     mb_per_sec: Option<f64>,
-    #[serde(default)]
     service: Summary,
-    #[serde(default)]
     took: Summary,
     /// Set when the server's took moved in cached-clock steps.
-    #[serde(default)]
     took_clock_ms: Option<u64>,
-    #[serde(default)]
     requests: Option<Requests>,
-    #[serde(default)]
     cpu: Option<Cpu>,
-    #[serde(default)]
     attribution: Option<Attribution>,
-    #[serde(default)]
     background: Option<crate::measure::background::Background>,
-    #[serde(default)]
     server_stats: Option<crate::cluster::IndexStats>,
-    #[serde(default)]
     freshness: Option<Freshness>,
 }
 

@@ -12,15 +12,12 @@ use crate::query::beside::SearchesBeside;
 use crate::workload::scenario_result::{Creation, Latency, Snapshots};
 
 /// What a scenario result holds that its metrics read.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 struct Scenario {
-    #[serde(default)]
     creation: Option<Creation>,
-    #[serde(default)]
     indexing: Option<Indexing>,
-    #[serde(default)]
     field_caps: Option<Latency>,
-    #[serde(default)]
     snapshots: Option<Snapshots>,
 }
 
