@@ -232,6 +232,21 @@ pub(super) fn first_seen<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Ve
     seen
 }
 
+/// Each chosen part's own figures, beside the group's: `figures` of what the part's result
+/// said (`None` for a part without one, killed before it ended), with its machine's cores.
+pub(super) fn each_of<'a, T: 'a>(
+    chosen: &[&PartRun],
+    said: impl Fn(&PartRun) -> Option<&'a T>,
+    figures: impl Fn(Option<&'a T>) -> Value,
+) -> Vec<EachPart> {
+    let with_cores = |p: &PartRun| {
+        let mut f = figures(said(p));
+        f["cores"] = json!(cores(p));
+        each(p, f)
+    };
+    chosen.iter().map(|p| with_cores(p)).collect()
+}
+
 pub(super) fn each(p: &PartRun, figures: Value) -> EachPart {
     EachPart {
         part: p.part.to_string(),

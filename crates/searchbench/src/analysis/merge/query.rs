@@ -12,7 +12,7 @@ use crate::query::accuracy::VariantAccuracy;
 use crate::query::cells::{cell_result, CellResult, ErrorKind};
 use crate::query::report::{derived, QueryResult};
 use crate::query::{Transport, Variant};
-use crate::store::{EachPart, Parts, QUERY};
+use crate::store::{Parts, QUERY};
 
 /// The most wrong answers a result lists (as one run keeps them).
 const FAILURES_LISTED: usize = 50;
@@ -166,23 +166,20 @@ pub fn merge(chosen: &[&PartRun]) -> Result<KindMerge, String> {
         )
     });
     let histograms = merged.histograms();
-    let each: Vec<EachPart> = chosen
-        .iter()
-        .map(|p| {
-            let r = parts
-                .iter()
-                .find(|(q, _)| q.row.id == p.row.id)
-                .map(|(_, r)| r);
-            let figures = json!({
-                "coverages_measured": r.map(|r| r.cells.iter().map(|c| c.coverages).sum::<usize>()),
-                "search_clients": r.map(|r| r.clients),
-                "measured_secs": r.map(|r| r.measured_secs),
-                "failures_total": r.map(|r| r.failures_total),
-                "cores": super::cores(p),
-            });
-            super::each(p, figures)
+    let said = |p: &PartRun| {
+        parts
+            .iter()
+            .find(|(q, _)| q.row.id == p.row.id)
+            .map(|(_, r)| r)
+    };
+    let each = super::each_of(chosen, said, |r: Option<&QueryResult>| {
+        json!({
+            "coverages_measured": r.map(|r| r.cells.iter().map(|c| c.coverages).sum::<usize>()),
+            "search_clients": r.map(|r| r.clients),
+            "measured_secs": r.map(|r| r.measured_secs),
+            "failures_total": r.map(|r| r.failures_total),
         })
-        .collect();
+    });
     let result = serde_json::to_value(&merged).map_err(|e| e.to_string())?;
     Ok(KindMerge {
         result,

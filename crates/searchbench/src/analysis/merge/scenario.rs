@@ -14,7 +14,7 @@ use super::{ingest, KindMerge, PartRun};
 use crate::measure::SerializedHistogram;
 use crate::query::beside::SearchesBeside;
 use crate::query::cells::HdrSummary;
-use crate::store::{EachPart, Parts};
+use crate::store::Parts;
 use crate::workload::scenario_result::{
     derive, latency_of, Creation, CreationSetup, Latency, StateSample, Tally, CREATE_HISTOGRAM,
     CREATION_PHASE, FIELD_CAPS_HISTOGRAM, FIELD_CAPS_PHASE,
@@ -280,23 +280,20 @@ pub(super) fn merge(
         (crate::store::State::Failed, why) => why,
         _ => None,
     });
-    let each: Vec<EachPart> = chosen
-        .iter()
-        .map(|p| {
-            let said = parts
-                .iter()
-                .find(|q| q.part.row.id == p.row.id)
-                .map(|q| &q.said);
-            let indexing = said.and_then(|s| s.indexing.as_ref());
-            let figures = json!({
-                "indices_created": said.and_then(|s| Some(s.creation.as_ref()?.indices_created)),
-                "indexed": indexing.map(|i| i.counts.indexed),
-                "driver_cpu_secs": indexing.map(|i| i.cpu.driver_secs),
-                "cores": super::cores(p),
-            });
-            super::each(p, figures)
+    let said = |p: &PartRun| {
+        parts
+            .iter()
+            .find(|q| q.part.row.id == p.row.id)
+            .map(|q| &q.said)
+    };
+    let each = super::each_of(chosen, said, |said| {
+        let indexing = said.and_then(|s| s.indexing.as_ref());
+        json!({
+            "indices_created": said.and_then(|s| Some(s.creation.as_ref()?.indices_created)),
+            "indexed": indexing.map(|i| i.counts.indexed),
+            "driver_cpu_secs": indexing.map(|i| i.cpu.driver_secs),
         })
-        .collect();
+    });
     Ok(KindMerge {
         result,
         histograms,

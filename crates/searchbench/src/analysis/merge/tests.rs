@@ -610,6 +610,11 @@ fn a_tracks_parts_merge_task_by_task() {
     let not_run = r["not_run"].as_array().unwrap();
     assert_eq!(not_run.len(), 1, "{not_run:?}");
     assert_eq!(r["parts"]["of"], 2);
+    // Each part beside the group: the tasks it ran, its machine's cores (when it said them).
+    let each = r["parts"]["each"].as_array().unwrap();
+    let ran: Vec<&Value> = each.iter().map(|e| &e["tasks"]).collect();
+    assert_eq!(ran, [&json!(["create", "search"]), &json!(["search"])]);
+    assert!(each.iter().all(|e| e.get("cores").is_some()), "{each:?}");
     assert_eq!(merged.run.config["parts"], 2);
     assert!(merged.run.config.get("part").is_none());
     assert!(merged

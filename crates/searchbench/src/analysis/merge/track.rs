@@ -12,7 +12,7 @@ use serde_json::json;
 
 use super::{KindMerge, PartRun};
 use crate::measure::SerializedHistogram;
-use crate::store::{EachPart, Parts};
+use crate::store::Parts;
 use crate::tasks::figures::{self, TaskFigures};
 use crate::tasks::plan::Item;
 use crate::tasks::TaskRun;
@@ -68,19 +68,16 @@ pub(super) fn merge(chosen: &[&PartRun]) -> Result<KindMerge, String> {
         .filter(|i| !i.how.starts_with("on another part"))
         .cloned()
         .collect();
-    let each: Vec<EachPart> = chosen
-        .iter()
-        .map(|p| {
-            let ran = parts.iter().find(|q| q.part.row.id == p.row.id).map(|q| {
-                q.said
-                    .tasks
-                    .iter()
-                    .map(|t| t.task.clone())
-                    .collect::<Vec<_>>()
-            });
-            super::each(p, json!({ "tasks": ran, "cores": super::cores(p) }))
-        })
-        .collect();
+    let said = |p: &PartRun| {
+        parts
+            .iter()
+            .find(|q| q.part.row.id == p.row.id)
+            .map(|q| &q.said)
+    };
+    let each = super::each_of(chosen, said, |said| {
+        let ran = said.map(|s| s.tasks.iter().map(|t| t.task.clone()).collect::<Vec<_>>());
+        json!({ "tasks": ran })
+    });
     // The group's result in the shape a track run keeps (`session::track_run`'s result).
     let head = parts.first().map(|p| &p.said);
     let named = |f: fn(&Said) -> &String| head.map(f).cloned().unwrap_or_default();
