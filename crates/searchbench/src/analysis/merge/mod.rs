@@ -233,14 +233,16 @@ pub(super) fn first_seen<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Ve
 }
 
 /// Each chosen part's own figures, beside the group's: `figures` of what the part's result
-/// said (`None` for a part without one, killed before it ended), with its machine's cores.
+/// said (`said`, by part; `None` for a part without one, killed before it ended), with its
+/// machine's cores.
 pub(super) fn each_of<'a, T: 'a>(
     chosen: &[&PartRun],
-    said: impl Fn(&PartRun) -> Option<&'a T>,
+    said: impl Iterator<Item = (&'a PartRun, &'a T)> + Clone,
     figures: impl Fn(Option<&'a T>) -> Value,
 ) -> Vec<EachPart> {
     let with_cores = |p: &PartRun| {
-        let mut f = figures(said(p));
+        let of = said.clone().find(|(q, _)| q.row.id == p.row.id);
+        let mut f = figures(of.map(|(_, t)| t));
         f["cores"] = json!(cores(p));
         each(p, f)
     };

@@ -166,20 +166,18 @@ pub fn merge(chosen: &[&PartRun]) -> Result<KindMerge, String> {
         )
     });
     let histograms = merged.histograms();
-    let said = |p: &PartRun| {
-        parts
-            .iter()
-            .find(|(q, _)| q.row.id == p.row.id)
-            .map(|(_, r)| r)
-    };
-    let each = super::each_of(chosen, said, |r: Option<&QueryResult>| {
-        json!({
-            "coverages_measured": r.map(|r| r.cells.iter().map(|c| c.coverages).sum::<usize>()),
-            "search_clients": r.map(|r| r.clients),
-            "measured_secs": r.map(|r| r.measured_secs),
-            "failures_total": r.map(|r| r.failures_total),
-        })
-    });
+    let each = super::each_of(
+        chosen,
+        parts.iter().map(|(p, r)| (*p, r)),
+        |r: Option<&QueryResult>| {
+            json!({
+                "coverages_measured": r.map(|r| r.cells.iter().map(|c| c.coverages).sum::<usize>()),
+                "search_clients": r.map(|r| r.clients),
+                "measured_secs": r.map(|r| r.measured_secs),
+                "failures_total": r.map(|r| r.failures_total),
+            })
+        },
+    );
     let result = serde_json::to_value(&merged).map_err(|e| e.to_string())?;
     Ok(KindMerge {
         result,

@@ -280,12 +280,7 @@ pub(super) fn merge(
         (crate::store::State::Failed, why) => why,
         _ => None,
     });
-    let said = |p: &PartRun| {
-        parts
-            .iter()
-            .find(|q| q.part.row.id == p.row.id)
-            .map(|q| &q.said)
-    };
+    let said = parts.iter().map(|q| (q.part, &q.said));
     let each = super::each_of(chosen, said, |said| {
         let indexing = said.and_then(|s| s.indexing.as_ref());
         json!({

@@ -68,12 +68,7 @@ pub(super) fn merge(chosen: &[&PartRun]) -> Result<KindMerge, String> {
         .filter(|i| !i.how.starts_with("on another part"))
         .cloned()
         .collect();
-    let said = |p: &PartRun| {
-        parts
-            .iter()
-            .find(|q| q.part.row.id == p.row.id)
-            .map(|q| &q.said)
-    };
+    let said = parts.iter().map(|q| (q.part, &q.said));
     let each = super::each_of(chosen, said, |said| {
         let ran = said.map(|s| s.tasks.iter().map(|t| t.task.clone()).collect::<Vec<_>>());
         json!({ "tasks": ran })
