@@ -8,7 +8,9 @@ use super::plan::TaskPlan;
 
 /// The operation types that change no index's documents nor its refresh: what a parallel
 /// block may run beside a probed bulk. Any other (a runner of the track's Python, a raw
-/// request, a setting put) may, so a bulk beside one is not probed.
+/// request, a setting put) may, so a bulk beside one is not probed. A `refresh` is among
+/// them: the probe asks its count when the index's own refresh may be due, so a refresh
+/// asked for between would show documents sooner than it looks.
 const READS: &[&str] = &[
     "search",
     "paginated-search",
@@ -23,7 +25,6 @@ const READS: &[&str] = &[
     "close-point-in-time",
     "sleep",
     "wait-for-recovery",
-    "refresh",
 ];
 
 /// Why the bulk at `at` in its parallel block `block` (a step's tasks, the bulk among them)
@@ -124,6 +125,14 @@ mod tests {
                 ),
             ]
         );
+        // A refresh asked for beside it shows documents between the index's own refreshes.
+        let refreshed = planned(serde_json::json!([
+            bulk("load", "ca"),
+            {"name": "now", "operation": {"operation-type": "refresh"}}
+        ]));
+        assert!(said(&refreshed)[0]
+            .as_deref()
+            .is_some_and(|w| w.contains("task now (refresh)")));
         // A raw request may write anything.
         let raw = planned(serde_json::json!([
             bulk("load", "ca"),
