@@ -10,9 +10,8 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{
-    is_ingest, key_part, read, rows, sampled, steady_seconds, Judged::*, Metric, Row, THROUGHPUT,
-};
+use super::THROUGHPUT;
+use super::{is_ingest, key_part, read, rows, steady_seconds, Judged::*, Metric, Of::*, Row};
 use crate::analysis::statistics::SampleKind::PerSecond;
 use crate::ingest::freshness::Freshness;
 use crate::ingest::{Counts, Cpu, Requests};
@@ -40,19 +39,37 @@ struct Ingest {
     background: Option<crate::measure::background::Background>,
     server_stats: Option<crate::cluster::IndexStats>,
     freshness: Option<Freshness>,
+    /// The steady seconds of its timeline (see `steady_seconds`), read beside it.
+    #[serde(skip)]
+    steady: Vec<TimelineRow>,
 }
+
+/// The headline, the bytes and the service time, each with its steady seconds for its
+/// interval (the headline's value is its own: documents after the warm-up ÷ the steady window).
+#[rustfmt::skip]
+const PER_SECOND: &[Row<Ingest>] = &[
+    Row(THROUGHPUT, "throughput (headline)", "docs/s", Higher, Headline(PerSecond, |r| r.each(|s| s.docs as f64), |r| Some(r.docs_per_sec))),
+    Row("mb_per_sec", "bulk bytes", "MB/s", Higher, Sampled(PerSecond, " (per-second mean)", |r| r.each(|s| s.bytes as f64 / 1e6), |r| r.mb_per_sec)),
+    Row("service_mean_ms", "service time mean", "ms", Lower, Sampled(PerSecond, " (per-second)", |r| r.busy(|s| s.service_mean_ms), |r| r.service.mean_ms)),
+];
+
+/// Failed attempts ÷ attempts, per busy second and for the whole.
+#[rustfmt::skip]
+const ERROR_RATE: &[Row<Ingest>] = &[
+    Row("error_rate_pct", "failed attempts", "%", Lower, Sampled(PerSecond, " (per-second)", |r| r.busy(|s| s.failed_attempts as f64 / s.requests as f64 * 100.0), |r| r.error_rate())),
+];
 
 /// The service time's percentiles, and the server's took unless it moved in cached-clock steps
 /// (then it has no per-request percentiles to compare).
 #[rustfmt::skip]
 const LATENCY: &[Row<Ingest>] = &[
-    Row("service_p50_ms", "service time p50", "ms", Lower, |r| r.service.p50_ms),
-    Row("service_p90_ms", "service time p90", "ms", Lower, |r| r.service.p90_ms),
-    Row("service_p99_ms", "service time p99", "ms", Lower, |r| r.service.p99_ms),
-    Row("service_p999_ms", "service time p99.9", "ms", Lower, |r| r.service.p999_ms),
-    Row("service_max_ms", "service time max", "ms", Lower, |r| r.service.max_ms),
-    Row("took_p50_ms", "server took p50", "ms", Lower, |r| r.steps_free(r.took.p50_ms)),
-    Row("took_p99_ms", "server took p99", "ms", Lower, |r| r.steps_free(r.took.p99_ms)),
+    Row("service_p50_ms", "service time p50", "ms", Lower, One(|r| r.service.p50_ms)),
+    Row("service_p90_ms", "service time p90", "ms", Lower, One(|r| r.service.p90_ms)),
+    Row("service_p99_ms", "service time p99", "ms", Lower, One(|r| r.service.p99_ms)),
+    Row("service_p999_ms", "service time p99.9", "ms", Lower, One(|r| r.service.p999_ms)),
+    Row("service_max_ms", "service time max", "ms", Lower, One(|r| r.service.max_ms)),
+    Row("took_p50_ms", "server took p50", "ms", Lower, One(|r| r.steps_free(r.took.p50_ms))),
+    Row("took_p99_ms", "server took p99", "ms", Lower, One(|r| r.steps_free(r.took.p99_ms))),
 ];
 
 /// The documents lost, and the CPU: the driver's, the engine's share of the machine, and the
@@ -60,12 +77,12 @@ const LATENCY: &[Row<Ingest>] = &[
 /// the rate does: a co-tenant slows the load, not the work a document needs).
 #[rustfmt::skip]
 const LOST_AND_CPU: &[Row<Ingest>] = &[
-    Row("errors.ingest.unacknowledged", "errors: documents of failed bulk requests", "", Errors, |r| Some(r.counts.unacknowledged as f64)),
-    Row("errors.ingest.not_sent", "errors: documents never sent (the run stopped first)", "", Errors, |r| Some(r.counts.not_sent as f64)),
-    Row("errors.ingest.refused", "errors: documents refused (item failures)", "", Errors, |r| Some(r.counts.refused as f64)),
-    Row("driver_cpu_secs_per_million_docs", "driver CPU per million docs", "s", Lower, |r| r.cpu.as_ref()?.driver_secs_per_million_docs),
-    Row("engine_cpu_share", "engine CPU share of machine", "%", Info, |r| Some(r.cpu.as_ref()?.engine_machine_share? * 100.0)),
-    Row("engine_cpu_us_per_doc", "engine CPU per document", "µs", Lower, |r| r.engine_us_per_doc()),
+    Row("errors.ingest.unacknowledged", "errors: documents of failed bulk requests", "", Errors, One(|r| Some(r.counts.unacknowledged as f64))),
+    Row("errors.ingest.not_sent", "errors: documents never sent (the run stopped first)", "", Errors, One(|r| Some(r.counts.not_sent as f64))),
+    Row("errors.ingest.refused", "errors: documents refused (item failures)", "", Errors, One(|r| Some(r.counts.refused as f64))),
+    Row("driver_cpu_secs_per_million_docs", "driver CPU per million docs", "s", Lower, One(|r| r.cpu.as_ref()?.driver_secs_per_million_docs)),
+    Row("engine_cpu_share", "engine CPU share of machine", "%", Info, One(|r| Some(r.cpu.as_ref()?.engine_machine_share? * 100.0))),
+    Row("engine_cpu_us_per_doc", "engine CPU per document", "µs", Lower, One(|r| r.engine_us_per_doc())),
 ];
 
 /// How soon the acknowledged documents were searchable (left out when the load was not
@@ -73,12 +90,12 @@ const LOST_AND_CPU: &[Row<Ingest>] = &[
 /// load's, and a track's bulk's (`track::metrics`).
 #[rustfmt::skip]
 pub(super) const SEARCHABLE: &[Row<Freshness>] = &[
-    Row("searchable_p50_s", "time to searchable p50", "s", Lower, |f| f.p50_secs),
-    Row("searchable_p99_s", "time to searchable p99", "s", Lower, |f| f.p99_secs),
-    Row("searchable_max_s", "time to searchable max", "s", Lower, |f| f.max_secs),
-    Row("not_searchable_pct", "documents not searchable within the bound", "%", Lower, |f| f.unseen_pct()),
-    Row("searchable_primary_p99_s", "time to searchable on the primaries p99", "s", Lower, |f| f.p99_on("primary")),
-    Row("searchable_replica_p99_s", "time to searchable on the replicas p99", "s", Lower, |f| f.p99_on("replica")),
+    Row("searchable_p50_s", "time to searchable p50", "s", Lower, One(|f| f.p50_secs)),
+    Row("searchable_p99_s", "time to searchable p99", "s", Lower, One(|f| f.p99_secs)),
+    Row("searchable_max_s", "time to searchable max", "s", Lower, One(|f| f.max_secs)),
+    Row("not_searchable_pct", "documents not searchable within the bound", "%", Lower, One(|f| f.unseen_pct())),
+    Row("searchable_primary_p99_s", "time to searchable on the primaries p99", "s", Lower, One(|f| f.p99_on("primary"))),
+    Row("searchable_replica_p99_s", "time to searchable on the replicas p99", "s", Lower, One(|f| f.p99_on("replica"))),
 ];
 
 /// What the load left the target holding: left out when not read (older results, a cluster
@@ -86,10 +103,28 @@ pub(super) const SEARCHABLE: &[Row<Freshness>] = &[
 #[rustfmt::skip]
 const KEPT: &[Row<Ingest>] = &[
     Row(KEPT_MB, "data kept after the load (the index's store; the sketch store's memory)", "MB", Info,
-        |r| Some(r.server_stats.as_ref()?.store_bytes as f64 / 1e6).filter(|mb| *mb > 0.0)),
+        One(|r| Some(r.server_stats.as_ref()?.store_bytes as f64 / 1e6).filter(|mb| *mb > 0.0))),
 ];
 
 impl Ingest {
+    fn each(&self, f: fn(&TimelineRow) -> f64) -> Vec<f64> {
+        self.steady.iter().map(f).collect()
+    }
+
+    /// Seconds without a completed request have no service time nor error rate.
+    fn busy(&self, f: fn(&TimelineRow) -> f64) -> Vec<f64> {
+        self.steady
+            .iter()
+            .filter(|s| s.requests > 0)
+            .map(f)
+            .collect()
+    }
+
+    fn error_rate(&self) -> Option<f64> {
+        let q = self.requests.as_ref().filter(|q| q.attempts > 0)?;
+        Some(q.failed_attempts as f64 / q.attempts as f64 * 100.0)
+    }
+
     fn steps_free(&self, took: Option<f64>) -> Option<f64> {
         took.filter(|_| self.took_clock_ms.is_none())
     }
@@ -104,60 +139,16 @@ pub(super) fn metrics(r: &Value, timeline: &[Value], out: &mut Vec<Metric>) {
     if !is_ingest(r) {
         return;
     }
-    let Some(r) = read::<Ingest>("ingest", r, out) else {
+    let Some(mut r) = read::<Ingest>("ingest", r, out) else {
         return;
     };
-    let steady: Vec<TimelineRow> = steady_seconds(timeline)
-        .iter()
+    let steady = steady_seconds(timeline).iter();
+    r.steady = steady
         .filter_map(|s| TimelineRow::deserialize(s).ok())
         .collect();
-    let col = |f: fn(&TimelineRow) -> f64| -> Vec<f64> { steady.iter().map(f).collect() };
-    // Seconds without a completed request have no service time nor error rate.
-    let busy = |f: fn(&TimelineRow) -> f64| -> Vec<f64> {
-        steady.iter().filter(|s| s.requests > 0).map(f).collect()
-    };
-    // The value is the headline; the steady seconds give its interval.
-    let docs = (PerSecond, col(|s| s.docs as f64), "");
-    let headline = Some(r.docs_per_sec);
-    out.extend(
-        sampled(
-            (THROUGHPUT, "throughput (headline)", "docs/s", Higher),
-            docs,
-            headline,
-        )
-        .map(|mut m| {
-            m.value = r.docs_per_sec;
-            m
-        }),
-    );
-    let mb = (
-        PerSecond,
-        col(|s| s.bytes as f64 / 1e6),
-        " (per-second mean)",
-    );
-    out.extend(sampled(
-        ("mb_per_sec", "bulk bytes", "MB/s", Higher),
-        mb,
-        r.mb_per_sec,
-    ));
-    let service = (PerSecond, busy(|s| s.service_mean_ms), " (per-second)");
-    let whole = r.service.mean_ms;
-    out.extend(sampled(
-        ("service_mean_ms", "service time mean", "ms", Lower),
-        service,
-        whole,
-    ));
+    rows(&r, "", "", PER_SECOND, out);
     rows(&r, "", "", LATENCY, out);
-    // Error rate: failed attempts / attempts.
-    let failed = |s: &TimelineRow| s.failed_attempts as f64 / s.requests as f64 * 100.0;
-    let per_second = (PerSecond, busy(failed), " (per-second)");
-    let q = r.requests.as_ref().filter(|q| q.attempts > 0);
-    let whole = q.map(|q| q.failed_attempts as f64 / q.attempts as f64 * 100.0);
-    out.extend(sampled(
-        ("error_rate_pct", "failed attempts", "%", Lower),
-        per_second,
-        whole,
-    ));
+    rows(&r, "", "", ERROR_RATE, out);
     rows(&r, "", "", LOST_AND_CPU, out);
     if let Some(b) = &r.background {
         super::machine(b, out);

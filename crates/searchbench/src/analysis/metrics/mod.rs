@@ -150,27 +150,45 @@ enum Judged {
 }
 
 /// One metric of a part, a row of its reader's table: its key and its label after the part's
-/// prefixes, its unit, how it is judged, and its value read from the part (`None`, or not a
-/// finite number: the run has no such metric). A table keeps a row a line, as a table reads
-/// (`#[rustfmt::skip]`).
-struct Row<T>(
-    &'static str,
-    &'static str,
-    &'static str,
-    Judged,
-    fn(&T) -> Option<f64>,
-);
+/// prefixes, its unit, how it is judged, and how its value is read from the part ([`Of`]). A
+/// table keeps a row a line, as a table reads (`#[rustfmt::skip]`).
+struct Row<T>(&'static str, &'static str, &'static str, Judged, Of<T>);
+
+/// How a row's value is read from its part (`None`, or not a finite number: the run has no
+/// such metric).
+enum Of<T> {
+    /// One value for the whole.
+    One(fn(&T) -> Option<f64>),
+    /// The mean of the part's samples (per second, per coverage, per repeat), its label
+    /// followed by the words given; the value for the whole when it has no samples.
+    Sampled(
+        SampleKind,
+        &'static str,
+        fn(&T) -> Vec<f64>,
+        fn(&T) -> Option<f64>,
+    ),
+    /// The value for the whole (a headline), with the part's samples for its interval.
+    Headline(SampleKind, fn(&T) -> Vec<f64>, fn(&T) -> Option<f64>),
+}
 
 /// The metrics of `part` by its reader's `table`, keys after `key`, labels after `label`.
 fn rows<T>(part: &T, key: &str, label: &str, table: &[Row<T>], out: &mut Vec<Metric>) {
-    for Row(k, l, unit, judged, value) in table {
-        out.extend(figure(
-            &format!("{key}{k}"),
-            &format!("{label}{l}"),
-            unit,
-            *judged,
-            value(part),
-        ));
+    for Row(k, l, unit, judged, of) in table {
+        let (key, label) = (format!("{key}{k}"), format!("{label}{l}"));
+        let named = (key.as_str(), label.as_str(), *unit, *judged);
+        out.extend(match of {
+            Of::One(value) => figure(&key, &label, unit, *judged, value(part)),
+            Of::Sampled(kind, words, samples, whole) => {
+                sampled(named, (*kind, samples(part), words), whole(part))
+            }
+            Of::Headline(kind, samples, whole) => {
+                let whole = whole(part);
+                sampled(named, (*kind, samples(part), ""), whole).map(|mut m| {
+                    m.value = whole.unwrap_or(m.value);
+                    m
+                })
+            }
+        });
     }
 }
 
@@ -228,10 +246,10 @@ pub const MACHINE_PREFIX: &str = "machine.";
 /// never better nor worse (a comparison says when its sides' backgrounds differ).
 #[rustfmt::skip]
 const MACHINE: &[Row<crate::measure::background::Background>] = &[
-    Row("other_cpu_pct", "CPU of other processes", "%", Judged::Info, |b| b.other_cpu_pct),
-    Row("steal_pct", "CPU stolen", "%", Judged::Info, |b| Some(b.steal_pct)),
-    Row("cpu_pressure_pct", "time a task waited for a CPU", "%", Judged::Info, |b| b.cpu_pressure_pct),
-    Row("load_1m", "load average (1 min)", "", Judged::Info, |b| b.load_1m),
+    Row("other_cpu_pct", "CPU of other processes", "%", Judged::Info, Of::One(|b| b.other_cpu_pct)),
+    Row("steal_pct", "CPU stolen", "%", Judged::Info, Of::One(|b| Some(b.steal_pct))),
+    Row("cpu_pressure_pct", "time a task waited for a CPU", "%", Judged::Info, Of::One(|b| b.cpu_pressure_pct)),
+    Row("load_1m", "load average (1 min)", "", Judged::Info, Of::One(|b| b.load_1m)),
 ];
 
 fn machine(b: &crate::measure::background::Background, out: &mut Vec<Metric>) {

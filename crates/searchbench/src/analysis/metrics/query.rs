@@ -5,28 +5,66 @@
 use serde_json::Value;
 
 use super::MACHINE_PREFIX;
-use super::{figure, key_part, query_part, read, rows, sampled, Judged::*, Metric, Row};
+use super::{key_part, query_part, read, rows, Judged::*, Metric, Of::*, Row};
 use crate::analysis::statistics::SampleKind::PerCoverage;
 use crate::query::accuracy::VariantAccuracy;
+use crate::query::cells::{CellResult, CoverageSample};
 use crate::query::report::QueryResult;
+use crate::query::{Transport, Variant};
 
 /// A variant's checked answers: its percentiles' largest error (stored as a fraction of the
 /// exact value, shown in percent everywhere) when it has any, its recall when it has any, and
 /// its wrong answers, whatever check found them.
 #[rustfmt::skip]
 const ACCURACY: &[Row<VariantAccuracy>] = &[
-    Row("pct_max_err", "largest percentile error", "%", Lower, |a| Some(a.pct_max_err * 100.0).filter(|_| a.algo.is_some())),
-    Row("recall", "recall@k (mean)", "", Higher, |a| a.recall_mean()),
-    Row("recall_min", "recall@k (lowest)", "", Higher, |a| a.recall_mean().and(a.recall_min)),
-    Row("wrong", "wrong answers", "", Errors, |a| Some(wrong_answers(a) as f64)),
+    Row("pct_max_err", "largest percentile error", "%", Lower, One(|a| Some(a.pct_max_err * 100.0).filter(|_| a.algo.is_some()))),
+    Row("recall", "recall@k (mean)", "", Higher, One(|a| a.recall_mean())),
+    Row("recall_min", "recall@k (lowest)", "", Higher, One(|a| a.recall_mean().and(a.recall_min))),
+    Row("wrong", "wrong answers", "", Errors, One(|a| Some(wrong_answers(a) as f64))),
 ];
 
 /// The failed searches and wrong answers of the whole.
 #[rustfmt::skip]
 const TOTALS: &[Row<QueryResult>] = &[
-    Row("errors.query.failed_searches", "errors: failed searches (all cells)", "", Errors, |r| Some(r.cells.iter().map(|c| c.errors as f64).sum())),
-    Row("errors.query.wrong_answers", "errors: wrong answers (all checks)", "", Errors, |r| Some(r.failures_total as f64)),
+    Row("errors.query.failed_searches", "errors: failed searches (all cells)", "", Errors, One(|r| Some(r.cells.iter().map(|c| c.errors as f64).sum()))),
+    Row("errors.query.wrong_answers", "errors: wrong answers (all checks)", "", Errors, One(|r| Some(r.failures_total as f64))),
 ];
+
+/// A cell's figures: took and wall, one sample per coverage answered, and its failed searches.
+#[rustfmt::skip]
+const CELL: &[Row<CellResult>] = &[
+    Row("took_ms", "took per coverage", "ms", Lower, Sampled(PerCoverage, "", |c| answered(&c.samples, |s| s.took_ms as f64), |c| Some(c.took_ms.mean))),
+    Row("wall_ms", "wall per coverage", "ms", Lower, Sampled(PerCoverage, "", |c| answered(&c.samples, |s| s.wall_ms), |c| Some(c.wall_ms.mean))),
+    Row("errors", "failed searches", "", Errors, One(|c| Some(c.errors as f64))),
+];
+
+/// A cell of the cold pass (`--cold`): keys of its own, so a cold figure is only ever
+/// compared with another cold one.
+#[rustfmt::skip]
+const COLD: &[Row<CellResult>] = &[
+    Row("cold_wall_ms", "wall per coverage, cold", "ms", Lower, Sampled(PerCoverage, "", |c| answered(&c.samples, |s| s.wall_ms), |_| None)),
+    Row("cold_errors", "failed searches, cold", "", Errors, One(|c| Some(c.errors as f64))),
+];
+
+/// A cell under write beside idle (`--beside-idle`): its halves under write, and the slowdown
+/// the pairs of passes measured.
+struct UnderWrite {
+    of: crate::analysis::under_write::UnderWrite,
+    /// The wall of each coverage answered under write.
+    walls: Vec<f64>,
+}
+
+#[rustfmt::skip]
+const UNDER_WRITE: &[Row<UnderWrite>] = &[
+    Row("under_write_wall_ms", "wall per coverage, under write", "ms", Lower, Sampled(PerCoverage, "", |w| w.walls.clone(), |w| Some(w.of.write.mean_ms))),
+    Row("under_write_slowdown_pct", "slower under write than idle", "%", Lower, One(|w| w.of.ratio.map(|x| (x - 1.0) * 100.0))),
+    Row("under_write_errors", "failed searches, under write", "", Errors, One(|w| Some(w.of.errors as f64))),
+];
+
+/// The samples of the coverages answered.
+fn answered(samples: &[CoverageSample], f: fn(&CoverageSample) -> f64) -> Vec<f64> {
+    samples.iter().filter(|s| s.ok).map(f).collect()
+}
 
 pub(super) fn metrics(r: &Value, _: &[Value], out: &mut Vec<Metric>) {
     let Some(r) = query_part(r) else {
@@ -35,82 +73,38 @@ pub(super) fn metrics(r: &Value, _: &[Value], out: &mut Vec<Metric>) {
     let Some(r) = read::<QueryResult>("query", r, out) else {
         return;
     };
+    // A user's query names may hold spaces; a key does not.
+    let named = |v: &Variant, t: Transport| {
+        let (v, t) = (v.name(), t.name());
+        (
+            format!("query.{}.{}.", key_part(v), key_part(t)),
+            format!("{v} {t}: "),
+        )
+    };
     for cell in &r.cells {
-        let (v, t) = (cell.variant.name(), cell.transport.name());
-        // A user's query names may hold spaces; a key does not.
-        let (kv, mut kt) = (key_part(v), key_part(t));
+        let (mut key, mut label) = named(&cell.variant, cell.transport);
         // With shards as an axis (`--shards`) each count is a cell of its own.
-        let t = match cell.shards {
-            Some(n) => {
-                kt = format!("{kt}.shards{n}");
-                format!("{t} at {n} shard(s)")
-            }
-            None => t.to_string(),
-        };
-        let ok: Vec<_> = cell.samples.iter().filter(|s| s.ok).collect();
-        let took = ok.iter().map(|s| s.took_ms as f64).collect();
-        let wall = ok.iter().map(|s| s.wall_ms).collect();
-        for (field, label, samples, mean) in [
-            ("took_ms", "took", took, cell.took_ms.mean),
-            ("wall_ms", "wall", wall, cell.wall_ms.mean),
-        ] {
-            let key = format!("query.{kv}.{kt}.{field}");
-            let label = format!("{v} {t}: {label} per coverage");
-            let samples = (PerCoverage, samples, "");
-            out.extend(sampled((&key, &label, "ms", Lower), samples, Some(mean)));
+        if let Some(n) = cell.shards {
+            key = format!("{}shards{n}.", key);
+            label = format!("{} at {n} shard(s): ", label.trim_end_matches(": "));
         }
-        out.extend(figure(
-            &format!("query.{kv}.{kt}.errors"),
-            &format!("{v} {t}: failed searches"),
-            "",
-            Errors,
-            Some(cell.errors as f64),
-        ));
+        rows(cell, &key, &label, CELL, out);
     }
-    // The cold pass (`--cold`): its own keys, so a cold figure is only ever compared with
-    // another cold one.
     for cell in &r.cold_cells {
-        let (v, t) = (cell.variant.name(), cell.transport.name());
-        let key = format!("query.{}.{}.cold_", key_part(v), key_part(t));
-        let ok = cell.samples.iter().filter(|s| s.ok).map(|s| s.wall_ms);
-        let label = format!("{v} {t}: wall per coverage, cold");
-        let samples = (PerCoverage, ok.collect(), "");
-        out.extend(sampled(
-            (&format!("{key}wall_ms"), &label, "ms", Lower),
-            samples,
-            None,
-        ));
-        let label = format!("{v} {t}: failed searches, cold");
-        let errors = Some(cell.errors as f64);
-        out.extend(figure(&format!("{key}errors"), &label, "", Errors, errors));
+        let (key, label) = named(&cell.variant, cell.transport);
+        rows(cell, &key, &label, COLD, out);
     }
-    // Under write beside idle (`--beside-idle`): the halves under write under keys of their
-    // own, and the slowdown the pairs of passes measured.
-    for w in crate::analysis::under_write::of(&r) {
-        let (v, t) = (w.variant.name(), w.transport.name());
-        let key = format!("query.{}.{}.under_write_", key_part(v), key_part(t));
-        let cell = r
-            .write_cells
-            .iter()
-            .find(|c| c.variant == w.variant && c.transport == w.transport && c.shards == w.shards);
-        let ok = cell.into_iter().flat_map(|c| &c.samples).filter(|s| s.ok);
-        let label = format!("{v} {t}: wall per coverage, under write");
-        let samples = (PerCoverage, ok.map(|s| s.wall_ms).collect(), "");
-        out.extend(sampled(
-            (&format!("{key}wall_ms"), &label, "ms", Lower),
-            samples,
-            Some(w.write.mean_ms),
-        ));
-        out.extend(figure(
-            &format!("{key}slowdown_pct"),
-            &format!("{v} {t}: slower under write than idle"),
-            "%",
-            Lower,
-            w.ratio.map(|x| (x - 1.0) * 100.0),
-        ));
-        let label = format!("{v} {t}: failed searches, under write");
-        let errors = Some(w.errors as f64);
-        out.extend(figure(&format!("{key}errors"), &label, "", Errors, errors));
+    for of in crate::analysis::under_write::of(&r) {
+        let (key, label) = named(&of.variant, of.transport);
+        let cell = r.write_cells.iter().find(|c| {
+            c.variant == of.variant && c.transport == of.transport && c.shards == of.shards
+        });
+        let walls = cell.map(|c| answered(&c.samples, |s| s.wall_ms));
+        let w = UnderWrite {
+            of,
+            walls: walls.unwrap_or_default(),
+        };
+        rows(&w, &key, &label, UNDER_WRITE, out);
     }
     for acc in &r.accuracy {
         let v = acc.variant.name();

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::{read, rows, sampled, Judged::*, Metric, Row};
+use super::{read, rows, Judged::*, Metric, Of::*, Row};
 use crate::analysis::statistics::SampleKind::PerSecond;
 use crate::measure::telemetry::Summary;
 
@@ -19,49 +19,21 @@ pub(super) fn metrics(result: &Value, _: &[Value], out: &mut Vec<Metric>) {
             continue;
         };
         if let Some(t) = read::<Summary>(&format!("{prefix}telemetry"), t, out) {
-            phase(&t, prefix, label, out);
+            rows(&t, &format!("{prefix}telemetry."), label, TELEMETRY, out);
         }
     }
 }
 
+/// A phase's telemetry: the GC time per second (its seconds, or the whole's over its span),
+/// the heap, the thread pools' rejections and the merges' throttling.
 #[rustfmt::skip]
-const GC_AND_HEAP: &[Row<Summary>] = &[
-    Row("gc_share_pct", "GC share of wall (worst node)", "%", Lower, |t| Some(t.gc_share? * 100.0)),
-    Row("old_gcs", "old-generation collections", "", Lower, |t| t.old_gcs),
-    Row("heap_peak_mb", "heap peak", "MB", Lower, |t| Some(t.heap_peak_bytes? / 1e6)),
+const TELEMETRY: &[Row<Summary>] = &[
+    Row("gc_ms_per_s", "GC time per second (all nodes)", "ms/s", Lower, Sampled(PerSecond, "", |t| t.per_second.gc_ms.clone(), |t| Some(t.gc_secs? * 1000.0 / Some(t.span_secs).filter(|s| *s > 0.0)?))),
+    Row("gc_share_pct", "GC share of wall (worst node)", "%", Lower, One(|t| Some(t.gc_share? * 100.0))),
+    Row("old_gcs", "old-generation collections", "", Lower, One(|t| t.old_gcs)),
+    Row("heap_peak_mb", "heap peak", "MB", Lower, One(|t| Some(t.heap_peak_bytes? / 1e6))),
+    Row("heap_used_mb", "heap used (per-second, all nodes)", "MB", Lower, Sampled(PerSecond, "", |t| t.per_second.heap_used_mb.clone(), |_| None)),
+    Row("write_rejections", "write thread pool rejections", "", Errors, One(|t| t.write_rejections)),
+    Row("search_rejections", "search thread pool rejections", "", Errors, One(|t| t.search_rejections)),
+    Row("merge_throttled_secs", "merges throttled", "s", Lower, One(|t| t.merge_throttled_secs)),
 ];
-
-#[rustfmt::skip]
-const REJECTIONS_AND_MERGES: &[Row<Summary>] = &[
-    Row("write_rejections", "write thread pool rejections", "", Errors, |t| t.write_rejections),
-    Row("search_rejections", "search thread pool rejections", "", Errors, |t| t.search_rejections),
-    Row("merge_throttled_secs", "merges throttled", "s", Lower, |t| t.merge_throttled_secs),
-];
-
-fn phase(t: &Summary, prefix: &str, label: &str, out: &mut Vec<Metric>) {
-    let key = format!("{prefix}telemetry.");
-    let span = Some(t.span_secs).filter(|s| *s > 0.0);
-    let whole = t.gc_secs.zip(span).map(|(g, s)| g * 1000.0 / s);
-    out.extend(sampled(
-        (
-            &format!("{key}gc_ms_per_s"),
-            &format!("{label}GC time per second (all nodes)"),
-            "ms/s",
-            Lower,
-        ),
-        (PerSecond, t.per_second.gc_ms.clone(), ""),
-        whole,
-    ));
-    rows(t, &key, label, GC_AND_HEAP, out);
-    out.extend(sampled(
-        (
-            &format!("{key}heap_used_mb"),
-            &format!("{label}heap used (per-second, all nodes)"),
-            "MB",
-            Lower,
-        ),
-        (PerSecond, t.per_second.heap_used_mb.clone(), ""),
-        None,
-    ));
-    rows(t, &key, label, REJECTIONS_AND_MERGES, out);
-}

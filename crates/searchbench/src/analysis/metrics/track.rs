@@ -4,22 +4,22 @@
 
 use serde_json::Value;
 
-use super::{key_part, read, rows, Judged::*, Metric, Row};
+use super::{key_part, read, rows, Judged::*, Metric, Of::*, Row};
 use crate::tasks::TaskFigures;
 
 /// A task's metrics. Its throughput is in documents or operations per second, by the task:
 /// of the two rows, the one in its unit.
 #[rustfmt::skip]
 const TASK: &[Row<TaskFigures>] = &[
-    Row("throughput", "throughput", "docs/s", Higher, |t| t.throughput_mean.filter(|_| t.in_docs())),
-    Row("throughput", "throughput", "ops/s", Higher, |t| t.throughput_mean.filter(|_| !t.in_docs())),
-    Row("latency_p50_ms", "latency p50", "ms", Lower, |t| Some(t.latency_ms?[0])),
-    Row("latency_p90_ms", "latency p90", "ms", Lower, |t| Some(t.latency_ms?[1])),
-    Row("latency_p99_ms", "latency p99", "ms", Lower, |t| Some(t.latency_ms?[2])),
-    Row("service_time_p50_ms", "service time p50", "ms", Lower, |t| Some(t.service_time_ms?[0])),
-    Row("service_time_p99_ms", "service time p99", "ms", Lower, |t| Some(t.service_time_ms?[2])),
-    Row("errors", "failed operations", "", Errors, |t| Some(t.errors as f64)),
-    Row("recall_at_k", "mean recall@k", "recall", Higher, |t| Some(t.recall.as_ref()?.mean_at_k)),
+    Row("throughput", "throughput", "docs/s", Higher, One(|t| t.throughput_mean.filter(|_| t.in_docs()))),
+    Row("throughput", "throughput", "ops/s", Higher, One(|t| t.throughput_mean.filter(|_| !t.in_docs()))),
+    Row("latency_p50_ms", "latency p50", "ms", Lower, One(|t| Some(t.latency_ms?[0]))),
+    Row("latency_p90_ms", "latency p90", "ms", Lower, One(|t| Some(t.latency_ms?[1]))),
+    Row("latency_p99_ms", "latency p99", "ms", Lower, One(|t| Some(t.latency_ms?[2]))),
+    Row("service_time_p50_ms", "service time p50", "ms", Lower, One(|t| Some(t.service_time_ms?[0]))),
+    Row("service_time_p99_ms", "service time p99", "ms", Lower, One(|t| Some(t.service_time_ms?[2]))),
+    Row("errors", "failed operations", "", Errors, One(|t| Some(t.errors as f64))),
+    Row("recall_at_k", "mean recall@k", "recall", Higher, One(|t| Some(t.recall.as_ref()?.mean_at_k))),
 ];
 
 impl TaskFigures {
