@@ -206,6 +206,7 @@ pub struct LoadFigures {
     pub requests: Requests,
     pub service: Summary,
     pub took: Summary,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub took_clock_ms: Option<u64>,
     pub cpu: Cpu,
     pub timeline: Vec<TimelineRow>,

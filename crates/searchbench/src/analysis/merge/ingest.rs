@@ -8,9 +8,11 @@ use serde_json::{json, Map, Value};
 
 use super::{config, whole_corpus, KindMerge, PartRun};
 use crate::ingest::figures::{self, LoadFigures};
+use crate::measure::machine::Machine;
 use crate::measure::{Measurements, SerializedHistogram};
-use crate::store::LOAD;
-use crate::store::{EachPart, Parts};
+use crate::query::beside::SearchesBeside;
+use crate::query::cells::HdrSummary;
+use crate::store::{Parts, LOAD};
 
 /// What a part's written report says beside its figures, read back typed.
 #[derive(Debug, Default, Deserialize)]
@@ -25,6 +27,9 @@ struct Said {
     failures_file: Option<String>,
     /// Set on an open-loop load (`--rate`), whose schedule's figures stay per part.
     rate: Option<Value>,
+    /// Read on its own: one that does not read leaves the rest of what the part said.
+    #[serde(deserialize_with = "crate::analysis::said::part")]
+    searches_beside: Option<SearchesBeside>,
 }
 
 /// A part's load: its measurements, what its report said, and its own figures.
@@ -98,7 +103,33 @@ impl Load<'_> {
     fn began_ms(&self) -> u64 {
         figures::began_unix_us(&self.measured).unwrap_or(0) / 1000
     }
+
+    /// The part's own figures, beside the group's.
+    fn own(&self) -> Value {
+        let (p, f) = (self.part, &self.figures);
+        json!({
+            "started_unix_ms": self.began_ms(),
+            "wall_secs": f.wall_secs,
+            "docs_per_sec": p.row.result.as_ref().map(|_| f.docs_per_sec),
+            "indexed": f.counts.indexed,
+            "read": f.counts.read,
+            "failed": f.counts.failed,
+            "clients": p.row.config.get("clients"),
+            "driver_cpu_secs": f.cpu.driver_secs,
+            "driver_secs_per_million_docs": f.cpu.driver_secs_per_million_docs,
+            "cores": super::cores(p),
+            "cpu_model": Some(Machine::read(&p.row.machine).cpu_model).filter(|m| !m.is_empty()),
+            "failures_file": self.said.failures_file,
+        })
+    }
 }
+
+/// What a part's result holds that one process measured for itself alone: it does not add
+/// up across processes, and stays in each part's own run.
+#[rustfmt::skip]
+const PER_PROCESS: [&str; 10] = ["attribution", "server_stats", "rate", "telemetry", "profile",
+    "existing_index", "previous_failures_file", "buffers", "failure_limit",
+    "took_clock_ms"];
 
 /// Merges the chosen parts (one per part index, sorted) of a group of `of` parts.
 pub fn merge(of: u32, chosen: &[&PartRun], counted_now: Option<u64>) -> Result<KindMerge, String> {
@@ -108,9 +139,8 @@ pub fn merge(of: u32, chosen: &[&PartRun], counted_now: Option<u64>) -> Result<K
         .collect::<Result<_, _>>()?;
     let mut measured = Measurements::default();
     for l in &loads {
-        measured
-            .merge(&l.measured)
-            .map_err(|e| format!("part {}: {e}", l.part.part))?;
+        let added = measured.merge(&l.measured);
+        added.map_err(|e| format!("part {}: {e}", l.part.part))?;
     }
     // A part with requests but no histograms (killed, or imported from its JSON) leaves the
     // percentiles out rather than give those of the others only.
@@ -122,48 +152,31 @@ pub fn merge(of: u32, chosen: &[&PartRun], counted_now: Option<u64>) -> Result<K
     if !without_histograms.is_empty() {
         measured.histograms.clear();
     }
-    let figures = LoadFigures::of(&measured).ok_or("no part measured its load")?;
-    // The histograms the run keeps: the load's added, and the rest each part stored (the
-    // searches beside its load; a run's query phase's are merged with its query phase).
-    let mut kept = measured.clone();
-    for l in &loads {
-        let rest = l.part.histograms.iter().filter(|h| {
-            !h.name.starts_with("query:")
-                && !["service", "took"].contains(&h.name.as_str())
-                && !l.measured.histograms.contains_key(&h.name)
-        });
-        for h in rest {
-            kept.histogram(h)
-                .map_err(|e| format!("part {}: {e}", l.part.part))?;
-        }
-    }
-    let histograms: Vec<SerializedHistogram> = kept
-        .histograms
-        .iter()
-        .filter_map(|(name, (unit, h))| SerializedHistogram::encode(name, unit, h))
-        .collect();
+    let mut figures = LoadFigures::of(&measured).ok_or("no part measured its load")?;
+    let histograms = kept_histograms(&loads, measured.clone())?;
+    let beside = searches_beside(&loads, &histograms);
+    let any_beside = beside.is_some();
 
     // The counts reconciled: each part's read is its indexed plus failed, every part is
     // here, and the index gained what the parts acknowledged.
-    let mut counts = figures.counts.clone();
-    let balanced = loads.iter().all(|l| {
-        let c = &l.figures.counts;
-        l.part.row.result.is_some() && c.read == c.indexed + c.failed
-    });
-    let before = loads
-        .iter()
-        .filter(|l| l.part.row.result.is_some())
-        .map(|l| match l.said.previous_index.as_deref() {
-            Some("appended") => l.said.counts.index_count_before.unwrap_or(0),
-            _ => 0,
-        })
+    let with_result = || loads.iter().filter(|l| l.part.row.result.is_some());
+    let balanced = with_result().count() == loads.len()
+        && loads
+            .iter()
+            .all(|l| l.figures.counts.read == l.figures.counts.indexed + l.figures.counts.failed);
+    let appended = |l: &Load<'_>| l.said.previous_index.as_deref() == Some("appended");
+    let before = with_result()
+        .map(|l| l.said.counts.index_count_before.filter(|_| appended(l)))
+        .map(|n| n.unwrap_or(0))
         .min();
+    let counts = &mut figures.counts;
     let (unreconciled, counted) = match index_count(&loads, of, counted_now) {
         Ok((n, how)) => {
             let added = n.saturating_sub(before.unwrap_or(0));
-            let whole = loads.len() == of as usize;
             let why = match () {
-                () if !whole => Some(format!("{} of {of} parts are here", loads.len())),
+                () if loads.len() != of as usize => {
+                    Some(format!("{} of {of} parts are here", loads.len()))
+                }
                 () if !balanced => {
                     Some("a part's documents read are not its indexed plus failed".to_string())
                 }
@@ -176,30 +189,15 @@ pub fn merge(of: u32, chosen: &[&PartRun], counted_now: Option<u64>) -> Result<K
     counts.index_count = counted.map(|(n, _)| n);
     counts.index_count_before = before.filter(|b| *b > 0);
     counts.reconciled = unreconciled.is_none();
+    figures.headline.definition = format!(
+        "documents acknowledged in each part's steady window, summed over {} of {of} parts ÷ \
+         the group's {:.1} s steady window (the first part's steady start to the last part's \
+         end)",
+        loads.len(),
+        figures.headline.window_secs
+    );
 
-    let each: Vec<EachPart> = loads
-        .iter()
-        .map(|l| {
-            let (p, f) = (l.part, &l.figures);
-            let figures = json!({
-                "started_unix_ms": l.began_ms(),
-                "wall_secs": f.wall_secs,
-                "docs_per_sec": p.row.result.as_ref().map(|_| f.docs_per_sec),
-                "indexed": f.counts.indexed,
-                "read": f.counts.read,
-                "failed": f.counts.failed,
-                "clients": p.row.config.get("clients"),
-                "driver_cpu_secs": f.cpu.driver_secs,
-                "driver_secs_per_million_docs": f.cpu.driver_secs_per_million_docs,
-                "cores": super::cores(p),
-                "cpu_model": Some(crate::measure::machine::Machine::read(&p.row.machine).cpu_model)
-                    .filter(|m| !m.is_empty()),
-                "failures_file": l.said.failures_file,
-            });
-            super::each(p, figures)
-        })
-        .collect();
-
+    let each = loads.iter().map(|l| super::each(l.part, l.own())).collect();
     let mut warnings: Vec<String> = loads
         .iter()
         .flat_map(|l| {
@@ -224,70 +222,40 @@ pub fn merge(of: u32, chosen: &[&PartRun], counted_now: Option<u64>) -> Result<K
         );
     }
 
-    // The first part's result, less the figures of one process that do not add up across
-    // processes (kept in each part's run), with the group's figures.
+    // The first part's result, less what one process measured for itself alone, with the
+    // group's figures.
     let mut result = match loads.iter().find_map(|l| l.part.row.result.clone()) {
         Some(Value::Object(m)) => m,
         _ => Map::new(),
     };
-    for key in [
-        "attribution",
-        "server_stats",
-        "rate",
-        "telemetry",
-        "profile",
-        "searches_beside",
-        "existing_index",
-        "previous_failures_file",
-        "buffers",
-        "failure_limit",
-        "took_clock_ms",
-    ] {
-        result.remove(key);
-    }
-    if let Value::Object(derived) = serde_json::to_value(&figures).map_err(|e| e.to_string())? {
-        result.extend(derived);
-    }
+    result.retain(|k, _| !PER_PROCESS.contains(&k.as_str()));
     let began_ms = figures::began_unix_us(&measured).unwrap_or(0) / 1000;
-    let timeline: Vec<Value> = figures
-        .timeline
+    let created = loads
         .iter()
-        .filter_map(|r| serde_json::to_value(r).ok())
-        .collect();
-    let created = loads.iter().any(|l| {
-        l.said
-            .previous_index
-            .as_deref()
-            .is_some_and(|v| v != "appended")
-    });
-    let mut headline = figures.headline.clone();
-    headline.definition = format!(
-        "documents acknowledged in each part's steady window, summed over {} of {of} parts ÷ \
-         the group's {:.1} s steady window (the first part's steady start to the last part's \
-         end)",
-        loads.len(),
-        headline.window_secs
-    );
+        .any(|l| l.said.previous_index.is_some() && !appended(l));
     let merged = json!({
         "started_unix": began_ms / 1000,
         "load_started_unix_ms": began_ms,
         "previous_index": if created { "nothing" } else { "appended" },
         "config": config(chosen, of, |p| p.row.result.as_ref()?.get("config")),
-        "counts": counts,
-        "headline": headline,
         "failures_file": Value::Null,
         "interrupted": loads.iter().any(|l| l.said.interrupted),
         "error": loads.iter().find_map(|l| {
             l.said.error.as_ref().map(|e| format!("part {}: {e}", l.part.part))
         }),
         "warnings": warnings,
-        "timeline": timeline,
     });
-    if let Value::Object(m) = merged {
-        result.extend(m);
+    for derived in [
+        serde_json::to_value(&figures).map_err(|e| e.to_string())?,
+        merged,
+    ] {
+        if let Value::Object(m) = derived {
+            result.extend(m);
+        }
     }
-    if figures.took_clock_ms.is_none() {
-        result.remove("took_clock_ms");
+    if let Some(beside) = beside {
+        let beside = serde_json::to_value(beside).map_err(|e| e.to_string())?;
+        result.insert("searches_beside".into(), beside);
     }
     if let Some(Value::String(corpus)) = result.get_mut("corpus") {
         *corpus = whole_corpus(corpus);
@@ -295,12 +263,65 @@ pub fn merge(of: u32, chosen: &[&PartRun], counted_now: Option<u64>) -> Result<K
     Ok(KindMerge {
         result: Value::Object(result),
         histograms,
-        timeline,
+        timeline: figures
+            .timeline
+            .iter()
+            .filter_map(|r| serde_json::to_value(r).ok())
+            .collect(),
         failed: unreconciled.map(|why| format!("counts do not reconcile: {why}")),
         parts: Parts {
             each,
             index_count: counted.map(|(_, how)| how.to_string()),
+            notes: Vec::from_iter(
+                any_beside.then(|| "the searches beside per variant are each part's".into()),
+            ),
             ..Parts::default()
         },
     })
+}
+
+/// The searches beside the parts' loads (`--search-clients`): counts summed, rates summed
+/// (the parts searched together), the latency from the parts' histograms added; per variant
+/// each part's own.
+fn searches_beside(loads: &[Load<'_>], kept: &[SerializedHistogram]) -> Option<SearchesBeside> {
+    let beside: Vec<&SearchesBeside> = loads
+        .iter()
+        .filter_map(|l| l.said.searches_beside.as_ref())
+        .collect();
+    let latency = kept.iter().find(|h| h.name == "beside_latency");
+    let latency = latency.and_then(|h| h.decode().ok());
+    (!beside.is_empty()).then(|| SearchesBeside {
+        clients: beside.iter().map(|b| b.clients).sum(),
+        requests: beside.iter().map(|b| b.requests).sum(),
+        errors: beside.iter().map(|b| b.errors).sum(),
+        error_kinds: beside.iter().flat_map(|b| b.error_kinds.clone()).collect(),
+        secs: beside.iter().map(|b| b.secs).fold(0.0, f64::max),
+        searches_per_sec: beside.iter().map(|b| b.searches_per_sec).sum(),
+        latency: latency.as_ref().map(HdrSummary::of).unwrap_or_default(),
+        note: crate::query::beside::UNCHECKED,
+        ..SearchesBeside::default()
+    })
+}
+
+/// The histograms the run keeps: the load's added (`measured`), and the rest each part stored
+/// (the searches beside its load; a run's query phase's are merged with its query phase).
+fn kept_histograms(
+    loads: &[Load<'_>],
+    mut kept: Measurements,
+) -> Result<Vec<SerializedHistogram>, String> {
+    for l in loads {
+        let rest = l.part.histograms.iter().filter(|h| {
+            !h.name.starts_with("query:")
+                && !["service", "took"].contains(&h.name.as_str())
+                && !l.measured.histograms.contains_key(&h.name)
+        });
+        for h in rest {
+            let added = kept.histogram(h);
+            added.map_err(|e| format!("part {}: {e}", l.part.part))?;
+        }
+    }
+    let encoded = kept.histograms.iter();
+    Ok(encoded
+        .filter_map(|(name, (unit, h))| SerializedHistogram::encode(name, unit, h))
+        .collect())
 }

@@ -12,8 +12,6 @@ use serde_json::{json, Value};
 
 use super::{ingest, KindMerge, PartRun};
 use crate::measure::SerializedHistogram;
-use crate::query::beside::SearchesBeside;
-use crate::query::cells::HdrSummary;
 use crate::store::Parts;
 use crate::workload::scenario_result::{
     derive, latency_of, Creation, CreationSetup, Latency, StateSample, Tally, CREATE_HISTOGRAM,
@@ -37,7 +35,6 @@ struct Said {
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
 struct Indexing {
-    searches_beside: Option<SearchesBeside>,
     counts: crate::ingest::Counts,
     cpu: crate::ingest::Cpu,
 }
@@ -143,32 +140,6 @@ fn merged_creation(
     Ok((Some(merged), kept))
 }
 
-/// The searches beside the parts' loads: counts summed, rates summed (the parts searched
-/// together), the latency from the added histogram.
-fn merged_beside(
-    parts: &[ScenarioPart<'_>],
-    latency: Option<&Histogram<u64>>,
-) -> Option<SearchesBeside> {
-    let beside: Vec<&SearchesBeside> = parts
-        .iter()
-        .filter_map(|p| p.said.indexing.as_ref()?.searches_beside.as_ref())
-        .collect();
-    if beside.is_empty() {
-        return None;
-    }
-    Some(SearchesBeside {
-        clients: beside.iter().map(|b| b.clients).sum(),
-        requests: beside.iter().map(|b| b.requests).sum(),
-        errors: beside.iter().map(|b| b.errors).sum(),
-        error_kinds: beside.iter().flat_map(|b| b.error_kinds.clone()).collect(),
-        secs: beside.iter().map(|b| b.secs).fold(0.0, f64::max),
-        searches_per_sec: beside.iter().map(|b| b.searches_per_sec).sum(),
-        latency: latency.map(HdrSummary::of).unwrap_or_default(),
-        note: crate::query::beside::UNCHECKED,
-        ..SearchesBeside::default()
-    })
-}
-
 pub(super) fn merge(
     of: u32,
     chosen: &[&PartRun],
@@ -187,14 +158,14 @@ pub(super) fn merge(
     let first = parts.iter().find(|p| p.part.part.index == 1).map(|p| p.raw);
     let mut result = head.clone();
     let mut histograms = Vec::new();
-    let mut notes = vec!["the searches beside per variant and the profile are each part's"];
+    let mut notes = vec!["the profile is each part's".to_string()];
     let (creation, kept) = merged_creation(&parts)?;
     histograms.extend(kept);
     match creation {
         Some(c) => result["creation"] = serde_json::to_value(c).map_err(|e| e.to_string())?,
         None => {
             result["creation"] = Value::Null;
-            notes.push("a part kept no per-index times: the creation is each part's");
+            notes.push("a part kept no per-index times: the creation is each part's".into());
         }
     }
     // Every part counted every index; part 1's count is the group's.
@@ -218,15 +189,8 @@ pub(super) fn merge(
     if !loads.is_empty() {
         let refs: Vec<&PartRun> = loads.iter().collect();
         let load = ingest::merge(of, &refs, counted_now)?;
-        let mut indexing = load.result;
-        let beside_latency = load
-            .histograms
-            .iter()
-            .find(|h| h.name == "beside_latency")
-            .and_then(|h| h.decode().ok());
-        let beside = merged_beside(&parts, beside_latency.as_ref());
-        indexing["searches_beside"] = serde_json::to_value(beside).map_err(|e| e.to_string())?;
-        result["indexing"] = indexing;
+        result["indexing"] = load.result;
+        notes.extend(load.parts.notes);
         timeline = load.timeline;
         histograms.extend(load.histograms);
         failed = load.failed.map(|f| format!("logs load: {f}"));
@@ -252,7 +216,9 @@ pub(super) fn merge(
                 result["field_caps"] = serde_json::to_value(latency).map_err(|e| e.to_string())?;
                 histograms.extend(SerializedHistogram::encode(FIELD_CAPS_HISTOGRAM, "us", &h));
             }
-            None => notes.push("a part kept no field-caps histogram: the latency is each part's"),
+            None => {
+                notes.push("a part kept no field-caps histogram: the latency is each part's".into())
+            }
         }
     }
     // The group's wall: from the first part's start to the last part's end.
@@ -296,7 +262,7 @@ pub(super) fn merge(
         failed,
         parts: Parts {
             each,
-            notes: notes.into_iter().map(str::to_string).collect(),
+            notes,
             ..Parts::default()
         },
     })

@@ -234,6 +234,53 @@ fn the_parts_load_phases_and_their_results_merge_into_the_same_run() {
 }
 
 #[test]
+fn the_searches_beside_a_loads_parts_merge_as_one_loads() {
+    let mut whole = Recorder::with_warmup(Duration::ZERO);
+    let mut parts = three(&mut whole);
+    let empty = hdrhistogram::Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3).unwrap();
+    let mut latency = empty.clone();
+    for (i, p) in parts.iter_mut().enumerate() {
+        let n = i as u64 + 1;
+        let mut h = empty.clone();
+        h.record(n * 1_000).unwrap();
+        latency.record(n * 1_000).unwrap();
+        p.histograms
+            .extend(SerializedHistogram::encode("beside_latency", "us", &h));
+        p.row.result.as_mut().unwrap()["searches_beside"] = json!({
+            "clients": 1, "requests": 10 * n, "errors": n - 1, "error_kinds": [],
+            "secs": 10.0 + n as f64, "searches_per_sec": 1.0,
+            "latency": crate::query::cells::HdrSummary::of(&h), "variants": [],
+        });
+    }
+    let m = merge_parts("g1", parts, None).unwrap();
+    let r = m.run.result.as_ref().unwrap();
+    let b: crate::query::beside::SearchesBeside =
+        serde_json::from_value(r["searches_beside"].clone()).unwrap();
+    // Counts and rates summed, the longest part's time, the latency of every search.
+    assert_eq!((b.clients, b.requests, b.errors), (3, 60, 3));
+    assert_eq!((b.secs, b.searches_per_sec), (13.0, 3.0));
+    assert_eq!((b.latency.count, b.latency.max_us), (3, latency.max()));
+    let notes = &r["parts"]["notes"];
+    assert_eq!(
+        notes,
+        &json!(["the searches beside per variant are each part's"])
+    );
+    // Its metrics are a single load's.
+    let keys: Vec<String> = crate::analysis::metrics::of_run(Some(r), &[], &[])
+        .into_iter()
+        .map(|m| m.key)
+        .collect();
+    assert!(
+        keys.iter().any(|k| k == "beside.searches_per_sec"),
+        "{keys:?}"
+    );
+    // A load without searches beside says nothing of them.
+    let plain = merge_parts("g1", three(&mut whole), None).unwrap();
+    let r = plain.run.result.unwrap();
+    assert!(r.get("searches_beside").is_none() && r["parts"].get("notes").is_none());
+}
+
+#[test]
 fn a_missing_part_leaves_the_group_incomplete_with_what_the_others_did() {
     let mut whole = Recorder::with_warmup(Duration::ZERO);
     let mut parts = three(&mut whole);
