@@ -125,10 +125,11 @@ impl Load<'_> {
 }
 
 /// What a part's result holds that one process measured for itself alone: it does not add
-/// up across processes, and stays in each part's own run.
+/// up across processes, and stays in each part's own run. Each part ran on its own machine:
+/// what else that machine did (`background`) is its own run's, as a query phase's is.
 #[rustfmt::skip]
-const PER_PROCESS: [&str; 10] = ["attribution", "server_stats", "rate", "telemetry", "profile",
-    "existing_index", "previous_failures_file", "buffers", "failure_limit",
+const PER_PROCESS: [&str; 11] = ["attribution", "server_stats", "rate", "telemetry", "profile",
+    "background", "existing_index", "previous_failures_file", "buffers", "failure_limit",
     "took_clock_ms"];
 
 /// Merges the chosen parts (one per part index, sorted) of a group of `of` parts.

@@ -281,6 +281,23 @@ fn the_searches_beside_a_loads_parts_merge_as_one_loads() {
 }
 
 #[test]
+fn what_else_a_parts_machine_did_is_its_own_runs_not_the_groups() {
+    let mut whole = Recorder::with_warmup(Duration::ZERO);
+    let mut parts = three(&mut whole);
+    for (i, p) in parts.iter_mut().enumerate() {
+        p.row.result.as_mut().unwrap()["background"] =
+            json!({"machine_busy_pct": 50.0, "steal_pct": i as f64, "other_cpu_pct": 10.0});
+    }
+    let single = crate::analysis::metrics::of_run(parts[0].row.result.as_ref(), &[], &[]);
+    assert!(single.iter().any(|m| m.key == "machine.steal_pct"));
+    let m = merge_parts("g1", parts, None).unwrap();
+    let r = m.run.result.as_ref().unwrap();
+    assert!(r.get("background").is_none(), "{r}");
+    let merged = crate::analysis::metrics::of_run(Some(r), &[], &[]);
+    assert!(!merged.iter().any(|m| m.key.starts_with("machine.")));
+}
+
+#[test]
 fn a_missing_part_leaves_the_group_incomplete_with_what_the_others_did() {
     let mut whole = Recorder::with_warmup(Duration::ZERO);
     let mut parts = three(&mut whole);
