@@ -5,7 +5,6 @@
 
 use std::cell::OnceCell as Once;
 
-use serde::Serialize;
 use serde_json::json;
 use tokio::sync::{watch, OnceCell};
 
@@ -34,35 +33,7 @@ use crate::workload::track::Definition;
 /// What each task's phase hands on (tasks are named by the track): its row of figures.
 const TASK: lifecycle::Every<TaskFigures> = lifecycle::Every::new();
 
-/// What a track run kept: one row per task that ran, and what did not run.
-#[derive(Debug, Clone, Serialize)]
-pub struct TrackRunResult {
-    pub track: String,
-    pub procedure: String,
-    /// What the track's tool calls it: `challenge` or `test procedure`.
-    pub procedure_word: String,
-    /// The engine, as it says it.
-    pub product: String,
-    pub engine_version: String,
-    /// Stopped by Ctrl-C, or by the track's Python worker dying: the tasks that ran are kept.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub interrupted: bool,
-    /// What stopped it when it was not Ctrl-C (the worker's end, and its last words).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub stopped_by: Option<String>,
-    /// The tasks with failed operations: the run failed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    pub tasks: Vec<TaskFigures>,
-    pub not_run: Vec<Item>,
-    /// The corpus files synthesized for those not here (`--synthesize`): its figures are
-    /// not a measure of the real corpus.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub synthesized: Vec<crate::tasks::synthesize::Synthesized>,
-    /// What the run's telemetry sampled over all its steps (`None` with `--no-telemetry`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub telemetry: Option<crate::measure::telemetry::Summary>,
-}
+pub use crate::tasks::TrackRunResult;
 
 /// How a track run goes beyond its definition: the parameters it was read with (for the
 /// record), where it is kept, and what stops it.

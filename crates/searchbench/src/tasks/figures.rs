@@ -297,6 +297,38 @@ fn rate(errors: u64, ops: u64) -> f64 {
     }
 }
 
+/// What a track run kept: one row per task that ran, and what did not run. Read back as it was
+/// written (a group's merge reads its parts as this type, and makes its own of it).
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct TrackRunResult {
+    pub track: String,
+    pub procedure: String,
+    /// What the track's tool calls it: `challenge` or `test procedure`.
+    pub procedure_word: String,
+    /// The engine, as it says it.
+    pub product: String,
+    pub engine_version: String,
+    /// Stopped by Ctrl-C, or by the track's Python worker dying: the tasks that ran are kept.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
+    /// What stopped it when it was not Ctrl-C (the worker's end, and its last words).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped_by: Option<String>,
+    /// The tasks with failed operations: the run failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    pub tasks: Vec<TaskFigures>,
+    pub not_run: Vec<super::plan::Item>,
+    /// The corpus files synthesized for those not here (`--synthesize`): its figures are
+    /// not a measure of the real corpus.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub synthesized: Vec<crate::tasks::synthesize::Synthesized>,
+    /// What the run's telemetry sampled over all its steps (`None` with `--no-telemetry`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub telemetry: Option<crate::measure::telemetry::Summary>,
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::{Duration, UNIX_EPOCH};

@@ -19,6 +19,6 @@ pub mod task;
 pub mod transforms;
 pub mod vector_ops;
 
-pub use figures::TaskFigures;
+pub use figures::{TaskFigures, TrackRunResult};
 pub use operation::{Context, Operation};
 pub use task::{TaskRun, TaskSpec};

@@ -594,6 +594,8 @@ fn track_part(
             {"what": "task create", "runs": false, "how": "on another part: part 1 runs it"},
             {"what": "task snapshot (create-snapshot)", "runs": false, "how": "not yet"},
         ],
+        "synthesized": [{"corpus": "c", "file": format!("part{i}.json"), "documents": 10,
+                         "sample_docs": 5, "seed": 1}],
     });
     let row = RunRow {
         id: RunId(format!("t000000{i}")),
@@ -674,6 +676,16 @@ fn a_tracks_parts_merge_task_by_task() {
     let not_run = r["not_run"].as_array().unwrap();
     assert_eq!(not_run.len(), 1, "{not_run:?}");
     assert_eq!(r["parts"]["of"], 2);
+    // The group's result is one track run's, read back as its type: part 1's track and
+    // engine, and every part's synthesized files (its figures are not the real corpus's).
+    let run: crate::tasks::TrackRunResult = serde_json::from_value(r.clone()).unwrap();
+    assert_eq!(
+        (run.track.as_str(), run.engine_version.as_str()),
+        ("t", "2.19.1")
+    );
+    let files: Vec<&str> = run.synthesized.iter().map(|s| s.file.as_str()).collect();
+    assert_eq!(files, ["part1.json", "part2.json"]);
+    assert!(!run.interrupted && run.stopped_by.is_none() && run.telemetry.is_none());
     // Each part beside the group: the tasks it ran, its machine's cores (when it said them).
     let each = r["parts"]["each"].as_array().unwrap();
     let ran: Vec<&Value> = each.iter().map(|e| &e["tasks"]).collect();

@@ -7,95 +7,59 @@
 
 use std::time::{Duration, UNIX_EPOCH};
 
-use serde::Deserialize;
 use serde_json::json;
 
 use super::{KindMerge, PartRun};
 use crate::measure::SerializedHistogram;
 use crate::store::Parts;
 use crate::tasks::figures::{self, TaskFigures};
-use crate::tasks::plan::Item;
-use crate::tasks::TaskRun;
-
-/// What a part's track result says that the merge reads, typed.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct Said {
-    track: String,
-    procedure: String,
-    procedure_word: String,
-    product: String,
-    engine_version: String,
-    interrupted: bool,
-    stopped_by: Option<String>,
-    tasks: Vec<TaskFigures>,
-    not_run: Vec<Item>,
-}
-
-/// A part with its track result.
-struct PartTrack<'p> {
-    part: &'p PartRun,
-    said: Said,
-}
+use crate::tasks::{TaskRun, TrackRunResult};
 
 pub(super) fn merge(chosen: &[&PartRun]) -> Result<KindMerge, String> {
-    let parts: Vec<PartTrack<'_>> = super::results_as::<Said>(chosen, "a track run's result")?
-        .into_iter()
-        .map(|(part, said)| PartTrack { part, said })
-        .collect();
+    let parts: Vec<(&PartRun, TrackRunResult)> = super::results_as(chosen, "a track run's result")?;
     // Tasks in the order the parts ran them (part 1's first: it runs every kind of task).
-    let order = super::first_seen(
-        parts
-            .iter()
-            .flat_map(|p| &p.said.tasks)
-            .map(|t| t.task.as_str()),
-    );
+    let order = super::first_seen(parts.iter().flat_map(|(_, r)| &r.tasks).map(|t| &t.task));
     let mut histograms = Vec::new();
     let mut tasks = Vec::new();
     for name in order {
-        let rows: Vec<(&PartTrack<'_>, &TaskFigures)> = parts
+        let rows: Vec<(&PartRun, &TaskFigures)> = parts
             .iter()
-            .filter_map(|p| Some((p, p.said.tasks.iter().find(|t| t.task == name)?)))
+            .filter_map(|(p, r)| Some((*p, r.tasks.iter().find(|t| &t.task == name)?)))
             .collect();
         let (task, kept) = merge_task(name, &rows)?;
         tasks.push(task);
         histograms.extend(kept);
     }
     let error = figures::failed(&tasks);
-    // What no part ran (a task another part runs is not "not run").
-    let not_run: Vec<Item> = super::first_seen(parts.iter().flat_map(|p| &p.said.not_run))
-        .into_iter()
-        .filter(|i| !i.how.starts_with("on another part"))
-        .cloned()
-        .collect();
-    let said = parts.iter().map(|q| (q.part, &q.said));
-    let each = super::each_of(chosen, said, |said| {
-        let ran = said.map(|s| s.tasks.iter().map(|t| t.task.clone()).collect::<Vec<_>>());
+    let each = super::each_of(chosen, parts.iter().map(|(p, r)| (*p, r)), |r| {
+        let ran = r.map(|r| r.tasks.iter().map(|t| t.task.clone()).collect::<Vec<_>>());
         json!({ "tasks": ran })
     });
-    // The group's result in the shape a track run keeps (`session::track_run`'s result).
-    let head = parts.first().map(|p| &p.said);
-    let named = |f: fn(&Said) -> &String| head.map(f).cloned().unwrap_or_default();
-    let mut result = json!({
-        "track": named(|s| &s.track),
-        "procedure": named(|s| &s.procedure),
-        "procedure_word": named(|s| &s.procedure_word),
-        "product": named(|s| &s.product),
-        "engine_version": named(|s| &s.engine_version),
-        "interrupted": parts.iter().any(|p| p.said.interrupted),
-        "error": error,
-        "tasks": tasks,
-        "not_run": not_run,
-    });
-    // What stopped a part that was not Ctrl-C (its worker dying), as that part says it.
-    if let Some(by) = parts.iter().find_map(|p| {
-        let by = p.said.stopped_by.as_ref()?;
-        Some(format!("part {}: {by}", p.part.part))
-    }) {
-        result["stopped_by"] = by.into();
-    }
+    // The group's result as one track run's: its track, procedure and engine part 1's.
+    let merged = TrackRunResult {
+        interrupted: parts.iter().any(|(_, r)| r.interrupted),
+        // What stopped a part that was not Ctrl-C (its worker dying), as that part says it.
+        stopped_by: parts
+            .iter()
+            .find_map(|(p, r)| Some(format!("part {}: {}", p.part, r.stopped_by.as_ref()?))),
+        error: error.clone(),
+        tasks,
+        // What no part ran (a task another part runs is not "not run").
+        not_run: super::first_seen(parts.iter().flat_map(|(_, r)| &r.not_run))
+            .into_iter()
+            .filter(|i| !i.how.starts_with("on another part"))
+            .cloned()
+            .collect(),
+        synthesized: super::first_seen(parts.iter().flat_map(|(_, r)| &r.synthesized))
+            .into_iter()
+            .cloned()
+            .collect(),
+        // Each part sampled the cluster for itself: its telemetry is its own run's.
+        telemetry: None,
+        ..parts.first().map(|(_, r)| r.clone()).unwrap_or_default()
+    };
     Ok(KindMerge {
-        result,
+        result: serde_json::to_value(merged).map_err(|e| e.to_string())?,
         histograms,
         timeline: Vec::new(),
         failed: error,
@@ -112,14 +76,14 @@ pub(super) fn merge(chosen: &[&PartRun]) -> Result<KindMerge, String> {
 /// bounds: the first part's steady start to the last part's end).
 fn merge_task(
     name: &str,
-    rows: &[(&PartTrack<'_>, &TaskFigures)],
+    rows: &[(&PartRun, &TaskFigures)],
 ) -> Result<(TaskFigures, Vec<SerializedHistogram>), String> {
     let first = rows.first().map(|(_, t)| *t).ok_or("no part ran it")?;
     let started_ms = rows.iter().filter_map(|(_, t)| t.started_ms).min();
     let ended_ms = rows.iter().filter_map(|(_, t)| t.ended_ms).max();
     let at = |ms: u64| UNIX_EPOCH + Duration::from_millis(ms);
     let run = TaskRun {
-        measurements: super::phase_of_every_part(rows.iter().map(|(p, _)| p.part), name)?
+        measurements: super::phase_of_every_part(rows.iter().map(|(p, _)| *p), name)?
             .ok_or_else(|| format!("task {name}: a part that ran it measured none of it"))?,
         window: match (started_ms, ended_ms) {
             (Some(a), Some(b)) if b >= a => Some((at(a), at(b))),
@@ -127,7 +91,7 @@ fn merge_task(
         },
         first_error: rows.iter().find_map(|(p, t)| {
             let e = t.first_error.as_ref()?;
-            Some(format!("part {}: {e}", p.part.part))
+            Some(format!("part {}: {e}", p.part))
         }),
         stopped: rows.iter().any(|(_, t)| t.stopped),
     };
