@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use super::stored::StoredLoad;
 use super::{Counts, Cpu, Requests};
 use crate::measure::recorder::{self, levelled, summarize, Headline, Recorder, Summary};
 use crate::measure::{Measurements, TimelineRow};
@@ -371,21 +372,6 @@ fn timeline(m: &Measurements, began: u64, steady_from: u64) -> Vec<TimelineRow> 
         .collect()
 }
 
-/// What a written load report says of the load, read back as the types it was written with:
-/// what [`from_written`] makes the measurements of a part from when it kept none.
-#[derive(Debug, Default, serde::Deserialize)]
-#[serde(default)]
-pub struct Written {
-    pub load_started_unix_ms: Option<u64>,
-    pub started_unix: Option<u64>,
-    pub wall_secs: f64,
-    pub counts: Counts,
-    pub headline: Headline,
-    pub requests: Requests,
-    pub cpu: Cpu,
-    pub wire_mb_per_sec: f64,
-}
-
 /// The measurements of a part that kept none of its load (a part killed before its load
 /// ended; one stored before loads kept them whole): its seconds from the timeline it
 /// streamed, from `began_unix_us`, and what its written report says (`written`), else its
@@ -393,7 +379,7 @@ pub struct Written {
 /// histograms are the ones it stored (none for a killed part: its percentiles are unknown);
 /// `cores`: its machine's.
 pub fn from_written(
-    written: Option<&Written>,
+    written: Option<&StoredLoad>,
     timeline: &[TimelineRow],
     histograms: &[crate::measure::SerializedHistogram],
     began_unix_us: u64,
@@ -575,7 +561,8 @@ mod tests {
             cores: 2,
             freshness: None,
         });
-        let written: Written = serde_json::from_value(serde_json::to_value(&f).unwrap()).unwrap();
+        let written: StoredLoad =
+            serde_json::from_value(serde_json::to_value(&f).unwrap()).unwrap();
         let back = LoadFigures::of(&from_written(
             Some(&written),
             &f.timeline,
@@ -615,11 +602,11 @@ mod tests {
         far.count_at(1_700_000_000 + 10 * MOST_SECONDS, DOCS, 1);
         let f = LoadFigures::of(&far).unwrap();
         assert_eq!(f.timeline.len() as u64, MOST_SECONDS + 1);
-        let written = Written {
+        let written = StoredLoad {
             load_started_unix_ms: Some(u64::MAX),
             wall_secs: f64::NAN,
             wire_mb_per_sec: f64::INFINITY,
-            ..Written::default()
+            ..StoredLoad::default()
         };
         let rows = [TimelineRow::new(u64::MAX, 1, 0, 1, 1, 1, false)];
         let lying = from_written(Some(&written), &rows, &[], u64::MAX, u64::MAX);

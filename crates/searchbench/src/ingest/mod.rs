@@ -27,6 +27,7 @@ pub mod retry;
 mod sender;
 mod shared;
 pub mod source;
+pub mod stored;
 mod ticker;
 pub mod vector_field;
 

@@ -62,7 +62,60 @@ fn a_fresh_run_reads_back_as_every_family_of_metrics() {
     let throughput = metrics.iter().find(|m| m.key == "docs_per_sec").unwrap();
     assert_eq!(Some(throughput.value), result["docs_per_sec"].as_f64());
     assert_plain_units(&result, "");
+    the_stored_load_reads_what_the_report_wrote(&result);
     common::fresh_index(INDEX, None);
+}
+
+/// The one reader of a stored load (`ingest::stored::StoredLoad`: the metrics, the merge, the
+/// terminal's merged table) reads each field a real load wrote, by the writer's names: a
+/// field renamed on one side reads its default, and differs here.
+fn the_stored_load_reads_what_the_report_wrote(result: &Value) {
+    use searchbench::ingest::stored::StoredLoad;
+    let load: StoredLoad = serde_json::from_value(result.clone()).expect("a stored load");
+    let number = |key: &str| result[key].as_f64();
+    assert_eq!(Some(load.docs_per_sec), number("docs_per_sec"));
+    assert_eq!(Some(load.wall_secs), number("wall_secs"));
+    assert_eq!(Some(load.wire_mb_per_sec), number("wire_mb_per_sec"));
+    assert_eq!(load.mb_per_sec, number("mb_per_sec"));
+    assert_eq!(load.started_unix, result["started_unix"].as_u64());
+    assert_eq!(
+        load.load_started_unix_ms,
+        result["load_started_unix_ms"].as_u64()
+    );
+    assert!(load.load_started_unix_ms.is_some() && load.started_unix.is_some());
+    assert_eq!(
+        load.previous_index.as_deref(),
+        result["previous_index"].as_str()
+    );
+    assert_eq!(
+        Some(load.headline.window_secs),
+        result["headline"]["window_secs"].as_f64()
+    );
+    assert_eq!(
+        Some(load.counts.indexed),
+        result["counts"]["indexed"].as_u64()
+    );
+    assert!(load.counts.indexed > 0);
+    let attempts = result["requests"]["attempts"].as_u64();
+    assert_eq!(Some(load.requests.attempts), attempts);
+    assert_eq!(load.service.p50_ms, result["service"]["p50_ms"].as_f64());
+    assert_eq!(
+        Some(load.cpu.driver_secs),
+        result["cpu"]["driver_secs"].as_f64()
+    );
+    let store = result["server_stats"]["store_bytes"].as_u64();
+    assert_eq!(load.server_stats.map(|s| s.store_bytes), store);
+    assert!(load.attribution.is_some());
+    assert_eq!(load.background.is_some(), result["background"].is_object());
+    assert_eq!(load.freshness.is_some(), result["freshness"].is_object());
+    let failures_file = result["failures_file"].as_str();
+    assert_eq!(load.failures_file.as_deref(), failures_file);
+    assert_eq!(load.interrupted, result["interrupted"] == true);
+    assert_eq!(load.error.as_deref(), result["error"].as_str());
+    assert_eq!(
+        load.warnings.len(),
+        result["warnings"].as_array().map_or(0, Vec::len)
+    );
 }
 
 /// A result's JSON holds no serde `Duration` (`{"secs","nanos"}`: a duration is a number

@@ -8,35 +8,18 @@ use serde_json::{json, Map, Value};
 
 use super::{config, whole_corpus, KindMerge, PartRun};
 use crate::ingest::figures::{self, LoadFigures};
+use crate::ingest::stored::StoredLoad;
 use crate::measure::machine::Machine;
 use crate::measure::{Measurements, SerializedHistogram};
 use crate::query::beside::SearchesBeside;
 use crate::query::cells::HdrSummary;
 use crate::store::{Parts, LOAD};
 
-/// What a part's written report says beside its figures, read back typed.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct Said {
-    previous_index: Option<String>,
-    /// Its index's `_count` after its load, and before when it appended.
-    counts: crate::ingest::Counts,
-    warnings: Vec<String>,
-    error: Option<String>,
-    interrupted: bool,
-    failures_file: Option<String>,
-    /// Set on an open-loop load (`--rate`), whose schedule's figures stay per part.
-    rate: Option<Value>,
-    /// Read on its own: one that does not read leaves the rest of what the part said.
-    #[serde(deserialize_with = "crate::analysis::said::part")]
-    searches_beside: Option<SearchesBeside>,
-}
-
 /// A part's load: its measurements, what its report said, and its own figures.
 struct Load<'p> {
     part: &'p PartRun,
     measured: Measurements,
-    said: Said,
+    said: StoredLoad,
     figures: LoadFigures,
 }
 
@@ -46,7 +29,7 @@ fn typed<T: Default + for<'de> Deserialize<'de>>(v: Option<&Value>) -> T {
 
 /// A part's load: the load phase it measured (see `super::written`).
 fn load_of(p: &PartRun) -> Result<Load<'_>, String> {
-    let said: Said = typed(p.row.result.as_ref());
+    let said: StoredLoad = typed(p.row.result.as_ref());
     let measured = p
         .phase(LOAD)
         .cloned()

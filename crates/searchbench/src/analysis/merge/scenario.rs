@@ -11,6 +11,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::{ingest, KindMerge, PartRun};
+use crate::ingest::stored::StoredLoad;
 use crate::measure::SerializedHistogram;
 use crate::store::Parts;
 use crate::workload::scenario_result::{
@@ -23,20 +24,12 @@ use crate::workload::scenario_result::{
 #[serde(default)]
 struct Said {
     creation: Option<Creation>,
-    indexing: Option<Indexing>,
+    indexing: Option<StoredLoad>,
     field_caps: Option<Latency>,
     started_unix_ms: Option<u64>,
     wall_secs: f64,
     interrupted: bool,
     warnings: Vec<String>,
-}
-
-/// Its logs load, as far as the scenario's merge reads it (the load itself merges as any).
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct Indexing {
-    counts: crate::ingest::Counts,
-    cpu: crate::ingest::Cpu,
 }
 
 /// A part with its result, raw (what the group's result is made from) and as said.

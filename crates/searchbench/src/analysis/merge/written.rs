@@ -17,7 +17,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::PartRun;
-use crate::ingest::figures::{self, Written};
+use crate::ingest::figures;
+use crate::ingest::stored::StoredLoad;
 use crate::measure::{Measurements, TimelineRow};
 use crate::store::{PhaseMeasurements, LOAD, QUERY};
 use crate::tasks::TaskFigures;
@@ -117,7 +118,7 @@ fn put(p: &mut PartRun, name: &str, m: Measurements, replace: bool) {
 /// A load's measurements from its written report (`written`; none for a part killed first)
 /// and the timeline it streamed.
 fn load_written(p: &PartRun, written: Option<&Value>) -> Measurements {
-    let written: Option<Written> = written.and_then(|r| Written::deserialize(r).ok());
+    let written: Option<StoredLoad> = written.and_then(|r| StoredLoad::deserialize(r).ok());
     let timeline: Vec<TimelineRow> = p
         .timeline
         .iter()

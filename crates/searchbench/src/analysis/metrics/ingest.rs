@@ -14,34 +14,25 @@ use super::THROUGHPUT;
 use super::{is_ingest, key_part, read, rows, steady_seconds, Judged::*, Metric, Of::*, Row};
 use crate::analysis::statistics::SampleKind::PerSecond;
 use crate::ingest::freshness::Freshness;
-use crate::ingest::{Counts, Cpu, Requests};
-use crate::measure::{Attribution, Summary, TimelineRow};
+use crate::ingest::stored::StoredLoad;
+use crate::measure::TimelineRow;
 
 /// The metric of what a load left the target holding.
 pub const KEPT_MB: &str = "kept_mb";
 
-/// What an ingest result holds that its metrics read. The headline and the counts are what
-/// make a result an ingest (`is_ingest` asks for both before it is read); the rest may be
-/// missing from older results.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
+/// A stored load (the headline and the counts make a result one: `is_ingest` asks for both
+/// before it is read), with the steady seconds of its timeline (see `steady_seconds`).
 struct Ingest {
-    docs_per_sec: f64,
-    counts: Counts,
-    mb_per_sec: Option<f64>,
-    service: Summary,
-    took: Summary,
-    /// Set when the server's took moved in cached-clock steps.
-    took_clock_ms: Option<u64>,
-    requests: Option<Requests>,
-    cpu: Option<Cpu>,
-    attribution: Option<Attribution>,
-    background: Option<crate::measure::background::Background>,
-    server_stats: Option<crate::cluster::IndexStats>,
-    freshness: Option<Freshness>,
-    /// The steady seconds of its timeline (see `steady_seconds`), read beside it.
-    #[serde(skip)]
+    load: StoredLoad,
     steady: Vec<TimelineRow>,
+}
+
+impl std::ops::Deref for Ingest {
+    type Target = StoredLoad;
+
+    fn deref(&self) -> &StoredLoad {
+        &self.load
+    }
 }
 
 /// The headline, the bytes and the service time, each with its steady seconds for its
@@ -80,8 +71,8 @@ const LOST_AND_CPU: &[Row<Ingest>] = &[
     Row("errors.ingest.unacknowledged", "errors: documents of failed bulk requests", "", Errors, One(|r| Some(r.counts.unacknowledged as f64))),
     Row("errors.ingest.not_sent", "errors: documents never sent (the run stopped first)", "", Errors, One(|r| Some(r.counts.not_sent as f64))),
     Row("errors.ingest.refused", "errors: documents refused (item failures)", "", Errors, One(|r| Some(r.counts.refused as f64))),
-    Row("driver_cpu_secs_per_million_docs", "driver CPU per million docs", "s", Lower, One(|r| r.cpu.as_ref()?.driver_secs_per_million_docs)),
-    Row("engine_cpu_share", "engine CPU share of machine", "%", Info, One(|r| Some(r.cpu.as_ref()?.engine_machine_share? * 100.0))),
+    Row("driver_cpu_secs_per_million_docs", "driver CPU per million docs", "s", Lower, One(|r| r.cpu.driver_secs_per_million_docs)),
+    Row("engine_cpu_share", "engine CPU share of machine", "%", Info, One(|r| Some(r.cpu.engine_machine_share? * 100.0))),
     Row("engine_cpu_us_per_doc", "engine CPU per document", "µs", Lower, One(|r| r.engine_us_per_doc())),
 ];
 
@@ -121,7 +112,7 @@ impl Ingest {
     }
 
     fn error_rate(&self) -> Option<f64> {
-        let q = self.requests.as_ref().filter(|q| q.attempts > 0)?;
+        let q = Some(&self.requests).filter(|q| q.attempts > 0)?;
         Some(q.failed_attempts as f64 / q.attempts as f64 * 100.0)
     }
 
@@ -131,7 +122,7 @@ impl Ingest {
 
     fn engine_us_per_doc(&self) -> Option<f64> {
         let indexed = Some(self.counts.indexed).filter(|n| *n > 0)? as f64;
-        Some(self.cpu.as_ref()?.engine_secs? * 1e6 / indexed)
+        Some(self.cpu.engine_secs? * 1e6 / indexed)
     }
 }
 
@@ -139,13 +130,15 @@ pub(super) fn metrics(r: &Value, timeline: &[Value], out: &mut Vec<Metric>) {
     if !is_ingest(r) {
         return;
     }
-    let Some(mut r) = read::<Ingest>("ingest", r, out) else {
+    let Some(load) = read::<StoredLoad>("ingest", r, out) else {
         return;
     };
     let steady = steady_seconds(timeline).iter();
-    r.steady = steady
-        .filter_map(|s| TimelineRow::deserialize(s).ok())
-        .collect();
+    let steady = steady.filter_map(|s| TimelineRow::deserialize(s).ok());
+    let r = Ingest {
+        load,
+        steady: steady.collect(),
+    };
     rows(&r, "", "", PER_SECOND, out);
     rows(&r, "", "", LATENCY, out);
     rows(&r, "", "", ERROR_RATE, out);

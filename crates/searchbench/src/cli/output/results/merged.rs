@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use super::super::table;
 use crate::analysis::metrics;
+use crate::ingest::stored::StoredLoad;
 use crate::store::{self, RunRow};
 use crate::units::format_value;
 
@@ -29,16 +30,6 @@ pub(super) fn parts_text(row: &RunRow, group: &str) -> String {
     text
 }
 
-/// What a merged load says of itself, read back as the types it was written with.
-#[derive(Default, serde::Deserialize)]
-#[serde(default)]
-pub(super) struct MergedLoad {
-    docs_per_sec: Option<f64>,
-    counts: crate::ingest::Counts,
-    service: crate::measure::Summary,
-    cpu: crate::ingest::Cpu,
-}
-
 /// A group merged from its parts: the group's figures, then each part beside.
 pub fn merged(id: &store::RunId, m: &crate::analysis::merge::Merged) {
     let r = m.run.result.clone().unwrap_or(Value::Null);
@@ -60,10 +51,13 @@ pub fn merged(id: &store::RunId, m: &crate::analysis::merge::Merged) {
         t.add_row([k.to_string(), v]);
     }
     if query.is_none() {
-        let load = MergedLoad::deserialize(&r).unwrap_or_default();
+        let load = StoredLoad::deserialize(&r).unwrap_or_default();
         let c = &load.counts;
         for (k, v) in [
-            ("docs/s", text(load.docs_per_sec)),
+            (
+                "docs/s",
+                text(metrics::is_ingest(&r).then_some(load.docs_per_sec)),
+            ),
             ("indexed", c.indexed.to_string()),
             (
                 "index count",
