@@ -170,6 +170,26 @@ pub struct ScenarioResult {
     pub profile: Option<crate::measure::profile::Profile>,
 }
 
+/// A scenario's result as stored, read back as the types it was written with: the one reader
+/// of it for its metrics and for the merge of its parts (each field an older result lacks
+/// reads its default).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct StoredScenario {
+    /// `many-shards`, `snapshots`.
+    pub scenario: Option<String>,
+    /// When the run began (Unix ms).
+    pub started_unix_ms: Option<u64>,
+    pub wall_secs: f64,
+    pub creation: Option<Creation>,
+    /// many-shards' logs load.
+    pub indexing: Option<crate::ingest::stored::StoredLoad>,
+    pub field_caps: Option<Latency>,
+    pub snapshots: Option<Snapshots>,
+    pub interrupted: bool,
+    pub warnings: Vec<String>,
+}
+
 /// What the creation phase counted, from which its figures are derived (for a part of a run
 /// in parts, again after the merge, from every part's).
 pub struct Tally {

@@ -136,6 +136,18 @@ fn many_shards_creates_fills_measures_and_cleans_up() {
     assert_eq!(r["field_caps"]["requests"], 10);
     assert_eq!(r["field_caps"]["errors"], 0);
     assert!(r["field_caps"]["p50_ms"].as_f64().unwrap_or(0.0) > 0.0);
+    // The one reader of a stored scenario (its metrics, its parts' merge) reads what it wrote.
+    let stored: searchbench::workload::scenario_result::StoredScenario =
+        serde_json::from_value(r.clone()).expect("a stored scenario");
+    assert_eq!(stored.scenario.as_deref(), Some("many-shards"));
+    assert_eq!(stored.started_unix_ms, r["started_unix_ms"].as_u64());
+    assert_eq!(Some(stored.wall_secs), r["wall_secs"].as_f64());
+    assert!(stored.wall_secs > 0.0 && !stored.interrupted);
+    assert_eq!(stored.creation.map(|c| c.indices_created), Some(30));
+    let load = stored.indexing.expect("its logs load");
+    assert_eq!(load.counts.indexed, 5000);
+    assert_eq!(load.searches_beside.map(|b| b.clients), Some(2));
+    assert_eq!(stored.field_caps.map(|f| f.requests), Some(10));
     // 30 auditbeat indices and the logs index, every one deleted.
     assert_eq!(r["cleanup"]["indices_deleted"], 31);
     let prefix = r["prefix"].as_str().expect("prefix");

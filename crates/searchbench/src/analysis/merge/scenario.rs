@@ -7,36 +7,21 @@
 //! took the snapshots and cleaned up).
 
 use hdrhistogram::Histogram;
-use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::{ingest, KindMerge, PartRun};
-use crate::ingest::stored::StoredLoad;
 use crate::measure::SerializedHistogram;
 use crate::store::Parts;
 use crate::workload::scenario_result::{
-    derive, latency_of, Creation, CreationSetup, Latency, StateSample, Tally, CREATE_HISTOGRAM,
-    CREATION_PHASE, FIELD_CAPS_HISTOGRAM, FIELD_CAPS_PHASE,
+    derive, latency_of, Creation, CreationSetup, Latency, StateSample, StoredScenario, Tally,
+    CREATE_HISTOGRAM, CREATION_PHASE, FIELD_CAPS_HISTOGRAM, FIELD_CAPS_PHASE,
 };
-
-/// What a part's scenario result says that its merge reads, typed.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct Said {
-    creation: Option<Creation>,
-    indexing: Option<StoredLoad>,
-    field_caps: Option<Latency>,
-    started_unix_ms: Option<u64>,
-    wall_secs: f64,
-    interrupted: bool,
-    warnings: Vec<String>,
-}
 
 /// A part with its result, raw (what the group's result is made from) and as said.
 struct ScenarioPart<'p> {
     part: &'p PartRun,
     raw: &'p Value,
-    said: Said,
+    said: StoredScenario,
 }
 
 /// Whether a run's result is a scenario's.
@@ -138,13 +123,14 @@ pub(super) fn merge(
     chosen: &[&PartRun],
     counted_now: Option<u64>,
 ) -> Result<KindMerge, String> {
-    let parts: Vec<ScenarioPart<'_>> = super::results_as::<Said>(chosen, "a scenario's result")?
-        .into_iter()
-        .filter_map(|(part, said)| {
-            let raw = part.row.result.as_ref()?;
-            Some(ScenarioPart { part, raw, said })
-        })
-        .collect();
+    let parts: Vec<ScenarioPart<'_>> =
+        super::results_as::<StoredScenario>(chosen, "a scenario's result")?
+            .into_iter()
+            .filter_map(|(part, said)| {
+                let raw = part.row.result.as_ref()?;
+                Some(ScenarioPart { part, raw, said })
+            })
+            .collect();
     let Some(head) = parts.first().map(|p| p.raw) else {
         return Err("no part kept a result".into());
     };

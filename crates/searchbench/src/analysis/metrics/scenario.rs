@@ -8,24 +8,9 @@ use serde_json::Value;
 use super::{read, rows, Judged::*, Metric, Of::*, Row};
 use crate::analysis::statistics::SampleKind::PerRun;
 use crate::experiment::dates::Measure;
+use crate::ingest::stored::StoredLoad;
 use crate::query::beside::SearchesBeside;
-use crate::workload::scenario_result::{Creation, Latency, Snapshots};
-
-/// What a scenario result holds that its metrics read.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct Scenario {
-    creation: Option<Creation>,
-    indexing: Option<Indexing>,
-    field_caps: Option<Latency>,
-    snapshots: Option<Snapshots>,
-}
-
-/// The logs load of many-shards: an ingest, of which the headline is read here.
-#[derive(Debug, Deserialize)]
-struct Indexing {
-    docs_per_sec: f64,
-}
+use crate::workload::scenario_result::{Creation, Latency, Snapshots, StoredScenario};
 
 #[rustfmt::skip]
 const BESIDE: &[Row<SearchesBeside>] = &[
@@ -58,7 +43,7 @@ const CREATION: &[Row<Creation>] = &[
 ];
 
 #[rustfmt::skip]
-const INDEXING: &[Row<Indexing>] = &[
+const INDEXING: &[Row<StoredLoad>] = &[
     Row("indexing.docs_per_sec", "logs indexing with searches beside: docs/s", "docs/s", Higher, One(|i| Some(i.docs_per_sec))),
 ];
 
@@ -85,7 +70,7 @@ pub(super) fn metrics(r: &Value, _: &[Value], out: &mut Vec<Metric>) {
     if r.get("scenario").and_then(Value::as_str).is_none() {
         return;
     }
-    let Some(s) = read::<Scenario>("scenario", r, out) else {
+    let Some(s) = read::<StoredScenario>("scenario", r, out) else {
         return;
     };
     if let Some(c) = &s.creation {
