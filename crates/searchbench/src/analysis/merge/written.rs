@@ -21,7 +21,7 @@ use crate::ingest::figures;
 use crate::ingest::stored::StoredLoad;
 use crate::measure::{Measurements, TimelineRow};
 use crate::store::{PhaseMeasurements, LOAD, QUERY};
-use crate::tasks::TaskFigures;
+use crate::tasks::{TaskFigures, TrackRunResult};
 use crate::workload::scenario_result::{
     CREATE_HISTOGRAM, CREATION_PHASE, FIELD_CAPS_HISTOGRAM, FIELD_CAPS_PHASE,
 };
@@ -44,10 +44,7 @@ pub(super) fn with_phases(mut p: PartRun) -> PartRun {
         }
     }
     let tasks: Vec<TaskFigures> = match (p.row.kind.as_str(), &result) {
-        ("track", Some(r)) => r
-            .get("tasks")
-            .and_then(|t| Vec::<TaskFigures>::deserialize(t).ok())
-            .unwrap_or_default(),
+        ("track", Some(r)) => TrackRunResult::deserialize(r).map_or(Vec::new(), |r| r.tasks),
         _ => Vec::new(),
     };
     for row in &tasks {

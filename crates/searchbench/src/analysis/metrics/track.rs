@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::{key_part, read, rows, Judged::*, Metric, Of::*, Row};
-use crate::tasks::TaskFigures;
+use crate::tasks::{TaskFigures, TrackRunResult};
 
 /// A task's metrics. Its throughput is in documents or operations per second, by the task:
 /// of the two rows, the one in its unit.
@@ -30,14 +30,13 @@ impl TaskFigures {
 
 /// A track run's tasks, each by [`TASK`].
 pub(super) fn metrics(r: &Value, _: &[Value], out: &mut Vec<Metric>) {
-    let is_track = r.get("track").is_some_and(Value::is_string);
-    let Some(tasks) = r.get("tasks").filter(|t| is_track && t.is_array()) else {
+    if !r.get("track").is_some_and(Value::is_string) {
+        return;
+    }
+    let Some(run) = read::<TrackRunResult>("track", r, out) else {
         return;
     };
-    let Some(tasks) = read::<Vec<TaskFigures>>("tasks", tasks, out) else {
-        return;
-    };
-    for t in &tasks {
+    for t in &run.tasks {
         let (key, label) = (
             format!("task.{}.", key_part(&t.task)),
             format!("{}: ", t.task),
