@@ -23,13 +23,15 @@ struct Load<'p> {
     figures: LoadFigures,
 }
 
-fn typed<T: Default + for<'de> Deserialize<'de>>(v: Option<&Value>) -> T {
-    v.and_then(|v| T::deserialize(v).ok()).unwrap_or_default()
-}
-
-/// A part's load: the load phase it measured (see `super::written`).
+/// A part's load: the load phase it measured (see `super::written`), and its result read as a
+/// load's (none for a part killed before it wrote one; one that does not read is refused,
+/// naming the part, rather than read as nothing).
 fn load_of(p: &PartRun) -> Result<Load<'_>, String> {
-    let said: StoredLoad = typed(p.row.result.as_ref());
+    let said = match &p.row.result {
+        Some(r) => StoredLoad::deserialize(r)
+            .map_err(|e| format!("part {} ({}): not a load's result: {e}", p.part, p.row.id))?,
+        None => StoredLoad::default(),
+    };
     let measured = p
         .phase(LOAD)
         .cloned()

@@ -298,6 +298,18 @@ fn what_else_a_parts_machine_did_is_its_own_runs_not_the_groups() {
 }
 
 #[test]
+fn a_load_part_whose_result_does_not_read_is_refused_naming_it() {
+    let mut whole = Recorder::with_warmup(Duration::ZERO);
+    let mut parts = three(&mut whole);
+    parts[1].row.result.as_mut().unwrap()["counts"] = json!("all of them");
+    let err = merge_parts("g1", parts, None).unwrap_err().to_string();
+    assert!(
+        err.contains("part 2/3 (00000002): not a load's result"),
+        "{err}"
+    );
+}
+
+#[test]
 fn a_missing_part_leaves_the_group_incomplete_with_what_the_others_did() {
     let mut whole = Recorder::with_warmup(Duration::ZERO);
     let mut parts = three(&mut whole);
