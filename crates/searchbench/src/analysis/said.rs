@@ -86,9 +86,7 @@ pub struct QueryPhase {
 /// A part as its type, or absent when it does not read as it. A `Said` is read from a stored
 /// result's `Value`, where each part is a value of its own: a part that fails leaves the
 /// others readable, and nothing is copied before it is read.
-pub(crate) fn part<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
-    d: D,
-) -> Result<Option<T>, D::Error> {
+fn part<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
     Ok(T::deserialize(d).ok())
 }
 

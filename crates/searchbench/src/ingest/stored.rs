@@ -21,7 +21,7 @@ pub struct StoredLoad {
     pub started_unix: Option<u64>,
     /// When the load itself began (its timeline's second 0), in Unix milliseconds.
     pub load_started_unix_ms: Option<u64>,
-    /// What the index held before (`nothing`, `replaced`, `appended`).
+    /// What the index held before (`nothing`, `ours`, `replaced_foreign`, `appended`).
     pub previous_index: Option<String>,
     pub wall_secs: f64,
     pub counts: Counts,

@@ -123,6 +123,26 @@ pub fn count_error_kinds(kinds: &mut Vec<ErrorKind>, errors: &[String]) {
     }
 }
 
+/// Adds `from` (another tally's reasons, as it counted them: another part's, another
+/// client's) into `kinds`, as one tally of both would count them: a reason both hold once,
+/// with both counts; past the most kept, under "other errors".
+pub fn add_error_kinds(kinds: &mut Vec<ErrorKind>, from: &[ErrorKind]) {
+    for k in from {
+        let known = kinds.iter().any(|x| x.message == k.message);
+        let key = match kinds.len() >= MAX_ERROR_KINDS && !known {
+            true => "other errors",
+            false => k.message.as_str(),
+        };
+        match kinds.iter_mut().find(|x| x.message == key) {
+            Some(x) => x.count += k.count,
+            None => kinds.push(ErrorKind {
+                message: key.to_string(),
+                count: k.count,
+            }),
+        }
+    }
+}
+
 fn is_request_label(label: &str) -> bool {
     let mut words = label.split(' ');
     match (words.next(), words.next(), words.next()) {
@@ -212,6 +232,30 @@ pub fn cell_result(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Two tallies added count a shared reason once, and past the most kept reasons the rest
+    /// under "other errors", as one tally of both would.
+    #[test]
+    fn reasons_added_from_another_tally_count_as_one_tally_of_both() {
+        let kind = |m: &str, count| ErrorKind {
+            message: m.into(),
+            count,
+        };
+        let mut kinds: Vec<ErrorKind> = (0..MAX_ERROR_KINDS - 1)
+            .map(|i| kind(&format!("reason {i}"), 1))
+            .collect();
+        add_error_kinds(
+            &mut kinds,
+            &[kind("reason 0", 2), kind("late", 3), kind("later", 4)],
+        );
+        assert_eq!(kinds[0].count, 3);
+        assert_eq!(kinds.len(), MAX_ERROR_KINDS + 1);
+        assert_eq!((kinds[9].message.as_str(), kinds[9].count), ("late", 3));
+        assert_eq!(
+            (kinds[10].message.as_str(), kinds[10].count),
+            ("other errors", 4)
+        );
+    }
 
     #[test]
     fn repeated_errors_count_once_by_reason() {

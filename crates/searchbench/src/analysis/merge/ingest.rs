@@ -12,7 +12,7 @@ use crate::ingest::stored::StoredLoad;
 use crate::measure::machine::Machine;
 use crate::measure::{Measurements, SerializedHistogram};
 use crate::query::beside::SearchesBeside;
-use crate::query::cells::HdrSummary;
+use crate::query::cells::{add_error_kinds, HdrSummary};
 use crate::store::{Parts, LOAD};
 
 /// A part's load: its measurements, what its report said, and its own figures.
@@ -280,7 +280,10 @@ fn searches_beside(loads: &[Load<'_>], kept: &[SerializedHistogram]) -> Option<S
         clients: beside.iter().map(|b| b.clients).sum(),
         requests: beside.iter().map(|b| b.requests).sum(),
         errors: beside.iter().map(|b| b.errors).sum(),
-        error_kinds: beside.iter().flat_map(|b| b.error_kinds.clone()).collect(),
+        error_kinds: beside.iter().fold(Vec::new(), |mut kinds, b| {
+            add_error_kinds(&mut kinds, &b.error_kinds);
+            kinds
+        }),
         secs: beside.iter().map(|b| b.secs).fold(0.0, f64::max),
         searches_per_sec: beside.iter().map(|b| b.searches_per_sec).sum(),
         latency: latency.as_ref().map(HdrSummary::of).unwrap_or_default(),

@@ -9,7 +9,7 @@ use serde_json::json;
 use super::{KindMerge, PartRun};
 use crate::measure::Measurements;
 use crate::query::accuracy::VariantAccuracy;
-use crate::query::cells::{cell_result, CellResult, ErrorKind};
+use crate::query::cells::{add_error_kinds, cell_result, CellResult, ErrorKind};
 use crate::query::report::{derived, QueryResult};
 use crate::query::{Transport, Variant};
 use crate::store::{Parts, QUERY};
@@ -56,12 +56,7 @@ fn join_cells(
             samples.extend(c.samples.iter().cloned());
             errors += c.errors;
             examples.extend(c.error_examples.iter().cloned());
-            for k in &c.error_kinds {
-                match kinds.iter_mut().find(|x| x.message == k.message) {
-                    Some(x) => x.count += k.count,
-                    None => kinds.push(k.clone()),
-                }
-            }
+            add_error_kinds(&mut kinds, &c.error_kinds);
             paced |= c.latency_ms.is_some();
         }
         examples.truncate(EXAMPLES);

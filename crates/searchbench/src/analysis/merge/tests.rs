@@ -247,7 +247,8 @@ fn the_searches_beside_a_loads_parts_merge_as_one_loads() {
         p.histograms
             .extend(SerializedHistogram::encode("beside_latency", "us", &h));
         p.row.result.as_mut().unwrap()["searches_beside"] = json!({
-            "clients": 1, "requests": 10 * n, "errors": n - 1, "error_kinds": [],
+            "clients": 1, "requests": 10 * n, "errors": n - 1,
+            "error_kinds": (1..n).map(|_| json!({"message": "timeout", "count": 1})).collect::<Vec<_>>(),
             "secs": 10.0 + n as f64, "searches_per_sec": 1.0,
             "latency": crate::query::cells::HdrSummary::of(&h), "variants": [],
         });
@@ -260,6 +261,13 @@ fn the_searches_beside_a_loads_parts_merge_as_one_loads() {
     assert_eq!((b.clients, b.requests, b.errors), (3, 60, 3));
     assert_eq!((b.secs, b.searches_per_sec), (13.0, 3.0));
     assert_eq!((b.latency.count, b.latency.max_us), (3, latency.max()));
+    // A reason every part met is one reason, counted as often as they met it.
+    let kinds: Vec<(&str, u64)> = b
+        .error_kinds
+        .iter()
+        .map(|k| (k.message.as_str(), k.count))
+        .collect();
+    assert_eq!(kinds, [("timeout", 3)]);
     let notes = &r["parts"]["notes"];
     assert_eq!(
         notes,
