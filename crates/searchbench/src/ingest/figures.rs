@@ -396,7 +396,9 @@ pub fn from_written(
         let _ = m.histogram(h);
     }
     m.least(BEGAN, began_unix_us);
-    let sum = |f: fn(&TimelineRow) -> u64| timeline.iter().map(f).sum::<u64>();
+    // Stopping at the most a `u64` holds, as `Measurements::count` does: only a made-up
+    // timeline gets there.
+    let sum = |f: fn(&TimelineRow) -> u64| timeline.iter().map(f).fold(0, u64::saturating_add);
     let Some(w) = written else {
         m.count("indexed", sum(|r| r.docs));
         m.count(ATTEMPTS, sum(|r| r.requests));

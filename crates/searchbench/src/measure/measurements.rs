@@ -40,19 +40,20 @@ impl Bounds {
 }
 
 impl Measurements {
-    /// Adds `n` to the count `name`.
+    /// Adds `n` to the count `name`. A count stops at the most a `u64` holds rather than wrap:
+    /// no run counts near it (a group's merge refuses a part holding a number past 2^53), so
+    /// only a made-up part could get there, and it must not panic the views.
     pub fn count(&mut self, name: &str, n: u64) {
-        *self.counts.entry(name.to_string()).or_default() += n;
+        let c = self.counts.entry(name.to_string()).or_default();
+        *c = c.saturating_add(n);
     }
 
-    /// Adds `n` to the count `name` of the wall-clock second `unix_second`.
+    /// Adds `n` to the count `name` of the wall-clock second `unix_second` (stopping as
+    /// [`Self::count`] does).
     pub fn count_at(&mut self, unix_second: u64, name: &str, n: u64) {
-        *self
-            .seconds
-            .entry(unix_second)
-            .or_default()
-            .entry(name.to_string())
-            .or_default() += n;
+        let second = self.seconds.entry(unix_second).or_default();
+        let c = second.entry(name.to_string()).or_default();
+        *c = c.saturating_add(n);
     }
 
     /// Keeps `v` as `name`, merged by the least of the parts.
@@ -133,8 +134,13 @@ impl Measurements {
     pub fn rate(&self, name: &str) -> Option<f64> {
         let first = *self.seconds.keys().next()?;
         let last = *self.seconds.keys().next_back()?;
-        let total: u64 = self.seconds.values().filter_map(|c| c.get(name)).sum();
-        Some(total as f64 / (last - first + 1) as f64)
+        let total: f64 = self
+            .seconds
+            .values()
+            .filter_map(|c| c.get(name))
+            .map(|n| *n as f64)
+            .sum();
+        Some(total / (last - first + 1) as f64)
     }
 }
 

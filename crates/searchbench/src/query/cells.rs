@@ -134,7 +134,8 @@ pub fn add_error_kinds(kinds: &mut Vec<ErrorKind>, from: &[ErrorKind]) {
             false => k.message.as_str(),
         };
         match kinds.iter_mut().find(|x| x.message == key) {
-            Some(x) => x.count += k.count,
+            // A tally stops at the most a `u64` holds (see `Measurements::count`).
+            Some(x) => x.count = x.count.saturating_add(k.count),
             None => kinds.push(ErrorKind {
                 message: key.to_string(),
                 count: k.count,

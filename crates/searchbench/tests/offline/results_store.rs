@@ -254,6 +254,18 @@ fn merging_what_is_no_group_and_importing_a_store_into_itself_are_refused() {
             )
             .unwrap();
     }
+    // A part that says it indexed 2^64 - 1 documents (a store or file that lies).
+    for part in ["1/2", "2/2"] {
+        let mut run = new_run("logs", &[]);
+        run.config = json!({"clients": 1, "part": part, "group": "lying"});
+        let indexed = if part == "2/2" { u64::MAX } else { 1 };
+        store
+            .save(
+                &run,
+                &json!({"docs_per_sec": 1.0, "counts": {"read": 1, "indexed": indexed}}),
+            )
+            .unwrap();
+    }
     // Two nights of a schedule, one part of two each; the second night began last.
     for night in ["nightly-29930520", "nightly-29931960"] {
         let mut run = new_run("logs", &[]);
@@ -284,6 +296,13 @@ fn merging_what_is_no_group_and_importing_a_store_into_itself_are_refused() {
     let (code, err) = run(&["results", "merge", "mixed"]);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("not parts of one run"), "{err}");
+    let (code, err) = run(&["results", "merge", "lying"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("part 2/2")
+            && err.contains("its result `counts.indexed` is 18446744073709551615"),
+        "{err}"
+    );
     // The morning merge takes the newest night (a part missing: merged, incomplete, exit 3).
     let (code, err) = run(&["results", "merge", "--newest", "nightly-"]);
     assert_eq!(code, Some(3), "{err}");

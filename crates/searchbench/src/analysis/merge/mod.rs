@@ -9,6 +9,7 @@
 //! `results merge` stores it; the views (`compare`, `report`, `history`, `check`) merge a
 //! group they meet the same way, in memory, unless a stored merge is current ([`resolve`]).
 
+mod exact;
 mod ingest;
 mod query;
 mod scenario;
@@ -381,6 +382,9 @@ pub fn merge_parts(
         group: group.to_string(),
         reason,
     };
+    if let Some(why) = parts.iter().find_map(|p| exact::check(p).err()) {
+        return Err(mismatch(why));
+    }
     let parts: Vec<PartRun> = parts.into_iter().map(written::with_phases).collect();
     let first = parts
         .first()

@@ -75,13 +75,19 @@ fn join_cells(
     Ok(joined)
 }
 
-/// One variant's accuracy over every part's answers.
-fn join_accuracy(parts: &[(&PartRun, QueryResult)]) -> Vec<VariantAccuracy> {
+/// One variant's accuracy over every part's answers (each part's list of variants).
+fn join_accuracy<'a>(parts: impl Iterator<Item = &'a [VariantAccuracy]>) -> Vec<VariantAccuracy> {
     let mut joined: Vec<VariantAccuracy> = Vec::new();
-    for a in parts.iter().flat_map(|(_, r)| &r.accuracy) {
-        match joined.iter_mut().find(|x| x.variant == a.variant) {
-            Some(have) => have.add(a),
-            None => joined.push(a.clone()),
+    for listed in parts {
+        // A part checks a variant once: one it lists twice is counted once.
+        for v in super::first_seen(listed.iter().map(|a| &a.variant)) {
+            let Some(a) = listed.iter().find(|a| &a.variant == v) else {
+                continue;
+            };
+            match joined.iter_mut().find(|x| x.variant == a.variant) {
+                Some(have) => have.add(a),
+                None => joined.push(a.clone()),
+            }
         }
     }
     joined
@@ -139,7 +145,7 @@ pub fn merge(chosen: &[&PartRun]) -> Result<KindMerge, String> {
         write_cells: Vec::new(),
         // So is `--shards`: the parts would each make the copies.
         shards: Vec::new(),
-        accuracy: join_accuracy(&parts),
+        accuracy: join_accuracy(parts.iter().map(|(_, r)| r.accuracy.as_slice())),
         accuracy_checked: parts.iter().all(|(_, r)| r.accuracy_checked),
         failures_total: parts.iter().map(|(_, r)| r.failures_total).sum(),
         failures,
@@ -187,4 +193,27 @@ pub fn merge(chosen: &[&PartRun]) -> Result<KindMerge, String> {
             ..Parts::default()
         },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A variant is counted once per part, however often a part lists it: a made-up part
+    /// listing it again and again neither counts its answers twice nor overflows the sum.
+    #[test]
+    fn a_variant_a_part_lists_twice_is_counted_once() {
+        let row = |answers: u64| {
+            let mut a = VariantAccuracy::new(Variant::new("C_td"), Vec::new());
+            a.answers = answers;
+            a.count_wrong = 1;
+            a
+        };
+        let most = super::super::exact::MOST;
+        let one = vec![row(most); 4_000];
+        let other = vec![row(most), row(7)];
+        let joined = join_accuracy([one.as_slice(), other.as_slice()].into_iter());
+        assert_eq!(joined.len(), 1);
+        assert_eq!((joined[0].answers, joined[0].count_wrong), (2 * most, 2));
+    }
 }

@@ -288,6 +288,70 @@ fn the_searches_beside_a_loads_parts_merge_as_one_loads() {
     assert!(r.get("searches_beside").is_none() && r["parts"].get("notes").is_none());
 }
 
+/// A part is only as honest as the store or file it came from: one holding a number no run
+/// counts (past 2^53, where JSON stops being exact) is refused, naming the part and where, in
+/// its result, its timeline or a phase; up to 2^53 each, the parts add exactly.
+#[test]
+fn a_part_holding_a_number_past_2_53_is_refused_naming_where_and_below_it_adds_exactly() {
+    let mut whole = Recorder::with_warmup(Duration::ZERO);
+    let refused = |parts: Vec<PartRun>| merge_parts("g1", parts, None).unwrap_err().to_string();
+    let mut parts = three(&mut whole);
+    parts[1].row.result.as_mut().unwrap()["counts"]["indexed"] = u64::MAX.into();
+    let err = refused(parts);
+    assert!(
+        err.contains(
+            "part 2/3 (00000002): its result `counts.indexed` is 18446744073709551615, past 2^53"
+        ),
+        "{err}"
+    );
+    let mut parts = three(&mut whole);
+    parts[0].row.result.as_mut().unwrap()["wall_secs"] = json!(-1e300);
+    let err = refused(parts);
+    assert!(
+        err.contains("part 1/3 (00000001): its result `wall_secs` is -1e+300"),
+        "{err}"
+    );
+    let mut parts = three(&mut whole);
+    parts[0].timeline[3]["docs"] = (1u64 << 60).into();
+    let err = refused(parts);
+    assert!(
+        err.contains("its timeline `3.docs` is 1152921504606846976"),
+        "{err}"
+    );
+    let mut parts = three(&mut whole);
+    parts[2].phases[0].measurements.count("indexed", u64::MAX);
+    let err = refused(parts);
+    assert!(
+        err.contains(&format!(
+            "part 3/3 (00000003): its phase {} `indexed` is {}",
+            crate::store::LOAD,
+            u64::MAX
+        )),
+        "{err}"
+    );
+
+    let most = super::exact::MOST;
+    let mut parts = three(&mut whole);
+    for p in &mut parts {
+        p.row.result.as_mut().unwrap()["searches_beside"] = json!({
+            "clients": 1, "requests": most, "errors": most,
+            "error_kinds": [{"message": "timeout", "count": most}],
+            "secs": 10.0, "searches_per_sec": 1.0,
+            "latency": crate::query::cells::HdrSummary::default(), "variants": [],
+        });
+    }
+    let m = merge_parts("g1", parts, None).unwrap();
+    let b = &m.run.result.as_ref().unwrap()["searches_beside"];
+    assert_eq!(
+        (&b["requests"], &b["errors"]),
+        (&json!(3 * most), &json!(3 * most))
+    );
+    assert_eq!(
+        b["error_kinds"],
+        json!([{"message": "timeout", "count": 3 * most}])
+    );
+}
+
 #[test]
 fn what_else_a_parts_machine_did_is_its_own_runs_not_the_groups() {
     let mut whole = Recorder::with_warmup(Duration::ZERO);
