@@ -39,11 +39,27 @@ pub fn format_metric(count: bool, v: f64) -> String {
 /// A number with sensible precision for tables.
 pub fn format_value(v: f64) -> String {
     let a = v.abs();
-    if a >= 1000.0 {
+    // Past any figure a run makes (a made-up result's 1e308): short, so a table still fits.
+    if a >= 1e15 {
+        format!("{v:.3e}")
+    } else if a >= 1000.0 {
         format!("{v:.0}")
     } else if a >= 10.0 {
         format!("{v:.1}")
     } else {
         format!("{v:.3}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_value_past_any_runs_figure_is_short_enough_for_a_table() {
+        assert_eq!(format_value(1e308), "1.000e308");
+        assert_eq!(format_value(-2.5e15), "-2.500e15");
+        assert_eq!(format_value(999_999_999_999_999.0), "999999999999999");
+        assert_eq!(format_value(12.34), "12.3");
     }
 }

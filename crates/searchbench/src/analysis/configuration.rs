@@ -49,7 +49,8 @@ pub fn machine_class(machine: &Value) -> Option<String> {
     }
     let memory = m.memory_bytes.map_or_else(
         || "memory ?".into(),
-        |b| format!("{} GiB", (b + (1 << 29)) >> 30),
+        // Rounded to the nearest GiB, without adding (a made-up machine may say 2^64 - 1).
+        |b| format!("{} GiB", (b >> 30) + ((b >> 29) & 1)),
     );
     Some(format!("{}, {} cores, {memory}", m.cpu_model, m.cores))
 }
@@ -276,6 +277,18 @@ fn mask_seed(corpus: &str) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_machines_memory_is_rounded_to_the_nearest_gib_whatever_it_says() {
+        let class = |bytes: u64| {
+            machine_class(&json!({"cores": 2, "cpu_model": "x", "memory_bytes": bytes})).unwrap()
+        };
+        assert_eq!(class((1 << 30) - 1), "x, 2 cores, 1 GiB");
+        assert_eq!(class(3 << 29), "x, 2 cores, 2 GiB");
+        assert_eq!(class((1 << 29) - 1), "x, 2 cores, 0 GiB");
+        // A made-up machine (a result imported from a file that lies) is named, not a panic.
+        assert_eq!(class(u64::MAX), "x, 2 cores, 17179869184 GiB");
+    }
 
     fn row(engine: &str, seed: u64, clients: u64) -> RunRow {
         RunRow {

@@ -592,3 +592,65 @@ fn runs_ending_together_in_one_store_are_all_kept() {
         assert_eq!(r.machine["cpu_model"], "x");
     }
 }
+
+/// Every number of `v` made up: each integer `int`, each fraction `float`.
+fn made_up(v: &serde_json::Value, int: u64, float: f64) -> serde_json::Value {
+    use serde_json::Value;
+    match v {
+        Value::Number(n) if n.is_f64() => json!(float),
+        Value::Number(_) => json!(int),
+        Value::Array(a) => a.iter().map(|x| made_up(x, int, float)).collect(),
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, x)| (k.clone(), made_up(x, int, float)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// A result imported from a file that lies (every count 2^64 - 1 or 2^32 - 1, every figure
+/// ±1e308), made from the real results of the oldest store kept (ingest, run and query
+/// results), is imported, listed, shown, compared and reported without a panic (the binary
+/// checks overflow), its figures short enough for a table.
+#[test]
+fn results_of_made_up_numbers_are_shown_compared_and_reported_without_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = dir.path().join("fixture.db");
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    std::fs::copy(fixtures.join("store-0100004.db"), &fixture).unwrap();
+    let real: Vec<serde_json::Value> = Store::open(&fixture)
+        .unwrap()
+        .list(&Filter::default())
+        .unwrap()
+        .into_iter()
+        .filter_map(|r| r.result)
+        .collect();
+    assert!(real.len() >= 5, "{}", real.len());
+    let db = dir.path().join("results.db");
+    let run = |args: &[&str]| {
+        let out = bin().args(args).arg("--store").arg(&db).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let lies = [(u64::MAX, 1e308), (u64::from(u32::MAX), -1e308)];
+    for (i, result) in real.iter().enumerate() {
+        for (j, (int, float)) in lies.iter().enumerate() {
+            let file = dir.path().join(format!("made-up-{i}-{j}.json"));
+            std::fs::write(&file, made_up(result, *int, *float).to_string()).unwrap();
+            let ids: Vec<String> = (0..2)
+                .map(|_| run(&["results", "import", file.to_str().unwrap()]))
+                .map(|out| out.lines().next().unwrap_or_default().trim().to_string())
+                .collect();
+            run(&["results", "show", &ids[0]]);
+            run(&["results", "show", &ids[0], "--json"]);
+            run(&["compare", &ids[0], &ids[1]]);
+            run(&["compare", &ids[0], &ids[1], "--json"]);
+            run(&["report", &ids[0], &ids[1]]);
+        }
+    }
+    let listed = run(&["results", "list"]);
+    assert!(listed.contains("e308"), "{listed}");
+    assert!(listed.lines().all(|l| l.chars().count() < 200), "{listed}");
+}
