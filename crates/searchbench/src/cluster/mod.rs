@@ -576,6 +576,23 @@ pub fn url_has_credentials(raw: &str) -> bool {
     userinfo_span(raw).is_some()
 }
 
+/// `text` with the password of every URL in it (`scheme://user:password@host`, anywhere in
+/// the text: an error, a warning, a field of a result copied from elsewhere) replaced by
+/// `***`, each URL read as [`redact_url`] reads one, up to the next white space.
+pub fn redact_urls_in(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("://") {
+        let end = rest[i + 3..]
+            .find(char::is_whitespace)
+            .map_or(rest.len(), |e| i + 3 + e);
+        out.push_str(&redact_url(&rest[..end]));
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Each of `urls` through [`redact_url`].
 pub fn redact_urls(urls: &[String]) -> Vec<String> {
     urls.iter().map(|u| redact_url(u)).collect()
@@ -669,6 +686,23 @@ mod tests {
             redact_url("https://user:a/b?c#d@host:9200/x"),
             "https://user:***@host:9200/x"
         );
+    }
+
+    #[test]
+    fn redacts_the_password_of_every_url_in_a_text() {
+        assert_eq!(
+            redact_urls_in("no route to https://u:s3cret@h:9200/_stats; retried http://v:pw@g/"),
+            "no route to https://u:***@h:9200/_stats; retried http://v:***@g/"
+        );
+        // Text without a URL's credentials is kept as it is, `@` and all.
+        for kept in [
+            "mail a:b@c",
+            "http://h/p@th",
+            "https://user@host/ x:y@z",
+            "",
+        ] {
+            assert_eq!(redact_urls_in(kept), kept);
+        }
     }
 
     #[test]

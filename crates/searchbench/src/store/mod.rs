@@ -34,6 +34,7 @@ pub use prune::Pruned;
 pub use published::{publish_word, PublishState};
 mod records;
 mod rows;
+mod secrets;
 mod studies;
 mod telemetry;
 mod upgrade;
@@ -301,6 +302,11 @@ fn insert_tags<'a>(
     tags: impl IntoIterator<Item = (&'a str, &'a str)>,
 ) -> Result<()> {
     for (k, v) in tags {
+        // A tag is text like any other a run keeps (see `secrets`).
+        let (k, v) = (
+            crate::cluster::redact_urls_in(k),
+            crate::cluster::redact_urls_in(v),
+        );
         tx.execute(
             "INSERT OR REPLACE INTO tags (run_id, key, value) VALUES (?1, ?2, ?3)",
             params![id, k, v],
@@ -697,7 +703,7 @@ impl Store {
     /// Records that a run has started; it stays `running` until finished or failed.
     pub fn begin_run(&self, run: &NewRun) -> Result<RunId> {
         let machine = serde_json::to_string(&Machine::detect())?;
-        let config = serde_json::to_string(&run.config)?;
+        let config = serde_json::to_string(&secrets::redacted(&run.config))?;
         let mut id = new_id();
         for _ in 0..16 {
             let taken: Option<i64> = self
@@ -790,14 +796,17 @@ impl Store {
     fn end_run(&self, id: &RunId, result: &Value, error: Option<&str>) -> Result<()> {
         let engine = engine_of(result);
         let (status, own_error) = outcome_of(result);
-        let error = error.map(str::to_string).or(own_error);
+        let error = error
+            .map(str::to_string)
+            .or(own_error)
+            .map(|e| crate::cluster::redact_urls_in(&e));
         let status = match status {
             State::Complete if error.is_some() => State::Failed,
             s => s,
         }
         .name();
         let stored = (!result.is_null())
-            .then(|| serde_json::to_string(result))
+            .then(|| serde_json::to_string(&secrets::redacted(result)))
             .transpose()?;
         // Read and written in one transaction that takes the write lock first: a read that
         // turns into a write would fail at once ("database is locked") beside another process

@@ -134,7 +134,9 @@ pub(super) fn insert_phase(
             phase.phase,
             serde_json::to_string(&m.counts)?,
             serde_json::to_string(&seconds)?,
-            serde_json::to_string(&phase.kept)?,
+            serde_json::to_string(&super::secrets::redacted(&serde_json::to_value(
+                &phase.kept
+            )?))?,
             serde_json::to_string(&m.bounds)?
         ],
     )?;

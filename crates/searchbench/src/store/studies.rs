@@ -29,7 +29,12 @@ impl Store {
     ) -> Result<()> {
         self.conn.execute(
             "INSERT OR REPLACE INTO studies (id, kind, started_unix, result) VALUES (?1, ?2, ?3, ?4)",
-            params![id, kind, started_unix as i64, serde_json::to_string(result)?],
+            params![
+                id,
+                kind,
+                started_unix as i64,
+                serde_json::to_string(&super::secrets::redacted(&serde_json::to_value(result)?))?
+            ],
         )?;
         Ok(())
     }

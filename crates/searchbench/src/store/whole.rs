@@ -100,10 +100,13 @@ impl Store {
                 run.finished_unix.map(|t| t as i64),
                 run.tool_version,
                 run.seed.map(|s| s as i64),
-                serde_json::to_string(&run.machine)?,
-                serde_json::to_string(&run.config)?,
-                run.result.as_ref().map(serde_json::to_string).transpose()?,
-                run.error,
+                serde_json::to_string(&super::secrets::redacted(&run.machine))?,
+                serde_json::to_string(&super::secrets::redacted(&run.config))?,
+                run.result
+                    .as_ref()
+                    .map(|r| serde_json::to_string(&super::secrets::redacted(r)))
+                    .transpose()?,
+                run.error.as_deref().map(crate::cluster::redact_urls_in),
             ],
         )?;
         insert_tags(

@@ -654,3 +654,88 @@ fn results_of_made_up_numbers_are_shown_compared_and_reported_without_a_panic() 
     assert!(listed.contains("e308"), "{listed}");
     assert!(listed.lines().all(|l| l.chars().count() < 200), "{listed}");
 }
+
+/// `results show ID --json` of the store at `db`.
+fn shown_json(db: &std::path::Path, id: &str) -> String {
+    let out = bin()
+        .args(["results", "show", id, "--json", "--store"])
+        .arg(db)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Whether the store at `db` (its file and its write-ahead log) holds `secret` anywhere.
+fn holds(db: &std::path::Path, secret: &str) -> bool {
+    let mut wal = db.as_os_str().to_owned();
+    wal.push("-wal");
+    [db.to_path_buf(), wal.into()]
+        .iter()
+        .filter_map(|p| std::fs::read(p).ok())
+        .any(|bytes| bytes.windows(secret.len()).any(|w| w == secret.as_bytes()))
+}
+
+/// A result or a store copied in from elsewhere (an older release's, another tool's) brings
+/// no password in: every URL's in its result, configuration, error and tags is masked at the
+/// store's door, so `results show --json` prints none and the store file keeps none.
+#[test]
+fn a_password_in_what_is_imported_is_masked_at_the_stores_door() {
+    let dir = tempfile::tempdir().unwrap();
+    let secret = "hunter2secret";
+    let url = format!("https://elastic:{secret}@10.0.0.5:9200");
+    // A result file, the password in its target, a warning and a tag.
+    let file = dir.path().join("result.json");
+    let mut result = json!({"docs_per_sec": 1.0, "counts": {"read": 1, "indexed": 1},
+        "target_url": url, "warnings": [format!("no route to {url}/_stats; gave up")]});
+    std::fs::write(&file, result.to_string()).unwrap();
+    let db = dir.path().join("results.db");
+    let out = bin()
+        .args(["results", "import", file.to_str().unwrap(), "--tag"])
+        .arg(format!("from={url}"))
+        .arg("--store")
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let id = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let shown = shown_json(&db, &id);
+    assert!(!shown.contains(secret), "{shown}");
+    assert!(
+        shown.contains("https://elastic:***@10.0.0.5:9200/_stats; gave up"),
+        "{shown}"
+    );
+    assert!(!holds(&db, secret));
+
+    // Another store whose run was written with the password (past our door).
+    let other = dir.path().join("other.db");
+    let store = Store::open(&other).unwrap();
+    result["error"] = json!(format!("failed at {url}"));
+    let run = store.save(&new_run("logs", &[]), &result).unwrap();
+    drop(store);
+    let conn = Connection::open(&other).unwrap();
+    let raw = serde_json::to_string(&result).unwrap();
+    conn.execute(
+        "UPDATE runs SET result = ?2, config = ?3, error = ?4 WHERE id = ?1",
+        rusqlite::params![run.0, raw, json!({"url": url}).to_string(), url],
+    )
+    .unwrap();
+    conn.execute(
+        "INSERT INTO tags (run_id, key, value) VALUES (?1, 'from', ?2)",
+        rusqlite::params![run.0, url],
+    )
+    .unwrap();
+    drop(conn);
+    assert!(holds(&other, secret));
+    let copy = dir.path().join("copy.db");
+    let out = bin()
+        .args(["results", "import", other.to_str().unwrap(), "--store"])
+        .arg(&copy)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let shown = shown_json(&copy, &run.0);
+    assert!(!shown.contains(secret), "{shown}");
+    assert!(shown.contains("elastic:***@"), "{shown}");
+    assert!(!holds(&copy, secret));
+}
