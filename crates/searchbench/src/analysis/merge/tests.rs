@@ -330,6 +330,14 @@ fn a_part_holding_a_number_past_2_53_is_refused_naming_where_and_below_it_adds_e
         "{err}"
     );
 
+    // A seed is any u64: it names a sequence and is never added.
+    let mut parts = three(&mut whole);
+    for p in &mut parts {
+        p.row.config["seed"] = u64::MAX.into();
+        p.row.result.as_mut().unwrap()["config"]["shuffle_seed"] = u64::MAX.into();
+    }
+    merge_parts("g1", parts, None).unwrap();
+
     let most = super::exact::MOST;
     let mut parts = three(&mut whole);
     for p in &mut parts {
