@@ -799,7 +799,7 @@ impl Store {
         let error = error
             .map(str::to_string)
             .or(own_error)
-            .map(|e| crate::cluster::redact_urls_in(&e));
+            .map(|e| secrets::redacted_text(&e));
         let status = match status {
             State::Complete if error.is_some() => State::Failed,
             s => s,
@@ -1008,7 +1008,10 @@ impl Store {
         let mut stmt = self
             .conn
             .prepare_cached("SELECT key, value FROM tags WHERE run_id = ?1")?;
-        let rows = stmt.query_map([&id.0], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        let rows = stmt.query_map([&id.0], |r| {
+            let (k, v): (String, String) = (r.get(0)?, r.get(1)?);
+            Ok((secrets::redacted_text(&k), secrets::redacted_text(&v)))
+        })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 }

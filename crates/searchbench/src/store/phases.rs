@@ -68,7 +68,10 @@ impl Store {
             };
             let counts: BTreeMap<String, u64> =
                 serde_json::from_str(&counts).map_err(|e| bad("counts", e.to_string()))?;
-            let kept: BTreeMap<String, Kept> = serde_json::from_str(&kept)
+            let mut kept: serde_json::Value = serde_json::from_str(&kept)
+                .map_err(|e| bad("instruments' kept values", e.to_string()))?;
+            super::secrets::redact(&mut kept);
+            let kept: BTreeMap<String, Kept> = serde_json::from_value(kept)
                 .map_err(|e| bad("instruments' kept values", e.to_string()))?;
             let bounds: Bounds =
                 serde_json::from_str(&bounds).map_err(|e| bad("bounds", e.to_string()))?;

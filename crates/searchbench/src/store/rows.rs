@@ -48,6 +48,7 @@ impl RawRow {
         let pid = self.pid.and_then(|p| u32::try_from(p).ok());
         let mut config: Value = serde_json::from_str(&self.config)?;
         super::upgrade::run_config(&mut config);
+        super::secrets::redact(&mut config);
         // A run killed before its result names the engine: the one it was started with.
         let engine = self.engine.or_else(|| {
             config
@@ -70,10 +71,13 @@ impl RawRow {
             // Only a run still going has a process: once it has ended, or read on another
             // host (`--from`), a pid would name nothing, or another process.
             pid: pid.filter(|_| state == State::Running),
-            machine: serde_json::from_str(&self.machine)?,
+            machine: serde_json::from_str(&self.machine).map(|mut m| {
+                super::secrets::redact(&mut m);
+                m
+            })?,
             config,
             tags: BTreeMap::new(),
-            error: self.error,
+            error: self.error.as_deref().map(super::secrets::redacted_text),
             result: self
                 .result
                 .as_deref()
@@ -83,6 +87,7 @@ impl RawRow {
                     if let Some(config) = result.get_mut("config") {
                         super::upgrade::driver_config(config);
                     }
+                    super::secrets::redact(&mut result);
                     result
                 }),
         })

@@ -106,7 +106,7 @@ impl Store {
                     .as_ref()
                     .map(|r| serde_json::to_string(&super::secrets::redacted(r)))
                     .transpose()?,
-                run.error.as_deref().map(crate::cluster::redact_urls_in),
+                run.error.as_deref().map(super::secrets::redacted_text),
             ],
         )?;
         insert_tags(

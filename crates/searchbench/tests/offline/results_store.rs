@@ -678,7 +678,7 @@ fn holds(db: &std::path::Path, secret: &str) -> bool {
 
 /// A result or a store copied in from elsewhere (an older release's, another tool's) brings
 /// no password in: every URL's in its result, configuration, error and tags is masked at the
-/// store's door, so `results show --json` prints none and the store file keeps none.
+/// store's door, so the store file keeps none; and a store written past the door shows none.
 #[test]
 fn a_password_in_what_is_imported_is_masked_at_the_stores_door() {
     let dir = tempfile::tempdir().unwrap();
@@ -725,8 +725,20 @@ fn a_password_in_what_is_imported_is_masked_at_the_stores_door() {
         rusqlite::params![run.0, url],
     )
     .unwrap();
+    // And what an instrument kept around its phase.
+    let kept = json!({"probe": {"detail": {"asked": url}}}).to_string();
+    conn.execute(
+        "INSERT INTO phase_measurements (run_id, seq, phase, counts, seconds, kept, bounds)
+         VALUES (?1, 0, 'ingest', '{}', '{}', ?2, '{}')",
+        rusqlite::params![run.0, kept],
+    )
+    .unwrap();
     drop(conn);
     assert!(holds(&other, secret));
+    // Read where it is, its run shows none either.
+    let shown = shown_json(&other, &run.0);
+    assert!(!shown.contains(secret), "{shown}");
+    assert!(shown.contains("\"asked\": \"https://elastic:***@"), "{shown}");
     let copy = dir.path().join("copy.db");
     let out = bin()
         .args(["results", "import", other.to_str().unwrap(), "--store"])
