@@ -738,7 +738,10 @@ fn a_password_in_what_is_imported_is_masked_at_the_stores_door() {
     // Read where it is, its run shows none either.
     let shown = shown_json(&other, &run.0);
     assert!(!shown.contains(secret), "{shown}");
-    assert!(shown.contains("\"asked\": \"https://elastic:***@"), "{shown}");
+    assert!(
+        shown.contains("\"asked\": \"https://elastic:***@"),
+        "{shown}"
+    );
     let copy = dir.path().join("copy.db");
     let out = bin()
         .args(["results", "import", other.to_str().unwrap(), "--store"])
