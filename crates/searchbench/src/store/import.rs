@@ -3,17 +3,21 @@
 
 use super::{Filter, RunId, Store, StoreError, WholeRun};
 
-/// What an import copied, and how many runs were here already.
+/// What an import copied, how many runs were here already, and the runs it could not copy.
 #[derive(Debug, Default)]
 pub struct Imported {
     pub copied: Vec<RunId>,
     pub skipped: usize,
+    /// The runs of the other store that do not read as runs (an id that is no run id, a
+    /// result that is not JSON), each with why: the others are copied all the same.
+    pub refused: Vec<(String, String)>,
 }
 
 impl Store {
     /// Copies every run of `from` into this store, each with `tags` added. The same run here
     /// already is kept, unless it was copied while it still ran and has ended since (a part
-    /// imported before it finished): then it is copied again in its place.
+    /// imported before it finished): then it is copied again in its place. A run that does
+    /// not read is named in [`Imported::refused`], and the rest copied.
     pub fn import_runs(
         &self,
         from: &Store,
@@ -21,11 +25,23 @@ impl Store {
     ) -> Result<Imported, StoreError> {
         let mut done = Imported::default();
         for row in from.list(&Filter::default())? {
+            // Run ids are hexadecimal (`runs/ID.html` of a page is named by it).
+            if row.id.0.is_empty() || !row.id.0.bytes().all(|b| b.is_ascii_hexdigit()) {
+                let why = "not a run id: run ids are hexadecimal".to_string();
+                done.refused.push((row.id.0, why));
+                continue;
+            }
             let same = self
                 .get(&row.id.0)
                 .ok()
                 .filter(|h| h.started_unix == row.started_unix && h.kind == row.kind);
-            let mut run = WholeRun::read(from, &row.id)?;
+            let mut run = match WholeRun::read(from, &row.id) {
+                Ok(run) => run,
+                Err(e) => {
+                    done.refused.push((row.id.0, e.to_string()));
+                    continue;
+                }
+            };
             let replaces = match same {
                 Some(h) if h.status == run.state.name() => {
                     done.skipped += 1;

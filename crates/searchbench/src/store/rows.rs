@@ -44,11 +44,29 @@ pub(super) fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RawRow> {
 }
 
 impl RawRow {
+    /// The row as the views read it. A JSON column that does not read (bad bytes, a file
+    /// edited by hand) does not hide the store's other runs: the run is read as `failed`,
+    /// its error naming the column and where it stops reading, the column read as none.
     pub(super) fn into_row(self) -> Result<RunRow> {
         let pid = self.pid.and_then(|p| u32::try_from(p).ok());
-        let mut config: Value = serde_json::from_str(&self.config)?;
+        let mut damaged = Vec::new();
+        let mut read = |what: &str, text: &str| -> Option<Value> {
+            let mut v = serde_json::from_str(text)
+                .map_err(|e| damaged.push(format!("its stored {what} does not read ({e})")))
+                .ok()?;
+            super::secrets::redact(&mut v);
+            Some(v)
+        };
+        let mut config = read("configuration", &self.config).unwrap_or_default();
         super::upgrade::run_config(&mut config);
-        super::secrets::redact(&mut config);
+        let machine = read("machine", &self.machine).unwrap_or_default();
+        let result = self.result.as_deref().and_then(|r| read("result", r));
+        let result = result.map(|mut result| {
+            if let Some(config) = result.get_mut("config") {
+                super::upgrade::driver_config(config);
+            }
+            result
+        });
         // A run killed before its result names the engine: the one it was started with.
         let engine = self.engine.or_else(|| {
             config
@@ -56,7 +74,13 @@ impl RawRow {
                 .and_then(Value::as_str)
                 .map(str::to_string)
         });
-        let state = State::of_stored(&self.status, pid);
+        let mut state = State::of_stored(&self.status, pid);
+        let mut error = self.error.as_deref().map(super::secrets::redacted_text);
+        if !damaged.is_empty() {
+            state = State::Failed;
+            damaged.extend(error.take());
+            error = Some(damaged.join("; "));
+        }
         Ok(RunRow {
             id: RunId(self.id),
             kind: self.kind,
@@ -71,25 +95,11 @@ impl RawRow {
             // Only a run still going has a process: once it has ended, or read on another
             // host (`--from`), a pid would name nothing, or another process.
             pid: pid.filter(|_| state == State::Running),
-            machine: serde_json::from_str(&self.machine).map(|mut m| {
-                super::secrets::redact(&mut m);
-                m
-            })?,
+            machine,
             config,
             tags: BTreeMap::new(),
-            error: self.error.as_deref().map(super::secrets::redacted_text),
-            result: self
-                .result
-                .as_deref()
-                .map(serde_json::from_str::<Value>)
-                .transpose()?
-                .map(|mut result| {
-                    if let Some(config) = result.get_mut("config") {
-                        super::upgrade::driver_config(config);
-                    }
-                    super::secrets::redact(&mut result);
-                    result
-                }),
+            error,
+            result,
         })
     }
 }

@@ -754,3 +754,64 @@ fn a_password_in_what_is_imported_is_masked_at_the_stores_door() {
     assert!(shown.contains("elastic:***@"), "{shown}");
     assert!(!holds(&copy, secret));
 }
+
+/// A store with bad bytes in one run (its result no longer JSON) and a run whose id is no run
+/// id still lists, shows and copies its other runs: the damaged run reads as failed, its
+/// error naming what does not read; the one whose id cannot be a run's is named and left out
+/// of an import (exit 2), the rest copied.
+#[test]
+fn one_damaged_run_hides_no_other_and_an_import_copies_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("damaged.db");
+    let store = Store::open(&db).unwrap();
+    let result = json!({"docs_per_sec": 1.0, "counts": {"read": 1, "indexed": 1}});
+    let ids: Vec<_> = (0..3)
+        .map(|_| store.save(&new_run("logs", &[]), &result).unwrap())
+        .collect();
+    drop(store);
+    let conn = Connection::open(&db).unwrap();
+    conn.execute(
+        "UPDATE runs SET result = '{not json' WHERE id = ?1",
+        [&ids[1].0],
+    )
+    .unwrap();
+    conn.execute_batch("PRAGMA foreign_keys = OFF").unwrap();
+    conn.execute("UPDATE runs SET id = '../../x' WHERE id = ?1", [&ids[2].0])
+        .unwrap();
+    drop(conn);
+
+    let store = Store::open(&db).unwrap();
+    let rows = store.list(&Filter::default()).unwrap();
+    assert_eq!(rows.len(), 3);
+    let damaged = store.get(&ids[1].0).unwrap();
+    assert_eq!(damaged.state, State::Failed);
+    assert!(damaged.result.is_none());
+    let why = damaged.error.unwrap_or_default();
+    assert!(
+        why.starts_with("its stored result does not read (key must be a string at line 1"),
+        "{why}"
+    );
+    assert_eq!(store.get(&ids[0].0).unwrap().state, State::Complete);
+    drop(store);
+
+    let copy = dir.path().join("copy.db");
+    let out = bin()
+        .args(["results", "import", db.to_str().unwrap(), "--store"])
+        .arg(&copy)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("1 run(s) not copied (the others were): run \"../../x\": not a run id"),
+        "{err}"
+    );
+    let copied = Store::open(&copy)
+        .unwrap()
+        .list(&Filter::default())
+        .unwrap();
+    let state_of = |id: &str| copied.iter().find(|r| r.id.0 == id).map(|r| r.state);
+    assert_eq!(copied.len(), 2);
+    assert_eq!(state_of(&ids[0].0), Some(State::Complete));
+    assert_eq!(state_of(&ids[1].0), Some(State::Failed));
+}

@@ -53,7 +53,21 @@ fn import_store(path: &std::path::Path, save: SaveArgs) -> CliResult {
             String::new()
         }
     );
-    Ok(())
+    match imported.refused.as_slice() {
+        [] => Ok(()),
+        refused => {
+            let each: Vec<String> = refused
+                .iter()
+                .map(|(id, why)| format!("run {id:?}: {}", crate::cli::output::printable(why)))
+                .collect();
+            Err(CliError::usage(anyhow::anyhow!(
+                "{}: {} run(s) not copied (the others were): {}",
+                path.display(),
+                refused.len(),
+                each.join("; ")
+            )))
+        }
+    }
 }
 
 pub fn import(a: ImportArgs) -> CliResult {
