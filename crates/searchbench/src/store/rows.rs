@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 
+use rusqlite::types::ValueRef;
 use serde_json::Value;
 
 use super::{workload_name, Result, RunId, RunRow, State};
@@ -22,24 +23,71 @@ pub(super) struct RawRow {
     config: String,
     error: Option<String>,
     result: Option<String>,
+    /// What of the row did not read as its column's type (bad bytes, a file edited by hand).
+    damaged: Vec<String>,
 }
 
+/// A row, whatever SQLite holds in each column (it keeps any type in any column): a text
+/// that is not UTF-8 read with its bad bytes replaced, a number that is not one read as none,
+/// each said in [`RawRow::damaged`], so one damaged run hides no other.
 pub(super) fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RawRow> {
+    let mut damaged = Vec::new();
+    let mut text = |i: usize, name: &str| -> rusqlite::Result<Option<String>> {
+        Ok(match r.get_ref(i)? {
+            ValueRef::Null => None,
+            ValueRef::Integer(n) => Some(n.to_string()),
+            ValueRef::Real(x) => Some(x.to_string()),
+            ValueRef::Text(b) | ValueRef::Blob(b) => Some(match std::str::from_utf8(b) {
+                Ok(s) => s.to_string(),
+                Err(e) => {
+                    damaged.push(format!("its stored {name} is not UTF-8 ({e})"));
+                    String::from_utf8_lossy(b).into_owned()
+                }
+            }),
+        })
+    };
+    let (id, kind, workload, engine, status) = (
+        text(0, "id")?,
+        text(1, "kind")?,
+        text(2, "workload")?,
+        text(3, "engine")?,
+        text(4, "status")?,
+    );
+    let (tool_version, machine, config, error, result) = (
+        text(7, "release")?,
+        text(10, "machine")?,
+        text(11, "configuration")?,
+        text(12, "error")?,
+        text(13, "result")?,
+    );
+    let mut number = |i: usize, name: &str| -> rusqlite::Result<Option<i64>> {
+        Ok(match r.get_ref(i)? {
+            ValueRef::Null => None,
+            ValueRef::Integer(n) => Some(n),
+            other => {
+                damaged.push(format!("its stored {name} is not a whole number"));
+                other.as_f64().ok().map(|x| x as i64)
+            }
+        })
+    };
+    let (started_unix, finished_unix) = (number(5, "start")?, number(6, "end")?);
+    let (seed, pid) = (number(8, "seed")?, number(9, "pid")?);
     Ok(RawRow {
-        id: r.get(0)?,
-        kind: r.get(1)?,
-        workload: r.get(2)?,
-        engine: r.get(3)?,
-        status: r.get(4)?,
-        started_unix: r.get(5)?,
-        finished_unix: r.get(6)?,
-        tool_version: r.get(7)?,
-        seed: r.get(8)?,
-        pid: r.get(9)?,
-        machine: r.get(10)?,
-        config: r.get(11)?,
-        error: r.get(12)?,
-        result: r.get(13)?,
+        id: id.unwrap_or_default(),
+        kind: kind.unwrap_or_default(),
+        workload: workload.unwrap_or_default(),
+        engine,
+        status: status.unwrap_or_default(),
+        started_unix: started_unix.unwrap_or(0),
+        finished_unix,
+        tool_version: tool_version.unwrap_or_default(),
+        seed,
+        pid,
+        machine: machine.unwrap_or_else(|| "null".into()),
+        config: config.unwrap_or_else(|| "null".into()),
+        error,
+        result,
+        damaged,
     })
 }
 
@@ -49,7 +97,7 @@ impl RawRow {
     /// its error naming the column and where it stops reading, the column read as none.
     pub(super) fn into_row(self) -> Result<RunRow> {
         let pid = self.pid.and_then(|p| u32::try_from(p).ok());
-        let mut damaged = Vec::new();
+        let mut damaged = self.damaged;
         let mut read = |what: &str, text: &str| -> Option<Value> {
             let mut v = serde_json::from_str(text)
                 .map_err(|e| damaged.push(format!("its stored {what} does not read ({e})")))

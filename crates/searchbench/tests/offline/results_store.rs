@@ -755,9 +755,9 @@ fn a_password_in_what_is_imported_is_masked_at_the_stores_door() {
     assert!(!holds(&copy, secret));
 }
 
-/// A store with bad bytes in one run (its result no longer JSON) and a run whose id is no run
-/// id still lists, shows and copies its other runs: the damaged run reads as failed, its
-/// error naming what does not read; the one whose id cannot be a run's is named and left out
+/// A store with bad bytes in a run (its result no longer JSON, or not UTF-8, a word for a
+/// number) and a run whose id is no run id still lists, shows and copies its other runs: a
+/// damaged run reads as failed, its error naming what does not read; the one whose id cannot be a run's is named and left out
 /// of an import (exit 2), the rest copied.
 #[test]
 fn one_damaged_run_hides_no_other_and_an_import_copies_the_rest() {
@@ -765,7 +765,7 @@ fn one_damaged_run_hides_no_other_and_an_import_copies_the_rest() {
     let db = dir.path().join("damaged.db");
     let store = Store::open(&db).unwrap();
     let result = json!({"docs_per_sec": 1.0, "counts": {"read": 1, "indexed": 1}});
-    let ids: Vec<_> = (0..3)
+    let ids: Vec<_> = (0..4)
         .map(|_| store.save(&new_run("logs", &[]), &result).unwrap())
         .collect();
     drop(store);
@@ -775,6 +775,13 @@ fn one_damaged_run_hides_no_other_and_an_import_copies_the_rest() {
         [&ids[1].0],
     )
     .unwrap();
+    // Bytes that are not UTF-8 in its result, a word where its start's number was.
+    conn.execute(
+        "UPDATE runs SET result = CAST(X'7B22FF223A317D' AS TEXT), started_unix = 'yesterday'
+         WHERE id = ?1",
+        [&ids[3].0],
+    )
+    .unwrap();
     conn.execute_batch("PRAGMA foreign_keys = OFF").unwrap();
     conn.execute("UPDATE runs SET id = '../../x' WHERE id = ?1", [&ids[2].0])
         .unwrap();
@@ -782,7 +789,18 @@ fn one_damaged_run_hides_no_other_and_an_import_copies_the_rest() {
 
     let store = Store::open(&db).unwrap();
     let rows = store.list(&Filter::default()).unwrap();
-    assert_eq!(rows.len(), 3);
+    assert_eq!(rows.len(), 4);
+    let bad_bytes = store.get(&ids[3].0).unwrap();
+    assert_eq!(
+        (bad_bytes.state, bad_bytes.started_unix),
+        (State::Failed, 0)
+    );
+    let why = bad_bytes.error.unwrap_or_default();
+    assert_eq!(
+        why,
+        "its stored result is not UTF-8 (invalid utf-8 sequence of 1 bytes from index 2); \
+         its stored start is not a whole number"
+    );
     let damaged = store.get(&ids[1].0).unwrap();
     assert_eq!(damaged.state, State::Failed);
     assert!(damaged.result.is_none());
@@ -811,7 +829,8 @@ fn one_damaged_run_hides_no_other_and_an_import_copies_the_rest() {
         .list(&Filter::default())
         .unwrap();
     let state_of = |id: &str| copied.iter().find(|r| r.id.0 == id).map(|r| r.state);
-    assert_eq!(copied.len(), 2);
+    assert_eq!(copied.len(), 3);
+    assert_eq!(state_of(&ids[3].0), Some(State::Failed));
     assert_eq!(state_of(&ids[0].0), Some(State::Complete));
     assert_eq!(state_of(&ids[1].0), Some(State::Failed));
 }
