@@ -995,11 +995,18 @@ impl Store {
     pub fn timeline(&self, id: &RunId) -> Result<Vec<Value>> {
         let mut stmt = self
             .conn
-            .prepare("SELECT data FROM timeline WHERE run_id = ?1 ORDER BY second")?;
-        let rows = stmt.query_map([&id.0], |r| r.get::<_, String>(0))?;
+            .prepare("SELECT data, second FROM timeline WHERE run_id = ?1 ORDER BY second")?;
+        let rows = stmt.query_map([&id.0], |r| {
+            Ok((r.get::<_, i64>(1)?, r.get_ref(0)?.as_bytes()?.to_vec()))
+        })?;
         let mut out = Vec::new();
         for r in rows {
-            out.push(serde_json::from_str(&r?)?);
+            let (second, data) = r?;
+            // A second that does not read is named (bad bytes in one second of one run).
+            let row = serde_json::from_slice(&data).map_err(|e| {
+                StoreError::Corrupt(format!("run {}: its timeline's second {second}: {e}", id.0))
+            })?;
+            out.push(row);
         }
         Ok(out)
     }
@@ -1009,8 +1016,12 @@ impl Store {
             .conn
             .prepare_cached("SELECT key, value FROM tags WHERE run_id = ?1")?;
         let rows = stmt.query_map([&id.0], |r| {
-            let (k, v): (String, String) = (r.get(0)?, r.get(1)?);
-            Ok((secrets::redacted_text(&k), secrets::redacted_text(&v)))
+            // A tag is shown as text whatever bytes it holds (one not UTF-8 replaced).
+            let text = |i: usize| -> rusqlite::Result<String> {
+                let bytes = r.get_ref(i)?.as_bytes_or_null()?.unwrap_or_default();
+                Ok(secrets::redacted_text(&String::from_utf8_lossy(bytes)))
+            };
+            Ok((text(0)?, text(1)?))
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }

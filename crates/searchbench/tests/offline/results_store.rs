@@ -782,6 +782,17 @@ fn one_damaged_run_hides_no_other_and_an_import_copies_the_rest() {
         [&ids[3].0],
     )
     .unwrap();
+    // And in a second of its timeline; a tag of another run not UTF-8 either.
+    conn.execute(
+        "INSERT INTO timeline (run_id, second, data) VALUES (?1, 0, CAST(X'7BFF' AS TEXT))",
+        [&ids[3].0],
+    )
+    .unwrap();
+    conn.execute(
+        "INSERT INTO tags (run_id, key, value) VALUES (?1, 'host', CAST(X'61FF62' AS TEXT))",
+        [&ids[0].0],
+    )
+    .unwrap();
     conn.execute_batch("PRAGMA foreign_keys = OFF").unwrap();
     conn.execute("UPDATE runs SET id = '../../x' WHERE id = ?1", [&ids[2].0])
         .unwrap();
@@ -809,7 +820,14 @@ fn one_damaged_run_hides_no_other_and_an_import_copies_the_rest() {
         why.starts_with("its stored result does not read (key must be a string at line 1"),
         "{why}"
     );
-    assert_eq!(store.get(&ids[0].0).unwrap().state, State::Complete);
+    let good = store.get(&ids[0].0).unwrap();
+    assert_eq!(good.state, State::Complete);
+    assert_eq!(good.tags["host"], "a\u{FFFD}b");
+    let err = store.timeline(&ids[3]).unwrap_err().to_string();
+    assert!(
+        err.contains(&format!("run {}: its timeline's second 0:", ids[3].0)),
+        "{err}"
+    );
     drop(store);
 
     let copy = dir.path().join("copy.db");
@@ -821,16 +839,17 @@ fn one_damaged_run_hides_no_other_and_an_import_copies_the_rest() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
-        err.contains("1 run(s) not copied (the others were): run \"../../x\": not a run id"),
+        err.contains("2 run(s) not copied (the others were): "),
         "{err}"
     );
+    assert!(err.contains("run \"../../x\": not a run id"), "{err}");
+    assert!(err.contains("its timeline's second 0"), "{err}");
     let copied = Store::open(&copy)
         .unwrap()
         .list(&Filter::default())
         .unwrap();
     let state_of = |id: &str| copied.iter().find(|r| r.id.0 == id).map(|r| r.state);
-    assert_eq!(copied.len(), 3);
-    assert_eq!(state_of(&ids[3].0), Some(State::Failed));
+    assert_eq!(copied.len(), 2);
     assert_eq!(state_of(&ids[0].0), Some(State::Complete));
     assert_eq!(state_of(&ids[1].0), Some(State::Failed));
 }
