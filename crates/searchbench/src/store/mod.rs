@@ -303,10 +303,7 @@ fn insert_tags<'a>(
 ) -> Result<()> {
     for (k, v) in tags {
         // A tag is text like any other a run keeps (see `secrets`).
-        let (k, v) = (
-            crate::cluster::redact_urls_in(k),
-            crate::cluster::redact_urls_in(v),
-        );
+        let (k, v) = (secrets::redacted_text(k), secrets::redacted_text(v));
         tx.execute(
             "INSERT OR REPLACE INTO tags (run_id, key, value) VALUES (?1, ?2, ?3)",
             params![id, k, v],

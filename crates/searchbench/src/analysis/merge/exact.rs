@@ -52,10 +52,15 @@ pub(super) fn check(p: &PartRun) -> Result<(), String> {
 /// never added: any `u64` is one.
 fn past(v: &Value) -> Option<(String, String)> {
     match v {
-        Value::Number(n) => n
-            .as_f64()
-            .filter(|x| x.abs() > MOST as f64)
-            .map(|_| (String::new(), n.to_string())),
+        Value::Number(n) => {
+            // Exactly, for a whole number (an f64 would round 2^53 + 1 down to 2^53).
+            let past = match (n.as_u64(), n.as_i64()) {
+                (Some(u), _) => u > MOST,
+                (None, Some(i)) => i.unsigned_abs() > MOST,
+                (None, None) => n.as_f64().is_some_and(|x| x.abs() > MOST as f64),
+            };
+            past.then(|| (String::new(), n.to_string()))
+        }
         Value::Array(a) => a.iter().enumerate().find_map(at(past)),
         Value::Object(m) => m
             .iter()

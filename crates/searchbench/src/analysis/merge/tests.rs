@@ -312,6 +312,10 @@ fn a_part_holding_a_number_past_2_53_is_refused_naming_where_and_below_it_adds_e
         "{err}"
     );
     let mut parts = three(&mut whole);
+    parts[1].row.result.as_mut().unwrap()["counts"]["read"] = (super::exact::MOST + 1).into();
+    let err = refused(parts);
+    assert!(err.contains("`counts.read` is 9007199254740993"), "{err}");
+    let mut parts = three(&mut whole);
     parts[0].timeline[3]["docs"] = (1u64 << 60).into();
     let err = refused(parts);
     assert!(
