@@ -782,7 +782,7 @@ fn one_damaged_run_hides_no_other_and_an_import_copies_the_rest() {
         [&ids[3].0],
     )
     .unwrap();
-    // And in a second of its timeline; a tag of another run not UTF-8 either.
+    // And in a second of its timeline and of its telemetry; a tag of another run not UTF-8.
     conn.execute(
         "INSERT INTO timeline (run_id, second, data) VALUES (?1, 0, CAST(X'7BFF' AS TEXT))",
         [&ids[3].0],
@@ -791,6 +791,11 @@ fn one_damaged_run_hides_no_other_and_an_import_copies_the_rest() {
     conn.execute(
         "INSERT INTO tags (run_id, key, value) VALUES (?1, 'host', CAST(X'61FF62' AS TEXT))",
         [&ids[0].0],
+    )
+    .unwrap();
+    conn.execute(
+        "INSERT INTO telemetry (run_id, second, node, data) VALUES (?1, 2, 'n1', '{\"heap')",
+        [&ids[3].0],
     )
     .unwrap();
     conn.execute_batch("PRAGMA foreign_keys = OFF").unwrap();
@@ -826,6 +831,11 @@ fn one_damaged_run_hides_no_other_and_an_import_copies_the_rest() {
     let err = store.timeline(&ids[3]).unwrap_err().to_string();
     assert!(
         err.contains(&format!("run {}: its timeline's second 0:", ids[3].0)),
+        "{err}"
+    );
+    let err = store.telemetry(&ids[3]).unwrap_err().to_string();
+    assert!(
+        err.contains(&format!("run {}: its telemetry at second 2:", ids[3].0)),
         "{err}"
     );
     drop(store);
