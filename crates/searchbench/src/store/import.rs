@@ -25,9 +25,8 @@ impl Store {
     ) -> Result<Imported, StoreError> {
         let mut done = Imported::default();
         for row in from.list(&Filter::default())? {
-            // Run ids are hexadecimal (`runs/ID.html` of a page is named by it).
-            if row.id.0.is_empty() || !row.id.0.bytes().all(|b| b.is_ascii_hexdigit()) {
-                let why = "not a run id: run ids are hexadecimal".to_string();
+            if !super::is_run_id(&row.id.0) {
+                let why = "not a run id: run ids are eight hexadecimal digits".to_string();
                 done.refused.push((row.id.0, why));
                 continue;
             }

@@ -990,20 +990,28 @@ impl Store {
 
     /// The stored per-second rows of a run, in order.
     pub fn timeline(&self, id: &RunId) -> Result<Vec<Value>> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT data, second FROM timeline WHERE run_id = ?1 ORDER BY second")?;
+        self.by_second(
+            "SELECT data, second FROM timeline WHERE run_id = ?1 ORDER BY second",
+            id,
+            "its timeline's second",
+        )
+    }
+
+    /// The JSON rows `sql` selects (`data, second`) for the run `id`: one that does not read
+    /// (bad bytes in one second of one run) is named, `what` and its second.
+    fn by_second(&self, sql: &str, id: &RunId, what: &str) -> Result<Vec<Value>> {
+        let mut stmt = self.conn.prepare_cached(sql)?;
         let rows = stmt.query_map([&id.0], |r| {
             Ok((r.get::<_, i64>(1)?, r.get_ref(0)?.as_bytes()?.to_vec()))
         })?;
         let mut out = Vec::new();
         for r in rows {
             let (second, data) = r?;
-            // A second that does not read is named (bad bytes in one second of one run).
-            let row = serde_json::from_slice(&data).map_err(|e| {
-                StoreError::Corrupt(format!("run {}: its timeline's second {second}: {e}", id.0))
-            })?;
-            out.push(row);
+            out.push(
+                serde_json::from_slice(&data).map_err(|e| {
+                    StoreError::Corrupt(format!("run {}: {what} {second}: {e}", id.0))
+                })?,
+            );
         }
         Ok(out)
     }

@@ -5,7 +5,7 @@ use rusqlite::params;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{Result, RunId, Store, StoreError};
+use super::{Result, RunId, Store};
 
 impl Store {
     /// Adds (or replaces) telemetry rows. Each item must serialise to an object with a
@@ -42,25 +42,11 @@ impl Store {
 
     /// The stored telemetry rows of a run, by second then node.
     pub fn telemetry(&self, id: &RunId) -> Result<Vec<Value>> {
-        let mut stmt = self.conn.prepare_cached(
+        self.by_second(
             "SELECT data, second FROM telemetry WHERE run_id = ?1 ORDER BY second, node",
-        )?;
-        let rows = stmt.query_map([&id.0], |r| {
-            Ok((r.get::<_, i64>(1)?, r.get_ref(0)?.as_bytes()?.to_vec()))
-        })?;
-        let mut out = Vec::new();
-        for r in rows {
-            let (second, data) = r?;
-            // A sample that does not read is named (bad bytes in one second of one run).
-            let sample = serde_json::from_slice(&data).map_err(|e| {
-                StoreError::Corrupt(format!(
-                    "run {}: its telemetry at second {second}: {e}",
-                    id.0
-                ))
-            })?;
-            out.push(sample);
-        }
-        Ok(out)
+            id,
+            "its telemetry at second",
+        )
     }
 }
 
