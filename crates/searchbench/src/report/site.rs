@@ -17,7 +17,7 @@ use super::page::esc;
 use super::{utc, ReportError};
 use crate::analysis::compare::{format_verdict, Verdict};
 use crate::analysis::history::History;
-use crate::store::Store;
+use crate::store::{Store, StoreError};
 
 /// What a site holds, as `site --json` says it.
 #[derive(Debug, Clone, Serialize)]
@@ -29,6 +29,10 @@ pub struct Site {
     pub pages: usize,
     /// The largest page, bytes.
     pub largest_page_bytes: u64,
+    /// The runs whose own report is not in the site, each with why: an id that cannot name
+    /// a page, or stored data that does not read (a store edited by hand or damaged). The
+    /// rest of the site is written and links none of them: one damaged run hides no other.
+    pub left_out: Vec<String>,
 }
 
 /// One configuration on the index.
@@ -70,6 +74,7 @@ pub fn write(
     let mut pages = 0;
     let mut largest = 0u64;
     let mut runs = 0;
+    let mut left_out = Vec::new();
     let mut page = |rel: &Path, text: &str| -> Result<(), ReportError> {
         super::write_page_in(dir, rel, text)?;
         pages += 1;
@@ -81,10 +86,18 @@ pub fn write(
         if !plain(id) {
             return Err(ReportError::Unsafe(format!("configuration id {id:?}")));
         }
+        let mut paged = Vec::new();
+        for r in h.runs.iter().filter(|_| store.is_some()) {
+            match run_page(store, &r.id)? {
+                Ok(text) => {
+                    page(&Path::new("runs").join(format!("{}.html", r.id)), &text)?;
+                    paged.push(r.id.as_str());
+                }
+                Err(why) => left_out.push(why),
+            }
+        }
         let name = format!("config-{id}.html");
-        let link = |run: &str| -> Option<String> {
-            (store.is_some() && plain(run)).then(|| format!("runs/{run}.html"))
-        };
+        let link = |run: &str| paged.contains(&run).then(|| format!("runs/{run}.html"));
         let links = Links {
             index: "index.html",
             run: &link,
@@ -93,18 +106,6 @@ pub fn write(
             Path::new(&name),
             &history_html::render_with(h, Some(&links)),
         )?;
-        if let Some(store) = store {
-            for r in &h.runs {
-                if !plain(&r.id) {
-                    return Err(ReportError::Unsafe(format!("run id {:?}", r.id)));
-                }
-                let groups = super::load(store, std::slice::from_ref(&r.id), false)?;
-                page(
-                    &Path::new("runs").join(format!("{}.html", r.id)),
-                    &super::html::render(&groups, None),
-                )?;
-            }
-        }
         runs += h.runs.len();
         entries.push(entry(h, name));
         overviews.extend(history_html::overview(h));
@@ -116,7 +117,23 @@ pub fn write(
         runs,
         pages,
         largest_page_bytes: largest,
+        left_out,
     })
+}
+
+/// The report of the run `id` as its page, or why it has none (`Err` inside): an id that
+/// cannot name a file, or stored data that does not read. What fails otherwise (the store
+/// itself) fails the site.
+fn run_page(store: Option<&Store>, id: &str) -> Result<Result<String, String>, ReportError> {
+    let Some(store) = store.filter(|_| plain(id)) else {
+        return Ok(Err(format!("run {id:?}: its id cannot name a page")));
+    };
+    match super::load(store, &[id.to_string()], false) {
+        Ok(groups) => Ok(Ok(super::html::render(&groups, None))),
+        Err(ReportError::Store(StoreError::Corrupt(why))) if why.contains(id) => Ok(Err(why)),
+        Err(ReportError::Store(StoreError::Corrupt(why))) => Ok(Err(format!("run {id}: {why}"))),
+        Err(e) => Err(e),
+    }
 }
 
 fn entry(h: &History, page: String) -> Entry {

@@ -312,7 +312,6 @@ fn insert_tags<'a>(
     Ok(())
 }
 
-/// Keeps (or replaces) a run's histograms, inside the caller's transaction.
 /// A histogram read back from a row of `name, unit, data`.
 fn histogram_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SerializedHistogram> {
     Ok(SerializedHistogram {
@@ -322,6 +321,27 @@ fn histogram_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SerializedHistogram>
     })
 }
 
+/// The rows of the run `id` read back: one that does not read as its column's type (bad
+/// bytes, a file edited by hand) names the run and `what` it held, so the views of that run
+/// say which run is damaged (and a site leaves its page out) rather than fail unnamed.
+fn rows_of<T>(
+    id: &RunId,
+    what: &str,
+    rows: impl Iterator<Item = rusqlite::Result<T>>,
+) -> Result<Vec<T>> {
+    use rusqlite::Error::{FromSqlConversionFailure, InvalidColumnType, Utf8Error};
+    rows.map(|r| {
+        r.map_err(|e| match e {
+            FromSqlConversionFailure(..) | InvalidColumnType(..) | Utf8Error(_) => {
+                StoreError::Corrupt(format!("run {}: {what} does not read ({e})", id.0))
+            }
+            e => e.into(),
+        })
+    })
+    .collect()
+}
+
+/// Keeps (or replaces) a run's histograms, inside the caller's transaction.
 fn insert_histograms(
     tx: &rusqlite::Transaction<'_>,
     id: &str,
@@ -776,7 +796,7 @@ impl Store {
              WHERE run_id = ?1 AND encoding = ?2 ORDER BY rowid",
         )?;
         let rows = stmt.query_map(params![id.0, HISTOGRAM_ENCODING], histogram_row)?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
+        rows_of(id, "a stored histogram", rows)
     }
 
     /// Stores the result and marks the run `complete`. A `timeline` array in the result

@@ -59,8 +59,9 @@ impl Store {
             ))
         })?;
         let mut phases = Vec::new();
-        for row in rows {
-            let (seq, phase, counts, seconds, kept, bounds) = row?;
+        for (seq, phase, counts, seconds, kept, bounds) in
+            super::rows_of(id, "a phase's measurements", rows)?
+        {
             let bad = |what: &str, e: String| {
                 StoreError::Corrupt(format!(
                     "run {id}: the {what} of its phase {seq} ({phase}): {e}"
@@ -110,7 +111,7 @@ impl Store {
              WHERE run_id = ?1 AND seq = ?2 AND encoding = ?3 ORDER BY name",
         )?;
         let rows = stmt.query_map(params![id.0, seq, HISTOGRAM_ENCODING], super::histogram_row)?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
+        super::rows_of(id, "a phase's histogram", rows)
     }
 }
 

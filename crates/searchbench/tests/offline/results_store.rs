@@ -765,7 +765,7 @@ fn one_damaged_run_hides_no_other_and_an_import_copies_the_rest() {
     let db = dir.path().join("damaged.db");
     let store = Store::open(&db).unwrap();
     let result = json!({"docs_per_sec": 1.0, "counts": {"read": 1, "indexed": 1}});
-    let ids: Vec<_> = (0..4)
+    let ids: Vec<_> = (0..5)
         .map(|_| store.save(&new_run("logs", &[]), &result).unwrap())
         .collect();
     drop(store);
@@ -798,6 +798,13 @@ fn one_damaged_run_hides_no_other_and_an_import_copies_the_rest() {
         [&ids[3].0],
     )
     .unwrap();
+    // A histogram whose name is not UTF-8.
+    conn.execute(
+        "INSERT INTO histograms (run_id, name, unit, encoding, data)
+         VALUES (?1, CAST(X'73FF' AS TEXT), 'us', 'hdr-v2-deflate', X'00')",
+        [&ids[4].0],
+    )
+    .unwrap();
     conn.execute_batch("PRAGMA foreign_keys = OFF").unwrap();
     conn.execute("UPDATE runs SET id = '../../x' WHERE id = ?1", [&ids[2].0])
         .unwrap();
@@ -805,7 +812,7 @@ fn one_damaged_run_hides_no_other_and_an_import_copies_the_rest() {
 
     let store = Store::open(&db).unwrap();
     let rows = store.list(&Filter::default()).unwrap();
-    assert_eq!(rows.len(), 4);
+    assert_eq!(rows.len(), 5);
     let bad_bytes = store.get(&ids[3].0).unwrap();
     assert_eq!(
         (bad_bytes.state, bad_bytes.started_unix),
@@ -838,7 +845,53 @@ fn one_damaged_run_hides_no_other_and_an_import_copies_the_rest() {
         err.contains(&format!("run {}: its telemetry at second 2:", ids[3].0)),
         "{err}"
     );
+    let err = store.histograms(&ids[4]).unwrap_err().to_string();
+    assert!(
+        err.contains(&format!(
+            "run {}: a stored histogram does not read",
+            ids[4].0
+        )),
+        "{err}"
+    );
     drop(store);
+
+    // The site leaves out the page of each run it cannot make, says why, and writes the rest.
+    let site = dir.path().join("site");
+    let out = bin()
+        .args(["site", "--json", "--store", db.to_str().unwrap(), "--out"])
+        .arg(&site)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let said: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let left_out = said["left_out"].as_array().cloned().unwrap_or_default();
+    assert_eq!(left_out.len(), 2, "{said}");
+    assert!(
+        err.contains("run \"../../x\": its id cannot name a page"),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("run {}: a stored histogram", ids[4].0)),
+        "{err}"
+    );
+    assert!(site
+        .join("runs")
+        .join(format!("{}.html", ids[0].0))
+        .is_file());
+    assert!(!site
+        .join("runs")
+        .join(format!("{}.html", ids[4].0))
+        .exists());
+    let pages = std::fs::read_dir(&site).unwrap().flatten();
+    let config_pages: Vec<String> = pages
+        .filter(|e| e.file_name().to_string_lossy().starts_with("config-"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .collect();
+    assert!(config_pages.iter().any(|p| p.contains(&ids[0].0)));
+    assert!(!config_pages
+        .iter()
+        .any(|p| p.contains(&format!("runs/{}.html", ids[4].0))));
 
     let copy = dir.path().join("copy.db");
     let out = bin()
@@ -849,11 +902,12 @@ fn one_damaged_run_hides_no_other_and_an_import_copies_the_rest() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
-        err.contains("2 run(s) not copied (the others were): "),
+        err.contains("3 run(s) not copied (the others were): "),
         "{err}"
     );
     assert!(err.contains("run \"../../x\": not a run id"), "{err}");
     assert!(err.contains("its timeline's second 0"), "{err}");
+    assert!(err.contains("a stored histogram does not read"), "{err}");
     let copied = Store::open(&copy)
         .unwrap()
         .list(&Filter::default())
