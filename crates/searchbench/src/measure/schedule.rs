@@ -54,8 +54,9 @@ pub fn check_rate(rate: f64) -> Result<f64, String> {
     if (MIN_RATE..=MAX_RATE).contains(&rate) {
         Ok(rate)
     } else {
+        // As given, short: `1e308`, not its 309 digits.
         Err(format!(
-            "{rate} is outside the accepted rates: give {MIN_RATE} to {MAX_RATE:e} per second"
+            "{rate:?} is outside the accepted rates: give {MIN_RATE} to {MAX_RATE:e} per second"
         ))
     }
 }
@@ -63,6 +64,15 @@ pub fn check_rate(rate: f64) -> Result<f64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rate_outside_is_refused_naming_it_short() {
+        assert_eq!(check_rate(5000.0), Ok(5000.0));
+        for (given, shown) in [(1e308, "1e308 "), (f64::NAN, "NaN "), (1e-300, "1e-300 ")] {
+            let err = check_rate(given).unwrap_err();
+            assert!(err.starts_with(shown) && err.len() < 90, "{err}");
+        }
+    }
 
     #[test]
     fn due_times_follow_the_units_handed_out() {
