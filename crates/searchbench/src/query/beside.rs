@@ -3,18 +3,34 @@
 //! still growing, so answers are not checked against a truth; only failures count.
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
-use super::cells::{count_error_kinds, ErrorKind, HdrSummary};
+use super::cells::{add_error_kinds, count_error_kinds, ErrorKind, HdrSummary};
 use super::dialect::Dialect;
 use super::variant::Variant;
 use crate::cancel::Cancel;
 use crate::cluster::Target;
-use crate::measure::SerializedHistogram;
+use crate::measure::{Measurements, SerializedHistogram};
+
+/// The phase the searches beside a load are measured in, and what its record keeps (what
+/// adds up over the parts of a run split in processes): the clients, the searches sent and
+/// failed, the latency of those answered (µs), each also per variant (`requests:<variant>`,
+/// `errors:<variant>`, `beside_latency:<variant>`), each reason of failure
+/// (`error:<reason>`), and when they began and ended (Unix µs). Every figure of
+/// [`SearchesBeside`] is derived from it ([`SearchesBeside::of`]), live and merged alike.
+pub const PHASE: &str = "searches";
+const CLIENTS: &str = "clients";
+const REQUESTS: &str = "requests";
+const ERRORS: &str = "errors";
+const REASON: &str = "error:";
+/// The latency of every answered search, also kept with the run's histograms.
+pub const LATENCY: &str = "beside_latency";
+const BEGAN: &str = "began_unix_us";
+const ENDED: &str = "ended_unix_us";
 
 /// What the result says about its answers.
 pub const UNCHECKED: &str =
@@ -58,6 +74,95 @@ pub struct SearchesBeside {
     /// `beside_latency` (µs), for the results store.
     #[serde(skip)]
     pub histograms: Vec<SerializedHistogram>,
+    /// What they are derived from: their phase's record (see [`PHASE`]).
+    #[serde(skip)]
+    pub record: Measurements,
+}
+
+impl SearchesBeside {
+    /// The searches beside a load as their phase's record `m` says (one process's, or the
+    /// parts' added); `None` when it holds none (a phase kept before it kept its counts).
+    pub fn of(m: &Measurements) -> Option<SearchesBeside> {
+        let count = |name: &str| m.counts.get(name).copied().unwrap_or(0);
+        let requests = *m.counts.get(REQUESTS)?;
+        let span_us = m
+            .bounds
+            .most
+            .get(ENDED)?
+            .saturating_sub(*m.bounds.least.get(BEGAN)?);
+        let secs = span_us as f64 / 1e6;
+        let empty = histogram();
+        let latency = |name: &str| HdrSummary::of(m.histograms.get(name).map_or(&empty, |h| &h.1));
+        let reasons: Vec<ErrorKind> = m
+            .counts
+            .iter()
+            .filter_map(|(k, n)| Some((k.strip_prefix(REASON)?, *n)))
+            .map(|(message, count)| ErrorKind {
+                message: message.to_string(),
+                count,
+            })
+            .collect();
+        let mut error_kinds = Vec::new();
+        add_error_kinds(&mut error_kinds, &reasons);
+        let variants = m.counts.keys().filter_map(|k| k.strip_prefix("requests:"));
+        Some(SearchesBeside {
+            clients: usize::try_from(count(CLIENTS)).unwrap_or(usize::MAX),
+            note: UNCHECKED,
+            requests,
+            errors: count(ERRORS),
+            error_kinds,
+            secs,
+            searches_per_sec: if secs > 0.0 {
+                requests as f64 / secs
+            } else {
+                0.0
+            },
+            latency: latency(LATENCY),
+            variants: variants
+                .map(|v| VariantBeside {
+                    variant: Variant::new(v),
+                    requests: count(&format!("{REQUESTS}:{v}")),
+                    errors: count(&format!("{ERRORS}:{v}")),
+                    latency: latency(&format!("{LATENCY}:{v}")),
+                })
+                .collect(),
+            histograms: m
+                .histograms
+                .get(LATENCY)
+                .filter(|(_, h)| !h.is_empty())
+                .and_then(|(unit, h)| SerializedHistogram::encode(LATENCY, unit, h))
+                .into_iter()
+                .collect(),
+            record: m.clone(),
+        })
+    }
+
+    /// The record of searches beside a load kept before their phase kept one, from what its
+    /// result said (`began_unix_us`: when its load began; they began with its first
+    /// documents): the counts, and the span they ran. Its histograms are the ones it stored.
+    pub fn recorded(&self, began_unix_us: u64) -> Measurements {
+        let mut m = Measurements::default();
+        m.count(CLIENTS, self.clients as u64);
+        m.count(REQUESTS, self.requests);
+        m.count(ERRORS, self.errors);
+        for v in &self.variants {
+            m.count(&format!("{REQUESTS}:{}", v.variant), v.requests);
+            m.count(&format!("{ERRORS}:{}", v.variant), v.errors);
+        }
+        for k in &self.error_kinds {
+            m.count(&format!("{REASON}{}", k.message), k.count);
+        }
+        m.least(BEGAN, began_unix_us);
+        let secs_us = (self.secs.max(0.0) * 1e6).round() as u64;
+        m.most(ENDED, began_unix_us.saturating_add(secs_us));
+        m
+    }
+}
+
+/// Now on the wall clock, in Unix µs: the parts of a run line up on it.
+fn unix_us_now() -> u64 {
+    let since = SystemTime::now().duration_since(UNIX_EPOCH);
+    since.map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
 }
 
 fn histogram() -> Histogram<u64> {
@@ -91,7 +196,7 @@ pub async fn run(
         }
         seen
     });
-    let started = Instant::now();
+    let began_unix_us = unix_us_now();
     let client_loop = |c: usize| {
         let url = url.clone();
         let variants = variants.clone();
@@ -149,7 +254,6 @@ pub async fn run(
             tallies.push(t);
         }
     }
-    let secs = started.elapsed().as_secs_f64();
     let mut all = histogram();
     let mut per: Vec<(Histogram<u64>, u64, u64)> =
         variants.iter().map(|_| (histogram(), 0, 0)).collect();
@@ -166,35 +270,80 @@ pub async fn run(
             count_error_kinds(&mut error_kinds, &errors);
         }
     }
-    let requests: u64 = per.iter().map(|p| p.1).sum();
-    let errors: u64 = per.iter().map(|p| p.2).sum();
-    SearchesBeside {
-        clients,
-        note: UNCHECKED,
-        requests,
-        errors,
-        error_kinds,
-        secs,
-        searches_per_sec: if secs > 0.0 {
-            requests as f64 / secs
-        } else {
-            0.0
-        },
-        latency: HdrSummary::of(&all),
-        variants: variants
+    let mut m = Measurements::default();
+    m.count(CLIENTS, clients as u64);
+    m.count(REQUESTS, per.iter().map(|p| p.1).sum());
+    m.count(ERRORS, per.iter().map(|p| p.2).sum());
+    for (v, (h, n, e)) in variants.iter().zip(&per) {
+        m.count(&format!("{REQUESTS}:{v}"), *n);
+        m.count(&format!("{ERRORS}:{v}"), *e);
+        let _ = m.add_histogram(&format!("{LATENCY}:{v}"), "us", h);
+    }
+    let _ = m.add_histogram(LATENCY, "us", &all);
+    for k in &error_kinds {
+        m.count(&format!("{REASON}{}", k.message), k.count);
+    }
+    m.least(BEGAN, began_unix_us);
+    m.most(ENDED, unix_us_now().max(began_unix_us));
+    SearchesBeside::of(&m).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a result said, recorded and derived again, says the same: the record holds every
+    /// figure the views read.
+    #[test]
+    fn what_a_result_said_is_derived_again_from_its_record() {
+        let said = SearchesBeside {
+            clients: 4,
+            requests: 1_000,
+            errors: 7,
+            error_kinds: vec![
+                ErrorKind {
+                    message: "timeout".into(),
+                    count: 5,
+                },
+                ErrorKind {
+                    message: "429 Too Many Requests".into(),
+                    count: 2,
+                },
+            ],
+            secs: 12.5,
+            variants: ["term", "range: with a colon"]
+                .into_iter()
+                .map(|v| VariantBeside {
+                    variant: v.into(),
+                    requests: 500,
+                    errors: if v == "term" { 7 } else { 0 },
+                    latency: HdrSummary::default(),
+                })
+                .collect(),
+            ..SearchesBeside::default()
+        };
+        let again = SearchesBeside::of(&said.recorded(1_700_000_000_000_000)).unwrap();
+        assert_eq!(
+            (again.clients, again.requests, again.errors, again.secs),
+            (4, 1_000, 7, 12.5)
+        );
+        assert_eq!(again.searches_per_sec, 80.0);
+        let kinds: Vec<(&str, u64)> = again
+            .error_kinds
             .iter()
-            .zip(&per)
-            .map(|(v, (h, n, e))| VariantBeside {
-                variant: v.clone(),
-                requests: *n,
-                errors: *e,
-                latency: HdrSummary::of(h),
-            })
-            .collect(),
-        histograms: (!all.is_empty())
-            .then(|| SerializedHistogram::encode("beside_latency", "us", &all))
-            .flatten()
-            .into_iter()
-            .collect(),
+            .map(|k| (k.message.as_str(), k.count))
+            .collect();
+        assert_eq!(kinds, [("429 Too Many Requests", 2), ("timeout", 5)]);
+        let variants: Vec<(&str, u64, u64)> = again
+            .variants
+            .iter()
+            .map(|v| (v.variant.name(), v.requests, v.errors))
+            .collect();
+        assert_eq!(
+            variants,
+            [("range: with a colon", 500, 0), ("term", 500, 7)]
+        );
+        // A record without counts (a phase kept before it kept them) says nothing.
+        assert!(SearchesBeside::of(&Measurements::default()).is_none());
     }
 }

@@ -138,7 +138,7 @@ pub struct SearchesPhase {
 }
 
 /// The phase of the searches during a load.
-pub const SEARCHES: Hand<SearchesBeside> = Hand::new("searches");
+pub const SEARCHES: Hand<SearchesBeside> = Hand::new(beside::PHASE);
 
 impl Phase for SearchesPhase {
     fn name(&self) -> String {
@@ -167,10 +167,7 @@ impl Phase for SearchesPhase {
             let mut measurements = Measurements::default();
             if let Some(b) = &searched {
                 stage.feed.histograms(&b.histograms);
-                for h in &b.histograms {
-                    // Made here, so they decode; one that did not would only be missing.
-                    let _ = measurements.histogram(h);
-                }
+                measurements = b.record.clone();
             }
             self.searched = searched;
             Ok(measurements)

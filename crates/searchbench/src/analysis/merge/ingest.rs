@@ -11,8 +11,7 @@ use crate::ingest::figures::{self, LoadFigures};
 use crate::ingest::stored::StoredLoad;
 use crate::measure::machine::Machine;
 use crate::measure::{Measurements, SerializedHistogram};
-use crate::query::beside::SearchesBeside;
-use crate::query::cells::{add_error_kinds, HdrSummary};
+use crate::query::beside::{self, SearchesBeside};
 use crate::store::{Parts, LOAD};
 
 /// A part's load: its measurements, what its report said, and its own figures.
@@ -140,8 +139,17 @@ pub fn merge(of: u32, chosen: &[&PartRun], counted_now: Option<u64>) -> Result<K
     }
     let mut figures = LoadFigures::of(&measured).ok_or("no part measured its load")?;
     let histograms = kept_histograms(&loads, measured.clone())?;
-    let beside = searches_beside(&loads, &histograms);
-    let any_beside = beside.is_some();
+    // The searches beside the loads (`--search-clients`), as one process's from their phases;
+    // a latency a part did not keep (kept before its phase kept one per variant) is left out
+    // rather than be the others'.
+    let searched = super::phase_of_every_part(loads.iter().map(|l| l.part), beside::PHASE)?;
+    let searched = searched.and_then(|mut m| {
+        for own in loads.iter().filter_map(|l| l.part.phase(beside::PHASE)) {
+            m.histograms
+                .retain(|name, _| own.histograms.contains_key(name));
+        }
+        SearchesBeside::of(&m)
+    });
 
     // The counts reconciled: each part's read is its indexed plus failed, every part is
     // here, and the index gained what the parts acknowledged.
@@ -239,9 +247,9 @@ pub fn merge(of: u32, chosen: &[&PartRun], counted_now: Option<u64>) -> Result<K
             result.extend(m);
         }
     }
-    if let Some(beside) = beside {
-        let beside = serde_json::to_value(beside).map_err(|e| e.to_string())?;
-        result.insert("searches_beside".into(), beside);
+    if let Some(searched) = searched {
+        let searched = serde_json::to_value(searched).map_err(|e| e.to_string())?;
+        result.insert("searches_beside".into(), searched);
     }
     if let Some(Value::String(corpus)) = result.get_mut("corpus") {
         *corpus = whole_corpus(corpus);
@@ -258,37 +266,8 @@ pub fn merge(of: u32, chosen: &[&PartRun], counted_now: Option<u64>) -> Result<K
         parts: Parts {
             each,
             index_count: counted.map(|(_, how)| how.to_string()),
-            notes: Vec::from_iter(
-                any_beside.then(|| "the searches beside per variant are each part's".into()),
-            ),
             ..Parts::default()
         },
-    })
-}
-
-/// The searches beside the parts' loads (`--search-clients`): counts summed, rates summed
-/// (the parts searched together), the latency from the parts' histograms added; per variant
-/// each part's own.
-fn searches_beside(loads: &[Load<'_>], kept: &[SerializedHistogram]) -> Option<SearchesBeside> {
-    let beside: Vec<&SearchesBeside> = loads
-        .iter()
-        .filter_map(|l| l.said.searches_beside.as_ref())
-        .collect();
-    let latency = kept.iter().find(|h| h.name == "beside_latency");
-    let latency = latency.and_then(|h| h.decode().ok());
-    (!beside.is_empty()).then(|| SearchesBeside {
-        clients: beside.iter().map(|b| b.clients).sum(),
-        requests: beside.iter().map(|b| b.requests).sum(),
-        errors: beside.iter().map(|b| b.errors).sum(),
-        error_kinds: beside.iter().fold(Vec::new(), |mut kinds, b| {
-            add_error_kinds(&mut kinds, &b.error_kinds);
-            kinds
-        }),
-        secs: beside.iter().map(|b| b.secs).fold(0.0, f64::max),
-        searches_per_sec: beside.iter().map(|b| b.searches_per_sec).sum(),
-        latency: latency.as_ref().map(HdrSummary::of).unwrap_or_default(),
-        note: crate::query::beside::UNCHECKED,
-        ..SearchesBeside::default()
     })
 }
 

@@ -233,33 +233,78 @@ fn the_parts_load_phases_and_their_results_merge_into_the_same_run() {
     assert_eq!(r["counts"]["read"], 64_001);
 }
 
+/// What part `n` of three searched beside its load: `n` searches a second for `10 + n` s,
+/// `6n` of variant a (`n - 1` failed on a timeout) and `4n` of b.
+fn searched_beside(n: u64) -> crate::query::beside::SearchesBeside {
+    use crate::query::beside::VariantBeside;
+    let variant = |name: &str, requests, errors| VariantBeside {
+        variant: name.into(),
+        requests,
+        errors,
+        latency: Default::default(),
+    };
+    crate::query::beside::SearchesBeside {
+        clients: 1,
+        requests: 10 * n,
+        errors: n - 1,
+        error_kinds: Vec::from_iter((n > 1).then(|| crate::query::cells::ErrorKind {
+            message: "timeout".into(),
+            count: n - 1,
+        })),
+        secs: 10.0 + n as f64,
+        searches_per_sec: 1.0,
+        variants: vec![variant("a", 6 * n, n - 1), variant("b", 4 * n, 0)],
+        ..Default::default()
+    }
+}
+
+/// The searches beside the parts' loads are derived from their phases added, as one
+/// process's: counts summed, the group's span, the latency of every search, per variant
+/// too. A part kept before their phase kept its counts has them made from what it said;
+/// as it kept no latency per variant, the group shows none rather than the others'.
 #[test]
 fn the_searches_beside_a_loads_parts_merge_as_one_loads() {
+    use crate::query::beside::{self, SearchesBeside};
     let mut whole = Recorder::with_warmup(Duration::ZERO);
-    let mut parts = three(&mut whole);
     let empty = hdrhistogram::Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3).unwrap();
     let mut latency = empty.clone();
-    for (i, p) in parts.iter_mut().enumerate() {
-        let n = i as u64 + 1;
-        let mut h = empty.clone();
-        h.record(n * 1_000).unwrap();
+    for n in 1..=3 {
         latency.record(n * 1_000).unwrap();
-        p.histograms
-            .extend(SerializedHistogram::encode("beside_latency", "us", &h));
-        p.row.result.as_mut().unwrap()["searches_beside"] = json!({
-            "clients": 1, "requests": 10 * n, "errors": n - 1,
-            "error_kinds": (1..n).map(|_| json!({"message": "timeout", "count": 1})).collect::<Vec<_>>(),
-            "secs": 10.0 + n as f64, "searches_per_sec": 1.0,
-            "latency": crate::query::cells::HdrSummary::of(&h), "variants": [],
-        });
     }
-    let m = merge_parts("g1", parts, None).unwrap();
-    let r = m.run.result.as_ref().unwrap();
-    let b: crate::query::beside::SearchesBeside =
-        serde_json::from_value(r["searches_beside"].clone()).unwrap();
-    // Counts and rates summed, the longest part's time, the latency of every search.
+    let mut parts_of = |kept_before: bool| {
+        let mut parts = three(&mut whole);
+        for (i, p) in parts.iter_mut().enumerate() {
+            let n = i as u64 + 1;
+            let mut h = empty.clone();
+            h.record(n * 1_000).unwrap();
+            let said = searched_beside(n);
+            if kept_before && n == 3 {
+                p.histograms
+                    .extend(SerializedHistogram::encode(beside::LATENCY, "us", &h));
+                p.row.result.as_mut().unwrap()["searches_beside"] = json!(said);
+                continue;
+            }
+            let began = crate::ingest::figures::began_unix_us(p.phase(crate::store::LOAD).unwrap());
+            let mut m = said.recorded(began.unwrap());
+            for name in [beside::LATENCY, "beside_latency:a", "beside_latency:b"] {
+                m.add_histogram(name, "us", &h).unwrap();
+            }
+            p.row.result.as_mut().unwrap()["searches_beside"] =
+                json!(SearchesBeside::of(&m).unwrap());
+            p.phases.push(PhaseMeasurements {
+                phase: beside::PHASE.into(),
+                measurements: m,
+                kept: Default::default(),
+            });
+        }
+        let m = merge_parts("g1", parts, None).unwrap();
+        m.run.result.unwrap()
+    };
+    let r = parts_of(true);
+    let b: SearchesBeside = serde_json::from_value(r["searches_beside"].clone()).unwrap();
     assert_eq!((b.clients, b.requests, b.errors), (3, 60, 3));
-    assert_eq!((b.secs, b.searches_per_sec), (13.0, 3.0));
+    // From the first part's start to the last part's end, as the group's load.
+    assert_eq!((b.secs, b.searches_per_sec), (13.0, 60.0 / 13.0));
     assert_eq!((b.latency.count, b.latency.max_us), (3, latency.max()));
     // A reason every part met is one reason, counted as often as they met it.
     let kinds: Vec<(&str, u64)> = b
@@ -268,13 +313,18 @@ fn the_searches_beside_a_loads_parts_merge_as_one_loads() {
         .map(|k| (k.message.as_str(), k.count))
         .collect();
     assert_eq!(kinds, [("timeout", 3)]);
-    let notes = &r["parts"]["notes"];
-    assert_eq!(
-        notes,
-        &json!(["the searches beside per variant are each part's"])
-    );
+    let per_variant = |b: &SearchesBeside| -> Vec<(String, u64, u64, u64)> {
+        let each = b.variants.iter();
+        let of = |v: &beside::VariantBeside| {
+            (v.variant.to_string(), v.requests, v.errors, v.latency.count)
+        };
+        each.map(of).collect()
+    };
+    let no_latency = [("a".into(), 36, 3, 0), ("b".into(), 24, 0, 0)];
+    assert_eq!(per_variant(&b), no_latency);
+    assert!(r["parts"].get("notes").is_none(), "{}", r["parts"]);
     // Its metrics are a single load's.
-    let keys: Vec<String> = crate::analysis::metrics::of_run(Some(r), &[], &[])
+    let keys: Vec<String> = crate::analysis::metrics::of_run(Some(&r), &[], &[])
         .into_iter()
         .map(|m| m.key)
         .collect();
@@ -282,6 +332,11 @@ fn the_searches_beside_a_loads_parts_merge_as_one_loads() {
         keys.iter().any(|k| k == "beside.searches_per_sec"),
         "{keys:?}"
     );
+    // Every part kept its phase: the latency per variant is the group's.
+    let r = parts_of(false);
+    let b: SearchesBeside = serde_json::from_value(r["searches_beside"].clone()).unwrap();
+    let merged = [("a".into(), 36, 3, 3), ("b".into(), 24, 0, 3)];
+    assert_eq!(per_variant(&b), merged);
     // A load without searches beside says nothing of them.
     let plain = merge_parts("g1", three(&mut whole), None).unwrap();
     let r = plain.run.result.unwrap();

@@ -6,9 +6,12 @@
 //! What a phase is made of, where the part kept none:
 //! - a load (`ingest`): its written report, the timeline it streamed and its stored `service`
 //!   and `took` histograms (`ingest::figures::from_written`);
+//! - the searches beside a load: their counts and span from what its report said
+//!   (`SearchesBeside::recorded`);
 //! - a histogram the part stored beside its result (`query:<cell>:<name>` of the query phase,
-//!   a scenario's creation and field-caps histograms, `task:<task>:<name>` of a track's task)
-//!   goes into the phase it was measured in, where that phase lacks it;
+//!   a scenario's creation and field-caps histograms, the searches' `beside_latency`,
+//!   `task:<task>:<name>` of a track's task) goes into the phase it was measured in, where
+//!   that phase lacks it;
 //! - a track's task: its row's operations, errors, operations per second and recall; a bulk
 //!   kept before its loads kept their bounds counts its documents as its rate over its own
 //!   window, and its service time is its latency too (a bulk is timed by its requests).
@@ -20,6 +23,7 @@ use super::PartRun;
 use crate::ingest::figures;
 use crate::ingest::stored::StoredLoad;
 use crate::measure::{Measurements, TimelineRow};
+use crate::query::beside::{self, SearchesBeside};
 use crate::store::{PhaseMeasurements, LOAD, QUERY};
 use crate::tasks::{TaskFigures, TrackRunResult};
 use crate::workload::scenario_result::{
@@ -42,6 +46,13 @@ pub(super) fn with_phases(mut p: PartRun) -> PartRun {
             let m = load_written(&p, written);
             put(&mut p, LOAD, m, true);
         }
+        // The searches beside it, kept before their phase kept its counts: from what it said.
+        let said = written.and_then(|r| StoredLoad::deserialize(r).ok()?.searches_beside);
+        let recorded = p.phase(beside::PHASE).and_then(SearchesBeside::of);
+        if let (Some(b), None) = (said, recorded) {
+            let began = p.phase(LOAD).and_then(figures::began_unix_us).unwrap_or(0);
+            put(&mut p, beside::PHASE, b.recorded(began), false);
+        }
     }
     let tasks: Vec<TaskFigures> = match (p.row.kind.as_str(), &result) {
         ("track", Some(r)) => TrackRunResult::deserialize(r).map_or(Vec::new(), |r| r.tasks),
@@ -57,6 +68,7 @@ pub(super) fn with_phases(mut p: PartRun) -> PartRun {
             n if n.starts_with("query:") => (QUERY, n),
             CREATE_HISTOGRAM => (CREATION_PHASE, CREATE_HISTOGRAM),
             FIELD_CAPS_HISTOGRAM => (FIELD_CAPS_PHASE, FIELD_CAPS_HISTOGRAM),
+            beside::LATENCY => (beside::PHASE, beside::LATENCY),
             n => match n.strip_prefix("task:").and_then(|t| t.rsplit_once(':')) {
                 Some(task_and_name) => task_and_name,
                 None => continue,
