@@ -104,7 +104,8 @@ impl SearchesBeside {
             .collect();
         let mut error_kinds = Vec::new();
         add_error_kinds(&mut error_kinds, &reasons);
-        let variants = m.counts.keys().filter_map(|k| k.strip_prefix("requests:"));
+        let variants = m.counts.keys();
+        let variants = variants.filter_map(|k| k.strip_prefix(REQUESTS)?.strip_prefix(':'));
         Some(SearchesBeside {
             clients: usize::try_from(count(CLIENTS)).unwrap_or(usize::MAX),
             note: UNCHECKED,

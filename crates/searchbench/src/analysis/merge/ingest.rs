@@ -208,6 +208,17 @@ pub fn merge(of: u32, chosen: &[&PartRun], counted_now: Option<u64>) -> Result<K
             without_histograms.join(", ")
         ));
     }
+    // Some parts searched beside their loads and some kept no such phase (killed first): the
+    // group's searches are left out, and said, rather than be the others'.
+    let (searching, not): (Vec<&Load<'_>>, _) =
+        (loads.iter()).partition(|l| l.part.phase(beside::PHASE).is_some());
+    if !searching.is_empty() && !not.is_empty() {
+        let not: Vec<String> = not.iter().map(|l| l.part.part.to_string()).collect();
+        warnings.push(format!(
+            "part(s) {} kept no searches beside their load: the group's are left out",
+            not.join(", ")
+        ));
+    }
     if loads.iter().any(|l| l.said.rate.is_some()) {
         warnings.push(
             "the open-loop schedule's figures (offered, achieved, lag) are per part: see each \

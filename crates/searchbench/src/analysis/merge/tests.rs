@@ -341,6 +341,22 @@ fn the_searches_beside_a_loads_parts_merge_as_one_loads() {
     let plain = merge_parts("g1", three(&mut whole), None).unwrap();
     let r = plain.run.result.unwrap();
     assert!(r.get("searches_beside").is_none() && r["parts"].get("notes").is_none());
+    // A part that kept none (killed before its load ended) leaves the group's out, and says so.
+    let mut parts = three(&mut whole);
+    for p in parts.iter_mut().take(2) {
+        let load = p.phase(crate::store::LOAD).unwrap();
+        let began = crate::ingest::figures::began_unix_us(load).unwrap();
+        p.phases.push(PhaseMeasurements {
+            phase: beside::PHASE.into(),
+            measurements: searched_beside(1).recorded(began),
+            kept: Default::default(),
+        });
+    }
+    let r = merge_parts("g1", parts, None).unwrap().run.result.unwrap();
+    assert!(r.get("searches_beside").is_none(), "{r}");
+    let warnings = r["warnings"].to_string();
+    let said = "part(s) 3/3 kept no searches beside their load: the group's are left out";
+    assert!(warnings.contains(said), "{warnings}");
 }
 
 /// A part is only as honest as the store or file it came from: one holding a number no run
