@@ -419,15 +419,7 @@ pub(super) fn assemble(
         interrupted,
     } = m;
     let (savings, profile_overhead) = derived(&options.variants, &cells, &profile_cells);
-    // Attribution on serial took (falls back to msearch when serial was not run), at the
-    // first shard count when shards are an axis.
-    let first = shard_counts(&cells).first().copied().flatten();
-    let took = |v: &Variant| {
-        find(&cells, v, Transport::Serial, first)
-            .or_else(|| find(&cells, v, Transport::Msearch, first))
-            .map(|c| c.took_ms.mean)
-    };
-    let attribution = plan.attribution(&took);
+    let attribution = plan.attribution(&attributed_took(&cells));
     QueryResult {
         engine: None,
         workload: plan.workload().to_string(),
@@ -462,6 +454,18 @@ pub(super) fn assemble(
         measured_from: passes_started,
         interrupted,
         rewrites: None,
+    }
+}
+
+/// What the subtractive attribution is over, for a run and a merged group alike: a variant's
+/// mean serial took per coverage (msearch's when serial was not run), at the first shard
+/// count when shards are an axis.
+pub fn attributed_took(cells: &[CellResult]) -> impl Fn(&Variant) -> Option<f64> + '_ {
+    let first = shard_counts(cells).first().copied().flatten();
+    move |v: &Variant| {
+        find(cells, v, Transport::Serial, first)
+            .or_else(|| find(cells, v, Transport::Msearch, first))
+            .map(|c| c.took_ms.mean)
     }
 }
 

@@ -49,6 +49,7 @@ use serde_json::{json, Value};
 
 use crate::corpus::{CorpusError, DocSource, TruthHandle};
 use crate::query::beside::BesideSearch;
+use crate::query::report::Component;
 use crate::query::{Answerer, Dialect, QueryPlan, Transport, Variant};
 
 pub use crate::corpus::PartitionTruth;
@@ -200,6 +201,12 @@ pub trait Workload: Sync + std::fmt::Debug {
     /// The transports its queries are measured over unless told otherwise.
     fn query_transports(&self) -> Vec<Transport> {
         vec![Transport::Serial]
+    }
+    /// The subtractive attribution of its query phase over a group of parts merged (`took(v)`:
+    /// variant `v`'s mean took per coverage), by the formula its plan applies to one run
+    /// (`QueryPlan::attribution`); none by default.
+    fn attribution(&self, _took: &dyn Fn(&Variant) -> Option<f64>) -> Vec<Component> {
+        Vec::new()
     }
     /// Searches that can run while the index is still growing (`--search-clients`), if its
     /// queries need no truth to be sent.

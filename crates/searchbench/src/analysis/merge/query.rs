@@ -10,7 +10,7 @@ use super::{KindMerge, PartRun};
 use crate::measure::Measurements;
 use crate::query::accuracy::VariantAccuracy;
 use crate::query::cells::{add_error_kinds, cell_result, CellResult, ErrorKind};
-use crate::query::report::{derived, QueryResult};
+use crate::query::report::{attributed_took, derived, QueryResult};
 use crate::query::{Transport, Variant};
 use crate::store::{Parts, QUERY};
 
@@ -105,6 +105,8 @@ pub fn merge(chosen: &[&PartRun]) -> Result<KindMerge, String> {
     let profile_cells = join_cells(&parts, |r| &r.profile_cells, &none)?;
     let variants = super::first_seen(cells.iter().map(|c| c.variant.clone()));
     let (savings, profile_overhead) = derived(&variants, &cells, &profile_cells);
+    let attribution = crate::workload::find(&first.workload)
+        .map_or_else(Vec::new, |w| w.attribution(&attributed_took(&cells)));
     let mut failures: Vec<String> = parts
         .iter()
         .flat_map(|(p, r)| {
@@ -134,8 +136,7 @@ pub fn merge(chosen: &[&PartRun]) -> Result<KindMerge, String> {
             .fold(0.0, f64::max),
         cells,
         savings,
-        // The subtractive attribution is the workload's own formula: each part has its own.
-        attribution: Vec::new(),
+        attribution,
         profile_cells,
         profile_overhead,
         // `--cold` is refused with `--part`: closing the index would fail the other parts.
@@ -187,9 +188,6 @@ pub fn merge(chosen: &[&PartRun]) -> Result<KindMerge, String> {
         failed,
         parts: Parts {
             each,
-            notes: vec![
-                "the subtractive attribution is left out: each part's run has its own".into(),
-            ],
             ..Parts::default()
         },
     })

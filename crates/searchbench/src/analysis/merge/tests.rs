@@ -1300,3 +1300,51 @@ fn a_tracks_bulk_task_in_parts_is_derived_as_one_load() {
         .iter()
         .any(|h| h.name == "task:index-append:service"));
 }
+
+/// A cluster-metrics query run in two parts has the subtractive attribution one run of it
+/// has: the workload's one formula over the merged cells. Two parts that each measured what
+/// a stored run measured give that run's attribution again.
+#[test]
+fn a_query_groups_attribution_is_the_workloads_formula_over_its_merged_cells() {
+    use crate::query::report::QueryResult;
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = dir.path().join("fixture.db");
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    std::fs::copy(fixtures.join("store-0100004.db"), &fixture).unwrap();
+    let store = Store::open(&fixture).unwrap();
+    let one = store.get("83346b53").unwrap();
+    let said: QueryResult = serde_json::from_value(one.result.clone().unwrap()).unwrap();
+    assert_eq!(
+        (said.workload.as_str(), said.attribution.len()),
+        ("cluster-metrics", 5)
+    );
+    let parts: Vec<PartRun> = (1..=2)
+        .map(|i| {
+            let mut row = one.clone();
+            row.id = RunId(format!("0000000{i}"));
+            row.config["part"] = json!(format!("{i}/2"));
+            row.config["group"] = json!("g1");
+            PartRun {
+                part: Part { index: i, of: 2 },
+                histograms: store.histograms(&one.id).unwrap(),
+                phases: store.phases(&one.id).unwrap(),
+                timeline: Vec::new(),
+                row,
+            }
+        })
+        .collect();
+    let m = merge_parts("g1", parts, None).unwrap();
+    let result = m.run.result.unwrap();
+    let merged: QueryResult = serde_json::from_value(result.clone()).unwrap();
+    let of = |r: &QueryResult| -> Vec<(String, String)> {
+        let each = r.attribution.iter();
+        each.map(|c| (c.component.clone(), format!("{:.6}", c.ms)))
+            .collect()
+    };
+    assert_eq!(of(&merged), of(&said));
+    assert!(
+        result["parts"].get("notes").is_none(),
+        "{}",
+        result["parts"]
+    );
+}

@@ -11,6 +11,7 @@ use super::{
 };
 use crate::corpus::cluster_metrics::{MetricsSpec, CSV_HEADER};
 use crate::corpus::{truth_file, ClusterMetrics, CorpusError, DocSource};
+use crate::query::report::Component;
 use crate::query::{dialect, Answerer, Dialect, QueryPlan, Transport, Variant};
 use queries::{MetricsQueries, Truth};
 
@@ -20,6 +21,10 @@ pub struct ClusterMetricsWorkload;
 impl Workload for ClusterMetricsWorkload {
     fn name(&self) -> &'static str {
         "cluster-metrics"
+    }
+
+    fn attribution(&self, took: &dyn Fn(&Variant) -> Option<f64>) -> Vec<Component> {
+        queries::attribution(took)
     }
 
     fn about(&self) -> &'static str {

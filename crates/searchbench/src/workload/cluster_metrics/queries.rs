@@ -372,36 +372,44 @@ impl QueryPlan for MetricsQueries {
     }
 
     fn attribution(&self, took: &dyn Fn(&Variant) -> Option<f64>) -> Vec<Component> {
-        let took = |name: &str| took(&Variant::new(name));
-        let mut out = Vec::new();
-        let (Some(a), Some(d)) = (took("A"), took(PRODUCTION)) else {
-            return out;
-        };
-        let share = |ms: f64| if d > 0.0 { ms / d * 100.0 } else { 0.0 };
-        let mut push = |name: &str, ms: f64| {
-            out.push(Component {
-                component: name.to_string(),
-                ms,
-                share_pct: share(ms),
-            })
-        };
-        push("filter + framework (A)", a);
-        if let Some(b) = took("B") {
-            push("3× sum (B − A)", b - a);
-        }
-        if let Some(c) = took("C_td") {
-            push("3× percentiles t-digest (C_td − A)", c - a);
-        }
-        if let Some(c) = took("C_hdr") {
-            push("3× percentiles HDR (C_hdr − A)", c - a);
-        }
-        push("production query (D_td)", d);
-        out
+        attribution(took)
     }
 
     fn headline(&self) -> Option<Variant> {
         Some(Variant::new(PRODUCTION))
     }
+}
+
+/// The subtractive attribution over a run's cells (`took(v)`: variant `v`'s mean took per
+/// coverage): the filter and framework (A), what each aggregation adds to it, and the
+/// production query. One formula, for a run (its plan's) and a group of parts merged (the
+/// workload's: `Workload::attribution`).
+pub(super) fn attribution(took: &dyn Fn(&Variant) -> Option<f64>) -> Vec<Component> {
+    let took = |name: &str| took(&Variant::new(name));
+    let mut out = Vec::new();
+    let (Some(a), Some(d)) = (took("A"), took(PRODUCTION)) else {
+        return out;
+    };
+    let share = |ms: f64| if d > 0.0 { ms / d * 100.0 } else { 0.0 };
+    let mut push = |name: &str, ms: f64| {
+        out.push(Component {
+            component: name.to_string(),
+            ms,
+            share_pct: share(ms),
+        })
+    };
+    push("filter + framework (A)", a);
+    if let Some(b) = took("B") {
+        push("3× sum (B − A)", b - a);
+    }
+    if let Some(c) = took("C_td") {
+        push("3× percentiles t-digest (C_td − A)", c - a);
+    }
+    if let Some(c) = took("C_hdr") {
+        push("3× percentiles HDR (C_hdr − A)", c - a);
+    }
+    push("production query (D_td)", d);
+    out
 }
 
 /// The checker of `rows` (each variant's shape and its empty accuracy row) against `truth`.
