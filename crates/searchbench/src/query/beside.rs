@@ -71,9 +71,6 @@ pub struct SearchesBeside {
     /// Client wall time per successful search, µs.
     pub latency: HdrSummary,
     pub variants: Vec<VariantBeside>,
-    /// `beside_latency` (µs), for the results store.
-    #[serde(skip)]
-    pub histograms: Vec<SerializedHistogram>,
     /// What they are derived from: their phase's record (see [`PHASE`]).
     #[serde(skip)]
     pub record: Measurements,
@@ -127,15 +124,17 @@ impl SearchesBeside {
                     latency: latency(&format!("{LATENCY}:{v}")),
                 })
                 .collect(),
-            histograms: m
-                .histograms
-                .get(LATENCY)
-                .filter(|(_, h)| !h.is_empty())
-                .and_then(|(unit, h)| SerializedHistogram::encode(LATENCY, unit, h))
-                .into_iter()
-                .collect(),
             record: m.clone(),
         })
+    }
+
+    /// The latency of every answered search (`beside_latency`, µs), kept with the run's
+    /// histograms; none when no search was answered.
+    pub fn histograms(&self) -> Vec<SerializedHistogram> {
+        let latency = self.record.histograms.get(LATENCY);
+        let latency = latency.filter(|(_, h)| !h.is_empty());
+        let encoded = latency.and_then(|(unit, h)| SerializedHistogram::encode(LATENCY, unit, h));
+        encoded.into_iter().collect()
     }
 
     /// The record of searches beside a load kept before their phase kept one, from what its

@@ -166,7 +166,7 @@ impl Phase for SearchesPhase {
             .await;
             let mut measurements = Measurements::default();
             if let Some(b) = &searched {
-                stage.feed.histograms(&b.histograms);
+                stage.feed.histograms(&b.histograms());
                 measurements = b.record.clone();
             }
             self.searched = searched;

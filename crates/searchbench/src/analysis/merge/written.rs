@@ -42,12 +42,13 @@ pub(super) fn with_phases(mut p: PartRun) -> PartRun {
         _ => None,
     };
     if let Some(written) = load {
+        let written = written.and_then(|r| StoredLoad::deserialize(r).ok());
         if !p.phase(LOAD).is_some_and(figures::is_whole_load) {
-            let m = load_written(&p, written);
+            let m = load_written(&p, written.as_ref());
             put(&mut p, LOAD, m, true);
         }
         // The searches beside it, kept before their phase kept its counts: from what it said.
-        let said = written.and_then(|r| StoredLoad::deserialize(r).ok()?.searches_beside);
+        let said = written.and_then(|w| w.searches_beside);
         let recorded = p.phase(beside::PHASE).and_then(SearchesBeside::of);
         if let (Some(b), None) = (said, recorded) {
             let began = p.phase(LOAD).and_then(figures::began_unix_us).unwrap_or(0);
@@ -126,15 +127,13 @@ fn put(p: &mut PartRun, name: &str, m: Measurements, replace: bool) {
 
 /// A load's measurements from its written report (`written`; none for a part killed first)
 /// and the timeline it streamed.
-fn load_written(p: &PartRun, written: Option<&Value>) -> Measurements {
-    let written: Option<StoredLoad> = written.and_then(|r| StoredLoad::deserialize(r).ok());
+fn load_written(p: &PartRun, written: Option<&StoredLoad>) -> Measurements {
     let timeline: Vec<TimelineRow> = p
         .timeline
         .iter()
         .filter_map(|r| TimelineRow::deserialize(r).ok())
         .collect();
     let began_ms = written
-        .as_ref()
         .and_then(|w| {
             w.load_started_unix_ms
                 .or(w.started_unix.map(|s| s.saturating_mul(1000)))
@@ -142,7 +141,7 @@ fn load_written(p: &PartRun, written: Option<&Value>) -> Measurements {
         .unwrap_or(p.row.started_unix.saturating_mul(1000));
     let cores = super::cores(p).unwrap_or(0) as u64;
     figures::from_written(
-        written.as_ref(),
+        written,
         &timeline,
         &p.histograms,
         began_ms.saturating_mul(1000),
