@@ -69,6 +69,7 @@ impl Store {
             };
             let counts: BTreeMap<String, u64> =
                 serde_json::from_str(&counts).map_err(|e| bad("counts", e.to_string()))?;
+            let counts = masked_names(&counts);
             let mut kept: serde_json::Value = serde_json::from_str(&kept)
                 .map_err(|e| bad("instruments' kept values", e.to_string()))?;
             super::secrets::redact(&mut kept);
@@ -83,7 +84,7 @@ impl Store {
                 let second: u64 = second
                     .parse()
                     .map_err(|_| bad("seconds", format!("{second:?} is no second")))?;
-                seconds.insert(second, row);
+                seconds.insert(second, masked_names(&row));
             }
             let mut measurements = Measurements {
                 counts,
@@ -115,6 +116,19 @@ impl Store {
     }
 }
 
+/// Counts by name, the password of every URL in a name masked (a reason of failure counted
+/// by name can quote one: see `store::secrets`); two names masked alike add up.
+fn masked_names(counts: &BTreeMap<String, u64>) -> BTreeMap<String, u64> {
+    let mut masked = BTreeMap::new();
+    for (name, n) in counts {
+        let c = masked
+            .entry(super::secrets::redacted_text(name))
+            .or_insert(0u64);
+        *c = c.saturating_add(*n);
+    }
+    masked
+}
+
 /// Writes one phase's measurements inside `tx`.
 pub(super) fn insert_phase(
     tx: &rusqlite::Transaction<'_>,
@@ -126,7 +140,7 @@ pub(super) fn insert_phase(
     let seconds: StoredSeconds = m
         .seconds
         .iter()
-        .map(|(s, row)| (s.to_string(), row.clone()))
+        .map(|(s, row)| (s.to_string(), masked_names(row)))
         .collect();
     tx.execute(
         "INSERT OR REPLACE INTO phase_measurements
@@ -136,7 +150,7 @@ pub(super) fn insert_phase(
             id,
             seq,
             phase.phase,
-            serde_json::to_string(&m.counts)?,
+            serde_json::to_string(&masked_names(&m.counts))?,
             serde_json::to_string(&seconds)?,
             serde_json::to_string(&super::secrets::redacted(&serde_json::to_value(
                 &phase.kept
@@ -240,6 +254,47 @@ mod tests {
             phase: name.into(),
             measurements: m,
             kept: BTreeMap::new(),
+        }
+    }
+
+    /// A count named by what it counts (a reason of failure) can quote a URL: its password
+    /// is masked as it is kept and as it is read, and two names masked alike add up.
+    #[test]
+    fn a_password_in_a_counts_name_is_masked_at_the_stores_door() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.db");
+        let store = Store::open(&path).unwrap();
+        let id = store
+            .begin_run(&NewRun::new(Kind::Run, "logs", serde_json::json!({})))
+            .unwrap();
+        let mut searches = phase("searches", 0, 1_700_000_000, &[]);
+        let m = &mut searches.measurements;
+        for (password, n) in [("s3cret", 2), ("other", 3)] {
+            let reason = format!("error:refused by https://elastic:{password}@es.example:9200");
+            m.count(&reason, n);
+            m.count_at(1_700_000_000, &reason, n);
+        }
+        store.put_phase(&id, 0, &searches).unwrap();
+        let back = store.phases(&id).unwrap();
+        let reasons: Vec<(&String, &u64)> = back[0]
+            .measurements
+            .counts
+            .iter()
+            .filter(|(k, _)| k.starts_with("error:"))
+            .collect();
+        assert_eq!(reasons.len(), 1, "{reasons:?}");
+        assert!(reasons[0].0.contains("es.example") && *reasons[0].1 == 5);
+        let second = &back[0].measurements.seconds[&1_700_000_000];
+        assert_eq!(second.values().sum::<u64>(), 5);
+        drop(store);
+        for file in [path.clone(), dir.path().join("p.db-wal")] {
+            let bytes = std::fs::read(&file).unwrap_or_default();
+            let text = String::from_utf8_lossy(&bytes);
+            assert!(
+                !text.contains("s3cret") && !text.contains("other@"),
+                "{}",
+                file.display()
+            );
         }
     }
 
