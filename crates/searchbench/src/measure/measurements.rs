@@ -1,5 +1,6 @@
-//! Raw measurements that add up (counts, HDR histograms, counts per wall-clock second): what
-//! a phase of a run returns, and what several processes' parts of one run merge into.
+//! Raw measurements that add up (counts, HDR histograms, counts per wall-clock second, values
+//! timed on the wall clock): what a phase of a run returns, and what several processes' parts
+//! of one run merge into.
 
 use std::collections::BTreeMap;
 
@@ -21,6 +22,63 @@ pub struct Measurements {
     /// Values that merge by the least or the most of the parts: when a phase began, when it
     /// ended.
     pub bounds: Bounds,
+    /// Lists of values timed on the wall clock, by name (when each index was made, with its
+    /// documents): they merge by union, so a group's list is the one one process would have
+    /// kept of every part's moments.
+    pub timed: BTreeMap<String, Timed>,
+}
+
+/// A list of moments, each a Unix time in µs with one value per field, in order (by time,
+/// then by values: the order is the list's own, whatever order its rows were added in, so two
+/// processes' lists joined are the list one process keeping every row would hold).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Timed {
+    pub fields: Vec<String>,
+    pub rows: Vec<(u64, Vec<f64>)>,
+}
+
+impl Timed {
+    /// The list's values of `field`, with their times (none when it has no such field).
+    pub fn of<'a>(&'a self, field: &str) -> impl Iterator<Item = (u64, f64)> + 'a {
+        let i = self.fields.iter().position(|f| f == field);
+        let rows = i.map(|i| {
+            self.rows
+                .iter()
+                .filter_map(move |(at, v)| Some((*at, *v.get(i)?)))
+        });
+        rows.into_iter().flatten()
+    }
+
+    /// Adds a row in its place in the order.
+    fn add(&mut self, at_us: u64, values: Vec<f64>) {
+        let row = (at_us, values);
+        let place = self.rows.partition_point(|r| order(r, &row).is_le());
+        self.rows.insert(place, row);
+    }
+
+    /// Why the list cannot be read as one: a row with more or fewer values than fields, or a
+    /// value that is not a number.
+    pub fn check(&self, name: &str) -> Result<(), String> {
+        let bad = self
+            .rows
+            .iter()
+            .find(|(_, v)| v.len() != self.fields.len() || v.iter().any(|x| !x.is_finite()));
+        match bad {
+            None => Ok(()),
+            Some((at, v)) => Err(format!(
+                "timed list {name}: its row at {at} µs holds {v:?} for the fields {:?}",
+                self.fields
+            )),
+        }
+    }
+}
+
+/// The order of a list's rows: by time, then by values.
+fn order(a: &(u64, Vec<f64>), b: &(u64, Vec<f64>)) -> std::cmp::Ordering {
+    let values = a.1.iter().zip(&b.1).map(|(x, y)| x.total_cmp(y));
+    let first = values.into_iter().find(|o| o.is_ne());
+    a.0.cmp(&b.0)
+        .then(first.unwrap_or(std::cmp::Ordering::Equal))
 }
 
 /// Values that merge by the least or the most of the parts (when a load began: the earliest
@@ -68,6 +126,29 @@ impl Measurements {
         *at = (*at).max(v);
     }
 
+    /// Adds the moment `at_unix_us` with its `values` (one per field of `fields`) to the list
+    /// `name`. A list keeps the fields it was first given: a row for other fields is refused.
+    pub fn at(
+        &mut self,
+        name: &str,
+        fields: &[&str],
+        at_unix_us: u64,
+        values: &[f64],
+    ) -> Result<(), String> {
+        let list = self.timed.entry(name.to_string()).or_insert_with(|| Timed {
+            fields: fields.iter().map(|f| f.to_string()).collect(),
+            rows: Vec::new(),
+        });
+        if list.fields != fields || values.len() != fields.len() {
+            return Err(format!(
+                "timed list {name}: {values:?} for the fields {fields:?}, where it holds {:?}",
+                list.fields
+            ));
+        }
+        list.add(at_unix_us, values.to_vec());
+        Ok(())
+    }
+
     /// Adds a stored histogram (as runs keep them) under its name.
     pub fn histogram(&mut self, h: &SerializedHistogram) -> Result<(), String> {
         let decoded = h.decode()?;
@@ -107,8 +188,23 @@ impl Measurements {
     }
 
     /// Adds `other` into `self`: counts and per-second counts add, histograms add (they must
-    /// agree on their unit), bounds keep the least or the most.
+    /// agree on their unit), bounds keep the least or the most, timed lists join (they must
+    /// agree on their fields).
     pub fn merge(&mut self, other: &Measurements) -> Result<(), String> {
+        for (name, list) in &other.timed {
+            let mine = self.timed.entry(name.clone()).or_insert_with(|| Timed {
+                fields: list.fields.clone(),
+                rows: Vec::new(),
+            });
+            if mine.fields != list.fields {
+                return Err(format!(
+                    "timed list {name}: of the fields {:?} here and {:?} there; not merged",
+                    mine.fields, list.fields
+                ));
+            }
+            mine.rows.extend(list.rows.iter().cloned());
+            mine.rows.sort_by(order);
+        }
         for (name, n) in &other.counts {
             self.count(name, *n);
         }
@@ -191,6 +287,30 @@ mod tests {
         assert_eq!(Measurements::default().rate("docs"), None);
     }
 
+    /// A timed list keeps its fields: a row for others, or with a value too many, is refused,
+    /// and so is a merge of lists of other fields; one whose stored row is short is named.
+    #[test]
+    fn a_timed_list_keeps_its_fields() {
+        let mut m = Measurements::default();
+        m.at("done", &["docs"], 2, &[10.0]).unwrap();
+        m.at("done", &["docs"], 1, &[20.0]).unwrap();
+        assert_eq!(m.timed["done"].rows, vec![(1, vec![20.0]), (2, vec![10.0])]);
+        assert!(m.at("done", &["bytes"], 3, &[1.0]).is_err());
+        assert!(m.at("done", &["docs"], 3, &[1.0, 2.0]).is_err());
+        let mut other = Measurements::default();
+        other.at("done", &["bytes"], 3, &[1.0]).unwrap();
+        let refused = m.clone().merge(&other).unwrap_err();
+        assert!(refused.contains("not merged"), "{refused}");
+        assert_eq!(
+            m.timed["done"].of("docs").collect::<Vec<_>>(),
+            [(1, 20.0), (2, 10.0)]
+        );
+        assert_eq!(m.timed["done"].of("bytes").count(), 0);
+        m.timed.get_mut("done").unwrap().rows.push((4, Vec::new()));
+        let named = m.timed["done"].check("done").unwrap_err();
+        assert!(named.contains("at 4 µs"), "{named}");
+    }
+
     /// Property (issue 59): however a run's requests fall into parts, and in whatever order
     /// the parts are merged, the merged histograms, counts and seconds are those of one
     /// process that recorded every request. 200 random cases: 1 to 16 parts, latencies over
@@ -205,6 +325,8 @@ mod tests {
             for _ in 0..rng.range(1, 2_000) {
                 let value = 1 + (rng.unit().powi(4) * 3.6e9) as u64;
                 let second = 1_700_000_000 + rng.below(60);
+                // Moments often tie (one second, one value): the order is the list's own.
+                let at = second * 1_000_000 + rng.below(3);
                 // Uneven shares: part 0 takes more than the others.
                 let p = if rng.chance(0.3) {
                     0
@@ -217,6 +339,8 @@ mod tests {
                     m.count_at(second, "docs", value % 7);
                     m.least("began", second);
                     m.most("ended", second);
+                    m.at("done", &["docs", "ms"], at, &[(value % 5) as f64, 0.5])
+                        .unwrap();
                 }
             }
             rng.shuffle(&mut each);
@@ -227,6 +351,7 @@ mod tests {
             assert_eq!(merged.counts, whole.counts, "case {case}");
             assert_eq!(merged.seconds, whole.seconds, "case {case}");
             assert_eq!(merged.bounds, whole.bounds, "case {case}");
+            assert_eq!(merged.timed, whole.timed, "case {case}");
             let (a, b) = (
                 &merged.histograms["service"].1,
                 &whole.histograms["service"].1,

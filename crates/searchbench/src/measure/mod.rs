@@ -19,6 +19,6 @@ pub mod warm_up;
 pub use attribution::{Attribution, AttributionInput, Segment};
 pub use kept::{Better, Figure, Kept, Merge};
 pub use machine::Machine;
-pub use measurements::{Bounds, Measurements};
+pub use measurements::{Bounds, Measurements, Timed};
 pub use recorder::{Headline, Recorder, Sample, SerializedHistogram, Summary, TimelineRow};
 pub use schedule::Schedule;

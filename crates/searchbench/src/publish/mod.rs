@@ -840,6 +840,8 @@ mod tests {
         for v in [100, 200, 4_000] {
             m.record("service", "us", v);
         }
+        m.at("done", &["docs"], 1_700_000_000_500_000, &[12.0])
+            .unwrap();
         let (_, (_, h)) = m.histograms.iter().next().unwrap();
         let h = SerializedHistogram::encode("service", "us", h).unwrap();
         store.put_histograms(&id, std::slice::from_ref(&h)).unwrap();
@@ -887,6 +889,8 @@ mod tests {
         let (p, q) = (&back.phases[0].measurements, &was.phases[0].measurements);
         assert_eq!(p.counts, q.counts);
         assert_eq!(p.seconds, q.seconds);
+        assert_eq!(p.timed, q.timed);
+        assert_eq!(p.timed["done"].rows.len(), 1);
         assert_eq!(
             p.histograms.keys().collect::<Vec<_>>(),
             q.histograms.keys().collect::<Vec<_>>()
@@ -933,5 +937,15 @@ mod tests {
         }))
         .unwrap_err();
         assert!(err.contains("histogram s"), "{err}");
+        // A timed row shorter than its fields is named with its phase.
+        let err = whole::whole_run(&json!({
+            "row": {"id": "x", "kind": "ingest", "workload": "logs", "engine": null,
+                    "state": "complete", "started_unix": 1, "finished_unix": 2,
+                    "tool_version": "0", "seed": null, "error": null, "result": null},
+            "phases": [{"phase": "p", "counts": {}, "seconds": {}, "histograms": [],
+                        "timed": {"done": {"fields": ["docs"], "rows": [[3, []]]}}}]
+        }))
+        .unwrap_err();
+        assert!(err.contains("phase p: timed list done"), "{err}");
     }
 }

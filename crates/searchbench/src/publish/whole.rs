@@ -39,6 +39,9 @@ struct Phase {
     /// before it was kept).
     #[serde(default, skip_serializing_if = "crate::measure::Bounds::is_empty")]
     bounds: crate::measure::Bounds,
+    /// What is timed on the wall clock (none in documents published before it was kept).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    timed: BTreeMap<String, crate::measure::Timed>,
 }
 
 /// The stored row as published (`RunRow` serialised), what reading back needs of it.
@@ -111,6 +114,7 @@ pub fn phases_value(phases: &[PhaseMeasurements]) -> Result<Value, String> {
             histograms,
             kept: p.kept.clone(),
             bounds: m.bounds.clone(),
+            timed: m.timed.clone(),
         });
     }
     serde_json::to_value(out).map_err(|e| e.to_string())
@@ -142,7 +146,13 @@ pub fn whole_run(doc: &Value) -> Result<(String, WholeRun), String> {
             seconds: BTreeMap::new(),
             histograms: BTreeMap::new(),
             bounds: p.bounds,
+            timed: BTreeMap::new(),
         };
+        for (name, list) in p.timed {
+            list.check(&name)
+                .map_err(|e| format!("phase {}: {e}", p.phase))?;
+            m.timed.insert(name, list);
+        }
         for (second, row) in p.seconds {
             let second: u64 = second
                 .parse()

@@ -166,6 +166,10 @@ pub const MIGRATIONS: &[&str] = &[
         at_unix      INTEGER,
         created_unix INTEGER NOT NULL
     );",
+    // 12: what each phase kept timed on the wall clock (`measure::Timed` by name, as JSON:
+    // when each index was made, with its documents), lists that merge by union. Runs kept
+    // before have none.
+    "ALTER TABLE phase_measurements ADD COLUMN timed TEXT NOT NULL DEFAULT '{}';",
 ];
 
 /// How [`Store::put_histograms`] encodes: HdrHistogram's V2 format, deflated.

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use rusqlite::params;
 
 use super::{Result, RunId, Store, StoreError, HISTOGRAM_ENCODING};
-use crate::measure::{Bounds, Kept, Measurements, SerializedHistogram};
+use crate::measure::{Bounds, Kept, Measurements, SerializedHistogram, Timed};
 
 /// The name of a load's phase (`session::ingest::LOAD`): a merge of loads reads it.
 pub const LOAD: &str = "ingest";
@@ -45,7 +45,7 @@ impl Store {
     /// before phases were, or one whose first phase never ended).
     pub fn phases(&self, id: &RunId) -> Result<Vec<PhaseMeasurements>> {
         let mut stmt = self.conn.prepare_cached(
-            "SELECT seq, phase, counts, seconds, kept, bounds FROM phase_measurements
+            "SELECT seq, phase, counts, seconds, kept, bounds, timed FROM phase_measurements
              WHERE run_id = ?1 ORDER BY seq",
         )?;
         let rows = stmt.query_map([&id.0], |r| {
@@ -56,10 +56,11 @@ impl Store {
                 r.get::<_, String>(3)?,
                 r.get::<_, String>(4)?,
                 r.get::<_, String>(5)?,
+                r.get::<_, String>(6)?,
             ))
         })?;
         let mut phases = Vec::new();
-        for (seq, phase, counts, seconds, kept, bounds) in
+        for (seq, phase, counts, seconds, kept, bounds, timed) in
             super::rows_of(id, "a phase's measurements", rows)?
         {
             let bad = |what: &str, e: String| {
@@ -77,6 +78,7 @@ impl Store {
                 .map_err(|e| bad("instruments' kept values", e.to_string()))?;
             let bounds: Bounds =
                 serde_json::from_str(&bounds).map_err(|e| bad("bounds", e.to_string()))?;
+            let timed = masked_lists(&timed).map_err(|e| bad("timed lists", e))?;
             let stored: StoredSeconds =
                 serde_json::from_str(&seconds).map_err(|e| bad("seconds", e.to_string()))?;
             let mut seconds = BTreeMap::new();
@@ -91,6 +93,7 @@ impl Store {
                 seconds,
                 histograms: BTreeMap::new(),
                 bounds,
+                timed,
             };
             for h in self.phase_histograms(id, seq)? {
                 measurements
@@ -129,6 +132,21 @@ fn masked_names(counts: &BTreeMap<String, u64>) -> BTreeMap<String, u64> {
     masked
 }
 
+/// Timed lists as stored, read back: each checked ([`Timed::check`]) and its name masked as a
+/// count's is; two names masked alike are refused rather than one dropped.
+fn masked_lists(stored: &str) -> std::result::Result<BTreeMap<String, Timed>, String> {
+    let lists: BTreeMap<String, Timed> = serde_json::from_str(stored).map_err(|e| e.to_string())?;
+    let mut masked = BTreeMap::new();
+    for (name, list) in lists {
+        list.check(&name)?;
+        let name = super::secrets::redacted_text(&name);
+        if masked.insert(name.clone(), list).is_some() {
+            return Err(format!("two lists are named {name}"));
+        }
+    }
+    Ok(masked)
+}
+
 /// Writes one phase's measurements inside `tx`.
 pub(super) fn insert_phase(
     tx: &rusqlite::Transaction<'_>,
@@ -137,6 +155,11 @@ pub(super) fn insert_phase(
     phase: &PhaseMeasurements,
 ) -> Result<()> {
     let m = &phase.measurements;
+    // A value JSON cannot hold (not a number) would make the phase unreadable: refused here.
+    for (name, list) in &m.timed {
+        list.check(name)
+            .map_err(|e| StoreError::Corrupt(format!("run {id}: phase {}: {e}", phase.phase)))?;
+    }
     let seconds: StoredSeconds = m
         .seconds
         .iter()
@@ -144,8 +167,8 @@ pub(super) fn insert_phase(
         .collect();
     tx.execute(
         "INSERT OR REPLACE INTO phase_measurements
-             (run_id, seq, phase, counts, seconds, kept, bounds)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+             (run_id, seq, phase, counts, seconds, kept, bounds, timed)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
         params![
             id,
             seq,
@@ -155,7 +178,8 @@ pub(super) fn insert_phase(
             serde_json::to_string(&super::secrets::redacted(&serde_json::to_value(
                 &phase.kept
             )?))?,
-            serde_json::to_string(&m.bounds)?
+            serde_json::to_string(&m.bounds)?,
+            serde_json::to_string(&m.timed)?
         ],
     )?;
     tx.execute(
@@ -375,11 +399,36 @@ mod tests {
         // And what merges by the least or the most of the parts (schema 9).
         p.measurements.least("began_unix_us", 3);
         p.measurements.most("ended_unix_us", 9);
+        // And what is timed on the wall clock (schema 12).
+        p.measurements.at("done", &["docs"], 5, &[2.5]).unwrap();
         store.put_phase(&old, 1, &p).unwrap();
         let back = store.phases(&old).unwrap();
         assert_eq!(back[1].kept["gauge"], kept);
         assert_eq!(back[1].measurements.bounds, p.measurements.bounds);
+        assert_eq!(back[1].measurements.timed, p.measurements.timed);
         assert!(back[0].measurements.bounds.is_empty());
+        assert!(back[0].measurements.timed.is_empty());
+        // A value JSON cannot hold is refused as the phase is kept, not kept unreadable.
+        let mut nan = p.clone();
+        nan.measurements
+            .at("done", &["docs"], 6, &[f64::NAN])
+            .unwrap();
+        let refused = store.put_phase(&old, 2, &nan).unwrap_err().to_string();
+        assert!(refused.contains("timed list done"), "{refused}");
+        // A stored row shorter than its fields is named as the phase is read.
+        store
+            .conn
+            .execute(
+                "UPDATE phase_measurements SET timed = '{\"done\": {\"fields\": [\"docs\"], \"rows\": [[7, []]]}}' WHERE seq = 1",
+                [],
+            )
+            .unwrap();
+        let err = store.phases(&old).unwrap_err().to_string();
+        assert!(
+            err.contains("phase 1 (ingest)") && err.contains("at 7 µs"),
+            "{err}"
+        );
+        store.put_phase(&old, 1, &p).unwrap();
         // A kept value that does not read is an error naming the run and the phase.
         store
             .conn

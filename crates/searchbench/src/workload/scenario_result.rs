@@ -6,6 +6,7 @@ use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
 use crate::ingest::IngestReport;
+use crate::measure::Measurements;
 use crate::query::cells::HdrSummary;
 use crate::workload::Scenario;
 
@@ -65,11 +66,12 @@ pub struct Creation {
     pub error_examples: Vec<String>,
     pub timeline: Vec<CreationSecond>,
     pub cluster_state: Vec<StateSample>,
-    /// When the phase began (Unix ms): the parts of a run line up on it.
+    /// When the phase began (Unix ms), and each index made, in order: (seconds since the
+    /// phase began, documents acknowledged). Kept by a part of a run in parts before its
+    /// phase's record held them (schema 12); read only to make that record
+    /// ([`Creation::recorded`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub started_unix_ms: Option<u64>,
-    /// Each index made, in order: (seconds since the phase began, documents acknowledged).
-    /// Kept by a part of a run in parts, whose merge derives the group's creation from them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub done: Option<Vec<(f64, u64)>>,
 }
@@ -190,16 +192,6 @@ pub struct StoredScenario {
     pub warnings: Vec<String>,
 }
 
-/// What the creation phase counted, from which its figures are derived (for a part of a run
-/// in parts, again after the merge, from every part's).
-pub struct Tally {
-    /// (seconds since start, docs) per index done.
-    pub done: Vec<(f64, u64)>,
-    pub create_us: Histogram<u64>,
-    pub errors: u64,
-    pub examples: Vec<String>,
-}
-
 /// How the creation phase was asked to run.
 pub struct CreationSetup {
     pub indices_requested: u64,
@@ -208,16 +200,99 @@ pub struct CreationSetup {
     pub bulk_docs: usize,
 }
 
-/// The creation phase's figures from what it counted over `secs` seconds.
-pub fn derive(
-    setup: &CreationSetup,
-    mut t: Tally,
-    secs: f64,
-    cluster_state: Vec<StateSample>,
-) -> Creation {
-    t.done.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let created = t.done.len() as u64;
-    let docs: u64 = t.done.iter().map(|d| d.1).sum();
+/// The creation phase's record, in its measurements: when each index was made, with the
+/// documents acknowledged into it (the list [`INDEX_DONE`]); the cluster state's size as
+/// sampled ([`CLUSTER_STATE`]), both on the wall clock; its errors; when it began and ended;
+/// the index-creation requests' histogram ([`CREATE_HISTOGRAM`]). A group's parts' records
+/// merge into the one one process would have kept.
+pub const INDEX_DONE: &str = "index_done";
+pub const CLUSTER_STATE: &str = "cluster_state";
+const BEGAN: &str = "began_unix_us";
+const ENDED: &str = "ended_unix_us";
+const ERRORS: &str = "errors";
+
+/// Records into a creation phase's record (its lists' fields are their own: a row is never
+/// refused).
+pub mod record {
+    use super::*;
+
+    pub fn began(m: &mut Measurements, at_unix_us: u64) {
+        m.least(BEGAN, at_unix_us);
+    }
+    pub fn ended(m: &mut Measurements, at_unix_us: u64) {
+        m.most(ENDED, at_unix_us);
+    }
+    pub fn index_done(m: &mut Measurements, at_unix_us: u64, docs: u64) {
+        let _ = m.at(INDEX_DONE, &["docs"], at_unix_us, &[docs as f64]);
+    }
+    pub fn cluster_state(m: &mut Measurements, at_unix_us: u64, bytes: u64) {
+        let _ = m.at(CLUSTER_STATE, &["bytes"], at_unix_us, &[bytes as f64]);
+    }
+    pub fn error(m: &mut Measurements) {
+        m.count(ERRORS, 1);
+    }
+    /// Whether `m` is a creation phase's record (a part kept before it was has its histogram
+    /// alone).
+    pub fn kept(m: &Measurements) -> bool {
+        m.bounds.least.contains_key(BEGAN)
+    }
+}
+
+impl Creation {
+    /// How it was asked to run.
+    pub fn setup(&self) -> CreationSetup {
+        CreationSetup {
+            indices_requested: self.indices_requested,
+            docs_per_index: self.docs_per_index,
+            clients: self.clients,
+            bulk_docs: self.bulk_docs,
+        }
+    }
+
+    /// The record of a part kept before its phase held one, from what its result said: its
+    /// per-index times and its cluster state samples put back on the wall clock (`None`
+    /// without them: only a part of a run in parts kept them).
+    pub fn recorded(&self) -> Option<Measurements> {
+        let began = self.started_unix_ms?.saturating_mul(1000);
+        let at = |secs: f64| began.saturating_add((secs * 1e6).round() as u64);
+        let mut m = Measurements::default();
+        record::began(&mut m, began);
+        record::ended(&mut m, at(self.secs));
+        for (secs, docs) in self.done.as_ref()? {
+            record::index_done(&mut m, at(*secs), *docs);
+        }
+        for s in &self.cluster_state {
+            record::cluster_state(&mut m, at(s.secs), s.bytes);
+        }
+        m.count(ERRORS, self.errors);
+        Some(m)
+    }
+}
+
+/// The creation phase's figures from its record (`m`: one process's, or a group's parts'
+/// merged), `examples` the first errors it met: `None` for a record that is not one (see
+/// [`record::kept`]).
+pub fn derive(setup: &CreationSetup, m: &Measurements, examples: Vec<String>) -> Option<Creation> {
+    let began = *m.bounds.least.get(BEGAN)?;
+    let secs = m.bounds.most.get(ENDED)?.saturating_sub(began) as f64 / 1e6;
+    let timed = |name: &str, field: &str| -> Vec<(f64, u64)> {
+        let list = m.timed.get(name).into_iter();
+        let rows = list.flat_map(|t| t.of(field));
+        let since = |at: u64| at.saturating_sub(began) as f64 / 1e6;
+        rows.map(|(at, v)| (since(at), v as u64)).collect()
+    };
+    let done = timed(INDEX_DONE, "docs");
+    // Each sample with the indices done by then, whichever process made them.
+    let cluster_state = timed(CLUSTER_STATE, "bytes")
+        .into_iter()
+        .map(|(secs, bytes)| StateSample {
+            secs,
+            indices: done.iter().take_while(|(t, _)| *t <= secs).count() as u64,
+            bytes,
+        })
+        .collect();
+    let created = done.len() as u64;
+    let docs: u64 = done.iter().map(|d| d.1).sum();
     let seconds = secs.ceil().max(1.0) as usize;
     let mut timeline: Vec<CreationSecond> = (0..seconds)
         .map(|s| CreationSecond {
@@ -227,7 +302,7 @@ pub fn derive(
             indices_total: 0,
         })
         .collect();
-    for (at, d) in &t.done {
+    for (at, d) in &done {
         let s = (*at as usize).min(seconds - 1);
         timeline[s].indices += 1;
         timeline[s].docs += d;
@@ -239,21 +314,26 @@ pub fn derive(
     }
     // The rate over a tenth of the indices: from the end of the one before it to its end.
     let tenth = |from: usize, to: usize| -> f64 {
-        if to <= from || to > t.done.len() {
+        if to <= from || to > done.len() {
             return 0.0;
         }
-        let start = if from == 0 { 0.0 } else { t.done[from - 1].0 };
-        let span = t.done[to - 1].0 - start;
+        let start = if from == 0 { 0.0 } else { done[from - 1].0 };
+        let span = done[to - 1].0 - start;
         if span > 0.0 {
             (to - from) as f64 / span
         } else {
             0.0
         }
     };
-    let n = t.done.len();
+    let n = done.len();
     let k = (n / 10).max(1);
-    let h = HdrSummary::of(&t.create_us);
-    Creation {
+    let empty = crate::measure::recorder::histogram();
+    let h = m
+        .histograms
+        .get(CREATE_HISTOGRAM)
+        .map_or(&empty, |(_, h)| h);
+    let h = HdrSummary::of(h);
+    Some(Creation {
         indices_requested: setup.indices_requested,
         docs_per_index: setup.docs_per_index,
         clients: setup.clients,
@@ -266,13 +346,13 @@ pub fn derive(
         first_tenth_indices_per_sec: tenth(0, k.min(n)),
         last_tenth_indices_per_sec: tenth(n.saturating_sub(k), n),
         create_ms: h,
-        errors: t.errors,
-        error_examples: t.examples,
+        errors: m.counts.get(ERRORS).copied().unwrap_or(0),
+        error_examples: examples,
         timeline,
         cluster_state,
         started_unix_ms: None,
         done: None,
-    }
+    })
 }
 
 /// A latency figure from the histogram of its requests (µs).

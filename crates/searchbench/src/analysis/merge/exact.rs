@@ -84,9 +84,22 @@ fn joined(key: &str, (path, n): (String, String)) -> (String, String) {
     }
 }
 
-/// Where a phase's measurements hold a count or bound past [`MOST`] (its histograms' counts
-/// add saturating, inside the histogram library).
+/// Where a phase's measurements hold a count, bound, moment or timed value past [`MOST`] (its
+/// histograms' counts add saturating, inside the histogram library).
 fn measured_past(m: &Measurements) -> Option<(String, String)> {
+    let timed = m.timed.iter().flat_map(|(name, list)| {
+        list.rows.iter().flat_map(move |(at, values)| {
+            let moment = (*at > MOST).then(|| (format!("{name} at {at} µs"), at.to_string()));
+            let value = values
+                .iter()
+                .find(|v| v.abs() > MOST as f64 || !v.is_finite());
+            let value = value.map(|v| (format!("{name} at {at} µs"), v.to_string()));
+            moment.or(value)
+        })
+    });
+    if let Some(found) = timed.into_iter().next() {
+        return Some(found);
+    }
     let by_second = m.seconds.iter().flat_map(|(s, c)| {
         let second = (format!("second {s}"), *s);
         std::iter::once(second).chain(

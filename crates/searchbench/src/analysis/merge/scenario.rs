@@ -1,7 +1,8 @@
 //! A scenario's parts (many-shards, snapshots) merged: each part made its share of one set of
-//! indices and loaded its share of the logs. The creation phase is derived again, as one
-//! process derives it, from every part's per-index times lined up on the wall clock and their
-//! index-creation histograms added; the logs load is merged as any load's parts are; the
+//! indices and loaded its share of the logs. The creation phase is derived by the function
+//! one process derives its own with, from every part's record merged (each index made, and
+//! each cluster state sampled, on the wall clock; the index-creation histograms added); the
+//! logs load is merged as any load's parts are; the
 //! field-caps latency from the parts' histograms added; the counts, the snapshots and the
 //! cleanup are part 1's (every part counted all the indices once all were made; part 1 alone
 //! took the snapshots and cleaned up).
@@ -13,8 +14,8 @@ use super::{ingest, KindMerge, PartRun};
 use crate::measure::SerializedHistogram;
 use crate::store::Parts;
 use crate::workload::scenario_result::{
-    derive, latency_of, Creation, CreationSetup, Latency, StateSample, StoredScenario, Tally,
-    CREATE_HISTOGRAM, CREATION_PHASE, FIELD_CAPS_HISTOGRAM, FIELD_CAPS_PHASE,
+    derive, latency_of, Creation, CreationSetup, Latency, StoredScenario, CREATE_HISTOGRAM,
+    CREATION_PHASE, FIELD_CAPS_HISTOGRAM, FIELD_CAPS_PHASE,
 };
 
 /// A part with its result, raw (what the group's result is made from) and as said.
@@ -39,83 +40,33 @@ fn added(parts: &[&PartRun], phase: &str, name: &str) -> Result<Option<Histogram
     Ok(every.and_then(|mut m| Some(m.histograms.remove(name)?.1)))
 }
 
-/// The group's creation phase from its parts': `None` when a part kept no per-index times.
+/// The group's creation phase, derived from its parts' records merged as one process's is from
+/// its own (`None` when a part kept no record), with the histogram it keeps.
 fn merged_creation(
     parts: &[ScenarioPart<'_>],
-) -> Result<(Option<Creation>, Vec<SerializedHistogram>), String> {
-    let mut creations = Vec::new();
-    for p in parts {
-        match &p.said.creation {
-            Some(c) if c.started_unix_ms.is_some() && c.done.is_some() => {
-                creations.push((p.part, c))
-            }
-            _ => return Ok((None, Vec::new())),
-        }
-    }
-    let Some(start_ms) = creations
+) -> Result<Option<(Creation, Vec<SerializedHistogram>)>, String> {
+    let said: Vec<&Creation> = parts
         .iter()
-        .filter_map(|(_, c)| c.started_unix_ms)
-        .min()
-    else {
-        return Ok((None, Vec::new()));
-    };
-    let offset = |c: &Creation| (c.started_unix_ms.unwrap_or(start_ms) - start_ms) as f64 / 1000.0;
-    let mut done: Vec<(f64, u64)> = creations
-        .iter()
-        .flat_map(|(_, c)| {
-            let at = offset(c);
-            c.done.iter().flatten().map(move |(t, d)| (t + at, *d))
-        })
+        .filter_map(|p| p.said.creation.as_ref())
         .collect();
-    done.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let secs = creations
-        .iter()
-        .map(|(_, c)| offset(c) + c.secs)
-        .fold(0.0, f64::max);
-    // The cluster state as every part sampled it, on the group's clock, with the group's
-    // indices done by then.
-    let mut cluster_state: Vec<StateSample> = creations
-        .iter()
-        .flat_map(|(_, c)| {
-            let at = offset(c);
-            c.cluster_state.iter().map(move |s| StateSample {
-                secs: s.secs + at,
-                indices: 0,
-                bytes: s.bytes,
-            })
-        })
-        .collect();
-    cluster_state.sort_by(|a, b| a.secs.total_cmp(&b.secs));
-    for s in &mut cluster_state {
-        s.indices = done.iter().take_while(|(t, _)| *t <= s.secs).count() as u64;
-    }
-    let chosen: Vec<&PartRun> = creations.iter().map(|(p, _)| *p).collect();
-    let Some(create_us) = added(&chosen, CREATION_PHASE, CREATE_HISTOGRAM)? else {
-        return Ok((None, Vec::new()));
+    let chosen: Vec<&PartRun> = parts.iter().map(|p| p.part).collect();
+    let (Some(first), Some(m)) = (
+        said.first().filter(|_| said.len() == parts.len()),
+        super::phase_of_every_part(chosen, CREATION_PHASE)?,
+    ) else {
+        return Ok(None);
     };
-    let first = creations[0].1;
     let setup = CreationSetup {
-        indices_requested: first.indices_requested,
-        docs_per_index: first.docs_per_index,
-        clients: creations.iter().map(|(_, c)| c.clients).sum(),
-        bulk_docs: first.bulk_docs,
+        clients: said.iter().map(|c| c.clients).sum(),
+        ..first.setup()
     };
-    let tally = Tally {
-        done,
-        create_us: create_us.clone(),
-        errors: creations.iter().map(|(_, c)| c.errors).sum(),
-        examples: creations
-            .iter()
-            .flat_map(|(_, c)| c.error_examples.iter().cloned())
-            .take(5)
-            .collect(),
+    let examples = said.iter().flat_map(|c| c.error_examples.iter().cloned());
+    let Some(creation) = derive(&setup, &m, examples.take(5).collect()) else {
+        return Ok(None);
     };
-    let mut merged = derive(&setup, tally, secs, cluster_state);
-    merged.started_unix_ms = Some(start_ms);
-    let kept = SerializedHistogram::encode(CREATE_HISTOGRAM, "us", &create_us)
-        .into_iter()
-        .collect();
-    Ok((Some(merged), kept))
+    let h = m.histograms.get(CREATE_HISTOGRAM);
+    let kept = h.and_then(|(unit, h)| SerializedHistogram::encode(CREATE_HISTOGRAM, unit, h));
+    Ok(Some((creation, kept.into_iter().collect())))
 }
 
 pub(super) fn merge(
@@ -138,10 +89,11 @@ pub(super) fn merge(
     let mut result = head.clone();
     let mut histograms = Vec::new();
     let mut notes = vec!["the profile is each part's".to_string()];
-    let (creation, kept) = merged_creation(&parts)?;
-    histograms.extend(kept);
-    match creation {
-        Some(c) => result["creation"] = serde_json::to_value(c).map_err(|e| e.to_string())?,
+    match merged_creation(&parts)? {
+        Some((c, kept)) => {
+            result["creation"] = serde_json::to_value(c).map_err(|e| e.to_string())?;
+            histograms.extend(kept);
+        }
         None => {
             result["creation"] = Value::Null;
             notes.push("a part kept no per-index times: the creation is each part's".into());

@@ -404,6 +404,17 @@ fn a_part_holding_a_number_past_2_53_is_refused_naming_where_and_below_it_adds_e
         )),
         "{err}"
     );
+    // So is a moment of a timed list past 2^53 µs, or a value JSON cannot hold.
+    let mut parts = three(&mut whole);
+    let m = &mut parts[1].phases[0].measurements;
+    m.at("done", &["docs"], u64::MAX, &[1.0]).unwrap();
+    let err = refused(parts);
+    assert!(err.contains("`done at 18446744073709551615 µs`"), "{err}");
+    let mut parts = three(&mut whole);
+    let m = &mut parts[1].phases[0].measurements;
+    m.at("done", &["docs"], 5, &[f64::INFINITY]).unwrap();
+    let err = refused(parts);
+    assert!(err.contains("`done at 5 µs` is inf"), "{err}");
 
     // A seed is any u64: it names a sequence and is never added.
     let mut parts = three(&mut whole);
@@ -927,38 +938,69 @@ fn a_track_part_whose_result_does_not_read_is_refused_naming_it() {
     );
 }
 
-/// A scenario's parts: the group's creation is what one process would derive from every
-/// index done, on the wall clock (part 2 began 1.5 s after part 1), with the index-creation
-/// histograms added; part 1's counts and cleanup are the group's.
+/// A scenario's parts: the group's creation is what one process would derive from its record
+/// of every index made and every cluster state sampled, on the wall clock (part 2 began 1.5 s
+/// after part 1), with the index-creation histograms added; part 1's counts and cleanup are
+/// the group's. Parts kept before their phase kept its record (their per-index times in their
+/// result, their histogram beside it) merge into the same run.
 #[test]
 fn a_scenarios_parts_derive_one_creation_phase() {
-    use crate::workload::scenario_result::{derive, CreationSetup, Tally, CREATE_HISTOGRAM};
-    use hdrhistogram::Histogram;
-    let hist = || Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3).unwrap();
-    let mut whole = hist();
-    let mut union = Vec::new();
-    let part = |i: u32, start_ms: u64, done: Vec<(f64, u64)>, whole: &mut Histogram<u64>| {
-        let mut h = hist();
-        for (k, _) in done.iter().enumerate() {
-            let v = 1_000 + (k as u64 * 7_919 + u64::from(i) * 104_729) % 50_000;
-            h.record(v).unwrap();
-            whole.record(v).unwrap();
+    use crate::measure::Measurements;
+    use crate::workload::scenario_result::{
+        derive, record, CreationSetup, CREATE_HISTOGRAM, CREATION_PHASE,
+    };
+    let setup = |clients: usize| CreationSetup {
+        indices_requested: 8,
+        docs_per_index: 10,
+        clients,
+        bulk_docs: 10,
+    };
+    // One process's record of every part's moments, beside each part's own.
+    let mut whole = Measurements::default();
+    let mut recorded = |i: u32, began_us: u64, done_ms: &[u64], states: &[(u64, u64)]| {
+        let mut m = Measurements::default();
+        for m in [&mut m, &mut whole] {
+            record::began(m, began_us);
+            for (k, ms) in done_ms.iter().enumerate() {
+                record::index_done(m, began_us + ms * 1000, 10 + k as u64);
+                let v = 1_000 + (k as u64 * 7_919 + u64::from(i) * 104_729) % 50_000;
+                m.record(CREATE_HISTOGRAM, "us", v);
+            }
+            for (ms, bytes) in states {
+                record::cluster_state(m, began_us + ms * 1000, *bytes);
+            }
+            record::error(m);
+            record::ended(m, began_us + 4_000_000);
         }
-        let setup = CreationSetup {
-            indices_requested: 8,
-            docs_per_index: 10,
-            clients: 1,
-            bulk_docs: 10,
+        m
+    };
+    let m1 = recorded(
+        1,
+        1_000_000_000,
+        &[500, 1_200, 2_000, 3_900],
+        &[(0, 900), (2_000, 1_900)],
+    );
+    let m2 = recorded(2, 1_001_500_000, &[100, 700, 1_100, 2_400], &[(0, 1_000)]);
+    let part = |i: u32, m: &Measurements, old: bool| {
+        let start_ms = m.bounds.least["began_unix_us"] / 1000;
+        let example = vec![format!("part {i}'s error")];
+        let mut c = derive(&setup(1), m, example).unwrap();
+        let phase = PhaseMeasurements {
+            phase: CREATION_PHASE.into(),
+            measurements: m.clone(),
+            kept: Default::default(),
         };
-        let tally = Tally {
-            done: done.clone(),
-            create_us: h.clone(),
-            errors: 0,
-            examples: Vec::new(),
-        };
-        let mut c = derive(&setup, tally, 4.0, Vec::new());
-        c.started_unix_ms = Some(start_ms);
-        c.done = Some(done);
+        let (h, _) = (&m.histograms[CREATE_HISTOGRAM].1, ());
+        let stored = vec![SerializedHistogram::encode(CREATE_HISTOGRAM, "us", h).unwrap()];
+        if old {
+            // As a part wrote it before its phase kept the record.
+            let done = m.timed["index_done"].of("docs");
+            c.done = Some(
+                done.map(|(at, d)| ((at / 1000 - start_ms) as f64 / 1e3, d as u64))
+                    .collect(),
+            );
+            c.started_unix_ms = Some(start_ms);
+        }
         let result = json!({
             "scenario": "many-shards", "prefix": "p-", "wall_secs": 5.0,
             "started_unix_ms": start_ms,
@@ -989,59 +1031,33 @@ fn a_scenarios_parts_derive_one_creation_phase() {
                 result: Some(result),
             },
             timeline: Vec::new(),
-            histograms: vec![SerializedHistogram::encode(CREATE_HISTOGRAM, "us", &h).unwrap()],
-            phases: Vec::new(),
+            histograms: stored,
+            phases: if old { Vec::new() } else { vec![phase] },
         }
     };
-    let d1 = vec![(0.5, 10), (1.2, 10), (2.0, 10), (3.9, 10)];
-    let d2 = vec![(0.1, 10), (0.7, 10), (1.1, 10), (2.4, 10)];
-    union.extend(d1.iter().copied());
-    union.extend(d2.iter().map(|(t, d)| (t + 1.5, *d)));
-    union.sort_by(|a: &(f64, u64), b| a.0.total_cmp(&b.0));
-    let p1 = part(1, 1_000_000, d1, &mut whole);
-    let p2 = part(2, 1_001_500, d2, &mut whole);
-    // The same parts with their creation phase's measurements (its histogram, as the
-    // phase keeps it) merge into the same run.
-    let with_phases: Vec<PartRun> = [&p1, &p2]
-        .iter()
-        .map(|p| {
-            let mut p = (*p).clone();
-            let mut m = crate::measure::Measurements::default();
-            m.histogram(&p.histograms[0]).unwrap();
-            p.phases = vec![PhaseMeasurements {
-                phase: crate::workload::scenario_result::CREATION_PHASE.into(),
-                measurements: m,
-                kept: Default::default(),
-            }];
-            p
-        })
-        .collect();
-    let from_phases = merge_parts("gs", with_phases, None).unwrap();
-    let merged = merge_parts("gs", vec![p1, p2], None).unwrap();
-    assert_eq!(merged.run.result, from_phases.run.result);
-    assert_eq!(merged.run.histograms, from_phases.run.histograms);
-    assert_eq!(from_phases.run.phases.len(), 1);
-    assert_eq!(merged.run.state, State::Complete, "{:?}", merged.run.error);
+    let merged = merge_parts("gs", vec![part(1, &m1, false), part(2, &m2, false)], None).unwrap();
+    let old = merge_parts("gs", vec![part(1, &m1, true), part(2, &m2, true)], None).unwrap();
+    // One error each: the group's two, and it failed as one run with them would.
+    assert_eq!(merged.run.state, State::Failed);
+    assert_eq!(merged.run.error.as_deref(), Some("2 creation error(s)"));
+    assert_eq!(merged.run.histograms, old.run.histograms);
+    assert_eq!(merged.run.phases.len(), 1);
     let r = merged.run.result.unwrap();
-    let expected = derive(
-        &CreationSetup {
-            indices_requested: 8,
-            docs_per_index: 10,
-            clients: 2,
-            bulk_docs: 10,
-        },
-        Tally {
-            done: union,
-            create_us: whole,
-            errors: 0,
-            examples: Vec::new(),
-        },
-        5.5,
-        Vec::new(),
+    let examples = vec!["part 1's error".to_string(), "part 2's error".to_string()];
+    let expected = derive(&setup(2), &whole, examples).unwrap();
+    assert_eq!(r["creation"], serde_json::to_value(&expected).unwrap());
+    assert_eq!(old.run.result.unwrap()["creation"], r["creation"]);
+    // Its figures: 8 indices over 5.5 s; each sample with the indices done by then.
+    assert_eq!(
+        (expected.indices_created, expected.secs, expected.errors),
+        (8, 5.5, 2)
     );
-    let mut expected = serde_json::to_value(expected).unwrap();
-    expected["started_unix_ms"] = 1_000_000.into();
-    assert_eq!(r["creation"], expected);
+    let states: Vec<(f64, u64)> = expected
+        .cluster_state
+        .iter()
+        .map(|s| (s.secs, s.indices))
+        .collect();
+    assert_eq!(states, [(0.0, 0), (1.5, 2), (2.0, 4)]);
     assert_eq!(r["cleanup"]["indices_deleted"], 9);
     assert_eq!(r["wall_secs"], 6.5);
 }

@@ -8,6 +8,8 @@
 //!   and `took` histograms (`ingest::figures::from_written`);
 //! - the searches beside a load: their counts and span from what its report said
 //!   (`SearchesBeside::recorded`);
+//! - a scenario's creation: each index made and each cluster state sampled, from what its
+//!   report said (`Creation::recorded`);
 //! - a histogram the part stored beside its result (`query:<cell>:<name>` of the query phase,
 //!   a scenario's creation and field-caps histograms, the searches' `beside_latency`,
 //!   `task:<task>:<name>` of a track's task) goes into the phase it was measured in, where
@@ -27,7 +29,7 @@ use crate::query::beside::{self, SearchesBeside};
 use crate::store::{PhaseMeasurements, LOAD, QUERY};
 use crate::tasks::{TaskFigures, TrackRunResult};
 use crate::workload::scenario_result::{
-    CREATE_HISTOGRAM, CREATION_PHASE, FIELD_CAPS_HISTOGRAM, FIELD_CAPS_PHASE,
+    record, Creation, CREATE_HISTOGRAM, CREATION_PHASE, FIELD_CAPS_HISTOGRAM, FIELD_CAPS_PHASE,
 };
 
 /// `p` with every phase it measured: the ones it kept, and the others made from what it wrote.
@@ -54,6 +56,14 @@ pub(super) fn with_phases(mut p: PartRun) -> PartRun {
             let began = p.phase(LOAD).and_then(figures::began_unix_us).unwrap_or(0);
             put(&mut p, beside::PHASE, b.recorded(began), false);
         }
+    }
+    // A scenario's creation, kept before its phase kept its record: from what it said.
+    let creation = result
+        .as_ref()
+        .and_then(|r| r.get("creation")?.as_object().cloned());
+    let recorded = creation.and_then(|c| Creation::deserialize(Value::Object(c)).ok()?.recorded());
+    if let (Some(m), false) = (recorded, p.phase(CREATION_PHASE).is_some_and(record::kept)) {
+        put(&mut p, CREATION_PHASE, m, false);
     }
     let tasks: Vec<TaskFigures> = match (p.row.kind.as_str(), &result) {
         ("track", Some(r)) => TrackRunResult::deserialize(r).map_or(Vec::new(), |r| r.tasks),

@@ -5,16 +5,16 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use hdrhistogram::Histogram;
 use reqwest::Method;
 use serde_json::Value;
 
-use super::{histogram, join_all, Creation, IndexCounts, Made, ScenarioSpec, StateSample};
+use super::{join_all, Creation, IndexCounts, Made, ScenarioSpec};
 use crate::cluster::Target;
 use crate::corpus::{Auditbeat, AuditbeatSpec, DocSource, Item};
 use crate::ingest::Cancel;
+use crate::measure::Measurements;
 use crate::session::SessionError;
-use crate::workload::scenario_result::{derive, CreationSetup, Tally};
+use crate::workload::scenario_result::{derive, record, CreationSetup, CREATE_HISTOGRAM};
 
 /// Fails before anything is made when the cluster's shard limit leaves no room for `shards`.
 pub(super) async fn check_shard_room(target: &Target, shards: u64) -> Result<(), SessionError> {
@@ -103,9 +103,17 @@ fn bulk_acked(body: &[u8], docs: usize) -> (u64, Option<String>) {
     (acked, first)
 }
 
+/// What the workers and the sampler record as they go (the phase's record: see
+/// `scenario_result::record`), and the first errors they met.
+#[derive(Default)]
+struct Tally {
+    record: Measurements,
+    examples: Vec<String>,
+}
+
 impl Tally {
     fn error(&mut self, e: String) {
-        self.errors += 1;
+        record::error(&mut self.record);
         if self.examples.len() < 5 {
             self.examples.push(e);
         }
@@ -113,30 +121,30 @@ impl Tally {
 }
 
 /// Phase 1: `clients` workers take index numbers in turn, create the index, fill it in
-/// bulks; the cluster state is sampled every 2 seconds meanwhile.
+/// bulks; the cluster state is sampled every 2 seconds meanwhile. Its figures are derived
+/// from the phase's record, returned with them, as a group's are from its parts' merged.
 pub(super) async fn create_indices(
     target: &Target,
     spec: &ScenarioSpec,
     prefix: &str,
     made: &Made,
     cancel: &Cancel,
-) -> (Creation, Histogram<u64>) {
-    let started_unix_ms = std::time::SystemTime::now()
+) -> (Creation, Measurements) {
+    let began_us = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64);
+        .map_or(0, |d| d.as_micros() as u64);
     let body = crate::ingest::index::marked_body(&crate::workload::auditbeat_body());
     let body = serde_json::to_vec(&body).unwrap_or_default();
     // A part makes the indices of its share of the numbers.
     let (from, to) = spec.index_range();
     let next = AtomicU64::new(from);
-    let finished = AtomicU64::new(0);
     let started = Instant::now();
-    let tally = Mutex::new(Tally {
-        done: Vec::new(),
-        create_us: histogram(),
-        errors: 0,
-        examples: Vec::new(),
-    });
+    // On the wall clock, by the monotonic one: the parts of a group line up on it.
+    let now_us = || began_us + started.elapsed().as_micros() as u64;
+    let tally = Mutex::new(Tally::default());
+    if let Ok(mut t) = tally.lock() {
+        record::began(&mut t.record, began_us);
+    }
     let worker = || async {
         loop {
             let n = next.fetch_add(1, Ordering::Relaxed);
@@ -198,10 +206,9 @@ pub(super) async fn create_indices(
                     }
                 }
             }
-            finished.fetch_add(1, Ordering::Relaxed);
             if let Ok(mut t) = tally.lock() {
-                let _ = t.create_us.record(create_us.max(1));
-                t.done.push((started.elapsed().as_secs_f64(), acked));
+                t.record.record(CREATE_HISTOGRAM, "us", create_us);
+                record::index_done(&mut t.record, now_us(), acked);
             }
         }
     };
@@ -212,16 +219,12 @@ pub(super) async fn create_indices(
         let _ = stop_tx.send(true);
     };
     let sampler = async {
-        let mut samples = Vec::new();
         loop {
-            let secs = started.elapsed().as_secs_f64();
-            let indices = finished.load(Ordering::Relaxed);
+            let at = now_us();
             if let Ok(reply) = target.send(Method::GET, "/_cluster/state", None).await {
-                samples.push(StateSample {
-                    secs,
-                    indices,
-                    bytes: reply.body.len() as u64,
-                });
+                if let Ok(mut t) = tally.lock() {
+                    record::cluster_state(&mut t.record, at, reply.body.len() as u64);
+                }
             }
             if stop.is_cancelled() {
                 break;
@@ -231,24 +234,19 @@ pub(super) async fn create_indices(
                 () = stop.cancelled() => {}
             }
         }
-        samples
     };
-    let ((), cluster_state) = tokio::join!(workers, sampler);
-    let secs = started.elapsed().as_secs_f64();
+    tokio::join!(workers, sampler);
     let mut t = tally.into_inner().unwrap_or_else(|p| p.into_inner());
-    t.done.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let done = spec.part.is_some().then(|| t.done.clone());
-    let create_us = t.create_us.clone();
+    record::ended(&mut t.record, now_us());
     let setup = CreationSetup {
         indices_requested: spec.indices,
         docs_per_index: spec.docs_per_index,
         clients: spec.clients,
         bulk_docs: spec.fill_bulk,
     };
-    let mut creation = derive(&setup, t, secs, cluster_state);
-    creation.started_unix_ms = Some(started_unix_ms);
-    creation.done = done;
-    (creation, create_us)
+    // The record has its bounds: it always derives.
+    let creation = derive(&setup, &t.record, t.examples).unwrap_or_default();
+    (creation, t.record)
 }
 
 /// Refreshes our indices and checks that every one exists with all its documents.
@@ -328,15 +326,15 @@ mod tests {
             clients: 2,
             bulk_docs: 100,
         };
-        let t = Tally {
-            done: (1..=20)
-                .map(|i| (i as f64 * if i > 10 { 2.0 } else { 1.0 }, 100))
-                .collect(),
-            create_us: histogram(),
-            errors: 0,
-            examples: Vec::new(),
-        };
-        let c = derive(&setup, t, 40.0, Vec::new());
+        let mut m = Measurements::default();
+        record::began(&mut m, 1_000_000);
+        for i in 1..=20u64 {
+            let secs = i * if i > 10 { 2 } else { 1 };
+            record::index_done(&mut m, 1_000_000 + secs * 1_000_000, 100);
+        }
+        record::ended(&mut m, 41_000_000);
+        let c = derive(&setup, &m, Vec::new()).unwrap();
+        assert_eq!(c.secs, 40.0);
         assert_eq!(c.indices_created, 20);
         assert_eq!(c.docs_indexed, 2_000);
         assert_eq!(c.timeline.iter().map(|s| s.indices).sum::<u64>(), 20);

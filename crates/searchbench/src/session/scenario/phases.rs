@@ -20,9 +20,7 @@ use crate::session::lifecycle::{
 };
 use crate::session::profile::PROFILE;
 use crate::session::SessionError;
-use crate::workload::scenario_result::{
-    Cleanup, Snapshots, CREATE_HISTOGRAM, FIELD_CAPS_HISTOGRAM,
-};
+use crate::workload::scenario_result::{Cleanup, Snapshots, FIELD_CAPS_HISTOGRAM};
 use crate::workload::scenario_result::{CREATION_PHASE, FIELD_CAPS_PHASE};
 use crate::workload::Scenario;
 
@@ -162,16 +160,9 @@ impl Phase for ScenarioPhase<'_, '_> {
     fn run<'a>(&'a mut self, stage: &'a Stage<'a>) -> Work<'a, Result<Measurements, SessionError>> {
         Box::pin(async move {
             let (s, target) = (self.shared, stage.target);
-            // What the phase measured that adds up over parts: its requests' histogram.
+            // What the phase measured that adds up over parts (its requests' histogram; the
+            // creation's record), its histograms kept beside the run's result too.
             let mut measured = Measurements::default();
-            let mut keep = |h: Option<SerializedHistogram>| {
-                let kept: Vec<SerializedHistogram> = h.into_iter().collect();
-                for h in &kept {
-                    // Made here, so it decodes; one that did not would only be missing.
-                    let _ = measured.histogram(h);
-                }
-                stage.feed.send(Streamed::Histograms(kept));
-            };
             match self.step {
                 ScenarioStep::Setup => {
                     let started = Instant::now();
@@ -199,14 +190,10 @@ impl Phase for ScenarioPhase<'_, '_> {
                     }));
                 }
                 ScenarioStep::Creation => {
-                    let (creation, create_us) =
+                    let (creation, record) =
                         create_indices(target, s.spec, &s.prefix, &s.made, &s.cancel).await;
                     self.report = Some(CREATED.report(creation));
-                    keep(SerializedHistogram::encode(
-                        CREATE_HISTOGRAM,
-                        "us",
-                        &create_us,
-                    ));
+                    measured = record;
                 }
                 ScenarioStep::Counting => {
                     let counts = count_indices(target, &s.prefix, s.spec).await?;
@@ -216,7 +203,8 @@ impl Phase for ScenarioPhase<'_, '_> {
                     let (latency, h) =
                         field_caps_latency(target, s.spec, &s.prefix, &s.cancel).await;
                     self.report = Some(FIELD_CAPS.report(latency));
-                    keep(SerializedHistogram::encode(FIELD_CAPS_HISTOGRAM, "us", &h));
+                    // The phase's one histogram: nothing to disagree with.
+                    let _ = measured.add_histogram(FIELD_CAPS_HISTOGRAM, "us", &h);
                 }
                 ScenarioStep::Snapshots => {
                     if let Some(repo) = &self.repository {
@@ -251,6 +239,12 @@ impl Phase for ScenarioPhase<'_, '_> {
                         ended: Instant::now(),
                     }));
                 }
+            }
+            let kept: Vec<SerializedHistogram> = (measured.histograms.iter())
+                .filter_map(|(name, (unit, h))| SerializedHistogram::encode(name, unit, h))
+                .collect();
+            if !kept.is_empty() {
+                stage.feed.send(Streamed::Histograms(kept));
             }
             Ok(measured)
         })
