@@ -192,7 +192,7 @@ pub(super) fn second_zero(began_unix_us: u64) -> u64 {
 /// seconds read back from a store or a published document that claim more are not a load
 /// this tool ran; its timeline stops there rather than fill memory (its counts, headline and
 /// percentiles do not come from the timeline).
-const MOST_SECONDS: u64 = 7 * 86_400;
+pub(crate) const MOST_SECONDS: u64 = 7 * 86_400;
 
 /// Every figure of a load, derived from its measurements.
 #[derive(Debug, Clone, Serialize)]

@@ -5,6 +5,7 @@
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
+use crate::ingest::figures::MOST_SECONDS;
 use crate::ingest::IngestReport;
 use crate::measure::Measurements;
 use crate::query::cells::HdrSummary;
@@ -282,18 +283,21 @@ pub fn derive(setup: &CreationSetup, m: &Measurements, examples: Vec<String>) ->
         rows.map(|(at, v)| (since(at), v as u64)).collect()
     };
     let done = timed(INDEX_DONE, "docs");
-    // Each sample with the indices done by then, whichever process made them.
+    // Each sample with the indices done by then, whichever process made them (`done` is in
+    // time order, as its list is).
     let cluster_state = timed(CLUSTER_STATE, "bytes")
         .into_iter()
         .map(|(secs, bytes)| StateSample {
             secs,
-            indices: done.iter().take_while(|(t, _)| *t <= secs).count() as u64,
+            indices: done.partition_point(|(t, _)| *t <= secs) as u64,
             bytes,
         })
         .collect();
     let created = done.len() as u64;
-    let docs: u64 = done.iter().map(|d| d.1).sum();
-    let seconds = secs.ceil().max(1.0) as usize;
+    let docs = done.iter().fold(0u64, |n, d| n.saturating_add(d.1));
+    // A record read back that claims to span more than a week is not one this tool made: its
+    // timeline stops there rather than fill memory (no other figure comes from it).
+    let seconds = secs.ceil().clamp(1.0, MOST_SECONDS as f64) as usize;
     let mut timeline: Vec<CreationSecond> = (0..seconds)
         .map(|s| CreationSecond {
             second: s as u64,
@@ -302,10 +306,10 @@ pub fn derive(setup: &CreationSetup, m: &Measurements, examples: Vec<String>) ->
             indices_total: 0,
         })
         .collect();
-    for (at, d) in &done {
-        let s = (*at as usize).min(seconds - 1);
-        timeline[s].indices += 1;
-        timeline[s].docs += d;
+    for (at, d) in done.iter().filter(|(at, _)| *at < MOST_SECONDS as f64) {
+        let s = &mut timeline[(*at as usize).min(seconds - 1)];
+        s.indices += 1;
+        s.docs = s.docs.saturating_add(*d);
     }
     let mut total = 0;
     for s in &mut timeline {

@@ -340,4 +340,37 @@ mod tests {
         assert_eq!(c.timeline.iter().map(|s| s.indices).sum::<u64>(), 20);
         assert!(c.first_tenth_indices_per_sec > c.last_tenth_indices_per_sec);
     }
+
+    /// A record read back that claims what no run made (a span of 2^53 µs, 2^53 documents an
+    /// index, many samples) derives in bounded time and memory, without overflow: its
+    /// timeline stops at a week and its figures still count every index.
+    #[test]
+    fn a_record_claiming_too_much_derives_without_filling_memory() {
+        let setup = CreationSetup {
+            indices_requested: 5,
+            docs_per_index: 1,
+            clients: 1,
+            bulk_docs: 1,
+        };
+        let most = 1u64 << 53;
+        let mut m = Measurements::default();
+        record::began(&mut m, 0);
+        for at in [5, most / 2, most] {
+            record::index_done(&mut m, at, most);
+        }
+        for at in 0..100_000 {
+            record::cluster_state(&mut m, at, 1);
+        }
+        record::ended(&mut m, most);
+        let c = derive(&setup, &m, Vec::new()).unwrap();
+        assert_eq!(c.indices_created, 3);
+        assert_eq!(c.docs_indexed, 3 * most);
+        assert_eq!(
+            c.timeline.len() as u64,
+            crate::ingest::figures::MOST_SECONDS
+        );
+        assert_eq!(c.timeline[0].indices, 1);
+        assert_eq!(c.cluster_state.len(), 100_000);
+        assert!(c.cluster_state.iter().skip(6).all(|s| s.indices == 1));
+    }
 }
