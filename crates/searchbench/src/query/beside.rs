@@ -175,6 +175,47 @@ struct ClientTally {
     error_kinds: Vec<ErrorKind>,
 }
 
+/// The phase's record of what every client measured: counts, histograms and reasons added
+/// (a reason's count as a count, never one entry per failure), over the searches' span.
+fn record(
+    variants: &[Variant],
+    clients: usize,
+    tallies: Vec<ClientTally>,
+    began_unix_us: u64,
+    ended_unix_us: u64,
+) -> Measurements {
+    let mut all = histogram();
+    let mut per: Vec<(Histogram<u64>, u64, u64)> =
+        variants.iter().map(|_| (histogram(), 0, 0)).collect();
+    let mut error_kinds = Vec::new();
+    for t in tallies {
+        for (slot, (h, n, e)) in t.per_variant.into_iter().enumerate() {
+            let _ = all.add(&h);
+            let _ = per[slot].0.add(&h);
+            per[slot].1 += n;
+            per[slot].2 += e;
+        }
+        // Each reason with its count, as one tally of every client's would hold it.
+        add_error_kinds(&mut error_kinds, &t.error_kinds);
+    }
+    let mut m = Measurements::default();
+    m.count(CLIENTS, clients as u64);
+    m.count(REQUESTS, per.iter().map(|p| p.1).sum());
+    m.count(ERRORS, per.iter().map(|p| p.2).sum());
+    for (v, (h, n, e)) in variants.iter().zip(&per) {
+        m.count(&format!("{REQUESTS}:{v}"), *n);
+        m.count(&format!("{ERRORS}:{v}"), *e);
+        let _ = m.add_histogram(&format!("{LATENCY}:{v}"), "us", h);
+    }
+    let _ = m.add_histogram(LATENCY, "us", &all);
+    for k in &error_kinds {
+        m.count(&format!("{REASON}{}", k.message), k.count);
+    }
+    m.least(BEGAN, began_unix_us);
+    m.most(ENDED, ended_unix_us.max(began_unix_us));
+    m
+}
+
 /// Sends `searches` round robin from `clients` clients on `index` until `stop` (the load is
 /// over) or `cancel` (the user's Ctrl-C) fires. Each client starts at its own offset so the
 /// variants interleave across clients.
@@ -254,43 +295,33 @@ pub async fn run(
             tallies.push(t);
         }
     }
-    let mut all = histogram();
-    let mut per: Vec<(Histogram<u64>, u64, u64)> =
-        variants.iter().map(|_| (histogram(), 0, 0)).collect();
-    let mut error_kinds = Vec::new();
-    for t in tallies {
-        for (slot, (h, n, e)) in t.per_variant.into_iter().enumerate() {
-            let _ = all.add(&h);
-            let _ = per[slot].0.add(&h);
-            per[slot].1 += n;
-            per[slot].2 += e;
-        }
-        for k in t.error_kinds {
-            let errors = vec![k.message.clone(); k.count as usize];
-            count_error_kinds(&mut error_kinds, &errors);
-        }
-    }
-    let mut m = Measurements::default();
-    m.count(CLIENTS, clients as u64);
-    m.count(REQUESTS, per.iter().map(|p| p.1).sum());
-    m.count(ERRORS, per.iter().map(|p| p.2).sum());
-    for (v, (h, n, e)) in variants.iter().zip(&per) {
-        m.count(&format!("{REQUESTS}:{v}"), *n);
-        m.count(&format!("{ERRORS}:{v}"), *e);
-        let _ = m.add_histogram(&format!("{LATENCY}:{v}"), "us", h);
-    }
-    let _ = m.add_histogram(LATENCY, "us", &all);
-    for k in &error_kinds {
-        m.count(&format!("{REASON}{}", k.message), k.count);
-    }
-    m.least(BEGAN, began_unix_us);
-    m.most(ENDED, unix_us_now().max(began_unix_us));
+    let m = record(&variants, clients, tallies, began_unix_us, unix_us_now());
     SearchesBeside::of(&m).unwrap_or_default()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The clients' reasons of failure add as counts: a reason a long-dead cluster gave 2^40
+    /// times is one count, not 2^40 strings held at once (which would fill memory as the load
+    /// ends), and each client's count of it is in the sum.
+    #[test]
+    fn the_clients_reasons_add_as_counts_however_many_failed() {
+        let v = Variant::new("D_td");
+        let tally = |n: u64| ClientTally {
+            per_variant: vec![(histogram(), n, n)],
+            error_kinds: vec![ErrorKind {
+                message: "connection refused".into(),
+                count: n,
+            }],
+        };
+        let m = record(&[v], 2, vec![tally(1 << 40), tally(3)], 10, 20);
+        assert_eq!(m.counts["error:connection refused"], (1 << 40) + 3);
+        let b = SearchesBeside::of(&m).unwrap();
+        assert_eq!((b.requests, b.errors), ((1 << 40) + 3, (1 << 40) + 3));
+        assert_eq!(b.error_kinds.len(), 1);
+    }
 
     /// What a result said, recorded and derived again, says the same: the record holds every
     /// figure the views read.
