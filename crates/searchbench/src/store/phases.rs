@@ -78,7 +78,8 @@ impl Store {
                 .map_err(|e| bad("instruments' kept values", e.to_string()))?;
             let bounds: Bounds =
                 serde_json::from_str(&bounds).map_err(|e| bad("bounds", e.to_string()))?;
-            let timed = masked_lists(&timed).map_err(|e| bad("timed lists", e))?;
+            let timed = serde_json::from_str(&timed).map_err(|e| bad("timed lists", e.to_string()));
+            let timed = masked_lists(&timed?).map_err(|e| bad("timed lists", e))?;
             let stored: StoredSeconds =
                 serde_json::from_str(&seconds).map_err(|e| bad("seconds", e.to_string()))?;
             let mut seconds = BTreeMap::new();
@@ -132,16 +133,26 @@ fn masked_names(counts: &BTreeMap<String, u64>) -> BTreeMap<String, u64> {
     masked
 }
 
-/// Timed lists as stored, read back: each checked ([`Timed::check`]) and its name masked as a
-/// count's is; two names masked alike are refused rather than one dropped.
-fn masked_lists(stored: &str) -> std::result::Result<BTreeMap<String, Timed>, String> {
-    let lists: BTreeMap<String, Timed> = serde_json::from_str(stored).map_err(|e| e.to_string())?;
+/// Timed lists as kept and as read: each checked ([`Timed::check`]: a value JSON cannot hold
+/// would leave the phase unreadable), its name and fields masked as a count's name is; two
+/// names masked alike are refused rather than one dropped.
+fn masked_lists(
+    lists: &BTreeMap<String, Timed>,
+) -> std::result::Result<BTreeMap<String, Timed>, String> {
     let mut masked = BTreeMap::new();
     for (name, list) in lists {
-        list.check(&name)?;
-        let name = super::secrets::redacted_text(&name);
+        list.check(name)?;
+        let name = super::secrets::redacted_text(name);
+        let list = Timed {
+            fields: list
+                .fields
+                .iter()
+                .map(|f| super::secrets::redacted_text(f))
+                .collect(),
+            rows: list.rows.clone(),
+        };
         if masked.insert(name.clone(), list).is_some() {
-            return Err(format!("two lists are named {name}"));
+            return Err(format!("two timed lists are named {name}"));
         }
     }
     Ok(masked)
@@ -155,11 +166,8 @@ pub(super) fn insert_phase(
     phase: &PhaseMeasurements,
 ) -> Result<()> {
     let m = &phase.measurements;
-    // A value JSON cannot hold (not a number) would make the phase unreadable: refused here.
-    for (name, list) in &m.timed {
-        list.check(name)
-            .map_err(|e| StoreError::Corrupt(format!("run {id}: phase {}: {e}", phase.phase)))?;
-    }
+    let timed = masked_lists(&m.timed)
+        .map_err(|e| StoreError::Corrupt(format!("run {id}: phase {}: {e}", phase.phase)))?;
     let seconds: StoredSeconds = m
         .seconds
         .iter()
@@ -179,7 +187,7 @@ pub(super) fn insert_phase(
                 &phase.kept
             )?))?,
             serde_json::to_string(&m.bounds)?,
-            serde_json::to_string(&m.timed)?
+            serde_json::to_string(&timed)?
         ],
     )?;
     tx.execute(

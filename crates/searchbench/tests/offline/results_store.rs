@@ -725,12 +725,13 @@ fn a_password_in_what_is_imported_is_masked_at_the_stores_door() {
         rusqlite::params![run.0, url],
     )
     .unwrap();
-    // And what an instrument kept around its phase.
+    // And what an instrument kept around its phase, and a timed list named by it.
     let kept = json!({"probe": {"detail": {"asked": url}}}).to_string();
+    let timed = json!({format!("sent to {url}"): {"fields": [url], "rows": [[5, [1.5]]]}});
     conn.execute(
-        "INSERT INTO phase_measurements (run_id, seq, phase, counts, seconds, kept, bounds)
-         VALUES (?1, 0, 'ingest', '{}', '{}', ?2, '{}')",
-        rusqlite::params![run.0, kept],
+        "INSERT INTO phase_measurements (run_id, seq, phase, counts, seconds, kept, bounds, timed)
+         VALUES (?1, 0, 'ingest', '{}', '{}', ?2, '{}', ?3)",
+        rusqlite::params![run.0, kept, timed.to_string()],
     )
     .unwrap();
     drop(conn);
@@ -742,6 +743,13 @@ fn a_password_in_what_is_imported_is_masked_at_the_stores_door() {
         shown.contains("\"asked\": \"https://elastic:***@"),
         "{shown}"
     );
+    let phase = &serde_json::from_str::<serde_json::Value>(&shown).unwrap()["phases"][0];
+    let list = &phase["timed"]["sent to https://elastic:***@10.0.0.5:9200"];
+    assert_eq!(
+        list["fields"][0], "https://elastic:***@10.0.0.5:9200",
+        "{phase}"
+    );
+    assert_eq!(list["rows"], json!([[5, [1.5]]]), "{phase}");
     let copy = dir.path().join("copy.db");
     let out = bin()
         .args(["results", "import", other.to_str().unwrap(), "--store"])

@@ -164,13 +164,17 @@ async fn show(a: ShowArgs) -> CliResult {
         }
         v["histograms"] = Value::Array(histograms);
         v["published"] = serde_json::to_value(&published)?;
-        // Every metric as every view reads it, and what each phase counted and each
-        // instrument kept around it.
+        // Every metric as every view reads it, and each phase's record: what it counted,
+        // its bounds, its timed lists, what each instrument kept around it.
         v["metrics"] = serde_json::to_value(&metrics)?;
         v["phases"] = run
             .phases
             .iter()
-            .map(|p| serde_json::json!({"phase": p.phase, "counts": p.measurements.counts, "kept": p.kept}))
+            .map(|p| {
+                let m = &p.measurements;
+                serde_json::json!({"phase": p.phase, "counts": m.counts, "bounds": m.bounds,
+                    "timed": m.timed, "kept": p.kept})
+            })
             .collect();
         output::json(&v)?;
         return Ok(());
