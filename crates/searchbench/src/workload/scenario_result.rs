@@ -211,6 +211,8 @@ pub const CLUSTER_STATE: &str = "cluster_state";
 const BEGAN: &str = "began_unix_us";
 const ENDED: &str = "ended_unix_us";
 const ERRORS: &str = "errors";
+const CLIENTS: &str = "clients";
+const REQUESTS: &str = "requests";
 
 /// Records into a creation phase's record (its lists' fields are their own: a row is never
 /// refused).
@@ -357,6 +359,41 @@ pub fn derive(setup: &CreationSetup, m: &Measurements, examples: Vec<String>) ->
         started_unix_ms: None,
         done: None,
     })
+}
+
+/// Many-shards' field-caps phase's record: its clients, requests and failed requests as
+/// counts, and its answers' histogram ([`FIELD_CAPS_HISTOGRAM`], µs). A group's parts'
+/// records merge into the one one process with all their clients would have kept.
+impl Latency {
+    /// The field-caps phase's record of this latency, `h` its answers' histogram (for a part
+    /// kept before its phase held its counts, the histogram is already in its phase).
+    pub fn recorded(&self, h: Option<&Histogram<u64>>) -> Measurements {
+        let mut m = Measurements::default();
+        m.count(CLIENTS, self.clients as u64);
+        m.count(REQUESTS, self.requests);
+        m.count(ERRORS, self.errors);
+        if let Some(h) = h {
+            // The record's one histogram: nothing to disagree with.
+            let _ = m.add_histogram(FIELD_CAPS_HISTOGRAM, "us", h);
+        }
+        m
+    }
+}
+
+/// The field-caps latency from its phase's record (one process's, or a group's parts'
+/// merged), `examples` the first errors it met: `None` for a record without its counts or
+/// its histogram.
+pub fn field_caps_of(m: &Measurements, examples: Vec<String>) -> Option<Latency> {
+    let count = |name: &str| m.counts.get(name).copied();
+    let (_, h) = m.histograms.get(FIELD_CAPS_HISTOGRAM)?;
+    let clients = usize::try_from(count(CLIENTS)?).ok()?;
+    Some(latency_of(
+        h,
+        clients,
+        count(REQUESTS)?,
+        count(ERRORS)?,
+        examples,
+    ))
 }
 
 /// A latency figure from the histogram of its requests (µs).

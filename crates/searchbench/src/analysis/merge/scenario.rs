@@ -2,19 +2,19 @@
 //! indices and loaded its share of the logs. The creation phase is derived by the function
 //! one process derives its own with, from every part's record merged (each index made, and
 //! each cluster state sampled, on the wall clock; the index-creation histograms added); the
-//! logs load is merged as any load's parts are; the
-//! field-caps latency from the parts' histograms added; the counts, the snapshots and the
+//! logs load is merged as any load's parts are; the field-caps latency by the function one
+//! process derives its own with, from the parts' records merged (clients, requests and
+//! errors added; the histograms added); the counts, the snapshots and the
 //! cleanup are part 1's (every part counted all the indices once all were made; part 1 alone
 //! took the snapshots and cleaned up).
 
-use hdrhistogram::Histogram;
 use serde_json::{json, Value};
 
 use super::{ingest, KindMerge, PartRun};
-use crate::measure::SerializedHistogram;
+use crate::measure::{Measurements, SerializedHistogram};
 use crate::store::Parts;
 use crate::workload::scenario_result::{
-    derive, latency_of, Creation, CreationSetup, Latency, StoredScenario, CREATE_HISTOGRAM,
+    derive, field_caps_of, Creation, CreationSetup, Latency, StoredScenario, CREATE_HISTOGRAM,
     CREATION_PHASE, FIELD_CAPS_HISTOGRAM, FIELD_CAPS_PHASE,
 };
 
@@ -33,11 +33,10 @@ pub(super) fn is_scenario(p: &PartRun) -> bool {
         .is_some_and(|r| r.get("scenario").is_some())
 }
 
-/// The histogram `name` of the phase `phase` of every part in `parts`, added (`None` when a
-/// part lacks it).
-fn added(parts: &[&PartRun], phase: &str, name: &str) -> Result<Option<Histogram<u64>>, String> {
-    let every = super::phase_of_every_part(parts.iter().copied(), phase)?;
-    Ok(every.and_then(|mut m| Some(m.histograms.remove(name)?.1)))
+/// The histogram `name` of a merged record, as a run keeps it.
+fn kept(m: &Measurements, name: &str) -> Option<SerializedHistogram> {
+    let (unit, h) = m.histograms.get(name)?;
+    SerializedHistogram::encode(name, unit, h)
 }
 
 /// The group's creation phase, derived from its parts' records merged as one process's is from
@@ -64,9 +63,10 @@ fn merged_creation(
     let Some(creation) = derive(&setup, &m, examples.take(5).collect()) else {
         return Ok(None);
     };
-    let h = m.histograms.get(CREATE_HISTOGRAM);
-    let kept = h.and_then(|(unit, h)| SerializedHistogram::encode(CREATE_HISTOGRAM, unit, h));
-    Ok(Some((creation, kept.into_iter().collect())))
+    Ok(Some((
+        creation,
+        kept(&m, CREATE_HISTOGRAM).into_iter().collect(),
+    )))
 }
 
 pub(super) fn merge(
@@ -126,29 +126,20 @@ pub(super) fn merge(
         histograms.extend(load.histograms);
         failed = load.failed.map(|f| format!("logs load: {f}"));
     }
-    let caps: Vec<(&PartRun, &Latency)> = parts
-        .iter()
+    // The field-caps latency, from the records of the parts that asked for field caps.
+    let (asked, caps): (Vec<&PartRun>, Vec<&Latency>) = (parts.iter())
         .filter_map(|p| Some((p.part, p.said.field_caps.as_ref()?)))
-        .collect();
+        .unzip();
     if !caps.is_empty() {
-        let chosen: Vec<&PartRun> = caps.iter().map(|(p, _)| *p).collect();
-        match added(&chosen, FIELD_CAPS_PHASE, FIELD_CAPS_HISTOGRAM)? {
-            Some(h) => {
-                let latency = latency_of(
-                    &h,
-                    caps.iter().map(|(_, l)| l.clients).sum(),
-                    caps.iter().map(|(_, l)| l.requests).sum(),
-                    caps.iter().map(|(_, l)| l.errors).sum(),
-                    caps.iter()
-                        .flat_map(|(_, l)| l.error_examples.iter().cloned())
-                        .take(5)
-                        .collect(),
-                );
+        let examples = caps.iter().flat_map(|l| l.error_examples.iter().cloned());
+        let m = super::phase_of_every_part(asked, FIELD_CAPS_PHASE)?;
+        match m.and_then(|m| Some((field_caps_of(&m, examples.take(5).collect())?, m))) {
+            Some((latency, m)) => {
                 result["field_caps"] = serde_json::to_value(latency).map_err(|e| e.to_string())?;
-                histograms.extend(SerializedHistogram::encode(FIELD_CAPS_HISTOGRAM, "us", &h));
+                histograms.extend(kept(&m, FIELD_CAPS_HISTOGRAM));
             }
             None => {
-                notes.push("a part kept no field-caps histogram: the latency is each part's".into())
+                notes.push("a part kept no field-caps record: the latency is each part's".into())
             }
         }
     }

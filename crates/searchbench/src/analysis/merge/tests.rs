@@ -947,7 +947,8 @@ fn a_track_part_whose_result_does_not_read_is_refused_naming_it() {
 fn a_scenarios_parts_derive_one_creation_phase() {
     use crate::measure::Measurements;
     use crate::workload::scenario_result::{
-        derive, record, CreationSetup, CREATE_HISTOGRAM, CREATION_PHASE,
+        derive, latency_of, record, CreationSetup, CREATE_HISTOGRAM, CREATION_PHASE,
+        FIELD_CAPS_HISTOGRAM, FIELD_CAPS_PHASE,
     };
     let setup = |clients: usize| CreationSetup {
         indices_requested: 8,
@@ -991,7 +992,19 @@ fn a_scenarios_parts_derive_one_creation_phase() {
             kept: Default::default(),
         };
         let (h, _) = (&m.histograms[CREATE_HISTOGRAM].1, ());
-        let stored = vec![SerializedHistogram::encode(CREATE_HISTOGRAM, "us", h).unwrap()];
+        let mut stored = vec![SerializedHistogram::encode(CREATE_HISTOGRAM, "us", h).unwrap()];
+        // Its field caps: one client's requests, i of them failed.
+        let mut answers = crate::measure::recorder::histogram();
+        for v in [300 * u64::from(i), 900, 4_000] {
+            answers.record(v).unwrap();
+        }
+        let caps = latency_of(&answers, 1, 3 + u64::from(i), u64::from(i), vec![]);
+        stored.push(SerializedHistogram::encode(FIELD_CAPS_HISTOGRAM, "us", &answers).unwrap());
+        let caps_phase = PhaseMeasurements {
+            phase: FIELD_CAPS_PHASE.into(),
+            measurements: caps.recorded(Some(&answers)),
+            kept: Default::default(),
+        };
         if old {
             // As a part wrote it before its phase kept the record.
             let done = m.timed["index_done"].of("docs");
@@ -1005,6 +1018,7 @@ fn a_scenarios_parts_derive_one_creation_phase() {
             "scenario": "many-shards", "prefix": "p-", "wall_secs": 5.0,
             "started_unix_ms": start_ms,
             "creation": c,
+            "field_caps": caps,
             "counts": {"expected_indices": 8, "found_indices": 8, "complete_indices": 8,
                        "docs": 80, "reconciled": true},
             "cleanup": {"indices_deleted": if i == 1 { 9 } else { 0 }},
@@ -1032,7 +1046,11 @@ fn a_scenarios_parts_derive_one_creation_phase() {
             },
             timeline: Vec::new(),
             histograms: stored,
-            phases: if old { Vec::new() } else { vec![phase] },
+            phases: if old {
+                Vec::new()
+            } else {
+                vec![phase, caps_phase]
+            },
         }
     };
     let merged = merge_parts("gs", vec![part(1, &m1, false), part(2, &m2, false)], None).unwrap();
@@ -1041,12 +1059,21 @@ fn a_scenarios_parts_derive_one_creation_phase() {
     assert_eq!(merged.run.state, State::Failed);
     assert_eq!(merged.run.error.as_deref(), Some("2 creation error(s)"));
     assert_eq!(merged.run.histograms, old.run.histograms);
-    assert_eq!(merged.run.phases.len(), 1);
+    assert_eq!(merged.run.phases.len(), 2);
     let r = merged.run.result.unwrap();
     let examples = vec!["part 1's error".to_string(), "part 2's error".to_string()];
     let expected = derive(&setup(2), &whole, examples).unwrap();
     assert_eq!(r["creation"], serde_json::to_value(&expected).unwrap());
-    assert_eq!(old.run.result.unwrap()["creation"], r["creation"]);
+    let old = old.run.result.unwrap();
+    assert_eq!(old["creation"], r["creation"]);
+    // The field caps: every part's requests and clients, the percentiles of every answer.
+    let mut answers = crate::measure::recorder::histogram();
+    for v in [300, 900, 4_000, 600, 900, 4_000] {
+        answers.record(v).unwrap();
+    }
+    let caps = latency_of(&answers, 2, 9, 3, vec![]);
+    assert_eq!(r["field_caps"], serde_json::to_value(&caps).unwrap());
+    assert_eq!(old["field_caps"], r["field_caps"]);
     // Its figures: 8 indices over 5.5 s; each sample with the indices done by then.
     assert_eq!(
         (expected.indices_created, expected.secs, expected.errors),

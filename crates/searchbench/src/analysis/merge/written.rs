@@ -9,7 +9,8 @@
 //! - the searches beside a load: their counts and span from what its report said
 //!   (`SearchesBeside::recorded`);
 //! - a scenario's creation: each index made and each cluster state sampled, from what its
-//!   report said (`Creation::recorded`);
+//!   report said (`Creation::recorded`); its field-caps clients, requests and errors
+//!   (`Latency::recorded`);
 //! - a histogram the part stored beside its result (`query:<cell>:<name>` of the query phase,
 //!   a scenario's creation and field-caps histograms, the searches' `beside_latency`,
 //!   `task:<task>:<name>` of a track's task) goes into the phase it was measured in, where
@@ -29,7 +30,8 @@ use crate::query::beside::{self, SearchesBeside};
 use crate::store::{PhaseMeasurements, LOAD, QUERY};
 use crate::tasks::{TaskFigures, TrackRunResult};
 use crate::workload::scenario_result::{
-    record, Creation, CREATE_HISTOGRAM, CREATION_PHASE, FIELD_CAPS_HISTOGRAM, FIELD_CAPS_PHASE,
+    record, Creation, Latency, CREATE_HISTOGRAM, CREATION_PHASE, FIELD_CAPS_HISTOGRAM,
+    FIELD_CAPS_PHASE,
 };
 
 /// `p` with every phase it measured: the ones it kept, and the others made from what it wrote.
@@ -64,6 +66,18 @@ pub(super) fn with_phases(mut p: PartRun) -> PartRun {
     let recorded = creation.and_then(|c| Creation::deserialize(Value::Object(c)).ok()?.recorded());
     if let (Some(m), false) = (recorded, p.phase(CREATION_PHASE).is_some_and(record::kept)) {
         put(&mut p, CREATION_PHASE, m, false);
+    }
+    // Its field-caps latency, kept before its phase kept its counts (the histogram it stored
+    // beside its result goes in below).
+    let caps = result
+        .as_ref()
+        .and_then(|r| r.get("field_caps")?.as_object().cloned());
+    let caps = caps.and_then(|c| Latency::deserialize(Value::Object(c)).ok());
+    let counted = p
+        .phase(FIELD_CAPS_PHASE)
+        .is_some_and(|m| !m.counts.is_empty());
+    if let (Some(l), false) = (caps, counted) {
+        put(&mut p, FIELD_CAPS_PHASE, l.recorded(None), false);
     }
     let tasks: Vec<TaskFigures> = match (p.row.kind.as_str(), &result) {
         ("track", Some(r)) => TrackRunResult::deserialize(r).map_or(Vec::new(), |r| r.tasks),
