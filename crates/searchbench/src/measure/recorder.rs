@@ -455,6 +455,15 @@ impl Recorder {
     }
 }
 
+/// The first four bytes of HDR's V2 deflate encoding (`V2_COMPRESSED_COOKIE` in the library).
+const V2_DEFLATE_COOKIE: u32 = 0x1c84_9314;
+/// The bytes of a V2 encoding before its counts: cookie, counts' length, offset, digits,
+/// lowest, highest, ratio.
+const V2_HEADER: usize = 40;
+/// The most a stored histogram may inflate to: 64 MiB, far past any this tool records (3
+/// significant digits from 1 µs to an hour take under 1 MiB).
+const INFLATED: usize = 64 << 20;
+
 /// A histogram as stored: HDR's V2 deflate encoding, readable by any HdrHistogram library.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SerializedHistogram {
@@ -480,10 +489,34 @@ impl SerializedHistogram {
         })
     }
 
+    /// The histogram, or why its bytes are not one. A stored histogram is only as honest as
+    /// the store or document it came from: the length its inflated bytes claim for their
+    /// counts is checked against what they hold before the library sizes a buffer by it
+    /// (4 GiB for a few bytes claiming `u32::MAX`), and they inflate to at most [`INFLATED`].
     pub fn decode(&self) -> Result<Histogram<u64>, String> {
-        hdrhistogram::serialization::Deserializer::new()
-            .deserialize(&mut self.v2_deflate.as_slice())
-            .map_err(|e| format!("histogram {}: {e:?}", self.name))
+        use std::io::Read;
+        let bad = |why: String| format!("histogram {}: {why}", self.name);
+        let b = &self.v2_deflate;
+        if b.get(..4) != Some(&V2_DEFLATE_COOKIE.to_be_bytes()[..]) {
+            return Err(bad("not HDR's V2 deflate encoding".into()));
+        }
+        let mut v2 = Vec::new();
+        let inflating = flate2::read::ZlibDecoder::new(b.get(8..).unwrap_or_default());
+        (inflating.take(INFLATED as u64 + 1).read_to_end(&mut v2))
+            .map_err(|e| bad(format!("its bytes do not inflate: {e}")))?;
+        let claimed = v2
+            .get(4..8)
+            .map(|l| u32::from_be_bytes([l[0], l[1], l[2], l[3]]));
+        let held = v2.len().saturating_sub(V2_HEADER);
+        match claimed {
+            _ if v2.len() > INFLATED => Err(bad(format!("it inflates past {INFLATED} bytes"))),
+            Some(n) if n as usize > held => Err(bad(format!(
+                "it claims {n} bytes of counts and holds {held}"
+            ))),
+            _ => hdrhistogram::serialization::Deserializer::new()
+                .deserialize(&mut v2.as_slice())
+                .map_err(|e| bad(format!("{e:?}"))),
+        }
     }
 }
 
@@ -513,6 +546,56 @@ pub(crate) fn summarize(h: &Histogram<u64>, per_ms: f64) -> Summary {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Bytes `v2` deflated and framed as HDR's V2 deflate encoding frames them.
+    fn framed(v2: &[u8]) -> Vec<u8> {
+        use std::io::Write;
+        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        z.write_all(v2).unwrap();
+        let z = z.finish().unwrap();
+        let mut out = V2_DEFLATE_COOKIE.to_be_bytes().to_vec();
+        out.extend((z.len() as u32).to_be_bytes());
+        out.extend(z);
+        out
+    }
+
+    /// A stored histogram whose bytes lie is refused, named, before anything is sized by the
+    /// lie: counts claimed past what it holds (the library would zero 4 GiB for `u32::MAX`),
+    /// a blob inflating past 64 MiB, bytes that are not the encoding; a true one decodes.
+    #[test]
+    fn a_stored_histogram_that_lies_about_its_size_is_refused_unread() {
+        let mut h = histogram();
+        for v in [5, 50, 500_000] {
+            h.record(v).unwrap();
+        }
+        let good = SerializedHistogram::encode("service", "us", &h).unwrap();
+        assert_eq!(good.decode().unwrap(), h);
+        let mut v2 = Vec::new();
+        let z = flate2::read::ZlibDecoder::new(&good.v2_deflate[8..]);
+        std::io::Read::read_to_end(&mut { z }, &mut v2).unwrap();
+        assert_eq!(framed(&v2), good.v2_deflate, "the framing is the library's");
+        let lying = |v2: Vec<u8>| SerializedHistogram {
+            v2_deflate: framed(&v2),
+            ..good.clone()
+        };
+        let mut claims = v2.clone();
+        claims[4..8].copy_from_slice(&u32::MAX.to_be_bytes());
+        let err = lying(claims).decode().unwrap_err();
+        assert!(
+            err.contains("histogram service: it claims 4294967295 bytes"),
+            "{err}"
+        );
+        let err = lying(vec![0; INFLATED + 1]).decode().unwrap_err();
+        assert!(err.contains("inflates past 67108864 bytes"), "{err}");
+        let err = SerializedHistogram {
+            v2_deflate: b"not a histogram".to_vec(),
+            ..good.clone()
+        };
+        assert!(err.decode().unwrap_err().contains("not HDR's V2 deflate"));
+        let mut cut = good.clone();
+        cut.v2_deflate.truncate(20);
+        assert!(cut.decode().is_err());
+    }
 
     /// A rate that fell by a quarter was once "levelled off ... within 10 % of the first
     /// (-25.0 %)": each wording now says what was measured.
