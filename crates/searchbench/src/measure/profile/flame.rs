@@ -13,6 +13,8 @@ use super::samples::Samples;
 pub const MIN_SHARE: f64 = 0.002;
 /// Frames deeper than this are summed into the frame at this depth.
 pub const MAX_DEPTH: usize = 256;
+/// The most frames a tree read back may hold: far past the few thousand [`MIN_SHARE`] keeps.
+pub const MAX_FRAMES: usize = 200_000;
 
 /// One frame of the tree and what passed through it. Kept flat (each frame with its
 /// parent's position, parents first): a JSON reader refuses nesting as deep as Java stacks.
@@ -69,15 +71,30 @@ impl TryFrom<Flat> for Flame {
     type Error = String;
 
     fn try_from(flat: Flat) -> Result<Flame, String> {
+        // A tree read back is only as honest as the store or document it came from: one
+        // deeper or wider than any this tool keeps is refused, not walked (each walk of it
+        // recurses, and its drawing copies each node's path).
+        if flat.frames.len() > MAX_FRAMES {
+            return Err(format!(
+                "{} frames, past the {MAX_FRAMES} a tree keeps",
+                flat.frames.len()
+            ));
+        }
         // Children attach to their parent once all of theirs are in: built from the last.
         let mut nodes: Vec<Option<Flame>> = Vec::with_capacity(flat.frames.len());
         let mut parents = Vec::with_capacity(flat.frames.len());
+        let mut depths: Vec<usize> = Vec::with_capacity(flat.frames.len());
         for (i, f) in flat.frames.into_iter().enumerate() {
-            match f.parent {
+            let depth = match f.parent {
                 Some(p) if p >= i => return Err(format!("frame {i} names a later parent {p}")),
                 None if i > 0 => return Err(format!("frame {i} has no parent")),
-                _ => {}
+                Some(p) => depths[p] + 1,
+                None => 0,
+            };
+            if depth > MAX_DEPTH {
+                return Err(format!("frame {i} is deeper than {MAX_DEPTH} frames"));
             }
+            depths.push(depth);
             parents.push(f.parent);
             nodes.push(Some(Flame {
                 name: f.name,
@@ -230,5 +247,33 @@ mod tests {
         let text = serde_json::to_string(&deep).unwrap();
         assert_eq!(serde_json::from_str::<Flame>(&text).unwrap(), deep);
         assert!(serde_json::from_str::<Flame>(r#"{"frames":[]}"#).is_err());
+    }
+
+    /// A tree read back that no profile of this tool makes is refused, naming why, before it
+    /// is walked: a chain of 100,000 frames (whose walk would overflow the stack), or more
+    /// frames than a tree keeps.
+    #[test]
+    fn a_tree_deeper_or_wider_than_any_kept_is_refused_unwalked() {
+        let frame = |i: usize, parent: Option<usize>| FlatFrame {
+            name: format!("f{i}"),
+            parent,
+            cpu: 1,
+            bytes: 0,
+        };
+        let chain = (0..100_000).map(|i| frame(i, i.checked_sub(1))).collect();
+        let err = Flame::try_from(Flat { frames: chain }).unwrap_err();
+        assert_eq!(err, "frame 257 is deeper than 256 frames");
+        let wide = (0..=MAX_FRAMES)
+            .map(|i| frame(i, (i > 0).then_some(0)))
+            .collect();
+        let err = Flame::try_from(Flat { frames: wide }).unwrap_err();
+        assert!(err.contains("200001 frames, past the 200000"), "{err}");
+        let edge = (0..=MAX_DEPTH)
+            .map(|i| frame(i, i.checked_sub(1)))
+            .collect();
+        assert_eq!(
+            Flame::try_from(Flat { frames: edge }).unwrap().nodes(),
+            MAX_DEPTH + 1
+        );
     }
 }
