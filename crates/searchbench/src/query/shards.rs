@@ -69,6 +69,12 @@ async fn source_of(target: &Target, index: &str) -> Result<(String, u32, u32), S
         ))
         .await
         .map_err(|e| format!("cannot read the settings of {index:?}: {e}"))?;
+    source_in(&settings, index)
+}
+
+/// The source's name, shard count and replica count, as the server's `_settings` answer
+/// (`settings`) for `index` gives them.
+fn source_in(settings: &serde_json::Value, index: &str) -> Result<(String, u32, u32), String> {
     let found: Vec<(&String, &serde_json::Value)> =
         settings.as_object().into_iter().flatten().collect();
     let [(name, s)] = found[..] else {
@@ -83,11 +89,13 @@ async fn source_of(target: &Target, index: &str) -> Result<(String, u32, u32), S
             .and_then(|n| n.parse().ok())
             .ok_or_else(|| format!("{name} does not say its {key}"))
     };
-    Ok((
-        name.clone(),
-        count("number_of_shards")?,
-        count("number_of_replicas")?,
-    ))
+    let shards = count("number_of_shards")?;
+    // No engine makes an index of no shards: a server saying so is not believed (the copies
+    // are planned by dividing by it).
+    if shards == 0 {
+        return Err(format!("{name} says it has 0 shards"));
+    }
+    Ok((name.clone(), shards, count("number_of_replicas")?))
 }
 
 /// The index of `index` at each of `counts`: itself at its own count, a copy made by the
@@ -276,5 +284,22 @@ mod tests {
             assert!(err.contains(says), "{bad}: {err}");
         }
         assert_eq!(copy_name("metrics", 4), "metrics-searchbench-4-shards");
+    }
+
+    /// A server's settings are read as it says them; one saying the index has no shards is
+    /// refused, named, rather than divided by.
+    #[test]
+    fn a_server_saying_an_index_has_no_shards_is_not_believed() {
+        let said = |shards: &str| {
+            serde_json::json!({"logs-1": {"settings": {"index": {
+                "number_of_shards": shards, "number_of_replicas": "1"}}}})
+        };
+        assert_eq!(source_in(&said("2"), "logs"), Ok(("logs-1".into(), 2, 1)));
+        assert_eq!(
+            source_in(&said("0"), "logs"),
+            Err("logs-1 says it has 0 shards".into())
+        );
+        let err = source_in(&said("many"), "logs").unwrap_err();
+        assert!(err.contains("does not say its number_of_shards"), "{err}");
     }
 }
