@@ -736,6 +736,40 @@ mod tests {
         }
     }
 
+    /// A cluster (or a proxy) that ignores `search_after` gives the same full page for ever:
+    /// reading its runs, or its telemetry, stops at the second such page with an error
+    /// naming the index, rather than read (and keep what it skipped) for ever.
+    #[tokio::test]
+    async fn a_cluster_giving_the_same_page_again_is_not_read_for_ever() {
+        let store = Store::in_memory(std::env::temp_dir()).unwrap();
+        let id = stored(&store);
+        let doc = run_document(&store, &id);
+        let cluster = double::Double::serve(move |r| {
+            let body: Value = serde_json::from_slice(&r.body).unwrap_or_default();
+            let size = body["size"].as_u64().unwrap_or(0) as i64;
+            let hits: Vec<Value> = (0..size)
+                .map(|k| match r.path.contains("telemetry") {
+                    true => json!({"_source": {"run_id": "0000abcd", "second": k}, "sort": [k]}),
+                    false => hit(&doc, &format!("{k:08x}"), k),
+                })
+                .collect();
+            json!({"hits": {"hits": hits}}).to_string()
+        });
+        let target = Target::new(&crate::cluster::TargetConfig::local(&cluster.url)).unwrap();
+        let p = Publisher::new(target, "t").unwrap();
+        let into = Store::in_memory(std::env::temp_dir()).unwrap();
+        let read = tokio::time::timeout(Duration::from_secs(20), p.read_runs(&into)).await;
+        let err = read.expect("the read stops").unwrap_err().to_string();
+        assert!(err.contains("t-runs gave the same page twice"), "{err}");
+        let ids = [RunId("0000abcd".into())];
+        let read = tokio::time::timeout(Duration::from_secs(20), p.read_telemetry(&into, &ids));
+        let err = read.await.expect("the read stops").unwrap_err().to_string();
+        assert!(
+            err.contains("t-telemetry gave the same page twice"),
+            "{err}"
+        );
+    }
+
     #[tokio::test]
     async fn a_list_of_the_newest_runs_reads_no_more_than_it_shows() {
         let store = Store::in_memory(std::env::temp_dir()).unwrap();

@@ -131,7 +131,9 @@ impl Publisher {
                 }
             }
             let enough = limit.is_some_and(|l| newest.len() >= l);
-            after = hits.last().and_then(|h| h.get("sort")).cloned();
+            let next = hits.last().and_then(|h| h.get("sort")).cloned();
+            self.advanced(&index, &after, &next)?;
+            after = next;
             if enough || n < size || after.is_none() {
                 break;
             }
@@ -148,6 +150,25 @@ impl Publisher {
             read.runs += 1;
         }
         Ok(read)
+    }
+
+    /// Refuses to read on where a page ended where the one before it did: a cluster (or a
+    /// proxy) that ignores `search_after` would give the same page for ever.
+    fn advanced(
+        &self,
+        index: &str,
+        before: &Option<Value>,
+        now: &Option<Value>,
+    ) -> Result<(), PublishError> {
+        match now {
+            Some(_) if now == before => Err(PublishError::Refused {
+                destination: self.destination(),
+                reason: format!(
+                    "{index} gave the same page twice (it ignores `search_after`): stopped reading"
+                ),
+            }),
+            _ => Ok(()),
+        }
     }
 
     /// Keeps a run read back in `into`, published here as it is (it was read from here) at
@@ -175,7 +196,7 @@ impl Publisher {
         let mut samples = 0;
         for chunk in ids.chunks(RUNS_PER_TELEMETRY_QUERY) {
             let names: Vec<&str> = chunk.iter().map(|id| id.0.as_str()).collect();
-            let mut after: Option<Value> = None;
+            let (mut after, mut last): (Option<Value>, Option<Value>) = (None, None);
             loop {
                 let mut body = json!({
                     "size": TELEMETRY_PAGE,
@@ -218,7 +239,9 @@ impl Publisher {
                 if n < TELEMETRY_PAGE {
                     break;
                 }
-                after = hits.last().and_then(|h| h.get("sort")).cloned();
+                let next = hits.last().and_then(|h| h.get("sort")).cloned();
+                self.advanced(&index, &last, &next)?;
+                (after, last) = (next.clone(), next);
                 if after.is_none() {
                     break;
                 }
