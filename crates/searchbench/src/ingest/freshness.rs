@@ -772,13 +772,13 @@ fn by_second(m: &Measurements) -> Vec<FreshnessSecond> {
                 .map(|edge| (*edge as f64 / 1000.0, count(&bucket(*edge))))
                 .chain([(f64::INFINITY, count(BEYOND))])
                 .collect();
-            let seen: u64 = buckets.iter().map(|b| b.1).sum();
+            let seen = buckets.iter().fold(0u64, |n, b| n.saturating_add(b.1));
             // The edge of the bucket holding the document at quantile `q` of the searchable.
             let at = |q: f64| {
                 let rank = ((seen as f64 * q).ceil() as u64).max(1);
-                let mut so_far = 0;
+                let mut so_far = 0u64;
                 buckets.iter().find_map(|(edge, n)| {
-                    so_far += n;
+                    so_far = so_far.saturating_add(*n);
                     (so_far >= rank).then_some(*edge).filter(|e| e.is_finite())
                 })
             };
@@ -950,6 +950,19 @@ mod tests {
             state: state.into(),
             node: node.map(str::to_string),
         }
+    }
+
+    /// A merged group's buckets of one second (each part's up to 2^53, a thousand parts)
+    /// give their percentiles without overflow.
+    #[test]
+    fn a_seconds_buckets_past_u64_give_their_percentiles() {
+        let mut m = Measurements::default();
+        m.count_at(100, PROBED, 1);
+        for edge in EDGES_MS {
+            m.count_at(100, &bucket(edge), u64::MAX);
+        }
+        let seconds = by_second(&m);
+        assert_eq!(seconds.len(), 1);
     }
 
     #[test]

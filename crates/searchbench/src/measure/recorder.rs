@@ -144,6 +144,8 @@ pub fn definition(applied: bool, w: f64, window: f64, wall: f64) -> String {
 /// request (see [`Recorder::took_clock_ms`]), from `n` answers with a `took`, `on_step` of
 /// them near a step and `past_step` a whole step or more.
 pub fn took_clock(n: u64, on_step: u64, past_step: u64) -> Option<u64> {
+    // In u128: a merged group's counts (each part's up to 2^53) do not overflow the products.
+    let (n, on_step, past_step) = (u128::from(n), u128::from(on_step), u128::from(past_step));
     (n >= 50 && on_step * 100 >= n * 95 && past_step * 20 >= n).then_some(CACHED_CLOCK_MS)
 }
 
@@ -157,7 +159,7 @@ pub fn levelled(per_second: &[u64]) -> Option<(bool, f64)> {
         return None;
     }
     let third = per_second.len() / 3;
-    let mean = |s: &[u64]| s.iter().sum::<u64>() as f64 / s.len() as f64;
+    let mean = |s: &[u64]| s.iter().map(|n| *n as f64).sum::<f64>() / s.len() as f64;
     let (first, last) = (
         mean(&per_second[..third]),
         mean(&per_second[per_second.len() - third..]),
@@ -601,6 +603,13 @@ mod tests {
     /// (-25.0 %)": each wording now says what was measured.
     #[test]
     fn the_levelling_words_say_the_change_measured() {
+        // A merged group's counts (each part's up to 2^53, a whole timeline of them) judge
+        // without overflow.
+        assert_eq!(levelled(&[u64::MAX; 7]), Some((true, 0.0)));
+        assert_eq!(
+            took_clock(u64::MAX, u64::MAX, u64::MAX),
+            Some(CACHED_CLOCK_MS)
+        );
         let per_second = |first: u64, last: u64| {
             let mut s = vec![first; 4];
             s.extend([(first + last) / 2; 4]);

@@ -172,7 +172,8 @@ pub async fn coverage(
                         let wall_us = wall.as_micros() as u64;
                         out.overhead_us
                             .push(wall_us.saturating_sub(answer.took_ms.saturating_mul(1000)));
-                        out.took_ms += answer.took_ms;
+                        // A server's `took` is its word: added saturating, never wrapped.
+                        out.took_ms = out.took_ms.saturating_add(answer.took_ms);
                         out.answers.push((i, answer));
                     }
                     Err(e) => out.errors.push(format!("search {}: {e}", i + 1)),
@@ -197,7 +198,7 @@ pub async fn coverage(
                     for (i, item) in items.into_iter().enumerate() {
                         match item {
                             Ok(answer) => {
-                                out.took_ms += answer.took_ms;
+                                out.took_ms = out.took_ms.saturating_add(answer.took_ms);
                                 out.answers.push((i, answer));
                             }
                             Err(e) => out.errors.push(format!("sub-search {}: {e}", i + 1)),

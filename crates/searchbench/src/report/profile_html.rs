@@ -195,7 +195,7 @@ const DIFF_FULL: f64 = 2.0;
 /// A frame's own value: what it holds that none of its children do (its self time, its own
 /// allocations).
 fn own(node: &Flame, value: fn(&Flame) -> u64) -> u64 {
-    let children: u64 = node.children.iter().map(value).sum();
+    let children = (node.children.iter().map(value)).fold(0u64, u64::saturating_add);
     value(node).saturating_sub(children)
 }
 

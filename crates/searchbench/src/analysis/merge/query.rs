@@ -173,7 +173,7 @@ pub fn merge(chosen: &[&PartRun]) -> Result<KindMerge, String> {
         parts.iter().map(|(p, r)| (*p, r)),
         |r: Option<&QueryResult>| {
             json!({
-                "coverages_measured": r.map(|r| r.cells.iter().map(|c| c.coverages).sum::<usize>()),
+                "coverages_measured": r.map(|r| (r.cells.iter().map(|c| c.coverages)).fold(0usize, usize::saturating_add)),
                 "search_clients": r.map(|r| r.clients),
                 "measured_secs": r.map(|r| r.measured_secs),
                 "failures_total": r.map(|r| r.failures_total),

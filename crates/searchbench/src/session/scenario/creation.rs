@@ -40,8 +40,11 @@ pub(super) async fn check_shard_room(target: &Target, shards: u64) -> Result<(),
     let Some(limit) = limit else { return Ok(()) };
     let health = target.health(None).await?;
     let data_nodes = health.number_of_nodes.max(1);
-    let used = health.active_shards + health.unassigned_shards;
-    let room = (limit * data_nodes).saturating_sub(used);
+    // The server's numbers, saturating: a wrapped product would refuse a run that fits.
+    let used = health
+        .active_shards
+        .saturating_add(health.unassigned_shards);
+    let room = limit.saturating_mul(data_nodes).saturating_sub(used);
     if shards > room {
         return Err(SessionError::usage(format!(
             "the cluster has room for {room} more shards (cluster.max_shards_per_node={limit}, \
@@ -274,7 +277,7 @@ pub(super) async fn count_indices(
         })?;
     let mut found = 0;
     let mut complete = 0;
-    let mut docs = 0;
+    let mut docs = 0u64;
     for row in &rows {
         let count = row
             .get("docs.count")
@@ -285,7 +288,7 @@ pub(super) async fn count_indices(
             })
             .unwrap_or(0);
         found += 1;
-        docs += count;
+        docs = docs.saturating_add(count);
         if count == spec.docs_per_index {
             complete += 1;
         }

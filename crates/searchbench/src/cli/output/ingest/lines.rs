@@ -19,7 +19,7 @@ pub fn reconcile_line(r: &IngestReport) -> String {
         c.read,
         c.indexed,
         c.failed,
-        if c.read == c.indexed + c.failed {
+        if Some(c.read) == c.indexed.checked_add(c.failed) {
             ""
         } else {
             " (does NOT add up)"

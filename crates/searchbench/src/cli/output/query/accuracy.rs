@@ -60,7 +60,10 @@ pub(super) fn accuracy_table(r: &QueryResult) -> super::super::Grid {
             match c {
                 Check::Percentiles if applies => {
                     let pct = |x: f64| format!("{:.4}%", x * 100.0);
-                    row.push(bad_of(a.pct_values, a.pct_null + a.pct_over_bound));
+                    row.push(bad_of(
+                        a.pct_values,
+                        a.pct_null.saturating_add(a.pct_over_bound),
+                    ));
                     row.push(Cell::new(pct(a.pct_max_err)));
                     row.push(Cell::new(pct(a.pct_mean_err)));
                     row.push(Cell::new(

@@ -88,7 +88,7 @@ pub(super) fn print_errors(r: &QueryResult) {
         for (message, count) in counted {
             match reasons.iter_mut().find(|(m, ..)| *m == message) {
                 Some((_, n, cells)) => {
-                    *n += count;
+                    *n = n.saturating_add(count);
                     if !cells.contains(&cell) {
                         cells.push(cell.clone());
                     }
