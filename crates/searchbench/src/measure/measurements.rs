@@ -149,6 +149,27 @@ impl Measurements {
         Ok(())
     }
 
+    /// Adds `rows` (moments in Unix µs, each with one value per field of `fields`) to the
+    /// list `name` at once: joined, then put in order once, however they came (a list
+    /// rebuilt from what a result said may come in any order).
+    pub fn at_all(
+        &mut self,
+        name: &str,
+        fields: &[&str],
+        rows: Vec<(u64, Vec<f64>)>,
+    ) -> Result<(), String> {
+        let mut list = Measurements::default();
+        list.timed.insert(
+            name.to_string(),
+            Timed {
+                fields: fields.iter().map(|f| f.to_string()).collect(),
+                rows,
+            },
+        );
+        list.timed[name].check(name)?;
+        self.merge(&list)
+    }
+
     /// Adds a stored histogram (as runs keep them) under its name.
     pub fn histogram(&mut self, h: &SerializedHistogram) -> Result<(), String> {
         let decoded = h.decode()?;

@@ -261,12 +261,18 @@ impl Creation {
         let mut m = Measurements::default();
         record::began(&mut m, began);
         record::ended(&mut m, at(self.secs));
-        for (secs, docs) in self.done.as_ref()? {
-            record::index_done(&mut m, at(*secs), *docs);
-        }
-        for s in &self.cluster_state {
-            record::cluster_state(&mut m, at(s.secs), s.bytes);
-        }
+        // Rows as said, in any order: put in order once.
+        let done = self
+            .done
+            .as_ref()?
+            .iter()
+            .map(|(secs, docs)| (at(*secs), vec![*docs as f64]));
+        let _ = m.at_all(INDEX_DONE, &["docs"], done.collect());
+        let states = self
+            .cluster_state
+            .iter()
+            .map(|s| (at(s.secs), vec![s.bytes as f64]));
+        let _ = m.at_all(CLUSTER_STATE, &["bytes"], states.collect());
         m.count(ERRORS, self.errors);
         Some(m)
     }

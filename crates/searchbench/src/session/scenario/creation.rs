@@ -344,6 +344,24 @@ mod tests {
         assert!(c.first_tenth_indices_per_sec > c.last_tenth_indices_per_sec);
     }
 
+    /// A part kept before its phase held its record has it made from what its result said,
+    /// in order however the result listed it (100,000 indices listed last first are put in
+    /// order once, not one by one at the front).
+    #[test]
+    fn a_record_made_from_a_result_is_in_order_however_it_was_listed() {
+        let said = Creation {
+            started_unix_ms: Some(1_000),
+            secs: 1.0,
+            done: Some((0..100_000).rev().map(|i| (i as f64 * 1e-5, 1)).collect()),
+            ..Creation::default()
+        };
+        let m = said.recorded().unwrap();
+        let rows = &m.timed[crate::workload::scenario_result::INDEX_DONE].rows;
+        assert_eq!(rows.len(), 100_000);
+        assert!(rows.windows(2).all(|w| w[0].0 <= w[1].0));
+        assert_eq!(rows[0].0, 1_000_000);
+    }
+
     /// A record read back that claims what no run made (a span of 2^53 µs, 2^53 documents an
     /// index, many samples) derives in bounded time and memory, without overflow: its
     /// timeline stops at a week and its figures still count every index.
