@@ -91,7 +91,9 @@ impl Publisher {
             Err(e) => return Err(e),
         };
         let mut read = 0;
-        for hit in &hits {
+        // A cluster answers at most the notes asked for; one answering more is read no
+        // further.
+        for hit in hits.iter().take(MOST) {
             let s = &hit["_source"];
             // A document a publish would not write is left out: a note is text and its place.
             let (Some(text), Some(created)) = (s["text"].as_str(), s["created_at"].as_i64()) else {

@@ -736,9 +736,10 @@ mod tests {
         }
     }
 
-    /// A cluster (or a proxy) that ignores `search_after` gives the same full page for ever:
-    /// reading its runs, or its telemetry, stops at the second such page with an error
-    /// naming the index, rather than read (and keep what it skipped) for ever.
+    /// A cluster (or a proxy) that ignores `search_after` gives its first full pages for
+    /// ever (here two, in turn): reading its runs, or its telemetry, stops at the first page
+    /// given again with an error naming the index, rather than read (and keep what it
+    /// skipped) for ever.
     #[tokio::test]
     async fn a_cluster_giving_the_same_page_again_is_not_read_for_ever() {
         let store = Store::in_memory(std::env::temp_dir()).unwrap();
@@ -747,7 +748,12 @@ mod tests {
         let cluster = double::Double::serve(move |r| {
             let body: Value = serde_json::from_slice(&r.body).unwrap_or_default();
             let size = body["size"].as_u64().unwrap_or(0) as i64;
-            let hits: Vec<Value> = (0..size)
+            // After the first page the second, after the second the first.
+            let from = match body["search_after"][0].as_i64() {
+                Some(k) if k < size => size,
+                _ => 0,
+            };
+            let hits: Vec<Value> = (from..from + size)
                 .map(|k| match r.path.contains("telemetry") {
                     true => json!({"_source": {"run_id": "0000abcd", "second": k}, "sort": [k]}),
                     false => hit(&doc, &format!("{k:08x}"), k),
@@ -768,6 +774,25 @@ mod tests {
             err.contains("t-telemetry gave the same page twice"),
             "{err}"
         );
+    }
+
+    /// A results cluster answering more notes than were asked for is read no further than
+    /// the most asked for.
+    #[tokio::test]
+    async fn a_cluster_answering_more_notes_than_asked_is_read_as_far_as_asked() {
+        let cluster = double::Double::serve(|_| {
+            let hits: Vec<Value> = (0..10_050)
+                .map(|k| {
+                    json!({"_source": {"text": format!("note {k}"), "created_at": k,
+                                            "tags": {}, "note_id": k}})
+                })
+                .collect();
+            json!({"hits": {"hits": hits}}).to_string()
+        });
+        let target = Target::new(&crate::cluster::TargetConfig::local(&cluster.url)).unwrap();
+        let p = Publisher::new(target, "t").unwrap();
+        let into = Store::in_memory(std::env::temp_dir()).unwrap();
+        assert_eq!(p.read_annotations(&into).await.unwrap(), 10_000);
     }
 
     #[tokio::test]

@@ -23,6 +23,9 @@ const FIRST_PAGE: usize = 16;
 
 /// Telemetry documents per page (each well under a kilobyte).
 const TELEMETRY_PAGE: usize = 5_000;
+/// The most pages one read takes of an index: a million, past any store's runs (or a
+/// thousand runs' telemetry) many times over.
+const MOST_PAGES: usize = 1_000_000;
 
 /// Runs whose telemetry one request asks for.
 const RUNS_PER_TELEMETRY_QUERY: usize = 1_000;
@@ -77,6 +80,7 @@ impl Publisher {
         let mut newest = Vec::new();
         let mut size = limit.map_or(FIRST_PAGE, |l| l.min(FIRST_PAGE));
         let mut after: Option<Value> = None;
+        let mut pages = HashSet::new();
         loop {
             let mut body = json!({
                 "size": size,
@@ -132,7 +136,7 @@ impl Publisher {
             }
             let enough = limit.is_some_and(|l| newest.len() >= l);
             let next = hits.last().and_then(|h| h.get("sort")).cloned();
-            self.advanced(&index, &after, &next)?;
+            self.advanced(&index, &mut pages, &next)?;
             after = next;
             if enough || n < size || after.is_none() {
                 break;
@@ -152,21 +156,28 @@ impl Publisher {
         Ok(read)
     }
 
-    /// Refuses to read on where a page ended where the one before it did: a cluster (or a
-    /// proxy) that ignores `search_after` would give the same page for ever.
+    /// Refuses to read on where a page ended where a page before it did (a cluster or proxy
+    /// that ignores `search_after`, or loops, would give its pages for ever), or past
+    /// [`MOST_PAGES`] pages.
     fn advanced(
         &self,
         index: &str,
-        before: &Option<Value>,
+        pages: &mut HashSet<String>,
         now: &Option<Value>,
     ) -> Result<(), PublishError> {
-        match now {
-            Some(_) if now == before => Err(PublishError::Refused {
+        let refused = |reason: String| {
+            Err(PublishError::Refused {
                 destination: self.destination(),
-                reason: format!(
-                    "{index} gave the same page twice (it ignores `search_after`): stopped reading"
-                ),
-            }),
+                reason,
+            })
+        };
+        match now {
+            Some(_) if pages.len() >= MOST_PAGES => refused(format!(
+                "{index}: {MOST_PAGES} pages read and more remain: stopped reading"
+            )),
+            Some(end) if !pages.insert(end.to_string()) => refused(format!(
+                "{index} gave the same page twice (it ignores `search_after`): stopped reading"
+            )),
             _ => Ok(()),
         }
     }
@@ -196,7 +207,7 @@ impl Publisher {
         let mut samples = 0;
         for chunk in ids.chunks(RUNS_PER_TELEMETRY_QUERY) {
             let names: Vec<&str> = chunk.iter().map(|id| id.0.as_str()).collect();
-            let (mut after, mut last): (Option<Value>, Option<Value>) = (None, None);
+            let (mut after, mut pages): (Option<Value>, _) = (None, HashSet::new());
             loop {
                 let mut body = json!({
                     "size": TELEMETRY_PAGE,
@@ -239,9 +250,8 @@ impl Publisher {
                 if n < TELEMETRY_PAGE {
                     break;
                 }
-                let next = hits.last().and_then(|h| h.get("sort")).cloned();
-                self.advanced(&index, &last, &next)?;
-                (after, last) = (next.clone(), next);
+                after = hits.last().and_then(|h| h.get("sort")).cloned();
+                self.advanced(&index, &mut pages, &after)?;
                 if after.is_none() {
                     break;
                 }

@@ -170,6 +170,8 @@ pub const MIGRATIONS: &[&str] = &[
     // when each index was made, with its documents), lists that merge by union. Runs kept
     // before have none.
     "ALTER TABLE phase_measurements ADD COLUMN timed TEXT NOT NULL DEFAULT '{}';",
+    // 13: notes found by their text and tags (a note read back is kept once: found first).
+    "CREATE INDEX annotations_by_text ON annotations (text, tags);",
 ];
 
 /// How [`Store::put_histograms`] encodes: HdrHistogram's V2 format, deflated.
