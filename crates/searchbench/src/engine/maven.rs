@@ -196,10 +196,18 @@ pub async fn refresh() -> Result<(), FetchError> {
         if !response.status().is_success() {
             return Err(fail(format!("HTTP {}", response.status())));
         }
-        let xml = response
-            .text()
-            .await
-            .map_err(|e| fail(crate::cluster::error_chain(&e)))?;
+        // A repository's listing is a few KiB: one past 8 MiB is not one, and is not read
+        // whole (a proxy could send gigabytes within the timeout).
+        let xml = match crate::cluster::body::read_bounded(response, 8 << 20).await {
+            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            Err(crate::cluster::body::BodyError::TooLarge { limit, .. }) => {
+                return Err(fail(format!("the answer is larger than {limit} bytes")))
+            }
+            Err(crate::cluster::body::BodyError::Transport(e)) => {
+                return Err(fail(crate::cluster::error_chain(&e)))
+            }
+            Err(crate::cluster::body::BodyError::Encoding(e)) => return Err(fail(e)),
+        };
         if parse_versions(&xml).is_empty() {
             return Err(fail("the answer lists no <version>".into()));
         }
