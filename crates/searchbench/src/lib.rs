@@ -30,4 +30,5 @@ pub mod store;
 pub mod suggest;
 pub mod tasks;
 pub mod units;
+pub mod user_file;
 pub mod workload;

@@ -44,7 +44,7 @@ pub fn read(path: &Path) -> Result<Vec<PartitionTruth>, CorpusError> {
     let bad = |line: usize, reason: String| {
         CorpusError::Invalid(format!("{}:{line}: {reason}", path.display()))
     };
-    let text = std::fs::read_to_string(path).map_err(|source| CorpusError::Io {
+    let text = crate::user_file::read_to_string(path).map_err(|source| CorpusError::Io {
         path: path.display().to_string(),
         source,
     })?;

@@ -293,7 +293,7 @@ impl QueryResult {
             path: path.display().to_string(),
             reason,
         };
-        let text = std::fs::read(path).map_err(|e| bad(e.to_string()))?;
+        let text = crate::user_file::read(path).map_err(|e| bad(e.to_string()))?;
         let base: QueryResult =
             serde_json::from_slice(&text).map_err(|e| bad(format!("not a query result: {e}")))?;
         let Some(headline) = headline else {

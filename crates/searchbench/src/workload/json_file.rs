@@ -7,7 +7,7 @@ use serde_json::Value;
 
 /// The JSON value in `path`; `Err` is a sentence naming the file (and line:column).
 pub fn read(path: &Path) -> Result<Value, String> {
-    let text = std::fs::read_to_string(path)
+    let text = crate::user_file::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     parse(&path.display().to_string(), &text)
 }
@@ -44,13 +44,14 @@ pub fn key_twice(text: &str) -> Result<(), (serde_json::Error, String)> {
 }
 
 /// Every key an object of `text` (valid JSON) holds more than once: the path of the object
-/// (`operations[0].body`) and the key, in the text's order. What the tools do with a track as
-/// it ships (they keep the last) is said of each, not refused.
-pub fn keys_twice(text: &str) -> Vec<(String, String)> {
-    let found = std::cell::RefCell::new(Vec::new());
+/// (`operations[0].body`) and the key, in the text's order, the first [`KEYS_TWICE_SAID`] of
+/// them, with how many more there are. What the tools do with a track as it ships (they keep
+/// the last) is said of each, not refused.
+pub fn keys_twice(text: &str) -> (Vec<(String, String)>, usize) {
+    let found = std::cell::RefCell::new((Vec::new(), 0));
     let mut de = serde_json::Deserializer::from_str(text);
     let walk = all_twice::Object {
-        at: String::new(),
+        at: None,
         found: &found,
     };
     // A text that is not JSON has no keys to say; its reader says what is wrong with it.
@@ -58,8 +59,13 @@ pub fn keys_twice(text: &str) -> Vec<(String, String)> {
     found.into_inner()
 }
 
+/// The most keys given twice [`keys_twice`] names; the rest are counted.
+pub const KEYS_TWICE_SAID: usize = 50;
+
 /// A walk over a JSON text that collects every key an object holds twice, with the object's
-/// path. Builds nothing.
+/// path. Builds nothing but what it says: a path is a chain of steps on the walk's stack,
+/// written out only for a key given twice (a text of millions of keys under one long key
+/// copies no path per key).
 mod all_twice {
     use std::cell::RefCell;
     use std::collections::HashSet;
@@ -67,19 +73,46 @@ mod all_twice {
 
     use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
-    pub struct Object<'a> {
-        pub at: String,
-        pub found: &'a RefCell<Vec<(String, String)>>,
+    /// One step from an object's parent to it: a key, or a place in a list.
+    pub enum Step<'p> {
+        Key(&'p Step<'p>, &'p str),
+        Index(&'p Step<'p>, usize),
+        Root,
     }
 
-    impl<'de> DeserializeSeed<'de> for Object<'_> {
+    impl Step<'_> {
+        fn write(&self, out: &mut String) {
+            match self {
+                Step::Root => {}
+                Step::Key(up, key) => {
+                    up.write(out);
+                    if !out.is_empty() {
+                        out.push('.');
+                    }
+                    out.push_str(key);
+                }
+                Step::Index(up, i) => {
+                    up.write(out);
+                    out.push_str(&format!("[{i}]"));
+                }
+            }
+        }
+    }
+
+    pub struct Object<'a, 'p> {
+        /// Where the value is; `None` for the text's own value.
+        pub at: Option<&'p Step<'p>>,
+        pub found: &'a RefCell<(Vec<(String, String)>, usize)>,
+    }
+
+    impl<'de> DeserializeSeed<'de> for Object<'_, '_> {
         type Value = ();
         fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
             d.deserialize_any(self)
         }
     }
 
-    impl<'de> Visitor<'de> for Object<'_> {
+    impl<'de> Visitor<'de> for Object<'_, '_> {
         type Value = ();
         fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
             f.write_str("a JSON value")
@@ -103,10 +136,13 @@ mod all_twice {
             Ok(())
         }
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+            let root = Step::Root;
+            let up = self.at.unwrap_or(&root);
             let mut i = 0;
             loop {
+                let step = Step::Index(up, i);
                 let inner = Object {
-                    at: format!("{}[{i}]", self.at),
+                    at: Some(&step),
                     found: self.found,
                 };
                 if seq.next_element_seed(inner)?.is_none() {
@@ -116,23 +152,26 @@ mod all_twice {
             }
         }
         fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            let root = Step::Root;
+            let up = self.at.unwrap_or(&root);
             let mut seen = HashSet::new();
             while let Some(key) = map.next_key::<String>()? {
                 if !seen.insert(key.clone()) {
-                    let at = if self.at.is_empty() {
-                        "the definition".to_string()
+                    let mut found = self.found.borrow_mut();
+                    if found.0.len() < super::KEYS_TWICE_SAID {
+                        let mut at = String::new();
+                        up.write(&mut at);
+                        if at.is_empty() {
+                            at = "the definition".to_string();
+                        }
+                        found.0.push((at, key.clone()));
                     } else {
-                        self.at.clone()
-                    };
-                    self.found.borrow_mut().push((at, key.clone()));
+                        found.1 += 1;
+                    }
                 }
-                let at = if self.at.is_empty() {
-                    key
-                } else {
-                    format!("{}.{key}", self.at)
-                };
+                let step = Step::Key(up, &key);
                 map.next_value_seed(Object {
-                    at,
+                    at: Some(&step),
                     found: self.found,
                 })?;
             }
@@ -310,6 +349,36 @@ mod tests {
             "{e}"
         );
         assert!(!e.contains("at line"), "{e}");
+    }
+
+    /// Every key given twice is named with the path of its object, the first 50 of them, the
+    /// rest counted; a text of many keys under one long key copies no path per key.
+    #[test]
+    fn keys_given_twice_are_named_with_their_path_and_the_rest_counted() {
+        let text = r#"{"ops": [{"a": 1, "a": 2}, {"b": {"c": 1, "c": 2}}], "top": 1, "top": 2}"#;
+        let (twice, more) = keys_twice(text);
+        let twice: Vec<(&str, &str)> = twice
+            .iter()
+            .map(|(a, k)| (a.as_str(), k.as_str()))
+            .collect();
+        assert_eq!(
+            twice,
+            [
+                ("ops[0]", "a"),
+                ("ops[1].b", "c"),
+                ("the definition", "top")
+            ]
+        );
+        assert_eq!(more, 0);
+        let long = "k".repeat(1 << 20);
+        let body: Vec<String> = (0..200_000).map(|_| "\"x\":0".to_string()).collect();
+        let text = format!("{{\"{long}\": {{{}}}}}", body.join(","));
+        let (twice, more) = keys_twice(&text);
+        assert_eq!(
+            (twice.len(), more),
+            (KEYS_TWICE_SAID, 200_000 - 1 - KEYS_TWICE_SAID)
+        );
+        assert_eq!(twice[0].0, long);
     }
 
     #[test]

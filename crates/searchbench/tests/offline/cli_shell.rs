@@ -500,3 +500,39 @@ fn a_run_writes_beside_its_query_phase_or_says_why_not() {
         assert!(out.stdout.is_empty(), "{all:?}");
     }
 }
+
+/// `dates parse` reads a line past 1 MiB no further and says `error` for it (no date is that
+/// long), then goes on with the next line; a result to import that never ends (`/dev/zero`)
+/// is refused, named, once past 256 MiB, not read until memory runs out.
+#[test]
+fn endless_input_is_read_no_further_than_its_bound() {
+    use std::io::Write;
+    let mut child = bin()
+        .args(["dates", "parse"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("run searchbench");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let writer = std::thread::spawn(move || {
+        stdin.write_all(&vec![b'9'; 3 << 20]).unwrap();
+        stdin.write_all(b"\n2020-01-02T03:04:05Z\n").unwrap();
+    });
+    let out = child.wait_with_output().expect("its output");
+    writer.join().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert_eq!(text.lines().collect::<Vec<_>>(), ["error", "1577934245 0"]);
+    let dir = tempfile::tempdir().unwrap();
+    let out = bin()
+        .args(["results", "import", "/dev/zero", "--store"])
+        .arg(dir.path().join("r.db"))
+        .output()
+        .expect("run searchbench");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("/dev/zero") && err.contains("larger than 256 MiB"),
+        "{err}"
+    );
+}

@@ -57,6 +57,9 @@ pub async fn run(cmd: DatesCommand) -> CliResult {
     }
 }
 
+/// The longest line `dates parse` reads as a date: 1 MiB, far past any date.
+const MOST_LINE: usize = 1 << 20;
+
 fn parse_lines(format: isodate::Format, mut input: impl BufRead, name: &str) -> CliResult {
     let stdout = std::io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
@@ -65,11 +68,19 @@ fn parse_lines(format: isodate::Format, mut input: impl BufRead, name: &str) -> 
     loop {
         line.clear();
         number += 1;
-        let read = input
+        let cannot = || format!("{name}: cannot read line {number}");
+        // A line past `MOST_LINE` bytes is no date: it is read no further (not held whole)
+        // and said `error`, as an engine rejects it.
+        let read = std::io::Read::take(&mut input, MOST_LINE as u64 + 1)
             .read_until(b'\n', &mut line)
-            .with_context(|| format!("{name}: cannot read line {number}"))?;
+            .with_context(cannot)?;
         if read == 0 {
             break;
+        }
+        if line.len() > MOST_LINE && !line.ends_with(b"\n") {
+            input.skip_until(b'\n').with_context(cannot)?;
+            line.clear();
+            line.push(0); // a byte no date holds
         }
         // Line ends are not part of the date, as with Java's BufferedReader.readLine.
         let mut text = line.as_slice();

@@ -78,7 +78,7 @@ pub fn import(a: ImportArgs) -> CliResult {
     if is_store {
         return import_store(&a.file, a.save);
     }
-    let text = std::fs::read(&a.file)
+    let text = crate::user_file::read(&a.file)
         .with_context(|| format!("cannot read {}", a.file.display()))
         .map_err(CliError::usage)?;
     let result: Value = serde_json::from_slice(&text)

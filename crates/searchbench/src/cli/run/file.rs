@@ -18,7 +18,7 @@ pub async fn run_file(mut args: RunArgs) -> CliResult {
             "--workload-file FILE is needed"
         )));
     };
-    let text = std::fs::read_to_string(&path)
+    let text = crate::user_file::read_to_string(&path)
         .map_err(|e| CliError::usage(anyhow::anyhow!("cannot read {}: {e}", path.display())))?;
     if crate::workload::track::is_track(&path, &text) {
         return super::track::run_track(&path, &args).await;

@@ -63,7 +63,7 @@ const SUPPORTED: &str = "keyword, constant_keyword, wildcard, text, match_only_t
 /// the file.
 pub fn read(path: &std::path::Path) -> Result<Vec<Field>, String> {
     let shown = path.display();
-    let text = std::fs::read(path).map_err(|e| format!("{shown}: {e}"))?;
+    let text = crate::user_file::read(path).map_err(|e| format!("{shown}: {e}"))?;
     let body: Value = serde_json::from_slice(&text).map_err(|e| format!("{shown}: {e}"))?;
     fields(&body).map_err(|e| format!("{shown}: {e}"))
 }

@@ -78,7 +78,7 @@ fn bad(file: &str, reason: String) -> QueryError {
 /// Reads a queries file.
 pub fn read(path: &std::path::Path) -> Result<Vec<UserQuery>, QueryError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| bad(&file, e.to_string()))?;
+    let text = crate::user_file::read_to_string(path).map_err(|e| bad(&file, e.to_string()))?;
     parse(&file, &text)
 }
 

@@ -153,11 +153,17 @@ fn parse<T: serde::de::DeserializeOwned>(
     text: &str,
     warnings: &mut Vec<String>,
 ) -> Result<T, TrackError> {
-    let twice = crate::workload::json_file::keys_twice(text);
+    let (twice, more) = crate::workload::json_file::keys_twice(text);
     for (at, key) in &twice {
         warnings.push(format!(
             "{} (rendered): {at}: the key {key:?} is given twice; the last is kept, as Rally \
              and opensearch-benchmark keep it",
+            file.display()
+        ));
+    }
+    if more > 0 {
+        warnings.push(format!(
+            "{} (rendered): {more} more keys are given twice; the last of each is kept",
             file.display()
         ));
     }
