@@ -252,7 +252,8 @@ fn over_runs(per_run: &[Vec<Metric>], rounds: &[Option<String>]) -> Vec<Metric> 
     for (i, run) in per_run.iter().enumerate() {
         for m in run {
             let v = values.entry(m.key.clone()).or_default();
-            if v.0.is_empty() && !order.iter().any(|o| o.key == m.key) {
+            // A key seen first has no values yet: it is listed once, in order.
+            if v.0.is_empty() {
                 order.push(m.clone());
             }
             v.0.push(m.value);
@@ -853,6 +854,17 @@ pub fn compare_family(
     threshold_pct: f64,
     only: Option<&[String]>,
 ) -> Comparison {
+    // Each contender's metrics by key (the first of a key, as a search would find it): a run
+    // of many tasks has many keys, each found at once.
+    let by_key: Vec<std::collections::HashMap<&str, &Metric>> = (contenders.iter())
+        .map(|c| {
+            let mut keyed = std::collections::HashMap::new();
+            for m in &c.metrics {
+                keyed.entry(m.key.as_str()).or_insert(m);
+            }
+            keyed
+        })
+        .collect();
     let rows = base
         .metrics
         .iter()
@@ -863,14 +875,8 @@ pub fn compare_family(
             direction: b.direction,
             errors: b.errors,
             base: b.value,
-            contenders: contenders
-                .iter()
-                .map(|c| {
-                    c.metrics
-                        .iter()
-                        .find(|m| m.key == b.key)
-                        .map(|m| cell(b, m, threshold_pct))
-                })
+            contenders: (by_key.iter())
+                .map(|keyed| keyed.get(b.key.as_str()).map(|m| cell(b, m, threshold_pct)))
                 .collect(),
         })
         .collect::<Vec<Row>>();

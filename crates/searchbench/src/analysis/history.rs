@@ -573,11 +573,14 @@ pub fn build(
     // Every metric of every run, keyed, in order of first appearance.
     let per_run: Vec<_> = loaded.iter().map(Loaded::metrics).collect();
     let mut series: Vec<Series> = Vec::new();
+    // Each key's place in `series`: a run of many tasks has many keys, each found at once.
+    let mut at_key: std::collections::HashMap<String, usize> = Default::default();
     for (i, metrics) in per_run.iter().enumerate() {
         for m in metrics {
-            let s = match series.iter_mut().position(|s| s.key == m.key) {
-                Some(at) => &mut series[at],
+            let s = match at_key.get(&m.key) {
+                Some(at) => &mut series[*at],
                 None => {
+                    at_key.insert(m.key.clone(), series.len());
                     series.push(Series {
                         key: m.key.clone(),
                         label: m.label.clone(),
