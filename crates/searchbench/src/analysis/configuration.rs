@@ -211,6 +211,13 @@ pub fn differences(a: &Configuration, b: &Configuration) -> Vec<String> {
     if a.workload != b.workload {
         out.push(format!("workload: {} vs {}", a.workload, b.workload));
     }
+    let too_large = |c: &Value| flattened_len(c, 0) > MOST_FLATTENED;
+    if too_large(&a.config) || too_large(&b.config) {
+        if a.config != b.config {
+            out.push("configuration: differs (too large to list key by key)".into());
+        }
+        return out;
+    }
     let (fa, fb) = (flatten(&a.config), flatten(&b.config));
     let keys: std::collections::BTreeSet<&String> = fa.keys().chain(fb.keys()).collect();
     for k in keys {
@@ -249,11 +256,38 @@ fn flatten(v: &Value) -> BTreeMap<String, String> {
 /// JSON with object keys sorted (serde_json's map already is a BTreeMap, but say so here
 /// rather than rely on a feature flag).
 fn canonical(v: &Value) -> String {
+    // A configuration read back that no run writes (a long key over many others, from a
+    // store or an imported file) would flatten to far more than it holds: it is named by its
+    // own text instead (every configuration a run writes flattens to a few KiB).
+    if flattened_len(v, 0) > MOST_FLATTENED {
+        return v.to_string();
+    }
     flatten(v)
         .into_iter()
         .map(|(k, v)| format!("{k}={v}"))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// The most bytes of keys a configuration flattens to before it is named by its text.
+const MOST_FLATTENED: usize = 16 << 20;
+
+/// The bytes of the keys [`flatten`] would make of `v` under a prefix of `prefix` bytes,
+/// counted without making them (stopping once past [`MOST_FLATTENED`]).
+fn flattened_len(v: &Value, prefix: usize) -> usize {
+    match v {
+        Value::Object(map) => {
+            let mut n = 0usize;
+            for (k, v) in map {
+                n = n.saturating_add(flattened_len(v, prefix.saturating_add(1 + k.len())));
+                if n > MOST_FLATTENED {
+                    break;
+                }
+            }
+            n
+        }
+        _ => prefix,
+    }
 }
 
 /// `logs (seed 7, 1000 docs)` → `logs (seed *, 1000 docs)`.
@@ -277,6 +311,31 @@ fn mask_seed(corpus: &str) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// A configuration read back that would flatten to far more than it holds (a 1 MiB key
+    /// over 100,000 others: 100 GB of keys) is named by its text and compared whole; one a
+    /// run writes is named by its keys as before.
+    #[test]
+    fn a_configuration_that_would_flatten_past_its_bound_is_named_by_its_text() {
+        let inner: serde_json::Map<String, Value> =
+            (0..100_000).map(|i| (format!("k{i}"), json!(i))).collect();
+        let huge = json!({ "x".repeat(1 << 20): inner });
+        assert!(flattened_len(&huge, 0) > MOST_FLATTENED);
+        assert_eq!(canonical(&huge), huge.to_string());
+        assert_eq!(canonical(&json!({"a": {"b": 1}, "c": 2})), "a.b=1\nc=2");
+        let config = |c: Value| Configuration {
+            id: String::new(),
+            kind: "ingest".into(),
+            workload: "logs".into(),
+            config: c,
+        };
+        let said = differences(&config(huge.clone()), &config(json!({})));
+        assert_eq!(
+            said,
+            ["configuration: differs (too large to list key by key)"]
+        );
+        assert!(differences(&config(huge.clone()), &config(huge)).is_empty());
+    }
 
     #[test]
     fn a_machines_memory_is_rounded_to_the_nearest_gib_whatever_it_says() {
