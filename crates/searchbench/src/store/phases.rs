@@ -228,16 +228,13 @@ pub fn merge_phases(
     let mut merged: Vec<PhaseMeasurements> = Vec::new();
     // What each part kept around each merged phase, by instrument.
     let mut kept: Vec<BTreeMap<String, Vec<&Kept>>> = Vec::new();
+    // Where each name's merged phases are, in order: found at once however many there are.
+    let mut places: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (i, phases) in parts.iter().enumerate() {
         let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
         for p in phases.iter() {
             let nth = seen.entry(p.phase.as_str()).or_default();
-            let at = merged
-                .iter()
-                .enumerate()
-                .filter(|(_, m)| m.phase == p.phase)
-                .nth(*nth)
-                .map(|(at, _)| at);
+            let at = places.get(&p.phase).and_then(|at| at.get(*nth)).copied();
             *nth += 1;
             let at = match at {
                 Some(at) => {
@@ -253,7 +250,9 @@ pub fn merge_phases(
                         ..p.clone()
                     });
                     kept.push(BTreeMap::new());
-                    merged.len() - 1
+                    let at = merged.len() - 1;
+                    places.entry(p.phase.clone()).or_default().push(at);
+                    at
                 }
             };
             for (instrument, k) in &p.kept {

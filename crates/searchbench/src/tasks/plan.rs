@@ -17,7 +17,7 @@ use crate::workload::track::model::{self, Procedure};
 use crate::workload::track::Definition;
 
 /// One line of what a track holds: whether it runs, and how, or why not.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Item {
     /// `task index-append (bulk)`, `corpus geonames file documents.json.bz2, 11396503 documents`.
     pub what: String,

@@ -52,7 +52,7 @@ pub struct SampleOf {
 
 /// What a run keeps of each synthesized file (in its configuration, so a run on a synthesized
 /// corpus is another configuration than one on the real corpus, and in its result).
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 pub struct Synthesized {
     pub corpus: String,
     pub file: String,

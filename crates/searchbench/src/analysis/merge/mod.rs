@@ -223,14 +223,18 @@ pub(super) fn results_as<'p, T: for<'de> serde::Deserialize<'de>>(
 /// A part as its merged run lists it: which, its run, its state, its error, and `figures`,
 /// the kind's own figures of it (a JSON object).
 /// `items` once each, in the order they first appear (the parts' tasks, cells, warnings).
-pub(super) fn first_seen<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {
-    let mut seen = Vec::new();
+/// Found by hash: a part's list is only as short as its store says.
+pub(super) fn first_seen<T: std::hash::Hash + Eq + Clone>(
+    items: impl IntoIterator<Item = T>,
+) -> Vec<T> {
+    let mut seen = std::collections::HashSet::new();
+    let mut once = Vec::new();
     for item in items {
-        if !seen.contains(&item) {
-            seen.push(item);
+        if seen.insert(item.clone()) {
+            once.push(item);
         }
     }
-    seen
+    once
 }
 
 /// Each chosen part's own figures, beside the group's: `figures` of what the part's result

@@ -5,6 +5,7 @@
 //! `tasks::figures::of`, as a run derives its own, over the group's window: from the first
 //! part's first send to the last part's last answer.
 
+use std::collections::HashMap;
 use std::time::{Duration, UNIX_EPOCH};
 
 use serde_json::json;
@@ -21,10 +22,19 @@ pub(super) fn merge(chosen: &[&PartRun]) -> Result<KindMerge, String> {
     let order = super::first_seen(parts.iter().flat_map(|(_, r)| &r.tasks).map(|t| &t.task));
     let mut histograms = Vec::new();
     let mut tasks = Vec::new();
+    // Each part's tasks by name (its first of a name), each found at once.
+    let by_name: Vec<(&PartRun, HashMap<&str, &TaskFigures>)> = (parts.iter())
+        .map(|(p, r)| {
+            let mut named = HashMap::new();
+            for t in &r.tasks {
+                named.entry(t.task.as_str()).or_insert(t);
+            }
+            (*p, named)
+        })
+        .collect();
     for name in order {
-        let rows: Vec<(&PartRun, &TaskFigures)> = parts
-            .iter()
-            .filter_map(|(p, r)| Some((*p, r.tasks.iter().find(|t| &t.task == name)?)))
+        let rows: Vec<(&PartRun, &TaskFigures)> = (by_name.iter())
+            .filter_map(|(p, named)| Some((*p, *named.get(name.as_str())?)))
             .collect();
         let (task, kept) = merge_task(name, &rows)?;
         tasks.push(task);

@@ -83,8 +83,11 @@ pub(super) fn with_phases(mut p: PartRun) -> PartRun {
         ("track", Some(r)) => TrackRunResult::deserialize(r).map_or(Vec::new(), |r| r.tasks),
         _ => Vec::new(),
     };
+    // Found by hash: a part may say it ran many tasks.
+    let mut kept: std::collections::HashSet<String> =
+        p.phases.iter().map(|x| x.phase.clone()).collect();
     for row in &tasks {
-        if p.phase(&row.task).is_none() {
+        if kept.insert(row.task.clone()) {
             put(&mut p, &row.task, task_written(row), false);
         }
     }
