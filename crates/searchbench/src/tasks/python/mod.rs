@@ -57,6 +57,36 @@ const RUN_ANSWER: Duration = Duration::from_secs(3600);
 
 /// The stderr lines of the worker kept to say why it ended.
 const STDERR_KEPT: usize = 20;
+/// The most of one line of the worker's stderr kept: a track's hook printing a line of
+/// gigabytes has the rest of it read and dropped, not held.
+const STDERR_LINE: usize = 4 << 10;
+
+/// The worker's next line of stderr, its first [`STDERR_LINE`] bytes (the rest of a longer
+/// one read and dropped); `None` once it ends (or cannot be read).
+async fn stderr_line(from: &mut (impl tokio::io::AsyncBufRead + Unpin)) -> Option<String> {
+    use tokio::io::AsyncReadExt;
+    let mut line = Vec::new();
+    let n = (&mut *from)
+        .take(STDERR_LINE as u64)
+        .read_until(b'\n', &mut line)
+        .await;
+    if n.ok()? == 0 {
+        return None;
+    }
+    let mut rest = Vec::new();
+    while !line.ends_with(b"\n") && !rest.ends_with(b"\n") {
+        rest.clear();
+        let n = (&mut *from)
+            .take(64 << 10)
+            .read_until(b'\n', &mut rest)
+            .await;
+        if n.unwrap_or(0) == 0 {
+            break;
+        }
+    }
+    let text = String::from_utf8_lossy(&line);
+    Some(text.trim_end_matches(['\n', '\r']).to_string())
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum PythonError {
@@ -220,8 +250,8 @@ impl Worker {
         let (death, died) = crate::cancel::Cancel::new();
         let asked_to = stopping.clone();
         tokio::spawn(async move {
-            let mut lines = BufReader::new(stderr).lines();
-            while let Ok(Some(line)) = lines.next_line().await {
+            let mut stderr = BufReader::new(stderr);
+            while let Some(line) = stderr_line(&mut stderr).await {
                 if let Ok(mut k) = into.lock() {
                     if k.len() == STDERR_KEPT {
                         k.pop_front();
@@ -608,5 +638,25 @@ impl PythonTask {
             };
             Failed(format!("param-source {}: {why}", self.source))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A line of the worker's stderr is kept to its first 4 KiB and the rest of it read and
+    /// dropped (a hook printing 10 MB without a newline is not held), the next lines read as
+    /// they are, the last without its newline too.
+    #[tokio::test]
+    async fn a_long_stderr_line_is_kept_short_and_the_next_read_whole() {
+        let mut text = vec![b'a'; 10 << 20];
+        text.extend(b"\nb\r\nc");
+        let mut from = BufReader::new(text.as_slice());
+        let first = stderr_line(&mut from).await.unwrap();
+        assert_eq!(first.len(), STDERR_LINE);
+        assert_eq!(stderr_line(&mut from).await.as_deref(), Some("b"));
+        assert_eq!(stderr_line(&mut from).await.as_deref(), Some("c"));
+        assert_eq!(stderr_line(&mut from).await, None);
     }
 }
