@@ -356,8 +356,11 @@ fn a_query_run_profiles_its_measurement_passes() {
     let pid = node.pids()[0].to_string();
     let out = bin()
         .args(["query", "logs", "--url", &url, "--profile-pid", &pid])
-        .args(["--index", "it-profile-query", "--load", "--docs", "4000"])
-        .args(["--passes", "3", "--no-store", "--json", "-"])
+        // Enough searching that its samples are many (4,000 documents over three passes gave
+        // as few as 3 CPU samples on a busy machine: no share of 3 is evidence; these give
+        // about 70).
+        .args(["--index", "it-profile-query", "--load", "--docs", "40000"])
+        .args(["--passes", "20", "--no-store", "--json", "-"])
         .output()
         .expect("searchbench query");
     let text = streams(&out);
@@ -380,6 +383,10 @@ fn a_query_run_profiles_its_measurement_passes() {
         .find(|c| c["category"] == "search_and_aggregations")
         .and_then(|c| c["cpu_pct"].as_f64())
         .unwrap_or(0.0);
+    assert!(
+        p["cpu_samples"].as_u64().unwrap_or(0) >= 20,
+        "too few samples to say where the CPU went: {shown}"
+    );
     assert!(
         search > 10.0,
         "searching took {search:.1} % of the CPU: {shown}"
