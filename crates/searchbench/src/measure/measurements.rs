@@ -135,16 +135,17 @@ impl Measurements {
         at_unix_us: u64,
         values: &[f64],
     ) -> Result<(), String> {
+        let held = self.timed.get(name).map(|l| l.fields.as_slice());
+        if values.len() != fields.len() || held.is_some_and(|held| held != fields) {
+            return Err(format!(
+                "timed list {name}: {values:?} for the fields {fields:?}, where it holds {:?}",
+                held.unwrap_or_default()
+            ));
+        }
         let list = self.timed.entry(name.to_string()).or_insert_with(|| Timed {
             fields: fields.iter().map(|f| f.to_string()).collect(),
             rows: Vec::new(),
         });
-        if list.fields != fields || values.len() != fields.len() {
-            return Err(format!(
-                "timed list {name}: {values:?} for the fields {fields:?}, where it holds {:?}",
-                list.fields
-            ));
-        }
         list.add(at_unix_us, values.to_vec());
         Ok(())
     }
@@ -318,6 +319,9 @@ mod tests {
         assert_eq!(m.timed["done"].rows, vec![(1, vec![20.0]), (2, vec![10.0])]);
         assert!(m.at("done", &["bytes"], 3, &[1.0]).is_err());
         assert!(m.at("done", &["docs"], 3, &[1.0, 2.0]).is_err());
+        // A row refused leaves no list behind.
+        assert!(m.at("new", &["docs"], 3, &[1.0, 2.0]).is_err());
+        assert!(!m.timed.contains_key("new"));
         let mut other = Measurements::default();
         other.at("done", &["bytes"], 3, &[1.0]).unwrap();
         let refused = m.clone().merge(&other).unwrap_err();
