@@ -141,18 +141,17 @@ pub fn whole_run(doc: &Value) -> Result<(String, WholeRun), String> {
         .map_err(|e| format!("its `phases`: {e}"))?;
     let mut measured = Vec::with_capacity(phases.len());
     for p in phases {
+        for (name, list) in &p.timed {
+            list.check(name)
+                .map_err(|e| format!("phase {}: {e}", p.phase))?;
+        }
         let mut m = Measurements {
             counts: p.counts,
             seconds: BTreeMap::new(),
             histograms: BTreeMap::new(),
             bounds: p.bounds,
-            timed: BTreeMap::new(),
+            timed: p.timed,
         };
-        for (name, list) in p.timed {
-            list.check(&name)
-                .map_err(|e| format!("phase {}: {e}", p.phase))?;
-            m.timed.insert(name, list);
-        }
         for (second, row) in p.seconds {
             let second: u64 = second
                 .parse()

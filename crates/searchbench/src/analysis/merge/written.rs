@@ -60,19 +60,16 @@ pub(super) fn with_phases(mut p: PartRun) -> PartRun {
         }
     }
     // A scenario's creation, kept before its phase kept its record: from what it said.
-    let creation = result
-        .as_ref()
-        .and_then(|r| r.get("creation")?.as_object().cloned());
-    let recorded = creation.and_then(|c| Creation::deserialize(Value::Object(c)).ok()?.recorded());
+    let scenario = result.as_ref().filter(|r| r.get("scenario").is_some());
+    let part_of = |key: &str| scenario.and_then(|r| r.get(key)).filter(|v| v.is_object());
+    let creation = part_of("creation").and_then(|c| Creation::deserialize(c).ok());
+    let recorded = creation.and_then(|c| c.recorded());
     if let (Some(m), false) = (recorded, p.phase(CREATION_PHASE).is_some_and(record::kept)) {
         put(&mut p, CREATION_PHASE, m, false);
     }
     // Its field-caps latency, kept before its phase kept its counts (the histogram it stored
     // beside its result goes in below).
-    let caps = result
-        .as_ref()
-        .and_then(|r| r.get("field_caps")?.as_object().cloned());
-    let caps = caps.and_then(|c| Latency::deserialize(Value::Object(c)).ok());
+    let caps = part_of("field_caps").and_then(|c| Latency::deserialize(c).ok());
     let counted = p
         .phase(FIELD_CAPS_PHASE)
         .is_some_and(|m| !m.counts.is_empty());
