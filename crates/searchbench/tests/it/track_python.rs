@@ -16,7 +16,8 @@ const INDEX: &str = "searchbench-test-track-python";
 /// A track whose tasks take their parameters from `track.py`: documents written by a
 /// `raw-request` per parameter (their ids name the client's partition), searches from an
 /// endless source (bounded by iterations) and from one that ends (each client's partition
-/// holds 2 + its index).
+/// holds 2 + its index). Its module writes to descriptor 1 as a library in C would: the
+/// worker's answers are on a descriptor of their own, so that noise goes to stderr.
 fn write_track(dir: &Path, py: &str) {
     std::fs::write(
         dir.join("track.json"),
@@ -40,7 +41,12 @@ fn write_track(dir: &Path, py: &str) {
 }
 
 const PY: &str = r#"
+import os
+
 INDEX = "searchbench-test-track-python"
+
+# A library writing to descriptor 1 from C, without a newline: it must not reach the answers.
+os.write(1, b"noise on descriptor 1 ")
 
 class Writes:
     def __init__(self, track, params, **kwargs):

@@ -485,8 +485,12 @@ class Worker:
 
 def main():
     worker = Worker()
-    out = sys.stdout
-    # What the track's code prints must not mix with the answers.
+    # What the track's code prints must not mix with the answers: the answers go out on a
+    # descriptor of their own, and descriptor 1 becomes stderr, so a library writing to it
+    # from C (or a process the track starts) cannot put bytes in the middle of an answer.
+    sys.stdout.flush()
+    out = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)
     sys.stdout = sys.stderr
     for line in sys.stdin:
         if not line.strip():
