@@ -24,6 +24,7 @@ pub mod query;
 pub mod report;
 pub mod rng;
 pub mod session;
+pub mod shown;
 pub mod sketch;
 pub mod stats;
 pub mod store;

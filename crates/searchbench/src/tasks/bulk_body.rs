@@ -44,7 +44,12 @@ pub fn of(p: &Map<String, Value>, query: &str) -> Result<BodyBulk, Unplanned> {
         .ok_or_else(|| Unplanned::Invalid("bulk: bulk-size is not a whole number".into()))?;
     let unit = match mandatory("unit")? {
         Value::String(u) => u.clone(),
-        v => return Err(Unplanned::Invalid(format!("bulk: unit {v} is not a word"))),
+        v => {
+            return Err(Unplanned::Invalid(format!(
+                "bulk: unit {} is not a word",
+                crate::shown::Shown(v)
+            )))
+        }
     };
     let body = ndjson(mandatory("body")?)?;
     let mut path =

@@ -66,7 +66,10 @@ pub fn sql(p: &Map<String, Value>) -> Result<LanguageOp, Unplanned> {
             .as_u64()
             .filter(|n| (1..=MOST_PAGES).contains(n))
             .ok_or_else(|| {
-                format!("sql: pages {v} is not a whole number from 1 to {MOST_PAGES}")
+                format!(
+                    "sql: pages {} is not a whole number from 1 to {MOST_PAGES}",
+                    crate::shown::Shown(v)
+                )
             })?,
     };
     Ok(LanguageOp::Sql {

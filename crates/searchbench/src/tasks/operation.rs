@@ -515,7 +515,12 @@ pub fn of(t: &Resolved, d: &Definition) -> Result<Operation, Unplanned> {
                         .as_f64()
                         .filter(|s| (0.01..=3600.0).contains(s))
                         .map(Duration::from_secs_f64)
-                        .ok_or_else(|| format!("poll-period: {v} is not 0.01 to 3600 s"))?,
+                        .ok_or_else(|| {
+                            format!(
+                                "poll-period: {} is not 0.01 to 3600 s",
+                                crate::shown::Shown(v)
+                            )
+                        })?,
                 };
                 Kind::PolledMerge {
                     path: format!("/{index}/_forcemerge{}", query_string(&q)?),
@@ -652,7 +657,10 @@ pub fn of(t: &Resolved, d: &Definition) -> Result<Operation, Unplanned> {
                 .filter(|s| *s > 0.0 && *s <= 86_400.0)
                 .map(Duration::from_secs_f64)
                 .ok_or_else(|| {
-                    format!("request-timeout: {v} is not above 0 and at most 86400 s")
+                    format!(
+                        "request-timeout: {} is not above 0 and at most 86400 s",
+                        crate::shown::Shown(v)
+                    )
                 })?,
         ),
     };
@@ -677,7 +685,8 @@ pub(super) fn path_id(what: &str, id: Option<String>) -> Result<String, String> 
             .any(|c| matches!(c, '/' | '?' | '#' | '%') || c.is_whitespace() || c.is_control());
     if odd {
         return Err(format!(
-            "{what}: id {id:?} is not one path segment (no /, ?, #, %, spaces, . or ..)"
+            "{what}: id {:?} is not one path segment (no /, ?, #, %, spaces, . or ..)",
+            crate::shown::Shown(id.as_str()).to_string()
         ));
     }
     Ok(id)

@@ -432,7 +432,8 @@ fn bulk(
         Some(serde_json::Value::Bool(b)) => *b,
         Some(v) => {
             return Err(Unplanned::Invalid(format!(
-                "looped: {v} is not true or false"
+                "looped: {} is not true or false",
+                crate::shown::Shown(v)
             )))
         }
     };
@@ -470,7 +471,8 @@ fn bulk(
             .filter(|pct| *pct > 0.0 && *pct <= 100.0)
             .ok_or_else(|| {
                 Unplanned::Invalid(format!(
-                    "ingest-percentage: {v} is not above 0 and at most 100"
+                    "ingest-percentage: {} is not above 0 and at most 100",
+                    crate::shown::Shown(v)
                 ))
             })?,
     };
@@ -551,7 +553,8 @@ fn bulk(
             .and_then(|n| usize::try_from(n).ok())
             .ok_or_else(|| {
                 Unplanned::Invalid(format!(
-                    "bulk-size: {v} is not accepted; use a whole number, 1 or more"
+                    "bulk-size: {} is not accepted; use a whole number, 1 or more",
+                    crate::shown::Shown(v)
                 ))
             })?,
     };
@@ -566,7 +569,8 @@ fn bulk(
         Some(serde_json::Value::String(id)) if !id.is_empty() => Some(id.clone()),
         Some(v) => {
             return Err(Unplanned::Invalid(format!(
-                "pipeline: {v} is not a pipeline's id"
+                "pipeline: {} is not a pipeline's id",
+                crate::shown::Shown(v)
             )))
         }
     };
@@ -603,7 +607,8 @@ fn conflicts(
         Some(Value::String(s)) if s == "random" => IdOrder::Random,
         Some(v) => {
             return Err(Unplanned::Invalid(format!(
-                "conflicts: {v} is not sequential or random"
+                "conflicts: {} is not sequential or random",
+                crate::shown::Shown(v)
             )))
         }
     };
@@ -626,7 +631,8 @@ fn conflicts(
         Some(Value::String(s)) if s == "update" => OnConflict::Update,
         Some(v) => {
             return Err(Unplanned::Invalid(format!(
-                "on-conflict: {v} is not index or update"
+                "on-conflict: {} is not index or update",
+                crate::shown::Shown(v)
             )))
         }
     };

@@ -433,16 +433,22 @@ fn throughput(v: &serde_json::Value) -> Result<f64, String> {
     if let Some(n) = v.as_f64() {
         return Ok(n);
     }
-    let text = v
-        .as_str()
-        .ok_or_else(|| format!("target-throughput: {v} is not a number"))?;
+    let text = v.as_str().ok_or_else(|| {
+        format!(
+            "target-throughput: {} is not a number",
+            crate::shown::Shown(v)
+        )
+    })?;
     let (n, unit) = text
         .trim()
         .split_once(' ')
         .unwrap_or((text.trim(), "ops/s"));
-    let n: f64 = n
-        .parse()
-        .map_err(|_| format!("target-throughput: {text:?} is not a number with a unit"))?;
+    let n: f64 = n.parse().map_err(|_| {
+        format!(
+            "target-throughput: {:?} is not a number with a unit",
+            crate::shown::Shown(text).to_string()
+        )
+    })?;
     match unit.trim() {
         "ops/s" | "docs/s" => Ok(n),
         "ops/min" | "docs/min" => Ok(n / 60.0),

@@ -56,7 +56,10 @@ pub fn of(kind: &str, p: &Map<String, Value>) -> Result<Kind, Unplanned> {
         match p.get(k) {
             None | Some(Value::Null) => Ok(default),
             Some(Value::Bool(b)) => Ok(*b),
-            Some(v) => Err(format!("{kind}: {k} {v} is not true or false")),
+            Some(v) => Err(format!(
+                "{kind}: {k} {} is not true or false",
+                crate::shown::Shown(v)
+            )),
         }
     };
     let mut q = Map::new();
@@ -110,7 +113,10 @@ pub fn of(kind: &str, p: &Map<String, Value>) -> Result<Kind, Unplanned> {
                         .filter(|s| *s > 0.0 && *s <= most)
                         .map(Duration::from_secs_f64)
                         .ok_or_else(|| {
-                            format!("{kind}: {k} {v} is not above 0 and at most {most} s")
+                            format!(
+                                "{kind}: {k} {} is not above 0 and at most {most} s",
+                                crate::shown::Shown(v)
+                            )
                         }),
                 }
             };

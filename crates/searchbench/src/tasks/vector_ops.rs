@@ -402,7 +402,9 @@ pub fn of(t: &Resolved, d: &Definition, spec: &PlanSpec) -> Result<VectorOp, Unp
             Some(v) => match v.as_i64() {
                 Some(n) if n < 0 => Ok(None),
                 Some(n) => Ok(Some(n as u64)),
-                None => Err(format!("{k}: {v} is not a whole number").into()),
+                None => {
+                    Err(format!("{k}: {} is not a whole number", crate::shown::Shown(v)).into())
+                }
             },
         }
     };

@@ -493,6 +493,19 @@ fn esql_sql_transforms_and_pipeline_operations_run_and_their_mistakes_are_refuse
         std::fs::write(&path, track(schedule)).unwrap();
         refused(&path, says);
     }
+    // A value of megabytes where a word belongs is named by its first 200 bytes, not quoted
+    // whole.
+    for (key, value) in [("pipeline", "[\"p\", 1]"), ("conflicts", "\"p\"")] {
+        let huge = value.replace('p', &"p".repeat(1 << 20));
+        let schedule = format!(
+            r#"{{"operation": {{"name": "load", "operation-type": "bulk", "{key}": {huge}}}}}"#
+        );
+        std::fs::write(&path, track(&schedule)).unwrap();
+        let says = format!("task load (bulk): {key}: {}", &huge[..20]);
+        refused(&path, &says);
+        let out = run(&["workload", "check", &path.display().to_string()]);
+        assert!(out.stderr.len() < 4096, "{key}: {} bytes", out.stderr.len());
+    }
 }
 
 /// An operation type neither searchbench nor the tool runs is not run, unless a `track.py` is
