@@ -57,7 +57,7 @@ const ENDED: &str = "ended_unix_us";
 const WARMUP_ASKED: &str = "warmup_us";
 const ENGINE_CPU_US: &str = "engine_cpu_us";
 /// Per second: the service time of its requests, summed.
-const SERVICE_US: &str = "service_us";
+pub(super) const SERVICE_US: &str = "service_us";
 const DOCS: &str = "docs";
 const REQUESTS: &str = "requests";
 

@@ -765,22 +765,16 @@ fn report(mut p: ReportParts<'_>) -> IngestReport {
             .filter(|(name, _)| name.starts_with(freshness::LAG))
             .filter_map(|(name, (unit, h))| SerializedHistogram::encode(name, unit, h)),
     );
-    let rate = o.pace.as_ref().map(|pace| {
+    // The pacing kept in the record, its report derived from it as a group's is from its
+    // parts' records added.
+    let rate = o.pace.as_ref().and_then(|pace| {
         let measured = pace.finish(settled.warmup_applied);
-        for h in &measured.histograms {
-            // Made here: it decodes.
-            let _ = measurements.histogram(h);
-        }
+        measured.record(p.plan.driver.clients, &mut measurements);
         histograms.extend(measured.histograms.iter().cloned());
-        let (rate, warnings) = pace::RateReport::new(
-            &measured,
-            p.plan.driver.clients,
-            recorder.service_sum,
-            o.wall,
-            p.driver_cpu,
-        );
+        let share = p.driver_cpu.as_secs_f64() / o.wall.as_secs_f64().max(1e-9);
+        let (rate, warnings) = pace::RateReport::of(&measurements, o.wall, share)?;
         p.warnings.extend(warnings);
-        rate
+        Some(rate)
     });
     let mut url = p.target.url().clone();
     url.set_query(None);

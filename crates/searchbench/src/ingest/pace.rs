@@ -16,7 +16,7 @@ use hdrhistogram::Histogram;
 use serde::Serialize;
 
 use crate::measure::recorder::{histogram, summarize};
-use crate::measure::{Schedule, SerializedHistogram, Summary};
+use crate::measure::{Measurements, Schedule, SerializedHistogram, Summary};
 
 /// A request that goes out this much after its due time counts as late: past the timer's
 /// granularity (about a millisecond) and the hand-over between tasks.
@@ -193,6 +193,17 @@ impl Pace {
     }
 }
 
+/// What a paced load keeps in its record, beside its `latency` and `schedule_lag` histograms:
+/// counts that add up over a group's parts, as parts side by side offer and achieve their rates
+/// together (rates in thousandths of a document a second).
+const OFFERED: &str = "paced_offered_mdocs_per_sec";
+const ACHIEVED: &str = "paced_achieved_mdocs_per_sec";
+const REQUESTS: &str = "paced_requests";
+const LATE_REQUESTS: &str = "paced_late_requests";
+const CLIENTS: &str = "paced_clients";
+const LATENCY: &str = "latency";
+const LAG: &str = "schedule_lag";
+
 /// The pacing's figures at the end of a load.
 #[derive(Debug)]
 pub struct Measured {
@@ -203,6 +214,46 @@ pub struct Measured {
     pub latency: Summary,
     pub lag: Summary,
     pub histograms: Vec<SerializedHistogram>,
+}
+
+impl Measured {
+    /// Keeps it, and the load's `clients`, in the load's record `m`.
+    pub fn record(&self, clients: usize, m: &mut Measurements) {
+        let milli = |rate: f64| (rate * 1e3).round() as u64;
+        m.count(OFFERED, milli(self.offered));
+        if let Some(a) = self.achieved {
+            m.count(ACHIEVED, milli(a));
+        }
+        m.count(REQUESTS, self.requests);
+        m.count(LATE_REQUESTS, self.late);
+        m.count(CLIENTS, clients as u64);
+        for h in &self.histograms {
+            // Made here: it decodes.
+            let _ = m.histogram(h);
+        }
+    }
+
+    /// What a load's record `m` (one load's, or a group's parts' added) says its pacing
+    /// measured, with its clients; `None` when the load was not paced.
+    pub fn of(m: &Measurements) -> Option<(Measured, u64)> {
+        let offered = *m.counts.get(OFFERED)? as f64 / 1e3;
+        let count = |name: &str| m.counts.get(name).copied().unwrap_or(0);
+        let summary = |name: &str| m.histograms.get(name).map(|(_, h)| summarize(h, 1e3));
+        let histograms = [LATENCY, LAG].into_iter().filter_map(|name| {
+            let (unit, h) = m.histograms.get(name)?;
+            SerializedHistogram::encode(name, unit, h)
+        });
+        let measured = Measured {
+            offered,
+            achieved: m.counts.get(ACHIEVED).map(|a| *a as f64 / 1e3),
+            requests: count(REQUESTS),
+            late: count(LATE_REQUESTS),
+            latency: summary(LATENCY).unwrap_or_default(),
+            lag: summary(LAG).unwrap_or_default(),
+            histograms: histograms.collect(),
+        };
+        Some((measured, count(CLIENTS)))
+    }
 }
 
 /// What limited an open-loop load, as far as the driver can tell.
@@ -260,6 +311,29 @@ impl RateReport {
                 "kept up, but requests went out late: the driver's lag is most of the tail latency"
             }
         }
+    }
+
+    /// The report of a paced load from its record `m` (one load's, or a group's parts'
+    /// added: the one derivation of both), and the warnings it calls for; `None` when it was
+    /// not paced. `driver_core_share`: the driver's CPU ÷ the wall (a group's busiest part's).
+    pub fn of(
+        m: &Measurements,
+        wall: Duration,
+        driver_core_share: f64,
+    ) -> Option<(RateReport, Vec<String>)> {
+        let (measured, clients) = Measured::of(m)?;
+        let service_us = (m.seconds.values())
+            .filter_map(|s| s.get(super::figures::SERVICE_US))
+            .fold(0u64, |a, n| a.saturating_add(*n));
+        let driver_cpu =
+            Duration::try_from_secs_f64(wall.as_secs_f64() * driver_core_share).unwrap_or_default();
+        Some(RateReport::new(
+            &measured,
+            clients as usize,
+            Duration::from_micros(service_us),
+            wall,
+            driver_cpu,
+        ))
     }
 
     /// The report and the warnings it calls for.

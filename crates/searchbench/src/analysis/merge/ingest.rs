@@ -3,11 +3,14 @@
 //! the one derivation a load alone uses (`ingest::figures`), then the counts reconciled
 //! against the index's one `_count`. Each part's own figures stay beside (`parts.each`).
 
+use std::time::Duration;
+
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use super::{config, whole_corpus, KindMerge, PartRun};
 use crate::ingest::figures::{self, LoadFigures};
+use crate::ingest::pace;
 use crate::ingest::stored::StoredLoad;
 use crate::measure::machine::Machine;
 use crate::measure::{Measurements, SerializedHistogram};
@@ -219,13 +222,32 @@ pub fn merge(of: u32, chosen: &[&PartRun], counted_now: Option<u64>) -> Result<K
             not.join(", ")
         ));
     }
-    if loads.iter().any(|l| l.said.rate.is_some()) {
-        warnings.push(
-            "the open-loop schedule's figures (offered, achieved, lag) are per part: see each \
-             part's run"
-                .into(),
-        );
-    }
+    // The open-loop schedule's figures, from the parts' pacing added (each offered its rate
+    // side by side) by the derivation one load's are made with; the driver's share of a core
+    // is the busiest part's. A part that kept its pacing only in its result leaves them out.
+    let unrecorded: Vec<String> = (loads.iter())
+        .filter(|l| l.said.rate.is_some() && pace::Measured::of(&l.measured).is_none())
+        .map(|l| l.part.part.to_string())
+        .collect();
+    let busiest = (loads.iter())
+        .map(|l| l.figures.cpu.driver_secs / l.figures.wall_secs.max(1e-9))
+        .fold(0.0, f64::max);
+    let wall = Duration::try_from_secs_f64(figures.wall_secs).unwrap_or_default();
+    let rate = match pace::RateReport::of(&measured, wall, busiest) {
+        Some(_) if !unrecorded.is_empty() => {
+            warnings.push(format!(
+                "part(s) {} kept their open-loop figures before the record did: the group's \
+                 (offered, achieved, lag) are left out; see each part's run",
+                unrecorded.join(", ")
+            ));
+            None
+        }
+        Some((rate, said)) => {
+            warnings.extend(said);
+            Some(rate)
+        }
+        None => None,
+    };
 
     // The first part's result, less what one process measured for itself alone, with the
     // group's figures.
@@ -257,6 +279,10 @@ pub fn merge(of: u32, chosen: &[&PartRun], counted_now: Option<u64>) -> Result<K
         if let Value::Object(m) = derived {
             result.extend(m);
         }
+    }
+    if let Some(rate) = rate {
+        let rate = serde_json::to_value(rate).map_err(|e| e.to_string())?;
+        result.insert("rate".into(), rate);
     }
     if let Some(searched) = searched {
         let searched = serde_json::to_value(searched).map_err(|e| e.to_string())?;

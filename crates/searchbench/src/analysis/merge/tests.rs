@@ -359,6 +359,86 @@ fn the_searches_beside_a_loads_parts_merge_as_one_loads() {
     assert!(warnings.contains(said), "{warnings}");
 }
 
+/// An open-loop group (`--rate` on each part) has the schedule's figures of one run: offered
+/// and achieved summed over the parts side by side, requests and late ones counted, latency
+/// and lag over every request (as one process recording every request has them), and what
+/// limited it judged from the busiest part's driver. A part that kept its pacing only in its
+/// result leaves the group's out, and says so.
+#[test]
+fn an_open_loop_groups_schedule_figures_are_its_parts_added() {
+    use crate::ingest::pace::{Pace, Paced, RateReport};
+    let start = std::time::Instant::now();
+    let whole = Pace::new(3_000.0, start, Duration::ZERO);
+    let mut ignored = Recorder::with_warmup(Duration::ZERO);
+    let mut parts = three(&mut ignored);
+    let mut achieved = 0.0;
+    for (i, p) in parts.iter_mut().enumerate() {
+        let pace = Pace::new(1_000.0, start, Duration::ZERO);
+        for k in 0..50u64 {
+            // Part 2 sends every fifth request 30 ms late.
+            let late = if i == 1 && k % 5 == 0 { 30 } else { 0 };
+            let due = k * 100;
+            let paced = Paced {
+                due: Duration::from_millis(due),
+                sent: Duration::from_millis(due + late),
+                answered: Duration::from_millis(due + late + 5 + i as u64 * 3 + k % 7),
+                docs: 100,
+                delivered: true,
+            };
+            pace.record(paced);
+            whole.record(paced);
+        }
+        let measured = pace.finish(true);
+        achieved += measured.achieved.unwrap();
+        let load = &mut p.phases[0].measurements;
+        measured.record(2, load);
+        let (rate, _) = RateReport::of(load, Duration::from_secs(10), 0.05).unwrap();
+        p.row.result.as_mut().unwrap()["rate"] = json!(rate);
+    }
+    let r = merge_parts("g1", parts.clone(), None)
+        .unwrap()
+        .run
+        .result
+        .unwrap();
+    let rate = &r["rate"];
+    let one = whole.finish(true);
+    assert_eq!(rate["offered_docs_per_sec"], 3_000.0);
+    let got = rate["achieved_docs_per_sec"].as_f64().unwrap();
+    assert!((got - achieved).abs() < 0.01, "{got} against {achieved}");
+    assert_eq!(
+        (rate["requests"].as_u64(), rate["late_requests"].as_u64()),
+        (Some(150), Some(10))
+    );
+    for (kept, name) in [(&one.latency, "latency"), (&one.lag, "schedule_lag")] {
+        assert_eq!(rate[name], json!(kept), "{name}");
+    }
+    // Each part's driver used 0.5 s of CPU over its 10 s or 12 s; the busiest part's share
+    // is the group's. The rate held, but part 2's late sends are most of the tail latency
+    // while the clients sat idle: the driver's lag, said as one run says it.
+    let share = rate["driver_core_share"].as_f64().unwrap();
+    assert!((share - 0.05).abs() < 1e-9, "{share}");
+    assert_eq!(rate["limit"], "driver", "{rate}");
+    assert!(
+        r["warnings"]
+            .to_string()
+            .contains("schedule lag (p99 30.0 ms"),
+        "{}",
+        r["warnings"]
+    );
+    // A part that kept its pacing only in its result: left out, and said.
+    let mut old = parts;
+    let load = &mut old[1].phases[0].measurements;
+    load.counts.retain(|name, _| !name.starts_with("paced_"));
+    let r = merge_parts("g1", old, None).unwrap().run.result.unwrap();
+    assert!(r.get("rate").is_none(), "{}", r["rate"]);
+    let said = "part(s) 2/3 kept their open-loop figures before the record did";
+    assert!(
+        r["warnings"].to_string().contains(said),
+        "{}",
+        r["warnings"]
+    );
+}
+
 /// A part is only as honest as the store or file it came from: one holding a number no run
 /// counts (past 2^53, where JSON stops being exact) is refused, naming the part and where, in
 /// its result, its timeline or a phase; up to 2^53 each, the parts add exactly.
