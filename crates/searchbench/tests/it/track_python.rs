@@ -315,6 +315,58 @@ fn a_worker_that_dies_mid_run_interrupts_the_run_and_says_why() {
     common::fresh_index(INDEX, None);
 }
 
+/// searchbench killed (SIGKILL: no cleanup runs) while the worker runs a runner that awaits
+/// for minutes: the worker sees its parent gone and ends within seconds, sending nothing more.
+#[test]
+fn a_worker_ends_when_searchbench_is_killed_mid_runner() {
+    let dir = tempfile::tempdir().unwrap();
+    let schedule = r#"[{"operation": {"name": "nap", "operation-type": "nap"}, "iterations": 1}]"#;
+    let py = r#"
+import asyncio
+
+async def nap(es, params):
+    await asyncio.sleep(600)
+    return 1, "ops"
+
+def register(registry):
+    registry.register_runner("nap", nap, async_runner=True)
+"#;
+    let track = write_definition(dir.path(), false, schedule, Some(py));
+    let folder = track.parent().unwrap().to_path_buf();
+    let _one = common::one_track_at_a_time();
+    let mut child = common::bin()
+        .args(["run", "--url", node_url(), "--quiet", "--workload-file"])
+        .arg(&track)
+        .arg("--store")
+        .arg(dir.path().join("results.db"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let began = Instant::now();
+    while processes_in(&folder).is_empty() {
+        if began.elapsed() > Duration::from_secs(120) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("no worker started");
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    // Well into its runner's nap.
+    std::thread::sleep(Duration::from_secs(3));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let killed = Instant::now();
+    while !processes_in(&folder).is_empty() {
+        assert!(
+            killed.elapsed() < Duration::from_secs(10),
+            "the worker outlived searchbench: {:?}",
+            processes_in(&folder)
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 /// A nested track's 1,000-document sample, as the tools' test mode downloads it.
 fn nested_sample(track: &Path) {
     let docs: String = (0..1000)

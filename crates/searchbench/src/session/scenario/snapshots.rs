@@ -165,18 +165,38 @@ fn finished_state(state: &str) -> bool {
     matches!(state, "SUCCESS" | "FAILED" | "PARTIAL" | "INCOMPATIBLE")
 }
 
-/// Polls the snapshots until each is in a final state (or a cancel); returns state → count.
+/// How long the snapshots may go without one more of them finishing before the wait ends:
+/// one stuck `IN_PROGRESS`, deleted meanwhile, or a cluster answering errors would otherwise
+/// be polled for ever. What has not finished by then counts as failed.
+const STALL: Duration = Duration::from_secs(600);
+
+/// Polls the snapshots until each is in a final state, a cancel, or [`STALL`] without one more
+/// finishing (see `wait_within`); returns state → count.
 async fn wait_for_snapshots(
     target: &Target,
     repo: &str,
     names: &[String],
     cancel: &Cancel,
 ) -> std::collections::BTreeMap<String, u64> {
+    wait_within(target, repo, names, cancel, STALL).await
+}
+
+/// [`wait_for_snapshots`], given up after `stall` without progress: the states last seen are
+/// returned, and a snapshot not seen at all counts as `NOT SEEN`, so every snapshot asked for
+/// has a state.
+async fn wait_within(
+    target: &Target,
+    repo: &str,
+    names: &[String],
+    cancel: &Cancel,
+    stall: Duration,
+) -> std::collections::BTreeMap<String, u64> {
     let mut states = std::collections::BTreeMap::new();
     if names.is_empty() {
         return states;
     }
     let mut pause = Duration::from_millis(50);
+    let (mut finished, mut since) = (0u64, Instant::now());
     loop {
         let mut current: std::collections::BTreeMap<String, u64> = Default::default();
         let mut done = true;
@@ -199,8 +219,23 @@ async fn wait_for_snapshots(
                 Err(_) => done = false,
             }
         }
+        let now_finished = (current.iter())
+            .filter(|(state, _)| finished_state(state))
+            .map(|(_, n)| *n)
+            .sum::<u64>();
+        if now_finished > finished {
+            (finished, since) = (now_finished, Instant::now());
+        }
         states = current;
         if done || cancel.is_cancelled() {
+            return states;
+        }
+        if since.elapsed() >= stall {
+            let seen: u64 = states.values().sum();
+            let unseen = (names.len() as u64).saturating_sub(seen);
+            if unseen > 0 {
+                *states.entry("NOT SEEN".to_string()).or_insert(0) += unseen;
+            }
             return states;
         }
         tokio::select! {
@@ -208,5 +243,43 @@ async fn wait_for_snapshots(
             () = cancel.cancelled() => return states,
         }
         pause = (pause * 2).min(Duration::from_secs(1));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::double::{block_on, Double};
+
+    /// A snapshot stuck in progress, or one the cluster no longer knows, ends the wait once
+    /// none has finished for the bound: the states last seen, the unseen named, none success.
+    #[test]
+    fn snapshots_that_never_finish_end_the_wait_at_its_bound() {
+        let cluster = Double::serve_status(|r| {
+            if r.path.contains("snap-2") {
+                (404, r#"{"error": "snapshot_missing_exception"}"#.into())
+            } else {
+                (200, r#"{"snapshots": [{"state": "IN_PROGRESS"}]}"#.into())
+            }
+        });
+        let target = cluster.target();
+        let (_keep, cancel) = Cancel::new();
+        for (names, want) in [
+            (vec!["snap-1"], vec![("IN_PROGRESS", 1)]),
+            (vec!["snap-2"], vec![("NOT SEEN", 1)]),
+        ] {
+            let names: Vec<String> = names.into_iter().map(String::from).collect();
+            let started = Instant::now();
+            let states = block_on(wait_within(
+                &target,
+                "repo",
+                &names,
+                &cancel,
+                Duration::from_millis(300),
+            ));
+            assert!(started.elapsed() < Duration::from_secs(5));
+            let got: Vec<(&str, u64)> = states.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+            assert_eq!(got, want);
+        }
     }
 }

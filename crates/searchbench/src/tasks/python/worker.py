@@ -61,6 +61,7 @@ import copy
 import json
 import os
 import sys
+import threading
 import time
 import traceback
 from urllib.parse import urlsplit
@@ -483,7 +484,19 @@ class Worker:
                 pass
 
 
+def watch_parent():
+    """Ends the worker once searchbench has ended, however it ended: a SIGKILL (or a second
+    Ctrl-C) runs no cleanup, and a runner awaiting the cluster for an hour reads no stdin to
+    see it closed. The worker is then a child of another process."""
+    parent = os.getppid()
+    while True:
+        time.sleep(0.5)
+        if os.getppid() != parent:
+            os._exit(1)
+
+
 def main():
+    threading.Thread(target=watch_parent, daemon=True).start()
     worker = Worker()
     # What the track's code prints must not mix with the answers: the answers go out on a
     # descriptor of their own, and descriptor 1 becomes stderr, so a library writing to it
