@@ -5,8 +5,10 @@ use std::time::Duration;
 
 /// The environment variables through which a user may hand searchbench a credential (a URL
 /// can carry a password).
-pub const SECRET_ENV: [&str; 8] = [
+pub const SECRET_ENV: [&str; 9] = [
     "SEARCHBENCH_URL",
+    // A mirror's URL may carry its password; Maven reads its own settings, not this.
+    "SEARCHBENCH_MAVEN_REPO",
     "SEARCHBENCH_USER",
     "SEARCHBENCH_PASSWORD",
     "SEARCHBENCH_API_KEY",

@@ -107,7 +107,7 @@ pub async fn run(a: ReportArgs) -> CliResult {
     let mut html = a.html.clone().filter(|_| named.is_none());
     if html.is_none() && !tables {
         if let Some(first) = report::runs_of(&runs).first() {
-            html = Some(report::default_html_path(&store, &first.row.id));
+            html = Some(report::default_html_path(&store, &first.row.id)?);
         }
     }
     if let Some(path) = &html {

@@ -16,7 +16,15 @@ pub const FILE_FLAGS: [&str; 3] = ["--workload-file", "--ca-cert", "--queries"];
 /// Flags the deployment sets per part.
 const SET_HERE: [&str; 5] = ["--part", "--group", "--start-at", "--store", "--no-store"];
 /// Flags that carry a secret.
-const SECRETS: [&str; 3] = ["--password", "--api-key", "--bearer"];
+const SECRETS: [&str; 5] = [
+    "--password",
+    "--api-key",
+    "--bearer",
+    "--publish-password",
+    "--publish-api-key",
+];
+/// Flags whose value is a URL, which must carry no credentials.
+const URLS: [&str; 2] = ["--url", "--publish"];
 
 /// The flag a token is (`--flag` or `--flag=value`), and its inline value.
 pub fn flag_of(token: &str) -> (&str, Option<&str>) {
@@ -42,8 +50,10 @@ pub fn check_run(run: &[String]) -> Result<(), DeployError> {
         if SECRETS.contains(&flag) {
             return Err(invalid(format!(
                 "{flag} would be written into every host's command line: put it in the \
-                 Secret (Kubernetes) or the hosts' environment (SEARCHBENCH_PASSWORD, \
-                 SEARCHBENCH_API_KEY, SEARCHBENCH_BEARER)"
+                 Secret (Kubernetes) or the hosts' environment (SEARCHBENCH_{})",
+                flag.trim_start_matches("--")
+                    .replace('-', "_")
+                    .to_uppercase()
             )));
         }
         if SET_HERE.contains(&flag) {
@@ -52,17 +62,16 @@ pub fn check_run(run: &[String]) -> Result<(), DeployError> {
                  deployment (give --group and --start-at to `deploy`)"
             )));
         }
-        if flag == "--url" {
-            url = true;
+        if URLS.contains(&flag) {
+            url |= flag == "--url";
             let value = inline.or_else(|| tokens.peek().map(|v| v.as_str()));
             // The client's own reading of user info: a password holding `/` (or `#`, `?`,
             // `,`) is user info to it, so it is here too.
             if value.is_some_and(crate::cluster::url_has_credentials) {
-                return Err(invalid(
-                    "--url carries credentials (user:password@): give the URL without them \
+                return Err(invalid(format!(
+                    "{flag} carries credentials (user:password@): give the URL without them \
                      and the password in the Secret or the hosts' environment"
-                        .into(),
-                ));
+                )));
             }
         }
     }

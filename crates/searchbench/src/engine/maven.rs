@@ -179,14 +179,15 @@ pub async fn refresh() -> Result<(), FetchError> {
         .timeout(Duration::from_secs(20))
         .build()
         .map_err(|e| FetchError {
-            url: repository(),
+            url: crate::cluster::redact_url(&repository()),
             reason: e.to_string(),
         })?;
     for artifact in artifacts() {
         let url = artifact.metadata_url();
+        // A mirror's URL may carry its user and password: neither is said.
         let fail = |reason: String| FetchError {
-            url: url.clone(),
-            reason,
+            url: crate::cluster::redact_url(&url),
+            reason: crate::cluster::redact_urls_in(&reason),
         };
         let response = client
             .get(&url)

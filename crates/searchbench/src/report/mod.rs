@@ -108,9 +108,29 @@ pub fn reports_dir(store: &Path) -> PathBuf {
         .join("reports")
 }
 
-/// Where [`write_run_report`] puts a run's page: `reports/<id>.html` next to the store.
-pub fn default_html_path(store: &Store, id: &RunId) -> PathBuf {
-    reports_dir(store.path()).join(format!("{id}.html"))
+/// Where [`write_run_report`] puts a run's page: `reports/<id>.html` next to the store. An id
+/// that cannot name a page (a store edited by hand or made elsewhere: `ab/../../x`) is
+/// refused, naming it, rather than lead the page out of `reports/`.
+pub fn default_html_path(store: &Store, id: &RunId) -> Result<PathBuf, ReportError> {
+    page_in(store.path(), &id.0)
+}
+
+/// `reports/<id>.html` next to the store at `store`, when `id` can name a page ([`plain`]).
+fn page_in(store: &Path, id: &str) -> Result<PathBuf, ReportError> {
+    if !plain(id) {
+        return Err(ReportError::Unsafe(format!("run id {:?}", id)));
+    }
+    Ok(reports_dir(store).join(format!("{id}.html")))
+}
+
+/// A name that may be a file of a report's folder or a site: the ids the store makes (letters,
+/// digits, `-`, `_`), 128 at most.
+pub(crate) fn plain(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 128
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
 /// `reports/matrix-<id>.html` next to the results store at `store`.
@@ -189,7 +209,7 @@ pub fn write_run_page(run: &Loaded, store: &Path) -> Result<PathBuf, ReportError
         runs: vec![run.clone()],
         excluded: Vec::new(),
     }];
-    let path = reports_dir(store).join(format!("{}.html", run.row.id));
+    let path = page_in(store, &run.row.id.0)?;
     write_html(&groups, &path)?;
     Ok(path)
 }

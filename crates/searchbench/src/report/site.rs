@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use super::history_html::{self, Links};
 use super::page::esc;
-use super::{utc, ReportError};
+use super::{plain, utc, ReportError};
 use crate::analysis::compare::{format_verdict, Verdict};
 use crate::analysis::history::History;
 use crate::store::{Store, StoreError};
@@ -51,15 +51,6 @@ pub struct Entry {
     /// The latest change point (on a headline metric when one has any): its metric,
     /// direction, size and the points either side.
     pub latest_change: Option<String>,
-}
-
-/// A name that may be a file of the site: the ids the store makes (letters, digits, `-`, `_`).
-fn plain(id: &str) -> bool {
-    !id.is_empty()
-        && id.len() <= 128
-        && id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
 /// Writes the site of `histories` into `dir`: the index, a page per configuration and, with

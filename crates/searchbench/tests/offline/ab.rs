@@ -34,7 +34,20 @@ fn ab_refuses_what_would_fight_it_and_says_why() {
     // An open quote in a side's arguments.
     let (code, text) = ab(&["--a", "--tag 'x=1", "--", "ingest", "logs"]);
     assert_eq!(code, 2, "{text}");
-    assert!(text.contains("unclosed quote"), "{text}");
+    assert!(
+        text.contains("--a: its arguments leave a quote unclosed"),
+        "{text}"
+    );
+    // Unsplit, a secret in them cannot be told from the rest: none of them is said.
+    let (code, text) = ab(&[
+        "--a",
+        "--password s3cret --tag x='y",
+        "--",
+        "ingest",
+        "logs",
+    ]);
+    assert_eq!(code, 2, "{text}");
+    assert!(!text.contains("s3cret"), "{text}");
     // A command that cannot start stops ab at once, with the command's own words.
     let (code, text) = ab(&["--rounds", "3", "--", "ingest", "logs", "--no-such-flag"]);
     assert_eq!(code, 2, "{text}");

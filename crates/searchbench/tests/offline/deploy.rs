@@ -70,6 +70,37 @@ fn a_run_that_cannot_be_deployed_is_refused_naming_why() {
             );
         }
     }
+    // The results cluster's secrets too, on the ssh hosts' command lines as on the pods'.
+    let ssh = |run: &[&str]| {
+        let mut args = vec!["ssh", "--hosts", "a,b", "--"];
+        args.extend(run);
+        deploy(dir.path(), &args)
+    };
+    for (flags, says) in [
+        (
+            vec!["--publish", "https://publisher:s3cret@results:9200"],
+            "--publish carries credentials",
+        ),
+        (
+            vec!["--publish=https://publisher:s3cret@results:9200"],
+            "--publish carries credentials",
+        ),
+        (
+            vec!["--publish-password", "s3cret"],
+            "--publish-password would be written into every host's command line: put it in \
+             the Secret (Kubernetes) or the hosts' environment (SEARCHBENCH_PUBLISH_PASSWORD)",
+        ),
+        (
+            vec!["--publish-api-key=s3cret"],
+            "--publish-api-key would be written",
+        ),
+    ] {
+        let mut run = vec!["run", "logs", "--url", url];
+        run.extend(flags);
+        let out = ssh(&run);
+        refused(&out, says);
+        assert!(!common::streams(&out).contains("s3cret"));
+    }
     refused(
         &k8s(&["run", "logs", "--url", url, "--part", "1/2"]),
         "set by the deployment",

@@ -98,3 +98,25 @@ fn stop_all_stops_the_callers_nodes_and_status_says_whose_each_is() {
             .is_ok_and(|s| s.split_whitespace().nth(2) == Some("Z"));
     assert!(gone, "still running after stop");
 }
+
+/// A Maven mirror's URL carrying its user and password: a refresh that cannot reach it says
+/// which mirror failed, masked, and never the password.
+#[test]
+fn a_mirrors_password_is_not_said_when_its_listing_cannot_be_fetched() {
+    let own = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_searchbench"))
+        .args(["engine", "list", "--refresh"])
+        .env("SEARCHBENCH_CACHE", own.path().join("cache"))
+        // Port 9 (discard): refused at once on this machine, nothing leaves it.
+        .env(
+            "SEARCHBENCH_MAVEN_REPO",
+            "http://ci:t0ken@127.0.0.1:9/maven2",
+        )
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("127.0.0.1:9/maven2"), "{err}");
+    assert!(!err.contains("t0ken"), "{err}");
+}

@@ -489,7 +489,9 @@ fn the_store_keeps_the_run_and_hands_its_record_to_the_html_page() {
         );
         let store = Store::open(dir.path().join("results.db")).unwrap();
         let row = store.get(&id.0).unwrap();
-        let written = searchbench::report::default_html_path(&store, &id).exists();
+        let written = searchbench::report::default_html_path(&store, &id)
+            .unwrap()
+            .exists();
         let telemetry = store.telemetry(&id).unwrap().len();
         let phases: Vec<(String, Option<u64>)> = store
             .phases(&id)

@@ -156,3 +156,37 @@ fn a_probed_load_charts_its_time_to_searchable_second_by_second() {
         "the second with unseen documents is marked"
     );
 }
+
+/// A store made elsewhere holding a run whose id is a path (`ab/../../x`): `report` refuses to
+/// make its page from that id, naming it, and writes nothing outside the store's `reports/`.
+#[test]
+fn a_run_id_that_is_a_path_names_no_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("store").join("r.db");
+    std::fs::create_dir_all(db.parent().unwrap()).unwrap();
+    let store = Store::open(&db).unwrap();
+    let id = save(&store, &ingest_result(12, 13_100.0, 0.02, 20.0, 1), &[]);
+    drop(store);
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.pragma_update(None, "foreign_keys", false).unwrap();
+    let hostile = "ab/../../x";
+    conn.execute(
+        "UPDATE runs SET id = ?2 WHERE id = ?1",
+        rusqlite::params![id, hostile],
+    )
+    .unwrap();
+    drop(conn);
+    let out = crate::common::bin()
+        .args(["report", "ab", "--store"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("\"ab/../../x\"") && err.contains("cannot name a page"),
+        "{err}"
+    );
+    assert!(!dir.path().join("x.html").exists());
+    assert!(!dir.path().join("store").join("x.html").exists());
+}

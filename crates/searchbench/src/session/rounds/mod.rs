@@ -153,11 +153,13 @@ async fn run_side(
     }
 }
 
-/// A side's arguments, split as a shell would; a quote left open is refused.
+/// A side's arguments, split as a shell would; a quote left open is refused. The refusal
+/// does not quote them: unsplit, a secret flag's value cannot be told from the rest.
 pub fn split(which: &str, args: &str) -> Result<Vec<String>, RoundsError> {
     shlex::split(args).ok_or_else(|| {
         RoundsError::Usage(format!(
-            "--{which} {args:?}: an unclosed quote (give the side's arguments as one shell-quoted string)"
+            "--{which}: its arguments leave a quote unclosed (give the side's arguments as one \
+             shell-quoted string)"
         ))
     })
 }

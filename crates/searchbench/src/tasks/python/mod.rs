@@ -220,6 +220,9 @@ impl Worker {
             .join("python")
             .join("rally-home");
         let mut command = tokio::process::Command::new(python);
+        // The track's code is handed the cluster it needs (`connect`), never the secrets of
+        // searchbench's environment (a results cluster's password).
+        crate::os::without_secrets(command.as_std_mut());
         command
             .arg("-c")
             .arg(WORKER)

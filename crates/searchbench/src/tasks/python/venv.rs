@@ -140,7 +140,9 @@ const READY: &str = "searchbench-ready";
 
 async fn run(program: &std::ffi::OsStr, args: &[&str]) -> Result<(), PythonError> {
     let shown = format!("{} {}", program.to_string_lossy(), args.join(" "));
-    let child = tokio::process::Command::new(program)
+    let mut command = tokio::process::Command::new(program);
+    crate::os::without_secrets(command.as_std_mut());
+    let child = command
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
