@@ -28,14 +28,20 @@ pub fn without_secrets(command: &mut std::process::Command) -> &mut std::process
     command
 }
 
+/// Whether the process `pid` is alive. Pid 0 names no process (to `kill` it is the caller's
+/// own group: a stored 0 would read as alive for ever); a process of another user, which
+/// signal 0 may not reach (`EPERM`), is alive.
 pub fn pid_alive(pid: u32) -> bool {
     let Ok(pid) = i32::try_from(pid) else {
         return false;
     };
+    if pid == 0 {
+        return false;
+    }
     // SAFETY: kill with signal 0 only checks that the process exists.
     let rc = unsafe { libc::kill(pid, 0) };
     if rc != 0 {
-        return false;
+        return std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
     }
     // A zombie (exited, not yet reaped) counts as gone.
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
@@ -457,6 +463,19 @@ impl FolderLock {
 
 #[cfg(test)]
 mod tests {
+    /// This process is alive; pid 0 (no process: to `kill`, the caller's own group) and a
+    /// pid past any the kernel gives are not, so a row stored with one reads as ended.
+    #[test]
+    fn a_pid_naming_no_process_is_not_alive() {
+        assert!(super::pid_alive(std::process::id()));
+        assert!(!super::pid_alive(0));
+        assert!(!super::pid_alive(u32::MAX));
+        assert_eq!(
+            crate::store::State::of_stored("running", Some(0)),
+            crate::store::State::Incomplete
+        );
+    }
+
     /// The read-ahead found through the file's device number is the one `/sys/block` lists
     /// for the disk whose `dev` (or whose partition's) is that number.
     #[test]

@@ -776,6 +776,43 @@ mod tests {
         );
     }
 
+    /// Deleting what a search found deletes it where it was found (an alias's search reaches
+    /// its indices by their names), and a page that comes back after its deletes stops the
+    /// purge with an error naming the index, rather than delete and count it for ever.
+    #[tokio::test]
+    async fn a_purge_whose_deletes_do_not_take_stops_at_the_next_page() {
+        let cluster = double::Double::serve(|r| {
+            if r.path.ends_with("/_search") {
+                let hits: Vec<Value> = (0..3)
+                    .map(|k| json!({"_index": "t-metrics-000001", "_id": format!("m{k}")}))
+                    .collect();
+                json!({"hits": {"hits": hits}}).to_string()
+            } else if r.path == "/_bulk" {
+                let items: Vec<Value> =
+                    (0..3).map(|_| json!({"delete": {"status": 404}})).collect();
+                json!({"items": items}).to_string()
+            } else {
+                "{}".into()
+            }
+        });
+        let target = Target::new(&crate::cluster::TargetConfig::local(&cluster.url)).unwrap();
+        let p = Publisher::new(target, "t").unwrap();
+        let purged = tokio::time::timeout(
+            Duration::from_secs(20),
+            p.purge("t-metrics", json!({"match_all": {}})),
+        );
+        let err = purged.await.expect("it stops").unwrap_err().to_string();
+        assert!(
+            err.contains("t-metrics: documents deleted came back"),
+            "{err}"
+        );
+        let requests = cluster.requests();
+        assert!(requests.len() <= 6, "{} requests", requests.len());
+        let bulk = requests.iter().find(|r| r.path == "/_bulk").unwrap();
+        let first = String::from_utf8_lossy(&bulk.body);
+        assert!(first.contains(r#""_index":"t-metrics-000001""#), "{first}");
+    }
+
     /// A results cluster answering more notes than were asked for is read no further than
     /// the most asked for.
     #[tokio::test]

@@ -3,6 +3,8 @@
 //! then `_bulk` deletes, until none is left. Used to replace a configuration's change points
 //! and to prune old runs (`results prune --older-than 90d --publish URL`).
 
+use std::collections::HashSet;
+
 use reqwest::Method;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -43,18 +45,21 @@ impl Publisher {
             pruned.runs = self.count(&runs_index, old).await?;
             return Ok(pruned);
         }
+        let mut before = HashSet::new();
         for _ in 0..PAGES {
-            let Some(runs) = self.page_of_ids(&runs_index, &old).await? else {
+            let Some(page) = self.page_of_ids(&runs_index, &old).await? else {
                 return Ok(pruned);
             };
-            if runs.is_empty() {
+            if page.is_empty() {
                 return Ok(pruned);
             }
+            self.not_again(&runs_index, &mut before, &page)?;
+            let runs: Vec<&str> = page.iter().map(|(_, id)| id.as_str()).collect();
             let of_these = json!({"terms": {"run_id": runs}});
             for what in OF_A_RUN {
                 pruned.documents += self.purge(&self.index(what), of_these.clone()).await?;
             }
-            self.delete_ids(&runs_index, &runs).await?;
+            self.delete_ids(&runs_index, &page).await?;
             self.refresh(&runs_index).await?;
             pruned.runs += runs.len();
             pruned.documents += runs.len();
@@ -67,12 +72,13 @@ impl Publisher {
     /// Deletes every document of `index` that `query` matches; how many. A missing index
     /// holds none.
     pub(super) async fn purge(&self, index: &str, query: Value) -> Result<usize, PublishError> {
-        let mut deleted = 0;
+        let (mut deleted, mut before) = (0, HashSet::new());
         for _ in 0..PAGES {
             let ids = match self.page_of_ids(index, &query).await? {
                 Some(ids) if !ids.is_empty() => ids,
                 _ => return Ok(deleted),
             };
+            self.not_again(index, &mut before, &ids)?;
             self.delete_ids(index, &ids).await?;
             self.refresh(index).await?;
             deleted += ids.len();
@@ -82,13 +88,33 @@ impl Publisher {
         )))
     }
 
-    /// The ids of a page of `index`'s documents matching `query`; `None` when there is no
-    /// such index.
+    /// Refuses a page holding what the page before it held (`before`, then this page): its
+    /// deletes did not take (an alias whose search reaches indices its name does not, a
+    /// cluster answering every delete "not found"), and deleting again would go on for ever,
+    /// counting documents never deleted.
+    fn not_again(
+        &self,
+        index: &str,
+        before: &mut HashSet<(String, String)>,
+        page: &[(String, String)],
+    ) -> Result<(), PublishError> {
+        if page.iter().any(|hit| before.contains(hit)) {
+            return Err(self.refused(format!(
+                "{index}: documents deleted came back in the next page (were they deleted \
+                 where the search found them?)"
+            )));
+        }
+        *before = page.iter().cloned().collect();
+        Ok(())
+    }
+
+    /// The index and id of each of a page of `index`'s documents matching `query` (the index
+    /// the hit is in: `index` may be an alias); `None` when there is no such index.
     async fn page_of_ids(
         &self,
         index: &str,
         query: &Value,
-    ) -> Result<Option<Vec<String>>, PublishError> {
+    ) -> Result<Option<Vec<(String, String)>>, PublishError> {
         let body = json!({"size": PAGE, "_source": false, "query": query});
         let hits = match self.search(index, body).await {
             Ok((hits, _)) => hits,
@@ -100,9 +126,13 @@ impl Publisher {
         };
         hits.iter()
             .map(|h| {
-                h["_id"].as_str().map(str::to_string).ok_or_else(|| {
-                    self.refused(format!("{index}/_search: a hit without an _id: {h}"))
-                })
+                let Some(id) = h["_id"].as_str() else {
+                    let h = crate::shown::Shown(h);
+                    return Err(self.refused(format!("{index}/_search: a hit without an _id: {h}")));
+                };
+                // Where the hit is; a hit that does not say is in the index searched.
+                let at = h["_index"].as_str().unwrap_or(index);
+                Ok((at.to_string(), id.to_string()))
             })
             .collect::<Result<Vec<_>, _>>()
             .map(Some)
@@ -147,13 +177,13 @@ impl Publisher {
             .map_err(|e| self.target_error(e))
     }
 
-    /// Deletes the documents `ids` of `index` in one `_bulk`; one already gone (another
-    /// publisher's delete) is as good.
-    async fn delete_ids(&self, index: &str, ids: &[String]) -> Result<(), PublishError> {
+    /// Deletes the documents `ids` (each in its index) found in `index` in one `_bulk`; one
+    /// already gone (another publisher's delete) is as good.
+    async fn delete_ids(&self, index: &str, ids: &[(String, String)]) -> Result<(), PublishError> {
         let mut body = Vec::new();
-        for id in ids {
+        for (at, id) in ids {
             body.extend_from_slice(
-                json!({"delete": {"_index": index, "_id": id}})
+                json!({"delete": {"_index": at, "_id": id}})
                     .to_string()
                     .as_bytes(),
             );
@@ -174,7 +204,7 @@ impl Publisher {
                 ids.len()
             )));
         }
-        for (item, id) in items.iter().zip(ids) {
+        for (item, (_, id)) in items.iter().zip(ids) {
             let status = item["delete"]["status"].as_u64().unwrap_or(0);
             if !matches!(status, 200 | 404) {
                 return Err(self.refused(format!(

@@ -215,21 +215,22 @@ impl JoinPoints {
                 .await
                 .map_err(err)?;
             let docs = found.get("docs").and_then(Value::as_array);
-            let is_found = |d: &Value| d.get("found") == Some(&Value::Bool(true));
-            if point == END
-                && docs
-                    .and_then(|d| d.get(ids.len() - 1))
-                    .is_some_and(is_found)
-            {
+            // A mark is there when the answer's document in its place is it, found: an answer
+            // with fewer documents, none (a proxy's error page with a 200), or others' ids
+            // says no part is there.
+            let there = |k: usize| {
+                let d = docs.and_then(|d| d.get(k));
+                d.is_some_and(|d| {
+                    d.get("found") == Some(&Value::Bool(true))
+                        && d.get("_id").and_then(Value::as_str) == Some(ids[k].as_str())
+                })
+            };
+            if point == END && there(ids.len() - 1) {
                 return Ok(());
             }
-            let missing: Vec<String> = docs
-                .into_iter()
-                .flatten()
-                .take(self.part.of as usize)
-                .zip(1..)
-                .filter(|(d, _)| !is_found(d))
-                .map(|(_, i)| format!("{i}"))
+            let missing: Vec<String> = (0..self.part.of as usize)
+                .filter(|k| !there(*k))
+                .map(|k| format!("{}", k + 1))
                 .collect();
             // Our own mark gone (the index deleted under us): write it again, or the others
             // would wait for it until their limit.
@@ -427,3 +428,36 @@ pub struct RunPart {
 
 /// The longest a part's query phase waits for the other parts' loads by default.
 pub const PARTS_WAIT: std::time::Duration = std::time::Duration::from_secs(30 * 60);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::double::{block_on, Double};
+
+    /// An answer to the marks' multi-get that holds no documents (a proxy's page with a 200),
+    /// fewer than asked, or others' ids, has no part there: the part waits to its limit and
+    /// names them, never passing a point no other part reached.
+    #[test]
+    fn an_answer_without_the_marks_is_no_part_there() {
+        for answer in [
+            json!({}),
+            json!({"docs": []}),
+            json!({"docs": [{"_id": "other", "found": true}, {"_id": "x", "found": true}]}),
+        ] {
+            let cluster = Double::serve_status(move |r| match r.path {
+                ref p if p.contains("_mget") => (200, answer.to_string()),
+                // The group's end mark is not there: it has not run before.
+                ref p if p.ends_with(":done") => (404, r#"{"found": false}"#.into()),
+                _ => (200, "{}".into()),
+            });
+            let part = Part { index: 1, of: 2 };
+            let points = JoinPoints::new(cluster.target(), "g", part, Duration::from_millis(300));
+            let (_keep, cancel) = Cancel::new();
+            let reached = block_on(points.reach("load", &cancel));
+            match reached {
+                Err(JoinError::Missing { missing, .. }) => assert_eq!(missing, ["1", "2"]),
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+}
