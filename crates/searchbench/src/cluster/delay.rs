@@ -11,6 +11,8 @@
 //! connection through it.
 
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -58,11 +60,39 @@ impl Rtt {
     }
 }
 
+/// How long one direction of a connection goes on once the other has ended: a client that
+/// gave up on a frozen server closes its side, and the server's side, read for ever, would
+/// hold the connection (and two descriptors) until the run ended.
+const GRACE: Duration = Duration::from_secs(5);
+/// How long reaching the upstream may take.
+const CONNECT: Duration = Duration::from_secs(30);
+/// How long the listener rests after a failed accept (descriptors used up): it would
+/// otherwise fail again at once, a core spinning beside the measurement.
+const ACCEPT_REST: Duration = Duration::from_millis(50);
+
 /// A running delay proxy; dropping it stops it.
 #[derive(Debug)]
 pub struct DelayProxy {
     addr: SocketAddr,
     task: tokio::task::JoinHandle<()>,
+    /// Connections being relayed.
+    live: Arc<AtomicUsize>,
+}
+
+/// Counts a connection live while it is held.
+struct Live(Arc<AtomicUsize>);
+
+impl Live {
+    fn new(live: &Arc<AtomicUsize>) -> Live {
+        live.fetch_add(1, Ordering::SeqCst);
+        Live(live.clone())
+    }
+}
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 impl DelayProxy {
@@ -71,6 +101,8 @@ impl DelayProxy {
     pub async fn start(upstream: String, rtt: Rtt) -> std::io::Result<DelayProxy> {
         let listener = TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
+        let live = Arc::new(AtomicUsize::new(0));
+        let counted = live.clone();
         let task = tokio::spawn(async move {
             // Owned here: aborting the accept loop drops the set, which aborts every
             // connection.
@@ -79,19 +111,32 @@ impl DelayProxy {
             loop {
                 tokio::select! {
                     accepted = listener.accept() => {
-                        let Ok((client, _)) = accepted else { continue };
+                        let Ok((client, _)) = accepted else {
+                            tokio::time::sleep(ACCEPT_REST).await;
+                            continue;
+                        };
                         stream_no += 1;
-                        connections.spawn(relay(client, upstream.clone(), rtt, stream_no));
+                        let held = Live::new(&counted);
+                        let relayed = relay(client, upstream.clone(), rtt, stream_no);
+                        connections.spawn(async move {
+                            relayed.await;
+                            drop(held);
+                        });
                     }
                     Some(_) = connections.join_next(), if !connections.is_empty() => {}
                 }
             }
         });
-        Ok(DelayProxy { addr, task })
+        Ok(DelayProxy { addr, task, live })
     }
 
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// Connections being relayed now.
+    pub fn live(&self) -> usize {
+        self.live.load(Ordering::SeqCst)
     }
 }
 
@@ -139,9 +184,10 @@ impl Drop for DelayProxy {
     }
 }
 
-/// One connection: both directions delayed, until either side closes.
+/// One connection: both directions delayed, until both sides close, or one has and the
+/// other goes on past [`GRACE`].
 async fn relay(client: TcpStream, upstream: String, rtt: Rtt, stream_no: u64) {
-    let Ok(server) = TcpStream::connect(&upstream).await else {
+    let Ok(Ok(server)) = tokio::time::timeout(CONNECT, TcpStream::connect(&upstream)).await else {
         return;
     };
     let _ = client.set_nodelay(true);
@@ -150,10 +196,12 @@ async fn relay(client: TcpStream, upstream: String, rtt: Rtt, stream_no: u64) {
     let (server_read, server_write) = server.into_split();
     let up = Rng::new(rtt.seed, stream_no * 2);
     let down = Rng::new(rtt.seed, stream_no * 2 + 1);
-    tokio::join!(
-        direction(client_read, server_write, rtt, up),
-        direction(server_read, client_write, rtt, down),
-    );
+    let mut up = std::pin::pin!(direction(client_read, server_write, rtt, up));
+    let mut down = std::pin::pin!(direction(server_read, client_write, rtt, down));
+    tokio::select! {
+        () = &mut up => { let _ = tokio::time::timeout(GRACE, down).await; }
+        () = &mut down => { let _ = tokio::time::timeout(GRACE, up).await; }
+    }
 }
 
 /// Reads chunks from `from`, stamps each with its due time, and writes it to `to` then.
@@ -252,5 +300,38 @@ mod tests {
         // one round trip on a busy machine can be late by anything.
         assert!(took < Duration::from_secs(2), "{took:?}");
         drop(proxy);
+    }
+
+    /// Clients giving up on a server that accepts and never answers (frozen): each
+    /// connection is let go within the grace once its client has closed, not held until the
+    /// run ends.
+    #[tokio::test]
+    async fn a_connection_to_a_frozen_server_is_let_go_once_its_client_closes() {
+        let frozen = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let frozen_addr = frozen.local_addr().unwrap();
+        tokio::spawn(async move {
+            let mut held = Vec::new();
+            while let Ok((s, _)) = frozen.accept().await {
+                held.push(s);
+            }
+        });
+        let rtt = Rtt::new(0.0, 0.0, 7).unwrap();
+        let proxy = DelayProxy::start(frozen_addr.to_string(), rtt)
+            .await
+            .unwrap();
+        for _ in 0..20 {
+            let mut c = TcpStream::connect(proxy.addr()).await.unwrap();
+            c.write_all(b"GET / HTTP/1.1\r\n\r\n").await.unwrap();
+            drop(c);
+        }
+        let began = Instant::now();
+        while proxy.live() > 0 {
+            assert!(
+                began.elapsed() < GRACE + Duration::from_secs(5),
+                "{} connections still held",
+                proxy.live()
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
     }
 }
