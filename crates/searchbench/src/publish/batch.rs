@@ -7,6 +7,9 @@ use serde::Serialize;
 use super::Publisher;
 use crate::store::{RunRow, Store};
 
+/// The most runs a store owes that one run's end sends (`results publish` sends the rest).
+pub const OWED_AT_A_RUN: usize = 20;
+
 /// What a publish of several runs did, as `--json` prints it.
 #[derive(Debug, Serialize)]
 pub struct Published {
@@ -35,6 +38,24 @@ pub struct FailedRun {
 impl Publisher {
     /// Sends `rows` from `store` one after the other, then the change points of those sent.
     pub async fn publish_runs(&self, store: &Store, rows: Vec<RunRow>) -> Published {
+        self.send(store, rows, false).await
+    }
+
+    /// What a store owes this destination, sent at a run's end: at most [`OWED_AT_A_RUN`] of
+    /// `rows`, and none after the first that fails (a cluster that stalls would otherwise
+    /// hold the run's end for a timeout per owed run). What is not sent stays pending; how
+    /// many were not tried is the second value.
+    pub async fn publish_owed(&self, store: &Store, mut rows: Vec<RunRow>) -> (Published, usize) {
+        let most = rows.len().min(OWED_AT_A_RUN);
+        let later = rows.split_off(most).len();
+        let before = rows.len();
+        let done = self.send(store, rows, true).await;
+        let tried = done.sent.len() + done.failed.len();
+        (done, later + before.saturating_sub(tried))
+    }
+
+    /// Sends `rows`, one after the other; with `first_failure_stops`, none after one fails.
+    async fn send(&self, store: &Store, rows: Vec<RunRow>, first_failure_stops: bool) -> Published {
         let mut done = Published {
             destination: self.destination(),
             sent: Vec::new(),
@@ -64,10 +85,15 @@ impl Publisher {
                     run: row.id.0.clone(),
                     documents: sent.documents,
                 }),
-                Err(e) => done.failed.push(FailedRun {
-                    run: row.id.0.clone(),
-                    error: crate::cluster::error_chain(&e),
-                }),
+                Err(e) => {
+                    done.failed.push(FailedRun {
+                        run: row.id.0.clone(),
+                        error: crate::cluster::error_chain(&e),
+                    });
+                    if first_failure_stops {
+                        break;
+                    }
+                }
             }
         }
         // The change points of what was sent, each configuration's history once.

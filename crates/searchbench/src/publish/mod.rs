@@ -45,7 +45,7 @@ mod read;
 mod verify;
 pub mod whole;
 
-pub use batch::{FailedRun, Published, SentRun};
+pub use batch::{FailedRun, Published, SentRun, OWED_AT_A_RUN};
 pub use purge::ClusterPruned;
 pub use read::{ReadBack, Reading};
 pub use verify::{Missing, Verified};
@@ -661,6 +661,49 @@ mod tests {
             .pending(&p.destination(), &crate::store::Filter::default())
             .unwrap();
         assert!(pending.iter().any(|r| r.id == id), "{pending:?}");
+    }
+
+    /// What a store owes, sent at a run's end: twenty at most, and none after one fails, so
+    /// a cluster refusing (or stalling) costs the run's end one run's publish, not one per run
+    /// owed; the rest stay pending, counted.
+    #[tokio::test]
+    async fn a_runs_end_sends_twenty_owed_runs_at_most_and_none_after_one_fails() {
+        let store = Store::in_memory(std::env::temp_dir()).unwrap();
+        for _ in 0..25 {
+            stored(&store);
+        }
+        let owed = |p: &Publisher| {
+            let pending = store.pending(&p.destination(), &crate::store::Filter::default());
+            pending.unwrap()
+        };
+        let refusing = double::Double::serve(lying_bulk);
+        let target = Target::new(&crate::cluster::TargetConfig::local(&refusing.url)).unwrap();
+        let p = Publisher::new(target, "t").unwrap();
+        let (done, later) = p.publish_owed(&store, owed(&p)).await;
+        assert_eq!((done.sent.len(), done.failed.len(), later), (0, 1, 24));
+        let bulks = refusing
+            .requests()
+            .iter()
+            .filter(|r| r.path == "/_bulk")
+            .count();
+        assert_eq!(bulks, 1);
+        assert_eq!(owed(&p).len(), 25);
+        let taking = double::Double::serve(|r| {
+            if r.path != "/_bulk" {
+                return "{}".into();
+            }
+            let lines = r.body.split(|b| *b == b'\n').filter(|l| !l.is_empty());
+            let items = vec![r#"{"index":{"status":201}}"#; lines.count() / 2];
+            format!(
+                r#"{{"took":1,"errors":false,"items":[{}]}}"#,
+                items.join(",")
+            )
+        });
+        let target = Target::new(&crate::cluster::TargetConfig::local(&taking.url)).unwrap();
+        let p = Publisher::new(target, "t").unwrap();
+        let (done, later) = p.publish_owed(&store, owed(&p)).await;
+        assert_eq!((done.sent.len(), done.failed.len(), later), (20, 0, 5));
+        assert_eq!(owed(&p).len(), 5);
     }
 
     #[tokio::test]

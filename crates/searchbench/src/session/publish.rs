@@ -2,7 +2,8 @@
 //! store has kept the run, the run is published from it (`crate::publish`), then what the
 //! store owes the same destination (runs whose publish failed before, or that changed since:
 //! `Store::owed`), so a night the results cluster was down reaches it with the next night's
-//! run. A publish that fails loses nothing: the run is kept in the store, pending there, and
+//! run (at most `publish::OWED_AT_A_RUN` of them, none after one fails: a stalling cluster
+//! holds a run's end no longer than one timeout). A publish that fails loses nothing: the run is kept in the store, pending there, and
 //! the warning says so; the command's ending says it again with the way to send it, and its
 //! exit code with `--publish-required` (`publish::ledger`).
 
@@ -49,7 +50,7 @@ impl Exporter for PublishSink<'_> {
         // threads), and the run ends when it has (a second or so for an hour). Outer error:
         // the run is not published. Inner: it is, the change points of its configuration are
         // not (the next publish sends them).
-        type Outcome = Result<Result<crate::publish::Published, String>, String>;
+        type Outcome = Result<Result<(crate::publish::Published, usize), String>, String>;
         let published = std::thread::spawn(move || -> Outcome {
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
@@ -82,7 +83,7 @@ impl Exporter for PublishSink<'_> {
                 // asks again, and `results list` says what is pending.)
                 let owed = store.owed(&publisher.destination()).unwrap_or_default();
                 let owed: Vec<_> = owed.into_iter().filter(|r| r.id != row.id).collect();
-                let flushed = publisher.publish_runs(&store, owed).await;
+                let flushed = publisher.publish_owed(&store, owed).await;
                 Ok(changes.map(|()| flushed))
             })
         })
@@ -90,7 +91,7 @@ impl Exporter for PublishSink<'_> {
         .map_err(|_| "the publishing thread panicked".to_string())
         .and_then(|r| r);
         match published {
-            Ok(Ok(flushed)) => {
+            Ok(Ok((flushed, later))) => {
                 if !flushed.sent.is_empty() {
                     let ids: Vec<&str> = flushed.sent.iter().map(|s| s.run.as_str()).collect();
                     self.observer.event(Event::Stage(format!(
@@ -104,6 +105,15 @@ impl Exporter for PublishSink<'_> {
                     self.observer.event(Event::Warning(format!(
                         "run {} still pending at {}: {}",
                         f.run, flushed.destination, f.error
+                    )));
+                }
+                if later > 0 {
+                    self.observer.event(Event::Warning(format!(
+                        "{later} more earlier run(s) pending at {}, not sent at a run's end \
+                         (at most {} are, none after one fails): `searchbench results publish \
+                         --pending` sends them",
+                        flushed.destination,
+                        crate::publish::OWED_AT_A_RUN
                     )));
                 }
                 Ok(())
