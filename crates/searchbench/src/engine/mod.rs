@@ -54,6 +54,10 @@ pub enum EngineError {
     PortTaken { port: u16, by: String },
     #[error("{what}: {reason}")]
     BadOption { what: String, reason: String },
+    /// A folder searchbench would keep engines in, and run them from, that another user may
+    /// control.
+    #[error("{0}")]
+    Unsafe(String),
     #[error(
         "{engine} node {node} exited during start-up ({status}); the log is kept at {log}. Its last meaningful lines:\n{log_tail}"
     )]
@@ -324,6 +328,7 @@ pub async fn resolve_fresh(name: &str) -> Result<EngineSpec, EngineError> {
 
 /// Starts a cluster: provisions on first use, spawns each node, waits until healthy.
 pub async fn start(options: &StartOptions) -> Result<Node, EngineError> {
+    paths::check_chosen().map_err(EngineError::Unsafe)?;
     // Read before anything is resolved or downloaded: an unreadable variable is refused at once.
     let jvm_opts = options.node_jvm_opts()?;
     check_reach(options)?;

@@ -1,8 +1,80 @@
 //! Where searchbench keeps engines, node records and data on this machine.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-/// `$XDG_CACHE_HOME/searchbench`, else `~/.cache/searchbench`, else a temp folder.
+/// The folder a root without a reachable cache shares with the unprivileged user its nodes
+/// run as (see [`shared_root`]).
+const VAR_TMP: &str = "/var/tmp/searchbench";
+
+/// The cache when no home says where: under the temp folder, one a user.
+fn temp_cache() -> PathBuf {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let uid = unsafe { libc::geteuid() };
+    std::env::temp_dir().join(format!("searchbench-cache-{uid}"))
+}
+
+/// Checks the folders searchbench chose itself under a folder every user may write
+/// (`/var/tmp/searchbench`, the temp folder's cache): another user could have made one first,
+/// or put a link in its place, and then own what this user (root, for a distribution) runs
+/// from it. Each is made here (this user's, 0755) or must already be this user's own folder,
+/// not a link, that no one else may write. Folders the user named (`$SEARCHBENCH_CACHE`,
+/// `$SEARCHBENCH_SHARED_DIR`, a home) are theirs to choose.
+pub fn check_chosen() -> Result<(), String> {
+    let cache = cache_root();
+    if cache == temp_cache() {
+        own_folder(&cache)?;
+    }
+    let shared = shared_root();
+    if shared == Path::new(VAR_TMP) {
+        own_folder(&shared)?;
+    }
+    Ok(())
+}
+
+/// `dir` made as this user's own folder (0755), or refused unless it is one already: a real
+/// folder (no link), this user's, writable by no one else.
+pub(crate) fn own_folder(dir: &Path) -> Result<(), String> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    let refused = |why: String| {
+        format!(
+            "{}: {why}; searchbench keeps engines there and runs them: remove it, or name a \
+             folder of your own with SEARCHBENCH_SHARED_DIR (and SEARCHBENCH_CACHE)",
+            dir.display()
+        )
+    };
+    match std::fs::DirBuilder::new().mode(0o755).create(dir) {
+        // Whatever the umask: this user's to write, everyone's to read and enter.
+        Ok(()) => {
+            use std::os::unix::fs::PermissionsExt;
+            let open = std::fs::Permissions::from_mode(0o755);
+            std::fs::set_permissions(dir, open).map_err(|e| refused(e.to_string()))?;
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(refused(e.to_string())),
+    }
+    let meta = std::fs::symlink_metadata(dir).map_err(|e| refused(e.to_string()))?;
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let uid = unsafe { libc::geteuid() };
+    if meta.file_type().is_symlink() || !meta.is_dir() {
+        return Err(refused("it is not a folder (a link, or a file)".into()));
+    }
+    if meta.uid() != uid {
+        return Err(refused(format!(
+            "it belongs to user {}, not to this one ({uid})",
+            meta.uid()
+        )));
+    }
+    if meta.mode() & 0o022 != 0 {
+        return Err(refused(format!(
+            "others may write in it (mode {:o})",
+            meta.mode() & 0o7777
+        )));
+    }
+    Ok(())
+}
+
+/// `$XDG_CACHE_HOME/searchbench`, else `~/.cache/searchbench`, else a temp folder of this
+/// user's.
 pub fn cache_root() -> PathBuf {
     if let Some(dir) = std::env::var_os("SEARCHBENCH_CACHE").filter(|d| !d.is_empty()) {
         return PathBuf::from(dir);
@@ -12,7 +84,7 @@ pub fn cache_root() -> PathBuf {
     }
     match std::env::var_os("HOME").filter(|d| !d.is_empty()) {
         Some(home) => PathBuf::from(home).join(".cache").join("searchbench"),
-        None => std::env::temp_dir().join("searchbench-cache"),
+        None => temp_cache(),
     }
 }
 
@@ -45,7 +117,7 @@ pub fn shared_root() -> PathBuf {
     if !crate::os::is_root() || open_to_others(&cache) {
         cache
     } else {
-        PathBuf::from("/var/tmp/searchbench")
+        PathBuf::from(VAR_TMP)
     }
 }
 
@@ -65,4 +137,41 @@ pub fn distribution_dir(engine: &str) -> PathBuf {
 /// A distribution node's own folder (config copy, data, logs), by HTTP port.
 pub fn node_dir(http_port: u16) -> PathBuf {
     shared_root().join("nodes").join(http_port.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A folder searchbench chooses under a shared temp folder is made as this user's, or
+    /// taken only when it already is this user's own, not a link, not writable by others.
+    #[test]
+    fn a_chosen_folder_is_this_users_own_or_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let made = tmp.path().join("made");
+        own_folder(&made).unwrap();
+        assert!(made.is_dir());
+        own_folder(&made).unwrap();
+        let open = tmp.path().join("open");
+        std::fs::create_dir(&open).unwrap();
+        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let e = own_folder(&open).unwrap_err();
+        assert!(e.contains("others may write in it (mode 777)"), "{e}");
+        let link = tmp.path().join("link");
+        std::os::unix::fs::symlink(&made, &link).unwrap();
+        let e = own_folder(&link).unwrap_err();
+        assert!(
+            e.contains("not a folder") && e.contains("SEARCHBENCH_SHARED_DIR"),
+            "{e}"
+        );
+        // Another user's (only root can make one here).
+        if crate::os::is_root() {
+            let theirs = tmp.path().join("theirs");
+            std::fs::create_dir(&theirs).unwrap();
+            std::os::unix::fs::chown(&theirs, Some(65534), None).unwrap();
+            let e = own_folder(&theirs).unwrap_err();
+            assert!(e.contains("belongs to user 65534"), "{e}");
+        }
+    }
 }

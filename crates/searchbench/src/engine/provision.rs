@@ -92,6 +92,7 @@ pub fn is_cached(spec: &EngineSpec) -> bool {
 /// a runner, or fetches and unpacks a distribution.
 pub fn provision(spec: &EngineSpec, jdk: &Jdk) -> Result<Provisioned, EngineError> {
     let started = Instant::now();
+    paths::check_chosen().map_err(EngineError::Unsafe)?;
     let dir = cache_dir(spec);
     let mut fetched = !is_cached(spec);
     // Another process may be provisioning the same engine (two cold starts at once): one at a
@@ -253,9 +254,15 @@ fn install_plugin(
 fn maven(spec: &EngineSpec, jdk: &Jdk, dir: &Path, args: &[String]) -> Result<(), EngineError> {
     let mvn = which("mvn").ok_or(EngineError::NoMaven)?;
     std::fs::create_dir_all(dir).map_err(|e| EngineError::io(dir, e))?;
+    // Maven looks for `.mvn` (JVM options, its own options) from its working folder up: an
+    // empty one here, named as the project's base, stops it at this folder (a shared temp
+    // folder above it is anyone's to write).
+    let own = dir.join(".mvn");
+    std::fs::create_dir_all(&own).map_err(|e| EngineError::io(&own, e))?;
     let mut command = Command::new(&mvn);
     command
         .current_dir(dir)
+        .env("MAVEN_BASEDIR", dir)
         .env("JAVA_HOME", &jdk.home)
         .args(["-B", "-q"])
         .args(args);
