@@ -173,8 +173,19 @@ impl FailureFile {
         };
         let mut guard = self.out.lock().unwrap_or_else(|p| p.into_inner());
         if guard.is_none() {
-            // Its folder was checked before the load ([`check_path`]); none is created.
-            *guard = Some(BufWriter::new(File::create(&self.path).map_err(io)?));
+            // Its folder was checked before the load ([`check_path`]); none is created. A link
+            // in its place is not followed (a temp folder is anyone's to plant one in), and
+            // the documents it holds are the user's alone to read.
+            use std::os::unix::fs::OpenOptionsExt;
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .custom_flags(libc::O_NOFOLLOW)
+                .mode(0o600)
+                .open(&self.path)
+                .map_err(io)?;
+            *guard = Some(BufWriter::new(file));
         }
         if let Some(out) = guard.as_mut() {
             out.write_all(line).map_err(io)?;
@@ -233,6 +244,21 @@ mod tests {
         text.lines()
             .map(|l| serde_json::from_str(l).unwrap())
             .collect()
+    }
+
+    /// A link planted where the file goes is not written through: the write fails, naming
+    /// the file, and what the link points at is untouched.
+    #[test]
+    fn a_link_in_the_failure_files_place_is_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "keep").unwrap();
+        let path = dir.path().join("failures.ndjson");
+        std::os::unix::fs::symlink(&victim, &path).unwrap();
+        let f = FailureFile::new(&path);
+        let e = f.bad_line(&bad_line(1, b"x")).unwrap_err().to_string();
+        assert!(e.contains("failures.ndjson"), "{e}");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
     }
 
     #[test]
