@@ -67,11 +67,7 @@ impl LoadSpec {
 
 /// `value`, or a mark in its place when `key` names a secret (stored runs keep no secrets).
 fn unless_secret<'a>(key: &str, value: &'a str) -> &'a str {
-    let key = key.to_ascii_lowercase();
-    let secret = ["password", "secret", "token", "credential", "private"]
-        .iter()
-        .any(|word| key.contains(word));
-    if secret {
+    if crate::store::secrets::names_a_secret(key) {
         "<redacted>"
     } else {
         value
@@ -667,6 +663,8 @@ mod secret_tests {
             "<redacted>"
         );
         assert_eq!(unless_secret("-Dmy.API_TOKEN", "t0k"), "<redacted>");
+        assert_eq!(unless_secret("-Dsvc.api_key", "XYZ"), "<redacted>");
+        assert_eq!(unless_secret("-Dproxy.auth", "u:p"), "<redacted>");
         assert_eq!(
             unless_secret("indices.memory.index_buffer_size", "20%"),
             "20%"

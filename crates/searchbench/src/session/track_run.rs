@@ -399,26 +399,15 @@ fn runner_tasks(
     })
 }
 
-/// The track parameters as kept: a value whose name says it is a secret is not.
+/// The track parameters as kept: a value whose name says it is a secret is not, at any depth
+/// (`{"conn": {"password": …}}`).
 fn redacted(params: &crate::workload::track::TrackParams) -> serde_json::Value {
-    let secret = |k: &str| {
-        let k = k.to_ascii_lowercase();
-        ["password", "secret", "token", "key", "credential", "auth"]
-            .iter()
-            .any(|s| k.contains(s))
-    };
-    params
-        .iter()
-        .map(|(k, v)| {
-            let v = if secret(k) {
-                json!("(redacted)")
-            } else {
-                v.clone()
-            };
-            (k.clone(), v)
-        })
+    let mut kept: serde_json::Value = (params.iter())
+        .map(|(k, v)| (k.clone(), v.clone()))
         .collect::<serde_json::Map<_, _>>()
-        .into()
+        .into();
+    crate::store::secrets::redact_named(&mut kept, "(redacted)");
+    kept
 }
 
 /// One task as a phase of the run.

@@ -34,7 +34,7 @@ pub use prune::Pruned;
 pub use published::{publish_word, PublishState};
 mod records;
 mod rows;
-mod secrets;
+pub(crate) mod secrets;
 mod studies;
 mod telemetry;
 mod upgrade;
