@@ -1,6 +1,7 @@
 //! Facts about processes from the operating system: liveness, CPU time, memory, signals.
 //! Linux `/proc` where it is read; elsewhere the answers degrade to "unknown".
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// The environment variables through which a user may hand searchbench a credential (a URL
@@ -26,6 +27,28 @@ pub fn without_secrets(command: &mut std::process::Command) -> &mut std::process
         command.env_remove(name);
     }
     command
+}
+
+/// `$XDG_CACHE_HOME/searchbench`, else `~/.cache/searchbench`, else a temp folder of this
+/// user's.
+pub fn cache_root() -> PathBuf {
+    if let Some(dir) = std::env::var_os("SEARCHBENCH_CACHE").filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir).join("searchbench");
+    }
+    match std::env::var_os("HOME").filter(|d| !d.is_empty()) {
+        Some(home) => PathBuf::from(home).join(".cache").join("searchbench"),
+        None => temp_cache(),
+    }
+}
+
+/// The cache when no home says where: under the temp folder, one a user.
+pub(crate) fn temp_cache() -> PathBuf {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let uid = unsafe { libc::geteuid() };
+    std::env::temp_dir().join(format!("searchbench-cache-{uid}"))
 }
 
 /// Whether the process `pid` is alive. Pid 0 names no process (to `kill` it is the caller's
@@ -470,10 +493,6 @@ mod tests {
         assert!(super::pid_alive(std::process::id()));
         assert!(!super::pid_alive(0));
         assert!(!super::pid_alive(u32::MAX));
-        assert_eq!(
-            crate::store::State::of_stored("running", Some(0)),
-            crate::store::State::Incomplete
-        );
     }
 
     /// The read-ahead found through the file's device number is the one `/sys/block` lists

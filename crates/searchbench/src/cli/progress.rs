@@ -124,6 +124,13 @@ pub fn cancel_on_ctrl_c() -> (Cancel, CtrlC) {
         let _ = tx.send(true);
         while let Some(again) = next_stop(&mut int, &mut term).await {
             if again == Stop::Interrupt && first.elapsed() >= SAME_STOP {
+                // What a load or query changed on the user's index is written down (see
+                // `cluster::owed`): the next command on that index puts it back.
+                eprintln!(
+                    "quitting at once: an index setting changed for the run (a load's settings, \
+                     a write block, a closed index) is put back by the next searchbench \
+                     command on that index from this machine"
+                );
                 std::process::exit(exit::INTERRUPTED);
             }
         }

@@ -8,6 +8,7 @@ pub mod delay;
 mod error;
 mod index_stats;
 mod node_stats;
+pub mod owed;
 mod product;
 mod tls_probe;
 

@@ -2,16 +2,12 @@
 
 use std::path::{Path, PathBuf};
 
+pub use crate::os::cache_root;
+use crate::os::temp_cache;
+
 /// The folder a root without a reachable cache shares with the unprivileged user its nodes
 /// run as (see [`shared_root`]).
 const VAR_TMP: &str = "/var/tmp/searchbench";
-
-/// The cache when no home says where: under the temp folder, one a user.
-fn temp_cache() -> PathBuf {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    let uid = unsafe { libc::geteuid() };
-    std::env::temp_dir().join(format!("searchbench-cache-{uid}"))
-}
 
 /// Checks the folders searchbench chose itself under a folder every user may write
 /// (`/var/tmp/searchbench`, the temp folder's cache): another user could have made one first,
@@ -71,21 +67,6 @@ pub(crate) fn own_folder(dir: &Path) -> Result<(), String> {
         )));
     }
     Ok(())
-}
-
-/// `$XDG_CACHE_HOME/searchbench`, else `~/.cache/searchbench`, else a temp folder of this
-/// user's.
-pub fn cache_root() -> PathBuf {
-    if let Some(dir) = std::env::var_os("SEARCHBENCH_CACHE").filter(|d| !d.is_empty()) {
-        return PathBuf::from(dir);
-    }
-    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {
-        return PathBuf::from(dir).join("searchbench");
-    }
-    match std::env::var_os("HOME").filter(|d| !d.is_empty()) {
-        Some(home) => PathBuf::from(home).join(".cache").join("searchbench"),
-        None => temp_cache(),
-    }
 }
 
 /// The built launcher (classes + runtime jars) of one engine.

@@ -6,6 +6,7 @@ use reqwest::Method;
 use serde_json::{json, Value};
 
 use super::IngestError;
+use crate::cluster::owed::{self, Owed, Undo};
 use crate::cluster::{Target, TargetError};
 
 /// The mark in `mappings._meta` by which we know an index is ours.
@@ -261,8 +262,9 @@ impl LoadSettings {
 }
 
 /// The values the settings had before [`apply`]; `Null` means "was not set" (reset on restore).
+/// Written down on this machine too, until they are restored (`cluster::owed`).
 #[derive(Debug, Clone, Default)]
-pub struct Saved(Vec<(&'static str, Value)>);
+pub struct Saved(Vec<(&'static str, Value)>, Owed);
 
 impl Saved {
     pub fn is_empty(&self) -> bool {
@@ -288,14 +290,18 @@ pub async fn apply(
         .and_then(|i| i.get("settings"))
         .cloned()
         .unwrap_or(Value::Null);
-    let saved = Saved(
-        pairs
+    let before: Vec<(&'static str, Value)> = (pairs.iter())
+        .map(|(k, _)| (*k, settings.get(*k).cloned().unwrap_or(Value::Null)))
+        .collect();
+    let undo = Undo::Settings(
+        before
             .iter()
-            .map(|(k, _)| (*k, settings.get(*k).cloned().unwrap_or(Value::Null)))
+            .map(|(k, v)| (k.to_string(), v.clone()))
             .collect(),
     );
+    let owed = owed::owe(target, index, undo, "a load's settings").map_err(IngestError::Config)?;
     put_settings(target, index, &pairs).await?;
-    Ok(saved)
+    Ok(Saved(before, owed))
 }
 
 /// Puts back what [`apply`] changed.
@@ -303,7 +309,9 @@ pub async fn restore(target: &Target, index: &str, saved: &Saved) -> Result<(), 
     if saved.0.is_empty() {
         return Ok(());
     }
-    put_settings(target, index, &saved.0).await
+    put_settings(target, index, &saved.0).await?;
+    saved.1.paid();
+    Ok(())
 }
 
 async fn put_settings(

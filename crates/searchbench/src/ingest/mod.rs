@@ -435,6 +435,17 @@ pub async fn ingest_streaming(
             .map_err(|e| IngestError::Config(format!("index {index}: {e}")))?,
         false => plan.index_body.clone(),
     };
+    // What an ended load (or query) left changed on this index is put back before the index
+    // is read as the user's; what that load wrote is then made searchable, so this load's
+    // counts start after it (its refresh interval may have hidden it).
+    let mut warnings = crate::cluster::owed::settle(target, &index)
+        .await
+        .map_err(IngestError::Config)?;
+    if !warnings.is_empty() {
+        let _ = target
+            .send(reqwest::Method::POST, &format!("/{index}/_refresh"), None)
+            .await;
+    }
     let prepared = match index::setup(target, &index, &body, reuse).await {
         Ok(prepared) => prepared,
         // A node without the k-NN plugin refuses the field we wrote in its words.
@@ -453,7 +464,6 @@ pub async fn ingest_streaming(
         _ => None,
     };
     let saved = index::apply(target, &index, &plan.load_settings).await?;
-    let mut warnings = Vec::new();
     let before = match IndexStats::fetch(target, &index).await {
         Ok(s) => Some(s),
         Err(e) => {

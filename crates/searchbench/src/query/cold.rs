@@ -225,13 +225,21 @@ impl Chiller {
     pub async fn chill(&self, target: &Target) -> Result<Chilled, String> {
         let began = Instant::now();
         let names = &self.names;
-        target
-            .send(Method::POST, &format!("/{names}/_close"), None)
-            .await
-            .map_err(|e| format!("cannot close {names}: {e}"))?;
+        // Closed by a run that ended before it opened them again: opened first (said by the
+        // error only when they cannot be: a closed index answers no search).
+        crate::cluster::owed::settle(target, names).await?;
+        let why = "a query's --cold pass (closed to drop the page cache)";
+        let owed = crate::cluster::owed::owe(target, names, crate::cluster::owed::Undo::Open, why)?;
+        if let Err(e) = (target.send(Method::POST, &format!("/{names}/_close"), None)).await {
+            owed.paid();
+            return Err(format!("cannot close {names}: {e}"));
+        }
         let this = self.clone();
         let dropped = tokio::task::spawn_blocking(move || this.drop_until_cold()).await;
         let opened = self.open(target).await;
+        if opened.is_ok() {
+            owed.paid();
+        }
         let dropped = match dropped {
             Ok(Ok(left)) => left,
             Ok(Err(e)) => return Err(format!("cannot drop the page cache: {e}")),

@@ -12,6 +12,7 @@ use std::time::Duration;
 use reqwest::Method;
 use serde::{Deserialize, Serialize};
 
+use crate::cluster::owed::Undo;
 use crate::cluster::Target;
 
 /// The most shards a count may ask for (the engines' own limit on a split is 1,024).
@@ -109,6 +110,10 @@ pub async fn prepare(
     say: &(dyn Fn(&str) + Sync),
 ) -> Result<Vec<AtShards>, String> {
     let (source, has, replicas) = source_of(target, index).await?;
+    // A write block (or a close) an ended run left on the source is lifted first.
+    for said in crate::cluster::owed::settle(target, &source).await? {
+        say(&said);
+    }
     let mut planned = Vec::new();
     for &n in counts {
         if n == has {
@@ -153,6 +158,10 @@ pub async fn prepare(
     let mut made: Vec<AtShards> = Vec::new();
     let mut outcome = Ok(());
     if planned.iter().any(|(_, _, how)| how.is_some()) {
+        let mut lift = serde_json::Map::new();
+        lift.insert("index.blocks.write".into(), serde_json::Value::Null);
+        let why = "a query's --shards (a write block while its copies were made)";
+        let owed = crate::cluster::owed::owe(target, &source, Undo::Settings(lift), why)?;
         block(true)
             .await
             .map_err(|e| format!("cannot close {source} to writes: {e}"))?;
@@ -182,11 +191,14 @@ pub async fn prepare(
                 segments: None,
             });
         }
-        if let Err(e) = block(false).await {
-            outcome = outcome.and(Err(format!(
-                "cannot open {source} to writes again ({e}): PUT /{source}/_settings \
-                 {{\"index.blocks.write\": null}}"
-            )));
+        match block(false).await {
+            Ok(()) => owed.paid(),
+            Err(e) => {
+                outcome = outcome.and(Err(format!(
+                    "cannot open {source} to writes again ({e}): PUT /{source}/_settings \
+                     {{\"index.blocks.write\": null}} (the next run on it does)"
+                )))
+            }
         }
     }
     if outcome.is_ok() {

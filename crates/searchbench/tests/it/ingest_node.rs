@@ -652,3 +652,79 @@ fn an_ingest_killed_midway_keeps_its_streamed_timeline() {
         .unwrap();
     assert!(common::succeeded(&report).contains("never finished"));
 }
+
+/// The index's `index.refresh_interval` as the cluster says it (`null` when not set).
+fn refresh_interval_of(index: &str) -> Value {
+    let t = common::target();
+    let path = format!("/{index}/_settings?flat_settings=true");
+    let reply = common::runtime()
+        .block_on(t.send(Method::GET, &path, None))
+        .expect("the index's settings");
+    let v: Value = serde_json::from_slice(&reply.body).unwrap();
+    v[index]["settings"]["index.refresh_interval"].clone()
+}
+
+/// A load killed (SIGKILL: nothing of it runs after) while its settings are on the user's
+/// index leaves them there; the next load into that index on this machine puts the user's
+/// back first and says so, rather than take `-1` for the index's own and keep it for good.
+#[test]
+fn a_killed_loads_settings_are_put_back_by_the_next_load() {
+    const INDEX: &str = "searchbench-test-owed";
+    common::fresh_index(
+        INDEX,
+        Some(br#"{"settings": {"index.refresh_interval": "7s"}}"#),
+    );
+    let cache = tempfile::tempdir().unwrap();
+    let load = |docs: &str, settings: &[&str]| {
+        let mut c = common::bin();
+        c.args([
+            "ingest",
+            "logs",
+            "--append",
+            "--bulk-size",
+            "10",
+            "--rate",
+            "200",
+        ])
+        .args(["--docs", docs, "--index", INDEX, "--url", node_url()])
+        .args(settings)
+        .arg("--no-store")
+        .env("SEARCHBENCH_CACHE", cache.path());
+        c
+    };
+    let mut running = load("1000000", &["--refresh-interval", "-1"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let began = std::time::Instant::now();
+    while refresh_interval_of(INDEX) != "-1" {
+        if began.elapsed() > Duration::from_secs(60) {
+            let _ = running.kill();
+            let _ = running.wait();
+            panic!("the load never set its refresh interval");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    running.kill().unwrap();
+    running.wait().unwrap();
+    assert_eq!(
+        refresh_interval_of(INDEX),
+        "-1",
+        "left as the killed load set it"
+    );
+    // What it had sent is indexed (a bulk in flight when it died too).
+    std::thread::sleep(Duration::from_secs(1));
+    // The next load, with no settings of its own.
+    let out = load("200", &[]).output().unwrap();
+    let said = common::streams(&out);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(
+        said.contains("was left changed by a load's settings")
+            && said.contains(r#"index.refresh_interval = "7s""#),
+        "{said}"
+    );
+    assert_eq!(refresh_interval_of(INDEX), "7s");
+    common::fresh_index(INDEX, None);
+}
