@@ -99,6 +99,9 @@ fn source_in(settings: &serde_json::Value, index: &str) -> Result<(String, u32, 
     Ok((name.clone(), shards, count("number_of_replicas")?))
 }
 
+/// How an error of [`prepare`] says it was stopped by the caller's cancel.
+pub const INTERRUPTED: &str = "interrupted";
+
 /// The index of `index` at each of `counts`: itself at its own count, a copy made by the
 /// engine at every other. Nothing is made when a count cannot be (neither a multiple nor a
 /// divisor of the source's) or a copy's name is taken. On an error the copies made so far
@@ -108,6 +111,7 @@ pub async fn prepare(
     index: &str,
     counts: &[u32],
     say: &(dyn Fn(&str) + Sync),
+    cancel: &crate::cancel::Cancel,
 ) -> Result<Vec<AtShards>, String> {
     let (source, has, replicas) = source_of(target, index).await?;
     // A write block (or a close) an ended run left on the source is lifted first.
@@ -177,10 +181,17 @@ pub async fn prepare(
                 "index.blocks.write": null,
             }});
             let path = format!("/{source}/{how}/{name}?wait_for_active_shards=1");
-            if let Err(e) = long
-                .send_json::<serde_json::Value>(Method::POST, &path, &body)
-                .await
-            {
+            // A copy takes up to an hour: Ctrl-C stops the waiting (the source is opened to
+            // writes again and what was made removed, below).
+            let copied = tokio::select! {
+                r = long.send_json::<serde_json::Value>(Method::POST, &path, &body) => r,
+                () = cancel.cancelled() => {
+                    outcome = Err(format!("{INTERRUPTED} while {name} was made"));
+                    made.push(AtShards { shards: *n, index: name.clone(), copy: true, segments: None });
+                    break;
+                }
+            };
+            if let Err(e) = copied {
                 outcome = Err(format!("cannot make {name} from {source}: {e}"));
                 break;
             }
@@ -203,7 +214,11 @@ pub async fn prepare(
     }
     if outcome.is_ok() {
         for copy in &made {
-            if let Err(e) = ready(&long, &copy.index).await {
+            let readied = tokio::select! {
+                r = ready(&long, &copy.index) => r,
+                () = cancel.cancelled() => Err(format!("{INTERRUPTED} while {} was readied", copy.index)),
+            };
+            if let Err(e) = readied {
                 outcome = Err(e);
                 break;
             }
@@ -277,6 +292,49 @@ pub async fn remove(target: &Target, at: &[AtShards]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Ctrl-C while a copy is made (a split takes up to an hour) stops the wait at once: the
+    /// source is opened to writes again, the copy begun removed, and the error says it was
+    /// interrupted.
+    #[test]
+    fn ctrl_c_while_a_copy_is_made_opens_the_source_again() {
+        let cluster = crate::double::Double::serve_status(|r| match r.method.as_str() {
+            "GET" => (
+                200,
+                r#"{"logs": {"settings": {"index": {"number_of_shards": "1",
+                    "number_of_replicas": "0"}}}}"#
+                    .into(),
+            ),
+            "HEAD" => (404, String::new()),
+            "POST" if r.path.contains("_split") => {
+                std::thread::sleep(std::time::Duration::from_secs(20));
+                (200, "{}".into())
+            }
+            _ => (200, "{}".into()),
+        });
+        let (fire, cancel) = crate::cancel::Cancel::new();
+        let target = cluster.target();
+        let began = std::time::Instant::now();
+        let prepared = crate::double::block_on(async {
+            let stop = async {
+                tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+                let _ = fire.send(true);
+                std::future::pending::<()>().await
+            };
+            tokio::select! {
+                r = prepare(&target, "logs", &[1, 2], &|_| {}, &cancel) => r,
+                () = stop => unreachable!(),
+            }
+        });
+        let e = prepared.unwrap_err();
+        assert!(e.starts_with(INTERRUPTED), "{e}");
+        assert!(began.elapsed() < std::time::Duration::from_secs(10));
+        let requests = cluster.requests();
+        let lifted = requests.iter().rev().find(|r| r.method == "PUT").unwrap();
+        let body: serde_json::Value = serde_json::from_slice(&lifted.body).unwrap();
+        assert_eq!(body, serde_json::json!({"index.blocks.write": null}));
+        assert!(requests.iter().any(|r| r.method == "DELETE"));
+    }
 
     #[test]
     fn counts_are_whole_distinct_and_in_range() {

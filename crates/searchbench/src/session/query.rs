@@ -288,9 +288,13 @@ impl lifecycle::Phase for Setup<'_> {
                     &spec.options.index,
                     &spec.shards,
                     &|line: &str| progress.say(line),
+                    &spec.options.cancel,
                 )
                 .await
-                .map_err(SessionError::usage)?
+                .map_err(|e| match e.starts_with(query::shards::INTERRUPTED) {
+                    true => SessionError::Interrupted(e),
+                    false => SessionError::usage(e),
+                })?
             };
             self.prepared = Some(Prepared {
                 engine,
