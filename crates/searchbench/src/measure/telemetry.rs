@@ -99,9 +99,13 @@ row! {
     missed,
 }
 
+/// A number of a node's stats, finite: a server (or a proxy) saying `"NaN"`, `"Infinity"` or
+/// `"1e999"` says nothing (a non-finite figure would be stored as `null`, and the phase's
+/// telemetry would no longer read back).
 fn num(v: &Value, pointer: &str) -> Option<f64> {
     let x = v.pointer(pointer)?;
-    x.as_f64().or_else(|| x.as_str()?.parse().ok())
+    let n = x.as_f64().or_else(|| x.as_str()?.parse().ok())?;
+    n.is_finite().then_some(n)
 }
 
 /// Cumulative counters of a reading, by name: rates come from their differences.
@@ -533,7 +537,9 @@ pub fn summarize(rows: &[Row], ctx: Context) -> Summary {
         sampler_cpu_ms_per_s: mean_of(driver.iter().filter_map(|r| r.sampler_cpu_ms_per_s)),
         per_second: PerSecond {
             gc_ms: by_second.values().filter_map(|s| s.gc).collect(),
-            heap_used_mb: by_second.values().filter_map(|s| s.heap).collect(),
+            heap_used_mb: (by_second.values().filter_map(|s| s.heap))
+                .filter(|h| h.is_finite())
+                .collect(),
         },
         bounds: Vec::new(),
     };
@@ -725,6 +731,19 @@ mod tests {
         assert_eq!(row.gc_ms_per_s, None);
         let json = serde_json::to_value(&row).unwrap();
         assert!(json.get("heap_used_bytes").is_none(), "absent, not null");
+    }
+
+    /// A node saying `"NaN"`, `"Infinity"` or `"1e999"` for a figure says nothing: the
+    /// figure is missing, never a non-finite number stored as `null`.
+    #[test]
+    fn a_figure_that_is_no_finite_number_is_missing() {
+        let mut s = Series::new();
+        for said in ["NaN", "Infinity", "1e999", "-inf"] {
+            let mut r = reading(1, "n1", 0, 0, 0);
+            r.stats["jvm"]["mem"]["heap_used_in_bytes"] = json!(said);
+            let row = s.node(&r, "ingest");
+            assert_eq!(row.heap_used_bytes, None, "{said}");
+        }
     }
 
     #[test]

@@ -44,7 +44,7 @@ pub fn write_corpus(
 ) -> Result<Written, SessionError> {
     let truth = match (truth_path, writer.truth) {
         (Some(path), Some((header, handle))) => {
-            let mut file = File::create(path)
+            let mut file = File::create(partial(path))
                 .map_err(|e| SessionError::usage(format!("cannot create {path}: {e}")))?;
             let mut header = serde_json::to_vec(&header)
                 .map_err(|e| SessionError::Other(format!("encoding the truth header: {e}")))?;
@@ -86,15 +86,36 @@ pub fn write_corpus(
         docs,
         bytes,
         out_name,
+        truth,
         ..
     } = output;
     sink.finish()
         .map_err(|e| SessionError::Other(format!("writing {out_name}: {e}")))?;
+    // Whole: each file takes its name only now (cut short, only its `.partial` is left, which
+    // nothing reads as a corpus or a truth).
+    let mut whole = Vec::new();
+    if out != "-" {
+        whole.push(out.to_string());
+    }
+    if let Some((file, path, _)) = truth {
+        file.sync_all()
+            .map_err(|e| SessionError::Other(format!("writing {path}: {e}")))?;
+        whole.push(path);
+    }
+    for path in whole {
+        std::fs::rename(partial(&path), &path)
+            .map_err(|e| SessionError::Other(format!("naming {path}: {e}")))?;
+    }
     Ok(Written {
         docs,
         bytes,
         elapsed: started.elapsed(),
     })
+}
+
+/// Where a file is written until it is whole.
+fn partial(path: &str) -> String {
+    format!("{path}.partial")
 }
 
 /// Where the bytes go, with compression if asked.
@@ -160,7 +181,7 @@ fn open_out(path: &str, compress: Option<Compression>) -> Result<(Sink, PipeClos
     let raw: Box<dyn Write + Send> = if path == "-" {
         Box::new(QuietPipe(std::io::stdout(), closed.clone()))
     } else {
-        let file = File::create(path)
+        let file = File::create(partial(path))
             .map_err(|e| SessionError::usage(format!("cannot create {path}: {e}")))?;
         Box::new(file)
     };
@@ -236,5 +257,48 @@ impl Output<'_> {
             }
         }
         self.flush_chunk()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A corpus is named only once it is whole: a generation cut short (here its generator
+    /// fails after 3 MB; Ctrl-C kills it the same way) leaves the file it replaces as it was
+    /// and only a `.partial` beside it; a whole one takes the name.
+    #[test]
+    fn a_corpus_cut_short_does_not_take_its_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("corpus.ndjson");
+        std::fs::write(&out, "{\"before\": 1}\n").unwrap();
+        let out = out.display().to_string();
+        let writer = |fail_after: Option<u64>| {
+            let mut n = 0u64;
+            CorpusWriter {
+                header: Vec::new(),
+                len_hint: None,
+                next: Box::new(move |b: &mut Vec<u8>| {
+                    n += 1;
+                    if fail_after.is_some_and(|k| n > k) {
+                        return Err(crate::corpus::CorpusError::Invalid("cut".into()));
+                    }
+                    if n > 100_000 {
+                        return Ok(false);
+                    }
+                    let pad = "x".repeat(100);
+                    b.extend_from_slice(format!("{{\"n\": {n}, \"pad\": \"{pad}\"}}").as_bytes());
+                    Ok(true)
+                }),
+                truth: None,
+            }
+        };
+        assert!(write_corpus(writer(Some(30_000)), &out, None, None, &|_| {}).is_err());
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "{\"before\": 1}\n");
+        let written = write_corpus(writer(None), &out, None, None, &|_| {}).unwrap();
+        assert_eq!(written.docs, 100_000);
+        let text = std::fs::read_to_string(&out).unwrap();
+        assert_eq!(text.lines().count(), 100_000);
+        assert!(!std::path::Path::new(&partial(&out)).exists());
     }
 }

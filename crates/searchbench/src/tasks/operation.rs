@@ -221,7 +221,7 @@ async fn run_in_worker(
     let done = Done {
         units: ran.weight.round() as u64,
         recall: None,
-        service: Some(Duration::from_secs_f64(ran.service_secs)),
+        service: Duration::try_from_secs_f64(ran.service_secs).ok(),
         ended: false,
         unit: Some(ran.unit),
     };

@@ -149,6 +149,25 @@ pub struct Ran {
     pub meta: serde_json::Map<String, Value>,
 }
 
+impl Ran {
+    /// Itself, when its weight and time are numbers a runner can give: at least 0, the time
+    /// no longer than its answer was waited for (a clock past that is no runner's).
+    fn checked(self) -> Result<Ran, PythonError> {
+        let sane = |x: f64| x.is_finite() && x >= 0.0;
+        let timed = self.service_secs <= RUN_ANSWER.as_secs_f64();
+        if sane(self.weight) && sane(self.service_secs) && timed {
+            return Ok(self);
+        }
+        Err(PythonError::Worker(format!(
+            "answered a weight of {} and a service time of {} s: each must be a number of at \
+             least 0, the time at most {} s",
+            self.weight,
+            self.service_secs,
+            RUN_ANSWER.as_secs()
+        )))
+    }
+}
+
 /// What one client of one task has been given and not yet sent.
 #[derive(Default)]
 struct Given {
@@ -531,14 +550,7 @@ impl Worker {
         }
         let ran = Ran::deserialize(&answer)
             .map_err(|e| PythonError::Worker(format!("answered a run it cannot mean: {e}")))?;
-        let sane = |x: f64| x.is_finite() && x >= 0.0;
-        if !(sane(ran.weight) && sane(ran.service_secs)) {
-            return Err(PythonError::Worker(format!(
-                "answered a weight of {} and a service time of {} s: each must be a number of \
-                 at least 0",
-                ran.weight, ran.service_secs
-            )));
-        }
+        let ran = ran.checked()?;
         Ok(Some(ran))
     }
 
@@ -651,6 +663,25 @@ mod tests {
     /// A line of the worker's stderr is kept to its first 4 KiB and the rest of it read and
     /// dropped (a hook printing 10 MB without a newline is not held), the next lines read as
     /// they are, the last without its newline too.
+    /// A runner's answer of a time no clock of its could give (past the wait for it, or
+    /// not a number of at least 0) is refused, named, not turned into a panic.
+    #[test]
+    fn a_runners_time_past_its_wait_is_refused() {
+        let ran = |service_secs: f64| Ran {
+            weight: 1.0,
+            unit: "ops".into(),
+            success: true,
+            error: None,
+            service_secs,
+            meta: Default::default(),
+        };
+        assert!(ran(0.25).checked().is_ok());
+        for bad in [1e20, -1.0, f64::NAN, 3_601.0] {
+            let e = ran(bad).checked().unwrap_err().to_string();
+            assert!(e.contains("the time at most 3600 s"), "{e}");
+        }
+    }
+
     #[tokio::test]
     async fn a_long_stderr_line_is_kept_short_and_the_next_read_whole() {
         let mut text = vec![b'a'; 10 << 20];

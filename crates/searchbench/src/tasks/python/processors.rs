@@ -17,7 +17,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::tasks::plan::Item;
-use crate::workload::track::model::{Procedure, Resolved, Step};
+use crate::workload::track::model::{Procedure, Resolved, Step, MAX_PERIOD_SECS};
 use crate::workload::track::Definition;
 
 /// What the track's processors did to a challenge's tasks, as the worker saw it.
@@ -177,8 +177,8 @@ fn patch(t: &mut Resolved, set: &Map<String, Value>) -> Result<(), String> {
             }
             "iterations" => t.iterations = count(field, value)?,
             "warmup_iterations" => t.warmup_iterations = count(field, value)?,
-            "time_period" => t.time_period = count(field, value)?,
-            "warmup_time_period" => t.warmup_time_period = count(field, value)?,
+            "time_period" => t.time_period = period(field, value)?,
+            "warmup_time_period" => t.warmup_time_period = period(field, value)?,
             other => {
                 return Err(format!(
                     "changed its {other}, which searchbench does not apply"
@@ -187,6 +187,19 @@ fn patch(t: &mut Resolved, set: &Map<String, Value>) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// A time period in seconds, or none: held to what a track may write
+/// ([`MAX_PERIOD_SECS`], a year), as its JSON is (a clock cannot add one near 2^64).
+fn period(field: &str, value: &Value) -> Result<Option<u64>, String> {
+    let secs = count(field, value)?;
+    match secs.filter(|s| *s > MAX_PERIOD_SECS) {
+        Some(s) => Err(format!(
+            "gave it a {field} of {s} s: a whole number of seconds up to {MAX_PERIOD_SECS} (a \
+             year) is needed"
+        )),
+        None => Ok(secs),
+    }
 }
 
 /// A whole number of at least 0, or none.
@@ -312,6 +325,14 @@ mod tests {
         let bad = processed(json!({"changed": [{"name": "a", "set": {"iterations": -1}}]}));
         let e = bad.apply(&procedure(), Path::new("t.json")).unwrap_err();
         assert!(e.contains("iterations of -1"), "{e}");
+        // A period no clock can add: refused as the track's own JSON would be.
+        let endless = processed(
+            json!({"changed": [{"name": "a", "set": {"time_period": 9_223_372_036_854_775_808u64}}]}),
+        );
+        let e = endless
+            .apply(&procedure(), Path::new("t.json"))
+            .unwrap_err();
+        assert!(e.contains("time_period of 9223372036854775808 s"), "{e}");
         let none = processed(json!({"changed": [{"name": "a", "set": {"clients": 0}}]}));
         assert!(none.apply(&procedure(), Path::new("t.json")).is_err());
         let elsewhere = processed(json!({"changed": [{"name": "z", "set": {}}]}));
