@@ -104,15 +104,18 @@ pub struct Group {
     /// The selector as given.
     pub selector: String,
     pub runs: Vec<Loaded>,
-    /// Runs of a tag group left out: not `complete` (`id (state)`), or too short for their
-    /// warm-up beside steady runs (see [`super::configuration::judged`]).
+    /// Runs of a tag group left out: not ended (`id (state)`: interrupted, running, never
+    /// finished), or too short for their warm-up beside steady runs (see
+    /// [`super::configuration::judged`]).
     pub excluded: Vec<String>,
 }
 
 impl Group {
     /// Loads a selector (see [`Store::select_with`]). Without `include_partial` a tag group
-    /// keeps only its `complete` runs (the others are listed in [`Group::excluded`]); a run
-    /// named by its id is kept whatever its state. A run split in parts (`--part`) is seen as
+    /// keeps the runs that ended, `complete` or `failed` (a failed run's errors are what the
+    /// comparison is about: left out, a side with a failing round could be judged on its
+    /// clean ones alone and called better); the others are listed in [`Group::excluded`]. A
+    /// run named by its id is kept whatever its state. A run split in parts (`--part`) is seen as
     /// its group's merged run (see [`merge::resolve`]): `group=ID`, or the group's bare name,
     /// selects it.
     pub fn load(store: &Store, selector: &str, include_partial: bool) -> Result<Group, StoreError> {
@@ -134,7 +137,7 @@ impl Group {
         let mut excluded = Vec::new();
         let mut runs = Vec::new();
         for row in std::mem::take(&mut resolved.rows) {
-            if !tags || include_partial || row.state == State::Complete {
+            if !tags || include_partial || matches!(row.state, State::Complete | State::Failed) {
                 runs.push(Loaded::resolved(store, row, &resolved)?);
             } else {
                 excluded.push(format!("{} ({})", row.id, row.state.name()));

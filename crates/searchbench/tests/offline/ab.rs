@@ -201,6 +201,18 @@ fn the_budget_stops_a_run_already_going() {
 /// Rounds of an `ab` (or a `gate`) as they are stored: each side once a round, tagged with
 /// the rounds' id, its side and its round.
 fn stored_rounds(db: &std::path::Path, rounds: u64, b_rate: f64, b_service_ms: f64) {
+    stored_rounds_failing(db, rounds, b_rate, b_service_ms, None)
+}
+
+/// [`stored_rounds`], B's run of round `failing` (when given) failed: 50 documents refused,
+/// its counts not reconciled.
+fn stored_rounds_failing(
+    db: &std::path::Path,
+    rounds: u64,
+    b_rate: f64,
+    b_service_ms: f64,
+    failing: Option<u64>,
+) {
     use crate::common::results::ingest_result;
     use searchbench::store::{Kind, NewRun, Store};
     let store = Store::open(db).unwrap();
@@ -213,11 +225,35 @@ fn stored_rounds(db: &std::path::Path, rounds: u64, b_rate: f64, b_service_ms: f
                 .chain([("round".to_string(), round.to_string())])
                 .collect();
             let seed = round * 2 + u64::from(side == "b");
-            store
-                .save(&run, &ingest_result(30, rate, 0.01, service, seed))
-                .unwrap();
+            let mut result = ingest_result(30, rate, 0.01, service, seed);
+            if side == "b" && failing == Some(round) {
+                result["counts"]["refused"] = 50.into();
+                result["counts"]["failed"] = 50.into();
+                result["counts"]["reconciled"] = false.into();
+            }
+            store.save(&run, &result).unwrap();
         }
     }
+}
+
+/// A round whose B run failed (documents refused, counts not reconciled) is part of the
+/// rounds' verdict with its errors: B is worse whatever its speed, never judged on its clean
+/// rounds alone (it was left out, and a faster B was called better).
+#[test]
+fn a_failed_round_makes_the_side_worse_not_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    stored_rounds_failing(&db, 7, 23_000.0, 18.0, Some(3));
+    let out = bin()
+        .args(["compare", "ab=r1,ab_side=a", "ab=r1,ab_side=b", "--store"])
+        .arg(&db)
+        .args(["--sequential"])
+        .output()
+        .unwrap();
+    let text = crate::common::streams(&out);
+    assert_eq!(out.status.code(), Some(3), "{text}");
+    assert!(text.contains("errors rose"), "{text}");
+    assert!(!text.contains("better after"), "{text}");
 }
 
 /// The follow-up a gate prints (`compare ... --sequential --threshold T --alpha A`) makes the

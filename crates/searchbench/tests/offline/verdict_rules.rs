@@ -37,10 +37,18 @@ fn states_come_from_the_result() {
         let id = save(&store, result, &[("t", "x")]);
         assert_eq!(store.get(&id).unwrap().state, state, "{id}");
     }
-    // Only the complete one is in the tag group; the others are named as left out.
+    // The runs that ended are in the tag group, the failed ones with their errors (left out,
+    // a side's failing rounds would leave it judged on its clean ones); the interrupted one
+    // is named as left out.
     let side = Side::load(&store, "t=x").unwrap();
-    assert_eq!(side.run_ids.len(), 1);
-    assert_eq!(side.excluded.len(), 4);
+    assert_eq!(side.run_ids.len(), 4);
+    assert_eq!(side.excluded.len(), 1);
+    assert!(
+        side.excluded[0].contains("interrupted"),
+        "{:?}",
+        side.excluded
+    );
+    assert!(side.has_errors());
     // A run whose load reconciled and whose every search was answered fails on wrong answers
     // alone, told apart from every other failure (`baseline` counts it beside the complete).
     let run_of = |load: &serde_json::Value, query: &serde_json::Value| {
