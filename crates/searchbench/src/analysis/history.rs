@@ -909,8 +909,12 @@ fn step_verdicts(
             };
             // The machine's own figures (other processes, steal) say what the runs ran
             // beside, not what the point did: never a step of the point unless asked for.
+            // An error count's rise is worse by rule, not by a test (it has no interval):
+            // kept as `compare` keeps it, so the site and `compare` say the same of a step.
             let context = s.key.starts_with(compare::MACHINE_PREFIX);
-            if !headline(s) && (context || !clear(&cell, compare::DEFAULT_THRESHOLD_PCT)) {
+            let ruled = s.errors && cell.verdict == Verdict::Worse;
+            if !headline(s) && !ruled && (context || !clear(&cell, compare::DEFAULT_THRESHOLD_PCT))
+            {
                 continue;
             }
             if cell.verdict == Verdict::Better && has_errors(to) {
@@ -1363,6 +1367,29 @@ mod tests {
         );
         assert!(h.change_points_searched);
         assert_eq!(h.verdicts.iter().filter(|v| v.key == THROUGHPUT).count(), 2);
+    }
+
+    /// A step whose runs refused documents the runs before did not is worse on that count by
+    /// the rule `compare` keeps (an error count has no interval to clear), whatever the speed
+    /// did: the site's word for the step is then "worse", as `compare`'s is.
+    #[test]
+    fn a_rise_in_an_error_count_is_a_worse_step_as_compare_says() {
+        let mut rng = Rng::new(9, 0);
+        let mut rows = Vec::new();
+        for (v, (engine, refused)) in [("opensearch-2.11.0", 0), ("opensearch-2.19.1", 200)]
+            .into_iter()
+            .enumerate()
+        {
+            for k in 0..3 {
+                let x = 1000.0 * (1.0 + 0.01 * rng.normalish());
+                rows.push(row(v * 3 + k, engine, x, refused, 1000));
+            }
+        }
+        let h = history(rows);
+        let refused = h.verdicts.iter().find(|v| v.key == "errors.ingest.refused");
+        let refused = refused.unwrap_or_else(|| panic!("{:?}", h.verdicts));
+        assert_eq!(refused.cell.verdict, Verdict::Worse, "{refused:?}");
+        assert!(refused.errors);
     }
 
     #[test]

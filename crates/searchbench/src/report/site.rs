@@ -157,9 +157,15 @@ fn entry(h: &History, page: String) -> Entry {
         .iter()
         .rfind(|(s, _)| headline(&s.key))
         .or(changes.last());
+    // An improvement the history holds suspect (more errors, fewer documents) is said as
+    // such, as its page and `history` say it: `compare` would call it not better.
     let latest_change = latest.map(|(s, c)| {
+        let suspect = match c.suspect.is_empty() {
+            true => String::new(),
+            false => format!(" (suspect: {})", c.suspect.join("; ")),
+        };
         format!(
-            "{} {}{} from {} to {}",
+            "{} {}{} from {} to {}{suspect}",
             s.label,
             c.change.shift.name(),
             c.change
@@ -260,6 +266,53 @@ mod tests {
         assert_eq!(
             std::fs::read_to_string(dir.path().join("notes.txt")).unwrap(),
             "mine"
+        );
+    }
+
+    /// An improvement the history holds suspect (faster, but refusing documents) is said
+    /// suspect on the index, as its page and `history` say it.
+    #[test]
+    fn a_suspect_improvement_is_said_suspect_on_the_index() {
+        use crate::analysis::configuration::Configuration;
+        use crate::analysis::history::{build, Axis, Selection};
+        use crate::analysis::runs::Loaded;
+        use crate::store::{RunId, RunRow, State};
+        let rows: Vec<RunRow> = (0..12u64)
+            .map(|i| {
+                let (dps, refused, indexed) = match i >= 6 {
+                    true => (1300.0, 50, 950),
+                    false => (1000.0, 0, 1000),
+                };
+                RunRow {
+                    id: RunId(format!("{i:08x}")),
+                    kind: "run".into(),
+                    workload: "logs".into(),
+                    engine: Some(format!("opensearch-2.{i}.0")),
+                    status: "complete".into(),
+                    state: State::Complete,
+                    started_unix: 1_700_000_000 + i,
+                    finished_unix: None,
+                    tool_version: "0".into(),
+                    seed: Some(1),
+                    pid: None,
+                    machine: serde_json::Value::Null,
+                    config: serde_json::json!({"clients": 2}),
+                    tags: Default::default(),
+                    error: None,
+                    result: Some(serde_json::json!({
+                        "docs_per_sec": dps + i as f64,
+                        "counts": {"indexed": indexed, "refused": refused, "unacknowledged": 0},
+                    })),
+                }
+            })
+            .collect();
+        let c = Configuration::of(&rows[0]);
+        let loaded = rows.into_iter().map(Loaded::bare).collect();
+        let h = build(c, loaded, &Selection::new(Axis::Version), Vec::new()).unwrap();
+        let change = entry(&h, "p.html".into()).latest_change.unwrap();
+        assert!(
+            change.contains("improvement") && change.contains("(suspect: "),
+            "{change}"
         );
     }
 

@@ -93,7 +93,7 @@ pub fn changes_body(metric: &str, over: Over) -> Value {
         "size": MAX_CHANGES,
         "sort": [{"at": "asc"}],
         "_source": ["at", "engine", "engine_rank", "workload", "configuration", "shift",
-                    "size_pct", "before", "after", "from", "to", "run_id"],
+                    "size_pct", "before", "after", "from", "to", "run_id", "suspect"],
         "query": context_query("at", vec![
             json!({"term": {"metric": metric}}),
             json!({"term": {"axis": over.name()}}),
@@ -222,7 +222,9 @@ pub fn spec(app: App, prefix: &str, metric: &str, title: &str, over: Over) -> Va
                     {"calculate": x_of_change, "as": "x"},
                     {"calculate": rank_of_change, "as": "rank"},
                     {"calculate": "datum._source.workload + ' ' + datum._source.configuration", "as": "series"},
-                    {"calculate": "datum._source.shift", "as": "shift"},
+                    // A suspect improvement (more errors, fewer documents) is said as such,
+                    // as the site and `history` say it.
+                    {"calculate": "isArray(datum._source.suspect) && length(datum._source.suspect) > 0 ? datum._source.shift + ' (suspect: ' + join(datum._source.suspect, '; ') + ')' : datum._source.shift", "as": "shift"},
                     {"calculate": "datum._source.size_pct", "as": "change_pct"},
                     {"calculate": "datum._source.from + ' → ' + datum._source.to", "as": "between"},
                     {"calculate": "datum._source.run_id", "as": "run"},
