@@ -150,13 +150,24 @@ impl Verdicts {
                 .join(", "),
             c.base.label
         );
+        // A contender not complete against a base that is fails as `compare`'s exit code
+        // does (`Comparison::any_worse`): the two never disagree on the same comparison.
+        let partial: Vec<String> = match c.base.partial().is_empty() {
+            true => (c.contenders.iter())
+                .filter(|s| !s.partial().is_empty())
+                .map(|s| format!("{} is not complete ({})", s.label, s.partial().join(", ")))
+                .collect(),
+            false => Vec::new(),
+        };
         let (outcome, line) = decided.unwrap_or_else(|| {
             let worse: Vec<&Case> = cases
                 .iter()
                 .filter(|k| k.outcome == Outcome::Worse)
                 .collect();
-            if worse.is_empty() {
+            if worse.is_empty() && partial.is_empty() {
                 (Outcome::Pass, "no contender significantly worse".into())
+            } else if worse.is_empty() {
+                (Outcome::Worse, format!("worse: {}", partial.join("; ")))
             } else {
                 let named: Vec<String> = worse
                     .iter()
@@ -334,6 +345,42 @@ mod tests {
         assert!(pass
             .junit()
             .contains("tests=\"1\" failures=\"0\" skipped=\"0\""));
+    }
+
+    /// A contender that is not complete, against a complete base, fails the JUnit and webhook
+    /// verdict as it fails `compare`'s exit code, though no metric of it is worse.
+    #[test]
+    fn a_contender_not_complete_fails_as_the_exit_code_does() {
+        use crate::analysis::compare::{compare, Side};
+        use crate::store::State;
+        let side = |label: &str, state: State| Side {
+            label: label.into(),
+            run_ids: vec![format!("{label}0001")],
+            engine: None,
+            cpu_model: None,
+            states: vec![state],
+            excluded: Vec::new(),
+            whole_run: None,
+            metrics: Vec::new(),
+            configurations: Vec::new(),
+        };
+        let c = compare(
+            side("base", State::Complete),
+            vec![side("next", State::Interrupted)],
+        );
+        assert!(c.any_worse());
+        let v = Verdicts::of_comparison("compare", &c, None);
+        assert_eq!(v.outcome, Outcome::Worse);
+        assert!(v.line.contains("next is not complete"), "{}", v.line);
+        let fine = compare(
+            side("base", State::Complete),
+            vec![side("next", State::Complete)],
+        );
+        assert!(!fine.any_worse());
+        assert_eq!(
+            Verdicts::of_comparison("compare", &fine, None).outcome,
+            Outcome::Pass
+        );
     }
 
     #[test]
