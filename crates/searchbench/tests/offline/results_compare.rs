@@ -1106,6 +1106,27 @@ fn a_short_run_is_left_out_of_every_verdict_and_said_never_another_configuration
             && said.contains(steady_ids[1].as_str()),
         "{said}"
     );
+    // A check of the mixed group against the steady runs: its short runs left out and named,
+    // as compare leaves them out, so the two say the same of the same runs.
+    let out = bin()
+        .args(["check", "g=mixed", "--baseline", "n=steady"])
+        .args(["--metric", "docs_per_sec", "--json", "--store"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        short_ids
+            .iter()
+            .all(|id| said.contains(&format!("left out: {id}"))),
+        "{said}"
+    );
+    let v: Value = serde_json::from_str(&said).unwrap();
+    assert_eq!(
+        v["run"]["run_ids"].as_array().map(Vec::len),
+        Some(3),
+        "{said}"
+    );
 }
 
 /// A run on a node warmed before its load and one on a node measured as it came up are two

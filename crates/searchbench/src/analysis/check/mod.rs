@@ -323,15 +323,26 @@ pub fn check(store: &Store, spec: &CheckSpec) -> Result<Check, CheckError> {
     if spec.metrics.is_empty() {
         return Err(CheckError::NoMetric);
     }
-    let run = match &spec.run {
+    let mut run = match &spec.run {
         Some(selector) => Group::load(store, selector, true)?,
         None => latest(store)?,
     };
+    // Every run is taken (a run that did not end is what a check must notice), but one too
+    // short for its warm-up beside steady runs stands for nothing they measured: left out,
+    // and said, as `compare` leaves it out.
+    let mut short = Vec::new();
+    if run.runs.len() > 1 {
+        (run.runs, short) = crate::analysis::configuration::judged(run.runs, |l| &l.row);
+        run.excluded.extend(short.iter().cloned());
+    }
     if let Baseline::Reference { selector, last } = &spec.baseline {
         return reference::check(store, spec, &run, selector, *last);
     }
     let run_side = Side::from_group(&run);
-    let mut notes = Vec::new();
+    let mut notes: Vec<String> = short
+        .into_iter()
+        .map(|s| format!("left out: {s}"))
+        .collect();
     let baseline = match &spec.baseline {
         Baseline::Selector(selector) => match Group::load(store, selector, false) {
             Ok(mut group) => {
