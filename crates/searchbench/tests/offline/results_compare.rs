@@ -921,6 +921,25 @@ fn a_nightly_paired_with_its_same_day_reference_sees_what_the_drift_hides() {
         text.contains("the ratios of the 8 earlier round(s)"),
         "{text}"
     );
+    // Several metrics are one family, Holm-corrected as a check against earlier runs is: the
+    // 12 % step stays significant.
+    let (code, text) = cli(&[
+        "check",
+        &tonight,
+        "--reference",
+        "build=ref",
+        "--last",
+        "8",
+        "--metric",
+        "service_p50_ms",
+        "--metric",
+        "service_p99_ms",
+    ]);
+    assert_eq!(code, Some(3), "{text}");
+    assert!(
+        text.contains("Holm's correction over the 3 metrics judged"),
+        "{text}"
+    );
     // A selector that finds the run itself too never makes it its own reference.
     let (_, text) = cli(&["check", &tonight, "--reference", "round=20261109", "--json"]);
     let v: Value = serde_json::from_str(&text[..text.rfind('}').unwrap() + 1]).expect("JSON");

@@ -117,6 +117,10 @@ pub(super) fn check(
         let (a, b) = (run.get(key)?.value, r.get(key)?.value);
         (a > 0.0 && b > 0.0 && a.is_finite() && b.is_finite()).then(|| a / b)
     };
+    // Each metric's cell first, then Holm's correction over the family judged, as a check
+    // against earlier runs (and `compare`) corrects it: one rule for a family of metrics.
+    let mut judged: Vec<(String, Metric, Vec<f64>)> = Vec::new();
+    let mut rows: Vec<compare::Row> = Vec::new();
     for key in &wanted {
         let Some(m) = now.get(key) else {
             check.metrics.push(MetricCheck::unjudged(
@@ -148,16 +152,39 @@ pub(super) fn check(
             rounds: Vec::new(),
             ..m.clone()
         };
-        let cell = compare::cell(
-            &base,
-            &Metric {
-                value: tonight_ratio,
-                samples: None,
-                rounds: Vec::new(),
-                ..m.clone()
-            },
-            spec.threshold_pct,
-        );
+        let tonight = Metric {
+            value: tonight_ratio,
+            samples: None,
+            rounds: Vec::new(),
+            ..m.clone()
+        };
+        let cell = compare::cell(&base, &tonight, spec.threshold_pct);
+        rows.push(compare::Row {
+            key: key.clone(),
+            label: label.clone(),
+            unit: m.unit.clone(),
+            direction: m.direction,
+            errors: false,
+            base: base.value,
+            contenders: vec![Some(cell)],
+        });
+        judged.push((label, base, ratios));
+    }
+    let correction = compare::correct(&mut rows, 1, Some(&wanted), spec.threshold_pct);
+    let holm = match correction.family.first().filter(|n| **n > 1) {
+        Some(n) => format!(
+            "; Holm's correction over the {n} metrics judged{} (a change counts when it stays \
+             significant: family-wise error at most {:.0} %)",
+            compare::weighting(&correction),
+            crate::analysis::multiple::ALPHA * 100.0
+        ),
+        None => String::new(),
+    };
+    for (row, (label, base, ratios)) in rows.into_iter().zip(judged) {
+        let Some(Some(cell)) = row.contenders.into_iter().next() else {
+            continue;
+        };
+        let key = &row.key;
         let (verdict, why) = if ratios.len() < MIN_RUNS {
             (
                 MetricVerdict::CannotTell,
@@ -182,7 +209,8 @@ pub(super) fn check(
     check.method = format!(
         "paired with the reference's run of {round}: the run's ratio to it against the ratios \
          of the {} earlier round(s) with a reference run ({:.0} % prediction interval, \
-         Student's t on the log ratios): the machine's level on the day cancels in each ratio",
+         Student's t on the log ratios): the machine's level on the day cancels in each \
+         ratio{holm}",
         earlier.len(),
         CONFIDENCE * 100.0
     );
