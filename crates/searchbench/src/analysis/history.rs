@@ -612,8 +612,11 @@ pub fn build(
                 });
             }
         }
-        series.retain(|s| selection.metrics.iter().any(|a| matches_metric(&s.key, a)));
     }
+    // The metrics asked for (`--metric`) choose what is shown, never the family judged: the
+    // change points and step verdicts are made over every series, as the site and `compare`
+    // make them, so a metric's verdict is the same whichever others are shown.
+    let asked = |key: &str| selection.metrics.iter().any(|a| matches_metric(key, a));
     for s in &mut series {
         s.groups = points
             .iter()
@@ -641,7 +644,11 @@ pub fn build(
         };
     }
     let threshold_pct = compare::DEFAULT_THRESHOLD_PCT;
-    let verdicts = step_verdicts(&series, &points, &runs, !selection.metrics.is_empty());
+    let mut verdicts = step_verdicts(&series, &points, &runs, &asked);
+    if !selection.metrics.is_empty() {
+        series.retain(|s| asked(&s.key));
+        verdicts.retain(|v| asked(&v.key));
+    }
     let change_points_searched = selection.change_points
         && segments(&runs, selection.axis)
             .iter()
@@ -870,9 +877,9 @@ fn step_verdicts(
     series: &[Series],
     points: &[Point],
     runs: &[Run],
-    selected: bool,
+    asked: &dyn Fn(&str) -> bool,
 ) -> Vec<StepVerdict> {
-    let headline = |s: &Series| selected || HEADLINE.contains(&s.key.as_str());
+    let headline = |s: &Series| asked(&s.key) || HEADLINE.contains(&s.key.as_str());
     let has_errors = |p: &Point| {
         series
             .iter()
@@ -1367,6 +1374,48 @@ mod tests {
         );
         assert!(h.change_points_searched);
         assert_eq!(h.verdicts.iter().filter(|v| v.key == THROUGHPUT).count(), 2);
+    }
+
+    /// `--metric` chooses what is shown, not the family judged: the throughput's change
+    /// points and step verdicts are the same asked alone as among every metric.
+    #[test]
+    fn asking_for_one_metric_judges_it_as_among_all() {
+        // Two versions of three runs, 2 % apart in 2 % noise: a step significant alone,
+        // not among every metric (this seed).
+        let mut rng = Rng::new(1, 0);
+        let rows: Vec<RunRow> = (0..6)
+            .map(|i| {
+                let (engine, level) = match i >= 3 {
+                    true => ("opensearch-2.19.1", 1020.0),
+                    false => ("opensearch-2.11.0", 1000.0),
+                };
+                row(i, engine, level * (1.0 + 0.02 * rng.normalish()), 0, 1000)
+            })
+            .collect();
+        let of = |metrics: Vec<String>| {
+            let c = Configuration::of(&rows[0]);
+            let loaded = rows.iter().cloned().map(Loaded::bare).collect();
+            let mut selection = Selection::new(Axis::Version);
+            selection.metrics = metrics;
+            build(c, loaded, &selection, Vec::new()).unwrap()
+        };
+        let (all, one) = (of(Vec::new()), of(vec![THROUGHPUT.to_string()]));
+        assert_eq!(one.series.len(), 1);
+        let points = |h: &History| {
+            let s = throughput(h);
+            s.change_points
+                .iter()
+                .map(|c| c.run.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(points(&all), points(&one));
+        let steps = |h: &History| {
+            (h.verdicts.iter())
+                .filter(|v| v.key == THROUGHPUT)
+                .map(|v| (v.to.clone(), v.cell.verdict))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(steps(&all), steps(&one));
     }
 
     /// A step whose runs refused documents the runs before did not is worse on that count by
