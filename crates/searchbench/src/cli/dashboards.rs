@@ -81,12 +81,20 @@ pub async fn run(command: DashboardsCommand) -> CliResult {
     let metrics: Vec<(String, String)> = a
         .metrics
         .iter()
-        .map(|m| match m.split_once('=') {
-            Some((key, title)) if !title.trim().is_empty() => {
-                (key.to_string(), title.trim().to_string())
-            }
-            Some((key, _)) => (key.to_string(), key.to_string()),
-            None => (m.clone(), m.clone()),
+        .map(|m| {
+            let (key, title) = match m.split_once('=') {
+                Some((key, title)) if !title.trim().is_empty() => (key, Some(title.trim())),
+                Some((key, _)) => (key, None),
+                None => (m.as_str(), None),
+            };
+            // An old name of a metric is today's key (what the published documents hold), as
+            // `history` and `check` take it; any other key is checked as given.
+            let mut aliases = crate::analysis::metrics::ALIASES.iter();
+            let key = (aliases.find(|(old, _)| *old == key))
+                .map_or(key, |(_, now)| now)
+                .to_string();
+            let title = title.map_or_else(|| key.clone(), str::to_string);
+            (key, title)
         })
         .collect();
     let to_stdout = a.out.as_deref().is_none_or(|p| p == Path::new("-"));

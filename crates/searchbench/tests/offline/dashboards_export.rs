@@ -68,6 +68,22 @@ fn export_writes_the_saved_objects_to_stdout_or_a_file_whole() {
         .map(|o| o["attributes"]["title"].as_str().unwrap())
         .collect();
     assert_eq!(titles[0], "team-x: took (ms) by time", "{titles:?}");
+    // A metric's old name charts it under today's key, as `history` and `check` take it.
+    let old = dir.path().join("old.ndjson");
+    let out = bin()
+        .args(["dashboards", "export", "--for", "kibana"])
+        .args(["--metric", "throughput_docs_per_sec", "--out"])
+        .arg(&old)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", streams(&out));
+    let text = std::fs::read_to_string(&old).unwrap();
+    std::fs::remove_file(&old).unwrap();
+    assert!(
+        !text.contains("throughput_docs_per_sec"),
+        "the old name charted"
+    );
+    assert!(text.contains("docs_per_sec"));
     // Nothing but the file is left in the folder.
     let names: Vec<_> = std::fs::read_dir(dir.path())
         .unwrap()
