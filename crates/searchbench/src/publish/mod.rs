@@ -425,6 +425,14 @@ fn identity(row: &RunRow) -> Map<String, Value> {
         engine_rank(row.engine.as_deref()).map_or(Value::Null, Value::from),
     );
     m.insert("state".into(), row.state.name().into());
+    // What the dashboards leave out, as `history` does: a part of a run split over drivers
+    // (its group's merged run stands for it), a run too short for its warm-up.
+    if let Some(part) = row.config.get("part").and_then(Value::as_str) {
+        m.insert("part".into(), part.into());
+    }
+    if crate::analysis::configuration::whole_run_headline(row).is_some() {
+        m.insert("left_out_of_verdicts".into(), true.into());
+    }
     m.insert("tool_version".into(), row.tool_version.clone().into());
     m.insert("started_at".into(), millis(row.started_unix).into());
     m.insert("tags".into(), json!(row.tags));
@@ -661,6 +669,31 @@ mod tests {
             .pending(&p.destination(), &crate::store::Filter::default())
             .unwrap();
         assert!(pending.iter().any(|r| r.id == id), "{pending:?}");
+    }
+
+    /// A part of a run split over drivers says so in every document it publishes, and the
+    /// dashboards' points leave parts out (their group's merged run stands for them, as in
+    /// `history`): three parts are never three lines at a third of the load.
+    #[test]
+    fn a_parts_documents_say_so_and_the_dashboards_leave_them_out() {
+        let store = Store::in_memory(std::env::temp_dir()).unwrap();
+        let run = NewRun::new(
+            Kind::Ingest,
+            "logs",
+            json!({"clients": 2, "part": "1/3", "group": "g"}),
+        );
+        let id = store.save(&run, &json!({"docs_per_sec": 1000.0})).unwrap();
+        let row = store.get(&id.0).unwrap();
+        let docs = documents(&store, &row, &publisher()).unwrap();
+        assert!(!docs.is_empty());
+        assert!(docs.iter().all(|(_, _, d)| d["part"] == "1/3"), "{docs:?}");
+        let whole = stored(&store);
+        let row = store.get(&whole.0).unwrap();
+        let docs = documents(&store, &row, &publisher()).unwrap();
+        assert!(docs.iter().all(|(_, _, d)| d.get("part").is_none()));
+        let body = dashboards::vega::points_body("docs_per_sec", dashboards::vega::Over::Time);
+        let not = body["query"]["bool"]["must_not"].to_string();
+        assert!(not.contains(r#"{"exists":{"field":"part"}}"#), "{not}");
     }
 
     /// What a store owes, sent at a run's end: twenty at most, and none after one fails, so

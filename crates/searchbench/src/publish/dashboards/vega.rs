@@ -74,12 +74,23 @@ pub fn points_body(metric: &str, over: Over) -> Value {
             aggs["rank"] = json!({"min": {"field": "engine_rank"}});
         }
     }
-    json!({
-        "size": 0,
-        "query": context_query("started_at", vec![
+    // As `history` reads them: a part of a run split over drivers is its group's merged
+    // run's (published as that run), never a line of its own at its share of the load. (A run
+    // too short for its warm-up is marked `left_out_of_verdicts` but kept: whether steady runs
+    // stand beside it is the history's to say, not one query's.)
+    let mut query = context_query(
+        "started_at",
+        vec![
             json!({"term": {"metric": metric}}),
             json!({"term": {"state": "complete"}}),
-        ]),
+        ],
+    );
+    if let Some(not) = query["bool"]["must_not"].as_array_mut() {
+        not.push(json!({"exists": {"field": "part"}}));
+    }
+    json!({
+        "size": 0,
+        "query": query,
         "aggs": {"points": {
             "composite": {"size": MAX_POINTS, "sources": sources},
             "aggs": aggs,
