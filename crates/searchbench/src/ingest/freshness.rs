@@ -63,9 +63,6 @@ pub const CUT: &str = "freshness_cut";
 pub const BOUND_MS: &str = "freshness_bound_ms";
 /// The count answers the probe did not get (an error, or no answer within its deadline).
 pub const MISSED: &str = "freshness_missed_counts";
-/// Count answers showing more documents than the load had acknowledged (another writer in the
-/// index, or a server that lies): not believed, no lag taken from them.
-pub const PAST_ACKNOWLEDGED: &str = "freshness_counts_past_acknowledged";
 /// The counts the probe asked for.
 pub const ASKED: &str = "freshness_counts";
 /// The resolution of each lag, in ms (a bound: the most of any part).
@@ -618,11 +615,6 @@ impl Probing {
                 let asked = Instant::now();
                 let count = t.reader.count(&self.target, &self.index);
                 match tokio::time::timeout(deadline, count).await {
-                    // More than was acknowledged by the time it answered: the documents it
-                    // shows are not all this load's, so which of them are is not known.
-                    Ok(Ok(count)) if count.saturating_sub(t.base) > self.acked.load(Relaxed) => {
-                        m.count(PAST_ACKNOWLEDGED, 1)
-                    }
                     Ok(Ok(count)) => t.answered(asked, count, &mut m),
                     _ => m.count(MISSED, 1),
                 }
@@ -703,10 +695,6 @@ pub fn time_value(v: &str) -> Option<Duration> {
     Duration::try_from_secs_f64(secs).ok()
 }
 
-fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
-
 /// What the probe measured, as a load's figures show it.
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Freshness {
@@ -731,9 +719,6 @@ pub struct Freshness {
     /// Counts the probe asked for (its cost on the cluster).
     #[serde(default)]
     pub counts_asked: u64,
-    /// Count answers showing more documents than the load had acknowledged, not believed.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub counts_past_acknowledged: u64,
     /// On a cluster whose shards each have a replica on another node: the lag on the primaries
     /// and on the replicas, read apart (readers hit either).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -881,7 +866,6 @@ impl Freshness {
             resolution_ms: resolution_ms.unwrap_or(EVERY.as_millis() as u64),
             missed_counts: count(MISSED),
             counts_asked: count(ASKED),
-            counts_past_acknowledged: count(PAST_ACKNOWLEDGED),
             copies,
             seconds: by_second(m),
         })
@@ -925,13 +909,6 @@ impl Freshness {
             line.push_str(&format!(
                 "; {} documents still waiting when the load stopped",
                 self.cut
-            ));
-        }
-        if self.counts_past_acknowledged > 0 {
-            line.push_str(&format!(
-                "; {} count answers showed more documents than the load had acknowledged \
-                 (another writer in the index?) and were not believed",
-                self.counts_past_acknowledged
             ));
         }
         for c in &self.copies {
@@ -1052,43 +1029,6 @@ mod tests {
             copy("i", 0, "r", "STARTED", Some("n2")),
         ];
         assert!(!replicas_coming(&started, 2), "nothing to wait for");
-    }
-
-    /// A `_count` showing more documents than the load acknowledged (another writer, or a
-    /// server that lies) is not believed: no document is taken as searchable from it, and the
-    /// figures say how many answers were set aside.
-    #[tokio::test]
-    async fn a_count_past_what_was_acknowledged_is_not_believed() {
-        use std::sync::atomic::{AtomicUsize, Ordering};
-        let asked = Arc::new(AtomicUsize::new(0));
-        let counted = asked.clone();
-        let cluster = crate::double::Double::serve(move |r| {
-            if !r.path.contains("_count") {
-                return "{}".into();
-            }
-            // The count before the load, then a billion.
-            match counted.fetch_add(1, Ordering::SeqCst) {
-                0 => r#"{"count": 0}"#.into(),
-                _ => r#"{"count": 1000000000}"#.into(),
-            }
-        });
-        let acked: Acked = Arc::new(AtomicU64::new(0));
-        let spec = FreshnessSpec {
-            bound: Some(Duration::from_millis(500)),
-            eager: true,
-        };
-        let probe = Probe::start(&cluster.target(), "logs", acked.clone(), spec)
-            .await
-            .unwrap();
-        // The probe takes what was acknowledged when it began as its start.
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        acked.store(100, Relaxed);
-        tokio::time::sleep(Duration::from_millis(300)).await;
-        let m = probe.finish(Over::Loaded, None).await.unwrap();
-        let f = Freshness::of(&m).unwrap();
-        assert!(f.counts_past_acknowledged > 0, "{f:?}");
-        assert_eq!((f.docs, f.unseen, f.p99_secs), (100, 100, None), "{f:?}");
-        assert!(f.line().contains("not believed"), "{}", f.line());
     }
 
     #[test]
