@@ -31,19 +31,30 @@ struct Debt {
     /// The cluster, without credentials, and the index.
     cluster: String,
     index: String,
+    /// The index's own id when known: a debt is never paid to another index of that name (a
+    /// cluster started again on the same port, the index made again).
+    #[serde(default)]
+    uuid: Option<String>,
     undo: Undo,
     /// What changed it, said when it is put back.
     why: String,
-    /// The process that owes it: while it lives, the debt is its own to pay.
+    /// The process that wrote it (said, not believed: whether it lives is told by the lock it
+    /// holds on the file, which holds across pid namespaces and pid reuse).
     pid: u32,
 }
 
-/// A debt written down; [`Owed::paid`] once the index is put back.
+/// A debt written down; [`Owed::paid`] once the index is put back. While it is held, its file
+/// is locked: the owner lives.
 #[must_use = "a debt is paid once the index is put back"]
 #[derive(Debug, Clone, Default)]
 pub struct Owed {
-    /// None: nothing was written (another live process owes the same first).
+    /// None: nothing was written (the same change is owed already).
     path: Option<PathBuf>,
+    /// The locked file, held for the owner's life.
+    _lock: Option<std::sync::Arc<std::fs::File>>,
+    /// What the first debt of the same change holds, when one was owed already (another
+    /// process's, still running): the values from before either, which this one restores too.
+    pub first: Option<Undo>,
 }
 
 impl Owed {
@@ -53,6 +64,13 @@ impl Owed {
             let _ = std::fs::remove_file(p);
         }
     }
+}
+
+/// Takes the lock of an open debt file without waiting: `true` when taken (nobody holds it).
+fn lock(file: &std::fs::File) -> bool {
+    use std::os::fd::AsRawFd;
+    // SAFETY: flock on a descriptor this process owns; released when the file is closed.
+    unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
 }
 
 /// The folder of the debts on this machine.
@@ -77,14 +95,29 @@ fn file_of(dir: &Path, cluster: &str, index: &str, what: &str) -> PathBuf {
     dir.join(format!("{key:016x}-{what:08x}.json"))
 }
 
-/// Writes down `undo` for `index` before it is changed, `why` saying by what. A change the
-/// same index already owes (another process still running, or one that ended: settled by
-/// [`settle`] before) keeps the first: it holds the values from before either.
-pub fn owe(target: &Target, index: &str, undo: Undo, why: &str) -> Result<Owed, String> {
-    owe_in(&folder(), &cluster_of(target), index, undo, why)
+/// Writes down `undo` for `index` (whose own id is `uuid`, when known) before it is changed,
+/// `why` saying by what. A change the same index already owes keeps the first, whose values
+/// are handed back ([`Owed::first`]): they are from before either.
+pub fn owe(
+    target: &Target,
+    index: &str,
+    uuid: Option<&str>,
+    undo: Undo,
+    why: &str,
+) -> Result<Owed, String> {
+    owe_in(&folder(), &cluster_of(target), index, uuid, undo, why)
 }
 
-fn owe_in(dir: &Path, cluster: &str, index: &str, undo: Undo, why: &str) -> Result<Owed, String> {
+fn owe_in(
+    dir: &Path,
+    cluster: &str,
+    index: &str,
+    uuid: Option<&str>,
+    undo: Undo,
+    why: &str,
+) -> Result<Owed, String> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
     let what = match &undo {
         Undo::Settings(m) => m.keys().cloned().collect::<Vec<_>>().join(","),
         Undo::Open => "open".into(),
@@ -92,6 +125,7 @@ fn owe_in(dir: &Path, cluster: &str, index: &str, undo: Undo, why: &str) -> Resu
     let debt = Debt {
         cluster: cluster.to_string(),
         index: index.to_string(),
+        uuid: uuid.map(str::to_string),
         undo,
         why: why.to_string(),
         pid: std::process::id(),
@@ -104,13 +138,45 @@ fn owe_in(dir: &Path, cluster: &str, index: &str, undo: Undo, why: &str) -> Resu
     };
     std::fs::create_dir_all(dir).map_err(failed)?;
     let path = file_of(dir, cluster, index, &what);
+    let first = || -> Result<Owed, String> {
+        let text = crate::user_file::read(&path).map_err(failed)?;
+        let first: Debt =
+            serde_json::from_slice(&text).map_err(|e| failed(std::io::Error::other(e)))?;
+        Ok(Owed {
+            first: Some(first.undo),
+            ..Owed::default()
+        })
+    };
     if path.exists() {
-        return Ok(Owed { path: None });
+        return first();
     }
+    // Written whole and locked under a name of its own, then given its name only if no debt
+    // has it (a link fails where a file is): two processes never both think theirs is first.
+    let tmp = dir.join(format!(".{}.{}", std::process::id(), what.len()));
+    let _ = std::fs::remove_file(&tmp);
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&tmp)
+        .map_err(failed)?;
     let text = serde_json::to_vec_pretty(&debt).map_err(|e| failed(std::io::Error::other(e)))?;
-    crate::out_folder::write_in(dir, Path::new(path.file_name().unwrap_or_default()), &text)
-        .map_err(|e| failed(std::io::Error::other(e.to_string())))?;
-    Ok(Owed { path: Some(path) })
+    let written = (lock(&file).then_some(()))
+        .ok_or_else(|| std::io::Error::other("cannot lock it"))
+        .and_then(|()| file.write_all(&text))
+        .and_then(|()| file.sync_all())
+        .and_then(|()| std::fs::hard_link(&tmp, &path));
+    let _ = std::fs::remove_file(&tmp);
+    match written {
+        Ok(()) => Ok(Owed {
+            path: Some(path),
+            _lock: Some(std::sync::Arc::new(file)),
+            first: None,
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => first(),
+        Err(e) => Err(failed(e)),
+    }
 }
 
 /// Puts back what processes now ended owe `index` of this cluster: what was put back, a line
@@ -118,7 +184,14 @@ fn owe_in(dir: &Path, cluster: &str, index: &str, undo: Undo, why: &str) -> Resu
 /// and is the error.
 pub async fn settle(target: &Target, index: &str) -> Result<Vec<String>, String> {
     let mut said = Vec::new();
-    for (path, debt) in owed_in(&folder(), &cluster_of(target), index) {
+    for (path, debt, _held) in owed_in(&folder(), &cluster_of(target), index) {
+        // Another index of that name (the cluster or the index made again): not its debt.
+        if let Some(uuid) = &debt.uuid {
+            if uuid_of(target, index).await.is_some_and(|now| &now != uuid) {
+                let _ = std::fs::remove_file(&path);
+                continue;
+            }
+        }
         match pay(target, &debt).await {
             Ok(()) => {}
             // The index is gone: nothing is left to put back.
@@ -145,8 +218,9 @@ pub async fn settle(target: &Target, index: &str) -> Result<Vec<String>, String>
     Ok(said)
 }
 
-/// The debts to `index` of `cluster` whose process has ended.
-fn owed_in(dir: &Path, cluster: &str, index: &str) -> Vec<(PathBuf, Debt)> {
+/// The debts to `index` of `cluster` whose process has ended (nobody holds its lock), each
+/// with its file, locked now by this process while it pays.
+fn owed_in(dir: &Path, cluster: &str, index: &str) -> Vec<(PathBuf, Debt, std::fs::File)> {
     let prefix = format!(
         "{:016x}-",
         crate::rng::fnv1a([cluster.as_bytes(), b"\n", index.as_bytes()])
@@ -158,12 +232,24 @@ fn owed_in(dir: &Path, cluster: &str, index: &str) -> Vec<(PathBuf, Debt)> {
         .flatten()
         .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
         .filter_map(|e| {
+            let file = std::fs::File::open(e.path()).ok()?;
+            if !lock(&file) {
+                return None;
+            }
             let text = crate::user_file::read(&e.path()).ok()?;
             let debt: Debt = serde_json::from_slice(&text).ok()?;
             let ours = debt.cluster == cluster && debt.index == index;
-            (ours && !crate::os::pid_alive(debt.pid)).then(|| (e.path(), debt))
+            ours.then(|| (e.path(), debt, file))
         })
         .collect()
+}
+
+/// The index's own id, as the cluster says it now.
+async fn uuid_of(target: &Target, index: &str) -> Option<String> {
+    let path = format!("/{index}/_settings/index.uuid?flat_settings=true");
+    let v: Value = target.get_json(&path).await.ok()?;
+    let (_, settings) = v.as_object()?.iter().next()?;
+    Some(settings["settings"]["index.uuid"].as_str()?.to_string())
 }
 
 async fn pay(target: &Target, debt: &Debt) -> Result<(), TargetError> {
@@ -200,9 +286,9 @@ fn describe(undo: &Undo) -> String {
 mod tests {
     use super::*;
 
-    /// A debt of a process that ended is paid by the next command on the same index (its
-    /// settings put back, said, the file gone); a live process's is its own; another index's
-    /// or cluster's is not touched; a debt written while one is owed keeps the first.
+    /// A debt of a process that ended (its lock gone with it) is found by the next command on
+    /// the same index; a live process's is its own; another index's or cluster's is not
+    /// touched; a debt written while one is owed hands back the first's values.
     #[test]
     fn an_ended_processs_debt_is_paid_by_the_next_command_on_the_index() {
         let dir = tempfile::tempdir().unwrap();
@@ -212,24 +298,37 @@ mod tests {
             m.insert("index.refresh_interval".into(), v);
             Undo::Settings(m)
         };
-        let owed = owe_in(dir.path(), cluster, "logs", settings(Value::Null), "a load").unwrap();
-        // Ours, alive: not for another command to pay.
-        assert!(owed_in(dir.path(), cluster, "logs").is_empty());
-        // A second change while it is owed keeps the values from before the first.
-        let again = owe_in(dir.path(), cluster, "logs", settings("-1".into()), "again").unwrap();
-        assert!(again.path.is_none());
-        // The process ended without paying (a pid no process has).
+        let owe = |v: Value| {
+            owe_in(
+                dir.path(),
+                cluster,
+                "logs",
+                Some("u1"),
+                settings(v),
+                "a load",
+            )
+        };
+        let owed = owe(Value::Null).unwrap();
         let path = owed.path.clone().unwrap();
-        let mut debt: Debt = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-        debt.pid = 0;
-        std::fs::write(&path, serde_json::to_vec(&debt).unwrap()).unwrap();
+        // Its owner lives (holds the lock): not for another command to pay.
+        assert!(owed_in(dir.path(), cluster, "logs").is_empty());
+        // A second change while it is owed (another part of a group on this machine): the
+        // values from before the first are handed back, nothing written.
+        let again = owe("-1".into()).unwrap();
+        assert!(again.path.is_none());
+        assert_eq!(again.first, Some(settings(Value::Null)));
+        // Its owner ends without paying (killed: its lock goes with it).
+        drop(owed);
         assert!(owed_in(dir.path(), cluster, "other").is_empty());
         assert!(owed_in(dir.path(), "http://elsewhere:9200/", "logs").is_empty());
         let found = owed_in(dir.path(), cluster, "logs");
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].1.undo, settings(Value::Null));
+        assert_eq!(found[0].1.uuid.as_deref(), Some("u1"));
         assert_eq!(describe(&found[0].1.undo), "index.refresh_interval reset");
-        owed.paid();
-        assert!(!path.exists());
+        // Being paid, it is locked: no other command pays it at the same time.
+        assert!(owed_in(dir.path(), cluster, "logs").is_empty());
+        drop(found);
+        assert!(path.exists());
     }
 }

@@ -60,7 +60,10 @@ pub(crate) fn own_folder(dir: &Path) -> Result<(), String> {
             meta.uid()
         )));
     }
-    if meta.mode() & 0o022 != 0 {
+    // SAFETY: getegid has no preconditions and cannot fail.
+    let gid = unsafe { libc::getegid() };
+    let group_writes = meta.mode() & 0o020 != 0 && meta.gid() != gid;
+    if meta.mode() & 0o002 != 0 || group_writes {
         return Err(refused(format!(
             "others may write in it (mode {:o})",
             meta.mode() & 0o7777

@@ -290,7 +290,7 @@ pub async fn apply(
         .and_then(|i| i.get("settings"))
         .cloned()
         .unwrap_or(Value::Null);
-    let before: Vec<(&'static str, Value)> = (pairs.iter())
+    let mut before: Vec<(&'static str, Value)> = (pairs.iter())
         .map(|(k, _)| (*k, settings.get(*k).cloned().unwrap_or(Value::Null)))
         .collect();
     let undo = Undo::Settings(
@@ -299,7 +299,18 @@ pub async fn apply(
             .map(|(k, v)| (k.to_string(), v.clone()))
             .collect(),
     );
-    let owed = owed::owe(target, index, undo, "a load's settings").map_err(IngestError::Config)?;
+    let uuid = settings.get("index.uuid").and_then(Value::as_str);
+    let owed =
+        owed::owe(target, index, uuid, undo, "a load's settings").map_err(IngestError::Config)?;
+    // Another part of a group on this machine changed them first: what it wrote down is from
+    // before either, and is what this one restores too (not the first's load-time values).
+    if let Some(Undo::Settings(first)) = &owed.first {
+        for (k, v) in before.iter_mut() {
+            if let Some(was) = first.get(*k) {
+                *v = was.clone();
+            }
+        }
+    }
     put_settings(target, index, &pairs).await?;
     Ok(Saved(before, owed))
 }

@@ -392,7 +392,7 @@ fn millis(unix_secs: u64) -> u64 {
 
 /// The fields [`identity`] gives every document of a run: reading a timeline second or a
 /// telemetry sample back takes them off again.
-const IDENTITY_KEYS: [&str; 10] = [
+const IDENTITY_KEYS: [&str; 12] = [
     "run_id",
     "kind",
     "workload",
@@ -403,6 +403,9 @@ const IDENTITY_KEYS: [&str; 10] = [
     "tool_version",
     "started_at",
     "tags",
+    // A part's, and a run too short for its warm-up's, only.
+    "part",
+    "left_out_of_verdicts",
 ];
 
 /// What every document of a run carries, so a chart or a filter needs no join: a chart of a
@@ -427,8 +430,8 @@ fn identity(row: &RunRow) -> Map<String, Value> {
     m.insert("state".into(), row.state.name().into());
     // What the dashboards leave out, as `history` does: a part of a run split over drivers
     // (its group's merged run stands for it), a run too short for its warm-up.
-    if let Some(part) = row.config.get("part").and_then(Value::as_str) {
-        m.insert("part".into(), part.into());
+    if let Some(part) = crate::analysis::merge::part_of(row) {
+        m.insert("part".into(), part.to_string().into());
     }
     if crate::analysis::configuration::whole_run_headline(row).is_some() {
         m.insert("left_out_of_verdicts".into(), true.into());
@@ -1085,7 +1088,10 @@ mod tests {
         let id = stored(&store);
         let row = store.get(&id.0).unwrap();
         let keys: Vec<String> = identity(&row).keys().cloned().collect();
-        let mut expected: Vec<String> = IDENTITY_KEYS.iter().map(|k| k.to_string()).collect();
+        let mut expected: Vec<String> = (IDENTITY_KEYS.iter())
+            .filter(|k| !["part", "left_out_of_verdicts"].contains(k))
+            .map(|k| k.to_string())
+            .collect();
         expected.sort();
         let mut keys = keys;
         keys.sort();

@@ -229,7 +229,8 @@ impl Chiller {
         // error only when they cannot be: a closed index answers no search).
         crate::cluster::owed::settle(target, names).await?;
         let why = "a query's --cold pass (closed to drop the page cache)";
-        let owed = crate::cluster::owed::owe(target, names, crate::cluster::owed::Undo::Open, why)?;
+        let owed =
+            crate::cluster::owed::owe(target, names, None, crate::cluster::owed::Undo::Open, why)?;
         if let Err(e) = (target.send(Method::POST, &format!("/{names}/_close"), None)).await {
             owed.paid();
             return Err(format!("cannot close {names}: {e}"));

@@ -162,13 +162,18 @@ pub async fn prepare(
     let mut made: Vec<AtShards> = Vec::new();
     let mut outcome = Ok(());
     if planned.iter().any(|(_, _, how)| how.is_some()) {
+        // What the block was (a user's own block is put back as it was, not lifted).
+        let path = format!("/{source}/_settings/index.blocks.write?flat_settings=true");
+        let was: serde_json::Value = target.get_json(&path).await.unwrap_or_default();
+        let was = was[&source]["settings"]["index.blocks.write"].clone();
         let mut lift = serde_json::Map::new();
-        lift.insert("index.blocks.write".into(), serde_json::Value::Null);
+        lift.insert("index.blocks.write".into(), was);
         let why = "a query's --shards (a write block while its copies were made)";
-        let owed = crate::cluster::owed::owe(target, &source, Undo::Settings(lift), why)?;
-        block(true)
-            .await
-            .map_err(|e| format!("cannot close {source} to writes: {e}"))?;
+        let owed = crate::cluster::owed::owe(target, &source, None, Undo::Settings(lift), why)?;
+        if let Err(e) = block(true).await {
+            owed.paid();
+            return Err(format!("cannot close {source} to writes: {e}"));
+        }
         for (n, name, how) in &planned {
             let Some(how) = how else { continue };
             say(&format!(

@@ -102,7 +102,7 @@ pub fn write_corpus(
             .map_err(|e| SessionError::Other(format!("writing {path}: {e}")))?;
         whole.push(path);
     }
-    for path in whole {
+    for path in whole.into_iter().filter(|p| partial(p) != *p) {
         std::fs::rename(partial(&path), &path)
             .map_err(|e| SessionError::Other(format!("naming {path}: {e}")))?;
     }
@@ -113,9 +113,14 @@ pub fn write_corpus(
     })
 }
 
-/// Where a file is written until it is whole.
+/// Where a file is written until it is whole: beside it, unless it is there and is no
+/// regular file (`/dev/null`, a pipe `>(gzip)` gives), which is written in place.
 fn partial(path: &str) -> String {
-    format!("{path}.partial")
+    let special = std::fs::metadata(path).is_ok_and(|m| !m.is_file());
+    match special {
+        true => path.to_string(),
+        false => format!("{path}.partial"),
+    }
 }
 
 /// Where the bytes go, with compression if asked.
@@ -300,5 +305,8 @@ mod tests {
         let text = std::fs::read_to_string(&out).unwrap();
         assert_eq!(text.lines().count(), 100_000);
         assert!(!std::path::Path::new(&partial(&out)).exists());
+        // A device is written in place.
+        let null = write_corpus(writer(None), "/dev/null", None, None, &|_| {}).unwrap();
+        assert_eq!(null.docs, 100_000);
     }
 }

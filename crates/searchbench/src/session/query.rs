@@ -260,6 +260,13 @@ impl lifecycle::Phase for Setup<'_> {
     fn run<'a>(&'a mut self, stage: &'a Stage<'a>) -> Work<'a, Result<Measurements, SessionError>> {
         Box::pin(async move {
             let spec = self.spec;
+            // What an ended run left changed on the index (closed for a cold pass, blocked to
+            // writes, a load's settings) is put back before the index is read.
+            let index = &spec.options.index;
+            let settled = crate::cluster::owed::settle(stage.target, index).await;
+            for said in settled.map_err(SessionError::Other)? {
+                stage.observer.event(super::Event::Warning(said));
+            }
             let engine = check_target(stage.target, spec).await?;
             let truth = if spec.load {
                 Some(

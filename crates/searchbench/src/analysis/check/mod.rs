@@ -353,6 +353,16 @@ pub fn check(store: &Store, spec: &CheckSpec) -> Result<Check, CheckError> {
                 if group.runs.len() < before {
                     notes.push("the run itself is left out of its baseline".into());
                 }
+                // A baseline is what a run is held to: its complete runs only (a failed one's
+                // errors would excuse the run's own), the others named.
+                let failed: Vec<String> = (group.runs.iter())
+                    .filter(|l| l.row.state != State::Complete)
+                    .map(|l| format!("{} ({})", l.row.id, l.row.state.name()))
+                    .collect();
+                if !failed.is_empty() {
+                    group.runs.retain(|l| l.row.state == State::Complete);
+                    notes.push(format!("left out of the baseline: {}", failed.join(", ")));
+                }
                 (!group.runs.is_empty()).then_some(group)
             }
             Err(StoreError::NoTagMatch(_)) => None,

@@ -160,14 +160,35 @@ pub(super) async fn take_snapshots(
     }
 }
 
+/// How far the snapshots `names` have got: their shards done and bytes copied, summed (0 for
+/// what the cluster does not say).
+async fn copied(target: &Target, repo: &str, names: &[String]) -> u64 {
+    let mut sum = 0u64;
+    for group in names.chunks(40) {
+        let path = format!("/_snapshot/{repo}/{}/_status", group.join(","));
+        let Ok(v) = target.get_json::<Value>(&path).await else {
+            continue;
+        };
+        for s in v["snapshots"].as_array().into_iter().flatten() {
+            let n = |p: &str| s.pointer(p).and_then(Value::as_u64).unwrap_or(0);
+            sum = sum
+                .saturating_add(n("/shards_stats/done"))
+                .saturating_add(n("/stats/processed/size_in_bytes"))
+                .saturating_add(n("/stats/processed_size_in_bytes"));
+        }
+    }
+    sum
+}
+
 /// States a snapshot ends in.
 fn finished_state(state: &str) -> bool {
     matches!(state, "SUCCESS" | "FAILED" | "PARTIAL" | "INCOMPATIBLE")
 }
 
-/// How long the snapshots may go without one more of them finishing before the wait ends:
-/// one stuck `IN_PROGRESS`, deleted meanwhile, or a cluster answering errors would otherwise
-/// be polled for ever. What has not finished by then counts as failed.
+/// How long the snapshots may go without progress (one more finishing, or more shards done or
+/// bytes copied) before the wait ends: one stuck `IN_PROGRESS`, deleted meanwhile, or a
+/// cluster answering errors would otherwise be polled for ever. What has not finished by then
+/// counts as failed.
 const STALL: Duration = Duration::from_secs(600);
 
 /// Polls the snapshots until each is in a final state, a cancel, or [`STALL`] without one more
@@ -196,7 +217,7 @@ async fn wait_within(
         return states;
     }
     let mut pause = Duration::from_millis(50);
-    let (mut finished, mut since) = (0u64, Instant::now());
+    let (mut finished, mut copied_before, mut since) = (0u64, 0u64, Instant::now());
     loop {
         let mut current: std::collections::BTreeMap<String, u64> = Default::default();
         let mut done = true;
@@ -223,8 +244,10 @@ async fn wait_within(
             .filter(|(state, _)| finished_state(state))
             .map(|(_, n)| *n)
             .sum::<u64>();
-        if now_finished > finished {
-            (finished, since) = (now_finished, Instant::now());
+        // A long snapshot makes progress without finishing: shards done, bytes copied.
+        let now_copied = copied(target, repo, names).await;
+        if now_finished > finished || now_copied > copied_before {
+            (finished, copied_before, since) = (now_finished, now_copied, Instant::now());
         }
         states = current;
         if done || cancel.is_cancelled() {
@@ -250,6 +273,33 @@ async fn wait_within(
 mod tests {
     use super::*;
     use crate::double::{block_on, Double};
+
+    /// A long snapshot copying more at each look is waited for past the bound, however long
+    /// it takes to finish.
+    #[test]
+    fn a_snapshot_making_progress_is_waited_for() {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        let looks = std::sync::Arc::new(AtomicU64::new(0));
+        let seen = looks.clone();
+        let cluster = Double::serve(move |r| {
+            let n = seen.fetch_add(1, Ordering::SeqCst);
+            if r.path.ends_with("/_status") {
+                return format!(r#"{{"snapshots": [{{"shards_stats": {{"done": {n}}}}}]}}"#);
+            }
+            let state = if n > 12 { "SUCCESS" } else { "IN_PROGRESS" };
+            format!(r#"{{"snapshots": [{{"state": "{state}"}}]}}"#)
+        });
+        let (_keep, cancel) = Cancel::new();
+        let names = vec!["snap-1".to_string()];
+        let states = block_on(wait_within(
+            &cluster.target(),
+            "repo",
+            &names,
+            &cancel,
+            Duration::from_millis(300),
+        ));
+        assert_eq!(states.get("SUCCESS"), Some(&1), "{states:?}");
+    }
 
     /// A snapshot stuck in progress, or one the cluster no longer knows, ends the wait once
     /// none has finished for the bound: the states last seen, the unseen named, none success.
@@ -278,6 +328,7 @@ mod tests {
                 Duration::from_millis(300),
             ));
             assert!(started.elapsed() < Duration::from_secs(5));
+            assert!(started.elapsed() >= Duration::from_millis(300));
             let got: Vec<(&str, u64)> = states.iter().map(|(k, v)| (k.as_str(), *v)).collect();
             assert_eq!(got, want);
         }

@@ -250,6 +250,8 @@ impl Worker {
             .env("RALLY_HOME", &home)
             // The track's folder is the user's: no `__pycache__` left in it.
             .env("PYTHONDONTWRITEBYTECODE", "1")
+            // The worker ends once this process has (see `watch_parent` in the worker).
+            .env("SEARCHBENCH_PARENT_PID", std::process::id().to_string())
             .env("PYTHONUNBUFFERED", "1")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

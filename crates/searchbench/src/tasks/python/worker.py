@@ -487,12 +487,21 @@ class Worker:
 def watch_parent():
     """Ends the worker once searchbench has ended, however it ended: a SIGKILL (or a second
     Ctrl-C) runs no cleanup, and a runner awaiting the cluster for an hour reads no stdin to
-    see it closed. The worker is then a child of another process."""
-    parent = os.getppid()
+    see it closed. searchbench says its pid (a shim between them, or searchbench gone before
+    this thread ran, would make the parent's pid here another's)."""
+    parent = int(os.environ.get("SEARCHBENCH_PARENT_PID") or os.getppid())
+    first = os.getppid()
     while True:
-        time.sleep(0.5)
-        if os.getppid() != parent:
+        try:
+            os.kill(parent, 0)
+        except ProcessLookupError:
             os._exit(1)
+        except PermissionError:
+            pass
+        # Given to another parent: the one it had is gone (searchbench, or a shim between).
+        if os.getppid() != first:
+            os._exit(1)
+        time.sleep(0.5)
 
 
 def main():
