@@ -152,7 +152,10 @@ fn owe_in(
     }
     // Written whole and locked under a name of its own, then given its name only if no debt
     // has it (a link fails where a file is): two processes never both think theirs is first.
-    let tmp = dir.join(format!(".{}.{}", std::process::id(), what.len()));
+    // Named after the debt (two changes of one process never share it) and hidden from
+    // `owed_in`, which reads only names that start with a debt's key.
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let tmp = dir.join(format!(".{}-{name}", std::process::id()));
     let _ = std::fs::remove_file(&tmp);
     let mut file = std::fs::OpenOptions::new()
         .write(true)
