@@ -39,14 +39,6 @@ fn a_run_shows_throughput_freshness_and_searches_under_write_beside_idle() {
     );
     assert_eq!(cells.len(), writes.len());
     let passes = q["passes"].as_u64().expect("passes");
-    let mean = |cells: &[Value]| {
-        let walls: Vec<f64> = cells
-            .iter()
-            .flat_map(|c| c["samples"].as_array().cloned().unwrap_or_default())
-            .filter_map(|s| s["wall_ms"].as_f64())
-            .collect();
-        walls.iter().sum::<f64>() / walls.len() as f64
-    };
     for (idle, write) in cells.iter().zip(writes) {
         assert_eq!(idle["variant"], write["variant"]);
         assert_eq!(
@@ -63,19 +55,14 @@ fn a_run_shows_throughput_freshness_and_searches_under_write_beside_idle() {
             assert_eq!(seen.len() as u64, passes, "{side}");
         }
     }
-    // The writes ran (half of each pass), over the corpus, its count unchanged; the searches
-    // under them were slower on the whole than idle (the writes paused for the idle halves:
-    // the switch itself is tested against a double in `session::rewrites`).
+    // The writes ran (half of each pass), over the corpus, its count unchanged. Whether the
+    // searches under them were slower is the machine's to say, not this test's (on two shared
+    // cores an idle half can lose to a busy one): the switch that pauses the writes for the
+    // idle halves is tested against a double in `session::rewrites`.
     let w = &q["rewrites"];
     assert_eq!(w["beside_idle"], true, "{w}");
     assert!(w["docs"].as_u64().unwrap_or(0) > 0, "{w}");
     assert_eq!(w["index_count"], 6000, "{w}");
-    assert!(
-        mean(writes) > mean(cells),
-        "under write {} ms, idle {} ms",
-        mean(writes),
-        mean(cells)
-    );
     assert!(
         stdout.contains("Under write beside idle (wall per search, ms)"),
         "{stdout}"
@@ -85,15 +72,29 @@ fn a_run_shows_throughput_freshness_and_searches_under_write_beside_idle() {
     // Judged like any metric: the halves under write under keys of their own.
     let s = searchbench::store::Store::open(&store).expect("store");
     let side = searchbench::analysis::compare::Side::load(&s, "case=under-write").expect("side");
-    for key in [
-        "query.range_terms_s0.serial.under_write_wall_ms",
-        "query.range_terms_s0.serial.under_write_slowdown_pct",
-        "query.range_terms_s0.serial.wall_ms",
-    ] {
-        assert!(
-            side.metrics.iter().any(|m| m.key == key),
-            "{key}: {}",
-            streams(&out)
-        );
-    }
+    let metric = |key: &str| {
+        let m = side.metrics.iter().find(|m| m.key == key);
+        m.unwrap_or_else(|| panic!("{key}: {}", streams(&out)))
+            .value
+    };
+    // The slowdown judged is the run's own halves' (its mean wall under write ÷ idle), the
+    // figure the table shows.
+    let wall = |cells: &[Value]| {
+        let cell = cells
+            .iter()
+            .find(|c| c["variant"] == "range_terms_s0" && c["transport"] == "serial");
+        cell.and_then(|c| c["wall_ms"]["mean"].as_f64())
+            .unwrap_or_else(|| panic!("no range_terms_s0 serial wall: {q}"))
+    };
+    let (idle, write) = (wall(cells), wall(writes));
+    let near = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1.0);
+    let judged = metric("query.range_terms_s0.serial.under_write_wall_ms");
+    assert!(near(judged, write), "{judged} ms judged, {write} ms kept");
+    let judged = metric("query.range_terms_s0.serial.wall_ms");
+    assert!(near(judged, idle), "{judged} ms judged, {idle} ms kept");
+    let slowdown = metric("query.range_terms_s0.serial.under_write_slowdown_pct");
+    assert!(
+        near(slowdown, (write / idle - 1.0) * 100.0),
+        "{slowdown} % from {write} ms under write, {idle} ms idle"
+    );
 }
