@@ -181,4 +181,22 @@ mod tests {
         );
         assert_eq!(own.url(), shared.url());
     }
+
+    /// A server's version and cluster name are shown, stored and published: kept printable
+    /// (see `cluster::error::said`).
+    #[test]
+    fn a_servers_version_and_name_are_kept_printable() {
+        let double = Double::serve(|_| {
+            serde_json::json!({
+                "cluster_name": "c\u{9b}2J",
+                "version": {"number": "8.15.0\u{1b}[2J", "distribution": "elasticsearch"}
+            })
+            .to_string()
+        });
+        let (_, version, cluster) = block_on(double.target().product()).expect("product");
+        assert_eq!(version, "8.15.0\\u{1b}[2J");
+        assert_eq!(cluster, "c\\u{9b}2J");
+        let build = block_on(double.target().build()).expect("build");
+        assert_eq!(build.version, version);
+    }
 }

@@ -62,7 +62,7 @@ pub async fn run(a: AnnotateArgs) -> CliResult {
             return Ok(output::json(&notes)?);
         }
         if notes.is_empty() {
-            eprintln!("no annotations in {}", store.path().display());
+            errln!("no annotations in {}", store.path().display());
         }
         for n in &notes {
             let on = crate::analysis::history::tag_text(&n.tags);
@@ -82,7 +82,7 @@ pub async fn run(a: AnnotateArgs) -> CliResult {
                 store.path().display()
             )));
         }
-        eprintln!("annotation {id} deleted");
+        errln!("annotation {id} deleted");
         return Ok(());
     }
     let note = NewAnnotation {
@@ -98,7 +98,7 @@ pub async fn run(a: AnnotateArgs) -> CliResult {
             &serde_json::json!({"id": id, "text": note.text}),
         )?);
     }
-    eprintln!(
+    errln!(
         "annotation {id} kept in {}: charts of a history with these runs mark it",
         store.path().display()
     );

@@ -74,9 +74,11 @@ pub async fn run(a: CalibrateArgs) -> CliResult {
     let attach = a.out.attach(Some(&a.load.telemetry), None)?;
     let c = calibrate::calibrate(&spec, &cluster, load, &attach, &terminal, |i, report| {
         report.verdict()?;
-        eprintln!(
+        errln!(
             "run {i}/{}: {:.0} docs/s ({})",
-            a.runs, report.docs_per_sec, report.headline.definition
+            a.runs,
+            report.docs_per_sec,
+            report.headline.definition
         );
         Ok::<_, CliError>(())
     })

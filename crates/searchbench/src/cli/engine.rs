@@ -227,11 +227,11 @@ fn confirm_stop_all() -> Result<bool, CliError> {
         output::engine::none_stopped();
         return Ok(false);
     }
-    eprintln!("These nodes this session started are running:");
+    errln!("These nodes this session started are running:");
     for r in &records {
-        eprintln!("  {} on port {} (pid {})", r.engine, r.http_port, r.pid);
+        errln!("  {} on port {} (pid {})", r.engine, r.http_port, r.pid);
     }
-    eprint!("Stop all {}? [y/N] ", records.len());
+    err!("Stop all {}? [y/N] ", records.len());
     let _ = std::io::stderr().flush();
     let mut answer = String::new();
     std::io::stdin()
@@ -240,7 +240,7 @@ fn confirm_stop_all() -> Result<bool, CliError> {
         .map_err(|e| CliError::usage(anyhow::anyhow!("reading the answer: {e}")))?;
     let yes = matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes");
     if !yes {
-        eprintln!("nothing stopped");
+        errln!("nothing stopped");
     }
     Ok(yes)
 }

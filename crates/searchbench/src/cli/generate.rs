@@ -160,7 +160,7 @@ fn write_out(writer: workload::CorpusWriter, args: &GenerateArgs, name: &str) ->
     .map_err(CliError::session)?;
     bar.finish_and_clear();
     let secs = written.elapsed.as_secs_f64().max(1e-9);
-    eprintln!(
+    errln!(
         "{}: {} docs, {:.1} MB (uncompressed) in {secs:.2} s: {:.0} docs/s, {:.1} MB/s",
         name,
         written.docs,
@@ -236,7 +236,7 @@ fn synthesize(args: &GenerateArgs, mapping: &std::path::Path) -> CliResult {
         let json = serde_json::to_vec_pretty(&rows).map_err(|e| anyhow::anyhow!("{e}"))?;
         crate::out_folder::write_file(report, &json)
             .map_err(|e| usage(format!("--fidelity {e}")))?;
-        eprintln!("{}", super::output::fidelity::table(&rows, &real));
+        errln!("{}", super::output::fidelity::table(&rows, &real));
     }
     Ok(())
 }
@@ -282,7 +282,7 @@ fn bigann(args: &GenerateArgs, spec: &workload::WorkloadSpec) -> CliResult {
                 },
             }
         })?;
-    eprintln!(
+    errln!(
         "vectors: {} docs of {} dims, {} queries and their {} nearest as bigann files in {} \
          ({:.1} MB, {:.2} s): {}, {}, {}",
         set.docs,

@@ -106,7 +106,7 @@ pub async fn run(a: HistoryArgs) -> CliResult {
     if let Some(path) = &a.html {
         crate::report::history_html::write(&h, path)?;
         if a.json {
-            eprintln!("report: {}", path.display());
+            errln!("report: {}", path.display());
         } else {
             outln!("report: {}", path.display());
         }

@@ -202,7 +202,7 @@ fn warm(args: &IngestArgs, load: &session::ingest::LoadSpec) -> Option<session::
     }
     if args.files.iter().any(|f| f == "-") {
         if !args.warm.no_warm_node && args.cluster.target.urls.is_empty() {
-            eprintln!(
+            errln!(
                 "note: the node is not warmed before the load: stdin cannot be read twice                  (--file FILE can)"
             );
         }

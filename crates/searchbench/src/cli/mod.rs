@@ -1,31 +1,7 @@
 //! The `searchbench` command line: argument parsing, dispatch, exit codes.
 
-/// `println!` for the CLI: a closed stdout (`searchbench check … | head -1`) drops the rest of
-/// the output quietly and the command goes on to exit with its own code, so a verdict survives
-/// the pipe (`set -o pipefail` then sees it). Any other write error fails as `println!` does.
-macro_rules! outln {
-    () => {
-        $crate::cli::output::write_stdout(format_args!("\n"))
-    };
-    ($($arg:tt)*) => {
-        $crate::cli::output::write_stdout(format_args!("{}\n", format_args!($($arg)*)))
-    };
-}
-
-/// `outln!` for prose: wrapped between words at the terminal's width (see
-/// [`output::say`]).
-macro_rules! sayln {
-    ($($arg:tt)*) => {
-        $crate::cli::output::say(format_args!($($arg)*))
-    };
-}
-
-/// `print!` for the CLI; see [`outln`].
-macro_rules! out {
-    ($($arg:tt)*) => {
-        $crate::cli::output::write_stdout(format_args!($($arg)*))
-    };
-}
+#[macro_use]
+mod macros;
 
 mod ab;
 mod annotate;
@@ -225,7 +201,7 @@ pub fn main() -> i32 {
     {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("error: cannot start the async runtime: {e}");
+            errln!("error: cannot start the async runtime: {e}");
             return exit::FAILURE;
         }
     };
@@ -234,11 +210,11 @@ pub fn main() -> i32 {
     // cells, a merge), and with `--publish-required` exits with its own code for it.
     let not_published = args::publish_ledger().take();
     if let Some(words) = crate::publish::ledger::said(&not_published) {
-        eprintln!("warning: {words}");
+        errln!("warning: {words}");
     }
     match outcome {
         Ok(()) if !not_published.is_empty() && args::publish_required() => {
-            eprintln!(
+            errln!(
                 "error: --publish-required: the work was done and kept, but {} run(s) are not \
                  published",
                 not_published.len()
@@ -247,7 +223,7 @@ pub fn main() -> i32 {
         }
         Ok(()) => exit::OK,
         Err(CliError { code, error }) => {
-            eprintln!("error: {}", crate::cluster::error_chain(&*error));
+            errln!("error: {}", crate::cluster::error_chain(&*error));
             code
         }
     }

@@ -116,7 +116,7 @@ pub fn cancel_on_ctrl_c() -> (Cancel, CtrlC) {
             return;
         };
         let first = Instant::now();
-        eprintln!(
+        errln!(
             "\n{}: stopping; requests in flight get {} s to finish (Ctrl-C again to quit at once)",
             how.name(),
             GRACE.as_secs()
@@ -126,7 +126,7 @@ pub fn cancel_on_ctrl_c() -> (Cancel, CtrlC) {
             if again == Stop::Interrupt && first.elapsed() >= SAME_STOP {
                 // What a load or query changed on the user's index is written down (see
                 // `cluster::owed`): the next command on that index puts it back.
-                eprintln!(
+                errln!(
                     "quitting at once: an index setting changed for the run (a load's settings, \
                      a write block, a closed index) is put back by the next searchbench \
                      command on that index from this machine"

@@ -79,7 +79,7 @@ pub async fn run(a: ReportArgs) -> CliResult {
     let markdown_on_stdout = a.markdown;
     let written = |path: &std::path::Path| {
         if markdown_on_stdout {
-            eprintln!("{}", path.display());
+            errln!("{}", path.display());
         } else {
             outln!("{}", path.display());
         }

@@ -55,7 +55,7 @@ pub fn man(args: ManArgs) -> CliResult {
                 .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
             clap_mangen::generate_to(cmd, &dir)
                 .map_err(|e| anyhow::anyhow!("writing man pages into {}: {e}", dir.display()))?;
-            eprintln!("man pages written to {}", dir.display());
+            errln!("man pages written to {}", dir.display());
         }
         None => {
             let mut page = Vec::new();

@@ -92,7 +92,7 @@ pub async fn run(a: SiteArgs) -> CliResult {
     })?;
     let site = crate::report::site::write(&histories, (!a.no_run_pages).then_some(&store), &a.out)?;
     for why in &site.left_out {
-        eprintln!("warning: its page is left out of the site: {why}");
+        errln!("warning: its page is left out of the site: {why}");
     }
     if a.json {
         output::json(&site)?;

@@ -23,7 +23,7 @@ pub async fn run(args: SketchServeArgs) -> CliResult {
     let server = crate::sketch::server::serve(addr)
         .await
         .map_err(|e| anyhow::anyhow!("cannot serve on {addr}: {e}"))?;
-    eprintln!("searchbench sketch store serving on {}", server.url);
+    errln!("searchbench sketch store serving on {}", server.url);
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
         .map_err(|e| anyhow::anyhow!("cannot listen for SIGTERM: {e}"))?;
     // A thread of its own, never joined: a blocking read the runtime would wait for at exit
@@ -41,9 +41,9 @@ pub async fn run(args: SketchServeArgs) -> CliResult {
         }
     };
     tokio::select! {
-        _ = term.recv() => eprintln!("SIGTERM: stopping"),
-        _ = tokio::signal::ctrl_c() => eprintln!("interrupted: stopping"),
-        () = stdin_closed => eprintln!("stdin closed: stopping"),
+        _ = term.recv() => errln!("SIGTERM: stopping"),
+        _ = tokio::signal::ctrl_c() => errln!("interrupted: stopping"),
+        () = stdin_closed => errln!("stdin closed: stopping"),
     }
     drop(server);
     Ok(())

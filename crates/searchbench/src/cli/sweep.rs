@@ -233,9 +233,12 @@ pub async fn run(a: SweepArgs) -> CliResult {
             Some(secs) => format!("{} runs sized to ~{secs:.0} s", a.workload),
             None => format!("runs of {} {} documents", a.docs, a.workload),
         };
-        eprintln!(
+        errln!(
             "sweep {id}: {cells} cells × {}..{} {runs} (order seed {}, target ±{} %)",
-            spec.min_repeats, spec.max_repeats, spec.order_seed, a.ci
+            spec.min_repeats,
+            spec.max_repeats,
+            spec.order_seed,
+            a.ci
         );
     }
     let quiet = a.out.quiet;
@@ -266,8 +269,8 @@ pub async fn run(a: SweepArgs) -> CliResult {
 /// answer here); one that cannot be written is a warning (the JSON asked for is written).
 fn write_pages(result: &crate::analysis::sweep::SweepResult, path: &std::path::Path) {
     match crate::report::sweep_html::write(result, path) {
-        Ok(()) => eprintln!("sweep page: {}", path.display()),
-        Err(e) => eprintln!("warning: writing the sweep page: {e}"),
+        Ok(()) => errln!("sweep page: {}", path.display()),
+        Err(e) => errln!("warning: writing the sweep page: {e}"),
     }
     let json = path.with_extension("json");
     let written = serde_json::to_string_pretty(result)
@@ -277,6 +280,6 @@ fn write_pages(result: &crate::analysis::sweep::SweepResult, path: &std::path::P
                 .map_err(|e| e.to_string())
         });
     if let Err(e) = written {
-        eprintln!("warning: writing {}: {e}", json.display());
+        errln!("warning: writing {}: {e}", json.display());
     }
 }

@@ -201,7 +201,7 @@ pub async fn run(args: WorkloadArgs) -> CliResult {
             let d = crate::workload::track::read(&file, &track.params()?)
                 .map_err(|e| usage(e.to_string()))?;
             for warning in &d.warnings {
-                eprintln!("warning: {warning}");
+                errln!("warning: {warning}");
             }
             let mut spec = track.plan_spec()?;
             if track.synthesize {

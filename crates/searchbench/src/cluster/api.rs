@@ -142,7 +142,18 @@ impl Target {
     /// Product, version and cluster name. `GET /` says it on most releases (OpenSearch adds
     /// `distribution: opensearch`); where `GET /` is refused (Elasticsearch's minimal
     /// distribution answers 405) `_nodes/_local` and the `X-elastic-product` header do.
+    /// The version and the cluster name are as an error keeps what a server said: printable,
+    /// bounded (they are shown, stored and published).
     pub async fn product(&self) -> Result<(Product, String, String), TargetError> {
+        let (product, version, cluster) = self.product_said().await?;
+        Ok((
+            product,
+            super::error::said(&version),
+            super::error::said(&cluster),
+        ))
+    }
+
+    async fn product_said(&self) -> Result<(Product, String, String), TargetError> {
         match self.get_json::<Root>("/").await {
             Ok(root) => {
                 let product = Product::from_distribution(root.version.distribution.as_deref());
@@ -187,10 +198,11 @@ impl Target {
     pub async fn build(&self) -> Result<Build, TargetError> {
         let root: Root = self.get_json("/").await?;
         let v = root.version;
+        let said = |s: Option<String>| s.map(|s| super::error::said(&s));
         Ok(Build {
-            version: v.number,
-            hash: v.build_hash,
-            flavor: v.build_flavor.or(v.build_type),
+            version: super::error::said(&v.number),
+            hash: said(v.build_hash),
+            flavor: said(v.build_flavor.or(v.build_type)),
         })
     }
 

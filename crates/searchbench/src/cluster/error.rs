@@ -117,10 +117,10 @@ pub fn server_reason(body: &[u8]) -> String {
         };
         // The root cause names the field or setting; `all shards failed` above it does not.
         if let Some(r) = pick(&error["root_cause"][0]).or_else(|| pick(error)) {
-            return r;
+            return said(&r);
         }
         if let Some(s) = error.as_str() {
-            return s.to_string();
+            return said(s);
         }
     }
     let s = snippet(body);
@@ -131,8 +131,44 @@ pub fn server_reason(body: &[u8]) -> String {
     }
 }
 
+/// The most of a server's reason an error keeps, in bytes: an Elasticsearch mapping error is
+/// a few hundred; a server answering megabytes gets the first of them.
+const REASON_BYTES: usize = 1000;
+
+/// A reason a server gave, as an error keeps it: printable (a terminal, a log or a page shows
+/// it, never acts on it), at most [`REASON_BYTES`].
+pub(super) fn said(reason: &str) -> String {
+    let mut at = reason.len().min(REASON_BYTES);
+    while !reason.is_char_boundary(at) {
+        at -= 1;
+    }
+    let cut = if at < reason.len() { "…" } else { "" };
+    format!("{}{cut}", crate::shown::printable(&reason[..at]))
+}
+
 /// The first 200 characters of a body, for error messages.
 pub fn snippet(body: &[u8]) -> String {
     let text = String::from_utf8_lossy(&body[..body.len().min(200)]);
-    text.trim().to_string()
+    crate::shown::printable(text.trim()).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    /// What a lying server says (a reason with escape sequences, megabytes of it) reaches an
+    /// error, a store and a terminal printable and bounded (its version and cluster name too:
+    /// `double::tests`).
+    #[test]
+    fn what_a_server_says_is_kept_printable_and_bounded() {
+        let reason = |r: &str| serde_json::json!({"error": {"reason": r}}).to_string();
+        let said = super::server_reason(reason("\u{1b}]0;pwned\u{7}\u{1b}[2Jgone").as_bytes());
+        assert_eq!(said, "\\u{1b}]0;pwned\\u{7}\\u{1b}[2Jgone");
+        let huge = super::server_reason(reason(&"é".repeat(1_000_000)).as_bytes());
+        assert!(
+            huge.len() <= super::REASON_BYTES + '…'.len_utf8(),
+            "{}",
+            huge.len()
+        );
+        assert!(huge.ends_with('…'));
+        assert_eq!(super::snippet(b"  <html>\x1b[31m  "), "<html>\\u{1b}[31m");
+    }
 }

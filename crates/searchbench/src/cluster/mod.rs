@@ -14,7 +14,7 @@ mod tls_probe;
 
 pub use api::{Build, ClusterHealth, ClusterInfo, Endpoint, JvmInfo, NodeInfo};
 pub use auth::{Auth, Secret};
-pub use error::{chain as error_chain, server_reason, TargetError};
+pub use error::{chain as error_chain, server_reason, snippet, TargetError};
 pub use index_stats::IndexStats;
 pub use node_stats::{NodeStats, NODE_STATS_PATH};
 pub use product::{Pit, Product, Security, Traits, Vectors, PRODUCTS};

@@ -118,11 +118,6 @@ pub(crate) async fn post(
     Ok(body)
 }
 
-fn server_reason(body: &[u8]) -> String {
-    let text = String::from_utf8_lossy(&body[..body.len().min(200)]);
-    text.trim().to_string()
-}
-
 fn describe(e: reqwest::Error) -> String {
     if e.is_timeout() {
         "timed out".into()
@@ -144,7 +139,7 @@ fn json(body: &[u8]) -> Result<Value, String> {
     serde_json::from_slice(body).map_err(|e| {
         format!(
             "malformed answer ({e}); body starts with {:?}",
-            server_reason(body)
+            crate::cluster::snippet(body)
         )
     })
 }

@@ -6,9 +6,7 @@ use super::Group;
 use crate::analysis::compare::{format_diff, format_n, Comparison};
 use crate::units::{format_metric, format_value};
 
-fn cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
-}
+use crate::shown::markdown as cell;
 
 /// The comparison as a Markdown table plus its notes.
 pub fn compare_table(c: &Comparison) -> String {
@@ -43,7 +41,7 @@ pub fn compare_table(c: &Comparison) -> String {
             s,
             "| {} | {} | {} |",
             cell(&row.label),
-            row.unit,
+            cell(&row.unit),
             format_value(row.base)
         );
         for k in &row.contenders {
@@ -94,7 +92,7 @@ pub fn what_changed(c: &Comparison) -> String {
                 cell(&row.label),
                 row.format(row.base),
                 row.format(k.value),
-                row.unit,
+                cell(&row.unit),
                 format_diff(k),
                 crate::analysis::compare::format_verdict(k, c.threshold_pct)
             );
@@ -119,7 +117,7 @@ pub fn render(groups: &[Group], comparison: Option<&Comparison>) -> String {
         let _ = writeln!(s, "## Run {}\n", r.id);
         // The id is the heading already.
         for (k, v) in super::run_rows(r).into_iter().skip(1) {
-            let _ = writeln!(s, "- **{k}**: {}", cell(&v));
+            let _ = writeln!(s, "- **{}**: {}", cell(k), cell(&v));
         }
         let ms = l.metrics();
         if !ms.is_empty() {
@@ -131,7 +129,7 @@ pub fn render(groups: &[Group], comparison: Option<&Comparison>) -> String {
                     "| {} | {} | {} | {} |",
                     cell(&m.label),
                     format_metric(m.errors, m.value),
-                    m.unit,
+                    cell(&m.unit),
                     n
                 );
             }

@@ -480,3 +480,29 @@ fn ctrl_c_while_synthesizing_exits_130_and_keeps_no_half_made_file() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// A track's names reach the terminal shown, never acted on: a challenge or task named with
+/// escape sequences (retitle the window, clear the screen) is printed escaped by
+/// `workload check`, on both streams.
+#[test]
+fn a_tracks_names_cannot_drive_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tracks/t/track.json");
+    write(
+        &path,
+        r#"{"version": 2, "indices": [{"name": "t1"}],
+ "challenges": [{"name": "\u001b]0;pwned\u0007\u001b[2Jc", "default": true,
+   "schedule": [{"name": "task\u009b2J\r", "operation": {"operation-type": "refresh"}},
+                {"name": "later", "operation": {"operation-type": "no-such-kind"}}]}]}"#,
+    );
+    let out = common::run(&["workload", "check", &path.display().to_string()]);
+    let streams = common::streams(&out);
+    assert!(
+        !streams.contains(['\u{1b}', '\u{7}', '\u{9b}', '\r']),
+        "{streams:?}"
+    );
+    assert!(
+        streams.contains("\\u001b]0;pwned\\u0007\\u001b[2Jc"),
+        "{streams}"
+    );
+}

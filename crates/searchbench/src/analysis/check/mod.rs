@@ -871,13 +871,16 @@ pub fn markdown(c: &Check) -> String {
         Outcome::Regressed => "❌ regression",
         Outcome::CannotTell => "⚠️ cannot tell",
     };
+    // What a store, a track or a server said is escaped (see `shown::markdown`): a task
+    // named `x\n<!--` would end the table and hide the rest of the comment.
+    use crate::shown::markdown as md;
     let who = |w: &Who| {
         format!(
-            "`{}`{}",
-            w.label,
+            "**{}**{}",
+            md(&w.label),
             w.engine
                 .as_ref()
-                .map(|e| format!(" ({e})"))
+                .map(|e| format!(" ({})", md(e)))
                 .unwrap_or_default()
         )
     };
@@ -900,13 +903,17 @@ pub fn markdown(c: &Check) -> String {
         );
         for m in &c.metrics {
             let v = |x: Option<f64>| {
-                x.map(|x| format!("{} {}", format_value(x), m.unit).trim().to_string())
-                    .unwrap_or_else(|| "-".into())
+                x.map(|x| {
+                    format!("{} {}", format_value(x), md(&m.unit))
+                        .trim()
+                        .to_string()
+                })
+                .unwrap_or_else(|| "-".into())
             };
             let _ = writeln!(
                 s,
                 "| {} | {} | {} | {} | {} |",
-                m.label.replace('|', "\\|"),
+                md(&m.label),
                 v(m.baseline),
                 v(m.value),
                 format_change(m),
@@ -925,17 +932,17 @@ pub fn markdown(c: &Check) -> String {
             let _ = writeln!(
                 s,
                 "- {}: {} → {}",
-                e.label,
+                md(&e.label),
                 crate::units::format_metric(true, e.baseline),
                 crate::units::format_metric(true, e.value)
             );
         }
     }
     for r in c.reasons.iter().filter(|r| !r.contains(" rose: ")) {
-        let _ = writeln!(s, "- {r}");
+        let _ = writeln!(s, "- {}", md(r));
     }
     if let Some(l) = &c.leaning {
-        let _ = writeln!(s, "- {}", l.said);
+        let _ = writeln!(s, "- {}", md(&l.said));
     }
     if !c.method.is_empty() {
         let _ = writeln!(s, "\n<sub>{}</sub>", c.method);

@@ -139,7 +139,7 @@ async fn gate(g: GateArgs) -> Result<i32, CliError> {
     let (url, started) = match (&g.gate_url, own) {
         (Some(url), _) => (Some(url.clone()), false),
         (None, Some(flag)) => {
-            eprintln!("gate {id}: the runs reach or start their own engine ({flag})");
+            errln!("gate {id}: the runs reach or start their own engine ({flag})");
             (None, false)
         }
         (None, None) => {
@@ -147,7 +147,7 @@ async fn gate(g: GateArgs) -> Result<i32, CliError> {
             options.engine_dir = g.gate_engine_dir.clone();
             options.heap = g.gate_heap.clone();
             options.attached = true;
-            eprintln!(
+            errln!(
                 "gate {id}: starting {} for the rounds",
                 g.gate_engine_dir
                     .as_ref()
@@ -161,7 +161,7 @@ async fn gate(g: GateArgs) -> Result<i32, CliError> {
                     CliError::from(anyhow::Error::new(e))
                 }
             })?;
-            eprintln!("  {} at {} (pid {})", n.spec.name, n.url(), n.pid());
+            errln!("  {} at {} (pid {})", n.spec.name, n.url(), n.pid());
             let url = n.url().to_string();
             pid = Some(n.pid());
             node = Some(n);
@@ -177,7 +177,7 @@ async fn gate(g: GateArgs) -> Result<i32, CliError> {
     let result = async {
         let warm = g.warm_runs.unwrap_or(if started { 3 } else { 0 });
         if warm > 0 {
-            eprintln!("gate {id}: {warm} unmeasured run(s) to warm the engine");
+            errln!("gate {id}: {warm} unmeasured run(s) to warm the engine");
             if rounds.warm(warm, &cancel).await? == Ran::OutOfTime {
                 return Err(CliError::from(anyhow::anyhow!(
                     "gate {id}: the budget (--max-minutes) was spent warming the engine"
@@ -190,7 +190,7 @@ async fn gate(g: GateArgs) -> Result<i32, CliError> {
     if let Some(n) = node.take() {
         let stop = tokio::task::spawn_blocking(move || n.stop()).await;
         if let Err(e) = stop {
-            eprintln!("warning: stopping the gate's engine: {e}");
+            errln!("warning: stopping the gate's engine: {e}");
         }
     }
     let verdict = result?;
@@ -242,7 +242,7 @@ async fn gate(g: GateArgs) -> Result<i32, CliError> {
     match (g.plumbing.deliver(&plumbed).await, code) {
         (Err(e), exit::OK) => Err(e),
         (Err(e), _) => {
-            eprintln!("error: {}", crate::cluster::error_chain(&*e.error));
+            errln!("error: {}", crate::cluster::error_chain(&*e.error));
             Ok(code)
         }
         (Ok(()), _) => Ok(code),

@@ -85,7 +85,7 @@ pub async fn run(a: AbArgs) -> CliResult {
     let cancel = begun.cancel.clone();
     let verdict = match a.rounds {
         Some(n) => {
-            eprintln!(
+            errln!(
                 "ab {id}: {n} rounds of A ({}) and B ({}), in the order A B, B A, ...; stored with the tag ab={id}",
                 rounds.shown[0],
                 rounds.shown[1]

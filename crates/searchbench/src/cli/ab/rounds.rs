@@ -77,7 +77,7 @@ impl BudgetArgs {
 
 /// The rounds of `command`, the sides' arguments checked, progress said on stderr.
 pub fn rounds(command: &[String], sides: &SideArgs, store: &StoreArgs) -> Result<Rounds, CliError> {
-    let progress = crate::query::Progress::new(|line| eprintln!("{line}"));
+    let progress = crate::query::Progress::new(|line| errln!("{line}"));
     Ok(Rounds::new(
         command,
         [&sides.a, &sides.b],

@@ -69,7 +69,7 @@ impl PartArgs {
         };
         let Ok(wait) = at.duration_since(SystemTime::now()) else {
             if !quiet {
-                eprintln!("--start-at is past: starting now");
+                errln!("--start-at is past: starting now");
             }
             return Ok(true);
         };
@@ -80,7 +80,7 @@ impl PartArgs {
             )));
         }
         if !quiet {
-            eprintln!("waiting {:.1} s for --start-at", wait.as_secs_f64());
+            errln!("waiting {:.1} s for --start-at", wait.as_secs_f64());
         }
         tokio::select! {
             () = tokio::time::sleep(wait) => Ok(true),
@@ -129,7 +129,7 @@ impl PartArgs {
             load.driver.part = part;
             load.driver.first_ordinal = share.from;
             if !quiet {
-                eprintln!(
+                errln!(
                     "part {part} of group {}: the lines that start in bytes {}..{} of {} \
                      (each line read by one part only), {clients} client(s)",
                     self.group.as_deref().unwrap_or(""),
@@ -161,7 +161,7 @@ impl PartArgs {
         load.driver.part = part;
         let (first, last) = part.share(total);
         if !quiet {
-            eprintln!(
+            errln!(
                 "part {part} of group {}: documents {first}..{last} of {total}, {clients} \
                  client(s){}",
                 self.group.as_deref().unwrap_or(""),
@@ -204,7 +204,7 @@ impl PartArgs {
         options.rate = options.rate.map(|r| r / f64::from(part.of));
         options.part = part;
         if !quiet {
-            eprintln!(
+            errln!(
                 "part {part} of group {}: its share of each variant's coverages, {clients} \
                  search client(s){}",
                 self.group.as_deref().unwrap_or(""),

@@ -45,8 +45,8 @@ impl PlumbingArgs {
                 Err(e) => Err(e),
             };
             match sent {
-                Ok(()) => eprintln!("notified: {}", v.line),
-                Err(e) => eprintln!("warning: {e}"),
+                Ok(()) => errln!("notified: {}", v.line),
+                Err(e) => errln!("warning: {e}"),
             }
         }
         if let Some(path) = &self.junit {
@@ -65,7 +65,7 @@ impl PlumbingArgs {
         match (self.deliver(v).await, verdict) {
             (Err(e), Ok(())) => Err(e),
             (Err(e), Err(own)) => {
-                eprintln!("error: {}", crate::cluster::error_chain(&*e.error));
+                errln!("error: {}", crate::cluster::error_chain(&*e.error));
                 Err(own)
             }
             (Ok(()), verdict) => verdict,

@@ -236,7 +236,7 @@ impl FromArgs {
         // store's would.
         source.read_annotations(&store).await?;
         for skipped in &read.skipped {
-            eprintln!("warning: skipped {skipped}");
+            errln!("warning: skipped {skipped}");
         }
         Ok(Some(store))
     }

@@ -79,7 +79,7 @@ impl TargetArgs {
 
     pub fn connect(&self) -> Result<Target, CliError> {
         if self.insecure {
-            eprintln!("warning: --insecure: TLS certificates are not verified");
+            errln!("warning: --insecure: TLS certificates are not verified");
         }
         Target::new(&self.config()).map_err(CliError::usage)
     }

@@ -202,7 +202,7 @@ pub async fn run_dates(args: DatesArgs) -> CliResult {
     let spec = DatesSpec { config, clusters };
     let to_stdout = args.json.on_stdout();
     let terminal = Terminal::new(false);
-    let log = |line: &str| eprintln!("  {line}");
+    let log = |line: &str| errln!("  {line}");
     let print = |result: &EngineResult| {
         if !to_stdout {
             output::experiment::dates(result);

@@ -210,7 +210,7 @@ pub fn kubernetes_run(args: &KubernetesArgs) -> CliResult {
         .as_ref()
         .map_or_else(|| "MANIFEST".to_string(), |p| p.display().to_string());
     let run_url = run_flags::run_url(&args.common.run);
-    eprintln!(
+    errln!(
         "{}",
         deploy::steps::kubernetes(&d, &spec, &file, &run_url).join("\n")
     );

@@ -13,11 +13,11 @@ pub fn csv_mapping(mapping: &serde_json::Value, overridden: bool) {
                 .collect()
         })
         .unwrap_or_default();
-    eprintln!("CSV columns: {}", columns.join(", "));
+    errln!("CSV columns: {}", columns.join(", "));
     if overridden {
-        eprintln!("  (the documents are typed so; the index takes the mapping given instead)");
+        errln!("  (the documents are typed so; the index takes the mapping given instead)");
     } else {
-        eprintln!("  index mapping: {mapping}");
+        errln!("  index mapping: {mapping}");
     }
 }
 
@@ -47,19 +47,19 @@ pub fn track_plan(
     planned: &crate::tasks::plan::Planned,
 ) {
     let tasks: usize = planned.steps.iter().map(Vec::len).sum();
-    eprintln!(
+    errln!(
         "{}: {} task(s) of {} to run",
         path.display(),
         tasks,
         procedure.name
     );
     if !planned.not_run.is_empty() {
-        eprintln!(
+        errln!(
             "not run (`searchbench workload check {}` lists all):",
             path.display()
         );
         for i in &planned.not_run {
-            eprintln!("  - {}: {}", i.what, i.how);
+            errln!("  - {}: {}", i.what, i.how);
         }
     }
 }

@@ -37,12 +37,12 @@ pub fn list(rows: &[ListRow], available: bool) {
     }
     outln!("{table}");
     if !available {
-        eprintln!(
+        errln!(
             "{} shown; `searchbench engine list --available` lists every release Maven Central carries",
             rows.len()
         );
     } else {
-        eprintln!(
+        errln!(
             "{} releases; a release line such as elasticsearch-8.17.x names its newest release",
             rows.len()
         );
@@ -69,7 +69,7 @@ pub fn started(started: &Started) {
     } else {
         format!("pid {}", started.pid)
     };
-    eprintln!(
+    errln!(
         "{} is up: {nodes}, JDK {}, {}healthy {:.1} s after launch, RSS {}",
         started.engine,
         started.jdk,
@@ -77,7 +77,7 @@ pub fn started(started: &Started) {
         started.boot_secs,
         started.rss_bytes.map(bytes).unwrap_or_else(|| "?".into())
     );
-    eprintln!(
+    errln!(
         "stop it with: searchbench engine stop --port {}",
         started.http_port
     );
@@ -102,13 +102,13 @@ pub fn stopped(Stopped { record, outcome }: &Stopped) {
 }
 
 pub fn none_stopped() {
-    eprintln!("no node started by searchbench matches; nothing to stop");
+    errln!("no node started by searchbench matches; nothing to stop");
 }
 
 /// Nodes of other owners that `engine stop --all` left running.
 pub fn others_left(n: usize) {
     if n > 0 {
-        eprintln!(
+        errln!(
             "{n} node(s) another session started are left running (`engine status` shows              whose): --all stops yours; --all --any-owner stops every one"
         );
     }
@@ -117,15 +117,17 @@ pub fn others_left(n: usize) {
 /// What `engine status` set aside, on stderr: unreadable records, nodes that are gone.
 pub fn set_aside(status: &Status) {
     for path in &status.unreadable {
-        eprintln!(
+        errln!(
             "warning: ignoring unreadable node record {}",
             path.display()
         );
     }
     for record in &status.gone {
-        eprintln!(
+        errln!(
             "{} on port {} (pid {}) is gone: forgot its stale record",
-            record.engine, record.http_port, record.pid
+            record.engine,
+            record.http_port,
+            record.pid
         );
     }
 }
@@ -160,13 +162,13 @@ pub fn status(rows: &[StatusRow]) {
 
 /// How to reach a secured node, said once: only the passwords' hashes are on disk.
 fn security(url: &str, s: &engines::StartedSecurity) {
-    eprintln!(
+    errln!(
         "secured: TLS with our own CA ({}) and the security plugin's users",
         s.ca_cert.display()
     );
     match &s.admin_password {
-        Some(p) => eprintln!("  {} (all access), password {p}", s.admin_user),
-        None => eprintln!(
+        Some(p) => errln!("  {} (all access), password {p}", s.admin_user),
+        None => errln!(
             "  {} (all access), password from SEARCHBENCH_PASSWORD",
             s.admin_user
         ),
@@ -180,18 +182,18 @@ fn security(url: &str, s: &engines::StartedSecurity) {
         ),
     ] {
         match password {
-            Some(p) => eprintln!("  {user} ({what}), password {p}"),
-            None => eprintln!("  {user} ({what}), password as said at the node's first start"),
+            Some(p) => errln!("  {user} ({what}), password {p}"),
+            None => errln!("  {user} ({what}), password as said at the node's first start"),
         }
     }
     if let Some(kept) = &s.kept {
-        eprintln!(
+        errln!(
             "kept in {}: the CA and the users last across stops; restart with the same \
              --data and the admin's password in SEARCHBENCH_PASSWORD",
             kept.display()
         );
     }
-    eprintln!(
+    errln!(
         "use it with: --url {url} --ca-cert {} --user {} (password in SEARCHBENCH_PASSWORD)",
         s.ca_cert.display(),
         s.admin_user

@@ -5,7 +5,7 @@ use super::table;
 use crate::session::matrix::{Matrix, Slot, Step};
 
 pub fn print_order(id: &str, order: &[Slot], seed: u64) {
-    eprintln!(
+    errln!(
         "matrix {id}: {} runs, interleaved (order seed {seed}); stored with the tag matrix={id}",
         order.len()
     );
@@ -14,7 +14,7 @@ pub fn print_order(id: &str, order: &[Slot], seed: u64) {
     for s in order {
         if s.round != round {
             if !line.is_empty() {
-                eprintln!("{line}");
+                errln!("{line}");
             }
             round = s.round;
             line = format!("  round {round}:");
@@ -22,15 +22,17 @@ pub fn print_order(id: &str, order: &[Slot], seed: u64) {
         line.push_str(&format!(" {}", s.engine));
     }
     if !line.is_empty() {
-        eprintln!("{line}");
+        errln!("{line}");
     }
 }
 
 pub fn step(s: &Step<'_>) {
     match s {
-        Step::Starting { slot, of } => eprintln!(
+        Step::Starting { slot, of } => errln!(
             "\nmatrix run {}/{of} (round {}): {}",
-            slot.position, slot.round, slot.engine
+            slot.position,
+            slot.round,
+            slot.engine
         ),
         Step::Finished { done, of } => {
             let what = match (&done.run_id, done.state) {
@@ -44,13 +46,15 @@ pub fn step(s: &Step<'_>) {
                 _ => "no run stored".to_string(),
             };
             match &done.error {
-                Some(e) => eprintln!(
+                Some(e) => errln!(
                     "matrix run {}/{of} {}: {what}: {e}",
-                    done.slot.position, done.slot.engine
+                    done.slot.position,
+                    done.slot.engine
                 ),
-                None => eprintln!(
+                None => errln!(
                     "matrix run {}/{of} {}: {what}",
-                    done.slot.position, done.slot.engine
+                    done.slot.position,
+                    done.slot.engine
                 ),
             }
         }

@@ -99,12 +99,25 @@ fn hang(lead: &str, text: &str, width: Option<u16>, indent: usize) -> String {
 /// code.
 pub fn write_stdout(args: std::fmt::Arguments<'_>) {
     use std::io::Write;
-    match std::io::stdout().lock().write_fmt(args) {
+    // Whatever a command prints quotes what tracks, servers and stores said: shown, never
+    // acted on by the terminal (see `shown::for_terminal`).
+    let text = args.to_string();
+    let shown = crate::shown::for_terminal(&text);
+    match std::io::stdout().lock().write_all(shown.as_bytes()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
             panic!("failed printing to stdout: {e}")
         }
         _ => {}
     }
+}
+
+/// Writes to stderr for [`errln`] and [`err`], as [`write_stdout`] does to stdout: what it
+/// quotes is shown, never acted on by the terminal. A closed stderr drops the text.
+pub fn write_stderr(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let text = args.to_string();
+    let shown = crate::shown::for_terminal(&text);
+    let _ = std::io::stderr().lock().write_all(shown.as_bytes());
 }
 
 pub fn bytes(n: u64) -> String {
@@ -128,7 +141,7 @@ pub fn secs(d: std::time::Duration) -> String {
 
 /// A progress sink that prints each line on stderr.
 pub fn stderr_lines() -> crate::query::Progress {
-    crate::query::Progress::new(|line| eprintln!("{line}"))
+    crate::query::Progress::new(|line| errln!("{line}"))
 }
 
 /// Prints a value as pretty JSON on stdout.

@@ -25,7 +25,7 @@ pub fn tick(t: &Tick<'_>) {
         ),
         None => format!("{:.0} docs/s", t.run.docs_per_sec),
     };
-    eprintln!(
+    errln!(
         "round {} [{}/{}] {}: {run} ({cell})",
         t.round,
         t.position,
@@ -254,7 +254,7 @@ pub fn print(r: &SweepResult) {
         r.id
     );
     for w in &r.warnings {
-        eprintln!("warning: {w}");
+        errln!("warning: {w}");
     }
 }
 

@@ -86,7 +86,7 @@ impl crate::session::Observer for Terminal {
                 } else {
                     String::new()
                 };
-                eprintln!("starting {engine}{nodes} for this run (it stops when the run ends)")
+                errln!("starting {engine}{nodes} for this run (it stops when the run ends)")
             }
             Event::EngineUp {
                 engine,
@@ -100,7 +100,7 @@ impl crate::session::Observer for Terminal {
                 } else {
                     String::new()
                 };
-                eprintln!(
+                errln!(
                     "{engine} is up at {url} ({cluster}pid {pid}, {:.1} s)",
                     boot.as_secs_f64()
                 )
@@ -114,7 +114,7 @@ impl crate::session::Observer for Terminal {
                 gzip,
             } => {
                 if !self.quiet {
-                    eprintln!(
+                    errln!(
                         "loading {corpus} into {index} at {url} ({clients} client(s), \
                          {bulk_docs} docs per request{})",
                         if gzip { ", gzip" } else { "" }
@@ -127,9 +127,9 @@ impl crate::session::Observer for Terminal {
                 has_queries,
             } => {
                 if has_queries {
-                    eprintln!("\nquerying {index} ({workload} workload)");
+                    errln!("\nquerying {index} ({workload} workload)");
                 } else {
-                    eprintln!("\nthe {workload} workload has no query phase");
+                    errln!("\nthe {workload} workload has no query phase");
                 }
             }
             Event::Progress(p) => self
@@ -151,7 +151,7 @@ impl crate::session::Observer for Terminal {
                 telemetry::print(result.telemetry.as_ref(), self.detail);
             }
             Event::Ingested(_) | Event::Queried(_) => {}
-            Event::Saved { id, store } => eprintln!(
+            Event::Saved { id, store } => errln!(
                 "saved as run {id} in {} (searchbench results show {id})",
                 store.display()
             ),
@@ -162,12 +162,12 @@ impl crate::session::Observer for Terminal {
                 )
             }
             Event::ReportWritten { path } if self.tables => outln!("report: {}", path.display()),
-            Event::ReportWritten { path } => eprintln!("report: {}", path.display()),
-            Event::Warning(message) => eprintln!("warning: {message}"),
+            Event::ReportWritten { path } => errln!("report: {}", path.display()),
+            Event::Warning(message) => errln!("warning: {message}"),
             Event::NotSaved => self
                 .not_saved
                 .store(true, std::sync::atomic::Ordering::Relaxed),
-            Event::Stage(message) => eprintln!("{message}"),
+            Event::Stage(message) => errln!("{message}"),
             Event::Watched { phase, kept } if self.step_profiles && self.tables => {
                 if let Some(p) = crate::measure::profile::Profile::kept_in(kept) {
                     outln!("{phase}:");
@@ -195,6 +195,6 @@ pub fn keep_study<T: serde::Serialize>(
         .open()
         .and_then(|store| store.put_study(kind, id, started_unix, result));
     if let Err(e) = kept {
-        eprintln!("warning: keeping the {kind} {id} in the store: {e}");
+        errln!("warning: keeping the {kind} {id} in the store: {e}");
     }
 }

@@ -43,7 +43,7 @@ fn import_store(path: &std::path::Path, save: SaveArgs) -> CliResult {
         outln!("{id}");
     }
     let (copied, skipped) = (imported.copied.len(), imported.skipped);
-    eprintln!(
+    errln!(
         "copied {copied} run(s) from {} into {}{}",
         path.display(),
         to.path().display(),
@@ -123,6 +123,6 @@ pub fn import(a: ImportArgs) -> CliResult {
     run.tags = a.save.tags;
     let id = store.save(&run, &result)?;
     outln!("{id}");
-    eprintln!("saved as run {id} in {}", store.path().display());
+    errln!("saved as run {id} in {}", store.path().display());
     Ok(())
 }

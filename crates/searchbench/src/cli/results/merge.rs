@@ -61,7 +61,7 @@ pub async fn merge(a: MergeArgs) -> CliResult {
                         "--newest {prefix}: no part of a group whose name starts with {prefix:?}"
                     ))
                 })?;
-            eprintln!("merging group {group}, the newest of {prefix}*");
+            errln!("merging group {group}, the newest of {prefix}*");
             group
         }
         (None, None) => return Err(CliError::usage(anyhow::anyhow!("say the group"))),
@@ -103,13 +103,13 @@ pub async fn merge(a: MergeArgs) -> CliResult {
     } else {
         output::results::merged(&id, &merged);
     }
-    eprintln!("saved as run {id} in {}", store.path().display());
+    errln!("saved as run {id} in {}", store.path().display());
     // Published as every stored run is, when asked: a failure leaves it pending.
     if let Some(publisher) = a.save.publish.publisher()? {
         if let Err(e) = publisher.prepare_and_publish(&store, &id).await {
             // The command's ending says how to send it (and exits 4 with
             // --publish-required).
-            eprintln!(
+            errln!(
                 "warning: run {id} not published: {}; it is kept in the store and stays \
                  pending there",
                 crate::cluster::error_chain(&e)

@@ -134,7 +134,7 @@ async fn list(a: ListArgs) -> CliResult {
         return Ok(());
     }
     if rows.is_empty() {
-        eprintln!("no runs in {} match", a.store.place(&store));
+        errln!("no runs in {} match", a.store.place(&store));
         return Ok(());
     }
     let words: Vec<&str> = rows

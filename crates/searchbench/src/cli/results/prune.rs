@@ -108,7 +108,7 @@ fn said(done: &Done) {
     let at = crate::deploy::rfc3339(
         SystemTime::UNIX_EPOCH + Duration::from_secs(done.before_unix.max(0) as u64),
     );
-    eprintln!(
+    errln!(
         "store: {verb} {} run(s) and {} study(ies) begun before {at}{}",
         done.store.runs.len(),
         done.store.studies,
@@ -119,11 +119,13 @@ fn said(done: &Done) {
     );
     if let Some(c) = &done.cluster {
         if done.dry_run {
-            eprintln!("{}: would delete {} run(s)", c.destination, c.runs);
+            errln!("{}: would delete {} run(s)", c.destination, c.runs);
         } else {
-            eprintln!(
+            errln!(
                 "{}: deleted {} run(s), {} document(s) in all",
-                c.destination, c.runs, c.documents
+                c.destination,
+                c.runs,
+                c.documents
             );
         }
     }

@@ -70,18 +70,18 @@ pub async fn publish(a: PublishCmd) -> CliResult {
     // Said here, run by run, and by this command's exit code: not again at its ending.
     crate::cli::args::publish_ledger().take();
     if let Some(e) = &done.change_points_error {
-        eprintln!("warning: change points not published: {e}; the next publish sends them");
+        errln!("warning: change points not published: {e}; the next publish sends them");
     }
     if a.json {
         output::json(&done)?;
     } else {
         for s in &done.sent {
-            eprintln!("published run {} ({} documents)", s.run, s.documents);
+            errln!("published run {} ({} documents)", s.run, s.documents);
         }
         for f in &done.failed {
-            eprintln!("not published: run {}: {}", f.run, f.error);
+            errln!("not published: run {}: {}", f.run, f.error);
         }
-        eprintln!(
+        errln!(
             "{} run(s) published to {destination}; {} still pending",
             done.sent.len(),
             done.failed.len()

@@ -38,9 +38,9 @@ pub async fn verify(a: VerifyCmd) -> CliResult {
         output::json(&found)?;
     } else {
         for m in &found.missing {
-            eprintln!("missing: run {}: {}", m.run, m.why);
+            errln!("missing: run {}: {}", m.run, m.why);
         }
-        eprintln!(
+        errln!(
             "{}: {} run(s) there as the store has them, {} missing (pending again), {} not \
              published there yet",
             found.destination,

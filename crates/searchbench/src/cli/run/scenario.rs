@@ -127,7 +127,7 @@ pub async fn run(kind: Scenario, args: RunArgs) -> CliResult {
             args.part.group.as_deref().unwrap_or_default(),
         )?;
         if !args.out.quiet {
-            eprintln!(
+            errln!(
                 "part {part} of group {}: indices {}..{} of {}, {} client(s); part 1 {}; the \
                  parts wait for each other between the phases",
                 args.part.group.as_deref().unwrap_or_default(),

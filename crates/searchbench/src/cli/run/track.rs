@@ -48,7 +48,7 @@ pub async fn run_track(path: &Path, args: &RunArgs) -> CliResult {
     let params = args.track.params()?;
     let d = read(path, &params).map_err(|e| usage(e.to_string()))?;
     for warning in &d.warnings {
-        eprintln!("warning: {warning}");
+        errln!("warning: {warning}");
     }
     let procedure = runnable::procedure(&d, args.track.challenge.as_deref()).map_err(usage)?;
     // Ctrl-C is heard from here: making the Python environment or synthesizing a corpus may
@@ -119,11 +119,12 @@ pub async fn run_track(path: &Path, args: &RunArgs) -> CliResult {
     output::byo::track_plan(path, procedure, &planned);
     if let Some(p) = &part {
         if !args.out.quiet {
-            eprintln!(
+            errln!(
                 "part {} of group {}: part 1 runs the administrative tasks, every part its share \
                  of each task's clients (and of a bulk's documents); the parts wait for each \
                  other before each step",
-                p.part, p.group
+                p.part,
+                p.group
             );
         }
     }
@@ -176,7 +177,7 @@ async fn convert_hdf5(
     use crate::tasks::python::hdf5::{self, Hdf5Error};
     let say = |m: String| {
         if !quiet {
-            eprintln!("{m}");
+            errln!("{m}");
         }
     };
     spec.converted = hdf5::convert(&planned.convert, cancel, &say)
@@ -254,7 +255,7 @@ fn synthesize(
                 Made::Written => format!("made in {:.1} s", began.elapsed().as_secs_f64()),
                 Made::Reused => "made before, reused".to_string(),
             };
-            eprintln!(
+            errln!(
                 "synthesized corpus {} file {}: {} documents from {} ({how}): {}",
                 w.corpus,
                 w.file,

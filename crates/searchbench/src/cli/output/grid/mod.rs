@@ -3,6 +3,9 @@
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
 
+use crate::shown::has_control;
+pub use crate::shown::printable;
+
 /// A table with our house style and the given header, as wide as the terminal: its width
 /// when it reports one, else `COLUMNS`, else 80 (a terminal that says 0×0, as CI runners'
 /// do, would otherwise get one letter per column). Piped, it fits `COLUMNS` when that is set,
@@ -155,36 +158,6 @@ impl Grid {
         }
         self
     }
-}
-
-/// Whether `text` holds a character a terminal would act on rather than show (a line break
-/// apart: a cell's lines are its own).
-fn has_control(text: &str) -> bool {
-    text.chars().any(|c| c != '\n' && is_unshown(c))
-}
-
-/// Control characters (C0, DEL, C1: ESC and CSI start terminal sequences) and the
-/// bidirectional overrides that reorder what follows them.
-fn is_unshown(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-}
-
-/// Stored or received text as a terminal may show it: every control character but a line
-/// break escaped (`\u{1b}`), so a run name, tag, label or error read back cannot move the
-/// cursor, retitle the window or clear the screen.
-pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
-    if !has_control(text) {
-        return text.into();
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        if c != '\n' && is_unshown(c) {
-            out.extend(c.escape_unicode());
-        } else {
-            out.push(c);
-        }
-    }
-    out.into()
 }
 
 impl std::fmt::Display for Grid {

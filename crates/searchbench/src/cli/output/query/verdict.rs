@@ -100,13 +100,13 @@ pub(super) fn print_errors(r: &QueryResult) {
     if reasons.is_empty() {
         return;
     }
-    eprintln!("failed searches, by reason:");
+    errln!("failed searches, by reason:");
     for (message, count, cells) in reasons {
         let cells = if cells.len() > 3 {
             format!("{} cells", cells.len())
         } else {
             cells.join(", ")
         };
-        eprintln!("  {count}× {message} ({cells})");
+        errln!("  {count}× {message} ({cells})");
     }
 }
