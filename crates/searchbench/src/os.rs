@@ -78,6 +78,37 @@ pub fn pid_alive(pid: u32) -> bool {
     }
 }
 
+/// What tells the process `pid` apart from every other that had or will have its number: the
+/// boot it runs in and when, after that boot, it started (`/proc/<pid>/stat`'s 22nd field).
+/// `None` where `/proc` does not say.
+pub fn process_mark(pid: u32) -> Option<String> {
+    let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?;
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The fields after the command's name start at the third (its state).
+    let started: u64 = stat
+        .rsplit_once(')')?
+        .1
+        .split_whitespace()
+        .nth(19)?
+        .parse()
+        .ok()?;
+    Some(format!("{}:{started}", boot.trim()))
+}
+
+/// Whether the process that kept `pid` and, beside it, its [`process_mark`] is alive here: a
+/// number alone can name another process (reused since, or a store copied from another host
+/// or container, whose pid here is something else). Without a mark, or where `/proc` does not
+/// say, the number alone decides.
+pub fn owner_alive(pid: u32, mark: Option<&str>) -> bool {
+    if !pid_alive(pid) {
+        return false;
+    }
+    match (mark, process_mark(pid)) {
+        (Some(kept), Some(here)) => kept == here,
+        _ => true,
+    }
+}
+
 pub fn rss_bytes(pid: u32) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
@@ -493,6 +524,30 @@ mod tests {
         assert!(super::pid_alive(std::process::id()));
         assert!(!super::pid_alive(0));
         assert!(!super::pid_alive(u32::MAX));
+    }
+
+    /// A pid kept with its process's mark names that process only: another process under the
+    /// same number (reused, or a pid from another host's or container's store) is not it.
+    #[test]
+    fn a_pid_kept_with_its_mark_names_its_own_process_only() {
+        let me = std::process::id();
+        let mark = super::process_mark(me).expect("/proc says when this process started");
+        assert_eq!(super::process_mark(me).as_deref(), Some(mark.as_str()));
+        assert!(super::owner_alive(me, Some(&mark)));
+        assert!(super::owner_alive(me, None));
+        let (boot, started) = mark.rsplit_once(':').expect("boot:started");
+        let later: u64 = started.parse().expect("ticks");
+        assert!(!super::owner_alive(
+            me,
+            Some(&format!("{boot}:{}", later + 1))
+        ));
+        assert!(!super::owner_alive(
+            me,
+            Some(&format!("another-boot:{started}"))
+        ));
+        // Pid 1 is alive here, and not the process that kept this mark.
+        assert!(!super::owner_alive(1, Some(&mark)));
+        assert!(!super::owner_alive(0, None));
     }
 
     /// The read-ahead found through the file's device number is the one `/sys/block` lists

@@ -421,12 +421,21 @@ fn of_rows(
     rows: Vec<RunRow>,
     resolved: &crate::analysis::merge::Resolved,
     selection: &Selection,
-    excluded: Vec<String>,
+    mut excluded: Vec<String>,
 ) -> Result<History, HistoryError> {
-    let loaded = rows
-        .into_iter()
-        .map(|row| Loaded::for_metrics(store, row, resolved))
-        .collect::<Result<Vec<_>, StoreError>>()?;
+    let mut loaded = Vec::with_capacity(rows.len());
+    for row in rows {
+        let id = row.id.clone();
+        match Loaded::for_metrics(store, row, resolved) {
+            Ok(l) => loaded.push(l),
+            // One damaged run (a phase or a timeline row that does not read) hides no other:
+            // it is left out and named, as the site leaves out a page it cannot make.
+            Err(e @ (StoreError::Corrupt(_) | StoreError::Json(_))) => {
+                excluded.push(format!("{id} (damaged: {e})"));
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
     let mut h = build(config, loaded, selection, excluded)?;
     h.annotations = placed(&h, &store.annotations()?);
     Ok(h)

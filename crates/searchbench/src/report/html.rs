@@ -346,7 +346,7 @@ pub fn what_changed(c: &Comparison) -> String {
             let unit = if row.unit.is_empty() {
                 String::new()
             } else {
-                format!(" {}", row.unit)
+                format!(" {}", esc(&row.unit))
             };
             let _ = write!(
                 s,

@@ -184,7 +184,17 @@ fn render_study(store: &Store, study: &Study) -> Result<(String, PathBuf), Repor
     };
     match study.kind.as_str() {
         "sweep" => {
-            let r = serde::Deserialize::deserialize(&study.result).map_err(unreadable)?;
+            let r: crate::analysis::sweep::SweepResult =
+                serde::Deserialize::deserialize(&study.result).map_err(unreadable)?;
+            // The answer names its cells by their place: a stored one naming a cell the sweep
+            // does not hold is refused, not read past its end.
+            let cells = r.cells.len();
+            let answer = [r.answer.best, r.answer.recommended];
+            if let Some(i) = answer.into_iter().flatten().find(|i| *i >= cells) {
+                return Err(unreadable(serde::de::Error::custom(format!(
+                    "its answer names cell {i}, and it holds {cells}"
+                ))));
+            }
             Ok((
                 sweep_html::render(&r),
                 sweep_html::default_path(store.path(), &study.id),
@@ -289,5 +299,28 @@ mod tests {
     fn utc_dates() {
         assert_eq!(super::utc(0), "1970-01-01 00:00 UTC");
         assert_eq!(super::utc(1_700_000_000), "2023-11-14 22:13 UTC");
+    }
+
+    /// A stored sweep whose answer names a cell it does not hold is refused, naming the
+    /// study, not read past the end of its cells; a true one is rendered.
+    #[test]
+    fn a_stored_sweep_naming_a_cell_it_lacks_is_refused() {
+        use crate::analysis::sweep::fixtures::{cell, result_of};
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::store::Store::open(dir.path().join("r.db")).unwrap();
+        let mut r = result_of(vec![
+            cell(100, 2, &[1000.0, 1000.0, 1000.0]),
+            cell(200, 2, &[1500.0, 1500.0, 1500.0]),
+        ]);
+        store.put_study("sweep", "s1", 0, &r).unwrap();
+        let page = super::named_page(&store, "sweep=s1").unwrap();
+        assert!(page.is_some_and(|(html, _)| html.contains("Recommended")));
+        r.answer.recommended = Some(99);
+        store.put_study("sweep", "s1", 0, &r).unwrap();
+        let err = super::named_page(&store, "sweep=s1")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("names cell 99, and it holds 2"), "{err}");
+        assert!(err.contains("s1"), "{err}");
     }
 }

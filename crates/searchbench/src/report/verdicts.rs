@@ -256,10 +256,16 @@ impl Verdicts {
             .filter(|k| k.decides && k.outcome == Outcome::Worse)
             .map(|k| format!("{}: {}", k.name, k.said))
             .collect();
+        // Slack's and Teams' text is markup: `<!channel>` in a task's name would ping a whole
+        // channel, `<https://x|details>` make a link. Its three escapes make the names text;
+        // the parts beside it (`searchbench`) are as said.
         let text = format!(
             "searchbench {}: {} ({})",
             self.command, self.line, self.subject
-        );
+        )
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;");
         json!({
             "text": text,
             "searchbench": {
@@ -278,11 +284,14 @@ impl Verdicts {
 }
 
 /// `text` as XML character data or an attribute's value: HTML's escapes (which XML takes),
-/// and every control character but tab and newline dropped (XML 1.0 cannot hold them).
+/// and every character XML 1.0 cannot hold dropped (control characters but tab and newline,
+/// U+FFFE and U+FFFF): a task's name holding one would make a CI's parser refuse the file.
 fn xml(text: &str) -> String {
     let kept: String = text
         .chars()
-        .filter(|c| !c.is_control() || matches!(c, '\t' | '\n'))
+        .filter(|c| {
+            matches!(c, '\t' | '\n') || (!c.is_control() && !matches!(c, '\u{fffe}' | '\u{ffff}'))
+        })
         .collect();
     super::page::esc(&kept)
 }
@@ -307,7 +316,7 @@ mod tests {
                 Case {
                     name: "service time p99".into(),
                     outcome: Outcome::CannotTell,
-                    said: "cannot tell\u{7}".into(),
+                    said: "cannot tell\u{7}\u{ffff}".into(),
                     decides: true,
                 },
                 Case {
@@ -333,7 +342,7 @@ mod tests {
             x.contains("run &lt;a&amp;b&gt; against &quot;last 7&quot;"),
             "{x}"
         );
-        assert!(!x.contains('\u{7}'));
+        assert!(!x.contains(['\u{7}', '\u{ffff}']), "{x}");
         assert!(
             x.contains("<system-out>worse, decides nothing</system-out>"),
             "{x}"
@@ -388,6 +397,12 @@ mod tests {
         let v = verdicts(Outcome::Worse).webhook();
         let text = v["text"].as_str().unwrap();
         assert!(text.starts_with("searchbench check: regressed"), "{text}");
+        // Names are text in a chat: no `<!channel>`, no link, no entity of their own.
+        assert!(
+            text.ends_with("(run &lt;a&amp;b&gt; against \"last 7\")"),
+            "{text}"
+        );
+        assert_eq!(v["searchbench"]["subject"], "run <a&b> against \"last 7\"");
         assert_eq!(v["searchbench"]["outcome"], "worse");
         assert_eq!(v["searchbench"]["worse"].as_array().unwrap().len(), 1);
     }

@@ -113,6 +113,7 @@ impl Recorder {
     }
 
     async fn begin(&mut self, label: &str, engine_pids: &[u32]) -> Result<(), String> {
+        let label = recording_label(label);
         let pids = if self.spec.pids.is_empty() {
             // The nodes the run started: each its start script's process group.
             engine_pids.iter().map(|&p| jfr::group_jvm(p)).collect()
@@ -305,5 +306,44 @@ impl Instrument for ProfileInstrument {
             }
             Ok(Some(seen))
         })
+    }
+}
+
+/// The most of a phase's name a recording's name and file keep.
+const LABEL_CHARS: usize = 64;
+
+/// A phase's name (a track's task, as the track wrote it) as a recording's name and file name
+/// hold it: letters, digits, `-` and `_` only, at most [`LABEL_CHARS`]. The engine's JVM writes
+/// the file (`jcmd JFR.start filename=…`, split at spaces): a task named `../../x` or `a b`
+/// would write outside the scratch folder or break the command.
+fn recording_label(name: &str) -> String {
+    let kept = name.chars().map(|c| {
+        if c.is_ascii_alphanumeric() || c == '-' {
+            c
+        } else {
+            '_'
+        }
+    });
+    let label: String = kept.take(LABEL_CHARS).collect();
+    if label.is_empty() {
+        "phase".into()
+    } else {
+        label
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::recording_label;
+
+    /// A task's name cannot lead the engine's JVM to write outside the scratch folder, split
+    /// the `jcmd` command, or name a file too long to make.
+    #[test]
+    fn a_recording_is_named_within_its_folder_whatever_the_task_is_called() {
+        assert_eq!(recording_label("../../../../tmp/x"), "____________tmp_x");
+        assert_eq!(recording_label("index append"), "index_append");
+        assert_eq!(recording_label("bulk-1"), "bulk-1");
+        assert_eq!(recording_label(""), "phase");
+        assert_eq!(recording_label(&"é".repeat(300)).len(), super::LABEL_CHARS);
     }
 }

@@ -209,6 +209,10 @@ pub fn histogram_summary(h: &SerializedHistogram) -> Value {
     v
 }
 
+/// Where a running row keeps its owner's mark (inside its `machine`, read out as the row is
+/// read: see [`crate::os::owner_alive`]).
+const OWNER_MARK: &str = "owner_mark";
+
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("results store {}: {source}", path.display())]
@@ -723,9 +727,19 @@ impl Store {
         Ok(())
     }
 
-    /// Records that a run has started; it stays `running` until finished or failed.
+    /// Records that a run has started; it stays `running` until finished or failed. Beside
+    /// its process's pid, the process's mark (see [`crate::os::process_mark`]): a copy of the
+    /// store read on another host, or in another container, or once the pid is reused, does
+    /// not take another process for the run's.
     pub fn begin_run(&self, run: &NewRun) -> Result<RunId> {
-        let machine = serde_json::to_string(&Machine::detect())?;
+        let mut machine = serde_json::to_value(Machine::detect())?;
+        if let (Some(m), Some(mark)) = (
+            machine.as_object_mut(),
+            crate::os::process_mark(std::process::id()),
+        ) {
+            m.insert(OWNER_MARK.into(), mark.into());
+        }
+        let machine = serde_json::to_string(&machine)?;
         let config = serde_json::to_string(&secrets::redacted(&run.config))?;
         let mut id = new_id();
         for _ in 0..16 {

@@ -168,6 +168,13 @@ pub(super) fn insert_phase(
     let m = &phase.measurements;
     let timed = masked_lists(&m.timed)
         .map_err(|e| StoreError::Corrupt(format!("run {id}: phase {}: {e}", phase.phase)))?;
+    // A figure that is no finite number (a sum of parts past f64's range) is no figure: every
+    // view leaves it out (`Metric::of_figure`), and JSON would keep it as `null`, which no
+    // longer reads back as a figure, so neither would the run.
+    let mut kept = phase.kept.clone();
+    for k in kept.values_mut() {
+        k.figures.retain(|_, f| f.value.is_finite());
+    }
     let seconds: StoredSeconds = m
         .seconds
         .iter()
@@ -183,9 +190,7 @@ pub(super) fn insert_phase(
             phase.phase,
             serde_json::to_string(&masked_names(&m.counts))?,
             serde_json::to_string(&seconds)?,
-            serde_json::to_string(&super::secrets::redacted(&serde_json::to_value(
-                &phase.kept
-            )?))?,
+            serde_json::to_string(&super::secrets::redacted(&serde_json::to_value(&kept)?))?,
             serde_json::to_string(&m.bounds)?,
             serde_json::to_string(&timed)?
         ],
@@ -360,6 +365,33 @@ mod tests {
         // Deleting the run deletes its phases.
         store.discard_run(&id).unwrap();
         assert!(store.phases(&id).unwrap().is_empty());
+    }
+
+    /// A figure an instrument kept that is no finite number (two parts' sums past f64's
+    /// range, merged) is left out as it is kept: the run reads back, with its other figures.
+    #[test]
+    fn a_kept_figure_that_is_no_number_is_left_out_and_the_run_reads_back() {
+        use crate::measure::{Better, Figure, Kept};
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path().join("p.db")).unwrap();
+        let id = store
+            .begin_run(&NewRun::new(Kind::Run, "logs", serde_json::json!({})))
+            .unwrap();
+        let big = Figure::new("big", "", Better::Lower, 1.7e308);
+        let part = Kept {
+            figures: [("x".to_string(), big.clone()), ("y".to_string(), big)].into(),
+            detail: None,
+        };
+        let mut merged = Kept::merge(&[&part, &part]);
+        merged.figures.get_mut("y").unwrap().value = 2.0;
+        assert!(merged.figures["x"].value.is_infinite());
+        let mut ingest = phase("ingest", 10, 1_700_000_000, &[10]);
+        ingest.kept.insert("gauge".into(), merged);
+        store.put_phase(&id, 0, &ingest).unwrap();
+        let back = store.phases(&id).expect("the run reads back");
+        let figures = &back[0].kept["gauge"].figures;
+        assert!(!figures.contains_key("x"), "{figures:?}");
+        assert_eq!(figures["y"].value, 2.0);
     }
 
     #[test]

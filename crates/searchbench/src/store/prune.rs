@@ -25,17 +25,22 @@ impl Store {
     pub fn prune(&self, before_unix: i64, dry: bool) -> Result<Pruned> {
         let mut pruned = Pruned::default();
         // Read in SQL: a store of years of nights is not loaded whole to find its oldest.
-        let old: Vec<(String, String, Option<i64>)> = {
+        let old: Vec<(String, String, Option<i64>, Option<String>)> = {
             let mut stmt = self.conn.prepare(
-                "SELECT id, status, pid FROM runs WHERE started_unix < ?1
+                "SELECT id, status, pid, machine FROM runs WHERE started_unix < ?1
                  ORDER BY started_unix, rowid",
             )?;
-            let rows = stmt.query_map([before_unix], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+            let rows = stmt.query_map([before_unix], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3).ok()))
+            })?;
             rows.collect::<rusqlite::Result<_>>()?
         };
-        for (id, status, pid) in old {
+        for (id, status, pid, machine) in old {
             let pid = pid.and_then(|p| u32::try_from(p).ok());
-            if State::of_stored(&status, pid) == State::Running {
+            let machine: Option<serde_json::Value> =
+                machine.and_then(|m| serde_json::from_str(&m).ok());
+            let mark = machine.as_ref().and_then(|m| m[super::OWNER_MARK].as_str());
+            if State::of_stored(&status, pid, mark) == State::Running {
                 pruned.running += 1;
             } else {
                 pruned.runs.push(id);

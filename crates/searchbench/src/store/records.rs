@@ -114,13 +114,14 @@ impl State {
     }
 
     /// The state of a stored row: its status, unless it never ended, when it is running
-    /// while the process `pid` that owns the row is alive and incomplete once it is gone.
-    pub fn of_stored(status: &str, pid: Option<u32>) -> State {
+    /// while the process `pid` that owns the row (told apart by its `mark`, see
+    /// [`crate::os::owner_alive`]) is alive and incomplete once it is gone.
+    pub fn of_stored(status: &str, pid: Option<u32>, mark: Option<&str>) -> State {
         match status {
             "complete" => State::Complete,
             "interrupted" => State::Interrupted,
             "failed" => State::Failed,
-            _ if pid.is_some_and(crate::os::pid_alive) => State::Running,
+            _ if pid.is_some_and(|pid| crate::os::owner_alive(pid, mark)) => State::Running,
             _ => State::Incomplete,
         }
     }

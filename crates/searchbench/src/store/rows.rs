@@ -107,7 +107,12 @@ impl RawRow {
         };
         let mut config = read("configuration", &self.config).unwrap_or_default();
         super::upgrade::run_config(&mut config);
-        let machine = read("machine", &self.machine).unwrap_or_default();
+        let mut machine: Value = read("machine", &self.machine).unwrap_or_default();
+        // The owner's mark is the store's own (whose process the pid names), never a view's.
+        let mark = machine
+            .as_object_mut()
+            .and_then(|m| m.remove(super::OWNER_MARK))
+            .and_then(|m| m.as_str().map(str::to_string));
         let result = self.result.as_deref().and_then(|r| read("result", r));
         let result = result.map(|mut result| {
             if let Some(config) = result.get_mut("config") {
@@ -122,7 +127,7 @@ impl RawRow {
                 .and_then(Value::as_str)
                 .map(str::to_string)
         });
-        let mut state = State::of_stored(&self.status, pid);
+        let mut state = State::of_stored(&self.status, pid, mark.as_deref());
         let mut error = self.error.as_deref().map(super::secrets::redacted_text);
         if !damaged.is_empty() {
             state = State::Failed;

@@ -349,6 +349,12 @@ fn a_run_imported_while_it_ran_is_copied_again_once_it_has_ended() {
         String::from_utf8_lossy(&out.stderr).into_owned()
     };
     let state = || Store::open_read(&here).unwrap().get(&id.0).unwrap().state;
+    // A store that copied the run while it ran, and keeps that copy.
+    let stale = dir.path().join("stale.db");
+    Store::open(&stale)
+        .unwrap()
+        .import_runs(&store, &[])
+        .unwrap();
     assert!(import().contains("copied 1 run(s)"));
     assert_eq!(
         state(),
@@ -363,6 +369,22 @@ fn a_run_imported_while_it_ran_is_copied_again_once_it_has_ended() {
         )
         .unwrap();
     assert!(import().contains("copied 1 run(s)"));
+    assert_eq!(state(), State::Complete);
+    // The stale copy never takes the ended run's place (its result, its figures).
+    let out = crate::common::bin()
+        .args(["results", "import"])
+        .arg(&stale)
+        .arg("--store")
+        .arg(&here)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        crate::common::streams(&out)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("copied 0 run(s)"));
     assert_eq!(state(), State::Complete);
     assert_eq!(
         Store::open_read(&here)
@@ -924,4 +946,64 @@ fn one_damaged_run_hides_no_other_and_an_import_copies_the_rest() {
     assert_eq!(copied.len(), 2);
     assert_eq!(state_of(&ids[0].0), Some(State::Complete));
     assert_eq!(state_of(&ids[1].0), Some(State::Failed));
+}
+
+/// A complete run whose phase does not read (its counts damaged, a histogram of a phase not
+/// HDR's) is left out of the history, named with why, and the other runs make it: one damaged
+/// run hides no other in `history` and on the site.
+#[test]
+fn a_complete_run_whose_phase_does_not_read_is_left_out_of_the_history_named() {
+    use searchbench::analysis::history::{self, Axis, Selection};
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("results.db");
+    let store = Store::open(&db).unwrap();
+    let result = json!({"docs_per_sec": 100.0, "counts": {"read": 1, "indexed": 1}});
+    let ids: Vec<_> = (0..4)
+        .map(|_| store.save(&new_run("logs", &[]), &result).unwrap())
+        .collect();
+    drop(store);
+    let conn = Connection::open(&db).unwrap();
+    conn.execute(
+        "INSERT INTO phase_measurements (run_id, seq, phase, counts, seconds)
+         VALUES (?1, 0, 'ingest', '{', '{}')",
+        [&ids[1].0],
+    )
+    .unwrap();
+    drop(conn);
+    let store = Store::open_read(&db).unwrap();
+    let h = history::load(&store, &Selection::new(Axis::Time)).unwrap();
+    assert_eq!(h.runs.len(), 3, "{:?}", h.excluded);
+    assert!(
+        h.excluded
+            .iter()
+            .any(|e| e.starts_with(&format!("{} (damaged: ", ids[1].0))),
+        "{:?}",
+        h.excluded
+    );
+}
+
+/// A running row names its process by its pid and its mark: read where that pid is another
+/// process (a store copied from another host or container, a pid reused), the run is
+/// incomplete, not running for ever; the mark is the store's own, never in a view.
+#[test]
+fn a_running_row_is_running_only_while_its_own_process_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("results.db");
+    let store = Store::open(&db).unwrap();
+    let id = store.begin_run(&new_run("logs", &[])).unwrap();
+    let row = store.get(&id.0).unwrap();
+    assert_eq!(row.state, State::Running, "this process runs it");
+    assert!(row.machine.get("owner_mark").is_none(), "{}", row.machine);
+    drop(store);
+    let conn = Connection::open(&db).unwrap();
+    conn.execute(
+        "UPDATE runs SET machine = json_set(machine, '$.owner_mark', 'another-boot:1') WHERE id = ?1",
+        [&id.0],
+    )
+    .unwrap();
+    drop(conn);
+    let store = Store::open(&db).unwrap();
+    assert_eq!(store.get(&id.0).unwrap().state, State::Incomplete);
+    let pruned = store.prune(i64::MAX, true).unwrap();
+    assert_eq!((pruned.running, pruned.runs.len()), (0, 1));
 }

@@ -126,13 +126,33 @@ pub(super) fn metrics(r: &Value, _: &[Value], out: &mut Vec<Metric>) {
     rows(&r, "", "", TOTALS, out);
 }
 
-/// Every wrong answer of a variant, whatever check found it.
+/// Every wrong answer of a variant, whatever check found it. Added without wrapping: a
+/// stored count near `u64::MAX` is many wrong answers, never a few.
 fn wrong_answers(a: &VariantAccuracy) -> u64 {
-    a.count_wrong
-        + a.sum_wrong
-        + a.pct_over_bound
-        + a.pct_null
-        + a.hits_wrong
-        + a.buckets_wrong
-        + a.aggs_wrong
+    [
+        a.sum_wrong,
+        a.pct_over_bound,
+        a.pct_null,
+        a.hits_wrong,
+        a.buckets_wrong,
+        a.aggs_wrong,
+    ]
+    .into_iter()
+    .fold(a.count_wrong, u64::saturating_add)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stored run whose counts of wrong answers add past `u64::MAX` has the most wrong
+    /// answers a count holds, never the few a wrapped sum would say.
+    #[test]
+    fn wrong_answers_near_the_top_of_a_count_do_not_wrap_to_none() {
+        let mut a = VariantAccuracy::new(crate::query::Variant::new("C_td"), Vec::new());
+        (a.count_wrong, a.sum_wrong, a.aggs_wrong) = (u64::MAX, 1, 1);
+        assert_eq!(wrong_answers(&a), u64::MAX);
+        (a.count_wrong, a.sum_wrong, a.aggs_wrong) = (2, 3, 4);
+        assert_eq!(wrong_answers(&a), 9);
+    }
 }
