@@ -555,14 +555,19 @@ pub fn of(t: &Resolved, d: &Definition) -> Result<Operation, Unplanned> {
             let method = Method::from_bytes(method.to_uppercase().as_bytes())
                 .map_err(|_| format!("raw-request: {method:?} is not an HTTP method"))?;
             let path = str_of("path").ok_or("raw-request needs its path")?;
+            // Each an HTTP status, or refused by name: 65940 is not 404 (as `as u16` made it),
+            // nor is "404" nothing.
+            let status = |v: &Value| {
+                let code = v.as_u64().filter(|c| (100..=599).contains(c));
+                code.and_then(|c| u16::try_from(c).ok()).ok_or_else(|| {
+                    let v = crate::shown::Shown(v);
+                    format!("raw-request: ignore: {v} is not an HTTP status (100 to 599)")
+                })
+            };
             let ignore_status = match p.get("ignore") {
-                Some(Value::Array(codes)) => codes
-                    .iter()
-                    .filter_map(Value::as_u64)
-                    .map(|c| c as u16)
-                    .collect(),
-                Some(v) => v.as_u64().map(|c| vec![c as u16]).unwrap_or_default(),
-                None => Vec::new(),
+                Some(Value::Array(codes)) => codes.iter().map(status).collect::<Result<_, _>>()?,
+                Some(Value::Null) | None => Vec::new(),
+                Some(v) => vec![status(v)?],
             };
             Kind::Request {
                 method,

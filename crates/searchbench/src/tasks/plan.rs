@@ -558,12 +558,7 @@ fn bulk(
                 ))
             })?,
     };
-    if !(1..=1024).contains(&t.clients) {
-        return Err(Unplanned::Invalid(format!(
-            "clients: {} is not accepted; use a whole number from 1 to 1024",
-            t.clients
-        )));
-    }
+    super::task::checked_clients(t).map_err(Unplanned::Invalid)?;
     let pipeline = match p.get("pipeline") {
         None | Some(serde_json::Value::Null) => None,
         Some(serde_json::Value::String(id)) if !id.is_empty() => Some(id.clone()),

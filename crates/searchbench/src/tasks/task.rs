@@ -133,16 +133,26 @@ pub fn rate_of(t: &Resolved) -> Result<Option<f64>, String> {
         .map_err(|e| format!("target throughput: {e}"))
 }
 
+/// The most clients a task may have.
+pub const MOST_CLIENTS: u64 = 1024;
+
+/// `t`'s clients checked as the tools check them, before anything is sized by them (a vector
+/// task keeps a place per client).
+pub fn checked_clients(t: &Resolved) -> Result<(), String> {
+    if (1..=MOST_CLIENTS).contains(&t.clients) {
+        return Ok(());
+    }
+    Err(format!(
+        "clients: {} is not accepted; use a whole number from 1 to {MOST_CLIENTS}",
+        t.clients
+    ))
+}
+
 impl TaskSpec {
     /// The task `t` with its operation, its counts checked as the tools check them.
     pub fn of(t: &Resolved, operation: Operation) -> Result<TaskSpec, String> {
         let at = |what: &str| format!("task {}: {what}", t.name);
-        if !(1..=1024).contains(&t.clients) {
-            return Err(at(&format!(
-                "clients: {} is not accepted; use a whole number from 1 to 1024",
-                t.clients
-            )));
-        }
+        checked_clients(t).map_err(|e| at(&e))?;
         if t.iterations.is_some() && t.time_period.is_some() {
             return Err(at("both iterations and time-period: give one of them"));
         }

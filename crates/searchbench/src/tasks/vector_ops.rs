@@ -382,6 +382,7 @@ impl std::fmt::Display for Shown<'_> {
 
 /// The operation of task `t` of track `d` (one of [`RUNS`]), its data sets opened and checked.
 pub fn of(t: &Resolved, d: &Definition, spec: &PlanSpec) -> Result<VectorOp, Unplanned> {
+    super::task::checked_clients(t).map_err(Unplanned::Invalid)?;
     let p = &t.operation.params;
     let text = |k: &str| given(p, k).map(str::to_string);
     let index = text("index")

@@ -199,8 +199,9 @@ fn opensearch_benchmarks_vectorsearch_runs_on_an_hdf5_data_set_as_on_the_same_bi
     );
 }
 
-/// A file that is no HDF5, or one without the data set a task reads, stops the run before
-/// anything is sent (exit 2), naming the file, the data set and what h5py said.
+/// A file that is no HDF5, one without the data set a task reads, or one claiming more than the
+/// cache has room for, stops the run before anything is sent (exit 2), naming the file, the
+/// data set and what h5py said.
 #[test]
 fn an_hdf5_file_that_cannot_be_read_stops_the_run_naming_it() {
     let dir = tempfile::tempdir().expect("a folder");
@@ -219,9 +220,15 @@ fn an_hdf5_file_that_cannot_be_read_stops_the_run_naming_it() {
         ))
         .expect("opensearch-benchmark's environment");
     let no_train = "import h5py, sys\nwith h5py.File(sys.argv[1], 'w') as f:\n    f.create_dataset('test', data=[[1.0, 2.0]])\n";
+    // A few bytes claiming 16 TB of vectors (chunks never written read as zeros).
+    let claims = "import h5py, sys\nwith h5py.File(sys.argv[1], 'w') as f:\n    f.create_dataset('train', shape=(4_000_000_000, 1000), dtype='f4', chunks=(1024, 1000))\n";
     for (make, says) in [
         (None, "x.hdf5 (train): the conversion failed"),
         (Some(no_train), "holds no data set 'train' (it holds: test)"),
+        (
+            Some(claims),
+            "its data set 'train' (4000000000 rows of 1000 values) needs 16000.0 GB",
+        ),
     ] {
         let file = track.parent().unwrap().join("x.hdf5");
         match make {

@@ -506,3 +506,96 @@ fn a_tracks_names_cannot_drive_the_terminal() {
         "{streams}"
     );
 }
+
+/// A vector task's clients are checked before anything is sized by them: a trillion clients
+/// is refused by name, not an allocation of 8 TB that aborts `workload check`.
+#[test]
+fn a_vector_tasks_clients_are_refused_before_anything_is_sized_by_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let mut bytes = 1u32.to_le_bytes().to_vec();
+    bytes.extend(1u32.to_le_bytes());
+    bytes.extend([0u8; 4]);
+    let t = vector_track(
+        root,
+        "bulk-vector-data-set",
+        r#""bulk_size": 10, "data_set_format": "bigann", "data_set_path": "v.fbin""#,
+    );
+    std::fs::write(t.parent().unwrap().join("v.fbin"), &bytes).unwrap();
+    let text = std::fs::read_to_string(&t).unwrap();
+    std::fs::write(
+        &t,
+        text.replace("\"clients\": 2", "\"clients\": 1000000000000"),
+    )
+    .unwrap();
+    let out = check(&t, &[]);
+    let streams = common::streams(&out);
+    assert_eq!(out.status.code(), Some(2), "{streams}");
+    assert!(
+        streams.contains("clients: 1000000000000 is not accepted"),
+        "{streams}"
+    );
+}
+
+/// A raw request's statuses to ignore are HTTP statuses, or refused by name: 65940 is not
+/// 404 (as a cut to 16 bits made it), nor is a word nothing.
+#[test]
+fn a_raw_requests_ignored_statuses_are_statuses_or_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tracks/t/track.json");
+    for (ignore, refused) in [
+        ("[65940]", Some("65940")),
+        ("[\"404\"]", Some("\"404\"")),
+        ("[404, 409]", None),
+    ] {
+        write(
+            &path,
+            &format!(
+                r#"{{"version": 2, "indices": [{{"name": "t1"}}],
+ "schedule": [{{"operation": {{"operation-type": "raw-request", "path": "/t1", "method": "DELETE", "ignore": {ignore}}}}}]}}"#
+            ),
+        );
+        let out = check(&path, &[]);
+        let streams = common::streams(&out);
+        match refused {
+            Some(v) => {
+                assert_eq!(out.status.code(), Some(2), "{streams}");
+                assert!(
+                    streams.contains(&format!("ignore: {v} is not an HTTP status")),
+                    "{streams}"
+                );
+            }
+            None => assert_eq!(out.status.code(), Some(0), "{streams}"),
+        }
+    }
+}
+
+/// One body of a megabyte named by two hundred indices is rendered once and kept for each:
+/// the track's files together are bounded, refused naming why, not kept until memory ends.
+#[test]
+fn a_large_body_named_by_many_indices_is_bounded_as_the_whole_track() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tracks/t/track.json");
+    write(
+        &path,
+        r#"{"version": 2,
+ "indices": [{% for i in range(200) %}{% if i %},{% endif %}{"name": "i{{ i }}", "body": "b.json"}{% endfor %}],
+ "schedule": [{"operation": {"operation-type": "refresh"}}]}"#,
+    );
+    write(
+        &path.with_file_name("b.json"),
+        r#"{"settings": {"a": "{{ 'x' * 1000000 }}"}}"#,
+    );
+    let out = check(&path, &[]);
+    let streams = common::streams(&out);
+    assert_eq!(out.status.code(), Some(2), "{streams}");
+    assert!(
+        streams.contains("render to more than 128 MiB together"),
+        "{streams}"
+    );
+    // Named by a few, it is read.
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replace("range(200)", "range(3)")).unwrap();
+    let out = check(&path, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", common::streams(&out));
+}

@@ -20,7 +20,7 @@ use crate::cancel::Cancel;
 /// into `OUT_DIR/<dataset>.<fbin|u8bin|bin>`, written beside and renamed into place whole; it
 /// prints `{"path", "rows", "width"}`.
 const CONVERT: &str = r#"
-import json, os, sys
+import json, os, shutil, sys
 import h5py
 import numpy as np
 
@@ -31,17 +31,35 @@ def fail(why):
     sys.stderr.write(f"{src}: {why}\n")
     sys.exit(2)
 
+# What this process half writes is named for it: searchbench removes it if the conversion
+# stops (an error, Ctrl-C, the time bound), and another process's is never touched.
+PART = f".{os.getpid()}.part"
+
+# The cache keeps room: what a file unpacks to, or a data set converts to, is bounded by the
+# space free where it goes, less a GiB (a file of a few bytes can claim terabytes).
+def free():
+    return shutil.disk_usage(out).free - (1 << 30)
+
+def room(need, what):
+    if need > free():
+        fail(f"{what} needs {need / 1e9:.1f} GB, and {out} has {max(free(), 0) / 1e9:.1f} GB to spare")
+
 # A compressed file (a corpus as the tool downloads it) is unpacked once beside its
 # conversions, which every data set of it reads.
 os.makedirs(out, exist_ok=True)
 opener = {".bz2": "bz2", ".gz": "gzip"}.get(os.path.splitext(src)[1])
 if opener is not None:
-    import importlib, shutil
+    import importlib
     unpacked = os.path.join(out, "source.hdf5")
     if not os.path.exists(unpacked):
-        with importlib.import_module(opener).open(src, "rb") as r, open(unpacked + ".part", "wb") as w:
-            shutil.copyfileobj(r, w, 1 << 20)
-        os.replace(unpacked + ".part", unpacked)
+        spare, written = free(), 0
+        with importlib.import_module(opener).open(src, "rb") as r, open(unpacked + PART, "wb") as w:
+            while block := r.read(1 << 20):
+                written += len(block)
+                if written > spare:
+                    fail(f"unpacks to more than the {max(spare, 0) / 1e9:.1f} GB {out} has to spare")
+                w.write(block)
+        os.replace(unpacked + PART, unpacked)
     src = unpacked
 
 with h5py.File(src, "r") as f:
@@ -61,8 +79,12 @@ with h5py.File(src, "r") as f:
         ext, kind = "u8bin", "u1"
     else:
         ext, kind = "fbin", "<f4"
+    itemsize = np.dtype(kind).itemsize
+    # The neighbours' file holds their distances too, as float32.
+    per_value = itemsize + (4 if name == "neighbors" else 0)
+    room(8 + rows * width * per_value, f"its data set {name!r} ({rows} rows of {width} values)")
     path = os.path.join(out, f"{name}.{ext}")
-    part = path + ".part"
+    part = path + PART
     with open(part, "wb") as w:
         w.write(np.array([rows, width], dtype="<u4").tobytes())
         for start in range(0, rows, CHUNK):
@@ -213,12 +235,31 @@ async fn one(
         .kill_on_drop(true)
         .spawn()
         .map_err(|e| failed(format!("starting {}: {e}", python.display())))?;
+    let pid = child.id();
+    let converted = converted(child, set, dir, cancel).await;
+    if converted.is_err() {
+        // Whatever stopped it, what it half wrote goes (gigabytes, perhaps).
+        if let Some(pid) = pid {
+            remove_parts(dir, pid).await;
+        }
+    }
+    converted
+}
+
+/// The data set `child` converts into `dir`, once it has. Dropped (Ctrl-C, the time bound),
+/// the child is killed.
+async fn converted(
+    child: tokio::process::Child,
+    set: &Hdf5Set,
+    dir: &Path,
+    cancel: &Cancel,
+) -> Result<PathBuf, Hdf5Error> {
+    let failed = |why: String| Hdf5Error::Failed(format!("{} ({}): {why}", set.shown, set.dataset));
     let out = tokio::select! {
         out = tokio::time::timeout(CONVERSION, child.wait_with_output()) => match out {
             Ok(out) => out.map_err(|e| failed(e.to_string()))?,
             Err(_) => return Err(failed(format!("not converted within {CONVERSION:?}"))),
         },
-        // Dropping the child kills it; what it half wrote is its `.part`, never taken.
         () = cancel.cancelled() => return Err(Hdf5Error::Interrupted(set.shown.clone())),
     };
     if !out.status.success() {
@@ -247,4 +288,48 @@ async fn one(
         )));
     }
     Ok(written.path)
+}
+
+/// Removes what the converter `pid` half wrote in `dir` (its `*.<pid>.part` files), once it
+/// has been stopped (killed on drop: waited for here, briefly, so it writes no more).
+async fn remove_parts(dir: &Path, pid: u32) {
+    for _ in 0..50 {
+        if !crate::os::pid_alive(pid) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let suffix = format!(".{pid}.part");
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        if entry.file_name().to_string_lossy().ends_with(&suffix) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// What a stopped converter half wrote is removed, and only its own: another process's
+    /// conversion into the same folder goes on.
+    #[test]
+    fn a_stopped_conversion_leaves_nothing_of_its_own_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let gone = u32::MAX;
+        for name in [
+            format!("train.fbin.{gone}.part"),
+            format!("source.hdf5.{gone}.part"),
+            "train.fbin.12.part".into(),
+            "test.fbin".into(),
+        ] {
+            std::fs::write(dir.path().join(name), b"x").unwrap();
+        }
+        crate::double::block_on(super::remove_parts(dir.path(), gone));
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["test.fbin", "train.fbin.12.part"]);
+    }
 }

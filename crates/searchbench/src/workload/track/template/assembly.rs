@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::workload::folder::{Folder, Outside};
 
-use super::{too_large, TemplateError, MAX_RENDER_BYTES};
+use super::{too_large, TemplateError, MAX_COLLECT_DEPTH, MAX_RENDER_BYTES};
 
 /// A track's files put together as the tools do, with where each line came from.
 #[derive(Debug, Default)]
@@ -84,7 +84,19 @@ fn assemble(
         cycle.push(canonical);
         return Err(TemplateError::Cycle { chain: cycle });
     }
-    let text = std::fs::read_to_string(file).map_err(|e| TemplateError::Read {
+    if chain.len() >= MAX_COLLECT_DEPTH {
+        return Err(TemplateError::Template {
+            file: file.to_path_buf(),
+            line: None,
+            why: format!(
+                "collected {MAX_COLLECT_DEPTH} files deep (from {}); real tracks go two or three",
+                chain
+                    .first()
+                    .map_or_else(String::new, |f| f.display().to_string())
+            ),
+        });
+    }
+    let text = super::read_track_file(file).map_err(|e| TemplateError::Read {
         file: file.to_path_buf(),
         why: e.to_string(),
     })?;

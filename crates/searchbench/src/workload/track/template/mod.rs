@@ -39,6 +39,43 @@ pub const HELPERS: &str = r#"{% macro collect(parts) -%}
 /// tracks render to a few hundred KiB; a loop without end reaches gigabytes in seconds.
 pub const MAX_RENDER_BYTES: usize = 64 << 20;
 
+/// The most the files of one track may render to together (the track, each index's body,
+/// each template; a file named again counts again): a body rendered for each of thousands of
+/// indices is kept once per index, so one file's bound is not the track's.
+pub const MAX_TRACK_RENDER_BYTES: usize = 2 * MAX_RENDER_BYTES;
+
+/// The most files deep `collect` may go (a part collecting a part…): real tracks go two or
+/// three; a chain of thousands would end the process on its stack.
+pub const MAX_COLLECT_DEPTH: usize = 64;
+
+/// A file of the track read, whole, if it is a file and no larger than [`MAX_RENDER_BYTES`]:
+/// looked at before it is opened (a FIFO would block the open for ever) and read no further
+/// than the bound (a sparse file of gigabytes costs nothing to make).
+pub fn read_track_file(file: &Path) -> std::io::Result<String> {
+    use std::io::Read;
+    let meta = std::fs::metadata(file)?;
+    if !meta.is_file() {
+        return Err(std::io::Error::other("it is not a regular file"));
+    }
+    let too_large = || {
+        std::io::Error::other(format!(
+            "it is larger than {} MiB; real tracks' files are far smaller",
+            MAX_RENDER_BYTES >> 20
+        ))
+    };
+    if meta.len() > MAX_RENDER_BYTES as u64 {
+        return Err(too_large());
+    }
+    let mut text = String::new();
+    std::fs::File::open(file)?
+        .take(MAX_RENDER_BYTES as u64 + 1)
+        .read_to_string(&mut text)?;
+    if text.len() > MAX_RENDER_BYTES {
+        return Err(too_large());
+    }
+    Ok(text)
+}
+
 /// The most work a render may do, in minijinja's fuel (about one unit an instruction, and one
 /// for every 64 bytes a value holds): real tracks use well under a hundredth of it; a
 /// recursive macro or nested loops without end stop here within a few seconds, not minutes.
@@ -90,6 +127,10 @@ pub fn render_file_at(
 pub struct Renderer<'p> {
     params: &'p TrackParams,
     used: std::collections::BTreeSet<String>,
+    /// Each file's render, kept: a body named by many indices is rendered once.
+    rendered: BTreeMap<PathBuf, String>,
+    /// What the renders handed out so far, bytes (see [`MAX_TRACK_RENDER_BYTES`]).
+    handed_out: usize,
     /// Where the track's files may be: set by the first file rendered, the track itself.
     bound: Option<Folder>,
     /// The templates' `now`, unix seconds: the clock's when `None`.
@@ -101,6 +142,8 @@ impl<'p> Renderer<'p> {
         Renderer {
             params,
             used: Default::default(),
+            rendered: BTreeMap::new(),
+            handed_out: 0,
             bound: None,
             now_unix: None,
         }
@@ -124,8 +167,34 @@ impl<'p> Renderer<'p> {
         }
     }
 
-    /// One file of the track rendered: the track first, then the files it names.
+    /// One file of the track rendered: the track first, then the files it names. Each file
+    /// is rendered once; what all renders hand out together is bounded by
+    /// [`MAX_TRACK_RENDER_BYTES`].
     pub fn render(&mut self, path: &Path) -> Result<String, TemplateError> {
+        let text = match self.rendered.get(path) {
+            Some(text) => text.clone(),
+            None => {
+                let text = self.render_once(path)?;
+                self.rendered.insert(path.to_path_buf(), text.clone());
+                text
+            }
+        };
+        self.handed_out = self.handed_out.saturating_add(text.len());
+        if self.handed_out > MAX_TRACK_RENDER_BYTES {
+            return Err(TemplateError::Template {
+                file: path.to_path_buf(),
+                line: None,
+                why: format!(
+                    "the track's files render to more than {} MiB together (a large body \
+                     named by many indices?); real tracks render to far less",
+                    MAX_TRACK_RENDER_BYTES >> 20
+                ),
+            });
+        }
+        Ok(text)
+    }
+
+    fn render_once(&mut self, path: &Path) -> Result<String, TemplateError> {
         let params = self.params;
         let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
         let bound = match &self.bound {
@@ -158,7 +227,7 @@ impl<'p> Renderer<'p> {
                 let file = bound.resolve(&root, other, "include").map_err(|e| {
                     minijinja::Error::new(ErrorKind::InvalidOperation, e.to_string())
                 })?;
-                match std::fs::read_to_string(&file) {
+                match read_track_file(&file) {
                     Ok(text) => Ok(Some(literals::wrapped(&text))),
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
                     Err(e) => Err(minijinja::Error::new(
@@ -586,6 +655,66 @@ mod tests {
             text.contains("track.json → ") && text.ends_with("track.json"),
             "{text}"
         );
+    }
+
+    /// A chain of parts each collecting the next is stopped at its depth, naming where it
+    /// began, not followed until the stack ends the process.
+    #[test]
+    fn a_chain_of_collected_parts_stops_at_its_depth() {
+        let mut files: Vec<(String, String)> = vec![(
+            "track.json".into(),
+            r#"{"ops": [{{ rally.collect(parts="p0.json") }}]}"#.into(),
+        )];
+        for i in 0..MAX_COLLECT_DEPTH + 5 {
+            let next = format!(r#"{{{{ rally.collect(parts="p{}.json") }}}}"#, i + 1);
+            files.push((format!("p{i}.json"), next));
+        }
+        files.push((format!("p{}.json", MAX_COLLECT_DEPTH + 5), "1".into()));
+        let named: Vec<(&str, &str)> = files.iter().map(|(n, t)| (&n[..], &t[..])).collect();
+        let dir = track(&named);
+        let err = render_file(&dir.path().join("track.json"), &TrackParams::new()).unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.contains(&format!("collected {MAX_COLLECT_DEPTH} files deep")),
+            "{text}"
+        );
+        // Within the depth, the chain assembles.
+        let dir = track(&named[..MAX_COLLECT_DEPTH - 2]);
+        let last = format!("p{}.json", MAX_COLLECT_DEPTH - 3);
+        std::fs::write(dir.path().join(last), "1").unwrap();
+        assert_eq!(
+            rendered_json(&dir.path().join("track.json"), &TrackParams::new()),
+            json!({"ops": [1]})
+        );
+    }
+
+    /// A part that is no file (a FIFO, which would block the open for ever) or that is larger
+    /// than a render may be is refused, named, before it is read.
+    #[test]
+    fn a_part_that_is_no_file_or_too_large_is_refused_unread() {
+        let dir = track(&[
+            (
+                "track.json",
+                r#"{"ops": [{{ rally.collect(parts="p.json") }}]}"#,
+            ),
+            ("inc.json", r#"{"ops": [{% include "p.json" %}]}"#),
+        ]);
+        let fifo = dir.path().join("p.json");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        for file in ["track.json", "inc.json"] {
+            let err = render_file(&dir.path().join(file), &TrackParams::new()).unwrap_err();
+            assert!(
+                err.to_string().contains("not a regular file"),
+                "{file}: {err}"
+            );
+        }
+        std::fs::remove_file(&fifo).unwrap();
+        let sparse = std::fs::File::create(&fifo).unwrap();
+        sparse.set_len(MAX_RENDER_BYTES as u64 + 1).unwrap();
+        let err = render_file(&dir.path().join("track.json"), &TrackParams::new()).unwrap_err();
+        assert!(err.to_string().contains("larger than 64 MiB"), "{err}");
     }
 
     #[test]
