@@ -947,11 +947,12 @@ fn looked_in(s: &model::Source, d: &Definition, spec: &PlanSpec) -> Result<Vec<F
     let track_dir = d.path.parent().unwrap_or(std::path::Path::new("."));
     let mut dirs: Vec<Folder> = Vec::new();
     if let Some(dir) = &spec.corpus_dir {
-        let given = Folder::of(dir);
+        // The user's folder: the links they placed in it are theirs (see `Folder::given`).
+        let given = Folder::given(dir);
         let own = given
             .resolve(dir, &s.corpus, "the corpus's name")
             .map_err(|e| outside(s, e))?;
-        dirs.push(Folder::of(&own));
+        dirs.push(Folder::given(&own));
         dirs.push(given);
     }
     dirs.push(Folder::of(track_dir));

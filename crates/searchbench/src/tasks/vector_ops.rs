@@ -710,7 +710,7 @@ fn located(d: &Definition, spec: &PlanSpec, name: &str, what: &str) -> Result<Pa
     let track_dir = d.path.parent().unwrap_or(Path::new("."));
     let mut folders: Vec<(Folder, PathBuf)> = Vec::new();
     if let Some(dir) = &spec.corpus_dir {
-        folders.push((Folder::of(dir), dir.clone()));
+        folders.push((Folder::given(dir), dir.clone()));
     }
     folders.push((Folder::of(track_dir), track_dir.to_path_buf()));
     let absolute = Path::new(name).has_root();

@@ -40,6 +40,8 @@ pub struct Folder {
     /// A track's `../common_operations`, as a real parent joined with the name: a
     /// `common_operations` that is itself a link out resolves elsewhere and is refused.
     shared: Option<PathBuf>,
+    /// A folder the user gave (`--corpus-dir`): the links in it are theirs ([`Folder::given`]).
+    trusts_links: bool,
 }
 
 impl Folder {
@@ -55,6 +57,18 @@ impl Folder {
             shown,
             root,
             shared: None,
+            trusts_links: false,
+        }
+    }
+
+    /// A folder the user gave for corpora (`--corpus-dir`): what they placed in it is theirs,
+    /// links included (a corpus linked in from a larger disk). A name a track gives is held
+    /// to it by its words: no `..` at all (through a link, `..` is the link's target's parent,
+    /// not the folder), and an absolute one under the folder as the user named it.
+    pub fn given(dir: &Path) -> Folder {
+        Folder {
+            trusts_links: true,
+            ..Folder::of(dir)
         }
     }
 
@@ -96,7 +110,7 @@ impl Folder {
     /// real location.
     pub fn check(&self, path: &Path, what: &str) -> Result<PathBuf, Outside> {
         let real = real_location(path);
-        if self.holds(&real) {
+        if self.holds(&real) || (self.trusts_links && named_under(&self.shown, path)) {
             return Ok(real);
         }
         let how = if lexically_inside(&self.shown, path) {
@@ -134,6 +148,19 @@ pub fn inside(dir: &Path, rel: &str, what: &str) -> Result<PathBuf, String> {
     Folder::of(dir)
         .resolve(dir, rel, what)
         .map_err(|e| e.to_string())
+}
+
+/// Whether `path` names a place under `dir` by its words alone: below it, no `..` anywhere.
+fn named_under(dir: &Path, path: &Path) -> bool {
+    let absolute = |p: &Path| match p.is_absolute() {
+        true => p.to_path_buf(),
+        false => std::env::current_dir().unwrap_or_default().join(p),
+    };
+    let (dir, path) = (absolute(dir), absolute(path));
+    path.strip_prefix(&dir).is_ok_and(|rel| {
+        rel.components()
+            .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
+    })
 }
 
 /// Whether `path`, read without following links, stays under `dir` (both as given).
@@ -223,6 +250,38 @@ mod tests {
         // A link to a file inside is the folder's own file.
         std::os::unix::fs::symlink(d.join("data/a.ndjson"), d.join("b.ndjson")).unwrap();
         assert!(inside(d, "b.ndjson", "f").is_ok());
+    }
+
+    /// A corpus folder the user gave keeps the links they placed in it (a corpus on a larger
+    /// disk); a name a track gives is still held to it by its words, `..` through a link too.
+    #[test]
+    fn a_users_corpus_folder_trusts_its_links_and_holds_a_tracks_names_to_it() {
+        let outer = tempfile::tempdir().unwrap();
+        let o = outer.path();
+        std::fs::create_dir_all(o.join("big/nyc")).unwrap();
+        std::fs::create_dir_all(o.join("corpora")).unwrap();
+        std::fs::write(o.join("big/nyc/documents.json"), "{}").unwrap();
+        std::fs::write(o.join("big/secret.json"), "{}").unwrap();
+        std::os::unix::fs::symlink(o.join("big/nyc"), o.join("corpora/nyc")).unwrap();
+        let dir = o.join("corpora");
+        let given = Folder::given(&dir);
+        let own = given
+            .resolve(&dir, "nyc", "corpus")
+            .expect("the user's link");
+        assert!(Folder::given(&own)
+            .resolve(&own, "documents.json", "f")
+            .is_ok());
+        let absolute = dir.join("nyc/documents.json");
+        assert!(given.check(&absolute, "f").is_ok());
+        // Through the link, `..` is the target's parent: refused, as is climbing out.
+        for name in ["nyc/../secret.json", "../big/secret.json", "/etc/passwd"] {
+            assert!(given.resolve(&dir, name, "f").is_err(), "{name}");
+        }
+        // A folder the user did not give (a track's own) keeps refusing the link.
+        assert_eq!(
+            Folder::of(&dir).resolve(&dir, "nyc", "f").unwrap_err().how,
+            "is a link out of"
+        );
     }
 
     #[test]
