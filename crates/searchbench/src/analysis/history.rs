@@ -137,7 +137,24 @@ pub enum HistoryError {
     Mixed(Vec<Found>),
     #[error("no metric matches {asked:?}; the runs have: {known}")]
     UnknownMetric { asked: String, known: String },
+    #[error(
+        "configuration {configuration}: its runs have {series} metrics, more than a history \
+         judges as one family ({MOST_SERIES}; a track of thousands of tasks?): its change \
+         points would take hours. Compare its runs with `searchbench compare`"
+    )]
+    TooManySeries {
+        configuration: String,
+        series: usize,
+    },
 }
+
+/// The most metrics (series) one history judges as one family: real runs have hundreds (a
+/// track of thirty tasks, a query workload's cells); each is searched for change points by a
+/// permutation test over every run.
+pub const MOST_SERIES: usize = 10_000;
+
+/// The most metric keys an error lists.
+const KEYS_LISTED: usize = 50;
 
 impl HistoryError {
     /// The caller's selection is at fault (exit 2), not the store.
@@ -393,24 +410,39 @@ pub fn load(store: &Store, selection: &Selection) -> Result<History, HistoryErro
     of_rows(store, config, rows, &resolved, selection, excluded)
 }
 
+/// The histories of every configuration a selection picks ([`load_each`]).
+#[derive(Debug)]
+pub struct Each {
+    pub histories: Vec<History>,
+    /// The configurations with too many metrics to judge as one family, each with why: left
+    /// out, the others made all the same.
+    pub left_out: Vec<String>,
+}
+
 /// The history of every configuration `selection` picks, in the order each was first run
 /// (what a site shows: one page a configuration).
-pub fn load_each(store: &Store, selection: &Selection) -> Result<Vec<History>, HistoryError> {
+pub fn load_each(store: &Store, selection: &Selection) -> Result<Each, HistoryError> {
     let (by_config, excluded, resolved) = configurations(store, selection)?;
     if by_config.is_empty() {
         return Err(HistoryError::NoRuns(selection.describe()));
     }
-    by_config
-        .into_iter()
-        .map(|(config, rows)| {
-            let mine: Vec<String> = excluded
-                .iter()
-                .filter(|(c, _)| c.as_deref() == Some(config.id.as_str()))
-                .map(|(_, e)| e.clone())
-                .collect();
-            of_rows(store, config, rows, &resolved, selection, mine)
-        })
-        .collect()
+    let mut each = Each {
+        histories: Vec::new(),
+        left_out: Vec::new(),
+    };
+    for (config, rows) in by_config {
+        let mine: Vec<String> = excluded
+            .iter()
+            .filter(|(c, _)| c.as_deref() == Some(config.id.as_str()))
+            .map(|(_, e)| e.clone())
+            .collect();
+        match of_rows(store, config, rows, &resolved, selection, mine) {
+            Ok(h) => each.histories.push(h),
+            Err(e @ HistoryError::TooManySeries { .. }) => each.left_out.push(e.to_string()),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(each)
 }
 
 /// The runs `rows` as their metrics are read (a group merged in memory as `resolved` merged
@@ -607,12 +639,20 @@ pub fn build(
             s.values[i] = Some(m.value);
         }
     }
+    if series.len() > MOST_SERIES {
+        return Err(HistoryError::TooManySeries {
+            configuration: configuration.id.clone(),
+            series: series.len(),
+        });
+    }
     if !selection.metrics.is_empty() {
-        let known = series
-            .iter()
+        let mut known = (series.iter().take(KEYS_LISTED))
             .map(|s| s.key.as_str())
             .collect::<Vec<_>>()
             .join(", ");
+        if series.len() > KEYS_LISTED {
+            known.push_str(&format!(" … and {} more", series.len() - KEYS_LISTED));
+        }
         for asked in &selection.metrics {
             if !series.iter().any(|s| matches_metric(&s.key, asked)) {
                 return Err(HistoryError::UnknownMetric {
@@ -1099,6 +1139,57 @@ mod tests {
                 "service": {"p50_ms": 1000.0 / docs_per_sec},
             })),
         }
+    }
+
+    /// Runs of more metrics than a history judges as one family (a track of thousands of
+    /// tasks, made up) are refused naming their configuration, before any change point is
+    /// searched; an unknown metric's error lists a few keys, not all of them.
+    #[test]
+    fn a_history_of_more_metrics_than_a_family_holds_is_refused() {
+        use crate::measure::{Better, Figure, Kept};
+        let phases = |n: usize| {
+            let figures = (0..n)
+                .map(|i| (format!("f{i}"), Figure::new("f", "ms", Better::Lower, 1.0)))
+                .collect();
+            vec![crate::store::PhaseMeasurements {
+                phase: "t".into(),
+                kept: [(
+                    "gauge".to_string(),
+                    Kept {
+                        figures,
+                        detail: None,
+                    },
+                )]
+                .into(),
+                ..Default::default()
+            }]
+        };
+        let of = |n: usize, selection: &Selection| {
+            let rows: Vec<RunRow> = (0..3)
+                .map(|i| row(i, "opensearch-2.19.1", 100.0, 0, 1))
+                .collect();
+            let c = Configuration::of(&rows[0]);
+            let loaded = rows
+                .into_iter()
+                .map(|r| Loaded {
+                    phases: phases(n),
+                    ..Loaded::bare(r)
+                })
+                .collect();
+            build(c, loaded, selection, Vec::new())
+        };
+        let all = Selection::new(Axis::Time);
+        let err = of(MOST_SERIES + 1, &all).unwrap_err();
+        assert!(matches!(err, HistoryError::TooManySeries { series, .. } if series > MOST_SERIES));
+        assert!(
+            err.is_usage() && err.to_string().contains("compare"),
+            "{err}"
+        );
+        assert!(of(100, &all).is_ok());
+        let mut asked = Selection::new(Axis::Time);
+        asked.metrics = vec!["nothing".into()];
+        let err = of(5_000, &asked).unwrap_err().to_string();
+        assert!(err.contains("… and ") && err.len() < 4_000, "{}", err.len());
     }
 
     fn throughput(h: &History) -> &Series {

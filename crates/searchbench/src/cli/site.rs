@@ -83,17 +83,23 @@ pub async fn run(a: SiteArgs) -> CliResult {
         selection.machines = crate::analysis::configuration::Machines::Any;
     }
     selection.engine = a.engine;
-    let histories = history::load_each(&store, &selection).map_err(|e| {
+    let each = history::load_each(&store, &selection).map_err(|e| {
         if e.is_usage() {
             CliError::usage(e)
         } else {
             CliError::from(anyhow::Error::from(e))
         }
     })?;
+    for why in &each.left_out {
+        errln!("warning: left out of the site: {why}");
+    }
+    let histories = each.histories;
     let site = crate::report::site::write(&histories, (!a.no_run_pages).then_some(&store), &a.out)?;
     for why in &site.left_out {
         errln!("warning: its page is left out of the site: {why}");
     }
+    let mut site = site;
+    site.left_out.extend(each.left_out);
     if a.json {
         output::json(&site)?;
     } else {
