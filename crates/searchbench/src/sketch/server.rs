@@ -32,8 +32,21 @@ use super::{Batch, SketchStore};
 /// What `GET /` names as its distribution: how a client knows it talks to the sketch store.
 pub const DISTRIBUTION: &str = "searchbench-sketch";
 
-/// The largest request body taken (a batch of 1,000 rows is about 60 KB).
-pub const MAX_BODY: usize = 64 << 20;
+/// The largest request body taken (a batch of 1,000 rows is about 60 KB; parsed, a body takes
+/// some fifteen times its size).
+pub const MAX_BODY: usize = 16 << 20;
+
+/// The most nodes one coverage request asks for (an answer each, made under the store's lock).
+pub const MAX_NODES: usize = 100_000;
+
+/// The most connections served at once: a load's clients (1,024 at most) and a few more. Past
+/// it, a new connection waits to be accepted.
+pub const MAX_CONNECTIONS: usize = 1_100;
+
+/// How long a request's head, or its body, may take to arrive; a connection idle as long is
+/// closed. The driver's pool lets an idle connection go after a minute, so a live one never
+/// meets it: a client that sends a byte a minute does.
+pub const SLOWEST: std::time::Duration = std::time::Duration::from_secs(300);
 
 /// A running server: its URL and the task that accepts connections (aborted when dropped).
 pub struct Server {
@@ -52,14 +65,30 @@ pub async fn serve(addr: SocketAddr) -> std::io::Result<Server> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let url = format!("http://{}", listener.local_addr()?);
     let state = Arc::new(State::default());
+    let open = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
     let accept = tokio::spawn(async move {
-        while let Ok((stream, _)) = listener.accept().await {
+        loop {
+            let Ok(permit) = open.clone().acquire_owned().await else {
+                return;
+            };
+            let stream = match listener.accept().await {
+                Ok((stream, _)) => stream,
+                // Out of descriptors, or a connection reset before it was taken: the store
+                // serves on once the moment passes, never stops accepting.
+                Err(_) => {
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    continue;
+                }
+            };
             let state = state.clone();
             tokio::spawn(async move {
                 let service = service_fn(move |req| handle(req, state.clone()));
                 let _ = http1::Builder::new()
+                    .timer(hyper_util::rt::TokioTimer::new())
+                    .header_read_timeout(SLOWEST)
                     .serve_connection(TokioIo::new(stream), service)
                     .await;
+                drop(permit);
             });
         }
     });
@@ -140,6 +169,13 @@ async fn handle(
             Err(e) => Err(e),
         },
         (&Method::POST, "/coverage") => match body::<Coverage>(req).await {
+            Ok(q) if q.nodes.len() > MAX_NODES => Err((
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!(
+                    "{} nodes asked for at once; at most {MAX_NODES} a request",
+                    q.nodes.len()
+                ),
+            )),
             Ok(q) => Ok(json!(lock(store).coverage(q.epoch, &q.nodes))),
             Err(e) => Err(e),
         },
@@ -177,9 +213,14 @@ async fn body<T: for<'de> Deserialize<'de>>(
 
 /// A request's whole body, at most [`MAX_BODY`] bytes.
 async fn read(req: Request<Incoming>) -> Result<Bytes, (StatusCode, String)> {
-    Ok(Limited::new(req.into_body(), MAX_BODY)
-        .collect()
-        .await
+    let whole = tokio::time::timeout(SLOWEST, Limited::new(req.into_body(), MAX_BODY).collect());
+    let Ok(collected) = whole.await else {
+        return Err((
+            StatusCode::REQUEST_TIMEOUT,
+            format!("the body did not arrive within {SLOWEST:?}"),
+        ));
+    };
+    Ok(collected
         .map_err(|e| {
             (
                 StatusCode::PAYLOAD_TOO_LARGE,

@@ -235,6 +235,39 @@ async fn the_server_answers_as_the_store_does() {
     );
 }
 
+/// A coverage request for more nodes than a request holds is refused with why (an answer each,
+/// made under the store's lock, was gigabytes for a 64 MiB body of empty names), and the
+/// store serves on.
+#[tokio::test]
+async fn a_coverage_of_more_nodes_than_a_request_holds_is_refused() {
+    let server = server::serve(([127, 0, 0, 1], 0).into()).await.unwrap();
+    let client = reqwest::Client::builder()
+        .timeout(std::time::Duration::from_secs(30))
+        .build()
+        .unwrap();
+    let coverage = |n: usize| {
+        let nodes = vec![""; n];
+        client
+            .post(format!("{}/coverage", server.url))
+            .header("content-type", "application/json")
+            .body(serde_json::json!({"epoch": 0, "nodes": nodes}).to_string())
+            .send()
+    };
+    let r = coverage(server::MAX_NODES + 1).await.unwrap();
+    assert_eq!(r.status(), 413);
+    let v: serde_json::Value = r.json().await.unwrap();
+    assert!(
+        v["error"].as_str().unwrap().contains("at most 100000"),
+        "{v}"
+    );
+    let r = coverage(3).await.unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(
+        r.json::<serde_json::Value>().await.unwrap(),
+        serde_json::json!([null, null, null])
+    );
+}
+
 /// Two answers the same but for the last bit a number may lose in JSON text.
 fn same(a: &Answer, b: &Answer) {
     assert_eq!((a.epoch, &a.node, a.count), (b.epoch, &b.node, b.count));
