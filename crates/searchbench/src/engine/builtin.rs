@@ -52,6 +52,7 @@ pub(super) async fn start(spec: EngineSpec, options: &StartOptions) -> Result<No
         repo_dir: None,
         ca_cert: None,
         owner: super::process::owner(),
+        process_mark: crate::os::process_mark(child.id()),
     };
     let mut started = super::Started::default();
     started.children.push(child);

@@ -235,7 +235,8 @@ fn all_with(versions: impl Fn(&Artifact) -> Vec<String>) -> Vec<EngineSpec> {
         }
     }
     // Distributions of a release that also has a runner are named `-dist`.
-    let runners: Vec<String> = specs
+    // Found by hash: a mirror's listing may name hundreds of thousands.
+    let runners: std::collections::HashSet<String> = specs
         .iter()
         .filter(|(_, s)| s.kind == Kind::Runner)
         .map(|(_, s)| s.name.clone())

@@ -306,12 +306,18 @@ fn absolute_jvm_paths(text: &str, node_dir: &Path, data_dir: &Path) -> String {
         + "\n"
 }
 
+/// `from` copied to `to`; a link is made again as a link, never copied through (as root, a
+/// link in an archive to `/root/.ssh/id_rsa` would copy the key into a file the node, or
+/// everyone, can read).
 pub(super) fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(to)?;
     for entry in std::fs::read_dir(from)? {
         let entry = entry?;
         let target = to.join(entry.file_name());
-        if entry.file_type()?.is_dir() {
+        let kind = entry.file_type()?;
+        if kind.is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(entry.path())?, &target)?;
+        } else if kind.is_dir() {
             copy_tree(&entry.path(), &target)?;
         } else {
             std::fs::copy(entry.path(), &target)?;
@@ -320,26 +326,71 @@ pub(super) fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-fn chown_tree(root: &Path, (uid, gid): (u32, u32)) -> std::io::Result<()> {
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(path) = stack.pop() {
-        // What a node that lasts keeps (its CA's key) stays ours: the node reads a copy.
-        if path.file_name() == Some(std::ffi::OsStr::new(super::security::kept::FOLDER)) {
-            continue;
-        }
-        std::os::unix::fs::lchown(&path, Some(uid), Some(gid))?;
-        if std::fs::symlink_metadata(&path)?.is_dir() {
-            for entry in std::fs::read_dir(&path)? {
-                stack.push(entry?.path());
-            }
+/// `root` and what is below it handed to `uid:gid`, as root, children first, and only below
+/// this user's own folders: while a folder is still this user's, no node can swap what it
+/// holds for a link (a node running as `nobody` that swapped a folder it owned for a link to
+/// `/etc` between the look and the walk had root hand it `/etc/shadow`). What is already
+/// another's (a folder a node made, kept with `--data`) is left as it is, not walked.
+fn chown_tree(root: &Path, ids: (u32, u32)) -> std::io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    // What a node that lasts keeps (its CA's key) stays ours: the node reads a copy.
+    if root.file_name() == Some(std::ffi::OsStr::new(super::security::kept::FOLDER)) {
+        return Ok(());
+    }
+    let meta = std::fs::symlink_metadata(root)?;
+    // SAFETY: geteuid reads this process's effective user; it takes nothing.
+    if meta.uid() != unsafe { libc::geteuid() } {
+        return Ok(());
+    }
+    if meta.is_dir() {
+        for entry in std::fs::read_dir(root)? {
+            chown_tree(&entry?.path(), ids)?;
         }
     }
-    Ok(())
+    std::os::unix::fs::lchown(root, Some(ids.0), Some(ids.1))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Handed to a node's user children first and only below this user's own folders: a
+    /// folder the node already owns is not walked (it could hold a link swapped in), a link
+    /// is handed over as a link, never followed; a copy makes a link again as a link.
+    #[test]
+    fn a_tree_is_handed_over_without_walking_the_nodes_own_folders() {
+        use std::os::unix::fs::MetadataExt;
+        if !crate::os::is_root() {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().join("node");
+        std::fs::create_dir_all(d.join("config")).unwrap();
+        std::fs::create_dir_all(d.join("theirs")).unwrap();
+        std::fs::write(d.join("config/a.yml"), "a").unwrap();
+        std::fs::write(d.join("theirs/root-file"), "x").unwrap();
+        let outside = dir.path().join("outside");
+        std::fs::write(&outside, "secret").unwrap();
+        std::os::unix::fs::symlink(&outside, d.join("config/link")).unwrap();
+        std::os::unix::fs::lchown(d.join("theirs"), Some(4242), Some(4242)).unwrap();
+        chown_tree(&d, (4343, 4343)).unwrap();
+        let owner = |p: &Path| std::fs::symlink_metadata(p).unwrap().uid();
+        assert_eq!(owner(&d), 4343);
+        assert_eq!(owner(&d.join("config/a.yml")), 4343);
+        assert_eq!(owner(&d.join("config/link")), 4343);
+        assert_eq!(owner(&outside), 0, "a link is not followed");
+        assert_eq!(
+            owner(&d.join("theirs")),
+            4242,
+            "another's folder is left as it is"
+        );
+        assert_eq!(owner(&d.join("theirs/root-file")), 0, "and not walked");
+        let copy = dir.path().join("copy");
+        copy_tree(&d.join("config"), &copy).unwrap();
+        assert!(std::fs::symlink_metadata(copy.join("link"))
+            .unwrap()
+            .is_symlink());
+    }
 
     #[test]
     fn jvm_log_paths_become_absolute() {

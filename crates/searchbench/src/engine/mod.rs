@@ -651,6 +651,7 @@ fn spawn(
             .as_ref()
             .map(|_| security::ca_file(&plan.node_dir)),
         owner: process::owner(),
+        process_mark: crate::os::process_mark(child.id()),
     };
     record.save()?;
     Ok((record, child))

@@ -45,6 +45,11 @@ pub struct NodeRecord {
     /// in records from before owners: no caller owns those.
     #[serde(default)]
     pub owner: String,
+    /// The node's process as `os::process_mark` tells it from any other under its pid (its
+    /// boot and start time): a record that outlived its node (a reboot, a container's cache
+    /// restored) never names a process started since. None in records from before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process_mark: Option<String>,
 }
 
 /// The owner of the nodes this process starts, and whose nodes `engine stop --all` stops:
@@ -116,6 +121,7 @@ impl NodeRecord {
     /// Whether the recorded pid is still our node (not a recycled pid).
     pub fn is_alive(&self) -> bool {
         is_ours(self.pid, &self.mark)
+            && crate::os::owner_alive(self.pid, self.process_mark.as_deref())
     }
 
     /// Resident memory of the node (its whole process group), from /proc.

@@ -275,21 +275,43 @@ fn run_logged(spec: &EngineSpec, mut command: Command, log_path: &Path) -> Resul
     let log = std::fs::File::create(log_path).map_err(|e| EngineError::io(log_path, e))?;
     let log_err = log.try_clone().map_err(|e| EngineError::io(log_path, e))?;
     let program = PathBuf::from(command.get_program());
-    let status = crate::os::without_secrets(&mut command)
+    let mut child = crate::os::without_secrets(&mut command)
         .stdin(Stdio::null())
         .stdout(log)
         .stderr(log_err)
-        .status()
+        .spawn()
         .map_err(|e| EngineError::io(&program, e))?;
+    let failed = |also: &str| EngineError::Provision {
+        engine: spec.name.clone(),
+        artifact: spec.artifact.clone(),
+        log_tail: format!("{}{also}", super::process::tail(log_path, 30)),
+    };
+    // A mirror that never ends its answer would hold this step (and every other process
+    // waiting for this engine's lock) for ever: the step has its bound.
+    let began = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().map_err(|e| EngineError::io(&program, e))? {
+            break status;
+        }
+        if began.elapsed() > PROVISION_STEP {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(failed(&format!(
+                "\n(stopped: the step did not end within {} minutes)",
+                PROVISION_STEP.as_secs() / 60
+            )));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
     if !status.success() {
-        return Err(EngineError::Provision {
-            engine: spec.name.clone(),
-            artifact: spec.artifact.clone(),
-            log_tail: super::process::tail(log_path, 30),
-        });
+        return Err(failed(""));
     }
     Ok(())
 }
+
+/// The longest one provisioning step (a download and unpack by Maven, a plugin's install) may
+/// take: a distribution of a few hundred MB over a slow link takes minutes.
+const PROVISION_STEP: Duration = Duration::from_secs(60 * 60);
 
 fn build_launcher(spec: &EngineSpec, jdk: &Jdk, dir: &Path) -> Result<(), EngineError> {
     write_launcher(dir)?;
@@ -314,6 +336,10 @@ fn build_launcher(spec: &EngineSpec, jdk: &Jdk, dir: &Path) -> Result<(), Engine
 fn unpack_distribution(spec: &EngineSpec, jdk: &Jdk, dir: &Path) -> Result<(), EngineError> {
     let unpacked = dir.join("home");
     let _ = std::fs::remove_dir_all(&unpacked);
+    // The plugin marks what it unpacked under `target/` and skips it next time: a try cut
+    // short after the unpack (Ctrl-C, an error opening the tree) would leave `home` empty for
+    // good. Every try unpacks afresh.
+    let _ = std::fs::remove_dir_all(dir.join("target"));
     maven(
         spec,
         jdk,

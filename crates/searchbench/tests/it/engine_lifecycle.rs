@@ -268,6 +268,7 @@ fn stale_record_is_forgotten() {
         repo_dir: None,
         ca_cert: None,
         owner: String::new(),
+        process_mark: None,
     };
     record.save().expect("save record");
     let out = run(&["engine", "stop", "--port", &port.to_string()]);
@@ -278,6 +279,34 @@ fn stale_record_is_forgotten() {
         String::from_utf8_lossy(&out.stdout)
     );
     assert!(!NodeRecord::path_for(port).exists());
+
+    // A record that outlived its node (a reboot, a cache restored) naming a pid that is now
+    // another process carrying the same mark: stale, and that process is left alone.
+    use std::os::unix::process::CommandExt;
+    let mut other = std::process::Command::new("sh")
+        .args(["-c", "sleep 60", process::LAUNCHER_CLASS])
+        .process_group(0)
+        .spawn()
+        .expect("spawn");
+    let record = NodeRecord {
+        pid: other.id(),
+        process_mark: Some("another-boot:1".into()),
+        ..record
+    };
+    record.save().expect("save record");
+    let out = run(&["engine", "stop", "--port", &port.to_string()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("stale record"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(
+        other.try_wait().expect("wait").is_none(),
+        "the other process was stopped"
+    );
+    let _ = other.kill();
+    let _ = other.wait();
 }
 
 #[test]
