@@ -70,6 +70,9 @@ enum Stop {
     Interrupt,
     /// SIGTERM: what Kubernetes, systemd and `docker stop` send before they kill.
     Terminate,
+    /// SIGHUP: the terminal or the ssh session the run was started from is gone. Left to its
+    /// default, it killed the run where it stood: no result, the node's data left behind.
+    HangUp,
 }
 
 impl Stop {
@@ -77,42 +80,55 @@ impl Stop {
         match self {
             Stop::Interrupt => "interrupted",
             Stop::Terminate => "terminated (SIGTERM)",
+            Stop::HangUp => "hung up (SIGHUP)",
         }
     }
 }
 
-/// The next SIGINT or SIGTERM; `None` once neither can be listened for.
-async fn next_stop(
-    int: &mut Option<tokio::signal::unix::Signal>,
-    term: &mut Option<tokio::signal::unix::Signal>,
-) -> Option<Stop> {
-    async fn recv(s: &mut Option<tokio::signal::unix::Signal>) -> Option<()> {
-        match s {
-            Some(s) => s.recv().await,
-            None => std::future::pending().await,
+/// The signals a run stops on: SIGINT, SIGTERM, SIGHUP (each `None` where it cannot be
+/// listened for).
+struct Signals([Option<tokio::signal::unix::Signal>; 3]);
+
+impl Signals {
+    fn listen() -> Signals {
+        use tokio::signal::unix::{signal, SignalKind};
+        Signals([
+            signal(SignalKind::interrupt()).ok(),
+            signal(SignalKind::terminate()).ok(),
+            signal(SignalKind::hangup()).ok(),
+        ])
+    }
+
+    /// The next stop; `None` once none can be listened for.
+    async fn next(&mut self) -> Option<Stop> {
+        async fn recv(s: &mut Option<tokio::signal::unix::Signal>) -> Option<()> {
+            match s {
+                Some(s) => s.recv().await,
+                None => std::future::pending().await,
+            }
         }
-    }
-    if int.is_none() && term.is_none() {
-        return None;
-    }
-    tokio::select! {
-        got = recv(int) => got.map(|()| Stop::Interrupt),
-        got = recv(term) => got.map(|()| Stop::Terminate),
+        if self.0.iter().all(Option::is_none) {
+            return None;
+        }
+        let [int, term, hup] = &mut self.0;
+        tokio::select! {
+            got = recv(int) => got.map(|()| Stop::Interrupt),
+            got = recv(term) => got.map(|()| Stop::Terminate),
+            got = recv(hup) => got.map(|()| Stop::HangUp),
+        }
     }
 }
 
-/// Turns SIGINT (Ctrl-C) and SIGTERM into one cancel, the one signal path of every run: the
+/// Turns SIGINT (Ctrl-C), SIGTERM and SIGHUP into one cancel, the one signal path of every run: the
 /// first stops the work (it keeps what was done, reports it and is stored `interrupted`,
 /// exit 130); a second Ctrl-C, [`SAME_STOP`] or more later, quits at once with exit code 130.
-/// A SIGTERM never quits at once: it asks for the same graceful stop (a supervisor that
-/// wants it sooner sends SIGKILL after its own grace). Drop the guard to stop listening.
+/// A SIGTERM or SIGHUP never quits at once: it asks for the same graceful stop (a supervisor
+/// that wants it sooner sends SIGKILL after its own grace). Drop the guard to stop listening.
 pub fn cancel_on_ctrl_c() -> (Cancel, CtrlC) {
-    use tokio::signal::unix::{signal, SignalKind};
     let (tx, cancel) = Cancel::new();
     let task = tokio::spawn(async move {
-        let mut int = signal(SignalKind::interrupt()).ok();
-        let mut term = signal(SignalKind::terminate()).ok();
-        let Some(how) = next_stop(&mut int, &mut term).await else {
+        let mut signals = Signals::listen();
+        let Some(how) = signals.next().await else {
             return;
         };
         let first = Instant::now();
@@ -122,7 +138,7 @@ pub fn cancel_on_ctrl_c() -> (Cancel, CtrlC) {
             GRACE.as_secs()
         );
         let _ = tx.send(true);
-        while let Some(again) = next_stop(&mut int, &mut term).await {
+        while let Some(again) = signals.next().await {
             if again == Stop::Interrupt && first.elapsed() >= SAME_STOP {
                 // What a load or query changed on the user's index is written down (see
                 // `cluster::owed`): the next command on that index puts it back.
@@ -138,7 +154,7 @@ pub fn cancel_on_ctrl_c() -> (Cancel, CtrlC) {
     (cancel, CtrlC(task))
 }
 
-/// Listens for SIGINT and SIGTERM while alive.
+/// Listens for SIGINT, SIGTERM and SIGHUP while alive.
 pub struct CtrlC(JoinHandle<()>);
 
 impl Drop for CtrlC {

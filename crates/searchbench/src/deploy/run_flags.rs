@@ -25,6 +25,22 @@ const SECRETS: [&str; 5] = [
 ];
 /// Flags whose value is a URL, which must carry no credentials.
 const URLS: [&str; 2] = ["--url", "--publish"];
+/// Flags whose value names what it sets (`k:v,…`, `k=v`, `-Dk=v`): one named as a secret
+/// is (a track's `es_password`, a node's `keystore.password`).
+const NAMED: [&str; 4] = ["--track-params", "--setting", "--jvm-opt", "--tag"];
+
+/// The first name in a named flag's value that names a secret (`--track-params` given a file
+/// names none here: its values are in the file).
+fn secret_named(flag: &str, value: &str) -> Option<String> {
+    if flag == "--track-params" && !value.contains(':') {
+        return None;
+    }
+    value
+        .split(',')
+        .map(|pair| pair.split([':', '=']).next().unwrap_or(pair).trim())
+        .find(|name| crate::store::secrets::names_a_secret(name))
+        .map(str::to_string)
+}
 
 /// The flag a token is (`--flag` or `--flag=value`), and its inline value.
 pub fn flag_of(token: &str) -> (&str, Option<&str>) {
@@ -55,6 +71,16 @@ pub fn check_run(run: &[String]) -> Result<(), DeployError> {
                     .replace('-', "_")
                     .to_uppercase()
             )));
+        }
+        if NAMED.contains(&flag) {
+            let value = inline.or_else(|| tokens.peek().map(|v| v.as_str()));
+            if let Some(name) = value.and_then(|v| secret_named(flag, v)) {
+                return Err(invalid(format!(
+                    "{flag}: {name:?} names a secret, and its value would be written into \
+                     every host's command line: give it in a file on the hosts (a track's \
+                     parameters: --track-params FILE) or their environment"
+                )));
+            }
         }
         if SET_HERE.contains(&flag) {
             return Err(invalid(format!(

@@ -15,6 +15,30 @@ pub struct HostCommands {
     pub store: String,
 }
 
+/// What every ssh and scp line here says: never ask (a password or host key prompt would hold
+/// the step for ever), give up on a host not reached within 15 s, and notice one gone silent.
+pub const SSH_OPTIONS: &str = "-o BatchMode=yes -o ConnectTimeout=15 -o ServerAliveInterval=30";
+
+/// The line that copies the local file `local` to `remote` (relative to the home folder) on
+/// `host`, its folder made first. ssh hands its command to the host's shell, which parses it
+/// again: the command is quoted for that shell, then the whole for this one (a folder named
+/// `x$(touch /tmp/p)` is a name there, never a command). The bytes go over ssh's own input,
+/// not scp, whose remote path some versions parse in a shell and others take as written.
+pub fn copy_line(host: &str, local: &str, remote: &str) -> String {
+    let dir = std::path::Path::new(remote)
+        .parent()
+        .map(|p| p.display().to_string())
+        .filter(|p| !p.is_empty())
+        .unwrap_or_else(|| ".".into());
+    let there = format!("mkdir -p {} && cat > {}", quote(&dir), quote(remote));
+    format!(
+        "ssh {SSH_OPTIONS} {} {} < {}",
+        quote(host),
+        quote(&there),
+        quote(local)
+    )
+}
+
 /// `s` quoted for a POSIX shell (as it is when it needs no quotes).
 pub fn quote(s: &str) -> String {
     let plain = !s.is_empty()
@@ -64,12 +88,13 @@ pub fn commands(
             let store = format!("searchbench-{}-part{part}.db", d.group);
             HostCommands {
                 host: host.clone(),
+                // `-n`: started in the background, ssh must not read the terminal.
                 run: format!(
-                    "ssh {} {}",
+                    "ssh -n {SSH_OPTIONS} {} {}",
                     quote(host),
                     quote(&part_command(d, bin, part, &store))
                 ),
-                collect: format!("scp {}:{store} .", quote(host)),
+                collect: format!("scp {SSH_OPTIONS} {}:{store} .", quote(host)),
                 store,
             }
         })
@@ -104,6 +129,39 @@ mod tests {
         assert_eq!(String::from_utf8(out.stdout).unwrap(), expected);
     }
 
+    /// The copy line, run by a shell whose `ssh` hands its command to another shell as a
+    /// host does: a file and a folder named with spaces, quotes and `$(…)` arrive under those
+    /// names, and nothing in them runs.
+    #[test]
+    fn a_file_copied_to_a_host_keeps_its_name_and_runs_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let local = dir.path().join("a b$(touch ran-here).json");
+        std::fs::write(&local, "{}").unwrap();
+        let remote = "searchbench-files/my ops/x'$(touch ran-there)`touch t`.json";
+        let line = copy_line("h", &local.display().to_string(), remote);
+        let script = format!(
+            "ssh() {{ while [ \"$1\" != h ]; do shift; done; shift; sh -c \"$*\"; }}\n{line}"
+        );
+        let out = std::process::Command::new("/bin/sh")
+            .arg("-c")
+            .arg(script)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join(remote)).unwrap(),
+            "{}"
+        );
+        for ran in ["ran-here", "ran-there", "t"] {
+            assert!(!dir.path().join(ran).exists(), "{ran} ran");
+        }
+    }
+
     #[test]
     fn one_host_a_part_each_with_its_own_store() {
         let d = Deployment {
@@ -121,10 +179,16 @@ mod tests {
         let hosts = commands(&d, &["a".into(), "b.example".into()], "searchbench").unwrap();
         assert_eq!(
             hosts[1].run,
-            "ssh b.example 'searchbench ingest logs --url http://es:9200 --part 2/2 --group g1 \
-             --start-at 2026-11-26T20:00:00Z --store searchbench-g1-part2.db'"
+            format!(
+                "ssh -n {SSH_OPTIONS} b.example 'searchbench ingest logs --url http://es:9200 \
+                 --part 2/2 --group g1 --start-at 2026-11-26T20:00:00Z --store \
+                 searchbench-g1-part2.db'"
+            )
         );
-        assert_eq!(hosts[0].collect, "scp a:searchbench-g1-part1.db .");
+        assert_eq!(
+            hosts[0].collect,
+            format!("scp {SSH_OPTIONS} a:searchbench-g1-part1.db .")
+        );
         let e = commands(&d, &["a".into()], "searchbench").unwrap_err();
         assert!(e.to_string().contains("one host a part"), "{e}");
     }

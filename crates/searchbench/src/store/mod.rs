@@ -727,6 +727,16 @@ impl Store {
         Ok(())
     }
 
+    /// A transaction that writes, begun as a writer: one that read first and then wrote is not
+    /// waited for while another process writes (a live run's second, another run's end), and
+    /// fails at once with "database is locked".
+    pub(crate) fn write_transaction(&self) -> Result<rusqlite::Transaction<'_>> {
+        Ok(rusqlite::Transaction::new_unchecked(
+            &self.conn,
+            rusqlite::TransactionBehavior::Immediate,
+        )?)
+    }
+
     /// Records that a run has started; it stays `running` until finished or failed. Beside
     /// its process's pid, the process's mark (see [`crate::os::process_mark`]): a copy of the
     /// store read on another host, or in another container, or once the pid is reused, does
@@ -752,7 +762,7 @@ impl Store {
             }
             id = new_id();
         }
-        let tx = self.conn.unchecked_transaction()?;
+        let tx = self.write_transaction()?;
         tx.execute(
             "INSERT INTO runs (id, kind, workload, engine, status, started_unix, tool_version,
                                seed, pid, machine, config)
@@ -782,7 +792,7 @@ impl Store {
     /// Adds (or replaces) per-second rows while a run goes. Each item must serialise to an
     /// object with a numeric `second` field (like `measure::TimelineRow`); others are skipped.
     pub fn append_timeline<T: Serialize>(&self, id: &RunId, seconds: &[T]) -> Result<usize> {
-        let tx = self.conn.unchecked_transaction()?;
+        let tx = self.write_transaction()?;
         let mut n = 0;
         {
             let mut stmt = tx.prepare_cached(
@@ -803,7 +813,7 @@ impl Store {
 
     /// Keeps (or replaces) the run's histograms.
     pub fn put_histograms(&self, id: &RunId, histograms: &[SerializedHistogram]) -> Result<()> {
-        let tx = self.conn.unchecked_transaction()?;
+        let tx = self.write_transaction()?;
         insert_histograms(&tx, &id.0, histograms)?;
         tx.commit()?;
         Ok(())

@@ -35,7 +35,7 @@ impl Store {
     /// Keeps what the run's phase number `seq` (0 for the first to end) measured. The same
     /// `seq` again replaces it.
     pub fn put_phase(&self, id: &RunId, seq: u32, phase: &PhaseMeasurements) -> Result<()> {
-        let tx = self.conn.unchecked_transaction()?;
+        let tx = self.write_transaction()?;
         insert_phase(&tx, &id.0, seq, phase)?;
         tx.commit()?;
         Ok(())

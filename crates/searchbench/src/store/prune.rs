@@ -54,7 +54,7 @@ impl Store {
         if dry || (pruned.runs.is_empty() && pruned.studies == 0) {
             return Ok(pruned);
         }
-        let tx = self.conn.unchecked_transaction()?;
+        let tx = self.write_transaction()?;
         {
             let mut delete = tx.prepare("DELETE FROM runs WHERE id = ?1")?;
             for id in &pruned.runs {

@@ -12,7 +12,7 @@ impl Store {
     /// numeric `second` and a string `node` (like `measure::telemetry::Row`); others are
     /// skipped. Returns how many were kept.
     pub fn append_telemetry<T: Serialize>(&self, id: &RunId, rows: &[T]) -> Result<usize> {
-        let tx = self.conn.unchecked_transaction()?;
+        let tx = self.write_transaction()?;
         let mut n = 0;
         {
             let mut stmt = tx.prepare_cached(

@@ -70,7 +70,7 @@ impl Store {
     /// `replaces`, all in one transaction: a reader sees the old runs or the new one. No
     /// process owns the row, so an `incomplete` one stays incomplete.
     pub fn put_whole(&self, run: &WholeRun, id: Option<&str>, replaces: &[RunId]) -> Result<RunId> {
-        let tx = self.conn.unchecked_transaction()?;
+        let tx = self.write_transaction()?;
         for old in replaces {
             tx.execute("DELETE FROM runs WHERE id = ?1", [&old.0])?;
         }
@@ -202,5 +202,20 @@ mod tests {
         assert_ne!(again, id);
         let kept = store.put_whole(&run, Some("0000abcd"), &[]).unwrap();
         assert_eq!(kept.0, "0000abcd");
+
+        // Another process writing (a live run's second) when the copy comes: it waits its
+        // turn and is kept, never "database is locked" at once.
+        let other = rusqlite::Connection::open(dir.path().join("r.db")).unwrap();
+        other.execute_batch("BEGIN IMMEDIATE").unwrap();
+        other
+            .execute("UPDATE runs SET seed = 8 WHERE id = ?1", [&id.0])
+            .unwrap();
+        let writer = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(500));
+            other.execute_batch("COMMIT").unwrap();
+        });
+        let copied = store.put_whole(&run, None, &[]);
+        writer.join().unwrap();
+        assert!(copied.is_ok(), "{copied:?}");
     }
 }

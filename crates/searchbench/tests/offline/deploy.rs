@@ -94,6 +94,19 @@ fn a_run_that_cannot_be_deployed_is_refused_naming_why() {
             vec!["--publish-api-key=s3cret"],
             "--publish-api-key would be written",
         ),
+        // A value named as a secret, in the flags that name what they set.
+        (
+            vec!["--track-params", "bulk_size:10,es_password:s3cret"],
+            "--track-params: \"es_password\" names a secret",
+        ),
+        (
+            vec!["--jvm-opt=-Djavax.net.ssl.trustStorePassword=s3cret"],
+            "names a secret",
+        ),
+        (
+            vec!["--tag", "api_token=s3cret"],
+            "--tag: \"api_token\" names a secret",
+        ),
     ] {
         let mut run = vec!["run", "logs", "--url", url];
         run.extend(flags);
@@ -265,15 +278,18 @@ fn ssh_prints_one_command_a_host_and_how_to_collect() {
     let stdout = common::succeeded(&out);
     for (i, host) in ["a", "b", "c"].iter().enumerate() {
         let part = i + 1;
+        let options = searchbench::deploy::ssh::SSH_OPTIONS;
         assert!(
             stdout.contains(&format!(
-                "ssh {host} 'searchbench ingest logs --docs 3000000 --url http://es:9200 \
-                 --part {part}/3 --group g1 --start-at 2026-11-26T20:00:00Z --store \
-                 searchbench-g1-part{part}.db' &"
+                "ssh -n {options} {host} 'searchbench ingest logs --docs 3000000 --url \
+                 http://es:9200 --part {part}/3 --group g1 --start-at 2026-11-26T20:00:00Z \
+                 --store searchbench-g1-part{part}.db' &"
             )),
             "{stdout}"
         );
-        assert!(stdout.contains(&format!("scp {host}:searchbench-g1-part{part}.db .")));
+        assert!(stdout.contains(&format!(
+            "scp {options} {host}:searchbench-g1-part{part}.db ."
+        )));
     }
     assert!(stdout.contains("searchbench results merge g1 --url http://es:9200"));
 }

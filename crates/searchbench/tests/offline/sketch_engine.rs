@@ -247,10 +247,11 @@ fn a_store_frozen_mid_load_lets_ctrl_c_end_the_run_promptly() {
 
 /// SIGTERM (Kubernetes, systemd, `docker stop`) is an interrupt: alone, or after a Ctrl-C, the
 /// run keeps its grace, prints its summary and is stored `interrupted` (it ended with 143 and
-/// was left `incomplete` before).
+/// was left `incomplete` before). So is SIGHUP (the terminal or ssh session gone), which
+/// killed the run where it stood.
 #[test]
 fn sigterm_alone_or_after_ctrl_c_stops_a_run_as_ctrl_c_does() {
-    for signals in [&["-TERM"][..], &["-INT", "-TERM"][..]] {
+    for signals in [&["-TERM"][..], &["-INT", "-TERM"][..], &["-HUP"][..]] {
         let own = scratch_folder();
         let store = own.join("runs.db");
         let store_flag = store.display().to_string();

@@ -1,7 +1,5 @@
 //! `deploy ssh`: the commands that start the parts on hosts over ssh (or pdsh), printed.
 
-use std::path::Path;
-
 use clap::Args;
 
 use super::{deployment, usage, PartsArgs};
@@ -37,19 +35,8 @@ pub fn ssh_run(args: &SshArgs) -> CliResult {
         for h in &hosts {
             for f in &d.files {
                 let remote = format!("searchbench-files/{}", f.path);
-                outln!(
-                    "ssh {} mkdir -p {} && scp {} {}:{}",
-                    ssh::quote(&h.host),
-                    ssh::quote(
-                        Path::new(&remote)
-                            .parent()
-                            .map_or("searchbench-files".into(), |p| p.display().to_string())
-                            .as_str()
-                    ),
-                    ssh::quote(&run_flags::local_path(&args.common.run, f)),
-                    ssh::quote(&h.host),
-                    ssh::quote(&remote)
-                );
+                let local = run_flags::local_path(&args.common.run, f);
+                outln!("{}", ssh::copy_line(&h.host, &local, &remote));
             }
         }
     }

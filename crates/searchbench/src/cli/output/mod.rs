@@ -104,7 +104,11 @@ pub fn write_stdout(args: std::fmt::Arguments<'_>) {
     let text = args.to_string();
     let shown = crate::shown::for_terminal(&text);
     match std::io::stdout().lock().write_all(shown.as_bytes()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+        // A terminal hung up (SIGHUP: the run goes on to keep its result) answers EIO.
+        Err(e)
+            if e.kind() != std::io::ErrorKind::BrokenPipe
+                && e.raw_os_error() != Some(libc::EIO) =>
+        {
             panic!("failed printing to stdout: {e}")
         }
         _ => {}
