@@ -364,6 +364,11 @@ fn is_path_component(c: &str) -> bool {
     true
 }
 
+/// How long a pod asked to stop has before it is killed: a run's stop (its requests' grace,
+/// its report, its store, owed settings put back, a publish) takes seconds to a minute; the
+/// default 30 s cut some short.
+const STOP_GRACE_SECS: i64 = 120;
+
 /// The shell each pod runs: its part from the Job's index, the run's flags (`"$@"`); then
 /// what its store needs: nothing on a results claim, publishing again what the results
 /// cluster did not take, the wait to be collected when its store is still on the pod.
@@ -388,11 +393,22 @@ fn script(d: &Deployment, k: &KubernetesSpec) -> String {
         None => format!("{RESULTS_DIR}/part-$part.db"),
     };
     lines.push(format!("mkdir -p \"$(dirname \"{store}\")\""));
+    // The shell is the container's first process: a SIGTERM (a Job deleted, a pod evicted)
+    // reaches it alone, and it neither acts on it nor passes it on. The run is its child,
+    // handed the signal, and waited for through its own graceful stop (its partial result
+    // kept, the index's settings put back).
     lines.push(format!(
-        "searchbench \"$@\" --part \"$part/{}\" --group {group} --start-at {start} --store \"{store}\"",
+        "searchbench \"$@\" --part \"$part/{}\" --group {group} --start-at {start} --store \"{store}\" &",
         d.parts
     ));
-    lines.push("rc=$?".into());
+    lines.push("child=$!".into());
+    lines.push("trap 'kill -TERM \"$child\" 2>/dev/null' TERM INT HUP".into());
+    lines.push("wait \"$child\"; rc=$?".into());
+    lines.push(
+        "while [ \"$rc\" -gt 128 ] && kill -0 \"$child\" 2>/dev/null; do wait \"$child\"; rc=$?; done"
+            .into(),
+    );
+    lines.push("trap - TERM INT HUP".into());
     let collect = |lines: &mut Vec<String>| {
         lines.push(format!(
             "echo \"part $part/{}: exit $rc; its store is {store}: kubectl cp it, then touch \
@@ -631,6 +647,7 @@ pub fn manifest(d: &Deployment, k: &KubernetesSpec) -> Result<Manifest, DeployEr
                 }),
                 spec: Some(PodSpec {
                     restart_policy: Some("Never".into()),
+                    termination_grace_period_seconds: Some(STOP_GRACE_SECS),
                     // A results claim is written by the image's user.
                     security_context: Some(PodSecurityContext {
                         fs_group: Some(IMAGE_UID),
@@ -794,6 +811,7 @@ fn merge_cron_job(
                         }),
                         spec: Some(PodSpec {
                             restart_policy: Some("Never".into()),
+                            termination_grace_period_seconds: Some(STOP_GRACE_SECS),
                             security_context: night_pod.security_context,
                             containers: vec![container],
                             volumes: Some(volumes),
@@ -969,6 +987,56 @@ mod tests {
             .envs(env.iter().copied())
             .output()
             .unwrap()
+    }
+
+    /// A SIGTERM to the pod's shell (its first process: a Job deleted, a pod evicted) reaches
+    /// the run, which stops as it does on its own, and the pod ends with the run's code.
+    #[test]
+    fn a_pod_asked_to_stop_passes_it_to_the_run_and_ends_with_its_code() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = deployment();
+        let k = spec(Some("results"));
+        let m = manifest(&d, &k).unwrap();
+        let job = &m.job;
+        let pod = job.spec.as_ref().unwrap().template.spec.as_ref().unwrap();
+        assert_eq!(pod.termination_grace_period_seconds, Some(STOP_GRACE_SECS));
+        let dir = tempfile::tempdir().unwrap();
+        let fake = dir.path().join("searchbench");
+        std::fs::write(
+            &fake,
+            "#!/bin/sh\ntrap 'echo stopped-gracefully; exit 130' TERM\necho started\n\
+             while :; do /bin/sleep 0.05; done\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let c = &pod.containers[0];
+        let command = c.command.as_ref().unwrap();
+        let script = command[2].replace(RESULTS_DIR, &dir.path().display().to_string());
+        let mut shell = std::process::Command::new(&command[0])
+            .arg("-c")
+            .arg(&script)
+            .arg(&command[3])
+            .args(c.args.as_ref().unwrap())
+            .env("JOB_COMPLETION_INDEX", "0")
+            .env("PATH", format!("{}:/usr/bin:/bin", dir.path().display()))
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        // SAFETY: a signal to the child this test started.
+        unsafe { libc::kill(shell.id() as i32, libc::SIGTERM) };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let status = loop {
+            if let Some(status) = shell.try_wait().unwrap() {
+                break status;
+            }
+            assert!(std::time::Instant::now() < deadline, "the pod did not stop");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        };
+        let mut said = String::new();
+        std::io::Read::read_to_string(&mut shell.stdout.take().unwrap(), &mut said).unwrap();
+        assert!(said.contains("stopped-gracefully"), "{said}");
+        assert_eq!(status.code(), Some(130), "{said}");
     }
 
     /// Publishing parts: where to publish is in each pod's environment (nothing secret in
@@ -1324,7 +1392,8 @@ mod tests {
             script.contains("/results/nightly-42/part-$part.db"),
             "{script}"
         );
-        assert!(!script.contains("while"), "{script}");
+        // On a results claim, no wait to be collected.
+        assert!(!script.contains(COLLECTED), "{script}");
     }
 
     /// Each pod's shell, run as Kubernetes runs it (`JOB_COMPLETION_INDEX` = 0..3), starts
