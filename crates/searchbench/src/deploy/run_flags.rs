@@ -11,8 +11,29 @@ fn invalid(message: String) -> DeployError {
     DeployError::Invalid(message)
 }
 
-/// Flags whose value is a file the run reads, shipped with it.
-pub const FILE_FLAGS: [&str; 3] = ["--workload-file", "--ca-cert", "--queries"];
+/// Flags whose value is a file the run reads, shipped with it (as is `--track-params FILE`:
+/// [`TRACK_PARAMS`]). `--file`, a load's input, is not: a corpus goes on the hosts' disks
+/// or a data claim, not into a manifest.
+pub const FILE_FLAGS: [&str; 10] = [
+    "--workload-file",
+    "--ca-cert",
+    "--queries",
+    "--mapping",
+    "--settings",
+    "--index-body",
+    "--template",
+    "--pipeline",
+    "--truth",
+    "--baseline",
+];
+
+/// The flag whose value is a track's parameters, `k:v,…`, or a JSON file of them (shipped).
+const TRACK_PARAMS: &str = "--track-params";
+
+/// Whether `flag` with `value` names a file that travels with the run.
+fn travels(flag: &str, value: Option<&str>) -> bool {
+    FILE_FLAGS.contains(&flag) || (flag == TRACK_PARAMS && value.is_some_and(|v| !v.contains(':')))
+}
 /// Flags the deployment sets per part.
 const SET_HERE: [&str; 5] = ["--part", "--group", "--start-at", "--store", "--no-store"];
 /// Flags that carry a secret.
@@ -27,12 +48,12 @@ const SECRETS: [&str; 5] = [
 const URLS: [&str; 2] = ["--url", "--publish"];
 /// Flags whose value names what it sets (`k:v,…`, `k=v`, `-Dk=v`): one named as a secret
 /// is (a track's `es_password`, a node's `keystore.password`).
-const NAMED: [&str; 4] = ["--track-params", "--setting", "--jvm-opt", "--tag"];
+const NAMED: [&str; 4] = [TRACK_PARAMS, "--setting", "--jvm-opt", "--tag"];
 
 /// The first name in a named flag's value that names a secret (`--track-params` given a file
 /// names none here: its values are in the file).
 fn secret_named(flag: &str, value: &str) -> Option<String> {
-    if flag == "--track-params" && !value.contains(':') {
+    if flag == TRACK_PARAMS && !value.contains(':') {
         return None;
     }
     value
@@ -138,10 +159,10 @@ pub fn ship_files(
     let mut args = Vec::new();
     let mut files: Vec<ShippedFile> = Vec::new();
     let mut shipped = 0;
-    let mut tokens = run.iter();
+    let mut tokens = run.iter().peekable();
     while let Some(t) = tokens.next() {
         let (flag, inline) = flag_of(t);
-        if !FILE_FLAGS.contains(&flag) {
+        if !travels(flag, inline.or_else(|| tokens.peek().map(|v| v.as_str()))) {
             args.push(t.clone());
             continue;
         }
@@ -242,10 +263,10 @@ pub fn local_path(run: &[String], f: &ShippedFile) -> String {
     let shared = n == crate::workload::folder::SHARED;
     let n: usize = n.parse().unwrap_or(0);
     let mut seen = 0;
-    let mut tokens = run.iter();
+    let mut tokens = run.iter().peekable();
     while let Some(t) = tokens.next() {
         let (flag, inline) = flag_of(t);
-        if !FILE_FLAGS.contains(&flag) {
+        if !travels(flag, inline.or_else(|| tokens.peek().map(|v| v.as_str()))) {
             continue;
         }
         let value = inline

@@ -253,6 +253,70 @@ fn a_tracks_folder_travels_in_the_config_map_and_reads_whole_where_the_pod_finds
     }
 }
 
+/// Every file a run reads travels with it (a mapping, a pipeline, a track's parameters in a
+/// file), under the pod's files and as the host's copy lines name them: checked here and
+/// then missing on every pod, they failed each part with "No such file".
+#[test]
+fn every_file_a_run_reads_travels_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("map.json"), r#"{"properties": {}}"#).unwrap();
+    std::fs::write(dir.path().join("pipe.json"), r#"{"processors": []}"#).unwrap();
+    let out = deploy(
+        dir.path(),
+        &[
+            "kubernetes",
+            "--parts",
+            "2",
+            "--out",
+            "m.json",
+            "--",
+            "ingest",
+            "logs",
+            "--url",
+            "http://es.example:9200",
+            "--mapping",
+            "map.json",
+            "--pipeline=pipe.json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", common::streams(&out));
+    let written: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("m.json")).unwrap()).unwrap();
+    let m = Manifest::read(&written).unwrap();
+    let pod = m.job.spec.as_ref().unwrap().template.spec.as_ref().unwrap();
+    let args = pod.containers[0].args.as_ref().unwrap();
+    let (_mounted, paths) = mounted(&m);
+    assert_eq!(paths, ["0/map.json", "1/pipe.json"]);
+    for want in [
+        format!("{FILES_DIR}/0/map.json"),
+        format!("{FILES_DIR}/1/pipe.json"),
+    ] {
+        assert!(args.contains(&want), "{want}: {args:?}");
+    }
+    let out = deploy(
+        dir.path(),
+        &[
+            "ssh",
+            "--hosts",
+            "a,b",
+            "--",
+            "ingest",
+            "logs",
+            "--url",
+            "http://es.example:9200",
+            "--mapping",
+            "map.json",
+        ],
+    );
+    let stdout = common::succeeded(&out);
+    assert!(
+        stdout.contains(
+            "'mkdir -p searchbench-files/0 && cat > searchbench-files/0/map.json' < map.json"
+        ),
+        "{stdout}"
+    );
+}
+
 #[test]
 fn ssh_prints_one_command_a_host_and_how_to_collect() {
     let dir = tempfile::tempdir().unwrap();
