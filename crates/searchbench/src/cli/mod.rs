@@ -206,6 +206,10 @@ pub fn main() -> i32 {
         }
     };
     let outcome = runtime.block_on(run(cli));
+    // What is left on the runtime's blocking threads once the command has ended (a wait for
+    // another process's lock that Ctrl-C gave up on, a read of an idle pipe) is not waited
+    // for: dropped, the runtime would wait for it, deaf to every signal.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(2));
     // Every command ends saying what it could not publish (whatever it was: a run, a sweep's
     // cells, a merge), and with `--publish-required` exits with its own code for it.
     let not_published = args::publish_ledger().take();

@@ -197,6 +197,55 @@ fn a_python_error_names_its_file_and_line_and_nothing_is_sent() {
     nothing_was_sent();
 }
 
+/// Ctrl-C while the run waits for another process making the track's Python environment
+/// (its lock held) ends the run at once: it stayed up, deaf to every signal, until the other
+/// process was done.
+#[test]
+fn ctrl_c_while_another_process_makes_the_environment_ends_the_run() {
+    use std::os::fd::AsRawFd;
+    let dir = tempfile::tempdir().unwrap();
+    write_track(dir.path(), PY);
+    let cache = dir.path().join("cache");
+    let env = cache.join("python").join(format!(
+        "{}-{}",
+        searchbench::tasks::python::venv::ESRALLY.package,
+        searchbench::tasks::python::venv::ESRALLY.version
+    ));
+    std::fs::create_dir_all(env.parent().unwrap()).unwrap();
+    let mut name = env.file_name().unwrap().to_os_string();
+    name.push(".lock");
+    let held = std::fs::File::create(env.with_file_name(name)).unwrap();
+    // SAFETY: flock on a descriptor this test owns.
+    assert_eq!(unsafe { libc::flock(held.as_raw_fd(), libc::LOCK_EX) }, 0);
+    let mut child = common::bin()
+        .args(["run", "--url", node_url(), "--no-store", "--workload-file"])
+        .arg(dir.path().join("track.json"))
+        .env("SEARCHBENCH_CACHE", &cache)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(3));
+    // SAFETY: a signal to the child this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let began = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if began.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the run did not end within 20 s of Ctrl-C");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert_eq!(status.code(), Some(130), "{err}");
+    drop(held);
+}
+
 /// The track's first tasks would have made its index: it is not there.
 fn nothing_was_sent() {
     track_runs::nothing_was_sent(INDEX);
