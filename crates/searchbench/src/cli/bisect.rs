@@ -93,7 +93,10 @@ pub async fn run(mut a: BisectArgs) -> CliResult {
             threshold_pct: a.threshold,
             ..Policy::default()
         },
-        start: a.node.options(&a.good),
+        start: crate::engine::StartOptions {
+            stop: begun.cancel.clone(),
+            ..a.node.options(&a.good)
+        },
         load,
         attach: a.save.attach(Some(&a.load.telemetry), None)?,
         progress: output::stderr_lines(),

@@ -64,11 +64,12 @@ pub async fn run(a: CalibrateArgs) -> CliResult {
         runs: a.runs,
         warmup_runs: a.warmup_runs,
     };
-    let cluster = a.cluster.spec()?;
+    let mut cluster = a.cluster.spec()?;
     let mut load = a.load.spec(&job.index, a.out.progress());
     // The first Ctrl-C stops the load and keeps what was done; a second quits at once.
     let begun = super::ending::listen();
     let cancel = begun.cancel.clone();
+    cluster.start.stop = cancel.clone();
     load.cancel = Some(cancel);
     let terminal = Terminal::new(a.out.quiet);
     let attach = a.out.attach(Some(&a.load.telemetry), None)?;

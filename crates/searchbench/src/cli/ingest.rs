@@ -181,6 +181,7 @@ pub async fn run(args: IngestArgs) -> CliResult {
     // The first Ctrl-C stops the load and keeps what was done; a second quits at once.
     let begun = ending::begin(Some(&args.part), args.out.quiet).await?;
     load.cancel = Some(begun.cancel.clone());
+    cluster.start.stop = begun.cancel.clone();
     cluster.warm = warm(&args, &load);
     // The tables print as the load ends (unless the JSON goes to stdout), then the path of
     // the run's HTML page, as `run` does.

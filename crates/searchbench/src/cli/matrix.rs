@@ -95,6 +95,7 @@ pub async fn run(mut args: MatrixArgs) -> CliResult {
     let cancel = begun.cancel.clone();
     load.cancel = Some(cancel);
     let mut cluster = ClusterSpec::local(args.node.options(crate::engine::DEFAULT_ENGINE));
+    cluster.start.stop = begun.cancel.clone();
     cluster.serve(&args.workload);
     let attach = args
         .save

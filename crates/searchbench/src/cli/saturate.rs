@@ -116,11 +116,12 @@ pub async fn run(args: SaturateArgs) -> CliResult {
         max_steps: usize::try_from(args.max_steps).unwrap_or(16),
         min_requests: usize::try_from(args.min_requests).unwrap_or(100),
     };
-    let cluster = args.cluster.spec()?;
+    let mut cluster = args.cluster.spec()?;
     let index = spec.index.clone().unwrap_or_default();
     let mut load = args.load.spec(&index, args.out.progress());
     let begun = super::ending::listen();
     let cancel = begun.cancel.clone();
+    cluster.start.stop = cancel.clone();
     load.cancel = Some(cancel);
     let terminal = Terminal::new(args.out.quiet);
     let attach = args

@@ -207,6 +207,7 @@ pub async fn run(a: SweepArgs) -> CliResult {
     // The first Ctrl-C stops the sweep after keeping the finished runs; a second quits.
     let begun = super::ending::listen();
     let cancel = begun.cancel.clone();
+    cluster.start.stop = cancel.clone();
     base.cancel = Some(cancel);
     cluster.warm = a.warm.generated(&a.workload, &workload_spec, &base);
     let id = sweep::new_id();

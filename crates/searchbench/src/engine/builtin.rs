@@ -62,7 +62,8 @@ pub(super) async fn start(spec: EngineSpec, options: &StartOptions) -> Result<No
         return Err(e);
     }
     started.records.push(record);
-    if let Err(e) = wait_healthy(&spec, &mut started, 1, options.timeout, None).await {
+    if let Err(e) = wait_healthy(&options.stop, &spec, &mut started, 1, options.timeout, None).await
+    {
         started.abandon(true);
         return Err(e);
     }

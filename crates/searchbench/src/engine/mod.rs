@@ -81,6 +81,10 @@ pub enum EngineError {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// Asked to stop (Ctrl-C, SIGTERM) while it was provisioned or started: what was begun is
+    /// stopped, and nothing runs.
+    #[error("interrupted: {0}; nothing was started")]
+    Interrupted(String),
 }
 
 impl EngineError {
@@ -141,6 +145,9 @@ pub struct StartOptions {
     /// The address HTTP is served on instead of 127.0.0.1 (a team's results node); only a
     /// secured node, whose certificate then names it. Transport stays on the loopback.
     pub bind: Option<std::net::IpAddr>,
+    /// The run's stop (Ctrl-C, SIGTERM): provisioning (its Maven killed) and the wait for the
+    /// nodes end once it fires, and what was begun is stopped.
+    pub stop: crate::cancel::Cancel,
 }
 
 impl StartOptions {
@@ -160,6 +167,7 @@ impl StartOptions {
             security: None,
             knn: false,
             bind: None,
+            stop: crate::cancel::Cancel::never(),
         }
     }
 
@@ -387,8 +395,8 @@ pub async fn start(options: &StartOptions) -> Result<Node, EngineError> {
             fetched: false,
             took: Duration::ZERO,
         },
-        None if plugins.any() => provision_with(&spec, &jdk, plugins)?,
-        None => provision(&spec, &jdk)?,
+        None if plugins.any() => provision_with(&options.stop, &spec, &jdk, plugins)?,
+        None => provision(&options.stop, &spec, &jdk)?,
     };
     // A data folder nothing was in yet: a first secured start that fails leaves it so.
     let data_was_empty = options
@@ -462,8 +470,15 @@ pub async fn start(options: &StartOptions) -> Result<Node, EngineError> {
         }
     }
 
-    if let Err(e) = wait_healthy(&spec, &mut started, count, options.timeout, access.as_ref()).await
-    {
+    let healthy = wait_healthy(
+        &options.stop,
+        &spec,
+        &mut started,
+        count,
+        options.timeout,
+        access.as_ref(),
+    );
+    if let Err(e) = healthy.await {
         started.abandon(true);
         return Err(e);
     }
@@ -683,6 +698,7 @@ fn spawn_logged(
 }
 
 async fn wait_healthy(
+    stop: &crate::cancel::Cancel,
     spec: &EngineSpec,
     started: &mut Started,
     nodes: usize,
@@ -733,6 +749,12 @@ async fn wait_healthy(
                 )
             }
             Err(e) => last = e.to_string(),
+        }
+        if stop.is_cancelled() {
+            return Err(EngineError::Interrupted(format!(
+                "{} was being started",
+                spec.name
+            )));
         }
         tokio::time::sleep(Duration::from_millis(250)).await;
     }

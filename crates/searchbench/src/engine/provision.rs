@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::cancel::Cancel;
+
 use super::catalog::{EngineSpec, Kind};
 use super::jdk::Jdk;
 use super::paths;
@@ -90,7 +92,7 @@ pub fn is_cached(spec: &EngineSpec) -> bool {
 
 /// Provisions the engine into the cache unless it is there already: builds the launcher of
 /// a runner, or fetches and unpacks a distribution.
-pub fn provision(spec: &EngineSpec, jdk: &Jdk) -> Result<Provisioned, EngineError> {
+pub fn provision(stop: &Cancel, spec: &EngineSpec, jdk: &Jdk) -> Result<Provisioned, EngineError> {
     let started = Instant::now();
     paths::check_chosen().map_err(EngineError::Unsafe)?;
     let dir = cache_dir(spec);
@@ -101,8 +103,8 @@ pub fn provision(spec: &EngineSpec, jdk: &Jdk) -> Result<Provisioned, EngineErro
     fetched = fetched && !is_cached(spec);
     if fetched {
         match spec.kind {
-            Kind::Runner => build_launcher(spec, jdk, &dir)?,
-            Kind::Distribution => unpack_distribution(spec, jdk, &dir)?,
+            Kind::Runner => build_launcher(stop, spec, jdk, &dir)?,
+            Kind::Distribution => unpack_distribution(stop, spec, jdk, &dir)?,
             // Nothing to fetch: `is_cached` is always true for it.
             Kind::Builtin => {}
         }
@@ -124,12 +126,13 @@ pub fn provision(spec: &EngineSpec, jdk: &Jdk) -> Result<Provisioned, EngineErro
 /// plain one (which stays as it is): each plugin's zip fetched through Maven, then installed
 /// by the distribution's own `opensearch-plugin`, as a user would.
 pub fn provision_with(
+    stop: &Cancel,
     spec: &EngineSpec,
     jdk: &Jdk,
     plugins: Plugins,
 ) -> Result<Provisioned, EngineError> {
     let started = Instant::now();
-    let plain = provision(spec, jdk)?;
+    let plain = provision(stop, spec, jdk)?;
     let mut zips_wanted = Vec::new();
     if plugins.knn {
         zips_wanted.push(super::plugins::knn_artifact(spec)?);
@@ -152,13 +155,14 @@ pub fn provision_with(
         let _ = std::fs::remove_dir_all(&dir);
         super::launch::copy_tree(&plain.dir, &home).map_err(|e| EngineError::io(&home, e))?;
         if plugins.knn && !home.join("modules").join("lang-painless").is_dir() {
-            painless_module(spec, jdk, &home, &dir)?;
+            painless_module(stop, spec, jdk, &home, &dir)?;
         }
         for (i, plugin) in zips_wanted.iter().enumerate() {
             let zips = dir.join(format!("plugin-{i}"));
             let mut with_plugin = spec.clone();
             with_plugin.artifact = plugin.clone();
             maven(
+                stop,
                 &with_plugin,
                 jdk,
                 &dir,
@@ -176,7 +180,7 @@ pub fn provision_with(
                 .ok_or_else(|| {
                     EngineError::io(&zips, std::io::Error::other("Maven fetched no plugin zip"))
                 })?;
-            install_plugin(&with_plugin, jdk, &home, &zip, &dir)?;
+            install_plugin(stop, &with_plugin, jdk, &home, &zip, &dir)?;
         }
         open_tree(&home).map_err(|e| EngineError::io(&home, e))?;
         std::fs::write(&marker, &want).map_err(|e| EngineError::io(&marker, e))?;
@@ -191,6 +195,7 @@ pub fn provision_with(
 /// Lays down `modules/lang-painless` in `home` from the jars Maven Central carries (the
 /// k-NN plugin extends it; see [`super::plugins`]).
 fn painless_module(
+    stop: &Cancel,
     spec: &EngineSpec,
     jdk: &Jdk,
     home: &Path,
@@ -205,6 +210,7 @@ fn painless_module(
     let mut painless = spec.clone();
     painless.artifact = format!("org.opensearch.plugin:lang-painless:{}", spec.version);
     maven(
+        stop,
         &painless,
         jdk,
         &project,
@@ -229,6 +235,7 @@ impl ProvisionLock {
 /// `bin/opensearch-plugin install --batch file://ZIP` in `home` (`--batch` grants the
 /// permissions the plugin asks for), its output in `dir/plugin.log`.
 fn install_plugin(
+    stop: &Cancel,
     spec: &EngineSpec,
     jdk: &Jdk,
     home: &Path,
@@ -247,11 +254,17 @@ fn install_plugin(
     command
         .args(["install", "--batch"])
         .arg(format!("file://{}", zip.display()));
-    run_logged(spec, command, &dir.join("plugin.log"))
+    run_logged(stop, spec, command, &dir.join("plugin.log"))
 }
 
 /// Runs Maven in `dir` with its output in `dir/maven.log`; a failure quotes the log's end.
-fn maven(spec: &EngineSpec, jdk: &Jdk, dir: &Path, args: &[String]) -> Result<(), EngineError> {
+fn maven(
+    stop: &Cancel,
+    spec: &EngineSpec,
+    jdk: &Jdk,
+    dir: &Path,
+    args: &[String],
+) -> Result<(), EngineError> {
     let mvn = which("mvn").ok_or(EngineError::NoMaven)?;
     std::fs::create_dir_all(dir).map_err(|e| EngineError::io(dir, e))?;
     // Maven looks for `.mvn` (JVM options, its own options) from its working folder up: an
@@ -266,15 +279,22 @@ fn maven(spec: &EngineSpec, jdk: &Jdk, dir: &Path, args: &[String]) -> Result<()
         .env("JAVA_HOME", &jdk.home)
         .args(["-B", "-q"])
         .args(args);
-    run_logged(spec, command, &dir.join("maven.log"))
+    run_logged(stop, spec, command, &dir.join("maven.log"))
 }
 
 /// Runs a provisioning step without our secrets in its environment, its output in `log_path`;
 /// a failure quotes the log's end.
-fn run_logged(spec: &EngineSpec, mut command: Command, log_path: &Path) -> Result<(), EngineError> {
+fn run_logged(
+    stop: &Cancel,
+    spec: &EngineSpec,
+    mut command: Command,
+    log_path: &Path,
+) -> Result<(), EngineError> {
     let log = std::fs::File::create(log_path).map_err(|e| EngineError::io(log_path, e))?;
     let log_err = log.try_clone().map_err(|e| EngineError::io(log_path, e))?;
     let program = PathBuf::from(command.get_program());
+    // In this process's group: a Ctrl-C at the terminal reaches it too; a SIGTERM to this
+    // process alone (a CI job's timeout) stops it below.
     let mut child = crate::os::without_secrets(&mut command)
         .stdin(Stdio::null())
         .stdout(log)
@@ -293,9 +313,15 @@ fn run_logged(spec: &EngineSpec, mut command: Command, log_path: &Path) -> Resul
         if let Some(status) = child.try_wait().map_err(|e| EngineError::io(&program, e))? {
             break status;
         }
+        if stop.is_cancelled() {
+            stop_step(&mut child);
+            return Err(EngineError::Interrupted(format!(
+                "{} was being provisioned",
+                spec.name
+            )));
+        }
         if began.elapsed() > PROVISION_STEP {
-            let _ = child.kill();
-            let _ = child.wait();
+            stop_step(&mut child);
             return Err(failed(&format!(
                 "\n(stopped: the step did not end within {} minutes)",
                 PROVISION_STEP.as_secs() / 60
@@ -309,15 +335,28 @@ fn run_logged(spec: &EngineSpec, mut command: Command, log_path: &Path) -> Resul
     Ok(())
 }
 
+/// Kills the provisioning step `child` (`mvn` execs its JVM: the pid is the JVM's) and reaps
+/// it.
+fn stop_step(child: &mut std::process::Child) {
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
 /// The longest one provisioning step (a download and unpack by Maven, a plugin's install) may
 /// take: a distribution of a few hundred MB over a slow link takes minutes.
 const PROVISION_STEP: Duration = Duration::from_secs(60 * 60);
 
-fn build_launcher(spec: &EngineSpec, jdk: &Jdk, dir: &Path) -> Result<(), EngineError> {
+fn build_launcher(
+    stop: &Cancel,
+    spec: &EngineSpec,
+    jdk: &Jdk,
+    dir: &Path,
+) -> Result<(), EngineError> {
     write_launcher(dir)?;
     // Engines built for JDK 21 need launcher classes of the same release.
     let release = spec.jdk.min.max(17);
     maven(
+        stop,
         spec,
         jdk,
         dir,
@@ -333,7 +372,12 @@ fn build_launcher(spec: &EngineSpec, jdk: &Jdk, dir: &Path) -> Result<(), Engine
 
 /// Fetches the distribution's zip through Maven (so Maven's own cache and mirrors apply) and
 /// unpacks it under `dir/home`, readable by everyone (nodes may run as another user).
-fn unpack_distribution(spec: &EngineSpec, jdk: &Jdk, dir: &Path) -> Result<(), EngineError> {
+fn unpack_distribution(
+    stop: &Cancel,
+    spec: &EngineSpec,
+    jdk: &Jdk,
+    dir: &Path,
+) -> Result<(), EngineError> {
     let unpacked = dir.join("home");
     let _ = std::fs::remove_dir_all(&unpacked);
     // The plugin marks what it unpacked under `target/` and skips it next time: a try cut
@@ -341,6 +385,7 @@ fn unpack_distribution(spec: &EngineSpec, jdk: &Jdk, dir: &Path) -> Result<(), E
     // good. Every try unpacks afresh.
     let _ = std::fs::remove_dir_all(dir.join("target"));
     maven(
+        stop,
         spec,
         jdk,
         dir,

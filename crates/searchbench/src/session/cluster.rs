@@ -103,9 +103,15 @@ impl ClusterSpec {
         });
         let node = engine::start(&options)
             .await
-            .map_err(|source| SessionError::EngineStart {
-                engine: options.engine.clone(),
-                source: Box::new(source),
+            .map_err(|source| match source {
+                // Asked to stop while it started: the run is interrupted, nothing in it ran.
+                engine::EngineError::Interrupted(what) => {
+                    SessionError::Interrupted(format!("{what}; nothing was run"))
+                }
+                source => SessionError::EngineStart {
+                    engine: options.engine.clone(),
+                    source: Box::new(source),
+                },
             })?;
         observer.event(Event::EngineUp {
             engine: &node.spec.name,

@@ -420,3 +420,91 @@ fn http_get(port: u16, path: &str) -> String {
     let _ = stream.read_to_string(&mut body);
     body
 }
+
+/// SIGTERM (a CI job's timeout) while an engine is provisioned stops the provisioning (its
+/// Maven is stopped) and ends the run as interrupted within seconds: the download and the
+/// node's start went on for minutes, then the job's SIGKILL left Maven orphaned.
+#[test]
+fn sigterm_while_an_engine_is_provisioned_stops_it() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("a folder");
+    let bin_dir = dir.path().join("bin");
+    std::fs::create_dir_all(&bin_dir).unwrap();
+    let started = dir.path().join("mvn-started");
+    // A Maven that takes its time: it says its pid, then sleeps.
+    std::fs::write(
+        bin_dir.join("mvn"),
+        format!(
+            "#!/bin/sh\necho $$ > {}\nexec sleep 120\n",
+            started.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(bin_dir.join("mvn"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut child = common::bin()
+        .args([
+            "run",
+            "logs",
+            "--engine",
+            "opensearch-2.19.1",
+            "--docs",
+            "100",
+        ])
+        .arg("--no-store")
+        .env("SEARCHBENCH_CACHE", dir.path().join("cache"))
+        .env("PATH", path)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !started.exists() {
+        if let Ok(Some(status)) = child.try_wait() {
+            let mut err = String::new();
+            let _ = child.stderr.take().unwrap().read_to_string(&mut err);
+            panic!("ended before Maven started ({status}): {err}");
+        }
+        assert!(Instant::now() < deadline, "Maven never started");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let mvn: i32 = std::fs::read_to_string(&started)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    // SAFETY: signals to a process this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            // SAFETY: as above.
+            unsafe { libc::kill(mvn, libc::SIGKILL) };
+            panic!("the run did not end within 20 s of SIGTERM");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert_eq!(status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("interrupted: opensearch-2.19.1 was being provisioned; nothing was run"),
+        "{err}"
+    );
+    // SAFETY: signal 0 only asks whether the process is there.
+    assert_ne!(unsafe { libc::kill(mvn, 0) }, 0, "Maven is still running");
+}

@@ -10,7 +10,9 @@ use searchbench::store::Store;
 fn unpacked_distribution() -> std::path::PathBuf {
     let spec = engine::resolve("elasticsearch-8.17.4").expect("in the catalogue");
     let jdk = engine::jdk_for(&spec).expect("a JDK for elasticsearch 8.17");
-    engine::provision(&spec, &jdk).expect("unpacked").dir
+    engine::provision(&searchbench::cancel::Cancel::never(), &spec, &jdk)
+        .expect("unpacked")
+        .dir
 }
 
 #[test]

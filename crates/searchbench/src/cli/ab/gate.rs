@@ -147,6 +147,7 @@ async fn gate(g: GateArgs) -> Result<i32, CliError> {
             options.engine_dir = g.gate_engine_dir.clone();
             options.heap = g.gate_heap.clone();
             options.attached = true;
+            options.stop = cancel.clone();
             errln!(
                 "gate {id}: starting {} for the rounds",
                 g.gate_engine_dir

@@ -216,6 +216,7 @@ async fn execute(
     // The first Ctrl-C stops the load and keeps what was done; a second quits at once.
     let begun = ending::begin(Some(&args.part), args.out.quiet).await?;
     load.cancel = Some(begun.cancel.clone());
+    cluster.start.stop = begun.cancel.clone();
     cluster.warm = warm(&load);
     let mut terminal = Terminal::for_output(&args.out);
     terminal.detail = output::detail(args.verbose);

@@ -142,12 +142,13 @@ pub async fn run(kind: Scenario, args: RunArgs) -> CliResult {
             );
         }
     }
-    let cluster = args.cluster.spec()?;
+    let mut cluster = args.cluster.spec()?;
     let attach = args
         .out
         .attach(Some(&args.load.telemetry), args.profile.spec(&cluster)?)?;
     let begun = ending::begin(Some(&args.part), args.out.quiet).await?;
     spec.cancel = Some(begun.cancel.clone());
+    cluster.start.stop = begun.cancel.clone();
     let terminal = Terminal::for_output(&args.out);
     let result = scenario::run(spec, &cluster, &attach, &terminal)
         .await

@@ -130,6 +130,7 @@ pub async fn run_track(path: &Path, args: &RunArgs) -> CliResult {
     }
     let mut cluster = args.cluster.spec()?;
     cluster.start.knn |= planned.searches_vectors();
+    cluster.start.stop = begun.cancel.clone();
     // The first Ctrl-C stops the task running and keeps what ran; a second quits at once.
     begun.start_at(&args.part, args.out.quiet).await?;
     let interrupt = begun.cancel.clone();
