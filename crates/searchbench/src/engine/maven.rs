@@ -217,8 +217,9 @@ pub async fn refresh() -> Result<(), FetchError> {
             if let Some(dir) = path.parent() {
                 std::fs::create_dir_all(dir)?;
             }
-            // Write then rename: a reader never sees half a file.
-            let tmp = path.with_extension("xml.tmp");
+            // Write then rename: a reader never sees half a file, and two processes fetching
+            // at once never write one file.
+            let tmp = path.with_extension(format!("xml.{}.tmp", std::process::id()));
             std::fs::write(&tmp, &xml)?;
             std::fs::rename(&tmp, &path)
         };

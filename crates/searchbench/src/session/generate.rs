@@ -113,13 +113,14 @@ pub fn write_corpus(
     })
 }
 
-/// Where a file is written until it is whole: beside it, unless it is there and is no
+/// Where a file is written until it is whole: beside it, under a name of this process's own
+/// (two generations into one `--out` never write one file), unless it is there and is no
 /// regular file (`/dev/null`, a pipe `>(gzip)` gives), which is written in place.
 fn partial(path: &str) -> String {
     let special = std::fs::metadata(path).is_ok_and(|m| !m.is_file());
     match special {
         true => path.to_string(),
-        false => format!("{path}.partial"),
+        false => format!("{path}.{}.partial", std::process::id()),
     }
 }
 
