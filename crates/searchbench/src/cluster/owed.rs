@@ -48,10 +48,10 @@ struct Debt {
 #[must_use = "a debt is paid once the index is put back"]
 #[derive(Debug, Clone, Default)]
 pub struct Owed {
-    /// None: nothing was written (the same change is owed already).
-    path: Option<PathBuf>,
-    /// The locked file, held for the owner's life.
-    _lock: Option<std::sync::Arc<std::fs::File>>,
+    /// The debts written (none where the same change is owed already).
+    paths: Vec<PathBuf>,
+    /// Their locked files, held for the owner's life.
+    _locks: Vec<std::sync::Arc<std::fs::File>>,
     /// What the first debt of the same change holds, when one was owed already (another
     /// process's, still running): the values from before either, which this one restores too.
     pub first: Option<Undo>,
@@ -60,7 +60,7 @@ pub struct Owed {
 impl Owed {
     /// The index is put back: the file goes.
     pub fn paid(&self) {
-        if let Some(p) = &self.path {
+        for p in &self.paths {
             let _ = std::fs::remove_file(p);
         }
     }
@@ -105,7 +105,43 @@ pub fn owe(
     undo: Undo,
     why: &str,
 ) -> Result<Owed, String> {
-    owe_in(&folder(), &cluster_of(target), index, uuid, undo, why)
+    owe_each(&folder(), &cluster_of(target), index, uuid, undo, why)
+}
+
+/// [`owe`] in `dir`: a debt a setting, so that two changes sharing one (a load with
+/// `--replicas 0` beside one without) keep its value from before either, whatever else each
+/// changes; what was owed already is handed back, setting by setting ([`Owed::first`]).
+fn owe_each(
+    dir: &Path,
+    cluster: &str,
+    index: &str,
+    uuid: Option<&str>,
+    undo: Undo,
+    why: &str,
+) -> Result<Owed, String> {
+    let Undo::Settings(settings) = undo else {
+        return owe_in(dir, cluster, index, uuid, undo, why);
+    };
+    let mut all = Owed::default();
+    let mut first = Map::new();
+    for (k, v) in settings {
+        let one = Undo::Settings([(k, v)].into_iter().collect());
+        let owed = match owe_in(dir, cluster, index, uuid, one, why) {
+            Ok(owed) => owed,
+            Err(e) => {
+                // Nothing was changed yet: what was written down is owed by nobody.
+                all.paid();
+                return Err(e);
+            }
+        };
+        if let Some(Undo::Settings(was)) = owed.first {
+            first.extend(was);
+        }
+        all.paths.extend(owed.paths);
+        all._locks.extend(owed._locks);
+    }
+    all.first = (!first.is_empty()).then_some(Undo::Settings(first));
+    Ok(all)
 }
 
 fn owe_in(
@@ -173,8 +209,8 @@ fn owe_in(
     let _ = std::fs::remove_file(&tmp);
     match written {
         Ok(()) => Ok(Owed {
-            path: Some(path),
-            _lock: Some(std::sync::Arc::new(file)),
+            paths: vec![path],
+            _locks: vec![std::sync::Arc::new(file)],
             first: None,
         }),
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => first(),
@@ -312,13 +348,13 @@ mod tests {
             )
         };
         let owed = owe(Value::Null).unwrap();
-        let path = owed.path.clone().unwrap();
+        let path = owed.paths[0].clone();
         // Its owner lives (holds the lock): not for another command to pay.
         assert!(owed_in(dir.path(), cluster, "logs").is_empty());
         // A second change while it is owed (another part of a group on this machine): the
         // values from before the first are handed back, nothing written.
         let again = owe("-1".into()).unwrap();
-        assert!(again.path.is_none());
+        assert!(again.paths.is_empty());
         assert_eq!(again.first, Some(settings(Value::Null)));
         // Its owner ends without paying (killed: its lock goes with it).
         drop(owed);
@@ -333,5 +369,43 @@ mod tests {
         assert!(owed_in(dir.path(), cluster, "logs").is_empty());
         drop(found);
         assert!(path.exists());
+    }
+
+    /// Two changes that share a setting (a load with `--replicas 0` beside one without, on
+    /// one machine): each setting is owed once, so the second gets the value from before
+    /// either for the one they share, and owes the other itself.
+    #[test]
+    fn changes_sharing_a_setting_keep_its_value_from_before_either() {
+        let dir = tempfile::tempdir().unwrap();
+        let cluster = "http://127.0.0.1:9200/";
+        let settings = |pairs: &[(&str, Value)]| {
+            Undo::Settings(
+                pairs
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.clone()))
+                    .collect(),
+            )
+        };
+        let owe = |undo: Undo| owe_each(dir.path(), cluster, "logs", None, undo, "a load");
+        let refresh = "index.refresh_interval";
+        let replicas = "index.number_of_replicas";
+        let first = owe(settings(&[(refresh, "7s".into())])).unwrap();
+        let second = owe(settings(&[(refresh, "-1".into()), (replicas, "1".into())])).unwrap();
+        assert_eq!(second.first, Some(settings(&[(refresh, "7s".into())])));
+        assert_eq!(second.paths.len(), 1, "the replicas are its own debt");
+        // Both end unpaid: the next command finds one debt a setting, each first value.
+        drop((first, second));
+        let mut found: Vec<Undo> = owed_in(dir.path(), cluster, "logs")
+            .into_iter()
+            .map(|(_, d, _)| d.undo)
+            .collect();
+        found.sort_by_key(describe);
+        assert_eq!(
+            found,
+            [
+                settings(&[(replicas, "1".into())]),
+                settings(&[(refresh, "7s".into())])
+            ]
+        );
     }
 }
