@@ -97,9 +97,9 @@ pub fn for_terminal(text: &str) -> Cow<'_, str> {
     let mut out = String::with_capacity(text.len() + 16);
     let mut rest = text;
     while let Some(c) = rest.chars().next() {
-        let mut len = c.len_utf8();
-        if c == '\u{1b}' && colour_len(rest).is_some() {
-            len = colour_len(rest).unwrap_or(len);
+        let colour = (c == '\u{1b}').then(|| colour_len(rest)).flatten();
+        let len = colour.unwrap_or(c.len_utf8());
+        if colour.is_some() {
             out.push_str(&rest[..len]);
         } else if acted_on(c) {
             let _ = write!(out, "\\u{:04x}", u32::from(c));

@@ -94,11 +94,11 @@ pub async fn run(a: SiteArgs) -> CliResult {
         errln!("warning: left out of the site: {why}");
     }
     let histories = each.histories;
-    let site = crate::report::site::write(&histories, (!a.no_run_pages).then_some(&store), &a.out)?;
+    let mut site =
+        crate::report::site::write(&histories, (!a.no_run_pages).then_some(&store), &a.out)?;
     for why in &site.left_out {
         errln!("warning: its page is left out of the site: {why}");
     }
-    let mut site = site;
     site.left_out.extend(each.left_out);
     if a.json {
         output::json(&site)?;
