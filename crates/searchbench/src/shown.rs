@@ -43,14 +43,19 @@ impl Write for Cut {
             self.text.push_str(s);
             return Ok(());
         }
-        let mut at = room;
-        while !s.is_char_boundary(at) {
-            at -= 1;
-        }
-        self.text.push_str(&s[..at]);
+        self.text.push_str(head(s, room));
         self.cut = true;
         Err(fmt::Error)
     }
+}
+
+/// The first `most` bytes of `s` at most, cut before a character that would not fit whole.
+pub fn head(s: &str, most: usize) -> &str {
+    let mut at = most.min(s.len());
+    while !s.is_char_boundary(at) {
+        at -= 1;
+    }
+    &s[..at]
 }
 
 /// Whether `text` holds a character a terminal would act on rather than show (a line break

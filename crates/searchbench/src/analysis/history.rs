@@ -613,6 +613,15 @@ pub fn build(
     }
     // Every metric of every run, keyed, in order of first appearance.
     let per_run: Vec<_> = loaded.iter().map(Loaded::metrics).collect();
+    // Counted before a series is made: each holds a value a run.
+    let keys: std::collections::HashSet<&str> =
+        per_run.iter().flatten().map(|m| m.key.as_str()).collect();
+    if keys.len() > MOST_SERIES {
+        return Err(HistoryError::TooManySeries {
+            configuration: configuration.id.clone(),
+            series: keys.len(),
+        });
+    }
     let mut series: Vec<Series> = Vec::new();
     // Each key's place in `series`: a run of many tasks has many keys, each found at once.
     let mut at_key: std::collections::HashMap<String, usize> = Default::default();
@@ -638,12 +647,6 @@ pub fn build(
             };
             s.values[i] = Some(m.value);
         }
-    }
-    if series.len() > MOST_SERIES {
-        return Err(HistoryError::TooManySeries {
-            configuration: configuration.id.clone(),
-            series: series.len(),
-        });
     }
     if !selection.metrics.is_empty() {
         let mut known = (series.iter().take(KEYS_LISTED))

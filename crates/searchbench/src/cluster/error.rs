@@ -138,12 +138,9 @@ const REASON_BYTES: usize = 1000;
 /// A reason a server gave, as an error keeps it: printable (a terminal, a log or a page shows
 /// it, never acts on it), at most [`REASON_BYTES`].
 pub(super) fn said(reason: &str) -> String {
-    let mut at = reason.len().min(REASON_BYTES);
-    while !reason.is_char_boundary(at) {
-        at -= 1;
-    }
-    let cut = if at < reason.len() { "…" } else { "" };
-    format!("{}{cut}", crate::shown::printable(&reason[..at]))
+    let kept = crate::shown::head(reason, REASON_BYTES);
+    let cut = if kept.len() < reason.len() { "…" } else { "" };
+    format!("{}{cut}", crate::shown::printable(kept))
 }
 
 /// The first 200 characters of a body, for error messages.

@@ -855,13 +855,8 @@ impl Store {
         let stored = (!result.is_null())
             .then(|| serde_json::to_string(&secrets::redacted(result)))
             .transpose()?;
-        // Read and written in one transaction that takes the write lock first: a read that
-        // turns into a write would fail at once ("database is locked") beside another process
-        // writing, where a writer waits its turn.
-        let tx = rusqlite::Transaction::new_unchecked(
-            &self.conn,
-            rusqlite::TransactionBehavior::Immediate,
-        )?;
+        // Read and written in one transaction that takes the write lock first.
+        let tx = self.write_transaction()?;
         // The machine the result says it was measured on wins over the one that stored it,
         // with the engine build the run reached, which only the store was told.
         let machine = match result.get("machine").filter(|m| m.is_object()) {
@@ -924,11 +919,7 @@ impl Store {
         id: &RunId,
         engine: &crate::measure::provenance::Engine,
     ) -> Result<()> {
-        // The write lock first, as in `end_run`.
-        let tx = rusqlite::Transaction::new_unchecked(
-            &self.conn,
-            rusqlite::TransactionBehavior::Immediate,
-        )?;
+        let tx = self.write_transaction()?;
         let stored: String = tx
             .query_row("SELECT machine FROM runs WHERE id = ?1", [&id.0], |r| {
                 r.get(0)
